@@ -1,0 +1,6 @@
+//! The verification layers. Evaluators over a ChangeSet are pure functions;
+//! layers that run commands go through the command runner.
+
+pub mod imports;
+pub mod permissions;
+pub mod secrets;
