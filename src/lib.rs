@@ -2,7 +2,18 @@
 //! result can be trusted. This crate is the library behind the `rascal`
 //! binary: config, workspace, launchers, layers, pipeline, store, reports.
 
+pub mod agent;
 pub mod changeset;
 pub mod config;
+pub mod launch;
 pub mod layers;
+pub mod runner;
+pub mod text;
 pub mod verdict;
+pub mod verify;
+pub mod workspace;
+pub mod demo;
+pub mod event;
+pub mod pipeline;
+pub mod printer;
+pub mod store;

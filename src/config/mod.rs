@@ -1,4 +1,324 @@
-//! `.rascal/*.yaml`: schemas, strict loading from the base commit, and
-//! located validation errors.
+//! `.rascal/*.yaml`: schemas, strict loading from the BASE commit (never the
+//! candidate's worktree, so an agent cannot weaken its own checks), and
+//! errors that name file, line, column and what is allowed.
 
+pub mod duration;
+pub mod guardrails;
 pub mod permissions;
+
+pub use duration::Dur;
+pub use guardrails::{Guardrail, GuardrailKind, Scope};
+pub use permissions::PermissionsConfig;
+
+use crate::workspace;
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+
+pub const CONFIG_FILE: &str = ".rascal/config.yaml";
+pub const GUARDRAILS_FILE: &str = ".rascal/guardrails.yaml";
+pub const PERMISSIONS_FILE: &str = ".rascal/permissions.yaml";
+
+/// A config problem: what, where, and what to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    pub file: String,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+    pub message: String,
+    pub hint: String,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some(l) = self.line {
+            write!(f, ":{l}")?;
+            if let Some(c) = self.column {
+                write!(f, ":{c}")?;
+            }
+        }
+        write!(f, ": {}", self.message)?;
+        if !self.hint.is_empty() {
+            write!(f, "\n  hint: {}", self.hint)?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+/// How agents are launched.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LauncherKind {
+    #[default]
+    Process,
+    Docker,
+}
+
+/// Agent runtimes: how a task becomes argv + env + stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RuntimeKind {
+    /// Any command; the instruction on stdin and in $RASCAL_INSTRUCTION_FILE.
+    Command,
+    /// A deterministic built-in agent that applies a scenario's edits.
+    Scripted,
+    Claude,
+    Codex,
+    Goose,
+}
+
+/// One agent in `.rascal/config.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentConfig {
+    pub runtime: RuntimeKind,
+    /// argv for `runtime: command`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub command: Vec<String>,
+    /// Container image for the docker launcher.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Names of host environment variables passed to the agent (values are
+    /// read at launch, never stored).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Dur>,
+    /// For `runtime: scripted`: the built-in scenario to play.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scenario: Option<String>,
+    /// For `runtime: scripted`: inline steps instead of a named scenario.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<crate::agent::scripted::Step>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum StrategyMode {
+    #[default]
+    Single,
+    Compare,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Strategy {
+    #[serde(default)]
+    pub mode: StrategyMode,
+    #[serde(default)]
+    pub agents: Vec<String>,
+}
+
+/// `.rascal/config.yaml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MainConfig {
+    #[serde(default)]
+    pub agents: BTreeMap<String, AgentConfig>,
+    #[serde(default)]
+    pub launcher: LauncherKind,
+    #[serde(default)]
+    pub strategy: Strategy,
+    /// Default agent timeout.
+    #[serde(default = "default_timeout")]
+    pub timeout: Dur,
+}
+
+fn default_timeout() -> Dur {
+    Dur::from_secs(30 * 60)
+}
+
+impl Default for MainConfig {
+    fn default() -> Self {
+        MainConfig {
+            agents: BTreeMap::new(),
+            launcher: LauncherKind::Process,
+            strategy: Strategy::default(),
+            timeout: default_timeout(),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GuardrailsFile {
+    #[serde(default)]
+    guardrails: Vec<Guardrail>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PermissionsFile {
+    #[serde(default)]
+    permissions: PermissionsConfig,
+}
+
+/// Everything rascal reads from `.rascal/` at the base commit.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    pub main: MainConfig,
+    /// None when `.rascal/guardrails.yaml` is absent (layer off).
+    pub guardrails: Option<Vec<Guardrail>>,
+    /// None when `.rascal/permissions.yaml` is absent.
+    pub permissions: Option<PermissionsConfig>,
+    /// File → sha256 of its bytes at the base commit, for receipts.
+    pub digests: BTreeMap<String, String>,
+}
+
+/// Parse one YAML document strictly into `T`, with a located error.
+pub fn parse<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
+    serde_yaml::from_str::<T>(text).map_err(|e| {
+        let loc = e.location();
+        ConfigError {
+            file: file.to_string(),
+            line: loc.as_ref().map(|l| l.line()),
+            column: loc.as_ref().map(|l| l.column()),
+            message: clean_message(&e.to_string()),
+            hint: format!(
+                "fix {file}; the keys and values allowed are listed in README.md § Configuration"
+            ),
+        }
+    })
+}
+
+/// serde_yaml appends " at line X column Y"; the location is printed in
+/// front already.
+fn clean_message(msg: &str) -> String {
+    match msg.find(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn text_of(file: &str, bytes: Vec<u8>) -> Result<String, ConfigError> {
+    String::from_utf8(bytes).map_err(|e| ConfigError {
+        file: file.to_string(),
+        line: None,
+        column: None,
+        message: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        hint: "save the file as UTF-8".into(),
+    })
+}
+
+impl Config {
+    /// Parse the three files from their texts (None = absent).
+    pub fn from_texts(
+        main: Option<&str>,
+        guardrails: Option<&str>,
+        permissions: Option<&str>,
+    ) -> Result<Config, ConfigError> {
+        let mut cfg = Config::default();
+        if let Some(t) = main {
+            if !t.trim().is_empty() {
+                cfg.main = parse(CONFIG_FILE, t)?;
+            }
+            cfg.digests
+                .insert(CONFIG_FILE.into(), crate::verdict::digest(t));
+        }
+        if let Some(t) = guardrails {
+            let list = if t.trim().is_empty() {
+                Vec::new()
+            } else {
+                parse::<GuardrailsFile>(GUARDRAILS_FILE, t)?.guardrails
+            };
+            guardrails::validate(&list).map_err(|message| ConfigError {
+                file: GUARDRAILS_FILE.into(),
+                line: None,
+                column: None,
+                message,
+                hint: "each guardrail needs a unique name".into(),
+            })?;
+            cfg.guardrails = Some(list);
+            cfg.digests
+                .insert(GUARDRAILS_FILE.into(), crate::verdict::digest(t));
+        }
+        if let Some(t) = permissions {
+            let p = if t.trim().is_empty() {
+                PermissionsConfig::default()
+            } else {
+                parse::<PermissionsFile>(PERMISSIONS_FILE, t)?.permissions
+            };
+            cfg.permissions = Some(p);
+            cfg.digests
+                .insert(PERMISSIONS_FILE.into(), crate::verdict::digest(t));
+        }
+        cfg.check_strategy()?;
+        Ok(cfg)
+    }
+
+    /// Load `.rascal/` from the tree of commit `base` in `repo`.
+    pub fn load_at(repo: &git2::Repository, base: git2::Oid) -> Result<Config, ConfigError> {
+        let short = &base.to_string()[..8];
+        let read = |file: &str| -> Result<Option<String>, ConfigError> {
+            let bytes = workspace::read_at(repo, base, file).map_err(|e| ConfigError {
+                file: file.to_string(),
+                line: None,
+                column: None,
+                message: format!("could not read it from commit {short}: {e}"),
+                hint: "check that the repository is not corrupt (`git fsck`)".into(),
+            })?;
+            bytes.map(|b| text_of(file, b)).transpose()
+        };
+        let main = read(CONFIG_FILE)?;
+        let guard = read(GUARDRAILS_FILE)?;
+        let perm = read(PERMISSIONS_FILE)?;
+        Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref()).map_err(|mut e| {
+            e.file = format!("{} (at base commit {short})", e.file);
+            e
+        })
+    }
+
+    fn check_strategy(&self) -> Result<(), ConfigError> {
+        for name in &self.main.strategy.agents {
+            if !self.main.agents.contains_key(name) {
+                return Err(ConfigError {
+                    file: CONFIG_FILE.into(),
+                    line: None,
+                    column: None,
+                    message: format!("strategy names agent `{name}`, which is not defined under `agents:`"),
+                    hint: format!("defined agents: {}", self.agent_names().join(", ")),
+                });
+            }
+        }
+        for (name, a) in &self.main.agents {
+            let bad = match a.runtime {
+                RuntimeKind::Command if a.command.is_empty() => Some("`runtime: command` needs `command: [program, args…]`"),
+                RuntimeKind::Scripted if a.scenario.is_none() && a.steps.is_empty() => {
+                    Some("`runtime: scripted` needs `scenario: NAME` or `steps: [...]`")
+                }
+                _ => None,
+            };
+            if let Some(msg) = bad {
+                return Err(ConfigError {
+                    file: CONFIG_FILE.into(),
+                    line: None,
+                    column: None,
+                    message: format!("agent `{name}`: {msg}"),
+                    hint: "see README.md § Configuration".into(),
+                });
+            }
+            if let Some(s) = &a.scenario {
+                if crate::agent::scripted::builtin(s).is_none() {
+                    return Err(ConfigError {
+                        file: CONFIG_FILE.into(),
+                        line: None,
+                        column: None,
+                        message: format!("agent `{name}`: unknown scenario `{s}`"),
+                        hint: format!(
+                            "built-in scenarios: {}",
+                            crate::agent::scripted::BUILTIN_NAMES.join(", ")
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    pub fn agent_names(&self) -> Vec<String> {
+        self.main.agents.keys().cloned().collect()
+    }
+}

@@ -1,0 +1,237 @@
+//! Scripted agents: deterministic "agents" that play a list of steps (print,
+//! write, delete, rename, chmod, symlink, sleep, exit) in their worktree.
+//! They run as `rascal __scripted-agent FILE` through the real launcher, so
+//! the demo and the tests exercise the same path as real agents, with no API
+//! key. Built-in scenarios drive `rascal demo`.
+
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::Path;
+
+/// The hidden subcommand that plays a scenario file.
+pub const SUBCOMMAND: &str = "__scripted-agent";
+
+/// One step of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Print a line on stdout.
+    Say { text: String },
+    /// Print a line on stderr.
+    Warn { text: String },
+    Write { path: String, content: String },
+    Append { path: String, content: String },
+    Delete { path: String },
+    Rename { from: String, to: String },
+    Chmod { path: String, executable: bool },
+    Symlink { path: String, target: String },
+    Sleep { ms: u64 },
+    /// Print `bytes` bytes of binary garbage (incl. escape sequences and NULs).
+    Garbage { bytes: usize },
+    /// Print one line `bytes` long.
+    LongLine { bytes: usize },
+    Exit { code: i32 },
+}
+
+pub const BUILTIN_NAMES: &[&str] = &[
+    "demo-good",
+    "demo-broken",
+    "demo-denied",
+    "hang",
+    "noisy",
+    "nothing",
+];
+
+const GOOD_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+
+/// Greets someone by name.
+pub fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Greets someone loudly.
+pub fn shout(name: &str) -> String {
+    greet(name).to_uppercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greets() {
+        assert_eq!(greet("Ada"), "Hello, Ada!");
+    }
+
+    #[test]
+    fn shouts() {
+        assert_eq!(shout("Ada"), "HELLO, ADA!");
+    }
+}
+"#;
+
+const BROKEN_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+
+/// Greets someone by name.
+pub fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Greets someone loudly.
+pub fn shout(name: &str) -> String {
+    let loud: String = greet(name).to_uppercase();
+    loud.len()
+}
+"#;
+
+fn say(t: &str) -> Step {
+    Step::Say { text: t.into() }
+}
+
+fn sleep(ms: u64) -> Step {
+    Step::Sleep { ms }
+}
+
+/// The steps of a built-in scenario.
+pub fn builtin(name: &str) -> Option<Vec<Step>> {
+    let steps = match name {
+        "demo-good" => vec![
+            say("reading src/lib.rs"),
+            sleep(300),
+            say("plan: add `shout` next to `greet`, with a test"),
+            sleep(300),
+            Step::Write {
+                path: "src/lib.rs".into(),
+                content: GOOD_LIB.into(),
+            },
+            say("▸ Edit src/lib.rs"),
+            sleep(200),
+            say("done: added shout() and a test"),
+        ],
+        "demo-broken" => vec![
+            say("reading src/lib.rs"),
+            sleep(400),
+            Step::Write {
+                path: "src/lib.rs".into(),
+                content: BROKEN_LIB.into(),
+            },
+            say("▸ Edit src/lib.rs"),
+            sleep(200),
+            say("done (did not run the build)"),
+        ],
+        "demo-denied" => vec![
+            say("reading src/lib.rs and the CI setup"),
+            sleep(350),
+            Step::Write {
+                path: "src/lib.rs".into(),
+                content: GOOD_LIB.into(),
+            },
+            say("▸ Edit src/lib.rs"),
+            Step::Write {
+                path: ".github/workflows/ci.yml".into(),
+                content: "on: push\njobs: {}\n".into(),
+            },
+            say("▸ Edit .github/workflows/ci.yml (skipping CI to go faster)"),
+            Step::Write {
+                path: ".rascal/guardrails.yaml".into(),
+                content: "guardrails: []\n".into(),
+            },
+            say("▸ Edit .rascal/guardrails.yaml (no checks, please)"),
+            say("done"),
+        ],
+        "hang" => vec![say("thinking very hard…"), sleep(24 * 3600 * 1000)],
+        "noisy" => vec![
+            say("about to print garbage"),
+            Step::Garbage { bytes: 4096 },
+            Step::LongLine {
+                bytes: 10 * 1024 * 1024,
+            },
+            Step::Write {
+                path: "NOTES.md".into(),
+                content: "noise\n".into(),
+            },
+            say("still alive"),
+        ],
+        "nothing" => vec![say("nothing to do")],
+        _ => return None,
+    };
+    Some(steps)
+}
+
+/// Play `steps` in `dir`. Returns the exit code.
+pub fn play(steps: &[Step], dir: &Path) -> i32 {
+    let stdout = std::io::stdout();
+    for step in steps {
+        let result: std::io::Result<()> = (|| {
+            match step {
+                Step::Say { text } => {
+                    let mut o = stdout.lock();
+                    writeln!(o, "{text}")?;
+                    o.flush()?;
+                }
+                Step::Warn { text } => eprintln!("{text}"),
+                Step::Write { path, content } => {
+                    let p = dir.join(path);
+                    if let Some(parent) = p.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::write(p, content)?;
+                }
+                Step::Append { path, content } => {
+                    let mut f = std::fs::OpenOptions::new()
+                        .append(true)
+                        .create(true)
+                        .open(dir.join(path))?;
+                    f.write_all(content.as_bytes())?;
+                }
+                Step::Delete { path } => std::fs::remove_file(dir.join(path))?,
+                Step::Rename { from, to } => {
+                    let t = dir.join(to);
+                    if let Some(parent) = t.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
+                    std::fs::rename(dir.join(from), t)?
+                }
+                Step::Chmod { path, executable } => {
+                    use std::os::unix::fs::PermissionsExt;
+                    let mode = if *executable { 0o755 } else { 0o644 };
+                    std::fs::set_permissions(dir.join(path), std::fs::Permissions::from_mode(mode))?
+                }
+                Step::Symlink { path, target } => {
+                    let p = dir.join(path);
+                    let _ = std::fs::remove_file(&p);
+                    std::os::unix::fs::symlink(target, p)?
+                }
+                Step::Sleep { ms } => std::thread::sleep(std::time::Duration::from_millis(*ms)),
+                Step::Garbage { bytes } => {
+                    let mut o = stdout.lock();
+                    let mut x: u32 = 0x1234_5678;
+                    let mut buf = Vec::with_capacity(*bytes + 8);
+                    buf.extend_from_slice(b"\x1b[2J\x1b]0;pwned\x07\0");
+                    for _ in 0..*bytes {
+                        x ^= x << 13;
+                        x ^= x >> 17;
+                        x ^= x << 5;
+                        buf.push((x & 0xff) as u8);
+                    }
+                    buf.push(b'\n');
+                    o.write_all(&buf)?;
+                    o.flush()?;
+                }
+                Step::LongLine { bytes } => {
+                    let mut o = stdout.lock();
+                    o.write_all(&vec![b'x'; *bytes])?;
+                    o.write_all(b"\n")?;
+                    o.flush()?;
+                }
+                Step::Exit { code } => std::process::exit(*code),
+            }
+            Ok(())
+        })();
+        if let Err(e) = result {
+            eprintln!("scripted agent: step {step:?} failed: {e}");
+            return 1;
+        }
+    }
+    0
+}

@@ -1,0 +1,201 @@
+//! `.rascal/guardrails.yaml` — Layer 2: commands, banned patterns, diff
+//! size and the built-in secret scan. Each entry is one of these kinds; an
+//! entry that mixes kinds or names none is an error at its location.
+
+use super::Dur;
+use crate::layers::secrets::SecretsOptions;
+use serde::{Deserialize, Serialize};
+
+/// Where banned patterns look.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scope {
+    /// Only lines the change adds.
+    #[default]
+    DiffOnly,
+    /// Every line of every changed file after the change.
+    All,
+}
+
+/// A regex, compiled when the config is read so a bad one is a located error.
+#[derive(Debug, Clone)]
+pub struct Pattern(pub regex::Regex);
+
+impl PartialEq for Pattern {
+    fn eq(&self, o: &Self) -> bool {
+        self.0.as_str() == o.0.as_str()
+    }
+}
+
+impl<'de> Deserialize<'de> for Pattern {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        regex::Regex::new(&s).map(Pattern).map_err(|e| {
+            serde::de::Error::custom(format!(
+                "invalid regex `{s}`: {}",
+                e.to_string().lines().last().unwrap_or("syntax error")
+            ))
+        })
+    }
+}
+
+impl Serialize for Pattern {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0.as_str())
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Builtin {
+    Secrets,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum GuardrailKind {
+    Command {
+        command: String,
+        timeout: Dur,
+        parallel: bool,
+    },
+    Patterns {
+        patterns: Vec<Pattern>,
+        scope: Scope,
+    },
+    DiffSize {
+        max_lines: Option<u64>,
+        max_files: Option<u64>,
+    },
+    Secrets(SecretsOptions),
+}
+
+/// One guardrail.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(try_from = "RawGuardrail")]
+pub struct Guardrail {
+    pub name: String,
+    /// A failing required guardrail fails the candidate; an optional one warns.
+    pub required: bool,
+    pub kind: GuardrailKind,
+}
+
+pub const DEFAULT_COMMAND_TIMEOUT: Dur = Dur::from_secs(300);
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGuardrail {
+    name: String,
+    #[serde(default)]
+    required: Option<bool>,
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    timeout: Option<Dur>,
+    #[serde(default)]
+    parallel: Option<bool>,
+    #[serde(default)]
+    patterns: Option<Vec<Pattern>>,
+    #[serde(default)]
+    scope: Option<Scope>,
+    #[serde(default)]
+    max_lines: Option<u64>,
+    #[serde(default)]
+    max_files: Option<u64>,
+    #[serde(default)]
+    builtin: Option<Builtin>,
+    #[serde(default)]
+    allow_paths: Option<Vec<String>>,
+    #[serde(default)]
+    max_file_bytes: Option<u64>,
+}
+
+impl TryFrom<RawGuardrail> for Guardrail {
+    type Error = String;
+    fn try_from(r: RawGuardrail) -> Result<Self, String> {
+        let name = r.name.clone();
+        if name.trim().is_empty() {
+            return Err("guardrail `name` must not be empty".into());
+        }
+        let kinds = [
+            r.command.is_some(),
+            r.patterns.is_some(),
+            r.max_lines.is_some() || r.max_files.is_some(),
+            r.builtin.is_some(),
+        ];
+        let n = kinds.iter().filter(|k| **k).count();
+        if n != 1 {
+            return Err(format!(
+                "guardrail `{name}` must have exactly one of: `command` (a shell command), \
+                 `patterns` (banned regexes), `max_lines`/`max_files` (diff size), `builtin: secrets`{}",
+                if n == 0 { " — it has none" } else { " — it has several" }
+            ));
+        }
+        let stray = |field: &str, ok: bool| -> Result<(), String> {
+            if ok {
+                Ok(())
+            } else {
+                Err(format!(
+                    "guardrail `{name}`: `{field}` does not apply to this kind of guardrail"
+                ))
+            }
+        };
+        stray("timeout", r.timeout.is_none() || r.command.is_some())?;
+        stray("parallel", r.parallel.is_none() || r.command.is_some())?;
+        stray("scope", r.scope.is_none() || r.patterns.is_some())?;
+        stray(
+            "allow_paths",
+            r.allow_paths.is_none() || r.builtin.is_some(),
+        )?;
+        stray(
+            "max_file_bytes",
+            r.max_file_bytes.is_none() || r.builtin.is_some(),
+        )?;
+        let kind = if let Some(command) = r.command {
+            if command.trim().is_empty() {
+                return Err(format!("guardrail `{name}`: `command` is empty"));
+            }
+            GuardrailKind::Command {
+                command,
+                timeout: r.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT),
+                parallel: r.parallel.unwrap_or(false),
+            }
+        } else if let Some(patterns) = r.patterns {
+            if patterns.is_empty() {
+                return Err(format!("guardrail `{name}`: `patterns` is empty"));
+            }
+            GuardrailKind::Patterns {
+                patterns,
+                scope: r.scope.unwrap_or_default(),
+            }
+        } else if r.builtin.is_some() {
+            let opts = SecretsOptions {
+                allow_paths: r.allow_paths.unwrap_or_default(),
+                max_file_bytes: r.max_file_bytes,
+            };
+            crate::layers::secrets::SecretScanner::new(&opts)
+                .map_err(|e| format!("guardrail `{name}`: {e}"))?;
+            GuardrailKind::Secrets(opts)
+        } else {
+            GuardrailKind::DiffSize {
+                max_lines: r.max_lines,
+                max_files: r.max_files,
+            }
+        };
+        Ok(Guardrail {
+            name,
+            required: r.required.unwrap_or(true),
+            kind,
+        })
+    }
+}
+
+/// Checks across entries: names are unique.
+pub fn validate(list: &[Guardrail]) -> Result<(), String> {
+    let mut seen = std::collections::BTreeSet::new();
+    for g in list {
+        if !seen.insert(g.name.as_str()) {
+            return Err(format!("two guardrails are named `{}`", g.name));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,206 @@
+//! `RunEvent`: everything that happens in a run, in order. The pipeline
+//! emits them; the store journals them; the headless printer, `--json` and
+//! `rascal show` are all built from the same sequence, so a run replayed
+//! from the store reads exactly as it did live.
+
+use crate::runner::Stream;
+use crate::verdict::{gate, Layer, Report, Verdict};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CandidateInfo {
+    pub id: String,
+    pub agent: String,
+    pub runtime: String,
+    pub worktree: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum RunEvent {
+    RunStarted {
+        run: String,
+        repo: String,
+        base: String,
+        instruction: String,
+        launcher: String,
+        candidates: Vec<CandidateInfo>,
+    },
+    CandidateStarted {
+        candidate: String,
+        command: String,
+    },
+    Log {
+        candidate: String,
+        stream: Stream,
+        text: String,
+    },
+    LayerStarted {
+        candidate: String,
+        layer: Layer,
+    },
+    ReportLanded {
+        candidate: String,
+        report: Box<Report>,
+    },
+    CandidateFinished {
+        candidate: String,
+        verdict: Verdict,
+        /// One line: why, when not PASS.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        files: usize,
+        lines: u64,
+    },
+    RunFinished {
+        verdict: Verdict,
+        exit_code: i32,
+    },
+    /// Found by a later rascal: the process running this run died.
+    RunInterrupted {
+        reason: String,
+    },
+}
+
+impl RunEvent {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            RunEvent::RunStarted { .. } => "run_started",
+            RunEvent::CandidateStarted { .. } => "candidate_started",
+            RunEvent::Log { .. } => "log",
+            RunEvent::LayerStarted { .. } => "layer_started",
+            RunEvent::ReportLanded { .. } => "report_landed",
+            RunEvent::CandidateFinished { .. } => "candidate_finished",
+            RunEvent::RunFinished { .. } => "run_finished",
+            RunEvent::RunInterrupted { .. } => "run_interrupted",
+        }
+    }
+
+    pub fn candidate(&self) -> Option<&str> {
+        match self {
+            RunEvent::CandidateStarted { candidate, .. }
+            | RunEvent::Log { candidate, .. }
+            | RunEvent::LayerStarted { candidate, .. }
+            | RunEvent::ReportLanded { candidate, .. }
+            | RunEvent::CandidateFinished { candidate, .. } => Some(candidate),
+            _ => None,
+        }
+    }
+}
+
+/// One candidate's results, folded from events.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct CandidateSummary {
+    pub id: String,
+    pub agent: String,
+    pub runtime: String,
+    pub worktree: String,
+    /// None while still running (or when the run was interrupted).
+    pub verdict: Option<Verdict>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    pub files_changed: usize,
+    pub lines_changed: u64,
+    pub reports: Vec<Report>,
+}
+
+/// A run's results, folded from events: the `--json` document.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct RunSummary {
+    pub run: String,
+    pub status: String,
+    pub verdict: Option<Verdict>,
+    pub exit_code: Option<i32>,
+    pub base: String,
+    pub instruction: String,
+    pub candidates: Vec<CandidateSummary>,
+}
+
+impl RunSummary {
+    pub fn from_events<'a>(events: impl IntoIterator<Item = &'a RunEvent>) -> RunSummary {
+        let mut s = RunSummary {
+            run: String::new(),
+            status: "running".into(),
+            verdict: None,
+            exit_code: None,
+            base: String::new(),
+            instruction: String::new(),
+            candidates: Vec::new(),
+        };
+        for ev in events {
+            match ev {
+                RunEvent::RunStarted {
+                    run,
+                    base,
+                    instruction,
+                    candidates,
+                    ..
+                } => {
+                    s.run = run.clone();
+                    s.base = base.clone();
+                    s.instruction = instruction.clone();
+                    s.candidates = candidates
+                        .iter()
+                        .map(|c| CandidateSummary {
+                            id: c.id.clone(),
+                            agent: c.agent.clone(),
+                            runtime: c.runtime.clone(),
+                            worktree: c.worktree.clone(),
+                            verdict: None,
+                            reason: None,
+                            files_changed: 0,
+                            lines_changed: 0,
+                            reports: Vec::new(),
+                        })
+                        .collect();
+                }
+                RunEvent::ReportLanded { candidate, report } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.reports.push((**report).clone());
+                    }
+                }
+                RunEvent::CandidateFinished {
+                    candidate,
+                    verdict,
+                    reason,
+                    files,
+                    lines,
+                } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.verdict = Some(*verdict);
+                        c.reason = reason.clone();
+                        c.files_changed = *files;
+                        c.lines_changed = *lines;
+                    }
+                }
+                RunEvent::RunFinished { verdict, exit_code } => {
+                    s.status = "finished".into();
+                    s.verdict = Some(*verdict);
+                    s.exit_code = Some(*exit_code);
+                }
+                RunEvent::RunInterrupted { .. } => {
+                    s.status = "interrupted".into();
+                    if s.verdict.is_none() {
+                        s.verdict = Some(Verdict::Fail);
+                    }
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+}
+
+/// The run's verdict from its candidates' verdicts: the best one (what you
+/// get by picking the winner); no candidate, or none finished → FAIL.
+pub fn run_verdict(candidates: &[Verdict]) -> Verdict {
+    candidates.iter().copied().min().unwrap_or(Verdict::Fail)
+}
+
+/// A candidate's verdict from its reports.
+pub fn candidate_verdict(reports: &[Report]) -> Verdict {
+    if reports.is_empty() {
+        return Verdict::Fail;
+    }
+    gate(reports)
+}

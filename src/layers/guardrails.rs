@@ -1,0 +1,226 @@
+//! Layer 2 guardrails: banned patterns, diff size and the secret scan are
+//! pure functions of the ChangeSet (plus, for `scope: all`, the worktree's
+//! files); commands run in the candidate worktree with a timeout.
+
+use crate::changeset::{ChangeSet, EntryKind, Operation};
+use crate::config::guardrails::Pattern;
+use crate::config::{Guardrail, GuardrailKind, Scope};
+use crate::layers::secrets::SecretScanner;
+use crate::runner::{self, CommandSpec};
+use crate::verdict::{Issue, Layer, Report, Severity};
+use std::path::Path;
+use std::time::Instant;
+use tokio_util::sync::CancellationToken;
+
+/// Files bigger than this are not read for `scope: all` pattern scans.
+const MAX_SCAN_BYTES: u64 = 2 * 1024 * 1024;
+/// At most this many hits are listed per pattern guardrail.
+const MAX_HITS: usize = 200;
+
+fn base_report(g: &Guardrail, changes: &ChangeSet, config_digest: &str) -> Report {
+    let mut r = Report::new(Layer::Guardrails, &g.name)
+        .input("base", &changes.base)
+        .input("diff", changes.fingerprint())
+        .input("config", config_digest);
+    r.required = g.required;
+    r
+}
+
+/// Evaluate a guardrail that needs no command. `None` for command guardrails.
+pub fn evaluate_pure(
+    g: &Guardrail,
+    changes: &ChangeSet,
+    workdir: &Path,
+    config_digest: &str,
+) -> Option<Report> {
+    let started = Instant::now();
+    let mut r = base_report(g, changes, config_digest);
+    let rule = format!("guardrails/{}", g.name);
+    match &g.kind {
+        GuardrailKind::Command { .. } => return None,
+        GuardrailKind::Patterns { patterns, scope } => {
+            let pats: Vec<&str> = patterns.iter().map(|p| p.0.as_str()).collect();
+            r = r.input("patterns", pats.join("\n"));
+            let hits = match scope {
+                Scope::DiffOnly => diff_hits(patterns, changes),
+                Scope::All => match all_hits(patterns, changes, workdir) {
+                    Ok(h) => h,
+                    Err(e) => {
+                        r.duration_ms = started.elapsed().as_millis() as u64;
+                        return Some(r.errored(e).finish());
+                    }
+                },
+            };
+            let total = hits.len();
+            for (path, line, pat, text) in hits.into_iter().take(MAX_HITS) {
+                r.issues.push(
+                    Issue::new(
+                        &rule,
+                        Severity::Error,
+                        format!(
+                            "banned pattern `{pat}` matched: {}",
+                            crate::text::cut(text.trim(), 120)
+                        ),
+                    )
+                    .at(path, Some(line)),
+                );
+            }
+            if total > MAX_HITS {
+                r.output = format!("{total} matches; the first {MAX_HITS} are listed");
+            }
+        }
+        GuardrailKind::DiffSize {
+            max_lines,
+            max_files,
+        } => {
+            let lines = changes.lines_changed();
+            let files = changes.files.len() as u64;
+            r.output = format!("{files} files, {lines} lines changed");
+            if let Some(max) = max_lines {
+                if lines > *max {
+                    r.issues.push(Issue::new(
+                        &rule,
+                        Severity::Error,
+                        format!("{lines} lines changed, more than the {max} allowed: split the change or raise max_lines"),
+                    ));
+                }
+            }
+            if let Some(max) = max_files {
+                if files > *max {
+                    r.issues.push(Issue::new(
+                        &rule,
+                        Severity::Error,
+                        format!("{files} files changed, more than the {max} allowed: split the change or raise max_files"),
+                    ));
+                }
+            }
+        }
+        GuardrailKind::Secrets(opts) => match SecretScanner::new(opts) {
+            Ok(scanner) => r.issues = scanner.scan(changes),
+            Err(e) => r = r.errored(format!("secret scanner could not start: {e}")),
+        },
+    }
+    r.duration_ms = started.elapsed().as_millis() as u64;
+    Some(r.finish())
+}
+
+type Hit = (String, u32, String, String);
+
+fn first_match<'a>(patterns: &'a [Pattern], text: &str) -> Option<&'a str> {
+    patterns
+        .iter()
+        .find(|p| p.0.is_match(text))
+        .map(|p| p.0.as_str())
+}
+
+fn diff_hits(patterns: &[Pattern], changes: &ChangeSet) -> Vec<Hit> {
+    let mut hits = Vec::new();
+    for f in &changes.files {
+        for l in &f.added_lines {
+            if let Some(p) = first_match(patterns, &l.text) {
+                hits.push((f.path.clone(), l.line, p.to_string(), l.text.clone()));
+            }
+        }
+    }
+    hits
+}
+
+/// Every line of every file in the worktree after the change.
+fn all_hits(patterns: &[Pattern], changes: &ChangeSet, workdir: &Path) -> Result<Vec<Hit>, String> {
+    let repo = git2::Repository::open(workdir)
+        .map_err(|e| format!("cannot open worktree {}: {e}", workdir.display()))?;
+    let base = git2::Oid::from_str(&changes.base).map_err(|e| e.to_string())?;
+    let tree = repo
+        .find_commit(base)
+        .and_then(|c| c.tree())
+        .map_err(|e| e.to_string())?;
+    let mut paths = std::collections::BTreeSet::new();
+    tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        if entry.kind() == Some(git2::ObjectType::Blob) {
+            paths.insert(format!("{dir}{}", entry.name().unwrap_or("")));
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .map_err(|e| e.to_string())?;
+    for f in &changes.files {
+        if let Some(old) = &f.old_path {
+            paths.remove(old);
+        }
+        match f.op {
+            Operation::Delete => {
+                paths.remove(&f.path);
+            }
+            _ => {
+                if matches!(f.new_kind, Some(EntryKind::File | EntryKind::Executable)) {
+                    paths.insert(f.path.clone());
+                } else {
+                    paths.remove(&f.path);
+                }
+            }
+        }
+    }
+    let mut hits = Vec::new();
+    for p in paths {
+        let full = workdir.join(&p);
+        let Ok(meta) = std::fs::symlink_metadata(&full) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&full) else {
+            continue;
+        };
+        if bytes.contains(&0) {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (i, line) in text.lines().enumerate() {
+            if let Some(pat) = first_match(patterns, line) {
+                hits.push((p.clone(), i as u32 + 1, pat.to_string(), line.to_string()));
+            }
+        }
+    }
+    Ok(hits)
+}
+
+/// Run a command guardrail in `workdir`.
+pub async fn run_command(
+    g: &Guardrail,
+    changes: &ChangeSet,
+    workdir: &Path,
+    config_digest: &str,
+    cancel: &CancellationToken,
+) -> Report {
+    let GuardrailKind::Command {
+        command, timeout, ..
+    } = &g.kind
+    else {
+        return Report::new(Layer::Guardrails, &g.name)
+            .errored("not a command guardrail")
+            .finish();
+    };
+    let mut r = base_report(g, changes, config_digest).input("command", command);
+    let spec = CommandSpec::shell(command, workdir.to_path_buf(), timeout.get());
+    match runner::run(&spec, None, cancel).await {
+        Ok(out) => {
+            r.duration_ms = out.exit.duration_ms;
+            r.exit_code = out.exit.code;
+            r.output = out.tail;
+            if let Some(problem) = out.exit.problem(timeout.get()) {
+                r = r.errored(format!("`{command}` {problem}"));
+            } else if !out.exit.success() {
+                r.issues.push(Issue::new(
+                    format!("guardrails/{}", g.name),
+                    Severity::Error,
+                    format!(
+                        "`{command}` exited with code {}",
+                        out.exit.code.map(|c| c.to_string()).unwrap_or("?".into())
+                    ),
+                ));
+            }
+        }
+        Err(e) => r = r.errored(format!("could not run `{command}`: {e}")),
+    }
+    r.finish()
+}

@@ -1,0 +1,312 @@
+//! Runs one command as a child process: its own process group, a chosen
+//! environment, stdin fed, stdout/stderr read line by line (long lines cut,
+//! never buffered without bound), timeout → SIGTERM then SIGKILL of the whole
+//! group, and cancellation. Used by the process launcher and by guardrails.
+
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Stream {
+    Stdout,
+    Stderr,
+}
+
+/// One line of a child's output (lossy UTF-8, newline stripped).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogLine {
+    pub stream: Stream,
+    pub text: String,
+}
+
+/// Which environment the child sees.
+#[derive(Debug, Clone)]
+pub enum Env {
+    /// The host environment plus these.
+    Inherit(Vec<(String, String)>),
+    /// Only these (a scrubbed environment).
+    Only(Vec<(String, String)>),
+}
+
+#[derive(Debug, Clone)]
+pub struct CommandSpec {
+    pub argv: Vec<String>,
+    pub cwd: PathBuf,
+    pub env: Env,
+    pub stdin: Option<Vec<u8>>,
+    pub timeout: Duration,
+    /// Time between SIGTERM and SIGKILL.
+    pub grace: Duration,
+    /// Lines longer than this are cut.
+    pub max_line: usize,
+}
+
+impl CommandSpec {
+    pub fn new(argv: Vec<String>, cwd: PathBuf, timeout: Duration) -> Self {
+        CommandSpec {
+            argv,
+            cwd,
+            env: Env::Inherit(Vec::new()),
+            stdin: None,
+            timeout,
+            grace: Duration::from_secs(3),
+            max_line: 64 * 1024,
+        }
+    }
+
+    /// `sh -c COMMAND`.
+    pub fn shell(command: &str, cwd: PathBuf, timeout: Duration) -> Self {
+        Self::new(
+            vec!["sh".into(), "-c".into(), command.into()],
+            cwd,
+            timeout,
+        )
+    }
+}
+
+/// How a child ended.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exit {
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub timed_out: bool,
+    pub cancelled: bool,
+    pub duration_ms: u64,
+}
+
+impl Exit {
+    pub fn success(&self) -> bool {
+        self.code == Some(0) && !self.timed_out && !self.cancelled
+    }
+
+    /// Why this exit is not a clean answer, if it is not.
+    pub fn problem(&self, timeout: Duration) -> Option<String> {
+        if self.timed_out {
+            Some(format!("timed out after {}", human(timeout)))
+        } else if self.cancelled {
+            Some("cancelled".into())
+        } else if let Some(sig) = self.signal {
+            Some(format!("killed by signal {sig}"))
+        } else if self.code == Some(127) {
+            Some("command not found (exit 127)".into())
+        } else if self.code == Some(126) {
+            Some("command not executable (exit 126)".into())
+        } else {
+            None
+        }
+    }
+}
+
+pub fn human(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms}ms")
+    } else if ms < 60_000 {
+        format!("{:.1}s", d.as_secs_f64())
+    } else {
+        format!("{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
+    }
+}
+
+/// The child ran (whatever its exit); `tail` holds its last output lines.
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub exit: Exit,
+    pub tail: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    #[error("`{program}` could not be started: {source}\n  hint: {hint}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+        hint: String,
+    },
+    #[error("empty command")]
+    Empty,
+}
+
+type Tail = Arc<Mutex<VecDeque<String>>>;
+
+const TAIL_LINES: usize = 40;
+const TAIL_LINE_BYTES: usize = 400;
+
+/// Run the command to completion, timeout or cancellation. Lines are sent
+/// to `lines` as they arrive (when given).
+pub async fn run(
+    spec: &CommandSpec,
+    lines: Option<mpsc::UnboundedSender<LogLine>>,
+    cancel: &CancellationToken,
+) -> Result<Outcome, RunError> {
+    let program = spec.argv.first().ok_or(RunError::Empty)?;
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(&spec.argv[1..])
+        .current_dir(&spec.cwd)
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    match &spec.env {
+        Env::Inherit(extra) => {
+            cmd.envs(extra.iter().map(|(k, v)| (k, v)));
+        }
+        Env::Only(vars) => {
+            cmd.env_clear();
+            cmd.envs(vars.iter().map(|(k, v)| (k, v)));
+        }
+    }
+    let started = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| RunError::Spawn {
+        program: program.clone(),
+        hint: if e.kind() == std::io::ErrorKind::NotFound {
+            format!("install `{program}` or fix the command in .rascal/config.yaml (it must be on PATH or an existing path)")
+        } else if spec.cwd.exists() {
+            "check that the program is executable".into()
+        } else {
+            format!("working directory {} does not exist", spec.cwd.display())
+        },
+        source: e,
+    })?;
+    let pgid = child.id().map(|p| p as i32);
+
+    if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
+        // A child that never reads stdin must not block us: write in the background.
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&input).await;
+            let _ = stdin.shutdown().await;
+        });
+    }
+
+    let ring: Tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
+    let mut readers = Vec::new();
+    for (stream, reader) in [
+        (
+            Stream::Stdout,
+            child.stdout.take().map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
+        ),
+        (
+            Stream::Stderr,
+            child.stderr.take().map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
+        ),
+    ] {
+        if let Some(reader) = reader {
+            let out = lines.clone();
+            let tail = ring.clone();
+            let max = spec.max_line;
+            readers.push(tokio::spawn(read_lines(reader, stream, max, out, tail)));
+        }
+    }
+
+    let mut exit = Exit::default();
+    let status = tokio::select! {
+        s = child.wait() => s.ok(),
+        _ = tokio::time::sleep(spec.timeout) => { exit.timed_out = true; None }
+        _ = cancel.cancelled() => { exit.cancelled = true; None }
+    };
+    let status = match status {
+        Some(s) => Some(s),
+        None => {
+            signal_group(pgid, libc::SIGTERM);
+            match tokio::time::timeout(spec.grace, child.wait()).await {
+                Ok(s) => s.ok(),
+                Err(_) => {
+                    signal_group(pgid, libc::SIGKILL);
+                    child.wait().await.ok()
+                }
+            }
+        }
+    };
+    // Leftover background processes of the child's group go too.
+    signal_group(pgid, libc::SIGKILL);
+    if let Some(s) = status {
+        use std::os::unix::process::ExitStatusExt;
+        exit.code = s.code();
+        exit.signal = s.signal();
+    }
+    for r in readers {
+        let _ = tokio::time::timeout(Duration::from_secs(2), r).await;
+    }
+    exit.duration_ms = started.elapsed().as_millis() as u64;
+
+    let tail = ring
+        .lock()
+        .map(|r| r.iter().cloned().collect::<Vec<_>>().join("\n"))
+        .unwrap_or_default();
+    Ok(Outcome { exit, tail })
+}
+
+fn signal_group(pgid: Option<i32>, sig: i32) {
+    if let Some(p) = pgid {
+        if p > 0 {
+            // SAFETY: killpg with a positive pgid we created; errors (ESRCH) are fine.
+            unsafe {
+                libc::killpg(p, sig);
+            }
+        }
+    }
+}
+
+async fn read_lines(
+    mut reader: Box<dyn AsyncRead + Unpin + Send>,
+    stream: Stream,
+    max: usize,
+    out: Option<mpsc::UnboundedSender<LogLine>>,
+    tail: Tail,
+) {
+    let mut buf = vec![0u8; 16 * 1024];
+    let mut line: Vec<u8> = Vec::new();
+    let mut dropped: usize = 0;
+    let emit = |line: &mut Vec<u8>, dropped: &mut usize| {
+        if line.last() == Some(&b'\r') {
+            line.pop();
+        }
+        let mut text = String::from_utf8_lossy(line).into_owned();
+        if *dropped > 0 {
+            text.push_str(&format!(" …[line cut: {} more bytes]", *dropped));
+        }
+        if let Ok(mut ring) = tail.lock() {
+            if ring.len() == TAIL_LINES {
+                ring.pop_front();
+            }
+            ring.push_back(crate::text::cut(&text, TAIL_LINE_BYTES));
+        }
+        let l = LogLine { stream, text };
+        if let Some(o) = &out {
+            let _ = o.send(l);
+        }
+        line.clear();
+        *dropped = 0;
+    };
+    loop {
+        let n = match reader.read(&mut buf).await {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        for &b in &buf[..n] {
+            if b == b'\n' {
+                emit(&mut line, &mut dropped);
+            } else if line.len() < max {
+                line.push(b);
+            } else {
+                dropped += 1;
+            }
+        }
+    }
+    if !line.is_empty() || dropped > 0 {
+        emit(&mut line, &mut dropped);
+    }
+}

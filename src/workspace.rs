@@ -1,0 +1,320 @@
+//! git2 access: open the repository, resolve the base commit, read files from
+//! the base tree, create candidate worktrees, and turn a working tree into a
+//! `ChangeSet` (tracked changes and untracked files alike).
+
+use crate::changeset::{AddedLine, ChangeSet, EntryKind, FileChange, Operation};
+use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("{path} is not inside a git repository\n  hint: run rascal from a git working tree, or `git init` first")]
+    NotARepo { path: PathBuf },
+    #[error("base ref `{reference}` does not exist in {repo}\n  hint: pass a branch, tag or commit that `git rev-parse {reference}` accepts")]
+    BadRef { reference: String, repo: PathBuf },
+    #[error("{repo} has no commits yet\n  hint: commit something first; rascal compares changes against a base commit")]
+    NoCommits { repo: PathBuf },
+    #[error("git: {0}")]
+    Git(#[from] git2::Error),
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+pub type Result<T> = std::result::Result<T, WorkspaceError>;
+
+/// Open the repository containing `path` (searching upwards).
+pub fn open(path: &Path) -> Result<Repository> {
+    Repository::discover(path).map_err(|_| WorkspaceError::NotARepo {
+        path: path.to_path_buf(),
+    })
+}
+
+/// The top of the working tree of `repo`.
+pub fn workdir(repo: &Repository) -> PathBuf {
+    repo.workdir()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| repo.path().to_path_buf())
+}
+
+/// The directory rascal keeps its state in: `<git common dir>/rascal`.
+pub fn state_dir(repo: &Repository) -> PathBuf {
+    repo.commondir().join("rascal")
+}
+
+/// Resolve `reference` (branch, tag, sha, HEAD~1…) to a commit id.
+pub fn resolve(repo: &Repository, reference: &str) -> Result<Oid> {
+    if reference == "HEAD" && repo.head().is_err() {
+        return Err(WorkspaceError::NoCommits {
+            repo: workdir(repo),
+        });
+    }
+    repo.revparse_single(reference)
+        .and_then(|o| o.peel_to_commit())
+        .map(|c| c.id())
+        .map_err(|_| WorkspaceError::BadRef {
+            reference: reference.to_string(),
+            repo: workdir(repo),
+        })
+}
+
+/// Read a file from the base commit's tree; `None` when it is absent there.
+pub fn read_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<Vec<u8>>> {
+    let tree = repo.find_commit(base)?.tree()?;
+    let entry = match tree.get_path(Path::new(path)) {
+        Ok(e) => e,
+        Err(_) => return Ok(None),
+    };
+    let object = entry.to_object(repo)?;
+    Ok(object.as_blob().map(|b| b.content().to_vec()))
+}
+
+/// Create (or recreate) the worktree for one candidate at `base`, under
+/// `.git/rascal/worktrees/<run>/<candidate>`, on its own branch
+/// `rascal/wt/<run>/<candidate>`. A leftover worktree with the same name
+/// (from a killed run) is removed first.
+pub fn create_worktree(repo: &Repository, base: Oid, run: &str, candidate: &str) -> Result<PathBuf> {
+    let path = state_dir(repo).join("worktrees").join(run).join(candidate);
+    let name = format!("{run}-{candidate}");
+    // A stale registration or directory from a killed run: clear both.
+    if let Ok(wt) = repo.find_worktree(&name) {
+        let mut opts = git2::WorktreePruneOptions::new();
+        opts.valid(true).locked(true).working_tree(true);
+        let _ = wt.prune(Some(&mut opts));
+    }
+    if path.exists() {
+        std::fs::remove_dir_all(&path).map_err(|e| WorkspaceError::Io {
+            what: format!("removing leftover worktree {}", path.display()),
+            source: e,
+        })?;
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::Io {
+            what: format!("creating {}", parent.display()),
+            source: e,
+        })?;
+    }
+    let commit = repo.find_commit(base)?;
+    let branch_name = format!("rascal/wt/{run}/{candidate}");
+    let branch = repo.branch(&branch_name, &commit, true)?;
+    let mut opts = git2::WorktreeAddOptions::new();
+    let reference = branch.into_reference();
+    opts.reference(Some(&reference));
+    repo.worktree(&name, &path, Some(&opts))?;
+    Ok(path)
+}
+
+/// Remove worktree registrations whose directories are gone.
+pub fn prune_worktrees(repo: &Repository) -> Result<usize> {
+    let mut pruned = 0;
+    for name in repo.worktrees()?.iter().flatten() {
+        if let Ok(wt) = repo.find_worktree(name) {
+            if wt.validate().is_err() && wt.is_prunable(None).unwrap_or(false) {
+                wt.prune(None)?;
+                pruned += 1;
+            }
+        }
+    }
+    Ok(pruned)
+}
+
+/// Options bounding how much of each file is kept.
+#[derive(Debug, Clone)]
+pub struct ChangeSetLimits {
+    /// Added lines longer than this are cut (with a marker).
+    pub max_line_bytes: usize,
+}
+
+impl Default for ChangeSetLimits {
+    fn default() -> Self {
+        ChangeSetLimits {
+            max_line_bytes: 16 * 1024,
+        }
+    }
+}
+
+/// The change of the working tree at `dir` against commit `base`: tracked
+/// changes (committed, staged or not) and untracked, non-ignored files.
+pub fn changeset(dir: &Path, base: Oid) -> Result<ChangeSet> {
+    changeset_with(dir, base, &ChangeSetLimits::default())
+}
+
+pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result<ChangeSet> {
+    let repo = Repository::open(dir).map_err(|_| WorkspaceError::NotARepo {
+        path: dir.to_path_buf(),
+    })?;
+    let tree = repo.find_commit(base)?.tree()?;
+    let mut opts = DiffOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .show_untracked_content(true)
+        .include_typechange(true)
+        .ignore_submodules(false)
+        .context_lines(0);
+    let mut diff = repo.diff_tree_to_workdir_with_index(Some(&tree), Some(&mut opts))?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true)
+        .for_untracked(true)
+        .renames_from_rewrites(true)
+        .rename_threshold(50);
+    diff.find_similar(Some(&mut find))?;
+
+    let mut files: Vec<FileChange> = Vec::new();
+    let workdir = workdir(&repo);
+    for delta in diff.deltas() {
+        let new = delta.new_file();
+        let old = delta.old_file();
+        let path = new
+            .path()
+            .or(old.path())
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let old_kind = EntryKind::from_mode(u32::from(old.mode()));
+        let new_kind = EntryKind::from_mode(u32::from(new.mode()));
+        let (op, old_path, old_kind, new_kind) = match delta.status() {
+            Delta::Added | Delta::Untracked => (Operation::Create, None, None, new_kind),
+            Delta::Deleted => (Operation::Delete, None, old_kind, None),
+            Delta::Renamed | Delta::Copied => (
+                Operation::Rename,
+                old.path().map(|p| p.to_string_lossy().into_owned()),
+                old_kind,
+                new_kind,
+            ),
+            _ => {
+                let content_same = old.id() == new.id() && !old.id().is_zero();
+                if content_same && old_kind != new_kind {
+                    (Operation::Mode, None, old_kind, new_kind)
+                } else {
+                    (Operation::Modify, None, old_kind, new_kind)
+                }
+            }
+        };
+        let untracked = delta.status() == Delta::Untracked
+            || (delta.status() == Delta::Renamed && is_untracked(&repo, &path));
+        let symlink_target = if new_kind == Some(EntryKind::Symlink) {
+            std::fs::read_link(workdir.join(&path))
+                .ok()
+                .map(|t| t.to_string_lossy().into_owned())
+                .or_else(|| blob_text(&repo, new.id()))
+        } else {
+            None
+        };
+        let size = if new_kind.is_some() {
+            std::fs::symlink_metadata(workdir.join(&path))
+                .map(|m| m.len())
+                .unwrap_or(new.size())
+        } else {
+            0
+        };
+        let mut change = FileChange::new(path, op);
+        change.old_path = old_path;
+        change.old_kind = old_kind;
+        change.new_kind = new_kind;
+        change.symlink_target = symlink_target;
+        change.untracked = untracked;
+        change.size = size;
+        change.binary = delta.flags().is_binary();
+        files.push(change);
+    }
+
+    // Second pass: line counts and added lines, per delta, via the patch.
+    let mut out = files;
+    for (idx, change) in out.iter_mut().enumerate() {
+        let patch = match git2::Patch::from_diff(&diff, idx)? {
+            Some(p) => p,
+            None => {
+                change.binary = true;
+                continue;
+            }
+        };
+        if patch.delta().flags().is_binary() {
+            change.binary = true;
+            continue;
+        }
+        if matches!(change.new_kind, Some(EntryKind::Submodule))
+            || matches!(change.old_kind, Some(EntryKind::Submodule))
+        {
+            continue;
+        }
+        for h in 0..patch.num_hunks() {
+            let n = patch.num_lines_in_hunk(h)?;
+            for l in 0..n {
+                let line = patch.line_in_hunk(h, l)?;
+                match line.origin() {
+                    '+' => {
+                        change.added += 1;
+                        if change.new_kind == Some(EntryKind::Symlink) {
+                            continue;
+                        }
+                        let mut text = String::from_utf8_lossy(line.content()).into_owned();
+                        while text.ends_with('\n') || text.ends_with('\r') {
+                            text.pop();
+                        }
+                        if text.len() > limits.max_line_bytes {
+                            let mut cut = limits.max_line_bytes;
+                            while !text.is_char_boundary(cut) {
+                                cut -= 1;
+                            }
+                            let dropped = text.len() - cut;
+                            text.truncate(cut);
+                            text.push_str(&format!(" …[{dropped} bytes cut]"));
+                        }
+                        change.added_lines.push(AddedLine {
+                            line: line.new_lineno().unwrap_or(0),
+                            text,
+                        });
+                    }
+                    '-' => change.removed += 1,
+                    _ => {}
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(ChangeSet {
+        base: base.to_string(),
+        files: out,
+    })
+}
+
+fn is_untracked(repo: &Repository, path: &str) -> bool {
+    repo.status_file(Path::new(path))
+        .map(|s| s.contains(git2::Status::WT_NEW))
+        .unwrap_or(false)
+}
+
+fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
+    if id.is_zero() {
+        return None;
+    }
+    repo.find_blob(id)
+        .ok()
+        .map(|b| String::from_utf8_lossy(b.content()).into_owned())
+}
+
+/// The unified diff text of the working tree at `dir` against `base`
+/// (for reviewers, receipts and the diff view).
+pub fn diff_text(dir: &Path, base: Oid) -> Result<String> {
+    let repo = Repository::open(dir)?;
+    let tree = repo.find_commit(base)?.tree()?;
+    let mut opts = DiffOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .show_untracked_content(true)
+        .include_typechange(true);
+    let mut diff = repo.diff_tree_to_workdir_with_index(Some(&tree), Some(&mut opts))?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true).for_untracked(true);
+    diff.find_similar(Some(&mut find))?;
+    let mut out = Vec::new();
+    diff.print(git2::DiffFormat::Patch, |_, _, line| {
+        if matches!(line.origin(), '+' | '-' | ' ') {
+            out.push(line.origin() as u8);
+        }
+        out.extend_from_slice(line.content());
+        true
+    })?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
