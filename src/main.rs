@@ -94,6 +94,11 @@ fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
 }
 
 fn main() -> ExitCode {
+    // Behave like a Unix tool when piped into `head`: exit quietly.
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let code = match real_main(cli) {
         Ok(code) => code,
@@ -308,7 +313,7 @@ fn list(dir: &std::path::Path, json: bool) -> Result<i32, String> {
             r.verdict.as_deref().unwrap_or("-").to_uppercase(),
             r.candidates,
             &r.base[..r.base.len().min(8)],
-            rascal::text::cut(&rascal::text::sanitize(r.instruction.lines().next().unwrap_or("")), 60)
+            rascal::text::ellipsis(&rascal::text::sanitize(r.instruction.lines().next().unwrap_or("")), 60)
         );
     }
     Ok(0)

@@ -44,6 +44,16 @@ pub fn cut(s: &str, max: usize) -> String {
     format!("{}…[{} bytes cut]", &s[..end], s.len() - end)
 }
 
+/// `s` cut to at most `max` characters, ending in `…` when cut.
+pub fn ellipsis(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_string();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

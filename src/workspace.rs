@@ -172,7 +172,15 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
             .map(|p| p.to_string_lossy().into_owned())
             .unwrap_or_default();
         let old_kind = EntryKind::from_mode(u32::from(old.mode()));
-        let new_kind = EntryKind::from_mode(u32::from(new.mode()));
+        let mut new_kind = EntryKind::from_mode(u32::from(new.mode()));
+        // git does not descend into an untracked nested repository: it shows
+        // as one `dir/` entry. That is a submodule in all but name.
+        let path = if path.ends_with('/') && delta.status() == Delta::Untracked {
+            new_kind = Some(EntryKind::Submodule);
+            path.trim_end_matches('/').to_string()
+        } else {
+            path
+        };
         let (op, old_path, old_kind, new_kind) = match delta.status() {
             Delta::Added | Delta::Untracked => (Operation::Create, None, None, new_kind),
             Delta::Deleted => (Operation::Delete, None, old_kind, None),
@@ -182,14 +190,8 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
                 old_kind,
                 new_kind,
             ),
-            _ => {
-                let content_same = old.id() == new.id() && !old.id().is_zero();
-                if content_same && old_kind != new_kind {
-                    (Operation::Mode, None, old_kind, new_kind)
-                } else {
-                    (Operation::Modify, None, old_kind, new_kind)
-                }
-            }
+            // A pure mode change is told apart once lines are counted.
+            _ => (Operation::Modify, None, old_kind, new_kind),
         };
         let untracked = delta.status() == Delta::Untracked
             || (delta.status() == Delta::Renamed && is_untracked(&repo, &path));
@@ -270,6 +272,15 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
                     _ => {}
                 }
             }
+        }
+    }
+    for change in out.iter_mut() {
+        if change.op == Operation::Modify
+            && change.added == 0
+            && change.removed == 0
+            && change.mode_changed()
+        {
+            change.op = Operation::Mode;
         }
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));

@@ -1,0 +1,223 @@
+//! The ChangeSet of a real worktree against its base: every operation,
+//! tracked and untracked.
+
+mod common;
+use common::TestRepo;
+use rascal::changeset::{EntryKind, Operation};
+use rascal::workspace;
+use std::os::unix::fs::PermissionsExt;
+
+fn change<'a>(
+    cs: &'a rascal::changeset::ChangeSet,
+    path: &str,
+) -> &'a rascal::changeset::FileChange {
+    cs.files
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("no change for {path} in {:#?}", cs.files))
+}
+
+#[test]
+fn untracked_file_is_a_create_with_its_added_lines() {
+    let t = TestRepo::new(&[("a.txt", "one\n")]);
+    t.write("new/dir/b.txt", "alpha\nbeta\n");
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "new/dir/b.txt");
+    assert_eq!(f.op, Operation::Create);
+    assert!(f.untracked);
+    assert_eq!(f.added, 2);
+    assert_eq!(f.added_lines[1].line, 2);
+    assert_eq!(f.added_lines[1].text, "beta");
+    assert_eq!(cs.files.len(), 1);
+}
+
+#[test]
+fn modify_counts_added_and_removed_lines_with_new_line_numbers() {
+    let t = TestRepo::new(&[("a.txt", "1\n2\n3\n4\n")]);
+    t.write("a.txt", "1\nTWO\n3\n4\n5\n");
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "a.txt");
+    assert_eq!(f.op, Operation::Modify);
+    assert!(!f.untracked);
+    assert_eq!((f.added, f.removed), (2, 1));
+    let lines: Vec<(u32, &str)> = f
+        .added_lines
+        .iter()
+        .map(|l| (l.line, l.text.as_str()))
+        .collect();
+    assert_eq!(lines, vec![(2, "TWO"), (5, "5")]);
+}
+
+#[test]
+fn delete_is_reported_with_removed_count() {
+    let t = TestRepo::new(&[("a.txt", "1\n2\n"), ("keep.txt", "k\n")]);
+    std::fs::remove_file(t.path().join("a.txt")).unwrap();
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "a.txt");
+    assert_eq!(f.op, Operation::Delete);
+    assert_eq!((f.added, f.removed), (0, 2));
+    assert_eq!(f.new_kind, None);
+}
+
+#[test]
+fn rename_of_tracked_file_to_untracked_path_keeps_both_paths() {
+    let body = "line one\nline two\nline three\nline four\n";
+    let t = TestRepo::new(&[("old/name.rs", body)]);
+    std::fs::create_dir_all(t.path().join("new")).unwrap();
+    std::fs::rename(t.path().join("old/name.rs"), t.path().join("new/name.rs")).unwrap();
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "new/name.rs");
+    assert_eq!(f.op, Operation::Rename);
+    assert_eq!(f.old_path.as_deref(), Some("old/name.rs"));
+    assert_eq!(cs.files.len(), 1, "{:#?}", cs.files);
+}
+
+#[test]
+fn committed_rename_in_the_worktree_is_seen_against_base() {
+    let body = "a\nb\nc\nd\ne\n";
+    let t = TestRepo::new(&[("x.txt", body)]);
+    let base = t.head();
+    std::fs::rename(t.path().join("x.txt"), t.path().join("y.txt")).unwrap();
+    t.commit_all("agent committed");
+    let cs = workspace::changeset(t.path(), base).unwrap();
+    let f = change(&cs, "y.txt");
+    assert_eq!(f.op, Operation::Rename);
+    assert_eq!(f.old_path.as_deref(), Some("x.txt"));
+    assert!(!f.untracked);
+}
+
+#[test]
+fn symlink_records_its_target() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    std::os::unix::fs::symlink("../../etc/passwd", t.path().join("link")).unwrap();
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "link");
+    assert_eq!(f.op, Operation::Create);
+    assert_eq!(f.new_kind, Some(EntryKind::Symlink));
+    assert_eq!(f.symlink_target.as_deref(), Some("../../etc/passwd"));
+}
+
+#[test]
+fn binary_file_is_flagged_without_lines() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    t.write_bytes("blob.bin", &[0u8, 159, 146, 150, 0, 1, 2, 255, 0]);
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "blob.bin");
+    assert!(f.binary);
+    assert!(f.added_lines.is_empty());
+}
+
+#[test]
+fn mode_only_change_is_a_mode_operation() {
+    let t = TestRepo::new(&[("run.sh", "echo hi\n")]);
+    std::fs::set_permissions(
+        t.path().join("run.sh"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "run.sh");
+    assert_eq!(f.op, Operation::Mode);
+    assert_eq!(f.old_kind, Some(EntryKind::File));
+    assert_eq!(f.new_kind, Some(EntryKind::Executable));
+    assert!(f.mode_changed());
+}
+
+#[test]
+fn submodule_gitlink_is_reported_as_submodule() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    let base = t.head();
+    // A nested repository plus a gitlink entry, as `git submodule add` leaves them.
+    let nested = TestRepo::new(&[("lib.rs", "pub fn f() {}\n")]);
+    let sub_head = nested.head();
+    let sub_dir = t.path().join("vendor/lib");
+    std::fs::create_dir_all(sub_dir.parent().unwrap()).unwrap();
+    std::fs::rename(nested.dir.path(), &sub_dir).unwrap();
+    std::mem::forget(nested.dir);
+    let mut index = t.repo.index().unwrap();
+    let entry = git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode: 0o160000,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id: sub_head,
+        flags: 0,
+        flags_extended: 0,
+        path: b"vendor/lib".to_vec(),
+    };
+    index.add(&entry).unwrap();
+    index.write().unwrap();
+    let cs = workspace::changeset(t.path(), base).unwrap();
+    let f = change(&cs, "vendor/lib");
+    assert_eq!(f.new_kind, Some(EntryKind::Submodule));
+    assert_eq!(f.op, Operation::Create);
+}
+
+#[test]
+fn ignored_files_are_not_part_of_the_change() {
+    let t = TestRepo::new(&[(".gitignore", "/target\n")]);
+    t.write("target/debug/out", "junk\n");
+    t.write("src/x.rs", "fn x() {}\n");
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let paths: Vec<&str> = cs.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, vec!["src/x.rs"]);
+}
+
+#[test]
+fn very_long_added_line_is_cut_not_kept_whole() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    t.write("long.txt", &format!("{}\n", "y".repeat(1_000_000)));
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "long.txt");
+    assert_eq!(f.added, 1);
+    assert!(f.added_lines[0].text.len() < 20_000);
+    assert!(f.added_lines[0].text.contains("bytes cut"));
+}
+
+#[test]
+fn worktree_is_created_at_base_and_recreated_over_a_leftover() {
+    let t = TestRepo::new(&[("a.txt", "base\n")]);
+    let base = t.head();
+    t.write("a.txt", "later\n");
+    t.commit_all("later");
+    let wt = workspace::create_worktree(&t.repo, base, "r-test-0001", "one").unwrap();
+    assert!(wt.ends_with(".git/rascal/worktrees/r-test-0001/one"));
+    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "base\n");
+    // A killed run leaves files behind; creating it again starts clean.
+    std::fs::write(wt.join("junk.txt"), "left over").unwrap();
+    let again = workspace::create_worktree(&t.repo, base, "r-test-0001", "one").unwrap();
+    assert!(!again.join("junk.txt").exists());
+    let cs = workspace::changeset(&again, base).unwrap();
+    assert!(cs.is_empty(), "{:#?}", cs.files);
+}
+
+#[test]
+fn bad_ref_and_not_a_repo_are_clear_errors() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    let e = workspace::resolve(&t.repo, "no-such-branch").unwrap_err();
+    assert!(e.to_string().contains("no-such-branch"), "{e}");
+    let plain = tempfile::tempdir().unwrap();
+    let e = workspace::open(plain.path()).err().expect("not a repo");
+    assert!(e.to_string().contains("not inside a git repository"), "{e}");
+}
+
+#[test]
+fn untracked_nested_repository_is_not_silently_dropped() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    let nested = TestRepo::new(&[("lib.rs", "pub fn f() {}\n")]);
+    std::fs::create_dir_all(t.path().join("vendor")).unwrap();
+    std::fs::rename(nested.dir.path(), t.path().join("vendor/cloned")).unwrap();
+    std::mem::forget(nested.dir);
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    assert!(
+        cs.files
+            .iter()
+            .any(|f| f.path == "vendor/cloned" && f.new_kind == Some(EntryKind::Submodule)),
+        "{:#?}",
+        cs.files
+    );
+}

@@ -1,0 +1,101 @@
+//! Shared helpers for integration tests: real git repositories in temp
+//! directories, and the real `rascal` binary.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub struct TestRepo {
+    pub dir: tempfile::TempDir,
+    pub repo: git2::Repository,
+}
+
+impl TestRepo {
+    /// A repository with `files` committed as the first commit.
+    pub fn new(files: &[(&str, &str)]) -> TestRepo {
+        let dir = tempfile::Builder::new()
+            .prefix("rascal-test-")
+            .tempdir()
+            .unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let t = TestRepo { dir, repo };
+        for (p, c) in files {
+            t.write(p, c);
+        }
+        t.commit_all("initial");
+        t
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn write(&self, path: &str, content: &str) {
+        self.write_bytes(path, content.as_bytes());
+    }
+
+    pub fn write_bytes(&self, path: &str, content: &[u8]) {
+        let p = self.path().join(path);
+        if let Some(parent) = p.parent() {
+            std::fs::create_dir_all(parent).unwrap();
+        }
+        std::fs::write(p, content).unwrap();
+    }
+
+    /// Stage everything (incl. deletions) and commit; returns the commit id.
+    pub fn commit_all(&self, msg: &str) -> git2::Oid {
+        let mut index = self.repo.index().unwrap();
+        index
+            .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        index.update_all(["*"].iter(), None).unwrap();
+        index.write().unwrap();
+        let tree = self.repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("test", "test@example.invalid").unwrap();
+        let parents: Vec<git2::Commit> = self
+            .repo
+            .head()
+            .ok()
+            .and_then(|h| h.peel_to_commit().ok())
+            .into_iter()
+            .collect();
+        let refs: Vec<&git2::Commit> = parents.iter().collect();
+        self.repo
+            .commit(Some("HEAD"), &sig, &sig, msg, &tree, &refs)
+            .unwrap()
+    }
+
+    pub fn head(&self) -> git2::Oid {
+        self.repo.head().unwrap().peel_to_commit().unwrap().id()
+    }
+
+    /// Run the rascal binary with `args` in this repository.
+    pub fn rascal(&self, args: &[&str]) -> Output {
+        rascal_in(self.path(), args)
+    }
+}
+
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_rascal"))
+}
+
+pub fn rascal_in(dir: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("running rascal")
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn code(o: &Output) -> i32 {
+    o.status.code().unwrap_or(-1)
+}

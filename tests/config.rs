@@ -1,0 +1,126 @@
+//! Config files are parsed strictly, errors are located, and config always
+//! comes from the base commit.
+
+mod common;
+use common::{code, stderr, stdout, TestRepo};
+use rascal::config::{Config, ConfigError, GuardrailKind};
+
+fn guard_err(text: &str) -> ConfigError {
+    Config::from_texts(None, Some(text), None).expect_err("should be refused")
+}
+
+#[test]
+fn unknown_key_names_file_line_column_and_allowed_keys() {
+    let e = guard_err("guardrails:\n  - name: build\n    comand: cargo build\n");
+    assert_eq!(e.file, ".rascal/guardrails.yaml");
+    assert_eq!(e.line, Some(3), "{e}");
+    assert_eq!(e.column, Some(5), "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("unknown field `comand`"), "{msg}");
+    assert!(msg.contains("command"), "lists allowed keys: {msg}");
+    assert!(msg.starts_with(".rascal/guardrails.yaml:3:5: "), "{msg}");
+}
+
+#[test]
+fn bad_duration_says_what_is_allowed() {
+    let e = guard_err("guardrails:\n  - { name: t, command: \"true\", timeout: 5 minutes }\n");
+    let msg = e.to_string();
+    assert!(msg.contains("5 minutes"), "{msg}");
+    assert!(msg.contains("90s"), "{msg}");
+    assert_eq!(e.line, Some(2), "{msg}");
+}
+
+#[test]
+fn invalid_regex_is_located() {
+    let e = guard_err("guardrails:\n  - name: banned\n    patterns: ['ok', 'bad(']\n");
+    let msg = e.to_string();
+    assert!(msg.contains("invalid regex `bad(`"), "{msg}");
+    assert!(e.line.is_some(), "{msg}");
+}
+
+#[test]
+fn invalid_glob_in_permissions_is_located() {
+    let e = Config::from_texts(None, None, Some("permissions:\n  denied_paths: ['src/[']\n"))
+        .expect_err("bad glob");
+    assert_eq!(e.file, ".rascal/permissions.yaml");
+    assert!(e.line.is_some(), "{e}");
+    assert!(e.to_string().contains("src/["), "{e}");
+}
+
+#[test]
+fn wrong_type_and_mixed_kinds_are_refused() {
+    let e = guard_err("guardrails:\n  - { name: size, max_lines: lots }\n");
+    assert!(e.to_string().contains("invalid"), "{e}");
+    let e = guard_err("guardrails:\n  - { name: x, command: \"true\", max_lines: 3 }\n");
+    assert!(e.to_string().contains("exactly one of"), "{e}");
+    let e = guard_err("guardrails:\n  - { name: x }\n");
+    assert!(e.to_string().contains("it has none"), "{e}");
+    let e = guard_err("guardrails:\n  - { name: x, command: a }\n  - { name: x, command: b }\n");
+    assert!(e.to_string().contains("two guardrails are named `x`"), "{e}");
+}
+
+#[test]
+fn unknown_agent_runtime_and_scenario_are_refused() {
+    let e = Config::from_texts(Some("agents:\n  a: { runtime: gpt9 }\n"), None, None).unwrap_err();
+    assert_eq!(e.file, ".rascal/config.yaml");
+    assert!(e.to_string().contains("gpt9"), "{e}");
+    let e = Config::from_texts(
+        Some("agents:\n  a: { runtime: scripted, scenario: nope }\n"),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("demo-good"), "lists scenarios: {e}");
+}
+
+#[test]
+fn every_guardrail_kind_parses() {
+    let cfg = Config::from_texts(
+        None,
+        Some(
+            "guardrails:\n  - { name: build, command: \"cargo build\", timeout: 2m, parallel: true }\n  - { name: secrets, builtin: secrets }\n  - { name: banned, patterns: ['dbg!'], scope: all }\n  - { name: size, max_lines: 10, max_files: 2, required: false }\n",
+        ),
+        None,
+    )
+    .unwrap();
+    let g = cfg.guardrails.unwrap();
+    assert!(matches!(
+        g[0].kind,
+        GuardrailKind::Command { parallel: true, .. }
+    ));
+    assert!(matches!(g[1].kind, GuardrailKind::Secrets(_)));
+    assert!(matches!(g[2].kind, GuardrailKind::Patterns { .. }));
+    assert!(!g[3].required);
+}
+
+#[test]
+fn check_reads_config_from_base_not_from_the_working_tree() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/guardrails.yaml",
+            "guardrails:\n  - { name: no-dbg, patterns: ['dbg!'] }\n",
+        ),
+        ("src/a.rs", "fn a() {}\n"),
+    ]);
+    // The working tree weakens the config and adds a banned line.
+    t.write(".rascal/guardrails.yaml", "guardrails: []\n");
+    t.write("src/a.rs", "fn a() { dbg!(1); }\n");
+    let o = t.rascal(&["check"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("src/a.rs:1"), "{}", stdout(&o));
+    // A broken config in the working tree is not even read.
+    t.write(".rascal/guardrails.yaml", "guardrails: [[[");
+    assert_eq!(code(&t.rascal(&["check"])), 1);
+}
+
+#[test]
+fn malformed_yaml_at_base_exits_2_with_location() {
+    let t = TestRepo::new(&[(".rascal/guardrails.yaml", "guardrails:\n  - name: x\n   command: y\n")]);
+    let o = t.rascal(&["check"]);
+    assert_eq!(code(&o), 2);
+    let err = stderr(&o);
+    assert!(err.contains(".rascal/guardrails.yaml"), "{err}");
+    assert!(err.contains("at base commit"), "{err}");
+    assert!(err.contains(":3:") || err.contains(":2:"), "{err}");
+    assert!(err.contains("hint:"), "{err}");
+}
