@@ -57,6 +57,13 @@ pub fn create_sample(dir: &Path) -> Result<(), git2::Error> {
     index.write()?;
     let tree = repo.find_tree(index.write_tree()?)?;
     let sig = git2::Signature::now("rascal demo", "demo@rascal.invalid")?;
-    repo.commit(Some("HEAD"), &sig, &sig, "greeter: initial commit", &tree, &[])?;
+    repo.commit(
+        Some("HEAD"),
+        &sig,
+        &sig,
+        "greeter: initial commit",
+        &tree,
+        &[],
+    )?;
     Ok(())
 }

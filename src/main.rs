@@ -89,16 +89,22 @@ enum Command {
     ScriptedAgent { file: PathBuf },
 }
 
+/// `println!` that never panics: a closed stdout (`rascal show … | head`)
+/// must not kill a run or print a backtrace.
+macro_rules! say {
+    () => {{
+        let _ = writeln!(std::io::stdout());
+    }};
+    ($($arg:tt)*) => {{
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
     rascal::config::duration::parse_duration(s).map(|d| d.get())
 }
 
 fn main() -> ExitCode {
-    // Behave like a Unix tool when piped into `head`: exit quietly.
-    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
-    unsafe {
-        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-    }
     let cli = Cli::parse();
     let code = match real_main(cli) {
         Ok(code) => code,
@@ -121,8 +127,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
         Command::ScriptedAgent { file } => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("reading scenario {}: {e}", file.display()))?;
-            let steps: Vec<agent::scripted::Step> =
-                serde_json::from_str(&text).map_err(|e| format!("scenario {}: {e}", file.display()))?;
+            let steps: Vec<agent::scripted::Step> = serde_json::from_str(&text)
+                .map_err(|e| format!("scenario {}: {e}", file.display()))?;
             Ok(agent::scripted::play(&steps, &dir))
         }
         Command::Check { base, json } => check(&dir, &base, json),
@@ -152,9 +158,10 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 .prefix("rascal-demo-")
                 .tempdir()
                 .map_err(|e| format!("creating a temp directory: {e}"))?;
-            demo::create_sample(tmp.path()).map_err(|e| format!("creating the sample repository: {e}"))?;
-            println!("rascal demo: sample repository at {}", tmp.path().display());
-            println!("(the TUI is not built yet; printing the run headless)\n");
+            demo::create_sample(tmp.path())
+                .map_err(|e| format!("creating the sample repository: {e}"))?;
+            say!("rascal demo: sample repository at {}", tmp.path().display());
+            say!("(the TUI is not built yet; printing the run headless)\n");
             let req = RunRequest {
                 repo: tmp.path().to_path_buf(),
                 base: "HEAD".into(),
@@ -166,8 +173,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             let code = run(req, false, true);
             if keep {
                 let path = tmp.keep();
-                println!("\nkept the sample repository at {}", path.display());
-                println!("replay it with: rascal -C {} list", path.display());
+                say!("\nkept the sample repository at {}", path.display());
+                say!("replay it with: rascal -C {} list", path.display());
             }
             code
         }
@@ -224,9 +231,12 @@ fn run(req: RunRequest, json: bool, logs: bool) -> Result<i32, String> {
             .map_err(|e| e.to_string())?;
         if json {
             let summary = RunSummary::from_events(&events);
-            println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
+            say!(
+                "{}",
+                serde_json::to_string_pretty(&summary).unwrap_or_default()
+            );
         } else {
-            println!("replay: rascal show {}", outcome.run);
+            say!("replay: rascal show {}", outcome.run);
         }
         Ok(outcome.exit_code)
     })
@@ -279,16 +289,22 @@ fn check(dir: &std::path::Path, base: &str, json: bool) -> Result<i32, String> {
             "lines_changed": changes.lines_changed(),
             "layers": reports,
         });
-        println!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        say!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
-        println!("verdict {verdict} · {} files, {} lines changed against {}", changes.files.len(), changes.lines_changed(), &oid.to_string()[..8]);
+        say!(
+            "verdict {verdict} · {} files, {} lines changed against {}",
+            changes.files.len(),
+            changes.lines_changed(),
+            &oid.to_string()[..8]
+        );
     }
     Ok(verdict.exit_code())
 }
 
 fn open_store(dir: &std::path::Path) -> Result<Store, String> {
     let repo = workspace::open(dir).map_err(|e| e.to_string())?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo))).map_err(|e| e.to_string())?;
+    let mut store =
+        Store::open(&Store::path_in(&workspace::state_dir(&repo))).map_err(|e| e.to_string())?;
     store.mark_interrupted().map_err(|e| e.to_string())?;
     Ok(store)
 }
@@ -297,23 +313,36 @@ fn list(dir: &std::path::Path, json: bool) -> Result<i32, String> {
     let store = open_store(dir)?;
     let runs = store.list().map_err(|e| e.to_string())?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&runs).unwrap_or_default());
+        say!(
+            "{}",
+            serde_json::to_string_pretty(&runs).unwrap_or_default()
+        );
         return Ok(0);
     }
     if runs.is_empty() {
-        println!("no runs yet — start one with: rascal run \"INSTRUCTION\" --agent NAME");
+        say!("no runs yet — start one with: rascal run \"INSTRUCTION\" --agent NAME");
         return Ok(0);
     }
-    println!("{:<17} {:<11} {:<7} {:>4}  {:<8}  task", "RUN", "STATUS", "VERDICT", "CAND", "BASE");
+    say!(
+        "{:<17} {:<11} {:<7} {:>4}  {:<8}  task",
+        "RUN",
+        "STATUS",
+        "VERDICT",
+        "CAND",
+        "BASE"
+    );
     for r in runs {
-        println!(
+        say!(
             "{:<17} {:<11} {:<7} {:>4}  {:<8}  {}",
             r.id,
             r.status,
             r.verdict.as_deref().unwrap_or("-").to_uppercase(),
             r.candidates,
             &r.base[..r.base.len().min(8)],
-            rascal::text::ellipsis(&rascal::text::sanitize(r.instruction.lines().next().unwrap_or("")), 60)
+            rascal::text::ellipsis(
+                &rascal::text::sanitize(r.instruction.lines().next().unwrap_or("")),
+                60
+            )
         );
     }
     Ok(0)
@@ -330,14 +359,17 @@ fn show(dir: &std::path::Path, run: &str, json: bool, logs: bool) -> Result<i32,
     };
     let summary = RunSummary::from_events(&events);
     if json {
-        println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
+        say!(
+            "{}",
+            serde_json::to_string_pretty(&summary).unwrap_or_default()
+        );
     } else {
         let mut printer = Printer::new(logs);
         for ev in &events {
             out(printer.render(ev));
         }
         if summary.status == "running" {
-            println!("(run still in progress)");
+            say!("(run still in progress)");
         }
     }
     Ok(summary.exit_code.unwrap_or(1))

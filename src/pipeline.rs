@@ -418,9 +418,18 @@ impl CandidateJob {
             run_dir,
             rascal_exe: &self.request.rascal_exe,
         };
-        let inv = match agent::invocation(&self.info.agent, &self.agent, &self.request.instruction, &ctx) {
+        let inv = match agent::invocation(
+            &self.info.agent,
+            &self.agent,
+            &self.request.instruction,
+            &ctx,
+        ) {
             Ok(inv) => inv,
-            Err(e) => return report.errored(format!("could not prepare the agent: {e}")).finish(),
+            Err(e) => {
+                return report
+                    .errored(format!("could not prepare the agent: {e}"))
+                    .finish()
+            }
         };
         report = report.input("command", inv.argv.join(" "));
         self.journal.emit(RunEvent::CandidateStarted {

@@ -149,7 +149,10 @@ pub fn report_lines(r: &Report) -> Vec<String> {
         sanitize(&r.check)
     );
     if r.status != Status::Skipped {
-        head.push_str(&format!(" ({})", human(Duration::from_millis(r.duration_ms))));
+        head.push_str(&format!(
+            " ({})",
+            human(Duration::from_millis(r.duration_ms))
+        ));
     }
     if let Some(e) = &r.errored {
         head.push_str(&format!(" — could not verify: {}", sanitize(e)));
@@ -158,7 +161,10 @@ pub fn report_lines(r: &Report) -> Vec<String> {
     }
     out.push(head);
     for i in &r.issues {
-        let loc = i.location().map(|l| format!("{} ", sanitize(&l))).unwrap_or_default();
+        let loc = i
+            .location()
+            .map(|l| format!("{} ", sanitize(&l)))
+            .unwrap_or_default();
         let sev = i.effective_severity(r.advisory);
         out.push(format!(
             "    {loc}{}: {} [{}]",
@@ -184,7 +190,9 @@ pub fn check_lines(reports: &[Report], verdict: Verdict, base: &str) -> Vec<Stri
         &base[..base.len().min(8)]
     )];
     if reports.is_empty() {
-        out.push("no layers configured (add .rascal/guardrails.yaml or .rascal/permissions.yaml)".into());
+        out.push(
+            "no layers configured (add .rascal/guardrails.yaml or .rascal/permissions.yaml)".into(),
+        );
     }
     for r in reports {
         out.extend(report_lines(r));

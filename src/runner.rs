@@ -64,11 +64,7 @@ impl CommandSpec {
 
     /// `sh -c COMMAND`.
     pub fn shell(command: &str, cwd: PathBuf, timeout: Duration) -> Self {
-        Self::new(
-            vec!["sh".into(), "-c".into(), command.into()],
-            cwd,
-            timeout,
-        )
+        Self::new(vec!["sh".into(), "-c".into(), command.into()], cwd, timeout)
     }
 }
 
@@ -196,11 +192,17 @@ pub async fn run(
     for (stream, reader) in [
         (
             Stream::Stdout,
-            child.stdout.take().map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
+            child
+                .stdout
+                .take()
+                .map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
         ),
         (
             Stream::Stderr,
-            child.stderr.take().map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
+            child
+                .stderr
+                .take()
+                .map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
         ),
     ] {
         if let Some(reader) = reader {

@@ -346,14 +346,16 @@ mod tests {
         let info = report_with(Issue::new("r", Severity::Info, "m"), false);
         let warn = report_with(Issue::new("r", Severity::Warning, "m"), false);
         let err = report_with(Issue::new("r", Severity::Error, "m"), false);
-        assert_eq!(gate(&[info.clone()]), Verdict::Pass);
+        assert_eq!(gate(std::slice::from_ref(&info)), Verdict::Pass);
         assert_eq!(gate(&[info.clone(), warn.clone()]), Verdict::Warn);
         assert_eq!(gate(&[warn, err, info]), Verdict::Fail);
     }
 
     #[test]
     fn receipt_changes_with_the_result() {
-        let a = Report::new(Layer::Guardrails, "x").input("cmd", "true").finish();
+        let a = Report::new(Layer::Guardrails, "x")
+            .input("cmd", "true")
+            .finish();
         let b = Report::new(Layer::Guardrails, "x")
             .input("cmd", "true")
             .errored("boom")

@@ -85,12 +85,15 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
                     "skipped: cancelled"
                 };
                 for g in batch {
-                    emit(Report::skipped(Layer::Guardrails, &g.name, why), &mut reports);
+                    emit(
+                        Report::skipped(Layer::Guardrails, &g.name, why),
+                        &mut reports,
+                    );
                 }
             } else {
-                let futures = batch.iter().map(|g| {
-                    guardrails::run_command(g, v.changes, v.workdir, &digest, &v.cancel)
-                });
+                let futures = batch
+                    .iter()
+                    .map(|g| guardrails::run_command(g, v.changes, v.workdir, &digest, &v.cancel));
                 for r in futures::future::join_all(futures).await {
                     stop |= failed(&r);
                     emit(r, &mut reports);

@@ -75,7 +75,12 @@ pub fn read_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<Vec<u8
 /// `.git/rascal/worktrees/<run>/<candidate>`, on its own branch
 /// `rascal/wt/<run>/<candidate>`. A leftover worktree with the same name
 /// (from a killed run) is removed first.
-pub fn create_worktree(repo: &Repository, base: Oid, run: &str, candidate: &str) -> Result<PathBuf> {
+pub fn create_worktree(
+    repo: &Repository,
+    base: Oid,
+    run: &str,
+    candidate: &str,
+) -> Result<PathBuf> {
     let path = state_dir(repo).join("worktrees").join(run).join(candidate);
     let name = format!("{run}-{candidate}");
     // A stale registration or directory from a killed run: clear both.

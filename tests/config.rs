@@ -40,8 +40,12 @@ fn invalid_regex_is_located() {
 
 #[test]
 fn invalid_glob_in_permissions_is_located() {
-    let e = Config::from_texts(None, None, Some("permissions:\n  denied_paths: ['src/[']\n"))
-        .expect_err("bad glob");
+    let e = Config::from_texts(
+        None,
+        None,
+        Some("permissions:\n  denied_paths: ['src/[']\n"),
+    )
+    .expect_err("bad glob");
     assert_eq!(e.file, ".rascal/permissions.yaml");
     assert!(e.line.is_some(), "{e}");
     assert!(e.to_string().contains("src/["), "{e}");
@@ -56,7 +60,10 @@ fn wrong_type_and_mixed_kinds_are_refused() {
     let e = guard_err("guardrails:\n  - { name: x }\n");
     assert!(e.to_string().contains("it has none"), "{e}");
     let e = guard_err("guardrails:\n  - { name: x, command: a }\n  - { name: x, command: b }\n");
-    assert!(e.to_string().contains("two guardrails are named `x`"), "{e}");
+    assert!(
+        e.to_string().contains("two guardrails are named `x`"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -115,7 +122,10 @@ fn check_reads_config_from_base_not_from_the_working_tree() {
 
 #[test]
 fn malformed_yaml_at_base_exits_2_with_location() {
-    let t = TestRepo::new(&[(".rascal/guardrails.yaml", "guardrails:\n  - name: x\n   command: y\n")]);
+    let t = TestRepo::new(&[(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - name: x\n   command: y\n",
+    )]);
     let o = t.rascal(&["check"]);
     assert_eq!(code(&o), 2);
     let err = stderr(&o);

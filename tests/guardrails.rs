@@ -59,10 +59,16 @@ fn command_passing_and_failing_with_exit_code_and_output_tail() {
 #[test]
 fn timed_out_command_is_an_errored_fail() {
     let t = repo();
-    let r = run_check(&t, "guardrails:\n  - { name: slow, command: \"sleep 30\", timeout: 300ms }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: slow, command: \"sleep 30\", timeout: 300ms }\n",
+    );
     let slow = by_name(&r, "slow");
     assert_eq!(slow.status, Status::Fail);
-    assert!(slow.errored.as_deref().unwrap().contains("timed out"), "{slow:?}");
+    assert!(
+        slow.errored.as_deref().unwrap().contains("timed out"),
+        "{slow:?}"
+    );
     assert!(slow.duration_ms < 10_000);
     assert_eq!(gate(&r), Verdict::Fail);
 }
@@ -70,10 +76,16 @@ fn timed_out_command_is_an_errored_fail() {
 #[test]
 fn missing_command_is_an_errored_fail_not_a_pass() {
     let t = repo();
-    let r = run_check(&t, "guardrails:\n  - { name: lint, command: \"no-such-linter-xyz --all\" }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: lint, command: \"no-such-linter-xyz --all\" }\n",
+    );
     let lint = by_name(&r, "lint");
     assert_eq!(lint.status, Status::Fail);
-    assert!(lint.errored.as_deref().unwrap().contains("not found"), "{lint:?}");
+    assert!(
+        lint.errored.as_deref().unwrap().contains("not found"),
+        "{lint:?}"
+    );
 }
 
 #[test]
@@ -119,7 +131,10 @@ fn parallel_commands_run_together() {
 #[test]
 fn banned_pattern_diff_only_names_file_and_line_and_ignores_old_lines() {
     let t = TestRepo::new(&[("src/a.go", "package a\n// fmt.Println old\n")]);
-    t.write("src/a.go", "package a\n// fmt.Println old\nfunc f() { os.Exit(1) }\n");
+    t.write(
+        "src/a.go",
+        "package a\n// fmt.Println old\nfunc f() { os.Exit(1) }\n",
+    );
     let r = run_check(
         &t,
         "guardrails:\n  - { name: banned, patterns: ['os\\.Exit', 'fmt\\.Print'], scope: diff-only }\n",
@@ -135,11 +150,17 @@ fn banned_pattern_diff_only_names_file_and_line_and_ignores_old_lines() {
 fn banned_pattern_scope_all_sees_untouched_files_too() {
     let t = TestRepo::new(&[("old.go", "fmt.Println(1)\n"), ("b.go", "package b\n")]);
     t.write("b.go", "package b\n// fine\n");
-    let r = run_check(&t, "guardrails:\n  - { name: banned, patterns: ['fmt\\.Print'], scope: all }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: banned, patterns: ['fmt\\.Print'], scope: all }\n",
+    );
     let b = by_name(&r, "banned");
     assert_eq!(b.status, Status::Fail);
     assert_eq!(b.issues[0].path.as_deref(), Some("old.go"));
-    let r = run_check(&t, "guardrails:\n  - { name: banned, patterns: ['fmt\\.Print'] }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: banned, patterns: ['fmt\\.Print'] }\n",
+    );
     assert_eq!(by_name(&r, "banned").status, Status::Pass);
 }
 
@@ -148,13 +169,22 @@ fn diff_size_limits_lines_and_files() {
     let t = repo();
     t.write("a.txt", "1\n2\n3\n");
     t.write("b.txt", "1\n");
-    let r = run_check(&t, "guardrails:\n  - { name: size, max_lines: 3, max_files: 5 }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: size, max_lines: 3, max_files: 5 }\n",
+    );
     let s = by_name(&r, "size");
     assert_eq!(s.status, Status::Fail);
     assert!(s.issues[0].message.contains("4 lines changed"), "{s:#?}");
-    let r = run_check(&t, "guardrails:\n  - { name: size, max_lines: 10, max_files: 1 }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: size, max_lines: 10, max_files: 1 }\n",
+    );
     assert!(by_name(&r, "size").issues[0].message.contains("2 files"));
-    let r = run_check(&t, "guardrails:\n  - { name: size, max_lines: 4, max_files: 2 }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: size, max_lines: 4, max_files: 2 }\n",
+    );
     assert_eq!(by_name(&r, "size").status, Status::Pass);
 }
 
@@ -169,7 +199,10 @@ fn secrets_scan_fires_on_added_credential_in_untracked_file() {
     assert_eq!(s.issues[0].path.as_deref(), Some(".env"));
     let clean = repo();
     clean.write("src/b.rs", "fn b() {}\n");
-    let r = run_check(&clean, "guardrails:\n  - { name: secrets, builtin: secrets }\n");
+    let r = run_check(
+        &clean,
+        "guardrails:\n  - { name: secrets, builtin: secrets }\n",
+    );
     assert_eq!(by_name(&r, "secrets").status, Status::Pass);
 }
 
@@ -177,7 +210,10 @@ fn secrets_scan_fires_on_added_credential_in_untracked_file() {
 fn optional_guardrail_failure_only_warns() {
     let t = repo();
     t.write("x.txt", "x\n");
-    let r = run_check(&t, "guardrails:\n  - { name: lint, command: \"false\", required: false }\n");
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: lint, command: \"false\", required: false }\n",
+    );
     assert_eq!(by_name(&r, "lint").status, Status::Warn);
     assert_eq!(gate(&r), Verdict::Warn);
 }
@@ -189,8 +225,15 @@ fn receipts_digest_the_command_and_the_diff() {
     let r = run_check(&t, "guardrails:\n  - { name: ok, command: \"true\" }\n");
     let ok = by_name(&r, "ok");
     for key in ["base", "diff", "config", "command"] {
-        assert!(ok.receipt.inputs.contains_key(key), "{key}: {:?}", ok.receipt);
+        assert!(
+            ok.receipt.inputs.contains_key(key),
+            "{key}: {:?}",
+            ok.receipt
+        );
     }
-    assert_eq!(ok.receipt.inputs["command"], rascal::verdict::digest("true"));
+    assert_eq!(
+        ok.receipt.inputs["command"],
+        rascal::verdict::digest("true")
+    );
     assert_eq!(ok.receipt.result.len(), 64);
 }

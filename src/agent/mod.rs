@@ -85,7 +85,13 @@ pub fn invocation(
         }
         RuntimeKind::Claude => with_args(
             agent,
-            &["claude", "-p", "--output-format", "stream-json", "--verbose"],
+            &[
+                "claude",
+                "-p",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
         ),
         RuntimeKind::Codex => with_args(agent, &["codex", "exec", "--json", "-"]),
         RuntimeKind::Goose => {

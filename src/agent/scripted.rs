@@ -16,21 +16,50 @@ pub const SUBCOMMAND: &str = "__scripted-agent";
 #[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
     /// Print a line on stdout.
-    Say { text: String },
+    Say {
+        text: String,
+    },
     /// Print a line on stderr.
-    Warn { text: String },
-    Write { path: String, content: String },
-    Append { path: String, content: String },
-    Delete { path: String },
-    Rename { from: String, to: String },
-    Chmod { path: String, executable: bool },
-    Symlink { path: String, target: String },
-    Sleep { ms: u64 },
+    Warn {
+        text: String,
+    },
+    Write {
+        path: String,
+        content: String,
+    },
+    Append {
+        path: String,
+        content: String,
+    },
+    Delete {
+        path: String,
+    },
+    Rename {
+        from: String,
+        to: String,
+    },
+    Chmod {
+        path: String,
+        executable: bool,
+    },
+    Symlink {
+        path: String,
+        target: String,
+    },
+    Sleep {
+        ms: u64,
+    },
     /// Print `bytes` bytes of binary garbage (incl. escape sequences and NULs).
-    Garbage { bytes: usize },
+    Garbage {
+        bytes: usize,
+    },
     /// Print one line `bytes` long.
-    LongLine { bytes: usize },
-    Exit { code: i32 },
+    LongLine {
+        bytes: usize,
+    },
+    Exit {
+        code: i32,
+    },
 }
 
 pub const BUILTIN_NAMES: &[&str] = &[

@@ -20,7 +20,7 @@ impl Dur {
 impl From<Dur> for String {
     fn from(d: Dur) -> String {
         let ms = d.0.as_millis();
-        if ms % 1000 != 0 {
+        if !ms.is_multiple_of(1000) {
             format!("{ms}ms")
         } else {
             format!("{}s", ms / 1000)
@@ -38,7 +38,9 @@ impl TryFrom<serde_yaml::Value> for Dur {
             serde_yaml::Value::Number(n) => Err(format!(
                 "duration `{n}` has no unit: {ALLOWED} (write {n}s for seconds)"
             )),
-            other => Err(format!("duration must be a string, got {other:?}: {ALLOWED}")),
+            other => Err(format!(
+                "duration must be a string, got {other:?}: {ALLOWED}"
+            )),
         }
     }
 }
@@ -88,9 +90,18 @@ mod tests {
 
     #[test]
     fn parses_the_allowed_forms_and_refuses_the_rest() {
-        assert_eq!(parse_duration("90s").unwrap().get(), Duration::from_secs(90));
-        assert_eq!(parse_duration("1h30m").unwrap().get(), Duration::from_secs(5400));
-        assert_eq!(parse_duration("250ms").unwrap().get(), Duration::from_millis(250));
+        assert_eq!(
+            parse_duration("90s").unwrap().get(),
+            Duration::from_secs(90)
+        );
+        assert_eq!(
+            parse_duration("1h30m").unwrap().get(),
+            Duration::from_secs(5400)
+        );
+        assert_eq!(
+            parse_duration("250ms").unwrap().get(),
+            Duration::from_millis(250)
+        );
         for bad in ["5 minutes", "", "-1s", "10", "1d", "s", "0s"] {
             assert!(parse_duration(bad).is_err(), "{bad} should be refused");
         }

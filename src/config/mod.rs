@@ -278,14 +278,18 @@ impl Config {
                     file: CONFIG_FILE.into(),
                     line: None,
                     column: None,
-                    message: format!("strategy names agent `{name}`, which is not defined under `agents:`"),
+                    message: format!(
+                        "strategy names agent `{name}`, which is not defined under `agents:`"
+                    ),
                     hint: format!("defined agents: {}", self.agent_names().join(", ")),
                 });
             }
         }
         for (name, a) in &self.main.agents {
             let bad = match a.runtime {
-                RuntimeKind::Command if a.command.is_empty() => Some("`runtime: command` needs `command: [program, args…]`"),
+                RuntimeKind::Command if a.command.is_empty() => {
+                    Some("`runtime: command` needs `command: [program, args…]`")
+                }
                 RuntimeKind::Scripted if a.scenario.is_none() && a.steps.is_empty() => {
                     Some("`runtime: scripted` needs `scenario: NAME` or `steps: [...]`")
                 }

@@ -11,8 +11,20 @@ impl Permissions {
         let mut out = Vec::new();
         for f in &changes.files {
             for p in f.paths() {
-                if p.starts_with(".rascal/") || self.0.iter().any(|d| p.starts_with(d.trim_end_matches('*'))) {
-                    out.push(Issue::new("permissions/denied-path", Severity::Error, format!("{p} is denied")).at(p, None));
+                if p.starts_with(".rascal/")
+                    || self
+                        .0
+                        .iter()
+                        .any(|d| p.starts_with(d.trim_end_matches('*')))
+                {
+                    out.push(
+                        Issue::new(
+                            "permissions/denied-path",
+                            Severity::Error,
+                            format!("{p} is denied"),
+                        )
+                        .at(p, None),
+                    );
                 }
             }
         }

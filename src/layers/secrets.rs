@@ -16,7 +16,10 @@ impl SecretScanner {
         for f in &changes.files {
             for l in &f.added_lines {
                 if l.text.contains("AKIA") {
-                    out.push(Issue::new("secrets/aws", Severity::Error, "aws key").at(&f.path, Some(l.line)));
+                    out.push(
+                        Issue::new("secrets/aws", Severity::Error, "aws key")
+                            .at(&f.path, Some(l.line)),
+                    );
                 }
             }
         }

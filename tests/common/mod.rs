@@ -80,12 +80,20 @@ pub fn bin() -> PathBuf {
 }
 
 pub fn rascal_in(dir: &Path, args: &[&str]) -> Output {
-    Command::new(bin())
+    let out = Command::new(bin())
         .args(args)
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .output()
-        .expect("running rascal")
+        .expect("running rascal");
+    if out.status.code().is_none() {
+        use std::os::unix::process::ExitStatusExt;
+        eprintln!(
+            "rascal {args:?} was killed by signal {:?}",
+            out.status.signal()
+        );
+    }
+    out
 }
 
 pub fn stdout(o: &Output) -> String {

@@ -1,0 +1,332 @@
+//! `rascal run --headless`, `list`, `show` and `check` as a user runs them:
+//! the real binary on real repositories.
+
+mod common;
+use common::{code, stderr, stdout, TestRepo};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const GUARDRAILS: &str = "guardrails:\n  - { name: no-todo, patterns: ['TODO'] }\n  - { name: has-b, command: \"test -f src/b.rs\", timeout: 10s }\n";
+
+fn repo_with_agents(agents: &str) -> TestRepo {
+    TestRepo::new(&[
+        (".rascal/config.yaml", agents),
+        (".rascal/guardrails.yaml", GUARDRAILS),
+        ("src/a.rs", "fn a() {}\n"),
+    ])
+}
+
+const TWO_AGENTS: &str = "agents:\n  good:\n    runtime: scripted\n    steps:\n      - { do: say, text: writing b }\n      - { do: write, path: src/b.rs, content: \"fn b() {}\\n\" }\n  lazy:\n    runtime: scripted\n    steps:\n      - { do: say, text: leaving a TODO }\n      - { do: write, path: src/c.rs, content: \"// TODO: later\\n\" }\n";
+
+fn run_id(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("rascal run "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("run id in output")
+        .to_string()
+}
+
+#[test]
+fn two_scripted_candidates_headless_then_show_prints_the_same() {
+    let t = repo_with_agents(TWO_AGENTS);
+    let o = t.rascal(&[
+        "run",
+        "add b",
+        "--agent",
+        "good",
+        "--agent",
+        "lazy",
+        "--headless",
+    ]);
+    let live = stdout(&o);
+    assert_eq!(code(&o), 0, "one candidate passes: {live}{}", stderr(&o));
+    assert!(live.contains("[good] verdict PASS"), "{live}");
+    assert!(live.contains("[lazy] verdict FAIL"), "{live}");
+    assert!(live.contains("src/c.rs:1"), "names file:line: {live}");
+    assert!(live.contains("[good] │ writing b"), "streams logs: {live}");
+    let id = run_id(&live);
+
+    let shown = t.rascal(&["show", &id]);
+    assert_eq!(code(&shown), 0);
+    let live_body: Vec<&str> = live.lines().filter(|l| !l.starts_with("replay:")).collect();
+    let shown_text = stdout(&shown);
+    let shown_body: Vec<&str> = shown_text.lines().collect();
+    assert_eq!(
+        live_body, shown_body,
+        "show must print what the run printed"
+    );
+
+    let list = stdout(&t.rascal(&["list"]));
+    assert!(
+        list.contains(&id) && list.contains("finished") && list.contains("PASS"),
+        "{list}"
+    );
+}
+
+#[test]
+fn json_document_has_the_documented_shape() {
+    let t = repo_with_agents(TWO_AGENTS);
+    let o = t.rascal(&["run", "add b", "--agent", "good,lazy", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["verdict"], "pass");
+    let cands = doc["candidates"].as_array().unwrap();
+    assert_eq!(cands.len(), 2);
+    let lazy = cands.iter().find(|c| c["id"] == "lazy").unwrap();
+    assert_eq!(lazy["verdict"], "fail");
+    let report = lazy["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == "no-todo")
+        .unwrap();
+    for key in ["layer", "check", "status", "issues", "required", "receipt"] {
+        assert!(report.get(key).is_some(), "{key} in {report}");
+    }
+    let issue = &report["issues"][0];
+    for key in ["rule", "severity", "confidence", "path", "line", "message"] {
+        assert!(issue.get(key).is_some(), "{key} in {issue}");
+    }
+    assert_eq!(issue["line"], 1);
+    // show --json reads the same from the store.
+    let id = doc["run"].as_str().unwrap();
+    let shown: serde_json::Value =
+        serde_json::from_str(&stdout(&t.rascal(&["show", id, "--json"]))).unwrap();
+    assert_eq!(shown, doc);
+}
+
+#[test]
+fn all_failing_candidates_exit_1_and_unknown_agent_exits_2() {
+    let t = repo_with_agents(TWO_AGENTS);
+    let o = t.rascal(&["run", "x", "--agent", "lazy", "--headless"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("run verdict FAIL"));
+    let o = t.rascal(&["run", "x", "--agent", "nobody", "--headless"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("unknown agent `nobody`"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        stderr(&o).contains("good, lazy"),
+        "lists defined agents: {}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn missing_agent_binary_fails_the_candidate_with_a_clear_message() {
+    let t = repo_with_agents(
+        "agents:\n  ghost: { runtime: command, command: [\"/nonexistent/agent-bin\"] }\n",
+    );
+    let o = t.rascal(&["run", "x", "--agent", "ghost", "--headless"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains("could not verify") && out.contains("/nonexistent/agent-bin"),
+        "{out}"
+    );
+    assert!(out.contains("skipped"), "later layers skipped: {out}");
+    let list = stdout(&t.rascal(&["list"]));
+    assert!(
+        list.contains("finished") && list.contains("FAIL"),
+        "run recorded: {list}"
+    );
+}
+
+#[test]
+fn hanging_agent_is_killed_with_its_whole_process_group() {
+    let t = repo_with_agents(
+        "agents:\n  stuck: { runtime: command, command: [\"sh\", \"-c\", \"(sleep 300; echo child) & echo $! > \\\"$RASCAL_INSTRUCTION_FILE.pid\\\"; sleep 300\"] }\n",
+    );
+    let started = Instant::now();
+    let o = t.rascal(&[
+        "run",
+        "x",
+        "--agent",
+        "stuck",
+        "--headless",
+        "--timeout",
+        "1s",
+    ]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stdout(&o).contains("timed out after 1.0s"),
+        "{}",
+        stdout(&o)
+    );
+    assert!(started.elapsed() < Duration::from_secs(60));
+    // The backgrounded grandchild is gone too.
+    let pidfile =
+        walk_find(&t.path().join(".git/rascal/runs"), "instruction.md.pid").expect("pid file");
+    let pid: i32 = std::fs::read_to_string(pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    // A killed process whose parent is gone may linger as a zombie until
+    // init reaps it; a zombie is dead.
+    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    let alive = !state.is_empty() && !state.contains(") Z ");
+    assert!(!alive, "grandchild {pid} survived");
+}
+
+fn walk_find(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(f) = walk_find(&p, name) {
+                return Some(f);
+            }
+        } else if p.file_name().map(|n| n == name).unwrap_or(false) {
+            return Some(p);
+        }
+    }
+    None
+}
+
+#[test]
+fn noisy_agent_with_binary_garbage_and_a_10mb_line_is_survived_and_neutralised() {
+    let t = repo_with_agents("agents:\n  noisy: { runtime: scripted, scenario: noisy }\n");
+    let o = t.rascal(&["run", "x", "--agent", "noisy", "--headless"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("[noisy] │ still alive"),
+        "kept streaming after the garbage"
+    );
+    assert!(
+        !out.contains('\u{1b}'),
+        "no raw escape sequence reaches the terminal"
+    );
+    assert!(out.contains("^["), "escapes shown visibly");
+    assert!(
+        out.len() < 2_000_000,
+        "the 10 MB line is cut: {} bytes",
+        out.len()
+    );
+    assert!(out.contains("[noisy] verdict"), "finished with a verdict");
+}
+
+#[test]
+fn agent_environment_is_scrubbed_and_named_credentials_are_redacted() {
+    let t = repo_with_agents(
+        "agents:\n  envy: { runtime: command, command: [\"sh\", \"-c\", \"env; echo x > out.txt\"], env: [RASCAL_TEST_TOKEN] }\n",
+    );
+    let o = Command::new(common::bin())
+        .args(["run", "x", "--agent", "envy", "--headless"])
+        .current_dir(t.path())
+        .env("RASCAL_TEST_TOKEN", "tok-very-secret-123")
+        .env("RASCAL_HOST_ONLY", "should-not-leak")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert!(out.contains("RASCAL_TEST_TOKEN=[redacted]"), "{out}");
+    assert!(!out.contains("tok-very-secret-123"));
+    assert!(
+        !out.contains("RASCAL_HOST_ONLY"),
+        "unnamed host variable leaked: {out}"
+    );
+    assert!(out.contains("RASCAL_INSTRUCTION_FILE="));
+    let db = std::fs::read(t.path().join(".git/rascal/rascal.db")).unwrap();
+    assert!(!String::from_utf8_lossy(&db).contains("tok-very-secret-123"));
+}
+
+#[test]
+fn killed_run_is_recorded_as_interrupted_and_the_next_run_works() {
+    let t = repo_with_agents("agents:\n  stuck: { runtime: scripted, scenario: hang }\n  good: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"fn b() {}\\n\" }] }\n");
+    let mut child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "stuck", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until the agent is running (its log line is journalled).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if list.contains("running") {
+            break;
+        }
+        assert!(Instant::now() < deadline, "run never started: {list}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap(); // SIGKILL: no cleanup at all
+    child.wait().unwrap();
+    let list = stdout(&t.rascal(&["list"]));
+    assert!(list.contains("interrupted"), "{list}");
+    let id = list
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let shown = stdout(&t.rascal(&["show", &id]));
+    assert!(
+        shown.contains("thinking very hard"),
+        "landed logs kept: {shown}"
+    );
+    assert!(shown.contains("run interrupted"), "{shown}");
+    let o = t.rascal(&["run", "y", "--agent", "good", "--headless"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+}
+
+#[test]
+fn check_exit_codes_are_0_1_and_2() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/guardrails.yaml",
+            "guardrails:\n  - { name: no-todo, patterns: ['TODO'] }\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    t.write("a.txt", "a\nfine\n");
+    let o = t.rascal(&["check"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    t.write("b.txt", "TODO\n");
+    let o = t.rascal(&["check", "--json"]);
+    assert_eq!(code(&o), 1);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    assert_eq!(doc["verdict"], "fail");
+    assert_eq!(doc["layers"][0]["issues"][0]["path"], "b.txt");
+    let o = t.rascal(&["check", "--base", "no-such-ref"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("no-such-ref"), "{}", stderr(&o));
+    let plain = tempfile::tempdir().unwrap();
+    let o = common::rascal_in(plain.path(), &["check"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("not inside a git repository"));
+    let o = t.rascal(&["check", "--no-such-flag"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn check_denies_self_edits_only_when_permissions_are_configured() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/permissions.yaml",
+            "permissions:\n  denied_paths: ['secret/**']\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    t.write("secret/x.txt", "x\n");
+    let o = t.rascal(&["check"]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(stdout(&o).contains("secret/x.txt"));
+}
+
+#[test]
+fn agent_editing_rascal_config_is_caught_by_self_protection() {
+    let t = repo_with_agents("agents:\n  sneaky:\n    runtime: scripted\n    steps:\n      - { do: write, path: src/b.rs, content: \"fn b() {}\\n\" }\n      - { do: write, path: .rascal/guardrails.yaml, content: \"guardrails: []\\n\" }\n");
+    let o = t.rascal(&["run", "x", "--agent", "sneaky", "--headless"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains(".rascal/guardrails.yaml"), "{out}");
+    // And its weakened config was not used: the guardrails still ran.
+    assert!(out.contains("guardrails/no-todo"), "{out}");
+}
