@@ -348,8 +348,8 @@ const NON_SECRET_KEY_PARTS: &[&str] = &[
 
 /// Passwords in URLs that are local-development defaults, not leaks.
 const DEV_URL_PASSWORDS: &[&str] = &[
-    "password", "pass", "passwd", "secret", "postgres", "mysql", "root", "admin", "guest",
-    "user", "test", "example", "changeme", "redis", "mongo", "rabbitmq", "dev", "local",
+    "password", "pass", "passwd", "secret", "postgres", "mysql", "root", "admin", "guest", "user",
+    "test", "example", "changeme", "redis", "mongo", "rabbitmq", "dev", "local",
 ];
 
 fn is_placeholder(value: &str) -> bool {
@@ -402,7 +402,9 @@ fn is_uuid(v: &str) -> bool {
 fn looks_like_reference(v: &str) -> bool {
     let ident = |s: &str| {
         !s.is_empty()
-            && s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
     // `settings.SECRET_KEY`, `self.token`, `config.auth.password`
@@ -434,9 +436,14 @@ fn generic_ok(key: &str, value: &str) -> bool {
     if is_uuid(value) || looks_like_reference(value) {
         return false;
     }
-    if value.contains(':') && value.split(':').next().is_some_and(|p| {
-        matches!(p, "sha1" | "sha256" | "sha384" | "sha512" | "md5" | "file" | "env")
-    }) {
+    if value.contains(':')
+        && value.split(':').next().is_some_and(|p| {
+            matches!(
+                p,
+                "sha1" | "sha256" | "sha384" | "sha512" | "md5" | "file" | "env"
+            )
+        })
+    {
         return false;
     }
     let has_digit = value.chars().any(|c| c.is_ascii_digit());
@@ -637,7 +644,11 @@ impl SecretScanner {
             );
             return;
         }
-        let bytes: u64 = file.added_lines.iter().map(|l| l.text.len() as u64 + 1).sum();
+        let bytes: u64 = file
+            .added_lines
+            .iter()
+            .map(|l| l.text.len() as u64 + 1)
+            .sum();
         let size = file.size.max(bytes);
         if size > self.max_file_bytes {
             issues.push(
@@ -789,7 +800,13 @@ mod tests {
 
     #[test]
     fn placeholders() {
-        for p in ["xxxxxxxxxxxx", "<your-key>", "${API_KEY}", "changeme123", "aaaaaaaaaaaa"] {
+        for p in [
+            "xxxxxxxxxxxx",
+            "<your-key>",
+            "${API_KEY}",
+            "changeme123",
+            "aaaaaaaaaaaa",
+        ] {
             assert!(is_placeholder(p), "{p}");
         }
         assert!(!is_placeholder("q8Zr4Tm1Lx9Vb2Nc"));
