@@ -259,6 +259,13 @@ fn cases() -> Vec<Case> {
         "url-credentials",
     );
     tp(
+        "token inside a git remote url wins over url-credentials",
+        "git remote add origin https://x-access-token:",
+        "ghp_".to_string() + &rnd(39, 36, ALNUM),
+        "@github.com/org/repo.git",
+        "github-token",
+    );
+    tp(
         "generic password quoted",
         "password = \"",
         rnd(31, 20, ALNUM),
@@ -454,6 +461,30 @@ fn cases() -> Vec<Case> {
         "publishableKey: \"pk_live_".to_string() + &rnd(50, 24, ALNUM) + "\"",
     );
     fp("token type field", "token_type = \"Bearer2\"".to_string());
+    fp(
+        "python type hint",
+        "def login(user: str, password: Optional[str] = None) -> Session:".to_string(),
+    );
+    fp(
+        "terraform variable reference",
+        "  password = var.db_password".to_string(),
+    );
+    fp(
+        "kubernetes secret name",
+        "      secretName: my-app-tls-2024".to_string(),
+    );
+    fp(
+        "shell command substitution",
+        "DB_PASSWORD=$(cat /run/secrets/db_password)".to_string(),
+    );
+    fp(
+        "docs with elided key",
+        "export OPENAI_API_KEY=sk-...".to_string(),
+    );
+    fp(
+        "constructor call",
+        "let token = Token::new(&config, 3600);".to_string(),
+    );
     v.push(Case {
         name: "private key header constant in code",
         path: "src/pem.rs",
@@ -571,7 +602,7 @@ fn every_rule_has_a_true_positive_case() {
 fn severity_and_confidence() {
     let s = scanner();
     let check = |line: String, sev: Severity, conf: Confidence| {
-        let issues = s.scan(&one_file("a.py", &[line.clone()]));
+        let issues = s.scan(&one_file("a.py", std::slice::from_ref(&line)));
         assert_eq!(issues.len(), 1, "{line}: {issues:?}");
         assert_eq!(issues[0].severity, sev, "{line}");
         assert_eq!(issues[0].confidence, conf, "{line}");

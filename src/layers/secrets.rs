@@ -46,7 +46,7 @@ pub const ALLOW_MARKER: &str = "rascal:allow";
 
 /// Options of the `secrets` builtin check (from `.rascal/` config).
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[serde(default)]
 pub struct SecretsOptions {
     /// Globs of files that are never scanned. A glob without `/` also
     /// matches the file name in any directory (`*.pem`); `*` does not cross
