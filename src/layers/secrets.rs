@@ -1,28 +1,824 @@
-//! TEMPORARY stand-in until the secret scanner lands.
-use crate::changeset::ChangeSet;
-use crate::verdict::{Issue, Severity};
+//! Built-in secret scanner (guardrails layer, DESIGN §2 and §10.4).
+//!
+//! Looks for credentials that an agent added to a change: cloud and SaaS API
+//! keys with distinctive prefixes, private key blocks, JWTs, URLs with
+//! embedded passwords and generic `password/secret/token = "…"` assignments
+//! whose value has high Shannon entropy.
+//!
+//! How a change is scanned:
+//!
+//! * Only *added* lines are read (`FileChange::added_lines`), in every changed
+//!   text file, tracked or not. Deleted files are ignored, binary files and
+//!   files larger than `max_file_bytes` are skipped with an `Info` issue, and
+//!   files matching an `allow_paths` glob are skipped silently.
+//! * Each line gets one case-insensitive Aho-Corasick pass over the keywords
+//!   of all [`RULES`]; only the rules whose keywords occur run their regex.
+//! * A line containing the marker `rascal:allow` is never reported.
+//! * Candidates that look like placeholders (`xxxx`, `<your-key>`, `EXAMPLE`,
+//!   `${VAR}`, `process.env.X`, repeated characters, …) or whose entropy is
+//!   below the rule's threshold are dropped. In lock files (`Cargo.lock`,
+//!   `package-lock.json`, `go.sum`, …) the generic assignment rule is off.
+//! * Long lines are scanned whole: the `regex` crate runs in time linear in
+//!   the input, and the total per file is bounded by `max_file_bytes` (the
+//!   real byte count of the added lines is checked too, not only `size`). At
+//!   most [`MAX_FINDINGS_PER_FILE`] findings are reported per file; the rest
+//!   are summarised in one `Info` issue.
+//! * An issue never contains a secret: the message shows only [`redact`]ed
+//!   text (the first four characters, then `…`), never the line itself.
+
+use std::collections::HashMap;
+
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use regex::Regex;
+
+use crate::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use crate::verdict::{Confidence, Issue, Severity};
+
+/// Default for [`SecretsOptions::max_file_bytes`]: 1 MiB.
+pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// At most this many findings are reported for one file.
+pub const MAX_FINDINGS_PER_FILE: usize = 50;
+
+/// The inline marker that suppresses findings on its line.
+pub const ALLOW_MARKER: &str = "rascal:allow";
+
+/// Options of the `secrets` builtin check (from `.rascal/` config).
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default)]
 pub struct SecretsOptions {
+    /// Globs of files that are never scanned. A glob without `/` also
+    /// matches the file name in any directory (`*.pem`); `*` does not cross
+    /// `/`, `**` does.
     pub allow_paths: Vec<String>,
+    /// Files whose new content is larger than this are skipped with an
+    /// info issue. Default [`DEFAULT_MAX_FILE_BYTES`] (1 MiB).
     pub max_file_bytes: Option<u64>,
 }
-pub struct SecretScanner;
-impl SecretScanner {
-    pub fn new(_opts: &SecretsOptions) -> Result<Self, String> {
-        Ok(SecretScanner)
+
+/// One detection rule, as readable data.
+///
+/// `regex` must have a capture group named `secret` (the text that is
+/// redacted and checked for placeholders) and may have a group named `body`
+/// (the random part, without a fixed prefix, used for the entropy and
+/// placeholder checks). `keywords` are matched case-insensitively; the regex
+/// only runs on lines that contain at least one of them, so every match of
+/// the regex must contain one of the keywords.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SecretRule {
+    pub id: &'static str,
+    pub description: &'static str,
+    pub regex: &'static str,
+    pub keywords: &'static [&'static str],
+    /// Minimum Shannon entropy (bits per char) of the body. For short
+    /// values the bar is lowered to 80% of the maximum possible entropy.
+    pub min_entropy: Option<f64>,
+}
+
+/// The rules, most specific first: when two findings overlap on a line the
+/// earlier rule wins (so `sk-ant-…` is Anthropic, not OpenAI, and
+/// `GITHUB_TOKEN=ghp_…` is a GitHub token, not a generic assignment).
+pub const RULES: &[SecretRule] = &[
+    SecretRule {
+        id: "private-key",
+        description: "private key block",
+        regex: r"(?P<secret>-----BEGIN (?:(?:RSA|EC|DSA|OPENSSH|ENCRYPTED|PGP) )?PRIVATE KEY(?: BLOCK)?-----)",
+        keywords: &["private key"],
+        min_entropy: None,
+    },
+    SecretRule {
+        id: "aws-access-key-id",
+        description: "AWS access key ID",
+        regex: r"\b(?P<secret>(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16})\b",
+        keywords: &["akia", "asia", "abia", "acca"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "aws-secret-access-key",
+        description: "AWS secret access key",
+        regex: r#"(?i)aws_?(?:secret|sec)(?:_?access)?_?key["']?\s*(?::=|=>|=|:)\s*["'`]?(?P<secret>[A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+=]|$)"#,
+        keywords: &["aws_secret", "awssecret", "aws_sec", "awssec"],
+        min_entropy: Some(3.5),
+    },
+    SecretRule {
+        id: "github-token",
+        description: "GitHub token",
+        regex: r"\b(?P<secret>gh[pousr]_(?P<body>[A-Za-z0-9]{36,251}))\b",
+        keywords: &["ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "github-fine-grained-pat",
+        description: "GitHub fine-grained personal access token",
+        regex: r"\b(?P<secret>github_pat_(?P<body>[A-Za-z0-9_]{50,251}))\b",
+        keywords: &["github_pat_"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "gitlab-token",
+        description: "GitLab personal access token",
+        regex: r"\b(?P<secret>glpat-(?P<body>[A-Za-z0-9_\-]{20,64}))(?:[^A-Za-z0-9_\-]|$)",
+        keywords: &["glpat-"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "slack-token",
+        description: "Slack token",
+        regex: r"\b(?P<secret>xox[abposr]-(?P<body>[0-9A-Za-z][0-9A-Za-z\-]{14,250}))(?:[^0-9A-Za-z\-]|$)",
+        keywords: &["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxr-", "xoxs-"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "slack-webhook",
+        description: "Slack incoming webhook URL",
+        regex: r"(?P<secret>https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<body>[A-Za-z0-9+/_\-]{20,200}))",
+        keywords: &["hooks.slack.com"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "stripe-live-key",
+        description: "Stripe live secret key",
+        regex: r"\b(?P<secret>(?:sk|rk)_live_(?P<body>[A-Za-z0-9]{20,247}))\b",
+        keywords: &["sk_live_", "rk_live_"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "stripe-test-key",
+        description: "Stripe test secret key",
+        regex: r"\b(?P<secret>(?:sk|rk)_test_(?P<body>[A-Za-z0-9]{20,247}))\b",
+        keywords: &["sk_test_", "rk_test_"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "google-api-key",
+        description: "Google API key",
+        regex: r"\b(?P<secret>AIza(?P<body>[0-9A-Za-z_\-]{35}))(?:[^0-9A-Za-z_\-]|$)",
+        keywords: &["aiza"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "anthropic-api-key",
+        description: "Anthropic API key",
+        regex: r"\b(?P<secret>sk-ant-(?:(?:api|admin|sid)[0-9]{2}-)?(?P<body>[A-Za-z0-9_\-]{32,250}))(?:[^A-Za-z0-9_\-]|$)",
+        keywords: &["sk-ant-"],
+        min_entropy: Some(3.5),
+    },
+    SecretRule {
+        id: "openai-api-key",
+        description: "OpenAI API key",
+        regex: r"\b(?P<secret>sk-(?:proj-|svcacct-|admin-|None-)?(?P<body>[A-Za-z0-9_\-]{32,250}))(?:[^A-Za-z0-9_\-]|$)",
+        keywords: &["sk-"],
+        min_entropy: Some(4.0),
+    },
+    SecretRule {
+        id: "jwt",
+        description: "JSON Web Token",
+        regex: r"\b(?P<secret>eyJ[A-Za-z0-9_\-]{10,}\.eyJ[A-Za-z0-9_\-]{10,}\.(?P<body>[A-Za-z0-9_\-]{16,}))",
+        keywords: &["eyj"],
+        min_entropy: Some(3.0),
+    },
+    SecretRule {
+        id: "url-credentials",
+        description: "URL with embedded credentials",
+        regex: r#"\b[A-Za-z][A-Za-z0-9+.\-]{1,20}://(?P<user>[^\s:@/'"`<>{}]{1,128}):(?P<secret>[^\s@/'"`<>]{3,256})@[A-Za-z0-9\[]"#,
+        keywords: &["://"],
+        min_entropy: None,
+    },
+    SecretRule {
+        id: "generic-secret",
+        description: "hard-coded password, secret or token",
+        regex: r#"(?i)(?P<key>[A-Za-z0-9_.\-]{0,40}(?:password|passwd|pwd|secret|token|api[_\-]?key|access[_\-]?key|auth[_\-]?key|private[_\-]?key|credential)(?:s|[_.\-][A-Za-z0-9_.\-]{0,30}|(?-i:[A-Z])[A-Za-z0-9_]{0,30})?)["']?\s*(?::=|=>|=|:)\s*["'`]?(?P<secret>[A-Za-z0-9+/_\-!@#%^&*~.=?|:][^\s"'`,;]{7,255})"#,
+        keywords: &[
+            "password",
+            "passwd",
+            "pwd",
+            "secret",
+            "token",
+            "api_key",
+            "api-key",
+            "apikey",
+            "access_key",
+            "access-key",
+            "accesskey",
+            "auth_key",
+            "auth-key",
+            "authkey",
+            "private_key",
+            "private-key",
+            "privatekey",
+            "credential",
+        ],
+        min_entropy: Some(3.5),
+    },
+];
+
+/// Severity and confidence of a rule's findings (kept out of [`SecretRule`]
+/// so the public rule table stays a plain pattern list).
+fn policy(id: &str) -> (Severity, Confidence) {
+    match id {
+        "private-key" | "aws-access-key-id" | "aws-secret-access-key" => {
+            (Severity::Critical, Confidence::High)
+        }
+        "stripe-test-key" => (Severity::Warning, Confidence::High),
+        "generic-secret" | "url-credentials" => (Severity::Error, Confidence::Medium),
+        _ => (Severity::Error, Confidence::High),
     }
-    pub fn scan(&self, changes: &ChangeSet) -> Vec<Issue> {
-        let mut out = Vec::new();
-        for f in &changes.files {
-            for l in &f.added_lines {
-                if l.text.contains("AKIA") {
-                    out.push(
-                        Issue::new("secrets/aws", Severity::Error, "aws key")
-                            .at(&f.path, Some(l.line)),
-                    );
+}
+
+/// `secret` with everything after the first four characters replaced by
+/// `…`. Secrets of fewer than eight characters show only their first half.
+pub fn redact(secret: &str) -> String {
+    let n = secret.chars().count();
+    let keep = if n >= 8 { 4 } else { n / 2 };
+    let mut out: String = secret.chars().take(keep).collect();
+    out.push('…');
+    out
+}
+
+/// Shannon entropy of `s` in bits per character (0.0 for an empty string).
+pub fn shannon_entropy(s: &str) -> f64 {
+    let mut counts: HashMap<char, usize> = HashMap::new();
+    let mut total = 0usize;
+    for c in s.chars() {
+        *counts.entry(c).or_default() += 1;
+        total += 1;
+    }
+    if total == 0 {
+        return 0.0;
+    }
+    let total = total as f64;
+    counts
+        .values()
+        .map(|&c| {
+            let p = c as f64 / total;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Words that mark a value as a placeholder, not a real secret (checked on
+/// the lower-cased candidate).
+const PLACEHOLDER_WORDS: &[&str] = &[
+    "example",
+    "xxxx",
+    "your",
+    "changeme",
+    "change_me",
+    "change-me",
+    "placeholder",
+    "dummy",
+    "fake",
+    "redacted",
+    "sample",
+    "test",
+    "mock",
+    "insert",
+    "replace",
+    "todo",
+    "fixme",
+    "foobar",
+    "lorem",
+    "here",
+    "password",
+    "notreal",
+    "not_real",
+    "not-real",
+    "invalid",
+    "abcdef",
+    "123456",
+    "****",
+    "...",
+    "…",
+    "{{",
+    "${",
+    "%(",
+    "process.env",
+    "os.environ",
+    "getenv",
+    "env!",
+    "env(",
+    "env.",
+    "secrets.",
+    "vault:",
+];
+
+/// Key names (lower-cased) that hold something other than a secret value.
+const NON_SECRET_KEY_PARTS: &[&str] = &[
+    "hash",
+    "sha",
+    "digest",
+    "checksum",
+    "integrity",
+    "url",
+    "uri",
+    "path",
+    "file",
+    "dir",
+    "name",
+    "type",
+    "length",
+    "_len",
+    "count",
+    "prefix",
+    "header",
+    "endpoint",
+    "field",
+    "policy",
+    "expir",
+    "ttl",
+    "timeout",
+    "format",
+    "kind",
+    "mode",
+    "limit",
+    "size",
+    "regex",
+    "pattern",
+    "label",
+    "public",
+    "placeholder",
+    "env_var",
+    "_env",
+    "_id",
+    "manager",
+    "store",
+    "provider",
+];
+
+/// Passwords in URLs that are local-development defaults, not leaks.
+const DEV_URL_PASSWORDS: &[&str] = &[
+    "password", "pass", "passwd", "secret", "postgres", "mysql", "root", "admin", "guest", "user",
+    "test", "example", "changeme", "redis", "mongo", "rabbitmq", "dev", "local",
+];
+
+fn is_placeholder(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    if PLACEHOLDER_WORDS.iter().any(|w| lower.contains(w)) {
+        return true;
+    }
+    let first = value.chars().next().unwrap_or(' ');
+    if matches!(first, '$' | '%' | '<' | '{' | '[' | '(') {
+        return true;
+    }
+    // Repeated characters: a run of five, or very few distinct characters.
+    let mut run = 0usize;
+    let mut prev = None;
+    let mut distinct: Vec<char> = Vec::new();
+    for c in value.chars() {
+        if Some(c) == prev {
+            run += 1;
+            if run >= 5 {
+                return true;
+            }
+        } else {
+            run = 1;
+            prev = Some(c);
+        }
+        if distinct.len() < 6 && !distinct.contains(&c) {
+            distinct.push(c);
+        }
+    }
+    distinct.len() < 6
+}
+
+fn entropy_ok(value: &str, min: Option<f64>) -> bool {
+    let Some(min) = min else { return true };
+    let n = value.chars().count().max(1) as f64;
+    let bar = min.min(n.log2() * 0.8);
+    shannon_entropy(value) >= bar
+}
+
+fn is_uuid(v: &str) -> bool {
+    let b = v.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, &c)| match i {
+            8 | 13 | 18 | 23 => c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// A code identifier or dotted reference rather than a literal value.
+fn looks_like_reference(v: &str) -> bool {
+    let ident = |s: &str| {
+        !s.is_empty()
+            && s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    // `settings.SECRET_KEY`, `self.token`, `config.auth.password`
+    if v.contains('.') && v.split('.').all(ident) {
+        return true;
+    }
+    // `API_TOKEN_V2`, `get_token_value`
+    let upper_snake = v.contains('_')
+        && v.chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_');
+    let lower_snake = v.contains('_')
+        && v.chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    (upper_snake || lower_snake) && ident(v)
+}
+
+/// Extra checks for a generic `key = value` candidate.
+fn generic_ok(key: &str, value: &str) -> bool {
+    let key = key.to_ascii_lowercase();
+    if NON_SECRET_KEY_PARTS.iter().any(|p| key.contains(p)) {
+        return false;
+    }
+    if value.contains(['(', ')', '[', ']', '{', '}', '<', '>', '\\']) {
+        return false;
+    }
+    if value.starts_with("http") || value.starts_with('/') || value.starts_with("./") {
+        return false;
+    }
+    if is_uuid(value) || looks_like_reference(value) {
+        return false;
+    }
+    if value.contains(':')
+        && value.split(':').next().is_some_and(|p| {
+            matches!(
+                p,
+                "sha1" | "sha256" | "sha384" | "sha512" | "md5" | "file" | "env"
+            )
+        })
+    {
+        return false;
+    }
+    let has_digit = value.chars().any(|c| c.is_ascii_digit());
+    let n = value.chars().count();
+    has_digit || (n >= 24 && shannon_entropy(value) >= 4.2)
+}
+
+fn url_password_ok(user: &str, pass: &str) -> bool {
+    let lower = pass.to_ascii_lowercase();
+    if pass == user || DEV_URL_PASSWORDS.contains(&lower.as_str()) {
+        return false;
+    }
+    if pass.starts_with('$') || pass.starts_with('%') || pass.contains("{{") {
+        return false;
+    }
+    !is_placeholder(pass)
+}
+
+/// Lock files hold hashes, not hand-written config: the generic rule is off.
+fn is_lock_file(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    matches!(
+        name,
+        "Cargo.lock"
+            | "package-lock.json"
+            | "npm-shrinkwrap.json"
+            | "yarn.lock"
+            | "pnpm-lock.yaml"
+            | "go.sum"
+            | "poetry.lock"
+            | "Pipfile.lock"
+            | "Gemfile.lock"
+            | "composer.lock"
+            | "flake.lock"
+            | "uv.lock"
+            | "bun.lock"
+            | "mix.lock"
+            | "pubspec.lock"
+            | "packages.lock.json"
+            | "gradle.lockfile"
+    ) || name.ends_with(".lock")
+}
+
+/// Does the text after a private-key header (same line, or the next added
+/// line) look like key material rather than a header constant in code?
+fn key_body_follows(rest: &str, next: Option<&str>) -> bool {
+    let base64ish = |s: &str| {
+        let s = s.trim().trim_start_matches("\\n").trim_start_matches("\\r");
+        s.starts_with("Proc-Type:")
+            || s.starts_with("Comment:")
+            || s.starts_with("Version:")
+            || s.chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '='))
+                .count()
+                >= 32
+    };
+    if let Some(i) = rest.find("\\n") {
+        if base64ish(&rest[i..]) {
+            return true;
+        }
+    }
+    if base64ish(rest) {
+        return true;
+    }
+    next.is_some_and(|n| base64ish(n.trim_start_matches(['"', '\'', ' ', '\t'])))
+}
+
+struct Compiled {
+    rule: &'static SecretRule,
+    regex: Regex,
+    has_body: bool,
+    severity: Severity,
+    confidence: Confidence,
+}
+
+/// The compiled scanner: build once with [`SecretScanner::new`], then call
+/// [`SecretScanner::scan`] for each change set.
+pub struct SecretScanner {
+    rules: Vec<Compiled>,
+    keywords: AhoCorasick,
+    /// Keyword pattern id → bit set of rule indices.
+    keyword_rules: Vec<u64>,
+    allow: GlobSet,
+    max_file_bytes: u64,
+}
+
+impl std::fmt::Debug for SecretScanner {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SecretScanner")
+            .field("rules", &self.rules.len())
+            .field("max_file_bytes", &self.max_file_bytes)
+            .finish()
+    }
+}
+
+struct Finding {
+    rule: usize,
+    start: usize,
+    end: usize,
+    secret: String,
+}
+
+impl SecretScanner {
+    /// Compile the rules and the `allow_paths` globs. The error names the
+    /// glob that does not parse.
+    pub fn new(opts: &SecretsOptions) -> Result<Self, String> {
+        assert!(RULES.len() <= 64, "rule bit set holds 64 rules");
+        let mut rules = Vec::with_capacity(RULES.len());
+        let mut patterns: Vec<String> = Vec::new();
+        let mut keyword_rules: Vec<u64> = Vec::new();
+        for (i, rule) in RULES.iter().enumerate() {
+            let regex = Regex::new(rule.regex)
+                .map_err(|e| format!("secret rule {}: bad regex: {e}", rule.id))?;
+            let (severity, confidence) = policy(rule.id);
+            rules.push(Compiled {
+                rule,
+                has_body: regex.capture_names().any(|n| n == Some("body")),
+                regex,
+                severity,
+                confidence,
+            });
+            for kw in rule.keywords {
+                let kw = kw.to_ascii_lowercase();
+                match patterns.iter().position(|p| *p == kw) {
+                    Some(p) => keyword_rules[p] |= 1 << i,
+                    None => {
+                        patterns.push(kw);
+                        keyword_rules.push(1 << i);
+                    }
                 }
             }
         }
-        out
+        let keywords = AhoCorasickBuilder::new()
+            .ascii_case_insensitive(true)
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)
+            .map_err(|e| format!("secret keywords: {e}"))?;
+
+        let mut allow = GlobSetBuilder::new();
+        for g in &opts.allow_paths {
+            let mut add = |pat: &str| -> Result<(), String> {
+                let glob = GlobBuilder::new(pat)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| format!("secrets: bad allow_paths glob {g:?}: {e}"))?;
+                allow.add(glob);
+                Ok(())
+            };
+            add(g)?;
+            if !g.contains('/') {
+                add(&format!("**/{g}"))?;
+            }
+        }
+        let allow = allow
+            .build()
+            .map_err(|e| format!("secrets: bad allow_paths: {e}"))?;
+
+        Ok(SecretScanner {
+            rules,
+            keywords,
+            keyword_rules,
+            allow,
+            max_file_bytes: opts.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+        })
+    }
+
+    /// Scan the added lines of every changed file; returns one issue per
+    /// finding (plus info issues for skipped files). Never panics on odd
+    /// input and never puts a secret in an issue.
+    pub fn scan(&self, changes: &ChangeSet) -> Vec<Issue> {
+        let mut issues = Vec::new();
+        for file in &changes.files {
+            self.scan_file(file, &mut issues);
+        }
+        issues
+    }
+
+    fn scan_file(&self, file: &FileChange, issues: &mut Vec<Issue>) {
+        if file.op == Operation::Delete
+            || matches!(
+                file.new_kind,
+                None | Some(EntryKind::Symlink) | Some(EntryKind::Submodule)
+            )
+        {
+            return;
+        }
+        if self.allow.is_match(&file.path) {
+            return;
+        }
+        if file.binary {
+            issues.push(
+                Issue::new(
+                    "secrets/skipped-binary",
+                    Severity::Info,
+                    "binary file not scanned for secrets",
+                )
+                .at(file.path.clone(), None),
+            );
+            return;
+        }
+        let bytes: u64 = file
+            .added_lines
+            .iter()
+            .map(|l| l.text.len() as u64 + 1)
+            .sum();
+        let size = file.size.max(bytes);
+        if size > self.max_file_bytes {
+            issues.push(
+                Issue::new(
+                    "secrets/skipped-large",
+                    Severity::Info,
+                    format!(
+                        "file of {size} bytes not scanned for secrets (limit {} bytes)",
+                        self.max_file_bytes
+                    ),
+                )
+                .at(file.path.clone(), None),
+            );
+            return;
+        }
+
+        let lock = is_lock_file(&file.path);
+        let mut reported = 0usize;
+        let mut suppressed = 0usize;
+        let mut findings = Vec::new();
+        for (idx, added) in file.added_lines.iter().enumerate() {
+            let text = added.text.strip_suffix('\r').unwrap_or(&added.text);
+            if text.contains(ALLOW_MARKER) {
+                continue;
+            }
+            let next = file
+                .added_lines
+                .get(idx + 1)
+                .filter(|n| n.line == added.line.wrapping_add(1))
+                .map(|n| n.text.as_str());
+            findings.clear();
+            self.scan_line(text, next, lock, &mut findings);
+            for f in findings.drain(..) {
+                if reported >= MAX_FINDINGS_PER_FILE {
+                    suppressed += 1;
+                    continue;
+                }
+                reported += 1;
+                let c = &self.rules[f.rule];
+                issues.push(
+                    Issue::new(
+                        format!("secrets/{}", c.rule.id),
+                        c.severity,
+                        format!(
+                            "possible {} added ({}); remove it, rotate it, and load it from the environment",
+                            c.rule.description,
+                            redact(&f.secret)
+                        ),
+                    )
+                    .confidence(c.confidence)
+                    .at(file.path.clone(), Some(added.line)),
+                );
+            }
+        }
+        if suppressed > 0 {
+            issues.push(
+                Issue::new(
+                    "secrets/too-many-findings",
+                    Severity::Info,
+                    format!("{suppressed} more possible secrets in this file not listed"),
+                )
+                .at(file.path.clone(), None),
+            );
+        }
+    }
+
+    /// Find secrets on one line (already stripped of `\r`).
+    fn scan_line(&self, text: &str, next: Option<&str>, lock: bool, out: &mut Vec<Finding>) {
+        let mut set = 0u64;
+        for m in self.keywords.find_overlapping_iter(text) {
+            set |= self.keyword_rules[m.pattern().as_usize()];
+        }
+        if set == 0 {
+            return;
+        }
+        for (i, c) in self.rules.iter().enumerate() {
+            if set & (1 << i) == 0 {
+                continue;
+            }
+            let id = c.rule.id;
+            if lock && id == "generic-secret" {
+                continue;
+            }
+            for caps in c.regex.captures_iter(text) {
+                let Some(secret) = caps.name("secret") else {
+                    continue;
+                };
+                let body = if c.has_body {
+                    caps.name("body").map_or(secret.as_str(), |b| b.as_str())
+                } else {
+                    secret.as_str()
+                };
+                let ok = match id {
+                    "private-key" => key_body_follows(&text[secret.end()..], next),
+                    "url-credentials" => {
+                        let user = caps.name("user").map_or("", |u| u.as_str());
+                        url_password_ok(user, secret.as_str())
+                    }
+                    "generic-secret" => {
+                        let key = caps.name("key").map_or("", |k| k.as_str());
+                        !is_placeholder(body)
+                            && entropy_ok(body, c.rule.min_entropy)
+                            && generic_ok(key, body)
+                    }
+                    _ => !is_placeholder(body) && entropy_ok(body, c.rule.min_entropy),
+                };
+                if !ok {
+                    continue;
+                }
+                let (start, end) = (secret.start(), secret.end());
+                if out.iter().any(|f| f.start < end && start < f.end) {
+                    continue;
+                }
+                out.push(Finding {
+                    rule: i,
+                    start,
+                    end,
+                    secret: secret.as_str().to_string(),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_compiles_and_has_keywords() {
+        let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+        assert_eq!(s.rules.len(), RULES.len());
+        for r in RULES {
+            assert!(!r.keywords.is_empty(), "{}", r.id);
+            assert!(r.regex.contains("?P<secret>"), "{}", r.id);
+        }
+    }
+
+    #[test]
+    fn entropy_and_redaction() {
+        assert_eq!(shannon_entropy(""), 0.0);
+        assert_eq!(shannon_entropy("aaaa"), 0.0);
+        assert!((shannon_entropy("ab") - 1.0).abs() < 1e-9);
+        assert_eq!(redact("abcdefghij"), "abcd…");
+        assert_eq!(redact("abc"), "a…");
+        assert_eq!(redact(""), "…");
+        assert_eq!(redact("ééééééééé"), "éééé…");
+    }
+
+    #[test]
+    fn placeholders() {
+        for p in [
+            "xxxxxxxxxxxx",
+            "<your-key>",
+            "${API_KEY}",
+            "changeme123",
+            "aaaaaaaaaaaa",
+        ] {
+            assert!(is_placeholder(p), "{p}");
+        }
+        assert!(!is_placeholder("q8Zr4Tm1Lx9Vb2Nc"));
+    }
+
+    #[test]
+    fn bad_glob_is_named() {
+        let e = SecretScanner::new(&SecretsOptions {
+            allow_paths: vec!["a/[".into()],
+            max_file_bytes: None,
+        })
+        .unwrap_err();
+        assert!(e.contains("a/["), "{e}");
     }
 }

@@ -1,0 +1,938 @@
+//! Integration tests for the built-in secret scanner.
+//!
+//! Fake secrets are generated from a seeded PRNG or concatenated from pieces,
+//! so no whole real-looking secret literal sits in this file.
+
+use rascal::changeset::*;
+use rascal::layers::secrets::*;
+use rascal::verdict::*;
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+const HEX: &str = "0123456789abcdef";
+const DIGITS: &str = "0123456789";
+
+/// Deterministic pseudo-random string of `n` characters from `alphabet`.
+fn rnd(seed: u64, n: usize, alphabet: &str) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chars[(x % chars.len() as u64) as usize]
+        })
+        .collect()
+}
+
+fn scanner() -> SecretScanner {
+    SecretScanner::new(&SecretsOptions::default()).expect("default options compile")
+}
+
+fn one_file<S: AsRef<str>>(path: &str, lines: &[S]) -> ChangeSet {
+    ChangeSet {
+        base: "0".repeat(40),
+        files: vec![FileChange::new(path, Operation::Create).with_lines(lines)],
+    }
+}
+
+fn rules_of(issues: &[Issue]) -> Vec<String> {
+    issues.iter().map(|i| i.rule.clone()).collect()
+}
+
+/// No issue may contain `secret` in its message, rule or path.
+fn assert_no_leak(issues: &[Issue], secret: &str) {
+    for i in issues {
+        assert!(
+            !i.message.contains(secret),
+            "issue message leaks the secret: {}",
+            i.message
+        );
+        let json = serde_json::to_string(i).unwrap();
+        assert!(!json.contains(secret), "serialised issue leaks: {json}");
+    }
+}
+
+struct Case {
+    name: &'static str,
+    path: &'static str,
+    lines: Vec<String>,
+    /// The secret text that must never appear in an issue.
+    secret: String,
+    /// The rule id expected to fire (exactly one finding), or None.
+    expect: Option<&'static str>,
+}
+
+fn case(name: &'static str, line: String, secret: String, expect: Option<&'static str>) -> Case {
+    Case {
+        name,
+        path: "src/config.rs",
+        lines: vec![line],
+        secret,
+        expect,
+    }
+}
+
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let mut tp = |name, prefix: &str, secret: String, suffix: &str, rule| {
+        v.push(case(
+            name,
+            format!("{prefix}{secret}{suffix}"),
+            secret,
+            Some(rule),
+        ));
+    };
+
+    // ---- true positives, at least one per rule ----
+    tp(
+        "aws access key id AKIA",
+        "let id = \"",
+        "AKIA".to_string() + &rnd(1, 16, UPPER_NUM),
+        "\";",
+        "aws-access-key-id",
+    );
+    tp(
+        "aws temporary key id ASIA",
+        "AWS_ACCESS_KEY_ID=",
+        "ASIA".to_string() + &rnd(2, 16, UPPER_NUM),
+        "",
+        "aws-access-key-id",
+    );
+    tp(
+        "aws secret access key env form",
+        "AWS_SECRET_ACCESS_KEY=",
+        rnd(3, 40, B64),
+        "",
+        "aws-secret-access-key",
+    );
+    tp(
+        "aws secret access key yaml form",
+        "  aws_secret_access_key: \"",
+        rnd(4, 40, B64),
+        "\"",
+        "aws-secret-access-key",
+    );
+    tp(
+        "github classic ghp",
+        "const T: &str = \"",
+        "ghp_".to_string() + &rnd(5, 36, ALNUM),
+        "\";",
+        "github-token",
+    );
+    tp(
+        "github oauth gho",
+        "token: ",
+        "gho_".to_string() + &rnd(6, 36, ALNUM),
+        "",
+        "github-token",
+    );
+    tp(
+        "github server ghs in env",
+        "GITHUB_TOKEN=",
+        "ghs_".to_string() + &rnd(7, 36, ALNUM),
+        "",
+        "github-token",
+    );
+    tp(
+        "github refresh ghr and user ghu",
+        "refresh = '",
+        "ghr_".to_string() + &rnd(8, 36, ALNUM),
+        "'",
+        "github-token",
+    );
+    tp(
+        "github fine-grained pat",
+        "export GH_PAT=",
+        "github_pat_".to_string() + &rnd(9, 22, ALNUM) + "_" + &rnd(10, 59, ALNUM),
+        "",
+        "github-fine-grained-pat",
+    );
+    tp(
+        "gitlab pat",
+        "gitlab_token = \"",
+        "glpat-".to_string() + &rnd(11, 20, ALNUM),
+        "\"",
+        "gitlab-token",
+    );
+    tp(
+        "slack bot token",
+        "SLACK_BOT_TOKEN=",
+        "xoxb-".to_string()
+            + &rnd(12, 12, DIGITS)
+            + "-"
+            + &rnd(13, 13, DIGITS)
+            + "-"
+            + &rnd(14, 24, ALNUM),
+        "",
+        "slack-token",
+    );
+    tp(
+        "slack user token",
+        "client = WebClient(\"",
+        "xoxp-".to_string() + &rnd(15, 12, DIGITS) + "-" + &rnd(16, 32, ALNUM),
+        "\")",
+        "slack-token",
+    );
+    tp(
+        "slack webhook",
+        "url = \"",
+        "https://hooks.slack.com/services/".to_string()
+            + "T"
+            + &rnd(17, 8, UPPER_NUM)
+            + "/B"
+            + &rnd(18, 8, UPPER_NUM)
+            + "/"
+            + &rnd(19, 24, ALNUM),
+        "\"",
+        "slack-webhook",
+    );
+    tp(
+        "stripe live secret key",
+        "Stripe.api_key = '",
+        "sk_live_".to_string() + &rnd(20, 24, ALNUM),
+        "'",
+        "stripe-live-key",
+    );
+    tp(
+        "stripe live restricted key",
+        "STRIPE_KEY: ",
+        "rk_live_".to_string() + &rnd(21, 24, ALNUM),
+        "",
+        "stripe-live-key",
+    );
+    tp(
+        "stripe test key",
+        "stripe.key = \"",
+        "sk_test_".to_string() + &rnd(22, 24, ALNUM),
+        "\"",
+        "stripe-test-key",
+    );
+    tp(
+        "google api key",
+        "<meta name=\"maps\" content=\"",
+        "AIza".to_string() + &rnd(23, 35, B64URL),
+        "\">",
+        "google-api-key",
+    );
+    tp(
+        "openai legacy key",
+        "openai.api_key = \"",
+        "sk-".to_string() + &rnd(24, 48, ALNUM),
+        "\"",
+        "openai-api-key",
+    );
+    tp(
+        "openai project key",
+        "OPENAI_API_KEY=",
+        "sk-proj-".to_string() + &rnd(25, 120, B64URL),
+        "",
+        "openai-api-key",
+    );
+    tp(
+        "anthropic key",
+        "ANTHROPIC_API_KEY=\"",
+        "sk-ant-api03-".to_string() + &rnd(26, 93, B64URL) + "AA",
+        "\"",
+        "anthropic-api-key",
+    );
+    tp(
+        "jwt bearer",
+        "Authorization: Bearer ",
+        "eyJ".to_string()
+            + &rnd(27, 30, B64URL)
+            + ".eyJ"
+            + &rnd(28, 60, B64URL)
+            + "."
+            + &rnd(29, 43, B64URL),
+        "",
+        "jwt",
+    );
+    tp(
+        "url with embedded password",
+        "DATABASE_URL=postgres://app:",
+        rnd(30, 16, ALNUM),
+        "@db.internal:5432/app",
+        "url-credentials",
+    );
+    tp(
+        "token inside a git remote url wins over url-credentials",
+        "git remote add origin https://x-access-token:",
+        "ghp_".to_string() + &rnd(39, 36, ALNUM),
+        "@github.com/org/repo.git",
+        "github-token",
+    );
+    tp(
+        "generic password quoted",
+        "password = \"",
+        rnd(31, 20, ALNUM),
+        "\"",
+        "generic-secret",
+    );
+    tp(
+        "generic api_key yaml unquoted",
+        "  api_key: ",
+        rnd(32, 32, ALNUM),
+        "",
+        "generic-secret",
+    );
+    tp(
+        "generic client_secret json",
+        "  \"client_secret\": \"",
+        rnd(33, 24, B64),
+        "\",",
+        "generic-secret",
+    );
+    tp(
+        "generic env DB_PASSWORD",
+        "DB_PASSWORD=",
+        rnd(34, 18, ALNUM),
+        "",
+        "generic-secret",
+    );
+    tp(
+        "generic shell export",
+        "export SERVICE_TOKEN=",
+        rnd(35, 40, HEX),
+        "",
+        "generic-secret",
+    );
+    tp(
+        "generic go short assign camelCase",
+        "\tauthToken := \"",
+        rnd(36, 28, ALNUM),
+        "\"",
+        "generic-secret",
+    );
+    tp(
+        "generic js camelCase apiKey",
+        "const cfg = { apiKey: '",
+        rnd(37, 26, ALNUM),
+        "' };",
+        "generic-secret",
+    );
+
+    // ---- private keys (multi-line) ----
+    let body = rnd(38, 64, B64);
+    for (name, kind) in [
+        ("rsa private key", "RSA PRIVATE KEY"),
+        ("openssh private key", "OPENSSH PRIVATE KEY"),
+        ("ec private key", "EC PRIVATE KEY"),
+        ("pkcs8 private key", "PRIVATE KEY"),
+        ("encrypted private key", "ENCRYPTED PRIVATE KEY"),
+        ("pgp private key block", "PGP PRIVATE KEY BLOCK"),
+    ] {
+        v.push(Case {
+            name,
+            path: "deploy/id_key",
+            lines: vec![
+                format!("-----BEGIN {kind}-----"),
+                body.clone(),
+                format!("-----END {kind}-----"),
+            ],
+            secret: body.clone(),
+            expect: Some("private-key"),
+        });
+    }
+    v.push(case(
+        "private key in a json string with \\n",
+        format!("  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----\\n\","),
+        body.clone(),
+        Some("private-key"),
+    ));
+
+    // ---- near misses: must not fire ----
+    let mut fp = |name, line: String| {
+        v.push(case(name, line, String::new(), None));
+    };
+    fp("git sha", format!("commit = \"{}\"", rnd(40, 40, HEX)));
+    fp(
+        "git sha with a rev key",
+        format!("rev: {}", rnd(41, 40, HEX)),
+    );
+    let uuid = format!(
+        "{}-{}-{}-{}-{}",
+        rnd(42, 8, HEX),
+        rnd(43, 4, HEX),
+        rnd(44, 4, HEX),
+        rnd(45, 4, HEX),
+        rnd(46, 12, HEX)
+    );
+    fp("uuid assigned to a token key", format!("token: {uuid}"));
+    fp("uuid request id", format!("let request_id = \"{uuid}\";"));
+    fp(
+        "sha256 digest",
+        format!("sha256 = \"{}\"", rnd(47, 64, HEX)),
+    );
+    fp(
+        "password hash column",
+        format!("password_hash = \"{}\"", rnd(48, 64, HEX)),
+    );
+    fp(
+        "base64 fixture without keyword",
+        format!("const FIXTURE: &str = \"{}\";", rnd(49, 120, B64)),
+    );
+    fp(
+        "aws documentation example id",
+        "aws_access_key_id = AKIA".to_string() + "IOSFODNN7" + "EXAMPLE",
+    );
+    fp(
+        "aws documentation example secret",
+        "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCY".to_string() + "EXAMPLEKEY",
+    );
+    fp("x placeholder", format!("api_key = \"{}\"", "x".repeat(24)));
+    fp("X placeholder env", format!("API_KEY={}", "X".repeat(16)));
+    fp("angle placeholder", "api_key: <your-key>".to_string());
+    fp(
+        "your_api_key_here",
+        "api_key = \"your_api_key_here\"".to_string(),
+    );
+    fp("changeme", "password = \"changeme\"".to_string());
+    fp("dollar brace var", "password: ${DB_PASSWORD}".to_string());
+    fp("dollar var", "token = $GITHUB_TOKEN".to_string());
+    fp(
+        "python os.environ",
+        "api_key = os.environ[\"OPENAI_API_KEY\"]".to_string(),
+    );
+    fp(
+        "node process.env",
+        "const token = process.env.GITHUB_TOKEN_V2;".to_string(),
+    );
+    fp("rust env!", "let api_key = env!(\"API_KEY\");".to_string());
+    fp("jinja template", "password: \"{{ secret }}\"".to_string());
+    fp(
+        "github actions secret",
+        "  token: ${{ secrets.GITHUB_TOKEN }}".to_string(),
+    );
+    fp(
+        "repeated characters",
+        format!("secret = \"{}\"", "a".repeat(20)),
+    );
+    fp(
+        "ghp with placeholder body",
+        format!("token = \"ghp_{}\"", "x".repeat(36)),
+    );
+    fp("dummy", "password = \"dummy-password-123\"".to_string());
+    fp("fake", "token = \"fake_token_abc123\"".to_string());
+    fp("test", "api_key = \"test-key-12345678\"".to_string());
+    fp("redacted", "secret: \"[REDACTED]\"".to_string());
+    fp("too short", "password = \"k3y\"".to_string());
+    fp(
+        "tokenizer is not a token",
+        "tokenizer = \"bert-base-uncased-v2\"".to_string(),
+    );
+    fp(
+        "reference to settings",
+        "password = settings.DB_PASSWORD".to_string(),
+    );
+    fp(
+        "snake_case call-less reference",
+        "token = token_value2".to_string(),
+    );
+    fp(
+        "url with env password",
+        "DATABASE_URL=mysql://user:${DB_PASS}@localhost/db".to_string(),
+    );
+    fp(
+        "url with dev default password",
+        "url: postgres://postgres:postgres@localhost:5432/app".to_string(),
+    );
+    fp(
+        "url with placeholder password",
+        "https://user:<password>@example.com/repo.git".to_string(),
+    );
+    fp(
+        "url without password",
+        "git clone https://github.com/org/repo.git".to_string(),
+    );
+    fp(
+        "kebab css class after sk-",
+        "let cls = \"sk-button-primary-large-rounded-outline\";".to_string(),
+    );
+    fp(
+        "jwt header alone",
+        "const HDR = \"eyJhbGciOiJIUzI1NiJ9\";".to_string(),
+    );
+    fp(
+        "stripe publishable key",
+        "publishableKey: \"pk_live_".to_string() + &rnd(50, 24, ALNUM) + "\"",
+    );
+    fp("token type field", "token_type = \"Bearer2\"".to_string());
+    fp(
+        "python type hint",
+        "def login(user: str, password: Optional[str] = None) -> Session:".to_string(),
+    );
+    fp(
+        "terraform variable reference",
+        "  password = var.db_password".to_string(),
+    );
+    fp(
+        "kubernetes secret name",
+        "      secretName: my-app-tls-2024".to_string(),
+    );
+    fp(
+        "shell command substitution",
+        "DB_PASSWORD=$(cat /run/secrets/db_password)".to_string(),
+    );
+    fp(
+        "docs with elided key",
+        "export OPENAI_API_KEY=sk-...".to_string(),
+    );
+    fp(
+        "constructor call",
+        "let token = Token::new(&config, 3600);".to_string(),
+    );
+    v.push(Case {
+        name: "private key header constant in code",
+        path: "src/pem.rs",
+        lines: vec![
+            "const RSA_HEADER: &str = \"-----BEGIN RSA PRIVATE KEY-----\";".to_string(),
+            "fn parse(pem: &str) -> Result<Key, Error> {".to_string(),
+        ],
+        secret: String::new(),
+        expect: None,
+    });
+
+    // ---- lock files: integrity hashes never fire ----
+    let lock = |name, path, line: String| Case {
+        name,
+        path,
+        lines: vec![line],
+        secret: String::new(),
+        expect: None,
+    };
+    v.push(lock(
+        "Cargo.lock checksum",
+        "Cargo.lock",
+        format!("checksum = \"{}\"", rnd(51, 64, HEX)),
+    ));
+    v.push(lock(
+        "package-lock integrity",
+        "web/package-lock.json",
+        format!("      \"integrity\": \"sha512-{}==\",", rnd(52, 86, B64)),
+    ));
+    v.push(lock(
+        "package-lock js-tokens entry",
+        "package-lock.json",
+        "    \"node_modules/js-tokens\": {".to_string(),
+    ));
+    v.push(lock(
+        "yarn.lock integrity",
+        "yarn.lock",
+        format!("  integrity sha512-{}==", rnd(53, 86, B64)),
+    ));
+    v.push(lock(
+        "go.sum hash",
+        "go.sum",
+        format!("golang.org/x/oauth2 v0.21.0 h1:{}=", rnd(54, 43, B64)),
+    ));
+    v.push(lock(
+        "poetry.lock hash",
+        "poetry.lock",
+        format!(
+            "    {{file = \"tokenizers-0.19.1.tar.gz\", hash = \"sha256:{}\"}},",
+            rnd(55, 64, HEX)
+        ),
+    ));
+    v.push(lock(
+        "pnpm lock with token-ish package",
+        "pnpm-lock.yaml",
+        format!(
+            "  /secret-token-lib@1.0.0: resolution: {{integrity: sha512-{}}}",
+            rnd(56, 86, B64)
+        ),
+    ));
+    v
+}
+
+#[test]
+fn table_of_secret_cases() {
+    let s = scanner();
+    let cases = cases();
+    let positives = cases.iter().filter(|c| c.expect.is_some()).count();
+    let negatives = cases.len() - positives;
+    assert!(positives >= 30, "only {positives} true-positive cases");
+    assert!(negatives >= 30, "only {negatives} false-positive cases");
+
+    let mut failures = Vec::new();
+    for c in &cases {
+        let issues = s.scan(&one_file(c.path, &c.lines));
+        if !c.secret.is_empty() {
+            assert_no_leak(&issues, &c.secret);
+        }
+        let got = rules_of(&issues);
+        let want: Vec<String> = c
+            .expect
+            .map(|r| format!("secrets/{r}"))
+            .into_iter()
+            .collect();
+        if got != want {
+            failures.push(format!("{}: want {want:?}, got {got:?}", c.name));
+            continue;
+        }
+        if let Some(i) = issues.first() {
+            assert_eq!(i.path.as_deref(), Some(c.path), "{}", c.name);
+            assert_eq!(i.line, Some(1), "{}", c.name);
+            assert!(i.severity >= Severity::Warning, "{}", c.name);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "failing cases:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn every_rule_has_a_true_positive_case() {
+    let cases = cases();
+    for r in RULES {
+        assert!(
+            cases.iter().any(|c| c.expect == Some(r.id)),
+            "no true-positive case for rule {}",
+            r.id
+        );
+    }
+}
+
+#[test]
+fn severity_and_confidence() {
+    let s = scanner();
+    let check = |line: String, sev: Severity, conf: Confidence| {
+        let issues = s.scan(&one_file("a.py", std::slice::from_ref(&line)));
+        assert_eq!(issues.len(), 1, "{line}: {issues:?}");
+        assert_eq!(issues[0].severity, sev, "{line}");
+        assert_eq!(issues[0].confidence, conf, "{line}");
+    };
+    check(
+        "x = 'AKIA".to_string() + &rnd(60, 16, UPPER_NUM) + "'",
+        Severity::Critical,
+        Confidence::High,
+    );
+    check(
+        "x = 'ghp_".to_string() + &rnd(61, 36, ALNUM) + "'",
+        Severity::Error,
+        Confidence::High,
+    );
+    check(
+        "x = 'sk_test_".to_string() + &rnd(62, 24, ALNUM) + "'",
+        Severity::Warning,
+        Confidence::High,
+    );
+    check(
+        format!("password = '{}'", rnd(63, 20, ALNUM)),
+        Severity::Error,
+        Confidence::Medium,
+    );
+}
+
+#[test]
+fn message_shows_only_the_redacted_form() {
+    let s = scanner();
+    let token = "ghp_".to_string() + &rnd(70, 36, ALNUM);
+    let issues = s.scan(&one_file("src/lib.rs", &[format!("let t = \"{token}\";")]));
+    assert_eq!(issues.len(), 1);
+    assert!(issues[0].message.contains("ghp_…"), "{}", issues[0].message);
+    assert!(issues[0].message.contains("GitHub token"));
+    assert_no_leak(&issues, &token);
+    // Not even a long tail of it.
+    assert_no_leak(&issues, &token[4..12]);
+}
+
+#[test]
+fn redact_and_entropy() {
+    assert_eq!(redact("ghp_abcdefghijkl"), "ghp_…");
+    assert_eq!(redact("sk-ant-xyz"), "sk-a…");
+    assert!(!redact("abcdefghijklmnop").contains("efgh"));
+    assert_eq!(shannon_entropy("aaaaaaaa"), 0.0);
+    assert!((shannon_entropy("abcd") - 2.0).abs() < 1e-9);
+    assert!(shannon_entropy(&rnd(1, 40, ALNUM)) > 4.0);
+}
+
+#[test]
+fn untracked_env_file_fires() {
+    let s = scanner();
+    let key = "sk-ant-api03-".to_string() + &rnd(80, 93, B64URL) + "AA";
+    let mut f = FileChange::new(".env", Operation::Create).with_lines(&[
+        "# local settings".to_string(),
+        format!("ANTHROPIC_API_KEY={key}"),
+    ]);
+    f.untracked = true;
+    let issues = s.scan(&ChangeSet {
+        base: String::new(),
+        files: vec![f],
+    });
+    assert_eq!(rules_of(&issues), vec!["secrets/anthropic-api-key"]);
+    assert_eq!(issues[0].path.as_deref(), Some(".env"));
+    assert_eq!(issues[0].line, Some(2));
+    assert_no_leak(&issues, &key);
+}
+
+#[test]
+fn deleted_file_and_removed_lines_do_not_fire() {
+    let s = scanner();
+    let token = "ghp_".to_string() + &rnd(81, 36, ALNUM);
+    // A deleted file: even if lines were (wrongly) attached, nothing fires.
+    let mut deleted = FileChange::new("old/.env", Operation::Delete)
+        .with_lines(&[format!("GITHUB_TOKEN={token}")]);
+    deleted.size = 0;
+    // A modified file whose only change removed the secret line.
+    let mut modified = FileChange::new("src/app.py", Operation::Modify)
+        .with_lines(&["token = os.environ['GITHUB_TOKEN']".to_string()]);
+    modified.removed = 1;
+    let issues = s.scan(&ChangeSet {
+        base: String::new(),
+        files: vec![deleted, modified],
+    });
+    assert!(issues.is_empty(), "{issues:?}");
+}
+
+#[test]
+fn binary_and_large_files_are_skipped_with_info() {
+    let s = SecretScanner::new(&SecretsOptions {
+        allow_paths: vec![],
+        max_file_bytes: Some(1000),
+    })
+    .unwrap();
+    let mut bin = FileChange::new("assets/logo.png", Operation::Create);
+    bin.binary = true;
+    bin.size = 5000;
+    let token = "ghp_".to_string() + &rnd(82, 36, ALNUM);
+    let mut large =
+        FileChange::new("data/dump.sql", Operation::Create).with_lines(&[format!("-- {token}")]);
+    large.size = 2000;
+    // Size field wrong (0) but real content too large: still skipped.
+    let lines: Vec<String> = (0..100)
+        .map(|i| format!("line {i} {}", "z".repeat(20)))
+        .collect();
+    let mut lying = FileChange::new("data/lying.txt", Operation::Create).with_lines(&lines);
+    lying.size = 0;
+    let issues = s.scan(&ChangeSet {
+        base: String::new(),
+        files: vec![bin, large, lying],
+    });
+    assert_eq!(
+        rules_of(&issues),
+        vec![
+            "secrets/skipped-binary",
+            "secrets/skipped-large",
+            "secrets/skipped-large"
+        ]
+    );
+    assert!(issues.iter().all(|i| i.severity == Severity::Info));
+    assert_eq!(issues[0].path.as_deref(), Some("assets/logo.png"));
+    assert_no_leak(&issues, &token);
+}
+
+#[test]
+fn allow_marker_suppresses_a_line() {
+    let s = scanner();
+    let token = "ghp_".to_string() + &rnd(83, 36, ALNUM);
+    let issues = s.scan(&one_file(
+        "tests/fixtures.rs",
+        &[
+            format!("let t = \"{token}\"; // rascal:allow"),
+            format!("let u = \"{token}\";"),
+        ],
+    ));
+    assert_eq!(rules_of(&issues), vec!["secrets/github-token"]);
+    assert_eq!(issues[0].line, Some(2));
+}
+
+#[test]
+fn allow_paths_globs_skip_silently() {
+    let s = SecretScanner::new(&SecretsOptions {
+        allow_paths: vec!["tests/fixtures/**".into(), "*.pem".into()],
+        max_file_bytes: None,
+    })
+    .unwrap();
+    let token = "ghp_".to_string() + &rnd(84, 36, ALNUM);
+    let line = [format!("t = \"{token}\"")];
+    let cs = ChangeSet {
+        base: String::new(),
+        files: vec![
+            FileChange::new("tests/fixtures/deep/a.txt", Operation::Create).with_lines(&line),
+            FileChange::new("certs/dev/server.pem", Operation::Create).with_lines(&line),
+            FileChange::new("src/main.rs", Operation::Create).with_lines(&line),
+        ],
+    };
+    let issues = s.scan(&cs);
+    assert_eq!(rules_of(&issues), vec!["secrets/github-token"]);
+    assert_eq!(issues[0].path.as_deref(), Some("src/main.rs"));
+}
+
+#[test]
+fn bad_allow_glob_is_an_error_naming_it() {
+    let err = SecretScanner::new(&SecretsOptions {
+        allow_paths: vec!["ok/**".into(), "bad/[z".into()],
+        max_file_bytes: None,
+    })
+    .unwrap_err();
+    assert!(err.contains("bad/[z"), "{err}");
+}
+
+#[test]
+fn options_deserialize() {
+    let o: SecretsOptions =
+        serde_json::from_str(r#"{"allow_paths": ["docs/**"], "max_file_bytes": 10}"#).unwrap();
+    assert_eq!(o.allow_paths, vec!["docs/**"]);
+    assert_eq!(o.max_file_bytes, Some(10));
+    let d: SecretsOptions = serde_json::from_str("{}").unwrap();
+    assert_eq!(d, SecretsOptions::default());
+}
+
+#[test]
+fn crlf_lines() {
+    let s = scanner();
+    let token = "glpat-".to_string() + &rnd(85, 20, ALNUM);
+    let pass = rnd(86, 20, ALNUM);
+    let issues = s.scan(&one_file(
+        "config\\win.ini",
+        &[
+            format!("token={token}\r"),
+            format!("password={pass}\r"),
+            "password=changeme\r".to_string(),
+        ],
+    ));
+    assert_eq!(
+        rules_of(&issues),
+        vec!["secrets/gitlab-token", "secrets/generic-secret"]
+    );
+    assert_no_leak(&issues, &token);
+    assert_no_leak(&issues, &pass);
+    assert!(!issues.iter().any(|i| i.message.contains('\r')));
+}
+
+#[test]
+fn very_long_line_still_finds_token() {
+    let s = scanner();
+    let token = "AIza".to_string() + &rnd(87, 35, B64URL);
+    let line = format!(
+        "var a=\"{}\";var k=\"{token}\";{}",
+        "q".repeat(200_000),
+        "w ".repeat(100_000)
+    );
+    let issues = s.scan(&one_file("dist/app.min.js", &[line]));
+    assert_eq!(rules_of(&issues), vec!["secrets/google-api-key"]);
+    assert_no_leak(&issues, &token);
+}
+
+#[test]
+fn twenty_thousand_line_file() {
+    let s = scanner();
+    let token = "xoxb-".to_string() + &rnd(88, 12, DIGITS) + "-" + &rnd(89, 24, ALNUM);
+    let mut lines: Vec<String> = (0..20_000)
+        .map(|i| format!("let v{i} = get(token_count, {i}); // key"))
+        .collect();
+    lines[12_345] = format!("    let slack = \"{token}\";");
+    let issues = s.scan(&one_file("src/big.rs", &lines));
+    assert_eq!(rules_of(&issues), vec!["secrets/slack-token"]);
+    assert_eq!(issues[0].line, Some(12_346));
+}
+
+#[test]
+fn five_thousand_file_change_set() {
+    let s = scanner();
+    let mut files: Vec<FileChange> = (0..5_000)
+        .map(|i| {
+            FileChange::new(format!("pkg/m{i}/mod.rs"), Operation::Modify).with_lines(&[
+                format!("pub fn f{i}(api: &Api) -> Result<Token, Error> {{"),
+                "    let secret = api.fetch_secret()?;".to_string(),
+                "}".to_string(),
+            ])
+        })
+        .collect();
+    let key = "sk_live_".to_string() + &rnd(90, 24, ALNUM);
+    files[4_321] = FileChange::new("pkg/m4321/mod.rs", Operation::Modify)
+        .with_lines(&[format!("const K: &str = \"{key}\";")]);
+    let issues = s.scan(&ChangeSet {
+        base: String::new(),
+        files,
+    });
+    assert_eq!(rules_of(&issues), vec!["secrets/stripe-live-key"]);
+    assert_eq!(issues[0].path.as_deref(), Some("pkg/m4321/mod.rs"));
+}
+
+#[test]
+fn empty_change_set_and_empty_files() {
+    let s = scanner();
+    assert!(s.scan(&ChangeSet::default()).is_empty());
+    let cs = ChangeSet {
+        base: String::new(),
+        files: vec![
+            FileChange::new("empty.txt", Operation::Create),
+            FileChange::new("blank.txt", Operation::Create).with_lines(&["", "\r", "   "]),
+        ],
+    };
+    assert!(s.scan(&cs).is_empty());
+}
+
+#[test]
+fn odd_paths_and_text() {
+    let s = scanner();
+    let token = "gho_".to_string() + &rnd(91, 36, ALNUM);
+    let line = [format!("x = \"{token}\"")];
+    let paths = [
+        "dir with spaces/my file.env",
+        "données/ключ/秘密.txt",
+        "-rf",
+        "--help",
+        "a/\u{202e}gpj.exe",
+    ];
+    let cs = ChangeSet {
+        base: String::new(),
+        files: paths
+            .iter()
+            .map(|p| FileChange::new(*p, Operation::Create).with_lines(&line))
+            .collect(),
+    };
+    let issues = s.scan(&cs);
+    assert_eq!(issues.len(), paths.len());
+    for (i, p) in issues.iter().zip(paths) {
+        assert_eq!(i.path.as_deref(), Some(p));
+    }
+    // Lossily decoded junk, control characters, lone multibyte chars near keywords.
+    let junk = [
+        "\u{FFFD}\u{FFFD}password=\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}",
+        "token=é漢字ééé漢字ééé漢字",
+        "\0\0\0secret\0=\0\0\0\0\0\0\0\0\0\0",
+        "-----BEGIN PRIVATE KEY-----",
+        "postgres://:@",
+        "eyJ.eyJ.",
+    ];
+    let _ = s.scan(&one_file("junk.bin.txt", &junk));
+}
+
+#[test]
+fn findings_per_file_are_capped() {
+    let s = scanner();
+    let lines: Vec<String> = (0..200)
+        .map(|i| format!("k{i} = \"ghp_{}\"", rnd(1000 + i, 36, ALNUM)))
+        .collect();
+    let issues = s.scan(&one_file("leaks.txt", &lines));
+    assert_eq!(issues.len(), MAX_FINDINGS_PER_FILE + 1);
+    let last = issues.last().unwrap();
+    assert_eq!(last.rule, "secrets/too-many-findings");
+    assert_eq!(last.severity, Severity::Info);
+}
+
+#[test]
+fn rename_and_mode_changes_scan_added_lines() {
+    let s = scanner();
+    let key = "AKIA".to_string() + &rnd(92, 16, UPPER_NUM);
+    let mut f =
+        FileChange::new("new/name.cfg", Operation::Rename).with_lines(&[format!("id={key}")]);
+    f.old_path = Some("old/name.cfg".into());
+    let mut sym = FileChange::new("link", Operation::Create);
+    sym.new_kind = Some(EntryKind::Symlink);
+    sym.symlink_target = Some(key.clone());
+    let issues = s.scan(&ChangeSet {
+        base: String::new(),
+        files: vec![f, sym],
+    });
+    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+    assert_no_leak(&issues, &key);
+}
