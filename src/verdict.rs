@@ -342,7 +342,9 @@ mod tests {
 
     #[test]
     fn receipt_changes_with_the_result() {
-        let a = Report::new(Layer::Guardrails, "x").input("cmd", "true").finish();
+        let a = Report::new(Layer::Guardrails, "x")
+            .input("cmd", "true")
+            .finish();
         let b = Report::new(Layer::Guardrails, "x")
             .input("cmd", "true")
             .errored("boom")
