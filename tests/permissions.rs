@@ -395,6 +395,12 @@ fn cases() -> Vec<Case> {
             &["symlink-escape"],
         ),
         case(
+            "symlink to a denied directory, and a file replacing it",
+            DENY_GH,
+            vec![symlink("src/l", "../.github"), create(".github")],
+            &["symlink-escape", "denied-path"],
+        ),
+        case(
             "symlink to the repo root",
             "",
             vec![symlink("src/root", "..")],
@@ -529,6 +535,15 @@ fn cases() -> Vec<Case> {
             vec![with_lines(
                 "tool.py",
                 &["import os.path as p", "from os import path"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python import after a compound-statement colon",
+            FORBID,
+            vec![with_lines(
+                "tool.py",
+                &["try: import subprocess", "if x: from subprocess import run"],
             )],
             &["forbidden-import"],
         ),

@@ -10,7 +10,8 @@
 //! gitignore-like: `*` does not cross `/`, `**` does; a pattern without a
 //! `/` (e.g. `*.sql`, `go.mod`) matches at any depth; a leading `/`
 //! anchors a pattern at the repository root; a pattern that matches a
-//! directory also matches everything under it. Matching is case-sensitive.
+//! directory also matches everything under it, and `dir/**` also matches
+//! `dir` itself. Matching is case-sensitive.
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -96,6 +97,12 @@ fn expand(raw: &str) -> Vec<String> {
     let mut out = vec![p.to_string()];
     if !p.ends_with("/**") && p != "**" {
         out.push(format!("{p}/**"));
+    }
+    // `dir/**` also matches `dir` itself (a file or symlink replacing it).
+    if let Some(stem) = p.strip_suffix("/**") {
+        if !stem.is_empty() && !stem.ends_with("**") {
+            out.push(stem.to_string());
+        }
     }
     if !anchored && !p.contains('/') && !p.starts_with("**") {
         out.push(format!("**/{p}"));

@@ -321,7 +321,13 @@ fn split_top(s: &str) -> Vec<&str> {
 fn python(change: &FileChange, out: &mut Vec<(u32, String)>) {
     static FROM: OnceLock<Regex> = OnceLock::new();
     static DYN: OnceLock<Regex> = OnceLock::new();
+    static COMPOUND: OnceLock<Regex> = OnceLock::new();
     let from = re(&FROM, r"^from\s+([\w.]+)\s+import\b\s*(.*)$");
+    // `if x: import y`, `try: import y`: the statement after the colon.
+    let compound = re(
+        &COMPOUND,
+        r"^(?:if|elif|else|try|except|finally|with|for|while|async\s+with)\b[^:]*:\s*(.*)$",
+    );
     let dynamic = re(
         &DYN,
         r#"(?:\b__import__|\bimport_module)\s*\(\s*(?:[rbuRBU]{0,2})["']([^"']+)["']"#,
@@ -336,7 +342,10 @@ fn python(change: &FileChange, out: &mut Vec<(u32, String)>) {
             None => text,
         };
         for stmt in code.split(';') {
-            let s = stmt.trim();
+            let mut s = stmt.trim();
+            if let Some(c) = compound.captures(s) {
+                s = c.get(1).map_or("", |m| m.as_str()).trim();
+            }
             if let Some(rest) = s.strip_prefix("import") {
                 if !rest.starts_with(|c: char| c.is_whitespace()) {
                     continue;

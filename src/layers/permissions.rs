@@ -371,7 +371,7 @@ impl Permissions {
     }
 
     /// The operations a change amounts to, each with the path it applies to.
-    fn effective_ops<'f>(f: &'f FileChange) -> Vec<(OpName, &'f str)> {
+    fn effective_ops(f: &FileChange) -> Vec<(OpName, &str)> {
         let mut ops = vec![(opname_of(f.op), f.path.as_str())];
         let content = f.added > 0 || f.removed > 0 || !f.added_lines.is_empty();
         match f.op {
