@@ -1,36 +1,604 @@
-//! TEMPORARY stand-in until the permissions layer lands.
-use crate::changeset::ChangeSet;
-use crate::config::PermissionsConfig;
-use crate::verdict::{Issue, Severity};
-pub struct Permissions(Vec<String>);
-impl Permissions {
-    pub fn compile(cfg: &PermissionsConfig) -> Result<Self, String> {
-        Ok(Permissions(cfg.denied_paths.clone()))
+//! Layer 4: permissions. Judges a [`ChangeSet`] against a compiled
+//! [`PermissionsConfig`] and reports each violation as an [`Issue`] with
+//! rule id `permissions/<rule>`.
+//!
+//! Hardened against hostile diffs (DESIGN §10):
+//! - every path a change touches is judged (both sides of a rename), after
+//!   normalisation (`./`, `//`, `.`, `..`); absolute or escaping paths are
+//!   `path-escape`; backslashes, NUL and control characters are
+//!   `suspicious-path` (warning; the path is still matched literally);
+//! - a rename is also a delete of its old path and a create of its new
+//!   path for `denied_operations` / `allowed_operations`;
+//! - `.rascal/`, `.rascal-artifacts/` (and `.rascal` itself) are protected
+//!   even with an empty config. This check is ASCII case-insensitive
+//!   (`.RASCAL/x` is caught) because the repository may be checked out on
+//!   a case-insensitive filesystem where it would alias the real config;
+//!   only the root directory is protected (config is read from the root).
+//!   Changes under `.git/` are always `git-dir` violations;
+//! - symlinks are resolved lexically against the link's directory;
+//! - all other path matching is case-sensitive.
+//!
+//! Rule ids: `path-escape`, `suspicious-path`, `denied-path`,
+//! `outside-allowed-paths`, `self-protection`, `git-dir`, `max-files`,
+//! `max-lines`, `operation-denied`, `operation-not-allowed`,
+//! `symlink-escape`, `submodule`, `executable`, `forbidden-import`.
+
+use crate::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use crate::config::permissions::{build_glob, GlobPattern, Mode, OpName, PermissionsConfig};
+use crate::layers::imports::new_imports;
+use crate::verdict::{Confidence, Issue, Severity};
+use globset::{Candidate, GlobSet, GlobSetBuilder};
+use std::borrow::Cow;
+
+/// Directories at the repository root that an agent may never change
+/// unless `allow_self_edit`.
+const PROTECTED: [&str; 2] = [".rascal", ".rascal-artifacts"];
+
+/// A compiled permissions policy. Compile once, check many change sets.
+#[derive(Debug, Clone)]
+pub struct Permissions {
+    advisory: bool,
+    /// Every set must match for a path to be allowed; empty = all allowed.
+    allowed: Vec<GlobSet>,
+    denied: GlobSet,
+    /// Every set must match; empty = executables allowed nowhere.
+    executable: Vec<GlobSet>,
+    max_files: Option<u64>,
+    max_lines: Option<u64>,
+    ops_allowed: [bool; 5],
+    ops_denied: [bool; 5],
+    forbidden_imports: Vec<String>,
+    allow_self_edit: bool,
+    allow_submodules: bool,
+}
+
+/// A path after normalisation.
+enum Norm<'a> {
+    Ok(Cow<'a, str>),
+    /// Absolute, empty, or escaping the repository root.
+    Escape(&'static str),
+}
+
+/// Normalise a repository-relative path: strip `./`, collapse `//`,
+/// resolve `.` and `..`. Absolute paths, the empty path and paths whose
+/// `..` climb past the root are escapes.
+fn normalize(path: &str) -> Norm<'_> {
+    if path.starts_with('/') {
+        return Norm::Escape("is absolute");
     }
+    if path.is_empty() {
+        return Norm::Escape("is empty");
+    }
+    let needs_work = path
+        .split('/')
+        .any(|s| s.is_empty() || s == "." || s == "..");
+    if !needs_work {
+        return Norm::Ok(Cow::Borrowed(path));
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in path.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Norm::Escape("climbs out of the repository with `..`");
+                }
+            }
+            s => parts.push(s),
+        }
+    }
+    if parts.is_empty() {
+        return Norm::Escape("resolves to the repository root");
+    }
+    Norm::Ok(Cow::Owned(parts.join("/")))
+}
+
+fn suspicious(path: &str) -> Option<&'static str> {
+    if path.contains('\0') {
+        Some("contains a NUL byte")
+    } else if path.contains('\\') {
+        Some("contains a backslash")
+    } else if path.chars().any(|c| c.is_control()) {
+        Some("contains a control character")
+    } else {
+        None
+    }
+}
+
+fn first_segment(path: &str) -> &str {
+    path.split('/').next().unwrap_or(path)
+}
+
+fn is_protected(norm: &str) -> bool {
+    let first = first_segment(norm);
+    PROTECTED.iter().any(|p| first.eq_ignore_ascii_case(p))
+}
+
+fn is_git_dir(norm: &str) -> bool {
+    first_segment(norm).eq_ignore_ascii_case(".git")
+}
+
+fn compile_set(globs: &[GlobPattern]) -> Result<GlobSet, String> {
+    let mut b = GlobSetBuilder::new();
+    for g in globs {
+        for e in g.expanded() {
+            b.add(build_glob(&e).map_err(|err| format!("invalid glob {:?}: {err}", g.as_str()))?);
+        }
+    }
+    b.build().map_err(|e| format!("cannot compile globs: {e}"))
+}
+
+fn op_name(op: OpName) -> &'static str {
+    op.name()
+}
+
+fn opname_of(op: Operation) -> OpName {
+    match op {
+        Operation::Create => OpName::Create,
+        Operation::Modify => OpName::Modify,
+        Operation::Delete => OpName::Delete,
+        Operation::Rename => OpName::Rename,
+        Operation::Mode => OpName::Mode,
+    }
+}
+
+fn module_matches(module: &str, forbidden: &str) -> bool {
+    let f = forbidden.trim();
+    let f = f.strip_prefix("::").unwrap_or(f);
+    let f = f.strip_prefix("node:").unwrap_or(f);
+    if f.is_empty() {
+        return false;
+    }
+    match module.strip_prefix(f) {
+        Some("") => true,
+        Some(rest) => rest.starts_with('/') || rest.starts_with('.') || rest.starts_with("::"),
+        None => false,
+    }
+}
+
+fn issue(rule: &str, severity: Severity, path: &str, msg: String) -> Issue {
+    Issue::new(format!("permissions/{rule}"), severity, msg).at(path, None)
+}
+
+impl Permissions {
+    /// Compile a policy. Fails only on an invalid glob (which a
+    /// deserialized config cannot contain).
+    pub fn compile(cfg: &PermissionsConfig) -> Result<Self, String> {
+        let mut allowed = Vec::new();
+        if !cfg.allowed_paths.is_empty() {
+            allowed.push(compile_set(&cfg.allowed_paths)?);
+        }
+        for list in &cfg.narrowed.allowed_paths {
+            // An empty narrowing list would mean "nothing allowed"; narrow()
+            // never produces one, but treat it conservatively.
+            allowed.push(compile_set(list)?);
+        }
+        let mut executable = Vec::new();
+        if !cfg.executable_paths.is_empty() {
+            executable.push(compile_set(&cfg.executable_paths)?);
+            for list in &cfg.narrowed.executable_paths {
+                executable.push(compile_set(list)?);
+            }
+        }
+        let mut ops_allowed = [cfg.allowed_operations.is_empty(); 5];
+        for op in &cfg.allowed_operations {
+            ops_allowed[op.index()] = true;
+        }
+        let mut ops_denied = [false; 5];
+        for op in &cfg.denied_operations {
+            ops_denied[op.index()] = true;
+        }
+        Ok(Permissions {
+            advisory: cfg.mode == Mode::Advisory,
+            allowed,
+            denied: compile_set(&cfg.denied_paths)?,
+            executable,
+            max_files: cfg.max_files_changed,
+            max_lines: cfg.max_lines_changed,
+            ops_allowed,
+            ops_denied,
+            forbidden_imports: cfg
+                .forbidden_imports
+                .iter()
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+            allow_self_edit: cfg.allow_self_edit,
+            allow_submodules: cfg.allow_submodules,
+        })
+    }
+
+    /// Mode is advisory: the caller clamps issues via `Report.advisory`.
+    pub fn advisory(&self) -> bool {
+        self.advisory
+    }
+
+    /// Every violation in `changes`, in change order.
     pub fn check(&self, changes: &ChangeSet) -> Vec<Issue> {
         let mut out = Vec::new();
+        self.check_totals(changes, &mut out);
         for f in &changes.files {
-            for p in f.paths() {
-                if p.starts_with(".rascal/")
-                    || self
-                        .0
-                        .iter()
-                        .any(|d| p.starts_with(d.trim_end_matches('*')))
-                {
+            self.check_file(f, &mut out);
+        }
+        out
+    }
+
+    fn check_totals(&self, changes: &ChangeSet, out: &mut Vec<Issue>) {
+        if let Some(max) = self.max_files {
+            let n = changes.files.len() as u64;
+            if n > max {
+                let at = &changes.files[max as usize].path;
+                out.push(issue(
+                    "max-files",
+                    Severity::Error,
+                    at,
+                    format!(
+                        "permissions/max-files: {n} files changed, more than max_files_changed = {max} \
+                         (first over the limit: `{at}`); split the change or drop unrelated edits"
+                    ),
+                ));
+            }
+        }
+        if let Some(max) = self.max_lines {
+            let mut total: u64 = 0;
+            let mut crossed: Option<&str> = None;
+            for f in &changes.files {
+                // Do not trust `added` alone: a hostile change set may
+                // under-report it while carrying the lines.
+                let added = (f.added as u64).max(f.added_lines.len() as u64);
+                total += added + f.removed as u64;
+                if total > max && crossed.is_none() {
+                    crossed = Some(&f.path);
+                }
+            }
+            if let Some(at) = crossed {
+                out.push(issue(
+                    "max-lines",
+                    Severity::Error,
+                    at,
+                    format!(
+                        "permissions/max-lines: {total} lines changed, more than max_lines_changed = {max} \
+                         (limit crossed at `{at}`); make a smaller change"
+                    ),
+                ));
+            }
+        }
+    }
+
+    /// True when `norm` (normalised) is allowed by every allow-set.
+    fn allowed(&self, c: &Candidate<'_>) -> bool {
+        self.allowed.iter().all(|s| s.is_match_candidate(c))
+    }
+
+    /// Judge one path a change touches. Returns the normalised path if it
+    /// stayed inside the repository.
+    fn check_path<'p>(
+        &self,
+        raw: &'p str,
+        side: &str,
+        out: &mut Vec<Issue>,
+    ) -> Option<Cow<'p, str>> {
+        if let Some(why) = suspicious(raw) {
+            out.push(
+                issue(
+                    "suspicious-path",
+                    Severity::Warning,
+                    raw,
+                    format!(
+                        "permissions/suspicious-path: {side} path {raw:?} {why}; \
+                         it is matched literally, but rename it to a plain path"
+                    ),
+                )
+                .confidence(Confidence::Medium),
+            );
+        }
+        let norm = match normalize(raw) {
+            Norm::Ok(n) => n,
+            Norm::Escape(why) => {
+                out.push(issue(
+                    "path-escape",
+                    Severity::Error,
+                    raw,
+                    format!(
+                        "permissions/path-escape: {side} path {raw:?} {why}; \
+                         changes must stay inside the repository"
+                    ),
+                ));
+                return None;
+            }
+        };
+        if is_protected(&norm) && !self.allow_self_edit {
+            out.push(issue(
+                "self-protection",
+                Severity::Error,
+                raw,
+                format!(
+                    "permissions/self-protection: {side} path `{norm}` is rascal's own config or \
+                     artifacts; an agent may not change what checks it — revert this change"
+                ),
+            ));
+        }
+        if is_git_dir(&norm) {
+            out.push(issue(
+                "git-dir",
+                Severity::Error,
+                raw,
+                format!(
+                    "permissions/git-dir: {side} path `{norm}` is inside the git directory; \
+                     revert this change"
+                ),
+            ));
+        }
+        let cand = Candidate::new(norm.as_ref());
+        if self.denied.is_match_candidate(&cand) {
+            out.push(issue(
+                "denied-path",
+                Severity::Error,
+                raw,
+                format!(
+                    "permissions/denied-path: {side} path `{norm}` matches denied_paths; \
+                     revert the change to this path"
+                ),
+            ));
+        } else if !self.allowed(&cand) {
+            out.push(issue(
+                "outside-allowed-paths",
+                Severity::Error,
+                raw,
+                format!(
+                    "permissions/outside-allowed-paths: {side} path `{norm}` is not in allowed_paths; \
+                     revert it or keep the change within the allowed paths"
+                ),
+            ));
+        }
+        Some(norm)
+    }
+
+    fn check_file(&self, f: &FileChange, out: &mut Vec<Issue>) {
+        let is_rename = f.op == Operation::Rename || f.old_path.is_some();
+        let new_side = if is_rename { "new" } else { "changed" };
+        let new_norm = self.check_path(&f.path, new_side, out);
+        if let Some(old) = f.old_path.as_deref() {
+            if old != f.path {
+                self.check_path(old, "old", out);
+            }
+        }
+        self.check_ops(f, out);
+        self.check_kinds(f, new_norm.as_deref(), out);
+        if !self.forbidden_imports.is_empty() {
+            self.check_imports(f, out);
+        }
+    }
+
+    /// The operations a change amounts to, each with the path it applies to.
+    fn effective_ops(f: &FileChange) -> Vec<(OpName, &str)> {
+        let mut ops = vec![(opname_of(f.op), f.path.as_str())];
+        let content = f.added > 0 || f.removed > 0 || !f.added_lines.is_empty();
+        match f.op {
+            Operation::Rename => {
+                // Moving a file away deletes it from its old path and
+                // creates it at the new one.
+                ops.push((OpName::Delete, f.old_path.as_deref().unwrap_or(&f.path)));
+                ops.push((OpName::Create, f.path.as_str()));
+                if content {
+                    ops.push((OpName::Modify, f.path.as_str()));
+                }
+            }
+            Operation::Mode if content => ops.push((OpName::Modify, f.path.as_str())),
+            _ => {}
+        }
+        if f.op != Operation::Mode && f.mode_changed() {
+            ops.push((OpName::Mode, f.path.as_str()));
+        }
+        // Inconsistent input: trust the kinds over the op word.
+        if f.new_kind.is_none() && f.op != Operation::Delete {
+            ops.push((OpName::Delete, f.path.as_str()));
+        }
+        if f.old_kind.is_none() && f.op != Operation::Create {
+            ops.push((OpName::Create, f.path.as_str()));
+        }
+        ops.sort();
+        ops.dedup();
+        ops
+    }
+
+    fn check_ops(&self, f: &FileChange, out: &mut Vec<Issue>) {
+        for (op, path) in Self::effective_ops(f) {
+            let how = if f.op == Operation::Rename && opname_of(f.op) != op {
+                format!(" (as part of a {})", f.op.name())
+            } else {
+                String::new()
+            };
+            if self.ops_denied[op.index()] {
+                out.push(issue(
+                    "operation-denied",
+                    Severity::Error,
+                    path,
+                    format!(
+                        "permissions/operation-denied: `{path}`: operation `{}`{how} is in denied_operations; \
+                         revert it",
+                        op_name(op)
+                    ),
+                ));
+            } else if !self.ops_allowed[op.index()] {
+                out.push(issue(
+                    "operation-not-allowed",
+                    Severity::Error,
+                    path,
+                    format!(
+                        "permissions/operation-not-allowed: `{path}`: operation `{}`{how} is not in \
+                         allowed_operations; revert it",
+                        op_name(op)
+                    ),
+                ));
+            }
+        }
+    }
+
+    fn check_kinds(&self, f: &FileChange, new_norm: Option<&str>, out: &mut Vec<Issue>) {
+        let path = f.path.as_str();
+        // Submodules: added, moved, changed or removed.
+        let sub = f.new_kind == Some(EntryKind::Submodule)
+            || f.old_kind == Some(EntryKind::Submodule)
+            || new_norm == Some(".gitmodules")
+            || f.old_path
+                .as_deref()
+                .map(normalize)
+                .is_some_and(|n| matches!(n, Norm::Ok(ref p) if p.as_ref() == ".gitmodules"));
+        if sub && !self.allow_submodules {
+            out.push(issue(
+                "submodule",
+                Severity::Error,
+                path,
+                format!(
+                    "permissions/submodule: `{path}` changes a submodule (gitlink or .gitmodules) and \
+                     allow_submodules is off; revert it"
+                ),
+            ));
+        }
+        // Executables.
+        if f.new_kind == Some(EntryKind::Executable)
+            && (f.old_kind != Some(EntryKind::Executable)
+                || matches!(f.op, Operation::Create | Operation::Rename))
+        {
+            let ok = match new_norm {
+                Some(n) if !self.executable.is_empty() => {
+                    let c = Candidate::new(n);
+                    self.executable.iter().all(|s| s.is_match_candidate(&c))
+                }
+                _ => false,
+            };
+            if !ok {
+                out.push(issue(
+                    "executable",
+                    Severity::Warning,
+                    path,
+                    format!(
+                        "permissions/executable: `{path}` is made executable outside executable_paths; \
+                         drop the executable bit or add the path to executable_paths"
+                    ),
+                ));
+            }
+        }
+        // Symlinks.
+        if f.new_kind == Some(EntryKind::Symlink) && f.op != Operation::Delete {
+            if let Some(why) = self.symlink_problem(new_norm, f.symlink_target.as_deref()) {
+                out.push(issue(
+                    "symlink-escape",
+                    Severity::Error,
+                    path,
+                    format!(
+                        "permissions/symlink-escape: symlink `{path}` {why}; remove the symlink"
+                    ),
+                ));
+            }
+        }
+    }
+
+    fn symlink_problem(&self, link: Option<&str>, target: Option<&str>) -> Option<String> {
+        let link = link?; // the link path itself escaped: already reported
+        let Some(target) = target else {
+            return Some("has no recorded target, so it cannot be verified".to_string());
+        };
+        if target.is_empty() {
+            return Some("has an empty target".to_string());
+        }
+        if target.starts_with('/') || target.starts_with('\\') || target.starts_with('~') {
+            return Some(format!("points to {target:?}, outside the repository"));
+        }
+        if target.as_bytes().get(1) == Some(&b':') {
+            return Some(format!(
+                "points to {target:?}, a drive path outside the repository"
+            ));
+        }
+        if target.contains('\0') {
+            return Some("has a target containing a NUL byte".to_string());
+        }
+        let dir = match link.rfind('/') {
+            Some(i) => &link[..i],
+            None => "",
+        };
+        let joined = if dir.is_empty() {
+            target.to_string()
+        } else {
+            format!("{dir}/{target}")
+        };
+        let resolved = match normalize(&joined) {
+            Norm::Ok(p) => p.into_owned(),
+            Norm::Escape("resolves to the repository root") => {
+                return Some(format!(
+                    "points to {target:?}, the repository root (which contains .rascal/)"
+                ))
+            }
+            Norm::Escape(_) => {
+                return Some(format!("points to {target:?}, outside the repository"));
+            }
+        };
+        if is_protected(&resolved) && !self.allow_self_edit {
+            return Some(format!(
+                "points into `{resolved}`, rascal's protected directory"
+            ));
+        }
+        if is_git_dir(&resolved) {
+            return Some(format!("points into `{resolved}`, the git directory"));
+        }
+        if self.denied.is_match(&resolved) {
+            return Some(format!("points to `{resolved}`, a denied path"));
+        }
+        None
+    }
+
+    fn check_imports(&self, f: &FileChange, out: &mut Vec<Issue>) {
+        let mut last: Option<(u32, &str)> = None;
+        for (line, module) in new_imports(f) {
+            for forbidden in &self.forbidden_imports {
+                if module_matches(&module, forbidden) {
+                    if last == Some((line, forbidden.as_str())) {
+                        continue;
+                    }
+                    last = Some((line, forbidden.as_str()));
                     out.push(
                         Issue::new(
-                            "permissions/denied-path",
+                            "permissions/forbidden-import",
                             Severity::Error,
-                            format!("{p} is denied"),
+                            format!(
+                                "permissions/forbidden-import: `{}` imports `{module}`, forbidden by \
+                                 forbidden_imports entry `{forbidden}`; remove the import",
+                                f.path
+                            ),
                         )
-                        .at(p, None),
+                        .at(&f.path, Some(line)),
                     );
                 }
             }
         }
-        out
     }
-    pub fn advisory(&self) -> bool {
-        false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation() {
+        let ok = |p: &str| match normalize(p) {
+            Norm::Ok(n) => Some(n.into_owned()),
+            Norm::Escape(_) => None,
+        };
+        assert_eq!(ok("./a//b/./c").as_deref(), Some("a/b/c"));
+        assert_eq!(ok("a/../b").as_deref(), Some("b"));
+        assert_eq!(ok("../a"), None);
+        assert_eq!(ok("a/../../b"), None);
+        assert_eq!(ok("/etc/passwd"), None);
+        assert_eq!(ok("."), None);
+    }
+
+    #[test]
+    fn module_boundaries() {
+        assert!(module_matches("os/exec", "os/exec"));
+        assert!(module_matches("std::process::Command", "std::process"));
+        assert!(module_matches("subprocess.run", "subprocess"));
+        assert!(!module_matches("os/executil", "os/exec"));
+        assert!(!module_matches("unsafety", "unsafe"));
     }
 }
