@@ -233,7 +233,7 @@ impl Permissions {
                     Severity::Error,
                     at,
                     format!(
-                        "permissions/max-files: {n} files changed, more than max_files_changed = {max} \
+                        "{n} files changed, more than max_files_changed = {max} \
                          (first over the limit: `{at}`); split the change or drop unrelated edits"
                     ),
                 ));
@@ -257,7 +257,7 @@ impl Permissions {
                     Severity::Error,
                     at,
                     format!(
-                        "permissions/max-lines: {total} lines changed, more than max_lines_changed = {max} \
+                        "{total} lines changed, more than max_lines_changed = {max} \
                          (limit crossed at `{at}`); make a smaller change"
                     ),
                 ));
@@ -285,7 +285,7 @@ impl Permissions {
                     Severity::Warning,
                     raw,
                     format!(
-                        "permissions/suspicious-path: {side} path {raw:?} {why}; \
+                        "{side} path {raw:?} {why}; \
                          it is matched literally, but rename it to a plain path"
                     ),
                 )
@@ -300,7 +300,7 @@ impl Permissions {
                     Severity::Error,
                     raw,
                     format!(
-                        "permissions/path-escape: {side} path {raw:?} {why}; \
+                        "{side} path {raw:?} {why}; \
                          changes must stay inside the repository"
                     ),
                 ));
@@ -313,7 +313,7 @@ impl Permissions {
                 Severity::Error,
                 raw,
                 format!(
-                    "permissions/self-protection: {side} path `{norm}` is rascal's own config or \
+                    "{side} path `{norm}` is rascal's own config or \
                      artifacts; an agent may not change what checks it — revert this change"
                 ),
             ));
@@ -324,7 +324,7 @@ impl Permissions {
                 Severity::Error,
                 raw,
                 format!(
-                    "permissions/git-dir: {side} path `{norm}` is inside the git directory; \
+                    "{side} path `{norm}` is inside the git directory; \
                      revert this change"
                 ),
             ));
@@ -336,7 +336,7 @@ impl Permissions {
                 Severity::Error,
                 raw,
                 format!(
-                    "permissions/denied-path: {side} path `{norm}` matches denied_paths; \
+                    "{side} path `{norm}` matches denied_paths; \
                      revert the change to this path"
                 ),
             ));
@@ -346,7 +346,7 @@ impl Permissions {
                 Severity::Error,
                 raw,
                 format!(
-                    "permissions/outside-allowed-paths: {side} path `{norm}` is not in allowed_paths; \
+                    "{side} path `{norm}` is not in allowed_paths; \
                      revert it or keep the change within the allowed paths"
                 ),
             ));
@@ -415,7 +415,7 @@ impl Permissions {
                     Severity::Error,
                     path,
                     format!(
-                        "permissions/operation-denied: `{path}`: operation `{}`{how} is in denied_operations; \
+                        "`{path}`: operation `{}`{how} is in denied_operations; \
                          revert it",
                         op_name(op)
                     ),
@@ -426,7 +426,7 @@ impl Permissions {
                     Severity::Error,
                     path,
                     format!(
-                        "permissions/operation-not-allowed: `{path}`: operation `{}`{how} is not in \
+                        "`{path}`: operation `{}`{how} is not in \
                          allowed_operations; revert it",
                         op_name(op)
                     ),
@@ -451,7 +451,7 @@ impl Permissions {
                 Severity::Error,
                 path,
                 format!(
-                    "permissions/submodule: `{path}` changes a submodule (gitlink or .gitmodules) and \
+                    "`{path}` changes a submodule (gitlink or .gitmodules) and \
                      allow_submodules is off; revert it"
                 ),
             ));
@@ -474,7 +474,7 @@ impl Permissions {
                     Severity::Warning,
                     path,
                     format!(
-                        "permissions/executable: `{path}` is made executable outside executable_paths; \
+                        "`{path}` is made executable outside executable_paths; \
                          drop the executable bit or add the path to executable_paths"
                     ),
                 ));
@@ -488,7 +488,7 @@ impl Permissions {
                     Severity::Error,
                     path,
                     format!(
-                        "permissions/symlink-escape: symlink `{path}` {why}; remove the symlink"
+                        "symlink `{path}` {why}; remove the symlink"
                     ),
                 ));
             }
@@ -562,7 +562,7 @@ impl Permissions {
                             "permissions/forbidden-import",
                             Severity::Error,
                             format!(
-                                "permissions/forbidden-import: `{}` imports `{module}`, forbidden by \
+                                "`{}` imports `{module}`, forbidden by \
                                  forbidden_imports entry `{forbidden}`; remove the import",
                                 f.path
                             ),
