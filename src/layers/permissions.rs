@@ -487,9 +487,7 @@ impl Permissions {
                     "symlink-escape",
                     Severity::Error,
                     path,
-                    format!(
-                        "symlink `{path}` {why}; remove the symlink"
-                    ),
+                    format!("symlink `{path}` {why}; remove the symlink"),
                 ));
             }
         }
