@@ -14,6 +14,7 @@ pub mod printer;
 pub mod runner;
 pub mod store;
 pub mod text;
+pub mod tui;
 pub mod verdict;
 pub mod verify;
 pub mod workspace;

@@ -1,0 +1,63 @@
+//! Everything the TUI can do, as values: keys, mouse, run events and timers
+//! all become an `Action`, and `update` is the only place state changes.
+
+use crate::event::RunEvent;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// A run event arrived at time `at_ms` (wall clock injected for tests).
+    Run(Box<RunEvent>, i64),
+    /// Time passed (spinner, elapsed time).
+    Tick(i64),
+    Resize(u16, u16),
+    Quit,
+    ForceQuit,
+    FocusNext,
+    FocusPrev,
+    FocusCandidate(usize),
+    LayerNext,
+    LayerPrev,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    Follow,
+    Open,
+    Back,
+    Help,
+    Filter,
+    Diff,
+    Compare,
+    ToggleSideBySide,
+    NextHunk,
+    PrevHunk,
+    NextFile,
+    PrevFile,
+    Override,
+    Escalate,
+    Retry,
+    CancelCandidate,
+    CancelRun,
+    /// Text typed into the open dialog or filter.
+    Input(char),
+    Backspace,
+    Submit,
+    /// A choice key in a dialog that offers choices (quit: stop / leave).
+    Choose(char),
+    /// Mouse: click at a cell, wheel up/down at a cell.
+    Click(u16, u16),
+    Scroll(i32),
+    /// The shell finished loading a candidate's diff against the base.
+    DiffLoaded {
+        candidate: String,
+        text: String,
+    },
+    /// The shell finished loading candidate A's change against candidate B's.
+    CompareLoaded {
+        a: String,
+        b: String,
+        text: String,
+    },
+}

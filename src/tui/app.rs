@@ -1,0 +1,539 @@
+//! The TUI's state: a pure fold of `RunEvent`s (what the run is doing) plus
+//! UI state (focus, screen, dialog, scroll). Nothing here does I/O or reads
+//! the clock; time arrives inside actions.
+
+use super::decision::{Decision, DecisionKind};
+use super::diff::Diff;
+use super::highlight::Highlighter;
+use super::logbuf::LogBuf;
+use super::theme::Theme;
+use crate::event::{CandidateInfo, RunEvent};
+use crate::verdict::{Layer, Report, Status, Verdict};
+use std::collections::HashMap;
+
+/// The layers in a candidate's strip, in order.
+pub const STRIP: [Layer; 5] = [
+    Layer::Agent,
+    Layer::Guardrails,
+    Layer::Permissions,
+    Layer::Criteria,
+    Layer::Review,
+];
+
+/// Short names for the strip.
+pub fn strip_name(l: Layer) -> &'static str {
+    match l {
+        Layer::Agent => "agent",
+        Layer::Guardrails => "guard",
+        Layer::Permissions => "perm",
+        Layer::Criteria => "crit",
+        Layer::Review => "review",
+        Layer::Compare => "compare",
+    }
+}
+
+/// What the shell knows about the run beyond its events.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunMeta {
+    /// `single` or `compare`.
+    pub strategy: String,
+    /// Layers configured for this run; others show as off.
+    pub layers_on: Vec<Layer>,
+    /// Some candidates run in containers that may outlive rascal.
+    pub detachable: bool,
+}
+
+impl Default for RunMeta {
+    fn default() -> Self {
+        RunMeta {
+            strategy: "compare".into(),
+            layers_on: STRIP.to_vec(),
+            detachable: false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Pending,
+    Running,
+    Pass,
+    Warn,
+    Fail,
+    Overridden,
+    Off,
+}
+
+impl Mark {
+    pub fn glyph(self, spinner: usize) -> &'static str {
+        const SPIN: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
+        match self {
+            Mark::Pending => "○",
+            Mark::Running => SPIN[spinner % SPIN.len()],
+            Mark::Pass => "✓",
+            Mark::Warn => "!",
+            Mark::Fail => "✗",
+            Mark::Overridden => "⊘",
+            Mark::Off => "–",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub info: CandidateInfo,
+    pub started_ms: Option<i64>,
+    pub finished_ms: Option<i64>,
+    pub attempt: u32,
+    pub running_layer: Option<Layer>,
+    pub reports: Vec<Report>,
+    pub verdict: Option<Verdict>,
+    pub reason: Option<String>,
+    pub files: usize,
+    pub lines: u64,
+    pub logs: LogBuf,
+    pub decisions: Vec<Decision>,
+    pub tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+    pub cancelled: bool,
+}
+
+impl Candidate {
+    fn new(info: CandidateInfo) -> Self {
+        Candidate {
+            info,
+            started_ms: None,
+            finished_ms: None,
+            attempt: 1,
+            running_layer: None,
+            reports: Vec::new(),
+            verdict: None,
+            reason: None,
+            files: 0,
+            lines: 0,
+            logs: LogBuf::new(),
+            decisions: Vec::new(),
+            tokens: None,
+            cost_usd: None,
+            cancelled: false,
+        }
+    }
+
+    pub fn finished(&self) -> bool {
+        self.verdict.is_some()
+    }
+
+    pub fn overridden(&self, layer: Layer) -> bool {
+        self.decisions
+            .iter()
+            .any(|d| matches!(&d.kind, DecisionKind::Override { layer: l, .. } if *l == layer))
+    }
+
+    pub fn layer_reports(&self, layer: Layer) -> impl Iterator<Item = &Report> {
+        self.reports.iter().filter(move |r| r.layer == layer)
+    }
+
+    pub fn mark(&self, layer: Layer, meta: &RunMeta) -> Mark {
+        let reps: Vec<&Report> = self.layer_reports(layer).collect();
+        let running = !self.finished()
+            && !self.cancelled
+            && (self.running_layer == Some(layer)
+                || (layer == Layer::Agent && self.started_ms.is_some() && reps.is_empty()));
+        if running {
+            return Mark::Running;
+        }
+        if reps.is_empty() {
+            return if !meta.layers_on.contains(&layer) || self.finished() || self.cancelled {
+                Mark::Off
+            } else {
+                Mark::Pending
+            };
+        }
+        let worst = if reps.iter().any(|r| r.status == Status::Fail) {
+            Mark::Fail
+        } else if reps.iter().any(|r| r.status == Status::Warn) {
+            Mark::Warn
+        } else if reps.iter().all(|r| r.status == Status::Skipped) {
+            Mark::Off
+        } else {
+            Mark::Pass
+        };
+        if matches!(worst, Mark::Fail | Mark::Warn) && self.overridden(layer) {
+            Mark::Overridden
+        } else {
+            worst
+        }
+    }
+
+    pub fn status_text(&self) -> String {
+        if self.cancelled && self.verdict.is_none() {
+            return "cancelled".into();
+        }
+        match (self.verdict, self.started_ms, self.running_layer) {
+            (Some(v), _, _) => v.label().into(),
+            (None, None, _) => "queued".into(),
+            (None, Some(_), Some(l)) => format!("checking {}", l.name()),
+            (None, Some(_), None) if self.reports.is_empty() => "agent running".into(),
+            _ => "verifying".into(),
+        }
+    }
+
+    pub fn elapsed_ms(&self, now: i64) -> Option<i64> {
+        let s = self.started_ms?;
+        Some(self.finished_ms.unwrap_or(now).saturating_sub(s).max(0))
+    }
+
+    /// Issues of failing (or warning) reports, as feedback for a retry.
+    pub fn failing_issues(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for r in &self.reports {
+            if !matches!(r.status, Status::Fail | Status::Warn) {
+                continue;
+            }
+            if let Some(e) = &r.errored {
+                out.push(format!("- {} {}: {}", r.layer, r.check, first_line(e)));
+            }
+            for i in &r.issues {
+                let loc = i.location().map(|l| format!(" ({l})")).unwrap_or_default();
+                out.push(format!(
+                    "- {} {}: [{}] {}{loc}",
+                    r.layer,
+                    r.check,
+                    i.rule,
+                    first_line(&i.message)
+                ));
+            }
+        }
+        out
+    }
+}
+
+fn first_line(s: &str) -> String {
+    crate::text::sanitize(s.lines().next().unwrap_or(""))
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunState {
+    Starting,
+    Running,
+    Finished { verdict: Verdict, exit_code: i32 },
+    Interrupted(String),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Screen {
+    Dashboard,
+    Detail,
+    Diff,
+    Compare,
+}
+
+impl Screen {
+    pub fn name(self) -> &'static str {
+        match self {
+            Screen::Dashboard => "dashboard",
+            Screen::Detail => "layer detail",
+            Screen::Diff => "diff",
+            Screen::Compare => "compare",
+        }
+    }
+}
+
+/// An open dialog and its text field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Dialog {
+    Override {
+        candidate: String,
+        layer: Layer,
+        check: Option<String>,
+        rule: Option<String>,
+        input: String,
+        error: Option<String>,
+    },
+    Escalate {
+        candidate: String,
+        input: String,
+    },
+    Retry {
+        candidate: String,
+        input: String,
+        error: Option<String>,
+    },
+    Select {
+        candidate: String,
+        input: String,
+    },
+    /// Cancel one candidate (Some) or the whole run (None).
+    Cancel {
+        candidate: Option<String>,
+    },
+    Quit,
+}
+
+/// The diff view of one candidate against the base.
+#[derive(Debug, Clone, Default)]
+pub struct DiffView {
+    pub candidate: String,
+    pub file: usize,
+    pub scroll: usize,
+    pub side_by_side: bool,
+}
+
+/// The comparator's ranking (from the pipeline's compare layer).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Ranking {
+    /// Candidate ids best first, each with its reason.
+    pub order: Vec<(String, String)>,
+    /// Candidate ids of the matrix rows/columns.
+    pub ids: Vec<String>,
+    pub similarity: Vec<Vec<f32>>,
+}
+
+pub struct App {
+    pub meta: RunMeta,
+    pub run: String,
+    pub base: String,
+    pub instruction: String,
+    pub launcher: String,
+    pub state: RunState,
+    pub candidates: Vec<Candidate>,
+    pub focus: usize,
+    /// Index into `STRIP` of the selected layer.
+    pub layer_sel: usize,
+    pub screen: Screen,
+    pub dialog: Option<Dialog>,
+    pub help: bool,
+    /// Log filter; `filter_editing` while typing it.
+    pub filter: Option<String>,
+    pub filter_editing: bool,
+    /// Selected row in the layer detail.
+    pub detail_sel: usize,
+    pub diff_view: DiffView,
+    /// Loaded diffs against the base, by candidate.
+    pub diffs: HashMap<String, Diff>,
+    /// Compare: the other candidate (index) and the loaded A-vs-B diff.
+    pub compare_b: usize,
+    pub compare_diff: Option<((String, String), Diff)>,
+    pub compare_scroll: usize,
+    pub ranking: Option<Ranking>,
+    pub decisions: Vec<Decision>,
+    pub now_ms: i64,
+    pub spinner: usize,
+    pub width: u16,
+    pub height: u16,
+    pub theme: Theme,
+    pub color: bool,
+    pub who: String,
+    /// A one-line message for the status bar (errors, confirmations).
+    pub flash: Option<String>,
+    pub dirty: bool,
+    pub quit: bool,
+    pub highlighter: std::cell::RefCell<Highlighter>,
+    /// An issue location to show once its candidate's diff has loaded.
+    pub pending_jump: Option<(String, Option<u32>)>,
+    /// The diff view was opened from the layer detail (Esc goes back there).
+    pub diff_from_detail: bool,
+}
+
+impl App {
+    pub fn new(meta: RunMeta, theme: Theme, who: String) -> App {
+        let color = theme.syntax.is_some();
+        App {
+            meta,
+            run: String::new(),
+            base: String::new(),
+            instruction: String::new(),
+            launcher: String::new(),
+            state: RunState::Starting,
+            candidates: Vec::new(),
+            focus: 0,
+            layer_sel: 0,
+            screen: Screen::Dashboard,
+            dialog: None,
+            help: false,
+            filter: None,
+            filter_editing: false,
+            detail_sel: 0,
+            diff_view: DiffView::default(),
+            diffs: HashMap::new(),
+            compare_b: 1,
+            compare_diff: None,
+            compare_scroll: 0,
+            ranking: None,
+            decisions: Vec::new(),
+            now_ms: 0,
+            spinner: 0,
+            width: 80,
+            height: 24,
+            theme,
+            color,
+            who,
+            flash: None,
+            dirty: true,
+            quit: false,
+            highlighter: Default::default(),
+            pending_jump: None,
+            diff_from_detail: false,
+        }
+    }
+
+    pub fn focused(&self) -> Option<&Candidate> {
+        self.candidates.get(self.focus)
+    }
+
+    pub fn focused_mut(&mut self) -> Option<&mut Candidate> {
+        self.candidates.get_mut(self.focus)
+    }
+
+    pub fn selected_layer(&self) -> Layer {
+        STRIP[self.layer_sel.min(STRIP.len() - 1)]
+    }
+
+    pub fn live(&self) -> bool {
+        matches!(self.state, RunState::Starting | RunState::Running)
+    }
+
+    /// Something on screen moves by itself (a spinner or a running clock).
+    pub fn animating(&self) -> bool {
+        self.live()
+            && self
+                .candidates
+                .iter()
+                .any(|c| c.started_ms.is_some() && !c.finished() && !c.cancelled)
+    }
+
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.candidates.iter().position(|c| c.info.id == id)
+    }
+
+    fn cand_mut(&mut self, id: &str) -> Option<&mut Candidate> {
+        self.candidates.iter_mut().find(|c| c.info.id == id)
+    }
+
+    /// Fold one run event into the state.
+    pub fn apply(&mut self, ev: &RunEvent, at_ms: i64) {
+        self.now_ms = self.now_ms.max(at_ms);
+        match ev {
+            RunEvent::RunStarted {
+                run,
+                base,
+                instruction,
+                launcher,
+                candidates,
+                ..
+            } => {
+                self.run = run.clone();
+                self.base = base.clone();
+                self.instruction = instruction.clone();
+                self.launcher = launcher.clone();
+                self.candidates = candidates.iter().cloned().map(Candidate::new).collect();
+                self.state = RunState::Running;
+                self.compare_b = if self.candidates.len() > 1 { 1 } else { 0 };
+            }
+            RunEvent::CandidateStarted { candidate, .. } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    if c.started_ms.is_some() && c.finished() {
+                        // A retry: a new attempt of the same candidate.
+                        c.attempt += 1;
+                        c.reports.clear();
+                        c.verdict = None;
+                        c.finished_ms = None;
+                    }
+                    c.started_ms = Some(at_ms);
+                }
+            }
+            RunEvent::Log {
+                candidate,
+                stream,
+                text,
+            } => {
+                let color = self.color;
+                if let Some(c) = self.cand_mut(candidate) {
+                    c.logs.push(*stream, text, color);
+                }
+            }
+            RunEvent::LayerStarted { candidate, layer } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    c.running_layer = Some(*layer);
+                }
+            }
+            RunEvent::ReportLanded { candidate, report } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    if report.layer == Layer::Agent && c.running_layer.is_none() {
+                        c.running_layer = None;
+                    }
+                    c.reports.push((**report).clone());
+                }
+            }
+            RunEvent::CandidateFinished {
+                candidate,
+                verdict,
+                reason,
+                files,
+                lines,
+            } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    c.verdict = Some(*verdict);
+                    c.reason = reason.clone();
+                    c.files = *files;
+                    c.lines = *lines;
+                    c.finished_ms = Some(at_ms);
+                    c.running_layer = None;
+                }
+            }
+            RunEvent::RunFinished { verdict, exit_code } => {
+                self.state = RunState::Finished {
+                    verdict: *verdict,
+                    exit_code: *exit_code,
+                };
+                for c in &mut self.candidates {
+                    c.running_layer = None;
+                }
+            }
+            RunEvent::RunInterrupted { reason } => {
+                self.state = RunState::Interrupted(reason.clone());
+            }
+        }
+        self.dirty = true;
+    }
+
+    /// Record a decision in the state (its marks: ⊘, cancelled…).
+    pub fn apply_decision(&mut self, d: &Decision) {
+        if self.decisions.contains(d) {
+            return;
+        }
+        self.decisions.push(d.clone());
+        if let Some(id) = &d.candidate {
+            if let Some(c) = self.cand_mut(id) {
+                c.decisions.push(d.clone());
+                if d.kind == DecisionKind::Cancel {
+                    c.cancelled = true;
+                }
+            }
+        }
+        self.dirty = true;
+    }
+
+    pub fn pending_from_detail(&self) -> bool {
+        self.diff_from_detail
+    }
+
+    /// The rows of the layer detail: (report index, issue index).
+    pub fn detail_rows(&self) -> Vec<(usize, Option<usize>)> {
+        let Some(c) = self.focused() else {
+            return Vec::new();
+        };
+        let layer = self.selected_layer();
+        let mut rows = Vec::new();
+        for (ri, r) in c.reports.iter().enumerate() {
+            if r.layer != layer {
+                continue;
+            }
+            rows.push((ri, None));
+            for ii in 0..r.issues.len() {
+                rows.push((ri, Some(ii)));
+            }
+        }
+        rows
+    }
+}

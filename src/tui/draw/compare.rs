@@ -1,0 +1,234 @@
+//! Compare: two candidates' changes against each other, the scoreboard
+//! (verdict per layer, size, criteria, review issues, tokens), the
+//! comparator's ranking with reasons and the similarity matrix.
+
+use super::diffview::line_spans;
+use super::{mark_style, verdict_style};
+use crate::text::{ellipsis, sanitize};
+use crate::tui::app::{strip_name, App, Candidate, STRIP};
+use crate::verdict::{Layer, Status};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+    let n = app.candidates.len();
+    if n < 2 {
+        return;
+    }
+    let score_h = (STRIP.len() as u16 + 8).min(area.height / 2);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Length(score_h), Constraint::Min(3)]).areas(area);
+    let [score, rank] =
+        Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(top);
+    scoreboard(frame, app, score);
+    ranking(frame, app, rank);
+    pair_diff(frame, app, bottom);
+}
+
+fn criteria_met(c: &Candidate) -> String {
+    let reps: Vec<_> = c.layer_reports(Layer::Criteria).collect();
+    if reps.is_empty() {
+        return "–".into();
+    }
+    let met = reps.iter().filter(|r| r.status == Status::Pass).count();
+    format!("{met}/{}", reps.len())
+}
+
+fn review_issues(c: &Candidate) -> String {
+    let reps: Vec<_> = c.layer_reports(Layer::Review).collect();
+    if reps.is_empty() {
+        return "–".into();
+    }
+    reps.iter().map(|r| r.issues.len()).sum::<usize>().to_string()
+}
+
+fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border)
+        .title(Span::styled(" scoreboard ", t.title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let colw = ((inner.width as usize).saturating_sub(10) / app.candidates.len()).clamp(6, 18);
+    let pad = |s: String| format!("{:<colw$}", ellipsis(&s, colw - 1));
+    let mut head = vec![Span::styled(format!("{:<10}", ""), t.dim)];
+    for (i, c) in app.candidates.iter().enumerate() {
+        let tag = if i == app.focus {
+            "A "
+        } else if i == app.compare_b {
+            "B "
+        } else {
+            ""
+        };
+        let st = if i == app.focus {
+            t.title.add_modifier(Modifier::REVERSED)
+        } else if i == app.compare_b {
+            t.title.add_modifier(Modifier::UNDERLINED)
+        } else {
+            t.dim
+        };
+        head.push(Span::styled(
+            pad(format!("{tag}{} {}", i + 1, sanitize(&c.info.id))),
+            st,
+        ));
+    }
+    let mut lines = vec![Line::from(head)];
+    let mut row = |label: &str, cells: Vec<Span<'static>>| {
+        let mut spans = vec![Span::styled(format!("{label:<10}"), t.dim)];
+        spans.extend(cells);
+        lines.push(Line::from(spans));
+    };
+    row(
+        "verdict",
+        app.candidates
+            .iter()
+            .map(|c| match c.verdict {
+                Some(v) => Span::styled(pad(v.label().into()), verdict_style(app, v)),
+                None => Span::styled(pad(c.status_text()), t.running),
+            })
+            .collect(),
+    );
+    for layer in STRIP {
+        row(
+            strip_name(layer),
+            app.candidates
+                .iter()
+                .map(|c| {
+                    let m = c.mark(layer, &app.meta);
+                    Span::styled(pad(m.glyph(app.spinner).into()), mark_style(app, m))
+                })
+                .collect(),
+        );
+    }
+    let text = |f: &dyn Fn(&Candidate) -> String| -> Vec<Span<'static>> {
+        app.candidates
+            .iter()
+            .map(|c| Span::styled(pad(f(c)), t.text))
+            .collect()
+    };
+    row("files", text(&|c| c.files.to_string()));
+    row("lines", text(&|c| c.lines.to_string()));
+    row("criteria", text(&criteria_met));
+    row("review", text(&review_issues));
+    row(
+        "tokens",
+        text(&|c| match (c.tokens, c.cost_usd) {
+            (Some(tk), Some(usd)) => format!("{tk} ${usd:.2}"),
+            (Some(tk), None) => tk.to_string(),
+            _ => "–".into(),
+        }),
+    );
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn ranking(frame: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border)
+        .title(Span::styled(" ranking · similarity ", t.title));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let w = inner.width as usize;
+    let mut lines = Vec::new();
+    match &app.ranking {
+        Some(r) => {
+            for (i, (id, why)) in r.order.iter().enumerate() {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{}. {} ", i + 1, sanitize(id)), t.text),
+                    Span::styled(ellipsis(&sanitize(why), w.saturating_sub(id.len() + 4)), t.dim),
+                ]));
+            }
+            lines.push(Line::from(""));
+            let mut head = vec![Span::styled(format!("{:<9}", ""), t.dim)];
+            for id in &r.ids {
+                head.push(Span::styled(format!("{:>6}", ellipsis(&sanitize(id), 5)), t.dim));
+            }
+            lines.push(Line::from(head));
+            for (i, id) in r.ids.iter().enumerate() {
+                let mut spans = vec![Span::styled(format!("{:<9}", ellipsis(&sanitize(id), 8)), t.dim)];
+                for v in r.similarity.get(i).into_iter().flatten() {
+                    spans.push(Span::styled(format!("{:>6.2}", v), t.text));
+                }
+                lines.push(Line::from(spans));
+            }
+        }
+        None => {
+            lines.push(Line::from(Span::styled(
+                "– comparator off (no ranking for this run)",
+                t.off,
+            )));
+            lines.push(Line::from(Span::styled(
+                "by verdict, then smallest change:",
+                t.dim,
+            )));
+            let mut order: Vec<&Candidate> = app.candidates.iter().collect();
+            order.sort_by_key(|c| (c.verdict.unwrap_or(crate::verdict::Verdict::Fail), c.lines));
+            for (i, c) in order.iter().enumerate() {
+                let v = c.verdict.map(|v| v.label()).unwrap_or("…");
+                lines.push(Line::from(Span::styled(
+                    ellipsis(
+                        &format!("{}. {} {v} · {} lines", i + 1, sanitize(&c.info.id), c.lines),
+                        w,
+                    ),
+                    t.text,
+                )));
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let a = &app.candidates[app.focus].info.id;
+    let b = &app.candidates[app.compare_b.min(app.candidates.len() - 1)].info.id;
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border_focus)
+        .title(Span::styled(
+            format!(" {} (−) vs {} (+) ", sanitize(b), sanitize(a)),
+            t.title,
+        ));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let diff = match &app.compare_diff {
+        Some(((x, y), d)) if x == a && y == b => d,
+        _ => {
+            frame.render_widget(Paragraph::new(Span::styled(" loading…", t.dim)), inner);
+            return;
+        }
+    };
+    if diff.files.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(" the two changes are identical", t.dim)),
+            inner,
+        );
+        return;
+    }
+    let rows = inner.height as usize;
+    let mut lines = Vec::new();
+    let mut skip = app.compare_scroll;
+    'files: for f in &diff.files {
+        let title = std::iter::once(Line::from(Span::styled(
+            format!("── {} +{} −{}", f.path, f.added, f.removed),
+            t.title,
+        )));
+        let body = f.lines.iter().map(|l| Line::from(line_spans(app, &f.path, l, true)));
+        for l in title.chain(body) {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            lines.push(l);
+            if lines.len() == rows {
+                break 'files;
+            }
+        }
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

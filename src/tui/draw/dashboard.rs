@@ -1,0 +1,211 @@
+//! The dashboard: one column per candidate side by side; a grid when the
+//! terminal is too narrow, then tabs. Only the visible log rows are built.
+
+use super::{clock, mark_style, verdict_style};
+use crate::runner::Stream;
+use crate::text::{ellipsis, sanitize};
+use crate::tui::app::{strip_name, App, Candidate, STRIP};
+use ratatui::layout::Rect;
+use ratatui::style::Modifier;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+
+/// Narrowest useful column.
+pub const MIN_COL: u16 = 34;
+/// Lowest useful grid cell.
+pub const MIN_ROW: u16 = 9;
+
+/// Where each candidate goes: cells (candidate index, rect) and, in tab
+/// mode, the tab titles' rects.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DashLayout {
+    pub cells: Vec<(usize, Rect)>,
+    pub tabs: Vec<(usize, Rect)>,
+}
+
+/// The dashboard layout for a full-screen `area` (header and status bar
+/// excluded here), shared by drawing and mouse hit-testing.
+pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
+    let mut out = DashLayout::default();
+    if n == 0 || area.height < 4 {
+        return out;
+    }
+    let body = Rect::new(area.x, area.y + 2, area.width, area.height.saturating_sub(3));
+    let n16 = n as u16;
+    let split = |r: Rect, k: u16, i: u16| -> Rect {
+        let w = r.width / k;
+        let x = r.x + i * w;
+        let w = if i == k - 1 { r.width - i * w } else { w };
+        Rect::new(x, r.y, w, r.height)
+    };
+    if body.width / n16 >= MIN_COL {
+        for i in 0..n {
+            out.cells.push((i, split(body, n16, i as u16)));
+        }
+        return out;
+    }
+    let cols = (body.width / MIN_COL).max(1);
+    let rows = n16.div_ceil(cols);
+    if cols > 1 && body.height / rows >= MIN_ROW {
+        let h = body.height / rows;
+        for i in 0..n {
+            let (r, c) = (i as u16 / cols, i as u16 % cols);
+            let in_row = if r == rows - 1 { n16 - r * cols } else { cols };
+            let row = Rect::new(
+                body.x,
+                body.y + r * h,
+                body.width,
+                if r == rows - 1 { body.height - r * h } else { h },
+            );
+            out.cells.push((i, split(row, in_row, c)));
+        }
+        return out;
+    }
+    // Tabs: one line of titles, the focused candidate below.
+    let mut x = body.x;
+    for i in 0..n {
+        let w = (i.to_string().len() as u16 + 3).min(body.width);
+        out.tabs.push((i, Rect::new(x, body.y, w, 1)));
+        x = (x + w).min(body.x + body.width.saturating_sub(1));
+    }
+    out.cells.push((
+        focus.min(n - 1),
+        Rect::new(body.x, body.y + 1, body.width, body.height.saturating_sub(1)),
+    ));
+    out
+}
+
+pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+    let lay = layout(area, app.candidates.len(), app.focus);
+    if app.candidates.is_empty() {
+        let body = Rect::new(area.x, area.y + 2, area.width, area.height.saturating_sub(3));
+        frame.render_widget(
+            Paragraph::new(Span::styled(" waiting for the run to start…", app.theme.dim)),
+            body,
+        );
+        return;
+    }
+    if !lay.tabs.is_empty() {
+        let t = &app.theme;
+        let mut spans = Vec::new();
+        for (i, c) in app.candidates.iter().enumerate() {
+            let style = if i == app.focus { t.selected } else { t.dim };
+            let v = c
+                .verdict
+                .map(|v| v.label())
+                .unwrap_or_else(|| if c.started_ms.is_some() { "…" } else { "○" });
+            spans.push(Span::styled(
+                format!(" {} {} {v} ", i + 1, sanitize(&c.info.id)),
+                style,
+            ));
+        }
+        let r = lay.tabs[0].1;
+        frame.render_widget(
+            Paragraph::new(Line::from(spans)),
+            Rect::new(r.x, r.y, area.width, 1),
+        );
+    }
+    for (i, rect) in &lay.cells {
+        column(frame, app, *i, &app.candidates[*i], *rect);
+    }
+}
+
+fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
+    let t = &app.theme;
+    let focused = idx == app.focus;
+    let follow = if c.logs.follow {
+        Span::styled(" following ", t.dim)
+    } else {
+        Span::styled(format!(" paused ↑{} · End resumes ", c.logs.offset), t.warn)
+    };
+    let mut bottom = vec![follow];
+    if let (true, Some(f)) = (focused, &app.filter) {
+        bottom.push(Span::styled(format!(" /{} ", sanitize(f)), t.title));
+    }
+    let title_style = if focused {
+        t.title.add_modifier(Modifier::REVERSED)
+    } else {
+        t.title
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(if focused { t.border_focus } else { t.border })
+        .title(Span::styled(
+            format!(" {} {} ", idx + 1, sanitize(&c.info.id)),
+            title_style,
+        ))
+        .title_bottom(Line::from(bottom));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    let w = inner.width as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    // Header: agent, runtime, status, elapsed, attempt, tokens/cost.
+    let status_style = match c.verdict {
+        Some(v) => verdict_style(app, v),
+        None if c.cancelled => t.fail,
+        None if c.started_ms.is_some() => t.running,
+        None => t.pending,
+    };
+    let elapsed = c
+        .elapsed_ms(app.now_ms)
+        .map(clock)
+        .unwrap_or_else(|| "–".into());
+    let cost = match (c.tokens, c.cost_usd) {
+        (Some(tk), Some(usd)) => format!("{tk} tok ${usd:.2}"),
+        (Some(tk), None) => format!("{tk} tok"),
+        _ => "tokens –".into(),
+    };
+    lines.push(Line::from(vec![
+        Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
+        Span::styled(c.status_text(), status_style),
+    ]));
+    lines.push(Line::from(Span::styled(
+        ellipsis(
+            &format!("{elapsed} · attempt {} · {cost}", c.attempt),
+            w,
+        ),
+        t.dim,
+    )));
+    // Layer strip.
+    let mut strip = Vec::new();
+    for (li, layer) in STRIP.iter().enumerate() {
+        if li > 0 {
+            strip.push(Span::styled(" ", t.dim));
+        }
+        let m = c.mark(*layer, &app.meta);
+        let mut st = mark_style(app, m);
+        if focused && li == app.layer_sel {
+            st = st.patch(t.selected);
+        }
+        strip.push(Span::styled(
+            format!("{}{}", m.glyph(app.spinner), strip_name(*layer)),
+            st,
+        ));
+    }
+    lines.push(Line::from(strip));
+    let summary = match (&c.verdict, &c.reason) {
+        (Some(_), Some(r)) => Span::styled(ellipsis(&sanitize(r), w), t.fail),
+        (Some(_), None) => Span::styled(
+            ellipsis(&format!("{} files, {} lines changed", c.files, c.lines), w),
+            t.dim,
+        ),
+        _ => Span::styled("", t.dim),
+    };
+    lines.push(Line::from(summary));
+    lines.push(Line::from(Span::styled("─".repeat(w), t.border)));
+    let rows = (inner.height as usize).saturating_sub(lines.len());
+    let filter = if focused { app.filter.as_deref() } else { None };
+    for e in c.logs.visible(rows, filter) {
+        let mut l = e.line.clone();
+        if e.stream == Stream::Stderr && l.spans.iter().all(|s| s.style == Default::default()) {
+            l = l.patch_style(t.stderr);
+        }
+        lines.push(l);
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+}

@@ -1,0 +1,143 @@
+//! Layer detail: each check of the selected layer with status, duration,
+//! issues (severity, rule, location, message) and the selected check's
+//! output tail. `Enter` on an issue jumps to its line in the diff.
+
+use crate::runner::human;
+use crate::text::{ellipsis, sanitize};
+use crate::tui::app::{App, Mark};
+use crate::verdict::{Severity, Status};
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Paragraph};
+use ratatui::Frame;
+use std::time::Duration;
+
+pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+    let t = &app.theme;
+    let Some(c) = app.focused() else { return };
+    let layer = app.selected_layer();
+    let mark = c.mark(layer, &app.meta);
+    let [top, bottom] =
+        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(area);
+    let title = format!(
+        " {} · {} {} ",
+        sanitize(&c.info.id),
+        mark.glyph(app.spinner),
+        layer.name()
+    );
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border_focus)
+        .title(Span::styled(title, super::mark_style(app, mark)));
+    let inner = block.inner(top);
+    frame.render_widget(block, top);
+    let rows = app.detail_rows();
+    let w = inner.width as usize;
+    let mut lines = Vec::new();
+    if rows.is_empty() {
+        let why = match mark {
+            Mark::Off => "this layer is off for this run (not configured, or skipped)",
+            Mark::Running => "running…",
+            _ => "no report yet",
+        };
+        lines.push(Line::from(Span::styled(format!(" {why}"), t.dim)));
+    }
+    let h = inner.height as usize;
+    let first = app.detail_sel.saturating_sub(h.saturating_sub(1));
+    for (n, &(ri, ii)) in rows.iter().enumerate().skip(first).take(h) {
+        let r = &c.reports[ri];
+        let sel = n == app.detail_sel;
+        let mut line = match ii {
+            None => {
+                let (g, st) = match r.status {
+                    Status::Pass => ("✓", t.pass),
+                    Status::Warn => ("!", t.warn),
+                    Status::Fail => ("✗", t.fail),
+                    Status::Skipped => ("–", t.off),
+                };
+                let overridden = c.decisions.iter().any(|d| {
+                    matches!(&d.kind, crate::tui::DecisionKind::Override { layer: l, check, .. }
+                        if *l == layer && check.as_deref().is_none_or(|ch| ch == r.check))
+                });
+                let mut spans = vec![
+                    Span::styled(format!(" {g} "), st),
+                    Span::styled(format!("{:<16}", ellipsis(&sanitize(&r.check), 16)), t.text),
+                    Span::styled(format!(" {:<7}", r.status.label()), st),
+                    Span::styled(
+                        format!(" {:>7}", human(Duration::from_millis(r.duration_ms))),
+                        t.dim,
+                    ),
+                    Span::styled(
+                        if r.required { "  required" } else { "  optional" },
+                        t.dim,
+                    ),
+                ];
+                if overridden {
+                    spans.push(Span::styled("  ⊘ overridden", t.overridden));
+                }
+                if let Some(e) = &r.errored {
+                    spans.push(Span::styled(
+                        format!("  {}", ellipsis(&sanitize(e), w.saturating_sub(50))),
+                        t.fail,
+                    ));
+                }
+                Line::from(spans)
+            }
+            Some(ii) => {
+                let i = &r.issues[ii];
+                let st = match i.effective_severity(r.advisory) {
+                    Severity::Info => t.dim,
+                    Severity::Warning => t.warn,
+                    _ => t.fail,
+                };
+                let loc = i.location().unwrap_or_else(|| "-".into());
+                let head = format!(
+                    "     {:<8} {} {} ",
+                    i.severity.label(),
+                    sanitize(&i.rule),
+                    sanitize(&loc)
+                );
+                let rest = w.saturating_sub(head.chars().count());
+                Line::from(vec![
+                    Span::styled(head, st),
+                    Span::styled(
+                        ellipsis(&sanitize(i.message.lines().next().unwrap_or("")), rest),
+                        t.text,
+                    ),
+                ])
+            }
+        };
+        if sel {
+            line = line.patch_style(t.selected);
+        }
+        lines.push(line);
+    }
+    frame.render_widget(Paragraph::new(lines), inner);
+
+    // Output tail of the selected check.
+    let out_block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border)
+        .title(Span::styled(" output ", t.title));
+    let out_inner = out_block.inner(bottom);
+    frame.render_widget(out_block, bottom);
+    let output = rows
+        .get(app.detail_sel)
+        .map(|&(ri, _)| c.reports[ri].output.as_str())
+        .unwrap_or("");
+    let all: Vec<&str> = output.lines().collect();
+    let n = out_inner.height as usize;
+    let tail = &all[all.len().saturating_sub(n)..];
+    let lines: Vec<Line> = tail
+        .iter()
+        .map(|l| Line::from(Span::styled(sanitize(l), t.text)))
+        .collect();
+    if lines.is_empty() {
+        frame.render_widget(
+            Paragraph::new(Span::styled(" (no output)", t.dim)),
+            out_inner,
+        );
+    } else {
+        frame.render_widget(Paragraph::new(lines), out_inner);
+    }
+}

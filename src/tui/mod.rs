@@ -1,0 +1,24 @@
+//! The interactive front end: a pure fold of `RunEvent`s plus UI state,
+//! driven as `Event → Action → update(state) → draw(state)`. The loop is
+//! generic over the ratatui `Backend`, so tests run it on a `TestBackend`.
+
+pub mod action;
+pub mod ansi;
+pub mod app;
+pub mod commands;
+pub mod decision;
+pub mod diff;
+pub mod draw;
+pub mod highlight;
+pub mod keys;
+pub mod logbuf;
+pub mod shell;
+pub mod terminal;
+pub mod theme;
+pub mod update;
+
+pub use action::Action;
+pub use app::{App, RunMeta, Screen};
+pub use decision::{Decision, DecisionKind};
+pub use keys::Key;
+pub use theme::Theme;

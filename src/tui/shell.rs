@@ -1,0 +1,352 @@
+//! The imperative shell: terminal input and run events in, `update`, draw
+//! when something changed (at most ~60 frames/s, nothing when idle), and
+//! the effects `update` asks for (load a diff, send a decision, stop).
+
+use super::action::Action;
+use super::app::{App, RunMeta};
+use super::decision::{author, Decision};
+use super::draw::draw;
+use super::keys::Key;
+use super::theme::Theme;
+use super::update::{update, Effect};
+use crate::event::RunEvent;
+use crate::pipeline::{self, PreparedRun};
+use crate::verdict::Layer;
+use crossterm::event::{Event as CtEvent, MouseEventKind};
+use ratatui::backend::Backend;
+use ratatui::Terminal;
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Shortest time between two frames (~60 frames/s).
+pub const FRAME: Duration = Duration::from_millis(16);
+/// Spinner and clock period while something runs.
+pub const TICK: Duration = Duration::from_millis(120);
+/// Run events folded per turn before input gets a look in.
+const BATCH: usize = 4096;
+
+/// Input from the terminal, already reduced to what the TUI uses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TermEvent {
+    Key(Key),
+    Click(u16, u16),
+    Scroll(i32),
+    Resize(u16, u16),
+    /// SIGTERM/SIGHUP: stop and restore the terminal.
+    Terminate,
+}
+
+impl TermEvent {
+    pub fn from_crossterm(ev: CtEvent) -> Option<TermEvent> {
+        match ev {
+            CtEvent::Key(k) => Key::from_event(&k).map(TermEvent::Key),
+            CtEvent::Mouse(m) => match m.kind {
+                MouseEventKind::Down(_) => Some(TermEvent::Click(m.column, m.row)),
+                MouseEventKind::ScrollUp => Some(TermEvent::Scroll(-3)),
+                MouseEventKind::ScrollDown => Some(TermEvent::Scroll(3)),
+                _ => None,
+            },
+            CtEvent::Resize(w, h) => Some(TermEvent::Resize(w, h)),
+            _ => None,
+        }
+    }
+}
+
+/// A line-per-event trace of the TUI session, in the run directory (never
+/// on the terminal).
+#[derive(Clone, Default)]
+pub struct Trace {
+    path: Option<PathBuf>,
+}
+
+impl Trace {
+    pub fn to(path: PathBuf) -> Trace {
+        if let Some(p) = path.parent() {
+            let _ = std::fs::create_dir_all(p);
+        }
+        Trace { path: Some(path) }
+    }
+
+    pub fn log(&self, msg: impl AsRef<str>) {
+        if let Some(p) = &self.path {
+            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
+                let _ = writeln!(f, "{} {}", crate::store::now_ms(), msg.as_ref());
+            }
+        }
+    }
+}
+
+/// What the loop needs from the outside world.
+pub struct Shell {
+    pub base: String,
+    pub cancel: CancellationToken,
+    /// Where decisions go (the pipeline, the store).
+    pub decide: Box<dyn Fn(&Decision) + Send>,
+    pub trace: Trace,
+    /// The clock (injected so tests are deterministic).
+    pub clock: fn() -> i64,
+}
+
+/// The event loop, generic over the backend. Returns when the user quits.
+pub async fn run_loop<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    mut run_rx: mpsc::UnboundedReceiver<RunEvent>,
+    mut term_rx: mpsc::UnboundedReceiver<TermEvent>,
+    shell: &Shell,
+) -> std::io::Result<()> {
+    let (loaded_tx, mut loaded_rx) = mpsc::unbounded_channel::<Action>();
+    let mut run_open = true;
+    let mut last_draw: Option<Instant> = None;
+    let size = terminal.size()?;
+    update(app, Action::Resize(size.width, size.height));
+    loop {
+        let now = Instant::now();
+        if app.dirty && last_draw.is_none_or(|t| now.duration_since(t) >= FRAME) {
+            terminal.draw(|f| draw(f, app))?;
+            app.dirty = false;
+            last_draw = Some(now);
+        }
+        if app.quit {
+            return Ok(());
+        }
+        let wake = if app.dirty {
+            last_draw.map(|t| t + FRAME).unwrap_or(now)
+        } else if app.animating() {
+            now + TICK
+        } else {
+            now + Duration::from_secs(3600)
+        };
+        tokio::select! {
+            ev = run_rx.recv(), if run_open => match ev {
+                Some(ev) => {
+                    let at = (shell.clock)();
+                    update(app, Action::Run(Box::new(ev), at));
+                    for _ in 0..BATCH {
+                        match run_rx.try_recv() {
+                            Ok(ev) => { update(app, Action::Run(Box::new(ev), at)); }
+                            Err(_) => break,
+                        }
+                    }
+                }
+                None => run_open = false,
+            },
+            ev = term_rx.recv() => {
+                let Some(ev) = ev else { return Ok(()) };
+                let action = match ev {
+                    TermEvent::Key(k) => {
+                        shell.trace.log(format!("key {k:?}"));
+                        super::commands::dispatch(app, k)
+                    }
+                    TermEvent::Click(x, y) => Some(Action::Click(x, y)),
+                    TermEvent::Scroll(n) => Some(Action::Scroll(n)),
+                    TermEvent::Resize(w, h) => {
+                        let _ = terminal.autoresize();
+                        Some(Action::Resize(w, h))
+                    }
+                    TermEvent::Terminate => Some(Action::ForceQuit),
+                };
+                if let Some(a) = action {
+                    let fx = update(app, a);
+                    perform(app, fx, shell, &loaded_tx);
+                }
+            },
+            a = loaded_rx.recv() => if let Some(a) = a { update(app, a); },
+            _ = tokio::time::sleep_until(wake.into()) => {
+                if app.animating() {
+                    update(app, Action::Tick((shell.clock)()));
+                }
+            }
+        }
+    }
+}
+
+fn perform(app: &App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::UnboundedSender<Action>) {
+    for e in fx {
+        shell.trace.log(format!("effect {e:?}"));
+        match e {
+            Effect::LoadDiff(id) => {
+                let Some(c) = app.candidates.iter().find(|c| c.info.id == id) else {
+                    continue;
+                };
+                let dir = PathBuf::from(&c.info.worktree);
+                let base = shell.base.clone();
+                let tx = loaded.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = git2::Oid::from_str(&base)
+                        .ok()
+                        .and_then(|oid| crate::workspace::diff_text(&dir, oid).ok())
+                        .unwrap_or_default();
+                    let _ = tx.send(Action::DiffLoaded {
+                        candidate: id,
+                        text,
+                    });
+                });
+            }
+            Effect::LoadCompare(a, b) => {
+                let dirs: Vec<PathBuf> = [&a, &b]
+                    .iter()
+                    .filter_map(|id| app.candidates.iter().find(|c| &c.info.id == *id))
+                    .map(|c| PathBuf::from(&c.info.worktree))
+                    .collect();
+                if dirs.len() != 2 {
+                    continue;
+                }
+                let base = shell.base.clone();
+                let tx = loaded.clone();
+                tokio::task::spawn_blocking(move || {
+                    let text = compare_text(&dirs[0], &dirs[1], &base);
+                    let _ = tx.send(Action::CompareLoaded { a, b, text });
+                });
+            }
+            Effect::Decide(d) => (shell.decide)(&d),
+            Effect::CancelCandidate(_) => {}
+            Effect::CancelRun => shell.cancel.cancel(),
+            Effect::Quit { stop } => {
+                if stop {
+                    shell.cancel.cancel();
+                }
+            }
+        }
+    }
+}
+
+/// Candidate A's files against candidate B's, for every path either one
+/// changed: a unified diff with B as the old side and A as the new.
+pub fn compare_text(a: &std::path::Path, b: &std::path::Path, base: &str) -> String {
+    let Ok(oid) = git2::Oid::from_str(base) else {
+        return String::new();
+    };
+    let mut paths = std::collections::BTreeSet::new();
+    for dir in [a, b] {
+        if let Ok(cs) = crate::workspace::changeset(dir, oid) {
+            for f in cs.files {
+                paths.insert(f.path.clone());
+            }
+        }
+    }
+    let mut out = String::new();
+    for p in paths {
+        let read = |d: &std::path::Path| std::fs::read_to_string(d.join(&p)).unwrap_or_default();
+        let (old, new) = (read(b), read(a));
+        if old == new {
+            continue;
+        }
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        out.push_str(&format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n"));
+        for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+            out.push_str(&hunk.to_string());
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+fn now() -> i64 {
+    crate::store::now_ms()
+}
+
+/// The layers this run has on (the strip shows the rest as off).
+pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
+    let mut layers = vec![Layer::Agent, Layer::Permissions];
+    if prepared.config.guardrails.is_some() {
+        layers.push(Layer::Guardrails);
+    }
+    RunMeta {
+        strategy: format!("{:?}", prepared.config.main.strategy.mode).to_lowercase(),
+        layers_on: layers,
+        detachable: prepared.config.main.launcher == crate::config::LauncherKind::Docker,
+    }
+}
+
+/// Run a prepared run under the TUI; returns the run's exit code once the
+/// user quits. The terminal is restored on every path out.
+pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, String> {
+    let meta = meta_of(&prepared);
+    let base = prepared.base.to_string();
+    let run_id = prepared.run.clone();
+    let trace = Trace::to(prepared.state.join("runs").join(&run_id).join("tui.log"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let result = rt.block_on(async move {
+        let (tx, rx) = mpsc::unbounded_channel::<RunEvent>();
+        let cancel = CancellationToken::new();
+        let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel.clone()));
+        let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
+        spawn_input(term_tx.clone());
+        spawn_signals(term_tx);
+        let trace2 = trace.clone();
+        let shell = Shell {
+            base,
+            cancel: cancel.clone(),
+            decide: Box::new(move |d: &Decision| {
+                trace2.log(format!(
+                    "decision {}",
+                    serde_json::to_string(d).unwrap_or_default()
+                ))
+            }),
+            trace,
+            clock: now,
+        };
+        let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
+        let guard = super::terminal::Guard;
+        let mut app = App::new(meta, theme, author());
+        app.now_ms = now();
+        let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
+        drop(guard);
+        r.map_err(|e| format!("terminal: {e}"))?;
+        let outcome = pipeline
+            .await
+            .map_err(|e| format!("internal error: {e}"))?
+            .map_err(|e| e.to_string())?;
+        Ok::<i32, String>(outcome.exit_code)
+    });
+    super::terminal::restore();
+    let code = result?;
+    println!("replay: rascal show {run_id}");
+    Ok(code)
+}
+
+fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>) {
+    std::thread::spawn(move || loop {
+        match crossterm::event::poll(Duration::from_millis(250)) {
+            Ok(true) => {
+                let Ok(ev) = crossterm::event::read() else {
+                    return;
+                };
+                if let Some(ev) = TermEvent::from_crossterm(ev) {
+                    if tx.send(ev).is_err() {
+                        return;
+                    }
+                }
+            }
+            Ok(false) => {
+                if tx.is_closed() {
+                    return;
+                }
+            }
+            Err(_) => return,
+        }
+    });
+}
+
+fn spawn_signals(tx: mpsc::UnboundedSender<TermEvent>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    for kind in [SignalKind::terminate(), SignalKind::hangup()] {
+        let tx = tx.clone();
+        if let Ok(mut s) = signal(kind) {
+            tokio::spawn(async move {
+                if s.recv().await.is_some() {
+                    let _ = tx.send(TermEvent::Terminate);
+                }
+            });
+        }
+    }
+}

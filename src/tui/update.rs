@@ -1,0 +1,565 @@
+//! `update(state, action) → effects`: the only place the TUI's state
+//! changes. Effects are what the shell must do (load a diff, send a
+//! decision, stop agents, quit); `update` itself does no I/O.
+
+use super::action::Action;
+use super::app::{App, Dialog, Mark, Screen, STRIP};
+use super::decision::{Decision, DecisionKind};
+use super::diff::Diff;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Effect {
+    LoadDiff(String),
+    LoadCompare(String, String),
+    Decide(Decision),
+    /// Stop one candidate's agent and checks.
+    CancelCandidate(String),
+    CancelRun,
+    /// Leave the TUI; `stop` also stops running agents.
+    Quit { stop: bool },
+}
+
+/// Rows a page scroll moves.
+const PAGE: usize = 10;
+
+pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    app.dirty = true;
+    if !matches!(action, Action::Run(..) | Action::Tick(_)) {
+        app.flash = None;
+    }
+    match action {
+        Action::Run(ev, at) => app.apply(&ev, at),
+        Action::Tick(now) => {
+            app.now_ms = app.now_ms.max(now);
+            app.spinner = app.spinner.wrapping_add(1);
+        }
+        Action::Resize(w, h) => {
+            app.width = w;
+            app.height = h;
+        }
+        Action::Quit => {
+            if app.help {
+                app.help = false;
+            }
+            if app.live() {
+                app.dialog = Some(Dialog::Quit);
+            } else {
+                app.quit = true;
+                fx.push(Effect::Quit { stop: false });
+            }
+        }
+        Action::ForceQuit => {
+            app.quit = true;
+            fx.push(Effect::Quit { stop: true });
+        }
+        Action::FocusNext | Action::FocusPrev | Action::FocusCandidate(_) => {
+            focus(app, action, &mut fx)
+        }
+        Action::LayerNext => {
+            app.layer_sel = (app.layer_sel + 1).min(STRIP.len() - 1);
+            app.detail_sel = 0;
+        }
+        Action::LayerPrev => {
+            app.layer_sel = app.layer_sel.saturating_sub(1);
+            app.detail_sel = 0;
+        }
+        Action::Up => scroll(app, -1),
+        Action::Down => scroll(app, 1),
+        Action::PageUp => scroll(app, -(PAGE as i64)),
+        Action::PageDown => scroll(app, PAGE as i64),
+        Action::Scroll(n) => scroll(app, n as i64),
+        Action::Top => scroll(app, -(i64::MAX / 4)),
+        Action::Bottom => scroll(app, i64::MAX / 4),
+        Action::Follow => {
+            if let Some(c) = app.focused_mut() {
+                c.logs.resume();
+            }
+        }
+        Action::Open => open(app, &mut fx),
+        Action::Back => back(app),
+        Action::Help => app.help = !app.help,
+        Action::Filter => {
+            app.filter_editing = true;
+            app.filter.get_or_insert_with(String::new);
+        }
+        Action::Diff => {
+            if let Some(c) = app.focused() {
+                let id = c.info.id.clone();
+                if app.diff_view.candidate != id {
+                    app.diff_view.file = 0;
+                    app.diff_view.scroll = 0;
+                }
+                app.diff_view.candidate = id.clone();
+                app.diff_from_detail = false;
+                app.pending_jump = None;
+                app.screen = Screen::Diff;
+                fx.push(Effect::LoadDiff(id));
+            }
+        }
+        Action::Compare => {
+            if app.candidates.len() > 1 {
+                if app.compare_b == app.focus {
+                    app.compare_b = (app.focus + 1) % app.candidates.len();
+                }
+                app.screen = Screen::Compare;
+                load_compare(app, &mut fx);
+            }
+        }
+        Action::ToggleSideBySide => app.diff_view.side_by_side = !app.diff_view.side_by_side,
+        Action::NextHunk | Action::PrevHunk | Action::NextFile | Action::PrevFile => {
+            navigate(app, action)
+        }
+        Action::Override => start_override(app),
+        Action::Escalate => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Escalate {
+                    candidate: c.info.id.clone(),
+                    input: String::new(),
+                });
+            }
+        }
+        Action::Retry => {
+            if let Some(c) = app.focused() {
+                let mut text = String::from("Please fix what the checks found:\n");
+                text.push_str(&c.failing_issues().join("\n"));
+                app.dialog = Some(Dialog::Retry {
+                    candidate: c.info.id.clone(),
+                    input: text,
+                    error: None,
+                });
+            }
+        }
+        Action::CancelCandidate => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Cancel {
+                    candidate: Some(c.info.id.clone()),
+                });
+            }
+        }
+        Action::CancelRun => app.dialog = Some(Dialog::Cancel { candidate: None }),
+        Action::Input(ch) => {
+            if let Some(s) = input_of(app) {
+                s.push(ch);
+            }
+        }
+        Action::Backspace => {
+            if let Some(s) = input_of(app) {
+                s.pop();
+            }
+        }
+        Action::Submit => submit(app, &mut fx),
+        Action::Choose(ch) => choose(app, ch, &mut fx),
+        Action::Click(x, y) => {
+            if app.screen == Screen::Dashboard && app.dialog.is_none() {
+                let area = ratatui::layout::Rect::new(0, 0, app.width, app.height);
+                let layout = super::draw::dashboard::layout(area, app.candidates.len(), app.focus);
+                if let Some((i, _)) = layout.cells.iter().find(|(_, r)| {
+                    x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
+                }) {
+                    app.focus = *i;
+                } else if let Some((i, _)) = layout.tabs.iter().find(|(_, r)| {
+                    x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
+                }) {
+                    app.focus = *i;
+                }
+            }
+        }
+        Action::DiffLoaded { candidate, text } => {
+            let diff = Diff::parse(&text);
+            if candidate == app.diff_view.candidate {
+                if let Some((path, line)) = app.pending_jump.take() {
+                    if let Some((f, l)) = diff.locate(&path, line) {
+                        app.diff_view.file = f;
+                        app.diff_view.scroll = l;
+                    }
+                }
+                let nfiles = diff.files.len();
+                app.diff_view.file = app.diff_view.file.min(nfiles.saturating_sub(1));
+            }
+            app.diffs.insert(candidate, diff);
+        }
+        Action::CompareLoaded { a, b, text } => {
+            app.compare_diff = Some(((a, b), Diff::parse(&text)));
+        }
+    }
+    fx
+}
+
+fn focus(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    let n = app.candidates.len();
+    if n == 0 {
+        return;
+    }
+    if app.screen == Screen::Compare {
+        // In compare, digits pick the other side; Tab moves the focused side.
+        match action {
+            Action::FocusCandidate(i) if i < n => {
+                if i == app.focus {
+                    app.focus = app.compare_b;
+                }
+                app.compare_b = i;
+            }
+            Action::FocusNext => app.focus = (app.focus + 1) % n,
+            Action::FocusPrev => app.focus = (app.focus + n - 1) % n,
+            _ => return,
+        }
+        if app.compare_b == app.focus {
+            app.compare_b = (app.focus + 1) % n;
+        }
+        app.compare_scroll = 0;
+        load_compare(app, fx);
+        return;
+    }
+    app.focus = match action {
+        Action::FocusNext => (app.focus + 1) % n,
+        Action::FocusPrev => (app.focus + n - 1) % n,
+        Action::FocusCandidate(i) if i < n => i,
+        _ => app.focus,
+    };
+    app.detail_sel = 0;
+    if app.screen == Screen::Diff {
+        let id = app.candidates[app.focus].info.id.clone();
+        app.diff_view.candidate = id.clone();
+        app.diff_view.file = 0;
+        app.diff_view.scroll = 0;
+        fx.push(Effect::LoadDiff(id));
+    }
+}
+
+fn load_compare(app: &mut App, fx: &mut Vec<Effect>) {
+    let a = app.candidates[app.focus].info.id.clone();
+    let b = app.candidates[app.compare_b].info.id.clone();
+    fx.push(Effect::LoadCompare(a, b));
+}
+
+fn scroll(app: &mut App, delta: i64) {
+    let by = |cur: usize| -> usize {
+        if delta < 0 {
+            cur.saturating_sub(delta.unsigned_abs() as usize)
+        } else {
+            cur.saturating_add(delta as usize)
+        }
+    };
+    match app.screen {
+        Screen::Dashboard => {
+            if let Some(c) = app.focused_mut() {
+                if delta < 0 {
+                    c.logs.scroll_up(delta.unsigned_abs() as usize);
+                } else {
+                    c.logs.scroll_down(delta as usize);
+                }
+            }
+        }
+        Screen::Detail => {
+            let rows = app.detail_rows().len();
+            app.detail_sel = by(app.detail_sel).min(rows.saturating_sub(1));
+        }
+        Screen::Diff => {
+            let max = app
+                .diffs
+                .get(&app.diff_view.candidate)
+                .and_then(|d| d.files.get(app.diff_view.file))
+                .map(|f| f.lines.len())
+                .unwrap_or(0);
+            app.diff_view.scroll = by(app.diff_view.scroll).min(max.saturating_sub(1));
+        }
+        Screen::Compare => {
+            let max = app
+                .compare_diff
+                .as_ref()
+                .map(|(_, d)| d.files.iter().map(|f| f.lines.len() + 1).sum::<usize>())
+                .unwrap_or(0);
+            app.compare_scroll = by(app.compare_scroll).min(max.saturating_sub(1));
+        }
+    }
+}
+
+fn open(app: &mut App, fx: &mut Vec<Effect>) {
+    match app.screen {
+        Screen::Dashboard => {
+            app.screen = Screen::Detail;
+            app.detail_sel = 0;
+        }
+        Screen::Detail => {
+            // Jump from an issue to its line in the diff.
+            let rows = app.detail_rows();
+            let Some(&(ri, ii)) = rows.get(app.detail_sel) else {
+                return;
+            };
+            let Some(c) = app.focused() else { return };
+            let r = &c.reports[ri];
+            let issue = ii.and_then(|i| r.issues.get(i)).or(r.issues.first());
+            let id = c.info.id.clone();
+            let target = issue.and_then(|i| i.path.clone().map(|p| (p, i.line)));
+            app.diff_view.candidate = id.clone();
+            app.diff_view.file = 0;
+            app.diff_view.scroll = 0;
+            if let Some((path, line)) = &target {
+                if let Some((f, l)) = app.diffs.get(&id).and_then(|d| d.locate(path, *line)) {
+                    app.diff_view.file = f;
+                    app.diff_view.scroll = l;
+                }
+                app.pending_jump = Some((path.clone(), *line));
+            }
+            app.diff_from_detail = true;
+            app.screen = Screen::Diff;
+            fx.push(Effect::LoadDiff(id));
+        }
+        Screen::Compare => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Select {
+                    candidate: c.info.id.clone(),
+                    input: String::new(),
+                });
+            }
+        }
+        Screen::Diff => {}
+    }
+}
+
+fn back(app: &mut App) {
+    if app.dialog.take().is_some() {
+        return;
+    }
+    if app.filter_editing {
+        app.filter_editing = false;
+        app.filter = None;
+        return;
+    }
+    if app.help {
+        app.help = false;
+        return;
+    }
+    app.screen = match app.screen {
+        Screen::Diff if app.pending_from_detail() => Screen::Detail,
+        _ => Screen::Dashboard,
+    };
+}
+
+fn navigate(app: &mut App, action: Action) {
+    if app.screen == Screen::Compare {
+        return navigate_compare(app, action);
+    }
+    let Some(diff) = app.diffs.get(&app.diff_view.candidate) else {
+        return;
+    };
+    let nfiles = diff.files.len();
+    if nfiles == 0 {
+        return;
+    }
+    let v = &mut app.diff_view;
+    match action {
+        Action::NextFile => {
+            v.file = (v.file + 1).min(nfiles - 1);
+            v.scroll = 0;
+        }
+        Action::PrevFile => {
+            v.file = v.file.saturating_sub(1);
+            v.scroll = 0;
+        }
+        Action::NextHunk => {
+            let f = &diff.files[v.file.min(nfiles - 1)];
+            match f.hunks.iter().find(|&&h| h > v.scroll) {
+                Some(&h) => v.scroll = h,
+                None if v.file + 1 < nfiles => {
+                    v.file += 1;
+                    v.scroll = diff.files[v.file].hunks.first().copied().unwrap_or(0);
+                }
+                None => {}
+            }
+        }
+        Action::PrevHunk => {
+            let f = &diff.files[v.file.min(nfiles - 1)];
+            match f.hunks.iter().rev().find(|&&h| h < v.scroll) {
+                Some(&h) => v.scroll = h,
+                None if v.file > 0 => {
+                    v.file -= 1;
+                    v.scroll = diff.files[v.file].hunks.last().copied().unwrap_or(0);
+                }
+                None => v.scroll = 0,
+            }
+        }
+        _ => {}
+    }
+}
+
+fn navigate_compare(app: &mut App, action: Action) {
+    let Some((_, d)) = &app.compare_diff else {
+        return;
+    };
+    // Flat row offsets: each file is a title row plus its lines.
+    let mut starts = Vec::new();
+    let mut hunks = Vec::new();
+    let mut at = 0;
+    for f in &d.files {
+        starts.push(at);
+        hunks.extend(f.hunks.iter().map(|h| at + 1 + h));
+        at += 1 + f.lines.len();
+    }
+    let cur = app.compare_scroll;
+    let list = match action {
+        Action::NextFile | Action::PrevFile => &starts,
+        _ => &hunks,
+    };
+    let next = match action {
+        Action::NextFile | Action::NextHunk => list.iter().find(|&&s| s > cur).copied(),
+        _ => list.iter().rev().find(|&&s| s < cur).copied(),
+    };
+    if let Some(n) = next {
+        app.compare_scroll = n;
+    }
+}
+
+fn start_override(app: &mut App) {
+    let Some(c) = app.focused() else { return };
+    let layer = app.selected_layer();
+    if !matches!(c.mark(layer, &app.meta), Mark::Fail | Mark::Warn) {
+        app.flash = Some(format!("nothing to override: {} did not fail", layer));
+        return;
+    }
+    let (mut check, mut rule) = (None, None);
+    if app.screen == Screen::Detail {
+        if let Some(&(ri, ii)) = app.detail_rows().get(app.detail_sel) {
+            let r = &c.reports[ri];
+            check = Some(r.check.clone());
+            rule = ii.and_then(|i| r.issues.get(i)).map(|i| i.rule.clone());
+        }
+    }
+    app.dialog = Some(Dialog::Override {
+        candidate: c.info.id.clone(),
+        layer,
+        check,
+        rule,
+        input: String::new(),
+        error: None,
+    });
+}
+
+fn input_of(app: &mut App) -> Option<&mut String> {
+    match &mut app.dialog {
+        Some(Dialog::Override { input, .. })
+        | Some(Dialog::Escalate { input, .. })
+        | Some(Dialog::Retry { input, .. })
+        | Some(Dialog::Select { input, .. }) => Some(input),
+        Some(_) => None,
+        None if app.filter_editing => app.filter.as_mut(),
+        None => None,
+    }
+}
+
+fn decision(app: &App, candidate: Option<String>, kind: DecisionKind, reason: &str) -> Decision {
+    Decision {
+        candidate,
+        kind,
+        who: app.who.clone(),
+        reason: reason.trim().to_string(),
+        at_ms: app.now_ms,
+    }
+}
+
+fn submit(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.filter_editing {
+        app.filter_editing = false;
+        if app.filter.as_deref() == Some("") {
+            app.filter = None;
+        }
+        return;
+    }
+    let Some(d) = app.dialog.clone() else { return };
+    let made = match d {
+        Dialog::Override {
+            candidate,
+            layer,
+            check,
+            rule,
+            input,
+            ..
+        } => {
+            if input.trim().is_empty() {
+                if let Some(Dialog::Override { error, .. }) = &mut app.dialog {
+                    *error = Some("a reason is required".into());
+                }
+                return;
+            }
+            decision(
+                app,
+                Some(candidate),
+                DecisionKind::Override { layer, check, rule },
+                &input,
+            )
+        }
+        Dialog::Escalate { candidate, input } => {
+            decision(app, Some(candidate), DecisionKind::Escalate, &input)
+        }
+        Dialog::Retry {
+            candidate, input, ..
+        } => {
+            if input.trim().is_empty() {
+                if let Some(Dialog::Retry { error, .. }) = &mut app.dialog {
+                    *error = Some("feedback is required".into());
+                }
+                return;
+            }
+            decision(
+                app,
+                Some(candidate),
+                DecisionKind::Retry {
+                    feedback: input.trim().to_string(),
+                },
+                "retry with feedback",
+            )
+        }
+        Dialog::Select { candidate, input } => {
+            decision(app, Some(candidate), DecisionKind::Select, &input)
+        }
+        Dialog::Cancel { .. } => return choose(app, 'y', fx),
+        Dialog::Quit => return choose(app, 's', fx),
+    };
+    app.dialog = None;
+    app.flash = Some(format!(
+        "recorded: {} {}",
+        made.kind.label(),
+        made.candidate.clone().unwrap_or_else(|| "run".into())
+    ));
+    app.apply_decision(&made);
+    fx.push(Effect::Decide(made));
+}
+
+fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
+    match app.dialog.clone() {
+        Some(Dialog::Quit) => match ch {
+            's' | 'y' | 'q' => {
+                app.quit = true;
+                app.dialog = None;
+                fx.push(Effect::Quit { stop: true });
+            }
+            'l' if app.meta.detachable => {
+                app.quit = true;
+                app.dialog = None;
+                fx.push(Effect::Quit { stop: false });
+            }
+            'l' => {
+                app.flash =
+                    Some("process agents stop with rascal; only docker agents can be left running".into())
+            }
+            'n' => app.dialog = None,
+            _ => {}
+        },
+        Some(Dialog::Cancel { candidate }) => match ch {
+            'y' => {
+                app.dialog = None;
+                let d = decision(app, candidate.clone(), DecisionKind::Cancel, "cancelled from the TUI");
+                app.apply_decision(&d);
+                fx.push(Effect::Decide(d));
+                fx.push(match candidate {
+                    Some(id) => Effect::CancelCandidate(id),
+                    None => Effect::CancelRun,
+                });
+            }
+            'n' => app.dialog = None,
+            _ => {}
+        },
+        _ => {}
+    }
+}
