@@ -54,6 +54,9 @@ enum Command {
         /// Do not print agent log lines.
         #[arg(long)]
         quiet: bool,
+        /// TUI theme (dark, light, high-contrast); default from `theme:` in config.
+        #[arg(long)]
+        theme: Option<String>,
     },
     /// Run guardrails and permissions on the working tree (no agent).
     Check {
@@ -84,6 +87,9 @@ enum Command {
         /// Keep the sample repository (its path is printed).
         #[arg(long)]
         keep: bool,
+        /// TUI theme (dark, light, high-contrast).
+        #[arg(long)]
+        theme: Option<String>,
     },
     #[command(name = "__scripted-agent", hide = true)]
     ScriptedAgent { file: PathBuf },
@@ -136,11 +142,13 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             instruction,
             agents,
             base,
-            headless: _,
+            headless,
             json,
             timeout,
             quiet,
+            theme,
         } => {
+            let tui = tui_wanted(headless || json, theme);
             let req = RunRequest {
                 repo: dir,
                 base,
@@ -149,19 +157,25 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout,
             };
-            run(req, json, !quiet)
+            run(req, json, !quiet, tui)
         }
         Command::List { json } => list(&dir, json),
         Command::Show { run, json, quiet } => show(&dir, &run, json, !quiet),
-        Command::Demo { headless: _, keep } => {
+        Command::Demo {
+            headless,
+            keep,
+            theme,
+        } => {
+            let tui = tui_wanted(headless, theme);
             let tmp = tempfile::Builder::new()
                 .prefix("rascal-demo-")
                 .tempdir()
                 .map_err(|e| format!("creating a temp directory: {e}"))?;
             demo::create_sample(tmp.path())
                 .map_err(|e| format!("creating the sample repository: {e}"))?;
-            say!("rascal demo: sample repository at {}", tmp.path().display());
-            say!("(the TUI is not built yet; printing the run headless)\n");
+            if tui.is_none() {
+                say!("rascal demo: sample repository at {}\n", tmp.path().display());
+            }
             let req = RunRequest {
                 repo: tmp.path().to_path_buf(),
                 base: "HEAD".into(),
@@ -170,7 +184,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout: None,
             };
-            let code = run(req, false, true);
+            let code = run(req, false, true, tui);
             if keep {
                 let path = tmp.keep();
                 say!("\nkept the sample repository at {}", path.display());
@@ -197,7 +211,19 @@ fn out(lines: Vec<String>) {
     let _ = o.flush();
 }
 
-fn run(req: RunRequest, json: bool, logs: bool) -> Result<i32, String> {
+/// `Some(theme flag)` when the TUI should open: not headless and stdout
+/// is a terminal.
+fn tui_wanted(headless: bool, theme: Option<String>) -> Option<Option<String>> {
+    use std::io::IsTerminal;
+    (!headless && std::io::stdout().is_terminal()).then_some(theme)
+}
+
+fn run(
+    req: RunRequest,
+    json: bool,
+    logs: bool,
+    tui: Option<Option<String>>,
+) -> Result<i32, String> {
     let prepared = match pipeline::prepare(req) {
         Ok(p) => p,
         Err(e) => {
@@ -205,6 +231,19 @@ fn run(req: RunRequest, json: bool, logs: bool) -> Result<i32, String> {
             return Ok(e.exit_code());
         }
     };
+    if let Some(flag) = tui {
+        let name = flag
+            .or_else(|| prepared.config.main.theme.clone())
+            .unwrap_or_else(|| "dark".into());
+        let theme = match rascal::tui::Theme::named(&name, rascal::tui::Theme::no_color_env()) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("rascal: error: {e}");
+                return Ok(2);
+            }
+        };
+        return rascal::tui::shell::run_interactive(prepared, theme);
+    }
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();

@@ -125,6 +125,9 @@ pub struct MainConfig {
     /// Default agent timeout.
     #[serde(default = "default_timeout")]
     pub timeout: Dur,
+    /// TUI theme name (`--theme` wins).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub theme: Option<String>,
 }
 
 fn default_timeout() -> Dur {
@@ -138,6 +141,7 @@ impl Default for MainConfig {
             launcher: LauncherKind::Process,
             strategy: Strategy::default(),
             timeout: default_timeout(),
+            theme: None,
         }
     }
 }

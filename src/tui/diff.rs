@@ -187,7 +187,7 @@ fn meta(raw: &str) -> DiffLine {
 fn hunk_starts(h: &str) -> (u32, u32) {
     let mut old = 1;
     let mut new = 1;
-    for part in h.split_whitespace() {
+    for part in h.split_whitespace().take(3) {
         let num = |s: &str| s.split(',').next().and_then(|n| n.parse().ok());
         if let Some(p) = part.strip_prefix('-') {
             old = num(p).unwrap_or(1);

@@ -9,6 +9,8 @@ pub mod commands;
 pub mod decision;
 pub mod diff;
 pub mod draw;
+#[doc(hidden)]
+pub mod fixture;
 pub mod highlight;
 pub mod keys;
 pub mod logbuf;

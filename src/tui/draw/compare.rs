@@ -18,7 +18,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     if n < 2 {
         return;
     }
-    let score_h = (STRIP.len() as u16 + 8).min(area.height / 2);
+    let score_h = (STRIP.len() as u16 + 9).min(area.height / 2);
     let [top, bottom] =
         Layout::vertical([Constraint::Length(score_h), Constraint::Min(3)]).areas(area);
     let [score, rank] =
@@ -53,9 +53,9 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
         .title(Span::styled(" scoreboard ", t.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let colw = ((inner.width as usize).saturating_sub(10) / app.candidates.len()).clamp(6, 18);
+    let colw = ((inner.width as usize).saturating_sub(14) / app.candidates.len()).clamp(6, 18);
     let pad = |s: String| format!("{:<colw$}", ellipsis(&s, colw - 1));
-    let mut head = vec![Span::styled(format!("{:<10}", ""), t.dim)];
+    let mut head = vec![Span::styled(format!("{:<14}", ""), t.dim)];
     for (i, c) in app.candidates.iter().enumerate() {
         let tag = if i == app.focus {
             "A "
@@ -78,7 +78,7 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
     }
     let mut lines = vec![Line::from(head)];
     let mut row = |label: &str, cells: Vec<Span<'static>>| {
-        let mut spans = vec![Span::styled(format!("{label:<10}"), t.dim)];
+        let mut spans = vec![Span::styled(format!("{label:<14}"), t.dim)];
         spans.extend(cells);
         lines.push(Line::from(spans));
     };
@@ -110,12 +110,12 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
             .map(|c| Span::styled(pad(f(c)), t.text))
             .collect()
     };
-    row("files", text(&|c| c.files.to_string()));
-    row("lines", text(&|c| c.lines.to_string()));
-    row("criteria", text(&criteria_met));
-    row("review", text(&review_issues));
+    row("files changed", text(&|c| c.files.to_string()));
+    row("lines changed", text(&|c| c.lines.to_string()));
+    row("criteria met", text(&criteria_met));
+    row("review issues", text(&review_issues));
     row(
-        "tokens",
+        "tokens / cost",
         text(&|c| match (c.tokens, c.cost_usd) {
             (Some(tk), Some(usd)) => format!("{tk} ${usd:.2}"),
             (Some(tk), None) => tk.to_string(),

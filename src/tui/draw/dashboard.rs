@@ -191,7 +191,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let summary = match (&c.verdict, &c.reason) {
         (Some(_), Some(r)) => Span::styled(ellipsis(&sanitize(r), w), t.fail),
         (Some(_), None) => Span::styled(
-            ellipsis(&format!("{} files, {} lines changed", c.files, c.lines), w),
+            ellipsis(&format!("{} file{}, {} lines changed", c.files, if c.files == 1 { "" } else { "s" }, c.lines), w),
             t.dim,
         ),
         _ => Span::styled("", t.dim),

@@ -42,7 +42,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         "  mouse   click a column to focus it, wheel scrolls",
         t.dim,
     )]));
-    let rect = centered(area, 60, lines.len() as u16 + 2);
+    let two = lines.len() + 2 > area.height as usize;
+    let rect = centered(area, if two { 110 } else { 60 }, lines.len() as u16 + 2);
     frame.render_widget(Clear, rect);
     // Two columns when the list is taller than the screen.
     let block = Block::default()
@@ -51,7 +52,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         .title(Span::styled(" keys · any key closes ", t.title));
     let inner = block.inner(rect);
     frame.render_widget(block, rect);
-    if lines.len() > inner.height as usize && inner.width >= 56 {
+    if two && inner.width >= 56 {
         let half = lines.len().div_ceil(2);
         let right = lines.split_off(half);
         let w = inner.width / 2;

@@ -1,0 +1,210 @@
+//! Fixed run states for snapshot tests and the render benchmark: the same
+//! events every time, with injected times (no wall clock).
+
+use super::app::{App, RunMeta};
+use super::theme::Theme;
+use super::update::update;
+use super::Action;
+use crate::event::{CandidateInfo, RunEvent};
+use crate::runner::Stream;
+use crate::verdict::{Issue, Layer, Report, Severity, Verdict};
+
+pub const T0: i64 = 1_800_000_000_000;
+
+pub const DIFF: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 1..2 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -3,6 +3,14 @@\n /// Greets someone by name.\n pub fn greet(name: &str) -> String {\n-    format!(\"Hello, {name}!\")\n+    format!(\"Hello, {name}!!\")\n }\n+\n+/// Greets someone loudly.\n+pub fn shout(name: &str) -> String {\n+    dbg!(greet(name).to_uppercase())\n+}\n \n #[cfg(test)]\n mod tests {\n@@ -14,4 +22,9 @@ mod tests {\n         assert_eq!(greet(\"Ada\"), \"Hello, Ada!\");\n     }\n+\n+    #[test]\n+    fn shouts() {\n+        assert_eq!(shout(\"Ada\"), \"HELLO, ADA!!\");\n+    }\n }\ndiff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n # greeter\n \n The sample project of `rascal demo`.\n+Now it can shout.\n";
+
+fn report(layer: Layer, check: &str, issues: Vec<Issue>, ms: u64, output: &str) -> Report {
+    let mut r = Report::new(layer, check);
+    r.issues = issues;
+    r.duration_ms = ms;
+    r.output = output.into();
+    r.finish()
+}
+
+/// The events of a run of `n` candidates (at least 3 interesting ones),
+/// stopped part-way when `finished` is false.
+pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
+    let names = ["careful", "hasty", "sneaky", "eager", "lazy", "clever", "plain", "quick"];
+    let ids: Vec<String> = (0..n)
+        .map(|i| {
+            let base = names[i % names.len()];
+            if i < names.len() {
+                base.to_string()
+            } else {
+                format!("{base}-{}", i / names.len() + 1)
+            }
+        })
+        .collect();
+    let mut ev = vec![(
+        RunEvent::RunStarted {
+            run: "r-20270115-1a2b".into(),
+            repo: "/tmp/greeter".into(),
+            base: "86486adf0123456789abcdef0123456789abcdef".into(),
+            instruction: "Add a `shout(name)` function to src/lib.rs that returns the greeting in upper case, with a test.".into(),
+            launcher: "process".into(),
+            candidates: ids
+                .iter()
+                .map(|id| CandidateInfo {
+                    id: id.clone(),
+                    agent: id.clone(),
+                    runtime: "scripted".into(),
+                    worktree: format!("/tmp/greeter/.git/rascal/worktrees/r/{id}"),
+                })
+                .collect(),
+        },
+        T0,
+    )];
+    for (i, id) in ids.iter().enumerate() {
+        let c = |e| (e, T0 + 100 + i as i64);
+        ev.push(c(RunEvent::CandidateStarted {
+            candidate: id.clone(),
+            command: "rascal __scripted-agent scenario.json".into(),
+        }));
+        for (k, text) in [
+            "reading src/lib.rs",
+            "\u{1b}[32mplan:\u{1b}[0m add `shout` next to `greet`, with a test",
+            "▸ Edit src/lib.rs",
+            "a NUL byte \0 and a screen clear \u{1b}[2J stay visible",
+        ]
+        .iter()
+        .enumerate()
+        {
+            ev.push(c(RunEvent::Log {
+                candidate: id.clone(),
+                stream: if k == 3 { Stream::Stderr } else { Stream::Stdout },
+                text: text.to_string(),
+            }));
+        }
+    }
+    for (i, id) in ids.iter().enumerate() {
+        let at = T0 + 5_000 + 1000 * i as i64;
+        let kind = i % 3;
+        ev.push((
+            RunEvent::ReportLanded {
+                candidate: id.clone(),
+                report: Box::new(report(Layer::Agent, "agent", vec![], 2300, "done")),
+            },
+            at,
+        ));
+        if !finished && i % 2 == 1 {
+            ev.push((
+                RunEvent::LayerStarted {
+                    candidate: id.clone(),
+                    layer: Layer::Guardrails,
+                },
+                at,
+            ));
+            continue;
+        }
+        let guard = if kind == 1 {
+            vec![
+                report(Layer::Guardrails, "secrets", vec![], 23, ""),
+                report(
+                    Layer::Guardrails,
+                    "banned-patterns",
+                    vec![Issue::new(
+                        "guardrails/banned-patterns",
+                        Severity::Error,
+                        "banned pattern `dbg!\\(` matched: dbg!(greet(name).to_uppercase())",
+                    )
+                    .at("src/lib.rs", Some(10))],
+                    1,
+                    "",
+                ),
+                report(
+                    Layer::Guardrails,
+                    "build",
+                    vec![Issue::new(
+                        "guardrails/build",
+                        Severity::Error,
+                        "`cargo build --offline --quiet` exited with code 101",
+                    )],
+                    360,
+                    "error[E0308]: mismatched types\n --> src/lib.rs:11:5\n   |\n11 |     loud.len()\n   |     ^^^^^^^^^^ expected `String`, found `usize`",
+                ),
+                Report::skipped(Layer::Guardrails, "tests", "skipped: build failed"),
+            ]
+        } else {
+            vec![
+                report(Layer::Guardrails, "secrets", vec![], 23, ""),
+                report(Layer::Guardrails, "build", vec![], 2100, "Finished dev"),
+                report(Layer::Guardrails, "tests", vec![], 3400, "test result: ok. 2 passed"),
+            ]
+        };
+        for r in guard {
+            ev.push((
+                RunEvent::ReportLanded {
+                    candidate: id.clone(),
+                    report: Box::new(r),
+                },
+                at + 10,
+            ));
+        }
+        let perm = if kind == 2 {
+            vec![Issue::new(
+                "permissions/denied-path",
+                Severity::Error,
+                "changed path `.github/workflows/ci.yml` matches denied pattern `.github/**`",
+            )
+            .at(".github/workflows/ci.yml", None)]
+        } else {
+            vec![]
+        };
+        if kind != 1 {
+            ev.push((
+                RunEvent::ReportLanded {
+                    candidate: id.clone(),
+                    report: Box::new(report(Layer::Permissions, "permissions", perm, 2, "")),
+                },
+                at + 20,
+            ));
+        }
+        let (verdict, reason) = match kind {
+            0 => (Verdict::Pass, None),
+            1 => (
+                Verdict::Fail,
+                Some("guardrails build: `cargo build --offline --quiet` exited with code 101".to_string()),
+            ),
+            _ => (
+                Verdict::Fail,
+                Some("permissions permissions: changed path `.github/workflows/ci.yml` matches denied pattern".to_string()),
+            ),
+        };
+        ev.push((
+            RunEvent::CandidateFinished {
+                candidate: id.clone(),
+                verdict,
+                reason,
+                files: 1 + kind,
+                lines: 10 + kind as u64 * 5,
+            },
+            at + 30,
+        ));
+    }
+    if finished {
+        ev.push((
+            RunEvent::RunFinished {
+                verdict: Verdict::Pass,
+                exit_code: 0,
+            },
+            T0 + 12_000,
+        ));
+    }
+    ev
+}
+
+/// An app with the given events folded in and a fixed clock.
+pub fn app(n: usize, finished: bool, no_color: bool) -> App {
+    let theme = Theme::named("dark", no_color).expect("dark theme");
+    let meta = RunMeta {
+        strategy: "compare".into(),
+        layers_on: vec![Layer::Agent, Layer::Guardrails, Layer::Permissions],
+        detachable: false,
+    };
+    let mut app = App::new(meta, theme, "Ada Lovelace <ada@example.com>".into());
+    for (ev, at) in events(n, finished) {
+        update(&mut app, Action::Run(Box::new(ev), at));
+    }
+    update(&mut app, Action::Tick(T0 + 15_000));
+    app
+}

@@ -1,0 +1,141 @@
+//! Snapshot tests of every TUI screen and dialog, rendered on ratatui's
+//! TestBackend from fixed state at two terminal sizes, plus NO_COLOR.
+
+use ratatui::backend::TestBackend;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
+use rascal::tui::fixture::{self, DIFF};
+use rascal::tui::update::update;
+use rascal::tui::{Action, App, Key};
+
+const SIZES: [(u16, u16); 2] = [(200, 50), (100, 30)];
+
+fn terminal(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| rascal::tui::draw::draw(f, app)).unwrap();
+    t
+}
+
+fn text(t: &Terminal<TestBackend>) -> String {
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        let mut line = String::new();
+        for x in 0..buf.area.width {
+            line.push_str(buf[(x, y)].symbol());
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn keys(app: &mut App, ks: &[Key]) {
+    for k in ks {
+        if let Some(a) = rascal::tui::commands::dispatch(app, *k) {
+            update(app, a);
+        }
+    }
+}
+
+fn type_text(app: &mut App, s: &str) {
+    for c in s.chars() {
+        keys(app, &[Key::Char(c)]);
+    }
+}
+
+/// Each screen: a name and how to get there from the finished fixture.
+fn screens() -> Vec<(&'static str, Box<dyn Fn(&mut App)>)> {
+    vec![
+        ("dashboard", Box::new(|_| {})),
+        ("detail_guardrails_hasty", Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('l'), Key::Enter, Key::Char('j')]))),
+        ("detail_off_layer", Box::new(|a| keys(a, &[Key::Char('l'), Key::Char('l'), Key::Char('l'), Key::Enter]))),
+        ("diff_unified", Box::new(|a| {
+            keys(a, &[Key::Char('2'), Key::Char('d')]);
+            update(a, Action::DiffLoaded { candidate: "hasty".into(), text: DIFF.into() });
+        })),
+        ("diff_side_by_side", Box::new(|a| {
+            keys(a, &[Key::Char('2'), Key::Char('d'), Key::Char('s')]);
+            update(a, Action::DiffLoaded { candidate: "hasty".into(), text: DIFF.into() });
+        })),
+        ("compare", Box::new(|a| {
+            keys(a, &[Key::Char('c')]);
+            update(a, Action::CompareLoaded { a: "careful".into(), b: "hasty".into(), text: DIFF.into() });
+        })),
+        ("help", Box::new(|a| keys(a, &[Key::Char('?')]))),
+        ("dialog_override", Box::new(|a| {
+            keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+            type_text(a, "flaky offline build");
+        })),
+        ("dialog_override_needs_reason", Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o'), Key::Enter]))),
+        ("dialog_escalate", Box::new(|a| {
+            keys(a, &[Key::Char('3'), Key::Char('e')]);
+            type_text(a, "touches CI");
+        })),
+        ("dialog_retry", Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('r')]))),
+        ("dialog_select", Box::new(|a| keys(a, &[Key::Char('c'), Key::Enter]))),
+        ("overridden_mark", Box::new(|a| {
+            keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+            type_text(a, "known flake");
+            keys(a, &[Key::Enter]);
+        })),
+    ]
+}
+
+#[test]
+fn every_screen_and_dialog_at_two_sizes() {
+    for (name, go) in screens() {
+        for (w, h) in SIZES {
+            let mut app = fixture::app(3, true, false);
+            go(&mut app);
+            let t = terminal(&app, w, h);
+            insta::assert_snapshot!(format!("{name}_{w}x{h}"), text(&t));
+        }
+    }
+}
+
+#[test]
+fn live_run_dialogs_and_spinners() {
+    let mut app = fixture::app(3, false, false);
+    insta::assert_snapshot!("dashboard_running_200x50", text(&terminal(&app, 200, 50)));
+    keys(&mut app, &[Key::Char('q')]);
+    insta::assert_snapshot!("dialog_quit_200x50", text(&terminal(&app, 200, 50)));
+    update(&mut app, Action::Back);
+    keys(&mut app, &[Key::Char('2'), Key::Char('x')]);
+    insta::assert_snapshot!("dialog_cancel_100x30", text(&terminal(&app, 100, 30)));
+}
+
+#[test]
+fn narrow_terminals_use_a_grid_then_tabs() {
+    let app = fixture::app(8, true, false);
+    insta::assert_snapshot!("dashboard_8_grid_140x40", text(&terminal(&app, 140, 40)));
+    insta::assert_snapshot!("dashboard_8_tabs_60x20", text(&terminal(&app, 60, 20)));
+}
+
+#[test]
+fn no_color_has_no_colours_but_focus_and_selection_stay_visible() {
+    for (w, h) in SIZES {
+        let mut app = fixture::app(3, true, true);
+        keys(&mut app, &[Key::Char('2')]);
+        let t = terminal(&app, w, h);
+        insta::assert_snapshot!(format!("dashboard_no_color_{w}x{h}"), text(&t));
+        let buf = t.backend().buffer();
+        let mut reversed = 0;
+        for c in buf.content() {
+            assert_eq!(c.fg, ratatui::style::Color::Reset, "a colour under NO_COLOR at {c:?}");
+            assert_eq!(c.bg, ratatui::style::Color::Reset);
+            if c.modifier.contains(Modifier::REVERSED) {
+                reversed += 1;
+            }
+        }
+        assert!(reversed > 0, "focus/selection must show as reverse video");
+    }
+}
+
+#[test]
+fn control_bytes_from_agents_render_as_carets() {
+    let app = fixture::app(3, true, false);
+    let s = text(&terminal(&app, 200, 50));
+    assert!(s.contains("a NUL byte ^@ and a screen clear ^[[2J stay visible"), "{s}");
+    assert!(s.contains("plan: add `shout`"), "ANSI colour codes are not shown as text");
+}
