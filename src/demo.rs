@@ -34,7 +34,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         ".rascal/guardrails.yaml",
-        "guardrails:\n  - { name: build, command: \"cargo build --offline --quiet\", timeout: 120s }\n  - { name: tests, command: \"cargo test --offline --quiet\", timeout: 300s }\n  - { name: secrets, builtin: secrets }\n  - name: banned-patterns\n    patterns: ['dbg!\\(', 'todo!\\(', 'unimplemented!\\(']\n    scope: diff-only\n  - { name: diff-size, max_lines: 400, max_files: 10 }\n",
+        "guardrails:\n  - { name: build, command: \"CARGO_TARGET_DIR=target cargo build --offline --quiet\", timeout: 120s }\n  - { name: tests, command: \"CARGO_TARGET_DIR=target cargo test --offline --quiet\", timeout: 300s }\n  - { name: secrets, builtin: secrets }\n  - name: banned-patterns\n    patterns: ['dbg!\\(', 'todo!\\(', 'unimplemented!\\(']\n    scope: diff-only\n  - { name: diff-size, max_lines: 400, max_files: 10 }\n",
     ),
     (
         ".rascal/permissions.yaml",

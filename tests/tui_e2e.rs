@@ -1,0 +1,115 @@
+//! End to end: the real binary in tmux (200×50) runs `rascal demo`; keys
+//! are sent like a user would and each step is checked on the captured
+//! pane. Steps poll the pane against a deadline, never sleep fixed times.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("running tmux (install it: apt-get install tmux)")
+    }
+
+    fn capture(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.cmd(&["send-keys", "-t", "e2e", k]);
+        }
+    }
+
+    fn type_text(&self, s: &str) {
+        self.cmd(&["send-keys", "-t", "e2e", "-l", s]);
+    }
+
+    /// Wait until every needle is on screen; fail with the screen if not.
+    fn wait_for(&self, step: &str, needles: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(240);
+        loop {
+            let screen = self.capture();
+            if needles.iter().all(|n| screen.contains(n)) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("step `{step}`: {needles:?} not on screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+#[test]
+fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
+    assert!(
+        Command::new("tmux").arg("-V").output().is_ok(),
+        "tmux is needed for this test (.ci/run installs it)"
+    );
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let t = Tmux {
+        socket: format!("rascal-e2e-{}", std::process::id()),
+    };
+    // A clean environment: nothing from `cargo test` (CARGO_TARGET_DIR…)
+    // leaks into the demo's guardrail builds.
+    let mut keep = String::new();
+    for var in ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "USER"] {
+        if let Ok(v) = std::env::var(var) {
+            keep.push_str(&format!("{var}='{v}' "));
+        }
+    }
+    let script = format!("env -i {keep} TERM=xterm-256color {bin} demo; echo RASCAL-EXIT=$?; sleep 300");
+    let out = t.cmd(&[
+        "new-session", "-d", "-s", "e2e", "-x", "200", "-y", "50", "sh", "-c", &script,
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+
+    // The dashboard: three columns, every verdict landed.
+    let s = t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful", "2 hasty", "3 sneaky"]);
+    assert!(s.contains("✓agent ✓guard ✓perm"), "{s}");
+    assert!(s.contains("✗guard"), "{s}");
+    assert!(s.contains("✗perm"), "{s}");
+
+    // Focus hasty, select its guardrails layer, open the layer detail.
+    t.keys(&["2", "l", "Enter"]);
+    let s = t.wait_for("layer detail", &["hasty · ✗ guardrails", "build", "layer detail"]);
+    assert!(s.contains("fail"), "{s}");
+
+    // The diff view of hasty against the base.
+    t.keys(&["Escape", "d"]);
+    t.wait_for("diff view", &["hasty · src/lib.rs", "unified", "pub fn shout"]);
+    t.keys(&["s"]);
+    t.wait_for("side by side", &["side by side"]);
+
+    // The compare view.
+    t.keys(&["Escape", "c"]);
+    t.wait_for("compare view", &["scoreboard", "ranking", "(−) vs"]);
+
+    // Override hasty's failed guardrails with a reason.
+    t.keys(&["Escape", "o"]);
+    t.wait_for("override dialog", &["Override", "Reason (required)"]);
+    t.type_text("flaky offline build");
+    t.keys(&["Enter"]);
+    let s = t.wait_for("override recorded", &["⊘guard", "recorded: override hasty"]);
+    assert!(!s.contains("Reason (required)"), "dialog closed:\n{s}");
+
+    // Quit: the run is over, so no question; the terminal is restored.
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
+    assert!(!s.contains("scoreboard"), "{s}");
+}
