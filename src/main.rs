@@ -174,7 +174,10 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             demo::create_sample(tmp.path())
                 .map_err(|e| format!("creating the sample repository: {e}"))?;
             if tui.is_none() {
-                say!("rascal demo: sample repository at {}\n", tmp.path().display());
+                say!(
+                    "rascal demo: sample repository at {}\n",
+                    tmp.path().display()
+                );
             }
             let req = RunRequest {
                 repo: tmp.path().to_path_buf(),

@@ -73,26 +73,50 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
             keep.push_str(&format!("{var}='{v}' "));
         }
     }
-    let script = format!("env -i {keep} TERM=xterm-256color {bin} demo; echo RASCAL-EXIT=$?; sleep 300");
+    let script =
+        format!("env -i {keep} TERM=xterm-256color {bin} demo; echo RASCAL-EXIT=$?; sleep 300");
     let out = t.cmd(&[
-        "new-session", "-d", "-s", "e2e", "-x", "200", "-y", "50", "sh", "-c", &script,
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "sh",
+        "-c",
+        &script,
     ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // The dashboard: three columns, every verdict landed.
-    let s = t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful", "2 hasty", "3 sneaky"]);
+    let s = t.wait_for(
+        "run finishes",
+        &["finished PASS (exit 0)", "1 careful", "2 hasty", "3 sneaky"],
+    );
     assert!(s.contains("✓agent ✓guard ✓perm"), "{s}");
     assert!(s.contains("✗guard"), "{s}");
     assert!(s.contains("✗perm"), "{s}");
 
     // Focus hasty, select its guardrails layer, open the layer detail.
     t.keys(&["2", "l", "Enter"]);
-    let s = t.wait_for("layer detail", &["hasty · ✗ guardrails", "build", "layer detail"]);
+    let s = t.wait_for(
+        "layer detail",
+        &["hasty · ✗ guardrails", "build", "layer detail"],
+    );
     assert!(s.contains("fail"), "{s}");
 
     // The diff view of hasty against the base.
     t.keys(&["Escape", "d"]);
-    t.wait_for("diff view", &["hasty · src/lib.rs", "unified", "pub fn shout"]);
+    t.wait_for(
+        "diff view",
+        &["hasty · src/lib.rs", "unified", "pub fn shout"],
+    );
     t.keys(&["s"]);
     t.wait_for("side by side", &["side by side"]);
 

@@ -70,7 +70,11 @@ fn enter_on_an_issue_jumps_to_its_line_in_the_diff() {
     assert_eq!(line.new, Some(10));
     assert!(line.text.contains("dbg!"));
     press(&mut app, Key::Esc);
-    assert_eq!(app.screen, Screen::Detail, "Esc returns to the layer detail");
+    assert_eq!(
+        app.screen,
+        Screen::Detail,
+        "Esc returns to the layer detail"
+    );
 }
 
 #[test]
@@ -102,11 +106,16 @@ fn diff_keys_jump_hunks_and_files_and_toggle_side_by_side() {
 fn override_requires_a_reason_and_records_a_decision() {
     let mut app = fixture::app(3, true, false);
     press_all(&mut app, &[Key::Char('2'), Key::Char('l')]);
-    assert_eq!(app.candidates[1].mark(Layer::Guardrails, &app.meta), Mark::Fail);
+    assert_eq!(
+        app.candidates[1].mark(Layer::Guardrails, &app.meta),
+        Mark::Fail
+    );
     press(&mut app, Key::Char('o'));
     let fx = press(&mut app, Key::Enter);
     assert!(fx.is_empty());
-    assert!(matches!(&app.dialog, Some(Dialog::Override { error: Some(e), .. }) if e.contains("reason")));
+    assert!(
+        matches!(&app.dialog, Some(Dialog::Override { error: Some(e), .. }) if e.contains("reason"))
+    );
     type_text(&mut app, "flaky");
     let fx = press(&mut app, Key::Enter);
     let [Effect::Decide(d)] = fx.as_slice() else {
@@ -115,15 +124,34 @@ fn override_requires_a_reason_and_records_a_decision() {
     assert_eq!(d.candidate.as_deref(), Some("hasty"));
     assert_eq!(d.reason, "flaky");
     assert_eq!(d.who, "Ada Lovelace <ada@example.com>");
-    assert!(matches!(&d.kind, DecisionKind::Override { layer: Layer::Guardrails, .. }));
-    assert_eq!(app.candidates[1].mark(Layer::Guardrails, &app.meta), Mark::Overridden);
+    assert!(matches!(
+        &d.kind,
+        DecisionKind::Override {
+            layer: Layer::Guardrails,
+            ..
+        }
+    ));
+    assert_eq!(
+        app.candidates[1].mark(Layer::Guardrails, &app.meta),
+        Mark::Overridden
+    );
     assert!(app.dialog.is_none());
 }
 
 #[test]
 fn override_in_the_detail_names_the_check_and_rule() {
     let mut app = fixture::app(3, true, false);
-    press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Enter, Key::Char('j'), Key::Char('j'), Key::Char('o')]);
+    press_all(
+        &mut app,
+        &[
+            Key::Char('2'),
+            Key::Char('l'),
+            Key::Enter,
+            Key::Char('j'),
+            Key::Char('j'),
+            Key::Char('o'),
+        ],
+    );
     match &app.dialog {
         Some(Dialog::Override { check, rule, .. }) => {
             assert_eq!(check.as_deref(), Some("banned-patterns"));
@@ -170,20 +198,30 @@ fn escalate_and_select_record_decisions() {
     press_all(&mut app, &[Key::Char('3'), Key::Char('e')]);
     type_text(&mut app, "edits CI");
     let fx = press(&mut app, Key::Enter);
-    assert!(matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Escalate && d.reason == "edits CI"));
+    assert!(
+        matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Escalate && d.reason == "edits CI")
+    );
     press_all(&mut app, &[Key::Char('1'), Key::Char('c')]);
     assert_eq!(app.screen, Screen::Compare);
     let fx = press_all(&mut app, &[Key::Enter, Key::Enter]);
-    assert!(matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Select && d.candidate.as_deref() == Some("careful")));
+    assert!(
+        matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Select && d.candidate.as_deref() == Some("careful"))
+    );
 }
 
 #[test]
 fn compare_digits_pick_the_other_candidate() {
     let mut app = fixture::app(3, true, false);
     let fx = press(&mut app, Key::Char('c'));
-    assert_eq!(fx, vec![Effect::LoadCompare("careful".into(), "hasty".into())]);
+    assert_eq!(
+        fx,
+        vec![Effect::LoadCompare("careful".into(), "hasty".into())]
+    );
     let fx = press(&mut app, Key::Char('3'));
-    assert_eq!(fx, vec![Effect::LoadCompare("careful".into(), "sneaky".into())]);
+    assert_eq!(
+        fx,
+        vec![Effect::LoadCompare("careful".into(), "sneaky".into())]
+    );
     assert_eq!(app.compare_b, 2);
 }
 
@@ -193,20 +231,34 @@ fn quit_asks_while_candidates_run_and_not_after() {
     let fx = press(&mut app, Key::Char('q'));
     assert!(fx.is_empty());
     assert_eq!(app.dialog, Some(Dialog::Quit));
-    assert!(press(&mut app, Key::Char('l')).is_empty(), "no docker agents to leave running");
+    assert!(
+        press(&mut app, Key::Char('l')).is_empty(),
+        "no docker agents to leave running"
+    );
     assert!(app.flash.is_some());
-    assert_eq!(press(&mut app, Key::Char('s')), vec![Effect::Quit { stop: true }]);
+    assert_eq!(
+        press(&mut app, Key::Char('s')),
+        vec![Effect::Quit { stop: true }]
+    );
     assert!(app.quit);
 
     let mut done = fixture::app(3, true, false);
-    assert_eq!(press(&mut done, Key::Char('q')), vec![Effect::Quit { stop: false }]);
+    assert_eq!(
+        press(&mut done, Key::Char('q')),
+        vec![Effect::Quit { stop: false }]
+    );
 }
 
 #[test]
 fn cancel_a_candidate_asks_then_records_and_stops_it() {
     let mut app = fixture::app(3, false, false);
     press_all(&mut app, &[Key::Char('2'), Key::Char('x')]);
-    assert_eq!(app.dialog, Some(Dialog::Cancel { candidate: Some("hasty".into()) }));
+    assert_eq!(
+        app.dialog,
+        Some(Dialog::Cancel {
+            candidate: Some("hasty".into())
+        })
+    );
     let fx = press(&mut app, Key::Char('y'));
     assert!(matches!(&fx[0], Effect::Decide(d) if d.kind == DecisionKind::Cancel));
     assert_eq!(fx[1], Effect::CancelCandidate("hasty".into()));
@@ -228,7 +280,11 @@ fn filter_takes_typed_keys_until_enter() {
     let mut app = fixture::app(3, true, false);
     press(&mut app, Key::Char('/'));
     type_text(&mut app, "Edit");
-    assert_eq!(app.screen, Screen::Dashboard, "typed `d` did not open the diff");
+    assert_eq!(
+        app.screen,
+        Screen::Dashboard,
+        "typed `d` did not open the diff"
+    );
     press(&mut app, Key::Enter);
     assert_eq!(app.filter.as_deref(), Some("Edit"));
     assert!(!app.filter_editing);
@@ -238,7 +294,13 @@ fn filter_takes_typed_keys_until_enter() {
 fn help_lists_every_command_of_the_table() {
     let entries = rascal::tui::draw::help::entries();
     for c in rascal::tui::commands::COMMANDS {
-        assert!(entries.iter().any(|(_, k, d)| *k == c.label && *d == c.desc), "{}", c.desc);
+        assert!(
+            entries
+                .iter()
+                .any(|(_, k, d)| *k == c.label && *d == c.desc),
+            "{}",
+            c.desc
+        );
     }
     let mut app = fixture::app(3, true, false);
     press(&mut app, Key::Char('?'));
@@ -264,9 +326,16 @@ fn layer_strip_marks_follow_the_events() {
     assert_eq!(c.mark(Layer::Agent, &app.meta), Mark::Pass);
     assert_eq!(c.mark(Layer::Guardrails, &app.meta), Mark::Running);
     assert_eq!(c.mark(Layer::Permissions, &app.meta), Mark::Pending);
-    assert_eq!(c.mark(Layer::Criteria, &app.meta), Mark::Off, "not configured");
+    assert_eq!(
+        c.mark(Layer::Criteria, &app.meta),
+        Mark::Off,
+        "not configured"
+    );
     assert_eq!(STRIP.len(), 5);
     assert!(app.animating());
     let done = fixture::app(3, true, false);
-    assert!(!done.animating(), "nothing moves once the run finished: no ticks, no redraws");
+    assert!(
+        !done.animating(),
+        "nothing moves once the run finished: no ticks, no redraws"
+    );
 }

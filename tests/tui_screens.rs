@@ -1,12 +1,12 @@
 //! Snapshot tests of every TUI screen and dialog, rendered on ratatui's
 //! TestBackend from fixed state at two terminal sizes, plus NO_COLOR.
 
-use ratatui::backend::TestBackend;
-use ratatui::style::Modifier;
-use ratatui::Terminal;
 use rascal::tui::fixture::{self, DIFF};
 use rascal::tui::update::update;
 use rascal::tui::{Action, App, Key};
+use ratatui::backend::TestBackend;
+use ratatui::style::Modifier;
+use ratatui::Terminal;
 
 const SIZES: [(u16, u16); 2] = [(200, 50), (100, 30)];
 
@@ -45,40 +45,109 @@ fn type_text(app: &mut App, s: &str) {
 }
 
 /// Each screen: a name and how to get there from the finished fixture.
-fn screens() -> Vec<(&'static str, Box<dyn Fn(&mut App)>)> {
+type Setup = Box<dyn Fn(&mut App)>;
+
+fn screens() -> Vec<(&'static str, Setup)> {
     vec![
         ("dashboard", Box::new(|_| {})),
-        ("detail_guardrails_hasty", Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('l'), Key::Enter, Key::Char('j')]))),
-        ("detail_off_layer", Box::new(|a| keys(a, &[Key::Char('l'), Key::Char('l'), Key::Char('l'), Key::Enter]))),
-        ("diff_unified", Box::new(|a| {
-            keys(a, &[Key::Char('2'), Key::Char('d')]);
-            update(a, Action::DiffLoaded { candidate: "hasty".into(), text: DIFF.into() });
-        })),
-        ("diff_side_by_side", Box::new(|a| {
-            keys(a, &[Key::Char('2'), Key::Char('d'), Key::Char('s')]);
-            update(a, Action::DiffLoaded { candidate: "hasty".into(), text: DIFF.into() });
-        })),
-        ("compare", Box::new(|a| {
-            keys(a, &[Key::Char('c')]);
-            update(a, Action::CompareLoaded { a: "careful".into(), b: "hasty".into(), text: DIFF.into() });
-        })),
+        (
+            "detail_guardrails_hasty",
+            Box::new(|a| {
+                keys(
+                    a,
+                    &[Key::Char('2'), Key::Char('l'), Key::Enter, Key::Char('j')],
+                )
+            }),
+        ),
+        (
+            "detail_off_layer",
+            Box::new(|a| {
+                keys(
+                    a,
+                    &[Key::Char('l'), Key::Char('l'), Key::Char('l'), Key::Enter],
+                )
+            }),
+        ),
+        (
+            "diff_unified",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('d')]);
+                update(
+                    a,
+                    Action::DiffLoaded {
+                        candidate: "hasty".into(),
+                        text: DIFF.into(),
+                    },
+                );
+            }),
+        ),
+        (
+            "diff_side_by_side",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('d'), Key::Char('s')]);
+                update(
+                    a,
+                    Action::DiffLoaded {
+                        candidate: "hasty".into(),
+                        text: DIFF.into(),
+                    },
+                );
+            }),
+        ),
+        (
+            "compare",
+            Box::new(|a| {
+                keys(a, &[Key::Char('c')]);
+                update(
+                    a,
+                    Action::CompareLoaded {
+                        a: "careful".into(),
+                        b: "hasty".into(),
+                        text: DIFF.into(),
+                    },
+                );
+            }),
+        ),
         ("help", Box::new(|a| keys(a, &[Key::Char('?')]))),
-        ("dialog_override", Box::new(|a| {
-            keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
-            type_text(a, "flaky offline build");
-        })),
-        ("dialog_override_needs_reason", Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o'), Key::Enter]))),
-        ("dialog_escalate", Box::new(|a| {
-            keys(a, &[Key::Char('3'), Key::Char('e')]);
-            type_text(a, "touches CI");
-        })),
-        ("dialog_retry", Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('r')]))),
-        ("dialog_select", Box::new(|a| keys(a, &[Key::Char('c'), Key::Enter]))),
-        ("overridden_mark", Box::new(|a| {
-            keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
-            type_text(a, "known flake");
-            keys(a, &[Key::Enter]);
-        })),
+        (
+            "dialog_override",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+                type_text(a, "flaky offline build");
+            }),
+        ),
+        (
+            "dialog_override_needs_reason",
+            Box::new(|a| {
+                keys(
+                    a,
+                    &[Key::Char('2'), Key::Char('l'), Key::Char('o'), Key::Enter],
+                )
+            }),
+        ),
+        (
+            "dialog_escalate",
+            Box::new(|a| {
+                keys(a, &[Key::Char('3'), Key::Char('e')]);
+                type_text(a, "touches CI");
+            }),
+        ),
+        (
+            "dialog_retry",
+            Box::new(|a| keys(a, &[Key::Char('2'), Key::Char('r')])),
+        ),
+        (
+            "dialog_select",
+            Box::new(|a| keys(a, &[Key::Char('c'), Key::Enter])),
+        ),
+        (
+            "overridden_mark",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+                type_text(a, "known flake");
+                keys(a, &[Key::Enter]);
+            }),
+        ),
     ]
 }
 
@@ -122,7 +191,11 @@ fn no_color_has_no_colours_but_focus_and_selection_stay_visible() {
         let buf = t.backend().buffer();
         let mut reversed = 0;
         for c in buf.content() {
-            assert_eq!(c.fg, ratatui::style::Color::Reset, "a colour under NO_COLOR at {c:?}");
+            assert_eq!(
+                c.fg,
+                ratatui::style::Color::Reset,
+                "a colour under NO_COLOR at {c:?}"
+            );
             assert_eq!(c.bg, ratatui::style::Color::Reset);
             if c.modifier.contains(Modifier::REVERSED) {
                 reversed += 1;
@@ -136,6 +209,12 @@ fn no_color_has_no_colours_but_focus_and_selection_stay_visible() {
 fn control_bytes_from_agents_render_as_carets() {
     let app = fixture::app(3, true, false);
     let s = text(&terminal(&app, 200, 50));
-    assert!(s.contains("a NUL byte ^@ and a screen clear ^[[2J stay visible"), "{s}");
-    assert!(s.contains("plan: add `shout`"), "ANSI colour codes are not shown as text");
+    assert!(
+        s.contains("a NUL byte ^@ and a screen clear ^[[2J stay visible"),
+        "{s}"
+    );
+    assert!(
+        s.contains("plan: add `shout`"),
+        "ANSI colour codes are not shown as text"
+    );
 }

@@ -459,9 +459,6 @@ impl App {
             }
             RunEvent::ReportLanded { candidate, report } => {
                 if let Some(c) = self.cand_mut(candidate) {
-                    if report.layer == Layer::Agent && c.running_layer.is_none() {
-                        c.running_layer = None;
-                    }
                     c.reports.push((**report).clone());
                 }
             }

@@ -57,12 +57,8 @@ fn not_dashboard(a: &App) -> bool {
     a.screen != Screen::Dashboard
 }
 fn can_override(a: &App) -> bool {
-    a.focused().is_some_and(|c| {
-        matches!(
-            c.mark(a.selected_layer(), &a.meta),
-            Mark::Fail | Mark::Warn
-        )
-    })
+    a.focused()
+        .is_some_and(|c| matches!(c.mark(a.selected_layer(), &a.meta), Mark::Fail | Mark::Warn))
 }
 fn has_failures(a: &App) -> bool {
     a.focused().is_some_and(|c| !c.failing_issues().is_empty())
@@ -95,37 +91,265 @@ macro_rules! cmd {
 }
 
 pub static COMMANDS: &[Command] = &[
-    cmd!(&[Key::Tab], "Tab", "next candidate", ALL, true, several, |_| Action::FocusNext),
-    cmd!(&[Key::BackTab], "S-Tab", "previous candidate", ALL, false, several, |_| Action::FocusPrev),
+    cmd!(
+        &[Key::Tab],
+        "Tab",
+        "next candidate",
+        ALL,
+        true,
+        several,
+        |_| Action::FocusNext
+    ),
+    cmd!(
+        &[Key::BackTab],
+        "S-Tab",
+        "previous candidate",
+        ALL,
+        false,
+        several,
+        |_| Action::FocusPrev
+    ),
     cmd!(DIGITS, "1-9", "candidate", ALL, true, has_candidates, digit),
-    cmd!(&[Key::Char('h'), Key::Left], "h/←", "previous layer", DASH_DETAIL, false, has_candidates, |_| Action::LayerPrev),
-    cmd!(&[Key::Char('l'), Key::Right], "l/→", "next layer", DASH_DETAIL, false, has_candidates, |_| Action::LayerNext),
-    cmd!(&[Key::Char('k'), Key::Up], "k/↑", "up", SCROLLING, false, always, |_| Action::Up),
-    cmd!(&[Key::Char('j'), Key::Down], "j/↓", "down", SCROLLING, false, always, |_| Action::Down),
-    cmd!(&[Key::PageUp, Key::Ctrl('u')], "PgUp", "page up", SCROLLING, false, always, |_| Action::PageUp),
-    cmd!(&[Key::PageDown, Key::Ctrl('d')], "PgDn", "page down", SCROLLING, false, always, |_| Action::PageDown),
-    cmd!(&[Key::Char('g'), Key::Home], "g", "top", SCROLLING, false, always, |_| Action::Top),
-    cmd!(&[Key::Char('G')], "G", "bottom", SCROLLING, false, always, |_| Action::Bottom),
-    cmd!(&[Key::End], "End", "follow log", DASH, true, |a| a.focused().is_some_and(|c| !c.logs.follow), |_| Action::Follow),
-    cmd!(&[Key::Enter], "Enter", "layer detail", DASH, true, has_candidates, |_| Action::Open),
-    cmd!(&[Key::Enter], "Enter", "jump to diff", &[Screen::Detail], true, has_candidates, |_| Action::Open),
-    cmd!(&[Key::Enter], "Enter", "select winner", &[Screen::Compare], true, has_candidates, |_| Action::Open),
-    cmd!(&[Key::Char('/')], "/", "filter log", DASH, true, has_candidates, |_| Action::Filter),
-    cmd!(&[Key::Char('d')], "d", "diff", DASH_DETAIL, true, has_candidates, |_| Action::Diff),
-    cmd!(&[Key::Char('c')], "c", "compare", &[Screen::Dashboard, Screen::Detail, Screen::Diff], true, several, |_| Action::Compare),
-    cmd!(&[Key::Char('s')], "s", "side-by-side", DIFFS, true, always, |_| Action::ToggleSideBySide),
-    cmd!(&[Key::Char('n')], "n/p", "next/prev hunk", DIFFS, true, always, |_| Action::NextHunk),
-    cmd!(&[Key::Char('p')], "p", "previous hunk", DIFFS, false, always, |_| Action::PrevHunk),
-    cmd!(&[Key::Char(']')], "]/[", "next/prev file", DIFFS, true, always, |_| Action::NextFile),
-    cmd!(&[Key::Char('[')], "[", "previous file", DIFFS, false, always, |_| Action::PrevFile),
-    cmd!(&[Key::Char('o')], "o", "override", DASH_DETAIL, true, can_override, |_| Action::Override),
-    cmd!(&[Key::Char('e')], "e", "escalate", DASH_DETAIL, true, has_candidates, |_| Action::Escalate),
-    cmd!(&[Key::Char('r')], "r", "retry", DASH_DETAIL, true, has_failures, |_| Action::Retry),
-    cmd!(&[Key::Char('x')], "x", "cancel candidate", DASH, true, can_cancel, |_| Action::CancelCandidate),
-    cmd!(&[Key::Char('X')], "X", "cancel run", DASH, false, live, |_| Action::CancelRun),
-    cmd!(&[Key::Esc], "Esc", "back", ALL, true, not_dashboard, |_| Action::Back),
-    cmd!(&[Key::Char('?')], "?", "help", ALL, true, always, |_| Action::Help),
-    cmd!(&[Key::Char('q'), Key::Ctrl('c')], "q", "quit", ALL, true, always, |_| Action::Quit),
+    cmd!(
+        &[Key::Char('h'), Key::Left],
+        "h/←",
+        "previous layer",
+        DASH_DETAIL,
+        false,
+        has_candidates,
+        |_| Action::LayerPrev
+    ),
+    cmd!(
+        &[Key::Char('l'), Key::Right],
+        "l/→",
+        "next layer",
+        DASH_DETAIL,
+        false,
+        has_candidates,
+        |_| Action::LayerNext
+    ),
+    cmd!(
+        &[Key::Char('k'), Key::Up],
+        "k/↑",
+        "up",
+        SCROLLING,
+        false,
+        always,
+        |_| Action::Up
+    ),
+    cmd!(
+        &[Key::Char('j'), Key::Down],
+        "j/↓",
+        "down",
+        SCROLLING,
+        false,
+        always,
+        |_| Action::Down
+    ),
+    cmd!(
+        &[Key::PageUp, Key::Ctrl('u')],
+        "PgUp",
+        "page up",
+        SCROLLING,
+        false,
+        always,
+        |_| Action::PageUp
+    ),
+    cmd!(
+        &[Key::PageDown, Key::Ctrl('d')],
+        "PgDn",
+        "page down",
+        SCROLLING,
+        false,
+        always,
+        |_| Action::PageDown
+    ),
+    cmd!(
+        &[Key::Char('g'), Key::Home],
+        "g",
+        "top",
+        SCROLLING,
+        false,
+        always,
+        |_| Action::Top
+    ),
+    cmd!(
+        &[Key::Char('G')],
+        "G",
+        "bottom",
+        SCROLLING,
+        false,
+        always,
+        |_| Action::Bottom
+    ),
+    cmd!(
+        &[Key::End],
+        "End",
+        "follow log",
+        DASH,
+        true,
+        |a| a.focused().is_some_and(|c| !c.logs.follow),
+        |_| Action::Follow
+    ),
+    cmd!(
+        &[Key::Enter],
+        "Enter",
+        "layer detail",
+        DASH,
+        true,
+        has_candidates,
+        |_| Action::Open
+    ),
+    cmd!(
+        &[Key::Enter],
+        "Enter",
+        "jump to diff",
+        &[Screen::Detail],
+        true,
+        has_candidates,
+        |_| Action::Open
+    ),
+    cmd!(
+        &[Key::Enter],
+        "Enter",
+        "select winner",
+        &[Screen::Compare],
+        true,
+        has_candidates,
+        |_| Action::Open
+    ),
+    cmd!(
+        &[Key::Char('/')],
+        "/",
+        "filter log",
+        DASH,
+        true,
+        has_candidates,
+        |_| Action::Filter
+    ),
+    cmd!(
+        &[Key::Char('d')],
+        "d",
+        "diff",
+        DASH_DETAIL,
+        true,
+        has_candidates,
+        |_| Action::Diff
+    ),
+    cmd!(
+        &[Key::Char('c')],
+        "c",
+        "compare",
+        &[Screen::Dashboard, Screen::Detail, Screen::Diff],
+        true,
+        several,
+        |_| Action::Compare
+    ),
+    cmd!(
+        &[Key::Char('s')],
+        "s",
+        "side-by-side",
+        DIFFS,
+        true,
+        always,
+        |_| Action::ToggleSideBySide
+    ),
+    cmd!(
+        &[Key::Char('n')],
+        "n/p",
+        "next/prev hunk",
+        DIFFS,
+        true,
+        always,
+        |_| Action::NextHunk
+    ),
+    cmd!(
+        &[Key::Char('p')],
+        "p",
+        "previous hunk",
+        DIFFS,
+        false,
+        always,
+        |_| Action::PrevHunk
+    ),
+    cmd!(
+        &[Key::Char(']')],
+        "]/[",
+        "next/prev file",
+        DIFFS,
+        true,
+        always,
+        |_| Action::NextFile
+    ),
+    cmd!(
+        &[Key::Char('[')],
+        "[",
+        "previous file",
+        DIFFS,
+        false,
+        always,
+        |_| Action::PrevFile
+    ),
+    cmd!(
+        &[Key::Char('o')],
+        "o",
+        "override",
+        DASH_DETAIL,
+        true,
+        can_override,
+        |_| Action::Override
+    ),
+    cmd!(
+        &[Key::Char('e')],
+        "e",
+        "escalate",
+        DASH_DETAIL,
+        true,
+        has_candidates,
+        |_| Action::Escalate
+    ),
+    cmd!(
+        &[Key::Char('r')],
+        "r",
+        "retry",
+        DASH_DETAIL,
+        true,
+        has_failures,
+        |_| Action::Retry
+    ),
+    cmd!(
+        &[Key::Char('x')],
+        "x",
+        "cancel candidate",
+        DASH,
+        true,
+        can_cancel,
+        |_| Action::CancelCandidate
+    ),
+    cmd!(
+        &[Key::Char('X')],
+        "X",
+        "cancel run",
+        DASH,
+        false,
+        live,
+        |_| Action::CancelRun
+    ),
+    cmd!(&[Key::Esc], "Esc", "back", ALL, true, not_dashboard, |_| {
+        Action::Back
+    }),
+    cmd!(&[Key::Char('?')], "?", "help", ALL, true, always, |_| {
+        Action::Help
+    }),
+    cmd!(
+        &[Key::Char('q'), Key::Ctrl('c')],
+        "q",
+        "quit",
+        ALL,
+        true,
+        always,
+        |_| Action::Quit
+    ),
 ];
 
 /// The action a key stands for now, with dialogs, help and the log filter

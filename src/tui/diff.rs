@@ -293,10 +293,20 @@ mod tests {
     fn pairs_removed_and_added_lines_with_intraline_emphasis() {
         let d = Diff::parse(SAMPLE);
         let f = &d.files[0];
-        let del = f.lines.iter().position(|l| l.kind == LineKind::Del).unwrap();
+        let del = f
+            .lines
+            .iter()
+            .position(|l| l.kind == LineKind::Del)
+            .unwrap();
         assert_eq!(f.lines[del].emph, Some((8, 9)));
-        assert!(f.rows.iter().any(|r| r.left == Some(del) && r.right == Some(del + 1)));
-        assert!(f.rows.iter().any(|r| r.left.is_none() && r.right == Some(del + 2)));
+        assert!(f
+            .rows
+            .iter()
+            .any(|r| r.left == Some(del) && r.right == Some(del + 1)));
+        assert!(f
+            .rows
+            .iter()
+            .any(|r| r.left.is_none() && r.right == Some(del + 2)));
     }
 
     #[test]

@@ -24,7 +24,9 @@ fn report(layer: Layer, check: &str, issues: Vec<Issue>, ms: u64, output: &str) 
 /// The events of a run of `n` candidates (at least 3 interesting ones),
 /// stopped part-way when `finished` is false.
 pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
-    let names = ["careful", "hasty", "sneaky", "eager", "lazy", "clever", "plain", "quick"];
+    let names = [
+        "careful", "hasty", "sneaky", "eager", "lazy", "clever", "plain", "quick",
+    ];
     let ids: Vec<String> = (0..n)
         .map(|i| {
             let base = names[i % names.len()];
@@ -71,7 +73,11 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
         {
             ev.push(c(RunEvent::Log {
                 candidate: id.clone(),
-                stream: if k == 3 { Stream::Stderr } else { Stream::Stdout },
+                stream: if k == 3 {
+                    Stream::Stderr
+                } else {
+                    Stream::Stdout
+                },
                 text: text.to_string(),
             }));
         }
@@ -128,7 +134,13 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
             vec![
                 report(Layer::Guardrails, "secrets", vec![], 23, ""),
                 report(Layer::Guardrails, "build", vec![], 2100, "Finished dev"),
-                report(Layer::Guardrails, "tests", vec![], 3400, "test result: ok. 2 passed"),
+                report(
+                    Layer::Guardrails,
+                    "tests",
+                    vec![],
+                    3400,
+                    "test result: ok. 2 passed",
+                ),
             ]
         };
         for r in guard {

@@ -72,7 +72,11 @@ impl Trace {
 
     pub fn log(&self, msg: impl AsRef<str>) {
         if let Some(p) = &self.path {
-            if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(p) {
+            if let Ok(mut f) = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(p)
+            {
                 let _ = writeln!(f, "{} {}", crate::store::now_ms(), msg.as_ref());
             }
         }

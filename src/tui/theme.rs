@@ -9,7 +9,10 @@ use serde::Deserialize;
 const PRESETS: &[(&str, &str)] = &[
     ("dark", include_str!("../../themes/dark.yaml")),
     ("light", include_str!("../../themes/light.yaml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.yaml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.yaml"),
+    ),
 ];
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -158,7 +161,11 @@ impl Theme {
                 )
             })?;
         let theme = Theme::parse(text).map_err(|e| format!("themes/{name}.yaml: {e}"))?;
-        Ok(if no_color { theme.without_color() } else { theme })
+        Ok(if no_color {
+            theme.without_color()
+        } else {
+            theme
+        })
     }
 
     /// Parse a theme file's text.

@@ -16,7 +16,9 @@ pub enum Effect {
     CancelCandidate(String),
     CancelRun,
     /// Leave the TUI; `stop` also stops running agents.
-    Quit { stop: bool },
+    Quit {
+        stop: bool,
+    },
 }
 
 /// Rows a page scroll moves.
@@ -154,13 +156,17 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.screen == Screen::Dashboard && app.dialog.is_none() {
                 let area = ratatui::layout::Rect::new(0, 0, app.width, app.height);
                 let layout = super::draw::dashboard::layout(area, app.candidates.len(), app.focus);
-                if let Some((i, _)) = layout.cells.iter().find(|(_, r)| {
-                    x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
-                }) {
+                if let Some((i, _)) = layout
+                    .cells
+                    .iter()
+                    .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+                {
                     app.focus = *i;
-                } else if let Some((i, _)) = layout.tabs.iter().find(|(_, r)| {
-                    x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height
-                }) {
+                } else if let Some((i, _)) = layout
+                    .tabs
+                    .iter()
+                    .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+                {
                     app.focus = *i;
                 }
             }
@@ -540,8 +546,10 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
                 fx.push(Effect::Quit { stop: false });
             }
             'l' => {
-                app.flash =
-                    Some("process agents stop with rascal; only docker agents can be left running".into())
+                app.flash = Some(
+                    "process agents stop with rascal; only docker agents can be left running"
+                        .into(),
+                )
             }
             'n' => app.dialog = None,
             _ => {}
@@ -549,7 +557,12 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
         Some(Dialog::Cancel { candidate }) => match ch {
             'y' => {
                 app.dialog = None;
-                let d = decision(app, candidate.clone(), DecisionKind::Cancel, "cancelled from the TUI");
+                let d = decision(
+                    app,
+                    candidate.clone(),
+                    DecisionKind::Cancel,
+                    "cancelled from the TUI",
+                );
                 app.apply_decision(&d);
                 fx.push(Effect::Decide(d));
                 fx.push(match candidate {

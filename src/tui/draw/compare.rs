@@ -42,7 +42,10 @@ fn review_issues(c: &Candidate) -> String {
     if reps.is_empty() {
         return "–".into();
     }
-    reps.iter().map(|r| r.issues.len()).sum::<usize>().to_string()
+    reps.iter()
+        .map(|r| r.issues.len())
+        .sum::<usize>()
+        .to_string()
 }
 
 fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
@@ -140,17 +143,26 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
             for (i, (id, why)) in r.order.iter().enumerate() {
                 lines.push(Line::from(vec![
                     Span::styled(format!("{}. {} ", i + 1, sanitize(id)), t.text),
-                    Span::styled(ellipsis(&sanitize(why), w.saturating_sub(id.len() + 4)), t.dim),
+                    Span::styled(
+                        ellipsis(&sanitize(why), w.saturating_sub(id.len() + 4)),
+                        t.dim,
+                    ),
                 ]));
             }
             lines.push(Line::from(""));
             let mut head = vec![Span::styled(format!("{:<9}", ""), t.dim)];
             for id in &r.ids {
-                head.push(Span::styled(format!("{:>6}", ellipsis(&sanitize(id), 5)), t.dim));
+                head.push(Span::styled(
+                    format!("{:>6}", ellipsis(&sanitize(id), 5)),
+                    t.dim,
+                ));
             }
             lines.push(Line::from(head));
             for (i, id) in r.ids.iter().enumerate() {
-                let mut spans = vec![Span::styled(format!("{:<9}", ellipsis(&sanitize(id), 8)), t.dim)];
+                let mut spans = vec![Span::styled(
+                    format!("{:<9}", ellipsis(&sanitize(id), 8)),
+                    t.dim,
+                )];
                 for v in r.similarity.get(i).into_iter().flatten() {
                     spans.push(Span::styled(format!("{:>6.2}", v), t.text));
                 }
@@ -172,7 +184,12 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 let v = c.verdict.map(|v| v.label()).unwrap_or("…");
                 lines.push(Line::from(Span::styled(
                     ellipsis(
-                        &format!("{}. {} {v} · {} lines", i + 1, sanitize(&c.info.id), c.lines),
+                        &format!(
+                            "{}. {} {v} · {} lines",
+                            i + 1,
+                            sanitize(&c.info.id),
+                            c.lines
+                        ),
                         w,
                     ),
                     t.text,
@@ -186,7 +203,9 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
 fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let a = &app.candidates[app.focus].info.id;
-    let b = &app.candidates[app.compare_b.min(app.candidates.len() - 1)].info.id;
+    let b = &app.candidates[app.compare_b.min(app.candidates.len() - 1)]
+        .info
+        .id;
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border_focus)
@@ -218,7 +237,10 @@ fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
             format!("── {} +{} −{}", f.path, f.added, f.removed),
             t.title,
         )));
-        let body = f.lines.iter().map(|l| Line::from(line_spans(app, &f.path, l, true)));
+        let body = f
+            .lines
+            .iter()
+            .map(|l| Line::from(line_spans(app, &f.path, l, true)));
         for l in title.chain(body) {
             if skip > 0 {
                 skip -= 1;

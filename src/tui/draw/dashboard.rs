@@ -31,7 +31,12 @@ pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
     if n == 0 || area.height < 4 {
         return out;
     }
-    let body = Rect::new(area.x, area.y + 2, area.width, area.height.saturating_sub(3));
+    let body = Rect::new(
+        area.x,
+        area.y + 2,
+        area.width,
+        area.height.saturating_sub(3),
+    );
     let n16 = n as u16;
     let split = |r: Rect, k: u16, i: u16| -> Rect {
         let w = r.width / k;
@@ -56,7 +61,11 @@ pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
                 body.x,
                 body.y + r * h,
                 body.width,
-                if r == rows - 1 { body.height - r * h } else { h },
+                if r == rows - 1 {
+                    body.height - r * h
+                } else {
+                    h
+                },
             );
             out.cells.push((i, split(row, in_row, c)));
         }
@@ -71,7 +80,12 @@ pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
     }
     out.cells.push((
         focus.min(n - 1),
-        Rect::new(body.x, body.y + 1, body.width, body.height.saturating_sub(1)),
+        Rect::new(
+            body.x,
+            body.y + 1,
+            body.width,
+            body.height.saturating_sub(1),
+        ),
     ));
     out
 }
@@ -79,9 +93,17 @@ pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let lay = layout(area, app.candidates.len(), app.focus);
     if app.candidates.is_empty() {
-        let body = Rect::new(area.x, area.y + 2, area.width, area.height.saturating_sub(3));
+        let body = Rect::new(
+            area.x,
+            area.y + 2,
+            area.width,
+            area.height.saturating_sub(3),
+        );
         frame.render_widget(
-            Paragraph::new(Span::styled(" waiting for the run to start…", app.theme.dim)),
+            Paragraph::new(Span::styled(
+                " waiting for the run to start…",
+                app.theme.dim,
+            )),
             body,
         );
         return;
@@ -91,10 +113,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         let mut spans = Vec::new();
         for (i, c) in app.candidates.iter().enumerate() {
             let style = if i == app.focus { t.selected } else { t.dim };
-            let v = c
-                .verdict
-                .map(|v| v.label())
-                .unwrap_or_else(|| if c.started_ms.is_some() { "…" } else { "○" });
+            let v = c.verdict.map(|v| v.label()).unwrap_or_else(|| {
+                if c.started_ms.is_some() {
+                    "…"
+                } else {
+                    "○"
+                }
+            });
             spans.push(Span::styled(
                 format!(" {} {} {v} ", i + 1, sanitize(&c.info.id)),
                 style,
@@ -165,10 +190,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         Span::styled(c.status_text(), status_style),
     ]));
     lines.push(Line::from(Span::styled(
-        ellipsis(
-            &format!("{elapsed} · attempt {} · {cost}", c.attempt),
-            w,
-        ),
+        ellipsis(&format!("{elapsed} · attempt {} · {cost}", c.attempt), w),
         t.dim,
     )));
     // Layer strip.
@@ -191,7 +213,15 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let summary = match (&c.verdict, &c.reason) {
         (Some(_), Some(r)) => Span::styled(ellipsis(&sanitize(r), w), t.fail),
         (Some(_), None) => Span::styled(
-            ellipsis(&format!("{} file{}, {} lines changed", c.files, if c.files == 1 { "" } else { "s" }, c.lines), w),
+            ellipsis(
+                &format!(
+                    "{} file{}, {} lines changed",
+                    c.files,
+                    if c.files == 1 { "" } else { "s" },
+                    c.lines
+                ),
+                w,
+            ),
             t.dim,
         ),
         _ => Span::styled("", t.dim),

@@ -68,7 +68,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                         t.dim,
                     ),
                     Span::styled(
-                        if r.required { "  required" } else { "  optional" },
+                        if r.required {
+                            "  required"
+                        } else {
+                            "  optional"
+                        },
                         t.dim,
                     ),
                 ];

@@ -102,7 +102,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
         Dialog::Cancel { candidate } => {
             lines.push(Line::from(match candidate {
-                Some(c) => format!("Cancel candidate {}? Its agent and checks stop.", sanitize(c)),
+                Some(c) => format!(
+                    "Cancel candidate {}? Its agent and checks stop.",
+                    sanitize(c)
+                ),
                 None => "Cancel the whole run? Every agent and check stops.".into(),
             }));
             lines.push(Line::from(""));
@@ -129,11 +132,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 Span::styled(" s ", t.key),
                 Span::styled(" stop them and quit (the run record is kept)", t.text),
             ]));
-            let leave = if app.meta.detachable {
-                t.text
-            } else {
-                t.off
-            };
+            let leave = if app.meta.detachable { t.text } else { t.off };
             lines.push(Line::from(vec![
                 Span::styled(" l ", t.key),
                 Span::styled(

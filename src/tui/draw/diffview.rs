@@ -36,7 +36,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         Layout::horizontal([Constraint::Length(list_w), Constraint::Min(10)]).areas(area);
     file_list(frame, app, diff, v.file, left);
     let f = &diff.files[v.file.min(diff.files.len() - 1)];
-    let mode = if v.side_by_side { "side by side" } else { "unified" };
+    let mode = if v.side_by_side {
+        "side by side"
+    } else {
+        "unified"
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border_focus)
@@ -66,7 +70,12 @@ fn file_list(frame: &mut Frame, app: &App, diff: &Diff, cur: usize, area: Rect) 
         .borders(Borders::ALL)
         .border_style(t.border)
         .title(Span::styled(
-            format!(" {} files +{} −{} ", diff.files.len(), diff.added(), diff.removed()),
+            format!(
+                " {} files +{} −{} ",
+                diff.files.len(),
+                diff.added(),
+                diff.removed()
+            ),
             t.title,
         ));
     let inner = block.inner(area);
@@ -99,7 +108,8 @@ fn file_list(frame: &mut Frame, app: &App, diff: &Diff, cur: usize, area: Rect) 
 }
 
 fn num(n: Option<u32>) -> String {
-    n.map(|n| format!("{n:>4}")).unwrap_or_else(|| "    ".into())
+    n.map(|n| format!("{n:>4}"))
+        .unwrap_or_else(|| "    ".into())
 }
 
 /// One file's lines in unified form, from `scroll`, `rows` of them.
@@ -141,7 +151,13 @@ fn side_by_side(app: &App, f: &DiffFile, scroll: usize, area: Rect) -> Vec<Line<
             }
             let mut spans = cell(app, &f.path, left, half, true);
             spans.push(Span::styled("│", app.theme.border));
-            spans.extend(cell(app, &f.path, r.right.map(|i| &f.lines[i]), half, false));
+            spans.extend(cell(
+                app,
+                &f.path,
+                r.right.map(|i| &f.lines[i]),
+                half,
+                false,
+            ));
             Line::from(spans)
         })
         .collect()
@@ -149,7 +165,13 @@ fn side_by_side(app: &App, f: &DiffFile, scroll: usize, area: Rect) -> Vec<Line<
 
 /// One side of a side-by-side row, padded or cut to `width` so both
 /// columns keep the same width.
-fn cell(app: &App, path: &str, l: Option<&DiffLine>, width: usize, left: bool) -> Vec<Span<'static>> {
+fn cell(
+    app: &App,
+    path: &str,
+    l: Option<&DiffLine>,
+    width: usize,
+    left: bool,
+) -> Vec<Span<'static>> {
     let mut spans = Vec::new();
     let mut used = 0;
     if let Some(l) = l {

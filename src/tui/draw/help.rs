@@ -11,11 +11,19 @@ use ratatui::Frame;
 /// `(screen, key, description)` for every command, grouped by screen.
 pub fn entries() -> Vec<(&'static str, &'static str, &'static str)> {
     let mut out: Vec<(&str, &str, &str)> = Vec::new();
-    for screen in [Screen::Dashboard, Screen::Detail, Screen::Diff, Screen::Compare] {
+    for screen in [
+        Screen::Dashboard,
+        Screen::Detail,
+        Screen::Diff,
+        Screen::Compare,
+    ] {
         for c in COMMANDS.iter().filter(|c| c.screens.contains(&screen)) {
             let all = c.screens.len() == 4;
             let s = if all { "everywhere" } else { screen.name() };
-            if !out.iter().any(|(s2, k, d)| *s2 == s && *k == c.label && *d == c.desc) {
+            if !out
+                .iter()
+                .any(|(s2, k, d)| *s2 == s && *k == c.label && *d == c.desc)
+            {
                 out.push((s, c.label, c.desc));
             }
         }
@@ -34,7 +42,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             last = s;
         }
         lines.push(Line::from(vec![
-            Span::styled(format!("  {k:<8}"), t.text.add_modifier(ratatui::style::Modifier::BOLD)),
+            Span::styled(
+                format!("  {k:<8}"),
+                t.text.add_modifier(ratatui::style::Modifier::BOLD),
+            ),
             Span::styled(d, t.text),
         ]));
     }
@@ -56,7 +67,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         let half = lines.len().div_ceil(2);
         let right = lines.split_off(half);
         let w = inner.width / 2;
-        frame.render_widget(Paragraph::new(lines), Rect::new(inner.x, inner.y, w, inner.height));
+        frame.render_widget(
+            Paragraph::new(lines),
+            Rect::new(inner.x, inner.y, w, inner.height),
+        );
         frame.render_widget(
             Paragraph::new(right),
             Rect::new(inner.x + w, inner.y, inner.width - w, inner.height),

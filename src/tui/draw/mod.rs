@@ -4,8 +4,8 @@
 pub mod compare;
 pub mod dashboard;
 pub mod detail;
-pub mod diffview;
 pub mod dialog;
+pub mod diffview;
 pub mod help;
 pub mod statusbar;
 
