@@ -52,6 +52,14 @@ pub enum RunEvent {
         files: usize,
         lines: u64,
     },
+    /// The comparator ranked the finished candidates (Layer 1).
+    Ranked {
+        ranking: Box<crate::layers::compare::Ranking>,
+    },
+    /// A human (or the auto policy) decided something.
+    DecisionRecorded {
+        decision: crate::decision::Decision,
+    },
     RunFinished {
         verdict: Verdict,
         exit_code: i32,
@@ -71,6 +79,8 @@ impl RunEvent {
             RunEvent::LayerStarted { .. } => "layer_started",
             RunEvent::ReportLanded { .. } => "report_landed",
             RunEvent::CandidateFinished { .. } => "candidate_finished",
+            RunEvent::Ranked { .. } => "ranked",
+            RunEvent::DecisionRecorded { .. } => "decision_recorded",
             RunEvent::RunFinished { .. } => "run_finished",
             RunEvent::RunInterrupted { .. } => "run_interrupted",
         }
@@ -83,6 +93,7 @@ impl RunEvent {
             | RunEvent::LayerStarted { candidate, .. }
             | RunEvent::ReportLanded { candidate, .. }
             | RunEvent::CandidateFinished { candidate, .. } => Some(candidate),
+            RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             _ => None,
         }
     }
@@ -102,6 +113,12 @@ pub struct CandidateSummary {
     pub files_changed: usize,
     pub lines_changed: u64,
     pub reports: Vec<Report>,
+    /// Decisions about this candidate (overrides, selection, …), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<crate::decision::Decision>,
+    /// The verdict once overrides are applied (equals `verdict` without any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_verdict: Option<Verdict>,
 }
 
 /// A run's results, folded from events: the `--json` document.
@@ -114,6 +131,15 @@ pub struct RunSummary {
     pub base: String,
     pub instruction: String,
     pub candidates: Vec<CandidateSummary>,
+    /// The comparator's ranking (Layer 1), once every candidate finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<crate::layers::compare::Ranking>,
+    /// The candidate selected for finalizing (the latest select decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
+    /// Decisions about the whole run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<crate::decision::Decision>,
 }
 
 impl RunSummary {
@@ -126,6 +152,9 @@ impl RunSummary {
             base: String::new(),
             instruction: String::new(),
             candidates: Vec::new(),
+            ranking: None,
+            selected: None,
+            decisions: Vec::new(),
         };
         for ev in events {
             match ev {
@@ -151,6 +180,8 @@ impl RunSummary {
                             files_changed: 0,
                             lines_changed: 0,
                             reports: Vec::new(),
+                            decisions: Vec::new(),
+                            effective_verdict: None,
                         })
                         .collect();
                 }
@@ -168,9 +199,33 @@ impl RunSummary {
                 } => {
                     if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
                         c.verdict = Some(*verdict);
+                        c.effective_verdict = Some(*verdict);
                         c.reason = reason.clone();
                         c.files_changed = *files;
                         c.lines_changed = *lines;
+                    }
+                }
+                RunEvent::Ranked { ranking } => s.ranking = Some((**ranking).clone()),
+                RunEvent::DecisionRecorded { decision } => {
+                    use crate::decision::DecisionKind;
+                    let target = decision
+                        .candidate
+                        .as_ref()
+                        .and_then(|id| s.candidates.iter_mut().find(|c| &c.id == id));
+                    match target {
+                        Some(c) => {
+                            c.decisions.push(decision.clone());
+                            if c.verdict.is_some() {
+                                c.effective_verdict = Some(crate::decision::effective_verdict(
+                                    &c.reports,
+                                    &c.decisions,
+                                ));
+                            }
+                            if decision.kind == DecisionKind::Select {
+                                s.selected = Some(c.id.clone());
+                            }
+                        }
+                        None => s.decisions.push(decision.clone()),
                     }
                 }
                 RunEvent::RunFinished { verdict, exit_code } => {

@@ -110,6 +110,23 @@ pub struct Strategy {
     pub mode: StrategyMode,
     #[serde(default)]
     pub agents: Vec<String>,
+    /// Candidates per agent (compare mode): `n: 3` runs each agent 3 times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// At most this many candidates run at once (default: number of CPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_parallel: Option<u32>,
+    /// When no candidate passes: fail the run (exit 1) or escalate (exit 3).
+    #[serde(default)]
+    pub on_no_pass: OnNoPass,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnNoPass {
+    #[default]
+    Fail,
+    Escalate,
 }
 
 /// `.rascal/config.yaml`.
