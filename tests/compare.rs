@@ -64,10 +64,10 @@ fn comparator_picks_the_passing_consensus_candidate_and_explains_why() {
     // The 3×3 matrix is symmetric with ones on the diagonal.
     let m = ranking["matrix"].as_array().unwrap();
     assert_eq!(m.len(), 3);
-    for i in 0..3 {
-        assert_eq!(m[i][i], 1.0);
-        for j in 0..3 {
-            assert_eq!(m[i][j], m[j][i]);
+    for (i, row) in m.iter().enumerate() {
+        assert_eq!(row[i], 1.0);
+        for (j, v) in row.as_array().unwrap().iter().enumerate() {
+            assert_eq!(*v, m[j][i]);
         }
     }
     // Nothing selected without --auto or a human.
