@@ -147,6 +147,27 @@ fn auto_selects_and_finalizes_exactly_the_change_and_pushes_to_a_bare_remote() {
     assert_eq!(pushed, commit.id());
 }
 
+/// `rascal finalize RUN`, which must succeed; its output and the commit.
+fn finalize<'r>(t: &'r TestRepo, id: &str) -> (std::process::Output, git2::Commit<'r>) {
+    let o = t.rascal(&["finalize", id]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let branch = stdout(&o)
+        .lines()
+        .next()
+        .unwrap()
+        .split("on branch ")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let commit = t
+        .repo
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    (o, commit)
+}
+
 fn run_id(t: &TestRepo) -> String {
     let o = t.rascal(&["run", "make b return 42", "--json"]);
     json(&o)["run"].as_str().unwrap().to_string()
@@ -226,22 +247,7 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
     assert!(md.contains("selected by Tess Ter"), "{md}");
 
     // Finalize commits broken's change, with its TODO.
-    let o = t.rascal(&["finalize", &id]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let branch = stdout(&o)
-        .lines()
-        .next()
-        .unwrap()
-        .split("on branch ")
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let commit = t
-        .repo
-        .find_reference(&format!("refs/heads/{branch}"))
-        .unwrap()
-        .peel_to_commit()
-        .unwrap();
+    let (o, commit) = finalize(&t, &id);
     let blob = commit
         .tree()
         .unwrap()
@@ -276,22 +282,7 @@ fn agent_commit_message_with_conventional_title_is_used_and_artifacts_are_not_co
     let t = repo();
     let id = run_id(&t);
     assert_eq!(code(&t.rascal(&["select", &id, "outlier"])), 0);
-    let o = t.rascal(&["finalize", &id]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let branch = stdout(&o)
-        .lines()
-        .next()
-        .unwrap()
-        .split("on branch ")
-        .nth(1)
-        .unwrap()
-        .to_string();
-    let commit = t
-        .repo
-        .find_reference(&format!("refs/heads/{branch}"))
-        .unwrap()
-        .peel_to_commit()
-        .unwrap();
+    let (o, commit) = finalize(&t, &id);
     assert!(
         commit
             .message()
