@@ -282,7 +282,7 @@ fn agent_commit_message_with_conventional_title_is_used_and_artifacts_are_not_co
     let t = repo();
     let id = run_id(&t);
     assert_eq!(code(&t.rascal(&["select", &id, "outlier"])), 0);
-    let (o, commit) = finalize(&t, &id);
+    let (_, commit) = finalize(&t, &id);
     assert!(
         commit
             .message()
