@@ -33,6 +33,20 @@ pub enum RunEvent {
     Log {
         candidate: String,
         stream: Stream,
+        /// The raw line (credentials redacted, cut when huge).
+        text: String,
+        /// The readable form when the runtime's event stream was parsed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display: Option<String>,
+    },
+    /// Tokens and cost so far (the session's running totals).
+    Usage {
+        candidate: String,
+        usage: crate::agent::events::Usage,
+    },
+    /// The agent's final message, its summary of the work.
+    AgentSummary {
+        candidate: String,
         text: String,
     },
     LayerStarted {
@@ -76,6 +90,8 @@ impl RunEvent {
             RunEvent::RunStarted { .. } => "run_started",
             RunEvent::CandidateStarted { .. } => "candidate_started",
             RunEvent::Log { .. } => "log",
+            RunEvent::Usage { .. } => "usage",
+            RunEvent::AgentSummary { .. } => "agent_summary",
             RunEvent::LayerStarted { .. } => "layer_started",
             RunEvent::ReportLanded { .. } => "report_landed",
             RunEvent::CandidateFinished { .. } => "candidate_finished",
@@ -90,6 +106,8 @@ impl RunEvent {
         match self {
             RunEvent::CandidateStarted { candidate, .. }
             | RunEvent::Log { candidate, .. }
+            | RunEvent::Usage { candidate, .. }
+            | RunEvent::AgentSummary { candidate, .. }
             | RunEvent::LayerStarted { candidate, .. }
             | RunEvent::ReportLanded { candidate, .. }
             | RunEvent::CandidateFinished { candidate, .. } => Some(candidate),
@@ -116,6 +134,12 @@ pub struct CandidateSummary {
     /// Decisions about this candidate (overrides, selection, …), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<crate::decision::Decision>,
+    /// Tokens and cost when the agent's stream reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::events::Usage>,
+    /// The agent's final message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
     /// The verdict once overrides are applied (equals `verdict` without any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective_verdict: Option<Verdict>,
@@ -182,6 +206,8 @@ impl RunSummary {
                             reports: Vec::new(),
                             decisions: Vec::new(),
                             effective_verdict: None,
+                            usage: None,
+                            summary: None,
                         })
                         .collect();
                 }
@@ -206,6 +232,16 @@ impl RunSummary {
                     }
                 }
                 RunEvent::Ranked { ranking } => s.ranking = Some((**ranking).clone()),
+                RunEvent::Usage { candidate, usage } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.usage = Some(*usage);
+                    }
+                }
+                RunEvent::AgentSummary { candidate, text } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.summary = Some(text.clone());
+                    }
+                }
                 RunEvent::DecisionRecorded { decision } => {
                     use crate::decision::DecisionKind;
                     let target = decision

@@ -3,6 +3,7 @@
 //! layers judge its ChangeSet. Every step is a `RunEvent`, journalled to the
 //! store before it reaches the subscriber (TUI or headless printer).
 
+use crate::agent::events::{self, AgentEvent, Usage};
 use crate::agent::{self, LaunchContext};
 use crate::config::{Config, ConfigError, LauncherKind, OnNoPass};
 use crate::decision::{Decision, DecisionKind};
@@ -377,6 +378,7 @@ pub async fn execute_with(
                 .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
                 .count(),
             changes: r.changes.clone().unwrap_or_default(),
+            usage: r.usage,
         })
         .collect();
     let ranking = compare::rank(&contenders);
@@ -480,6 +482,7 @@ struct CandidateResult {
     finished_cleanly: bool,
     reports: Vec<Report>,
     changes: Option<crate::changeset::ChangeSet>,
+    usage: Option<Usage>,
 }
 
 struct CandidateJob {
@@ -508,7 +511,7 @@ impl CandidateJob {
         };
         let workdir = PathBuf::from(&self.info.worktree);
         let run_dir = agent::candidate_dir(&self.state, &self.run, &id);
-        let agent_report = self.run_agent(&workdir, &run_dir).await;
+        let (agent_report, usage) = self.run_agent(&workdir, &run_dir).await;
         let agent_ok = agent_report.status != Status::Fail;
         land(agent_report, &mut reports);
 
@@ -580,6 +583,7 @@ impl CandidateJob {
             finished_cleanly,
             reports,
             changes: kept_changes,
+            usage,
         }
     }
 
@@ -600,7 +604,8 @@ impl CandidateJob {
         }
     }
 
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> Report {
+    /// Run the author agent; its report and the tokens/cost it reported.
+    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> (Report, Option<Usage>) {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -608,6 +613,7 @@ impl CandidateJob {
             candidate: id,
             run_dir,
             rascal_exe: &self.request.rascal_exe,
+            sandboxed: false,
         };
         let inv = match agent::invocation(
             &self.info.agent,
@@ -617,9 +623,12 @@ impl CandidateJob {
         ) {
             Ok(inv) => inv,
             Err(e) => {
-                return report
-                    .errored(format!("could not prepare the agent: {e}"))
-                    .finish()
+                return (
+                    report
+                        .errored(format!("could not prepare the agent: {e}"))
+                        .finish(),
+                    None,
+                )
             }
         };
         report = report.input("command", inv.argv.join(" "));
@@ -629,6 +638,7 @@ impl CandidateJob {
         });
         for var in &inv.missing_env {
             self.journal.emit(RunEvent::Log {
+                display: None,
                 candidate: id.clone(),
                 stream: crate::runner::Stream::Stderr,
                 text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
@@ -659,30 +669,68 @@ impl CandidateJob {
         let journal = self.journal.clone();
         let cid = id.clone();
         let log_path = run_dir.join("agent.log");
+        let runtime = self.agent.runtime;
         let forward = tokio::spawn(async move {
             let mut file = std::fs::File::create(&log_path).ok();
             let mut last = String::new();
+            let mut usage = Usage::default();
+            let mut summary: Option<(bool, String)> = None;
             while let Some(line) = rx.recv().await {
-                let mut text = line.text;
-                for s in &secrets {
-                    if text.contains(s.as_str()) {
-                        text = text.replace(s.as_str(), "[redacted]");
-                    }
-                }
+                let text = redact(line.text, &secrets);
                 if let Some(f) = file.as_mut() {
                     let _ = writeln!(f, "{text}");
                 }
-                last = crate::text::cut(&text, 400);
+                let parsed = if line.stream == crate::runner::Stream::Stdout {
+                    events::parse_line(runtime, &text)
+                } else {
+                    None
+                };
+                let display = parsed.as_ref().map(|evs| {
+                    evs.iter()
+                        .map(AgentEvent::display)
+                        .collect::<Vec<_>>()
+                        .join("  ")
+                });
+                last = crate::text::cut(display.as_deref().unwrap_or(&text), 400);
                 journal.emit(RunEvent::Log {
                     candidate: cid.clone(),
                     stream: line.stream,
                     text: crate::text::cut(&text, 16 * 1024),
+                    display,
+                });
+                for ev in parsed.iter().flatten() {
+                    match ev {
+                        AgentEvent::Usage { .. } => {
+                            events::add_usage(&mut usage, ev);
+                            journal.emit(RunEvent::Usage {
+                                candidate: cid.clone(),
+                                usage,
+                            });
+                        }
+                        // The final result, else the last assistant text,
+                        // is the agent's summary.
+                        AgentEvent::Final { text, .. } if !text.is_empty() => {
+                            summary = Some((true, text.clone()));
+                        }
+                        AgentEvent::Text { text }
+                            if !text.trim().is_empty() && !matches!(summary, Some((true, _))) =>
+                        {
+                            summary = Some((false, text.clone()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if let Some((_, text)) = summary {
+                journal.emit(RunEvent::AgentSummary {
+                    candidate: cid.clone(),
+                    text: crate::text::cut(&text, 4096),
                 });
             }
-            last
+            (last, Some(usage).filter(|u| !u.is_empty()))
         });
         let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
-        let last_line = forward.await.unwrap_or_default();
+        let (last_line, usage) = forward.await.unwrap_or_default();
         match result {
             Ok(exit) => {
                 report.duration_ms = exit.duration_ms;
@@ -704,8 +752,18 @@ impl CandidateJob {
             }
             Err(e) => report = report.errored(e.to_string()),
         }
-        report.finish()
+        (report.finish(), usage)
     }
+}
+
+/// Replace every known credential value in `text`.
+fn redact(mut text: String, secrets: &[String]) -> String {
+    for s in secrets {
+        if text.contains(s.as_str()) {
+            text = text.replace(s.as_str(), "[redacted]");
+        }
+    }
+    text
 }
 
 impl Report {

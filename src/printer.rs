@@ -15,13 +15,19 @@ const OUTPUT_LINES: usize = 8;
 pub struct Printer {
     /// Print agent log lines (otherwise only results).
     pub logs: bool,
+    /// Latest token/cost figures per candidate.
+    usage: std::collections::BTreeMap<String, crate::agent::events::Usage>,
     /// Width of the `[candidate]` column.
     width: usize,
 }
 
 impl Printer {
     pub fn new(logs: bool) -> Self {
-        Printer { logs, width: 0 }
+        Printer {
+            logs,
+            width: 0,
+            usage: Default::default(),
+        }
     }
 
     fn tag(&self, candidate: &str) -> String {
@@ -69,10 +75,12 @@ impl Printer {
                 candidate,
                 stream,
                 text,
+                display,
             } => {
                 if !self.logs {
                     return Vec::new();
                 }
+                let text = display.as_ref().unwrap_or(text);
                 let bar = match stream {
                     Stream::Stdout => "│",
                     Stream::Stderr => "┃",
@@ -84,6 +92,18 @@ impl Printer {
                 )]
             }
             RunEvent::LayerStarted { .. } => Vec::new(),
+            RunEvent::Usage { candidate, usage } => {
+                self.usage.insert(candidate.clone(), *usage);
+                Vec::new()
+            }
+            RunEvent::AgentSummary { candidate, text } => vec![format!(
+                "{} summary: {}",
+                self.tag(candidate),
+                crate::text::ellipsis(
+                    &sanitize(&text.split_whitespace().collect::<Vec<_>>().join(" ")),
+                    300
+                )
+            )],
             RunEvent::ReportLanded { candidate, report } => {
                 let tag = self.tag(candidate);
                 report_lines(report)
@@ -98,6 +118,11 @@ impl Printer {
                 files,
                 lines,
             } => {
+                let usage = self
+                    .usage
+                    .get(candidate)
+                    .map(|u| format!(" · {}", u.short()))
+                    .unwrap_or_default();
                 let mut l = format!(
                     "{} verdict {} · {files} file{} {lines} line{} changed",
                     self.tag(candidate),
@@ -105,6 +130,7 @@ impl Printer {
                     if *files == 1 { "" } else { "s" },
                     if *lines == 1 { "" } else { "s" },
                 );
+                l.push_str(&usage);
                 if let Some(r) = reason {
                     l.push_str(&format!(" · {}", sanitize(r)));
                 }

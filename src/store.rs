@@ -333,7 +333,11 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 ],
             )?;
         }
-        RunEvent::Log { .. } | RunEvent::LayerStarted { .. } | RunEvent::Ranked { .. } => {}
+        RunEvent::Log { .. }
+        | RunEvent::LayerStarted { .. }
+        | RunEvent::Ranked { .. }
+        | RunEvent::Usage { .. }
+        | RunEvent::AgentSummary { .. } => {}
     }
     Ok(())
 }

@@ -93,6 +93,16 @@ pub struct AgentConfig {
     /// For `runtime: scripted`: inline steps instead of a named scenario.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<crate::agent::scripted::Step>,
+    /// For claude/codex/goose: the model to ask for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// For claude/codex/goose: extra arguments after the runtime's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Let a real agent skip its permission prompts under the bare process
+    /// launcher (no container). Off by default: only a sandbox gets that.
+    #[serde(default)]
+    pub allow_unsandboxed: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -18,6 +18,8 @@ pub struct Contender {
     pub layers_passed: usize,
     pub criteria_met: usize,
     pub changes: ChangeSet,
+    /// Tokens and cost when the agent reported them (shown, not ranked on).
+    pub usage: Option<crate::agent::events::Usage>,
 }
 
 /// One position in the ranking.
@@ -33,6 +35,8 @@ pub struct Ranked {
     pub lines: u64,
     pub files: usize,
     pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::events::Usage>,
 }
 
 /// The comparator's output, stored on the run.
@@ -157,6 +161,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
             lines: c.changes.lines_changed(),
             files: c.changes.files.len(),
             reason,
+            usage: c.usage,
         });
     }
     let pick = positions
@@ -249,6 +254,7 @@ mod tests {
             layers_passed: if verdict == Verdict::Fail { 1 } else { 3 },
             criteria_met: 0,
             changes,
+            usage: None,
         }
     }
 
