@@ -7,6 +7,7 @@ pub mod changeset;
 pub mod config;
 pub mod decision;
 pub mod demo;
+pub mod doctor;
 pub mod event;
 pub mod finalize;
 pub mod launch;

@@ -115,6 +115,11 @@ enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: rascal::report::Format,
     },
+    /// Check the setup: configured agents (CLI found, version, credentials set).
+    Doctor {
+        #[arg(long)]
+        json: bool,
+    },
     /// Run guardrails and permissions on the working tree (no agent).
     Check {
         /// Compare the working tree against this commit.
@@ -192,6 +197,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             Ok(agent::scripted::play(&steps, &dir))
         }
         Command::Check { base, json } => check(&dir, &base, json),
+        Command::Doctor { json } => doctor(&dir, json),
         Command::Run {
             instruction,
             agents,
@@ -576,4 +582,30 @@ fn finalize(
             )
         }
     }
+}
+
+fn doctor(dir: &std::path::Path, json: bool) -> Result<i32, String> {
+    let loaded = workspace::open(dir)
+        .map_err(|e| e.to_string())
+        .and_then(|repo| {
+            let head = workspace::resolve(&repo, "HEAD").map_err(|e| e.to_string())?;
+            Config::load_at(&repo, head).map_err(|e| e.to_string())
+        });
+    let config = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rascal: error: {e}");
+            return Ok(2);
+        }
+    };
+    let checks = rascal::doctor::agent_checks(&config);
+    let ok = checks.iter().all(|c| c.problems.is_empty());
+    if json {
+        say!("{}", serde_json::json!({"ok": ok, "agents": checks}));
+    } else {
+        for l in rascal::doctor::agent_lines(&checks) {
+            say!("{l}");
+        }
+    }
+    Ok(if ok { 0 } else { 1 })
 }

@@ -309,3 +309,46 @@ fn every_fixture_line_parses_or_is_shown_raw_without_panicking() {
         }]
     );
 }
+
+#[test]
+fn doctor_reports_cli_version_and_credentials_without_values() {
+    let bin = tempfile::tempdir().unwrap();
+    let claude = bin.path().join("claude");
+    std::fs::write(&claude, "#!/bin/sh\necho '2.0.14 (Claude Code)'\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let t = repo("agents:\n  cc: { runtime: claude, env: [ANTHROPIC_API_KEY] }\n  cx: { runtime: codex, env: [OPENAI_API_KEY] }\n");
+    let path = format!("{}:/usr/bin:/bin", bin.path().display());
+    let doctor = |with_key: bool| {
+        let mut c = Command::new(common::bin());
+        c.args(["doctor"])
+            .current_dir(t.path())
+            .env("PATH", &path)
+            .env_remove("OPENAI_API_KEY");
+        if with_key {
+            c.env("ANTHROPIC_API_KEY", KEY);
+        } else {
+            c.env_remove("ANTHROPIC_API_KEY");
+        }
+        c.output().unwrap()
+    };
+    let o = doctor(true);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "codex is missing: {out}");
+    assert!(
+        out.contains("✓ cc (claude)") && out.contains("2.0.14 (Claude Code)"),
+        "{out}"
+    );
+    assert!(out.contains("$ANTHROPIC_API_KEY set"), "{out}");
+    assert!(
+        out.contains("✗ cx (codex)") && out.contains("`codex` is not on PATH"),
+        "{out}"
+    );
+    assert!(out.contains("$OPENAI_API_KEY NOT SET"), "{out}");
+    assert!(!out.contains(KEY), "never prints a credential value");
+    let out = stdout(&doctor(false));
+    assert!(
+        out.contains("✗ cc (claude)") && out.contains("$ANTHROPIC_API_KEY is not set"),
+        "{out}"
+    );
+}
