@@ -18,6 +18,7 @@ fn full_logs(app: &mut rascal::tui::App) {
             let ev = RunEvent::Log {
                 candidate: id.clone(),
                 stream: Stream::Stdout,
+                display: None,
                 text: format!(
                     "\u{1b}[32mcompiling\u{1b}[0m crate {i} of a long build with some output text"
                 ),
@@ -62,6 +63,7 @@ fn ingest(c: &mut Criterion) {
         .map(|i| RunEvent::Log {
             candidate: ids[i % ids.len()].clone(),
             stream: Stream::Stdout,
+            display: None,
             text: format!("\u{1b}[1mline\u{1b}[0m {i}: some agent output of ordinary length"),
         })
         .collect();

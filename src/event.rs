@@ -33,6 +33,20 @@ pub enum RunEvent {
     Log {
         candidate: String,
         stream: Stream,
+        /// The raw line (credentials redacted, cut when huge).
+        text: String,
+        /// The readable form when the runtime's event stream was parsed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        display: Option<String>,
+    },
+    /// Tokens and cost so far (the session's running totals).
+    Usage {
+        candidate: String,
+        usage: crate::agent::events::Usage,
+    },
+    /// The agent's final message, its summary of the work.
+    AgentSummary {
+        candidate: String,
         text: String,
     },
     LayerStarted {
@@ -52,6 +66,14 @@ pub enum RunEvent {
         files: usize,
         lines: u64,
     },
+    /// The comparator ranked the finished candidates (Layer 1).
+    Ranked {
+        ranking: Box<crate::layers::compare::Ranking>,
+    },
+    /// A human (or the auto policy) decided something.
+    DecisionRecorded {
+        decision: crate::decision::Decision,
+    },
     RunFinished {
         verdict: Verdict,
         exit_code: i32,
@@ -68,9 +90,13 @@ impl RunEvent {
             RunEvent::RunStarted { .. } => "run_started",
             RunEvent::CandidateStarted { .. } => "candidate_started",
             RunEvent::Log { .. } => "log",
+            RunEvent::Usage { .. } => "usage",
+            RunEvent::AgentSummary { .. } => "agent_summary",
             RunEvent::LayerStarted { .. } => "layer_started",
             RunEvent::ReportLanded { .. } => "report_landed",
             RunEvent::CandidateFinished { .. } => "candidate_finished",
+            RunEvent::Ranked { .. } => "ranked",
+            RunEvent::DecisionRecorded { .. } => "decision_recorded",
             RunEvent::RunFinished { .. } => "run_finished",
             RunEvent::RunInterrupted { .. } => "run_interrupted",
         }
@@ -80,9 +106,12 @@ impl RunEvent {
         match self {
             RunEvent::CandidateStarted { candidate, .. }
             | RunEvent::Log { candidate, .. }
+            | RunEvent::Usage { candidate, .. }
+            | RunEvent::AgentSummary { candidate, .. }
             | RunEvent::LayerStarted { candidate, .. }
             | RunEvent::ReportLanded { candidate, .. }
             | RunEvent::CandidateFinished { candidate, .. } => Some(candidate),
+            RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             _ => None,
         }
     }
@@ -102,6 +131,18 @@ pub struct CandidateSummary {
     pub files_changed: usize,
     pub lines_changed: u64,
     pub reports: Vec<Report>,
+    /// Decisions about this candidate (overrides, selection, …), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<crate::decision::Decision>,
+    /// Tokens and cost when the agent's stream reported them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::events::Usage>,
+    /// The agent's final message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
+    /// The verdict once overrides are applied (equals `verdict` without any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective_verdict: Option<Verdict>,
 }
 
 /// A run's results, folded from events: the `--json` document.
@@ -114,6 +155,15 @@ pub struct RunSummary {
     pub base: String,
     pub instruction: String,
     pub candidates: Vec<CandidateSummary>,
+    /// The comparator's ranking (Layer 1), once every candidate finished.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranking: Option<crate::layers::compare::Ranking>,
+    /// The candidate selected for finalizing (the latest select decision).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
+    /// Decisions about the whole run.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<crate::decision::Decision>,
 }
 
 impl RunSummary {
@@ -126,6 +176,9 @@ impl RunSummary {
             base: String::new(),
             instruction: String::new(),
             candidates: Vec::new(),
+            ranking: None,
+            selected: None,
+            decisions: Vec::new(),
         };
         for ev in events {
             match ev {
@@ -151,6 +204,10 @@ impl RunSummary {
                             files_changed: 0,
                             lines_changed: 0,
                             reports: Vec::new(),
+                            decisions: Vec::new(),
+                            effective_verdict: None,
+                            usage: None,
+                            summary: None,
                         })
                         .collect();
                 }
@@ -168,9 +225,43 @@ impl RunSummary {
                 } => {
                     if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
                         c.verdict = Some(*verdict);
+                        c.effective_verdict = Some(*verdict);
                         c.reason = reason.clone();
                         c.files_changed = *files;
                         c.lines_changed = *lines;
+                    }
+                }
+                RunEvent::Ranked { ranking } => s.ranking = Some((**ranking).clone()),
+                RunEvent::Usage { candidate, usage } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.usage = Some(*usage);
+                    }
+                }
+                RunEvent::AgentSummary { candidate, text } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.summary = Some(text.clone());
+                    }
+                }
+                RunEvent::DecisionRecorded { decision } => {
+                    use crate::decision::DecisionKind;
+                    let target = decision
+                        .candidate
+                        .as_ref()
+                        .and_then(|id| s.candidates.iter_mut().find(|c| &c.id == id));
+                    match target {
+                        Some(c) => {
+                            c.decisions.push(decision.clone());
+                            if c.verdict.is_some() {
+                                c.effective_verdict = Some(crate::decision::effective_verdict(
+                                    &c.reports,
+                                    &c.decisions,
+                                ));
+                            }
+                            if decision.kind == DecisionKind::Select {
+                                s.selected = Some(c.id.clone());
+                            }
+                        }
+                        None => s.decisions.push(decision.clone()),
                     }
                 }
                 RunEvent::RunFinished { verdict, exit_code } => {

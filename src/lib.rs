@@ -5,12 +5,16 @@
 pub mod agent;
 pub mod changeset;
 pub mod config;
+pub mod decision;
 pub mod demo;
+pub mod doctor;
 pub mod event;
+pub mod finalize;
 pub mod launch;
 pub mod layers;
 pub mod pipeline;
 pub mod printer;
+pub mod report;
 pub mod runner;
 pub mod store;
 pub mod text;

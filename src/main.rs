@@ -3,6 +3,7 @@
 
 use clap::{Parser, Subcommand};
 use rascal::config::Config;
+use rascal::decision::{Decision, DecisionKind};
 use rascal::event::{RunEvent, RunSummary};
 use rascal::pipeline::{self, RunRequest};
 use rascal::printer::{self, Printer};
@@ -57,6 +58,70 @@ enum Command {
         /// TUI theme (dark, light, high-contrast); default from `theme:` in config.
         #[arg(long)]
         theme: Option<String>,
+        /// Candidates per agent (compare mode), e.g. `--n 3`.
+        #[arg(long)]
+        n: Option<u32>,
+        /// Select the comparator's pick when it passes, then finalize it.
+        #[arg(long)]
+        auto: bool,
+        /// With --auto: push the branch to this remote (name or URL).
+        #[arg(long, value_name = "REMOTE")]
+        push: Option<String>,
+        /// With --auto: open a pull request with `gh` (or print the command).
+        #[arg(long)]
+        pr: bool,
+    },
+    /// Select the candidate to finalize.
+    Select {
+        run: String,
+        candidate: String,
+        #[arg(long, default_value = "")]
+        reason: String,
+    },
+    /// Accept a failed check (recorded with your name and reason; never erases the verdict).
+    Override {
+        run: String,
+        candidate: String,
+        /// agent | guardrails | permissions | criteria | review
+        #[arg(long)]
+        layer: String,
+        /// The check's name, e.g. `build`.
+        #[arg(long)]
+        check: String,
+        /// Override one issue rule only.
+        #[arg(long)]
+        rule: Option<String>,
+        /// Why the failure can be accepted (required).
+        #[arg(long)]
+        reason: String,
+    },
+    /// Hand a run (or one candidate) to a human.
+    Escalate {
+        run: String,
+        candidate: Option<String>,
+        #[arg(long, default_value = "")]
+        note: String,
+    },
+    /// Commit the selected candidate on a branch and write the PR body.
+    Finalize {
+        run: String,
+        /// Push the branch to this remote (name or URL).
+        #[arg(long, value_name = "REMOTE")]
+        push: Option<String>,
+        /// Open a pull request with `gh` (or print the command).
+        #[arg(long)]
+        pr: bool,
+    },
+    /// Print a run's report: md (the PR body), json or sarif.
+    Report {
+        run: String,
+        #[arg(long, value_enum, default_value = "md")]
+        format: rascal::report::Format,
+    },
+    /// Check the setup: configured agents (CLI found, version, credentials set).
+    Doctor {
+        #[arg(long)]
+        json: bool,
     },
     /// Run guardrails and permissions on the working tree (no agent).
     Check {
@@ -138,6 +203,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             Ok(agent::scripted::play(&steps, &dir))
         }
         Command::Check { base, json } => check(&dir, &base, json),
+        Command::Doctor { json } => doctor(&dir, json),
         Command::Run {
             instruction,
             agents,
@@ -146,18 +212,81 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             json,
             timeout,
             quiet,
+            n,
+            auto,
+            push,
+            pr,
             theme,
         } => {
             let tui = tui_wanted(headless || json, theme);
-            let req = RunRequest {
-                repo: dir,
-                base,
-                instruction,
+            let mut req = RunRequest::new(
+                dir.clone(),
+                &instruction,
                 agents,
-                rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
-                timeout,
-            };
-            run(req, json, !quiet, tui)
+                std::env::current_exe().map_err(|e| e.to_string())?,
+            );
+            req.base = base;
+            req.timeout = timeout;
+            req.n = n;
+            req.auto = auto;
+            let (code, run_id) = run(req, json, !quiet, tui)?;
+            if auto && code == 0 {
+                if let Some(id) = run_id {
+                    let fin = finalize(&dir, &id, push, pr, json)?;
+                    if fin != 0 {
+                        return Ok(fin);
+                    }
+                }
+            }
+            Ok(code)
+        }
+        Command::Select {
+            run,
+            candidate,
+            reason,
+        } => decide(&dir, &run, Some(&candidate), DecisionKind::Select, &reason),
+        Command::Override {
+            run,
+            candidate,
+            layer,
+            check,
+            rule,
+            reason,
+        } => {
+            let layer: rascal::verdict::Layer = serde_json::from_value(serde_json::Value::String(layer.clone()))
+                .map_err(|_| format!("unknown layer `{layer}`\n  hint: one of agent, guardrails, permissions, criteria, review"))?;
+            decide(
+                &dir,
+                &run,
+                Some(&candidate),
+                DecisionKind::Override { layer, check, rule },
+                &reason,
+            )
+        }
+        Command::Escalate {
+            run,
+            candidate,
+            note,
+        } => decide(
+            &dir,
+            &run,
+            candidate.as_deref(),
+            DecisionKind::Escalate,
+            &note,
+        ),
+        Command::Finalize { run, push, pr } => finalize(&dir, &run, push, pr, false),
+        Command::Report { run, format } => {
+            let store = open_store(&dir)?;
+            match store.summary(&run) {
+                Ok(s) => {
+                    say!("{}", rascal::report::render(&s, format));
+                    Ok(0)
+                }
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    Ok(2)
+                }
+            }
         }
         Command::List { json } => list(&dir, json),
         Command::Show { run, json, quiet } => show(&dir, &run, json, !quiet),
@@ -179,15 +308,13 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                     tmp.path().display()
                 );
             }
-            let req = RunRequest {
-                repo: tmp.path().to_path_buf(),
-                base: "HEAD".into(),
-                instruction: demo::INSTRUCTION.into(),
-                agents: demo::AGENTS.iter().map(|s| s.to_string()).collect(),
-                rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
-                timeout: None,
-            };
-            let code = run(req, false, true, tui);
+            let req = RunRequest::new(
+                tmp.path().to_path_buf(),
+                demo::INSTRUCTION,
+                demo::AGENTS.iter().map(|s| s.to_string()).collect(),
+                std::env::current_exe().map_err(|e| e.to_string())?,
+            );
+            let code = run(req, false, true, tui).map(|(c, _)| c);
             if keep {
                 let path = tmp.keep();
                 say!("\nkept the sample repository at {}", path.display());
@@ -221,17 +348,18 @@ fn tui_wanted(headless: bool, theme: Option<String>) -> Option<Option<String>> {
     (!headless && std::io::stdout().is_terminal()).then_some(theme)
 }
 
+/// Run a task; returns the exit code and the run id (when it started).
 fn run(
     req: RunRequest,
     json: bool,
     logs: bool,
     tui: Option<Option<String>>,
-) -> Result<i32, String> {
+) -> Result<(i32, Option<String>), String> {
     let prepared = match pipeline::prepare(req) {
         Ok(p) => p,
         Err(e) => {
             eprintln!("rascal: error: {e}");
-            return Ok(e.exit_code());
+            return Ok((e.exit_code(), None));
         }
     };
     if let Some(flag) = tui {
@@ -242,10 +370,11 @@ fn run(
             Ok(t) => t,
             Err(e) => {
                 eprintln!("rascal: error: {e}");
-                return Ok(2);
+                return Ok((2, None));
             }
         };
-        return rascal::tui::shell::run_interactive(prepared, theme);
+        let id = prepared.run.clone();
+        return rascal::tui::shell::run_interactive(prepared, theme).map(|c| (c, Some(id)));
     }
     let rt = runtime()?;
     rt.block_on(async move {
@@ -280,7 +409,7 @@ fn run(
         } else {
             say!("replay: rascal show {}", outcome.run);
         }
-        Ok(outcome.exit_code)
+        Ok((outcome.exit_code, Some(outcome.run)))
     })
 }
 
@@ -415,4 +544,111 @@ fn show(dir: &std::path::Path, run: &str, json: bool, logs: bool) -> Result<i32,
         }
     }
     Ok(summary.exit_code.unwrap_or(1))
+}
+
+fn decide(
+    dir: &std::path::Path,
+    run: &str,
+    candidate: Option<&str>,
+    kind: DecisionKind,
+    reason: &str,
+) -> Result<i32, String> {
+    let repo = workspace::open(dir).map_err(|e| e.to_string())?;
+    let who = rascal::decision::author(Some(&repo));
+    let escalate = kind == DecisionKind::Escalate;
+    let d = Decision::new(candidate, kind, &who, reason);
+    match pipeline::record_decision(dir, run, d) {
+        Ok(RunEvent::DecisionRecorded { decision }) => {
+            say!("{}", printer::decision_line(&decision));
+            Ok(if escalate { 3 } else { 0 })
+        }
+        Ok(_) => Ok(0),
+        Err(e) => {
+            eprintln!("rascal: error: {e}");
+            Ok(2)
+        }
+    }
+}
+
+fn finalize(
+    dir: &std::path::Path,
+    run: &str,
+    push: Option<String>,
+    pr: bool,
+    quiet: bool,
+) -> Result<i32, String> {
+    let store = open_store(dir)?;
+    let summary = match store.summary(run) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("rascal: error: {e}");
+            return Ok(2);
+        }
+    };
+    let opts = rascal::finalize::FinalizeOptions { push, pr };
+    match rascal::finalize::finalize(dir, &summary, &opts) {
+        Ok(f) => {
+            if !quiet {
+                say!("committed {} on branch {}", &f.commit[..12], f.branch);
+                say!("  {}", f.message.lines().next().unwrap_or(""));
+                say!("PR body: {}", f.pr_body.display());
+                if let Some(r) = &f.pushed_to {
+                    say!("pushed {} to {r}", f.branch);
+                }
+                if f.pr_opened {
+                    say!("opened a pull request with gh");
+                } else {
+                    let cmd: Vec<String> = f
+                        .pr_command
+                        .iter()
+                        .map(|a| {
+                            if a.contains(' ') {
+                                format!("'{}'", a.replace('\'', "'\\''"))
+                            } else {
+                                a.clone()
+                            }
+                        })
+                        .collect();
+                    say!("open the pull request with:\n  {}", cmd.join(" "));
+                }
+            }
+            Ok(0)
+        }
+        Err(e) => {
+            eprintln!("rascal: error: {e}");
+            Ok(
+                if matches!(e, rascal::finalize::FinalizeError::NothingSelected(_)) {
+                    2
+                } else {
+                    1
+                },
+            )
+        }
+    }
+}
+
+fn doctor(dir: &std::path::Path, json: bool) -> Result<i32, String> {
+    let loaded = workspace::open(dir)
+        .map_err(|e| e.to_string())
+        .and_then(|repo| {
+            let head = workspace::resolve(&repo, "HEAD").map_err(|e| e.to_string())?;
+            Config::load_at(&repo, head).map_err(|e| e.to_string())
+        });
+    let config = match loaded {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("rascal: error: {e}");
+            return Ok(2);
+        }
+    };
+    let checks = rascal::doctor::agent_checks(&config);
+    let ok = checks.iter().all(|c| c.problems.is_empty());
+    if json {
+        say!("{}", serde_json::json!({"ok": ok, "agents": checks}));
+    } else {
+        for l in rascal::doctor::agent_lines(&checks) {
+            say!("{l}");
+        }
+    }
+    Ok(if ok { 0 } else { 1 })
 }

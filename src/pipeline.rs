@@ -3,10 +3,13 @@
 //! layers judge its ChangeSet. Every step is a `RunEvent`, journalled to the
 //! store before it reaches the subscriber (TUI or headless printer).
 
+use crate::agent::events::{self, AgentEvent, Usage};
 use crate::agent::{self, LaunchContext};
-use crate::config::{Config, ConfigError, LauncherKind};
+use crate::config::{Config, ConfigError, LauncherKind, OnNoPass};
+use crate::decision::{Decision, DecisionKind};
 use crate::event::{candidate_verdict, run_verdict, CandidateInfo, RunEvent};
 use crate::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
+use crate::layers::compare::{self, Contender};
 use crate::runner::{human, LogLine};
 use crate::store::{Store, StoreError};
 use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
@@ -33,6 +36,25 @@ pub struct RunRequest {
     pub rascal_exe: PathBuf,
     /// Overrides every agent's timeout.
     pub timeout: Option<Duration>,
+    /// Candidates per agent (overrides `strategy.n`).
+    pub n: Option<u32>,
+    /// Headless auto policy: select the comparator's pick when it passes.
+    pub auto: bool,
+}
+
+impl RunRequest {
+    pub fn new(repo: PathBuf, instruction: &str, agents: Vec<String>, rascal_exe: PathBuf) -> Self {
+        RunRequest {
+            repo,
+            base: "HEAD".into(),
+            instruction: instruction.to_string(),
+            agents,
+            rascal_exe,
+            timeout: None,
+            n: None,
+            auto: false,
+        }
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -157,11 +179,18 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
     let config = Config::load_at(&repo, base)?;
-    let names = if req.agents.is_empty() {
+    let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
         req.agents.clone()
     };
+    let per_agent = req.n.or(config.main.strategy.n).unwrap_or(1).clamp(1, 16) as usize;
+    if per_agent > 1 {
+        names = names
+            .iter()
+            .flat_map(|n| std::iter::repeat_n(n.clone(), per_agent))
+            .collect();
+    }
     if names.is_empty() {
         return Err(PipelineError::Usage(format!(
             "no agent to run\n  hint: pass --agent NAME (defined: {}) or set `strategy: {{agents: [...]}}` in .rascal/config.yaml",
@@ -235,6 +264,20 @@ pub async fn execute(
     subscriber: mpsc::UnboundedSender<RunEvent>,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, PipelineError> {
+    let (_tx, rx) = mpsc::unbounded_channel();
+    execute_with(prepared, subscriber, cancel, rx).await
+}
+
+/// `execute`, taking decisions (cancel a candidate, escalate, override,
+/// select…) while the run is live. Each is journalled as
+/// `RunEvent::DecisionRecorded`; cancels stop the candidate at once. After
+/// the run has finished, record decisions with `record_decision`.
+pub async fn execute_with(
+    prepared: PreparedRun,
+    subscriber: mpsc::UnboundedSender<RunEvent>,
+    cancel: CancellationToken,
+    mut decisions: mpsc::UnboundedReceiver<Decision>,
+) -> Result<RunOutcome, PipelineError> {
     let PreparedRun {
         run,
         config,
@@ -255,9 +298,24 @@ pub async fn execute(
         candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
     });
     let launcher: Arc<dyn Launcher> = Arc::new(ProcessLauncher);
+    let parallel = config
+        .main
+        .strategy
+        .max_parallel
+        .map(|n| n as usize)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        })
+        .max(1);
+    let slots = Arc::new(tokio::sync::Semaphore::new(parallel));
+    let mut tokens = std::collections::BTreeMap::new();
     let mut tasks = Vec::new();
     for (info, agent) in candidates {
-        let ctx = CandidateJob {
+        let token = cancel.child_token();
+        tokens.insert(info.id.clone(), token.clone());
+        let job = CandidateJob {
             run: run.clone(),
             info,
             agent,
@@ -267,23 +325,90 @@ pub async fn execute(
             request: request.clone(),
             journal: journal.clone(),
             launcher: launcher.clone(),
-            cancel: cancel.child_token(),
+            cancel: token,
         };
-        tasks.push(tokio::spawn(ctx.run()));
+        let slots = slots.clone();
+        tasks.push(tokio::spawn(async move {
+            let _slot = slots.acquire_owned().await;
+            job.run().await
+        }));
     }
-    let mut verdicts = Vec::new();
+
+    // Decisions while the run is live.
+    let run_decisions = Arc::new(std::sync::Mutex::new(Vec::<Decision>::new()));
+    let decider = {
+        let journal = journal.clone();
+        let cancel = cancel.clone();
+        let seen = run_decisions.clone();
+        tokio::spawn(async move {
+            while let Some(d) = decisions.recv().await {
+                if d.kind == DecisionKind::Cancel {
+                    match d.candidate.as_ref().and_then(|c| tokens.get(c)) {
+                        Some(t) => t.cancel(),
+                        None => cancel.cancel(),
+                    }
+                }
+                if let Ok(mut v) = seen.lock() {
+                    v.push(d.clone());
+                }
+                journal.emit(RunEvent::DecisionRecorded { decision: d });
+            }
+        })
+    };
+
+    let mut results = Vec::new();
     for t in tasks {
         match t.await {
-            Ok(v) => verdicts.push(v),
-            Err(e) => {
-                // A panicking candidate task is a FAIL for that candidate; others go on.
-                verdicts.push(Verdict::Fail);
-                eprintln!("rascal: internal error in a candidate task: {e}");
-            }
+            Ok(r) => results.push(r),
+            Err(e) => eprintln!("rascal: internal error in a candidate task: {e}"),
         }
     }
+    decider.abort();
+
+    let contenders: Vec<Contender> = results
+        .iter()
+        .map(|r| Contender {
+            id: r.id.clone(),
+            verdict: r.verdict,
+            finished_cleanly: r.finished_cleanly,
+            layers_passed: layers_passed(&r.reports),
+            criteria_met: r
+                .reports
+                .iter()
+                .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
+                .count(),
+            changes: r.changes.clone().unwrap_or_default(),
+            usage: r.usage,
+        })
+        .collect();
+    let ranking = compare::rank(&contenders);
+    let pick = ranking.pick.clone();
+    journal.emit(RunEvent::Ranked {
+        ranking: Box::new(ranking),
+    });
+    if let (true, Some(p)) = (request.auto, &pick) {
+        journal.emit(RunEvent::DecisionRecorded {
+            decision: Decision::new(
+                Some(p),
+                DecisionKind::Select,
+                "rascal --auto",
+                "top of the comparator's ranking",
+            ),
+        });
+    }
+    let verdicts: Vec<Verdict> = results.iter().map(|r| r.verdict).collect();
     let verdict = run_verdict(&verdicts);
-    let exit_code = verdict.exit_code();
+    let escalated = run_decisions
+        .lock()
+        .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
+        .unwrap_or(false);
+    let exit_code = if escalated
+        || (verdict == Verdict::Fail && config.main.strategy.on_no_pass == OnNoPass::Escalate)
+    {
+        3
+    } else {
+        verdict.exit_code()
+    };
     journal.emit(RunEvent::RunFinished { verdict, exit_code });
     drop(journal);
     let writer_result = tokio::task::spawn_blocking(move || writer.join())
@@ -300,6 +425,66 @@ pub async fn execute(
     })
 }
 
+/// Layers (by kind) in which every report passed.
+fn layers_passed(reports: &[Report]) -> usize {
+    let mut layers: std::collections::BTreeMap<Layer, bool> = Default::default();
+    for r in reports {
+        let ok = matches!(r.status, Status::Pass | Status::Warn);
+        let e = layers.entry(r.layer).or_insert(true);
+        *e &= ok;
+    }
+    layers.values().filter(|ok| **ok).count()
+}
+
+/// Record a decision about a run that is no longer live (or from another
+/// process): appended to the run's journal in the store.
+pub fn record_decision(
+    repo: &Path,
+    run: &str,
+    decision: Decision,
+) -> Result<RunEvent, PipelineError> {
+    let repo = workspace::open(repo)?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let summary = store.summary(run)?;
+    if let Some(c) = &decision.candidate {
+        let cand = summary
+            .candidates
+            .iter()
+            .find(|x| &x.id == c)
+            .ok_or_else(|| {
+                PipelineError::Usage(format!(
+                    "no candidate `{c}` in run {run}\n  hint: candidates: {}",
+                    summary
+                        .candidates
+                        .iter()
+                        .map(|c| c.id.clone())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ))
+            })?;
+        decision
+            .validate(Some(&cand.reports))
+            .map_err(|e| PipelineError::Usage(e.to_string()))?;
+    } else {
+        decision
+            .validate(None)
+            .map_err(|e| PipelineError::Usage(e.to_string()))?;
+    }
+    let ev = RunEvent::DecisionRecorded { decision };
+    store.append(run, std::slice::from_ref(&ev))?;
+    Ok(ev)
+}
+
+/// What one candidate ended with.
+struct CandidateResult {
+    id: String,
+    verdict: Verdict,
+    finished_cleanly: bool,
+    reports: Vec<Report>,
+    changes: Option<crate::changeset::ChangeSet>,
+    usage: Option<Usage>,
+}
+
 struct CandidateJob {
     run: String,
     info: CandidateInfo,
@@ -314,7 +499,7 @@ struct CandidateJob {
 }
 
 impl CandidateJob {
-    async fn run(self) -> Verdict {
+    async fn run(self) -> CandidateResult {
         let id = self.info.id.clone();
         let mut reports: Vec<Report> = Vec::new();
         let land = |r: Report, reports: &mut Vec<Report>| {
@@ -326,12 +511,13 @@ impl CandidateJob {
         };
         let workdir = PathBuf::from(&self.info.worktree);
         let run_dir = agent::candidate_dir(&self.state, &self.run, &id);
-        let agent_report = self.run_agent(&workdir, &run_dir).await;
+        let (agent_report, usage) = self.run_agent(&workdir, &run_dir).await;
         let agent_ok = agent_report.status != Status::Fail;
         land(agent_report, &mut reports);
 
         let mut files = 0;
         let mut lines = 0;
+        let mut kept_changes = None;
         if agent_ok {
             match workspace::changeset(&workdir, self.base) {
                 Ok(changes) if changes.is_empty() => {
@@ -348,6 +534,7 @@ impl CandidateJob {
                 Ok(changes) => {
                     files = changes.files.len();
                     lines = changes.lines_changed();
+                    kept_changes = Some(changes.clone());
                     let v = Verification {
                         config: &self.config,
                         workdir: &workdir,
@@ -383,13 +570,21 @@ impl CandidateJob {
         let verdict = candidate_verdict(&reports);
         let reason = first_failure(&reports);
         self.journal.emit(RunEvent::CandidateFinished {
-            candidate: id,
+            candidate: id.clone(),
             verdict,
             reason,
             files,
             lines,
         });
-        verdict
+        let finished_cleanly = agent_ok && !self.cancel.is_cancelled() && kept_changes.is_some();
+        CandidateResult {
+            id,
+            verdict,
+            finished_cleanly,
+            reports,
+            changes: kept_changes,
+            usage,
+        }
     }
 
     fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
@@ -409,7 +604,8 @@ impl CandidateJob {
         }
     }
 
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> Report {
+    /// Run the author agent; its report and the tokens/cost it reported.
+    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> (Report, Option<Usage>) {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -417,6 +613,7 @@ impl CandidateJob {
             candidate: id,
             run_dir,
             rascal_exe: &self.request.rascal_exe,
+            sandboxed: false,
         };
         let inv = match agent::invocation(
             &self.info.agent,
@@ -426,9 +623,12 @@ impl CandidateJob {
         ) {
             Ok(inv) => inv,
             Err(e) => {
-                return report
-                    .errored(format!("could not prepare the agent: {e}"))
-                    .finish()
+                return (
+                    report
+                        .errored(format!("could not prepare the agent: {e}"))
+                        .finish(),
+                    None,
+                )
             }
         };
         report = report.input("command", inv.argv.join(" "));
@@ -438,6 +638,7 @@ impl CandidateJob {
         });
         for var in &inv.missing_env {
             self.journal.emit(RunEvent::Log {
+                display: None,
                 candidate: id.clone(),
                 stream: crate::runner::Stream::Stderr,
                 text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
@@ -468,30 +669,68 @@ impl CandidateJob {
         let journal = self.journal.clone();
         let cid = id.clone();
         let log_path = run_dir.join("agent.log");
+        let runtime = self.agent.runtime;
         let forward = tokio::spawn(async move {
             let mut file = std::fs::File::create(&log_path).ok();
             let mut last = String::new();
+            let mut usage = Usage::default();
+            let mut summary: Option<(bool, String)> = None;
             while let Some(line) = rx.recv().await {
-                let mut text = line.text;
-                for s in &secrets {
-                    if text.contains(s.as_str()) {
-                        text = text.replace(s.as_str(), "[redacted]");
-                    }
-                }
+                let text = redact(line.text, &secrets);
                 if let Some(f) = file.as_mut() {
                     let _ = writeln!(f, "{text}");
                 }
-                last = crate::text::cut(&text, 400);
+                let parsed = if line.stream == crate::runner::Stream::Stdout {
+                    events::parse_line(runtime, &text)
+                } else {
+                    None
+                };
+                let display = parsed.as_ref().map(|evs| {
+                    evs.iter()
+                        .map(AgentEvent::display)
+                        .collect::<Vec<_>>()
+                        .join("  ")
+                });
+                last = crate::text::cut(display.as_deref().unwrap_or(&text), 400);
                 journal.emit(RunEvent::Log {
                     candidate: cid.clone(),
                     stream: line.stream,
                     text: crate::text::cut(&text, 16 * 1024),
+                    display,
+                });
+                for ev in parsed.iter().flatten() {
+                    match ev {
+                        AgentEvent::Usage { .. } => {
+                            events::add_usage(&mut usage, ev);
+                            journal.emit(RunEvent::Usage {
+                                candidate: cid.clone(),
+                                usage,
+                            });
+                        }
+                        // The final result, else the last assistant text,
+                        // is the agent's summary.
+                        AgentEvent::Final { text, .. } if !text.is_empty() => {
+                            summary = Some((true, text.clone()));
+                        }
+                        AgentEvent::Text { text }
+                            if !text.trim().is_empty() && !matches!(summary, Some((true, _))) =>
+                        {
+                            summary = Some((false, text.clone()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if let Some((_, text)) = summary {
+                journal.emit(RunEvent::AgentSummary {
+                    candidate: cid.clone(),
+                    text: crate::text::cut(&text, 4096),
                 });
             }
-            last
+            (last, Some(usage).filter(|u| !u.is_empty()))
         });
         let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
-        let last_line = forward.await.unwrap_or_default();
+        let (last_line, usage) = forward.await.unwrap_or_default();
         match result {
             Ok(exit) => {
                 report.duration_ms = exit.duration_ms;
@@ -513,8 +752,18 @@ impl CandidateJob {
             }
             Err(e) => report = report.errored(e.to_string()),
         }
-        report.finish()
+        (report.finish(), usage)
     }
+}
+
+/// Replace every known credential value in `text`.
+fn redact(mut text: String, secrets: &[String]) -> String {
+    for s in secrets {
+        if text.contains(s.as_str()) {
+            text = text.replace(s.as_str(), "[redacted]");
+        }
+    }
+    text
 }
 
 impl Report {

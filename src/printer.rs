@@ -4,7 +4,7 @@
 
 use crate::event::RunEvent;
 use crate::runner::{human, Stream};
-use crate::text::{cut, sanitize};
+use crate::text::{cut, ellipsis, sanitize};
 use crate::verdict::{Report, Status, Verdict};
 use std::time::Duration;
 
@@ -15,13 +15,19 @@ const OUTPUT_LINES: usize = 8;
 pub struct Printer {
     /// Print agent log lines (otherwise only results).
     pub logs: bool,
+    /// Latest token/cost figures per candidate.
+    usage: std::collections::BTreeMap<String, crate::agent::events::Usage>,
     /// Width of the `[candidate]` column.
     width: usize,
 }
 
 impl Printer {
     pub fn new(logs: bool) -> Self {
-        Printer { logs, width: 0 }
+        Printer {
+            logs,
+            width: 0,
+            usage: Default::default(),
+        }
     }
 
     fn tag(&self, candidate: &str) -> String {
@@ -69,10 +75,12 @@ impl Printer {
                 candidate,
                 stream,
                 text,
+                display,
             } => {
                 if !self.logs {
                     return Vec::new();
                 }
+                let text = display.as_ref().unwrap_or(text);
                 let bar = match stream {
                     Stream::Stdout => "│",
                     Stream::Stderr => "┃",
@@ -84,6 +92,18 @@ impl Printer {
                 )]
             }
             RunEvent::LayerStarted { .. } => Vec::new(),
+            RunEvent::Usage { candidate, usage } => {
+                self.usage.insert(candidate.clone(), *usage);
+                Vec::new()
+            }
+            RunEvent::AgentSummary { candidate, text } => vec![format!(
+                "{} summary: {}",
+                self.tag(candidate),
+                crate::text::ellipsis(
+                    &sanitize(&text.split_whitespace().collect::<Vec<_>>().join(" ")),
+                    300
+                )
+            )],
             RunEvent::ReportLanded { candidate, report } => {
                 let tag = self.tag(candidate);
                 report_lines(report)
@@ -98,6 +118,11 @@ impl Printer {
                 files,
                 lines,
             } => {
+                let usage = self
+                    .usage
+                    .get(candidate)
+                    .map(|u| format!(" · {}", u.short()))
+                    .unwrap_or_default();
                 let mut l = format!(
                     "{} verdict {} · {files} file{} {lines} line{} changed",
                     self.tag(candidate),
@@ -105,11 +130,14 @@ impl Printer {
                     if *files == 1 { "" } else { "s" },
                     if *lines == 1 { "" } else { "s" },
                 );
+                l.push_str(&usage);
                 if let Some(r) = reason {
                     l.push_str(&format!(" · {}", sanitize(r)));
                 }
                 vec![l]
             }
+            RunEvent::Ranked { ranking } => ranking_lines(ranking),
+            RunEvent::DecisionRecorded { decision } => vec![decision_line(decision)],
             RunEvent::RunFinished { verdict, exit_code } => vec![format!(
                 "run verdict {verdict} (exit {exit_code}){}",
                 match verdict {
@@ -199,4 +227,79 @@ pub fn check_lines(reports: &[Report], verdict: Verdict, base: &str) -> Vec<Stri
     }
     out.push(format!("verdict {verdict}"));
     out
+}
+
+/// The comparator's ranking, the similarity matrix and its pick.
+pub fn ranking_lines(r: &crate::layers::compare::Ranking) -> Vec<String> {
+    let mut out = vec!["ranking (compare):".to_string()];
+    for p in &r.positions {
+        out.push(format!(
+            "  {}. {} {} · consensus {:.2} · {} lines in {} files — {}",
+            p.position,
+            sanitize(&p.candidate),
+            p.verdict,
+            p.consensus,
+            p.lines,
+            p.files,
+            sanitize(&p.reason)
+        ));
+    }
+    if r.ids.len() > 1 {
+        let w = r.ids.iter().map(|i| i.len()).max().unwrap_or(4).max(4);
+        let mut head = format!("  {:w$}", "similarity");
+        let w = w.max(10);
+        head = format!("  {:<w$}", head.trim());
+        for id in &r.ids {
+            head.push_str(&format!(" {:>8}", ellipsis(&sanitize(id), 8)));
+        }
+        out.push(head);
+        for (i, id) in r.ids.iter().enumerate() {
+            let mut row = format!("  {:<w$}", ellipsis(&sanitize(id), w));
+            for v in &r.matrix[i] {
+                row.push_str(&format!(" {v:>8.2}"));
+            }
+            out.push(row);
+        }
+    }
+    out.push(match &r.pick {
+        Some(p) => format!(
+            "pick: {} (select it with `rascal select RUN {}` or run with --auto)",
+            sanitize(p),
+            sanitize(p)
+        ),
+        None => "pick: none — no candidate passed".to_string(),
+    });
+    out
+}
+
+/// One decision, as the journal shows it.
+pub fn decision_line(d: &crate::decision::Decision) -> String {
+    use crate::decision::DecisionKind;
+    let who = sanitize(&d.who);
+    let target = d
+        .candidate
+        .as_deref()
+        .map(|c| format!("[{}] ", sanitize(c)))
+        .unwrap_or_default();
+    let reason = if d.reason.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", sanitize(&d.reason))
+    };
+    match &d.kind {
+        DecisionKind::Select => format!("{target}selected by {who}{reason}"),
+        DecisionKind::Override { layer, check, rule } => format!(
+            "{target}{layer}/{}{} FAIL → overridden by {who}{reason}",
+            sanitize(check),
+            rule.as_deref()
+                .map(|r| format!(" ({})", sanitize(r)))
+                .unwrap_or_default()
+        ),
+        DecisionKind::Escalate => format!("{target}escalated by {who}{reason}"),
+        DecisionKind::Retry { feedback } => format!(
+            "{target}retry requested by {who}: {}",
+            cut(&sanitize(feedback), 200)
+        ),
+        DecisionKind::Cancel => format!("{target}cancelled by {who}{reason}"),
+    }
 }

@@ -318,7 +318,26 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 params![run],
             )?;
         }
-        RunEvent::Log { .. } | RunEvent::LayerStarted { .. } => {}
+        RunEvent::DecisionRecorded { decision } => {
+            tx.execute(
+                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    run,
+                    decision.candidate,
+                    decision.kind.name(),
+                    decision.who,
+                    decision.reason,
+                    decision.at_ms,
+                    serde_json::to_string(decision).unwrap_or_default()
+                ],
+            )?;
+        }
+        RunEvent::Log { .. }
+        | RunEvent::LayerStarted { .. }
+        | RunEvent::Ranked { .. }
+        | RunEvent::Usage { .. }
+        | RunEvent::AgentSummary { .. } => {}
     }
     Ok(())
 }

@@ -288,6 +288,13 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
             change.op = Operation::Mode;
         }
     }
+    // Agent artifacts (commit message, PR body) are not part of the change.
+    out.retain(|f| {
+        !f.paths().any(|p| {
+            p == crate::finalize::ARTIFACTS_DIR
+                || p.starts_with(&format!("{}/", crate::finalize::ARTIFACTS_DIR))
+        })
+    });
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(ChangeSet {
         base: base.to_string(),

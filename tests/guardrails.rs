@@ -11,11 +11,15 @@ use tokio_util::sync::CancellationToken;
 
 fn run_check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
     let cfg = Config::from_texts(None, Some(guardrails), None).expect("config");
+    verify_with(t, &cfg)
+}
+
+fn verify_with(t: &TestRepo, cfg: &Config) -> Vec<Report> {
     let changes = workspace::changeset(t.path(), t.head()).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let v = Verification {
-            config: &cfg,
+            config: cfg,
             workdir: t.path(),
             changes: &changes,
             origin: Origin::Human,
@@ -98,18 +102,7 @@ fn fail_fast_skips_later_commands_and_permissions() {
         Some("permissions:\n  denied_paths: ['nothing/**']\n"),
     )
     .unwrap();
-    let changes = workspace::changeset(t.path(), t.head()).unwrap();
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let r = rt.block_on(async {
-        let v = Verification {
-            config: &cfg,
-            workdir: t.path(),
-            changes: &changes,
-            origin: Origin::Human,
-            cancel: CancellationToken::new(),
-        };
-        verify(&v, &|_| {}).await
-    });
+    let r = verify_with(&t, &cfg);
     assert_eq!(by_name(&r, "second").status, Status::Skipped);
     assert!(!t.path().join("ran-second").exists());
     let perm = r.iter().find(|r| r.layer == Layer::Permissions).unwrap();

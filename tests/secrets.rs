@@ -728,7 +728,7 @@ fn binary_and_large_files_are_skipped_with_info() {
 }
 
 #[test]
-fn allow_marker_suppresses_a_line() {
+fn allow_marker_suppresses_a_line_but_leaves_an_info_trace() {
     let s = scanner();
     let token = "ghp_".to_string() + &rnd(83, 36, ALNUM);
     let issues = s.scan(&one_file(
@@ -738,8 +738,15 @@ fn allow_marker_suppresses_a_line() {
             format!("let u = \"{token}\";"),
         ],
     ));
-    assert_eq!(rules_of(&issues), vec!["secrets/github-token"]);
-    assert_eq!(issues[0].line, Some(2));
+    assert_eq!(
+        rules_of(&issues),
+        vec!["secrets/allowed-by-marker", "secrets/github-token"]
+    );
+    // The allowed line leaves an info trace (never silent), without the secret.
+    assert_eq!(issues[0].severity, Severity::Info);
+    assert_eq!(issues[0].line, Some(1));
+    assert!(!issues[0].message.contains(&token));
+    assert_eq!(issues[1].line, Some(2));
 }
 
 #[test]

@@ -154,7 +154,7 @@ fn override_in_the_detail_names_the_check_and_rule() {
     );
     match &app.dialog {
         Some(Dialog::Override { check, rule, .. }) => {
-            assert_eq!(check.as_deref(), Some("banned-patterns"));
+            assert_eq!(check, "banned-patterns");
             assert_eq!(rule.as_deref(), Some("guardrails/banned-patterns"));
         }
         d => panic!("{d:?}"),

@@ -38,6 +38,7 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
             .send(RunEvent::Log {
                 candidate: ids[i % 8].clone(),
                 stream: Stream::Stdout,
+                display: None,
                 text: format!("\u{1b}[33mline {i}\u{1b}[0m of a very chatty agent"),
             })
             .unwrap();
@@ -49,7 +50,7 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
     let shell = Shell {
         base: "86486adf0123456789abcdef0123456789abcdef".into(),
         cancel: cancel.clone(),
-        decide: Box::new(|_| {}),
+        decide: Box::new(|_, _| Ok(None)),
         trace: Trace::default(),
         clock,
     };

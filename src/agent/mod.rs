@@ -2,6 +2,7 @@
 //! candidate. `command` runs any program; `scripted` replays a built-in or
 //! inline scenario (deterministic, no API key) through the same launcher.
 
+pub mod events;
 pub mod scripted;
 
 use crate::config::{AgentConfig, RuntimeKind};
@@ -27,6 +28,9 @@ pub struct LaunchContext<'a> {
     pub run_dir: &'a Path,
     /// The rascal executable, for scripted agents.
     pub rascal_exe: &'a Path,
+    /// True when the agent runs inside a container (the docker launcher):
+    /// only then may a real agent skip its own permission prompts.
+    pub sandboxed: bool,
 }
 
 /// Host variables every agent gets so that ordinary programs work.
@@ -83,24 +87,15 @@ pub fn invocation(
                 path_str(&file),
             ]
         }
-        RuntimeKind::Claude => with_args(
-            agent,
-            &[
-                "claude",
-                "-p",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-            ],
-        ),
-        RuntimeKind::Codex => with_args(agent, &["codex", "exec", "--json", "-"]),
-        RuntimeKind::Goose => {
-            let f = path_str(&instruction_file);
-            let mut v = with_args(agent, &["goose", "run", "-i"]);
-            v.push(f);
-            v
+        RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose => {
+            real_argv(agent, ctx.sandboxed, &instruction_file)?
         }
     };
+    if agent.runtime == RuntimeKind::Goose {
+        if let Some(m) = &agent.model {
+            env.push(("GOOSE_MODEL".into(), m.clone()));
+        }
+    }
     if argv.is_empty() {
         return Err(format!("agent `{name}` has an empty command"));
     }
@@ -112,12 +107,75 @@ pub fn invocation(
     })
 }
 
-fn with_args(agent: &AgentConfig, base: &[&str]) -> Vec<String> {
-    if agent.command.is_empty() {
-        base.iter().map(|s| s.to_string()).collect()
+/// The argv of a real agent CLI: one table per runtime (program and flags),
+/// `--model` when configured, the agent's `args:`, and the permission flags
+/// that skip prompts only inside a sandbox (or with `allow_unsandboxed`).
+/// `command:` replaces the program (e.g. a wrapper script or full path).
+pub fn real_argv(
+    agent: &AgentConfig,
+    sandboxed: bool,
+    instruction_file: &Path,
+) -> Result<Vec<String>, String> {
+    let trusted = sandboxed || agent.allow_unsandboxed;
+    let (program, mut args): (&str, Vec<String>) = match agent.runtime {
+        RuntimeKind::Claude => {
+            let mut a: Vec<String> = ["-p", "--output-format", "stream-json", "--verbose"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            if trusted {
+                a.push("--dangerously-skip-permissions".into());
+            } else {
+                // Edits in the worktree are fine; anything else is refused.
+                a.extend(["--permission-mode".into(), "acceptEdits".into()]);
+            }
+            if let Some(m) = &agent.model {
+                a.extend(["--model".into(), m.clone()]);
+            }
+            ("claude", a)
+        }
+        RuntimeKind::Codex => {
+            let mut a: Vec<String> = vec![
+                "exec".into(),
+                "--json".into(),
+                "--skip-git-repo-check".into(),
+            ];
+            if trusted {
+                a.push("--dangerously-bypass-approvals-and-sandbox".into());
+            } else {
+                // Codex's own sandbox: writes only inside the workspace.
+                a.extend(["--sandbox".into(), "workspace-write".into()]);
+            }
+            if let Some(m) = &agent.model {
+                a.extend(["--model".into(), m.clone()]);
+            }
+            ("codex", a)
+        }
+        RuntimeKind::Goose => (
+            "goose",
+            vec![
+                "run".into(),
+                "--no-session".into(),
+                "--output-format".into(),
+                "stream-json".into(),
+                "-i".into(),
+                path_str(instruction_file),
+            ],
+        ),
+        _ => return Err("not a real agent runtime".into()),
+    };
+    args.extend(agent.args.iter().cloned());
+    if agent.runtime == RuntimeKind::Codex {
+        // The prompt comes on stdin.
+        args.push("-".into());
+    }
+    let mut argv = if agent.command.is_empty() {
+        vec![program.to_string()]
     } else {
         agent.command.clone()
-    }
+    };
+    argv.extend(args);
+    Ok(argv)
 }
 
 fn path_str(p: &Path) -> String {

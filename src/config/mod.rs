@@ -93,6 +93,16 @@ pub struct AgentConfig {
     /// For `runtime: scripted`: inline steps instead of a named scenario.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub steps: Vec<crate::agent::scripted::Step>,
+    /// For claude/codex/goose: the model to ask for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// For claude/codex/goose: extra arguments after the runtime's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub args: Vec<String>,
+    /// Let a real agent skip its permission prompts under the bare process
+    /// launcher (no container). Off by default: only a sandbox gets that.
+    #[serde(default)]
+    pub allow_unsandboxed: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -110,6 +120,23 @@ pub struct Strategy {
     pub mode: StrategyMode,
     #[serde(default)]
     pub agents: Vec<String>,
+    /// Candidates per agent (compare mode): `n: 3` runs each agent 3 times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<u32>,
+    /// At most this many candidates run at once (default: number of CPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_parallel: Option<u32>,
+    /// When no candidate passes: fail the run (exit 1) or escalate (exit 3).
+    #[serde(default)]
+    pub on_no_pass: OnNoPass,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnNoPass {
+    #[default]
+    Fail,
+    Escalate,
 }
 
 /// `.rascal/config.yaml`.

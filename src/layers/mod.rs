@@ -1,6 +1,7 @@
 //! The verification layers. Evaluators over a ChangeSet are pure functions;
 //! layers that run commands go through the command runner.
 
+pub mod compare;
 pub mod guardrails;
 pub mod imports;
 pub mod permissions;

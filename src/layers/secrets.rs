@@ -671,9 +671,7 @@ impl SecretScanner {
         let mut findings = Vec::new();
         for (idx, added) in file.added_lines.iter().enumerate() {
             let text = added.text.strip_suffix('\r').unwrap_or(&added.text);
-            if text.contains(ALLOW_MARKER) {
-                continue;
-            }
+            let allowed = text.contains(ALLOW_MARKER);
             let next = file
                 .added_lines
                 .get(idx + 1)
@@ -682,6 +680,24 @@ impl SecretScanner {
             findings.clear();
             self.scan_line(text, next, lock, &mut findings);
             for f in findings.drain(..) {
+                let c = &self.rules[f.rule];
+                if allowed {
+                    // Allowed, but never silently: an agent could mark its
+                    // own leak. The trace is info, so it does not fail.
+                    issues.push(
+                        Issue::new(
+                            "secrets/allowed-by-marker",
+                            Severity::Info,
+                            format!(
+                                "possible {} ({}) allowed by an inline `{ALLOW_MARKER}` marker; confirm it is not a real secret",
+                                c.rule.description,
+                                redact(&f.secret)
+                            ),
+                        )
+                        .at(file.path.clone(), Some(added.line)),
+                    );
+                    continue;
+                }
                 if reported >= MAX_FINDINGS_PER_FILE {
                     suppressed += 1;
                     continue;

@@ -95,6 +95,8 @@ pub struct Candidate {
     pub decisions: Vec<Decision>,
     pub tokens: Option<u64>,
     pub cost_usd: Option<f64>,
+    /// The agent's final message.
+    pub summary: Option<String>,
     pub cancelled: bool,
 }
 
@@ -115,6 +117,7 @@ impl Candidate {
             decisions: Vec::new(),
             tokens: None,
             cost_usd: None,
+            summary: None,
             cancelled: false,
         }
     }
@@ -245,7 +248,7 @@ pub enum Dialog {
     Override {
         candidate: String,
         layer: Layer,
-        check: Option<String>,
+        check: String,
         rule: Option<String>,
         input: String,
         error: Option<String>,
@@ -279,15 +282,7 @@ pub struct DiffView {
     pub side_by_side: bool,
 }
 
-/// The comparator's ranking (from the pipeline's compare layer).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Ranking {
-    /// Candidate ids best first, each with its reason.
-    pub order: Vec<(String, String)>,
-    /// Candidate ids of the matrix rows/columns.
-    pub ids: Vec<String>,
-    pub similarity: Vec<Vec<f32>>,
-}
+pub use crate::layers::compare::Ranking;
 
 pub struct App {
     pub meta: RunMeta,
@@ -446,12 +441,27 @@ impl App {
                 candidate,
                 stream,
                 text,
+                display,
             } => {
                 let color = self.color;
                 if let Some(c) = self.cand_mut(candidate) {
-                    c.logs.push(*stream, text, color);
+                    c.logs
+                        .push(*stream, display.as_deref().unwrap_or(text), color);
                 }
             }
+            RunEvent::Usage { candidate, usage } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    c.tokens = Some(usage.input_tokens + usage.output_tokens);
+                    c.cost_usd = usage.cost_usd;
+                }
+            }
+            RunEvent::AgentSummary { candidate, text } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    c.summary = Some(text.clone());
+                }
+            }
+            RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
+            RunEvent::DecisionRecorded { decision } => self.apply_decision(decision),
             RunEvent::LayerStarted { candidate, layer } => {
                 if let Some(c) = self.cand_mut(candidate) {
                     c.running_layer = Some(*layer);

@@ -1,48 +1,7 @@
-//! What a dialog produces: a human decision about a candidate or the run.
-//! Shaped like the pipeline's `Decision` so the shell can hand it over as is.
+//! Decisions made in the TUI are the pipeline's `Decision`s; this adds who
+//! is making them (from git config).
 
-use crate::verdict::Layer;
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum DecisionKind {
-    Select,
-    Override {
-        layer: Layer,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        check: Option<String>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        rule: Option<String>,
-    },
-    Escalate,
-    Retry {
-        feedback: String,
-    },
-    Cancel,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Decision {
-    /// None: the whole run.
-    pub candidate: Option<String>,
-    pub kind: DecisionKind,
-    pub who: String,
-    pub reason: String,
-    pub at_ms: i64,
-}
-
-impl DecisionKind {
-    pub fn label(&self) -> &'static str {
-        match self {
-            DecisionKind::Select => "select",
-            DecisionKind::Override { .. } => "override",
-            DecisionKind::Escalate => "escalate",
-            DecisionKind::Retry { .. } => "retry",
-            DecisionKind::Cancel => "cancel",
-        }
-    }
-}
+pub use crate::decision::{Decision, DecisionKind};
 
 /// `Name <email>` from git config, or `$USER`, or "unknown".
 pub fn author() -> String {

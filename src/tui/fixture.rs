@@ -79,6 +79,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                     Stream::Stdout
                 },
                 text: text.to_string(),
+                display: None,
             }));
         }
     }

@@ -83,12 +83,16 @@ impl Trace {
     }
 }
 
+pub type Decider = Box<dyn Fn(&Decision, bool) -> Result<Option<RunEvent>, String> + Send>;
+
 /// What the loop needs from the outside world.
 pub struct Shell {
     pub base: String,
     pub cancel: CancellationToken,
-    /// Where decisions go (the pipeline, the store).
-    pub decide: Box<dyn Fn(&Decision) + Send>,
+    /// Where decisions go: to the live pipeline (`live`), else straight to
+    /// the store; returns the recorded event when it does not come back
+    /// through the run's event channel.
+    pub decide: Decider,
     pub trace: Trace,
     /// The clock (injected so tests are deterministic).
     pub clock: fn() -> i64,
@@ -168,7 +172,7 @@ pub async fn run_loop<B: Backend>(
     }
 }
 
-fn perform(app: &App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::UnboundedSender<Action>) {
+fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::UnboundedSender<Action>) {
     for e in fx {
         shell.trace.log(format!("effect {e:?}"));
         match e {
@@ -206,7 +210,19 @@ fn perform(app: &App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::UnboundedSe
                     let _ = tx.send(Action::CompareLoaded { a, b, text });
                 });
             }
-            Effect::Decide(d) => (shell.decide)(&d),
+            Effect::Decide(d) => {
+                let live = app.live() && app.candidates.iter().any(|c| !c.finished());
+                match (shell.decide)(&d, live) {
+                    Ok(Some(ev)) => app.apply(&ev, (shell.clock)()),
+                    Ok(None) => {}
+                    Err(e) => {
+                        shell.trace.log(format!("decision not recorded: {e}"));
+                        app.flash =
+                            Some(format!("not recorded: {}", e.lines().next().unwrap_or("")));
+                        app.dirty = true;
+                    }
+                }
+            }
             Effect::CancelCandidate(_) => {}
             Effect::CancelRun => shell.cancel.cancel(),
             Effect::Quit { stop } => {
@@ -274,6 +290,8 @@ pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, Strin
     let meta = meta_of(&prepared);
     let base = prepared.base.to_string();
     let run_id = prepared.run.clone();
+    let repo = prepared.repo_dir.clone();
+    let run2 = run_id.clone();
     let trace = Trace::to(prepared.state.join("runs").join(&run_id).join("tui.log"));
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -282,7 +300,8 @@ pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, Strin
     let result = rt.block_on(async move {
         let (tx, rx) = mpsc::unbounded_channel::<RunEvent>();
         let cancel = CancellationToken::new();
-        let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel.clone()));
+        let (dtx, drx) = mpsc::unbounded_channel::<Decision>();
+        let pipeline = tokio::spawn(pipeline::execute_with(prepared, tx, cancel.clone(), drx));
         let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
         spawn_input(term_tx.clone());
         spawn_signals(term_tx);
@@ -290,11 +309,17 @@ pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, Strin
         let shell = Shell {
             base,
             cancel: cancel.clone(),
-            decide: Box::new(move |d: &Decision| {
+            decide: Box::new(move |d: &Decision, live: bool| {
                 trace2.log(format!(
                     "decision {}",
                     serde_json::to_string(d).unwrap_or_default()
-                ))
+                ));
+                if live && dtx.send(d.clone()).is_ok() {
+                    return Ok(None);
+                }
+                pipeline::record_decision(&repo, &run2, d.clone())
+                    .map(Some)
+                    .map_err(|e| e.to_string())
             }),
             trace,
             clock: now,

@@ -6,6 +6,7 @@ use super::action::Action;
 use super::app::{App, Dialog, Mark, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
+use crate::verdict::Status;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
@@ -424,14 +425,28 @@ fn start_override(app: &mut App) {
         app.flash = Some(format!("nothing to override: {} did not fail", layer));
         return;
     }
-    let (mut check, mut rule) = (None, None);
+    // The failed check: the selected one in the detail, else the layer's
+    // first failing (then warning) check.
+    let failing = |st: Status| {
+        c.reports
+            .iter()
+            .find(|r| r.layer == layer && r.status == st)
+            .map(|r| (r.check.clone(), None))
+    };
+    let mut target = failing(Status::Fail).or_else(|| failing(Status::Warn));
     if app.screen == Screen::Detail {
         if let Some(&(ri, ii)) = app.detail_rows().get(app.detail_sel) {
             let r = &c.reports[ri];
-            check = Some(r.check.clone());
-            rule = ii.and_then(|i| r.issues.get(i)).map(|i| i.rule.clone());
+            if matches!(r.status, Status::Fail | Status::Warn) {
+                let rule = ii.and_then(|i| r.issues.get(i)).map(|i| i.rule.clone());
+                target = Some((r.check.clone(), rule));
+            }
         }
     }
+    let Some((check, rule)) = target else {
+        app.flash = Some(format!("nothing to override: {} did not fail", layer));
+        return;
+    };
     app.dialog = Some(Dialog::Override {
         candidate: c.info.id.clone(),
         layer,
@@ -525,7 +540,7 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
     app.dialog = None;
     app.flash = Some(format!(
         "recorded: {} {}",
-        made.kind.label(),
+        made.kind.name(),
         made.candidate.clone().unwrap_or_else(|| "run".into())
     ));
     app.apply_decision(&made);

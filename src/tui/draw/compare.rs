@@ -140,15 +140,28 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     let mut lines = Vec::new();
     match &app.ranking {
         Some(r) => {
-            for (i, (id, why)) in r.order.iter().enumerate() {
+            for p in &r.positions {
+                let id = &p.candidate;
+                let st = if r.pick.as_deref() == Some(id.as_str()) {
+                    t.pass
+                } else {
+                    t.text
+                };
                 lines.push(Line::from(vec![
-                    Span::styled(format!("{}. {} ", i + 1, sanitize(id)), t.text),
+                    Span::styled(format!("{}. {} ", p.position, sanitize(id)), st),
                     Span::styled(
-                        ellipsis(&sanitize(why), w.saturating_sub(id.len() + 4)),
+                        ellipsis(&sanitize(&p.reason), w.saturating_sub(id.len() + 4)),
                         t.dim,
                     ),
                 ]));
             }
+            lines.push(Line::from(Span::styled(
+                match &r.pick {
+                    Some(p) => format!("comparator's pick: {}", sanitize(p)),
+                    None => "comparator's pick: none (no candidate passed)".into(),
+                },
+                if r.pick.is_some() { t.pass } else { t.warn },
+            )));
             lines.push(Line::from(""));
             let mut head = vec![Span::styled(format!("{:<9}", ""), t.dim)];
             for id in &r.ids {
@@ -163,7 +176,7 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                     format!("{:<9}", ellipsis(&sanitize(id), 8)),
                     t.dim,
                 )];
-                for v in r.similarity.get(i).into_iter().flatten() {
+                for v in r.matrix.get(i).into_iter().flatten() {
                     spans.push(Span::styled(format!("{:>6.2}", v), t.text));
                 }
                 lines.push(Line::from(spans));

@@ -57,7 +57,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 };
                 let overridden = c.decisions.iter().any(|d| {
                     matches!(&d.kind, crate::tui::DecisionKind::Override { layer: l, check, .. }
-                        if *l == layer && check.as_deref().is_none_or(|ch| ch == r.check))
+                        if *l == layer && *check == r.check)
                 });
                 let mut spans = vec![
                     Span::styled(format!(" {g} "), st),

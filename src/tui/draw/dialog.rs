@@ -43,10 +43,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             input,
             error,
         } => {
-            let what = match (check, rule) {
-                (Some(c), Some(r)) => format!("{layer} {c}, rule {r}"),
-                (Some(c), None) => format!("{layer} {c}"),
-                _ => format!("the whole {layer} layer"),
+            let what = match rule {
+                Some(r) => format!("{layer} {check}, rule {r}"),
+                None => format!("{layer} {check}"),
             };
             lines.push(Line::from(vec![
                 Span::styled("Override ", t.text),

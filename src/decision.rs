@@ -1,0 +1,216 @@
+//! Decisions: what a human (or the headless auto policy) did about a run —
+//! select a candidate, override a verdict, retry with feedback, escalate,
+//! cancel. Always recorded with who, when and why; an override never erases
+//! the verdict it overrides.
+
+use crate::verdict::{Layer, Report, Status, Verdict};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// This candidate is the one to finalize.
+    Select,
+    /// Accept a failed check (or one issue of it, when `rule` is set).
+    Override {
+        layer: Layer,
+        check: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        rule: Option<String>,
+    },
+    /// Hand the candidate (or the run) to a human.
+    Escalate,
+    /// Run the author again in the same worktree with this feedback.
+    Retry { feedback: String },
+    /// Stop a candidate (or, with no candidate, the run).
+    Cancel,
+}
+
+impl DecisionKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            DecisionKind::Select => "select",
+            DecisionKind::Override { .. } => "override",
+            DecisionKind::Escalate => "escalate",
+            DecisionKind::Retry { .. } => "retry",
+            DecisionKind::Cancel => "cancel",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Decision {
+    /// None: the decision is about the whole run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub candidate: Option<String>,
+    #[serde(flatten)]
+    pub kind: DecisionKind,
+    pub who: String,
+    /// Why (required for overrides, a note for escalations).
+    pub reason: String,
+    pub at_ms: i64,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DecisionError {
+    #[error("an override needs a reason: say why the failed check can be accepted")]
+    NoReason,
+    #[error("no candidate `{0}` in this run")]
+    NoCandidate(String),
+    #[error("candidate `{candidate}` has no {layer} check `{check}` that failed or warned")]
+    NothingToOverride {
+        candidate: String,
+        layer: Layer,
+        check: String,
+    },
+}
+
+impl Decision {
+    pub fn new(candidate: Option<&str>, kind: DecisionKind, who: &str, reason: &str) -> Decision {
+        Decision {
+            candidate: candidate.map(str::to_string),
+            kind,
+            who: who.to_string(),
+            reason: reason.trim().to_string(),
+            at_ms: crate::store::now_ms(),
+        }
+    }
+
+    /// Check a decision against a candidate's reports before recording it.
+    pub fn validate(&self, reports: Option<&[Report]>) -> Result<(), DecisionError> {
+        if let DecisionKind::Override { layer, check, rule } = &self.kind {
+            if self.reason.is_empty() {
+                return Err(DecisionError::NoReason);
+            }
+            let candidate = self.candidate.clone().unwrap_or_default();
+            let reports = reports.ok_or_else(|| DecisionError::NoCandidate(candidate.clone()))?;
+            let found = reports.iter().any(|r| {
+                r.layer == *layer
+                    && &r.check == check
+                    && matches!(r.status, Status::Fail | Status::Warn)
+                    && rule
+                        .as_ref()
+                        .map(|ru| r.issues.iter().any(|i| &i.rule == ru))
+                        .unwrap_or(true)
+            });
+            if !found {
+                return Err(DecisionError::NothingToOverride {
+                    candidate,
+                    layer: *layer,
+                    check: check.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Does this decision override `report`?
+    pub fn overrides(&self, report: &Report) -> bool {
+        match &self.kind {
+            DecisionKind::Override { layer, check, rule } => {
+                *layer == report.layer
+                    && *check == report.check
+                    && rule.as_ref().is_none_or(|ru| {
+                        // An issue-level override covers the report only when
+                        // it was that report's only blocking rule.
+                        report.issues.iter().all(|i| &i.rule == ru)
+                    })
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The candidate's verdict once human overrides are applied: an overridden
+/// report counts as passed (and is shown as "overridden", never erased).
+pub fn effective_verdict(reports: &[Report], decisions: &[Decision]) -> Verdict {
+    let adjusted: Vec<Report> = reports
+        .iter()
+        .map(|r| {
+            if decisions.iter().any(|d| d.overrides(r)) {
+                let mut r = r.clone();
+                r.status = Status::Skipped;
+                r.errored = None;
+                r.issues.clear();
+                r
+            } else {
+                r.clone()
+            }
+        })
+        .collect();
+    crate::event::candidate_verdict(&adjusted)
+}
+
+/// Who is deciding: `git config user.name <user.email>` of the repository,
+/// else $USER.
+pub fn author(repo: Option<&git2::Repository>) -> String {
+    let cfg = repo
+        .and_then(|r| r.config().ok())
+        .or_else(|| git2::Config::open_default().ok());
+    if let Some(cfg) = cfg {
+        let name = cfg.get_string("user.name").ok();
+        let email = cfg.get_string("user.email").ok();
+        match (name, email) {
+            (Some(n), Some(e)) => return format!("{n} <{e}>"),
+            (Some(n), None) => return n,
+            _ => {}
+        }
+    }
+    std::env::var("USER").unwrap_or_else(|_| "unknown".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verdict::{Issue, Severity};
+
+    fn failed(check: &str) -> Report {
+        let mut r = Report::new(Layer::Guardrails, check);
+        r.issues
+            .push(Issue::new("guardrails/x", Severity::Error, "bad"));
+        r.finish()
+    }
+
+    #[test]
+    fn override_needs_reason_and_a_failed_check() {
+        let reports = vec![failed("build")];
+        let kind = DecisionKind::Override {
+            layer: Layer::Guardrails,
+            check: "build".into(),
+            rule: None,
+        };
+        let d = Decision::new(Some("a"), kind.clone(), "me", "  ");
+        assert_eq!(d.validate(Some(&reports)), Err(DecisionError::NoReason));
+        let d = Decision::new(Some("a"), kind, "me", "flaky CI");
+        assert_eq!(d.validate(Some(&reports)), Ok(()));
+        let other = Decision::new(
+            Some("a"),
+            DecisionKind::Override {
+                layer: Layer::Guardrails,
+                check: "tests".into(),
+                rule: None,
+            },
+            "me",
+            "why",
+        );
+        assert!(other.validate(Some(&reports)).is_err());
+    }
+
+    #[test]
+    fn override_turns_fail_into_pass_without_erasing_the_report() {
+        let reports = vec![failed("build")];
+        assert_eq!(effective_verdict(&reports, &[]), Verdict::Fail);
+        let d = Decision::new(
+            Some("a"),
+            DecisionKind::Override {
+                layer: Layer::Guardrails,
+                check: "build".into(),
+                rule: None,
+            },
+            "me",
+            "known flake",
+        );
+        assert_eq!(effective_verdict(&reports, &[d]), Verdict::Pass);
+        assert_eq!(reports[0].status, Status::Fail);
+    }
+}

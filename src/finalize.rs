@@ -1,0 +1,316 @@
+//! Finalize: commit the selected candidate's change (exactly that change, on
+//! the base commit) on branch `rascal/<task-slug>-<run-id>`, write the PR
+//! body, push to a remote when asked, and open a PR through `gh` when it is
+//! installed (else print the command to run).
+
+use crate::event::RunSummary;
+use crate::workspace;
+use std::path::{Path, PathBuf};
+
+/// Where an agent may leave `commit_message.txt` and `pr_body.md`; never
+/// part of the committed change.
+pub const ARTIFACTS_DIR: &str = ".rascal-artifacts";
+
+#[derive(Debug, thiserror::Error)]
+pub enum FinalizeError {
+    #[error("run {0} has no selected candidate\n  hint: select one first: `rascal select {0} CANDIDATE` (or run with --auto)")]
+    NothingSelected(String),
+    #[error("candidate `{0}` is not in the run")]
+    NoCandidate(String),
+    #[error("candidate `{candidate}` worktree {path} is gone\n  hint: the change can no longer be committed; re-run the task")]
+    WorktreeGone { candidate: String, path: String },
+    #[error("{0}")]
+    Workspace(#[from] workspace::WorkspaceError),
+    #[error("git: {0}")]
+    Git(#[from] git2::Error),
+    #[error("push to `{remote}` failed: {message}\n  hint: check the remote's URL and that you may push to it")]
+    Push { remote: String, message: String },
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct FinalizeOptions {
+    /// Push the branch to this remote (a remote name or a URL/path).
+    pub push: Option<String>,
+    /// Open a pull request with `gh` when it is installed.
+    pub pr: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct Finalized {
+    pub branch: String,
+    pub commit: String,
+    pub message: String,
+    pub pr_body: PathBuf,
+    pub pushed_to: Option<String>,
+    /// The `gh` command that was run, or that the user should run.
+    pub pr_command: Vec<String>,
+    /// Whether `gh` ran (and succeeded).
+    pub pr_opened: bool,
+}
+
+/// A branch-safe slug of the task's first line.
+pub fn slug(instruction: &str) -> String {
+    let mut out = String::new();
+    for c in instruction.lines().next().unwrap_or("").chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+        if out.len() >= 40 {
+            break;
+        }
+    }
+    let s = out.trim_matches('-').to_string();
+    if s.is_empty() {
+        "task".into()
+    } else {
+        s
+    }
+}
+
+/// Is `line` a conventional-commit title (`feat: …`, `fix(scope)!: …`)?
+pub fn is_conventional(line: &str) -> bool {
+    let re = regex::Regex::new(
+        r"^(feat|fix|docs|style|refactor|perf|test|build|ci|chore|revert)(\([^)]+\))?!?: \S",
+    )
+    .expect("valid regex");
+    re.is_match(line)
+}
+
+/// The commit message: the agent's `commit_message.txt` when its title is
+/// conventional, else one generated from the task and the checks.
+pub fn commit_message(
+    summary: &RunSummary,
+    candidate: &str,
+    agent_message: Option<&str>,
+) -> String {
+    if let Some(m) = agent_message {
+        let m = m.trim();
+        if m.lines().next().map(is_conventional).unwrap_or(false) {
+            return format!(
+                "{m}\n\nRascal-Run: {}\nRascal-Candidate: {candidate}\n",
+                summary.run
+            );
+        }
+    }
+    let title = crate::text::ellipsis(summary.instruction.lines().next().unwrap_or("change"), 64);
+    format!(
+        "rascal: {title}\n\n{}\n\nRascal-Run: {}\nRascal-Candidate: {candidate}\n",
+        summary.instruction.trim(),
+        summary.run
+    )
+}
+
+fn io(what: String) -> impl FnOnce(std::io::Error) -> FinalizeError {
+    move |source| FinalizeError::Io { what, source }
+}
+
+/// Finalize the selected candidate of `summary`. `repo_dir` is any
+/// directory in the target repository.
+pub fn finalize(
+    repo_dir: &Path,
+    summary: &RunSummary,
+    opts: &FinalizeOptions,
+) -> Result<Finalized, FinalizeError> {
+    let selected = summary
+        .selected
+        .clone()
+        .ok_or_else(|| FinalizeError::NothingSelected(summary.run.clone()))?;
+    let cand = summary
+        .candidates
+        .iter()
+        .find(|c| c.id == selected)
+        .ok_or_else(|| FinalizeError::NoCandidate(selected.clone()))?;
+    let wt = PathBuf::from(&cand.worktree);
+    if !wt.exists() {
+        return Err(FinalizeError::WorktreeGone {
+            candidate: selected,
+            path: cand.worktree.clone(),
+        });
+    }
+    let repo = workspace::open(repo_dir)?;
+    let base = git2::Oid::from_str(&summary.base)?;
+    let wt_repo = git2::Repository::open(&wt)?;
+
+    // Stage exactly the worktree's state (minus agent artifacts) into a
+    // fresh index built from the base tree, so the commit holds the change
+    // and nothing else, whatever the agent did to its own index.
+    let base_commit = repo.find_commit(base)?;
+    let mut index = git2::Index::new()?;
+    index.read_tree(&base_commit.tree()?)?;
+    let changes = workspace::changeset(&wt, base)?;
+    for f in &changes.files {
+        for p in f.paths() {
+            let _ = index.remove_path(Path::new(p));
+            let _ = index.remove_dir(Path::new(p), 0);
+        }
+        if f.new_kind.is_none() {
+            continue;
+        }
+        let full = wt.join(&f.path);
+        let meta =
+            std::fs::symlink_metadata(&full).map_err(io(format!("reading {}", full.display())))?;
+        let (oid, mode) = if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&full)
+                .map_err(io(format!("reading link {}", full.display())))?;
+            (repo.blob(target.to_string_lossy().as_bytes())?, 0o120000)
+        } else if meta.is_dir() {
+            // A gitlink (submodule): record its HEAD commit.
+            let sub = git2::Repository::open(&full)?;
+            let head = sub.head()?.peel_to_commit()?.id();
+            (head, 0o160000)
+        } else {
+            use std::os::unix::fs::PermissionsExt;
+            let bytes = std::fs::read(&full).map_err(io(format!("reading {}", full.display())))?;
+            let exec = meta.permissions().mode() & 0o111 != 0;
+            (repo.blob(&bytes)?, if exec { 0o100755 } else { 0o100644 })
+        };
+        index.add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id: oid,
+            flags: (f.path.len().min(0xfff)) as u16,
+            flags_extended: 0,
+            path: f.path.as_bytes().to_vec(),
+        })?;
+    }
+    let tree_oid = index.write_tree_to(&repo)?;
+    let tree = repo.find_tree(tree_oid)?;
+
+    let artifacts = wt.join(ARTIFACTS_DIR);
+    let agent_message = std::fs::read_to_string(artifacts.join("commit_message.txt")).ok();
+    let message = commit_message(summary, &selected, agent_message.as_deref());
+    let sig = repo
+        .signature()
+        .or_else(|_| git2::Signature::now("rascal", "rascal@localhost"))?;
+    let branch = format!("rascal/{}-{}", slug(&summary.instruction), summary.run);
+    let commit = repo.commit(None, &sig, &sig, &message, &tree, &[&base_commit])?;
+    repo.reference(
+        &format!("refs/heads/{branch}"),
+        commit,
+        true,
+        &format!("rascal: finalize {}", summary.run),
+    )?;
+    drop(wt_repo);
+
+    let run_dir = workspace::state_dir(&repo).join("runs").join(&summary.run);
+    std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;
+    let pr_body = run_dir.join("pr_body.md");
+    let agent_body = std::fs::read_to_string(artifacts.join("pr_body.md")).ok();
+    let body = crate::report::markdown::pr_body(summary, agent_body.as_deref());
+    std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
+
+    let pushed_to = match &opts.push {
+        Some(remote) => {
+            push(&repo, remote, &branch)?;
+            Some(remote.clone())
+        }
+        None => None,
+    };
+    let title = message
+        .lines()
+        .next()
+        .unwrap_or("rascal change")
+        .to_string();
+    let pr_command = vec![
+        "gh".to_string(),
+        "pr".into(),
+        "create".into(),
+        "--head".into(),
+        branch.clone(),
+        "--title".into(),
+        title,
+        "--body-file".into(),
+        pr_body.to_string_lossy().into_owned(),
+    ];
+    let mut pr_opened = false;
+    if opts.pr && which("gh").is_some() {
+        let status = std::process::Command::new("gh")
+            .args(&pr_command[1..])
+            .current_dir(workspace::workdir(&repo))
+            .status()
+            .map_err(io("running gh".into()))?;
+        pr_opened = status.success();
+    }
+    Ok(Finalized {
+        branch,
+        commit: commit.to_string(),
+        message,
+        pr_body,
+        pushed_to,
+        pr_command,
+        pr_opened,
+    })
+}
+
+fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {
+    let mut r = match repo.find_remote(remote) {
+        Ok(r) => r,
+        Err(_) => repo.remote_anonymous(remote)?,
+    };
+    let spec = format!("+refs/heads/{branch}:refs/heads/{branch}");
+    let mut failure: Option<String> = None;
+    {
+        let mut cbs = git2::RemoteCallbacks::new();
+        cbs.push_update_reference(|refname, status| {
+            if let Some(msg) = status {
+                failure = Some(format!("{refname}: {msg}"));
+            }
+            Ok(())
+        });
+        let mut opts = git2::PushOptions::new();
+        opts.remote_callbacks(cbs);
+        r.push(&[spec.as_str()], Some(&mut opts))
+            .map_err(|e| FinalizeError::Push {
+                remote: remote.to_string(),
+                message: e.message().to_string(),
+            })?;
+    }
+    match failure {
+        Some(message) => Err(FinalizeError::Push {
+            remote: remote.to_string(),
+            message,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Find a program on PATH.
+pub fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_branch_safe() {
+        assert_eq!(slug("Add a /health endpoint!"), "add-a-health-endpoint");
+        assert_eq!(slug("   "), "task");
+        assert_eq!(slug("ünïcode only"), "n-code-only");
+    }
+
+    #[test]
+    fn conventional_titles_are_recognised() {
+        assert!(is_conventional("feat: add shout()"));
+        assert!(is_conventional("fix(api)!: stop crashing"));
+        assert!(!is_conventional("Added stuff"));
+        assert!(!is_conventional("feat:nospace"));
+    }
+}

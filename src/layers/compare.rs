@@ -1,0 +1,308 @@
+//! Layer 1 compare-N: rank a run's candidates so that the choice between them
+//! is better than a coin flip, and explain it. Order of keys: gate verdict
+//! (PASS > WARN > FAIL), layers passed, criteria met, consensus (mean
+//! similarity of a candidate's change to the others'), smaller change. Pure.
+
+use crate::changeset::ChangeSet;
+use crate::verdict::Verdict;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// What the comparator knows of one finished candidate.
+#[derive(Debug, Clone)]
+pub struct Contender {
+    pub id: String,
+    pub verdict: Verdict,
+    /// False when the candidate errored, was cancelled or escalated.
+    pub finished_cleanly: bool,
+    pub layers_passed: usize,
+    pub criteria_met: usize,
+    pub changes: ChangeSet,
+    /// Tokens and cost when the agent reported them (shown, not ranked on).
+    pub usage: Option<crate::agent::events::Usage>,
+}
+
+/// One position in the ranking.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ranked {
+    pub position: usize,
+    pub candidate: String,
+    pub verdict: Verdict,
+    pub layers_passed: usize,
+    pub criteria_met: usize,
+    /// Mean similarity to the other candidates, 0..1 (1.0 when alone).
+    pub consensus: f64,
+    pub lines: u64,
+    pub files: usize,
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<crate::agent::events::Usage>,
+}
+
+/// The comparator's output, stored on the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Ranking {
+    pub positions: Vec<Ranked>,
+    /// Candidate ids, the order of the matrix rows and columns.
+    pub ids: Vec<String>,
+    /// `matrix[i][j]`: similarity of candidates i and j's changes, 0..1.
+    pub matrix: Vec<Vec<f64>>,
+    /// The top candidate when it did not fail; None when none passed.
+    pub pick: Option<String>,
+}
+
+/// A change as comparable text, per file: changed lines with their sign,
+/// whitespace collapsed, so formatting noise does not count as disagreement.
+pub fn normalised(changes: &ChangeSet) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for f in &changes.files {
+        let mut text = format!("{} {}\n", f.op.name(), f.old_path.as_deref().unwrap_or(""));
+        for l in &f.added_lines {
+            let t: Vec<&str> = l.text.split_whitespace().collect();
+            if !t.is_empty() {
+                text.push('+');
+                text.push_str(&t.join(" "));
+                text.push('\n');
+            }
+        }
+        text.push_str(&format!("-{}\n", f.removed));
+        out.insert(f.path.clone(), text);
+    }
+    out
+}
+
+/// Similarity of two normalised changes: per file (files only one side
+/// touched count as 0), weighted by size, overall 0..1.
+pub fn similarity(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> f64 {
+    if a.is_empty() && b.is_empty() {
+        return 1.0;
+    }
+    let mut weighted = 0.0;
+    let mut total = 0.0;
+    let paths: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    for p in paths {
+        let (ta, tb) = (a.get(p), b.get(p));
+        let weight = (ta.map(|t| t.len()).unwrap_or(0) + tb.map(|t| t.len()).unwrap_or(0)) as f64;
+        let sim = match (ta, tb) {
+            (Some(x), Some(y)) => {
+                similar::TextDiff::from_lines(x.as_str(), y.as_str()).ratio() as f64
+            }
+            _ => 0.0,
+        };
+        weighted += sim * weight;
+        total += weight;
+    }
+    if total == 0.0 {
+        0.0
+    } else {
+        weighted / total
+    }
+}
+
+fn verdict_rank(c: &Contender) -> u8 {
+    match (c.finished_cleanly, c.verdict) {
+        (false, _) => 3,
+        (true, Verdict::Pass) => 0,
+        (true, Verdict::Warn) => 1,
+        (true, Verdict::Fail) => 2,
+    }
+}
+
+/// Rank the contenders.
+pub fn rank(contenders: &[Contender]) -> Ranking {
+    let norms: Vec<_> = contenders.iter().map(|c| normalised(&c.changes)).collect();
+    let n = contenders.len();
+    let mut matrix = vec![vec![1.0; n]; n];
+    for i in 0..n {
+        for j in (i + 1)..n {
+            let s = round2(similarity(&norms[i], &norms[j]));
+            matrix[i][j] = s;
+            matrix[j][i] = s;
+        }
+    }
+    let consensus: Vec<f64> = (0..n)
+        .map(|i| {
+            if n == 1 {
+                1.0
+            } else {
+                round2(
+                    (0..n)
+                        .filter(|j| *j != i)
+                        .map(|j| matrix[i][j])
+                        .sum::<f64>()
+                        / (n - 1) as f64,
+                )
+            }
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        let (ca, cb) = (&contenders[a], &contenders[b]);
+        verdict_rank(ca)
+            .cmp(&verdict_rank(cb))
+            .then(cb.layers_passed.cmp(&ca.layers_passed))
+            .then(cb.criteria_met.cmp(&ca.criteria_met))
+            .then(consensus[b].total_cmp(&consensus[a]))
+            .then(ca.changes.lines_changed().cmp(&cb.changes.lines_changed()))
+            .then(ca.changes.files.len().cmp(&cb.changes.files.len()))
+            .then(ca.id.cmp(&cb.id))
+    });
+    let mut positions = Vec::new();
+    for (pos, &i) in order.iter().enumerate() {
+        let c = &contenders[i];
+        let reason = explain(pos, i, &order, contenders, &consensus);
+        positions.push(Ranked {
+            position: pos + 1,
+            candidate: c.id.clone(),
+            verdict: c.verdict,
+            layers_passed: c.layers_passed,
+            criteria_met: c.criteria_met,
+            consensus: consensus[i],
+            lines: c.changes.lines_changed(),
+            files: c.changes.files.len(),
+            reason,
+            usage: c.usage,
+        });
+    }
+    let pick = positions
+        .first()
+        .filter(|p| {
+            p.verdict != Verdict::Fail
+                && contenders
+                    .iter()
+                    .any(|c| c.id == p.candidate && c.finished_cleanly)
+        })
+        .map(|p| p.candidate.clone());
+    Ranking {
+        positions,
+        ids: contenders.iter().map(|c| c.id.clone()).collect(),
+        matrix,
+        pick,
+    }
+}
+
+fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Why candidate `i` sits at `pos`: its gate result, then what separated it
+/// from its neighbour.
+fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &[f64]) -> String {
+    let c = &cs[i];
+    let gate = match (c.finished_cleanly, c.verdict) {
+        (false, _) => "did not finish cleanly".to_string(),
+        (true, Verdict::Pass) => "all layers pass".to_string(),
+        (true, Verdict::Warn) => "passes with warnings".to_string(),
+        (true, Verdict::Fail) => "fails verification".to_string(),
+    };
+    let mut parts = vec![gate];
+    let neighbour = if pos + 1 < order.len() {
+        Some(order[pos + 1])
+    } else if pos > 0 {
+        Some(order[pos - 1])
+    } else {
+        None
+    };
+    if let Some(j) = neighbour {
+        let o = &cs[j];
+        if verdict_rank(c) == verdict_rank(o) {
+            if c.layers_passed != o.layers_passed {
+                parts.push(format!("{} layers passed", c.layers_passed));
+            } else if c.criteria_met != o.criteria_met {
+                parts.push(format!("{} criteria met", c.criteria_met));
+            } else if consensus[i] != consensus[j] {
+                let word = if consensus[i] > consensus[j] {
+                    "closest to"
+                } else {
+                    "further from"
+                };
+                parts.push(format!("{word} consensus ({:.2})", consensus[i]));
+            } else {
+                parts.push(format!(
+                    "{} lines in {} files",
+                    c.changes.lines_changed(),
+                    c.changes.files.len()
+                ));
+            }
+        } else if cs.len() > 1 {
+            parts.push(format!("consensus {:.2}", consensus[i]));
+        }
+    }
+    format!("{}: {}", c.id, parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::changeset::{FileChange, Operation};
+
+    fn cs(files: &[(&str, &[&str])]) -> ChangeSet {
+        ChangeSet {
+            base: "0".into(),
+            files: files
+                .iter()
+                .map(|(p, lines)| FileChange::new(*p, Operation::Modify).with_lines(lines))
+                .collect(),
+        }
+    }
+
+    fn c(id: &str, verdict: Verdict, changes: ChangeSet) -> Contender {
+        Contender {
+            id: id.into(),
+            verdict,
+            finished_cleanly: true,
+            layers_passed: if verdict == Verdict::Fail { 1 } else { 3 },
+            criteria_met: 0,
+            changes,
+            usage: None,
+        }
+    }
+
+    #[test]
+    fn passing_consensus_candidate_beats_passing_outlier_and_failure() {
+        let common = cs(&[("src/lib.rs", &["fn shout() {}", "fn test() {}"])]);
+        let outlier = cs(&[
+            ("src/other.rs", &["fn something_else() {}"]),
+            ("x.rs", &["y"]),
+        ]);
+        let r = rank(&[
+            c("broken", Verdict::Fail, common.clone()),
+            c("odd", Verdict::Pass, outlier),
+            c("good", Verdict::Pass, common),
+        ]);
+        let order: Vec<&str> = r.positions.iter().map(|p| p.candidate.as_str()).collect();
+        assert_eq!(order, vec!["good", "odd", "broken"]);
+        assert_eq!(r.pick.as_deref(), Some("good"));
+        assert!(
+            r.positions[0].reason.contains("closest to consensus"),
+            "{}",
+            r.positions[0].reason
+        );
+        assert_eq!(r.matrix[0][2], 1.0);
+        assert_eq!(r.matrix[1][2], 0.0);
+    }
+
+    #[test]
+    fn no_pick_when_everything_fails() {
+        let r = rank(&[c("a", Verdict::Fail, cs(&[("a", &["1"])]))]);
+        assert_eq!(r.pick, None);
+    }
+
+    #[test]
+    fn whitespace_only_differences_count_as_agreement() {
+        let a = normalised(&cs(&[("f.rs", &["let  x = 1;"])]));
+        let b = normalised(&cs(&[("f.rs", &["let x =   1;"])]));
+        assert_eq!(similarity(&a, &b), 1.0);
+    }
+
+    #[test]
+    fn smaller_change_wins_a_full_tie() {
+        let small = cs(&[("f", &["a"])]);
+        let big = cs(&[("f", &["a", "b", "c"])]);
+        let r = rank(&[
+            c("big", Verdict::Pass, big),
+            c("small", Verdict::Pass, small),
+        ]);
+        assert_eq!(r.positions[0].candidate, "small");
+    }
+}

@@ -1,0 +1,180 @@
+//! The PR body: the task, one checklist per layer with pass/fail marks and
+//! reasons, overrides shown as "overridden by WHO: REASON" (never erased),
+//! the comparator's ranking and the decisions.
+
+use crate::decision::DecisionKind;
+use crate::event::{CandidateSummary, RunSummary};
+use crate::text::{cut, sanitize};
+use crate::verdict::{Layer, Report, Status};
+use std::fmt::Write;
+
+/// Markdown-safe single line (no raw pipes or newlines in tables).
+fn cell(s: &str) -> String {
+    sanitize(s).replace('|', "\\|").replace('\n', " ")
+}
+
+fn report_line(r: &Report, c: &CandidateSummary) -> String {
+    let over = c.decisions.iter().find(|d| d.overrides(r));
+    let dur = crate::runner::human(std::time::Duration::from_millis(r.duration_ms));
+    let reason = r
+        .errored
+        .clone()
+        .map(|e| format!("could not verify: {e}"))
+        .or_else(|| {
+            r.issues.first().map(|i| {
+                let loc = i.location().map(|l| format!("{l}: ")).unwrap_or_default();
+                format!("{loc}{}", i.message)
+            })
+        })
+        .unwrap_or_default();
+    let more = if r.issues.len() > 1 {
+        format!(" (+{} more)", r.issues.len() - 1)
+    } else {
+        String::new()
+    };
+    match (r.status, over) {
+        (Status::Fail | Status::Warn, Some(d)) => format!(
+            "- [x] {} — {} → overridden by {}: {}",
+            cell(&r.check),
+            if r.status == Status::Fail {
+                "FAIL"
+            } else {
+                "WARN"
+            },
+            cell(&d.who),
+            cell(&d.reason)
+        ),
+        (Status::Pass, _) => format!("- [x] {} — pass ({dur})", cell(&r.check)),
+        (Status::Warn, None) => format!(
+            "- [x] {} — warning: {}{more}",
+            cell(&r.check),
+            cell(&cut(&reason, 300))
+        ),
+        (Status::Fail, None) => format!(
+            "- [ ] {} ← FAILED: {}{more}",
+            cell(&r.check),
+            cell(&cut(&reason, 300))
+        ),
+        (Status::Skipped, _) => format!(
+            "- [ ] {} — skipped{}",
+            cell(&r.check),
+            if r.output.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", cell(&r.output))
+            }
+        ),
+    }
+}
+
+const SECTIONS: &[(Layer, &str)] = &[
+    (Layer::Agent, "Agent"),
+    (Layer::Guardrails, "Guardrails"),
+    (Layer::Permissions, "Permissions"),
+    (Layer::Criteria, "Acceptance criteria"),
+    (Layer::Review, "Review"),
+];
+
+/// The PR body for the run's selected candidate (or its best-ranked one).
+/// `agent_body`: the agent's own `pr_body.md`, quoted as its summary.
+pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
+    let mut out = String::new();
+    let title = s.instruction.lines().next().unwrap_or("");
+    let _ = writeln!(out, "## {}\n", cell(title));
+    let _ = writeln!(out, "{}\n", sanitize(s.instruction.trim()));
+    let chosen = s
+        .selected
+        .clone()
+        .or_else(|| s.ranking.as_ref().and_then(|r| r.pick.clone()))
+        .or_else(|| s.candidates.first().map(|c| c.id.clone()));
+    let cand = chosen
+        .as_ref()
+        .and_then(|id| s.candidates.iter().find(|c| &c.id == id));
+    let _ = writeln!(
+        out,
+        "Verified by rascal run `{}` on base `{}`{}.\n",
+        s.run,
+        &s.base[..s.base.len().min(12)],
+        match cand {
+            Some(c) => format!(
+                " · candidate **{}** (agent {}, {}) · verdict **{}**{}",
+                cell(&c.id),
+                cell(&c.agent),
+                c.runtime,
+                c.verdict.map(|v| v.label()).unwrap_or("unfinished"),
+                match (c.verdict, c.effective_verdict) {
+                    (Some(a), Some(b)) if a != b => format!(" → **{}** after overrides", b.label()),
+                    _ => String::new(),
+                }
+            ),
+            None => String::new(),
+        }
+    );
+    if let Some(c) = cand {
+        let _ = writeln!(
+            out,
+            "{} files, {} lines changed.\n",
+            c.files_changed, c.lines_changed
+        );
+        for (layer, name) in SECTIONS {
+            let reports: Vec<&Report> = c.reports.iter().filter(|r| r.layer == *layer).collect();
+            let _ = writeln!(out, "### {name}\n");
+            if reports.is_empty() {
+                let _ = writeln!(out, "_not configured for this repository_\n");
+                continue;
+            }
+            for r in reports {
+                let _ = writeln!(out, "{}", report_line(r, c));
+            }
+            let _ = writeln!(out);
+        }
+        if let Some(body) = agent_body {
+            let _ = writeln!(out, "### Agent's summary\n");
+            for l in body.lines().take(60) {
+                let _ = writeln!(out, "> {}", sanitize(l));
+            }
+            let _ = writeln!(out);
+        }
+    }
+    if let Some(r) = &s.ranking {
+        if r.positions.len() > 1 {
+            let _ = writeln!(out, "### Comparison of {} candidates\n", r.positions.len());
+            let _ = writeln!(
+                out,
+                "| # | candidate | verdict | consensus | lines | files | why |"
+            );
+            let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+            for p in &r.positions {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {:.2} | {} | {} | {} |",
+                    p.position,
+                    cell(&p.candidate),
+                    p.verdict.label(),
+                    p.consensus,
+                    p.lines,
+                    p.files,
+                    cell(&p.reason)
+                );
+            }
+            let _ = writeln!(out);
+        }
+    }
+    let decisions: Vec<_> = s
+        .decisions
+        .iter()
+        .chain(s.candidates.iter().flat_map(|c| c.decisions.iter()))
+        .collect();
+    if !decisions.is_empty() {
+        let _ = writeln!(out, "### Decisions\n");
+        for d in decisions {
+            let line = crate::printer::decision_line(d);
+            let _ = writeln!(out, "- {}", cell(&line));
+            if let DecisionKind::Retry { .. } = d.kind {
+                continue;
+            }
+        }
+        let _ = writeln!(out);
+    }
+    out
+}

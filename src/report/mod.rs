@@ -1,0 +1,22 @@
+//! Reports of a run for people and tools: Markdown (the PR body), JSON (the
+//! documented `RunSummary` schema) and SARIF 2.1.0 (for code scanning).
+
+pub mod markdown;
+pub mod sarif;
+
+use crate::event::RunSummary;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    Md,
+    Json,
+    Sarif,
+}
+
+pub fn render(summary: &RunSummary, format: Format) -> String {
+    match format {
+        Format::Md => markdown::pr_body(summary, None),
+        Format::Json => serde_json::to_string_pretty(summary).unwrap_or_default(),
+        Format::Sarif => serde_json::to_string_pretty(&sarif::sarif(summary)).unwrap_or_default(),
+    }
+}

@@ -1,0 +1,449 @@
+//! Compare-N, decisions, finalize and reports, end to end with the real
+//! binary on real repositories.
+
+mod common;
+use common::{code, stderr, stdout, TestRepo};
+use std::process::Command;
+
+const AGENTS: &str = r#"agents:
+  good:
+    runtime: scripted
+    steps:
+      - { do: write, path: src/b.rs, content: "pub fn b() -> u32 {\n    41 + 1\n}\n" }
+  broken:
+    runtime: scripted
+    steps:
+      - { do: write, path: src/b.rs, content: "pub fn b() -> u32 {\n    41 + 1 // TODO tidy\n}\n" }
+  outlier:
+    runtime: scripted
+    steps:
+      - { do: write, path: src/b.rs, content: "pub fn b() -> u32 { compute() }\n" }
+      - { do: write, path: src/compute.rs, content: "pub fn compute() -> u32 {\n    let mut x = 0;\n    for _ in 0..42 {\n        x += 1;\n    }\n    x\n}\n" }
+      - { do: write, path: .rascal-artifacts/commit_message.txt, content: "feat(b): compute b\n\nLonger body.\n" }
+strategy: { mode: compare, agents: [good, broken, outlier] }
+"#;
+
+const GUARDRAILS: &str = "guardrails:\n  - { name: no-todo, patterns: ['TODO'] }\n  - { name: has-b, command: \"test -f src/b.rs\", timeout: 10s }\n";
+
+fn repo() -> TestRepo {
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", AGENTS),
+        (".rascal/guardrails.yaml", GUARDRAILS),
+        ("src/a.rs", "pub fn a() {}\n"),
+    ]);
+    let mut cfg = t.repo.config().unwrap();
+    cfg.set_str("user.name", "Tess Ter").unwrap();
+    cfg.set_str("user.email", "tess@example.invalid").unwrap();
+    t
+}
+
+fn json(o: &std::process::Output) -> serde_json::Value {
+    serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}{}", stdout(o), stderr(o)))
+}
+
+#[test]
+fn comparator_picks_the_passing_consensus_candidate_and_explains_why() {
+    let t = repo();
+    let o = t.rascal(&["run", "make b return 42", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc = json(&o);
+    let ranking = &doc["ranking"];
+    let order: Vec<&str> = ranking["positions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["candidate"].as_str().unwrap())
+        .collect();
+    assert_eq!(order, vec!["good", "outlier", "broken"], "{ranking:#}");
+    assert_eq!(ranking["pick"], "good");
+    let reason = ranking["positions"][0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("all layers pass") && reason.contains("closest to consensus"),
+        "{reason}"
+    );
+    // The 3×3 matrix is symmetric with ones on the diagonal.
+    let m = ranking["matrix"].as_array().unwrap();
+    assert_eq!(m.len(), 3);
+    for (i, row) in m.iter().enumerate() {
+        assert_eq!(row[i], 1.0);
+        for (j, v) in row.as_array().unwrap().iter().enumerate() {
+            assert_eq!(*v, m[j][i]);
+        }
+    }
+    // Nothing selected without --auto or a human.
+    assert!(doc.get("selected").is_none());
+}
+
+#[test]
+fn auto_selects_and_finalizes_exactly_the_change_and_pushes_to_a_bare_remote() {
+    let t = repo();
+    let bare = tempfile::tempdir().unwrap();
+    git2::Repository::init_bare(bare.path()).unwrap();
+    let remote = bare.path().to_str().unwrap();
+    let o = t.rascal(&[
+        "run",
+        "make b return 42",
+        "--auto",
+        "--push",
+        remote,
+        "--quiet",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(out.contains("[good] selected by rascal --auto"), "{out}");
+    let branch_line = out
+        .lines()
+        .find(|l| l.starts_with("committed "))
+        .expect(&out);
+    let branch = branch_line
+        .split("on branch ")
+        .nth(1)
+        .unwrap()
+        .trim()
+        .to_string();
+    assert!(branch.starts_with("rascal/make-b-return-42-r-"), "{branch}");
+
+    // The branch holds exactly the selected change on top of the base.
+    let commit = t
+        .repo
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    assert_eq!(commit.parent_id(0).unwrap(), t.head());
+    let diff = t
+        .repo
+        .diff_tree_to_tree(
+            Some(&commit.parent(0).unwrap().tree().unwrap()),
+            Some(&commit.tree().unwrap()),
+            None,
+        )
+        .unwrap();
+    let paths: Vec<String> = diff
+        .deltas()
+        .map(|d| d.new_file().path().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(paths, vec!["src/b.rs"]);
+    let blob = commit
+        .tree()
+        .unwrap()
+        .get_path(std::path::Path::new("src/b.rs"))
+        .unwrap();
+    let content = t.repo.find_blob(blob.id()).unwrap().content().to_vec();
+    assert_eq!(content, b"pub fn b() -> u32 {\n    41 + 1\n}\n");
+    // Generated message (the agent wrote no commit_message.txt).
+    assert!(commit
+        .message()
+        .unwrap()
+        .starts_with("rascal: make b return 42"));
+
+    // And the bare remote has the branch at the same commit.
+    let remote_repo = git2::Repository::open_bare(bare.path()).unwrap();
+    let pushed = remote_repo
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .target()
+        .unwrap();
+    assert_eq!(pushed, commit.id());
+}
+
+/// `rascal finalize RUN`, which must succeed; its output and the commit.
+fn finalize<'r>(t: &'r TestRepo, id: &str) -> (std::process::Output, git2::Commit<'r>) {
+    let o = t.rascal(&["finalize", id]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let branch = stdout(&o)
+        .lines()
+        .next()
+        .unwrap()
+        .split("on branch ")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let commit = t
+        .repo
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    (o, commit)
+}
+
+fn run_id(t: &TestRepo) -> String {
+    let o = t.rascal(&["run", "make b return 42", "--json"]);
+    json(&o)["run"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
+    let t = repo();
+    let id = run_id(&t);
+    // An override needs a reason and a failed check.
+    let o = t.rascal(&[
+        "override",
+        &id,
+        "broken",
+        "--layer",
+        "guardrails",
+        "--check",
+        "no-todo",
+        "--reason",
+        " ",
+    ]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("needs a reason"), "{}", stderr(&o));
+    let o = t.rascal(&[
+        "override",
+        &id,
+        "broken",
+        "--layer",
+        "guardrails",
+        "--check",
+        "has-b",
+        "--reason",
+        "x",
+    ]);
+    assert_eq!(code(&o), 2, "has-b passed; nothing to override");
+    let o = t.rascal(&[
+        "override",
+        &id,
+        "broken",
+        "--layer",
+        "guardrails",
+        "--check",
+        "no-todo",
+        "--reason",
+        "TODO is tracked in #12",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "FAIL → overridden by Tess Ter <tess@example.invalid>: TODO is tracked in #12"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    let o = t.rascal(&["select", &id, "broken", "--reason", "keeps the comment"]);
+    assert_eq!(code(&o), 0);
+
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    assert_eq!(shown["selected"], "broken");
+    let broken = shown["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "broken")
+        .unwrap();
+    assert_eq!(broken["verdict"], "fail", "the original verdict is kept");
+    assert_eq!(broken["effective_verdict"], "pass");
+
+    let md = stdout(&t.rascal(&["report", &id, "--format", "md"]));
+    assert!(md.contains("candidate **broken**"), "{md}");
+    assert!(md.contains("- [x] no-todo — FAIL → overridden by Tess Ter <tess@example.invalid>: TODO is tracked in #12"), "{md}");
+    assert!(
+        md.contains("### Guardrails") && md.contains("### Permissions"),
+        "{md}"
+    );
+    assert!(md.contains("| 1 | good | PASS |"), "ranking table: {md}");
+    assert!(md.contains("selected by Tess Ter"), "{md}");
+
+    // Finalize commits broken's change, with its TODO.
+    let (o, commit) = finalize(&t, &id);
+    let blob = commit
+        .tree()
+        .unwrap()
+        .get_path(std::path::Path::new("src/b.rs"))
+        .unwrap();
+    let text = String::from_utf8(t.repo.find_blob(blob.id()).unwrap().content().to_vec()).unwrap();
+    assert!(text.contains("TODO"));
+    let body_path = stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("PR body: "))
+        .unwrap()
+        .to_string();
+    let body = std::fs::read_to_string(body_path).unwrap();
+    assert!(body.contains("overridden by Tess Ter"));
+}
+
+#[test]
+fn finalize_without_selection_is_a_usage_error() {
+    let t = repo();
+    let id = run_id(&t);
+    let o = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("no selected candidate") && stderr(&o).contains("rascal select"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn agent_commit_message_with_conventional_title_is_used_and_artifacts_are_not_committed() {
+    let t = repo();
+    let id = run_id(&t);
+    assert_eq!(code(&t.rascal(&["select", &id, "outlier"])), 0);
+    let (_, commit) = finalize(&t, &id);
+    assert!(
+        commit
+            .message()
+            .unwrap()
+            .starts_with("feat(b): compute b\n"),
+        "{:?}",
+        commit.message()
+    );
+    let tree = commit.tree().unwrap();
+    assert!(tree
+        .get_path(std::path::Path::new(".rascal-artifacts"))
+        .is_err());
+    assert!(tree
+        .get_path(std::path::Path::new("src/compute.rs"))
+        .is_ok());
+}
+
+#[test]
+fn pr_is_opened_with_gh_when_installed() {
+    let t = repo();
+    let id = run_id(&t);
+    assert_eq!(code(&t.rascal(&["select", &id, "good"])), 0);
+    let bin = tempfile::tempdir().unwrap();
+    let log = bin.path().join("gh-args.txt");
+    let gh = bin.path().join("gh");
+    std::fs::write(
+        &gh,
+        format!("#!/bin/sh\nprintf '%s\\n' \"$@\" > '{}'\n", log.display()),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap()
+    );
+    let o = Command::new(common::bin())
+        .args(["finalize", &id, "--pr"])
+        .current_dir(t.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("opened a pull request with gh"));
+    let args: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(&args[..3], &["pr", "create", "--head"]);
+    assert!(args[3].starts_with("rascal/make-b-return-42-"));
+    assert!(args.contains(&"--body-file".to_string()));
+    // Without --pr (or without gh) the command is printed instead.
+    let o = t.rascal(&["finalize", &id]);
+    assert!(
+        stdout(&o).contains("open the pull request with:\n  gh pr create --head"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn sarif_and_json_reports_are_structurally_valid() {
+    let t = repo();
+    let id = run_id(&t);
+    let sarif = json(&t.rascal(&["report", &id, "--format", "sarif"]));
+    assert_eq!(sarif["version"], "2.1.0");
+    assert!(sarif["$schema"].as_str().unwrap().contains("sarif-2.1.0"));
+    let run = &sarif["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], "rascal");
+    let rule_ids: Vec<&str> = run["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let results = run["results"].as_array().unwrap();
+    assert!(!results.is_empty());
+    let mut located = 0;
+    for r in results {
+        let rule = r["ruleId"].as_str().unwrap();
+        assert!(rule_ids.contains(&rule), "{rule} declared in driver.rules");
+        assert!(["error", "warning", "note"].contains(&r["level"].as_str().unwrap()));
+        assert!(r["message"]["text"].is_string());
+        if let Some(locs) = r.get("locations") {
+            let pl = &locs[0]["physicalLocation"];
+            assert!(pl["artifactLocation"]["uri"].is_string());
+            if let Some(line) = pl["region"]["startLine"].as_u64() {
+                assert!(line >= 1);
+            }
+            located += 1;
+        }
+    }
+    let todo = results
+        .iter()
+        .find(|r| r["ruleId"] == "guardrails/no-todo")
+        .expect("the TODO finding");
+    assert_eq!(todo["level"], "error");
+    assert_eq!(
+        todo["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "src/b.rs"
+    );
+    assert_eq!(
+        todo["locations"][0]["physicalLocation"]["region"]["startLine"],
+        2
+    );
+    assert!(located >= 1);
+
+    let doc = json(&t.rascal(&["report", &id, "--format", "json"]));
+    assert_eq!(doc["run"], id);
+    assert_eq!(doc["candidates"].as_array().unwrap().len(), 3);
+}
+
+#[test]
+fn n_candidates_of_one_agent_and_a_crash_does_not_stop_the_others() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            "agents:\n  good: { runtime: scripted, steps: [{ do: write, path: x.txt, content: \"x\\n\" }] }\n  crash: { runtime: command, command: [\"sh\", \"-c\", \"kill -9 $$\"] }\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "good,crash", "--n", "2", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc = json(&o);
+    let ids: Vec<&str> = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, vec!["good", "good-2", "crash", "crash-2"]);
+    for c in doc["candidates"].as_array().unwrap() {
+        let expect = if c["agent"] == "good" { "pass" } else { "fail" };
+        assert_eq!(c["verdict"], expect, "{c}");
+    }
+    let crash = &doc["candidates"][2]["reports"][0];
+    assert!(
+        crash["errored"].as_str().unwrap().contains("signal 9"),
+        "{crash}"
+    );
+}
+
+#[test]
+fn on_no_pass_escalate_exits_3() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            "agents:\n  lazy: { runtime: scripted, scenario: nothing }\nstrategy: { agents: [lazy], on_no_pass: escalate }\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--headless"]);
+    assert_eq!(code(&o), 3, "{}", stdout(&o));
+    let id = stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: rascal show "))
+        .unwrap()
+        .to_string();
+    let o = t.rascal(&["escalate", &id, "--note", "needs a human"]);
+    assert_eq!(code(&o), 3);
+    assert!(stdout(&o).contains("escalated by"));
+}

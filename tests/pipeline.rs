@@ -1,0 +1,104 @@
+//! The pipeline as a library: events in order on the channel, journalled
+//! before they arrive, and live decisions (cancel) acting at once.
+
+mod common;
+use common::TestRepo;
+use rascal::decision::{Decision, DecisionKind};
+use rascal::event::RunEvent;
+use rascal::pipeline::{self, RunRequest};
+use rascal::verdict::Verdict;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+fn repo() -> TestRepo {
+    TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            "agents:\n  stuck: { runtime: scripted, scenario: hang }\n  good: { runtime: scripted, steps: [{ do: say, text: hi }, { do: write, path: b.txt, content: \"b\\n\" }] }\n",
+        ),
+        (".rascal/guardrails.yaml", "guardrails:\n  - { name: ok, command: \"true\" }\n"),
+        ("a.txt", "a\n"),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
+    let t = repo();
+    let req = RunRequest::new(
+        t.path().to_path_buf(),
+        "do it",
+        vec!["stuck".into(), "good".into()],
+        common::bin(),
+    );
+    let prepared = pipeline::prepare(req).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
+    let run = tokio::spawn(pipeline::execute_with(
+        prepared,
+        tx,
+        CancellationToken::new(),
+        drx,
+    ));
+    let mut events = Vec::new();
+    let mut sent = false;
+    while let Some(ev) = rx.recv().await {
+        if !sent {
+            if let RunEvent::Log {
+                candidate, text, ..
+            } = &ev
+            {
+                if candidate == "stuck" && text.contains("thinking") {
+                    dtx.send(Decision::new(
+                        Some("stuck"),
+                        DecisionKind::Cancel,
+                        "me",
+                        "too slow",
+                    ))
+                    .unwrap();
+                    sent = true;
+                }
+            }
+        }
+        events.push(ev);
+    }
+    let outcome = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome.verdict, Verdict::Pass);
+    // Order: RunStarted first, RunFinished last; per candidate, started before
+    // its reports, and finished after them.
+    assert!(matches!(events.first(), Some(RunEvent::RunStarted { .. })));
+    assert!(matches!(events.last(), Some(RunEvent::RunFinished { .. })));
+    for cand in ["stuck", "good"] {
+        let idx = |pred: &dyn Fn(&RunEvent) -> bool| events.iter().position(pred).unwrap();
+        let started = idx(
+            &|e| matches!(e, RunEvent::CandidateStarted { candidate, .. } if candidate == cand),
+        );
+        let finished = idx(
+            &|e| matches!(e, RunEvent::CandidateFinished { candidate, .. } if candidate == cand),
+        );
+        assert!(started < finished);
+    }
+    let stuck = events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::CandidateFinished {
+                candidate,
+                verdict,
+                reason,
+                ..
+            } if candidate == "stuck" => Some((*verdict, reason.clone())),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(stuck.0, Verdict::Fail);
+    assert!(stuck.1.unwrap().contains("cancelled"));
+    assert!(events.iter().any(|e| matches!(e, RunEvent::DecisionRecorded { decision } if decision.kind == DecisionKind::Cancel)));
+
+    // Everything that arrived was journalled first.
+    let store = rascal::store::Store::open(&t.path().join(".git/rascal/rascal.db")).unwrap();
+    let journalled = store.events(&outcome.run).unwrap();
+    assert_eq!(journalled, events);
+}
