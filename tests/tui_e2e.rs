@@ -74,7 +74,7 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
         }
     }
     let script =
-        format!("env -i {keep} TERM=xterm-256color {bin} demo; echo RASCAL-EXIT=$?; sleep 300");
+        format!("env -i {keep} TERM=xterm-256color {bin} demo --keep; echo RASCAL-EXIT=$?; sleep 300");
     let out = t.cmd(&[
         "new-session",
         "-d",
@@ -136,4 +136,34 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     t.keys(&["q"]);
     let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
     assert!(!s.contains("scoreboard"), "{s}");
+
+    // The override is a decision in the run's record, with its reason.
+    let run = s
+        .split("replay: rascal show ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("run id")
+        .to_string();
+    let repo = s
+        .split("kept the sample repository at ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("kept repository path")
+        .to_string();
+    let show = Command::new(bin)
+        .args(["-C", &repo, "show", &run, "--json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&show.stdout).expect("show --json");
+    let hasty = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "hasty")
+        .unwrap();
+    let d = &hasty["decisions"][0];
+    assert_eq!(d["kind"], "override", "{doc:#}");
+    assert_eq!(d["layer"], "guardrails");
+    assert_eq!(d["reason"], "flaky offline build");
+    let _ = std::fs::remove_dir_all(&repo);
 }
