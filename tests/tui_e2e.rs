@@ -73,8 +73,9 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
             keep.push_str(&format!("{var}='{v}' "));
         }
     }
-    let script =
-        format!("env -i {keep} TERM=xterm-256color {bin} demo --keep; echo RASCAL-EXIT=$?; sleep 300");
+    let script = format!(
+        "env -i {keep} TERM=xterm-256color {bin} demo --keep; echo RASCAL-EXIT=$?; sleep 300"
+    );
     let out = t.cmd(&[
         "new-session",
         "-d",
