@@ -156,6 +156,13 @@ enum Command {
         #[arg(long)]
         theme: Option<String>,
     },
+    /// Open the TUI on a run (following it while it is still running).
+    Attach {
+        run: String,
+        /// TUI theme (dark, light, high-contrast).
+        #[arg(long)]
+        theme: Option<String>,
+    },
     #[command(name = "__scripted-agent", hide = true)]
     ScriptedAgent { file: PathBuf },
 }
@@ -289,6 +296,17 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             }
         }
         Command::List { json } => list(&dir, json),
+        Command::Attach { run, theme } => match tui_wanted(false, theme) {
+            // Not a terminal: print the run as `show` does.
+            None => show(&dir, &run, false, true),
+            Some(flag) => {
+                let theme = rascal::tui::Theme::named(
+                    flag.as_deref().unwrap_or("dark"),
+                    rascal::tui::Theme::no_color_env(),
+                )?;
+                rascal::tui::shell::attach(&dir, &run, theme)
+            }
+        },
         Command::Show { run, json, quiet } => show(&dir, &run, json, !quiet),
         Command::Demo {
             headless,

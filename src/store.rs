@@ -153,6 +153,30 @@ impl Store {
         Ok(out)
     }
 
+    /// Events after journal position `after` with their position and
+    /// time (ms), for following a run another process is writing.
+    pub fn events_since(&self, run: &str, after: i64) -> Result<Vec<(i64, i64, RunEvent)>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT seq, at, json FROM events WHERE run_id = ?1 AND seq > ?2 ORDER BY seq")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map(params![run, after], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, i64>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (seq, at, json) = row.map_err(|e| self.err(e))?;
+            out.push((seq, at, serde_json::from_str(&json)?));
+        }
+        Ok(out)
+    }
+
     pub fn summary(&self, run: &str) -> Result<RunSummary> {
         Ok(RunSummary::from_events(&self.events(run)?))
     }

@@ -29,18 +29,21 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
         _ => unreachable!(),
     };
     for (ev, _) in events {
-        run_tx.send(ev).unwrap();
+        run_tx.send((ev, None)).unwrap();
     }
     // 8 candidates × 40,000 lines: eight seconds of 5,000 lines/s each.
     let flood = 8 * 40_000;
     for i in 0..flood {
         run_tx
-            .send(RunEvent::Log {
-                candidate: ids[i % 8].clone(),
-                stream: Stream::Stdout,
-                display: None,
-                text: format!("\u{1b}[33mline {i}\u{1b}[0m of a very chatty agent"),
-            })
+            .send((
+                RunEvent::Log {
+                    candidate: ids[i % 8].clone(),
+                    stream: Stream::Stdout,
+                    display: None,
+                    text: format!("\u{1b}[33mline {i}\u{1b}[0m of a very chatty agent"),
+                },
+                None,
+            ))
             .unwrap();
     }
     term_tx.send(TermEvent::Key(Key::Char('q'))).unwrap();

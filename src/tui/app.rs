@@ -41,6 +41,9 @@ pub struct RunMeta {
     pub layers_on: Vec<Layer>,
     /// Some candidates run in containers that may outlive rascal.
     pub detachable: bool,
+    /// Watching a run another process drives (`rascal attach`): quitting
+    /// leaves it running.
+    pub attached: bool,
 }
 
 impl Default for RunMeta {
@@ -49,6 +52,7 @@ impl Default for RunMeta {
             strategy: "compare".into(),
             layers_on: STRIP.to_vec(),
             detachable: false,
+            attached: false,
         }
     }
 }

@@ -213,6 +213,7 @@ pub fn app(n: usize, finished: bool, no_color: bool) -> App {
         strategy: "compare".into(),
         layers_on: vec![Layer::Agent, Layer::Guardrails, Layer::Permissions],
         detachable: false,
+        attached: false,
     };
     let mut app = App::new(meta, theme, "Ada Lovelace <ada@example.com>".into());
     for (ev, at) in events(n, finished) {

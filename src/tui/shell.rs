@@ -98,11 +98,15 @@ pub struct Shell {
     pub clock: fn() -> i64,
 }
 
+/// A run event with the time it happened when known (replayed from the
+/// store); live events are stamped on arrival.
+pub type Stamped = (RunEvent, Option<i64>);
+
 /// The event loop, generic over the backend. Returns when the user quits.
 pub async fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    mut run_rx: mpsc::UnboundedReceiver<RunEvent>,
+    mut run_rx: mpsc::UnboundedReceiver<Stamped>,
     mut term_rx: mpsc::UnboundedReceiver<TermEvent>,
     shell: &Shell,
 ) -> std::io::Result<()> {
@@ -130,12 +134,12 @@ pub async fn run_loop<B: Backend>(
         };
         tokio::select! {
             ev = run_rx.recv(), if run_open => match ev {
-                Some(ev) => {
-                    let at = (shell.clock)();
-                    update(app, Action::Run(Box::new(ev), at));
+                Some((ev, t)) => {
+                    let now = (shell.clock)();
+                    update(app, Action::Run(Box::new(ev), t.unwrap_or(now)));
                     for _ in 0..BATCH {
                         match run_rx.try_recv() {
-                            Ok(ev) => { update(app, Action::Run(Box::new(ev), at)); }
+                            Ok((ev, t)) => { update(app, Action::Run(Box::new(ev), t.unwrap_or(now))); }
                             Err(_) => break,
                         }
                     }
@@ -281,6 +285,7 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
         strategy: format!("{:?}", prepared.config.main.strategy.mode).to_lowercase(),
         layers_on: layers,
         detachable: prepared.config.main.launcher == crate::config::LauncherKind::Docker,
+        attached: false,
     }
 }
 
@@ -298,7 +303,15 @@ pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, Strin
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
     let result = rt.block_on(async move {
-        let (tx, rx) = mpsc::unbounded_channel::<RunEvent>();
+        let (tx, mut events) = mpsc::unbounded_channel::<RunEvent>();
+        let (stx, rx) = mpsc::unbounded_channel::<Stamped>();
+        tokio::spawn(async move {
+            while let Some(ev) = events.recv().await {
+                if stx.send((ev, None)).is_err() {
+                    break;
+                }
+            }
+        });
         let cancel = CancellationToken::new();
         let (dtx, drx) = mpsc::unbounded_channel::<Decision>();
         let pipeline = tokio::spawn(pipeline::execute_with(prepared, tx, cancel.clone(), drx));
@@ -378,4 +391,104 @@ fn spawn_signals(tx: mpsc::UnboundedSender<TermEvent>) {
             });
         }
     }
+}
+
+/// `rascal attach RUN`: the TUI on a recorded run, following it while
+/// another rascal process is still writing it. Decisions go to the store.
+pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32, String> {
+    let repo = crate::workspace::open(repo_dir).map_err(|e| e.to_string())?;
+    let state = crate::workspace::state_dir(&repo);
+    let store = crate::store::Store::open(&crate::store::Store::path_in(&state))
+        .map_err(|e| e.to_string())?;
+    let first = store.events_since(run, 0).map_err(|e| e.to_string())?;
+    if first.is_empty() {
+        return Err(format!(
+            "no run `{run}` in this repository\n  hint: `rascal list` shows the runs"
+        ));
+    }
+    let base = first
+        .iter()
+        .find_map(|(_, _, ev)| match ev {
+            RunEvent::RunStarted { base, .. } => Some(base.clone()),
+            _ => None,
+        })
+        .unwrap_or_default();
+    let mut meta = RunMeta {
+        attached: true,
+        ..RunMeta::default()
+    };
+    if let Ok(oid) = git2::Oid::from_str(&base) {
+        if let Ok(config) = crate::config::Config::load_at(&repo, oid) {
+            meta.layers_on = vec![Layer::Agent, Layer::Permissions];
+            if config.guardrails.is_some() {
+                meta.layers_on.push(Layer::Guardrails);
+            }
+            meta.strategy = format!("{:?}", config.main.strategy.mode).to_lowercase();
+        }
+    }
+    let trace = Trace::to(state.join("runs").join(run).join("tui.log"));
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let repo_path = crate::workspace::workdir(&repo);
+    let run_id = run.to_string();
+    let code = rt.block_on(async move {
+        let (tx, rx) = mpsc::unbounded_channel::<Stamped>();
+        // Follow the journal: what is there, then whatever is appended.
+        let follow_run = run_id.clone();
+        std::thread::spawn(move || {
+            let mut last = 0;
+            let mut batch = first;
+            loop {
+                let mut ended = false;
+                for (seq, at, ev) in batch {
+                    last = seq;
+                    ended |= matches!(
+                        ev,
+                        RunEvent::RunFinished { .. } | RunEvent::RunInterrupted { .. }
+                    );
+                    if tx.send((ev, Some(at))).is_err() {
+                        return;
+                    }
+                }
+                if tx.is_closed() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(if ended { 1000 } else { 250 }));
+                batch = match store.events_since(&follow_run, last) {
+                    Ok(b) => b,
+                    Err(_) => return,
+                };
+            }
+        });
+        let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
+        spawn_input(term_tx.clone());
+        spawn_signals(term_tx);
+        let run2 = run_id.clone();
+        let shell = Shell {
+            base,
+            cancel: CancellationToken::new(),
+            decide: Box::new(move |d: &Decision, _live: bool| {
+                pipeline::record_decision(&repo_path, &run2, d.clone())
+                    .map(Some)
+                    .map_err(|e| e.to_string())
+            }),
+            trace,
+            clock: now,
+        };
+        let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
+        let guard = super::terminal::Guard;
+        let mut app = App::new(meta, theme, author());
+        app.now_ms = now();
+        let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
+        drop(guard);
+        r.map_err(|e| format!("terminal: {e}"))?;
+        Ok::<i32, String>(match app.state {
+            super::app::RunState::Finished { exit_code, .. } => exit_code,
+            _ => 0,
+        })
+    });
+    super::terminal::restore();
+    code
 }

@@ -45,7 +45,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.help {
                 app.help = false;
             }
-            if app.live() {
+            if app.live() && !app.meta.attached {
                 app.dialog = Some(Dialog::Quit);
             } else {
                 app.quit = true;
