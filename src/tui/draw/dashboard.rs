@@ -215,10 +215,11 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         (Some(_), None) => Span::styled(
             ellipsis(
                 &format!(
-                    "{} file{}, {} lines changed",
+                    "{} file{}, {} line{} changed",
                     c.files,
                     if c.files == 1 { "" } else { "s" },
-                    c.lines
+                    c.lines,
+                    if c.lines == 1 { "" } else { "s" }
                 ),
                 w,
             ),
