@@ -225,7 +225,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             pr,
             theme,
         } => {
-            let tui = tui_wanted(headless || json, theme);
+            let tui = tui_wanted(headless || json, theme)?;
             let mut req = RunRequest::new(
                 dir.clone(),
                 &instruction,
@@ -296,7 +296,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             }
         }
         Command::List { json } => list(&dir, json),
-        Command::Attach { run, theme } => match tui_wanted(false, theme) {
+        Command::Attach { run, theme } => match tui_wanted(false, theme)? {
             // Not a terminal: print the run as `show` does.
             None => show(&dir, &run, false, true),
             Some(flag) => {
@@ -313,7 +313,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             keep,
             theme,
         } => {
-            let tui = tui_wanted(headless, theme);
+            let tui = tui_wanted(headless, theme)?;
             let tmp = tempfile::Builder::new()
                 .prefix("rascal-demo-")
                 .tempdir()
@@ -361,9 +361,13 @@ fn out(lines: Vec<String>) {
 
 /// `Some(theme flag)` when the TUI should open: not headless and stdout
 /// is a terminal.
-fn tui_wanted(headless: bool, theme: Option<String>) -> Option<Option<String>> {
+fn tui_wanted(headless: bool, theme: Option<String>) -> Result<Option<Option<String>>, String> {
     use std::io::IsTerminal;
-    (!headless && std::io::stdout().is_terminal()).then_some(theme)
+    if let Some(name) = &theme {
+        // A wrong name is an error even when the run ends up headless.
+        rascal::tui::Theme::named(name, false)?;
+    }
+    Ok((!headless && std::io::stdout().is_terminal()).then_some(theme))
 }
 
 /// Run a task; returns the exit code and the run id (when it started).

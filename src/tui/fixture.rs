@@ -194,7 +194,68 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
             at + 30,
         ));
     }
+    for (i, id) in ids.iter().enumerate().take(2) {
+        ev.push((
+            RunEvent::Usage {
+                candidate: id.clone(),
+                usage: crate::agent::events::Usage {
+                    input_tokens: 12_000 + 1000 * i as u64,
+                    output_tokens: 3_400,
+                    cached_tokens: 0,
+                    cost_usd: Some(0.21 + i as f64 / 10.0),
+                },
+            },
+            T0 + 4_000,
+        ));
+    }
     if finished {
+        use crate::layers::compare::{Ranked, Ranking};
+        let k = ids.len().min(3);
+        let reasons = [
+            "PASS; 3 layers passed; closest to the others (0.62)",
+            "FAIL: guardrails build",
+            "FAIL: permissions denied path",
+        ];
+        let order = [0usize, 1, 2];
+        let ranking = Ranking {
+            positions: order[..k]
+                .iter()
+                .enumerate()
+                .map(|(p, &i)| Ranked {
+                    position: p + 1,
+                    candidate: ids[i].clone(),
+                    verdict: if i == 0 { Verdict::Pass } else { Verdict::Fail },
+                    layers_passed: 3 - i,
+                    criteria_met: 0,
+                    consensus: 0.6 - i as f64 / 10.0,
+                    lines: 10 + 5 * i as u64,
+                    files: 1 + i,
+                    reason: reasons[i].into(),
+                    usage: None,
+                })
+                .collect(),
+            ids: ids[..k].to_vec(),
+            matrix: (0..k)
+                .map(|a| {
+                    (0..k)
+                        .map(|b| {
+                            if a == b {
+                                1.0
+                            } else {
+                                0.5 + (a + b) as f64 / 20.0
+                            }
+                        })
+                        .collect()
+                })
+                .collect(),
+            pick: Some(ids[0].clone()),
+        };
+        ev.push((
+            RunEvent::Ranked {
+                ranking: Box::new(ranking),
+            },
+            T0 + 11_000,
+        ));
         ev.push((
             RunEvent::RunFinished {
                 verdict: Verdict::Pass,

@@ -1,0 +1,33 @@
+//! The TUI's command-line edges: an unknown theme is a clear error (exit 2)
+//! listing the shipped ones, even when the run would be headless; without a
+//! terminal, `demo` and `attach` stay headless.
+
+use std::process::Command;
+
+fn rascal() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_rascal"))
+}
+
+#[test]
+fn unknown_theme_is_an_error_listing_the_available_ones() {
+    let out = rascal()
+        .args(["demo", "--headless", "--theme", "solarized"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown theme `solarized`"), "{err}");
+    assert!(err.contains("dark, light, high-contrast"), "{err}");
+}
+
+#[test]
+fn attach_without_a_terminal_prints_the_run_and_names_a_missing_one() {
+    let dir = tempfile::tempdir().unwrap();
+    rascal::demo::create_sample(dir.path()).unwrap();
+    let out = rascal()
+        .args(["-C", dir.path().to_str().unwrap(), "attach", "r-nope"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no run `r-nope`"));
+}
