@@ -317,6 +317,13 @@ fn mouse_click_focuses_a_column() {
     assert_eq!(app.focus, 2);
     update(&mut app, Action::Scroll(-3));
     assert!(!app.candidates[2].logs.follow);
+    // Tabs (a narrow terminal): a click on a tab title focuses it.
+    update(&mut app, Action::Resize(40, 20));
+    let area = ratatui::layout::Rect::new(0, 0, 40, 20);
+    let lay = rascal::tui::draw::dashboard::layout_of(&app, area);
+    let (i, r) = lay.tabs[1];
+    update(&mut app, Action::Click(r.x + 1, r.y));
+    assert_eq!(app.focus, i);
 }
 
 #[test]

@@ -156,7 +156,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Click(x, y) => {
             if app.screen == Screen::Dashboard && app.dialog.is_none() {
                 let area = ratatui::layout::Rect::new(0, 0, app.width, app.height);
-                let layout = super::draw::dashboard::layout(area, app.candidates.len(), app.focus);
+                let layout = super::draw::dashboard::layout_of(app, area);
                 if let Some((i, _)) = layout
                     .cells
                     .iter()

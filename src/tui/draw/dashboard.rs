@@ -24,9 +24,30 @@ pub struct DashLayout {
     pub tabs: Vec<(usize, Rect)>,
 }
 
+/// A candidate's tab title (tab mode).
+pub fn tab_label(app: &App, i: usize) -> String {
+    let c = &app.candidates[i];
+    let v = match c.verdict {
+        Some(v) => v.label(),
+        None if c.started_ms.is_some() => "…",
+        None => "○",
+    };
+    format!(" {} {} {v} ", i + 1, sanitize(&c.info.id))
+}
+
+/// The dashboard layout of `app` for a full-screen `area`, shared by
+/// drawing and mouse hit-testing.
+pub fn layout_of(app: &App, area: Rect) -> DashLayout {
+    let widths: Vec<u16> = (0..app.candidates.len())
+        .map(|i| tab_label(app, i).chars().count() as u16)
+        .collect();
+    layout(area, &widths, app.focus)
+}
+
 /// The dashboard layout for a full-screen `area` (header and status bar
-/// excluded here), shared by drawing and mouse hit-testing.
-pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
+/// excluded here) given each candidate's tab title width.
+pub fn layout(area: Rect, tab_widths: &[u16], focus: usize) -> DashLayout {
+    let n = tab_widths.len();
     let mut out = DashLayout::default();
     if n == 0 || area.height < 4 {
         return out;
@@ -73,10 +94,14 @@ pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
     }
     // Tabs: one line of titles, the focused candidate below.
     let mut x = body.x;
-    for i in 0..n {
-        let w = (i.to_string().len() as u16 + 3).min(body.width);
+    let end = body.x + body.width;
+    for (i, w) in tab_widths.iter().enumerate() {
+        let w = (*w).min(end.saturating_sub(x));
+        if w == 0 {
+            break;
+        }
         out.tabs.push((i, Rect::new(x, body.y, w, 1)));
-        x = (x + w).min(body.x + body.width.saturating_sub(1));
+        x += w;
     }
     out.cells.push((
         focus.min(n - 1),
@@ -91,7 +116,7 @@ pub fn layout(area: Rect, n: usize, focus: usize) -> DashLayout {
 }
 
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
-    let lay = layout(area, app.candidates.len(), app.focus);
+    let lay = layout_of(app, area);
     if app.candidates.is_empty() {
         let body = Rect::new(
             area.x,
@@ -110,26 +135,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     }
     if !lay.tabs.is_empty() {
         let t = &app.theme;
-        let mut spans = Vec::new();
-        for (i, c) in app.candidates.iter().enumerate() {
-            let style = if i == app.focus { t.selected } else { t.dim };
-            let v = c.verdict.map(|v| v.label()).unwrap_or_else(|| {
-                if c.started_ms.is_some() {
-                    "…"
-                } else {
-                    "○"
-                }
-            });
-            spans.push(Span::styled(
-                format!(" {} {} {v} ", i + 1, sanitize(&c.info.id)),
-                style,
-            ));
+        for (i, r) in &lay.tabs {
+            let style = if *i == app.focus { t.selected } else { t.dim };
+            frame.render_widget(Paragraph::new(Span::styled(tab_label(app, *i), style)), *r);
         }
-        let r = lay.tabs[0].1;
-        frame.render_widget(
-            Paragraph::new(Line::from(spans)),
-            Rect::new(r.x, r.y, area.width, 1),
-        );
     }
     for (i, rect) in &lay.cells {
         column(frame, app, *i, &app.candidates[*i], *rect);
