@@ -34,8 +34,15 @@ struct Cli {
 enum Command {
     /// Run a task on one or more agents and verify each candidate.
     Run {
-        /// What the agents should do.
-        instruction: String,
+        /// What the agents should do (or use --spec / --issue).
+        #[arg(required_unless_present_any = ["spec", "issue"])]
+        instruction: Option<String>,
+        /// Run the task in .rascal/specs/NAME.yaml (read from the base commit).
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["instruction", "issue"])]
+        spec: Option<String>,
+        /// Run the task in a Markdown issue body (`## Acceptance Criteria`, `## Constraints`).
+        #[arg(long, value_name = "FILE.md", conflicts_with = "instruction")]
+        issue: Option<PathBuf>,
         /// Agent name from .rascal/config.yaml (repeat for several candidates).
         #[arg(long = "agent", short = 'a', value_delimiter = ',')]
         agents: Vec<String>,
@@ -134,6 +141,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
         Command::Check { base, json } => check(&dir, &base, json),
         Command::Run {
             instruction,
+            spec,
+            issue,
             agents,
             base,
             headless: _,
@@ -144,10 +153,12 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             let req = RunRequest {
                 repo: dir,
                 base,
-                instruction,
+                instruction: instruction.unwrap_or_default(),
                 agents,
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout,
+                spec,
+                issue,
             };
             run(req, json, !quiet)
         }
@@ -169,6 +180,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 agents: demo::AGENTS.iter().map(|s| s.to_string()).collect(),
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout: None,
+                ..RunRequest::default()
             };
             let code = run(req, false, true);
             if keep {

@@ -5,10 +5,13 @@
 
 use crate::agent::{self, LaunchContext};
 use crate::config::{Config, ConfigError, LauncherKind};
-use crate::event::{candidate_verdict, run_verdict, CandidateInfo, RunEvent};
+use crate::event::{candidate_verdict, run_exit_code, run_verdict, CandidateInfo, RunEvent};
+use crate::feedback;
 use crate::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
+use crate::layers::review::{ReviewOutcome, Site};
 use crate::runner::{human, LogLine};
 use crate::store::{Store, StoreError};
+use crate::task::Task;
 use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
 use crate::verify::{self, Origin, Progress, Verification};
 use crate::workspace::{self, WorkspaceError};
@@ -20,7 +23,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunRequest {
     /// Any directory inside the target repository.
     pub repo: PathBuf,
@@ -33,6 +36,10 @@ pub struct RunRequest {
     pub rascal_exe: PathBuf,
     /// Overrides every agent's timeout.
     pub timeout: Option<Duration>,
+    /// `--spec NAME`: the task is `.rascal/specs/NAME.yaml` at the base commit.
+    pub spec: Option<String>,
+    /// `--issue FILE.md`: the task is a Markdown issue body.
+    pub issue: Option<PathBuf>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -149,14 +156,26 @@ pub struct PreparedRun {
     pub repo_dir: PathBuf,
     pub state: PathBuf,
     pub candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+    /// The task with its criteria (Layer 3); `task_source` is None for a
+    /// bare command-line instruction.
+    pub task: Arc<Task>,
+    pub task_source: Option<String>,
     request: RunRequest,
     store: Store,
 }
 
-pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
+pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
     let config = Config::load_at(&repo, base)?;
+    let (task, task_source) = crate::task::load(
+        &repo,
+        base,
+        &req.instruction,
+        req.spec.as_deref(),
+        req.issue.as_deref(),
+    )?;
+    req.instruction = task.instruction.clone();
     let names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
@@ -174,6 +193,12 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
                 "unknown agent `{n}`\n  hint: agents defined in .rascal/config.yaml at the base commit: {}",
                 list_or_none(&config.agent_names())
             )));
+        }
+    }
+    if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
+        for n in &names {
+            crate::layers::review::eligible_reviewers(&config, review, (n, &config.main.agents[n]))
+                .map_err(PipelineError::Usage)?;
         }
     }
     if config.main.launcher == LauncherKind::Docker {
@@ -215,6 +240,8 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
         repo_dir: workspace::workdir(&repo),
         state,
         candidates,
+        task: Arc::new(task),
+        task_source,
         request: req,
         store,
     })
@@ -242,6 +269,8 @@ pub async fn execute(
         repo_dir,
         state,
         candidates,
+        task,
+        task_source,
         request,
         store,
     } = prepared;
@@ -254,6 +283,12 @@ pub async fn execute(
         launcher: "process".into(),
         candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
     });
+    if let Some(source) = task_source {
+        journal.emit(RunEvent::TaskLoaded {
+            source,
+            task: Box::new((*task).clone()),
+        });
+    }
     let launcher: Arc<dyn Launcher> = Arc::new(ProcessLauncher);
     let mut tasks = Vec::new();
     for (info, agent) in candidates {
@@ -268,13 +303,18 @@ pub async fn execute(
             journal: journal.clone(),
             launcher: launcher.clone(),
             cancel: cancel.child_token(),
+            task: task.clone(),
         };
         tasks.push(tokio::spawn(ctx.run()));
     }
     let mut verdicts = Vec::new();
+    let mut escalated = false;
     for t in tasks {
         match t.await {
-            Ok(v) => verdicts.push(v),
+            Ok(o) => {
+                verdicts.push(o.verdict);
+                escalated |= o.escalated;
+            }
             Err(e) => {
                 // A panicking candidate task is a FAIL for that candidate; others go on.
                 verdicts.push(Verdict::Fail);
@@ -283,7 +323,7 @@ pub async fn execute(
         }
     }
     let verdict = run_verdict(&verdicts);
-    let exit_code = verdict.exit_code();
+    let exit_code = run_exit_code(verdict, escalated);
     journal.emit(RunEvent::RunFinished { verdict, exit_code });
     drop(journal);
     let writer_result = tokio::task::spawn_blocking(move || writer.join())
@@ -300,6 +340,22 @@ pub async fn execute(
     })
 }
 
+/// What one attempt of a candidate produced.
+struct Attempt {
+    reports: Vec<Report>,
+    files: usize,
+    lines: u64,
+    /// Layer 5's outcome, when the review ran.
+    review: Option<ReviewOutcome>,
+}
+
+/// How a candidate ended.
+#[derive(Debug, Clone, Copy)]
+struct CandidateOutcome {
+    verdict: Verdict,
+    escalated: bool,
+}
+
 struct CandidateJob {
     run: String,
     info: CandidateInfo,
@@ -311,10 +367,69 @@ struct CandidateJob {
     journal: Journal,
     launcher: Arc<dyn Launcher>,
     cancel: CancellationToken,
+    task: Arc<Task>,
 }
 
 impl CandidateJob {
-    async fn run(self) -> Verdict {
+    /// The candidate's attempts: the first on the task, then — while Layer 3
+    /// or Layer 5 send it back and retries remain — follow-ups with
+    /// feedback in the same worktree (see `feedback::next_step`).
+    async fn run(self) -> CandidateOutcome {
+        let policy = feedback::Policy::of(&self.config);
+        let mut attempt = 1;
+        let mut instruction = self.request.instruction.clone();
+        loop {
+            let done = self.attempt(attempt, &instruction).await;
+            match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
+                feedback::Next::Retry(text) => {
+                    attempt += 1;
+                    instruction = feedback::follow_up(
+                        &self.request.instruction,
+                        attempt,
+                        policy.max_attempts(),
+                        &text,
+                    );
+                    self.journal.emit(RunEvent::AttemptStarted {
+                        candidate: self.info.id.clone(),
+                        attempt,
+                        feedback: text,
+                    });
+                }
+                feedback::Next::Finish => return self.finish(done, None),
+                feedback::Next::Escalate { reason, table } => {
+                    self.journal.emit(RunEvent::CandidateEscalated {
+                        candidate: self.info.id.clone(),
+                        reason: reason.clone(),
+                        table,
+                    });
+                    return self.finish(done, Some(reason));
+                }
+            }
+        }
+    }
+
+    fn finish(&self, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
+        let mut verdict = candidate_verdict(&done.reports);
+        let mut reason = first_failure(&done.reports);
+        if let Some(why) = &escalated {
+            verdict = Verdict::Fail;
+            reason = Some(format!("escalated: {why}"));
+        }
+        self.journal.emit(RunEvent::CandidateFinished {
+            candidate: self.info.id.clone(),
+            verdict,
+            reason,
+            files: done.files,
+            lines: done.lines,
+        });
+        CandidateOutcome {
+            verdict,
+            escalated: escalated.is_some(),
+        }
+    }
+
+    /// One attempt: the agent, then L2 → L4 → L3 → L5 on its change.
+    async fn attempt(&self, attempt: u32, instruction: &str) -> Attempt {
         let id = self.info.id.clone();
         let mut reports: Vec<Report> = Vec::new();
         let land = |r: Report, reports: &mut Vec<Report>| {
@@ -325,13 +440,21 @@ impl CandidateJob {
             reports.push(r);
         };
         let workdir = PathBuf::from(&self.info.worktree);
-        let run_dir = agent::candidate_dir(&self.state, &self.run, &id);
-        let agent_report = self.run_agent(&workdir, &run_dir).await;
+        let candidate_dir = agent::candidate_dir(&self.state, &self.run, &id);
+        let run_dir = if attempt == 1 {
+            candidate_dir.clone()
+        } else {
+            candidate_dir.join(format!("attempt-{attempt}"))
+        };
+        let agent_report = self
+            .run_agent(&workdir, &run_dir, attempt, instruction)
+            .await;
         let agent_ok = agent_report.status != Status::Fail;
         land(agent_report, &mut reports);
 
         let mut files = 0;
         let mut lines = 0;
+        let mut review = None;
         if agent_ok {
             match workspace::changeset(&workdir, self.base) {
                 Ok(changes) if changes.is_empty() => {
@@ -368,6 +491,35 @@ impl CandidateJob {
                         }),
                     };
                     reports.extend(verify::verify(&v, &sink).await);
+                    if reports.iter().any(|r| r.status == Status::Fail) {
+                        for r in feedback::skipped(
+                            &self.config,
+                            &self.task,
+                            "skipped: guardrails or permissions failed",
+                        ) {
+                            land(r, &mut reports);
+                        }
+                    } else {
+                        let later = feedback::LaterLayers {
+                            config: &self.config,
+                            task: &self.task,
+                            workdir: &workdir,
+                            base: self.base,
+                            changes: &changes,
+                            author: (&self.info.agent, &self.agent),
+                            site: Site {
+                                run: self.run.clone(),
+                                candidate: id.clone(),
+                                dir: candidate_dir.clone(),
+                                rascal_exe: self.request.rascal_exe.clone(),
+                                attempt,
+                            },
+                            cancel: self.cancel.clone(),
+                        };
+                        let (rs, outcome) = feedback::later_layers(&later, &sink).await;
+                        reports.extend(rs);
+                        review = outcome;
+                    }
                 }
                 Err(e) => {
                     let r = Report::new(Layer::Agent, "changes")
@@ -380,16 +532,12 @@ impl CandidateJob {
         } else {
             self.skip_layers(&mut reports, "skipped: the agent did not finish cleanly");
         }
-        let verdict = candidate_verdict(&reports);
-        let reason = first_failure(&reports);
-        self.journal.emit(RunEvent::CandidateFinished {
-            candidate: id,
-            verdict,
-            reason,
+        Attempt {
+            reports,
             files,
             lines,
-        });
-        verdict
+            review,
+        }
     }
 
     fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
@@ -400,6 +548,7 @@ impl CandidateJob {
             }
         }
         skipped.push(Report::skipped(Layer::Permissions, "permissions", why));
+        skipped.extend(feedback::skipped(&self.config, &self.task, why));
         for r in skipped {
             self.journal.emit(RunEvent::ReportLanded {
                 candidate: self.info.id.clone(),
@@ -409,7 +558,13 @@ impl CandidateJob {
         }
     }
 
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> Report {
+    async fn run_agent(
+        &self,
+        workdir: &Path,
+        run_dir: &Path,
+        attempt: u32,
+        instruction: &str,
+    ) -> Report {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -417,13 +572,9 @@ impl CandidateJob {
             candidate: id,
             run_dir,
             rascal_exe: &self.request.rascal_exe,
+            attempt,
         };
-        let inv = match agent::invocation(
-            &self.info.agent,
-            &self.agent,
-            &self.request.instruction,
-            &ctx,
-        ) {
+        let inv = match agent::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,
             Err(e) => {
                 return report

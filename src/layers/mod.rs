@@ -1,7 +1,10 @@
 //! The verification layers. Evaluators over a ChangeSet are pure functions;
 //! layers that run commands go through the command runner.
 
+pub mod criteria;
+pub mod deps;
 pub mod guardrails;
 pub mod imports;
 pub mod permissions;
+pub mod review;
 pub mod secrets;
