@@ -96,11 +96,18 @@ pub fn parse_review(bytes: &[u8]) -> Result<ReviewVerdict, String> {
     if text.trim().is_empty() {
         return Err("the reviewer printed nothing".into());
     }
-    let verdicts: Vec<Map<String, Value>> = json_objects(&text)
-        .into_iter()
+    let objects = json_objects(&text);
+    let nested = objects.iter().any(|o| {
+        !o.contains_key("verdict") && Value::Object(o.clone()).to_string().contains("\"verdict\"")
+    });
+    let verdicts: Vec<&Map<String, Value>> = objects
+        .iter()
         .filter(|o| o.contains_key("verdict"))
         .collect();
     match verdicts.len() {
+        0 if nested => Err(
+            "the `verdict` key is nested inside another object; it must be in a top-level JSON object".into(),
+        ),
         0 if text.contains("\"verdict\"") => {
             Err("a verdict object starts but is not valid JSON (truncated or malformed)".into())
         }
@@ -108,7 +115,7 @@ pub fn parse_review(bytes: &[u8]) -> Result<ReviewVerdict, String> {
             "no JSON verdict in the output (it begins: {:?})",
             crate::text::ellipsis(text.trim(), 60)
         )),
-        1 => verdict_of(&verdicts[0]),
+        1 => verdict_of(verdicts[0]),
         n => Err(format!("{n} verdict objects; exactly one is allowed")),
     }
 }
@@ -539,16 +546,29 @@ pub async fn review(
     let prompt = review_prompt(run.task, run.diff);
     let futures = reviewers
         .iter()
-        .map(|name| one_reviewer(run, name, &prompt, sink));
+        .map(|name| one_reviewer(run, name, &prompt));
     let results = futures::future::join_all(futures).await;
+    let approvals = results
+        .iter()
+        .filter(|(_, one)| matches!(one, One::Verdict(v) if v.decision == Decision::Approve))
+        .count();
+    let consensus_met = approvals >= run.review.consensus;
     let mut reports = Vec::new();
-    let mut approvals = 0;
     let mut requested = Vec::new();
     let mut structural = Vec::new();
     for (name, (rs, one)) in reviewers.iter().zip(results) {
-        reports.extend(rs);
+        for mut r in rs {
+            // Once consensus is reached, a dissenting or unusable reviewer
+            // shows as a warning, not as a second verdict.
+            if consensus_met && r.status == crate::verdict::Status::Fail {
+                r.required = false;
+                r = r.finish();
+            }
+            sink(r.clone());
+            reports.push(r);
+        }
         match one {
-            One::Verdict(v) if v.decision == Decision::Approve => approvals += 1,
+            One::Verdict(v) if v.decision == Decision::Approve => {}
             One::Verdict(v) => requested.extend(
                 issues_of(name, &v)
                     .into_iter()
@@ -557,7 +577,7 @@ pub async fn review(
             One::Structural(why) => structural.push(format!("{name}: {why}")),
         }
     }
-    let outcome = if approvals >= run.review.consensus {
+    let outcome = if consensus_met {
         ReviewOutcome::Approved
     } else if !requested.is_empty() {
         ReviewOutcome::ChangesRequested(requested)
@@ -571,12 +591,7 @@ pub async fn review(
     (reports, outcome)
 }
 
-async fn one_reviewer(
-    run: &ReviewRun<'_>,
-    name: &str,
-    prompt: &str,
-    sink: &(dyn Fn(Report) + Send + Sync),
-) -> (Vec<Report>, One) {
+async fn one_reviewer(run: &ReviewRun<'_>, name: &str, prompt: &str) -> (Vec<Report>, One) {
     let cfg = &run.config.main.agents[name];
     let mut reports = Vec::new();
     for attempt_try in 1..=2u32 {
@@ -631,9 +646,7 @@ async fn one_reviewer(
                     v.issues.len(),
                     if v.issues.len() == 1 { "" } else { "s" }
                 );
-                let r = r.finish();
-                sink(r.clone());
-                reports.push(r);
+                reports.push(r.finish());
                 return (reports, One::Verdict(v));
             }
             Err(why) => {
@@ -649,9 +662,7 @@ async fn one_reviewer(
                         "structural failure again: {why}; escalating to a human"
                     ));
                 }
-                let r = r.finish();
-                sink(r.clone());
-                reports.push(r);
+                reports.push(r.finish());
                 if attempt_try == 2 {
                     return (reports, One::Structural(why));
                 }
