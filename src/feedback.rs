@@ -192,8 +192,11 @@ pub fn escalation_table(reports: &[Report]) -> String {
 /// Reports for Layers 3 and 5 when they will not run this attempt.
 pub fn skipped(config: &Config, task: &Task, why: &str) -> Vec<Report> {
     let mut out = Vec::new();
-    if task.has_criteria() {
-        out.push(Report::skipped(Layer::Criteria, "criteria", why));
+    for c in &task.acceptance_criteria {
+        out.push(Report::skipped(Layer::Criteria, &c.description, why));
+    }
+    for c in &task.constraints {
+        out.push(Report::skipped(Layer::Criteria, &c.description, why));
     }
     if let Some(r) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
         for name in &r.reviewers {

@@ -176,7 +176,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             let req = RunRequest {
                 repo: tmp.path().to_path_buf(),
                 base: "HEAD".into(),
-                instruction: demo::INSTRUCTION.into(),
+                spec: Some(demo::SPEC.into()),
                 agents: demo::AGENTS.iter().map(|s| s.to_string()).collect(),
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout: None,

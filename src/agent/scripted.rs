@@ -76,6 +76,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "demo-good",
     "demo-broken",
     "demo-denied",
+    "demo-fix-on-feedback",
     "hang",
     "noisy",
     "nothing",
@@ -125,6 +126,30 @@ mod tests {
 }
 "#;
 
+/// `shout` without a test of its own: what a reviewer should send back.
+const UNTESTED_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+
+/// Greets someone by name.
+pub fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Greets someone loudly.
+pub fn shout(name: &str) -> String {
+    greet(name).to_uppercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greets() {
+        assert_eq!(greet("Ada"), "Hello, Ada!");
+    }
+}
+"#;
+
 const BROKEN_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
 
 /// Greets someone by name.
@@ -162,6 +187,31 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
             say("▸ Edit src/lib.rs"),
             sleep(200),
             say("done: added shout() and a test"),
+        ],
+        "demo-fix-on-feedback" => vec![
+            say("reading src/lib.rs"),
+            sleep(200),
+            Step::When {
+                attempt: 1,
+                then: vec![
+                    say("plan: add `shout` next to `greet`"),
+                    Step::Write {
+                        path: "src/lib.rs".into(),
+                        content: UNTESTED_LIB.into(),
+                    },
+                    say("▸ Edit src/lib.rs"),
+                    say("done: added shout()"),
+                ],
+                otherwise: vec![
+                    say("reading the feedback: shout() needs its own test"),
+                    Step::Write {
+                        path: "src/lib.rs".into(),
+                        content: GOOD_LIB.into(),
+                    },
+                    say("▸ Edit src/lib.rs"),
+                    say("done: added a test for shout()"),
+                ],
+            },
         ],
         "demo-broken" => vec![
             say("reading src/lib.rs"),

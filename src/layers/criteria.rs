@@ -640,7 +640,7 @@ pub fn checklist_line(r: &Report) -> String {
             r.check,
             r.output.lines().next().unwrap_or("")
         ),
-        Status::Skipped => format!("- [ ] {}{tags} ← SKIPPED: {}", r.check, r.output),
+        Status::Skipped => format!("- [ ] {}{tags} ← {}", r.check, r.output),
         Status::Warn => format!("- [ ] {}{tags} ← WARNING: {}", r.check, why),
         Status::Fail => format!("- [ ] {}{tags} ← FAILED: {}", r.check, why),
     }
