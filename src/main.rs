@@ -150,6 +150,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             timeout,
             quiet,
         } => {
+            // Like `git -C`, a relative issue path is relative to DIR.
+            let issue = issue.map(|p| if p.is_relative() { dir.join(p) } else { p });
             let req = RunRequest {
                 repo: dir,
                 base,

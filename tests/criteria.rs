@@ -602,6 +602,30 @@ fn run_issue_markdown_end_to_end() {
         out.contains("- [ ] tiny ← FAILED: 2 lines changed, over the maximum of 1"),
         "{out}"
     );
+    // Like `git -C`, a relative --issue path is relative to DIR.
+    let elsewhere = tempfile::tempdir().unwrap();
+    let o = common::rascal_in(
+        elsewhere.path(),
+        &[
+            "-C",
+            t.path().to_str().unwrap(),
+            "run",
+            "--issue",
+            "issue.md",
+            "--agent",
+            "author",
+            "--headless",
+        ],
+    );
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("task from issue"), "{}", stdout(&o));
+    let o = t.rascal(&["run", "--issue", "missing.md", "--agent", "author"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("missing.md: could not read the issue file"),
+        "{}",
+        stderr(&o)
+    );
 }
 
 #[test]
