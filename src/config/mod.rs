@@ -293,10 +293,15 @@ impl Config {
             };
             for (key, name) in v.agents_named() {
                 if !self.main.agents.contains_key(name) {
+                    // Point at the first mention of the name.
+                    let at = t
+                        .lines()
+                        .enumerate()
+                        .find_map(|(i, l)| l.find(name).map(|c| (i + 1, c + 1)));
                     return Err(ConfigError {
                         file: VERIFICATION_FILE.into(),
-                        line: None,
-                        column: None,
+                        line: at.map(|a| a.0),
+                        column: at.map(|a| a.1),
                         message: format!(
                             "`{key}` names agent `{name}`, which is not defined in {CONFIG_FILE}"
                         ),

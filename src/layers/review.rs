@@ -317,7 +317,8 @@ Print only one verdict object.\n",
 }
 
 /// Where a helper agent (reviewer, judge) runs from: its files go under
-/// `dir`, it works in `dir/scratch` — never in the author's worktree.
+/// `dir`; it works in an empty temporary directory outside the repository
+/// (removed afterwards) — never in the author's worktree.
 #[derive(Debug, Clone)]
 pub struct Site {
     pub run: String,
@@ -344,7 +345,8 @@ pub struct Answer {
     pub tail: String,
 }
 
-/// Run agent `name` on `prompt` in a scratch directory under `dir`.
+/// Run agent `name` on `prompt` in an empty scratch directory; its prompt,
+/// scenario and output log are kept under `dir`.
 pub async fn ask(
     name: &str,
     agent_cfg: &AgentConfig,
@@ -362,11 +364,17 @@ pub async fn ask(
         command: String::new(),
         tail: String::new(),
     };
-    let scratch = dir.join("scratch");
-    if let Err(e) = std::fs::create_dir_all(&scratch) {
-        answer.problem = Some(format!("could not create {}: {e}", scratch.display()));
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        answer.problem = Some(format!("could not create {}: {e}", dir.display()));
         return answer;
     }
+    let scratch = match tempfile::Builder::new().prefix("rascal-review-").tempdir() {
+        Ok(t) => t,
+        Err(e) => {
+            answer.problem = Some(format!("could not create a scratch directory: {e}"));
+            return answer;
+        }
+    };
     let ctx = LaunchContext {
         run: &site.run,
         candidate: &site.candidate,
@@ -382,7 +390,7 @@ pub async fn ask(
         }
     };
     answer.command = inv.argv.join(" ");
-    let mut spec = CommandSpec::new(inv.argv, scratch, timeout);
+    let mut spec = CommandSpec::new(inv.argv, scratch.path().to_path_buf(), timeout);
     spec.env = Env::Only(inv.env);
     spec.stdin = inv.stdin;
     spec.max_line = MAX_REVIEW_BYTES + 1;
