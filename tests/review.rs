@@ -167,6 +167,11 @@ fn reviewer_output_table() {
             Want::Structural("nested inside another object"),
         ),
         (
+            "100k nested objects (hostile, must stay fast)",
+            "{\"a\":".repeat(100_000).into_bytes(),
+            Want::Structural("no JSON verdict"),
+        ),
+        (
             "JSON array instead of an object",
             br#"[{"verdict": "approve"}]"#.to_vec(),
             Want::Approve(0),
