@@ -684,3 +684,24 @@ fn verdict_of_a_spec_without_criteria_is_unchanged() {
     assert_eq!(doc["verdict"], serde_json::to_value(Verdict::Pass).unwrap());
     assert_eq!(doc["instruction"], "just do it");
 }
+
+#[test]
+fn a_passing_judge_checks_its_box_with_its_reason() {
+    let agents = AUTHOR_OK.replace("judge-fail", "judge-pass");
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", agents.as_str()),
+        (".rascal/verification.yaml", "criteria:\n  judge: judge\n"),
+        (".rascal/specs/health.yaml", E2E_SPEC),
+        ("src/a.rs", "fn a() {}\n"),
+    ]);
+    let o = t.rascal(&["run", "--spec", "health", "--agent", "author", "--headless"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(
+        out.contains(
+            "- [x] style (advisory) — judge `judge`: the change does what the criterion asks"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("[author] verdict PASS"), "{out}");
+}
