@@ -35,8 +35,15 @@ struct Cli {
 enum Command {
     /// Run a task on one or more agents and verify each candidate.
     Run {
-        /// What the agents should do.
-        instruction: String,
+        /// What the agents should do (or use --spec / --issue).
+        #[arg(required_unless_present_any = ["spec", "issue"])]
+        instruction: Option<String>,
+        /// Run the task in .rascal/specs/NAME.yaml (read from the base commit).
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["instruction", "issue"])]
+        spec: Option<String>,
+        /// Run the task in a Markdown issue body (`## Acceptance Criteria`, `## Constraints`).
+        #[arg(long, value_name = "FILE.md", conflicts_with = "instruction")]
+        issue: Option<PathBuf>,
         /// Agent name from .rascal/config.yaml (repeat for several candidates).
         #[arg(long = "agent", short = 'a', value_delimiter = ',')]
         agents: Vec<String>,
@@ -200,6 +207,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
         Command::Doctor { json } => doctor(&dir, json),
         Command::Run {
             instruction,
+            spec,
+            issue,
             agents,
             base,
             headless: _,
@@ -211,12 +220,16 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             push,
             pr,
         } => {
+            // Like `git -C`, a relative issue path is relative to DIR.
+            let issue = issue.map(|p| if p.is_relative() { dir.join(p) } else { p });
             let mut req = RunRequest::new(
                 dir.clone(),
-                &instruction,
+                &instruction.unwrap_or_default(),
                 agents,
                 std::env::current_exe().map_err(|e| e.to_string())?,
             );
+            req.spec = spec;
+            req.issue = issue;
             req.base = base;
             req.timeout = timeout;
             req.n = n;
@@ -291,12 +304,13 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 .map_err(|e| format!("creating the sample repository: {e}"))?;
             say!("rascal demo: sample repository at {}", tmp.path().display());
             say!("(the TUI is not built yet; printing the run headless)\n");
-            let req = RunRequest::new(
+            let mut req = RunRequest::new(
                 tmp.path().to_path_buf(),
-                demo::INSTRUCTION,
+                "",
                 demo::AGENTS.iter().map(|s| s.to_string()).collect(),
                 std::env::current_exe().map_err(|e| e.to_string())?,
             );
+            req.spec = Some(demo::SPEC.into());
             let code = run(req, false, true).map(|(c, _)| c);
             if keep {
                 let path = tmp.keep();

@@ -7,11 +7,14 @@ use crate::agent::events::{self, AgentEvent, Usage};
 use crate::agent::{self, LaunchContext};
 use crate::config::{Config, ConfigError, LauncherKind, OnNoPass};
 use crate::decision::{Decision, DecisionKind};
-use crate::event::{candidate_verdict, run_verdict, CandidateInfo, RunEvent};
+use crate::event::{candidate_verdict, run_exit_code, run_verdict, CandidateInfo, RunEvent};
+use crate::feedback;
 use crate::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
 use crate::layers::compare::{self, Contender};
+use crate::layers::review::{ReviewOutcome, Site};
 use crate::runner::{human, LogLine};
 use crate::store::{Store, StoreError};
+use crate::task::Task;
 use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
 use crate::verify::{self, Origin, Progress, Verification};
 use crate::workspace::{self, WorkspaceError};
@@ -23,7 +26,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunRequest {
     /// Any directory inside the target repository.
     pub repo: PathBuf,
@@ -36,6 +39,10 @@ pub struct RunRequest {
     pub rascal_exe: PathBuf,
     /// Overrides every agent's timeout.
     pub timeout: Option<Duration>,
+    /// `--spec NAME`: the task is `.rascal/specs/NAME.yaml` at the base commit.
+    pub spec: Option<String>,
+    /// `--issue FILE.md`: the task is a Markdown issue body.
+    pub issue: Option<PathBuf>,
     /// Candidates per agent (overrides `strategy.n`).
     pub n: Option<u32>,
     /// Headless auto policy: select the comparator's pick when it passes.
@@ -50,9 +57,7 @@ impl RunRequest {
             instruction: instruction.to_string(),
             agents,
             rascal_exe,
-            timeout: None,
-            n: None,
-            auto: false,
+            ..RunRequest::default()
         }
     }
 }
@@ -171,14 +176,26 @@ pub struct PreparedRun {
     pub repo_dir: PathBuf,
     pub state: PathBuf,
     pub candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+    /// The task with its criteria (Layer 3); `task_source` is None for a
+    /// bare command-line instruction.
+    pub task: Arc<Task>,
+    pub task_source: Option<String>,
     request: RunRequest,
     store: Store,
 }
 
-pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
+pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
     let config = Config::load_at(&repo, base)?;
+    let (task, task_source) = crate::task::load(
+        &repo,
+        base,
+        &req.instruction,
+        req.spec.as_deref(),
+        req.issue.as_deref(),
+    )?;
+    req.instruction = task.instruction.clone();
     let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
@@ -203,6 +220,12 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
                 "unknown agent `{n}`\n  hint: agents defined in .rascal/config.yaml at the base commit: {}",
                 list_or_none(&config.agent_names())
             )));
+        }
+    }
+    if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
+        for n in &names {
+            crate::layers::review::eligible_reviewers(&config, review, (n, &config.main.agents[n]))
+                .map_err(PipelineError::Usage)?;
         }
     }
     if config.main.launcher == LauncherKind::Docker {
@@ -244,6 +267,8 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
         repo_dir: workspace::workdir(&repo),
         state,
         candidates,
+        task: Arc::new(task),
+        task_source,
         request: req,
         store,
     })
@@ -285,6 +310,8 @@ pub async fn execute_with(
         repo_dir,
         state,
         candidates,
+        task,
+        task_source,
         request,
         store,
     } = prepared;
@@ -297,6 +324,12 @@ pub async fn execute_with(
         launcher: "process".into(),
         candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
     });
+    if let Some(source) = task_source {
+        journal.emit(RunEvent::TaskLoaded {
+            source,
+            task: Box::new((*task).clone()),
+        });
+    }
     let launcher: Arc<dyn Launcher> = Arc::new(ProcessLauncher);
     let parallel = config
         .main
@@ -326,6 +359,7 @@ pub async fn execute_with(
             journal: journal.clone(),
             launcher: launcher.clone(),
             cancel: token,
+            task: task.clone(),
         };
         let slots = slots.clone();
         tasks.push(tokio::spawn(async move {
@@ -360,6 +394,7 @@ pub async fn execute_with(
     for t in tasks {
         match t.await {
             Ok(r) => results.push(r),
+            // A panicking candidate task counts as a FAIL; the others go on.
             Err(e) => eprintln!("rascal: internal error in a candidate task: {e}"),
         }
     }
@@ -398,17 +433,13 @@ pub async fn execute_with(
     }
     let verdicts: Vec<Verdict> = results.iter().map(|r| r.verdict).collect();
     let verdict = run_verdict(&verdicts);
-    let escalated = run_decisions
-        .lock()
-        .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
-        .unwrap_or(false);
-    let exit_code = if escalated
-        || (verdict == Verdict::Fail && config.main.strategy.on_no_pass == OnNoPass::Escalate)
-    {
-        3
-    } else {
-        verdict.exit_code()
-    };
+    let escalated = results.iter().any(|r| r.escalated)
+        || run_decisions
+            .lock()
+            .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
+            .unwrap_or(false)
+        || (verdict == Verdict::Fail && config.main.strategy.on_no_pass == OnNoPass::Escalate);
+    let exit_code = run_exit_code(verdict, escalated);
     journal.emit(RunEvent::RunFinished { verdict, exit_code });
     drop(journal);
     let writer_result = tokio::task::spawn_blocking(move || writer.join())
@@ -475,10 +506,26 @@ pub fn record_decision(
     Ok(ev)
 }
 
-/// What one candidate ended with.
-struct CandidateResult {
+/// What one attempt of a candidate produced.
+struct Attempt {
+    reports: Vec<Report>,
+    files: usize,
+    lines: u64,
+    /// Layer 5's outcome, when the review ran.
+    review: Option<ReviewOutcome>,
+    /// The change, for the comparator (None when it could not be read).
+    changes: Option<crate::changeset::ChangeSet>,
+    /// Tokens and cost the agent reported.
+    usage: Option<Usage>,
+    /// The agent finished cleanly (not errored, cancelled or timed out).
+    agent_ok: bool,
+}
+
+/// How a candidate ended.
+struct CandidateOutcome {
     id: String,
     verdict: Verdict,
+    escalated: bool,
     finished_cleanly: bool,
     reports: Vec<Report>,
     changes: Option<crate::changeset::ChangeSet>,
@@ -496,10 +543,77 @@ struct CandidateJob {
     journal: Journal,
     launcher: Arc<dyn Launcher>,
     cancel: CancellationToken,
+    task: Arc<Task>,
 }
 
 impl CandidateJob {
-    async fn run(self) -> CandidateResult {
+    /// The candidate's attempts: the first on the task, then — while Layer 3
+    /// or Layer 5 send it back and retries remain — follow-ups with
+    /// feedback in the same worktree (see `feedback::next_step`).
+    async fn run(self) -> CandidateOutcome {
+        let policy = feedback::Policy::of(&self.config);
+        let mut attempt = 1;
+        let mut instruction = self.request.instruction.clone();
+        loop {
+            let done = self.attempt(attempt, &instruction).await;
+            match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
+                feedback::Next::Retry(text) => {
+                    attempt += 1;
+                    instruction = feedback::follow_up(
+                        &self.request.instruction,
+                        attempt,
+                        policy.max_attempts(),
+                        &text,
+                    );
+                    self.journal.emit(RunEvent::AttemptStarted {
+                        candidate: self.info.id.clone(),
+                        attempt,
+                        feedback: text,
+                    });
+                }
+                feedback::Next::Finish => return self.finish(done, None),
+                feedback::Next::Escalate { reason, table } => {
+                    self.journal.emit(RunEvent::CandidateEscalated {
+                        candidate: self.info.id.clone(),
+                        reason: reason.clone(),
+                        table,
+                    });
+                    return self.finish(done, Some(reason));
+                }
+            }
+        }
+    }
+
+    fn finish(&self, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
+        let mut verdict = candidate_verdict(&done.reports);
+        let mut reason = first_failure(&done.reports);
+        if let Some(why) = &escalated {
+            verdict = Verdict::Fail;
+            reason = Some(format!("escalated: {why}"));
+        }
+        self.journal.emit(RunEvent::CandidateFinished {
+            candidate: self.info.id.clone(),
+            verdict,
+            reason,
+            files: done.files,
+            lines: done.lines,
+        });
+        CandidateOutcome {
+            id: self.info.id.clone(),
+            verdict,
+            escalated: escalated.is_some(),
+            finished_cleanly: done.agent_ok
+                && !self.cancel.is_cancelled()
+                && done.changes.is_some()
+                && escalated.is_none(),
+            reports: done.reports,
+            changes: done.changes,
+            usage: done.usage,
+        }
+    }
+
+    /// One attempt: the agent, then L2 → L4 → L3 → L5 on its change.
+    async fn attempt(&self, attempt: u32, instruction: &str) -> Attempt {
         let id = self.info.id.clone();
         let mut reports: Vec<Report> = Vec::new();
         let land = |r: Report, reports: &mut Vec<Report>| {
@@ -510,14 +624,22 @@ impl CandidateJob {
             reports.push(r);
         };
         let workdir = PathBuf::from(&self.info.worktree);
-        let run_dir = agent::candidate_dir(&self.state, &self.run, &id);
-        let (agent_report, usage) = self.run_agent(&workdir, &run_dir).await;
+        let candidate_dir = agent::candidate_dir(&self.state, &self.run, &id);
+        let run_dir = if attempt == 1 {
+            candidate_dir.clone()
+        } else {
+            candidate_dir.join(format!("attempt-{attempt}"))
+        };
+        let (agent_report, usage) = self
+            .run_agent(&workdir, &run_dir, attempt, instruction)
+            .await;
         let agent_ok = agent_report.status != Status::Fail;
         land(agent_report, &mut reports);
 
         let mut files = 0;
         let mut lines = 0;
         let mut kept_changes = None;
+        let mut review = None;
         if agent_ok {
             match workspace::changeset(&workdir, self.base) {
                 Ok(changes) if changes.is_empty() => {
@@ -555,6 +677,35 @@ impl CandidateJob {
                         }),
                     };
                     reports.extend(verify::verify(&v, &sink).await);
+                    if reports.iter().any(|r| r.status == Status::Fail) {
+                        for r in feedback::skipped(
+                            &self.config,
+                            &self.task,
+                            "skipped: guardrails or permissions failed",
+                        ) {
+                            land(r, &mut reports);
+                        }
+                    } else {
+                        let later = feedback::LaterLayers {
+                            config: &self.config,
+                            task: &self.task,
+                            workdir: &workdir,
+                            base: self.base,
+                            changes: &changes,
+                            author: (&self.info.agent, &self.agent),
+                            site: Site {
+                                run: self.run.clone(),
+                                candidate: id.clone(),
+                                dir: candidate_dir.clone(),
+                                rascal_exe: self.request.rascal_exe.clone(),
+                                attempt,
+                            },
+                            cancel: self.cancel.clone(),
+                        };
+                        let (rs, outcome) = feedback::later_layers(&later, &sink).await;
+                        reports.extend(rs);
+                        review = outcome;
+                    }
                 }
                 Err(e) => {
                     let r = Report::new(Layer::Agent, "changes")
@@ -567,23 +718,14 @@ impl CandidateJob {
         } else {
             self.skip_layers(&mut reports, "skipped: the agent did not finish cleanly");
         }
-        let verdict = candidate_verdict(&reports);
-        let reason = first_failure(&reports);
-        self.journal.emit(RunEvent::CandidateFinished {
-            candidate: id.clone(),
-            verdict,
-            reason,
+        Attempt {
+            reports,
             files,
             lines,
-        });
-        let finished_cleanly = agent_ok && !self.cancel.is_cancelled() && kept_changes.is_some();
-        CandidateResult {
-            id,
-            verdict,
-            finished_cleanly,
-            reports,
+            review,
             changes: kept_changes,
             usage,
+            agent_ok,
         }
     }
 
@@ -595,6 +737,7 @@ impl CandidateJob {
             }
         }
         skipped.push(Report::skipped(Layer::Permissions, "permissions", why));
+        skipped.extend(feedback::skipped(&self.config, &self.task, why));
         for r in skipped {
             self.journal.emit(RunEvent::ReportLanded {
                 candidate: self.info.id.clone(),
@@ -605,7 +748,13 @@ impl CandidateJob {
     }
 
     /// Run the author agent; its report and the tokens/cost it reported.
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> (Report, Option<Usage>) {
+    async fn run_agent(
+        &self,
+        workdir: &Path,
+        run_dir: &Path,
+        attempt: u32,
+        instruction: &str,
+    ) -> (Report, Option<Usage>) {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -614,13 +763,9 @@ impl CandidateJob {
             run_dir,
             rascal_exe: &self.request.rascal_exe,
             sandboxed: false,
+            attempt,
         };
-        let inv = match agent::invocation(
-            &self.info.agent,
-            &self.agent,
-            &self.request.instruction,
-            &ctx,
-        ) {
+        let inv = match agent::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,
             Err(e) => {
                 return (

@@ -333,8 +333,43 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 ],
             )?;
         }
+        RunEvent::AttemptStarted {
+            candidate,
+            attempt,
+            feedback,
+        } => {
+            tx.execute(
+                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
+                 VALUES (?1, ?2, 'retry', 'rascal', ?3, ?4, ?5)",
+                params![
+                    run,
+                    candidate,
+                    format!("attempt {attempt} with feedback"),
+                    at,
+                    serde_json::json!({"attempt": attempt, "feedback": feedback}).to_string()
+                ],
+            )?;
+        }
+        RunEvent::CandidateEscalated {
+            candidate,
+            reason,
+            table,
+        } => {
+            tx.execute(
+                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
+                 VALUES (?1, ?2, 'escalate', 'rascal', ?3, ?4, ?5)",
+                params![
+                    run,
+                    candidate,
+                    reason,
+                    at,
+                    serde_json::json!({"reason": reason, "table": table}).to_string()
+                ],
+            )?;
+        }
         RunEvent::Log { .. }
         | RunEvent::LayerStarted { .. }
+        | RunEvent::TaskLoaded { .. }
         | RunEvent::Ranked { .. }
         | RunEvent::Usage { .. }
         | RunEvent::AgentSummary { .. } => {}
