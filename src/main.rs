@@ -54,6 +54,24 @@ enum Command {
         /// Do not print agent log lines.
         #[arg(long)]
         quiet: bool,
+        /// Where agents run, overriding `launcher:` in .rascal/config.yaml.
+        #[arg(long, value_enum)]
+        launcher: Option<LauncherArg>,
+    },
+    /// Resume a docker run whose rascal died: reattach to its containers.
+    Attach {
+        run: String,
+        #[arg(long)]
+        json: bool,
+        /// Do not print agent log lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Check the Docker engine and find rascal containers of runs that are gone.
+    Doctor {
+        /// Remove containers whose run is not in this repository's store.
+        #[arg(long)]
+        remove: bool,
     },
     /// Run guardrails and permissions on the working tree (no agent).
     Check {
@@ -100,6 +118,12 @@ macro_rules! say {
     }};
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LauncherArg {
+    Process,
+    Docker,
+}
+
 fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
     rascal::config::duration::parse_duration(s).map(|d| d.get())
 }
@@ -140,6 +164,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             json,
             timeout,
             quiet,
+            launcher,
         } => {
             let req = RunRequest {
                 repo: dir,
@@ -148,8 +173,37 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 agents,
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout,
+                launcher: launcher.map(|l| match l {
+                    LauncherArg::Process => rascal::config::LauncherKind::Process,
+                    LauncherArg::Docker => rascal::config::LauncherKind::Docker,
+                }),
             };
             run(req, json, !quiet)
+        }
+        Command::Attach { run, json, quiet } => {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            match rascal::reattach::prepare_attach(&dir, &run, exe) {
+                Ok(p) => {
+                    // What landed before, then the rest live.
+                    let earlier = open_store(&dir)?.events(&run).unwrap_or_default();
+                    execute(p, json, !quiet, earlier)
+                }
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
+        Command::Doctor { remove } => {
+            let repo = workspace::open(&dir).map_err(|e| e.to_string())?;
+            let store = open_store(&dir)?;
+            let d = runtime()?.block_on(rascal::doctor::diagnose(
+                &store,
+                &workspace::workdir(&repo),
+                remove,
+            ));
+            out(d.lines);
+            Ok(d.exit_code)
         }
         Command::List { json } => list(&dir, json),
         Command::Show { run, json, quiet } => show(&dir, &run, json, !quiet),
@@ -169,6 +223,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 agents: demo::AGENTS.iter().map(|s| s.to_string()).collect(),
                 rascal_exe: std::env::current_exe().map_err(|e| e.to_string())?,
                 timeout: None,
+                launcher: None,
             };
             let code = run(req, false, true);
             if keep {
@@ -205,6 +260,16 @@ fn run(req: RunRequest, json: bool, logs: bool) -> Result<i32, String> {
             return Ok(e.exit_code());
         }
     };
+    execute(prepared, json, logs, Vec::new())
+}
+
+/// Execute a prepared run, printing `earlier` (replayed) events first.
+fn execute(
+    prepared: pipeline::PreparedRun,
+    json: bool,
+    logs: bool,
+    earlier: Vec<RunEvent>,
+) -> Result<i32, String> {
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
@@ -219,6 +284,12 @@ fn run(req: RunRequest, json: bool, logs: bool) -> Result<i32, String> {
         let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel));
         let mut printer = Printer::new(logs);
         let mut events = Vec::new();
+        for ev in earlier {
+            if !json {
+                out(printer.render(&ev));
+            }
+            events.push(ev);
+        }
         while let Some(ev) = rx.recv().await {
             if !json {
                 out(printer.render(&ev));

@@ -6,7 +6,7 @@
 use crate::agent::{self, LaunchContext};
 use crate::config::{Config, ConfigError, LauncherKind};
 use crate::event::{candidate_verdict, run_verdict, CandidateInfo, RunEvent};
-use crate::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
+use crate::launch::{docker::DockerLauncher, process::ProcessLauncher, LaunchSpec, Launcher, Resume};
 use crate::runner::{human, LogLine};
 use crate::store::{Store, StoreError};
 use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
@@ -33,6 +33,8 @@ pub struct RunRequest {
     pub rascal_exe: PathBuf,
     /// Overrides every agent's timeout.
     pub timeout: Option<Duration>,
+    /// Overrides `launcher:` of .rascal/config.yaml.
+    pub launcher: Option<LauncherKind>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -151,6 +153,37 @@ pub struct PreparedRun {
     pub candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
     request: RunRequest,
     store: Store,
+    /// Set by `rascal attach`: the run already started; these candidates
+    /// resume where the journal stopped (see src/reattach.rs).
+    pub(crate) resume: Option<crate::reattach::Resumption>,
+}
+
+impl PreparedRun {
+    /// The rest of an interrupted run (src/reattach.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn resumed(
+        run: String,
+        config: Config,
+        base: git2::Oid,
+        repo_dir: PathBuf,
+        state: PathBuf,
+        candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+        request: RunRequest,
+        store: Store,
+        resume: crate::reattach::Resumption,
+    ) -> PreparedRun {
+        PreparedRun {
+            run,
+            config: Arc::new(config),
+            base,
+            repo_dir,
+            state,
+            candidates,
+            request,
+            store,
+            resume: Some(resume),
+        }
+    }
 }
 
 pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
@@ -175,11 +208,6 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
                 list_or_none(&config.agent_names())
             )));
         }
-    }
-    if config.main.launcher == LauncherKind::Docker {
-        return Err(PipelineError::Usage(
-            "`launcher: docker` is not available in this build yet\n  hint: set `launcher: process` in .rascal/config.yaml".into(),
-        ));
     }
     let state = workspace::state_dir(&repo);
     let mut store = Store::open(&Store::path_in(&state))?;
@@ -217,6 +245,7 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
         candidates,
         request: req,
         store,
+        resume: None,
     })
 }
 
@@ -244,20 +273,32 @@ pub async fn execute(
         candidates,
         request,
         store,
+        resume,
     } = prepared;
+    let launcher: Arc<dyn Launcher> =
+        match request.launcher.unwrap_or(config.main.launcher) {
+            LauncherKind::Process => Arc::new(ProcessLauncher),
+            LauncherKind::Docker => Arc::new(DockerLauncher::new()),
+        };
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
-    journal.emit(RunEvent::RunStarted {
-        run: run.clone(),
-        repo: repo_dir.to_string_lossy().into_owned(),
-        base: base.to_string(),
-        instruction: request.instruction.clone(),
-        launcher: "process".into(),
-        candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
-    });
-    let launcher: Arc<dyn Launcher> = Arc::new(ProcessLauncher);
+    if resume.is_none() {
+        journal.emit(RunEvent::RunStarted {
+            run: run.clone(),
+            repo: repo_dir.to_string_lossy().into_owned(),
+            base: base.to_string(),
+            instruction: request.instruction.clone(),
+            launcher: launcher.name().into(),
+            candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
+        });
+    }
     let mut tasks = Vec::new();
     for (info, agent) in candidates {
         let ctx = CandidateJob {
+            resume: resume.as_ref().and_then(|r| r.of(&info.id)),
+            landed: resume
+                .as_ref()
+                .and_then(|r| r.agent_reports.get(&info.id).cloned()),
+            repo: repo_dir.clone(),
             run: run.clone(),
             info,
             agent,
@@ -271,7 +312,7 @@ pub async fn execute(
         };
         tasks.push(tokio::spawn(ctx.run()));
     }
-    let mut verdicts = Vec::new();
+    let mut verdicts = resume.map(|r| r.finished).unwrap_or_default();
     for t in tasks {
         match t.await {
             Ok(v) => verdicts.push(v),
@@ -311,6 +352,10 @@ struct CandidateJob {
     journal: Journal,
     launcher: Arc<dyn Launcher>,
     cancel: CancellationToken,
+    repo: PathBuf,
+    resume: Option<Resume>,
+    /// The agent's report, when it landed before a reattach.
+    landed: Option<Report>,
 }
 
 impl CandidateJob {
@@ -326,9 +371,19 @@ impl CandidateJob {
         };
         let workdir = PathBuf::from(&self.info.worktree);
         let run_dir = agent::candidate_dir(&self.state, &self.run, &id);
-        let agent_report = self.run_agent(&workdir, &run_dir).await;
-        let agent_ok = agent_report.status != Status::Fail;
-        land(agent_report, &mut reports);
+        let agent_ok = if let Some(r) = self.landed.clone() {
+            let ok = r.status != Status::Fail;
+            reports.push(r);
+            ok
+        } else {
+            let (agent_report, spec) = self.run_agent(&workdir, &run_dir).await;
+            let ok = agent_report.status != Status::Fail;
+            land(agent_report, &mut reports);
+            if let Some(spec) = spec {
+                self.launcher.release(&spec).await;
+            }
+            ok
+        };
 
         let mut files = 0;
         let mut lines = 0;
@@ -409,7 +464,7 @@ impl CandidateJob {
         }
     }
 
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> Report {
+    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> (Report, Option<LaunchSpec>) {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -426,17 +481,31 @@ impl CandidateJob {
         ) {
             Ok(inv) => inv,
             Err(e) => {
-                return report
-                    .errored(format!("could not prepare the agent: {e}"))
-                    .finish()
+                return (
+                    report
+                        .errored(format!("could not prepare the agent: {e}"))
+                        .finish(),
+                    None,
+                )
             }
         };
         report = report.input("command", inv.argv.join(" "));
-        self.journal.emit(RunEvent::CandidateStarted {
-            candidate: id.clone(),
-            command: inv.argv.join(" "),
-        });
-        for var in &inv.missing_env {
+        if let Some(r) = &self.resume {
+            self.journal.emit(RunEvent::Log {
+                candidate: id.clone(),
+                stream: crate::runner::Stream::Stderr,
+                text: format!(
+                    "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
+                    r.stdout_lines, r.stderr_lines
+                ),
+            });
+        } else {
+            self.journal.emit(RunEvent::CandidateStarted {
+                candidate: id.clone(),
+                command: inv.argv.join(" "),
+            });
+        }
+        for var in inv.missing_env.iter().filter(|_| self.resume.is_none()) {
             self.journal.emit(RunEvent::Log {
                 candidate: id.clone(),
                 stream: crate::runner::Stream::Stderr,
@@ -463,13 +532,24 @@ impl CandidateJob {
             stdin: inv.stdin,
             timeout,
             image: self.agent.image.clone(),
+            agent: Some(self.agent.clone()),
+            repo: self.repo.clone(),
+            resume: self.resume,
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
         let journal = self.journal.clone();
         let cid = id.clone();
         let log_path = run_dir.join("agent.log");
+        let resumed = self.resume.is_some();
         let forward = tokio::spawn(async move {
-            let mut file = std::fs::File::create(&log_path).ok();
+            // A reattach appends to the log written before.
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(resumed)
+                .write(true)
+                .truncate(!resumed)
+                .open(&log_path)
+                .ok();
             let mut last = String::new();
             while let Some(line) = rx.recv().await {
                 let mut text = line.text;
@@ -490,7 +570,7 @@ impl CandidateJob {
             }
             last
         });
-        let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
+        let result = self.launcher.run(spec.clone(), tx, self.cancel.clone()).await;
         let last_line = forward.await.unwrap_or_default();
         match result {
             Ok(exit) => {
@@ -513,7 +593,7 @@ impl CandidateJob {
             }
             Err(e) => report = report.errored(e.to_string()),
         }
-        report.finish()
+        (report.finish(), Some(spec))
     }
 }
 
