@@ -6,7 +6,9 @@
 use crate::agent::{self, LaunchContext};
 use crate::config::{Config, ConfigError, LauncherKind};
 use crate::event::{candidate_verdict, run_verdict, CandidateInfo, RunEvent};
-use crate::launch::{docker::DockerLauncher, process::ProcessLauncher, LaunchSpec, Launcher, Resume};
+use crate::launch::{
+    docker::DockerLauncher, process::ProcessLauncher, LaunchSpec, Launcher, Resume,
+};
 use crate::runner::{human, LogLine};
 use crate::store::{Store, StoreError};
 use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
@@ -275,11 +277,10 @@ pub async fn execute(
         store,
         resume,
     } = prepared;
-    let launcher: Arc<dyn Launcher> =
-        match request.launcher.unwrap_or(config.main.launcher) {
-            LauncherKind::Process => Arc::new(ProcessLauncher),
-            LauncherKind::Docker => Arc::new(DockerLauncher::new()),
-        };
+    let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
+        LauncherKind::Process => Arc::new(ProcessLauncher),
+        LauncherKind::Docker => Arc::new(DockerLauncher::new()),
+    };
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
     if resume.is_none() {
         journal.emit(RunEvent::RunStarted {
@@ -570,7 +571,10 @@ impl CandidateJob {
             }
             last
         });
-        let result = self.launcher.run(spec.clone(), tx, self.cancel.clone()).await;
+        let result = self
+            .launcher
+            .run(spec.clone(), tx, self.cancel.clone())
+            .await;
         let last_line = forward.await.unwrap_or_default();
         match result {
             Ok(exit) => {

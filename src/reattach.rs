@@ -60,7 +60,8 @@ impl Resumption {
                 RunEvent::ReportLanded { candidate, report }
                     if report.layer == Layer::Agent && report.check == "agent" =>
                 {
-                    r.agent_reports.insert(candidate.clone(), (**report).clone());
+                    r.agent_reports
+                        .insert(candidate.clone(), (**report).clone());
                 }
                 RunEvent::CandidateFinished { verdict, .. } => r.finished.push(*verdict),
                 _ => {}
@@ -112,7 +113,9 @@ pub fn prepare_attach(
         )));
     }
     let base_oid = git2::Oid::from_str(&base).map_err(|e| {
-        PipelineError::Usage(format!("run `{run}` records a bad base commit `{base}`: {e}"))
+        PipelineError::Usage(format!(
+            "run `{run}` records a bad base commit `{base}`: {e}"
+        ))
     })?;
     let config = Config::load_at(&repo, base_oid)?;
     let resumption = Resumption::from_events(&events);

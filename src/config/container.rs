@@ -68,7 +68,11 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
         "k" | "kb" | "kib" => 1 << 10,
         "m" | "mb" | "mib" => 1 << 20,
         "g" | "gb" | "gib" => 1 << 30,
-        _ => return Err(format!("size `{s}` has an unknown unit `{unit}`: {ALLOWED}")),
+        _ => {
+            return Err(format!(
+                "size `{s}` has an unknown unit `{unit}`: {ALLOWED}"
+            ))
+        }
     };
     n.checked_mul(mult)
         .map(ByteSize)
@@ -95,7 +99,9 @@ pub fn problem(a: &super::AgentConfig) -> Option<String> {
     }
     if let Some(c) = a.cpus {
         if !(c > 0.0 && c <= 1024.0) {
-            return Some(format!("`cpus: {c}` must be a positive number like 0.5 or 2"));
+            return Some(format!(
+                "`cpus: {c}` must be a positive number like 0.5 or 2"
+            ));
         }
     }
     if let Some(p) = a.pids {

@@ -171,7 +171,12 @@ impl Launcher for DockerLauncher {
         let (id, deadline, output, skip) = match spec.resume {
             None => {
                 let (id, output) = start(&docker, &spec, &name).await?;
-                (id, now_ms() + spec.timeout.as_millis() as u64, output, Resume::default())
+                (
+                    id,
+                    now_ms() + spec.timeout.as_millis() as u64,
+                    output,
+                    Resume::default(),
+                )
             }
             Some(resume) => {
                 let found = list_rascal_containers(&docker, Some(&spec.run))
@@ -313,22 +318,25 @@ fn memory_limit(spec: &LaunchSpec) -> ByteSize {
 
 /// The container's create body: hardened by default (see the module doc).
 pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
-    let agent = spec.agent.clone().unwrap_or_else(|| crate::config::AgentConfig {
-        runtime: crate::config::RuntimeKind::Command,
-        command: Vec::new(),
-        image: None,
-        env: Vec::new(),
-        timeout: None,
-        scenario: None,
-        steps: Vec::new(),
-        memory: None,
-        cpus: None,
-        pids: None,
-        network: None,
-        read_only: None,
-        pull: false,
-        keep_containers: false,
-    });
+    let agent = spec
+        .agent
+        .clone()
+        .unwrap_or_else(|| crate::config::AgentConfig {
+            runtime: crate::config::RuntimeKind::Command,
+            command: Vec::new(),
+            image: None,
+            env: Vec::new(),
+            timeout: None,
+            scenario: None,
+            steps: Vec::new(),
+            memory: None,
+            cpus: None,
+            pids: None,
+            network: None,
+            read_only: None,
+            pull: false,
+            keep_containers: false,
+        });
     let host_instruction = spec
         .env
         .iter()
@@ -446,7 +454,9 @@ async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result
             spec.agent_name()
         )));
     }
-    let opts = CreateImageOptionsBuilder::default().from_image(image).build();
+    let opts = CreateImageOptionsBuilder::default()
+        .from_image(image)
+        .build();
     let pulled = tokio::time::timeout(PULL_TIMEOUT, async {
         let mut s = docker.create_image(Some(opts), None, None);
         while let Some(item) = s.next().await {
