@@ -545,3 +545,146 @@ fn latency_start_to_first_log_line() {
         ours[10], ours[0], ours[19], cli[10], cli[0], cli[19]
     );
 }
+
+#[test]
+fn keep_containers_keeps_the_exited_container_for_debugging() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent(
+        "kept",
+        "echo hi > hi.txt",
+        ", keep_containers: true",
+    ));
+    let o = t.rascal(&["run", "x", "--agent", "kept", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let left = e.containers_of(&t, "kept");
+    assert_eq!(left.len(), 1, "kept");
+    let doctor = stdout(&t.rascal(&["doctor"]));
+    assert!(doctor.contains("of finished run"), "{doctor}");
+    for c in left {
+        e.rt.block_on(rdocker::remove(&e.docker, &c.id.unwrap()))
+            .unwrap();
+    }
+}
+
+// These need no engine: they check what happens without one.
+
+#[test]
+fn launcher_flag_overrides_the_config_and_no_engine_fails_the_candidate_clearly() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!("launcher: process\nagents:\n{}", agent("a", "true", "")),
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = Command::new(common::bin())
+        .args([
+            "run",
+            "x",
+            "--agent",
+            "a",
+            "--headless",
+            "--launcher",
+            "docker",
+        ])
+        .current_dir(t.path())
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("launcher docker"), "{out}");
+    assert!(
+        out.contains("no Docker engine answered at unix:///nonexistent/docker.sock"),
+        "{out}"
+    );
+    assert!(out.contains("--launcher process"), "says what to do: {out}");
+    let o = t.rascal(&["run", "x", "--launcher", "kubernetes"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn attach_refuses_runs_of_the_process_launcher_and_finished_runs() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            "agents:\n  w: { runtime: scripted, steps: [{ do: write, path: b.txt, content: \"b\\n\" }] }\n  stuck: { runtime: scripted, scenario: hang }\n",
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "w", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let run = run_id(&stdout(&o));
+    let o = t.rascal(&["attach", &run]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("already finished"), "{}", stderr(&o));
+    let o = t.rascal(&["attach", "r-00000000-0000"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("no run `r-00000000-0000`"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A process run killed mid-way: its agent died with it.
+    let mut child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "stuck", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "run never started: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = t.rascal(&["attach", &run]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("used the `process` launcher"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn docker_settings_are_validated_with_the_agent_named() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!(
+                "launcher: docker\nagents:\n{}",
+                agent("tiny", "true", ", memory: 1m")
+            ),
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "tiny", "--headless"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("agent `tiny`: `memory: 1.0 MiB` is below Docker's minimum"),
+        "{}",
+        stderr(&o)
+    );
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!("agents:\n{}", agent("odd", "true", ", memory: 12 parsecs")),
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "odd", "--headless"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(".rascal/config.yaml") && stderr(&o).contains("unknown unit"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -37,9 +37,10 @@ pub const LABEL_DEADLINE: &str = "rascal.deadline";
 pub const WORKSPACE: &str = "/workspace";
 /// Where the instruction file is mounted, read-only.
 pub const INSTRUCTION: &str = "/rascal/instruction.md";
-/// Host variables an agent never gets from the host in a container (they
-/// describe the host); `HOME` is set to the writable `/tmp`.
-const HOST_ONLY_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+/// Host variables every process agent gets describe the host, so a
+/// container does not get them (unless the agent names them in `env:`);
+/// `HOME` is set to the writable `/tmp`.
+const HOST_ONLY_ENV: &[&str] = crate::agent::BASE_ENV;
 /// Seconds between SIGTERM and SIGKILL on timeout or cancel.
 const GRACE_SECS: i32 = 3;
 /// Lines longer than this are cut.
