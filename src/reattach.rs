@@ -71,7 +71,8 @@ impl Resumption {
     }
 }
 
-/// Prepare the rest of run `run` in the repository at `repo`.
+/// Prepare the rest of run `run` in the repository at `repo`. Blocking:
+/// call it outside an async runtime.
 pub fn prepare_attach(
     repo_path: &Path,
     run: &str,
@@ -138,6 +139,18 @@ pub fn prepare_attach(
             ))
         })?;
         pending.push((c, agent));
+    }
+    // Without an engine the run stays interrupted, to be attached later
+    // (rather than its candidates failing for want of an engine).
+    let engine = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| PipelineError::Usage(format!("starting the async runtime: {e}")))?
+        .block_on(crate::launch::docker::connect());
+    if let Err(e) = engine {
+        return Err(PipelineError::Usage(format!(
+            "cannot attach to run `{run}`: {e}"
+        )));
     }
     store.resume_run(run)?;
     let request = RunRequest {

@@ -688,3 +688,53 @@ fn docker_settings_are_validated_with_the_agent_named() {
         stderr(&o)
     );
 }
+
+#[test]
+fn attach_without_an_engine_leaves_the_run_for_later() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent(
+        "slow",
+        "for i in $(seq 1 30); do echo \"line $i\"; sleep 0.1; done; echo done > result.txt",
+        "",
+    ));
+    let mut child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "slow", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    e.wait_running(&t, "slow");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "run never listed: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = Command::new(common::bin())
+        .args(["attach", &run])
+        .current_dir(t.path())
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("cannot attach to run")
+            && stderr(&o).contains("no Docker engine answered"),
+        "{}",
+        stderr(&o)
+    );
+    let list = stdout(&t.rascal(&["list"]));
+    assert!(list.contains("interrupted"), "{list}");
+    // With the engine back, the attach records the result.
+    let o = t.rascal(&["attach", &run]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let shown = stdout(&t.rascal(&["show", &run]));
+    let want: Vec<String> = (1..=30).map(|i| format!("line {i}")).collect();
+    assert_eq!(logs(&shown, "slow", "│"), want, "{shown}");
+}

@@ -444,9 +444,16 @@ async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result
             )))
         }
     }
-    let build_hint = format!(
-        "build it on this engine first, e.g. `docker build -t {image} docker/<runtime>` (Dockerfiles for claude, codex and goose ship in rascal's docker/ directory)"
-    );
+    use crate::config::RuntimeKind;
+    let build_hint = match spec.agent.as_ref().map(|a| a.runtime) {
+        Some(r @ (RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose)) => {
+            let dir = format!("{r:?}").to_lowercase();
+            format!("build it on this engine first: `docker build -t {image} docker/{dir}` in rascal's source tree")
+        }
+        _ => format!(
+            "build it on this engine first: `docker build -t {image} DIR` with your Dockerfile in DIR (rascal's docker/ directory has examples)"
+        ),
+    };
     let pull = spec.agent.as_ref().map(|a| a.pull).unwrap_or(false);
     if !pull {
         return Err(err(format!(
