@@ -738,3 +738,38 @@ fn attach_without_an_engine_leaves_the_run_for_later() {
     let want: Vec<String> = (1..=30).map(|i| format!("line {i}")).collect();
     assert_eq!(logs(&shown, "slow", "│"), want, "{shown}");
 }
+
+#[test]
+fn network_is_bridge_by_default_and_can_be_a_named_network() {
+    let Some(e) = engine() else { return };
+    let net = format!("rascal-test-net-{}", std::process::id());
+    e.rt.block_on(
+        e.docker
+            .create_network(bollard::models::NetworkCreateRequest {
+                name: net.clone(),
+                ..Default::default()
+            }),
+    )
+    .unwrap();
+    let cfg = format!(
+        "  plain: {{ runtime: command, image: \"{IMAGE}\", command: [\"sh\", \"-c\", \"echo a > a.txt\"], keep_containers: true }}\n  named: {{ runtime: command, image: \"{IMAGE}\", command: [\"sh\", \"-c\", \"echo b > b.txt\"], network: {net}, keep_containers: true }}\n"
+    );
+    let t = repo(&cfg);
+    let o = t.rascal(&["run", "x", "--agent", "plain,named", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    for (c, want) in [("plain", "bridge"), ("named", net.as_str())] {
+        let kept = e.containers_of(&t, c);
+        assert_eq!(kept.len(), 1);
+        let id = kept[0].id.clone().unwrap();
+        let info =
+            e.rt.block_on(e.docker.inspect_container(&id, None))
+                .unwrap();
+        assert_eq!(
+            info.host_config.unwrap().network_mode.as_deref(),
+            Some(want),
+            "{c}"
+        );
+        e.rt.block_on(rdocker::remove(&e.docker, &id)).unwrap();
+    }
+    e.rt.block_on(e.docker.remove_network(&net)).unwrap();
+}
