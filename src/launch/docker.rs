@@ -196,6 +196,12 @@ impl Launcher for DockerLauncher {
                             engine_address()
                         ))
                     })?;
+                if found.state.map(|s| s.to_string()).as_deref() == Some("created") {
+                    return Err(err(format!(
+                        "the container of candidate `{}` (run {}) was created but never started: rascal died in between\n  hint: run the task again; `rascal doctor --remove` cleans up once the run is gone",
+                        spec.candidate, spec.run
+                    )));
+                }
                 let id = found.id.unwrap_or(name.clone());
                 let deadline = found
                     .labels
