@@ -608,7 +608,7 @@ fn attach_refuses_runs_of_the_process_launcher_and_finished_runs() {
     let t = TestRepo::new(&[
         (
             ".rascal/config.yaml",
-            "agents:\n  w: { runtime: scripted, steps: [{ do: write, path: b.txt, content: \"b\\n\" }] }\n  stuck: { runtime: scripted, scenario: hang }\n",
+            "agents:\n  w: { runtime: scripted, steps: [{ do: write, path: b.txt, content: \"b\\n\" }] }\n  stuck: { runtime: command, command: [sh, -c, \"echo thinking; exec sleep 20\"] }\n",
         ),
         ("README.md", "hello\n"),
     ]);
@@ -626,7 +626,8 @@ fn attach_refuses_runs_of_the_process_launcher_and_finished_runs() {
         stderr(&o)
     );
 
-    // A process run killed mid-way: its agent died with it.
+    // A process run killed mid-way: its agent is orphaned (and ends by
+    // itself within 20 s); there is nothing to reattach.
     let mut child = Command::new(common::bin())
         .args(["run", "x", "--agent", "stuck", "--headless"])
         .current_dir(t.path())
