@@ -377,14 +377,12 @@ impl CandidateJob {
             reports.push(r);
             ok
         } else {
-            let (agent_report, spec) = self.run_agent(&workdir, &run_dir).await;
+            let agent_report = self.run_agent(&workdir, &run_dir).await;
             let ok = agent_report.status != Status::Fail;
             land(agent_report, &mut reports);
-            if let Some(spec) = spec {
-                self.launcher.release(&spec).await;
-            }
             ok
         };
+        self.launcher.release(&self.run, &id, &self.agent).await;
 
         let mut files = 0;
         let mut lines = 0;
@@ -465,7 +463,7 @@ impl CandidateJob {
         }
     }
 
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> (Report, Option<LaunchSpec>) {
+    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> Report {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -482,12 +480,9 @@ impl CandidateJob {
         ) {
             Ok(inv) => inv,
             Err(e) => {
-                return (
-                    report
-                        .errored(format!("could not prepare the agent: {e}"))
-                        .finish(),
-                    None,
-                )
+                return report
+                    .errored(format!("could not prepare the agent: {e}"))
+                    .finish()
             }
         };
         report = report.input("command", inv.argv.join(" "));
@@ -571,10 +566,7 @@ impl CandidateJob {
             }
             last
         });
-        let result = self
-            .launcher
-            .run(spec.clone(), tx, self.cancel.clone())
-            .await;
+        let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
         let last_line = forward.await.unwrap_or_default();
         match result {
             Ok(exit) => {
@@ -597,7 +589,7 @@ impl CandidateJob {
             }
             Err(e) => report = report.errored(e.to_string()),
         }
-        (report.finish(), Some(spec))
+        report.finish()
     }
 }
 

@@ -519,7 +519,9 @@ fn latency_start_to_first_log_line() {
                     r = &mut run => { r.unwrap(); break; }
                 }
             }
-            launcher.release(&spec).await;
+            let agent: rascal::config::AgentConfig =
+                serde_yaml::from_str("{runtime: command, command: [echo]}").unwrap();
+            launcher.release(&spec.run, &spec.candidate, &agent).await;
             first.expect("a first line")
         });
         ours.push(took);

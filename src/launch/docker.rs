@@ -288,15 +288,15 @@ impl Launcher for DockerLauncher {
         Ok(exit)
     }
 
-    async fn release(&self, spec: &LaunchSpec) {
-        if spec.agent.as_ref().map(|a| a.keep_containers) == Some(true) {
+    async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
+        if agent.keep_containers {
             return;
         }
         if let Ok(docker) = self.engine().await {
-            if let Ok(list) = list_rascal_containers(&docker, Some(&spec.run)).await {
+            if let Ok(list) = list_rascal_containers(&docker, Some(run)).await {
                 for c in list {
                     let mine = c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE))
-                        == Some(&spec.candidate);
+                        == Some(&candidate.to_string());
                     if let (true, Some(id)) = (mine, c.id) {
                         let _ = remove(&docker, &id).await;
                     }

@@ -61,5 +61,5 @@ pub trait Launcher: Send + Sync {
 
     /// Called once the agent's report has landed: containers are removed
     /// only after their logs and exit code are recorded.
-    async fn release(&self, _spec: &LaunchSpec) {}
+    async fn release(&self, _run: &str, _candidate: &str, _agent: &crate::config::AgentConfig) {}
 }
