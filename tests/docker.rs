@@ -776,3 +776,42 @@ fn network_is_bridge_by_default_and_can_be_a_named_network() {
     }
     e.rt.block_on(e.docker.remove_network(&net)).unwrap();
 }
+
+#[test]
+fn attach_keeps_the_original_deadline() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent("sleepy", "echo zzz; sleep 300", ""));
+    let mut child = Command::new(common::bin())
+        .args([
+            "run",
+            "x",
+            "--agent",
+            "sleepy",
+            "--headless",
+            "--timeout",
+            "4s",
+        ])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    e.wait_running(&t, "sleepy");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "run never listed: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The 4 s given to the first rascal still hold, not the config's 30m.
+    let o = t.rascal(&["attach", &run]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("agent timed out after 4.0s"), "{out}");
+    assert!(e.containers_of(&t, "sleepy").is_empty());
+}

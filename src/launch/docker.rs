@@ -32,6 +32,8 @@ pub const LABEL_REPO: &str = "rascal.repo";
 pub const LABEL_VERSION: &str = "rascal.version";
 /// Unix milliseconds at which the agent times out (for a reattach).
 pub const LABEL_DEADLINE: &str = "rascal.deadline";
+/// The agent's timeout in milliseconds (for a reattach's messages).
+pub const LABEL_TIMEOUT: &str = "rascal.timeout";
 
 /// Where the candidate's worktree is mounted (the working directory).
 pub const WORKSPACE: &str = "/workspace";
@@ -169,12 +171,13 @@ impl Launcher for DockerLauncher {
         let docker = self.engine().await?;
         let started = Instant::now();
         let name = container_name(&spec.run, &spec.candidate);
-        let (id, deadline, output, skip) = match spec.resume {
+        let (id, deadline, timeout, output, skip) = match spec.resume {
             None => {
                 let (id, output) = start(&docker, &spec, &name).await?;
                 (
                     id,
                     now_ms() + spec.timeout.as_millis() as u64,
+                    spec.timeout,
                     output,
                     Resume::default(),
                 )
@@ -203,19 +206,21 @@ impl Launcher for DockerLauncher {
                     )));
                 }
                 let id = found.id.unwrap_or(name.clone());
-                let deadline = found
-                    .labels
-                    .as_ref()
-                    .and_then(|l| l.get(LABEL_DEADLINE))
-                    .and_then(|d| d.parse().ok())
+                // The original deadline and timeout, not this rascal's.
+                let label =
+                    |k: &str| -> Option<u64> { found.labels.as_ref()?.get(k)?.parse().ok() };
+                let deadline = label(LABEL_DEADLINE)
                     .unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
+                let timeout = label(LABEL_TIMEOUT)
+                    .map(Duration::from_millis)
+                    .unwrap_or(spec.timeout);
                 let opts = LogsOptionsBuilder::default()
                     .follow(true)
                     .stdout(true)
                     .stderr(true)
                     .build();
                 let output: Output = Box::pin(docker.logs(&id, Some(opts)));
-                (id, deadline, output, resume)
+                (id, deadline, timeout, output, resume)
             }
         };
 
@@ -254,6 +259,9 @@ impl Launcher for DockerLauncher {
         // engine keeps the stream open.
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
         exit.duration_ms = started.elapsed().as_millis() as u64;
+        if exit.timed_out {
+            exit.failure = Some(format!("timed out after {}", crate::runner::human(timeout)));
+        }
 
         let state = match docker.inspect_container(&id, None).await {
             Ok(info) => info.state.unwrap_or_default(),
@@ -390,6 +398,10 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
             env!("CARGO_PKG_VERSION").to_string(),
         ),
         (LABEL_DEADLINE.to_string(), deadline_ms.to_string()),
+        (
+            LABEL_TIMEOUT.to_string(),
+            spec.timeout.as_millis().to_string(),
+        ),
     ]);
     // SAFETY: getuid/getgid cannot fail.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
