@@ -15,6 +15,7 @@ pub mod launch;
 pub mod layers;
 pub mod pipeline;
 pub mod printer;
+pub mod reattach;
 pub mod report;
 pub mod runner;
 pub mod store;

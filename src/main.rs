@@ -74,6 +74,9 @@ enum Command {
         /// With --auto: open a pull request with `gh` (or print the command).
         #[arg(long)]
         pr: bool,
+        /// Where agents run, overriding `launcher:` in .rascal/config.yaml.
+        #[arg(long, value_enum)]
+        launcher: Option<LauncherArg>,
     },
     /// Select the candidate to finalize.
     Select {
@@ -122,8 +125,21 @@ enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: rascal::report::Format,
     },
-    /// Check the setup: configured agents (CLI found, version, credentials set).
+    /// Resume a docker run whose rascal died: reattach to its containers.
+    Attach {
+        run: String,
+        #[arg(long)]
+        json: bool,
+        /// Do not print agent log lines.
+        #[arg(long)]
+        quiet: bool,
+    },
+    /// Check the setup: each agent's CLI, version and credentials; the Docker
+    /// engine; rascal containers of runs that are gone.
     Doctor {
+        /// Remove containers whose run is not in this repository's store.
+        #[arg(long)]
+        remove: bool,
         #[arg(long)]
         json: bool,
     },
@@ -172,6 +188,12 @@ macro_rules! say {
     }};
 }
 
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LauncherArg {
+    Process,
+    Docker,
+}
+
 fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
     rascal::config::duration::parse_duration(s).map(|d| d.get())
 }
@@ -204,7 +226,6 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             Ok(agent::scripted::play(&steps, &dir))
         }
         Command::Check { base, json } => check(&dir, &base, json),
-        Command::Doctor { json } => doctor(&dir, json),
         Command::Run {
             instruction,
             spec,
@@ -219,6 +240,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             auto,
             push,
             pr,
+            launcher,
         } => {
             // Like `git -C`, a relative issue path is relative to DIR.
             let issue = issue.map(|p| if p.is_relative() { dir.join(p) } else { p });
@@ -234,6 +256,10 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             req.timeout = timeout;
             req.n = n;
             req.auto = auto;
+            req.launcher = launcher.map(|l| match l {
+                LauncherArg::Process => rascal::config::LauncherKind::Process,
+                LauncherArg::Docker => rascal::config::LauncherKind::Docker,
+            });
             let (code, run_id) = run(req, json, !quiet)?;
             if auto && code == 0 {
                 if let Some(id) = run_id {
@@ -293,6 +319,21 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 }
             }
         }
+        Command::Attach { run, json, quiet } => {
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            match rascal::reattach::prepare_attach(&dir, &run, exe) {
+                Ok(p) => {
+                    // What landed before, then the rest live.
+                    let earlier = open_store(&dir)?.events(&run).unwrap_or_default();
+                    execute(p, json, !quiet, earlier).map(|(code, _)| code)
+                }
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
+        Command::Doctor { remove, json } => doctor(&dir, remove, json),
         Command::List { json } => list(&dir, json),
         Command::Show { run, json, quiet } => show(&dir, &run, json, !quiet),
         Command::Demo { headless: _, keep } => {
@@ -347,6 +388,16 @@ fn run(req: RunRequest, json: bool, logs: bool) -> Result<(i32, Option<String>),
             return Ok((e.exit_code(), None));
         }
     };
+    execute(prepared, json, logs, Vec::new())
+}
+
+/// Execute a prepared run, printing `earlier` (replayed) events first.
+fn execute(
+    prepared: pipeline::PreparedRun,
+    json: bool,
+    logs: bool,
+    earlier: Vec<RunEvent>,
+) -> Result<(i32, Option<String>), String> {
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
@@ -361,6 +412,12 @@ fn run(req: RunRequest, json: bool, logs: bool) -> Result<(i32, Option<String>),
         let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel));
         let mut printer = Printer::new(logs);
         let mut events = Vec::new();
+        for ev in earlier {
+            if !json {
+                out(printer.render(&ev));
+            }
+            events.push(ev);
+        }
         while let Some(ev) = rx.recv().await {
             if !json {
                 out(printer.render(&ev));
@@ -598,7 +655,7 @@ fn finalize(
     }
 }
 
-fn doctor(dir: &std::path::Path, json: bool) -> Result<i32, String> {
+fn doctor(dir: &std::path::Path, remove: bool, json: bool) -> Result<i32, String> {
     let loaded = workspace::open(dir)
         .map_err(|e| e.to_string())
         .and_then(|repo| {
@@ -612,14 +669,27 @@ fn doctor(dir: &std::path::Path, json: bool) -> Result<i32, String> {
             return Ok(2);
         }
     };
-    let checks = rascal::doctor::agent_checks(&config);
-    let ok = checks.iter().all(|c| c.problems.is_empty());
+    let checks = rascal::doctor::agents::agent_checks(&config);
+    let agents_ok = checks.iter().all(|c| c.problems.is_empty());
+    let repo = workspace::open(dir).map_err(|e| e.to_string())?;
+    let store = open_store(dir)?;
+    let docker = runtime()?.block_on(rascal::doctor::diagnose(
+        &store,
+        &workspace::workdir(&repo),
+        remove,
+    ));
+    // An unreachable engine only matters when this repository uses it.
+    let uses_docker = config.main.launcher == rascal::config::LauncherKind::Docker;
+    let docker_ok = docker.exit_code == 0 || !uses_docker;
+    let ok = agents_ok && docker_ok;
     if json {
-        say!("{}", serde_json::json!({"ok": ok, "agents": checks}));
+        say!(
+            "{}",
+            serde_json::json!({"ok": ok, "agents": checks, "docker": docker.lines})
+        );
     } else {
-        for l in rascal::doctor::agent_lines(&checks) {
-            say!("{l}");
-        }
+        out(rascal::doctor::agents::agent_lines(&checks));
+        out(docker.lines);
     }
     Ok(if ok { 0 } else { 1 })
 }

@@ -9,7 +9,9 @@ use crate::config::{Config, ConfigError, LauncherKind, OnNoPass};
 use crate::decision::{Decision, DecisionKind};
 use crate::event::{candidate_verdict, run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::feedback;
-use crate::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
+use crate::launch::{
+    docker::DockerLauncher, process::ProcessLauncher, LaunchSpec, Launcher, Resume,
+};
 use crate::layers::compare::{self, Contender};
 use crate::layers::review::{ReviewOutcome, Site};
 use crate::runner::{human, LogLine};
@@ -47,6 +49,8 @@ pub struct RunRequest {
     pub n: Option<u32>,
     /// Headless auto policy: select the comparator's pick when it passes.
     pub auto: bool,
+    /// Overrides `launcher:` of .rascal/config.yaml.
+    pub launcher: Option<LauncherKind>,
 }
 
 impl RunRequest {
@@ -182,6 +186,44 @@ pub struct PreparedRun {
     pub task_source: Option<String>,
     request: RunRequest,
     store: Store,
+    /// Set by `rascal attach`: the run already started; these candidates
+    /// resume where the journal stopped (see src/reattach.rs).
+    pub(crate) resume: Option<crate::reattach::Resumption>,
+}
+
+impl PreparedRun {
+    /// The rest of an interrupted run (src/reattach.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn resumed(
+        run: String,
+        config: Config,
+        base: git2::Oid,
+        repo_dir: PathBuf,
+        state: PathBuf,
+        candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+        request: RunRequest,
+        store: Store,
+        resume: crate::reattach::Resumption,
+    ) -> PreparedRun {
+        // The task as the journal recorded it, else the bare instruction.
+        let task = resume
+            .task
+            .clone()
+            .unwrap_or_else(|| Task::from_instruction(request.instruction.clone()));
+        PreparedRun {
+            run,
+            config: Arc::new(config),
+            base,
+            repo_dir,
+            state,
+            candidates,
+            task: Arc::new(task),
+            task_source: None,
+            request,
+            store,
+            resume: Some(resume),
+        }
+    }
 }
 
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
@@ -228,11 +270,6 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
                 .map_err(PipelineError::Usage)?;
         }
     }
-    if config.main.launcher == LauncherKind::Docker {
-        return Err(PipelineError::Usage(
-            "`launcher: docker` is not available in this build yet\n  hint: set `launcher: process` in .rascal/config.yaml".into(),
-        ));
-    }
     let state = workspace::state_dir(&repo);
     let mut store = Store::open(&Store::path_in(&state))?;
     store.mark_interrupted()?;
@@ -271,6 +308,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         task_source,
         request: req,
         store,
+        resume: None,
     })
 }
 
@@ -314,23 +352,29 @@ pub async fn execute_with(
         task_source,
         request,
         store,
+        resume,
     } = prepared;
+    let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
+        LauncherKind::Process => Arc::new(ProcessLauncher),
+        LauncherKind::Docker => Arc::new(DockerLauncher::new()),
+    };
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
-    journal.emit(RunEvent::RunStarted {
-        run: run.clone(),
-        repo: repo_dir.to_string_lossy().into_owned(),
-        base: base.to_string(),
-        instruction: request.instruction.clone(),
-        launcher: "process".into(),
-        candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
-    });
-    if let Some(source) = task_source {
-        journal.emit(RunEvent::TaskLoaded {
-            source,
-            task: Box::new((*task).clone()),
+    if resume.is_none() {
+        journal.emit(RunEvent::RunStarted {
+            run: run.clone(),
+            repo: repo_dir.to_string_lossy().into_owned(),
+            base: base.to_string(),
+            instruction: request.instruction.clone(),
+            launcher: launcher.name().into(),
+            candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
         });
+        if let Some(source) = task_source {
+            journal.emit(RunEvent::TaskLoaded {
+                source,
+                task: Box::new((*task).clone()),
+            });
+        }
     }
-    let launcher: Arc<dyn Launcher> = Arc::new(ProcessLauncher);
     let parallel = config
         .main
         .strategy
@@ -349,6 +393,11 @@ pub async fn execute_with(
         let token = cancel.child_token();
         tokens.insert(info.id.clone(), token.clone());
         let job = CandidateJob {
+            resume: resume.as_ref().and_then(|r| r.of(&info.id)),
+            landed: resume
+                .as_ref()
+                .and_then(|r| r.agent_reports.get(&info.id).cloned()),
+            repo: repo_dir.clone(),
             run: run.clone(),
             info,
             agent,
@@ -391,6 +440,8 @@ pub async fn execute_with(
     };
 
     let mut results = Vec::new();
+    // Candidates that had finished before a reattach count for the verdict.
+    let earlier: Vec<Verdict> = resume.map(|r| r.finished).unwrap_or_default();
     for t in tasks {
         match t.await {
             Ok(r) => results.push(r),
@@ -431,7 +482,10 @@ pub async fn execute_with(
             ),
         });
     }
-    let verdicts: Vec<Verdict> = results.iter().map(|r| r.verdict).collect();
+    let verdicts: Vec<Verdict> = earlier
+        .into_iter()
+        .chain(results.iter().map(|r| r.verdict))
+        .collect();
     let verdict = run_verdict(&verdicts);
     let escalated = results.iter().any(|r| r.escalated)
         || run_decisions
@@ -544,6 +598,10 @@ struct CandidateJob {
     launcher: Arc<dyn Launcher>,
     cancel: CancellationToken,
     task: Arc<Task>,
+    repo: PathBuf,
+    resume: Option<Resume>,
+    /// The agent's report, when it landed before a reattach.
+    landed: Option<Report>,
 }
 
 impl CandidateJob {
@@ -630,11 +688,22 @@ impl CandidateJob {
         } else {
             candidate_dir.join(format!("attempt-{attempt}"))
         };
-        let (agent_report, usage) = self
-            .run_agent(&workdir, &run_dir, attempt, instruction)
-            .await;
-        let agent_ok = agent_report.status != Status::Fail;
-        land(agent_report, &mut reports);
+        let (agent_ok, usage) = match self.landed.clone().filter(|_| attempt == 1) {
+            Some(r) => {
+                let ok = r.status != Status::Fail;
+                reports.push(r);
+                (ok, None)
+            }
+            None => {
+                let (agent_report, usage) = self
+                    .run_agent(&workdir, &run_dir, attempt, instruction)
+                    .await;
+                let ok = agent_report.status != Status::Fail;
+                land(agent_report, &mut reports);
+                (ok, usage)
+            }
+        };
+        self.launcher.release(&self.run, &id, &self.agent).await;
 
         let mut files = 0;
         let mut lines = 0;
@@ -762,7 +831,8 @@ impl CandidateJob {
             candidate: id,
             run_dir,
             rascal_exe: &self.request.rascal_exe,
-            sandboxed: false,
+            // Only a container is a sandbox a real agent may skip prompts in.
+            sandboxed: self.launcher.name() == "docker",
             attempt,
         };
         let inv = match agent::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
@@ -777,11 +847,23 @@ impl CandidateJob {
             }
         };
         report = report.input("command", inv.argv.join(" "));
-        self.journal.emit(RunEvent::CandidateStarted {
-            candidate: id.clone(),
-            command: inv.argv.join(" "),
-        });
-        for var in &inv.missing_env {
+        if let Some(r) = &self.resume {
+            self.journal.emit(RunEvent::Log {
+                display: None,
+                candidate: id.clone(),
+                stream: crate::runner::Stream::Stderr,
+                text: format!(
+                    "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
+                    r.stdout_lines, r.stderr_lines
+                ),
+            });
+        } else {
+            self.journal.emit(RunEvent::CandidateStarted {
+                candidate: id.clone(),
+                command: inv.argv.join(" "),
+            });
+        }
+        for var in inv.missing_env.iter().filter(|_| self.resume.is_none()) {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
@@ -809,14 +891,25 @@ impl CandidateJob {
             stdin: inv.stdin,
             timeout,
             image: self.agent.image.clone(),
+            agent: Some(self.agent.clone()),
+            repo: self.repo.clone(),
+            resume: self.resume,
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
         let journal = self.journal.clone();
         let cid = id.clone();
         let log_path = run_dir.join("agent.log");
         let runtime = self.agent.runtime;
+        let resumed = self.resume.is_some() && attempt == 1;
         let forward = tokio::spawn(async move {
-            let mut file = std::fs::File::create(&log_path).ok();
+            // A reattach appends to the log written before.
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(resumed)
+                .write(true)
+                .truncate(!resumed)
+                .open(&log_path)
+                .ok();
             let mut last = String::new();
             let mut usage = Usage::default();
             let mut summary: Option<(bool, String)> = None;

@@ -193,6 +193,26 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// A run's status (`running`, `finished`, `interrupted`), if it exists.
+    pub fn run_status(&self, run: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// `rascal attach`: this process now runs the interrupted `run`.
+    pub fn resume_run(&self, run: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = 'running', pid = ?2, verdict = NULL, exit_code = NULL,
+                 finished_at = NULL WHERE id = ?1",
+                params![run, std::process::id()],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
     /// Runs still marked running whose process is gone: journal an
     /// interruption so they read as what they are. Returns their ids.
     pub fn mark_interrupted(&mut self) -> Result<Vec<String>> {

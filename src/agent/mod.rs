@@ -37,7 +37,7 @@ pub struct LaunchContext<'a> {
 }
 
 /// Host variables every agent gets so that ordinary programs work.
-const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
 
 /// Build the invocation for `agent` (named `name`) on `instruction`.
 pub fn invocation(

@@ -2,6 +2,7 @@
 //! candidate's worktree, so an agent cannot weaken its own checks), and
 //! errors that name file, line, column and what is allowed.
 
+pub mod container;
 pub mod duration;
 pub mod guardrails;
 pub mod permissions;
@@ -109,6 +110,27 @@ pub struct AgentConfig {
     /// keep reviewers independent of authors. Default: the agent's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// Docker launcher: memory limit (`512m`, `2g`; default 2g).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<container::ByteSize>,
+    /// Docker launcher: CPU limit (default 2.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<f64>,
+    /// Docker launcher: process limit (default 512).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pids: Option<i64>,
+    /// Docker launcher: `none`, `bridge` (default) or a named network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Docker launcher: read-only root filesystem (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// Docker launcher: pull the image when the engine lacks it (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pull: bool,
+    /// Docker launcher: keep the container after the run, for debugging.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_containers: bool,
 }
 
 impl AgentConfig {
@@ -389,6 +411,15 @@ impl Config {
                     column: None,
                     message: format!("agent `{name}`: {msg}"),
                     hint: "see README.md § Configuration".into(),
+                });
+            }
+            if let Some(msg) = container::problem(a) {
+                return Err(ConfigError {
+                    file: CONFIG_FILE.into(),
+                    line: None,
+                    column: None,
+                    message: format!("agent `{name}`: {msg}"),
+                    hint: "see README.md § Docker launcher".into(),
                 });
             }
             if let Some(s) = &a.scenario {
