@@ -1,12 +1,16 @@
 //! `rascal demo`: the embedded default. Builds a small sample repository in
 //! a temp directory (a Rust crate with a `.rascal/` config using every layer
-//! that exists) and defines three scripted agents on one task: one passes
-//! everything, one breaks the build, one touches denied paths.
+//! that exists) and defines three scripted agents on one task: one is sent
+//! back once by the reviewer and then passes everything, one breaks the
+//! build, one touches denied paths.
 
 use std::path::Path;
 
 pub const INSTRUCTION: &str =
     "Add a `shout(name)` function to src/lib.rs that returns the greeting in upper case, with a test.";
+
+/// The demo's task: `.rascal/specs/shout.yaml` (criteria and constraints).
+pub const SPEC: &str = "shout";
 
 pub const AGENTS: &[&str] = &["careful", "hasty", "sneaky"];
 
@@ -30,11 +34,19 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         ".rascal/config.yaml",
-        "# Agents for the demo: scripted, deterministic, no API key needed.\nagents:\n  careful: { runtime: scripted, scenario: demo-good }\n  hasty:   { runtime: scripted, scenario: demo-broken }\n  sneaky:  { runtime: scripted, scenario: demo-denied }\nlauncher: process\nstrategy: { mode: compare, agents: [careful, hasty, sneaky] }\ntimeout: 5m\n",
+        "# Agents for the demo: scripted, deterministic, no API key needed.\nagents:\n  careful: { runtime: scripted, scenario: demo-fix-on-feedback }\n  hasty:   { runtime: scripted, scenario: demo-broken }\n  sneaky:  { runtime: scripted, scenario: demo-denied }\n  # The reviewer: another provider than the authors, asks for changes once.\n  reviewer: { runtime: scripted, scenario: review-request-once, provider: rascal-demo-reviewer }\nlauncher: process\nstrategy: { mode: compare, agents: [careful, hasty, sneaky] }\ntimeout: 5m\n",
     ),
     (
         ".rascal/guardrails.yaml",
         "guardrails:\n  - { name: build, command: \"CARGO_TARGET_DIR=target cargo build --offline --quiet\", timeout: 120s }\n  - { name: tests, command: \"CARGO_TARGET_DIR=target cargo test --offline --quiet\", timeout: 300s }\n  - { name: secrets, builtin: secrets }\n  - name: banned-patterns\n    patterns: ['dbg!\\(', 'todo!\\(', 'unimplemented!\\(']\n    scope: diff-only\n  - { name: diff-size, max_lines: 400, max_files: 10 }\n",
+    ),
+    (
+        ".rascal/verification.yaml",
+        "criteria:\n  test_command: \"cargo test --offline {check}\"\n  timeout: 300s\nreview:\n  reviewers: [reviewer]\n  on_request_changes: retry\n  max_retries: 2\n  timeout: 60s\n",
+    ),
+    (
+        ".rascal/specs/shout.yaml",
+        "instruction: Add a `shout(name)` function to src/lib.rs that returns the greeting in upper case, with a test.\nacceptance_criteria:\n  - { description: \"greet() still works\", type: test, check: greets }\n  - { description: \"shout is public\", type: grep, check: 'pub fn shout\\(' }\n  - { description: \"no debug prints\", type: grep, check: '!println!\\(' }\nconstraints:\n  - { description: \"no new dependencies\", type: no-new-deps }\n  - { description: \"a small change\", type: max-lines, value: 60 }\n",
     ),
     (
         ".rascal/permissions.yaml",

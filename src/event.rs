@@ -4,6 +4,7 @@
 //! from the store reads exactly as it did live.
 
 use crate::runner::Stream;
+use crate::task::Task;
 use crate::verdict::{gate, Layer, Report, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -82,6 +83,27 @@ pub enum RunEvent {
     RunInterrupted {
         reason: String,
     },
+    /// The task came from a spec or an issue: its criteria and constraints
+    /// (Layer 3). Emitted right after `RunStarted`.
+    TaskLoaded {
+        /// `spec NAME`, `issue FILE` or `instruction`.
+        source: String,
+        task: Box<Task>,
+    },
+    /// A retry: the candidate's author gets `feedback` (what still fails)
+    /// in its worktree, then layers 2 → 4 → 3 → 5 run again.
+    AttemptStarted {
+        candidate: String,
+        attempt: u32,
+        feedback: String,
+    },
+    /// The candidate needs a human: retries exhausted, or the reviewer's
+    /// output was unusable twice. `table` is Markdown: what still fails.
+    CandidateEscalated {
+        candidate: String,
+        reason: String,
+        table: String,
+    },
 }
 
 impl RunEvent {
@@ -99,6 +121,9 @@ impl RunEvent {
             RunEvent::DecisionRecorded { .. } => "decision_recorded",
             RunEvent::RunFinished { .. } => "run_finished",
             RunEvent::RunInterrupted { .. } => "run_interrupted",
+            RunEvent::TaskLoaded { .. } => "task_loaded",
+            RunEvent::AttemptStarted { .. } => "attempt_started",
+            RunEvent::CandidateEscalated { .. } => "candidate_escalated",
         }
     }
 
@@ -110,7 +135,9 @@ impl RunEvent {
             | RunEvent::AgentSummary { candidate, .. }
             | RunEvent::LayerStarted { candidate, .. }
             | RunEvent::ReportLanded { candidate, .. }
-            | RunEvent::CandidateFinished { candidate, .. } => Some(candidate),
+            | RunEvent::CandidateFinished { candidate, .. }
+            | RunEvent::AttemptStarted { candidate, .. }
+            | RunEvent::CandidateEscalated { candidate, .. } => Some(candidate),
             RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             _ => None,
         }
@@ -130,6 +157,7 @@ pub struct CandidateSummary {
     pub reason: Option<String>,
     pub files_changed: usize,
     pub lines_changed: u64,
+    /// The reports of the latest attempt (the ones the verdict is from).
     pub reports: Vec<Report>,
     /// Decisions about this candidate (overrides, selection, …), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -143,6 +171,36 @@ pub struct CandidateSummary {
     /// The verdict once overrides are applied (equals `verdict` without any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective_verdict: Option<Verdict>,
+    /// The latest attempt (1 unless the candidate was retried).
+    #[serde(default = "first_attempt")]
+    pub attempt: u32,
+    /// Earlier attempts, kept whole: their reports and the feedback sent.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attempts: Vec<AttemptSummary>,
+    /// Layer 3 as a Markdown checklist (latest attempt).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub checklist: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalated: Option<Escalation>,
+}
+
+fn first_attempt() -> u32 {
+    1
+}
+
+/// One finished attempt of a candidate that was retried.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct AttemptSummary {
+    pub attempt: u32,
+    pub reports: Vec<Report>,
+    /// What was sent to the author after this attempt.
+    pub feedback: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Escalation {
+    pub reason: String,
+    pub table: String,
 }
 
 /// A run's results, folded from events: the `--json` document.
@@ -154,6 +212,11 @@ pub struct RunSummary {
     pub exit_code: Option<i32>,
     pub base: String,
     pub instruction: String,
+    /// Where the task came from and its criteria, when not a bare instruction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_source: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Task>,
     pub candidates: Vec<CandidateSummary>,
     /// The comparator's ranking (Layer 1), once every candidate finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -175,6 +238,8 @@ impl RunSummary {
             exit_code: None,
             base: String::new(),
             instruction: String::new(),
+            task_source: None,
+            task: None,
             candidates: Vec::new(),
             ranking: None,
             selected: None,
@@ -208,6 +273,10 @@ impl RunSummary {
                             effective_verdict: None,
                             usage: None,
                             summary: None,
+                            attempt: 1,
+                            attempts: Vec::new(),
+                            checklist: String::new(),
+                            escalated: None,
                         })
                         .collect();
                 }
@@ -229,6 +298,37 @@ impl RunSummary {
                         c.reason = reason.clone();
                         c.files_changed = *files;
                         c.lines_changed = *lines;
+                        c.checklist = crate::layers::criteria::checklist_markdown(&c.reports);
+                    }
+                }
+                RunEvent::TaskLoaded { source, task } => {
+                    s.task_source = Some(source.clone());
+                    s.task = Some((**task).clone());
+                }
+                RunEvent::AttemptStarted {
+                    candidate,
+                    attempt,
+                    feedback,
+                } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.attempts.push(AttemptSummary {
+                            attempt: c.attempt,
+                            reports: std::mem::take(&mut c.reports),
+                            feedback: feedback.clone(),
+                        });
+                        c.attempt = *attempt;
+                    }
+                }
+                RunEvent::CandidateEscalated {
+                    candidate,
+                    reason,
+                    table,
+                } => {
+                    if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                        c.escalated = Some(Escalation {
+                            reason: reason.clone(),
+                            table: table.clone(),
+                        });
                     }
                 }
                 RunEvent::Ranked { ranking } => s.ranking = Some((**ranking).clone()),
@@ -286,6 +386,15 @@ impl RunSummary {
 /// get by picking the winner); no candidate, or none finished → FAIL.
 pub fn run_verdict(candidates: &[Verdict]) -> Verdict {
     candidates.iter().copied().min().unwrap_or(Verdict::Fail)
+}
+
+/// The run's exit code: 0 when a candidate passed (or warned), 3 when none
+/// did and at least one was escalated to a human, else 1.
+pub fn run_exit_code(verdict: Verdict, any_escalated: bool) -> i32 {
+    match verdict {
+        Verdict::Fail if any_escalated => 3,
+        v => v.exit_code(),
+    }
 }
 
 /// A candidate's verdict from its reports.

@@ -35,8 +35,15 @@ struct Cli {
 enum Command {
     /// Run a task on one or more agents and verify each candidate.
     Run {
-        /// What the agents should do.
-        instruction: String,
+        /// What the agents should do (or use --spec / --issue).
+        #[arg(required_unless_present_any = ["spec", "issue"])]
+        instruction: Option<String>,
+        /// Run the task in .rascal/specs/NAME.yaml (read from the base commit).
+        #[arg(long, value_name = "NAME", conflicts_with_all = ["instruction", "issue"])]
+        spec: Option<String>,
+        /// Run the task in a Markdown issue body (`## Acceptance Criteria`, `## Constraints`).
+        #[arg(long, value_name = "FILE.md", conflicts_with = "instruction")]
+        issue: Option<PathBuf>,
         /// Agent name from .rascal/config.yaml (repeat for several candidates).
         #[arg(long = "agent", short = 'a', value_delimiter = ',')]
         agents: Vec<String>,
@@ -70,6 +77,9 @@ enum Command {
         /// With --auto: open a pull request with `gh` (or print the command).
         #[arg(long)]
         pr: bool,
+        /// Where agents run, overriding `launcher:` in .rascal/config.yaml.
+        #[arg(long, value_enum)]
+        launcher: Option<LauncherArg>,
     },
     /// Select the candidate to finalize.
     Select {
@@ -118,8 +128,25 @@ enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: rascal::report::Format,
     },
-    /// Check the setup: configured agents (CLI found, version, credentials set).
+    /// Resume a docker run whose rascal died (reattach to its containers);
+    /// in a terminal, otherwise open the TUI on the run's record, following it.
+    Attach {
+        run: String,
+        #[arg(long)]
+        json: bool,
+        /// Do not print agent log lines.
+        #[arg(long)]
+        quiet: bool,
+        /// TUI theme (dark, light, high-contrast).
+        #[arg(long)]
+        theme: Option<String>,
+    },
+    /// Check the setup: each agent's CLI, version and credentials; the Docker
+    /// engine; rascal containers of runs that are gone.
     Doctor {
+        /// Remove containers whose run is not in this repository's store.
+        #[arg(long)]
+        remove: bool,
         #[arg(long)]
         json: bool,
     },
@@ -156,13 +183,6 @@ enum Command {
         #[arg(long)]
         theme: Option<String>,
     },
-    /// Open the TUI on a run (following it while it is still running).
-    Attach {
-        run: String,
-        /// TUI theme (dark, light, high-contrast).
-        #[arg(long)]
-        theme: Option<String>,
-    },
     #[command(name = "__scripted-agent", hide = true)]
     ScriptedAgent { file: PathBuf },
 }
@@ -176,6 +196,12 @@ macro_rules! say {
     ($($arg:tt)*) => {{
         let _ = writeln!(std::io::stdout(), $($arg)*);
     }};
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum LauncherArg {
+    Process,
+    Docker,
 }
 
 fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
@@ -210,9 +236,10 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             Ok(agent::scripted::play(&steps, &dir))
         }
         Command::Check { base, json } => check(&dir, &base, json),
-        Command::Doctor { json } => doctor(&dir, json),
         Command::Run {
             instruction,
+            spec,
+            issue,
             agents,
             base,
             headless,
@@ -224,18 +251,27 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             push,
             pr,
             theme,
+            launcher,
         } => {
             let tui = tui_wanted(headless || json, theme)?;
+            // Like `git -C`, a relative issue path is relative to DIR.
+            let issue = issue.map(|p| if p.is_relative() { dir.join(p) } else { p });
             let mut req = RunRequest::new(
                 dir.clone(),
-                &instruction,
+                &instruction.unwrap_or_default(),
                 agents,
                 std::env::current_exe().map_err(|e| e.to_string())?,
             );
+            req.spec = spec;
+            req.issue = issue;
             req.base = base;
             req.timeout = timeout;
             req.n = n;
             req.auto = auto;
+            req.launcher = launcher.map(|l| match l {
+                LauncherArg::Process => rascal::config::LauncherKind::Process,
+                LauncherArg::Docker => rascal::config::LauncherKind::Docker,
+            });
             let (code, run_id) = run(req, json, !quiet, tui)?;
             if auto && code == 0 {
                 if let Some(id) = run_id {
@@ -295,18 +331,42 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                 }
             }
         }
-        Command::List { json } => list(&dir, json),
-        Command::Attach { run, theme } => match tui_wanted(false, theme)? {
-            // Not a terminal: print the run as `show` does.
-            None => show(&dir, &run, false, true),
-            Some(flag) => {
-                let theme = rascal::tui::Theme::named(
-                    flag.as_deref().unwrap_or("dark"),
-                    rascal::tui::Theme::no_color_env(),
-                )?;
-                rascal::tui::shell::attach(&dir, &run, theme)
+        Command::Attach {
+            run,
+            json,
+            quiet,
+            theme,
+        } => {
+            let tui = tui_wanted(json, theme)?;
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            match rascal::reattach::prepare_attach(&dir, &run, exe) {
+                Ok(p) => {
+                    // What landed before, then the rest live.
+                    let earlier = open_store(&dir)?.events(&run).unwrap_or_default();
+                    match tui {
+                        Some(flag) => interactive(p, flag, earlier).map(|(code, _)| code),
+                        None => execute(p, json, !quiet, earlier).map(|(code, _)| code),
+                    }
+                }
+                // Nothing to resume (finished, process launcher, or driven by
+                // a live rascal): in a terminal, the TUI shows the record and
+                // follows it while it grows.
+                Err(_) if tui.is_some() && open_store(&dir)?.run_exists(&run).unwrap_or(false) => {
+                    let flag = tui.flatten();
+                    let theme = rascal::tui::Theme::named(
+                        flag.as_deref().unwrap_or("dark"),
+                        rascal::tui::Theme::no_color_env(),
+                    )?;
+                    rascal::tui::shell::attach(&dir, &run, theme)
+                }
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    Ok(e.exit_code())
+                }
             }
-        },
+        }
+        Command::Doctor { remove, json } => doctor(&dir, remove, json),
+        Command::List { json } => list(&dir, json),
         Command::Show { run, json, quiet } => show(&dir, &run, json, !quiet),
         Command::Demo {
             headless,
@@ -326,12 +386,13 @@ fn real_main(cli: Cli) -> Result<i32, String> {
                     tmp.path().display()
                 );
             }
-            let req = RunRequest::new(
+            let mut req = RunRequest::new(
                 tmp.path().to_path_buf(),
-                demo::INSTRUCTION,
+                "",
                 demo::AGENTS.iter().map(|s| s.to_string()).collect(),
                 std::env::current_exe().map_err(|e| e.to_string())?,
             );
+            req.spec = Some(demo::SPEC.into());
             let code = run(req, false, true, tui).map(|(c, _)| c);
             if keep {
                 let path = tmp.keep();
@@ -385,19 +446,38 @@ fn run(
         }
     };
     if let Some(flag) = tui {
-        let name = flag
-            .or_else(|| prepared.config.main.theme.clone())
-            .unwrap_or_else(|| "dark".into());
-        let theme = match rascal::tui::Theme::named(&name, rascal::tui::Theme::no_color_env()) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("rascal: error: {e}");
-                return Ok((2, None));
-            }
-        };
-        let id = prepared.run.clone();
-        return rascal::tui::shell::run_interactive(prepared, theme).map(|c| (c, Some(id)));
+        return interactive(prepared, flag, Vec::new());
     }
+    execute(prepared, json, logs, Vec::new())
+}
+
+/// Run a prepared run under the TUI (`earlier`: events already recorded).
+fn interactive(
+    prepared: pipeline::PreparedRun,
+    theme: Option<String>,
+    earlier: Vec<RunEvent>,
+) -> Result<(i32, Option<String>), String> {
+    let name = theme
+        .or_else(|| prepared.config.main.theme.clone())
+        .unwrap_or_else(|| "dark".into());
+    let theme = match rascal::tui::Theme::named(&name, rascal::tui::Theme::no_color_env()) {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("rascal: error: {e}");
+            return Ok((2, None));
+        }
+    };
+    let id = prepared.run.clone();
+    rascal::tui::shell::run_interactive(prepared, theme, earlier).map(|c| (c, Some(id)))
+}
+
+/// Execute a prepared run, printing `earlier` (replayed) events first.
+fn execute(
+    prepared: pipeline::PreparedRun,
+    json: bool,
+    logs: bool,
+    earlier: Vec<RunEvent>,
+) -> Result<(i32, Option<String>), String> {
     let rt = runtime()?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
@@ -412,6 +492,12 @@ fn run(
         let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel));
         let mut printer = Printer::new(logs);
         let mut events = Vec::new();
+        for ev in earlier {
+            if !json {
+                out(printer.render(&ev));
+            }
+            events.push(ev);
+        }
         while let Some(ev) = rx.recv().await {
             if !json {
                 out(printer.render(&ev));
@@ -649,7 +735,7 @@ fn finalize(
     }
 }
 
-fn doctor(dir: &std::path::Path, json: bool) -> Result<i32, String> {
+fn doctor(dir: &std::path::Path, remove: bool, json: bool) -> Result<i32, String> {
     let loaded = workspace::open(dir)
         .map_err(|e| e.to_string())
         .and_then(|repo| {
@@ -663,14 +749,27 @@ fn doctor(dir: &std::path::Path, json: bool) -> Result<i32, String> {
             return Ok(2);
         }
     };
-    let checks = rascal::doctor::agent_checks(&config);
-    let ok = checks.iter().all(|c| c.problems.is_empty());
+    let checks = rascal::doctor::agents::agent_checks(&config);
+    let agents_ok = checks.iter().all(|c| c.problems.is_empty());
+    let repo = workspace::open(dir).map_err(|e| e.to_string())?;
+    let store = open_store(dir)?;
+    let docker = runtime()?.block_on(rascal::doctor::diagnose(
+        &store,
+        &workspace::workdir(&repo),
+        remove,
+    ));
+    // An unreachable engine only matters when this repository uses it.
+    let uses_docker = config.main.launcher == rascal::config::LauncherKind::Docker;
+    let docker_ok = docker.exit_code == 0 || !uses_docker;
+    let ok = agents_ok && docker_ok;
     if json {
-        say!("{}", serde_json::json!({"ok": ok, "agents": checks}));
+        say!(
+            "{}",
+            serde_json::json!({"ok": ok, "agents": checks, "docker": docker.lines})
+        );
     } else {
-        for l in rascal::doctor::agent_lines(&checks) {
-            say!("{l}");
-        }
+        out(rascal::doctor::agents::agent_lines(&checks));
+        out(docker.lines);
     }
     Ok(if ok { 0 } else { 1 })
 }

@@ -7,11 +7,16 @@ use crate::agent::events::{self, AgentEvent, Usage};
 use crate::agent::{self, LaunchContext};
 use crate::config::{Config, ConfigError, LauncherKind, OnNoPass};
 use crate::decision::{Decision, DecisionKind};
-use crate::event::{candidate_verdict, run_verdict, CandidateInfo, RunEvent};
-use crate::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
+use crate::event::{candidate_verdict, run_exit_code, run_verdict, CandidateInfo, RunEvent};
+use crate::feedback;
+use crate::launch::{
+    docker::DockerLauncher, process::ProcessLauncher, LaunchSpec, Launcher, Resume,
+};
 use crate::layers::compare::{self, Contender};
+use crate::layers::review::{ReviewOutcome, Site};
 use crate::runner::{human, LogLine};
 use crate::store::{Store, StoreError};
+use crate::task::Task;
 use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
 use crate::verify::{self, Origin, Progress, Verification};
 use crate::workspace::{self, WorkspaceError};
@@ -23,7 +28,7 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// What to run.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct RunRequest {
     /// Any directory inside the target repository.
     pub repo: PathBuf,
@@ -36,10 +41,16 @@ pub struct RunRequest {
     pub rascal_exe: PathBuf,
     /// Overrides every agent's timeout.
     pub timeout: Option<Duration>,
+    /// `--spec NAME`: the task is `.rascal/specs/NAME.yaml` at the base commit.
+    pub spec: Option<String>,
+    /// `--issue FILE.md`: the task is a Markdown issue body.
+    pub issue: Option<PathBuf>,
     /// Candidates per agent (overrides `strategy.n`).
     pub n: Option<u32>,
     /// Headless auto policy: select the comparator's pick when it passes.
     pub auto: bool,
+    /// Overrides `launcher:` of .rascal/config.yaml.
+    pub launcher: Option<LauncherKind>,
 }
 
 impl RunRequest {
@@ -50,9 +61,7 @@ impl RunRequest {
             instruction: instruction.to_string(),
             agents,
             rascal_exe,
-            timeout: None,
-            n: None,
-            auto: false,
+            ..RunRequest::default()
         }
     }
 }
@@ -171,14 +180,64 @@ pub struct PreparedRun {
     pub repo_dir: PathBuf,
     pub state: PathBuf,
     pub candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+    /// The task with its criteria (Layer 3); `task_source` is None for a
+    /// bare command-line instruction.
+    pub task: Arc<Task>,
+    pub task_source: Option<String>,
     request: RunRequest,
     store: Store,
+    /// Set by `rascal attach`: the run already started; these candidates
+    /// resume where the journal stopped (see src/reattach.rs).
+    pub(crate) resume: Option<crate::reattach::Resumption>,
 }
 
-pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
+impl PreparedRun {
+    /// The rest of an interrupted run (src/reattach.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn resumed(
+        run: String,
+        config: Config,
+        base: git2::Oid,
+        repo_dir: PathBuf,
+        state: PathBuf,
+        candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+        request: RunRequest,
+        store: Store,
+        resume: crate::reattach::Resumption,
+    ) -> PreparedRun {
+        // The task as the journal recorded it, else the bare instruction.
+        let task = resume
+            .task
+            .clone()
+            .unwrap_or_else(|| Task::from_instruction(request.instruction.clone()));
+        PreparedRun {
+            run,
+            config: Arc::new(config),
+            base,
+            repo_dir,
+            state,
+            candidates,
+            task: Arc::new(task),
+            task_source: None,
+            request,
+            store,
+            resume: Some(resume),
+        }
+    }
+}
+
+pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
     let config = Config::load_at(&repo, base)?;
+    let (task, task_source) = crate::task::load(
+        &repo,
+        base,
+        &req.instruction,
+        req.spec.as_deref(),
+        req.issue.as_deref(),
+    )?;
+    req.instruction = task.instruction.clone();
     let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
@@ -205,10 +264,11 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
             )));
         }
     }
-    if config.main.launcher == LauncherKind::Docker {
-        return Err(PipelineError::Usage(
-            "`launcher: docker` is not available in this build yet\n  hint: set `launcher: process` in .rascal/config.yaml".into(),
-        ));
+    if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
+        for n in &names {
+            crate::layers::review::eligible_reviewers(&config, review, (n, &config.main.agents[n]))
+                .map_err(PipelineError::Usage)?;
+        }
     }
     let state = workspace::state_dir(&repo);
     let mut store = Store::open(&Store::path_in(&state))?;
@@ -244,8 +304,11 @@ pub fn prepare(req: RunRequest) -> Result<PreparedRun, PipelineError> {
         repo_dir: workspace::workdir(&repo),
         state,
         candidates,
+        task: Arc::new(task),
+        task_source,
         request: req,
         store,
+        resume: None,
     })
 }
 
@@ -285,19 +348,33 @@ pub async fn execute_with(
         repo_dir,
         state,
         candidates,
+        task,
+        task_source,
         request,
         store,
+        resume,
     } = prepared;
+    let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
+        LauncherKind::Process => Arc::new(ProcessLauncher),
+        LauncherKind::Docker => Arc::new(DockerLauncher::new()),
+    };
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
-    journal.emit(RunEvent::RunStarted {
-        run: run.clone(),
-        repo: repo_dir.to_string_lossy().into_owned(),
-        base: base.to_string(),
-        instruction: request.instruction.clone(),
-        launcher: "process".into(),
-        candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
-    });
-    let launcher: Arc<dyn Launcher> = Arc::new(ProcessLauncher);
+    if resume.is_none() {
+        journal.emit(RunEvent::RunStarted {
+            run: run.clone(),
+            repo: repo_dir.to_string_lossy().into_owned(),
+            base: base.to_string(),
+            instruction: request.instruction.clone(),
+            launcher: launcher.name().into(),
+            candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
+        });
+        if let Some(source) = task_source {
+            journal.emit(RunEvent::TaskLoaded {
+                source,
+                task: Box::new((*task).clone()),
+            });
+        }
+    }
     let parallel = config
         .main
         .strategy
@@ -316,6 +393,11 @@ pub async fn execute_with(
         let token = cancel.child_token();
         tokens.insert(info.id.clone(), token.clone());
         let job = CandidateJob {
+            resume: resume.as_ref().and_then(|r| r.of(&info.id)),
+            landed: resume
+                .as_ref()
+                .and_then(|r| r.agent_reports.get(&info.id).cloned()),
+            repo: repo_dir.clone(),
             run: run.clone(),
             info,
             agent,
@@ -326,6 +408,7 @@ pub async fn execute_with(
             journal: journal.clone(),
             launcher: launcher.clone(),
             cancel: token,
+            task: task.clone(),
         };
         let slots = slots.clone();
         tasks.push(tokio::spawn(async move {
@@ -357,9 +440,12 @@ pub async fn execute_with(
     };
 
     let mut results = Vec::new();
+    // Candidates that had finished before a reattach count for the verdict.
+    let earlier: Vec<Verdict> = resume.map(|r| r.finished).unwrap_or_default();
     for t in tasks {
         match t.await {
             Ok(r) => results.push(r),
+            // A panicking candidate task counts as a FAIL; the others go on.
             Err(e) => eprintln!("rascal: internal error in a candidate task: {e}"),
         }
     }
@@ -396,19 +482,18 @@ pub async fn execute_with(
             ),
         });
     }
-    let verdicts: Vec<Verdict> = results.iter().map(|r| r.verdict).collect();
+    let verdicts: Vec<Verdict> = earlier
+        .into_iter()
+        .chain(results.iter().map(|r| r.verdict))
+        .collect();
     let verdict = run_verdict(&verdicts);
-    let escalated = run_decisions
-        .lock()
-        .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
-        .unwrap_or(false);
-    let exit_code = if escalated
-        || (verdict == Verdict::Fail && config.main.strategy.on_no_pass == OnNoPass::Escalate)
-    {
-        3
-    } else {
-        verdict.exit_code()
-    };
+    let escalated = results.iter().any(|r| r.escalated)
+        || run_decisions
+            .lock()
+            .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
+            .unwrap_or(false)
+        || (verdict == Verdict::Fail && config.main.strategy.on_no_pass == OnNoPass::Escalate);
+    let exit_code = run_exit_code(verdict, escalated);
     journal.emit(RunEvent::RunFinished { verdict, exit_code });
     drop(journal);
     let writer_result = tokio::task::spawn_blocking(move || writer.join())
@@ -475,10 +560,26 @@ pub fn record_decision(
     Ok(ev)
 }
 
-/// What one candidate ended with.
-struct CandidateResult {
+/// What one attempt of a candidate produced.
+struct Attempt {
+    reports: Vec<Report>,
+    files: usize,
+    lines: u64,
+    /// Layer 5's outcome, when the review ran.
+    review: Option<ReviewOutcome>,
+    /// The change, for the comparator (None when it could not be read).
+    changes: Option<crate::changeset::ChangeSet>,
+    /// Tokens and cost the agent reported.
+    usage: Option<Usage>,
+    /// The agent finished cleanly (not errored, cancelled or timed out).
+    agent_ok: bool,
+}
+
+/// How a candidate ended.
+struct CandidateOutcome {
     id: String,
     verdict: Verdict,
+    escalated: bool,
     finished_cleanly: bool,
     reports: Vec<Report>,
     changes: Option<crate::changeset::ChangeSet>,
@@ -496,10 +597,81 @@ struct CandidateJob {
     journal: Journal,
     launcher: Arc<dyn Launcher>,
     cancel: CancellationToken,
+    task: Arc<Task>,
+    repo: PathBuf,
+    resume: Option<Resume>,
+    /// The agent's report, when it landed before a reattach.
+    landed: Option<Report>,
 }
 
 impl CandidateJob {
-    async fn run(self) -> CandidateResult {
+    /// The candidate's attempts: the first on the task, then — while Layer 3
+    /// or Layer 5 send it back and retries remain — follow-ups with
+    /// feedback in the same worktree (see `feedback::next_step`).
+    async fn run(self) -> CandidateOutcome {
+        let policy = feedback::Policy::of(&self.config);
+        let mut attempt = 1;
+        let mut instruction = self.request.instruction.clone();
+        loop {
+            let done = self.attempt(attempt, &instruction).await;
+            match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
+                feedback::Next::Retry(text) => {
+                    attempt += 1;
+                    instruction = feedback::follow_up(
+                        &self.request.instruction,
+                        attempt,
+                        policy.max_attempts(),
+                        &text,
+                    );
+                    self.journal.emit(RunEvent::AttemptStarted {
+                        candidate: self.info.id.clone(),
+                        attempt,
+                        feedback: text,
+                    });
+                }
+                feedback::Next::Finish => return self.finish(done, None),
+                feedback::Next::Escalate { reason, table } => {
+                    self.journal.emit(RunEvent::CandidateEscalated {
+                        candidate: self.info.id.clone(),
+                        reason: reason.clone(),
+                        table,
+                    });
+                    return self.finish(done, Some(reason));
+                }
+            }
+        }
+    }
+
+    fn finish(&self, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
+        let mut verdict = candidate_verdict(&done.reports);
+        let mut reason = first_failure(&done.reports);
+        if let Some(why) = &escalated {
+            verdict = Verdict::Fail;
+            reason = Some(format!("escalated: {why}"));
+        }
+        self.journal.emit(RunEvent::CandidateFinished {
+            candidate: self.info.id.clone(),
+            verdict,
+            reason,
+            files: done.files,
+            lines: done.lines,
+        });
+        CandidateOutcome {
+            id: self.info.id.clone(),
+            verdict,
+            escalated: escalated.is_some(),
+            finished_cleanly: done.agent_ok
+                && !self.cancel.is_cancelled()
+                && done.changes.is_some()
+                && escalated.is_none(),
+            reports: done.reports,
+            changes: done.changes,
+            usage: done.usage,
+        }
+    }
+
+    /// One attempt: the agent, then L2 → L4 → L3 → L5 on its change.
+    async fn attempt(&self, attempt: u32, instruction: &str) -> Attempt {
         let id = self.info.id.clone();
         let mut reports: Vec<Report> = Vec::new();
         let land = |r: Report, reports: &mut Vec<Report>| {
@@ -510,14 +682,33 @@ impl CandidateJob {
             reports.push(r);
         };
         let workdir = PathBuf::from(&self.info.worktree);
-        let run_dir = agent::candidate_dir(&self.state, &self.run, &id);
-        let (agent_report, usage) = self.run_agent(&workdir, &run_dir).await;
-        let agent_ok = agent_report.status != Status::Fail;
-        land(agent_report, &mut reports);
+        let candidate_dir = agent::candidate_dir(&self.state, &self.run, &id);
+        let run_dir = if attempt == 1 {
+            candidate_dir.clone()
+        } else {
+            candidate_dir.join(format!("attempt-{attempt}"))
+        };
+        let (agent_ok, usage) = match self.landed.clone().filter(|_| attempt == 1) {
+            Some(r) => {
+                let ok = r.status != Status::Fail;
+                reports.push(r);
+                (ok, None)
+            }
+            None => {
+                let (agent_report, usage) = self
+                    .run_agent(&workdir, &run_dir, attempt, instruction)
+                    .await;
+                let ok = agent_report.status != Status::Fail;
+                land(agent_report, &mut reports);
+                (ok, usage)
+            }
+        };
+        self.launcher.release(&self.run, &id, &self.agent).await;
 
         let mut files = 0;
         let mut lines = 0;
         let mut kept_changes = None;
+        let mut review = None;
         if agent_ok {
             match workspace::changeset(&workdir, self.base) {
                 Ok(changes) if changes.is_empty() => {
@@ -555,6 +746,35 @@ impl CandidateJob {
                         }),
                     };
                     reports.extend(verify::verify(&v, &sink).await);
+                    if reports.iter().any(|r| r.status == Status::Fail) {
+                        for r in feedback::skipped(
+                            &self.config,
+                            &self.task,
+                            "skipped: guardrails or permissions failed",
+                        ) {
+                            land(r, &mut reports);
+                        }
+                    } else {
+                        let later = feedback::LaterLayers {
+                            config: &self.config,
+                            task: &self.task,
+                            workdir: &workdir,
+                            base: self.base,
+                            changes: &changes,
+                            author: (&self.info.agent, &self.agent),
+                            site: Site {
+                                run: self.run.clone(),
+                                candidate: id.clone(),
+                                dir: candidate_dir.clone(),
+                                rascal_exe: self.request.rascal_exe.clone(),
+                                attempt,
+                            },
+                            cancel: self.cancel.clone(),
+                        };
+                        let (rs, outcome) = feedback::later_layers(&later, &sink).await;
+                        reports.extend(rs);
+                        review = outcome;
+                    }
                 }
                 Err(e) => {
                     let r = Report::new(Layer::Agent, "changes")
@@ -567,23 +787,14 @@ impl CandidateJob {
         } else {
             self.skip_layers(&mut reports, "skipped: the agent did not finish cleanly");
         }
-        let verdict = candidate_verdict(&reports);
-        let reason = first_failure(&reports);
-        self.journal.emit(RunEvent::CandidateFinished {
-            candidate: id.clone(),
-            verdict,
-            reason,
+        Attempt {
+            reports,
             files,
             lines,
-        });
-        let finished_cleanly = agent_ok && !self.cancel.is_cancelled() && kept_changes.is_some();
-        CandidateResult {
-            id,
-            verdict,
-            finished_cleanly,
-            reports,
+            review,
             changes: kept_changes,
             usage,
+            agent_ok,
         }
     }
 
@@ -595,6 +806,7 @@ impl CandidateJob {
             }
         }
         skipped.push(Report::skipped(Layer::Permissions, "permissions", why));
+        skipped.extend(feedback::skipped(&self.config, &self.task, why));
         for r in skipped {
             self.journal.emit(RunEvent::ReportLanded {
                 candidate: self.info.id.clone(),
@@ -605,7 +817,13 @@ impl CandidateJob {
     }
 
     /// Run the author agent; its report and the tokens/cost it reported.
-    async fn run_agent(&self, workdir: &Path, run_dir: &Path) -> (Report, Option<Usage>) {
+    async fn run_agent(
+        &self,
+        workdir: &Path,
+        run_dir: &Path,
+        attempt: u32,
+        instruction: &str,
+    ) -> (Report, Option<Usage>) {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
         let ctx = LaunchContext {
@@ -613,14 +831,11 @@ impl CandidateJob {
             candidate: id,
             run_dir,
             rascal_exe: &self.request.rascal_exe,
-            sandboxed: false,
+            // Only a container is a sandbox a real agent may skip prompts in.
+            sandboxed: self.launcher.name() == "docker",
+            attempt,
         };
-        let inv = match agent::invocation(
-            &self.info.agent,
-            &self.agent,
-            &self.request.instruction,
-            &ctx,
-        ) {
+        let inv = match agent::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,
             Err(e) => {
                 return (
@@ -632,11 +847,23 @@ impl CandidateJob {
             }
         };
         report = report.input("command", inv.argv.join(" "));
-        self.journal.emit(RunEvent::CandidateStarted {
-            candidate: id.clone(),
-            command: inv.argv.join(" "),
-        });
-        for var in &inv.missing_env {
+        if let Some(r) = &self.resume {
+            self.journal.emit(RunEvent::Log {
+                display: None,
+                candidate: id.clone(),
+                stream: crate::runner::Stream::Stderr,
+                text: format!(
+                    "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
+                    r.stdout_lines, r.stderr_lines
+                ),
+            });
+        } else {
+            self.journal.emit(RunEvent::CandidateStarted {
+                candidate: id.clone(),
+                command: inv.argv.join(" "),
+            });
+        }
+        for var in inv.missing_env.iter().filter(|_| self.resume.is_none()) {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
@@ -664,14 +891,25 @@ impl CandidateJob {
             stdin: inv.stdin,
             timeout,
             image: self.agent.image.clone(),
+            agent: Some(self.agent.clone()),
+            repo: self.repo.clone(),
+            resume: self.resume,
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
         let journal = self.journal.clone();
         let cid = id.clone();
         let log_path = run_dir.join("agent.log");
         let runtime = self.agent.runtime;
+        let resumed = self.resume.is_some() && attempt == 1;
         let forward = tokio::spawn(async move {
-            let mut file = std::fs::File::create(&log_path).ok();
+            // A reattach appends to the log written before.
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(resumed)
+                .write(true)
+                .truncate(!resumed)
+                .open(&log_path)
+                .ok();
             let mut last = String::new();
             let mut usage = Usage::default();
             let mut summary: Option<(bool, String)> = None;

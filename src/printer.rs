@@ -10,6 +10,8 @@ use std::time::Duration;
 
 /// How many output lines of a failed check are shown.
 const OUTPUT_LINES: usize = 8;
+/// How many lines of feedback to an author are shown.
+const FEEDBACK_LINES: usize = 20;
 
 #[derive(Debug, Clone)]
 pub struct Printer {
@@ -140,11 +142,60 @@ impl Printer {
             RunEvent::DecisionRecorded { decision } => vec![decision_line(decision)],
             RunEvent::RunFinished { verdict, exit_code } => vec![format!(
                 "run verdict {verdict} (exit {exit_code}){}",
-                match verdict {
-                    Verdict::Fail => " — no candidate passed",
+                match (verdict, exit_code) {
+                    (Verdict::Fail, 3) => " — no candidate passed; escalated to a human",
+                    (Verdict::Fail, _) => " — no candidate passed",
                     _ => "",
                 }
             )],
+            RunEvent::TaskLoaded { source, task } => vec![format!(
+                "task from {}: {} acceptance criteri{}, {} constraint{}",
+                sanitize(source),
+                task.acceptance_criteria.len(),
+                if task.acceptance_criteria.len() == 1 {
+                    "on"
+                } else {
+                    "a"
+                },
+                task.constraints.len(),
+                if task.constraints.len() == 1 { "" } else { "s" },
+            )],
+            RunEvent::AttemptStarted {
+                candidate,
+                attempt,
+                feedback,
+            } => {
+                let tag = self.tag(candidate);
+                let mut out = vec![format!(
+                    "{tag} ↻ attempt {attempt}: feedback sent to the author"
+                )];
+                let lines: Vec<&str> = feedback.lines().filter(|l| !l.trim().is_empty()).collect();
+                for l in lines.iter().take(FEEDBACK_LINES) {
+                    out.push(format!("{tag}     » {}", cut(&sanitize(l), 300)));
+                }
+                if lines.len() > FEEDBACK_LINES {
+                    out.push(format!(
+                        "{tag}     » … {} more lines",
+                        lines.len() - FEEDBACK_LINES
+                    ));
+                }
+                out
+            }
+            RunEvent::CandidateEscalated {
+                candidate,
+                reason,
+                table,
+            } => {
+                let tag = self.tag(candidate);
+                let mut out = vec![format!(
+                    "{tag} ⚑ escalated to a human: {}",
+                    cut(&sanitize(reason), 300)
+                )];
+                for l in table.lines() {
+                    out.push(format!("{tag}     {}", cut(&sanitize(l), 300)));
+                }
+                out
+            }
             RunEvent::RunInterrupted { reason } => {
                 vec![format!("run interrupted: {}", sanitize(reason))]
             }
@@ -165,6 +216,22 @@ fn mark(status: Status) -> &'static str {
 /// the output tail.
 pub fn report_lines(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
+    if r.layer == crate::verdict::Layer::Criteria {
+        // Layer 3 reads as its Markdown checklist, evidence included.
+        out.push(format!(
+            "{} criteria {}",
+            mark(r.status),
+            cut(&sanitize(&crate::layers::criteria::checklist_line(r)), 400)
+        ));
+        if matches!(r.status, Status::Fail | Status::Warn) {
+            let lines: Vec<&str> = r.output.lines().skip(1).collect();
+            let start = lines.len().saturating_sub(OUTPUT_LINES);
+            for l in &lines[start..] {
+                out.push(format!("    │ {}", cut(&sanitize(l), 200)));
+            }
+        }
+        return out;
+    }
     let status = match r.status {
         Status::Fail => "FAIL".to_string(),
         Status::Warn => "WARN".to_string(),

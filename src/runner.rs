@@ -76,6 +76,9 @@ pub struct Exit {
     pub timed_out: bool,
     pub cancelled: bool,
     pub duration_ms: u64,
+    /// Set by a launcher that can say why the agent died (e.g. OOM-killed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 impl Exit {
@@ -85,7 +88,9 @@ impl Exit {
 
     /// Why this exit is not a clean answer, if it is not.
     pub fn problem(&self, timeout: Duration) -> Option<String> {
-        if self.timed_out {
+        if let Some(f) = &self.failure {
+            Some(f.clone())
+        } else if self.timed_out {
             Some(format!("timed out after {}", human(timeout)))
         } else if self.cancelled {
             Some("cancelled".into())

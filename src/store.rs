@@ -217,6 +217,26 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
+    /// A run's status (`running`, `finished`, `interrupted`), if it exists.
+    pub fn run_status(&self, run: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT status FROM runs WHERE id = ?1", [run], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    /// `rascal attach`: this process now runs the interrupted `run`.
+    pub fn resume_run(&self, run: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "UPDATE runs SET status = 'running', pid = ?2, verdict = NULL, exit_code = NULL,
+                 finished_at = NULL WHERE id = ?1",
+                params![run, std::process::id()],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
     /// Runs still marked running whose process is gone: journal an
     /// interruption so they read as what they are. Returns their ids.
     pub fn mark_interrupted(&mut self) -> Result<Vec<String>> {
@@ -357,8 +377,43 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 ],
             )?;
         }
+        RunEvent::AttemptStarted {
+            candidate,
+            attempt,
+            feedback,
+        } => {
+            tx.execute(
+                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
+                 VALUES (?1, ?2, 'retry', 'rascal', ?3, ?4, ?5)",
+                params![
+                    run,
+                    candidate,
+                    format!("attempt {attempt} with feedback"),
+                    at,
+                    serde_json::json!({"attempt": attempt, "feedback": feedback}).to_string()
+                ],
+            )?;
+        }
+        RunEvent::CandidateEscalated {
+            candidate,
+            reason,
+            table,
+        } => {
+            tx.execute(
+                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
+                 VALUES (?1, ?2, 'escalate', 'rascal', ?3, ?4, ?5)",
+                params![
+                    run,
+                    candidate,
+                    reason,
+                    at,
+                    serde_json::json!({"reason": reason, "table": table}).to_string()
+                ],
+            )?;
+        }
         RunEvent::Log { .. }
         | RunEvent::LayerStarted { .. }
+        | RunEvent::TaskLoaded { .. }
         | RunEvent::Ranked { .. }
         | RunEvent::Usage { .. }
         | RunEvent::AgentSummary { .. } => {}

@@ -235,7 +235,8 @@ fn agent_environment_is_scrubbed_and_named_credentials_are_redacted() {
 
 #[test]
 fn killed_run_is_recorded_as_interrupted_and_the_next_run_works() {
-    let t = repo_with_agents("agents:\n  stuck: { runtime: scripted, scenario: hang }\n  good: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"fn b() {}\\n\" }] }\n");
+    // The orphaned agent sleeps 20 s, not a day: SIGKILL of rascal leaves it behind.
+    let t = repo_with_agents("agents:\n  stuck: { runtime: scripted, steps: [{ do: say, text: thinking very hard }, { do: sleep, ms: 20000 }] }\n  good: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"fn b() {}\\n\" }] }\n");
     let mut child = Command::new(common::bin())
         .args(["run", "x", "--agent", "stuck", "--headless"])
         .current_dir(t.path())

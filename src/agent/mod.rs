@@ -31,10 +31,13 @@ pub struct LaunchContext<'a> {
     /// True when the agent runs inside a container (the docker launcher):
     /// only then may a real agent skip its own permission prompts.
     pub sandboxed: bool,
+    /// 1 for the first attempt; 2, 3… for retries with feedback
+    /// (`$RASCAL_ATTEMPT`).
+    pub attempt: u32,
 }
 
 /// Host variables every agent gets so that ordinary programs work.
-const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
 
 /// Build the invocation for `agent` (named `name`) on `instruction`.
 pub fn invocation(
@@ -69,6 +72,7 @@ pub fn invocation(
     env.push(("RASCAL_RUN".into(), ctx.run.to_string()));
     env.push(("RASCAL_CANDIDATE".into(), ctx.candidate.to_string()));
     env.push(("RASCAL_AGENT".into(), name.to_string()));
+    env.push(("RASCAL_ATTEMPT".into(), ctx.attempt.to_string()));
 
     let stdin = Some(instruction.as_bytes().to_vec());
     let argv = match agent.runtime {

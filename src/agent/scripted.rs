@@ -60,16 +60,43 @@ pub enum Step {
     Exit {
         code: i32,
     },
+    /// Play `then` on attempt `attempt` ($RASCAL_ATTEMPT, 1 = first try),
+    /// `otherwise` on any other attempt: lets a scripted author fix its
+    /// change when given feedback, and a scripted reviewer change its mind.
+    When {
+        attempt: u32,
+        #[serde(default)]
+        then: Vec<Step>,
+        #[serde(default)]
+        otherwise: Vec<Step>,
+    },
 }
 
 pub const BUILTIN_NAMES: &[&str] = &[
     "demo-good",
     "demo-broken",
     "demo-denied",
+    "demo-fix-on-feedback",
     "hang",
     "noisy",
     "nothing",
+    "review-approve",
+    "review-request-once",
+    "review-reject",
+    "review-garbled",
+    "review-hang",
+    "judge-pass",
+    "judge-fail",
 ];
+
+/// A reviewer's JSON verdict, fenced as a model would print it.
+fn verdict(decision: &str, issues: &str) -> Step {
+    say(&format!(
+        "```json\n{{\"verdict\": \"{decision}\", \"issues\": [{issues}]}}\n```"
+    ))
+}
+
+const SHOUT_ISSUE: &str = r#"{"severity": "major", "location": "src/lib.rs:9", "description": "shout() is not covered by a test of its own"}"#;
 
 const GOOD_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
 
@@ -95,6 +122,30 @@ mod tests {
     #[test]
     fn shouts() {
         assert_eq!(shout("Ada"), "HELLO, ADA!");
+    }
+}
+"#;
+
+/// `shout` without a test of its own: what a reviewer should send back.
+const UNTESTED_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+
+/// Greets someone by name.
+pub fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Greets someone loudly.
+pub fn shout(name: &str) -> String {
+    greet(name).to_uppercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greets() {
+        assert_eq!(greet("Ada"), "Hello, Ada!");
     }
 }
 "#;
@@ -136,6 +187,31 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
             say("▸ Edit src/lib.rs"),
             sleep(200),
             say("done: added shout() and a test"),
+        ],
+        "demo-fix-on-feedback" => vec![
+            say("reading src/lib.rs"),
+            sleep(200),
+            Step::When {
+                attempt: 1,
+                then: vec![
+                    say("plan: add `shout` next to `greet`"),
+                    Step::Write {
+                        path: "src/lib.rs".into(),
+                        content: UNTESTED_LIB.into(),
+                    },
+                    say("▸ Edit src/lib.rs"),
+                    say("done: added shout()"),
+                ],
+                otherwise: vec![
+                    say("reading the feedback: shout() needs its own test"),
+                    Step::Write {
+                        path: "src/lib.rs".into(),
+                        content: GOOD_LIB.into(),
+                    },
+                    say("▸ Edit src/lib.rs"),
+                    say("done: added a test for shout()"),
+                ],
+            },
         ],
         "demo-broken" => vec![
             say("reading src/lib.rs"),
@@ -182,15 +258,68 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
             say("still alive"),
         ],
         "nothing" => vec![say("nothing to do")],
+        "review-approve" => vec![
+            say("Read the task and the diff; hunting for problems."),
+            say("Nothing blocking found."),
+            verdict("approve", ""),
+        ],
+        "review-request-once" => vec![
+            say("Read the task and the diff; hunting for problems."),
+            Step::When {
+                attempt: 1,
+                then: vec![verdict("request_changes", SHOUT_ISSUE)],
+                otherwise: vec![say("The earlier problem is fixed."), verdict("approve", "")],
+            },
+        ],
+        "review-reject" => vec![
+            say("Read the task and the diff; hunting for problems."),
+            verdict("request_changes", SHOUT_ISSUE),
+        ],
+        "review-garbled" => vec![
+            say("Looks great to me, ship it!"),
+            say("{\"verdict\": \"approve\", \"issues\": ["),
+        ],
+        "review-hang" => vec![say("reviewing very carefully…"), sleep(24 * 3600 * 1000)],
+        "judge-pass" => vec![say(
+            r#"{"pass": true, "reason": "the change does what the criterion asks"}"#,
+        )],
+        "judge-fail" => vec![say(
+            r#"{"pass": false, "reason": "the criterion is not met by the diff"}"#,
+        )],
         _ => return None,
     };
     Some(steps)
+}
+
+/// The attempt this agent plays ($RASCAL_ATTEMPT; 1 when unset).
+fn current_attempt() -> u32 {
+    std::env::var("RASCAL_ATTEMPT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
 }
 
 /// Play `steps` in `dir`. Returns the exit code.
 pub fn play(steps: &[Step], dir: &Path) -> i32 {
     let stdout = std::io::stdout();
     for step in steps {
+        if let Step::When {
+            attempt,
+            then,
+            otherwise,
+        } = step
+        {
+            let branch = if current_attempt() == *attempt {
+                then
+            } else {
+                otherwise
+            };
+            let code = play(branch, dir);
+            if code != 0 {
+                return code;
+            }
+            continue;
+        }
         let result: std::io::Result<()> = (|| {
             match step {
                 Step::Say { text } => {
@@ -254,6 +383,7 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                     o.flush()?;
                 }
                 Step::Exit { code } => std::process::exit(*code),
+                Step::When { .. } => {}
             }
             Ok(())
         })();

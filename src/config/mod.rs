@@ -2,13 +2,16 @@
 //! candidate's worktree, so an agent cannot weaken its own checks), and
 //! errors that name file, line, column and what is allowed.
 
+pub mod container;
 pub mod duration;
 pub mod guardrails;
 pub mod permissions;
+pub mod verification;
 
 pub use duration::Dur;
 pub use guardrails::{Guardrail, GuardrailKind, Scope};
 pub use permissions::PermissionsConfig;
+pub use verification::{VerificationConfig, VERIFICATION_FILE};
 
 use crate::workspace;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
@@ -103,6 +106,46 @@ pub struct AgentConfig {
     /// launcher (no container). Off by default: only a sandbox gets that.
     #[serde(default)]
     pub allow_unsandboxed: bool,
+    /// The model provider (for goose, command and scripted agents), used to
+    /// keep reviewers independent of authors. Default: the agent's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Docker launcher: memory limit (`512m`, `2g`; default 2g).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<container::ByteSize>,
+    /// Docker launcher: CPU limit (default 2.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<f64>,
+    /// Docker launcher: process limit (default 512).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pids: Option<i64>,
+    /// Docker launcher: `none`, `bridge` (default) or a named network.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
+    /// Docker launcher: read-only root filesystem (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// Docker launcher: pull the image when the engine lacks it (default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pull: bool,
+    /// Docker launcher: keep the container after the run, for debugging.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_containers: bool,
+}
+
+impl AgentConfig {
+    /// An agent of `runtime` with every other setting at its default.
+    pub fn new(runtime: RuntimeKind) -> AgentConfig {
+        serde_yaml::from_value(serde_yaml::Value::Mapping(
+            [(
+                "runtime".into(),
+                serde_yaml::to_value(runtime).expect("runtime serialises"),
+            )]
+            .into_iter()
+            .collect(),
+        ))
+        .expect("defaults deserialise")
+    }
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,6 +238,9 @@ pub struct Config {
     pub guardrails: Option<Vec<Guardrail>>,
     /// None when `.rascal/permissions.yaml` is absent.
     pub permissions: Option<PermissionsConfig>,
+    /// None when `.rascal/verification.yaml` is absent (Layer 5 off, Layer 3
+    /// with defaults).
+    pub verification: Option<VerificationConfig>,
     /// File → sha256 of its bytes at the base commit, for receipts.
     pub digests: BTreeMap<String, String>,
 }
@@ -296,10 +342,46 @@ impl Config {
         let main = read(CONFIG_FILE)?;
         let guard = read(GUARDRAILS_FILE)?;
         let perm = read(PERMISSIONS_FILE)?;
-        Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref()).map_err(|mut e| {
-            e.file = format!("{} (at base commit {short})", e.file);
-            e
-        })
+        let verif = read(VERIFICATION_FILE)?;
+        Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref())
+            .and_then(|c| c.with_verification(verif.as_deref()))
+            .map_err(|mut e| {
+                e.file = format!("{} (at base commit {short})", e.file);
+                e
+            })
+    }
+
+    /// Add `.rascal/verification.yaml` (None = absent) to a parsed config.
+    pub fn with_verification(mut self, text: Option<&str>) -> Result<Config, ConfigError> {
+        if let Some(t) = text {
+            let v: VerificationConfig = if t.trim().is_empty() {
+                VerificationConfig::default()
+            } else {
+                parse(VERIFICATION_FILE, t)?
+            };
+            for (key, name) in v.agents_named() {
+                if !self.main.agents.contains_key(name) {
+                    // Point at the first mention of the name.
+                    let at = t
+                        .lines()
+                        .enumerate()
+                        .find_map(|(i, l)| l.find(name).map(|c| (i + 1, c + 1)));
+                    return Err(ConfigError {
+                        file: VERIFICATION_FILE.into(),
+                        line: at.map(|a| a.0),
+                        column: at.map(|a| a.1),
+                        message: format!(
+                            "`{key}` names agent `{name}`, which is not defined in {CONFIG_FILE}"
+                        ),
+                        hint: format!("defined agents: {}", list_names(&self.agent_names())),
+                    });
+                }
+            }
+            self.verification = Some(v);
+            self.digests
+                .insert(VERIFICATION_FILE.into(), crate::verdict::digest(t));
+        }
+        Ok(self)
     }
 
     fn check_strategy(&self) -> Result<(), ConfigError> {
@@ -335,6 +417,15 @@ impl Config {
                     hint: "see README.md § Configuration".into(),
                 });
             }
+            if let Some(msg) = container::problem(a) {
+                return Err(ConfigError {
+                    file: CONFIG_FILE.into(),
+                    line: None,
+                    column: None,
+                    message: format!("agent `{name}`: {msg}"),
+                    hint: "see README.md § Docker launcher".into(),
+                });
+            }
             if let Some(s) = &a.scenario {
                 if crate::agent::scripted::builtin(s).is_none() {
                     return Err(ConfigError {
@@ -355,5 +446,13 @@ impl Config {
 
     pub fn agent_names(&self) -> Vec<String> {
         self.main.agents.keys().cloned().collect()
+    }
+}
+
+fn list_names(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".into()
+    } else {
+        v.join(", ")
     }
 }

@@ -2,6 +2,7 @@
 //! log lines, wait for its exit, cancel it. `process` is the embedded
 //! default (a child process in the candidate's worktree).
 
+pub mod docker;
 pub mod process;
 
 use crate::runner::{Exit, LogLine};
@@ -24,6 +25,19 @@ pub struct LaunchSpec {
     pub timeout: Duration,
     /// For container launchers.
     pub image: Option<String>,
+    /// The agent's config (container settings, env names), for container launchers.
+    pub agent: Option<crate::config::AgentConfig>,
+    /// The repository's work dir (container label `rascal.repo`).
+    pub repo: PathBuf,
+    /// Reattach to the running agent instead of starting it.
+    pub resume: Option<Resume>,
+}
+
+/// Where a reattach picks up: output lines of each stream already journalled.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Resume {
+    pub stdout_lines: u64,
+    pub stderr_lines: u64,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -44,4 +58,8 @@ pub trait Launcher: Send + Sync {
         logs: mpsc::UnboundedSender<LogLine>,
         cancel: CancellationToken,
     ) -> Result<Exit, LaunchError>;
+
+    /// Called once the agent's report has landed: containers are removed
+    /// only after their logs and exit code are recorded.
+    async fn release(&self, _run: &str, _candidate: &str, _agent: &crate::config::AgentConfig) {}
 }

@@ -2,7 +2,10 @@
 //! layers that run commands go through the command runner.
 
 pub mod compare;
+pub mod criteria;
+pub mod deps;
 pub mod guardrails;
 pub mod imports;
 pub mod permissions;
+pub mod review;
 pub mod secrets;

@@ -101,6 +101,8 @@ pub struct Candidate {
     pub cost_usd: Option<f64>,
     /// The agent's final message.
     pub summary: Option<String>,
+    /// Why the candidate was handed to a human.
+    pub escalated: Option<String>,
     pub cancelled: bool,
 }
 
@@ -122,6 +124,7 @@ impl Candidate {
             tokens: None,
             cost_usd: None,
             summary: None,
+            escalated: None,
             cancelled: false,
         }
     }
@@ -175,6 +178,9 @@ impl Candidate {
     pub fn status_text(&self) -> String {
         if self.cancelled && self.verdict.is_none() {
             return "cancelled".into();
+        }
+        if self.escalated.is_some() && self.verdict.is_none() {
+            return "escalated".into();
         }
         match (self.verdict, self.started_ms, self.running_layer) {
             (Some(v), _, _) => v.label().into(),
@@ -465,6 +471,37 @@ impl App {
                 }
             }
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
+            RunEvent::TaskLoaded { .. } => {}
+            RunEvent::AttemptStarted {
+                candidate,
+                attempt,
+                feedback,
+            } => {
+                let color = self.color;
+                if let Some(c) = self.cand_mut(candidate) {
+                    // The layers run again: the strip shows this attempt.
+                    c.attempt = *attempt;
+                    c.reports.clear();
+                    c.verdict = None;
+                    c.finished_ms = None;
+                    c.running_layer = None;
+                    c.logs.push(
+                        crate::runner::Stream::Stderr,
+                        &format!(
+                            "── attempt {attempt}: {}",
+                            feedback.lines().next().unwrap_or("")
+                        ),
+                        color,
+                    );
+                }
+            }
+            RunEvent::CandidateEscalated {
+                candidate, reason, ..
+            } => {
+                if let Some(c) = self.cand_mut(candidate) {
+                    c.escalated = Some(reason.clone());
+                }
+            }
             RunEvent::DecisionRecorded { decision } => self.apply_decision(decision),
             RunEvent::LayerStarted { candidate, layer } => {
                 if let Some(c) = self.cand_mut(candidate) {

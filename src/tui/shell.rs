@@ -281,6 +281,17 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
     if prepared.config.guardrails.is_some() {
         layers.push(Layer::Guardrails);
     }
+    if !prepared.task.acceptance_criteria.is_empty() || !prepared.task.constraints.is_empty() {
+        layers.push(Layer::Criteria);
+    }
+    if prepared
+        .config
+        .verification
+        .as_ref()
+        .is_some_and(|v| v.review.is_some())
+    {
+        layers.push(Layer::Review);
+    }
     RunMeta {
         strategy: format!("{:?}", prepared.config.main.strategy.mode).to_lowercase(),
         layers_on: layers,
@@ -291,7 +302,11 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
 
 /// Run a prepared run under the TUI; returns the run's exit code once the
 /// user quits. The terminal is restored on every path out.
-pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, String> {
+pub fn run_interactive(
+    prepared: PreparedRun,
+    theme: Theme,
+    earlier: Vec<RunEvent>,
+) -> Result<i32, String> {
     let meta = meta_of(&prepared);
     let base = prepared.base.to_string();
     let run_id = prepared.run.clone();
@@ -305,6 +320,9 @@ pub fn run_interactive(prepared: PreparedRun, theme: Theme) -> Result<i32, Strin
     let result = rt.block_on(async move {
         let (tx, mut events) = mpsc::unbounded_channel::<RunEvent>();
         let (stx, rx) = mpsc::unbounded_channel::<Stamped>();
+        for ev in earlier {
+            let _ = stx.send((ev, None));
+        }
         tokio::spawn(async move {
             while let Some(ev) = events.recv().await {
                 if stx.send((ev, None)).is_err() {
@@ -419,9 +437,16 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
     };
     if let Ok(oid) = git2::Oid::from_str(&base) {
         if let Ok(config) = crate::config::Config::load_at(&repo, oid) {
-            meta.layers_on = vec![Layer::Agent, Layer::Permissions];
+            meta.layers_on = vec![Layer::Agent, Layer::Permissions, Layer::Criteria];
             if config.guardrails.is_some() {
                 meta.layers_on.push(Layer::Guardrails);
+            }
+            if config
+                .verification
+                .as_ref()
+                .is_some_and(|v| v.review.is_some())
+            {
+                meta.layers_on.push(Layer::Review);
             }
             meta.strategy = format!("{:?}", config.main.strategy.mode).to_lowercase();
         }

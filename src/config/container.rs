@@ -1,0 +1,143 @@
+//! Container settings of an agent for the docker launcher: memory size
+//! (`512m`, `2g`), cpus, pids, network, read-only root filesystem, image
+//! pulling and keeping containers. Defaults are hardened; loosening is
+//! explicit config.
+
+use serde::{Deserialize, Serialize};
+
+/// A size in bytes written as `64m`, `512MiB`, `2g`, `1048576`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "serde_yaml::Value", into = "String")]
+pub struct ByteSize(pub u64);
+
+const ALLOWED: &str = "expected a size like 512m, 2g, 64MiB or a number of bytes";
+
+impl ByteSize {
+    pub fn get(self) -> u64 {
+        self.0
+    }
+
+    /// `64.0 MiB`, `2.0 GiB`: for messages.
+    pub fn human(self) -> String {
+        let b = self.0 as f64;
+        if self.0 >= 1 << 30 {
+            format!("{:.1} GiB", b / (1u64 << 30) as f64)
+        } else if self.0 >= 1 << 20 {
+            format!("{:.1} MiB", b / (1u64 << 20) as f64)
+        } else if self.0 >= 1 << 10 {
+            format!("{:.1} KiB", b / 1024.0)
+        } else {
+            format!("{} B", self.0)
+        }
+    }
+}
+
+impl From<ByteSize> for String {
+    fn from(b: ByteSize) -> String {
+        b.0.to_string()
+    }
+}
+
+impl TryFrom<serde_yaml::Value> for ByteSize {
+    type Error = String;
+    fn try_from(v: serde_yaml::Value) -> Result<Self, String> {
+        match v {
+            serde_yaml::Value::String(s) => parse_size(&s),
+            serde_yaml::Value::Number(n) => n
+                .as_u64()
+                .map(ByteSize)
+                .ok_or_else(|| format!("size `{n}`: {ALLOWED}")),
+            other => Err(format!("size must be a string, got {other:?}: {ALLOWED}")),
+        }
+    }
+}
+
+/// Parse `512m`, `2g`, `64MiB`, `100k`, `1048576` (binary units).
+pub fn parse_size(s: &str) -> Result<ByteSize, String> {
+    let t = s.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    if digits == 0 {
+        return Err(format!("size `{s}`: {ALLOWED}"));
+    }
+    let n: u64 = t[..digits]
+        .parse()
+        .map_err(|_| format!("size `{s}` is too large"))?;
+    let unit = t[digits..].trim().to_ascii_lowercase();
+    let mult: u64 = match unit.as_str() {
+        "" | "b" => 1,
+        "k" | "kb" | "kib" => 1 << 10,
+        "m" | "mb" | "mib" => 1 << 20,
+        "g" | "gb" | "gib" => 1 << 30,
+        _ => {
+            return Err(format!(
+                "size `{s}` has an unknown unit `{unit}`: {ALLOWED}"
+            ))
+        }
+    };
+    n.checked_mul(mult)
+        .map(ByteSize)
+        .ok_or_else(|| format!("size `{s}` is too large"))
+}
+
+/// Where a container's network goes.
+pub const DEFAULT_NETWORK: &str = "bridge";
+pub const DEFAULT_MEMORY: ByteSize = ByteSize(2 << 30);
+pub const DEFAULT_CPUS: f64 = 2.0;
+pub const DEFAULT_PIDS: i64 = 512;
+/// Docker refuses memory limits below 6 MiB.
+pub const MIN_MEMORY: u64 = 6 << 20;
+
+/// What is wrong with an agent's container settings, if anything.
+pub fn problem(a: &super::AgentConfig) -> Option<String> {
+    if let Some(m) = a.memory {
+        if m.get() < MIN_MEMORY {
+            return Some(format!(
+                "`memory: {}` is below Docker's minimum of 6m",
+                m.human()
+            ));
+        }
+    }
+    if let Some(c) = a.cpus {
+        if !(c > 0.0 && c <= 1024.0) {
+            return Some(format!(
+                "`cpus: {c}` must be a positive number like 0.5 or 2"
+            ));
+        }
+    }
+    if let Some(p) = a.pids {
+        if p < 1 {
+            return Some(format!("`pids: {p}` must be at least 1"));
+        }
+    }
+    if let Some(n) = &a.network {
+        if n.trim().is_empty() || n == "host" {
+            return Some(format!(
+                "`network: {n}` is not allowed: use none, bridge or a named network"
+            ));
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_with_binary_units_and_bad_ones_say_what_is_allowed() {
+        for (s, want) in [
+            ("512m", 512u64 << 20),
+            ("2g", 2 << 30),
+            ("64MiB", 64 << 20),
+            ("100k", 100 << 10),
+            ("4096", 4096),
+        ] {
+            assert_eq!(parse_size(s).unwrap().get(), want, "{s}");
+        }
+        for bad in ["", "m", "12 parsecs", "-1m", "99999999999999999999g"] {
+            let e = parse_size(bad).unwrap_err();
+            assert!(e.contains("size"), "{bad}: {e}");
+        }
+        assert_eq!(ByteSize(64 << 20).human(), "64.0 MiB");
+    }
+}

@@ -1,0 +1,137 @@
+//! `.rascal/verification.yaml` — how Layer 3 runs criteria (test command
+//! template, judge) and how Layer 5 reviews (reviewers, consensus, what a
+//! request for changes does, retry bound). Also: which provider an agent
+//! belongs to, for the "review by another provider" rule.
+
+use super::{AgentConfig, Dur, RuntimeKind};
+use serde::{Deserialize, Serialize};
+
+pub const VERIFICATION_FILE: &str = ".rascal/verification.yaml";
+
+/// The hard cap on `max_retries`, whatever the config says.
+pub const MAX_RETRIES_CAP: u32 = 5;
+pub const DEFAULT_MAX_RETRIES: u32 = 2;
+
+/// What a reviewer's `request_changes` does.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnRequestChanges {
+    /// Feed the issues back to the author and verify again (bounded).
+    #[default]
+    Retry,
+    /// Fail the candidate with the issues attached.
+    Fail,
+}
+
+/// `review:` — Layer 5.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawReview")]
+pub struct ReviewConfig {
+    /// Agent names from `.rascal/config.yaml`.
+    pub reviewers: Vec<String>,
+    pub on_request_changes: OnRequestChanges,
+    pub max_retries: u32,
+    /// How many reviewers must approve.
+    pub consensus: usize,
+    pub allow_same_provider: bool,
+    /// Per reviewer run.
+    pub timeout: Dur,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawReview {
+    reviewers: Vec<String>,
+    #[serde(default)]
+    on_request_changes: OnRequestChanges,
+    #[serde(default)]
+    max_retries: Option<u32>,
+    #[serde(default)]
+    consensus: Option<usize>,
+    #[serde(default)]
+    allow_same_provider: bool,
+    #[serde(default)]
+    timeout: Option<Dur>,
+}
+
+impl TryFrom<RawReview> for ReviewConfig {
+    type Error = String;
+    fn try_from(r: RawReview) -> Result<Self, String> {
+        if r.reviewers.is_empty() {
+            return Err("`reviewers` is empty: name at least one agent from .rascal/config.yaml (or remove `review:` to turn Layer 5 off)".into());
+        }
+        let max_retries = r.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
+        if max_retries > MAX_RETRIES_CAP {
+            return Err(format!(
+                "`max_retries: {max_retries}` is above the hard cap of {MAX_RETRIES_CAP}"
+            ));
+        }
+        let consensus = r.consensus.unwrap_or(1);
+        if consensus == 0 || consensus > r.reviewers.len() {
+            return Err(format!(
+                "`consensus: {consensus}` must be between 1 and the number of reviewers ({})",
+                r.reviewers.len()
+            ));
+        }
+        Ok(ReviewConfig {
+            reviewers: r.reviewers,
+            on_request_changes: r.on_request_changes,
+            max_retries,
+            consensus,
+            allow_same_provider: r.allow_same_provider,
+            timeout: r.timeout.unwrap_or(Dur::from_secs(10 * 60)),
+        })
+    }
+}
+
+/// `criteria:` — Layer 3 settings.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CriteriaConfig {
+    /// Shell command template for `type: test`; `{check}` is replaced by the
+    /// (shell-quoted) test name. Default: detected from the repository.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test_command: Option<String>,
+    /// Per criterion command (default 10m).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<Dur>,
+    /// Agent that judges `type: llm-judge` criteria (advisory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
+}
+
+/// `.rascal/verification.yaml`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerificationConfig {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub criteria: Option<CriteriaConfig>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<ReviewConfig>,
+}
+
+impl VerificationConfig {
+    /// Agents this file names (reviewers and judge), for checking they exist.
+    pub fn agents_named(&self) -> Vec<(&'static str, &str)> {
+        let mut out = Vec::new();
+        if let Some(r) = &self.review {
+            out.extend(r.reviewers.iter().map(|n| ("review.reviewers", n.as_str())));
+        }
+        if let Some(j) = self.criteria.as_ref().and_then(|c| c.judge.as_deref()) {
+            out.push(("criteria.judge", j));
+        }
+        out
+    }
+}
+
+/// The provider an agent's model comes from: claude → anthropic, codex →
+/// openai, anything else → its `provider:` field, else its own name.
+pub fn provider(name: &str, agent: &AgentConfig) -> String {
+    match agent.runtime {
+        RuntimeKind::Claude => "anthropic".into(),
+        RuntimeKind::Codex => "openai".into(),
+        RuntimeKind::Goose | RuntimeKind::Command | RuntimeKind::Scripted => {
+            agent.provider.clone().unwrap_or_else(|| name.to_string())
+        }
+    }
+}

@@ -1,0 +1,653 @@
+//! The docker launcher: one hardened container per candidate, through the
+//! engine API (bollard; unix socket by default, `DOCKER_HOST` honoured, API
+//! version negotiated so Docker 20.10 engines answer). Output is attached
+//! before the container starts (nothing is missed), demultiplexed into
+//! tagged lines; timeout and cancel stop the container with a grace period;
+//! a later rascal finds a container by its labels and resumes its logs.
+
+use super::{LaunchError, LaunchSpec, Launcher, Resume};
+use crate::config::container::{
+    ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
+};
+use crate::runner::{Exit, LogLine, Stream};
+use bollard::container::LogOutput;
+use bollard::models::{ContainerCreateBody, ContainerSummary, HostConfig};
+use bollard::query_parameters::{
+    AttachContainerOptionsBuilder, CreateContainerOptionsBuilder, CreateImageOptionsBuilder,
+    ListContainersOptionsBuilder, LogsOptionsBuilder, RemoveContainerOptionsBuilder,
+    StopContainerOptionsBuilder,
+};
+use bollard::Docker;
+use futures::{Stream as FStream, StreamExt};
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::io::AsyncWriteExt;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub const LABEL_RUN: &str = "rascal.run";
+pub const LABEL_CANDIDATE: &str = "rascal.candidate";
+pub const LABEL_REPO: &str = "rascal.repo";
+pub const LABEL_VERSION: &str = "rascal.version";
+/// Unix milliseconds at which the agent times out (for a reattach).
+pub const LABEL_DEADLINE: &str = "rascal.deadline";
+/// The agent's timeout in milliseconds (for a reattach's messages).
+pub const LABEL_TIMEOUT: &str = "rascal.timeout";
+
+/// Where the candidate's worktree is mounted (the working directory).
+pub const WORKSPACE: &str = "/workspace";
+/// Where the instruction file is mounted, read-only.
+pub const INSTRUCTION: &str = "/rascal/instruction.md";
+/// Host variables every process agent gets describe the host, so a
+/// container does not get them (unless the agent names them in `env:`);
+/// `HOME` is set to the writable `/tmp`.
+const HOST_ONLY_ENV: &[&str] = crate::agent::BASE_ENV;
+/// Seconds between SIGTERM and SIGKILL on timeout or cancel.
+const GRACE_SECS: i32 = 3;
+/// Lines longer than this are cut.
+const MAX_LINE: usize = 64 * 1024;
+const PULL_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The engine address rascal talks to, for messages.
+pub fn engine_address() -> String {
+    std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into())
+}
+
+/// Connect to the engine and negotiate the API version (an engine older
+/// than the client refuses the client's default version).
+pub async fn connect() -> Result<Docker, String> {
+    let addr = engine_address();
+    let unreachable = |e: &dyn std::fmt::Display| {
+        format!(
+            "no Docker engine answered at {addr}: {e}\n  hint: start Docker (e.g. `sudo systemctl start docker` or `dockerd`), set DOCKER_HOST to a reachable engine, or run with `--launcher process`"
+        )
+    };
+    let docker = Docker::connect_with_defaults().map_err(|e| unreachable(&e))?;
+    match tokio::time::timeout(Duration::from_secs(10), docker.negotiate_version()).await {
+        Ok(Ok(d)) => Ok(d),
+        Ok(Err(e)) => Err(unreachable(&e)),
+        Err(_) => Err(unreachable(&"no answer within 10s")),
+    }
+}
+
+/// A container name Docker accepts: `rascal-<run>-<candidate>`.
+pub fn container_name(run: &str, candidate: &str) -> String {
+    let clean: String = format!("rascal-{run}-{candidate}")
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_.-".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    clean
+}
+
+/// Rascal's containers on the engine (all states), optionally of one run.
+pub async fn list_rascal_containers(
+    docker: &Docker,
+    run: Option<&str>,
+) -> Result<Vec<ContainerSummary>, String> {
+    let label = match run {
+        Some(r) => format!("{LABEL_RUN}={r}"),
+        None => LABEL_RUN.to_string(),
+    };
+    let filters = HashMap::from([("label".to_string(), vec![label])]);
+    docker
+        .list_containers(Some(
+            ListContainersOptionsBuilder::default()
+                .all(true)
+                .filters(&filters)
+                .build(),
+        ))
+        .await
+        .map_err(|e| format!("listing containers on {}: {e}", engine_address()))
+}
+
+/// Force-remove a container (and its anonymous volumes).
+pub async fn remove(docker: &Docker, id: &str) -> Result<(), String> {
+    docker
+        .remove_container(
+            id,
+            Some(
+                RemoveContainerOptionsBuilder::default()
+                    .force(true)
+                    .v(true)
+                    .build(),
+            ),
+        )
+        .await
+        .map_err(|e| format!("removing container {id}: {e}"))
+}
+
+/// The docker launcher. Connects on first use, once per run.
+#[derive(Default)]
+pub struct DockerLauncher {
+    engine: tokio::sync::OnceCell<Result<Docker, String>>,
+}
+
+impl DockerLauncher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    async fn engine(&self) -> Result<Docker, LaunchError> {
+        self.engine
+            .get_or_init(connect)
+            .await
+            .clone()
+            .map_err(LaunchError::Start)
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn err(e: impl Into<String>) -> LaunchError {
+    LaunchError::Start(e.into())
+}
+
+type Output = Pin<Box<dyn FStream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
+
+#[async_trait::async_trait]
+impl Launcher for DockerLauncher {
+    fn name(&self) -> &'static str {
+        "docker"
+    }
+
+    async fn run(
+        &self,
+        spec: LaunchSpec,
+        logs: mpsc::UnboundedSender<LogLine>,
+        cancel: CancellationToken,
+    ) -> Result<Exit, LaunchError> {
+        let docker = self.engine().await?;
+        let started = Instant::now();
+        let name = container_name(&spec.run, &spec.candidate);
+        let (id, deadline, timeout, output, skip) = match spec.resume {
+            None => {
+                let (id, output) = start(&docker, &spec, &name).await?;
+                (
+                    id,
+                    now_ms() + spec.timeout.as_millis() as u64,
+                    spec.timeout,
+                    output,
+                    Resume::default(),
+                )
+            }
+            Some(resume) => {
+                let found = list_rascal_containers(&docker, Some(&spec.run))
+                    .await
+                    .map_err(err)?
+                    .into_iter()
+                    .find(|c| {
+                        c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE))
+                            == Some(&spec.candidate)
+                    })
+                    .ok_or_else(|| {
+                        err(format!(
+                            "the container of candidate `{}` (run {}) is gone from the engine at {}; its result was not recorded\n  hint: it was removed (or the engine was reset) while rascal was not running; run the task again",
+                            spec.candidate,
+                            spec.run,
+                            engine_address()
+                        ))
+                    })?;
+                if found.state.map(|s| s.to_string()).as_deref() == Some("created") {
+                    return Err(err(format!(
+                        "the container of candidate `{}` (run {}) was created but never started: rascal died in between\n  hint: run the task again; `rascal doctor --remove` cleans up once the run is gone",
+                        spec.candidate, spec.run
+                    )));
+                }
+                let id = found.id.unwrap_or(name.clone());
+                // The original deadline and timeout, not this rascal's.
+                let label =
+                    |k: &str| -> Option<u64> { found.labels.as_ref()?.get(k)?.parse().ok() };
+                let deadline = label(LABEL_DEADLINE)
+                    .unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
+                let timeout = label(LABEL_TIMEOUT)
+                    .map(Duration::from_millis)
+                    .unwrap_or(spec.timeout);
+                let opts = LogsOptionsBuilder::default()
+                    .follow(true)
+                    .stdout(true)
+                    .stderr(true)
+                    .build();
+                let output: Output = Box::pin(docker.logs(&id, Some(opts)));
+                (id, deadline, timeout, output, resume)
+            }
+        };
+
+        let reader = tokio::spawn(read_output(output, logs, skip));
+        let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
+        let mut exit = Exit::default();
+        let mut wait = docker.wait_container(&id, None);
+        let ended = tokio::select! {
+            r = wait.next() => Some(r),
+            _ = tokio::time::sleep(remaining) => { exit.timed_out = true; None }
+            _ = cancel.cancelled() => { exit.cancelled = true; None }
+        };
+        drop(wait);
+        let mut engine_lost = None;
+        match ended {
+            Some(Some(Err(bollard::errors::Error::DockerContainerWaitError { .. })))
+            | Some(Some(Ok(_))) => {}
+            Some(Some(Err(e))) => engine_lost = Some(e.to_string()),
+            Some(None) => engine_lost = Some("the wait stream ended".into()),
+            None => {
+                // Timeout or cancel: SIGTERM, then SIGKILL after the grace period.
+                let _ = docker
+                    .stop_container(
+                        &id,
+                        Some(StopContainerOptionsBuilder::default().t(GRACE_SECS).build()),
+                    )
+                    .await;
+                let _ = tokio::time::timeout(
+                    Duration::from_secs(GRACE_SECS as u64 + 10),
+                    docker.wait_container(&id, None).next(),
+                )
+                .await;
+            }
+        }
+        // The output ends when the container does; bounded in case the
+        // engine keeps the stream open.
+        let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
+        exit.duration_ms = started.elapsed().as_millis() as u64;
+        if exit.timed_out {
+            exit.failure = Some(format!("timed out after {}", crate::runner::human(timeout)));
+        }
+
+        let state = match docker.inspect_container(&id, None).await {
+            Ok(info) => info.state.unwrap_or_default(),
+            Err(e) => {
+                return Err(err(format!(
+                    "lost the Docker engine at {} while candidate `{}` ran: {}\n  hint: once the engine is back, `rascal attach {}` records the result if the container survived",
+                    engine_address(),
+                    spec.candidate,
+                    engine_lost.unwrap_or_else(|| e.to_string()),
+                    spec.run
+                )))
+            }
+        };
+        if state.running == Some(true) && !exit.timed_out && !exit.cancelled {
+            return Err(err(format!(
+                "lost contact with container {name} on {} while it was still running: {}\n  hint: `rascal attach {}` resumes its logs and records its result",
+                engine_address(),
+                engine_lost.unwrap_or_default(),
+                spec.run
+            )));
+        }
+        exit.code = state.exit_code.map(|c| c as i32);
+        if state.oom_killed == Some(true) && !exit.timed_out && !exit.cancelled {
+            let limit = memory_limit(&spec);
+            exit.failure = Some(format!(
+                "was OOM-killed: it ran out of its {} memory limit (exit {})\n  hint: raise `memory:` of agent `{}` in .rascal/config.yaml",
+                limit.human(),
+                exit.code.unwrap_or(137),
+                spec.agent_name()
+            ));
+        }
+        Ok(exit)
+    }
+
+    async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
+        if agent.keep_containers {
+            return;
+        }
+        if let Ok(docker) = self.engine().await {
+            if let Ok(list) = list_rascal_containers(&docker, Some(run)).await {
+                for c in list {
+                    let mine = c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE))
+                        == Some(&candidate.to_string());
+                    if let (true, Some(id)) = (mine, c.id) {
+                        let _ = remove(&docker, &id).await;
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl LaunchSpec {
+    fn agent_name(&self) -> String {
+        self.env
+            .iter()
+            .find(|(k, _)| k == "RASCAL_AGENT")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_else(|| self.candidate.clone())
+    }
+}
+
+fn memory_limit(spec: &LaunchSpec) -> ByteSize {
+    spec.agent
+        .as_ref()
+        .and_then(|a| a.memory)
+        .unwrap_or(DEFAULT_MEMORY)
+}
+
+/// The container's create body: hardened by default (see the module doc).
+pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
+    let agent = spec
+        .agent
+        .clone()
+        .unwrap_or_else(|| crate::config::AgentConfig::new(crate::config::RuntimeKind::Command));
+    let host_instruction = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == "RASCAL_INSTRUCTION_FILE")
+        .map(|(_, v)| v.clone());
+    let mut env: Vec<String> = Vec::new();
+    for (k, v) in &spec.env {
+        if HOST_ONLY_ENV.contains(&k.as_str()) && !agent.env.contains(k) {
+            continue;
+        }
+        if k == "RASCAL_INSTRUCTION_FILE" {
+            env.push(format!("{k}={INSTRUCTION}"));
+        } else {
+            env.push(format!("{k}={v}"));
+        }
+    }
+    if !env.iter().any(|e| e.starts_with("HOME=")) {
+        env.push("HOME=/tmp".into());
+    }
+    // A runtime that names the instruction file by its host path gets the
+    // container's.
+    let argv: Vec<String> = spec
+        .argv
+        .iter()
+        .map(|a| match &host_instruction {
+            Some(h) if a == h => INSTRUCTION.to_string(),
+            _ => a.clone(),
+        })
+        .collect();
+    let mut binds = vec![format!("{}:{WORKSPACE}:rw", spec.workdir.display())];
+    if let Some(h) = &host_instruction {
+        binds.push(format!("{h}:{INSTRUCTION}:ro"));
+    }
+    let memory = agent.memory.unwrap_or(DEFAULT_MEMORY).get() as i64;
+    let labels = HashMap::from([
+        (LABEL_RUN.to_string(), spec.run.clone()),
+        (LABEL_CANDIDATE.to_string(), spec.candidate.clone()),
+        (
+            LABEL_REPO.to_string(),
+            spec.repo.to_string_lossy().into_owned(),
+        ),
+        (
+            LABEL_VERSION.to_string(),
+            env!("CARGO_PKG_VERSION").to_string(),
+        ),
+        (LABEL_DEADLINE.to_string(), deadline_ms.to_string()),
+        (
+            LABEL_TIMEOUT.to_string(),
+            spec.timeout.as_millis().to_string(),
+        ),
+    ]);
+    // SAFETY: getuid/getgid cannot fail.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    ContainerCreateBody {
+        image: spec.image.clone(),
+        entrypoint: argv.first().map(|a| vec![a.clone()]),
+        cmd: Some(argv.iter().skip(1).cloned().collect()),
+        user: Some(format!("{uid}:{gid}")),
+        working_dir: Some(WORKSPACE.into()),
+        env: Some(env),
+        labels: Some(labels),
+        attach_stdin: Some(true),
+        attach_stdout: Some(true),
+        attach_stderr: Some(true),
+        open_stdin: Some(true),
+        stdin_once: Some(true),
+        tty: Some(false),
+        host_config: Some(HostConfig {
+            binds: Some(binds),
+            cap_drop: Some(vec!["ALL".into()]),
+            security_opt: Some(vec!["no-new-privileges".into()]),
+            memory: Some(memory),
+            // No swap: past the limit the agent is OOM-killed, not slowed.
+            memory_swap: Some(memory),
+            nano_cpus: Some((agent.cpus.unwrap_or(DEFAULT_CPUS) * 1e9) as i64),
+            pids_limit: Some(agent.pids.unwrap_or(DEFAULT_PIDS)),
+            tmpfs: Some(HashMap::from([(
+                "/tmp".to_string(),
+                "rw,nosuid,nodev,mode=1777,size=512m".to_string(),
+            )])),
+            readonly_rootfs: Some(agent.read_only.unwrap_or(true)),
+            network_mode: Some(
+                agent
+                    .network
+                    .clone()
+                    .unwrap_or_else(|| DEFAULT_NETWORK.into()),
+            ),
+            // A tiny init as PID 1 forwards SIGTERM to the agent and reaps zombies.
+            init: Some(true),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// Make sure the image is on the engine (pulling only when the agent says
+/// `pull: true`).
+async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result<(), LaunchError> {
+    match docker.inspect_image(image).await {
+        Ok(_) => return Ok(()),
+        Err(bollard::errors::Error::DockerResponseServerError {
+            status_code: 404, ..
+        }) => {}
+        Err(e) => {
+            return Err(err(format!(
+                "could not inspect image `{image}` on {}: {e}",
+                engine_address()
+            )))
+        }
+    }
+    use crate::config::RuntimeKind;
+    let build_hint = match spec.agent.as_ref().map(|a| a.runtime) {
+        Some(r @ (RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose)) => {
+            let dir = format!("{r:?}").to_lowercase();
+            format!("build it on this engine first: `docker build -t {image} docker/{dir}` in rascal's source tree")
+        }
+        _ => format!(
+            "build it on this engine first: `docker build -t {image} DIR` with your Dockerfile in DIR (rascal's docker/ directory has examples)"
+        ),
+    };
+    let pull = spec.agent.as_ref().map(|a| a.pull).unwrap_or(false);
+    if !pull {
+        return Err(err(format!(
+            "image `{image}` is not on the Docker engine at {}\n  hint: {build_hint}, or set `pull: true` on agent `{}` to pull it from its registry",
+            engine_address(),
+            spec.agent_name()
+        )));
+    }
+    let opts = CreateImageOptionsBuilder::default()
+        .from_image(image)
+        .build();
+    let pulled = tokio::time::timeout(PULL_TIMEOUT, async {
+        let mut s = docker.create_image(Some(opts), None, None);
+        while let Some(item) = s.next().await {
+            item.map_err(|e| e.to_string())?;
+        }
+        Ok::<(), String>(())
+    })
+    .await
+    .unwrap_or_else(|_| Err("no answer from the registry within 10m".into()));
+    pulled.map_err(|e| {
+        err(format!(
+            "image `{image}` is not on the Docker engine at {} and pulling it failed: {e}\n  hint: check the registry and your `docker login`, or {build_hint}",
+            engine_address()
+        ))
+    })
+}
+
+/// Create, attach (before start, so the first byte is seen) and start.
+async fn start(
+    docker: &Docker,
+    spec: &LaunchSpec,
+    name: &str,
+) -> Result<(String, Output), LaunchError> {
+    let image = spec.image.clone().ok_or_else(|| {
+        err(format!(
+            "agent `{}` has no `image:`, which the docker launcher needs\n  hint: add `image: NAME` to the agent in .rascal/config.yaml, or run with `--launcher process`",
+            spec.agent_name()
+        ))
+    })?;
+    ensure_image(docker, spec, &image).await?;
+    let body = container_body(spec, now_ms() + spec.timeout.as_millis() as u64);
+    let created = docker
+        .create_container(
+            Some(CreateContainerOptionsBuilder::default().name(name).build()),
+            body,
+        )
+        .await
+        .map_err(|e| {
+            err(format!(
+                "could not create container {name} from image `{image}` on {}: {e}\n  hint: a leftover container of the same name is removed by `rascal doctor --remove`",
+                engine_address()
+            ))
+        })?;
+    let id = created.id;
+    let attached = docker
+        .attach_container(
+            &id,
+            Some(
+                AttachContainerOptionsBuilder::default()
+                    .stdin(true)
+                    .stdout(true)
+                    .stderr(true)
+                    .stream(true)
+                    .logs(true)
+                    .build(),
+            ),
+        )
+        .await
+        .map_err(|e| err(format!("could not attach to container {name}: {e}")))?;
+    if let Err(e) = docker.start_container(&id, None).await {
+        let _ = remove(docker, &id).await;
+        return Err(err(format!(
+            "could not start container {name} (image `{image}`): {e}\n  hint: check that the command `{}` exists in the image",
+            spec.argv.first().cloned().unwrap_or_default()
+        )));
+    }
+    let mut input = attached.input;
+    let stdin = spec.stdin.clone().unwrap_or_default();
+    // A container that never reads stdin must not block us.
+    tokio::spawn(async move {
+        let _ = input.write_all(&stdin).await;
+        let _ = input.shutdown().await;
+    });
+    Ok((id, attached.output))
+}
+
+/// Splits one stream's chunks into lines; long lines are cut, never
+/// buffered without bound.
+struct Lines {
+    stream: Stream,
+    buf: Vec<u8>,
+    dropped: usize,
+    skip: u64,
+}
+
+impl Lines {
+    fn new(stream: Stream, skip: u64) -> Self {
+        Lines {
+            stream,
+            buf: Vec::new(),
+            dropped: 0,
+            skip,
+        }
+    }
+
+    fn push(&mut self, bytes: &[u8], out: &mpsc::UnboundedSender<LogLine>) {
+        for &b in bytes {
+            if b == b'\n' {
+                self.emit(out);
+            } else if self.buf.len() < MAX_LINE {
+                self.buf.push(b);
+            } else {
+                self.dropped += 1;
+            }
+        }
+    }
+
+    fn emit(&mut self, out: &mpsc::UnboundedSender<LogLine>) {
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        if self.skip > 0 {
+            // Already journalled before a reattach.
+            self.skip -= 1;
+        } else {
+            let mut text = String::from_utf8_lossy(&self.buf).into_owned();
+            if self.dropped > 0 {
+                text.push_str(&format!(" …[line cut: {} more bytes]", self.dropped));
+            }
+            let _ = out.send(LogLine {
+                stream: self.stream,
+                text,
+            });
+        }
+        self.buf.clear();
+        self.dropped = 0;
+    }
+
+    fn finish(&mut self, out: &mpsc::UnboundedSender<LogLine>) {
+        if !self.buf.is_empty() || self.dropped > 0 {
+            self.emit(out);
+        }
+    }
+}
+
+async fn read_output(mut output: Output, out: mpsc::UnboundedSender<LogLine>, skip: Resume) {
+    let mut stdout = Lines::new(Stream::Stdout, skip.stdout_lines);
+    let mut stderr = Lines::new(Stream::Stderr, skip.stderr_lines);
+    while let Some(item) = output.next().await {
+        match item {
+            Ok(LogOutput::StdOut { message }) | Ok(LogOutput::Console { message }) => {
+                stdout.push(&message, &out)
+            }
+            Ok(LogOutput::StdErr { message }) => stderr.push(&message, &out),
+            Ok(LogOutput::StdIn { .. }) => {}
+            Err(_) => break,
+        }
+    }
+    stdout.finish(&out);
+    stderr.finish(&out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_are_split_cut_and_skipped() {
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut l = Lines::new(Stream::Stdout, 1);
+        l.push(b"skipped\nfirst\r\nsec", &tx);
+        l.push(b"ond\n", &tx);
+        l.push(&vec![b'x'; MAX_LINE + 10], &tx);
+        l.finish(&tx);
+        drop(tx);
+        let mut got = Vec::new();
+        while let Ok(x) = rx.try_recv() {
+            got.push(x.text);
+        }
+        assert_eq!(got[0], "first");
+        assert_eq!(got[1], "second");
+        assert!(got[2].ends_with("[line cut: 10 more bytes]"));
+        assert_eq!(got.len(), 3);
+    }
+
+    #[test]
+    fn container_names_are_what_docker_accepts() {
+        assert_eq!(
+            container_name("r-20261129-1a2b", "claude/2 x"),
+            "rascal-r-20261129-1a2b-claude_2_x"
+        );
+    }
+}

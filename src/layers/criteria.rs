@@ -1,0 +1,689 @@
+//! Layer 3, acceptance criteria and constraints: does the change do what
+//! was asked? One report per criterion or constraint, each with evidence
+//! (the command and its exit code, the matched location, the judge's
+//! reason) in `output`, rendered as a Markdown checklist. grep, file-exists
+//! and the constraints are pure over the ChangeSet and the files; `test` and
+//! `command` run through the command runner; `llm-judge` asks the judge
+//! agent and is advisory (its issues are clamped to warnings).
+
+use crate::changeset::ChangeSet;
+use crate::config::permissions::build_glob;
+use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
+use crate::layers::deps;
+use crate::layers::review::{self, Site};
+use crate::runner::{self, CommandSpec, LogLine};
+use crate::task::{grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task};
+use crate::verdict::{Issue, Layer, Report, Severity, Status};
+use std::path::{Component, Path, PathBuf};
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// Default time for one `test` or `command` criterion.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10 * 60);
+/// Files bigger than this are not searched by `grep` criteria.
+const MAX_GREP_BYTES: usize = 4 * 1024 * 1024;
+
+/// The files a pure criterion may look at: after the change, and at base.
+pub trait Files {
+    /// Content of `path` after the change (None: absent or not a file).
+    fn read(&self, path: &str) -> Option<Vec<u8>>;
+    /// Content of `path` at the base commit.
+    fn read_base(&self, path: &str) -> Option<Vec<u8>>;
+}
+
+/// A candidate's worktree and its base commit.
+pub struct WorktreeFiles {
+    pub dir: PathBuf,
+    pub base: git2::Oid,
+}
+
+impl Files for WorktreeFiles {
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let p = self.dir.join(safe_rel(path)?);
+        let meta = std::fs::symlink_metadata(&p).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        std::fs::read(p).ok()
+    }
+
+    fn read_base(&self, path: &str) -> Option<Vec<u8>> {
+        let repo = git2::Repository::open(&self.dir).ok()?;
+        crate::workspace::read_at(&repo, self.base, path).ok()?
+    }
+}
+
+/// `path` as a relative path that stays inside the repository.
+fn safe_rel(path: &str) -> Option<PathBuf> {
+    let p = Path::new(path);
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::Normal(s) => out.push(s),
+            Component::CurDir => {}
+            _ => return None,
+        }
+    }
+    (!out.as_os_str().is_empty()).then_some(out)
+}
+
+fn criterion_report(c: &Criterion) -> Report {
+    let mut r = Report::new(Layer::Criteria, &c.description)
+        .input("type", c.kind.name())
+        .input("check", &c.check);
+    r.required = c.required;
+    r.advisory = c.kind == CriterionKind::LlmJudge;
+    r
+}
+
+fn fail(mut r: Report, rule: &str, evidence: String) -> Report {
+    r.issues
+        .push(Issue::new(rule, Severity::Error, evidence.clone()));
+    r.output = evidence;
+    r.finish()
+}
+
+fn pass(mut r: Report, evidence: String) -> Report {
+    r.output = evidence;
+    r.finish()
+}
+
+/// `grep`: the regex must match somewhere in the changed files after the
+/// change (with `!`: must match nowhere). Evidence: `path:line`.
+pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Report {
+    let r = criterion_report(c);
+    let (re, must) = match grep_pattern(&c.check) {
+        Ok(p) => p,
+        Err(e) => return r.errored(e).finish(),
+    };
+    let mut hits = Vec::new();
+    for f in &changes.files {
+        if f.op == crate::changeset::Operation::Delete || f.binary {
+            continue;
+        }
+        let Some(bytes) = files.read(&f.path) else {
+            continue;
+        };
+        if bytes.len() > MAX_GREP_BYTES {
+            continue;
+        }
+        let text = String::from_utf8_lossy(&bytes);
+        for (i, line) in text.lines().enumerate() {
+            if re.is_match(line) {
+                hits.push((
+                    f.path.clone(),
+                    i as u32 + 1,
+                    crate::text::cut(line.trim(), 80),
+                ));
+            }
+        }
+    }
+    let pat = re.as_str();
+    match (must, hits.first()) {
+        (true, Some((p, l, t))) => pass(
+            r,
+            format!("`{pat}` matched at {p}:{l}: {t}{}", more(hits.len())),
+        ),
+        (true, None) => fail(
+            r,
+            "criteria/grep",
+            format!(
+                "`{pat}` matched nowhere in the {} changed file(s)",
+                changes.files.len()
+            ),
+        ),
+        (false, None) => pass(
+            r,
+            format!("`{pat}` matched nowhere in the changed files, as required"),
+        ),
+        (false, Some((p, l, t))) => {
+            let mut r = fail(
+                r,
+                "criteria/grep",
+                format!(
+                    "`{pat}` must not match, but matched at {p}:{l}: {t}{}",
+                    more(hits.len())
+                ),
+            );
+            r.issues[0].path = Some(p.clone());
+            r.issues[0].line = Some(*l);
+            r.finish()
+        }
+    }
+}
+
+fn more(n: usize) -> String {
+    if n > 1 {
+        format!(" (and {} more)", n - 1)
+    } else {
+        String::new()
+    }
+}
+
+/// `file-exists`: the path is a file after the change.
+pub fn check_file_exists(c: &Criterion, files: &dyn Files) -> Report {
+    let r = criterion_report(c);
+    let path = c.check.trim();
+    if safe_rel(path).is_none() {
+        return fail(
+            r,
+            "criteria/file-exists",
+            format!("`{path}` is not a path inside the repository"),
+        );
+    }
+    match files.read(path) {
+        Some(b) => pass(r, format!("{path} exists ({} bytes)", b.len())),
+        None => fail(
+            r,
+            "criteria/file-exists",
+            format!("{path} does not exist after the change"),
+        ),
+    }
+}
+
+fn constraint_report(c: &Constraint) -> Report {
+    Report::new(Layer::Criteria, &c.description).input("type", c.kind.name())
+}
+
+/// A constraint: pure over the ChangeSet (and, for no-new-deps, the
+/// manifests before and after).
+pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) -> Report {
+    let r = constraint_report(c);
+    let rule = format!("constraints/{}", c.kind.name());
+    match &c.kind {
+        ConstraintKind::NoTouchFiles(glob) => {
+            let mut b = globset::GlobSetBuilder::new();
+            for g in glob.expanded() {
+                match build_glob(&g) {
+                    Ok(g) => {
+                        b.add(g);
+                    }
+                    Err(e) => return r.errored(format!("invalid glob: {e}")).finish(),
+                }
+            }
+            let set = match b.build() {
+                Ok(s) => s,
+                Err(e) => return r.errored(format!("invalid glob: {e}")).finish(),
+            };
+            let touched: Vec<&str> = changes
+                .files
+                .iter()
+                .flat_map(|f| f.paths())
+                .filter(|p| set.is_match(p))
+                .collect();
+            if touched.is_empty() {
+                pass(r, format!("no changed path matches `{}`", glob.as_str()))
+            } else {
+                let mut r = fail(
+                    r,
+                    &rule,
+                    format!(
+                        "{} matches `{}`, which must not be touched{}",
+                        touched[0],
+                        glob.as_str(),
+                        more(touched.len())
+                    ),
+                );
+                r.issues[0].path = Some(touched[0].to_string());
+                r.finish()
+            }
+        }
+        ConstraintKind::MaxLines(max) => {
+            let n = changes.lines_changed();
+            if n <= *max {
+                pass(r, format!("{n} lines changed (max {max})"))
+            } else {
+                fail(
+                    r,
+                    &rule,
+                    format!("{n} lines changed, over the maximum of {max}"),
+                )
+            }
+        }
+        ConstraintKind::NoNewDeps => {
+            let mut added = Vec::new();
+            let mut manifests = 0;
+            for f in &changes.files {
+                for p in f.paths() {
+                    if !deps::is_manifest(p) {
+                        continue;
+                    }
+                    manifests += 1;
+                    let old = files
+                        .read_base(p)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    let new = files
+                        .read(p)
+                        .map(|b| String::from_utf8_lossy(&b).into_owned());
+                    for d in deps::added_deps(p, old.as_deref(), new.as_deref()) {
+                        added.push((p.to_string(), d));
+                    }
+                }
+            }
+            if added.is_empty() {
+                pass(
+                    r,
+                    format!("no dependency added ({manifests} manifest(s) changed)"),
+                )
+            } else {
+                let mut r = r;
+                for (p, d) in &added {
+                    r.issues.push(
+                        Issue::new(
+                            &rule,
+                            Severity::Error,
+                            format!("new dependency `{d}` in {p}"),
+                        )
+                        .at(p.clone(), None),
+                    );
+                }
+                r.output = format!(
+                    "added: {}",
+                    added
+                        .iter()
+                        .map(|(p, d)| format!("{d} ({p})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                r.finish()
+            }
+        }
+    }
+}
+
+/// Quote `s` for `sh`.
+pub fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The default test command template for a repository.
+pub fn default_test_command(workdir: &Path) -> Option<&'static str> {
+    if workdir.join("Cargo.toml").exists() {
+        Some("cargo test {check}")
+    } else if workdir.join("go.mod").exists() {
+        Some("go test -v -run {check} ./...")
+    } else if workdir.join("pyproject.toml").exists()
+        || workdir.join("pytest.ini").exists()
+        || workdir.join("setup.py").exists()
+    {
+        Some("pytest -k {check}")
+    } else if workdir.join("package.json").exists() {
+        Some("npx jest -t {check}")
+    } else {
+        None
+    }
+}
+
+/// Count the tests a runner reports as run, from one output line (cargo,
+/// go -v, pytest, jest). Counting needs positive evidence: a filter that
+/// matched nothing leaves it at 0.
+pub fn tests_ran_in(line: &str) -> u64 {
+    let l = line.trim();
+    // cargo / libtest: "running 3 tests"
+    if let Some(rest) = l.strip_prefix("running ") {
+        if let Some(n) = rest
+            .strip_suffix(" tests")
+            .or_else(|| rest.strip_suffix(" test"))
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            return n;
+        }
+    }
+    // go test -v: "=== RUN   TestX"
+    if l.starts_with("=== RUN") {
+        return 1;
+    }
+    // pytest: "==== 2 passed, 1 failed in 0.1s ====" ; jest: "Tests: 1 failed, 2 passed, 3 total"
+    let pytest = l.starts_with('=') && l.ends_with('=');
+    let jest = l.starts_with("Tests:");
+    if pytest || jest {
+        let words: Vec<&str> = l
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|w| !w.is_empty())
+            .collect();
+        let mut n = 0;
+        for w in words.windows(2) {
+            if matches!(w[1], "passed" | "failed" | "error" | "errors") {
+                n += w[0].parse::<u64>().unwrap_or(0);
+            }
+        }
+        return n;
+    }
+    0
+}
+
+/// `test` and `command` criteria: run in the worktree.
+pub async fn run_command_criterion(
+    c: &Criterion,
+    template: Option<&str>,
+    workdir: &Path,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Report {
+    let started = Instant::now();
+    let mut r = criterion_report(c);
+    let (command, is_test) = match c.kind {
+        CriterionKind::Test => {
+            let Some(t) = template else {
+                return r
+                    .errored(format!(
+                        "no test command: the repository has no Cargo.toml, go.mod, pyproject.toml or package.json; set `criteria: {{test_command: \"… {{check}}\"}}` in {VERIFICATION_FILE}"
+                    ))
+                    .finish();
+            };
+            let q = shell_quote(&c.check);
+            let cmd = if t.contains("{check}") {
+                t.replace("{check}", &q)
+            } else {
+                format!("{t} {q}")
+            };
+            (cmd, true)
+        }
+        _ => (c.check.clone(), false),
+    };
+    r = r.input("command", &command);
+    let spec = CommandSpec::shell(&command, workdir.to_path_buf(), timeout);
+    let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+    let counter = tokio::spawn(async move {
+        let mut n = 0u64;
+        while let Some(l) = rx.recv().await {
+            n += tests_ran_in(&l.text);
+        }
+        n
+    });
+    let result = runner::run(&spec, Some(tx), cancel).await;
+    let ran = counter.await.unwrap_or(0);
+    r.duration_ms = started.elapsed().as_millis() as u64;
+    let outcome = match result {
+        Ok(o) => o,
+        Err(e) => return r.errored(e.to_string()).finish(),
+    };
+    r.exit_code = outcome.exit.code;
+    let tail = crate::text::tail(&outcome.tail, 4000);
+    if let Some(p) = outcome.exit.problem(timeout) {
+        r.output = tail;
+        return r.errored(format!("`{command}` {p}")).finish();
+    }
+    let code = outcome.exit.code.unwrap_or(-1);
+    let rule = format!("criteria/{}", c.kind.name());
+    if code != 0 {
+        let mut r = fail(
+            r,
+            &rule,
+            format!(
+                "`{command}` exited with code {code}{}",
+                if is_test {
+                    format!(" ({ran} test(s) ran)")
+                } else {
+                    String::new()
+                }
+            ),
+        );
+        r.output = format!("{}\n{tail}", r.output);
+        return r.finish();
+    }
+    if is_test && ran == 0 {
+        let mut r = fail(
+            r,
+            &rule,
+            format!(
+                "`{command}` exited 0 but 0 tests ran: the filter `{}` matched no test",
+                c.check
+            ),
+        );
+        r.output = format!("{}\n{tail}", r.output);
+        return r.finish();
+    }
+    let evidence = if is_test {
+        format!("`{command}` exit 0 · {ran} test(s) ran")
+    } else {
+        format!("`{command}` exit 0")
+    };
+    pass(r, evidence)
+}
+
+/// The judge's answer: `{"pass": true|false, "reason": "…"}`.
+pub fn parse_judge(bytes: &[u8]) -> Result<(bool, String), String> {
+    if bytes.len() > review::MAX_REVIEW_BYTES {
+        return Err("the judge's output is too large".into());
+    }
+    let text = String::from_utf8_lossy(bytes);
+    let mut found = Vec::new();
+    let mut i = 0;
+    let b = text.as_bytes();
+    while i < b.len() {
+        if b[i] == b'{' {
+            let mut s =
+                serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
+            if let Some(Ok(serde_json::Value::Object(m))) = s.next() {
+                i += s.byte_offset().max(1);
+                if m.contains_key("pass") {
+                    found.push(m);
+                }
+                continue;
+            }
+        }
+        i += 1;
+    }
+    match found.as_slice() {
+        [m] => {
+            let pass = m
+                .get("pass")
+                .and_then(|v| v.as_bool())
+                .ok_or("`pass` must be true or false")?;
+            let reason = m
+                .get("reason")
+                .and_then(|v| v.as_str())
+                .filter(|s| !s.trim().is_empty())
+                .ok_or("`reason` must be a non-empty string")?;
+            Ok((pass, reason.to_string()))
+        }
+        [] => Err("no JSON {\"pass\": …, \"reason\": …} object in the judge's output".into()),
+        _ => Err("more than one judgement in the judge's output".into()),
+    }
+}
+
+fn judge_prompt(task: &Task, c: &Criterion, diff: &str) -> String {
+    format!(
+        "You judge whether a code change meets ONE acceptance criterion. Be strict and concrete.\n\n{}\n## The criterion to judge\n\n{}\n\n{}\n## Your answer\n\nAnswer with exactly one JSON object: {{\"pass\": true or false, \"reason\": \"one or two sentences of evidence\"}}\n",
+        review::task_text(task),
+        c.check,
+        review::diff_block(diff)
+    )
+}
+
+/// The judge agent, when one is configured.
+pub struct Judge<'a> {
+    pub name: &'a str,
+    pub agent: &'a AgentConfig,
+    pub site: Site,
+    pub timeout: Duration,
+}
+
+async fn run_judge(
+    c: &Criterion,
+    task: &Task,
+    diff: &str,
+    judge: Option<&Judge<'_>>,
+    index: usize,
+    cancel: &CancellationToken,
+) -> Report {
+    let r = criterion_report(c);
+    let Some(j) = judge else {
+        return r
+            .errored(format!(
+                "no judge configured for llm-judge criteria; set `criteria: {{judge: AGENT}}` in {VERIFICATION_FILE}"
+            ))
+            .finish();
+    };
+    let dir = j
+        .site
+        .dir
+        .join(format!("attempt-{}", j.site.attempt))
+        .join(format!("judge-{index}"));
+    let answer = review::ask(
+        j.name,
+        j.agent,
+        &judge_prompt(task, c, diff),
+        &dir,
+        &j.site,
+        j.timeout,
+        cancel,
+    )
+    .await;
+    let mut r = r.input("command", &answer.command);
+    r.duration_ms = answer.duration_ms;
+    r.exit_code = answer.exit_code;
+    if let Some(p) = answer.problem {
+        return r.errored(format!("the judge `{}` {p}", j.name)).finish();
+    }
+    match parse_judge(&answer.text) {
+        Ok((true, reason)) => pass(r, format!("judge `{}`: {reason}", j.name)),
+        Ok((false, reason)) => fail(
+            r,
+            "criteria/llm-judge",
+            format!("judge `{}`: {reason}", j.name),
+        ),
+        Err(e) => r
+            .errored(format!("the judge `{}` answered unusably: {e}", j.name))
+            .finish(),
+    }
+}
+
+/// Everything Layer 3 needs for one attempt.
+pub struct CriteriaRun<'a> {
+    pub task: &'a Task,
+    pub config: &'a Config,
+    pub workdir: &'a Path,
+    pub base: git2::Oid,
+    pub changes: &'a ChangeSet,
+    pub diff: &'a str,
+    pub judge: Option<Judge<'a>>,
+    pub cancel: CancellationToken,
+}
+
+/// Check every criterion (in order), then every constraint. All of them
+/// run — the checklist is complete, so feedback to an author is too.
+pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Sync)) -> Vec<Report> {
+    let files = WorktreeFiles {
+        dir: run.workdir.to_path_buf(),
+        base: run.base,
+    };
+    let settings = run
+        .config
+        .verification
+        .as_ref()
+        .and_then(|v| v.criteria.clone())
+        .unwrap_or_default();
+    let template = settings
+        .test_command
+        .clone()
+        .or_else(|| default_test_command(run.workdir).map(String::from));
+    let timeout = settings.timeout.map(|d| d.get()).unwrap_or(DEFAULT_TIMEOUT);
+    let mut out = Vec::new();
+    for (i, c) in run.task.acceptance_criteria.iter().enumerate() {
+        let started = Instant::now();
+        let mut r = match c.kind {
+            CriterionKind::Grep => check_grep(c, run.changes, &files),
+            CriterionKind::FileExists => check_file_exists(c, &files),
+            CriterionKind::Test | CriterionKind::Command => {
+                run_command_criterion(c, template.as_deref(), run.workdir, timeout, &run.cancel)
+                    .await
+            }
+            CriterionKind::LlmJudge => {
+                run_judge(
+                    c,
+                    run.task,
+                    run.diff,
+                    run.judge.as_ref(),
+                    i + 1,
+                    &run.cancel,
+                )
+                .await
+            }
+        };
+        if r.duration_ms == 0 {
+            r.duration_ms = started.elapsed().as_millis() as u64;
+        }
+        let r = r.input("diff", run.changes.fingerprint()).finish();
+        sink(r.clone());
+        out.push(r);
+    }
+    for c in &run.task.constraints {
+        let started = Instant::now();
+        let mut r = check_constraint(c, run.changes, &files);
+        r.duration_ms = started.elapsed().as_millis() as u64;
+        let r = r.input("diff", run.changes.fingerprint()).finish();
+        sink(r.clone());
+        out.push(r);
+    }
+    out
+}
+
+/// One checklist line for a Layer 3 report:
+/// `- [x] description — evidence` or `- [ ] description ← FAILED: reason`.
+pub fn checklist_line(r: &Report) -> String {
+    let why = r
+        .errored
+        .clone()
+        .or_else(|| r.issues.first().map(|i| i.message.clone()))
+        .unwrap_or_else(|| r.output.clone());
+    let tags = match (r.required, r.advisory) {
+        (_, true) => " (advisory)",
+        (false, _) => " (optional)",
+        _ => "",
+    };
+    match r.status {
+        Status::Pass => format!(
+            "- [x] {}{tags} — {}",
+            r.check,
+            r.output.lines().next().unwrap_or("")
+        ),
+        Status::Skipped => format!("- [ ] {}{tags} ← {}", r.check, r.output),
+        Status::Warn => format!("- [ ] {}{tags} ← WARNING: {}", r.check, why),
+        Status::Fail => format!("- [ ] {}{tags} ← FAILED: {}", r.check, why),
+    }
+}
+
+/// The Markdown checklist of the Layer 3 reports among `reports`.
+pub fn checklist_markdown(reports: &[Report]) -> String {
+    reports
+        .iter()
+        .filter(|r| r.layer == Layer::Criteria)
+        .map(|r| checklist_line(r) + "\n")
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counting_tests_needs_evidence() {
+        assert_eq!(tests_ran_in("running 0 tests"), 0);
+        assert_eq!(tests_ran_in("running 1 test"), 1);
+        assert_eq!(tests_ran_in("=== RUN   TestHealth"), 1);
+        assert_eq!(tests_ran_in("testing: warning: no tests to run"), 0);
+        assert_eq!(tests_ran_in("===== 2 passed, 1 failed in 0.12s ====="), 3);
+        assert_eq!(tests_ran_in("==== 5 deselected in 0.01s ===="), 0);
+        assert_eq!(tests_ran_in("Tests:       1 failed, 2 passed, 3 total"), 3);
+        assert_eq!(tests_ran_in("ok  \tpkg\t0.01s [no tests to run]"), 0);
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("a b"), "'a b'");
+        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+    }
+
+    #[test]
+    fn judge_answers() {
+        assert_eq!(
+            parse_judge(b"ok {\"pass\": true, \"reason\": \"fine\"}"),
+            Ok((true, "fine".into()))
+        );
+        assert!(parse_judge(b"{\"pass\": \"yes\", \"reason\": \"x\"}").is_err());
+        assert!(parse_judge(b"looks good").is_err());
+    }
+}

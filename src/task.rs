@@ -1,0 +1,542 @@
+//! The task: what to do (instruction), how to tell it is done (acceptance
+//! criteria, Layer 3) and what must not happen (constraints). A task comes
+//! from the command line, from `.rascal/specs/NAME.yaml` at the base commit,
+//! or from a Markdown issue body with `## Acceptance Criteria` and
+//! `## Constraints` lists.
+
+use crate::config::permissions::GlobPattern;
+use crate::config::{parse, ConfigError};
+use serde::{Deserialize, Serialize};
+
+pub const SPECS_DIR: &str = ".rascal/specs";
+
+/// How a criterion is checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CriterionKind {
+    /// Run the named test with the repository's test command template.
+    Test,
+    /// A shell command that must exit 0.
+    Command,
+    /// A regex that must match in the changed files (`!` prefix: must not).
+    Grep,
+    /// A path that must exist after the change.
+    FileExists,
+    /// An LLM judge's opinion: advisory, never gates alone.
+    LlmJudge,
+}
+
+impl CriterionKind {
+    pub const ALL: &'static [(&'static str, CriterionKind)] = &[
+        ("test", CriterionKind::Test),
+        ("command", CriterionKind::Command),
+        ("grep", CriterionKind::Grep),
+        ("file-exists", CriterionKind::FileExists),
+        ("llm-judge", CriterionKind::LlmJudge),
+    ];
+
+    pub fn name(self) -> &'static str {
+        CriterionKind::ALL
+            .iter()
+            .find(|(_, k)| *k == self)
+            .map(|(n, _)| *n)
+            .unwrap_or("?")
+    }
+
+    fn from_name(s: &str) -> Option<CriterionKind> {
+        CriterionKind::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, k)| *k)
+    }
+}
+
+/// One acceptance criterion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawCriterion")]
+pub struct Criterion {
+    pub description: String,
+    #[serde(rename = "type")]
+    pub kind: CriterionKind,
+    pub check: String,
+    /// A failing optional criterion warns instead of failing.
+    pub required: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCriterion {
+    description: String,
+    #[serde(rename = "type")]
+    kind: CriterionKind,
+    check: String,
+    #[serde(default)]
+    required: Option<bool>,
+}
+
+impl TryFrom<RawCriterion> for Criterion {
+    type Error = String;
+    fn try_from(r: RawCriterion) -> Result<Self, String> {
+        let c = Criterion {
+            description: r.description,
+            kind: r.kind,
+            check: r.check,
+            required: r.required.unwrap_or(true),
+        };
+        c.validate()?;
+        Ok(c)
+    }
+}
+
+impl Criterion {
+    fn validate(&self) -> Result<(), String> {
+        if self.description.trim().is_empty() {
+            return Err("criterion `description` must not be empty".into());
+        }
+        if self.check.trim().is_empty() {
+            return Err(format!(
+                "criterion `{}`: `check` must not be empty",
+                self.description
+            ));
+        }
+        if self.kind == CriterionKind::Grep {
+            grep_pattern(&self.check)
+                .map_err(|e| format!("criterion `{}`: {e}", self.description))?;
+        }
+        Ok(())
+    }
+}
+
+/// A grep check: the regex, and whether it must match (false after `!`).
+pub fn grep_pattern(check: &str) -> Result<(regex::Regex, bool), String> {
+    let (must, pat) = match check.strip_prefix('!') {
+        Some(rest) => (false, rest),
+        None => (true, check),
+    };
+    regex::Regex::new(pat).map(|r| (r, must)).map_err(|e| {
+        format!(
+            "invalid regex `{pat}`: {}",
+            e.to_string().lines().last().unwrap_or("syntax error")
+        )
+    })
+}
+
+/// What a constraint forbids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "value", rename_all = "kebab-case")]
+pub enum ConstraintKind {
+    /// No changed path (either side of a rename) may match the glob.
+    NoTouchFiles(GlobPattern),
+    /// No dependency added to Cargo.toml, go.mod, package.json,
+    /// pyproject.toml or requirements*.txt.
+    NoNewDeps,
+    /// At most this many lines changed (added + removed).
+    MaxLines(u64),
+}
+
+impl ConstraintKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            ConstraintKind::NoTouchFiles(_) => "no-touch-files",
+            ConstraintKind::NoNewDeps => "no-new-deps",
+            ConstraintKind::MaxLines(_) => "max-lines",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawConstraint")]
+pub struct Constraint {
+    pub description: String,
+    #[serde(flatten)]
+    pub kind: ConstraintKind,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConstraint {
+    #[serde(default)]
+    description: Option<String>,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    value: Option<serde_yaml::Value>,
+}
+
+impl TryFrom<RawConstraint> for Constraint {
+    type Error = String;
+    fn try_from(r: RawConstraint) -> Result<Self, String> {
+        let value = r.value.as_ref().map(|v| match v {
+            serde_yaml::Value::String(s) => s.clone(),
+            serde_yaml::Value::Number(n) => n.to_string(),
+            other => format!("{other:?}"),
+        });
+        let kind = constraint_kind(&r.kind, value.as_deref())?;
+        Ok(Constraint {
+            description: r.description.unwrap_or_else(|| kind.name().to_string()),
+            kind,
+        })
+    }
+}
+
+fn constraint_kind(kind: &str, value: Option<&str>) -> Result<ConstraintKind, String> {
+    match (kind, value) {
+        ("no-touch-files", Some(v)) => Ok(ConstraintKind::NoTouchFiles(GlobPattern::try_from(
+            v.to_string(),
+        )?)),
+        ("no-touch-files", None) => Err("`no-touch-files` needs `value: GLOB`".into()),
+        ("no-new-deps", None) => Ok(ConstraintKind::NoNewDeps),
+        ("no-new-deps", Some(_)) => Err("`no-new-deps` takes no `value`".into()),
+        ("max-lines", Some(v)) => v
+            .trim()
+            .parse::<u64>()
+            .map(ConstraintKind::MaxLines)
+            .map_err(|_| format!("`max-lines` needs a whole number as `value`, got `{v}`")),
+        ("max-lines", None) => Err("`max-lines` needs `value: N`".into()),
+        (other, _) => Err(format!(
+            "unknown constraint type `{other}`; expected one of: no-touch-files, no-new-deps, max-lines"
+        )),
+    }
+}
+
+/// A task: the instruction plus what Layer 3 checks.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    pub instruction: String,
+    #[serde(default)]
+    pub acceptance_criteria: Vec<Criterion>,
+    #[serde(default)]
+    pub constraints: Vec<Constraint>,
+}
+
+impl Task {
+    pub fn from_instruction(instruction: impl Into<String>) -> Task {
+        Task {
+            instruction: instruction.into(),
+            ..Task::default()
+        }
+    }
+
+    /// True when Layer 3 has something to check.
+    pub fn has_criteria(&self) -> bool {
+        !self.acceptance_criteria.is_empty() || !self.constraints.is_empty()
+    }
+
+    /// Parse a spec file's YAML; errors name `file:line:col`.
+    pub fn from_yaml(file: &str, text: &str) -> Result<Task, ConfigError> {
+        let task: Task = parse(file, text)?;
+        if task.instruction.trim().is_empty() {
+            return Err(ConfigError {
+                file: file.to_string(),
+                line: None,
+                column: None,
+                message: "`instruction` is empty".into(),
+                hint: "say what the agents should do in `instruction:`".into(),
+            });
+        }
+        Ok(task)
+    }
+
+    /// Parse a Markdown issue body. The whole body is the instruction; the
+    /// `## Acceptance Criteria` checklist and `## Constraints` list are
+    /// parsed. An item may end with a code span naming its check, e.g.
+    /// `` - [ ] health works `test: health_returns_ok` ``; an item without
+    /// one is judged by the LLM judge (advisory). A constraint without one
+    /// becomes an advisory judged criterion too, except "no new
+    /// dependencies", which is recognised.
+    pub fn from_markdown(file: &str, text: &str) -> Result<Task, ConfigError> {
+        let mut task = Task::from_instruction(text.trim().to_string());
+        if task.instruction.is_empty() {
+            return Err(ConfigError {
+                file: file.to_string(),
+                line: None,
+                column: None,
+                message: "the issue body is empty".into(),
+                hint: "write what the agents should do, with `## Acceptance Criteria` as a `- [ ]` list".into(),
+            });
+        }
+        #[derive(PartialEq)]
+        enum Section {
+            Other,
+            Criteria,
+            Constraints,
+        }
+        let mut section = Section::Other;
+        for (i, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            let err = |message: String| {
+                ConfigError {
+                file: file.to_string(),
+                line: Some(i + 1),
+                column: Some(raw.len() - raw.trim_start().len() + 1),
+                message,
+                hint: "end an item with a code span like `test: NAME`, `grep: REGEX`, `command: CMD`, `file-exists: PATH`, `no-touch-files: GLOB`, `max-lines: N` or `no-new-deps`".into(),
+            }
+            };
+            if let Some(h) = line.strip_prefix('#') {
+                let title = h.trim_start_matches('#').trim().to_ascii_lowercase();
+                section = match title.as_str() {
+                    "acceptance criteria" => Section::Criteria,
+                    "constraints" => Section::Constraints,
+                    _ => Section::Other,
+                };
+                continue;
+            }
+            let item = match line.strip_prefix("- ").or_else(|| line.strip_prefix("* ")) {
+                Some(rest) => strip_checkbox(rest.trim()),
+                None => continue,
+            };
+            if item.is_empty() || section == Section::Other {
+                continue;
+            }
+            let (description, hint) = split_hint(item);
+            match section {
+                Section::Criteria => {
+                    let c = match hint {
+                        Some((kind, check)) => {
+                            let kind = CriterionKind::from_name(kind).ok_or_else(|| {
+                                err(format!("unknown criterion type `{kind}` in `{item}`"))
+                            })?;
+                            Criterion {
+                                description: description.to_string(),
+                                kind,
+                                check: check.to_string(),
+                                required: true,
+                            }
+                        }
+                        None => Criterion {
+                            description: description.to_string(),
+                            kind: CriterionKind::LlmJudge,
+                            check: description.to_string(),
+                            required: true,
+                        },
+                    };
+                    c.validate().map_err(err)?;
+                    task.acceptance_criteria.push(c);
+                }
+                Section::Constraints => match hint {
+                    Some((kind, value)) => {
+                        let value = (!value.is_empty()).then_some(value);
+                        let kind = constraint_kind(kind, value).map_err(err)?;
+                        task.constraints.push(Constraint {
+                            description: description.to_string(),
+                            kind,
+                        });
+                    }
+                    None if mentions_no_new_deps(description) => {
+                        task.constraints.push(Constraint {
+                            description: description.to_string(),
+                            kind: ConstraintKind::NoNewDeps,
+                        })
+                    }
+                    None => task.acceptance_criteria.push(Criterion {
+                        description: format!("constraint: {description}"),
+                        kind: CriterionKind::LlmJudge,
+                        check: description.to_string(),
+                        required: true,
+                    }),
+                },
+                Section::Other => {}
+            }
+        }
+        Ok(task)
+    }
+}
+
+fn strip_checkbox(s: &str) -> &str {
+    for b in ["[ ]", "[x]", "[X]"] {
+        if let Some(rest) = s.strip_prefix(b) {
+            return rest.trim();
+        }
+    }
+    s
+}
+
+/// `description `type: check`` → (description, Some((type, check))).
+fn split_hint(item: &str) -> (&str, Option<(&str, &str)>) {
+    if let Some(body) = item.strip_suffix('`') {
+        if let Some(start) = body.rfind('`') {
+            let span = &body[start + 1..];
+            let desc = body[..start]
+                .trim()
+                .trim_end_matches(['—', '-', ':'])
+                .trim();
+            let known = |k: &str| {
+                CriterionKind::from_name(k).is_some()
+                    || matches!(k, "no-touch-files" | "no-new-deps" | "max-lines")
+            };
+            let (kind, check) = match span.split_once(':') {
+                Some((k, c)) => (k.trim(), c.trim()),
+                None => (span.trim(), ""),
+            };
+            if known(kind) {
+                let desc = if desc.is_empty() { span } else { desc };
+                return (desc, Some((kind, check)));
+            }
+        }
+    }
+    (item, None)
+}
+
+fn mentions_no_new_deps(s: &str) -> bool {
+    let l = s.to_ascii_lowercase();
+    l.contains("no new dependenc") || l.contains("no new deps")
+}
+
+/// A spec name is a file stem under `.rascal/specs/`: no path separators.
+pub fn spec_path(name: &str) -> Result<String, String> {
+    let stem = name.strip_suffix(".yaml").unwrap_or(name);
+    let ok = !stem.is_empty()
+        && !stem.starts_with('.')
+        && stem
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if ok {
+        Ok(format!("{SPECS_DIR}/{stem}.yaml"))
+    } else {
+        Err(format!(
+            "spec name `{name}` is not a plain file name\n  hint: pass the stem of a file in {SPECS_DIR}/ (letters, digits, `-`, `_`, `.`), e.g. `--spec health`"
+        ))
+    }
+}
+
+/// Load `.rascal/specs/NAME.yaml` from commit `base`.
+pub fn load_spec(
+    repo: &git2::Repository,
+    base: git2::Oid,
+    name: &str,
+) -> Result<Task, ConfigError> {
+    let short = &base.to_string()[..8];
+    let file = spec_path(name).map_err(|message| ConfigError {
+        file: SPECS_DIR.into(),
+        line: None,
+        column: None,
+        message,
+        hint: String::new(),
+    })?;
+    let bytes = crate::workspace::read_at(repo, base, &file).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: None,
+        column: None,
+        message: format!("could not read it from commit {short}: {e}"),
+        hint: "check that the repository is not corrupt (`git fsck`)".into(),
+    })?;
+    let Some(bytes) = bytes else {
+        let known = spec_names(repo, base);
+        return Err(ConfigError {
+            file: format!("{file} (at base commit {short})"),
+            line: None,
+            column: None,
+            message: "no such spec".into(),
+            hint: format!(
+                "specs are read from the base commit; commit the file first. Specs there: {}",
+                if known.is_empty() {
+                    "none".into()
+                } else {
+                    known.join(", ")
+                }
+            ),
+        });
+    };
+    let text = String::from_utf8(bytes).map_err(|e| ConfigError {
+        file: file.clone(),
+        line: None,
+        column: None,
+        message: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+        hint: "save the file as UTF-8".into(),
+    })?;
+    Task::from_yaml(&file, &text).map_err(|mut e| {
+        e.file = format!("{} (at base commit {short})", e.file);
+        if e.hint.contains("README.md § Configuration") {
+            e.hint = format!("fix {file}; the schema is in README.md § Tasks, criteria and review");
+        }
+        e
+    })
+}
+
+/// The task of a run: from `--spec NAME` (at the base commit), from
+/// `--issue FILE` (a Markdown body), or the command-line instruction.
+/// Returns the task and where it came from (None for a bare instruction).
+pub fn load(
+    repo: &git2::Repository,
+    base: git2::Oid,
+    instruction: &str,
+    spec: Option<&str>,
+    issue: Option<&std::path::Path>,
+) -> Result<(Task, Option<String>), ConfigError> {
+    let given = |t: &str| !t.trim().is_empty();
+    let usage = |message: String| ConfigError {
+        file: "command line".into(),
+        line: None,
+        column: None,
+        message,
+        hint: "give either INSTRUCTION, --spec NAME or --issue FILE.md".into(),
+    };
+    match (spec, issue) {
+        (Some(_), Some(_)) => Err(usage("--spec and --issue cannot be combined".into())),
+        (Some(_), None) | (None, Some(_)) if given(instruction) => Err(usage(
+            "an INSTRUCTION argument cannot be combined with --spec or --issue (the task's own instruction is used)".into(),
+        )),
+        (Some(name), None) => Ok((load_spec(repo, base, name)?, Some(format!("spec {name}")))),
+        (None, Some(path)) => {
+            let shown = path.display().to_string();
+            let bytes = std::fs::read(path).map_err(|e| ConfigError {
+                file: shown.clone(),
+                line: None,
+                column: None,
+                message: format!("could not read the issue file: {e}"),
+                hint: "pass the path of a Markdown file".into(),
+            })?;
+            let text = String::from_utf8(bytes).map_err(|e| ConfigError {
+                file: shown.clone(),
+                line: None,
+                column: None,
+                message: format!("not valid UTF-8 (byte {})", e.utf8_error().valid_up_to()),
+                hint: "save the file as UTF-8".into(),
+            })?;
+            Ok((Task::from_markdown(&shown, &text)?, Some(format!("issue {shown}"))))
+        }
+        (None, None) if given(instruction) => Ok((Task::from_instruction(instruction), None)),
+        (None, None) => Err(usage("no task given".into())),
+    }
+}
+
+/// The spec names in `.rascal/specs/` at `base`.
+pub fn spec_names(repo: &git2::Repository, base: git2::Oid) -> Vec<String> {
+    let Ok(tree) = repo.find_commit(base).and_then(|c| c.tree()) else {
+        return Vec::new();
+    };
+    let Ok(entry) = tree.get_path(std::path::Path::new(SPECS_DIR)) else {
+        return Vec::new();
+    };
+    let Ok(dir) = entry.to_object(repo).and_then(|o| o.peel_to_tree()) else {
+        return Vec::new();
+    };
+    dir.iter()
+        .filter_map(|e| {
+            e.name()
+                .and_then(|n| n.strip_suffix(".yaml"))
+                .map(String::from)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hint_splitting() {
+        assert_eq!(
+            split_hint("health works `test: health_ok`"),
+            ("health works", Some(("test", "health_ok")))
+        );
+        assert_eq!(
+            split_hint("`no-new-deps`"),
+            ("no-new-deps", Some(("no-new-deps", "")))
+        );
+        assert_eq!(split_hint("uses `foo` well"), ("uses `foo` well", None));
+        assert_eq!(split_hint("x `rust: code`"), ("x `rust: code`", None));
+    }
+}

@@ -1,0 +1,817 @@
+//! The docker launcher against a real engine: scripted shell agents in a
+//! tiny image built here (FROM scratch + Debian's static busybox, through
+//! the engine's classic builder; nothing is ever pulled). Without an engine
+//! these tests skip with a printed reason, unless RASCAL_REQUIRE_DOCKER is
+//! set (CI), where a missing engine is a failure.
+
+mod common;
+use bollard::models::ContainerSummary;
+use bollard::Docker;
+use common::{code, stderr, stdout, TestRepo};
+use futures::StreamExt;
+use rascal::launch::docker as rdocker;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+const IMAGE: &str = "rascal-test-busybox:1";
+const APPLETS: &[&str] = &[
+    "sh", "echo", "sleep", "cat", "head", "tr", "seq", "yes", "dd", "id", "env", "ls", "true",
+    "false", "printf", "wc", "grep", "tail", "cp",
+];
+
+/// A tokio runtime and an engine connection, with the test image built.
+struct Engine {
+    rt: tokio::runtime::Runtime,
+    docker: Docker,
+}
+
+static BUILD: Mutex<bool> = Mutex::new(false);
+
+fn engine() -> Option<Engine> {
+    let required = std::env::var_os("RASCAL_REQUIRE_DOCKER").is_some_and(|v| !v.is_empty());
+    let skip = |why: String| -> Option<Engine> {
+        if required {
+            panic!("RASCAL_REQUIRE_DOCKER is set but {why}");
+        }
+        eprintln!(
+            "skipping docker test: {why} (set RASCAL_REQUIRE_DOCKER=1 to make this a failure)"
+        );
+        None
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let docker = match rt.block_on(rdocker::connect()) {
+        Ok(d) => d,
+        Err(e) => return skip(e),
+    };
+    let mut built = BUILD.lock().unwrap_or_else(|e| e.into_inner());
+    if !*built {
+        if let Err(e) = rt.block_on(build_image(&docker)) {
+            return skip(e);
+        }
+        *built = true;
+    }
+    drop(built);
+    Some(Engine { rt, docker })
+}
+
+/// FROM scratch + /bin/busybox with applet symlinks, via the classic builder.
+async fn build_image(docker: &Docker) -> Result<(), String> {
+    if docker.inspect_image(IMAGE).await.is_ok() {
+        return Ok(());
+    }
+    let busybox = std::fs::read("/bin/busybox").map_err(|e| {
+        format!("/bin/busybox is needed to build the test image ({e}); install it with `apt-get install busybox-static`")
+    })?;
+    let mut tar = tar::Builder::new(Vec::new());
+    let dockerfile = b"FROM scratch\nCOPY bin /bin\n";
+    let mut h = tar::Header::new_gnu();
+    h.set_size(dockerfile.len() as u64);
+    h.set_mode(0o644);
+    h.set_cksum();
+    tar.append_data(&mut h, "Dockerfile", &dockerfile[..])
+        .unwrap();
+    let mut h = tar::Header::new_gnu();
+    h.set_size(busybox.len() as u64);
+    h.set_mode(0o755);
+    h.set_cksum();
+    tar.append_data(&mut h, "bin/busybox", &busybox[..])
+        .unwrap();
+    for applet in APPLETS {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(tar::EntryType::Symlink);
+        h.set_size(0);
+        h.set_mode(0o777);
+        tar.append_link(&mut h, format!("bin/{applet}"), "busybox")
+            .unwrap();
+    }
+    let body = tar.into_inner().unwrap();
+    let opts = bollard::query_parameters::BuildImageOptionsBuilder::default()
+        .dockerfile("Dockerfile")
+        .t(IMAGE)
+        .rm(true)
+        .version(bollard::query_parameters::BuilderVersion::BuilderV1)
+        .build();
+    let mut s = docker.build_image(opts, None, Some(bollard::body_full(body.into())));
+    while let Some(item) = s.next().await {
+        let info = item.map_err(|e| format!("building {IMAGE}: {e}"))?;
+        if let Some(e) = info.error_detail.and_then(|d| d.message) {
+            return Err(format!("building {IMAGE}: {e}"));
+        }
+    }
+    Ok(())
+}
+
+impl Engine {
+    /// Rascal's containers of candidate `candidate` of the repository `t`.
+    fn containers_of(&self, t: &TestRepo, candidate: &str) -> Vec<ContainerSummary> {
+        let all = self
+            .rt
+            .block_on(rdocker::list_rascal_containers(&self.docker, None))
+            .unwrap();
+        let here = t.path().to_string_lossy().into_owned();
+        all.into_iter()
+            .filter(|c| {
+                let l = c.labels.clone().unwrap_or_default();
+                l.get(rdocker::LABEL_CANDIDATE).map(String::as_str) == Some(candidate)
+                    && l.get(rdocker::LABEL_REPO)
+                        .is_some_and(|r| r.trim_end_matches('/') == here.trim_end_matches('/'))
+            })
+            .collect()
+    }
+
+    fn wait_running(&self, t: &TestRepo, candidate: &str) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Some(c) = self
+                .containers_of(t, candidate)
+                .into_iter()
+                .find(|c| c.state.map(|s| s.to_string()) == Some("running".into()))
+            {
+                return c.id.unwrap();
+            }
+            assert!(
+                Instant::now() < deadline,
+                "container of {candidate} never ran"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+fn repo(agents: &str) -> TestRepo {
+    TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!("launcher: docker\nagents:\n{agents}"),
+        ),
+        ("README.md", "hello\n"),
+    ])
+}
+
+/// One busybox agent line for .rascal/config.yaml.
+fn agent(name: &str, script: &str, extra: &str) -> String {
+    format!(
+        "  {name}: {{ runtime: command, image: \"{IMAGE}\", command: [\"sh\", \"-c\", {}], network: none{extra} }}\n",
+        serde_json::to_string(script).unwrap()
+    )
+}
+
+fn run_id(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("rascal run "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("run id in output")
+        .to_string()
+}
+
+/// Whether a line `[candidate] what…` was printed.
+fn says(out: &str, candidate: &str, what: &str) -> bool {
+    out.lines().any(|l| {
+        l.strip_prefix('[')
+            .and_then(|l| l.split_once("] "))
+            .is_some_and(|(tag, rest)| tag.trim_end() == candidate && rest.starts_with(what))
+    })
+}
+
+/// The log texts printed for `candidate` on `bar` (│ stdout, ┃ stderr).
+fn logs(out: &str, candidate: &str, bar: &str) -> Vec<String> {
+    out.lines()
+        .filter_map(|l| {
+            // `[tag] │ text`, the tag padded to the widest candidate id.
+            let (tag, rest) = l.strip_prefix('[')?.split_once("] ")?;
+            if tag.trim_end() != candidate {
+                return None;
+            }
+            rest.strip_prefix(bar)?
+                .strip_prefix(' ')
+                .map(str::to_string)
+        })
+        .collect()
+}
+
+#[test]
+fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
+    let Some(e) = engine() else { return };
+    let script = "for i in $(seq 1 30); do echo \"$RASCAL_AGENT out $i\"; echo \"$RASCAL_AGENT err $i\" >&2; sleep 0.02; done; cat > from-stdin.txt; cat \"$RASCAL_INSTRUCTION_FILE\" > from-file.txt";
+    let t = repo(&(agent("alpha", script, "") + &agent("beta", script, "")));
+    let o = t.rascal(&[
+        "run",
+        "write the instruction down",
+        "--agent",
+        "alpha,beta",
+        "--headless",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(out.contains("launcher docker"), "{out}");
+    for c in ["alpha", "beta"] {
+        assert!(says(&out, c, "verdict PASS"), "{out}");
+        let want_out: Vec<String> = (1..=30).map(|i| format!("{c} out {i}")).collect();
+        let want_err: Vec<String> = (1..=30).map(|i| format!("{c} err {i}")).collect();
+        assert_eq!(
+            logs(&out, c, "│"),
+            want_out,
+            "stdout of {c} in order: {out}"
+        );
+        assert_eq!(
+            logs(&out, c, "┃"),
+            want_err,
+            "stderr of {c} in order: {out}"
+        );
+        // The instruction reached the agent on stdin and as a mounted file,
+        // and files it wrote belong to the host user.
+        let wt = t
+            .path()
+            .join(".git/rascal/worktrees")
+            .join(run_id(&out))
+            .join(c);
+        for f in ["from-stdin.txt", "from-file.txt"] {
+            let p = wt.join(f);
+            assert_eq!(
+                std::fs::read_to_string(&p).unwrap(),
+                "write the instruction down",
+                "{f}"
+            );
+            use std::os::unix::fs::MetadataExt;
+            // SAFETY: getuid cannot fail.
+            assert_eq!(std::fs::metadata(&p).unwrap().uid(), unsafe {
+                libc::getuid()
+            });
+        }
+        // The full log is in the run directory.
+        let log = std::fs::read_to_string(
+            t.path()
+                .join(".git/rascal/runs")
+                .join(run_id(&out))
+                .join(c)
+                .join("agent.log"),
+        )
+        .unwrap();
+        assert_eq!(log.lines().count(), 60, "{log}");
+        // Removed once its logs and exit code were recorded.
+        assert!(
+            e.containers_of(&t, c).is_empty(),
+            "container of {c} left behind"
+        );
+    }
+}
+
+#[test]
+fn running_candidate_is_hardened_as_docker_inspect_shows_then_cancel_stops_it() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent(
+        "hard",
+        "echo ready; sleep 300",
+        ", memory: 64m, cpus: 0.5, pids: 64",
+    ));
+    let child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "hard", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let id = e.wait_running(&t, "hard");
+    let info =
+        e.rt.block_on(e.docker.inspect_container(&id, None))
+            .unwrap();
+    let hc = info.host_config.unwrap();
+    assert_eq!(hc.cap_drop, Some(vec!["ALL".to_string()]));
+    assert!(hc
+        .security_opt
+        .unwrap_or_default()
+        .contains(&"no-new-privileges".to_string()),);
+    assert_eq!(hc.memory, Some(64 << 20));
+    assert_eq!(hc.nano_cpus, Some(500_000_000));
+    assert_eq!(hc.pids_limit, Some(64));
+    assert_eq!(hc.network_mode.as_deref(), Some("none"));
+    assert_eq!(hc.readonly_rootfs, Some(true));
+    assert!(hc.tmpfs.unwrap_or_default().contains_key("/tmp"));
+    let config = info.config.unwrap();
+    // SAFETY: getuid/getgid cannot fail.
+    let user = unsafe { format!("{}:{}", libc::getuid(), libc::getgid()) };
+    assert_eq!(config.user.as_deref(), Some(user.as_str()));
+    assert_eq!(config.working_dir.as_deref(), Some("/workspace"));
+    let labels = config.labels.unwrap();
+    for l in [
+        rdocker::LABEL_RUN,
+        rdocker::LABEL_CANDIDATE,
+        rdocker::LABEL_REPO,
+        rdocker::LABEL_VERSION,
+    ] {
+        assert!(labels.contains_key(l), "label {l}: {labels:?}");
+    }
+    assert!(labels[rdocker::LABEL_RUN].starts_with("r-"));
+    let mounts = info.mounts.unwrap_or_default();
+    assert!(mounts
+        .iter()
+        .any(|m| m.destination.as_deref() == Some("/workspace") && m.rw == Some(true)));
+
+    // Cancel (Ctrl-C): the container is stopped, recorded, and removed.
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let o = child.wait_with_output().unwrap();
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("agent cancelled"), "{out}");
+    assert!(
+        e.containers_of(&t, "hard").is_empty(),
+        "container left behind"
+    );
+}
+
+#[test]
+fn timeout_kills_a_sleeping_agent_and_removes_its_container() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent("sleepy", "echo going to sleep; sleep 300", ""));
+    let o = t.rascal(&[
+        "run",
+        "x",
+        "--agent",
+        "sleepy",
+        "--headless",
+        "--timeout",
+        "2s",
+    ]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("going to sleep"), "{out}");
+    assert!(out.contains("agent timed out after 2.0s"), "{out}");
+    assert!(e.containers_of(&t, "sleepy").is_empty());
+}
+
+#[test]
+fn oom_killed_agent_is_reported_as_such_with_the_limit() {
+    let Some(_e) = engine() else { return };
+    let t = repo(&agent(
+        "greedy",
+        "echo eating; x=$(head -c 200000000 /dev/zero | tr '\\000' x); echo survived",
+        ", memory: 8m",
+    ));
+    let o = t.rascal(&["run", "x", "--agent", "greedy", "--headless"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("OOM-killed"), "{out}");
+    assert!(out.contains("8.0 MiB"), "names the limit: {out}");
+    assert_eq!(logs(&out, "greedy", "│"), vec!["eating"], "{out}");
+}
+
+#[test]
+fn missing_image_fails_that_candidate_with_how_to_build_it_and_others_go_on() {
+    let Some(_e) = engine() else { return };
+    let missing = "  ghost: { runtime: command, image: \"rascal-test-no-such-image:404\", command: [\"sh\", \"-c\", \"true\"] }\n";
+    let t = repo(&(missing.to_string() + &agent("fine", "echo ok > ok.txt", "")));
+    let o = t.rascal(&["run", "x", "--agent", "ghost,fine", "--headless"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "the good candidate passes: {out}");
+    assert!(
+        out.contains("image `rascal-test-no-such-image:404` is not on the Docker engine"),
+        "{out}"
+    );
+    assert!(
+        out.contains("docker build -t rascal-test-no-such-image:404"),
+        "{out}"
+    );
+    assert!(says(&out, "fine", "verdict PASS"), "{out}");
+}
+
+#[test]
+fn attach_after_rascal_is_killed_resumes_logs_without_loss_and_records_the_result() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent(
+        "slow",
+        "for i in $(seq 1 40); do echo \"line $i\"; sleep 0.1; done; echo done > result.txt",
+        "",
+    ));
+    let mut child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "slow", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill rascal once some lines have landed in the journal.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(id) = list
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split_whitespace().next())
+        {
+            let shown = stdout(&t.rascal(&["show", id]));
+            if shown.contains("line 5") {
+                break id.to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "run never logged: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap(); // SIGKILL: no cleanup at all
+    child.wait().unwrap();
+    assert!(
+        !e.containers_of(&t, "slow").is_empty(),
+        "the container outlives rascal"
+    );
+    let o = t.rascal(&["attach", &run]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(out.contains("reattached"), "{out}");
+    assert!(out.contains("verdict PASS"), "{out}");
+
+    // Every line exactly once, in order, in the record.
+    let shown = stdout(&t.rascal(&["show", &run]));
+    let lines = logs(&shown, "slow", "│");
+    let want: Vec<String> = (1..=40).map(|i| format!("line {i}")).collect();
+    assert_eq!(lines, want, "{shown}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout(&t.rascal(&["show", &run, "--json"]))).unwrap();
+    assert_eq!(doc["status"], "finished");
+    assert_eq!(doc["candidates"][0]["verdict"], "pass");
+    assert!(
+        e.containers_of(&t, "slow").is_empty(),
+        "removed after recording"
+    );
+}
+
+#[test]
+fn doctor_reports_and_removes_containers_of_runs_the_store_does_not_have() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent("fine", "echo ok > ok.txt", ""));
+    // A container as a vanished run would have left it.
+    let repo_label = t.path().to_string_lossy().into_owned() + "/";
+    let labels = std::collections::HashMap::from([
+        (
+            rdocker::LABEL_RUN.to_string(),
+            "r-19700101-dead".to_string(),
+        ),
+        (rdocker::LABEL_CANDIDATE.to_string(), "fine".to_string()),
+        (rdocker::LABEL_REPO.to_string(), repo_label),
+        (rdocker::LABEL_VERSION.to_string(), "0".to_string()),
+    ]);
+    e.rt.block_on(e.docker.create_container(
+        None,
+        bollard::models::ContainerCreateBody {
+            image: Some(IMAGE.into()),
+            cmd: Some(vec!["true".into()]),
+            labels: Some(labels),
+            ..Default::default()
+        },
+    ))
+    .unwrap();
+    let o = t.rascal(&["doctor"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("API 1."), "engine version: {out}");
+    assert!(
+        out.contains("orphan") && out.contains("r-19700101-dead"),
+        "{out}"
+    );
+    assert!(out.contains("rascal doctor --remove"), "{out}");
+    let o = t.rascal(&["doctor", "--remove"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    assert!(stdout(&o).contains("removed container"));
+    assert!(e.containers_of(&t, "fine").is_empty());
+}
+
+/// Start-to-first-log-line latency, median of 20, through the launcher and
+/// through `docker run`. A measurement, not a test: run it with
+/// `cargo test --test docker -- --ignored --nocapture latency`.
+#[test]
+#[ignore]
+fn latency_start_to_first_log_line() {
+    use rascal::launch::{LaunchSpec, Launcher};
+    let Some(e) = engine() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let launcher = rdocker::DockerLauncher::new();
+    let mut ours = Vec::new();
+    for i in 0..20 {
+        let spec = LaunchSpec {
+            run: format!("r-latency-{}", std::process::id()),
+            candidate: format!("c{i}"),
+            workdir: dir.path().to_path_buf(),
+            argv: vec!["echo".into(), "first".into()],
+            env: Vec::new(),
+            stdin: None,
+            timeout: Duration::from_secs(60),
+            image: Some(IMAGE.into()),
+            agent: None,
+            repo: dir.path().to_path_buf(),
+            resume: None,
+        };
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let cancel = tokio_util::sync::CancellationToken::new();
+        let took = e.rt.block_on(async {
+            let t0 = Instant::now();
+            let run = launcher.run(spec.clone(), tx, cancel);
+            tokio::pin!(run);
+            let mut first = None;
+            loop {
+                tokio::select! {
+                    l = rx.recv(), if first.is_none() => {
+                        if l.is_some() { first = Some(t0.elapsed()); }
+                    }
+                    r = &mut run => { r.unwrap(); break; }
+                }
+            }
+            let agent: rascal::config::AgentConfig =
+                serde_yaml::from_str("{runtime: command, command: [echo]}").unwrap();
+            launcher.release(&spec.run, &spec.candidate, &agent).await;
+            first.expect("a first line")
+        });
+        ours.push(took);
+    }
+    let mut cli = Vec::new();
+    for _ in 0..20 {
+        let t0 = Instant::now();
+        let mut c = Command::new("docker")
+            .args(["run", "--rm", "--network", "none", IMAGE, "echo", "first"])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        use std::io::Read;
+        let mut b = [0u8; 1];
+        c.stdout.as_mut().unwrap().read_exact(&mut b).unwrap();
+        cli.push(t0.elapsed());
+        c.wait().unwrap();
+    }
+    ours.sort();
+    cli.sort();
+    println!(
+        "start-to-first-log-line, median of 20: rascal docker launcher {:?} (min {:?}, max {:?}); docker run {:?} (min {:?}, max {:?})",
+        ours[10], ours[0], ours[19], cli[10], cli[0], cli[19]
+    );
+}
+
+#[test]
+fn keep_containers_keeps_the_exited_container_for_debugging() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent(
+        "kept",
+        "echo hi > hi.txt",
+        ", keep_containers: true",
+    ));
+    let o = t.rascal(&["run", "x", "--agent", "kept", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let left = e.containers_of(&t, "kept");
+    assert_eq!(left.len(), 1, "kept");
+    let doctor = stdout(&t.rascal(&["doctor"]));
+    assert!(doctor.contains("of finished run"), "{doctor}");
+    for c in left {
+        e.rt.block_on(rdocker::remove(&e.docker, &c.id.unwrap()))
+            .unwrap();
+    }
+}
+
+// These need no engine: they check what happens without one.
+
+#[test]
+fn launcher_flag_overrides_the_config_and_no_engine_fails_the_candidate_clearly() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!("launcher: process\nagents:\n{}", agent("a", "true", "")),
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = Command::new(common::bin())
+        .args([
+            "run",
+            "x",
+            "--agent",
+            "a",
+            "--headless",
+            "--launcher",
+            "docker",
+        ])
+        .current_dir(t.path())
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("launcher docker"), "{out}");
+    assert!(
+        out.contains("no Docker engine answered at unix:///nonexistent/docker.sock"),
+        "{out}"
+    );
+    assert!(out.contains("--launcher process"), "says what to do: {out}");
+    let o = t.rascal(&["run", "x", "--launcher", "kubernetes"]);
+    assert_eq!(code(&o), 2);
+}
+
+#[test]
+fn attach_refuses_runs_of_the_process_launcher_and_finished_runs() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            "agents:\n  w: { runtime: scripted, steps: [{ do: write, path: b.txt, content: \"b\\n\" }] }\n  stuck: { runtime: command, command: [sh, -c, \"echo thinking; exec sleep 20\"] }\n",
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "w", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    let run = run_id(&stdout(&o));
+    let o = t.rascal(&["attach", &run]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("already finished"), "{}", stderr(&o));
+    let o = t.rascal(&["attach", "r-00000000-0000"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("no run `r-00000000-0000`"),
+        "{}",
+        stderr(&o)
+    );
+
+    // A process run killed mid-way: its agent is orphaned (and ends by
+    // itself within 20 s); there is nothing to reattach.
+    let mut child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "stuck", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "run never started: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = t.rascal(&["attach", &run]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("used the `process` launcher"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn docker_settings_are_validated_with_the_agent_named() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!(
+                "launcher: docker\nagents:\n{}",
+                agent("tiny", "true", ", memory: 1m")
+            ),
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "tiny", "--headless"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("agent `tiny`: `memory: 1.0 MiB` is below Docker's minimum"),
+        "{}",
+        stderr(&o)
+    );
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!("agents:\n{}", agent("odd", "true", ", memory: 12 parsecs")),
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let o = t.rascal(&["run", "x", "--agent", "odd", "--headless"]);
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains(".rascal/config.yaml") && stderr(&o).contains("unknown unit"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn attach_without_an_engine_leaves_the_run_for_later() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent(
+        "slow",
+        "for i in $(seq 1 30); do echo \"line $i\"; sleep 0.1; done; echo done > result.txt",
+        "",
+    ));
+    let mut child = Command::new(common::bin())
+        .args(["run", "x", "--agent", "slow", "--headless"])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    e.wait_running(&t, "slow");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "run never listed: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let o = Command::new(common::bin())
+        .args(["attach", &run])
+        .current_dir(t.path())
+        .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+        .output()
+        .unwrap();
+    assert_eq!(code(&o), 2);
+    assert!(
+        stderr(&o).contains("cannot attach to run")
+            && stderr(&o).contains("no Docker engine answered"),
+        "{}",
+        stderr(&o)
+    );
+    let list = stdout(&t.rascal(&["list"]));
+    assert!(list.contains("interrupted"), "{list}");
+    // With the engine back, the attach records the result.
+    let o = t.rascal(&["attach", &run]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let shown = stdout(&t.rascal(&["show", &run]));
+    let want: Vec<String> = (1..=30).map(|i| format!("line {i}")).collect();
+    assert_eq!(logs(&shown, "slow", "│"), want, "{shown}");
+}
+
+#[test]
+fn network_is_bridge_by_default_and_can_be_a_named_network() {
+    let Some(e) = engine() else { return };
+    let net = format!("rascal-test-net-{}", std::process::id());
+    e.rt.block_on(
+        e.docker
+            .create_network(bollard::models::NetworkCreateRequest {
+                name: net.clone(),
+                ..Default::default()
+            }),
+    )
+    .unwrap();
+    let cfg = format!(
+        "  plain: {{ runtime: command, image: \"{IMAGE}\", command: [\"sh\", \"-c\", \"echo a > a.txt\"], keep_containers: true }}\n  named: {{ runtime: command, image: \"{IMAGE}\", command: [\"sh\", \"-c\", \"echo b > b.txt\"], network: {net}, keep_containers: true }}\n"
+    );
+    let t = repo(&cfg);
+    let o = t.rascal(&["run", "x", "--agent", "plain,named", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
+    for (c, want) in [("plain", "bridge"), ("named", net.as_str())] {
+        let kept = e.containers_of(&t, c);
+        assert_eq!(kept.len(), 1);
+        let id = kept[0].id.clone().unwrap();
+        let info =
+            e.rt.block_on(e.docker.inspect_container(&id, None))
+                .unwrap();
+        assert_eq!(
+            info.host_config.unwrap().network_mode.as_deref(),
+            Some(want),
+            "{c}"
+        );
+        e.rt.block_on(rdocker::remove(&e.docker, &id)).unwrap();
+    }
+    e.rt.block_on(e.docker.remove_network(&net)).unwrap();
+}
+
+#[test]
+fn attach_keeps_the_original_deadline() {
+    let Some(e) = engine() else { return };
+    let t = repo(&agent("sleepy", "echo zzz; sleep 300", ""));
+    let mut child = Command::new(common::bin())
+        .args([
+            "run",
+            "x",
+            "--agent",
+            "sleepy",
+            "--headless",
+            "--timeout",
+            "4s",
+        ])
+        .current_dir(t.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    e.wait_running(&t, "sleepy");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let run = loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            break l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(Instant::now() < deadline, "run never listed: {list}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // The 4 s given to the first rascal still hold, not the config's 30m.
+    let o = t.rascal(&["attach", &run]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(out.contains("agent timed out after 4.0s"), "{out}");
+    assert!(e.containers_of(&t, "sleepy").is_empty());
+}
