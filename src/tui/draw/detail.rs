@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 });
                 let mut spans = vec![
                     Span::styled(format!(" {g} "), st),
-                    Span::styled(format!("{:<16}", ellipsis(&sanitize(&r.check), 16)), t.text),
+                    Span::styled(format!("{:<28}", ellipsis(&sanitize(&r.check), 28)), t.text),
                     Span::styled(format!(" {:<7}", r.status.label()), st),
                     Span::styled(
                         format!(" {:>7}", human(Duration::from_millis(r.duration_ms))),
