@@ -444,7 +444,7 @@ impl App {
                         c.verdict = None;
                         c.finished_ms = None;
                     }
-                    c.started_ms = Some(at_ms);
+                    c.started_ms.get_or_insert(at_ms);
                 }
             }
             RunEvent::Log {
