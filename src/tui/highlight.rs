@@ -82,3 +82,23 @@ fn to_spans(parts: &[(Color, String)]) -> Vec<Span<'static>> {
         .map(|(c, s)| Span::styled(s.clone(), Style::default().fg(*c)))
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_is_coloured_long_lines_and_unknown_files_are_not() {
+        let mut h = Highlighter::default();
+        let spans = h
+            .line("base16-ocean.dark", "src/lib.rs", "pub fn shout() -> String {")
+            .expect("rust highlights");
+        assert!(spans.len() > 1);
+        assert_eq!(h.cached(), 1);
+        h.line("base16-ocean.dark", "src/lib.rs", "pub fn shout() -> String {");
+        assert_eq!(h.cached(), 1, "a line is highlighted once");
+        let long = "x".repeat(MAX_LINE + 1);
+        assert!(h.line("base16-ocean.dark", "a.rs", &long).is_none());
+        assert!(h.line("base16-ocean.dark", "a.unknownext", "x").is_none());
+    }
+}
