@@ -91,11 +91,19 @@ mod tests {
     fn rust_is_coloured_long_lines_and_unknown_files_are_not() {
         let mut h = Highlighter::default();
         let spans = h
-            .line("base16-ocean.dark", "src/lib.rs", "pub fn shout() -> String {")
+            .line(
+                "base16-ocean.dark",
+                "src/lib.rs",
+                "pub fn shout() -> String {",
+            )
             .expect("rust highlights");
         assert!(spans.len() > 1);
         assert_eq!(h.cached(), 1);
-        h.line("base16-ocean.dark", "src/lib.rs", "pub fn shout() -> String {");
+        h.line(
+            "base16-ocean.dark",
+            "src/lib.rs",
+            "pub fn shout() -> String {",
+        );
         assert_eq!(h.cached(), 1, "a line is highlighted once");
         let long = "x".repeat(MAX_LINE + 1);
         assert!(h.line("base16-ocean.dark", "a.rs", &long).is_none());

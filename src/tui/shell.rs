@@ -362,16 +362,28 @@ pub fn run_interactive(
         let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
         drop(guard);
         r.map_err(|e| format!("terminal: {e}"))?;
+        if app.live() && !cancel.is_cancelled() {
+            // Quit with `l`: the docker agents go on without us.
+            return Ok(None);
+        }
         let outcome = pipeline
             .await
             .map_err(|e| format!("internal error: {e}"))?
             .map_err(|e| e.to_string())?;
-        Ok::<i32, String>(outcome.exit_code)
+        Ok::<Option<i32>, String>(Some(outcome.exit_code))
     });
     super::terminal::restore();
-    let code = result?;
-    println!("replay: rascal show {run_id}");
-    Ok(code)
+    match result? {
+        Some(code) => {
+            println!("replay: rascal show {run_id}");
+            Ok(code)
+        }
+        None => {
+            rt.shutdown_background();
+            println!("left the agents running; follow them with: rascal attach {run_id}");
+            Ok(0)
+        }
+    }
 }
 
 fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>) {
