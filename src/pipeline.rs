@@ -389,6 +389,10 @@ pub async fn execute_with(
     let slots = Arc::new(tokio::sync::Semaphore::new(parallel));
     let mut tokens = std::collections::BTreeMap::new();
     let mut tasks = Vec::new();
+    let worktrees: std::collections::BTreeMap<String, PathBuf> = candidates
+        .iter()
+        .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
+        .collect();
     for (info, agent) in candidates {
         let token = cancel.child_token();
         tokens.insert(info.id.clone(), token.clone());
@@ -467,7 +471,31 @@ pub async fn execute_with(
             usage: r.usage,
         })
         .collect();
-    let ranking = compare::rank(&contenders);
+    let mut ranking = compare::rank(&contenders);
+    if let Some(judge) = config.verification.as_ref().and_then(|v| v.judge.clone()) {
+        let tied = compare::tied_at_top(&ranking);
+        if !tied.is_empty() {
+            let site = Site {
+                run: run.clone(),
+                candidate: "judge".into(),
+                dir: state.join("runs").join(&run).join("judge"),
+                rascal_exe: request.rascal_exe.clone(),
+                attempt: 1,
+            };
+            let note = ask_judge(
+                &config,
+                &judge,
+                &request.instruction,
+                &tied,
+                &worktrees,
+                base,
+                &site,
+                &cancel,
+            )
+            .await;
+            compare::apply_judge(&mut ranking, note);
+        }
+    }
     let pick = ranking.pick.clone();
     journal.emit(RunEvent::Ranked {
         ranking: Box::new(ranking),
@@ -508,6 +536,63 @@ pub async fn execute_with(
         verdict,
         exit_code,
     })
+}
+
+/// Ask the comparator's judge to break a tie between `tied` candidates. Its
+/// answer is advisory: any problem is recorded and the ranking stands.
+#[allow(clippy::too_many_arguments)]
+async fn ask_judge(
+    config: &Config,
+    judge: &str,
+    instruction: &str,
+    tied: &[String],
+    worktrees: &std::collections::BTreeMap<String, PathBuf>,
+    base: git2::Oid,
+    site: &Site,
+    cancel: &CancellationToken,
+) -> compare::JudgeNote {
+    let mut note = compare::JudgeNote {
+        agent: judge.to_string(),
+        tied: tied.to_vec(),
+        pick: None,
+        reason: String::new(),
+        problem: None,
+    };
+    let Some(agent) = config.main.agents.get(judge) else {
+        note.problem = Some(format!(
+            "the judge `{judge}` is not an agent in .rascal/config.yaml"
+        ));
+        return note;
+    };
+    let diffs: Vec<(String, String)> = tied
+        .iter()
+        .map(|id| {
+            let diff = worktrees
+                .get(id)
+                .and_then(|w| workspace::diff_text(w, base).ok())
+                .unwrap_or_default();
+            (id.clone(), diff)
+        })
+        .collect();
+    let prompt = compare::judge_prompt(instruction, &diffs);
+    let timeout = agent
+        .timeout
+        .map(|d| d.get())
+        .unwrap_or(Duration::from_secs(600));
+    let answer =
+        crate::layers::review::ask(judge, agent, &prompt, &site.dir, site, timeout, cancel).await;
+    if let Some(p) = answer.problem {
+        note.problem = Some(format!("the judge {p}"));
+        return note;
+    }
+    match compare::parse_pick(&answer.text, tied) {
+        Ok((pick, reason)) => {
+            note.pick = Some(pick);
+            note.reason = reason;
+        }
+        Err(e) => note.problem = Some(e),
+    }
+    note
 }
 
 /// Layers (by kind) in which every report passed.

@@ -447,3 +447,54 @@ fn on_no_pass_escalate_exits_3() {
     assert_eq!(code(&o), 3);
     assert!(stdout(&o).contains("escalated by"));
 }
+
+fn judged_repo(judge_says: &str) -> TestRepo {
+    let agents = format!(
+        r#"agents:
+  first:
+    runtime: scripted
+    steps: [{{ do: write, path: src/b.rs, content: "pub fn b() -> u32 {{ 42 }}\n" }}]
+  second:
+    runtime: scripted
+    steps: [{{ do: write, path: src/b.rs, content: "pub fn b() -> u32 {{ 42 }}\n" }}]
+  judge:
+    runtime: scripted
+    steps: [{{ do: say, text: '{judge_says}' }}]
+strategy: {{ agents: [first, second] }}
+"#
+    );
+    TestRepo::new(&[
+        (".rascal/config.yaml", agents.as_str()),
+        (".rascal/verification.yaml", "judge: judge\n"),
+        ("src/a.rs", "pub fn a() {}\n"),
+    ])
+}
+
+#[test]
+fn judge_breaks_a_tie_between_equally_verified_candidates() {
+    let t = judged_repo(r#"{"pick": "second", "reason": "same code, but I like it better"}"#);
+    let o = t.rascal(&["run", "make b", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc = json(&o);
+    let r = &doc["ranking"];
+    assert_eq!(r["pick"], "second", "{r:#}");
+    assert_eq!(r["positions"][0]["candidate"], "second");
+    assert_eq!(r["judge"]["tied"], serde_json::json!(["first", "second"]));
+    assert!(r["positions"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("judge `judge` picked it"));
+}
+
+#[test]
+fn garbled_judge_is_recorded_and_the_ranking_stands() {
+    let t = judged_repo("I think the second one? maybe");
+    let o = t.rascal(&["run", "make b", "--json"]);
+    let doc = json(&o);
+    let r = &doc["ranking"];
+    assert_eq!(r["pick"], "first", "{r:#}");
+    assert!(r["judge"]["problem"]
+        .as_str()
+        .unwrap()
+        .contains("no JSON answer"));
+}
