@@ -102,6 +102,20 @@ enum Command {
         #[arg(long)]
         reason: String,
     },
+    /// Send one candidate of a finished run back to its agent with feedback;
+    /// it is verified again and the run re-ranked (all attempts are kept).
+    Retry {
+        run: String,
+        candidate: String,
+        /// What the agent should fix.
+        #[arg(long)]
+        feedback: String,
+        #[arg(long)]
+        json: bool,
+        /// Do not print agent log lines.
+        #[arg(long)]
+        quiet: bool,
+    },
     /// Hand a run (or one candidate) to a human.
     Escalate {
         run: String,
@@ -305,6 +319,24 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             DecisionKind::Escalate,
             &note,
         ),
+        Command::Retry {
+            run,
+            candidate,
+            feedback,
+            json,
+            quiet,
+        } => {
+            let repo = workspace::open(&dir).map_err(|e| e.to_string())?;
+            let who = rascal::decision::author(Some(&repo));
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            match rascal::retry::prepare_retry(&dir, &run, &candidate, &feedback, &who, exe) {
+                Ok(p) => execute(p, json, !quiet, Vec::new()).map(|(code, _)| code),
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
         Command::Finalize { run, push, pr } => finalize(&dir, &run, push, pr, false),
         Command::Report { run, format } => {
             let store = open_store(&dir)?;

@@ -189,6 +189,18 @@ pub struct PreparedRun {
     /// Set by `rascal attach`: the run already started; these candidates
     /// resume where the journal stopped (see src/reattach.rs).
     pub(crate) resume: Option<crate::reattach::Resumption>,
+    /// Set by `rascal retry`: one finished candidate goes again with a
+    /// human's feedback; the others' results stand.
+    pub(crate) retry: Option<RetryStart>,
+}
+
+/// A human's retry of one candidate of a finished run.
+pub(crate) struct RetryStart {
+    candidate: String,
+    attempt: u32,
+    feedback: String,
+    /// The other candidates, as they ended, for the new ranking.
+    others: Vec<Contender>,
 }
 
 impl PreparedRun {
@@ -222,8 +234,55 @@ impl PreparedRun {
             request,
             store,
             resume: Some(resume),
+            retry: None,
         }
     }
+}
+
+impl PreparedRun {
+    /// One candidate of a finished run again, with a human's feedback
+    /// (src/retry.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn retried(
+        run: String,
+        config: Config,
+        base: git2::Oid,
+        repo_dir: PathBuf,
+        state: PathBuf,
+        candidate: (CandidateInfo, crate::config::AgentConfig),
+        task: Task,
+        request: RunRequest,
+        store: Store,
+        attempt: u32,
+        feedback: String,
+        others: Vec<Contender>,
+    ) -> PreparedRun {
+        let id = candidate.0.id.clone();
+        PreparedRun {
+            run,
+            config: Arc::new(config),
+            base,
+            repo_dir,
+            state,
+            candidates: vec![candidate],
+            task: Arc::new(task),
+            task_source: None,
+            request,
+            store,
+            resume: None,
+            retry: Some(RetryStart {
+                candidate: id,
+                attempt,
+                feedback,
+                others,
+            }),
+        }
+    }
+}
+
+/// Layers (by kind) in which every report passed (for the comparator).
+pub(crate) fn layers_passed_of(reports: &[Report]) -> usize {
+    layers_passed(reports)
 }
 
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
@@ -309,6 +368,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         request: req,
         store,
         resume: None,
+        retry: None,
     })
 }
 
@@ -353,13 +413,14 @@ pub async fn execute_with(
         request,
         store,
         resume,
+        retry,
     } = prepared;
     let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
         LauncherKind::Process => Arc::new(ProcessLauncher),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
     };
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
-    if resume.is_none() {
+    if resume.is_none() && retry.is_none() {
         journal.emit(RunEvent::RunStarted {
             run: run.clone(),
             repo: repo_dir.to_string_lossy().into_owned(),
@@ -393,7 +454,14 @@ pub async fn execute_with(
         .iter()
         .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
         .collect();
+    let start_of = |retry: &Option<RetryStart>, id: &str| {
+        retry
+            .as_ref()
+            .filter(|r| r.candidate == id)
+            .map(|r| (r.attempt, r.feedback.clone()))
+    };
     for (info, agent) in candidates {
+        let start = start_of(&retry, &info.id);
         let token = cancel.child_token();
         tokens.insert(info.id.clone(), token.clone());
         let job = CandidateJob {
@@ -413,6 +481,7 @@ pub async fn execute_with(
             launcher: launcher.clone(),
             cancel: token,
             task: task.clone(),
+            start,
         };
         let slots = slots.clone();
         tasks.push(tokio::spawn(async move {
@@ -455,21 +524,28 @@ pub async fn execute_with(
     }
     decider.abort();
 
-    let contenders: Vec<Contender> = results
-        .iter()
-        .map(|r| Contender {
-            id: r.id.clone(),
-            verdict: r.verdict,
-            finished_cleanly: r.finished_cleanly,
-            layers_passed: layers_passed(&r.reports),
-            criteria_met: r
-                .reports
-                .iter()
-                .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
-                .count(),
-            changes: r.changes.clone().unwrap_or_default(),
-            usage: r.usage,
-        })
+    let others = retry.map(|r| r.others).unwrap_or_default();
+    let earlier: Vec<Verdict> = earlier
+        .into_iter()
+        .chain(others.iter().map(|c| c.verdict))
+        .collect();
+    let contenders: Vec<Contender> = others
+        .into_iter()
+        .chain(results.iter().map(|r| {
+            Contender {
+                id: r.id.clone(),
+                verdict: r.verdict,
+                finished_cleanly: r.finished_cleanly,
+                layers_passed: layers_passed(&r.reports),
+                criteria_met: r
+                    .reports
+                    .iter()
+                    .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
+                    .count(),
+                changes: r.changes.clone().unwrap_or_default(),
+                usage: r.usage,
+            }
+        }))
         .collect();
     let mut ranking = compare::rank(&contenders);
     if let Some(judge) = config.verification.as_ref().and_then(|v| v.judge.clone()) {
@@ -687,6 +763,8 @@ struct CandidateJob {
     resume: Option<Resume>,
     /// The agent's report, when it landed before a reattach.
     landed: Option<Report>,
+    /// For a human's retry: the attempt number and the feedback to send.
+    start: Option<(u32, String)>,
 }
 
 impl CandidateJob {
@@ -697,6 +775,20 @@ impl CandidateJob {
         let policy = feedback::Policy::of(&self.config);
         let mut attempt = 1;
         let mut instruction = self.request.instruction.clone();
+        if let Some((n, text)) = &self.start {
+            attempt = *n;
+            instruction = feedback::follow_up(
+                &self.request.instruction,
+                attempt,
+                policy.max_attempts().max(attempt),
+                text,
+            );
+            self.journal.emit(RunEvent::AttemptStarted {
+                candidate: self.info.id.clone(),
+                attempt,
+                feedback: text.clone(),
+            });
+        }
         loop {
             let done = self.attempt(attempt, &instruction).await;
             match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
