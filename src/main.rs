@@ -77,6 +77,13 @@ enum Command {
         /// Where agents run, overriding `launcher:` in .rascal/config.yaml.
         #[arg(long, value_enum)]
         launcher: Option<LauncherArg>,
+        /// Narrow the permissions for this run: agents may only change paths
+        /// matching these globs (on top of .rascal/permissions.yaml).
+        #[arg(long = "allow-path", value_name = "GLOB")]
+        allow_paths: Vec<String>,
+        /// Narrow the permissions for this run: also deny these globs.
+        #[arg(long = "deny-path", value_name = "GLOB")]
+        deny_paths: Vec<String>,
     },
     /// Select the candidate to finalize.
     Select {
@@ -255,6 +262,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             push,
             pr,
             launcher,
+            allow_paths,
+            deny_paths,
         } => {
             // Like `git -C`, a relative issue path is relative to DIR.
             let issue = issue.map(|p| if p.is_relative() { dir.join(p) } else { p });
@@ -270,6 +279,13 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             req.timeout = timeout;
             req.n = n;
             req.auto = auto;
+            req.scope = match scope_of(&allow_paths, &deny_paths) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    return Ok(2);
+                }
+            };
             req.launcher = launcher.map(|l| match l {
                 LauncherArg::Process => rascal::config::LauncherKind::Process,
                 LauncherArg::Docker => rascal::config::LauncherKind::Docker,
@@ -724,4 +740,27 @@ fn doctor(dir: &std::path::Path, remove: bool, json: bool) -> Result<i32, String
         out(docker.lines);
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// `--allow-path` / `--deny-path` as permissions that narrow the repo's.
+fn scope_of(
+    allow: &[String],
+    deny: &[String],
+) -> Result<Option<rascal::config::PermissionsConfig>, String> {
+    if allow.is_empty() && deny.is_empty() {
+        return Ok(None);
+    }
+    let globs = |list: &[String], flag: &str| {
+        list.iter()
+            .map(|g| {
+                rascal::config::permissions::GlobPattern::try_from(g.clone())
+                    .map_err(|e| format!("{flag} {g}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(Some(rascal::config::PermissionsConfig {
+        allowed_paths: globs(allow, "--allow-path")?,
+        denied_paths: globs(deny, "--deny-path")?,
+        ..Default::default()
+    }))
 }

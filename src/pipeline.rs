@@ -51,6 +51,8 @@ pub struct RunRequest {
     pub auto: bool,
     /// Overrides `launcher:` of .rascal/config.yaml.
     pub launcher: Option<LauncherKind>,
+    /// `--allow-path` / `--deny-path`: narrows the permissions for this run.
+    pub scope: Option<crate::config::PermissionsConfig>,
 }
 
 impl RunRequest {
@@ -297,6 +299,16 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         req.issue.as_deref(),
     )?;
     req.instruction = task.instruction.clone();
+    // Dynamic scoping: the task's (and the command line's) permissions
+    // narrow the repository's; they can never widen them.
+    let mut config = config;
+    for scope in [task.permissions.as_ref(), req.scope.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        let repo_perms = config.permissions.clone().unwrap_or_default();
+        config.permissions = Some(repo_perms.narrow(scope));
+    }
     let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
