@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod printer;
 pub mod reattach;
 pub mod report;
+pub mod retry;
 pub mod runner;
 pub mod store;
 pub mod task;

@@ -80,6 +80,13 @@ enum Command {
         /// Where agents run, overriding `launcher:` in .rascal/config.yaml.
         #[arg(long, value_enum)]
         launcher: Option<LauncherArg>,
+        /// Narrow the permissions for this run: agents may only change paths
+        /// matching these globs (on top of .rascal/permissions.yaml).
+        #[arg(long = "allow-path", value_name = "GLOB")]
+        allow_paths: Vec<String>,
+        /// Narrow the permissions for this run: also deny these globs.
+        #[arg(long = "deny-path", value_name = "GLOB")]
+        deny_paths: Vec<String>,
     },
     /// Select the candidate to finalize.
     Select {
@@ -104,6 +111,20 @@ enum Command {
         /// Why the failure can be accepted (required).
         #[arg(long)]
         reason: String,
+    },
+    /// Send one candidate of a finished run back to its agent with feedback;
+    /// it is verified again and the run re-ranked (all attempts are kept).
+    Retry {
+        run: String,
+        candidate: String,
+        /// What the agent should fix.
+        #[arg(long)]
+        feedback: String,
+        #[arg(long)]
+        json: bool,
+        /// Do not print agent log lines.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Hand a run (or one candidate) to a human.
     Escalate {
@@ -252,6 +273,8 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             pr,
             theme,
             launcher,
+            allow_paths,
+            deny_paths,
         } => {
             let tui = tui_wanted(headless || json, theme)?;
             // Like `git -C`, a relative issue path is relative to DIR.
@@ -268,6 +291,13 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             req.timeout = timeout;
             req.n = n;
             req.auto = auto;
+            req.scope = match scope_of(&allow_paths, &deny_paths) {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    return Ok(2);
+                }
+            };
             req.launcher = launcher.map(|l| match l {
                 LauncherArg::Process => rascal::config::LauncherKind::Process,
                 LauncherArg::Docker => rascal::config::LauncherKind::Docker,
@@ -317,6 +347,24 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             DecisionKind::Escalate,
             &note,
         ),
+        Command::Retry {
+            run,
+            candidate,
+            feedback,
+            json,
+            quiet,
+        } => {
+            let repo = workspace::open(&dir).map_err(|e| e.to_string())?;
+            let who = rascal::decision::author(Some(&repo));
+            let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+            match rascal::retry::prepare_retry(&dir, &run, &candidate, &feedback, &who, exe) {
+                Ok(p) => execute(p, json, !quiet, Vec::new()).map(|(code, _)| code),
+                Err(e) => {
+                    eprintln!("rascal: error: {e}");
+                    Ok(e.exit_code())
+                }
+            }
+        }
         Command::Finalize { run, push, pr } => finalize(&dir, &run, push, pr, false),
         Command::Report { run, format } => {
             let store = open_store(&dir)?;
@@ -772,4 +820,27 @@ fn doctor(dir: &std::path::Path, remove: bool, json: bool) -> Result<i32, String
         out(docker.lines);
     }
     Ok(if ok { 0 } else { 1 })
+}
+
+/// `--allow-path` / `--deny-path` as permissions that narrow the repo's.
+fn scope_of(
+    allow: &[String],
+    deny: &[String],
+) -> Result<Option<rascal::config::PermissionsConfig>, String> {
+    if allow.is_empty() && deny.is_empty() {
+        return Ok(None);
+    }
+    let globs = |list: &[String], flag: &str| {
+        list.iter()
+            .map(|g| {
+                rascal::config::permissions::GlobPattern::try_from(g.clone())
+                    .map_err(|e| format!("{flag} {g}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(Some(rascal::config::PermissionsConfig {
+        allowed_paths: globs(allow, "--allow-path")?,
+        denied_paths: globs(deny, "--deny-path")?,
+        ..Default::default()
+    }))
 }

@@ -51,6 +51,8 @@ pub struct RunRequest {
     pub auto: bool,
     /// Overrides `launcher:` of .rascal/config.yaml.
     pub launcher: Option<LauncherKind>,
+    /// `--allow-path` / `--deny-path`: narrows the permissions for this run.
+    pub scope: Option<crate::config::PermissionsConfig>,
 }
 
 impl RunRequest {
@@ -189,6 +191,18 @@ pub struct PreparedRun {
     /// Set by `rascal attach`: the run already started; these candidates
     /// resume where the journal stopped (see src/reattach.rs).
     pub(crate) resume: Option<crate::reattach::Resumption>,
+    /// Set by `rascal retry`: one finished candidate goes again with a
+    /// human's feedback; the others' results stand.
+    pub(crate) retry: Option<RetryStart>,
+}
+
+/// A human's retry of one candidate of a finished run.
+pub(crate) struct RetryStart {
+    candidate: String,
+    attempt: u32,
+    feedback: String,
+    /// The other candidates, as they ended, for the new ranking.
+    others: Vec<Contender>,
 }
 
 impl PreparedRun {
@@ -222,8 +236,55 @@ impl PreparedRun {
             request,
             store,
             resume: Some(resume),
+            retry: None,
         }
     }
+}
+
+impl PreparedRun {
+    /// One candidate of a finished run again, with a human's feedback
+    /// (src/retry.rs).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn retried(
+        run: String,
+        config: Config,
+        base: git2::Oid,
+        repo_dir: PathBuf,
+        state: PathBuf,
+        candidate: (CandidateInfo, crate::config::AgentConfig),
+        task: Task,
+        request: RunRequest,
+        store: Store,
+        attempt: u32,
+        feedback: String,
+        others: Vec<Contender>,
+    ) -> PreparedRun {
+        let id = candidate.0.id.clone();
+        PreparedRun {
+            run,
+            config: Arc::new(config),
+            base,
+            repo_dir,
+            state,
+            candidates: vec![candidate],
+            task: Arc::new(task),
+            task_source: None,
+            request,
+            store,
+            resume: None,
+            retry: Some(RetryStart {
+                candidate: id,
+                attempt,
+                feedback,
+                others,
+            }),
+        }
+    }
+}
+
+/// Layers (by kind) in which every report passed (for the comparator).
+pub(crate) fn layers_passed_of(reports: &[Report]) -> usize {
+    layers_passed(reports)
 }
 
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
@@ -238,6 +299,16 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         req.issue.as_deref(),
     )?;
     req.instruction = task.instruction.clone();
+    // Dynamic scoping: the task's (and the command line's) permissions
+    // narrow the repository's; they can never widen them.
+    let mut config = config;
+    for scope in [task.permissions.as_ref(), req.scope.as_ref()]
+        .into_iter()
+        .flatten()
+    {
+        let repo_perms = config.permissions.clone().unwrap_or_default();
+        config.permissions = Some(repo_perms.narrow(scope));
+    }
     let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
@@ -309,6 +380,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         request: req,
         store,
         resume: None,
+        retry: None,
     })
 }
 
@@ -353,13 +425,14 @@ pub async fn execute_with(
         request,
         store,
         resume,
+        retry,
     } = prepared;
     let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
         LauncherKind::Process => Arc::new(ProcessLauncher),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
     };
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
-    if resume.is_none() {
+    if resume.is_none() && retry.is_none() {
         journal.emit(RunEvent::RunStarted {
             run: run.clone(),
             repo: repo_dir.to_string_lossy().into_owned(),
@@ -389,7 +462,18 @@ pub async fn execute_with(
     let slots = Arc::new(tokio::sync::Semaphore::new(parallel));
     let mut tokens = std::collections::BTreeMap::new();
     let mut tasks = Vec::new();
+    let worktrees: std::collections::BTreeMap<String, PathBuf> = candidates
+        .iter()
+        .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
+        .collect();
+    let start_of = |retry: &Option<RetryStart>, id: &str| {
+        retry
+            .as_ref()
+            .filter(|r| r.candidate == id)
+            .map(|r| (r.attempt, r.feedback.clone()))
+    };
     for (info, agent) in candidates {
+        let start = start_of(&retry, &info.id);
         let token = cancel.child_token();
         tokens.insert(info.id.clone(), token.clone());
         let job = CandidateJob {
@@ -409,6 +493,7 @@ pub async fn execute_with(
             launcher: launcher.clone(),
             cancel: token,
             task: task.clone(),
+            start,
         };
         let slots = slots.clone();
         tasks.push(tokio::spawn(async move {
@@ -451,23 +536,54 @@ pub async fn execute_with(
     }
     decider.abort();
 
-    let contenders: Vec<Contender> = results
-        .iter()
-        .map(|r| Contender {
-            id: r.id.clone(),
-            verdict: r.verdict,
-            finished_cleanly: r.finished_cleanly,
-            layers_passed: layers_passed(&r.reports),
-            criteria_met: r
-                .reports
-                .iter()
-                .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
-                .count(),
-            changes: r.changes.clone().unwrap_or_default(),
-            usage: r.usage,
-        })
+    let others = retry.map(|r| r.others).unwrap_or_default();
+    let earlier: Vec<Verdict> = earlier
+        .into_iter()
+        .chain(others.iter().map(|c| c.verdict))
         .collect();
-    let ranking = compare::rank(&contenders);
+    let contenders: Vec<Contender> = others
+        .into_iter()
+        .chain(results.iter().map(|r| {
+            Contender {
+                id: r.id.clone(),
+                verdict: r.verdict,
+                finished_cleanly: r.finished_cleanly,
+                layers_passed: layers_passed(&r.reports),
+                criteria_met: r
+                    .reports
+                    .iter()
+                    .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
+                    .count(),
+                changes: r.changes.clone().unwrap_or_default(),
+                usage: r.usage,
+            }
+        }))
+        .collect();
+    let mut ranking = compare::rank(&contenders);
+    if let Some(judge) = config.verification.as_ref().and_then(|v| v.judge.clone()) {
+        let tied = compare::tied_at_top(&ranking);
+        if !tied.is_empty() {
+            let site = Site {
+                run: run.clone(),
+                candidate: "judge".into(),
+                dir: state.join("runs").join(&run).join("judge"),
+                rascal_exe: request.rascal_exe.clone(),
+                attempt: 1,
+            };
+            let note = ask_judge(
+                &config,
+                &judge,
+                &request.instruction,
+                &tied,
+                &worktrees,
+                base,
+                &site,
+                &cancel,
+            )
+            .await;
+            compare::apply_judge(&mut ranking, note);
+        }
+    }
     let pick = ranking.pick.clone();
     journal.emit(RunEvent::Ranked {
         ranking: Box::new(ranking),
@@ -508,6 +624,63 @@ pub async fn execute_with(
         verdict,
         exit_code,
     })
+}
+
+/// Ask the comparator's judge to break a tie between `tied` candidates. Its
+/// answer is advisory: any problem is recorded and the ranking stands.
+#[allow(clippy::too_many_arguments)]
+async fn ask_judge(
+    config: &Config,
+    judge: &str,
+    instruction: &str,
+    tied: &[String],
+    worktrees: &std::collections::BTreeMap<String, PathBuf>,
+    base: git2::Oid,
+    site: &Site,
+    cancel: &CancellationToken,
+) -> compare::JudgeNote {
+    let mut note = compare::JudgeNote {
+        agent: judge.to_string(),
+        tied: tied.to_vec(),
+        pick: None,
+        reason: String::new(),
+        problem: None,
+    };
+    let Some(agent) = config.main.agents.get(judge) else {
+        note.problem = Some(format!(
+            "the judge `{judge}` is not an agent in .rascal/config.yaml"
+        ));
+        return note;
+    };
+    let diffs: Vec<(String, String)> = tied
+        .iter()
+        .map(|id| {
+            let diff = worktrees
+                .get(id)
+                .and_then(|w| workspace::diff_text(w, base).ok())
+                .unwrap_or_default();
+            (id.clone(), diff)
+        })
+        .collect();
+    let prompt = compare::judge_prompt(instruction, &diffs);
+    let timeout = agent
+        .timeout
+        .map(|d| d.get())
+        .unwrap_or(Duration::from_secs(600));
+    let answer =
+        crate::layers::review::ask(judge, agent, &prompt, &site.dir, site, timeout, cancel).await;
+    if let Some(p) = answer.problem {
+        note.problem = Some(format!("the judge {p}"));
+        return note;
+    }
+    match compare::parse_pick(&answer.text, tied) {
+        Ok((pick, reason)) => {
+            note.pick = Some(pick);
+            note.reason = reason;
+        }
+        Err(e) => note.problem = Some(e),
+    }
+    note
 }
 
 /// Layers (by kind) in which every report passed.
@@ -602,6 +775,8 @@ struct CandidateJob {
     resume: Option<Resume>,
     /// The agent's report, when it landed before a reattach.
     landed: Option<Report>,
+    /// For a human's retry: the attempt number and the feedback to send.
+    start: Option<(u32, String)>,
 }
 
 impl CandidateJob {
@@ -612,6 +787,20 @@ impl CandidateJob {
         let policy = feedback::Policy::of(&self.config);
         let mut attempt = 1;
         let mut instruction = self.request.instruction.clone();
+        if let Some((n, text)) = &self.start {
+            attempt = *n;
+            instruction = feedback::follow_up(
+                &self.request.instruction,
+                attempt,
+                policy.max_attempts().max(attempt),
+                text,
+            );
+            self.journal.emit(RunEvent::AttemptStarted {
+                candidate: self.info.id.clone(),
+                attempt,
+                feedback: text.clone(),
+            });
+        }
         loop {
             let done = self.attempt(attempt, &instruction).await;
             match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {

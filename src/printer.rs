@@ -328,6 +328,23 @@ pub fn ranking_lines(r: &crate::layers::compare::Ranking) -> Vec<String> {
             out.push(row);
         }
     }
+    if let Some(j) = &r.judge {
+        out.push(match (&j.pick, &j.problem) {
+            (_, Some(p)) => format!(
+                "judge `{}` was not used ({}): the ranking stands",
+                sanitize(&j.agent),
+                sanitize(p)
+            ),
+            (Some(pick), None) => format!(
+                "judge `{}` picked {} among {}: {}",
+                sanitize(&j.agent),
+                sanitize(pick),
+                sanitize(&j.tied.join(", ")),
+                sanitize(&j.reason)
+            ),
+            (None, None) => format!("judge `{}` gave no pick", sanitize(&j.agent)),
+        });
+    }
     out.push(match &r.pick {
         Some(p) => format!(
             "pick: {} (select it with `rascal select RUN {}` or run with --auto)",

@@ -208,6 +208,10 @@ pub struct Task {
     pub acceptance_criteria: Vec<Criterion>,
     #[serde(default)]
     pub constraints: Vec<Constraint>,
+    /// Dynamic scoping: permissions for this task only. They narrow the
+    /// repository's `.rascal/permissions.yaml`, never widen it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<crate::config::PermissionsConfig>,
 }
 
 impl Task {

@@ -447,3 +447,115 @@ fn on_no_pass_escalate_exits_3() {
     assert_eq!(code(&o), 3);
     assert!(stdout(&o).contains("escalated by"));
 }
+
+fn judged_repo(judge_says: &str) -> TestRepo {
+    let agents = format!(
+        r#"agents:
+  first:
+    runtime: scripted
+    steps: [{{ do: write, path: src/b.rs, content: "pub fn b() -> u32 {{ 42 }}\n" }}]
+  second:
+    runtime: scripted
+    steps: [{{ do: write, path: src/b.rs, content: "pub fn b() -> u32 {{ 42 }}\n" }}]
+  judge:
+    runtime: scripted
+    steps: [{{ do: say, text: '{judge_says}' }}]
+strategy: {{ agents: [first, second] }}
+"#
+    );
+    TestRepo::new(&[
+        (".rascal/config.yaml", agents.as_str()),
+        (".rascal/verification.yaml", "judge: judge\n"),
+        ("src/a.rs", "pub fn a() {}\n"),
+    ])
+}
+
+#[test]
+fn judge_breaks_a_tie_between_equally_verified_candidates() {
+    let t = judged_repo(r#"{"pick": "second", "reason": "same code, but I like it better"}"#);
+    let o = t.rascal(&["run", "make b", "--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc = json(&o);
+    let r = &doc["ranking"];
+    assert_eq!(r["pick"], "second", "{r:#}");
+    assert_eq!(r["positions"][0]["candidate"], "second");
+    assert_eq!(r["judge"]["tied"], serde_json::json!(["first", "second"]));
+    assert!(r["positions"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("judge `judge` picked it"));
+}
+
+#[test]
+fn garbled_judge_is_recorded_and_the_ranking_stands() {
+    let t = judged_repo("I think the second one? maybe");
+    let o = t.rascal(&["run", "make b", "--json"]);
+    let doc = json(&o);
+    let r = &doc["ranking"];
+    assert_eq!(r["pick"], "first", "{r:#}");
+    assert!(r["judge"]["problem"]
+        .as_str()
+        .unwrap()
+        .contains("no JSON answer"));
+}
+
+#[test]
+fn a_human_retry_with_feedback_runs_the_candidate_again_and_re_ranks() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            r#"agents:
+  fixer:
+    runtime: scripted
+    steps:
+      - do: when
+        attempt: 1
+        then: [{ do: write, path: src/b.rs, content: "pub fn b() {} // TODO\n" }]
+        otherwise: [{ do: write, path: src/b.rs, content: "pub fn b() {}\n" }]
+  other:
+    runtime: scripted
+    steps: [{ do: write, path: src/c.rs, content: "// TODO\n" }]
+"#,
+        ),
+        (".rascal/guardrails.yaml", GUARDRAILS),
+        ("src/a.rs", "pub fn a() {}\n"),
+    ]);
+    let mut cfg = t.repo.config().unwrap();
+    cfg.set_str("user.name", "Tess Ter").unwrap();
+    cfg.set_str("user.email", "tess@example.invalid").unwrap();
+    let o = t.rascal(&["run", "add b", "--agent", "fixer,other", "--json"]);
+    assert_eq!(code(&o), 1, "nothing passes at first");
+    let id = json(&o)["run"].as_str().unwrap().to_string();
+    let o = t.rascal(&[
+        "retry",
+        &id,
+        "fixer",
+        "--feedback",
+        "remove the TODO",
+        "--json",
+    ]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let doc = json(&t.rascal(&["show", &id, "--json"]));
+    let fixer = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "fixer")
+        .unwrap();
+    assert_eq!(fixer["verdict"], "pass", "{fixer:#}");
+    assert_eq!(fixer["attempt"], 2);
+    assert_eq!(fixer["attempts"][0]["feedback"], "remove the TODO");
+    let retry = &fixer["decisions"][0];
+    assert_eq!(retry["kind"], "retry");
+    assert_eq!(retry["who"], "Tess Ter <tess@example.invalid>");
+    assert_eq!(doc["ranking"]["pick"], "fixer");
+    assert_eq!(doc["verdict"], "pass");
+    assert_eq!(
+        doc["candidates"].as_array().unwrap().len(),
+        2,
+        "the other candidate stays"
+    );
+    // Feedback is required.
+    let o = t.rascal(&["retry", &id, "other", "--feedback", "  "]);
+    assert_eq!(code(&o), 2);
+}

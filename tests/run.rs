@@ -331,3 +331,87 @@ fn agent_editing_rascal_config_is_caught_by_self_protection() {
     // And its weakened config was not used: the guardrails still ran.
     assert!(out.contains("guardrails/no-todo"), "{out}");
 }
+
+/// Dynamic scoping: a task spec or `--allow-path`/`--deny-path` narrows the
+/// repository's permissions and can never widen them.
+#[test]
+fn task_permissions_narrow_the_repository_and_never_widen_it() {
+    let agents = "agents:\n  a:\n    runtime: scripted\n    steps:\n      - { do: write, path: src/ok.rs, content: \"x\\n\" }\n      - { do: write, path: src/private/k.rs, content: \"x\\n\" }\n      - { do: write, path: docs/n.md, content: \"x\\n\" }\n      - { do: write, path: .rascal/x.yaml, content: \"x\\n\" }\n";
+    let spec = "instruction: do it\npermissions:\n  allowed_paths: ['src/**']\n  denied_paths: []\n  allow_self_edit: true\n";
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", agents),
+        (
+            ".rascal/permissions.yaml",
+            "permissions:\n  denied_paths: ['src/private/**']\n",
+        ),
+        (".rascal/specs/narrow.yaml", spec),
+        ("README.md", "x\n"),
+    ]);
+    let rules = |o: &std::process::Output| -> Vec<(String, String)> {
+        let doc: serde_json::Value =
+            serde_json::from_str(&stdout(o)).unwrap_or_else(|e| panic!("{e}: {}", stderr(o)));
+        let mut v: Vec<(String, String)> = doc["candidates"][0]["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["layer"] == "permissions")
+            .flat_map(|r| r["issues"].as_array().unwrap().clone())
+            .map(|i| {
+                (
+                    i["rule"].as_str().unwrap().to_string(),
+                    i["path"].as_str().unwrap_or("").to_string(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    // The repository alone: only the denied path and self-protection.
+    let o = t.rascal(&["run", "x", "--agent", "a", "--json"]);
+    assert_eq!(
+        rules(&o),
+        vec![
+            ("permissions/denied-path".into(), "src/private/k.rs".into()),
+            (
+                "permissions/self-protection".into(),
+                ".rascal/x.yaml".into()
+            ),
+        ]
+    );
+    // The spec narrows to src/** but its empty deny list and allow_self_edit
+    // widen nothing.
+    let o = t.rascal(&["run", "--spec", "narrow", "--agent", "a", "--json"]);
+    let r = rules(&o);
+    assert!(
+        r.contains(&(
+            "permissions/outside-allowed-paths".into(),
+            "docs/n.md".into()
+        )),
+        "{r:?}"
+    );
+    assert!(
+        r.contains(&("permissions/denied-path".into(), "src/private/k.rs".into())),
+        "{r:?}"
+    );
+    assert!(
+        r.contains(&(
+            "permissions/self-protection".into(),
+            ".rascal/x.yaml".into()
+        )),
+        "{r:?}"
+    );
+    assert!(!r.iter().any(|(_, p)| p == "src/ok.rs"), "{r:?}");
+    // The command line narrows too.
+    let o = t.rascal(&[
+        "run",
+        "x",
+        "--agent",
+        "a",
+        "--json",
+        "--deny-path",
+        "docs/**",
+    ]);
+    assert!(rules(&o).contains(&("permissions/denied-path".into(), "docs/n.md".into())));
+    let o = t.rascal(&["run", "x", "--agent", "a", "--allow-path", "src/["]);
+    assert_eq!(code(&o), 2, "a bad glob is a usage error");
+}

@@ -176,7 +176,7 @@ impl Narrowing {
 }
 
 /// `permissions:` in `.rascal/permissions.yaml`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PermissionsConfig {
     /// strict (default) | advisory.

@@ -108,6 +108,10 @@ pub struct VerificationConfig {
     pub criteria: Option<CriteriaConfig>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub review: Option<ReviewConfig>,
+    /// Agent that breaks ties between equally verified candidates in the
+    /// comparator (Layer 1). Advisory: it never promotes a FAIL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<String>,
 }
 
 impl VerificationConfig {
@@ -119,6 +123,9 @@ impl VerificationConfig {
         }
         if let Some(j) = self.criteria.as_ref().and_then(|c| c.judge.as_deref()) {
             out.push(("criteria.judge", j));
+        }
+        if let Some(j) = self.judge.as_deref() {
+            out.push(("judge", j));
         }
         out
     }

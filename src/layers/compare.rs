@@ -49,6 +49,24 @@ pub struct Ranking {
     pub matrix: Vec<Vec<f64>>,
     /// The top candidate when it did not fail; None when none passed.
     pub pick: Option<String>,
+    /// What the judge agent said, when one broke a tie.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub judge: Option<JudgeNote>,
+}
+
+/// The comparator judge's contribution (advisory).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JudgeNote {
+    pub agent: String,
+    /// The candidates that were tied at the top and shown to the judge.
+    pub tied: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pick: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    /// Why the judge's answer was not used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// A change as comparable text, per file: changed lines with their sign,
@@ -178,7 +196,115 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         ids: contenders.iter().map(|c| c.id.clone()).collect(),
         matrix,
         pick,
+        judge: None,
     }
+}
+
+/// The candidates tied with the top one on every gate result (verdict,
+/// layers passed, criteria met) — only when the top one did not fail.
+/// A judge may reorder these, and only these.
+pub fn tied_at_top(r: &Ranking) -> Vec<String> {
+    let Some(top) = r.positions.first() else {
+        return Vec::new();
+    };
+    if top.verdict == Verdict::Fail || r.pick.is_none() {
+        return Vec::new();
+    }
+    let tied: Vec<String> = r
+        .positions
+        .iter()
+        .take_while(|p| {
+            p.verdict == top.verdict
+                && p.layers_passed == top.layers_passed
+                && p.criteria_met == top.criteria_met
+        })
+        .map(|p| p.candidate.clone())
+        .collect();
+    if tied.len() < 2 {
+        Vec::new()
+    } else {
+        tied
+    }
+}
+
+/// Apply the judge's pick: it moves to the top of the tied group (nothing
+/// else moves), with the judge's reason; positions are renumbered.
+pub fn apply_judge(r: &mut Ranking, note: JudgeNote) {
+    if let (Some(pick), None) = (&note.pick, &note.problem) {
+        if note.tied.contains(pick) {
+            if let Some(i) = r.positions.iter().position(|p| &p.candidate == pick) {
+                let mut entry = r.positions.remove(i);
+                entry.reason = format!(
+                    "{} — the judge `{}` picked it: {}",
+                    entry.reason, note.agent, note.reason
+                );
+                r.positions.insert(0, entry);
+                for (n, p) in r.positions.iter_mut().enumerate() {
+                    p.position = n + 1;
+                }
+                r.pick = Some(pick.clone());
+            }
+        }
+    }
+    r.judge = Some(note);
+}
+
+/// Read the judge's answer: exactly one JSON object with `pick` (one of
+/// `tied`) and `reason`.
+pub fn parse_pick(bytes: &[u8], tied: &[String]) -> Result<(String, String), String> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut found = Vec::new();
+    for (i, _) in text.match_indices('{') {
+        let mut s = serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
+        if let Some(Ok(serde_json::Value::Object(m))) = s.next() {
+            if m.contains_key("pick") {
+                found.push(m);
+            }
+        }
+    }
+    let m = match found.as_slice() {
+        [m] => m,
+        [] => return Err("no JSON answer with `pick` in the judge's output".into()),
+        _ => return Err("more than one answer with `pick`".into()),
+    };
+    let pick = m
+        .get("pick")
+        .and_then(|v| v.as_str())
+        .ok_or("`pick` must be a candidate id (a string)")?;
+    if !tied.iter().any(|t| t == pick) {
+        return Err(format!(
+            "`pick: {pick}` is not one of the tied candidates ({})",
+            tied.join(", ")
+        ));
+    }
+    let reason = m
+        .get("reason")
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .trim()
+        .to_string();
+    Ok((pick.to_string(), reason))
+}
+
+/// The judge's prompt: the task and each tied candidate's diff, nothing else.
+pub fn judge_prompt(instruction: &str, diffs: &[(String, String)]) -> String {
+    let mut p = String::from(
+        "You are judging candidate changes for one task. All of them passed the same automated checks. \
+         Pick the one a careful senior engineer would merge: correct, minimal, idiomatic, tested.\n\n",
+    );
+    p.push_str("## Task\n\n");
+    p.push_str(instruction.trim());
+    p.push_str("\n\n");
+    for (id, diff) in diffs {
+        p.push_str(&format!(
+            "## Candidate `{id}`\n\n```diff\n{}\n```\n\n",
+            crate::text::cut(diff, 60_000)
+        ));
+    }
+    p.push_str(
+        "Answer with exactly one JSON object: {\"pick\": \"<candidate id>\", \"reason\": \"<one sentence>\"}\n",
+    );
+    p
 }
 
 fn round2(x: f64) -> f64 {
@@ -280,6 +406,42 @@ mod tests {
         );
         assert_eq!(r.matrix[0][2], 1.0);
         assert_eq!(r.matrix[1][2], 0.0);
+    }
+
+    #[test]
+    fn judge_reorders_only_the_tied_top_group() {
+        let same = cs(&[("f", &["a"])]);
+        let mut r = rank(&[
+            c("a", Verdict::Pass, same.clone()),
+            c("b", Verdict::Pass, same.clone()),
+            c("z", Verdict::Fail, same),
+        ]);
+        let tied = tied_at_top(&r);
+        assert_eq!(tied, vec!["a", "b"]);
+        assert!(
+            parse_pick(br#"{"pick": "z", "reason": "x"}"#, &tied).is_err(),
+            "never promotes a FAIL"
+        );
+        assert!(parse_pick(b"no json", &tied).is_err());
+        assert!(parse_pick(br#"{"pick":"a"} {"pick":"b"}"#, &tied).is_err());
+        let (pick, reason) =
+            parse_pick(br#"blah {"pick": "b", "reason": "clearer"} done"#, &tied).unwrap();
+        apply_judge(
+            &mut r,
+            JudgeNote {
+                agent: "j".into(),
+                tied,
+                pick: Some(pick),
+                reason,
+                problem: None,
+            },
+        );
+        let order: Vec<&str> = r.positions.iter().map(|p| p.candidate.as_str()).collect();
+        assert_eq!(order, vec!["b", "a", "z"]);
+        assert_eq!(r.pick.as_deref(), Some("b"));
+        assert!(r.positions[0]
+            .reason
+            .contains("judge `j` picked it: clearer"));
     }
 
     #[test]

@@ -157,6 +157,18 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
                     cell(&p.reason)
                 );
             }
+            if let Some(j) = &r.judge {
+                let _ = writeln!(
+                    out,
+                    "\nJudge `{}` (advisory, ties only): {}",
+                    cell(&j.agent),
+                    match (&j.pick, &j.problem) {
+                        (_, Some(p)) => format!("not used — {}", cell(p)),
+                        (Some(p), None) => format!("picked **{}**: {}", cell(p), cell(&j.reason)),
+                        (None, None) => "no pick".into(),
+                    }
+                );
+            }
             let _ = writeln!(out);
         }
     }

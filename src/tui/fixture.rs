@@ -249,6 +249,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                 })
                 .collect(),
             pick: Some(ids[0].clone()),
+            judge: None,
         };
         ev.push((
             RunEvent::Ranked {

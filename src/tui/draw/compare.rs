@@ -162,6 +162,17 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 },
                 if r.pick.is_some() { t.pass } else { t.warn },
             )));
+            if let Some(j) = &r.judge {
+                let said = match (&j.pick, &j.problem) {
+                    (Some(p), _) => format!("judge {}: {} — {}", j.agent, p, j.reason),
+                    (None, Some(why)) => format!("judge {}: not used ({why})", j.agent),
+                    _ => format!("judge {}: no pick", j.agent),
+                };
+                lines.push(Line::from(Span::styled(
+                    ellipsis(&sanitize(&said), w),
+                    t.dim,
+                )));
+            }
             lines.push(Line::from(""));
             let mut head = vec![Span::styled(format!("{:<9}", ""), t.dim)];
             for id in &r.ids {

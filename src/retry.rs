@@ -1,0 +1,144 @@
+//! `rascal retry RUN CANDIDATE --feedback TEXT`: a human sends one candidate
+//! of a finished run back to its author with feedback. The run goes on in
+//! the same journal: the retry decision, the new attempt (layers 2 → 4 → 3
+//! → 5 again, in the same worktree), a new ranking and a new verdict — the
+//! earlier attempts stay recorded.
+
+use crate::config::Config;
+use crate::decision::{Decision, DecisionKind};
+use crate::event::RunEvent;
+use crate::layers::compare::Contender;
+use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
+use crate::store::Store;
+use crate::task::Task;
+use crate::verdict::{Layer, Status, Verdict};
+use crate::workspace;
+use std::path::{Path, PathBuf};
+
+/// Record the retry decision and prepare the candidate's next attempt.
+pub fn prepare_retry(
+    repo_dir: &Path,
+    run: &str,
+    candidate: &str,
+    feedback: &str,
+    who: &str,
+    rascal_exe: PathBuf,
+) -> Result<PreparedRun, PipelineError> {
+    if feedback.trim().is_empty() {
+        return Err(PipelineError::Usage(
+            "a retry needs feedback: say what the agent should fix (--feedback TEXT)".into(),
+        ));
+    }
+    let repo = workspace::open(repo_dir)?;
+    let state = workspace::state_dir(&repo);
+    let mut store = Store::open(&Store::path_in(&state))?;
+    store.mark_interrupted()?;
+    let events = store.events(run)?;
+    let summary = crate::event::RunSummary::from_events(&events);
+    if summary.status == "running" {
+        return Err(PipelineError::Usage(format!(
+            "run {run} is still running\n  hint: wait for it to finish (or retry from the TUI, which sends the decision to the live run)"
+        )));
+    }
+    let cand = summary
+        .candidates
+        .iter()
+        .find(|c| c.id == candidate)
+        .ok_or_else(|| {
+            PipelineError::Usage(format!(
+                "no candidate `{candidate}` in run {run}\n  hint: candidates: {}",
+                summary
+                    .candidates
+                    .iter()
+                    .map(|c| c.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        })?;
+    let worktree = PathBuf::from(&cand.worktree);
+    if !worktree.exists() {
+        return Err(PipelineError::Usage(format!(
+            "candidate `{candidate}`'s worktree {} is gone\n  hint: start a new run instead",
+            worktree.display()
+        )));
+    }
+    let base =
+        git2::Oid::from_str(&summary.base).map_err(|e| PipelineError::Usage(e.to_string()))?;
+    let config = Config::load_at(&repo, base)?;
+    let agent = config
+        .main
+        .agents
+        .get(&cand.agent)
+        .cloned()
+        .ok_or_else(|| {
+            PipelineError::Usage(format!(
+                "agent `{}` is no longer in .rascal/config.yaml at the base commit",
+                cand.agent
+            ))
+        })?;
+    let task = events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::TaskLoaded { task, .. } => Some((**task).clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
+    let others: Vec<Contender> = summary
+        .candidates
+        .iter()
+        .filter(|c| c.id != candidate)
+        .map(|c| Contender {
+            id: c.id.clone(),
+            verdict: c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
+            finished_cleanly: c.verdict.is_some()
+                && c.escalated.is_none()
+                && c.reports
+                    .iter()
+                    .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
+            layers_passed: crate::pipeline::layers_passed_of(&c.reports),
+            criteria_met: c
+                .reports
+                .iter()
+                .filter(|r| r.layer == Layer::Criteria && r.status == Status::Pass)
+                .count(),
+            changes: workspace::changeset(Path::new(&c.worktree), base).unwrap_or_default(),
+            usage: c.usage,
+        })
+        .collect();
+    let decision = Decision::new(
+        Some(candidate),
+        DecisionKind::Retry {
+            feedback: feedback.trim().to_string(),
+        },
+        who,
+        "",
+    );
+    store.append(run, &[RunEvent::DecisionRecorded { decision }])?;
+    store.resume_run(run)?;
+    let info = crate::event::CandidateInfo {
+        id: cand.id.clone(),
+        agent: cand.agent.clone(),
+        runtime: cand.runtime.clone(),
+        worktree: cand.worktree.clone(),
+    };
+    let request = RunRequest::new(
+        workspace::workdir(&repo),
+        &task.instruction,
+        vec![cand.agent.clone()],
+        rascal_exe,
+    );
+    Ok(PreparedRun::retried(
+        run.to_string(),
+        config,
+        base,
+        workspace::workdir(&repo),
+        state,
+        (info, agent),
+        task,
+        request,
+        store,
+        cand.attempt + 1,
+        feedback.trim().to_string(),
+        others,
+    ))
+}
