@@ -478,6 +478,10 @@ impl App {
                 feedback,
             } => {
                 let color = self.color;
+                if matches!(self.state, RunState::Finished { .. }) {
+                    // A retry after the run: it is live again.
+                    self.state = RunState::Running;
+                }
                 if let Some(c) = self.cand_mut(candidate) {
                     // The layers run again: the strip shows this attempt.
                     c.attempt = *attempt;

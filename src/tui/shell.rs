@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::app::{App, RunMeta};
-use super::decision::{author, Decision};
+use super::decision::{author, Decision, DecisionKind};
 use super::draw::draw;
 use super::keys::Key;
 use super::theme::Theme;
@@ -238,6 +238,17 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
     }
 }
 
+/// Pass a pipeline's events on to the loop, stamped on arrival.
+fn forward(mut events: mpsc::UnboundedReceiver<RunEvent>, to: mpsc::UnboundedSender<Stamped>) {
+    tokio::spawn(async move {
+        while let Some(ev) = events.recv().await {
+            if to.send((ev, None)).is_err() {
+                break;
+            }
+        }
+    });
+}
+
 /// Candidate A's files against candidate B's, for every path either one
 /// changed: a unified diff with B as the old side and A as the new.
 pub fn compare_text(a: &std::path::Path, b: &std::path::Path, base: &str) -> String {
@@ -318,19 +329,14 @@ pub fn run_interactive(
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
     let result = rt.block_on(async move {
-        let (tx, mut events) = mpsc::unbounded_channel::<RunEvent>();
+        let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
         let (stx, rx) = mpsc::unbounded_channel::<Stamped>();
         for ev in earlier {
             let _ = stx.send((ev, None));
         }
-        tokio::spawn(async move {
-            while let Some(ev) = events.recv().await {
-                if stx.send((ev, None)).is_err() {
-                    break;
-                }
-            }
-        });
+        forward(events, stx.clone());
         let cancel = CancellationToken::new();
+        let retry_cancel = cancel.clone();
         let (dtx, drx) = mpsc::unbounded_channel::<Decision>();
         let pipeline = tokio::spawn(pipeline::execute_with(prepared, tx, cancel.clone(), drx));
         let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
@@ -346,6 +352,22 @@ pub fn run_interactive(
                     serde_json::to_string(d).unwrap_or_default()
                 ));
                 if live && dtx.send(d.clone()).is_ok() {
+                    return Ok(None);
+                }
+                if let (DecisionKind::Retry { feedback }, Some(c)) = (&d.kind, &d.candidate) {
+                    // After the run: the candidate's next attempt runs in
+                    // the same journal and streams into this screen.
+                    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+                    let p = crate::retry::prepare_retry(&repo, &run2, c, feedback, &d.who, exe)
+                        .map_err(|e| e.to_string())?;
+                    let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
+                    forward(events, stx.clone());
+                    let (_keep, drx) = mpsc::unbounded_channel::<Decision>();
+                    let cancel = retry_cancel.clone();
+                    tokio::spawn(async move {
+                        let _keep = _keep;
+                        let _ = pipeline::execute_with(p, tx, cancel, drx).await;
+                    });
                     return Ok(None);
                 }
                 pipeline::record_decision(&repo, &run2, d.clone())
