@@ -1,19 +1,11 @@
-//! Decisions made in the TUI are the pipeline's `Decision`s; this adds who
-//! is making them (from git config).
+//! Decisions made in the TUI are the pipeline's `Decision`s, made by the
+//! person at the keyboard (from git config, like the CLI's).
 
 pub use crate::decision::{Decision, DecisionKind};
 
-/// `Name <email>` from git config, or `$USER`, or "unknown".
-pub fn author() -> String {
-    if let Ok(cfg) = git2::Config::open_default() {
-        let name = cfg.get_string("user.name").ok();
-        let email = cfg.get_string("user.email").ok();
-        match (name, email) {
-            (Some(n), Some(e)) => return format!("{n} <{e}>"),
-            (Some(n), None) => return n,
-            (None, Some(e)) => return e,
-            _ => {}
-        }
-    }
-    std::env::var("USER").unwrap_or_else(|_| "unknown".into())
+/// Who is deciding: git `user.name <user.email>` of `repo` (or the global
+/// config), else `$USER`.
+pub fn author_in(repo: &std::path::Path) -> String {
+    let repo = crate::workspace::open(repo).ok();
+    crate::decision::author(repo.as_ref())
 }

@@ -4,7 +4,7 @@
 
 use super::action::Action;
 use super::app::{App, RunMeta};
-use super::decision::{author, Decision, DecisionKind};
+use super::decision::{author_in, Decision, DecisionKind};
 use super::draw::draw;
 use super::keys::Key;
 use super::theme::Theme;
@@ -322,6 +322,7 @@ pub fn run_interactive(
     let base = prepared.base.to_string();
     let run_id = prepared.run.clone();
     let repo = prepared.repo_dir.clone();
+    let who = author_in(&repo);
     let run2 = run_id.clone();
     let trace = Trace::to(prepared.state.join("runs").join(&run_id).join("tui.log"));
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -379,7 +380,7 @@ pub fn run_interactive(
         };
         let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
         let guard = super::terminal::Guard;
-        let mut app = App::new(meta, theme, author());
+        let mut app = App::new(meta, theme, who);
         app.now_ms = now();
         let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
         drop(guard);
@@ -491,6 +492,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
     let repo_path = crate::workspace::workdir(&repo);
+    let who = crate::decision::author(Some(&repo));
     let run_id = run.to_string();
     let code = rt.block_on(async move {
         let (tx, rx) = mpsc::unbounded_channel::<Stamped>();
@@ -538,7 +540,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         };
         let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
         let guard = super::terminal::Guard;
-        let mut app = App::new(meta, theme, author());
+        let mut app = App::new(meta, theme, who);
         app.now_ms = now();
         let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
         drop(guard);
