@@ -289,6 +289,23 @@ fn verdict_str(v: crate::verdict::Verdict) -> &'static str {
     }
 }
 
+/// One row of the decisions table: (kind, who, reason).
+fn insert_decision(
+    tx: &rusqlite::Transaction,
+    run: &str,
+    candidate: Option<&str>,
+    (kind, who, reason): (&str, &str, &str),
+    at: i64,
+    json: String,
+) -> rusqlite::Result<()> {
+    tx.execute(
+        "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![run, candidate, kind, who, reason, at, json],
+    )
+    .map(|_| ())
+}
+
 /// Keep the tables in step with the journal.
 fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rusqlite::Result<()> {
     match ev {
@@ -362,55 +379,42 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 params![run],
             )?;
         }
-        RunEvent::DecisionRecorded { decision } => {
-            tx.execute(
-                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                params![
-                    run,
-                    decision.candidate,
-                    decision.kind.name(),
-                    decision.who,
-                    decision.reason,
-                    decision.at_ms,
-                    serde_json::to_string(decision).unwrap_or_default()
-                ],
-            )?;
-        }
+        RunEvent::DecisionRecorded { decision } => insert_decision(
+            tx,
+            run,
+            decision.candidate.as_deref(),
+            (decision.kind.name(), &decision.who, &decision.reason),
+            decision.at_ms,
+            serde_json::to_string(decision).unwrap_or_default(),
+        )?,
         RunEvent::AttemptStarted {
             candidate,
             attempt,
             feedback,
-        } => {
-            tx.execute(
-                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
-                 VALUES (?1, ?2, 'retry', 'rascal', ?3, ?4, ?5)",
-                params![
-                    run,
-                    candidate,
-                    format!("attempt {attempt} with feedback"),
-                    at,
-                    serde_json::json!({"attempt": attempt, "feedback": feedback}).to_string()
-                ],
-            )?;
-        }
+        } => insert_decision(
+            tx,
+            run,
+            Some(candidate),
+            (
+                "retry",
+                "rascal",
+                &format!("attempt {attempt} with feedback"),
+            ),
+            at,
+            serde_json::json!({"attempt": attempt, "feedback": feedback}).to_string(),
+        )?,
         RunEvent::CandidateEscalated {
             candidate,
             reason,
             table,
-        } => {
-            tx.execute(
-                "INSERT INTO decisions(run_id, candidate_id, kind, who, reason, at, json)
-                 VALUES (?1, ?2, 'escalate', 'rascal', ?3, ?4, ?5)",
-                params![
-                    run,
-                    candidate,
-                    reason,
-                    at,
-                    serde_json::json!({"reason": reason, "table": table}).to_string()
-                ],
-            )?;
-        }
+        } => insert_decision(
+            tx,
+            run,
+            Some(candidate),
+            ("escalate", "rascal", reason),
+            at,
+            serde_json::json!({"reason": reason, "table": table}).to_string(),
+        )?,
         RunEvent::Log { .. }
         | RunEvent::LayerStarted { .. }
         | RunEvent::TaskLoaded { .. }
