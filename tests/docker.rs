@@ -815,3 +815,98 @@ fn attach_keeps_the_original_deadline() {
     assert!(out.contains("agent timed out after 4.0s"), "{out}");
     assert!(e.containers_of(&t, "sleepy").is_empty());
 }
+
+const CLAUDE_IMAGE: &str = "rascal-test-claude-standin:1";
+const SECRET: &str = "sk-ant-api03-DOCKERfakeCREDENTIAL0123456789abcdef";
+
+/// The busybox image plus a stand-in `claude` on PATH that reports its argv
+/// and stdin, makes a change, and replays the recorded Claude Code stream.
+async fn build_claude_standin(docker: &Docker) -> Result<(), String> {
+    let script = b"#!/bin/sh\necho \"standin argv: $*\"\necho \"standin stdin: $(cat)\"\necho \"debug: key $ANTHROPIC_API_KEY\"\nmkdir -p src && printf 'pub fn health() -> u16 { 200 }\\n' > src/health.rs\ncat /fixtures/claude.jsonl\n";
+    let stream = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/streams/claude.jsonl"),
+    )
+    .map_err(|e| e.to_string())?;
+    let dockerfile = format!(
+        "FROM {IMAGE}\nCOPY claude /bin/claude\nCOPY claude.jsonl /fixtures/claude.jsonl\n"
+    );
+    let mut tar = tar::Builder::new(Vec::new());
+    for (name, bytes, mode) in [
+        ("Dockerfile", dockerfile.as_bytes(), 0o644),
+        ("claude", &script[..], 0o755),
+        ("claude.jsonl", &stream[..], 0o644),
+    ] {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(bytes.len() as u64);
+        h.set_mode(mode);
+        h.set_cksum();
+        tar.append_data(&mut h, name, bytes)
+            .map_err(|e| e.to_string())?;
+    }
+    let opts = bollard::query_parameters::BuildImageOptionsBuilder::default()
+        .dockerfile("Dockerfile")
+        .t(CLAUDE_IMAGE)
+        .rm(true)
+        .version(bollard::query_parameters::BuilderVersion::BuilderV1)
+        .build();
+    let body = tar.into_inner().map_err(|e| e.to_string())?;
+    let mut s = docker.build_image(opts, None, Some(bollard::body_full(body.into())));
+    while let Some(item) = s.next().await {
+        let info = item.map_err(|e| format!("building {CLAUDE_IMAGE}: {e}"))?;
+        if let Some(e) = info.error_detail.and_then(|d| d.message) {
+            return Err(format!("building {CLAUDE_IMAGE}: {e}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn claude_runtime_in_a_container_skips_prompts_parses_its_stream_and_redacts_the_key() {
+    let Some(e) = engine() else { return };
+    e.rt.block_on(build_claude_standin(&e.docker)).unwrap();
+    let t = repo(&format!(
+        "  cc: {{ runtime: claude, image: \"{CLAUDE_IMAGE}\", env: [ANTHROPIC_API_KEY], network: none }}\n"
+    ));
+    let o = Command::new(common::bin())
+        .args([
+            "run",
+            "Add a /health endpoint",
+            "--agent",
+            "cc",
+            "--headless",
+        ])
+        .current_dir(t.path())
+        .env("ANTHROPIC_API_KEY", SECRET)
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    // Inside a container the agent may skip its own permission prompts.
+    let argv = logs(&out, "cc", "│")
+        .into_iter()
+        .find(|l| l.starts_with("standin argv:"))
+        .expect(&out);
+    assert!(
+        argv.contains("-p --output-format stream-json --verbose --dangerously-skip-permissions"),
+        "{argv}"
+    );
+    assert!(
+        says(&out, "cc", "│ standin stdin: Add a /health endpoint"),
+        "{out}"
+    );
+    for want in [
+        "▸ Edit src/health.rs",
+        "■ done: Added /health returning 200 and a test.",
+        "$0.0123",
+        "debug: key [redacted]",
+    ] {
+        assert!(out.contains(want), "missing {want:?} in:\n{out}");
+    }
+    assert!(!out.contains(SECRET), "the credential reached the screen");
+    let db = std::fs::read(t.path().join(".git/rascal/rascal.db")).unwrap();
+    assert!(
+        !String::from_utf8_lossy(&db).contains(SECRET),
+        "the credential reached the store"
+    );
+}
