@@ -346,3 +346,38 @@ fn layer_strip_marks_follow_the_events() {
         "nothing moves once the run finished: no ticks, no redraws"
     );
 }
+
+#[test]
+fn v_toggles_between_readable_and_raw_agent_lines() {
+    let mut app = fixture::app(3, true, false);
+    let id = app.candidates[0].info.id.clone();
+    app.apply(
+        &rascal::event::RunEvent::Log {
+            candidate: id,
+            stream: rascal::runner::Stream::Stdout,
+            text:
+                r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit"}]}}"#
+                    .into(),
+            display: Some("▸ Edit src/health.rs".into()),
+        },
+        0,
+    );
+    let last = |app: &App| -> String {
+        let e = app.candidates[0].logs.visible(1, None)[0];
+        let line = match (&e.raw, app.raw_logs) {
+            (Some(r), true) => r,
+            _ => &e.line,
+        };
+        line.spans.iter().map(|s| s.content.as_ref()).collect()
+    };
+    assert_eq!(last(&app), "▸ Edit src/health.rs");
+    press(&mut app, Key::Char('v'));
+    assert!(app.raw_logs);
+    assert!(
+        last(&app).starts_with(r#"{"type":"assistant""#),
+        "{}",
+        last(&app)
+    );
+    press(&mut app, Key::Char('v'));
+    assert_eq!(last(&app), "▸ Edit src/health.rs");
+}

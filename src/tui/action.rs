@@ -31,6 +31,8 @@ pub enum Action {
     Diff,
     Compare,
     ToggleSideBySide,
+    /// Raw event lines ⇄ readable log lines.
+    ToggleRawLogs,
     NextHunk,
     PrevHunk,
     NextFile,

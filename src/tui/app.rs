@@ -311,6 +311,8 @@ pub struct App {
     /// Log filter; `filter_editing` while typing it.
     pub filter: Option<String>,
     pub filter_editing: bool,
+    /// Show agents' raw event lines instead of their readable form.
+    pub raw_logs: bool,
     /// Selected row in the layer detail.
     pub detail_sel: usize,
     pub diff_view: DiffView,
@@ -358,6 +360,7 @@ impl App {
             help: false,
             filter: None,
             filter_editing: false,
+            raw_logs: false,
             detail_sel: 0,
             diff_view: DiffView::default(),
             diffs: HashMap::new(),
@@ -455,8 +458,10 @@ impl App {
             } => {
                 let color = self.color;
                 if let Some(c) = self.cand_mut(candidate) {
-                    c.logs
-                        .push(*stream, display.as_deref().unwrap_or(text), color);
+                    match display {
+                        Some(d) => c.logs.push_with_raw(*stream, d, Some(text), color),
+                        None => c.logs.push(*stream, text, color),
+                    }
                 }
             }
             RunEvent::Usage { candidate, usage } => {

@@ -228,6 +228,15 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Filter
     ),
     cmd!(
+        &[Key::Char('v')],
+        "v",
+        "raw/readable log",
+        DASH,
+        false,
+        has_candidates,
+        |_| Action::ToggleRawLogs
+    ),
+    cmd!(
         &[Key::Char('d')],
         "d",
         "diff",

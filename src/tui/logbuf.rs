@@ -14,6 +14,8 @@ pub struct LogEntry {
     /// Plain text (for the filter).
     pub plain: String,
     pub line: Line<'static>,
+    /// The raw line when `line` is the readable form of a parsed event.
+    pub raw: Option<Line<'static>>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -37,16 +39,23 @@ impl LogBuf {
     }
 
     pub fn push(&mut self, stream: Stream, text: &str, color: bool) {
+        self.push_with_raw(stream, text, None, color)
+    }
+
+    /// Push a readable line that has a raw form to toggle to.
+    pub fn push_with_raw(&mut self, stream: Stream, text: &str, raw: Option<&str>, color: bool) {
         if self.lines.len() == CAPACITY {
             self.lines.pop_front();
             self.dropped += 1;
         }
         let line = super::ansi::parse_line(text, color);
         let plain = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        let raw = raw.map(|r| super::ansi::parse_line(r, color));
         self.lines.push_back(LogEntry {
             stream,
             plain,
             line,
+            raw,
         });
         if !self.follow {
             // Keep the view still while new lines arrive below it.

@@ -110,6 +110,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::ToggleSideBySide => app.diff_view.side_by_side = !app.diff_view.side_by_side,
+        Action::ToggleRawLogs => app.raw_logs = !app.raw_logs,
         Action::NextHunk | Action::PrevHunk | Action::NextFile | Action::PrevFile => {
             navigate(app, action)
         }

@@ -241,7 +241,10 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let rows = (inner.height as usize).saturating_sub(lines.len());
     let filter = if focused { app.filter.as_deref() } else { None };
     for e in c.logs.visible(rows, filter) {
-        let mut l = e.line.clone();
+        let mut l = match (&e.raw, app.raw_logs) {
+            (Some(raw), true) => raw.clone(),
+            _ => e.line.clone(),
+        };
         if e.stream == Stream::Stderr && l.spans.iter().all(|s| s.style == Default::default()) {
             l = l.patch_style(t.stderr);
         }
