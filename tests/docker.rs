@@ -388,13 +388,7 @@ fn attach_after_rascal_is_killed_resumes_logs_without_loss_and_records_the_resul
         "for i in $(seq 1 40); do echo \"line $i\"; sleep 0.1; done; echo done > result.txt",
         "",
     ));
-    let mut child = Command::new(common::bin())
-        .args(["run", "x", "--agent", "slow", "--headless"])
-        .current_dir(t.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "slow", "--headless"]);
     // Kill rascal once some lines have landed in the journal.
     let deadline = Instant::now() + Duration::from_secs(60);
     let run = loop {
@@ -630,13 +624,7 @@ fn attach_refuses_runs_of_the_process_launcher_and_finished_runs() {
 
     // A process run killed mid-way: its agent is orphaned (and ends by
     // itself within 20 s); there is nothing to reattach.
-    let mut child = Command::new(common::bin())
-        .args(["run", "x", "--agent", "stuck", "--headless"])
-        .current_dir(t.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "stuck", "--headless"]);
     let deadline = Instant::now() + Duration::from_secs(30);
     let run = loop {
         let list = stdout(&t.rascal(&["list"]));
@@ -700,23 +688,9 @@ fn attach_without_an_engine_leaves_the_run_for_later() {
         "for i in $(seq 1 30); do echo \"line $i\"; sleep 0.1; done; echo done > result.txt",
         "",
     ));
-    let mut child = Command::new(common::bin())
-        .args(["run", "x", "--agent", "slow", "--headless"])
-        .current_dir(t.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "slow", "--headless"]);
     e.wait_running(&t, "slow");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let run = loop {
-        let list = stdout(&t.rascal(&["list"]));
-        if let Some(l) = list.lines().find(|l| l.contains("running")) {
-            break l.split_whitespace().next().unwrap().to_string();
-        }
-        assert!(Instant::now() < deadline, "run never listed: {list}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let run = common::wait_for_running_run(&t, 30);
     child.kill().unwrap();
     child.wait().unwrap();
     let o = Command::new(common::bin())
@@ -781,8 +755,9 @@ fn network_is_bridge_by_default_and_can_be_a_named_network() {
 fn attach_keeps_the_original_deadline() {
     let Some(e) = engine() else { return };
     let t = repo(&agent("sleepy", "echo zzz; sleep 300", ""));
-    let mut child = Command::new(common::bin())
-        .args([
+    let mut child = common::spawn_rascal(
+        t.path(),
+        &[
             "run",
             "x",
             "--agent",
@@ -790,22 +765,10 @@ fn attach_keeps_the_original_deadline() {
             "--headless",
             "--timeout",
             "4s",
-        ])
-        .current_dir(t.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+        ],
+    );
     e.wait_running(&t, "sleepy");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let run = loop {
-        let list = stdout(&t.rascal(&["list"]));
-        if let Some(l) = list.lines().find(|l| l.contains("running")) {
-            break l.split_whitespace().next().unwrap().to_string();
-        }
-        assert!(Instant::now() < deadline, "run never listed: {list}");
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let run = common::wait_for_running_run(&t, 30);
     child.kill().unwrap();
     child.wait().unwrap();
     // The 4 s given to the first rascal still hold, not the config's 30m.

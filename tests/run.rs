@@ -3,7 +3,7 @@
 
 mod common;
 use common::{code, stderr, stdout, TestRepo};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 const GUARDRAILS: &str = "guardrails:\n  - { name: no-todo, patterns: ['TODO'] }\n  - { name: has-b, command: \"test -f src/b.rs\", timeout: 10s }\n";
@@ -237,13 +237,7 @@ fn agent_environment_is_scrubbed_and_named_credentials_are_redacted() {
 fn killed_run_is_recorded_as_interrupted_and_the_next_run_works() {
     // The orphaned agent sleeps 20 s, not a day: SIGKILL of rascal leaves it behind.
     let t = repo_with_agents("agents:\n  stuck: { runtime: scripted, steps: [{ do: say, text: thinking very hard }, { do: sleep, ms: 20000 }] }\n  good: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"fn b() {}\\n\" }] }\n");
-    let mut child = Command::new(common::bin())
-        .args(["run", "x", "--agent", "stuck", "--headless"])
-        .current_dir(t.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "stuck", "--headless"]);
     // Wait until the agent is running (its log line is journalled).
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {

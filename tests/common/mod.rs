@@ -107,3 +107,30 @@ pub fn stderr(o: &Output) -> String {
 pub fn code(o: &Output) -> i32 {
     o.status.code().unwrap_or(-1)
 }
+
+/// Start the rascal binary in `dir` in the background, output discarded.
+pub fn spawn_rascal(dir: &Path, args: &[&str]) -> std::process::Child {
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("starting rascal")
+}
+
+/// Wait (up to `secs`) until `rascal list` shows a running run; its id.
+pub fn wait_for_running_run(t: &TestRepo, secs: u64) -> String {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let list = stdout(&t.rascal(&["list"]));
+        if let Some(l) = list.lines().find(|l| l.contains("running")) {
+            return l.split_whitespace().next().unwrap().to_string();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "run never listed as running: {list}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
