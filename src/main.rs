@@ -651,7 +651,7 @@ fn list(dir: &std::path::Path, json: bool) -> Result<i32, String> {
         return Ok(0);
     }
     say!(
-        "{:<17} {:<11} {:<7} {:>4}  {:<8}  task",
+        "{:<17} {:<11} {:<9} {:>4}  {:<8}  task",
         "RUN",
         "STATUS",
         "VERDICT",
@@ -660,10 +660,14 @@ fn list(dir: &std::path::Path, json: bool) -> Result<i32, String> {
     );
     for r in runs {
         say!(
-            "{:<17} {:<11} {:<7} {:>4}  {:<8}  {}",
+            "{:<17} {:<11} {:<9} {:>4}  {:<8}  {}",
             r.id,
             r.status,
-            r.verdict.as_deref().unwrap_or("-").to_uppercase(),
+            if r.exit_code == Some(3) {
+                "ESCALATED".to_string()
+            } else {
+                r.verdict.as_deref().unwrap_or("-").to_uppercase()
+            },
             r.candidates,
             &r.base[..r.base.len().min(8)],
             rascal::text::ellipsis(

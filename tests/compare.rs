@@ -443,6 +443,10 @@ fn on_no_pass_escalate_exits_3() {
         .find_map(|l| l.strip_prefix("replay: rascal show "))
         .unwrap()
         .to_string();
+    assert!(
+        stdout(&t.rascal(&["list"])).contains("ESCALATED"),
+        "list says so"
+    );
     let o = t.rascal(&["escalate", &id, "--note", "needs a human"]);
     assert_eq!(code(&o), 3);
     assert!(stdout(&o).contains("escalated by"));
