@@ -472,29 +472,40 @@ pub async fn execute_with(
             .filter(|r| r.candidate == id)
             .map(|r| (r.attempt, r.feedback.clone()))
     };
+    let human_feedback: HumanFeedback = Default::default();
+    let make_job = |info: CandidateInfo,
+                    agent: crate::config::AgentConfig,
+                    token: CancellationToken,
+                    start: Option<(u32, String)>| CandidateJob {
+        resume: resume.as_ref().and_then(|r| r.of(&info.id)),
+        landed: resume
+            .as_ref()
+            .and_then(|r| r.agent_reports.get(&info.id).cloned()),
+        repo: repo_dir.clone(),
+        run: run.clone(),
+        info,
+        agent,
+        config: config.clone(),
+        base,
+        state: state.clone(),
+        request: request.clone(),
+        journal: journal.clone(),
+        launcher: launcher.clone(),
+        cancel: token,
+        task: task.clone(),
+        start,
+        human_feedback: human_feedback.clone(),
+    };
+    let mut again = std::collections::BTreeMap::new();
     for (info, agent) in candidates {
         let start = start_of(&retry, &info.id);
         let token = cancel.child_token();
         tokens.insert(info.id.clone(), token.clone());
-        let job = CandidateJob {
-            resume: resume.as_ref().and_then(|r| r.of(&info.id)),
-            landed: resume
-                .as_ref()
-                .and_then(|r| r.agent_reports.get(&info.id).cloned()),
-            repo: repo_dir.clone(),
-            run: run.clone(),
-            info,
-            agent,
-            config: config.clone(),
-            base,
-            state: state.clone(),
-            request: request.clone(),
-            journal: journal.clone(),
-            launcher: launcher.clone(),
-            cancel: token,
-            task: task.clone(),
-            start,
-        };
+        again.insert(
+            info.id.clone(),
+            (info.clone(), agent.clone(), token.clone()),
+        );
+        let job = make_job(info, agent, token, start);
         let slots = slots.clone();
         tasks.push(tokio::spawn(async move {
             let _slot = slots.acquire_owned().await;
@@ -508,8 +519,14 @@ pub async fn execute_with(
         let journal = journal.clone();
         let cancel = cancel.clone();
         let seen = run_decisions.clone();
+        let waiting = human_feedback.clone();
         tokio::spawn(async move {
             while let Some(d) = decisions.recv().await {
+                if let (DecisionKind::Retry { feedback }, Some(c)) = (&d.kind, &d.candidate) {
+                    if let Ok(mut m) = waiting.lock() {
+                        m.insert(c.clone(), feedback.clone());
+                    }
+                }
                 if d.kind == DecisionKind::Cancel {
                     match d.candidate.as_ref().and_then(|c| tokens.get(c)) {
                         Some(t) => t.cancel(),
@@ -526,12 +543,43 @@ pub async fn execute_with(
 
     let mut results = Vec::new();
     // Candidates that had finished before a reattach count for the verdict.
-    let earlier: Vec<Verdict> = resume.map(|r| r.finished).unwrap_or_default();
+    let earlier: Vec<Verdict> = resume
+        .as_ref()
+        .map(|r| r.finished.clone())
+        .unwrap_or_default();
     for t in tasks {
         match t.await {
             Ok(r) => results.push(r),
             // A panicking candidate task counts as a FAIL; the others go on.
             Err(e) => eprintln!("rascal: internal error in a candidate task: {e}"),
+        }
+    }
+    // Retry decisions for candidates that had already finished while the
+    // run was live: their next attempt runs now, in the same worktree.
+    for _round in 0..3 {
+        let pending: Vec<(String, String)> = human_feedback
+            .lock()
+            .map(|mut m| std::mem::take(&mut *m).into_iter().collect())
+            .unwrap_or_default();
+        if pending.is_empty() {
+            break;
+        }
+        for (id, text) in pending {
+            let (Some(i), Some((info, agent, token))) = (
+                results.iter().position(|r: &CandidateOutcome| r.id == id),
+                again.get(&id),
+            ) else {
+                continue;
+            };
+            let job = make_job(
+                info.clone(),
+                agent.clone(),
+                token.clone(),
+                Some((results[i].attempt + 1, text)),
+            );
+            if let Ok(outcome) = tokio::spawn(job.run()).await {
+                results[i] = outcome;
+            }
         }
     }
     decider.abort();
@@ -751,6 +799,8 @@ struct Attempt {
 /// How a candidate ended.
 struct CandidateOutcome {
     id: String,
+    /// The last attempt made.
+    attempt: u32,
     verdict: Verdict,
     escalated: bool,
     finished_cleanly: bool,
@@ -777,7 +827,13 @@ struct CandidateJob {
     landed: Option<Report>,
     /// For a human's retry: the attempt number and the feedback to send.
     start: Option<(u32, String)>,
+    /// Retry decisions that arrived while the run was live, by candidate:
+    /// taken after the current attempt.
+    human_feedback: HumanFeedback,
 }
+
+/// Feedback from live retry decisions, waiting for its candidate.
+type HumanFeedback = Arc<std::sync::Mutex<std::collections::BTreeMap<String, String>>>;
 
 impl CandidateJob {
     /// The candidate's attempts: the first on the task, then — while Layer 3
@@ -803,6 +859,28 @@ impl CandidateJob {
         }
         loop {
             let done = self.attempt(attempt, &instruction).await;
+            // A human's retry decision, taken while this attempt ran, comes
+            // first: the author gets the human's feedback.
+            let human = self
+                .human_feedback
+                .lock()
+                .ok()
+                .and_then(|mut m| m.remove(&self.info.id));
+            if let Some(text) = human {
+                attempt += 1;
+                instruction = feedback::follow_up(
+                    &self.request.instruction,
+                    attempt,
+                    policy.max_attempts().max(attempt),
+                    &text,
+                );
+                self.journal.emit(RunEvent::AttemptStarted {
+                    candidate: self.info.id.clone(),
+                    attempt,
+                    feedback: text,
+                });
+                continue;
+            }
             match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
                 feedback::Next::Retry(text) => {
                     attempt += 1;
@@ -818,20 +896,20 @@ impl CandidateJob {
                         feedback: text,
                     });
                 }
-                feedback::Next::Finish => return self.finish(done, None),
+                feedback::Next::Finish => return self.finish(attempt, done, None),
                 feedback::Next::Escalate { reason, table } => {
                     self.journal.emit(RunEvent::CandidateEscalated {
                         candidate: self.info.id.clone(),
                         reason: reason.clone(),
                         table,
                     });
-                    return self.finish(done, Some(reason));
+                    return self.finish(attempt, done, Some(reason));
                 }
             }
         }
     }
 
-    fn finish(&self, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
+    fn finish(&self, attempt: u32, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
         let mut verdict = candidate_verdict(&done.reports);
         let mut reason = first_failure(&done.reports);
         if let Some(why) = &escalated {
@@ -847,6 +925,7 @@ impl CandidateJob {
         });
         CandidateOutcome {
             id: self.info.id.clone(),
+            attempt,
             verdict,
             escalated: escalated.is_some(),
             finished_cleanly: done.agent_ok
@@ -1036,7 +1115,9 @@ impl CandidateJob {
             }
         };
         report = report.input("command", inv.argv.join(" "));
-        if let Some(r) = &self.resume {
+        // Only the first attempt can be one a reattach resumes.
+        let resume = self.resume.filter(|_| attempt == 1);
+        if let Some(r) = &resume {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
@@ -1052,7 +1133,7 @@ impl CandidateJob {
                 command: inv.argv.join(" "),
             });
         }
-        for var in inv.missing_env.iter().filter(|_| self.resume.is_none()) {
+        for var in inv.missing_env.iter().filter(|_| resume.is_none()) {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
@@ -1082,14 +1163,14 @@ impl CandidateJob {
             image: self.agent.image.clone(),
             agent: Some(self.agent.clone()),
             repo: self.repo.clone(),
-            resume: self.resume,
+            resume,
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
         let journal = self.journal.clone();
         let cid = id.clone();
         let log_path = run_dir.join("agent.log");
         let runtime = self.agent.runtime;
-        let resumed = self.resume.is_some() && attempt == 1;
+        let resumed = resume.is_some();
         let forward = tokio::spawn(async move {
             // A reattach appends to the log written before.
             let mut file = std::fs::OpenOptions::new()

@@ -102,3 +102,92 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
     let journalled = store.events(&outcome.run).unwrap();
     assert_eq!(journalled, events);
 }
+
+/// A human's retry decision while the run is live: for a candidate still
+/// running it is taken after its current attempt; for one that already
+/// finished, its next attempt runs before the run ends. Both in the same
+/// worktree and journal.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn live_retry_decisions_run_the_next_attempt_with_the_feedback() {
+    let agents = r#"agents:
+  fast:
+    runtime: scripted
+    steps:
+      - do: when
+        attempt: 1
+        then: [{ do: write, path: f.txt, content: "TODO\n" }]
+        otherwise: [{ do: write, path: f.txt, content: "done\n" }]
+  slow:
+    runtime: scripted
+    steps:
+      - { do: say, text: working }
+      - do: when
+        attempt: 1
+        then: [{ do: sleep, ms: 1500 }, { do: write, path: s.txt, content: "TODO\n" }]
+        otherwise: [{ do: write, path: s.txt, content: "done\n" }]
+"#;
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", agents),
+        (
+            ".rascal/guardrails.yaml",
+            "guardrails:\n  - { name: no-todo, patterns: ['TODO'] }\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    let req = RunRequest::new(
+        t.path().to_path_buf(),
+        "do it",
+        vec!["fast".into(), "slow".into()],
+        common::bin(),
+    );
+    let prepared = pipeline::prepare(req).unwrap();
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
+    let run = tokio::spawn(pipeline::execute_with(
+        prepared,
+        tx,
+        CancellationToken::new(),
+        drx,
+    ));
+    let retry = |c: &str| {
+        Decision::new(
+            Some(c),
+            DecisionKind::Retry {
+                feedback: "remove the TODO".into(),
+            },
+            "me",
+            "",
+        )
+    };
+    let (mut sent_fast, mut sent_slow) = (false, false);
+    let mut events = Vec::new();
+    while let Some(ev) = rx.recv().await {
+        match &ev {
+            RunEvent::Log { candidate, .. } if candidate == "slow" && !sent_slow => {
+                dtx.send(retry("slow")).unwrap();
+                sent_slow = true;
+            }
+            RunEvent::CandidateFinished {
+                candidate, verdict, ..
+            } if candidate == "fast" && !sent_fast => {
+                assert_eq!(*verdict, Verdict::Fail);
+                dtx.send(retry("fast")).unwrap();
+                sent_fast = true;
+            }
+            _ => {}
+        }
+        events.push(ev);
+    }
+    let outcome = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(outcome.verdict, Verdict::Pass);
+    let summary = rascal::event::RunSummary::from_events(&events);
+    for c in &summary.candidates {
+        assert_eq!(c.verdict, Some(Verdict::Pass), "{}: {:?}", c.id, c.reason);
+        assert_eq!(c.attempt, 2, "{}", c.id);
+        assert_eq!(c.attempts[0].feedback, "remove the TODO");
+    }
+}
