@@ -289,12 +289,26 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
         }
     }
     // Agent artifacts (commit message, PR body) are not part of the change.
-    out.retain(|f| {
-        !f.paths().any(|p| {
-            p == crate::finalize::ARTIFACTS_DIR
-                || p.starts_with(&format!("{}/", crate::finalize::ARTIFACTS_DIR))
-        })
-    });
+    // A file moved *into* the artifacts directory is still gone from its
+    // old path: that stays visible, as a delete.
+    let artifact = |p: &str| {
+        p == crate::finalize::ARTIFACTS_DIR
+            || p.starts_with(&format!("{}/", crate::finalize::ARTIFACTS_DIR))
+    };
+    for f in out.iter_mut() {
+        if let (true, Some(old)) = (artifact(&f.path), f.old_path.clone()) {
+            if !artifact(&old) {
+                f.path = old;
+                f.old_path = None;
+                f.op = Operation::Delete;
+                f.new_kind = None;
+                f.added = 0;
+                f.added_lines.clear();
+                f.size = 0;
+            }
+        }
+    }
+    out.retain(|f| !f.paths().any(artifact));
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(ChangeSet {
         base: base.to_string(),

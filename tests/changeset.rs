@@ -221,3 +221,28 @@ fn untracked_nested_repository_is_not_silently_dropped() {
         cs.files
     );
 }
+
+#[test]
+fn artifacts_are_not_part_of_the_change_but_moving_a_file_into_them_is_a_delete() {
+    let body = "one\ntwo\nthree\nfour\nfive\n";
+    let t = TestRepo::new(&[("secret/keep.txt", body), ("a.txt", "a\n")]);
+    std::fs::create_dir_all(t.path().join(".rascal-artifacts")).unwrap();
+    std::fs::write(
+        t.path().join(".rascal-artifacts/commit_message.txt"),
+        "feat: x\n",
+    )
+    .unwrap();
+    std::fs::rename(
+        t.path().join("secret/keep.txt"),
+        t.path().join(".rascal-artifacts/keep.txt"),
+    )
+    .unwrap();
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let paths: Vec<(&str, Operation)> = cs.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+    assert_eq!(
+        paths,
+        vec![("secret/keep.txt", Operation::Delete)],
+        "{:#?}",
+        cs.files
+    );
+}
