@@ -57,7 +57,9 @@ pub enum DecisionError {
     NoReason,
     #[error("no candidate `{0}` in this run")]
     NoCandidate(String),
-    #[error("candidate `{candidate}` has no {layer} check `{check}` that failed or warned")]
+    #[error(
+        "candidate `{candidate}` has no {layer} check `{check}` that failed, warned or was skipped"
+    )]
     NothingToOverride {
         candidate: String,
         layer: Layer,
@@ -87,7 +89,7 @@ impl Decision {
             let found = reports.iter().any(|r| {
                 r.layer == *layer
                     && &r.check == check
-                    && matches!(r.status, Status::Fail | Status::Warn)
+                    && matches!(r.status, Status::Fail | Status::Warn | Status::Skipped)
                     && rule
                         .as_ref()
                         .map(|ru| r.issues.iter().any(|i| &i.rule == ru))
@@ -112,8 +114,11 @@ impl Decision {
                     && *check == report.check
                     && rule.as_ref().is_none_or(|ru| {
                         // An issue-level override covers the report only when
-                        // it was that report's only blocking rule.
-                        report.issues.iter().all(|i| &i.rule == ru)
+                        // it was that report's only blocking rule (and the
+                        // check did run: an errored report has no rule).
+                        report.errored.is_none()
+                            && !report.issues.is_empty()
+                            && report.issues.iter().all(|i| &i.rule == ru)
                     })
             }
             _ => false,
@@ -123,7 +128,21 @@ impl Decision {
 
 /// The candidate's verdict once human overrides are applied: an overridden
 /// report counts as passed (and is shown as "overridden", never erased).
+///
+/// A layer that was skipped (fail fast, cancel) never ran: once an override
+/// lifts the failure that skipped it, the candidate is still not verified,
+/// so it stays FAIL until those layers run (`rascal retry`).
 pub fn effective_verdict(reports: &[Report], decisions: &[Decision]) -> Verdict {
+    let covered = |r: &Report| decisions.iter().any(|d| d.overrides(r));
+    let overridden = reports.iter().any(covered);
+    // A skipped check counts only when a human accepted it explicitly too.
+    if overridden
+        && reports
+            .iter()
+            .any(|r| r.status == Status::Skipped && !covered(r))
+    {
+        return Verdict::Fail;
+    }
     let adjusted: Vec<Report> = reports
         .iter()
         .map(|r| {
@@ -194,6 +213,38 @@ mod tests {
             "why",
         );
         assert!(other.validate(Some(&reports)).is_err());
+    }
+
+    #[test]
+    fn checks_skipped_after_an_overridden_failure_keep_it_failing_until_accepted() {
+        let reports = vec![
+            failed("build"),
+            Report::skipped(
+                Layer::Permissions,
+                "permissions",
+                "skipped: guardrails failed",
+            ),
+        ];
+        let over = |layer, check: &str| {
+            Decision::new(
+                Some("a"),
+                DecisionKind::Override {
+                    layer,
+                    check: check.into(),
+                    rule: None,
+                },
+                "me",
+                "why",
+            )
+        };
+        let build = over(Layer::Guardrails, "build");
+        assert_eq!(
+            effective_verdict(&reports, std::slice::from_ref(&build)),
+            Verdict::Fail
+        );
+        let perm = over(Layer::Permissions, "permissions");
+        assert_eq!(perm.validate(Some(&reports)), Ok(()));
+        assert_eq!(effective_verdict(&reports, &[build, perm]), Verdict::Pass);
     }
 
     #[test]

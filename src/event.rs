@@ -168,6 +168,10 @@ pub struct CandidateSummary {
     /// The agent's final message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// Overrides apply to the attempt they were given for: the index in
+    /// `decisions` where the current attempt's begin.
+    #[serde(skip)]
+    pub overrides_from: usize,
     /// The verdict once overrides are applied (equals `verdict` without any).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective_verdict: Option<Verdict>,
@@ -270,6 +274,7 @@ impl RunSummary {
                             lines_changed: 0,
                             reports: Vec::new(),
                             decisions: Vec::new(),
+                            overrides_from: 0,
                             effective_verdict: None,
                             usage: None,
                             summary: None,
@@ -294,7 +299,10 @@ impl RunSummary {
                 } => {
                     if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
                         c.verdict = Some(*verdict);
-                        c.effective_verdict = Some(*verdict);
+                        c.effective_verdict = Some(crate::decision::effective_verdict(
+                            &c.reports,
+                            &c.decisions[c.overrides_from..],
+                        ));
                         c.reason = reason.clone();
                         c.files_changed = *files;
                         c.lines_changed = *lines;
@@ -317,6 +325,15 @@ impl RunSummary {
                             feedback: feedback.clone(),
                         });
                         c.attempt = *attempt;
+                        // A new attempt: nothing is verified (or selected)
+                        // until it finishes, and earlier overrides stay with
+                        // the attempt they were given for.
+                        c.verdict = None;
+                        c.effective_verdict = None;
+                        c.overrides_from = c.decisions.len();
+                        if s.selected.as_deref() == Some(c.id.as_str()) {
+                            s.selected = None;
+                        }
                     }
                 }
                 RunEvent::CandidateEscalated {
@@ -354,7 +371,7 @@ impl RunSummary {
                             if c.verdict.is_some() {
                                 c.effective_verdict = Some(crate::decision::effective_verdict(
                                     &c.reports,
-                                    &c.decisions,
+                                    &c.decisions[c.overrides_from..],
                                 ));
                             }
                             if decision.kind == DecisionKind::Select {

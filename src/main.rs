@@ -111,6 +111,10 @@ enum Command {
         /// Why the failure can be accepted (required).
         #[arg(long)]
         reason: String,
+        /// Also accept, with the same reason, every check that was skipped
+        /// (never ran) because of a failure — else the candidate stays FAIL.
+        #[arg(long)]
+        with_skipped: bool,
     },
     /// Send one candidate of a finished run back to its agent with feedback;
     /// it is verified again and the run re-ranked (all attempts are kept).
@@ -325,16 +329,48 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             check,
             rule,
             reason,
+            with_skipped,
         } => {
             let layer: rascal::verdict::Layer = serde_json::from_value(serde_json::Value::String(layer.clone()))
                 .map_err(|_| format!("unknown layer `{layer}`\n  hint: one of agent, guardrails, permissions, criteria, review"))?;
-            decide(
+            let code = decide(
                 &dir,
                 &run,
                 Some(&candidate),
                 DecisionKind::Override { layer, check, rule },
                 &reason,
-            )
+            )?;
+            if code != 0 || !with_skipped {
+                return Ok(code);
+            }
+            let skipped: Vec<(rascal::verdict::Layer, String)> = open_store(&dir)?
+                .summary(&run)
+                .map_err(|e| e.to_string())?
+                .candidates
+                .iter()
+                .filter(|c| c.id == candidate)
+                .flat_map(|c| c.reports.iter())
+                .filter(|r| r.status == rascal::verdict::Status::Skipped)
+                .map(|r| (r.layer, r.check.clone()))
+                .collect();
+            for (layer, check) in skipped {
+                let kind = DecisionKind::Override {
+                    layer,
+                    check,
+                    rule: None,
+                };
+                let code = decide(
+                    &dir,
+                    &run,
+                    Some(&candidate),
+                    kind,
+                    &format!("not run: {reason}"),
+                )?;
+                if code != 0 {
+                    return Ok(code);
+                }
+            }
+            Ok(0)
         }
         Command::Escalate {
             run,

@@ -915,6 +915,10 @@ impl CandidateJob {
         if let Some(why) = &escalated {
             verdict = Verdict::Fail;
             reason = Some(format!("escalated: {why}"));
+        } else if self.cancel.is_cancelled() {
+            // Whatever had passed, a cancelled candidate was not verified.
+            verdict = Verdict::Fail;
+            reason = Some("cancelled before every layer ran".into());
         }
         self.journal.emit(RunEvent::CandidateFinished {
             candidate: self.info.id.clone(),

@@ -85,10 +85,15 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
                     "skipped: cancelled"
                 };
                 for g in batch {
-                    emit(
-                        Report::skipped(Layer::Guardrails, &g.name, why),
-                        &mut reports,
-                    );
+                    // Cancelled is "could not verify": a FAIL, never a pass.
+                    let r = if stop {
+                        Report::skipped(Layer::Guardrails, &g.name, why)
+                    } else {
+                        Report::new(Layer::Guardrails, &g.name)
+                            .errored("cancelled before it ran")
+                            .finish()
+                    };
+                    emit(r, &mut reports);
                 }
             } else {
                 let futures = batch

@@ -198,11 +198,11 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
         "--layer",
         "guardrails",
         "--check",
-        "has-b",
+        "no-such-check",
         "--reason",
         "x",
     ]);
-    assert_eq!(code(&o), 2, "has-b passed; nothing to override");
+    assert_eq!(code(&o), 2, "nothing by that name to override");
     let o = t.rascal(&[
         "override",
         &id,
@@ -213,6 +213,32 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
         "no-todo",
         "--reason",
         "TODO is tracked in #12",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // The checks skipped after that failure never ran: still FAIL.
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    let broken = shown["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "broken")
+        .unwrap();
+    assert_eq!(
+        broken["effective_verdict"], "fail",
+        "skipped checks are not verified"
+    );
+    // Accepting them too, explicitly, makes it pass.
+    let o = t.rascal(&[
+        "override",
+        &id,
+        "broken",
+        "--layer",
+        "guardrails",
+        "--check",
+        "no-todo",
+        "--reason",
+        "TODO is tracked in #12",
+        "--with-skipped",
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(

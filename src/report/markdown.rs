@@ -55,7 +55,13 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             cell(&r.check),
             cell(&cut(&reason, 300))
         ),
-        (Status::Skipped, _) => format!(
+        (Status::Skipped, Some(d)) => format!(
+            "- [x] {} — skipped (never ran) → overridden by {}: {}",
+            cell(&r.check),
+            cell(&d.who),
+            cell(&d.reason)
+        ),
+        (Status::Skipped, None) => format!(
             "- [ ] {} — skipped{}",
             cell(&r.check),
             if r.output.is_empty() {
