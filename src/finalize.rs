@@ -19,6 +19,10 @@ pub enum FinalizeError {
     NoCandidate(String),
     #[error("candidate `{candidate}` worktree {path} is gone\n  hint: the change can no longer be committed; re-run the task")]
     WorktreeGone { candidate: String, path: String },
+    #[error("candidate `{0}` did not pass verification\n  hint: override its failed checks first (`rascal override … --with-skipped`), or select another candidate")]
+    NotVerified(String),
+    #[error("candidate `{candidate}`'s worktree changed after it was verified ({what})\n  hint: nothing was committed; verify it again with `rascal retry` or start a new run")]
+    ChangedSinceVerified { candidate: String, what: String },
     #[error("{0}")]
     Workspace(#[from] workspace::WorkspaceError),
     #[error("git: {0}")]
@@ -134,6 +138,11 @@ pub fn finalize(
             path: cand.worktree.clone(),
         });
     }
+    if cand.effective_verdict.or(cand.verdict) != Some(crate::verdict::Verdict::Pass)
+        && cand.effective_verdict.or(cand.verdict) != Some(crate::verdict::Verdict::Warn)
+    {
+        return Err(FinalizeError::NotVerified(selected));
+    }
     let repo = workspace::open(repo_dir)?;
     let base = git2::Oid::from_str(&summary.base)?;
     let wt_repo = git2::Repository::open(&wt)?;
@@ -145,6 +154,30 @@ pub fn finalize(
     let mut index = git2::Index::new()?;
     index.read_tree(&base_commit.tree()?)?;
     let changes = workspace::changeset(&wt, base)?;
+    // Commit only what was verified: the change must be the one the layers
+    // saw (a build script or a stray process may have written since).
+    let verified = cand
+        .reports
+        .iter()
+        .find_map(|r| r.receipt.inputs.get("diff").cloned());
+    match verified {
+        Some(d) if d == crate::verdict::digest(changes.fingerprint()) => {}
+        Some(_) => {
+            return Err(FinalizeError::ChangedSinceVerified {
+                candidate: selected,
+                what: format!(
+                    "{} files differ from the verified change",
+                    changes.files.len()
+                ),
+            })
+        }
+        None => {
+            return Err(FinalizeError::ChangedSinceVerified {
+                candidate: selected,
+                what: "no verified change is recorded for it".into(),
+            })
+        }
+    }
     for f in &changes.files {
         for p in f.paths() {
             let _ = index.remove_path(Path::new(p));
@@ -190,7 +223,7 @@ pub fn finalize(
     let tree = repo.find_tree(tree_oid)?;
 
     let artifacts = wt.join(ARTIFACTS_DIR);
-    let agent_message = std::fs::read_to_string(artifacts.join("commit_message.txt")).ok();
+    let agent_message = read_artifact(&artifacts.join("commit_message.txt"));
     let message = commit_message(summary, &selected, agent_message.as_deref());
     let sig = repo
         .signature()
@@ -208,7 +241,7 @@ pub fn finalize(
     let run_dir = workspace::state_dir(&repo).join("runs").join(&summary.run);
     std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;
     let pr_body = run_dir.join("pr_body.md");
-    let agent_body = std::fs::read_to_string(artifacts.join("pr_body.md")).ok();
+    let agent_body = read_artifact(&artifacts.join("pr_body.md"));
     let body = crate::report::markdown::pr_body(summary, agent_body.as_deref());
     std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
 
@@ -253,6 +286,20 @@ pub fn finalize(
         pr_command,
         pr_opened,
     })
+}
+
+/// An agent artifact, only when it is a regular file (never through a
+/// symlink, which could point at any file of the host) of at most 64 KiB.
+fn read_artifact(path: &Path) -> Option<String> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_file() || meta.len() > 64 * 1024 {
+        return None;
+    }
+    let parent = std::fs::symlink_metadata(path.parent()?).ok()?;
+    if !parent.file_type().is_dir() {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
 }
 
 fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {

@@ -589,3 +589,59 @@ fn a_human_retry_with_feedback_runs_the_candidate_again_and_re_ranks() {
     let o = t.rascal(&["retry", &id, "other", "--feedback", "  "]);
     assert_eq!(code(&o), 2);
 }
+
+#[test]
+fn finalize_commits_only_what_was_verified() {
+    let t = repo();
+    let id = run_id(&t);
+    // A failed candidate cannot be finalized without overrides.
+    assert_eq!(code(&t.rascal(&["select", &id, "broken"])), 0);
+    let o = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("did not pass verification"),
+        "{}",
+        stderr(&o)
+    );
+    // The worktree changed after verification (say, a build script wrote a
+    // workflow): nothing is committed.
+    assert_eq!(code(&t.rascal(&["select", &id, "good"])), 0);
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    let wt = shown["candidates"][0]["worktree"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    std::fs::create_dir_all(format!("{wt}/.github/workflows")).unwrap();
+    std::fs::write(format!("{wt}/.github/workflows/x.yml"), "on: push\n").unwrap();
+    let o = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&o), 1);
+    assert!(
+        stderr(&o).contains("changed after it was verified"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(t.repo.branches(None).unwrap().flatten().all(|(b, _)| !b
+        .name()
+        .unwrap()
+        .unwrap_or("")
+        .starts_with("rascal/make-b")));
+    // Put it back, and an artifact that is a symlink to a host file is not read.
+    std::fs::remove_dir_all(format!("{wt}/.github")).unwrap();
+    std::fs::create_dir_all(format!("{wt}/.rascal-artifacts")).unwrap();
+    std::os::unix::fs::symlink(
+        "/etc/hostname",
+        format!("{wt}/.rascal-artifacts/pr_body.md"),
+    )
+    .unwrap();
+    let (o, _) = finalize(&t, &id);
+    let body_path = stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("PR body: "))
+        .unwrap()
+        .to_string();
+    let body = std::fs::read_to_string(body_path).unwrap();
+    assert!(
+        !body.contains("Agent's summary"),
+        "a symlinked artifact was followed"
+    );
+}
