@@ -147,12 +147,14 @@ pub fn changeset(dir: &Path, base: Oid) -> Result<ChangeSet> {
 }
 
 pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result<ChangeSet> {
-    let repo = Repository::open(dir).map_err(|_| WorkspaceError::NotARepo {
-        path: dir.to_path_buf(),
-    })?;
+    let repo = open_trusted(dir)?;
     let tree = repo.find_commit(base)?.tree()?;
     let mut opts = DiffOptions::new();
-    opts.include_untracked(true)
+    // `.gitattributes` in the change could mark text as binary (`-diff`) to
+    // hide its lines from every check: attributes are not honoured here;
+    // binary is decided from the content itself.
+    opts.force_text(true)
+        .include_untracked(true)
         .recurse_untracked_dirs(true)
         .show_untracked_content(true)
         .include_typechange(true)
@@ -222,7 +224,9 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
         change.symlink_target = symlink_target;
         change.untracked = untracked;
         change.size = size;
-        change.binary = delta.flags().is_binary();
+        change.binary = new_kind
+            .is_some_and(|k| matches!(k, EntryKind::File | EntryKind::Executable))
+            && looks_binary(&workdir.join(&change.path));
         files.push(change);
     }
 
@@ -236,7 +240,7 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
                 continue;
             }
         };
-        if patch.delta().flags().is_binary() {
+        if change.binary || patch.delta().flags().is_binary() {
             change.binary = true;
             continue;
         }
@@ -316,6 +320,56 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
     })
 }
 
+/// Binary by content: a NUL byte in the first 8 KiB (as git decides).
+fn looks_binary(path: &Path) -> bool {
+    use std::io::Read;
+    let mut buf = [0u8; 8192];
+    match std::fs::File::open(path).and_then(|mut f| f.read(&mut buf)) {
+        Ok(n) => buf[..n].contains(&0),
+        Err(_) => false,
+    }
+}
+
+/// Open the repository of worktree `dir`, refusing one whose `.git` file
+/// was redirected (an agent can write it): its working directory must be
+/// `dir`, and a candidate worktree must belong to the repository that holds
+/// it under `.git/rascal/worktrees/`.
+pub fn open_trusted(dir: &Path) -> Result<Repository> {
+    let repo = Repository::open(dir).map_err(|_| WorkspaceError::NotARepo {
+        path: dir.to_path_buf(),
+    })?;
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let want = canon(dir);
+    let tampered = |why: String| {
+        Err(WorkspaceError::Io {
+            what: format!("the worktree {} is not what rascal created", dir.display()),
+            source: std::io::Error::other(why),
+        })
+    };
+    match repo.workdir() {
+        Some(w) if canon(w) == want => {}
+        Some(w) => {
+            return tampered(format!(
+                "its .git points at a repository working in {}",
+                w.display()
+            ))
+        }
+        None => return tampered("its .git points at a bare repository".into()),
+    }
+    let text = want.to_string_lossy();
+    if let Some(i) = text.find("/.git/rascal/worktrees/") {
+        let holder = canon(Path::new(&format!("{}/.git", &text[..i])));
+        if canon(repo.commondir()) != holder {
+            return tampered(format!(
+                "its .git points at {} instead of {}",
+                repo.commondir().display(),
+                holder.display()
+            ));
+        }
+    }
+    Ok(repo)
+}
+
 fn is_untracked(repo: &Repository, path: &str) -> bool {
     repo.status_file(Path::new(path))
         .map(|s| s.contains(git2::Status::WT_NEW))
@@ -334,10 +388,11 @@ fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
 /// The unified diff text of the working tree at `dir` against `base`
 /// (for reviewers, receipts and the diff view).
 pub fn diff_text(dir: &Path, base: Oid) -> Result<String> {
-    let repo = Repository::open(dir)?;
+    let repo = open_trusted(dir)?;
     let tree = repo.find_commit(base)?.tree()?;
     let mut opts = DiffOptions::new();
-    opts.include_untracked(true)
+    opts.force_text(true)
+        .include_untracked(true)
         .recurse_untracked_dirs(true)
         .show_untracked_content(true)
         .include_typechange(true);

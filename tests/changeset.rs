@@ -246,3 +246,29 @@ fn artifacts_are_not_part_of_the_change_but_moving_a_file_into_them_is_a_delete(
         cs.files
     );
 }
+
+#[test]
+fn gitattributes_cannot_hide_added_lines_as_binary() {
+    let t = TestRepo::new(&[("src/a.rs", "fn a() {}\n")]);
+    t.write("src/.gitattributes", "*.rs -diff\n");
+    t.write("src/a.rs", "fn a() {}\nuse std::process::Command;\n");
+    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let f = change(&cs, "src/a.rs");
+    assert!(!f.binary);
+    assert_eq!(f.added_lines[0].text, "use std::process::Command;");
+}
+
+#[test]
+fn a_redirected_git_file_in_the_worktree_is_refused() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    let base = t.head();
+    let wt = workspace::create_worktree(&t.repo, base, "r-test-0002", "evil").unwrap();
+    let decoy = TestRepo::new(&[("a.txt", "a\n")]);
+    std::fs::write(
+        wt.join(".git"),
+        format!("gitdir: {}\n", decoy.path().join(".git").display()),
+    )
+    .unwrap();
+    let e = workspace::changeset(&wt, base).err().expect("refused");
+    assert!(e.to_string().contains("not what rascal created"), "{e}");
+}
