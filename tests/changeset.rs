@@ -269,6 +269,6 @@ fn a_redirected_git_file_in_the_worktree_is_refused() {
         format!("gitdir: {}\n", decoy.path().join(".git").display()),
     )
     .unwrap();
-    let e = workspace::changeset(&wt, base).err().expect("refused");
+    let e = workspace::changeset(&wt, base).expect_err("refused");
     assert!(e.to_string().contains("not what rascal created"), "{e}");
 }
