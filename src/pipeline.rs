@@ -282,6 +282,14 @@ impl PreparedRun {
     }
 }
 
+/// Apply a task's permissions to the repository's (narrowing only).
+pub(crate) fn narrow_permissions(config: &mut Config, task: &Task) {
+    if let Some(scope) = &task.permissions {
+        let repo_perms = config.permissions.clone().unwrap_or_default();
+        config.permissions = Some(repo_perms.narrow(scope));
+    }
+}
+
 /// Layers (by kind) in which every report passed (for the comparator).
 pub(crate) fn layers_passed_of(reports: &[Report]) -> usize {
     layers_passed(reports)
@@ -291,7 +299,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
     let config = Config::load_at(&repo, base)?;
-    let (task, task_source) = crate::task::load(
+    let (mut task, mut task_source) = crate::task::load(
         &repo,
         base,
         &req.instruction,
@@ -300,15 +308,18 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     )?;
     req.instruction = task.instruction.clone();
     // Dynamic scoping: the task's (and the command line's) permissions
-    // narrow the repository's; they can never widen them.
-    let mut config = config;
-    for scope in [task.permissions.as_ref(), req.scope.as_ref()]
-        .into_iter()
-        .flatten()
-    {
-        let repo_perms = config.permissions.clone().unwrap_or_default();
-        config.permissions = Some(repo_perms.narrow(scope));
+    // narrow the repository's; they can never widen them. The command
+    // line's scope joins the task's, so the journalled task carries it and a
+    // retry or reattach applies the same narrowing.
+    if let Some(scope) = &req.scope {
+        task.permissions = Some(match &task.permissions {
+            Some(p) => p.narrow(scope),
+            None => scope.clone(),
+        });
+        task_source.get_or_insert_with(|| "command line".into());
     }
+    let mut config = config;
+    narrow_permissions(&mut config, &task);
     let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {

@@ -122,8 +122,12 @@ pub fn prepare_attach(
             "run `{run}` records a bad base commit `{base}`: {e}"
         ))
     })?;
-    let config = Config::load_at(&repo, base_oid)?;
+    let mut config = Config::load_at(&repo, base_oid)?;
     let resumption = Resumption::from_events(&events);
+    // The same narrowing as when the run started (journalled with the task).
+    if let Some(task) = &resumption.task {
+        crate::pipeline::narrow_permissions(&mut config, task);
+    }
     let finished: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {

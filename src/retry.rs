@@ -64,7 +64,7 @@ pub fn prepare_retry(
     }
     let base =
         git2::Oid::from_str(&summary.base).map_err(|e| PipelineError::Usage(e.to_string()))?;
-    let config = Config::load_at(&repo, base)?;
+    let mut config = Config::load_at(&repo, base)?;
     let agent = config
         .main
         .agents
@@ -83,6 +83,7 @@ pub fn prepare_retry(
             _ => None,
         })
         .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
+    crate::pipeline::narrow_permissions(&mut config, &task);
     let others: Vec<Contender> = summary
         .candidates
         .iter()

@@ -406,6 +406,17 @@ fn task_permissions_narrow_the_repository_and_never_widen_it() {
         "docs/**",
     ]);
     assert!(rules(&o).contains(&("permissions/denied-path".into(), "docs/n.md".into())));
+    // A retry of that run keeps the command line's narrowing.
+    let id = serde_json::from_str::<serde_json::Value>(&stdout(&o)).unwrap()["run"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let r = t.rascal(&["retry", &id, "a", "--feedback", "again", "--quiet"]);
+    assert_eq!(code(&r), 1, "{}{}", stdout(&r), stderr(&r));
+    let shown = t.rascal(&["show", &id, "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&shown)).unwrap();
+    assert_eq!(doc["candidates"][0]["attempt"], 2);
+    assert!(rules(&shown).contains(&("permissions/denied-path".into(), "docs/n.md".into())));
     let o = t.rascal(&["run", "x", "--agent", "a", "--allow-path", "src/["]);
     assert_eq!(code(&o), 2, "a bad glob is a usage error");
 }
