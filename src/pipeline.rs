@@ -526,13 +526,26 @@ pub async fn execute_with(
 
     // Decisions while the run is live.
     let run_decisions = Arc::new(std::sync::Mutex::new(Vec::<Decision>::new()));
+    let stop_deciding = CancellationToken::new();
     let decider = {
         let journal = journal.clone();
         let cancel = cancel.clone();
         let seen = run_decisions.clone();
         let waiting = human_feedback.clone();
+        let stop = stop_deciding.clone();
         tokio::spawn(async move {
-            while let Some(d) = decisions.recv().await {
+            loop {
+                let d = tokio::select! {
+                    d = decisions.recv() => d,
+                    _ = stop.cancelled() => {
+                        // Nothing more is taken live; what was already sent
+                        // is still journalled (later senders fall back to
+                        // the store).
+                        decisions.close();
+                        decisions.recv().await
+                    }
+                };
+                let Some(d) = d else { break };
                 if let (DecisionKind::Retry { feedback }, Some(c)) = (&d.kind, &d.candidate) {
                     if let Ok(mut m) = waiting.lock() {
                         m.insert(c.clone(), feedback.clone());
@@ -593,7 +606,8 @@ pub async fn execute_with(
             }
         }
     }
-    decider.abort();
+    stop_deciding.cancel();
+    let _ = decider.await;
 
     let others = retry.map(|r| r.others).unwrap_or_default();
     let earlier: Vec<Verdict> = earlier
