@@ -140,14 +140,10 @@ impl Default for ChangeSetLimits {
     }
 }
 
-/// The change of the working tree at `dir` against commit `base`: tracked
-/// changes (committed, staged or not) and untracked, non-ignored files.
-pub fn changeset(dir: &Path, base: Oid) -> Result<ChangeSet> {
-    changeset_with(dir, base, &ChangeSetLimits::default())
-}
-
-pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result<ChangeSet> {
-    let repo = open_trusted(dir)?;
+/// The diff of `repo`'s working tree (tracked, staged and untracked files)
+/// against commit `base`, renames found. One definition for the ChangeSet
+/// and the diff text, so reviewers read exactly the change the layers judged.
+fn working_diff(repo: &Repository, base: Oid, context_lines: u32) -> Result<git2::Diff<'_>> {
     let tree = repo.find_commit(base)?.tree()?;
     let mut opts = DiffOptions::new();
     // `.gitattributes` in the change could mark text as binary (`-diff`) to
@@ -159,7 +155,7 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
         .show_untracked_content(true)
         .include_typechange(true)
         .ignore_submodules(false)
-        .context_lines(0);
+        .context_lines(context_lines);
     let mut diff = repo.diff_tree_to_workdir_with_index(Some(&tree), Some(&mut opts))?;
     let mut find = DiffFindOptions::new();
     find.renames(true)
@@ -167,6 +163,18 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
         .renames_from_rewrites(true)
         .rename_threshold(50);
     diff.find_similar(Some(&mut find))?;
+    Ok(diff)
+}
+
+/// The change of the working tree at `dir` against commit `base`: tracked
+/// changes (committed, staged or not) and untracked, non-ignored files.
+pub fn changeset(dir: &Path, base: Oid) -> Result<ChangeSet> {
+    changeset_with(dir, base, &ChangeSetLimits::default())
+}
+
+pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result<ChangeSet> {
+    let repo = open_trusted(dir)?;
+    let diff = working_diff(&repo, base, 0)?;
 
     let mut files: Vec<FileChange> = Vec::new();
     let workdir = workdir(&repo);
@@ -389,17 +397,7 @@ fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
 /// (for reviewers, receipts and the diff view).
 pub fn diff_text(dir: &Path, base: Oid) -> Result<String> {
     let repo = open_trusted(dir)?;
-    let tree = repo.find_commit(base)?.tree()?;
-    let mut opts = DiffOptions::new();
-    opts.force_text(true)
-        .include_untracked(true)
-        .recurse_untracked_dirs(true)
-        .show_untracked_content(true)
-        .include_typechange(true);
-    let mut diff = repo.diff_tree_to_workdir_with_index(Some(&tree), Some(&mut opts))?;
-    let mut find = DiffFindOptions::new();
-    find.renames(true).for_untracked(true);
-    diff.find_similar(Some(&mut find))?;
+    let diff = working_diff(&repo, base, 3)?;
     let mut out = Vec::new();
     diff.print(git2::DiffFormat::Patch, |_, _, line| {
         if matches!(line.origin(), '+' | '-' | ' ') {
