@@ -234,6 +234,18 @@ pub struct RunSummary {
 }
 
 impl RunSummary {
+    /// Candidate `id`, or an error listing the run's candidates.
+    pub fn candidate(&self, id: &str) -> Result<&CandidateSummary, String> {
+        self.candidates.iter().find(|c| c.id == id).ok_or_else(|| {
+            let ids: Vec<&str> = self.candidates.iter().map(|c| c.id.as_str()).collect();
+            format!(
+                "no candidate `{id}` in run {}\n  hint: candidates: {}",
+                self.run,
+                ids.join(", ")
+            )
+        })
+    }
+
     pub fn from_events<'a>(events: impl IntoIterator<Item = &'a RunEvent>) -> RunSummary {
         let mut s = RunSummary {
             run: String::new(),

@@ -290,11 +290,6 @@ pub(crate) fn narrow_permissions(config: &mut Config, task: &Task) {
     }
 }
 
-/// Layers (by kind) in which every report passed (for the comparator).
-pub(crate) fn layers_passed_of(reports: &[Report]) -> usize {
-    layers_passed(reports)
-}
-
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
@@ -617,19 +612,14 @@ pub async fn execute_with(
     let contenders: Vec<Contender> = others
         .into_iter()
         .chain(results.iter().map(|r| {
-            Contender {
-                id: r.id.clone(),
-                verdict: r.verdict,
-                finished_cleanly: r.finished_cleanly,
-                layers_passed: layers_passed(&r.reports),
-                criteria_met: r
-                    .reports
-                    .iter()
-                    .filter(|x| x.layer == Layer::Criteria && x.status == Status::Pass)
-                    .count(),
-                changes: r.changes.clone().unwrap_or_default(),
-                usage: r.usage,
-            }
+            Contender::new(
+                &r.id,
+                r.verdict,
+                r.finished_cleanly,
+                &r.reports,
+                r.changes.clone().unwrap_or_default(),
+                r.usage,
+            )
         }))
         .collect();
     let mut ranking = compare::rank(&contenders);
@@ -756,17 +746,6 @@ async fn ask_judge(
     note
 }
 
-/// Layers (by kind) in which every report passed.
-fn layers_passed(reports: &[Report]) -> usize {
-    let mut layers: std::collections::BTreeMap<Layer, bool> = Default::default();
-    for r in reports {
-        let ok = matches!(r.status, Status::Pass | Status::Warn);
-        let e = layers.entry(r.layer).or_insert(true);
-        *e &= ok;
-    }
-    layers.values().filter(|ok| **ok).count()
-}
-
 /// Record a decision about a run that is no longer live (or from another
 /// process): appended to the run's journal in the store.
 pub fn record_decision(
@@ -778,21 +757,7 @@ pub fn record_decision(
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     let summary = store.summary(run)?;
     if let Some(c) = &decision.candidate {
-        let cand = summary
-            .candidates
-            .iter()
-            .find(|x| &x.id == c)
-            .ok_or_else(|| {
-                PipelineError::Usage(format!(
-                    "no candidate `{c}` in run {run}\n  hint: candidates: {}",
-                    summary
-                        .candidates
-                        .iter()
-                        .map(|c| c.id.clone())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ))
-            })?;
+        let cand = summary.candidate(c).map_err(PipelineError::Usage)?;
         decision
             .validate(Some(&cand.reports))
             .map_err(|e| PipelineError::Usage(e.to_string()))?;

@@ -40,21 +40,7 @@ pub fn prepare_retry(
             "run {run} is still running\n  hint: wait for it to finish (or retry from the TUI, which sends the decision to the live run)"
         )));
     }
-    let cand = summary
-        .candidates
-        .iter()
-        .find(|c| c.id == candidate)
-        .ok_or_else(|| {
-            PipelineError::Usage(format!(
-                "no candidate `{candidate}` in run {run}\n  hint: candidates: {}",
-                summary
-                    .candidates
-                    .iter()
-                    .map(|c| c.id.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ))
-        })?;
+    let cand = summary.candidate(candidate).map_err(PipelineError::Usage)?;
     let worktree = PathBuf::from(&cand.worktree);
     if !worktree.exists() {
         return Err(PipelineError::Usage(format!(
@@ -88,22 +74,19 @@ pub fn prepare_retry(
         .candidates
         .iter()
         .filter(|c| c.id != candidate)
-        .map(|c| Contender {
-            id: c.id.clone(),
-            verdict: c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
-            finished_cleanly: c.verdict.is_some()
-                && c.escalated.is_none()
-                && c.reports
-                    .iter()
-                    .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
-            layers_passed: crate::pipeline::layers_passed_of(&c.reports),
-            criteria_met: c
-                .reports
-                .iter()
-                .filter(|r| r.layer == Layer::Criteria && r.status == Status::Pass)
-                .count(),
-            changes: workspace::changeset(Path::new(&c.worktree), base).unwrap_or_default(),
-            usage: c.usage,
+        .map(|c| {
+            Contender::new(
+                &c.id,
+                c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
+                c.verdict.is_some()
+                    && c.escalated.is_none()
+                    && c.reports
+                        .iter()
+                        .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
+                &c.reports,
+                workspace::changeset(Path::new(&c.worktree), base).unwrap_or_default(),
+                c.usage,
+            )
         })
         .collect();
     let decision = Decision::new(

@@ -22,6 +22,38 @@ pub struct Contender {
     pub usage: Option<crate::agent::events::Usage>,
 }
 
+impl Contender {
+    /// A contender from a candidate's reports: layers passed and criteria
+    /// met are derived from them.
+    pub fn new(
+        id: &str,
+        verdict: Verdict,
+        finished_cleanly: bool,
+        reports: &[crate::verdict::Report],
+        changes: ChangeSet,
+        usage: Option<crate::agent::events::Usage>,
+    ) -> Contender {
+        use crate::verdict::{Layer, Status};
+        let mut layers: BTreeMap<Layer, bool> = BTreeMap::new();
+        for r in reports {
+            *layers.entry(r.layer).or_insert(true) &=
+                matches!(r.status, Status::Pass | Status::Warn);
+        }
+        Contender {
+            id: id.to_string(),
+            verdict,
+            finished_cleanly,
+            layers_passed: layers.values().filter(|ok| **ok).count(),
+            criteria_met: reports
+                .iter()
+                .filter(|r| r.layer == Layer::Criteria && r.status == Status::Pass)
+                .count(),
+            changes,
+            usage,
+        }
+    }
+}
+
 /// One position in the ranking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Ranked {
