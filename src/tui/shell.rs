@@ -282,6 +282,23 @@ pub fn compare_text(a: &std::path::Path, b: &std::path::Path, base: &str) -> Str
     out
 }
 
+/// Paint the TUI in the real terminal until the user quits; the terminal is
+/// restored whatever happens. Returns the final state.
+async fn present(
+    mut app: App,
+    rx: mpsc::UnboundedReceiver<Stamped>,
+    term_rx: mpsc::UnboundedReceiver<TermEvent>,
+    shell: &Shell,
+) -> Result<App, String> {
+    let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
+    let guard = super::terminal::Guard;
+    app.now_ms = (shell.clock)();
+    let r = run_loop(&mut terminal, &mut app, rx, term_rx, shell).await;
+    drop(guard);
+    r.map_err(|e| format!("terminal: {e}"))?;
+    Ok(app)
+}
+
 fn now() -> i64 {
     crate::store::now_ms()
 }
@@ -378,13 +395,7 @@ pub fn run_interactive(
             trace,
             clock: now,
         };
-        let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
-        let guard = super::terminal::Guard;
-        let mut app = App::new(meta, theme, who);
-        app.now_ms = now();
-        let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
-        drop(guard);
-        r.map_err(|e| format!("terminal: {e}"))?;
+        let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
         if app.live() && !cancel.is_cancelled() {
             // Quit with `l`: the docker agents go on without us.
             return Ok(None);
@@ -538,13 +549,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
             trace,
             clock: now,
         };
-        let mut terminal = super::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
-        let guard = super::terminal::Guard;
-        let mut app = App::new(meta, theme, who);
-        app.now_ms = now();
-        let r = run_loop(&mut terminal, &mut app, rx, term_rx, &shell).await;
-        drop(guard);
-        r.map_err(|e| format!("terminal: {e}"))?;
+        let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
         Ok::<i32, String>(match app.state {
             super::app::RunState::Finished { exit_code, .. } => exit_code,
             _ => 0,
