@@ -79,15 +79,14 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
             }
             let batch = &commands[i..j];
             if stop || v.cancel.is_cancelled() {
-                let why = if stop {
-                    "skipped: an earlier required guardrail failed"
-                } else {
-                    "skipped: cancelled"
-                };
                 for g in batch {
                     // Cancelled is "could not verify": a FAIL, never a pass.
                     let r = if stop {
-                        Report::skipped(Layer::Guardrails, &g.name, why)
+                        Report::skipped(
+                            Layer::Guardrails,
+                            &g.name,
+                            "skipped: an earlier required guardrail failed",
+                        )
                     } else {
                         Report::new(Layer::Guardrails, &g.name)
                             .errored("cancelled before it ran")
