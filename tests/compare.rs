@@ -168,6 +168,23 @@ fn finalize<'r>(t: &'r TestRepo, id: &str) -> (std::process::Output, git2::Commi
     (o, commit)
 }
 
+/// Override `broken`'s failed `no-todo` guardrail with a reason.
+fn override_todo(t: &TestRepo, id: &str, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "override",
+        id,
+        "broken",
+        "--layer",
+        "guardrails",
+        "--check",
+        "no-todo",
+        "--reason",
+        "TODO is tracked in #12",
+    ];
+    args.extend_from_slice(extra);
+    t.rascal(&args)
+}
+
 fn run_id(t: &TestRepo) -> String {
     let o = t.rascal(&["run", "make b return 42", "--json"]);
     json(&o)["run"].as_str().unwrap().to_string()
@@ -203,17 +220,7 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
         "x",
     ]);
     assert_eq!(code(&o), 2, "nothing by that name to override");
-    let o = t.rascal(&[
-        "override",
-        &id,
-        "broken",
-        "--layer",
-        "guardrails",
-        "--check",
-        "no-todo",
-        "--reason",
-        "TODO is tracked in #12",
-    ]);
+    let o = override_todo(&t, &id, &[]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     // The checks skipped after that failure never ran: still FAIL.
     let shown = json(&t.rascal(&["show", &id, "--json"]));
@@ -228,18 +235,7 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
         "skipped checks are not verified"
     );
     // Accepting them too, explicitly, makes it pass.
-    let o = t.rascal(&[
-        "override",
-        &id,
-        "broken",
-        "--layer",
-        "guardrails",
-        "--check",
-        "no-todo",
-        "--reason",
-        "TODO is tracked in #12",
-        "--with-skipped",
-    ]);
+    let o = override_todo(&t, &id, &["--with-skipped"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(
         stdout(&o).contains(

@@ -21,17 +21,25 @@ fn repo() -> TestRepo {
     ])
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
-    let t = repo();
+/// Start a live run of `agents` in `t`: its join handle, the event stream
+/// and the decision sender.
+#[allow(clippy::type_complexity)]
+fn start(
+    t: &TestRepo,
+    agents: &[&str],
+) -> (
+    tokio::task::JoinHandle<Result<pipeline::RunOutcome, pipeline::PipelineError>>,
+    tokio::sync::mpsc::UnboundedReceiver<RunEvent>,
+    tokio::sync::mpsc::UnboundedSender<Decision>,
+) {
     let req = RunRequest::new(
         t.path().to_path_buf(),
         "do it",
-        vec!["stuck".into(), "good".into()],
+        agents.iter().map(|a| a.to_string()).collect(),
         common::bin(),
     );
     let prepared = pipeline::prepare(req).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
     let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
     let run = tokio::spawn(pipeline::execute_with(
         prepared,
@@ -39,6 +47,13 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
         CancellationToken::new(),
         drx,
     ));
+    (run, rx, dtx)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
+    let t = repo();
+    let (run, mut rx, dtx) = start(&t, &["stuck", "good"]);
     let mut events = Vec::new();
     let mut sent = false;
     while let Some(ev) = rx.recv().await {
@@ -134,21 +149,7 @@ async fn live_retry_decisions_run_the_next_attempt_with_the_feedback() {
         ),
         ("a.txt", "a\n"),
     ]);
-    let req = RunRequest::new(
-        t.path().to_path_buf(),
-        "do it",
-        vec!["fast".into(), "slow".into()],
-        common::bin(),
-    );
-    let prepared = pipeline::prepare(req).unwrap();
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
-    let run = tokio::spawn(pipeline::execute_with(
-        prepared,
-        tx,
-        CancellationToken::new(),
-        drx,
-    ));
+    let (run, mut rx, dtx) = start(&t, &["fast", "slow"]);
     let retry = |c: &str| {
         Decision::new(
             Some(c),
