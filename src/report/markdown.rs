@@ -117,10 +117,13 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         }
     );
     if let Some(c) = cand {
+        let plural =
+            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let _ = writeln!(
             out,
-            "{} files, {} lines changed.\n",
-            c.files_changed, c.lines_changed
+            "{}, {} changed.\n",
+            plural(c.files_changed as u64, "file", "files"),
+            plural(c.lines_changed, "line", "lines")
         );
         for (layer, name) in SECTIONS {
             let reports: Vec<&Report> = c.reports.iter().filter(|r| r.layer == *layer).collect();
