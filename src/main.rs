@@ -655,9 +655,8 @@ fn check(dir: &std::path::Path, base: &str, json: bool) -> Result<i32, String> {
         say!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
     } else {
         say!(
-            "verdict {verdict} · {} files, {} lines changed against {}",
-            changes.files.len(),
-            changes.lines_changed(),
+            "verdict {verdict} · {} changed against {}",
+            rascal::text::change_size(changes.files.len() as u64, changes.lines_changed()),
             &oid.to_string()[..8]
         );
     }

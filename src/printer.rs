@@ -126,11 +126,10 @@ impl Printer {
                     .map(|u| format!(" · {}", u.short()))
                     .unwrap_or_default();
                 let mut l = format!(
-                    "{} verdict {} · {files} file{} {lines} line{} changed",
+                    "{} verdict {} · {} changed",
                     self.tag(candidate),
                     verdict,
-                    if *files == 1 { "" } else { "s" },
-                    if *lines == 1 { "" } else { "s" },
+                    crate::text::change_size(*files as u64, *lines),
                 );
                 l.push_str(&usage);
                 if let Some(r) = reason {

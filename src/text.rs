@@ -54,6 +54,12 @@ pub fn ellipsis(s: &str, max: usize) -> String {
     out
 }
 
+/// The size of a change in words: `1 file, 10 lines`.
+pub fn change_size(files: u64, lines: u64) -> String {
+    let s = |n: u64| if n == 1 { "" } else { "s" };
+    format!("{files} file{}, {lines} line{}", s(files), s(lines))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -63,6 +69,12 @@ mod tests {
         assert_eq!(sanitize("a\u{1b}[2Jb\0c\u{7f}"), "a^[[2Jb^@c^?");
         assert_eq!(sanitize("tab\tok é"), "tab\tok é");
         assert_eq!(sanitize("\u{9b}31m"), "\u{fffd}31m");
+    }
+
+    #[test]
+    fn change_size_counts_in_words() {
+        assert_eq!(change_size(1, 1), "1 file, 1 line");
+        assert_eq!(change_size(3, 21), "3 files, 21 lines");
     }
 
     #[test]

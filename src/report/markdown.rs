@@ -117,13 +117,10 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         }
     );
     if let Some(c) = cand {
-        let plural =
-            |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
         let _ = writeln!(
             out,
-            "{}, {} changed.\n",
-            plural(c.files_changed as u64, "file", "files"),
-            plural(c.lines_changed, "line", "lines")
+            "{} changed.\n",
+            crate::text::change_size(c.files_changed as u64, c.lines_changed)
         );
         for (layer, name) in SECTIONS {
             let reports: Vec<&Report> = c.reports.iter().filter(|r| r.layer == *layer).collect();

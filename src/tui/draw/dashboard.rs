@@ -224,11 +224,8 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         (Some(_), None) => Span::styled(
             ellipsis(
                 &format!(
-                    "{} file{}, {} line{} changed",
-                    c.files,
-                    if c.files == 1 { "" } else { "s" },
-                    c.lines,
-                    if c.lines == 1 { "" } else { "s" }
+                    "{} changed",
+                    crate::text::change_size(c.files as u64, c.lines)
                 ),
                 w,
             ),
