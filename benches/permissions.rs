@@ -2,10 +2,10 @@
 //! allowed/denied globs, and forbidden-import detection over added lines.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use rascal::changeset::{ChangeSet, FileChange, Operation};
 use rascal::config::permissions::{GlobPattern, PermissionsConfig};
 use rascal::layers::imports::new_imports;
 use rascal::layers::permissions::Permissions;
+use rascal::model::changeset::{ChangeSet, FileChange, Operation};
 
 fn glob(s: String) -> GlobPattern {
     GlobPattern::try_from(s).expect("valid glob")

@@ -3,8 +3,8 @@
 //! keywords, a few carry fake secrets). Reported in bytes so MB/s can be read.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
-use rascal::changeset::{ChangeSet, FileChange, Operation};
 use rascal::layers::secrets::{SecretScanner, SecretsOptions};
+use rascal::model::changeset::{ChangeSet, FileChange, Operation};
 
 const TEMPLATE: &[&str] = &[
     "use std::collections::HashMap;",

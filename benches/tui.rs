@@ -3,8 +3,8 @@
 //! candidates × 5,000 lines/s must be a small fraction of one core).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rascal::event::RunEvent;
-use rascal::runner::Stream;
+use rascal::exec::runner::Stream;
+use rascal::model::event::RunEvent;
 use rascal::tui::fixture;
 use rascal::tui::update::update;
 use rascal::tui::Action;

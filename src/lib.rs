@@ -1,28 +1,40 @@
 //! rascal: hand one coding task to several AI agents at once and know which
 //! result can be trusted. This crate is the library behind the `rascal`
-//! binary: config, workspace, launchers, layers, pipeline, store, reports.
+//! binary.
+//!
+//! The folders are listed from the bottom up; a folder only uses the ones
+//! above it in this list (checked by `tests/architecture.rs`):
+//! `text` (sanitising untrusted text) → `config` (bytes in, types out) →
+//! `model` (verdicts, changes, decisions, events and the one fold) → `git`
+//! (repositories, workspaces, diffs) → `exec` (commands, launchers) →
+//! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
+//! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
+//! one orchestrator) → `finalize`, `doctor` → `tui` → `cli`.
 
-pub mod agent;
-pub mod changeset;
-pub mod config;
-pub mod decision;
-pub mod demo;
-pub mod doctor;
-pub mod event;
-pub mod feedback;
-pub mod finalize;
-pub mod launch;
-pub mod layers;
-pub mod pipeline;
-pub mod printer;
-pub mod reattach;
-pub mod report;
-pub mod retry;
-pub mod runner;
-pub mod store;
-pub mod task;
 pub mod text;
+
+pub mod config;
+
+pub mod model;
+
+pub mod git;
+
+pub mod exec;
+
+pub mod agents;
+
+pub mod layers;
+
+pub mod store;
+
+pub mod output;
+
+pub mod pipeline;
+
+pub mod finalize;
+
+pub mod doctor;
+
 pub mod tui;
-pub mod verdict;
-pub mod verify;
-pub mod workspace;
+
+pub mod cli;

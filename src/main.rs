@@ -2,15 +2,17 @@
 //! 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated.
 
 use clap::{Parser, Subcommand};
+use rascal::agents;
+use rascal::cli::demo;
 use rascal::config::Config;
-use rascal::decision::{Decision, DecisionKind};
-use rascal::event::{RunEvent, RunSummary};
+use rascal::git::workspace;
+use rascal::model::decision::{Decision, DecisionKind};
+use rascal::model::event::{RunEvent, RunSummary};
+use rascal::model::verdict::{gate, Report};
+use rascal::output::printer::{self, Printer};
+use rascal::pipeline::sequence::{self, Origin, Verification};
 use rascal::pipeline::{self, RunRequest};
-use rascal::printer::{self, Printer};
 use rascal::store::Store;
-use rascal::verdict::{gate, Report};
-use rascal::verify::{self, Origin, Verification};
-use rascal::{agent, demo, workspace};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -151,7 +153,7 @@ enum Command {
     Report {
         run: String,
         #[arg(long, value_enum, default_value = "md")]
-        format: rascal::report::Format,
+        format: rascal::output::report::Format,
     },
     /// Resume a docker run whose rascal died (reattach to its containers);
     /// in a terminal, otherwise open the TUI on the run's record, following it.
@@ -256,9 +258,9 @@ fn real_main(cli: Cli) -> Result<i32, String> {
         Command::ScriptedAgent { file } => {
             let text = std::fs::read_to_string(&file)
                 .map_err(|e| format!("reading scenario {}: {e}", file.display()))?;
-            let steps: Vec<agent::scripted::Step> = serde_json::from_str(&text)
+            let steps: Vec<agents::scripted::Step> = serde_json::from_str(&text)
                 .map_err(|e| format!("scenario {}: {e}", file.display()))?;
-            Ok(agent::scripted::play(&steps, &dir))
+            Ok(agents::scripted::play(&steps, &dir))
         }
         Command::Check { base, json } => check(&dir, &base, json),
         Command::Run {
@@ -331,7 +333,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             reason,
             with_skipped,
         } => {
-            let layer: rascal::verdict::Layer = serde_json::from_value(serde_json::Value::String(layer.clone()))
+            let layer: rascal::model::verdict::Layer = serde_json::from_value(serde_json::Value::String(layer.clone()))
                 .map_err(|_| format!("unknown layer `{layer}`\n  hint: one of agent, guardrails, permissions, criteria, review"))?;
             let code = decide(
                 &dir,
@@ -343,14 +345,14 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             if code != 0 || !with_skipped {
                 return Ok(code);
             }
-            let skipped: Vec<(rascal::verdict::Layer, String)> = open_store(&dir)?
+            let skipped: Vec<(rascal::model::verdict::Layer, String)> = open_store(&dir)?
                 .summary(&run)
                 .map_err(|e| e.to_string())?
                 .candidates
                 .iter()
                 .filter(|c| c.id == candidate)
                 .flat_map(|c| c.reports.iter())
-                .filter(|r| r.status == rascal::verdict::Status::Skipped)
+                .filter(|r| r.status == rascal::model::verdict::Status::Skipped)
                 .map(|r| (r.layer, r.check.clone()))
                 .collect();
             for (layer, check) in skipped {
@@ -391,9 +393,11 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             quiet,
         } => {
             let repo = workspace::open(&dir).map_err(|e| e.to_string())?;
-            let who = rascal::decision::author(Some(&repo));
+            let who = rascal::model::decision::author(Some(&repo));
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            match rascal::retry::prepare_retry(&dir, &run, &candidate, &feedback, &who, exe) {
+            match rascal::pipeline::retry::prepare_retry(
+                &dir, &run, &candidate, &feedback, &who, exe,
+            ) {
                 Ok(p) => execute(p, json, !quiet, Vec::new()).map(|(code, _)| code),
                 Err(e) => {
                     eprintln!("rascal: error: {e}");
@@ -406,7 +410,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             let store = open_store(&dir)?;
             match store.summary(&run) {
                 Ok(s) => {
-                    say!("{}", rascal::report::render(&s, format));
+                    say!("{}", rascal::output::report::render(&s, format));
                     Ok(0)
                 }
                 Err(e) => {
@@ -423,7 +427,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
         } => {
             let tui = tui_wanted(json, theme)?;
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            match rascal::reattach::prepare_attach(&dir, &run, exe) {
+            match rascal::pipeline::resume::prepare_attach(&dir, &run, exe) {
                 Ok(p) => {
                     // What landed before, then the rest live.
                     let earlier = open_store(&dir)?.events(&run).unwrap_or_default();
@@ -636,8 +640,8 @@ fn check(dir: &std::path::Path, base: &str, json: bool) -> Result<i32, String> {
             cancel: CancellationToken::new(),
         };
         let live = !json;
-        verify::verify(&v, &move |p| {
-            if let (true, verify::Progress::Report(r)) = (live, p) {
+        sequence::verify(&v, &move |p| {
+            if let (true, sequence::Progress::Report(r)) = (live, p) {
                 out(printer::report_lines(&r));
             }
         })
@@ -749,7 +753,7 @@ fn decide(
     reason: &str,
 ) -> Result<i32, String> {
     let repo = workspace::open(dir).map_err(|e| e.to_string())?;
-    let who = rascal::decision::author(Some(&repo));
+    let who = rascal::model::decision::author(Some(&repo));
     let escalate = kind == DecisionKind::Escalate;
     let d = Decision::new(candidate, kind, &who, reason);
     match pipeline::record_decision(dir, run, d) {

@@ -7,7 +7,7 @@
 
 mod common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::agent::events::{parse_line, AgentEvent};
+use rascal::agents::events::{parse_line, AgentEvent};
 use rascal::config::RuntimeKind;
 use std::path::{Path, PathBuf};
 use std::process::Command;

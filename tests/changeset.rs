@@ -3,14 +3,14 @@
 
 mod common;
 use common::TestRepo;
-use rascal::changeset::{EntryKind, Operation};
-use rascal::workspace;
+use rascal::git::workspace;
+use rascal::model::changeset::{EntryKind, Operation};
 use std::os::unix::fs::PermissionsExt;
 
 fn change<'a>(
-    cs: &'a rascal::changeset::ChangeSet,
+    cs: &'a rascal::model::changeset::ChangeSet,
     path: &str,
-) -> &'a rascal::changeset::FileChange {
+) -> &'a rascal::model::changeset::FileChange {
     cs.files
         .iter()
         .find(|f| f.path == path)

@@ -4,12 +4,12 @@
 
 mod common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::changeset::{ChangeSet, FileChange, Operation};
+use rascal::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind, Task};
 use rascal::layers::criteria::{
     check_constraint, check_file_exists, check_grep, checklist_line, run_command_criterion, Files,
 };
-use rascal::task::{Constraint, ConstraintKind, Criterion, CriterionKind, Task};
-use rascal::verdict::{Status, Verdict};
+use rascal::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal::model::verdict::{Status, Verdict};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

@@ -9,7 +9,7 @@ use bollard::models::ContainerSummary;
 use bollard::Docker;
 use common::{code, stderr, stdout, TestRepo};
 use futures::StreamExt;
-use rascal::launch::docker as rdocker;
+use rascal::exec::launch::docker as rdocker;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -479,7 +479,7 @@ fn doctor_reports_and_removes_containers_of_runs_the_store_does_not_have() {
 #[test]
 #[ignore]
 fn latency_start_to_first_log_line() {
-    use rascal::launch::{LaunchSpec, Launcher};
+    use rascal::exec::launch::{LaunchSpec, Launcher};
     let Some(e) = engine() else { return };
     let dir = tempfile::tempdir().unwrap();
     let launcher = rdocker::DockerLauncher::new();

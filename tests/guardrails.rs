@@ -4,9 +4,9 @@
 mod common;
 use common::TestRepo;
 use rascal::config::Config;
-use rascal::verdict::{gate, Layer, Report, Status, Verdict};
-use rascal::verify::{verify, Origin, Verification};
-use rascal::workspace;
+use rascal::git::workspace;
+use rascal::model::verdict::{gate, Layer, Report, Status, Verdict};
+use rascal::pipeline::sequence::{verify, Origin, Verification};
 use tokio_util::sync::CancellationToken;
 
 fn run_check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
@@ -226,7 +226,7 @@ fn receipts_digest_the_command_and_the_diff() {
     }
     assert_eq!(
         ok.receipt.inputs["command"],
-        rascal::verdict::digest("true")
+        rascal::model::verdict::digest("true")
     );
     assert_eq!(ok.receipt.result.len(), 64);
 }

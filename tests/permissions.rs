@@ -2,11 +2,11 @@
 //! with the rule ids that must fire (and no others), plus narrow() and
 //! config-parsing tables.
 
-use rascal::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use rascal::config::permissions::{Mode, OpName, PermissionsConfig};
 use rascal::layers::imports::new_imports;
 use rascal::layers::permissions::Permissions;
-use rascal::verdict::Severity;
+use rascal::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use rascal::model::verdict::Severity;
 use std::collections::BTreeSet;
 
 // ------------------------------------------------------------- helpers
@@ -125,11 +125,11 @@ fn cases() -> Vec<Case> {
     crlf.binary = false;
     let mut noncontig = create("cmd/main.go");
     noncontig.added_lines = vec![
-        rascal::changeset::AddedLine {
+        rascal::model::changeset::AddedLine {
             line: 3,
             text: "import (".into(),
         },
-        rascal::changeset::AddedLine {
+        rascal::model::changeset::AddedLine {
             line: 9,
             text: "\tx \"os/exec\"".into(),
         },

@@ -205,7 +205,7 @@ fn parsed_issue_fields_are_kept() {
     let issues = rascal::layers::review::issues_of("codex", &v);
     assert_eq!(issues[0].path.as_deref(), Some("src/a.rs"));
     assert_eq!(issues[0].line, Some(3));
-    assert_eq!(issues[0].severity, rascal::verdict::Severity::Error);
+    assert_eq!(issues[0].severity, rascal::model::verdict::Severity::Error);
 }
 
 #[test]
@@ -217,12 +217,12 @@ fn approving_reviewer_issues_never_block() {
     let issues = rascal::layers::review::issues_of("r", &v);
     assert!(issues
         .iter()
-        .all(|i| i.severity <= rascal::verdict::Severity::Warning));
+        .all(|i| i.severity <= rascal::model::verdict::Severity::Warning));
 }
 
 #[test]
 fn the_reviewer_prompt_has_task_and_diff_but_no_author_summary() {
-    let task = rascal::task::Task::from_instruction("Add shout()");
+    let task = rascal::config::spec::Task::from_instruction("Add shout()");
     let p = rascal::layers::review::review_prompt(&task, "+fn shout() {}\n");
     assert!(p.contains("Add shout()"));
     assert!(p.contains("+fn shout() {}"));

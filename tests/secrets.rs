@@ -3,9 +3,9 @@
 //! Fake secrets are generated from a seeded PRNG or concatenated from pieces,
 //! so no whole real-looking secret literal sits in this file.
 
-use rascal::changeset::*;
 use rascal::layers::secrets::*;
-use rascal::verdict::*;
+use rascal::model::changeset::*;
+use rascal::model::verdict::*;
 
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

@@ -23,7 +23,7 @@ fn unknown_theme_is_an_error_listing_the_available_ones() {
 #[test]
 fn attach_without_a_terminal_prints_the_run_and_names_a_missing_one() {
     let dir = tempfile::tempdir().unwrap();
-    rascal::demo::create_sample(dir.path()).unwrap();
+    rascal::cli::demo::create_sample(dir.path()).unwrap();
     let out = rascal()
         .args(["-C", dir.path().to_str().unwrap(), "attach", "r-nope"])
         .output()

@@ -1,12 +1,12 @@
 //! Key handling as state transitions: keys in (through the command table),
 //! state and effects out. No terminal involved.
 
+use rascal::model::verdict::Layer;
 use rascal::tui::app::{Dialog, Mark, Screen, STRIP};
 use rascal::tui::commands::{dispatch, status_hints};
 use rascal::tui::fixture::{self, DIFF};
 use rascal::tui::update::{update, Effect};
 use rascal::tui::{Action, App, DecisionKind, Key};
-use rascal::verdict::Layer;
 
 fn press(app: &mut App, k: Key) -> Vec<Effect> {
     match dispatch(app, k) {
@@ -352,9 +352,9 @@ fn v_toggles_between_readable_and_raw_agent_lines() {
     let mut app = fixture::app(3, true, false);
     let id = app.candidates[0].info.id.clone();
     app.apply(
-        &rascal::event::RunEvent::Log {
+        &rascal::model::event::RunEvent::Log {
             candidate: id,
-            stream: rascal::runner::Stream::Stdout,
+            stream: rascal::exec::runner::Stream::Stdout,
             text:
                 r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit"}]}}"#
                     .into(),

@@ -2,8 +2,8 @@
 //! still gets through (the loop does not drain the flood first), memory
 //! stays bounded, and quitting a live run asks, then stops the agents.
 
-use rascal::event::RunEvent;
-use rascal::runner::Stream;
+use rascal::exec::runner::Stream;
+use rascal::model::event::RunEvent;
 use rascal::tui::fixture;
 use rascal::tui::logbuf::CAPACITY;
 use rascal::tui::shell::{run_loop, Shell, TermEvent, Trace};

@@ -6,6 +6,7 @@ pub mod container;
 pub mod duration;
 pub mod guardrails;
 pub mod permissions;
+pub mod spec;
 pub mod verification;
 
 pub use duration::Dur;
@@ -13,7 +14,7 @@ pub use guardrails::{Guardrail, GuardrailKind, Scope};
 pub use permissions::PermissionsConfig;
 pub use verification::{VerificationConfig, VERIFICATION_FILE};
 
-use crate::workspace;
+use crate::git::workspace;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -95,7 +96,7 @@ pub struct AgentConfig {
     pub scenario: Option<String>,
     /// For `runtime: scripted`: inline steps instead of a named scenario.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<crate::agent::scripted::Step>,
+    pub steps: Vec<crate::agents::scripted::Step>,
     /// For claude/codex/goose: the model to ask for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -293,7 +294,7 @@ impl Config {
                 cfg.main = parse(CONFIG_FILE, t)?;
             }
             cfg.digests
-                .insert(CONFIG_FILE.into(), crate::verdict::digest(t));
+                .insert(CONFIG_FILE.into(), crate::model::verdict::digest(t));
         }
         if let Some(t) = guardrails {
             let list = if t.trim().is_empty() {
@@ -310,7 +311,7 @@ impl Config {
             })?;
             cfg.guardrails = Some(list);
             cfg.digests
-                .insert(GUARDRAILS_FILE.into(), crate::verdict::digest(t));
+                .insert(GUARDRAILS_FILE.into(), crate::model::verdict::digest(t));
         }
         if let Some(t) = permissions {
             let p = if t.trim().is_empty() {
@@ -320,7 +321,7 @@ impl Config {
             };
             cfg.permissions = Some(p);
             cfg.digests
-                .insert(PERMISSIONS_FILE.into(), crate::verdict::digest(t));
+                .insert(PERMISSIONS_FILE.into(), crate::model::verdict::digest(t));
         }
         cfg.check_strategy()?;
         Ok(cfg)
@@ -379,7 +380,7 @@ impl Config {
             }
             self.verification = Some(v);
             self.digests
-                .insert(VERIFICATION_FILE.into(), crate::verdict::digest(t));
+                .insert(VERIFICATION_FILE.into(), crate::model::verdict::digest(t));
         }
         Ok(self)
     }
@@ -427,7 +428,7 @@ impl Config {
                 });
             }
             if let Some(s) = &a.scenario {
-                if crate::agent::scripted::builtin(s).is_none() {
+                if crate::agents::scripted::builtin(s).is_none() {
                     return Err(ConfigError {
                         file: CONFIG_FILE.into(),
                         line: None,
@@ -435,7 +436,7 @@ impl Config {
                         message: format!("agent `{name}`: unknown scenario `{s}`"),
                         hint: format!(
                             "built-in scenarios: {}",
-                            crate::agent::scripted::BUILTIN_NAMES.join(", ")
+                            crate::agents::scripted::BUILTIN_NAMES.join(", ")
                         ),
                     });
                 }

@@ -5,7 +5,7 @@
 
 pub mod agents;
 
-use crate::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
+use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use crate::store::Store;
 use std::path::Path;
 

@@ -3,8 +3,8 @@
 //! (PASS > WARN > FAIL), layers passed, criteria met, consensus (mean
 //! similarity of a candidate's change to the others'), smaller change. Pure.
 
-use crate::changeset::ChangeSet;
-use crate::verdict::Verdict;
+use crate::model::changeset::ChangeSet;
+use crate::model::verdict::Verdict;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -19,7 +19,7 @@ pub struct Contender {
     pub criteria_met: usize,
     pub changes: ChangeSet,
     /// Tokens and cost when the agent reported them (shown, not ranked on).
-    pub usage: Option<crate::agent::events::Usage>,
+    pub usage: Option<crate::agents::events::Usage>,
 }
 
 impl Contender {
@@ -29,11 +29,11 @@ impl Contender {
         id: &str,
         verdict: Verdict,
         finished_cleanly: bool,
-        reports: &[crate::verdict::Report],
+        reports: &[crate::model::verdict::Report],
         changes: ChangeSet,
-        usage: Option<crate::agent::events::Usage>,
+        usage: Option<crate::agents::events::Usage>,
     ) -> Contender {
-        use crate::verdict::{Layer, Status};
+        use crate::model::verdict::{Layer, Status};
         let mut layers: BTreeMap<Layer, bool> = BTreeMap::new();
         for r in reports {
             *layers.entry(r.layer).or_insert(true) &=
@@ -68,7 +68,7 @@ pub struct Ranked {
     pub files: usize,
     pub reason: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::agent::events::Usage>,
+    pub usage: Option<crate::agents::events::Usage>,
 }
 
 /// The comparator's output, stored on the run.
@@ -392,7 +392,7 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::changeset::{FileChange, Operation};
+    use crate::model::changeset::{FileChange, Operation};
 
     fn cs(files: &[(&str, &[&str])]) -> ChangeSet {
         ChangeSet {

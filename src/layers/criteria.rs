@@ -6,14 +6,16 @@
 //! `command` run through the command runner; `llm-judge` asks the judge
 //! agent and is advisory (its issues are clamped to warnings).
 
-use crate::changeset::ChangeSet;
 use crate::config::permissions::build_glob;
+use crate::config::spec::{
+    grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task,
+};
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
+use crate::exec::runner::{self, CommandSpec, LogLine};
 use crate::layers::deps;
 use crate::layers::review::{self, Site};
-use crate::runner::{self, CommandSpec, LogLine};
-use crate::task::{grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task};
-use crate::verdict::{Issue, Layer, Report, Severity, Status};
+use crate::model::changeset::ChangeSet;
+use crate::model::verdict::{Issue, Layer, Report, Severity, Status};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -50,7 +52,7 @@ impl Files for WorktreeFiles {
 
     fn read_base(&self, path: &str) -> Option<Vec<u8>> {
         let repo = git2::Repository::open(&self.dir).ok()?;
-        crate::workspace::read_at(&repo, self.base, path).ok()?
+        crate::git::workspace::read_at(&repo, self.base, path).ok()?
     }
 }
 
@@ -99,7 +101,7 @@ pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Repo
     };
     let mut hits = Vec::new();
     for f in &changes.files {
-        if f.op == crate::changeset::Operation::Delete || f.binary {
+        if f.op == crate::model::changeset::Operation::Delete || f.binary {
             continue;
         }
         let Some(bytes) = files.read(&f.path) else {

@@ -2,12 +2,12 @@
 //! pure functions of the ChangeSet (plus, for `scope: all`, the worktree's
 //! files); commands run in the candidate worktree with a timeout.
 
-use crate::changeset::{ChangeSet, EntryKind, Operation};
 use crate::config::guardrails::Pattern;
 use crate::config::{Guardrail, GuardrailKind, Scope};
+use crate::exec::runner::{self, CommandSpec};
 use crate::layers::secrets::SecretScanner;
-use crate::runner::{self, CommandSpec};
-use crate::verdict::{Issue, Layer, Report, Severity};
+use crate::model::changeset::{ChangeSet, EntryKind, Operation};
+use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::path::Path;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;

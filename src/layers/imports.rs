@@ -15,7 +15,7 @@
 //! `__import__("x")` / `importlib.import_module("x")`, JS `import("x")` /
 //! `require("x")`.
 
-use crate::changeset::{FileChange, Operation};
+use crate::model::changeset::{FileChange, Operation};
 use regex::Regex;
 use std::sync::OnceLock;
 

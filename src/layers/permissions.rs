@@ -23,10 +23,10 @@
 //! `max-lines`, `operation-denied`, `operation-not-allowed`,
 //! `symlink-escape`, `submodule`, `executable`, `forbidden-import`.
 
-use crate::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use crate::config::permissions::{build_glob, GlobPattern, Mode, OpName, PermissionsConfig};
 use crate::layers::imports::new_imports;
-use crate::verdict::{Confidence, Issue, Severity};
+use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use crate::model::verdict::{Confidence, Issue, Severity};
 use globset::{Candidate, GlobSet, GlobSetBuilder};
 use std::borrow::Cow;
 

@@ -5,13 +5,13 @@
 //! with a fresh reviewer, then escalation. A mute or garbled reviewer is
 //! never an approval. `parse_review` is a pure function over the bytes.
 
-use crate::agent::{self, LaunchContext};
-use crate::changeset::ChangeSet;
+use crate::agents::{self, LaunchContext};
+use crate::config::spec::Task;
 use crate::config::verification::{provider, ReviewConfig};
 use crate::config::{AgentConfig, Config, RuntimeKind, VERIFICATION_FILE};
-use crate::runner::{self, CommandSpec, Env, LogLine, Stream};
-use crate::task::Task;
-use crate::verdict::{Issue, Layer, Report, Severity};
+use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
+use crate::model::changeset::ChangeSet;
+use crate::model::verdict::{Issue, Layer, Report, Severity};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -279,9 +279,11 @@ pub fn task_text(task: &Task) -> String {
         s.push_str("\n## Constraints\n\n");
         for c in &task.constraints {
             let v = match &c.kind {
-                crate::task::ConstraintKind::NoTouchFiles(g) => format!(": `{}`", g.as_str()),
-                crate::task::ConstraintKind::MaxLines(n) => format!(": {n}"),
-                crate::task::ConstraintKind::NoNewDeps => String::new(),
+                crate::config::spec::ConstraintKind::NoTouchFiles(g) => {
+                    format!(": `{}`", g.as_str())
+                }
+                crate::config::spec::ConstraintKind::MaxLines(n) => format!(": {n}"),
+                crate::config::spec::ConstraintKind::NoNewDeps => String::new(),
             };
             s.push_str(&format!("- {} ({}{v})\n", c.description, c.kind.name()));
         }
@@ -383,7 +385,7 @@ pub async fn ask(
         attempt: site.attempt,
         sandboxed: false,
     };
-    let inv = match agent::invocation(name, agent_cfg, prompt, &ctx) {
+    let inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
         Ok(inv) => inv,
         Err(e) => {
             answer.problem = Some(format!("could not be prepared: {e}"));
@@ -569,7 +571,7 @@ pub async fn review(
         for mut r in rs {
             // Once consensus is reached, a dissenting or unusable reviewer
             // shows as a warning, not as a second verdict.
-            if consensus_met && r.status == crate::verdict::Status::Fail {
+            if consensus_met && r.status == crate::model::verdict::Status::Fail {
                 r.required = false;
                 r = r.finish();
             }

@@ -32,8 +32,8 @@ use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
 use regex::Regex;
 
-use crate::changeset::{ChangeSet, EntryKind, FileChange, Operation};
-use crate::verdict::{Confidence, Issue, Severity};
+use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use crate::model::verdict::{Confidence, Issue, Severity};
 
 /// Default for [`SecretsOptions::max_file_bytes`]: 1 MiB.
 pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;

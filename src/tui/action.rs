@@ -1,7 +1,7 @@
 //! Everything the TUI can do, as values: keys, mouse, run events and timers
 //! all become an `Action`, and `update` is the only place state changes.
 
-use crate::event::RunEvent;
+use crate::model::event::RunEvent;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {

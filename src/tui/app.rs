@@ -7,8 +7,8 @@ use super::diff::Diff;
 use super::highlight::Highlighter;
 use super::logbuf::LogBuf;
 use super::theme::Theme;
-use crate::event::{CandidateInfo, RunEvent};
-use crate::verdict::{Layer, Report, Status, Verdict};
+use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::verdict::{Layer, Report, Status, Verdict};
 use std::collections::HashMap;
 
 /// The layers in a candidate's strip, in order.
@@ -495,7 +495,7 @@ impl App {
                     c.finished_ms = None;
                     c.running_layer = None;
                     c.logs.push(
-                        crate::runner::Stream::Stderr,
+                        crate::exec::runner::Stream::Stderr,
                         &format!(
                             "── attempt {attempt}: {}",
                             feedback.lines().next().unwrap_or("")

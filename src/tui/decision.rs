@@ -1,11 +1,11 @@
 //! Decisions made in the TUI are the pipeline's `Decision`s, made by the
 //! person at the keyboard (from git config, like the CLI's).
 
-pub use crate::decision::{Decision, DecisionKind};
+pub use crate::model::decision::{Decision, DecisionKind};
 
 /// Who is deciding: git `user.name <user.email>` of `repo` (or the global
 /// config), else `$USER`.
 pub fn author_in(repo: &std::path::Path) -> String {
-    let repo = crate::workspace::open(repo).ok();
-    crate::decision::author(repo.as_ref())
+    let repo = crate::git::workspace::open(repo).ok();
+    crate::model::decision::author(repo.as_ref())
 }

@@ -9,9 +9,9 @@ use super::draw::draw;
 use super::keys::Key;
 use super::theme::Theme;
 use super::update::{update, Effect};
-use crate::event::RunEvent;
+use crate::model::event::RunEvent;
+use crate::model::verdict::Layer;
 use crate::pipeline::{self, PreparedRun};
-use crate::verdict::Layer;
 use crossterm::event::{Event as CtEvent, MouseEventKind};
 use ratatui::backend::Backend;
 use ratatui::Terminal;
@@ -190,7 +190,7 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
                 tokio::task::spawn_blocking(move || {
                     let text = git2::Oid::from_str(&base)
                         .ok()
-                        .and_then(|oid| crate::workspace::diff_text(&dir, oid).ok())
+                        .and_then(|oid| crate::git::workspace::diff_text(&dir, oid).ok())
                         .unwrap_or_default();
                     let _ = tx.send(Action::DiffLoaded {
                         candidate: id,
@@ -257,7 +257,7 @@ pub fn compare_text(a: &std::path::Path, b: &std::path::Path, base: &str) -> Str
     };
     let mut paths = std::collections::BTreeSet::new();
     for dir in [a, b] {
-        if let Ok(cs) = crate::workspace::changeset(dir, oid) {
+        if let Ok(cs) = crate::git::workspace::changeset(dir, oid) {
             for f in cs.files {
                 paths.insert(f.path.clone());
             }
@@ -376,8 +376,10 @@ pub fn run_interactive(
                     // After the run: the candidate's next attempt runs in
                     // the same journal and streams into this screen.
                     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-                    let p = crate::retry::prepare_retry(&repo, &run2, c, feedback, &d.who, exe)
-                        .map_err(|e| e.to_string())?;
+                    let p = crate::pipeline::retry::prepare_retry(
+                        &repo, &run2, c, feedback, &d.who, exe,
+                    )
+                    .map_err(|e| e.to_string())?;
                     let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
                     forward(events, stx.clone());
                     let (_keep, drx) = mpsc::unbounded_channel::<Decision>();
@@ -460,8 +462,8 @@ fn spawn_signals(tx: mpsc::UnboundedSender<TermEvent>) {
 /// `rascal attach RUN`: the TUI on a recorded run, following it while
 /// another rascal process is still writing it. Decisions go to the store.
 pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32, String> {
-    let repo = crate::workspace::open(repo_dir).map_err(|e| e.to_string())?;
-    let state = crate::workspace::state_dir(&repo);
+    let repo = crate::git::workspace::open(repo_dir).map_err(|e| e.to_string())?;
+    let state = crate::git::workspace::state_dir(&repo);
     let store = crate::store::Store::open(&crate::store::Store::path_in(&state))
         .map_err(|e| e.to_string())?;
     let first = store.events_since(run, 0).map_err(|e| e.to_string())?;
@@ -502,8 +504,8 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         .enable_all()
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
-    let repo_path = crate::workspace::workdir(&repo);
-    let who = crate::decision::author(Some(&repo));
+    let repo_path = crate::git::workspace::workdir(&repo);
+    let who = crate::model::decision::author(Some(&repo));
     let run_id = run.to_string();
     let code = rt.block_on(async move {
         let (tx, rx) = mpsc::unbounded_channel::<Stamped>();

@@ -6,7 +6,7 @@ use super::action::Action;
 use super::app::{App, Dialog, Mark, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
-use crate::verdict::Status;
+use crate::model::verdict::Status;
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {

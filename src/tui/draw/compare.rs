@@ -4,9 +4,9 @@
 
 use super::diffview::line_spans;
 use super::{mark_style, verdict_style};
+use crate::model::verdict::{Layer, Status};
 use crate::text::{ellipsis, sanitize};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
-use crate::verdict::{Layer, Status};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -203,7 +203,12 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 t.dim,
             )));
             let mut order: Vec<&Candidate> = app.candidates.iter().collect();
-            order.sort_by_key(|c| (c.verdict.unwrap_or(crate::verdict::Verdict::Fail), c.lines));
+            order.sort_by_key(|c| {
+                (
+                    c.verdict.unwrap_or(crate::model::verdict::Verdict::Fail),
+                    c.lines,
+                )
+            });
             for (i, c) in order.iter().enumerate() {
                 let v = c.verdict.map(|v| v.label()).unwrap_or("…");
                 lines.push(Line::from(Span::styled(

@@ -2,10 +2,10 @@
 //! issues (severity, rule, location, message) and the selected check's
 //! output tail. `Enter` on an issue jumps to its line in the diff.
 
-use crate::runner::human;
+use crate::exec::runner::human;
+use crate::model::verdict::{Severity, Status};
 use crate::text::{ellipsis, sanitize};
 use crate::tui::app::{App, Mark};
-use crate::verdict::{Severity, Status};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};

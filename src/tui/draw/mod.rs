@@ -81,11 +81,11 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(vec![Line::from(l1), l2]), area);
 }
 
-pub fn verdict_style(app: &App, v: crate::verdict::Verdict) -> ratatui::style::Style {
+pub fn verdict_style(app: &App, v: crate::model::verdict::Verdict) -> ratatui::style::Style {
     match v {
-        crate::verdict::Verdict::Pass => app.theme.pass,
-        crate::verdict::Verdict::Warn => app.theme.warn,
-        crate::verdict::Verdict::Fail => app.theme.fail,
+        crate::model::verdict::Verdict::Pass => app.theme.pass,
+        crate::model::verdict::Verdict::Warn => app.theme.warn,
+        crate::model::verdict::Verdict::Fail => app.theme.fail,
     }
 }
 

@@ -3,8 +3,8 @@
 //! guardrail and permission findings. A check that could not run is a result
 //! too (`<layer>/<check>/errored`, level error).
 
-use crate::event::RunSummary;
-use crate::verdict::{Severity, Status};
+use crate::model::event::RunSummary;
+use crate::model::verdict::{Severity, Status};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

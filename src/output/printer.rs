@@ -2,10 +2,10 @@
 //! store by `rascal show`) and `rascal check` reports into plain lines. Pure:
 //! the same events always print the same text. Untrusted text is sanitised.
 
-use crate::event::RunEvent;
-use crate::runner::{human, Stream};
+use crate::exec::runner::{human, Stream};
+use crate::model::event::RunEvent;
+use crate::model::verdict::{Report, Status, Verdict};
 use crate::text::{cut, ellipsis, sanitize};
-use crate::verdict::{Report, Status, Verdict};
 use std::time::Duration;
 
 /// How many output lines of a failed check are shown.
@@ -18,7 +18,7 @@ pub struct Printer {
     /// Print agent log lines (otherwise only results).
     pub logs: bool,
     /// Latest token/cost figures per candidate.
-    usage: std::collections::BTreeMap<String, crate::agent::events::Usage>,
+    usage: std::collections::BTreeMap<String, crate::agents::events::Usage>,
     /// Width of the `[candidate]` column.
     width: usize,
 }
@@ -215,7 +215,7 @@ fn mark(status: Status) -> &'static str {
 /// the output tail.
 pub fn report_lines(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
-    if r.layer == crate::verdict::Layer::Criteria {
+    if r.layer == crate::model::verdict::Layer::Criteria {
         // Layer 3 reads as its Markdown checklist, evidence included.
         out.push(format!(
             "{} criteria {}",
@@ -356,8 +356,8 @@ pub fn ranking_lines(r: &crate::layers::compare::Ranking) -> Vec<String> {
 }
 
 /// One decision, as the journal shows it.
-pub fn decision_line(d: &crate::decision::Decision) -> String {
-    use crate::decision::DecisionKind;
+pub fn decision_line(d: &crate::model::decision::Decision) -> String {
+    use crate::model::decision::DecisionKind;
     let who = sanitize(&d.who);
     let target = d
         .candidate

@@ -3,10 +3,10 @@
 //! each layer starts and each report lands. `rascal check` and the pipeline
 //! both use this, so a change is judged the same way in either.
 
-use crate::changeset::ChangeSet;
 use crate::config::{Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
 use crate::layers::{guardrails, permissions::Permissions};
-use crate::verdict::{Layer, Report, Status};
+use crate::model::changeset::ChangeSet;
+use crate::model::verdict::{Layer, Report, Status};
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 

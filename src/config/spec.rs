@@ -419,7 +419,7 @@ pub fn load_spec(
         message,
         hint: String::new(),
     })?;
-    let bytes = crate::workspace::read_at(repo, base, &file).map_err(|e| ConfigError {
+    let bytes = crate::git::workspace::read_at(repo, base, &file).map_err(|e| ConfigError {
         file: file.clone(),
         line: None,
         column: None,

@@ -3,7 +3,7 @@
 //! cancel. Always recorded with who, when and why; an override never erases
 //! the verdict it overrides.
 
-use crate::verdict::{Layer, Report, Status, Verdict};
+use crate::model::verdict::{Layer, Report, Status, Verdict};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,7 +157,7 @@ pub fn effective_verdict(reports: &[Report], decisions: &[Decision]) -> Verdict 
             }
         })
         .collect();
-    crate::event::candidate_verdict(&adjusted)
+    crate::model::event::candidate_verdict(&adjusted)
 }
 
 /// Who is deciding: `git config user.name <user.email>` of the repository,
@@ -181,7 +181,7 @@ pub fn author(repo: Option<&git2::Repository>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Issue, Severity};
+    use crate::model::verdict::{Issue, Severity};
 
     fn failed(check: &str) -> Report {
         let mut r = Report::new(Layer::Guardrails, check);

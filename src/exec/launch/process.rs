@@ -3,7 +3,7 @@
 //! the whole group (SIGTERM, then SIGKILL).
 
 use super::{LaunchError, LaunchSpec, Launcher};
-use crate::runner::{self, CommandSpec, Env, Exit, LogLine};
+use crate::exec::runner::{self, CommandSpec, Env, Exit, LogLine};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 

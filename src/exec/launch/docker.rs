@@ -9,7 +9,7 @@ use super::{LaunchError, LaunchSpec, Launcher, Resume};
 use crate::config::container::{
     ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
 };
-use crate::runner::{Exit, LogLine, Stream};
+use crate::exec::runner::{Exit, LogLine, Stream};
 use bollard::container::LogOutput;
 use bollard::models::{ContainerCreateBody, ContainerSummary, HostConfig};
 use bollard::query_parameters::{
@@ -42,7 +42,7 @@ pub const INSTRUCTION: &str = "/rascal/instruction.md";
 /// Host variables every process agent gets describe the host, so a
 /// container does not get them (unless the agent names them in `env:`);
 /// `HOME` is set to the writable `/tmp`.
-const HOST_ONLY_ENV: &[&str] = crate::agent::BASE_ENV;
+const HOST_ONLY_ENV: &[&str] = crate::agents::BASE_ENV;
 /// Seconds between SIGTERM and SIGKILL on timeout or cancel.
 const GRACE_SECS: i32 = 3;
 /// Lines longer than this are cut.
@@ -260,7 +260,10 @@ impl Launcher for DockerLauncher {
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
         exit.duration_ms = started.elapsed().as_millis() as u64;
         if exit.timed_out {
-            exit.failure = Some(format!("timed out after {}", crate::runner::human(timeout)));
+            exit.failure = Some(format!(
+                "timed out after {}",
+                crate::exec::runner::human(timeout)
+            ));
         }
 
         let state = match docker.inspect_container(&id, None).await {

@@ -2,10 +2,10 @@
 //! reasons, overrides shown as "overridden by WHO: REASON" (never erased),
 //! the comparator's ranking and the decisions.
 
-use crate::decision::DecisionKind;
-use crate::event::{CandidateSummary, RunSummary};
+use crate::model::decision::DecisionKind;
+use crate::model::event::{CandidateSummary, RunSummary};
+use crate::model::verdict::{Layer, Report, Status};
 use crate::text::{cut, sanitize};
-use crate::verdict::{Layer, Report, Status};
 use std::fmt::Write;
 
 /// Markdown-safe single line (no raw pipes or newlines in tables).
@@ -15,7 +15,7 @@ fn cell(s: &str) -> String {
 
 fn report_line(r: &Report, c: &CandidateSummary) -> String {
     let over = c.decisions.iter().find(|d| d.overrides(r));
-    let dur = crate::runner::human(std::time::Duration::from_millis(r.duration_ms));
+    let dur = crate::exec::runner::human(std::time::Duration::from_millis(r.duration_ms));
     let reason = r
         .errored
         .clone()
@@ -186,7 +186,7 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
     if !decisions.is_empty() {
         let _ = writeln!(out, "### Decisions\n");
         for d in decisions {
-            let line = crate::printer::decision_line(d);
+            let line = crate::output::printer::decision_line(d);
             let _ = writeln!(out, "- {}", cell(&line));
             if let DecisionKind::Retry { .. } = d.kind {
                 continue;

@@ -3,9 +3,9 @@
 //! `rascal show` are all built from the same sequence, so a run replayed
 //! from the store reads exactly as it did live.
 
-use crate::runner::Stream;
-use crate::task::Task;
-use crate::verdict::{gate, Layer, Report, Verdict};
+use crate::config::spec::Task;
+use crate::exec::runner::Stream;
+use crate::model::verdict::{gate, Layer, Report, Verdict};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ pub enum RunEvent {
     /// Tokens and cost so far (the session's running totals).
     Usage {
         candidate: String,
-        usage: crate::agent::events::Usage,
+        usage: crate::agents::events::Usage,
     },
     /// The agent's final message, its summary of the work.
     AgentSummary {
@@ -73,7 +73,7 @@ pub enum RunEvent {
     },
     /// A human (or the auto policy) decided something.
     DecisionRecorded {
-        decision: crate::decision::Decision,
+        decision: crate::model::decision::Decision,
     },
     RunFinished {
         verdict: Verdict,
@@ -161,10 +161,10 @@ pub struct CandidateSummary {
     pub reports: Vec<Report>,
     /// Decisions about this candidate (overrides, selection, …), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub decisions: Vec<crate::decision::Decision>,
+    pub decisions: Vec<crate::model::decision::Decision>,
     /// Tokens and cost when the agent's stream reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::agent::events::Usage>,
+    pub usage: Option<crate::agents::events::Usage>,
     /// The agent's final message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
@@ -230,7 +230,7 @@ pub struct RunSummary {
     pub selected: Option<String>,
     /// Decisions about the whole run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub decisions: Vec<crate::decision::Decision>,
+    pub decisions: Vec<crate::model::decision::Decision>,
 }
 
 impl RunSummary {
@@ -311,7 +311,7 @@ impl RunSummary {
                 } => {
                     if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
                         c.verdict = Some(*verdict);
-                        c.effective_verdict = Some(crate::decision::effective_verdict(
+                        c.effective_verdict = Some(crate::model::decision::effective_verdict(
                             &c.reports,
                             &c.decisions[c.overrides_from..],
                         ));
@@ -372,7 +372,7 @@ impl RunSummary {
                     }
                 }
                 RunEvent::DecisionRecorded { decision } => {
-                    use crate::decision::DecisionKind;
+                    use crate::model::decision::DecisionKind;
                     let target = decision
                         .candidate
                         .as_ref()
@@ -381,10 +381,11 @@ impl RunSummary {
                         Some(c) => {
                             c.decisions.push(decision.clone());
                             if c.verdict.is_some() {
-                                c.effective_verdict = Some(crate::decision::effective_verdict(
-                                    &c.reports,
-                                    &c.decisions[c.overrides_from..],
-                                ));
+                                c.effective_verdict =
+                                    Some(crate::model::decision::effective_verdict(
+                                        &c.reports,
+                                        &c.decisions[c.overrides_from..],
+                                    ));
                             }
                             if decision.kind == DecisionKind::Select {
                                 s.selected = Some(c.id.clone());

@@ -6,14 +6,14 @@
 //! back to the author), or escalate to a human. Correctness is always
 //! re-checked before review, never the reverse.
 
-use crate::changeset::ChangeSet;
+use crate::config::spec::{CriterionKind, Task};
 use crate::config::verification::{OnRequestChanges, DEFAULT_MAX_RETRIES, MAX_RETRIES_CAP};
 use crate::config::{AgentConfig, Config};
 use crate::layers::criteria::{self, CriteriaRun, Judge};
 use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
-use crate::task::{CriterionKind, Task};
-use crate::verdict::{Layer, Report, Status};
-use crate::verify::Progress;
+use crate::model::changeset::ChangeSet;
+use crate::model::verdict::{Layer, Report, Status};
+use crate::pipeline::sequence::Progress;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
@@ -120,8 +120,8 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
         for i in issues {
             let who = i.rule.strip_prefix("review/").unwrap_or(&i.rule);
             let sev = match i.severity {
-                crate::verdict::Severity::Critical => "critical",
-                crate::verdict::Severity::Error => "major",
+                crate::model::verdict::Severity::Critical => "critical",
+                crate::model::verdict::Severity::Error => "major",
                 _ => "minor",
             };
             let loc = i.location().map(|l| format!(" at {l}")).unwrap_or_default();
@@ -235,7 +235,7 @@ pub async fn later_layers(
             .iter()
             .any(|c| c.kind == CriterionKind::LlmJudge);
     let diff = if needs_diff {
-        match crate::workspace::diff_text(l.workdir, l.base) {
+        match crate::git::workspace::diff_text(l.workdir, l.base) {
             Ok(d) => d,
             Err(e) => {
                 let r = Report::new(Layer::Review, "diff")
@@ -314,7 +314,7 @@ pub async fn later_layers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verdict::{Issue, Severity};
+    use crate::model::verdict::{Issue, Severity};
 
     fn crit_fail() -> Report {
         let mut r = Report::new(Layer::Criteria, "health works");

@@ -161,6 +161,6 @@ impl ChangeSet {
 
     /// A stable text form of the change, for receipts and comparisons.
     pub fn fingerprint(&self) -> String {
-        crate::verdict::digest(serde_json::to_vec(self).unwrap_or_default())
+        crate::model::verdict::digest(serde_json::to_vec(self).unwrap_or_default())
     }
 }

@@ -3,7 +3,7 @@
 //! events journal, written before any event is shown, so killing rascal
 //! loses nothing that had landed.
 
-use crate::event::{RunEvent, RunSummary};
+use crate::model::event::{RunEvent, RunSummary};
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 
@@ -281,11 +281,11 @@ fn process_alive(pid: i32) -> bool {
     r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
 }
 
-fn verdict_str(v: crate::verdict::Verdict) -> &'static str {
+fn verdict_str(v: crate::model::verdict::Verdict) -> &'static str {
     match v {
-        crate::verdict::Verdict::Pass => "pass",
-        crate::verdict::Verdict::Warn => "warn",
-        crate::verdict::Verdict::Fail => "fail",
+        crate::model::verdict::Verdict::Pass => "pass",
+        crate::model::verdict::Verdict::Warn => "warn",
+        crate::model::verdict::Verdict::Fail => "fail",
     }
 }
 

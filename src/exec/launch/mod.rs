@@ -5,7 +5,7 @@
 pub mod docker;
 pub mod process;
 
-use crate::runner::{Exit, LogLine};
+use crate::exec::runner::{Exit, LogLine};
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::mpsc;

@@ -4,15 +4,15 @@
 //! → 5 again, in the same worktree), a new ranking and a new verdict — the
 //! earlier attempts stay recorded.
 
+use crate::config::spec::Task;
 use crate::config::Config;
-use crate::decision::{Decision, DecisionKind};
-use crate::event::RunEvent;
+use crate::git::workspace;
 use crate::layers::compare::Contender;
+use crate::model::decision::{Decision, DecisionKind};
+use crate::model::event::RunEvent;
+use crate::model::verdict::{Layer, Status, Verdict};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
-use crate::task::Task;
-use crate::verdict::{Layer, Status, Verdict};
-use crate::workspace;
 use std::path::{Path, PathBuf};
 
 /// Record the retry decision and prepare the candidate's next attempt.
@@ -34,7 +34,7 @@ pub fn prepare_retry(
     let mut store = Store::open(&Store::path_in(&state))?;
     store.mark_interrupted()?;
     let events = store.events(run)?;
-    let summary = crate::event::RunSummary::from_events(&events);
+    let summary = crate::model::event::RunSummary::from_events(&events);
     if summary.status == "running" {
         return Err(PipelineError::Usage(format!(
             "run {run} is still running\n  hint: wait for it to finish (or retry from the TUI, which sends the decision to the live run)"
@@ -99,7 +99,7 @@ pub fn prepare_retry(
     );
     store.append(run, &[RunEvent::DecisionRecorded { decision }])?;
     store.resume_run(run)?;
-    let info = crate::event::CandidateInfo {
+    let info = crate::model::event::CandidateInfo {
         id: cand.id.clone(),
         agent: cand.agent.clone(),
         runtime: cand.runtime.clone(),

@@ -3,23 +3,27 @@
 //! layers judge its ChangeSet. Every step is a `RunEvent`, journalled to the
 //! store before it reaches the subscriber (TUI or headless printer).
 
-use crate::agent::events::{self, AgentEvent, Usage};
-use crate::agent::{self, LaunchContext};
+pub mod policy;
+pub mod resume;
+pub mod retry;
+pub mod sequence;
+
+use crate::agents::events::{self, AgentEvent, Usage};
+use crate::agents::{self, LaunchContext};
+use crate::config::spec::Task;
 use crate::config::{Config, ConfigError, LauncherKind, OnNoPass};
-use crate::decision::{Decision, DecisionKind};
-use crate::event::{candidate_verdict, run_exit_code, run_verdict, CandidateInfo, RunEvent};
-use crate::feedback;
-use crate::launch::{
+use crate::exec::launch::{
     docker::DockerLauncher, process::ProcessLauncher, LaunchSpec, Launcher, Resume,
 };
+use crate::exec::runner::{human, LogLine};
+use crate::git::workspace::{self, WorkspaceError};
 use crate::layers::compare::{self, Contender};
 use crate::layers::review::{ReviewOutcome, Site};
-use crate::runner::{human, LogLine};
+use crate::model::decision::{Decision, DecisionKind};
+use crate::model::event::{candidate_verdict, run_exit_code, run_verdict, CandidateInfo, RunEvent};
+use crate::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
+use crate::pipeline::sequence::{Origin, Progress, Verification};
 use crate::store::{Store, StoreError};
-use crate::task::Task;
-use crate::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
-use crate::verify::{self, Origin, Progress, Verification};
-use crate::workspace::{self, WorkspaceError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -190,7 +194,7 @@ pub struct PreparedRun {
     store: Store,
     /// Set by `rascal attach`: the run already started; these candidates
     /// resume where the journal stopped (see src/reattach.rs).
-    pub(crate) resume: Option<crate::reattach::Resumption>,
+    pub(crate) resume: Option<crate::pipeline::resume::Resumption>,
     /// Set by `rascal retry`: one finished candidate goes again with a
     /// human's feedback; the others' results stand.
     pub(crate) retry: Option<RetryStart>,
@@ -217,7 +221,7 @@ impl PreparedRun {
         candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
         request: RunRequest,
         store: Store,
-        resume: crate::reattach::Resumption,
+        resume: crate::pipeline::resume::Resumption,
     ) -> PreparedRun {
         // The task as the journal recorded it, else the bare instruction.
         let task = resume
@@ -294,7 +298,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
     let config = Config::load_at(&repo, base)?;
-    let (mut task, mut task_source) = crate::task::load(
+    let (mut task, mut task_source) = crate::config::spec::load(
         &repo,
         base,
         &req.instruction,
@@ -779,7 +783,7 @@ struct Attempt {
     /// Layer 5's outcome, when the review ran.
     review: Option<ReviewOutcome>,
     /// The change, for the comparator (None when it could not be read).
-    changes: Option<crate::changeset::ChangeSet>,
+    changes: Option<crate::model::changeset::ChangeSet>,
     /// Tokens and cost the agent reported.
     usage: Option<Usage>,
     /// The agent finished cleanly (not errored, cancelled or timed out).
@@ -795,7 +799,7 @@ struct CandidateOutcome {
     escalated: bool,
     finished_cleanly: bool,
     reports: Vec<Report>,
-    changes: Option<crate::changeset::ChangeSet>,
+    changes: Option<crate::model::changeset::ChangeSet>,
     usage: Option<Usage>,
 }
 
@@ -828,14 +832,14 @@ type HumanFeedback = Arc<std::sync::Mutex<std::collections::BTreeMap<String, Str
 impl CandidateJob {
     /// The candidate's attempts: the first on the task, then — while Layer 3
     /// or Layer 5 send it back and retries remain — follow-ups with
-    /// feedback in the same worktree (see `feedback::next_step`).
+    /// feedback in the same worktree (see `policy::next_step`).
     async fn run(self) -> CandidateOutcome {
-        let policy = feedback::Policy::of(&self.config);
+        let policy = policy::Policy::of(&self.config);
         let mut attempt = 1;
         let mut instruction = self.request.instruction.clone();
         if let Some((n, text)) = &self.start {
             attempt = *n;
-            instruction = feedback::follow_up(
+            instruction = policy::follow_up(
                 &self.request.instruction,
                 attempt,
                 policy.max_attempts().max(attempt),
@@ -858,7 +862,7 @@ impl CandidateJob {
                 .and_then(|mut m| m.remove(&self.info.id));
             if let Some(text) = human {
                 attempt += 1;
-                instruction = feedback::follow_up(
+                instruction = policy::follow_up(
                     &self.request.instruction,
                     attempt,
                     policy.max_attempts().max(attempt),
@@ -871,10 +875,10 @@ impl CandidateJob {
                 });
                 continue;
             }
-            match feedback::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
-                feedback::Next::Retry(text) => {
+            match policy::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
+                policy::Next::Retry(text) => {
                     attempt += 1;
-                    instruction = feedback::follow_up(
+                    instruction = policy::follow_up(
                         &self.request.instruction,
                         attempt,
                         policy.max_attempts(),
@@ -886,8 +890,8 @@ impl CandidateJob {
                         feedback: text,
                     });
                 }
-                feedback::Next::Finish => return self.finish(attempt, done, None),
-                feedback::Next::Escalate { reason, table } => {
+                policy::Next::Finish => return self.finish(attempt, done, None),
+                policy::Next::Escalate { reason, table } => {
                     self.journal.emit(RunEvent::CandidateEscalated {
                         candidate: self.info.id.clone(),
                         reason: reason.clone(),
@@ -944,7 +948,7 @@ impl CandidateJob {
             reports.push(r);
         };
         let workdir = PathBuf::from(&self.info.worktree);
-        let candidate_dir = agent::candidate_dir(&self.state, &self.run, &id);
+        let candidate_dir = agents::candidate_dir(&self.state, &self.run, &id);
         let run_dir = if attempt == 1 {
             candidate_dir.clone()
         } else {
@@ -1007,9 +1011,9 @@ impl CandidateJob {
                             report: Box::new(r),
                         }),
                     };
-                    reports.extend(verify::verify(&v, &sink).await);
+                    reports.extend(sequence::verify(&v, &sink).await);
                     if reports.iter().any(|r| r.status == Status::Fail) {
-                        for r in feedback::skipped(
+                        for r in policy::skipped(
                             &self.config,
                             &self.task,
                             "skipped: guardrails or permissions failed",
@@ -1017,7 +1021,7 @@ impl CandidateJob {
                             land(r, &mut reports);
                         }
                     } else {
-                        let later = feedback::LaterLayers {
+                        let later = policy::LaterLayers {
                             config: &self.config,
                             task: &self.task,
                             workdir: &workdir,
@@ -1033,7 +1037,7 @@ impl CandidateJob {
                             },
                             cancel: self.cancel.clone(),
                         };
-                        let (rs, outcome) = feedback::later_layers(&later, &sink).await;
+                        let (rs, outcome) = policy::later_layers(&later, &sink).await;
                         reports.extend(rs);
                         review = outcome;
                     }
@@ -1068,7 +1072,7 @@ impl CandidateJob {
             }
         }
         skipped.push(Report::skipped(Layer::Permissions, "permissions", why));
-        skipped.extend(feedback::skipped(&self.config, &self.task, why));
+        skipped.extend(policy::skipped(&self.config, &self.task, why));
         for r in skipped {
             self.journal.emit(RunEvent::ReportLanded {
                 candidate: self.info.id.clone(),
@@ -1097,7 +1101,7 @@ impl CandidateJob {
             sandboxed: self.launcher.name() == "docker",
             attempt,
         };
-        let inv = match agent::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
+        let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,
             Err(e) => {
                 return (
@@ -1115,7 +1119,7 @@ impl CandidateJob {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
-                stream: crate::runner::Stream::Stderr,
+                stream: crate::exec::runner::Stream::Stderr,
                 text: format!(
                     "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
                     r.stdout_lines, r.stderr_lines
@@ -1131,7 +1135,7 @@ impl CandidateJob {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
-                stream: crate::runner::Stream::Stderr,
+                stream: crate::exec::runner::Stream::Stderr,
                 text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
             });
         }
@@ -1182,7 +1186,7 @@ impl CandidateJob {
                 if let Some(f) = file.as_mut() {
                     let _ = writeln!(f, "{text}");
                 }
-                let parsed = if line.stream == crate::runner::Stream::Stdout {
+                let parsed = if line.stream == crate::exec::runner::Stream::Stdout {
                     events::parse_line(runtime, &text)
                 } else {
                     None

@@ -5,13 +5,13 @@
 //! results are recorded as if rascal had never gone away.
 
 use crate::config::{Config, LauncherKind};
-use crate::event::{CandidateInfo, RunEvent};
-use crate::launch::Resume;
+use crate::exec::launch::Resume;
+use crate::exec::runner::Stream;
+use crate::git::workspace;
+use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::verdict::{Layer, Report, Verdict};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
-use crate::runner::Stream;
 use crate::store::Store;
-use crate::verdict::{Layer, Report, Verdict};
-use crate::workspace;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -26,7 +26,7 @@ pub struct Resumption {
     /// Verdicts of candidates that had finished.
     pub finished: Vec<Verdict>,
     /// The task as it was loaded (with its criteria), when journalled.
-    pub task: Option<crate::task::Task>,
+    pub task: Option<crate::config::spec::Task>,
 }
 
 impl Resumption {
@@ -154,7 +154,7 @@ pub fn prepare_attach(
         .enable_all()
         .build()
         .map_err(|e| PipelineError::Usage(format!("starting the async runtime: {e}")))?
-        .block_on(crate::launch::docker::connect());
+        .block_on(crate::exec::launch::docker::connect());
     if let Err(e) = engine {
         return Err(PipelineError::Usage(format!(
             "cannot attach to run `{run}`: {e}"

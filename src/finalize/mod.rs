@@ -3,8 +3,8 @@
 //! body, push to a remote when asked, and open a PR through `gh` when it is
 //! installed (else print the command to run).
 
-use crate::event::RunSummary;
-use crate::workspace;
+use crate::git::workspace;
+use crate::model::event::RunSummary;
 use std::path::{Path, PathBuf};
 
 /// Where an agent may leave `commit_message.txt` and `pr_body.md`; never
@@ -138,8 +138,8 @@ pub fn finalize(
             path: cand.worktree.clone(),
         });
     }
-    if cand.effective_verdict.or(cand.verdict) != Some(crate::verdict::Verdict::Pass)
-        && cand.effective_verdict.or(cand.verdict) != Some(crate::verdict::Verdict::Warn)
+    if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)
+        && cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Warn)
     {
         return Err(FinalizeError::NotVerified(selected));
     }
@@ -161,7 +161,7 @@ pub fn finalize(
         .iter()
         .find_map(|r| r.receipt.inputs.get("diff").cloned());
     match verified {
-        Some(d) if d == crate::verdict::digest(changes.fingerprint()) => {}
+        Some(d) if d == crate::model::verdict::digest(changes.fingerprint()) => {}
         Some(_) => {
             return Err(FinalizeError::ChangedSinceVerified {
                 candidate: selected,
@@ -242,7 +242,7 @@ pub fn finalize(
     std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;
     let pr_body = run_dir.join("pr_body.md");
     let agent_body = read_artifact(&artifacts.join("pr_body.md"));
-    let body = crate::report::markdown::pr_body(summary, agent_body.as_deref());
+    let body = crate::output::report::markdown::pr_body(summary, agent_body.as_deref());
     std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
 
     let pushed_to = match &opts.push {

@@ -2,7 +2,7 @@
 //! the base tree, create candidate worktrees, and turn a working tree into a
 //! `ChangeSet` (tracked changes and untracked files alike).
 
-use crate::changeset::{AddedLine, ChangeSet, EntryKind, FileChange, Operation};
+use crate::model::changeset::{AddedLine, ChangeSet, EntryKind, FileChange, Operation};
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
 use std::path::{Path, PathBuf};
 

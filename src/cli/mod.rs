@@ -1,0 +1,3 @@
+//! The command line: one file per subcommand.
+
+pub mod demo;

@@ -1,0 +1,5 @@
+//! Running things: the command runner (process groups, timeouts, output
+//! capture) and the launchers an agent runs in.
+
+pub mod launch;
+pub mod runner;

@@ -1,0 +1,4 @@
+//! Git: the user's repository, candidate workspaces, the change as git sees
+//! it, diff text, and the trust checks on a workspace.
+
+pub mod workspace;

@@ -1,0 +1,8 @@
+//! The domain model: verdicts and reports, the change a candidate made,
+//! the human's decisions, the run's events and the one fold of events into
+//! a run summary. Plain values; no I/O.
+
+pub mod changeset;
+pub mod decision;
+pub mod event;
+pub mod verdict;
