@@ -4,12 +4,14 @@
 //!
 //! The folders are listed from the bottom up; a folder only uses the ones
 //! above it in this list (checked by `tests/architecture.rs`):
-//! `text` (sanitising untrusted text) → `config` (bytes in, types out) →
+//! `digest`, `text` (sanitising untrusted text) → `config` (bytes in, types out) →
 //! `model` (verdicts, changes, decisions, events and the one fold) → `git`
 //! (repositories, workspaces, diffs) → `exec` (commands, launchers) →
 //! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
 //! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
 //! one orchestrator) → `finalize`, `doctor` → `tui` → `cli`.
+
+pub mod digest;
 
 pub mod text;
 

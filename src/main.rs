@@ -393,7 +393,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
             quiet,
         } => {
             let repo = workspace::open(&dir).map_err(|e| e.to_string())?;
-            let who = rascal::model::decision::author(Some(&repo));
+            let who = rascal::git::author::author(Some(&repo));
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
             match rascal::pipeline::retry::prepare_retry(
                 &dir, &run, &candidate, &feedback, &who, exe,
@@ -613,7 +613,7 @@ fn check(dir: &std::path::Path, base: &str, json: bool) -> Result<i32, String> {
     let setup = || -> Result<(Config, git2::Oid, PathBuf), String> {
         let repo = workspace::open(dir).map_err(|e| e.to_string())?;
         let oid = workspace::resolve(&repo, base).map_err(|e| e.to_string())?;
-        let config = Config::load_at(&repo, oid).map_err(|e| e.to_string())?;
+        let config = rascal::git::base::load_config(&repo, oid).map_err(|e| e.to_string())?;
         Ok((config, oid, workspace::workdir(&repo)))
     };
     let (config, oid, workdir) = match setup() {
@@ -753,7 +753,7 @@ fn decide(
     reason: &str,
 ) -> Result<i32, String> {
     let repo = workspace::open(dir).map_err(|e| e.to_string())?;
-    let who = rascal::model::decision::author(Some(&repo));
+    let who = rascal::git::author::author(Some(&repo));
     let escalate = kind == DecisionKind::Escalate;
     let d = Decision::new(candidate, kind, &who, reason);
     match pipeline::record_decision(dir, run, d) {
@@ -831,7 +831,7 @@ fn doctor(dir: &std::path::Path, remove: bool, json: bool) -> Result<i32, String
         .map_err(|e| e.to_string())
         .and_then(|repo| {
             let head = workspace::resolve(&repo, "HEAD").map_err(|e| e.to_string())?;
-            Config::load_at(&repo, head).map_err(|e| e.to_string())
+            rascal::git::base::load_config(&repo, head).map_err(|e| e.to_string())
         });
     let config = match loaded {
         Ok(c) => c,

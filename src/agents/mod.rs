@@ -36,8 +36,7 @@ pub struct LaunchContext<'a> {
     pub attempt: u32,
 }
 
-/// Host variables every agent gets so that ordinary programs work.
-pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+pub use crate::exec::env::BASE_ENV;
 
 /// Build the invocation for `agent` (named `name`) on `instruction`.
 pub fn invocation(

@@ -4,90 +4,13 @@
 //! the demo and the tests exercise the same path as real agents, with no API
 //! key. Built-in scenarios drive `rascal demo`.
 
-use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
 
 /// The hidden subcommand that plays a scenario file.
 pub const SUBCOMMAND: &str = "__scripted-agent";
 
-/// One step of a scenario.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
-pub enum Step {
-    /// Print a line on stdout.
-    Say {
-        text: String,
-    },
-    /// Print a line on stderr.
-    Warn {
-        text: String,
-    },
-    Write {
-        path: String,
-        content: String,
-    },
-    Append {
-        path: String,
-        content: String,
-    },
-    Delete {
-        path: String,
-    },
-    Rename {
-        from: String,
-        to: String,
-    },
-    Chmod {
-        path: String,
-        executable: bool,
-    },
-    Symlink {
-        path: String,
-        target: String,
-    },
-    Sleep {
-        ms: u64,
-    },
-    /// Print `bytes` bytes of binary garbage (incl. escape sequences and NULs).
-    Garbage {
-        bytes: usize,
-    },
-    /// Print one line `bytes` long.
-    LongLine {
-        bytes: usize,
-    },
-    Exit {
-        code: i32,
-    },
-    /// Play `then` on attempt `attempt` ($RASCAL_ATTEMPT, 1 = first try),
-    /// `otherwise` on any other attempt: lets a scripted author fix its
-    /// change when given feedback, and a scripted reviewer change its mind.
-    When {
-        attempt: u32,
-        #[serde(default)]
-        then: Vec<Step>,
-        #[serde(default)]
-        otherwise: Vec<Step>,
-    },
-}
-
-pub const BUILTIN_NAMES: &[&str] = &[
-    "demo-good",
-    "demo-broken",
-    "demo-denied",
-    "demo-fix-on-feedback",
-    "hang",
-    "noisy",
-    "nothing",
-    "review-approve",
-    "review-request-once",
-    "review-reject",
-    "review-garbled",
-    "review-hang",
-    "judge-pass",
-    "judge-fail",
-];
+pub use crate::config::scenario::{Step, BUILTIN_NAMES};
 
 /// A reviewer's JSON verdict, fenced as a model would print it.
 fn verdict(decision: &str, issues: &str) -> Step {
@@ -393,4 +316,17 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
         }
     }
     0
+}
+
+#[cfg(test)]
+mod builtin_tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_name_has_a_scenario() {
+        for name in BUILTIN_NAMES {
+            assert!(builtin(name).is_some(), "no scenario for `{name}`");
+        }
+        assert!(builtin("no-such-scenario").is_none());
+    }
 }

@@ -3,7 +3,6 @@
 //! entry that mixes kinds or names none is an error at its location.
 
 use super::Dur;
-use crate::layers::secrets::SecretsOptions;
 use serde::{Deserialize, Serialize};
 
 /// Where banned patterns look.
@@ -172,8 +171,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 allow_paths: r.allow_paths.unwrap_or_default(),
                 max_file_bytes: r.max_file_bytes,
             };
-            crate::layers::secrets::SecretScanner::new(&opts)
-                .map_err(|e| format!("guardrail `{name}`: {e}"))?;
+            secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
             GuardrailKind::Secrets(opts)
         } else {
             GuardrailKind::DiffSize {
@@ -198,4 +196,40 @@ pub fn validate(list: &[Guardrail]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Options of the `secrets` builtin check (from `.rascal/` config).
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[serde(default)]
+pub struct SecretsOptions {
+    /// Globs of files that are never scanned. A glob without `/` also
+    /// matches the file name in any directory (`*.pem`); `*` does not cross
+    /// `/`, `**` does.
+    pub allow_paths: Vec<String>,
+    /// Files whose new content is larger than this are skipped with an
+    /// info issue. Default [`DEFAULT_MAX_FILE_BYTES`] (1 MiB).
+    pub max_file_bytes: Option<u64>,
+}
+
+/// The secrets guardrail's `allow_paths` as one matcher. A glob without `/`
+/// also matches the file name in any directory (`*.pem`).
+pub fn secrets_allow_set(paths: &[String]) -> Result<globset::GlobSet, String> {
+    let mut allow = globset::GlobSetBuilder::new();
+    for g in paths {
+        let mut add = |pat: &str| -> Result<(), String> {
+            let glob = globset::GlobBuilder::new(pat)
+                .literal_separator(true)
+                .build()
+                .map_err(|e| format!("secrets: bad allow_paths glob {g:?}: {e}"))?;
+            allow.add(glob);
+            Ok(())
+        };
+        add(g)?;
+        if !g.contains('/') {
+            add(&format!("**/{g}"))?;
+        }
+    }
+    allow
+        .build()
+        .map_err(|e| format!("secrets: bad allow_paths: {e}"))
 }

@@ -6,6 +6,7 @@ pub mod container;
 pub mod duration;
 pub mod guardrails;
 pub mod permissions;
+pub mod scenario;
 pub mod spec;
 pub mod verification;
 
@@ -14,7 +15,6 @@ pub use guardrails::{Guardrail, GuardrailKind, Scope};
 pub use permissions::PermissionsConfig;
 pub use verification::{VerificationConfig, VERIFICATION_FILE};
 
-use crate::git::workspace;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -96,7 +96,7 @@ pub struct AgentConfig {
     pub scenario: Option<String>,
     /// For `runtime: scripted`: inline steps instead of a named scenario.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub steps: Vec<crate::agents::scripted::Step>,
+    pub steps: Vec<scenario::Step>,
     /// For claude/codex/goose: the model to ask for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -271,7 +271,7 @@ fn clean_message(msg: &str) -> String {
     }
 }
 
-fn text_of(file: &str, bytes: Vec<u8>) -> Result<String, ConfigError> {
+pub fn text_of(file: &str, bytes: Vec<u8>) -> Result<String, ConfigError> {
     String::from_utf8(bytes).map_err(|e| ConfigError {
         file: file.to_string(),
         line: None,
@@ -294,7 +294,7 @@ impl Config {
                 cfg.main = parse(CONFIG_FILE, t)?;
             }
             cfg.digests
-                .insert(CONFIG_FILE.into(), crate::model::verdict::digest(t));
+                .insert(CONFIG_FILE.into(), crate::digest::digest(t));
         }
         if let Some(t) = guardrails {
             let list = if t.trim().is_empty() {
@@ -311,7 +311,7 @@ impl Config {
             })?;
             cfg.guardrails = Some(list);
             cfg.digests
-                .insert(GUARDRAILS_FILE.into(), crate::model::verdict::digest(t));
+                .insert(GUARDRAILS_FILE.into(), crate::digest::digest(t));
         }
         if let Some(t) = permissions {
             let p = if t.trim().is_empty() {
@@ -321,35 +321,10 @@ impl Config {
             };
             cfg.permissions = Some(p);
             cfg.digests
-                .insert(PERMISSIONS_FILE.into(), crate::model::verdict::digest(t));
+                .insert(PERMISSIONS_FILE.into(), crate::digest::digest(t));
         }
         cfg.check_strategy()?;
         Ok(cfg)
-    }
-
-    /// Load `.rascal/` from the tree of commit `base` in `repo`.
-    pub fn load_at(repo: &git2::Repository, base: git2::Oid) -> Result<Config, ConfigError> {
-        let short = &base.to_string()[..8];
-        let read = |file: &str| -> Result<Option<String>, ConfigError> {
-            let bytes = workspace::read_at(repo, base, file).map_err(|e| ConfigError {
-                file: file.to_string(),
-                line: None,
-                column: None,
-                message: format!("could not read it from commit {short}: {e}"),
-                hint: "check that the repository is not corrupt (`git fsck`)".into(),
-            })?;
-            bytes.map(|b| text_of(file, b)).transpose()
-        };
-        let main = read(CONFIG_FILE)?;
-        let guard = read(GUARDRAILS_FILE)?;
-        let perm = read(PERMISSIONS_FILE)?;
-        let verif = read(VERIFICATION_FILE)?;
-        Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref())
-            .and_then(|c| c.with_verification(verif.as_deref()))
-            .map_err(|mut e| {
-                e.file = format!("{} (at base commit {short})", e.file);
-                e
-            })
     }
 
     /// Add `.rascal/verification.yaml` (None = absent) to a parsed config.
@@ -380,7 +355,7 @@ impl Config {
             }
             self.verification = Some(v);
             self.digests
-                .insert(VERIFICATION_FILE.into(), crate::model::verdict::digest(t));
+                .insert(VERIFICATION_FILE.into(), crate::digest::digest(t));
         }
         Ok(self)
     }
@@ -428,16 +403,13 @@ impl Config {
                 });
             }
             if let Some(s) = &a.scenario {
-                if crate::agents::scripted::builtin(s).is_none() {
+                if !scenario::BUILTIN_NAMES.contains(&s.as_str()) {
                     return Err(ConfigError {
                         file: CONFIG_FILE.into(),
                         line: None,
                         column: None,
                         message: format!("agent `{name}`: unknown scenario `{s}`"),
-                        hint: format!(
-                            "built-in scenarios: {}",
-                            crate::agents::scripted::BUILTIN_NAMES.join(", ")
-                        ),
+                        hint: format!("built-in scenarios: {}", scenario::BUILTIN_NAMES.join(", ")),
                     });
                 }
             }

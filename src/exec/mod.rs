@@ -1,5 +1,6 @@
 //! Running things: the command runner (process groups, timeouts, output
 //! capture) and the launchers an agent runs in.
 
+pub mod env;
 pub mod launch;
 pub mod runner;

@@ -13,19 +13,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Stream {
-    Stdout,
-    Stderr,
-}
-
-/// One line of a child's output (lossy UTF-8, newline stripped).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogLine {
-    pub stream: Stream,
-    pub text: String,
-}
+pub use crate::model::log::{LogLine, Stream};
 
 /// Which environment the child sees.
 #[derive(Debug, Clone)]

@@ -7,9 +7,7 @@ use crate::git::workspace;
 use crate::model::event::RunSummary;
 use std::path::{Path, PathBuf};
 
-/// Where an agent may leave `commit_message.txt` and `pr_body.md`; never
-/// part of the committed change.
-pub const ARTIFACTS_DIR: &str = ".rascal-artifacts";
+pub use crate::git::workspace::ARTIFACTS_DIR;
 
 #[derive(Debug, thiserror::Error)]
 pub enum FinalizeError {

@@ -1,4 +1,6 @@
 //! Git: the user's repository, candidate workspaces, the change as git sees
 //! it, diff text, and the trust checks on a workspace.
 
+pub mod author;
+pub mod base;
 pub mod workspace;

@@ -26,6 +26,10 @@ pub enum WorkspaceError {
 pub type Result<T> = std::result::Result<T, WorkspaceError>;
 
 /// Open the repository containing `path` (searching upwards).
+/// Where an agent may leave `commit_message.txt` and `pr_body.md`; never
+/// part of the committed change.
+pub const ARTIFACTS_DIR: &str = ".rascal-artifacts";
+
 pub fn open(path: &Path) -> Result<Repository> {
     Repository::discover(path).map_err(|_| WorkspaceError::NotARepo {
         path: path.to_path_buf(),
@@ -303,10 +307,7 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
     // Agent artifacts (commit message, PR body) are not part of the change.
     // A file moved *into* the artifacts directory is still gone from its
     // old path: that stays visible, as a delete.
-    let artifact = |p: &str| {
-        p == crate::finalize::ARTIFACTS_DIR
-            || p.starts_with(&format!("{}/", crate::finalize::ARTIFACTS_DIR))
-    };
+    let artifact = |p: &str| p == ARTIFACTS_DIR || p.starts_with(&format!("{}/", ARTIFACTS_DIR));
     for f in out.iter_mut() {
         if let (true, Some(old)) = (artifact(&f.path), f.old_path.clone()) {
             if !artifact(&old) {

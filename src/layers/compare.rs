@@ -5,7 +5,6 @@
 
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::Verdict;
-use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// What the comparator knows of one finished candidate.
@@ -19,7 +18,7 @@ pub struct Contender {
     pub criteria_met: usize,
     pub changes: ChangeSet,
     /// Tokens and cost when the agent reported them (shown, not ranked on).
-    pub usage: Option<crate::agents::events::Usage>,
+    pub usage: Option<crate::model::usage::Usage>,
 }
 
 impl Contender {
@@ -31,7 +30,7 @@ impl Contender {
         finished_cleanly: bool,
         reports: &[crate::model::verdict::Report],
         changes: ChangeSet,
-        usage: Option<crate::agents::events::Usage>,
+        usage: Option<crate::model::usage::Usage>,
     ) -> Contender {
         use crate::model::verdict::{Layer, Status};
         let mut layers: BTreeMap<Layer, bool> = BTreeMap::new();
@@ -54,52 +53,7 @@ impl Contender {
     }
 }
 
-/// One position in the ranking.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ranked {
-    pub position: usize,
-    pub candidate: String,
-    pub verdict: Verdict,
-    pub layers_passed: usize,
-    pub criteria_met: usize,
-    /// Mean similarity to the other candidates, 0..1 (1.0 when alone).
-    pub consensus: f64,
-    pub lines: u64,
-    pub files: usize,
-    pub reason: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::agents::events::Usage>,
-}
-
-/// The comparator's output, stored on the run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Ranking {
-    pub positions: Vec<Ranked>,
-    /// Candidate ids, the order of the matrix rows and columns.
-    pub ids: Vec<String>,
-    /// `matrix[i][j]`: similarity of candidates i and j's changes, 0..1.
-    pub matrix: Vec<Vec<f64>>,
-    /// The top candidate when it did not fail; None when none passed.
-    pub pick: Option<String>,
-    /// What the judge agent said, when one broke a tie.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub judge: Option<JudgeNote>,
-}
-
-/// The comparator judge's contribution (advisory).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JudgeNote {
-    pub agent: String,
-    /// The candidates that were tied at the top and shown to the judge.
-    pub tied: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pick: Option<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub reason: String,
-    /// Why the judge's answer was not used.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub problem: Option<String>,
-}
+pub use crate::model::ranking::{JudgeNote, Ranked, Ranking};
 
 /// A change as comparable text, per file: changed lines with their sign,
 /// whitespace collapsed, so formatting noise does not count as disagreement.

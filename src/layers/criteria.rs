@@ -15,7 +15,7 @@ use crate::exec::runner::{self, CommandSpec, LogLine};
 use crate::layers::deps;
 use crate::layers::review::{self, Site};
 use crate::model::changeset::ChangeSet;
-use crate::model::verdict::{Issue, Layer, Report, Severity, Status};
+use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -623,39 +623,7 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
     out
 }
 
-/// One checklist line for a Layer 3 report:
-/// `- [x] description — evidence` or `- [ ] description ← FAILED: reason`.
-pub fn checklist_line(r: &Report) -> String {
-    let why = r
-        .errored
-        .clone()
-        .or_else(|| r.issues.first().map(|i| i.message.clone()))
-        .unwrap_or_else(|| r.output.clone());
-    let tags = match (r.required, r.advisory) {
-        (_, true) => " (advisory)",
-        (false, _) => " (optional)",
-        _ => "",
-    };
-    match r.status {
-        Status::Pass => format!(
-            "- [x] {}{tags} — {}",
-            r.check,
-            r.output.lines().next().unwrap_or("")
-        ),
-        Status::Skipped => format!("- [ ] {}{tags} ← {}", r.check, r.output),
-        Status::Warn => format!("- [ ] {}{tags} ← WARNING: {}", r.check, why),
-        Status::Fail => format!("- [ ] {}{tags} ← FAILED: {}", r.check, why),
-    }
-}
-
-/// The Markdown checklist of the Layer 3 reports among `reports`.
-pub fn checklist_markdown(reports: &[Report]) -> String {
-    reports
-        .iter()
-        .filter(|r| r.layer == Layer::Criteria)
-        .map(|r| checklist_line(r) + "\n")
-        .collect()
-}
+pub use crate::model::checklist::{checklist_line, checklist_markdown};
 
 #[cfg(test)]
 mod tests {

@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 use regex::Regex;
 
 use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
@@ -44,18 +44,7 @@ pub const MAX_FINDINGS_PER_FILE: usize = 50;
 /// The inline marker that suppresses findings on its line.
 pub const ALLOW_MARKER: &str = "rascal:allow";
 
-/// Options of the `secrets` builtin check (from `.rascal/` config).
-#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
-#[serde(default)]
-pub struct SecretsOptions {
-    /// Globs of files that are never scanned. A glob without `/` also
-    /// matches the file name in any directory (`*.pem`); `*` does not cross
-    /// `/`, `**` does.
-    pub allow_paths: Vec<String>,
-    /// Files whose new content is larger than this are skipped with an
-    /// info issue. Default [`DEFAULT_MAX_FILE_BYTES`] (1 MiB).
-    pub max_file_bytes: Option<u64>,
-}
+pub use crate::config::guardrails::SecretsOptions;
 
 /// One detection rule, as readable data.
 ///
@@ -582,24 +571,7 @@ impl SecretScanner {
             .build(&patterns)
             .map_err(|e| format!("secret keywords: {e}"))?;
 
-        let mut allow = GlobSetBuilder::new();
-        for g in &opts.allow_paths {
-            let mut add = |pat: &str| -> Result<(), String> {
-                let glob = GlobBuilder::new(pat)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| format!("secrets: bad allow_paths glob {g:?}: {e}"))?;
-                allow.add(glob);
-                Ok(())
-            };
-            add(g)?;
-            if !g.contains('/') {
-                add(&format!("**/{g}"))?;
-            }
-        }
-        let allow = allow
-            .build()
-            .map_err(|e| format!("secrets: bad allow_paths: {e}"))?;
+        let allow = crate::config::guardrails::secrets_allow_set(&opts.allow_paths)?;
 
         Ok(SecretScanner {
             rules,

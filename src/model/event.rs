@@ -4,8 +4,8 @@
 //! from the store reads exactly as it did live.
 
 use crate::config::spec::Task;
-use crate::exec::runner::Stream;
-use crate::model::verdict::{gate, Layer, Report, Verdict};
+use crate::model::log::Stream;
+use crate::model::verdict::{Layer, Report, Verdict};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -43,7 +43,7 @@ pub enum RunEvent {
     /// Tokens and cost so far (the session's running totals).
     Usage {
         candidate: String,
-        usage: crate::agents::events::Usage,
+        usage: crate::model::usage::Usage,
     },
     /// The agent's final message, its summary of the work.
     AgentSummary {
@@ -69,7 +69,7 @@ pub enum RunEvent {
     },
     /// The comparator ranked the finished candidates (Layer 1).
     Ranked {
-        ranking: Box<crate::layers::compare::Ranking>,
+        ranking: Box<crate::model::ranking::Ranking>,
     },
     /// A human (or the auto policy) decided something.
     DecisionRecorded {
@@ -164,7 +164,7 @@ pub struct CandidateSummary {
     pub decisions: Vec<crate::model::decision::Decision>,
     /// Tokens and cost when the agent's stream reported them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub usage: Option<crate::agents::events::Usage>,
+    pub usage: Option<crate::model::usage::Usage>,
     /// The agent's final message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
@@ -224,7 +224,7 @@ pub struct RunSummary {
     pub candidates: Vec<CandidateSummary>,
     /// The comparator's ranking (Layer 1), once every candidate finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ranking: Option<crate::layers::compare::Ranking>,
+    pub ranking: Option<crate::model::ranking::Ranking>,
     /// The candidate selected for finalizing (the latest select decision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selected: Option<String>,
@@ -318,7 +318,7 @@ impl RunSummary {
                         c.reason = reason.clone();
                         c.files_changed = *files;
                         c.lines_changed = *lines;
-                        c.checklist = crate::layers::criteria::checklist_markdown(&c.reports);
+                        c.checklist = crate::model::checklist::checklist_markdown(&c.reports);
                     }
                 }
                 RunEvent::TaskLoaded { source, task } => {
@@ -412,25 +412,4 @@ impl RunSummary {
     }
 }
 
-/// The run's verdict from its candidates' verdicts: the best one (what you
-/// get by picking the winner); no candidate, or none finished → FAIL.
-pub fn run_verdict(candidates: &[Verdict]) -> Verdict {
-    candidates.iter().copied().min().unwrap_or(Verdict::Fail)
-}
-
-/// The run's exit code: 0 when a candidate passed (or warned), 3 when none
-/// did and at least one was escalated to a human, else 1.
-pub fn run_exit_code(verdict: Verdict, any_escalated: bool) -> i32 {
-    match verdict {
-        Verdict::Fail if any_escalated => 3,
-        v => v.exit_code(),
-    }
-}
-
-/// A candidate's verdict from its reports.
-pub fn candidate_verdict(reports: &[Report]) -> Verdict {
-    if reports.is_empty() {
-        return Verdict::Fail;
-    }
-    gate(reports)
-}
+pub use crate::model::verdict::{candidate_verdict, run_exit_code, run_verdict};

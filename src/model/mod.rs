@@ -3,6 +3,11 @@
 //! a run summary. Plain values; no I/O.
 
 pub mod changeset;
+pub mod checklist;
+pub mod clock;
 pub mod decision;
 pub mod event;
+pub mod log;
+pub mod ranking;
+pub mod usage;
 pub mod verdict;

@@ -2,7 +2,6 @@
 //! reduced to PASS / WARN / FAIL by `gate()`. "Could not verify" is never PASS.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
 /// How bad a finding is. Ordered: info < warning < error < critical.
@@ -187,9 +186,7 @@ pub struct Receipt {
     pub result: String,
 }
 
-pub fn digest(bytes: impl AsRef<[u8]>) -> String {
-    hex::encode(Sha256::digest(bytes.as_ref()))
-}
+pub use crate::digest::digest;
 
 /// What one check returned.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -310,6 +307,29 @@ pub fn gate(reports: &[Report]) -> Verdict {
         }
     }
     verdict
+}
+
+/// The run's verdict from its candidates' verdicts: the best one (what you
+/// get by picking the winner); no candidate, or none finished → FAIL.
+pub fn run_verdict(candidates: &[Verdict]) -> Verdict {
+    candidates.iter().copied().min().unwrap_or(Verdict::Fail)
+}
+
+/// The run's exit code: 0 when a candidate passed (or warned), 3 when none
+/// did and at least one was escalated to a human, else 1.
+pub fn run_exit_code(verdict: Verdict, any_escalated: bool) -> i32 {
+    match verdict {
+        Verdict::Fail if any_escalated => 3,
+        v => v.exit_code(),
+    }
+}
+
+/// A candidate's verdict from its reports.
+pub fn candidate_verdict(reports: &[Report]) -> Verdict {
+    if reports.is_empty() {
+        return Verdict::Fail;
+    }
+    gate(reports)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ pub struct Printer {
     /// Print agent log lines (otherwise only results).
     pub logs: bool,
     /// Latest token/cost figures per candidate.
-    usage: std::collections::BTreeMap<String, crate::agents::events::Usage>,
+    usage: std::collections::BTreeMap<String, crate::model::usage::Usage>,
     /// Width of the `[candidate]` column.
     width: usize,
 }
@@ -296,7 +296,7 @@ pub fn check_lines(reports: &[Report], verdict: Verdict, base: &str) -> Vec<Stri
 }
 
 /// The comparator's ranking, the similarity matrix and its pick.
-pub fn ranking_lines(r: &crate::layers::compare::Ranking) -> Vec<String> {
+pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
     let mut out = vec!["ranking (compare):".to_string()];
     for p in &r.positions {
         out.push(format!(

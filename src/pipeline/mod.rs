@@ -297,8 +297,8 @@ pub(crate) fn narrow_permissions(config: &mut Config, task: &Task) {
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
-    let config = Config::load_at(&repo, base)?;
-    let (mut task, mut task_source) = crate::config::spec::load(
+    let config = crate::git::base::load_config(&repo, base)?;
+    let (mut task, mut task_source) = crate::git::base::load_task(
         &repo,
         base,
         &req.instruction,
@@ -1119,7 +1119,7 @@ impl CandidateJob {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
-                stream: crate::exec::runner::Stream::Stderr,
+                stream: crate::model::log::Stream::Stderr,
                 text: format!(
                     "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
                     r.stdout_lines, r.stderr_lines
@@ -1135,7 +1135,7 @@ impl CandidateJob {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
-                stream: crate::exec::runner::Stream::Stderr,
+                stream: crate::model::log::Stream::Stderr,
                 text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
             });
         }
@@ -1186,7 +1186,7 @@ impl CandidateJob {
                 if let Some(f) = file.as_mut() {
                     let _ = writeln!(f, "{text}");
                 }
-                let parsed = if line.stream == crate::exec::runner::Stream::Stdout {
+                let parsed = if line.stream == crate::model::log::Stream::Stdout {
                     events::parse_line(runtime, &text)
                 } else {
                     None

@@ -4,11 +4,11 @@
 //! logs resume after those lines (none lost, none repeated), and their
 //! results are recorded as if rascal had never gone away.
 
-use crate::config::{Config, LauncherKind};
+use crate::config::LauncherKind;
 use crate::exec::launch::Resume;
-use crate::exec::runner::Stream;
 use crate::git::workspace;
 use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::log::Stream;
 use crate::model::verdict::{Layer, Report, Verdict};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
@@ -122,7 +122,7 @@ pub fn prepare_attach(
             "run `{run}` records a bad base commit `{base}`: {e}"
         ))
     })?;
-    let mut config = Config::load_at(&repo, base_oid)?;
+    let mut config = crate::git::base::load_config(&repo, base_oid)?;
     let resumption = Resumption::from_events(&events);
     // The same narrowing as when the run started (journalled with the task).
     if let Some(task) = &resumption.task {

@@ -5,7 +5,6 @@
 //! earlier attempts stay recorded.
 
 use crate::config::spec::Task;
-use crate::config::Config;
 use crate::git::workspace;
 use crate::layers::compare::Contender;
 use crate::model::decision::{Decision, DecisionKind};
@@ -50,7 +49,7 @@ pub fn prepare_retry(
     }
     let base =
         git2::Oid::from_str(&summary.base).map_err(|e| PipelineError::Usage(e.to_string()))?;
-    let mut config = Config::load_at(&repo, base)?;
+    let mut config = crate::git::base::load_config(&repo, base)?;
     let agent = config
         .main
         .agents

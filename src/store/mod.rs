@@ -61,13 +61,7 @@ CREATE TABLE IF NOT EXISTS events(
 CREATE INDEX IF NOT EXISTS events_run ON events(run_id, seq);
 ";
 
-pub fn now_ms() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_millis() as i64)
-        .unwrap_or(0)
-}
-
+pub use crate::model::clock::now_ms;
 impl Store {
     /// The store of the repository whose state dir is `state`.
     pub fn path_in(state: &Path) -> PathBuf {

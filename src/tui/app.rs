@@ -292,7 +292,7 @@ pub struct DiffView {
     pub side_by_side: bool,
 }
 
-pub use crate::layers::compare::Ranking;
+pub use crate::model::ranking::Ranking;
 
 pub struct App {
     pub meta: RunMeta,
@@ -495,7 +495,7 @@ impl App {
                     c.finished_ms = None;
                     c.running_layer = None;
                     c.logs.push(
-                        crate::exec::runner::Stream::Stderr,
+                        crate::model::log::Stream::Stderr,
                         &format!(
                             "── attempt {attempt}: {}",
                             feedback.lines().next().unwrap_or("")

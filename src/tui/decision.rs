@@ -7,5 +7,5 @@ pub use crate::model::decision::{Decision, DecisionKind};
 /// config), else `$USER`.
 pub fn author_in(repo: &std::path::Path) -> String {
     let repo = crate::git::workspace::open(repo).ok();
-    crate::model::decision::author(repo.as_ref())
+    crate::git::author::author(repo.as_ref())
 }

@@ -5,8 +5,8 @@ use super::app::{App, RunMeta};
 use super::theme::Theme;
 use super::update::update;
 use super::Action;
-use crate::exec::runner::Stream;
 use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::log::Stream;
 use crate::model::verdict::{Issue, Layer, Report, Severity, Verdict};
 
 pub const T0: i64 = 1_800_000_000_000;
@@ -198,7 +198,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
         ev.push((
             RunEvent::Usage {
                 candidate: id.clone(),
-                usage: crate::agents::events::Usage {
+                usage: crate::model::usage::Usage {
                     input_tokens: 12_000 + 1000 * i as u64,
                     output_tokens: 3_400,
                     cached_tokens: 0,

@@ -1,7 +1,7 @@
 //! A candidate's log tail: a bounded ring of parsed lines (the full log is
 //! on disk in the run directory), with follow mode and a scroll offset.
 
-use crate::exec::runner::Stream;
+use crate::model::log::Stream;
 use ratatui::text::Line;
 use std::collections::VecDeque;
 

@@ -484,7 +484,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         ..RunMeta::default()
     };
     if let Ok(oid) = git2::Oid::from_str(&base) {
-        if let Ok(config) = crate::config::Config::load_at(&repo, oid) {
+        if let Ok(config) = crate::git::base::load_config(&repo, oid) {
             meta.layers_on = vec![Layer::Agent, Layer::Permissions, Layer::Criteria];
             if config.guardrails.is_some() {
                 meta.layers_on.push(Layer::Guardrails);
@@ -505,7 +505,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         .build()
         .map_err(|e| format!("starting the async runtime: {e}"))?;
     let repo_path = crate::git::workspace::workdir(&repo);
-    let who = crate::model::decision::author(Some(&repo));
+    let who = crate::git::author::author(Some(&repo));
     let run_id = run.to_string();
     let code = rt.block_on(async move {
         let (tx, rx) = mpsc::unbounded_channel::<Stamped>();

@@ -42,7 +42,7 @@ pub const INSTRUCTION: &str = "/rascal/instruction.md";
 /// Host variables every process agent gets describe the host, so a
 /// container does not get them (unless the agent names them in `env:`);
 /// `HOME` is set to the writable `/tmp`.
-const HOST_ONLY_ENV: &[&str] = crate::agents::BASE_ENV;
+const HOST_ONLY_ENV: &[&str] = crate::exec::env::BASE_ENV;
 /// Seconds between SIGTERM and SIGKILL on timeout or cancel.
 const GRACE_SECS: i32 = 3;
 /// Lines longer than this are cut.

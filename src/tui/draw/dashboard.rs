@@ -2,7 +2,7 @@
 //! terminal is too narrow, then tabs. Only the visible log rows are built.
 
 use super::{clock, mark_style, verdict_style};
-use crate::exec::runner::Stream;
+use crate::model::log::Stream;
 use crate::text::{ellipsis, sanitize};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
 use ratatui::layout::Rect;

@@ -1,0 +1,84 @@
+//! Scripted agents' scenarios as configuration: the steps a scripted agent
+//! plays (`steps:` in config.yaml) and the names of the built-in scenarios.
+//! Playing them is `agents::scripted`.
+
+use serde::{Deserialize, Serialize};
+
+/// One step of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Step {
+    /// Print a line on stdout.
+    Say {
+        text: String,
+    },
+    /// Print a line on stderr.
+    Warn {
+        text: String,
+    },
+    Write {
+        path: String,
+        content: String,
+    },
+    Append {
+        path: String,
+        content: String,
+    },
+    Delete {
+        path: String,
+    },
+    Rename {
+        from: String,
+        to: String,
+    },
+    Chmod {
+        path: String,
+        executable: bool,
+    },
+    Symlink {
+        path: String,
+        target: String,
+    },
+    Sleep {
+        ms: u64,
+    },
+    /// Print `bytes` bytes of binary garbage (incl. escape sequences and NULs).
+    Garbage {
+        bytes: usize,
+    },
+    /// Print one line `bytes` long.
+    LongLine {
+        bytes: usize,
+    },
+    Exit {
+        code: i32,
+    },
+    /// Play `then` on attempt `attempt` ($RASCAL_ATTEMPT, 1 = first try),
+    /// `otherwise` on any other attempt: lets a scripted author fix its
+    /// change when given feedback, and a scripted reviewer change its mind.
+    When {
+        attempt: u32,
+        #[serde(default)]
+        then: Vec<Step>,
+        #[serde(default)]
+        otherwise: Vec<Step>,
+    },
+}
+
+/// The built-in scenarios (`scenario: NAME`).
+pub const BUILTIN_NAMES: &[&str] = &[
+    "demo-good",
+    "demo-broken",
+    "demo-denied",
+    "demo-fix-on-feedback",
+    "hang",
+    "noisy",
+    "nothing",
+    "review-approve",
+    "review-request-once",
+    "review-reject",
+    "review-garbled",
+    "review-hang",
+    "judge-pass",
+    "judge-fail",
+];
