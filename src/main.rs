@@ -427,7 +427,7 @@ fn real_main(cli: Cli) -> Result<i32, String> {
         } => {
             let tui = tui_wanted(json, theme)?;
             let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-            match rascal::pipeline::resume::prepare_attach(&dir, &run, exe) {
+            match rascal::pipeline::attach::prepare_attach(&dir, &run, exe) {
                 Ok(p) => {
                     // What landed before, then the rest live.
                     let earlier = open_store(&dir)?.events(&run).unwrap_or_default();

@@ -4,16 +4,11 @@
 //! logs resume after those lines (none lost, none repeated), and their
 //! results are recorded as if rascal had never gone away.
 
-use crate::config::LauncherKind;
 use crate::exec::launch::Resume;
-use crate::git::workspace;
-use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::event::RunEvent;
 use crate::model::log::Stream;
 use crate::model::verdict::{Layer, Report, Verdict};
-use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
-use crate::store::Store;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 /// What the journal knows about a run being resumed.
 #[derive(Debug, Clone, Default)]
@@ -73,113 +68,6 @@ impl Resumption {
         }
         r
     }
-}
-
-/// Prepare the rest of run `run` in the repository at `repo`. Blocking:
-/// call it outside an async runtime.
-pub fn prepare_attach(
-    repo_path: &Path,
-    run: &str,
-    rascal_exe: PathBuf,
-) -> Result<PreparedRun, PipelineError> {
-    let repo = workspace::open(repo_path)?;
-    let state = workspace::state_dir(&repo);
-    let mut store = Store::open(&Store::path_in(&state))?;
-    store.mark_interrupted()?;
-    let events = store.events(run)?;
-    let Some(RunEvent::RunStarted {
-        base,
-        instruction,
-        launcher,
-        candidates,
-        ..
-    }) = events.first().cloned()
-    else {
-        return Err(PipelineError::Usage(format!(
-            "run `{run}` has no start record\n  hint: `rascal show {run}` prints what was recorded"
-        )));
-    };
-    if events
-        .iter()
-        .any(|e| matches!(e, RunEvent::RunFinished { .. }))
-    {
-        return Err(PipelineError::Usage(format!(
-            "run `{run}` has already finished; nothing to attach to\n  hint: `rascal show {run}` prints it"
-        )));
-    }
-    if launcher != "docker" {
-        return Err(PipelineError::Usage(format!(
-            "run `{run}` used the `{launcher}` launcher: its agents stopped with the rascal that ran them, so there is nothing to reattach\n  hint: `rascal show {run}` prints what landed; run the task again"
-        )));
-    }
-    if store.run_status(run)?.as_deref() == Some("running") {
-        return Err(PipelineError::Usage(format!(
-            "run `{run}` is still being run by a live rascal process\n  hint: watch it with `rascal show {run}`, or stop that process first"
-        )));
-    }
-    let base_oid = git2::Oid::from_str(&base).map_err(|e| {
-        PipelineError::Usage(format!(
-            "run `{run}` records a bad base commit `{base}`: {e}"
-        ))
-    })?;
-    let mut config = crate::git::base::load_config(&repo, base_oid)?;
-    let resumption = Resumption::from_events(&events);
-    // The same narrowing as when the run started (journalled with the task).
-    if let Some(task) = &resumption.task {
-        crate::pipeline::narrow_permissions(&mut config, task);
-    }
-    let finished: Vec<&str> = events
-        .iter()
-        .filter_map(|e| match e {
-            RunEvent::CandidateFinished { candidate, .. } => Some(candidate.as_str()),
-            _ => None,
-        })
-        .collect();
-    let mut pending: Vec<(CandidateInfo, crate::config::AgentConfig)> = Vec::new();
-    for c in candidates {
-        if finished.contains(&c.id.as_str()) {
-            continue;
-        }
-        let agent = config.main.agents.get(&c.agent).cloned().ok_or_else(|| {
-            PipelineError::Usage(format!(
-                "agent `{}` of run `{run}` is not in .rascal/config.yaml at its base commit",
-                c.agent
-            ))
-        })?;
-        pending.push((c, agent));
-    }
-    // Without an engine the run stays interrupted, to be attached later
-    // (rather than its candidates failing for want of an engine).
-    let engine = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| PipelineError::Usage(format!("starting the async runtime: {e}")))?
-        .block_on(crate::exec::launch::docker::connect());
-    if let Err(e) = engine {
-        return Err(PipelineError::Usage(format!(
-            "cannot attach to run `{run}`: {e}"
-        )));
-    }
-    store.resume_run(run)?;
-    let mut request = RunRequest::new(
-        repo_path.to_path_buf(),
-        &instruction,
-        Vec::new(),
-        rascal_exe,
-    );
-    request.base = base;
-    request.launcher = Some(LauncherKind::Docker);
-    Ok(PreparedRun::resumed(
-        run.to_string(),
-        config,
-        base_oid,
-        workspace::workdir(&repo),
-        state,
-        pending,
-        request,
-        store,
-        resumption,
-    ))
 }
 
 #[cfg(test)]

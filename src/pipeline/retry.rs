@@ -68,7 +68,7 @@ pub fn prepare_retry(
             _ => None,
         })
         .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
-    crate::pipeline::narrow_permissions(&mut config, &task);
+    crate::pipeline::prepare::narrow_permissions(&mut config, &task);
     let others: Vec<Contender> = summary
         .candidates
         .iter()

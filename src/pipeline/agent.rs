@@ -1,0 +1,213 @@
+//! The author agent of one attempt: its invocation, the launcher, and its
+//! output streamed to the log file and the journal (credentials redacted,
+//! stream events parsed into readable lines, usage and summary taken).
+
+use crate::agents::events::{self, AgentEvent, Usage};
+use crate::agents::{self, LaunchContext};
+use crate::exec::launch::LaunchSpec;
+use crate::exec::runner::{human, LogLine};
+use crate::model::event::RunEvent;
+use crate::model::verdict::{Issue, Layer, Report, Severity};
+use crate::pipeline::candidate::CandidateJob;
+use std::io::Write;
+use std::path::Path;
+use std::time::Duration;
+use tokio::sync::mpsc;
+
+impl CandidateJob {
+    /// Run the author agent; its report and the tokens/cost it reported.
+    pub(crate) async fn run_agent(
+        &self,
+        workdir: &Path,
+        run_dir: &Path,
+        attempt: u32,
+        instruction: &str,
+    ) -> (Report, Option<Usage>) {
+        let id = &self.info.id;
+        let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
+        let ctx = LaunchContext {
+            run: &self.run,
+            candidate: id,
+            run_dir,
+            rascal_exe: &self.request.rascal_exe,
+            // Only a container is a sandbox a real agent may skip prompts in.
+            sandboxed: self.launcher.name() == "docker",
+            attempt,
+        };
+        let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
+            Ok(inv) => inv,
+            Err(e) => {
+                return (
+                    report
+                        .errored(format!("could not prepare the agent: {e}"))
+                        .finish(),
+                    None,
+                )
+            }
+        };
+        report = report.input("command", inv.argv.join(" "));
+        // Only the first attempt can be one a reattach resumes.
+        let resume = self.resume.filter(|_| attempt == 1);
+        if let Some(r) = &resume {
+            self.journal.emit(RunEvent::Log {
+                display: None,
+                candidate: id.clone(),
+                stream: crate::model::log::Stream::Stderr,
+                text: format!(
+                    "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
+                    r.stdout_lines, r.stderr_lines
+                ),
+            });
+        } else {
+            self.journal.emit(RunEvent::CandidateStarted {
+                candidate: id.clone(),
+                command: inv.argv.join(" "),
+            });
+        }
+        for var in inv.missing_env.iter().filter(|_| resume.is_none()) {
+            self.journal.emit(RunEvent::Log {
+                display: None,
+                candidate: id.clone(),
+                stream: crate::model::log::Stream::Stderr,
+                text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
+            });
+        }
+        let secrets: Vec<String> = inv
+            .env
+            .iter()
+            .filter(|(k, v)| self.agent.env.contains(k) && v.len() >= 4)
+            .map(|(_, v)| v.clone())
+            .collect();
+        let timeout = self
+            .request
+            .timeout
+            .or(self.agent.timeout.map(|d| d.get()))
+            .unwrap_or(self.config.main.timeout.get());
+        let spec = LaunchSpec {
+            run: self.run.clone(),
+            candidate: id.clone(),
+            workdir: workdir.to_path_buf(),
+            argv: inv.argv.clone(),
+            env: inv.env,
+            stdin: inv.stdin,
+            timeout,
+            image: self.agent.image.clone(),
+            agent: Some(self.agent.clone()),
+            repo: self.repo.clone(),
+            resume,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+        let journal = self.journal.clone();
+        let cid = id.clone();
+        let log_path = run_dir.join("agent.log");
+        let runtime = self.agent.runtime;
+        let resumed = resume.is_some();
+        let forward = tokio::spawn(async move {
+            // A reattach appends to the log written before.
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(resumed)
+                .write(true)
+                .truncate(!resumed)
+                .open(&log_path)
+                .ok();
+            let mut last = String::new();
+            let mut usage = Usage::default();
+            let mut summary: Option<(bool, String)> = None;
+            while let Some(line) = rx.recv().await {
+                let text = redact(line.text, &secrets);
+                if let Some(f) = file.as_mut() {
+                    let _ = writeln!(f, "{text}");
+                }
+                let parsed = if line.stream == crate::model::log::Stream::Stdout {
+                    events::parse_line(runtime, &text)
+                } else {
+                    None
+                };
+                let display = parsed.as_ref().map(|evs| {
+                    evs.iter()
+                        .map(AgentEvent::display)
+                        .collect::<Vec<_>>()
+                        .join("  ")
+                });
+                last = crate::text::cut(display.as_deref().unwrap_or(&text), 400);
+                journal.emit(RunEvent::Log {
+                    candidate: cid.clone(),
+                    stream: line.stream,
+                    text: crate::text::cut(&text, 16 * 1024),
+                    display,
+                });
+                for ev in parsed.iter().flatten() {
+                    match ev {
+                        AgentEvent::Usage { .. } => {
+                            events::add_usage(&mut usage, ev);
+                            journal.emit(RunEvent::Usage {
+                                candidate: cid.clone(),
+                                usage,
+                            });
+                        }
+                        // The final result, else the last assistant text,
+                        // is the agent's summary.
+                        AgentEvent::Final { text, .. } if !text.is_empty() => {
+                            summary = Some((true, text.clone()));
+                        }
+                        AgentEvent::Text { text }
+                            if !text.trim().is_empty() && !matches!(summary, Some((true, _))) =>
+                        {
+                            summary = Some((false, text.clone()));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            if let Some((_, text)) = summary {
+                journal.emit(RunEvent::AgentSummary {
+                    candidate: cid.clone(),
+                    text: crate::text::cut(&text, 4096),
+                });
+            }
+            (last, Some(usage).filter(|u| !u.is_empty()))
+        });
+        let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
+        let (last_line, usage) = forward.await.unwrap_or_default();
+        match result {
+            Ok(exit) => {
+                report.duration_ms = exit.duration_ms;
+                report.exit_code = exit.code;
+                report.output = last_line;
+                if let Some(problem) = exit.problem(timeout) {
+                    report = report.errored(format!("agent {problem}"));
+                } else if !exit.success() {
+                    report.issues.push(Issue::new(
+                        "agent/exit",
+                        Severity::Error,
+                        format!(
+                            "agent exited with code {} after {}",
+                            exit.code.map(|c| c.to_string()).unwrap_or("?".into()),
+                            human(Duration::from_millis(exit.duration_ms))
+                        ),
+                    ));
+                }
+            }
+            Err(e) => report = report.errored(e.to_string()),
+        }
+        (report.finish(), usage)
+    }
+}
+
+/// Replace every known credential value in `text`.
+fn redact(mut text: String, secrets: &[String]) -> String {
+    for s in secrets {
+        if text.contains(s.as_str()) {
+            text = text.replace(s.as_str(), "[redacted]");
+        }
+    }
+    text
+}
+
+impl Report {
+    pub(crate) fn finish_with_issue(mut self, issue: Issue) -> Report {
+        self.issues.push(issue);
+        self.finish()
+    }
+}

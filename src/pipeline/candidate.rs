@@ -1,0 +1,328 @@
+//! One candidate, start to end: its attempts (agent, then the layers in
+//! `sequence`), the retry policy between them, and how it finished.
+
+use crate::agents::events::Usage;
+use crate::agents::{self};
+use crate::config::spec::Task;
+use crate::config::Config;
+use crate::exec::launch::{Launcher, Resume};
+use crate::git::workspace::{self};
+use crate::layers::review::{ReviewOutcome, Site};
+use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
+use crate::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
+use crate::pipeline::first_failure;
+use crate::pipeline::journal::Journal;
+use crate::pipeline::request::RunRequest;
+use crate::pipeline::sequence::{Origin, Progress, Verification};
+use crate::pipeline::{policy, sequence};
+use std::path::PathBuf;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// What one attempt of a candidate produced.
+pub(crate) struct Attempt {
+    pub(crate) reports: Vec<Report>,
+    pub(crate) files: usize,
+    pub(crate) lines: u64,
+    /// Layer 5's outcome, when the review ran.
+    pub(crate) review: Option<ReviewOutcome>,
+    /// The change, for the comparator (None when it could not be read).
+    pub(crate) changes: Option<crate::model::changeset::ChangeSet>,
+    /// Tokens and cost the agent reported.
+    pub(crate) usage: Option<Usage>,
+    /// The agent finished cleanly (not errored, cancelled or timed out).
+    pub(crate) agent_ok: bool,
+}
+
+/// How a candidate ended.
+pub(crate) struct CandidateOutcome {
+    pub(crate) id: String,
+    /// The last attempt made.
+    pub(crate) attempt: u32,
+    pub(crate) verdict: Verdict,
+    pub(crate) escalated: bool,
+    pub(crate) finished_cleanly: bool,
+    pub(crate) reports: Vec<Report>,
+    pub(crate) changes: Option<crate::model::changeset::ChangeSet>,
+    pub(crate) usage: Option<Usage>,
+}
+
+pub(crate) struct CandidateJob {
+    pub(crate) run: String,
+    pub(crate) info: CandidateInfo,
+    pub(crate) agent: crate::config::AgentConfig,
+    pub(crate) config: Arc<Config>,
+    pub(crate) base: git2::Oid,
+    pub(crate) state: PathBuf,
+    pub(crate) request: RunRequest,
+    pub(crate) journal: Journal,
+    pub(crate) launcher: Arc<dyn Launcher>,
+    pub(crate) cancel: CancellationToken,
+    pub(crate) task: Arc<Task>,
+    pub(crate) repo: PathBuf,
+    pub(crate) resume: Option<Resume>,
+    /// The agent's report, when it landed before a reattach.
+    pub(crate) landed: Option<Report>,
+    /// For a human's retry: the attempt number and the feedback to send.
+    pub(crate) start: Option<(u32, String)>,
+    /// Retry decisions that arrived while the run was live, by candidate:
+    /// taken after the current attempt.
+    pub(crate) human_feedback: HumanFeedback,
+}
+
+/// Feedback from live retry decisions, waiting for its candidate.
+pub(crate) type HumanFeedback = Arc<std::sync::Mutex<std::collections::BTreeMap<String, String>>>;
+
+impl CandidateJob {
+    /// The candidate's attempts: the first on the task, then — while Layer 3
+    /// or Layer 5 send it back and retries remain — follow-ups with
+    /// feedback in the same worktree (see `policy::next_step`).
+    pub(crate) async fn run(self) -> CandidateOutcome {
+        let policy = policy::Policy::of(&self.config);
+        let mut attempt = 1;
+        let mut instruction = self.request.instruction.clone();
+        if let Some((n, text)) = &self.start {
+            attempt = *n;
+            instruction = policy::follow_up(
+                &self.request.instruction,
+                attempt,
+                policy.max_attempts().max(attempt),
+                text,
+            );
+            self.journal.emit(RunEvent::AttemptStarted {
+                candidate: self.info.id.clone(),
+                attempt,
+                feedback: text.clone(),
+            });
+        }
+        loop {
+            let done = self.attempt(attempt, &instruction).await;
+            // A human's retry decision, taken while this attempt ran, comes
+            // first: the author gets the human's feedback.
+            let human = self
+                .human_feedback
+                .lock()
+                .ok()
+                .and_then(|mut m| m.remove(&self.info.id));
+            if let Some(text) = human {
+                attempt += 1;
+                instruction = policy::follow_up(
+                    &self.request.instruction,
+                    attempt,
+                    policy.max_attempts().max(attempt),
+                    &text,
+                );
+                self.journal.emit(RunEvent::AttemptStarted {
+                    candidate: self.info.id.clone(),
+                    attempt,
+                    feedback: text,
+                });
+                continue;
+            }
+            match policy::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
+                policy::Next::Retry(text) => {
+                    attempt += 1;
+                    instruction = policy::follow_up(
+                        &self.request.instruction,
+                        attempt,
+                        policy.max_attempts(),
+                        &text,
+                    );
+                    self.journal.emit(RunEvent::AttemptStarted {
+                        candidate: self.info.id.clone(),
+                        attempt,
+                        feedback: text,
+                    });
+                }
+                policy::Next::Finish => return self.finish(attempt, done, None),
+                policy::Next::Escalate { reason, table } => {
+                    self.journal.emit(RunEvent::CandidateEscalated {
+                        candidate: self.info.id.clone(),
+                        reason: reason.clone(),
+                        table,
+                    });
+                    return self.finish(attempt, done, Some(reason));
+                }
+            }
+        }
+    }
+
+    fn finish(&self, attempt: u32, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
+        let mut verdict = candidate_verdict(&done.reports);
+        let mut reason = first_failure(&done.reports);
+        if let Some(why) = &escalated {
+            verdict = Verdict::Fail;
+            reason = Some(format!("escalated: {why}"));
+        } else if self.cancel.is_cancelled() {
+            // Whatever had passed, a cancelled candidate was not verified.
+            verdict = Verdict::Fail;
+            reason = Some("cancelled before every layer ran".into());
+        }
+        self.journal.emit(RunEvent::CandidateFinished {
+            candidate: self.info.id.clone(),
+            verdict,
+            reason,
+            files: done.files,
+            lines: done.lines,
+        });
+        CandidateOutcome {
+            id: self.info.id.clone(),
+            attempt,
+            verdict,
+            escalated: escalated.is_some(),
+            finished_cleanly: done.agent_ok
+                && !self.cancel.is_cancelled()
+                && done.changes.is_some()
+                && escalated.is_none(),
+            reports: done.reports,
+            changes: done.changes,
+            usage: done.usage,
+        }
+    }
+
+    /// One attempt: the agent, then L2 → L4 → L3 → L5 on its change.
+    async fn attempt(&self, attempt: u32, instruction: &str) -> Attempt {
+        let id = self.info.id.clone();
+        let mut reports: Vec<Report> = Vec::new();
+        let land = |r: Report, reports: &mut Vec<Report>| {
+            self.journal.emit(RunEvent::ReportLanded {
+                candidate: id.clone(),
+                report: Box::new(r.clone()),
+            });
+            reports.push(r);
+        };
+        let workdir = PathBuf::from(&self.info.worktree);
+        let candidate_dir = agents::candidate_dir(&self.state, &self.run, &id);
+        let run_dir = if attempt == 1 {
+            candidate_dir.clone()
+        } else {
+            candidate_dir.join(format!("attempt-{attempt}"))
+        };
+        let (agent_ok, usage) = match self.landed.clone().filter(|_| attempt == 1) {
+            Some(r) => {
+                let ok = r.status != Status::Fail;
+                reports.push(r);
+                (ok, None)
+            }
+            None => {
+                let (agent_report, usage) = self
+                    .run_agent(&workdir, &run_dir, attempt, instruction)
+                    .await;
+                let ok = agent_report.status != Status::Fail;
+                land(agent_report, &mut reports);
+                (ok, usage)
+            }
+        };
+        self.launcher.release(&self.run, &id, &self.agent).await;
+
+        let mut files = 0;
+        let mut lines = 0;
+        let mut kept_changes = None;
+        let mut review = None;
+        if agent_ok {
+            match workspace::changeset(&workdir, self.base) {
+                Ok(changes) if changes.is_empty() => {
+                    let r = Report::new(Layer::Agent, "changes")
+                        .input("base", self.base.to_string())
+                        .finish_with_issue(Issue::new(
+                            "agent/no-changes",
+                            Severity::Error,
+                            "the agent finished without changing any file",
+                        ));
+                    land(r, &mut reports);
+                    self.skip_layers(&mut reports, "skipped: the agent made no changes");
+                }
+                Ok(changes) => {
+                    files = changes.files.len();
+                    lines = changes.lines_changed();
+                    kept_changes = Some(changes.clone());
+                    let v = Verification {
+                        config: &self.config,
+                        workdir: &workdir,
+                        changes: &changes,
+                        origin: Origin::Agent,
+                        cancel: self.cancel.clone(),
+                    };
+                    let journal = self.journal.clone();
+                    let cid = id.clone();
+                    let sink = move |p: Progress| match p {
+                        Progress::LayerStarted(layer) => journal.emit(RunEvent::LayerStarted {
+                            candidate: cid.clone(),
+                            layer,
+                        }),
+                        Progress::Report(r) => journal.emit(RunEvent::ReportLanded {
+                            candidate: cid.clone(),
+                            report: Box::new(r),
+                        }),
+                    };
+                    reports.extend(sequence::verify(&v, &sink).await);
+                    if reports.iter().any(|r| r.status == Status::Fail) {
+                        for r in policy::skipped(
+                            &self.config,
+                            &self.task,
+                            "skipped: guardrails or permissions failed",
+                        ) {
+                            land(r, &mut reports);
+                        }
+                    } else {
+                        let later = policy::LaterLayers {
+                            config: &self.config,
+                            task: &self.task,
+                            workdir: &workdir,
+                            base: self.base,
+                            changes: &changes,
+                            author: (&self.info.agent, &self.agent),
+                            site: Site {
+                                run: self.run.clone(),
+                                candidate: id.clone(),
+                                dir: candidate_dir.clone(),
+                                rascal_exe: self.request.rascal_exe.clone(),
+                                attempt,
+                            },
+                            cancel: self.cancel.clone(),
+                        };
+                        let (rs, outcome) = policy::later_layers(&later, &sink).await;
+                        reports.extend(rs);
+                        review = outcome;
+                    }
+                }
+                Err(e) => {
+                    let r = Report::new(Layer::Agent, "changes")
+                        .errored(format!("could not compute the change: {e}"))
+                        .finish();
+                    land(r, &mut reports);
+                    self.skip_layers(&mut reports, "skipped: the change could not be read");
+                }
+            }
+        } else {
+            self.skip_layers(&mut reports, "skipped: the agent did not finish cleanly");
+        }
+        Attempt {
+            reports,
+            files,
+            lines,
+            review,
+            changes: kept_changes,
+            usage,
+            agent_ok,
+        }
+    }
+
+    fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
+        let mut skipped = Vec::new();
+        if let Some(list) = &self.config.guardrails {
+            for g in list {
+                skipped.push(Report::skipped(Layer::Guardrails, &g.name, why));
+            }
+        }
+        skipped.push(Report::skipped(Layer::Permissions, "permissions", why));
+        skipped.extend(policy::skipped(&self.config, &self.task, why));
+        for r in skipped {
+            self.journal.emit(RunEvent::ReportLanded {
+                candidate: self.info.id.clone(),
+                report: Box::new(r.clone()),
+            });
+            reports.push(r);
+        }
+    }
+}

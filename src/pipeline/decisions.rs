@@ -1,0 +1,33 @@
+//! Decisions about a run that is no longer live, appended to its journal.
+
+use crate::git::workspace::{self};
+use crate::model::decision::Decision;
+use crate::model::event::RunEvent;
+use crate::pipeline::request::PipelineError;
+use crate::store::Store;
+use std::path::Path;
+
+/// Record a decision about a run that is no longer live (or from another
+/// process): appended to the run's journal in the store.
+pub fn record_decision(
+    repo: &Path,
+    run: &str,
+    decision: Decision,
+) -> Result<RunEvent, PipelineError> {
+    let repo = workspace::open(repo)?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let summary = store.summary(run)?;
+    if let Some(c) = &decision.candidate {
+        let cand = summary.candidate(c).map_err(PipelineError::Usage)?;
+        decision
+            .validate(Some(&cand.reports))
+            .map_err(|e| PipelineError::Usage(e.to_string()))?;
+    } else {
+        decision
+            .validate(None)
+            .map_err(|e| PipelineError::Usage(e.to_string()))?;
+    }
+    let ev = RunEvent::DecisionRecorded { decision };
+    store.append(run, std::slice::from_ref(&ev))?;
+    Ok(ev)
+}

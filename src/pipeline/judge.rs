@@ -1,0 +1,67 @@
+//! The comparator's judge: an agent asked to break a tie at the top of
+//! the ranking. Advisory: any problem is recorded and the ranking stands.
+
+use crate::config::Config;
+use crate::git::workspace::{self};
+use crate::layers::compare::{self};
+use crate::layers::review::Site;
+use std::path::PathBuf;
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Ask the comparator's judge to break a tie between `tied` candidates. Its
+/// answer is advisory: any problem is recorded and the ranking stands.
+#[allow(clippy::too_many_arguments)]
+pub(crate) async fn ask_judge(
+    config: &Config,
+    judge: &str,
+    instruction: &str,
+    tied: &[String],
+    worktrees: &std::collections::BTreeMap<String, PathBuf>,
+    base: git2::Oid,
+    site: &Site,
+    cancel: &CancellationToken,
+) -> compare::JudgeNote {
+    let mut note = compare::JudgeNote {
+        agent: judge.to_string(),
+        tied: tied.to_vec(),
+        pick: None,
+        reason: String::new(),
+        problem: None,
+    };
+    let Some(agent) = config.main.agents.get(judge) else {
+        note.problem = Some(format!(
+            "the judge `{judge}` is not an agent in .rascal/config.yaml"
+        ));
+        return note;
+    };
+    let diffs: Vec<(String, String)> = tied
+        .iter()
+        .map(|id| {
+            let diff = worktrees
+                .get(id)
+                .and_then(|w| workspace::diff_text(w, base).ok())
+                .unwrap_or_default();
+            (id.clone(), diff)
+        })
+        .collect();
+    let prompt = compare::judge_prompt(instruction, &diffs);
+    let timeout = agent
+        .timeout
+        .map(|d| d.get())
+        .unwrap_or(Duration::from_secs(600));
+    let answer =
+        crate::layers::review::ask(judge, agent, &prompt, &site.dir, site, timeout, cancel).await;
+    if let Some(p) = answer.problem {
+        note.problem = Some(format!("the judge {p}"));
+        return note;
+    }
+    match compare::parse_pick(&answer.text, tied) {
+        Ok((pick, reason)) => {
+            note.pick = Some(pick);
+            note.reason = reason;
+        }
+        Err(e) => note.problem = Some(e),
+    }
+    note
+}

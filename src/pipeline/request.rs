@@ -1,0 +1,77 @@
+//! What a run is asked to do, how it ended, and the errors that stop it
+//! before anything is launched.
+
+use crate::config::{ConfigError, LauncherKind};
+use crate::git::workspace::WorkspaceError;
+use crate::model::verdict::Verdict;
+use crate::store::StoreError;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// What to run.
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// Any directory inside the target repository.
+    pub repo: PathBuf,
+    /// The base ref (default HEAD).
+    pub base: String,
+    pub instruction: String,
+    /// Agent names from `.rascal/config.yaml`; empty = the strategy's agents.
+    pub agents: Vec<String>,
+    /// The rascal executable (scripted agents run through it).
+    pub rascal_exe: PathBuf,
+    /// Overrides every agent's timeout.
+    pub timeout: Option<Duration>,
+    /// `--spec NAME`: the task is `.rascal/specs/NAME.yaml` at the base commit.
+    pub spec: Option<String>,
+    /// `--issue FILE.md`: the task is a Markdown issue body.
+    pub issue: Option<PathBuf>,
+    /// Candidates per agent (overrides `strategy.n`).
+    pub n: Option<u32>,
+    /// Headless auto policy: select the comparator's pick when it passes.
+    pub auto: bool,
+    /// Overrides `launcher:` of .rascal/config.yaml.
+    pub launcher: Option<LauncherKind>,
+    /// `--allow-path` / `--deny-path`: narrows the permissions for this run.
+    pub scope: Option<crate::config::PermissionsConfig>,
+}
+
+impl RunRequest {
+    pub fn new(repo: PathBuf, instruction: &str, agents: Vec<String>, rascal_exe: PathBuf) -> Self {
+        RunRequest {
+            repo,
+            base: "HEAD".into(),
+            instruction: instruction.to_string(),
+            agents,
+            rascal_exe,
+            ..RunRequest::default()
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    #[error("{0}")]
+    Workspace(#[from] WorkspaceError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+impl PipelineError {
+    /// Exit code: all of these are usage or setup errors (2).
+    pub fn exit_code(&self) -> i32 {
+        2
+    }
+}
+
+/// The outcome of a finished run.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub run: String,
+    pub verdict: Verdict,
+    pub exit_code: i32,
+}
