@@ -8,6 +8,8 @@ use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
 use std::path::{Path, PathBuf};
 
+use crate::config::spec::Task;
+use crate::pipeline::prepare::Setup;
 use crate::pipeline::resume::Resumption;
 
 /// Prepare the rest of run `run` in the repository at `repo`. Blocking:
@@ -104,15 +106,23 @@ pub fn prepare_attach(
     );
     request.base = base;
     request.launcher = Some(LauncherKind::Docker);
+    // The task as the journal recorded it, else the bare instruction.
+    let task = resumption
+        .task
+        .clone()
+        .unwrap_or_else(|| Task::from_instruction(request.instruction.clone()));
     Ok(PreparedRun::resumed(
-        run.to_string(),
-        config,
-        base_oid,
-        workspace::workdir(&repo),
-        state,
-        pending,
-        request,
-        store,
+        Setup {
+            run: run.to_string(),
+            config,
+            base: base_oid,
+            repo_dir: workspace::workdir(&repo),
+            state,
+            candidates: pending,
+            task,
+            request,
+            store,
+        },
         resumption,
     ))
 }

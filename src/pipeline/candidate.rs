@@ -255,36 +255,25 @@ impl CandidateJob {
                             report: Box::new(r),
                         }),
                     };
-                    reports.extend(sequence::verify(&v, &sink).await);
-                    if reports.iter().any(|r| r.status == Status::Fail) {
-                        for r in policy::skipped(
-                            &self.config,
-                            &self.task,
-                            "skipped: guardrails or permissions failed",
-                        ) {
-                            land(r, &mut reports);
-                        }
-                    } else {
-                        let later = policy::LaterLayers {
-                            config: &self.config,
-                            task: &self.task,
-                            workdir: &workdir,
-                            base: self.base,
-                            changes: &changes,
-                            author: (&self.info.agent, &self.agent),
-                            site: Site {
-                                run: self.run.clone(),
-                                candidate: id.clone(),
-                                dir: candidate_dir.clone(),
-                                rascal_exe: self.request.rascal_exe.clone(),
-                                attempt,
-                            },
-                            cancel: self.cancel.clone(),
-                        };
-                        let (rs, outcome) = policy::later_layers(&later, &sink).await;
-                        reports.extend(rs);
-                        review = outcome;
-                    }
+                    let later = sequence::LaterLayers {
+                        config: &self.config,
+                        task: &self.task,
+                        workdir: &workdir,
+                        base: self.base,
+                        changes: &changes,
+                        author: (&self.info.agent, &self.agent),
+                        site: Site {
+                            run: self.run.clone(),
+                            candidate: id.clone(),
+                            dir: candidate_dir.clone(),
+                            rascal_exe: self.request.rascal_exe.clone(),
+                            attempt,
+                        },
+                        cancel: self.cancel.clone(),
+                    };
+                    let (rs, outcome) = sequence::layers(&v, &later, &sink).await;
+                    reports.extend(rs);
+                    review = outcome;
                 }
                 Err(e) => {
                     let r = Report::new(Layer::Agent, "changes")
@@ -309,14 +298,7 @@ impl CandidateJob {
     }
 
     fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
-        let mut skipped = Vec::new();
-        if let Some(list) = &self.config.guardrails {
-            for g in list {
-                skipped.push(Report::skipped(Layer::Guardrails, &g.name, why));
-            }
-        }
-        skipped.push(Report::skipped(Layer::Permissions, "permissions", why));
-        skipped.extend(policy::skipped(&self.config, &self.task, why));
+        let skipped = sequence::skip_all(&self.config, &self.task, why);
         for r in skipped {
             self.journal.emit(RunEvent::ReportLanded {
                 candidate: self.info.id.clone(),

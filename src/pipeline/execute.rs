@@ -11,7 +11,7 @@ use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::model::verdict::Verdict;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
 use crate::pipeline::journal::spawn_journal;
-use crate::pipeline::judge::ask_judge;
+use crate::pipeline::judge::{ask_judge, Tie};
 use crate::pipeline::prepare::{PreparedRun, RetryStart};
 use crate::pipeline::request::{PipelineError, RunOutcome};
 use std::path::PathBuf;
@@ -254,16 +254,16 @@ pub async fn execute_with(
                 rascal_exe: request.rascal_exe.clone(),
                 attempt: 1,
             };
-            let note = ask_judge(
-                &config,
-                &judge,
-                &request.instruction,
-                &tied,
-                &worktrees,
+            let note = ask_judge(&Tie {
+                config: &config,
+                judge: &judge,
+                instruction: &request.instruction,
+                tied: &tied,
+                worktrees: &worktrees,
                 base,
-                &site,
-                &cancel,
-            )
+                site: &site,
+                cancel: &cancel,
+            })
             .await;
             compare::apply_judge(&mut ranking, note);
         }

@@ -9,19 +9,34 @@ use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// Ask the comparator's judge to break a tie between `tied` candidates. Its
-/// answer is advisory: any problem is recorded and the ranking stands.
-#[allow(clippy::too_many_arguments)]
-pub(crate) async fn ask_judge(
-    config: &Config,
-    judge: &str,
-    instruction: &str,
-    tied: &[String],
-    worktrees: &std::collections::BTreeMap<String, PathBuf>,
-    base: git2::Oid,
-    site: &Site,
-    cancel: &CancellationToken,
-) -> compare::JudgeNote {
+/// What the judge is shown and where it runs.
+pub(crate) struct Tie<'a> {
+    pub(crate) config: &'a Config,
+    /// The judge agent's name in config.yaml.
+    pub(crate) judge: &'a str,
+    pub(crate) instruction: &'a str,
+    /// The candidates tied at the top.
+    pub(crate) tied: &'a [String],
+    /// Every candidate's workspace, by id.
+    pub(crate) worktrees: &'a std::collections::BTreeMap<String, PathBuf>,
+    pub(crate) base: git2::Oid,
+    pub(crate) site: &'a Site,
+    pub(crate) cancel: &'a CancellationToken,
+}
+
+/// Ask the comparator's judge to break a tie. Its answer is advisory: any
+/// problem is recorded and the ranking stands.
+pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
+    let Tie {
+        config,
+        judge,
+        instruction,
+        tied,
+        worktrees,
+        base,
+        site,
+        cancel,
+    } = *tie;
     let mut note = compare::JudgeNote {
         agent: judge.to_string(),
         tied: tied.to_vec(),

@@ -1,21 +1,13 @@
-//! The judgement half of a candidate's attempt and the bounded
-//! retry-with-feedback loop around it. After L2 guardrails and L4
-//! permissions pass, `later_layers` runs L3 criteria and then — only if
-//! they pass — L5 review. `next_step` decides what follows an attempt:
+//! The retry policy: after an attempt, `next_step` decides what follows —
 //! finish, retry with feedback (failing criteria and reviewer issues sent
-//! back to the author), or escalate to a human. Correctness is always
-//! re-checked before review, never the reverse.
+//! back to the author), or escalate to a human with the table of what still
+//! fails. Bounded by `max_retries`.
 
-use crate::config::spec::{CriterionKind, Task};
 use crate::config::verification::{OnRequestChanges, DEFAULT_MAX_RETRIES, MAX_RETRIES_CAP};
-use crate::config::{AgentConfig, Config};
-use crate::layers::criteria::{self, CriteriaRun, Judge};
-use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
-use crate::model::changeset::ChangeSet;
+use crate::config::Config;
+use crate::layers::criteria::{self};
+use crate::layers::review::ReviewOutcome;
 use crate::model::verdict::{Layer, Report, Status};
-use crate::pipeline::sequence::Progress;
-use std::path::Path;
-use tokio_util::sync::CancellationToken;
 
 /// How many times a candidate may be sent back to its author.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -187,128 +179,6 @@ pub fn escalation_table(reports: &[Report]) -> String {
         "| layer | check | status | what fails |\n|---|---|---|---|\n{}\n",
         rows.join("\n")
     )
-}
-
-/// Reports for Layers 3 and 5 when they will not run this attempt.
-pub fn skipped(config: &Config, task: &Task, why: &str) -> Vec<Report> {
-    let mut out = Vec::new();
-    for c in &task.acceptance_criteria {
-        out.push(Report::skipped(Layer::Criteria, &c.description, why));
-    }
-    for c in &task.constraints {
-        out.push(Report::skipped(Layer::Criteria, &c.description, why));
-    }
-    if let Some(r) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
-        for name in &r.reviewers {
-            out.push(Report::skipped(Layer::Review, name, why));
-        }
-    }
-    out
-}
-
-/// What Layers 3 and 5 need for one attempt.
-pub struct LaterLayers<'a> {
-    pub config: &'a Config,
-    pub task: &'a Task,
-    pub workdir: &'a Path,
-    pub base: git2::Oid,
-    pub changes: &'a ChangeSet,
-    pub author: (&'a str, &'a AgentConfig),
-    pub site: Site,
-    pub cancel: CancellationToken,
-}
-
-/// L3 criteria, then — only when they pass — L5 review. Returns the
-/// reports and, when the review ran, its outcome.
-pub async fn later_layers(
-    l: &LaterLayers<'_>,
-    sink: &(dyn Fn(Progress) + Send + Sync),
-) -> (Vec<Report>, Option<ReviewOutcome>) {
-    let review_cfg = l
-        .config
-        .verification
-        .as_ref()
-        .and_then(|v| v.review.as_ref());
-    let needs_diff = review_cfg.is_some()
-        || l.task
-            .acceptance_criteria
-            .iter()
-            .any(|c| c.kind == CriterionKind::LlmJudge);
-    let diff = if needs_diff {
-        match crate::git::workspace::diff_text(l.workdir, l.base) {
-            Ok(d) => d,
-            Err(e) => {
-                let r = Report::new(Layer::Review, "diff")
-                    .errored(format!("could not compute the diff: {e}"))
-                    .finish();
-                sink(Progress::Report(r.clone()));
-                return (vec![r], None);
-            }
-        }
-    } else {
-        String::new()
-    };
-    let report_sink = |r: Report| sink(Progress::Report(r));
-    let mut reports = Vec::new();
-    if l.task.has_criteria() {
-        sink(Progress::LayerStarted(Layer::Criteria));
-        let settings = l
-            .config
-            .verification
-            .as_ref()
-            .and_then(|v| v.criteria.as_ref());
-        let judge = settings.and_then(|s| s.judge.as_deref()).and_then(|name| {
-            l.config.main.agents.get(name).map(|agent| Judge {
-                name,
-                agent,
-                site: l.site.clone(),
-                timeout: settings
-                    .and_then(|s| s.timeout)
-                    .map(|d| d.get())
-                    .unwrap_or(criteria::DEFAULT_TIMEOUT),
-            })
-        });
-        let run = CriteriaRun {
-            task: l.task,
-            config: l.config,
-            workdir: l.workdir,
-            base: l.base,
-            changes: l.changes,
-            diff: &diff,
-            judge,
-            cancel: l.cancel.clone(),
-        };
-        reports.extend(criteria::evaluate(&run, &report_sink).await);
-    }
-    let Some(review_cfg) = review_cfg else {
-        return (reports, None);
-    };
-    if reports.iter().any(|r| r.status == Status::Fail) {
-        for name in &review_cfg.reviewers {
-            let r = Report::skipped(
-                Layer::Review,
-                name,
-                "skipped: acceptance criteria failed (correctness is checked before review)",
-            );
-            sink(Progress::Report(r.clone()));
-            reports.push(r);
-        }
-        return (reports, None);
-    }
-    sink(Progress::LayerStarted(Layer::Review));
-    let run = ReviewRun {
-        config: l.config,
-        review: review_cfg,
-        author: l.author,
-        task: l.task,
-        diff: &diff,
-        changes: l.changes,
-        site: l.site.clone(),
-        cancel: l.cancel.clone(),
-    };
-    let (rs, outcome) = review::review(&run, &report_sink).await;
-    reports.extend(rs);
-    (reports, Some(outcome))
 }
 
 #[cfg(test)]

@@ -46,80 +46,56 @@ pub(crate) struct RetryStart {
     pub(crate) others: Vec<Contender>,
 }
 
-impl PreparedRun {
-    /// The rest of an interrupted run (src/reattach.rs).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn resumed(
-        run: String,
-        config: Config,
-        base: git2::Oid,
-        repo_dir: PathBuf,
-        state: PathBuf,
-        candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
-        request: RunRequest,
-        store: Store,
-        resume: Resumption,
-    ) -> PreparedRun {
-        // The task as the journal recorded it, else the bare instruction.
-        let task = resume
-            .task
-            .clone()
-            .unwrap_or_else(|| Task::from_instruction(request.instruction.clone()));
-        PreparedRun {
-            run,
-            config: Arc::new(config),
-            base,
-            repo_dir,
-            state,
-            candidates,
-            task: Arc::new(task),
-            task_source: None,
-            request,
-            store,
-            resume: Some(resume),
-            retry: None,
-        }
-    }
+/// What every kind of prepared run has: the run, its config and task from
+/// the base commit, its candidates and the store.
+pub(crate) struct Setup {
+    pub(crate) run: String,
+    pub(crate) config: Config,
+    pub(crate) base: git2::Oid,
+    pub(crate) repo_dir: PathBuf,
+    pub(crate) state: PathBuf,
+    pub(crate) candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+    pub(crate) task: Task,
+    pub(crate) request: RunRequest,
+    pub(crate) store: Store,
 }
 
 impl PreparedRun {
-    /// One candidate of a finished run again, with a human's feedback
-    /// (src/retry.rs).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn retried(
-        run: String,
-        config: Config,
-        base: git2::Oid,
-        repo_dir: PathBuf,
-        state: PathBuf,
-        candidate: (CandidateInfo, crate::config::AgentConfig),
-        task: Task,
-        request: RunRequest,
-        store: Store,
-        attempt: u32,
-        feedback: String,
-        others: Vec<Contender>,
-    ) -> PreparedRun {
-        let id = candidate.0.id.clone();
+    fn from_setup(s: Setup, task_source: Option<String>) -> PreparedRun {
         PreparedRun {
-            run,
-            config: Arc::new(config),
-            base,
-            repo_dir,
-            state,
-            candidates: vec![candidate],
-            task: Arc::new(task),
-            task_source: None,
-            request,
-            store,
+            run: s.run,
+            config: Arc::new(s.config),
+            base: s.base,
+            repo_dir: s.repo_dir,
+            state: s.state,
+            candidates: s.candidates,
+            task: Arc::new(s.task),
+            task_source,
+            request: s.request,
+            store: s.store,
             resume: None,
-            retry: Some(RetryStart {
-                candidate: id,
-                attempt,
-                feedback,
-                others,
-            }),
+            retry: None,
         }
+    }
+
+    /// A new run (`rascal run`).
+    pub(crate) fn fresh(setup: Setup, task_source: Option<String>) -> PreparedRun {
+        PreparedRun::from_setup(setup, task_source)
+    }
+
+    /// The rest of an interrupted run (`rascal attach`, see `attach`).
+    pub(crate) fn resumed(setup: Setup, resume: Resumption) -> PreparedRun {
+        let mut p = PreparedRun::from_setup(setup, None);
+        p.resume = Some(resume);
+        p
+    }
+
+    /// One candidate of a finished run again, with a human's feedback
+    /// (see `retry`).
+    pub(crate) fn retried(setup: Setup, start: RetryStart) -> PreparedRun {
+        let mut p = PreparedRun::from_setup(setup, None);
+        p.retry = Some(start);
+        p
     }
 }
 
@@ -215,20 +191,20 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
             agent,
         ));
     }
-    Ok(PreparedRun {
-        run,
-        config: Arc::new(config),
-        base,
-        repo_dir: workspace::workdir(&repo),
-        state,
-        candidates,
-        task: Arc::new(task),
+    Ok(PreparedRun::fresh(
+        Setup {
+            run,
+            config,
+            base,
+            repo_dir: workspace::workdir(&repo),
+            state,
+            candidates,
+            task,
+            request: req,
+            store,
+        },
         task_source,
-        request: req,
-        store,
-        resume: None,
-        retry: None,
-    })
+    ))
 }
 
 fn list_or_none(v: &[String]) -> String {

@@ -10,6 +10,7 @@ use crate::layers::compare::Contender;
 use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::RunEvent;
 use crate::model::verdict::{Layer, Status, Verdict};
+use crate::pipeline::prepare::{RetryStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
 use std::path::{Path, PathBuf};
@@ -111,17 +112,22 @@ pub fn prepare_retry(
         rascal_exe,
     );
     Ok(PreparedRun::retried(
-        run.to_string(),
-        config,
-        base,
-        workspace::workdir(&repo),
-        state,
-        (info, agent),
-        task,
-        request,
-        store,
-        cand.attempt + 1,
-        feedback.trim().to_string(),
-        others,
+        Setup {
+            run: run.to_string(),
+            config,
+            base,
+            repo_dir: workspace::workdir(&repo),
+            state,
+            candidates: vec![(info, agent)],
+            task,
+            request,
+            store,
+        },
+        RetryStart {
+            candidate: cand.id.clone(),
+            attempt: cand.attempt + 1,
+            feedback: feedback.trim().to_string(),
+            others,
+        },
     ))
 }

@@ -1,9 +1,15 @@
-//! Runs the per-candidate layers that need no agent — L2 guardrails then L4
-//! permissions — on a worktree's ChangeSet, fail fast, reporting progress as
-//! each layer starts and each report lands. `rascal check` and the pipeline
-//! both use this, so a change is judged the same way in either.
+//! The one place that orders the layers of a candidate's change: L2
+//! guardrails, then L4 permissions (`verify`, fail fast), then — only when
+//! they pass — L3 criteria, then — only when those pass — L5 review
+//! (`layers`). Correctness is always checked before review, never the
+//! reverse. Progress is reported as each layer starts and each report lands.
+//! `rascal check` runs `verify` alone, so a change is judged the same way in
+//! either.
 
-use crate::config::{Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
+use crate::config::spec::{CriterionKind, Task};
+use crate::config::{AgentConfig, Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
+use crate::layers::criteria::{self, CriteriaRun, Judge};
+use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Layer, Report, Status};
@@ -31,6 +37,45 @@ pub struct Verification<'a> {
     pub changes: &'a ChangeSet,
     pub origin: Origin,
     pub cancel: CancellationToken,
+}
+
+/// Every layer of one attempt's change: `verify` (L2, L4), then the later
+/// layers (L3, L5) when it passed, else their skipped reports. Returns the
+/// reports and, when the review ran, its outcome.
+pub async fn layers(
+    v: &Verification<'_>,
+    later: &LaterLayers<'_>,
+    sink: &(dyn Fn(Progress) + Send + Sync),
+) -> (Vec<Report>, Option<ReviewOutcome>) {
+    let mut reports = verify(v, sink).await;
+    if reports.iter().any(failed) {
+        for r in skipped(
+            later.config,
+            later.task,
+            "skipped: guardrails or permissions failed",
+        ) {
+            sink(Progress::Report(r.clone()));
+            reports.push(r);
+        }
+        return (reports, None);
+    }
+    let (rs, outcome) = later_layers(later, sink).await;
+    reports.extend(rs);
+    (reports, outcome)
+}
+
+/// Every layer's reports when none of them will run (the agent failed, made
+/// no change, or the change could not be read).
+pub fn skip_all(config: &Config, task: &Task, why: &str) -> Vec<Report> {
+    let mut out = Vec::new();
+    if let Some(list) = &config.guardrails {
+        for g in list {
+            out.push(Report::skipped(Layer::Guardrails, &g.name, why));
+        }
+    }
+    out.push(Report::skipped(Layer::Permissions, "permissions", why));
+    out.extend(skipped(config, task, why));
+    out
 }
 
 fn failed(r: &Report) -> bool {
@@ -147,4 +192,126 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
         }
     }
     reports
+}
+
+/// Reports for Layers 3 and 5 when they will not run this attempt.
+pub fn skipped(config: &Config, task: &Task, why: &str) -> Vec<Report> {
+    let mut out = Vec::new();
+    for c in &task.acceptance_criteria {
+        out.push(Report::skipped(Layer::Criteria, &c.description, why));
+    }
+    for c in &task.constraints {
+        out.push(Report::skipped(Layer::Criteria, &c.description, why));
+    }
+    if let Some(r) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
+        for name in &r.reviewers {
+            out.push(Report::skipped(Layer::Review, name, why));
+        }
+    }
+    out
+}
+
+/// What Layers 3 and 5 need for one attempt.
+pub struct LaterLayers<'a> {
+    pub config: &'a Config,
+    pub task: &'a Task,
+    pub workdir: &'a Path,
+    pub base: git2::Oid,
+    pub changes: &'a ChangeSet,
+    pub author: (&'a str, &'a AgentConfig),
+    pub site: Site,
+    pub cancel: CancellationToken,
+}
+
+/// L3 criteria, then — only when they pass — L5 review. Returns the
+/// reports and, when the review ran, its outcome.
+pub async fn later_layers(
+    l: &LaterLayers<'_>,
+    sink: &(dyn Fn(Progress) + Send + Sync),
+) -> (Vec<Report>, Option<ReviewOutcome>) {
+    let review_cfg = l
+        .config
+        .verification
+        .as_ref()
+        .and_then(|v| v.review.as_ref());
+    let needs_diff = review_cfg.is_some()
+        || l.task
+            .acceptance_criteria
+            .iter()
+            .any(|c| c.kind == CriterionKind::LlmJudge);
+    let diff = if needs_diff {
+        match crate::git::workspace::diff_text(l.workdir, l.base) {
+            Ok(d) => d,
+            Err(e) => {
+                let r = Report::new(Layer::Review, "diff")
+                    .errored(format!("could not compute the diff: {e}"))
+                    .finish();
+                sink(Progress::Report(r.clone()));
+                return (vec![r], None);
+            }
+        }
+    } else {
+        String::new()
+    };
+    let report_sink = |r: Report| sink(Progress::Report(r));
+    let mut reports = Vec::new();
+    if l.task.has_criteria() {
+        sink(Progress::LayerStarted(Layer::Criteria));
+        let settings = l
+            .config
+            .verification
+            .as_ref()
+            .and_then(|v| v.criteria.as_ref());
+        let judge = settings.and_then(|s| s.judge.as_deref()).and_then(|name| {
+            l.config.main.agents.get(name).map(|agent| Judge {
+                name,
+                agent,
+                site: l.site.clone(),
+                timeout: settings
+                    .and_then(|s| s.timeout)
+                    .map(|d| d.get())
+                    .unwrap_or(criteria::DEFAULT_TIMEOUT),
+            })
+        });
+        let run = CriteriaRun {
+            task: l.task,
+            config: l.config,
+            workdir: l.workdir,
+            base: l.base,
+            changes: l.changes,
+            diff: &diff,
+            judge,
+            cancel: l.cancel.clone(),
+        };
+        reports.extend(criteria::evaluate(&run, &report_sink).await);
+    }
+    let Some(review_cfg) = review_cfg else {
+        return (reports, None);
+    };
+    if reports.iter().any(|r| r.status == Status::Fail) {
+        for name in &review_cfg.reviewers {
+            let r = Report::skipped(
+                Layer::Review,
+                name,
+                "skipped: acceptance criteria failed (correctness is checked before review)",
+            );
+            sink(Progress::Report(r.clone()));
+            reports.push(r);
+        }
+        return (reports, None);
+    }
+    sink(Progress::LayerStarted(Layer::Review));
+    let run = ReviewRun {
+        config: l.config,
+        review: review_cfg,
+        author: l.author,
+        task: l.task,
+        diff: &diff,
+        changes: l.changes,
+        site: l.site.clone(),
+        cancel: l.cancel.clone(),
+    };
+    let (rs, outcome) = review::review(&run, &report_sink).await;
+    reports.extend(rs);
+    (reports, Some(outcome))
 }
