@@ -185,7 +185,7 @@ async fn live_retry_decisions_run_the_next_attempt_with_the_feedback() {
         .unwrap()
         .unwrap();
     assert_eq!(outcome.verdict, Verdict::Pass);
-    let summary = rascal::model::event::RunSummary::from_events(&events);
+    let summary = rascal::model::summary::RunSummary::from_events(&events);
     for c in &summary.candidates {
         assert_eq!(c.verdict, Some(Verdict::Pass), "{}: {:?}", c.id, c.reason);
         assert_eq!(c.attempt, 2, "{}", c.id);

@@ -131,11 +131,36 @@ fn override_requires_a_reason_and_records_a_decision() {
             ..
         }
     ));
+    assert!(app.dialog.is_none());
+    // hasty failed two guardrails; one override does not make the layer ⊘
+    // (the run summary's rule: every failing report must be covered).
+    let DecisionKind::Override { check: first, .. } = &d.kind else {
+        unreachable!()
+    };
+    assert_eq!(
+        app.candidates[1].mark(Layer::Guardrails, &app.meta),
+        Mark::Fail
+    );
+    let other = if first == "build" {
+        "banned-patterns"
+    } else {
+        "build"
+    };
+    let second = rascal::model::decision::Decision::new(
+        Some("hasty"),
+        DecisionKind::Override {
+            layer: Layer::Guardrails,
+            check: other.into(),
+            rule: None,
+        },
+        "Ada Lovelace <ada@example.com>",
+        "flaky too",
+    );
+    app.apply_decision(&second);
     assert_eq!(
         app.candidates[1].mark(Layer::Guardrails, &app.meta),
         Mark::Overridden
     );
-    assert!(app.dialog.is_none());
 }
 
 #[test]

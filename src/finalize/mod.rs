@@ -4,7 +4,7 @@
 //! installed (else print the command to run).
 
 use crate::git::workspace;
-use crate::model::event::RunSummary;
+use crate::model::summary::RunSummary;
 use std::path::{Path, PathBuf};
 
 pub use crate::git::workspace::ARTIFACTS_DIR;

@@ -9,5 +9,6 @@ pub mod decision;
 pub mod event;
 pub mod log;
 pub mod ranking;
+pub mod summary;
 pub mod usage;
 pub mod verdict;

@@ -17,8 +17,8 @@ const FEEDBACK_LINES: usize = 20;
 pub struct Printer {
     /// Print agent log lines (otherwise only results).
     pub logs: bool,
-    /// Latest token/cost figures per candidate.
-    usage: std::collections::BTreeMap<String, crate::model::usage::Usage>,
+    /// The run so far (the one fold of its events): usage per candidate.
+    summary: crate::model::summary::RunSummary,
     /// Width of the `[candidate]` column.
     width: usize,
 }
@@ -28,7 +28,7 @@ impl Printer {
         Printer {
             logs,
             width: 0,
-            usage: Default::default(),
+            summary: crate::model::summary::RunSummary::new(),
         }
     }
 
@@ -37,6 +37,9 @@ impl Printer {
     }
 
     pub fn render(&mut self, ev: &RunEvent) -> Vec<String> {
+        if !matches!(ev, RunEvent::Log { .. }) {
+            self.summary.apply(ev);
+        }
         match ev {
             RunEvent::RunStarted {
                 run,
@@ -94,10 +97,7 @@ impl Printer {
                 )]
             }
             RunEvent::LayerStarted { .. } => Vec::new(),
-            RunEvent::Usage { candidate, usage } => {
-                self.usage.insert(candidate.clone(), *usage);
-                Vec::new()
-            }
+            RunEvent::Usage { .. } => Vec::new(),
             RunEvent::AgentSummary { candidate, text } => vec![format!(
                 "{} summary: {}",
                 self.tag(candidate),
@@ -121,8 +121,11 @@ impl Printer {
                 lines,
             } => {
                 let usage = self
-                    .usage
-                    .get(candidate)
+                    .summary
+                    .candidates
+                    .iter()
+                    .find(|c| &c.id == candidate)
+                    .and_then(|c| c.usage)
                     .map(|u| format!(" · {}", u.short()))
                     .unwrap_or_default();
                 let mut l = format!(

@@ -1,13 +1,12 @@
-//! `rascal attach RUN`: pick up a docker run whose rascal died. The journal
-//! says which candidates finished and how many output lines of each stream
-//! landed; the containers are found on the engine by their labels, their
-//! logs resume after those lines (none lost, none repeated), and their
-//! results are recorded as if rascal had never gone away.
+//! Where an interrupted run resumes: the journal says which candidates
+//! finished and how many output lines of each stream landed; their logs
+//! resume after those lines (none lost, none repeated), and their results
+//! are recorded as if rascal had never gone away (see `attach`).
 
 use crate::exec::launch::Resume;
 use crate::model::event::RunEvent;
-use crate::model::log::Stream;
-use crate::model::verdict::{Layer, Report, Verdict};
+use crate::model::summary::RunSummary;
+use crate::model::verdict::{Report, Verdict};
 use std::collections::BTreeMap;
 
 /// What the journal knows about a run being resumed.
@@ -30,40 +29,29 @@ impl Resumption {
         self.counts.get(id).copied()
     }
 
-    /// Fold a run's journal.
+    /// What the run's summary (the one fold of its journal) says about
+    /// resuming it.
     pub fn from_events(events: &[RunEvent]) -> Resumption {
-        let mut r = Resumption::default();
-        for ev in events {
-            match ev {
-                RunEvent::TaskLoaded { task, .. } => r.task = Some((**task).clone()),
-                RunEvent::CandidateStarted { candidate, .. } => {
-                    r.counts.insert(candidate.clone(), Resume::default());
-                }
-                RunEvent::Log {
-                    candidate,
-                    stream,
-                    text,
-                    ..
-                } => {
-                    // rascal's own notes are not the agent's output.
-                    if text.starts_with("rascal: ") {
-                        continue;
-                    }
-                    if let Some(c) = r.counts.get_mut(candidate) {
-                        match stream {
-                            Stream::Stdout => c.stdout_lines += 1,
-                            Stream::Stderr => c.stderr_lines += 1,
-                        }
-                    }
-                }
-                RunEvent::ReportLanded { candidate, report }
-                    if report.layer == Layer::Agent && report.check == "agent" =>
-                {
-                    r.agent_reports
-                        .insert(candidate.clone(), (**report).clone());
-                }
-                RunEvent::CandidateFinished { verdict, .. } => r.finished.push(*verdict),
-                _ => {}
+        let summary = RunSummary::from_events(events);
+        let mut r = Resumption {
+            task: summary.task.clone(),
+            ..Resumption::default()
+        };
+        for c in &summary.candidates {
+            if c.started {
+                r.counts.insert(
+                    c.id.clone(),
+                    Resume {
+                        stdout_lines: c.output_lines[0],
+                        stderr_lines: c.output_lines[1],
+                    },
+                );
+            }
+            if let Some(report) = c.agent_report() {
+                r.agent_reports.insert(c.id.clone(), report.clone());
+            }
+            if let Some(v) = c.verdict {
+                r.finished.push(v);
             }
         }
         r
@@ -73,6 +61,8 @@ impl Resumption {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::event::CandidateInfo;
+    use crate::model::log::Stream;
 
     fn log(c: &str, stream: Stream, text: &str) -> RunEvent {
         RunEvent::Log {
@@ -85,7 +75,21 @@ mod tests {
 
     #[test]
     fn counts_journalled_output_per_stream_without_rascals_notes() {
+        let info = |id: &str| CandidateInfo {
+            id: id.into(),
+            agent: id.into(),
+            runtime: "command".into(),
+            worktree: String::new(),
+        };
         let events = vec![
+            RunEvent::RunStarted {
+                run: "r".into(),
+                repo: String::new(),
+                base: String::new(),
+                instruction: String::new(),
+                launcher: "docker".into(),
+                candidates: vec![info("a"), info("b")],
+            },
             RunEvent::CandidateStarted {
                 candidate: "a".into(),
                 command: "x".into(),

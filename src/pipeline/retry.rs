@@ -34,7 +34,7 @@ pub fn prepare_retry(
     let mut store = Store::open(&Store::path_in(&state))?;
     store.mark_interrupted()?;
     let events = store.events(run)?;
-    let summary = crate::model::event::RunSummary::from_events(&events);
+    let summary = crate::model::summary::RunSummary::from_events(&events);
     if summary.status == "running" {
         return Err(PipelineError::Usage(format!(
             "run {run} is still running\n  hint: wait for it to finish (or retry from the TUI, which sends the decision to the live run)"

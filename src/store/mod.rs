@@ -3,7 +3,8 @@
 //! events journal, written before any event is shown, so killing rascal
 //! loses nothing that had landed.
 
-use crate::model::event::{RunEvent, RunSummary};
+use crate::model::event::RunEvent;
+use crate::model::summary::RunSummary;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::{Path, PathBuf};
 

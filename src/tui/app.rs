@@ -8,6 +8,7 @@ use super::highlight::Highlighter;
 use super::logbuf::LogBuf;
 use super::theme::Theme;
 use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::summary::{CandidateSummary, RunSummary};
 use crate::model::verdict::{Layer, Report, Status, Verdict};
 use std::collections::HashMap;
 
@@ -104,6 +105,8 @@ pub struct Candidate {
     /// Why the candidate was handed to a human.
     pub escalated: Option<String>,
     pub cancelled: bool,
+    /// Layers shown as ⊘: as the run summary's override rule says.
+    pub overridden_layers: Vec<Layer>,
 }
 
 impl Candidate {
@@ -126,6 +129,7 @@ impl Candidate {
             summary: None,
             escalated: None,
             cancelled: false,
+            overridden_layers: Vec::new(),
         }
     }
 
@@ -134,9 +138,33 @@ impl Candidate {
     }
 
     pub fn overridden(&self, layer: Layer) -> bool {
-        self.decisions
+        self.overridden_layers.contains(&layer)
+    }
+
+    /// Take what the run summary (the one fold of the events) says about
+    /// this candidate; the TUI keeps only what is about the screen (logs,
+    /// clocks, the running layer).
+    fn sync(&mut self, s: &CandidateSummary) {
+        self.attempt = s.attempt;
+        self.reports = s.reports.clone();
+        self.verdict = s.verdict;
+        self.reason = s.reason.clone();
+        self.files = s.files_changed;
+        self.lines = s.lines_changed;
+        self.decisions = s.decisions.clone();
+        self.tokens = s.usage.map(|u| u.input_tokens + u.output_tokens);
+        self.cost_usd = s.usage.and_then(|u| u.cost_usd);
+        self.summary = s.summary.clone();
+        self.escalated = s.escalated.as_ref().map(|e| e.reason.clone());
+        self.cancelled = s
+            .current_decisions()
             .iter()
-            .any(|d| matches!(&d.kind, DecisionKind::Override { layer: l, .. } if *l == layer))
+            .any(|d| d.kind == DecisionKind::Cancel);
+        self.overridden_layers = STRIP
+            .iter()
+            .copied()
+            .filter(|l| s.layer_overridden(*l))
+            .collect();
     }
 
     pub fn layer_reports(&self, layer: Layer) -> impl Iterator<Item = &Report> {
@@ -296,6 +324,9 @@ pub use crate::model::ranking::Ranking;
 
 pub struct App {
     pub meta: RunMeta,
+    /// The one fold of the run's events (shared with the printer, `show`,
+    /// reports and reattach); candidates' verdicts and marks come from it.
+    pub summary: RunSummary,
     pub run: String,
     pub base: String,
     pub instruction: String,
@@ -347,6 +378,7 @@ impl App {
         let color = theme.syntax.is_some();
         App {
             meta,
+            summary: RunSummary::new(),
             run: String::new(),
             base: String::new(),
             instruction: String::new(),
@@ -421,6 +453,17 @@ impl App {
     /// Fold one run event into the state.
     pub fn apply(&mut self, ev: &RunEvent, at_ms: i64) {
         self.now_ms = self.now_ms.max(at_ms);
+        if let RunEvent::DecisionRecorded { decision } = ev {
+            self.apply_decision(decision);
+            return;
+        }
+        self.summary.apply(ev);
+        if let Some(id) = ev
+            .candidate()
+            .filter(|_| !matches!(ev, RunEvent::Log { .. }))
+        {
+            self.sync(&id.to_string());
+        }
         match ev {
             RunEvent::RunStarted {
                 run,
@@ -440,13 +483,7 @@ impl App {
             }
             RunEvent::CandidateStarted { candidate, .. } => {
                 if let Some(c) = self.cand_mut(candidate) {
-                    if c.started_ms.is_some() && c.finished() {
-                        // A retry: a new attempt of the same candidate.
-                        c.attempt += 1;
-                        c.reports.clear();
-                        c.verdict = None;
-                        c.finished_ms = None;
-                    }
+                    c.finished_ms = None;
                     c.started_ms.get_or_insert(at_ms);
                 }
             }
@@ -464,17 +501,7 @@ impl App {
                     }
                 }
             }
-            RunEvent::Usage { candidate, usage } => {
-                if let Some(c) = self.cand_mut(candidate) {
-                    c.tokens = Some(usage.input_tokens + usage.output_tokens);
-                    c.cost_usd = usage.cost_usd;
-                }
-            }
-            RunEvent::AgentSummary { candidate, text } => {
-                if let Some(c) = self.cand_mut(candidate) {
-                    c.summary = Some(text.clone());
-                }
-            }
+            RunEvent::Usage { .. } | RunEvent::AgentSummary { .. } => {}
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
             RunEvent::TaskLoaded { .. } => {}
             RunEvent::AttemptStarted {
@@ -489,9 +516,6 @@ impl App {
                 }
                 if let Some(c) = self.cand_mut(candidate) {
                     // The layers run again: the strip shows this attempt.
-                    c.attempt = *attempt;
-                    c.reports.clear();
-                    c.verdict = None;
                     c.finished_ms = None;
                     c.running_layer = None;
                     c.logs.push(
@@ -504,36 +528,15 @@ impl App {
                     );
                 }
             }
-            RunEvent::CandidateEscalated {
-                candidate, reason, ..
-            } => {
-                if let Some(c) = self.cand_mut(candidate) {
-                    c.escalated = Some(reason.clone());
-                }
-            }
-            RunEvent::DecisionRecorded { decision } => self.apply_decision(decision),
+            RunEvent::CandidateEscalated { .. } | RunEvent::DecisionRecorded { .. } => {}
             RunEvent::LayerStarted { candidate, layer } => {
                 if let Some(c) = self.cand_mut(candidate) {
                     c.running_layer = Some(*layer);
                 }
             }
-            RunEvent::ReportLanded { candidate, report } => {
+            RunEvent::ReportLanded { .. } => {}
+            RunEvent::CandidateFinished { candidate, .. } => {
                 if let Some(c) = self.cand_mut(candidate) {
-                    c.reports.push((**report).clone());
-                }
-            }
-            RunEvent::CandidateFinished {
-                candidate,
-                verdict,
-                reason,
-                files,
-                lines,
-            } => {
-                if let Some(c) = self.cand_mut(candidate) {
-                    c.verdict = Some(*verdict);
-                    c.reason = reason.clone();
-                    c.files = *files;
-                    c.lines = *lines;
                     c.finished_ms = Some(at_ms);
                     c.running_layer = None;
                 }
@@ -560,15 +563,23 @@ impl App {
             return;
         }
         self.decisions.push(d.clone());
+        self.summary.apply(&RunEvent::DecisionRecorded {
+            decision: d.clone(),
+        });
         if let Some(id) = &d.candidate {
-            if let Some(c) = self.cand_mut(id) {
-                c.decisions.push(d.clone());
-                if d.kind == DecisionKind::Cancel {
-                    c.cancelled = true;
-                }
-            }
+            self.sync(id);
         }
         self.dirty = true;
+    }
+
+    /// Refresh candidate `id` from the run summary.
+    fn sync(&mut self, id: &str) {
+        let Some(s) = self.summary.candidates.iter().find(|c| c.id == id) else {
+            return;
+        };
+        if let Some(c) = self.candidates.iter_mut().find(|c| c.info.id == id) {
+            c.sync(s);
+        }
     }
 
     pub fn pending_from_detail(&self) -> bool {

@@ -3,7 +3,7 @@
 //! the comparator's ranking and the decisions.
 
 use crate::model::decision::DecisionKind;
-use crate::model::event::{CandidateSummary, RunSummary};
+use crate::model::summary::{CandidateSummary, RunSummary};
 use crate::model::verdict::{Layer, Report, Status};
 use crate::text::{cut, sanitize};
 use std::fmt::Write;

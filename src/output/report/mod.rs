@@ -4,7 +4,7 @@
 pub mod markdown;
 pub mod sarif;
 
-use crate::model::event::RunSummary;
+use crate::model::summary::RunSummary;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {

@@ -3,7 +3,7 @@
 //! guardrail and permission findings. A check that could not run is a result
 //! too (`<layer>/<check>/errored`, level error).
 
-use crate::model::event::RunSummary;
+use crate::model::summary::RunSummary;
 use crate::model::verdict::{Severity, Status};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
