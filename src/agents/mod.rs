@@ -2,6 +2,7 @@
 //! candidate. `command` runs any program; `scripted` replays a built-in or
 //! inline scenario (deterministic, no API key) through the same launcher.
 
+pub mod ask;
 pub mod events;
 pub mod scripted;
 

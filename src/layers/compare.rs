@@ -239,15 +239,10 @@ pub fn apply_judge(r: &mut Ranking, note: JudgeNote) {
 /// `tied`) and `reason`.
 pub fn parse_pick(bytes: &[u8], tied: &[String]) -> Result<(String, String), String> {
     let text = String::from_utf8_lossy(bytes);
-    let mut found = Vec::new();
-    for (i, _) in text.match_indices('{') {
-        let mut s = serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
-        if let Some(Ok(serde_json::Value::Object(m))) = s.next() {
-            if m.contains_key("pick") {
-                found.push(m);
-            }
-        }
-    }
+    let found: Vec<_> = crate::agents::ask::json_objects(&text)
+        .into_iter()
+        .filter(|m| m.contains_key("pick"))
+        .collect();
     let m = match found.as_slice() {
         [m] => m,
         [] => return Err("no JSON answer with `pick` in the judge's output".into()),

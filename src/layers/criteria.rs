@@ -6,6 +6,7 @@
 //! `command` run through the command runner; `llm-judge` asks the judge
 //! agent and is advisory (its issues are clamped to warnings).
 
+use crate::agents::ask::{self, Site};
 use crate::config::permissions::build_glob;
 use crate::config::spec::{
     grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task,
@@ -13,7 +14,7 @@ use crate::config::spec::{
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::runner::{self, CommandSpec, LogLine};
 use crate::layers::deps;
-use crate::layers::review::{self, Site};
+use crate::layers::review;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::path::{Component, Path, PathBuf};
@@ -447,27 +448,14 @@ pub async fn run_command_criterion(
 
 /// The judge's answer: `{"pass": true|false, "reason": "…"}`.
 pub fn parse_judge(bytes: &[u8]) -> Result<(bool, String), String> {
-    if bytes.len() > review::MAX_REVIEW_BYTES {
+    if bytes.len() > ask::MAX_ANSWER_BYTES {
         return Err("the judge's output is too large".into());
     }
     let text = String::from_utf8_lossy(bytes);
-    let mut found = Vec::new();
-    let mut i = 0;
-    let b = text.as_bytes();
-    while i < b.len() {
-        if b[i] == b'{' {
-            let mut s =
-                serde_json::Deserializer::from_str(&text[i..]).into_iter::<serde_json::Value>();
-            if let Some(Ok(serde_json::Value::Object(m))) = s.next() {
-                i += s.byte_offset().max(1);
-                if m.contains_key("pass") {
-                    found.push(m);
-                }
-                continue;
-            }
-        }
-        i += 1;
-    }
+    let found: Vec<_> = crate::agents::ask::json_objects(&text)
+        .into_iter()
+        .filter(|m| m.contains_key("pass"))
+        .collect();
     match found.as_slice() {
         [m] => {
             let pass = m
@@ -524,7 +512,7 @@ async fn run_judge(
         .dir
         .join(format!("attempt-{}", j.site.attempt))
         .join(format!("judge-{index}"));
-    let answer = review::ask(
+    let answer = ask::ask(
         j.name,
         j.agent,
         &judge_prompt(task, c, diff),

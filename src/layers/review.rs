@@ -5,21 +5,16 @@
 //! with a fresh reviewer, then escalation. A mute or garbled reviewer is
 //! never an approval. `parse_review` is a pure function over the bytes.
 
-use crate::agents::{self, LaunchContext};
 use crate::config::spec::Task;
 use crate::config::verification::{provider, ReviewConfig};
-use crate::config::{AgentConfig, Config, RuntimeKind, VERIFICATION_FILE};
-use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
+use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use serde_json::{Map, Value};
-use std::path::{Path, PathBuf};
-use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Reviewer output above this size is refused (a verdict is small).
-pub const MAX_REVIEW_BYTES: usize = 1024 * 1024;
+pub use crate::agents::ask::MAX_ANSWER_BYTES as MAX_REVIEW_BYTES;
 /// The diff shown to a reviewer is cut here.
 const MAX_DIFF_BYTES: usize = 256 * 1024;
 
@@ -60,28 +55,7 @@ pub struct ReviewVerdict {
     pub issues: Vec<ReviewIssue>,
 }
 
-/// Every top-level JSON object in `text`, in order (objects nested in an
-/// object are part of it, not separate).
-fn json_objects(text: &str) -> Vec<Map<String, Value>> {
-    let mut out = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'{' {
-            i += 1;
-            continue;
-        }
-        let mut stream = serde_json::Deserializer::from_str(&text[i..]).into_iter::<Value>();
-        match stream.next() {
-            Some(Ok(Value::Object(m))) => {
-                i += stream.byte_offset().max(1);
-                out.push(m);
-            }
-            _ => i += 1,
-        }
-    }
-    out
-}
+use crate::agents::ask::json_objects;
 
 /// Parse a reviewer's output. `Err` is a structural failure, with why.
 pub fn parse_review(bytes: &[u8]) -> Result<ReviewVerdict, String> {
@@ -318,159 +292,7 @@ Print only one verdict object.\n",
     )
 }
 
-/// Where a helper agent (reviewer, judge) runs from: its files go under
-/// `dir`; it works in an empty temporary directory outside the repository
-/// (removed afterwards) — never in the author's worktree.
-#[derive(Debug, Clone)]
-pub struct Site {
-    pub run: String,
-    pub candidate: String,
-    /// The candidate's run directory (`.git/rascal/runs/<run>/<candidate>`).
-    pub dir: PathBuf,
-    pub rascal_exe: PathBuf,
-    pub attempt: u32,
-}
-
-/// What a helper agent answered.
-#[derive(Debug, Clone)]
-pub struct Answer {
-    /// The answer text (stdout; for claude/codex the text of their
-    /// stream-json messages).
-    pub text: Vec<u8>,
-    /// Why the run is not a clean answer (could not start, timed out,
-    /// exited non-zero).
-    pub problem: Option<String>,
-    pub exit_code: Option<i32>,
-    pub duration_ms: u64,
-    pub command: String,
-    /// The last output lines, for the report.
-    pub tail: String,
-}
-
-/// Run agent `name` on `prompt` in an empty scratch directory; its prompt,
-/// scenario and output log are kept under `dir`.
-pub async fn ask(
-    name: &str,
-    agent_cfg: &AgentConfig,
-    prompt: &str,
-    dir: &Path,
-    site: &Site,
-    timeout: Duration,
-    cancel: &CancellationToken,
-) -> Answer {
-    let mut answer = Answer {
-        text: Vec::new(),
-        problem: None,
-        exit_code: None,
-        duration_ms: 0,
-        command: String::new(),
-        tail: String::new(),
-    };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        answer.problem = Some(format!("could not create {}: {e}", dir.display()));
-        return answer;
-    }
-    let scratch = match tempfile::Builder::new().prefix("rascal-review-").tempdir() {
-        Ok(t) => t,
-        Err(e) => {
-            answer.problem = Some(format!("could not create a scratch directory: {e}"));
-            return answer;
-        }
-    };
-    let ctx = LaunchContext {
-        run: &site.run,
-        candidate: &site.candidate,
-        run_dir: dir,
-        rascal_exe: &site.rascal_exe,
-        attempt: site.attempt,
-        sandboxed: false,
-    };
-    let inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
-        Ok(inv) => inv,
-        Err(e) => {
-            answer.problem = Some(format!("could not be prepared: {e}"));
-            return answer;
-        }
-    };
-    answer.command = inv.argv.join(" ");
-    let mut spec = CommandSpec::new(inv.argv, scratch.path().to_path_buf(), timeout);
-    spec.env = Env::Only(inv.env);
-    spec.stdin = inv.stdin;
-    spec.max_line = MAX_REVIEW_BYTES + 1;
-    let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
-    let collect = tokio::spawn(async move {
-        let mut out = Vec::new();
-        let mut log = Vec::new();
-        while let Some(l) = rx.recv().await {
-            if l.stream == Stream::Stdout && out.len() <= MAX_REVIEW_BYTES {
-                out.extend_from_slice(l.text.as_bytes());
-                out.push(b'\n');
-            }
-            if log.len() <= 4 * MAX_REVIEW_BYTES {
-                log.extend_from_slice(l.text.as_bytes());
-                log.push(b'\n');
-            }
-        }
-        (out, log)
-    });
-    let result = runner::run(&spec, Some(tx), cancel).await;
-    let (out, log) = collect.await.unwrap_or_default();
-    let _ = std::fs::write(dir.join("output.log"), &log);
-    match result {
-        Ok(o) => {
-            answer.exit_code = o.exit.code;
-            answer.duration_ms = o.exit.duration_ms;
-            answer.tail = o.tail;
-            if let Some(p) = o.exit.problem(timeout) {
-                answer.problem = Some(p);
-            } else if !o.exit.success() {
-                answer.problem = Some(format!(
-                    "exited with code {}",
-                    o.exit.code.map(|c| c.to_string()).unwrap_or("?".into())
-                ));
-            }
-        }
-        Err(e) => answer.problem = Some(format!("could not start: {e}")),
-    }
-    answer.text = answer_text(agent_cfg.runtime, out);
-    answer
-}
-
-/// claude and codex print JSON event streams; the answer is the text of
-/// their final messages. Other runtimes answer on stdout as is.
-fn answer_text(runtime: RuntimeKind, stdout: Vec<u8>) -> Vec<u8> {
-    if !matches!(runtime, RuntimeKind::Claude | RuntimeKind::Codex) {
-        return stdout;
-    }
-    let text = String::from_utf8_lossy(&stdout);
-    let mut out = String::new();
-    for line in text.lines() {
-        let Ok(Value::Object(ev)) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        // claude: {"type":"result","result":"..."}
-        if ev.get("type").and_then(Value::as_str) == Some("result") {
-            if let Some(Value::String(s)) = ev.get("result") {
-                out.push_str(s);
-                out.push('\n');
-            }
-        }
-        // codex: {"type":"item.completed","item":{"type":"agent_message","text":"..."}}
-        if let Some(Value::Object(item)) = ev.get("item") {
-            if item.get("type").and_then(Value::as_str) == Some("agent_message") {
-                if let Some(Value::String(s)) = item.get("text") {
-                    out.push_str(s);
-                    out.push('\n');
-                }
-            }
-        }
-    }
-    if out.is_empty() {
-        stdout
-    } else {
-        out.into_bytes()
-    }
-}
+pub use crate::agents::ask::{ask, Answer, Site};
 
 /// What Layer 5 concluded for one attempt.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,13 +1,14 @@
 //! One candidate, start to end: its attempts (agent, then the layers in
 //! `sequence`), the retry policy between them, and how it finished.
 
+use crate::agents::ask::Site;
 use crate::agents::events::Usage;
 use crate::agents::{self};
 use crate::config::spec::Task;
 use crate::config::Config;
 use crate::exec::launch::{Launcher, Resume};
 use crate::git::workspace::{self};
-use crate::layers::review::{ReviewOutcome, Site};
+use crate::layers::review::ReviewOutcome;
 use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
 use crate::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
 use crate::pipeline::first_failure;

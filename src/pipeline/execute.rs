@@ -2,10 +2,10 @@
 //! `max_parallel`), live decisions, the comparator's ranking and the run's
 //! verdict.
 
+use crate::agents::ask::Site;
 use crate::config::{LauncherKind, OnNoPass};
 use crate::exec::launch::{docker::DockerLauncher, process::ProcessLauncher, Launcher};
 use crate::layers::compare::{self, Contender};
-use crate::layers::review::Site;
 use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::model::verdict::Verdict;

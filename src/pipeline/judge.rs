@@ -1,10 +1,10 @@
 //! The comparator's judge: an agent asked to break a tie at the top of
 //! the ranking. Advisory: any problem is recorded and the ranking stands.
 
+use crate::agents::ask::Site;
 use crate::config::Config;
 use crate::git::workspace::{self};
 use crate::layers::compare::{self};
-use crate::layers::review::Site;
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -66,7 +66,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         .map(|d| d.get())
         .unwrap_or(Duration::from_secs(600));
     let answer =
-        crate::layers::review::ask(judge, agent, &prompt, &site.dir, site, timeout, cancel).await;
+        crate::agents::ask::ask(judge, agent, &prompt, &site.dir, site, timeout, cancel).await;
     if let Some(p) = answer.problem {
         note.problem = Some(format!("the judge {p}"));
         return note;
