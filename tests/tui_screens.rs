@@ -146,6 +146,32 @@ fn screens() -> Vec<(&'static str, Setup)> {
                 keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
                 type_text(a, "known flake");
                 keys(a, &[Key::Enter]);
+                // hasty failed two guardrails: the layer is ⊘ only once
+                // both are overridden (the run summary's rule).
+                let covered: Vec<String> = a
+                    .decisions
+                    .iter()
+                    .filter_map(|d| match &d.kind {
+                        rascal::model::decision::DecisionKind::Override { check, .. } => {
+                            Some(check.clone())
+                        }
+                        _ => None,
+                    })
+                    .collect();
+                let other = ["banned-patterns", "build"]
+                    .into_iter()
+                    .find(|c| !covered.iter().any(|x| x == c))
+                    .unwrap();
+                a.apply_decision(&rascal::model::decision::Decision::new(
+                    Some("hasty"),
+                    rascal::model::decision::DecisionKind::Override {
+                        layer: rascal::model::verdict::Layer::Guardrails,
+                        check: other.into(),
+                        rule: None,
+                    },
+                    "Ada Lovelace <ada@example.com>",
+                    "known flake",
+                ));
             }),
         ),
     ]

@@ -4,6 +4,10 @@
 //! back once by the reviewer and then passes everything, one breaks the
 //! build, one touches denied paths.
 
+use super::args::DemoArgs;
+use super::exit::CliError;
+use super::shared::{current_exe, say};
+use crate::pipeline::RunRequest;
 use std::path::Path;
 
 pub const INSTRUCTION: &str =
@@ -78,4 +82,41 @@ pub fn create_sample(dir: &Path) -> Result<(), git2::Error> {
         &[],
     )?;
     Ok(())
+}
+
+/// `rascal demo`: the sample in a temp directory (removed at the end unless
+/// `--keep`), run like `rascal run --spec shout` on the three agents.
+pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
+    let DemoArgs {
+        headless,
+        keep,
+        theme,
+    } = args;
+    let tui = super::run::tui_wanted(headless, theme)?;
+    let tmp = tempfile::Builder::new()
+        .prefix("rascal-demo-")
+        .tempdir()
+        .map_err(|e| CliError::Usage(format!("creating a temp directory: {e}")))?;
+    create_sample(tmp.path())
+        .map_err(|e| CliError::Usage(format!("creating the sample repository: {e}")))?;
+    if tui.is_none() {
+        say!(
+            "rascal demo: sample repository at {}\n",
+            tmp.path().display()
+        );
+    }
+    let mut req = RunRequest::new(
+        tmp.path().to_path_buf(),
+        "",
+        AGENTS.iter().map(|s| s.to_string()).collect(),
+        current_exe()?,
+    );
+    req.spec = Some(SPEC.into());
+    let code = super::run::start(req, false, true, tui).map(|(c, _)| c);
+    if keep {
+        let path = tmp.keep();
+        say!("\nkept the sample repository at {}", path.display());
+        say!("replay it with: rascal -C {} list", path.display());
+    }
+    code
 }

@@ -1,3 +1,43 @@
-//! The command line: one file per subcommand.
+//! The command line: one file per subcommand. `main` parses [`Cli`], hands
+//! it to [`dispatch`], prints a [`CliError`] once and exits with
+//! [`exit::exit_code`].
 
+pub mod args;
+pub mod attach;
+pub mod check;
+pub mod decide;
 pub mod demo;
+pub mod doctor;
+pub mod exit;
+pub mod finalize;
+pub mod list;
+pub mod report;
+pub mod retry;
+pub mod run;
+pub mod scripted_agent;
+pub mod shared;
+pub mod show;
+
+pub use args::{Cli, Command};
+pub use exit::{exit_code, CliError};
+
+/// Run one parsed command line; `Ok` carries the verdict's exit code.
+pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
+    let dir = cli.dir();
+    match cli.command {
+        Command::Run(a) => run::run(&dir, a),
+        Command::Select(a) => decide::select(&dir, a),
+        Command::Override(a) => decide::override_check(&dir, a),
+        Command::Retry(a) => retry::retry(&dir, a),
+        Command::Escalate(a) => decide::escalate(&dir, a),
+        Command::Finalize(a) => finalize::finalize(&dir, a),
+        Command::Report(a) => report::report(&dir, a),
+        Command::Attach(a) => attach::attach(&dir, a),
+        Command::Doctor(a) => doctor::doctor(&dir, a),
+        Command::Check(a) => check::check(&dir, a),
+        Command::List(a) => list::list(&dir, a),
+        Command::Show(a) => show::show(&dir, a),
+        Command::Demo(a) => demo::demo(a),
+        Command::ScriptedAgent(a) => scripted_agent::scripted_agent(&dir, a),
+    }
+}

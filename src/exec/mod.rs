@@ -4,3 +4,6 @@
 pub mod env;
 pub mod launch;
 pub mod runner;
+pub mod runtime;
+
+pub use runtime::runtime;

@@ -87,10 +87,8 @@ pub fn prepare_attach(
     }
     // Without an engine the run stays interrupted, to be attached later
     // (rather than its candidates failing for want of an engine).
-    let engine = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| PipelineError::Usage(format!("starting the async runtime: {e}")))?
+    let engine = crate::exec::runtime()
+        .map_err(PipelineError::Usage)?
         .block_on(crate::exec::launch::docker::connect());
     if let Err(e) = engine {
         return Err(PipelineError::Usage(format!(

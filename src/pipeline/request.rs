@@ -61,13 +61,6 @@ pub enum PipelineError {
     Usage(String),
 }
 
-impl PipelineError {
-    /// Exit code: all of these are usage or setup errors (2).
-    pub fn exit_code(&self) -> i32 {
-        2
-    }
-}
-
 /// The outcome of a finished run.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {

@@ -342,10 +342,7 @@ pub fn run_interactive(
     let who = author_in(&repo);
     let run2 = run_id.clone();
     let trace = Trace::to(prepared.state.join("runs").join(&run_id).join("tui.log"));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let rt = crate::exec::runtime()?;
     let result = rt.block_on(async move {
         let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
         let (stx, rx) = mpsc::unbounded_channel::<Stamped>();
@@ -500,10 +497,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         }
     }
     let trace = Trace::to(state.join("runs").join(run).join("tui.log"));
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let rt = crate::exec::runtime()?;
     let repo_path = crate::git::workspace::workdir(&repo);
     let who = crate::git::author::author(Some(&repo));
     let run_id = run.to_string();

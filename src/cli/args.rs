@@ -1,0 +1,277 @@
+//! The command line's grammar: `rascal [-C DIR] COMMAND …` as clap types.
+//! Each subcommand's arguments are one struct, handed whole to the file
+//! that runs it.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "rascal",
+    version,
+    about = "Hand one coding task to several AI agents and know which result can be trusted",
+    after_help = "Exit codes: 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated to a human."
+)]
+pub struct Cli {
+    /// Run as if started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+impl Cli {
+    /// The directory to work in: `-C DIR`, else the current one.
+    pub fn dir(&self) -> PathBuf {
+        self.dir
+            .clone()
+            .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+    }
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Run a task on one or more agents and verify each candidate.
+    Run(RunArgs),
+    /// Select the candidate to finalize.
+    Select(SelectArgs),
+    /// Accept a failed check (recorded with your name and reason; never erases the verdict).
+    Override(OverrideArgs),
+    /// Send one candidate of a finished run back to its agent with feedback;
+    /// it is verified again and the run re-ranked (all attempts are kept).
+    Retry(RetryArgs),
+    /// Hand a run (or one candidate) to a human.
+    Escalate(EscalateArgs),
+    /// Commit the selected candidate on a branch and write the PR body.
+    Finalize(FinalizeArgs),
+    /// Print a run's report: md (the PR body), json or sarif.
+    Report(ReportArgs),
+    /// Resume a docker run whose rascal died (reattach to its containers);
+    /// in a terminal, otherwise open the TUI on the run's record, following it.
+    Attach(AttachArgs),
+    /// Check the setup: each agent's CLI, version and credentials; the Docker
+    /// engine; rascal containers of runs that are gone.
+    Doctor(DoctorArgs),
+    /// Run guardrails and permissions on the working tree (no agent).
+    Check(CheckArgs),
+    /// List the runs recorded in this repository.
+    List(ListArgs),
+    /// Show a recorded run as it printed live.
+    Show(ShowArgs),
+    /// Run the bundled sample: three scripted agents on a sample repository.
+    Demo(DemoArgs),
+    #[command(name = "__scripted-agent", hide = true)]
+    ScriptedAgent(ScriptedAgentArgs),
+}
+
+// The argument structs carry no doc comment of their own: the variant's
+// above is the subcommand's help.
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// What the agents should do (or use --spec / --issue).
+    #[arg(required_unless_present_any = ["spec", "issue"])]
+    pub instruction: Option<String>,
+    /// Run the task in .rascal/specs/NAME.yaml (read from the base commit).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["instruction", "issue"])]
+    pub spec: Option<String>,
+    /// Run the task in a Markdown issue body (`## Acceptance Criteria`, `## Constraints`).
+    #[arg(long, value_name = "FILE.md", conflicts_with = "instruction")]
+    pub issue: Option<PathBuf>,
+    /// Agent name from .rascal/config.yaml (repeat for several candidates).
+    #[arg(long = "agent", short = 'a', value_delimiter = ',')]
+    pub agents: Vec<String>,
+    /// Base commit (branch, tag or sha) the candidates start from.
+    #[arg(long, default_value = "HEAD")]
+    pub base: String,
+    /// Print results as lines (no TUI).
+    #[arg(long)]
+    pub headless: bool,
+    /// Print one JSON document at the end (implies --headless).
+    #[arg(long)]
+    pub json: bool,
+    /// Agent timeout, overriding the config (e.g. 90s, 5m).
+    #[arg(long, value_parser = parse_dur)]
+    pub timeout: Option<std::time::Duration>,
+    /// Do not print agent log lines.
+    #[arg(long)]
+    pub quiet: bool,
+    /// TUI theme (dark, light, high-contrast); default from `theme:` in config.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Candidates per agent (compare mode), e.g. `--n 3`.
+    #[arg(long)]
+    pub n: Option<u32>,
+    /// Select the comparator's pick when it passes, then finalize it.
+    #[arg(long)]
+    pub auto: bool,
+    /// With --auto: push the branch to this remote (name or URL).
+    #[arg(long, value_name = "REMOTE")]
+    pub push: Option<String>,
+    /// With --auto: open a pull request with `gh` (or print the command).
+    #[arg(long)]
+    pub pr: bool,
+    /// Where agents run, overriding `launcher:` in .rascal/config.yaml.
+    #[arg(long, value_enum)]
+    pub launcher: Option<LauncherArg>,
+    /// Narrow the permissions for this run: agents may only change paths
+    /// matching these globs (on top of .rascal/permissions.yaml).
+    #[arg(long = "allow-path", value_name = "GLOB")]
+    pub allow_paths: Vec<String>,
+    /// Narrow the permissions for this run: also deny these globs.
+    #[arg(long = "deny-path", value_name = "GLOB")]
+    pub deny_paths: Vec<String>,
+}
+
+#[derive(Args)]
+pub struct SelectArgs {
+    pub run: String,
+    pub candidate: String,
+    #[arg(long, default_value = "")]
+    pub reason: String,
+}
+
+#[derive(Args)]
+pub struct OverrideArgs {
+    pub run: String,
+    pub candidate: String,
+    /// agent | guardrails | permissions | criteria | review
+    #[arg(long)]
+    pub layer: String,
+    /// The check's name, e.g. `build`.
+    #[arg(long)]
+    pub check: String,
+    /// Override one issue rule only.
+    #[arg(long)]
+    pub rule: Option<String>,
+    /// Why the failure can be accepted (required).
+    #[arg(long)]
+    pub reason: String,
+    /// Also accept, with the same reason, every check that was skipped
+    /// (never ran) because of a failure — else the candidate stays FAIL.
+    #[arg(long)]
+    pub with_skipped: bool,
+}
+
+#[derive(Args)]
+pub struct RetryArgs {
+    pub run: String,
+    pub candidate: String,
+    /// What the agent should fix.
+    #[arg(long)]
+    pub feedback: String,
+    #[arg(long)]
+    pub json: bool,
+    /// Do not print agent log lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct EscalateArgs {
+    pub run: String,
+    pub candidate: Option<String>,
+    #[arg(long, default_value = "")]
+    pub note: String,
+}
+
+#[derive(Args)]
+pub struct FinalizeArgs {
+    pub run: String,
+    /// Push the branch to this remote (name or URL).
+    #[arg(long, value_name = "REMOTE")]
+    pub push: Option<String>,
+    /// Open a pull request with `gh` (or print the command).
+    #[arg(long)]
+    pub pr: bool,
+}
+
+#[derive(Args)]
+pub struct ReportArgs {
+    pub run: String,
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: crate::output::report::Format,
+}
+
+#[derive(Args)]
+pub struct AttachArgs {
+    pub run: String,
+    #[arg(long)]
+    pub json: bool,
+    /// Do not print agent log lines.
+    #[arg(long)]
+    pub quiet: bool,
+    /// TUI theme (dark, light, high-contrast).
+    #[arg(long)]
+    pub theme: Option<String>,
+}
+
+#[derive(Args)]
+pub struct DoctorArgs {
+    /// Remove containers whose run is not in this repository's store.
+    #[arg(long)]
+    pub remove: bool,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct CheckArgs {
+    /// Compare the working tree against this commit.
+    #[arg(long, default_value = "HEAD")]
+    pub base: String,
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ListArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub struct ShowArgs {
+    pub run: String,
+    #[arg(long)]
+    pub json: bool,
+    /// Do not print agent log lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct DemoArgs {
+    #[arg(long)]
+    pub headless: bool,
+    /// Keep the sample repository (its path is printed).
+    #[arg(long)]
+    pub keep: bool,
+    /// TUI theme (dark, light, high-contrast).
+    #[arg(long)]
+    pub theme: Option<String>,
+}
+
+#[derive(Args)]
+pub struct ScriptedAgentArgs {
+    pub file: PathBuf,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum LauncherArg {
+    Process,
+    Docker,
+}
+
+impl From<LauncherArg> for crate::config::LauncherKind {
+    fn from(l: LauncherArg) -> Self {
+        match l {
+            LauncherArg::Process => crate::config::LauncherKind::Process,
+            LauncherArg::Docker => crate::config::LauncherKind::Docker,
+        }
+    }
+}
+
+fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
+    crate::config::duration::parse_duration(s).map(|d| d.get())
+}

@@ -1,0 +1,40 @@
+//! `rascal attach`: resume a docker run whose rascal died; in a terminal,
+//! a run with nothing to resume opens in the TUI, followed while it grows.
+
+use super::args::AttachArgs;
+use super::exit::CliError;
+use super::run::{execute, interactive, tui_wanted};
+use super::shared::{current_exe, open_store};
+use crate::tui::Theme;
+use std::path::Path;
+
+pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
+    let AttachArgs {
+        run,
+        json,
+        quiet,
+        theme,
+    } = args;
+    let tui = tui_wanted(json, theme)?;
+    let exe = current_exe()?;
+    match crate::pipeline::attach::prepare_attach(dir, &run, exe) {
+        Ok(p) => {
+            // What landed before, then the rest live.
+            let earlier = open_store(dir)?.events(&run).unwrap_or_default();
+            match tui {
+                Some(flag) => interactive(p, flag, earlier).map(|(code, _)| code),
+                None => execute(p, json, !quiet, earlier).map(|(code, _)| code),
+            }
+        }
+        // Nothing to resume (finished, process launcher, or driven by
+        // a live rascal): in a terminal, the TUI shows the record and
+        // follows it while it grows.
+        Err(_) if tui.is_some() && open_store(dir)?.run_exists(&run).unwrap_or(false) => {
+            let flag = tui.flatten();
+            let theme = Theme::named(flag.as_deref().unwrap_or("dark"), Theme::no_color_env())
+                .map_err(CliError::Usage)?;
+            crate::tui::shell::attach(dir, &run, theme).map_err(CliError::Usage)
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,56 @@
+//! `rascal check`: guardrails and permissions on the working tree against a
+//! base commit, no agent involved.
+
+use super::args::CheckArgs;
+use super::exit::CliError;
+use super::shared::{out, say};
+use crate::git::workspace;
+use crate::model::verdict::{gate, Report};
+use crate::output::printer;
+use crate::pipeline::sequence::{self, Origin, Verification};
+use std::path::Path;
+use tokio_util::sync::CancellationToken;
+
+pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
+    let CheckArgs { base, json } = args;
+    let repo = workspace::open(dir)?;
+    let oid = workspace::resolve(&repo, &base)?;
+    let config = crate::git::base::load_config(&repo, oid)?;
+    let workdir = workspace::workdir(&repo);
+    let changes = workspace::changeset(&workdir, oid)?;
+    let rt = crate::exec::runtime().map_err(CliError::Usage)?;
+    let reports: Vec<Report> = rt.block_on(async {
+        let v = Verification {
+            config: &config,
+            workdir: &workdir,
+            changes: &changes,
+            origin: Origin::Human,
+            cancel: CancellationToken::new(),
+        };
+        let live = !json;
+        sequence::verify(&v, &move |p| {
+            if let (true, sequence::Progress::Report(r)) = (live, p) {
+                out(printer::report_lines(&r));
+            }
+        })
+        .await
+    });
+    let verdict = gate(&reports);
+    if json {
+        let doc = serde_json::json!({
+            "verdict": verdict,
+            "base": oid.to_string(),
+            "files_changed": changes.files.len(),
+            "lines_changed": changes.lines_changed(),
+            "layers": reports,
+        });
+        say!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+    } else {
+        say!(
+            "verdict {verdict} · {} changed against {}",
+            crate::text::change_size(changes.files.len() as u64, changes.lines_changed()),
+            &oid.to_string()[..8]
+        );
+    }
+    Ok(verdict.exit_code())
+}

@@ -1,0 +1,116 @@
+//! The human's decisions on a finished run: `rascal select`, `override`
+//! and `escalate`, each recorded in the run's journal.
+
+use super::args::{EscalateArgs, OverrideArgs, SelectArgs};
+use super::exit::{CliError, ESCALATED, PASS};
+use super::shared::{open_store, say};
+use crate::model::decision::{Decision, DecisionKind};
+use crate::model::event::RunEvent;
+use crate::model::verdict::{Layer, Status};
+use crate::output::printer;
+use std::path::Path;
+
+/// `rascal select RUN CANDIDATE`: the candidate to finalize.
+pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
+    let SelectArgs {
+        run,
+        candidate,
+        reason,
+    } = args;
+    decide(dir, &run, Some(&candidate), DecisionKind::Select, &reason)
+}
+
+/// `rascal escalate RUN [CANDIDATE]`: hand it to a human (exit 3).
+pub fn escalate(dir: &Path, args: EscalateArgs) -> Result<i32, CliError> {
+    let EscalateArgs {
+        run,
+        candidate,
+        note,
+    } = args;
+    decide(
+        dir,
+        &run,
+        candidate.as_deref(),
+        DecisionKind::Escalate,
+        &note,
+    )
+}
+
+/// `rascal override RUN CANDIDATE --layer L --check C --reason R`: accept a
+/// failed check; with `--with-skipped`, also every check it kept from
+/// running.
+pub fn override_check(dir: &Path, args: OverrideArgs) -> Result<i32, CliError> {
+    let OverrideArgs {
+        run,
+        candidate,
+        layer,
+        check,
+        rule,
+        reason,
+        with_skipped,
+    } = args;
+    let layer: Layer = serde_json::from_value(serde_json::Value::String(layer.clone()))
+        .map_err(|_| {
+            CliError::Usage(format!(
+                "unknown layer `{layer}`\n  hint: one of agent, guardrails, permissions, criteria, review"
+            ))
+        })?;
+    let code = decide(
+        dir,
+        &run,
+        Some(&candidate),
+        DecisionKind::Override { layer, check, rule },
+        &reason,
+    )?;
+    if code != PASS || !with_skipped {
+        return Ok(code);
+    }
+    let skipped: Vec<(Layer, String)> = open_store(dir)?
+        .summary(&run)?
+        .candidates
+        .iter()
+        .filter(|c| c.id == candidate)
+        .flat_map(|c| c.reports.iter())
+        .filter(|r| r.status == Status::Skipped)
+        .map(|r| (r.layer, r.check.clone()))
+        .collect();
+    for (layer, check) in skipped {
+        let kind = DecisionKind::Override {
+            layer,
+            check,
+            rule: None,
+        };
+        let code = decide(
+            dir,
+            &run,
+            Some(&candidate),
+            kind,
+            &format!("not run: {reason}"),
+        )?;
+        if code != PASS {
+            return Ok(code);
+        }
+    }
+    Ok(PASS)
+}
+
+/// Record one decision by the repository's git author and print it.
+fn decide(
+    dir: &Path,
+    run: &str,
+    candidate: Option<&str>,
+    kind: DecisionKind,
+    reason: &str,
+) -> Result<i32, CliError> {
+    let repo = crate::git::workspace::open(dir)?;
+    let who = crate::git::author::author(Some(&repo));
+    let escalate = kind == DecisionKind::Escalate;
+    let d = Decision::new(candidate, kind, &who, reason);
+    match crate::pipeline::record_decision(dir, run, d)? {
+        RunEvent::DecisionRecorded { decision } => {
+            say!("{}", printer::decision_line(&decision));
+            Ok(if escalate { ESCALATED } else { PASS })
+        }
+        _ => Ok(PASS),
+    }
+}

@@ -1,0 +1,42 @@
+//! `rascal doctor`: each agent's CLI, version and credentials; the Docker
+//! engine; containers of runs that are gone (removed with `--remove`).
+
+use super::args::DoctorArgs;
+use super::exit::{CliError, FAIL, PASS};
+use super::shared::{open_store, out, say};
+use crate::config::LauncherKind;
+use crate::doctor::agents::{agent_checks, agent_lines};
+use crate::git::workspace;
+use std::path::Path;
+
+pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
+    let DoctorArgs { remove, json } = args;
+    let repo = workspace::open(dir)?;
+    let head = workspace::resolve(&repo, "HEAD")?;
+    let config = crate::git::base::load_config(&repo, head)?;
+    let checks = agent_checks(&config);
+    let agents_ok = checks.iter().all(|c| c.problems.is_empty());
+    let store = open_store(dir)?;
+    let docker =
+        crate::exec::runtime()
+            .map_err(CliError::Usage)?
+            .block_on(crate::doctor::diagnose(
+                &store,
+                &workspace::workdir(&repo),
+                remove,
+            ));
+    // An unreachable engine only matters when this repository uses it.
+    let uses_docker = config.main.launcher == LauncherKind::Docker;
+    let docker_ok = docker.exit_code == 0 || !uses_docker;
+    let ok = agents_ok && docker_ok;
+    if json {
+        say!(
+            "{}",
+            serde_json::json!({"ok": ok, "agents": checks, "docker": docker.lines})
+        );
+    } else {
+        out(agent_lines(&checks));
+        out(docker.lines);
+    }
+    Ok(if ok { PASS } else { FAIL })
+}

@@ -1,0 +1,82 @@
+//! How a command ends: the CLI's typed error and the one mapping from an
+//! outcome to the process exit code (README "Exit codes"):
+//! 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated.
+
+use crate::config::ConfigError;
+use crate::finalize::FinalizeError;
+use crate::git::workspace::WorkspaceError;
+use crate::pipeline::PipelineError;
+use crate::store::StoreError;
+
+/// PASS or WARN.
+pub const PASS: i32 = 0;
+/// FAIL: no candidate passed, a check failed, a step could not be done.
+pub const FAIL: i32 = 1;
+/// A usage or configuration error.
+pub const USAGE: i32 = 2;
+/// Escalated to a human.
+pub const ESCALATED: i32 = 3;
+
+/// Why a command stopped before it had a verdict to report. Printed once,
+/// by `main`, as `rascal: error: …`.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A bad argument, or a setup step (runtime, temp dir, theme, TUI) that
+    /// failed.
+    #[error("{0}")]
+    Usage(String),
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    #[error("{0}")]
+    Workspace(#[from] WorkspaceError),
+    #[error("{0}")]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Pipeline(#[from] PipelineError),
+    #[error("{0}")]
+    Finalize(#[from] FinalizeError),
+}
+
+/// The process exit code of a command: the verdict's code when it ran,
+/// else the error's.
+pub fn exit_code(outcome: &Result<i32, CliError>) -> i32 {
+    match outcome {
+        Ok(code) => *code,
+        // Nothing selected is a usage error; anything else that stops a
+        // finalize (a candidate that did not pass, a failed push, …) FAILs.
+        Err(CliError::Finalize(FinalizeError::NothingSelected(_))) => USAGE,
+        Err(CliError::Finalize(_)) => FAIL,
+        Err(
+            CliError::Usage(_)
+            | CliError::Config(_)
+            | CliError::Workspace(_)
+            | CliError::Store(_)
+            | CliError::Pipeline(_),
+        ) => USAGE,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_mapping_from_outcome_to_code() {
+        assert_eq!(exit_code(&Ok(PASS)), 0);
+        assert_eq!(exit_code(&Ok(FAIL)), 1);
+        assert_eq!(exit_code(&Ok(ESCALATED)), 3);
+        assert_eq!(exit_code(&Err(CliError::Usage("bad".into()))), USAGE);
+        let pipeline = CliError::from(PipelineError::Usage("no agent".into()));
+        assert_eq!(exit_code(&Err(pipeline)), USAGE);
+        let nothing = CliError::from(FinalizeError::NothingSelected("r-1".into()));
+        assert_eq!(exit_code(&Err(nothing)), USAGE);
+        let unverified = CliError::from(FinalizeError::NotVerified("c1".into()));
+        assert_eq!(exit_code(&Err(unverified)), FAIL);
+    }
+
+    #[test]
+    fn the_message_is_the_underlying_one() {
+        let e = CliError::from(FinalizeError::NoCandidate("c9".into()));
+        assert_eq!(e.to_string(), "candidate `c9` is not in the run");
+    }
+}

@@ -1,0 +1,80 @@
+//! `rascal finalize` (and `run --auto`'s last step): commit the selected
+//! candidate on a branch, write the PR body, optionally push and open the PR.
+
+use super::args::FinalizeArgs;
+use super::exit::{CliError, PASS};
+use super::shared::{open_store, say};
+use crate::finalize::FinalizeOptions;
+use std::path::Path;
+
+pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
+    let FinalizeArgs { run, push, pr } = args;
+    finalize_run(dir, &run, push, pr, false)
+}
+
+/// Finalize `run`; `quiet` prints nothing on success (`run --auto --json`).
+pub fn finalize_run(
+    dir: &Path,
+    run: &str,
+    push: Option<String>,
+    pr: bool,
+    quiet: bool,
+) -> Result<i32, CliError> {
+    let summary = open_store(dir)?.summary(run)?;
+    let opts = FinalizeOptions { push, pr };
+    let f = crate::finalize::finalize(dir, &summary, &opts)?;
+    if !quiet {
+        say!("committed {} on branch {}", &f.commit[..12], f.branch);
+        say!("  {}", f.message.lines().next().unwrap_or(""));
+        say!("PR body: {}", f.pr_body.display());
+        if let Some(r) = &f.pushed_to {
+            say!("pushed {} to {r}", f.branch);
+        }
+        if f.pr_opened {
+            say!("opened a pull request with gh");
+        } else {
+            say!(
+                "open the pull request with:\n  {}",
+                shell_words(&f.pr_command)
+            );
+        }
+    }
+    Ok(PASS)
+}
+
+/// `args` as one line a user can paste into a POSIX shell.
+fn shell_words(args: &[String]) -> String {
+    shlex::try_join(args.iter().map(String::as_str))
+        // Only a NUL byte cannot be quoted; no argument of a real command
+        // has one.
+        .unwrap_or_else(|_| args.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_words;
+
+    #[test]
+    fn quotes_what_the_shell_would_split_or_expand() {
+        let args: Vec<String> = [
+            "gh",
+            "pr",
+            "create",
+            "--title",
+            "it's a fix",
+            "--body-file",
+            "/tmp/pr body.md",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let line = shell_words(&args);
+        assert_eq!(shlex::split(&line).unwrap(), args);
+        assert_eq!(
+            line,
+            r#"gh pr create --title "it's a fix" --body-file '/tmp/pr body.md'"#
+        );
+        let plain = ["gh", "--title", "Make b return 42"].map(String::from);
+        assert_eq!(shell_words(&plain), "gh --title 'Make b return 42'");
+    }
+}

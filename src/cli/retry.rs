@@ -1,0 +1,23 @@
+//! `rascal retry`: one candidate of a finished run back to its agent with
+//! feedback, verified again and the run re-ranked.
+
+use super::args::RetryArgs;
+use super::exit::CliError;
+use super::shared::current_exe;
+use std::path::Path;
+
+pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
+    let RetryArgs {
+        run,
+        candidate,
+        feedback,
+        json,
+        quiet,
+    } = args;
+    let repo = crate::git::workspace::open(dir)?;
+    let who = crate::git::author::author(Some(&repo));
+    let exe = current_exe()?;
+    let prepared =
+        crate::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
+    super::run::execute(prepared, json, !quiet, Vec::new()).map(|(code, _)| code)
+}

@@ -1,0 +1,180 @@
+//! `rascal run`, and what `demo`, `retry` and `attach` share with it:
+//! running a prepared run under the TUI or headless (printing events as they
+//! come, or one JSON document at the end).
+
+use super::args::RunArgs;
+use super::exit::{CliError, PASS};
+use super::shared::{current_exe, out, say};
+use crate::config::PermissionsConfig;
+use crate::model::event::RunEvent;
+use crate::model::summary::RunSummary;
+use crate::output::printer::Printer;
+use crate::pipeline::{self, PreparedRun, RunRequest};
+use crate::tui::Theme;
+use std::path::Path;
+use tokio_util::sync::CancellationToken;
+
+/// `rascal run`: the task on its agents, then (with `--auto`) finalize the
+/// comparator's pick.
+pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
+    let RunArgs {
+        instruction,
+        spec,
+        issue,
+        agents,
+        base,
+        headless,
+        json,
+        timeout,
+        quiet,
+        theme,
+        n,
+        auto,
+        push,
+        pr,
+        launcher,
+        allow_paths,
+        deny_paths,
+    } = args;
+    let tui = tui_wanted(headless || json, theme)?;
+    // Like `git -C`, a relative issue path is relative to DIR.
+    let issue = issue.map(|p| if p.is_relative() { dir.join(p) } else { p });
+    let mut req = RunRequest::new(
+        dir.to_path_buf(),
+        &instruction.unwrap_or_default(),
+        agents,
+        current_exe()?,
+    );
+    req.spec = spec;
+    req.issue = issue;
+    req.base = base;
+    req.timeout = timeout;
+    req.n = n;
+    req.auto = auto;
+    req.scope = scope_of(&allow_paths, &deny_paths)?;
+    req.launcher = launcher.map(Into::into);
+    let (code, run_id) = start(req, json, !quiet, tui)?;
+    if auto && code == PASS {
+        if let Some(id) = run_id {
+            let fin = super::finalize::finalize_run(dir, &id, push, pr, json)?;
+            if fin != PASS {
+                return Ok(fin);
+            }
+        }
+    }
+    Ok(code)
+}
+
+/// `Some(theme flag)` when the TUI should open: not headless and stdout
+/// is a terminal.
+pub fn tui_wanted(
+    headless: bool,
+    theme: Option<String>,
+) -> Result<Option<Option<String>>, CliError> {
+    use std::io::IsTerminal;
+    if let Some(name) = &theme {
+        // A wrong name is an error even when the run ends up headless.
+        Theme::named(name, false).map_err(CliError::Usage)?;
+    }
+    Ok((!headless && std::io::stdout().is_terminal()).then_some(theme))
+}
+
+/// Prepare and run a task; returns the exit code and the run id.
+pub fn start(
+    req: RunRequest,
+    json: bool,
+    logs: bool,
+    tui: Option<Option<String>>,
+) -> Result<(i32, Option<String>), CliError> {
+    let prepared = pipeline::prepare(req)?;
+    if let Some(flag) = tui {
+        return interactive(prepared, flag, Vec::new());
+    }
+    execute(prepared, json, logs, Vec::new())
+}
+
+/// Run a prepared run under the TUI (`earlier`: events already recorded).
+pub fn interactive(
+    prepared: PreparedRun,
+    theme: Option<String>,
+    earlier: Vec<RunEvent>,
+) -> Result<(i32, Option<String>), CliError> {
+    let name = theme
+        .or_else(|| prepared.config.main.theme.clone())
+        .unwrap_or_else(|| "dark".into());
+    let theme = Theme::named(&name, Theme::no_color_env()).map_err(CliError::Usage)?;
+    let id = prepared.run.clone();
+    crate::tui::shell::run_interactive(prepared, theme, earlier)
+        .map(|c| (c, Some(id)))
+        .map_err(CliError::Usage)
+}
+
+/// Execute a prepared run headless, printing `earlier` (replayed) events
+/// first.
+pub fn execute(
+    prepared: PreparedRun,
+    json: bool,
+    logs: bool,
+    earlier: Vec<RunEvent>,
+) -> Result<(i32, Option<String>), CliError> {
+    let rt = crate::exec::runtime().map_err(CliError::Usage)?;
+    rt.block_on(async move {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
+        let cancel = CancellationToken::new();
+        let on_signal = cancel.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                eprintln!("rascal: interrupted; stopping agents (the run record is kept)");
+                on_signal.cancel();
+            }
+        });
+        let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel));
+        let mut printer = Printer::new(logs);
+        let mut events = Vec::new();
+        for ev in earlier {
+            if !json {
+                out(printer.render(&ev));
+            }
+            events.push(ev);
+        }
+        while let Some(ev) = rx.recv().await {
+            if !json {
+                out(printer.render(&ev));
+            }
+            events.push(ev);
+        }
+        let outcome = pipeline
+            .await
+            .map_err(|e| CliError::Usage(format!("internal error: {e}")))??;
+        if json {
+            let summary = RunSummary::from_events(&events);
+            say!(
+                "{}",
+                serde_json::to_string_pretty(&summary).unwrap_or_default()
+            );
+        } else {
+            say!("replay: rascal show {}", outcome.run);
+        }
+        Ok((outcome.exit_code, Some(outcome.run)))
+    })
+}
+
+/// `--allow-path` / `--deny-path` as permissions that narrow the repo's.
+fn scope_of(allow: &[String], deny: &[String]) -> Result<Option<PermissionsConfig>, CliError> {
+    if allow.is_empty() && deny.is_empty() {
+        return Ok(None);
+    }
+    let globs = |list: &[String], flag: &str| {
+        list.iter()
+            .map(|g| {
+                crate::config::permissions::GlobPattern::try_from(g.clone())
+                    .map_err(|e| CliError::Usage(format!("{flag} {g}: {e}")))
+            })
+            .collect::<Result<Vec<_>, _>>()
+    };
+    Ok(Some(PermissionsConfig {
+        allowed_paths: globs(allow, "--allow-path")?,
+        denied_paths: globs(deny, "--deny-path")?,
+        ..Default::default()
+    }))
+}

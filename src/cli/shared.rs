@@ -1,0 +1,44 @@
+//! What the subcommands share: printing to a stdout that may be closed, the
+//! run store, the path of this executable.
+
+use super::exit::CliError;
+use crate::git::workspace;
+use crate::store::Store;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// `println!` that never panics: a closed stdout (`rascal show … | head`)
+/// must not kill a run or print a backtrace.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        let _ = ::std::io::Write::write_fmt(
+            &mut ::std::io::stdout(),
+            ::std::format_args!("{}\n", ::std::format_args!($($arg)*)),
+        );
+    }};
+}
+pub(crate) use say;
+
+/// Print lines to stdout (ignoring a closed stdout) and flush.
+pub fn out(lines: Vec<String>) {
+    let stdout = std::io::stdout();
+    let mut o = stdout.lock();
+    for l in lines {
+        let _ = writeln!(o, "{l}");
+    }
+    let _ = o.flush();
+}
+
+/// The repository's run store, with runs whose rascal died marked
+/// interrupted.
+pub fn open_store(dir: &Path) -> Result<Store, CliError> {
+    let repo = workspace::open(dir)?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    store.mark_interrupted()?;
+    Ok(store)
+}
+
+/// This executable (agents of the scripted kind run it again).
+pub fn current_exe() -> Result<PathBuf, CliError> {
+    std::env::current_exe().map_err(|e| CliError::Usage(e.to_string()))
+}
