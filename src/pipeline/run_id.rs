@@ -5,33 +5,37 @@ use crate::store::{Store, StoreError};
 
 /// A fresh run id like `r-20261129-1a2b`.
 pub fn new_run_id(store: &Store) -> Result<String, StoreError> {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    let days = now.as_secs() / 86_400;
-    let (y, m, d) = civil_from_days(days as i64);
-    let mut seed = now.as_nanos() as u64 ^ ((std::process::id() as u64) << 32);
+    let now = jiff::Timestamp::now();
+    let date = now.to_zoned(jiff::tz::TimeZone::UTC).date();
+    let mut seed = now.as_nanosecond() as u64 ^ ((std::process::id() as u64) << 32);
     loop {
         seed = seed
             .wrapping_mul(6364136223846793005)
             .wrapping_add(1442695040888963407);
-        let id = format!("r-{y:04}{m:02}{d:02}-{:04x}", (seed >> 48) as u16);
+        let id = format!("r-{}-{:04x}", date.strftime("%Y%m%d"), (seed >> 48) as u16);
         if !store.run_exists(&id)? {
             return Ok(id);
         }
     }
 }
 
-/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (if m <= 2 { y + 1 } else { y }, m, d)
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_carry_todays_utc_date() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("rascal.db")).unwrap();
+        let today = jiff::Timestamp::now()
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .date()
+            .strftime("%Y%m%d")
+            .to_string();
+        let id = new_run_id(&store).unwrap();
+        let re = regex::Regex::new(r"^r-(\d{8})-[0-9a-f]{4}$").unwrap();
+        let day = &re.captures(&id).expect("r-YYYYMMDD-xxxx")[1];
+        // Around midnight the date may have just turned.
+        assert!(day <= today.as_str() && day.len() == 8, "{id} vs {today}");
+    }
 }
