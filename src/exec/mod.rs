@@ -5,5 +5,6 @@ pub mod env;
 pub mod launch;
 pub mod runner;
 pub mod runtime;
+pub mod sandbox;
 
 pub use runtime::runtime;

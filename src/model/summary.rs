@@ -134,6 +134,12 @@ pub struct RunSummary {
     pub decisions: Vec<crate::model::decision::Decision>,
 }
 
+impl Default for RunSummary {
+    fn default() -> Self {
+        RunSummary::new()
+    }
+}
+
 impl RunSummary {
     /// Candidate `id`, or an error listing the run's candidates.
     pub fn candidate(&self, id: &str) -> Result<&CandidateSummary, String> {

@@ -462,7 +462,7 @@ impl App {
             .candidate()
             .filter(|_| !matches!(ev, RunEvent::Log { .. }))
         {
-            self.sync(&id.to_string());
+            self.sync(id);
         }
         match ev {
             RunEvent::RunStarted {

@@ -1,0 +1,1281 @@
+//! Bubblewrap (`bwrap`) sandbox for the commands rascal runs on candidate code
+//! (agent CLIs and verification commands): a [`SandboxPolicy`] goes in, a `bwrap`
+//! argv comes out ([`SandboxPolicy::wrap`]), and the caller spawns that argv.
+//! Modelled on Codex CLI's linux-sandbox; every property below is tested by
+//! actually running bwrap (see the tests at the bottom of this file).
+//!
+//! # What a sandboxed command can do
+//!
+//! - **Writable:** the `workspace` (bound read-write at its own host path, and the
+//!   working directory), each `writable` bind, and two private, initially empty
+//!   tmpfs mounts: `/tmp` and `home` (the caller sets `HOME` to
+//!   [`SandboxPolicy::home`]). `/dev/shm` is writable too, as part of the private
+//!   `/dev`. Writes to the workspace and the `writable` binds reach the host; writes
+//!   to `/tmp`, `home` and `/dev/shm` vanish when the sandbox exits.
+//! - **Read-only:** the rest of the host filesystem (`--ro-bind / /`), plus each
+//!   `read_only` bind (e.g. a CLI's login file placed in the private home).
+//!   `/dev` is a fresh minimal tmpfs with only `null`, `zero`, `full`, `random`,
+//!   `urandom`, `tty`, a private `pts` and `shm`, so no disks. `/proc` is a fresh
+//!   procfs that shows only the sandbox's processes.
+//! - **Hidden:** each `hide` path. A directory is covered by an empty read-only
+//!   tmpfs, anything else (file, socket) by `/dev/null`. Missing paths are skipped.
+//!   [`SandboxPolicy::new`] hides the user's real home directory (by putting the
+//!   private home at that same path) and [`SENSITIVE_PATHS`] (container-engine,
+//!   D-Bus and per-user runtime sockets). A mount deeper than a hidden path stays
+//!   visible, e.g. a workspace inside the hidden home. This works because mounts are
+//!   applied shallowest first. The host's `/tmp` is hidden by the private `/tmp`.
+//! - **Network:** `network: false` gives a new network namespace that contains only
+//!   its own loopback interface. Host services, even on 127.0.0.1, are unreachable,
+//!   and so are DNS and abstract Unix sockets. `network: true` shares the host's
+//!   network namespace, and so all of those.
+//! - **Processes:** new pid, ipc, uts and (where the kernel allows) cgroup
+//!   namespaces. All capabilities are dropped, and the command gets a new session,
+//!   so it cannot push input into rascal's terminal with `TIOCSTI`. Every process in
+//!   the sandbox, including `setsid`/double-forked daemons, is SIGKILLed when the
+//!   command's main process exits or when the process that spawned bwrap dies. This
+//!   needs both `--unshare-pid` and `--die-with-parent`. When the main process exits,
+//!   bwrap's outer process exits with its status; bwrap's init (pid 1 of the
+//!   namespace) would otherwise keep waiting for the daemons, but `--die-with-parent`
+//!   kills it, and with it go all the namespace's processes. When rascal dies,
+//!   `--die-with-parent` kills bwrap itself first, and the same chain follows.
+//! - **Environment:** bwrap hands its own environment to the command unchanged, so
+//!   the caller must spawn the argv with a scrubbed one (`Command::env_clear()`
+//!   then `.envs(..)`, including `HOME`). bwrap 0.8 does have `--clearenv`/`--setenv`;
+//!   they are deliberately not used, because `--setenv` would put values (API keys)
+//!   into bwrap's argv, which every local user can read in `/proc/PID/cmdline`.
+//!
+//! # Caveats
+//!
+//! - A read-only mount does not stop `connect()` on a Unix socket. Any socket left
+//!   visible can still be used (e.g. `/run/docker.sock` = root on the host), so
+//!   sockets must be hidden; [`SENSITIVE_PATHS`] is a deny-list, not a guarantee.
+//! - Run rascal unprivileged. Under root the capabilities are dropped, but uid 0
+//!   still owns every root-owned file and socket. Any that are not hidden stay
+//!   readable or connectable.
+//! - `--die-with-parent` is `PR_SET_PDEATHSIG`, which fires when the **thread**
+//!   that spawned bwrap exits. So spawn from a long-lived thread, not from a pooled
+//!   worker that may be retired (e.g. tokio's `spawn_blocking`).
+//! - bwrap cannot create mount points on the read-only root. A mount destination
+//!   that does not exist on the host must therefore lie under `/tmp`, `home`, a
+//!   hidden directory or a writable bind; otherwise [`SandboxPolicy::wrap`] refuses.
+//!   Mount points created inside a writable bind appear as empty entries on the host.
+
+use std::collections::HashSet;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Component, Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// Error returned by [`available`] when bwrap cannot be found.
+pub const INSTALL_HINT: &str = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap \
+     (or set `sandbox: none` on the agent to run it unsandboxed)";
+
+/// Host paths that [`SandboxPolicy::new`] hides besides the user's home: sockets a
+/// sandboxed process could otherwise `connect()` to through the read-only system
+/// bind. Any of them lets it act outside the sandbox (start containers, talk to
+/// systemd or snapd, reach the user's ssh-agent/gpg-agent/D-Bus session).
+pub const SENSITIVE_PATHS: &[&str] = &[
+    "/run/user",
+    "/run/docker.sock",
+    "/var/run/docker.sock",
+    "/run/containerd",
+    "/run/podman",
+    "/run/dbus",
+    "/var/run/dbus",
+    "/run/systemd/private",
+    "/run/snapd.socket",
+    "/run/snapd-snap.socket",
+    "/run/libvirt",
+    "/run/lxd",
+];
+
+/// Where common distributions install bwrap, tried after `$PATH`.
+const FALLBACK_LOCATIONS: &[&str] = &[
+    "/usr/bin/bwrap",
+    "/usr/local/bin/bwrap",
+    "/bin/bwrap",
+    "/run/current-system/sw/bin/bwrap",
+];
+
+/// Sandbox mounts that exist regardless of policy (applied right after `--ro-bind / /`).
+/// No policy mount may land on one of these exact paths, nor under `/dev` or `/proc`.
+const SYSTEM_MOUNTS: &[&str] = &["/", "/dev", "/proc", "/tmp"];
+
+/// What a sandboxed command may see and touch. All paths are absolute. Paths
+/// inside the sandbox equal host paths except where a bind says otherwise.
+/// [`SandboxPolicy::new`] fills in safe defaults.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SandboxPolicy {
+    /// Directory the command may write (the candidate's workspace). It is mounted
+    /// read-write at the same path, so cwd paths stay valid, and is the working
+    /// directory. Give it canonical (symlink-free) so that it nests correctly with
+    /// the hidden paths.
+    pub workspace: PathBuf,
+    /// Extra read-write binds `(host path, path inside)`, e.g. a per-run build cache.
+    /// A missing host path is an error.
+    pub writable: Vec<(PathBuf, PathBuf)>,
+    /// Extra read-only binds `(host path, path inside)`, e.g. a CLI's login file
+    /// listed under the agent's `mounts:`. A missing host path is an error, not
+    /// silently skipped.
+    pub read_only: Vec<(PathBuf, PathBuf)>,
+    /// `false`: a new network namespace with only its own loopback (`--unshare-net`).
+    /// `true`: the host's network is shared.
+    pub network: bool,
+    /// Private HOME inside the sandbox, an empty writable tmpfs. The caller sets
+    /// `HOME` in the environment to [`SandboxPolicy::home`].
+    pub home: PathBuf,
+    /// Paths to hide although they lie inside the read-only system bind (the user's
+    /// home, the rascal store, the user's repository, other candidates'
+    /// workspaces…). Directories are covered by an empty read-only tmpfs, files by
+    /// `/dev/null`. Symlinks are resolved; paths that do not exist are skipped.
+    pub hide: Vec<PathBuf>,
+}
+
+/// What one policy entry turns into, before ordering.
+#[derive(Debug)]
+enum Kind {
+    /// The private home (`--tmpfs`).
+    Home,
+    /// A hidden directory (`--tmpfs`, then `--remount-ro` once everything is mounted).
+    HideDir,
+    /// A hidden file or socket (`--ro-bind /dev/null`).
+    HideFile,
+    /// A bind of a host path.
+    Bind { src: PathBuf, writable: bool },
+}
+
+#[derive(Debug)]
+struct Mount {
+    dest: PathBuf,
+    kind: Kind,
+    /// Human description for error messages.
+    what: &'static str,
+}
+
+impl Mount {
+    /// Whether bwrap can create mount points below `dest` once this is mounted.
+    fn allows_mkdir_below(&self) -> bool {
+        match self.kind {
+            Kind::Home | Kind::HideDir => true,
+            Kind::HideFile => false,
+            Kind::Bind { writable, .. } => writable,
+        }
+    }
+}
+
+impl SandboxPolicy {
+    /// Default policy for `workspace`: no network, no extra binds. The user's real
+    /// home (`$HOME`, unless unset, relative, missing or `/`) is hidden by putting the
+    /// private home at that same path. That keeps programs that read the home from
+    /// `/etc/passwd` instead of `$HOME` consistent. [`SENSITIVE_PATHS`] are hidden too.
+    /// Without a usable `$HOME`, the private home is `/tmp/home`.
+    pub fn new(workspace: impl Into<PathBuf>) -> Self {
+        Self::with_real_home(workspace.into(), real_home())
+    }
+
+    fn with_real_home(workspace: PathBuf, real_home: Option<PathBuf>) -> Self {
+        let workspace = workspace.canonicalize().unwrap_or(workspace);
+        let mut hide: Vec<PathBuf> = real_home.iter().cloned().collect();
+        hide.extend(SENSITIVE_PATHS.iter().map(PathBuf::from));
+        SandboxPolicy {
+            workspace,
+            writable: Vec::new(),
+            read_only: Vec::new(),
+            network: false,
+            home: real_home.unwrap_or_else(|| PathBuf::from("/tmp/home")),
+            hide,
+        }
+    }
+
+    /// The HOME path inside the sandbox; the caller puts it in the command's env.
+    pub fn home(&self) -> &Path {
+        &self.home
+    }
+
+    /// The full argv `[<bwrap>, ...flags..., "--", command...]`. `<bwrap>` is the absolute
+    /// path from [`bwrap_path`] when found, so a scrubbed `PATH` does not matter.
+    ///
+    /// Mount order: `--ro-bind / /`, `--dev /dev`, `--proc /proc`, `--tmpfs /tmp`, then
+    /// home, hidden paths and binds sorted shallowest destination first, so a nested
+    /// mount (workspace inside a hidden directory, or a hidden `.git` inside the
+    /// workspace) is applied after its parent. Last come `--remount-ro` of the hidden
+    /// directories. Errors: an empty command, a relative path or one with `..`, a
+    /// non-UTF-8 path, a missing workspace or bind source, two mounts on one
+    /// destination, a mount on `/`, `/dev`, `/proc` or `/tmp` (or below `/dev`/`/proc`), or
+    /// a destination whose mount point bwrap could not create (see the module caveats).
+    pub fn wrap(&self, command: &[String]) -> Result<Vec<String>, String> {
+        if command.is_empty() {
+            return Err("sandbox: empty command".to_string());
+        }
+        let workspace = clean(&self.workspace, "workspace")?;
+        if !workspace.is_dir() {
+            return Err(format!(
+                "sandbox workspace {} is not a directory",
+                workspace.display()
+            ));
+        }
+        let home = clean(&self.home, "home")?;
+
+        let mut mounts = vec![Mount {
+            dest: home.clone(),
+            kind: Kind::Home,
+            what: "home",
+        }];
+        let mut hidden = HashSet::new();
+        for path in &self.hide {
+            let path = clean(path, "hidden path")?;
+            // Nothing to hide if it does not exist; resolve symlinks so we cover the target.
+            let Ok(real) = path.canonicalize() else {
+                continue;
+            };
+            let real = clean(&real, "hidden path")?;
+            // The private home already covers it.
+            if real == home || !hidden.insert(real.clone()) {
+                continue;
+            }
+            let kind = if real.is_dir() {
+                Kind::HideDir
+            } else {
+                Kind::HideFile
+            };
+            mounts.push(Mount {
+                dest: real,
+                kind,
+                what: "hidden path",
+            });
+        }
+        mounts.push(Mount {
+            dest: workspace.clone(),
+            kind: Kind::Bind {
+                src: workspace.clone(),
+                writable: true,
+            },
+            what: "workspace",
+        });
+        for (binds, writable, what) in [
+            (&self.writable, true, "writable mount"),
+            (&self.read_only, false, "read-only mount"),
+        ] {
+            for (src, dest) in binds {
+                let src = clean(src, what)?;
+                if !src.exists() {
+                    return Err(format!(
+                        "sandbox {what} source {} does not exist",
+                        src.display()
+                    ));
+                }
+                mounts.push(Mount {
+                    dest: clean(dest, what)?,
+                    kind: Kind::Bind { src, writable },
+                    what,
+                });
+            }
+        }
+
+        let mut dests = HashSet::new();
+        for m in &mounts {
+            let reserved = SYSTEM_MOUNTS.iter().any(|s| m.dest == Path::new(s))
+                || m.dest.starts_with("/dev")
+                || m.dest.starts_with("/proc");
+            if reserved {
+                return Err(format!(
+                    "sandbox {} {} collides with the sandbox's own /, /dev, /proc or /tmp",
+                    m.what,
+                    m.dest.display()
+                ));
+            }
+            if !dests.insert(&m.dest) {
+                return Err(format!(
+                    "sandbox: two mounts on {} (the {} is one of them)",
+                    m.dest.display(),
+                    m.what
+                ));
+            }
+        }
+
+        // Parents before children. The sort is stable, and equal depths never nest.
+        mounts.sort_by_key(|m| m.dest.components().count());
+
+        for (i, m) in mounts.iter().enumerate() {
+            let creatable = m.dest.starts_with("/tmp")
+                || mounts[..i]
+                    .iter()
+                    .any(|p| p.allows_mkdir_below() && m.dest.starts_with(&p.dest));
+            if !creatable && !m.dest.exists() {
+                return Err(format!(
+                    "sandbox {} {} does not exist on the host and is not under /tmp, the \
+                     sandbox home, a hidden directory or a writable mount, so bwrap cannot \
+                     create its mount point on the read-only root",
+                    m.what,
+                    m.dest.display()
+                ));
+            }
+        }
+
+        let bwrap = bwrap_path().map_or_else(|| "bwrap".to_string(), |p| s(&p));
+        let mut argv: Vec<String> = vec![bwrap];
+        let mut push = |args: &[&str]| argv.extend(args.iter().map(|a| a.to_string()));
+        push(&["--ro-bind", "/", "/"]);
+        push(&["--dev", "/dev"]);
+        push(&["--proc", "/proc"]);
+        push(&["--tmpfs", "/tmp"]);
+        for m in &mounts {
+            let dest = s(&m.dest);
+            match &m.kind {
+                Kind::Home | Kind::HideDir => push(&["--tmpfs", &dest]),
+                Kind::HideFile => push(&["--ro-bind", "/dev/null", &dest]),
+                Kind::Bind { src, writable } => {
+                    let flag = if *writable { "--bind" } else { "--ro-bind" };
+                    push(&[flag, &s(src), &dest]);
+                }
+            }
+        }
+        // After all binds, so bwrap could still create nested mount points in them;
+        // non-recursive, so a workspace mounted inside stays writable.
+        for m in mounts.iter().filter(|m| matches!(m.kind, Kind::HideDir)) {
+            push(&["--remount-ro", &s(&m.dest)]);
+        }
+        push(&[
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+        ]);
+        if !self.network {
+            push(&["--unshare-net"]);
+        }
+        push(&["--die-with-parent", "--new-session", "--cap-drop", "ALL"]);
+        push(&["--chdir", &s(&workspace), "--"]);
+        argv.extend(command.iter().cloned());
+        Ok(argv)
+    }
+}
+
+/// Absolute, `..`-free, UTF-8, with `.` and duplicate slashes removed.
+fn clean(path: &Path, what: &str) -> Result<PathBuf, String> {
+    if !path.is_absolute() || path.to_str().is_none() {
+        return Err(format!(
+            "sandbox {what} {} must be an absolute UTF-8 path",
+            path.display()
+        ));
+    }
+    let mut out = PathBuf::from("/");
+    for c in path.components() {
+        match c {
+            Component::RootDir | Component::CurDir => {}
+            Component::Normal(part) => out.push(part),
+            Component::ParentDir | Component::Prefix(_) => {
+                return Err(format!(
+                    "sandbox {what} {} must not contain `..`",
+                    path.display()
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Lossless for paths that passed [`clean`].
+fn s(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// `$HOME` canonicalized, unless it is unset, relative, missing or `/`.
+fn real_home() -> Option<PathBuf> {
+    let home = PathBuf::from(std::env::var_os("HOME")?);
+    if !home.is_absolute() {
+        return None;
+    }
+    let home = home.canonicalize().ok()?;
+    (home != Path::new("/") && home.is_dir()).then_some(home)
+}
+
+fn is_executable(path: &Path) -> bool {
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Finds bwrap on `$PATH`, then in common install locations. Cached.
+pub fn bwrap_path() -> Option<PathBuf> {
+    static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
+    PATH.get_or_init(|| {
+        let on_path = std::env::var_os("PATH")
+            .into_iter()
+            .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
+            .filter(|dir| dir.is_absolute())
+            .map(|dir| dir.join("bwrap"));
+        on_path
+            .chain(FALLBACK_LOCATIONS.iter().map(PathBuf::from))
+            .find(|p| is_executable(p))
+    })
+    .clone()
+}
+
+/// Ok(path of bwrap) when bwrap is installed **and** can build a sandbox with the
+/// namespaces [`SandboxPolicy::wrap`] uses. It probes once per process with
+/// `bwrap --ro-bind / / … true`, because some kernels or AppArmor setups forbid
+/// unprivileged user namespaces. Err is one line to show the user.
+pub fn available() -> Result<PathBuf, String> {
+    static AVAILABLE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    AVAILABLE.get_or_init(|| probe(bwrap_path())).clone()
+}
+
+fn probe(bwrap: Option<PathBuf>) -> Result<PathBuf, String> {
+    let bwrap = bwrap.ok_or_else(|| INSTALL_HINT.to_string())?;
+    let fail = |why: String| {
+        format!(
+            "bubblewrap ({}) is installed but cannot create a sandbox here ({why}); the kernel \
+             may forbid unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, \
+             or kernel.apparmor_restrict_unprivileged_userns=0) (or set `sandbox: none` on the \
+             agent to run it unsandboxed)",
+            bwrap.display()
+        )
+    };
+    let mut child = Command::new(&bwrap)
+        .args([
+            "--ro-bind",
+            "/",
+            "/",
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-net",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--cap-drop",
+            "ALL",
+            "--",
+            "true",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| fail(format!("cannot run it: {e}")))?;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(fail("the probe `bwrap ... true` hung for 10 s".to_string()));
+            }
+            Err(e) => return Err(fail(format!("waiting for it failed: {e}"))),
+        }
+    };
+    if status.success() {
+        return Ok(bwrap);
+    }
+    let mut stderr = String::new();
+    if let Some(mut pipe) = child.stderr.take() {
+        let _ = pipe.read_to_string(&mut stderr);
+    }
+    let first = stderr.lines().next().unwrap_or("").trim();
+    Err(fail(if first.is_empty() {
+        format!("`bwrap ... true` exited with {status}")
+    } else {
+        first.to_string()
+    }))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::net::{TcpListener, TcpStream};
+    use std::os::unix::fs::chown;
+    use std::process::Output;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::mpsc;
+
+    /// False (with a note) when bwrap is unusable here; set RASCAL_REQUIRE_BWRAP=1
+    /// to turn that into a failure (e.g. in CI).
+    fn have_bwrap() -> bool {
+        match available() {
+            Ok(_) => true,
+            Err(e) if std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() => panic!("{e}"),
+            Err(e) => {
+                eprintln!("skipping sandbox test: {e}");
+                false
+            }
+        }
+    }
+
+    /// A scratch directory outside /tmp (the sandbox's /tmp is private, so host
+    /// files under /tmp would simply be invisible, which would prove nothing).
+    fn scratch() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::Builder::new()
+            .prefix("rascal-sandbox-test-")
+            .tempdir_in("/var/tmp")
+            .expect("create scratch dir in /var/tmp");
+        let path = dir.path().canonicalize().unwrap();
+        (dir, path)
+    }
+
+    fn mkdir(path: &Path) -> PathBuf {
+        fs::create_dir_all(path).unwrap();
+        path.to_path_buf()
+    }
+
+    /// A bare policy: nothing hidden, home in the private /tmp.
+    fn policy(workspace: &Path) -> SandboxPolicy {
+        SandboxPolicy {
+            workspace: workspace.to_path_buf(),
+            writable: vec![],
+            read_only: vec![],
+            network: false,
+            home: PathBuf::from("/tmp/rascal-home"),
+            hide: vec![],
+        }
+    }
+
+    /// Unique per call, and made of digits so it can be a `sleep` duration.
+    fn marker() -> String {
+        static N: AtomicU64 = AtomicU64::new(0);
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        format!(
+            "{}{:09}{}",
+            std::process::id(),
+            nanos,
+            N.fetch_add(1, Ordering::Relaxed)
+        )
+    }
+
+    fn sh(script: &str) -> Vec<String> {
+        vec!["sh".into(), "-c".into(), script.into()]
+    }
+
+    /// Runs `prefix + argv` with HOME set, killing it after 60 s.
+    fn spawn_output(prefix: &[&str], argv: &[String], home: &Path) -> Output {
+        spawn_output_within(Duration::from_secs(60), prefix, argv, home)
+    }
+
+    /// Like `spawn_output`, but gives up after `timeout`. Output is read to EOF, so
+    /// a leaked process that still holds stdout also counts as a timeout.
+    fn spawn_output_within(
+        timeout: Duration,
+        prefix: &[&str],
+        argv: &[String],
+        home: &Path,
+    ) -> Output {
+        let all: Vec<String> = prefix
+            .iter()
+            .map(|a| a.to_string())
+            .chain(argv.iter().cloned())
+            .collect();
+        let child = Command::new(&all[0])
+            .args(&all[1..])
+            .env("HOME", home)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let pid = child.id() as libc::pid_t;
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || tx.send(child.wait_with_output()));
+        match rx.recv_timeout(timeout) {
+            Ok(out) => out.unwrap(),
+            Err(_) => {
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                panic!("sandboxed command timed out: {all:?}");
+            }
+        }
+    }
+
+    fn run_in(p: &SandboxPolicy, script: &str) -> (String, Output) {
+        let out = spawn_output(&[], &p.wrap(&sh(script)).unwrap(), p.home());
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        eprintln!(
+            "--- stdout:\n{stdout}--- stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (stdout, out)
+    }
+
+    fn lines(stdout: &str) -> Vec<&str> {
+        stdout.lines().collect()
+    }
+
+    /// Pids whose /proc/PID/cmdline contains `needle`.
+    fn procs_with(needle: &[u8]) -> Vec<u32> {
+        let mut found = Vec::new();
+        for entry in fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            if pid == std::process::id() {
+                continue;
+            }
+            let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            if cmdline.windows(needle.len()).any(|w| w == needle) {
+                found.push(pid);
+            }
+        }
+        found
+    }
+
+    /// Kills, on drop (also when a test panics), every process whose command line
+    /// contains this test's unique marker, so a failing test leaks nothing.
+    struct Reap(String);
+
+    impl Drop for Reap {
+        fn drop(&mut self) {
+            for pid in procs_with(self.0.as_bytes()) {
+                unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+            }
+        }
+    }
+
+    fn wait_until(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+        let deadline = Instant::now() + timeout;
+        while !cond() {
+            assert!(Instant::now() < deadline, "timed out waiting until {what}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    fn is_root() -> bool {
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    // ---- argv construction (runs no sandbox) ----
+
+    #[test]
+    fn argv_has_flags_and_mounts_in_nesting_order() {
+        let (_t, base) = scratch();
+        let hidden = mkdir(&base.join("hidden"));
+        let ws = mkdir(&hidden.join("ws"));
+        let git = mkdir(&ws.join(".git"));
+        let mut p = policy(&ws);
+        // Deliberately listed deepest first: wrap must still mount parents first.
+        p.hide = vec![git.clone(), hidden.clone()];
+        let argv = p.wrap(&sh("true")).unwrap();
+        let at = |seq: &[&str]| {
+            argv.windows(seq.len())
+                .position(|w| w.iter().zip(seq).all(|(a, b)| a == b))
+                .unwrap_or_else(|| panic!("{seq:?} not in {argv:?}"))
+        };
+        let (hid, w, g) = (s(&hidden), s(&ws), s(&git));
+        assert!(argv[0].ends_with("bwrap"));
+        assert_eq!(at(&["--ro-bind", "/", "/"]), 1);
+        assert!(at(&["--tmpfs", "/tmp"]) < at(&["--tmpfs", &hid]));
+        assert!(at(&["--tmpfs", &hid]) < at(&["--bind", &w, &w]));
+        assert!(at(&["--bind", &w, &w]) < at(&["--tmpfs", &g]));
+        assert!(at(&["--tmpfs", &g]) < at(&["--remount-ro", &hid]));
+        for flag in [
+            "--unshare-pid",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--unshare-net",
+            "--die-with-parent",
+            "--new-session",
+        ] {
+            at(&[flag]);
+        }
+        at(&["--cap-drop", "ALL"]);
+        at(&["--chdir", &w]);
+        assert_eq!(&argv[argv.len() - 4..], &["--", "sh", "-c", "true"]);
+
+        p.network = true;
+        assert!(!p
+            .wrap(&sh("true"))
+            .unwrap()
+            .contains(&"--unshare-net".into()));
+    }
+
+    #[test]
+    fn wrap_rejects_bad_policies() {
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let err = |p: &SandboxPolicy| p.wrap(&sh("true")).unwrap_err();
+
+        assert!(policy(&ws).wrap(&[]).is_err());
+        assert!(err(&policy(Path::new("relative/ws"))).contains("absolute"));
+        assert!(err(&policy(&base.join("ws/../ws"))).contains(".."));
+        assert!(err(&policy(&base.join("missing"))).contains("not a directory"));
+
+        let mut p = policy(&ws);
+        p.read_only = vec![(base.join("no-such-login.json"), "/tmp/login.json".into())];
+        let e = err(&p);
+        assert!(e.contains("read-only mount source") && e.contains("does not exist"));
+
+        let mut p = policy(&ws);
+        p.writable = vec![(base.join("no-such-cache"), "/tmp/cache".into())];
+        assert!(err(&p).contains("writable mount source"));
+
+        let mut p = policy(&ws);
+        p.writable = vec![(base.clone(), ws.clone())];
+        assert!(err(&p).contains("two mounts"));
+
+        let mut p = policy(&ws);
+        p.read_only = vec![(base.clone(), "/proc/x".into())];
+        assert!(err(&p).contains("collides"));
+
+        // /home/<unique> does not exist and nothing makes it creatable.
+        let mut p = policy(&ws);
+        p.home = PathBuf::from(format!("/home/rascal-test-{}", marker()));
+        assert!(err(&p).contains("mount point"));
+        // Hiding /home makes it creatable.
+        p.hide = vec!["/home".into()];
+        assert!(p.wrap(&sh("true")).is_ok());
+
+        // Missing hidden paths are simply skipped.
+        let mut p = policy(&ws);
+        p.hide = vec![base.join("not-there")];
+        assert!(!p
+            .wrap(&sh("true"))
+            .unwrap()
+            .contains(&s(&base.join("not-there"))));
+    }
+
+    #[test]
+    fn new_hides_real_home_and_sensitive_sockets() {
+        let (_t, base) = scratch();
+        let home = mkdir(&base.join("home"));
+        let ws = mkdir(&home.join("proj/ws"));
+        let p = SandboxPolicy::with_real_home(ws.clone(), Some(home.clone()));
+        assert_eq!(p.home(), home);
+        assert_eq!(p.workspace, ws);
+        assert!(!p.network);
+        assert!(p.hide.contains(&home));
+        assert!(p.hide.contains(&PathBuf::from("/run/docker.sock")));
+        let p = SandboxPolicy::with_real_home(ws, None);
+        assert_eq!(p.home(), Path::new("/tmp/home"));
+    }
+
+    #[test]
+    fn probe_reports_missing_or_broken_bwrap() {
+        assert_eq!(probe(None).unwrap_err(), INSTALL_HINT);
+        let e = probe(Some("/bin/false".into())).unwrap_err();
+        assert!(e.contains("cannot create a sandbox") && e.contains("user namespaces"));
+        assert!(!e.contains('\n'));
+    }
+
+    // ---- properties, each checked by running bwrap ----
+
+    #[test]
+    fn available_finds_working_bwrap() {
+        if !have_bwrap() {
+            return;
+        }
+        assert!(available().unwrap().is_absolute());
+        assert_eq!(available(), available());
+    }
+
+    /// The system is read-only: writes outside the workspace fail and leave host
+    /// files untouched, while writes to the workspace land on the host.
+    #[test]
+    fn writes_outside_workspace_fail() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let outside = mkdir(&base.join("outside"));
+        fs::write(outside.join("file"), "original").unwrap();
+        let script = format!(
+            "echo changed > '{o}/file' && echo WROTE-EXISTING
+             echo new > '{o}/new' && echo WROTE-NEW
+             rm -f '{o}/file' && echo REMOVED
+             touch /usr/rascal-sandbox-probe && echo WROTE-USR
+             echo ok > in-ws && echo WROTE-WS
+             pwd",
+            o = s(&outside)
+        );
+        let (out, output) = run_in(&policy(&ws), &script);
+        assert!(output.status.success());
+        assert_eq!(lines(&out), ["WROTE-WS", &s(&ws)]);
+        assert_eq!(
+            fs::read_to_string(outside.join("file")).unwrap(),
+            "original"
+        );
+        assert!(!outside.join("new").exists());
+        assert!(!Path::new("/usr/rascal-sandbox-probe").exists());
+        assert_eq!(fs::read_to_string(ws.join("in-ws")).unwrap(), "ok\n");
+    }
+
+    /// /tmp and HOME are private, empty tmpfs mounts: writable inside, never
+    /// reaching the host, and hiding what the host has at those paths. /dev and
+    /// /proc are fresh.
+    #[test]
+    fn tmp_and_home_are_private() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        // A host directory at the home path, with content that must not show.
+        let home = mkdir(&base.join("home"));
+        fs::write(home.join("host-secret"), "secret").unwrap();
+        let tmp_probe = format!("/tmp/rascal-sandbox-probe-{}", marker());
+        let mut p = policy(&ws);
+        p.home = home.clone();
+        let script = format!(
+            "test \"$HOME\" = '{h}' && echo HOME-IS-SET
+             echo \"home entries: $(ls -A \"$HOME\" | wc -l)\"
+             echo x > \"$HOME/written\" && echo WROTE-HOME
+             echo \"tmp entries: $(ls -A /tmp | wc -l)\"
+             echo y > '{tmp_probe}' && echo WROTE-TMP
+             test -c /dev/null && test -c /dev/urandom && echo DEV-OK
+             test ! -e /dev/sda && test ! -e /dev/vda && echo NO-DISKS
+             test -r /proc/self/status && echo PROC-OK",
+            h = s(&home)
+        );
+        let (out, _) = run_in(&p, &script);
+        assert_eq!(
+            lines(&out),
+            [
+                "HOME-IS-SET",
+                "home entries: 0",
+                "WROTE-HOME",
+                "tmp entries: 0",
+                "WROTE-TMP",
+                "DEV-OK",
+                "NO-DISKS",
+                "PROC-OK"
+            ]
+        );
+        assert!(!home.join("written").exists());
+        assert_eq!(
+            fs::read_to_string(home.join("host-secret")).unwrap(),
+            "secret"
+        );
+        assert!(!Path::new(&tmp_probe).exists());
+    }
+
+    /// A hidden directory's contents are unreadable and it cannot be written, while
+    /// a workspace nested inside it is bound after the tmpfs and stays writable.
+    #[test]
+    fn hidden_dir_hides_but_nested_workspace_stays_writable() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let hidden = mkdir(&base.join("hidden"));
+        fs::write(hidden.join("secret.txt"), "secret").unwrap();
+        let ws = mkdir(&hidden.join("ws"));
+        fs::write(ws.join("src.txt"), "code").unwrap();
+        let mut p = policy(&ws);
+        p.hide = vec![hidden.clone()];
+        let script = format!(
+            "cat '{h}/secret.txt' && echo READ-SECRET
+             ls -A '{h}'
+             echo x > '{h}/new' && echo WROTE-HIDDEN
+             cat src.txt; echo
+             echo ok > '{w}/out.txt' && echo WROTE-WS",
+            h = s(&hidden),
+            w = s(&ws)
+        );
+        let (out, _) = run_in(&p, &script);
+        assert_eq!(lines(&out), ["ws", "code", "WROTE-WS"]);
+        assert!(!hidden.join("new").exists());
+        assert_eq!(fs::read_to_string(ws.join("out.txt")).unwrap(), "ok\n");
+    }
+
+    /// The default policy's hidden real home: the private home sits at the real
+    /// home's path, so its files vanish, while a workspace under it still works.
+    #[test]
+    fn real_home_is_hidden_around_workspace() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let home = mkdir(&base.join("home"));
+        fs::write(home.join(".credentials"), "token").unwrap();
+        let ws = mkdir(&home.join("src/proj"));
+        let p = SandboxPolicy::with_real_home(ws.clone(), Some(home.clone()));
+        let script = format!(
+            "cat '{h}/.credentials' && echo READ-CREDENTIALS
+             ls -A \"$HOME\"
+             echo scratch > \"$HOME/.cache-file\" && echo WROTE-HOME
+             echo ok > built && echo WROTE-WS",
+            h = s(&home)
+        );
+        let (out, _) = run_in(&p, &script);
+        assert_eq!(lines(&out), ["src", "WROTE-HOME", "WROTE-WS"]);
+        assert!(!home.join(".cache-file").exists());
+        assert!(ws.join("built").exists());
+    }
+
+    /// A hidden file reads as empty (it is /dev/null) and cannot be replaced.
+    #[test]
+    fn hidden_file_reads_empty() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let secret = base.join("token.json");
+        fs::write(&secret, "secret").unwrap();
+        let mut p = policy(&ws);
+        p.hide = vec![secret.clone()];
+        let script = format!(
+            "echo \"[$(cat '{f}')]\"
+             echo x > '{f}'; cat '{f}'",
+            f = s(&secret)
+        );
+        let (out, _) = run_in(&p, &script);
+        assert_eq!(lines(&out), ["[]"]);
+        assert_eq!(fs::read_to_string(&secret).unwrap(), "secret");
+    }
+
+    /// Another candidate's workspace next to ours is readable but not writable;
+    /// listed in `hide`, it is not even readable.
+    #[test]
+    fn sibling_workspace_is_not_writable() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("cand-1"));
+        let other = mkdir(&base.join("cand-2"));
+        fs::write(other.join("lib.rs"), "theirs").unwrap();
+        let script = format!(
+            "cat '{o}/lib.rs'; echo
+             echo mine > '{o}/lib.rs' && echo WROTE-FILE
+             touch '{o}/new' && echo CREATED
+             mkdir '{o}/dir' && echo MKDIR
+             rm '{o}/lib.rs' && echo REMOVED
+             mv '{o}' '{b}/moved' && echo MOVED
+             true",
+            o = s(&other),
+            b = s(&base)
+        );
+        let (out, _) = run_in(&policy(&ws), &script);
+        assert_eq!(lines(&out), ["theirs"]);
+        assert_eq!(fs::read_to_string(other.join("lib.rs")).unwrap(), "theirs");
+        assert_eq!(fs::read_dir(&other).unwrap().count(), 1);
+
+        let mut p = policy(&ws);
+        p.hide = vec![other.clone()];
+        let (out, _) = run_in(&p, &format!("cat '{}/lib.rs' || echo GONE", s(&other)));
+        assert_eq!(lines(&out), ["GONE"]);
+    }
+
+    /// read_only binds are visible but not writable (e.g. a login file placed in the
+    /// private home); writable binds land on the host.
+    #[test]
+    fn read_only_and_writable_binds() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let login = base.join("login.json");
+        fs::write(&login, "token").unwrap();
+        let cache = mkdir(&base.join("cache"));
+        let mut p = policy(&ws);
+        p.read_only = vec![(login.clone(), p.home.join(".tool/login.json"))];
+        p.writable = vec![(cache.clone(), PathBuf::from("/tmp/build-cache"))];
+        let script = "cat \"$HOME/.tool/login.json\"; echo
+             echo x >> \"$HOME/.tool/login.json\" && echo WROTE-LOGIN
+             echo c > /tmp/build-cache/obj && echo WROTE-CACHE";
+        let (out, _) = run_in(&p, script);
+        assert_eq!(lines(&out), ["token", "WROTE-CACHE"]);
+        assert_eq!(fs::read_to_string(&login).unwrap(), "token");
+        assert_eq!(fs::read_to_string(cache.join("obj")).unwrap(), "c\n");
+    }
+
+    /// When the main process exits, every descendant dies too, even one that
+    /// escaped into its own session. The exit status is passed through.
+    #[test]
+    fn descendants_die_with_main_process() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let m = marker();
+        // `[.]` so the waiting grep does not match its own command line.
+        let script = format!(
+            "setsid sh -c 'sleep 1000.{m}; :' >/dev/null 2>&1 &
+             i=0
+             until grep -qs '1000[.]{m}' /proc/[0-9]*/cmdline; do
+               i=$((i+1)); [ $i -gt 200 ] && exit 99; sleep 0.01
+             done
+             echo STARTED; exit 7"
+        );
+        let _reap = Reap(format!("1000.{m}"));
+        let p = policy(&ws);
+        let argv = p.wrap(&sh(&script)).unwrap();
+        // Without the pid namespace + --die-with-parent, bwrap's init would stay
+        // alive with our stdout, and this would time out.
+        let output = spawn_output_within(Duration::from_secs(10), &[], &argv, p.home());
+        let out = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(lines(&out), ["STARTED"]);
+        assert_eq!(output.status.code(), Some(7));
+        let needle = format!("1000.{m}");
+        wait_until(
+            "the sandbox's sleep is gone",
+            Duration::from_secs(2),
+            || procs_with(needle.as_bytes()).is_empty(),
+        );
+    }
+
+    /// SIGKILL of the process that spawned bwrap takes down the whole sandbox
+    /// (--die-with-parent kills bwrap, and the pid namespace takes the rest).
+    #[test]
+    fn killing_parent_kills_sandbox() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let m = marker();
+        let _reap = Reap(format!("1000.{m}"));
+        let argv = policy(&ws)
+            .wrap(&sh(&format!("sleep 1000.{m}; :")))
+            .unwrap();
+        // The intermediate must not exec bwrap (hence `; exit`), so it stays its parent.
+        let mut parent = Command::new("sh")
+            .arg("-c")
+            .arg("\"$@\"; exit $?")
+            .arg("sh")
+            .args(&argv)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The real sleep: its argv is exactly "sleep", "1000.<m>".
+        let sleep_argv = format!("sleep\x001000.{m}");
+        wait_until("the sandboxed sleep runs", Duration::from_secs(10), || {
+            !procs_with(sleep_argv.as_bytes()).is_empty()
+        });
+        parent.kill().unwrap();
+        parent.wait().unwrap();
+        let needle = format!("1000.{m}");
+        wait_until(
+            "bwrap and the sandbox are gone",
+            Duration::from_secs(2),
+            || procs_with(needle.as_bytes()).is_empty(),
+        );
+    }
+
+    /// network=false: only a private loopback, and a listener on the host's
+    /// 127.0.0.1 is unreachable; network=true (control) reaches it.
+    #[test]
+    fn network_is_unshared() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        TcpStream::connect(("127.0.0.1", port)).expect("reachable outside the sandbox");
+        let has_bash = Path::new("/bin/bash").exists() || Path::new("/usr/bin/bash").exists();
+        let script = format!(
+            "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' ' | tr '\\n' ' '; echo
+             if [ {has_bash} = true ]; then
+               if bash -c 'exec 3<>/dev/tcp/127.0.0.1/{port}' 2>/dev/null
+               then echo CONNECTED; else echo REFUSED; fi
+             fi"
+        );
+        let mut p = policy(&ws);
+        let (out, _) = run_in(&p, &script);
+        let out = lines(&out);
+        assert_eq!(out[0].trim(), "lo");
+        if has_bash {
+            assert_eq!(out[1], "REFUSED");
+            p.network = true;
+            let (out, _) = run_in(&p, &script);
+            assert_eq!(lines(&out)[1], "CONNECTED");
+        }
+    }
+
+    /// New pid/net/ipc/uts/cgroup namespaces, no capabilities, a new session, and
+    /// the workspace as cwd.
+    #[test]
+    fn namespaces_capabilities_session_and_cwd() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let script =
+            "for n in pid net ipc uts cgroup; do echo \"$n $(readlink /proc/self/ns/$n)\"; done
+             grep -E '^(Cap(Inh|Prm|Eff|Amb)|NoNewPrivs):' /proc/self/status | tr -d '\\t'
+             echo \"session $(cut -d' ' -f6 /proc/$$/stat) pid $$\"
+             pwd";
+        let (out, _) = run_in(&policy(&ws), script);
+        let out = lines(&out);
+        for (i, ns) in ["pid", "net", "ipc", "uts", "cgroup"].iter().enumerate() {
+            let host = fs::read_link(format!("/proc/self/ns/{ns}")).unwrap();
+            let (name, inside) = out[i].split_once(' ').unwrap();
+            assert_eq!(name, *ns);
+            assert_ne!(inside, s(&host), "{ns} namespace is shared with the host");
+        }
+        // This `grep` was exec'd by the shell: no_new_privs keeps even a root-owned
+        // process from regaining capabilities on exec. (As root, bwrap 0.8 leaves
+        // the bounding set alone; unprivileged, it is empty too.)
+        assert_eq!(
+            &out[5..10],
+            [
+                "CapInh:0000000000000000",
+                "CapPrm:0000000000000000",
+                "CapEff:0000000000000000",
+                "CapAmb:0000000000000000",
+                "NoNewPrivs:1"
+            ]
+        );
+        // Session 1 is led by bwrap's init inside the sandbox; without
+        // --new-session it would be the host's session leader (shown as 0).
+        assert_eq!(out[10], "session 1 pid 2");
+        assert_eq!(out[11], s(&ws));
+    }
+
+    /// --new-session: even when rascal has a controlling terminal (faked here with
+    /// `script`), the sandboxed command has none, so it cannot TIOCSTI into it.
+    #[test]
+    fn new_session_has_no_controlling_terminal() {
+        if !have_bwrap() {
+            return;
+        }
+        let Some(script) = ["/usr/bin/script", "/bin/script"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+        else {
+            eprintln!("skipping: `script` (util-linux) not found");
+            return;
+        };
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let probe = "echo \"tty_nr $(cut -d' ' -f7 /proc/$$/stat)\"";
+        let quote = |a: &String| format!("'{}'", a.replace('\'', "'\\''"));
+        let quoted = |argv: &[String]| argv.iter().map(quote).collect::<Vec<_>>().join(" ");
+        let outer = |cmd: String| {
+            let out = spawn_output(&[script, "-qec", &cmd, "/dev/null"], &[], Path::new("/"));
+            String::from_utf8_lossy(&out.stdout).replace('\r', "")
+        };
+        // Control: outside the sandbox, the same probe under `script` has a terminal.
+        assert_ne!(outer(quoted(&sh(probe))).trim(), "tty_nr 0");
+        let argv = policy(&ws).wrap(&sh(probe)).unwrap();
+        assert_eq!(outer(quoted(&argv)).trim(), "tty_nr 0");
+    }
+
+    /// The same sandbox works for an unprivileged user (bwrap then builds it in a
+    /// user namespace). Run as root, this test drops to `nobody` with setpriv; run
+    /// unprivileged, every other test already covers this.
+    #[test]
+    fn works_unprivileged() {
+        if !have_bwrap() {
+            return;
+        }
+        if !is_root() {
+            eprintln!("not root: the other tests already ran bwrap unprivileged");
+            return;
+        }
+        let Some(setpriv) = ["/usr/bin/setpriv", "/bin/setpriv"]
+            .into_iter()
+            .find(|p| Path::new(p).exists())
+        else {
+            eprintln!("skipping: setpriv not found");
+            return;
+        };
+        let (_t, base) = scratch();
+        fs::set_permissions(&base, fs::Permissions::from_mode(0o755)).unwrap();
+        let ws = mkdir(&base.join("ws"));
+        chown(&ws, Some(65534), Some(65534)).unwrap();
+        let outside = base.join("outside");
+        fs::write(&outside, "original").unwrap();
+        fs::set_permissions(&outside, fs::Permissions::from_mode(0o666)).unwrap();
+        let hidden = mkdir(&base.join("hidden"));
+        fs::write(hidden.join("secret"), "secret").unwrap();
+        fs::set_permissions(hidden.join("secret"), fs::Permissions::from_mode(0o644)).unwrap();
+        let mut p = policy(&ws);
+        p.hide = vec![hidden.clone()];
+        let script = format!(
+            "id -u
+             echo ok > out && echo WROTE-WS
+             echo changed > '{o}' && echo WROTE-OUTSIDE
+             cat '{h}/secret' && echo READ-SECRET
+             echo \"home entries: $(ls -A \"$HOME\" | wc -l)\"
+             echo x > \"$HOME/f\" && echo WROTE-HOME
+             tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '
+             grep '^CapEff:' /proc/self/status | tr -d '\\t'",
+            o = s(&outside),
+            h = s(&hidden)
+        );
+        let argv = p.wrap(&sh(&script)).unwrap();
+        let out = spawn_output(
+            &[
+                setpriv,
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "--",
+            ],
+            &argv,
+            p.home(),
+        );
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(
+            lines(&stdout),
+            [
+                "65534",
+                "WROTE-WS",
+                "home entries: 0",
+                "WROTE-HOME",
+                "lo",
+                "CapEff:0000000000000000"
+            ]
+        );
+        assert_eq!(fs::read_to_string(&outside).unwrap(), "original");
+        assert!(ws.join("out").exists());
+    }
+
+    /// Overhead of the sandbox: `cargo test --release -- --ignored --nocapture overhead`.
+    #[test]
+    #[ignore = "benchmark; run explicitly"]
+    fn overhead() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let median_ms = |argv: &[String]| {
+            let mut times: Vec<f64> = (0..20)
+                .map(|_| {
+                    let start = Instant::now();
+                    let status = Command::new(&argv[0])
+                        .args(&argv[1..])
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::null())
+                        .status()
+                        .unwrap();
+                    assert!(status.success());
+                    start.elapsed().as_secs_f64() * 1000.0
+                })
+                .collect();
+            times.sort_by(f64::total_cmp);
+            (times[9] + times[10]) / 2.0
+        };
+        let bare = median_ms(&["true".to_string()]);
+        let mut p = SandboxPolicy::new(&ws);
+        let sandboxed = median_ms(&p.wrap(&["true".to_string()]).unwrap());
+        p.network = true;
+        let shared_net = median_ms(&p.wrap(&["true".to_string()]).unwrap());
+        println!(
+            "`true` x20, median: bare {bare:.2} ms, bwrap {sandboxed:.2} ms, \
+             bwrap with host network {shared_net:.2} ms"
+        );
+    }
+}
