@@ -298,9 +298,21 @@ fn test_criterion_runs_the_named_test_and_zero_tests_is_a_failure() {
     assert_eq!(r.status, Status::Pass, "{r:?}");
     assert!(r.output.contains("1 test(s) ran"), "{}", r.output);
     assert!(
-        r.output.contains("./fake-test 'health_ok'"),
+        r.output.contains("./fake-test health_ok"),
         "quoted: {}",
         r.output
+    );
+    let r = run("it's health_ok");
+    assert!(
+        r.output.contains(r#"./fake-test "it's health_ok""#),
+        "one quoted word: {}",
+        r.output
+    );
+    let r = run("health\0ok");
+    assert_eq!(r.status, Status::Fail, "{r:?}");
+    assert!(
+        r.errored.as_deref().unwrap_or("").contains("NUL byte"),
+        "a clear error, not a panic: {r:?}"
     );
     let r = run("broken");
     assert_eq!(r.status, Status::Fail);

@@ -294,9 +294,20 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
     }
 }
 
-/// Quote `s` for `sh`.
-pub fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+/// Quote `s` as one word for `sh` (left bare when it needs no quoting). A
+/// NUL byte cannot be passed to a shell at all, so it is an error.
+pub fn shell_quote(s: &str) -> Result<String, String> {
+    shlex::try_quote(s)
+        .map(|q| q.into_owned())
+        .map_err(|e| match e {
+            shlex::QuoteError::Nul => {
+                format!(
+                    "`{}` contains a NUL byte, which cannot be passed to a shell",
+                    s.escape_default()
+                )
+            }
+            e => format!("`{}` cannot be quoted for a shell: {e}", s.escape_default()),
+        })
 }
 
 /// The default test command template for a repository.
@@ -374,7 +385,10 @@ pub async fn run_command_criterion(
                     ))
                     .finish();
             };
-            let q = shell_quote(&c.check);
+            let q = match shell_quote(&c.check) {
+                Ok(q) => q,
+                Err(e) => return r.errored(format!("the test filter {e}")).finish(),
+            };
             let cmd = if t.contains("{check}") {
                 t.replace("{check}", &q)
             } else {
@@ -643,8 +657,14 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote("a b").unwrap(), "'a b'");
+        assert_eq!(shell_quote("health_ok").unwrap(), "health_ok");
+        assert_eq!(shell_quote("").unwrap(), "''");
+        assert_eq!(shell_quote("$(rm -rf ~)").unwrap(), "'$(rm -rf ~)'");
+        let q = shell_quote("it's").unwrap();
+        assert_eq!(shlex::split(&q).unwrap(), ["it's"], "{q}");
+        let e = shell_quote("a\0b").unwrap_err();
+        assert!(e.contains("NUL byte") && e.contains(r"a\u{0}b"), "{e}");
     }
 
     #[test]
