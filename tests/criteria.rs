@@ -188,6 +188,24 @@ fn no_new_deps_in_every_manifest_kind() {
             "pytest\n# comment\nhypothesis==6\n",
             Some("hypothesis"),
         ),
+        (
+            "Cargo.toml",
+            "[dependencies]\nserde = \"1\"\n",
+            "[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\nlocal = { path = \"../local\" }\n",
+            Some("local"),
+        ),
+        (
+            "Cargo.toml",
+            "[dependencies]\nserde_json = \"1\"\n",
+            "[dependencies]\njson = { package = \"serde_json\", version = \"1\" }\n",
+            None,
+        ),
+        (
+            "Cargo.toml",
+            "[dependencies]\nserde = \"1\"\n",
+            "[dependencies]\nserde.version = \"1\"\nserde.features = [\"derive\"]\n",
+            None,
+        ),
         ("README.md", "a\n", "a\nserde = \"1\"\n", None),
     ];
     for (path, old, new, added) in cases {
@@ -210,6 +228,18 @@ fn no_new_deps_in_every_manifest_kind() {
         &[],
     );
     assert_eq!(check_constraint(&c, &cs, &files).status, Status::Fail);
+    // A manifest that no longer parses cannot be checked: that fails, located.
+    let cs = changes(&[("Cargo.toml", Operation::Modify, &["x"])]);
+    let files = mem(
+        &[("Cargo.toml", "[dependencies]\nserde = \"1\"\nrand = \n")],
+        &[("Cargo.toml", "[dependencies]\nserde = \"1\"\n")],
+    );
+    let r = check_constraint(&c, &cs, &files);
+    assert_eq!(r.status, Status::Fail, "{r:?}");
+    assert!(
+        r.issues[0].message.contains("not valid TOML at line 3"),
+        "{r:?}"
+    );
 }
 
 #[test]

@@ -245,6 +245,7 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
         }
         ConstraintKind::NoNewDeps => {
             let mut added = Vec::new();
+            let mut unreadable = Vec::new();
             let mut manifests = 0;
             for f in &changes.files {
                 for p in f.paths() {
@@ -258,18 +259,29 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
                     let new = files
                         .read(p)
                         .map(|b| String::from_utf8_lossy(&b).into_owned());
-                    for d in deps::added_deps(p, old.as_deref(), new.as_deref()) {
-                        added.push((p.to_string(), d));
+                    match deps::added_deps(p, old.as_deref(), new.as_deref()) {
+                        Ok(ds) => added.extend(ds.into_iter().map(|d| (p.to_string(), d))),
+                        Err(e) => unreadable.push((p.to_string(), e)),
                     }
                 }
             }
-            if added.is_empty() {
+            if added.is_empty() && unreadable.is_empty() {
                 pass(
                     r,
                     format!("no dependency added ({manifests} manifest(s) changed)"),
                 )
             } else {
                 let mut r = r;
+                for (p, e) in &unreadable {
+                    r.issues.push(
+                        Issue::new(
+                            &rule,
+                            Severity::Error,
+                            format!("the dependencies of {p} cannot be checked: it is {e}"),
+                        )
+                        .at(p.clone(), None),
+                    );
+                }
                 for (p, d) in &added {
                     r.issues.push(
                         Issue::new(
@@ -280,14 +292,16 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
                         .at(p.clone(), None),
                     );
                 }
-                r.output = format!(
-                    "added: {}",
-                    added
-                        .iter()
-                        .map(|(p, d)| format!("{d} ({p})"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                if !added.is_empty() {
+                    r.output = format!(
+                        "added: {}",
+                        added
+                            .iter()
+                            .map(|(p, d)| format!("{d} ({p})"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
                 r.finish()
             }
         }
