@@ -1,11 +1,12 @@
 //! Layer 4 permissions throughput: 100,000 changed paths against 200
 //! allowed/denied globs, and forbidden-import detection over added lines.
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal::config::permissions::{GlobPattern, PermissionsConfig};
 use rascal::layers::imports::new_imports;
 use rascal::layers::permissions::Permissions;
 use rascal::model::changeset::{ChangeSet, FileChange, Operation};
+use std::hint::black_box;
 
 fn glob(s: String) -> GlobPattern {
     GlobPattern::try_from(s).expect("valid glob")

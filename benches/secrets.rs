@@ -2,9 +2,10 @@
 //! 2,000 files × 100 lines of realistic code (some lines carry secret
 //! keywords, a few carry fake secrets). Reported in bytes so MB/s can be read.
 
-use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal::layers::secrets::{SecretScanner, SecretsOptions};
 use rascal::model::changeset::{ChangeSet, FileChange, Operation};
+use std::hint::black_box;
 
 const TEMPLATE: &[&str] = &[
     "use std::collections::HashMap;",

@@ -243,3 +243,20 @@ fn the_graph_is_read_from_the_sources() {
     assert!(g["pipeline"].iter().any(|m| m.starts_with("model::")));
     assert!(g.len() > 40, "only {} modules found", g.len());
 }
+
+#[test]
+fn yaml_is_read_only_in_config() {
+    // Domain types take plain strings and numbers; the YAML schema and its
+    // parser stay in src/config/.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let outside: Vec<String> = modules(&src)
+        .into_iter()
+        .filter(|(m, _)| top(m) != "config")
+        .filter(|(_, p)| std::fs::read_to_string(p).unwrap().contains("serde_yaml"))
+        .map(|(m, _)| m)
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "serde_yaml used outside src/config/: {outside:?}"
+    );
+}

@@ -31,6 +31,25 @@ fn bad_duration_says_what_is_allowed() {
 }
 
 #[test]
+fn repeated_or_misordered_duration_units_are_located_errors() {
+    let e = guard_err("guardrails:\n  - { name: t, command: \"true\", timeout: 1h30m30m }\n");
+    let msg = e.to_string();
+    assert!(msg.contains("1h30m30m"), "{msg}");
+    assert!(msg.contains("appears twice"), "{msg}");
+    assert_eq!(e.line, Some(2), "{msg}");
+    let e = guard_err("guardrails:\n  - name: t\n    command: \"true\"\n    timeout: 30m1h\n");
+    let msg = e.to_string();
+    assert!(msg.contains("largest to the smallest"), "{msg}");
+    assert_eq!(e.line, Some(2), "the guardrail is located: {msg}");
+    Config::from_texts(
+        None,
+        Some("guardrails:\n  - { name: t, command: \"true\", timeout: 1h30m }\n"),
+        None,
+    )
+    .expect("1h30m is a duration");
+}
+
+#[test]
 fn invalid_regex_is_located() {
     let e = guard_err("guardrails:\n  - name: banned\n    patterns: ['ok', 'bad(']\n");
     let msg = e.to_string();

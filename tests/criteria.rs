@@ -188,6 +188,24 @@ fn no_new_deps_in_every_manifest_kind() {
             "pytest\n# comment\nhypothesis==6\n",
             Some("hypothesis"),
         ),
+        (
+            "Cargo.toml",
+            "[dependencies]\nserde = \"1\"\n",
+            "[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\nlocal = { path = \"../local\" }\n",
+            Some("local"),
+        ),
+        (
+            "Cargo.toml",
+            "[dependencies]\nserde_json = \"1\"\n",
+            "[dependencies]\njson = { package = \"serde_json\", version = \"1\" }\n",
+            None,
+        ),
+        (
+            "Cargo.toml",
+            "[dependencies]\nserde = \"1\"\n",
+            "[dependencies]\nserde.version = \"1\"\nserde.features = [\"derive\"]\n",
+            None,
+        ),
         ("README.md", "a\n", "a\nserde = \"1\"\n", None),
     ];
     for (path, old, new, added) in cases {
@@ -210,6 +228,18 @@ fn no_new_deps_in_every_manifest_kind() {
         &[],
     );
     assert_eq!(check_constraint(&c, &cs, &files).status, Status::Fail);
+    // A manifest that no longer parses cannot be checked: that fails, located.
+    let cs = changes(&[("Cargo.toml", Operation::Modify, &["x"])]);
+    let files = mem(
+        &[("Cargo.toml", "[dependencies]\nserde = \"1\"\nrand = \n")],
+        &[("Cargo.toml", "[dependencies]\nserde = \"1\"\n")],
+    );
+    let r = check_constraint(&c, &cs, &files);
+    assert_eq!(r.status, Status::Fail, "{r:?}");
+    assert!(
+        r.issues[0].message.contains("not valid TOML at line 3"),
+        "{r:?}"
+    );
 }
 
 #[test]
@@ -298,9 +328,21 @@ fn test_criterion_runs_the_named_test_and_zero_tests_is_a_failure() {
     assert_eq!(r.status, Status::Pass, "{r:?}");
     assert!(r.output.contains("1 test(s) ran"), "{}", r.output);
     assert!(
-        r.output.contains("./fake-test 'health_ok'"),
+        r.output.contains("./fake-test health_ok"),
         "quoted: {}",
         r.output
+    );
+    let r = run("it's health_ok");
+    assert!(
+        r.output.contains(r#"./fake-test "it's health_ok""#),
+        "one quoted word: {}",
+        r.output
+    );
+    let r = run("health\0ok");
+    assert_eq!(r.status, Status::Fail, "{r:?}");
+    assert!(
+        r.errored.as_deref().unwrap_or("").contains("NUL byte"),
+        "a clear error, not a panic: {r:?}"
     );
     let r = run("broken");
     assert_eq!(r.status, Status::Fail);

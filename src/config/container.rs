@@ -19,16 +19,7 @@ impl ByteSize {
 
     /// `64.0 MiB`, `2.0 GiB`: for messages.
     pub fn human(self) -> String {
-        let b = self.0 as f64;
-        if self.0 >= 1 << 30 {
-            format!("{:.1} GiB", b / (1u64 << 30) as f64)
-        } else if self.0 >= 1 << 20 {
-            format!("{:.1} MiB", b / (1u64 << 20) as f64)
-        } else if self.0 >= 1 << 10 {
-            format!("{:.1} KiB", b / 1024.0)
-        } else {
-            format!("{} B", self.0)
-        }
+        bytesize::ByteSize::b(self.0).display().iec().to_string()
     }
 }
 
@@ -52,7 +43,9 @@ impl TryFrom<serde_yaml::Value> for ByteSize {
     }
 }
 
-/// Parse `512m`, `2g`, `64MiB`, `100k`, `1048576` (binary units).
+/// Parse `512m`, `2g`, `64MiB`, `100k`, `1048576`. As for Docker, `k`, `m`
+/// and `g` (and `kb`, `mb`, `gb`) are binary units; `bytesize` would read
+/// them as powers of ten, so only its unit sizes are used here.
 pub fn parse_size(s: &str) -> Result<ByteSize, String> {
     let t = s.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
@@ -65,9 +58,9 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
     let unit = t[digits..].trim().to_ascii_lowercase();
     let mult: u64 = match unit.as_str() {
         "" | "b" => 1,
-        "k" | "kb" | "kib" => 1 << 10,
-        "m" | "mb" | "mib" => 1 << 20,
-        "g" | "gb" | "gib" => 1 << 30,
+        "k" | "kb" | "kib" => bytesize::KIB,
+        "m" | "mb" | "mib" => bytesize::MIB,
+        "g" | "gb" | "gib" => bytesize::GIB,
         _ => {
             return Err(format!(
                 "size `{s}` has an unknown unit `{unit}`: {ALLOWED}"
@@ -138,6 +131,18 @@ mod tests {
             let e = parse_size(bad).unwrap_err();
             assert!(e.contains("size"), "{bad}: {e}");
         }
+        assert_eq!(parse_size(" 2 GiB ").unwrap().get(), 2 << 30);
+        assert_eq!(
+            parse_size("1kb").unwrap().get(),
+            1024,
+            "k is binary, as for Docker"
+        );
+        assert!(parse_size("1.5g").is_err(), "whole numbers only");
+        assert!(parse_size("1t").unwrap_err().contains("unknown unit `t`"));
         assert_eq!(ByteSize(64 << 20).human(), "64.0 MiB");
+        assert_eq!(ByteSize(2 << 30).human(), "2.0 GiB");
+        assert_eq!(ByteSize(1536).human(), "1.5 KiB");
+        assert_eq!(ByteSize(512).human(), "512 B");
+        assert_eq!(ByteSize(1 << 20).human(), "1.0 MiB");
     }
 }

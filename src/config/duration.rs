@@ -45,39 +45,57 @@ impl TryFrom<serde_yaml::Value> for Dur {
     }
 }
 
-/// Parse `1h30m`, `90s`, `500ms`…
+/// The units a config may use, largest first.
+const UNITS: [&str; 4] = ["h", "m", "s", "ms"];
+
+/// Parse `1h30m`, `90s`, `500ms`…: numbers each followed by one of the units
+/// `h`, `m`, `s`, `ms`, no spaces, each unit at most once and from the
+/// largest to the smallest. `humantime` does the arithmetic; the stricter
+/// shape is checked here so that `5 minutes` or `1h30m30m` are refused.
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err(format!("empty duration: {ALLOWED}"));
     }
-    let bytes = t.as_bytes();
-    let mut i = 0;
-    let mut total = Duration::ZERO;
-    while i < bytes.len() {
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        if start == i {
+    let mut last: Option<usize> = None;
+    let mut rest = t;
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits == 0 {
             return Err(format!("invalid duration `{s}`: {ALLOWED}"));
         }
-        let n: u64 = t[start..i]
-            .parse()
-            .map_err(|_| format!("invalid duration `{s}`: number too large"))?;
-        let ustart = i;
-        while i < bytes.len() && bytes[i].is_ascii_alphabetic() {
-            i += 1;
-        }
-        let unit = match &t[ustart..i] {
-            "ms" => Duration::from_millis(n),
-            "s" => Duration::from_secs(n),
-            "m" => Duration::from_secs(n.saturating_mul(60)),
-            "h" => Duration::from_secs(n.saturating_mul(3600)),
-            _ => return Err(format!("invalid duration `{s}`: {ALLOWED}")),
+        rest = &rest[digits..];
+        let letters = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+                .len();
+        let unit = &rest[..letters];
+        rest = &rest[letters..];
+        let Some(rank) = UNITS.iter().position(|u| *u == unit) else {
+            return Err(format!("invalid duration `{s}`: {ALLOWED}"));
         };
-        total += unit;
+        match last {
+            Some(prev) if prev == rank => {
+                return Err(format!(
+                    "invalid duration `{s}`: the unit `{unit}` appears twice; {ALLOWED}"
+                ))
+            }
+            Some(prev) if prev > rank => {
+                return Err(format!(
+                    "invalid duration `{s}`: `{unit}` comes after `{}`; write units from \
+                     the largest to the smallest, like 1h30m",
+                    UNITS[prev]
+                ))
+            }
+            _ => last = Some(rank),
+        }
     }
+    let total = humantime::parse_duration(t).map_err(|e| match e {
+        humantime::DurationError::NumberOverflow => {
+            format!("invalid duration `{s}`: number too large")
+        }
+        e => format!("invalid duration `{s}`: {e}; {ALLOWED}"),
+    })?;
     if total.is_zero() {
         return Err(format!("duration `{s}` is zero: {ALLOWED}"));
     }
@@ -102,8 +120,68 @@ mod tests {
             parse_duration("250ms").unwrap().get(),
             Duration::from_millis(250)
         );
-        for bad in ["5 minutes", "", "-1s", "10", "1d", "s", "0s"] {
+        assert_eq!(
+            parse_duration("2h").unwrap().get(),
+            Duration::from_secs(7200)
+        );
+        assert_eq!(
+            parse_duration("5m").unwrap().get(),
+            Duration::from_secs(300)
+        );
+        assert_eq!(
+            parse_duration("120s").unwrap().get(),
+            Duration::from_secs(120)
+        );
+        assert_eq!(
+            parse_duration(" 1h1m1s1ms ").unwrap().get(),
+            Duration::from_millis(3_661_001)
+        );
+        for bad in [
+            "5 minutes",
+            "",
+            "-1s",
+            "10",
+            "1d",
+            "s",
+            "0s",
+            "1.5s",
+            "5min",
+            "1h 30m",
+            "1h30",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad} should be refused");
         }
+    }
+
+    #[test]
+    fn a_unit_appears_once_and_units_go_from_large_to_small() {
+        let e = parse_duration("1h30m30m").unwrap_err();
+        assert!(e.contains("`m` appears twice"), "{e}");
+        assert!(e.contains("1h30m30m"), "{e}");
+        let e = parse_duration("30m1h").unwrap_err();
+        assert!(e.contains("`h` comes after `m`"), "{e}");
+        assert!(e.contains("largest to the smallest"), "{e}");
+        assert!(parse_duration("5s5s").is_err());
+        assert!(parse_duration("500ms1s").is_err());
+        assert_eq!(
+            parse_duration("1m90s").unwrap().get(),
+            Duration::from_secs(150)
+        );
+    }
+
+    #[test]
+    fn errors_say_what_is_allowed() {
+        for bad in ["5 minutes", "", "1d", "0s"] {
+            let e = parse_duration(bad).unwrap_err();
+            assert!(e.contains("90s") && e.contains("1h30m"), "{bad}: {e}");
+        }
+        let e = parse_duration("99999999999999999999h").unwrap_err();
+        assert!(e.contains("too large"), "{e}");
+    }
+
+    #[test]
+    fn written_back_in_seconds_or_milliseconds() {
+        assert_eq!(String::from(parse_duration("1h30m").unwrap()), "5400s");
+        assert_eq!(String::from(parse_duration("1s500ms").unwrap()), "1500ms");
     }
 }

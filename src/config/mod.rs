@@ -8,6 +8,7 @@ pub mod guardrails;
 pub mod permissions;
 pub mod scenario;
 pub mod spec;
+pub mod theme;
 pub mod verification;
 
 pub use duration::Dur;

@@ -148,6 +148,7 @@ pub fn spec_names(repo: &git2::Repository, base: git2::Oid) -> Vec<String> {
     dir.iter()
         .filter_map(|e| {
             e.name()
+                .ok()
                 .and_then(|n| n.strip_suffix(".yaml"))
                 .map(String::from)
         })

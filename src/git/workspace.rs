@@ -118,7 +118,7 @@ pub fn create_worktree(
 /// Remove worktree registrations whose directories are gone.
 pub fn prune_worktrees(repo: &Repository) -> Result<usize> {
     let mut pruned = 0;
-    for name in repo.worktrees()?.iter().flatten() {
+    for name in repo.worktrees()?.iter().flatten().flatten() {
         if let Ok(wt) = repo.find_worktree(name) {
             if wt.validate().is_err() && wt.is_prunable(None).unwrap_or(false) {
                 wt.prune(None)?;

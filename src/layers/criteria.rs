@@ -246,6 +246,7 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
         }
         ConstraintKind::NoNewDeps => {
             let mut added = Vec::new();
+            let mut unreadable = Vec::new();
             let mut manifests = 0;
             for f in &changes.files {
                 for p in f.paths() {
@@ -259,18 +260,29 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
                     let new = files
                         .read(p)
                         .map(|b| String::from_utf8_lossy(&b).into_owned());
-                    for d in deps::added_deps(p, old.as_deref(), new.as_deref()) {
-                        added.push((p.to_string(), d));
+                    match deps::added_deps(p, old.as_deref(), new.as_deref()) {
+                        Ok(ds) => added.extend(ds.into_iter().map(|d| (p.to_string(), d))),
+                        Err(e) => unreadable.push((p.to_string(), e)),
                     }
                 }
             }
-            if added.is_empty() {
+            if added.is_empty() && unreadable.is_empty() {
                 pass(
                     r,
                     format!("no dependency added ({manifests} manifest(s) changed)"),
                 )
             } else {
                 let mut r = r;
+                for (p, e) in &unreadable {
+                    r.issues.push(
+                        Issue::new(
+                            &rule,
+                            Severity::Error,
+                            format!("the dependencies of {p} cannot be checked: it is {e}"),
+                        )
+                        .at(p.clone(), None),
+                    );
+                }
                 for (p, d) in &added {
                     r.issues.push(
                         Issue::new(
@@ -281,23 +293,36 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
                         .at(p.clone(), None),
                     );
                 }
-                r.output = format!(
-                    "added: {}",
-                    added
-                        .iter()
-                        .map(|(p, d)| format!("{d} ({p})"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
+                if !added.is_empty() {
+                    r.output = format!(
+                        "added: {}",
+                        added
+                            .iter()
+                            .map(|(p, d)| format!("{d} ({p})"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    );
+                }
                 r.finish()
             }
         }
     }
 }
 
-/// Quote `s` for `sh`.
-pub fn shell_quote(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
+/// Quote `s` as one word for `sh` (left bare when it needs no quoting). A
+/// NUL byte cannot be passed to a shell at all, so it is an error.
+pub fn shell_quote(s: &str) -> Result<String, String> {
+    shlex::try_quote(s)
+        .map(|q| q.into_owned())
+        .map_err(|e| match e {
+            shlex::QuoteError::Nul => {
+                format!(
+                    "`{}` contains a NUL byte, which cannot be passed to a shell",
+                    s.escape_default()
+                )
+            }
+            e => format!("`{}` cannot be quoted for a shell: {e}", s.escape_default()),
+        })
 }
 
 /// The default test command template for a repository.
@@ -375,7 +400,10 @@ pub async fn run_command_criterion(
                     ))
                     .finish();
             };
-            let q = shell_quote(&c.check);
+            let q = match shell_quote(&c.check) {
+                Ok(q) => q,
+                Err(e) => return r.errored(format!("the test filter {e}")).finish(),
+            };
             let cmd = if t.contains("{check}") {
                 t.replace("{check}", &q)
             } else {
@@ -631,8 +659,14 @@ mod tests {
 
     #[test]
     fn quoting() {
-        assert_eq!(shell_quote("a b"), "'a b'");
-        assert_eq!(shell_quote("it's"), r"'it'\''s'");
+        assert_eq!(shell_quote("a b").unwrap(), "'a b'");
+        assert_eq!(shell_quote("health_ok").unwrap(), "health_ok");
+        assert_eq!(shell_quote("").unwrap(), "''");
+        assert_eq!(shell_quote("$(rm -rf ~)").unwrap(), "'$(rm -rf ~)'");
+        let q = shell_quote("it's").unwrap();
+        assert_eq!(shlex::split(&q).unwrap(), ["it's"], "{q}");
+        let e = shell_quote("a\0b").unwrap_err();
+        assert!(e.contains("NUL byte") && e.contains(r"a\u{0}b"), "{e}");
     }
 
     #[test]

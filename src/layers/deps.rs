@@ -1,7 +1,8 @@
 //! Dependency sets of manifest files (Cargo.toml, go.mod, package.json,
 //! pyproject.toml, requirements*.txt), for the `no-new-deps` constraint:
 //! the dependencies after the change minus those before are the added ones.
-//! Line-based readers, deliberately forgiving: they only need names.
+//! TOML and JSON manifests are read by their parsers; go.mod and
+//! requirements files by forgiving line readers, as only names are needed.
 
 use std::collections::BTreeSet;
 
@@ -15,62 +16,88 @@ pub fn is_manifest(path: &str) -> bool {
 }
 
 /// The dependency names declared in manifest `path` with content `text`;
-/// None when `path` is not a manifest.
-pub fn deps_of(path: &str, text: &str) -> Option<BTreeSet<String>> {
+/// None when `path` is not a manifest, an error (saying where) when a TOML
+/// manifest does not parse.
+pub fn deps_of(path: &str, text: &str) -> Option<Result<BTreeSet<String>, String>> {
     let name = path.rsplit('/').next().unwrap_or(path);
     Some(match name {
-        "Cargo.toml" => cargo(text),
-        "go.mod" => gomod(text),
-        "package.json" => package_json(text),
-        "pyproject.toml" => pyproject(text),
-        n if n.starts_with("requirements") && n.ends_with(".txt") => requirements(text),
+        "Cargo.toml" => parse_toml(text).map(|doc| cargo(&doc)),
+        "go.mod" => Ok(gomod(text)),
+        "package.json" => Ok(package_json(text)),
+        "pyproject.toml" => parse_toml(text).map(|doc| pyproject(&doc)),
+        n if n.starts_with("requirements") && n.ends_with(".txt") => Ok(requirements(text)),
         _ => return None,
     })
 }
 
 /// The dependencies in `new` that are not in `old` (None = file absent).
-pub fn added_deps(path: &str, old: Option<&str>, new: Option<&str>) -> Vec<String> {
-    let before = old.and_then(|t| deps_of(path, t)).unwrap_or_default();
-    let after = new.and_then(|t| deps_of(path, t)).unwrap_or_default();
-    after.difference(&before).cloned().collect()
+/// A new manifest that does not parse is an error: its dependencies cannot
+/// be checked. An old one that does not parse counts as empty, so every
+/// dependency of the new one is reported.
+pub fn added_deps(path: &str, old: Option<&str>, new: Option<&str>) -> Result<Vec<String>, String> {
+    let before = old
+        .and_then(|t| deps_of(path, t))
+        .and_then(Result::ok)
+        .unwrap_or_default();
+    let after = match new.and_then(|t| deps_of(path, t)) {
+        Some(r) => r?,
+        None => BTreeSet::new(),
+    };
+    Ok(after.difference(&before).cloned().collect())
 }
 
 fn strip_comment(line: &str) -> &str {
     line.split('#').next().unwrap_or("").trim()
 }
 
-fn toml_key(line: &str) -> Option<String> {
-    let (k, _) = line.split_once('=')?;
-    let k = k.trim().trim_matches('"').trim_matches('\'');
-    let k = k.split('.').next().unwrap_or(k);
-    (!k.is_empty()).then(|| k.to_string())
+fn parse_toml(text: &str) -> Result<toml::Table, String> {
+    text.parse::<toml::Table>().map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+        match line {
+            Some(l) => format!("not valid TOML at line {l}: {}", e.message()),
+            None => format!("not valid TOML: {}", e.message()),
+        }
+    })
 }
 
-fn cargo(text: &str) -> BTreeSet<String> {
+/// The table under `key` of `t`, if it is one.
+fn table<'a>(t: &'a toml::Table, key: &str) -> Option<&'a toml::Table> {
+    t.get(key).and_then(toml::Value::as_table)
+}
+
+/// The crates of `[dependencies]`, `[dev-dependencies]`,
+/// `[build-dependencies]` (and their old `_` spellings), the same under
+/// `[target.'cfg(..)']`, and `[workspace.dependencies]`. A renamed
+/// dependency (`json = { package = "serde_json" }`) is the crate it names.
+fn cargo(doc: &toml::Table) -> BTreeSet<String> {
+    fn collect(t: &toml::Table, out: &mut BTreeSet<String>) {
+        for (key, value) in t {
+            if !key.ends_with("dependencies") {
+                continue;
+            }
+            let Some(deps) = value.as_table() else {
+                continue;
+            };
+            for (name, spec) in deps {
+                let package = spec
+                    .as_table()
+                    .and_then(|s| s.get("package"))
+                    .and_then(toml::Value::as_str);
+                out.insert(package.unwrap_or(name).to_string());
+            }
+        }
+    }
     let mut out = BTreeSet::new();
-    let mut in_deps = false;
-    for raw in text.lines() {
-        let line = strip_comment(raw);
-        if let Some(h) = line.strip_prefix('[') {
-            let h = h.trim_start_matches('[').trim_end_matches(']').trim();
-            let parts: Vec<&str> = h.split('.').collect();
-            // [dependencies], [dev-dependencies], [target.'x'.dependencies],
-            // [workspace.dependencies] — or [dependencies.NAME].
-            in_deps = false;
-            if let Some(i) = parts.iter().position(|p| p.ends_with("dependencies")) {
-                if i + 1 < parts.len() {
-                    out.insert(parts[i + 1].trim_matches('"').to_string());
-                } else {
-                    in_deps = true;
-                }
-            }
-            continue;
+    collect(doc, &mut out);
+    if let Some(targets) = table(doc, "target") {
+        for t in targets.values().filter_map(toml::Value::as_table) {
+            collect(t, &mut out);
         }
-        if in_deps {
-            if let Some(k) = toml_key(line) {
-                out.insert(k);
-            }
-        }
+    }
+    if let Some(ws) = table(doc, "workspace") {
+        collect(ws, &mut out);
     }
     out
 }
@@ -134,52 +161,50 @@ fn requirements(text: &str) -> BTreeSet<String> {
         .collect()
 }
 
-fn pyproject(text: &str) -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
-    let mut section = String::new();
-    let mut in_array = false;
-    for raw in text.lines() {
-        let line = strip_comment(raw);
-        if !in_array && line.starts_with('[') {
-            section = line.trim_matches(['[', ']']).trim().to_string();
-            continue;
+/// PEP 621 `[project] dependencies` and `optional-dependencies`, PEP 735
+/// `[dependency-groups]` (includes of other groups are not names), and
+/// Poetry's `[tool.poetry.dependencies]`, `dev-dependencies` and
+/// `[tool.poetry.group.NAME.dependencies]` (without `python`).
+fn pyproject(doc: &toml::Table) -> BTreeSet<String> {
+    fn requirement_list(v: &toml::Value, out: &mut BTreeSet<String>) {
+        for item in v.as_array().into_iter().flatten() {
+            out.extend(item.as_str().and_then(req_name));
         }
-        if in_array {
-            for item in line.split(',') {
-                let item = item.trim().trim_end_matches(']');
-                if item.starts_with('"') || item.starts_with('\'') {
-                    out.extend(req_name(item));
-                }
-            }
-            if line.contains(']') {
-                in_array = false;
-            }
-            continue;
-        }
-        let poetry = section.starts_with("tool.poetry") && section.ends_with("dependencies");
-        if poetry {
-            if let Some(k) = toml_key(line) {
-                if k != "python" {
-                    out.insert(k.to_ascii_lowercase());
-                }
-            }
-            continue;
-        }
-        let list_key = (section == "project" && line.starts_with("dependencies"))
-            || section == "project.optional-dependencies"
-            || section == "dependency-groups";
-        if list_key {
-            if let Some((_, v)) = line.split_once('=') {
-                let v = v.trim();
-                if let Some(rest) = v.strip_prefix('[') {
-                    for item in rest.split(',') {
-                        let item = item.trim().trim_end_matches(']');
-                        if item.starts_with('"') || item.starts_with('\'') {
-                            out.extend(req_name(item));
-                        }
+    }
+    fn poetry_keys(t: &toml::Table, out: &mut BTreeSet<String>) {
+        for (key, value) in t {
+            if key.ends_with("dependencies") {
+                for name in value.as_table().into_iter().flat_map(|d| d.keys()) {
+                    if name != "python" {
+                        out.extend(req_name(name));
                     }
-                    in_array = !v.contains(']');
                 }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    if let Some(project) = table(doc, "project") {
+        if let Some(deps) = project.get("dependencies") {
+            requirement_list(deps, &mut out);
+        }
+        for list in table(project, "optional-dependencies")
+            .into_iter()
+            .flat_map(|t| t.values())
+        {
+            requirement_list(list, &mut out);
+        }
+    }
+    for list in table(doc, "dependency-groups")
+        .into_iter()
+        .flat_map(|t| t.values())
+    {
+        requirement_list(list, &mut out);
+    }
+    if let Some(poetry) = table(doc, "tool").and_then(|t| table(t, "poetry")) {
+        poetry_keys(poetry, &mut out);
+        for group in table(poetry, "group").into_iter().flat_map(|g| g.values()) {
+            if let Some(group) = group.as_table() {
+                poetry_keys(group, &mut out);
             }
         }
     }
@@ -194,12 +219,99 @@ mod tests {
         v.iter().map(|s| s.to_string()).collect()
     }
 
+    fn cargo(text: &str) -> BTreeSet<String> {
+        super::cargo(&parse_toml(text).unwrap())
+    }
+
+    fn pyproject(text: &str) -> BTreeSet<String> {
+        super::pyproject(&parse_toml(text).unwrap())
+    }
+
     #[test]
     fn cargo_sections_and_tables() {
         let t = "[package]\nname = \"x\"\n\n[dependencies]\nserde = \"1\"\ntokio = { version = \"1\" }\n\n[dev-dependencies]\ntempfile = \"3\"\n\n[dependencies.regex]\nversion = \"1\"\n\n[target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n";
         assert_eq!(
             cargo(t),
             set(&["libc", "regex", "serde", "tempfile", "tokio"])
+        );
+    }
+
+    #[test]
+    fn cargo_inline_tables_dotted_keys_renames_and_workspaces() {
+        let t = r#"
+[package]
+name = "x"
+dependencies = "not a table"
+
+[dependencies]
+local = { path = "../local" }   # a comment with = and [brackets]
+json = { package = "serde_json", version = "1" }
+anyhow.version = "1"
+anyhow.features = ["std"]
+"quoted-name" = "1"
+
+[dependencies.renamed]
+package = "real-crate"
+version = "1"
+
+[build-dependencies]
+cc = "1"
+
+[target."cfg(windows)".dev-dependencies]
+winapi = "0.3"
+
+[workspace.dependencies]
+tokio = { version = "1", features = ["full"] }
+
+[package.metadata.docs]
+rustdoc-dependencies = "ignored: not a dependency table"
+
+[features]
+default = ["json"]
+"#;
+        assert_eq!(
+            cargo(t),
+            set(&[
+                "anyhow",
+                "cc",
+                "local",
+                "quoted-name",
+                "real-crate",
+                "serde_json",
+                "tokio",
+                "winapi"
+            ])
+        );
+    }
+
+    #[test]
+    fn a_renamed_dependency_is_not_a_new_one() {
+        let old = "[dependencies]\nserde_json = \"1\"\n";
+        let new = "[dependencies]\njson = { package = \"serde_json\", version = \"1\" }\n";
+        assert_eq!(added_deps("Cargo.toml", Some(old), Some(new)), Ok(vec![]));
+        let new = "[dependencies]\nserde_json = { package = \"simd-json\", version = \"1\" }\n";
+        assert_eq!(
+            added_deps("Cargo.toml", Some(old), Some(new)),
+            Ok(vec!["simd-json".to_string()])
+        );
+    }
+
+    #[test]
+    fn a_manifest_that_does_not_parse_is_an_error_saying_where() {
+        let e = added_deps("Cargo.toml", Some(""), Some("[dependencies]\nserde = \n")).unwrap_err();
+        assert!(e.contains("not valid TOML at line 2"), "{e}");
+        let e = deps_of("pyproject.toml", "[project\n")
+            .unwrap()
+            .unwrap_err();
+        assert!(e.contains("line 1"), "{e}");
+        assert_eq!(
+            added_deps(
+                "Cargo.toml",
+                Some("[[["),
+                Some("[dependencies]\na = \"1\"\n")
+            ),
+            Ok(vec!["a".to_string()]),
+            "an old manifest that does not parse counts as empty"
         );
     }
 
@@ -216,6 +328,42 @@ mod tests {
     fn python_files() {
         let t = "[project]\nname = \"x\"\ndependencies = [\n  \"requests>=2\",\n  \"Flask_Login\",\n]\n\n[tool.poetry.dependencies]\npython = \"^3.10\"\nnumpy = \"*\"\n";
         assert_eq!(pyproject(t), set(&["flask-login", "numpy", "requests"]));
+        let t = r#"
+[project]
+dependencies = ["attrs[extras] >= 22 ; python_version > '3.8'", 'Click']
+
+[project.optional-dependencies]
+docs = ["sphinx"]
+test = [
+    "pytest", # comment, with "quotes"
+    "pytest_cov",
+]
+
+[dependency-groups]
+lint = ["ruff", { include-group = "typing" }]
+typing = ["mypy"]
+
+[tool.poetry.dev-dependencies]
+Black = "*"
+
+[tool.poetry.group.ci.dependencies]
+tox = { version = "^4", optional = true }
+python = "^3.10"
+"#;
+        assert_eq!(
+            pyproject(t),
+            set(&[
+                "attrs",
+                "black",
+                "click",
+                "mypy",
+                "pytest",
+                "pytest-cov",
+                "ruff",
+                "sphinx",
+                "tox"
+            ])
+        );
         assert_eq!(
             requirements("# c\nrequests==2.0\n-r other.txt\nurllib3 ; python_version<'3'\n"),
             set(&["requests", "urllib3"])
@@ -228,14 +376,16 @@ mod tests {
         let new =
             "{\"dependencies\": {\"a\": \"1\", \"b\": \"2\"}, \"devDependencies\": {\"c\": \"1\"}}";
         assert_eq!(
-            added_deps("web/package.json", Some(old), Some(new)),
+            added_deps("web/package.json", Some(old), Some(new)).unwrap(),
             vec!["b", "c"]
         );
-        assert!(added_deps("package.json", Some(new), Some(old)).is_empty());
+        assert!(added_deps("package.json", Some(new), Some(old))
+            .unwrap()
+            .is_empty());
         assert_eq!(
-            added_deps("requirements-dev.txt", None, Some("x\n")),
+            added_deps("requirements-dev.txt", None, Some("x\n")).unwrap(),
             vec!["x"]
         );
-        assert!(added_deps("README.md", None, Some("x")).is_empty());
+        assert!(added_deps("README.md", None, Some("x")).unwrap().is_empty());
     }
 }

@@ -102,6 +102,12 @@ pub struct Shell {
 /// store); live events are stamped on arrival.
 pub type Stamped = (RunEvent, Option<i64>);
 
+/// A backend's error as an I/O error (ratatui backends each have their own
+/// error type; the crossterm one is already `io::Error`).
+fn backend_error<E: std::error::Error>(e: E) -> std::io::Error {
+    std::io::Error::other(e.to_string())
+}
+
 /// The event loop, generic over the backend. Returns when the user quits.
 pub async fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
@@ -113,12 +119,12 @@ pub async fn run_loop<B: Backend>(
     let (loaded_tx, mut loaded_rx) = mpsc::unbounded_channel::<Action>();
     let mut run_open = true;
     let mut last_draw: Option<Instant> = None;
-    let size = terminal.size()?;
+    let size = terminal.size().map_err(backend_error)?;
     update(app, Action::Resize(size.width, size.height));
     loop {
         let now = Instant::now();
         if app.dirty && last_draw.is_none_or(|t| now.duration_since(t) >= FRAME) {
-            terminal.draw(|f| draw(f, app))?;
+            terminal.draw(|f| draw(f, app)).map_err(backend_error)?;
             app.dirty = false;
             last_draw = Some(now);
         }

@@ -3,8 +3,8 @@
 //! colours. NO_COLOR drops every colour and keeps modifiers, so focus and
 //! selection stay visible through reverse and bold.
 
+use crate::config::theme::{StyleSpec, ThemeFile};
 use ratatui::style::{Color, Modifier, Style};
-use serde::Deserialize;
 
 const PRESETS: &[(&str, &str)] = &[
     ("dark", include_str!("../../themes/dark.yaml")),
@@ -15,29 +15,8 @@ const PRESETS: &[(&str, &str)] = &[
     ),
 ];
 
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct StyleSpec {
-    fg: Option<String>,
-    bg: Option<String>,
-    #[serde(default)]
-    bold: bool,
-    #[serde(default)]
-    dim: bool,
-    #[serde(default)]
-    italic: bool,
-    #[serde(default)]
-    underline: bool,
-    #[serde(default)]
-    reverse: bool,
-}
-
 macro_rules! styles {
     ($($name:ident),* $(,)?) => {
-        #[derive(Debug, Clone, Default, Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct StyleSpecs { $(#[serde(default)] $name: StyleSpec,)* }
-
         /// The semantic styles of the UI.
         #[derive(Debug, Clone, PartialEq)]
         pub struct Theme {
@@ -48,6 +27,10 @@ macro_rules! styles {
         }
 
         impl Theme {
+            /// The names of the semantic styles (checked against the file schema).
+            #[cfg(test)]
+            const NAMES: &[&str] = &[$(stringify!($name)),*];
+
             fn from_file(f: ThemeFile) -> Result<Theme, String> {
                 Ok(Theme {
                     name: f.name,
@@ -98,14 +81,6 @@ styles!(
     error,
     stderr,
 );
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ThemeFile {
-    name: String,
-    syntax: String,
-    styles: StyleSpecs,
-}
 
 fn color(s: &str) -> Result<Color, String> {
     if let Some(hex) = s.strip_prefix('#') {
@@ -170,8 +145,7 @@ impl Theme {
 
     /// Parse a theme file's text.
     pub fn parse(text: &str) -> Result<Theme, String> {
-        let f: ThemeFile = serde_yaml::from_str(text).map_err(|e| e.to_string())?;
-        Theme::from_file(f)
+        Theme::from_file(crate::config::theme::parse(text.as_bytes())?)
     }
 
     /// NO_COLOR is set (to anything non-empty).
@@ -190,6 +164,17 @@ mod tests {
             let t = Theme::named(n, false).unwrap();
             assert_eq!(t.name, n);
         }
+    }
+
+    #[test]
+    fn the_theme_file_schema_has_exactly_the_themes_styles() {
+        assert_eq!(Theme::NAMES, crate::config::theme::STYLE_NAMES);
+    }
+
+    #[test]
+    fn a_bad_colour_names_the_style() {
+        let e = Theme::parse("name: t\nsyntax: x\nstyles:\n  pass: { fg: '#12' }\n").unwrap_err();
+        assert!(e.contains("style `pass`: bad colour `#12`"), "{e}");
     }
 
     #[test]
