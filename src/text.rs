@@ -1,5 +1,12 @@
 //! Untrusted text (agent logs, command output, diffs) made safe to show:
-//! control and escape sequences can never reach the terminal.
+//! control and escape sequences can never reach the terminal. And the
+//! width of text on a terminal, in columns: CJK and most emoji take two,
+//! combining marks none, so columns are measured with [`width`] and cut,
+//! padded or shortened with [`fit`], [`pad`], [`pad_left`] and [`ellipsis`],
+//! never by bytes or chars.
+
+use unicode_segmentation::UnicodeSegmentation;
+use unicode_width::UnicodeWidthStr;
 
 /// Replace every control character except tab with a visible caret form
 /// (`ESC` → `^[`, NUL → `^@`, DEL → `^?`); C1 controls become `�`.
@@ -32,7 +39,8 @@ pub fn tail(s: &str, max: usize) -> String {
     format!("…{}", &s[start..])
 }
 
-/// `s` cut to at most `max` bytes at a char boundary, with a marker.
+/// `s` cut to at most `max` bytes at a char boundary, with a marker. A
+/// storage budget, not a display width: see [`ellipsis`] for that.
 pub fn cut(s: &str, max: usize) -> String {
     if s.len() <= max {
         return s.to_string();
@@ -44,14 +52,57 @@ pub fn cut(s: &str, max: usize) -> String {
     format!("{}…[{} bytes cut]", &s[..end], s.len() - end)
 }
 
-/// `s` cut to at most `max` characters, ending in `…` when cut.
+/// The columns one grapheme takes, as ratatui draws it: control characters
+/// are not drawn at all.
+fn grapheme_width(g: &str) -> usize {
+    if g.contains(char::is_control) {
+        0
+    } else {
+        g.width()
+    }
+}
+
+/// The columns `s` takes on a terminal.
+pub fn width(s: &str) -> usize {
+    s.graphemes(true).map(grapheme_width).sum()
+}
+
+/// The longest start of `s` that fits in `max` columns, and its width (which
+/// can be `max - 1` when a two-column character would straddle the edge).
+pub fn fit(s: &str, max: usize) -> (&str, usize) {
+    let mut used = 0;
+    for (i, g) in s.grapheme_indices(true) {
+        let w = grapheme_width(g);
+        if used + w > max {
+            return (&s[..i], used);
+        }
+        used += w;
+    }
+    (s, used)
+}
+
+/// `s` cut to at most `max` columns, ending in `…` when cut.
 pub fn ellipsis(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
+    if width(s) <= max {
         return s.to_string();
     }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
+    if max == 0 {
+        return String::new();
+    }
+    let (head, _) = fit(s, max - 1);
+    format!("{head}…")
+}
+
+/// `s` followed by spaces up to `w` columns (a wider `s` is left whole).
+pub fn pad(s: &str, w: usize) -> String {
+    let n = w.saturating_sub(width(s));
+    format!("{s}{}", " ".repeat(n))
+}
+
+/// Spaces up to `w` columns, then `s` (a wider `s` is left whole).
+pub fn pad_left(s: &str, w: usize) -> String {
+    let n = w.saturating_sub(width(s));
+    format!("{}{s}", " ".repeat(n))
 }
 
 /// The size of a change in words: `1 file, 10 lines`.
@@ -75,6 +126,57 @@ mod tests {
     fn change_size_counts_in_words() {
         assert_eq!(change_size(1, 1), "1 file, 1 line");
         assert_eq!(change_size(3, 21), "3 files, 21 lines");
+    }
+
+    #[test]
+    fn width_counts_columns_not_chars_or_bytes() {
+        assert_eq!(width("abc"), 3);
+        assert_eq!(width("日本語"), 6);
+        assert_eq!(width("ok ✅"), 5);
+        assert_eq!(width("🚀 go"), 5);
+        assert_eq!(width("e\u{301}"), 1, "a combining accent takes no column");
+        assert_eq!(width("👍🏽"), 2, "an emoji with a skin tone is one picture");
+        assert_eq!(width("a\tb"), 2, "control characters are not drawn");
+        assert_eq!(width("…−│"), 3);
+    }
+
+    #[test]
+    fn ellipsis_cuts_by_columns() {
+        assert_eq!(ellipsis("abcdef", 4), "abc…");
+        assert_eq!(ellipsis("abcd", 4), "abcd");
+        assert_eq!(ellipsis("日本語テキスト", 7), "日本語…");
+        assert_eq!(width(&ellipsis("日本語テキスト", 7)), 7);
+        // A wide character that would straddle the edge is left out.
+        assert_eq!(ellipsis("日本語テキスト", 6), "日本…");
+        assert_eq!(width(&ellipsis("日本語テキスト", 6)), 5);
+        assert_eq!(ellipsis("🚀🚀🚀", 4), "🚀…");
+        assert_eq!(
+            ellipsis("👍🏽👍🏽", 3),
+            "👍🏽…",
+            "grapheme clusters are not split"
+        );
+        assert_eq!(ellipsis("abc", 0), "");
+        assert_eq!(ellipsis("日本", 1), "…");
+        for s in ["agent-日本", "ü̈ber", "✅ passed 🚀", "x"] {
+            for max in 0..12 {
+                assert!(width(&ellipsis(s, max)) <= max, "{s} {max}");
+            }
+        }
+    }
+
+    #[test]
+    fn fit_and_pad_keep_columns_aligned() {
+        assert_eq!(fit("日本語", 5), ("日本", 4));
+        assert_eq!(fit("日本語", 6), ("日本語", 6));
+        assert_eq!(fit("ab日", 3), ("ab", 2));
+        assert_eq!(pad("日本", 6), "日本  ");
+        assert_eq!(pad_left("日本", 6), "  日本");
+        assert_eq!(pad("✅", 3), "✅ ");
+        assert_eq!(pad("toolong", 3), "toolong");
+        for s in ["claude", "日本語エージェント", "🚀rocket", "e\u{301}te"] {
+            assert_eq!(width(&pad(&ellipsis(s, 8), 9)), 9, "{s}");
+            assert_eq!(width(&pad_left(&ellipsis(s, 5), 6)), 6, "{s}");
+        }
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::exec::runner::{human, Stream};
 use crate::model::event::RunEvent;
 use crate::model::verdict::{Report, Status, Verdict};
-use crate::text::{cut, ellipsis, sanitize};
+use crate::text::{cut, ellipsis, pad, pad_left, sanitize, width};
 use std::time::Duration;
 
 /// How many output lines of a failed check are shown.
@@ -33,7 +33,7 @@ impl Printer {
     }
 
     fn tag(&self, candidate: &str) -> String {
-        format!("[{:<w$}]", sanitize(candidate), w = self.width)
+        format!("[{}]", pad(&sanitize(candidate), self.width))
     }
 
     pub fn render(&mut self, ev: &RunEvent) -> Vec<String> {
@@ -49,7 +49,11 @@ impl Printer {
                 candidates,
                 ..
             } => {
-                self.width = candidates.iter().map(|c| c.id.len()).max().unwrap_or(0);
+                self.width = candidates
+                    .iter()
+                    .map(|c| width(&sanitize(&c.id)))
+                    .max()
+                    .unwrap_or(0);
                 let mut out = vec![format!(
                     "rascal run {run} · base {} · {} candidate{} · launcher {launcher}",
                     &base[..base.len().min(8)],
@@ -314,16 +318,22 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
         ));
     }
     if r.ids.len() > 1 {
-        let w = r.ids.iter().map(|i| i.len()).max().unwrap_or(4).max(4);
+        let w = r
+            .ids
+            .iter()
+            .map(|i| width(&sanitize(i)))
+            .max()
+            .unwrap_or(4)
+            .max(4);
         let mut head = format!("  {:w$}", "similarity");
         let w = w.max(10);
         head = format!("  {:<w$}", head.trim());
         for id in &r.ids {
-            head.push_str(&format!(" {:>8}", ellipsis(&sanitize(id), 8)));
+            head.push_str(&format!(" {}", pad_left(&ellipsis(&sanitize(id), 8), 8)));
         }
         out.push(head);
         for (i, id) in r.ids.iter().enumerate() {
-            let mut row = format!("  {:<w$}", ellipsis(&sanitize(id), w));
+            let mut row = format!("  {}", pad(&ellipsis(&sanitize(id), w), w));
             for v in &r.matrix[i] {
                 row.push_str(&format!(" {v:>8.2}"));
             }
@@ -387,5 +397,73 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
             cut(&sanitize(feedback), 200)
         ),
         DecisionKind::Cancel => format!("{target}cancelled by {who}{reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::CandidateInfo;
+    use crate::text::width;
+
+    fn started(ids: &[&str]) -> RunEvent {
+        RunEvent::RunStarted {
+            run: "r-1".into(),
+            repo: "/tmp/repo".into(),
+            base: "0123456789abcdef".into(),
+            instruction: "do it".into(),
+            launcher: "process".into(),
+            candidates: ids
+                .iter()
+                .map(|id| CandidateInfo {
+                    id: id.to_string(),
+                    agent: "a".into(),
+                    runtime: "scripted".into(),
+                    worktree: "/tmp/w".into(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_candidate_column_is_as_wide_as_the_widest_name_on_screen() {
+        let mut p = Printer::new(true);
+        p.render(&started(&["日本語エージェント", "claude", "🚀"]));
+        let logs: Vec<String> = ["日本語エージェント", "claude", "🚀"]
+            .iter()
+            .map(|c| {
+                p.render(&RunEvent::Log {
+                    candidate: c.to_string(),
+                    stream: Stream::Stdout,
+                    text: "ログ line".into(),
+                    display: None,
+                })
+                .remove(0)
+            })
+            .collect();
+        let bars: Vec<usize> = logs
+            .iter()
+            .map(|l| width(&l[..l.find('│').unwrap()]))
+            .collect();
+        assert_eq!(bars, [21, 21, 21], "{logs:#?}");
+        assert_eq!(logs[1], "[claude            ] │ ログ line");
+    }
+
+    #[test]
+    fn the_similarity_matrix_lines_up_with_wide_names() {
+        let r = crate::model::ranking::Ranking {
+            positions: Vec::new(),
+            ids: vec!["日本語エージェント".into(), "ab".into()],
+            matrix: vec![vec![1.0, 0.5], vec![0.5, 1.0]],
+            pick: None,
+            judge: None,
+        };
+        let lines = ranking_lines(&r);
+        let rows: Vec<&String> = lines.iter().filter(|l| l.contains("0.50")).collect();
+        assert_eq!(rows.len(), 2, "{lines:#?}");
+        let col = |l: &str, needle: &str| width(&l[..l.find(needle).unwrap()]);
+        assert_eq!(col(rows[0], "0.50"), col(rows[1], "1.00"), "{lines:#?}");
+        let head = lines.iter().find(|l| l.contains("similarity")).unwrap();
+        assert_eq!(width(head), width(rows[0]), "{lines:#?}");
     }
 }

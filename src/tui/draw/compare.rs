@@ -5,7 +5,7 @@
 use super::diffview::line_spans;
 use super::{mark_style, verdict_style};
 use crate::model::verdict::{Layer, Status};
-use crate::text::{ellipsis, sanitize};
+use crate::text::{ellipsis, pad, pad_left, sanitize, width};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -57,7 +57,8 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let colw = ((inner.width as usize).saturating_sub(14) / app.candidates.len()).clamp(6, 18);
-    let pad = |s: String| format!("{:<colw$}", ellipsis(&s, colw - 1));
+    // Each candidate's column: cut to leave a space, padded to the width.
+    let col = |s: String| pad(&ellipsis(&s, colw - 1), colw);
     let mut head = vec![Span::styled(format!("{:<14}", ""), t.dim)];
     for (i, c) in app.candidates.iter().enumerate() {
         let tag = if i == app.focus {
@@ -75,7 +76,7 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
             t.dim
         };
         head.push(Span::styled(
-            pad(format!("{tag}{} {}", i + 1, sanitize(&c.info.id))),
+            col(format!("{tag}{} {}", i + 1, sanitize(&c.info.id))),
             st,
         ));
     }
@@ -90,8 +91,8 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
         app.candidates
             .iter()
             .map(|c| match c.verdict {
-                Some(v) => Span::styled(pad(v.label().into()), verdict_style(app, v)),
-                None => Span::styled(pad(c.status_text()), t.running),
+                Some(v) => Span::styled(col(v.label().into()), verdict_style(app, v)),
+                None => Span::styled(col(c.status_text()), t.running),
             })
             .collect(),
     );
@@ -102,7 +103,7 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
                 .iter()
                 .map(|c| {
                     let m = c.mark(layer, &app.meta);
-                    Span::styled(pad(m.glyph(app.spinner).into()), mark_style(app, m))
+                    Span::styled(col(m.glyph(app.spinner).into()), mark_style(app, m))
                 })
                 .collect(),
         );
@@ -110,7 +111,7 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
     let text = |f: &dyn Fn(&Candidate) -> String| -> Vec<Span<'static>> {
         app.candidates
             .iter()
-            .map(|c| Span::styled(pad(f(c)), t.text))
+            .map(|c| Span::styled(col(f(c)), t.text))
             .collect()
     };
     row("files changed", text(&|c| c.files.to_string()));
@@ -147,12 +148,11 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 } else {
                     t.text
                 };
+                let head = format!("{}. {} ", p.position, sanitize(id));
+                let rest = w.saturating_sub(width(&head));
                 lines.push(Line::from(vec![
-                    Span::styled(format!("{}. {} ", p.position, sanitize(id)), st),
-                    Span::styled(
-                        ellipsis(&sanitize(&p.reason), w.saturating_sub(id.len() + 4)),
-                        t.dim,
-                    ),
+                    Span::styled(head, st),
+                    Span::styled(ellipsis(&sanitize(&p.reason), rest), t.dim),
                 ]));
             }
             lines.push(Line::from(Span::styled(
@@ -177,16 +177,13 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
             let mut head = vec![Span::styled(format!("{:<9}", ""), t.dim)];
             for id in &r.ids {
                 head.push(Span::styled(
-                    format!("{:>6}", ellipsis(&sanitize(id), 5)),
+                    pad_left(&ellipsis(&sanitize(id), 5), 6),
                     t.dim,
                 ));
             }
             lines.push(Line::from(head));
             for (i, id) in r.ids.iter().enumerate() {
-                let mut spans = vec![Span::styled(
-                    format!("{:<9}", ellipsis(&sanitize(id), 8)),
-                    t.dim,
-                )];
+                let mut spans = vec![Span::styled(pad(&ellipsis(&sanitize(id), 8), 9), t.dim)];
                 for v in r.matrix.get(i).into_iter().flatten() {
                     spans.push(Span::styled(format!("{:>6.2}", v), t.text));
                 }

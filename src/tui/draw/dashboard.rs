@@ -3,7 +3,7 @@
 
 use super::{clock, mark_style, verdict_style};
 use crate::model::log::Stream;
-use crate::text::{ellipsis, sanitize};
+use crate::text::{ellipsis, sanitize, width};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
@@ -39,7 +39,7 @@ pub fn tab_label(app: &App, i: usize) -> String {
 /// drawing and mouse hit-testing.
 pub fn layout_of(app: &App, area: Rect) -> DashLayout {
     let widths: Vec<u16> = (0..app.candidates.len())
-        .map(|i| tab_label(app, i).chars().count() as u16)
+        .map(|i| width(&tab_label(app, i)) as u16)
         .collect();
     layout(area, &widths, app.focus)
 }

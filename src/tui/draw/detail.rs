@@ -4,7 +4,7 @@
 
 use crate::exec::runner::human;
 use crate::model::verdict::{Severity, Status};
-use crate::text::{ellipsis, sanitize};
+use crate::text::{ellipsis, pad, sanitize, width};
 use crate::tui::app::{App, Mark};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
@@ -61,7 +61,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 });
                 let mut spans = vec![
                     Span::styled(format!(" {g} "), st),
-                    Span::styled(format!("{:<28}", ellipsis(&sanitize(&r.check), 28)), t.text),
+                    Span::styled(pad(&ellipsis(&sanitize(&r.check), 28), 28), t.text),
                     Span::styled(format!(" {:<7}", r.status.label()), st),
                     Span::styled(
                         format!(" {:>7}", human(Duration::from_millis(r.duration_ms))),
@@ -101,7 +101,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                     sanitize(&i.rule),
                     sanitize(&loc)
                 );
-                let rest = w.saturating_sub(head.chars().count());
+                let rest = w.saturating_sub(width(&head));
                 Line::from(vec![
                     Span::styled(head, st),
                     Span::styled(

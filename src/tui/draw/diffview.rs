@@ -2,7 +2,7 @@
 //! unified or side by side, syntax-highlighted (visible lines only, cached),
 //! with intraline changes emphasised.
 
-use crate::text::{ellipsis, sanitize};
+use crate::text::{ellipsis, fit, sanitize, width};
 use crate::tui::app::App;
 use crate::tui::diff::{Diff, DiffFile, DiffLine, LineKind};
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -91,7 +91,7 @@ fn file_list(frame: &mut Frame, app: &App, diff: &Diff, cur: usize, area: Rect) 
         .take(h)
         .map(|(i, f)| {
             let counts = format!("+{} −{} ", f.added, f.removed);
-            let name = ellipsis(&f.path, w.saturating_sub(counts.chars().count()));
+            let name = ellipsis(&f.path, w.saturating_sub(width(&counts)));
             let l = Line::from(vec![
                 Span::styled(format!("+{}", f.added), t.diff_add),
                 Span::styled(format!(" −{} ", f.removed), t.diff_del),
@@ -184,14 +184,13 @@ fn cell(
             if room == 0 {
                 break;
             }
-            let len = s.content.chars().count();
-            if len <= room {
-                used += len;
+            let (head, w) = fit(&s.content, room);
+            used += w;
+            if head.len() == s.content.len() {
                 spans.push(s);
             } else {
-                let cut: String = s.content.chars().take(room).collect();
-                used += room;
-                spans.push(Span::styled(cut, s.style));
+                spans.push(Span::styled(head.to_string(), s.style));
+                break;
             }
         }
     }
