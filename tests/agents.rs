@@ -66,7 +66,7 @@ fn run(t: &TestRepo, bin: &Path, agent: &str, extra: &[&str]) -> std::process::O
 }
 
 fn recorded(t: &TestRepo, file: &str) -> String {
-    let runs = t.path().join(".git/rascal/runs");
+    let runs = t.files().join("runs");
     let run = std::fs::read_dir(&runs)
         .unwrap()
         .flatten()
@@ -139,8 +139,8 @@ fn claude_argv_stdin_redaction_readable_events_and_cost() {
     // The credential never reaches the screen, the log file or the store.
     assert!(out.contains("debug: using key [redacted]"), "{out}");
     assert!(!out.contains(KEY));
-    let runs = t.path().join(".git/rascal");
-    for entry in walk(&runs) {
+    let stored = walk(&t.path().join(".git/rascal"));
+    for entry in stored.into_iter().chain(walk(&t.files())) {
         let bytes = std::fs::read(&entry).unwrap_or_default();
         assert!(
             !String::from_utf8_lossy(&bytes).contains(KEY) || entry.ends_with("standin-env.txt"),

@@ -21,7 +21,7 @@ fn change<'a>(
 fn untracked_file_is_a_create_with_its_added_lines() {
     let t = TestRepo::new(&[("a.txt", "one\n")]);
     t.write("new/dir/b.txt", "alpha\nbeta\n");
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "new/dir/b.txt");
     assert_eq!(f.op, Operation::Create);
     assert!(f.untracked);
@@ -35,7 +35,7 @@ fn untracked_file_is_a_create_with_its_added_lines() {
 fn modify_counts_added_and_removed_lines_with_new_line_numbers() {
     let t = TestRepo::new(&[("a.txt", "1\n2\n3\n4\n")]);
     t.write("a.txt", "1\nTWO\n3\n4\n5\n");
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "a.txt");
     assert_eq!(f.op, Operation::Modify);
     assert!(!f.untracked);
@@ -52,7 +52,7 @@ fn modify_counts_added_and_removed_lines_with_new_line_numbers() {
 fn delete_is_reported_with_removed_count() {
     let t = TestRepo::new(&[("a.txt", "1\n2\n"), ("keep.txt", "k\n")]);
     std::fs::remove_file(t.path().join("a.txt")).unwrap();
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "a.txt");
     assert_eq!(f.op, Operation::Delete);
     assert_eq!((f.added, f.removed), (0, 2));
@@ -65,7 +65,7 @@ fn rename_of_tracked_file_to_untracked_path_keeps_both_paths() {
     let t = TestRepo::new(&[("old/name.rs", body)]);
     std::fs::create_dir_all(t.path().join("new")).unwrap();
     std::fs::rename(t.path().join("old/name.rs"), t.path().join("new/name.rs")).unwrap();
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "new/name.rs");
     assert_eq!(f.op, Operation::Rename);
     assert_eq!(f.old_path.as_deref(), Some("old/name.rs"));
@@ -79,7 +79,7 @@ fn committed_rename_in_the_worktree_is_seen_against_base() {
     let base = t.head();
     std::fs::rename(t.path().join("x.txt"), t.path().join("y.txt")).unwrap();
     t.commit_all("agent committed");
-    let cs = workspace::changeset(t.path(), base).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), base).unwrap();
     let f = change(&cs, "y.txt");
     assert_eq!(f.op, Operation::Rename);
     assert_eq!(f.old_path.as_deref(), Some("x.txt"));
@@ -90,7 +90,7 @@ fn committed_rename_in_the_worktree_is_seen_against_base() {
 fn symlink_records_its_target() {
     let t = TestRepo::new(&[("a.txt", "a\n")]);
     std::os::unix::fs::symlink("../../etc/passwd", t.path().join("link")).unwrap();
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "link");
     assert_eq!(f.op, Operation::Create);
     assert_eq!(f.new_kind, Some(EntryKind::Symlink));
@@ -101,7 +101,7 @@ fn symlink_records_its_target() {
 fn binary_file_is_flagged_without_lines() {
     let t = TestRepo::new(&[("a.txt", "a\n")]);
     t.write_bytes("blob.bin", &[0u8, 159, 146, 150, 0, 1, 2, 255, 0]);
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "blob.bin");
     assert!(f.binary);
     assert!(f.added_lines.is_empty());
@@ -115,7 +115,7 @@ fn mode_only_change_is_a_mode_operation() {
         std::fs::Permissions::from_mode(0o755),
     )
     .unwrap();
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "run.sh");
     assert_eq!(f.op, Operation::Mode);
     assert_eq!(f.old_kind, Some(EntryKind::File));
@@ -151,7 +151,7 @@ fn submodule_gitlink_is_reported_as_submodule() {
     };
     index.add(&entry).unwrap();
     index.write().unwrap();
-    let cs = workspace::changeset(t.path(), base).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), base).unwrap();
     let f = change(&cs, "vendor/lib");
     assert_eq!(f.new_kind, Some(EntryKind::Submodule));
     assert_eq!(f.op, Operation::Create);
@@ -162,7 +162,7 @@ fn ignored_files_are_not_part_of_the_change() {
     let t = TestRepo::new(&[(".gitignore", "/target\n")]);
     t.write("target/debug/out", "junk\n");
     t.write("src/x.rs", "fn x() {}\n");
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let paths: Vec<&str> = cs.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, vec!["src/x.rs"]);
 }
@@ -171,7 +171,7 @@ fn ignored_files_are_not_part_of_the_change() {
 fn very_long_added_line_is_cut_not_kept_whole() {
     let t = TestRepo::new(&[("a.txt", "a\n")]);
     t.write("long.txt", &format!("{}\n", "y".repeat(1_000_000)));
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "long.txt");
     assert_eq!(f.added, 1);
     assert!(f.added_lines[0].text.len() < 20_000);
@@ -179,20 +179,61 @@ fn very_long_added_line_is_cut_not_kept_whole() {
 }
 
 #[test]
-fn worktree_is_created_at_base_and_recreated_over_a_leftover() {
+fn workspace_is_a_standalone_repository_holding_only_the_base() {
     let t = TestRepo::new(&[("a.txt", "base\n")]);
     let base = t.head();
     t.write("a.txt", "later\n");
     t.commit_all("later");
-    let wt = workspace::create_worktree(&t.repo, base, "r-test-0001", "one").unwrap();
-    assert!(wt.ends_with(".git/rascal/worktrees/r-test-0001/one"));
-    assert_eq!(std::fs::read_to_string(wt.join("a.txt")).unwrap(), "base\n");
+    // Another candidate's branch with a "reference solution".
+    let later = t.head();
+    t.repo
+        .branch("rascal/other", &t.repo.find_commit(later).unwrap(), true)
+        .unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let path = workspace::workspace_path(files.path(), "r-test-0001", "one");
+    let ws = workspace::create_workspace(&t.repo, base, &path).unwrap();
+    assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "base\n");
+    // Its own .git directory (not a pointer into the user's repository).
+    assert!(ws.join(".git").is_dir());
+    let repo = git2::Repository::open(&ws).unwrap();
+    assert_eq!(repo.head().unwrap().peel_to_commit().unwrap().id(), base);
+    // No commit after the base, no other ref, no parent history.
+    assert!(repo.find_commit(later).is_err());
+    let refs: Vec<String> = repo
+        .references()
+        .unwrap()
+        .flatten()
+        .filter_map(|r| r.name().ok().map(String::from))
+        .collect();
+    assert_eq!(refs, vec!["refs/heads/rascal".to_string()], "{refs:?}");
+    assert!(repo.is_shallow());
+    // git works in it: a clean status.
+    let statuses = repo.statuses(None).unwrap();
+    assert_eq!(statuses.len(), 0);
     // A killed run leaves files behind; creating it again starts clean.
-    std::fs::write(wt.join("junk.txt"), "left over").unwrap();
-    let again = workspace::create_worktree(&t.repo, base, "r-test-0001", "one").unwrap();
+    std::fs::write(ws.join("junk.txt"), "left over").unwrap();
+    let again = workspace::create_workspace(&t.repo, base, &path).unwrap();
     assert!(!again.join("junk.txt").exists());
-    let cs = workspace::changeset(&again, base).unwrap();
+    let cs = workspace::changeset(t.path(), &again, base).unwrap();
     assert!(cs.is_empty(), "{:#?}", cs.files);
+}
+
+#[test]
+fn files_dir_is_outside_the_repository() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    let dir = workspace::files_dir(&t.repo);
+    let top = std::fs::canonicalize(t.path()).unwrap();
+    assert!(
+        !dir.starts_with(&top),
+        "{} inside {}",
+        dir.display(),
+        top.display()
+    );
+    assert!(
+        dir.to_string_lossy().contains("/rascal/"),
+        "{}",
+        dir.display()
+    );
 }
 
 #[test]
@@ -212,7 +253,7 @@ fn untracked_nested_repository_is_not_silently_dropped() {
     std::fs::create_dir_all(t.path().join("vendor")).unwrap();
     std::fs::rename(nested.dir.path(), t.path().join("vendor/cloned")).unwrap();
     std::mem::forget(nested.dir);
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     assert!(
         cs.files
             .iter()
@@ -237,7 +278,7 @@ fn artifacts_are_not_part_of_the_change_but_moving_a_file_into_them_is_a_delete(
         t.path().join(".rascal-artifacts/keep.txt"),
     )
     .unwrap();
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let paths: Vec<(&str, Operation)> = cs.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
     assert_eq!(
         paths,
@@ -252,23 +293,43 @@ fn gitattributes_cannot_hide_added_lines_as_binary() {
     let t = TestRepo::new(&[("src/a.rs", "fn a() {}\n")]);
     t.write("src/.gitattributes", "*.rs -diff\n");
     t.write("src/a.rs", "fn a() {}\nuse std::process::Command;\n");
-    let cs = workspace::changeset(t.path(), t.head()).unwrap();
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "src/a.rs");
     assert!(!f.binary);
     assert_eq!(f.added_lines[0].text, "use std::process::Command;");
 }
 
 #[test]
-fn a_redirected_git_file_in_the_worktree_is_refused() {
-    let t = TestRepo::new(&[("a.txt", "a\n")]);
+fn what_an_agent_does_to_its_own_git_does_not_change_the_change() {
+    let t = TestRepo::new(&[("a.txt", "a\n"), ("b.txt", "b\n")]);
     let base = t.head();
-    let wt = workspace::create_worktree(&t.repo, base, "r-test-0002", "evil").unwrap();
-    let decoy = TestRepo::new(&[("a.txt", "a\n")]);
+    let files = tempfile::tempdir().unwrap();
+    let ws = workspace::create_workspace(
+        &t.repo,
+        base,
+        &workspace::workspace_path(files.path(), "r-test-0002", "evil"),
+    )
+    .unwrap();
+    std::fs::write(ws.join("a.txt"), "changed\n").unwrap();
+    // Hide it from the workspace's own index, exclude a new file there, and
+    // finally point .git at a decoy repository.
+    let own = git2::Repository::open(&ws).unwrap();
+    let mut index = own.index().unwrap();
+    let mut entry = index.get_path(std::path::Path::new("a.txt"), 0).unwrap();
+    entry.flags |= 0x8000; // assume-valid
+    index.add(&entry).unwrap();
+    index.write().unwrap();
+    std::fs::write(ws.join(".git/info/exclude"), "hidden.rs\n").unwrap();
+    std::fs::write(ws.join("hidden.rs"), "fn x() {}\n").unwrap();
+    drop(own);
+    let decoy = TestRepo::new(&[("a.txt", "changed\n")]);
+    std::fs::remove_dir_all(ws.join(".git")).unwrap();
     std::fs::write(
-        wt.join(".git"),
+        ws.join(".git"),
         format!("gitdir: {}\n", decoy.path().join(".git").display()),
     )
     .unwrap();
-    let e = workspace::changeset(&wt, base).expect_err("refused");
-    assert!(e.to_string().contains("not what rascal created"), "{e}");
+    let cs = workspace::changeset(t.path(), &ws, base).unwrap();
+    let paths: Vec<&str> = cs.files.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, vec!["a.txt", "hidden.rs"], "{:#?}", cs.files);
 }

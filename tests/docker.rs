@@ -225,11 +225,7 @@ fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
         );
         // The instruction reached the agent on stdin and as a mounted file,
         // and files it wrote belong to the host user.
-        let wt = t
-            .path()
-            .join(".git/rascal/worktrees")
-            .join(run_id(&out))
-            .join(c);
+        let wt = t.files().join("workspaces").join(run_id(&out)).join(c);
         for f in ["from-stdin.txt", "from-file.txt"] {
             let p = wt.join(f);
             assert_eq!(
@@ -245,8 +241,8 @@ fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
         }
         // The full log is in the run directory.
         let log = std::fs::read_to_string(
-            t.path()
-                .join(".git/rascal/runs")
+            t.files()
+                .join("runs")
                 .join(run_id(&out))
                 .join(c)
                 .join("agent.log"),

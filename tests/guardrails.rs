@@ -15,7 +15,7 @@ fn run_check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
 }
 
 fn verify_with(t: &TestRepo, cfg: &Config) -> Vec<Report> {
-    let changes = workspace::changeset(t.path(), t.head()).unwrap();
+    let changes = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
         let v = Verification {

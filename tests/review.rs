@@ -307,7 +307,7 @@ fn fixed_on_the_second_attempt_passes_and_every_attempt_is_kept() {
         .unwrap();
     assert_eq!(old_review["status"], "fail");
     // The author got the feedback as its follow-up instruction, in a kept file.
-    let runs = t.path().join(".git/rascal/runs").join(&id).join("author");
+    let runs = t.files().join("runs").join(&id).join("author");
     let follow_up = std::fs::read_to_string(runs.join("attempt-2/instruction.md")).unwrap();
     assert!(follow_up.contains("attempt 2 of at most 3"), "{follow_up}");
     assert!(follow_up.contains("not covered by a test"), "{follow_up}");
@@ -511,8 +511,8 @@ fn reviewer_sees_task_and_diff_only_and_never_writes_to_the_worktree() {
     assert_eq!(c, 0, "{doc}{err}");
     let id = doc["run"].as_str().unwrap();
     let prompt = std::fs::read_to_string(
-        t.path()
-            .join(".git/rascal/runs")
+        t.files()
+            .join("runs")
             .join(id)
             .join("author/attempt-1/review-reviewer-1/instruction.md"),
     )

@@ -158,8 +158,7 @@ fn hanging_agent_is_killed_with_its_whole_process_group() {
     );
     assert!(started.elapsed() < Duration::from_secs(60));
     // The backgrounded grandchild is gone too.
-    let pidfile =
-        walk_find(&t.path().join(".git/rascal/runs"), "instruction.md.pid").expect("pid file");
+    let pidfile = walk_find(&t.files().join("runs"), "instruction.md.pid").expect("pid file");
     let pid: i32 = std::fs::read_to_string(pidfile)
         .unwrap()
         .trim()

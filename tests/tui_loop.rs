@@ -51,6 +51,7 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
 
     let cancel = CancellationToken::new();
     let shell = Shell {
+        origin: std::env::temp_dir(),
         base: "86486adf0123456789abcdef0123456789abcdef".into(),
         cancel: cancel.clone(),
         decide: Box::new(|_, _| Ok(None)),

@@ -17,7 +17,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
     let oid = workspace::resolve(&repo, &base)?;
     let config = crate::git::base::load_config(&repo, oid)?;
     let workdir = workspace::workdir(&repo);
-    let changes = workspace::changeset(&workdir, oid)?;
+    let changes = workspace::changeset(&workdir, &workdir, oid)?;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     let reports: Vec<Report> = rt.block_on(async {
         let v = Verification {

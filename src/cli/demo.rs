@@ -117,6 +117,10 @@ pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
         let path = tmp.keep();
         say!("\nkept the sample repository at {}", path.display());
         say!("replay it with: rascal -C {} list", path.display());
+    } else if let Ok(repo) = crate::git::workspace::open(tmp.path()) {
+        // The sample goes away: so do its workspaces and run files, which
+        // live outside it.
+        let _ = std::fs::remove_dir_all(crate::git::workspace::files_dir(&repo));
     }
     code
 }

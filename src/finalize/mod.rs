@@ -151,7 +151,7 @@ pub fn finalize(
     let base_commit = repo.find_commit(base)?;
     let mut index = git2::Index::new()?;
     index.read_tree(&base_commit.tree()?)?;
-    let changes = workspace::changeset(&wt, base)?;
+    let changes = workspace::changeset(repo_dir, &wt, base)?;
     // Commit only what was verified: the change must be the one the layers
     // saw (a build script or a stray process may have written since).
     let verified = cand
@@ -236,7 +236,7 @@ pub fn finalize(
     )?;
     drop(wt_repo);
 
-    let run_dir = workspace::state_dir(&repo).join("runs").join(&summary.run);
+    let run_dir = workspace::files_dir(&repo).join("runs").join(&summary.run);
     std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;
     let pr_body = run_dir.join("pr_body.md");
     let agent_body = read_artifact(&artifacts.join("pr_body.md"));

@@ -1,6 +1,14 @@
 //! git2 access: open the repository, resolve the base commit, read files from
-//! the base tree, create candidate worktrees, and turn a working tree into a
+//! the base tree, create candidate workspaces, and turn a working tree into a
 //! `ChangeSet` (tracked changes and untracked files alike).
+//!
+//! A candidate's workspace is a standalone repository holding only the base
+//! snapshot (one commit, marked shallow: no other candidate's refs, no later
+//! commit), outside the user's repository. git works inside it, in a
+//! container too. rascal never trusts it: the change is always computed in
+//! the user's repository (its objects and ignore rules) against the
+//! workspace's files, so nothing an agent does to its own `.git` (index
+//! flags, objects, config, hooks) changes what is checked.
 
 use crate::model::changeset::{AddedLine, ChangeSet, EntryKind, FileChange, Operation};
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
@@ -75,58 +83,121 @@ pub fn read_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<Vec<u8
     Ok(object.as_blob().map(|b| b.content().to_vec()))
 }
 
-/// Create (or recreate) the worktree for one candidate at `base`, under
-/// `.git/rascal/worktrees/<run>/<candidate>`, on its own branch
-/// `rascal/wt/<run>/<candidate>`. A leftover worktree with the same name
-/// (from a killed run) is removed first.
-pub fn create_worktree(
-    repo: &Repository,
-    base: Oid,
-    run: &str,
-    candidate: &str,
-) -> Result<PathBuf> {
-    let path = state_dir(repo).join("worktrees").join(run).join(candidate);
-    let name = format!("{run}-{candidate}");
-    // A stale registration or directory from a killed run: clear both.
-    if let Ok(wt) = repo.find_worktree(&name) {
-        let mut opts = git2::WorktreePruneOptions::new();
-        opts.valid(true).locked(true).working_tree(true);
-        let _ = wt.prune(Some(&mut opts));
-    }
-    if path.exists() {
-        std::fs::remove_dir_all(&path).map_err(|e| WorkspaceError::Io {
-            what: format!("removing leftover worktree {}", path.display()),
-            source: e,
-        })?;
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::Io {
-            what: format!("creating {}", parent.display()),
-            source: e,
-        })?;
-    }
-    let commit = repo.find_commit(base)?;
-    let branch_name = format!("rascal/wt/{run}/{candidate}");
-    let branch = repo.branch(&branch_name, &commit, true)?;
-    let mut opts = git2::WorktreeAddOptions::new();
-    let reference = branch.into_reference();
-    opts.reference(Some(&reference));
-    repo.worktree(&name, &path, Some(&opts))?;
-    Ok(path)
+/// Where rascal keeps a repository's workspaces and run files, outside the
+/// repository: `$XDG_STATE_HOME/rascal/<repo-id>` (default
+/// `~/.local/state/rascal/<repo-id>`). The store stays in `state_dir`.
+pub fn files_dir(repo: &Repository) -> PathBuf {
+    let root = std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+                .map(|h| h.join(".local").join("state"))
+        })
+        .unwrap_or_else(std::env::temp_dir);
+    root.join("rascal").join(repo_id(repo))
 }
 
-/// Remove worktree registrations whose directories are gone.
-pub fn prune_worktrees(repo: &Repository) -> Result<usize> {
-    let mut pruned = 0;
-    for name in repo.worktrees()?.iter().flatten().flatten() {
-        if let Ok(wt) = repo.find_worktree(name) {
-            if wt.validate().is_err() && wt.is_prunable(None).unwrap_or(false) {
-                wt.prune(None)?;
-                pruned += 1;
+/// A stable, readable id of a repository: its directory name and a digest
+/// of where it lives.
+pub fn repo_id(repo: &Repository) -> String {
+    let common =
+        std::fs::canonicalize(repo.commondir()).unwrap_or_else(|_| repo.commondir().to_path_buf());
+    let top = workdir(repo);
+    let name: String = top
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".into())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
             }
+        })
+        .take(40)
+        .collect();
+    let digest = crate::digest::digest(common.to_string_lossy().as_bytes());
+    format!("{name}-{}", &digest[..12])
+}
+
+/// The workspace directory of one candidate.
+pub fn workspace_path(files: &Path, run: &str, candidate: &str) -> PathBuf {
+    files.join("workspaces").join(run).join(candidate)
+}
+
+/// Create (or recreate) the workspace of one candidate: a standalone
+/// repository at `path` whose only commit is `base` (copied object by object
+/// from `repo`, marked shallow), checked out on branch `rascal`. A leftover
+/// directory (from a killed run) is removed first.
+pub fn create_workspace(repo: &Repository, base: Oid, path: &Path) -> Result<PathBuf> {
+    let io = |what: String| move |source| WorkspaceError::Io { what, source };
+    if path.exists() {
+        std::fs::remove_dir_all(path).map_err(io(format!(
+            "removing leftover workspace {}",
+            path.display()
+        )))?;
+    }
+    std::fs::create_dir_all(path).map_err(io(format!("creating {}", path.display())))?;
+    let ws = Repository::init(path)?;
+    {
+        let from = repo.odb()?;
+        let to = ws.odb()?;
+        let commit = repo.find_commit(base)?;
+        let copy = |oid: Oid| -> Result<()> {
+            if to.exists(oid) {
+                return Ok(());
+            }
+            let obj = from.read(oid)?;
+            to.write(obj.kind(), obj.data())?;
+            Ok(())
+        };
+        copy(base)?;
+        let tree = commit.tree()?;
+        copy(tree.id())?;
+        let mut failed = None;
+        tree.walk(git2::TreeWalkMode::PreOrder, |_, entry| {
+            // Gitlinks (submodules) point into other repositories.
+            if entry.kind() == Some(git2::ObjectType::Commit) {
+                return git2::TreeWalkResult::Skip;
+            }
+            if let Err(e) = copy(entry.id()) {
+                failed = Some(e);
+                return git2::TreeWalkResult::Abort;
+            }
+            git2::TreeWalkResult::Ok
+        })?;
+        if let Some(e) = failed {
+            return Err(e);
         }
     }
-    Ok(pruned)
+    // Only the base snapshot: its parents are not here, and git knows it.
+    std::fs::write(ws.path().join("shallow"), format!("{base}\n")).map_err(io(format!(
+        "writing {}",
+        ws.path().join("shallow").display()
+    )))?;
+    let commit = ws.find_commit(base)?;
+    ws.branch("rascal", &commit, true)?;
+    ws.set_head("refs/heads/rascal")?;
+    let mut checkout = git2::build::CheckoutBuilder::new();
+    checkout.force();
+    ws.checkout_head(Some(&mut checkout))?;
+    Ok(path.to_path_buf())
+}
+
+/// Remove the workspaces of run `run` (all of its candidates).
+pub fn remove_workspaces(files: &Path, run: &str) -> Result<()> {
+    let dir = files.join("workspaces").join(run);
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|source| WorkspaceError::Io {
+            what: format!("removing {}", dir.display()),
+            source,
+        })?;
+    }
+    Ok(())
 }
 
 /// Options bounding how much of each file is kept.
@@ -160,7 +231,9 @@ fn working_diff(repo: &Repository, base: Oid, context_lines: u32) -> Result<git2
         .include_typechange(true)
         .ignore_submodules(false)
         .context_lines(context_lines);
-    let mut diff = repo.diff_tree_to_workdir_with_index(Some(&tree), Some(&mut opts))?;
+    // The tree against the files themselves: the index (and any flag an
+    // agent set in it: assume-unchanged, skip-worktree) plays no part.
+    let mut diff = repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts))?;
     let mut find = DiffFindOptions::new();
     find.renames(true)
         .for_untracked(true)
@@ -170,14 +243,33 @@ fn working_diff(repo: &Repository, base: Oid, context_lines: u32) -> Result<git2
     Ok(diff)
 }
 
-/// The change of the working tree at `dir` against commit `base`: tracked
-/// changes (committed, staged or not) and untracked, non-ignored files.
-pub fn changeset(dir: &Path, base: Oid) -> Result<ChangeSet> {
-    changeset_with(dir, base, &ChangeSetLimits::default())
+/// The user's repository at `origin`, looking at the files in `dir` (a
+/// candidate's workspace, or `origin` itself). Objects, configuration and
+/// `info/exclude` are the user's; whatever `dir/.git` holds is never read.
+fn viewing(origin: &Path, dir: &Path) -> Result<Repository> {
+    let repo = open(origin)?;
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    if repo.workdir().map(canon) != Some(canon(dir)) {
+        repo.set_workdir(dir, false)?;
+    }
+    Ok(repo)
 }
 
-pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result<ChangeSet> {
-    let repo = open_trusted(dir)?;
+/// The change of the files in `dir` against commit `base` of the repository
+/// at `origin`: every file whose content differs from the base tree, and
+/// new, non-ignored files. `dir` is a candidate's workspace, or `origin`'s
+/// own working tree (`rascal check`).
+pub fn changeset(origin: &Path, dir: &Path, base: Oid) -> Result<ChangeSet> {
+    changeset_with(origin, dir, base, &ChangeSetLimits::default())
+}
+
+pub fn changeset_with(
+    origin: &Path,
+    dir: &Path,
+    base: Oid,
+    limits: &ChangeSetLimits,
+) -> Result<ChangeSet> {
+    let repo = viewing(origin, dir)?;
     let diff = working_diff(&repo, base, 0)?;
 
     let mut files: Vec<FileChange> = Vec::new();
@@ -212,8 +304,9 @@ pub fn changeset_with(dir: &Path, base: Oid, limits: &ChangeSetLimits) -> Result
             // A pure mode change is told apart once lines are counted.
             _ => (Operation::Modify, None, old_kind, new_kind),
         };
-        let untracked = delta.status() == Delta::Untracked
-            || (delta.status() == Delta::Renamed && is_untracked(&repo, &path));
+        // New to the base (the index, which an agent controls, plays no
+        // part: a renamed file is a rename whether or not it was staged).
+        let untracked = delta.status() == Delta::Untracked;
         let symlink_target = if new_kind == Some(EntryKind::Symlink) {
             std::fs::read_link(workdir.join(&path))
                 .ok()
@@ -339,52 +432,6 @@ fn looks_binary(path: &Path) -> bool {
     }
 }
 
-/// Open the repository of worktree `dir`, refusing one whose `.git` file
-/// was redirected (an agent can write it): its working directory must be
-/// `dir`, and a candidate worktree must belong to the repository that holds
-/// it under `.git/rascal/worktrees/`.
-pub fn open_trusted(dir: &Path) -> Result<Repository> {
-    let repo = Repository::open(dir).map_err(|_| WorkspaceError::NotARepo {
-        path: dir.to_path_buf(),
-    })?;
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
-    let want = canon(dir);
-    let tampered = |why: String| {
-        Err(WorkspaceError::Io {
-            what: format!("the worktree {} is not what rascal created", dir.display()),
-            source: std::io::Error::other(why),
-        })
-    };
-    match repo.workdir() {
-        Some(w) if canon(w) == want => {}
-        Some(w) => {
-            return tampered(format!(
-                "its .git points at a repository working in {}",
-                w.display()
-            ))
-        }
-        None => return tampered("its .git points at a bare repository".into()),
-    }
-    let text = want.to_string_lossy();
-    if let Some(i) = text.find("/.git/rascal/worktrees/") {
-        let holder = canon(Path::new(&format!("{}/.git", &text[..i])));
-        if canon(repo.commondir()) != holder {
-            return tampered(format!(
-                "its .git points at {} instead of {}",
-                repo.commondir().display(),
-                holder.display()
-            ));
-        }
-    }
-    Ok(repo)
-}
-
-fn is_untracked(repo: &Repository, path: &str) -> bool {
-    repo.status_file(Path::new(path))
-        .map(|s| s.contains(git2::Status::WT_NEW))
-        .unwrap_or(false)
-}
-
 fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
     if id.is_zero() {
         return None;
@@ -394,10 +441,11 @@ fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
         .map(|b| String::from_utf8_lossy(b.content()).into_owned())
 }
 
-/// The unified diff text of the working tree at `dir` against `base`
-/// (for reviewers, receipts and the diff view).
-pub fn diff_text(dir: &Path, base: Oid) -> Result<String> {
-    let repo = open_trusted(dir)?;
+/// The unified diff text of the files in `dir` against `base` of the
+/// repository at `origin` (for reviewers, receipts and the diff view): the
+/// same change `changeset` reads.
+pub fn diff_text(origin: &Path, dir: &Path, base: Oid) -> Result<String> {
+    let repo = viewing(origin, dir)?;
     let diff = working_diff(&repo, base, 3)?;
     let mut out = Vec::new();
     diff.print(git2::DiffFormat::Patch, |_, _, line| {

@@ -20,8 +20,8 @@ pub fn prepare_attach(
     rascal_exe: PathBuf,
 ) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(repo_path)?;
-    let state = workspace::state_dir(&repo);
-    let mut store = Store::open(&Store::path_in(&state))?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let state = workspace::files_dir(&repo);
     store.mark_interrupted()?;
     let events = store.events(run)?;
     let Some(RunEvent::RunStarted {

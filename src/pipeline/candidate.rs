@@ -221,7 +221,7 @@ impl CandidateJob {
         let mut kept_changes = None;
         let mut review = None;
         if agent_ok {
-            match workspace::changeset(&workdir, self.base) {
+            match workspace::changeset(&self.repo, &workdir, self.base) {
                 Ok(changes) if changes.is_empty() => {
                     let r = Report::new(Layer::Agent, "changes")
                         .input("base", self.base.to_string())
@@ -259,6 +259,7 @@ impl CandidateJob {
                     let later = sequence::LaterLayers {
                         config: &self.config,
                         task: &self.task,
+                        origin: &self.repo,
                         workdir: &workdir,
                         base: self.base,
                         changes: &changes,

@@ -259,6 +259,7 @@ pub async fn execute_with(
                 judge: &judge,
                 instruction: &request.instruction,
                 tied: &tied,
+                origin: &repo_dir,
                 worktrees: &worktrees,
                 base,
                 site: &site,

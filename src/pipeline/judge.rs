@@ -17,6 +17,8 @@ pub(crate) struct Tie<'a> {
     pub(crate) instruction: &'a str,
     /// The candidates tied at the top.
     pub(crate) tied: &'a [String],
+    /// The user's repository (the change is read through it).
+    pub(crate) origin: &'a std::path::Path,
     /// Every candidate's workspace, by id.
     pub(crate) worktrees: &'a std::collections::BTreeMap<String, PathBuf>,
     pub(crate) base: git2::Oid,
@@ -32,6 +34,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         judge,
         instruction,
         tied,
+        origin,
         worktrees,
         base,
         site,
@@ -55,7 +58,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         .map(|id| {
             let diff = worktrees
                 .get(id)
-                .and_then(|w| workspace::diff_text(w, base).ok())
+                .and_then(|w| workspace::diff_text(origin, w, base).ok())
                 .unwrap_or_default();
             (id.clone(), diff)
         })

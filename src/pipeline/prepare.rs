@@ -164,10 +164,10 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
                 .map_err(PipelineError::Usage)?;
         }
     }
-    let state = workspace::state_dir(&repo);
-    let mut store = Store::open(&Store::path_in(&state))?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     store.mark_interrupted()?;
-    let _ = workspace::prune_worktrees(&repo);
+    // Workspaces and run files live outside the repository.
+    let state = workspace::files_dir(&repo);
     let run = new_run_id(&store)?;
     let mut candidates = Vec::new();
     let mut used = std::collections::BTreeMap::<String, usize>::new();
@@ -179,7 +179,11 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         } else {
             format!("{n}-{count}")
         };
-        let worktree = workspace::create_worktree(&repo, base, &run, &id)?;
+        let worktree = workspace::create_workspace(
+            &repo,
+            base,
+            &workspace::workspace_path(&state, &run, &id),
+        )?;
         let agent = config.main.agents[n].clone();
         candidates.push((
             CandidateInfo {

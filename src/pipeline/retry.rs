@@ -30,8 +30,8 @@ pub fn prepare_retry(
         ));
     }
     let repo = workspace::open(repo_dir)?;
-    let state = workspace::state_dir(&repo);
-    let mut store = Store::open(&Store::path_in(&state))?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let state = workspace::files_dir(&repo);
     store.mark_interrupted()?;
     let events = store.events(run)?;
     let summary = crate::model::summary::RunSummary::from_events(&events);
@@ -84,7 +84,8 @@ pub fn prepare_retry(
                         .iter()
                         .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
                 &c.reports,
-                workspace::changeset(Path::new(&c.worktree), base).unwrap_or_default(),
+                workspace::changeset(&workspace::workdir(&repo), Path::new(&c.worktree), base)
+                    .unwrap_or_default(),
                 c.usage,
             )
         })

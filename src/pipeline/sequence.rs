@@ -215,6 +215,8 @@ pub fn skipped(config: &Config, task: &Task, why: &str) -> Vec<Report> {
 pub struct LaterLayers<'a> {
     pub config: &'a Config,
     pub task: &'a Task,
+    /// The user's repository (the change is read through it).
+    pub origin: &'a Path,
     pub workdir: &'a Path,
     pub base: git2::Oid,
     pub changes: &'a ChangeSet,
@@ -240,7 +242,7 @@ pub async fn later_layers(
             .iter()
             .any(|c| c.kind == CriterionKind::LlmJudge);
     let diff = if needs_diff {
-        match crate::git::workspace::diff_text(l.workdir, l.base) {
+        match crate::git::workspace::diff_text(l.origin, l.workdir, l.base) {
             Ok(d) => d,
             Err(e) => {
                 let r = Report::new(Layer::Review, "diff")

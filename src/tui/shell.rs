@@ -87,6 +87,8 @@ pub type Decider = Box<dyn Fn(&Decision, bool) -> Result<Option<RunEvent>, Strin
 
 /// What the loop needs from the outside world.
 pub struct Shell {
+    /// The user's repository: the change of a workspace is read through it.
+    pub origin: PathBuf,
     pub base: String,
     pub cancel: CancellationToken,
     /// Where decisions go: to the live pipeline (`live`), else straight to
@@ -192,11 +194,12 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
                 };
                 let dir = PathBuf::from(&c.info.worktree);
                 let base = shell.base.clone();
+                let origin = shell.origin.clone();
                 let tx = loaded.clone();
                 tokio::task::spawn_blocking(move || {
                     let text = git2::Oid::from_str(&base)
                         .ok()
-                        .and_then(|oid| crate::git::workspace::diff_text(&dir, oid).ok())
+                        .and_then(|oid| crate::git::workspace::diff_text(&origin, &dir, oid).ok())
                         .unwrap_or_default();
                     let _ = tx.send(Action::DiffLoaded {
                         candidate: id,
@@ -214,9 +217,10 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
                     continue;
                 }
                 let base = shell.base.clone();
+                let origin = shell.origin.clone();
                 let tx = loaded.clone();
                 tokio::task::spawn_blocking(move || {
-                    let text = compare_text(&dirs[0], &dirs[1], &base);
+                    let text = compare_text(&origin, &dirs[0], &dirs[1], &base);
                     let _ = tx.send(Action::CompareLoaded { a, b, text });
                 });
             }
@@ -257,13 +261,18 @@ fn forward(mut events: mpsc::UnboundedReceiver<RunEvent>, to: mpsc::UnboundedSen
 
 /// Candidate A's files against candidate B's, for every path either one
 /// changed: a unified diff with B as the old side and A as the new.
-pub fn compare_text(a: &std::path::Path, b: &std::path::Path, base: &str) -> String {
+pub fn compare_text(
+    origin: &std::path::Path,
+    a: &std::path::Path,
+    b: &std::path::Path,
+    base: &str,
+) -> String {
     let Ok(oid) = git2::Oid::from_str(base) else {
         return String::new();
     };
     let mut paths = std::collections::BTreeSet::new();
     for dir in [a, b] {
-        if let Ok(cs) = crate::git::workspace::changeset(dir, oid) {
+        if let Ok(cs) = crate::git::workspace::changeset(origin, dir, oid) {
             for f in cs.files {
                 paths.insert(f.path.clone());
             }
@@ -365,6 +374,7 @@ pub fn run_interactive(
         spawn_signals(term_tx);
         let trace2 = trace.clone();
         let shell = Shell {
+            origin: repo.clone(),
             base,
             cancel: cancel.clone(),
             decide: Box::new(move |d: &Decision, live: bool| {
@@ -502,7 +512,12 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
             meta.strategy = format!("{:?}", config.main.strategy.mode).to_lowercase();
         }
     }
-    let trace = Trace::to(state.join("runs").join(run).join("tui.log"));
+    let trace = Trace::to(
+        crate::git::workspace::files_dir(&repo)
+            .join("runs")
+            .join(run)
+            .join("tui.log"),
+    );
     let rt = crate::exec::runtime()?;
     let repo_path = crate::git::workspace::workdir(&repo);
     let who = crate::git::author::author(Some(&repo));
@@ -541,6 +556,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         spawn_signals(term_tx);
         let run2 = run_id.clone();
         let shell = Shell {
+            origin: repo_path.clone(),
             base,
             cancel: CancellationToken::new(),
             decide: Box::new(move |d: &Decision, _live: bool| {

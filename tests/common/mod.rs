@@ -11,6 +11,13 @@ pub struct TestRepo {
 }
 
 impl TestRepo {
+    /// Where rascal keeps this repository's workspaces and run files
+    /// (outside the repository).
+    #[allow(dead_code)]
+    pub fn files(&self) -> std::path::PathBuf {
+        rascal::git::workspace::files_dir(&self.repo)
+    }
+
     /// A repository with `files` committed as the first commit.
     pub fn new(files: &[(&str, &str)]) -> TestRepo {
         let dir = tempfile::Builder::new()
