@@ -26,7 +26,8 @@ fn standin(program: &str, stream: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let script = format!(
         r#"#!/bin/sh
-rec="$(dirname "$RASCAL_INSTRUCTION_FILE")"
+rec="$PWD/.rascal-artifacts"
+mkdir -p "$rec"
 printf '%s\n' "$0" "$@" > "$rec/standin-argv.txt"
 cat > "$rec/standin-stdin.txt"
 env > "$rec/standin-env.txt"
@@ -65,8 +66,10 @@ fn run(t: &TestRepo, bin: &Path, agent: &str, extra: &[&str]) -> std::process::O
         .unwrap()
 }
 
+/// What the stand-in recorded in its workspace (artifacts are not part of
+/// the change; the run directory is read-only to a sandboxed agent).
 fn recorded(t: &TestRepo, file: &str) -> String {
-    let runs = t.files().join("runs");
+    let runs = t.files().join("workspaces");
     let run = std::fs::read_dir(&runs)
         .unwrap()
         .flatten()
@@ -79,7 +82,7 @@ fn recorded(t: &TestRepo, file: &str) -> String {
         .find(|e| e.path().is_dir())
         .unwrap()
         .path();
-    std::fs::read_to_string(cand.join(file)).unwrap_or_default()
+    std::fs::read_to_string(cand.join(".rascal-artifacts").join(file)).unwrap_or_default()
 }
 
 fn argv(t: &TestRepo) -> Vec<String> {
@@ -94,7 +97,7 @@ fn argv(t: &TestRepo) -> Vec<String> {
 fn claude_argv_stdin_redaction_readable_events_and_cost() {
     let bin = standin("claude", "claude.jsonl");
     let t = repo(
-        "agents:\n  cc: { runtime: claude, env: [ANTHROPIC_API_KEY], model: claude-sonnet-4-5 }\n",
+        "agents:\n  cc: { runtime: claude, sandbox: none, env: [ANTHROPIC_API_KEY], model: claude-sonnet-4-5 }\n",
     );
     let o = run(&t, bin.path(), "cc", &["--headless"]);
     let out = stdout(&o);
@@ -167,7 +170,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 fn claude_skips_permissions_only_when_allowed() {
     let bin = standin("claude", "claude.jsonl");
     let t = repo(
-        "agents:\n  cc: { runtime: claude, allow_unsandboxed: true, args: [--max-turns, '5'] }\n",
+        "agents:\n  cc: { runtime: claude, sandbox: none, allow_unsandboxed: true, args: [--max-turns, '5'] }\n",
     );
     let o = run(&t, bin.path(), "cc", &["--headless"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
@@ -186,14 +189,14 @@ fn codex_reads_stdin_and_sums_turn_usage_into_the_json_and_scoreboard() {
     let t = repo("agents:\n  cx: { runtime: codex, env: [OPENAI_API_KEY], model: gpt-5-codex }\n");
     let o = run(&t, bin.path(), "cx", &["--json"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Inside rascal's bubblewrap sandbox, codex need not build its own.
     assert_eq!(
         argv(&t),
         [
             "exec",
             "--json",
             "--skip-git-repo-check",
-            "--sandbox",
-            "workspace-write",
+            "--dangerously-bypass-approvals-and-sandbox",
             "--model",
             "gpt-5-codex",
             "-"

@@ -493,6 +493,7 @@ fn latency_start_to_first_log_line() {
             agent: None,
             repo: dir.path().to_path_buf(),
             resume: None,
+            confine: None,
         };
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
         let cancel = tokio_util::sync::CancellationToken::new();

@@ -137,9 +137,11 @@ fn missing_agent_binary_fails_the_candidate_with_a_clear_message() {
 
 #[test]
 fn hanging_agent_is_killed_with_its_whole_process_group() {
-    let t = repo_with_agents(
-        "agents:\n  stuck: { runtime: command, command: [\"sh\", \"-c\", \"(sleep 300; echo child) & echo $! > \\\"$RASCAL_INSTRUCTION_FILE.pid\\\"; sleep 300\"] }\n",
-    );
+    // A unique duration marks the backgrounded grandchild in /proc.
+    let marker = format!("3000.{}", std::process::id());
+    let t = repo_with_agents(&format!(
+        "agents:\n  stuck: {{ runtime: command, command: [\"sh\", \"-c\", \"(setsid sleep {marker}; echo child) & sleep 300\"] }}\n"
+    ));
     let started = Instant::now();
     let o = t.rascal(&[
         "run",
@@ -157,33 +159,12 @@ fn hanging_agent_is_killed_with_its_whole_process_group() {
         stdout(&o)
     );
     assert!(started.elapsed() < Duration::from_secs(60));
-    // The backgrounded grandchild is gone too.
-    let pidfile = walk_find(&t.files().join("runs"), "instruction.md.pid").expect("pid file");
-    let pid: i32 = std::fs::read_to_string(pidfile)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(200));
-    // A killed process whose parent is gone may linger as a zombie until
-    // init reaps it; a zombie is dead.
-    let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let alive = !state.is_empty() && !state.contains(") Z ");
-    assert!(!alive, "grandchild {pid} survived");
-}
-
-fn walk_find(dir: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
-    for e in std::fs::read_dir(dir).ok()?.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            if let Some(f) = walk_find(&p, name) {
-                return Some(f);
-            }
-        } else if p.file_name().map(|n| n == name).unwrap_or(false) {
-            return Some(p);
-        }
-    }
-    None
+    // The backgrounded grandchild (in a session of its own) is gone too.
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(
+        common::procs_with(&marker).is_empty(),
+        "grandchild survived"
+    );
 }
 
 #[test]

@@ -103,9 +103,9 @@ pub fn problem(a: &super::AgentConfig) -> Option<String> {
         }
     }
     if let Some(n) = &a.network {
-        if n.trim().is_empty() || n == "host" {
+        if n.trim().is_empty() {
             return Some(format!(
-                "`network: {n}` is not allowed: use none, bridge or a named network"
+                "`network: {n}` is not allowed: use none, host (process launcher), bridge or a named network"
             ));
         }
     }

@@ -56,6 +56,11 @@ pub enum GuardrailKind {
         command: String,
         timeout: Dur,
         parallel: bool,
+        /// Host variables the command may see besides the base set
+        /// (`PATH HOME LANG LC_ALL TERM TMPDIR USER`).
+        env: Vec<String>,
+        /// The command may use the network (`network: host`; default none).
+        network: bool,
     },
     Patterns {
         patterns: Vec<Pattern>,
@@ -92,6 +97,10 @@ struct RawGuardrail {
     timeout: Option<Dur>,
     #[serde(default)]
     parallel: Option<bool>,
+    #[serde(default)]
+    env: Option<Vec<String>>,
+    #[serde(default)]
+    network: Option<String>,
     #[serde(default)]
     patterns: Option<Vec<Pattern>>,
     #[serde(default)]
@@ -153,10 +162,21 @@ impl TryFrom<RawGuardrail> for Guardrail {
             if command.trim().is_empty() {
                 return Err(format!("guardrail `{name}`: `command` is empty"));
             }
+            let network = match r.network.as_deref() {
+                None | Some("none") => false,
+                Some("host") => true,
+                Some(other) => {
+                    return Err(format!(
+                        "guardrail `{name}`: `network: {other}` is not known: use none (default) or host"
+                    ))
+                }
+            };
             GuardrailKind::Command {
                 command,
                 timeout: r.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT),
                 parallel: r.parallel.unwrap_or(false),
+                env: r.env.unwrap_or_default(),
+                network,
             }
         } else if let Some(patterns) = r.patterns {
             if patterns.is_empty() {

@@ -75,6 +75,17 @@ pub enum RuntimeKind {
     Goose,
 }
 
+/// How the process launcher confines an agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxKind {
+    /// bubblewrap: the system read-only, the workspace writable, a private
+    /// home and /tmp, no network unless `network: host`.
+    Bwrap,
+    /// No sandbox: the agent runs as the user (marked UNSANDBOXED).
+    None,
+}
+
 /// One agent in `.rascal/config.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -108,6 +119,14 @@ pub struct AgentConfig {
     /// launcher (no container). Off by default: only a sandbox gets that.
     #[serde(default)]
     pub allow_unsandboxed: bool,
+    /// Process launcher: `bwrap` (default: bubblewrap) or `none` (run the
+    /// agent unsandboxed; it is marked UNSANDBOXED everywhere).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<SandboxKind>,
+    /// Process launcher: host files or directories the agent may read
+    /// (e.g. a CLI's login file), bound read-only at the same path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mounts: Vec<String>,
     /// The model provider (for goose, command and scripted agents), used to
     /// keep reviewers independent of authors. Default: the agent's name.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,7 +13,12 @@ pub struct CandidateInfo {
     pub id: String,
     pub agent: String,
     pub runtime: String,
+    /// The candidate's workspace (a standalone repository at the base).
     pub worktree: String,
+    /// The agent runs without a sandbox (`sandbox: none`, or a scripted
+    /// agent where bubblewrap is missing).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsandboxed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -17,6 +17,9 @@ pub struct CandidateSummary {
     pub agent: String,
     pub runtime: String,
     pub worktree: String,
+    /// The agent ran without a sandbox.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unsandboxed: bool,
     /// None while still running (or when the run was interrupted).
     pub verdict: Option<Verdict>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -202,6 +205,7 @@ impl RunSummary {
                         agent: c.agent.clone(),
                         runtime: c.runtime.clone(),
                         worktree: c.worktree.clone(),
+                        unsandboxed: c.unsandboxed,
                         verdict: None,
                         reason: None,
                         files_changed: 0,
@@ -376,6 +380,7 @@ mod tests {
                 agent: "a".into(),
                 runtime: "command".into(),
                 worktree: String::new(),
+                unsandboxed: false,
             }],
         }
     }

@@ -420,6 +420,7 @@ mod tests {
                     agent: "a".into(),
                     runtime: "scripted".into(),
                     worktree: "/tmp/w".into(),
+                    unsandboxed: false,
                 })
                 .collect(),
         }

@@ -4,6 +4,7 @@
 
 use crate::agents::events::{self, AgentEvent, Usage};
 use crate::agents::{self, LaunchContext};
+use crate::exec::confine::{expand_home, Confinement};
 use crate::exec::launch::LaunchSpec;
 use crate::exec::runner::{human, LogLine};
 use crate::model::event::RunEvent;
@@ -15,6 +16,25 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 impl CandidateJob {
+    /// What the agent's sandbox hides and shows: the user's repository
+    /// (with the store and hooks) and every run's files are hidden; its
+    /// workspace is writable, its run directory and `mounts:` readable.
+    pub(crate) fn confinement(&self, workdir: &Path, run_dir: &Path) -> Confinement {
+        let mut hide = vec![self.repo.clone(), self.state.clone()];
+        if let Ok(repo) = git2::Repository::discover(&self.repo) {
+            hide.push(repo.commondir().to_path_buf());
+        }
+        let mut read_only = vec![run_dir.to_path_buf()];
+        read_only.extend(self.agent.mounts.iter().map(|m| expand_home(m)));
+        Confinement {
+            workspace: workdir.to_path_buf(),
+            writable: Vec::new(),
+            hide,
+            read_only,
+            network: self.agent.network.as_deref() == Some("host"),
+        }
+    }
+
     /// Run the author agent; its report and the tokens/cost it reported.
     pub(crate) async fn run_agent(
         &self,
@@ -30,8 +50,9 @@ impl CandidateJob {
             candidate: id,
             run_dir,
             rascal_exe: &self.request.rascal_exe,
-            // Only a container is a sandbox a real agent may skip prompts in.
-            sandboxed: self.launcher.name() == "docker",
+            // Only a sandbox (a container, bubblewrap) is a place a real
+            // agent may skip its prompts in.
+            sandboxed: self.launcher.name() == "docker" || !self.info.unsandboxed,
             attempt,
         };
         let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
@@ -95,6 +116,8 @@ impl CandidateJob {
             agent: Some(self.agent.clone()),
             repo: self.repo.clone(),
             resume,
+            confine: (self.launcher.name() == "process" && !self.info.unsandboxed)
+                .then(|| self.confinement(workdir, run_dir)),
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
         let journal = self.journal.clone();

@@ -3,7 +3,7 @@
 //! (exit 2) come from here.
 
 use crate::config::spec::Task;
-use crate::config::Config;
+use crate::config::{Config, LauncherKind};
 use crate::git::workspace::{self};
 use crate::layers::compare::Contender;
 use crate::model::event::CandidateInfo;
@@ -164,6 +164,11 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
                 .map_err(PipelineError::Usage)?;
         }
     }
+    let launcher = req.launcher.unwrap_or(config.main.launcher);
+    // Refuse before anything is created when a sandbox is missing.
+    for n in &names {
+        unsandboxed(launcher, n, &config.main.agents[n])?;
+    }
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     store.mark_interrupted()?;
     // Workspaces and run files live outside the repository.
@@ -185,12 +190,14 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
             &workspace::workspace_path(&state, &run, &id),
         )?;
         let agent = config.main.agents[n].clone();
+        let unsandboxed = unsandboxed(launcher, n, &agent)?;
         candidates.push((
             CandidateInfo {
                 id,
                 agent: n.clone(),
                 runtime: format!("{:?}", agent.runtime).to_lowercase(),
                 worktree: worktree.to_string_lossy().into_owned(),
+                unsandboxed,
             },
             agent,
         ));
@@ -209,6 +216,28 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         },
         task_source,
     ))
+}
+
+/// Whether agent `name` runs unsandboxed: containers are a sandbox; the
+/// process launcher uses bubblewrap unless the agent says `sandbox: none`.
+/// Without bubblewrap, only rascal's own scripted agents run (marked
+/// UNSANDBOXED); any other agent refuses to start.
+fn unsandboxed(
+    launcher: LauncherKind,
+    name: &str,
+    agent: &crate::config::AgentConfig,
+) -> Result<bool, PipelineError> {
+    if launcher == LauncherKind::Docker {
+        return Ok(false);
+    }
+    if agent.sandbox == Some(crate::config::SandboxKind::None) {
+        return Ok(true);
+    }
+    match crate::exec::sandbox::available() {
+        Ok(_) => Ok(false),
+        Err(_) if agent.runtime == crate::config::RuntimeKind::Scripted => Ok(true),
+        Err(why) => Err(PipelineError::Usage(format!("agent `{name}`: {why}"))),
+    }
 }
 
 fn list_or_none(v: &[String]) -> String {

@@ -80,6 +80,7 @@ mod tests {
             agent: id.into(),
             runtime: "command".into(),
             worktree: String::new(),
+            unsandboxed: false,
         };
         let events = vec![
             RunEvent::RunStarted {

@@ -105,6 +105,7 @@ pub fn prepare_retry(
         agent: cand.agent.clone(),
         runtime: cand.runtime.clone(),
         worktree: cand.worktree.clone(),
+        unsandboxed: cand.unsandboxed,
     };
     let request = RunRequest::new(
         workspace::workdir(&repo),

@@ -51,6 +51,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                     agent: id.clone(),
                     runtime: "scripted".into(),
                     worktree: format!("/tmp/greeter/.git/rascal/worktrees/r/{id}"),
+                    unsandboxed: false,
                 })
                 .collect(),
         },

@@ -141,3 +141,20 @@ pub fn wait_for_running_run(t: &TestRepo, secs: u64) -> String {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
 }
+
+/// Live (non-zombie) processes whose command line contains `marker`.
+#[allow(dead_code)]
+pub fn procs_with(marker: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+        let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmd).contains(marker) && !stat.contains(") Z ") {
+            out.push(pid);
+        }
+    }
+    out
+}

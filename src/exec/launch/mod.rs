@@ -31,6 +31,9 @@ pub struct LaunchSpec {
     pub repo: PathBuf,
     /// Reattach to the running agent instead of starting it.
     pub resume: Option<Resume>,
+    /// Process launcher: the bubblewrap confinement (None = unsandboxed,
+    /// which the run marks UNSANDBOXED).
+    pub confine: Option<crate::exec::confine::Confinement>,
 }
 
 /// Where a reattach picks up: output lines of each stream already journalled.

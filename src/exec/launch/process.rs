@@ -1,6 +1,8 @@
-//! The process launcher: the agent is a child process in its worktree, in its
-//! own process group, with a scrubbed environment; timeout or cancel stops
-//! the whole group (SIGTERM, then SIGKILL).
+//! The process launcher: the agent is a child process in its workspace, in
+//! its own process group, with a scrubbed environment, confined by
+//! bubblewrap (its own PID namespace: every descendant dies with it, and
+//! with rascal); timeout or cancel stops the whole group (SIGTERM, then
+//! SIGKILL). Without a confinement (`sandbox: none`) it runs as the user.
 
 use super::{LaunchError, LaunchSpec, Launcher};
 use crate::exec::runner::{self, CommandSpec, Env, Exit, LogLine};
@@ -24,10 +26,51 @@ impl Launcher for ProcessLauncher {
     ) -> Result<Exit, LaunchError> {
         let mut cmd = CommandSpec::new(spec.argv.clone(), spec.workdir.clone(), spec.timeout);
         cmd.env = Env::Only(spec.env.clone());
+        if let Some(confine) = &spec.confine {
+            let path = spec
+                .env
+                .iter()
+                .find(|(k, _)| k == "PATH")
+                .map(|(_, v)| v.as_str());
+            // Inside the sandbox a missing program is only bwrap's exit 1:
+            // say what the runner would say outside it.
+            let program = spec.argv.first().cloned().unwrap_or_default();
+            let local = !program.starts_with('/')
+                && program.contains('/')
+                && spec.workdir.join(&program).exists();
+            if !local && crate::exec::confine::program_path(&program, path).is_none() {
+                return Err(LaunchError::Start(
+                    runner::RunError::Spawn {
+                        hint: format!("install `{program}` or fix the command in .rascal/config.yaml (it must be on PATH or an existing path)"),
+                        program,
+                        source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                    }
+                    .to_string(),
+                ));
+            }
+            let policy = confine
+                .policy(&spec.argv, path)
+                .map_err(LaunchError::Start)?;
+            cmd.argv = policy.wrap(&spec.argv).map_err(LaunchError::Start)?;
+            cmd.env = Env::Only(crate::exec::confine::environment(spec.env.clone(), &policy));
+        }
         cmd.stdin = spec.stdin.clone();
         let outcome = runner::run(&cmd, Some(logs), &cancel)
             .await
             .map_err(|e| LaunchError::Start(e.to_string()))?;
-        Ok(outcome.exit)
+        let mut exit = outcome.exit;
+        if spec.confine.is_some() {
+            signal_from_status(&mut exit);
+        }
+        Ok(exit)
+    }
+}
+
+/// bubblewrap reports a command killed by signal N as exit status 128+N,
+/// as shells do: read it back as the signal.
+pub fn signal_from_status(exit: &mut Exit) {
+    if let (None, Some(code @ 129..=192)) = (exit.signal, exit.code) {
+        exit.signal = Some(code - 128);
+        exit.code = None;
     }
 }

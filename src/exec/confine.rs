@@ -1,0 +1,134 @@
+//! What rascal confines candidate code to: the bubblewrap policy of an agent
+//! or a verification command of one candidate. It hides the user's
+//! repository (and with it the store and hooks), rascal's files of every run
+//! (other candidates' workspaces included) and the user's home; binds the
+//! one directory the command may write, the files it may read (its run
+//! directory, its program, the agent's `mounts:`), and decides the network.
+
+use crate::exec::sandbox::SandboxPolicy;
+use std::path::{Path, PathBuf};
+
+/// One confined command's view of the host.
+#[derive(Debug, Clone)]
+pub struct Confinement {
+    /// The only directory written through to the host.
+    pub workspace: PathBuf,
+    /// Extra writable binds (e.g. a per-candidate build cache).
+    pub writable: Vec<PathBuf>,
+    /// Host paths hidden from the command (the user's repository, rascal's
+    /// files, the store).
+    pub hide: Vec<PathBuf>,
+    /// Host paths the command may read although they are hidden otherwise
+    /// (its run directory, the agent's `mounts:`).
+    pub read_only: Vec<PathBuf>,
+    /// Share the host's network.
+    pub network: bool,
+}
+
+impl Confinement {
+    /// The bubblewrap policy, with `argv[0]` made visible when it lives in a
+    /// hidden place (a stand-in in /tmp, a CLI under the home directory).
+    pub fn policy(&self, argv: &[String], path_var: Option<&str>) -> Result<SandboxPolicy, String> {
+        let mut p = SandboxPolicy::new(&self.workspace);
+        p.network = self.network;
+        p.hide.extend(self.hide.iter().cloned());
+        for w in &self.writable {
+            p.writable.push((w.clone(), w.clone()));
+        }
+        let mut read_only: Vec<PathBuf> = self.read_only.clone();
+        if let Some(program) = argv.first().and_then(|a| program_path(a, path_var)) {
+            if !program.starts_with(&self.workspace) {
+                read_only.push(program);
+            }
+        }
+        read_only.sort();
+        read_only.dedup();
+        for r in read_only {
+            let canon = std::fs::canonicalize(&r).unwrap_or(r);
+            if canon.starts_with(&self.workspace) {
+                continue;
+            }
+            p.read_only.push((canon.clone(), canon));
+        }
+        Ok(p)
+    }
+}
+
+/// Where `program` is on the host: as given when it has a `/`, else the
+/// first match on `path_var`.
+pub fn program_path(program: &str, path_var: Option<&str>) -> Option<PathBuf> {
+    if program.contains('/') {
+        let p = PathBuf::from(program);
+        return p.is_absolute().then_some(p).filter(|p| p.exists());
+    }
+    path_var?
+        .split(':')
+        .filter(|d| !d.is_empty())
+        .map(|d| Path::new(d).join(program))
+        .find(|p| p.is_file())
+}
+
+/// A `mounts:` entry: `~/x` is under the user's home.
+pub fn expand_home(path: &str) -> PathBuf {
+    match (path.strip_prefix("~/"), std::env::var_os("HOME")) {
+        (Some(rest), Some(home)) => PathBuf::from(home).join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+/// The environment of a confined command: `vars` with HOME set to the
+/// sandbox's private home and TMPDIR to its private /tmp.
+pub fn environment(vars: Vec<(String, String)>, policy: &SandboxPolicy) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = vars
+        .into_iter()
+        .filter(|(k, _)| k != "HOME" && k != "TMPDIR")
+        .collect();
+    out.push(("HOME".into(), policy.home().to_string_lossy().into_owned()));
+    out.push(("TMPDIR".into(), "/tmp".into()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn programs_are_found_on_path_or_taken_as_given() {
+        assert_eq!(
+            program_path("sh", Some("/nonexistent:/bin:/usr/bin")),
+            Some(PathBuf::from("/bin/sh"))
+        );
+        assert_eq!(program_path("no-such-program-x", Some("/bin")), None);
+        assert_eq!(program_path("./relative", Some("/bin")), None);
+        assert_eq!(
+            program_path("/bin/sh", None),
+            Some(PathBuf::from("/bin/sh"))
+        );
+    }
+
+    #[test]
+    fn home_and_tmp_are_the_sandboxes_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let c = Confinement {
+            workspace: dir.path().to_path_buf(),
+            writable: Vec::new(),
+            hide: Vec::new(),
+            read_only: Vec::new(),
+            network: false,
+        };
+        let p = c.policy(&["sh".into()], Some("/bin")).unwrap();
+        let env = environment(
+            vec![
+                ("HOME".into(), "/root".into()),
+                ("TMPDIR".into(), "/var/x".into()),
+                ("PATH".into(), "/bin".into()),
+            ],
+            &p,
+        );
+        assert!(env.contains(&("TMPDIR".into(), "/tmp".into())));
+        assert!(env.contains(&("PATH".into(), "/bin".into())));
+        let home = env.iter().find(|(k, _)| k == "HOME").unwrap();
+        assert_eq!(Path::new(&home.1), p.home());
+        assert!(!p.network);
+    }
+}
