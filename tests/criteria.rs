@@ -5,6 +5,7 @@
 mod common;
 use common::{code, stderr, stdout, TestRepo};
 use rascal::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind, Task};
+use rascal::exec::place::Place;
 use rascal::layers::criteria::{
     check_constraint, check_file_exists, check_grep, checklist_line, run_command_criterion, Files,
 };
@@ -273,7 +274,9 @@ fn command_criterion_needs_exit_0() {
     let r = rt.block_on(run_command_criterion(
         &c,
         None,
-        dir.path(),
+        &Place::InPlace {
+            origin: dir.path().to_path_buf(),
+        },
         Duration::from_secs(10),
         &cancel,
     ));
@@ -283,7 +286,9 @@ fn command_criterion_needs_exit_0() {
     let r = rt.block_on(run_command_criterion(
         &c,
         None,
-        dir.path(),
+        &Place::InPlace {
+            origin: dir.path().to_path_buf(),
+        },
         Duration::from_secs(10),
         &cancel,
     ));
@@ -294,7 +299,9 @@ fn command_criterion_needs_exit_0() {
     let r = rt.block_on(run_command_criterion(
         &c,
         None,
-        dir.path(),
+        &Place::InPlace {
+            origin: dir.path().to_path_buf(),
+        },
         Duration::from_millis(300),
         &cancel,
     ));
@@ -319,7 +326,9 @@ fn test_criterion_runs_the_named_test_and_zero_tests_is_a_failure() {
         rt.block_on(run_command_criterion(
             &crit(CriterionKind::Test, check),
             t,
-            dir.path(),
+            &Place::InPlace {
+                origin: dir.path().to_path_buf(),
+            },
             Duration::from_secs(10),
             &cancel,
         ))
@@ -377,7 +386,9 @@ fn test_criterion_with_real_cargo_filter_that_matches_nothing_fails() {
         rt.block_on(run_command_criterion(
             &crit(CriterionKind::Test, check),
             template,
-            t.path(),
+            &Place::InPlace {
+                origin: t.path().to_path_buf(),
+            },
             Duration::from_secs(300),
             &cancel,
         ))

@@ -18,9 +18,12 @@ fn verify_with(t: &TestRepo, cfg: &Config) -> Vec<Report> {
     let changes = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
+        let place = rascal::exec::place::Place::InPlace {
+            origin: t.path().to_path_buf(),
+        };
         let v = Verification {
             config: cfg,
-            workdir: t.path(),
+            place: &place,
             changes: &changes,
             origin: Origin::Human,
             cancel: CancellationToken::new(),
@@ -93,7 +96,7 @@ fn missing_command_is_an_errored_fail_not_a_pass() {
 }
 
 #[test]
-fn fail_fast_skips_later_commands_and_permissions() {
+fn fail_fast_skips_later_commands_but_permissions_read_the_change_first() {
     let t = repo();
     t.write("src/b.rs", "fn b() {}\n");
     let cfg = Config::from_texts(
@@ -105,8 +108,36 @@ fn fail_fast_skips_later_commands_and_permissions() {
     let r = verify_with(&t, &cfg);
     assert_eq!(by_name(&r, "second").status, Status::Skipped);
     assert!(!t.path().join("ran-second").exists());
+    // Permissions only read the change: they ran before any command.
     let perm = r.iter().find(|r| r.layer == Layer::Permissions).unwrap();
-    assert_eq!(perm.status, Status::Skipped);
+    assert_eq!(perm.status, Status::Pass);
+    let order: Vec<&str> = r.iter().map(|r| r.check.as_str()).collect();
+    assert_eq!(order, vec!["permissions", "first", "second"]);
+}
+
+#[test]
+fn no_command_runs_on_a_change_that_failed_a_read_only_check() {
+    for (guardrails, permissions, why) in [
+        (
+            "guardrails:\n  - { name: run, command: \"touch ran\" }\n",
+            "permissions:\n  denied_paths: ['src/**']\n",
+            "skipped: the change failed permissions",
+        ),
+        (
+            "guardrails:\n  - { name: no-fn, patterns: ['fn '] }\n  - { name: run, command: \"touch ran\" }\n",
+            "permissions:\n  denied_paths: ['nothing/**']\n",
+            "skipped: an earlier required guardrail failed",
+        ),
+    ] {
+        let t = repo();
+        t.write("src/b.rs", "fn b() {}\n");
+        let cfg = Config::from_texts(None, Some(guardrails), Some(permissions)).unwrap();
+        let r = verify_with(&t, &cfg);
+        let run = by_name(&r, "run");
+        assert_eq!(run.status, Status::Skipped, "{r:#?}");
+        assert_eq!(run.output, why);
+        assert!(!t.path().join("ran").exists());
+    }
 }
 
 #[test]

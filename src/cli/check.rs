@@ -20,9 +20,12 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
     let changes = workspace::changeset(&workdir, &workdir, oid)?;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     let reports: Vec<Report> = rt.block_on(async {
+        let place = crate::exec::place::Place::InPlace {
+            origin: workdir.clone(),
+        };
         let v = Verification {
             config: &config,
-            workdir: &workdir,
+            place: &place,
             changes: &changes,
             origin: Origin::Human,
             cancel: CancellationToken::new(),

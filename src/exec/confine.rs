@@ -35,20 +35,31 @@ impl Confinement {
         for w in &self.writable {
             p.writable.push((w.clone(), w.clone()));
         }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let tools = toolchains(path_var, home.as_deref());
+        p.hide.extend(toolchain_secrets(&tools));
         let mut read_only: Vec<PathBuf> = self.read_only.clone();
+        read_only.extend(tools);
         if let Some(program) = argv.first().and_then(|a| program_path(a, path_var)) {
             if !program.starts_with(&self.workspace) {
                 read_only.push(program);
             }
         }
-        read_only.sort();
-        read_only.dedup();
-        for r in read_only {
-            let canon = std::fs::canonicalize(&r).unwrap_or(r);
-            if canon.starts_with(&self.workspace) {
-                continue;
-            }
-            p.read_only.push((canon.clone(), canon));
+        // Only what a hidden place would otherwise cover needs a bind; the
+        // rest of the system is visible read-only already.
+        let mut hidden: Vec<PathBuf> = p.hide.clone();
+        hidden.push(PathBuf::from("/tmp"));
+        hidden.push(p.home().to_path_buf());
+        let mut binds: Vec<PathBuf> = read_only
+            .into_iter()
+            .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
+            .filter(|r| !r.starts_with(&self.workspace))
+            .filter(|r| hidden.iter().any(|h| r.starts_with(h)))
+            .collect();
+        binds.sort();
+        binds.dedup();
+        for r in binds {
+            p.read_only.push((r.clone(), r));
         }
         Ok(p)
     }
@@ -66,6 +77,71 @@ pub fn program_path(program: &str, path_var: Option<&str>) -> Option<PathBuf> {
         .filter(|d| !d.is_empty())
         .map(|d| Path::new(d).join(program))
         .find(|p| p.is_file())
+}
+
+/// Toolchain directories a confined command needs although they lie in a
+/// hidden place (the home directory): every `PATH` entry, the whole
+/// installation a `PATH` entry belongs to (`~/.cargo` with `~/.rustup`,
+/// `~/.pyenv`, `~/.nvm`, `~/go`…), and the directories the toolchain
+/// variables name. They are bound read-only; credential files inside them
+/// are hidden (see `toolchain_secrets`).
+pub fn toolchains(path_var: Option<&str>, home: Option<&Path>) -> Vec<PathBuf> {
+    const ROOTS: &[(&str, &[&str])] = &[
+        (".cargo", &[".cargo", ".rustup"]),
+        (".rustup", &[".cargo", ".rustup"]),
+        (".pyenv", &[".pyenv"]),
+        (".nvm", &[".nvm"]),
+        (".rbenv", &[".rbenv"]),
+        (".deno", &[".deno"]),
+        (".bun", &[".bun"]),
+        ("go", &["go"]),
+    ];
+    let mut out = Vec::new();
+    for dir in path_var
+        .unwrap_or("")
+        .split(':')
+        .filter(|d| d.starts_with('/'))
+    {
+        let dir = PathBuf::from(dir);
+        if !dir.is_dir() {
+            continue;
+        }
+        if let Some(top) = home
+            .and_then(|h| dir.strip_prefix(h).ok())
+            .and_then(|rel| rel.components().next())
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        {
+            if let Some((_, roots)) = ROOTS.iter().find(|(r, _)| *r == top) {
+                for r in *roots {
+                    out.push(home.unwrap().join(r));
+                }
+                continue;
+            }
+        }
+        out.push(dir);
+    }
+    for var in crate::exec::env::TOOLCHAIN_ENV {
+        if let Some(v) = std::env::var_os(var).map(PathBuf::from) {
+            if v.is_absolute() {
+                out.push(v);
+            }
+        }
+    }
+    out.retain(|p| p.exists());
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Credential files inside toolchain directories, hidden even when the
+/// directory is bound (a registry token is not a toolchain).
+pub fn toolchain_secrets(toolchains: &[PathBuf]) -> Vec<PathBuf> {
+    const NAMES: &[&str] = &["credentials", "credentials.toml", ".npmrc", ".pypirc"];
+    toolchains
+        .iter()
+        .flat_map(|t| NAMES.iter().map(move |n| t.join(n)))
+        .filter(|p| p.exists())
+        .collect()
 }
 
 /// A `mounts:` entry: `~/x` is under the user's home.

@@ -3,4 +3,5 @@
 
 pub mod author;
 pub mod base;
+pub mod materialize;
 pub mod workspace;

@@ -12,6 +12,7 @@ use crate::config::spec::{
     grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task,
 };
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
+use crate::exec::place::Place;
 use crate::exec::runner::{self, CommandSpec, LogLine};
 use crate::layers::deps;
 use crate::layers::review;
@@ -37,7 +38,11 @@ pub trait Files {
 
 /// A candidate's worktree and its base commit.
 pub struct WorktreeFiles {
+    /// The change's files.
     pub dir: PathBuf,
+    /// The user's repository: the base is read from it, never from the
+    /// candidate's own `.git`.
+    pub origin: PathBuf,
     pub base: git2::Oid,
 }
 
@@ -52,7 +57,7 @@ impl Files for WorktreeFiles {
     }
 
     fn read_base(&self, path: &str) -> Option<Vec<u8>> {
-        let repo = git2::Repository::open(&self.dir).ok()?;
+        let repo = git2::Repository::discover(&self.origin).ok()?;
         crate::git::workspace::read_at(&repo, self.base, path).ok()?
     }
 }
@@ -325,18 +330,19 @@ pub fn shell_quote(s: &str) -> Result<String, String> {
         })
 }
 
-/// The default test command template for a repository.
-pub fn default_test_command(workdir: &Path) -> Option<&'static str> {
-    if workdir.join("Cargo.toml").exists() {
+/// The default test command template for a repository, from the files of
+/// its base commit (a candidate adding a `Cargo.toml` cannot switch it).
+pub fn default_test_command(origin: &Path, base: git2::Oid) -> Option<&'static str> {
+    let repo = git2::Repository::discover(origin).ok()?;
+    let tree = repo.find_commit(base).ok()?.tree().ok()?;
+    let has = |name: &str| tree.get_name(name).is_some();
+    if has("Cargo.toml") {
         Some("cargo test {check}")
-    } else if workdir.join("go.mod").exists() {
+    } else if has("go.mod") {
         Some("go test -v -run {check} ./...")
-    } else if workdir.join("pyproject.toml").exists()
-        || workdir.join("pytest.ini").exists()
-        || workdir.join("setup.py").exists()
-    {
+    } else if has("pyproject.toml") || has("pytest.ini") || has("setup.py") {
         Some("pytest -k {check}")
-    } else if workdir.join("package.json").exists() {
+    } else if has("package.json") {
         Some("npx jest -t {check}")
     } else {
         None
@@ -385,7 +391,7 @@ pub fn tests_ran_in(line: &str) -> u64 {
 pub async fn run_command_criterion(
     c: &Criterion,
     template: Option<&str>,
-    workdir: &Path,
+    place: &Place,
     timeout: Duration,
     cancel: &CancellationToken,
 ) -> Report {
@@ -414,7 +420,16 @@ pub async fn run_command_criterion(
         _ => (c.check.clone(), false),
     };
     r = r.input("command", &command);
-    let spec = CommandSpec::shell(&command, workdir.to_path_buf(), timeout);
+    let spec = CommandSpec::shell(&command, place.files().to_path_buf(), timeout);
+    let prepared = match place.prepare(spec, &[], false) {
+        Ok(p) => p,
+        Err(e) => {
+            return r
+                .errored(format!("could not prepare `{command}`: {e}"))
+                .finish()
+        }
+    };
+    let spec = &prepared.spec;
     let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
@@ -423,7 +438,7 @@ pub async fn run_command_criterion(
         }
         n
     });
-    let result = runner::run(&spec, Some(tx), cancel).await;
+    let result = runner::run(spec, Some(tx), cancel).await;
     let ran = counter.await.unwrap_or(0);
     r.duration_ms = started.elapsed().as_millis() as u64;
     let outcome = match result {
@@ -573,7 +588,8 @@ async fn run_judge(
 pub struct CriteriaRun<'a> {
     pub task: &'a Task,
     pub config: &'a Config,
-    pub workdir: &'a Path,
+    /// Where the change's files are and where its commands run.
+    pub place: &'a Place,
     pub base: git2::Oid,
     pub changes: &'a ChangeSet,
     pub diff: &'a str,
@@ -585,7 +601,8 @@ pub struct CriteriaRun<'a> {
 /// run — the checklist is complete, so feedback to an author is too.
 pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Sync)) -> Vec<Report> {
     let files = WorktreeFiles {
-        dir: run.workdir.to_path_buf(),
+        dir: run.place.files().to_path_buf(),
+        origin: run.place.origin().to_path_buf(),
         base: run.base,
     };
     let settings = run
@@ -597,7 +614,7 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
     let template = settings
         .test_command
         .clone()
-        .or_else(|| default_test_command(run.workdir).map(String::from));
+        .or_else(|| default_test_command(run.place.origin(), run.base).map(String::from));
     let timeout = settings.timeout.map(|d| d.get()).unwrap_or(DEFAULT_TIMEOUT);
     let mut out = Vec::new();
     for (i, c) in run.task.acceptance_criteria.iter().enumerate() {
@@ -606,8 +623,7 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
             CriterionKind::Grep => check_grep(c, run.changes, &files),
             CriterionKind::FileExists => check_file_exists(c, &files),
             CriterionKind::Test | CriterionKind::Command => {
-                run_command_criterion(c, template.as_deref(), run.workdir, timeout, &run.cancel)
-                    .await
+                run_command_criterion(c, template.as_deref(), run.place, timeout, &run.cancel).await
             }
             CriterionKind::LlmJudge => {
                 run_judge(

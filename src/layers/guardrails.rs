@@ -1,14 +1,15 @@
 //! Layer 2 guardrails: banned patterns, diff size and the secret scan are
-//! pure functions of the ChangeSet (plus, for `scope: all`, the worktree's
-//! files); commands run in the candidate worktree with a timeout.
+//! pure functions of the ChangeSet (plus, for `scope: all`, the change's
+//! files); commands run where the `Place` says (for a candidate: a fresh
+//! copy of its change, in bubblewrap) with a timeout.
 
 use crate::config::guardrails::Pattern;
 use crate::config::{Guardrail, GuardrailKind, Scope};
+use crate::exec::place::Place;
 use crate::exec::runner::{self, CommandSpec};
 use crate::layers::secrets::SecretScanner;
 use crate::model::changeset::{ChangeSet, EntryKind, Operation};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
-use std::path::Path;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -30,7 +31,7 @@ fn base_report(g: &Guardrail, changes: &ChangeSet, config_digest: &str) -> Repor
 pub fn evaluate_pure(
     g: &Guardrail,
     changes: &ChangeSet,
-    workdir: &Path,
+    place: &Place,
     config_digest: &str,
 ) -> Option<Report> {
     let started = Instant::now();
@@ -43,7 +44,7 @@ pub fn evaluate_pure(
             r = r.input("patterns", pats.join("\n"));
             let hits = match scope {
                 Scope::DiffOnly => diff_hits(patterns, changes),
-                Scope::All => match all_hits(patterns, changes, workdir) {
+                Scope::All => match all_hits(patterns, changes, place) {
                     Ok(h) => h,
                     Err(e) => {
                         r.duration_ms = started.elapsed().as_millis() as u64;
@@ -126,9 +127,11 @@ fn diff_hits(patterns: &[Pattern], changes: &ChangeSet) -> Vec<Hit> {
 }
 
 /// Every line of every file in the worktree after the change.
-fn all_hits(patterns: &[Pattern], changes: &ChangeSet, workdir: &Path) -> Result<Vec<Hit>, String> {
-    let repo = git2::Repository::open(workdir)
-        .map_err(|e| format!("cannot open worktree {}: {e}", workdir.display()))?;
+fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<Vec<Hit>, String> {
+    // The base tree from the user's repository; the files from the change.
+    let repo = git2::Repository::discover(place.origin())
+        .map_err(|e| format!("cannot open {}: {e}", place.origin().display()))?;
+    let workdir = place.files();
     let base = git2::Oid::from_str(&changes.base).map_err(|e| e.to_string())?;
     let tree = repo
         .find_commit(base)
@@ -184,16 +187,20 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, workdir: &Path) -> Result
     Ok(hits)
 }
 
-/// Run a command guardrail in `workdir`.
+/// Run a command guardrail where `place` says.
 pub async fn run_command(
     g: &Guardrail,
     changes: &ChangeSet,
-    workdir: &Path,
+    place: &Place,
     config_digest: &str,
     cancel: &CancellationToken,
 ) -> Report {
     let GuardrailKind::Command {
-        command, timeout, ..
+        command,
+        timeout,
+        env,
+        network,
+        ..
     } = &g.kind
     else {
         return Report::new(Layer::Guardrails, &g.name)
@@ -201,8 +208,17 @@ pub async fn run_command(
             .finish();
     };
     let mut r = base_report(g, changes, config_digest).input("command", command);
-    let spec = CommandSpec::shell(command, workdir.to_path_buf(), timeout.get());
-    match runner::run(&spec, None, cancel).await {
+    let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout.get());
+    let prepared = match place.prepare(spec, env, *network) {
+        Ok(p) => p,
+        Err(e) => {
+            return r
+                .errored(format!("could not prepare `{command}`: {e}"))
+                .finish()
+        }
+    };
+    let spec = &prepared.spec;
+    match runner::run(spec, None, cancel).await {
         Ok(out) => {
             r.duration_ms = out.exit.duration_ms;
             r.exit_code = out.exit.code;

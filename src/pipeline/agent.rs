@@ -16,14 +16,22 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 impl CandidateJob {
-    /// What the agent's sandbox hides and shows: the user's repository
-    /// (with the store and hooks) and every run's files are hidden; its
-    /// workspace is writable, its run directory and `mounts:` readable.
-    pub(crate) fn confinement(&self, workdir: &Path, run_dir: &Path) -> Confinement {
+    /// What no candidate code may see: the user's repository (its git
+    /// directory too, wherever it is: the store, hooks, config) and rascal's
+    /// files of every run (other candidates' workspaces included).
+    pub(crate) fn hidden(&self) -> Vec<std::path::PathBuf> {
         let mut hide = vec![self.repo.clone(), self.state.clone()];
         if let Ok(repo) = git2::Repository::discover(&self.repo) {
             hide.push(repo.commondir().to_path_buf());
         }
+        hide
+    }
+
+    /// What the agent's sandbox hides and shows: the user's repository
+    /// (with the store and hooks) and every run's files are hidden; its
+    /// workspace is writable, its run directory and `mounts:` readable.
+    pub(crate) fn confinement(&self, workdir: &Path, run_dir: &Path) -> Confinement {
+        let hide = self.hidden();
         let mut read_only = vec![run_dir.to_path_buf()];
         read_only.extend(self.agent.mounts.iter().map(|m| expand_home(m)));
         Confinement {

@@ -7,6 +7,7 @@ use crate::agents::{self};
 use crate::config::spec::Task;
 use crate::config::Config;
 use crate::exec::launch::{Launcher, Resume};
+use crate::exec::place::{Place, Sandboxed};
 use crate::git::workspace::{self};
 use crate::layers::review::ReviewOutcome;
 use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
@@ -237,9 +238,21 @@ impl CandidateJob {
                     files = changes.files.len();
                     lines = changes.lines_changed();
                     kept_changes = Some(changes.clone());
+                    let place = Place::Sandboxed(Arc::new(Sandboxed {
+                        origin: self.repo.clone(),
+                        workspace: workdir.clone(),
+                        base: self.base,
+                        changes: changes.clone(),
+                        scratch: candidate_dir.join("checks"),
+                        // Shared by this candidate's own commands only: one
+                        // candidate's build outputs never reach another's.
+                        cache: Some(candidate_dir.join("build-cache")),
+                        hide: self.hidden(),
+                        confined: crate::exec::sandbox::available().is_ok(),
+                    }));
                     let v = Verification {
                         config: &self.config,
-                        workdir: &workdir,
+                        place: &place,
                         changes: &changes,
                         origin: Origin::Agent,
                         cancel: self.cancel.clone(),
@@ -259,8 +272,7 @@ impl CandidateJob {
                     let later = sequence::LaterLayers {
                         config: &self.config,
                         task: &self.task,
-                        origin: &self.repo,
-                        workdir: &workdir,
+                        place: &place,
                         base: self.base,
                         changes: &changes,
                         author: (&self.info.agent, &self.agent),

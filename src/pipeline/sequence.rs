@@ -8,12 +8,12 @@
 
 use crate::config::spec::{CriterionKind, Task};
 use crate::config::{AgentConfig, Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
+use crate::exec::place::Place;
 use crate::layers::criteria::{self, CriteriaRun, Judge};
 use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Layer, Report, Status};
-use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 /// Progress of a verification, for live display.
@@ -33,7 +33,8 @@ pub enum Origin {
 
 pub struct Verification<'a> {
     pub config: &'a Config,
-    pub workdir: &'a Path,
+    /// Where the change's files are and where its commands run.
+    pub place: &'a Place,
     pub changes: &'a ChangeSet,
     pub origin: Origin,
     pub cancel: CancellationToken,
@@ -82,116 +83,123 @@ fn failed(r: &Report) -> bool {
     r.status == Status::Fail
 }
 
-/// Run L2 then L4. Returns every report (skipped ones included).
+/// Run L2 and L4, fail fast. Every check that only reads the change (the
+/// pure guardrails, then permissions) runs before any command that executes
+/// candidate code; when a required one fails, no command runs. Returns
+/// every report (skipped ones included).
 pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync)) -> Vec<Report> {
     let mut reports = Vec::new();
     let emit = |r: Report, reports: &mut Vec<Report>| {
         sink(Progress::Report(r.clone()));
         reports.push(r);
     };
-    let mut stop = false;
+    let guardrails = v.config.guardrails.as_deref().unwrap_or(&[]);
+    let digest = v
+        .config
+        .digests
+        .get(GUARDRAILS_FILE)
+        .cloned()
+        .unwrap_or_default();
 
-    if let Some(list) = &v.config.guardrails {
+    // 1. What only reads the change: pure guardrails, then permissions.
+    if v.config.guardrails.is_some() {
         sink(Progress::LayerStarted(Layer::Guardrails));
-        let digest = v
-            .config
-            .digests
-            .get(GUARDRAILS_FILE)
-            .cloned()
-            .unwrap_or_default();
-        // Cheap, pure checks first.
-        for g in list {
-            if let Some(r) = guardrails::evaluate_pure(g, v.changes, v.workdir, &digest) {
-                stop |= failed(&r);
-                emit(r, &mut reports);
-            }
-        }
-        // Then commands: consecutive `parallel: true` ones run together.
-        let commands: Vec<_> = list
-            .iter()
-            .filter(|g| matches!(g.kind, GuardrailKind::Command { .. }))
-            .collect();
-        let mut i = 0;
-        while i < commands.len() {
-            let parallel = |g: &&crate::config::Guardrail| {
-                matches!(g.kind, GuardrailKind::Command { parallel: true, .. })
-            };
-            let mut j = i + 1;
-            if parallel(&commands[i]) {
-                while j < commands.len() && parallel(&commands[j]) {
-                    j += 1;
-                }
-            }
-            let batch = &commands[i..j];
-            if stop || v.cancel.is_cancelled() {
-                for g in batch {
-                    // Cancelled is "could not verify": a FAIL, never a pass.
-                    let r = if stop {
-                        Report::skipped(
-                            Layer::Guardrails,
-                            &g.name,
-                            "skipped: an earlier required guardrail failed",
-                        )
-                    } else {
-                        Report::new(Layer::Guardrails, &g.name)
-                            .errored("cancelled before it ran")
-                            .finish()
-                    };
-                    emit(r, &mut reports);
-                }
-            } else {
-                let futures = batch
-                    .iter()
-                    .map(|g| guardrails::run_command(g, v.changes, v.workdir, &digest, &v.cancel));
-                for r in futures::future::join_all(futures).await {
-                    stop |= failed(&r);
-                    emit(r, &mut reports);
-                }
-            }
-            i = j;
+    }
+    for g in guardrails {
+        if let Some(r) = guardrails::evaluate_pure(g, v.changes, v.place, &digest) {
+            emit(r, &mut reports);
         }
     }
-
+    let guardrail_failed = reports.iter().any(failed);
     let permissions = match (&v.config.permissions, v.origin) {
         (Some(p), _) => Some(p.clone()),
         (None, Origin::Agent) => Some(Default::default()),
         (None, Origin::Human) => None,
     };
+    let mut permissions_failed = false;
     if let Some(cfg) = permissions {
-        if stop {
-            emit(
-                Report::skipped(
-                    Layer::Permissions,
-                    "permissions",
-                    "skipped: guardrails failed",
-                ),
-                &mut reports,
-            );
-        } else {
-            sink(Progress::LayerStarted(Layer::Permissions));
-            let started = std::time::Instant::now();
-            let digest = v
-                .config
-                .digests
-                .get(PERMISSIONS_FILE)
-                .cloned()
-                .unwrap_or_else(|| "built-in self-protection".into());
-            let mut r = Report::new(Layer::Permissions, "permissions")
-                .input("base", &v.changes.base)
-                .input("diff", v.changes.fingerprint())
-                .input("config", digest);
-            match Permissions::compile(&cfg) {
-                Ok(p) => {
-                    r.advisory = p.advisory();
-                    r.issues = p.check(v.changes);
-                }
-                Err(e) => r = r.errored(format!("permission rules could not compile: {e}")),
+        sink(Progress::LayerStarted(Layer::Permissions));
+        let r = check_permissions(v, &cfg);
+        permissions_failed = failed(&r);
+        emit(r, &mut reports);
+    }
+
+    // 2. Commands: consecutive `parallel: true` ones run together.
+    let commands: Vec<_> = guardrails
+        .iter()
+        .filter(|g| matches!(g.kind, GuardrailKind::Command { .. }))
+        .collect();
+    if !commands.is_empty() {
+        sink(Progress::LayerStarted(Layer::Guardrails));
+    }
+    let mut stop: Option<&str> = if permissions_failed {
+        Some("skipped: the change failed permissions")
+    } else if guardrail_failed {
+        Some("skipped: an earlier required guardrail failed")
+    } else {
+        None
+    };
+    let mut i = 0;
+    while i < commands.len() {
+        let parallel = |g: &&crate::config::Guardrail| {
+            matches!(g.kind, GuardrailKind::Command { parallel: true, .. })
+        };
+        let mut j = i + 1;
+        if parallel(&commands[i]) {
+            while j < commands.len() && parallel(&commands[j]) {
+                j += 1;
             }
-            r.duration_ms = started.elapsed().as_millis() as u64;
-            emit(r.finish(), &mut reports);
         }
+        let batch = &commands[i..j];
+        if stop.is_some() || v.cancel.is_cancelled() {
+            for g in batch {
+                // Cancelled is "could not verify": a FAIL, never a pass.
+                let r = match stop {
+                    Some(why) => Report::skipped(Layer::Guardrails, &g.name, why),
+                    None => Report::new(Layer::Guardrails, &g.name)
+                        .errored("cancelled before it ran")
+                        .finish(),
+                };
+                emit(r, &mut reports);
+            }
+        } else {
+            let futures = batch
+                .iter()
+                .map(|g| guardrails::run_command(g, v.changes, v.place, &digest, &v.cancel));
+            for r in futures::future::join_all(futures).await {
+                if failed(&r) {
+                    stop = Some("skipped: an earlier required guardrail failed");
+                }
+                emit(r, &mut reports);
+            }
+        }
+        i = j;
     }
     reports
+}
+
+/// Layer 4 on the change.
+fn check_permissions(v: &Verification<'_>, cfg: &crate::config::PermissionsConfig) -> Report {
+    let started = std::time::Instant::now();
+    let digest = v
+        .config
+        .digests
+        .get(PERMISSIONS_FILE)
+        .cloned()
+        .unwrap_or_else(|| "built-in self-protection".into());
+    let mut r = Report::new(Layer::Permissions, "permissions")
+        .input("base", &v.changes.base)
+        .input("diff", v.changes.fingerprint())
+        .input("config", digest);
+    match Permissions::compile(cfg) {
+        Ok(p) => {
+            r.advisory = p.advisory();
+            r.issues = p.check(v.changes);
+        }
+        Err(e) => r = r.errored(format!("permission rules could not compile: {e}")),
+    }
+    r.duration_ms = started.elapsed().as_millis() as u64;
+    r.finish()
 }
 
 /// Reports for Layers 3 and 5 when they will not run this attempt.
@@ -215,9 +223,8 @@ pub fn skipped(config: &Config, task: &Task, why: &str) -> Vec<Report> {
 pub struct LaterLayers<'a> {
     pub config: &'a Config,
     pub task: &'a Task,
-    /// The user's repository (the change is read through it).
-    pub origin: &'a Path,
-    pub workdir: &'a Path,
+    /// Where the change's files are and where its commands run.
+    pub place: &'a Place,
     pub base: git2::Oid,
     pub changes: &'a ChangeSet,
     pub author: (&'a str, &'a AgentConfig),
@@ -242,7 +249,7 @@ pub async fn later_layers(
             .iter()
             .any(|c| c.kind == CriterionKind::LlmJudge);
     let diff = if needs_diff {
-        match crate::git::workspace::diff_text(l.origin, l.workdir, l.base) {
+        match crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base) {
             Ok(d) => d,
             Err(e) => {
                 let r = Report::new(Layer::Review, "diff")
@@ -278,7 +285,7 @@ pub async fn later_layers(
         let run = CriteriaRun {
             task: l.task,
             config: l.config,
-            workdir: l.workdir,
+            place: l.place,
             base: l.base,
             changes: l.changes,
             diff: &diff,
