@@ -98,6 +98,7 @@ fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let ready = has_column(conn, "events", "hash")?
         && has_column(conn, "runs", "head")?
+        && has_column(conn, "meta", "key")?
         && conn
             .query_row("SELECT 1 FROM meta WHERE key = ?1", [CHAINED_SINCE], |_| {
                 Ok(())
@@ -860,6 +861,10 @@ mod tests {
             "UPDATE events SET hash = NULL, n = NULL WHERE run_id = 'r';
              UPDATE runs SET head = NULL, event_count = NULL WHERE id = 'r';",
         );
+        assert_eq!(broken_at(&store), 1);
+        // Nor when the marker of when chaining began is dropped too.
+        sql(&store, "DROP TABLE meta");
+        let store = Store::open(&store.path).unwrap();
         assert_eq!(broken_at(&store), 1);
     }
 
