@@ -58,6 +58,9 @@ pub enum Command {
     List(ListArgs),
     /// Show a recorded run as it printed live.
     Show(ShowArgs),
+    /// Check a run's record against its hash chain (exit 1 when it was
+    /// changed after it was written).
+    Verify(VerifyArgs),
     /// Run the bundled sample: three scripted agents on a sample repository.
     Demo(DemoArgs),
     #[command(name = "__scripted-agent", hide = true)]
@@ -238,6 +241,17 @@ pub struct ShowArgs {
     /// Do not print agent log lines.
     #[arg(long)]
     pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct VerifyArgs {
+    pub run: String,
+    /// Also check that this chain head (as published in the PR body) is
+    /// still part of the run's record.
+    #[arg(long, value_name = "HEAD")]
+    pub expect: Option<String>,
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]

@@ -17,6 +17,9 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
     } = args;
     let tui = tui_wanted(json, theme)?;
     let exe = current_exe()?;
+    // `prepare_attach` reads the journal, checking the run's hash chain: a
+    // run whose record was changed after it was written is neither resumed
+    // nor opened.
     match crate::pipeline::attach::prepare_attach(dir, &run, exe) {
         Ok(p) => {
             // What landed before, then the rest live.
@@ -29,7 +32,13 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
         // Nothing to resume (finished, process launcher, or driven by
         // a live rascal): in a terminal, the TUI shows the record and
         // follows it while it grows.
-        Err(_) if tui.is_some() && open_store(dir)?.run_exists(&run).unwrap_or(false) => {
+        Err(e)
+            if !matches!(
+                e,
+                crate::pipeline::PipelineError::Store(crate::store::StoreError::Tampered(_))
+            ) && tui.is_some()
+                && open_store(dir)?.run_exists(&run).unwrap_or(false) =>
+        {
             let flag = tui.flatten();
             let theme = Theme::named(flag.as_deref().unwrap_or("dark"), Theme::no_color_env())
                 .map_err(CliError::Usage)?;

@@ -1,12 +1,13 @@
 //! How a command ends: the CLI's typed error and the one mapping from an
 //! outcome to the process exit code (README "Exit codes"):
-//! 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated.
+//! 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated. A run
+//! whose journal does not check out against its hash chain is a FAIL.
 
 use crate::config::ConfigError;
 use crate::finalize::FinalizeError;
 use crate::git::workspace::WorkspaceError;
 use crate::pipeline::PipelineError;
-use crate::store::StoreError;
+use crate::store::{ChainBroken, StoreError};
 
 /// PASS or WARN.
 pub const PASS: i32 = 0;
@@ -30,11 +31,33 @@ pub enum CliError {
     #[error("{0}")]
     Workspace(#[from] WorkspaceError),
     #[error("{0}")]
-    Store(#[from] StoreError),
+    Store(StoreError),
     #[error("{0}")]
-    Pipeline(#[from] PipelineError),
+    Pipeline(PipelineError),
     #[error("{0}")]
     Finalize(#[from] FinalizeError),
+    /// The run's record was changed after it was written: nothing is
+    /// shown, decided or committed from it.
+    #[error("{0}")]
+    Tampered(ChainBroken),
+}
+
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Tampered(b) => CliError::Tampered(b),
+            e => CliError::Store(e),
+        }
+    }
+}
+
+impl From<PipelineError> for CliError {
+    fn from(e: PipelineError) -> Self {
+        match e {
+            PipelineError::Store(e) => e.into(),
+            e => CliError::Pipeline(e),
+        }
+    }
 }
 
 /// The process exit code of a command: the verdict's code when it ran,
@@ -45,7 +68,7 @@ pub fn exit_code(outcome: &Result<i32, CliError>) -> i32 {
         // Nothing selected is a usage error; anything else that stops a
         // finalize (a candidate that did not pass, a failed push, …) FAILs.
         Err(CliError::Finalize(FinalizeError::NothingSelected(_))) => USAGE,
-        Err(CliError::Finalize(_)) => FAIL,
+        Err(CliError::Finalize(_) | CliError::Tampered(_)) => FAIL,
         Err(
             CliError::Usage(_)
             | CliError::Config(_)
@@ -72,6 +95,20 @@ mod tests {
         assert_eq!(exit_code(&Err(nothing)), USAGE);
         let unverified = CliError::from(FinalizeError::NotVerified("c1".into()));
         assert_eq!(exit_code(&Err(unverified)), FAIL);
+        let broken = ChainBroken {
+            run: "r-1".into(),
+            event: 7,
+            why: "event 7 does not match its hash".into(),
+        };
+        let via_pipeline =
+            CliError::from(PipelineError::Store(StoreError::Tampered(broken.clone())));
+        assert_eq!(exit_code(&Err(via_pipeline)), FAIL);
+        let via_store = CliError::from(StoreError::Tampered(broken));
+        assert_eq!(
+            via_store.to_string(),
+            "the record of run r-1 was changed after it was written (event 7)"
+        );
+        assert_eq!(exit_code(&Err(via_store)), FAIL);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use super::args::FinalizeArgs;
 use super::exit::{CliError, PASS};
-use super::shared::{open_store, say};
+use super::shared::{note_unchained, open_store, say};
 use crate::finalize::FinalizeOptions;
 use std::path::Path;
 
@@ -20,7 +20,10 @@ pub fn finalize_run(
     pr: bool,
     quiet: bool,
 ) -> Result<i32, CliError> {
+    // Refused when the run's record was changed after it was written; the
+    // PR body publishes the chain head it was read at.
     let summary = open_store(dir)?.summary(run)?;
+    note_unchained(run, summary.journal.as_ref());
     let opts = FinalizeOptions { push, pr };
     let f = crate::finalize::finalize(dir, &summary, &opts)?;
     if !quiet {

@@ -1,4 +1,6 @@
-//! `rascal list`: the runs recorded in this repository.
+//! `rascal list`: the runs recorded in this repository, each verdict read
+//! from the run's checked journal: a run whose record was changed after it
+//! was written shows as TAMPERED.
 
 use super::args::ListArgs;
 use super::exit::{CliError, ESCALATED, PASS};
@@ -28,20 +30,38 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
         "CAND",
         "BASE"
     );
-    for r in runs {
+    let unchained = runs.iter().any(|r| r.chain == "unchained");
+    for r in &runs {
+        let mark = if r.chain == "unchained" { "*" } else { "" };
         say!(
             "{:<17} {:<11} {:<9} {:>4}  {:<8}  {}",
             r.id,
             r.status,
-            if r.exit_code == Some(ESCALATED) {
-                "ESCALATED".to_string()
+            if r.broken_event.is_some() {
+                "TAMPERED".to_string()
+            } else if r.exit_code == Some(ESCALATED) {
+                format!("ESCALATED{mark}")
             } else {
-                r.verdict.as_deref().unwrap_or("-").to_uppercase()
+                format!(
+                    "{}{mark}",
+                    r.verdict.as_deref().unwrap_or("-").to_uppercase()
+                )
             },
             r.candidates,
             &r.base[..r.base.len().min(8)],
             ellipsis(&sanitize(r.instruction.lines().next().unwrap_or("")), 60)
         );
+    }
+    for r in runs.iter().filter(|r| r.broken_event.is_some()) {
+        say!(
+            "{}: its record was changed after it was written (event {}); `rascal verify {}` says more",
+            r.id,
+            r.broken_event.unwrap_or(0),
+            r.id
+        );
+    }
+    if unchained {
+        say!("* recorded by an older rascal, before the journal was chained: cannot be checked");
     }
     Ok(PASS)
 }

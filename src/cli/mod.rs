@@ -17,6 +17,7 @@ pub mod run;
 pub mod scripted_agent;
 pub mod shared;
 pub mod show;
+pub mod verify;
 
 pub use args::{Cli, Command};
 pub use exit::{exit_code, CliError};
@@ -37,6 +38,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Check(a) => check::check(&dir, a),
         Command::List(a) => list::list(&dir, a),
         Command::Show(a) => show::show(&dir, a),
+        Command::Verify(a) => verify::verify(&dir, a),
         Command::Demo(a) => demo::demo(a),
         Command::ScriptedAgent(a) => scripted_agent::scripted_agent(&dir, a),
     }

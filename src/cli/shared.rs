@@ -3,7 +3,7 @@
 
 use super::exit::CliError;
 use crate::git::workspace;
-use crate::store::Store;
+use crate::store::{ChainHead, Store};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -30,12 +30,23 @@ pub fn out(lines: Vec<String>) {
 }
 
 /// The repository's run store, with runs whose rascal died marked
-/// interrupted.
+/// interrupted. Reading a run's events from it checks the run's hash
+/// chain first.
 pub fn open_store(dir: &Path) -> Result<Store, CliError> {
     let repo = workspace::open(dir)?;
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     store.mark_interrupted()?;
     Ok(store)
+}
+
+/// Say on stderr that `run`'s journal predates the chain, so its record
+/// could not be checked (a run of an older rascal).
+pub fn note_unchained(run: &str, head: Option<&ChainHead>) {
+    if let Some(ChainHead { head: None, .. }) = head {
+        eprintln!(
+            "rascal: note: run {run} was recorded by an older rascal, before the journal was chained; its record cannot be checked"
+        );
+    }
 }
 
 /// This executable (agents of the scripted kind run it again).

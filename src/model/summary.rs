@@ -135,6 +135,21 @@ pub struct RunSummary {
     /// Decisions about the whole run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<crate::model::decision::Decision>,
+    /// The journal's chain head, when the summary was read from the store
+    /// (which checked the chain first); the PR body publishes it. Not part
+    /// of the JSON document (`rascal verify RUN --json` prints it).
+    #[serde(skip)]
+    pub journal: Option<ChainHead>,
+}
+
+/// The end of a run's journal as checked by the store: how many events
+/// it holds and the last event's chain hash (`None`: the run was recorded
+/// by an older rascal, before the journal was chained, so there is
+/// nothing to check).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainHead {
+    pub events: u64,
+    pub head: Option<String>,
 }
 
 impl Default for RunSummary {
@@ -171,6 +186,7 @@ impl RunSummary {
             ranking: None,
             selected: None,
             decisions: Vec::new(),
+            journal: None,
         }
     }
 

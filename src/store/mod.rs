@@ -1,11 +1,17 @@
 //! The run store: SQLite (WAL) at `.git/rascal/rascal.db`. Tables for runs,
 //! candidates, reports and decisions are projections of an append-only
 //! events journal, written before any event is shown, so killing rascal
-//! loses nothing that had landed.
+//! loses nothing that had landed. The journal of each run is a hash chain
+//! (`chain.rs`): everything that reads a run's events checks it first.
+
+pub mod chain;
+
+pub use chain::{ChainBroken, ChainHead};
 
 use crate::model::event::RunEvent;
 use crate::model::summary::RunSummary;
-use rusqlite::{params, Connection, OptionalExtension};
+use chain::{RecordedHead, StoredEvent};
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -19,6 +25,9 @@ pub enum StoreError {
     NoSuchRun(String),
     #[error("run store: {0}")]
     Json(#[from] serde_json::Error),
+    /// The run's journal does not check out against its hash chain.
+    #[error("{0}")]
+    Tampered(#[from] ChainBroken),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -39,13 +48,19 @@ pub struct RunRow {
     pub instruction: String,
     pub candidates: u32,
     pub started_at: i64,
+    /// `intact`, `unchained` (recorded by an older rascal) or `broken`
+    /// (then `verdict` is `tampered`).
+    pub chain: &'static str,
+    /// The first event that does not check out, when `chain` is `broken`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub broken_event: Option<u64>,
 }
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs(
   id TEXT PRIMARY KEY, repo TEXT NOT NULL, base TEXT NOT NULL, instruction TEXT NOT NULL,
   status TEXT NOT NULL, verdict TEXT, exit_code INTEGER, pid INTEGER,
-  started_at INTEGER NOT NULL, finished_at INTEGER);
+  started_at INTEGER NOT NULL, finished_at INTEGER, head TEXT, event_count INTEGER);
 CREATE TABLE IF NOT EXISTS candidates(
   run_id TEXT NOT NULL, id TEXT NOT NULL, agent TEXT NOT NULL, runtime TEXT NOT NULL,
   worktree TEXT NOT NULL, status TEXT NOT NULL, verdict TEXT, reason TEXT,
@@ -58,9 +73,64 @@ CREATE TABLE IF NOT EXISTS decisions(
   who TEXT NOT NULL, reason TEXT, at INTEGER NOT NULL, json TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS events(
   seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, candidate_id TEXT,
-  at INTEGER NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL);
+  at INTEGER NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL, n INTEGER, hash TEXT);
 CREATE INDEX IF NOT EXISTS events_run ON events(run_id, seq);
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ";
+
+/// `meta` key: runs started at or after this time (ms) must have a chained
+/// journal (0 in a database created chained; the upgrade time in one
+/// written by an older rascal).
+const CHAINED_SINCE: &str = "chained_since";
+
+fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2",
+        params![table, column],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+}
+
+/// Create the tables, or bring a database of an older rascal up to date:
+/// the chain columns are added (its runs stay unchained) and the time from
+/// which every run must be chained is recorded.
+fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
+    let ready = has_column(conn, "events", "hash")?
+        && has_column(conn, "runs", "head")?
+        && has_column(conn, "meta", "key")?
+        && conn
+            .query_row("SELECT 1 FROM meta WHERE key = ?1", [CHAINED_SINCE], |_| {
+                Ok(())
+            })
+            .optional()?
+            .is_some();
+    if ready {
+        return Ok(());
+    }
+    // One process migrates; the others wait, then find it done.
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+    let existed = has_column(&tx, "events", "seq")?;
+    tx.execute_batch(SCHEMA)?;
+    let mut since = if existed { None } else { Some(0) };
+    if !has_column(&tx, "events", "hash")? {
+        tx.execute_batch(
+            "ALTER TABLE events ADD COLUMN n INTEGER; ALTER TABLE events ADD COLUMN hash TEXT;",
+        )?;
+        since = Some(now_ms());
+    }
+    if !has_column(&tx, "runs", "head")? {
+        tx.execute_batch(
+            "ALTER TABLE runs ADD COLUMN head TEXT; ALTER TABLE runs ADD COLUMN event_count INTEGER;",
+        )?;
+    }
+    // A database whose marker went missing is held to the strict rule.
+    tx.execute(
+        "INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)",
+        params![CHAINED_SINCE, since.unwrap_or(0).to_string()],
+    )?;
+    tx.commit()
+}
 
 pub use crate::model::clock::now_ms;
 impl Store {
@@ -84,7 +154,8 @@ impl Store {
             .map_err(err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(err)?;
-        conn.execute_batch(SCHEMA).map_err(err)?;
+        let mut conn = conn;
+        migrate(&mut conn).map_err(err)?;
         Ok(Store {
             conn,
             path: path.to_path_buf(),
@@ -106,46 +177,174 @@ impl Store {
             .map_err(|e| self.err(e))
     }
 
-    /// Append events of `run` to the journal and update the projections,
-    /// in one transaction.
+    /// Append events of `run` to the journal, each chained to the one
+    /// before it (see `chain.rs`), and update the projections and the
+    /// run's chain head, in one transaction. A run recorded by an older
+    /// rascal (its last event has no hash) stays unchained.
     pub fn append(&mut self, run: &str, events: &[RunEvent]) -> Result<()> {
         let path = self.path.clone();
         let err = |source| StoreError::Sqlite {
             path: path.clone(),
             source,
         };
-        let tx = self.conn.transaction().map_err(err)?;
+        // Immediate: the last hash read here is still the last one when
+        // this transaction writes.
+        let tx = self
+            .conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(err)?;
         let at = now_ms();
+        let last: Option<(Option<i64>, Option<String>)> = tx
+            .query_row(
+                "SELECT n, hash FROM events WHERE run_id = ?1 ORDER BY seq DESC LIMIT 1",
+                [run],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .optional()
+            .map_err(err)?;
+        let mut link: Option<(u64, String)> = match last {
+            None => Some((0, chain::genesis(run))),
+            Some((Some(n), Some(hash))) => Some((n.max(0) as u64, hash)),
+            Some(_) => None,
+        };
         for ev in events {
             let json = serde_json::to_string(ev)?;
+            let kind = ev.kind();
+            let (n, hash) = match &link {
+                Some((n, prev)) => {
+                    let n = n + 1;
+                    (
+                        Some(n),
+                        Some(chain::event_hash(run, n, at, kind, &json, prev)),
+                    )
+                }
+                None => (None, None),
+            };
             tx.execute(
-                "INSERT INTO events(run_id, candidate_id, at, kind, json) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![run, ev.candidate(), at, ev.kind(), json],
+                "INSERT INTO events(run_id, candidate_id, at, kind, json, n, hash)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                params![
+                    run,
+                    ev.candidate(),
+                    at,
+                    kind,
+                    json,
+                    n.map(|n| n as i64),
+                    hash
+                ],
             )
             .map_err(err)?;
+            if let (Some(n), Some(hash)) = (n, hash) {
+                link = Some((n, hash));
+            }
             project(&tx, run, at, ev).map_err(err)?;
+        }
+        if let Some((n, head)) = link.filter(|(n, _)| *n > 0) {
+            tx.execute(
+                "UPDATE runs SET head = ?2, event_count = ?3 WHERE id = ?1",
+                params![run, head, n as i64],
+            )
+            .map_err(err)?;
         }
         tx.commit().map_err(err)
     }
 
-    /// All events of a run, in order.
-    pub fn events(&self, run: &str) -> Result<Vec<RunEvent>> {
-        if !self.run_exists(run)? {
+    /// A run's journal rows and what its `runs` row says about them, read
+    /// in one snapshot (a live run may be appending meanwhile).
+    fn stored(&self, run: &str) -> Result<(RecordedHead, Vec<StoredEvent>)> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        let row: Option<(Option<String>, Option<i64>, i64)> = tx
+            .query_row(
+                "SELECT head, event_count, started_at FROM runs WHERE id = ?1",
+                [run],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let Some((head, events, started_at)) = row else {
             return Err(StoreError::NoSuchRun(run.to_string()));
-        }
-        let mut stmt = self
-            .conn
-            .prepare("SELECT json FROM events WHERE run_id = ?1 ORDER BY seq")
+        };
+        let since: i64 = tx
+            .query_row(
+                "SELECT value FROM meta WHERE key = ?1",
+                [CHAINED_SINCE],
+                |r| r.get::<_, String>(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let mut stmt = tx
+            .prepare("SELECT n, at, kind, json, hash FROM events WHERE run_id = ?1 ORDER BY seq")
             .map_err(|e| self.err(e))?;
         let rows = stmt
-            .query_map([run], |r| r.get::<_, String>(0))
+            .query_map([run], |r| {
+                Ok(StoredEvent {
+                    n: r.get(0)?,
+                    at: r.get(1)?,
+                    kind: r.get(2)?,
+                    json: r.get(3)?,
+                    hash: r.get(4)?,
+                })
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| self.err(e))?;
-        let mut out = Vec::new();
+        let recorded = RecordedHead {
+            head,
+            events,
+            must_chain: started_at >= since,
+        };
+        Ok((recorded, rows))
+    }
+
+    /// Check run `run`'s journal against its hash chain: its head, or
+    /// [`StoreError::Tampered`] naming the first event that does not check
+    /// out. The chain catches any edit, removal, reordering or cut of
+    /// events by a writer that does not also recompute every later hash
+    /// and the run's recorded head; against such a writer, compare with a
+    /// head published elsewhere (the PR body).
+    pub fn verify_chain(&self, run: &str) -> Result<ChainHead> {
+        let (recorded, rows) = self.stored(run)?;
+        Ok(chain::check(run, &recorded, &rows)?)
+    }
+
+    /// The 1-based position of the event whose chain hash is `hash` in
+    /// run `run`'s (checked) journal, if any: whether a head published
+    /// earlier is still part of the record.
+    pub fn chain_position(&self, run: &str, hash: &str) -> Result<Option<u64>> {
+        let (recorded, rows) = self.stored(run)?;
+        chain::check(run, &recorded, &rows)?;
+        let hash = hash.to_ascii_lowercase();
+        Ok(rows
+            .iter()
+            .position(|r| r.hash.as_deref() == Some(hash.as_str()))
+            .map(|i| i as u64 + 1))
+    }
+
+    /// All events of a run, in order, once its chain checks out, with the
+    /// chain's head. `logs: false` leaves out the agents' log lines.
+    fn checked_events(&self, run: &str, logs: bool) -> Result<(Vec<RunEvent>, ChainHead)> {
+        let (recorded, rows) = self.stored(run)?;
+        let head = chain::check(run, &recorded, &rows)?;
+        let mut out = Vec::with_capacity(rows.len());
         for row in rows {
-            let json = row.map_err(|e| self.err(e))?;
-            out.push(serde_json::from_str(&json)?);
+            if logs || row.kind != "log" {
+                out.push(serde_json::from_str(&row.json)?);
+            }
         }
-        Ok(out)
+        Ok((out, head))
+    }
+
+    /// All events of a run, in order, with the chain's head; an error when
+    /// the chain does not check out.
+    pub fn verified_events(&self, run: &str) -> Result<(Vec<RunEvent>, ChainHead)> {
+        self.checked_events(run, true)
+    }
+
+    /// All events of a run, in order (its chain checked first).
+    pub fn events(&self, run: &str) -> Result<Vec<RunEvent>> {
+        Ok(self.verified_events(run)?.0)
     }
 
     /// Events after journal position `after` with their position and
@@ -172,16 +371,23 @@ impl Store {
         Ok(out)
     }
 
+    /// The run's summary, folded from its checked journal, with the
+    /// chain's head.
     pub fn summary(&self, run: &str) -> Result<RunSummary> {
-        Ok(RunSummary::from_events(&self.events(run)?))
+        let (events, head) = self.verified_events(run)?;
+        let mut summary = RunSummary::from_events(&events);
+        summary.journal = Some(head);
+        Ok(summary)
     }
 
-    /// Newest first.
+    /// Newest first. The verdict of each run is folded from its checked
+    /// journal (the `runs` table is only a projection); a run whose chain
+    /// breaks has the verdict `tampered`.
     pub fn list(&self) -> Result<Vec<RunRow>> {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT r.id, r.status, r.verdict, r.exit_code, r.base, r.instruction, r.started_at,
+                "SELECT r.id, r.status, r.base, r.instruction, r.started_at,
                         (SELECT COUNT(*) FROM candidates c WHERE c.run_id = r.id)
                  FROM runs r ORDER BY r.started_at DESC, r.id DESC",
             )
@@ -191,17 +397,53 @@ impl Store {
                 Ok(RunRow {
                     id: r.get(0)?,
                     status: r.get(1)?,
-                    verdict: r.get(2)?,
-                    exit_code: r.get(3)?,
-                    base: r.get(4)?,
-                    instruction: r.get(5)?,
-                    started_at: r.get(6)?,
-                    candidates: r.get(7)?,
+                    verdict: None,
+                    exit_code: None,
+                    base: r.get(2)?,
+                    instruction: r.get(3)?,
+                    started_at: r.get(4)?,
+                    candidates: r.get(5)?,
+                    chain: "broken",
+                    broken_event: None,
                 })
             })
+            .map_err(|e| self.err(e))?
+            .collect::<std::result::Result<Vec<_>, _>>()
             .map_err(|e| self.err(e))?;
-        rows.collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))
+        drop(stmt);
+        let mut out = Vec::with_capacity(rows.len());
+        for mut row in rows {
+            match self.checked_events(&row.id, false) {
+                Ok((events, head)) => {
+                    let s = RunSummary::from_events(&events);
+                    row.chain = if head.head.is_some() {
+                        "intact"
+                    } else {
+                        "unchained"
+                    };
+                    row.base = s.base;
+                    row.instruction = s.instruction;
+                    row.candidates = s.candidates.len() as u32;
+                    // A run being driven (a retry, an attach) has no
+                    // verdict yet, whatever an earlier attempt said.
+                    if row.status != "running" {
+                        row.verdict = s.verdict.map(|v| verdict_str(v).to_string());
+                        row.exit_code = s.exit_code.or(s.verdict.map(|v| match v {
+                            crate::model::verdict::Verdict::Fail => 1,
+                            _ => 0,
+                        }));
+                    }
+                }
+                Err(StoreError::Tampered(b)) => {
+                    row.verdict = Some("tampered".into());
+                    row.exit_code = Some(1);
+                    row.broken_event = Some(b.event);
+                }
+                Err(e) => return Err(e),
+            }
+            out.push(row);
+        }
+        Ok(out)
     }
 
     /// Record the pid running `run`, so a later rascal can tell it died.
@@ -418,4 +660,320 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
         | RunEvent::AgentSummary { .. } => {}
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::CandidateInfo;
+    use crate::model::verdict::Verdict;
+
+    fn started(run: &str) -> RunEvent {
+        RunEvent::RunStarted {
+            run: run.into(),
+            repo: "/repo".into(),
+            base: "0123456789abcdef".into(),
+            instruction: "do it".into(),
+            launcher: "process".into(),
+            candidates: vec![CandidateInfo {
+                id: "c1".into(),
+                agent: "a".into(),
+                runtime: "scripted".into(),
+                worktree: "/wt".into(),
+            }],
+        }
+    }
+
+    fn log(i: usize) -> RunEvent {
+        RunEvent::Log {
+            candidate: "c1".into(),
+            stream: crate::model::log::Stream::Stdout,
+            text: format!("line {i}"),
+            display: None,
+        }
+    }
+
+    fn finished(verdict: Verdict) -> [RunEvent; 2] {
+        [
+            RunEvent::CandidateFinished {
+                candidate: "c1".into(),
+                verdict,
+                reason: None,
+                files: 1,
+                lines: 2,
+            },
+            RunEvent::RunFinished {
+                verdict,
+                exit_code: if verdict == Verdict::Fail { 1 } else { 0 },
+            },
+        ]
+    }
+
+    /// A store with run `r` of 8 events: started, 5 log lines (appended
+    /// in two batches), the candidate's and the run's end (FAIL).
+    fn store_with_run() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("rascal.db")).unwrap();
+        store.append("r", &[started("r"), log(1), log(2)]).unwrap();
+        store.append("r", &[log(3)]).unwrap();
+        store.append("r", &[log(4), log(5)]).unwrap();
+        store.append("r", &finished(Verdict::Fail)).unwrap();
+        (dir, store)
+    }
+
+    fn sql(store: &Store, q: &str) {
+        store.conn.execute_batch(q).unwrap();
+    }
+
+    fn broken_at(store: &Store) -> u64 {
+        match store.verify_chain("r") {
+            Err(StoreError::Tampered(b)) => {
+                assert_eq!(
+                    b.to_string(),
+                    format!(
+                        "the record of run r was changed after it was written (event {})",
+                        b.event
+                    )
+                );
+                b.event
+            }
+            other => panic!("not broken: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn appends_chain_across_batches_and_record_the_head() {
+        let (_d, store) = store_with_run();
+        let head = store.verify_chain("r").unwrap();
+        assert_eq!(head.events, 8);
+        let (recorded, count): (String, i64) = store
+            .conn
+            .query_row(
+                "SELECT head, event_count FROM runs WHERE id = 'r'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap();
+        assert_eq!((Some(recorded.clone()), count), (head.head.clone(), 8));
+        // Recomputed from the stored rows, by the documented recipe.
+        let mut prev = chain::genesis("r");
+        let mut stmt = store
+            .conn
+            .prepare("SELECT n, at, kind, json, hash FROM events WHERE run_id = 'r' ORDER BY seq")
+            .unwrap();
+        let rows: Vec<(i64, i64, String, String, String)> = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        for (n, at, kind, json, hash) in rows {
+            prev = chain::event_hash("r", n as u64, at, &kind, &json, &prev);
+            assert_eq!(prev, hash);
+        }
+        assert_eq!(prev, recorded);
+        let s = store.summary("r").unwrap();
+        assert_eq!(s.verdict, Some(Verdict::Fail));
+        assert_eq!(s.journal, Some(head.clone()));
+        assert_eq!(
+            store.chain_position("r", &recorded.to_uppercase()).unwrap(),
+            Some(8)
+        );
+    }
+
+    #[test]
+    fn an_edited_event_is_named_and_nothing_reads_the_run() {
+        let (_d, store) = store_with_run();
+        // The candidate's verdict (event 7) rewritten to PASS.
+        sql(
+            &store,
+            "UPDATE events SET json = replace(json, '\"fail\"', '\"pass\"')
+             WHERE run_id = 'r' AND kind = 'candidate_finished'",
+        );
+        assert_eq!(broken_at(&store), 7);
+        assert!(matches!(store.events("r"), Err(StoreError::Tampered(_))));
+        assert!(matches!(store.summary("r"), Err(StoreError::Tampered(_))));
+        let row = &store.list().unwrap()[0];
+        assert_eq!(row.verdict.as_deref(), Some("tampered"));
+        assert_eq!((row.chain, row.broken_event), ("broken", Some(7)));
+    }
+
+    #[test]
+    fn a_deleted_middle_event_is_named() {
+        let (_d, store) = store_with_run();
+        sql(&store, "DELETE FROM events WHERE run_id = 'r' AND n = 4");
+        assert_eq!(broken_at(&store), 4);
+    }
+
+    #[test]
+    fn a_deleted_last_event_is_named() {
+        let (_d, store) = store_with_run();
+        sql(&store, "DELETE FROM events WHERE run_id = 'r' AND n = 8");
+        assert_eq!(broken_at(&store), 8);
+    }
+
+    #[test]
+    fn reordered_events_are_named() {
+        let (_d, store) = store_with_run();
+        let seq = |n: i64| -> i64 {
+            store
+                .conn
+                .query_row(
+                    "SELECT seq FROM events WHERE run_id = 'r' AND n = ?1",
+                    [n],
+                    |r| r.get(0),
+                )
+                .unwrap()
+        };
+        let (a, b) = (seq(2), seq(3));
+        sql(
+            &store,
+            &format!(
+                "UPDATE events SET seq = -1 WHERE seq = {a};
+                 UPDATE events SET seq = {a} WHERE seq = {b};
+                 UPDATE events SET seq = {b} WHERE seq = -1;"
+            ),
+        );
+        let order: Vec<i64> = store
+            .conn
+            .prepare("SELECT n FROM events WHERE run_id = 'r' ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(&order[..4], &[1, 3, 2, 4], "rows swapped");
+        assert_eq!(broken_at(&store), 2);
+    }
+
+    #[test]
+    fn a_nulled_hash_is_named() {
+        let (_d, store) = store_with_run();
+        sql(
+            &store,
+            "UPDATE events SET hash = NULL WHERE run_id = 'r' AND n = 5",
+        );
+        assert_eq!(broken_at(&store), 5);
+        // Every hash and the head stripped: not mistaken for an old run.
+        sql(
+            &store,
+            "UPDATE events SET hash = NULL, n = NULL WHERE run_id = 'r';
+             UPDATE runs SET head = NULL, event_count = NULL WHERE id = 'r';",
+        );
+        assert_eq!(broken_at(&store), 1);
+        // Nor when the marker of when chaining began is dropped too.
+        sql(&store, "DROP TABLE meta");
+        let store = Store::open(&store.path).unwrap();
+        assert_eq!(broken_at(&store), 1);
+    }
+
+    #[test]
+    fn a_rewrite_of_the_whole_tail_is_caught_only_against_a_published_head() {
+        let (_d, store) = store_with_run();
+        let published = store.verify_chain("r").unwrap().head.unwrap();
+        // A writer that knows the recipe: drop the last event and record
+        // the new head. The chain alone cannot tell...
+        sql(
+            &store,
+            "DELETE FROM events WHERE run_id = 'r' AND n = 8;
+             UPDATE runs SET event_count = 7,
+               head = (SELECT hash FROM events WHERE run_id = 'r' AND n = 7) WHERE id = 'r';",
+        );
+        assert_eq!(store.verify_chain("r").unwrap().events, 7);
+        // ...the head published before can.
+        assert_eq!(store.chain_position("r", &published).unwrap(), None);
+    }
+
+    #[test]
+    fn appends_after_a_published_head_keep_it_in_the_chain() {
+        let (_d, mut store) = store_with_run();
+        let published = store.verify_chain("r").unwrap().head.unwrap();
+        store.append("r", &[log(6)]).unwrap();
+        assert_eq!(store.verify_chain("r").unwrap().events, 9);
+        assert_eq!(store.chain_position("r", &published).unwrap(), Some(8));
+    }
+
+    /// The tables as an older rascal created them.
+    const OLD_SCHEMA: &str = "
+CREATE TABLE runs(
+  id TEXT PRIMARY KEY, repo TEXT NOT NULL, base TEXT NOT NULL, instruction TEXT NOT NULL,
+  status TEXT NOT NULL, verdict TEXT, exit_code INTEGER, pid INTEGER,
+  started_at INTEGER NOT NULL, finished_at INTEGER);
+CREATE TABLE candidates(
+  run_id TEXT NOT NULL, id TEXT NOT NULL, agent TEXT NOT NULL, runtime TEXT NOT NULL,
+  worktree TEXT NOT NULL, status TEXT NOT NULL, verdict TEXT, reason TEXT,
+  PRIMARY KEY(run_id, id));
+CREATE TABLE reports(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, candidate_id TEXT NOT NULL,
+  layer TEXT NOT NULL, check_name TEXT NOT NULL, status TEXT NOT NULL, errored TEXT, json TEXT NOT NULL);
+CREATE TABLE decisions(
+  id INTEGER PRIMARY KEY, run_id TEXT NOT NULL, candidate_id TEXT, kind TEXT NOT NULL,
+  who TEXT NOT NULL, reason TEXT, at INTEGER NOT NULL, json TEXT NOT NULL);
+CREATE TABLE events(
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, candidate_id TEXT,
+  at INTEGER NOT NULL, kind TEXT NOT NULL, json TEXT NOT NULL);
+CREATE INDEX events_run ON events(run_id, seq);
+";
+
+    #[test]
+    fn runs_of_an_older_rascal_are_unchained_and_new_ones_chained() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rascal.db");
+        {
+            let conn = Connection::open(&path).unwrap();
+            conn.execute_batch(OLD_SCHEMA).unwrap();
+            conn.execute(
+                "INSERT INTO runs(id, repo, base, instruction, status, verdict, exit_code, started_at)
+                 VALUES ('old', '/repo', 'abc', 'do it', 'finished', 'pass', 0, 1000)",
+                [],
+            )
+            .unwrap();
+            for ev in [started("old"), log(1)]
+                .into_iter()
+                .chain(finished(Verdict::Pass))
+            {
+                conn.execute(
+                    "INSERT INTO events(run_id, at, kind, json) VALUES ('old', 1000, ?1, ?2)",
+                    params![ev.kind(), serde_json::to_string(&ev).unwrap()],
+                )
+                .unwrap();
+            }
+        }
+        let mut store = Store::open(&path).unwrap();
+        let head = store.verify_chain("old").unwrap();
+        assert_eq!((head.events, head.head), (4, None));
+        assert_eq!(store.summary("old").unwrap().verdict, Some(Verdict::Pass));
+        // A decision on the old run keeps it unchained.
+        store.append("old", &[log(2)]).unwrap();
+        assert_eq!(store.verify_chain("old").unwrap().head, None);
+        // Opening again migrates nothing twice.
+        drop(store);
+        let mut store = Store::open(&path).unwrap();
+        store.append("new", &[started("new"), log(1)]).unwrap();
+        assert_eq!(store.verify_chain("new").unwrap().events, 2);
+        let rows = store.list().unwrap();
+        let chain = |id: &str| rows.iter().find(|r| r.id == id).unwrap().chain;
+        assert_eq!((chain("old"), chain("new")), ("unchained", "intact"));
+        // A run started after the upgrade with every hash stripped is not
+        // taken for an old one.
+        sql(
+            &store,
+            "UPDATE events SET hash = NULL, n = NULL WHERE run_id = 'new';
+             UPDATE runs SET head = NULL, event_count = NULL WHERE id = 'new';",
+        );
+        assert!(matches!(
+            store.verify_chain("new"),
+            Err(StoreError::Tampered(ChainBroken { event: 1, .. }))
+        ));
+        // Old rows with a hashed row among them: never valid.
+        sql(
+            &store,
+            "UPDATE events SET n = 2, hash = 'ab' WHERE run_id = 'old' AND kind = 'log'",
+        );
+        assert!(matches!(
+            store.verify_chain("old"),
+            Err(StoreError::Tampered(ChainBroken { event: 1, .. }))
+        ));
+    }
 }

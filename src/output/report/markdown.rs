@@ -1,9 +1,11 @@
 //! The PR body: the task, one checklist per layer with pass/fail marks and
 //! reasons, overrides shown as "overridden by WHO: REASON" (never erased),
-//! the comparator's ranking and the decisions.
+//! the comparator's ranking and the decisions; the journal's chain head
+//! when the summary was read from the store, so a later edit of the record
+//! shows against it.
 
 use crate::model::decision::DecisionKind;
-use crate::model::summary::{CandidateSummary, RunSummary};
+use crate::model::summary::{CandidateSummary, ChainHead, RunSummary};
 use crate::model::verdict::{Layer, Report, Status};
 use crate::text::{cut, sanitize};
 use std::fmt::Write;
@@ -116,6 +118,25 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             None => String::new(),
         }
     );
+    match &s.journal {
+        Some(ChainHead {
+            events,
+            head: Some(h),
+        }) => {
+            let _ = writeln!(
+                out,
+                "Journal: {events} events, chain head `{h}` (check with `rascal verify {} --expect {h}`).\n",
+                s.run
+            );
+        }
+        Some(ChainHead { events, head: None }) => {
+            let _ = writeln!(
+                out,
+                "Journal: {events} events, unchained (recorded by an older rascal; its record cannot be checked).\n"
+            );
+        }
+        None => {}
+    }
     if let Some(c) = cand {
         let _ = writeln!(
             out,

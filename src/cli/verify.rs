@@ -1,0 +1,85 @@
+//! `rascal verify RUN`: check a run's journal against its hash chain, and
+//! optionally that a head published earlier (the PR body's) is still part
+//! of it.
+
+use super::args::VerifyArgs;
+use super::exit::{CliError, FAIL, PASS};
+use super::shared::{open_store, say};
+use crate::store::StoreError;
+use std::path::Path;
+
+pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
+    let VerifyArgs { run, expect, json } = args;
+    let store = open_store(dir)?;
+    let head = match store.verify_chain(&run) {
+        Ok(head) => head,
+        Err(StoreError::Tampered(b)) => {
+            if json {
+                say!(
+                    "{}",
+                    serde_json::json!({
+                        "run": run,
+                        "chain": "broken",
+                        "event": b.event,
+                        "why": b.why,
+                    })
+                );
+            } else {
+                say!("run {run}: chain broken at event {}: {}", b.event, b.why);
+            }
+            return Err(CliError::Tampered(b));
+        }
+        Err(e) => return Err(e.into()),
+    };
+    // Where the published head sits in the chain (None: not in it).
+    let expected = match &expect {
+        Some(h) => Some(store.chain_position(&run, h.trim())?),
+        None => None,
+    };
+    let chain = if head.head.is_some() {
+        "intact"
+    } else {
+        "unchained"
+    };
+    if json {
+        let mut doc = serde_json::json!({
+            "run": run,
+            "chain": chain,
+            "events": head.events,
+            "head": head.head,
+        });
+        if let Some(h) = &expect {
+            doc["expect"] = serde_json::json!(h.trim());
+            doc["expect_event"] = serde_json::json!(expected.flatten());
+        }
+        say!("{doc}");
+    } else {
+        match &head.head {
+            Some(h) => say!("run {run}: {} events, chain intact, head {h}", head.events),
+            None => say!(
+                "run {run}: {} events, unchained: recorded by an older rascal, before the journal was chained; nothing to check",
+                head.events
+            ),
+        }
+        match (&expect, expected.flatten()) {
+            (Some(h), Some(n)) => say!(
+                "  {} is the hash of event {n}: the record up to it is unchanged{}",
+                h.trim(),
+                if n < head.events {
+                    format!(" ({} events added since)", head.events - n)
+                } else {
+                    String::new()
+                }
+            ),
+            (Some(h), None) => say!(
+                "  {} is not in this run's chain: the record was rewritten after that head was published",
+                h.trim()
+            ),
+            (None, _) => {}
+        }
+    }
+    Ok(match expected {
+        Some(None) => FAIL,
+        _ => PASS,
+    })
+}
