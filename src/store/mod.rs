@@ -680,6 +680,7 @@ mod tests {
                 agent: "a".into(),
                 runtime: "scripted".into(),
                 worktree: "/wt".into(),
+                unsandboxed: false,
             }],
         }
     }
