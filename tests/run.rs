@@ -400,3 +400,43 @@ fn task_permissions_narrow_the_repository_and_never_widen_it() {
     let o = t.rascal(&["run", "x", "--agent", "a", "--allow-path", "src/["]);
     assert_eq!(code(&o), 2, "a bad glob is a usage error");
 }
+
+#[test]
+fn an_unsandboxed_agent_is_marked_in_the_lines_the_json_and_the_pr_body() {
+    let t = repo_with_agents(
+        "agents:\n  bare: { runtime: command, sandbox: none, command: [\"sh\", \"-c\", \"mkdir -p src && echo 'fn b() {}' > src/b.rs\"] }\n  boxed: { runtime: command, command: [\"sh\", \"-c\", \"mkdir -p src && echo 'fn b() {}' > src/b.rs\"] }\n",
+    );
+    let o = t.rascal(&["run", "x", "--agent", "bare,boxed", "--headless"]);
+    let out = stdout(&o);
+    assert!(out.contains("agent bare (command) UNSANDBOXED in"), "{out}");
+    assert!(!out.contains("agent boxed (command) UNSANDBOXED"), "{out}");
+    assert!(
+        out.contains("note: UNSANDBOXED candidates ran as you"),
+        "{out}"
+    );
+    let run = out
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: rascal show "))
+        .unwrap()
+        .to_string();
+    let doc: serde_json::Value =
+        serde_json::from_slice(&t.rascal(&["show", &run, "--json"]).stdout).unwrap();
+    let flags: Vec<(String, bool)> = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap().to_string(),
+                c["unsandboxed"].as_bool().unwrap_or(false),
+            )
+        })
+        .collect();
+    assert_eq!(
+        flags,
+        vec![("bare".to_string(), true), ("boxed".to_string(), false)]
+    );
+    assert_eq!(code(&t.rascal(&["select", &run, "bare"])), 0);
+    let md = stdout(&t.rascal(&["report", &run, "--format", "md"]));
+    assert!(md.contains("**UNSANDBOXED**"), "{md}");
+}

@@ -5,6 +5,7 @@
 
 use crate::agents::{self, LaunchContext};
 use crate::config::{AgentConfig, RuntimeKind};
+use crate::exec::confine::{environment, expand_home, Confinement};
 use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -49,6 +50,9 @@ pub struct Site {
     pub dir: PathBuf,
     pub rascal_exe: PathBuf,
     pub attempt: u32,
+    /// Host paths the helper must not see (the user's repository, rascal's
+    /// files): it runs in bubblewrap like an author.
+    pub hide: Vec<PathBuf>,
 }
 
 /// What a helper agent answered.
@@ -97,13 +101,17 @@ pub async fn ask(
             return answer;
         }
     };
+    // A helper agent is confined like an author: bubblewrap unless it says
+    // `sandbox: none` (or, for rascal's scripted agents, bwrap is missing).
+    let confined = agent_cfg.sandbox != Some(crate::config::SandboxKind::None)
+        && crate::exec::sandbox::available().is_ok();
     let ctx = LaunchContext {
         run: &site.run,
         candidate: &site.candidate,
         run_dir: dir,
         rascal_exe: &site.rascal_exe,
         attempt: site.attempt,
-        sandboxed: false,
+        sandboxed: confined,
     };
     let inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
         Ok(inv) => inv,
@@ -113,8 +121,37 @@ pub async fn ask(
         }
     };
     answer.command = inv.argv.join(" ");
-    let mut spec = CommandSpec::new(inv.argv, scratch.path().to_path_buf(), timeout);
-    spec.env = Env::Only(inv.env);
+    let mut spec = CommandSpec::new(inv.argv.clone(), scratch.path().to_path_buf(), timeout);
+    spec.env = Env::Only(inv.env.clone());
+    if confined {
+        let confine = Confinement {
+            workspace: scratch.path().to_path_buf(),
+            writable: Vec::new(),
+            hide: site.hide.clone(),
+            read_only: std::iter::once(dir.to_path_buf())
+                .chain(agent_cfg.mounts.iter().map(|m| expand_home(m)))
+                .collect(),
+            network: agent_cfg.network.as_deref() == Some("host"),
+        };
+        let path = inv
+            .env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.as_str());
+        let wrapped = confine
+            .policy(&inv.argv, path)
+            .and_then(|p| Ok((p.wrap(&inv.argv)?, environment(inv.env.clone(), &p))));
+        match wrapped {
+            Ok((argv, env)) => {
+                spec.argv = argv;
+                spec.env = Env::Only(env);
+            }
+            Err(e) => {
+                answer.problem = Some(format!("could not be sandboxed: {e}"));
+                return answer;
+            }
+        }
+    }
     spec.stdin = inv.stdin;
     spec.max_line = MAX_ANSWER_BYTES + 1;
     let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();

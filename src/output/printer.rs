@@ -13,6 +13,9 @@ const OUTPUT_LINES: usize = 8;
 /// How many lines of feedback to an author are shown.
 const FEEDBACK_LINES: usize = 20;
 
+/// What an UNSANDBOXED mark means, and how to lift it.
+pub const UNSANDBOXED_NOTE: &str = "UNSANDBOXED candidates ran as you, without bubblewrap (`sandbox: none`, or a scripted agent where bwrap is missing): apt-get install bubblewrap";
+
 #[derive(Debug, Clone)]
 pub struct Printer {
     /// Print agent log lines (otherwise only results).
@@ -66,12 +69,16 @@ impl Printer {
                 ));
                 for c in candidates {
                     out.push(format!(
-                        "{} agent {} ({}) in {}",
+                        "{} agent {} ({}){} in {}",
                         self.tag(&c.id),
                         sanitize(&c.agent),
                         c.runtime,
+                        if c.unsandboxed { " UNSANDBOXED" } else { "" },
                         sanitize(&c.worktree)
                     ));
+                }
+                if candidates.iter().any(|c| c.unsandboxed) {
+                    out.push(format!("note: {UNSANDBOXED_NOTE}"));
                 }
                 out
             }

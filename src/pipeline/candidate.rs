@@ -282,6 +282,7 @@ impl CandidateJob {
                             dir: candidate_dir.clone(),
                             rascal_exe: self.request.rascal_exe.clone(),
                             attempt,
+                            hide: self.hidden(),
                         },
                         cancel: self.cancel.clone(),
                     };

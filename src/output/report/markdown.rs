@@ -105,10 +105,15 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         &s.base[..s.base.len().min(12)],
         match cand {
             Some(c) => format!(
-                " · candidate **{}** (agent {}, {}) · verdict **{}**{}",
+                " · candidate **{}** (agent {}, {}{}) · verdict **{}**{}",
                 cell(&c.id),
                 cell(&c.agent),
                 c.runtime,
+                if c.unsandboxed {
+                    ", **UNSANDBOXED**: the agent ran without a sandbox"
+                } else {
+                    ""
+                },
                 c.verdict.map(|v| v.label()).unwrap_or("unfinished"),
                 match (c.verdict, c.effective_verdict) {
                     (Some(a), Some(b)) if a != b => format!(" → **{}** after overrides", b.label()),

@@ -197,6 +197,14 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
         Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
         Span::styled(c.status_text(), status_style),
+        Span::styled(
+            if c.info.unsandboxed {
+                " UNSANDBOXED"
+            } else {
+                ""
+            },
+            t.fail.add_modifier(Modifier::BOLD),
+        ),
     ]));
     lines.push(Line::from(Span::styled(
         ellipsis(&format!("{elapsed} · attempt {} · {cost}", c.attempt), w),

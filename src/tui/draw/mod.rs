@@ -70,6 +70,12 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         l1.push(Span::styled(" · ", t.dim));
         l1.push(Span::styled(app.screen.name(), t.title));
     }
+    if app.candidates.iter().any(|c| c.info.unsandboxed) {
+        l1.push(Span::styled(
+            " · UNSANDBOXED: apt-get install bubblewrap",
+            t.fail.add_modifier(ratatui::style::Modifier::BOLD),
+        ));
+    }
     let task = sanitize(app.instruction.lines().next().unwrap_or(""));
     let l2 = Line::from(vec![
         Span::styled(" task ", t.dim),
