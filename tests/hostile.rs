@@ -287,6 +287,14 @@ fn killing_rascal_kills_the_sandboxed_agent_and_attach_says_so() {
     let list = stdout(&t.rascal(&["list"]));
     let line = list.lines().find(|l| l.starts_with(&run)).unwrap();
     assert!(line.contains("interrupted"), "{list}");
+    // And attach says why there is nothing to reattach to.
+    let a = t.rascal(&["attach", &run, "--json"]);
+    assert_eq!(code(&a), 2);
+    assert!(
+        stderr(&a).contains("its agents stopped with the rascal that ran them"),
+        "{}",
+        stderr(&a)
+    );
 }
 
 #[test]
