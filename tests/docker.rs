@@ -870,3 +870,48 @@ fn claude_runtime_in_a_container_skips_prompts_parses_its_stream_and_redacts_the
         "the credential reached the store"
     );
 }
+
+#[test]
+fn guardrail_commands_of_a_docker_candidate_run_in_a_fresh_container_on_a_copy() {
+    let Some(e) = engine() else { return };
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            &format!(
+                "launcher: docker\nagents:\n{}",
+                agent("c", "echo new > new.txt", "")
+            ),
+        ),
+        (
+            ".rascal/guardrails.yaml",
+            "guardrails:\n  - { name: where, command: \"test -f /.dockerenv && test -f new.txt && echo in-a-container && env && touch made-by-check\" }\n  - { name: fresh, command: \"test ! -e made-by-check\" }\n",
+        ),
+        ("README.md", "hello\n"),
+    ]);
+    let secret = format!("hostile-secret-{}", std::process::id());
+    let o = Command::new(common::bin())
+        .args(["run", "x", "--agent", "c", "--json"])
+        .current_dir(t.path())
+        .env("HOSTILE_SECRET", &secret)
+        .output()
+        .unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|err| panic!("{err}: {}", stderr(&o)));
+    let c = &doc["candidates"][0];
+    assert_eq!(c["verdict"], "pass", "{c}");
+    let reports = c["reports"].to_string();
+    assert!(reports.contains("in-a-container"), "{reports}");
+    assert!(
+        !reports.contains(&secret),
+        "the host environment reached a check"
+    );
+    let ws = std::path::PathBuf::from(c["worktree"].as_str().unwrap());
+    assert!(!ws.join("made-by-check").exists());
+    // Every container of the run (agent and checks) is gone.
+    assert!(e.containers_of(&t, "c").is_empty());
+    let run = doc["run"].as_str().unwrap();
+    let left =
+        e.rt.block_on(rdocker::list_rascal_containers(&e.docker, Some(run)))
+            .unwrap();
+    assert!(left.is_empty(), "{left:?}");
+}

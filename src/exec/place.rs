@@ -1,16 +1,21 @@
 //! Where a verification command runs (guardrail commands, `test` and
 //! `command` criteria). For a candidate: each command gets a fresh copy of
 //! the change (the base tree plus the ChangeSet, never the live workspace)
-//! inside bubblewrap, with the network off unless the check says otherwise
-//! and only the base variables plus the ones the check names. For
+//! inside bubblewrap — or, for a docker candidate, in a fresh hardened
+//! container from its image — with the network off unless the check says
+//! otherwise and only the base variables plus the ones the check names. For
 //! `rascal check`: the user's own working tree, as the user.
 
 use crate::exec::confine::{environment, Confinement};
 use crate::exec::env::{BASE_ENV, TOOLCHAIN_ENV};
-use crate::exec::runner::{CommandSpec, Env};
+use crate::exec::launch::{docker::DockerLauncher, LaunchSpec, Launcher};
+use crate::exec::runner::{self, CommandSpec, Env, Outcome};
 use crate::model::changeset::ChangeSet;
+use crate::model::log::LogLine;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
 
 /// Where the commands of one candidate (or of `rascal check`) run.
 #[derive(Debug, Clone)]
@@ -19,6 +24,23 @@ pub enum Place {
     InPlace { origin: PathBuf },
     /// A candidate's change, confined.
     Sandboxed(Arc<Sandboxed>),
+    /// A docker candidate's change, in a fresh container from its image.
+    Container(Arc<Contained>),
+}
+
+/// A docker candidate's commands: the copy (as for `Sandboxed`), then a
+/// container hardened like the agent's.
+#[derive(Debug)]
+pub struct Contained {
+    /// The change and where copies are made (`confined`, `hide` and
+    /// `cache` are not used: the container is the sandbox).
+    pub copy: Sandboxed,
+    pub run: String,
+    pub candidate: String,
+    pub image: String,
+    /// The candidate agent's container settings (memory, cpus, pids).
+    pub agent: crate::config::AgentConfig,
+    pub seq: std::sync::atomic::AtomicUsize,
 }
 
 /// A candidate's change and the sandbox its commands run in.
@@ -54,6 +76,7 @@ impl Place {
         match self {
             Place::InPlace { origin } => origin,
             Place::Sandboxed(s) => &s.origin,
+            Place::Container(c) => &c.copy.origin,
         }
     }
 
@@ -62,7 +85,26 @@ impl Place {
         match self {
             Place::InPlace { origin } => origin,
             Place::Sandboxed(s) => &s.workspace,
+            Place::Container(c) => &c.copy.workspace,
         }
+    }
+
+    /// Run `spec` (a command; its `cwd` is ignored) here, to the end.
+    pub async fn run(
+        &self,
+        spec: CommandSpec,
+        env: &[String],
+        network: bool,
+        lines: Option<mpsc::UnboundedSender<LogLine>>,
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, String> {
+        if let Place::Container(c) = self {
+            return c.run(spec, env, network, lines, cancel).await;
+        }
+        let prepared = self.prepare(spec, env, network)?;
+        runner::run(&prepared.spec, lines, cancel)
+            .await
+            .map_err(|e| e.to_string())
     }
 
     /// Ready `spec` (whose `cwd` is ignored) to run here. `env` names host
@@ -80,21 +122,11 @@ impl Place {
                 return Ok(Prepared { spec, _copy: None });
             }
             Place::Sandboxed(s) => s,
+            Place::Container(_) => {
+                return Err("a container command is run with `Place::run`".into())
+            }
         };
-        std::fs::create_dir_all(&s.scratch)
-            .map_err(|e| format!("creating {}: {e}", s.scratch.display()))?;
-        let copy = tempfile::Builder::new()
-            .prefix("check-")
-            .tempdir_in(&s.scratch)
-            .map_err(|e| format!("creating a copy of the change: {e}"))?;
-        crate::git::materialize::materialize(
-            &s.origin,
-            s.base,
-            &s.changes,
-            &s.workspace,
-            copy.path(),
-        )
-        .map_err(|e| format!("writing a copy of the change: {e}"))?;
+        let copy = s.fresh_copy()?;
         let mut writable = Vec::new();
         let mut vars: Vec<(String, String)> = BASE_ENV
             .iter()
@@ -137,5 +169,88 @@ impl Place {
             spec,
             _copy: Some(copy),
         })
+    }
+}
+
+impl Sandboxed {
+    /// A fresh copy of the change in a new directory under `scratch`.
+    fn fresh_copy(&self) -> Result<tempfile::TempDir, String> {
+        std::fs::create_dir_all(&self.scratch)
+            .map_err(|e| format!("creating {}: {e}", self.scratch.display()))?;
+        let copy = tempfile::Builder::new()
+            .prefix("check-")
+            .tempdir_in(&self.scratch)
+            .map_err(|e| format!("creating a copy of the change: {e}"))?;
+        crate::git::materialize::materialize(
+            &self.origin,
+            self.base,
+            &self.changes,
+            &self.workspace,
+            copy.path(),
+        )
+        .map_err(|e| format!("writing a copy of the change: {e}"))?;
+        Ok(copy)
+    }
+}
+
+/// Lines of output kept for a report, as the runner keeps them.
+const TAIL_LINES: usize = 40;
+
+impl Contained {
+    async fn run(
+        &self,
+        spec: CommandSpec,
+        env: &[String],
+        network: bool,
+        lines: Option<mpsc::UnboundedSender<LogLine>>,
+        cancel: &CancellationToken,
+    ) -> Result<Outcome, String> {
+        let copy = self.copy.fresh_copy()?;
+        let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let name = format!("{}.check-{n}", self.candidate);
+        let mut agent = self.agent.clone();
+        agent.network = Some(if network { "bridge" } else { "none" }.into());
+        agent.env = env.to_vec();
+        agent.keep_containers = false;
+        // The image has its own PATH and HOME: only the names the check
+        // lists go in.
+        let vars: Vec<(String, String)> = env
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
+            .collect();
+        let launch = LaunchSpec {
+            run: self.run.clone(),
+            candidate: name.clone(),
+            workdir: copy.path().to_path_buf(),
+            argv: spec.argv,
+            env: vars,
+            stdin: None,
+            timeout: spec.timeout,
+            image: Some(self.image.clone()),
+            agent: Some(agent.clone()),
+            repo: self.copy.origin.clone(),
+            resume: None,
+            confine: None,
+        };
+        let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+        let collect = tokio::spawn(async move {
+            let mut tail: std::collections::VecDeque<String> = Default::default();
+            while let Some(l) = rx.recv().await {
+                if tail.len() == TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(crate::text::cut(&l.text, 400));
+                if let Some(out) = &lines {
+                    let _ = out.send(l);
+                }
+            }
+            tail.into_iter().collect::<Vec<_>>().join("\n")
+        });
+        let launcher = DockerLauncher::new();
+        let result = launcher.run(launch, tx, cancel.clone()).await;
+        launcher.release(&self.run, &name, &agent).await;
+        let tail = collect.await.unwrap_or_default();
+        let exit = result.map_err(|e| e.to_string())?;
+        Ok(Outcome { exit, tail })
     }
 }

@@ -13,7 +13,7 @@ use crate::config::spec::{
 };
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::place::Place;
-use crate::exec::runner::{self, CommandSpec, LogLine};
+use crate::exec::runner::{CommandSpec, LogLine};
 use crate::layers::deps;
 use crate::layers::review;
 use crate::model::changeset::ChangeSet;
@@ -421,15 +421,6 @@ pub async fn run_command_criterion(
     };
     r = r.input("command", &command);
     let spec = CommandSpec::shell(&command, place.files().to_path_buf(), timeout);
-    let prepared = match place.prepare(spec, &[], false) {
-        Ok(p) => p,
-        Err(e) => {
-            return r
-                .errored(format!("could not prepare `{command}`: {e}"))
-                .finish()
-        }
-    };
-    let spec = &prepared.spec;
     let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
@@ -438,7 +429,7 @@ pub async fn run_command_criterion(
         }
         n
     });
-    let result = runner::run(spec, Some(tx), cancel).await;
+    let result = place.run(spec, &[], false, Some(tx), cancel).await;
     let ran = counter.await.unwrap_or(0);
     r.duration_ms = started.elapsed().as_millis() as u64;
     let outcome = match result {

@@ -6,7 +6,7 @@
 use crate::config::guardrails::Pattern;
 use crate::config::{Guardrail, GuardrailKind, Scope};
 use crate::exec::place::Place;
-use crate::exec::runner::{self, CommandSpec};
+use crate::exec::runner::CommandSpec;
 use crate::layers::secrets::SecretScanner;
 use crate::model::changeset::{ChangeSet, EntryKind, Operation};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
@@ -209,16 +209,7 @@ pub async fn run_command(
     };
     let mut r = base_report(g, changes, config_digest).input("command", command);
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout.get());
-    let prepared = match place.prepare(spec, env, *network) {
-        Ok(p) => p,
-        Err(e) => {
-            return r
-                .errored(format!("could not prepare `{command}`: {e}"))
-                .finish()
-        }
-    };
-    let spec = &prepared.spec;
-    match runner::run(spec, None, cancel).await {
+    match place.run(spec, env, *network, None, cancel).await {
         Ok(out) => {
             r.duration_ms = out.exit.duration_ms;
             r.exit_code = out.exit.code;

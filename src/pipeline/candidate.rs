@@ -7,7 +7,7 @@ use crate::agents::{self};
 use crate::config::spec::Task;
 use crate::config::Config;
 use crate::exec::launch::{Launcher, Resume};
-use crate::exec::place::{Place, Sandboxed};
+use crate::exec::place::{Contained, Place, Sandboxed};
 use crate::git::workspace::{self};
 use crate::layers::review::ReviewOutcome;
 use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
@@ -238,7 +238,7 @@ impl CandidateJob {
                     files = changes.files.len();
                     lines = changes.lines_changed();
                     kept_changes = Some(changes.clone());
-                    let place = Place::Sandboxed(Arc::new(Sandboxed {
+                    let copy = Sandboxed {
                         origin: self.repo.clone(),
                         workspace: workdir.clone(),
                         base: self.base,
@@ -249,7 +249,20 @@ impl CandidateJob {
                         cache: Some(candidate_dir.join("build-cache")),
                         hide: self.hidden(),
                         confined: crate::exec::sandbox::available().is_ok(),
-                    }));
+                    };
+                    // A docker candidate's commands run in a fresh container
+                    // from its image; the others in bubblewrap.
+                    let place = match (self.launcher.name(), &self.agent.image) {
+                        ("docker", Some(image)) => Place::Container(Arc::new(Contained {
+                            copy,
+                            run: self.run.clone(),
+                            candidate: id.clone(),
+                            image: image.clone(),
+                            agent: self.agent.clone(),
+                            seq: Default::default(),
+                        })),
+                        _ => Place::Sandboxed(Arc::new(copy)),
+                    };
                     let v = Verification {
                         config: &self.config,
                         place: &place,
