@@ -440,3 +440,36 @@ fn an_unsandboxed_agent_is_marked_in_the_lines_the_json_and_the_pr_body() {
     let md = stdout(&t.rascal(&["report", &run, "--format", "md"]));
     assert!(md.contains("**UNSANDBOXED**"), "{md}");
 }
+
+#[test]
+fn without_bubblewrap_an_agent_refuses_to_start_and_scripted_ones_run_unsandboxed() {
+    let t = repo_with_agents(
+        "agents:\n  real: { runtime: command, command: [\"sh\", \"-c\", \"echo x > src/b.rs\"] }\n  bare: { runtime: command, sandbox: none, command: [\"sh\", \"-c\", \"mkdir -p src; echo 'fn b() {}' > src/b.rs\"] }\n  demo: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"fn b() {}\\n\" }] }\n",
+    );
+    let no_bwrap = |args: &[&str]| {
+        std::process::Command::new(common::bin())
+            .args(args)
+            .current_dir(t.path())
+            .env("RASCAL_BWRAP", "")
+            .output()
+            .unwrap()
+    };
+    let o = no_bwrap(&["run", "x", "--agent", "real,bare", "--headless"]);
+    assert_eq!(code(&o), 2, "{}{}", stdout(&o), stderr(&o));
+    assert!(
+        stderr(&o).contains("agent `real`") && stderr(&o).contains("apt-get install bubblewrap"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(
+        !stdout(&t.rascal(&["list"])).contains("r-"),
+        "no run was started"
+    );
+    // `sandbox: none` and rascal's scripted agents run, marked.
+    let o = no_bwrap(&["run", "x", "--agent", "bare,demo", "--headless"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    assert!(out.contains("agent bare (command) UNSANDBOXED"), "{out}");
+    assert!(out.contains("agent demo (scripted) UNSANDBOXED"), "{out}");
+    assert!(out.contains("apt-get install bubblewrap"), "{out}");
+}

@@ -401,6 +401,12 @@ fn is_executable(path: &Path) -> bool {
 pub fn bwrap_path() -> Option<PathBuf> {
     static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
     PATH.get_or_init(|| {
+        // `RASCAL_BWRAP=PATH` names the program (an empty value or a path
+        // that is not executable: as if bubblewrap were not installed).
+        if let Some(given) = std::env::var_os("RASCAL_BWRAP") {
+            let p = PathBuf::from(given);
+            return is_executable(&p).then_some(p);
+        }
         let on_path = std::env::var_os("PATH")
             .into_iter()
             .flat_map(|p| std::env::split_paths(&p).collect::<Vec<_>>())
