@@ -54,6 +54,7 @@ fn paths(n: usize) -> ChangeSet {
         .collect();
     ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files,
     }
 }
@@ -125,6 +126,7 @@ fn bench_imports(c: &mut Criterion) {
     let perms = Permissions::compile(&cfg).expect("compile");
     let set = ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: files.to_vec(),
     };
     g.bench_function("forbidden_import_check_40k_lines", |b| {

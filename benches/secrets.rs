@@ -68,6 +68,7 @@ fn change_set(files: usize, lines: usize) -> ChangeSet {
         .collect();
     ChangeSet {
         base: "0".repeat(40),
+        tree: String::new(),
         files,
     }
 }

@@ -599,37 +599,36 @@ fn finalize_commits_only_what_was_verified() {
         "{}",
         stderr(&o)
     );
-    // The worktree changed after verification (say, a build script wrote a
-    // workflow): nothing is committed.
+    // The workspace changed after verification (say, a stray process wrote
+    // a workflow): finalize commits the verified tree, which lacks it.
     assert_eq!(code(&t.rascal(&["select", &id, "good"])), 0);
     let shown = json(&t.rascal(&["show", &id, "--json"]));
-    let wt = shown["candidates"][0]["worktree"]
-        .as_str()
+    let good = shown["candidates"]
+        .as_array()
         .unwrap()
-        .to_string();
+        .iter()
+        .find(|c| c["id"] == "good")
+        .unwrap()
+        .clone();
+    let wt = good["worktree"].as_str().unwrap().to_string();
+    let verified_tree = good["tree"].as_str().expect("tree in --json").to_string();
     std::fs::create_dir_all(format!("{wt}/.github/workflows")).unwrap();
     std::fs::write(format!("{wt}/.github/workflows/x.yml"), "on: push\n").unwrap();
-    let o = t.rascal(&["finalize", &id]);
-    assert_eq!(code(&o), 1);
-    assert!(
-        stderr(&o).contains("changed after it was verified"),
-        "{}",
-        stderr(&o)
-    );
-    assert!(t.repo.branches(None).unwrap().flatten().all(|(b, _)| !b
-        .name()
-        .unwrap()
-        .unwrap_or("")
-        .starts_with("rascal/make-b")));
-    // Put it back, and an artifact that is a symlink to a host file is not read.
-    std::fs::remove_dir_all(format!("{wt}/.github")).unwrap();
+    // And an artifact that is a symlink to a host file is not read.
     std::fs::create_dir_all(format!("{wt}/.rascal-artifacts")).unwrap();
     std::os::unix::fs::symlink(
         "/etc/hostname",
         format!("{wt}/.rascal-artifacts/pr_body.md"),
     )
     .unwrap();
-    let (o, _) = finalize(&t, &id);
+    let (o, commit) = finalize(&t, &id);
+    assert_eq!(commit.tree_id().to_string(), verified_tree);
+    assert!(commit
+        .tree()
+        .unwrap()
+        .get_path(std::path::Path::new(".github"))
+        .is_err());
+
     let body_path = stdout(&o)
         .lines()
         .find_map(|l| l.strip_prefix("PR body: "))

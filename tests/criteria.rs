@@ -43,6 +43,7 @@ fn crit(kind: CriterionKind, check: &str) -> Criterion {
 fn changes(files: &[(&str, Operation, &[&str])]) -> ChangeSet {
     ChangeSet {
         base: "0".repeat(40),
+        tree: String::new(),
         files: files
             .iter()
             .map(|(p, op, lines)| FileChange::new(*p, *op).with_lines(lines))
@@ -142,6 +143,7 @@ fn no_touch_files_sees_both_sides_of_a_rename() {
     renamed.old_path = Some("migrations/001.sql".into());
     let cs = ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![renamed],
     };
     let r = check_constraint(&c, &cs, &Mem::default());

@@ -403,3 +403,56 @@ fn an_agent_cannot_read_the_store_or_the_users_home() {
     let seen = std::fs::read_to_string(ws.join("seen.txt")).unwrap();
     assert_eq!(seen, "store-hidden\nhome-hidden\nrepo-hidden\n");
 }
+
+#[test]
+fn a_rewritten_object_in_the_workspace_store_cannot_change_what_finalize_commits() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo(
+        |_| {
+            "agents:\n  ok: { runtime: command, command: [\"sh\", \"-c\", \"echo 'pub fn two() -> u32 { 2 }' >> src/lib.rs\"] }\n".to_string()
+        },
+        "guardrails: []\n",
+    );
+    let o = run(&t, "ok", &[]);
+    let doc = json(&o);
+    let c = &doc["candidates"][0];
+    assert_eq!(c["verdict"], "pass", "{c}");
+    let ws = PathBuf::from(c["worktree"].as_str().unwrap());
+    let tree = git2::Oid::from_str(c["tree"].as_str().expect("tree")).unwrap();
+    // The new blob of src/lib.rs, as the workspace's store holds it.
+    let store = git2::Repository::open_bare(ws.join(".git")).unwrap();
+    let blob = store
+        .find_tree(tree)
+        .unwrap()
+        .get_path(Path::new("src/lib.rs"))
+        .unwrap()
+        .id();
+    // Replace that loose object with another (valid) object's bytes.
+    let other = tempfile::tempdir().unwrap();
+    let scratch = git2::Repository::init(other.path()).unwrap();
+    let evil = scratch.blob(b"pub fn evil() {}\n").unwrap();
+    let loose = |root: &Path, id: git2::Oid| {
+        let h = id.to_string();
+        root.join("objects").join(&h[..2]).join(&h[2..])
+    };
+    let target = loose(&ws.join(".git"), blob);
+    let mut perm = std::fs::metadata(&target).unwrap().permissions();
+    #[allow(clippy::permissions_set_readonly_false)]
+    perm.set_readonly(false);
+    std::fs::set_permissions(&target, perm).unwrap();
+    std::fs::copy(loose(&other.path().join(".git"), evil), &target).unwrap();
+    let run = doc["run"].as_str().unwrap();
+    assert_eq!(code(&t.rascal(&["select", run, "ok"])), 0);
+    let f = t.rascal(&["finalize", run]);
+    assert_ne!(code(&f), 0, "{}", stdout(&f));
+    assert!(
+        t.repo.branches(None).unwrap().flatten().all(|(b, _)| !b
+            .name()
+            .unwrap()
+            .unwrap_or("")
+            .starts_with("rascal/do-the-task")),
+        "a branch was created"
+    );
+}

@@ -54,6 +54,7 @@ fn with_lines(path: &str, lines: &[&str]) -> FileChange {
 fn set(files: Vec<FileChange>) -> ChangeSet {
     ChangeSet {
         base: "0".repeat(40),
+        tree: String::new(),
         files,
     }
 }

@@ -35,6 +35,7 @@ fn scanner() -> SecretScanner {
 fn one_file<S: AsRef<str>>(path: &str, lines: &[S]) -> ChangeSet {
     ChangeSet {
         base: "0".repeat(40),
+        tree: String::new(),
         files: vec![FileChange::new(path, Operation::Create).with_lines(lines)],
     }
 }
@@ -663,6 +664,7 @@ fn untracked_env_file_fires() {
     f.untracked = true;
     let issues = s.scan(&ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![f],
     });
     assert_eq!(rules_of(&issues), vec!["secrets/anthropic-api-key"]);
@@ -685,6 +687,7 @@ fn deleted_file_and_removed_lines_do_not_fire() {
     modified.removed = 1;
     let issues = s.scan(&ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![deleted, modified],
     });
     assert!(issues.is_empty(), "{issues:?}");
@@ -712,6 +715,7 @@ fn binary_and_large_files_are_skipped_with_info() {
     lying.size = 0;
     let issues = s.scan(&ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![bin, large, lying],
     });
     assert_eq!(
@@ -760,6 +764,7 @@ fn allow_paths_globs_skip_silently() {
     let line = [format!("t = \"{token}\"")];
     let cs = ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![
             FileChange::new("tests/fixtures/deep/a.txt", Operation::Create).with_lines(&line),
             FileChange::new("certs/dev/server.pem", Operation::Create).with_lines(&line),
@@ -857,6 +862,7 @@ fn five_thousand_file_change_set() {
         .with_lines(&[format!("const K: &str = \"{key}\";")]);
     let issues = s.scan(&ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files,
     });
     assert_eq!(rules_of(&issues), vec!["secrets/stripe-live-key"]);
@@ -869,6 +875,7 @@ fn empty_change_set_and_empty_files() {
     assert!(s.scan(&ChangeSet::default()).is_empty());
     let cs = ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![
             FileChange::new("empty.txt", Operation::Create),
             FileChange::new("blank.txt", Operation::Create).with_lines(&["", "\r", "   "]),
@@ -891,6 +898,7 @@ fn odd_paths_and_text() {
     ];
     let cs = ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: paths
             .iter()
             .map(|p| FileChange::new(*p, Operation::Create).with_lines(&line))
@@ -938,6 +946,7 @@ fn rename_and_mode_changes_scan_added_lines() {
     sym.symlink_target = Some(key.clone());
     let issues = s.scan(&ChangeSet {
         base: String::new(),
+        tree: String::new(),
         files: vec![f, sym],
     });
     assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);

@@ -181,14 +181,21 @@ impl Sandboxed {
             .prefix("check-")
             .tempdir_in(&self.scratch)
             .map_err(|e| format!("creating a copy of the change: {e}"))?;
-        crate::git::materialize::materialize(
-            &self.origin,
-            self.base,
-            &self.changes,
-            &self.workspace,
-            copy.path(),
-        )
-        .map_err(|e| format!("writing a copy of the change: {e}"))?;
+        // The change's tree when it was written (a candidate), else the base
+        // with the ChangeSet applied from the files.
+        let written = match git2::Oid::from_str(&self.changes.tree) {
+            Ok(tree) => crate::git::workspace::open(&self.origin).and_then(|user| {
+                crate::git::tree::checkout_tree(&user, &self.workspace, tree, copy.path())
+            }),
+            Err(_) => crate::git::materialize::materialize(
+                &self.origin,
+                self.base,
+                &self.changes,
+                &self.workspace,
+                copy.path(),
+            ),
+        };
+        written.map_err(|e| format!("writing a copy of the change: {e}"))?;
         Ok(copy)
     }
 }

@@ -143,81 +143,35 @@ pub fn finalize(
     }
     let repo = workspace::open(repo_dir)?;
     let base = git2::Oid::from_str(&summary.base)?;
-    let wt_repo = git2::Repository::open(&wt)?;
-
-    // Stage exactly the worktree's state (minus agent artifacts) into a
-    // fresh index built from the base tree, so the commit holds the change
-    // and nothing else, whatever the agent did to its own index.
-    let base_commit = repo.find_commit(base)?;
-    let mut index = git2::Index::new()?;
-    index.read_tree(&base_commit.tree()?)?;
-    let changes = workspace::changeset(repo_dir, &wt, base)?;
-    // Commit only what was verified: the change must be the one the layers
-    // saw (a build script or a stray process may have written since).
-    let verified = cand
+    // Commit exactly the tree that was verified: the receipts of the
+    // candidate's required reports must name it, and it is taken from the
+    // workspace's object store (every object hash-checked), never re-read
+    // from the workspace's files.
+    let Some(tree_id) = cand.tree.clone() else {
+        return Err(FinalizeError::ChangedSinceVerified {
+            candidate: selected,
+            what: "no verified change tree is recorded for it".into(),
+        });
+    };
+    let want = crate::model::verdict::digest(&tree_id);
+    let stale: Vec<String> = cand
         .reports
         .iter()
-        .find_map(|r| r.receipt.inputs.get("diff").cloned());
-    match verified {
-        Some(d) if d == crate::model::verdict::digest(changes.fingerprint()) => {}
-        Some(_) => {
-            return Err(FinalizeError::ChangedSinceVerified {
-                candidate: selected,
-                what: format!(
-                    "{} files differ from the verified change",
-                    changes.files.len()
-                ),
-            })
-        }
-        None => {
-            return Err(FinalizeError::ChangedSinceVerified {
-                candidate: selected,
-                what: "no verified change is recorded for it".into(),
-            })
-        }
+        .filter(|r| r.required && r.status != crate::model::verdict::Status::Skipped)
+        .filter_map(|r| {
+            let named = r.receipt.inputs.get("diff")?;
+            (named != &want).then(|| format!("{} {}", r.layer, r.check))
+        })
+        .collect();
+    if !stale.is_empty() {
+        return Err(FinalizeError::ChangedSinceVerified {
+            candidate: selected,
+            what: format!("{} checked another tree", stale.join(", ")),
+        });
     }
-    for f in &changes.files {
-        for p in f.paths() {
-            let _ = index.remove_path(Path::new(p));
-            let _ = index.remove_dir(Path::new(p), 0);
-        }
-        if f.new_kind.is_none() {
-            continue;
-        }
-        let full = wt.join(&f.path);
-        let meta =
-            std::fs::symlink_metadata(&full).map_err(io(format!("reading {}", full.display())))?;
-        let (oid, mode) = if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(&full)
-                .map_err(io(format!("reading link {}", full.display())))?;
-            (repo.blob(target.to_string_lossy().as_bytes())?, 0o120000)
-        } else if meta.is_dir() {
-            // A gitlink (submodule): record its HEAD commit.
-            let sub = git2::Repository::open(&full)?;
-            let head = sub.head()?.peel_to_commit()?.id();
-            (head, 0o160000)
-        } else {
-            use std::os::unix::fs::PermissionsExt;
-            let bytes = std::fs::read(&full).map_err(io(format!("reading {}", full.display())))?;
-            let exec = meta.permissions().mode() & 0o111 != 0;
-            (repo.blob(&bytes)?, if exec { 0o100755 } else { 0o100644 })
-        };
-        index.add(&git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode,
-            uid: 0,
-            gid: 0,
-            file_size: 0,
-            id: oid,
-            flags: (f.path.len().min(0xfff)) as u16,
-            flags_extended: 0,
-            path: f.path.as_bytes().to_vec(),
-        })?;
-    }
-    let tree_oid = index.write_tree_to(&repo)?;
+    let tree_oid = git2::Oid::from_str(&tree_id)?;
+    crate::git::tree::import_tree(&repo, &wt, tree_oid)?;
+    let base_commit = repo.find_commit(base)?;
     let tree = repo.find_tree(tree_oid)?;
 
     let artifacts = wt.join(ARTIFACTS_DIR);
@@ -234,7 +188,6 @@ pub fn finalize(
         true,
         &format!("rascal: finalize {}", summary.run),
     )?;
-    drop(wt_repo);
 
     let run_dir = workspace::files_dir(&repo).join("runs").join(&summary.run);
     std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;

@@ -4,4 +4,5 @@
 pub mod author;
 pub mod base;
 pub mod materialize;
+pub mod tree;
 pub mod workspace;

@@ -419,6 +419,7 @@ pub fn changeset_with(
     Ok(ChangeSet {
         base: base.to_string(),
         files: out,
+        tree: String::new(),
     })
 }
 

@@ -346,6 +346,7 @@ mod tests {
     fn cs(files: &[(&str, &[&str])]) -> ChangeSet {
         ChangeSet {
             base: "0".into(),
+            tree: String::new(),
             files: files
                 .iter()
                 .map(|(p, lines)| FileChange::new(*p, Operation::Modify).with_lines(lines))

@@ -145,6 +145,10 @@ pub struct ChangeSet {
     /// The base commit id (hex).
     pub base: String,
     pub files: Vec<FileChange>,
+    /// The change as a git tree (the base tree with every changed file),
+    /// once written: the candidate's fingerprint. Empty for `rascal check`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tree: String,
 }
 
 impl ChangeSet {
@@ -159,8 +163,12 @@ impl ChangeSet {
         self.files.is_empty()
     }
 
-    /// A stable text form of the change, for receipts and comparisons.
+    /// A stable text form of the change, for receipts and comparisons: its
+    /// tree id once written, else a digest of the ChangeSet.
     pub fn fingerprint(&self) -> String {
+        if !self.tree.is_empty() {
+            return self.tree.clone();
+        }
         crate::model::verdict::digest(serde_json::to_vec(self).unwrap_or_default())
     }
 }

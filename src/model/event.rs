@@ -71,6 +71,9 @@ pub enum RunEvent {
         reason: Option<String>,
         files: usize,
         lines: u64,
+        /// The change as a git tree in the candidate's workspace repository.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tree: Option<String>,
     },
     /// The comparator ranked the finished candidates (Layer 1).
     Ranked {

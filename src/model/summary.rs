@@ -20,6 +20,10 @@ pub struct CandidateSummary {
     /// The agent ran without a sandbox.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub unsandboxed: bool,
+    /// The change as a git tree in the workspace repository (what was
+    /// verified, and what `finalize` commits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tree: Option<String>,
     /// None while still running (or when the run was interrupted).
     pub verdict: Option<Verdict>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -222,6 +226,7 @@ impl RunSummary {
                         runtime: c.runtime.clone(),
                         worktree: c.worktree.clone(),
                         unsandboxed: c.unsandboxed,
+                        tree: None,
                         verdict: None,
                         reason: None,
                         files_changed: 0,
@@ -252,8 +257,10 @@ impl RunSummary {
                 reason,
                 files,
                 lines,
+                tree,
             } => {
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.tree = tree.clone();
                     c.verdict = Some(*verdict);
                     c.effective_verdict = Some(crate::model::decision::effective_verdict(
                         &c.reports,
@@ -432,6 +439,7 @@ mod tests {
             reason: None,
             files: 1,
             lines: 1,
+            tree: None,
         }
     }
 

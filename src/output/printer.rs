@@ -130,6 +130,7 @@ impl Printer {
                 reason,
                 files,
                 lines,
+                tree,
             } => {
                 let usage = self
                     .summary
@@ -146,6 +147,9 @@ impl Printer {
                     crate::text::change_size(*files as u64, *lines),
                 );
                 l.push_str(&usage);
+                if let Some(t) = tree {
+                    l.push_str(&format!(" · tree {}", &t[..t.len().min(12)]));
+                }
                 if let Some(r) = reason {
                     l.push_str(&format!(" · {}", sanitize(r)));
                 }

@@ -166,6 +166,11 @@ impl CandidateJob {
             reason,
             files: done.files,
             lines: done.lines,
+            tree: done
+                .changes
+                .as_ref()
+                .map(|c| c.tree.clone())
+                .filter(|t| !t.is_empty()),
         });
         CandidateOutcome {
             id: self.info.id.clone(),
@@ -222,7 +227,17 @@ impl CandidateJob {
         let mut kept_changes = None;
         let mut review = None;
         if agent_ok {
-            match workspace::changeset(&self.repo, &workdir, self.base) {
+            // The change, then the change as a git tree: its id is what
+            // every receipt names and what finalize commits.
+            let change = workspace::changeset(&self.repo, &workdir, self.base).and_then(|mut c| {
+                if !c.is_empty() {
+                    c.tree =
+                        crate::git::tree::write_change_tree(&self.repo, &workdir, self.base, &c)?
+                            .to_string();
+                }
+                Ok(c)
+            });
+            match change {
                 Ok(changes) if changes.is_empty() => {
                     let r = Report::new(Layer::Agent, "changes")
                         .input("base", self.base.to_string())

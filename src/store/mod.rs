@@ -702,6 +702,7 @@ mod tests {
                 reason: None,
                 files: 1,
                 lines: 2,
+                tree: None,
             },
             RunEvent::RunFinished {
                 verdict,

@@ -191,6 +191,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                 reason,
                 files: 1 + kind,
                 lines: 10 + kind as u64 * 5,
+                tree: None,
             },
             at + 30,
         ));

@@ -123,6 +123,12 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             None => String::new(),
         }
     );
+    if let Some(tree) = cand.and_then(|c| c.tree.as_deref()) {
+        let _ = writeln!(
+            out,
+            "The verified change is tree `{tree}` (every check's receipt names it; this commit holds exactly it).\n"
+        );
+    }
     match &s.journal {
         Some(ChainHead {
             events,

@@ -1,0 +1,277 @@
+//! The change as a git tree. When an agent finishes, its workspace's content
+//! is written as a tree: the base tree (read from the user's repository,
+//! never from the workspace's own `.git`) with every changed file of the
+//! ChangeSet. The tree id is the candidate's fingerprint: every receipt
+//! names it, verification commands run on a copy written from it, and
+//! `finalize` commits exactly it. Objects are written into the workspace
+//! repository; reading them back prefers the user's repository and checks
+//! every hash, so an agent rewriting its own object store changes nothing.
+
+use crate::git::workspace::{open, Result, WorkspaceError};
+use crate::model::changeset::ChangeSet;
+use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use std::path::Path;
+
+fn refuse(what: String, why: &str) -> WorkspaceError {
+    WorkspaceError::Io {
+        what,
+        source: std::io::Error::other(why.to_string()),
+    }
+}
+
+/// The workspace's object store, opened without trusting anything else in
+/// its `.git` (which must be a real directory: not a file pointing
+/// elsewhere, not a symlink).
+pub fn workspace_store(ws: &Path) -> Result<Repository> {
+    let dotgit = ws.join(".git");
+    let meta = std::fs::symlink_metadata(&dotgit).map_err(|e| WorkspaceError::Io {
+        what: format!("reading {}", dotgit.display()),
+        source: e,
+    })?;
+    if !meta.is_dir() {
+        return Err(refuse(
+            format!("the workspace {}", ws.display()),
+            "its .git is not the directory rascal created",
+        ));
+    }
+    git2::opts::strict_hash_verification(true);
+    Ok(Repository::open_bare(&dotgit)?)
+}
+
+/// Write the change `changes` (files read from `ws`) onto the base tree of
+/// the repository at `origin`, into the workspace's object store. Returns
+/// the tree id.
+pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSet) -> Result<Oid> {
+    let user = open(origin)?;
+    let store = workspace_store(ws)?;
+    let mut index = git2::Index::new()?;
+    index.read_tree(&user.find_commit(base)?.tree()?)?;
+    for f in &changes.files {
+        for p in f.paths() {
+            let _ = index.remove_path(Path::new(p));
+            let _ = index.remove_dir(Path::new(p), 0);
+        }
+        if f.new_kind.is_none() {
+            continue;
+        }
+        let full = inside(ws, &f.path)?;
+        let meta = std::fs::symlink_metadata(&full).map_err(|e| WorkspaceError::Io {
+            what: format!("reading {}", full.display()),
+            source: e,
+        })?;
+        let (oid, mode) = if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(&full).map_err(|e| WorkspaceError::Io {
+                what: format!("reading link {}", full.display()),
+                source: e,
+            })?;
+            (store.blob(target.to_string_lossy().as_bytes())?, 0o120000)
+        } else if meta.is_dir() {
+            // A gitlink (submodule): its HEAD commit.
+            let sub = Repository::open(&full)?;
+            let head = sub.head()?.peel_to_commit()?.id();
+            (head, 0o160000)
+        } else {
+            use std::os::unix::fs::PermissionsExt;
+            let bytes = std::fs::read(&full).map_err(|e| WorkspaceError::Io {
+                what: format!("reading {}", full.display()),
+                source: e,
+            })?;
+            let exec = meta.permissions().mode() & 0o111 != 0;
+            (store.blob(&bytes)?, if exec { 0o100755 } else { 0o100644 })
+        };
+        index.add(&git2::IndexEntry {
+            ctime: git2::IndexTime::new(0, 0),
+            mtime: git2::IndexTime::new(0, 0),
+            dev: 0,
+            ino: 0,
+            mode,
+            uid: 0,
+            gid: 0,
+            file_size: 0,
+            id: oid,
+            flags: (f.path.len().min(0xfff)) as u16,
+            flags_extended: 0,
+            path: f.path.as_bytes().to_vec(),
+        })?;
+    }
+    // The base's tree objects go into the workspace's store (the index may
+    // refer to unchanged subtrees by id); they come from the user's
+    // repository, whatever the workspace's store holds.
+    let odb = store.odb()?;
+    let base_tree = user.find_commit(base)?.tree()?;
+    let mut trees = vec![base_tree.id()];
+    base_tree.walk(TreeWalkMode::PreOrder, |_, e| {
+        if e.kind() == Some(ObjectType::Tree) {
+            trees.push(e.id());
+        }
+        TreeWalkResult::Ok
+    })?;
+    let user_odb = user.odb()?;
+    for t in trees {
+        let obj = user_odb.read(t)?;
+        odb.write(obj.kind(), obj.data())?;
+    }
+    Ok(index.write_tree_to(&store)?)
+}
+
+/// One object of a change tree, from the user's repository when it has it
+/// (the base), else from the workspace's store (hash-checked).
+pub fn read_object(
+    user: &Repository,
+    store: &Repository,
+    oid: Oid,
+) -> Result<(ObjectType, Vec<u8>)> {
+    for repo in [user, store] {
+        let odb = repo.odb()?;
+        if odb.exists(oid) {
+            let obj = odb.read(oid)?;
+            // Strict: what was read must hash to what was asked for.
+            let again = Oid::hash_object(obj.kind(), obj.data())?;
+            if again != oid {
+                return Err(refuse(
+                    format!("object {oid}"),
+                    "its content does not match its id (the workspace's object store was changed)",
+                ));
+            }
+            return Ok((obj.kind(), obj.data().to_vec()));
+        }
+    }
+    Err(refuse(format!("object {oid}"), "missing from the change"))
+}
+
+/// One entry of a tree: name, id, kind, file mode.
+type Entry = (String, Oid, Option<ObjectType>, i32);
+
+/// What `for_each_object` calls for every object.
+type Visit<'a> = dyn FnMut(Oid, ObjectType, &[u8]) -> Result<()> + 'a;
+
+/// The entries of tree `oid` (name, id, kind, file mode), read like
+/// `read_object` (the user's repository first, every hash checked).
+fn entries(user: &Repository, store: &Repository, oid: Oid) -> Result<Vec<Entry>> {
+    read_object(user, store, oid)?;
+    let repo = if user.odb()?.exists(oid) { user } else { store };
+    let tree = repo.find_tree(oid)?;
+    tree.iter()
+        .map(|e| {
+            let name = e
+                .name()
+                .map_err(|_| refuse(format!("tree {oid}"), "an entry name is not UTF-8"))?
+                .to_string();
+            Ok((name, e.id(), e.kind(), e.filemode()))
+        })
+        .collect()
+}
+
+/// Visit every object reachable from tree `tree` (trees and blobs; gitlinks
+/// are skipped), each hash-checked.
+pub fn for_each_object(
+    user: &Repository,
+    store: &Repository,
+    tree: Oid,
+    visit: &mut Visit<'_>,
+) -> Result<()> {
+    let mut stack = vec![tree];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(oid) = stack.pop() {
+        if !seen.insert(oid) {
+            continue;
+        }
+        let (kind, data) = read_object(user, store, oid)?;
+        if kind == ObjectType::Tree {
+            for (_, id, k, _) in entries(user, store, oid)? {
+                if matches!(k, Some(ObjectType::Tree) | Some(ObjectType::Blob)) {
+                    stack.push(id);
+                }
+            }
+        }
+        visit(oid, kind, &data)?;
+    }
+    Ok(())
+}
+
+/// Copy the change tree `tree` from the workspace at `ws` into the user's
+/// repository (objects it already has are not read from the workspace).
+pub fn import_tree(user: &Repository, ws: &Path, tree: Oid) -> Result<()> {
+    let store = workspace_store(ws)?;
+    let odb = user.odb()?;
+    for_each_object(user, &store, tree, &mut |oid, kind, data| {
+        if !odb.exists(oid) && odb.write(kind, data)? != oid {
+            return Err(refuse(format!("object {oid}"), "wrote a different object"));
+        }
+        Ok(())
+    })
+}
+
+/// `path` in `ws`, never through a symlinked directory.
+fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
+    let mut at = ws.to_path_buf();
+    let parts: Vec<_> = Path::new(path).components().collect();
+    for (i, c) in parts.iter().enumerate() {
+        match c {
+            std::path::Component::Normal(_) => at.push(c),
+            _ => {
+                return Err(refuse(
+                    format!("the change names `{path}`"),
+                    "a path outside the repository",
+                ))
+            }
+        }
+        if i + 1 < parts.len() {
+            let meta = std::fs::symlink_metadata(&at).map_err(|e| WorkspaceError::Io {
+                what: format!("reading {}", at.display()),
+                source: e,
+            })?;
+            if !meta.is_dir() {
+                return Err(refuse(
+                    format!("reading {path}"),
+                    "a parent is not a directory (a symlink cannot lead out of the workspace)",
+                ));
+            }
+        }
+    }
+    Ok(at)
+}
+
+/// Write tree `tree` out as files under `dest` (an empty directory).
+pub fn checkout_tree(user: &Repository, ws: &Path, tree: Oid, dest: &Path) -> Result<()> {
+    let store = workspace_store(ws)?;
+    write_tree(user, &store, tree, dest)
+}
+
+fn write_tree(user: &Repository, store: &Repository, tree: Oid, dir: &Path) -> Result<()> {
+    let io = |what: String| move |source| WorkspaceError::Io { what, source };
+    for (name, id, kind, mode) in entries(user, store, tree)? {
+        if name.contains('/') || name == ".." || name == "." || name.is_empty() {
+            return Err(refuse(
+                format!("tree {tree}"),
+                "an entry name leaves its directory",
+            ));
+        }
+        let path = dir.join(&name);
+        match kind {
+            Some(ObjectType::Tree) => {
+                std::fs::create_dir_all(&path)
+                    .map_err(io(format!("creating {}", path.display())))?;
+                write_tree(user, store, id, &path)?;
+            }
+            Some(ObjectType::Blob) => {
+                let (_, bytes) = read_object(user, store, id)?;
+                if mode == 0o120000 {
+                    std::os::unix::fs::symlink(String::from_utf8_lossy(&bytes).as_ref(), &path)
+                        .map_err(io(format!("creating link {}", path.display())))?;
+                } else {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::write(&path, &bytes)
+                        .map_err(io(format!("writing {}", path.display())))?;
+                    let mode = if mode == 0o100755 { 0o755 } else { 0o644 };
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
+                        .map_err(io(format!("setting the mode of {}", path.display())))?;
+                }
+            }
+            // A submodule: an empty directory, as a fresh checkout has it.
+            _ => std::fs::create_dir_all(&path)
+                .map_err(io(format!("creating {}", path.display())))?,
+        }
+    }
+    Ok(())
+}
