@@ -333,3 +333,46 @@ fn what_an_agent_does_to_its_own_git_does_not_change_the_change() {
     let paths: Vec<&str> = cs.files.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, vec!["a.txt", "hidden.rs"], "{:#?}", cs.files);
 }
+
+#[test]
+fn only_the_base_commits_ignore_rules_decide_what_is_left_out() {
+    let t = TestRepo::new(&[
+        (".gitignore", "/target\n"),
+        ("src/lib.rs", "pub mod a;\n"),
+        ("src/a.rs", "pub fn a() {}\n"),
+    ]);
+    let base = t.head();
+    let files = tempfile::tempdir().unwrap();
+    let ws = workspace::create_workspace(
+        &t.repo,
+        base,
+        &workspace::workspace_path(files.path(), "r-test-0003", "sly"),
+    )
+    .unwrap();
+    // A .gitignore of its own hides a new file (and itself) …
+    std::fs::write(ws.join("src/.gitignore"), "hidden.rs\n.gitignore\n").unwrap();
+    std::fs::write(ws.join("src/hidden.rs"), "pub fn token() {}\n").unwrap();
+    // … an exclude in its own .git hides a directory …
+    std::fs::write(ws.join(".git/info/exclude"), ".cargo/\n").unwrap();
+    std::fs::create_dir_all(ws.join(".cargo")).unwrap();
+    std::fs::write(ws.join(".cargo/config.toml"), "[build]\n").unwrap();
+    // … and deleting the base's .gitignore does not put target/ in.
+    std::fs::remove_file(ws.join(".gitignore")).unwrap();
+    std::fs::create_dir_all(ws.join("target/debug")).unwrap();
+    std::fs::write(ws.join("target/debug/out"), "binary-ish\n").unwrap();
+    let cs = workspace::changeset(t.path(), &ws, base).unwrap();
+    let paths: Vec<(&str, Operation)> = cs.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+    assert_eq!(
+        paths,
+        vec![
+            (".cargo/config.toml", Operation::Create),
+            (".gitignore", Operation::Delete),
+            ("src/.gitignore", Operation::Create),
+            ("src/hidden.rs", Operation::Create),
+        ],
+        "{:#?}",
+        cs.files
+    );
+    let hidden = cs.files.iter().find(|f| f.path == "src/hidden.rs").unwrap();
+    assert_eq!(hidden.added_lines[0].text, "pub fn token() {}");
+}

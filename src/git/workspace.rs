@@ -415,12 +415,100 @@ pub fn changeset_with(
         }
     }
     out.retain(|f| !f.paths().any(artifact));
+    // Only the base commit's ignore rules decide what is left out: a new
+    // path the base ignores (`target/`) is not part of the change, even when
+    // the candidate deleted the `.gitignore` that said so; a file hidden
+    // only by a `.gitignore` (or exclude) the candidate wrote is.
+    let ignores = crate::git::ignore::BaseIgnores::of(&repo, base)?;
+    out.retain(|f| {
+        !(f.op == Operation::Create
+            && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
+    });
+    for path in ignored_files(&repo, base)? {
+        if !ignores.ignored(&path, false) && !artifact(&path) {
+            out.push(new_file(&workdir, &path, limits));
+        }
+    }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(ChangeSet {
         base: base.to_string(),
         files: out,
         tree: String::new(),
     })
+}
+
+/// Files in the working tree that its own ignore rules leave out.
+fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
+    let tree = repo.find_commit(base)?.tree()?;
+    let mut opts = DiffOptions::new();
+    opts.include_ignored(true)
+        .recurse_ignored_dirs(true)
+        .include_untracked(true)
+        .ignore_submodules(true);
+    let diff = repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts))?;
+    Ok(diff
+        .deltas()
+        .filter(|d| d.status() == Delta::Ignored)
+        .filter_map(|d| {
+            d.new_file()
+                .path()
+                .map(|p| p.to_string_lossy().into_owned())
+        })
+        .filter(|p| !p.ends_with('/'))
+        .collect())
+}
+
+/// A new file read straight from the working tree (one its own ignore
+/// rules hid from git), with its added lines.
+fn new_file(workdir: &Path, path: &str, limits: &ChangeSetLimits) -> FileChange {
+    let full = workdir.join(path);
+    let meta = std::fs::symlink_metadata(&full).ok();
+    let mut change = FileChange::new(path, Operation::Create);
+    change.untracked = true;
+    change.size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+    let kind = match &meta {
+        Some(m) if m.file_type().is_symlink() => EntryKind::Symlink,
+        Some(m) => {
+            use std::os::unix::fs::PermissionsExt;
+            if m.permissions().mode() & 0o111 != 0 {
+                EntryKind::Executable
+            } else {
+                EntryKind::File
+            }
+        }
+        None => EntryKind::File,
+    };
+    change.new_kind = Some(kind);
+    if kind == EntryKind::Symlink {
+        change.symlink_target = std::fs::read_link(&full)
+            .ok()
+            .map(|t| t.to_string_lossy().into_owned());
+        change.added = 1;
+        return change;
+    }
+    let bytes = std::fs::read(&full).unwrap_or_default();
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        change.binary = true;
+        return change;
+    }
+    for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
+        let mut text = line.trim_end_matches('\r').to_string();
+        if text.len() > limits.max_line_bytes {
+            let mut cut = limits.max_line_bytes;
+            while !text.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let dropped = text.len() - cut;
+            text.truncate(cut);
+            text.push_str(&format!(" …[{dropped} bytes cut]"));
+        }
+        change.added += 1;
+        change.added_lines.push(AddedLine {
+            line: i as u32 + 1,
+            text,
+        });
+    }
+    change
 }
 
 /// Binary by content: a NUL byte in the first 8 KiB (as git decides).
