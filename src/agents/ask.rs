@@ -13,6 +13,10 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+/// The environment variable carrying a review's nonce to the reviewer
+/// process (real CLIs read it from the prompt; scripted ones from here).
+pub const REVIEW_NONCE_ENV: &str = "RASCAL_REVIEW_NONCE";
+
 /// Answers above this size are refused (an answer is small).
 pub const MAX_ANSWER_BYTES: usize = 1024 * 1024;
 
@@ -72,11 +76,14 @@ pub struct Answer {
 }
 
 /// Run agent `name` on `prompt` in an empty scratch directory; its prompt,
-/// scenario and output log are kept under `dir`.
+/// scenario and output log are kept under `dir`. `extra_env` is added to
+/// the agent's environment (e.g. the review nonce, for scripted reviewers).
+#[allow(clippy::too_many_arguments)]
 pub async fn ask(
     name: &str,
     agent_cfg: &AgentConfig,
     prompt: &str,
+    extra_env: &[(String, String)],
     dir: &Path,
     site: &Site,
     timeout: Duration,
@@ -113,13 +120,14 @@ pub async fn ask(
         attempt: site.attempt,
         sandboxed: confined,
     };
-    let inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
+    let mut inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
         Ok(inv) => inv,
         Err(e) => {
             answer.problem = Some(format!("could not be prepared: {e}"));
             return answer;
         }
     };
+    inv.env.extend(extra_env.iter().cloned());
     answer.command = inv.argv.join(" ");
     let mut spec = CommandSpec::new(inv.argv.clone(), scratch.path().to_path_buf(), timeout);
     spec.env = Env::Only(inv.env.clone());
@@ -193,18 +201,34 @@ pub async fn ask(
     answer
 }
 
-/// claude and codex print JSON event streams; the answer is the text of
-/// their final messages. Other runtimes answer on stdout as is.
+/// claude, codex and goose print JSON event streams; the answer is the
+/// text of their final messages (goose: the last assistant message). Other
+/// runtimes answer on stdout as is.
 fn answer_text(runtime: RuntimeKind, stdout: Vec<u8>) -> Vec<u8> {
-    if !matches!(runtime, RuntimeKind::Claude | RuntimeKind::Codex) {
+    if !matches!(
+        runtime,
+        RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose
+    ) {
         return stdout;
     }
     let text = String::from_utf8_lossy(&stdout);
     let mut out = String::new();
+    // goose: the text of the last assistant message (its parts may come in
+    // several events carrying the same message id).
+    let mut goose_last: Option<(Option<String>, String)> = None;
     for line in text.lines() {
         let Ok(Value::Object(ev)) = serde_json::from_str::<Value>(line) else {
             continue;
         };
+        if runtime == RuntimeKind::Goose {
+            if let Some((id, t)) = goose_assistant_text(&ev) {
+                match &mut goose_last {
+                    Some((last_id, acc)) if id.is_some() && *last_id == id => acc.push_str(&t),
+                    _ => goose_last = Some((id, t)),
+                }
+            }
+            continue;
+        }
         // claude: {"type":"result","result":"..."}
         if ev.get("type").and_then(Value::as_str) == Some("result") {
             if let Some(Value::String(s)) = ev.get("result") {
@@ -222,9 +246,73 @@ fn answer_text(runtime: RuntimeKind, stdout: Vec<u8>) -> Vec<u8> {
             }
         }
     }
-    if out.is_empty() {
+    if let Some((_, t)) = goose_last {
+        out = t;
+        out.push('\n');
+    }
+    if out.trim().is_empty() {
         stdout
     } else {
         out.into_bytes()
+    }
+}
+
+/// goose: {"type":"message","message":{"id":..,"role":"assistant","content":[{"type":"text","text":"..."}]}}
+/// → (message id, its text), for an assistant message with text.
+fn goose_assistant_text(ev: &Map<String, Value>) -> Option<(Option<String>, String)> {
+    if ev.get("type").and_then(Value::as_str) != Some("message") {
+        return None;
+    }
+    let msg = ev.get("message")?;
+    if msg.get("role").and_then(Value::as_str) != Some("assistant") {
+        return None;
+    }
+    let text: String = msg
+        .get("content")?
+        .as_array()?
+        .iter()
+        .filter(|c| c.get("type").and_then(Value::as_str) == Some("text"))
+        .filter_map(|c| c.get("text").and_then(Value::as_str))
+        .collect();
+    if text.is_empty() {
+        return None;
+    }
+    let id = msg.get("id").and_then(Value::as_str).map(String::from);
+    Some((id, text))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn goose_answer_is_the_last_assistant_message_of_a_recorded_stream() {
+        let stream = include_bytes!("../../tests/fixtures/streams/goose.jsonl").to_vec();
+        let got = answer_text(RuntimeKind::Goose, stream);
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            "The endpoint is in place.\n"
+        );
+    }
+
+    #[test]
+    fn goose_parts_of_one_message_are_joined_and_tool_calls_are_not_answers() {
+        let stream = concat!(
+            r#"{"type":"message","message":{"id":"a","role":"assistant","content":[{"type":"text","text":"thinking about it"}]}}"#,
+            "\n",
+            r#"{"type":"message","message":{"id":"b","role":"assistant","content":[{"type":"text","text":"{\"verdict\": "}]}}"#,
+            "\n",
+            r#"{"type":"message","message":{"id":"b","role":"assistant","content":[{"type":"text","text":"\"approve\"}"}]}}"#,
+            "\n",
+            r#"{"type":"message","message":{"id":"c","role":"user","content":[{"type":"text","text":"user text"}]}}"#,
+            "\n",
+            r#"{"type":"complete","total_tokens":10}"#,
+            "\n"
+        );
+        let got = answer_text(RuntimeKind::Goose, stream.as_bytes().to_vec());
+        assert_eq!(
+            String::from_utf8(got).unwrap(),
+            "{\"verdict\": \"approve\"}\n"
+        );
     }
 }

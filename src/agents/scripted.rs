@@ -12,11 +12,24 @@ pub const SUBCOMMAND: &str = "__scripted-agent";
 
 pub use crate::config::scenario::{Step, BUILTIN_NAMES};
 
-/// A reviewer's JSON verdict, fenced as a model would print it.
+/// A reviewer's JSON verdict, fenced as a model would print it, echoing
+/// the review's nonce (`{nonce}` is replaced when played).
 fn verdict(decision: &str, issues: &str) -> Step {
     say(&format!(
-        "```json\n{{\"verdict\": \"{decision}\", \"issues\": [{issues}]}}\n```"
+        "```json\n{{\"nonce\": \"{NONCE_PLACEHOLDER}\", \"verdict\": \"{decision}\", \"issues\": [{issues}]}}\n```"
     ))
+}
+
+/// In a `say` step, replaced by `$RASCAL_REVIEW_NONCE` (set for reviewers
+/// only): how a scripted reviewer echoes the review's nonce.
+pub const NONCE_PLACEHOLDER: &str = "{nonce}";
+
+/// `text` with the review nonce filled in (unchanged outside a review).
+fn with_nonce(text: &str) -> std::borrow::Cow<'_, str> {
+    match std::env::var(crate::agents::ask::REVIEW_NONCE_ENV) {
+        Ok(n) if text.contains(NONCE_PLACEHOLDER) => text.replace(NONCE_PLACEHOLDER, &n).into(),
+        _ => text.into(),
+    }
 }
 
 const SHOUT_ISSUE: &str = r#"{"severity": "major", "location": "src/lib.rs:9", "description": "shout() is not covered by a test of its own"}"#;
@@ -247,7 +260,7 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
             match step {
                 Step::Say { text } => {
                     let mut o = stdout.lock();
-                    writeln!(o, "{text}")?;
+                    writeln!(o, "{}", with_nonce(text))?;
                     o.flush()?;
                 }
                 Step::Warn { text } => eprintln!("{text}"),

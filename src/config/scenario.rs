@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "do", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Step {
-    /// Print a line on stdout.
+    /// Print a line on stdout. In a reviewer, `{nonce}` is replaced by the
+    /// review's nonce (`$RASCAL_REVIEW_NONCE`).
     Say {
         text: String,
     },

@@ -550,6 +550,7 @@ async fn run_judge(
         j.name,
         j.agent,
         &judge_prompt(task, c, diff),
+        &[],
         &dir,
         &j.site,
         j.timeout,

@@ -69,7 +69,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         .map(|d| d.get())
         .unwrap_or(Duration::from_secs(600));
     let answer =
-        crate::agents::ask::ask(judge, agent, &prompt, &site.dir, site, timeout, cancel).await;
+        crate::agents::ask::ask(judge, agent, &prompt, &[], &site.dir, site, timeout, cancel).await;
     if let Some(p) = answer.problem {
         note.problem = Some(format!("the judge {p}"));
         return note;
