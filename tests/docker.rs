@@ -915,3 +915,52 @@ fn guardrail_commands_of_a_docker_candidate_run_in_a_fresh_container_on_a_copy()
             .unwrap();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_container_agent_reaches_neither_the_users_repository_nor_a_sibling_and_leaves_nothing_running()
+{
+    let Some(e) = engine() else { return };
+    let t = TestRepo::new(&[("README.md", "hello\n")]);
+    let script = format!(
+        "echo evil >> {r}/README.md 2>/dev/null; mkdir -p ../b 2>/dev/null && echo evil > ../b/backdoor.txt 2>/dev/null; ls {r}/.git/rascal > seen.txt 2>&1; setsid sleep 1000 & echo ok > a.txt",
+        r = t.path().display()
+    );
+    t.write(
+        ".rascal/config.yaml",
+        &format!(
+            "launcher: docker\nagents:\n{}{}",
+            agent("a", &script, ""),
+            agent("b", "sleep 1; echo b > b.txt", "")
+        ),
+    );
+    t.commit_all("config");
+    let before = std::fs::read(t.path().join("README.md")).unwrap();
+    let o = t.rascal(&["run", "x", "--agent", "a,b", "--json"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(std::fs::read(t.path().join("README.md")).unwrap(), before);
+    let ws = |id: &str| {
+        std::path::PathBuf::from(
+            doc["candidates"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|c| c["id"] == id)
+                .unwrap()["worktree"]
+                .as_str()
+                .unwrap(),
+        )
+    };
+    assert!(!ws("b").join("backdoor.txt").exists());
+    let seen = std::fs::read_to_string(ws("a").join("seen.txt")).unwrap();
+    assert!(
+        seen.contains("No such file"),
+        "the store was visible: {seen}"
+    );
+    // The container (and the `setsid` job in it) is gone.
+    let run = doc["run"].as_str().unwrap();
+    let left =
+        e.rt.block_on(rdocker::list_rascal_containers(&e.docker, Some(run)))
+            .unwrap();
+    assert!(left.is_empty(), "{left:?}");
+}
