@@ -149,6 +149,18 @@ fn no_touch_files_sees_both_sides_of_a_rename() {
     let r = check_constraint(&c, &cs, &Mem::default());
     assert_eq!(r.status, Status::Fail);
     assert!(r.issues[0].message.contains("migrations/001.sql"), "{r:?}");
+    // Path constraints match like permissions: case and NFC ignored.
+    for path in ["MIGRATIONS/002.sql", "Migrations/x"] {
+        let upper = changes(&[(path, Operation::Create, &["x"])]);
+        let r = check_constraint(&c, &upper, &Mem::default());
+        assert_eq!(r.status, Status::Fail, "{path}: {r:?}");
+    }
+    let c = constraint(ConstraintKind::NoTouchFiles(
+        "caf\u{e9}/**".to_string().try_into().unwrap(),
+    ));
+    let decomposed = changes(&[("CAFE\u{301}/m", Operation::Create, &["x"])]);
+    let r = check_constraint(&c, &decomposed, &Mem::default());
+    assert_eq!(r.status, Status::Fail, "{r:?}");
 }
 
 #[test]

@@ -197,10 +197,10 @@ fn cases() -> Vec<Case> {
             &["outside-allowed-paths"],
         ),
         case(
-            "case is significant for ordinary globs",
+            "case is ignored for ordinary globs by default",
             DENY_GH,
             vec![modify(".GitHub/workflows/ci.yml")],
-            &[],
+            &["denied-path"],
         ),
         // ---- normalisation tricks
         case(
@@ -950,4 +950,304 @@ fn whole_file_with_permissions_key() {
         PermissionsConfig::from_yaml_file("").unwrap(),
         PermissionsConfig::default()
     );
+}
+
+// ------------------------------------------------- evidence integrity
+
+const DENY_DIRS: &str = "denied_paths: ['.github/**', 'secrets/**', '*.sql', 'tools/**']";
+const DENY_DIRS_CS: &str =
+    "{case_sensitive: true, denied_paths: ['.github/**', 'secrets/**', '*.sql', 'tools/**']}";
+const FORBID_DYN: &str = "forbidden_imports: ['std::process', 'os', 'subprocess', 'child_process']";
+
+/// Bypasses hostile agents found (each passed before the fix), with the
+/// near misses that must stay clean.
+fn integrity_cases() -> Vec<Case> {
+    vec![
+        // ---- A. case-insensitive matching (bypasses)
+        case(
+            "upper-case .github dir",
+            DENY_DIRS,
+            vec![create(".GITHUB/workflows/evil.yml")],
+            &["denied-path"],
+        ),
+        case(
+            "upper-case secrets dir",
+            DENY_DIRS,
+            vec![create("SECRETS/k.txt")],
+            &["denied-path"],
+        ),
+        case(
+            "upper-case extension",
+            DENY_DIRS,
+            vec![create("src/DB.SQL")],
+            &["denied-path"],
+        ),
+        case(
+            "mixed case rename target",
+            DENY_DIRS,
+            vec![rename("ci.yml", ".GitHub/workflows/ci.yml")],
+            &["denied-path"],
+        ),
+        case(
+            "case_sensitive: true opts out",
+            DENY_DIRS_CS,
+            vec![create(".GITHUB/workflows/evil.yml"), create("src/DB.SQL")],
+            &[],
+        ),
+        case(
+            "case_sensitive: true still denies the exact case",
+            DENY_DIRS_CS,
+            vec![create(".github/workflows/evil.yml")],
+            &["denied-path"],
+        ),
+        case(
+            "allowed_paths match case-insensitively too",
+            "allowed_paths: ['src/**']",
+            vec![modify("SRC/lib.rs")],
+            &[],
+        ),
+        case(
+            "case-sensitive allowed_paths",
+            "{case_sensitive: true, allowed_paths: ['src/**']}",
+            vec![modify("SRC/lib.rs")],
+            &["outside-allowed-paths"],
+        ),
+        // ---- A. NFC normalisation (bypasses)
+        case(
+            "decomposed path vs composed glob",
+            "denied_paths: ['caf\u{e9}/**']",
+            vec![create("cafe\u{301}/menu.txt")],
+            &["denied-path"],
+        ),
+        case(
+            "composed path vs decomposed glob",
+            "denied_paths: ['cafe\u{301}/**']",
+            vec![create("caf\u{e9}/menu.txt")],
+            &["denied-path"],
+        ),
+        case(
+            "upper-case decomposed path",
+            "denied_paths: ['caf\u{e9}/**']",
+            vec![create("CAFE\u{301}/menu.txt")],
+            &["denied-path"],
+        ),
+        // ---- A. look-alike top-level directories (bypasses)
+        case(
+            "Cyrillic i in .github",
+            DENY_DIRS,
+            vec![create(".g\u{456}thub/workflows/evil.yml")],
+            &["look-alike"],
+        ),
+        case(
+            ".github look-alike even without a config",
+            "",
+            vec![create(".g\u{456}thub/workflows/evil.yml")],
+            &["look-alike"],
+        ),
+        case(
+            "Cyrillic a in .rascal",
+            "",
+            vec![create(".r\u{430}scal/permissions.yaml")],
+            &["look-alike"],
+        ),
+        case(
+            "fullwidth s in secrets",
+            DENY_DIRS,
+            vec![create("\u{ff53}ecrets/k.txt")],
+            &["look-alike"],
+        ),
+        case(
+            "zero-width space in .github",
+            DENY_DIRS,
+            vec![create(".git\u{200b}hub/workflows/evil.yml")],
+            &["look-alike", "suspicious-path"],
+        ),
+        case(
+            "Greek omicron in a denied dir",
+            DENY_DIRS,
+            vec![create("t\u{3bf}ols/run.sh")],
+            &["look-alike"],
+        ),
+        case(
+            "look-alike rename target",
+            DENY_DIRS,
+            vec![rename("a.txt", "s\u{435}crets/a.txt")],
+            &["look-alike"],
+        ),
+        // ---- A. near misses (clean)
+        case(
+            "near misses are not denied",
+            DENY_DIRS,
+            vec![
+                create(".githubx/ci.yml"),
+                create("github/ci.yml"),
+                create("secretsx/k.txt"),
+                create("src/db.sqlite"),
+                create("src/secrets.rs"),
+                create(".rascalx/notes.md"),
+                create("caf\u{e9}s/x"),
+                create("\u{e9}t\u{e9}/x"),
+            ],
+            &[],
+        ),
+        // ---- B. imports (bypasses)
+        case(
+            "Rust fully qualified call without use",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["fn f() { std::process::Command::new(\"id\").status().ok(); }"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust leading :: path",
+            FORBID_DYN,
+            vec![with_lines("src/a.rs", &["    ::std::process::exit(0);"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust qualified path spaced out",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["let c = std :: process :: Command::new(x);"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust qualified path after a // inside a string",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["let u = \"http://x\"; std::process::exit(1);"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust use std::{process}",
+            FORBID_DYN,
+            vec![with_lines("src/a.rs", &["use std::{process};"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust use std::{io, process::Command}",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["use std::{io, process::Command};"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python __import__",
+            FORBID_DYN,
+            vec![with_lines("a.py", &["m = __import__(\"os\")"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python importlib.import_module",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.py",
+                &["sp = importlib.import_module(\"subprocess\")"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python import after a # inside a string",
+            FORBID_DYN,
+            vec![with_lines("a.py", &["x = \"#\"; import subprocess"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS require",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &["const cp = require(\"child_process\");"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "TS dynamic import",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.ts",
+                &["const cp = await import('child_process');"],
+            )],
+            &["forbidden-import"],
+        ),
+        // ---- B. near misses (clean)
+        case(
+            "Rust near misses",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &[
+                    "use std::processing;",
+                    "std::processing::run();",
+                    "my::std::process::run();",
+                    "// std::process::Command::new(\"id\")",
+                    "let s = \"std::process::Command\";",
+                    "/* std::process::exit(0) */ let x = 1;",
+                    "let os = Os::new(); let c = 'x';",
+                ],
+            )],
+            &[],
+        ),
+        case(
+            "Python near misses",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.py",
+                &[
+                    "# __import__(\"os\")",
+                    "s = \"importlib.import_module('subprocess')\"",
+                    "m = __import__(\"osx\")",
+                    "import subprocessing",
+                ],
+            )],
+            &[],
+        ),
+        case(
+            "JS near misses",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &[
+                    "// require(\"child_process\")",
+                    "const s = \"require('child_process')\";",
+                    "const t = require(\"child_processes\");",
+                    "/* import('child_process') */",
+                ],
+            )],
+            &[],
+        ),
+    ]
+}
+
+#[test]
+fn evidence_integrity_bypasses() {
+    let mut failures = Vec::new();
+    for c in integrity_cases() {
+        let got = rules(&cfg(c.config), c.files.clone());
+        let want: BTreeSet<String> = c.expect.iter().map(|s| s.to_string()).collect();
+        if got != want {
+            failures.push(format!("{}: want {want:?}, got {got:?}", c.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn look_alike_names_both_and_warns() {
+    let p = Permissions::compile(&cfg(DENY_DIRS)).unwrap();
+    let issues = p.check(&set(vec![create(".g\u{456}thub/workflows/evil.yml")]));
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    let i = &issues[0];
+    assert_eq!(i.rule, "permissions/look-alike");
+    assert_eq!(i.severity, Severity::Warning);
+    assert!(i.message.contains(".g\u{456}thub/"), "{}", i.message);
+    assert!(i.message.contains("`.github`"), "{}", i.message);
 }

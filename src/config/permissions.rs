@@ -11,10 +11,63 @@
 //! `/` (e.g. `*.sql`, `go.mod`) matches at any depth; a leading `/`
 //! anchors a pattern at the repository root; a pattern that matches a
 //! directory also matches everything under it, and `dir/**` also matches
-//! `dir` itself. Matching is case-sensitive.
+//! `dir` itself.
+//!
+//! Every path rule (allowed/denied/executable globs, self-protection,
+//! spec `no-touch-files` constraints) compares paths through one function,
+//! [`fold_path`], applied to both the glob and the path: Unicode NFC (a
+//! decomposed `é` equals a composed one) and, unless `case_sensitive: true`,
+//! lower-casing (`.GITHUB/x` matches `.github/**`, `DB.SQL` matches
+//! `*.sql`). Case-insensitive is the default because a checkout on a
+//! case-insensitive filesystem (macOS, Windows) aliases such paths.
 
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::fmt;
+use unicode_normalization::{is_nfc_quick, IsNormalized, UnicodeNormalization};
+
+/// The one normalisation every path rule applies to both sides (glob and
+/// path) before comparing: NFC, then lower-case unless `case_sensitive`
+/// (and NFC again, as lower-casing may decompose). Borrowed when nothing
+/// changes (plain lower-case ASCII, the common case).
+pub fn fold_path(s: &str, case_sensitive: bool) -> Cow<'_, str> {
+    if s.is_ascii() {
+        if case_sensitive || !s.bytes().any(|b| b.is_ascii_uppercase()) {
+            return Cow::Borrowed(s);
+        }
+        return Cow::Owned(s.to_ascii_lowercase());
+    }
+    let nfc: Cow<'_, str> = if is_nfc_quick(s.chars()) == IsNormalized::Yes {
+        Cow::Borrowed(s)
+    } else {
+        Cow::Owned(s.nfc().collect())
+    };
+    if case_sensitive {
+        return nfc;
+    }
+    let lower = nfc.to_lowercase();
+    if is_nfc_quick(lower.chars()) == IsNormalized::Yes {
+        Cow::Owned(lower)
+    } else {
+        Cow::Owned(lower.nfc().collect())
+    }
+}
+
+/// Compile globs (each expanded as the module doc says, then folded with
+/// [`fold_path`]) into one set; match it against `fold_path(path, …)`.
+pub fn compile_globs(
+    globs: &[GlobPattern],
+    case_sensitive: bool,
+) -> Result<globset::GlobSet, String> {
+    let mut b = globset::GlobSetBuilder::new();
+    for g in globs {
+        for e in g.expanded() {
+            let e = fold_path(&e, case_sensitive);
+            b.add(build_glob(&e).map_err(|err| format!("invalid glob {:?}: {err}", g.as_str()))?);
+        }
+    }
+    b.build().map_err(|e| format!("cannot compile globs: {e}"))
+}
 
 /// Whether violations block (`strict`) or only warn (`advisory`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -198,6 +251,9 @@ pub struct PermissionsConfig {
     pub allow_submodules: bool,
     /// Where making a file executable is fine. Empty = nowhere.
     pub executable_paths: Vec<GlobPattern>,
+    /// Path rules compare exactly (after NFC) instead of ignoring case.
+    /// Honoured from the repository's config only (see `narrow`).
+    pub case_sensitive: bool,
     /// Set only by [`PermissionsConfig::narrow`].
     #[serde(skip_deserializing, skip_serializing_if = "Narrowing::is_empty")]
     pub narrowed: Narrowing,
@@ -305,6 +361,10 @@ impl PermissionsConfig {
             allow_self_edit: self.allow_self_edit && task.allow_self_edit,
             allow_submodules: self.allow_submodules && task.allow_submodules,
             executable_paths,
+            // A task may not switch case sensitivity: `true` would let
+            // `.GITHUB/` past the repository's `.github/**`, `false` would
+            // widen its allowed_paths.
+            case_sensitive: self.case_sensitive,
             narrowed: Narrowing {
                 allowed_paths: extra_allowed,
                 executable_paths: extra_exec,
@@ -338,5 +398,15 @@ mod tests {
     fn bad_glob_is_rejected() {
         assert!(GlobPattern::try_from("a/[b").is_err());
         assert!(GlobPattern::try_from("").is_err());
+    }
+
+    #[test]
+    fn folding() {
+        assert_eq!(fold_path("src/a.rs", false), "src/a.rs");
+        assert_eq!(fold_path(".GitHub/X", false), ".github/x");
+        assert_eq!(fold_path(".GitHub/X", true), ".GitHub/X");
+        assert_eq!(fold_path("cafe\u{301}", true), "caf\u{e9}");
+        assert_eq!(fold_path("CAFE\u{301}", false), "caf\u{e9}");
+        assert_eq!(fold_path("\u{c9}T\u{c9}", false), "\u{e9}t\u{e9}");
     }
 }

@@ -7,7 +7,7 @@
 //! agent and is advisory (its issues are clamped to warnings).
 
 use crate::agents::ask::{self, Site};
-use crate::config::permissions::build_glob;
+use crate::config::permissions::{compile_globs, fold_path};
 use crate::config::spec::{
     grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task,
 };
@@ -201,16 +201,8 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
     let rule = format!("constraints/{}", c.kind.name());
     match &c.kind {
         ConstraintKind::NoTouchFiles(glob) => {
-            let mut b = globset::GlobSetBuilder::new();
-            for g in glob.expanded() {
-                match build_glob(&g) {
-                    Ok(g) => {
-                        b.add(g);
-                    }
-                    Err(e) => return r.errored(format!("invalid glob: {e}")).finish(),
-                }
-            }
-            let set = match b.build() {
+            // Same matching as permissions: NFC, case-insensitive.
+            let set = match compile_globs(std::slice::from_ref(glob), false) {
                 Ok(s) => s,
                 Err(e) => return r.errored(format!("invalid glob: {e}")).finish(),
             };
@@ -218,7 +210,7 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
                 .files
                 .iter()
                 .flat_map(|f| f.paths())
-                .filter(|p| set.is_match(p))
+                .filter(|p| set.is_match(fold_path(p, false).as_ref()))
                 .collect();
             if touched.is_empty() {
                 pass(r, format!("no changed path matches `{}`", glob.as_str()))

@@ -13,7 +13,22 @@
 //! Python `from x import y` yields both `x` and `x.y`. JS/TS `node:`
 //! prefixes are stripped. Dynamic forms are also caught: Python
 //! `__import__("x")` / `importlib.import_module("x")`, JS `import("x")` /
-//! `require("x")`.
+//! `require("x")`. In Rust, a fully qualified path used without any `use`
+//! counts as an import of that path: `std::process::Command::new("id")`
+//! and `::std::process::exit(0)` import `std::process::…` (a path that
+//! starts with `crate`, `self`, `super` or a local module only matters if a
+//! forbidden entry names it).
+//!
+//! Comments and string literals are masked per line before matching (for
+//! Rust, Python and JS/TS), so `// std::process::exit` or
+//! `"require('child_process')"` are not imports, and a `#` or `//` inside a
+//! string does not hide the code after it. Limits: the masking is line by
+//! line — a block comment or a string literal spanning several lines
+//! (Python triple quotes, JS template literals, Rust multi-line strings) is
+//! only known on its first line, so code in its later lines is scanned
+//! (errs towards reporting); JS regular-expression literals are not
+//! recognised; computed module names (`require(name)`,
+//! `__import__(f"o{s}")`) and Rust macros that build paths are not seen.
 
 use crate::model::changeset::{FileChange, Operation};
 use regex::Regex;
@@ -75,6 +90,135 @@ fn clean(text: &str) -> &str {
 
 fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
     cell.get_or_init(|| Regex::new(pat).expect("static regex"))
+}
+
+// ---------------------------------------------------------------- masking
+
+/// One line with comments and string literals masked: `code` has them
+/// replaced by spaces (one per char) and `is_code[byte]` says whether each
+/// byte of the original line is code.
+struct Masked {
+    code: String,
+    is_code: Vec<bool>,
+}
+
+impl Masked {
+    fn code_at(&self, byte: usize) -> bool {
+        self.is_code.get(byte).copied().unwrap_or(false)
+    }
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Mask comments and string literals of one line (see the module doc for
+/// the limits). Go is never masked.
+fn mask(text: &str, lang: Lang) -> Masked {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut is_code = vec![true; text.len()];
+    let mut code = String::with_capacity(text.len());
+    let c_like = matches!(lang, Lang::Rust | Lang::JavaScript);
+    let at = |i: usize| chars.get(i).map(|&(_, c)| c);
+    let starts = |i: usize, pat: &str| pat.chars().enumerate().all(|(k, p)| at(i + k) == Some(p));
+    // Mark chars[from..to) as not code.
+    let mut blank = |from: usize, to: usize, code: &mut String| {
+        for &(b, c) in &chars[from..to.min(chars.len())] {
+            for x in &mut is_code[b..b + c.len_utf8()] {
+                *x = false;
+            }
+            code.push(' ');
+        }
+    };
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i].1;
+        let prev_ident = i > 0 && is_ident(chars[i - 1].1);
+        // Line comments: the rest of the line.
+        if (c_like && starts(i, "//")) || (lang == Lang::Python && c == '#') {
+            blank(i, chars.len(), &mut code);
+            break;
+        }
+        if c_like && starts(i, "/*") {
+            let mut j = i + 2;
+            while j < chars.len() && !starts(j, "*/") {
+                j += 1;
+            }
+            let end = (j + 2).min(chars.len());
+            blank(i, end, &mut code);
+            i = end;
+            continue;
+        }
+        // Rust raw strings: r"…", r#"…"#, br"…".
+        let byte_prefix = i > 0 && chars[i - 1].1 == 'b' && !(i >= 2 && is_ident(chars[i - 2].1));
+        if lang == Lang::Rust && c == 'r' && (!prev_ident || byte_prefix) {
+            let mut j = i + 1;
+            while at(j) == Some('#') {
+                j += 1;
+            }
+            if at(j) == Some('"') {
+                let close: String = std::iter::once('"')
+                    .chain(std::iter::repeat_n('#', j - i - 1))
+                    .collect();
+                let mut k = j + 1;
+                while k < chars.len() && !starts(k, &close) {
+                    k += 1;
+                }
+                let end = (k + close.chars().count()).min(chars.len());
+                blank(i, end, &mut code);
+                i = end;
+                continue;
+            }
+        }
+        // Rust char literals ('x', '\n', '\u{1F600}'); anything else is a lifetime.
+        if lang == Lang::Rust && c == '\'' {
+            let end = if at(i + 1) == Some('\\') {
+                (i + 2..(i + 12).min(chars.len()))
+                    .find(|&k| at(k) == Some('\''))
+                    .map(|k| k + 1)
+            } else if at(i + 2) == Some('\'') && at(i + 1).is_some() {
+                Some(i + 3)
+            } else {
+                None
+            };
+            if let Some(end) = end {
+                blank(i, end, &mut code);
+                i = end;
+                continue;
+            }
+            code.push(c);
+            i += 1;
+            continue;
+        }
+        let quote = match lang {
+            Lang::Rust => c == '"',
+            Lang::Python => c == '"' || c == '\'',
+            Lang::JavaScript => c == '"' || c == '\'' || c == '`',
+            Lang::Go => false,
+        };
+        if quote {
+            let triple: String = std::iter::repeat_n(c, 3).collect();
+            let close = if lang == Lang::Python && starts(i, &triple) {
+                triple
+            } else {
+                c.to_string()
+            };
+            let mut k = i + close.chars().count();
+            while k < chars.len() && !starts(k, &close) {
+                if chars[k].1 == '\\' {
+                    k += 1;
+                }
+                k += 1;
+            }
+            let end = (k + close.chars().count()).min(chars.len());
+            blank(i, end, &mut code);
+            i = end;
+            continue;
+        }
+        code.push(c);
+        i += 1;
+    }
+    Masked { code, is_code }
 }
 
 // ---------------------------------------------------------------- Go
@@ -169,9 +313,16 @@ fn rust(change: &FileChange, out: &mut Vec<(u32, String)>) {
         &EXTERN,
         r"^(?:#\[[^\]]*\]\s*)*(?:pub(?:\s*\([^)]*\))?\s+)?extern\s+crate\s+([A-Za-z_][A-Za-z0-9_]*)",
     );
+    static QUALIFIED: OnceLock<Regex> = OnceLock::new();
+    // A path of two or more segments not preceded by another segment
+    // (`my::std::process` is `my::…`, not `std::…`).
+    let qualified = re(
+        &QUALIFIED,
+        r"(?:^|[^\w:$#'])(?:::\s*)?((?:r#)?[\p{L}_][\p{L}\p{N}_]*(?:\s*::\s*(?:r#)?[\p{L}_][\p{L}\p{N}_]*)+)",
+    );
     let mut pending: Option<String> = None;
     for l in &change.added_lines {
-        let line = strip_c_comments(clean(&l.text));
+        let line = mask(clean(&l.text), Lang::Rust).code;
         let t = line.trim();
         if let Some(acc) = pending.as_mut() {
             acc.push(' ');
@@ -197,6 +348,12 @@ fn rust(change: &FileChange, out: &mut Vec<(u32, String)>) {
                 Some(i) => use_tree(&rest[..i], l.line, out),
                 None => pending = Some(rest.to_string()),
             }
+            continue;
+        }
+        // Fully qualified paths in code: `std::process::Command::new(…)`.
+        for c in qualified.captures_iter(t) {
+            let path = compact(&c[1]).replace("r#", "");
+            out.push((l.line, path));
         }
     }
     if let Some(stmt) = pending {
@@ -334,14 +491,13 @@ fn python(change: &FileChange, out: &mut Vec<(u32, String)>) {
     );
     for l in &change.added_lines {
         let text = clean(&l.text);
+        let masked = mask(text, Lang::Python);
         for c in dynamic.captures_iter(text) {
-            out.push((l.line, c[1].to_string()));
+            if masked.code_at(c.get(0).map_or(0, |m| m.start())) {
+                out.push((l.line, c[1].to_string()));
+            }
         }
-        let code = match text.find('#') {
-            Some(i) => &text[..i],
-            None => text,
-        };
-        for stmt in code.split(';') {
+        for stmt in masked.code.split(';') {
             let mut s = stmt.trim();
             if let Some(c) = compound.captures(s) {
                 s = c.get(1).map_or("", |m| m.as_str()).trim();
@@ -409,8 +565,17 @@ fn js(change: &FileChange, out: &mut Vec<(u32, String)>) {
         {
             continue;
         }
+        let masked = mask(text, Lang::JavaScript);
         for r in [from, bare, call] {
             for c in r.captures_iter(text) {
+                // The keyword must be code: not in a comment or a string.
+                let kw = c.get(0).map_or(0, |m| m.start());
+                let kw = text[kw..]
+                    .find(|ch: char| ch.is_alphanumeric() || ch == '}')
+                    .map_or(kw, |d| kw + d);
+                if !masked.code_at(kw) {
+                    continue;
+                }
                 let m = c[1].trim();
                 let m = m.strip_prefix("node:").unwrap_or(m);
                 out.push((l.line, m.to_string()));
@@ -448,6 +613,46 @@ mod tests {
         );
         let m = mods("a.rs", &["use std::{", "    process,", "};"]);
         assert_eq!(m, vec!["std::process"]);
+    }
+
+    #[test]
+    fn masking() {
+        let m = mask(r##"let s = "a//b"; x::y(); // z::w"##, Lang::Rust).code;
+        assert!(
+            m.contains("x::y()") && !m.contains("z::w") && !m.contains("a//b"),
+            "{m}"
+        );
+        let m = mask(
+            r##"f(r#"std::process"#, 'x', '\n', b'y'); g::<'a>()"##,
+            Lang::Rust,
+        )
+        .code;
+        assert!(!m.contains("std") && m.contains("g::<'a>()"), "{m}");
+        let m = mask(r#"x = '#'; import os # c"#, Lang::Python).code;
+        assert!(m.contains("import os") && !m.contains(" c"), "{m}");
+        let m = mask(r#"a = `${x}`; /* c */ require("y")"#, Lang::JavaScript);
+        assert!(m.code.contains("require(") && !m.code.contains(" c "));
+        assert!(!m.code_at(r#"a = `${x}`; /* c */ require(""#.len()));
+    }
+
+    #[test]
+    fn rust_qualified_paths() {
+        let m = mods(
+            "a.rs",
+            &[
+                "let c = std::process::Command::new(\"id\");",
+                "::core::ptr::null::<u8>(); x.y::<T>(); Vec::<u8>::new();",
+                "my::std::process::run(); let s = \"std::fs::read\";",
+            ],
+        );
+        assert_eq!(
+            m,
+            vec![
+                "std::process::Command::new",
+                "core::ptr::null",
+                "my::std::process::run"
+            ]
+        );
     }
 
     #[test]

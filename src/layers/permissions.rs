@@ -10,29 +10,44 @@
 //! - a rename is also a delete of its old path and a create of its new
 //!   path for `denied_operations` / `allowed_operations`;
 //! - `.rascal/`, `.rascal-artifacts/` (and `.rascal` itself) are protected
-//!   even with an empty config. This check is ASCII case-insensitive
-//!   (`.RASCAL/x` is caught) because the repository may be checked out on
-//!   a case-insensitive filesystem where it would alias the real config;
-//!   only the root directory is protected (config is read from the root).
-//!   Changes under `.git/` are always `git-dir` violations;
-//! - symlinks are resolved lexically against the link's directory;
-//! - all other path matching is case-sensitive.
+//!   even with an empty config; only the root directory is protected
+//!   (config is read from the root). Changes under `.git/` are always
+//!   `git-dir` violations;
+//! - every path rule compares through one normalisation,
+//!   [`fold_path`] (NFC, then lower-case), applied to globs and paths
+//!   alike, because the repository may be checked out on a
+//!   case-insensitive filesystem where `.GITHUB/` aliases `.github/`.
+//!   `case_sensitive: true` turns lower-casing off for the globs;
+//!   self-protection and `.git/` always ignore case;
+//! - a top-level directory whose name is a Unicode look-alike (UTS #39
+//!   confusable skeleton: Cyrillic/Greek letters, fullwidth forms,
+//!   zero-width characters…) of `.github`, `.git`, `.rascal`,
+//!   `.rascal-artifacts` or of a denied glob's literal first component is
+//!   a `look-alike` warning naming both;
+//! - symlinks are resolved lexically against the link's directory.
 //!
 //! Rule ids: `path-escape`, `suspicious-path`, `denied-path`,
-//! `outside-allowed-paths`, `self-protection`, `git-dir`, `max-files`,
+//! `outside-allowed-paths`, `self-protection`, `git-dir`, `look-alike`, `max-files`,
 //! `max-lines`, `operation-denied`, `operation-not-allowed`,
 //! `symlink-escape`, `submodule`, `executable`, `forbidden-import`.
 
-use crate::config::permissions::{build_glob, GlobPattern, Mode, OpName, PermissionsConfig};
+use crate::config::permissions::{
+    compile_globs, fold_path, GlobPattern, Mode, OpName, PermissionsConfig,
+};
 use crate::layers::imports::new_imports;
 use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use crate::model::verdict::{Confidence, Issue, Severity};
-use globset::{Candidate, GlobSet, GlobSetBuilder};
+use globset::{Candidate, GlobSet};
 use std::borrow::Cow;
+use std::collections::BTreeSet;
+use unicode_normalization::UnicodeNormalization;
 
 /// Directories at the repository root that an agent may never change
 /// unless `allow_self_edit`.
 const PROTECTED: [&str; 2] = [".rascal", ".rascal-artifacts"];
+
+/// Top-level names whose look-alikes are always reported.
+const LOOK_ALIKE_TARGETS: [&str; 4] = [".github", ".git", ".rascal", ".rascal-artifacts"];
 
 /// A compiled permissions policy. Compile once, check many change sets.
 #[derive(Debug, Clone)]
@@ -50,6 +65,9 @@ pub struct Permissions {
     forbidden_imports: Vec<String>,
     allow_self_edit: bool,
     allow_submodules: bool,
+    case_sensitive: bool,
+    /// (UTS #39 skeleton, name) of each name whose look-alikes are reported.
+    look_alikes: Vec<(String, String)>,
 }
 
 /// A path after normalisation.
@@ -93,6 +111,15 @@ fn normalize(path: &str) -> Norm<'_> {
     Norm::Ok(Cow::Owned(parts.join("/")))
 }
 
+/// Zero-width, joiner, direction and other invisible format characters.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}'
+        | '\u{17B5}' | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}'
+        | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{3164}'
+        | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}' | '\u{FFA0}' | '\u{E0000}'..='\u{E0FFF}')
+}
+
 fn suspicious(path: &str) -> Option<&'static str> {
     if path.contains('\0') {
         Some("contains a NUL byte")
@@ -100,6 +127,8 @@ fn suspicious(path: &str) -> Option<&'static str> {
         Some("contains a backslash")
     } else if path.chars().any(|c| c.is_control()) {
         Some("contains a control character")
+    } else if path.chars().any(is_invisible) {
+        Some("contains an invisible (zero-width or format) character")
     } else {
         None
     }
@@ -109,23 +138,38 @@ fn first_segment(path: &str) -> &str {
     path.split('/').next().unwrap_or(path)
 }
 
+/// Self-protection and `.git/` ignore case whatever `case_sensitive` says:
+/// on a case-insensitive checkout `.RASCAL/` is the real config.
 fn is_protected(norm: &str) -> bool {
-    let first = first_segment(norm);
-    PROTECTED.iter().any(|p| first.eq_ignore_ascii_case(p))
+    let first = fold_path(first_segment(norm), false);
+    PROTECTED.contains(&first.as_ref())
 }
 
 fn is_git_dir(norm: &str) -> bool {
-    first_segment(norm).eq_ignore_ascii_case(".git")
+    fold_path(first_segment(norm), false) == ".git"
 }
 
-fn compile_set(globs: &[GlobPattern]) -> Result<GlobSet, String> {
-    let mut b = GlobSetBuilder::new();
-    for g in globs {
-        for e in g.expanded() {
-            b.add(build_glob(&e).map_err(|err| format!("invalid glob {:?}: {err}", g.as_str()))?);
-        }
-    }
-    b.build().map_err(|e| format!("cannot compile globs: {e}"))
+/// The UTS #39 confusable skeleton of a path component, after NFKC
+/// (fullwidth forms) and case folding: equal skeletons look alike.
+fn skeleton(name: &str) -> String {
+    let nfkc: String = name.nfkc().collect();
+    let folded = fold_path(&nfkc, false);
+    let skel: String = unicode_security::confusable_detection::skeleton(&folded).collect();
+    // The prototypes may be upper-case (e.g. `I`): fold once more.
+    fold_path(&skel, false).into_owned()
+}
+
+/// The literal first component of a glob (`secrets/**` → `secrets`,
+/// `/.github/` → `.github`); None when it has glob syntax.
+fn literal_first(glob: &str) -> Option<&str> {
+    let g = glob.trim_start_matches("./").trim_start_matches('/');
+    let first = first_segment(g);
+    let meta = first.contains(['*', '?', '[', ']', '{', '}', '\\', '!']);
+    (!first.is_empty() && first != "." && first != ".." && !meta).then_some(first)
+}
+
+fn compile_set(globs: &[GlobPattern], case_sensitive: bool) -> Result<GlobSet, String> {
+    compile_globs(globs, case_sensitive)
 }
 
 fn op_name(op: OpName) -> &'static str {
@@ -165,19 +209,32 @@ impl Permissions {
     /// deserialized config cannot contain).
     pub fn compile(cfg: &PermissionsConfig) -> Result<Self, String> {
         let mut allowed = Vec::new();
+        let cs = cfg.case_sensitive;
         if !cfg.allowed_paths.is_empty() {
-            allowed.push(compile_set(&cfg.allowed_paths)?);
+            allowed.push(compile_set(&cfg.allowed_paths, cs)?);
         }
         for list in &cfg.narrowed.allowed_paths {
             // An empty narrowing list would mean "nothing allowed"; narrow()
             // never produces one, but treat it conservatively.
-            allowed.push(compile_set(list)?);
+            allowed.push(compile_set(list, cs)?);
         }
         let mut executable = Vec::new();
         if !cfg.executable_paths.is_empty() {
-            executable.push(compile_set(&cfg.executable_paths)?);
+            executable.push(compile_set(&cfg.executable_paths, cs)?);
             for list in &cfg.narrowed.executable_paths {
-                executable.push(compile_set(list)?);
+                executable.push(compile_set(list, cs)?);
+            }
+        }
+        let mut look_alikes: Vec<(String, String)> = Vec::new();
+        let names = LOOK_ALIKE_TARGETS.iter().copied().chain(
+            cfg.denied_paths
+                .iter()
+                .filter_map(|g| literal_first(g.as_str())),
+        );
+        for name in names {
+            let name = fold_path(name, false).into_owned();
+            if !look_alikes.iter().any(|(_, n)| *n == name) {
+                look_alikes.push((skeleton(&name), name));
             }
         }
         let mut ops_allowed = [cfg.allowed_operations.is_empty(); 5];
@@ -191,7 +248,7 @@ impl Permissions {
         Ok(Permissions {
             advisory: cfg.mode == Mode::Advisory,
             allowed,
-            denied: compile_set(&cfg.denied_paths)?,
+            denied: compile_set(&cfg.denied_paths, cs)?,
             executable,
             max_files: cfg.max_files_changed,
             max_lines: cfg.max_lines_changed,
@@ -205,6 +262,8 @@ impl Permissions {
                 .collect(),
             allow_self_edit: cfg.allow_self_edit,
             allow_submodules: cfg.allow_submodules,
+            case_sensitive: cs,
+            look_alikes,
         })
     }
 
@@ -217,10 +276,61 @@ impl Permissions {
     pub fn check(&self, changes: &ChangeSet) -> Vec<Issue> {
         let mut out = Vec::new();
         self.check_totals(changes, &mut out);
+        let mut seen = BTreeSet::new();
         for f in &changes.files {
             self.check_file(f, &mut out);
+            self.check_look_alike(&f.path, &mut seen, &mut out);
         }
         out
+    }
+
+    /// A top-level name that looks like (but is not) a protected or
+    /// denied directory: one warning per distinct name.
+    fn check_look_alike(&self, raw: &str, seen: &mut BTreeSet<String>, out: &mut Vec<Issue>) {
+        let Norm::Ok(norm) = normalize(raw) else {
+            return;
+        };
+        let first = first_segment(&norm);
+        // Each top-level name is judged once per change set (cheap for
+        // thousands of files under a few directories).
+        if seen.contains(first) || !seen.insert(first.to_string()) {
+            return;
+        }
+        let folded = fold_path(first, false);
+        if self.look_alikes.iter().any(|(_, n)| *n == folded) {
+            return; // it is the name itself (handled by the other rules)
+        }
+        let skel = skeleton(first);
+        let Some((_, target)) = self.look_alikes.iter().find(|(s, _)| *s == skel) else {
+            return;
+        };
+        let shown = if norm.len() > first.len() {
+            format!("{first}/…")
+        } else {
+            first.to_string()
+        };
+        let odd: Vec<String> = first
+            .chars()
+            .filter(|c| !c.is_ascii())
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        let odd = if odd.is_empty() {
+            String::new()
+        } else {
+            format!(" (non-ASCII: {})", odd.join(" "))
+        };
+        out.push(
+            issue(
+                "look-alike",
+                Severity::Warning,
+                raw,
+                format!(
+                    "`{shown}` looks like `{target}`{odd}; a look-alike directory \
+                     escapes the rules written for `{target}` — rename it to a plain name"
+                ),
+            )
+            .confidence(Confidence::Medium),
+        );
     }
 
     fn check_totals(&self, changes: &ChangeSet, out: &mut Vec<Issue>) {
@@ -329,7 +439,8 @@ impl Permissions {
                 ),
             ));
         }
-        let cand = Candidate::new(norm.as_ref());
+        let folded = fold_path(&norm, self.case_sensitive);
+        let cand = Candidate::new(folded.as_ref());
         if self.denied.is_match_candidate(&cand) {
             out.push(issue(
                 "denied-path",
@@ -463,7 +574,8 @@ impl Permissions {
         {
             let ok = match new_norm {
                 Some(n) if !self.executable.is_empty() => {
-                    let c = Candidate::new(n);
+                    let n = fold_path(n, self.case_sensitive);
+                    let c = Candidate::new(n.as_ref());
                     self.executable.iter().all(|s| s.is_match_candidate(&c))
                 }
                 _ => false,
@@ -540,7 +652,10 @@ impl Permissions {
         if is_git_dir(&resolved) {
             return Some(format!("points into `{resolved}`, the git directory"));
         }
-        if self.denied.is_match(&resolved) {
+        if self
+            .denied
+            .is_match(fold_path(&resolved, self.case_sensitive).as_ref())
+        {
             return Some(format!("points to `{resolved}`, a denied path"));
         }
         None
