@@ -4,7 +4,6 @@
 //! candidate wrote or edited (or an exclude in its own `.git`) hides
 //! nothing.
 
-use crate::git::workspace::Result;
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
@@ -18,7 +17,7 @@ pub struct BaseIgnores {
 
 impl BaseIgnores {
     /// The rules of commit `base` of `repo`.
-    pub fn of(repo: &Repository, base: Oid) -> Result<BaseIgnores> {
+    pub fn of(repo: &Repository, base: Oid) -> Result<BaseIgnores, git2::Error> {
         let root = PathBuf::from("/");
         let mut rules = Vec::new();
         let mut from_text = |dir: PathBuf, text: &str| {
