@@ -33,9 +33,13 @@ cat > "$rec/standin-stdin.txt"
 env > "$rec/standin-env.txt"
 mkdir -p src && printf 'pub fn health() -> u16 {{ 200 }}\n' > src/health.rs
 echo "debug: using key $ANTHROPIC_API_KEY$OPENAI_API_KEY"
-cat '{}'
+printf '%s' '{}'
 "#,
-        fixture(stream).display()
+        // The stream is inside the script: a sandboxed agent cannot read
+        // the test's checkout (it may lie under /tmp or the home).
+        std::fs::read_to_string(fixture(stream))
+            .unwrap()
+            .replace('\'', "'\\''")
     );
     let path = dir.path().join(program);
     std::fs::write(&path, script).unwrap();
