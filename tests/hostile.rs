@@ -456,3 +456,35 @@ fn a_rewritten_object_in_the_workspace_store_cannot_change_what_finalize_commits
         "a branch was created"
     );
 }
+
+#[test]
+fn a_reviewer_runs_confined_too() {
+    if !bwrap() {
+        return;
+    }
+    // The reviewer reports what it could reach as its one issue.
+    let reviewer = |repo: &Path| {
+        format!(
+            "seen=''; cat {r}/.git/rascal/rascal.db >/dev/null 2>&1 && seen=\"$seen store\"; cat {r}/src/lib.rs >/dev/null 2>&1 && seen=\"$seen checkout\"; echo x > {r}/reviewer-was-here 2>/dev/null && seen=\"$seen wrote\"; printf '{{\"nonce\": \"%s\", \"verdict\": \"approve\", \"issues\": [{{\"severity\": \"minor\", \"location\": \"src/lib.rs:1\", \"description\": \"reached:%s\"}}]}}\\n' \"$RASCAL_REVIEW_NONCE\" \"$seen\"",
+            r = repo.display()
+        )
+    };
+    let t = repo(
+        |p| {
+            format!(
+                "agents:\n  author: {{ runtime: command, command: [\"sh\", \"-c\", \"echo 'pub fn two() {{}}' >> src/lib.rs\"] }}\n  rev: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
+                serde_json::to_string(&reviewer(p)).unwrap()
+            )
+        },
+        "guardrails: []\n",
+    );
+    t.write(".rascal/verification.yaml", "review:\n  reviewers: [rev]\n");
+    t.commit_all("review");
+    let _ = t.rascal(&["list"]);
+    let o = run(&t, "author", &[]);
+    let doc = json(&o);
+    let reports = doc["candidates"][0]["reports"].to_string();
+    assert!(reports.contains("reached:"), "the reviewer ran: {reports}");
+    assert!(!reports.contains("reached: "), "the reviewer reached something: {reports}");
+    assert!(!t.path().join("reviewer-was-here").exists());
+}
