@@ -323,6 +323,11 @@ fn fixed_on_the_second_attempt_passes_and_every_attempt_is_kept() {
     let c = &shown["candidates"][0];
     assert_eq!(c["attempt"], 2);
     assert_eq!(c["attempts"][0]["attempt"], 1);
+    // Every receipt of the attempt that passed (the review's included)
+    // names the verified tree, so finalize commits it.
+    assert_eq!(code(&t.rascal(&["select", &id, "author"])), 0);
+    let f = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&f), 0, "{}{}", stdout(&f), stderr(&f));
     let fb = c["attempts"][0]["feedback"].as_str().unwrap();
     assert!(fb.contains("not covered by a test"), "{fb}");
     let old_review = c["attempts"][0]["reports"]

@@ -591,7 +591,8 @@ pub async fn review(
     });
     if let Some(why) = &partial {
         let mut r = Report::new(Layer::Review, "review coverage")
-            .input("diff", run.diff)
+            .input("diff", run.changes.fingerprint())
+            .input("diff_text", run.diff)
             .errored(why.clone());
         r.required = false;
         let r = r.finish();
@@ -650,7 +651,8 @@ async fn one_reviewer(
         let all = chunks.len() == total;
         let mut r = Report::new(Layer::Review, name)
             .input("base", &run.changes.base)
-            .input("diff", run.diff)
+            .input("diff", run.changes.fingerprint())
+            .input("diff_text", run.diff)
             .input("task", &run.task.instruction);
         r.output = format!(
             "{}: {} of {total} chunks reviewed ({}), the diff ({} KiB) being over the {} KiB review budget",
@@ -738,7 +740,8 @@ async fn one_call(
         };
         let mut r = Report::new(Layer::Review, check)
             .input("base", &run.changes.base)
-            .input("diff", run.diff)
+            .input("diff", run.changes.fingerprint())
+            .input("diff_text", run.diff)
             .input("chunk", &chunk.text)
             .input("task", &run.task.instruction)
             .input("command", &answer.command)
