@@ -485,6 +485,9 @@ fn a_reviewer_runs_confined_too() {
     let doc = json(&o);
     let reports = doc["candidates"][0]["reports"].to_string();
     assert!(reports.contains("reached:"), "the reviewer ran: {reports}");
-    assert!(!reports.contains("reached: "), "the reviewer reached something: {reports}");
+    assert!(
+        !reports.contains("reached: "),
+        "the reviewer reached something: {reports}"
+    );
     assert!(!t.path().join("reviewer-was-here").exists());
 }
