@@ -36,32 +36,41 @@ macro_rules! style_specs {
     };
 }
 
-style_specs!(
-    text,
-    dim,
-    title,
-    border,
-    border_focus,
-    selected,
-    pass,
-    warn,
-    fail,
-    running,
-    pending,
-    off,
-    overridden,
-    diff_add,
-    diff_del,
-    diff_add_emph,
-    diff_del_emph,
-    diff_hunk,
-    line_no,
-    key,
-    status_bar,
-    dialog,
-    error,
-    stderr,
-);
+/// Calls `$m!` with the one list of semantic style names (the theme file's
+/// schema here, the TUI's `Theme` fields there).
+#[macro_export]
+macro_rules! with_style_names {
+    ($m:ident) => {
+        $m!(
+            text,
+            dim,
+            title,
+            border,
+            border_focus,
+            selected,
+            pass,
+            warn,
+            fail,
+            running,
+            pending,
+            off,
+            overridden,
+            diff_add,
+            diff_del,
+            diff_add_emph,
+            diff_del_emph,
+            diff_hunk,
+            line_no,
+            key,
+            status_bar,
+            dialog,
+            error,
+            stderr,
+        );
+    };
+}
+
+with_style_names!(style_specs);
 
 /// A theme file: its name, the syntect theme for diff highlighting, and
 /// the styles.

@@ -55,32 +55,7 @@ macro_rules! styles {
     };
 }
 
-styles!(
-    text,
-    dim,
-    title,
-    border,
-    border_focus,
-    selected,
-    pass,
-    warn,
-    fail,
-    running,
-    pending,
-    off,
-    overridden,
-    diff_add,
-    diff_del,
-    diff_add_emph,
-    diff_del_emph,
-    diff_hunk,
-    line_no,
-    key,
-    status_bar,
-    dialog,
-    error,
-    stderr,
-);
+crate::with_style_names!(styles);
 
 fn color(s: &str) -> Result<Color, String> {
     if let Some(hex) = s.strip_prefix('#') {
