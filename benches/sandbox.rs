@@ -31,7 +31,10 @@ fn main() {
         rascal::git::workspace::create_workspace(&git, base, &files.path().join("workspaces/r/c"))
             .unwrap();
     std::fs::write(ws.join("src/extra.rs"), "pub fn extra() {}\n").unwrap();
-    let changes = rascal::git::workspace::changeset(repo.path(), &ws, base).unwrap();
+    let mut changes = rascal::git::workspace::changeset(repo.path(), &ws, base).unwrap();
+    changes.tree = rascal::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
+        .unwrap()
+        .to_string();
 
     let env: Vec<(String, String)> = ["PATH", "HOME"]
         .iter()
@@ -80,7 +83,6 @@ fn main() {
     let boxed = Place::Sandboxed(Arc::new(Sandboxed {
         origin: repo.path().to_path_buf(),
         workspace: ws.clone(),
-        base,
         changes,
         scratch: files.path().join("checks"),
         cache: None,

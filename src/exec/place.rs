@@ -1,6 +1,6 @@
 //! Where a verification command runs (guardrail commands, `test` and
 //! `command` criteria). For a candidate: each command gets a fresh copy of
-//! the change (the base tree plus the ChangeSet, never the live workspace)
+//! the change written from its tree (never the live workspace)
 //! inside bubblewrap — or, for a docker candidate, in a fresh hardened
 //! container from its image — with the network off unless the check says
 //! otherwise and only the base variables plus the ones the check names. For
@@ -50,7 +50,6 @@ pub struct Sandboxed {
     pub origin: PathBuf,
     /// The candidate's workspace (read only by rascal, never by a command).
     pub workspace: PathBuf,
-    pub base: git2::Oid,
     pub changes: ChangeSet,
     /// Where the copies are made (hidden from the commands).
     pub scratch: PathBuf,
@@ -181,21 +180,14 @@ impl Sandboxed {
             .prefix("check-")
             .tempdir_in(&self.scratch)
             .map_err(|e| format!("creating a copy of the change: {e}"))?;
-        // The change's tree when it was written (a candidate), else the base
-        // with the ChangeSet applied from the files.
-        let written = match git2::Oid::from_str(&self.changes.tree) {
-            Ok(tree) => crate::git::workspace::open(&self.origin).and_then(|user| {
+        // Written from the change's tree, never from the workspace's files.
+        let tree = git2::Oid::from_str(&self.changes.tree)
+            .map_err(|_| "the change has no tree to check".to_string())?;
+        crate::git::workspace::open(&self.origin)
+            .and_then(|user| {
                 crate::git::tree::checkout_tree(&user, &self.workspace, tree, copy.path())
-            }),
-            Err(_) => crate::git::materialize::materialize(
-                &self.origin,
-                self.base,
-                &self.changes,
-                &self.workspace,
-                copy.path(),
-            ),
-        };
-        written.map_err(|e| format!("writing a copy of the change: {e}"))?;
+            })
+            .map_err(|e| format!("writing a copy of the change: {e}"))?;
         Ok(copy)
     }
 }

@@ -4,6 +4,5 @@
 pub mod author;
 pub mod base;
 pub mod ignore;
-pub mod materialize;
 pub mod tree;
 pub mod workspace;

@@ -256,7 +256,6 @@ impl CandidateJob {
                     let copy = Sandboxed {
                         origin: self.repo.clone(),
                         workspace: workdir.clone(),
-                        base: self.base,
                         changes: changes.clone(),
                         scratch: candidate_dir.join("checks"),
                         // Shared by this candidate's own commands only: one
