@@ -5,7 +5,7 @@
 
 use crate::agents::{self, LaunchContext};
 use crate::config::{AgentConfig, RuntimeKind};
-use crate::exec::confine::{environment, expand_home, Confinement};
+use crate::exec::confine::{expand_home, Confinement};
 use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
@@ -141,14 +141,7 @@ pub async fn ask(
                 .collect(),
             network: agent_cfg.network.as_deref() == Some("host"),
         };
-        let path = inv
-            .env
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.as_str());
-        let wrapped = confine
-            .policy(&inv.argv, path)
-            .and_then(|p| Ok((p.wrap(&inv.argv)?, environment(inv.env.clone(), &p))));
+        let wrapped = confine.command(&inv.argv, inv.env.clone());
         match wrapped {
             Ok((argv, env)) => {
                 spec.argv = argv;
@@ -182,7 +175,10 @@ pub async fn ask(
     let (out, log) = collect.await.unwrap_or_default();
     let _ = std::fs::write(dir.join("output.log"), &log);
     match result {
-        Ok(o) => {
+        Ok(mut o) => {
+            if confined {
+                crate::exec::confine::signal_from_status(&mut o.exit);
+            }
             answer.exit_code = o.exit.code;
             answer.duration_ms = o.exit.duration_ms;
             answer.tail = o.tail;

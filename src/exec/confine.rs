@@ -65,6 +65,31 @@ impl Confinement {
     }
 }
 
+/// A command's argv and environment.
+pub type Command = (Vec<String>, Vec<(String, String)>);
+
+impl Confinement {
+    /// A command as it runs confined: the bubblewrap argv around `argv`,
+    /// and `env` with the sandbox's private HOME and TMPDIR.
+    pub fn command(&self, argv: &[String], env: Vec<(String, String)>) -> Result<Command, String> {
+        let path = env
+            .iter()
+            .find(|(k, _)| k == "PATH")
+            .map(|(_, v)| v.clone());
+        let policy = self.policy(argv, path.as_deref())?;
+        Ok((policy.wrap(argv)?, environment(env, &policy)))
+    }
+}
+
+/// bubblewrap reports a command killed by signal N as exit status 128+N,
+/// as shells do: read it back as the signal.
+pub fn signal_from_status(exit: &mut crate::exec::runner::Exit) {
+    if let (None, Some(code @ 129..=192)) = (exit.signal, exit.code) {
+        exit.signal = Some(code - 128);
+        exit.code = None;
+    }
+}
+
 /// Where `program` is on the host: as given when it has a `/`, else the
 /// first match on `path_var`.
 pub fn program_path(program: &str, path_var: Option<&str>) -> Option<PathBuf> {

@@ -6,7 +6,7 @@
 //! otherwise and only the base variables plus the ones the check names. For
 //! `rascal check`: the user's own working tree, as the user.
 
-use crate::exec::confine::{environment, Confinement};
+use crate::exec::confine::Confinement;
 use crate::exec::env::{BASE_ENV, TOOLCHAIN_ENV};
 use crate::exec::launch::{docker::DockerLauncher, LaunchSpec, Launcher};
 use crate::exec::runner::{self, CommandSpec, Env, Outcome};
@@ -101,9 +101,13 @@ impl Place {
             return c.run(spec, env, network, lines, cancel).await;
         }
         let prepared = self.prepare(spec, env, network)?;
-        runner::run(&prepared.spec, lines, cancel)
+        let mut outcome = runner::run(&prepared.spec, lines, cancel)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        if matches!(self, Place::Sandboxed(s) if s.confined) {
+            crate::exec::confine::signal_from_status(&mut outcome.exit);
+        }
+        Ok(outcome)
     }
 
     /// Ready `spec` (whose `cwd` is ignored) to run here. `env` names host
@@ -157,13 +161,9 @@ impl Place {
                 _copy: Some(copy),
             });
         }
-        let path = vars
-            .iter()
-            .find(|(k, _)| k == "PATH")
-            .map(|(_, v)| v.clone());
-        let policy = confine.policy(&spec.argv, path.as_deref())?;
-        spec.argv = policy.wrap(&spec.argv)?;
-        spec.env = Env::Only(environment(vars, &policy));
+        let (argv, env) = confine.command(&spec.argv, vars)?;
+        spec.argv = argv;
+        spec.env = Env::Only(env);
         Ok(Prepared {
             spec,
             _copy: Some(copy),
@@ -191,9 +191,6 @@ impl Sandboxed {
         Ok(copy)
     }
 }
-
-/// Lines of output kept for a report, as the runner keeps them.
-const TAIL_LINES: usize = 40;
 
 impl Contained {
     async fn run(
@@ -235,10 +232,10 @@ impl Contained {
         let collect = tokio::spawn(async move {
             let mut tail: std::collections::VecDeque<String> = Default::default();
             while let Some(l) = rx.recv().await {
-                if tail.len() == TAIL_LINES {
+                if tail.len() == runner::TAIL_LINES {
                     tail.pop_front();
                 }
-                tail.push_back(crate::text::cut(&l.text, 400));
+                tail.push_back(crate::text::cut(&l.text, runner::TAIL_LINE_BYTES));
                 if let Some(out) = &lines {
                     let _ = out.send(l);
                 }

@@ -126,8 +126,9 @@ pub enum RunError {
 
 type Tail = Arc<Mutex<VecDeque<String>>>;
 
-const TAIL_LINES: usize = 40;
-const TAIL_LINE_BYTES: usize = 400;
+/// Lines of output kept for a report, each cut to `TAIL_LINE_BYTES`.
+pub const TAIL_LINES: usize = 40;
+pub const TAIL_LINE_BYTES: usize = 400;
 
 /// Run the command to completion, timeout or cancellation. Lines are sent
 /// to `lines` as they arrive (when given).

@@ -48,11 +48,11 @@ impl Launcher for ProcessLauncher {
                     .to_string(),
                 ));
             }
-            let policy = confine
-                .policy(&spec.argv, path)
+            let (argv, env) = confine
+                .command(&spec.argv, spec.env.clone())
                 .map_err(LaunchError::Start)?;
-            cmd.argv = policy.wrap(&spec.argv).map_err(LaunchError::Start)?;
-            cmd.env = Env::Only(crate::exec::confine::environment(spec.env.clone(), &policy));
+            cmd.argv = argv;
+            cmd.env = Env::Only(env);
         }
         cmd.stdin = spec.stdin.clone();
         let outcome = runner::run(&cmd, Some(logs), &cancel)
@@ -60,17 +60,8 @@ impl Launcher for ProcessLauncher {
             .map_err(|e| LaunchError::Start(e.to_string()))?;
         let mut exit = outcome.exit;
         if spec.confine.is_some() {
-            signal_from_status(&mut exit);
+            crate::exec::confine::signal_from_status(&mut exit);
         }
         Ok(exit)
-    }
-}
-
-/// bubblewrap reports a command killed by signal N as exit status 128+N,
-/// as shells do: read it back as the signal.
-pub fn signal_from_status(exit: &mut Exit) {
-    if let (None, Some(code @ 129..=192)) = (exit.signal, exit.code) {
-        exit.signal = Some(code - 128);
-        exit.code = None;
     }
 }
