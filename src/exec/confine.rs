@@ -65,6 +65,17 @@ impl Confinement {
     }
 }
 
+/// What no candidate code may see: the user's repository at `repo` (its git
+/// directory too, wherever it is: the store, hooks, config) and rascal's
+/// files of every run at `files` (other candidates' workspaces included).
+pub fn private_paths(repo: &Path, files: &Path) -> Vec<PathBuf> {
+    let mut hide = vec![repo.to_path_buf(), files.to_path_buf()];
+    if let Ok(r) = git2::Repository::discover(repo) {
+        hide.push(r.commondir().to_path_buf());
+    }
+    hide
+}
+
 /// A command's argv and environment.
 pub type Command = (Vec<String>, Vec<(String, String)>);
 

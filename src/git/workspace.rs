@@ -368,15 +368,7 @@ pub fn changeset_with(
                         while text.ends_with('\n') || text.ends_with('\r') {
                             text.pop();
                         }
-                        if text.len() > limits.max_line_bytes {
-                            let mut cut = limits.max_line_bytes;
-                            while !text.is_char_boundary(cut) {
-                                cut -= 1;
-                            }
-                            let dropped = text.len() - cut;
-                            text.truncate(cut);
-                            text.push_str(&format!(" …[{dropped} bytes cut]"));
-                        }
+                        cut_line(&mut text, limits.max_line_bytes);
                         change.added_lines.push(AddedLine {
                             line: line.new_lineno().unwrap_or(0),
                             text,
@@ -493,15 +485,7 @@ fn new_file(workdir: &Path, path: &str, limits: &ChangeSetLimits) -> FileChange 
     }
     for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
         let mut text = line.trim_end_matches('\r').to_string();
-        if text.len() > limits.max_line_bytes {
-            let mut cut = limits.max_line_bytes;
-            while !text.is_char_boundary(cut) {
-                cut -= 1;
-            }
-            let dropped = text.len() - cut;
-            text.truncate(cut);
-            text.push_str(&format!(" …[{dropped} bytes cut]"));
-        }
+        cut_line(&mut text, limits.max_line_bytes);
         change.added += 1;
         change.added_lines.push(AddedLine {
             line: i as u32 + 1,
@@ -509,6 +493,19 @@ fn new_file(workdir: &Path, path: &str, limits: &ChangeSetLimits) -> FileChange 
         });
     }
     change
+}
+
+/// An added line over `max` bytes is cut, with a marker saying how much.
+fn cut_line(text: &mut String, max: usize) {
+    if text.len() > max {
+        let mut cut = max;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let dropped = text.len() - cut;
+        text.truncate(cut);
+        text.push_str(&format!(" …[{dropped} bytes cut]"));
+    }
 }
 
 /// Binary by content: a NUL byte in the first 8 KiB (as git decides).

@@ -16,15 +16,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 impl CandidateJob {
-    /// What no candidate code may see: the user's repository (its git
-    /// directory too, wherever it is: the store, hooks, config) and rascal's
-    /// files of every run (other candidates' workspaces included).
+    /// What no candidate code may see (see `confine::private_paths`).
     pub(crate) fn hidden(&self) -> Vec<std::path::PathBuf> {
-        let mut hide = vec![self.repo.clone(), self.state.clone()];
-        if let Ok(repo) = git2::Repository::discover(&self.repo) {
-            hide.push(repo.commondir().to_path_buf());
-        }
-        hide
+        crate::exec::confine::private_paths(&self.repo, &self.state)
     }
 
     /// What the agent's sandbox hides and shows: the user's repository

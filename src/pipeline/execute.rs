@@ -247,12 +247,8 @@ pub async fn execute_with(
     if let Some(judge) = config.verification.as_ref().and_then(|v| v.judge.clone()) {
         let tied = compare::tied_at_top(&ranking);
         if !tied.is_empty() {
-            let mut hide = vec![repo_dir.clone(), state.clone()];
-            if let Ok(r) = git2::Repository::discover(&repo_dir) {
-                hide.push(r.commondir().to_path_buf());
-            }
             let site = Site {
-                hide,
+                hide: crate::exec::confine::private_paths(&repo_dir, &state),
                 run: run.clone(),
                 candidate: "judge".into(),
                 dir: state.join("runs").join(&run).join("judge"),
