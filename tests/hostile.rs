@@ -491,3 +491,66 @@ fn a_reviewer_runs_confined_too() {
     );
     assert!(!t.path().join("reviewer-was-here").exists());
 }
+
+#[test]
+fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy() {
+    if !bwrap() {
+        return;
+    }
+    // The build script runs code the agent put in the artifacts directory
+    // and in a path the base ignores: neither is part of the change, so the
+    // copy the check runs on does not have them, and the check fails.
+    for place in [".rascal-artifacts/evil.sh", "target/evil.sh"] {
+        let script = format!(
+            "mkdir -p $(dirname {place}) && printf 'exit 0\\n' > {place} && printf '#!/bin/sh\\nsh {place}\\n' > build.sh"
+        );
+        let t = repo(
+            |_| {
+                format!(
+                    "agents:\n  sly: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
+                    serde_json::to_string(&script).unwrap()
+                )
+            },
+            "guardrails:\n  - { name: build, command: \"sh build.sh\" }\n",
+        );
+        t.write(".gitignore", "/target\n");
+        t.commit_all("ignore target");
+        let doc = json(&run(&t, "sly", &[]));
+        let c = &doc["candidates"][0];
+        assert_eq!(c["verdict"], "fail", "{place}: {c}");
+        assert!(c["reports"].to_string().contains("guardrails/build"), "{c}");
+    }
+}
+
+#[test]
+fn a_workspace_git_pointed_at_the_users_repository_fails_and_changes_nothing() {
+    if !bwrap() {
+        return;
+    }
+    let script = |repo: &Path| {
+        format!(
+            "echo 'pub fn two() {{}}' >> src/lib.rs; rm -rf .git; ln -s {r}/.git .git",
+            r = repo.display()
+        )
+    };
+    let t = repo(
+        |p| {
+            format!(
+                "agents:\n  evil: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
+                serde_json::to_string(&script(p)).unwrap()
+            )
+        },
+        "guardrails: []\n",
+    );
+    let _ = t.rascal(&["list"]);
+    let before = snapshot(&t.path().join(".git"), &["rascal"]);
+    let doc = json(&run(&t, "evil", &[]));
+    let c = &doc["candidates"][0];
+    assert_eq!(c["verdict"], "fail", "{c}");
+    assert!(c["tree"].is_null(), "{c}");
+    assert!(
+        c["reports"].to_string().contains("not the directory rascal created"),
+        "{c}"
+    );
+    assert_eq!(snapshot(&t.path().join(".git"), &["rascal"]), before);
+}
