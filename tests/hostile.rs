@@ -549,7 +549,9 @@ fn a_workspace_git_pointed_at_the_users_repository_fails_and_changes_nothing() {
     assert_eq!(c["verdict"], "fail", "{c}");
     assert!(c["tree"].is_null(), "{c}");
     assert!(
-        c["reports"].to_string().contains("not the directory rascal created"),
+        c["reports"]
+            .to_string()
+            .contains("not the directory rascal created"),
         "{c}"
     );
     assert_eq!(snapshot(&t.path().join(".git"), &["rascal"]), before);
