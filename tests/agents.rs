@@ -26,7 +26,7 @@ fn standin(program: &str, stream: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let script = format!(
         r#"#!/bin/sh
-rec="$PWD/.rascal-artifacts"
+rec="$RASCAL_ARTIFACTS_DIR"
 mkdir -p "$rec"
 printf '%s\n' "$0" "$@" > "$rec/standin-argv.txt"
 cat > "$rec/standin-stdin.txt"
@@ -70,10 +70,11 @@ fn run(t: &TestRepo, bin: &Path, agent: &str, extra: &[&str]) -> std::process::O
         .unwrap()
 }
 
-/// What the stand-in recorded in its workspace (artifacts are not part of
-/// the change; the run directory is read-only to a sandboxed agent).
+/// What the stand-in recorded in its artifacts directory
+/// (`$RASCAL_ARTIFACTS_DIR`, the one place outside its workspace it may
+/// write).
 fn recorded(t: &TestRepo, file: &str) -> String {
-    let runs = t.files().join("workspaces");
+    let runs = t.files().join("runs");
     let run = std::fs::read_dir(&runs)
         .unwrap()
         .flatten()
@@ -86,7 +87,7 @@ fn recorded(t: &TestRepo, file: &str) -> String {
         .find(|e| e.path().is_dir())
         .unwrap()
         .path();
-    std::fs::read_to_string(cand.join(".rascal-artifacts").join(file)).unwrap_or_default()
+    std::fs::read_to_string(cand.join("artifacts").join(file)).unwrap_or_default()
 }
 
 fn argv(t: &TestRepo) -> Vec<String> {

@@ -264,7 +264,9 @@ fn untracked_nested_repository_is_not_silently_dropped() {
 }
 
 #[test]
-fn artifacts_are_not_part_of_the_change_but_moving_a_file_into_them_is_a_delete() {
+fn a_rascal_artifacts_directory_in_the_workspace_is_an_ordinary_part_of_the_change() {
+    // Artifacts live outside the workspace now ($RASCAL_ARTIFACTS_DIR):
+    // nothing in the workspace is left out of the change by its name.
     let body = "one\ntwo\nthree\nfour\nfive\n";
     let t = TestRepo::new(&[("secret/keep.txt", body), ("a.txt", "a\n")]);
     std::fs::create_dir_all(t.path().join(".rascal-artifacts")).unwrap();
@@ -279,10 +281,15 @@ fn artifacts_are_not_part_of_the_change_but_moving_a_file_into_them_is_a_delete(
     )
     .unwrap();
     let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
-    let paths: Vec<(&str, Operation)> = cs.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+    let mut paths: Vec<(&str, Operation)> =
+        cs.files.iter().map(|f| (f.path.as_str(), f.op)).collect();
+    paths.sort_by_key(|(p, _)| *p);
     assert_eq!(
         paths,
-        vec![("secret/keep.txt", Operation::Delete)],
+        vec![
+            (".rascal-artifacts/commit_message.txt", Operation::Create),
+            (".rascal-artifacts/keep.txt", Operation::Rename),
+        ],
         "{:#?}",
         cs.files
     );

@@ -19,7 +19,7 @@ const AGENTS: &str = r#"agents:
     steps:
       - { do: write, path: src/b.rs, content: "pub fn b() -> u32 { compute() }\n" }
       - { do: write, path: src/compute.rs, content: "pub fn compute() -> u32 {\n    let mut x = 0;\n    for _ in 0..42 {\n        x += 1;\n    }\n    x\n}\n" }
-      - { do: write, path: .rascal-artifacts/commit_message.txt, content: "feat(b): compute b\n\nLonger body.\n" }
+      - { do: write, path: $RASCAL_ARTIFACTS_DIR/commit_message.txt, content: "feat(b): compute b\n\nLonger body.\n" }
 strategy: { mode: compare, agents: [good, broken, outlier] }
 "#;
 
@@ -315,7 +315,7 @@ fn agent_commit_message_with_conventional_title_is_used_and_artifacts_are_not_co
     );
     let tree = commit.tree().unwrap();
     assert!(tree
-        .get_path(std::path::Path::new(".rascal-artifacts"))
+        .get_path(std::path::Path::new("commit_message.txt"))
         .is_err());
     assert!(tree
         .get_path(std::path::Path::new("src/compute.rs"))
@@ -615,12 +615,14 @@ fn finalize_commits_only_what_was_verified() {
     std::fs::create_dir_all(format!("{wt}/.github/workflows")).unwrap();
     std::fs::write(format!("{wt}/.github/workflows/x.yml"), "on: push\n").unwrap();
     // And an artifact that is a symlink to a host file is not read.
-    std::fs::create_dir_all(format!("{wt}/.rascal-artifacts")).unwrap();
-    std::os::unix::fs::symlink(
-        "/etc/hostname",
-        format!("{wt}/.rascal-artifacts/pr_body.md"),
-    )
-    .unwrap();
+    let artifacts = t
+        .files()
+        .join("runs")
+        .join(&id)
+        .join("good")
+        .join("artifacts");
+    std::fs::create_dir_all(&artifacts).unwrap();
+    std::os::unix::fs::symlink("/etc/hostname", artifacts.join("pr_body.md")).unwrap();
     let (o, commit) = finalize(&t, &id);
     assert_eq!(commit.tree_id().to_string(), verified_tree);
     assert!(commit

@@ -964,3 +964,54 @@ fn a_container_agent_reaches_neither_the_users_repository_nor_a_sibling_and_leav
             .unwrap();
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_container_agent_leaves_its_commit_message_outside_the_workspace_and_finalize_uses_it() {
+    let Some(_e) = engine() else { return };
+    let script = "echo \"$RASCAL_ARTIFACTS_DIR\" > where.txt; printf 'feat: made in a container\\n' > \"$RASCAL_ARTIFACTS_DIR/commit_message.txt\"";
+    let t = repo(&agent("c", script, ""));
+    let o = t.rascal(&["run", "x", "--agent", "c", "--json"]);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&o.stdout).unwrap_or_else(|err| panic!("{err}: {}", stderr(&o)));
+    let c = &doc["candidates"][0];
+    assert_eq!(c["verdict"], "pass", "{c}");
+    let ws = std::path::PathBuf::from(c["worktree"].as_str().unwrap());
+    assert_eq!(
+        std::fs::read_to_string(ws.join("where.txt"))
+            .unwrap()
+            .trim(),
+        "/rascal/artifacts"
+    );
+    // The change is where.txt alone: the artifact is not in the workspace.
+    assert_eq!(c["files_changed"], 1, "{c}");
+    let run = doc["run"].as_str().unwrap();
+    assert_eq!(code(&t.rascal(&["select", run, "c"])), 0);
+    let f = t.rascal(&["finalize", run]);
+    assert_eq!(code(&f), 0, "{}", stderr(&f));
+    let branch = stdout(&f)
+        .lines()
+        .next()
+        .unwrap()
+        .split("on branch ")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let head = t
+        .repo
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .peel_to_commit()
+        .unwrap();
+    assert!(
+        head.message()
+            .unwrap()
+            .starts_with("feat: made in a container"),
+        "{:?}",
+        head.message()
+    );
+    assert!(head
+        .tree()
+        .unwrap()
+        .get_path(std::path::Path::new("commit_message.txt"))
+        .is_err());
+}

@@ -497,12 +497,19 @@ fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy(
     if !bwrap() {
         return;
     }
-    // The build script runs code the agent put in the artifacts directory
-    // and in a path the base ignores: neither is part of the change, so the
-    // copy the check runs on does not have them, and the check fails.
-    for place in [".rascal-artifacts/evil.sh", "target/evil.sh"] {
+    // The build script runs code the agent put in its artifacts directory
+    // (outside the workspace, named by an absolute path), in a path the
+    // base ignores, or in a `.rascal-artifacts/` of its own. The first two
+    // are not part of the change, so the copy the check runs on does not
+    // have them and the build fails; the third is part of the change, and a
+    // protected path.
+    for (place, fails) in [
+        ("$RASCAL_ARTIFACTS_DIR/evil.sh", "guardrails/build"),
+        ("target/evil.sh", "guardrails/build"),
+        (".rascal-artifacts/evil.sh", "permissions"),
+    ] {
         let script = format!(
-            "mkdir -p $(dirname {place}) && printf 'exit 0\\n' > {place} && printf '#!/bin/sh\\nsh {place}\\n' > build.sh"
+            "mkdir -p $(dirname {place}) && printf 'exit 0\\n' > {place} && printf \"#!/bin/sh\\nsh {place}\\n\" > build.sh"
         );
         let t = repo(
             |_| {
@@ -518,7 +525,7 @@ fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy(
         let doc = json(&run(&t, "sly", &[]));
         let c = &doc["candidates"][0];
         assert_eq!(c["verdict"], "fail", "{place}: {c}");
-        assert!(c["reports"].to_string().contains("guardrails/build"), "{c}");
+        assert!(c["reports"].to_string().contains(fails), "{place}: {c}");
     }
 }
 

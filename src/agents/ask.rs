@@ -119,6 +119,7 @@ pub async fn ask(
         rascal_exe: &site.rascal_exe,
         attempt: site.attempt,
         sandboxed: confined,
+        artifacts: None,
     };
     let mut inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
         Ok(inv) => inv,

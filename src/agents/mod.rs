@@ -35,6 +35,10 @@ pub struct LaunchContext<'a> {
     /// 1 for the first attempt; 2, 3… for retries with feedback
     /// (`$RASCAL_ATTEMPT`).
     pub attempt: u32,
+    /// Where an author agent may leave `commit_message.txt` and
+    /// `pr_body.md` (`$RASCAL_ARTIFACTS_DIR`): outside its workspace, so
+    /// nothing in the change can reference them. None for reviewers.
+    pub artifacts: Option<&'a Path>,
 }
 
 pub use crate::exec::env::BASE_ENV;
@@ -73,6 +77,10 @@ pub fn invocation(
     env.push(("RASCAL_CANDIDATE".into(), ctx.candidate.to_string()));
     env.push(("RASCAL_AGENT".into(), name.to_string()));
     env.push(("RASCAL_ATTEMPT".into(), ctx.attempt.to_string()));
+    if let Some(dir) = ctx.artifacts {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        env.push((ARTIFACTS_ENV.into(), path_str(dir)));
+    }
 
     let stdin = Some(instruction.as_bytes().to_vec());
     let argv = match agent.runtime {
@@ -189,4 +197,12 @@ fn path_str(p: &Path) -> String {
 /// The run directory of one candidate: `<state>/runs/<run>/<candidate>`.
 pub fn candidate_dir(state: &Path, run: &str, candidate: &str) -> PathBuf {
     state.join("runs").join(run).join(candidate)
+}
+
+pub use crate::exec::env::ARTIFACTS_ENV;
+
+/// One candidate's artifacts directory (`commit_message.txt`, `pr_body.md`):
+/// in its run files, never in its workspace or the change.
+pub fn artifacts_dir(state: &Path, run: &str, candidate: &str) -> PathBuf {
+    candidate_dir(state, run, candidate).join("artifacts")
 }

@@ -227,6 +227,20 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
     Some(steps)
 }
 
+/// Where a step's `path` is: in the workspace `dir`, or under the
+/// artifacts directory when it starts with `$RASCAL_ARTIFACTS_DIR/`
+/// (how a scenario leaves a commit message or PR body, like a real agent).
+fn place(dir: &Path, path: &str) -> std::path::PathBuf {
+    let var = format!("${}/", crate::agents::ARTIFACTS_ENV);
+    match (
+        path.strip_prefix(&var),
+        std::env::var_os(crate::agents::ARTIFACTS_ENV),
+    ) {
+        (Some(rest), Some(artifacts)) => Path::new(&artifacts).join(rest),
+        _ => dir.join(path),
+    }
+}
+
 /// The attempt this agent plays ($RASCAL_ATTEMPT; 1 when unset).
 fn current_attempt() -> u32 {
     std::env::var("RASCAL_ATTEMPT")
@@ -265,7 +279,7 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                 }
                 Step::Warn { text } => eprintln!("{text}"),
                 Step::Write { path, content } => {
-                    let p = dir.join(path);
+                    let p = place(dir, path);
                     if let Some(parent) = p.parent() {
                         std::fs::create_dir_all(parent)?;
                     }
@@ -275,24 +289,27 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                     let mut f = std::fs::OpenOptions::new()
                         .append(true)
                         .create(true)
-                        .open(dir.join(path))?;
+                        .open(place(dir, path))?;
                     f.write_all(content.as_bytes())?;
                 }
-                Step::Delete { path } => std::fs::remove_file(dir.join(path))?,
+                Step::Delete { path } => std::fs::remove_file(place(dir, path))?,
                 Step::Rename { from, to } => {
-                    let t = dir.join(to);
+                    let t = place(dir, to);
                     if let Some(parent) = t.parent() {
                         std::fs::create_dir_all(parent)?;
                     }
-                    std::fs::rename(dir.join(from), t)?
+                    std::fs::rename(place(dir, from), t)?
                 }
                 Step::Chmod { path, executable } => {
                     use std::os::unix::fs::PermissionsExt;
                     let mode = if *executable { 0o755 } else { 0o644 };
-                    std::fs::set_permissions(dir.join(path), std::fs::Permissions::from_mode(mode))?
+                    std::fs::set_permissions(
+                        place(dir, path),
+                        std::fs::Permissions::from_mode(mode),
+                    )?
                 }
                 Step::Symlink { path, target } => {
-                    let p = dir.join(path);
+                    let p = place(dir, path);
                     let _ = std::fs::remove_file(&p);
                     std::os::unix::fs::symlink(target, p)?
                 }

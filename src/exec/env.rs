@@ -1,6 +1,5 @@
 //! Environment policy: which host variables a child process may see.
 
-/// Host variables every agent gets so that ordinary programs work.
 /// Where toolchains live, when not in their default places: passed to
 /// confined commands (they are locations, not credentials).
 pub const TOOLCHAIN_ENV: &[&str] = &[
@@ -13,4 +12,9 @@ pub const TOOLCHAIN_ENV: &[&str] = &[
     "NVM_DIR",
 ];
 
+/// Host variables every agent gets so that ordinary programs work.
 pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+
+/// The variable naming the directory an author agent leaves its artifacts
+/// (`commit_message.txt`, `pr_body.md`) in: outside its workspace.
+pub const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";

@@ -7,8 +7,6 @@ use crate::git::workspace;
 use crate::model::summary::RunSummary;
 use std::path::{Path, PathBuf};
 
-pub use crate::git::workspace::ARTIFACTS_DIR;
-
 #[derive(Debug, thiserror::Error)]
 pub enum FinalizeError {
     #[error("run {0} has no selected candidate\n  hint: select one first: `rascal select {0} CANDIDATE` (or run with --auto)")]
@@ -174,7 +172,9 @@ pub fn finalize(
     let base_commit = repo.find_commit(base)?;
     let tree = repo.find_tree(tree_oid)?;
 
-    let artifacts = wt.join(ARTIFACTS_DIR);
+    // The agent's artifacts live outside its workspace (never in the tree).
+    let artifacts =
+        crate::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, &selected);
     let agent_message = read_artifact(&artifacts.join("commit_message.txt"));
     let message = commit_message(summary, &selected, agent_message.as_deref());
     let sig = repo

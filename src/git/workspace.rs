@@ -34,10 +34,6 @@ pub enum WorkspaceError {
 pub type Result<T> = std::result::Result<T, WorkspaceError>;
 
 /// Open the repository containing `path` (searching upwards).
-/// Where an agent may leave `commit_message.txt` and `pr_body.md`; never
-/// part of the committed change.
-pub const ARTIFACTS_DIR: &str = ".rascal-artifacts";
-
 pub fn open(path: &Path) -> Result<Repository> {
     Repository::discover(path).map_err(|_| WorkspaceError::NotARepo {
         path: path.to_path_buf(),
@@ -389,24 +385,6 @@ pub fn changeset_with(
             change.op = Operation::Mode;
         }
     }
-    // Agent artifacts (commit message, PR body) are not part of the change.
-    // A file moved *into* the artifacts directory is still gone from its
-    // old path: that stays visible, as a delete.
-    let artifact = |p: &str| p == ARTIFACTS_DIR || p.starts_with(&format!("{}/", ARTIFACTS_DIR));
-    for f in out.iter_mut() {
-        if let (true, Some(old)) = (artifact(&f.path), f.old_path.clone()) {
-            if !artifact(&old) {
-                f.path = old;
-                f.old_path = None;
-                f.op = Operation::Delete;
-                f.new_kind = None;
-                f.added = 0;
-                f.added_lines.clear();
-                f.size = 0;
-            }
-        }
-    }
-    out.retain(|f| !f.paths().any(artifact));
     // Only the base commit's ignore rules decide what is left out: a new
     // path the base ignores (`target/`) is not part of the change, even when
     // the candidate deleted the `.gitignore` that said so; a file hidden
@@ -417,7 +395,7 @@ pub fn changeset_with(
             && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
     });
     for path in ignored_files(&repo, base)? {
-        if !ignores.ignored(&path, false) && !artifact(&path) {
+        if !ignores.ignored(&path, false) {
             out.push(new_file(&workdir, &path, limits));
         }
     }

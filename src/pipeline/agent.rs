@@ -23,14 +23,20 @@ impl CandidateJob {
 
     /// What the agent's sandbox hides and shows: the user's repository
     /// (with the store and hooks) and every run's files are hidden; its
-    /// workspace is writable, its run directory and `mounts:` readable.
-    pub(crate) fn confinement(&self, workdir: &Path, run_dir: &Path) -> Confinement {
+    /// workspace and artifacts directory are writable, its run directory
+    /// and `mounts:` readable.
+    pub(crate) fn confinement(
+        &self,
+        workdir: &Path,
+        run_dir: &Path,
+        artifacts: &Path,
+    ) -> Confinement {
         let hide = self.hidden();
         let mut read_only = vec![run_dir.to_path_buf()];
         read_only.extend(self.agent.mounts.iter().map(|m| expand_home(m)));
         Confinement {
             workspace: workdir.to_path_buf(),
-            writable: Vec::new(),
+            writable: vec![artifacts.to_path_buf()],
             hide,
             read_only,
             network: self.agent.network.as_deref() == Some("host"),
@@ -47,6 +53,7 @@ impl CandidateJob {
     ) -> (Report, Option<Usage>) {
         let id = &self.info.id;
         let mut report = Report::new(Layer::Agent, "agent").input("base", self.base.to_string());
+        let artifacts = agents::artifacts_dir(&self.state, &self.run, id);
         let ctx = LaunchContext {
             run: &self.run,
             candidate: id,
@@ -56,6 +63,7 @@ impl CandidateJob {
             // agent may skip its prompts in.
             sandboxed: self.launcher.name() == "docker" || !self.info.unsandboxed,
             attempt,
+            artifacts: Some(&artifacts),
         };
         let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,
@@ -119,7 +127,7 @@ impl CandidateJob {
             repo: self.repo.clone(),
             resume,
             confine: (self.launcher.name() == "process" && !self.info.unsandboxed)
-                .then(|| self.confinement(workdir, run_dir)),
+                .then(|| self.confinement(workdir, run_dir, &artifacts)),
         };
         let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
         let journal = self.journal.clone();

@@ -39,6 +39,9 @@ pub const LABEL_TIMEOUT: &str = "rascal.timeout";
 pub const WORKSPACE: &str = "/workspace";
 /// Where the instruction file is mounted, read-only.
 pub const INSTRUCTION: &str = "/rascal/instruction.md";
+
+/// Where the author's artifacts directory is mounted, writable.
+pub const ARTIFACTS: &str = "/rascal/artifacts";
 /// Host variables every process agent gets describe the host, so a
 /// container does not get them (unless the agent names them in `env:`);
 /// `HOME` is set to the writable `/tmp`.
@@ -345,6 +348,11 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
         .iter()
         .find(|(k, _)| k == "RASCAL_INSTRUCTION_FILE")
         .map(|(_, v)| v.clone());
+    let host_artifacts = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == crate::exec::env::ARTIFACTS_ENV)
+        .map(|(_, v)| v.clone());
     let mut env: Vec<String> = Vec::new();
     for (k, v) in &spec.env {
         if HOST_ONLY_ENV.contains(&k.as_str()) && !agent.env.contains(k) {
@@ -352,6 +360,8 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
         }
         if k == "RASCAL_INSTRUCTION_FILE" {
             env.push(format!("{k}={INSTRUCTION}"));
+        } else if k == crate::exec::env::ARTIFACTS_ENV {
+            env.push(format!("{k}={ARTIFACTS}"));
         } else {
             env.push(format!("{k}={v}"));
         }
@@ -372,6 +382,9 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
     let mut binds = vec![format!("{}:{WORKSPACE}:rw", spec.workdir.display())];
     if let Some(h) = &host_instruction {
         binds.push(format!("{h}:{INSTRUCTION}:ro"));
+    }
+    if let Some(h) = &host_artifacts {
+        binds.push(format!("{h}:{ARTIFACTS}:rw"));
     }
     let memory = agent.memory.unwrap_or(DEFAULT_MEMORY).get() as i64;
     let labels = HashMap::from([
