@@ -122,7 +122,8 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
         if src.at(paren) == b'(' {
             let args = src.args(paren);
             if dotted && testing_t(receiver) && FAILS.contains(&w) {
-                let mut parts: Vec<(usize, usize)> = blocks.last().copied().flatten().into_iter().collect();
+                let mut parts: Vec<(usize, usize)> =
+                    blocks.last().copied().flatten().into_iter().collect();
                 parts.extend(args);
                 case.assertions.push(assertion(src, i, w, &parts, true));
             } else if dotted && testing_t(receiver) && SKIPS.contains(&w) {
@@ -133,13 +134,12 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
                     src.line(i),
                     Severity::Error,
                 ));
-            } else if (dotted && matches!(receiver, "assert" | "require"))
-                || (dotted && w == "Assert")
-            {
+            } else if dotted && (matches!(receiver, "assert" | "require") || w == "Assert") {
                 case.assertions.push(assertion(src, i, w, &args, false));
             } else if !dotted && w == "Expect" {
                 let end = src.chain_end(src.close(paren));
-                case.assertions.push(assertion(src, i, w, &[(paren, end)], false));
+                case.assertions
+                    .push(assertion(src, i, w, &[(paren, end)], false));
             }
         }
         i = e;
@@ -335,7 +335,11 @@ func helper(t *testing.T) {
                 &format!("func TestSub(t *testing.T) {{\n\t{skip}\n"),
             );
             let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-            assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Error)], "{skip}");
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/skip-marker", Severity::Error)],
+                "{skip}"
+            );
             assert_eq!(issues[0].line, Some(12));
         }
     }
@@ -343,7 +347,10 @@ func helper(t *testing.T) {
     #[test]
     fn skip_in_a_string_is_not_a_marker() {
         let now = with("want 4\"", "want 4 // t.Skip()\"");
-        assert_eq!(rules(&check_one("calc_test.go", Some(BASE), Some(&now))), []);
+        assert_eq!(
+            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
+            []
+        );
     }
 
     #[test]
@@ -352,7 +359,10 @@ func helper(t *testing.T) {
         let end = BASE.find("func helper").unwrap();
         let now = format!("{}{}", &BASE[..start], &BASE[end..]);
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
         assert!(issues[0].message.contains("TestSub"));
     }
 
@@ -360,39 +370,68 @@ func helper(t *testing.T) {
     fn renamed_away_from_test_is_removed() {
         let now = with("func TestSub(", "func testSub(");
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
     }
 
     #[test]
     fn build_tag_ignore_compiles_the_file_out() {
-        for tag in ["//go:build ignore\n\n", "// +build ignore\n\n", "//go:build !linux && never\n\n"] {
+        for tag in [
+            "//go:build ignore\n\n",
+            "// +build ignore\n\n",
+            "//go:build !linux && never\n\n",
+        ] {
             let now = format!("{tag}{BASE}");
             let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-            assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Error)], "{tag}");
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/skip-marker", Severity::Error)],
+                "{tag}"
+            );
         }
         let now = format!("//go:build windows\n\n{BASE}");
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Warning)]
+        );
     }
 
     #[test]
     fn early_return_and_removed_assertions() {
-        let now = with("func TestSub(t *testing.T) {\n", "func TestSub(t *testing.T) {\n\treturn\n");
+        let now = with(
+            "func TestSub(t *testing.T) {\n",
+            "func TestSub(t *testing.T) {\n\treturn\n",
+        );
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/early-return", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/early-return", Severity::Error)]
+        );
         let now = with("\tassert.Equal(t, 0, Sub(1, 1))\n", "");
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/assertions-removed", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
+        );
     }
 
     #[test]
     fn expected_value_in_the_if_condition() {
         let now = with("got != 4", "got != 5");
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/expected-changed", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/expected-changed", Severity::Warning)]
+        );
         // The format string is a message, not an expected value.
         let now = with("want 4", "want four");
-        assert_eq!(rules(&check_one("calc_test.go", Some(BASE), Some(&now))), []);
+        assert_eq!(
+            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
+            []
+        );
     }
 
     #[test]

@@ -19,7 +19,14 @@ use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase};
 use crate::model::verdict::Severity;
 
-const GROUPS: &[&str] = &["describe", "context", "suite", "xdescribe", "xcontext", "fdescribe"];
+const GROUPS: &[&str] = &[
+    "describe",
+    "context",
+    "suite",
+    "xdescribe",
+    "xcontext",
+    "fdescribe",
+];
 const TESTS: &[&str] = &["it", "test", "specify", "xit", "xtest", "xspecify", "fit"];
 /// Modifiers that take their own arguments before the test's.
 const CALLED: &[&str] = &["each", "skipIf", "runIf", "if", "for"];
@@ -72,7 +79,10 @@ pub(super) fn scan(text: &str) -> Scan {
             name: name.join(" > "),
             leaf: call.title.clone(),
             line: src.line(i),
-            markers: groups.iter().flat_map(|g| g.markers.iter().cloned()).collect(),
+            markers: groups
+                .iter()
+                .flat_map(|g| g.markers.iter().cloned())
+                .collect(),
             focus: call
                 .focus
                 .clone()
@@ -121,7 +131,7 @@ fn read_call(src: &Source, at: usize, base: &str, e: usize) -> Option<Call> {
                 path.push_str(m);
                 modifiers.push(m);
                 k = me;
-                let next = src.skip_ws(k);
+                let next = src.skip_space(k);
                 if CALLED.contains(&m) {
                     if src.at(next) == b'(' {
                         k = src.close(next) + 1;
@@ -146,7 +156,7 @@ fn read_call(src: &Source, at: usize, base: &str, e: usize) -> Option<Call> {
     let args = src.args(open);
     let title = match args.first() {
         Some(&(a, b)) => {
-            let a = src.skip_ws(a);
+            let a = src.skip_space(a);
             match src.string_at(a) {
                 Some((s, e)) => src.slice(s, e).get(1..e - s - 1).unwrap_or("").to_string(),
                 None => super::short(src.slice(a, b)),
@@ -236,10 +246,12 @@ fn read_body(src: &Source, a: usize, b: usize, case: &mut TestCase) {
             let next = src.skip_ws(e);
             if src.at(next) == b'(' {
                 let end = src.chain_end(src.close(next));
-                case.assertions.push(assertion(src, i, w, &[(next, end)], false));
+                case.assertions
+                    .push(assertion(src, i, w, &[(next, end)], false));
             } else if w == "assert" && src.at(next) == b'.' {
                 let end = src.chain_end(e.saturating_sub(1));
-                case.assertions.push(assertion(src, i, w, &[(e, end)], false));
+                case.assertions
+                    .push(assertion(src, i, w, &[(e, end)], false));
             }
         }
         i = e;
@@ -305,9 +317,9 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
             let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
             assert!(!issues.is_empty(), "{to}");
             assert!(
-                issues
-                    .iter()
-                    .all(|i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error),
+                issues.iter().all(
+                    |i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error
+                ),
                 "{to}: {issues:?}"
             );
         }
@@ -323,8 +335,16 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
         ] {
             let now = with(from, to);
             let issues = check_one("src/add.spec.js", Some(BASE), Some(&now));
-            assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Error)], "{to}");
-            assert!(issues[0].message.contains("only the focused"), "{}", issues[0].message);
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/skip-marker", Severity::Error)],
+                "{to}"
+            );
+            assert!(
+                issues[0].message.contains("only the focused"),
+                "{}",
+                issues[0].message
+            );
         }
     }
 
@@ -334,20 +354,35 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
             "  it(\"adds two numbers\"",
             "  // it.skip(\"x\", () => {})\n  it(\"adds two numbers\"",
         );
-        assert_eq!(rules(&check_one("test/add.test.ts", Some(BASE), Some(&now))), []);
+        assert_eq!(
+            rules(&check_one("test/add.test.ts", Some(BASE), Some(&now))),
+            []
+        );
     }
 
     #[test]
     fn early_return_removed_assertion_changed_value() {
-        let now = with("    expect(add(2, 2)).toBe(4);\n", "    return;\n    expect(add(2, 2)).toBe(4);\n");
+        let now = with(
+            "    expect(add(2, 2)).toBe(4);\n",
+            "    return;\n    expect(add(2, 2)).toBe(4);\n",
+        );
         let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/early-return", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/early-return", Severity::Error)]
+        );
         let now = with("    expect(add(1, 1)).not.toBe(3);\n", "");
         let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/assertions-removed", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
+        );
         let now = with(".toBe(4)", ".toBe(5)");
         let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/expected-changed", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/expected-changed", Severity::Warning)]
+        );
         assert_eq!(issues[0].line, Some(5));
     }
 
@@ -358,14 +393,22 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
             "",
         );
         let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
         let now = format!("{BASE}it(\"subtracts\", () => {{ expect(1).toBe(1); }});\n");
-        assert_eq!(rules(&check_one("test/add.test.ts", Some(BASE), Some(&now))), []);
+        assert_eq!(
+            rules(&check_one("test/add.test.ts", Some(BASE), Some(&now))),
+            []
+        );
     }
 
     #[test]
     fn each_and_pending() {
-        let s = scan("it.each([[1, 2]])(\"adds %i\", (a, b) => { expect(a).toBe(b); });\nit(\"later\");\n");
+        let s = scan(
+            "it.each([[1, 2]])(\"adds %i\", (a, b) => { expect(a).toBe(b); });\nit(\"later\");\n",
+        );
         assert_eq!(s.tests.len(), 2);
         assert_eq!(s.tests[0].assertions.len(), 1);
         assert!(s.tests[0].markers.is_empty());
@@ -374,7 +417,14 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
 
     #[test]
     fn hostile_text_does_not_panic() {
-        for t in ["it(", "it.", "describe(\"x\", () => {", "it(`", "it(\"\")", "it.each`"] {
+        for t in [
+            "it(",
+            "it.",
+            "describe(\"x\", () => {",
+            "it(`",
+            "it(\"\")",
+            "it.each`",
+        ] {
             let _ = scan(t);
         }
     }

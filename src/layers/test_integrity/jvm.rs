@@ -152,7 +152,9 @@ fn method_name(src: &Source, from: usize, brace: usize) -> Option<String> {
     let q = (from..p).rev().find(|&k| !bytes[k].is_ascii_whitespace())?;
     if bytes[q] == b'`' {
         // A quoted name: find where its literal starts (names are short).
-        let s = (q.saturating_sub(1024)..q).rev().find(|&k| src.string_at(k).is_some())?;
+        let s = (q.saturating_sub(1024)..q)
+            .rev()
+            .find(|&k| src.string_at(k).is_some())?;
         return Some(src.slice(s + 1, q).to_string()).filter(|n| !n.is_empty());
     }
     Some(src.word_before(q + 1).to_string()).filter(|n| !n.is_empty())
@@ -172,7 +174,8 @@ fn read_body(src: &Source, a: usize, b: usize, case: &mut TestCase) {
         let paren = src.skip_ws(e);
         if (w.starts_with("assert") || w == "fail" || w == "verify") && src.at(paren) == b'(' {
             let end = src.chain_end(src.close(paren));
-            case.assertions.push(assertion(src, i, w, &[(paren, end)], false));
+            case.assertions
+                .push(assertion(src, i, w, &[(paren, end)], false));
         }
         i = e;
     }
@@ -219,18 +222,24 @@ class CalcTest {
     #[test]
     fn disabled_and_ignore_are_errors() {
         for (from, to) in [
-            ("    @Test\n    void adds", "    @Test\n    @Disabled(\"flaky\")\n    void adds"),
+            (
+                "    @Test\n    void adds",
+                "    @Test\n    @Disabled(\"flaky\")\n    void adds",
+            ),
             ("class CalcTest", "@Disabled\nclass CalcTest"),
-            ("    @Test\n    void adds", "    @Ignore\n    @Test\n    void adds"),
+            (
+                "    @Test\n    void adds",
+                "    @Ignore\n    @Test\n    void adds",
+            ),
         ] {
             let now = JAVA.replacen(from, to, 1);
             assert_ne!(now, JAVA);
             let issues = check_one("src/test/java/calc/CalcTest.java", Some(JAVA), Some(&now));
             assert!(!issues.is_empty(), "{to}");
             assert!(
-                issues
-                    .iter()
-                    .all(|i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error),
+                issues.iter().all(
+                    |i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error
+                ),
                 "{to}: {issues:?}"
             );
         }
@@ -240,15 +249,28 @@ class CalcTest {
     fn deleted_and_weakened() {
         let now = JAVA.replacen("        assertEquals(4, Calc.add(2, 2));\n", "", 1);
         let issues = check_one("src/test/java/calc/CalcTest.java", Some(JAVA), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/assertions-removed", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
+        );
         let now = JAVA.replacen("    @Test\n    void adds", "    void adds", 1);
         let issues = check_one("src/test/java/calc/CalcTest.java", Some(JAVA), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
     }
 
     #[test]
     fn hostile_text_does_not_panic() {
-        for t in ["@", "@Test", "@Test {", "@Test fun `x", "class {", "@Test void x("] {
+        for t in [
+            "@",
+            "@Test",
+            "@Test {",
+            "@Test fun `x",
+            "class {",
+            "@Test void x(",
+        ] {
             let _ = scan(t);
         }
     }

@@ -266,10 +266,7 @@ fn lex_python(b: &[u8], out: &mut Regions) {
             i = e;
         } else if is_ident_byte(c) {
             let e = ident_end(b, i);
-            let prefix = e - i <= 2
-                && b[i..e]
-                    .iter()
-                    .all(|p| b"rRbBuUfFtT".contains(p));
+            let prefix = e - i <= 2 && b[i..e].iter().all(|p| b"rRbBuUfFtT".contains(p));
             if prefix && (at(b, e) == b'"' || at(b, e) == b'\'') {
                 let se = python_string_end(b, e);
                 out.string(i, se);
@@ -612,6 +609,18 @@ impl<'a> Source<'a> {
         i
     }
 
+    /// The first offset at or after `i` that is not whitespace in the
+    /// original text (a literal there is not skipped, unlike [`skip_ws`]).
+    ///
+    /// [`skip_ws`]: Source::skip_ws
+    pub fn skip_space(&self, mut i: usize) -> usize {
+        let b = self.text.as_bytes();
+        while i < b.len() && b[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    }
+
     /// The last offset before `i` that is not blank, if any.
     pub fn prev_sig(&self, i: usize) -> Option<usize> {
         let mut j = i.min(self.code.len());
@@ -719,7 +728,7 @@ impl<'a> Source<'a> {
                 let negate = lit
                     && number
                     && out.last().is_some_and(|t| !t.lit && t.text == "-")
-                    && out.len().checked_sub(2).map_or(true, |p| {
+                    && out.len().checked_sub(2).is_none_or(|p| {
                         let t = &out[p];
                         !t.lit
                             && !t.text.bytes().all(is_ident_byte)
@@ -781,18 +790,25 @@ mod tests {
 
     #[test]
     fn rust_comments_strings_and_raw_strings_are_blanked() {
-        let src = "a /* b /* c */ d */ e \"{\\\"}\" r#\"x\"# }\"# f // g\n'{' 'a h";
+        let src = "a /* b /* c */ d */ e \"{\\\"}\" r#\"x\"}\"# f // g\n'{' 'a h";
         let c = code(src, Syntax::Rust);
         assert_eq!(c.len(), src.len());
         assert!(!c.contains('{'), "{c}");
-        assert!(c.contains(" e ") && c.contains(" f ") && c.contains("'a h"), "{c}");
+        assert!(
+            c.contains(" e ") && c.contains(" f ") && c.contains("'a h"),
+            "{c}"
+        );
         assert!(!c.contains('g') && !c.contains('x'), "{c}");
     }
 
     #[test]
     fn python_triple_quotes_and_prefixes() {
         let c = code("x = rb'''a\n}'''\ny = f\"{z}\" # c\n", Syntax::Python);
-        assert_eq!(c, "x =        \n    \ny =        \n");
+        let blank = |n| " ".repeat(n);
+        assert_eq!(
+            c,
+            format!("x ={}\n{}\ny ={}\n", blank(7), blank(4), blank(11))
+        );
     }
 
     #[test]
@@ -806,15 +822,33 @@ mod tests {
         let s = Source::new("f(x, -1, \"s\", a - 2, true)", Syntax::Rust);
         let mut t = Vec::new();
         s.tokens(0, s.len(), &mut t);
-        let lits: Vec<&str> = t.iter().filter(|t| t.lit).map(|t| t.text.as_str()).collect();
+        let lits: Vec<&str> = t
+            .iter()
+            .filter(|t| t.lit)
+            .map(|t| t.text.as_str())
+            .collect();
         assert_eq!(lits, ["-1", "\"s\"", "2", "true"]);
     }
 
     #[test]
     fn hostile_text_does_not_panic() {
         for src in [
-            "'", "\"", "r#", "r#\"", "'\\", "b'", "/*", "`${", "`${`", "é'é", "'é", "(((", ")))",
-            "'\\u{", "#[", "\u{feff}'x",
+            "'",
+            "\"",
+            "r#",
+            "r#\"",
+            "'\\",
+            "b'",
+            "/*",
+            "`${",
+            "`${`",
+            "é'é",
+            "'é",
+            "(((",
+            ")))",
+            "'\\u{",
+            "#[",
+            "\u{feff}'x",
         ] {
             for syntax in [
                 Syntax::Rust,

@@ -474,18 +474,30 @@ fn pair(sides: &Sides) -> Vec<Option<usize>> {
     let mut matched: Vec<Option<usize>> = vec![None; sides.base.len()];
     let mut same_file = index(&sides.now, |f| (f.file, f.case.name.as_str()));
     for (b, m) in sides.base.iter().zip(matched.iter_mut()) {
-        *m = take(&mut same_file, &(b.file, b.case.name.as_str()), &mut claimed);
+        *m = take(
+            &mut same_file,
+            &(b.file, b.case.name.as_str()),
+            &mut claimed,
+        );
     }
     let mut by_name = index(&sides.now, |f| (f.syntax, f.case.name.as_str()));
     for (b, m) in sides.base.iter().zip(matched.iter_mut()) {
         if m.is_none() {
-            *m = take(&mut by_name, &(b.syntax, b.case.name.as_str()), &mut claimed);
+            *m = take(
+                &mut by_name,
+                &(b.syntax, b.case.name.as_str()),
+                &mut claimed,
+            );
         }
     }
     let mut by_leaf = index(&sides.now, |f| (f.syntax, f.case.leaf.as_str()));
     for (b, m) in sides.base.iter().zip(matched.iter_mut()) {
         if m.is_none() {
-            *m = take(&mut by_leaf, &(b.syntax, b.case.leaf.as_str()), &mut claimed);
+            *m = take(
+                &mut by_leaf,
+                &(b.syntax, b.case.leaf.as_str()),
+                &mut claimed,
+            );
         }
     }
     matched
@@ -639,7 +651,12 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
     }
 }
 
-fn removed(files: &[FileVersions], sides: &Sides, matched: &[Option<usize>], out: &mut Vec<Finding>) {
+fn removed(
+    files: &[FileVersions],
+    sides: &Sides,
+    matched: &[Option<usize>],
+    out: &mut Vec<Finding>,
+) {
     // Whole files first: one finding per file deleted or renamed away.
     let mut by_file: BTreeMap<usize, Vec<&TestCase>> = BTreeMap::new();
     for (b, m) in matched.iter().enumerate() {
@@ -719,7 +736,11 @@ fn modules(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
                     });
                 }
                 Some(n) => {
-                    for m in n.markers.iter().filter(|m| !b.markers.iter().any(|k| k.key == m.key)) {
+                    for m in n
+                        .markers
+                        .iter()
+                        .filter(|m| !b.markers.iter().any(|k| k.key == m.key))
+                    {
                         let msg = format!(
                             "`{}` added on module `{}` (its tests are in another file): they no longer run",
                             m.text,
@@ -779,7 +800,8 @@ fn body_changes(base: &TestCase, now: &Found, out: &mut Vec<Finding>) {
         }
     }
     if case.expects_panic && !base.expects_panic {
-        let msg = format!("test `{name}` gained `#[should_panic]`: it now passes when the code panics");
+        let msg =
+            format!("test `{name}` gained `#[should_panic]`: it now passes when the code panics");
         out.push(finding(RULE_EXPECTED, Severity::Warning, case.line, msg));
     }
 }
@@ -914,19 +936,26 @@ impl<'a> Allow<'a> {
     fn allows(&self, f: &Finding) -> Option<&'a str> {
         let path = f.paths.iter().find_map(|p| {
             let p = p.trim_start_matches("./");
-            self.paths.iter().find(|(_, g)| g.is_match(p)).map(|(i, _)| *i)
+            self.paths
+                .iter()
+                .find(|(_, g)| g.is_match(p))
+                .map(|(i, _)| *i)
         });
         if let Some(i) = path {
             return Some(&self.entries[i]);
         }
         let mut entry = None;
         for (name, leaf) in &f.tests {
-            let hit = self.entries.iter().position(|e| e == name || e == leaf).or_else(|| {
-                self.names
-                    .iter()
-                    .find(|(_, g)| g.is_match(name.as_str()))
-                    .map(|(i, _)| *i)
-            });
+            let hit = self
+                .entries
+                .iter()
+                .position(|e| e == name || e == leaf)
+                .or_else(|| {
+                    self.names
+                        .iter()
+                        .find(|(_, g)| g.is_match(name.as_str()))
+                        .map(|(i, _)| *i)
+                });
             match hit {
                 Some(i) => entry = entry.or(Some(i)),
                 None => return None,
@@ -1026,7 +1055,10 @@ mod tests {
             fv("src/lib.rs", Some(LIB), Some(LIB_WITHOUT)),
             fv("tests/one.rs", None, Some(&weakened)),
         ];
-        assert_eq!(rules(&run(&files, &[], None)), [(RULE_ASSERTIONS, Severity::Error)]);
+        assert_eq!(
+            rules(&run(&files, &[], None)),
+            [(RULE_ASSERTIONS, Severity::Error)]
+        );
     }
 
     #[test]
@@ -1034,20 +1066,30 @@ mod tests {
         let files = [fv("tests/one.rs", Some(MOVED), None)];
         let issues = run(&files, &[], None);
         assert_eq!(rules(&issues), [(RULE_REMOVED, Severity::Error)]);
-        assert!(issues[0].message.contains("deleted"), "{}", issues[0].message);
+        assert!(
+            issues[0].message.contains("deleted"),
+            "{}",
+            issues[0].message
+        );
     }
 
     #[test]
     fn allowed_paths_and_names_are_info() {
         let renamed = LIB.replace("fn one()", "fn first()");
         let files = [fv("src/lib.rs", Some(LIB), Some(&renamed))];
-        assert_eq!(rules(&run(&files, &[], None)), [(RULE_REMOVED, Severity::Error)]);
+        assert_eq!(
+            rules(&run(&files, &[], None)),
+            [(RULE_REMOVED, Severity::Error)]
+        );
         for allow in ["one", "tests::one", "tests::*", "src/lib.rs", "src/*.rs"] {
             let issues = run(&files, &[allow], None);
             assert_eq!(rules(&issues), [(RULE_REMOVED, Severity::Info)], "{allow}");
             assert!(issues[0].message.contains("allowed by"), "{allow}");
         }
-        assert_eq!(rules(&run(&files, &["two", "tests/*"], None)), [(RULE_REMOVED, Severity::Error)]);
+        assert_eq!(
+            rules(&run(&files, &["two", "tests/*"], None)),
+            [(RULE_REMOVED, Severity::Error)]
+        );
     }
 
     #[test]
@@ -1068,7 +1110,13 @@ mod tests {
         let issues = run(&[], &[], Some(ledger));
         let got: Vec<(&str, Severity, &str)> = issues
             .iter()
-            .map(|i| (i.rule.as_str(), i.severity, i.message.split('`').nth(1).unwrap_or("")))
+            .map(|i| {
+                (
+                    i.rule.as_str(),
+                    i.severity,
+                    i.message.split('`').nth(1).unwrap_or(""),
+                )
+            })
             .collect();
         assert_eq!(
             got,
@@ -1106,7 +1154,13 @@ mod tests {
         ] {
             assert!(relevant(p, &cmds), "{p}");
         }
-        for p in ["README.md", "src/helpers.py", "pkg/x.go", "web/a.tsx", "scripts/other.sh"] {
+        for p in [
+            "README.md",
+            "src/helpers.py",
+            "pkg/x.go",
+            "web/a.tsx",
+            "scripts/other.sh",
+        ] {
             assert!(!relevant(p, &cmds), "{p}");
         }
     }

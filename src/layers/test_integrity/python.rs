@@ -319,7 +319,8 @@ fn body(
             }
             case.assertions
                 .push(assertion(src, i, "assert", &[(e, k.min(stop))], false));
-        } else if call && (w.starts_with("assert") || (dotted && matches!(w, "raises" | "warns" | "fail")))
+        } else if call
+            && (w.starts_with("assert") || (dotted && matches!(w, "raises" | "warns" | "fail")))
         {
             case.assertions
                 .push(assertion(src, i, w, &src.args(paren), false));
@@ -403,7 +404,11 @@ async def test_async():
             .collect();
         assert_eq!(
             names,
-            [("test_adds", 2), ("TestGroup::test_one", 1), ("test_async", 1)]
+            [
+                ("test_adds", 2),
+                ("TestGroup::test_one", 1),
+                ("test_async", 1)
+            ]
         );
     }
 
@@ -411,29 +416,50 @@ async def test_async():
     fn deleted_test_is_removed() {
         let now = with("async def test_async():\n    assert True\n", "");
         let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
         assert!(issues[0].message.contains("test_async"));
     }
 
     #[test]
     fn skip_decorators_and_calls() {
         for (from, to) in [
-            ("def test_adds", "@pytest.mark.skip(reason=\"later\")\ndef test_adds"),
-            ("def test_adds", "@pytest.mark.skipif(True, reason=\"x\")\ndef test_adds"),
+            (
+                "def test_adds",
+                "@pytest.mark.skip(reason=\"later\")\ndef test_adds",
+            ),
+            (
+                "def test_adds",
+                "@pytest.mark.skipif(True, reason=\"x\")\ndef test_adds",
+            ),
             ("def test_adds", "@pytest.mark.xfail\ndef test_adds"),
             ("class TestGroup", "@unittest.skip(\"x\")\nclass TestGroup"),
-            ("    def test_one", "    @unittest.skipIf(True, \"x\")\n    def test_one"),
-            ("    \"\"\"Adds.\"\"\"\n", "    \"\"\"Adds.\"\"\"\n    pytest.skip(\"flaky\")\n"),
-            ("def helper", "pytestmark = pytest.mark.skip\n\n\ndef helper"),
-            ("def helper", "pytest.skip(\"x\", allow_module_level=True)\n\n\ndef helper"),
+            (
+                "    def test_one",
+                "    @unittest.skipIf(True, \"x\")\n    def test_one",
+            ),
+            (
+                "    \"\"\"Adds.\"\"\"\n",
+                "    \"\"\"Adds.\"\"\"\n    pytest.skip(\"flaky\")\n",
+            ),
+            (
+                "def helper",
+                "pytestmark = pytest.mark.skip\n\n\ndef helper",
+            ),
+            (
+                "def helper",
+                "pytest.skip(\"x\", allow_module_level=True)\n\n\ndef helper",
+            ),
         ] {
             let now = with(from, to);
             let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
             assert!(!issues.is_empty(), "{to}");
             assert!(
-                issues
-                    .iter()
-                    .all(|i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error),
+                issues.iter().all(
+                    |i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error
+                ),
                 "{to}: {issues:?}"
             );
         }
@@ -445,33 +471,54 @@ async def test_async():
             "def test_adds",
             "# @pytest.mark.skip\nX = \"@pytest.mark.skip\"\n\n\ndef test_adds",
         );
-        assert_eq!(rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))), []);
+        assert_eq!(
+            rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))),
+            []
+        );
     }
 
     #[test]
     fn early_return_after_docstring() {
-        let now = with("    \"\"\"Adds.\"\"\"\n", "    \"\"\"Adds.\"\"\"\n    return\n");
+        let now = with(
+            "    \"\"\"Adds.\"\"\"\n",
+            "    \"\"\"Adds.\"\"\"\n    return\n",
+        );
         let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/early-return", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/early-return", Severity::Error)]
+        );
     }
 
     #[test]
     fn assertion_removed_and_expected_changed() {
         let now = with("    assert helper() == 1\n", "");
         let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/assertions-removed", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
+        );
         let now = with("assert 1 + 1 == 2", "assert 1 + 1 == 3");
         let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/expected-changed", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/expected-changed", Severity::Warning)]
+        );
         let now = with("\"math\"", "\"arithmetic\"");
-        assert_eq!(rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))), []);
+        assert_eq!(
+            rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))),
+            []
+        );
     }
 
     #[test]
     fn a_later_definition_shadows_the_test() {
         let now = format!("{BASE}\n\ndef test_adds():\n    pass\n");
         let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/assertions-removed", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
+        );
     }
 
     #[test]
@@ -482,13 +529,28 @@ async def test_async():
             base: Some(BASE),
             new: Some(BASE),
         }]);
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
-        assert!(issues[0].message.contains("3 tests"), "{}", issues[0].message);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("3 tests"),
+            "{}",
+            issues[0].message
+        );
     }
 
     #[test]
     fn hostile_text_does_not_panic() {
-        for t in ["def", "def test_x(", "class", "@", "\tdef test_x():\n\t\treturn", "'''", "x = (\n"] {
+        for t in [
+            "def",
+            "def test_x(",
+            "class",
+            "@",
+            "\tdef test_x():\n\t\treturn",
+            "'''",
+            "x = (\n",
+        ] {
             let _ = scan(t);
         }
     }

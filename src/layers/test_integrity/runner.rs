@@ -54,14 +54,25 @@ impl CommandFiles {
     }
 
     fn command(&mut self, cmd: &str, shown: &str, dir: &str, depth: usize) {
-        let words = shlex::split(cmd)
-            .unwrap_or_else(|| cmd.split_whitespace().map(String::from).collect());
+        let split =
+            shlex::split(cmd).unwrap_or_else(|| cmd.split_whitespace().map(String::from).collect());
+        // `cd x; y`: a trailing `;` is a separator of its own.
+        let mut words: Vec<String> = Vec::new();
+        for w in split {
+            match w.strip_suffix(';') {
+                Some(head) if !head.is_empty() => {
+                    words.push(head.to_string());
+                    words.push(";".to_string());
+                }
+                _ => words.push(w),
+            }
+        }
         let mut dir = dir.to_string();
         for simple in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&")) {
             // Leading `VAR=x`, `env`, `time`, `sudo`, `exec`, `nice`.
             let simple: Vec<&str> = simple
                 .iter()
-                .map(|w| w.trim_end_matches(';'))
+                .map(String::as_str)
                 .skip_while(|w| {
                     w.contains('=') && !w.starts_with('-')
                         || matches!(*w, "env" | "time" | "sudo" | "exec" | "nice" | "command")
@@ -113,7 +124,11 @@ impl CommandFiles {
                     }
                 }
                 "npm" | "pnpm" | "yarn" | "bun" => {
-                    let rest: Vec<&str> = args.iter().copied().filter(|a| !a.starts_with('-')).collect();
+                    let rest: Vec<&str> = args
+                        .iter()
+                        .copied()
+                        .filter(|a| !a.starts_with('-'))
+                        .collect();
                     let script = match rest.as_slice() {
                         ["test" | "t", ..] if name != "bun" => Some("test"),
                         ["run" | "run-script", s, ..] => Some(*s),
@@ -137,8 +152,7 @@ impl CommandFiles {
                     }
                 }
                 "python" | "python3" | "node" | "ruby" | "perl" | "deno" | "tsx" | "ts-node" => {
-                    let mut it = args.iter();
-                    while let Some(a) = it.next() {
+                    for a in args {
                         if matches!(*a, "-m" | "-c" | "-e") {
                             break;
                         }
@@ -170,7 +184,9 @@ impl CommandFiles {
 
     fn file(&mut self, path: &str, cmd: &str) {
         if !path.is_empty() {
-            self.files.entry(path.to_string()).or_insert_with(|| cmd.to_string());
+            self.files
+                .entry(path.to_string())
+                .or_insert_with(|| cmd.to_string());
         }
     }
 
@@ -212,10 +228,7 @@ fn file_name(path: &str) -> &str {
 /// Files that configure a test runner wherever they are, by name.
 fn config_kind(path: &str) -> Option<&'static str> {
     let name = file_name(path);
-    let parent = path
-        .rsplit('/')
-        .nth(1)
-        .unwrap_or("");
+    let parent = path.rsplit('/').nth(1).unwrap_or("");
     let prefixed = |p: &str| name.starts_with(p);
     Some(match name {
         "build.rs" => "a build script can change how tests compile",
@@ -282,7 +295,10 @@ pub(super) fn check(f: &FileVersions, named: &CommandFiles, out: &mut Vec<Findin
     if let Some(cmd) = named.names(f.path).or_else(|| named.names(old_path)) {
         report(
             out,
-            format!("`{shown}` {change}: the test command `{}` runs it", short(cmd)),
+            format!(
+                "`{shown}` {change}: the test command `{}` runs it",
+                short(cmd)
+            ),
         );
         return;
     }
@@ -302,7 +318,10 @@ pub(super) fn check(f: &FileVersions, named: &CommandFiles, out: &mut Vec<Findin
             }
         },
         // A base that does not parse: compare against nothing set.
-        Err(_) => (BTreeMap::new(), settings(f.path, f.new, named).unwrap_or_default()),
+        Err(_) => (
+            BTreeMap::new(),
+            settings(f.path, f.new, named).unwrap_or_default(),
+        ),
     };
     let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
     let changed: Vec<String> = keys
@@ -321,10 +340,7 @@ pub(super) fn check(f: &FileVersions, named: &CommandFiles, out: &mut Vec<Findin
     if changed.len() > SHOWN {
         list.push_str(&format!(" and {} more", changed.len() - SHOWN));
     }
-    report(
-        out,
-        format!("`{shown}`: test settings changed: {list}"),
-    );
+    report(out, format!("`{shown}`: test settings changed: {list}"));
 }
 
 /// The test settings of a manifest as flat `key → value` text.
@@ -371,8 +387,10 @@ fn settings(
                 }
             }
             let pkg = join("", path);
-            let mut scripts: BTreeSet<String> =
-                ["pretest", "test", "posttest"].iter().map(|s| s.to_string()).collect();
+            let mut scripts: BTreeSet<String> = ["pretest", "test", "posttest"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
             scripts.extend(
                 named
                     .scripts
@@ -439,7 +457,14 @@ fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
         }
     }
     if let Some(pkg) = table("package") {
-        for k in ["autotests", "autobins", "autobenches", "autoexamples", "autolib", "build"] {
+        for k in [
+            "autotests",
+            "autobins",
+            "autobenches",
+            "autoexamples",
+            "autolib",
+            "build",
+        ] {
             if let Some(v) = pkg.get(k) {
                 out.insert(format!("package.{k}"), value(v));
             }
@@ -481,43 +506,81 @@ mod tests {
         })
     }
 
-    const CARGO: &str = "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n";
+    const CARGO: &str =
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n";
 
     #[test]
     fn build_script_added_anywhere() {
         for path in ["build.rs", "crates/core/build.rs"] {
             let issues = one(path, None, Some("fn main() {}"), &[]);
-            assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Error)]);
-            assert!(issues[0].message.contains("added: a build script"), "{}", issues[0].message);
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/runner-config", Severity::Error)]
+            );
+            assert!(
+                issues[0].message.contains("added: a build script"),
+                "{}",
+                issues[0].message
+            );
         }
     }
 
     #[test]
     fn cargo_config_anywhere() {
         for path in [".cargo/config.toml", "sub/.cargo/config"] {
-            let issues = one(path, Some(""), Some("[build]\nrustflags = [\"--cfg\", \"x\"]\n"), &[]);
-            assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Error)]);
+            let issues = one(
+                path,
+                Some(""),
+                Some("[build]\nrustflags = [\"--cfg\", \"x\"]\n"),
+                &[],
+            );
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/runner-config", Severity::Error)]
+            );
         }
-        assert_eq!(rules(&one("src/config.toml", Some(""), Some("x = 1"), &[])), []);
+        assert_eq!(
+            rules(&one("src/config.toml", Some(""), Some("x = 1"), &[])),
+            []
+        );
     }
 
     #[test]
     fn cargo_lib_test_false_appended() {
         let now = format!("{CARGO}\n[lib]\ntest = false\n");
         let issues = one("Cargo.toml", Some(CARGO), Some(&now), &[]);
-        assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Error)]);
-        assert!(issues[0].message.contains("`lib.test` unset → false"), "{}", issues[0].message);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("`lib.test` unset → false"),
+            "{}",
+            issues[0].message
+        );
         let now = CARGO.replace("[package]", "[package]\nautotests = false");
-        assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
         let now = format!("{CARGO}\n[[test]]\nname = \"it\"\nharness = false\n");
-        assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
         let now = format!("{CARGO}\n[profile.test]\nopt-level = 3\n");
-        assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
     }
 
     #[test]
     fn cargo_dependency_or_format_change_is_not_runner_config() {
-        let now = CARGO.replace("serde = \"1\"", "serde = { version = \"1\" }\nregex = \"1\"");
+        let now = CARGO.replace(
+            "serde = \"1\"",
+            "serde = { version = \"1\" }\nregex = \"1\"",
+        );
         assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])), []);
         let base = format!("{CARGO}[lib]\ntest = false\n");
         let now = format!("lib = {{ test = false }}\n{CARGO}");
@@ -526,11 +589,31 @@ mod tests {
 
     #[test]
     fn script_named_by_the_test_command() {
-        let issues = one("scripts/test.sh", Some("cargo test\n"), Some("exit 0\n"), &["sh scripts/test.sh"]);
-        assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Error)]);
-        assert!(issues[0].message.contains("sh scripts/test.sh"), "{}", issues[0].message);
+        let issues = one(
+            "scripts/test.sh",
+            Some("cargo test\n"),
+            Some("exit 0\n"),
+            &["sh scripts/test.sh"],
+        );
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("sh scripts/test.sh"),
+            "{}",
+            issues[0].message
+        );
         // Not named by any command: an ordinary file.
-        assert_eq!(rules(&one("scripts/test.sh", Some("a"), Some("b"), &["cargo test"])), []);
+        assert_eq!(
+            rules(&one(
+                "scripts/test.sh",
+                Some("a"),
+                Some("b"),
+                &["cargo test"]
+            )),
+            []
+        );
         for (cmd, path) in [
             ("./run-tests", "run-tests"),
             ("cd sub && make test", "sub/Makefile"),
@@ -547,29 +630,57 @@ mod tests {
     fn package_json_test_script_and_jest_key() {
         let base = r#"{"scripts": {"test": "jest", "ci": "jest --ci", "lint": "eslint"}}"#;
         let now = base.replace("\"jest\"", "\"jest --passWithNoTests -t none\"");
-        assert_eq!(rules(&one("package.json", Some(base), Some(&now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one("package.json", Some(base), Some(&now), &[])).len(),
+            1
+        );
         let now = base.replace("\"eslint\"", "\"eslint .\"");
         assert_eq!(rules(&one("package.json", Some(base), Some(&now), &[])), []);
         let now = base.replace("jest --ci", "true");
-        assert_eq!(rules(&one("package.json", Some(base), Some(&now), &["npm run ci"])).len(), 1);
-        let now = base.replace("{\"scripts\"", "{\"jest\": {\"testMatch\": []}, \"scripts\"");
-        assert_eq!(rules(&one("package.json", Some(base), Some(&now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one(
+                "package.json",
+                Some(base),
+                Some(&now),
+                &["npm run ci"]
+            ))
+            .len(),
+            1
+        );
+        let now = base.replace(
+            "{\"scripts\"",
+            "{\"jest\": {\"testMatch\": []}, \"scripts\"",
+        );
+        assert_eq!(
+            rules(&one("package.json", Some(base), Some(&now), &[])).len(),
+            1
+        );
     }
 
     #[test]
     fn python_runner_files() {
         for path in ["pytest.ini", "tests/conftest.py", "tox.ini", "noxfile.py"] {
             let issues = one(path, Some("a"), Some("b"), &[]);
-            assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Error)], "{path}");
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/runner-config", Severity::Error)],
+                "{path}"
+            );
         }
         let base = "[tool.pytest.ini_options]\naddopts = \"-q\"\n";
         let now = "[tool.pytest.ini_options]\naddopts = \"-q -k 'not slow'\"\n";
-        assert_eq!(rules(&one("pyproject.toml", Some(base), Some(now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one("pyproject.toml", Some(base), Some(now), &[])).len(),
+            1
+        );
         let base = "[metadata]\nname = x\n[tool:pytest]\naddopts = -q\n";
         let now = "[metadata]\nname = y\n[tool:pytest]\naddopts = -q\n";
         assert_eq!(rules(&one("setup.cfg", Some(base), Some(now), &[])), []);
         let now = "[metadata]\nname = x\n[tool:pytest]\naddopts = -q --deselect tests/a.py\n";
-        assert_eq!(rules(&one("setup.cfg", Some(base), Some(now), &[])).len(), 1);
+        assert_eq!(
+            rules(&one("setup.cfg", Some(base), Some(now), &[])).len(),
+            1
+        );
     }
 
     #[test]
@@ -593,7 +704,10 @@ mod tests {
     #[test]
     fn manifest_that_stops_parsing_is_a_warning() {
         let issues = one("Cargo.toml", Some(CARGO), Some("[lib\n"), &[]);
-        assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Warning)]
+        );
     }
 
     #[test]
@@ -604,7 +718,10 @@ mod tests {
             base: Some("x"),
             new: Some("x"),
         }]);
-        assert_eq!(rules(&issues), [("test-integrity/runner-config", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Error)]
+        );
     }
 
     #[test]

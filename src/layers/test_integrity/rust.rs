@@ -594,37 +594,65 @@ mod tests {
 
     #[test]
     fn ignore_added_is_an_error() {
-        let now = with("    #[test]\n    fn adds", "    #[test]\n    #[ignore]\n    fn adds");
+        let now = with(
+            "    #[test]\n    fn adds",
+            "    #[test]\n    #[ignore]\n    fn adds",
+        );
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Error)]);
-        assert!(issues[0].message.contains("tests::adds"), "{}", issues[0].message);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("tests::adds"),
+            "{}",
+            issues[0].message
+        );
         assert_eq!(issues[0].line, Some(9));
     }
 
     #[test]
     fn ignore_in_a_comment_is_not_a_marker() {
-        let now = with("    #[test]\n    fn adds", "    // #[ignore]\n    #[test]\n    fn adds");
+        let now = with(
+            "    #[test]\n    fn adds",
+            "    // #[ignore]\n    #[test]\n    fn adds",
+        );
         assert_eq!(rules(&check_one("src/lib.rs", Some(BASE), Some(&now))), []);
     }
 
     #[test]
     fn always_false_cfg_on_a_test_and_on_the_module() {
         for (from, to) in [
-            ("    #[test]\n    fn adds", "    #[cfg(any())]\n    #[test]\n    fn adds"),
-            ("#[cfg(test)]\nmod tests", "#[cfg(all(test, any()))]\nmod tests"),
+            (
+                "    #[test]\n    fn adds",
+                "    #[cfg(any())]\n    #[test]\n    fn adds",
+            ),
+            (
+                "#[cfg(test)]\nmod tests",
+                "#[cfg(all(test, any()))]\nmod tests",
+            ),
             ("#[cfg(test)]\nmod tests", "#[cfg(not(test))]\nmod tests"),
             ("#[cfg(test)]\nmod tests", "#[cfg(FALSE)]\nmod tests"),
-            ("#[cfg(test)]\nmod tests", "#[cfg(feature = \"never-run\")]\nmod tests"),
-            ("    use super::*;", "    #![cfg(all(any()))]\n    use super::*;"),
-            ("    #[test]\n    fn adds", "    #[cfg_attr(all(), ignore)]\n    #[test]\n    fn adds"),
+            (
+                "#[cfg(test)]\nmod tests",
+                "#[cfg(feature = \"never-run\")]\nmod tests",
+            ),
+            (
+                "    use super::*;",
+                "    #![cfg(all(any()))]\n    use super::*;",
+            ),
+            (
+                "    #[test]\n    fn adds",
+                "    #[cfg_attr(all(), ignore)]\n    #[test]\n    fn adds",
+            ),
         ] {
             let now = with(from, to);
             let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
             assert!(!issues.is_empty(), "{to}");
             assert!(
-                issues
-                    .iter()
-                    .all(|i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error),
+                issues.iter().all(
+                    |i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error
+                ),
                 "{to}: {issues:?}"
             );
         }
@@ -635,23 +663,43 @@ mod tests {
         let base = "#[test]\nfn a() { assert!(true); }\n#[test]\nfn b() { assert!(true); }\n";
         let now = format!("#![cfg(any())]\n{base}");
         let issues = check_one("tests/it.rs", Some(base), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Error)]);
-        assert!(issues[0].message.contains("2 tests"), "{}", issues[0].message);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("2 tests"),
+            "{}",
+            issues[0].message
+        );
     }
 
     #[test]
     fn platform_cfg_is_a_warning() {
-        let now = with("    #[test]\n    fn adds", "    #[cfg(windows)]\n    #[test]\n    fn adds");
+        let now = with(
+            "    #[test]\n    fn adds",
+            "    #[cfg(windows)]\n    #[test]\n    fn adds",
+        );
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Warning)]
+        );
     }
 
     #[test]
     fn return_first_is_an_early_return() {
         for ret in ["return;", "return Ok(());"] {
-            let now = with("    fn adds() {\n", &format!("    fn adds() {{\n        {ret}\n"));
+            let now = with(
+                "    fn adds() {\n",
+                &format!("    fn adds() {{\n        {ret}\n"),
+            );
             let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-            assert_eq!(rules(&issues), [("test-integrity/early-return", Severity::Error)], "{ret}");
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/early-return", Severity::Error)],
+                "{ret}"
+            );
         }
     }
 
@@ -661,7 +709,10 @@ mod tests {
         let end = BASE.rfind("}\n}").unwrap() + 1;
         let now = format!("{}{}", &BASE[..start], &BASE[end..]);
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
         assert!(issues[0].message.contains("tests::subtracts"));
     }
 
@@ -669,14 +720,23 @@ mod tests {
     fn test_attribute_removed_is_removed() {
         let now = with("    #[test]\n    fn adds", "    fn adds");
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
     }
 
     #[test]
     fn assertion_removed_and_added() {
-        let now = with("        assert!(add(1, 1) > 1, \"{}\", \"positive\");\n", "");
+        let now = with(
+            "        assert!(add(1, 1) > 1, \"{}\", \"positive\");\n",
+            "",
+        );
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/assertions-removed", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
+        );
         let now = with(
             "        assert_eq!(add(2, 2), 4);\n",
             "        assert_eq!(add(2, 2), 4);\n        assert_ne!(add(2, 2), 5);\n",
@@ -688,9 +748,16 @@ mod tests {
     fn expected_value_changed_names_the_line() {
         let now = with("assert_eq!(add(2, 2), 4);", "assert_eq!(add(2, 2), 5);");
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/expected-changed", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/expected-changed", Severity::Warning)]
+        );
         assert_eq!(issues[0].line, Some(10));
-        assert!(issues[0].message.contains("`4` to `5`"), "{}", issues[0].message);
+        assert!(
+            issues[0].message.contains("`4` to `5`"),
+            "{}",
+            issues[0].message
+        );
         // A changed assertion message is not an expected value.
         let now = with("\"positive\"", "\"greater\"");
         assert_eq!(rules(&check_one("src/lib.rs", Some(BASE), Some(&now))), []);
@@ -698,9 +765,15 @@ mod tests {
 
     #[test]
     fn should_panic_added_is_reported() {
-        let now = with("    #[test]\n    fn adds", "    #[test]\n    #[should_panic]\n    fn adds");
+        let now = with(
+            "    #[test]\n    fn adds",
+            "    #[test]\n    #[should_panic]\n    fn adds",
+        );
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/expected-changed", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/expected-changed", Severity::Warning)]
+        );
     }
 
     #[test]
@@ -710,7 +783,10 @@ mod tests {
         assert_eq!(rules(&check_one("src/lib.rs", Some(BASE), Some(&now))), []);
         let now = format!("{BASE}\n#[test]\n#[ignore]\nfn later() {{ assert!(true); }}\n");
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-        assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Warning)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Warning)]
+        );
     }
 
     #[test]
@@ -718,10 +794,16 @@ mod tests {
         let base = "pub fn f() {}\n#[cfg(test)]\nmod tests;\n";
         let gone = "pub fn f() {}\n";
         let issues = check_one("src/lib.rs", Some(base), Some(gone));
-        assert_eq!(rules(&issues), [("test-integrity/removed-test", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/removed-test", Severity::Error)]
+        );
         let off = "pub fn f() {}\n#[cfg(any())]\nmod tests;\n";
         let issues = check_one("src/lib.rs", Some(base), Some(off));
-        assert_eq!(rules(&issues), [("test-integrity/skip-marker", Severity::Error)]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Error)]
+        );
     }
 
     #[test]
@@ -752,7 +834,11 @@ mod tests {
 
     #[test]
     fn hostile_nesting_does_not_overflow() {
-        let text = format!("{}#[test] fn x() {{}}{}", "mod a {".repeat(10_000), "}".repeat(10_000));
+        let text = format!(
+            "{}#[test] fn x() {{}}{}",
+            "mod a {".repeat(10_000),
+            "}".repeat(10_000)
+        );
         let _ = scan("src/lib.rs", &text);
         let _ = scan("src/lib.rs", "#[test] fn");
         let _ = scan("src/lib.rs", "#[test] fn x() { assert_eq!(");
