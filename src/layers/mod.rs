@@ -9,3 +9,4 @@ pub mod imports;
 pub mod permissions;
 pub mod review;
 pub mod secrets;
+pub mod test_integrity;

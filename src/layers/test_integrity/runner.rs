@@ -1,0 +1,733 @@
+//! Runner configuration: the files and settings that decide which tests
+//! run and how, whose change is a `test-integrity/runner-config` error.
+//!
+//! Any change (added, changed, deleted) to: `build.rs`, `.cargo/config` and
+//! `.cargo/config.toml`, `.config/nextest.toml`, `pytest.ini`,
+//! `conftest.py`, `tox.ini`, `noxfile.py`, `jest.config.*`,
+//! `vitest.config.*`, `vitest.workspace.*`, `.mocharc*`, `karma.conf*`,
+//! `playwright.config.*`, `Makefile`/`makefile`/`GNUmakefile`/`justfile`,
+//! CI workflows (`.github/workflows/*`, `.gitlab-ci.yml`,
+//! `.circleci/config.yml`, `.travis.yml`, `azure-pipelines.yml`,
+//! `Jenkinsfile`) — anywhere in the tree — and any file a test command
+//! names (`sh scripts/test.sh`, `./run-tests`, `make -C sub test` →
+//! `sub/Makefile`, `cargo xtask` → `xtask/`). Settings compared parsed, so a
+//! reformat is not a change: in `Cargo.toml`, `[lib]`/`[[test]]`/`[[bin]]`/
+//! `[[bench]]`/`[[example]]` `test`, `doctest`, `harness`,
+//! `required-features`, `[package]` `autotests`/`autobins`/`autobenches`/
+//! `autoexamples`/`build`, every `[profile.*]`, and the workspace's
+//! `members`/`exclude`/`default-members` (features are not: too common);
+//! `pyproject.toml` `[tool.pytest.ini_options]` and `[tool.pytest]`;
+//! `setup.cfg` `[tool:pytest]`; `package.json` `jest`, `mocha`, `ava`,
+//! `vitest` and the scripts the commands run (`scripts.test`, its `pre`/
+//! `post` hooks, `npm run x` → `scripts.x`). Not seen: `go.mod`,
+//! `Cargo.toml` `[features]` defaults, environment variables set outside
+//! the tree, and runner flags in files no command names.
+
+use super::{short, FileVersions, Finding, RULE_RUNNER};
+use crate::model::verdict::{Issue, Severity};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the test commands name: files, and `package.json` scripts.
+#[derive(Debug, Default)]
+pub(super) struct CommandFiles {
+    /// Normalized path → the command that names it.
+    files: BTreeMap<String, String>,
+    /// Directory prefixes (`xtask/`) whose every file is runner code.
+    dirs: BTreeMap<String, String>,
+    /// (package.json path, script name) → command.
+    scripts: BTreeMap<(String, String), String>,
+}
+
+/// Extensions of files a command argument names as configuration or a
+/// script (a test file argument like `tests/test_x.py` is not config).
+const CONFIG_EXTENSIONS: &[&str] = &[
+    "sh", "bash", "zsh", "ini", "cfg", "toml", "json", "yaml", "yml", "mk", "conf", "ps1",
+];
+
+impl CommandFiles {
+    pub fn new(commands: &[String]) -> Self {
+        let mut out = CommandFiles::default();
+        for cmd in commands {
+            out.command(cmd, cmd, "", 0);
+        }
+        out
+    }
+
+    fn command(&mut self, cmd: &str, shown: &str, dir: &str, depth: usize) {
+        let split =
+            shlex::split(cmd).unwrap_or_else(|| cmd.split_whitespace().map(String::from).collect());
+        // `cd x; y`: a trailing `;` is a separator of its own.
+        let mut words: Vec<String> = Vec::new();
+        for w in split {
+            match w.strip_suffix(';') {
+                Some(head) if !head.is_empty() => {
+                    words.push(head.to_string());
+                    words.push(";".to_string());
+                }
+                _ => words.push(w),
+            }
+        }
+        let mut dir = dir.to_string();
+        for simple in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&")) {
+            // Leading `VAR=x`, `env`, `time`, `sudo`, `exec`, `nice`.
+            let simple: Vec<&str> = simple
+                .iter()
+                .map(String::as_str)
+                .skip_while(|w| {
+                    w.contains('=') && !w.starts_with('-')
+                        || matches!(*w, "env" | "time" | "sudo" | "exec" | "nice" | "command")
+                })
+                .collect();
+            let Some((&prog, args)) = simple.split_first() else {
+                continue;
+            };
+            let shown = shown.to_string();
+            let name = prog.rsplit('/').next().unwrap_or(prog);
+            match name {
+                "cd" => {
+                    if let Some(d) = args.first() {
+                        dir = join(&dir, d);
+                    }
+                    continue;
+                }
+                "make" | "gmake" => {
+                    let mut mdir = dir.clone();
+                    let mut file = None;
+                    let mut it = args.iter();
+                    while let Some(a) = it.next() {
+                        match *a {
+                            "-C" | "--directory" => {
+                                if let Some(d) = it.next() {
+                                    mdir = join(&mdir, d);
+                                }
+                            }
+                            "-f" | "--file" | "--makefile" => file = it.next().copied(),
+                            _ => {
+                                if let Some(f) = a.strip_prefix("--file=") {
+                                    file = Some(f);
+                                }
+                            }
+                        }
+                    }
+                    match file {
+                        Some(f) => self.file(&join(&mdir, f), &shown),
+                        None => {
+                            for f in ["Makefile", "makefile", "GNUmakefile"] {
+                                self.file(&join(&mdir, f), &shown);
+                            }
+                        }
+                    }
+                }
+                "just" => {
+                    for f in ["justfile", "Justfile", ".justfile"] {
+                        self.file(&join(&dir, f), &shown);
+                    }
+                }
+                "npm" | "pnpm" | "yarn" | "bun" => {
+                    let rest: Vec<&str> = args
+                        .iter()
+                        .copied()
+                        .filter(|a| !a.starts_with('-'))
+                        .collect();
+                    let script = match rest.as_slice() {
+                        ["test" | "t", ..] if name != "bun" => Some("test"),
+                        ["run" | "run-script", s, ..] => Some(*s),
+                        [s, ..] if matches!(name, "yarn" | "pnpm") => Some(*s),
+                        _ => None,
+                    };
+                    if let Some(s) = script {
+                        let pkg = join(&dir, "package.json");
+                        for h in [format!("pre{s}"), s.to_string(), format!("post{s}")] {
+                            self.scripts.insert((pkg.clone(), h), shown.clone());
+                        }
+                    }
+                }
+                "sh" | "bash" | "zsh" | "dash" => {
+                    if let Some(pos) = args.iter().position(|a| *a == "-c") {
+                        if let (Some(inner), true) = (args.get(pos + 1), depth < 2) {
+                            self.command(inner, &shown, &dir, depth + 1);
+                        }
+                    } else if let Some(script) = args.iter().find(|a| !a.starts_with('-')) {
+                        self.file(&join(&dir, script), &shown);
+                    }
+                }
+                "python" | "python3" | "node" | "ruby" | "perl" | "deno" | "tsx" | "ts-node" => {
+                    for a in args {
+                        if matches!(*a, "-m" | "-c" | "-e") {
+                            break;
+                        }
+                        if !a.starts_with('-') && *a != "run" {
+                            self.file(&join(&dir, a), &shown);
+                            break;
+                        }
+                    }
+                }
+                "cargo" if args.first() == Some(&"xtask") => {
+                    self.dirs.insert(join(&dir, "xtask") + "/", shown.clone());
+                }
+                "cargo" if args.first() == Some(&"make") => {
+                    self.file(&join(&dir, "Makefile.toml"), &shown);
+                }
+                _ if prog.contains('/') => self.file(&join(&dir, prog), &shown),
+                _ => {}
+            }
+            // Configuration files named as arguments (`pytest -c ci.ini`).
+            for a in args {
+                let a = a.rsplit('=').next().unwrap_or(a);
+                let ext = a.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+                if !a.starts_with('-') && CONFIG_EXTENSIONS.contains(&ext) {
+                    self.file(&join(&dir, a), &shown);
+                }
+            }
+        }
+    }
+
+    fn file(&mut self, path: &str, cmd: &str) {
+        if !path.is_empty() {
+            self.files
+                .entry(path.to_string())
+                .or_insert_with(|| cmd.to_string());
+        }
+    }
+
+    /// The command that names `path`, if one does.
+    fn names(&self, path: &str) -> Option<&str> {
+        let p = join("", path);
+        self.files
+            .get(&p)
+            .or_else(|| {
+                self.dirs
+                    .iter()
+                    .find(|(d, _)| p.starts_with(d.as_str()))
+                    .map(|(_, c)| c)
+            })
+            .map(String::as_str)
+    }
+}
+
+/// `dir/rel`, normalized: no `.`, `..` resolved, no leading `./` or `/`.
+fn join(dir: &str, rel: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    let start: &str = if rel.starts_with('/') { "" } else { dir };
+    for p in start.split('/').chain(rel.split('/')) {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    parts.join("/")
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+/// Files that configure a test runner wherever they are, by name.
+fn config_kind(path: &str) -> Option<&'static str> {
+    let name = file_name(path);
+    let parent = path.rsplit('/').nth(1).unwrap_or("");
+    let prefixed = |p: &str| name.starts_with(p);
+    Some(match name {
+        "build.rs" => "a build script can change how tests compile",
+        "config" | "config.toml" if parent == ".cargo" => {
+            "cargo configuration can change how tests build and run"
+        }
+        "nextest.toml" if parent == ".config" => "nextest configuration decides which tests run",
+        "pytest.ini" | "tox.ini" | "noxfile.py" => "it configures how the Python tests run",
+        "conftest.py" => "conftest.py hooks can skip, deselect or rewrite tests",
+        "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "Justfile" | ".justfile" => {
+            "it can change what the test targets run"
+        }
+        "Jenkinsfile" | ".gitlab-ci.yml" | ".travis.yml" | "azure-pipelines.yml" => {
+            "CI configuration decides which tests run"
+        }
+        "config.yml" if parent == ".circleci" => "CI configuration decides which tests run",
+        _ if path.contains(".github/workflows/") => "CI configuration decides which tests run",
+        _ if prefixed("jest.config.")
+            || prefixed("vitest.config.")
+            || prefixed("vitest.workspace.")
+            || prefixed(".mocharc")
+            || prefixed("karma.conf")
+            || prefixed("playwright.config.") =>
+        {
+            "it configures how the JavaScript tests run"
+        }
+        _ => return None,
+    })
+}
+
+/// Manifests whose test settings are compared key by key.
+fn manifest(path: &str) -> bool {
+    matches!(
+        file_name(path),
+        "Cargo.toml" | "pyproject.toml" | "setup.cfg" | "package.json"
+    )
+}
+
+/// Whether `path` is runner configuration (see the module doc).
+pub(super) fn is_config(path: &str, named: &CommandFiles) -> bool {
+    config_kind(path).is_some() || manifest(path) || named.names(path).is_some()
+}
+
+pub(super) fn check(f: &FileVersions, named: &CommandFiles, out: &mut Vec<Finding>) {
+    let old_path = f.old_path.unwrap_or(f.path);
+    let change = match (f.base, f.new) {
+        (None, Some(_)) => "added",
+        (Some(_), None) => "deleted",
+        (Some(a), Some(b)) if a != b => "changed",
+        (Some(_), Some(_)) if old_path != f.path => "renamed",
+        _ => return,
+    };
+    let shown = short(f.path);
+    let report = |out: &mut Vec<Finding>, msg: String| {
+        out.push(Finding::file(
+            Issue::new(RULE_RUNNER, Severity::Error, msg).at(f.path, None),
+            &[f.path, old_path],
+        ));
+    };
+    if let Some(why) = config_kind(f.path).or_else(|| config_kind(old_path)) {
+        report(out, format!("`{shown}` {change}: {why}"));
+        return;
+    }
+    if let Some(cmd) = named.names(f.path).or_else(|| named.names(old_path)) {
+        report(
+            out,
+            format!(
+                "`{shown}` {change}: the test command `{}` runs it",
+                short(cmd)
+            ),
+        );
+        return;
+    }
+    if !manifest(f.path) {
+        return;
+    }
+    let (before, after) = match settings(f.path, f.base, named) {
+        Ok(before) => match settings(f.path, f.new, named) {
+            Ok(after) => (before, after),
+            Err(e) => {
+                let msg = format!("`{shown}` {e}: its test settings could not be compared");
+                out.push(Finding::file(
+                    Issue::new(RULE_RUNNER, Severity::Warning, msg).at(f.path, None),
+                    &[f.path, old_path],
+                ));
+                return;
+            }
+        },
+        // A base that does not parse: compare against nothing set.
+        Err(_) => (
+            BTreeMap::new(),
+            settings(f.path, f.new, named).unwrap_or_default(),
+        ),
+    };
+    let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    let changed: Vec<String> = keys
+        .into_iter()
+        .filter(|k| before.get(*k) != after.get(*k))
+        .map(|k| {
+            let show = |v: Option<&String>| v.map_or("unset".to_string(), |v| short(v));
+            format!("`{k}` {} → {}", show(before.get(k)), show(after.get(k)))
+        })
+        .collect();
+    if changed.is_empty() {
+        return;
+    }
+    const SHOWN: usize = 4;
+    let mut list = changed[..changed.len().min(SHOWN)].join(", ");
+    if changed.len() > SHOWN {
+        list.push_str(&format!(" and {} more", changed.len() - SHOWN));
+    }
+    report(out, format!("`{shown}`: test settings changed: {list}"));
+}
+
+/// The test settings of a manifest as flat `key → value` text.
+fn settings(
+    path: &str,
+    text: Option<&str>,
+    named: &CommandFiles,
+) -> Result<BTreeMap<String, String>, String> {
+    let mut out = BTreeMap::new();
+    let Some(text) = text else {
+        return Ok(out);
+    };
+    match file_name(path) {
+        "Cargo.toml" => cargo(&parse_toml(text)?, &mut out),
+        "pyproject.toml" => {
+            let doc = parse_toml(text)?;
+            if let Some(tool) = doc.get("tool").and_then(toml::Value::as_table) {
+                if let Some(v) = tool.get("pytest") {
+                    out.insert("tool.pytest".into(), value(v));
+                }
+            }
+        }
+        "setup.cfg" => {
+            let mut section = String::new();
+            let mut lines = Vec::new();
+            for line in text.lines() {
+                let t = line.trim();
+                if t.starts_with('[') && t.ends_with(']') {
+                    section = t[1..t.len() - 1].trim().to_string();
+                } else if section == "tool:pytest" && !t.is_empty() && !t.starts_with(['#', ';']) {
+                    lines.push(t);
+                }
+            }
+            if !lines.is_empty() {
+                out.insert("[tool:pytest]".into(), lines.join("; "));
+            }
+        }
+        "package.json" => {
+            let doc: serde_json::Value = serde_json::from_str(text)
+                .map_err(|e| format!("is not valid JSON (line {}): {e}", e.line()))?;
+            for key in ["jest", "mocha", "ava", "vitest"] {
+                if let Some(v) = doc.get(key) {
+                    out.insert(key.to_string(), v.to_string());
+                }
+            }
+            let pkg = join("", path);
+            let mut scripts: BTreeSet<String> = ["pretest", "test", "posttest"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect();
+            scripts.extend(
+                named
+                    .scripts
+                    .keys()
+                    .filter(|(p, _)| *p == pkg)
+                    .map(|(_, s)| s.clone()),
+            );
+            for s in scripts {
+                if let Some(v) = doc.get("scripts").and_then(|x| x.get(&s)) {
+                    out.insert(format!("scripts.{s}"), v.to_string());
+                }
+            }
+        }
+        _ => {}
+    }
+    Ok(out)
+}
+
+fn parse_toml(text: &str) -> Result<toml::Table, String> {
+    text.parse::<toml::Table>().map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| text.get(..s.start).unwrap_or("").matches('\n').count() + 1);
+        match line {
+            Some(l) => format!("is not valid TOML at line {l}"),
+            None => "is not valid TOML".to_string(),
+        }
+    })
+}
+
+/// A TOML value as compact text (JSON, which TOML maps onto).
+fn value(v: &toml::Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
+    const TARGET_KEYS: &[&str] = &["test", "doctest", "harness", "required-features", "path"];
+    let table = |k: &str| doc.get(k).and_then(toml::Value::as_table);
+    if let Some(lib) = table("lib") {
+        for k in TARGET_KEYS.iter().filter(|k| **k != "path") {
+            if let Some(v) = lib.get(*k) {
+                out.insert(format!("lib.{k}"), value(v));
+            }
+        }
+    }
+    for kind in ["test", "bin", "bench", "example"] {
+        let Some(targets) = doc.get(kind).and_then(toml::Value::as_array) else {
+            continue;
+        };
+        for (n, t) in targets.iter().filter_map(toml::Value::as_table).enumerate() {
+            let name = t
+                .get("name")
+                .and_then(toml::Value::as_str)
+                .map_or_else(|| format!("#{n}"), str::to_string);
+            for k in TARGET_KEYS {
+                // A target's path only matters for test targets.
+                if *k == "path" && kind != "test" {
+                    continue;
+                }
+                if let Some(v) = t.get(*k) {
+                    out.insert(format!("[[{kind}]] {name}.{k}"), value(v));
+                }
+            }
+        }
+    }
+    if let Some(pkg) = table("package") {
+        for k in [
+            "autotests",
+            "autobins",
+            "autobenches",
+            "autoexamples",
+            "autolib",
+            "build",
+        ] {
+            if let Some(v) = pkg.get(k) {
+                out.insert(format!("package.{k}"), value(v));
+            }
+        }
+    }
+    if let Some(profiles) = table("profile") {
+        for (name, v) in profiles {
+            out.insert(format!("profile.{name}"), value(v));
+        }
+    }
+    if let Some(ws) = table("workspace") {
+        for k in ["members", "exclude", "default-members"] {
+            if let Some(v) = ws.get(k) {
+                out.insert(format!("workspace.{k}"), value(v));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{check_files, rules};
+    use super::super::{check, FileVersions, Input};
+    use super::*;
+
+    fn one(path: &str, base: Option<&str>, new: Option<&str>, cmds: &[&str]) -> Vec<Issue> {
+        let cmds: Vec<String> = cmds.iter().map(|s| s.to_string()).collect();
+        let files = [FileVersions {
+            path,
+            old_path: None,
+            base,
+            new,
+        }];
+        check(&Input {
+            files: &files,
+            test_commands: &cmds,
+            allow: &[],
+            ledger: None,
+        })
+    }
+
+    const CARGO: &str =
+        "[package]\nname = \"x\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = \"1\"\n";
+
+    #[test]
+    fn build_script_added_anywhere() {
+        for path in ["build.rs", "crates/core/build.rs"] {
+            let issues = one(path, None, Some("fn main() {}"), &[]);
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/runner-config", Severity::Error)]
+            );
+            assert!(
+                issues[0].message.contains("added: a build script"),
+                "{}",
+                issues[0].message
+            );
+        }
+    }
+
+    #[test]
+    fn cargo_config_anywhere() {
+        for path in [".cargo/config.toml", "sub/.cargo/config"] {
+            let issues = one(
+                path,
+                Some(""),
+                Some("[build]\nrustflags = [\"--cfg\", \"x\"]\n"),
+                &[],
+            );
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/runner-config", Severity::Error)]
+            );
+        }
+        assert_eq!(
+            rules(&one("src/config.toml", Some(""), Some("x = 1"), &[])),
+            []
+        );
+    }
+
+    #[test]
+    fn cargo_lib_test_false_appended() {
+        let now = format!("{CARGO}\n[lib]\ntest = false\n");
+        let issues = one("Cargo.toml", Some(CARGO), Some(&now), &[]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("`lib.test` unset → false"),
+            "{}",
+            issues[0].message
+        );
+        let now = CARGO.replace("[package]", "[package]\nautotests = false");
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
+        let now = format!("{CARGO}\n[[test]]\nname = \"it\"\nharness = false\n");
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
+        let now = format!("{CARGO}\n[profile.test]\nopt-level = 3\n");
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn cargo_dependency_or_format_change_is_not_runner_config() {
+        let now = CARGO.replace(
+            "serde = \"1\"",
+            "serde = { version = \"1\" }\nregex = \"1\"",
+        );
+        assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])), []);
+        let base = format!("{CARGO}[lib]\ntest = false\n");
+        let now = format!("lib = {{ test = false }}\n{CARGO}");
+        assert_eq!(rules(&one("Cargo.toml", Some(&base), Some(&now), &[])), []);
+    }
+
+    #[test]
+    fn script_named_by_the_test_command() {
+        let issues = one(
+            "scripts/test.sh",
+            Some("cargo test\n"),
+            Some("exit 0\n"),
+            &["sh scripts/test.sh"],
+        );
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("sh scripts/test.sh"),
+            "{}",
+            issues[0].message
+        );
+        // Not named by any command: an ordinary file.
+        assert_eq!(
+            rules(&one(
+                "scripts/test.sh",
+                Some("a"),
+                Some("b"),
+                &["cargo test"]
+            )),
+            []
+        );
+        for (cmd, path) in [
+            ("./run-tests", "run-tests"),
+            ("cd sub && make test", "sub/Makefile"),
+            ("bash -c 'cd tools; ./check.sh'", "tools/check.sh"),
+            ("python ci/run.py --fast", "ci/run.py"),
+            ("pytest -c ci/pytest-ci.ini", "ci/pytest-ci.ini"),
+        ] {
+            let issues = one(path, Some("a"), Some("b"), &[cmd]);
+            assert_eq!(rules(&issues).len(), 1, "{cmd}");
+        }
+    }
+
+    #[test]
+    fn package_json_test_script_and_jest_key() {
+        let base = r#"{"scripts": {"test": "jest", "ci": "jest --ci", "lint": "eslint"}}"#;
+        let now = base.replace("\"jest\"", "\"jest --passWithNoTests -t none\"");
+        assert_eq!(
+            rules(&one("package.json", Some(base), Some(&now), &[])).len(),
+            1
+        );
+        let now = base.replace("\"eslint\"", "\"eslint .\"");
+        assert_eq!(rules(&one("package.json", Some(base), Some(&now), &[])), []);
+        let now = base.replace("jest --ci", "true");
+        assert_eq!(
+            rules(&one(
+                "package.json",
+                Some(base),
+                Some(&now),
+                &["npm run ci"]
+            ))
+            .len(),
+            1
+        );
+        let now = base.replace(
+            "{\"scripts\"",
+            "{\"jest\": {\"testMatch\": []}, \"scripts\"",
+        );
+        assert_eq!(
+            rules(&one("package.json", Some(base), Some(&now), &[])).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn python_runner_files() {
+        for path in ["pytest.ini", "tests/conftest.py", "tox.ini", "noxfile.py"] {
+            let issues = one(path, Some("a"), Some("b"), &[]);
+            assert_eq!(
+                rules(&issues),
+                [("test-integrity/runner-config", Severity::Error)],
+                "{path}"
+            );
+        }
+        let base = "[tool.pytest.ini_options]\naddopts = \"-q\"\n";
+        let now = "[tool.pytest.ini_options]\naddopts = \"-q -k 'not slow'\"\n";
+        assert_eq!(
+            rules(&one("pyproject.toml", Some(base), Some(now), &[])).len(),
+            1
+        );
+        let base = "[metadata]\nname = x\n[tool:pytest]\naddopts = -q\n";
+        let now = "[metadata]\nname = y\n[tool:pytest]\naddopts = -q\n";
+        assert_eq!(rules(&one("setup.cfg", Some(base), Some(now), &[])), []);
+        let now = "[metadata]\nname = x\n[tool:pytest]\naddopts = -q --deselect tests/a.py\n";
+        assert_eq!(
+            rules(&one("setup.cfg", Some(base), Some(now), &[])).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn js_and_ci_files() {
+        for path in [
+            "jest.config.js",
+            "web/vitest.config.ts",
+            ".mocharc.yml",
+            "karma.conf.js",
+            ".github/workflows/ci.yml",
+            ".gitlab-ci.yml",
+            ".circleci/config.yml",
+            "Makefile",
+            "justfile",
+        ] {
+            let issues = one(path, Some("a"), Some("b"), &[]);
+            assert_eq!(rules(&issues).len(), 1, "{path}");
+        }
+    }
+
+    #[test]
+    fn manifest_that_stops_parsing_is_a_warning() {
+        let issues = one("Cargo.toml", Some(CARGO), Some("[lib\n"), &[]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Warning)]
+        );
+    }
+
+    #[test]
+    fn renamed_config_is_reported() {
+        let issues = check_files(&[FileVersions {
+            path: "old_conftest.py.bak",
+            old_path: Some("conftest.py"),
+            base: Some("x"),
+            new: Some("x"),
+        }]);
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/runner-config", Severity::Error)]
+        );
+    }
+
+    #[test]
+    fn join_normalizes() {
+        assert_eq!(join("a/b", "../c/./d.sh"), "a/c/d.sh");
+        assert_eq!(join("", "./run"), "run");
+        assert_eq!(join("x", "/abs/p"), "abs/p");
+    }
+}
