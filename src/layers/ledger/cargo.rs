@@ -19,9 +19,14 @@ pub(super) fn listing_args(args: &[String]) -> Vec<String> {
         let a = libtest[i].as_str();
         match a {
             "--format" | "--logfile" | "-Z" => i += 2,
-            "-q" | "--quiet" | "--nocapture" | "--no-capture" | "--show-output" | "--list" | "--report-time"
-            | "--ensure-time" => i += 1,
-            _ if a.starts_with("--format=") || a.starts_with("--logfile=") || a.starts_with("-Z") => i += 1,
+            "-q" | "--quiet" | "--nocapture" | "--no-capture" | "--show-output" | "--list"
+            | "--report-time" | "--ensure-time" => i += 1,
+            _ if a.starts_with("--format=")
+                || a.starts_with("--logfile=")
+                || a.starts_with("-Z") =>
+            {
+                i += 1
+            }
             _ => {
                 out.push(a.to_string());
                 i += 1;
@@ -39,7 +44,9 @@ pub(super) fn quiet(args: &[String]) -> bool {
     cargo.iter().any(is_quiet)
         || libtest.iter().any(is_quiet)
         || libtest.iter().any(|a| a == "--format=terse")
-        || libtest.windows(2).any(|w| w[0] == "--format" && w[1] == "terse")
+        || libtest
+            .windows(2)
+            .any(|w| w[0] == "--format" && w[1] == "terse")
 }
 
 fn split_at_dashes(args: &[String]) -> (&[String], &[String]) {
@@ -54,7 +61,9 @@ fn split_at_dashes(args: &[String]) -> (&[String], &[String]) {
 /// alpha` → `alpha:doc`.
 fn target_label(line: &str) -> Option<String> {
     static RUNNING: OnceLock<Regex> = OnceLock::new();
-    let running = RUNNING.get_or_init(|| Regex::new(r"^Running (?:unittests )?(?:(.+?) )?\(?([^()\s]+)\)?$").unwrap());
+    let running = RUNNING.get_or_init(|| {
+        Regex::new(r"^Running (?:unittests )?(?:(.+?) )?\(?([^()\s]+)\)?$").unwrap()
+    });
     let t = line.trim();
     if let Some(krate) = t.strip_prefix("Doc-tests ") {
         return Some(format!("{}:doc", krate.trim()));
@@ -64,7 +73,9 @@ fn target_label(line: &str) -> Option<String> {
     let file = path.rsplit(['/', '\\']).next().unwrap_or(path);
     let file = file.strip_suffix(".exe").unwrap_or(file);
     let stem = match file.rsplit_once('-') {
-        Some((stem, hash)) if hash.len() >= 8 && hash.bytes().all(|c| c.is_ascii_hexdigit()) => stem,
+        Some((stem, hash)) if hash.len() >= 8 && hash.bytes().all(|c| c.is_ascii_hexdigit()) => {
+            stem
+        }
         _ => file,
     };
     Some(match caps.get(1) {
@@ -110,12 +121,19 @@ pub(super) fn parse_listing(out: &str) -> Listing {
             continue;
         }
         if let Some((name, kind)) = line.rsplit_once(": ") {
-            if matches!(kind, "test" | "bench" | "benchmark") && !name.is_empty() && !name.starts_with(' ') {
+            if matches!(kind, "test" | "bench" | "benchmark")
+                && !name.is_empty()
+                && !name.starts_with(' ')
+            {
                 tests.push(labelled(&label, name));
             }
         }
     }
-    Listing { complete: !error && (saw_cargo || !tests.is_empty()), files_only: false, tests }
+    Listing {
+        complete: !error && (saw_cargo || !tests.is_empty()),
+        files_only: false,
+        tests,
+    }
 }
 
 fn status(s: &str) -> Option<Outcome> {
@@ -141,8 +159,11 @@ struct Section {
 struct State {
     label: Option<String>,
     sections: Vec<Section>,
-    /// The test most recently started: bare `ok`/`FAILED` lines (libtest
-    /// single-threaded with captured output off) belong to it.
+    /// A test whose `test NAME ... ` line has no status yet: libtest runs
+    /// single-threaded and prints the status after the test's own output.
+    pending: Option<String>,
+    /// The test most recently reported: a bare status line with nothing
+    /// pending belongs to it.
     current: Option<String>,
     entries: Vec<(String, Outcome)>,
 }
@@ -155,29 +176,49 @@ impl State {
         self.entries.push((name, outcome));
     }
 
+    fn forget(&mut self) {
+        self.pending = None;
+        self.current = None;
+    }
+
     /// One line of test output that is not cargo's: a result, the start of
-    /// one, or a bare status. `depth` bounds the `test a ... test b ... ok`
-    /// lines a test's own output makes.
+    /// one, or a bare status. While a test is pending, whole result lines
+    /// are its own output: they are recorded (to be cross-checked) but do
+    /// not take the status that follows. `depth` bounds the
+    /// `test a ... test b ... ok` lines a test's output makes.
     fn line(&mut self, s: &str, depth: usize) {
         if let Some(rest) = s.strip_prefix("test ") {
-            if let Some((name, after)) = rest.split_once(" ... ") {
+            let split = rest
+                .split_once(" ... ")
+                .or_else(|| rest.strip_suffix(" ...").map(|n| (n, "")));
+            if let Some((name, after)) = split {
                 let name = name.strip_suffix(" - should panic").unwrap_or(name);
                 let full = labelled(&self.label, name);
-                self.current = Some(full.clone());
                 match status(after.trim_end()) {
-                    Some(o) => self.record(full, o),
-                    None if after.trim().is_empty() || depth > 8 => {}
-                    None => self.line(after, depth + 1),
+                    Some(o) => {
+                        if self.pending.is_none() {
+                            self.current = Some(full.clone());
+                        }
+                        self.record(full, o);
+                    }
+                    None => {
+                        self.pending = Some(full.clone());
+                        self.current = Some(full);
+                        if !after.trim().is_empty() && depth < 8 {
+                            self.line(after, depth + 1);
+                        }
+                    }
                 }
                 return;
             }
-            if let Some(name) = rest.strip_suffix(" ...") {
-                let name = name.strip_suffix(" - should panic").unwrap_or(name);
-                self.current = Some(labelled(&self.label, name));
-                return;
-            }
         }
-        if let (Some(o), Some(cur)) = (status(s.trim_end()), self.current.clone()) {
+        let Some(o) = status(s.trim_end()) else {
+            return;
+        };
+        if let Some(p) = self.pending.take() {
+            self.current = Some(p);
+        }
+        if let Some(cur) = self.current.clone() {
             self.record(cur, o);
         }
     }
@@ -186,7 +227,13 @@ impl State {
 pub(super) fn parse_results(out: &str) -> Parsed {
     static RUNNING: OnceLock<Regex> = OnceLock::new();
     let running_n = RUNNING.get_or_init(|| Regex::new(r"^running (\d+) tests?$").unwrap());
-    let mut st = State { label: None, sections: Vec::new(), current: None, entries: Vec::new() };
+    let mut st = State {
+        label: None,
+        sections: Vec::new(),
+        pending: None,
+        current: None,
+        entries: Vec::new(),
+    };
     let mut results = Results::default();
     for line in out.lines() {
         let line = line.trim_end_matches('\r');
@@ -195,7 +242,7 @@ pub(super) fn parse_results(out: &str) -> Parsed {
         // while a binary runs are its tests' output.
         if let (false, Some(l)) = (open, target_label(line)) {
             st.label = Some(l);
-            st.current = None;
+            st.forget();
             continue;
         }
         if line.starts_with("error: test failed") || line.starts_with("error: doctest failed") {
@@ -210,8 +257,12 @@ pub(super) fn parse_results(out: &str) -> Parsed {
         }
         if let Some(caps) = running_n.captures(line) {
             let announced = caps[1].parse().unwrap_or(usize::MAX);
-            st.sections.push(Section { label: st.label.clone(), announced, ..Section::default() });
-            st.current = None;
+            st.sections.push(Section {
+                label: st.label.clone(),
+                announced,
+                ..Section::default()
+            });
+            st.forget();
             continue;
         }
         if line.starts_with("test result: ") {
@@ -232,9 +283,9 @@ pub(super) fn parse_results(out: &str) -> Parsed {
             ));
         }
         if !s.summarised {
-            results
-                .notes
-                .push(format!("{label}: no `test result:` line; the binary stopped before it finished"));
+            results.notes.push(format!(
+                "{label}: no `test result:` line; the binary stopped before it finished"
+            ));
         }
     }
     results.complete = !st.sections.is_empty() && st.sections.iter().all(|s| s.summarised);

@@ -10,19 +10,77 @@ use std::collections::{BTreeSet, HashMap};
 
 /// `go test` flags that take a value when written without `=`.
 const VALUE_FLAGS: &[&str] = &[
-    "run", "skip", "bench", "benchtime", "count", "cpu", "parallel", "timeout", "tags", "p", "o", "exec", "ldflags",
-    "gcflags", "asmflags", "gccgoflags", "mod", "modfile", "overlay", "pkgdir", "coverprofile", "covermode",
-    "coverpkg", "cpuprofile", "memprofile", "memprofilerate", "blockprofile", "blockprofilerate", "mutexprofile",
-    "mutexprofilefraction", "outputdir", "trace", "fuzz", "fuzztime", "fuzzminimizetime", "shuffle", "vet",
-    "toolexec", "compiler", "C", "pgo", "installsuffix", "buildmode", "list",
+    "run",
+    "skip",
+    "bench",
+    "benchtime",
+    "count",
+    "cpu",
+    "parallel",
+    "timeout",
+    "tags",
+    "p",
+    "o",
+    "exec",
+    "ldflags",
+    "gcflags",
+    "asmflags",
+    "gccgoflags",
+    "mod",
+    "modfile",
+    "overlay",
+    "pkgdir",
+    "coverprofile",
+    "covermode",
+    "coverpkg",
+    "cpuprofile",
+    "memprofile",
+    "memprofilerate",
+    "blockprofile",
+    "blockprofilerate",
+    "mutexprofile",
+    "mutexprofilefraction",
+    "outputdir",
+    "trace",
+    "fuzz",
+    "fuzztime",
+    "fuzzminimizetime",
+    "shuffle",
+    "vet",
+    "toolexec",
+    "compiler",
+    "C",
+    "pgo",
+    "installsuffix",
+    "buildmode",
+    "list",
 ];
 
 /// Flags that change what is built, kept for the listing so that it sees
 /// the same test files.
 const BUILD_FLAGS: &[&str] = &[
-    "tags", "mod", "modfile", "overlay", "ldflags", "gcflags", "asmflags", "gccgoflags", "race", "msan", "asan",
-    "trimpath", "buildvcs", "exec", "toolexec", "compiler", "C", "pkgdir", "installsuffix", "buildmode",
-    "linkshared", "pgo",
+    "tags",
+    "mod",
+    "modfile",
+    "overlay",
+    "ldflags",
+    "gcflags",
+    "asmflags",
+    "gccgoflags",
+    "race",
+    "msan",
+    "asan",
+    "trimpath",
+    "buildvcs",
+    "exec",
+    "toolexec",
+    "compiler",
+    "C",
+    "pkgdir",
+    "installsuffix",
+    "buildmode",
+    "linkshared",
+    "pgo",
 ];
 
 /// `go test -list REGEXP [build flags] PACKAGES [-args …]`, the regexp from
@@ -50,7 +108,13 @@ pub(super) fn listing_args(args: &[String]) -> Vec<String> {
             None => (flag, None),
         };
         let takes_value = inline.is_none() && VALUE_FLAGS.contains(&name);
-        let value = inline.or_else(|| if takes_value { args.get(i + 1).cloned() } else { None });
+        let value = inline.or_else(|| {
+            if takes_value {
+                args.get(i + 1).cloned()
+            } else {
+                None
+            }
+        });
         let width = if takes_value { 2 } else { 1 };
         if name == "run" {
             if let Some(v) = &value {
@@ -90,7 +154,9 @@ fn top_pattern(run: &str) -> String {
 }
 
 fn is_test_name(s: &str) -> bool {
-    ["Test", "Benchmark", "Example", "Fuzz"].iter().any(|p| s.starts_with(p))
+    ["Test", "Benchmark", "Example", "Fuzz"]
+        .iter()
+        .any(|p| s.starts_with(p))
         && s.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
@@ -124,7 +190,11 @@ pub(super) fn parse_listing(out: &str) -> Listing {
     if !pending.is_empty() || !saw_package {
         complete = false;
     }
-    Listing { tests, complete, files_only: false }
+    Listing {
+        tests,
+        complete,
+        files_only: false,
+    }
 }
 
 #[derive(Deserialize)]
@@ -214,12 +284,16 @@ pub(super) fn parse_results(out: &str) -> Parsed {
         }
     }
     for pkg in started.difference(&finished) {
-        results.notes.push(format!("{pkg}: no final pass or fail; the test binary stopped early"));
+        results.notes.push(format!(
+            "{pkg}: no final pass or fail; the test binary stopped early"
+        ));
     }
     results.broken = broken.into_iter().collect();
     results.complete = json_lines > 0 && started.is_subset(&finished);
     if json_lines == 0 {
-        results.notes.push("no test2json events in the output".into());
+        results
+            .notes
+            .push("no test2json events in the output".into());
     }
     (entries, results)
 }

@@ -10,10 +10,24 @@ use serde_json::Value;
 /// Flags that only shape a run's output or watch: left out of listings.
 fn output_only(a: &str) -> (bool, usize) {
     const ALONE: &[&str] = &[
-        "--coverage", "--json", "--watch", "--watchAll", "--verbose", "--run", "--passWithNoTests", "--silent",
-        "--useStderr", "--ci",
+        "--coverage",
+        "--json",
+        "--watch",
+        "--watchAll",
+        "--verbose",
+        "--run",
+        "--passWithNoTests",
+        "--silent",
+        "--useStderr",
+        "--ci",
     ];
-    const WITH_VALUE: &[&str] = &["--outputFile", "--reporter", "--reporters", "--coverageReporters", "--testTimeout"];
+    const WITH_VALUE: &[&str] = &[
+        "--outputFile",
+        "--reporter",
+        "--reporters",
+        "--coverageReporters",
+        "--testTimeout",
+    ];
     if ALONE.contains(&a) || a.starts_with("--coverage.") || a.starts_with("--coverage=") {
         return (true, 1);
     }
@@ -61,7 +75,11 @@ pub(super) fn parse_jest_listing(out: &str) -> Listing {
     let trimmed = out.trim();
     if trimmed.starts_with('[') {
         if let Ok(files) = serde_json::from_str::<Vec<String>>(trimmed) {
-            return Listing { tests: files, complete: true, files_only: true };
+            return Listing {
+                tests: files,
+                complete: true,
+                files_only: true,
+            };
         }
     }
     let mut tests = Vec::new();
@@ -77,7 +95,11 @@ pub(super) fn parse_jest_listing(out: &str) -> Listing {
             other = true;
         }
     }
-    Listing { complete: !other, tests, files_only: true }
+    Listing {
+        complete: !other,
+        tests,
+        files_only: true,
+    }
 }
 
 fn looks_like_file(t: &str) -> bool {
@@ -102,14 +124,20 @@ pub(super) fn parse_vitest_listing(out: &str) -> Listing {
             }
         }
         let file = file_of(t);
-        let has_ext = file.rsplit_once('.').is_some_and(|(_, e)| !e.is_empty() && e.len() <= 6);
+        let has_ext = file
+            .rsplit_once('.')
+            .is_some_and(|(_, e)| !e.is_empty() && e.len() <= 6);
         if t.contains(" > ") && has_ext && !file.starts_with(' ') {
             tests.push(t.to_string());
         } else {
             other = true;
         }
     }
-    Listing { complete: !other, tests, files_only: false }
+    Listing {
+        complete: !other,
+        tests,
+        files_only: false,
+    }
 }
 
 /// The JSON both write: jest's `--json --outputFile`, vitest's json reporter.
@@ -119,39 +147,60 @@ pub(super) fn parse_results(json: &str) -> Parsed {
     let root: Value = match serde_json::from_str(json) {
         Ok(v) => v,
         Err(e) => {
-            results.notes.push(format!("the results JSON did not parse: {e}"));
+            results
+                .notes
+                .push(format!("the results JSON did not parse: {e}"));
             return (entries, results);
         }
     };
     let Some(files) = root.get("testResults").and_then(Value::as_array) else {
-        results.notes.push("the results JSON has no testResults".into());
+        results
+            .notes
+            .push("the results JSON has no testResults".into());
         return (entries, results);
     };
     let mut count = 0usize;
     for f in files {
         let file = f.get("name").and_then(Value::as_str).unwrap_or("?");
-        let cases = f.get("assertionResults").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let cases = f
+            .get("assertionResults")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
         let suite_failed = f.get("status").and_then(Value::as_str) == Some("failed");
-        if cases.is_empty() && (suite_failed || f.get("testExecError").is_some_and(|e| !e.is_null())) {
+        if cases.is_empty()
+            && (suite_failed || f.get("testExecError").is_some_and(|e| !e.is_null()))
+        {
             results.broken.push(file.to_string());
             continue;
         }
         for c in cases {
             count += 1;
             let mut name = file.to_string();
-            for a in c.get("ancestorTitles").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
+            for a in c
+                .get("ancestorTitles")
+                .and_then(Value::as_array)
+                .map(Vec::as_slice)
+                .unwrap_or(&[])
+            {
                 name.push_str(" > ");
                 name.push_str(a.as_str().unwrap_or("?"));
             }
             name.push_str(" > ");
             let title = c.get("title").and_then(Value::as_str);
-            name.push_str(title.or_else(|| c.get("fullName").and_then(Value::as_str)).unwrap_or("?"));
+            name.push_str(
+                title
+                    .or_else(|| c.get("fullName").and_then(Value::as_str))
+                    .unwrap_or("?"),
+            );
             let outcome = match c.get("status").and_then(Value::as_str) {
                 Some("passed") => Outcome::Passed,
                 Some("failed") => Outcome::Failed,
                 Some("pending" | "skipped" | "todo" | "disabled") => Outcome::Ignored,
                 other => {
-                    results.notes.push(format!("{name}: unknown status {other:?}, counted as ignored"));
+                    results.notes.push(format!(
+                        "{name}: unknown status {other:?}, counted as ignored"
+                    ));
                     Outcome::Ignored
                 }
             };
@@ -160,7 +209,9 @@ pub(super) fn parse_results(json: &str) -> Parsed {
     }
     if let Some(total) = root.get("numTotalTests").and_then(Value::as_u64) {
         if total as usize != count {
-            results.notes.push(format!("the results JSON counts {total} tests and lists {count}"));
+            results.notes.push(format!(
+                "the results JSON counts {total} tests and lists {count}"
+            ));
         }
     }
     results.complete = true;

@@ -171,7 +171,10 @@ fn strip_root(name: &str, root: &str) -> String {
     if root.is_empty() {
         return name.to_string();
     }
-    match name.strip_prefix(root).and_then(|rest| rest.strip_prefix('/')) {
+    match name
+        .strip_prefix(root)
+        .and_then(|rest| rest.strip_prefix('/'))
+    {
         Some(rest) => rest.to_string(),
         None => name.to_string(),
     }
@@ -287,7 +290,10 @@ fn command_words(words: &[Word]) -> (Vec<&Word>, &[Word]) {
         match w.text.as_str() {
             "env" | "cross-env" | "command" | "exec" | "nohup" => {
                 i += 1;
-                while words.get(i).is_some_and(|w| w.text.starts_with('-') && w.text.len() > 1) {
+                while words
+                    .get(i)
+                    .is_some_and(|w| w.text.starts_with('-') && w.text.len() > 1)
+                {
                     i += 1;
                 }
             }
@@ -304,7 +310,10 @@ fn command_words(words: &[Word]) -> (Vec<&Word>, &[Word]) {
             "timeout" => {
                 i += 1;
                 while words.get(i).is_some_and(|w| w.text.starts_with('-')) {
-                    if matches!(words[i].text.as_str(), "-s" | "-k" | "--signal" | "--kill-after") {
+                    if matches!(
+                        words[i].text.as_str(),
+                        "-s" | "-k" | "--signal" | "--kill-after"
+                    ) {
                         i += 1;
                     }
                     i += 1;
@@ -394,7 +403,8 @@ fn direct(words: &[&str]) -> Option<(Runner, usize)> {
                 .iter()
                 .skip_while(|w| **w != "--")
                 .any(|w| *w == "--list");
-            (matches!(sub, "test" | "t") && !has("--no-run") && !libtest_list).then_some((Runner::Cargo, i + 1))
+            (matches!(sub, "test" | "t") && !has("--no-run") && !libtest_list)
+                .then_some((Runner::Cargo, i + 1))
         }
         "go" => (words.get(1) == Some(&"test")
             && !words
@@ -437,14 +447,21 @@ fn direct(words: &[&str]) -> Option<(Runner, usize)> {
 }
 
 fn pytest_runs(words: &[&str]) -> bool {
-    !words.iter().any(|w| matches!(*w, "--collect-only" | "--co" | "--help" | "-h" | "--version" | "--fixtures"))
+    !words.iter().any(|w| {
+        matches!(
+            *w,
+            "--collect-only" | "--co" | "--help" | "-h" | "--version" | "--fixtures"
+        )
+    })
 }
 
 /// `jest …`, `vitest run …`, `vitest …` (a single run when not on a
 /// terminal), but not `vitest watch`, `vitest bench` or `jest --watch`.
 fn js_runner(words: &[&str]) -> Option<(Runner, usize)> {
     let first = *words.first()?;
-    let watching = words.iter().any(|w| matches!(*w, "--watch" | "--watchAll" | "--listTests"));
+    let watching = words
+        .iter()
+        .any(|w| matches!(*w, "--watch" | "--watchAll" | "--listTests"));
     match base(first) {
         "jest" | "jest.js" if !watching => Some((Runner::Jest, 1)),
         "vitest" | "vitest.mjs" if !watching => match words.get(1) {
@@ -467,15 +484,26 @@ fn package_script<'a>(words: &[&'a str]) -> Option<(Manager, &'a str, Vec<&'a st
     };
     let (script, rest) = match (words.get(1).copied(), words.get(2).copied()) {
         (Some("test" | "t" | "tst"), _) => ("test", 2),
-        (Some("run" | "run-script" | "rum" | "urn"), Some(name)) if !name.starts_with('-') => (name, 3),
+        (Some("run" | "run-script" | "rum" | "urn"), Some(name)) if !name.starts_with('-') => {
+            (name, 3)
+        }
         // `yarn unit`, `pnpm unit`: a script named like that, if there is one.
-        (Some(name), _) if manager != Manager::Npm && !name.starts_with('-') && !yarn_builtin(name) => (name, 2),
+        (Some(name), _)
+            if manager != Manager::Npm && !name.starts_with('-') && !yarn_builtin(name) =>
+        {
+            (name, 2)
+        }
         _ => return None,
     };
     let rest = &words[rest.min(words.len())..];
     let extra = match manager {
         // npm passes only what follows `--`; what comes before is npm's own.
-        Manager::Npm => rest.iter().skip_while(|w| **w != "--").skip(1).copied().collect(),
+        Manager::Npm => rest
+            .iter()
+            .skip_while(|w| **w != "--")
+            .skip(1)
+            .copied()
+            .collect(),
         Manager::Pnpm | Manager::Yarn => rest.iter().skip_while(|w| **w == "--").copied().collect(),
     };
     Some((manager, script, extra))
@@ -484,8 +512,25 @@ fn package_script<'a>(words: &[&'a str]) -> Option<(Manager, &'a str, Vec<&'a st
 fn yarn_builtin(name: &str) -> bool {
     matches!(
         name,
-        "add" | "install" | "remove" | "upgrade" | "exec" | "dlx" | "build" | "run" | "info" | "why" | "link"
-            | "workspace" | "workspaces" | "cache" | "config" | "init" | "publish" | "pack" | "audit"
+        "add"
+            | "install"
+            | "remove"
+            | "upgrade"
+            | "exec"
+            | "dlx"
+            | "build"
+            | "run"
+            | "info"
+            | "why"
+            | "link"
+            | "workspace"
+            | "workspaces"
+            | "cache"
+            | "config"
+            | "init"
+            | "publish"
+            | "pack"
+            | "audit"
     )
 }
 
@@ -543,7 +588,14 @@ fn setup_before(r: &Recognised, original: &str) -> Vec<String> {
                 None => !env.is_empty(),
                 Some(w) => matches!(
                     w.text.as_str(),
-                    "cd" | "pushd" | "export" | "source" | "." | "set" | "unset" | "umask" | "ulimit"
+                    "cd" | "pushd"
+                        | "export"
+                        | "source"
+                        | "."
+                        | "set"
+                        | "unset"
+                        | "umask"
+                        | "ulimit"
                 ),
             }
         })
@@ -564,7 +616,11 @@ fn setup_before(r: &Recognised, original: &str) -> Vec<String> {
 ///   default one, `--outputFile=FILE`.
 ///
 /// When the guardrail `cd`s first, FILE is written as a path from there.
-pub fn results_command(r: &Recognised, original: &str, results_file: &str) -> (String, Option<String>) {
+pub fn results_command(
+    r: &Recognised,
+    original: &str,
+    results_file: &str,
+) -> (String, Option<String>) {
     let Some(segs) = shell::segments(original) else {
         return (original.to_string(), None);
     };
@@ -579,8 +635,7 @@ pub fn results_command(r: &Recognised, original: &str, results_file: &str) -> (S
         (Launcher::Script(_), _) if package_script(&texts).is_some() => 0,
         _ => return (original.to_string(), None),
     };
-    let (file_in_command, prefix) = path_from_dir(r.dir.as_deref(), results_file);
-    let file_arg = quote(&file_in_command);
+    let (file_arg, prefix) = path_from_dir(r.dir.as_deref(), results_file);
     let mut edits: Vec<(usize, String)> = Vec::new();
     let mut file = None;
     let flags: Vec<String> = match r.runner {
@@ -595,7 +650,10 @@ pub fn results_command(r: &Recognised, original: &str, results_file: &str) -> (S
             Vec::new()
         }
         Runner::Go => {
-            if r.args.iter().any(|a| a == "-json" || a == "--json" || a.starts_with("-json=")) {
+            if r.args
+                .iter()
+                .any(|a| a == "-json" || a == "--json" || a.starts_with("-json="))
+            {
                 Vec::new()
             } else {
                 vec!["-json".into()]
@@ -603,7 +661,10 @@ pub fn results_command(r: &Recognised, original: &str, results_file: &str) -> (S
         }
         Runner::Pytest => {
             file = Some(results_file.to_string());
-            vec![format!("--junitxml={file_arg}"), "--override-ini=junit_family=xunit1".into()]
+            vec![
+                format!("--junitxml={file_arg}"),
+                "--override-ini=junit_family=xunit1".into(),
+            ]
         }
         Runner::Jest => {
             file = Some(results_file.to_string());
@@ -643,30 +704,36 @@ pub fn results_command(r: &Recognised, original: &str, results_file: &str) -> (S
     (command, file)
 }
 
-/// `file` as the runner, started in `dir`, should be told it: `../x` for a
-/// relative dir, through a variable holding the starting directory when
-/// the dir cannot be walked back (absolute, `..`, expanded).
+/// `file` as the runner, started in `dir`, should be told it, ready for
+/// the shell: `../x` for a relative dir; through a variable holding the
+/// starting directory when the dir cannot be walked back (absolute, `..`,
+/// expanded), with the assignment to put first.
 fn path_from_dir(dir: Option<&str>, file: &str) -> (String, Option<String>) {
     let Some(dir) = dir else {
-        return (file.to_string(), None);
+        return (quote(file), None);
     };
     if file.starts_with('/') {
-        return (file.to_string(), None);
+        return (quote(file), None);
     }
     let walkable = !dir.starts_with('/')
         && !dir.starts_with('~')
         && !dir.contains('$')
-        && dir.split('/').all(|p| !p.is_empty() && p != ".." && p != "." && p != "-");
+        && dir
+            .split('/')
+            .all(|p| !p.is_empty() && p != ".." && p != "." && p != "-");
     if walkable {
         let up = "../".repeat(dir.split('/').count());
-        (format!("{up}{file}"), None)
+        (quote(&format!("{up}{file}")), None)
     } else {
-        (format!("{ROOT_VAR_REF}/{file}"), Some(format!("{ROOT_VAR}=\"$PWD\"; ")))
+        (
+            format!("\"${ROOT_VAR}\"/{}", quote(file)),
+            Some(format!("{ROOT_VAR}=\"$PWD\"; ")),
+        )
     }
 }
 
+/// The shell variable that remembers where the guardrail started.
 const ROOT_VAR: &str = "RASCAL_LEDGER_ROOT";
-const ROOT_VAR_REF: &str = "$RASCAL_LEDGER_ROOT";
 
 // ---------------------------------------------------------------------------
 // Parsing.
@@ -688,7 +755,12 @@ pub fn parse_listing(runner: Runner, stdout: &str) -> Listing {
 /// (pytest's junit XML, jest's and vitest's JSON). With a listing, a result
 /// whose name it lacks goes to `unlisted` instead of counting, and a name
 /// reported more often than listed keeps its worst outcomes.
-pub fn parse_results(runner: Runner, stdout: &str, file: Option<&str>, listing: Option<&Listing>) -> Results {
+pub fn parse_results(
+    runner: Runner,
+    stdout: &str,
+    file: Option<&str>,
+    listing: Option<&Listing>,
+) -> Results {
     let (reported, mut partial) = match runner {
         Runner::Cargo => cargo::parse_results(stdout),
         Runner::Go => go::parse_results(stdout),
@@ -719,7 +791,13 @@ type Parsed = (Vec<(String, Outcome)>, Results);
 
 fn no_file() -> Parsed {
     let notes = vec!["the results file was not there to read".to_string()];
-    (Vec::new(), Results { notes, ..Results::default() })
+    (
+        Vec::new(),
+        Results {
+            notes,
+            ..Results::default()
+        },
+    )
 }
 
 /// Where a reported name is looked up in a listing: Go subtests under
@@ -738,7 +816,12 @@ fn listing_key(runner: Runner, name: &str, files_only: bool) -> String {
 /// `ok` cannot hide a real `FAILED`); a name not listed is `unlisted`
 /// (except a skipped one when the runner's listing leaves skipped tests
 /// out, as vitest's does).
-fn settle(runner: Runner, reported: Vec<(String, Outcome)>, listing: Option<&Listing>, results: &mut Results) {
+fn settle(
+    runner: Runner,
+    reported: Vec<(String, Outcome)>,
+    listing: Option<&Listing>,
+    results: &mut Results,
+) {
     // An empty listing that did not finish is no listing at all.
     let listing = listing.filter(|l| l.complete || !l.tests.is_empty());
     if listing.is_some_and(|l| !l.complete && !l.files_only) {
@@ -764,14 +847,24 @@ fn settle(runner: Runner, reported: Vec<(String, Outcome)>, listing: Option<&Lis
         }
         seen.push(outcome);
     }
-    for name in order {
-        let mut outcomes = by_name.remove(&name).unwrap_or_default();
+    for reported_name in order {
+        let mut outcomes = by_name.remove(&reported_name).unwrap_or_default();
         outcomes.sort_by(|a, b| b.cmp(a));
+        let mut name = reported_name;
         let allowed = match listing {
             None if per_key || runner != Runner::Cargo => 1,
             None => outcomes.len(),
             Some(_) => {
-                let n = listed.get(listing_key(runner, &name, files_only).as_str()).copied().unwrap_or(0);
+                let key = listing_key(runner, &name, files_only);
+                let (n, relative) = match listed.get(key.as_str()) {
+                    Some(n) => (*n, None),
+                    None => js_suffix_match(runner, &key, &listed),
+                };
+                // Named as the listing names it: a path relative to the
+                // runner's directory rather than this copy's absolute one.
+                if let Some(prefix_len) = relative {
+                    name = name[prefix_len..].to_string();
+                }
                 if per_key {
                     n.min(1)
                 } else {
@@ -804,6 +897,27 @@ fn settle(runner: Runner, reported: Vec<(String, Outcome)>, listing: Option<&Lis
     }
 }
 
+/// jest and vitest report absolute paths; a listing made relative with
+/// [`Listing::relative_to`] (or made in another copy) names the same file
+/// by a tail of that path. The count listed and how many bytes of the
+/// reported key to drop.
+fn js_suffix_match(
+    runner: Runner,
+    key: &str,
+    listed: &HashMap<&str, usize>,
+) -> (usize, Option<usize>) {
+    if !matches!(runner, Runner::Jest | Runner::Vitest) || !key.starts_with('/') {
+        return (0, None);
+    }
+    let file_end = key.find(" > ").unwrap_or(key.len());
+    for (i, _) in key[..file_end].match_indices('/') {
+        if let Some(n) = listed.get(&key[i + 1..]) {
+            return (*n, Some(i + 1));
+        }
+    }
+    (0, None)
+}
+
 // ---------------------------------------------------------------------------
 // The ledger.
 
@@ -825,7 +939,11 @@ pub fn ledger(runner: Runner, at_base: &Listing, now: &Listing, results: &Result
     // Go subtests and jest files: one result is enough for the listed key.
     let not_run = if runner == Runner::Go || now.files_only {
         let set: std::collections::HashSet<&String> = reported.iter().collect();
-        now.tests.iter().filter(|t| !set.contains(t)).cloned().collect()
+        now.tests
+            .iter()
+            .filter(|t| !set.contains(t))
+            .cloned()
+            .collect()
     } else {
         not_run
     };

@@ -18,15 +18,28 @@ pub(super) fn listing_args(args: &[String]) -> Vec<String> {
         let a = args[i].as_str();
         match a {
             "-q" | "--quiet" | "-v" | "--verbose" | "--collect-only" | "--co" => i += 1,
-            "-n" | "--numprocesses" | "--dist" | "--junitxml" | "--junit-xml" | "--cov-report" | "--html"
-            | "--result-log" | "--durations" => i += 2,
-            _ if ["--numprocesses=", "--dist=", "--junitxml=", "--junit-xml=", "--cov", "--html=", "--durations="]
-                .iter()
-                .any(|p| a.starts_with(p)) =>
+            "-n" | "--numprocesses" | "--dist" | "--junitxml" | "--junit-xml" | "--cov-report"
+            | "--html" | "--result-log" | "--durations" => i += 2,
+            _ if [
+                "--numprocesses=",
+                "--dist=",
+                "--junitxml=",
+                "--junit-xml=",
+                "--cov",
+                "--html=",
+                "--durations=",
+            ]
+            .iter()
+            .any(|p| a.starts_with(p)) =>
             {
                 i += 1
             }
-            _ if a.starts_with("-n") && a[2..].chars().all(|c| c.is_ascii_digit()) && a.len() > 2 => i += 1,
+            _ if a.starts_with("-n")
+                && a[2..].chars().all(|c| c.is_ascii_digit())
+                && a.len() > 2 =>
+            {
+                i += 1
+            }
             "-nauto" | "-nlogical" => i += 1,
             // A cluster of short switches (`-xvs`): keep all but the verbosity.
             _ if a.starts_with('-')
@@ -119,9 +132,17 @@ pub(super) fn parse_listing(out: &str) -> Listing {
         }
     }
     if tests.is_empty() && !files.is_empty() {
-        return Listing { tests: files, complete: summary.is_some() && !error, files_only: true };
+        return Listing {
+            tests: files,
+            complete: summary.is_some() && !error,
+            files_only: true,
+        };
     }
-    Listing { tests, complete: summary.is_some() && !error, files_only: false }
+    Listing {
+        tests,
+        complete: summary.is_some() && !error,
+        files_only: false,
+    }
 }
 
 /// `14 tests collected in 0.01s`, `3/14 tests collected (11 deselected)`,
@@ -129,7 +150,10 @@ pub(super) fn parse_listing(out: &str) -> Listing {
 fn is_summary(t: &str) -> bool {
     let t = t.trim_matches(|c| c == '=' || c == ' ');
     let first = t.split_whitespace().next().unwrap_or("");
-    let counted = first == "no" || first.split('/').all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    let counted = first == "no"
+        || first
+            .split('/')
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
     counted && (t.contains(" collected") || t.contains(" selected") || t.contains(" deselected"))
 }
 
@@ -145,7 +169,10 @@ struct Case {
 fn attrs(e: &BytesStart) -> Case {
     let mut case = Case::default();
     for a in e.attributes().flatten() {
-        let value = a.normalized_value(XmlVersion::Implicit1_0).map(|v| v.into_owned()).unwrap_or_default();
+        let value = a
+            .normalized_value(XmlVersion::Implicit1_0)
+            .map(|v| v.into_owned())
+            .unwrap_or_default();
         match a.key.as_ref() {
             "classname" => case.classname = value,
             "name" => case.name = value,
@@ -226,10 +253,16 @@ pub(super) fn parse_results(xml: &str, listing: Option<&Listing>) -> Parsed {
     let mut finish = |case: Case, entries: &mut Vec<(String, Outcome)>, results: &mut Results| {
         cases += 1;
         if case.collection_error {
-            let file = case.file.clone().unwrap_or_else(|| format!("{}.py", case.name.replace('.', "/")));
+            let file = case
+                .file
+                .clone()
+                .unwrap_or_else(|| format!("{}.py", case.name.replace('.', "/")));
             results.broken.push(file);
         } else {
-            entries.push((node_id(&case, &from_listing), case.outcome.unwrap_or(Outcome::Passed)));
+            entries.push((
+                node_id(&case, &from_listing),
+                case.outcome.unwrap_or(Outcome::Passed),
+            ));
         }
     };
     loop {
@@ -237,13 +270,17 @@ pub(super) fn parse_results(xml: &str, listing: Option<&Listing>) -> Parsed {
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) if e.name().as_ref() == "testsuite" => {
                 for a in e.attributes().flatten() {
                     if a.key.as_ref() == "tests" {
-                        let v = a.normalized_value(XmlVersion::Implicit1_0).unwrap_or_default();
+                        let v = a
+                            .normalized_value(XmlVersion::Implicit1_0)
+                            .unwrap_or_default();
                         declared += v.parse::<usize>().unwrap_or(0);
                     }
                 }
             }
             Ok(Event::Start(e)) if e.name().as_ref() == "testcase" => current = Some(attrs(&e)),
-            Ok(Event::Empty(e)) if e.name().as_ref() == "testcase" => finish(attrs(&e), &mut entries, &mut results),
+            Ok(Event::Empty(e)) if e.name().as_ref() == "testcase" => {
+                finish(attrs(&e), &mut entries, &mut results)
+            }
             Ok(Event::Start(e)) | Ok(Event::Empty(e)) => {
                 if let Some(case) = current.as_mut() {
                     let outcome = match e.name().as_ref() {
@@ -264,10 +301,14 @@ pub(super) fn parse_results(xml: &str, listing: Option<&Listing>) -> Parsed {
                     finish(case, &mut entries, &mut results);
                 }
             }
-            Ok(Event::End(e)) if matches!(e.name().as_ref(), "testsuites" | "testsuite") => finished = true,
+            Ok(Event::End(e)) if matches!(e.name().as_ref(), "testsuites" | "testsuite") => {
+                finished = true
+            }
             Ok(Event::Eof) => break,
             Err(e) => {
-                results.notes.push(format!("the junit XML stopped parsing: {e}"));
+                results
+                    .notes
+                    .push(format!("the junit XML stopped parsing: {e}"));
                 finished = false;
                 break;
             }
@@ -275,7 +316,9 @@ pub(super) fn parse_results(xml: &str, listing: Option<&Listing>) -> Parsed {
         }
     }
     if declared != cases && finished {
-        results.notes.push(format!("the junit XML declares {declared} tests and holds {cases}"));
+        results.notes.push(format!(
+            "the junit XML declares {declared} tests and holds {cases}"
+        ));
     }
     results.complete = finished;
     (entries, results)

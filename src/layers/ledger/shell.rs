@@ -52,9 +52,18 @@ pub(super) fn segments(command: &str) -> Option<Vec<Segment>> {
     let mut start: Option<usize> = None;
     let mut end = 0;
     let mut i = 0;
-    let flush = |words: &mut Vec<Word>, start: &mut Option<usize>, end: usize, sep, out: &mut Vec<Segment>| {
+    let flush = |words: &mut Vec<Word>,
+                 start: &mut Option<usize>,
+                 end: usize,
+                 sep,
+                 out: &mut Vec<Segment>| {
         if let Some(s) = start.take() {
-            out.push(Segment { words: std::mem::take(words), start: s, end, sep });
+            out.push(Segment {
+                words: std::mem::take(words),
+                start: s,
+                end,
+                sep,
+            });
         } else if let Some(last) = out.last_mut() {
             // `a && (b)`: the separator that matters is the one after `b`.
             if last.sep == Sep::Group {
@@ -101,7 +110,9 @@ pub(super) fn segments(command: &str) -> Option<Vec<Segment>> {
                     start.get_or_insert(i);
                     i = after;
                     // The target: attached (`>&2`, `2>&1`) or the next word.
-                    if !matches!(b[i - 1], b'&') || !b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'-') {
+                    if !matches!(b[i - 1], b'&')
+                        || !b.get(i).is_some_and(|c| c.is_ascii_digit() || *c == b'-')
+                    {
                         while i < b.len() && matches!(b[i], b' ' | b'\t') {
                             i += 1;
                         }
@@ -129,7 +140,10 @@ pub(super) fn segments(command: &str) -> Option<Vec<Segment>> {
 }
 
 fn is_operator(c: u8) -> bool {
-    matches!(c, b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>')
+    matches!(
+        c,
+        b' ' | b'\t' | b'\r' | b'\n' | b';' | b'&' | b'|' | b'(' | b')' | b'<' | b'>'
+    )
 }
 
 /// If a redirection operator starts at `i` (`>`, `2>>`, `&>`, `<&`, `2>&1`…),
@@ -221,7 +235,16 @@ fn word(s: &str, i: usize) -> Option<(Word, usize)> {
             }
         }
     }
-    Some((Word { text, start: i, end: j, literal, assignment }, j))
+    Some((
+        Word {
+            text,
+            start: i,
+            end: j,
+            literal,
+            assignment,
+        },
+        j,
+    ))
 }
 
 /// The end of a `$…`, `$(…)`, `${…}` or backquoted expansion starting at `i`.
@@ -230,7 +253,11 @@ fn substitution(s: &str, i: usize) -> Option<usize> {
     match (b[i], b.get(i + 1)) {
         (b'`', _) => Some(s[i + 1..].find('`')? + i + 2),
         (b'$', Some(b'(')) | (b'$', Some(b'{')) => {
-            let (open, close) = if b[i + 1] == b'(' { (b'(', b')') } else { (b'{', b'}') };
+            let (open, close) = if b[i + 1] == b'(' {
+                (b'(', b')')
+            } else {
+                (b'{', b'}')
+            };
             let mut depth = 0usize;
             let mut j = i + 1;
             let mut quote: Option<u8> = None;
@@ -280,7 +307,14 @@ pub(super) fn quote(word: &str) -> String {
 /// An assignment as the shell should read it back: `NAME=` then the value quoted.
 pub(super) fn quote_assignment(assignment: &str) -> String {
     match assignment.split_once('=') {
-        Some((name, value)) => format!("{name}={}", if value.is_empty() { String::new() } else { quote(value) }),
+        Some((name, value)) => format!(
+            "{name}={}",
+            if value.is_empty() {
+                String::new()
+            } else {
+                quote(value)
+            }
+        ),
         None => quote(assignment),
     }
 }
@@ -321,15 +355,26 @@ mod tests {
                 (owned(&["echo", "ok"]), Sep::End),
             ]
         );
-        assert_eq!(texts("{ cargo test; } 2>&1"), vec![(owned(&["cargo", "test"]), Sep::Seq)]);
+        // The braces of a group are not words; its redirection stays with it.
+        assert_eq!(
+            texts("{ cargo test; } 2>&1"),
+            vec![(owned(&["cargo", "test"]), Sep::Seq), (vec![], Sep::End)]
+        );
     }
 
     #[test]
     fn quotes_are_removed_and_redirections_left_out() {
-        let segs = segments(r#"A='x y' cargo test "a b" c\ d 2>&1 > out.txt -- --nocapture"#).unwrap();
+        let segs =
+            segments(r#"A='x y' cargo test "a b" c\ d 2>&1 > out.txt -- --nocapture"#).unwrap();
         let words: Vec<&str> = segs[0].words.iter().map(|w| w.text.as_str()).collect();
-        assert_eq!(words, ["A=x y", "cargo", "test", "a b", "c d", "--", "--nocapture"]);
-        assert_eq!(segs[0].end, r#"A='x y' cargo test "a b" c\ d 2>&1 > out.txt -- --nocapture"#.len());
+        assert_eq!(
+            words,
+            ["A=x y", "cargo", "test", "a b", "c d", "--", "--nocapture"]
+        );
+        assert_eq!(
+            segs[0].end,
+            r#"A='x y' cargo test "a b" c\ d 2>&1 > out.txt -- --nocapture"#.len()
+        );
         // A redirection at the very end still belongs to the segment.
         let s = "cargo test 2>/dev/null";
         assert_eq!(segments(s).unwrap()[0].end, s.len());
@@ -368,18 +413,27 @@ mod tests {
         assert!(w[0].assignment);
         assert!(!w[1].assignment);
         assert!(w[2].assignment);
-        assert_eq!(quote("tests/test_x.py::test_a[1]"), "'tests/test_x.py::test_a[1]'");
+        assert_eq!(
+            quote("tests/test_x.py::test_a[1]"),
+            "'tests/test_x.py::test_a[1]'"
+        );
         assert_eq!(quote("--list"), "--list");
         assert_eq!(quote("it's"), r"'it'\''s'");
         assert_eq!(quote(""), "''");
-        assert_eq!(quote_assignment("PYTHONPATH=src lib"), "PYTHONPATH='src lib'");
+        assert_eq!(
+            quote_assignment("PYTHONPATH=src lib"),
+            "PYTHONPATH='src lib'"
+        );
     }
 
     #[test]
     fn comments_and_continuations() {
         assert_eq!(
             texts("cargo test \\\n  --workspace # all of it\necho hi"),
-            vec![(owned(&["cargo", "test", "--workspace"]), Sep::Seq), (owned(&["echo", "hi"]), Sep::End)]
+            vec![
+                (owned(&["cargo", "test", "--workspace"]), Sep::Seq),
+                (owned(&["echo", "hi"]), Sep::End)
+            ]
         );
     }
 }
