@@ -6,6 +6,7 @@ pub mod criteria;
 pub mod deps;
 pub mod guardrails;
 pub mod imports;
+pub mod ledger;
 pub mod permissions;
 pub mod review;
 pub mod secrets;
