@@ -27,9 +27,13 @@ fn main() {
     let git = git2::Repository::open(repo.path()).unwrap();
     let base = git.head().unwrap().peel_to_commit().unwrap().id();
     let files = tempfile::tempdir().unwrap();
-    let ws =
-        rascal::git::workspace::create_workspace(&git, base, &files.path().join("workspaces/r/c"))
-            .unwrap();
+    let ws = rascal::git::workspace::create_workspace(
+        &git,
+        base,
+        &files.path().join("workspaces/r/c"),
+        &Default::default(),
+    )
+    .unwrap();
     std::fs::write(ws.join("src/extra.rs"), "pub fn extra() {}\n").unwrap();
     let mut changes = rascal::git::workspace::changeset(repo.path(), &ws, base).unwrap();
     changes.tree = rascal::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
@@ -88,6 +92,8 @@ fn main() {
         cache: None,
         hide: vec![repo.path().to_path_buf(), files.path().to_path_buf()],
         confined: true,
+        holdout: Default::default(),
+        with_holdout: false,
     }));
     let bare_check = median((0..20).map(|_| check(&bare)).collect());
     let boxed_check = median((0..20).map(|_| check(&boxed)).collect());

@@ -191,7 +191,7 @@ fn workspace_is_a_standalone_repository_holding_only_the_base() {
         .unwrap();
     let files = tempfile::tempdir().unwrap();
     let path = workspace::workspace_path(files.path(), "r-test-0001", "one");
-    let ws = workspace::create_workspace(&t.repo, base, &path).unwrap();
+    let ws = workspace::create_workspace(&t.repo, base, &path, &Default::default()).unwrap();
     assert_eq!(std::fs::read_to_string(ws.join("a.txt")).unwrap(), "base\n");
     // Its own .git directory (not a pointer into the user's repository).
     assert!(ws.join(".git").is_dir());
@@ -212,7 +212,7 @@ fn workspace_is_a_standalone_repository_holding_only_the_base() {
     assert_eq!(statuses.len(), 0);
     // A killed run leaves files behind; creating it again starts clean.
     std::fs::write(ws.join("junk.txt"), "left over").unwrap();
-    let again = workspace::create_workspace(&t.repo, base, &path).unwrap();
+    let again = workspace::create_workspace(&t.repo, base, &path, &Default::default()).unwrap();
     assert!(!again.join("junk.txt").exists());
     let cs = workspace::changeset(t.path(), &again, base).unwrap();
     assert!(cs.is_empty(), "{:#?}", cs.files);
@@ -315,6 +315,7 @@ fn what_an_agent_does_to_its_own_git_does_not_change_the_change() {
         &t.repo,
         base,
         &workspace::workspace_path(files.path(), "r-test-0002", "evil"),
+        &Default::default(),
     )
     .unwrap();
     std::fs::write(ws.join("a.txt"), "changed\n").unwrap();
@@ -354,6 +355,7 @@ fn only_the_base_commits_ignore_rules_decide_what_is_left_out() {
         &t.repo,
         base,
         &workspace::workspace_path(files.path(), "r-test-0003", "sly"),
+        &Default::default(),
     )
     .unwrap();
     // A .gitignore of its own hides a new file (and itself) …

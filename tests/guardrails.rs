@@ -26,6 +26,7 @@ fn verify_with(t: &TestRepo, cfg: &Config) -> Vec<Report> {
             place: &place,
             changes: &changes,
             origin: Origin::Human,
+            allow_test_changes: &[],
             cancel: CancellationToken::new(),
         };
         verify(&v, &|_| {}).await

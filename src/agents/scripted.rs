@@ -98,6 +98,31 @@ pub fn shout(name: &str) -> String {
     let loud: String = greet(name).to_uppercase();
     loud.len()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greets() {
+        assert_eq!(greet("Ada"), "Hello, Ada!");
+    }
+}
+"#;
+
+/// `shout` added and the test module gone: the `greets` test it could not
+/// be bothered to keep is deleted with it.
+const LAZY_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+
+/// Greets someone by name.
+pub fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Greets someone loudly.
+pub fn shout(name: &str) -> String {
+    greet(name).to_uppercase()
+}
 "#;
 
 fn say(t: &str) -> Step {
@@ -159,6 +184,18 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
             say("▸ Edit src/lib.rs"),
             sleep(200),
             say("done (did not run the build)"),
+        ],
+        "demo-lazy" => vec![
+            say("reading src/lib.rs"),
+            sleep(250),
+            say("the tests are in the way; removing them so everything is green"),
+            Step::Write {
+                path: "src/lib.rs".into(),
+                content: LAZY_LIB.into(),
+            },
+            say("▸ Edit src/lib.rs"),
+            sleep(150),
+            say("done: all tests pass"),
         ],
         "demo-denied" => vec![
             say("reading src/lib.rs and the CI setup"),

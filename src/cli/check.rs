@@ -28,6 +28,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
             place: &place,
             changes: &changes,
             origin: Origin::Human,
+            allow_test_changes: &[],
             cancel: CancellationToken::new(),
         };
         let live = !json;

@@ -1,8 +1,8 @@
 //! `rascal demo`: the embedded default. Builds a small sample repository in
 //! a temp directory (a Rust crate with a `.rascal/` config using every layer
-//! that exists) and defines three scripted agents on one task: one is sent
+//! that exists) and defines four scripted agents on one task: one is sent
 //! back once by the reviewer and then passes everything, one breaks the
-//! build, one touches denied paths.
+//! build, one touches denied paths, one deletes the test it cannot keep.
 
 use super::args::DemoArgs;
 use super::exit::CliError;
@@ -16,7 +16,7 @@ pub const INSTRUCTION: &str =
 /// The demo's task: `.rascal/specs/shout.yaml` (criteria and constraints).
 pub const SPEC: &str = "shout";
 
-pub const AGENTS: &[&str] = &["careful", "hasty", "sneaky"];
+pub const AGENTS: &[&str] = &["careful", "hasty", "sneaky", "lazy"];
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -38,7 +38,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         ".rascal/config.yaml",
-        "# Agents for the demo: scripted, deterministic, no API key needed.\nagents:\n  careful: { runtime: scripted, scenario: demo-fix-on-feedback }\n  hasty:   { runtime: scripted, scenario: demo-broken }\n  sneaky:  { runtime: scripted, scenario: demo-denied }\n  # The reviewer: another provider than the authors, asks for changes once.\n  reviewer: { runtime: scripted, scenario: review-request-once, provider: rascal-demo-reviewer }\nlauncher: process\nstrategy: { mode: compare, agents: [careful, hasty, sneaky] }\ntimeout: 5m\n",
+        "# Agents for the demo: scripted, deterministic, no API key needed.\nagents:\n  careful: { runtime: scripted, scenario: demo-fix-on-feedback }\n  hasty:   { runtime: scripted, scenario: demo-broken }\n  sneaky:  { runtime: scripted, scenario: demo-denied }\n  lazy:    { runtime: scripted, scenario: demo-lazy }\n  # The reviewer: another provider than the authors, asks for changes once.\n  reviewer: { runtime: scripted, scenario: review-request-once, provider: rascal-demo-reviewer }\nlauncher: process\nstrategy: { mode: compare, agents: [careful, hasty, sneaky, lazy] }\ntimeout: 5m\n",
     ),
     (
         ".rascal/guardrails.yaml",

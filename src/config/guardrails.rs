@@ -45,9 +45,11 @@ impl Serialize for Pattern {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "kebab-case")]
 pub enum Builtin {
     Secrets,
+    /// The test tamper check (on by default when a test guardrail exists).
+    TestIntegrity,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -61,6 +63,10 @@ pub enum GuardrailKind {
         env: Vec<String>,
         /// The command may use the network (`network: host`; default none).
         network: bool,
+        /// This command is the test run (`tests: true`): its report carries
+        /// the test ledger. None: decided from the command (a known test
+        /// runner such as `cargo test`, `go test`, `pytest` is one).
+        tests: Option<bool>,
     },
     Patterns {
         patterns: Vec<Pattern>,
@@ -71,6 +77,9 @@ pub enum GuardrailKind {
         max_files: Option<u64>,
     },
     Secrets(SecretsOptions),
+    /// `builtin: test-integrity`: tests removed, skipped or weakened, and
+    /// edits to what decides how tests run.
+    TestIntegrity,
 }
 
 /// One guardrail.
@@ -115,6 +124,11 @@ struct RawGuardrail {
     allow_paths: Option<Vec<String>>,
     #[serde(default)]
     max_file_bytes: Option<u64>,
+    #[serde(default)]
+    tests: Option<bool>,
+    /// `kind: tests` is another way to say `tests: true`.
+    #[serde(default)]
+    kind: Option<String>,
 }
 
 impl TryFrom<RawGuardrail> for Guardrail {
@@ -134,7 +148,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
         if n != 1 {
             return Err(format!(
                 "guardrail `{name}` must have exactly one of: `command` (a shell command), \
-                 `patterns` (banned regexes), `max_lines`/`max_files` (diff size), `builtin: secrets`{}",
+                 `patterns` (banned regexes), `max_lines`/`max_files` (diff size), `builtin: secrets` or `builtin: test-integrity`{}",
                 if n == 0 { " — it has none" } else { " — it has several" }
             ));
         }
@@ -150,6 +164,22 @@ impl TryFrom<RawGuardrail> for Guardrail {
         stray("timeout", r.timeout.is_none() || r.command.is_some())?;
         stray("parallel", r.parallel.is_none() || r.command.is_some())?;
         stray("scope", r.scope.is_none() || r.patterns.is_some())?;
+        stray("tests", r.tests.is_none() || r.command.is_some())?;
+        stray("kind", r.kind.is_none() || r.command.is_some())?;
+        let tests = match r.kind.as_deref() {
+            None => r.tests,
+            Some("tests") if r.tests != Some(false) => Some(true),
+            Some("tests") => {
+                return Err(format!(
+                    "guardrail `{name}`: `kind: tests` and `tests: false` contradict each other"
+                ))
+            }
+            Some(other) => {
+                return Err(format!(
+                    "guardrail `{name}`: `kind: {other}` is not known: the only kind is `tests` (this command is the test run)"
+                ))
+            }
+        };
         stray(
             "allow_paths",
             r.allow_paths.is_none() || r.builtin.is_some(),
@@ -177,6 +207,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 parallel: r.parallel.unwrap_or(false),
                 env: r.env.unwrap_or_default(),
                 network,
+                tests,
             }
         } else if let Some(patterns) = r.patterns {
             if patterns.is_empty() {
@@ -186,6 +217,10 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 patterns,
                 scope: r.scope.unwrap_or_default(),
             }
+        } else if r.builtin == Some(Builtin::TestIntegrity) {
+            stray("allow_paths", r.allow_paths.is_none())?;
+            stray("max_file_bytes", r.max_file_bytes.is_none())?;
+            GuardrailKind::TestIntegrity
         } else if r.builtin.is_some() {
             let opts = SecretsOptions {
                 allow_paths: r.allow_paths.unwrap_or_default(),

@@ -71,6 +71,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "demo-good",
     "demo-broken",
     "demo-denied",
+    "demo-lazy",
     "demo-fix-on-feedback",
     "hang",
     "noisy",

@@ -24,6 +24,9 @@ pub enum CriterionKind {
     FileExists,
     /// An LLM judge's opinion: advisory, never gates alone.
     LlmJudge,
+    /// Held-out tests (the spec's `holdout:`), run with the test command
+    /// template on a copy that has them.
+    Holdout,
 }
 
 impl CriterionKind {
@@ -33,6 +36,7 @@ impl CriterionKind {
         ("grep", CriterionKind::Grep),
         ("file-exists", CriterionKind::FileExists),
         ("llm-judge", CriterionKind::LlmJudge),
+        ("holdout", CriterionKind::Holdout),
     ];
 
     pub fn name(self) -> &'static str {
@@ -212,6 +216,15 @@ pub struct Task {
     /// repository's `.rascal/permissions.yaml`, never widen it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub permissions: Option<crate::config::PermissionsConfig>,
+    /// Tests (names) or paths (globs) this task may remove, skip or
+    /// weaken without failing `test-integrity`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow_test_changes: Vec<String>,
+    /// Held-out tests: paths or globs in the base commit (or a directory
+    /// outside the repository) that agents never see; `type: holdout`
+    /// criteria run them on the verification copy.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holdout: Vec<String>,
 }
 
 impl Task {

@@ -40,7 +40,8 @@ pub struct Contained {
     pub image: String,
     /// The candidate agent's container settings (memory, cpus, pids).
     pub agent: crate::config::AgentConfig,
-    pub seq: std::sync::atomic::AtomicUsize,
+    /// Numbers the check containers (shared with `with_holdout` copies).
+    pub seq: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 /// A candidate's change and the sandbox its commands run in.
@@ -61,6 +62,10 @@ pub struct Sandboxed {
     /// missing and the candidate is a scripted one (marked UNSANDBOXED):
     /// the commands still get a fresh copy and the scrubbed environment.
     pub confined: bool,
+    /// The task's held-out tests: stripped from every copy, except the
+    /// copies of `with_holdout` (where the outside ones are laid over).
+    pub holdout: Arc<crate::git::holdout::Holdout>,
+    pub with_holdout: bool,
 }
 
 /// A command ready to run; the copy it runs on lives as long as this.
@@ -86,6 +91,69 @@ impl Place {
             Place::Sandboxed(s) => &s.workspace,
             Place::Container(c) => &c.copy.workspace,
         }
+    }
+
+    /// This place with the held-out tests in its copies (for `type:
+    /// holdout` criteria). In place (`rascal check`) nothing changes.
+    pub fn with_holdout(&self) -> Place {
+        match self {
+            Place::InPlace { .. } => self.clone(),
+            Place::Sandboxed(s) => {
+                let mut s = (**s).clone();
+                s.with_holdout = true;
+                Place::Sandboxed(Arc::new(s))
+            }
+            Place::Container(c) => {
+                let mut copy = c.copy.clone();
+                copy.with_holdout = true;
+                Place::Container(Arc::new(Contained {
+                    copy,
+                    run: c.run.clone(),
+                    candidate: c.candidate.clone(),
+                    image: c.image.clone(),
+                    agent: c.agent.clone(),
+                    seq: c.seq.clone(),
+                }))
+            }
+        }
+    }
+
+    /// The held-out tests of this place's change (none in place).
+    pub fn holdout(&self) -> Option<&crate::git::holdout::Holdout> {
+        match self {
+            Place::InPlace { .. } => None,
+            Place::Sandboxed(s) => Some(&s.holdout),
+            Place::Container(c) => Some(&c.copy.holdout),
+        }
+    }
+
+    /// How many held-out test files this place's copies have.
+    pub fn holdout_files(&self) -> usize {
+        match self {
+            Place::InPlace { .. } => 0,
+            Place::Sandboxed(s) => s.holdout.len(),
+            Place::Container(c) => c.copy.holdout.len(),
+        }
+    }
+
+    /// The content of `path` after the change: from the change's tree for
+    /// a candidate (never the live workspace), from the working tree for
+    /// `rascal check`. None when absent or not a regular file.
+    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let s = match self {
+            Place::InPlace { origin } => {
+                let p = origin.join(path);
+                let meta = std::fs::symlink_metadata(&p).ok()?;
+                return meta.is_file().then(|| std::fs::read(p).ok()).flatten();
+            }
+            Place::Sandboxed(s) => s.as_ref(),
+            Place::Container(c) => &c.copy,
+        };
+        let tree = git2::Oid::from_str(&s.changes.tree).ok()?;
+        let user = crate::git::workspace::open(&s.origin).ok()?;
+        crate::git::tree::read_path(&user, &s.workspace, tree, path)
+            .ok()
+            .flatten()
     }
 
     /// Run `spec` (a command; its `cwd` is ignored) here, to the end.
@@ -188,6 +256,12 @@ impl Sandboxed {
                 crate::git::tree::checkout_tree(&user, &self.workspace, tree, copy.path())
             })
             .map_err(|e| format!("writing a copy of the change: {e}"))?;
+        if self.with_holdout {
+            self.holdout.lay_over(copy.path())
+        } else {
+            self.holdout.strip(copy.path())
+        }
+        .map_err(|e| format!("preparing the held-out tests of the copy: {e}"))?;
         Ok(copy)
     }
 }

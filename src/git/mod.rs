@@ -3,6 +3,7 @@
 
 pub mod author;
 pub mod base;
+pub mod holdout;
 pub mod ignore;
 pub mod tree;
 pub mod workspace;

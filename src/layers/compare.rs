@@ -1,7 +1,10 @@
 //! Layer 1 compare-N: rank a run's candidates so that the choice between them
 //! is better than a coin flip, and explain it. Order of keys: gate verdict
-//! (PASS > WARN > FAIL), layers passed, criteria met, consensus (mean
-//! similarity of a candidate's change to the others'), smaller change. Pure.
+//! (PASS > WARN > FAIL), layers passed, criteria met, tests passed (from the
+//! test ledger), fewer test-integrity warnings, consensus (mean similarity
+//! of a candidate's change to the other *passing* candidates' — a failing
+//! one neither votes nor gets a score), smaller change. A candidate with a
+//! test-integrity failure is never the pick. Pure.
 
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::Verdict;
@@ -16,6 +19,12 @@ pub struct Contender {
     pub finished_cleanly: bool,
     pub layers_passed: usize,
     pub criteria_met: usize,
+    /// Tests the test guardrails' ledgers say passed.
+    pub tests_passed: usize,
+    /// Warnings of the test-integrity check (a human should look).
+    pub integrity_warnings: usize,
+    /// The test-integrity check failed: never the pick, even when overridden.
+    pub integrity_failed: bool,
     pub changes: ChangeSet,
     /// Tokens and cost when the agent reported them (shown, not ranked on).
     pub usage: Option<crate::model::usage::Usage>,
@@ -38,6 +47,9 @@ impl Contender {
             *layers.entry(r.layer).or_insert(true) &=
                 matches!(r.status, Status::Pass | Status::Warn);
         }
+        let integrity = reports
+            .iter()
+            .filter(|r| r.layer == Layer::Guardrails && r.check == TEST_INTEGRITY);
         Contender {
             id: id.to_string(),
             verdict,
@@ -47,6 +59,17 @@ impl Contender {
                 .iter()
                 .filter(|r| r.layer == Layer::Criteria && r.status == Status::Pass)
                 .count(),
+            tests_passed: reports
+                .iter()
+                .filter_map(|r| r.ledger.as_ref())
+                .map(|l| l.passed)
+                .sum(),
+            integrity_warnings: integrity
+                .clone()
+                .flat_map(|r| &r.issues)
+                .filter(|i| i.severity == crate::model::verdict::Severity::Warning)
+                .count(),
+            integrity_failed: integrity.clone().any(|r| r.status == Status::Fail),
             changes,
             usage,
         }
@@ -54,6 +77,9 @@ impl Contender {
 }
 
 pub use crate::model::ranking::{JudgeNote, Ranked, Ranking};
+
+/// The name of the test tamper check's report.
+pub const TEST_INTEGRITY: &str = "test-integrity";
 
 /// A change as comparable text, per file: changed lines with their sign,
 /// whitespace collapsed, so formatting noise does not count as disagreement.
@@ -103,6 +129,12 @@ pub fn similarity(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) ->
     }
 }
 
+/// Passed the gate: finished cleanly with PASS or WARN, and no
+/// test-integrity failure.
+fn passed(c: &Contender) -> bool {
+    verdict_rank(c) <= 1 && !c.integrity_failed
+}
+
 fn verdict_rank(c: &Contender) -> u8 {
     match (c.finished_cleanly, c.verdict) {
         (false, _) => 3,
@@ -124,18 +156,19 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
             matrix[j][i] = s;
         }
     }
+    // Only candidates that passed the gate vote, and only they get a score:
+    // a broken candidate resembling a cheater must not lift it.
+    let voters: Vec<usize> = (0..n).filter(|&i| passed(&contenders[i])).collect();
     let consensus: Vec<f64> = (0..n)
         .map(|i| {
-            if n == 1 {
+            if !passed(&contenders[i]) {
+                return 0.0;
+            }
+            let others: Vec<usize> = voters.iter().copied().filter(|j| *j != i).collect();
+            if others.is_empty() {
                 1.0
             } else {
-                round2(
-                    (0..n)
-                        .filter(|j| *j != i)
-                        .map(|j| matrix[i][j])
-                        .sum::<f64>()
-                        / (n - 1) as f64,
-                )
+                round2(others.iter().map(|&j| matrix[i][j]).sum::<f64>() / others.len() as f64)
             }
         })
         .collect();
@@ -146,6 +179,8 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
             .cmp(&verdict_rank(cb))
             .then(cb.layers_passed.cmp(&ca.layers_passed))
             .then(cb.criteria_met.cmp(&ca.criteria_met))
+            .then(cb.tests_passed.cmp(&ca.tests_passed))
+            .then(ca.integrity_warnings.cmp(&cb.integrity_warnings))
             .then(consensus[b].total_cmp(&consensus[a]))
             .then(ca.changes.lines_changed().cmp(&cb.changes.lines_changed()))
             .then(ca.changes.files.len().cmp(&cb.changes.files.len()))
@@ -174,7 +209,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
             p.verdict != Verdict::Fail
                 && contenders
                     .iter()
-                    .any(|c| c.id == p.candidate && c.finished_cleanly)
+                    .any(|c| c.id == p.candidate && c.finished_cleanly && !c.integrity_failed)
         })
         .map(|p| p.candidate.clone());
     Ranking {
@@ -297,6 +332,7 @@ fn round2(x: f64) -> f64 {
 fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &[f64]) -> String {
     let c = &cs[i];
     let gate = match (c.finished_cleanly, c.verdict) {
+        (_, _) if c.integrity_failed => "weakened the tests (test-integrity failed)".to_string(),
         (false, _) => "did not finish cleanly".to_string(),
         (true, Verdict::Pass) => "all layers pass".to_string(),
         (true, Verdict::Warn) => "passes with warnings".to_string(),
@@ -317,6 +353,13 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
                 parts.push(format!("{} layers passed", c.layers_passed));
             } else if c.criteria_met != o.criteria_met {
                 parts.push(format!("{} criteria met", c.criteria_met));
+            } else if c.tests_passed != o.tests_passed {
+                parts.push(format!("{} tests passed", c.tests_passed));
+            } else if c.integrity_warnings != o.integrity_warnings {
+                parts.push(format!(
+                    "{} test-integrity warning(s)",
+                    c.integrity_warnings
+                ));
             } else if consensus[i] != consensus[j] {
                 let word = if consensus[i] > consensus[j] {
                     "closest to"
@@ -331,7 +374,7 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
                     c.changes.files.len()
                 ));
             }
-        } else if cs.len() > 1 {
+        } else if cs.len() > 1 && passed(c) {
             parts.push(format!("consensus {:.2}", consensus[i]));
         }
     }
@@ -361,6 +404,9 @@ mod tests {
             finished_cleanly: true,
             layers_passed: if verdict == Verdict::Fail { 1 } else { 3 },
             criteria_met: 0,
+            tests_passed: 0,
+            integrity_warnings: 0,
+            integrity_failed: false,
             changes,
             usage: None,
         }
@@ -376,18 +422,59 @@ mod tests {
         let r = rank(&[
             c("broken", Verdict::Fail, common.clone()),
             c("odd", Verdict::Pass, outlier),
-            c("good", Verdict::Pass, common),
+            c("good", Verdict::Pass, common.clone()),
+            c("same", Verdict::Pass, common),
         ]);
         let order: Vec<&str> = r.positions.iter().map(|p| p.candidate.as_str()).collect();
-        assert_eq!(order, vec!["good", "odd", "broken"]);
+        assert_eq!(order, vec!["good", "same", "odd", "broken"]);
         assert_eq!(r.pick.as_deref(), Some("good"));
+        // `same` is told apart from `odd`, its neighbour, by consensus.
         assert!(
-            r.positions[0].reason.contains("closest to consensus"),
+            r.positions[1].reason.contains("closest to consensus"),
             "{}",
-            r.positions[0].reason
+            r.positions[1].reason
         );
         assert_eq!(r.matrix[0][2], 1.0);
         assert_eq!(r.matrix[1][2], 0.0);
+        // A failing candidate gets no consensus score.
+        assert_eq!(r.positions[3].consensus, 0.0);
+    }
+
+    #[test]
+    fn failing_candidates_do_not_vote_so_a_broken_lookalike_cannot_lift_a_cheater() {
+        // The cheater and the broken candidate made the same change; the
+        // honest one made another. Before, the broken one's vote put the
+        // cheater first.
+        let cheat = cs(&[("src/lib.rs", &["fn f() { 1 }"]), ("tests/t.rs", &[])]);
+        let honest = cs(&[("src/lib.rs", &["fn f() { 2 }"])]);
+        let mut cheater = c("cheater", Verdict::Pass, cheat.clone());
+        cheater.tests_passed = 1;
+        let mut good = c("good", Verdict::Pass, honest);
+        good.tests_passed = 2;
+        let r = rank(&[
+            cheater.clone(),
+            c("broken", Verdict::Fail, cheat.clone()),
+            good.clone(),
+        ]);
+        assert_eq!(r.positions[0].candidate, "good", "{:?}", r.positions);
+        assert!(
+            r.positions[0].reason.contains("2 tests passed"),
+            "{}",
+            r.positions[0].reason
+        );
+        // With equal tests, fewer test-integrity warnings wins.
+        cheater.tests_passed = 2;
+        cheater.integrity_warnings = 1;
+        let r = rank(&[cheater.clone(), good.clone()]);
+        assert_eq!(r.positions[0].candidate, "good");
+        // A test-integrity failure is never the pick, even with its verdict
+        // overridden to PASS and the others failing.
+        cheater.integrity_failed = true;
+        cheater.integrity_warnings = 0;
+        let r = rank(&[cheater, c("broken", Verdict::Fail, cheat)]);
+        assert_eq!(r.positions[0].candidate, "cheater");
+        assert_eq!(r.pick, None);
+        assert!(r.positions[0].reason.contains("test-integrity failed"));
     }
 
     #[test]

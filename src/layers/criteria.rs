@@ -36,28 +36,21 @@ pub trait Files {
     fn read_base(&self, path: &str) -> Option<Vec<u8>>;
 }
 
-/// A candidate's worktree and its base commit.
-pub struct WorktreeFiles {
-    /// The change's files.
-    pub dir: PathBuf,
-    /// The user's repository: the base is read from it, never from the
-    /// candidate's own `.git`.
-    pub origin: PathBuf,
+/// A candidate's change (read from its tree, never from the live
+/// workspace) and its base commit.
+pub struct PlaceFiles<'a> {
+    pub place: &'a Place,
     pub base: git2::Oid,
 }
 
-impl Files for WorktreeFiles {
+impl Files for PlaceFiles<'_> {
     fn read(&self, path: &str) -> Option<Vec<u8>> {
-        let p = self.dir.join(safe_rel(path)?);
-        let meta = std::fs::symlink_metadata(&p).ok()?;
-        if !meta.is_file() {
-            return None;
-        }
-        std::fs::read(p).ok()
+        self.place.read(safe_rel(path)?.to_str()?)
     }
 
+    /// From the user's repository, never from the candidate's own `.git`.
     fn read_base(&self, path: &str) -> Option<Vec<u8>> {
-        let repo = git2::Repository::discover(&self.origin).ok()?;
+        let repo = git2::Repository::discover(self.place.origin()).ok()?;
         crate::git::workspace::read_at(&repo, self.base, path).ok()?
     }
 }
@@ -390,7 +383,7 @@ pub async fn run_command_criterion(
     let started = Instant::now();
     let mut r = criterion_report(c);
     let (command, is_test) = match c.kind {
-        CriterionKind::Test => {
+        CriterionKind::Test | CriterionKind::Holdout => {
             let Some(t) = template else {
                 return r
                     .errored(format!(
@@ -429,7 +422,31 @@ pub async fn run_command_criterion(
         Err(e) => return r.errored(e.to_string()).finish(),
     };
     r.exit_code = outcome.exit.code;
-    let tail = crate::text::tail(&outcome.tail, 4000);
+    // Held-out tests are never shown: their output would reach the agent
+    // as feedback.
+    let held_out = c.kind == CriterionKind::Holdout;
+    let tail = if held_out {
+        String::new()
+    } else {
+        crate::text::tail(&outcome.tail, 4000)
+    };
+    if held_out && ran == 0 {
+        return r
+            .errored("the held-out tests matched no test: 0 ran")
+            .finish();
+    }
+    if held_out {
+        let code = outcome.exit.code.unwrap_or(-1);
+        return if code == 0 {
+            pass(r, format!("{ran} held-out test(s) passed"))
+        } else {
+            fail(
+                r,
+                "criteria/holdout",
+                format!("held-out tests failed ({ran} ran; their content is not shown)"),
+            )
+        };
+    }
     if let Some(p) = outcome.exit.problem(timeout) {
         r.output = tail;
         return r.errored(format!("`{command}` {p}")).finish();
@@ -584,9 +601,8 @@ pub struct CriteriaRun<'a> {
 /// Check every criterion (in order), then every constraint. All of them
 /// run — the checklist is complete, so feedback to an author is too.
 pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Sync)) -> Vec<Report> {
-    let files = WorktreeFiles {
-        dir: run.place.files().to_path_buf(),
-        origin: run.place.origin().to_path_buf(),
+    let files = PlaceFiles {
+        place: run.place,
         base: run.base,
     };
     let settings = run
@@ -608,6 +624,13 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
             CriterionKind::FileExists => check_file_exists(c, &files),
             CriterionKind::Test | CriterionKind::Command => {
                 run_command_criterion(c, template.as_deref(), run.place, timeout, &run.cancel).await
+            }
+            CriterionKind::Holdout if run.place.holdout_files() == 0 => criterion_report(c)
+                .errored("a `holdout` criterion, but the task's spec names no held-out tests (`holdout:`)")
+                .finish(),
+            CriterionKind::Holdout => {
+                let place = run.place.with_holdout();
+                run_command_criterion(c, template.as_deref(), &place, timeout, &run.cancel).await
             }
             CriterionKind::LlmJudge => {
                 run_judge(

@@ -38,7 +38,9 @@ pub fn evaluate_pure(
     let mut r = base_report(g, changes, config_digest);
     let rule = format!("guardrails/{}", g.name);
     match &g.kind {
-        GuardrailKind::Command { .. } => return None,
+        // Commands run later; test-integrity is the pipeline's (it reads
+        // both sides of the change and the test ledger).
+        GuardrailKind::Command { .. } | GuardrailKind::TestIntegrity => return None,
         GuardrailKind::Patterns { patterns, scope } => {
             let pats: Vec<&str> = patterns.iter().map(|p| p.0.as_str()).collect();
             r = r.input("patterns", pats.join("\n"));
@@ -131,7 +133,6 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
     // The base tree from the user's repository; the files from the change.
     let repo = git2::Repository::discover(place.origin())
         .map_err(|e| format!("cannot open {}: {e}", place.origin().display()))?;
-    let workdir = place.files();
     let base = git2::Oid::from_str(&changes.base).map_err(|e| e.to_string())?;
     let tree = repo
         .find_commit(base)
@@ -164,16 +165,13 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
     }
     let mut hits = Vec::new();
     for p in paths {
-        let full = workdir.join(&p);
-        let Ok(meta) = std::fs::symlink_metadata(&full) else {
+        // From the change's tree, never the live workspace.
+        let Some(bytes) = place.read(&p) else {
             continue;
         };
-        if !meta.is_file() || meta.len() > MAX_SCAN_BYTES {
+        if bytes.len() as u64 > MAX_SCAN_BYTES {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&full) else {
-            continue;
-        };
         if bytes.contains(&0) {
             continue;
         }
@@ -187,12 +185,14 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
     Ok(hits)
 }
 
-/// Run a command guardrail where `place` says.
+/// Run a command guardrail where `place` says. A test guardrail (`tests`)
+/// must show that tests ran: exit 0 with no test run is an errored FAIL.
 pub async fn run_command(
     g: &Guardrail,
     changes: &ChangeSet,
     place: &Place,
     config_digest: &str,
+    tests: bool,
     cancel: &CancellationToken,
 ) -> Report {
     let GuardrailKind::Command {
@@ -209,13 +209,30 @@ pub async fn run_command(
     };
     let mut r = base_report(g, changes, config_digest).input("command", command);
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout.get());
-    match place.run(spec, env, *network, None, cancel).await {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::exec::runner::LogLine>();
+    let counter = tokio::spawn(async move {
+        let mut n = 0u64;
+        while let Some(l) = rx.recv().await {
+            n += crate::layers::criteria::tests_ran_in(&l.text);
+        }
+        n
+    });
+    let result = place.run(spec, env, *network, Some(tx), cancel).await;
+    let ran = counter.await.unwrap_or(0);
+    if tests {
+        r = r.input("tests", "true");
+    }
+    match result {
         Ok(out) => {
             r.duration_ms = out.exit.duration_ms;
             r.exit_code = out.exit.code;
             r.output = out.tail;
             if let Some(problem) = out.exit.problem(timeout.get()) {
                 r = r.errored(format!("`{command}` {problem}"));
+            } else if tests && out.exit.success() && ran == 0 {
+                r = r.errored(format!(
+                    "`{command}` is the test run, but 0 tests ran: a test run that runs no test proves nothing"
+                ));
             } else if !out.exit.success() {
                 r.issues.push(Issue::new(
                     format!("guardrails/{}", g.name),

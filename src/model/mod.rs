@@ -7,6 +7,7 @@ pub mod checklist;
 pub mod clock;
 pub mod decision;
 pub mod event;
+pub mod ledger;
 pub mod log;
 pub mod ranking;
 pub mod summary;

@@ -13,13 +13,27 @@ pub struct Ranked {
     pub verdict: Verdict,
     pub layers_passed: usize,
     pub criteria_met: usize,
-    /// Mean similarity to the other candidates, 0..1 (1.0 when alone).
+    /// Mean similarity to the other candidates that passed the gate, 0..1
+    /// (1.0 when alone; 0 for a candidate that did not pass: it neither
+    /// votes nor gets a score).
     pub consensus: f64,
     pub lines: u64,
     pub files: usize,
     pub reason: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+}
+
+impl Ranked {
+    /// The consensus as shown: `—` for a candidate that failed (it has no
+    /// score).
+    pub fn consensus_text(&self) -> String {
+        if self.verdict == Verdict::Fail {
+            "—".into()
+        } else {
+            format!("{:.2}", self.consensus)
+        }
+    }
 }
 
 /// The comparator's output, stored on the run.

@@ -209,6 +209,9 @@ pub struct Report {
     /// The tail of the check's output.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub output: String,
+    /// A test guardrail's ledger: which tests ran and passed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ledger: Option<Box<crate::model::ledger::Ledger>>,
     pub receipt: Receipt,
 }
 
@@ -226,6 +229,7 @@ impl Report {
             exit_code: None,
             issues: Vec::new(),
             output: String::new(),
+            ledger: None,
             receipt: Receipt::default(),
         }
     }
@@ -253,13 +257,16 @@ impl Report {
         if self.status != Status::Skipped {
             self.status = status_of(&self);
         }
-        let result = serde_json::json!({
+        let mut result = serde_json::json!({
             "status": self.status,
             "errored": self.errored,
             "exit_code": self.exit_code,
             "issues": self.issues,
             "output": self.output,
         });
+        if let Some(l) = &self.ledger {
+            result["ledger"] = serde_json::json!(l);
+        }
         self.receipt.result = digest(result.to_string());
         self
     }

@@ -318,11 +318,11 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
     let mut out = vec!["ranking (compare):".to_string()];
     for p in &r.positions {
         out.push(format!(
-            "  {}. {} {} · consensus {:.2} · {} lines in {} files — {}",
+            "  {}. {} {} · consensus {} · {} lines in {} files — {}",
             p.position,
             sanitize(&p.candidate),
             p.verdict,
-            p.consensus,
+            p.consensus_text(),
             p.lines,
             p.files,
             sanitize(&p.reason)

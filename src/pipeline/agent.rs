@@ -16,6 +16,18 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 impl CandidateJob {
+    /// The task's held-out tests at the base (none when it has none; a
+    /// holdout that no longer resolves leaves its criteria nothing to run,
+    /// which fails them).
+    pub(crate) fn holdout(&self) -> crate::git::holdout::Holdout {
+        git2::Repository::discover(&self.repo)
+            .ok()
+            .and_then(|r| {
+                crate::git::holdout::Holdout::resolve(&r, self.base, &self.task.holdout).ok()
+            })
+            .unwrap_or_default()
+    }
+
     /// What no candidate code may see (see `confine::private_paths`).
     pub(crate) fn hidden(&self) -> Vec<std::path::PathBuf> {
         crate::exec::confine::private_paths(&self.repo, &self.state)

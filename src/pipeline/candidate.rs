@@ -229,7 +229,9 @@ impl CandidateJob {
         if agent_ok {
             // The change, then the change as a git tree: its id is what
             // every receipt names and what finalize commits.
+            let holdout = Arc::new(self.holdout());
             let change = workspace::changeset(&self.repo, &workdir, self.base).and_then(|mut c| {
+                holdout.leave_out(&mut c);
                 if !c.is_empty() {
                     c.tree =
                         crate::git::tree::write_change_tree(&self.repo, &workdir, self.base, &c)?
@@ -263,6 +265,8 @@ impl CandidateJob {
                         cache: Some(candidate_dir.join("build-cache")),
                         hide: self.hidden(),
                         confined: crate::exec::sandbox::available().is_ok(),
+                        holdout: holdout.clone(),
+                        with_holdout: false,
                     };
                     // A docker candidate's commands run in a fresh container
                     // from its image; the others in bubblewrap.
@@ -282,6 +286,7 @@ impl CandidateJob {
                         place: &place,
                         changes: &changes,
                         origin: Origin::Agent,
+                        allow_test_changes: &self.task.allow_test_changes,
                         cancel: self.cancel.clone(),
                     };
                     let journal = self.journal.clone();

@@ -17,6 +17,7 @@ pub mod resume;
 pub mod retry;
 pub mod run_id;
 pub mod sequence;
+pub mod test_run;
 
 pub use decisions::record_decision;
 pub use execute::{execute, execute_with};

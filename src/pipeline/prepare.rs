@@ -169,6 +169,8 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     for n in &names {
         unsandboxed(launcher, n, &config.main.agents[n])?;
     }
+    let holdout = crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
+        .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     store.mark_interrupted()?;
     // Workspaces and run files live outside the repository.
@@ -188,6 +190,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
             &repo,
             base,
             &workspace::workspace_path(&state, &run, &id),
+            &holdout,
         )?;
         let agent = config.main.agents[n].clone();
         let unsandboxed = unsandboxed(launcher, n, &agent)?;

@@ -70,6 +70,8 @@ pub fn prepare_retry(
         })
         .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
     crate::pipeline::prepare::narrow_permissions(&mut config, &task);
+    let holdout =
+        crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default();
     let others: Vec<Contender> = summary
         .candidates
         .iter()
@@ -85,6 +87,10 @@ pub fn prepare_retry(
                         .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
                 &c.reports,
                 workspace::changeset(&workspace::workdir(&repo), Path::new(&c.worktree), base)
+                    .map(|mut cs| {
+                        holdout.leave_out(&mut cs);
+                        cs
+                    })
                     .unwrap_or_default(),
                 c.usage,
             )

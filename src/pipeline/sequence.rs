@@ -14,6 +14,7 @@ use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Layer, Report, Status};
+use crate::pipeline::test_run;
 use tokio_util::sync::CancellationToken;
 
 /// Progress of a verification, for live display.
@@ -37,6 +38,8 @@ pub struct Verification<'a> {
     pub place: &'a Place,
     pub changes: &'a ChangeSet,
     pub origin: Origin,
+    /// The task's `allow_test_changes` (tests or paths it may change).
+    pub allow_test_changes: &'a [String],
     pub cancel: CancellationToken,
 }
 
@@ -71,6 +74,11 @@ pub fn skip_all(config: &Config, task: &Task, why: &str) -> Vec<Report> {
     let mut out = Vec::new();
     if let Some(list) = &config.guardrails {
         for g in list {
+            out.push(Report::skipped(Layer::Guardrails, &g.name, why));
+        }
+    }
+    if let Some(g) = test_run::integrity_guardrail(config, None) {
+        if !out.iter().any(|r| r.check == g.name) {
             out.push(Report::skipped(Layer::Guardrails, &g.name, why));
         }
     }
@@ -109,6 +117,20 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
         if let Some(r) = guardrails::evaluate_pure(g, v.changes, v.place, &digest) {
             emit(r, &mut reports);
         }
+    }
+    let package_json = base_package_json(v);
+    let test_commands = test_run::test_commands(v.config, package_json.as_deref());
+    if let Some(g) = test_run::integrity_guardrail(v.config, package_json.as_deref()) {
+        sink(Progress::LayerStarted(Layer::Guardrails));
+        let r = test_run::integrity_report(
+            &g,
+            v.changes,
+            v.place,
+            &test_commands,
+            v.allow_test_changes,
+            &digest,
+        );
+        emit(r, &mut reports);
     }
     let guardrail_failed = reports.iter().any(failed);
     let permissions = match (&v.config.permissions, v.origin) {
@@ -163,9 +185,10 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
                 emit(r, &mut reports);
             }
         } else {
-            let futures = batch
-                .iter()
-                .map(|g| guardrails::run_command(g, v.changes, v.place, &digest, &v.cancel));
+            let futures = batch.iter().map(|g| {
+                let tests = test_run::is_test_guardrail(g, package_json.as_deref());
+                guardrails::run_command(g, v.changes, v.place, &digest, tests, &v.cancel)
+            });
             for r in futures::future::join_all(futures).await {
                 if failed(&r) {
                     stop = Some("skipped: an earlier required guardrail failed");
@@ -176,6 +199,15 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
         i = j;
     }
     reports
+}
+
+/// The base commit's `package.json` (what `npm test` runs decides whether
+/// it is a test runner), read from the user's repository.
+fn base_package_json(v: &Verification<'_>) -> Option<String> {
+    let repo = git2::Repository::discover(v.place.origin()).ok()?;
+    let base = git2::Oid::from_str(&v.changes.base).ok()?;
+    let bytes = crate::git::workspace::read_at(&repo, base, "package.json").ok()??;
+    String::from_utf8(bytes).ok()
 }
 
 /// Layer 4 on the change.
@@ -250,7 +282,10 @@ pub async fn later_layers(
             .any(|c| c.kind == CriterionKind::LlmJudge);
     let diff = if needs_diff {
         match crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base) {
-            Ok(d) => d,
+            Ok(d) => match l.place.holdout() {
+                Some(h) => h.strip_from_diff(&d),
+                None => d,
+            },
             Err(e) => {
                 let r = Report::new(Layer::Review, "diff")
                     .errored(format!("could not compute the diff: {e}"))

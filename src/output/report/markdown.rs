@@ -185,11 +185,11 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             for p in &r.positions {
                 let _ = writeln!(
                     out,
-                    "| {} | {} | {} | {:.2} | {} | {} | {} |",
+                    "| {} | {} | {} | {} | {} | {} | {} |",
                     p.position,
                     cell(&p.candidate),
                     p.verdict.label(),
-                    p.consensus,
+                    p.consensus_text(),
                     p.lines,
                     p.files,
                     cell(&p.reason)

@@ -1,0 +1,205 @@
+//! Held-out tests (a spec's `holdout:`): acceptance tests the agents never
+//! see. Paths or globs name files of the base commit; an absolute path (or
+//! `~/…`) names a directory outside the repository whose files are laid
+//! over the repository root. They are left out of every candidate's
+//! workspace (files and git objects), out of its change, out of every
+//! verification copy — except the copy a `type: holdout` criterion runs on.
+
+use git2::{Oid, Repository};
+use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
+use std::path::{Path, PathBuf};
+
+/// At most this much is read from a holdout directory outside the
+/// repository.
+const MAX_OUTSIDE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The held-out tests of one task, resolved at its base commit.
+#[derive(Debug, Clone, Default)]
+pub struct Holdout {
+    /// Files of the base commit that are held out.
+    pub base_paths: Vec<String>,
+    /// Files from directories outside the repository: (path in the copy,
+    /// content).
+    pub outside: Vec<(String, Vec<u8>)>,
+    globs: Option<GlobSet>,
+}
+
+impl Holdout {
+    /// Resolve `specs` at `base` of `repo`. Errors say which entry is wrong.
+    pub fn resolve(repo: &Repository, base: Oid, specs: &[String]) -> Result<Holdout, String> {
+        let mut out = Holdout::default();
+        if specs.is_empty() {
+            return Ok(out);
+        }
+        let mut globs = GlobSetBuilder::new();
+        let mut dirs: Vec<PathBuf> = Vec::new();
+        for spec in specs {
+            let s = spec.trim();
+            if let Some(dir) = outside_dir(s) {
+                dirs.push(dir);
+                continue;
+            }
+            let s = s.trim_start_matches("./").trim_end_matches('/');
+            if s.is_empty() || s.split('/').any(|c| c == "..") {
+                return Err(format!(
+                    "holdout `{spec}` is not a path inside the repository"
+                ));
+            }
+            for pat in [s.to_string(), format!("{s}/**")] {
+                let g = GlobBuilder::new(&pat)
+                    .literal_separator(true)
+                    .build()
+                    .map_err(|e| format!("holdout `{spec}`: {e}"))?;
+                globs.add(g);
+            }
+        }
+        let set = globs.build().map_err(|e| format!("holdout globs: {e}"))?;
+        let tree = repo
+            .find_commit(base)
+            .and_then(|c| c.tree())
+            .map_err(|e| format!("reading the base commit: {e}"))?;
+        tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+            if entry.kind() == Some(git2::ObjectType::Blob) {
+                let path = format!("{dir}{}", entry.name().unwrap_or(""));
+                if set.is_match(&path) {
+                    out.base_paths.push(path);
+                }
+            }
+            git2::TreeWalkResult::Ok
+        })
+        .map_err(|e| e.to_string())?;
+        out.globs = Some(set);
+        let mut total = 0u64;
+        for dir in dirs {
+            read_outside(&dir, &dir, &mut out.outside, &mut total)?;
+        }
+        if out.base_paths.is_empty() && out.outside.is_empty() {
+            return Err(format!(
+                "holdout {} names no file at the base commit: commit the held-out tests first, or name a directory outside the repository by its absolute path",
+                specs.join(", ")
+            ));
+        }
+        Ok(out)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.base_paths.is_empty() && self.outside.is_empty()
+    }
+
+    /// Whether `path` (repository-relative) is held out.
+    pub fn holds(&self, path: &str) -> bool {
+        self.globs.as_ref().is_some_and(|g| g.is_match(path))
+            || self.outside.iter().any(|(p, _)| p == path)
+    }
+
+    /// How many held-out files there are.
+    pub fn len(&self) -> usize {
+        self.base_paths.len() + self.outside.len()
+    }
+
+    /// Leave the held-out paths out of `change`: the agent never had them,
+    /// so their absence (or anything it wrote there) is not its change.
+    pub fn leave_out(&self, change: &mut crate::model::changeset::ChangeSet) {
+        if !self.is_empty() {
+            change.files.retain(|f| !f.paths().any(|p| self.holds(p)));
+        }
+    }
+
+    /// `diff` (git's patch text) without the sections of held-out paths:
+    /// a reviewer or judge never sees them, nor passes them on as feedback.
+    pub fn strip_from_diff(&self, diff: &str) -> String {
+        if self.is_empty() {
+            return diff.to_string();
+        }
+        let mut out = String::with_capacity(diff.len());
+        let mut keep = true;
+        for line in diff.split_inclusive('\n') {
+            if let Some(rest) = line.strip_prefix("diff --git ") {
+                keep = !rest
+                    .split_whitespace()
+                    .filter_map(|w| w.strip_prefix("a/").or_else(|| w.strip_prefix("b/")))
+                    .any(|p| self.holds(p));
+            }
+            if keep {
+                out.push_str(line);
+            }
+        }
+        out
+    }
+
+    /// Make the copy at `dir` (written from a change tree) one the agents'
+    /// checks may see: without the held-out files.
+    pub fn strip(&self, dir: &Path) -> std::io::Result<()> {
+        for p in &self.base_paths {
+            match std::fs::remove_file(dir.join(p)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Add the held-out files from outside the repository to the copy at
+    /// `dir` (the in-repository ones are in the tree already).
+    pub fn lay_over(&self, dir: &Path) -> std::io::Result<()> {
+        for (p, bytes) in &self.outside {
+            let to = dir.join(p);
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let _ = std::fs::remove_file(&to);
+            std::fs::write(to, bytes)?;
+        }
+        Ok(())
+    }
+}
+
+/// `spec` as a directory outside the repository (absolute or `~/…`).
+fn outside_dir(spec: &str) -> Option<PathBuf> {
+    if let Some(rest) = spec.strip_prefix("~/") {
+        return std::env::var_os("HOME").map(|h| PathBuf::from(h).join(rest));
+    }
+    spec.starts_with('/').then(|| PathBuf::from(spec))
+}
+
+fn read_outside(
+    root: &Path,
+    dir: &Path,
+    out: &mut Vec<(String, Vec<u8>)>,
+    total: &mut u64,
+) -> Result<(), String> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        format!(
+            "holdout directory {}: {e} (it must exist and be readable)",
+            dir.display()
+        )
+    })?;
+    let mut entries: Vec<_> = entries.flatten().collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let path = e.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            read_outside(root, &path, out, total)?;
+        } else if meta.is_file() {
+            *total += meta.len();
+            if *total > MAX_OUTSIDE_BYTES {
+                return Err(format!(
+                    "holdout directory {} holds more than {} MiB",
+                    root.display(),
+                    MAX_OUTSIDE_BYTES >> 20
+                ));
+            }
+            let rel = path
+                .strip_prefix(root)
+                .map_err(|e| e.to_string())?
+                .to_string_lossy()
+                .into_owned();
+            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            out.push((rel, bytes));
+        }
+    }
+    Ok(())
+}
