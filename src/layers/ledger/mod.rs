@@ -382,7 +382,7 @@ fn base(word: &str) -> &str {
 /// The runner a command starts directly, and how many words name it.
 fn direct(words: &[&str]) -> Option<(Runner, usize)> {
     let first = *words.first()?;
-    let has = |flag: &str| words.iter().any(|w| *w == flag);
+    let has = |flag: &str| words.contains(&flag);
     match base(first) {
         "cargo" => {
             // `cargo +nightly --locked test`: toolchain and global flags first.
