@@ -615,7 +615,8 @@ fn setup_before(r: &Recognised, original: &str) -> Vec<String> {
 /// - jest: `--json --outputFile=FILE`; vitest: its JSON reporter beside the
 ///   default one, `--outputFile=FILE`.
 ///
-/// When the guardrail `cd`s first, FILE is written as a path from there.
+/// When the guardrail `cd`s first, FILE is written as a path from there;
+/// FILE's directory is made first.
 pub fn results_command(
     r: &Recognised,
     original: &str,
@@ -700,6 +701,12 @@ pub fn results_command(
     }
     if let Some(p) = prefix {
         command = format!("{p}{command}");
+    }
+    // jest will not write into a directory that is not there.
+    if let Some((parent, _)) = file.as_deref().and_then(|f| f.rsplit_once('/')) {
+        if !parent.is_empty() {
+            command = format!("mkdir -p {}; {command}", quote(parent));
+        }
     }
     (command, file)
 }
