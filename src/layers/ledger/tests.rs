@@ -647,6 +647,25 @@ fn cargo_stdout_only_results_match_a_stdout_only_listing() {
 }
 
 #[test]
+fn cargo_results_read_without_cargos_lines_say_why_nothing_matched() {
+    let listing = parse_listing(Runner::Cargo, CARGO_LIST);
+    let r = parse_results(
+        Runner::Cargo,
+        fixture!("cargo/workspace-run-stdout-only.txt"),
+        None,
+        Some(&listing),
+    );
+    assert!(r.passed.is_empty() && r.failed.is_empty());
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("not read from the same kind of output")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
 fn cargo_build_failure_is_broken_and_incomplete() {
     let out = "   Compiling alpha v0.1.0 (/tmp/alpha)\nerror[E0425]: cannot find function `nope` in this scope\n --> src/lib.rs:3:5\n\nerror: could not compile `alpha` (lib test) due to 1 previous error\n";
     let r = parse_results(Runner::Cargo, out, None, None);
@@ -740,6 +759,7 @@ fn go_results_with_subtests_and_a_forged_pass() {
     assert_eq!(l.ran, 10);
 
     let without = parse_results(Runner::Go, fixture!("go/run.jsonl"), None, None);
+    assert!(without.notes.is_empty(), "{:?}", without.notes);
     assert!(without
         .passed
         .contains(&"example.com/m/a.TestFake".to_string()));
