@@ -410,7 +410,7 @@ fn pytest_results_write_junit_where_the_caller_reads_it() {
     assert_eq!(
         results_for("python3 -m pytest -x", None),
         (
-            "python3 -m pytest --junitxml=.rascal/results --override-ini=junit_family=xunit1 -x"
+            "mkdir -p .rascal; python3 -m pytest --junitxml=.rascal/results --override-ini=junit_family=xunit1 -x"
                 .into(),
             Some(".rascal/results".into())
         )
@@ -418,40 +418,46 @@ fn pytest_results_write_junit_where_the_caller_reads_it() {
     // From a subdirectory the file is named back up to where the guardrail starts.
     assert_eq!(
         results_for("cd py/pkg && pytest", None).0,
-        "cd py/pkg && pytest --junitxml=../../.rascal/results --override-ini=junit_family=xunit1"
+        "mkdir -p .rascal; cd py/pkg && pytest --junitxml=../../.rascal/results --override-ini=junit_family=xunit1"
     );
     // Where that cannot be walked back, the start is kept in a variable.
     assert_eq!(
         results_for("cd \"$HOME/x\" && pytest", None).0,
-        "RASCAL_LEDGER_ROOT=\"$PWD\"; cd \"$HOME/x\" && pytest --junitxml=\"$RASCAL_LEDGER_ROOT\"/.rascal/results --override-ini=junit_family=xunit1"
+        "mkdir -p .rascal; RASCAL_LEDGER_ROOT=\"$PWD\"; cd \"$HOME/x\" && pytest --junitxml=\"$RASCAL_LEDGER_ROOT\"/.rascal/results --override-ini=junit_family=xunit1"
     );
 }
 
 #[test]
 fn js_results_write_json() {
+    // jest will not write into a missing directory; a bare file name needs none.
+    let r = recognise("npx jest", None).unwrap();
+    assert_eq!(
+        results_command(&r, "npx jest", "out.json").0,
+        "npx jest --json --outputFile=out.json"
+    );
     assert_eq!(
         results_for("npx jest --ci", None),
         (
-            "npx jest --json --outputFile=.rascal/results --ci".into(),
+            "mkdir -p .rascal; npx jest --json --outputFile=.rascal/results --ci".into(),
             Some(".rascal/results".into())
         )
     );
     assert_eq!(
         results_for("npx vitest run --coverage", None).0,
-        "npx vitest run --reporter=default --reporter=json --outputFile=.rascal/results --coverage"
+        "mkdir -p .rascal; npx vitest run --reporter=default --reporter=json --outputFile=.rascal/results --coverage"
     );
     let pj = r#"{"scripts": {"test": "jest"}}"#;
     assert_eq!(
         results_for("npm test", Some(pj)).0,
-        "npm test -- --json --outputFile=.rascal/results"
+        "mkdir -p .rascal; npm test -- --json --outputFile=.rascal/results"
     );
     assert_eq!(
         results_for("npm test --silent -- --ci 2>&1", Some(pj)).0,
-        "npm test --silent -- --json --outputFile=.rascal/results --ci 2>&1"
+        "mkdir -p .rascal; npm test --silent -- --json --outputFile=.rascal/results --ci 2>&1"
     );
     assert_eq!(
         results_for("cd web && yarn test --ci", Some(pj)).0,
-        "cd web && yarn test --ci --json --outputFile=../.rascal/results"
+        "mkdir -p .rascal; cd web && yarn test --ci --json --outputFile=../.rascal/results"
     );
 }
 
@@ -641,6 +647,25 @@ fn cargo_stdout_only_results_match_a_stdout_only_listing() {
 }
 
 #[test]
+fn cargo_results_read_without_cargos_lines_say_why_nothing_matched() {
+    let listing = parse_listing(Runner::Cargo, CARGO_LIST);
+    let r = parse_results(
+        Runner::Cargo,
+        fixture!("cargo/workspace-run-stdout-only.txt"),
+        None,
+        Some(&listing),
+    );
+    assert!(r.passed.is_empty() && r.failed.is_empty());
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n.contains("not read from the same kind of output")),
+        "{:?}",
+        r.notes
+    );
+}
+
+#[test]
 fn cargo_build_failure_is_broken_and_incomplete() {
     let out = "   Compiling alpha v0.1.0 (/tmp/alpha)\nerror[E0425]: cannot find function `nope` in this scope\n --> src/lib.rs:3:5\n\nerror: could not compile `alpha` (lib test) due to 1 previous error\n";
     let r = parse_results(Runner::Cargo, out, None, None);
@@ -734,6 +759,7 @@ fn go_results_with_subtests_and_a_forged_pass() {
     assert_eq!(l.ran, 10);
 
     let without = parse_results(Runner::Go, fixture!("go/run.jsonl"), None, None);
+    assert!(without.notes.is_empty(), "{:?}", without.notes);
     assert!(without
         .passed
         .contains(&"example.com/m/a.TestFake".to_string()));

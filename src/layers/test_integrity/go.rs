@@ -120,11 +120,10 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
         let dotted = i > 0 && src.at(i - 1) == b'.';
         let receiver = if dotted { src.word_before(i - 1) } else { "" };
         if src.at(paren) == b'(' {
-            let args = src.args(paren);
             if dotted && testing_t(receiver) && FAILS.contains(&w) {
                 let mut parts: Vec<(usize, usize)> =
                     blocks.last().copied().flatten().into_iter().collect();
-                parts.extend(args);
+                parts.extend(src.args(paren));
                 case.assertions.push(assertion(src, i, w, &parts, true));
             } else if dotted && testing_t(receiver) && SKIPS.contains(&w) {
                 let start = i - receiver.len() - 1;
@@ -135,7 +134,8 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
                     Severity::Error,
                 ));
             } else if dotted && (matches!(receiver, "assert" | "require") || w == "Assert") {
-                case.assertions.push(assertion(src, i, w, &args, false));
+                case.assertions
+                    .push(assertion(src, i, w, &src.args(paren), false));
             } else if !dotted && w == "Expect" {
                 let end = src.chain_end(src.close(paren));
                 case.assertions
@@ -148,7 +148,8 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
 
 /// The condition of an `if` whose block opens at `brace`, as a span.
 fn if_condition(src: &Source, brace: usize) -> Option<(usize, usize)> {
-    let line = src.line_start(brace);
+    // A window, so that a line of many braces stays linear.
+    let line = src.line_start(brace).max(brace.saturating_sub(256));
     let head = src.code_str(line, brace);
     let at = head
         .match_indices("if ")

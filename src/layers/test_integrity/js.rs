@@ -199,13 +199,14 @@ fn read_call(src: &Source, at: usize, base: &str, e: usize) -> Option<Call> {
 fn callback(src: &Source, args: &[(usize, usize)]) -> Option<(usize, usize)> {
     for &(a, b) in args {
         let mut i = a;
+        let mut function_word = false;
         while i < b {
             match src.at(i) {
                 b'(' | b'[' => i = src.close(i) + 1,
                 b'{' => {
                     let prev = src.prev_sig(i).map(|p| src.at(p));
                     let arrow = prev == Some(b'>');
-                    let function = prev == Some(b')') && src.code_str(a, i).contains("function");
+                    let function = prev == Some(b')') && function_word;
                     if arrow || function {
                         return Some((i + 1, src.close(i)));
                     }
@@ -218,6 +219,13 @@ fn callback(src: &Source, args: &[(usize, usize)]) -> Option<(usize, usize)> {
                     }
                     i += 2;
                 }
+                c if super::lex::is_ident_byte(c) => match src.word(i) {
+                    Some((w, e)) => {
+                        function_word |= w == "function";
+                        i = e;
+                    }
+                    None => i += 1,
+                },
                 _ => i += 1,
             }
         }

@@ -8,7 +8,8 @@
 //! scanning bytes never splits a UTF-8 character, and every slice of the
 //! original text goes through `str::get`.
 
-use std::collections::HashMap;
+/// No closing bracket (texts of 4 GiB or more are not paired at all).
+const NONE: u32 = u32::MAX;
 
 /// The lexical rules a file follows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,9 +32,11 @@ pub(super) struct Source<'a> {
     strings: Vec<(usize, usize)>,
     /// Offset of the start of every line.
     lines: Vec<usize>,
-    /// Opening bracket → its closing bracket (each of `()`, `[]`, `{}` is
-    /// paired on its own stack; an unclosed one is not in the map).
-    pairs: HashMap<usize, usize>,
+    /// At an opening bracket, the offset of its closing one (each of `()`,
+    /// `[]`, `{}` is paired on its own stack); `NONE` elsewhere.
+    pairs: Vec<u32>,
+    /// Tokens still to be read from this file (see [`FILE_TOKENS`]).
+    budget: std::cell::Cell<usize>,
 }
 
 /// One token of an assertion: a literal value or anything else.
@@ -43,9 +46,17 @@ pub(super) struct Tok {
     pub text: String,
 }
 
-/// At most this many tokens are read from one assertion, so that nested
-/// assertions cannot make the work quadratic.
+/// At most this many tokens are read from one assertion.
 const MAX_TOKENS: usize = 256;
+/// At most this many tokens are read from one file, so that nested
+/// assertions (each reading the ones inside it) cannot make the work
+/// quadratic; past it, assertions are still counted but their values are
+/// not compared.
+const FILE_TOKENS: usize = 100_000;
+/// At most this many bytes of source are read for one assertion.
+const MAX_SPAN: usize = 8 * 1024;
+/// A literal longer than this is compared by a hash of its text.
+const MAX_LITERAL: usize = 256;
 
 /// Words that are literal values in the languages read here.
 const LITERAL_WORDS: &[&str] = &[
@@ -495,6 +506,21 @@ fn regex_end(b: &[u8], mut i: usize) -> usize {
     b.len()
 }
 
+/// A literal's text, or for a long one its start, length and hash.
+fn literal_text(s: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    if s.len() <= MAX_LITERAL {
+        return s.to_string();
+    }
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    s.hash(&mut h);
+    let mut head = 32;
+    while !s.is_char_boundary(head) {
+        head -= 1;
+    }
+    format!("{}…({} bytes, {:016x})", &s[..head], s.len(), h.finish())
+}
+
 impl<'a> Source<'a> {
     pub fn new(text: &'a str, syntax: Syntax) -> Self {
         let b = text.as_bytes();
@@ -526,7 +552,7 @@ impl<'a> Source<'a> {
                 .filter(|(_, c)| **c == b'\n')
                 .map(|(i, _)| i + 1),
         );
-        let mut pairs = HashMap::new();
+        let mut pairs = vec![NONE; if b.len() < NONE as usize { b.len() } else { 0 }];
         let mut stacks: [Vec<usize>; 3] = [Vec::new(), Vec::new(), Vec::new()];
         for (i, c) in code.iter().enumerate() {
             match c {
@@ -539,8 +565,10 @@ impl<'a> Source<'a> {
                         b']' => 1,
                         _ => 2,
                     };
-                    if let Some(open) = stacks[k].pop() {
-                        pairs.insert(open, i);
+                    if let (Some(open), Ok(close)) = (stacks[k].pop(), u32::try_from(i)) {
+                        if let Some(p) = pairs.get_mut(open) {
+                            *p = close;
+                        }
                     }
                 }
                 _ => {}
@@ -551,6 +579,7 @@ impl<'a> Source<'a> {
             code,
             strings,
             lines,
+            budget: std::cell::Cell::new(FILE_TOKENS),
             pairs,
         }
     }
@@ -584,7 +613,10 @@ impl<'a> Source<'a> {
     /// The closing bracket of the one opened at `open`, or the end of the
     /// text when it is never closed.
     pub fn close(&self, open: usize) -> usize {
-        self.pairs.get(&open).copied().unwrap_or(self.len())
+        match self.pairs.get(open) {
+            Some(&c) if c != NONE => c as usize,
+            _ => self.len(),
+        }
     }
 
     /// `text[a..b]`, or "" when that is not a valid slice.
@@ -682,7 +714,7 @@ impl<'a> Source<'a> {
                 _ => i += 1,
             }
         }
-        if self.code_str(start, close).trim() != "" {
+        if self.skip_ws(start) < close {
             out.push((start, close.min(self.len())));
         }
         out
@@ -691,15 +723,24 @@ impl<'a> Source<'a> {
     /// The tokens of `a..b`, literals told apart; a `-` before a number
     /// that cannot be a subtraction belongs to the number.
     pub fn tokens(&self, a: usize, b: usize, out: &mut Vec<Tok>) {
-        let b = b.min(self.code.len());
+        let b = b.min(self.code.len()).min(a.saturating_add(MAX_SPAN));
+        let budget = self.budget.get();
+        let limit = out.len() + MAX_TOKENS.min(budget);
+        let before = out.len();
+        self.read_tokens(a, b, limit, out);
+        self.budget
+            .set(budget.saturating_sub(out.len().saturating_sub(before)));
+    }
+
+    fn read_tokens(&self, a: usize, b: usize, limit: usize, out: &mut Vec<Tok>) {
         let mut k = self.strings.partition_point(|&(_, e)| e <= a);
         let mut i = a;
-        while i < b && out.len() < MAX_TOKENS {
+        while i < b && out.len() < limit {
             if let Some(&(s, e)) = self.strings.get(k) {
                 if s <= i {
                     out.push(Tok {
                         lit: true,
-                        text: self.slice(s, e).to_string(),
+                        text: literal_text(self.slice(s, e)),
                     });
                     i = e.max(i + 1);
                     k += 1;

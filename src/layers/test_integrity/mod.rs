@@ -1139,6 +1139,56 @@ mod tests {
         assert_eq!(rules(&run(&files, &[], Some(ledger))).len(), 1);
     }
 
+    /// Pathological texts in every language: no panic, no stack overflow,
+    /// and (watched by hand, not timed here) no quadratic blow-up.
+    #[test]
+    fn hostile_inputs() {
+        const N: usize = 20_000;
+        let texts = [
+            "{".repeat(N),
+            "}".repeat(N),
+            "(".repeat(N),
+            "\"".repeat(N),
+            "'".repeat(N),
+            "r#".repeat(N),
+            "/*".repeat(N),
+            "`${".repeat(N),
+            "#[cfg_attr(all(), ".repeat(N),
+            "mod a {".repeat(N),
+            format!("#[test]\nfn t() {{ {} }}", "assert!(".repeat(N)),
+            format!("#[test]\nfn t() {{ {} }}", "assert!(\"x\"".repeat(N)),
+            format!("it('x', () => {{ {} }})", "expect(".repeat(N)),
+            "describe('x', () => {".repeat(N),
+            format!("it('x', () => {{}}{})", "{}".repeat(N)),
+            format!("def test_x():\n    {}", "assert (".repeat(N)),
+            (0..2_000)
+                .map(|d| format!("{}class TestA:\n", " ".repeat(d)))
+                .collect(),
+            format!("func TestX(t *testing.T) {{\n{}\n}}", "if x {".repeat(N)),
+            format!("func TestX(t *testing.T) {{\n{}\n}}", "t.Errorf(".repeat(N)),
+            "@Test ".repeat(N),
+            "class A { ".repeat(N),
+            format!("x{}", "\u{e9}'".repeat(N)),
+        ];
+        let paths = [
+            "src/lib.rs",
+            "tests/test_x.py",
+            "x_test.go",
+            "a.test.ts",
+            "src/test/java/ATest.java",
+        ];
+        for text in &texts {
+            let mut half = text.len() / 2;
+            while !text.is_char_boundary(half) {
+                half -= 1;
+            }
+            for path in paths {
+                let files = [fv(path, Some(text.as_str()), Some(&text[..half]))];
+                let _ = run(&files, &[], None);
+            }
+        }
+    }
+
     #[test]
     fn relevant_paths() {
         let cmds = vec!["sh scripts/test.sh".to_string()];

@@ -158,7 +158,8 @@ pub(super) fn scan(text: &str) -> Scan {
                 };
                 let open = src.skip_ws(name_end);
                 let bases = if src.at(open) == b'(' {
-                    src.code_str(open, src.close(open))
+                    // The bases, as far as a name can be told from them.
+                    src.code_str(open, src.close(open).min(open + 1024))
                 } else {
                     ""
                 };

@@ -89,20 +89,28 @@ const TEST_ATTRS: &[&str] = &[
 ];
 
 fn is_test_attr(attr: &Attr) -> bool {
+    is_test_attr_in(attr, 0)
+}
+
+/// `cfg_attr` inside `cfg_attr` is followed this deep.
+const MAX_CFG_ATTR: usize = 4;
+
+fn is_test_attr_in(attr: &Attr, depth: usize) -> bool {
     let path = attr.path();
     let last = path.rsplit("::").next().unwrap_or(path);
     if TEST_ATTRS.contains(&last) {
         return true;
     }
-    if path == "cfg_attr" {
+    if path == "cfg_attr" && depth < MAX_CFG_ATTR {
         let parts = split_top(attr.inner());
         return parts.len() > 1
             && cfg_truth(parts[0]) != Truth::False
             && parts[1..].iter().any(|a| {
-                is_test_attr(&Attr {
+                let a = Attr {
                     text: a.trim(),
                     line: attr.line,
-                })
+                };
+                is_test_attr_in(&a, depth + 1)
             });
     }
     false
@@ -115,6 +123,10 @@ fn norm(s: &str) -> String {
 /// The markers an attribute puts on what follows it; `conditional` when it
 /// only applies under an unknown `cfg_attr` condition.
 fn attr_markers(attr: &Attr, conditional: bool, out: &mut Vec<Marker>) {
+    attr_markers_in(attr, conditional, out, 0);
+}
+
+fn attr_markers_in(attr: &Attr, conditional: bool, out: &mut Vec<Marker>, depth: usize) {
     let shown = format!("#[{}]", attr.text.trim());
     match attr.path() {
         "ignore" => {
@@ -140,7 +152,7 @@ fn attr_markers(attr: &Attr, conditional: bool, out: &mut Vec<Marker>) {
             )),
             Truth::True => {}
         },
-        "cfg_attr" => {
+        "cfg_attr" if depth < MAX_CFG_ATTR => {
             let parts = split_top(attr.inner());
             let Some((pred, rest)) = parts.split_first() else {
                 return;
@@ -150,14 +162,11 @@ fn attr_markers(attr: &Attr, conditional: bool, out: &mut Vec<Marker>) {
                 return;
             }
             for a in rest {
-                attr_markers(
-                    &Attr {
-                        text: a.trim(),
-                        line: attr.line,
-                    },
-                    conditional || truth == Truth::Unknown,
-                    out,
-                );
+                let a = Attr {
+                    text: a.trim(),
+                    line: attr.line,
+                };
+                attr_markers_in(&a, conditional || truth == Truth::Unknown, out, depth + 1);
             }
         }
         _ => {}
@@ -459,7 +468,10 @@ impl Walker<'_, '_> {
                 self.out.modules.push(ModuleDecl {
                     name: full.join("::"),
                     line: src.line(e),
-                    test_like: cfg_test || name.contains("test"),
+                    test_like: cfg_test
+                        || matches!(name, "test" | "tests")
+                        || name.ends_with("_test")
+                        || name.ends_with("_tests"),
                     markers: own,
                 });
                 k + 1

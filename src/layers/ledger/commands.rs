@@ -1,0 +1,205 @@
+//! The commands rascal runs for a recognised runner: one that lists its
+//! tests, and the guardrail itself changed only so its results can be read.
+
+use super::recognise::{command_words, direct, package_script};
+use super::shell::{self, quote, quote_assignment};
+use super::{cargo, go, js, pytest, Launcher, Manager, Recognised, Runner};
+
+/// A shell command, run where the guardrail starts, that lists the tests
+/// the guardrail selects without running them. It keeps the guardrail's
+/// setup before the runner (`cd`, `export`, `source`, assignments) and
+/// drops the rest (a `cargo fmt --check &&` that fails must not hide the
+/// listing).
+pub fn listing_command(r: &Recognised, original: &str) -> String {
+    let mut parts = setup_before(r, original);
+    if let Some(d) = &r.script_dir {
+        parts.push(format!("cd {}", quote(d)));
+    }
+    let mut words: Vec<String> = r.env.iter().map(|e| quote_assignment(e)).collect();
+    let (program, args, suffix) = match r.runner {
+        Runner::Cargo => (r.program.clone(), cargo::listing_args(&r.args), " 2>&1"),
+        Runner::Go => (r.program.clone(), go::listing_args(&r.args), ""),
+        Runner::Pytest => (r.program.clone(), pytest::listing_args(&r.args), ""),
+        Runner::Jest => (r.program.clone(), js::jest_listing_args(&r.args), ""),
+        Runner::Vitest => {
+            let mut program = r.program.clone();
+            if program.last().map(String::as_str) == Some("run") {
+                program.pop();
+            }
+            program.push("list".into());
+            (program, js::vitest_listing_args(&r.args), "")
+        }
+    };
+    words.extend(program.iter().chain(args.iter()).map(|w| quote(w)));
+    parts.push(format!("{}{suffix}", words.join(" ")));
+    parts.join(" && ")
+}
+
+/// The guardrail's simple commands before the runner that set the stage:
+/// `cd`, `pushd`, `export`, `source`, `.`, `set`, `unset`, `umask`, `ulimit`
+/// and bare assignments, as written.
+fn setup_before(r: &Recognised, original: &str) -> Vec<String> {
+    let Some(segs) = shell::segments(original) else {
+        return r.dir.iter().map(|d| format!("cd {}", quote(d))).collect();
+    };
+    segs.iter()
+        .take(r.segment)
+        .filter(|seg| {
+            let (env, words) = command_words(&seg.words);
+            match words.first() {
+                None => !env.is_empty(),
+                Some(w) => matches!(
+                    w.text.as_str(),
+                    "cd" | "pushd"
+                        | "export"
+                        | "source"
+                        | "."
+                        | "set"
+                        | "unset"
+                        | "umask"
+                        | "ulimit"
+                ),
+            }
+        })
+        .map(|seg| original[seg.start..seg.end].to_string())
+        .collect()
+}
+
+/// How to run the guardrail so its results can be read: the command, and
+/// the file (relative to where the guardrail starts, as `results_file` was
+/// given) to read afterwards. Only the runner's own words change:
+/// - Cargo: unchanged but for `2>&1` after the runner, so cargo's `Running`
+///   lines stay in order with libtest's, and `--format pretty` when `-q`
+///   would hide the per-test lines (libtest's JSON is unstable). Read stdout.
+/// - Go: `-json` after `go test`. Read stdout.
+/// - pytest: `--junitxml=FILE` with the xunit1 family, whose `file`
+///   attribute turns a test case back into its node id.
+/// - jest: `--json --outputFile=FILE`; vitest: its JSON reporter beside the
+///   default one, `--outputFile=FILE`.
+///
+/// When the guardrail `cd`s first, FILE is written as a path from there;
+/// FILE's directory is made first.
+pub fn results_command(
+    r: &Recognised,
+    original: &str,
+    results_file: &str,
+) -> (String, Option<String>) {
+    let Some(segs) = shell::segments(original) else {
+        return (original.to_string(), None);
+    };
+    let Some(seg) = segs.get(r.segment) else {
+        return (original.to_string(), None);
+    };
+    let (_, words) = command_words(&seg.words);
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    // The segment must still be the runner this was recognised from.
+    let program_len = match (&r.launcher, direct(&texts)) {
+        (Launcher::Direct, Some((runner, n))) if runner == r.runner => n,
+        (Launcher::Script(_), _) if package_script(&texts).is_some() => 0,
+        _ => return (original.to_string(), None),
+    };
+    let (file_arg, prefix) = path_from_dir(r.dir.as_deref(), results_file);
+    let mut edits: Vec<(usize, String)> = Vec::new();
+    let mut file = None;
+    let flags: Vec<String> = match r.runner {
+        Runner::Cargo => {
+            edits.push((seg.end, " 2>&1".into()));
+            if cargo::quiet(&r.args) && r.launcher == Launcher::Direct {
+                match words.iter().position(|w| w.text == "--") {
+                    Some(i) => edits.push((words[i].end, " --format pretty".into())),
+                    None => edits.push((words[words.len() - 1].end, " -- --format pretty".into())),
+                }
+            }
+            Vec::new()
+        }
+        Runner::Go => {
+            if r.args
+                .iter()
+                .any(|a| a == "-json" || a == "--json" || a.starts_with("-json="))
+            {
+                Vec::new()
+            } else {
+                vec!["-json".into()]
+            }
+        }
+        Runner::Pytest => {
+            file = Some(results_file.to_string());
+            vec![
+                format!("--junitxml={file_arg}"),
+                "--override-ini=junit_family=xunit1".into(),
+            ]
+        }
+        Runner::Jest => {
+            file = Some(results_file.to_string());
+            vec!["--json".into(), format!("--outputFile={file_arg}")]
+        }
+        Runner::Vitest => {
+            file = Some(results_file.to_string());
+            vec![
+                "--reporter=default".into(),
+                "--reporter=json".into(),
+                format!("--outputFile={file_arg}"),
+            ]
+        }
+    };
+    if !flags.is_empty() {
+        let flags = flags.join(" ");
+        match &r.launcher {
+            Launcher::Direct => edits.push((words[program_len - 1].end, format!(" {flags}"))),
+            Launcher::Script(manager) => {
+                let last = words[words.len() - 1].end;
+                match (manager, words.iter().position(|w| w.text == "--")) {
+                    (Manager::Npm, Some(i)) => edits.push((words[i].end, format!(" {flags}"))),
+                    (Manager::Npm, None) => edits.push((last, format!(" -- {flags}"))),
+                    _ => edits.push((last, format!(" {flags}"))),
+                }
+            }
+        }
+    }
+    edits.sort_by_key(|e| std::cmp::Reverse(e.0));
+    let mut command = original.to_string();
+    for (at, text) in edits {
+        command.insert_str(at, &text);
+    }
+    if let Some(p) = prefix {
+        command = format!("{p}{command}");
+    }
+    // jest will not write into a directory that is not there.
+    if let Some((parent, _)) = file.as_deref().and_then(|f| f.rsplit_once('/')) {
+        if !parent.is_empty() {
+            command = format!("mkdir -p {}; {command}", quote(parent));
+        }
+    }
+    (command, file)
+}
+
+/// `file` as the runner, started in `dir`, should be told it, ready for
+/// the shell: `../x` for a relative dir; through a variable holding the
+/// starting directory when the dir cannot be walked back (absolute, `..`,
+/// expanded), with the assignment to put first.
+fn path_from_dir(dir: Option<&str>, file: &str) -> (String, Option<String>) {
+    let Some(dir) = dir else {
+        return (quote(file), None);
+    };
+    if file.starts_with('/') {
+        return (quote(file), None);
+    }
+    let walkable = !dir.starts_with('/')
+        && !dir.starts_with('~')
+        && !dir.contains('$')
+        && dir
+            .split('/')
+            .all(|p| !p.is_empty() && p != ".." && p != "." && p != "-");
+    if walkable {
+        let up = "../".repeat(dir.split('/').count());
+        (quote(&format!("{up}{file}")), None)
+    } else {
+        (
+            format!("\"${ROOT_VAR}\"/{}", quote(file)),
+            Some(format!("{ROOT_VAR}=\"$PWD\"; ")),
+        )
+    }
+}
+
+/// The shell variable that remembers where the guardrail started.
+const ROOT_VAR: &str = "RASCAL_LEDGER_ROOT";
