@@ -57,10 +57,16 @@ fn comparator_picks_the_passing_consensus_candidate_and_explains_why() {
     assert_eq!(order, vec!["good", "outlier", "broken"], "{ranking:#}");
     assert_eq!(ranking["pick"], "good");
     let reason = ranking["positions"][0]["reason"].as_str().unwrap();
-    assert!(
-        reason.contains("all layers pass") && reason.contains("closest to consensus"),
-        "{reason}"
+    assert!(reason.contains("all layers pass"), "{reason}");
+    // Only passing candidates vote: `broken` (which resembles `good`) has no
+    // consensus score and does not lift `good`; between the two passing
+    // ones the smaller change wins.
+    assert_eq!(ranking["positions"][2]["consensus"], 0.0, "{ranking:#}");
+    assert_eq!(
+        ranking["positions"][0]["consensus"], ranking["positions"][1]["consensus"],
+        "{ranking:#}"
     );
+    assert!(reason.contains("3 lines in 1 files"), "{reason}");
     // The 3×3 matrix is symmetric with ones on the diagonal.
     let m = ranking["matrix"].as_array().unwrap();
     assert_eq!(m.len(), 3);

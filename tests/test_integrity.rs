@@ -355,3 +355,151 @@ fn allowed_test_changes_in_the_spec_let_a_task_remove_a_test() {
     assert_eq!(integrity["issues"][0]["severity"], "info");
     assert_eq!(c["verdict"], "pass", "{c}");
 }
+
+fn run_spec(t: &TestRepo, spec: &str, agents: &[&str]) -> serde_json::Value {
+    let o = Command::new(common::bin())
+        .args([
+            "run",
+            "--spec",
+            spec,
+            "--agent",
+            &agents.join(","),
+            "--json",
+        ])
+        .current_dir(t.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)))
+}
+
+fn report<'a>(c: &'a serde_json::Value, check: &str) -> &'a serde_json::Value {
+    c["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == check)
+        .unwrap_or_else(|| panic!("no report {check}: {c}"))
+}
+
+#[test]
+fn the_test_guardrail_carries_the_ledger_of_tests_at_base_now_and_passed() {
+    if !bwrap() {
+        return;
+    }
+    let t = rust_repo(
+        &[("good", "sed -i 's/a - b/a + b/' src/lib.rs")],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["good"]);
+    let c = candidate(&doc, "good");
+    assert_eq!(c["verdict"], "pass", "{c}");
+    let l = &report(c, "tests")["ledger"];
+    assert_eq!(l["runner"], "cargo", "{l}");
+    assert_eq!(l["at_base"], 2, "{l}");
+    assert_eq!(l["now"], 2, "{l}");
+    assert_eq!(l["ran"], 2, "{l}");
+    assert_eq!(l["passed"], 2, "{l}");
+    assert!(report(c, "tests")["output"]
+        .as_str()
+        .unwrap()
+        .starts_with("2 tests at base · 2 now · 2 ran · 2 passed"));
+}
+
+#[test]
+fn a_test_criterion_matching_no_listed_test_errors_even_when_a_fake_runner_prints_running_1_test() {
+    if !bwrap() {
+        return;
+    }
+    // A harness-less test target prints what a passing run would.
+    let fake = format!(
+        "sed -i 's/a - b/a + b/' src/lib.rs && printf '\\n[[test]]\\nname = \"fake\"\\nharness = false\\n' >> Cargo.toml && {}",
+        write(
+            "tests/fake.rs",
+            "fn main() {\n    println!(\"running 1 test\");\n    println!(\"test no_such_test ... ok\");\n}\n"
+        )
+    );
+    let t = rust_repo(&[("faker", &fake)], "guardrails: []\n");
+    t.write(
+        ".rascal/specs/fake.yaml",
+        "instruction: fix add\nacceptance_criteria:\n  - { description: \"the new test passes\", type: test, check: no_such_test }\n",
+    );
+    t.write(
+        ".rascal/verification.yaml",
+        "criteria:\n  test_command: \"cargo test --offline {check}\"\n",
+    );
+    t.commit_all("spec");
+    let doc = run_spec(&t, "fake", &["faker"]);
+    let c = candidate(&doc, "faker");
+    assert_eq!(c["verdict"], "fail", "{c}");
+    let r = report(c, "the new test passes");
+    assert!(
+        r["errored"]
+            .as_str()
+            .unwrap_or("")
+            .contains("selects no test the runner lists"),
+        "{r}"
+    );
+}
+
+#[test]
+fn held_out_tests_are_never_seen_by_agents_and_gate_through_holdout_criteria() {
+    if !bwrap() {
+        return;
+    }
+    let hidden = "#[test]\nfn doubles_secretly() {\n    assert_eq!(calc::add(21, 21), 42);\n}\n";
+    // The peeker looks everywhere it could find the held-out test, then
+    // fixes add(); the wrong one gets it wrong.
+    let peek = "cat tests/hidden.rs > seen.txt 2>&1; git show HEAD:tests/hidden.rs >> seen.txt 2>&1; git log --all --format=%H >> seen.txt; git cat-file --batch-all-objects --batch >> seen.txt 2>&1; sed -i 's/a - b/a + b/' src/lib.rs";
+    let wrong = "sed -i 's/a - b/a * b/' src/lib.rs";
+    let t = rust_repo(&[("peek", peek), ("wrong", wrong)], CARGO_TEST);
+    t.write("tests/hidden.rs", hidden);
+    t.write(
+        ".rascal/specs/hold.yaml",
+        "instruction: fix add\nholdout: [tests/hidden.rs]\nacceptance_criteria:\n  - { description: \"held-out tests\", type: holdout, check: secretly }\n",
+    );
+    t.write(
+        ".rascal/verification.yaml",
+        "criteria:\n  test_command: \"cargo test --offline {check}\"\n",
+    );
+    t.commit_all("holdout");
+    let doc = run_spec(&t, "hold", &["peek", "wrong"]);
+    let p = candidate(&doc, "peek");
+    // Nothing of the held-out test reached the agent.
+    let seen = String::from_utf8_lossy(
+        &std::fs::read(std::path::Path::new(p["worktree"].as_str().unwrap()).join("seen.txt"))
+            .unwrap(),
+    )
+    .into_owned();
+    assert!(!seen.contains("doubles_secretly"), "{seen}");
+    // The change does not delete it, and the tree keeps it for finalize.
+    assert!(!p["reports"].to_string().contains("hidden.rs"), "{p}");
+    let r = report(p, "held-out tests");
+    assert_eq!(r["status"], "pass", "{r}");
+    assert!(
+        r["output"]
+            .as_str()
+            .unwrap()
+            .contains("held-out test(s) passed"),
+        "{r}"
+    );
+    assert_eq!(p["verdict"], "pass", "{p}");
+    // (The change's tree lives in the workspace's store until finalize.)
+    let ws = git2::Repository::open(p["worktree"].as_str().unwrap()).unwrap();
+    let tree = ws
+        .find_tree(git2::Oid::from_str(p["tree"].as_str().unwrap()).unwrap())
+        .unwrap();
+    assert!(tree
+        .get_path(std::path::Path::new("tests/hidden.rs"))
+        .is_ok());
+    // The wrong fix fails the held-out tests and says nothing of them.
+    let w = candidate(&doc, "wrong");
+    let r = report(w, "held-out tests");
+    assert_eq!(r["status"], "fail", "{r}");
+    assert!(!r.to_string().contains("doubles_secretly"), "{r}");
+    assert!(
+        !w["reports"].to_string().contains("doubles_secretly"),
+        "{w}"
+    );
+}

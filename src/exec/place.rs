@@ -165,8 +165,25 @@ impl Place {
         lines: Option<mpsc::UnboundedSender<LogLine>>,
         cancel: &CancellationToken,
     ) -> Result<Outcome, String> {
+        self.run_reading(spec, env, network, lines, cancel, &[])
+            .await
+            .map(|(o, _)| o)
+    }
+
+    /// Run `spec` here, then read back `files` (paths relative to where it
+    /// ran: a test runner's results file) before its copy is gone. A file
+    /// that is missing, not a regular file or over 64 MiB reads as None.
+    pub async fn run_reading(
+        &self,
+        spec: CommandSpec,
+        env: &[String],
+        network: bool,
+        lines: Option<mpsc::UnboundedSender<LogLine>>,
+        cancel: &CancellationToken,
+        files: &[String],
+    ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
         if let Place::Container(c) = self {
-            return c.run(spec, env, network, lines, cancel).await;
+            return c.run(spec, env, network, lines, cancel, files).await;
         }
         let prepared = self.prepare(spec, env, network)?;
         let mut outcome = runner::run(&prepared.spec, lines, cancel)
@@ -175,7 +192,33 @@ impl Place {
         if matches!(self, Place::Sandboxed(s) if s.confined) {
             crate::exec::confine::signal_from_status(&mut outcome.exit);
         }
-        Ok(outcome)
+        let read = read_back(&prepared.spec.cwd, files);
+        Ok((outcome, read))
+    }
+
+    /// This place at the base commit instead of the change (for listing
+    /// the tests the base has), with its own build cache `cache`: only
+    /// base code ever writes there. None in place (`rascal check`).
+    pub fn at_base(&self, base_tree: &str, cache: PathBuf) -> Option<Place> {
+        let swap = |s: &Sandboxed| {
+            let mut s = s.clone();
+            s.changes.tree = base_tree.to_string();
+            s.cache = Some(cache.clone());
+            s.with_holdout = false;
+            s
+        };
+        match self {
+            Place::InPlace { .. } => None,
+            Place::Sandboxed(s) => Some(Place::Sandboxed(Arc::new(swap(s)))),
+            Place::Container(c) => Some(Place::Container(Arc::new(Contained {
+                copy: swap(&c.copy),
+                run: c.run.clone(),
+                candidate: c.candidate.clone(),
+                image: c.image.clone(),
+                agent: c.agent.clone(),
+                seq: c.seq.clone(),
+            }))),
+        }
     }
 
     /// Ready `spec` (whose `cwd` is ignored) to run here. `env` names host
@@ -239,6 +282,20 @@ impl Place {
     }
 }
 
+/// Files under `dir`, read back after a command (never through a symlink).
+fn read_back(dir: &Path, files: &[String]) -> Vec<Option<Vec<u8>>> {
+    files
+        .iter()
+        .map(|f| {
+            let p = dir.join(f);
+            let meta = std::fs::symlink_metadata(&p).ok()?;
+            (meta.is_file() && meta.len() <= 64 << 20)
+                .then(|| std::fs::read(&p).ok())
+                .flatten()
+        })
+        .collect()
+}
+
 impl Sandboxed {
     /// A fresh copy of the change in a new directory under `scratch`.
     fn fresh_copy(&self) -> Result<tempfile::TempDir, String> {
@@ -274,7 +331,8 @@ impl Contained {
         network: bool,
         lines: Option<mpsc::UnboundedSender<LogLine>>,
         cancel: &CancellationToken,
-    ) -> Result<Outcome, String> {
+        files: &[String],
+    ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
         let copy = self.copy.fresh_copy()?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("{}.check-{n}", self.candidate);
@@ -321,6 +379,7 @@ impl Contained {
         launcher.release(&self.run, &name, &agent).await;
         let tail = collect.await.unwrap_or_default();
         let exit = result.map_err(|e| e.to_string())?;
-        Ok(Outcome { exit, tail })
+        let read = read_back(copy.path(), files);
+        Ok((Outcome { exit, tail }, read))
     }
 }

@@ -405,6 +405,29 @@ pub async fn run_command_criterion(
         _ => (c.check.clone(), false),
     };
     r = r.input("command", &command);
+    // A test filter must select a test the runner itself lists: printed
+    // "running 1 test" lines prove nothing.
+    if is_test {
+        if let Some(listed) = listed_tests(&command, place, timeout, cancel).await {
+            if listed == 0 {
+                let what = if c.kind == CriterionKind::Holdout {
+                    "the held-out tests".to_string()
+                } else {
+                    format!("the filter `{}`", c.check)
+                };
+                return r
+                    .errored(format!(
+                        "{what} selects no test the runner lists (`{}`): 0 tests would run",
+                        crate::layers::ledger::listing_command(
+                            &crate::layers::ledger::recognise(&command, None)
+                                .expect("recognised above"),
+                            &command
+                        )
+                    ))
+                    .finish();
+            }
+        }
+    }
     let spec = CommandSpec::shell(&command, place.files().to_path_buf(), timeout);
     let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
     let counter = tokio::spawn(async move {
@@ -487,6 +510,39 @@ pub async fn run_command_criterion(
         format!("`{command}` exit 0")
     };
     pass(r, evidence)
+}
+
+/// How many tests the runner of `command` lists for it (its own listing
+/// mode, same filter), when it is a runner rascal knows and the listing
+/// was read in full; None otherwise (the run's own count decides then).
+async fn listed_tests(
+    command: &str,
+    place: &Place,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Option<usize> {
+    use crate::layers::ledger;
+    let rec = ledger::recognise(command, None)?;
+    let listing = ledger::listing_command(&rec, command);
+    let spec = CommandSpec::shell(&listing, place.files().to_path_buf(), timeout);
+    let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+    let gather = tokio::spawn(async move {
+        let mut all = String::new();
+        while let Some(l) = rx.recv().await {
+            if all.len() < 16 << 20 {
+                all.push_str(&l.text);
+                all.push('\n');
+            }
+        }
+        all
+    });
+    let out = place.run(spec, &[], false, Some(tx), cancel).await.ok()?;
+    let text = gather.await.ok()?;
+    if !out.exit.success() {
+        return None;
+    }
+    let l = ledger::parse_listing(rec.runner, &text);
+    l.complete.then_some(l.tests.len())
 }
 
 /// The judge's answer: `{"pass": true|false, "reason": "…"}`.

@@ -186,8 +186,17 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
             }
         } else {
             let futures = batch.iter().map(|g| {
-                let tests = test_run::is_test_guardrail(g, package_json.as_deref());
-                guardrails::run_command(g, v.changes, v.place, &digest, tests, &v.cancel)
+                let pj = package_json.as_deref();
+                let (changes, place, digest, cancel) = (v.changes, v.place, &digest, &v.cancel);
+                let allow = v.allow_test_changes;
+                async move {
+                    if test_run::is_test_guardrail(g, pj) {
+                        test_run::run_test_guardrail(g, changes, place, digest, pj, allow, cancel)
+                            .await
+                    } else {
+                        guardrails::run_command(g, changes, place, digest, false, cancel).await
+                    }
+                }
             });
             for r in futures::future::join_all(futures).await {
                 if failed(&r) {
