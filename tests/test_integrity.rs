@@ -21,7 +21,6 @@ fn bwrap() -> bool {
 
 /// Whether `program` runs here; when it does not, the test says so and is
 /// skipped — unless RASCAL_REQUIRE_TOOLCHAINS is set (CI sets it).
-#[allow(dead_code)]
 fn toolchain(program: &str, args: &[&str]) -> bool {
     let ok = Command::new(program)
         .args(args)
@@ -502,4 +501,61 @@ fn held_out_tests_are_never_seen_by_agents_and_gate_through_holdout_criteria() {
         !w["reports"].to_string().contains("doubles_secretly"),
         "{w}"
     );
+}
+
+#[test]
+fn python_and_go_test_runs_carry_ledgers_from_their_runners() {
+    if !bwrap() {
+        return;
+    }
+    let cases: Vec<(&str, Vec<(&str, &str)>, &str, &str, &str)> = vec![
+        (
+            "pytest",
+            vec![
+                ("calc.py", "def add(a, b):\n    return a - b\n"),
+                (
+                    "test_calc.py",
+                    "from calc import add\n\ndef test_adds():\n    assert add(2, 2) == 4\n\ndef test_zero():\n    assert add(0, 0) == 0\n",
+                ),
+            ],
+            "guardrails:\n  - { name: tests, command: \"pytest -q -p no:cacheprovider\" }\n",
+            "sed -i 's/a - b/a + b/' calc.py",
+            "pytest",
+        ),
+        (
+            "go",
+            vec![
+                ("go.mod", "module calc\n\ngo 1.19\n"),
+                ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
+                (
+                    "calc_test.go",
+                    "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n\nfunc TestZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+                ),
+            ],
+            "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
+            "sed -i 's/a - b/a + b/' calc.go",
+            "go",
+        ),
+    ];
+    for (name, files, guardrails, script, program) in cases {
+        let present = match program {
+            "pytest" => toolchain("pytest", &["--version"]),
+            _ => toolchain("go", &["version"]),
+        };
+        if !present {
+            continue;
+        }
+        let t = TestRepo::new(&files);
+        t.write(".rascal/config.yaml", &agents_yaml(&[("fixer", script)]));
+        t.write(".rascal/guardrails.yaml", guardrails);
+        t.commit_all("rascal config");
+        let doc = run(&t, &["fixer"]);
+        let c = candidate(&doc, "fixer");
+        assert_eq!(c["verdict"], "pass", "{name}: {c}");
+        let l = &report(c, "tests")["ledger"];
+        assert_eq!(l["runner"], name, "{l}");
+        assert_eq!(l["at_base"], 2, "{name}: {c}");
+        assert_eq!(l["now"], 2, "{name}: {l}");
+        assert_eq!(l["passed"], 2, "{name}: {l}");
+    }
 }
