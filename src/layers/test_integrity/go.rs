@@ -136,6 +136,11 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
             } else if dotted && (matches!(receiver, "assert" | "require") || w == "Assert") {
                 case.assertions
                     .push(assertion(src, i, w, &src.args(paren), false));
+            } else if !dotted && w != "Run" && passes_t(src, paren, param) {
+                // A helper given the test's `t` (`checkEqual(t, got, 4)`)
+                // reports failures for it.
+                case.assertions
+                    .push(assertion(src, i, w, &src.args(paren), false));
             } else if !dotted && w == "Expect" {
                 let end = src.chain_end(src.close(paren));
                 case.assertions
@@ -144,6 +149,14 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
         }
         i = e;
     }
+}
+
+/// Whether the call whose arguments open at `paren` passes `t` first.
+fn passes_t(src: &Source, paren: usize, param: &str) -> bool {
+    let a = src.skip_ws(paren + 1);
+    src.word(a).is_some_and(|(w, e)| {
+        (w == param || w == "t") && matches!(src.at(src.skip_ws(e)), b',' | b')')
+    })
 }
 
 /// The condition of an `if` whose block opens at `brace`, as a span.
@@ -182,7 +195,12 @@ fn build_constraints(text: &str) -> Vec<Marker> {
             Truth::True => continue,
         };
         let key: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
-        out.push(Marker::new(key, t, line_no, severity));
+        let marker = Marker::new(key, t, line_no, severity);
+        out.push(if truth == Truth::Unknown {
+            marker.conditional()
+        } else {
+            marker
+        });
     }
     out
 }
@@ -432,6 +450,24 @@ func helper(t *testing.T) {
         assert_eq!(
             rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
             []
+        );
+    }
+
+    #[test]
+    fn a_helper_given_t_is_an_assertion() {
+        let now = with(
+            "\tassert.Equal(t, 0, Sub(1, 1))\n",
+            "\tcheckEqual(t, 0, Sub(1, 1))\n",
+        );
+        assert_eq!(
+            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
+            []
+        );
+        let now = with("\tassert.Equal(t, 0, Sub(1, 1))\n", "\tlog(0, Sub(1, 1))\n");
+        let issues = check_one("calc_test.go", Some(BASE), Some(&now));
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
         );
     }
 

@@ -213,6 +213,9 @@ struct Marker {
     pub line: u32,
     /// On a test that existed at the base.
     pub severity: Severity,
+    /// It applies only under a condition that may hold where the tests run
+    /// (`skipif(…)`, `cfg(windows)`), so the test may still run.
+    pub conditional: bool,
 }
 
 impl Marker {
@@ -222,7 +225,14 @@ impl Marker {
             text: short(text),
             line,
             severity,
+            conditional: false,
         }
+    }
+
+    /// The same marker, applying only under a condition.
+    pub fn conditional(mut self) -> Self {
+        self.conditional = true;
+        self
     }
 }
 
@@ -532,6 +542,8 @@ struct Added<'a> {
     severity: Option<Severity>,
     text: String,
     focus: bool,
+    conditional: bool,
+    new_severity: Option<Severity>,
 }
 
 fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
@@ -561,6 +573,7 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
                     a.existing.push(&now.case);
                     a.severity = a.severity.max(Some(m.severity));
                     a.text.clone_from(&m.text);
+                    a.conditional = m.conditional;
                 }
             }
         }
@@ -581,6 +594,14 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
             let a = added.entry((now.path, m.line, m.key.clone())).or_default();
             a.new.push(&now.case);
             a.text.clone_from(&m.text);
+            a.conditional = m.conditional;
+            // A platform condition on a new test is ordinary.
+            let new_severity = if m.severity < Severity::Error {
+                Severity::Info
+            } else {
+                Severity::Warning
+            };
+            a.new_severity = a.new_severity.max(Some(new_severity));
         }
         if let Some(f) = &now.case.focus {
             let a = added.entry((now.path, f.line, f.key.clone())).or_default();
@@ -622,11 +643,19 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
             )
         } else if !a.existing.is_empty() {
             let severity = a.severity.unwrap_or(Severity::Error);
+            let (one, many) = if a.conditional {
+                (
+                    "now runs only when a condition allows",
+                    "now run only when a condition allows",
+                )
+            } else {
+                ("no longer runs", "no longer run")
+            };
             let subject = if a.existing.len() == 1 {
-                format!("test {} no longer runs", names(&a.existing))
+                format!("test {} {one}", names(&a.existing))
             } else {
                 format!(
-                    "{} tests that existed at the base no longer run: {}",
+                    "{} tests that existed at the base {many}: {}",
                     a.existing.len(),
                     names(&a.existing)
                 )
@@ -634,13 +663,23 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
             (severity, format!("`{}` added: {subject}", a.text))
         } else {
             let subject = if a.new.len() == 1 {
-                format!("new test {} is", names(&a.new))
+                format!("new test {}", names(&a.new))
             } else {
-                format!("{} new tests are", a.new.len())
+                format!("{} new tests", a.new.len())
+            };
+            let how = if a.conditional {
+                "runs only when a condition allows"
+            } else {
+                "never runs"
+            };
+            let how = if a.new.len() == 1 {
+                how.to_string()
+            } else {
+                how.replacen("runs", "run", 1)
             };
             (
-                Severity::Warning,
-                format!("{subject} disabled by `{}`", a.text),
+                a.new_severity.unwrap_or(Severity::Warning),
+                format!("{subject} {how}: `{}`", a.text),
             )
         };
         out.push(Finding {
@@ -1161,7 +1200,7 @@ mod tests {
             "describe('x', () => {".repeat(N),
             format!("it('x', () => {{}}{})", "{}".repeat(N)),
             format!("def test_x():\n    {}", "assert (".repeat(N)),
-            (0..2_000)
+            (0..400)
                 .map(|d| format!("{}class TestA:\n", " ".repeat(d)))
                 .collect(),
             format!("func TestX(t *testing.T) {{\n{}\n}}", "if x {".repeat(N)),
