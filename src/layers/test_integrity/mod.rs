@@ -400,10 +400,8 @@ struct Found<'a> {
 struct Sides<'a> {
     base: Vec<Found<'a>>,
     now: Vec<Found<'a>>,
-    base_modules: HashMap<usize, Vec<ModuleDecl>>,
-    now_modules: HashMap<usize, Vec<ModuleDecl>>,
-    /// Files whose both sides were read.
-    read: HashSet<usize>,
+    base_modules: BTreeMap<usize, Vec<ModuleDecl>>,
+    now_modules: BTreeMap<usize, Vec<ModuleDecl>>,
 }
 
 fn read_tests<'a>(files: &'a [FileVersions<'a>], out: &mut Vec<Finding>) -> Sides<'a> {
@@ -427,7 +425,6 @@ fn read_tests<'a>(files: &'a [FileVersions<'a>], out: &mut Vec<Finding>) -> Side
             ));
             continue;
         }
-        sides.read.insert(idx);
         if let (Some(sx), Some(text)) = (base_syntax, f.base) {
             let s = scan(sx, old_path, text);
             sides.base_modules.insert(idx, s.modules);

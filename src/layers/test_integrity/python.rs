@@ -354,7 +354,7 @@ fn body(
         } else if call && dotted && receiver == "pytest" && matches!(w, "skip" | "xfail") {
             case.markers.push(Marker::new(
                 format!("pytest.{w}("),
-                src.slice(i - 7, src.close(paren) + 1),
+                src.slice(i.saturating_sub(7), src.close(paren) + 1),
                 src.line(i),
                 Severity::Error,
             ));

@@ -647,6 +647,7 @@ mod tests {
                 "    #[test]\n    fn adds",
                 "    #[cfg(any())]\n    #[test]\n    fn adds",
             ),
+            ("#[cfg(test)]\nmod tests", "#[cfg(any())]\nmod tests"),
             (
                 "#[cfg(test)]\nmod tests",
                 "#[cfg(all(test, any()))]\nmod tests",
