@@ -136,9 +136,9 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
             } else if dotted && (matches!(receiver, "assert" | "require") || w == "Assert") {
                 case.assertions
                     .push(assertion(src, i, w, &src.args(paren), false));
-            } else if !dotted && w != "Run" && passes_t(src, paren, param) {
-                // A helper given the test's `t` (`checkEqual(t, got, 4)`)
-                // reports failures for it.
+            } else if !(dotted && testing_t(receiver)) && passes_t(src, paren, param) {
+                // A helper given the test's `t` (`checkEqual(t, got, 4)`,
+                // `expectSuccess(out, err, t)`) reports failures for it.
                 case.assertions
                     .push(assertion(src, i, w, &src.args(paren), false));
             } else if !dotted && w == "Expect" {
@@ -151,11 +151,13 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
     }
 }
 
-/// Whether the call whose arguments open at `paren` passes `t` first.
+/// Whether the call whose arguments open at `paren` passes the test's `t`.
 fn passes_t(src: &Source, paren: usize, param: &str) -> bool {
-    let a = src.skip_ws(paren + 1);
-    src.word(a).is_some_and(|(w, e)| {
-        (w == param || w == "t") && matches!(src.at(src.skip_ws(e)), b',' | b')')
+    src.args(paren).iter().any(|&(a, b)| {
+        b - a <= 16 && {
+            let arg = src.code_str(a, b).trim();
+            arg == param || arg == "t"
+        }
     })
 }
 
@@ -458,6 +460,14 @@ func helper(t *testing.T) {
         let now = with(
             "\tassert.Equal(t, 0, Sub(1, 1))\n",
             "\tcheckEqual(t, 0, Sub(1, 1))\n",
+        );
+        assert_eq!(
+            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
+            []
+        );
+        let now = with(
+            "\tassert.Equal(t, 0, Sub(1, 1))\n",
+            "\texpectZero(Sub(1, 1), t)\n",
         );
         assert_eq!(
             rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
