@@ -4,13 +4,15 @@
 //! compiles the file out; a platform tag is a warning), `t.Skip(`,
 //! `t.SkipNow(`, `t.Skipf(` in the body, and assertions: `t.Error*`,
 //! `t.Fatal*`, `t.Fail*` on the test's `*testing.T` (or `t`/`tb`), testify
-//! `assert.`/`require.` calls, gomega `Expect(`, and `.Assert(`. For an
-//! expected value, a `t.Errorf` is read together with the condition of the
-//! `if` around it (`if got != 4 { t.Errorf(…) }`), without its format
-//! strings. Subtests (`t.Run`) are part of their parent test. Not seen:
-//! helpers that call `t.Fatal` for the test, `Example`/`Fuzz`/`Benchmark`
-//! functions, and `TestMain` changes (a `TestMain` that never calls
-//! `m.Run()` skips everything).
+//! `assert.`/`require.` calls, gomega `Expect(`, `.Assert(`, and any other
+//! call given the test's `t` (a helper such as `checkEqual(t, got, 4)`
+//! reports failures for it). For an expected value, a `t.Errorf` is read
+//! together with the condition of the `if` around it (`if got != 4 {
+//! t.Errorf(…) }`), without its format strings. Subtests (`t.Run`) are part
+//! of their parent test. Not seen: what a helper does with `t` (one that
+//! no longer fails still counts), `Example`/`Fuzz`/`Benchmark` functions,
+//! and `TestMain` changes (a `TestMain` that never calls `m.Run()` skips
+//! everything).
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase, Truth};

@@ -13,10 +13,13 @@
 //!   an always-false `cfg` on it, its module or file, `@pytest.mark.skip`,
 //!   `t.Skip()`, `it.skip`, `@Disabled`, …): an error on a test that existed
 //!   at the base, a warning on a new one; platform-dependent conditions
-//!   (`#[cfg(windows)]`, `//go:build linux`) are warnings. A focus marker
-//!   (`it.only`, `fit`) is reported too, as it skips the file's other tests.
+//!   (`#[cfg(windows)]`, `//go:build linux`) are warnings on an existing
+//!   test and info on a new one, and the message says the test may still
+//!   run. A focus marker (`it.only`, `fit`) is an error when the file had
+//!   tests at the base, as it skips the file's other tests.
 //! - `test-integrity/assertions-removed` (error): a test has fewer
-//!   assertions than at the base.
+//!   assertions than at the base. Counting cannot tell assertions moved
+//!   into a helper from assertions deleted; an allow entry settles it.
 //! - `test-integrity/early-return` (error; warning on a new test): the first
 //!   statement of a test body is `return`.
 //! - `test-integrity/expected-changed` (warning, for a human): an assertion
