@@ -26,7 +26,7 @@
 //!   kept its shape but a literal in it changed (`assert_eq!(f(), 4)` →
 //!   `assert_eq!(f(), 5)`), or a Rust test gained `#[should_panic]`.
 //! - `test-integrity/runner-config` (error): a change to what decides how
-//!   tests run (see [`runner`]).
+//!   tests run (see `runner.rs`).
 //! - `test-integrity/not-checked` (warning): a file too large to read here.
 //!
 //! `allow_test_changes` entries are path globs (gitignore-like, as in
