@@ -4,13 +4,15 @@
 //! compiles the file out; a platform tag is a warning), `t.Skip(`,
 //! `t.SkipNow(`, `t.Skipf(` in the body, and assertions: `t.Error*`,
 //! `t.Fatal*`, `t.Fail*` on the test's `*testing.T` (or `t`/`tb`), testify
-//! `assert.`/`require.` calls, gomega `Expect(`, and `.Assert(`. For an
-//! expected value, a `t.Errorf` is read together with the condition of the
-//! `if` around it (`if got != 4 { t.Errorf(…) }`), without its format
-//! strings. Subtests (`t.Run`) are part of their parent test. Not seen:
-//! helpers that call `t.Fatal` for the test, `Example`/`Fuzz`/`Benchmark`
-//! functions, and `TestMain` changes (a `TestMain` that never calls
-//! `m.Run()` skips everything).
+//! `assert.`/`require.` calls, gomega `Expect(`, `.Assert(`, and any other
+//! call given the test's `t` (a helper such as `checkEqual(t, got, 4)`
+//! reports failures for it). For an expected value, a `t.Errorf` is read
+//! together with the condition of the `if` around it (`if got != 4 {
+//! t.Errorf(…) }`), without its format strings. Subtests (`t.Run`) are part
+//! of their parent test. Not seen: what a helper does with `t` (one that
+//! no longer fails still counts), `Example`/`Fuzz`/`Benchmark` functions,
+//! and `TestMain` changes (a `TestMain` that never calls `m.Run()` skips
+//! everything).
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase, Truth};
@@ -136,6 +138,11 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
             } else if dotted && (matches!(receiver, "assert" | "require") || w == "Assert") {
                 case.assertions
                     .push(assertion(src, i, w, &src.args(paren), false));
+            } else if !(dotted && testing_t(receiver)) && passes_t(src, paren, param) {
+                // A helper given the test's `t` (`checkEqual(t, got, 4)`,
+                // `expectSuccess(out, err, t)`) reports failures for it.
+                case.assertions
+                    .push(assertion(src, i, w, &src.args(paren), false));
             } else if !dotted && w == "Expect" {
                 let end = src.chain_end(src.close(paren));
                 case.assertions
@@ -144,6 +151,16 @@ fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut Te
         }
         i = e;
     }
+}
+
+/// Whether the call whose arguments open at `paren` passes the test's `t`.
+fn passes_t(src: &Source, paren: usize, param: &str) -> bool {
+    src.args(paren).iter().any(|&(a, b)| {
+        b - a <= 16 && {
+            let arg = src.code_str(a, b).trim();
+            arg == param || arg == "t"
+        }
+    })
 }
 
 /// The condition of an `if` whose block opens at `brace`, as a span.
@@ -182,7 +199,12 @@ fn build_constraints(text: &str) -> Vec<Marker> {
             Truth::True => continue,
         };
         let key: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
-        out.push(Marker::new(key, t, line_no, severity));
+        let marker = Marker::new(key, t, line_no, severity);
+        out.push(if truth == Truth::Unknown {
+            marker.conditional()
+        } else {
+            marker
+        });
     }
     out
 }
@@ -432,6 +454,32 @@ func helper(t *testing.T) {
         assert_eq!(
             rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
             []
+        );
+    }
+
+    #[test]
+    fn a_helper_given_t_is_an_assertion() {
+        let now = with(
+            "\tassert.Equal(t, 0, Sub(1, 1))\n",
+            "\tcheckEqual(t, 0, Sub(1, 1))\n",
+        );
+        assert_eq!(
+            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
+            []
+        );
+        let now = with(
+            "\tassert.Equal(t, 0, Sub(1, 1))\n",
+            "\texpectZero(Sub(1, 1), t)\n",
+        );
+        assert_eq!(
+            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
+            []
+        );
+        let now = with("\tassert.Equal(t, 0, Sub(1, 1))\n", "\tlog(0, Sub(1, 1))\n");
+        let issues = check_one("calc_test.go", Some(BASE), Some(&now));
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/assertions-removed", Severity::Error)]
         );
     }
 

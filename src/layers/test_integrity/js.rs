@@ -178,7 +178,8 @@ fn read_call(src: &Source, at: usize, base: &str, e: usize) -> Option<Call> {
     }
     for m in &modifiers {
         match *m {
-            "skip" | "todo" | "failing" | "skipIf" | "runIf" => markers.push(skip(m)),
+            "skip" | "todo" | "failing" => markers.push(skip(m)),
+            "skipIf" | "runIf" => markers.push(skip(m).conditional()),
             "only" => focus = Some(skip("only")),
             _ => {}
         }

@@ -13,17 +13,20 @@
 //!   an always-false `cfg` on it, its module or file, `@pytest.mark.skip`,
 //!   `t.Skip()`, `it.skip`, `@Disabled`, …): an error on a test that existed
 //!   at the base, a warning on a new one; platform-dependent conditions
-//!   (`#[cfg(windows)]`, `//go:build linux`) are warnings. A focus marker
-//!   (`it.only`, `fit`) is reported too, as it skips the file's other tests.
+//!   (`#[cfg(windows)]`, `//go:build linux`) are warnings on an existing
+//!   test and info on a new one, and the message says the test may still
+//!   run. A focus marker (`it.only`, `fit`) is an error when the file had
+//!   tests at the base, as it skips the file's other tests.
 //! - `test-integrity/assertions-removed` (error): a test has fewer
-//!   assertions than at the base.
+//!   assertions than at the base. Counting cannot tell assertions moved
+//!   into a helper from assertions deleted; an allow entry settles it.
 //! - `test-integrity/early-return` (error; warning on a new test): the first
 //!   statement of a test body is `return`.
 //! - `test-integrity/expected-changed` (warning, for a human): an assertion
 //!   kept its shape but a literal in it changed (`assert_eq!(f(), 4)` →
 //!   `assert_eq!(f(), 5)`), or a Rust test gained `#[should_panic]`.
 //! - `test-integrity/runner-config` (error): a change to what decides how
-//!   tests run (see [`runner`]).
+//!   tests run (see `runner.rs`).
 //! - `test-integrity/not-checked` (warning): a file too large to read here.
 //!
 //! `allow_test_changes` entries are path globs (gitignore-like, as in
@@ -213,6 +216,9 @@ struct Marker {
     pub line: u32,
     /// On a test that existed at the base.
     pub severity: Severity,
+    /// It applies only under a condition that may hold where the tests run
+    /// (`skipif(…)`, `cfg(windows)`), so the test may still run.
+    pub conditional: bool,
 }
 
 impl Marker {
@@ -222,7 +228,14 @@ impl Marker {
             text: short(text),
             line,
             severity,
+            conditional: false,
         }
+    }
+
+    /// The same marker, applying only under a condition.
+    pub fn conditional(mut self) -> Self {
+        self.conditional = true;
+        self
     }
 }
 
@@ -390,10 +403,8 @@ struct Found<'a> {
 struct Sides<'a> {
     base: Vec<Found<'a>>,
     now: Vec<Found<'a>>,
-    base_modules: HashMap<usize, Vec<ModuleDecl>>,
-    now_modules: HashMap<usize, Vec<ModuleDecl>>,
-    /// Files whose both sides were read.
-    read: HashSet<usize>,
+    base_modules: BTreeMap<usize, Vec<ModuleDecl>>,
+    now_modules: BTreeMap<usize, Vec<ModuleDecl>>,
 }
 
 fn read_tests<'a>(files: &'a [FileVersions<'a>], out: &mut Vec<Finding>) -> Sides<'a> {
@@ -417,7 +428,6 @@ fn read_tests<'a>(files: &'a [FileVersions<'a>], out: &mut Vec<Finding>) -> Side
             ));
             continue;
         }
-        sides.read.insert(idx);
         if let (Some(sx), Some(text)) = (base_syntax, f.base) {
             let s = scan(sx, old_path, text);
             sides.base_modules.insert(idx, s.modules);
@@ -532,6 +542,8 @@ struct Added<'a> {
     severity: Option<Severity>,
     text: String,
     focus: bool,
+    conditional: bool,
+    new_severity: Option<Severity>,
 }
 
 fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
@@ -561,6 +573,7 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
                     a.existing.push(&now.case);
                     a.severity = a.severity.max(Some(m.severity));
                     a.text.clone_from(&m.text);
+                    a.conditional = m.conditional;
                 }
             }
         }
@@ -581,6 +594,14 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
             let a = added.entry((now.path, m.line, m.key.clone())).or_default();
             a.new.push(&now.case);
             a.text.clone_from(&m.text);
+            a.conditional = m.conditional;
+            // A platform condition on a new test is ordinary.
+            let new_severity = if m.severity < Severity::Error {
+                Severity::Info
+            } else {
+                Severity::Warning
+            };
+            a.new_severity = a.new_severity.max(Some(new_severity));
         }
         if let Some(f) = &now.case.focus {
             let a = added.entry((now.path, f.line, f.key.clone())).or_default();
@@ -622,11 +643,19 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
             )
         } else if !a.existing.is_empty() {
             let severity = a.severity.unwrap_or(Severity::Error);
+            let (one, many) = if a.conditional {
+                (
+                    "now runs only when a condition allows",
+                    "now run only when a condition allows",
+                )
+            } else {
+                ("no longer runs", "no longer run")
+            };
             let subject = if a.existing.len() == 1 {
-                format!("test {} no longer runs", names(&a.existing))
+                format!("test {} {one}", names(&a.existing))
             } else {
                 format!(
-                    "{} tests that existed at the base no longer run: {}",
+                    "{} tests that existed at the base {many}: {}",
                     a.existing.len(),
                     names(&a.existing)
                 )
@@ -634,13 +663,23 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
             (severity, format!("`{}` added: {subject}", a.text))
         } else {
             let subject = if a.new.len() == 1 {
-                format!("new test {} is", names(&a.new))
+                format!("new test {}", names(&a.new))
             } else {
-                format!("{} new tests are", a.new.len())
+                format!("{} new tests", a.new.len())
+            };
+            let how = if a.conditional {
+                "runs only when a condition allows"
+            } else {
+                "never runs"
+            };
+            let how = if a.new.len() == 1 {
+                how.to_string()
+            } else {
+                how.replacen("runs", "run", 1)
             };
             (
-                Severity::Warning,
-                format!("{subject} disabled by `{}`", a.text),
+                a.new_severity.unwrap_or(Severity::Warning),
+                format!("{subject} {how}: `{}`", a.text),
             )
         };
         out.push(Finding {
@@ -1161,7 +1200,7 @@ mod tests {
             "describe('x', () => {".repeat(N),
             format!("it('x', () => {{}}{})", "{}".repeat(N)),
             format!("def test_x():\n    {}", "assert (".repeat(N)),
-            (0..2_000)
+            (0..400)
                 .map(|d| format!("{}class TestA:\n", " ".repeat(d)))
                 .collect(),
             format!("func TestX(t *testing.T) {{\n{}\n}}", "if x {".repeat(N)),

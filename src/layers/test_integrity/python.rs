@@ -101,15 +101,41 @@ fn span_markers(src: &Source, a: usize, b: usize, out: &mut Vec<Marker>) {
         };
         let attached = i > 0 && matches!(src.at(i - 1), b'.' | b'@');
         if attached && SKIP_WORDS.contains(&w) {
-            out.push(Marker::new(
+            let marker = Marker::new(
                 format!("@{}", w.to_ascii_lowercase()),
                 text.trim(),
                 src.line(i),
                 Severity::Error,
-            ));
+            );
+            let call = src.at(src.skip_ws(e)) == b'(';
+            // `skipif(cond, …)`, `skipUnless(cond, …)`, `xfail(cond, …)`:
+            // a condition decides. `skip("why")` and `xfail(reason=…)` do not.
+            let conditional = matches!(w, "skipif" | "skipIf" | "skipUnless")
+                || (w == "xfail" && call && {
+                    let args = src.args(src.skip_ws(e));
+                    args.first().is_some_and(|&(a, b)| {
+                        src.string_at(src.skip_space(a)).is_none()
+                            && !keyword_arg(src.code_str(a, b))
+                    })
+                });
+            out.push(if conditional {
+                marker.conditional()
+            } else {
+                marker
+            });
         }
         i = e;
     }
+}
+
+/// Whether an argument is `name=value` (not a comparison).
+fn keyword_arg(arg: &str) -> bool {
+    let arg = arg.trim_start();
+    let name_end = arg
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(arg.len());
+    let rest = arg[name_end..].trim_start();
+    name_end > 0 && rest.starts_with('=') && !rest.starts_with("==")
 }
 
 struct Class {
@@ -328,7 +354,7 @@ fn body(
         } else if call && dotted && receiver == "pytest" && matches!(w, "skip" | "xfail") {
             case.markers.push(Marker::new(
                 format!("pytest.{w}("),
-                src.slice(i - 7, src.close(paren) + 1),
+                src.slice(i.saturating_sub(7), src.close(paren) + 1),
                 src.line(i),
                 Severity::Error,
             ));
@@ -347,12 +373,15 @@ fn body(
                 Severity::Error,
             ));
         } else if call && dotted && w == "importorskip" {
-            case.markers.push(Marker::new(
-                "importorskip(",
-                src.slice(i, src.close(paren) + 1),
-                src.line(i),
-                Severity::Warning,
-            ));
+            case.markers.push(
+                Marker::new(
+                    "importorskip(",
+                    src.slice(i, src.close(paren) + 1),
+                    src.line(i),
+                    Severity::Warning,
+                )
+                .conditional(),
+            );
         }
         i = e;
     }
@@ -467,10 +496,39 @@ async def test_async():
     }
 
     #[test]
+    fn conditional_skips_say_so_and_are_info_on_new_platform_tests() {
+        let now = with(
+            "def test_adds",
+            "@pytest.mark.skipif(WIN, reason=\"posix\")\ndef test_adds",
+        );
+        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Error)]
+        );
+        assert!(
+            issues[0].message.contains("only when a condition allows"),
+            "{}",
+            issues[0].message
+        );
+        let now = with(
+            "def test_adds",
+            "@pytest.mark.xfail(reason=\"bug\")\ndef test_adds",
+        );
+        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
+        assert!(
+            issues[0].message.contains("no longer runs"),
+            "{}",
+            issues[0].message
+        );
+        assert!(keyword_arg(" reason = 'x'") && !keyword_arg("x == 1") && !keyword_arg("'a=b'"));
+    }
+
+    #[test]
     fn skip_text_in_a_comment_or_string_is_not_a_marker() {
         let now = with(
             "def test_adds",
-            "# @pytest.mark.skip\nX = \"@pytest.mark.skip\"\n\n\ndef test_adds",
+            "# @pytest.mark.skip\n@pytest.mark.parametrize(\"why\", [\"mark.skip\"])  # .skip\ndef test_adds",
         );
         assert_eq!(
             rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))),

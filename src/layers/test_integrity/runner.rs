@@ -324,9 +324,25 @@ pub(super) fn check(f: &FileVersions, named: &CommandFiles, out: &mut Vec<Findin
         ),
     };
     let keys: BTreeSet<&String> = before.keys().chain(after.keys()).collect();
+    // A bin, bench or example target new to the manifest runs no existing
+    // test; a new or removed declaration alone is not a setting.
+    let new_target = |k: &str| {
+        ["[[bin]] ", "[[bench]] ", "[[example]] "]
+            .iter()
+            .any(|p| k.starts_with(p))
+            && k.rsplit_once('.')
+                .is_some_and(|(target, _)| !before.contains_key(target))
+    };
     let changed: Vec<String> = keys
         .into_iter()
         .filter(|k| before.get(*k) != after.get(*k))
+        .filter(|k| {
+            !after
+                .get(*k)
+                .or(before.get(*k))
+                .is_some_and(String::is_empty)
+        })
+        .filter(|k| !new_target(k))
         .map(|k| {
             let show = |v: Option<&String>| v.map_or("unset".to_string(), |v| short(v));
             format!("`{k}` {} → {}", show(before.get(k)), show(after.get(k)))
@@ -445,6 +461,9 @@ fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
                 .get("name")
                 .and_then(toml::Value::as_str)
                 .map_or_else(|| format!("#{n}"), str::to_string);
+            // Declared, so that settings of a target new to the manifest
+            // can be told from settings added to one that was there.
+            out.insert(format!("[[{kind}]] {name}"), String::new());
             for k in TARGET_KEYS {
                 // A target's path only matters for test targets.
                 if *k == "path" && kind != "test" {
@@ -571,6 +590,17 @@ mod tests {
         let now = format!("{CARGO}\n[profile.test]\nopt-level = 3\n");
         assert_eq!(
             rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_new_bench_target_is_not_runner_config() {
+        let now = format!("{CARGO}\n[[bench]]\nname = \"speed\"\nharness = false\n");
+        assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])), []);
+        let base = format!("{CARGO}\n[[bench]]\nname = \"speed\"\n");
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(&base), Some(&now), &[])).len(),
             1
         );
     }

@@ -135,7 +135,12 @@ fn attr_markers_in(attr: &Attr, conditional: bool, out: &mut Vec<Marker>, depth:
             } else {
                 Severity::Error
             };
-            out.push(Marker::new("#[ignore]", &shown, attr.line, severity));
+            let marker = Marker::new("#[ignore]", &shown, attr.line, severity);
+            out.push(if conditional {
+                marker.conditional()
+            } else {
+                marker
+            });
         }
         "cfg" => match cfg_truth(attr.inner()) {
             Truth::False => out.push(Marker::new(
@@ -144,12 +149,15 @@ fn attr_markers_in(attr: &Attr, conditional: bool, out: &mut Vec<Marker>, depth:
                 attr.line,
                 Severity::Error,
             )),
-            Truth::Unknown => out.push(Marker::new(
-                format!("#[cfg({})]", norm(attr.inner())),
-                &shown,
-                attr.line,
-                Severity::Warning,
-            )),
+            Truth::Unknown => out.push(
+                Marker::new(
+                    format!("#[cfg({})]", norm(attr.inner())),
+                    &shown,
+                    attr.line,
+                    Severity::Warning,
+                )
+                .conditional(),
+            ),
             Truth::True => {}
         },
         "cfg_attr" if depth < MAX_CFG_ATTR => {
@@ -639,6 +647,7 @@ mod tests {
                 "    #[test]\n    fn adds",
                 "    #[cfg(any())]\n    #[test]\n    fn adds",
             ),
+            ("#[cfg(test)]\nmod tests", "#[cfg(any())]\nmod tests"),
             (
                 "#[cfg(test)]\nmod tests",
                 "#[cfg(all(test, any()))]\nmod tests",
@@ -798,6 +807,12 @@ mod tests {
         assert_eq!(
             rules(&issues),
             [("test-integrity/skip-marker", Severity::Warning)]
+        ); // A platform condition on a new test is ordinary: a trace only.
+        let now = format!("{BASE}\n#[test]\n#[cfg(unix)]\nfn later() {{ assert!(true); }}\n");
+        let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
+        assert_eq!(
+            rules(&issues),
+            [("test-integrity/skip-marker", Severity::Info)]
         );
     }
 
