@@ -12,6 +12,7 @@
 mod cargo;
 mod dep;
 mod gomod;
+mod jslock;
 mod npm;
 mod python;
 
@@ -31,8 +32,11 @@ enum Format {
     GoSum,
     PackageJson,
     NpmLock,
+    YarnLock,
+    PnpmLock,
     NpmSettings,
     Pyproject,
+    UvToml,
     Pipfile,
     PythonLock,
     Requirements,
@@ -55,17 +59,20 @@ fn format_of(path: &str) -> Option<Format> {
         "go.sum" | "go.work.sum" => Format::GoSum,
         "package.json" => Format::PackageJson,
         "package-lock.json" | "npm-shrinkwrap.json" => Format::NpmLock,
+        "yarn.lock" => Format::YarnLock,
+        "pnpm-lock.yaml" => Format::PnpmLock,
         ".npmrc" | ".yarnrc" | ".yarnrc.yml" => Format::NpmSettings,
         "pyproject.toml" => Format::Pyproject,
         "pipfile" => Format::Pipfile,
         "poetry.lock" | "uv.lock" => Format::PythonLock,
         "setup.cfg" => Format::SetupCfg,
-        n if (n.starts_with("requirements") || n.starts_with("constraints"))
-            && (n.ends_with(".txt") || n.ends_with(".in")) =>
+        "uv.toml" => Format::UvToml,
+        // requirements.txt, dev-requirements.in, requirements/test.txt…
+        n if (n.ends_with(".txt") || n.ends_with(".in"))
+            && (n.contains("requirement")
+                || n.starts_with("constraints")
+                || matches!(parent, "requirements" | "reqs")) =>
         {
-            Format::Requirements
-        }
-        n if parent == "requirements" && (n.ends_with(".txt") || n.ends_with(".in")) => {
             Format::Requirements
         }
         _ => return None,
@@ -90,9 +97,12 @@ pub fn deps_of(path: &str, text: &str) -> Option<Result<Vec<Dep>, String>> {
         Format::GoWork => gomod::gowork(text),
         Format::GoSum => Ok(gomod::gosum(text)),
         Format::PackageJson => npm::package_json(text),
-        Format::NpmLock => npm::lock(text),
+        Format::NpmLock => jslock::lock(text),
+        Format::YarnLock => Ok(jslock::yarn(text)),
+        Format::PnpmLock => Ok(jslock::pnpm(text)),
         Format::NpmSettings => Ok(npm::registry_settings(&name.to_ascii_lowercase(), text)),
         Format::Pyproject => parse_toml(text).map(|d| python::pyproject(&d)),
+        Format::UvToml => parse_toml(text).map(|d| python::uv_toml(&d)),
         Format::Pipfile => parse_toml(text).map(|d| python::pipfile(&d)),
         Format::PythonLock => parse_toml(text).map(|d| python::lock(&d)),
         Format::Requirements => Ok(python::requirements(text)),
@@ -383,6 +393,25 @@ mod tests {
                 "evil",
             ),
             ("CARGO.TOML", "", "[dependencies]\nevil = \"1\"\n", "evil"),
+            (
+                "uv.toml",
+                "",
+                "[sources]\nrequests = { path = \"evil\" }\n",
+                "requests",
+            ),
+            (
+                "yarn.lock",
+                "a@^1:\n  version \"1.0.0\"\n",
+                "a@^1:\n  version \"1.2.0\"\n\nlodash@npm:evil@1:\n  version \"1.0.0\"\n",
+                "evil",
+            ),
+            // JSON's last duplicate key wins, for npm as for serde_json.
+            (
+                "package.json",
+                "{\"dependencies\": {\"a\": \"1\"}}",
+                "{\"dependencies\": {\"a\": \"1\"}, \"dependencies\": {\"a\": \"1\", \"evil\": \"1\"}}",
+                "evil",
+            ),
         ];
         for (path, old, new, want) in cases {
             assert_eq!(
@@ -441,6 +470,16 @@ mod tests {
         );
         assert!(added("README.md", "", "x").unwrap().is_empty());
         assert!(is_manifest("a/.cargo/config.toml") && !is_manifest("config.toml"));
-        assert!(is_manifest("requirements/prod.txt") && is_manifest("constraints.txt"));
+        for m in [
+            "requirements/prod.txt",
+            "constraints.txt",
+            "dev-requirements.in",
+            "test_requirements.txt",
+            "sub/uv.toml",
+            "web/yarn.lock",
+        ] {
+            assert!(is_manifest(m), "{m}");
+        }
+        assert!(!is_manifest("notes.txt") && !is_manifest("uv.lock.txt"));
     }
 }

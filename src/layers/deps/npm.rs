@@ -1,9 +1,9 @@
 //! npm's dependency declarations: package.json (the four dependency maps,
 //! `npm:` aliases, `file:`/`link:`/git/URL sources, and the overrides and
-//! resolutions that swap a transitive package), package-lock.json /
-//! npm-shrinkwrap.json (every installed package and where it was fetched
-//! from), read with serde_json; and the registry settings of `.npmrc`,
-//! `.yarnrc` and `.yarnrc.yml`, read line by line.
+//! resolutions that swap a transitive package), read with serde_json; and
+//! what the settings of `.npmrc`, `.yarnrc` and `.yarnrc.yml` change about
+//! where packages come from (registries, yarn's `packageExtensions`), read
+//! line by line. The lockfiles are jslock's.
 
 use super::dep::{norm_git, norm_path, Dep, Source};
 use serde_json::{Map, Value};
@@ -15,7 +15,7 @@ const SECTIONS: [&str; 4] = [
     "peerDependencies",
 ];
 
-fn object(text: &str) -> Result<Map<String, Value>, String> {
+pub(super) fn object(text: &str) -> Result<Map<String, Value>, String> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(doc)) => Ok(doc),
         Ok(_) => Err("not a JSON object".into()),
@@ -91,7 +91,7 @@ fn last_package(pattern: &str) -> &str {
 }
 
 /// `name@range` → `name`, keeping a scope's leading `@`.
-fn without_version(s: &str) -> &str {
+pub(super) fn without_version(s: &str) -> &str {
     match s.get(1..).and_then(|rest| rest.find('@')) {
         Some(i) => &s[..i + 1],
         None => s,
@@ -108,7 +108,7 @@ fn spec_dep(key: &str, spec: &Value, section: &str) -> Dep {
     Dep::package(name, source, section)
 }
 
-fn spec_source(key: &str, spec: &str) -> (String, Source) {
+pub(super) fn spec_source(key: &str, spec: &str) -> (String, Source) {
     let lower = spec.to_ascii_lowercase();
     let has = |p: &str| lower.starts_with(p);
     if let Some(alias) = spec.strip_prefix("npm:") {
@@ -158,90 +158,31 @@ fn spec_source(key: &str, spec: &str) -> (String, Source) {
     (key.to_string(), source)
 }
 
-/// Every package a package-lock.json or npm-shrinkwrap.json installs
-/// (`packages`, or the older nested `dependencies`), with where it was
-/// fetched from: the registry's host, a git repository, a local path.
-pub fn lock(text: &str) -> Result<Vec<Dep>, String> {
-    let doc = object(text)?;
-    let mut out = Vec::new();
-    if let Some(Value::Object(packages)) = doc.get("packages") {
-        for (key, p) in packages {
-            if key.is_empty() {
-                continue; // the project itself
-            }
-            let Value::Object(p) = p else { continue };
-            let dir_name = key.rsplit("node_modules/").next().unwrap_or(key);
-            let name = p.get("name").and_then(Value::as_str).unwrap_or(dir_name);
-            let source = if p.get("link").and_then(Value::as_bool) == Some(true)
-                || !key.contains("node_modules/")
-            {
-                Source::Path(norm_path(
-                    p.get("resolved").and_then(Value::as_str).unwrap_or(key),
-                ))
-            } else {
-                resolved(p.get("resolved").and_then(Value::as_str))
-            };
-            out.push(Dep::package(name, source, "packages"));
-        }
-    } else if let Some(deps) = doc.get("dependencies") {
-        nested(deps, &mut out);
-    }
-    Ok(out)
-}
-
-/// lockfileVersion 1: `dependencies` nested by install location.
-fn nested(deps: &Value, out: &mut Vec<Dep>) {
-    for (name, d) in deps.as_object().into_iter().flatten() {
-        let version = d.get("version").and_then(Value::as_str).unwrap_or("");
-        let (name, source) = match version.strip_prefix("npm:") {
-            Some(alias) => (without_version(alias), Source::Registry(None)),
-            None if version.contains(':') || version.contains('/') => {
-                (name.as_str(), spec_source(name, version).1)
-            }
-            None => (
-                name.as_str(),
-                resolved(d.get("resolved").and_then(Value::as_str)),
-            ),
-        };
-        out.push(Dep::package(name, source, "dependencies"));
-        if let Some(sub) = d.get("dependencies") {
-            nested(sub, out);
-        }
-    }
-}
-
-/// Where a locked package was fetched from: a tarball's host stands for
-/// its registry (the rest of the URL names the version).
-fn resolved(url: Option<&str>) -> Source {
-    let Some(url) = url else {
-        return Source::Local;
-    };
-    let lower = url.to_ascii_lowercase();
-    if lower.starts_with("git") {
-        return Source::Git(norm_git(url));
-    }
-    if let Some(rest) = lower
-        .strip_prefix("https://")
-        .or_else(|| lower.strip_prefix("http://"))
-    {
-        let host = rest.split('/').next().unwrap_or(rest);
-        return Source::Registry(Some(host.to_string()));
-    }
-    if let Some(p) = url.strip_prefix("file:") {
-        return Source::Path(norm_path(p));
-    }
-    Source::Url(url.to_string())
-}
-
 /// Registry settings of `.npmrc` (`registry=`, `@scope:registry=`),
 /// `.yarnrc` (`registry "…"`) and `.yarnrc.yml` (`npmRegistryServer:`):
-/// each says where every package (of a scope) is fetched from.
+/// each says where every package (of a scope) is fetched from. In
+/// `.yarnrc.yml`, every line under `packageExtensions` too: it adds
+/// dependencies to other packages.
 pub fn registry_settings(file: &str, text: &str) -> Vec<Dep> {
     let mut out = Vec::new();
+    let mut extensions = false;
     for raw in text.lines() {
         let line = raw.trim();
         if line.starts_with(['#', ';']) || line.is_empty() {
             continue;
+        }
+        if file == ".yarnrc.yml" {
+            if !raw.starts_with(char::is_whitespace) {
+                extensions = line.starts_with("packageExtensions");
+            }
+            if extensions {
+                out.push(Dep::index(
+                    "packageExtensions",
+                    Source::Url(line.to_string()),
+                    "",
+                ));
+                continue;
+            }
         }
         let split = match file {
             ".npmrc" => line.split_once('='),
@@ -327,48 +268,6 @@ mod tests {
     }
 
     #[test]
-    fn lockfiles_list_installed_packages() {
-        let t = r#"{"lockfileVersion": 3, "packages": {
-  "": {"name": "app"},
-  "node_modules/react": {"version": "18.0.0", "resolved": "https://registry.npmjs.org/react/-/react-18.0.0.tgz"},
-  "node_modules/lodash": {"name": "evil", "version": "1.0.0", "resolved": "https://registry.npmjs.org/evil/-/evil-1.0.0.tgz"},
-  "node_modules/a/node_modules/g": {"resolved": "git+ssh://git@github.com/o/g.git#abc"},
-  "node_modules/l": {"resolved": "libs/l", "link": true},
-  "libs/l": {"name": "l"}
-}}"#;
-        assert_eq!(
-            pairs(lock(t).unwrap()),
-            [
-                ("l".into(), Source::Path("libs/l".into())),
-                ("g".into(), Source::Git("ssh://git@github.com/o/g".into())),
-                ("l".into(), Source::Path("libs/l".into())),
-                (
-                    "evil".into(),
-                    Source::Registry(Some("registry.npmjs.org".into()))
-                ),
-                (
-                    "react".into(),
-                    Source::Registry(Some("registry.npmjs.org".into()))
-                ),
-            ]
-        );
-        let v1 = r#"{"lockfileVersion": 1, "dependencies": {
-  "a": {"version": "1.0.0", "resolved": "https://registry.npmjs.org/a/-/a-1.0.0.tgz",
-        "dependencies": {"b": {"version": "npm:evil@1.0.0"}}}
-}}"#;
-        assert_eq!(
-            pairs(lock(v1).unwrap()),
-            [
-                (
-                    "a".into(),
-                    Source::Registry(Some("registry.npmjs.org".into()))
-                ),
-                ("evil".into(), Source::Registry(None)),
-            ]
-        );
-    }
-
-    #[test]
     fn registry_settings_are_package_sources() {
         let npmrc = "; c\nregistry=https://e.example/\n@s:registry = https://s.example\n//e.example/:_authToken=x\n";
         assert_eq!(
@@ -397,6 +296,19 @@ mod tests {
                 "npmRegistryServer".into(),
                 Source::Url("https://e.example".into())
             )]
+        );
+        let ext = "nodeLinker: pnp\npackageExtensions:\n  \"react@*\":\n    dependencies:\n      evil: \"1\"\n";
+        assert_eq!(
+            pairs(registry_settings(".yarnrc.yml", ext))
+                .into_iter()
+                .map(|(n, s)| format!("{n} {s}"))
+                .collect::<Vec<_>>(),
+            [
+                "packageExtensions `packageExtensions:`",
+                "packageExtensions `\"react@*\":`",
+                "packageExtensions `dependencies:`",
+                "packageExtensions `evil: \"1\"`",
+            ]
         );
     }
 }

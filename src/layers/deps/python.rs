@@ -168,32 +168,7 @@ pub fn pyproject(doc: &toml::Table) -> Vec<Dep> {
         indexes(poetry.get("source"), "tool.poetry.source", &mut out);
     }
     if let Some(uv) = tool("uv") {
-        for (name, spec) in table(uv, "sources").into_iter().flatten() {
-            table_spec(name, spec, "[tool.uv.sources]", &mut out);
-        }
-        for key in [
-            "dev-dependencies",
-            "override-dependencies",
-            "constraint-dependencies",
-            "build-constraint-dependencies",
-        ] {
-            requirement_list(uv.get(key), &format!("[tool.uv] {key}"), &mut out);
-        }
-        indexes(uv.get("index"), "tool.uv.index", &mut out);
-        index_urls(
-            uv,
-            &["index-url", "extra-index-url", "find-links"],
-            "tool.uv.",
-            &mut out,
-        );
-        if let Some(pip) = table(uv, "pip") {
-            index_urls(
-                pip,
-                &["index-url", "extra-index-url", "find-links"],
-                "tool.uv.pip.",
-                &mut out,
-            );
-        }
+        uv_settings(uv, "tool.uv", &mut out);
     }
     if let Some(pdm) = tool("pdm") {
         for (group, list) in table(pdm, "dev-dependencies").into_iter().flatten() {
@@ -232,6 +207,35 @@ pub fn pyproject(doc: &toml::Table) -> Vec<Dep> {
             }
         }
     }
+    out
+}
+
+/// uv's settings, under `[tool.uv]` or at the top of a uv.toml: sources,
+/// extra requirement lists, indexes and index URLs.
+fn uv_settings(uv: &toml::Table, prefix: &str, out: &mut Vec<Dep>) {
+    for (name, spec) in table(uv, "sources").into_iter().flatten() {
+        table_spec(name, spec, &format!("[{prefix}.sources]"), out);
+    }
+    for key in [
+        "dev-dependencies",
+        "override-dependencies",
+        "constraint-dependencies",
+        "build-constraint-dependencies",
+    ] {
+        requirement_list(uv.get(key), &format!("[{prefix}] {key}"), out);
+    }
+    indexes(uv.get("index"), &format!("{prefix}.index"), out);
+    let urls = ["index-url", "extra-index-url", "find-links"];
+    index_urls(uv, &urls, &format!("{prefix}."), out);
+    if let Some(pip) = table(uv, "pip") {
+        index_urls(pip, &urls, &format!("{prefix}.pip."), out);
+    }
+}
+
+/// A uv.toml: uv's settings without the `[tool.uv]` prefix.
+pub fn uv_toml(doc: &toml::Table) -> Vec<Dep> {
+    let mut out = Vec::new();
+    uv_settings(doc, "uv.toml", &mut out);
     out
 }
 
