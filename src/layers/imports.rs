@@ -594,11 +594,15 @@ fn literal_at(scan: &Scan<'_>, open: usize) -> Option<String> {
     } else {
         q.to_string()
     };
+    let multiline = close.len() == 3 || q == '`';
     let mut body = &text[close.len()..];
     let mut out = String::new();
     while let Some(c) = body.chars().next() {
         if body.starts_with(&close) {
             return Some(out);
+        }
+        if c == '\n' && !multiline {
+            return None;
         }
         let n = if c == '\\' {
             body.chars().take(2).map(char::len_utf8).sum()
@@ -713,13 +717,16 @@ fn rust(scan: &Scan<'_>, out: &mut Vec<(u32, String)>) {
     );
     // `use` statements are read as trees; the rest of the code is
     // searched for qualified paths.
-    let mut in_use = vec![false; scan.lines.len()];
+    // The bytes of each line (from the start) that a `use` or `extern
+    // crate` statement covers: up to its `;`, or all of it.
+    let mut in_use = vec![0usize; scan.lines.len()];
+    let upto_semicolon = |code: &str| code.find(';').map_or(code.len(), |i| i + 1);
     let mut pending: Option<String> = None;
     for (k, m) in scan.masked.iter().enumerate() {
         let line = scan.lines[k].0;
         let t = m.code.trim();
         if let Some(acc) = pending.as_mut() {
-            in_use[k] = true;
+            in_use[k] = upto_semicolon(&m.code);
             acc.push(' ');
             acc.push_str(t);
             if let Some(i) = acc.find(';') {
@@ -735,11 +742,11 @@ fn rust(scan: &Scan<'_>, out: &mut Vec<(u32, String)>) {
         }
         if let Some(c) = extern_crate.captures(t) {
             out.push((line, c[1].to_string()));
-            in_use[k] = true;
+            in_use[k] = upto_semicolon(&m.code);
             continue;
         }
         if let Some(c) = start.captures(t) {
-            in_use[k] = true;
+            in_use[k] = upto_semicolon(&m.code);
             let rest = c.get(1).map_or("", |m| m.as_str());
             match rest.find(';') {
                 Some(i) => use_tree(&rest[..i], line, out),
@@ -751,12 +758,18 @@ fn rust(scan: &Scan<'_>, out: &mut Vec<(u32, String)>) {
         let line = scan.lines.last().map_or(0, |l| l.0);
         use_tree(&stmt, line, out);
     }
-    let mut code = scan.code.clone();
-    for (k, _) in in_use.iter().enumerate().filter(|(_, u)| **u) {
-        let from = scan.starts[k];
-        let to = from + scan.masked[k].code.len();
-        code.replace_range(from..to, &" ".repeat(to - from));
+    // What follows a `use …;` on its line is code like any other.
+    let mut code = Vec::with_capacity(scan.code.len());
+    for (k, m) in scan.masked.iter().enumerate() {
+        if k > 0 {
+            code.push(b'\n');
+        }
+        let covered = in_use[k];
+        code.extend(std::iter::repeat_n(b' ', covered));
+        code.extend_from_slice(&m.code.as_bytes()[covered..]);
     }
+    // Only whole ASCII-delimited prefixes were blanked: still UTF-8.
+    let code = String::from_utf8(code).unwrap_or_default();
     for c in qualified.captures_iter(&code) {
         let m = c.get(1).expect("group 1");
         let path = compact(m.as_str()).replace("r#", "");
@@ -1024,7 +1037,7 @@ fn js(scan: &Scan<'_>, depth: usize, out: &mut Vec<(u32, String)>) {
     let bare = re(&BARE, r#"\bimport\s*(['"`])"#);
     let call = re(
         &CALL,
-        r#"(?:\bimport|\brequire(?:\s*\.\s*resolve)?)\s*\(\s*(['"`])"#,
+        r#"(?:\bimport|\brequire(?:\s*\.\s*resolve)?)\s*(?:\?\.\s*)?\(\s*(['"`])"#,
     );
     for r in [from, bare, call] {
         for c in r.captures_iter(&scan.scan) {
@@ -1161,6 +1174,11 @@ mod tests {
         assert!(has(&m, "std::process::Command::new"), "{m:?}");
         let m = mods("a.rs", &["std /* c */ :: process::exit(0);"]);
         assert_eq!(m, vec!["std::process::exit"]);
+        // Code after a `use …;` on the same line is still read.
+        let m = mods("a.rs", &["use a::b; std::process::exit(0);"]);
+        assert_eq!(m, vec!["a::b", "std::process::exit"]);
+        let m = mods("a.rs", &["use std::{fs::File};"]);
+        assert_eq!(m, vec!["std::fs::File"], "no path is read twice");
     }
 
     #[test]
@@ -1255,6 +1273,7 @@ mod tests {
             &["const cp = require(", "  'child_process'", ")"],
             &["const cp = require(/* c */ 'child_process')"],
             &["const r = require.resolve('child_process')"],
+            &["const r = require?.('child_process')"],
             &["const x = `${require('child_process').execSync('id')}`"],
             &["const re = /\"/; require(\"child_process\")"],
             &["eval(\"require('child_process')\")"],
