@@ -92,8 +92,10 @@ fn specs(key: &str, spec: &toml::Value, section: &str) -> Vec<Dep> {
     if let Some(p) = string(t, "path") {
         sources.push(Source::Path(norm_path(p)));
     }
-    if let Some(r) = string(t, "registry").or_else(|| string(t, "registry-index")) {
-        sources.push(Source::Registry(Some(r.to_string())));
+    match string(t, "registry").or_else(|| string(t, "registry-index")) {
+        // crates.io by its name is the default registry.
+        Some("crates-io") | None => {}
+        Some(r) => sources.push(Source::Registry(Some(r.to_string()))),
     }
     // A source key that is not a string is an error for Cargo; it is
     // still a source other than the registry.

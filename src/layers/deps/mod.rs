@@ -254,6 +254,11 @@ mod tests {
                 "[dependencies]\nserde.workspace = true\n",
             ),
             (
+                "Cargo.toml",
+                "[dependencies]\nserde = \"1\"\n",
+                "[dependencies]\nserde = { version = \"1\", registry = \"crates-io\" }\n",
+            ),
+            (
                 "package.json",
                 "{\"dependencies\": {\"a\": \"1\"}}",
                 "{\"devDependencies\": {\"a\": \"^2\"}}",
