@@ -96,11 +96,22 @@ pub fn new_imports(change: &FileChange) -> Vec<(u32, String)> {
         for hunk in hunks(change) {
             let known_start = hunk.first().is_some_and(|(n, _)| *n <= 1);
             for start in start_states(lang, known_start) {
-                let scan = Scan::new(&hunk, lang, start);
+                let scan = Scan::new(&hunk, lang, start.clone());
                 match lang {
                     Lang::Rust => rust(&scan, &mut out),
                     Lang::Python => python(&scan, 0, &mut out),
-                    _ => js(&scan, 0, &mut out),
+                    _ => {
+                        js(&scan, 0, &mut out);
+                        // A `/` that may start a regex or be a division:
+                        // read the hunk the other way too.
+                        if scan.ambiguous_slash {
+                            let other = MaskState {
+                                slash_after_close_is_regex: true,
+                                ..start
+                            };
+                            js(&Scan::new(&hunk, lang, other), 0, &mut out);
+                        }
+                    }
                 }
             }
         }
@@ -189,6 +200,8 @@ struct MaskState {
     /// JS: a `/` whose meaning depends on what came before (after `)`,
     /// `]`, `}` or at the start of a hunk) starts a regex.
     slash_after_close_is_regex: bool,
+    /// JS: such a `/` was met.
+    ambiguous_slash: bool,
 }
 
 /// The states a hunk may start in. A hunk at line 1 starts in code; any
@@ -196,12 +209,6 @@ struct MaskState {
 fn start_states(lang: Lang, known: bool) -> Vec<MaskState> {
     let code = MaskState::default();
     let mut out = vec![code.clone()];
-    if lang == Lang::JavaScript {
-        out.push(MaskState {
-            slash_after_close_is_regex: true,
-            ..code.clone()
-        });
-    }
     if known {
         return out;
     }
@@ -229,19 +236,10 @@ fn start_states(lang: Lang, known: bool) -> Vec<MaskState> {
         ],
         Lang::Go => vec![],
     };
-    for c in ctxs {
-        out.push(MaskState {
-            stack: vec![c.clone()],
-            ..code.clone()
-        });
-        if lang == Lang::JavaScript {
-            out.push(MaskState {
-                stack: vec![c],
-                slash_after_close_is_regex: true,
-                ..code.clone()
-            });
-        }
-    }
+    out.extend(ctxs.into_iter().map(|c| MaskState {
+        stack: vec![c],
+        ..code.clone()
+    }));
     out
 }
 
@@ -502,10 +500,12 @@ fn mask_line(text: &str, lang: Lang, st: &mut MaskState) -> Masked {
 /// Where a JS regular expression literal starting at `chars[i]` (a `/`)
 /// ends, if it is one: a `/` where an expression may start, closed on the
 /// same line by a `/` outside a `[…]` class (then its flags).
-fn js_regex_end(chars: &[(usize, char)], i: usize, st: &MaskState) -> Option<usize> {
+fn js_regex_end(chars: &[(usize, char)], i: usize, st: &mut MaskState) -> Option<usize> {
     let regex = match st.prev {
-        None => st.slash_after_close_is_regex,
-        Some(')' | ']' | '}') => st.slash_after_close_is_regex,
+        None | Some(')' | ']' | '}') => {
+            st.ambiguous_slash = true;
+            st.slash_after_close_is_regex
+        }
         Some(p) if is_ident(p) => JS_REGEX_AFTER.contains(&st.prev_word.as_str()),
         Some(_) => true,
     };
@@ -544,6 +544,8 @@ struct Scan<'a> {
     class: Vec<Class>,
     /// Byte offset of each line in the joined texts.
     starts: Vec<usize>,
+    /// JS: a `/` was met whose meaning this scan had to guess.
+    ambiguous_slash: bool,
 }
 
 impl<'a> Scan<'a> {
@@ -555,6 +557,7 @@ impl<'a> Scan<'a> {
             scan: String::new(),
             class: Vec::new(),
             starts: Vec::new(),
+            ambiguous_slash: false,
         };
         for (k, (_, text)) in lines.iter().enumerate() {
             if k > 0 {
@@ -569,6 +572,7 @@ impl<'a> Scan<'a> {
             s.class.extend_from_slice(&m.class);
             s.masked.push(m);
         }
+        s.ambiguous_slash = st.ambiguous_slash;
         s
     }
 
@@ -1279,6 +1283,8 @@ mod tests {
             &["eval(\"require('child_process')\")"],
             &["const f = new Function(\"return require('child_process')\")"],
             &["const x = a", "  / require('child_process') / 2"],
+            &["if (x) /\"/.test(s); require(\"child_process\"); //\""],
+            &["const y = (a) / require('child_process') / 2"],
         ] {
             assert!(
                 has(&mods("a.js", lines), "child_process"),
