@@ -772,3 +772,174 @@ fn a_passing_judge_checks_its_box_with_its_reason() {
     );
     assert!(out.contains("[author] verdict PASS"), "{out}");
 }
+
+// ---- no-new-deps against hostile manifests, end to end ----
+
+const APP_TOML: &str =
+    "[package]\nname = \"app\"\nversion = \"0.1.0\"\n\n[dependencies]\nhelper = { path = \"helper\" }\n";
+const APP_LOCK: &str = "version = 4\n\n[[package]]\nname = \"app\"\nversion = \"0.1.0\"\ndependencies = [\"helper\"]\n\n[[package]]\nname = \"helper\"\nversion = \"0.1.0\"\n";
+
+/// A Rust workspace whose author agent makes `steps` (scripted writes),
+/// run with a spec that has only `no-new-deps`. Returns the run's output.
+fn run_deps_attack(steps: serde_json::Value) -> (i32, String) {
+    let config = serde_json::json!({
+        "agents": { "author": { "runtime": "scripted", "steps": steps } }
+    });
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", &config.to_string()),
+        (
+            ".rascal/specs/deps.yaml",
+            "instruction: Tidy up.\nconstraints:\n  - { description: no new deps, type: no-new-deps }\n",
+        ),
+        ("Cargo.toml", APP_TOML),
+        ("Cargo.lock", APP_LOCK),
+        ("src/lib.rs", "pub fn app() {}\n"),
+        (
+            "helper/Cargo.toml",
+            "[package]\nname = \"helper\"\nversion = \"0.1.0\"\n",
+        ),
+        ("helper/src/lib.rs", "pub fn help() {}\n"),
+    ]);
+    let o = t.rascal(&["run", "--spec", "deps", "--agent", "author", "--headless"]);
+    (code(&o), format!("{}{}", stdout(&o), stderr(&o)))
+}
+
+fn write(path: &str, content: &str) -> serde_json::Value {
+    serde_json::json!({ "do": "write", "path": path, "content": content })
+}
+
+/// The files of a local crate named `name` in directory `dir`.
+fn evil_crate(dir: &str, name: &str) -> Vec<serde_json::Value> {
+    vec![
+        write(
+            &format!("{dir}/Cargo.toml"),
+            &format!("[package]\nname = \"{name}\"\nversion = \"0.1.0\"\n"),
+        ),
+        write(
+            &format!("{dir}/src/lib.rs"),
+            "pub fn help() { std::process::exit(0) }\n",
+        ),
+    ]
+}
+
+#[test]
+fn no_new_deps_sees_through_hidden_and_swapped_dependencies() {
+    let evil_lock = format!("{APP_LOCK}\n[[package]]\nname = \"evil\"\nversion = \"0.1.0\"\n");
+    let attacks: Vec<(&str, Vec<serde_json::Value>, &str)> = vec![
+        (
+            "a top-level inline dependency table",
+            [
+                vec![
+                    write(
+                        "Cargo.toml",
+                        "dependencies = { helper = { path = \"helper\" }, evil = { path = \"evil\" } }\n\n[package]\nname = \"app\"\nversion = \"0.1.0\"\n",
+                    ),
+                    write("Cargo.lock", &evil_lock),
+                ],
+                evil_crate("evil", "evil"),
+            ]
+            .concat(),
+            "new dependency `evil`",
+        ),
+        (
+            "a rename under an old key",
+            [
+                vec![
+                    write(
+                        "Cargo.toml",
+                        &APP_TOML.replace(
+                            "{ path = \"helper\" }",
+                            "{ path = \"evil\", package = \"evil\" }",
+                        ),
+                    ),
+                    write("Cargo.lock", &evil_lock),
+                ],
+                evil_crate("evil", "evil"),
+            ]
+            .concat(),
+            "new dependency `evil`",
+        ),
+        (
+            "the same name from another directory",
+            [
+                vec![write(
+                    "Cargo.toml",
+                    &APP_TOML.replace("path = \"helper\"", "path = \"evil\""),
+                )],
+                evil_crate("evil", "helper"),
+            ]
+            .concat(),
+            "dependency `helper` in Cargo.toml [dependencies] now comes from path `evil` (was path `helper`)",
+        ),
+        (
+            "the same name from a git repository",
+            vec![write(
+                "Cargo.toml",
+                &APP_TOML.replace(
+                    "path = \"helper\"",
+                    "git = \"https://evil.example/helper\"",
+                ),
+            )],
+            "now comes from git `https://evil.example/helper`",
+        ),
+        (
+            "a patch in .cargo/config.toml",
+            [
+                vec![write(
+                    ".cargo/config.toml",
+                    "[patch.crates-io]\nhelper = { path = \"evil\" }\n",
+                )],
+                evil_crate("evil", "helper"),
+            ]
+            .concat(),
+            "new dependency `helper` from path `evil` in .cargo/config.toml [patch.crates-io]",
+        ),
+        (
+            "only the lockfile",
+            vec![write("Cargo.lock", &evil_lock)],
+            "new dependency `evil` from a local package in Cargo.lock",
+        ),
+        (
+            "the manifest replaced by a symlink",
+            vec![
+                write(
+                    "deps.toml",
+                    &format!("{APP_TOML}evil = {{ path = \"evil\" }}\n"),
+                ),
+                serde_json::json!({ "do": "delete", "path": "Cargo.toml" }),
+                serde_json::json!({ "do": "symlink", "path": "Cargo.toml", "target": "deps.toml" }),
+            ],
+            "could not check Cargo.toml: it is a symlink after the change",
+        ),
+        (
+            "a manifest that no longer parses",
+            vec![write(
+                "Cargo.toml",
+                &format!("{APP_TOML}evil = {{ path = \"evil\"\n"),
+            )],
+            "could not parse Cargo.toml: not valid TOML at line 7",
+        ),
+    ];
+    for (what, steps, want) in attacks {
+        let (code, out) = run_deps_attack(serde_json::Value::Array(steps));
+        assert_eq!(code, 1, "{what}: {out}");
+        assert!(
+            out.contains("- [ ] no new deps ← FAILED: "),
+            "{what}: {out}"
+        );
+        assert!(out.contains(want), "{what}: wanted {want:?} in {out}");
+    }
+    // The same workspace with a harmless edit passes.
+    let (code, out) = run_deps_attack(serde_json::json!([write(
+        "Cargo.toml",
+        &APP_TOML.replace(
+            "{ path = \"helper\" }",
+            "{ path = \"./helper/\", version = \"0.1\" }"
+        )
+    )]));
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("- [x] no new deps — no dependency added (1 manifest(s) changed)"),
+        "{out}"
+    );
+}

@@ -51,6 +51,16 @@ fn with_lines(path: &str, lines: &[&str]) -> FileChange {
     create(path).with_lines(lines)
 }
 
+/// Lines added in the middle of an existing file (from line 21), where
+/// unchanged lines above may have opened a string or comment.
+fn inserted(path: &str, lines: &[&str]) -> FileChange {
+    let mut f = modify(path).with_lines(lines);
+    for l in &mut f.added_lines {
+        l.line += 20;
+    }
+    f
+}
+
 fn set(files: Vec<FileChange>) -> ChangeSet {
     ChangeSet {
         base: "0".repeat(40),
@@ -1178,6 +1188,154 @@ fn integrity_cases() -> Vec<Case> {
             )],
             &["forbidden-import"],
         ),
+        // ---- B. imports the line scanner missed (bypasses)
+        case(
+            "Rust alias of std, then a path through it",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["use std as s;", "fn f() { s::process::exit(0) }"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust glob of std, then a relative path",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["use std::*;", "fn f() { process::exit(0) }"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust extern crate std under another name",
+            FORBID_DYN,
+            vec![with_lines("src/a.rs", &["extern crate std as s;"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust use of the module above a forbidden function",
+            "forbidden_imports: ['std::process::exit']",
+            vec![with_lines(
+                "src/a.rs",
+                &["use std::process;", "process::exit(0);"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust qualified path split over lines",
+            FORBID_DYN,
+            vec![with_lines(
+                "src/a.rs",
+                &["let c = std::", "    process::Command::new(\"id\");"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Rust line inserted into an open string of the base",
+            FORBID_DYN,
+            vec![inserted(
+                "src/a.rs",
+                &["\"; std::process::exit(0); let t = \""],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python f-string substitution",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.py",
+                &["x = f\"{__import__('subprocess').run(['id'])}\""],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python exec of a literal",
+            FORBID_DYN,
+            vec![with_lines("a.py", &["exec(\"import subprocess\")"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python import_module with name=",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.py",
+                &["m = importlib.import_module(name=\"subprocess\")"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python parenthesised from-import over lines",
+            "forbidden_imports: ['os.system']",
+            vec![with_lines(
+                "a.py",
+                &["from os import (", "    path,", "    system,", ")"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python star import reaches a forbidden name",
+            "forbidden_imports: ['os.system']",
+            vec![with_lines("a.py", &["from os import *"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "Python line inserted into an open docstring of the base",
+            FORBID_DYN,
+            vec![inserted("a.py", &["\"\"\"; import subprocess; x = \"\"\""])],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS import whose from is on the next line",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &["import {", "  exec } from \"child_process\";"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS require inside a template substitution",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &["const x = `${require('child_process').execSync('id')}`;"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS regex literal with a quote before a require",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &["const re = /\"/; require(\"child_process\");"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS comment between require( and its module",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &["const cp = require(/* c */ 'child_process');"],
+            )],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS eval of a literal",
+            FORBID_DYN,
+            vec![with_lines("a.js", &["eval(\"require('child_process')\");"])],
+            &["forbidden-import"],
+        ),
+        case(
+            "JS require split over lines",
+            FORBID_DYN,
+            vec![with_lines(
+                "a.js",
+                &["const cp = require(", "  'child_process'", ");"],
+            )],
+            &["forbidden-import"],
+        ),
         // ---- B. near misses (clean)
         case(
             "Rust near misses",
@@ -1211,6 +1369,16 @@ fn integrity_cases() -> Vec<Case> {
             &[],
         ),
         case(
+            "what an import does not reach",
+            "forbidden_imports: ['os/exec', 'std::process', 'os.system']",
+            vec![
+                with_lines("a.go", &["import \"os\""]),
+                with_lines("src/a.rs", &["use std::io;", "use std::{fs, env};"]),
+                with_lines("a.py", &["import os", "from os import path"]),
+            ],
+            &[],
+        ),
+        case(
             "JS near misses",
             FORBID_DYN,
             vec![with_lines(
@@ -1220,6 +1388,8 @@ fn integrity_cases() -> Vec<Case> {
                     "const s = \"require('child_process')\";",
                     "const t = require(\"child_processes\");",
                     "/* import('child_process') */",
+                    "const u = `import x from 'child_process'`;",
+                    "const v = Array.from('child_process');",
                 ],
             )],
             &[],

@@ -234,69 +234,89 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
                 )
             }
         }
-        ConstraintKind::NoNewDeps => {
-            let mut added = Vec::new();
-            let mut unreadable = Vec::new();
-            let mut manifests = 0;
-            for f in &changes.files {
-                for p in f.paths() {
-                    if !deps::is_manifest(p) {
-                        continue;
-                    }
-                    manifests += 1;
-                    let old = files
-                        .read_base(p)
-                        .map(|b| String::from_utf8_lossy(&b).into_owned());
-                    let new = files
-                        .read(p)
-                        .map(|b| String::from_utf8_lossy(&b).into_owned());
-                    match deps::added_deps(p, old.as_deref(), new.as_deref()) {
-                        Ok(ds) => added.extend(ds.into_iter().map(|d| (p.to_string(), d))),
-                        Err(e) => unreadable.push((p.to_string(), e)),
-                    }
-                }
-            }
-            if added.is_empty() && unreadable.is_empty() {
-                pass(
-                    r,
-                    format!("no dependency added ({manifests} manifest(s) changed)"),
-                )
-            } else {
-                let mut r = r;
-                for (p, e) in &unreadable {
-                    r.issues.push(
-                        Issue::new(
-                            &rule,
-                            Severity::Error,
-                            format!("the dependencies of {p} cannot be checked: it is {e}"),
-                        )
-                        .at(p.clone(), None),
-                    );
-                }
-                for (p, d) in &added {
-                    r.issues.push(
-                        Issue::new(
-                            &rule,
-                            Severity::Error,
-                            format!("new dependency `{d}` in {p}"),
-                        )
-                        .at(p.clone(), None),
-                    );
-                }
-                if !added.is_empty() {
-                    r.output = format!(
-                        "added: {}",
-                        added
-                            .iter()
-                            .map(|(p, d)| format!("{d} ({p})"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    );
-                }
-                r.finish()
-            }
+        ConstraintKind::NoNewDeps => no_new_deps(r, &rule, changes, files),
+    }
+}
+
+/// `no-new-deps`: every manifest and lockfile the change touches, read
+/// whole on both sides (base and after) and compared as declarations
+/// (name and source). A manifest whose new side cannot be read — not
+/// parseable, not UTF-8, a symlink, missing — fails: its dependencies
+/// could not be checked.
+fn no_new_deps(r: Report, rule: &str, changes: &ChangeSet, files: &dyn Files) -> Report {
+    use crate::model::changeset::{EntryKind, Operation};
+    let mut added = Vec::new();
+    let mut unreadable: Vec<(String, String)> = Vec::new();
+    let mut manifests = 0;
+    for f in &changes.files {
+        let old_is_manifest = f.old_path.as_deref().is_some_and(deps::is_manifest);
+        if !deps::is_manifest(&f.path) {
+            // A manifest renamed away or deleted adds nothing.
+            manifests += usize::from(old_is_manifest);
+            continue;
+        }
+        manifests += 1;
+        let p = f.path.as_str();
+        if f.op == Operation::Delete {
+            continue;
+        }
+        if matches!(f.new_kind, Some(EntryKind::Symlink | EntryKind::Submodule)) {
+            unreadable.push((
+                p.to_string(),
+                format!(
+                    "could not check {p}: it is a {} after the change, so the file its tools would read is not in the change",
+                    if f.new_kind == Some(EntryKind::Symlink) { "symlink" } else { "submodule" }
+                ),
+            ));
+            continue;
+        }
+        let Some(new) = files.read(p) else {
+            unreadable.push((
+                p.to_string(),
+                format!("could not read {p} after the change; its dependencies cannot be checked"),
+            ));
+            continue;
+        };
+        // A renamed manifest is compared with what it was.
+        let base_path = match f.old_path.as_deref() {
+            Some(old) if f.op == Operation::Rename && old_is_manifest => old,
+            _ => p,
+        };
+        let old = files.read_base(base_path);
+        match deps::added_deps(p, old.as_deref(), Some(&new)) {
+            Ok(ds) => added.extend(ds.into_iter().map(|d| (p.to_string(), d))),
+            Err(e) => unreadable.push((
+                p.to_string(),
+                format!("could not parse {p}: {e}; its dependencies cannot be checked"),
+            )),
         }
     }
+    if added.is_empty() && unreadable.is_empty() {
+        return pass(
+            r,
+            format!("no dependency added ({manifests} manifest(s) changed)"),
+        );
+    }
+    let mut r = r;
+    for (p, e) in unreadable {
+        r.issues
+            .push(Issue::new(rule, Severity::Error, e).at(p, None));
+    }
+    for (p, d) in &added {
+        r.issues
+            .push(Issue::new(rule, Severity::Error, d.message(p)).at(p.clone(), None));
+    }
+    if !added.is_empty() {
+        r.output = format!(
+            "added: {}",
+            added
+                .iter()
+                .map(|(p, d)| format!("{} ({p})", crate::text::cut(&d.dep.name, 80)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    r.finish()
 }
 
 /// Quote `s` as one word for `sh` (left bare when it needs no quoting). A

@@ -2,33 +2,41 @@
 //! change imports on its ADDED lines, for Go, Rust, Python and
 //! JavaScript/TypeScript (chosen by file extension).
 //!
-//! This is a line-level scanner, not a parser: it only sees added lines
-//! (unchanged context is not in the ChangeSet), so it errs towards
-//! reporting. In a `.go` file, any added line shaped like an import spec
-//! (`"os/exec"`, `e "os/exec"`, `_ "x"`) counts as an import even when the
-//! `import (` line is unchanged context, because such a line is not valid
-//! Go anywhere else. Rust `use` statements are accumulated across added
-//! lines up to the `;` and brace groups are expanded (`use std::{fs,
-//! process::Command}` yields `std::fs`, `std::process::Command`).
-//! Python `from x import y` yields both `x` and `x.y`. JS/TS `node:`
-//! prefixes are stripped. Dynamic forms are also caught: Python
-//! `__import__("x")` / `importlib.import_module("x")`, JS `import("x")` /
-//! `require("x")`. In Rust, a fully qualified path used without any `use`
-//! counts as an import of that path: `std::process::Command::new("id")`
-//! and `::std::process::exit(0)` import `std::process::…` (a path that
-//! starts with `crate`, `self`, `super` or a local module only matters if a
-//! forbidden entry names it).
+//! This is a scanner, not a parser: it only sees added lines (unchanged
+//! context is not in the ChangeSet), so it errs towards reporting.
+//! - Go: any added line shaped like an import spec (`"os/exec"`,
+//!   `e "os/exec"`, `_ "x"`) counts, even when the `import (` line is
+//!   unchanged context, because such a line is not valid Go elsewhere.
+//! - Rust: `use` trees accumulated up to the `;` and expanded (`use std::{fs,
+//!   process::Command}` yields `std::fs`, `std::process::Command`),
+//!   `extern crate`, and fully qualified paths used without any `use`
+//!   (`std::process::Command::new("id")`, `::std::process::exit(0)`, also
+//!   split over lines). A Rust import reaches what is below it (`use std
+//!   as s;` then `s::process::…`, `use std::*;` then `process::…`), so the
+//!   permissions layer matches it against forbidden entries below it too.
+//! - Python: `import a.b as c`, `from x import y` (yields `x` and `x.y`,
+//!   over parenthesised or continued lines; `from x import *` yields
+//!   `x.*`, which reaches everything in `x`), `__import__("x")`,
+//!   `importlib.import_module("x")` (also with `name=`), and the literal
+//!   code given to `exec` / `eval` / `compile`.
+//! - JavaScript/TypeScript: `import … from "x"`, `export … from "x"` (the
+//!   `from "x"` may be on any line), `import "x"`, `import("x")`,
+//!   `require("x")`, `require.resolve("x")`, and the literal code given
+//!   to `eval` / `Function`; `node:` prefixes are stripped.
 //!
-//! Comments and string literals are masked per line before matching (for
-//! Rust, Python and JS/TS), so `// std::process::exit` or
-//! `"require('child_process')"` are not imports, and a `#` or `//` inside a
-//! string does not hide the code after it. Limits: the masking is line by
-//! line — a block comment or a string literal spanning several lines
-//! (Python triple quotes, JS template literals, Rust multi-line strings) is
-//! only known on its first line, so code in its later lines is scanned
-//! (errs towards reporting); JS regular-expression literals are not
-//! recognised; computed module names (`require(name)`,
-//! `__import__(f"o{s}")`) and Rust macros that build paths are not seen.
+//! Comments and string literals are masked before matching (Rust, Python,
+//! JS/TS), so `// std::process::exit` or `"require('child_process')"` are
+//! not imports — but the module name of `require("x")` is read from its
+//! string, and the code inside `${…}` of a JS template and `{…}` of a
+//! Python f-string is code. Masking follows strings and comments across
+//! the consecutive added lines of a hunk. A hunk that does not start at
+//! line 1 may continue a string or comment opened above it in unchanged
+//! context, which would invert what is code, so it is also scanned from
+//! each such state (errs towards reporting); so is a JS `/` that could
+//! start a regular expression or be a division. Not seen: computed module
+//! names (`require(name)`, `__import__(f"o{s}")`), code that reaches a
+//! module through a value (`getattr`, an aliased `require`), and paths
+//! built by Rust macros.
 
 use crate::model::changeset::{FileChange, Operation};
 use regex::Regex;
@@ -58,10 +66,19 @@ pub fn lang_of(path: &str) -> Option<Lang> {
     }
 }
 
+/// Whether an import of `module` in `path` also reaches what is below it:
+/// every Rust import (a module's items are reachable through it), and a
+/// glob (`x.*`, `x::*`) in any language.
+pub fn reaches_below(path: &str, module: &str) -> bool {
+    lang_of(path) == Some(Lang::Rust) || module.ends_with(".*") || module.ends_with("::*")
+}
+
 /// Longest Rust `use` statement (bytes) accumulated across lines.
 const MAX_STMT: usize = 64 * 1024;
 /// Deepest brace nesting expanded in a Rust use tree.
 const MAX_DEPTH: usize = 32;
+/// How deep literal code given to `exec` / `eval` is scanned.
+const MAX_EVAL_DEPTH: usize = 3;
 
 /// The modules newly imported by a change's added lines, with the line
 /// number of the line that completes the import statement.
@@ -73,14 +90,55 @@ pub fn new_imports(change: &FileChange) -> Vec<(u32, String)> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    match lang {
-        Lang::Go => go(change, &mut out),
-        Lang::Rust => rust(change, &mut out),
-        Lang::Python => python(change, &mut out),
-        Lang::JavaScript => js(change, &mut out),
+    if lang == Lang::Go {
+        go(change, &mut out);
+    } else {
+        for hunk in hunks(change) {
+            let known_start = hunk.first().is_some_and(|(n, _)| *n <= 1);
+            for start in start_states(lang, known_start) {
+                let scan = Scan::new(&hunk, lang, start.clone());
+                match lang {
+                    Lang::Rust => rust(&scan, &mut out),
+                    Lang::Python => python(&scan, 0, &mut out),
+                    _ => {
+                        js(&scan, 0, &mut out);
+                        // A `/` that may start a regex or be a division:
+                        // read the hunk the other way too.
+                        if scan.ambiguous_slash {
+                            let other = MaskState {
+                                slash_after_close_is_regex: true,
+                                ..start
+                            };
+                            js(&Scan::new(&hunk, lang, other), 0, &mut out);
+                        }
+                    }
+                }
+            }
+        }
     }
     out.retain(|(_, m)| !m.is_empty());
-    out.dedup();
+    // In line order; each import once (the scans from several states
+    // find the same ones).
+    out.sort_by_key(|(l, _)| *l);
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|x| seen.insert(x.clone()));
+    out
+}
+
+/// Runs of consecutive added lines, as (line number, text).
+fn hunks(change: &FileChange) -> Vec<Vec<(u32, &str)>> {
+    let mut out: Vec<Vec<(u32, &str)>> = Vec::new();
+    let mut last = None;
+    for l in &change.added_lines {
+        let text = clean(&l.text);
+        match out.last_mut() {
+            Some(h) if last.is_some_and(|n: u32| n.checked_add(1) == Some(l.line)) => {
+                h.push((l.line, text))
+            }
+            _ => out.push(vec![(l.line, text)]),
+        }
+        last = Some(l.line);
+    }
     out
 }
 
@@ -94,64 +152,236 @@ fn re(cell: &'static OnceLock<Regex>, pat: &str) -> &'static Regex {
 
 // ---------------------------------------------------------------- masking
 
-/// One line with comments and string literals masked: `code` has them
-/// replaced by spaces (one per char) and `is_code[byte]` says whether each
-/// byte of the original line is code.
+/// What a byte of a line is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Code,
+    Str,
+    Comment,
+}
+
+/// An open construct of the lexer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Ctx {
+    /// A string literal (or JS regex) closed by `close`. `subst` opens code
+    /// inside it (`${` in a JS template, `{` in a Python f-string);
+    /// a string that is not `multiline` ends at the end of its line
+    /// unless the line ends with a backslash.
+    Str {
+        close: String,
+        escapes: bool,
+        multiline: bool,
+        subst: Option<&'static str>,
+    },
+    /// A `/* … */` comment.
+    Block,
+    /// Code inside a string's substitution, `depth` braces deep.
+    Subst { depth: u32 },
+}
+
+impl Ctx {
+    fn string(close: &str, escapes: bool, multiline: bool, subst: Option<&'static str>) -> Ctx {
+        Ctx::Str {
+            close: close.to_string(),
+            escapes,
+            multiline,
+            subst,
+        }
+    }
+}
+
+/// The lexer's state between lines.
+#[derive(Debug, Clone, Default)]
+struct MaskState {
+    stack: Vec<Ctx>,
+    /// JS: the last code character and word, to tell a regex from a division.
+    prev: Option<char>,
+    prev_word: String,
+    /// JS: a `/` whose meaning depends on what came before (after `)`,
+    /// `]`, `}` or at the start of a hunk) starts a regex.
+    slash_after_close_is_regex: bool,
+    /// JS: such a `/` was met.
+    ambiguous_slash: bool,
+}
+
+/// The states a hunk may start in. A hunk at line 1 starts in code; any
+/// other may continue a string or comment of the unchanged lines above.
+fn start_states(lang: Lang, known: bool) -> Vec<MaskState> {
+    let code = MaskState::default();
+    let mut out = vec![code.clone()];
+    if known {
+        return out;
+    }
+    let ctxs: Vec<Ctx> = match lang {
+        Lang::Rust => vec![
+            Ctx::string("\"", true, true, None),
+            Ctx::string("\"", false, true, None),
+            Ctx::string("\"#", false, true, None),
+            Ctx::string("\"##", false, true, None),
+            Ctx::Block,
+        ],
+        Lang::Python => vec![
+            Ctx::string("\"\"\"", true, true, None),
+            Ctx::string("'''", true, true, None),
+            Ctx::string("\"\"\"", true, true, Some("{")),
+            Ctx::string("'''", true, true, Some("{")),
+            Ctx::string("\"", true, false, None),
+            Ctx::string("'", true, false, None),
+        ],
+        Lang::JavaScript => vec![
+            Ctx::string("`", true, true, Some("${")),
+            Ctx::string("\"", true, false, None),
+            Ctx::string("'", true, false, None),
+            Ctx::Block,
+        ],
+        Lang::Go => vec![],
+    };
+    out.extend(ctxs.into_iter().map(|c| MaskState {
+        stack: vec![c],
+        ..code.clone()
+    }));
+    out
+}
+
+/// One line, classified byte by byte: `code` has everything but code
+/// blanked, `scan` only the comments; both keep the line's byte offsets.
 struct Masked {
     code: String,
-    is_code: Vec<bool>,
+    scan: String,
+    class: Vec<Class>,
 }
 
 impl Masked {
+    #[cfg(test)]
     fn code_at(&self, byte: usize) -> bool {
-        self.is_code.get(byte).copied().unwrap_or(false)
+        self.class.get(byte) == Some(&Class::Code)
     }
 }
 
 fn is_ident(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    c.is_alphanumeric() || c == '_' || c == '$'
 }
 
-/// Mask comments and string literals of one line (see the module doc for
-/// the limits). Go is never masked.
+/// Words after which a JS `/` starts a regular expression.
+const JS_REGEX_AFTER: &[&str] = &[
+    "return",
+    "typeof",
+    "case",
+    "do",
+    "else",
+    "in",
+    "of",
+    "new",
+    "delete",
+    "void",
+    "throw",
+    "yield",
+    "await",
+    "instanceof",
+];
+
+/// Mask one line from a fresh state (tests).
+#[cfg(test)]
 fn mask(text: &str, lang: Lang) -> Masked {
+    mask_line(text, lang, &mut MaskState::default())
+}
+
+/// Classify one line, continuing (and updating) `st`. Go is never masked.
+fn mask_line(text: &str, lang: Lang, st: &mut MaskState) -> Masked {
     let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut is_code = vec![true; text.len()];
-    let mut code = String::with_capacity(text.len());
+    let mut class = vec![Class::Code; text.len()];
     let c_like = matches!(lang, Lang::Rust | Lang::JavaScript);
     let at = |i: usize| chars.get(i).map(|&(_, c)| c);
     let starts = |i: usize, pat: &str| pat.chars().enumerate().all(|(k, p)| at(i + k) == Some(p));
-    // Mark chars[from..to) as not code.
-    let mut blank = |from: usize, to: usize, code: &mut String| {
-        for &(b, c) in &chars[from..to.min(chars.len())] {
-            for x in &mut is_code[b..b + c.len_utf8()] {
-                *x = false;
+    // Mark chars[from..to) as `k`.
+    let mut mark = |from: usize, to: usize, k: Class| {
+        for &(b, c) in &chars[from.min(chars.len())..to.min(chars.len())] {
+            for x in &mut class[b..b + c.len_utf8()] {
+                *x = k;
             }
-            code.push(' ');
         }
     };
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i].1;
+        match st.stack.last().cloned() {
+            Some(Ctx::Block) => {
+                if starts(i, "*/") {
+                    mark(i, i + 2, Class::Comment);
+                    st.stack.pop();
+                    i += 2;
+                } else {
+                    mark(i, i + 1, Class::Comment);
+                    i += 1;
+                }
+                continue;
+            }
+            Some(Ctx::Str {
+                close,
+                escapes,
+                subst,
+                ..
+            }) => {
+                // An escape, or `{{` in an f-string: two characters of text.
+                if (escapes && c == '\\') || (subst == Some("{") && starts(i, "{{")) {
+                    mark(i, i + 2, Class::Str);
+                    i += 2;
+                } else if let Some(open) = subst.filter(|o| starts(i, o)) {
+                    let n = open.chars().count();
+                    mark(i, i + n, Class::Str);
+                    st.stack.push(Ctx::Subst { depth: 0 });
+                    i += n;
+                } else if starts(i, &close) {
+                    let n = close.chars().count();
+                    mark(i, i + n, Class::Str);
+                    st.stack.pop();
+                    i += n;
+                } else {
+                    mark(i, i + 1, Class::Str);
+                    i += 1;
+                }
+                continue;
+            }
+            Some(Ctx::Subst { depth }) if c == '{' || c == '}' => {
+                let top = st.stack.len() - 1;
+                match (c, depth) {
+                    ('}', 0) => {
+                        st.stack.pop();
+                        mark(i, i + 1, Class::Str);
+                    }
+                    ('}', d) => st.stack[top] = Ctx::Subst { depth: d - 1 },
+                    (_, d) => st.stack[top] = Ctx::Subst { depth: d + 1 },
+                }
+                i += 1;
+                continue;
+            }
+            _ => {}
+        }
+        // Code.
         let prev_ident = i > 0 && is_ident(chars[i - 1].1);
-        // Line comments: the rest of the line.
         if (c_like && starts(i, "//")) || (lang == Lang::Python && c == '#') {
-            blank(i, chars.len(), &mut code);
+            mark(i, chars.len(), Class::Comment);
             break;
         }
         if c_like && starts(i, "/*") {
-            let mut j = i + 2;
-            while j < chars.len() && !starts(j, "*/") {
-                j += 1;
-            }
-            let end = (j + 2).min(chars.len());
-            blank(i, end, &mut code);
-            i = end;
+            mark(i, i + 2, Class::Comment);
+            st.stack.push(Ctx::Block);
+            i += 2;
             continue;
         }
-        // Rust raw strings: r"…", r#"…"#, br"…".
-        let byte_prefix = i > 0 && chars[i - 1].1 == 'b' && !(i >= 2 && is_ident(chars[i - 2].1));
-        if lang == Lang::Rust && c == 'r' && (!prev_ident || byte_prefix) {
+        if lang == Lang::JavaScript && c == '/' {
+            if let Some(end) = js_regex_end(&chars, i, st) {
+                mark(i, end, Class::Str);
+                st.prev = Some('/');
+                st.prev_word.clear();
+                i = end;
+                continue;
+            }
+        }
+        // Rust raw strings: r"…", r#"…"#, br"…", cr"…".
+        let prefixed =
+            i > 0 && matches!(chars[i - 1].1, 'b' | 'c') && !(i >= 2 && is_ident(chars[i - 2].1));
+        if lang == Lang::Rust && c == 'r' && (!prev_ident || prefixed) {
             let mut j = i + 1;
             while at(j) == Some('#') {
                 j += 1;
@@ -160,13 +390,9 @@ fn mask(text: &str, lang: Lang) -> Masked {
                 let close: String = std::iter::once('"')
                     .chain(std::iter::repeat_n('#', j - i - 1))
                     .collect();
-                let mut k = j + 1;
-                while k < chars.len() && !starts(k, &close) {
-                    k += 1;
-                }
-                let end = (k + close.chars().count()).min(chars.len());
-                blank(i, end, &mut code);
-                i = end;
+                mark(i, j + 1, Class::Str);
+                st.stack.push(Ctx::string(&close, false, true, None));
+                i = j + 1;
                 continue;
             }
         }
@@ -182,43 +408,215 @@ fn mask(text: &str, lang: Lang) -> Masked {
                 None
             };
             if let Some(end) = end {
-                blank(i, end, &mut code);
+                mark(i, end, Class::Str);
                 i = end;
                 continue;
             }
-            code.push(c);
             i += 1;
             continue;
         }
-        let quote = match lang {
-            Lang::Rust => c == '"',
-            Lang::Python => c == '"' || c == '\'',
-            Lang::JavaScript => c == '"' || c == '\'' || c == '`',
-            Lang::Go => false,
-        };
-        if quote {
-            let triple: String = std::iter::repeat_n(c, 3).collect();
-            let close = if lang == Lang::Python && starts(i, &triple) {
-                triple
-            } else {
-                c.to_string()
-            };
-            let mut k = i + close.chars().count();
-            while k < chars.len() && !starts(k, &close) {
-                if chars[k].1 == '\\' {
-                    k += 1;
+        let opened = match (lang, c) {
+            (Lang::Rust, '"') => Some(Ctx::string("\"", true, true, None)),
+            (Lang::JavaScript, '"' | '\'') => Some(Ctx::string(&c.to_string(), true, false, None)),
+            (Lang::JavaScript, '`') => Some(Ctx::string("`", true, true, Some("${"))),
+            (Lang::Python, '"' | '\'') => {
+                let triple: String = std::iter::repeat_n(c, 3).collect();
+                // The prefix letters just before the quote: f"…", rf'…'.
+                let mut k = i;
+                while k > 0 && chars[k - 1].1.is_ascii_alphabetic() && i - k < 2 {
+                    k -= 1;
                 }
-                k += 1;
+                let f_string = (k == 0 || !is_ident(chars[k - 1].1))
+                    && chars[k..i].iter().any(|&(_, p)| p == 'f' || p == 'F');
+                let subst = f_string.then_some("{");
+                Some(if starts(i, &triple) {
+                    Ctx::string(&triple, true, true, subst)
+                } else {
+                    Ctx::string(&c.to_string(), true, false, subst)
+                })
             }
-            let end = (k + close.chars().count()).min(chars.len());
-            blank(i, end, &mut code);
-            i = end;
+            _ => None,
+        };
+        if let Some(ctx) = opened {
+            let n = match &ctx {
+                Ctx::Str { close, .. } if close.len() == 3 => 3,
+                _ => 1,
+            };
+            mark(i, i + n, Class::Str);
+            st.stack.push(ctx);
+            i += n;
             continue;
         }
-        code.push(c);
+        if !c.is_whitespace() {
+            if is_ident(c) {
+                if !prev_ident {
+                    st.prev_word.clear();
+                }
+                st.prev_word.push(c);
+            } else {
+                st.prev_word.clear();
+            }
+            st.prev = Some(c);
+        }
         i += 1;
     }
-    Masked { code, is_code }
+    // A one-line string still open at the end of its line ends there,
+    // unless a backslash continues it.
+    if !text.ends_with('\\') {
+        if let Some(k) = st.stack.iter().position(|c| {
+            matches!(
+                c,
+                Ctx::Str {
+                    multiline: false,
+                    ..
+                }
+            )
+        }) {
+            st.stack.truncate(k);
+        }
+    }
+    let mut code = String::with_capacity(text.len());
+    let mut scan = String::with_capacity(text.len());
+    for (b, ch) in text.char_indices() {
+        let n = ch.len_utf8();
+        match class[b] {
+            Class::Code => {
+                code.push(ch);
+                scan.push(ch);
+            }
+            Class::Str => {
+                code.extend(std::iter::repeat_n(' ', n));
+                scan.push(ch);
+            }
+            Class::Comment => {
+                code.extend(std::iter::repeat_n(' ', n));
+                scan.extend(std::iter::repeat_n(' ', n));
+            }
+        }
+    }
+    Masked { code, scan, class }
+}
+
+/// Where a JS regular expression literal starting at `chars[i]` (a `/`)
+/// ends, if it is one: a `/` where an expression may start, closed on the
+/// same line by a `/` outside a `[…]` class (then its flags).
+fn js_regex_end(chars: &[(usize, char)], i: usize, st: &mut MaskState) -> Option<usize> {
+    let regex = match st.prev {
+        None | Some(')' | ']' | '}') => {
+            st.ambiguous_slash = true;
+            st.slash_after_close_is_regex
+        }
+        Some(p) if is_ident(p) => JS_REGEX_AFTER.contains(&st.prev_word.as_str()),
+        Some(_) => true,
+    };
+    if !regex {
+        return None;
+    }
+    let mut j = i + 1;
+    let mut class = false;
+    while j < chars.len() {
+        match chars[j].1 {
+            '\\' => j += 1,
+            '[' => class = true,
+            ']' => class = false,
+            '/' if !class => {
+                j += 1;
+                while j < chars.len() && chars[j].1.is_ascii_alphabetic() {
+                    j += 1;
+                }
+                return Some(j);
+            }
+            _ => {}
+        }
+        j += 1;
+    }
+    None
+}
+
+/// A hunk masked from one start state, and joined: one text whose lines
+/// are the hunk's lines, so a pattern may run over several of them.
+struct Scan<'a> {
+    lines: Vec<(u32, &'a str)>,
+    masked: Vec<Masked>,
+    /// Code only (the rest blanked), and comments blanked, joined by `\n`.
+    code: String,
+    scan: String,
+    class: Vec<Class>,
+    /// Byte offset of each line in the joined texts.
+    starts: Vec<usize>,
+    /// JS: a `/` was met whose meaning this scan had to guess.
+    ambiguous_slash: bool,
+}
+
+impl<'a> Scan<'a> {
+    fn new(lines: &[(u32, &'a str)], lang: Lang, mut st: MaskState) -> Scan<'a> {
+        let mut s = Scan {
+            lines: lines.to_vec(),
+            masked: Vec::new(),
+            code: String::new(),
+            scan: String::new(),
+            class: Vec::new(),
+            starts: Vec::new(),
+            ambiguous_slash: false,
+        };
+        for (k, (_, text)) in lines.iter().enumerate() {
+            if k > 0 {
+                s.code.push('\n');
+                s.scan.push('\n');
+                s.class.push(Class::Code);
+            }
+            s.starts.push(s.code.len());
+            let m = mask_line(text, lang, &mut st);
+            s.code.push_str(&m.code);
+            s.scan.push_str(&m.scan);
+            s.class.extend_from_slice(&m.class);
+            s.masked.push(m);
+        }
+        s.ambiguous_slash = st.ambiguous_slash;
+        s
+    }
+
+    /// The line number of joined byte `offset`.
+    fn line_at(&self, offset: usize) -> u32 {
+        let k = self.starts.partition_point(|&s| s <= offset).max(1) - 1;
+        self.lines.get(k).map_or(0, |l| l.0)
+    }
+
+    fn class_at(&self, offset: usize) -> Class {
+        self.class.get(offset).copied().unwrap_or(Class::Code)
+    }
+}
+
+/// The content of a string literal starting with the quote at `open` in
+/// `scan` (escapes kept as written), up to its closing quote.
+fn literal_at(scan: &Scan<'_>, open: usize) -> Option<String> {
+    let text = scan.scan.get(open..)?;
+    let q = text.chars().next()?;
+    let triple: String = std::iter::repeat_n(q, 3).collect();
+    let close = if q != '`' && text.starts_with(&triple) {
+        triple
+    } else {
+        q.to_string()
+    };
+    let multiline = close.len() == 3 || q == '`';
+    let mut body = &text[close.len()..];
+    let mut out = String::new();
+    while let Some(c) = body.chars().next() {
+        if body.starts_with(&close) {
+            return Some(out);
+        }
+        if c == '\n' && !multiline {
+            return None;
+        }
+        let n = if c == '\\' {
+            body.chars().take(2).map(char::len_utf8).sum()
+        } else {
+            c.len_utf8()
+        };
+        out.push_str(&body[..n]);
+        body = &body[n..];
+    }
+    None
 }
 
 // ---------------------------------------------------------------- Go
@@ -302,9 +700,10 @@ fn go(change: &FileChange, out: &mut Vec<(u32, String)>) {
 
 // ---------------------------------------------------------------- Rust
 
-fn rust(change: &FileChange, out: &mut Vec<(u32, String)>) {
+fn rust(scan: &Scan<'_>, out: &mut Vec<(u32, String)>) {
     static START: OnceLock<Regex> = OnceLock::new();
     static EXTERN: OnceLock<Regex> = OnceLock::new();
+    static QUALIFIED: OnceLock<Regex> = OnceLock::new();
     let start = re(
         &START,
         r"^(?:#\[[^\]]*\]\s*)*(?:pub(?:\s*\([^)]*\))?\s+)?use\s+(.*)$",
@@ -313,52 +712,72 @@ fn rust(change: &FileChange, out: &mut Vec<(u32, String)>) {
         &EXTERN,
         r"^(?:#\[[^\]]*\]\s*)*(?:pub(?:\s*\([^)]*\))?\s+)?extern\s+crate\s+([A-Za-z_][A-Za-z0-9_]*)",
     );
-    static QUALIFIED: OnceLock<Regex> = OnceLock::new();
     // A path of two or more segments not preceded by another segment
-    // (`my::std::process` is `my::…`, not `std::…`).
+    // (`my::std::process` is `my::…`, not `std::…`); its `::` may be
+    // spaced out or split over lines.
     let qualified = re(
         &QUALIFIED,
         r"(?:^|[^\w:$#'])(?:::\s*)?((?:r#)?[\p{L}_][\p{L}\p{N}_]*(?:\s*::\s*(?:r#)?[\p{L}_][\p{L}\p{N}_]*)+)",
     );
+    // `use` statements are read as trees; the rest of the code is
+    // searched for qualified paths.
+    // The bytes of each line (from the start) that a `use` or `extern
+    // crate` statement covers: up to its `;`, or all of it.
+    let mut in_use = vec![0usize; scan.lines.len()];
+    let upto_semicolon = |code: &str| code.find(';').map_or(code.len(), |i| i + 1);
     let mut pending: Option<String> = None;
-    for l in &change.added_lines {
-        let line = mask(clean(&l.text), Lang::Rust).code;
-        let t = line.trim();
+    for (k, m) in scan.masked.iter().enumerate() {
+        let line = scan.lines[k].0;
+        let t = m.code.trim();
         if let Some(acc) = pending.as_mut() {
+            in_use[k] = upto_semicolon(&m.code);
             acc.push(' ');
             acc.push_str(t);
             if let Some(i) = acc.find(';') {
                 let stmt = acc[..i].to_string();
                 pending = None;
-                use_tree(&stmt, l.line, out);
+                use_tree(&stmt, line, out);
             } else if acc.len() > MAX_STMT {
                 let stmt = std::mem::take(acc);
                 pending = None;
-                use_tree(&stmt, l.line, out);
+                use_tree(&stmt, line, out);
             }
             continue;
         }
         if let Some(c) = extern_crate.captures(t) {
-            out.push((l.line, c[1].to_string()));
+            out.push((line, c[1].to_string()));
+            in_use[k] = upto_semicolon(&m.code);
             continue;
         }
         if let Some(c) = start.captures(t) {
+            in_use[k] = upto_semicolon(&m.code);
             let rest = c.get(1).map_or("", |m| m.as_str());
             match rest.find(';') {
-                Some(i) => use_tree(&rest[..i], l.line, out),
+                Some(i) => use_tree(&rest[..i], line, out),
                 None => pending = Some(rest.to_string()),
             }
-            continue;
-        }
-        // Fully qualified paths in code: `std::process::Command::new(…)`.
-        for c in qualified.captures_iter(t) {
-            let path = compact(&c[1]).replace("r#", "");
-            out.push((l.line, path));
         }
     }
     if let Some(stmt) = pending {
-        let line = change.added_lines.last().map_or(0, |l| l.line);
+        let line = scan.lines.last().map_or(0, |l| l.0);
         use_tree(&stmt, line, out);
+    }
+    // What follows a `use …;` on its line is code like any other.
+    let mut code = Vec::with_capacity(scan.code.len());
+    for (k, m) in scan.masked.iter().enumerate() {
+        if k > 0 {
+            code.push(b'\n');
+        }
+        let covered = in_use[k];
+        code.extend(std::iter::repeat_n(b' ', covered));
+        code.extend_from_slice(&m.code.as_bytes()[covered..]);
+    }
+    // Only whole ASCII-delimited prefixes were blanked: still UTF-8.
+    let code = String::from_utf8(code).unwrap_or_default();
+    for c in qualified.captures_iter(&code) {
+        let m = c.get(1).expect("group 1");
+        let path = compact(m.as_str()).replace("r#", "");
+        out.push((scan.line_at(m.start()), path));
     }
 }
 
@@ -475,110 +894,182 @@ fn split_top(s: &str) -> Vec<&str> {
 
 // ---------------------------------------------------------------- Python
 
-fn python(change: &FileChange, out: &mut Vec<(u32, String)>) {
-    static FROM: OnceLock<Regex> = OnceLock::new();
+fn python(scan: &Scan<'_>, depth: usize, out: &mut Vec<(u32, String)>) {
+    // Statements: physical lines joined while a bracket is open or a
+    // line ends with `\`, then split at `;`.
+    let mut logical = String::new();
+    let mut first_line = None;
+    let mut open = 0i32;
+    for (k, m) in scan.masked.iter().enumerate() {
+        let line = scan.lines[k].0;
+        first_line.get_or_insert(line);
+        let code = m.code.trim_end();
+        for c in code.chars() {
+            match c {
+                '(' | '[' | '{' => open += 1,
+                ')' | ']' | '}' => open = (open - 1).max(0),
+                _ => {}
+            }
+        }
+        // Each physical line on its own too: a bracket the masker
+        // misjudged must not glue an import onto another statement.
+        for stmt in code.split(';') {
+            python_statement(stmt, line, out);
+        }
+        let continued = code.ends_with('\\');
+        logical.push(' ');
+        logical.push_str(code.trim_end_matches('\\'));
+        if open == 0 && !continued {
+            for stmt in logical.split(';') {
+                python_statement(stmt, first_line.unwrap_or(line), out);
+            }
+            logical.clear();
+            first_line = None;
+        }
+    }
+    if !logical.trim().is_empty() {
+        for stmt in logical.split(';') {
+            python_statement(stmt, first_line.unwrap_or(0), out);
+        }
+    }
+    // Dynamic imports: the call must be code, its module a string.
     static DYN: OnceLock<Regex> = OnceLock::new();
+    let dynamic = re(
+        &DYN,
+        r#"(?:\b__import__|\bimport_module)\s*\(\s*(?:name\s*=\s*)?[rbuRBUfF]{0,2}(["'])"#,
+    );
+    for c in dynamic.captures_iter(&scan.scan) {
+        let call = c.get(0).expect("match").start();
+        let quote = c.get(1).expect("group 1").start();
+        if scan.class_at(call) != Class::Code || scan.class_at(quote) != Class::Str {
+            continue;
+        }
+        if let Some(m) = literal_at(scan, quote) {
+            out.push((scan.line_at(call), m));
+        }
+    }
+    // Literal code given to exec / eval / compile is code.
+    static EXEC: OnceLock<Regex> = OnceLock::new();
+    let exec = re(
+        &EXEC,
+        r#"\b(?:exec|eval|compile)\s*\(\s*(?:source\s*=\s*)?[rbuRBU]{0,2}(["'])"#,
+    );
+    if depth < MAX_EVAL_DEPTH {
+        for c in exec.captures_iter(&scan.scan) {
+            let call = c.get(0).expect("match").start();
+            let quote = c.get(1).expect("group 1").start();
+            if scan.class_at(call) != Class::Code || scan.class_at(quote) != Class::Str {
+                continue;
+            }
+            let Some(src) = literal_at(scan, quote) else {
+                continue;
+            };
+            eval_literal(&src, scan.line_at(call), Lang::Python, depth, out);
+        }
+    }
+}
+
+/// Scan the literal source given to `exec`/`eval` as code of `lang`, all
+/// reported at `line`. `\n` escapes separate its lines.
+fn eval_literal(src: &str, line: u32, lang: Lang, depth: usize, out: &mut Vec<(u32, String)>) {
+    let lines: Vec<(u32, &str)> = src.split("\\n").map(|l| (line, l.trim())).collect();
+    let scan = Scan::new(&lines, lang, MaskState::default());
+    match lang {
+        Lang::Python => python(&scan, depth + 1, out),
+        _ => js(&scan, depth + 1, out),
+    }
+}
+
+/// One Python statement (masked code): `import …` or `from … import …`,
+/// also after a compound statement's colon (`try: import x`).
+fn python_statement(stmt: &str, line: u32, out: &mut Vec<(u32, String)>) {
+    static FROM: OnceLock<Regex> = OnceLock::new();
     static COMPOUND: OnceLock<Regex> = OnceLock::new();
     let from = re(&FROM, r"^from\s+([\w.]+)\s+import\b\s*(.*)$");
-    // `if x: import y`, `try: import y`: the statement after the colon.
     let compound = re(
         &COMPOUND,
         r"^(?:if|elif|else|try|except|finally|with|for|while|async\s+with)\b[^:]*:\s*(.*)$",
     );
-    let dynamic = re(
-        &DYN,
-        r#"(?:\b__import__|\bimport_module)\s*\(\s*(?:[rbuRBU]{0,2})["']([^"']+)["']"#,
-    );
-    for l in &change.added_lines {
-        let text = clean(&l.text);
-        let masked = mask(text, Lang::Python);
-        for c in dynamic.captures_iter(text) {
-            if masked.code_at(c.get(0).map_or(0, |m| m.start())) {
-                out.push((l.line, c[1].to_string()));
+    let mut s = stmt.trim();
+    if let Some(c) = compound.captures(s) {
+        s = c.get(1).map_or("", |m| m.as_str()).trim();
+    }
+    if let Some(rest) = s.strip_prefix("import") {
+        if !rest.starts_with(|c: char| c.is_whitespace()) {
+            return;
+        }
+        for part in rest.split(',') {
+            let m = strip_as(part.trim_matches(|c: char| c.is_whitespace() || c == '\\'));
+            let m = m.trim_matches(['(', ')', ' ', '\t']);
+            if !m.is_empty() {
+                out.push((line, m.to_string()));
             }
         }
-        for stmt in masked.code.split(';') {
-            let mut s = stmt.trim();
-            if let Some(c) = compound.captures(s) {
-                s = c.get(1).map_or("", |m| m.as_str()).trim();
+    } else if let Some(c) = from.captures(s) {
+        let module = c[1].to_string();
+        out.push((line, module.clone()));
+        let names = c.get(2).map_or("", |m| m.as_str());
+        for part in names.split(',') {
+            let n =
+                strip_as(part.trim_matches(|c: char| {
+                    c.is_whitespace() || c == '(' || c == ')' || c == '\\'
+                }));
+            let valid = n == "*" || n.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if n.is_empty() || !valid {
+                continue;
             }
-            if let Some(rest) = s.strip_prefix("import") {
-                if !rest.starts_with(|c: char| c.is_whitespace()) {
-                    continue;
-                }
-                for part in rest.split(',') {
-                    let m = strip_as(part.trim_matches(|c: char| c.is_whitespace() || c == '\\'));
-                    let m = m.trim_matches(['(', ')', ' ', '\t']);
-                    if !m.is_empty() {
-                        out.push((l.line, m.to_string()));
-                    }
-                }
-            } else if let Some(c) = from.captures(s) {
-                let module = c[1].to_string();
-                out.push((l.line, module.clone()));
-                let names = c.get(2).map_or("", |m| m.as_str());
-                for part in names.split(',') {
-                    let n = strip_as(part.trim_matches(|c: char| {
-                        c.is_whitespace() || c == '(' || c == ')' || c == '\\'
-                    }));
-                    if n.is_empty()
-                        || n == "*"
-                        || !n.chars().all(|c| c.is_alphanumeric() || c == '_')
-                    {
-                        continue;
-                    }
-                    let full = if module.ends_with('.') {
-                        format!("{module}{n}")
-                    } else {
-                        format!("{module}.{n}")
-                    };
-                    out.push((l.line, full));
-                }
-            }
+            let full = if module.ends_with('.') {
+                format!("{module}{n}")
+            } else {
+                format!("{module}.{n}")
+            };
+            out.push((line, full));
         }
     }
 }
 
 // ---------------------------------------------------------------- JS / TS
 
-fn js(change: &FileChange, out: &mut Vec<(u32, String)>) {
+fn js(scan: &Scan<'_>, depth: usize, out: &mut Vec<(u32, String)>) {
     static FROM: OnceLock<Regex> = OnceLock::new();
     static BARE: OnceLock<Regex> = OnceLock::new();
     static CALL: OnceLock<Regex> = OnceLock::new();
-    // `import … from 'x'`, `export … from 'x'`, and the closing line of a
-    // multi-line import/export: `} from 'x'`.
-    let from = re(
-        &FROM,
-        r#"(?:^\s*\}|\bimport\b|\bexport\b)[^'"`]*?\bfrom\s*['"`]([^'"`]+)['"`]"#,
-    );
-    let bare = re(&BARE, r#"\bimport\s*['"`]([^'"`]+)['"`]"#);
+    static EVAL: OnceLock<Regex> = OnceLock::new();
+    // `import … from 'x'`, `export … from 'x'`: `from` followed by a
+    // string is only ever the source of an import or export.
+    let from = re(&FROM, r#"\bfrom\s*(['"`])"#);
+    let bare = re(&BARE, r#"\bimport\s*(['"`])"#);
     let call = re(
         &CALL,
-        r#"(?:\bimport|\brequire(?:\s*\.\s*resolve)?)\s*\(\s*['"`]([^'"`]+)['"`]"#,
+        r#"(?:\bimport|\brequire(?:\s*\.\s*resolve)?)\s*(?:\?\.\s*)?\(\s*(['"`])"#,
     );
-    for l in &change.added_lines {
-        let text = clean(&l.text);
-        if !(text.contains("import")
-            || text.contains("require")
-            || text.contains("from")
-            || text.contains("export"))
-        {
-            continue;
+    for r in [from, bare, call] {
+        for c in r.captures_iter(&scan.scan) {
+            let kw = c.get(0).expect("match").start();
+            let quote = c.get(1).expect("group 1").start();
+            // The keyword must be code, the module a string.
+            if scan.class_at(kw) != Class::Code || scan.class_at(quote) != Class::Str {
+                continue;
+            }
+            let Some(m) = literal_at(scan, quote) else {
+                continue;
+            };
+            let m = m.trim();
+            let m = m.strip_prefix("node:").unwrap_or(m);
+            out.push((scan.line_at(kw), m.to_string()));
         }
-        let masked = mask(text, Lang::JavaScript);
-        for r in [from, bare, call] {
-            for c in r.captures_iter(text) {
-                // The keyword must be code: not in a comment or a string.
-                let kw = c.get(0).map_or(0, |m| m.start());
-                let kw = text[kw..]
-                    .find(|ch: char| ch.is_alphanumeric() || ch == '}')
-                    .map_or(kw, |d| kw + d);
-                if !masked.code_at(kw) {
-                    continue;
-                }
-                let m = c[1].trim();
-                let m = m.strip_prefix("node:").unwrap_or(m);
-                out.push((l.line, m.to_string()));
+    }
+    // Literal code given to eval / Function is code.
+    let eval = re(&EVAL, r#"\b(?:eval|Function)\s*\(\s*(['"`])"#);
+    if depth < MAX_EVAL_DEPTH {
+        for c in eval.captures_iter(&scan.scan) {
+            let kw = c.get(0).expect("match").start();
+            let quote = c.get(1).expect("group 1").start();
+            if scan.class_at(kw) != Class::Code || scan.class_at(quote) != Class::Str {
+                continue;
+            }
+            if let Some(src) = literal_at(scan, quote) {
+                eval_literal(&src, scan.line_at(kw), Lang::JavaScript, depth, out);
             }
         }
     }
@@ -591,6 +1082,20 @@ mod tests {
     fn mods(path: &str, lines: &[&str]) -> Vec<String> {
         let c = FileChange::new(path, Operation::Create).with_lines(lines);
         new_imports(&c).into_iter().map(|(_, m)| m).collect()
+    }
+
+    /// Imports of lines added in the middle of an existing file (from
+    /// line 10): the hunk may continue a string or comment above it.
+    fn mods_inserted(path: &str, lines: &[&str]) -> Vec<String> {
+        let mut c = FileChange::new(path, Operation::Modify).with_lines(lines);
+        for l in &mut c.added_lines {
+            l.line += 9;
+        }
+        new_imports(&c).into_iter().map(|(_, m)| m).collect()
+    }
+
+    fn has(found: &[String], m: &str) -> bool {
+        found.iter().any(|f| f == m)
     }
 
     #[test]
@@ -613,6 +1118,12 @@ mod tests {
         );
         let m = mods("a.rs", &["use std::{", "    process,", "};"]);
         assert_eq!(m, vec!["std::process"]);
+        assert_eq!(mods("a.rs", &["use std::{process};"]), vec!["std::process"]);
+        assert_eq!(mods("a.rs", &["use std as s;"]), vec!["std"]);
+        assert_eq!(mods("a.rs", &["use std::*;"]), vec!["std"]);
+        assert_eq!(mods("a.rs", &["extern crate std as s;"]), vec!["std"]);
+        assert!(reaches_below("a.rs", "std"), "a Rust import reaches below");
+        assert!(!reaches_below("a.go", "os") && reaches_below("a.py", "os.*"));
     }
 
     #[test]
@@ -633,6 +1144,12 @@ mod tests {
         let m = mask(r#"a = `${x}`; /* c */ require("y")"#, Lang::JavaScript);
         assert!(m.code.contains("require(") && !m.code.contains(" c "));
         assert!(!m.code_at(r#"a = `${x}`; /* c */ require(""#.len()));
+        assert!(m.code_at("a = `${".len()), "a template's ${{…}} is code");
+        let m = mask(r#"f"{__import__('os')}" + "{x}""#, Lang::Python);
+        assert!(m.code.contains("__import__(") && !m.code.contains("{x}"));
+        // Byte offsets survive non-ASCII text.
+        let m = mask("s = \"é\"; import os", Lang::Python);
+        assert_eq!(m.code.len(), "s = \"é\"; import os".len());
     }
 
     #[test]
@@ -653,6 +1170,19 @@ mod tests {
                 "my::std::process::run"
             ]
         );
+        // A path split over lines is one path.
+        let m = mods(
+            "a.rs",
+            &["let c = std::", "    process", "    ::Command::new(x);"],
+        );
+        assert!(has(&m, "std::process::Command::new"), "{m:?}");
+        let m = mods("a.rs", &["std /* c */ :: process::exit(0);"]);
+        assert_eq!(m, vec!["std::process::exit"]);
+        // Code after a `use …;` on the same line is still read.
+        let m = mods("a.rs", &["use a::b; std::process::exit(0);"]);
+        assert_eq!(m, vec!["a::b", "std::process::exit"]);
+        let m = mods("a.rs", &["use std::{fs::File};"]);
+        assert_eq!(m, vec!["std::fs::File"], "no path is read twice");
     }
 
     #[test]
@@ -672,12 +1202,62 @@ mod tests {
     }
 
     #[test]
-    fn python_and_js_forms() {
+    fn python_forms() {
         let m = mods(
             "a.py",
             &["from os import path as p, sep", "import a.b as c, d"],
         );
         assert_eq!(m, vec!["os", "os.path", "os.sep", "a.b", "d"]);
+        for (line, want) in [
+            ("m = __import__(\"subprocess\")", "subprocess"),
+            ("m = __import__( 'subprocess' ).run", "subprocess"),
+            ("m = importlib.import_module('subprocess')", "subprocess"),
+            ("m = import_module(name=\"subprocess\")", "subprocess"),
+            ("m = __import__(\"\"\"subprocess\"\"\")", "subprocess"),
+            (
+                "x = f\"{__import__('subprocess').run(['id'])}\"",
+                "subprocess",
+            ),
+            ("exec(\"import subprocess\")", "subprocess"),
+            ("eval(\"__import__('subprocess')\")", "subprocess"),
+            (
+                "exec('x = 1\\nfrom subprocess import run')",
+                "subprocess.run",
+            ),
+            ("from os import *", "os.*"),
+        ] {
+            assert!(
+                has(&mods("a.py", &[line]), want),
+                "{line}: {:?}",
+                mods("a.py", &[line])
+            );
+        }
+        // Over several lines.
+        let m = mods(
+            "a.py",
+            &["from os import (", "    path,", "    system,", ")"],
+        );
+        assert!(has(&m, "os.system") && has(&m, "os.path"), "{m:?}");
+        let m = mods("a.py", &["from os import path, \\", "    system"]);
+        assert!(has(&m, "os.system"), "{m:?}");
+        let m = mods("a.py", &["m = __import__(", "    \"subprocess\"", ")"]);
+        assert!(has(&m, "subprocess"), "{m:?}");
+        // Strings and comments are not imports.
+        let m = mods(
+            "a.py",
+            &[
+                "s = \"import subprocess\"",
+                "# __import__('subprocess')",
+                "doc = \"\"\"",
+                "import subprocess",
+                "\"\"\"",
+            ],
+        );
+        assert!(m.is_empty(), "{m:?}");
+    }
+
+    #[test]
+    fn js_forms() {
         let m = mods(
             "a.ts",
             &[
@@ -689,5 +1269,55 @@ mod tests {
             ],
         );
         assert_eq!(m, vec!["lib/x", "child_process", "z", "side", "dyn"]);
+        for lines in [
+            &["import {", "  exec } from \"child_process\";"][..],
+            &["import cp", "  from 'child_process'"],
+            &["export * as cp from 'child_process'"],
+            &["export { exec } from \"child_process\""],
+            &["const cp = require(", "  'child_process'", ")"],
+            &["const cp = require(/* c */ 'child_process')"],
+            &["const r = require.resolve('child_process')"],
+            &["const r = require?.('child_process')"],
+            &["const x = `${require('child_process').execSync('id')}`"],
+            &["const re = /\"/; require(\"child_process\")"],
+            &["eval(\"require('child_process')\")"],
+            &["const f = new Function(\"return require('child_process')\")"],
+            &["const x = a", "  / require('child_process') / 2"],
+            &["if (x) /\"/.test(s); require(\"child_process\"); //\""],
+            &["const y = (a) / require('child_process') / 2"],
+        ] {
+            assert!(
+                has(&mods("a.js", lines), "child_process"),
+                "{lines:?}: {:?}",
+                mods("a.js", lines)
+            );
+        }
+        let m = mods(
+            "a.js",
+            &[
+                "// require(\"child_process\")",
+                "const s = \"require('child_process')\";",
+                "/* import('child_process') */",
+                "const t = `import x from 'child_process'`;",
+                "const u = Array.from('child_process');",
+            ],
+        );
+        assert!(m.is_empty(), "{m:?}");
+    }
+
+    #[test]
+    fn a_hunk_inside_an_existing_string_or_comment_is_also_read_as_code() {
+        // The base had `let s = "…` open above; the agent closes it, runs
+        // code and opens another string that the base closes below.
+        let rs = mods_inserted("a.rs", &["\"; std::process::exit(0); let t = \""]);
+        assert!(has(&rs, "std::process::exit"), "{rs:?}");
+        let py = mods_inserted("a.py", &["\"\"\"; import subprocess; x = \"\"\""]);
+        assert!(has(&py, "subprocess"), "{py:?}");
+        let js = mods_inserted("a.js", &["`; require('child_process'); `"]);
+        assert!(has(&js, "child_process"), "{js:?}");
+        let js = mods_inserted("a.js", &["*/ require('child_process') /*"]);
+        assert!(has(&js, "child_process"), "{js:?}");
+        // From line 1 the state is known: a string is a string.
+        assert!(mods("a.rs", &["let s = \"std::process::exit\";"]).is_empty());
     }
 }

@@ -34,7 +34,7 @@
 use crate::config::permissions::{
     compile_globs, fold_path, GlobPattern, Mode, OpName, PermissionsConfig,
 };
-use crate::layers::imports::new_imports;
+use crate::layers::imports::{new_imports, reaches_below};
 use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use crate::model::verdict::{Confidence, Issue, Severity};
 use globset::{Candidate, GlobSet};
@@ -186,18 +186,29 @@ fn opname_of(op: Operation) -> OpName {
     }
 }
 
-fn module_matches(module: &str, forbidden: &str) -> bool {
+/// Whether an import of `module` is one of `forbidden` or below it; with
+/// `reaching` (an import that makes what is below it usable: a Rust
+/// `use`, a glob), also whether `forbidden` is below `module`.
+fn module_matches(module: &str, forbidden: &str, reaching: bool) -> bool {
     let f = forbidden.trim();
     let f = f.strip_prefix("::").unwrap_or(f);
     let f = f.strip_prefix("node:").unwrap_or(f);
     if f.is_empty() {
         return false;
     }
-    match module.strip_prefix(f) {
-        Some("") => true,
-        Some(rest) => rest.starts_with('/') || rest.starts_with('.') || rest.starts_with("::"),
-        None => false,
+    let below =
+        |rest: &str| rest.starts_with('/') || rest.starts_with('.') || rest.starts_with("::");
+    if let Some(rest) = module.strip_prefix(f) {
+        return rest.is_empty() || below(rest);
     }
+    let (m, reaching) = match module
+        .strip_suffix("::*")
+        .or_else(|| module.strip_suffix(".*"))
+    {
+        Some(parent) => (parent, true),
+        None => (module, reaching),
+    };
+    reaching && !m.is_empty() && f.strip_prefix(m).is_some_and(below)
 }
 
 fn issue(rule: &str, severity: Severity, path: &str, msg: String) -> Issue {
@@ -664,8 +675,9 @@ impl Permissions {
     fn check_imports(&self, f: &FileChange, out: &mut Vec<Issue>) {
         let mut last: Option<(u32, &str)> = None;
         for (line, module) in new_imports(f) {
+            let reaching = reaches_below(&f.path, &module);
             for forbidden in &self.forbidden_imports {
-                if module_matches(&module, forbidden) {
+                if module_matches(&module, forbidden, reaching) {
                     if last == Some((line, forbidden.as_str())) {
                         continue;
                     }
@@ -708,10 +720,29 @@ mod tests {
 
     #[test]
     fn module_boundaries() {
-        assert!(module_matches("os/exec", "os/exec"));
-        assert!(module_matches("std::process::Command", "std::process"));
-        assert!(module_matches("subprocess.run", "subprocess"));
-        assert!(!module_matches("os/executil", "os/exec"));
-        assert!(!module_matches("unsafety", "unsafe"));
+        assert!(module_matches("os/exec", "os/exec", false));
+        assert!(module_matches(
+            "std::process::Command",
+            "std::process",
+            false
+        ));
+        assert!(module_matches("subprocess.run", "subprocess", false));
+        assert!(!module_matches("os/executil", "os/exec", false));
+        assert!(!module_matches("unsafety", "unsafe", false));
+        // What an import reaches: below it, not beside it.
+        assert!(
+            !module_matches("os", "os/exec", false),
+            "Go packages are not nested"
+        );
+        assert!(module_matches("std", "std::process", true));
+        assert!(module_matches("std::process", "std::process::exit", true));
+        assert!(
+            module_matches("os.*", "os.system", false),
+            "a glob reaches below"
+        );
+        assert!(module_matches("std::*", "std", false));
+        assert!(!module_matches("std::processing", "std::process", true));
+        assert!(!module_matches("std::io", "std::process", true));
+        assert!(!module_matches("st", "std::process", true));
     }
 }
