@@ -69,6 +69,8 @@ pub fn describe(repo: &Repository, id: Oid) -> String {
         &short[..12.min(short.len())],
         crate::text::sanitize(&title)
     )
+    .trim_end()
+    .to_string()
 }
 
 /// What a branch finalize wants to write holds now.

@@ -39,6 +39,14 @@ pub enum FinalizeError {
         new_commits: usize,
         files: Vec<String>,
     },
+    #[error("branch {branch} on `{remote}` is at {tip}, a commit finalize did not make for run {run}\n  hint: nothing was committed or pushed; fetch that branch and keep its work, then push to a fresh branch with `rascal finalize {run} --new-branch --push {remote}`")]
+    RemoteForeign {
+        remote: String,
+        branch: String,
+        run: String,
+        /// Its short id (and title, when the commit is known here).
+        tip: String,
+    },
     #[error("{0}")]
     Workspace(#[from] workspace::WorkspaceError),
     #[error("git: {0}")]
@@ -304,21 +312,32 @@ pub fn finalize(
     };
     let refname = format!("refs/heads/{branch}");
     let known = [base, parent];
-    let (commit, unchanged, replaced) = match branch::existing(&repo, &branch, &own, &known)? {
-        branch::Existing::Foreign(commits) => {
-            return Err(FinalizeError::ForeignCommits {
+    let existing = branch::existing(&repo, &branch, &own, &known)?;
+    if let branch::Existing::Foreign(commits) = existing {
+        return Err(FinalizeError::ForeignCommits {
+            branch,
+            run: summary.run.clone(),
+            commits: commits
+                .iter()
+                .take(10)
+                .map(|c| branch::describe(&repo, *c))
+                .chain((commits.len() > 10).then(|| format!("… and {} more", commits.len() - 10)))
+                .collect(),
+        });
+    }
+    // The remote's branch is held to the same rule, before anything is
+    // written here.
+    if let Some(remote) = &opts.push {
+        if let Some(tip) = remote_tip(&repo, remote, &branch)?.filter(|t| !own.contains(*t)) {
+            return Err(FinalizeError::RemoteForeign {
+                remote: remote.clone(),
                 branch,
                 run: summary.run.clone(),
-                commits: commits
-                    .iter()
-                    .take(10)
-                    .map(|c| branch::describe(&repo, *c))
-                    .chain(
-                        (commits.len() > 10).then(|| format!("… and {} more", commits.len() - 10)),
-                    )
-                    .collect(),
-            })
+                tip: branch::describe(&repo, tip),
+            });
         }
+    }
+    let (commit, unchanged, replaced) = match existing {
         // Re-running finalize: the same commit when nothing changed.
         branch::Existing::Own(id)
             if same_commit(&repo.find_commit(id)?, parent, commit_tree, &message) =>
@@ -456,11 +475,45 @@ fn read_artifact(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {
-    let mut r = match repo.find_remote(remote) {
-        Ok(r) => r,
-        Err(_) => repo.remote_anonymous(remote)?,
+/// A remote by name, else by URL or path.
+fn find_remote<'r>(
+    repo: &'r git2::Repository,
+    remote: &str,
+) -> Result<git2::Remote<'r>, git2::Error> {
+    match repo.find_remote(remote) {
+        Ok(r) => Ok(r),
+        Err(_) => repo.remote_anonymous(remote),
+    }
+}
+
+/// Where `branch` is on `remote` (None: it has no such branch).
+fn remote_tip(
+    repo: &git2::Repository,
+    remote: &str,
+    branch: &str,
+) -> Result<Option<git2::Oid>, FinalizeError> {
+    let failed = |e: git2::Error| FinalizeError::Push {
+        remote: remote.to_string(),
+        message: e.message().to_string(),
     };
+    let mut r = find_remote(repo, remote).map_err(failed)?;
+    let conn = r
+        .connect_auth(git2::Direction::Push, None, None)
+        .map_err(failed)?;
+    let want = format!("refs/heads/{branch}");
+    let tip = conn
+        .list()
+        .map_err(failed)?
+        .iter()
+        .find(|h| h.name() == want)
+        .map(|h| h.oid());
+    Ok(tip)
+}
+
+/// Push `branch`; forced, since finalize may have replaced its own earlier
+/// commit (the remote's branch was checked to hold nothing else first).
+fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {
+    let mut r = find_remote(repo, remote)?;
     let spec = format!("+refs/heads/{branch}:refs/heads/{branch}");
     let mut failure: Option<String> = None;
     {
