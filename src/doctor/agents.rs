@@ -105,7 +105,8 @@ struct Located {
 
 /// What can be told about each agent without running anything: its
 /// program (resolved against PATH, or the base commit `base` of `repo`),
-/// its credentials, its image's name. `docker` says which launcher runs it.
+/// its credentials, its image's name. Under the docker launcher the
+/// program is in the image, so host paths are not looked at.
 pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -> Vec<AgentCheck> {
     let docker = config.main.launcher == LauncherKind::Docker;
     let sandbox = crate::exec::sandbox::available();
