@@ -648,3 +648,251 @@ fn finalize_commits_only_what_was_verified() {
         "a symlinked artifact was followed"
     );
 }
+
+/// The run's verified tree of candidate `id`, from `show --json`.
+fn verified_tree(t: &TestRepo, run: &str, id: &str) -> String {
+    let shown = json(&t.rascal(&["show", run, "--json"]));
+    shown["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap()["tree"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn branch_tip(t: &TestRepo, branch: &str) -> git2::Oid {
+    t.repo
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap()
+        .peel_to_commit()
+        .unwrap()
+        .id()
+}
+
+fn file_at(t: &TestRepo, commit: git2::Oid, path: &str) -> String {
+    let tree = t.repo.find_commit(commit).unwrap().tree().unwrap();
+    let id = tree.get_path(std::path::Path::new(path)).unwrap().id();
+    String::from_utf8(t.repo.find_blob(id).unwrap().content().to_vec()).unwrap()
+}
+
+/// A run whose `good` candidate is selected; its id and base commit.
+fn selected_run(t: &TestRepo) -> (String, git2::Oid) {
+    let base = t.head();
+    let id = run_id(t);
+    assert_eq!(code(&t.rascal(&["select", &id, "good"])), 0);
+    (id, base)
+}
+
+#[test]
+fn finalize_refuses_a_branch_with_a_commit_it_did_not_make_and_new_branch_picks_a_fresh_one() {
+    let t = repo();
+    let (id, base) = selected_run(&t);
+    let (_, mine) = finalize(&t, &id);
+    let branch = format!("rascal/make-b-return-42-{id}");
+    assert_eq!(branch_tip(&t, &branch), mine.id());
+    // A human commits on the branch.
+    let sig = git2::Signature::now("Hu Man", "hu@example.invalid").unwrap();
+    let mut tb = t.repo.treebuilder(Some(&mine.tree().unwrap())).unwrap();
+    tb.insert("NOTES.md", t.repo.blob(b"by hand\n").unwrap(), 0o100644)
+        .unwrap();
+    let tree = t.repo.find_tree(tb.write().unwrap()).unwrap();
+    let theirs = t
+        .repo
+        .commit(
+            Some(&format!("refs/heads/{branch}")),
+            &sig,
+            &sig,
+            "docs: notes written by hand",
+            &tree,
+            &[&mine],
+        )
+        .unwrap();
+
+    let o = t.rascal(&["finalize", &id]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 1, "{}{err}", stdout(&o));
+    let short = &theirs.to_string()[..12];
+    assert!(
+        err.contains(&format!("{short} docs: notes written by hand")),
+        "names the foreign commit: {err}"
+    );
+    assert!(
+        !err.contains(&mine.id().to_string()[..12]),
+        "finalize's own commit is not foreign: {err}"
+    );
+    assert!(err.contains("--new-branch"), "{err}");
+    assert_eq!(branch_tip(&t, &branch), theirs, "the branch is unchanged");
+
+    // --new-branch: a fresh name, the verified change on the run's base.
+    let o = t.rascal(&["finalize", &id, "--new-branch"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let fresh = format!("{branch}-2");
+    assert!(
+        stdout(&o).contains(&format!("on branch {fresh}\n")),
+        "{}",
+        stdout(&o)
+    );
+    let commit = t.repo.find_commit(branch_tip(&t, &fresh)).unwrap();
+    assert_eq!(commit.parent_id(0).unwrap(), base);
+    assert_eq!(commit.tree_id().to_string(), verified_tree(&t, &id, "good"));
+    assert_eq!(branch_tip(&t, &branch), theirs, "still unchanged");
+}
+
+#[test]
+fn finalize_refuses_a_branch_a_human_created_under_its_name() {
+    let t = repo();
+    let (id, base) = selected_run(&t);
+    let branch = format!("rascal/make-b-return-42-{id}");
+    t.repo
+        .branch(&branch, &t.repo.find_commit(base).unwrap(), false)
+        .unwrap();
+    let o = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&o), 1, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains(&format!("{} initial", &base.to_string()[..12])),
+        "{}",
+        stderr(&o)
+    );
+    assert_eq!(branch_tip(&t, &branch), base);
+}
+
+#[test]
+fn re_running_finalize_on_its_own_branch_keeps_the_same_commit() {
+    let t = repo();
+    let (id, _) = selected_run(&t);
+    let (_, first) = finalize(&t, &id);
+    // A second later a new commit would get another id.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    let o = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let branch = format!("rascal/make-b-return-42-{id}");
+    assert_eq!(branch_tip(&t, &branch), first.id());
+    assert!(
+        stdout(&o).contains("already holds this run's commit"),
+        "{}",
+        stdout(&o)
+    );
+}
+
+#[test]
+fn finalize_rebases_the_verified_change_onto_a_moved_base_and_says_so() {
+    let t = repo();
+    let (id, base) = selected_run(&t);
+    // The base branch moves on: an unrelated file.
+    t.write("src/a.rs", "pub fn a() -> u8 { 1 }\n");
+    let tip = t.commit_all("a returns 1");
+    let o = t.rascal(&["finalize", &id]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    let branch = format!("rascal/make-b-return-42-{id}");
+    let commit = t.repo.find_commit(branch_tip(&t, &branch)).unwrap();
+    assert_eq!(commit.parent_id(0).unwrap(), tip, "on the new tip");
+    assert_ne!(tip, base);
+    assert_eq!(
+        file_at(&t, commit.id(), "src/a.rs"),
+        "pub fn a() -> u8 { 1 }\n"
+    );
+    assert_eq!(
+        file_at(&t, commit.id(), "src/b.rs"),
+        "pub fn b() -> u32 {\n    41 + 1\n}\n"
+    );
+    let verified = verified_tree(&t, &id, "good");
+    assert_ne!(commit.tree_id().to_string(), verified);
+    assert!(out.contains("the base moved"), "{out}");
+    assert!(out.contains("1 new commit since the run's base"), "{out}");
+    assert!(out.contains("rebased onto"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "not byte-identical to the verified tree {}",
+            &verified[..12]
+        )),
+        "{out}"
+    );
+    assert!(commit
+        .message()
+        .unwrap()
+        .contains(&format!("Rascal-Verified-Tree: {verified}")));
+    let body_path = out
+        .lines()
+        .find_map(|l| l.strip_prefix("PR body: "))
+        .unwrap()
+        .to_string();
+    assert!(std::fs::read_to_string(body_path)
+        .unwrap()
+        .contains("not byte-identical"));
+}
+
+#[test]
+fn finalize_refuses_a_moved_base_that_conflicts_and_no_rebase_commits_on_the_run_base() {
+    let t = repo();
+    let (id, base) = selected_run(&t);
+    // The base branch gets its own src/b.rs.
+    t.write("src/b.rs", "pub fn b() -> u32 { 7 }\n");
+    let tip = t.commit_all("b returns 7");
+    let o = t.rascal(&["finalize", &id]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 1, "{}{err}", stdout(&o));
+    assert!(err.contains("conflicts"), "{err}");
+    assert!(err.contains("    src/b.rs"), "names the file: {err}");
+    assert!(err.contains("--no-rebase"), "{err}");
+    let branch = format!("rascal/make-b-return-42-{id}");
+    assert!(
+        t.repo
+            .find_reference(&format!("refs/heads/{branch}"))
+            .is_err(),
+        "nothing committed"
+    );
+
+    let o = t.rascal(&["finalize", &id, "--no-rebase"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    let commit = t.repo.find_commit(branch_tip(&t, &branch)).unwrap();
+    assert_eq!(commit.parent_id(0).unwrap(), base, "on the run's base");
+    assert_ne!(base, tip);
+    assert_eq!(commit.tree_id().to_string(), verified_tree(&t, &id, "good"));
+    assert!(out.contains("--no-rebase"), "{out}");
+}
+
+#[test]
+fn finalize_never_force_pushes_over_a_commit_it_did_not_make_on_the_remote() {
+    let t = repo();
+    let (id, _) = selected_run(&t);
+    let bare = tempfile::tempdir().unwrap();
+    let remote_repo = git2::Repository::init_bare(bare.path()).unwrap();
+    let remote = bare.path().to_str().unwrap();
+    let o = t.rascal(&["finalize", &id, "--push", remote]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let branch = format!("rascal/make-b-return-42-{id}");
+    let refname = format!("refs/heads/{branch}");
+    let mine = branch_tip(&t, &branch);
+    // Pushing finalize's own commit again is fine.
+    let o = t.rascal(&["finalize", &id, "--push", remote]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // Someone adds a commit to the remote's branch.
+    let sig = git2::Signature::now("Hu Man", "hu@example.invalid").unwrap();
+    let parent = remote_repo.find_commit(mine).unwrap();
+    let theirs = remote_repo
+        .commit(
+            Some(&refname),
+            &sig,
+            &sig,
+            "review fix",
+            &parent.tree().unwrap(),
+            &[&parent],
+        )
+        .unwrap();
+    let o = t.rascal(&["finalize", &id, "--push", remote]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 1, "{}{err}", stdout(&o));
+    assert!(err.contains(&theirs.to_string()[..12]), "{err}");
+    assert!(err.contains("did not make"), "{err}");
+    let now = remote_repo
+        .find_reference(&refname)
+        .unwrap()
+        .target()
+        .unwrap();
+    assert_eq!(now, theirs, "the remote's branch is unchanged");
+}

@@ -1015,3 +1015,26 @@ fn a_container_agent_leaves_its_commit_message_outside_the_workspace_and_finaliz
         .get_path(std::path::Path::new("commit_message.txt"))
         .is_err());
 }
+
+#[test]
+fn doctor_under_docker_asks_the_engine_for_images_and_runs_nothing_from_the_host() {
+    let Some(_e) = engine() else { return };
+    let t = repo(&format!(
+        "  wrapped: {{ runtime: command, image: \"{IMAGE}\", command: [\"./scripts/agent.sh\"] }}\n  missing: {{ runtime: command, image: \"rascal-test-no-such-image:0\", command: [\"sh\"] }}\n"
+    ));
+    let o = t.rascal(&["doctor"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "✓ wrapped (command) · image {IMAGE} on the engine"
+        )),
+        "the program is in the image, not on the host: {out}"
+    );
+    assert!(!out.contains("not found"), "{out}");
+    assert!(
+        out.contains("✗ missing (command) · image rascal-test-no-such-image:0 NOT on the engine")
+            && out.contains("is not on the Docker engine at"),
+        "{out}"
+    );
+}

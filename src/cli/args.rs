@@ -187,6 +187,14 @@ pub struct FinalizeArgs {
     /// Open a pull request with `gh` (or print the command).
     #[arg(long)]
     pub pr: bool,
+    /// When the run's branch already exists, commit on a fresh one
+    /// (`…-2`, `…-3`) instead of refusing.
+    #[arg(long)]
+    pub new_branch: bool,
+    /// Commit on the run's base even when the base branch has new commits
+    /// (default: rebase the verified change onto them).
+    #[arg(long)]
+    pub no_rebase: bool,
 }
 
 #[derive(Args)]

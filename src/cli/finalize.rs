@@ -4,31 +4,61 @@
 use super::args::FinalizeArgs;
 use super::exit::{CliError, PASS};
 use super::shared::{note_unchained, open_store, say};
-use crate::finalize::FinalizeOptions;
+use crate::finalize::{rebase_note, short, FinalizeOptions};
 use std::path::Path;
 
 pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
-    let FinalizeArgs { run, push, pr } = args;
-    finalize_run(dir, &run, push, pr, false)
+    let FinalizeArgs {
+        run,
+        push,
+        pr,
+        new_branch,
+        no_rebase,
+    } = args;
+    let opts = FinalizeOptions {
+        push,
+        pr,
+        new_branch,
+        no_rebase,
+    };
+    finalize_run(dir, &run, opts, false)
 }
 
 /// Finalize `run`; `quiet` prints nothing on success (`run --auto --json`).
 pub fn finalize_run(
     dir: &Path,
     run: &str,
-    push: Option<String>,
-    pr: bool,
+    opts: FinalizeOptions,
     quiet: bool,
 ) -> Result<i32, CliError> {
     // Refused when the run's record was changed after it was written; the
     // PR body publishes the chain head it was read at.
     let summary = open_store(dir)?.summary(run)?;
     note_unchained(run, summary.journal.as_ref());
-    let opts = FinalizeOptions { push, pr };
     let f = crate::finalize::finalize(dir, &summary, &opts)?;
     if !quiet {
-        say!("committed {} on branch {}", &f.commit[..12], f.branch);
+        if f.unchanged {
+            say!(
+                "branch {} already holds this run's commit {}: nothing changed",
+                f.branch,
+                short(&f.commit)
+            );
+        } else {
+            say!("committed {} on branch {}", short(&f.commit), f.branch);
+        }
         say!("  {}", f.message.lines().next().unwrap_or(""));
+        if let Some(m) = &f.moved {
+            say!(
+                "the base moved: {}",
+                rebase_note(m, &f.verified_tree, &f.base)
+            );
+        }
+        if let Some(old) = &f.replaced {
+            say!(
+                "  replaced finalize's own earlier commit {} for this run",
+                short(old)
+            );
+        }
         say!("PR body: {}", f.pr_body.display());
         if let Some(r) = &f.pushed_to {
             say!("pushed {} to {r}", f.branch);

@@ -56,7 +56,12 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     let (code, run_id) = start(req, json, !quiet, tui)?;
     if auto && code == PASS {
         if let Some(id) = run_id {
-            let fin = super::finalize::finalize_run(dir, &id, push, pr, json)?;
+            let opts = crate::finalize::FinalizeOptions {
+                push,
+                pr,
+                ..Default::default()
+            };
+            let fin = super::finalize::finalize_run(dir, &id, opts, json)?;
             if fin != PASS {
                 return Ok(fin);
             }

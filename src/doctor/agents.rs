@@ -1,27 +1,53 @@
-//! `rascal doctor`, the agents part: for each configured agent, whether its
-//! CLI is found (process launcher) or its image is named (docker), whether
-//! its credential variables are set — never printing their values — and the
-//! CLI's version.
+//! `rascal doctor`, the agents part: for each configured agent, where its
+//! program is and whether it is executable (process launcher) or whether its
+//! image is on the engine (docker), and whether its credential variables are
+//! set — never their values. Doctor never runs a `command` agent (its
+//! program is the user's own script: it may ignore `--version` and edit
+//! files or call a paid API); only the known CLIs (claude, codex, goose) are
+//! asked `--version`, inside bubblewrap, in an empty temporary directory,
+//! without network or credentials — and not at all without bubblewrap.
 
-use crate::config::{AgentConfig, Config, LauncherKind, RuntimeKind};
-use std::path::PathBuf;
+use crate::config::{AgentConfig, Config, LauncherKind, RuntimeKind, SandboxKind};
+use crate::exec::confine::{expand_home, program_path, Confinement};
+use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// How long a CLI may take to print its version.
+const VERSION_TIMEOUT: Duration = Duration::from_secs(10);
 
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct AgentCheck {
     pub agent: String,
     pub runtime: String,
-    /// The program run under the process launcher, when there is one.
+    /// The program run under the process launcher, as configured.
     pub program: Option<String>,
-    /// Where it was found on PATH (None: not found).
+    /// Where it resolves (None: not found). A path relative to the
+    /// repository is looked up in the base commit, which every candidate's
+    /// workspace starts from.
     pub found: Option<PathBuf>,
-    /// What `PROGRAM --version` printed (first line).
+    /// `found` is a path in the base commit, not on the host.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub in_base_commit: bool,
+    /// Whether `found` has an executable bit.
+    pub executable: Option<bool>,
+    /// What `PROGRAM --version` printed in the sandbox (first line).
     pub version: Option<String>,
+    /// Why there is no version (never run, no sandbox, it failed).
+    pub version_note: Option<String>,
     /// Credential variable name → set in this environment?
     pub credentials: Vec<(String, bool)>,
     pub image: Option<String>,
+    /// Docker launcher: whether the engine has the image (None: not asked).
+    pub image_present: Option<bool>,
     /// Problems, each a sentence with what to do.
     pub problems: Vec<String>,
+    #[serde(skip)]
+    runtime_kind: Option<RuntimeKind>,
+    /// The agent's `mounts:`, which its sandbox may read.
+    #[serde(skip)]
+    mounts: Vec<PathBuf>,
 }
 
 fn program_of(agent: &AgentConfig) -> Option<String> {
@@ -34,68 +60,122 @@ fn program_of(agent: &AgentConfig) -> Option<String> {
     }
 }
 
-fn find(program: &str) -> Option<PathBuf> {
-    if program.contains('/') {
-        let p = PathBuf::from(program);
-        return p.is_file().then_some(p);
+/// Where the program lives, as the process launcher would find it: a bare
+/// name on PATH, an absolute path as given, a relative path with a `/` in
+/// the candidate's workspace — that is, in the base commit. Returns the
+/// path, whether it is in the base commit, and whether it is executable.
+fn locate(program: &str, base: Option<(&git2::Repository, git2::Oid)>) -> Option<Located> {
+    if program.contains('/') && !program.starts_with('/') {
+        let (repo, commit) = base?;
+        let rel = Path::new(program.trim_start_matches("./"));
+        let tree = repo.find_commit(commit).ok()?.tree().ok()?;
+        let entry = tree.get_path(rel).ok()?;
+        let executable = match entry.filemode() {
+            0o100755 => true,
+            // A link in the tree: judge what it points at in the checkout.
+            0o120000 => crate::git::workspace::workdir(repo)
+                .join(rel)
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0),
+            _ => false,
+        };
+        return Some(Located {
+            path: rel.to_path_buf(),
+            in_base_commit: true,
+            executable,
+        });
     }
-    crate::finalize::which(program)
+    let path_var = std::env::var("PATH").ok();
+    let path = program_path(program, path_var.as_deref())?;
+    let executable = path
+        .metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    Some(Located {
+        path,
+        in_base_commit: false,
+        executable,
+    })
 }
 
-/// `PROGRAM --version`, first line, bounded in time.
-fn version(path: &PathBuf) -> Option<String> {
-    let mut child = std::process::Command::new(path)
-        .arg("--version")
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .ok()?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Ok(Some(_)) = child.try_wait() {
-            break;
-        }
-        if std::time::Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let mut out = String::new();
-    use std::io::Read;
-    child.stdout.take()?.read_to_string(&mut out).ok()?;
-    out.lines().next().map(|l| crate::text::sanitize(l.trim()))
+struct Located {
+    path: PathBuf,
+    in_base_commit: bool,
+    executable: bool,
 }
 
-pub fn agent_checks(config: &Config) -> Vec<AgentCheck> {
+/// What can be told about each agent without running anything: its
+/// program (resolved against PATH, or the base commit `base` of `repo`),
+/// its credentials, its image's name. Under the docker launcher the
+/// program is in the image, so host paths are not looked at.
+pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -> Vec<AgentCheck> {
     let docker = config.main.launcher == LauncherKind::Docker;
+    let sandbox = crate::exec::sandbox::available();
     config
         .main
         .agents
         .iter()
         .map(|(name, a)| {
-            let program = program_of(a);
-            let mut problems = Vec::new();
-            let found = if docker {
-                None
-            } else {
-                program.as_deref().and_then(find)
+            let mut c = AgentCheck {
+                agent: name.clone(),
+                runtime: format!("{:?}", a.runtime).to_lowercase(),
+                program: program_of(a),
+                found: None,
+                in_base_commit: false,
+                executable: None,
+                version: None,
+                version_note: None,
+                credentials: Vec::new(),
+                image: a.image.clone(),
+                image_present: None,
+                problems: Vec::new(),
+                runtime_kind: Some(a.runtime),
+                mounts: a.mounts.iter().map(|m| expand_home(m)).collect(),
             };
-            if !docker {
-                if let (Some(p), None) = (&program, &found) {
-                    problems.push(format!(
-                        "`{p}` is not on PATH: install it, or set `command:` to its full path"
-                    ));
+            if docker {
+                // The program is inside the image; the host's files do not
+                // matter.
+                if a.image.is_none() && a.runtime != RuntimeKind::Scripted {
+                    c.problems.push(
+                        "no `image:` for the docker launcher: build one from docker/ and name it"
+                            .into(),
+                    );
                 }
-            } else if a.image.is_none() && a.runtime != RuntimeKind::Scripted {
-                problems.push(
-                    "no `image:` for the docker launcher: build one from docker/ and name it"
-                        .into(),
-                );
+            } else if let Some(p) = c.program.clone() {
+                match locate(&p, Some((repo, base))) {
+                    None if p.contains('/') && !p.starts_with('/') => c.problems.push(format!(
+                        "`{p}` is not in the base commit: candidates' workspaces start from it, so commit the script (or give its absolute path)"
+                    )),
+                    None if p.contains('/') => c
+                        .problems
+                        .push(format!("`{p}` does not exist: fix `command:` in .rascal/config.yaml")),
+                    None => c.problems.push(format!(
+                        "`{p}` is not on PATH: install it, or set `command:` to its full path"
+                    )),
+                    Some(l) => {
+                        if !l.executable {
+                            c.problems.push(if l.in_base_commit {
+                                format!(
+                                    "`{p}` is not executable in the base commit: `git update-index --chmod=+x {}` and commit",
+                                    l.path.display()
+                                )
+                            } else {
+                                format!("`{}` is not executable: `chmod +x {}`", l.path.display(), l.path.display())
+                            });
+                        }
+                        c.found = Some(l.path);
+                        c.in_base_commit = l.in_base_commit;
+                        c.executable = Some(l.executable);
+                    }
+                }
+                // Without bubblewrap a run refuses this agent (as `run`'s
+                // preparation does), unless it says `sandbox: none`.
+                if a.sandbox != Some(SandboxKind::None) {
+                    if let Err(why) = &sandbox {
+                        c.problems.push(format!("runs of this agent refuse to start: {why}"));
+                    }
+                }
             }
-            let credentials: Vec<(String, bool)> = a
+            c.credentials = a
                 .env
                 .iter()
                 .map(|v| {
@@ -105,23 +185,147 @@ pub fn agent_checks(config: &Config) -> Vec<AgentCheck> {
                     )
                 })
                 .collect();
-            for (v, set) in &credentials {
+            for (v, set) in &c.credentials {
                 if !set {
-                    problems.push(format!("${v} is not set: export it before running rascal"));
+                    c.problems
+                        .push(format!("${v} is not set: export it before running rascal"));
                 }
             }
-            AgentCheck {
-                agent: name.clone(),
-                runtime: format!("{:?}", a.runtime).to_lowercase(),
-                version: found.as_ref().and_then(version),
-                program,
-                found,
-                credentials,
-                image: a.image.clone(),
-                problems,
-            }
+            c
         })
         .collect()
+}
+
+/// Ask each known CLI (claude, codex, goose) found on the host for its
+/// version, inside bubblewrap in an empty temporary directory, with
+/// `hide` (the user's repository, rascal's files) hidden, no network and
+/// no credentials. A `command` agent is never run.
+pub async fn versions(checks: &mut [AgentCheck], hide: &[PathBuf]) {
+    for c in checks.iter_mut() {
+        let Some(path) = c.found.clone() else {
+            continue;
+        };
+        match c.runtime_kind {
+            Some(RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose) => {}
+            Some(RuntimeKind::Command) => {
+                c.version_note = Some("not run: doctor never runs a command agent".into());
+                continue;
+            }
+            _ => continue,
+        }
+        if c.in_base_commit {
+            c.version_note =
+                Some("not run: a script of the repository, not an installed CLI".into());
+            continue;
+        }
+        if c.executable != Some(true) {
+            continue;
+        }
+        match crate::exec::sandbox::available() {
+            Ok(_) => match sandboxed_version(&path, hide, &c.mounts).await {
+                Ok(v) => c.version = Some(v),
+                Err(why) => c.version_note = Some(format!("--version in the sandbox: {why}")),
+            },
+            Err(_) => c.version_note = Some(
+                "not run: bubblewrap is not available, and doctor runs an agent CLI only inside it"
+                    .into(),
+            ),
+        }
+    }
+}
+
+/// `PROGRAM --version` confined; its first non-empty stdout line.
+async fn sandboxed_version(
+    program: &Path,
+    hide: &[PathBuf],
+    mounts: &[PathBuf],
+) -> Result<String, String> {
+    let scratch = tempfile::Builder::new()
+        .prefix("rascal-doctor-")
+        .tempdir()
+        .map_err(|e| format!("could not create a scratch directory: {e}"))?;
+    let confine = Confinement {
+        workspace: scratch.path().to_path_buf(),
+        writable: Vec::new(),
+        hide: hide.to_vec(),
+        read_only: mounts.iter().filter(|m| m.exists()).cloned().collect(),
+        network: false,
+    };
+    let argv = vec![
+        program.to_string_lossy().into_owned(),
+        "--version".to_string(),
+    ];
+    // The host's basics (PATH, locale, terminal); never a credential.
+    let env: Vec<(String, String)> = crate::exec::env::BASE_ENV
+        .iter()
+        .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+        .collect();
+    let (argv, env) = confine.command(&argv, env)?;
+    let mut spec = CommandSpec::new(argv, scratch.path().to_path_buf(), VERSION_TIMEOUT);
+    spec.env = Env::Only(env);
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<LogLine>();
+    let first_line = tokio::spawn(async move {
+        let mut first = None;
+        while let Some(l) = rx.recv().await {
+            if first.is_none() && l.stream == Stream::Stdout && !l.text.trim().is_empty() {
+                first = Some(crate::text::sanitize(l.text.trim()));
+            }
+        }
+        first
+    });
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let outcome = runner::run(&spec, Some(tx), &cancel).await;
+    let first = first_line.await.ok().flatten();
+    let outcome = outcome.map_err(|e| e.to_string())?;
+    let mut exit = outcome.exit;
+    crate::exec::confine::signal_from_status(&mut exit);
+    if let Some(p) = exit.problem(VERSION_TIMEOUT) {
+        return Err(p);
+    }
+    if !exit.success() {
+        return Err(format!(
+            "exited with code {}",
+            exit.code.map(|c| c.to_string()).unwrap_or("?".into())
+        ));
+    }
+    first.ok_or_else(|| "printed nothing".into())
+}
+
+/// Docker launcher: whether the engine has each agent's image. An engine
+/// that does not answer is reported once, by the engine check.
+pub async fn images(checks: &mut [AgentCheck], pull: impl Fn(&str) -> bool) {
+    if checks.iter().all(|c| c.image.is_none()) {
+        return;
+    }
+    let engine = crate::exec::launch::docker::connect().await;
+    for c in checks.iter_mut() {
+        let Some(image) = c.image.clone() else {
+            continue;
+        };
+        let engine = match &engine {
+            Ok(e) => e,
+            Err(_) => {
+                c.problems.push(format!(
+                    "image `{image}` not checked: no Docker engine answered (see `docker:` below)"
+                ));
+                continue;
+            }
+        };
+        match crate::exec::launch::docker::has_image(engine, &image).await {
+            Ok(true) => c.image_present = Some(true),
+            Ok(false) => {
+                c.image_present = Some(false);
+                if !pull(&c.agent) {
+                    c.problems.push(format!(
+                        "image `{image}` is not on the Docker engine at {}: {}, or set `pull: true` on the agent to pull it from its registry",
+                        crate::exec::launch::docker::engine_address(),
+                        crate::exec::launch::docker::build_hint(c.runtime_kind, &image)
+                    ));
+                }
+            }
+            Err(e) => c.problems.push(e),
+        }
+    }
 }
 
 /// The agents section as lines.
@@ -134,16 +338,31 @@ pub fn agent_lines(checks: &[AgentCheck]) -> Vec<String> {
         let mark = if c.problems.is_empty() { "✓" } else { "✗" };
         let mut line = format!("  {mark} {} ({})", c.agent, c.runtime);
         match (&c.program, &c.found) {
-            (Some(_), Some(path)) => line.push_str(&format!(
-                " · {} · {}",
-                path.display(),
-                c.version.as_deref().unwrap_or("version unknown")
-            )),
+            (Some(_), Some(path)) => {
+                line.push_str(&format!(" · {}", path.display()));
+                if c.in_base_commit {
+                    line.push_str(" in the base commit");
+                }
+                line.push_str(match c.executable {
+                    Some(true) => " · executable",
+                    _ => " · NOT executable",
+                });
+                if let Some(v) = &c.version {
+                    line.push_str(&format!(" · {v}"));
+                } else if let Some(n) = &c.version_note {
+                    line.push_str(&format!(" · {n}"));
+                }
+            }
             (Some(p), None) if c.image.is_none() => line.push_str(&format!(" · `{p}` not found")),
             _ => {}
         }
         if let Some(i) = &c.image {
             line.push_str(&format!(" · image {i}"));
+            match c.image_present {
+                Some(true) => line.push_str(" on the engine"),
+                Some(false) => line.push_str(" NOT on the engine"),
+                None => {}
+            }
         }
         for (v, set) in &c.credentials {
             line.push_str(&format!(" · ${v} {}", if *set { "set" } else { "NOT SET" }));

@@ -1,7 +1,12 @@
 //! Finalize: commit the selected candidate's change (exactly that change, on
-//! the base commit) on branch `rascal/<task-slug>-<run-id>`, write the PR
-//! body, push to a remote when asked, and open a PR through `gh` when it is
-//! installed (else print the command to run).
+//! the base commit — or, when the base branch moved, rebased onto its new
+//! tip) on branch `rascal/<task-slug>-<run-id>`, write the PR body, push to a
+//! remote when asked, and open a PR through `gh` when it is installed (else
+//! print the command to run). It never moves a branch holding commits it did
+//! not make (see `branch`).
+
+pub mod branch;
+pub mod rebase;
 
 use crate::git::workspace;
 use crate::model::summary::RunSummary;
@@ -19,6 +24,29 @@ pub enum FinalizeError {
     NotVerified(String),
     #[error("candidate `{candidate}`'s worktree changed after it was verified ({what})\n  hint: nothing was committed; verify it again with `rascal retry` or start a new run")]
     ChangedSinceVerified { candidate: String, what: String },
+    #[error("branch {branch} has {} finalize did not make for run {run}:\n{}\n  hint: nothing was changed; keep that work and commit on a fresh branch with `rascal finalize {run} --new-branch`, or delete the branch (`git branch -D {branch}`) to let finalize write it", plural(commits.len(), "commit"), indented(commits))]
+    ForeignCommits {
+        branch: String,
+        run: String,
+        /// Short id and title of each, newest first.
+        commits: Vec<String>,
+    },
+    #[error("the base moved ({branch} has {} since the run's base {}) and the verified change conflicts with it in:\n{}\n  hint: nothing was committed; run the task again on the new base, or commit on the run's base with `rascal finalize {run} --no-rebase`", plural(*new_commits, "new commit"), short(base), indented(files))]
+    Conflicts {
+        run: String,
+        branch: String,
+        base: String,
+        new_commits: usize,
+        files: Vec<String>,
+    },
+    #[error("branch {branch} on `{remote}` is at {tip}, a commit finalize did not make for run {run}\n  hint: nothing was committed or pushed; fetch that branch and keep its work, then push to a fresh branch with `rascal finalize {run} --new-branch --push {remote}`")]
+    RemoteForeign {
+        remote: String,
+        branch: String,
+        run: String,
+        /// Its short id (and title, when the commit is known here).
+        tip: String,
+    },
     #[error("{0}")]
     Workspace(#[from] workspace::WorkspaceError),
     #[error("git: {0}")]
@@ -38,12 +66,41 @@ pub struct FinalizeOptions {
     pub push: Option<String>,
     /// Open a pull request with `gh` when it is installed.
     pub pr: bool,
+    /// When `rascal/<slug>-<run>` exists, commit on the first free
+    /// `…-2`, `…-3` instead.
+    pub new_branch: bool,
+    /// Commit on the run's base even when the base branch moved.
+    pub no_rebase: bool,
+}
+
+/// The base branch had new commits since the run's base.
+#[derive(Debug, Clone)]
+pub struct BaseMoved {
+    /// Its name (`main`).
+    pub branch: String,
+    pub new_commits: usize,
+    /// Its tip, which the change was rebased onto (unless `--no-rebase`).
+    pub tip: String,
+    /// The tree committed: the verified change merged onto the tip. None
+    /// with `--no-rebase` (the verified tree was committed on the base).
+    pub merged_tree: Option<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct Finalized {
     pub branch: String,
     pub commit: String,
+    /// The branch already held exactly this commit: nothing was written.
+    pub unchanged: bool,
+    /// Finalize's own earlier commit for this run that the branch held
+    /// before (a re-run after the base moved or the selection changed).
+    pub replaced: Option<String>,
+    /// The tree the checks ran on.
+    pub verified_tree: String,
+    /// The run's base commit.
+    pub base: String,
+    /// Set when the base branch moved since the run.
+    pub moved: Option<BaseMoved>,
     pub message: String,
     pub pr_body: PathBuf,
     pub pushed_to: Option<String>,
@@ -105,6 +162,28 @@ pub fn commit_message(
         summary.instruction.trim(),
         summary.run
     )
+}
+
+/// `n thing` or `n things`.
+pub fn plural(n: usize, thing: &str) -> String {
+    if n == 1 {
+        format!("1 {thing}")
+    } else {
+        format!("{n} {thing}s")
+    }
+}
+
+/// A commit or tree id as shown to a human.
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(12)]
+}
+
+fn indented(lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| format!("    {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn io(what: String) -> impl FnOnce(std::io::Error) -> FinalizeError {
@@ -169,31 +248,134 @@ pub fn finalize(
     }
     let tree_oid = git2::Oid::from_str(&tree_id)?;
     crate::git::tree::import_tree(&repo, &wt, tree_oid)?;
-    let base_commit = repo.find_commit(base)?;
-    let tree = repo.find_tree(tree_oid)?;
+
+    // Where the change goes: on the run's base, or — when the branch HEAD is
+    // on moved past it — merged onto its new tip (refused on a conflict,
+    // before anything is written).
+    let mut moved = None;
+    let (parent, commit_tree) = match rebase::moved(&repo, base)? {
+        None => (base, tree_oid),
+        Some(m) if opts.no_rebase => {
+            moved = Some(BaseMoved {
+                branch: m.branch,
+                new_commits: m.new_commits,
+                tip: m.tip.to_string(),
+                merged_tree: None,
+            });
+            (base, tree_oid)
+        }
+        Some(m) => match rebase::merge(&repo, base, m.tip, tree_oid)? {
+            rebase::Merge::Conflicts(files) => {
+                return Err(FinalizeError::Conflicts {
+                    run: summary.run.clone(),
+                    branch: m.branch,
+                    base: summary.base.clone(),
+                    new_commits: m.new_commits,
+                    files,
+                })
+            }
+            rebase::Merge::Clean(merged) => {
+                moved = Some(BaseMoved {
+                    branch: m.branch,
+                    new_commits: m.new_commits,
+                    tip: m.tip.to_string(),
+                    merged_tree: Some(merged.to_string()),
+                });
+                (m.tip, merged)
+            }
+        },
+    };
+    let parent_commit = repo.find_commit(parent)?;
+    let tree = repo.find_tree(commit_tree)?;
 
     // The agent's artifacts live outside its workspace (never in the tree).
     let artifacts =
         crate::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, &selected);
     let agent_message = read_artifact(&artifacts.join("commit_message.txt"));
-    let message = commit_message(summary, &selected, agent_message.as_deref());
-    let sig = repo
-        .signature()
-        .or_else(|_| git2::Signature::now("rascal", "rascal@localhost"))?;
-    let branch = format!("rascal/{}-{}", slug(&summary.instruction), summary.run);
-    let commit = repo.commit(None, &sig, &sig, &message, &tree, &[&base_commit])?;
-    repo.reference(
-        &format!("refs/heads/{branch}"),
-        commit,
-        true,
-        &format!("rascal: finalize {}", summary.run),
-    )?;
+    let mut message = commit_message(summary, &selected, agent_message.as_deref());
+    if commit_tree != tree_oid {
+        message.push_str(&format!(
+            "Rascal-Verified-Tree: {tree_id}\nRascal-Verified-Base: {}\n",
+            summary.base
+        ));
+    }
 
+    // Which branch, and whether finalize may write it.
     let run_dir = workspace::files_dir(&repo).join("runs").join(&summary.run);
     std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;
+    let mut own = branch::OwnCommits::read(&run_dir);
+    let name = format!("rascal/{}-{}", slug(&summary.instruction), summary.run);
+    let branch = if opts.new_branch {
+        branch::fresh_name(&repo, &name)
+    } else {
+        name
+    };
+    let refname = format!("refs/heads/{branch}");
+    let known = [base, parent];
+    let existing = branch::existing(&repo, &branch, &own, &known)?;
+    if let branch::Existing::Foreign(commits) = existing {
+        return Err(FinalizeError::ForeignCommits {
+            branch,
+            run: summary.run.clone(),
+            commits: commits
+                .iter()
+                .take(10)
+                .map(|c| branch::describe(&repo, *c))
+                .chain((commits.len() > 10).then(|| format!("… and {} more", commits.len() - 10)))
+                .collect(),
+        });
+    }
+    // The remote's branch is held to the same rule, before anything is
+    // written here.
+    if let Some(remote) = &opts.push {
+        if let Some(tip) = remote_tip(&repo, remote, &branch)?.filter(|t| !own.contains(*t)) {
+            return Err(FinalizeError::RemoteForeign {
+                remote: remote.clone(),
+                branch,
+                run: summary.run.clone(),
+                tip: branch::describe(&repo, tip),
+            });
+        }
+    }
+    let (commit, unchanged, replaced) = match existing {
+        // Re-running finalize: the same commit when nothing changed.
+        branch::Existing::Own(id)
+            if same_commit(&repo.find_commit(id)?, parent, commit_tree, &message) =>
+        {
+            (id, true, None)
+        }
+        existing => {
+            let sig = repo
+                .signature()
+                .or_else(|_| git2::Signature::now("rascal", "rascal@localhost"))?;
+            let commit = repo.commit(None, &sig, &sig, &message, &tree, &[&parent_commit])?;
+            let log = format!("rascal: finalize {}", summary.run);
+            // Compare-and-swap: the branch moves only from what was judged.
+            let replaced = match existing {
+                branch::Existing::Own(old) => {
+                    repo.reference_matching(&refname, commit, true, old, &log)?;
+                    Some(old.to_string())
+                }
+                _ => {
+                    repo.reference(&refname, commit, false, &log)?;
+                    None
+                }
+            };
+            (commit, false, replaced)
+        }
+    };
+    own.add(commit, &branch)
+        .map_err(io(format!("recording the commit in {}", run_dir.display())))?;
+
     let pr_body = run_dir.join("pr_body.md");
     let agent_body = read_artifact(&artifacts.join("pr_body.md"));
-    let body = crate::output::report::markdown::pr_body(summary, agent_body.as_deref());
+    let mut body = crate::output::report::markdown::pr_body(summary, agent_body.as_deref());
+    if let Some(note) = moved
+        .as_ref()
+        .map(|m| rebase_note(m, &tree_id, &summary.base))
+    {
+        body.push_str(&format!("\n> **Note:** {note}\n"));
+    }
     std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
 
     let pushed_to = match &opts.push {
@@ -231,12 +413,52 @@ pub fn finalize(
     Ok(Finalized {
         branch,
         commit: commit.to_string(),
+        unchanged,
+        replaced,
+        verified_tree: tree_id,
+        base: summary.base.clone(),
+        moved,
         message,
         pr_body,
         pushed_to,
         pr_command,
         pr_opened,
     })
+}
+
+/// Whether `commit` is what finalize would write now: same parent, tree
+/// and message.
+fn same_commit(commit: &git2::Commit, parent: git2::Oid, tree: git2::Oid, message: &str) -> bool {
+    commit.parent_ids().collect::<Vec<_>>() == [parent]
+        && commit.tree_id() == tree
+        && commit.message_raw_bytes() == message.as_bytes()
+}
+
+/// What a moved base did to the commit, in one sentence for the user and
+/// the PR body.
+pub fn rebase_note(m: &BaseMoved, verified_tree: &str, base: &str) -> String {
+    let since = format!(
+        "`{}` has {} since the run's base {}",
+        m.branch,
+        plural(m.new_commits, "new commit"),
+        short(base)
+    );
+    match &m.merged_tree {
+        None => format!(
+            "{since}; committed on the run's base as verified (--no-rebase): the branch does not contain them"
+        ),
+        Some(t) if t == verified_tree => format!(
+            "{since}; the verified change was rebased onto {} and the merged tree is identical to the verified tree {}",
+            short(&m.tip),
+            short(verified_tree)
+        ),
+        Some(t) => format!(
+            "{since}; the committed tree {} is the verified change rebased onto {} (a three-way merge without conflicts), not byte-identical to the verified tree {}: the checks ran on the old base",
+            short(t),
+            short(&m.tip),
+            short(verified_tree)
+        ),
+    }
 }
 
 /// An agent artifact, only when it is a regular file (never through a
@@ -253,11 +475,45 @@ fn read_artifact(path: &Path) -> Option<String> {
     std::fs::read_to_string(path).ok()
 }
 
-fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {
-    let mut r = match repo.find_remote(remote) {
-        Ok(r) => r,
-        Err(_) => repo.remote_anonymous(remote)?,
+/// A remote by name, else by URL or path.
+fn find_remote<'r>(
+    repo: &'r git2::Repository,
+    remote: &str,
+) -> Result<git2::Remote<'r>, git2::Error> {
+    match repo.find_remote(remote) {
+        Ok(r) => Ok(r),
+        Err(_) => repo.remote_anonymous(remote),
+    }
+}
+
+/// Where `branch` is on `remote` (None: it has no such branch).
+fn remote_tip(
+    repo: &git2::Repository,
+    remote: &str,
+    branch: &str,
+) -> Result<Option<git2::Oid>, FinalizeError> {
+    let failed = |e: git2::Error| FinalizeError::Push {
+        remote: remote.to_string(),
+        message: e.message().to_string(),
     };
+    let mut r = find_remote(repo, remote).map_err(failed)?;
+    let conn = r
+        .connect_auth(git2::Direction::Push, None, None)
+        .map_err(failed)?;
+    let want = format!("refs/heads/{branch}");
+    let tip = conn
+        .list()
+        .map_err(failed)?
+        .iter()
+        .find(|h| h.name() == want)
+        .map(|h| h.oid());
+    Ok(tip)
+}
+
+/// Push `branch`; forced, since finalize may have replaced its own earlier
+/// commit (the remote's branch was checked to hold nothing else first).
+fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {
+    let mut r = find_remote(repo, remote)?;
     let spec = format!("+refs/heads/{branch}:refs/heads/{branch}");
     let mut failure: Option<String> = None;
     {

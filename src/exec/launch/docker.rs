@@ -448,23 +448,24 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
     }
 }
 
-/// Make sure the image is on the engine (pulling only when the agent says
-/// `pull: true`).
-async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result<(), LaunchError> {
+/// Whether `image` is on the engine (`rascal doctor` asks this too).
+pub async fn has_image(docker: &Docker, image: &str) -> Result<bool, String> {
     match docker.inspect_image(image).await {
-        Ok(_) => return Ok(()),
+        Ok(_) => Ok(true),
         Err(bollard::errors::Error::DockerResponseServerError {
             status_code: 404, ..
-        }) => {}
-        Err(e) => {
-            return Err(err(format!(
-                "could not inspect image `{image}` on {}: {e}",
-                engine_address()
-            )))
-        }
+        }) => Ok(false),
+        Err(e) => Err(format!(
+            "could not inspect image `{image}` on {}: {e}",
+            engine_address()
+        )),
     }
+}
+
+/// How to get `image` onto the engine, for an agent of `runtime`.
+pub fn build_hint(runtime: Option<crate::config::RuntimeKind>, image: &str) -> String {
     use crate::config::RuntimeKind;
-    let build_hint = match spec.agent.as_ref().map(|a| a.runtime) {
+    match runtime {
         Some(r @ (RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose)) => {
             let dir = format!("{r:?}").to_lowercase();
             format!("build it on this engine first: `docker build -t {image} docker/{dir}` in rascal's source tree")
@@ -472,7 +473,16 @@ async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result
         _ => format!(
             "build it on this engine first: `docker build -t {image} DIR` with your Dockerfile in DIR (rascal's docker/ directory has examples)"
         ),
-    };
+    }
+}
+
+/// Make sure the image is on the engine (pulling only when the agent says
+/// `pull: true`).
+async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result<(), LaunchError> {
+    if has_image(docker, image).await.map_err(err)? {
+        return Ok(());
+    }
+    let build_hint = build_hint(spec.agent.as_ref().map(|a| a.runtime), image);
     let pull = spec.agent.as_ref().map(|a| a.pull).unwrap_or(false);
     if !pull {
         return Err(err(format!(
