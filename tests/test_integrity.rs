@@ -508,7 +508,9 @@ fn python_and_go_test_runs_carry_ledgers_from_their_runners() {
     if !bwrap() {
         return;
     }
-    let cases: Vec<(&str, Vec<(&str, &str)>, &str, &str, &str)> = vec![
+    // (runner, base files, guardrails, agent script, program)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str, &'a str);
+    let cases: Vec<Case> = vec![
         (
             "pytest",
             vec![
