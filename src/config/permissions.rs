@@ -268,11 +268,12 @@ pub struct PermissionsFile {
 
 impl PermissionsConfig {
     /// Parse a whole `permissions.yaml` (with the top-level `permissions:` key).
-    pub fn from_yaml_file(text: &str) -> Result<PermissionsConfig, serde_yaml::Error> {
+    pub fn from_yaml_file(text: &str) -> Result<PermissionsConfig, super::ConfigError> {
         if text.trim().is_empty() {
             return Ok(PermissionsConfig::default());
         }
-        serde_yaml::from_str::<PermissionsFile>(text).map(|f| f.permissions)
+        super::yaml::from_str::<PermissionsFile>(super::PERMISSIONS_FILE, text)
+            .map(|f| f.permissions)
     }
 
     /// Dynamic scoping: combine the repository's permissions (`self`) with a
