@@ -204,7 +204,12 @@ const MARKDOWN_SEEDS: &[&str] = &[
 /// Every config file kind, from one text; none may panic, and an error
 /// names its file and a line inside the text.
 fn load_every_kind(text: &str) {
-    let lines = text.lines().count() + 2;
+    // YAML breaks lines at \r too (and at NEL, LS, PS), `str::lines` does not.
+    let lines = text
+        .chars()
+        .filter(|c| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}'))
+        .count()
+        + 2;
     let located = |e: &rascal::config::ConfigError, file: &str| {
         assert!(e.file.starts_with(file), "{} is not {file}", e.file);
         if let Some(l) = e.line {
@@ -246,6 +251,12 @@ fn load_every_kind(text: &str) {
     }
     let _ = PermissionsConfig::from_yaml_file(text);
     let _ = rascal::config::theme::parse(text.as_bytes());
+}
+
+/// Found by the 1M run: a text whose lines break at `\r`.
+#[test]
+fn config_errors_count_lines_as_yaml_does() {
+    load_every_kind("'\r  \r  |\n");
 }
 
 target!(config_loader_takes_random_text, props_full_config_loader_random, 4_000, (

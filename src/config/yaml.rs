@@ -85,7 +85,13 @@ pub fn check_size(file: &str, len: usize, text: Option<&str>) -> Result<(), Conf
     let at = text.map(|t| {
         let head = &t.as_bytes()[..MAX_FILE_BYTES];
         let line = head.iter().filter(|b| **b == b'\n').count() + 1;
-        let col = head.iter().rev().take_while(|b| **b != b'\n').count() + 1;
+        let col = head
+            .iter()
+            .rev()
+            .take_while(|b| **b != b'\n')
+            .filter(|b| **b & 0xC0 != 0x80)
+            .count()
+            + 1;
         (line, col)
     });
     Err(ConfigError {
