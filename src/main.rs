@@ -5,12 +5,19 @@
 
 use clap::Parser;
 use rascal::cli::{dispatch, exit_code, Cli};
+use rascal::text::{cut, sanitize};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let outcome = dispatch(Cli::parse());
     if let Err(e) = &outcome {
-        eprintln!("rascal: error: {e}");
+        // An error can quote a config file or an agent: shown, never obeyed.
+        let text = e.to_string();
+        let mut lines = text.lines().map(|l| sanitize(&cut(l, 2000)));
+        eprintln!("rascal: error: {}", lines.next().unwrap_or_default());
+        for l in lines {
+            eprintln!("{l}");
+        }
     }
     ExitCode::from(exit_code(&outcome) as u8)
 }

@@ -153,3 +153,138 @@ fn malformed_yaml_at_base_exits_2_with_location() {
     assert!(err.contains(":3:") || err.contains(":2:"), "{err}");
     assert!(err.contains("hint:"), "{err}");
 }
+
+// ------------------------------------------------- hostile config files
+
+/// A 1 MB scalar anchored once and aliased 5,000 times (5 GB expanded)
+/// used to abort rascal on allocation; now it is a located config error.
+#[test]
+fn an_alias_bomb_at_base_exits_2_naming_file_and_location() {
+    let big = "x".repeat(1_000_000);
+    let refs = vec!["*big"; 5_000].join(", ");
+    let text = format!(
+        "guardrails:\n  - name: a\n    command: 'true'\n    env: [&big {big}]\n  - name: b\n    command: 'true'\n    env: [{refs}]\n"
+    );
+    let t = TestRepo::new(&[(".rascal/guardrails.yaml", text.as_str())]);
+    let o = t.rascal(&["check"]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(
+        err.contains(".rascal/guardrails.yaml (at base commit"),
+        "{err}"
+    );
+    assert!(err.contains(":4:"), "points at the anchored value: {err}");
+    assert!(err.contains("aliases"), "{err}");
+    assert!(err.contains("guardrails[1].env["), "{err}");
+    assert!(err.len() < 2000, "{err}");
+}
+
+#[test]
+fn a_config_file_over_1_mib_at_base_exits_2() {
+    let text = format!("guardrails: []\n#{}\n", "x".repeat(1 << 20));
+    let t = TestRepo::new(&[(".rascal/guardrails.yaml", text.as_str())]);
+    let o = t.rascal(&["check"]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{err}");
+    assert!(err.contains(".rascal/guardrails.yaml"), "{err}");
+    assert!(err.contains("at most 1048576 bytes"), "{err}");
+    // The same text handed over directly is refused at the byte where the
+    // cap falls.
+    let e = guard_err(&text);
+    let col = (1 << 20) - "guardrails: []\n".len() + 1;
+    assert_eq!((e.line, e.column), (Some(2), Some(col)), "{e}");
+}
+
+#[test]
+fn deep_flow_nesting_is_refused_before_it_is_parsed() {
+    let text = format!("guardrails: {}\n", "[".repeat(500_000));
+    let start = std::time::Instant::now();
+    let e = guard_err(&text);
+    assert!(e.message.contains("too many `[`"), "{e}");
+    assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+}
+
+#[test]
+fn duplicate_agent_names_are_an_error_naming_both_lines() {
+    let e = Config::from_texts(
+        Some("agents:\n  a: { runtime: scripted, scenario: demo-good }\n  b: { runtime: scripted, scenario: demo-good }\n  a: { runtime: claude }\n"),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(e.file, ".rascal/config.yaml");
+    assert_eq!(e.line, Some(4), "{e}");
+    assert!(
+        e.message
+            .contains("duplicate key `a` in `agents`: at line 2 and at line 4"),
+        "{e}"
+    );
+    // The same key twice inside one agent, too.
+    let e = Config::from_texts(
+        Some("agents:\n  a:\n    runtime: claude\n    model: x\n    model: y\n"),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("at line 4 and at line 5"), "{e}");
+}
+
+#[test]
+fn duplicate_guardrail_names_name_both_lines() {
+    let e = guard_err(
+        "guardrails:\n  - name: build\n    command: a\n  - name: lint\n    command: b\n  - name: build\n    command: c\n",
+    );
+    assert_eq!(e.line, Some(6), "{e}");
+    assert!(
+        e.message
+            .contains("two guardrails are named `build`: at line 2 and at line 6"),
+        "{e}"
+    );
+}
+
+#[test]
+fn duplicate_strategy_agents_and_reviewers_name_both_lines() {
+    let agents = "agents:\n  a: { runtime: scripted, scenario: demo-good }\n  b: { runtime: scripted, scenario: demo-good }\n";
+    let e = Config::from_texts(
+        Some(&format!(
+            "{agents}strategy:\n  agents:\n    - a\n    - b\n    - a\n"
+        )),
+        None,
+        None,
+    )
+    .unwrap_err();
+    assert!(e.message.contains("at line 6 and at line 8"), "{e}");
+    let cfg = Config::from_texts(Some(agents), None, None).unwrap();
+    let e = cfg
+        .with_verification(Some("review:\n  reviewers: [a, b, a]\n  consensus: 2\n"))
+        .unwrap_err();
+    assert_eq!(e.file, ".rascal/verification.yaml");
+    assert!(
+        e.message
+            .contains("two reviewers are named `a`: at line 2 and at line 2"),
+        "{e}"
+    );
+    assert_eq!(e.column, Some(21), "{e}");
+}
+
+#[test]
+fn duplicate_criteria_name_both_lines() {
+    use rascal::config::spec::Task;
+    let e = Task::from_yaml(
+        ".rascal/specs/x.yaml",
+        "instruction: x\nacceptance_criteria:\n  - { description: ok, type: file-exists, check: a }\n  - { description: ok, type: file-exists, check: b }\n",
+    )
+    .unwrap_err();
+    assert!(
+        e.message
+            .contains("two acceptance criteria are named `ok`: at line 3 and at line 4"),
+        "{e}"
+    );
+    let e = Task::from_markdown(
+        "issue.md",
+        "Do it.\n\n## Acceptance Criteria\n- [ ] works `test: a`\n- [ ] other\n- [ ] works `test: b`\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.line, Some(6), "{e}");
+    assert!(e.message.contains("at line 4 and at line 6"), "{e}");
+}

@@ -2,7 +2,7 @@
 //! with the rule ids that must fire (and no others), plus narrow() and
 //! config-parsing tables.
 
-use rascal::config::permissions::{Mode, OpName, PermissionsConfig};
+use rascal::config::permissions::{GlobPattern, Mode, OpName, PermissionsConfig};
 use rascal::layers::imports::new_imports;
 use rascal::layers::permissions::Permissions;
 use rascal::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
@@ -1420,4 +1420,26 @@ fn look_alike_names_both_and_warns() {
     assert_eq!(i.severity, Severity::Warning);
     assert!(i.message.contains(".g\u{456}thub/"), "{}", i.message);
     assert!(i.message.contains("`.github`"), "{}", i.message);
+}
+
+/// Found by the property tests: `[B-a]` is a valid class, but matching folds
+/// it to `[b-a]`, which is not; the config used to load and the layer then
+/// failed to compile. Now the config is refused where the glob is.
+#[test]
+fn a_glob_that_breaks_once_folded_is_refused_at_load() {
+    let e = GlobPattern::try_from("src/[B-a]*").unwrap_err();
+    assert!(e.contains("once folded to \"src/[b-a]*\""), "{e}");
+    // NFC composes `e` + U+0301 into `é` (U+00E9), past `z`.
+    assert!(GlobPattern::try_from("[e\u{301}-z]").is_err());
+    let e = PermissionsConfig::from_yaml_file("permissions:\n  denied_paths: ['ok/**', '[B-a]']\n")
+        .unwrap_err();
+    assert_eq!(e.line, Some(2), "{e}");
+    for g in ["[a-z]", "[A-Z]*.rs", "É/**"] {
+        let p = GlobPattern::try_from(g).unwrap();
+        let cfg = PermissionsConfig {
+            denied_paths: vec![p],
+            ..PermissionsConfig::default()
+        };
+        Permissions::compile(&cfg).unwrap();
+    }
 }

@@ -242,17 +242,6 @@ impl TryFrom<RawGuardrail> for Guardrail {
     }
 }
 
-/// Checks across entries: names are unique.
-pub fn validate(list: &[Guardrail]) -> Result<(), String> {
-    let mut seen = std::collections::BTreeSet::new();
-    for g in list {
-        if !seen.insert(g.name.as_str()) {
-            return Err(format!("two guardrails are named `{}`", g.name));
-        }
-    }
-    Ok(())
-}
-
 /// Options of the `secrets` builtin check (from `.rascal/` config).
 #[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
 #[serde(default)]

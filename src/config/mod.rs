@@ -10,6 +10,7 @@ pub mod scenario;
 pub mod spec;
 pub mod theme;
 pub mod verification;
+pub mod yaml;
 
 pub use duration::Dur;
 pub use guardrails::{Guardrail, GuardrailKind, Scope};
@@ -266,29 +267,11 @@ pub struct Config {
     pub digests: BTreeMap<String, String>,
 }
 
-/// Parse one YAML document strictly into `T`, with a located error.
+/// Parse one YAML document strictly into `T`, with a located error. The
+/// file's size, what its aliases expand to and duplicate keys are checked
+/// too (see [`yaml`]).
 pub fn parse<T: DeserializeOwned>(file: &str, text: &str) -> Result<T, ConfigError> {
-    serde_yaml::from_str::<T>(text).map_err(|e| {
-        let loc = e.location();
-        ConfigError {
-            file: file.to_string(),
-            line: loc.as_ref().map(|l| l.line()),
-            column: loc.as_ref().map(|l| l.column()),
-            message: clean_message(&e.to_string()),
-            hint: format!(
-                "fix {file}; the keys and values allowed are listed in README.md § Configuration"
-            ),
-        }
-    })
-}
-
-/// serde_yaml appends " at line X column Y"; the location is printed in
-/// front already.
-fn clean_message(msg: &str) -> String {
-    match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
-    }
+    yaml::from_str(file, text)
 }
 
 pub fn text_of(file: &str, bytes: Vec<u8>) -> Result<String, ConfigError> {
@@ -322,13 +305,15 @@ impl Config {
             } else {
                 parse::<GuardrailsFile>(GUARDRAILS_FILE, t)?.guardrails
             };
-            guardrails::validate(&list).map_err(|message| ConfigError {
-                file: GUARDRAILS_FILE.into(),
-                line: None,
-                column: None,
-                message,
-                hint: "each guardrail needs a unique name".into(),
-            })?;
+            yaml::unique_names(
+                GUARDRAILS_FILE,
+                t,
+                &[yaml::Seg::key("guardrails")],
+                Some("name"),
+                list.iter().map(|g| g.name.as_str()),
+                "guardrails",
+                "each guardrail needs a unique name: its reports are known by it",
+            )?;
             cfg.guardrails = Some(list);
             cfg.digests
                 .insert(GUARDRAILS_FILE.into(), crate::digest::digest(t));
@@ -343,6 +328,17 @@ impl Config {
             cfg.digests
                 .insert(PERMISSIONS_FILE.into(), crate::digest::digest(t));
         }
+        if let Some(t) = main {
+            yaml::unique_names(
+                CONFIG_FILE,
+                t,
+                &[yaml::Seg::key("strategy"), yaml::Seg::key("agents")],
+                None,
+                cfg.main.strategy.agents.iter().map(String::as_str),
+                "strategy agents",
+                "name each agent once; `n: 3` runs each agent 3 times",
+            )?;
+        }
         cfg.check_strategy()?;
         Ok(cfg)
     }
@@ -355,6 +351,17 @@ impl Config {
             } else {
                 parse(VERIFICATION_FILE, t)?
             };
+            if let Some(r) = &v.review {
+                yaml::unique_names(
+                    VERIFICATION_FILE,
+                    t,
+                    &[yaml::Seg::key("review"), yaml::Seg::key("reviewers")],
+                    None,
+                    r.reviewers.iter().map(String::as_str),
+                    "reviewers",
+                    "name each reviewer once: a reviewer listed twice would count twice towards `consensus`",
+                )?;
+            }
             for (key, name) in v.agents_named() {
                 if !self.main.agents.contains_key(name) {
                     // Point at the first mention of the name.

@@ -183,8 +183,23 @@ impl TryFrom<String> for GlobPattern {
         if s.contains('\0') {
             return Err(format!("invalid glob {s:?}: contains a NUL byte"));
         }
+        // Matching folds the glob first (NFC, and lower case unless
+        // `case_sensitive`), which can turn a valid class like `[B-a]` into
+        // an invalid one (`[b-a]`): each form must build.
         for g in expand(&s) {
-            build_glob(&g).map_err(|e| format!("invalid glob {s:?}: {e}"))?;
+            for form in [
+                Cow::Borrowed(g.as_str()),
+                fold_path(&g, true),
+                fold_path(&g, false),
+            ] {
+                build_glob(&form).map_err(|e| {
+                    if form == g {
+                        format!("invalid glob {s:?}: {e}")
+                    } else {
+                        format!("invalid glob {s:?} once folded to {form:?} for matching: {e}")
+                    }
+                })?;
+            }
         }
         Ok(GlobPattern(s))
     }
@@ -268,11 +283,12 @@ pub struct PermissionsFile {
 
 impl PermissionsConfig {
     /// Parse a whole `permissions.yaml` (with the top-level `permissions:` key).
-    pub fn from_yaml_file(text: &str) -> Result<PermissionsConfig, serde_yaml::Error> {
+    pub fn from_yaml_file(text: &str) -> Result<PermissionsConfig, super::ConfigError> {
         if text.trim().is_empty() {
             return Ok(PermissionsConfig::default());
         }
-        serde_yaml::from_str::<PermissionsFile>(text).map(|f| f.permissions)
+        super::yaml::from_str::<PermissionsFile>(super::PERMISSIONS_FILE, text)
+            .map(|f| f.permissions)
     }
 
     /// Dynamic scoping: combine the repository's permissions (`self`) with a

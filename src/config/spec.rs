@@ -243,6 +243,17 @@ impl Task {
     /// Parse a spec file's YAML; errors name `file:line:col`.
     pub fn from_yaml(file: &str, text: &str) -> Result<Task, ConfigError> {
         let task: Task = parse(file, text)?;
+        crate::config::yaml::unique_names(
+            file,
+            text,
+            &[crate::config::yaml::Seg::key("acceptance_criteria")],
+            Some("description"),
+            task.acceptance_criteria
+                .iter()
+                .map(|c| c.description.as_str()),
+            "acceptance criteria",
+            "give each criterion its own description: its report is known by it",
+        )?;
         if task.instruction.trim().is_empty() {
             return Err(ConfigError {
                 file: file.to_string(),
@@ -280,6 +291,8 @@ impl Task {
             Constraints,
         }
         let mut section = Section::Other;
+        // Criterion description → its line: a report is known by it.
+        let mut seen = std::collections::HashMap::<String, usize>::new();
         for (i, raw) in text.lines().enumerate() {
             let line = raw.trim();
             let err = |message: String| {
@@ -308,6 +321,7 @@ impl Task {
                 continue;
             }
             let (description, hint) = split_hint(item);
+            let before = task.acceptance_criteria.len();
             match section {
                 Section::Criteria => {
                     let c = match hint {
@@ -355,6 +369,15 @@ impl Task {
                     }),
                 },
                 Section::Other => {}
+            }
+            if let Some(c) = task.acceptance_criteria.get(before) {
+                if let Some(first) = seen.insert(c.description.clone(), i + 1) {
+                    return Err(err(format!(
+                        "two acceptance criteria are named `{}`: at line {first} and at line {}",
+                        c.description,
+                        i + 1
+                    )));
+                }
             }
         }
         Ok(task)

@@ -84,7 +84,11 @@ pub struct ThemeFile {
 
 /// Read a theme file's bytes; the error names the line and column.
 pub fn parse(bytes: &[u8]) -> Result<ThemeFile, String> {
-    serde_yaml::from_slice(bytes).map_err(|e| e.to_string())
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("not valid UTF-8: {e}"))?;
+    super::yaml::from_str("theme", text).map_err(|e| match (e.line, e.column) {
+        (Some(l), Some(c)) => format!("{} at line {l} column {c}", e.message),
+        _ => e.message,
+    })
 }
 
 #[cfg(test)]

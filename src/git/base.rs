@@ -3,15 +3,17 @@
 //! cannot change what checks it. Parsing is `config`'s; this file only reads.
 
 use crate::config::spec::{spec_path, Task, SPECS_DIR};
+use crate::config::yaml;
 use crate::config::{
     Config, ConfigError, CONFIG_FILE, GUARDRAILS_FILE, PERMISSIONS_FILE, VERIFICATION_FILE,
 };
-use crate::git::workspace::read_at;
+use crate::git::workspace::{read_at, size_at};
 
 /// Load `.rascal/` from the tree of commit `base` in `repo`.
 pub fn load_config(repo: &git2::Repository, base: git2::Oid) -> Result<Config, ConfigError> {
     let short = &base.to_string()[..8];
     let read = |file: &str| -> Result<Option<String>, ConfigError> {
+        check_blob_size(repo, base, file)?;
         let bytes = read_at(repo, base, file).map_err(|e| ConfigError {
             file: file.to_string(),
             line: None,
@@ -33,6 +35,23 @@ pub fn load_config(repo: &git2::Repository, base: git2::Oid) -> Result<Config, C
         })
 }
 
+/// Refuse a config file over the size cap before loading it.
+fn check_blob_size(
+    repo: &git2::Repository,
+    base: git2::Oid,
+    file: &str,
+) -> Result<(), ConfigError> {
+    let short = &base.to_string()[..8];
+    match size_at(repo, base, file) {
+        Ok(Some(n)) => yaml::check_size(file, n, None).map_err(|mut e| {
+            e.file = format!("{} (at base commit {short})", e.file);
+            e
+        }),
+        // Absent, or unreadable: reading it says which.
+        _ => Ok(()),
+    }
+}
+
 /// Load `.rascal/specs/NAME.yaml` from commit `base`.
 pub fn load_spec(
     repo: &git2::Repository,
@@ -47,6 +66,7 @@ pub fn load_spec(
         message,
         hint: String::new(),
     })?;
+    check_blob_size(repo, base, &file)?;
     let bytes = read_at(repo, base, &file).map_err(|e| ConfigError {
         file: file.clone(),
         line: None,
@@ -120,6 +140,7 @@ pub fn load_task(
                 message: format!("could not read the issue file: {e}"),
                 hint: "pass the path of a Markdown file".into(),
             })?;
+            yaml::check_size(&shown, bytes.len(), None)?;
             let text = String::from_utf8(bytes).map_err(|e| ConfigError {
                 file: shown.clone(),
                 line: None,

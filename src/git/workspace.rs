@@ -79,6 +79,17 @@ pub fn read_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<Vec<u8
     Ok(object.as_blob().map(|b| b.content().to_vec()))
 }
 
+/// The size in bytes of `path`'s blob at commit `base` (None when absent),
+/// from the object's header: a huge blob is never loaded to learn it.
+pub fn size_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<usize>> {
+    let tree = repo.find_commit(base)?.tree()?;
+    let Ok(entry) = tree.get_path(Path::new(path)) else {
+        return Ok(None);
+    };
+    let (size, _) = repo.odb()?.read_header(entry.id())?;
+    Ok(Some(size))
+}
+
 /// Where rascal keeps a repository's workspaces and run files, outside the
 /// repository: `$XDG_STATE_HOME/rascal/<repo-id>` (default
 /// `~/.local/state/rascal/<repo-id>`). The store stays in `state_dir`.

@@ -462,6 +462,23 @@ mod tests {
     }
 
     #[test]
+    fn direction_overrides_in_printed_paths_are_shown_escaped() {
+        let mut r = Report::new(crate::model::verdict::Layer::Permissions, "paths");
+        r.issues.push(
+            crate::model::verdict::Issue::new(
+                "denied",
+                crate::model::verdict::Severity::Error,
+                "m\u{FEFF}",
+            )
+            .at("a/\u{202E}b.rs", Some(1)),
+        );
+        let lines = report_lines(&r.finish()).join("\n");
+        assert!(lines.contains("a/<U+202E>b.rs:1"), "{lines}");
+        assert!(lines.contains("m<U+FEFF>"), "{lines}");
+        assert!(!lines.contains('\u{202E}') && !lines.contains('\u{FEFF}'));
+    }
+
+    #[test]
     fn the_similarity_matrix_lines_up_with_wide_names() {
         let r = crate::model::ranking::Ranking {
             positions: Vec::new(),

@@ -1,8 +1,9 @@
 //! Agent log lines to styled text: SGR colour sequences from the agent are
 //! kept (as styles), every other control or escape sequence is made visible
-//! (`ESC` → `^[`) so it can never reach the terminal.
+//! (`ESC` → `^[`) so it can never reach the terminal, and direction
+//! overrides and zero-width characters are shown as `<U+202E>`.
 
-use crate::text::sanitize;
+use crate::text::{is_hidden, sanitize};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -39,7 +40,7 @@ pub fn parse_line(text: &str, color: bool) -> Line<'static> {
                 }
             }
         }
-        if c.is_control() && c != '\t' {
+        if (c.is_control() && c != '\t') || is_hidden(c) {
             buf.push_str(&sanitize(&c.to_string()));
         } else if c == '\t' {
             buf.push_str("    ");
@@ -159,6 +160,17 @@ mod tests {
         let l = parse_line("\u{1b}[1;32mgreen", false);
         assert_eq!(l.spans[0].style.fg, None);
         assert!(l.spans[0].style.add_modifier.contains(Modifier::BOLD));
+    }
+
+    #[test]
+    fn direction_overrides_and_zero_width_characters_are_shown_escaped() {
+        let l = parse_line("\u{1b}[32mok\u{202E}txt.exe\u{200B}\u{1b}[0m", true);
+        assert_eq!(plain(&l), "ok<U+202E>txt.exe<U+200B>");
+        assert_eq!(
+            l.spans[0].style.fg,
+            Some(Color::Green),
+            "colours still apply"
+        );
     }
 
     #[test]

@@ -228,3 +228,55 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::event::{CandidateInfo, RunEvent};
+    use crate::model::verdict::{Issue, Severity, Verdict};
+
+    #[test]
+    fn direction_overrides_in_paths_and_messages_are_shown_escaped() {
+        let mut r = Report::new(Layer::Permissions, "paths");
+        r.issues.push(
+            Issue::new("denied", Severity::Error, "touched cod\u{202E}e.rs")
+                .at("src/\u{202E}txt.rs\u{200B}", Some(3)),
+        );
+        let r = r.finish();
+        let events = [
+            RunEvent::RunStarted {
+                run: "r-1".into(),
+                repo: "/tmp/repo".into(),
+                base: "0123456789abcdef".into(),
+                instruction: "fix \u{2066}it\u{2069}".into(),
+                launcher: "process".into(),
+                candidates: vec![CandidateInfo {
+                    id: "c1".into(),
+                    agent: "a".into(),
+                    runtime: "scripted".into(),
+                    worktree: "/tmp/w".into(),
+                    unsandboxed: false,
+                }],
+            },
+            RunEvent::ReportLanded {
+                candidate: "c1".into(),
+                report: Box::new(r),
+            },
+            RunEvent::CandidateFinished {
+                candidate: "c1".into(),
+                verdict: Verdict::Fail,
+                reason: None,
+                files: 1,
+                lines: 1,
+                tree: None,
+            },
+        ];
+        let s = RunSummary::from_events(&events);
+        let body = pr_body(&s, None);
+        assert!(body.contains("src/<U+202E>txt.rs<U+200B>:3"), "{body}");
+        assert!(body.contains("fix <U+2066>it<U+2069>"), "{body}");
+        for c in ['\u{202E}', '\u{200B}', '\u{2066}', '\u{2069}'] {
+            assert!(!body.contains(c), "{c:?} in {body}");
+        }
+    }
+}
