@@ -694,20 +694,24 @@ fn deleted_file_and_removed_lines_do_not_fire() {
 }
 
 #[test]
-fn binary_and_large_files_are_skipped_with_info() {
+fn what_cannot_be_scanned_whole_is_named_as_a_warning() {
     let s = SecretScanner::new(&SecretsOptions {
         allow_paths: vec![],
         max_file_bytes: Some(1000),
+        ..Default::default()
     })
     .unwrap();
+    // A binary whose content the ChangeSet did not hold.
     let mut bin = FileChange::new("assets/logo.png", Operation::Create);
     bin.binary = true;
     bin.size = 5000;
+    // A large file of which only one short line was added: that line is
+    // all there is to scan.
     let token = "ghp_".to_string() + &rnd(82, 36, ALNUM);
     let mut large =
         FileChange::new("data/dump.sql", Operation::Create).with_lines(&[format!("-- {token}")]);
     large.size = 2000;
-    // Size field wrong (0) but real content too large: still skipped.
+    // Size field wrong (0) but real content too large: named all the same.
     let lines: Vec<String> = (0..100)
         .map(|i| format!("line {i} {}", "z".repeat(20)))
         .collect();
@@ -721,14 +725,37 @@ fn binary_and_large_files_are_skipped_with_info() {
     assert_eq!(
         rules_of(&issues),
         vec![
-            "secrets/skipped-binary",
-            "secrets/skipped-large",
-            "secrets/skipped-large"
+            "secrets/unscanned",
+            "secrets/github-token",
+            "secrets/unscanned"
         ]
     );
-    assert!(issues.iter().all(|i| i.severity == Severity::Info));
     assert_eq!(issues[0].path.as_deref(), Some("assets/logo.png"));
+    assert_eq!(issues[0].severity, Severity::Warning);
+    assert!(
+        issues[0].message.contains("0 of its 5000 bytes"),
+        "{}",
+        issues[0].message
+    );
+    assert_eq!(issues[2].path.as_deref(), Some("data/lying.txt"));
+    assert_eq!(issues[2].severity, Severity::Warning);
+    assert!(
+        issues[2].message.contains("first 1000 of its"),
+        "{}",
+        issues[2].message
+    );
     assert_no_leak(&issues, &token);
+
+    // `on_unscanned: fail` makes it an error.
+    let strict = SecretScanner::new(&SecretsOptions {
+        max_file_bytes: Some(1000),
+        on_unscanned: OnUnscanned::Fail,
+        ..Default::default()
+    })
+    .unwrap();
+    let issues = strict.scan(&one_file("data/lying.txt", &lines));
+    assert_eq!(rules_of(&issues), vec!["secrets/unscanned"]);
+    assert_eq!(issues[0].severity, Severity::Error);
 }
 
 #[test]
@@ -758,6 +785,7 @@ fn allow_paths_globs_skip_silently() {
     let s = SecretScanner::new(&SecretsOptions {
         allow_paths: vec!["tests/fixtures/**".into(), "*.pem".into()],
         max_file_bytes: None,
+        ..Default::default()
     })
     .unwrap();
     let token = "ghp_".to_string() + &rnd(84, 36, ALNUM);
@@ -781,6 +809,7 @@ fn bad_allow_glob_is_an_error_naming_it() {
     let err = SecretScanner::new(&SecretsOptions {
         allow_paths: vec!["ok/**".into(), "bad/[z".into()],
         max_file_bytes: None,
+        ..Default::default()
     })
     .unwrap_err();
     assert!(err.contains("bad/[z"), "{err}");
