@@ -144,7 +144,7 @@ pub fn as_text(bytes: &[u8]) -> Option<&str> {
 /// A run of text found in bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
-    /// Byte offset of its first character.
+    /// Byte offset of its first character (of the non-NUL byte, in UTF-16).
     pub offset: usize,
     /// Bytes per character: 1 (ASCII) or 2 (UTF-16).
     pub stride: usize,
@@ -211,7 +211,8 @@ fn utf16_runs(bytes: &[u8], align: usize, little: bool, out: &mut Vec<Run>) {
         };
         if z == 0 && printable(c) {
             if text.is_empty() {
-                start = i;
+                // The offset of the character's own byte.
+                start = if little { i } else { i + 1 };
             }
             text.push(c as char);
         } else {
