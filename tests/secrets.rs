@@ -1159,8 +1159,38 @@ fn rename_and_mode_changes_scan_added_lines() {
         tree: String::new(),
         files: vec![f, sym],
     });
-    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+    // The symlink's target is a blob of the change: scanned as well.
+    assert_eq!(
+        rules_of(&issues),
+        vec!["secrets/aws-access-key-id", "secrets/aws-access-key-id"]
+    );
+    assert_eq!(issues[0].path.as_deref(), Some("new/name.cfg"));
+    assert_eq!(issues[1].path.as_deref(), Some("link"));
+    assert!(
+        issues[1].message.contains("symlink"),
+        "{}",
+        issues[1].message
+    );
     assert_no_leak(&issues, &key);
+}
+
+#[test]
+fn a_secret_in_a_file_name_is_found() {
+    let s = scanner();
+    let key = "AKIA".to_string() + &rnd(128, 16, UPPER_NUM);
+    let cs = ChangeSet {
+        base: String::new(),
+        tree: String::new(),
+        files: vec![
+            FileChange::new(format!("keys/{key}.txt"), Operation::Create)
+                .with_lines(&["nothing here"]),
+        ],
+    };
+    let issues = s.scan(&cs);
+    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+    assert!(issues[0].message.contains("name"), "{}", issues[0].message);
+    // The message does not repeat it (the path, shown everywhere, has it).
+    assert!(!issues[0].message.contains(&key));
 }
 
 /// Bytes of `s` in UTF-16, little- or big-endian.

@@ -11,8 +11,9 @@
 //!   nothing is cut before a rule sees it. In a binary file, every byte of
 //!   the new content (`FileChange::content`): its runs of printable ASCII
 //!   and UTF-16 text are scanned like lines, and a finding names its byte
-//!   offset. Deleted files are ignored; files matching an `allow_paths` glob
-//!   are skipped silently.
+//!   offset. A file's path and a symlink's target are scanned too. Deleted
+//!   files are ignored; files matching an `allow_paths` glob are skipped
+//!   silently.
 //! * Up to `max_file_bytes` of each file is scanned. What lies beyond (or
 //!   what the ChangeSet could not read) is named in a `secrets/unscanned`
 //!   warning — an error with `on_unscanned: fail`.
@@ -568,18 +569,29 @@ struct Finding {
 struct At {
     /// The (new) line number, in a text file.
     line: Option<u32>,
-    /// In a binary file: the byte offset of the text's first character and
-    /// the bytes per character (0: every finding is at that offset).
-    offset: Option<(u64, u64)>,
+    place: Place,
     /// The text, or the line it was derived from, carries [`ALLOW_MARKER`].
     allowed: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// An added line.
+    Added,
+    /// Binary content: the byte offset of the text's first character and
+    /// the bytes per character (0: every finding is at that offset).
+    Binary { base: u64, stride: u64 },
+    /// The file's path.
+    Name,
+    /// Where a symlink points.
+    Target,
 }
 
 impl At {
     fn line(line: u32, text: &str) -> At {
         At {
             line: Some(line),
-            offset: None,
+            place: Place::Added,
             allowed: text.contains(ALLOW_MARKER),
         }
     }
@@ -587,11 +599,28 @@ impl At {
     /// The same place, for a text derived from the part of this text that
     /// starts at `start` (a decoded token).
     fn within(self, start: usize) -> At {
-        At {
-            offset: self
-                .offset
-                .map(|(base, stride)| (base + start as u64 * stride, 0)),
-            ..self
+        let place = match self.place {
+            Place::Binary { base, stride } => Place::Binary {
+                base: base + start as u64 * stride,
+                stride: 0,
+            },
+            other => other,
+        };
+        At { place, ..self }
+    }
+
+    /// How a finding at byte `start` of the text is placed, for its message.
+    fn describe(&self, start: usize) -> String {
+        match self.place {
+            Place::Added => " added".to_string(),
+            Place::Binary { base, stride } => {
+                format!(
+                    " in binary content at byte {}",
+                    base + start as u64 * stride
+                )
+            }
+            Place::Name => " in the file's name".to_string(),
+            Place::Target => " as a symlink's target".to_string(),
         }
     }
 }
@@ -668,10 +697,7 @@ impl SecretScanner {
 
     fn scan_file(&self, file: &FileChange, issues: &mut Vec<Issue>) {
         if file.op == Operation::Delete
-            || matches!(
-                file.new_kind,
-                None | Some(EntryKind::Symlink) | Some(EntryKind::Submodule)
-            )
+            || matches!(file.new_kind, None | Some(EntryKind::Submodule))
         {
             return;
         }
@@ -685,7 +711,13 @@ impl SecretScanner {
             suppressed: 0,
             seen: HashSet::new(),
         };
-        if file.binary {
+        // A name and a link target are bytes of the change too.
+        self.scan_short(&file.path, Place::Name, &mut out);
+        if file.new_kind == Some(EntryKind::Symlink) {
+            if let Some(target) = &file.symlink_target {
+                self.scan_short(target, Place::Target, &mut out);
+            }
+        } else if file.binary {
             self.scan_binary(file, &mut out);
         } else {
             self.scan_text(file, &mut out);
@@ -701,6 +733,19 @@ impl SecretScanner {
                 .at(file.path.clone(), None),
             );
         }
+    }
+
+    /// A path or a symlink target, as written and decoded.
+    fn scan_short(&self, text: &str, place: Place, out: &mut FileIssues) {
+        let at = At {
+            line: None,
+            place,
+            allowed: text.contains(ALLOW_MARKER),
+        };
+        let mut findings = Vec::new();
+        self.scan_line(text, None, false, &mut findings);
+        out.add(self, &mut findings, at, "", false);
+        self.decode(text, false, 0, "", at, out);
     }
 
     /// The added lines of a text file, up to `max_file_bytes`.
@@ -787,7 +832,10 @@ impl SecretScanner {
                 .map(|r| r.text.as_str());
             let at = At {
                 line: None,
-                offset: Some((run.offset as u64, run.stride as u64)),
+                place: Place::Binary {
+                    base: run.offset as u64,
+                    stride: run.stride as u64,
+                },
                 allowed: run.text.contains(ALLOW_MARKER),
             };
             self.scan_line(&run.text, next, false, &mut findings);
@@ -990,15 +1038,7 @@ impl FileIssues<'_> {
                 continue;
             }
             let c = &scanner.rules[f.rule];
-            let place = match at.offset {
-                Some((base, stride)) => {
-                    format!(
-                        " in binary content at byte {}",
-                        base + f.start as u64 * stride
-                    )
-                }
-                None => " added".to_string(),
-            };
+            let place = at.describe(f.start);
             if at.allowed {
                 // Allowed, but never silently: an agent could mark its own
                 // leak. The trace is info, so it does not fail.
