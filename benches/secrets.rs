@@ -103,12 +103,13 @@ fn base64(b: &[u8]) -> String {
         .collect()
 }
 
-/// One text file of about 1 MiB, for the decoding and joining paths.
+/// One text file of about 1 MB (under the default 1 MiB limit), for the
+/// decoding and joining paths.
 fn mixed_file() -> ChangeSet {
     let mut lines = Vec::new();
     let mut size = 0;
     let mut i = 0u64;
-    while size < 1024 * 1024 {
+    while size < 1000 * 1000 {
         let line = match i % 10 {
             0 => format!(
                 "const ICON_{i}: &str = \"data:image/png;base64,{}\";",
