@@ -781,13 +781,16 @@ impl SecretScanner {
                 .filter(|n| n.0 == lines[i].0.wrapping_add(1))
                 .map(|n| n.1)
         };
+        let ats: Vec<At> = lines.iter().map(|&(l, text)| At::line(l, text)).collect();
         let mut findings = Vec::new();
-        for (i, &(line, text)) in lines.iter().enumerate() {
+        for (i, &(_, text)) in lines.iter().enumerate() {
             self.scan_line(text, next(i), lock, &mut findings);
-            out.add(self, &mut findings, At::line(line, text), "", false);
+            if !findings.is_empty() {
+                out.add(self, &mut findings, ats[i], "", false);
+            }
         }
-        for &(line, text) in &lines {
-            self.decode(text, lock, 0, "", At::line(line, text), out);
+        for (i, &(_, text)) in lines.iter().enumerate() {
+            self.decode(text, lock, 0, "", ats[i], out);
         }
         // Runs of adjacent lines, for what is split across them.
         let mut start = 0;
@@ -801,8 +804,7 @@ impl SecretScanner {
                 .into_iter()
                 .chain(join::token_blocks(&run))
             {
-                let (line, first) = lines[start + joined.line];
-                let at = At::line(line, first);
+                let at = ats[start + joined.line];
                 let how = joined.how;
                 self.derived(&joined.text, None, joined.body.clone(), lock, how, at, out);
                 self.decode(&joined.text[joined.body], lock, 0, how, at, out);

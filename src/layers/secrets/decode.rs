@@ -48,13 +48,19 @@ fn is_b64(b: u8) -> bool {
 pub fn tokens(text: &str) -> Vec<Token> {
     let b = text.as_bytes();
     let mut out = Vec::new();
-    let mut i = 0;
-    while i < b.len() {
-        if !is_b64(b[i]) {
-            i += 1;
+    // A blob worth decoding is at least MIN_BASE64 long, so it covers one
+    // of the positions sampled every MIN_BASE64 bytes: look around those.
+    let mut p = MIN_BASE64 - 1;
+    while p < b.len() {
+        if !is_b64(b[p]) {
+            p += MIN_BASE64;
             continue;
         }
-        let mut j = i;
+        let mut i = p;
+        while i > 0 && is_b64(b[i - 1]) {
+            i -= 1;
+        }
+        let mut j = p + 1;
         while j < b.len() && is_b64(b[j]) {
             j += 1;
         }
@@ -79,7 +85,8 @@ pub fn tokens(text: &str) -> Vec<Token> {
                 encoding: "base64",
             });
         }
-        i = end.max(i + 1);
+        // The next blob starts after this run (`b[j]` is not base64).
+        p = j + MIN_BASE64;
     }
     out
 }
@@ -285,6 +292,16 @@ mod tests {
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].encoding, "hex");
         assert!(tokens("short QUtJQQ== and abcdef0123").is_empty());
+        // Wherever a blob sits relative to the sampled positions.
+        let blob = "QUtJQUlPU0ZPRE5ON0VYQU1Q";
+        for pad in 0..45 {
+            let text = format!("{}:{blob}:{}", ".".repeat(pad), "yy ".repeat(pad));
+            let t = tokens(&text);
+            assert_eq!(t.len(), 1, "{pad}: {t:?}");
+            assert_eq!(&text[t[0].start..t[0].end], blob);
+        }
+        let two = format!("{blob} {blob}");
+        assert_eq!(tokens(&two).len(), 2);
         assert_eq!(as_text(b"AKIA\n"), Some("AKIA\n"));
         assert_eq!(as_text(b"\x00AKIA"), None);
         assert_eq!(as_text(b""), None);

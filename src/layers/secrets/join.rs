@@ -29,12 +29,16 @@ struct Lit {
     close: usize,
 }
 
-/// The string literals of `line`, in order, up to the first unclosed quote.
-/// `quotes` are the quote characters that count.
-fn literals(line: &str, quotes: &[u8]) -> Vec<Lit> {
+/// The string literals of `line`, in order, up to the first unclosed quote,
+/// into `out` (cleared first). `quotes` are the quote characters that
+/// count. True when the reading is doubtful: a quote was left unclosed, or
+/// a literal in other quotes holds a `"` (an apostrophe in prose paired
+/// with a quote further on).
+fn literals(line: &str, quotes: &[u8], out: &mut Vec<Lit>) -> bool {
+    out.clear();
     let b = line.as_bytes();
-    let mut out = Vec::new();
     let mut i = 0;
+    let mut doubtful = false;
     while i < b.len() {
         if !quotes.contains(&b[i]) {
             i += 1;
@@ -46,67 +50,92 @@ fn literals(line: &str, quotes: &[u8]) -> Vec<Lit> {
             j += if b[j] == b'\\' { 2 } else { 1 };
         }
         if j >= b.len() {
-            break;
+            return true;
         }
+        doubtful |= q != b'"' && b[i + 1..j].contains(&b'"');
         out.push(Lit { open: i, close: j });
         i = j + 1;
     }
-    out
+    doubtful
 }
 
-/// Does the text between two literals join them? `listing`: inside a
-/// `concat`/`join`, where commas join too.
-fn joins(between: &str, listing: bool) -> bool {
-    let mut s: String = between
-        .chars()
-        .filter(|c| !c.is_whitespace() && *c != '\\')
-        .collect();
-    // A prefix of the second literal: f"…", b'…', r"…", L"…", @"…", $"…".
+/// Does the text between two literals (`before`, then `after` on the next
+/// line) join them? `listing()`: inside a `concat`/`join`, where commas join
+/// too.
+fn joins(before: &str, after: &str, listing: impl Fn() -> bool) -> bool {
+    // At most a few characters of operator (and a prefix of the second
+    // literal: f"…", b'…', r"…", L"…", @"…", $"…").
+    let mut buf = [0u8; 6];
+    let mut n = 0;
+    for &c in before.as_bytes().iter().chain(after.as_bytes()) {
+        if c.is_ascii_whitespace() || c == b'\\' {
+            continue;
+        }
+        if n == buf.len() {
+            return false;
+        }
+        buf[n] = c;
+        n += 1;
+    }
+    let mut s = &buf[..n];
     for _ in 0..2 {
-        if s.ends_with(['r', 'b', 'f', 'u', 'R', 'B', 'F', 'U', 'L', '@', '$']) {
-            s.pop();
+        if let [rest @ .., last] = s {
+            if b"rbfuRBFUL@$".contains(last) {
+                s = rest;
+            }
         }
     }
-    matches!(
-        s.as_str(),
-        "" | "+" | "." | ".." | "&" | "~" | "||" | "<<" | "++" | "<>"
-    ) || (listing && s == ",")
+    match s {
+        b"" | b"+" | b"." | b".." | b"&" | b"~" | b"||" | b"<<" | b"++" | b"<>" => true,
+        b"," => listing(),
+        _ => false,
+    }
 }
 
-/// Does `line` start a list whose elements are joined?
-fn starts_listing(line: &str) -> bool {
-    line.contains("concat") || line.contains("join") || line.contains("CONCAT")
+/// Do `lines` speak of joining a list (`concat`, `join`)?
+fn listing(lines: &[&str]) -> bool {
+    lines
+        .iter()
+        .any(|l| l.contains("concat") || l.contains("join") || l.contains("CONCAT"))
 }
 
 /// The literal chains of `lines` (adjacent lines) that join two or more
 /// literals, or that hold an escape: each as one text, unescaped.
 pub fn literal_chains(lines: &[&str]) -> Vec<Joined> {
     let mut out = Vec::new();
-    chains(lines, b"\"'`", &mut out);
-    // An apostrophe in prose (`don't`) can pair with the wrong quote: read
-    // double-quoted literals alone too.
-    if lines.iter().any(|l| l.contains('\'')) {
+    // When an apostrophe in prose may have paired with the wrong quote,
+    // read double-quoted literals alone too.
+    if chains(lines, b"\"'`", &mut out) {
         chains(lines, b"\"", &mut out);
     }
     out
 }
 
-fn chains(lines: &[&str], quotes: &[u8], out: &mut Vec<Joined>) {
+/// The chains of literals in `lines`, into `out`. True when some line's
+/// reading was doubtful.
+fn chains(lines: &[&str], quotes: &[u8], out: &mut Vec<Joined>) -> bool {
     let mut chain: Vec<(usize, Lit)> = Vec::new();
-    let mut listing = false;
+    let mut lits = Vec::new();
+    let mut doubtful = false;
     for (li, line) in lines.iter().enumerate() {
         if !line.as_bytes().iter().any(|b| quotes.contains(b)) {
             finish(lines, &mut chain, out);
-            listing = starts_listing(line);
             continue;
         }
-        listing |= starts_listing(line);
-        for lit in literals(line, quotes) {
+        doubtful |= literals(line, quotes, &mut lits);
+        for &lit in &lits {
             let joined = match chain.last() {
-                Some(&(pl, prev)) if pl == li => joins(&line[prev.close + 1..lit.open], listing),
+                Some(&(pl, prev)) if pl == li => {
+                    let from = chain[0].0.saturating_sub(1);
+                    joins(&line[prev.close + 1..lit.open], "", || {
+                        listing(&lines[from..=li])
+                    })
+                }
                 Some(&(pl, prev)) if pl + 1 == li => {
-                    let between = format!("{} {}", &lines[pl][prev.close + 1..], &line[..lit.open]);
-                    joins(&between, listing)
+                    let from = chain[0].0.saturating_sub(1);
+                    joins(&lines[pl][prev.close + 1..], &line[..lit.open], || {
+                        listing(&lines[from..=li])
+                    })
                 }
                 _ => false,
             };
@@ -115,16 +144,21 @@ fn chains(lines: &[&str], quotes: &[u8], out: &mut Vec<Joined>) {
             }
             chain.push((li, lit));
         }
-        if line.contains(';') {
-            listing = false;
-        }
     }
     finish(lines, &mut chain, out);
+    doubtful
 }
 
 /// Turn `chain` (emptied) into a joined text when it is worth a scan.
 fn finish(lines: &[&str], chain: &mut Vec<(usize, Lit)>, out: &mut Vec<Joined>) {
-    let pieces = std::mem::take(chain);
+    if chain.is_empty() {
+        return;
+    }
+    joined(lines, chain, out);
+    chain.clear();
+}
+
+fn joined(lines: &[&str], pieces: &[(usize, Lit)], out: &mut Vec<Joined>) {
     let Some(&(first_line, first)) = pieces.first() else {
         return;
     };
@@ -137,7 +171,7 @@ fn finish(lines: &[&str], chain: &mut Vec<(usize, Lit)>, out: &mut Vec<Joined>) 
     let (last_line, last) = *pieces.last().expect("not empty");
     let mut text = lines[first_line][..=first.open].to_string();
     let start = text.len();
-    for &(l, lit) in &pieces {
+    for &(l, lit) in pieces {
         unescape(&lines[l][lit.open + 1..lit.close], &mut text);
     }
     let body = start..text.len();
