@@ -78,7 +78,7 @@ pub fn tokens(text: &str) -> Vec<Token> {
                 end: j,
                 encoding: "hex",
             });
-        } else if j - i >= MIN_BASE64 {
+        } else if j - i >= MIN_BASE64 && mixed_case(&b[i..j]) {
             out.push(Token {
                 start: i,
                 end,
@@ -95,6 +95,14 @@ pub fn tokens(text: &str) -> Vec<Token> {
 /// are base64 characters too.
 pub fn is_blob(s: &str) -> bool {
     s.bytes().all(|b| is_b64(b) || b == b'=')
+}
+
+/// Both upper- and lower-case letters: base64 of text always has them;
+/// identifiers in one case (`MAX_RETRY_COUNT_FOR_UPLOADS`,
+/// `fetch_user_profile_cache`, CSS `btn-primary-outline-large`) do not, and
+/// are not decoded.
+fn mixed_case(b: &[u8]) -> bool {
+    b.iter().any(u8::is_ascii_uppercase) && b.iter().any(u8::is_ascii_lowercase)
 }
 
 /// What `blob` decodes to. Base64 is also tried from its second, third and
@@ -117,23 +125,24 @@ pub fn decodings(blob: &str, encoding: &str) -> Vec<Vec<u8>> {
     out
 }
 
-/// Decode base64 characters (either alphabet, no padding); a trailing
-/// partial group is dropped.
+/// Decode base64 characters (either alphabet, no padding), up to the
+/// first other byte; a trailing partial group is dropped.
 fn base64(b: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(b.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for &c in b {
-        let v = B64[c as usize];
-        if v == 0xff {
-            break;
+    let n = b.iter().position(|&c| !is_b64(c)).unwrap_or(b.len());
+    let v = |c: u8| B64[c as usize] as u32;
+    let mut out = Vec::with_capacity(n / 4 * 3 + 2);
+    let mut groups = b[..n].chunks_exact(4);
+    for g in &mut groups {
+        let x = v(g[0]) << 18 | v(g[1]) << 12 | v(g[2]) << 6 | v(g[3]);
+        out.extend_from_slice(&[(x >> 16) as u8, (x >> 8) as u8, x as u8]);
+    }
+    match *groups.remainder() {
+        [a, b] => out.push(((v(a) << 18 | v(b) << 12) >> 16) as u8),
+        [a, b, c] => {
+            let x = v(a) << 18 | v(b) << 12 | v(c) << 6;
+            out.extend_from_slice(&[(x >> 16) as u8, (x >> 8) as u8]);
         }
-        acc = (acc << 6) | v as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
+        _ => {}
     }
     out
 }
@@ -186,7 +195,11 @@ pub fn text_runs(bytes: &[u8]) -> Vec<Run> {
     if bytes.len() - start >= MIN_RUN {
         out.push(ascii_run(bytes, start, bytes.len()));
     }
-    if bytes.contains(&0) {
+    // Two UTF-16 characters in a row (`\0 c \0 c`), or no UTF-16 at all.
+    let wide = bytes
+        .windows(4)
+        .any(|w| w[0] == 0 && w[2] == 0 && printable(w[1]) && printable(w[3]));
+    if wide {
         for align in 0..2 {
             utf16_runs(bytes, align, true, &mut out);
             utf16_runs(bytes, align, false, &mut out);
@@ -287,11 +300,27 @@ mod tests {
     }
 
     #[test]
+    fn base64_of_every_length() {
+        let plain: Vec<u8> = (0u8..=255).collect();
+        for n in 0..40 {
+            for url in [false, true] {
+                let enc = b64(&plain[..n], url);
+                assert_eq!(
+                    base64(enc.trim_end_matches('=').as_bytes()),
+                    &plain[..n],
+                    "{n}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn hex_and_short_blobs() {
         let t = tokens("k = 0x414b4941494f53464f444e4e374558414d504c45 ok");
         assert_eq!(t.len(), 1);
         assert_eq!(t[0].encoding, "hex");
         assert!(tokens("short QUtJQQ== and abcdef0123").is_empty());
+        assert!(tokens("MAX_RETRY_COUNT_FOR_UPLOADS fetch_user_profile_cache").is_empty());
         // Wherever a blob sits relative to the sampled positions.
         let blob = "QUtJQUlPU0ZPRE5ON0VYQU1Q";
         for pad in 0..45 {

@@ -29,18 +29,42 @@ struct Lit {
     close: usize,
 }
 
+/// Which bytes are quotes.
+type Quotes = [bool; 256];
+
+fn quote_table(quotes: &[u8]) -> Quotes {
+    let mut t = [false; 256];
+    for &q in quotes {
+        t[q as usize] = true;
+    }
+    t
+}
+
+/// Does the quote at `b[i]` open a literal? An apostrophe right after a
+/// letter or digit is prose (`don't`), unless that is a literal's prefix
+/// (`f'…'`, `rb'…'`).
+fn opens(b: &[u8], i: usize) -> bool {
+    if b[i] != b'\'' {
+        return true;
+    }
+    let mut k = i;
+    while k > 0 && i - k < 2 && b"rbfuRBFU".contains(&b[k - 1]) {
+        k -= 1;
+    }
+    k == 0 || !(b[k - 1].is_ascii_alphanumeric() || b[k - 1] == b'_')
+}
+
 /// The string literals of `line`, in order, up to the first unclosed quote,
-/// into `out` (cleared first). `quotes` are the quote characters that
-/// count. True when the reading is doubtful: a quote was left unclosed, or
-/// a literal in other quotes holds a `"` (an apostrophe in prose paired
-/// with a quote further on).
-fn literals(line: &str, quotes: &[u8], out: &mut Vec<Lit>) -> bool {
+/// into `out` (cleared first). True when the reading is doubtful: a quote
+/// was left unclosed, or a literal in other quotes holds a `"` (a quote
+/// paired with the wrong one further on).
+fn literals(line: &str, quotes: &Quotes, out: &mut Vec<Lit>) -> bool {
     out.clear();
     let b = line.as_bytes();
     let mut i = 0;
     let mut doubtful = false;
     while i < b.len() {
-        if !quotes.contains(&b[i]) {
+        if !quotes[b[i] as usize] || !opens(b, i) {
             i += 1;
             continue;
         }
@@ -114,15 +138,16 @@ pub fn literal_chains(lines: &[&str]) -> Vec<Joined> {
 /// The chains of literals in `lines`, into `out`. True when some line's
 /// reading was doubtful.
 fn chains(lines: &[&str], quotes: &[u8], out: &mut Vec<Joined>) -> bool {
+    let quotes = quote_table(quotes);
     let mut chain: Vec<(usize, Lit)> = Vec::new();
     let mut lits = Vec::new();
     let mut doubtful = false;
     for (li, line) in lines.iter().enumerate() {
-        if !line.as_bytes().iter().any(|b| quotes.contains(b)) {
+        if !line.bytes().any(|b| quotes[b as usize]) {
             finish(lines, &mut chain, out);
             continue;
         }
-        doubtful |= literals(line, quotes, &mut lits);
+        doubtful |= literals(line, &quotes, &mut lits);
         for &lit in &lits {
             let joined = match chain.last() {
                 Some(&(pl, prev)) if pl == li => {
@@ -325,6 +350,15 @@ mod tests {
             vec!["AKIAIOS"]
         );
         assert!(bodies(&[r#"k = "a\"b" + 'c'"#]).contains(&"a\"bc".to_string()));
+    }
+
+    #[test]
+    fn prefixed_single_quoted_literals_join() {
+        assert_eq!(bodies(&["k = f'ab' + rb'cd'"]), vec!["abcd"]);
+        assert_eq!(
+            bodies(&["// the user's key", "k = 'ab' + 'cd'"]),
+            vec!["abcd"]
+        );
     }
 
     #[test]
