@@ -1,6 +1,13 @@
-//! Throughput of the built-in secret scanner over a generated change set:
-//! 2,000 files × 100 lines of realistic code (some lines carry secret
-//! keywords, a few carry fake secrets). Reported in bytes so MB/s can be read.
+//! Throughput of the built-in secret scanner over generated change sets,
+//! reported in bytes so MB/s can be read:
+//!
+//! * 2,000 files × 100 lines of realistic code (some lines carry secret
+//!   keywords, a few carry fake secrets);
+//! * one ~1 MiB text file mixing code with what the scanner decodes or
+//!   joins: long base64 lines (a data URI), hex digests, string
+//!   concatenations, escapes;
+//! * one 1 MiB binary (pseudo-random bytes with runs of ASCII and UTF-16
+//!   text).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal::layers::secrets::{SecretScanner, SecretsOptions};
@@ -73,6 +80,80 @@ fn change_set(files: usize, lines: usize) -> ChangeSet {
     }
 }
 
+/// Deterministic pseudo-random bytes.
+fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+fn base64(b: &[u8]) -> String {
+    const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    b.chunks(3)
+        .flat_map(|c| {
+            let n = c.iter().fold(0u32, |a, &b| (a << 8) | b as u32) << (8 * (3 - c.len()));
+            (0..=c.len()).map(move |k| A[((n >> (18 - 6 * k)) & 63) as usize] as char)
+        })
+        .collect()
+}
+
+/// One text file of about 1 MB (under the default 1 MiB limit), for the
+/// decoding and joining paths.
+fn mixed_file() -> ChangeSet {
+    let mut lines = Vec::new();
+    let mut size = 0;
+    let mut i = 0u64;
+    while size < 1000 * 1000 {
+        let line = match i % 10 {
+            0 => format!(
+                "const ICON_{i}: &str = \"data:image/png;base64,{}\";",
+                base64(&bytes(i, 3 * 1024))
+            ),
+            1 => format!(
+                "    let digest = \"{}\";",
+                bytes(i, 32)
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect::<String>()
+            ),
+            2 => "    let msg = \"user \" + name + \" has \" + count + \" items\";".to_string(),
+            3 => "    let sep = \"\\t\\x1b[0m\\u{2014}\";".to_string(),
+            4 => format!("    let url = format!(\"{{}}/api/v1/items/{i}\", base);"),
+            _ => TEMPLATE[(i as usize) % TEMPLATE.len()].to_string(),
+        };
+        size += line.len() + 1;
+        lines.push(line);
+        i += 1;
+    }
+    ChangeSet {
+        base: "0".repeat(40),
+        tree: String::new(),
+        files: vec![FileChange::new("src/assets.rs", Operation::Create).with_lines(&lines)],
+    }
+}
+
+/// One 1 MiB binary with text runs in it.
+fn binary_file() -> ChangeSet {
+    let mut content = bytes(7, 1024 * 1024);
+    for (k, chunk) in content.chunks_mut(4096).enumerate() {
+        let text = format!("section {k}: build id {}", rnd(k as u64, 24));
+        let wide: Vec<u8> = text.bytes().flat_map(|b| [b, 0]).collect();
+        chunk[..text.len()].copy_from_slice(text.as_bytes());
+        chunk[100..100 + wide.len()].copy_from_slice(&wide);
+    }
+    ChangeSet {
+        base: "0".repeat(40),
+        tree: String::new(),
+        files: vec![FileChange::new("assets/blob.bin", Operation::Create).with_content(&content)],
+    }
+}
+
 fn bench(c: &mut Criterion) {
     let scanner = SecretScanner::new(&SecretsOptions::default()).expect("scanner");
     let cs = change_set(2_000, 100);
@@ -90,6 +171,37 @@ fn bench(c: &mut Criterion) {
     g.sample_size(10);
     g.bench_function("scan_2000_files_x_100_lines", |b| {
         b.iter(|| black_box(scanner.scan(black_box(&cs))))
+    });
+    g.finish();
+
+    let mixed = mixed_file();
+    // Nothing planted: a finding here is a false positive.
+    let found = scanner.scan(&mixed);
+    assert!(found.is_empty(), "false positives: {found:?}");
+    let bytes: u64 = mixed.files[0]
+        .added_lines
+        .iter()
+        .map(|l| l.text.len() as u64 + 1)
+        .sum();
+    let mut g = c.benchmark_group("secrets");
+    g.throughput(Throughput::Bytes(bytes));
+    g.sample_size(10);
+    g.bench_function("scan_mixed_1mib_text_file", |b| {
+        b.iter(|| black_box(scanner.scan(black_box(&mixed))))
+    });
+    g.finish();
+
+    let binary = binary_file();
+    let found = scanner.scan(&binary);
+    assert!(
+        found.iter().all(|i| i.rule == "secrets/binary"),
+        "false positives: {found:?}"
+    );
+    let mut g = c.benchmark_group("secrets");
+    g.throughput(Throughput::Bytes(binary.files[0].size));
+    g.sample_size(10);
+    g.bench_function("scan_1mib_binary", |b| {
+        b.iter(|| black_box(scanner.scan(black_box(&binary))))
     });
     g.finish();
 

@@ -105,6 +105,61 @@ fn binary_file_is_flagged_without_lines() {
     let f = change(&cs, "blob.bin");
     assert!(f.binary);
     assert!(f.added_lines.is_empty());
+    // Its bytes, for the secret scan.
+    assert_eq!(
+        f.content.as_deref(),
+        Some(&[0u8, 159, 146, 150, 0, 1, 2, 255, 0][..])
+    );
+}
+
+#[test]
+fn text_is_decided_by_content_and_name_not_by_one_nul() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    t.write("src/a.rs", "// \0 nul\nuse std::process::Command;\n");
+    t.write_bytes("notes.txt", b"caf\xe9 au lait\n");
+    t.write_bytes("run", b"#!/bin/sh\n# \xff\0\ncurl x | sh\n");
+    t.write_bytes(
+        "tool.py",
+        b"# coding: latin-1\n# \xff\0\nimport subprocess\n",
+    );
+    let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\xff\0".to_vec();
+    t.write_bytes("logo.png", &png);
+    // Hidden by an ignore file the candidate wrote: read from disk instead.
+    t.write(".gitignore", "hidden.png\n");
+    t.write_bytes("hidden.png", &png);
+    let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
+    let lines = |p: &str| -> Vec<String> {
+        let f = change(&cs, p);
+        assert!(!f.binary, "{p} is text");
+        assert!(f.content.is_none(), "{p}");
+        f.added_lines.iter().map(|l| l.text.clone()).collect()
+    };
+    assert_eq!(lines("src/a.rs")[1], "use std::process::Command;");
+    assert_eq!(lines("notes.txt"), vec!["caf\u{fffd} au lait"]);
+    assert_eq!(lines("run")[2], "curl x | sh");
+    assert_eq!(lines("tool.py")[2], "import subprocess");
+    for p in ["logo.png", "hidden.png"] {
+        let f = change(&cs, p);
+        assert!(f.binary, "{p}");
+        assert_eq!((f.added, f.added_lines.len()), (0, 0), "{p}");
+        assert_eq!(f.content.as_deref(), Some(&png[..]), "{p}");
+    }
+}
+
+#[test]
+fn a_binary_over_the_read_limit_is_held_in_part() {
+    let t = TestRepo::new(&[("a.txt", "a\n")]);
+    let mut big = vec![0u8, 0xff];
+    big.resize(1000, 7);
+    t.write_bytes("big.bin", &big);
+    let limits = workspace::ChangeSetLimits {
+        max_binary_bytes: 100,
+    };
+    let cs = workspace::changeset_with(t.path(), t.path(), t.head(), &limits).unwrap();
+    let f = change(&cs, "big.bin");
+    assert!(f.binary);
+    assert_eq!(f.size, 1000);
+    assert_eq!(f.content.as_deref(), Some(&big[..100]));
 }
 
 #[test]
@@ -168,14 +223,14 @@ fn ignored_files_are_not_part_of_the_change() {
 }
 
 #[test]
-fn very_long_added_line_is_cut_not_kept_whole() {
+fn very_long_added_line_is_kept_whole() {
     let t = TestRepo::new(&[("a.txt", "a\n")]);
-    t.write("long.txt", &format!("{}\n", "y".repeat(1_000_000)));
+    t.write("long.txt", &format!("{}z\n", "y".repeat(1_000_000)));
     let cs = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let f = change(&cs, "long.txt");
     assert_eq!(f.added, 1);
-    assert!(f.added_lines[0].text.len() < 20_000);
-    assert!(f.added_lines[0].text.contains("bytes cut"));
+    assert_eq!(f.added_lines[0].text.len(), 1_000_001);
+    assert!(f.added_lines[0].text.ends_with("yz"));
 }
 
 #[test]

@@ -86,6 +86,29 @@ fn wrong_type_and_mixed_kinds_are_refused() {
 }
 
 #[test]
+fn on_unscanned_belongs_to_the_secrets_builtin() {
+    let cfg = Config::from_texts(
+        None,
+        Some("guardrails:\n  - { name: s, builtin: secrets, on_unscanned: fail }\n"),
+        None,
+    )
+    .expect("config");
+    match &cfg.guardrails.as_ref().unwrap()[0].kind {
+        rascal::config::GuardrailKind::Secrets(o) => {
+            assert_eq!(
+                o.on_unscanned,
+                rascal::config::guardrails::OnUnscanned::Fail
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    let e = guard_err("guardrails:\n  - { name: x, command: a, on_unscanned: fail }\n");
+    assert!(e.to_string().contains("on_unscanned"), "{e}");
+    let e = guard_err("guardrails:\n  - { name: s, builtin: secrets, on_unscanned: maybe }\n");
+    assert!(e.to_string().contains("maybe"), "{e}");
+}
+
+#[test]
 fn unknown_agent_runtime_and_scenario_are_refused() {
     let e = Config::from_texts(Some("agents:\n  a: { runtime: gpt9 }\n"), None, None).unwrap_err();
     assert_eq!(e.file, ".rascal/config.yaml");

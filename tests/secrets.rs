@@ -28,6 +28,41 @@ fn rnd(seed: u64, n: usize, alphabet: &str) -> String {
         .collect()
 }
 
+/// Base64 of `bytes`, standard or url-safe alphabet, padded.
+fn b64(bytes: &[u8], url: bool) -> String {
+    let alphabet = if url { B64URL } else { B64 }.as_bytes();
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk.iter().fold(0u32, |acc, &b| (acc << 8) | b as u32) << (8 * (3 - chunk.len()));
+        for k in 0..=chunk.len() {
+            out.push(alphabet[((n >> (18 - 6 * k)) & 63) as usize] as char);
+        }
+    }
+    while !out.len().is_multiple_of(4) {
+        out.push('=');
+    }
+    out
+}
+
+fn hexs(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn multi(
+    name: &'static str,
+    lines: Vec<String>,
+    secret: String,
+    expect: Option<&'static str>,
+) -> Case {
+    Case {
+        name,
+        path: "src/config.rs",
+        lines,
+        secret,
+        expect,
+    }
+}
+
 fn scanner() -> SecretScanner {
     SecretScanner::new(&SecretsOptions::default()).expect("default options compile")
 }
@@ -343,6 +378,152 @@ fn cases() -> Vec<Case> {
         format!("  \"private_key\": \"-----BEGIN PRIVATE KEY-----\\n{body}\\n-----END PRIVATE KEY-----\\n\","),
         body.clone(),
         Some("private-key"),
+    ));
+
+    // ---- disguised: encoded, split, escaped ----
+    let key = "AKIA".to_string() + &rnd(100, 16, UPPER_NUM);
+    v.push(case(
+        "base64 of an aws key id",
+        format!("let blob = \"{}\";", b64(key.as_bytes(), false)),
+        key.clone(),
+        Some("aws-access-key-id"),
+    ));
+    let tok = "ghp_".to_string() + &rnd(101, 36, ALNUM);
+    let mut raw = vec![0xfbu8, 0xff];
+    raw.extend_from_slice(tok.as_bytes());
+    raw.push(0xfe);
+    v.push(case(
+        "url-safe base64 of bytes around a github token",
+        format!("blob: {}", b64(&raw, true)),
+        tok.clone(),
+        Some("github-token"),
+    ));
+    let stripe = "sk_live_".to_string() + &rnd(102, 24, ALNUM);
+    v.push(case(
+        "hex of a stripe live key",
+        format!("data = \"{}\"", hexs(stripe.as_bytes())),
+        stripe.clone(),
+        Some("stripe-live-key"),
+    ));
+    let tok2 = "ghp_".to_string() + &rnd(103, 36, ALNUM);
+    let twice = b64(
+        b64(format!("token: {tok2}").as_bytes(), false).as_bytes(),
+        false,
+    );
+    v.push(case(
+        "base64 inside base64",
+        format!("x = '{twice}'"),
+        tok2.clone(),
+        Some("github-token"),
+    ));
+    let pass = rnd(104, 18, ALNUM);
+    v.push(multi(
+        "base64 value of a kubernetes secret",
+        vec![format!("  db_password: {}", b64(pass.as_bytes(), false))],
+        pass.clone(),
+        Some("generic-secret"),
+    ));
+    let aws_secret = rnd(105, 40, B64);
+    let env = format!("REGION=eu-west-1\nAWS_SECRET_ACCESS_KEY={aws_secret}\nDEBUG=0\n");
+    v.push(case(
+        "base64 of a multi-line env file",
+        format!("ENV_B64={}", b64(env.as_bytes(), false)),
+        aws_secret.clone(),
+        Some("aws-secret-access-key"),
+    ));
+    let key2 = "AKIA".to_string() + &rnd(106, 16, UPPER_NUM);
+    v.push(case(
+        "aws key joined with + on one line",
+        format!(
+            "k = \"{}\" + \"{}\" + \"{}\"",
+            &key2[..4],
+            &key2[4..10],
+            &key2[10..]
+        ),
+        key2.clone(),
+        Some("aws-access-key-id"),
+    ));
+    let glpat = "glpat-".to_string() + &rnd(107, 20, ALNUM);
+    v.push(case(
+        "gitlab token joined with . in php",
+        format!("$t = '{}' . '{}';", &glpat[..8], &glpat[8..]),
+        glpat.clone(),
+        Some("gitlab-token"),
+    ));
+    let key3 = "AKIA".to_string() + &rnd(108, 16, UPPER_NUM);
+    v.push(case(
+        "aws key written with escapes",
+        format!("k = \"\\x41\\u004BIA{}\"", &key3[4..]),
+        key3[4..].to_string(),
+        Some("aws-access-key-id"),
+    ));
+    let tok3 = "ghp_".to_string() + &rnd(109, 36, ALNUM);
+    v.push(multi(
+        "github token over two adjacent literals",
+        vec![
+            format!("TOKEN = (\"{}\"", &tok3[..12]),
+            format!("         \"{}\")", &tok3[12..]),
+        ],
+        tok3.clone(),
+        Some("github-token"),
+    ));
+    let stripe2 = "sk_live_".to_string() + &rnd(110, 24, ALNUM);
+    v.push(multi(
+        "stripe key in a concat! macro",
+        vec![
+            format!("let k = concat!(\"{}\",", &stripe2[..10]),
+            format!("    \"{}\");", &stripe2[10..]),
+        ],
+        stripe2.clone(),
+        Some("stripe-live-key"),
+    ));
+    let aws_secret2 = rnd(111, 40, B64);
+    let wrapped = b64(
+        format!("aws_secret_access_key = {aws_secret2}\n").as_bytes(),
+        false,
+    );
+    v.push(multi(
+        "base64 block wrapped over lines",
+        vec![wrapped[..30].to_string(), wrapped[30..].to_string()],
+        aws_secret2.clone(),
+        Some("aws-secret-access-key"),
+    ));
+    v.push(case(
+        "base64 of the documentation example key",
+        format!(
+            "k = \"{}\"",
+            b64(
+                ("AKIA".to_string() + "IOSFODNN7" + "EXAMPLE").as_bytes(),
+                false
+            )
+        ),
+        String::new(),
+        None,
+    ));
+    v.push(case(
+        "base64 of prose",
+        format!(
+            "const GREETING: &str = \"{}\";",
+            b64(
+                b"hello there, this is a plain sentence and no secret",
+                false
+            )
+        ),
+        String::new(),
+        None,
+    ));
+    v.push(case(
+        "joined placeholder",
+        "api_key = \"your_\" + \"api_key_here\"".to_string(),
+        String::new(),
+        None,
+    ));
+    v.push(case(
+        "long identifiers are not blobs",
+        "let DEFAULT_PASSWORD_MIN_LENGTH_FOR_ADMINS = compute_password_policy_defaults();"
+            .to_string(),
+        String::new(),
+        None,
     ));
 
     // ---- near misses: must not fire ----
@@ -694,20 +875,24 @@ fn deleted_file_and_removed_lines_do_not_fire() {
 }
 
 #[test]
-fn binary_and_large_files_are_skipped_with_info() {
+fn what_cannot_be_scanned_whole_is_named_as_a_warning() {
     let s = SecretScanner::new(&SecretsOptions {
         allow_paths: vec![],
         max_file_bytes: Some(1000),
+        ..Default::default()
     })
     .unwrap();
+    // A binary whose content the ChangeSet did not hold.
     let mut bin = FileChange::new("assets/logo.png", Operation::Create);
     bin.binary = true;
     bin.size = 5000;
+    // A large file of which only one short line was added: that line is
+    // all there is to scan.
     let token = "ghp_".to_string() + &rnd(82, 36, ALNUM);
     let mut large =
         FileChange::new("data/dump.sql", Operation::Create).with_lines(&[format!("-- {token}")]);
     large.size = 2000;
-    // Size field wrong (0) but real content too large: still skipped.
+    // Size field wrong (0) but real content too large: named all the same.
     let lines: Vec<String> = (0..100)
         .map(|i| format!("line {i} {}", "z".repeat(20)))
         .collect();
@@ -721,14 +906,37 @@ fn binary_and_large_files_are_skipped_with_info() {
     assert_eq!(
         rules_of(&issues),
         vec![
-            "secrets/skipped-binary",
-            "secrets/skipped-large",
-            "secrets/skipped-large"
+            "secrets/unscanned",
+            "secrets/github-token",
+            "secrets/unscanned"
         ]
     );
-    assert!(issues.iter().all(|i| i.severity == Severity::Info));
     assert_eq!(issues[0].path.as_deref(), Some("assets/logo.png"));
+    assert_eq!(issues[0].severity, Severity::Warning);
+    assert!(
+        issues[0].message.contains("0 of its 5000 bytes"),
+        "{}",
+        issues[0].message
+    );
+    assert_eq!(issues[2].path.as_deref(), Some("data/lying.txt"));
+    assert_eq!(issues[2].severity, Severity::Warning);
+    assert!(
+        issues[2].message.contains("first 1000 of its"),
+        "{}",
+        issues[2].message
+    );
     assert_no_leak(&issues, &token);
+
+    // `on_unscanned: fail` makes it an error.
+    let strict = SecretScanner::new(&SecretsOptions {
+        max_file_bytes: Some(1000),
+        on_unscanned: OnUnscanned::Fail,
+        ..Default::default()
+    })
+    .unwrap();
+    let issues = strict.scan(&one_file("data/lying.txt", &lines));
+    assert_eq!(rules_of(&issues), vec!["secrets/unscanned"]);
+    assert_eq!(issues[0].severity, Severity::Error);
 }
 
 #[test]
@@ -758,6 +966,7 @@ fn allow_paths_globs_skip_silently() {
     let s = SecretScanner::new(&SecretsOptions {
         allow_paths: vec!["tests/fixtures/**".into(), "*.pem".into()],
         max_file_bytes: None,
+        ..Default::default()
     })
     .unwrap();
     let token = "ghp_".to_string() + &rnd(84, 36, ALNUM);
@@ -781,6 +990,7 @@ fn bad_allow_glob_is_an_error_naming_it() {
     let err = SecretScanner::new(&SecretsOptions {
         allow_paths: vec!["ok/**".into(), "bad/[z".into()],
         max_file_bytes: None,
+        ..Default::default()
     })
     .unwrap_err();
     assert!(err.contains("bad/[z"), "{err}");
@@ -949,6 +1159,164 @@ fn rename_and_mode_changes_scan_added_lines() {
         tree: String::new(),
         files: vec![f, sym],
     });
-    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+    // The symlink's target is a blob of the change: scanned as well.
+    assert_eq!(
+        rules_of(&issues),
+        vec!["secrets/aws-access-key-id", "secrets/aws-access-key-id"]
+    );
+    assert_eq!(issues[0].path.as_deref(), Some("new/name.cfg"));
+    assert_eq!(issues[1].path.as_deref(), Some("link"));
+    assert!(
+        issues[1].message.contains("symlink"),
+        "{}",
+        issues[1].message
+    );
     assert_no_leak(&issues, &key);
+}
+
+#[test]
+fn a_secret_in_a_file_name_is_found() {
+    let s = scanner();
+    let key = "AKIA".to_string() + &rnd(128, 16, UPPER_NUM);
+    let cs = ChangeSet {
+        base: String::new(),
+        tree: String::new(),
+        files: vec![
+            FileChange::new(format!("keys/{key}.txt"), Operation::Create)
+                .with_lines(&["nothing here"]),
+        ],
+    };
+    let issues = s.scan(&cs);
+    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+    assert!(issues[0].message.contains("name"), "{}", issues[0].message);
+    // The message does not repeat it (the path, shown everywhere, has it).
+    assert!(!issues[0].message.contains(&key));
+}
+
+/// Bytes of `s` in UTF-16, little- or big-endian.
+fn utf16(s: &str, little: bool) -> Vec<u8> {
+    s.bytes()
+        .flat_map(|b| if little { [b, 0] } else { [0, b] })
+        .collect()
+}
+
+#[test]
+fn binary_content_is_scanned_byte_by_byte() {
+    let s = scanner();
+    let key = "AKIA".to_string() + &rnd(120, 16, UPPER_NUM);
+    let tok = "ghp_".to_string() + &rnd(121, 36, ALNUM);
+    let body = rnd(122, 64, B64);
+    let allowed = "glpat-".to_string() + &rnd(123, 20, ALNUM);
+    let mut bytes = b"\x7fELF\x02\x01\x01\0\0\0".to_vec();
+    let key_at = bytes.len();
+    bytes.extend_from_slice(key.as_bytes());
+    bytes.extend_from_slice(b"\0\xff\xfe");
+    let tok_at = bytes.len();
+    bytes.extend_from_slice(&utf16(&format!("t={tok}"), false));
+    bytes.extend_from_slice(b"\xff\xff");
+    bytes.extend_from_slice(format!("-----BEGIN RSA PRIVATE KEY-----\n{body}\n").as_bytes());
+    bytes.extend_from_slice(b"\0\x01");
+    bytes.extend_from_slice(format!("{allowed} rascal:allow").as_bytes());
+    bytes.push(0);
+    let cs = ChangeSet {
+        base: String::new(),
+        tree: String::new(),
+        files: vec![FileChange::new("bin/tool", Operation::Create).with_content(&bytes)],
+    };
+    let issues = s.scan(&cs);
+    assert_eq!(
+        rules_of(&issues),
+        vec![
+            "secrets/aws-access-key-id",
+            "secrets/github-token",
+            "secrets/private-key",
+            "secrets/allowed-by-marker",
+            "secrets/binary",
+        ]
+    );
+    assert!(
+        issues[0].message.contains(&format!("byte {key_at} ")),
+        "{}",
+        issues[0].message
+    );
+    // Big-endian: `t`, `=`, then the token's first byte after its NUL.
+    let tok_byte = tok_at + 2 * 2 + 1;
+    assert!(
+        issues[1].message.contains(&format!("byte {tok_byte} ")),
+        "{}",
+        issues[1].message
+    );
+    assert!(issues.iter().all(|i| i.line.is_none()));
+    assert_eq!(issues[3].severity, Severity::Info);
+    assert_eq!(issues[4].severity, Severity::Info);
+    for secret in [&key, &tok, &body, &allowed] {
+        assert_no_leak(&issues, secret);
+    }
+}
+
+#[test]
+fn a_secret_reported_as_written_is_not_reported_again_decoded() {
+    let s = scanner();
+    let key = "AKIA".to_string() + &rnd(124, 16, UPPER_NUM);
+    let issues = s.scan(&one_file(
+        "src/a.rs",
+        &[
+            format!("const A: &str = \"{key}\";"),
+            format!("const B: &str = \"{}\";", b64(key.as_bytes(), false)),
+            format!("const C: &str = \"{}\" + \"{}\";", &key[..8], &key[8..]),
+        ],
+    ));
+    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+    assert_eq!(issues[0].line, Some(1));
+}
+
+#[test]
+fn a_decoded_secret_on_an_allowed_line_leaves_only_a_trace() {
+    let s = scanner();
+    let key = "AKIA".to_string() + &rnd(125, 16, UPPER_NUM);
+    let issues = s.scan(&one_file(
+        "tests/fixture.rs",
+        &[format!(
+            "const K: &str = \"{}\"; // rascal:allow",
+            b64(key.as_bytes(), false)
+        )],
+    ));
+    assert_eq!(rules_of(&issues), vec!["secrets/allowed-by-marker"]);
+    assert!(
+        issues[0].message.contains("base64-encoded"),
+        "{}",
+        issues[0].message
+    );
+    assert_no_leak(&issues, &key);
+}
+
+#[test]
+fn a_line_longer_than_the_limit_is_scanned_up_to_it() {
+    let s = SecretScanner::new(&SecretsOptions {
+        max_file_bytes: Some(10_000),
+        ..Default::default()
+    })
+    .unwrap();
+    let early = "ghp_".to_string() + &rnd(126, 36, ALNUM);
+    let late = "ghp_".to_string() + &rnd(127, 36, ALNUM);
+    let line = format!("a = \"{early}\"; {} b = \"{late}\"", " ".repeat(20_000));
+    let issues = s.scan(&one_file("dist/app.js", &[line]));
+    assert_eq!(
+        rules_of(&issues),
+        vec!["secrets/github-token", "secrets/unscanned"]
+    );
+    assert_eq!(issues[1].severity, Severity::Warning);
+    assert!(
+        issues[1].message.contains("dist/app.js"),
+        "{}",
+        issues[1].message
+    );
+}
+
+#[test]
+fn on_unscanned_option_reads_from_yaml_names() {
+    let o: SecretsOptions = serde_json::from_str(r#"{"on_unscanned": "fail"}"#).unwrap();
+    assert_eq!(o.on_unscanned, OnUnscanned::Fail);
+    assert_eq!(SecretsOptions::default().on_unscanned, OnUnscanned::Warn);
+    assert!(serde_json::from_str::<SecretsOptions>(r#"{"on_unscanned": "ignore"}"#).is_err());
 }

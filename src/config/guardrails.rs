@@ -129,6 +129,8 @@ struct RawGuardrail {
     /// `kind: tests` is another way to say `tests: true`.
     #[serde(default)]
     kind: Option<String>,
+    #[serde(default)]
+    on_unscanned: Option<OnUnscanned>,
 }
 
 impl TryFrom<RawGuardrail> for Guardrail {
@@ -188,6 +190,10 @@ impl TryFrom<RawGuardrail> for Guardrail {
             "max_file_bytes",
             r.max_file_bytes.is_none() || r.builtin.is_some(),
         )?;
+        stray(
+            "on_unscanned",
+            r.on_unscanned.is_none() || r.builtin.is_some(),
+        )?;
         let kind = if let Some(command) = r.command {
             if command.trim().is_empty() {
                 return Err(format!("guardrail `{name}`: `command` is empty"));
@@ -225,6 +231,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
             let opts = SecretsOptions {
                 allow_paths: r.allow_paths.unwrap_or_default(),
                 max_file_bytes: r.max_file_bytes,
+                on_unscanned: r.on_unscanned.unwrap_or_default(),
             };
             secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
             GuardrailKind::Secrets(opts)
@@ -250,9 +257,23 @@ pub struct SecretsOptions {
     /// matches the file name in any directory (`*.pem`); `*` does not cross
     /// `/`, `**` does.
     pub allow_paths: Vec<String>,
-    /// Files whose new content is larger than this are skipped with an
-    /// info issue. Default [`DEFAULT_MAX_FILE_BYTES`] (1 MiB).
+    /// At most this many bytes of each file are scanned (a text file's
+    /// added lines, a binary file's content); the rest is named in a
+    /// `secrets/unscanned` issue. Default 1 MiB
+    /// (`layers::secrets::DEFAULT_MAX_FILE_BYTES`).
     pub max_file_bytes: Option<u64>,
+    /// What a file that could not be scanned whole is: a warning (default)
+    /// or, with `fail`, an error that fails the check.
+    pub on_unscanned: OnUnscanned,
+}
+
+/// What the secret scan makes of a file it could not scan whole.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OnUnscanned {
+    #[default]
+    Warn,
+    Fail,
 }
 
 /// The secrets guardrail's `allow_paths` as one matcher. A glob without `/`

@@ -11,6 +11,7 @@
 //! flags, objects, config, hooks) changes what is checked.
 
 use crate::model::changeset::{AddedLine, ChangeSet, EntryKind, FileChange, Operation};
+use crate::model::content::is_text;
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
 use std::path::{Path, PathBuf};
 
@@ -276,17 +277,18 @@ pub fn remove_workspaces(files: &Path, run: &str) -> Result<()> {
     Ok(())
 }
 
-/// Options bounding how much of each file is kept.
+/// How much of each file the ChangeSet holds. Text files are held whole
+/// (every added line, never cut); a binary file is held up to
+/// `max_binary_bytes`, and the secret scan names the rest as unscanned.
 #[derive(Debug, Clone)]
 pub struct ChangeSetLimits {
-    /// Added lines longer than this are cut (with a marker).
-    pub max_line_bytes: usize,
+    pub max_binary_bytes: u64,
 }
 
 impl Default for ChangeSetLimits {
     fn default() -> Self {
         ChangeSetLimits {
-            max_line_bytes: 16 * 1024,
+            max_binary_bytes: 16 * 1024 * 1024,
         }
     }
 }
@@ -405,26 +407,32 @@ pub fn changeset_with(
         change.symlink_target = symlink_target;
         change.untracked = untracked;
         change.size = size;
-        change.binary = new_kind
-            .is_some_and(|k| matches!(k, EntryKind::File | EntryKind::Executable))
-            && looks_binary(&workdir.join(&change.path));
+        if new_kind.is_some_and(|k| matches!(k, EntryKind::File | EntryKind::Executable)) {
+            let head = read_head(&workdir.join(&change.path), limits.max_binary_bytes);
+            if !is_text(&change.path, &head) {
+                change.binary = true;
+                change.content = Some(head.into());
+            }
+        }
         files.push(change);
     }
 
     // Second pass: line counts and added lines, per delta, via the patch.
     let mut out = files;
     for (idx, change) in out.iter_mut().enumerate() {
+        if change.binary {
+            continue;
+        }
+        // Text by content, so git must give its lines (`force_text`). If it
+        // does not, the file is binary with no content read: the secret
+        // scan says so, never silently.
         let patch = match git2::Patch::from_diff(&diff, idx)? {
-            Some(p) => p,
-            None => {
+            Some(p) if !p.delta().flags().is_binary() => p,
+            _ => {
                 change.binary = true;
                 continue;
             }
         };
-        if change.binary || patch.delta().flags().is_binary() {
-            change.binary = true;
-            continue;
-        }
         if matches!(change.new_kind, Some(EntryKind::Submodule))
             || matches!(change.old_kind, Some(EntryKind::Submodule))
         {
@@ -444,7 +452,6 @@ pub fn changeset_with(
                         while text.ends_with('\n') || text.ends_with('\r') {
                             text.pop();
                         }
-                        cut_line(&mut text, limits.max_line_bytes);
                         change.added_lines.push(AddedLine {
                             line: line.new_lineno().unwrap_or(0),
                             text,
@@ -536,44 +543,39 @@ fn new_file(workdir: &Path, path: &str, limits: &ChangeSetLimits) -> FileChange 
         change.added = 1;
         return change;
     }
-    let bytes = std::fs::read(&full).unwrap_or_default();
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    let head = read_head(&full, limits.max_binary_bytes);
+    if !is_text(path, &head) {
         change.binary = true;
+        change.content = Some(head.into());
         return change;
     }
+    let bytes = if (head.len() as u64) < change.size {
+        std::fs::read(&full).unwrap_or(head)
+    } else {
+        head
+    };
     for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
-        let mut text = line.trim_end_matches('\r').to_string();
-        cut_line(&mut text, limits.max_line_bytes);
         change.added += 1;
         change.added_lines.push(AddedLine {
             line: i as u32 + 1,
-            text,
+            text: line.trim_end_matches('\r').to_string(),
         });
     }
     change
 }
 
-/// An added line over `max` bytes is cut, with a marker saying how much.
-fn cut_line(text: &mut String, max: usize) {
-    if text.len() > max {
-        let mut cut = max;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let dropped = text.len() - cut;
-        text.truncate(cut);
-        text.push_str(&format!(" …[{dropped} bytes cut]"));
-    }
-}
-
-/// Binary by content: a NUL byte in the first 8 KiB (as git decides).
-fn looks_binary(path: &Path) -> bool {
+/// The first `max` bytes of the file at `path` (all of it when smaller);
+/// empty when it cannot be read.
+fn read_head(path: &Path, max: u64) -> Vec<u8> {
     use std::io::Read;
-    let mut buf = [0u8; 8192];
-    match std::fs::File::open(path).and_then(|mut f| f.read(&mut buf)) {
-        Ok(n) => buf[..n].contains(&0),
-        Err(_) => false,
+    let mut out = Vec::new();
+    match std::fs::File::open(path) {
+        Ok(f) => {
+            let _ = f.take(max).read_to_end(&mut out);
+        }
+        Err(_) => return Vec::new(),
     }
+    out
 }
 
 fn blob_text(repo: &Repository, id: Oid) -> Option<String> {

@@ -13,7 +13,8 @@ use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-/// Files bigger than this are not read for `scope: all` pattern scans.
+/// Files of the base bigger than this are not read for `scope: all`
+/// pattern scans (the files the change touches are always read whole).
 const MAX_SCAN_BYTES: u64 = 2 * 1024 * 1024;
 /// At most this many hits are listed per pattern guardrail.
 const MAX_HITS: usize = 200;
@@ -163,16 +164,18 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
             }
         }
     }
+    let changed: std::collections::BTreeSet<&str> =
+        changes.files.iter().map(|f| f.path.as_str()).collect();
     let mut hits = Vec::new();
     for p in paths {
         // From the change's tree, never the live workspace.
         let Some(bytes) = place.read(&p) else {
             continue;
         };
-        if bytes.len() as u64 > MAX_SCAN_BYTES {
+        if bytes.len() as u64 > MAX_SCAN_BYTES && !changed.contains(p.as_str()) {
             continue;
         }
-        if bytes.contains(&0) {
+        if !crate::model::content::is_text(&p, &bytes) {
             continue;
         }
         let text = String::from_utf8_lossy(&bytes);

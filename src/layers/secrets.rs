@@ -5,28 +5,50 @@
 //! embedded passwords and generic `password/secret/token = "…"` assignments
 //! whose value has high Shannon entropy.
 //!
-//! How a change is scanned:
+//! How a change is scanned — every byte, and never a silent skip:
 //!
-//! * Only *added* lines are read (`FileChange::added_lines`), in every changed
-//!   text file, tracked or not. Deleted files are ignored, binary files and
-//!   files larger than `max_file_bytes` are skipped with an `Info` issue, and
-//!   files matching an `allow_paths` glob are skipped silently.
-//! * Each line gets one case-insensitive Aho-Corasick pass over the keywords
+//! * In a text file, the *added* lines (`FileChange::added_lines`), whole:
+//!   nothing is cut before a rule sees it. In a binary file, every byte of
+//!   the new content (`FileChange::content`): its runs of printable ASCII
+//!   and UTF-16 text are scanned like lines, and a finding names its byte
+//!   offset. A file's path and a symlink's target are scanned too. Deleted
+//!   files are ignored; files matching an `allow_paths` glob are skipped
+//!   silently.
+//! * Up to `max_file_bytes` of each file is scanned. What lies beyond (or
+//!   what the ChangeSet could not read) is named in a `secrets/unscanned`
+//!   warning — an error with `on_unscanned: fail`.
+//! * Each text gets one case-insensitive Aho-Corasick pass over the keywords
 //!   of all [`RULES`]; only the rules whose keywords occur run their regex.
-//! * A line containing the marker `rascal:allow` is never reported.
+//! * Obvious disguises are undone and the result scanned again: base64
+//!   (standard and url-safe, [`MIN_BASE64`] chars or more) and hex
+//!   ([`MIN_HEX`] or more) blobs are decoded, twice over at most; string
+//!   literals joined by `+`, `.`, `..`, `&`, `~`, `||`, juxtaposition (on one
+//!   line or continued on the next) or the commas of a `concat`/`join` are
+//!   joined and unescaped (`\x41`, `\u0041`); consecutive lines that are
+//!   each one bare token (a wrapped base64 block, a folded value) are joined.
+//!   Such a finding says how it was hidden ("base64-encoded") and is
+//!   reported at its original line; a secret already reported is not
+//!   reported again.
+//! * A line containing the marker `rascal:allow` is never reported as an
+//!   error: its findings leave an `Info` trace.
 //! * Candidates that look like placeholders (`xxxx`, `<your-key>`, `EXAMPLE`,
 //!   `${VAR}`, `process.env.X`, repeated characters, …) or whose entropy is
 //!   below the rule's threshold are dropped. In lock files (`Cargo.lock`,
 //!   `package-lock.json`, `go.sum`, …) the generic assignment rule is off.
 //! * Long lines are scanned whole: the `regex` crate runs in time linear in
-//!   the input, and the total per file is bounded by `max_file_bytes` (the
-//!   real byte count of the added lines is checked too, not only `size`). At
-//!   most [`MAX_FINDINGS_PER_FILE`] findings are reported per file; the rest
-//!   are summarised in one `Info` issue.
+//!   the input. At most [`MAX_FINDINGS_PER_FILE`] findings are reported per
+//!   file; the rest are summarised in one `Info` issue.
 //! * An issue never contains a secret: the message shows only [`redact`]ed
 //!   text (the first four characters, then `…`), never the line itself.
+//!
+//! Not seen: compressed content (a zip, a PNG's `zTXt`), encodings other
+//! than base64 and hex (rot13, XOR, percent-encoding), strings computed at
+//! run time, and pieces farther apart than adjacent lines.
 
-use std::collections::HashMap;
+mod decode;
+mod join;
+
+use std::collections::{HashMap, HashSet};
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 use globset::GlobSet;
@@ -44,7 +66,12 @@ pub const MAX_FINDINGS_PER_FILE: usize = 50;
 /// The inline marker that suppresses findings on its line.
 pub const ALLOW_MARKER: &str = "rascal:allow";
 
-pub use crate::config::guardrails::SecretsOptions;
+/// Decoded text is decoded again at most this many times over in all
+/// (base64 inside base64).
+pub const MAX_DECODE_DEPTH: usize = 2;
+
+pub use crate::config::guardrails::{OnUnscanned, SecretsOptions};
+pub use decode::{MIN_BASE64, MIN_HEX};
 
 /// One detection rule, as readable data.
 ///
@@ -517,6 +544,7 @@ pub struct SecretScanner {
     keyword_rules: Vec<u64>,
     allow: GlobSet,
     max_file_bytes: u64,
+    on_unscanned: OnUnscanned,
 }
 
 impl std::fmt::Debug for SecretScanner {
@@ -524,6 +552,7 @@ impl std::fmt::Debug for SecretScanner {
         f.debug_struct("SecretScanner")
             .field("rules", &self.rules.len())
             .field("max_file_bytes", &self.max_file_bytes)
+            .field("on_unscanned", &self.on_unscanned)
             .finish()
     }
 }
@@ -533,6 +562,78 @@ struct Finding {
     start: usize,
     end: usize,
     secret: String,
+}
+
+/// Where in a file a text that is scanned comes from.
+#[derive(Debug, Clone, Copy)]
+struct At {
+    /// The (new) line number, in a text file.
+    line: Option<u32>,
+    place: Place,
+    /// The text, or the line it was derived from, carries [`ALLOW_MARKER`].
+    allowed: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    /// An added line.
+    Added,
+    /// Binary content: the byte offset of the text's first character and
+    /// the bytes per character (0: every finding is at that offset).
+    Binary { base: u64, stride: u64 },
+    /// The file's path.
+    Name,
+    /// Where a symlink points.
+    Target,
+}
+
+impl At {
+    fn line(line: u32, text: &str) -> At {
+        At {
+            line: Some(line),
+            place: Place::Added,
+            allowed: text.contains(ALLOW_MARKER),
+        }
+    }
+
+    /// The same place, for a text derived from the part of this text that
+    /// starts at `start` (a decoded token).
+    fn within(self, start: usize) -> At {
+        let place = match self.place {
+            Place::Binary { base, stride } => Place::Binary {
+                base: base + start as u64 * stride,
+                stride: 0,
+            },
+            other => other,
+        };
+        At { place, ..self }
+    }
+
+    /// How a finding at byte `start` of the text is placed, for its message.
+    fn describe(&self, start: usize) -> String {
+        match self.place {
+            Place::Added => " added".to_string(),
+            Place::Binary { base, stride } => {
+                format!(
+                    " in binary content at byte {}",
+                    base + start as u64 * stride
+                )
+            }
+            Place::Name => " in the file's name".to_string(),
+            Place::Target => " as a symlink's target".to_string(),
+        }
+    }
+}
+
+/// The findings of one file, turned into issues: capped, deduplicated
+/// across the ways a secret can be reached.
+struct FileIssues<'a> {
+    path: &'a str,
+    issues: &'a mut Vec<Issue>,
+    reported: usize,
+    suppressed: usize,
+    /// Secrets already reported (or allowed) in this file.
+    seen: HashSet<String>,
 }
 
 impl SecretScanner {
@@ -579,12 +680,13 @@ impl SecretScanner {
             keyword_rules,
             allow,
             max_file_bytes: opts.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+            on_unscanned: opts.on_unscanned,
         })
     }
 
-    /// Scan the added lines of every changed file; returns one issue per
-    /// finding (plus info issues for skipped files). Never panics on odd
-    /// input and never puts a secret in an issue.
+    /// Scan every changed file; returns one issue per finding (plus issues
+    /// for what could not be scanned). Never panics on odd input and never
+    /// puts a secret in an issue.
     pub fn scan(&self, changes: &ChangeSet) -> Vec<Issue> {
         let mut issues = Vec::new();
         for file in &changes.files {
@@ -595,115 +697,275 @@ impl SecretScanner {
 
     fn scan_file(&self, file: &FileChange, issues: &mut Vec<Issue>) {
         if file.op == Operation::Delete
-            || matches!(
-                file.new_kind,
-                None | Some(EntryKind::Symlink) | Some(EntryKind::Submodule)
-            )
+            || matches!(file.new_kind, None | Some(EntryKind::Submodule))
         {
             return;
         }
         if self.allow.is_match(&file.path) {
             return;
         }
-        if file.binary {
-            issues.push(
-                Issue::new(
-                    "secrets/skipped-binary",
-                    Severity::Info,
-                    "binary file not scanned for secrets",
-                )
-                .at(file.path.clone(), None),
-            );
-            return;
-        }
-        let bytes: u64 = file
-            .added_lines
-            .iter()
-            .map(|l| l.text.len() as u64 + 1)
-            .sum();
-        let size = file.size.max(bytes);
-        if size > self.max_file_bytes {
-            issues.push(
-                Issue::new(
-                    "secrets/skipped-large",
-                    Severity::Info,
-                    format!(
-                        "file of {size} bytes not scanned for secrets (limit {} bytes)",
-                        self.max_file_bytes
-                    ),
-                )
-                .at(file.path.clone(), None),
-            );
-            return;
-        }
-
-        let lock = is_lock_file(&file.path);
-        let mut reported = 0usize;
-        let mut suppressed = 0usize;
-        let mut findings = Vec::new();
-        for (idx, added) in file.added_lines.iter().enumerate() {
-            let text = added.text.strip_suffix('\r').unwrap_or(&added.text);
-            let allowed = text.contains(ALLOW_MARKER);
-            let next = file
-                .added_lines
-                .get(idx + 1)
-                .filter(|n| n.line == added.line.wrapping_add(1))
-                .map(|n| n.text.as_str());
-            findings.clear();
-            self.scan_line(text, next, lock, &mut findings);
-            for f in findings.drain(..) {
-                let c = &self.rules[f.rule];
-                if allowed {
-                    // Allowed, but never silently: an agent could mark its
-                    // own leak. The trace is info, so it does not fail.
-                    issues.push(
-                        Issue::new(
-                            "secrets/allowed-by-marker",
-                            Severity::Info,
-                            format!(
-                                "possible {} ({}) allowed by an inline `{ALLOW_MARKER}` marker; confirm it is not a real secret",
-                                c.rule.description,
-                                redact(&f.secret)
-                            ),
-                        )
-                        .at(file.path.clone(), Some(added.line)),
-                    );
-                    continue;
-                }
-                if reported >= MAX_FINDINGS_PER_FILE {
-                    suppressed += 1;
-                    continue;
-                }
-                reported += 1;
-                let c = &self.rules[f.rule];
-                issues.push(
-                    Issue::new(
-                        format!("secrets/{}", c.rule.id),
-                        c.severity,
-                        format!(
-                            "possible {} added ({}); remove it, rotate it, and load it from the environment",
-                            c.rule.description,
-                            redact(&f.secret)
-                        ),
-                    )
-                    .confidence(c.confidence)
-                    .at(file.path.clone(), Some(added.line)),
-                );
+        let mut out = FileIssues {
+            path: &file.path,
+            issues,
+            reported: 0,
+            suppressed: 0,
+            seen: HashSet::new(),
+        };
+        // A name and a link target are bytes of the change too.
+        self.scan_short(&file.path, Place::Name, &mut out);
+        if file.new_kind == Some(EntryKind::Symlink) {
+            if let Some(target) = &file.symlink_target {
+                self.scan_short(target, Place::Target, &mut out);
             }
+        } else if file.binary {
+            self.scan_binary(file, &mut out);
+        } else {
+            self.scan_text(file, &mut out);
         }
-        if suppressed > 0 {
-            issues.push(
+        if out.suppressed > 0 {
+            let n = out.suppressed;
+            out.issues.push(
                 Issue::new(
                     "secrets/too-many-findings",
                     Severity::Info,
-                    format!("{suppressed} more possible secrets in this file not listed"),
+                    format!("{n} more possible secrets in this file not listed"),
                 )
                 .at(file.path.clone(), None),
             );
         }
     }
 
-    /// Find secrets on one line (already stripped of `\r`).
+    /// A path or a symlink target, as written and decoded.
+    fn scan_short(&self, text: &str, place: Place, out: &mut FileIssues) {
+        let at = At {
+            line: None,
+            place,
+            allowed: text.contains(ALLOW_MARKER),
+        };
+        let mut findings = Vec::new();
+        self.scan_line(text, None, false, &mut findings);
+        out.add(self, &mut findings, at, "", false);
+        self.decode(text, false, 0, "", at, out);
+    }
+
+    /// The added lines of a text file, up to `max_file_bytes`.
+    fn scan_text(&self, file: &FileChange, out: &mut FileIssues) {
+        let lock = is_lock_file(&file.path);
+        let total: u64 = file
+            .added_lines
+            .iter()
+            .map(|l| l.text.len() as u64 + 1)
+            .sum();
+        let mut budget = self.max_file_bytes;
+        let mut lines: Vec<(u32, &str)> = Vec::with_capacity(file.added_lines.len());
+        for added in &file.added_lines {
+            if budget == 0 {
+                break;
+            }
+            let mut text = added.text.as_str();
+            if text.len() as u64 >= budget {
+                let mut cut = budget as usize;
+                while !text.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                text = &text[..cut];
+                budget = 0;
+            } else {
+                budget -= text.len() as u64 + 1;
+            }
+            lines.push((added.line, text.strip_suffix('\r').unwrap_or(text)));
+        }
+        let next = |i: usize| {
+            lines
+                .get(i + 1)
+                .filter(|n| n.0 == lines[i].0.wrapping_add(1))
+                .map(|n| n.1)
+        };
+        let ats: Vec<At> = lines.iter().map(|&(l, text)| At::line(l, text)).collect();
+        let mut findings = Vec::new();
+        for (i, &(_, text)) in lines.iter().enumerate() {
+            self.scan_line(text, next(i), lock, &mut findings);
+            if !findings.is_empty() {
+                out.add(self, &mut findings, ats[i], "", false);
+            }
+        }
+        for (i, &(_, text)) in lines.iter().enumerate() {
+            self.decode(text, lock, 0, "", ats[i], out);
+        }
+        // Runs of adjacent lines, for what is split across them.
+        let mut start = 0;
+        while start < lines.len() {
+            let mut end = start + 1;
+            while end < lines.len() && lines[end].0 == lines[end - 1].0.wrapping_add(1) {
+                end += 1;
+            }
+            let run: Vec<&str> = lines[start..end].iter().map(|l| l.1).collect();
+            for joined in join::literal_chains(&run)
+                .into_iter()
+                .chain(join::token_blocks(&run))
+            {
+                let at = ats[start + joined.line];
+                let how = joined.how;
+                self.derived(&joined.text, None, joined.body.clone(), lock, how, at, out);
+                self.decode(&joined.text[joined.body], lock, 0, how, at, out);
+            }
+            start = end;
+        }
+        if total > self.max_file_bytes {
+            self.unscanned(file, self.max_file_bytes, total, out);
+        }
+    }
+
+    /// Every byte of a binary file's new content, up to `max_file_bytes`.
+    fn scan_binary(&self, file: &FileChange, out: &mut FileIssues) {
+        let Some(bytes) = file.content.as_deref() else {
+            self.unscanned(file, 0, file.size, out);
+            return;
+        };
+        let total = file.size.max(bytes.len() as u64);
+        let n = (bytes.len() as u64).min(self.max_file_bytes) as usize;
+        let runs = decode::text_runs(&bytes[..n]);
+        let mut findings = Vec::new();
+        for (i, run) in runs.iter().enumerate() {
+            // A private key's body follows its header after a line break.
+            let next = runs
+                .get(i + 1)
+                .filter(|r| r.stride == run.stride && r.offset <= run.end() + 2 * run.stride)
+                .map(|r| r.text.as_str());
+            let at = At {
+                line: None,
+                place: Place::Binary {
+                    base: run.offset as u64,
+                    stride: run.stride as u64,
+                },
+                allowed: run.text.contains(ALLOW_MARKER),
+            };
+            self.scan_line(&run.text, next, false, &mut findings);
+            out.add(self, &mut findings, at, "", true);
+            self.decode(&run.text, false, 0, "", at, out);
+        }
+        out.issues.push(
+            Issue::new(
+                "secrets/binary",
+                Severity::Info,
+                "binary file: its text (ASCII and UTF-16 runs, base64 and hex decoded) was \
+                 scanned for secrets; compressed or otherwise encoded content cannot be",
+            )
+            .at(file.path.clone(), None),
+        );
+        if total > n as u64 {
+            self.unscanned(file, n as u64, total, out);
+        }
+    }
+
+    /// Name the part of `file` that was not scanned: a warning, or an error
+    /// with `on_unscanned: fail`.
+    fn unscanned(&self, file: &FileChange, scanned: u64, total: u64, out: &mut FileIssues) {
+        let severity = match self.on_unscanned {
+            OnUnscanned::Warn => Severity::Warning,
+            OnUnscanned::Fail => Severity::Error,
+        };
+        let what = if scanned >= self.max_file_bytes {
+            format!(
+                "only the first {scanned} of its {total} bytes were scanned for secrets \
+                 (max_file_bytes: {}): raise max_file_bytes to scan it whole",
+                self.max_file_bytes
+            )
+        } else {
+            format!(
+                "only {scanned} of its {total} bytes could be read to scan for secrets: \
+                 the change holds a file too large to read"
+            )
+        };
+        let hint = match self.on_unscanned {
+            OnUnscanned::Warn => "; `on_unscanned: fail` refuses such files",
+            OnUnscanned::Fail => "; refused by `on_unscanned: fail`",
+        };
+        out.issues.push(
+            Issue::new(
+                "secrets/unscanned",
+                severity,
+                format!("{} not fully scanned: {what}{hint}", file.path),
+            )
+            .at(file.path.clone(), None),
+        );
+    }
+
+    /// Scan `text` derived from a line or run (decoded, joined): report the
+    /// findings that overlap `region` (the derived part) and were not
+    /// reported already.
+    #[allow(clippy::too_many_arguments)]
+    fn derived(
+        &self,
+        text: &str,
+        next: Option<&str>,
+        region: std::ops::Range<usize>,
+        lock: bool,
+        how: &str,
+        at: At,
+        out: &mut FileIssues,
+    ) {
+        let mut findings = Vec::new();
+        self.scan_line(text, next, lock, &mut findings);
+        findings.retain(|f| f.start < region.end && region.start < f.end);
+        out.add(self, &mut findings, at, how, true);
+    }
+
+    /// Decode the base64 and hex blobs in `text` and scan what they hold.
+    /// `how` says how `text` itself was reached ("" for a line as added).
+    fn decode(
+        &self,
+        text: &str,
+        lock: bool,
+        depth: usize,
+        how: &str,
+        at: At,
+        out: &mut FileIssues,
+    ) {
+        if depth >= MAX_DECODE_DEPTH {
+            return;
+        }
+        for token in decode::tokens(text) {
+            let how = if how.is_empty() {
+                format!(", {}-encoded", token.encoding)
+            } else {
+                format!(", {}-encoded{how}", token.encoding)
+            };
+            let at = at.within(token.start);
+            for bytes in decode::decodings(&text[token.start..token.end], token.encoding) {
+                match decode::as_text(&bytes) {
+                    Some(s) if !s.contains('\n') => {
+                        // On its own, and in place of the blob, so that
+                        // `password: <base64>` is still an assignment.
+                        self.derived(s, None, 0..s.len(), lock, &how, at, out);
+                        let line = format!("{}{s}{}", &text[..token.start], &text[token.end..]);
+                        let region = token.start..token.start + s.len();
+                        self.derived(&line, None, region, lock, &how, at, out);
+                        self.decode(s, lock, depth + 1, &how, at, out);
+                    }
+                    Some(s) => {
+                        let lines: Vec<&str> = s.lines().collect();
+                        for (i, l) in lines.iter().enumerate() {
+                            let next = lines.get(i + 1).copied();
+                            self.derived(l, next, 0..l.len(), lock, &how, at, out);
+                            self.decode(l, lock, depth + 1, &how, at, out);
+                        }
+                    }
+                    None => {
+                        let runs = decode::text_runs(&bytes);
+                        for (i, run) in runs.iter().enumerate() {
+                            let next = runs.get(i + 1).map(|r| r.text.as_str());
+                            let t = run.text.as_str();
+                            self.derived(t, next, 0..t.len(), lock, &how, at, out);
+                            self.decode(t, lock, depth + 1, &how, at, out);
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Find secrets in one text (a line already stripped of `\r`).
     fn scan_line(&self, text: &str, next: Option<&str>, lock: bool, out: &mut Vec<Finding>) {
         let mut set = 0u64;
         for m in self.keywords.find_overlapping_iter(text) {
@@ -761,6 +1023,63 @@ impl SecretScanner {
     }
 }
 
+impl FileIssues<'_> {
+    /// Turn `findings` (drained) into issues. `derived`: reached by
+    /// decoding, joining or reading binary bytes, so a secret already
+    /// reported in this file is not reported again.
+    fn add(
+        &mut self,
+        scanner: &SecretScanner,
+        findings: &mut Vec<Finding>,
+        at: At,
+        how: &str,
+        derived: bool,
+    ) {
+        for f in findings.drain(..) {
+            if !self.seen.insert(f.secret.clone()) && derived {
+                continue;
+            }
+            let c = &scanner.rules[f.rule];
+            let place = at.describe(f.start);
+            if at.allowed {
+                // Allowed, but never silently: an agent could mark its own
+                // leak. The trace is info, so it does not fail.
+                self.issues.push(
+                    Issue::new(
+                        "secrets/allowed-by-marker",
+                        Severity::Info,
+                        format!(
+                            "possible {}{place}{how} ({}) allowed by an inline `{ALLOW_MARKER}` marker; confirm it is not a real secret",
+                            c.rule.description,
+                            redact(&f.secret)
+                        ),
+                    )
+                    .at(self.path, at.line),
+                );
+                continue;
+            }
+            if self.reported >= MAX_FINDINGS_PER_FILE {
+                self.suppressed += 1;
+                continue;
+            }
+            self.reported += 1;
+            self.issues.push(
+                Issue::new(
+                    format!("secrets/{}", c.rule.id),
+                    c.severity,
+                    format!(
+                        "possible {}{place}{how} ({}); remove it, rotate it, and load it from the environment",
+                        c.rule.description,
+                        redact(&f.secret)
+                    ),
+                )
+                .confidence(c.confidence)
+                .at(self.path, at.line),
+            );
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -805,6 +1124,7 @@ mod tests {
         let e = SecretScanner::new(&SecretsOptions {
             allow_paths: vec!["a/[".into()],
             max_file_bytes: None,
+            ..Default::default()
         })
         .unwrap_err();
         assert!(e.contains("a/["), "{e}");

@@ -3,6 +3,7 @@
 //! easy to test with hand-built (including hostile) change sets.
 
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 /// What happened to a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -77,6 +78,9 @@ pub struct FileChange {
     /// For a symlink after the change: where it points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub symlink_target: Option<String>,
+    /// The new content is binary ([`crate::model::content::is_text`] says
+    /// no): it has no added lines and no line counts, and only the secret
+    /// scanner reads it, from `content`.
     pub binary: bool,
     /// True when the file is not tracked by git (the agent created it and
     /// did not `git add` it).
@@ -85,9 +89,15 @@ pub struct FileChange {
     pub removed: u32,
     /// Size in bytes of the new content (0 for a delete).
     pub size: u64,
-    /// Added lines with their numbers (empty for binary files).
+    /// Added lines with their numbers, whole (empty for binary files).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub added_lines: Vec<AddedLine>,
+    /// For a binary file: its new content (up to the ChangeSet's read limit:
+    /// when shorter than `size`, the rest was not read), so that secret
+    /// rules read every byte. Shared, not copied, when the ChangeSet is
+    /// cloned; not serialised.
+    #[serde(skip)]
+    pub content: Option<Arc<[u8]>>,
 }
 
 impl FileChange {
@@ -111,6 +121,7 @@ impl FileChange {
             removed: 0,
             size: 0,
             added_lines: Vec::new(),
+            content: None,
         }
     }
 
@@ -126,6 +137,16 @@ impl FileChange {
             .collect();
         self.added = self.added_lines.len() as u32;
         self.size = lines.iter().map(|l| l.as_ref().len() as u64 + 1).sum();
+        self
+    }
+
+    /// Builder: make it a binary file with this new content.
+    pub fn with_content(mut self, bytes: &[u8]) -> Self {
+        self.binary = true;
+        self.size = bytes.len() as u64;
+        self.content = Some(Arc::from(bytes));
+        self.added_lines.clear();
+        self.added = 0;
         self
     }
 

@@ -5,6 +5,7 @@
 pub mod changeset;
 pub mod checklist;
 pub mod clock;
+pub mod content;
 pub mod decision;
 pub mod event;
 pub mod ledger;
