@@ -14,6 +14,13 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let repo = workspace::open(dir)?;
     let head = workspace::resolve(&repo, "HEAD")?;
     let config = crate::git::base::load_config(&repo, head)?;
+    let tree = crate::model::event::WorkingTree {
+        config_changes: crate::git::base::config_changes(&repo, head),
+        ..Default::default()
+    };
+    if let Some(w) = tree.config_warning(&head.to_string()) {
+        eprintln!("rascal: {w}");
+    }
     let checks = agent_checks(&config);
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
     let store = open_store(dir)?;

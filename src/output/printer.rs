@@ -165,18 +165,29 @@ impl Printer {
                     _ => "",
                 }
             )],
-            RunEvent::TaskLoaded { source, task } => vec![format!(
-                "task from {}: {} acceptance criteri{}, {} constraint{}",
-                sanitize(source),
-                task.acceptance_criteria.len(),
-                if task.acceptance_criteria.len() == 1 {
-                    "on"
-                } else {
-                    "a"
-                },
-                task.constraints.len(),
-                if task.constraints.len() == 1 { "" } else { "s" },
-            )],
+            RunEvent::TaskLoaded {
+                source,
+                task,
+                worktree,
+            } => {
+                let mut out = worktree.lines(&self.summary.base);
+                // A bare instruction is journalled only for the note.
+                if source != "instruction" {
+                    out.push(format!(
+                        "task from {}: {} acceptance criteri{}, {} constraint{}",
+                        sanitize(source),
+                        task.acceptance_criteria.len(),
+                        if task.acceptance_criteria.len() == 1 {
+                            "on"
+                        } else {
+                            "a"
+                        },
+                        task.constraints.len(),
+                        if task.constraints.len() == 1 { "" } else { "s" },
+                    ));
+                }
+                out.iter().map(|l| sanitize(l)).collect()
+            }
             RunEvent::AttemptStarted {
                 candidate,
                 attempt,
@@ -241,11 +252,8 @@ pub fn report_lines(r: &Report) -> Vec<String> {
             cut(&sanitize(&crate::layers::criteria::checklist_line(r)), 400)
         ));
         if matches!(r.status, Status::Fail | Status::Warn) {
-            let lines: Vec<&str> = r.output.lines().skip(1).collect();
-            let start = lines.len().saturating_sub(OUTPUT_LINES);
-            for l in &lines[start..] {
-                out.push(format!("    │ {}", cut(&sanitize(l), 200)));
-            }
+            let rest = r.output.split_once('\n').map(|(_, rest)| rest).unwrap_or("");
+            out.extend(output_lines(rest));
         }
         return out;
     }
@@ -286,13 +294,18 @@ pub fn report_lines(r: &Report) -> Vec<String> {
         ));
     }
     if matches!(r.status, Status::Fail | Status::Warn) && r.status != Status::Skipped {
-        let lines: Vec<&str> = r.output.lines().collect();
-        let start = lines.len().saturating_sub(OUTPUT_LINES);
-        for l in &lines[start..] {
-            out.push(format!("    │ {}", cut(&sanitize(l), 200)));
-        }
+        out.extend(output_lines(&r.output));
     }
     out
+}
+
+/// A failed check's output as printed: its first error's block, when that
+/// lies before the last `OUTPUT_LINES`, then those lines.
+fn output_lines(output: &str) -> Vec<String> {
+    crate::layers::diagnostics::shown(output, OUTPUT_LINES)
+        .iter()
+        .map(|l| format!("    │ {}", cut(&sanitize(l), 200)))
+        .collect()
 }
 
 /// `rascal check` output: every report then the verdict.

@@ -6,6 +6,7 @@
 use crate::config::verification::{OnRequestChanges, DEFAULT_MAX_RETRIES, MAX_RETRIES_CAP};
 use crate::config::Config;
 use crate::layers::criteria::{self};
+use crate::layers::diagnostics;
 use crate::layers::review::ReviewOutcome;
 use crate::model::verdict::{Layer, Report, Status};
 
@@ -95,6 +96,9 @@ pub fn next_step(
     Next::Retry(feedback_text(attempt, reports, review))
 }
 
+/// At most this many lines of a check's first error go back to the author.
+const FEEDBACK_BLOCK_LINES: usize = 12;
+
 fn one_line(s: &str) -> String {
     crate::text::ellipsis(&s.split_whitespace().collect::<Vec<_>>().join(" "), 300)
 }
@@ -106,6 +110,9 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
     for r in reports.iter().filter(|r| r.layer == Layer::Criteria) {
         if matches!(r.status, Status::Fail | Status::Warn) {
             out.push_str(&format!("{}\n", one_line(&criteria::checklist_line(r))));
+            if let Some(block) = diagnostics::fenced_first_error(r, FEEDBACK_BLOCK_LINES) {
+                out.push_str(&format!("{block}\n"));
+            }
         }
     }
     if let Some(ReviewOutcome::ChangesRequested(issues)) = review {

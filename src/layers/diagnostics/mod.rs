@@ -2,15 +2,17 @@
 //! go, tsc, eslint, pytest and Python tracebacks) read into diagnostics
 //! with `path:line:col`, those paths made relative to the repository (or
 //! dropped when they lie outside it), and the output a report keeps cut to
-//! the first error's block plus the tail. Pure: text in, values out.
+//! the first error's block plus the tail. Pure, text in and values out,
+//! but for `place`, which looks the files up in a candidate's change.
 
 mod eslint;
+pub mod place;
 mod go;
 mod python;
 mod rust;
 mod typescript;
 
-use crate::model::verdict::{Issue, Severity};
+use crate::model::verdict::{Issue, Report, Severity, Status};
 use std::ops::Range;
 
 /// At most this many diagnostics of one command become issues.
@@ -382,6 +384,19 @@ impl Captured {
         parse(&self.text)
     }
 
+    /// The last `tail_lines` lines (the runner's `tail` when the output was
+    /// too big to capture whole): what a report keeps of a command that
+    /// did not fail.
+    pub fn last(&self, tail: &str, tail_lines: usize) -> String {
+        let text = if self.overflowed { tail } else { &self.text };
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(tail_lines)..]
+            .iter()
+            .map(|l| crate::text::cut(l, crate::exec::runner::TAIL_LINE_BYTES))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
     /// The output a report keeps: the first error's block (when it comes
     /// before the tail), then `… N lines cut …`, then the last `tail_lines`
     /// lines. `tail` is the runner's own tail, used only when the output
@@ -485,6 +500,27 @@ pub fn first_block(output: &str, max_lines: usize) -> Option<String> {
         .take_while(|l| cut_count(l).is_none())
         .collect();
     (!block.is_empty()).then(|| block.join("\n"))
+}
+
+/// The first error's block of a failed (or warning) command check —
+/// a guardrail command, a `test` or `command` criterion — as a fenced
+/// Markdown block of at most `max_lines` lines, for the feedback to an
+/// author and the PR body. None for other checks, or when no error is
+/// recognised in the output.
+pub fn fenced_first_error(r: &Report, max_lines: usize) -> Option<String> {
+    if !matches!(r.status, Status::Fail | Status::Warn) || !r.receipt.inputs.contains_key("command")
+    {
+        return None;
+    }
+    let block = crate::text::sanitize(&first_block(&r.output, max_lines)?);
+    // A fence longer than any run of backticks inside.
+    let longest = block
+        .split(|c| c != '`')
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    let fence = "`".repeat(longest.max(2) + 1);
+    Some(format!("{fence}\n{block}\n{fence}"))
 }
 
 #[cfg(test)]

@@ -53,9 +53,10 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             cell(&cut(&reason, 300))
         ),
         (Status::Fail, None) => format!(
-            "- [ ] {} ← FAILED: {}{more}",
+            "- [ ] {} ← FAILED: {}{more}{}",
             cell(&r.check),
-            cell(&cut(&reason, 300))
+            cell(&cut(&reason, 300)),
+            first_error(r)
         ),
         (Status::Skipped, Some(d)) => format!(
             "- [x] {} — skipped (never ran) → overridden by {}: {}",
@@ -73,6 +74,18 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             }
         ),
     }
+}
+
+/// The first error of a failed command check, fenced and indented under
+/// its checklist item (empty when there is none).
+fn first_error(r: &Report) -> String {
+    crate::layers::diagnostics::fenced_first_error(r, 12)
+        .map(|b| {
+            b.lines()
+                .map(|l| format!("\n  {l}"))
+                .collect::<String>()
+        })
+        .unwrap_or_default()
 }
 
 const SECTIONS: &[(Layer, &str)] = &[
@@ -123,6 +136,13 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             None => String::new(),
         }
     );
+    if let Some(note) = s.worktree.config_note(&s.base) {
+        let _ = writeln!(
+            out,
+            "**Note: {}** — the checks below were set by the working tree's `.rascal/`, not by the base commit's.\n",
+            sanitize(&note)
+        );
+    }
     if let Some(tree) = cand.and_then(|c| c.tree.as_deref()) {
         let _ = writeln!(
             out,
