@@ -288,9 +288,9 @@ pub fn uncommitted(repo: &git2::Repository) -> usize {
         .map(|st| {
             st.iter()
                 .filter(|e| {
-                    e.path()
-                        .ok()
-                        .is_some_and(|p| p != CONFIG_DIR && !p.starts_with(&format!("{CONFIG_DIR}/")))
+                    e.path().ok().is_some_and(|p| {
+                        p != CONFIG_DIR && !p.starts_with(&format!("{CONFIG_DIR}/"))
+                    })
                 })
                 .count()
         })

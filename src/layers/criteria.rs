@@ -14,8 +14,8 @@ use crate::config::spec::{
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::place::Place;
 use crate::exec::runner::{CommandSpec, LogLine, TAIL_LINES};
-use crate::layers::diagnostics::{self, Captured};
 use crate::layers::deps;
+use crate::layers::diagnostics::{self, Captured};
 use crate::layers::review;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};

@@ -6,8 +6,8 @@
 //! but for `place`, which looks the files up in a candidate's change.
 
 mod eslint;
-pub mod place;
 mod go;
+pub mod place;
 mod python;
 mod rust;
 mod typescript;
@@ -512,13 +512,13 @@ pub fn fenced_first_error(r: &Report, max_lines: usize) -> Option<String> {
     {
         return None;
     }
-    let block = crate::text::sanitize(&first_block(&r.output, max_lines)?);
+    let block = first_block(&r.output, max_lines)?
+        .lines()
+        .map(crate::text::sanitize)
+        .collect::<Vec<_>>()
+        .join("\n");
     // A fence longer than any run of backticks inside.
-    let longest = block
-        .split(|c| c != '`')
-        .map(str::len)
-        .max()
-        .unwrap_or(0);
+    let longest = block.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     Some(format!("{fence}\n{block}\n{fence}"))
 }
