@@ -447,11 +447,15 @@ fn head_and_tail(
     let Some(b) = block.filter(|b| b.start < tail_start && b.start < head.len()) else {
         return own(tail);
     };
-    let end = b
+    let mut end = b
         .end
         .min(b.start + BLOCK_LINES)
         .min(tail_start)
         .min(head.len());
+    // A cut line for one line would hide nothing.
+    if end + 1 == tail_start && end < head.len() {
+        end += 1;
+    }
     let mut out = own(&head[b.start..end]);
     if end < tail_start {
         out.push(cut_line(tail_start - end));
@@ -475,7 +479,10 @@ pub fn shown(output: &str, tail_lines: usize) -> Vec<String> {
     let Some(b) = block else {
         return lines[tail_start..].iter().map(|s| s.to_string()).collect();
     };
-    let end = b.end.min(b.start + BLOCK_LINES).min(tail_start);
+    let mut end = b.end.min(b.start + BLOCK_LINES).min(tail_start);
+    if end + 1 == tail_start && cut_count(lines[end]).is_none() {
+        end += 1;
+    }
     let mut out: Vec<String> = lines[b.start..end].iter().map(|s| s.to_string()).collect();
     if end < tail_start {
         let hidden: usize = lines[end..tail_start]

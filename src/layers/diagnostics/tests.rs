@@ -407,6 +407,13 @@ fn kept_output_has_the_first_error_then_a_cut_then_the_tail() {
     let short = Captured::from_text("a\nerror: boom\n --> src/a.rs:1:1\n");
     assert_eq!(short.kept("", 10), "a\nerror: boom\n --> src/a.rs:1:1");
     assert_eq!(shown("a\nb\nc", 2), ["b", "c"]);
+    // One line between the block and the tail is shown, not cut.
+    assert_eq!(
+        shown("error: x\n --> a.rs:1:1\n\nlast 1\nlast 2", 2),
+        ["error: x", " --> a.rs:1:1", "", "last 1", "last 2"]
+    );
+    let c = Captured::from_text("error: x\n --> a.rs:1:1\n\nlast 1\nlast 2");
+    assert_eq!(c.kept("", 2), "error: x\n --> a.rs:1:1\n\nlast 1\nlast 2");
     // Too big to capture whole: the runner's tail ends it.
     let mut big = Captured::default();
     big.push("error: first");
