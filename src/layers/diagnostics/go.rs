@@ -42,6 +42,7 @@ pub(super) fn parse(lines: &[&str]) -> Vec<Diagnostic> {
     let mut failed: Vec<(String, Failed)> = Vec::new();
     let mut logs: BTreeMap<String, Vec<(usize, usize, Location, String)>> = BTreeMap::new();
     let mut current: Option<String> = None;
+    let mut seen = std::collections::BTreeSet::new();
     let mut i = 0;
     while i < lines.len() {
         let line = lines[i];
@@ -64,7 +65,7 @@ pub(super) fn parse(lines: &[&str]) -> Vec<Diagnostic> {
         }
         if let Some(c) = FAIL.captures(line) {
             let name = c[1].to_string();
-            if !failed.iter().any(|(n, _)| *n == name) {
+            if seen.insert(name.clone()) {
                 failed.push((
                     name.clone(),
                     Failed {
@@ -117,10 +118,17 @@ pub(super) fn parse(lines: &[&str]) -> Vec<Diagnostic> {
         }
         i += 1;
     }
-    let names: Vec<String> = failed.iter().map(|(n, _)| n.clone()).collect();
+    // A test whose subtests failed fails with them: it is not an error
+    // of its own unless it says something itself.
+    let parents: std::collections::BTreeSet<&str> = failed
+        .iter()
+        .flat_map(|(n, _)| n.match_indices('/').map(move |(i, _)| &n[..i]))
+        .collect();
+    let parents: std::collections::BTreeSet<String> =
+        parents.into_iter().map(str::to_string).collect();
     for (name, mut f) in failed {
         f.logs = logs.remove(&name).unwrap_or_default();
-        let parent = names.iter().any(|n| n.starts_with(&format!("{name}/")));
+        let parent = parents.contains(&name);
         if parent && f.logs.is_empty() && f.panic.is_none() {
             continue;
         }

@@ -495,6 +495,12 @@ fn hostile_input_never_panics() {
             "a/".repeat(10_000)
         );
         assert_eq!(l.issues("r", &parse(&long)).len(), 1);
+        // Many failures: read in one pass, capped when made issues.
+        let fails: String = (0..20_000)
+            .map(|n| format!("--- FAIL: Test{n} (0.00s)\n    --- FAIL: Test{n}/sub (0.00s)\n        x_test.go:{n}: no\n"))
+            .collect();
+        assert_eq!(parse(&fails).len(), 20_000);
+        assert_eq!(l.issues("r", &parse(&fails)).len(), MAX_ISSUES + 1);
         let mixed: String = nasty
             .iter()
             .map(|s| format!("{s}\n"))
