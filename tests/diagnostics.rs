@@ -160,6 +160,10 @@ fn uncommitted_config_is_warned_about_and_used_only_when_asked() {
         stderr(&o)
     );
 
+    // `doctor` reads the config too: the same warning.
+    let o = rascal(&t, &["doctor"]);
+    assert!(stderr(&o).contains(&warning), "{}", stderr(&o));
+
     // `run`: the warning and the uncommitted files in its header.
     let o = rascal(&t, &["run", "write b", "--agent", "writer", "--headless"]);
     let out = stdout(&o);

@@ -220,6 +220,9 @@ pub struct DoctorArgs {
     pub remove: bool,
     #[arg(long)]
     pub json: bool,
+    /// Check the agents of .rascal/ in the working tree instead of HEAD's.
+    #[arg(long)]
+    pub config_from_worktree: bool,
 }
 
 #[derive(Args)]

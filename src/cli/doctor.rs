@@ -6,20 +6,31 @@ use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store, out, say};
 use crate::config::LauncherKind;
 use crate::doctor::agents::{agent_checks, agent_lines};
+use crate::git::base::{load_config_from, ConfigSource};
 use crate::git::workspace;
 use std::path::Path;
 
 pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
-    let DoctorArgs { remove, json } = args;
+    let DoctorArgs {
+        remove,
+        json,
+        config_from_worktree,
+    } = args;
     let repo = workspace::open(dir)?;
     let head = workspace::resolve(&repo, "HEAD")?;
-    let config = crate::git::base::load_config(&repo, head)?;
-    let tree = crate::model::event::WorkingTree {
-        config_changes: crate::git::base::config_changes(&repo, head),
-        ..Default::default()
+    let workdir = workspace::workdir(&repo);
+    let config = if config_from_worktree {
+        load_config_from(ConfigSource::WorkingTree(&workdir))?
+    } else {
+        load_config_from(ConfigSource::Base(&repo, head))?
     };
-    if let Some(w) = tree.config_warning(&head.to_string()) {
-        eprintln!("rascal: {w}");
+    let tree = crate::model::event::WorkingTree {
+        config_from_worktree,
+        config_changes: crate::git::base::config_changes(&repo, head),
+        uncommitted: 0,
+    };
+    for l in tree.lines(&head.to_string()) {
+        eprintln!("rascal: {l}");
     }
     let checks = agent_checks(&config);
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
