@@ -280,6 +280,44 @@ fn rt() -> tokio::runtime::Runtime {
 }
 
 #[test]
+fn a_failing_command_criterion_names_the_first_error_and_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(dir.path().join("src/lib.rs"), "fn a() {}\n").unwrap();
+    // The error as rustc prints it, with the absolute path of the tree.
+    let script = format!(
+        "printf 'error[E0308]: mismatched types\\n  --> {}/src/lib.rs:2:5\\n\\nerror: could not compile\\n'; exit 101",
+        dir.path().display()
+    );
+    let c = crit(CriterionKind::Command, &script);
+    let r = rt().block_on(run_command_criterion(
+        &c,
+        None,
+        &Place::InPlace {
+            origin: dir.path().to_path_buf(),
+        },
+        Duration::from_secs(10),
+        &CancellationToken::new(),
+    ));
+    assert_eq!(r.status, Status::Fail);
+    let first = &r.issues[0];
+    assert!(
+        first
+            .message
+            .ends_with("exited with code 101 — src/lib.rs:2:5: error[E0308]: mismatched types"),
+        "{r:?}"
+    );
+    assert_eq!(first.path.as_deref(), Some("src/lib.rs"));
+    assert_eq!(first.line, Some(2));
+    assert_eq!(r.issues.len(), 1, "cargo's summary is not an error: {r:?}");
+    assert!(
+        checklist_line(&r).contains("src/lib.rs:2:5: error[E0308]"),
+        "{}",
+        checklist_line(&r)
+    );
+}
+
+#[test]
 fn command_criterion_needs_exit_0() {
     let dir = tempfile::tempdir().unwrap();
     let cancel = CancellationToken::new();

@@ -60,8 +60,17 @@ fn command_passing_and_failing_with_exit_code_and_output_tail() {
     assert_eq!(bad.exit_code, Some(3));
     assert!(bad.errored.is_none());
     assert!(bad.output.contains("error: nope"), "{}", bad.output);
-    assert!(bad.issues[0].message.contains("exited with code 3"));
+    // The error it printed is the failure's message…
+    assert_eq!(bad.issues[0].message, "error: nope");
     assert_eq!(gate(&r), Verdict::Fail);
+    // …and without one, its exit code.
+    let r = run_check(
+        &t,
+        "guardrails:\n  - { name: mute, command: \"echo compiling; exit 4\" }\n",
+    );
+    let mute = by_name(&r, "mute");
+    assert_eq!(mute.status, Status::Fail);
+    assert!(mute.issues[0].message.contains("exited with code 4"));
 }
 
 #[test]

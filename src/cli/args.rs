@@ -124,6 +124,10 @@ pub struct RunArgs {
     /// Narrow the permissions for this run: also deny these globs.
     #[arg(long = "deny-path", value_name = "GLOB")]
     pub deny_paths: Vec<String>,
+    /// Read .rascal/ (config, guardrails, permissions, specs) from the
+    /// working tree instead of the base commit; the run records it.
+    #[arg(long)]
+    pub config_from_worktree: bool,
 }
 
 #[derive(Args)]
@@ -224,6 +228,9 @@ pub struct DoctorArgs {
     pub remove: bool,
     #[arg(long)]
     pub json: bool,
+    /// Check the agents of .rascal/ in the working tree instead of HEAD's.
+    #[arg(long)]
+    pub config_from_worktree: bool,
 }
 
 #[derive(Args)]
@@ -233,6 +240,9 @@ pub struct CheckArgs {
     pub base: String,
     #[arg(long)]
     pub json: bool,
+    /// Read .rascal/ from the working tree instead of the base commit.
+    #[arg(long)]
+    pub config_from_worktree: bool,
 }
 
 #[derive(Args)]

@@ -4,7 +4,9 @@
 use super::args::CheckArgs;
 use super::exit::CliError;
 use super::shared::{out, say};
+use crate::git::base::ConfigSource;
 use crate::git::workspace;
+use crate::model::event::WorkingTree;
 use crate::model::verdict::{gate, Report};
 use crate::output::printer;
 use crate::pipeline::sequence::{self, Origin, Verification};
@@ -12,11 +14,28 @@ use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
 pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
-    let CheckArgs { base, json } = args;
+    let CheckArgs {
+        base,
+        json,
+        config_from_worktree,
+    } = args;
     let repo = workspace::open(dir)?;
     let oid = workspace::resolve(&repo, &base)?;
-    let config = crate::git::base::load_config(&repo, oid)?;
     let workdir = workspace::workdir(&repo);
+    let config = if config_from_worktree {
+        crate::git::base::load_config_from(ConfigSource::WorkingTree(&workdir))?
+    } else {
+        crate::git::base::load_config(&repo, oid)?
+    };
+    // The working tree is what is checked: only `.rascal/` is worth a word.
+    let tree = WorkingTree {
+        config_from_worktree,
+        config_changes: crate::git::base::config_changes(&repo, oid),
+        uncommitted: 0,
+    };
+    for l in tree.lines(&oid.to_string()) {
+        eprintln!("rascal: {l}");
+    }
     let changes = workspace::changeset(&workdir, &workdir, oid)?;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     let reports: Vec<Report> = rt.block_on(async {

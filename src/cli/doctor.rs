@@ -8,21 +8,36 @@ use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store, out, say};
 use crate::config::LauncherKind;
 use crate::doctor::agents::{agent_checks, agent_lines, images, versions};
+use crate::git::base::{load_config_from, ConfigSource};
 use crate::git::workspace;
 use std::path::Path;
 
 pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
-    let DoctorArgs { remove, json } = args;
+    let DoctorArgs {
+        remove,
+        json,
+        config_from_worktree,
+    } = args;
     let repo = workspace::open(dir)?;
     let head = workspace::resolve(&repo, "HEAD")?;
-    let config = crate::git::base::load_config(&repo, head)?;
+    let workdir = workspace::workdir(&repo);
+    let config = if config_from_worktree {
+        load_config_from(ConfigSource::WorkingTree(&workdir))?
+    } else {
+        load_config_from(ConfigSource::Base(&repo, head))?
+    };
+    let tree = crate::model::event::WorkingTree {
+        config_from_worktree,
+        config_changes: crate::git::base::config_changes(&repo, head),
+        uncommitted: 0,
+    };
+    for l in tree.lines(&head.to_string()) {
+        eprintln!("rascal: {l}");
+    }
     let mut checks = agent_checks(&config, &repo, head);
     // What a CLI asked for its version must not see: the user's
     // repository and rascal's files (as for an agent).
-    let hide = crate::exec::confine::private_paths(
-        &workspace::workdir(&repo),
-        &workspace::files_dir(&repo),
-    );
+    let hide = crate::exec::confine::private_paths(&workdir, &workspace::files_dir(&repo));
     // An unreachable engine only matters when this repository uses it.
     let uses_docker = config.main.launcher == LauncherKind::Docker;
     let store = open_store(dir)?;
@@ -34,7 +49,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         } else {
             versions(&mut checks, &hide).await;
         }
-        crate::doctor::diagnose(&store, &workspace::workdir(&repo), remove).await
+        crate::doctor::diagnose(&store, &workdir, remove).await
     });
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
     let docker_ok = docker.exit_code == 0 || !uses_docker;

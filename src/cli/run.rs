@@ -35,6 +35,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
         launcher,
         allow_paths,
         deny_paths,
+        config_from_worktree,
     } = args;
     let tui = tui_wanted(headless || json, theme)?;
     // Like `git -C`, a relative issue path is relative to DIR.
@@ -53,6 +54,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     req.auto = auto;
     req.scope = scope_of(&allow_paths, &deny_paths)?;
     req.launcher = launcher.map(Into::into);
+    req.config_from_worktree = config_from_worktree;
     let (code, run_id) = start(req, json, !quiet, tui)?;
     if auto && code == PASS {
         if let Some(id) = run_id {
@@ -92,6 +94,13 @@ pub fn start(
     tui: Option<Option<String>>,
 ) -> Result<(i32, Option<String>), CliError> {
     let prepared = pipeline::prepare(req)?;
+    // The headless printer says it in the run's header; elsewhere it goes
+    // to stderr before the run starts.
+    if json || tui.is_some() {
+        for l in prepared.worktree.lines(&prepared.base.to_string()) {
+            eprintln!("rascal: {l}");
+        }
+    }
     if let Some(flag) = tui {
         return interactive(prepared, flag, Vec::new());
     }

@@ -13,8 +13,9 @@ use crate::config::spec::{
 };
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::place::Place;
-use crate::exec::runner::{CommandSpec, LogLine};
+use crate::exec::runner::{CommandSpec, LogLine, TAIL_LINES};
 use crate::layers::deps;
+use crate::layers::diagnostics::{self, Captured};
 use crate::layers::review;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
@@ -452,13 +453,15 @@ pub async fn run_command_criterion(
     let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
+        let mut seen = Captured::default();
         while let Some(l) = rx.recv().await {
             n += tests_ran_in(&l.text);
+            seen.push(&l.text);
         }
-        n
+        (n, seen)
     });
     let result = place.run(spec, &[], false, Some(tx), cancel).await;
-    let ran = counter.await.unwrap_or(0);
+    let (ran, seen) = counter.await.unwrap_or_default();
     r.duration_ms = started.elapsed().as_millis() as u64;
     let outcome = match result {
         Ok(o) => o,
@@ -470,8 +473,10 @@ pub async fn run_command_criterion(
     let held_out = c.kind == CriterionKind::Holdout;
     let tail = if held_out {
         String::new()
+    } else if outcome.exit.success() {
+        seen.last(&outcome.tail, TAIL_LINES)
     } else {
-        crate::text::tail(&outcome.tail, 4000)
+        seen.kept(&outcome.tail, TAIL_LINES)
     };
     if held_out && ran == 0 {
         return r
@@ -510,6 +515,14 @@ pub async fn run_command_criterion(
             ),
         );
         r.output = format!("{}\n{tail}", r.output);
+        // The errors in its output, each with its place: the first one
+        // joins the evidence.
+        let found = diagnostics::place::issues(&rule, &command, place, &seen);
+        if let Some(first) = found.first() {
+            let evidence = std::mem::replace(&mut r.issues[0], first.clone());
+            r.issues[0].message = format!("{} — {}", evidence.message, first.message);
+            r.issues.extend(found.into_iter().skip(1));
+        }
         return r.finish();
     }
     if is_test && ran == 0 {

@@ -6,7 +6,8 @@
 use crate::config::guardrails::Pattern;
 use crate::config::{Guardrail, GuardrailKind, Scope};
 use crate::exec::place::Place;
-use crate::exec::runner::CommandSpec;
+use crate::exec::runner::{CommandSpec, TAIL_LINES};
+use crate::layers::diagnostics::{self, Captured};
 use crate::layers::secrets::SecretScanner;
 use crate::model::changeset::{ChangeSet, EntryKind, Operation};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
@@ -213,15 +214,18 @@ pub async fn run_command(
     let mut r = base_report(g, changes, config_digest).input("command", command);
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout.get());
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::exec::runner::LogLine>();
+    // The tests it says ran, and its output (bounded) to find its errors in.
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
+        let mut seen = Captured::default();
         while let Some(l) = rx.recv().await {
             n += crate::layers::criteria::tests_ran_in(&l.text);
+            seen.push(&l.text);
         }
-        n
+        (n, seen)
     });
     let result = place.run(spec, env, *network, Some(tx), cancel).await;
-    let ran = counter.await.unwrap_or(0);
+    let (ran, seen) = counter.await.unwrap_or_default();
     if tests {
         r = r.input("tests", "true");
     }
@@ -229,7 +233,11 @@ pub async fn run_command(
         Ok(out) => {
             r.duration_ms = out.exit.duration_ms;
             r.exit_code = out.exit.code;
-            r.output = out.tail;
+            r.output = if out.exit.success() {
+                seen.last(&out.tail, TAIL_LINES)
+            } else {
+                seen.kept(&out.tail, TAIL_LINES)
+            };
             if let Some(problem) = out.exit.problem(timeout.get()) {
                 r = r.errored(format!("`{command}` {problem}"));
             } else if tests && out.exit.success() && ran == 0 {
@@ -237,17 +245,35 @@ pub async fn run_command(
                     "`{command}` is the test run, but 0 tests ran: a test run that runs no test proves nothing"
                 ));
             } else if !out.exit.success() {
-                r.issues.push(Issue::new(
-                    format!("guardrails/{}", g.name),
-                    Severity::Error,
-                    format!(
-                        "`{command}` exited with code {}",
-                        out.exit.code.map(|c| c.to_string()).unwrap_or("?".into())
-                    ),
-                ));
+                r.issues = failure_issues(&g.name, command, out.exit.code, place, &seen);
             }
         }
         Err(e) => r = r.errored(format!("could not run `{command}`: {e}")),
     }
     r.finish()
+}
+
+/// The issues of a command guardrail that failed: its errors, each with
+/// its place in the change (the first one is the failure's message), or,
+/// when none is recognised in its output, its exit code.
+pub fn failure_issues(
+    name: &str,
+    command: &str,
+    code: Option<i32>,
+    place: &Place,
+    output: &Captured,
+) -> Vec<Issue> {
+    let rule = format!("guardrails/{name}");
+    let found = diagnostics::place::issues(&rule, command, place, output);
+    if !found.is_empty() {
+        return found;
+    }
+    vec![Issue::new(
+        rule,
+        Severity::Error,
+        format!(
+            "`{command}` exited with code {}",
+            code.map(|c| c.to_string()).unwrap_or("?".into())
+        ),
+    )]
 }

@@ -4,6 +4,7 @@
 pub mod compare;
 pub mod criteria;
 pub mod deps;
+pub mod diagnostics;
 pub mod guardrails;
 pub mod imports;
 pub mod ledger;

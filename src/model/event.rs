@@ -21,6 +21,90 @@ pub struct CandidateInfo {
     pub unsandboxed: bool,
 }
 
+/// How the user's working tree stood when a run started. Agents start
+/// from the base commit, and `.rascal/` is read from it unless the user
+/// asked for the working tree's (`--config-from-worktree`): what is
+/// uncommitted is said, never silently left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkingTree {
+    /// `.rascal/` came from the working tree, not from the base commit.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub config_from_worktree: bool,
+    /// The files of `.rascal/` (relative to it) that differ between the
+    /// working tree and the base.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub config_changes: Vec<String>,
+    /// How many other files have uncommitted changes.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub uncommitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+impl WorkingTree {
+    /// Nothing to say: `.rascal/` from a base it matches, nothing uncommitted.
+    pub fn is_clean(&self) -> bool {
+        *self == WorkingTree::default()
+    }
+
+    /// The one warning when the base's `.rascal/` is used and the working
+    /// tree's differs: its changes are ignored.
+    pub fn config_warning(&self, base: &str) -> Option<String> {
+        (!self.config_from_worktree && !self.config_changes.is_empty()).then(|| {
+            format!(
+                "warning: using .rascal/ from base {}; uncommitted changes to {} are ignored — commit them or pass --config-from-worktree",
+                short(base),
+                self.config_changes.join(", ")
+            )
+        })
+    }
+
+    /// The note when `.rascal/` came from the working tree.
+    pub fn config_note(&self, base: &str) -> Option<String> {
+        self.config_from_worktree.then(|| {
+            format!(
+                "config from the working tree, not from base {}{}",
+                short(base),
+                if self.config_changes.is_empty() {
+                    " (the same files)".to_string()
+                } else {
+                    format!(" (differs in {})", self.config_changes.join(", "))
+                }
+            )
+        })
+    }
+
+    /// The note on other uncommitted changes.
+    pub fn uncommitted_note(&self, base: &str) -> Option<String> {
+        (self.uncommitted > 0).then(|| {
+            format!(
+                "working tree has uncommitted changes ({} file{}); agents start from base {}",
+                self.uncommitted,
+                if self.uncommitted == 1 { "" } else { "s" },
+                short(base)
+            )
+        })
+    }
+
+    /// Every line there is to say, for a run's header.
+    pub fn lines(&self, base: &str) -> Vec<String> {
+        [
+            self.config_warning(base),
+            self.config_note(base).map(|n| format!("note: {n}")),
+            self.uncommitted_note(base).map(|n| format!("note: {n}")),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+}
+
+fn short(base: &str) -> &str {
+    &base[..base.len().min(8)]
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum RunEvent {
@@ -97,6 +181,10 @@ pub enum RunEvent {
         /// `spec NAME`, `issue FILE` or `instruction`.
         source: String,
         task: Box<Task>,
+        /// How the user's working tree stood: `.rascal/` read from it
+        /// instead of the base, uncommitted changes the agents do not see.
+        #[serde(default, skip_serializing_if = "WorkingTree::is_clean")]
+        worktree: WorkingTree,
     },
     /// A retry: the candidate's author gets `feedback` (what still fails)
     /// in its worktree, then layers 2 → 4 → 3 → 5 run again.

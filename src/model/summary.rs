@@ -5,7 +5,7 @@
 //! disagree about what a run says.
 
 use crate::config::spec::Task;
-use crate::model::event::RunEvent;
+use crate::model::event::{RunEvent, WorkingTree};
 use crate::model::log::Stream;
 use crate::model::verdict::{Layer, Report, Status, Verdict};
 use serde::{Deserialize, Serialize};
@@ -129,6 +129,10 @@ pub struct RunSummary {
     pub task_source: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<Task>,
+    /// How the user's working tree stood (`.rascal/` from it, uncommitted
+    /// changes), when there was something to say.
+    #[serde(default, skip_serializing_if = "WorkingTree::is_clean")]
+    pub worktree: WorkingTree,
     pub candidates: Vec<CandidateSummary>,
     /// The comparator's ranking (Layer 1), once every candidate finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -186,6 +190,7 @@ impl RunSummary {
             instruction: String::new(),
             task_source: None,
             task: None,
+            worktree: WorkingTree::default(),
             candidates: Vec::new(),
             ranking: None,
             selected: None,
@@ -272,9 +277,17 @@ impl RunSummary {
                     c.checklist = crate::model::checklist::checklist_markdown(&c.reports);
                 }
             }
-            RunEvent::TaskLoaded { source, task } => {
-                s.task_source = Some(source.clone());
-                s.task = Some((**task).clone());
+            RunEvent::TaskLoaded {
+                source,
+                task,
+                worktree,
+            } => {
+                // A bare instruction is journalled only to carry the note.
+                if source != "instruction" {
+                    s.task_source = Some(source.clone());
+                    s.task = Some((**task).clone());
+                }
+                s.worktree = worktree.clone();
             }
             RunEvent::AttemptStarted {
                 candidate,

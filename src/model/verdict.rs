@@ -119,6 +119,13 @@ impl Issue {
             _ => None,
         }
     }
+
+    /// `path:line` for printing before the message, unless the message
+    /// already starts with it (a compiler's `src/lib.rs:6:5: error…`).
+    pub fn location_to_print(&self) -> Option<String> {
+        self.location()
+            .filter(|l| !self.message.starts_with(&format!("{l}:")))
+    }
 }
 
 /// PASS / WARN / FAIL.

@@ -165,18 +165,29 @@ impl Printer {
                     _ => "",
                 }
             )],
-            RunEvent::TaskLoaded { source, task } => vec![format!(
-                "task from {}: {} acceptance criteri{}, {} constraint{}",
-                sanitize(source),
-                task.acceptance_criteria.len(),
-                if task.acceptance_criteria.len() == 1 {
-                    "on"
-                } else {
-                    "a"
-                },
-                task.constraints.len(),
-                if task.constraints.len() == 1 { "" } else { "s" },
-            )],
+            RunEvent::TaskLoaded {
+                source,
+                task,
+                worktree,
+            } => {
+                let mut out = worktree.lines(&self.summary.base);
+                // A bare instruction is journalled only for the note.
+                if source != "instruction" {
+                    out.push(format!(
+                        "task from {}: {} acceptance criteri{}, {} constraint{}",
+                        sanitize(source),
+                        task.acceptance_criteria.len(),
+                        if task.acceptance_criteria.len() == 1 {
+                            "on"
+                        } else {
+                            "a"
+                        },
+                        task.constraints.len(),
+                        if task.constraints.len() == 1 { "" } else { "s" },
+                    ));
+                }
+                out.iter().map(|l| sanitize(l)).collect()
+            }
             RunEvent::AttemptStarted {
                 candidate,
                 attempt,
@@ -241,11 +252,12 @@ pub fn report_lines(r: &Report) -> Vec<String> {
             cut(&sanitize(&crate::layers::criteria::checklist_line(r)), 400)
         ));
         if matches!(r.status, Status::Fail | Status::Warn) {
-            let lines: Vec<&str> = r.output.lines().skip(1).collect();
-            let start = lines.len().saturating_sub(OUTPUT_LINES);
-            for l in &lines[start..] {
-                out.push(format!("    │ {}", cut(&sanitize(l), 200)));
-            }
+            let rest = r
+                .output
+                .split_once('\n')
+                .map(|(_, rest)| rest)
+                .unwrap_or("");
+            out.extend(output_lines(rest));
         }
         return out;
     }
@@ -274,7 +286,7 @@ pub fn report_lines(r: &Report) -> Vec<String> {
     out.push(head);
     for i in &r.issues {
         let loc = i
-            .location()
+            .location_to_print()
             .map(|l| format!("{} ", sanitize(&l)))
             .unwrap_or_default();
         let sev = i.effective_severity(r.advisory);
@@ -286,13 +298,18 @@ pub fn report_lines(r: &Report) -> Vec<String> {
         ));
     }
     if matches!(r.status, Status::Fail | Status::Warn) && r.status != Status::Skipped {
-        let lines: Vec<&str> = r.output.lines().collect();
-        let start = lines.len().saturating_sub(OUTPUT_LINES);
-        for l in &lines[start..] {
-            out.push(format!("    │ {}", cut(&sanitize(l), 200)));
-        }
+        out.extend(output_lines(&r.output));
     }
     out
+}
+
+/// A failed check's output as printed: its first error's block, when that
+/// lies before the last `OUTPUT_LINES`, then those lines.
+fn output_lines(output: &str) -> Vec<String> {
+    crate::layers::diagnostics::shown(output, OUTPUT_LINES)
+        .iter()
+        .map(|l| format!("    │ {}", cut(&sanitize(l), 200)))
+        .collect()
 }
 
 /// `rascal check` output: every report then the verdict.
@@ -435,6 +452,73 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    /// A failed build whose first error is far from the end of its output.
+    fn failed_build() -> Report {
+        let mut r = Report::new(crate::model::verdict::Layer::Guardrails, "build");
+        r.issues.push(
+            crate::model::verdict::Issue::new(
+                "guardrails/build",
+                crate::model::verdict::Severity::Error,
+                "src/lib.rs:11:5: error[E0308]: mismatched types",
+            )
+            .at("src/lib.rs", Some(11)),
+        );
+        let mut out = vec![
+            "   Compiling calc v0.1.0".to_string(),
+            "error[E0308]: mismatched types".into(),
+            "  --> src/lib.rs:11:5".into(),
+            "".into(),
+        ];
+        out.extend((0..20).map(|i| format!("later {i}")));
+        r.output = out.join("\n");
+        r.finish()
+    }
+
+    #[test]
+    fn a_failed_check_shows_its_first_error_block_then_its_tail() {
+        let lines = report_lines(&failed_build());
+        assert_eq!(
+            lines,
+            vec![
+                "✗ guardrails/build FAIL (0ms)",
+                "    error: src/lib.rs:11:5: error[E0308]: mismatched types [guardrails/build]",
+                "    │ error[E0308]: mismatched types",
+                "    │   --> src/lib.rs:11:5",
+                "    │ … 13 lines cut …",
+                "    │ later 12",
+                "    │ later 13",
+                "    │ later 14",
+                "    │ later 15",
+                "    │ later 16",
+                "    │ later 17",
+                "    │ later 18",
+                "    │ later 19",
+            ]
+        );
+    }
+
+    #[test]
+    fn the_working_tree_is_noted_under_the_run_header() {
+        let mut p = Printer::new(false);
+        p.render(&started(&["a"]));
+        let lines = p.render(&RunEvent::TaskLoaded {
+            source: "instruction".into(),
+            task: Box::new(crate::config::spec::Task::from_instruction("do it")),
+            worktree: crate::model::event::WorkingTree {
+                config_from_worktree: false,
+                config_changes: vec!["guardrails.yaml".into()],
+                uncommitted: 2,
+            },
+        });
+        assert_eq!(
+            lines,
+            vec![
+                "warning: using .rascal/ from base 01234567; uncommitted changes to guardrails.yaml are ignored — commit them or pass --config-from-worktree",
+                "note: working tree has uncommitted changes (2 files); agents start from base 01234567",
+            ]
+        );
     }
 
     #[test]

@@ -59,7 +59,7 @@ pub fn prepare_attach(
             "run `{run}` records a bad base commit `{base}`: {e}"
         ))
     })?;
-    let mut config = crate::git::base::load_config(&repo, base_oid)?;
+    let mut config = crate::pipeline::prepare::config_as_recorded(&repo, base_oid, &events)?;
     let resumption = Resumption::from_events(&events);
     // The same narrowing as when the run started (journalled with the task).
     if let Some(task) = &resumption.task {

@@ -49,6 +49,7 @@ pub async fn execute_with(
         candidates,
         task,
         task_source,
+        worktree,
         request,
         store,
         resume,
@@ -68,10 +69,11 @@ pub async fn execute_with(
             launcher: launcher.name().into(),
             candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
         });
-        if let Some(source) = task_source {
+        if task_source.is_some() || !worktree.is_clean() {
             journal.emit(RunEvent::TaskLoaded {
-                source,
+                source: task_source.unwrap_or_else(|| "instruction".into()),
                 task: Box::new((*task).clone()),
+                worktree,
             });
         }
     }

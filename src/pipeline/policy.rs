@@ -6,6 +6,7 @@
 use crate::config::verification::{OnRequestChanges, DEFAULT_MAX_RETRIES, MAX_RETRIES_CAP};
 use crate::config::Config;
 use crate::layers::criteria::{self};
+use crate::layers::diagnostics;
 use crate::layers::review::ReviewOutcome;
 use crate::model::verdict::{Layer, Report, Status};
 
@@ -95,6 +96,9 @@ pub fn next_step(
     Next::Retry(feedback_text(attempt, reports, review))
 }
 
+/// At most this many lines of a check's first error go back to the author.
+const FEEDBACK_BLOCK_LINES: usize = 12;
+
 fn one_line(s: &str) -> String {
     crate::text::ellipsis(&s.split_whitespace().collect::<Vec<_>>().join(" "), 300)
 }
@@ -106,6 +110,9 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
     for r in reports.iter().filter(|r| r.layer == Layer::Criteria) {
         if matches!(r.status, Status::Fail | Status::Warn) {
             out.push_str(&format!("{}\n", one_line(&criteria::checklist_line(r))));
+            if let Some(block) = diagnostics::fenced_first_error(r, FEEDBACK_BLOCK_LINES) {
+                out.push_str(&format!("{block}\n"));
+            }
         }
     }
     if let Some(ReviewOutcome::ChangesRequested(issues)) = review {
@@ -116,7 +123,10 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
                 crate::model::verdict::Severity::Error => "major",
                 _ => "minor",
             };
-            let loc = i.location().map(|l| format!(" at {l}")).unwrap_or_default();
+            let loc = i
+                .location_to_print()
+                .map(|l| format!(" at {l}"))
+                .unwrap_or_default();
             out.push_str(&format!(
                 "- reviewer `{who}` ({sev}){loc}: {}\n",
                 one_line(&i.message)
@@ -163,7 +173,10 @@ pub fn escalation_table(reports: &[Report]) -> String {
             ));
         }
         for i in r.issues.iter().take(10) {
-            let loc = i.location().map(|l| format!("{l}: ")).unwrap_or_default();
+            let loc = i
+                .location_to_print()
+                .map(|l| format!("{l}: "))
+                .unwrap_or_default();
             rows.push(format!(
                 "| {} | {} | {status} | {} |",
                 r.layer,
@@ -191,6 +204,29 @@ mod tests {
         r.issues
             .push(Issue::new("criteria/test", Severity::Error, "exit 101"));
         r.finish()
+    }
+
+    #[test]
+    fn feedback_carries_the_first_error_of_a_failed_command_fenced() {
+        let mut r = Report::new(Layer::Criteria, "health works").input("command", "cargo test");
+        r.issues.push(
+            Issue::new(
+                "criteria/test",
+                Severity::Error,
+                "`cargo test` exited with code 101 — src/lib.rs:11:9: test t panicked: boom",
+            )
+            .at("src/lib.rs", Some(11)),
+        );
+        r.output = "`cargo test` exited with code 101\n---- t stdout ----\nthread 't' panicked at src/lib.rs:11:9:\nboom\nnote: run with `RUST_BACKTRACE=1`\n... 3 more lines".into();
+        let text = feedback_text(1, &[r.finish()], None);
+        assert!(
+            text.contains(
+                "```\n---- t stdout ----\nthread 't' panicked at src/lib.rs:11:9:\nboom\n```\n"
+            ),
+            "{text}"
+        );
+        // A check that ran no command has no block.
+        assert!(!feedback_text(1, &[crit_fail()], None).contains("```"));
     }
 
     #[test]

@@ -4,9 +4,10 @@
 
 use crate::config::spec::Task;
 use crate::config::{Config, LauncherKind};
+use crate::git::base::ConfigSource;
 use crate::git::workspace::{self};
 use crate::layers::compare::Contender;
-use crate::model::event::CandidateInfo;
+use crate::model::event::{CandidateInfo, WorkingTree};
 use crate::pipeline::request::{PipelineError, RunRequest};
 use crate::pipeline::resume::Resumption;
 use crate::pipeline::run_id::new_run_id;
@@ -27,6 +28,8 @@ pub struct PreparedRun {
     /// bare command-line instruction.
     pub task: Arc<Task>,
     pub task_source: Option<String>,
+    /// How the user's working tree stood (journalled with the task).
+    pub worktree: WorkingTree,
     pub(crate) request: RunRequest,
     pub(crate) store: Store,
     /// Set by `rascal attach`: the run already started; these candidates
@@ -71,6 +74,7 @@ impl PreparedRun {
             candidates: s.candidates,
             task: Arc::new(s.task),
             task_source,
+            worktree: WorkingTree::default(),
             request: s.request,
             store: s.store,
             resume: None,
@@ -110,10 +114,16 @@ pub(crate) fn narrow_permissions(config: &mut Config, task: &Task) {
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
-    let config = crate::git::base::load_config(&repo, base)?;
+    let worktree = working_tree(&repo, base, req.config_from_worktree);
+    let workdir = workspace::workdir(&repo);
+    let source = if req.config_from_worktree {
+        ConfigSource::WorkingTree(&workdir)
+    } else {
+        ConfigSource::Base(&repo, base)
+    };
+    let config = crate::git::base::load_config_from(source)?;
     let (mut task, mut task_source) = crate::git::base::load_task(
-        &repo,
-        base,
+        source,
         &req.instruction,
         req.spec.as_deref(),
         req.issue.as_deref(),
@@ -205,7 +215,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
             agent,
         ));
     }
-    Ok(PreparedRun::fresh(
+    let mut prepared = PreparedRun::fresh(
         Setup {
             run,
             config,
@@ -218,7 +228,43 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
             store,
         },
         task_source,
-    ))
+    );
+    prepared.worktree = worktree;
+    Ok(prepared)
+}
+
+/// The config a run that goes on (`rascal retry`, `rascal attach`) uses:
+/// read from where the run first read it — the working tree when it was
+/// started with `--config-from-worktree` (as the tree is now), else `base`.
+pub(crate) fn config_as_recorded(
+    repo: &git2::Repository,
+    base: git2::Oid,
+    events: &[crate::model::event::RunEvent],
+) -> Result<Config, PipelineError> {
+    let from_worktree = events.iter().any(|e| {
+        matches!(e, crate::model::event::RunEvent::TaskLoaded { worktree, .. } if worktree.config_from_worktree)
+    });
+    let workdir = workspace::workdir(repo);
+    let source = if from_worktree {
+        ConfigSource::WorkingTree(&workdir)
+    } else {
+        ConfigSource::Base(repo, base)
+    };
+    Ok(crate::git::base::load_config_from(source)?)
+}
+
+/// How the working tree of `repo` stands against `base`: `.rascal/`
+/// differences, whether `.rascal/` is read from it, other uncommitted
+/// changes.
+pub fn working_tree(repo: &git2::Repository, base: git2::Oid, from_worktree: bool) -> WorkingTree {
+    if repo.is_bare() {
+        return WorkingTree::default();
+    }
+    WorkingTree {
+        config_from_worktree: from_worktree,
+        config_changes: crate::git::base::config_changes(repo, base),
+        uncommitted: crate::git::base::uncommitted(repo),
+    }
 }
 
 /// Whether agent `name` runs unsandboxed: containers are a sandbox; the

@@ -34,6 +34,9 @@ pub struct RunRequest {
     pub launcher: Option<LauncherKind>,
     /// `--allow-path` / `--deny-path`: narrows the permissions for this run.
     pub scope: Option<crate::config::PermissionsConfig>,
+    /// `--config-from-worktree`: read `.rascal/` from the user's working
+    /// tree instead of the base commit (recorded in the run).
+    pub config_from_worktree: bool,
 }
 
 impl RunRequest {

@@ -50,7 +50,7 @@ pub fn prepare_retry(
     }
     let base =
         git2::Oid::from_str(&summary.base).map_err(|e| PipelineError::Usage(e.to_string()))?;
-    let mut config = crate::git::base::load_config(&repo, base)?;
+    let mut config = crate::pipeline::prepare::config_as_recorded(&repo, base, &events)?;
     let agent = config
         .main
         .agents

@@ -359,20 +359,26 @@ pub async fn run_test_guardrail(
     };
     r.duration_ms = out.exit.duration_ms;
     r.exit_code = out.exit.code;
-    r.output = out.tail.clone();
+    // Read as plain lines (`go test -json` unwrapped): what a report keeps
+    // and where the errors are found.
+    let seen = crate::layers::diagnostics::Captured::from_text(&text);
+    let tail_lines = crate::exec::runner::TAIL_LINES;
+    r.output = if out.exit.success() {
+        seen.last(&out.tail, tail_lines)
+    } else {
+        seen.kept(&out.tail, tail_lines)
+    };
     if let Some(problem) = out.exit.problem(timeout.get()) {
         return r.errored(format!("`{command}` {problem}")).finish();
     }
-    let rule = format!("guardrails/{}", g.name);
     if !out.exit.success() {
-        r.issues.push(crate::model::verdict::Issue::new(
-            &rule,
-            crate::model::verdict::Severity::Error,
-            format!(
-                "`{command}` exited with code {}",
-                out.exit.code.map(|c| c.to_string()).unwrap_or("?".into())
-            ),
-        ));
+        r.issues = crate::layers::guardrails::failure_issues(
+            &g.name,
+            command,
+            out.exit.code,
+            place,
+            &seen,
+        );
     }
     // 2. What the runner lists now and at the base.
     let now = match run_whole(

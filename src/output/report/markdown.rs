@@ -24,7 +24,10 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
         .map(|e| format!("could not verify: {e}"))
         .or_else(|| {
             r.issues.first().map(|i| {
-                let loc = i.location().map(|l| format!("{l}: ")).unwrap_or_default();
+                let loc = i
+                    .location_to_print()
+                    .map(|l| format!("{l}: "))
+                    .unwrap_or_default();
                 format!("{loc}{}", i.message)
             })
         })
@@ -53,9 +56,10 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             cell(&cut(&reason, 300))
         ),
         (Status::Fail, None) => format!(
-            "- [ ] {} ← FAILED: {}{more}",
+            "- [ ] {} ← FAILED: {}{more}{}",
             cell(&r.check),
-            cell(&cut(&reason, 300))
+            cell(&cut(&reason, 300)),
+            first_error(r)
         ),
         (Status::Skipped, Some(d)) => format!(
             "- [x] {} — skipped (never ran) → overridden by {}: {}",
@@ -73,6 +77,14 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             }
         ),
     }
+}
+
+/// The first error of a failed command check, fenced and indented under
+/// its checklist item (empty when there is none).
+fn first_error(r: &Report) -> String {
+    crate::layers::diagnostics::fenced_first_error(r, 12)
+        .map(|b| b.lines().map(|l| format!("\n  {l}")).collect::<String>())
+        .unwrap_or_default()
 }
 
 const SECTIONS: &[(Layer, &str)] = &[
@@ -123,6 +135,13 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             None => String::new(),
         }
     );
+    if let Some(note) = s.worktree.config_note(&s.base) {
+        let _ = writeln!(
+            out,
+            "**Note: {}** — the checks below were set by the working tree's `.rascal/`, not by the base commit's.\n",
+            sanitize(&note)
+        );
+    }
     if let Some(tree) = cand.and_then(|c| c.tree.as_deref()) {
         let _ = writeln!(
             out,
@@ -232,8 +251,79 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::event::{CandidateInfo, RunEvent};
-    use crate::model::verdict::{Issue, Severity, Verdict};
+    use crate::model::event::{CandidateInfo, RunEvent, WorkingTree};
+    use crate::model::verdict::{Issue, Severity};
+
+    fn run_with(report: Report, worktree: WorkingTree) -> RunSummary {
+        let events = vec![
+            RunEvent::RunStarted {
+                run: "r-1".into(),
+                repo: "/tmp/repo".into(),
+                base: "0123456789abcdef".into(),
+                instruction: "add name()".into(),
+                launcher: "process".into(),
+                candidates: vec![CandidateInfo {
+                    id: "a".into(),
+                    agent: "a".into(),
+                    runtime: "scripted".into(),
+                    worktree: "/tmp/w".into(),
+                    unsandboxed: false,
+                }],
+            },
+            RunEvent::TaskLoaded {
+                source: "instruction".into(),
+                task: Box::new(crate::config::spec::Task::from_instruction("add name()")),
+                worktree,
+            },
+            RunEvent::ReportLanded {
+                candidate: "a".into(),
+                report: Box::new(report),
+            },
+        ];
+        RunSummary::from_events(&events)
+    }
+
+    #[test]
+    fn a_failed_command_shows_its_first_error_fenced_and_the_config_source_is_said() {
+        let mut r = Report::new(Layer::Guardrails, "build").input("command", "cargo build");
+        r.issues.push(
+            Issue::new(
+                "guardrails/build",
+                Severity::Error,
+                "src/lib.rs:6:5: error[E0308]: mismatched types",
+            )
+            .at("src/lib.rs", Some(6)),
+        );
+        r.output = "   Compiling calc\nerror[E0308]: mismatched types\n --> src/lib.rs:6:5\n  |\n6 |     \"x\"\n\nerror: could not compile `calc`".into();
+        let body = pr_body(
+            &run_with(
+                r.finish(),
+                WorkingTree {
+                    config_from_worktree: true,
+                    config_changes: vec!["guardrails.yaml".into()],
+                    uncommitted: 3,
+                },
+            ),
+            None,
+        );
+        assert!(
+            body.contains("- [ ] build ← FAILED: src/lib.rs:6:5: error[E0308]: mismatched types\n  ```\n  error[E0308]: mismatched types\n   --> src/lib.rs:6:5\n    |\n  6 |     \"x\"\n  ```\n"),
+            "{body}"
+        );
+        assert!(
+            body.contains("**Note: config from the working tree, not from base 01234567 (differs in guardrails.yaml)**"),
+            "{body}"
+        );
+        // The base's own config: nothing to say.
+        let clean = pr_body(
+            &run_with(
+                Report::new(Layer::Guardrails, "x").finish(),
+                WorkingTree::default(),
+            ),
+            None,
+        );
+        assert!(!clean.contains("working tree"), "{clean}");
+    }
 
     #[test]
     fn direction_overrides_in_paths_and_messages_are_shown_escaped() {
@@ -264,7 +354,7 @@ mod tests {
             },
             RunEvent::CandidateFinished {
                 candidate: "c1".into(),
-                verdict: Verdict::Fail,
+                verdict: crate::model::verdict::Verdict::Fail,
                 reason: None,
                 files: 1,
                 lines: 1,
