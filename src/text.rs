@@ -122,6 +122,14 @@ pub fn pad_left(s: &str, w: usize) -> String {
     format!("{}{s}", " ".repeat(n))
 }
 
+/// `n thing` or `n things`: `1 file`, `2 files`.
+pub fn plural(n: impl Into<u64>, thing: &str) -> String {
+    match n.into() {
+        1 => format!("1 {thing}"),
+        n => format!("{n} {thing}s"),
+    }
+}
+
 /// The size of a change in words: `1 file, 10 lines`.
 pub fn change_size(files: u64, lines: u64) -> String {
     let s = |n: u64| if n == 1 { "" } else { "s" };

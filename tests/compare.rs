@@ -66,7 +66,7 @@ fn comparator_picks_the_passing_consensus_candidate_and_explains_why() {
         ranking["positions"][0]["consensus"], ranking["positions"][1]["consensus"],
         "{ranking:#}"
     );
-    assert!(reason.contains("3 lines in 1 files"), "{reason}");
+    assert!(reason.contains("1 file, 3 lines"), "{reason}");
     // The 3×3 matrix is symmetric with ones on the diagonal.
     let m = ranking["matrix"].as_array().unwrap();
     assert_eq!(m.len(), 3);

@@ -166,11 +166,7 @@ pub fn commit_message(
 
 /// `n thing` or `n things`.
 pub fn plural(n: usize, thing: &str) -> String {
-    if n == 1 {
-        format!("1 {thing}")
-    } else {
-        format!("{n} {thing}s")
-    }
+    crate::text::plural(n as u64, thing)
 }
 
 /// A commit or tree id as shown to a human.

@@ -350,7 +350,10 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
         let o = &cs[j];
         if verdict_rank(c) == verdict_rank(o) {
             if c.layers_passed != o.layers_passed {
-                parts.push(format!("{} layers passed", c.layers_passed));
+                parts.push(format!(
+                    "{} passed",
+                    crate::text::plural(c.layers_passed as u64, "layer")
+                ));
             } else if c.criteria_met != o.criteria_met {
                 parts.push(format!("{} criteria met", c.criteria_met));
             } else if c.tests_passed != o.tests_passed {
@@ -368,10 +371,9 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
                 };
                 parts.push(format!("{word} consensus ({:.2})", consensus[i]));
             } else {
-                parts.push(format!(
-                    "{} lines in {} files",
+                parts.push(crate::text::change_size(
+                    c.changes.files.len() as u64,
                     c.changes.lines_changed(),
-                    c.changes.files.len()
                 ));
             }
         } else if cs.len() > 1 && passed(c) {

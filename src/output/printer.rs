@@ -335,13 +335,12 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
     let mut out = vec!["ranking (compare):".to_string()];
     for p in &r.positions {
         out.push(format!(
-            "  {}. {} {} · consensus {} · {} lines in {} files — {}",
+            "  {}. {} {} · consensus {} · {} — {}",
             p.position,
             sanitize(&p.candidate),
             p.verdict,
             p.consensus_text(),
-            p.lines,
-            p.files,
+            crate::text::change_size(p.files as u64, p.lines),
             sanitize(&p.reason)
         ));
     }

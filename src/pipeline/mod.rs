@@ -38,10 +38,11 @@ pub fn first_failure(reports: &[Report]) -> Option<String> {
         .clone()
         .or_else(|| r.issues.first().map(|i| i.message.clone()))
         .unwrap_or_default();
-    Some(format!(
-        "{} {}: {}",
-        r.layer,
-        r.check,
-        crate::text::cut(&what, 200)
-    ))
+    // `permissions: …`, not `permissions permissions: …`.
+    let name = if r.check == r.layer.to_string() {
+        r.layer.to_string()
+    } else {
+        format!("{} {}", r.layer, r.check)
+    };
+    Some(format!("{name}: {}", crate::text::cut(&what, 200)))
 }

@@ -181,7 +181,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
             ),
             _ => (
                 Verdict::Fail,
-                Some("permissions permissions: changed path `.github/workflows/ci.yml` matches denied pattern".to_string()),
+                Some("permissions: changed path `.github/workflows/ci.yml` matches denied pattern".to_string()),
             ),
         };
         ev.push((
