@@ -938,8 +938,9 @@ impl SecretScanner {
                         // On its own, and in place of the blob, so that
                         // `password: <base64>` is still an assignment.
                         self.derived(s, None, 0..s.len(), lock, &how, at, out);
-                        let line = format!("{}{s}{}", &text[..token.start], &text[token.end..]);
-                        let region = token.start..token.start + s.len();
+                        let head = decode::before(text, token.start);
+                        let line = format!("{head}{s}{}", decode::after(text, token.end));
+                        let region = head.len()..head.len() + s.len();
                         self.derived(&line, None, region, lock, &how, at, out);
                         self.decode(s, lock, depth + 1, &how, at, out);
                     }
