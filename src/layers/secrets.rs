@@ -872,10 +872,7 @@ impl SecretScanner {
                 self.max_file_bytes
             )
         } else {
-            format!(
-                "only {scanned} of its {total} bytes could be read to scan for secrets: \
-                 the change holds a file too large to read"
-            )
+            format!("only {scanned} of its {total} bytes could be read to scan for secrets")
         };
         let hint = match self.on_unscanned {
             OnUnscanned::Warn => "; `on_unscanned: fail` refuses such files",
