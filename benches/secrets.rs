@@ -186,7 +186,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("secrets");
     g.throughput(Throughput::Bytes(bytes));
     g.sample_size(10);
-    g.bench_function("scan_mixed_1mib_text_file", |b| {
+    g.bench_function("scan_mixed_1mb_text_file", |b| {
         b.iter(|| black_box(scanner.scan(black_box(&mixed))))
     });
     g.finish();

@@ -340,3 +340,23 @@ fn a_key_split_into_string_pieces_is_joined() {
     assert_no_leak(&r, &key);
     assert_no_leak(&r, &token);
 }
+
+#[test]
+fn banned_patterns_over_every_file_read_nul_text_and_big_changed_files() {
+    let t = repo();
+    t.write("src/evil.rs", "// \0\npub fn f() { dbg!(1); }\n");
+    let mut big = "// filler line of a generated file, nothing to see\n".repeat(45_000);
+    big.push_str("pub fn g() { dbg!(2); }\n");
+    assert!(big.len() > 2 * 1024 * 1024);
+    t.write("src/big.rs", &big);
+    let r = check(
+        &t,
+        "guardrails:\n  - { name: banned, patterns: ['dbg!\\('], scope: all }\n",
+    );
+    let mut paths: Vec<String> = hits(&r, "banned", "guardrails/banned")
+        .into_iter()
+        .map(|h| h.0)
+        .collect();
+    paths.sort();
+    assert_eq!(paths, vec!["src/big.rs", "src/evil.rs"], "{r:#?}");
+}

@@ -1320,3 +1320,19 @@ fn on_unscanned_option_reads_from_yaml_names() {
     assert_eq!(SecretsOptions::default().on_unscanned, OnUnscanned::Warn);
     assert!(serde_json::from_str::<SecretsOptions>(r#"{"on_unscanned": "ignore"}"#).is_err());
 }
+
+#[test]
+fn a_long_line_of_many_blobs_is_scanned_whole() {
+    // Each blob decodes to text and is scanned in place with some context,
+    // never with the whole line around it (which would be quadratic).
+    let s = scanner();
+    let blob = b64(b"just some harmless words here", false);
+    let key = "AKIA".to_string() + &rnd(129, 16, UPPER_NUM);
+    let line = format!(
+        "{} k={}",
+        format!("{blob} ").repeat(20_000),
+        b64(key.as_bytes(), false)
+    );
+    let issues = s.scan(&one_file("data/blobs.txt", &[line]));
+    assert_eq!(rules_of(&issues), vec!["secrets/aws-access-key-id"]);
+}

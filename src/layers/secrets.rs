@@ -872,10 +872,7 @@ impl SecretScanner {
                 self.max_file_bytes
             )
         } else {
-            format!(
-                "only {scanned} of its {total} bytes could be read to scan for secrets: \
-                 the change holds a file too large to read"
-            )
+            format!("only {scanned} of its {total} bytes could be read to scan for secrets")
         };
         let hint = match self.on_unscanned {
             OnUnscanned::Warn => "; `on_unscanned: fail` refuses such files",
@@ -938,8 +935,9 @@ impl SecretScanner {
                         // On its own, and in place of the blob, so that
                         // `password: <base64>` is still an assignment.
                         self.derived(s, None, 0..s.len(), lock, &how, at, out);
-                        let line = format!("{}{s}{}", &text[..token.start], &text[token.end..]);
-                        let region = token.start..token.start + s.len();
+                        let head = decode::before(text, token.start);
+                        let line = format!("{head}{s}{}", decode::after(text, token.end));
+                        let region = head.len()..head.len() + s.len();
                         self.derived(&line, None, region, lock, &how, at, out);
                         self.decode(s, lock, depth + 1, &how, at, out);
                     }

@@ -9,6 +9,29 @@ pub const MIN_HEX: usize = 32;
 /// Runs of text shorter than this are not kept from bytes.
 pub const MIN_RUN: usize = 8;
 
+/// At most this many bytes of a line are kept on each side of a decoded or
+/// joined part, so that `password = <decoded>` is still an assignment while
+/// the work stays linear in the line's length.
+pub const CONTEXT: usize = 256;
+
+/// The (at most [`CONTEXT`]) bytes of `text` before byte `at`.
+pub fn before(text: &str, at: usize) -> &str {
+    let mut from = at.saturating_sub(CONTEXT);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    &text[from..at]
+}
+
+/// The (at most [`CONTEXT`]) bytes of `text` from byte `at`.
+pub fn after(text: &str, at: usize) -> &str {
+    let mut to = (at + CONTEXT).min(text.len());
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    &text[at..to]
+}
+
 /// A blob in a text that may be encoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Token {

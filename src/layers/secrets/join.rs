@@ -16,7 +16,8 @@ pub struct Joined {
     pub line: usize,
     pub text: String,
     /// The joined part of `text` (the rest is the first line's text before
-    /// it and the last line's text after it).
+    /// it and the last line's text after it, up to [`decode::CONTEXT`]
+    /// bytes each).
     pub body: Range<usize>,
     /// How it was joined, for a finding's message.
     pub how: &'static str,
@@ -86,7 +87,7 @@ fn literals(line: &str, quotes: &Quotes, out: &mut Vec<Lit>) -> bool {
 /// Does the text between two literals (`before`, then `after` on the next
 /// line) join them? `listing()`: inside a `concat`/`join`, where commas join
 /// too.
-fn joins(before: &str, after: &str, listing: impl Fn() -> bool) -> bool {
+fn joins(before: &str, after: &str, listing: impl FnOnce() -> bool) -> bool {
     // At most a few characters of operator (and a prefix of the second
     // literal: f"…", b'…', r"…", L"…", @"…", $"…").
     let mut buf = [0u8; 6];
@@ -142,30 +143,38 @@ fn chains(lines: &[&str], quotes: &[u8], out: &mut Vec<Joined>) -> bool {
     let mut chain: Vec<(usize, Lit)> = Vec::new();
     let mut lits = Vec::new();
     let mut doubtful = false;
+    // For the current chain: up to which line `listing` was read, and its
+    // answer (so each line is read once, however many commas it has).
+    let mut listed: Option<(usize, bool)> = None;
     for (li, line) in lines.iter().enumerate() {
         if !line.bytes().any(|b| quotes[b as usize]) {
             finish(lines, &mut chain, out);
+            listed = None;
             continue;
         }
         doubtful |= literals(line, &quotes, &mut lits);
         for &lit in &lits {
+            let listing_now = || {
+                let v = match listed {
+                    Some((upto, v)) if upto >= li => v,
+                    Some((upto, v)) => v || listing(&lines[upto + 1..=li]),
+                    None => listing(&lines[chain[0].0.saturating_sub(1)..=li]),
+                };
+                listed = Some((li, v));
+                v
+            };
             let joined = match chain.last() {
                 Some(&(pl, prev)) if pl == li => {
-                    let from = chain[0].0.saturating_sub(1);
-                    joins(&line[prev.close + 1..lit.open], "", || {
-                        listing(&lines[from..=li])
-                    })
+                    joins(&line[prev.close + 1..lit.open], "", listing_now)
                 }
                 Some(&(pl, prev)) if pl + 1 == li => {
-                    let from = chain[0].0.saturating_sub(1);
-                    joins(&lines[pl][prev.close + 1..], &line[..lit.open], || {
-                        listing(&lines[from..=li])
-                    })
+                    joins(&lines[pl][prev.close + 1..], &line[..lit.open], listing_now)
                 }
                 _ => false,
             };
             if !joined {
                 finish(lines, &mut chain, out);
+                listed = None;
             }
             chain.push((li, lit));
         }
@@ -194,13 +203,13 @@ fn joined(lines: &[&str], pieces: &[(usize, Lit)], out: &mut Vec<Joined>) {
         return;
     }
     let (last_line, last) = *pieces.last().expect("not empty");
-    let mut text = lines[first_line][..=first.open].to_string();
+    let mut text = decode::before(lines[first_line], first.open + 1).to_string();
     let start = text.len();
     for &(l, lit) in pieces {
         unescape(&lines[l][lit.open + 1..lit.close], &mut text);
     }
     let body = start..text.len();
-    text.push_str(&lines[last_line][last.close..]);
+    text.push_str(decode::after(lines[last_line], last.close));
     out.push(Joined {
         line: first_line,
         text,
@@ -334,6 +343,18 @@ mod tests {
         assert!(bodies(&[r#"f("ab", "cd")"#]).is_empty());
         assert!(bodies(&[r#"a = "ab" +"#, "", r#""cd""#]).is_empty());
         assert!(bodies(&[r#"if x == "ab" { "cd" }"#]).is_empty());
+    }
+
+    #[test]
+    fn many_pieces_on_one_long_line_stay_linear() {
+        // Two-piece chains broken apart (each keeps only some context),
+        // and a long concat list (its line is read for `concat` once).
+        let broken = r#""ab" + "cd" x "#.repeat(100_000);
+        let j = literal_chains(&[&broken]);
+        assert_eq!(j.len(), 100_000);
+        assert!(j.iter().all(|j| j.text.len() <= 2 * decode::CONTEXT + 4));
+        let list = format!("concat({})", r#""ab", "#.repeat(100_000));
+        assert_eq!(literal_chains(&[&list]).len(), 1);
     }
 
     #[test]
