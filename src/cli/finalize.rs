@@ -26,6 +26,9 @@ pub fn finalize_run(
     note_unchained(run, summary.journal.as_ref());
     let opts = FinalizeOptions { push, pr };
     let f = crate::finalize::finalize(dir, &summary, &opts)?;
+    if let Err(e) = crate::finalize::record::record(dir, &summary, &f) {
+        eprintln!("rascal: warning: committed, but the run's record could not say so: {e}");
+    }
     if !quiet {
         say!("committed {} on branch {}", &f.commit[..12], f.branch);
         say!("  {}", f.message.lines().next().unwrap_or(""));

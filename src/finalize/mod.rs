@@ -3,6 +3,9 @@
 //! body, push to a remote when asked, and open a PR through `gh` when it is
 //! installed (else print the command to run).
 
+pub mod preview;
+pub mod record;
+
 use crate::git::workspace;
 use crate::model::summary::RunSummary;
 use std::path::{Path, PathBuf};

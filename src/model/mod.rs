@@ -10,6 +10,7 @@ pub mod event;
 pub mod ledger;
 pub mod log;
 pub mod ranking;
+pub mod state;
 pub mod summary;
 pub mod usage;
 pub mod verdict;

@@ -5,8 +5,11 @@
 //! disagree about what a run says.
 
 use crate::config::spec::Task;
-use crate::model::event::RunEvent;
+use crate::model::clock::{CandidateClock, Span};
+use crate::model::decision::DecisionKind;
+use crate::model::event::{Finalization, RunEvent};
 use crate::model::log::Stream;
+use crate::model::state::State;
 use crate::model::verdict::{Layer, Report, Status, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +69,13 @@ pub struct CandidateSummary {
     /// stderr (rascal's notes excluded): where a reattach resumes.
     #[serde(skip)]
     pub output_lines: [u64; 2],
+    /// Where it stands: queued, running, its verdict after overrides, or
+    /// cancelled, escalated, interrupted.
+    #[serde(default)]
+    pub state: State,
+    /// Its clocks, from journal times (only when the fold was given them).
+    #[serde(skip)]
+    pub clock: CandidateClock,
 }
 
 impl CandidateSummary {
@@ -75,15 +85,18 @@ impl CandidateSummary {
         &self.decisions[self.overrides_from.min(self.decisions.len())..]
     }
 
-    /// A layer shows as overridden (⊘) when it failed or warned and every
-    /// failing or warning report in it is covered by an override of the
-    /// current attempt — the same rule `effective_verdict` applies.
+    /// A layer shows as overridden (⊘) when it failed, warned or was
+    /// skipped and every such report in it is covered by an override of
+    /// the current attempt — the same rule `effective_verdict` applies.
     pub fn layer_overridden(&self, layer: Layer) -> bool {
         let decisions = self.current_decisions();
         let mut bad = self
             .reports
             .iter()
-            .filter(|r| r.layer == layer && matches!(r.status, Status::Fail | Status::Warn))
+            .filter(|r| {
+                r.layer == layer
+                    && matches!(r.status, Status::Fail | Status::Warn | Status::Skipped)
+            })
             .peekable();
         bad.peek().is_some() && bad.all(|r| decisions.iter().any(|d| d.overrides(r)))
     }
@@ -94,10 +107,70 @@ impl CandidateSummary {
             .iter()
             .find(|r| r.layer == Layer::Agent && r.check == "agent")
     }
+
+    /// What still keeps it from passing (after the current overrides).
+    pub fn blockers(&self) -> crate::model::decision::Blockers {
+        crate::model::decision::blockers(&self.reports, self.current_decisions())
+    }
+
+    /// Why selecting it needs a human's explicit word (it did not pass,
+    /// or has no verdict yet), or None when it passed. `finalize` refuses
+    /// such a candidate until its failures are overridden.
+    pub fn select_refusal(&self) -> Option<String> {
+        let why = self
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({})", crate::text::ellipsis(r, 120)))
+            .unwrap_or_default();
+        match self.effective_verdict.or(self.verdict) {
+            Some(Verdict::Pass | Verdict::Warn) => None,
+            Some(Verdict::Fail) => Some(format!(
+                "candidate `{}` is {}{why}",
+                self.id,
+                if self.state.live() {
+                    "FAIL"
+                } else {
+                    self.state.label()
+                }
+            )),
+            None => Some(format!(
+                "candidate `{}` has no verdict yet: it is {}",
+                self.id,
+                self.state.label()
+            )),
+        }
+    }
+
+    /// The state its verdict says, unless it was stopped or escalated.
+    fn settle(&mut self) {
+        if self.state == State::Cancelled || self.verdict.is_none() {
+            return;
+        }
+        self.state = if self.escalated.is_some() {
+            State::Escalated
+        } else {
+            State::of(
+                self.effective_verdict
+                    .or(self.verdict)
+                    .unwrap_or(Verdict::Fail),
+            )
+        };
+    }
+
+    /// Something ran for it: a queued or interrupted candidate is running.
+    fn wake(&mut self) {
+        if matches!(self.state, State::Queued | State::Interrupted) && self.verdict.is_none() {
+            self.state = State::Running;
+        }
+    }
 }
 
 fn first_attempt() -> u32 {
     1
+}
+
+fn running() -> State {
+    State::Running
 }
 
 /// One finished attempt of a candidate that was retried.
@@ -113,6 +186,9 @@ pub struct AttemptSummary {
 pub struct Escalation {
     pub reason: String,
     pub table: String,
+    /// The human who escalated it with a note (None: the pipeline did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// A run's results, folded from events: the `--json` document.
@@ -139,6 +215,20 @@ pub struct RunSummary {
     /// Decisions about the whole run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<crate::model::decision::Decision>,
+    /// Where the run stands: running, its verdict, or cancelled,
+    /// escalated, interrupted.
+    #[serde(default = "running")]
+    pub state: State,
+    /// The latest finalize: the branch and commit of the selected change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalized: Option<Finalization>,
+    /// The run's wall clock, from journal times (only when the fold was
+    /// given them).
+    #[serde(skip)]
+    pub wall: Span,
+    /// A human cancelled the whole run since it last started.
+    #[serde(skip)]
+    cancelled: bool,
     /// The journal's chain head, when the summary was read from the store
     /// (which checked the chain first); the PR body publishes it. Not part
     /// of the JSON document (`rascal verify RUN --json` prints it).
@@ -190,6 +280,10 @@ impl RunSummary {
             ranking: None,
             selected: None,
             decisions: Vec::new(),
+            state: State::Running,
+            finalized: None,
+            wall: Span::default(),
+            cancelled: false,
             journal: None,
         }
     }
@@ -203,9 +297,67 @@ impl RunSummary {
         s
     }
 
+    /// The summary of a whole journal with each event's time (ms): the
+    /// same summary, with its clocks.
+    pub fn from_timed<'a>(events: impl IntoIterator<Item = &'a (i64, RunEvent)>) -> RunSummary {
+        let mut s = RunSummary::new();
+        for (at, ev) in events {
+            s.apply_at(ev, Some(*at));
+        }
+        s
+    }
+
     /// Fold one more event in. This is the one fold of a run's history: the
     /// printer, `show`, `report`, the TUI and reattach all read it.
     pub fn apply(&mut self, ev: &RunEvent) {
+        self.apply_at(ev, None)
+    }
+
+    /// The run is driven again (a retry after it ended, a reattach after
+    /// it was interrupted): no verdict until it ends again.
+    fn reopen(&mut self) {
+        if self.status != "running" {
+            self.status = "running".into();
+            self.verdict = None;
+            self.exit_code = None;
+            self.wall.ended_ms = None;
+            self.cancelled = false;
+        }
+    }
+
+    /// The run's state, from its status, decisions and candidates.
+    fn settle(&mut self) {
+        self.state = match self.status.as_str() {
+            "running" => State::Running,
+            "interrupted" => State::Interrupted,
+            _ if self.cancelled
+                || (!self.candidates.is_empty()
+                    && self.candidates.iter().all(|c| c.state == State::Cancelled)) =>
+            {
+                State::Cancelled
+            }
+            _ if self.exit_code == Some(3)
+                || self
+                    .decisions
+                    .iter()
+                    .any(|d| d.kind == DecisionKind::Escalate) =>
+            {
+                State::Escalated
+            }
+            _ => State::of(self.verdict.unwrap_or(Verdict::Fail)),
+        };
+    }
+
+    /// Fold one more event in, `at` the time it was journalled when known
+    /// (the clocks need it; nothing else does).
+    pub fn apply_at(&mut self, ev: &RunEvent, at: Option<i64>) {
+        self.fold(ev, at);
+        if !matches!(ev, RunEvent::Log { .. }) {
+            self.settle();
+        }
+    }
+
+    fn fold(&mut self, ev: &RunEvent, at: Option<i64>) {
         let s = self;
         match ev {
             RunEvent::RunStarted {
@@ -218,6 +370,10 @@ impl RunSummary {
                 s.run = run.clone();
                 s.base = base.clone();
                 s.instruction = instruction.clone();
+                s.wall = Span {
+                    started_ms: at,
+                    ended_ms: None,
+                };
                 s.candidates = candidates
                     .iter()
                     .map(|c| CandidateSummary {
@@ -243,12 +399,26 @@ impl RunSummary {
                         escalated: None,
                         started: false,
                         output_lines: [0, 0],
+                        state: State::Queued,
+                        clock: CandidateClock::default(),
                     })
                     .collect();
             }
             RunEvent::ReportLanded { candidate, report } => {
+                s.reopen();
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    if report.layer == Layer::Agent && report.check == "agent" {
+                        c.clock.agent.started_ms = c.clock.agent.started_ms.or(at);
+                        c.clock.agent.ended_ms = at.or(c.clock.agent.started_ms);
+                    }
                     c.reports.push((**report).clone());
+                    c.wake();
+                }
+            }
+            RunEvent::LayerStarted { candidate, .. } => {
+                s.reopen();
+                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.wake();
                 }
             }
             RunEvent::CandidateFinished {
@@ -258,8 +428,16 @@ impl RunSummary {
                 files,
                 lines,
                 tree,
+                cancelled,
             } => {
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.clock.attempt.ended_ms = at;
+                    if c.clock.agent.open() {
+                        c.clock.agent.ended_ms = at;
+                    }
+                    if *cancelled {
+                        c.state = State::Cancelled;
+                    }
                     c.tree = tree.clone();
                     c.verdict = Some(*verdict);
                     c.effective_verdict = Some(crate::model::decision::effective_verdict(
@@ -270,6 +448,7 @@ impl RunSummary {
                     c.files_changed = *files;
                     c.lines_changed = *lines;
                     c.checklist = crate::model::checklist::checklist_markdown(&c.reports);
+                    c.settle();
                 }
             }
             RunEvent::TaskLoaded { source, task } => {
@@ -281,7 +460,21 @@ impl RunSummary {
                 attempt,
                 feedback,
             } => {
+                s.reopen();
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    let agent_ms = c
+                        .agent_report()
+                        .map(|r| r.duration_ms)
+                        .or_else(|| c.clock.agent.length_ms(at?).map(|ms| ms as u64));
+                    c.clock.earlier_agent_ms.push(agent_ms.unwrap_or(0));
+                    c.clock.attempt = Span {
+                        started_ms: at,
+                        ended_ms: None,
+                    };
+                    c.clock.agent = Span::default();
+                    c.state = State::Running;
+                    // An escalation was about the attempt before.
+                    c.escalated = None;
                     c.attempts.push(AttemptSummary {
                         attempt: c.attempt,
                         reports: std::mem::take(&mut c.reports),
@@ -308,7 +501,9 @@ impl RunSummary {
                     c.escalated = Some(Escalation {
                         reason: reason.clone(),
                         table: table.clone(),
+                        by: None,
                     });
+                    c.settle();
                 }
             }
             RunEvent::Ranked { ranking } => s.ranking = Some((**ranking).clone()),
@@ -323,7 +518,6 @@ impl RunSummary {
                 }
             }
             RunEvent::DecisionRecorded { decision } => {
-                use crate::model::decision::DecisionKind;
                 let target = decision
                     .candidate
                     .as_ref()
@@ -337,29 +531,68 @@ impl RunSummary {
                                 &c.decisions[c.overrides_from..],
                             ));
                         }
-                        if decision.kind == DecisionKind::Select {
-                            s.selected = Some(c.id.clone());
+                        match decision.kind {
+                            DecisionKind::Select => s.selected = Some(c.id.clone()),
+                            // Only what is still going can be stopped.
+                            DecisionKind::Cancel if c.state.live() => c.state = State::Cancelled,
+                            DecisionKind::Escalate => {
+                                c.escalated = Some(Escalation {
+                                    reason: decision.reason.clone(),
+                                    table: String::new(),
+                                    by: Some(decision.who.clone()),
+                                })
+                            }
+                            _ => {}
                         }
+                        c.settle();
                     }
-                    None => s.decisions.push(decision.clone()),
+                    None => {
+                        if decision.kind == DecisionKind::Cancel && s.status == "running" {
+                            s.cancelled = true;
+                            for c in s.candidates.iter_mut().filter(|c| c.state.live()) {
+                                c.state = State::Cancelled;
+                            }
+                        }
+                        s.decisions.push(decision.clone())
+                    }
                 }
             }
             RunEvent::RunFinished { verdict, exit_code } => {
                 s.status = "finished".into();
                 s.verdict = Some(*verdict);
                 s.exit_code = Some(*exit_code);
+                s.wall.ended_ms = at;
             }
             RunEvent::RunInterrupted { .. } => {
                 s.status = "interrupted".into();
                 if s.verdict.is_none() {
                     s.verdict = Some(Verdict::Fail);
                 }
-            }
-            RunEvent::CandidateStarted { candidate, .. } => {
-                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
-                    c.started = true;
+                s.wall.ended_ms = at;
+                for c in s.candidates.iter_mut().filter(|c| c.state.live()) {
+                    c.state = State::Interrupted;
+                    for span in [&mut c.clock.attempt, &mut c.clock.agent] {
+                        if span.open() {
+                            span.ended_ms = at;
+                        }
+                    }
                 }
             }
+            RunEvent::CandidateStarted { candidate, .. } => {
+                s.reopen();
+                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.started = true;
+                    c.clock.agent = Span {
+                        started_ms: at,
+                        ended_ms: None,
+                    };
+                    if c.clock.attempt.started_ms.is_none() || !c.clock.attempt.open() {
+                        c.clock.attempt = c.clock.agent;
+                    }
+                    c.wake();
+                }
+            }
+            RunEvent::Finalized(f) => s.finalized = Some(f.clone()),
             RunEvent::Log {
                 candidate,
                 stream,
@@ -379,7 +612,6 @@ impl RunSummary {
                     }
                 }
             }
-            _ => {}
         }
     }
 }
@@ -440,6 +672,7 @@ mod tests {
             files: 1,
             lines: 1,
             tree: None,
+            cancelled: false,
         }
     }
 

@@ -192,6 +192,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                 files: 1 + kind,
                 lines: 10 + kind as u64 * 5,
                 tree: None,
+                cancelled: false,
             },
             at + 30,
         ));
