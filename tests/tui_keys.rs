@@ -157,6 +157,23 @@ fn override_requires_a_reason_and_records_a_decision() {
         "flaky too",
     );
     app.apply_decision(&second);
+    // Its `tests` guardrail never ran (skipped after the build failed):
+    // until someone accepts it too, the layer is not all accepted.
+    assert_eq!(
+        app.candidates[1].mark(Layer::Guardrails, &app.meta),
+        Mark::Fail
+    );
+    let skipped = rascal::model::decision::Decision::new(
+        Some("hasty"),
+        DecisionKind::Override {
+            layer: Layer::Guardrails,
+            check: "tests".into(),
+            rule: None,
+        },
+        "Ada Lovelace <ada@example.com>",
+        "not run: flaky",
+    );
+    app.apply_decision(&skipped);
     assert_eq!(
         app.candidates[1].mark(Layer::Guardrails, &app.meta),
         Mark::Overridden

@@ -27,6 +27,32 @@ pub enum State {
 }
 
 impl State {
+    /// Every state, in the order the TUI's help lists them.
+    pub const ALL: [State; 8] = [
+        State::Queued,
+        State::Running,
+        State::Pass,
+        State::Warn,
+        State::Fail,
+        State::Cancelled,
+        State::Escalated,
+        State::Interrupted,
+    ];
+
+    /// What the state means, in a few words.
+    pub fn meaning(self) -> &'static str {
+        match self {
+            State::Queued => "waiting to start",
+            State::Running => "its agent or checks are running",
+            State::Pass => "every layer passed (or its failures were accepted)",
+            State::Warn => "passed with warnings",
+            State::Fail => "a check failed, or could not verify",
+            State::Cancelled => "stopped before every layer ran",
+            State::Escalated => "handed to a human (the note says why)",
+            State::Interrupted => "the rascal running it died; attach resumes",
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             State::Queued => "QUEUED",

@@ -74,6 +74,30 @@ pub enum Mark {
 }
 
 impl Mark {
+    /// Every mark, in the order the help's legend lists them.
+    pub const ALL: [Mark; 7] = [
+        Mark::Pending,
+        Mark::Running,
+        Mark::Pass,
+        Mark::Warn,
+        Mark::Fail,
+        Mark::Overridden,
+        Mark::Off,
+    ];
+
+    /// What the mark means (the help's legend).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Mark::Pending => "pending",
+            Mark::Running => "running",
+            Mark::Pass => "pass",
+            Mark::Warn => "warn",
+            Mark::Fail => "fail",
+            Mark::Overridden => "overridden",
+            Mark::Off => "off/skipped",
+        }
+    }
+
     pub fn glyph(self, spinner: usize) -> &'static str {
         const SPIN: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
         match self {
@@ -246,7 +270,7 @@ impl Candidate {
     pub fn status_text(&self) -> String {
         match self.state {
             State::Running => match self.running_layer {
-                Some(l) => format!("RUNNING · {}", l.name()),
+                Some(l) => format!("RUNNING · checking {}", l.name()),
                 None if self.reports.is_empty() => "RUNNING · agent".into(),
                 None => "RUNNING · verifying".into(),
             },

@@ -124,11 +124,11 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         (None, None) => {}
     }
     let used: usize = l2.iter().map(|s| crate::text::width(&s.content)).sum();
-    l2.push(Span::styled(" task ", t.dim));
-    l2.push(Span::styled(
-        ellipsis(&task, (area.width as usize).saturating_sub(7 + used)),
-        t.text,
-    ));
+    let room = (area.width as usize).saturating_sub(7 + used);
+    if room >= 12 {
+        l2.push(Span::styled(" task ", t.dim));
+        l2.push(Span::styled(ellipsis(&task, room), t.text));
+    }
     let l2 = Line::from(l2);
     frame.render_widget(Paragraph::new(vec![Line::from(l1), l2]), area);
 }
