@@ -423,3 +423,237 @@ fn v_toggles_between_readable_and_raw_agent_lines() {
     press(&mut app, Key::Char('v'));
     assert_eq!(last(&app), "▸ Edit src/health.rs");
 }
+
+#[test]
+fn selecting_a_failed_candidate_asks_for_a_reason_first() {
+    let mut app = fixture::app(3, true, false);
+    // hasty FAILed its guardrails: the dialog says so and wants a reason.
+    press_all(&mut app, &[Key::Char('2'), Key::Char('S')]);
+    let Some(Dialog::Select { refusal, .. }) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert!(refusal.as_deref().unwrap().contains("FAIL"), "{refusal:?}");
+    let fx = press(&mut app, Key::Enter);
+    assert!(fx.is_empty(), "nothing recorded without a reason: {fx:?}");
+    assert!(
+        matches!(&app.dialog, Some(Dialog::Select { error: Some(e), .. }) if e.contains("reason"))
+    );
+    type_text(&mut app, "the build failure is the CI image");
+    let fx = press(&mut app, Key::Enter);
+    assert!(
+        matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Select
+            && d.candidate.as_deref() == Some("hasty")
+            && d.reason == "the build failure is the CI image"),
+        "{fx:?}"
+    );
+    assert_eq!(app.summary.selected.as_deref(), Some("hasty"));
+    // A candidate that passed is selected without a question.
+    press_all(&mut app, &[Key::Char('1'), Key::Char('S')]);
+    assert!(matches!(
+        &app.dialog,
+        Some(Dialog::Select { refusal: None, .. })
+    ));
+    let fx = press(&mut app, Key::Enter);
+    assert!(matches!(&fx[..], [Effect::Decide(d)] if d.candidate.as_deref() == Some("careful")));
+}
+
+#[test]
+fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+    let Some(Dialog::Override {
+        check,
+        left,
+        with_skipped,
+        ..
+    }) = &app.dialog
+    else {
+        panic!("{:?}", app.dialog)
+    };
+    assert_eq!(check, "banned-patterns");
+    assert!(!with_skipped);
+    // The dialog says what else must be accepted: the other failed check
+    // and the skipped `tests` guardrail.
+    assert_eq!(left.failing, vec![(Layer::Guardrails, "build".to_string())]);
+    assert_eq!(left.skipped, vec![(Layer::Guardrails, "tests".to_string())]);
+    assert!(status_hints(&app).iter().any(|(k, _)| *k == "Tab"));
+    type_text(&mut app, "dbg! is fine here");
+    press(&mut app, Key::Tab);
+    assert!(matches!(
+        &app.dialog,
+        Some(Dialog::Override {
+            with_skipped: true,
+            ..
+        })
+    ));
+    let fx = press(&mut app, Key::Enter);
+    let checks: Vec<(String, String)> = fx
+        .iter()
+        .map(|e| match e {
+            Effect::Decide(d) => match &d.kind {
+                DecisionKind::Override { check, .. } => (check.clone(), d.reason.clone()),
+                k => panic!("{k:?}"),
+            },
+            e => panic!("{e:?}"),
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        vec![
+            ("banned-patterns".into(), "dbg! is fine here".into()),
+            ("tests".into(), "not run: dbg! is fine here".into())
+        ]
+    );
+    // Still FAIL (build), and the column and the message say why.
+    let c = &app.candidates[1];
+    assert_eq!(c.effective, Some(rascal::model::verdict::Verdict::Fail));
+    assert_eq!(
+        c.blockers.failing,
+        vec![(Layer::Guardrails, "build".to_string())]
+    );
+    assert!(c.blockers.skipped.is_empty());
+    assert!(
+        app.flash
+            .as_deref()
+            .unwrap()
+            .contains("still FAIL: 1 failing (guard build)"),
+        "{:?}",
+        app.flash
+    );
+    // Overriding the build too makes it pass: FAIL → PASS, layer ⊘.
+    press(&mut app, Key::Char('o'));
+    type_text(&mut app, "offline CI");
+    press(&mut app, Key::Enter);
+    let c = &app.candidates[1];
+    assert_eq!(c.effective, Some(rascal::model::verdict::Verdict::Pass));
+    assert_eq!(c.status_text(), "FAIL → PASS (overridden)");
+    assert_eq!(c.mark(Layer::Guardrails, &app.meta), Mark::Overridden);
+}
+
+#[test]
+fn o_works_on_a_layer_that_was_skipped() {
+    use rascal::model::event::RunEvent;
+    use rascal::model::verdict::Report;
+    let mut app = fixture::app(3, true, false);
+    // hasty's later layers never ran because its guardrails failed.
+    app.apply(
+        &RunEvent::ReportLanded {
+            candidate: "hasty".into(),
+            report: Box::new(Report::skipped(
+                Layer::Permissions,
+                "permissions",
+                "skipped: guardrails or permissions failed",
+            )),
+        },
+        fixture::T0 + 12_500,
+    );
+    press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('l')]);
+    assert_eq!(app.selected_layer(), Layer::Permissions);
+    assert_eq!(
+        app.candidates[1].mark(Layer::Permissions, &app.meta),
+        Mark::Off
+    );
+    assert!(status_hints(&app).iter().any(|(k, _)| *k == "o"));
+    press(&mut app, Key::Char('o'));
+    let Some(Dialog::Override { layer, check, .. }) = &app.dialog else {
+        panic!("o on a skipped layer opens the override: {:?}", app.flash)
+    };
+    assert_eq!(
+        (*layer, check.as_str()),
+        (Layer::Permissions, "permissions")
+    );
+    type_text(&mut app, "paths were reviewed by hand");
+    let fx = press(&mut app, Key::Enter);
+    assert_eq!(fx.len(), 1);
+    assert_eq!(
+        app.candidates[1].mark(Layer::Permissions, &app.meta),
+        Mark::Overridden
+    );
+}
+
+#[test]
+fn escalate_requires_a_note_and_shows_escalated_with_it() {
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('3'), Key::Char('e')]);
+    let fx = press(&mut app, Key::Enter);
+    assert!(fx.is_empty(), "an empty note is refused: {fx:?}");
+    assert!(
+        matches!(&app.dialog, Some(Dialog::Escalate { error: Some(e), .. }) if e.contains("note"))
+    );
+    type_text(&mut app, "   ");
+    assert!(press(&mut app, Key::Enter).is_empty(), "blank is empty");
+    type_text(&mut app, "edits CI");
+    let fx = press(&mut app, Key::Enter);
+    assert!(matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Escalate));
+    let c = &app.candidates[2];
+    assert_eq!(c.state, rascal::model::state::State::Escalated);
+    assert_eq!(c.status_text(), "ESCALATED");
+    assert_eq!(
+        c.escalated.as_ref().map(|(n, _)| n.as_str()),
+        Some("edits CI")
+    );
+}
+
+#[test]
+fn f_previews_then_selects_and_finalizes_on_enter() {
+    let mut app = fixture::app(3, true, false);
+    assert!(
+        dispatch(&fixture::app(3, false, false), Key::Char('F')).is_none(),
+        "not while the run is live"
+    );
+    // Nothing selected: F offers the focused candidate.
+    let fx = press(&mut app, Key::Char('F'));
+    assert_eq!(fx, vec![Effect::PreviewFinalize("careful".into())]);
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert!(d.select_first && d.refusal.is_none());
+    let preview = rascal::finalize::preview::Preview {
+        candidate: "careful".into(),
+        branch: "rascal/x-r-1".into(),
+        message: "feat: x".into(),
+        pr_body: "a\nb\nc".into(),
+    };
+    update(&mut app, Action::FinalizePreviewed(Ok(preview.clone())));
+    press_all(&mut app, &[Key::Char('j'), Key::Char('j'), Key::Char('j')]);
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!()
+    };
+    assert_eq!(d.scroll, 2, "scrolls the PR body, no further than its end");
+    press(&mut app, Key::Char('p'));
+    let fx = press(&mut app, Key::Enter);
+    assert!(
+        matches!(&fx[..], [Effect::Decide(d), Effect::Finalize { candidate, open_pr: true }]
+            if d.kind == DecisionKind::Select && candidate == "careful"),
+        "{fx:?}"
+    );
+    assert!(press(&mut app, Key::Enter).is_empty(), "busy: once only");
+    // A refusal from finalize stays in the dialog.
+    update(
+        &mut app,
+        Action::FinalizeDone(Err("candidate `careful`'s worktree changed".into())),
+    );
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!()
+    };
+    assert!(!d.busy && d.error.as_deref().unwrap().contains("changed"));
+    // Esc cancels.
+    press(&mut app, Key::Esc);
+    assert!(app.dialog.is_none());
+}
+
+#[test]
+fn f_on_a_failed_candidate_refuses_in_the_dialog() {
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('2'), Key::Char('F')]);
+    let fx = press(&mut app, Key::Enter);
+    assert!(fx.is_empty(), "{fx:?}");
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!()
+    };
+    assert!(
+        d.error.as_deref().unwrap().contains("did not pass"),
+        "{:?}",
+        d.error
+    );
+}

@@ -728,6 +728,219 @@ mod tests {
         assert_eq!(c.effective_verdict, Some(Verdict::Fail));
     }
 
+    fn decided(candidate: Option<&str>, kind: DecisionKind, note: &str) -> RunEvent {
+        RunEvent::DecisionRecorded {
+            decision: Decision::new(candidate, kind, "me", note),
+        }
+    }
+
+    fn agent_started() -> RunEvent {
+        RunEvent::CandidateStarted {
+            candidate: "a".into(),
+            command: "agent".into(),
+        }
+    }
+
+    #[test]
+    fn a_run_without_an_end_is_running_not_fail() {
+        let s = RunSummary::from_events(&[started(), agent_started()]);
+        assert_eq!(s.state, State::Running);
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.verdict, None);
+        let doc = serde_json::to_value(&s).unwrap();
+        assert_eq!(doc["state"], "running");
+        assert_eq!(doc["candidates"][0]["state"], "running");
+        let s = RunSummary::from_events(&[started()]);
+        assert_eq!(s.candidates[0].state, State::Queued);
+    }
+
+    #[test]
+    fn a_cancelled_candidate_is_cancelled_not_fail() {
+        let cancelled = RunEvent::CandidateFinished {
+            candidate: "a".into(),
+            verdict: Verdict::Fail,
+            reason: Some("cancelled before every layer ran".into()),
+            files: 0,
+            lines: 0,
+            tree: None,
+            cancelled: true,
+        };
+        // Stopped by quitting: the pipeline says so on the event.
+        let s = RunSummary::from_events(&[started(), agent_started(), cancelled.clone()]);
+        assert_eq!(s.candidates[0].state, State::Cancelled);
+        assert_eq!(s.candidates[0].verdict, Some(Verdict::Fail));
+        // Stopped by a cancel decision (`x`), before the candidate ended.
+        let mut s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            decided(Some("a"), DecisionKind::Cancel, "stop"),
+        ]);
+        assert_eq!(s.candidates[0].state, State::Cancelled);
+        s.apply(&finished());
+        s.apply(&RunEvent::RunFinished {
+            verdict: Verdict::Fail,
+            exit_code: 1,
+        });
+        assert_eq!(s.candidates[0].state, State::Cancelled);
+        assert_eq!(s.state, State::Cancelled, "every candidate was stopped");
+        // The whole run (`X`).
+        let s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            decided(None, DecisionKind::Cancel, "stop all"),
+            cancelled,
+            RunEvent::RunFinished {
+                verdict: Verdict::Fail,
+                exit_code: 1,
+            },
+        ]);
+        assert_eq!(s.state, State::Cancelled);
+        assert_eq!(serde_json::to_value(&s).unwrap()["state"], "cancelled");
+    }
+
+    #[test]
+    fn an_escalated_candidate_shows_escalated_with_the_note() {
+        let mut s = RunSummary::from_events(&[started(), agent_started(), finished()]);
+        assert_eq!(s.candidates[0].state, State::Fail);
+        s.apply(&decided(Some("a"), DecisionKind::Escalate, "edits CI"));
+        let c = &s.candidates[0];
+        assert_eq!(c.state, State::Escalated);
+        let e = c.escalated.as_ref().unwrap();
+        assert_eq!(
+            (e.reason.as_str(), e.by.as_deref()),
+            ("edits CI", Some("me"))
+        );
+        // By the pipeline, when retries ran out.
+        let s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            RunEvent::CandidateEscalated {
+                candidate: "a".into(),
+                reason: "retries exhausted".into(),
+                table: String::new(),
+            },
+            finished(),
+            RunEvent::RunFinished {
+                verdict: Verdict::Fail,
+                exit_code: 3,
+            },
+        ]);
+        assert_eq!(s.candidates[0].state, State::Escalated);
+        assert_eq!(s.state, State::Escalated);
+        // A retry is a new attempt: the escalation was about the last one.
+        let mut s = s;
+        s.apply(&RunEvent::AttemptStarted {
+            candidate: "a".into(),
+            attempt: 2,
+            feedback: "again".into(),
+        });
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.state, State::Running, "a retried run is running again");
+        assert_eq!(s.verdict, None);
+    }
+
+    #[test]
+    fn an_interrupted_run_and_its_unfinished_candidates_are_interrupted() {
+        let s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            RunEvent::RunInterrupted {
+                reason: "pid 7 is gone".into(),
+            },
+        ]);
+        assert_eq!(s.state, State::Interrupted);
+        assert_eq!(s.candidates[0].state, State::Interrupted);
+        // A reattach resumes it: running again.
+        let mut s = s;
+        s.apply(&failing(Layer::Guardrails, "build", "guardrails/exit"));
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.state, State::Running);
+    }
+
+    #[test]
+    fn overrides_move_the_state_with_the_effective_verdict() {
+        let mut s = RunSummary::from_events(&[
+            started(),
+            failing(Layer::Guardrails, "build", "guardrails/exit"),
+            finished(),
+        ]);
+        assert_eq!(s.candidates[0].state, State::Fail);
+        assert!(s.candidates[0].select_refusal().is_some());
+        s.apply(&overriding("build", None));
+        assert_eq!(s.candidates[0].state, State::Pass);
+        assert_eq!(s.candidates[0].select_refusal(), None);
+    }
+
+    #[test]
+    fn clocks_count_from_journal_times_per_attempt() {
+        let mut agent = Report::new(Layer::Agent, "agent");
+        agent.duration_ms = 4_000;
+        let agent = RunEvent::ReportLanded {
+            candidate: "a".into(),
+            report: Box::new(agent.finish()),
+        };
+        let events = vec![
+            (1_000, started()),
+            (2_000, agent_started()),
+            (6_000, agent.clone()),
+            (9_000, finished()),
+            (
+                10_000,
+                RunEvent::RunFinished {
+                    verdict: Verdict::Fail,
+                    exit_code: 1,
+                },
+            ),
+            // A retry a minute later.
+            (
+                70_000,
+                RunEvent::AttemptStarted {
+                    candidate: "a".into(),
+                    attempt: 2,
+                    feedback: "again".into(),
+                },
+            ),
+            (70_500, agent_started()),
+        ];
+        let s = RunSummary::from_timed(&events);
+        let c = &s.candidates[0];
+        // The attempt's clock starts with the retry, not the run.
+        assert_eq!(c.clock.attempt.length_ms(75_000), Some(5_000));
+        assert_eq!(c.clock.agent_ms(75_000, None), Some(4_500));
+        assert_eq!(c.clock.earlier_agent_ms, vec![4_000]);
+        assert_eq!(c.clock.agent_total_ms(75_000, None), 8_500);
+        // The wall clock is the run's, separately; open while it runs.
+        assert_eq!(s.wall.length_ms(75_000), Some(74_000));
+        // Replayed from the journal (a reattach), the same clocks.
+        let again = RunSummary::from_timed(&events);
+        assert_eq!(again.candidates[0].clock, c.clock);
+        // The first attempt's clock ended with its verdict.
+        let first = RunSummary::from_timed(&events[..4]);
+        assert_eq!(
+            first.candidates[0].clock.attempt.length_ms(99_999),
+            Some(7_000)
+        );
+    }
+
+    #[test]
+    fn a_finalize_is_part_of_the_record() {
+        let mut s = RunSummary::from_events(&[started(), finished()]);
+        assert!(s.finalized.is_none());
+        s.apply(&RunEvent::Finalized(Finalization {
+            candidate: "a".into(),
+            branch: "rascal/do-it-r".into(),
+            commit: "abc".into(),
+            title: "rascal: do it".into(),
+            pr_body: "/tmp/pr_body.md".into(),
+            pushed_to: None,
+            pr_command: Vec::new(),
+            pr_opened: false,
+        }));
+        assert_eq!(s.finalized.as_ref().unwrap().branch, "rascal/do-it-r");
+        let doc = serde_json::to_value(&s).unwrap();
+        assert_eq!(doc["finalized"]["branch"], "rascal/do-it-r");
+    }
+
     #[test]
     fn folding_one_by_one_equals_folding_the_journal() {
         let events = vec![
