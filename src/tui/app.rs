@@ -275,7 +275,7 @@ impl Candidate {
                 None => "RUNNING · verifying".into(),
             },
             State::Pass | State::Warn | State::Fail => match (self.verdict, self.effective) {
-                (Some(raw), Some(eff)) if raw != eff => format!("{raw} → {eff} (overridden)"),
+                (Some(raw), Some(eff)) if raw != eff => format!("{eff} ⊘ (was {raw})"),
                 _ => self.state.label().into(),
             },
             s => s.label().into(),

@@ -187,7 +187,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let (agent_now, agent_all) = c.agent_ms(app.now_ms);
     let agent = match agent_now {
         Some(ms) if c.attempt > 1 => {
-            format!(" · agent {} ({} in all)", clock(ms), clock(agent_all))
+            format!(" · agent {}, all {}", clock(ms), clock(agent_all))
         }
         Some(ms) => format!(" · agent {}", clock(ms)),
         None => String::new(),
@@ -212,7 +212,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     ]));
     lines.push(Line::from(Span::styled(
         ellipsis(
-            &format!("attempt {} {elapsed}{agent} · {cost}", c.attempt),
+            &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
             w,
         ),
         t.dim,
@@ -258,6 +258,10 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
                 t.warn,
             )
         }
+        (Some(v), Some(r)) if c.effective != Some(*v) => Span::styled(
+            ellipsis(&sanitize(&format!("overridden: {r}")), w),
+            t.overridden,
+        ),
         (Some(_), Some(r)) => Span::styled(ellipsis(&sanitize(r), w), t.fail),
         (Some(_), None) => Span::styled(
             ellipsis(

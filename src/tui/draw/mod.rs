@@ -111,7 +111,6 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
             if f.pr_opened {
                 l2.push(Span::styled(" · PR opened", t.pass));
             }
-            l2.push(Span::styled(" ·", t.dim));
         }
         (Some(sel), None) => {
             l2.push(Span::styled(" selected ", t.dim));
@@ -119,14 +118,22 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
                 sanitize(sel),
                 t.pass.add_modifier(ratatui::style::Modifier::BOLD),
             ));
-            l2.push(Span::styled(" · not finalized (F) ·", t.dim));
+            if app
+                .candidates
+                .iter()
+                .any(|c| &c.info.id == sel && c.select_refusal.is_some())
+            {
+                l2.push(Span::styled(" (did not pass)", t.fail));
+            }
+            l2.push(Span::styled(" · not finalized (F)", t.dim));
         }
         (None, None) => {}
     }
     let used: usize = l2.iter().map(|s| crate::text::width(&s.content)).sum();
-    let room = (area.width as usize).saturating_sub(7 + used);
+    let sep = if used > 0 { " ·" } else { "" };
+    let room = (area.width as usize).saturating_sub(7 + used + sep.len());
     if room >= 12 {
-        l2.push(Span::styled(" task ", t.dim));
+        l2.push(Span::styled(format!("{sep} task "), t.dim));
         l2.push(Span::styled(ellipsis(&task, room), t.text));
     }
     let l2 = Line::from(l2);
