@@ -157,7 +157,11 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     // The checks its failure skipped never ran: still FAIL, and it says so.
     let s = t.wait_for(
         "override recorded",
-        &["recorded: override hasty", "still FAIL:", "skipped not accepted"],
+        &[
+            "recorded: override hasty",
+            "still FAIL:",
+            "skipped not accepted",
+        ],
     );
     assert!(!s.contains("Reason (required)"), "dialog closed:\n{s}");
     assert!(s.contains("✗guard"), "{s}");

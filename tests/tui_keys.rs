@@ -657,3 +657,57 @@ fn f_on_a_failed_candidate_refuses_in_the_dialog() {
         d.error
     );
 }
+
+#[test]
+fn a_retry_restarts_the_attempt_clock_not_the_run_and_a_replay_shows_the_same() {
+    use rascal::model::event::RunEvent;
+    let retry = [
+        (
+            RunEvent::AttemptStarted {
+                candidate: "hasty".into(),
+                attempt: 2,
+                feedback: "fix the build".into(),
+            },
+            fixture::T0 + 80_000,
+        ),
+        (
+            RunEvent::CandidateStarted {
+                candidate: "hasty".into(),
+                command: "agent".into(),
+            },
+            fixture::T0 + 80_000,
+        ),
+    ];
+    let fold = |now: i64| {
+        let mut app = fixture::app(3, true, false);
+        for (ev, at) in retry.iter().cloned() {
+            update(&mut app, Action::Run(Box::new(ev), at));
+        }
+        update(&mut app, Action::Tick(now));
+        app
+    };
+    let app = fold(fixture::T0 + 85_000);
+    let c = &app.candidates[1];
+    assert_eq!(c.attempt, 2);
+    assert_eq!(c.elapsed_ms(app.now_ms), Some(5_000), "from the retry");
+    let (now, all) = c.agent_ms(app.now_ms);
+    assert_eq!(now, Some(5_000));
+    assert_eq!(
+        all,
+        5_000 + 2_300,
+        "this attempt's agent and the first one's"
+    );
+    assert_eq!(
+        app.summary.wall.length_ms(app.now_ms),
+        Some(85_000),
+        "the run's wall clock"
+    );
+    assert_eq!(c.status_text(), "RUNNING · agent");
+    // The same journal replayed later (a reattach): the finished
+    // candidates' clocks are what they were, not restarted.
+    let later = fold(fixture::T0 + 600_000);
+    assert_eq!(
+        later.candidates[0].elapsed_ms(later.now_ms),
+        app.candidates[0].elapsed_ms(app.now_ms)
+    );
+}

@@ -758,6 +758,23 @@ mod tests {
         store.conn.execute_batch(q).unwrap();
     }
 
+    #[test]
+    fn a_run_still_running_lists_as_running_with_journal_clocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("rascal.db")).unwrap();
+        store.append("r", &[started("r"), log(1)]).unwrap();
+        let row = &store.list().unwrap()[0];
+        assert_eq!(row.state, Some(crate::model::state::State::Running));
+        assert_eq!(row.verdict, None, "no verdict yet, never FAIL");
+        let s = store.summary("r").unwrap();
+        assert!(s.wall.started_ms.is_some(), "clocks from journal times");
+        store.append("r", &finished(Verdict::Fail)).unwrap();
+        let row = &store.list().unwrap()[0];
+        assert_eq!(row.state, Some(crate::model::state::State::Fail));
+        let s = store.summary("r").unwrap();
+        assert!(s.wall.ended_ms.is_some());
+    }
+
     fn broken_at(store: &Store) -> u64 {
         match store.verify_chain("r") {
             Err(StoreError::Tampered(b)) => {

@@ -239,7 +239,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         _ if c.state == State::Escalated => {
             let (note, by) = c.escalated.clone().unwrap_or_default();
             let by = by
-                .map(|w| format!(" — {}", w.split(" <").next().unwrap_or(&w).to_string()))
+                .map(|w| format!(" — {}", w.split(" <").next().unwrap_or(&w)))
                 .unwrap_or_default();
             Span::styled(
                 ellipsis(&sanitize(&format!("⚑ {note}{by}")), w),
