@@ -37,6 +37,37 @@ pub fn strip_name(l: Layer) -> &'static str {
     }
 }
 
+/// `2 skipped not accepted (perm permissions, …) · 1 failing (guard build)`.
+pub fn blockers_text(b: &crate::model::decision::Blockers) -> String {
+    let names = |list: &[(crate::model::verdict::Layer, String)]| {
+        let mut v: Vec<String> = list
+            .iter()
+            .take(3)
+            .map(|(l, c)| format!("{} {}", strip_name(*l), c))
+            .collect();
+        if list.len() > 3 {
+            v.push("…".into());
+        }
+        v.join(", ")
+    };
+    let mut parts = Vec::new();
+    if !b.failing.is_empty() {
+        parts.push(format!(
+            "{} failing ({})",
+            b.failing.len(),
+            names(&b.failing)
+        ));
+    }
+    if !b.skipped.is_empty() {
+        parts.push(format!(
+            "{} skipped not accepted ({})",
+            b.skipped.len(),
+            names(&b.skipped)
+        ));
+    }
+    parts.join(" · ")
+}
+
 /// What the shell knows about the run beyond its events.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunMeta {

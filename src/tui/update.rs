@@ -3,7 +3,7 @@
 //! decision, stop agents, quit); `update` itself does no I/O.
 
 use super::action::Action;
-use super::app::{App, Dialog, FinalizeDialog, Mark, Screen, STRIP};
+use super::app::{blockers_text, App, Dialog, FinalizeDialog, Mark, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
 use crate::model::decision::{accept_skipped, blockers, not_run};
@@ -784,37 +784,6 @@ fn confirm_finalize(app: &mut App, f: FinalizeDialog, fx: &mut Vec<Effect>) {
         candidate: f.candidate,
         open_pr: f.open_pr,
     });
-}
-
-/// `2 skipped not accepted (perm permissions, …) · 1 failing (guard build)`.
-pub fn blockers_text(b: &crate::model::decision::Blockers) -> String {
-    let names = |list: &[(crate::model::verdict::Layer, String)]| {
-        let mut v: Vec<String> = list
-            .iter()
-            .take(3)
-            .map(|(l, c)| format!("{} {}", super::app::strip_name(*l), c))
-            .collect();
-        if list.len() > 3 {
-            v.push("…".into());
-        }
-        v.join(", ")
-    };
-    let mut parts = Vec::new();
-    if !b.failing.is_empty() {
-        parts.push(format!(
-            "{} failing ({})",
-            b.failing.len(),
-            names(&b.failing)
-        ));
-    }
-    if !b.skipped.is_empty() {
-        parts.push(format!(
-            "{} skipped not accepted ({})",
-            b.skipped.len(),
-            names(&b.skipped)
-        ));
-    }
-    parts.join(" · ")
 }
 
 fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {

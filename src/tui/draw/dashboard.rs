@@ -251,7 +251,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
                 ellipsis(
                     &sanitize(&format!(
                         "still FAIL: {}",
-                        crate::tui::update::blockers_text(&c.blockers)
+                        crate::tui::app::blockers_text(&c.blockers)
                     )),
                     w,
                 ),

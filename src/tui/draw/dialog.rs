@@ -6,8 +6,7 @@
 
 use super::centered;
 use crate::text::{ellipsis, sanitize};
-use crate::tui::app::{strip_name, App, Dialog, FinalizeDialog};
-use crate::tui::update::blockers_text;
+use crate::tui::app::{blockers_text, strip_name, App, Dialog, FinalizeDialog};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
