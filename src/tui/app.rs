@@ -313,9 +313,12 @@ impl Candidate {
         }
     }
 
-    /// Time in the current attempt: from its agent's start to its verdict.
+    /// Time in the current attempt: from its agent's start to its verdict
+    /// (never less than the agent's own time, which its launcher measured
+    /// a little before the journal saw it start).
     pub fn elapsed_ms(&self, now: i64) -> Option<i64> {
-        self.clock.attempt.length_ms(now)
+        let attempt = self.clock.attempt.length_ms(now)?;
+        Some(attempt.max(self.agent_ms(now).0.unwrap_or(0)))
     }
 
     /// The agent's time in the current attempt, and over every attempt.
