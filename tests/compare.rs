@@ -596,8 +596,17 @@ fn a_human_retry_with_feedback_runs_the_candidate_again_and_re_ranks() {
 fn finalize_commits_only_what_was_verified() {
     let t = repo();
     let id = run_id(&t);
-    // A failed candidate cannot be finalized without overrides.
-    assert_eq!(code(&t.rascal(&["select", &id, "broken"])), 0);
+    // A failed candidate cannot be finalized without overrides (even
+    // when a human insisted on selecting it).
+    let o = t.rascal(&[
+        "select",
+        &id,
+        "broken",
+        "--force",
+        "--reason",
+        "see what happens",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
     let o = t.rascal(&["finalize", &id]);
     assert_eq!(code(&o), 1);
     assert!(
@@ -895,4 +904,104 @@ fn finalize_never_force_pushes_over_a_commit_it_did_not_make_on_the_remote() {
         .target()
         .unwrap();
     assert_eq!(now, theirs, "the remote's branch is unchanged");
+}
+
+#[test]
+fn select_refuses_a_failed_candidate_unless_forced_with_a_reason() {
+    let t = repo();
+    let id = run_id(&t);
+    // `broken` FAILed its no-todo guardrail: refused, exit 2, with a hint.
+    for args in [
+        vec!["select", &id, "broken"],
+        vec!["select", &id, "broken", "--reason", "I like it"],
+        vec!["select", &id, "broken", "--force"],
+        vec!["select", &id, "broken", "--force", "--reason", "  "],
+    ] {
+        let o = t.rascal(&args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stdout(&o));
+        let err = stderr(&o);
+        assert!(
+            err.contains("candidate `broken` is FAIL")
+                && err.contains("--with-skipped")
+                && err.contains("--force --reason"),
+            "{args:?}: {err}"
+        );
+    }
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    assert!(shown.get("selected").is_none(), "nothing was recorded");
+    // Forced, with a reason: recorded, reason and all.
+    let o = t.rascal(&[
+        "select",
+        &id,
+        "broken",
+        "--force",
+        "--reason",
+        "the TODO is tracked",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    assert_eq!(shown["selected"], "broken");
+    // A candidate that passed needs neither.
+    assert_eq!(code(&t.rascal(&["select", &id, "good"])), 0);
+}
+
+#[test]
+fn escalate_needs_a_note_and_the_candidate_shows_escalated_with_it() {
+    let t = repo();
+    let id = run_id(&t);
+    for args in [
+        vec!["escalate", &id, "broken"],
+        vec!["escalate", &id, "broken", "--note", "   "],
+    ] {
+        let o = t.rascal(&args);
+        assert_eq!(code(&o), 2, "{args:?}");
+        assert!(stderr(&o).contains("--note"), "{}", stderr(&o));
+    }
+    let o = t.rascal(&["escalate", &id, "broken", "--note", "is the TODO ok?"]);
+    assert_eq!(code(&o), 3, "{}", stderr(&o));
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    let broken = shown["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "broken")
+        .unwrap();
+    assert_eq!(broken["state"], "escalated");
+    assert_eq!(broken["escalated"]["reason"], "is the TODO ok?");
+    let text = stdout(&t.rascal(&["show", &id]));
+    assert!(
+        text.contains("broken ESCALATED (is the TODO ok?)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn finalize_is_recorded_and_list_and_show_say_so() {
+    let t = repo();
+    let id = run_id(&t);
+    assert_eq!(code(&t.rascal(&["select", &id, "good"])), 0);
+    let (o, commit) = finalize(&t, &id);
+    let branch = stdout(&o)
+        .lines()
+        .next()
+        .unwrap()
+        .split("on branch ")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let shown = json(&t.rascal(&["show", &id, "--json"]));
+    assert_eq!(shown["finalized"]["branch"], branch.as_str());
+    assert_eq!(shown["finalized"]["candidate"], "good");
+    assert_eq!(shown["finalized"]["commit"], commit.id().to_string());
+    assert_eq!(shown["state"], "pass");
+    let text = stdout(&t.rascal(&["show", &id]));
+    assert!(
+        text.contains(&format!("selected: good · finalized on {branch}")),
+        "{text}"
+    );
+    let list = stdout(&t.rascal(&["list"]));
+    assert!(list.contains(&format!("[finalized on {branch}]")), "{list}");
+    let rows: serde_json::Value = json(&t.rascal(&["list", "--json"]));
+    assert_eq!(rows[0]["state"], "pass");
+    assert_eq!(rows[0]["finalized"], branch.as_str());
 }

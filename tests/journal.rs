@@ -138,7 +138,7 @@ fn a_rewritten_verdict_is_refused_everywhere_and_named() {
     let t = repo();
     let id = run(&t);
     // Selected while the record was honest.
-    let o = t.rascal(&["select", &id, "sneaky"]);
+    let o = t.rascal(&["select", &id, "sneaky", "--force", "--reason", "on purpose"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let (_, published) = intact(&t, &id);
 

@@ -55,18 +55,18 @@ impl Drop for Tmux {
     }
 }
 
-#[test]
-fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
+/// `rascal demo --keep` in a fresh tmux server (200×50), in a clean
+/// environment: nothing from `cargo test` (CARGO_TARGET_DIR…) leaks into
+/// the demo's guardrail builds.
+fn start_demo(name: &str) -> Tmux {
     assert!(
         Command::new("tmux").arg("-V").output().is_ok(),
         "tmux is needed for this test (.ci/run installs it)"
     );
     let bin = env!("CARGO_BIN_EXE_rascal");
     let t = Tmux {
-        socket: format!("rascal-e2e-{}", std::process::id()),
+        socket: format!("rascal-e2e-{name}-{}", std::process::id()),
     };
-    // A clean environment: nothing from `cargo test` (CARGO_TARGET_DIR…)
-    // leaks into the demo's guardrail builds.
     let mut keep = String::new();
     for var in ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "USER"] {
         if let Ok(v) = std::env::var(var) {
@@ -94,6 +94,30 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    t
+}
+
+/// The run id and the kept repository, from the screen after quitting.
+fn run_and_repo(s: &str) -> (String, String) {
+    let run = s
+        .split("replay: rascal show ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("run id")
+        .to_string();
+    let repo = s
+        .split("kept the sample repository at ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("kept repository path")
+        .to_string();
+    (run, repo)
+}
+
+#[test]
+fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let t = start_demo("tour");
 
     // The dashboard: three columns, every verdict landed.
     let s = t.wait_for(
@@ -130,8 +154,27 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     t.wait_for("override dialog", &["Override", "Reason (required)"]);
     t.type_text("flaky offline build");
     t.keys(&["Enter"]);
-    let s = t.wait_for("override recorded", &["⊘guard", "recorded: override hasty"]);
+    // The checks its failure skipped never ran: still FAIL, and it says so.
+    let s = t.wait_for(
+        "override recorded",
+        &[
+            "recorded: override hasty",
+            "still FAIL:",
+            "skipped not accepted",
+        ],
+    );
     assert!(!s.contains("Reason (required)"), "dialog closed:\n{s}");
+    assert!(s.contains("✗guard"), "{s}");
+
+    // `o` again (on the skipped `tests` guardrail), with skipped: accepts
+    // every check that never ran in the same step.
+    t.keys(&["o"]);
+    t.wait_for("override skipped", &["with skipped: also accept", "(Tab)"]);
+    t.type_text("the offline build skips them");
+    t.keys(&["Tab"]);
+    t.wait_for("with skipped on", &["[x] with skipped"]);
+    t.keys(&["Enter"]);
+    t.wait_for("now passes", &["⊘guard", "PASS ⊘ (was FAIL)", "now PASS"]);
 
     // Quit: the run is over, so no question; the terminal is restored.
     t.keys(&["q"]);
@@ -139,18 +182,7 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     assert!(!s.contains("scoreboard"), "{s}");
 
     // The override is a decision in the run's record, with its reason.
-    let run = s
-        .split("replay: rascal show ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .expect("run id")
-        .to_string();
-    let repo = s
-        .split("kept the sample repository at ")
-        .nth(1)
-        .and_then(|r| r.split_whitespace().next())
-        .expect("kept repository path")
-        .to_string();
+    let (run, repo) = run_and_repo(&s);
     let show = Command::new(bin)
         .args(["-C", &repo, "show", &run, "--json"])
         .output()
@@ -166,5 +198,94 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     assert_eq!(d["kind"], "override", "{doc:#}");
     assert_eq!(d["layer"], "guardrails");
     assert_eq!(d["reason"], "flaky offline build");
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+#[test]
+fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let t = start_demo("finalize");
+    t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful"]);
+
+    // Select careful (it passed: no question beyond the optional reason).
+    t.keys(&["1", "S"]);
+    t.wait_for(
+        "select dialog",
+        &["Select careful as the winner", "Reason (optional)"],
+    );
+    t.type_text("smallest passing change");
+    t.keys(&["Enter"]);
+    t.wait_for("selected", &["selected careful · not finalized (F)"]);
+
+    // F: the branch, the commit title and the PR body, before anything.
+    t.keys(&["F"]);
+    let s = t.wait_for(
+        "finalize dialog",
+        &[
+            "Finalize careful",
+            "branch   rascal/",
+            "commit   ",
+            "PR body  ",
+        ],
+    );
+    assert!(
+        s.contains("Verified by rascal run"),
+        "the PR body preview:\n{s}"
+    );
+    t.keys(&["j", "j"]);
+    t.wait_for("scrolled", &["from line 3"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for(
+        "finalized",
+        &[
+            "selected careful · finalized on rascal/",
+            "finalized: committed ",
+        ],
+    );
+    assert!(!s.contains("Finalize careful"), "dialog closed:\n{s}");
+    let branch = s
+        .split("finalized on ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("branch")
+        .to_string();
+
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
+    let (run, repo) = run_and_repo(&s);
+
+    // The branch holds exactly careful's verified tree, on the base.
+    let doc: serde_json::Value = serde_json::from_slice(
+        &Command::new(bin)
+            .args(["-C", &repo, "show", &run, "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .expect("show --json");
+    let careful = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "careful")
+        .unwrap();
+    let git = git2::Repository::open(&repo).unwrap();
+    let commit = git
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap_or_else(|e| panic!("branch {branch}: {e}"))
+        .peel_to_commit()
+        .unwrap();
+    assert_eq!(
+        commit.tree_id().to_string(),
+        careful["tree"].as_str().unwrap()
+    );
+    assert_eq!(
+        commit.parent_id(0).unwrap().to_string(),
+        doc["base"].as_str().unwrap()
+    );
+    // And the run's record says so.
+    assert_eq!(doc["selected"], "careful");
+    assert_eq!(doc["finalized"]["branch"], branch.as_str());
+    assert_eq!(doc["finalized"]["commit"], commit.id().to_string());
     let _ = std::fs::remove_dir_all(&repo);
 }

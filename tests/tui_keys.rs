@@ -157,6 +157,23 @@ fn override_requires_a_reason_and_records_a_decision() {
         "flaky too",
     );
     app.apply_decision(&second);
+    // Its `tests` guardrail never ran (skipped after the build failed):
+    // until someone accepts it too, the layer is not all accepted.
+    assert_eq!(
+        app.candidates[1].mark(Layer::Guardrails, &app.meta),
+        Mark::Fail
+    );
+    let skipped = rascal::model::decision::Decision::new(
+        Some("hasty"),
+        DecisionKind::Override {
+            layer: Layer::Guardrails,
+            check: "tests".into(),
+            rule: None,
+        },
+        "Ada Lovelace <ada@example.com>",
+        "not run: flaky",
+    );
+    app.apply_decision(&skipped);
     assert_eq!(
         app.candidates[1].mark(Layer::Guardrails, &app.meta),
         Mark::Overridden
@@ -205,6 +222,9 @@ fn retry_is_prefilled_with_the_failing_issues_and_editable() {
     };
     assert!(input.contains("[guardrails/build]"), "{input}");
     assert!(input.contains("src/lib.rs:10"), "{input}");
+    // The compiler's first error, as it printed it, fenced.
+    assert!(input.contains("error[E0308]: mismatched types"), "{input}");
+    assert!(input.contains("```"), "{input}");
     press(&mut app, Key::Backspace);
     type_text(&mut app, "!");
     let fx = press(&mut app, Key::Enter);
@@ -405,4 +425,292 @@ fn v_toggles_between_readable_and_raw_agent_lines() {
     );
     press(&mut app, Key::Char('v'));
     assert_eq!(last(&app), "▸ Edit src/health.rs");
+}
+
+#[test]
+fn selecting_a_failed_candidate_asks_for_a_reason_first() {
+    let mut app = fixture::app(3, true, false);
+    // hasty FAILed its guardrails: the dialog says so and wants a reason.
+    press_all(&mut app, &[Key::Char('2'), Key::Char('S')]);
+    let Some(Dialog::Select { refusal, .. }) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert!(refusal.as_deref().unwrap().contains("FAIL"), "{refusal:?}");
+    let fx = press(&mut app, Key::Enter);
+    assert!(fx.is_empty(), "nothing recorded without a reason: {fx:?}");
+    assert!(
+        matches!(&app.dialog, Some(Dialog::Select { error: Some(e), .. }) if e.contains("reason"))
+    );
+    type_text(&mut app, "the build failure is the CI image");
+    let fx = press(&mut app, Key::Enter);
+    assert!(
+        matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Select
+            && d.candidate.as_deref() == Some("hasty")
+            && d.reason == "the build failure is the CI image"),
+        "{fx:?}"
+    );
+    assert_eq!(app.summary.selected.as_deref(), Some("hasty"));
+    // A candidate that passed is selected without a question.
+    press_all(&mut app, &[Key::Char('1'), Key::Char('S')]);
+    assert!(matches!(
+        &app.dialog,
+        Some(Dialog::Select { refusal: None, .. })
+    ));
+    let fx = press(&mut app, Key::Enter);
+    assert!(matches!(&fx[..], [Effect::Decide(d)] if d.candidate.as_deref() == Some("careful")));
+}
+
+#[test]
+fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+    let Some(Dialog::Override {
+        check,
+        left,
+        with_skipped,
+        ..
+    }) = &app.dialog
+    else {
+        panic!("{:?}", app.dialog)
+    };
+    assert_eq!(check, "banned-patterns");
+    assert!(!with_skipped);
+    // The dialog says what else must be accepted: the other failed check
+    // and the skipped `tests` guardrail.
+    assert_eq!(left.failing, vec![(Layer::Guardrails, "build".to_string())]);
+    assert_eq!(left.skipped, vec![(Layer::Guardrails, "tests".to_string())]);
+    assert!(status_hints(&app).iter().any(|(k, _)| *k == "Tab"));
+    type_text(&mut app, "dbg! is fine here");
+    press(&mut app, Key::Tab);
+    assert!(matches!(
+        &app.dialog,
+        Some(Dialog::Override {
+            with_skipped: true,
+            ..
+        })
+    ));
+    let fx = press(&mut app, Key::Enter);
+    let checks: Vec<(String, String)> = fx
+        .iter()
+        .map(|e| match e {
+            Effect::Decide(d) => match &d.kind {
+                DecisionKind::Override { check, .. } => (check.clone(), d.reason.clone()),
+                k => panic!("{k:?}"),
+            },
+            e => panic!("{e:?}"),
+        })
+        .collect();
+    assert_eq!(
+        checks,
+        vec![
+            ("banned-patterns".into(), "dbg! is fine here".into()),
+            ("tests".into(), "not run: dbg! is fine here".into())
+        ]
+    );
+    // Still FAIL (build), and the column and the message say why.
+    let c = &app.candidates[1];
+    assert_eq!(c.effective, Some(rascal::model::verdict::Verdict::Fail));
+    assert_eq!(
+        c.blockers.failing,
+        vec![(Layer::Guardrails, "build".to_string())]
+    );
+    assert!(c.blockers.skipped.is_empty());
+    assert!(
+        app.flash
+            .as_deref()
+            .unwrap()
+            .contains("still FAIL: 1 failing (guard build)"),
+        "{:?}",
+        app.flash
+    );
+    // Overriding the build too makes it pass: FAIL → PASS, layer ⊘.
+    press(&mut app, Key::Char('o'));
+    type_text(&mut app, "offline CI");
+    press(&mut app, Key::Enter);
+    let c = &app.candidates[1];
+    assert_eq!(c.effective, Some(rascal::model::verdict::Verdict::Pass));
+    assert_eq!(c.status_text(), "PASS ⊘ (was FAIL)");
+    assert_eq!(c.mark(Layer::Guardrails, &app.meta), Mark::Overridden);
+}
+
+#[test]
+fn o_works_on_a_layer_that_was_skipped() {
+    use rascal::model::event::RunEvent;
+    use rascal::model::verdict::Report;
+    let mut app = fixture::app(3, true, false);
+    // hasty's later layers never ran because its guardrails failed.
+    app.apply(
+        &RunEvent::ReportLanded {
+            candidate: "hasty".into(),
+            report: Box::new(Report::skipped(
+                Layer::Permissions,
+                "permissions",
+                "skipped: guardrails or permissions failed",
+            )),
+        },
+        fixture::T0 + 12_500,
+    );
+    press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('l')]);
+    assert_eq!(app.selected_layer(), Layer::Permissions);
+    assert_eq!(
+        app.candidates[1].mark(Layer::Permissions, &app.meta),
+        Mark::Off
+    );
+    assert!(status_hints(&app).iter().any(|(k, _)| *k == "o"));
+    press(&mut app, Key::Char('o'));
+    let Some(Dialog::Override { layer, check, .. }) = &app.dialog else {
+        panic!("o on a skipped layer opens the override: {:?}", app.flash)
+    };
+    assert_eq!(
+        (*layer, check.as_str()),
+        (Layer::Permissions, "permissions")
+    );
+    type_text(&mut app, "paths were reviewed by hand");
+    let fx = press(&mut app, Key::Enter);
+    assert_eq!(fx.len(), 1);
+    assert_eq!(
+        app.candidates[1].mark(Layer::Permissions, &app.meta),
+        Mark::Overridden
+    );
+}
+
+#[test]
+fn escalate_requires_a_note_and_shows_escalated_with_it() {
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('3'), Key::Char('e')]);
+    let fx = press(&mut app, Key::Enter);
+    assert!(fx.is_empty(), "an empty note is refused: {fx:?}");
+    assert!(
+        matches!(&app.dialog, Some(Dialog::Escalate { error: Some(e), .. }) if e.contains("note"))
+    );
+    type_text(&mut app, "   ");
+    assert!(press(&mut app, Key::Enter).is_empty(), "blank is empty");
+    type_text(&mut app, "edits CI");
+    let fx = press(&mut app, Key::Enter);
+    assert!(matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Escalate));
+    let c = &app.candidates[2];
+    assert_eq!(c.state, rascal::model::state::State::Escalated);
+    assert_eq!(c.status_text(), "ESCALATED");
+    assert_eq!(
+        c.escalated.as_ref().map(|(n, _)| n.as_str()),
+        Some("edits CI")
+    );
+}
+
+#[test]
+fn f_previews_then_selects_and_finalizes_on_enter() {
+    let mut app = fixture::app(3, true, false);
+    assert!(
+        dispatch(&fixture::app(3, false, false), Key::Char('F')).is_none(),
+        "not while the run is live"
+    );
+    // Nothing selected: F offers the focused candidate.
+    let fx = press(&mut app, Key::Char('F'));
+    assert_eq!(fx, vec![Effect::PreviewFinalize("careful".into())]);
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert!(d.select_first && d.refusal.is_none());
+    let preview = rascal::finalize::preview::Preview {
+        candidate: "careful".into(),
+        branch: "rascal/x-r-1".into(),
+        message: "feat: x".into(),
+        pr_body: "a\nb\nc".into(),
+    };
+    update(&mut app, Action::FinalizePreviewed(Ok(preview.clone())));
+    press_all(&mut app, &[Key::Char('j'), Key::Char('j'), Key::Char('j')]);
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!()
+    };
+    assert_eq!(d.scroll, 2, "scrolls the PR body, no further than its end");
+    press(&mut app, Key::Char('p'));
+    let fx = press(&mut app, Key::Enter);
+    assert!(
+        matches!(&fx[..], [Effect::Decide(d), Effect::Finalize { candidate, open_pr: true }]
+            if d.kind == DecisionKind::Select && candidate == "careful"),
+        "{fx:?}"
+    );
+    assert!(press(&mut app, Key::Enter).is_empty(), "busy: once only");
+    // A refusal from finalize stays in the dialog.
+    update(
+        &mut app,
+        Action::FinalizeDone(Err("candidate `careful`'s worktree changed".into())),
+    );
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!()
+    };
+    assert!(!d.busy && d.error.as_deref().unwrap().contains("changed"));
+    // Esc cancels.
+    press(&mut app, Key::Esc);
+    assert!(app.dialog.is_none());
+}
+
+#[test]
+fn f_on_a_failed_candidate_refuses_in_the_dialog() {
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('2'), Key::Char('F')]);
+    let fx = press(&mut app, Key::Enter);
+    assert!(fx.is_empty(), "{fx:?}");
+    let Some(Dialog::Finalize(d)) = &app.dialog else {
+        panic!()
+    };
+    assert!(
+        d.error.as_deref().unwrap().contains("did not pass"),
+        "{:?}",
+        d.error
+    );
+}
+
+#[test]
+fn a_retry_restarts_the_attempt_clock_not_the_run_and_a_replay_shows_the_same() {
+    use rascal::model::event::RunEvent;
+    let retry = [
+        (
+            RunEvent::AttemptStarted {
+                candidate: "hasty".into(),
+                attempt: 2,
+                feedback: "fix the build".into(),
+            },
+            fixture::T0 + 80_000,
+        ),
+        (
+            RunEvent::CandidateStarted {
+                candidate: "hasty".into(),
+                command: "agent".into(),
+            },
+            fixture::T0 + 80_000,
+        ),
+    ];
+    let fold = |now: i64| {
+        let mut app = fixture::app(3, true, false);
+        for (ev, at) in retry.iter().cloned() {
+            update(&mut app, Action::Run(Box::new(ev), at));
+        }
+        update(&mut app, Action::Tick(now));
+        app
+    };
+    let app = fold(fixture::T0 + 85_000);
+    let c = &app.candidates[1];
+    assert_eq!(c.attempt, 2);
+    assert_eq!(c.elapsed_ms(app.now_ms), Some(5_000), "from the retry");
+    let (now, all) = c.agent_ms(app.now_ms);
+    assert_eq!(now, Some(5_000));
+    assert_eq!(
+        all,
+        5_000 + 2_300,
+        "this attempt's agent and the first one's"
+    );
+    assert_eq!(
+        app.summary.wall.length_ms(app.now_ms),
+        Some(85_000),
+        "the run's wall clock"
+    );
+    assert_eq!(c.status_text(), "RUNNING · agent");
+    // The same journal replayed later (a reattach): the finished
+    // candidates' clocks are what they were, not restarted.
+    let later = fold(fixture::T0 + 600_000);
+    assert_eq!(
+        later.candidates[0].elapsed_ms(later.now_ms),
+        app.candidates[0].elapsed_ms(app.now_ms)
+    );
 }

@@ -141,11 +141,94 @@ fn screens() -> Vec<(&'static str, Setup)> {
             Box::new(|a| keys(a, &[Key::Char('c'), Key::Enter])),
         ),
         (
+            "dialog_override_with_skipped",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
+                type_text(a, "flaky offline build");
+                keys(a, &[Key::Tab]);
+            }),
+        ),
+        (
+            "dialog_escalate_needs_note",
+            Box::new(|a| keys(a, &[Key::Char('3'), Key::Char('e'), Key::Enter])),
+        ),
+        (
+            "escalated_column",
+            Box::new(|a| {
+                keys(a, &[Key::Char('3'), Key::Char('e')]);
+                type_text(a, "edits CI: needs an owner's eye");
+                keys(a, &[Key::Enter]);
+            }),
+        ),
+        (
+            "dialog_select_fail",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('c'), Key::Enter, Key::Enter]);
+            }),
+        ),
+        (
+            "dialog_finalize",
+            Box::new(|a| {
+                keys(a, &[Key::Char('F')]);
+                update(
+                    a,
+                    Action::FinalizePreviewed(Ok(rascal::finalize::preview::Preview {
+                        candidate: "careful".into(),
+                        branch: "rascal/add-a-shout-name-function-r-20270115-1a2b".into(),
+                        message: "feat: add shout()\n\nRascal-Run: r-20270115-1a2b\n".into(),
+                        pr_body: (1..=60)
+                            .map(|i| format!("line {i} of the PR body"))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                    })),
+                );
+                keys(a, &[Key::Char('j'), Key::Char('j'), Key::Char('p')]);
+            }),
+        ),
+        (
+            "header_finalized",
+            Box::new(|a| {
+                update(
+                    a,
+                    Action::Run(
+                        Box::new(rascal::model::event::RunEvent::DecisionRecorded {
+                            decision: rascal::model::decision::Decision::new(
+                                Some("careful"),
+                                rascal::tui::DecisionKind::Select,
+                                "Ada Lovelace <ada@example.com>",
+                                "",
+                            ),
+                        }),
+                        fixture::T0 + 13_000,
+                    ),
+                );
+                update(
+                    a,
+                    Action::Run(
+                        Box::new(rascal::model::event::RunEvent::Finalized(
+                            rascal::model::event::Finalization {
+                                candidate: "careful".into(),
+                                branch: "rascal/add-a-shout-name-function-r-20270115-1a2b".into(),
+                                commit: "3f2a1b2c4d5e6f708192a3b4c5d6e7f8091a2b3c".into(),
+                                title: "feat: add shout()".into(),
+                                pr_body: "/tmp/pr_body.md".into(),
+                                pushed_to: None,
+                                pr_command: vec!["gh".into()],
+                                pr_opened: false,
+                            },
+                        )),
+                        fixture::T0 + 14_000,
+                    ),
+                );
+            }),
+        ),
+        (
             "overridden_mark",
             Box::new(|a| {
                 keys(a, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
                 type_text(a, "known flake");
-                keys(a, &[Key::Enter]);
+                // With skipped: its `tests` guardrail never ran.
+                keys(a, &[Key::Tab, Key::Enter]);
                 // hasty failed two guardrails: the layer is ⊘ only once
                 // both are overridden (the run summary's rule).
                 let covered: Vec<String> = a

@@ -134,8 +134,12 @@ pub struct RunArgs {
 pub struct SelectArgs {
     pub run: String,
     pub candidate: String,
+    /// Why (required with --force).
     #[arg(long, default_value = "")]
     pub reason: String,
+    /// Select a candidate that did not pass (with a --reason).
+    #[arg(long)]
+    pub force: bool,
 }
 
 #[derive(Args)]
@@ -178,6 +182,7 @@ pub struct RetryArgs {
 pub struct EscalateArgs {
     pub run: String,
     pub candidate: Option<String>,
+    /// What the human should look at (required).
     #[arg(long, default_value = "")]
     pub note: String,
 }

@@ -22,11 +22,21 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
     // nor opened.
     match crate::pipeline::attach::prepare_attach(dir, &run, exe) {
         Ok(p) => {
-            // What landed before, then the rest live.
-            let earlier = open_store(dir)?.events(&run).unwrap_or_default();
+            // What landed before (with the times it landed: clocks go on
+            // from the journal, never restart), then the rest live.
+            let earlier = open_store(dir)?
+                .verified_timed(&run)
+                .map(|(events, _)| events)
+                .unwrap_or_default();
             match tui {
                 Some(flag) => interactive(p, flag, earlier).map(|(code, _)| code),
-                None => execute(p, json, !quiet, earlier).map(|(code, _)| code),
+                None => execute(
+                    p,
+                    json,
+                    !quiet,
+                    earlier.into_iter().map(|(_, ev)| ev).collect(),
+                )
+                .map(|(code, _)| code),
             }
         }
         // Nothing to resume (finished, process launcher, or driven by

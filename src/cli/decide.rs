@@ -4,29 +4,49 @@
 use super::args::{EscalateArgs, OverrideArgs, SelectArgs};
 use super::exit::{CliError, ESCALATED, PASS};
 use super::shared::{open_store, say};
-use crate::model::decision::{Decision, DecisionKind};
+use crate::model::decision::{accept_skipped, not_run, Decision, DecisionKind};
 use crate::model::event::RunEvent;
-use crate::model::verdict::{Layer, Status};
+use crate::model::verdict::Layer;
 use crate::output::printer;
 use std::path::Path;
 
-/// `rascal select RUN CANDIDATE`: the candidate to finalize.
+/// `rascal select RUN CANDIDATE`: the candidate to finalize. One that did
+/// not pass is refused unless `--force` comes with a `--reason`.
 pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
     let SelectArgs {
         run,
         candidate,
         reason,
+        force,
     } = args;
+    let summary = open_store(dir)?.summary(&run)?;
+    let cand = summary.candidate(&candidate).map_err(CliError::Usage)?;
+    if let Some(why) = cand.select_refusal() {
+        if !force || reason.trim().is_empty() {
+            return Err(CliError::Usage(format!(
+                "{why}: `rascal finalize` refuses a candidate that did not pass\n  \
+                 hint: override its failed checks first (`rascal override {run} {candidate} --layer L --check C --reason R --with-skipped`), \
+                 or select it anyway with `--force --reason \"why\"`"
+            )));
+        }
+    }
     decide(dir, &run, Some(&candidate), DecisionKind::Select, &reason)
 }
 
-/// `rascal escalate RUN [CANDIDATE]`: hand it to a human (exit 3).
+/// `rascal escalate RUN [CANDIDATE] --note N`: hand it to a human (exit 3).
 pub fn escalate(dir: &Path, args: EscalateArgs) -> Result<i32, CliError> {
     let EscalateArgs {
         run,
         candidate,
         note,
     } = args;
+    if note.trim().is_empty() {
+        return Err(CliError::Usage(
+            "an escalation needs a note: say what the human should look at\n  \
+             hint: rascal escalate RUN [CANDIDATE] --note \"what to look at\""
+                .into(),
+        ));
+    }
     decide(
         dir,
         &run,
@@ -65,28 +85,10 @@ pub fn override_check(dir: &Path, args: OverrideArgs) -> Result<i32, CliError> {
     if code != PASS || !with_skipped {
         return Ok(code);
     }
-    let skipped: Vec<(Layer, String)> = open_store(dir)?
-        .summary(&run)?
-        .candidates
-        .iter()
-        .filter(|c| c.id == candidate)
-        .flat_map(|c| c.reports.iter())
-        .filter(|r| r.status == Status::Skipped)
-        .map(|r| (r.layer, r.check.clone()))
-        .collect();
-    for (layer, check) in skipped {
-        let kind = DecisionKind::Override {
-            layer,
-            check,
-            rule: None,
-        };
-        let code = decide(
-            dir,
-            &run,
-            Some(&candidate),
-            kind,
-            &format!("not run: {reason}"),
-        )?;
+    let summary = open_store(dir)?.summary(&run)?;
+    let cand = summary.candidate(&candidate).map_err(CliError::Usage)?;
+    for kind in accept_skipped(&cand.reports, cand.current_decisions()) {
+        let code = decide(dir, &run, Some(&candidate), kind, &not_run(&reason))?;
         if code != PASS {
             return Ok(code);
         }

@@ -36,6 +36,9 @@ pub fn finalize_run(
     let summary = open_store(dir)?.summary(run)?;
     note_unchained(run, summary.journal.as_ref());
     let f = crate::finalize::finalize(dir, &summary, &opts)?;
+    if let Err(e) = crate::finalize::record::record(dir, &summary, &f) {
+        eprintln!("rascal: warning: committed, but the run's record could not say so: {e}");
+    }
     if !quiet {
         if f.unchanged {
             say!(

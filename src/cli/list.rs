@@ -23,30 +23,37 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
         return Ok(PASS);
     }
     say!(
-        "{:<17} {:<11} {:<9} {:>4}  {:<8}  task",
+        "{:<17} {:<11} {:<12} {:>4}  {:<8}  task",
         "RUN",
         "STATUS",
-        "VERDICT",
+        "STATE",
         "CAND",
         "BASE"
     );
     let unchained = runs.iter().any(|r| r.chain == "unchained");
     for r in &runs {
         let mark = if r.chain == "unchained" { "*" } else { "" };
+        // The state folded from the journal: a run still being driven is
+        // RUNNING, never a verdict an earlier attempt had.
+        let state = match (&r.broken_event, r.state) {
+            (Some(_), _) => "TAMPERED".to_string(),
+            (None, Some(s)) => format!("{s}{mark}"),
+            (None, None) if r.exit_code == Some(ESCALATED) => format!("ESCALATED{mark}"),
+            (None, None) => format!(
+                "{}{mark}",
+                r.verdict.as_deref().unwrap_or("-").to_uppercase()
+            ),
+        };
+        let decided = match (&r.finalized, &r.selected) {
+            (Some(b), _) => format!(" [finalized on {}]", sanitize(b)),
+            (None, Some(c)) => format!(" [selected {}]", sanitize(c)),
+            _ => String::new(),
+        };
         say!(
-            "{:<17} {:<11} {:<9} {:>4}  {:<8}  {}",
+            "{:<17} {:<11} {:<12} {:>4}  {:<8}  {}{decided}",
             r.id,
             r.status,
-            if r.broken_event.is_some() {
-                "TAMPERED".to_string()
-            } else if r.exit_code == Some(ESCALATED) {
-                format!("ESCALATED{mark}")
-            } else {
-                format!(
-                    "{}{mark}",
-                    r.verdict.as_deref().unwrap_or("-").to_uppercase()
-                )
-            },
+            state,
             r.candidates,
             &r.base[..r.base.len().min(8)],
             ellipsis(&sanitize(r.instruction.lines().next().unwrap_or("")), 60)

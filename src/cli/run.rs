@@ -107,11 +107,12 @@ pub fn start(
     execute(prepared, json, logs, Vec::new())
 }
 
-/// Run a prepared run under the TUI (`earlier`: events already recorded).
+/// Run a prepared run under the TUI (`earlier`: events already recorded,
+/// with the time each was journalled).
 pub fn interactive(
     prepared: PreparedRun,
     theme: Option<String>,
-    earlier: Vec<RunEvent>,
+    earlier: Vec<(i64, RunEvent)>,
 ) -> Result<(i32, Option<String>), CliError> {
     let name = theme
         .or_else(|| prepared.config.main.theme.clone())
@@ -167,6 +168,9 @@ pub fn execute(
                 serde_json::to_string_pretty(&summary).unwrap_or_default()
             );
         } else {
+            out(crate::output::printer::state_lines(
+                &RunSummary::from_events(&events),
+            ));
             say!("replay: rascal show {}", outcome.run);
         }
         Ok((outcome.exit_code, Some(outcome.run)))

@@ -26,6 +26,7 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
         for ev in &events {
             out(printer.render(ev));
         }
+        out(crate::output::printer::state_lines(&summary));
         if summary.status == "running" {
             say!("(run still in progress)");
         }

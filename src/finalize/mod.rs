@@ -8,6 +8,9 @@
 pub mod branch;
 pub mod rebase;
 
+pub mod preview;
+pub mod record;
+
 use crate::git::workspace;
 use crate::model::summary::RunSummary;
 use std::path::{Path, PathBuf};

@@ -55,6 +55,8 @@ pub struct Decision {
 pub enum DecisionError {
     #[error("an override needs a reason: say why the failed check can be accepted")]
     NoReason,
+    #[error("an escalation needs a note: say what the human should look at")]
+    NoNote,
     #[error("no candidate `{0}` in this run")]
     NoCandidate(String),
     #[error(
@@ -80,6 +82,9 @@ impl Decision {
 
     /// Check a decision against a candidate's reports before recording it.
     pub fn validate(&self, reports: Option<&[Report]>) -> Result<(), DecisionError> {
+        if self.kind == DecisionKind::Escalate && self.reason.is_empty() {
+            return Err(DecisionError::NoNote);
+        }
         if let DecisionKind::Override { layer, check, rule } = &self.kind {
             if self.reason.is_empty() {
                 return Err(DecisionError::NoReason);
@@ -124,6 +129,60 @@ impl Decision {
             _ => false,
         }
     }
+}
+
+/// What keeps a candidate from passing once `decisions` apply: checks
+/// that still fail, and checks that never ran (skipped because of a
+/// failure, or cancelled) that nobody accepted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Blockers {
+    pub failing: Vec<(Layer, String)>,
+    pub skipped: Vec<(Layer, String)>,
+}
+
+impl Blockers {
+    pub fn is_empty(&self) -> bool {
+        self.failing.is_empty() && self.skipped.is_empty()
+    }
+}
+
+pub fn blockers(reports: &[Report], decisions: &[Decision]) -> Blockers {
+    let covered = |r: &Report| decisions.iter().any(|d| d.overrides(r));
+    let mut out = Blockers::default();
+    for r in reports.iter().filter(|r| !covered(r)) {
+        let key = (r.layer, r.check.clone());
+        let list = match r.status {
+            Status::Fail => &mut out.failing,
+            Status::Skipped => &mut out.skipped,
+            _ => continue,
+        };
+        if !list.contains(&key) {
+            list.push(key);
+        }
+    }
+    out
+}
+
+/// The overrides that accept every check of `reports` that was skipped
+/// and is not accepted yet (`--with-skipped`, and the TUI's "with skipped"
+/// option), each to be recorded with [`not_run`] of the reason: a skipped
+/// check never ran, so overriding the failure that skipped it does not
+/// make it pass.
+pub fn accept_skipped(reports: &[Report], decisions: &[Decision]) -> Vec<DecisionKind> {
+    blockers(reports, decisions)
+        .skipped
+        .into_iter()
+        .map(|(layer, check)| DecisionKind::Override {
+            layer,
+            check,
+            rule: None,
+        })
+        .collect()
+}
+
+/// The reason recorded for accepting a check that never ran.
+pub fn not_run(reason: &str) -> String {
+    format!("not run: {}", reason.trim())
 }
 
 /// The candidate's verdict once human overrides are applied: an overridden
@@ -227,6 +286,54 @@ mod tests {
         let perm = over(Layer::Permissions, "permissions");
         assert_eq!(perm.validate(Some(&reports)), Ok(()));
         assert_eq!(effective_verdict(&reports, &[build, perm]), Verdict::Pass);
+    }
+
+    #[test]
+    fn an_escalation_needs_a_note() {
+        let d = Decision::new(Some("a"), DecisionKind::Escalate, "me", "  ");
+        assert_eq!(d.validate(None), Err(DecisionError::NoNote));
+        let d = Decision::new(Some("a"), DecisionKind::Escalate, "me", "edits CI");
+        assert_eq!(d.validate(None), Ok(()));
+    }
+
+    #[test]
+    fn blockers_name_what_is_left_and_accepting_skipped_clears_it() {
+        let reports = vec![
+            failed("build"),
+            failed("lint"),
+            Report::skipped(Layer::Guardrails, "tests", "skipped: build failed"),
+            Report::skipped(Layer::Criteria, "works", "skipped: guardrails failed"),
+        ];
+        let build = Decision::new(
+            Some("a"),
+            DecisionKind::Override {
+                layer: Layer::Guardrails,
+                check: "build".into(),
+                rule: None,
+            },
+            "me",
+            "flaky",
+        );
+        let left = blockers(&reports, std::slice::from_ref(&build));
+        assert_eq!(left.failing, vec![(Layer::Guardrails, "lint".to_string())]);
+        assert_eq!(
+            left.skipped,
+            vec![
+                (Layer::Guardrails, "tests".to_string()),
+                (Layer::Criteria, "works".to_string())
+            ]
+        );
+        let mut all = vec![build];
+        let more: Vec<Decision> = accept_skipped(&reports, &all)
+            .into_iter()
+            .map(|k| Decision::new(Some("a"), k, "me", &not_run("flaky")))
+            .collect();
+        all.extend(more);
+        assert_eq!(all.len(), 3);
+        assert_eq!(all[1].reason, "not run: flaky");
+        let left = blockers(&reports, &all);
+        assert!(left.skipped.is_empty());
+        assert_eq!(effective_verdict(&reports, &all), Verdict::Fail, "lint");
     }
 
     #[test]

@@ -158,6 +158,10 @@ pub enum RunEvent {
         /// The change as a git tree in the candidate's workspace repository.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tree: Option<String>,
+        /// It was stopped (a cancel, or quitting with stop) before every
+        /// layer ran.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        cancelled: bool,
     },
     /// The comparator ranked the finished candidates (Layer 1).
     Ranked {
@@ -200,6 +204,30 @@ pub enum RunEvent {
         reason: String,
         table: String,
     },
+    /// The selected candidate's change was committed on a branch
+    /// (`rascal finalize`, or `F` in the TUI).
+    Finalized(Finalization),
+}
+
+/// What a finalize did: the branch, the commit, the PR body it wrote and
+/// how the pull request can be (or was) opened.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Finalization {
+    pub candidate: String,
+    pub branch: String,
+    pub commit: String,
+    /// The commit's title (its first line).
+    pub title: String,
+    /// Where the PR body was written.
+    pub pr_body: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pushed_to: Option<String>,
+    /// The `gh` command that opens the pull request.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pr_command: Vec<String>,
+    /// `gh` ran and succeeded.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pr_opened: bool,
 }
 
 impl RunEvent {
@@ -220,6 +248,7 @@ impl RunEvent {
             RunEvent::TaskLoaded { .. } => "task_loaded",
             RunEvent::AttemptStarted { .. } => "attempt_started",
             RunEvent::CandidateEscalated { .. } => "candidate_escalated",
+            RunEvent::Finalized(_) => "finalized",
         }
     }
 
@@ -235,6 +264,7 @@ impl RunEvent {
             | RunEvent::AttemptStarted { candidate, .. }
             | RunEvent::CandidateEscalated { candidate, .. } => Some(candidate),
             RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
+            RunEvent::Finalized(f) => Some(&f.candidate),
             _ => None,
         }
     }

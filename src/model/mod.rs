@@ -11,6 +11,7 @@ pub mod event;
 pub mod ledger;
 pub mod log;
 pub mod ranking;
+pub mod state;
 pub mod summary;
 pub mod usage;
 pub mod verdict;

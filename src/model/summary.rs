@@ -5,8 +5,11 @@
 //! disagree about what a run says.
 
 use crate::config::spec::Task;
-use crate::model::event::{RunEvent, WorkingTree};
+use crate::model::clock::{CandidateClock, Span};
+use crate::model::decision::DecisionKind;
+use crate::model::event::{Finalization, RunEvent, WorkingTree};
 use crate::model::log::Stream;
+use crate::model::state::State;
 use crate::model::verdict::{Layer, Report, Status, Verdict};
 use serde::{Deserialize, Serialize};
 
@@ -66,6 +69,13 @@ pub struct CandidateSummary {
     /// stderr (rascal's notes excluded): where a reattach resumes.
     #[serde(skip)]
     pub output_lines: [u64; 2],
+    /// Where it stands: queued, running, its verdict after overrides, or
+    /// cancelled, escalated, interrupted.
+    #[serde(default)]
+    pub state: State,
+    /// Its clocks, from journal times (only when the fold was given them).
+    #[serde(skip)]
+    pub clock: CandidateClock,
 }
 
 impl CandidateSummary {
@@ -75,15 +85,18 @@ impl CandidateSummary {
         &self.decisions[self.overrides_from.min(self.decisions.len())..]
     }
 
-    /// A layer shows as overridden (⊘) when it failed or warned and every
-    /// failing or warning report in it is covered by an override of the
-    /// current attempt — the same rule `effective_verdict` applies.
+    /// A layer shows as overridden (⊘) when it failed, warned or was
+    /// skipped and every such report in it is covered by an override of
+    /// the current attempt — the same rule `effective_verdict` applies.
     pub fn layer_overridden(&self, layer: Layer) -> bool {
         let decisions = self.current_decisions();
         let mut bad = self
             .reports
             .iter()
-            .filter(|r| r.layer == layer && matches!(r.status, Status::Fail | Status::Warn))
+            .filter(|r| {
+                r.layer == layer
+                    && matches!(r.status, Status::Fail | Status::Warn | Status::Skipped)
+            })
             .peekable();
         bad.peek().is_some() && bad.all(|r| decisions.iter().any(|d| d.overrides(r)))
     }
@@ -94,10 +107,70 @@ impl CandidateSummary {
             .iter()
             .find(|r| r.layer == Layer::Agent && r.check == "agent")
     }
+
+    /// What still keeps it from passing (after the current overrides).
+    pub fn blockers(&self) -> crate::model::decision::Blockers {
+        crate::model::decision::blockers(&self.reports, self.current_decisions())
+    }
+
+    /// Why selecting it needs a human's explicit word (it did not pass,
+    /// or has no verdict yet), or None when it passed. `finalize` refuses
+    /// such a candidate until its failures are overridden.
+    pub fn select_refusal(&self) -> Option<String> {
+        let why = self
+            .reason
+            .as_deref()
+            .map(|r| format!(" ({})", crate::text::ellipsis(r, 120)))
+            .unwrap_or_default();
+        match self.effective_verdict.or(self.verdict) {
+            Some(Verdict::Pass | Verdict::Warn) => None,
+            Some(Verdict::Fail) => Some(format!(
+                "candidate `{}` is {}{why}",
+                self.id,
+                if self.state.live() {
+                    "FAIL"
+                } else {
+                    self.state.label()
+                }
+            )),
+            None => Some(format!(
+                "candidate `{}` has no verdict yet: it is {}",
+                self.id,
+                self.state.label()
+            )),
+        }
+    }
+
+    /// The state its verdict says, unless it was stopped or escalated.
+    fn settle(&mut self) {
+        if self.state == State::Cancelled || self.verdict.is_none() {
+            return;
+        }
+        self.state = if self.escalated.is_some() {
+            State::Escalated
+        } else {
+            State::of(
+                self.effective_verdict
+                    .or(self.verdict)
+                    .unwrap_or(Verdict::Fail),
+            )
+        };
+    }
+
+    /// Something ran for it: a queued or interrupted candidate is running.
+    fn wake(&mut self) {
+        if matches!(self.state, State::Queued | State::Interrupted) && self.verdict.is_none() {
+            self.state = State::Running;
+        }
+    }
 }
 
 fn first_attempt() -> u32 {
     1
+}
+
+fn running() -> State {
+    State::Running
 }
 
 /// One finished attempt of a candidate that was retried.
@@ -113,6 +186,9 @@ pub struct AttemptSummary {
 pub struct Escalation {
     pub reason: String,
     pub table: String,
+    /// The human who escalated it with a note (None: the pipeline did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
 
 /// A run's results, folded from events: the `--json` document.
@@ -143,6 +219,20 @@ pub struct RunSummary {
     /// Decisions about the whole run.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<crate::model::decision::Decision>,
+    /// Where the run stands: running, its verdict, or cancelled,
+    /// escalated, interrupted.
+    #[serde(default = "running")]
+    pub state: State,
+    /// The latest finalize: the branch and commit of the selected change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalized: Option<Finalization>,
+    /// The run's wall clock, from journal times (only when the fold was
+    /// given them).
+    #[serde(skip)]
+    pub wall: Span,
+    /// A human cancelled the whole run since it last started.
+    #[serde(skip)]
+    cancelled: bool,
     /// The journal's chain head, when the summary was read from the store
     /// (which checked the chain first); the PR body publishes it. Not part
     /// of the JSON document (`rascal verify RUN --json` prints it).
@@ -195,6 +285,10 @@ impl RunSummary {
             ranking: None,
             selected: None,
             decisions: Vec::new(),
+            state: State::Running,
+            finalized: None,
+            wall: Span::default(),
+            cancelled: false,
             journal: None,
         }
     }
@@ -208,9 +302,67 @@ impl RunSummary {
         s
     }
 
+    /// The summary of a whole journal with each event's time (ms): the
+    /// same summary, with its clocks.
+    pub fn from_timed<'a>(events: impl IntoIterator<Item = &'a (i64, RunEvent)>) -> RunSummary {
+        let mut s = RunSummary::new();
+        for (at, ev) in events {
+            s.apply_at(ev, Some(*at));
+        }
+        s
+    }
+
     /// Fold one more event in. This is the one fold of a run's history: the
     /// printer, `show`, `report`, the TUI and reattach all read it.
     pub fn apply(&mut self, ev: &RunEvent) {
+        self.apply_at(ev, None)
+    }
+
+    /// The run is driven again (a retry after it ended, a reattach after
+    /// it was interrupted): no verdict until it ends again.
+    fn reopen(&mut self) {
+        if self.status != "running" {
+            self.status = "running".into();
+            self.verdict = None;
+            self.exit_code = None;
+            self.wall.ended_ms = None;
+            self.cancelled = false;
+        }
+    }
+
+    /// The run's state, from its status, decisions and candidates.
+    fn settle(&mut self) {
+        self.state = match self.status.as_str() {
+            "running" => State::Running,
+            "interrupted" => State::Interrupted,
+            _ if self.cancelled
+                || (!self.candidates.is_empty()
+                    && self.candidates.iter().all(|c| c.state == State::Cancelled)) =>
+            {
+                State::Cancelled
+            }
+            _ if self.exit_code == Some(3)
+                || self
+                    .decisions
+                    .iter()
+                    .any(|d| d.kind == DecisionKind::Escalate) =>
+            {
+                State::Escalated
+            }
+            _ => State::of(self.verdict.unwrap_or(Verdict::Fail)),
+        };
+    }
+
+    /// Fold one more event in, `at` the time it was journalled when known
+    /// (the clocks need it; nothing else does).
+    pub fn apply_at(&mut self, ev: &RunEvent, at: Option<i64>) {
+        self.fold(ev, at);
+        if !matches!(ev, RunEvent::Log { .. }) {
+            self.settle();
+        }
+    }
+
+    fn fold(&mut self, ev: &RunEvent, at: Option<i64>) {
         let s = self;
         match ev {
             RunEvent::RunStarted {
@@ -223,6 +375,10 @@ impl RunSummary {
                 s.run = run.clone();
                 s.base = base.clone();
                 s.instruction = instruction.clone();
+                s.wall = Span {
+                    started_ms: at,
+                    ended_ms: None,
+                };
                 s.candidates = candidates
                     .iter()
                     .map(|c| CandidateSummary {
@@ -248,12 +404,26 @@ impl RunSummary {
                         escalated: None,
                         started: false,
                         output_lines: [0, 0],
+                        state: State::Queued,
+                        clock: CandidateClock::default(),
                     })
                     .collect();
             }
             RunEvent::ReportLanded { candidate, report } => {
+                s.reopen();
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    if report.layer == Layer::Agent && report.check == "agent" {
+                        c.clock.agent.started_ms = c.clock.agent.started_ms.or(at);
+                        c.clock.agent.ended_ms = at.or(c.clock.agent.started_ms);
+                    }
                     c.reports.push((**report).clone());
+                    c.wake();
+                }
+            }
+            RunEvent::LayerStarted { candidate, .. } => {
+                s.reopen();
+                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.wake();
                 }
             }
             RunEvent::CandidateFinished {
@@ -263,8 +433,16 @@ impl RunSummary {
                 files,
                 lines,
                 tree,
+                cancelled,
             } => {
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.clock.attempt.ended_ms = at;
+                    if c.clock.agent.open() {
+                        c.clock.agent.ended_ms = at;
+                    }
+                    if *cancelled {
+                        c.state = State::Cancelled;
+                    }
                     c.tree = tree.clone();
                     c.verdict = Some(*verdict);
                     c.effective_verdict = Some(crate::model::decision::effective_verdict(
@@ -275,6 +453,7 @@ impl RunSummary {
                     c.files_changed = *files;
                     c.lines_changed = *lines;
                     c.checklist = crate::model::checklist::checklist_markdown(&c.reports);
+                    c.settle();
                 }
             }
             RunEvent::TaskLoaded {
@@ -294,7 +473,21 @@ impl RunSummary {
                 attempt,
                 feedback,
             } => {
+                s.reopen();
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    let agent_ms = c
+                        .agent_report()
+                        .map(|r| r.duration_ms)
+                        .or_else(|| c.clock.agent.length_ms(at?).map(|ms| ms as u64));
+                    c.clock.earlier_agent_ms.push(agent_ms.unwrap_or(0));
+                    c.clock.attempt = Span {
+                        started_ms: at,
+                        ended_ms: None,
+                    };
+                    c.clock.agent = Span::default();
+                    c.state = State::Running;
+                    // An escalation was about the attempt before.
+                    c.escalated = None;
                     c.attempts.push(AttemptSummary {
                         attempt: c.attempt,
                         reports: std::mem::take(&mut c.reports),
@@ -321,7 +514,9 @@ impl RunSummary {
                     c.escalated = Some(Escalation {
                         reason: reason.clone(),
                         table: table.clone(),
+                        by: None,
                     });
+                    c.settle();
                 }
             }
             RunEvent::Ranked { ranking } => s.ranking = Some((**ranking).clone()),
@@ -336,7 +531,6 @@ impl RunSummary {
                 }
             }
             RunEvent::DecisionRecorded { decision } => {
-                use crate::model::decision::DecisionKind;
                 let target = decision
                     .candidate
                     .as_ref()
@@ -350,29 +544,68 @@ impl RunSummary {
                                 &c.decisions[c.overrides_from..],
                             ));
                         }
-                        if decision.kind == DecisionKind::Select {
-                            s.selected = Some(c.id.clone());
+                        match decision.kind {
+                            DecisionKind::Select => s.selected = Some(c.id.clone()),
+                            // Only what is still going can be stopped.
+                            DecisionKind::Cancel if c.state.live() => c.state = State::Cancelled,
+                            DecisionKind::Escalate => {
+                                c.escalated = Some(Escalation {
+                                    reason: decision.reason.clone(),
+                                    table: String::new(),
+                                    by: Some(decision.who.clone()),
+                                })
+                            }
+                            _ => {}
                         }
+                        c.settle();
                     }
-                    None => s.decisions.push(decision.clone()),
+                    None => {
+                        if decision.kind == DecisionKind::Cancel && s.status == "running" {
+                            s.cancelled = true;
+                            for c in s.candidates.iter_mut().filter(|c| c.state.live()) {
+                                c.state = State::Cancelled;
+                            }
+                        }
+                        s.decisions.push(decision.clone())
+                    }
                 }
             }
             RunEvent::RunFinished { verdict, exit_code } => {
                 s.status = "finished".into();
                 s.verdict = Some(*verdict);
                 s.exit_code = Some(*exit_code);
+                s.wall.ended_ms = at;
             }
             RunEvent::RunInterrupted { .. } => {
                 s.status = "interrupted".into();
                 if s.verdict.is_none() {
                     s.verdict = Some(Verdict::Fail);
                 }
-            }
-            RunEvent::CandidateStarted { candidate, .. } => {
-                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
-                    c.started = true;
+                s.wall.ended_ms = at;
+                for c in s.candidates.iter_mut().filter(|c| c.state.live()) {
+                    c.state = State::Interrupted;
+                    for span in [&mut c.clock.attempt, &mut c.clock.agent] {
+                        if span.open() {
+                            span.ended_ms = at;
+                        }
+                    }
                 }
             }
+            RunEvent::CandidateStarted { candidate, .. } => {
+                s.reopen();
+                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.started = true;
+                    c.clock.agent = Span {
+                        started_ms: at,
+                        ended_ms: None,
+                    };
+                    if c.clock.attempt.started_ms.is_none() || !c.clock.attempt.open() {
+                        c.clock.attempt = c.clock.agent;
+                    }
+                    c.wake();
+                }
+            }
+            RunEvent::Finalized(f) => s.finalized = Some(f.clone()),
             RunEvent::Log {
                 candidate,
                 stream,
@@ -392,7 +625,6 @@ impl RunSummary {
                     }
                 }
             }
-            _ => {}
         }
     }
 }
@@ -453,6 +685,7 @@ mod tests {
             files: 1,
             lines: 1,
             tree: None,
+            cancelled: false,
         }
     }
 
@@ -506,6 +739,219 @@ mod tests {
         assert_eq!(c.attempt, 2);
         assert!(!c.layer_overridden(Layer::Guardrails));
         assert_eq!(c.effective_verdict, Some(Verdict::Fail));
+    }
+
+    fn decided(candidate: Option<&str>, kind: DecisionKind, note: &str) -> RunEvent {
+        RunEvent::DecisionRecorded {
+            decision: Decision::new(candidate, kind, "me", note),
+        }
+    }
+
+    fn agent_started() -> RunEvent {
+        RunEvent::CandidateStarted {
+            candidate: "a".into(),
+            command: "agent".into(),
+        }
+    }
+
+    #[test]
+    fn a_run_without_an_end_is_running_not_fail() {
+        let s = RunSummary::from_events(&[started(), agent_started()]);
+        assert_eq!(s.state, State::Running);
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.verdict, None);
+        let doc = serde_json::to_value(&s).unwrap();
+        assert_eq!(doc["state"], "running");
+        assert_eq!(doc["candidates"][0]["state"], "running");
+        let s = RunSummary::from_events(&[started()]);
+        assert_eq!(s.candidates[0].state, State::Queued);
+    }
+
+    #[test]
+    fn a_cancelled_candidate_is_cancelled_not_fail() {
+        let cancelled = RunEvent::CandidateFinished {
+            candidate: "a".into(),
+            verdict: Verdict::Fail,
+            reason: Some("cancelled before every layer ran".into()),
+            files: 0,
+            lines: 0,
+            tree: None,
+            cancelled: true,
+        };
+        // Stopped by quitting: the pipeline says so on the event.
+        let s = RunSummary::from_events(&[started(), agent_started(), cancelled.clone()]);
+        assert_eq!(s.candidates[0].state, State::Cancelled);
+        assert_eq!(s.candidates[0].verdict, Some(Verdict::Fail));
+        // Stopped by a cancel decision (`x`), before the candidate ended.
+        let mut s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            decided(Some("a"), DecisionKind::Cancel, "stop"),
+        ]);
+        assert_eq!(s.candidates[0].state, State::Cancelled);
+        s.apply(&finished());
+        s.apply(&RunEvent::RunFinished {
+            verdict: Verdict::Fail,
+            exit_code: 1,
+        });
+        assert_eq!(s.candidates[0].state, State::Cancelled);
+        assert_eq!(s.state, State::Cancelled, "every candidate was stopped");
+        // The whole run (`X`).
+        let s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            decided(None, DecisionKind::Cancel, "stop all"),
+            cancelled,
+            RunEvent::RunFinished {
+                verdict: Verdict::Fail,
+                exit_code: 1,
+            },
+        ]);
+        assert_eq!(s.state, State::Cancelled);
+        assert_eq!(serde_json::to_value(&s).unwrap()["state"], "cancelled");
+    }
+
+    #[test]
+    fn an_escalated_candidate_shows_escalated_with_the_note() {
+        let mut s = RunSummary::from_events(&[started(), agent_started(), finished()]);
+        assert_eq!(s.candidates[0].state, State::Fail);
+        s.apply(&decided(Some("a"), DecisionKind::Escalate, "edits CI"));
+        let c = &s.candidates[0];
+        assert_eq!(c.state, State::Escalated);
+        let e = c.escalated.as_ref().unwrap();
+        assert_eq!(
+            (e.reason.as_str(), e.by.as_deref()),
+            ("edits CI", Some("me"))
+        );
+        // By the pipeline, when retries ran out.
+        let s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            RunEvent::CandidateEscalated {
+                candidate: "a".into(),
+                reason: "retries exhausted".into(),
+                table: String::new(),
+            },
+            finished(),
+            RunEvent::RunFinished {
+                verdict: Verdict::Fail,
+                exit_code: 3,
+            },
+        ]);
+        assert_eq!(s.candidates[0].state, State::Escalated);
+        assert_eq!(s.state, State::Escalated);
+        // A retry is a new attempt: the escalation was about the last one.
+        let mut s = s;
+        s.apply(&RunEvent::AttemptStarted {
+            candidate: "a".into(),
+            attempt: 2,
+            feedback: "again".into(),
+        });
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.state, State::Running, "a retried run is running again");
+        assert_eq!(s.verdict, None);
+    }
+
+    #[test]
+    fn an_interrupted_run_and_its_unfinished_candidates_are_interrupted() {
+        let s = RunSummary::from_events(&[
+            started(),
+            agent_started(),
+            RunEvent::RunInterrupted {
+                reason: "pid 7 is gone".into(),
+            },
+        ]);
+        assert_eq!(s.state, State::Interrupted);
+        assert_eq!(s.candidates[0].state, State::Interrupted);
+        // A reattach resumes it: running again.
+        let mut s = s;
+        s.apply(&failing(Layer::Guardrails, "build", "guardrails/exit"));
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.state, State::Running);
+    }
+
+    #[test]
+    fn overrides_move_the_state_with_the_effective_verdict() {
+        let mut s = RunSummary::from_events(&[
+            started(),
+            failing(Layer::Guardrails, "build", "guardrails/exit"),
+            finished(),
+        ]);
+        assert_eq!(s.candidates[0].state, State::Fail);
+        assert!(s.candidates[0].select_refusal().is_some());
+        s.apply(&overriding("build", None));
+        assert_eq!(s.candidates[0].state, State::Pass);
+        assert_eq!(s.candidates[0].select_refusal(), None);
+    }
+
+    #[test]
+    fn clocks_count_from_journal_times_per_attempt() {
+        let mut agent = Report::new(Layer::Agent, "agent");
+        agent.duration_ms = 4_000;
+        let agent = RunEvent::ReportLanded {
+            candidate: "a".into(),
+            report: Box::new(agent.finish()),
+        };
+        let events = vec![
+            (1_000, started()),
+            (2_000, agent_started()),
+            (6_000, agent.clone()),
+            (9_000, finished()),
+            (
+                10_000,
+                RunEvent::RunFinished {
+                    verdict: Verdict::Fail,
+                    exit_code: 1,
+                },
+            ),
+            // A retry a minute later.
+            (
+                70_000,
+                RunEvent::AttemptStarted {
+                    candidate: "a".into(),
+                    attempt: 2,
+                    feedback: "again".into(),
+                },
+            ),
+            (70_500, agent_started()),
+        ];
+        let s = RunSummary::from_timed(&events);
+        let c = &s.candidates[0];
+        // The attempt's clock starts with the retry, not the run.
+        assert_eq!(c.clock.attempt.length_ms(75_000), Some(5_000));
+        assert_eq!(c.clock.agent_ms(75_000, None), Some(4_500));
+        assert_eq!(c.clock.earlier_agent_ms, vec![4_000]);
+        assert_eq!(c.clock.agent_total_ms(75_000, None), 8_500);
+        // The wall clock is the run's, separately; open while it runs.
+        assert_eq!(s.wall.length_ms(75_000), Some(74_000));
+        // Replayed from the journal (a reattach), the same clocks.
+        let again = RunSummary::from_timed(&events);
+        assert_eq!(again.candidates[0].clock, c.clock);
+        // The first attempt's clock ended with its verdict.
+        let first = RunSummary::from_timed(&events[..4]);
+        assert_eq!(
+            first.candidates[0].clock.attempt.length_ms(99_999),
+            Some(7_000)
+        );
+    }
+
+    #[test]
+    fn a_finalize_is_part_of_the_record() {
+        let mut s = RunSummary::from_events(&[started(), finished()]);
+        assert!(s.finalized.is_none());
+        s.apply(&RunEvent::Finalized(Finalization {
+            candidate: "a".into(),
+            branch: "rascal/do-it-r".into(),
+            commit: "abc".into(),
+            title: "rascal: do it".into(),
+            pr_body: "/tmp/pr_body.md".into(),
+            pushed_to: None,
+            pr_command: Vec::new(),
+            pr_opened: false,
+        }));
+        assert_eq!(s.finalized.as_ref().unwrap().branch, "rascal/do-it-r");
+        let doc = serde_json::to_value(&s).unwrap();
+        assert_eq!(doc["finalized"]["branch"], "rascal/do-it-r");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use crate::exec::runner::{human, Stream};
 use crate::model::event::RunEvent;
+use crate::model::state::State;
 use crate::model::verdict::{Report, Status, Verdict};
 use crate::text::{cut, ellipsis, pad, pad_left, sanitize, width};
 use std::time::Duration;
@@ -131,17 +132,21 @@ impl Printer {
                 files,
                 lines,
                 tree,
+                ..
             } => {
-                let usage = self
-                    .summary
-                    .candidates
-                    .iter()
-                    .find(|c| &c.id == candidate)
+                let cand = self.summary.candidates.iter().find(|c| &c.id == candidate);
+                let usage = cand
                     .and_then(|c| c.usage)
                     .map(|u| format!(" · {}", u.short()))
                     .unwrap_or_default();
+                // A verdict that is not the whole story says so.
+                let state = cand
+                    .map(|c| c.state)
+                    .filter(|s| matches!(s, State::Cancelled | State::Escalated))
+                    .map(|s| format!(" ({s})"))
+                    .unwrap_or_default();
                 let mut l = format!(
-                    "{} verdict {} · {} changed",
+                    "{} verdict {}{state} · {} changed",
                     self.tag(candidate),
                     verdict,
                     crate::text::change_size(*files as u64, *lines),
@@ -227,8 +232,52 @@ impl Printer {
             RunEvent::RunInterrupted { reason } => {
                 vec![format!("run interrupted: {}", sanitize(reason))]
             }
+            RunEvent::Finalized(f) => {
+                let mut out = vec![format!(
+                    "{} finalized: committed {} on branch {}",
+                    self.tag(&f.candidate),
+                    &f.commit[..f.commit.len().min(12)],
+                    sanitize(&f.branch)
+                )];
+                out.push(format!("    PR body: {}", sanitize(&f.pr_body)));
+                if let Some(r) = &f.pushed_to {
+                    out.push(format!("    pushed to {}", sanitize(r)));
+                }
+                if f.pr_opened {
+                    out.push("    pull request opened with gh".into());
+                }
+                out
+            }
         }
     }
+}
+
+/// Where the run and each candidate stand (folded from the journal), the
+/// selection and the finalize: the last lines of `rascal show`.
+pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
+    let cands: Vec<String> = s
+        .candidates
+        .iter()
+        .map(|c| {
+            let note = match (&c.escalated, c.state) {
+                (Some(e), State::Escalated) => format!(" ({})", cut(&sanitize(&e.reason), 80)),
+                _ => String::new(),
+            };
+            format!("{} {}{note}", sanitize(&c.id), c.state)
+        })
+        .collect();
+    let mut out = vec![format!("state: run {} · {}", s.state, cands.join(" · "))];
+    match (&s.selected, &s.finalized) {
+        (_, Some(f)) => out.push(format!(
+            "selected: {} · finalized on {} ({})",
+            sanitize(&f.candidate),
+            sanitize(&f.branch),
+            &f.commit[..f.commit.len().min(12)]
+        )),
+        (Some(c), None) => out.push(format!("selected: {}", sanitize(c))),
+        (None, None) => {}
+    }
+    out
 }
 
 fn mark(status: Status) -> &'static str {

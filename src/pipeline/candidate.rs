@@ -171,6 +171,7 @@ impl CandidateJob {
                 .as_ref()
                 .map(|c| c.tree.clone())
                 .filter(|t| !t.is_empty()),
+            cancelled: self.cancel.is_cancelled() && escalated.is_none(),
         });
         CandidateOutcome {
             id: self.info.id.clone(),

@@ -31,3 +31,23 @@ pub fn record_decision(
     store.append(run, std::slice::from_ref(&ev))?;
     Ok(ev)
 }
+
+/// Record that run `run` was finalized: the commit is on its branch (and
+/// the PR body written), so the run's record says so.
+pub fn record_finalized(
+    repo: &Path,
+    run: &str,
+    finalization: crate::model::event::Finalization,
+) -> Result<RunEvent, PipelineError> {
+    let repo = workspace::open(repo)?;
+    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    // Checks the run's chain first: nothing is added to a record that
+    // was changed after it was written.
+    let summary = store.summary(run)?;
+    summary
+        .candidate(&finalization.candidate)
+        .map_err(PipelineError::Usage)?;
+    let ev = RunEvent::Finalized(finalization);
+    store.append(run, std::slice::from_ref(&ev))?;
+    Ok(ev)
+}

@@ -19,7 +19,7 @@ pub mod run_id;
 pub mod sequence;
 pub mod test_run;
 
-pub use decisions::record_decision;
+pub use decisions::{record_decision, record_finalized};
 pub use execute::{execute, execute_with};
 pub use prepare::{prepare, PreparedRun};
 pub use request::{PipelineError, RunOutcome, RunRequest};

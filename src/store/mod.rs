@@ -44,6 +44,17 @@ pub struct RunRow {
     pub status: String,
     pub verdict: Option<String>,
     pub exit_code: Option<i32>,
+    /// Where the run stands, folded from its journal: running, its
+    /// verdict, cancelled, escalated or interrupted (None when its record
+    /// does not check out).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<crate::model::state::State>,
+    /// The candidate selected for finalizing, and the branch it was
+    /// finalized on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub selected: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finalized: Option<String>,
     pub base: String,
     pub instruction: String,
     pub candidates: u32,
@@ -325,15 +336,27 @@ impl Store {
     /// All events of a run, in order, once its chain checks out, with the
     /// chain's head. `logs: false` leaves out the agents' log lines.
     fn checked_events(&self, run: &str, logs: bool) -> Result<(Vec<RunEvent>, ChainHead)> {
+        let (events, head) = self.checked_timed(run, logs)?;
+        Ok((events.into_iter().map(|(_, ev)| ev).collect(), head))
+    }
+
+    /// `checked_events` with the time (ms) each event was journalled.
+    fn checked_timed(&self, run: &str, logs: bool) -> Result<(Vec<(i64, RunEvent)>, ChainHead)> {
         let (recorded, rows) = self.stored(run)?;
         let head = chain::check(run, &recorded, &rows)?;
         let mut out = Vec::with_capacity(rows.len());
         for row in rows {
             if logs || row.kind != "log" {
-                out.push(serde_json::from_str(&row.json)?);
+                out.push((row.at, serde_json::from_str(&row.json)?));
             }
         }
         Ok((out, head))
+    }
+
+    /// All events of a run with the time each was journalled (ms), once
+    /// its chain checks out: what a reattach replays, clocks included.
+    pub fn verified_timed(&self, run: &str) -> Result<(Vec<(i64, RunEvent)>, ChainHead)> {
+        self.checked_timed(run, true)
     }
 
     /// All events of a run, in order, with the chain's head; an error when
@@ -374,8 +397,8 @@ impl Store {
     /// The run's summary, folded from its checked journal, with the
     /// chain's head.
     pub fn summary(&self, run: &str) -> Result<RunSummary> {
-        let (events, head) = self.verified_events(run)?;
-        let mut summary = RunSummary::from_events(&events);
+        let (events, head) = self.checked_timed(run, true)?;
+        let mut summary = RunSummary::from_timed(&events);
         summary.journal = Some(head);
         Ok(summary)
     }
@@ -399,6 +422,9 @@ impl Store {
                     status: r.get(1)?,
                     verdict: None,
                     exit_code: None,
+                    state: None,
+                    selected: None,
+                    finalized: None,
                     base: r.get(2)?,
                     instruction: r.get(3)?,
                     started_at: r.get(4)?,
@@ -424,6 +450,9 @@ impl Store {
                     row.base = s.base;
                     row.instruction = s.instruction;
                     row.candidates = s.candidates.len() as u32;
+                    row.state = Some(s.state);
+                    row.selected = s.selected.clone();
+                    row.finalized = s.finalized.as_ref().map(|f| f.branch.clone());
                     // A run being driven (a retry, an attach) has no
                     // verdict yet, whatever an earlier attempt said.
                     if row.status != "running" {
@@ -657,7 +686,8 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
         | RunEvent::TaskLoaded { .. }
         | RunEvent::Ranked { .. }
         | RunEvent::Usage { .. }
-        | RunEvent::AgentSummary { .. } => {}
+        | RunEvent::AgentSummary { .. }
+        | RunEvent::Finalized(_) => {}
     }
     Ok(())
 }
@@ -703,6 +733,7 @@ mod tests {
                 files: 1,
                 lines: 2,
                 tree: None,
+                cancelled: false,
             },
             RunEvent::RunFinished {
                 verdict,
@@ -725,6 +756,23 @@ mod tests {
 
     fn sql(store: &Store, q: &str) {
         store.conn.execute_batch(q).unwrap();
+    }
+
+    #[test]
+    fn a_run_still_running_lists_as_running_with_journal_clocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut store = Store::open(&dir.path().join("rascal.db")).unwrap();
+        store.append("r", &[started("r"), log(1)]).unwrap();
+        let row = &store.list().unwrap()[0];
+        assert_eq!(row.state, Some(crate::model::state::State::Running));
+        assert_eq!(row.verdict, None, "no verdict yet, never FAIL");
+        let s = store.summary("r").unwrap();
+        assert!(s.wall.started_ms.is_some(), "clocks from journal times");
+        store.append("r", &finished(Verdict::Fail)).unwrap();
+        let row = &store.list().unwrap()[0];
+        assert_eq!(row.state, Some(crate::model::state::State::Fail));
+        let s = store.summary("r").unwrap();
+        assert!(s.wall.ended_ms.is_some());
     }
 
     fn broken_at(store: &Store) -> u64 {

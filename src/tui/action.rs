@@ -40,6 +40,15 @@ pub enum Action {
     Override,
     Escalate,
     Retry,
+    /// Choose the focused candidate as the one to finalize.
+    Select,
+    /// Commit the selected candidate on a branch (confirmed first).
+    Finalize,
+    /// Open the pull request of the finalized branch with `gh`.
+    OpenPr,
+    /// Flip the open dialog's option (override: with skipped; finalize:
+    /// open the PR too).
+    Toggle,
     CancelCandidate,
     CancelRun,
     /// Text typed into the open dialog or filter.
@@ -62,4 +71,10 @@ pub enum Action {
         b: String,
         text: String,
     },
+    /// The shell read what finalizing would do (or why it cannot say).
+    FinalizePreviewed(Result<crate::finalize::preview::Preview, String>),
+    /// The shell finalized: what to say, or why it was refused.
+    FinalizeDone(Result<String, String>),
+    /// `gh` opened the pull request (its output), or why not.
+    PrOpened(Result<String, String>),
 }

@@ -2,12 +2,16 @@
 //! UI state (focus, screen, dialog, scroll). Nothing here does I/O or reads
 //! the clock; time arrives inside actions.
 
-use super::decision::{Decision, DecisionKind};
+use super::decision::Decision;
 use super::diff::Diff;
 use super::highlight::Highlighter;
 use super::logbuf::LogBuf;
 use super::theme::Theme;
+use crate::finalize::preview::Preview;
+use crate::model::clock::CandidateClock;
+use crate::model::decision::Blockers;
 use crate::model::event::{CandidateInfo, RunEvent};
+use crate::model::state::State;
 use crate::model::summary::{CandidateSummary, RunSummary};
 use crate::model::verdict::{Layer, Report, Status, Verdict};
 use std::collections::HashMap;
@@ -31,6 +35,37 @@ pub fn strip_name(l: Layer) -> &'static str {
         Layer::Review => "review",
         Layer::Compare => "compare",
     }
+}
+
+/// `2 skipped not accepted (perm permissions, …) · 1 failing (guard build)`.
+pub fn blockers_text(b: &crate::model::decision::Blockers) -> String {
+    let names = |list: &[(crate::model::verdict::Layer, String)]| {
+        let mut v: Vec<String> = list
+            .iter()
+            .take(3)
+            .map(|(l, c)| format!("{} {}", strip_name(*l), c))
+            .collect();
+        if list.len() > 3 {
+            v.push("…".into());
+        }
+        v.join(", ")
+    };
+    let mut parts = Vec::new();
+    if !b.failing.is_empty() {
+        parts.push(format!(
+            "{} failing ({})",
+            b.failing.len(),
+            names(&b.failing)
+        ));
+    }
+    if !b.skipped.is_empty() {
+        parts.push(format!(
+            "{} skipped not accepted ({})",
+            b.skipped.len(),
+            names(&b.skipped)
+        ));
+    }
+    parts.join(" · ")
 }
 
 /// What the shell knows about the run beyond its events.
@@ -70,6 +105,30 @@ pub enum Mark {
 }
 
 impl Mark {
+    /// Every mark, in the order the help's legend lists them.
+    pub const ALL: [Mark; 7] = [
+        Mark::Pending,
+        Mark::Running,
+        Mark::Pass,
+        Mark::Warn,
+        Mark::Fail,
+        Mark::Overridden,
+        Mark::Off,
+    ];
+
+    /// What the mark means (the help's legend).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Mark::Pending => "pending",
+            Mark::Running => "running",
+            Mark::Pass => "pass",
+            Mark::Warn => "warn",
+            Mark::Fail => "fail",
+            Mark::Overridden => "overridden",
+            Mark::Off => "off/skipped",
+        }
+    }
+
     pub fn glyph(self, spinner: usize) -> &'static str {
         const SPIN: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
         match self {
@@ -87,23 +146,36 @@ impl Mark {
 #[derive(Debug, Clone)]
 pub struct Candidate {
     pub info: CandidateInfo,
-    pub started_ms: Option<i64>,
-    pub finished_ms: Option<i64>,
+    /// Where it stands (the run summary's state).
+    pub state: State,
+    /// Its clocks, from journal times.
+    pub clock: CandidateClock,
+    /// The agent started (in some attempt).
+    pub started: bool,
     pub attempt: u32,
     pub running_layer: Option<Layer>,
     pub reports: Vec<Report>,
     pub verdict: Option<Verdict>,
+    /// The verdict once overrides are applied.
+    pub effective: Option<Verdict>,
     pub reason: Option<String>,
     pub files: usize,
     pub lines: u64,
     pub logs: LogBuf,
     pub decisions: Vec<Decision>,
+    /// Overrides recorded for the current attempt.
+    pub overrides: usize,
+    /// What still keeps it from passing (after the current overrides).
+    pub blockers: Blockers,
+    /// Why selecting it needs a reason (it did not pass), if it does.
+    pub select_refusal: Option<String>,
     pub tokens: Option<u64>,
     pub cost_usd: Option<f64>,
     /// The agent's final message.
     pub summary: Option<String>,
-    /// Why the candidate was handed to a human.
-    pub escalated: Option<String>,
+    /// Why the candidate was handed to a human, and who did (None: the
+    /// pipeline).
+    pub escalated: Option<(String, Option<String>)>,
     pub cancelled: bool,
     /// Layers shown as ⊘: as the run summary's override rule says.
     pub overridden_layers: Vec<Layer>,
@@ -113,17 +185,22 @@ impl Candidate {
     fn new(info: CandidateInfo) -> Self {
         Candidate {
             info,
-            started_ms: None,
-            finished_ms: None,
+            state: State::Queued,
+            clock: CandidateClock::default(),
+            started: false,
             attempt: 1,
             running_layer: None,
             reports: Vec::new(),
             verdict: None,
+            effective: None,
             reason: None,
             files: 0,
             lines: 0,
             logs: LogBuf::new(),
             decisions: Vec::new(),
+            overrides: 0,
+            blockers: Blockers::default(),
+            select_refusal: None,
             tokens: None,
             cost_usd: None,
             summary: None,
@@ -145,21 +222,32 @@ impl Candidate {
     /// this candidate; the TUI keeps only what is about the screen (logs,
     /// clocks, the running layer).
     fn sync(&mut self, s: &CandidateSummary) {
+        self.state = s.state;
+        self.clock = s.clock.clone();
+        self.started = s.started;
         self.attempt = s.attempt;
         self.reports = s.reports.clone();
         self.verdict = s.verdict;
+        self.effective = s.effective_verdict.or(s.verdict);
         self.reason = s.reason.clone();
         self.files = s.files_changed;
         self.lines = s.lines_changed;
         self.decisions = s.decisions.clone();
+        self.overrides = s
+            .current_decisions()
+            .iter()
+            .filter(|d| matches!(d.kind, super::decision::DecisionKind::Override { .. }))
+            .count();
+        self.blockers = s.blockers();
+        self.select_refusal = s.select_refusal();
         self.tokens = s.usage.map(|u| u.input_tokens + u.output_tokens);
         self.cost_usd = s.usage.and_then(|u| u.cost_usd);
         self.summary = s.summary.clone();
-        self.escalated = s.escalated.as_ref().map(|e| e.reason.clone());
-        self.cancelled = s
-            .current_decisions()
-            .iter()
-            .any(|d| d.kind == DecisionKind::Cancel);
+        self.escalated = s
+            .escalated
+            .as_ref()
+            .map(|e| (e.reason.clone(), e.by.clone()));
+        self.cancelled = s.state == State::Cancelled;
         self.overridden_layers = STRIP
             .iter()
             .copied()
@@ -173,10 +261,9 @@ impl Candidate {
 
     pub fn mark(&self, layer: Layer, meta: &RunMeta) -> Mark {
         let reps: Vec<&Report> = self.layer_reports(layer).collect();
-        let running = !self.finished()
-            && !self.cancelled
+        let running = self.state == State::Running
             && (self.running_layer == Some(layer)
-                || (layer == Layer::Agent && self.started_ms.is_some() && reps.is_empty()));
+                || (layer == Layer::Agent && self.started && reps.is_empty()));
         if running {
             return Mark::Running;
         }
@@ -196,32 +283,55 @@ impl Candidate {
         } else {
             Mark::Pass
         };
-        if matches!(worst, Mark::Fail | Mark::Warn) && self.overridden(layer) {
+        // A layer whose failures (or skipped checks) were all accepted.
+        if matches!(worst, Mark::Fail | Mark::Warn | Mark::Off) && self.overridden(layer) {
             Mark::Overridden
         } else {
             worst
         }
     }
 
+    /// The layer has checks that never ran and nobody accepted.
+    pub fn has_skipped(&self, layer: Layer) -> bool {
+        self.blockers.skipped.iter().any(|(l, _)| *l == layer)
+    }
+
+    /// Its state in words: RUNNING (and what runs), a verdict (`FAIL →
+    /// PASS` once overrides lift it), CANCELLED, ESCALATED, INTERRUPTED.
     pub fn status_text(&self) -> String {
-        if self.cancelled && self.verdict.is_none() {
-            return "cancelled".into();
-        }
-        if self.escalated.is_some() && self.verdict.is_none() {
-            return "escalated".into();
-        }
-        match (self.verdict, self.started_ms, self.running_layer) {
-            (Some(v), _, _) => v.label().into(),
-            (None, None, _) => "queued".into(),
-            (None, Some(_), Some(l)) => format!("checking {}", l.name()),
-            (None, Some(_), None) if self.reports.is_empty() => "agent running".into(),
-            _ => "verifying".into(),
+        match self.state {
+            State::Running => match self.running_layer {
+                Some(l) => format!("RUNNING · checking {}", l.name()),
+                None if self.reports.is_empty() => "RUNNING · agent".into(),
+                None => "RUNNING · verifying".into(),
+            },
+            State::Pass | State::Warn | State::Fail => match (self.verdict, self.effective) {
+                (Some(raw), Some(eff)) if raw != eff => format!("{eff} ⊘ (was {raw})"),
+                _ => self.state.label().into(),
+            },
+            s => s.label().into(),
         }
     }
 
+    /// Time in the current attempt: from its agent's start to its verdict
+    /// (never less than the agent's own time, which its launcher measured
+    /// a little before the journal saw it start).
     pub fn elapsed_ms(&self, now: i64) -> Option<i64> {
-        let s = self.started_ms?;
-        Some(self.finished_ms.unwrap_or(now).saturating_sub(s).max(0))
+        let attempt = self.clock.attempt.length_ms(now)?;
+        Some(attempt.max(self.agent_ms(now).0.unwrap_or(0)))
+    }
+
+    /// The agent's time in the current attempt, and over every attempt.
+    pub fn agent_ms(&self, now: i64) -> (Option<i64>, i64) {
+        let reported = self
+            .reports
+            .iter()
+            .find(|r| r.layer == Layer::Agent && r.check == "agent")
+            .map(|r| r.duration_ms);
+        (
+            self.clock.agent_ms(now, reported),
+            self.clock.agent_total_ms(now, reported),
+        )
     }
 
     /// Issues of failing (or warning) reports, as feedback for a retry.
@@ -243,6 +353,10 @@ impl Candidate {
                     i.rule,
                     first_line(&i.message)
                 ));
+            }
+            // The compiler's or runner's first error, as it printed it.
+            if let Some(block) = crate::layers::diagnostics::fenced_first_error(r, 12) {
+                out.extend(block.lines().map(|l| crate::text::sanitize(l)));
             }
         }
         out
@@ -290,10 +404,16 @@ pub enum Dialog {
         rule: Option<String>,
         input: String,
         error: Option<String>,
+        /// What would still keep the candidate from passing once this
+        /// override is recorded.
+        left: Blockers,
+        /// Also accept, in the same step, every check that was skipped.
+        with_skipped: bool,
     },
     Escalate {
         candidate: String,
         input: String,
+        error: Option<String>,
     },
     Retry {
         candidate: String,
@@ -303,12 +423,35 @@ pub enum Dialog {
     Select {
         candidate: String,
         input: String,
+        /// Why it did not pass: selecting it then needs a reason.
+        refusal: Option<String>,
+        error: Option<String>,
     },
+    Finalize(FinalizeDialog),
     /// Cancel one candidate (Some) or the whole run (None).
     Cancel {
         candidate: Option<String>,
     },
     Quit,
+}
+
+/// Finalize: what would be committed, confirmed before it is.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FinalizeDialog {
+    pub candidate: String,
+    /// Nothing is selected: confirming selects `candidate` first.
+    pub select_first: bool,
+    /// Why `candidate` cannot be finalized as it stands (it did not pass).
+    pub refusal: Option<String>,
+    /// Branch, commit message and PR body, once the shell read them.
+    pub preview: Option<Preview>,
+    /// First row of the preview shown.
+    pub scroll: usize,
+    /// Also open the pull request with `gh`.
+    pub open_pr: bool,
+    /// Finalizing now.
+    pub busy: bool,
+    pub error: Option<String>,
 }
 
 /// The diff view of one candidate against the base.
@@ -439,7 +582,7 @@ impl App {
             && self
                 .candidates
                 .iter()
-                .any(|c| c.started_ms.is_some() && !c.finished() && !c.cancelled)
+                .any(|c| c.started && c.state == State::Running)
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
@@ -457,13 +600,20 @@ impl App {
             self.apply_decision(decision);
             return;
         }
-        self.summary.apply(ev);
-        if let Some(id) = ev
-            .candidate()
-            .filter(|_| !matches!(ev, RunEvent::Log { .. }))
-        {
-            self.sync(id);
+        self.summary.apply_at(ev, Some(at_ms));
+        self.apply_ui(ev, at_ms);
+        match ev.candidate() {
+            Some(_) if matches!(ev, RunEvent::Log { .. }) => {}
+            Some(id) => self.sync(id),
+            // About the whole run: any candidate's state may follow.
+            None => self.sync_all(),
         }
+        self.dirty = true;
+    }
+
+    /// What an event changes beyond the run summary: the screen's own
+    /// state (logs, the running layer, the run's phase).
+    fn apply_ui(&mut self, ev: &RunEvent, _at_ms: i64) {
         match ev {
             RunEvent::RunStarted {
                 run,
@@ -481,12 +631,7 @@ impl App {
                 self.state = RunState::Running;
                 self.compare_b = if self.candidates.len() > 1 { 1 } else { 0 };
             }
-            RunEvent::CandidateStarted { candidate, .. } => {
-                if let Some(c) = self.cand_mut(candidate) {
-                    c.finished_ms = None;
-                    c.started_ms.get_or_insert(at_ms);
-                }
-            }
+            RunEvent::CandidateStarted { .. } => {}
             RunEvent::Log {
                 candidate,
                 stream,
@@ -516,7 +661,6 @@ impl App {
                 }
                 if let Some(c) = self.cand_mut(candidate) {
                     // The layers run again: the strip shows this attempt.
-                    c.finished_ms = None;
                     c.running_layer = None;
                     c.logs.push(
                         crate::model::log::Stream::Stderr,
@@ -537,7 +681,6 @@ impl App {
             RunEvent::ReportLanded { .. } => {}
             RunEvent::CandidateFinished { candidate, .. } => {
                 if let Some(c) = self.cand_mut(candidate) {
-                    c.finished_ms = Some(at_ms);
                     c.running_layer = None;
                 }
             }
@@ -552,9 +695,12 @@ impl App {
             }
             RunEvent::RunInterrupted { reason } => {
                 self.state = RunState::Interrupted(reason.clone());
+                for c in &mut self.candidates {
+                    c.running_layer = None;
+                }
             }
+            RunEvent::Finalized(_) => {}
         }
-        self.dirty = true;
     }
 
     /// Record a decision in the state (its marks: ⊘, cancelled…).
@@ -566,10 +712,20 @@ impl App {
         self.summary.apply(&RunEvent::DecisionRecorded {
             decision: d.clone(),
         });
-        if let Some(id) = &d.candidate {
-            self.sync(id);
+        match &d.candidate {
+            Some(id) => self.sync(id),
+            None => self.sync_all(),
         }
         self.dirty = true;
+    }
+
+    /// Refresh every candidate from the run summary.
+    fn sync_all(&mut self) {
+        for s in &self.summary.candidates {
+            if let Some(c) = self.candidates.iter_mut().find(|c| c.info.id == s.id) {
+                c.sync(s);
+            }
+        }
     }
 
     /// Refresh candidate `id` from the run summary.

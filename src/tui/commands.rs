@@ -57,8 +57,19 @@ fn not_dashboard(a: &App) -> bool {
     a.screen != Screen::Dashboard
 }
 fn can_override(a: &App) -> bool {
-    a.focused()
-        .is_some_and(|c| matches!(c.mark(a.selected_layer(), &a.meta), Mark::Fail | Mark::Warn))
+    let layer = a.selected_layer();
+    a.focused().is_some_and(|c| {
+        matches!(c.mark(layer, &a.meta), Mark::Fail | Mark::Warn) || c.has_skipped(layer)
+    })
+}
+fn can_select(a: &App) -> bool {
+    a.focused().is_some_and(|c| !c.state.live())
+}
+fn can_finalize(a: &App) -> bool {
+    !a.live() && !a.candidates.is_empty()
+}
+fn finalized(a: &App) -> bool {
+    a.summary.finalized.is_some()
 }
 fn has_failures(a: &App) -> bool {
     a.focused().is_some_and(|c| !c.failing_issues().is_empty())
@@ -318,6 +329,33 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Escalate
     ),
     cmd!(
+        &[Key::Char('S')],
+        "S",
+        "select to finalize",
+        DASH_DETAIL,
+        false,
+        can_select,
+        |_| Action::Select
+    ),
+    cmd!(
+        &[Key::Char('F')],
+        "F",
+        "finalize (branch + PR body)",
+        &[Screen::Dashboard, Screen::Detail, Screen::Compare],
+        true,
+        can_finalize,
+        |_| Action::Finalize
+    ),
+    cmd!(
+        &[Key::Char('P')],
+        "P",
+        "open the PR (gh)",
+        &[Screen::Dashboard, Screen::Detail, Screen::Compare],
+        true,
+        finalized,
+        |_| Action::OpenPr
+    ),
+    cmd!(
         &[Key::Char('r')],
         "r",
         "retry",
@@ -365,9 +403,25 @@ pub static COMMANDS: &[Command] = &[
 /// taking keys first.
 pub fn dispatch(app: &App, key: Key) -> Option<Action> {
     if let Some(d) = &app.dialog {
+        use super::app::Dialog;
+        if let Dialog::Finalize(_) = d {
+            // No text to type: keys scroll the preview or flip the option.
+            return Some(match key {
+                Key::Esc | Key::Ctrl('c') => Action::Back,
+                Key::Enter => Action::Submit,
+                Key::Char('p') | Key::Tab => Action::Toggle,
+                Key::Char('j') | Key::Down => Action::Down,
+                Key::Char('k') | Key::Up => Action::Up,
+                Key::PageDown | Key::Char(' ') => Action::PageDown,
+                Key::PageUp => Action::PageUp,
+                Key::Char('g') | Key::Home => Action::Top,
+                _ => return None,
+            });
+        }
         return Some(match (d, key) {
             (_, Key::Esc) => Action::Back,
             (_, Key::Enter) => Action::Submit,
+            (Dialog::Override { .. }, Key::Tab) => Action::Toggle,
             (super::app::Dialog::Quit, Key::Ctrl('c')) => Action::ForceQuit,
             (super::app::Dialog::Quit | super::app::Dialog::Cancel { .. }, Key::Char(c)) => {
                 Action::Choose(c)
@@ -408,9 +462,21 @@ pub fn valid(app: &App) -> impl Iterator<Item = &'static Command> + '_ {
 /// `(key, description)` pairs for the status bar.
 pub fn status_hints(app: &App) -> Vec<(&'static str, &'static str)> {
     if app.dialog.is_some() {
-        return match app.dialog {
-            Some(super::app::Dialog::Quit) => vec![("s", "stop agents and quit"), ("Esc", "back")],
-            Some(super::app::Dialog::Cancel { .. }) => vec![("y", "yes"), ("n/Esc", "no")],
+        use super::app::Dialog;
+        return match &app.dialog {
+            Some(Dialog::Quit) => vec![("s", "stop agents and quit"), ("Esc", "back")],
+            Some(Dialog::Cancel { .. }) => vec![("y", "yes"), ("n/Esc", "no")],
+            Some(Dialog::Finalize(_)) => vec![
+                ("Enter", "finalize"),
+                ("p", "open the PR too"),
+                ("j/k", "scroll"),
+                ("Esc", "cancel"),
+            ],
+            Some(Dialog::Override { left, .. }) if !left.skipped.is_empty() => vec![
+                ("Enter", "confirm"),
+                ("Tab", "with skipped"),
+                ("Esc", "cancel"),
+            ],
             _ => vec![("Enter", "confirm"), ("Esc", "cancel")],
         };
     }

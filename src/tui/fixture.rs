@@ -129,7 +129,8 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                     )],
                     360,
                     "error[E0308]: mismatched types\n --> src/lib.rs:11:5\n   |\n11 |     loud.len()\n   |     ^^^^^^^^^^ expected `String`, found `usize`",
-                ),
+                )
+                .input("command", "cargo build --offline --quiet"),
                 Report::skipped(Layer::Guardrails, "tests", "skipped: build failed"),
             ]
         } else {
@@ -177,11 +178,17 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
             0 => (Verdict::Pass, None),
             1 => (
                 Verdict::Fail,
-                Some("guardrails build: `cargo build --offline --quiet` exited with code 101".to_string()),
+                Some(
+                    "guardrails build: `cargo build --offline --quiet` exited with code 101"
+                        .to_string(),
+                ),
             ),
             _ => (
                 Verdict::Fail,
-                Some("permissions: changed path `.github/workflows/ci.yml` matches denied pattern".to_string()),
+                Some(
+                    "permissions: changed path `.github/workflows/ci.yml` matches denied pattern"
+                        .to_string(),
+                ),
             ),
         };
         ev.push((
@@ -192,6 +199,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                 files: 1 + kind,
                 lines: 10 + kind as u64 * 5,
                 tree: None,
+                cancelled: false,
             },
             at + 30,
         ));

@@ -9,6 +9,7 @@ pub mod commands;
 pub mod decision;
 pub mod diff;
 pub mod draw;
+pub mod finalize;
 #[doc(hidden)]
 pub mod fixture;
 pub mod highlight;

@@ -237,6 +237,42 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
                     }
                 }
             }
+            Effect::PreviewFinalize(candidate) => {
+                let (origin, run, tx) = (shell.origin.clone(), app.run.clone(), loaded.clone());
+                tokio::task::spawn_blocking(move || {
+                    let r = super::finalize::preview(&origin, &run, &candidate);
+                    let _ = tx.send(Action::FinalizePreviewed(r));
+                });
+            }
+            Effect::Finalize { open_pr, .. } => {
+                let (origin, run, tx) = (shell.origin.clone(), app.run.clone(), loaded.clone());
+                let clock = shell.clock;
+                tokio::task::spawn_blocking(move || {
+                    let done = super::finalize::finalize(&origin, &run, open_pr).map(|d| {
+                        if let Some(ev) = d.event {
+                            let _ = tx.send(Action::Run(Box::new(ev), clock()));
+                        }
+                        d.message
+                    });
+                    let _ = tx.send(Action::FinalizeDone(done));
+                });
+            }
+            Effect::OpenPr(_) => {
+                let Some(f) = app.summary.finalized.clone() else {
+                    continue;
+                };
+                let (origin, run, tx) = (shell.origin.clone(), app.run.clone(), loaded.clone());
+                let clock = shell.clock;
+                tokio::task::spawn_blocking(move || {
+                    let r = super::finalize::open_pr(&origin, &run, &f).map(|(out, ev)| {
+                        if let Some(ev) = ev {
+                            let _ = tx.send(Action::Run(Box::new(ev), clock()));
+                        }
+                        out
+                    });
+                    let _ = tx.send(Action::PrOpened(r));
+                });
+            }
             Effect::CancelCandidate(_) => {}
             Effect::CancelRun => shell.cancel.cancel(),
             Effect::Quit { stop } => {
@@ -348,7 +384,7 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
 pub fn run_interactive(
     prepared: PreparedRun,
     theme: Theme,
-    earlier: Vec<RunEvent>,
+    earlier: Vec<(i64, RunEvent)>,
 ) -> Result<i32, String> {
     let meta = meta_of(&prepared);
     let base = prepared.base.to_string();
@@ -361,8 +397,8 @@ pub fn run_interactive(
     let result = rt.block_on(async move {
         let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
         let (stx, rx) = mpsc::unbounded_channel::<Stamped>();
-        for ev in earlier {
-            let _ = stx.send((ev, None));
+        for (at, ev) in earlier {
+            let _ = stx.send((ev, Some(at)));
         }
         forward(events, stx.clone());
         let cancel = CancellationToken::new();

@@ -3,9 +3,10 @@
 //! decision, stop agents, quit); `update` itself does no I/O.
 
 use super::action::Action;
-use super::app::{App, Dialog, Mark, Screen, STRIP};
+use super::app::{blockers_text, App, Dialog, FinalizeDialog, Mark, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
+use crate::model::decision::{accept_skipped, blockers, not_run};
 use crate::model::verdict::Status;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +14,16 @@ pub enum Effect {
     LoadDiff(String),
     LoadCompare(String, String),
     Decide(Decision),
+    /// Read what finalizing this candidate would do.
+    PreviewFinalize(String),
+    /// Commit the selected candidate on its branch (`rascal finalize`),
+    /// then open the pull request with `gh` when `open_pr`.
+    Finalize {
+        candidate: String,
+        open_pr: bool,
+    },
+    /// Run `gh` with this command line.
+    OpenPr(Vec<String>),
     /// Stop one candidate's agent and checks.
     CancelCandidate(String),
     CancelRun,
@@ -120,8 +131,60 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.dialog = Some(Dialog::Escalate {
                     candidate: c.info.id.clone(),
                     input: String::new(),
+                    error: None,
                 });
             }
+        }
+        Action::Select => {
+            if let Some(c) = app.focused() {
+                let id = c.info.id.clone();
+                open_select(app, id);
+            }
+        }
+        Action::Finalize => start_finalize(app, &mut fx),
+        Action::OpenPr => match &app.summary.finalized {
+            Some(f) if !f.pr_command.is_empty() => {
+                app.flash = Some("opening the pull request with gh…".into());
+                fx.push(Effect::OpenPr(f.pr_command.clone()));
+            }
+            _ => app.flash = Some("nothing finalized yet: F finalizes the selection".into()),
+        },
+        Action::Toggle => match &mut app.dialog {
+            Some(Dialog::Override {
+                left, with_skipped, ..
+            }) if !left.skipped.is_empty() => *with_skipped = !*with_skipped,
+            Some(Dialog::Finalize(d)) if !d.busy => d.open_pr = !d.open_pr,
+            _ => {}
+        },
+        Action::FinalizePreviewed(r) => {
+            if let Some(Dialog::Finalize(d)) = &mut app.dialog {
+                match r {
+                    Ok(p) if p.candidate == d.candidate => d.preview = Some(p),
+                    Ok(_) => {}
+                    Err(e) => d.error = Some(e),
+                }
+            }
+        }
+        Action::FinalizeDone(r) => match r {
+            Ok(msg) => {
+                if matches!(app.dialog, Some(Dialog::Finalize(_))) {
+                    app.dialog = None;
+                }
+                app.flash = Some(msg);
+            }
+            Err(e) => match &mut app.dialog {
+                Some(Dialog::Finalize(d)) => {
+                    d.busy = false;
+                    d.error = Some(e);
+                }
+                _ => app.flash = Some(format!("not finalized: {e}")),
+            },
+        },
+        Action::PrOpened(r) => {
+            app.flash = Some(match r {
+                Ok(out) => format!("pull request: {out}"),
+                Err(e) => e,
+            })
         }
         Action::Retry => {
             if let Some(c) = app.focused() {
@@ -249,6 +312,15 @@ fn scroll(app: &mut App, delta: i64) {
             cur.saturating_add(delta as usize)
         }
     };
+    if let Some(Dialog::Finalize(d)) = &mut app.dialog {
+        let rows = d
+            .preview
+            .as_ref()
+            .map(|p| p.pr_body.lines().count())
+            .unwrap_or(0);
+        d.scroll = by(d.scroll).min(rows.saturating_sub(1));
+        return;
+    }
     match app.screen {
         Screen::Dashboard => {
             if let Some(c) = app.focused_mut() {
@@ -316,10 +388,8 @@ fn open(app: &mut App, fx: &mut Vec<Effect>) {
         }
         Screen::Compare => {
             if let Some(c) = app.focused() {
-                app.dialog = Some(Dialog::Select {
-                    candidate: c.info.id.clone(),
-                    input: String::new(),
-                });
+                let id = c.info.id.clone();
+                open_select(app, id);
             }
         }
         Screen::Diff => {}
@@ -422,40 +492,110 @@ fn navigate_compare(app: &mut App, action: Action) {
 fn start_override(app: &mut App) {
     let Some(c) = app.focused() else { return };
     let layer = app.selected_layer();
-    if !matches!(c.mark(layer, &app.meta), Mark::Fail | Mark::Warn) {
-        app.flash = Some(format!("nothing to override: {} did not fail", layer));
+    let mark = c.mark(layer, &app.meta);
+    if !matches!(mark, Mark::Fail | Mark::Warn) && !c.has_skipped(layer) {
+        app.flash = Some(format!(
+            "nothing to override: {layer} did not fail and has no skipped checks"
+        ));
         return;
     }
-    // The failed check: the selected one in the detail, else the layer's
-    // first failing (then warning) check.
-    let failing = |st: Status| {
-        c.reports
-            .iter()
-            .find(|r| r.layer == layer && r.status == st)
-            .map(|r| (r.check.clone(), None))
+    // The check: the selected one in the detail, else the layer's first
+    // failing check not yet overridden, then a warning, then a skipped one.
+    let first = |list: &[(crate::model::verdict::Layer, String)]| {
+        list.iter()
+            .find(|(l, _)| *l == layer)
+            .map(|(_, check)| (check.clone(), None))
     };
-    let mut target = failing(Status::Fail).or_else(|| failing(Status::Warn));
+    let warning = c
+        .reports
+        .iter()
+        .find(|r| r.layer == layer && r.status == Status::Warn)
+        .map(|r| (r.check.clone(), None));
+    let mut target = first(&c.blockers.failing)
+        .or(warning)
+        .or_else(|| first(&c.blockers.skipped));
     if app.screen == Screen::Detail {
         if let Some(&(ri, ii)) = app.detail_rows().get(app.detail_sel) {
             let r = &c.reports[ri];
-            if matches!(r.status, Status::Fail | Status::Warn) {
+            if matches!(r.status, Status::Fail | Status::Warn | Status::Skipped) {
                 let rule = ii.and_then(|i| r.issues.get(i)).map(|i| i.rule.clone());
                 target = Some((r.check.clone(), rule));
             }
         }
     }
     let Some((check, rule)) = target else {
-        app.flash = Some(format!("nothing to override: {} did not fail", layer));
+        app.flash = Some(format!("nothing to override: {layer} did not fail"));
         return;
     };
+    let candidate = c.info.id.clone();
+    let kind = DecisionKind::Override {
+        layer,
+        check: check.clone(),
+        rule: rule.clone(),
+    };
+    // What would be left once this override is recorded: the dialog says
+    // so, and offers to accept the skipped checks in the same step.
+    let left = match app.summary.candidates.iter().find(|s| s.id == candidate) {
+        Some(s) => {
+            let mut ds = s.current_decisions().to_vec();
+            ds.push(decision(app, Some(candidate.clone()), kind, "?"));
+            blockers(&s.reports, &ds)
+        }
+        None => Default::default(),
+    };
     app.dialog = Some(Dialog::Override {
-        candidate: c.info.id.clone(),
+        candidate,
         layer,
         check,
         rule,
         input: String::new(),
         error: None,
+        left,
+        with_skipped: false,
     });
+}
+
+/// The select dialog for `candidate`; one that did not pass needs a reason.
+fn open_select(app: &mut App, candidate: String) {
+    let refusal = app
+        .candidates
+        .iter()
+        .find(|c| c.info.id == candidate)
+        .and_then(|c| c.select_refusal.clone());
+    app.dialog = Some(Dialog::Select {
+        candidate,
+        input: String::new(),
+        refusal,
+        error: None,
+    });
+}
+
+/// `F`: confirm finalizing the selected candidate (or the focused one,
+/// selected on confirmation, when nothing is).
+fn start_finalize(app: &mut App, fx: &mut Vec<Effect>) {
+    if app.live() {
+        app.flash = Some("finalize once the run is over".into());
+        return;
+    }
+    let (candidate, select_first) = match &app.summary.selected {
+        Some(s) => (s.clone(), false),
+        None => match app.focused() {
+            Some(c) => (c.info.id.clone(), true),
+            None => return,
+        },
+    };
+    let refusal = app
+        .candidates
+        .iter()
+        .find(|c| c.info.id == candidate)
+        .and_then(|c| c.select_refusal.clone());
+    app.dialog = Some(Dialog::Finalize(FinalizeDialog {
+        candidate: candidate.clone(),
+        select_first,
+        refusal,
+        ..Default::default()
+    }));
+    fx.push(Effect::PreviewFinalize(candidate));
 }
 
 fn input_of(app: &mut App) -> Option<&mut String> {
@@ -464,6 +604,7 @@ fn input_of(app: &mut App) -> Option<&mut String> {
         | Some(Dialog::Escalate { input, .. })
         | Some(Dialog::Retry { input, .. })
         | Some(Dialog::Select { input, .. }) => Some(input),
+        Some(Dialog::Finalize(_)) => None,
         Some(_) => None,
         None if app.filter_editing => app.filter.as_mut(),
         None => None,
@@ -496,6 +637,7 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
             check,
             rule,
             input,
+            with_skipped,
             ..
         } => {
             if input.trim().is_empty() {
@@ -504,14 +646,60 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
                 }
                 return;
             }
-            decision(
+            let first = decision(
                 app,
-                Some(candidate),
+                Some(candidate.clone()),
                 DecisionKind::Override { layer, check, rule },
                 &input,
-            )
+            );
+            let mut made = vec![first];
+            if with_skipped {
+                if let Some(s) = app.summary.candidates.iter().find(|s| s.id == candidate) {
+                    let mut ds = s.current_decisions().to_vec();
+                    ds.extend(made.iter().cloned());
+                    for kind in accept_skipped(&s.reports, &ds) {
+                        made.push(decision(
+                            app,
+                            Some(candidate.clone()),
+                            kind,
+                            &not_run(&input),
+                        ));
+                    }
+                }
+            }
+            app.dialog = None;
+            let accepted = made.len() - 1;
+            for d in made {
+                app.apply_decision(&d);
+                fx.push(Effect::Decide(d));
+            }
+            // Say where that leaves the candidate.
+            let after = app
+                .candidates
+                .iter()
+                .find(|c| c.info.id == candidate)
+                .map(|c| match (c.effective, c.blockers.is_empty()) {
+                    (Some(v), true) => format!(" · now {v}"),
+                    (_, _) => format!(" · still {}: {}", c.state, blockers_text(&c.blockers)),
+                })
+                .unwrap_or_default();
+            let more = if accepted > 0 {
+                format!(" (+{accepted} skipped accepted)")
+            } else {
+                String::new()
+            };
+            app.flash = Some(format!("recorded: override {candidate}{more}{after}"));
+            return;
         }
-        Dialog::Escalate { candidate, input } => {
+        Dialog::Escalate {
+            candidate, input, ..
+        } => {
+            if input.trim().is_empty() {
+                if let Some(Dialog::Escalate { error, .. }) = &mut app.dialog {
+                    *error = Some("a note is required: say what the human should look at".into());
+                }
+                return;
+            }
             decision(app, Some(candidate), DecisionKind::Escalate, &input)
         }
         Dialog::Retry {
@@ -532,9 +720,22 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
                 "retry with feedback",
             )
         }
-        Dialog::Select { candidate, input } => {
+        Dialog::Select {
+            candidate,
+            input,
+            refusal,
+            ..
+        } => {
+            if refusal.is_some() && input.trim().is_empty() {
+                if let Some(Dialog::Select { error, .. }) = &mut app.dialog {
+                    *error =
+                        Some("a reason is required to select a candidate that did not pass".into());
+                }
+                return;
+            }
             decision(app, Some(candidate), DecisionKind::Select, &input)
         }
+        Dialog::Finalize(f) => return confirm_finalize(app, f, fx),
         Dialog::Cancel { .. } => return choose(app, 'y', fx),
         Dialog::Quit => return choose(app, 's', fx),
     };
@@ -546,6 +747,43 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
     ));
     app.apply_decision(&made);
     fx.push(Effect::Decide(made));
+}
+
+/// Enter in the finalize dialog: refused with a message when the
+/// candidate did not pass; else select it first (when nothing was) and
+/// ask the shell to finalize. The dialog stays until the result is in.
+fn confirm_finalize(app: &mut App, f: FinalizeDialog, fx: &mut Vec<Effect>) {
+    if f.busy {
+        return;
+    }
+    if let Some(why) = &f.refusal {
+        let msg = format!(
+            "{why}: finalize refuses a candidate that did not pass — override its failures first (o), or choose another"
+        );
+        if let Some(Dialog::Finalize(d)) = &mut app.dialog {
+            d.error = Some(msg);
+        }
+        return;
+    }
+    if f.select_first {
+        let d = decision(
+            app,
+            Some(f.candidate.clone()),
+            DecisionKind::Select,
+            "selected to finalize",
+        );
+        app.apply_decision(&d);
+        fx.push(Effect::Decide(d));
+    }
+    if let Some(Dialog::Finalize(d)) = &mut app.dialog {
+        d.busy = true;
+        d.select_first = false;
+        d.error = None;
+    }
+    fx.push(Effect::Finalize {
+        candidate: f.candidate,
+        open_pr: f.open_pr,
+    });
 }
 
 fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {

@@ -359,6 +359,7 @@ mod tests {
                 files: 1,
                 lines: 1,
                 tree: None,
+                cancelled: false,
             },
         ];
         let s = RunSummary::from_events(&events);

@@ -1,8 +1,9 @@
 //! The dashboard: one column per candidate side by side; a grid when the
 //! terminal is too narrow, then tabs. Only the visible log rows are built.
 
-use super::{clock, mark_style, verdict_style};
+use super::{clock, mark_style, state_style};
 use crate::model::log::Stream;
+use crate::model::state::State;
 use crate::text::{ellipsis, sanitize, width};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
 use ratatui::layout::Rect;
@@ -27,10 +28,10 @@ pub struct DashLayout {
 /// A candidate's tab title (tab mode).
 pub fn tab_label(app: &App, i: usize) -> String {
     let c = &app.candidates[i];
-    let v = match c.verdict {
-        Some(v) => v.label(),
-        None if c.started_ms.is_some() => "…",
-        None => "○",
+    let v = match c.state {
+        State::Running => "…",
+        State::Queued => "○",
+        s => s.label(),
     };
     format!(" {} {} {v} ", i + 1, sanitize(&c.info.id))
 }
@@ -177,17 +178,20 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     }
     let w = inner.width as usize;
     let mut lines: Vec<Line> = Vec::new();
-    // Header: agent, runtime, status, elapsed, attempt, tokens/cost.
-    let status_style = match c.verdict {
-        Some(v) => verdict_style(app, v),
-        None if c.cancelled => t.fail,
-        None if c.started_ms.is_some() => t.running,
-        None => t.pending,
-    };
+    // Header: agent, runtime, state; clocks, attempt, tokens/cost.
+    let status_style = state_style(app, c.state);
     let elapsed = c
         .elapsed_ms(app.now_ms)
         .map(clock)
         .unwrap_or_else(|| "–".into());
+    let (agent_now, agent_all) = c.agent_ms(app.now_ms);
+    let agent = match agent_now {
+        Some(ms) if c.attempt > 1 => {
+            format!(" · agent {}, all {}", clock(ms), clock(agent_all))
+        }
+        Some(ms) => format!(" · agent {}", clock(ms)),
+        None => String::new(),
+    };
     let cost = match (c.tokens, c.cost_usd) {
         (Some(tk), Some(usd)) => format!("{tk} tok ${usd:.2}"),
         (Some(tk), None) => format!("{tk} tok"),
@@ -207,7 +211,10 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         ),
     ]));
     lines.push(Line::from(Span::styled(
-        ellipsis(&format!("{elapsed} · attempt {} · {cost}", c.attempt), w),
+        ellipsis(
+            &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
+            w,
+        ),
         t.dim,
     )));
     // Layer strip.
@@ -227,7 +234,34 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         ));
     }
     lines.push(Line::from(strip));
+    // One line: why it stands where it stands.
     let summary = match (&c.verdict, &c.reason) {
+        _ if c.state == State::Escalated => {
+            let (note, by) = c.escalated.clone().unwrap_or_default();
+            let by = by
+                .map(|w| format!(" — {}", w.split(" <").next().unwrap_or(&w)))
+                .unwrap_or_default();
+            Span::styled(
+                ellipsis(&sanitize(&format!("⚑ {note}{by}")), w),
+                t.warn.add_modifier(Modifier::BOLD),
+            )
+        }
+        (Some(_), _) if c.state == State::Fail && c.overrides > 0 && !c.blockers.is_empty() => {
+            Span::styled(
+                ellipsis(
+                    &sanitize(&format!(
+                        "still FAIL: {}",
+                        crate::tui::app::blockers_text(&c.blockers)
+                    )),
+                    w,
+                ),
+                t.warn,
+            )
+        }
+        (Some(v), Some(r)) if c.effective != Some(*v) => Span::styled(
+            ellipsis(&sanitize(&format!("overridden: {r}")), w),
+            t.overridden,
+        ),
         (Some(_), Some(r)) => Span::styled(ellipsis(&sanitize(r), w), t.fail),
         (Some(_), None) => Span::styled(
             ellipsis(

@@ -1,9 +1,12 @@
-//! Dialogs: override (reason required), escalate, retry with feedback,
-//! select the winner, cancel, and quit while candidates run.
+//! Dialogs: override (reason required; says what else must be accepted
+//! and offers the skipped checks in the same step), escalate (note
+//! required), retry with feedback, select (a reason when the candidate
+//! did not pass), finalize (branch, commit, PR body), cancel, and quit
+//! while candidates run.
 
 use super::centered;
-use crate::text::sanitize;
-use crate::tui::app::{App, Dialog};
+use crate::text::{ellipsis, sanitize};
+use crate::tui::app::{blockers_text, strip_name, App, Dialog, FinalizeDialog};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
@@ -35,6 +38,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             .map(|e| Line::from(Span::styled(e.clone(), t.error)))
     };
     let title = match d {
+        Dialog::Finalize(f) => return finalize(frame, app, f, area),
         Dialog::Override {
             candidate,
             layer,
@@ -42,6 +46,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             rule,
             input,
             error,
+            left,
+            with_skipped,
         } => {
             let what = match rule {
                 Some(r) => format!("{layer} {check}, rule {r}"),
@@ -57,17 +63,73 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 t.dim,
             )));
             lines.push(Line::from(""));
+            // What else must be accepted for the candidate to pass.
+            let skipped_left = if *with_skipped {
+                Vec::new()
+            } else {
+                left.skipped.clone()
+            };
+            if left.failing.is_empty() && skipped_left.is_empty() {
+                lines.push(Line::from(Span::styled(
+                    format!("With this, {} passes.", sanitize(candidate)),
+                    t.pass,
+                )));
+            } else {
+                let rest = crate::model::decision::Blockers {
+                    failing: left.failing.clone(),
+                    skipped: skipped_left,
+                };
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{} still FAILs: ", sanitize(candidate)), t.warn),
+                    Span::styled(sanitize(&blockers_text(&rest)), t.text),
+                ]));
+                if !left.failing.is_empty() {
+                    lines.push(Line::from(Span::styled(
+                        "  failing checks need their own override (o on each)",
+                        t.dim,
+                    )));
+                }
+            }
+            if !left.skipped.is_empty() {
+                let names: Vec<String> = left
+                    .skipped
+                    .iter()
+                    .map(|(l, c)| format!("{} {}", strip_name(*l), c))
+                    .collect();
+                lines.push(Line::from(vec![
+                    Span::styled(if *with_skipped { "[x]" } else { "[ ]" }, t.selected),
+                    Span::styled(
+                        format!(
+                            " with skipped: also accept the {} check{} that never ran",
+                            left.skipped.len(),
+                            if left.skipped.len() == 1 { "" } else { "s" }
+                        ),
+                        t.text,
+                    ),
+                    Span::styled("  (Tab)", t.dim),
+                ]));
+                lines.push(Line::from(Span::styled(
+                    format!("    {}", ellipsis(&sanitize(&names.join(", ")), 64)),
+                    t.dim,
+                )));
+            }
+            lines.push(Line::from(""));
             lines.extend(field("Reason (required):", input));
             lines.extend(err(error));
             " override "
         }
-        Dialog::Escalate { candidate, input } => {
+        Dialog::Escalate {
+            candidate,
+            input,
+            error,
+        } => {
             lines.push(Line::from(format!(
                 "Escalate {} to a human reviewer",
                 sanitize(candidate)
             )));
             lines.push(Line::from(""));
-            lines.extend(field("Note:", input));
+            lines.extend(field("Note (required): what should they look at?", input));
+            lines.extend(err(error));
             " escalate "
         }
         Dialog::Retry {
@@ -89,14 +151,35 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             lines.extend(err(error));
             " retry "
         }
-        Dialog::Select { candidate, input } => {
+        Dialog::Select {
+            candidate,
+            input,
+            refusal,
+            error,
+        } => {
+            let style = if refusal.is_some() { t.fail } else { t.pass };
             lines.push(Line::from(vec![
                 Span::styled("Select ", t.text),
-                Span::styled(sanitize(candidate), t.pass),
+                Span::styled(sanitize(candidate), style),
                 Span::styled(" as the winner", t.text),
             ]));
             lines.push(Line::from(""));
-            lines.extend(field("Reason (optional):", input));
+            match refusal {
+                Some(why) => {
+                    lines.push(Line::from(Span::styled(
+                        format!("{} — it did not pass.", sanitize(why)),
+                        t.fail,
+                    )));
+                    lines.push(Line::from(Span::styled(
+                        "Finalize refuses it until its failures are overridden. Select it anyway?",
+                        t.warn,
+                    )));
+                    lines.push(Line::from(""));
+                    lines.extend(field("Reason (required to select it anyway):", input));
+                }
+                None => lines.extend(field("Reason (optional):", input)),
+            }
+            lines.extend(err(error));
             " select winner "
         }
         Dialog::Cancel { candidate } => {
@@ -161,7 +244,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         t.dim,
     )));
     let h = (lines.len() as u16 + 2).min(area.height);
-    let rect = centered(area, 72, h);
+    let rect = centered(area, 80, h);
     frame.render_widget(Clear, rect);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -173,5 +256,124 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             .block(block)
             .wrap(Wrap { trim: false }),
         rect,
+    );
+}
+
+/// The finalize dialog: branch, commit title, the PR body (scrollable),
+/// the open-PR option, and any refusal.
+fn finalize(frame: &mut Frame, app: &App, f: &FinalizeDialog, area: Rect) {
+    let t = &app.theme;
+    let rect = centered(area, 100, area.height.saturating_sub(2).max(12));
+    let inner_w = rect.width.saturating_sub(2) as usize;
+    let mut head: Vec<Line> = vec![Line::from(vec![
+        Span::styled("Finalize ", t.text),
+        Span::styled(sanitize(&f.candidate), t.pass),
+        Span::styled(
+            ": commit its verified change on a branch and write the PR body",
+            t.text,
+        ),
+    ])];
+    if f.select_first {
+        head.push(Line::from(Span::styled(
+            format!(
+                "Nothing is selected: Enter selects {} first (recorded as {}).",
+                sanitize(&f.candidate),
+                sanitize(&app.who)
+            ),
+            t.warn,
+        )));
+    }
+    let kv = |k: &str, v: String, style| {
+        Line::from(vec![
+            Span::styled(format!("{k:<8} "), t.dim),
+            Span::styled(ellipsis(&sanitize(&v), inner_w.saturating_sub(9)), style),
+        ])
+    };
+    match &f.preview {
+        Some(p) => {
+            head.push(kv("branch", p.branch.clone(), t.title));
+            head.push(kv("commit", p.title().to_string(), t.text));
+            let n = p.pr_body.lines().count();
+            head.push(kv(
+                "PR body",
+                format!(
+                    "{n} lines (j/k scroll) · from line {}",
+                    (f.scroll + 1).min(n.max(1))
+                ),
+                t.dim,
+            ));
+        }
+        None if f.error.is_none() => head.push(Line::from(Span::styled("reading…", t.dim))),
+        None => {}
+    }
+    let mut foot: Vec<Line> = Vec::new();
+    foot.push(Line::from(vec![
+        Span::styled(if f.open_pr { "[x]" } else { "[ ]" }, t.selected),
+        Span::styled(
+            " p: also open the pull request with gh (or show the command)",
+            t.text,
+        ),
+    ]));
+    if let Some(why) = &f.refusal {
+        foot.push(Line::from(Span::styled(
+            format!("{}: it did not pass", sanitize(why)),
+            t.fail,
+        )));
+    }
+    if let Some(e) = &f.error {
+        for l in e.lines().take(4) {
+            foot.push(Line::from(Span::styled(sanitize(l), t.error)));
+        }
+    }
+    foot.push(Line::from(Span::styled(
+        if f.busy {
+            "finalizing…"
+        } else {
+            "Enter finalize · p open PR too · j/k scroll · Esc cancel"
+        },
+        t.dim,
+    )));
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border_focus)
+        .title(Span::styled(" finalize ", t.title));
+    let inner = block.inner(rect);
+    frame.render_widget(block.style(t.dialog), rect);
+    let (hn, fnn) = (head.len() as u16, foot.len() as u16);
+    if inner.height < hn + fnn + 1 {
+        let mut all = head;
+        all.extend(foot);
+        frame.render_widget(
+            Paragraph::new(all)
+                .style(t.dialog)
+                .wrap(Wrap { trim: false }),
+            inner,
+        );
+        return;
+    }
+    frame.render_widget(
+        Paragraph::new(head).style(t.dialog),
+        Rect::new(inner.x, inner.y, inner.width, hn),
+    );
+    let body_area = Rect::new(inner.x, inner.y + hn, inner.width, inner.height - hn - fnn);
+    if let Some(p) = &f.preview {
+        let rows: Vec<Line> = p
+            .pr_body
+            .lines()
+            .skip(f.scroll)
+            .take(body_area.height as usize)
+            .map(|l| {
+                Line::from(Span::styled(
+                    format!("│ {}", ellipsis(&sanitize(l), inner_w.saturating_sub(2))),
+                    t.text,
+                ))
+            })
+            .collect();
+        frame.render_widget(Paragraph::new(rows).style(t.dialog), body_area);
+    }
+    frame.render_widget(
+        Paragraph::new(foot).style(t.dialog),
+        Rect::new(inner.x, inner.y + inner.height - fnn, inner.width, fnn),
     );
 }

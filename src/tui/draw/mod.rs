@@ -43,19 +43,34 @@ pub fn draw(frame: &mut Frame, app: &App) {
     }
 }
 
-/// The run header: state, run id, strategy, base; then the task.
+/// The run header: state, run id, strategy, base, wall clock; then the
+/// selection and finalize (when there are), and the task.
 fn header(frame: &mut Frame, app: &App, area: Rect) {
+    use crate::model::state::State;
     let t = &app.theme;
     let (state, style) = match &app.state {
         RunState::Starting => ("starting".to_string(), t.pending),
         RunState::Running => ("running".to_string(), t.running),
-        RunState::Finished { verdict, exit_code } => (
-            format!("finished {} (exit {exit_code})", verdict.label()),
-            verdict_style(app, *verdict),
-        ),
-        RunState::Interrupted(_) => ("interrupted".to_string(), t.fail),
+        RunState::Finished { verdict, exit_code } => match app.summary.state {
+            // The verdict is not the whole story: say what happened.
+            s @ (State::Cancelled | State::Escalated) => (
+                format!("finished {s} (exit {exit_code})"),
+                state_style(app, s),
+            ),
+            _ => (
+                format!("finished {} (exit {exit_code})", verdict.label()),
+                verdict_style(app, *verdict),
+            ),
+        },
+        RunState::Interrupted(_) => ("INTERRUPTED".to_string(), t.fail),
     };
     let base = &app.base[..app.base.len().min(8)];
+    let wall = app
+        .summary
+        .wall
+        .length_ms(app.now_ms)
+        .map(clock)
+        .unwrap_or_else(|| "–".into());
     let mut l1 = vec![
         Span::styled(" rascal ", t.title),
         Span::styled(state, style),
@@ -65,6 +80,8 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         Span::styled(app.meta.strategy.clone(), t.text),
         Span::styled(" · base ", t.dim),
         Span::styled(base.to_string(), t.text),
+        Span::styled(" · wall ", t.dim),
+        Span::styled(wall, t.text),
     ];
     if app.screen != Screen::Dashboard {
         l1.push(Span::styled(" · ", t.dim));
@@ -77,14 +94,65 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         ));
     }
     let task = sanitize(app.instruction.lines().next().unwrap_or(""));
-    let l2 = Line::from(vec![
-        Span::styled(" task ", t.dim),
-        Span::styled(
-            ellipsis(&task, area.width.saturating_sub(7) as usize),
-            t.text,
-        ),
-    ]);
+    let mut l2 = Vec::new();
+    match (&app.summary.selected, &app.summary.finalized) {
+        (sel, Some(f)) => {
+            l2.push(Span::styled(" selected ", t.dim));
+            l2.push(Span::styled(
+                sanitize(sel.as_deref().unwrap_or(&f.candidate)),
+                t.pass.add_modifier(ratatui::style::Modifier::BOLD),
+            ));
+            l2.push(Span::styled(" · finalized on ", t.dim));
+            l2.push(Span::styled(sanitize(&f.branch), t.title));
+            l2.push(Span::styled(
+                format!(" @{}", &f.commit[..f.commit.len().min(8)]),
+                t.text,
+            ));
+            if f.pr_opened {
+                l2.push(Span::styled(" · PR opened", t.pass));
+            }
+        }
+        (Some(sel), None) => {
+            l2.push(Span::styled(" selected ", t.dim));
+            l2.push(Span::styled(
+                sanitize(sel),
+                t.pass.add_modifier(ratatui::style::Modifier::BOLD),
+            ));
+            if app
+                .candidates
+                .iter()
+                .any(|c| &c.info.id == sel && c.select_refusal.is_some())
+            {
+                l2.push(Span::styled(" (did not pass)", t.fail));
+            }
+            l2.push(Span::styled(" · not finalized (F)", t.dim));
+        }
+        (None, None) => {}
+    }
+    let used: usize = l2.iter().map(|s| crate::text::width(&s.content)).sum();
+    let sep = if used > 0 { " ·" } else { "" };
+    let room = (area.width as usize).saturating_sub(7 + used + sep.len());
+    if room >= 12 {
+        l2.push(Span::styled(format!("{sep} task "), t.dim));
+        l2.push(Span::styled(ellipsis(&task, room), t.text));
+    }
+    let l2 = Line::from(l2);
     frame.render_widget(Paragraph::new(vec![Line::from(l1), l2]), area);
+}
+
+/// The style of a run's or candidate's state.
+pub fn state_style(app: &App, s: crate::model::state::State) -> ratatui::style::Style {
+    use crate::model::state::State;
+    let t = &app.theme;
+    match s {
+        State::Queued => t.pending,
+        State::Running => t.running,
+        State::Pass => t.pass,
+        State::Warn => t.warn,
+        State::Fail | State::Interrupted => t.fail,
+        State::Cancelled => t.off.add_modifier(ratatui::style::Modifier::BOLD),
+        State::Escalated => t.warn.add_modifier(ratatui::style::Modifier::BOLD),
+    }
 }
 
 pub fn verdict_style(app: &App, v: crate::model::verdict::Verdict) -> ratatui::style::Style {

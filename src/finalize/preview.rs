@@ -1,0 +1,50 @@
+//! What finalizing would do, before it does it: the branch, the commit
+//! message and the PR body for one candidate, read the way `finalize`
+//! reads them (the TUI's confirmation dialog shows this).
+
+use super::{commit_message, read_artifact, slug, FinalizeError};
+use crate::git::workspace;
+use crate::model::summary::RunSummary;
+use std::path::Path;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Preview {
+    pub candidate: String,
+    pub branch: String,
+    /// The commit message (its first line is the title).
+    pub message: String,
+    pub pr_body: String,
+}
+
+impl Preview {
+    pub fn title(&self) -> &str {
+        self.message.lines().next().unwrap_or("")
+    }
+}
+
+/// The preview of finalizing `candidate` of `summary` (as if it were the
+/// selected one). `repo_dir` is any directory in the target repository.
+pub fn preview(
+    repo_dir: &Path,
+    summary: &RunSummary,
+    candidate: &str,
+) -> Result<Preview, FinalizeError> {
+    summary
+        .candidate(candidate)
+        .map_err(|_| FinalizeError::NoCandidate(candidate.to_string()))?;
+    let repo = workspace::open(repo_dir)?;
+    let artifacts =
+        crate::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, candidate);
+    let agent_message = read_artifact(&artifacts.join("commit_message.txt"));
+    let message = commit_message(summary, candidate, agent_message.as_deref());
+    let mut selected = summary.clone();
+    selected.selected = Some(candidate.to_string());
+    let agent_body = read_artifact(&artifacts.join("pr_body.md"));
+    let pr_body = crate::output::report::markdown::pr_body(&selected, agent_body.as_deref());
+    Ok(Preview {
+        candidate: candidate.to_string(),
+        branch: format!("rascal/{}-{}", slug(&summary.instruction), summary.run),
+        message,
+        pr_body,
+    })
+}

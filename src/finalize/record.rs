@@ -1,0 +1,30 @@
+//! A finalize leaves a trace: once the commit is on its branch, the run's
+//! journal gets a `Finalized` event (candidate, branch, commit, PR body),
+//! so `show`, `list`, `--json` and the TUI's header say the run was
+//! finalized, and where.
+
+use super::Finalized;
+use crate::model::event::{Finalization, RunEvent};
+use crate::model::summary::RunSummary;
+use std::path::Path;
+
+/// What `f` did to `summary`'s selected candidate, as journalled.
+pub fn finalization(summary: &RunSummary, f: &Finalized) -> Finalization {
+    Finalization {
+        candidate: summary.selected.clone().unwrap_or_default(),
+        branch: f.branch.clone(),
+        commit: f.commit.clone(),
+        title: f.message.lines().next().unwrap_or("").to_string(),
+        pr_body: f.pr_body.to_string_lossy().into_owned(),
+        pushed_to: f.pushed_to.clone(),
+        pr_command: f.pr_command.clone(),
+        pr_opened: f.pr_opened,
+    }
+}
+
+/// Journal `f` in `summary`'s run; the event, or why it could not be
+/// recorded (the commit stands either way).
+pub fn record(repo_dir: &Path, summary: &RunSummary, f: &Finalized) -> Result<RunEvent, String> {
+    crate::pipeline::record_finalized(repo_dir, &summary.run, finalization(summary, f))
+        .map_err(|e| e.to_string())
+}
