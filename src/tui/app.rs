@@ -356,7 +356,7 @@ impl Candidate {
             }
             // The compiler's or runner's first error, as it printed it.
             if let Some(block) = crate::layers::diagnostics::fenced_first_error(r, 12) {
-                out.extend(block.lines().map(|l| crate::text::sanitize(l)));
+                out.extend(block.lines().map(crate::text::sanitize));
             }
         }
         out
