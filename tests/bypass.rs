@@ -7,19 +7,8 @@
 //! real parsers are here too.
 
 mod common;
-use common::{stderr, stdout, TestRepo};
+use common::{bwrap, stderr, stdout, TestRepo};
 use std::process::Command;
-
-fn bwrap() -> bool {
-    let ok = rascal::exec::sandbox::available().is_ok();
-    if !ok && std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() {
-        panic!("RASCAL_REQUIRE_BWRAP is set but bubblewrap is not usable");
-    }
-    if !ok {
-        eprintln!("skipped: bubblewrap is not installed (apt-get install bubblewrap)");
-    }
-    ok
-}
 
 const CARGO_TOML: &str =
     "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";

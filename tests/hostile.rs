@@ -5,24 +5,11 @@
 //! host: nothing leaked, nothing of the user's changed, nothing survived.
 
 mod common;
-use common::{code, stderr, stdout, TestRepo};
+use common::{bwrap, code, stderr, stdout, TestRepo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// These tests need bubblewrap; where it is missing they say so and stop,
-/// unless RASCAL_REQUIRE_BWRAP is set (CI sets it).
-fn bwrap() -> bool {
-    let ok = rascal::exec::sandbox::available().is_ok();
-    if !ok && std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() {
-        panic!("RASCAL_REQUIRE_BWRAP is set but bubblewrap is not usable");
-    }
-    if !ok {
-        eprintln!("skipped: bubblewrap is not installed (apt-get install bubblewrap)");
-    }
-    ok
-}
 
 /// A unique word for files and processes of one test.
 fn marker(what: &str) -> String {

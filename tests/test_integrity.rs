@@ -5,19 +5,8 @@
 //! its rule, and the honest candidate must be the pick.
 
 mod common;
-use common::{stderr, stdout, TestRepo};
+use common::{bwrap, stderr, stdout, TestRepo};
 use std::process::Command;
-
-fn bwrap() -> bool {
-    let ok = rascal::exec::sandbox::available().is_ok();
-    if !ok && std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() {
-        panic!("RASCAL_REQUIRE_BWRAP is set but bubblewrap is not usable");
-    }
-    if !ok {
-        eprintln!("skipped: bubblewrap is not installed (apt-get install bubblewrap)");
-    }
-    ok
-}
 
 /// Whether `program` runs here; when it does not, the test says so and is
 /// skipped — unless RASCAL_REQUIRE_TOOLCHAINS is set (CI sets it).
@@ -98,14 +87,16 @@ const CARGO_TEST: &str =
     "guardrails:\n  - { name: tests, command: \"cargo test --offline --quiet\", timeout: 300s }\n";
 
 fn run(t: &TestRepo, agents: &[&str]) -> serde_json::Value {
+    rascal_json(t, &["run", "make add() correct"], agents)
+}
+
+/// `rascal ARGS --agent AGENTS --json` in `t`, its JSON document.
+fn rascal_json(t: &TestRepo, args: &[&str], agents: &[&str]) -> serde_json::Value {
+    let list = agents.join(",");
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--agent", &list, "--json"]);
     let o = Command::new(common::bin())
-        .args([
-            "run",
-            "make add() correct",
-            "--agent",
-            &agents.join(","),
-            "--json",
-        ])
+        .args(&all)
         .current_dir(t.path())
         .env("NO_COLOR", "1")
         .output()
@@ -331,13 +322,7 @@ fn allowed_test_changes_in_the_spec_let_a_task_remove_a_test() {
         "instruction: fix add and drop the negation test\nallow_test_changes: [negates]\n",
     );
     t.commit_all("spec");
-    let o = Command::new(common::bin())
-        .args(["run", "--spec", "drop-neg", "--agent", "remover", "--json"])
-        .current_dir(t.path())
-        .output()
-        .unwrap();
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let doc = run_spec(&t, "drop-neg", &["remover"]);
     let c = candidate(&doc, "remover");
     // Recorded for the human, not a failure.
     let integrity = c["reports"]
@@ -356,21 +341,7 @@ fn allowed_test_changes_in_the_spec_let_a_task_remove_a_test() {
 }
 
 fn run_spec(t: &TestRepo, spec: &str, agents: &[&str]) -> serde_json::Value {
-    let o = Command::new(common::bin())
-        .args([
-            "run",
-            "--spec",
-            spec,
-            "--agent",
-            &agents.join(","),
-            "--json",
-        ])
-        .current_dir(t.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)))
+    rascal_json(t, &["run", "--spec", spec], agents)
 }
 
 fn report<'a>(c: &'a serde_json::Value, check: &str) -> &'a serde_json::Value {

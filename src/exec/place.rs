@@ -106,14 +106,7 @@ impl Place {
             Place::Container(c) => {
                 let mut copy = c.copy.clone();
                 copy.with_holdout = true;
-                Place::Container(Arc::new(Contained {
-                    copy,
-                    run: c.run.clone(),
-                    candidate: c.candidate.clone(),
-                    image: c.image.clone(),
-                    agent: c.agent.clone(),
-                    seq: c.seq.clone(),
-                }))
+                Place::Container(Arc::new(c.with_copy(copy)))
             }
         }
     }
@@ -210,14 +203,7 @@ impl Place {
         match self {
             Place::InPlace { .. } => None,
             Place::Sandboxed(s) => Some(Place::Sandboxed(Arc::new(swap(s)))),
-            Place::Container(c) => Some(Place::Container(Arc::new(Contained {
-                copy: swap(&c.copy),
-                run: c.run.clone(),
-                candidate: c.candidate.clone(),
-                image: c.image.clone(),
-                agent: c.agent.clone(),
-                seq: c.seq.clone(),
-            }))),
+            Place::Container(c) => Some(Place::Container(Arc::new(c.with_copy(swap(&c.copy))))),
         }
     }
 
@@ -324,6 +310,18 @@ impl Sandboxed {
 }
 
 impl Contained {
+    /// The same container settings on another copy.
+    fn with_copy(&self, copy: Sandboxed) -> Contained {
+        Contained {
+            copy,
+            run: self.run.clone(),
+            candidate: self.candidate.clone(),
+            image: self.image.clone(),
+            agent: self.agent.clone(),
+            seq: self.seq.clone(),
+        }
+    }
+
     async fn run(
         &self,
         spec: CommandSpec,

@@ -158,3 +158,16 @@ pub fn procs_with(marker: &str) -> Vec<u32> {
     }
     out
 }
+
+/// Whether bubblewrap works here. Where it is missing the test says so and
+/// stops — unless RASCAL_REQUIRE_BWRAP is set (CI sets it): then it fails.
+pub fn bwrap() -> bool {
+    let ok = rascal::exec::sandbox::available().is_ok();
+    if !ok && std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() {
+        panic!("RASCAL_REQUIRE_BWRAP is set but bubblewrap is not usable");
+    }
+    if !ok {
+        eprintln!("skipped: bubblewrap is not installed (apt-get install bubblewrap)");
+    }
+    ok
+}
