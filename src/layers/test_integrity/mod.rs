@@ -1039,6 +1039,27 @@ mod testing {
         }])
     }
 
+    /// `base` with the first `from` replaced by `to` (which must be there).
+    pub fn edited(base: &str, from: &str, to: &str) -> String {
+        assert!(base.contains(from), "fixture lacks {from:?}");
+        base.replacen(from, to, 1)
+    }
+
+    /// Each edit of `base` at `path` gives only required skip-marker errors.
+    pub fn each_is_a_skip_marker(path: &str, base: &str, edits: &[(&str, &str)]) {
+        for (from, to) in edits {
+            let now = edited(base, from, to);
+            let issues = check_one(path, Some(base), Some(&now));
+            assert!(!issues.is_empty(), "{to}");
+            assert!(
+                issues
+                    .iter()
+                    .all(|i| i.rule == RULE_SKIP && i.severity == Severity::Error),
+                "{to}: {issues:?}"
+            );
+        }
+    }
+
     pub fn rules(issues: &[Issue]) -> Vec<(&str, Severity)> {
         issues
             .iter()

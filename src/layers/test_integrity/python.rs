@@ -455,44 +455,38 @@ async def test_async():
 
     #[test]
     fn skip_decorators_and_calls() {
-        for (from, to) in [
-            (
-                "def test_adds",
-                "@pytest.mark.skip(reason=\"later\")\ndef test_adds",
-            ),
-            (
-                "def test_adds",
-                "@pytest.mark.skipif(True, reason=\"x\")\ndef test_adds",
-            ),
-            ("def test_adds", "@pytest.mark.xfail\ndef test_adds"),
-            ("class TestGroup", "@unittest.skip(\"x\")\nclass TestGroup"),
-            (
-                "    def test_one",
-                "    @unittest.skipIf(True, \"x\")\n    def test_one",
-            ),
-            (
-                "    \"\"\"Adds.\"\"\"\n",
-                "    \"\"\"Adds.\"\"\"\n    pytest.skip(\"flaky\")\n",
-            ),
-            (
-                "def helper",
-                "pytestmark = pytest.mark.skip\n\n\ndef helper",
-            ),
-            (
-                "def helper",
-                "pytest.skip(\"x\", allow_module_level=True)\n\n\ndef helper",
-            ),
-        ] {
-            let now = with(from, to);
-            let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-            assert!(!issues.is_empty(), "{to}");
-            assert!(
-                issues.iter().all(
-                    |i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error
+        super::super::testing::each_is_a_skip_marker(
+            "tests/test_math.py",
+            BASE,
+            &[
+                (
+                    "def test_adds",
+                    "@pytest.mark.skip(reason=\"later\")\ndef test_adds",
                 ),
-                "{to}: {issues:?}"
-            );
-        }
+                (
+                    "def test_adds",
+                    "@pytest.mark.skipif(True, reason=\"x\")\ndef test_adds",
+                ),
+                ("def test_adds", "@pytest.mark.xfail\ndef test_adds"),
+                ("class TestGroup", "@unittest.skip(\"x\")\nclass TestGroup"),
+                (
+                    "    def test_one",
+                    "    @unittest.skipIf(True, \"x\")\n    def test_one",
+                ),
+                (
+                    "    \"\"\"Adds.\"\"\"\n",
+                    "    \"\"\"Adds.\"\"\"\n    pytest.skip(\"flaky\")\n",
+                ),
+                (
+                    "def helper",
+                    "pytestmark = pytest.mark.skip\n\n\ndef helper",
+                ),
+                (
+                    "def helper",
+                    "pytest.skip(\"x\", allow_module_level=True)\n\n\ndef helper",
+                ),
+            ],
+        );
     }
 
     #[test]

@@ -642,41 +642,35 @@ mod tests {
 
     #[test]
     fn always_false_cfg_on_a_test_and_on_the_module() {
-        for (from, to) in [
-            (
-                "    #[test]\n    fn adds",
-                "    #[cfg(any())]\n    #[test]\n    fn adds",
-            ),
-            ("#[cfg(test)]\nmod tests", "#[cfg(any())]\nmod tests"),
-            (
-                "#[cfg(test)]\nmod tests",
-                "#[cfg(all(test, any()))]\nmod tests",
-            ),
-            ("#[cfg(test)]\nmod tests", "#[cfg(not(test))]\nmod tests"),
-            ("#[cfg(test)]\nmod tests", "#[cfg(FALSE)]\nmod tests"),
-            (
-                "#[cfg(test)]\nmod tests",
-                "#[cfg(feature = \"never-run\")]\nmod tests",
-            ),
-            (
-                "    use super::*;",
-                "    #![cfg(all(any()))]\n    use super::*;",
-            ),
-            (
-                "    #[test]\n    fn adds",
-                "    #[cfg_attr(all(), ignore)]\n    #[test]\n    fn adds",
-            ),
-        ] {
-            let now = with(from, to);
-            let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
-            assert!(!issues.is_empty(), "{to}");
-            assert!(
-                issues.iter().all(
-                    |i| i.rule == "test-integrity/skip-marker" && i.severity == Severity::Error
+        super::super::testing::each_is_a_skip_marker(
+            "src/lib.rs",
+            BASE,
+            &[
+                (
+                    "    #[test]\n    fn adds",
+                    "    #[cfg(any())]\n    #[test]\n    fn adds",
                 ),
-                "{to}: {issues:?}"
-            );
-        }
+                ("#[cfg(test)]\nmod tests", "#[cfg(any())]\nmod tests"),
+                (
+                    "#[cfg(test)]\nmod tests",
+                    "#[cfg(all(test, any()))]\nmod tests",
+                ),
+                ("#[cfg(test)]\nmod tests", "#[cfg(not(test))]\nmod tests"),
+                ("#[cfg(test)]\nmod tests", "#[cfg(FALSE)]\nmod tests"),
+                (
+                    "#[cfg(test)]\nmod tests",
+                    "#[cfg(feature = \"never-run\")]\nmod tests",
+                ),
+                (
+                    "    use super::*;",
+                    "    #![cfg(all(any()))]\n    use super::*;",
+                ),
+                (
+                    "    #[test]\n    fn adds",
+                    "    #[cfg_attr(all(), ignore)]\n    #[test]\n    fn adds",
+                ),
+            ],
+        );
     }
 
     #[test]
