@@ -1,7 +1,7 @@
 //! Key handling as state transitions: keys in (through the command table),
 //! state and effects out. No terminal involved.
 
-use rascal::model::verdict::Layer;
+use rascal::model::verdict::{Layer, Status};
 use rascal::tui::app::{Dialog, Mark, Screen, STRIP};
 use rascal::tui::commands::{dispatch, status_hints};
 use rascal::tui::fixture::{self, DIFF};
@@ -53,8 +53,9 @@ fn enter_opens_the_selected_layer_and_esc_goes_back() {
 fn enter_on_an_issue_jumps_to_its_line_in_the_diff() {
     let mut app = fixture::app(3, true, false);
     press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Enter]);
-    // rows: secrets, banned-patterns, its issue, …
-    press_all(&mut app, &[Key::Char('j'), Key::Char('j')]);
+    // rows: secrets, banned-patterns, its issue, …; the detail opens on
+    // the first failed check (banned-patterns).
+    press_all(&mut app, &[Key::Char('j')]);
     let fx = press(&mut app, Key::Enter);
     assert_eq!(app.screen, Screen::Diff);
     assert_eq!(fx, vec![Effect::LoadDiff("hasty".into())]);
@@ -189,7 +190,6 @@ fn override_in_the_detail_names_the_check_and_rule() {
             Key::Char('2'),
             Key::Char('l'),
             Key::Enter,
-            Key::Char('j'),
             Key::Char('j'),
             Key::Char('o'),
         ],
@@ -713,4 +713,19 @@ fn a_retry_restarts_the_attempt_clock_not_the_run_and_a_replay_shows_the_same() 
         later.candidates[0].elapsed_ms(later.now_ms),
         app.candidates[0].elapsed_ms(app.now_ms)
     );
+}
+
+#[test]
+fn layer_detail_opens_on_the_first_failed_check() {
+    let mut app = fixture::app(3, true, false);
+    // `hasty` failed guardrails (banned-patterns first, then build); its
+    // agent layer, where the strip starts, passed.
+    press_all(&mut app, &[Key::Char('2'), Key::Enter]);
+    assert_eq!(app.screen, Screen::Detail);
+    assert_eq!(app.selected_layer(), Layer::Guardrails);
+    let rows = app.detail_rows();
+    let (ri, _) = rows[app.detail_sel];
+    let c = app.focused().unwrap();
+    assert_eq!(c.reports[ri].check, "banned-patterns");
+    assert_eq!(c.reports[ri].status, Status::Fail);
 }

@@ -358,8 +358,29 @@ fn scroll(app: &mut App, delta: i64) {
 fn open(app: &mut App, fx: &mut Vec<Effect>) {
     match app.screen {
         Screen::Dashboard => {
+            // Open on the first failed check (its layer, its row), not on
+            // a passing one, unless the chosen layer has a failure itself.
+            if let Some(c) = app.focused() {
+                let fails = |l: crate::model::verdict::Layer| {
+                    c.reports
+                        .iter()
+                        .any(|r| r.layer == l && r.status == Status::Fail)
+                };
+                if !fails(app.selected_layer()) {
+                    if let Some(i) = STRIP.iter().position(|l| fails(*l)) {
+                        app.layer_sel = i;
+                    }
+                }
+            }
             app.screen = Screen::Detail;
-            app.detail_sel = 0;
+            app.detail_sel = app
+                .focused()
+                .and_then(|c| {
+                    app.detail_rows()
+                        .iter()
+                        .position(|&(ri, _)| c.reports[ri].status == Status::Fail)
+                })
+                .unwrap_or(0);
         }
         Screen::Detail => {
             // Jump from an issue to its line in the diff.
