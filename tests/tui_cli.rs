@@ -31,3 +31,18 @@ fn attach_without_a_terminal_prints_the_run_and_names_a_missing_one() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no run `r-nope`"));
 }
+
+#[test]
+fn demo_without_keep_prints_no_replay_command_that_could_not_work() {
+    let out = rascal().args(["demo", "--headless"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    // The sample repository is gone at the end: `rascal show` could not work.
+    assert!(!text.contains("replay:"), "{text}");
+    // The four agents ran; `lazy` failed on test integrity.
+    assert!(
+        text.contains("[lazy   ] ✗ guardrails/test-integrity"),
+        "{text}"
+    );
+    assert!(text.contains("pick: careful"), "{text}");
+}

@@ -112,6 +112,7 @@ pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
         current_exe()?,
     );
     req.spec = Some(SPEC.into());
+    req.throwaway = !keep;
     let code = super::run::start(req, false, true, tui).map(|(c, _)| c);
     if keep {
         let path = tmp.keep();

@@ -132,6 +132,7 @@ pub fn execute(
     logs: bool,
     earlier: Vec<RunEvent>,
 ) -> Result<(i32, Option<String>), CliError> {
+    let replay = !prepared.request.throwaway;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
@@ -171,7 +172,9 @@ pub fn execute(
             out(crate::output::printer::state_lines(
                 &RunSummary::from_events(&events),
             ));
-            say!("replay: rascal show {}", outcome.run);
+            if replay {
+                say!("replay: rascal show {}", outcome.run);
+            }
         }
         Ok((outcome.exit_code, Some(outcome.run)))
     })

@@ -37,6 +37,9 @@ pub struct RunRequest {
     /// `--config-from-worktree`: read `.rascal/` from the user's working
     /// tree instead of the base commit (recorded in the run).
     pub config_from_worktree: bool,
+    /// The repository is removed when the run ends (`demo` without
+    /// `--keep`): no `replay:` line, it could not work.
+    pub throwaway: bool,
 }
 
 impl RunRequest {

@@ -389,6 +389,7 @@ pub fn run_interactive(
     let meta = meta_of(&prepared);
     let base = prepared.base.to_string();
     let run_id = prepared.run.clone();
+    let replay = !prepared.request.throwaway;
     let repo = prepared.repo_dir.clone();
     let who = author_in(&repo);
     let run2 = run_id.clone();
@@ -460,7 +461,9 @@ pub fn run_interactive(
     super::terminal::restore();
     match result? {
         Some(code) => {
-            println!("replay: rascal show {run_id}");
+            if replay {
+                println!("replay: rascal show {run_id}");
+            }
             Ok(code)
         }
         None => {
