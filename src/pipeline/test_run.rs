@@ -237,27 +237,18 @@ async fn base_listing(
 
 /// `names` without the directory of the copy they were run in (jest and
 /// vitest print absolute paths; each run has a copy of its own): a name
-/// under a check copy (`…/checks/check-XXXX/`) or a container's workspace
-/// keeps only what follows it (and the guardrail's `cd` directory).
+/// in a check's copy keeps only what follows it (and the guardrail's `cd`
+/// directory).
 fn strip_copies(names: Vec<String>, dir: &Option<String>) -> Vec<String> {
     names
         .into_iter()
-        .map(|n| {
-            let rest = if let Some(i) = n.find("/checks/check-") {
-                let after = &n[i + "/checks/check-".len()..];
-                after.find('/').map(|j| after[j + 1..].to_string())
-            } else {
-                n.strip_prefix(&format!("{}/", crate::exec::launch::docker::WORKSPACE))
-                    .map(str::to_string)
-            };
-            match (rest, dir) {
-                (Some(r), Some(d)) => r
-                    .strip_prefix(&format!("{}/", d.trim_end_matches('/')))
-                    .map(str::to_string)
-                    .unwrap_or(r),
-                (Some(r), None) => r,
-                (None, _) => n,
-            }
+        .map(|n| match (crate::layers::diagnostics::in_copy(&n), dir) {
+            (Some(r), Some(d)) => r
+                .strip_prefix(&format!("{}/", d.trim_end_matches('/')))
+                .map(str::to_string)
+                .unwrap_or(r),
+            (Some(r), None) => r,
+            (None, _) => n,
         })
         .collect()
 }

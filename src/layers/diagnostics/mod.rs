@@ -146,17 +146,28 @@ pub struct Locator<'a> {
     pub go_module: Option<(String, String)>,
     /// Absolute directories that are the repository's root where the
     /// command ran (the user's working tree for `rascal check`). Copies
-    /// made for a check (`…/checks/check-XXXX/`) and a container's
+    /// made for a check (`…/checks/check-…/`) and a container's
     /// `/workspace/` are known without being listed.
     pub roots: Vec<String>,
     /// Whether a path relative to the repository is a file of the change.
     pub exists: &'a dyn Fn(&str) -> bool,
 }
 
-/// The copy's directory in a path: `…/checks/check-XXXX/`.
+/// The copy's directory in a path: `…/checks/check-…/`.
 const COPY_MARK: &str = "/checks/check-";
 /// Where a container's check sees the copy.
 const CONTAINER_ROOT: &str = "/workspace/";
+
+/// What follows the copy a check ran in (`…/checks/check-…/`, or a
+/// container's `/workspace/`) in absolute `path`: the path in the
+/// repository. None when `path` is not in such a copy.
+pub fn in_copy(path: &str) -> Option<String> {
+    if let Some(i) = path.find(COPY_MARK) {
+        let after = &path[i + COPY_MARK.len()..];
+        return after.find('/').map(|j| after[j + 1..].to_string());
+    }
+    path.strip_prefix(CONTAINER_ROOT).map(str::to_string)
+}
 
 impl Locator<'_> {
     /// `loc`'s file relative to the repository, when it is one of its
@@ -196,12 +207,8 @@ impl Locator<'_> {
     /// What follows the repository's root in absolute `path`, if it is
     /// under one.
     fn strip_root(&self, path: &str) -> Option<String> {
-        if let Some(i) = path.find(COPY_MARK) {
-            let after = &path[i + COPY_MARK.len()..];
-            return after.find('/').map(|j| after[j + 1..].to_string());
-        }
-        if let Some(rest) = path.strip_prefix(CONTAINER_ROOT) {
-            return Some(rest.to_string());
+        if let Some(rest) = in_copy(path) {
+            return Some(rest);
         }
         self.roots.iter().find_map(|r| {
             let r = r.trim_end_matches('/');
