@@ -98,16 +98,8 @@ impl Place {
     pub fn with_holdout(&self) -> Place {
         match self {
             Place::InPlace { .. } => self.clone(),
-            Place::Sandboxed(s) => {
-                let mut s = (**s).clone();
-                s.with_holdout = true;
-                Place::Sandboxed(Arc::new(s))
-            }
-            Place::Container(c) => {
-                let mut copy = c.copy.clone();
-                copy.with_holdout = true;
-                Place::Container(Arc::new(c.with_copy(copy)))
-            }
+            Place::Sandboxed(s) => Place::Sandboxed(Arc::new(s.holding_out())),
+            Place::Container(c) => Place::Container(Arc::new(c.with_copy(c.copy.holding_out()))),
         }
     }
 
@@ -283,6 +275,19 @@ fn read_back(dir: &Path, files: &[String]) -> Vec<Option<Vec<u8>>> {
 }
 
 impl Sandboxed {
+    /// These copies with the held-out tests, and a build cache of their
+    /// own: code that ran beside the held-out tests could leave them in a
+    /// shared cache for a later check to print, and so reach the agent.
+    fn holding_out(&self) -> Sandboxed {
+        let mut s = self.clone();
+        s.with_holdout = true;
+        s.cache = s
+            .cache
+            .as_ref()
+            .map(|c| c.with_file_name("holdout-build-cache"));
+        s
+    }
+
     /// A fresh copy of the change in a new directory under `scratch`.
     fn fresh_copy(&self) -> Result<tempfile::TempDir, String> {
         std::fs::create_dir_all(&self.scratch)
@@ -379,5 +384,42 @@ impl Contained {
         let exit = result.map_err(|e| e.to_string())?;
         let read = read_back(copy.path(), files);
         Ok((Outcome { exit, tail }, read))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn held_out_copies_never_share_a_build_cache_with_other_checks() {
+        let s = Sandboxed {
+            origin: "/repo".into(),
+            workspace: "/files/ws".into(),
+            changes: ChangeSet::default(),
+            scratch: "/files/runs/r/c/checks".into(),
+            cache: Some("/files/runs/r/c/build-cache".into()),
+            hide: Vec::new(),
+            confined: true,
+            holdout: Default::default(),
+            with_holdout: false,
+        };
+        let place = Place::Sandboxed(Arc::new(s.clone()));
+        let Place::Sandboxed(h) = place.with_holdout() else {
+            panic!()
+        };
+        assert!(h.with_holdout);
+        assert_ne!(h.cache, s.cache);
+        assert_eq!(
+            h.cache.as_deref(),
+            Some(Path::new("/files/runs/r/c/holdout-build-cache"))
+        );
+        // The base's listing copy has its own cache too, and no holdout.
+        let Some(Place::Sandboxed(b)) = place.at_base("abc", "/files/ledger/build-cache".into())
+        else {
+            panic!()
+        };
+        assert!(!b.with_holdout);
+        assert_ne!(b.cache, s.cache);
     }
 }
