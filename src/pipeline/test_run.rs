@@ -327,6 +327,14 @@ pub async fn run_test_guardrail(
             None => f.clone(),
         })
         .collect();
+    // A results file the change itself holds is never read: it goes first.
+    let run_cmd = match read_path.first() {
+        Some(f) => match crate::layers::criteria::shell_quote(f) {
+            Ok(q) => format!("rm -rf -- {q}; {run_cmd}"),
+            Err(e) => return r.errored(format!("the results file {e}")).finish(),
+        },
+        None => run_cmd,
+    };
     let listing_cmd = ledger::listing_command(&rec, command);
     let cache_dir = crate::git::workspace::files_dir(&repo).join("ledger");
     // 1. The guardrail itself, its results machine-readable.
