@@ -549,13 +549,46 @@ impl Walker<'_, '_> {
         if src.word(first).is_some_and(|(w, _)| w == "return") {
             case.early_return = Some(src.line(first));
         }
+        // Assertions that cannot run do not count: those after a `return`
+        // at the body's top level, and those in an `if false { … }` block.
+        let mut depth = 0usize;
+        let mut returned = false;
+        let mut dead_next = false;
+        let mut dead_from: Option<usize> = None;
         let mut i = open + 1;
         while i < close {
             let Some((word, e)) = src.word(i) else {
+                match src.at(i) {
+                    b'{' => {
+                        if dead_next && dead_from.is_none() {
+                            dead_from = Some(depth);
+                        }
+                        dead_next = false;
+                        depth += 1;
+                    }
+                    b'}' => {
+                        depth = depth.saturating_sub(1);
+                        if dead_from == Some(depth) {
+                            dead_from = None;
+                        }
+                    }
+                    _ => {}
+                }
                 i += 1;
                 continue;
             };
-            if src.at(e) == b'!' && is_assertion(word) {
+            // (A `return` as the first statement is an early return.)
+            if word == "return" && depth == 0 && i != first {
+                returned = true;
+            }
+            if word == "if" {
+                let next = src.skip_ws(e);
+                dead_next = src
+                    .word(next)
+                    .is_some_and(|(w, after)| w == "false" && src.at(src.skip_ws(after)) == b'{');
+            }
+            let live = !returned && dead_from.is_none();
+            if live && src.at(e) == b'!' && is_assertion(word) {
                 let open_args = src.skip_ws(e + 1);
                 if matches!(src.at(open_args), b'(' | b'[' | b'{') {
                     let args = src.args(open_args);
@@ -700,6 +733,47 @@ mod tests {
             rules(&issues),
             [("test-integrity/skip-marker", Severity::Warning)]
         );
+    }
+
+    #[test]
+    fn assertions_that_cannot_run_do_not_count() {
+        for (from, to) in [
+            (
+                "        assert_eq!(add(2, 2), 4);",
+                "        if false {\n            assert_eq!(add(2, 2), 4);\n        }",
+            ),
+            (
+                "        assert_eq!(add(2, 2), 4);",
+                "        let _x = 1;\n        return;\n        assert_eq!(add(2, 2), 4);",
+            ),
+        ] {
+            let now = with(from, to);
+            let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
+            assert!(
+                rules(&issues).contains(&("test-integrity/assertions-removed", Severity::Error)),
+                "{to}: {issues:?}"
+            );
+        }
+        // A closure's return, a real branch and a trailing return are fine.
+        for (from, to) in [
+            (
+                "        assert_eq!(add(2, 2), 4);",
+                "        let f = || { return 1; };\n        assert_eq!(add(2, 2), 4 + f() - 1);",
+            ),
+            (
+                "        assert_eq!(add(2, 2), 4);",
+                "        if add(0, 0) == 0 {\n            assert_eq!(add(2, 2), 4);\n        }",
+            ),
+        ] {
+            let now = with(from, to);
+            let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
+            assert!(
+                !rules(&issues)
+                    .iter()
+                    .any(|(r, _)| *r == "test-integrity/assertions-removed"),
+                "{to}: {issues:?}"
+            );
+        }
     }
 
     #[test]
