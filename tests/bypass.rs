@@ -57,11 +57,7 @@ fn play(r: &Row) -> serde_json::Value {
     let t = TestRepo::new(&refs);
     t.write(
         ".rascal/config.yaml",
-        &format!(
-            "agents:\n  {}: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-            r.name,
-            serde_json::to_string(&r.script).unwrap()
-        ),
+        &common::command_agents(&[(r.name, &r.script)]),
     );
     t.write(".rascal/guardrails.yaml", GUARDRAILS);
     t.write(".rascal/permissions.yaml", PERMISSIONS);

@@ -8,7 +8,7 @@
 //! literal sits in this file.
 
 mod common;
-use common::TestRepo;
+use common::{rnd, TestRepo};
 use rascal::config::Config;
 use rascal::git::workspace;
 use rascal::model::verdict::{gate, Report, Severity, Status, Verdict};
@@ -17,20 +17,6 @@ use tokio_util::sync::CancellationToken;
 
 const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-
-/// Deterministic pseudo-random string of `n` characters from `alphabet`.
-fn rnd(seed: u64, n: usize, alphabet: &str) -> String {
-    let chars: Vec<char> = alphabet.chars().collect();
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chars[(x % chars.len() as u64) as usize]
-        })
-        .collect()
-}
 
 fn aws_key(seed: u64) -> String {
     "AKIA".to_string() + &rnd(seed, 16, UPPER_NUM)

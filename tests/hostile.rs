@@ -95,12 +95,7 @@ fn a_host_secret_never_reaches_a_guardrail_through_a_planted_runner() {
         o = out.display()
     );
     let t = repo(
-        |_| {
-            format!(
-                "agents:\n  evil: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                serde_json::to_string(&script).unwrap()
-            )
-        },
+        |_| common::command_agents(&[("evil", &script)]),
         "guardrails:\n  - { name: build, command: \"sh build.sh\", timeout: 60s }\n",
     );
     let o = run(&t, "evil", &[("HOSTILE_SECRET", &secret)]);
@@ -143,12 +138,7 @@ fn the_users_repository_git_config_hooks_and_store_are_untouched() {
         )
     };
     let t = repo(
-        |p| {
-            format!(
-                "agents:\n  evil: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                serde_json::to_string(&script(p)).unwrap()
-            )
-        },
+        |p| common::command_agents(&[("evil", &script(p))]),
         "guardrails: []\n",
     );
     // Create the store first, so there is one to protect.
@@ -219,12 +209,7 @@ fn no_process_of_an_agent_outlives_the_run() {
         "setsid sh -c 'exec sleep {duration}' & (setsid nohup sh -c 'sleep {duration}; echo {m}' >/dev/null 2>&1 &); echo 'pub fn two() {{}}' >> src/lib.rs"
     );
     let t = repo(
-        |_| {
-            format!(
-                "agents:\n  evil: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                serde_json::to_string(&script).unwrap()
-            )
-        },
+        |_| common::command_agents(&[("evil", &script)]),
         "guardrails: []\n",
     );
     let o = run(&t, "evil", &[]);
@@ -244,12 +229,7 @@ fn killing_rascal_kills_the_sandboxed_agent_and_attach_says_so() {
     let duration = format!("3001.{}", std::process::id());
     let script = format!("setsid sh -c 'sleep {duration}' & sleep {duration}");
     let t = repo(
-        |_| {
-            format!(
-                "agents:\n  stuck: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                serde_json::to_string(&script).unwrap()
-            )
-        },
+        |_| common::command_agents(&[("stuck", &script)]),
         "guardrails: []\n",
     );
     let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "stuck", "--headless"]);
@@ -374,12 +354,7 @@ fn an_agent_cannot_read_the_store_or_the_users_home() {
         )
     };
     let t = repo(
-        |p| {
-            format!(
-                "agents:\n  peek: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                serde_json::to_string(&script(p)).unwrap()
-            )
-        },
+        |p| common::command_agents(&[("peek", &script(p))]),
         "guardrails: []\n",
     );
     let _ = t.rascal(&["list"]);
@@ -499,12 +474,7 @@ fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy(
             "mkdir -p $(dirname {place}) && printf 'exit 0\\n' > {place} && printf \"#!/bin/sh\\nsh {place}\\n\" > build.sh"
         );
         let t = repo(
-            |_| {
-                format!(
-                    "agents:\n  sly: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                    serde_json::to_string(&script).unwrap()
-                )
-            },
+            |_| common::command_agents(&[("sly", &script)]),
             "guardrails:\n  - { name: build, command: \"sh build.sh\" }\n",
         );
         t.write(".gitignore", "/target\n");
@@ -528,12 +498,7 @@ fn a_workspace_git_pointed_at_the_users_repository_fails_and_changes_nothing() {
         )
     };
     let t = repo(
-        |p| {
-            format!(
-                "agents:\n  evil: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-                serde_json::to_string(&script(p)).unwrap()
-            )
-        },
+        |p| common::command_agents(&[("evil", &script(p))]),
         "guardrails: []\n",
     );
     let _ = t.rascal(&["list"]);

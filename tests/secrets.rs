@@ -3,6 +3,8 @@
 //! Fake secrets are generated from a seeded PRNG or concatenated from pieces,
 //! so no whole real-looking secret literal sits in this file.
 
+mod common;
+use common::rnd;
 use rascal::layers::secrets::*;
 use rascal::model::changeset::*;
 use rascal::model::verdict::*;
@@ -13,20 +15,6 @@ const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345678
 const B64URL: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 const HEX: &str = "0123456789abcdef";
 const DIGITS: &str = "0123456789";
-
-/// Deterministic pseudo-random string of `n` characters from `alphabet`.
-fn rnd(seed: u64, n: usize, alphabet: &str) -> String {
-    let chars: Vec<char> = alphabet.chars().collect();
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            chars[(x % chars.len() as u64) as usize]
-        })
-        .collect()
-}
 
 /// Base64 of `bytes`, standard or url-safe alphabet, padded.
 fn b64(bytes: &[u8], url: bool) -> String {

@@ -73,14 +73,7 @@ fn rust_repo(agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
 }
 
 fn agents_yaml(agents: &[(&str, &str)]) -> String {
-    let mut y = String::from("agents:\n");
-    for (name, script) in agents {
-        y.push_str(&format!(
-            "  {name}: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-            serde_json::to_string(script).unwrap()
-        ));
-    }
-    y
+    common::command_agents(agents)
 }
 
 const CARGO_TEST: &str =

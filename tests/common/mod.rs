@@ -171,3 +171,31 @@ pub fn bwrap() -> bool {
     }
     ok
 }
+
+/// `.rascal/config.yaml` defining `command` agents, each a shell script
+/// (name → script) run as `sh -c SCRIPT`.
+pub fn command_agents(agents: &[(&str, &str)]) -> String {
+    let mut y = String::from("agents:\n");
+    for (name, script) in agents {
+        y.push_str(&format!(
+            "  {name}: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
+            serde_json::to_string(script).unwrap()
+        ));
+    }
+    y
+}
+
+/// Deterministic pseudo-random string of `n` characters from `alphabet`
+/// (test secrets that are not in any file).
+pub fn rnd(seed: u64, n: usize, alphabet: &str) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            chars[(x % chars.len() as u64) as usize]
+        })
+        .collect()
+}
