@@ -68,6 +68,31 @@ pub struct Sandboxed {
     pub with_holdout: bool,
 }
 
+/// Reads the files of a change (see `Place::files_reader`).
+pub enum FilesReader {
+    /// The user's working tree (`rascal check`).
+    Dir(PathBuf),
+    /// A candidate's change tree.
+    Tree(crate::git::tree::TreeFiles),
+    /// A change without a readable tree: nothing can be read.
+    Nothing,
+}
+
+impl FilesReader {
+    /// The content of `path`; None when absent or not a regular file.
+    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        match self {
+            FilesReader::Dir(dir) => {
+                let p = dir.join(path);
+                let meta = std::fs::symlink_metadata(&p).ok()?;
+                meta.is_file().then(|| std::fs::read(p).ok()).flatten()
+            }
+            FilesReader::Tree(t) => t.read(path).ok().flatten(),
+            FilesReader::Nothing => None,
+        }
+    }
+}
+
 /// A command ready to run; the copy it runs on lives as long as this.
 pub struct Prepared {
     pub spec: CommandSpec,
@@ -125,20 +150,21 @@ impl Place {
     /// a candidate (never the live workspace), from the working tree for
     /// `rascal check`. None when absent or not a regular file.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        self.files_reader().read(path)
+    }
+
+    /// A reader of the change's files, for reading many: what it needs is
+    /// opened once.
+    pub fn files_reader(&self) -> FilesReader {
         let s = match self {
-            Place::InPlace { origin } => {
-                let p = origin.join(path);
-                let meta = std::fs::symlink_metadata(&p).ok()?;
-                return meta.is_file().then(|| std::fs::read(p).ok()).flatten();
-            }
+            Place::InPlace { origin } => return FilesReader::Dir(origin.clone()),
             Place::Sandboxed(s) => s.as_ref(),
             Place::Container(c) => &c.copy,
         };
-        let tree = git2::Oid::from_str(&s.changes.tree).ok()?;
-        let user = crate::git::workspace::open(&s.origin).ok()?;
-        crate::git::tree::read_path(&user, &s.workspace, tree, path)
+        git2::Oid::from_str(&s.changes.tree)
             .ok()
-            .flatten()
+            .and_then(|t| crate::git::tree::TreeFiles::open(&s.origin, &s.workspace, t).ok())
+            .map_or(FilesReader::Nothing, FilesReader::Tree)
     }
 
     /// Run `spec` (a command; its `cwd` is ignored) here, to the end.

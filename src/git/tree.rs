@@ -162,29 +162,48 @@ fn entries(user: &Repository, store: &Repository, oid: Oid) -> Result<Vec<Entry>
         .collect()
 }
 
-/// The content of the file at `path` in change tree `tree` (None when it
-/// is absent or not a regular file), every object hash-checked.
-pub fn read_path(user: &Repository, ws: &Path, tree: Oid, path: &str) -> Result<Option<Vec<u8>>> {
-    let store = workspace_store(ws)?;
-    let mut at = tree;
-    let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
-    for (i, part) in parts.iter().enumerate() {
-        let Some((_, id, kind, mode)) = entries(user, &store, at)?
-            .into_iter()
-            .find(|(name, ..)| name == part)
-        else {
-            return Ok(None);
-        };
-        let last = i + 1 == parts.len();
-        match (last, kind) {
-            (false, Some(ObjectType::Tree)) => at = id,
-            (true, Some(ObjectType::Blob)) if mode != 0o120000 => {
-                return Ok(Some(read_object(user, &store, id)?.1))
-            }
-            _ => return Ok(None),
-        }
+/// The files of one change tree, for reading many of them: the user's
+/// repository and the workspace's store are opened once.
+pub struct TreeFiles {
+    user: Repository,
+    store: Repository,
+    tree: Oid,
+}
+
+impl TreeFiles {
+    /// The change tree `tree` of the workspace at `ws`, over the user's
+    /// repository at `origin`.
+    pub fn open(origin: &Path, ws: &Path, tree: Oid) -> Result<TreeFiles> {
+        Ok(TreeFiles {
+            user: crate::git::workspace::open(origin)?,
+            store: workspace_store(ws)?,
+            tree,
+        })
     }
-    Ok(None)
+
+    /// The content of the file at `path` (None when it is absent or not a
+    /// regular file), every object hash-checked.
+    pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+        let mut at = self.tree;
+        let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+        for (i, part) in parts.iter().enumerate() {
+            let Some((_, id, kind, mode)) = entries(&self.user, &self.store, at)?
+                .into_iter()
+                .find(|(name, ..)| name == part)
+            else {
+                return Ok(None);
+            };
+            let last = i + 1 == parts.len();
+            match (last, kind) {
+                (false, Some(ObjectType::Tree)) => at = id,
+                (true, Some(ObjectType::Blob)) if mode != 0o120000 => {
+                    return Ok(Some(read_object(&self.user, &self.store, id)?.1))
+                }
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
 }
 
 /// Visit every object reachable from tree `tree` (trees and blobs; gitlinks

@@ -168,9 +168,10 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
     let changed: std::collections::BTreeSet<&str> =
         changes.files.iter().map(|f| f.path.as_str()).collect();
     let mut hits = Vec::new();
+    // From the change's tree, never the live workspace.
+    let files = place.files_reader();
     for p in paths {
-        // From the change's tree, never the live workspace.
-        let Some(bytes) = place.read(&p) else {
+        let Some(bytes) = files.read(&p) else {
             continue;
         };
         if bytes.len() as u64 > MAX_SCAN_BYTES && !changed.contains(p.as_str()) {

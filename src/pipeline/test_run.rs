@@ -102,6 +102,7 @@ pub fn integrity_report(
     // (path, old path, base text, new text) of each file to compare.
     type Versions = (String, Option<String>, Option<String>, Option<String>);
     let mut owned: Vec<Versions> = Vec::new();
+    let files_now = place.files_reader();
     for f in &changes.files {
         let relevant = f.paths().any(|p| test_integrity::relevant(p, commands));
         if !relevant {
@@ -111,7 +112,7 @@ pub fn integrity_report(
         let base_text = read_base(old_path.as_deref().unwrap_or(&f.path));
         let new_text = match f.op {
             Operation::Delete => None,
-            _ => text(place.read(&f.path)),
+            _ => text(files_now.read(&f.path)),
         };
         owned.push((f.path.clone(), old_path, base_text, new_text));
     }
