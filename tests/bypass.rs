@@ -229,3 +229,37 @@ fn every_bypass_is_caught() {
     }
     assert!(missed.is_empty(), "{}", missed.join("\n\n"));
 }
+
+#[test]
+fn scope_all_patterns_read_the_candidates_tree() {
+    if !bwrap() {
+        return;
+    }
+    // The pattern is in a file of the change and in one the change left
+    // alone; both are read from the change's tree.
+    let t = TestRepo::new(&[
+        ("src/lib.rs", "pub fn a() {}\n"),
+        ("src/old.rs", "// FIXME: from before\n"),
+    ]);
+    t.write(
+        ".rascal/config.yaml",
+        &common::command_agents(&[("fixme", "printf '// FIXME: later\\n' > src/new.rs")]),
+    );
+    t.write(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - { name: fixme, patterns: ['FIXME'], scope: all }\n",
+    );
+    t.commit_all("config");
+    let o = Command::new(common::bin())
+        .args(["run", "x", "--agent", "fixme", "--json"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)));
+    let c = &doc["candidates"][0];
+    assert_eq!(c["verdict"], "fail", "{c}");
+    let reports = c["reports"].to_string();
+    assert!(reports.contains("src/new.rs"), "{reports}");
+    assert!(reports.contains("src/old.rs"), "{reports}");
+}
