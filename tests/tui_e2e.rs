@@ -208,7 +208,7 @@ fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
     t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful"]);
 
     // Select careful (it passed: no question beyond the optional reason).
-    t.keys(&["1", "S"]);
+    t.keys(&["1", "Space"]);
     t.wait_for(
         "select dialog",
         &["Select careful as the winner", "Reason (optional)"],

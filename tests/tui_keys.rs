@@ -431,7 +431,7 @@ fn v_toggles_between_readable_and_raw_agent_lines() {
 fn selecting_a_failed_candidate_asks_for_a_reason_first() {
     let mut app = fixture::app(3, true, false);
     // hasty FAILed its guardrails: the dialog says so and wants a reason.
-    press_all(&mut app, &[Key::Char('2'), Key::Char('S')]);
+    press_all(&mut app, &[Key::Char('2'), Key::Char(' ')]);
     let Some(Dialog::Select { refusal, .. }) = &app.dialog else {
         panic!("{:?}", app.dialog)
     };
@@ -451,7 +451,7 @@ fn selecting_a_failed_candidate_asks_for_a_reason_first() {
     );
     assert_eq!(app.summary.selected.as_deref(), Some("hasty"));
     // A candidate that passed is selected without a question.
-    press_all(&mut app, &[Key::Char('1'), Key::Char('S')]);
+    press_all(&mut app, &[Key::Char('1'), Key::Char(' ')]);
     assert!(matches!(
         &app.dialog,
         Some(Dialog::Select { refusal: None, .. })

@@ -57,6 +57,7 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
         decide: Box::new(|_, _| Ok(None)),
         trace: Trace::default(),
         clock,
+        outside: None,
     };
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
     let mut app = App::new(

@@ -16,8 +16,10 @@ pub struct Cli {
     /// Run as if started in DIR.
     #[arg(short = 'C', global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// With no command: the home screen (the runs of this repository) in a
+    /// terminal, else the list `rascal list` prints.
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 impl Cli {

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod doctor;
 pub mod exit;
 pub mod finalize;
+pub mod home;
 pub mod list;
 pub mod report;
 pub mod retry;
@@ -25,7 +26,10 @@ pub use exit::{exit_code, CliError};
 /// Run one parsed command line; `Ok` carries the verdict's exit code.
 pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
     let dir = cli.dir();
-    match cli.command {
+    let Some(command) = cli.command else {
+        return home::home(&dir);
+    };
+    match command {
         Command::Run(a) => run::run(&dir, a),
         Command::Select(a) => decide::select(&dir, a),
         Command::Override(a) => decide::override_check(&dir, a),

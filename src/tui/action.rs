@@ -46,6 +46,15 @@ pub enum Action {
     Finalize,
     /// Open the pull request of the finalized branch with `gh`.
     OpenPr,
+    /// Open the focused candidate's workspace in `$EDITOR` or a shell.
+    Jump(crate::tui::jump::JumpKind),
+    /// Ask what to copy of the focused candidate (path, tree id, diff).
+    Copy,
+    /// The shell found files in the workspace that run code when opened:
+    /// ask before jumping.
+    JumpHazards(crate::tui::jump::Jump, Vec<String>),
+    /// The shell came back from a jump or a copy: what to say.
+    Said(String),
     /// Flip the open dialog's option (override: with skipped; finalize:
     /// open the PR too).
     Toggle,

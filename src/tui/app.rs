@@ -433,6 +433,15 @@ pub enum Dialog {
         candidate: Option<String>,
     },
     Quit,
+    /// `y`: what of the candidate to copy to the clipboard.
+    Copy {
+        candidate: String,
+    },
+    /// The workspace has files that run code when opened: go on anyway?
+    Hazards {
+        jump: crate::tui::jump::Jump,
+        hazards: Vec<String>,
+    },
 }
 
 /// Finalize: what would be committed, confirmed before it is.

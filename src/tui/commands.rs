@@ -329,13 +329,40 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Escalate
     ),
     cmd!(
-        &[Key::Char('S')],
-        "S",
+        &[Key::Char(' ')],
+        "Space",
         "select to finalize",
         DASH_DETAIL,
         false,
         can_select,
         |_| Action::Select
+    ),
+    cmd!(
+        &[Key::Char('E')],
+        "E",
+        "open workspace in $EDITOR",
+        ALL,
+        false,
+        has_candidates,
+        |_| Action::Jump(crate::tui::jump::JumpKind::Editor)
+    ),
+    cmd!(
+        &[Key::Char('S')],
+        "S",
+        "shell in workspace",
+        ALL,
+        false,
+        has_candidates,
+        |_| Action::Jump(crate::tui::jump::JumpKind::Shell)
+    ),
+    cmd!(
+        &[Key::Char('y')],
+        "y",
+        "copy path/tree/diff",
+        ALL,
+        false,
+        has_candidates,
+        |_| Action::Copy
     ),
     cmd!(
         &[Key::Char('F')],
@@ -423,9 +450,13 @@ pub fn dispatch(app: &App, key: Key) -> Option<Action> {
             (_, Key::Enter) => Action::Submit,
             (Dialog::Override { .. }, Key::Tab) => Action::Toggle,
             (super::app::Dialog::Quit, Key::Ctrl('c')) => Action::ForceQuit,
-            (super::app::Dialog::Quit | super::app::Dialog::Cancel { .. }, Key::Char(c)) => {
-                Action::Choose(c)
-            }
+            (
+                super::app::Dialog::Quit
+                | super::app::Dialog::Cancel { .. }
+                | super::app::Dialog::Copy { .. }
+                | super::app::Dialog::Hazards { .. },
+                Key::Char(c),
+            ) => Action::Choose(c),
             (_, Key::Backspace) => Action::Backspace,
             (_, Key::Char(c)) => Action::Input(c),
             (_, Key::Ctrl('c')) => Action::Back,
@@ -466,6 +497,13 @@ pub fn status_hints(app: &App) -> Vec<(&'static str, &'static str)> {
         return match &app.dialog {
             Some(Dialog::Quit) => vec![("s", "stop agents and quit"), ("Esc", "back")],
             Some(Dialog::Cancel { .. }) => vec![("y", "yes"), ("n/Esc", "no")],
+            Some(Dialog::Copy { .. }) => vec![
+                ("p", "path"),
+                ("t", "tree id"),
+                ("d", "diff"),
+                ("Esc", "cancel"),
+            ],
+            Some(Dialog::Hazards { .. }) => vec![("y", "open anyway"), ("n/Esc", "no")],
             Some(Dialog::Finalize(_)) => vec![
                 ("Enter", "finalize"),
                 ("p", "open the PR too"),

@@ -13,6 +13,8 @@ pub mod finalize;
 #[doc(hidden)]
 pub mod fixture;
 pub mod highlight;
+pub mod home;
+pub mod jump;
 pub mod keys;
 pub mod logbuf;
 pub mod shell;

@@ -83,6 +83,69 @@ impl Trace {
     }
 }
 
+/// Lets the shell stop reading the terminal while another program (an
+/// editor, a shell) owns it: the input thread polls only while it holds
+/// the lock and the gate is open, so `pause` returns once it has stopped.
+#[derive(Clone, Default)]
+pub struct InputGate(std::sync::Arc<(std::sync::atomic::AtomicBool, std::sync::Mutex<()>)>);
+
+impl InputGate {
+    fn paused(&self) -> bool {
+        self.0 .0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Close the gate and wait for the input thread's current poll to end.
+    pub fn pause(&self) {
+        self.0 .0.store(true, std::sync::atomic::Ordering::SeqCst);
+        drop(self.0 .1.lock());
+    }
+
+    pub fn resume(&self) {
+        self.0 .0.store(false, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// The real terminal, for what goes past the TUI: handing it to an editor
+/// or a shell, and writing the clipboard sequence.
+pub struct Outside {
+    pub gate: InputGate,
+}
+
+impl Outside {
+    /// Suspend the TUI, run `argv` in `dir` on the terminal, and take the
+    /// terminal back whatever happened.
+    pub fn run(
+        &self,
+        argv: &[String],
+        dir: &std::path::Path,
+        env: &[(String, String)],
+        banner: &str,
+    ) -> Result<std::process::ExitStatus, String> {
+        let Some((program, args)) = argv.split_first() else {
+            return Err("nothing to run".into());
+        };
+        self.gate.pause();
+        super::terminal::restore();
+        println!("{banner}");
+        let status = std::process::Command::new(program)
+            .args(args)
+            .current_dir(dir)
+            .envs(env.iter().map(|(k, v)| (k, v)))
+            .status();
+        let back = super::terminal::resume();
+        self.gate.resume();
+        back.map_err(|e| format!("terminal: {e}"))?;
+        status.map_err(|e| format!("`{program}`: {e}"))
+    }
+
+    /// Put `text` on the clipboard through the terminal (OSC 52).
+    pub fn copy(&self, text: &str) -> std::io::Result<()> {
+        let mut out = std::io::stdout();
+        out.write_all(super::jump::osc52(text).as_bytes())?;
+        out.flush()
+    }
+}
+
 pub type Decider = Box<dyn Fn(&Decision, bool) -> Result<Option<RunEvent>, String> + Send>;
 
 /// What the loop needs from the outside world.
@@ -98,6 +161,9 @@ pub struct Shell {
     pub trace: Trace,
     /// The clock (injected so tests are deterministic).
     pub clock: fn() -> i64,
+    /// The real terminal (None under a test backend: jumping out and the
+    /// clipboard then say they are not available).
+    pub outside: Option<Outside>,
 }
 
 /// A run event with the time it happened when known (replayed from the
@@ -171,7 +237,9 @@ pub async fn run_loop<B: Backend>(
                 };
                 if let Some(a) = action {
                     let fx = update(app, a);
-                    perform(app, fx, shell, &loaded_tx);
+                    for j in perform(app, fx, shell, &loaded_tx) {
+                        jump_out(terminal, app, shell, j)?;
+                    }
                 }
             },
             a = loaded_rx.recv() => if let Some(a) = a { update(app, a); },
@@ -184,7 +252,100 @@ pub async fn run_loop<B: Backend>(
     }
 }
 
-fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::UnboundedSender<Action>) {
+/// Hand the terminal to the editor or a shell in a candidate's workspace,
+/// after asking when the workspace has files that run code when opened.
+fn jump_out<B: Backend>(
+    terminal: &mut Terminal<B>,
+    app: &mut App,
+    shell: &Shell,
+    j: super::jump::Jump,
+) -> std::io::Result<()> {
+    let say = |app: &mut App, msg: String| {
+        update(app, Action::Said(msg));
+    };
+    let Some(outside) = &shell.outside else {
+        say(app, "no terminal to hand over here".into());
+        return Ok(());
+    };
+    if !j.dir.is_dir() {
+        say(
+            app,
+            format!(
+                "{}'s workspace {} is gone (removed by finalize or gc)",
+                j.candidate,
+                j.dir.display()
+            ),
+        );
+        return Ok(());
+    }
+    if !j.confirmed {
+        let changed = changed_from_base(&shell.origin, &shell.base, &j.dir);
+        let found = super::jump::hazards(&j.dir, &changed);
+        if !found.is_empty() {
+            update(app, Action::JumpHazards(j, found));
+            return Ok(());
+        }
+    }
+    let argv = super::jump::command(j.kind, &|n| std::env::var(n).ok(), &j.dir);
+    let env = super::jump::git_env(&j.candidate);
+    let banner = match j.kind {
+        super::jump::JumpKind::Shell => format!(
+            "rascal: a shell in {}'s workspace ({}); `exit` returns to rascal",
+            j.candidate,
+            j.dir.display()
+        ),
+        super::jump::JumpKind::Editor => format!("rascal: {} {}", argv[0], j.dir.display()),
+    };
+    shell
+        .trace
+        .log(format!("jump {} {}", j.kind.name(), j.dir.display()));
+    let run = || outside.run(&argv, &j.dir, &env, &banner);
+    let r = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
+        _ => run(),
+    };
+    terminal.clear().map_err(backend_error)?;
+    let msg = match r {
+        Ok(st) if st.success() => format!("back from the {}", j.kind.name()),
+        Ok(st) => format!("the {} exited with {st}", j.kind.name()),
+        Err(e) => format!("could not open the {}: {e}", j.kind.name()),
+    };
+    say(app, msg);
+    Ok(())
+}
+
+/// Whether a workspace path differs from the base (files under a folder:
+/// any of them); a path the user's own checkout has as it is was already
+/// trusted there.
+fn changed_from_base(
+    origin: &std::path::Path,
+    base: &str,
+    dir: &std::path::Path,
+) -> impl Fn(&str) -> bool {
+    let repo = crate::git::workspace::open(origin).ok();
+    let base = git2::Oid::from_str(base).ok();
+    let dir = dir.to_path_buf();
+    move |rel: &str| {
+        let (Some(repo), Some(base)) = (&repo, base) else {
+            return true;
+        };
+        super::jump::files_under(&dir, rel).iter().any(|f| {
+            let now = std::fs::read(dir.join(f)).ok();
+            let then = crate::git::workspace::read_at(repo, base, f).ok().flatten();
+            now.is_none() || now != then
+        })
+    }
+}
+
+/// Do the effects `update` asked for; jumps out of the TUI are returned,
+/// for the loop (which owns the terminal) to make.
+fn perform(
+    app: &mut App,
+    fx: Vec<Effect>,
+    shell: &Shell,
+    loaded: &mpsc::UnboundedSender<Action>,
+) -> Vec<super::jump::Jump> {
+    let mut jumps = Vec::new();
     for e in fx {
         shell.trace.log(format!("effect {e:?}"));
         match e {
@@ -273,6 +434,11 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
                     let _ = tx.send(Action::PrOpened(r));
                 });
             }
+            Effect::Jump(j) => jumps.push(j),
+            Effect::Copy { candidate, what } => {
+                let msg = copy(app, shell, &candidate, what);
+                update(app, Action::Said(msg));
+            }
             Effect::CancelCandidate(_) => {}
             Effect::CancelRun => shell.cancel.cancel(),
             Effect::Quit { stop } => {
@@ -281,6 +447,61 @@ fn perform(app: &mut App, fx: Vec<Effect>, shell: &Shell, loaded: &mpsc::Unbound
                 }
             }
         }
+    }
+    jumps
+}
+
+/// `y`: put a candidate's workspace path, tree id or diff on the
+/// clipboard; returns what to say.
+fn copy(app: &App, shell: &Shell, candidate: &str, what: super::jump::CopyWhat) -> String {
+    use super::jump::CopyWhat;
+    let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+        return format!("no candidate {candidate}");
+    };
+    let Some(outside) = &shell.outside else {
+        return "no terminal to copy through here".into();
+    };
+    let text = match what {
+        CopyWhat::Path => c.info.worktree.clone(),
+        CopyWhat::Tree => match app
+            .summary
+            .candidates
+            .iter()
+            .find(|s| s.id == candidate)
+            .and_then(|s| s.tree.clone())
+        {
+            Some(t) => t,
+            None => return format!("{candidate} has no verified tree yet"),
+        },
+        CopyWhat::Diff => {
+            let dir = PathBuf::from(&c.info.worktree);
+            match git2::Oid::from_str(&shell.base)
+                .map_err(|e| e.to_string())
+                .and_then(|oid| {
+                    crate::git::workspace::diff_text(&shell.origin, &dir, oid)
+                        .map_err(|e| e.to_string())
+                }) {
+                Ok(t) => t,
+                Err(e) => return format!("could not read {candidate}'s diff: {e}"),
+            }
+        }
+    };
+    if text.len() > super::jump::MAX_COPY_BYTES {
+        return format!(
+            "the {} is {} KiB, more than a terminal clipboard takes ({} KiB): not copied",
+            what.name(),
+            text.len() / 1024,
+            super::jump::MAX_COPY_BYTES / 1024
+        );
+    }
+    match outside.copy(&text) {
+        Ok(()) => format!(
+            "copied {}'s {} ({} bytes)",
+            candidate,
+            what.name(),
+            text.len()
+        ),
+        Err(e) => format!("could not copy: {e}"),
     }
 }
 
@@ -407,7 +628,8 @@ pub fn run_interactive(
         let (dtx, drx) = mpsc::unbounded_channel::<Decision>();
         let pipeline = tokio::spawn(pipeline::execute_with(prepared, tx, cancel.clone(), drx));
         let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
-        spawn_input(term_tx.clone());
+        let gate = InputGate::default();
+        spawn_input(term_tx.clone(), gate.clone());
         spawn_signals(term_tx);
         let trace2 = trace.clone();
         let shell = Shell {
@@ -446,6 +668,7 @@ pub fn run_interactive(
             }),
             trace,
             clock: now,
+            outside: Some(Outside { gate }),
         };
         let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
         if app.live() && !cancel.is_cancelled() {
@@ -474,9 +697,20 @@ pub fn run_interactive(
     }
 }
 
-fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>) {
+fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>, gate: InputGate) {
     std::thread::spawn(move || loop {
-        match crossterm::event::poll(Duration::from_millis(250)) {
+        if gate.paused() {
+            if tx.is_closed() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(30));
+            continue;
+        }
+        let _reading = gate.0 .1.lock();
+        if gate.paused() {
+            continue;
+        }
+        match crossterm::event::poll(Duration::from_millis(100)) {
             Ok(true) => {
                 let Ok(ev) = crossterm::event::read() else {
                     return;
@@ -591,7 +825,8 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
             }
         });
         let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
-        spawn_input(term_tx.clone());
+        let gate = InputGate::default();
+        spawn_input(term_tx.clone(), gate.clone());
         spawn_signals(term_tx);
         let run2 = run_id.clone();
         let shell = Shell {
@@ -605,6 +840,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
             }),
             trace,
             clock: now,
+            outside: Some(Outside { gate }),
         };
         let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
         Ok::<i32, String>(match app.state {

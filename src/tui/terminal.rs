@@ -40,6 +40,13 @@ pub fn enter() -> std::io::Result<Term> {
     Ok(t)
 }
 
+/// Take the terminal back after handing it to another program (an editor,
+/// a shell): raw mode, the alternate screen and the mouse again.
+pub fn resume() -> std::io::Result<()> {
+    enable_raw_mode()?;
+    execute!(stdout(), EnterAlternateScreen, EnableMouseCapture)
+}
+
 /// Restores the terminal when dropped (early returns, errors).
 pub struct Guard;
 

@@ -24,6 +24,14 @@ pub enum Effect {
     },
     /// Run `gh` with this command line.
     OpenPr(Vec<String>),
+    /// Suspend the TUI and open the candidate's workspace in the editor or
+    /// a shell (after a look for files that run code when opened).
+    Jump(crate::tui::jump::Jump),
+    /// Put the candidate's path, tree id or diff on the clipboard.
+    Copy {
+        candidate: String,
+        what: crate::tui::jump::CopyWhat,
+    },
     /// Stop one candidate's agent and checks.
     CancelCandidate(String),
     CancelRun,
@@ -142,6 +150,27 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::Finalize => start_finalize(app, &mut fx),
+        Action::Jump(kind) => {
+            if let Some(c) = app.focused() {
+                fx.push(Effect::Jump(crate::tui::jump::Jump {
+                    kind,
+                    candidate: c.info.id.clone(),
+                    dir: c.info.worktree.clone().into(),
+                    confirmed: false,
+                }));
+            }
+        }
+        Action::Copy => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Copy {
+                    candidate: c.info.id.clone(),
+                });
+            }
+        }
+        Action::JumpHazards(jump, hazards) => {
+            app.dialog = Some(Dialog::Hazards { jump, hazards });
+        }
+        Action::Said(msg) => app.flash = Some(msg),
         Action::OpenPr => match &app.summary.finalized {
             Some(f) if !f.pr_command.is_empty() => {
                 app.flash = Some("opening the pull request with gh…".into());
@@ -759,6 +788,11 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
         Dialog::Finalize(f) => return confirm_finalize(app, f, fx),
         Dialog::Cancel { .. } => return choose(app, 'y', fx),
         Dialog::Quit => return choose(app, 's', fx),
+        Dialog::Copy { .. } => return choose(app, 'p', fx),
+        Dialog::Hazards { .. } => {
+            // Enter does not open a workspace that may run code: `y` does.
+            return;
+        }
     };
     app.dialog = None;
     app.flash = Some(format!(
@@ -844,6 +878,21 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
                     Some(id) => Effect::CancelCandidate(id),
                     None => Effect::CancelRun,
                 });
+            }
+            'n' => app.dialog = None,
+            _ => {}
+        },
+        Some(Dialog::Copy { candidate }) => {
+            if let Some(what) = crate::tui::jump::CopyWhat::from_key(ch) {
+                app.dialog = None;
+                fx.push(Effect::Copy { candidate, what });
+            }
+        }
+        Some(Dialog::Hazards { mut jump, .. }) => match ch {
+            'y' => {
+                app.dialog = None;
+                jump.confirmed = true;
+                fx.push(Effect::Jump(jump));
             }
             'n' => app.dialog = None,
             _ => {}

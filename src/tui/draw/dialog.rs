@@ -199,6 +199,62 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             ]));
             " cancel "
         }
+        Dialog::Copy { candidate } => {
+            lines.push(Line::from(format!(
+                "Copy to the clipboard, of {}:",
+                sanitize(candidate)
+            )));
+            lines.push(Line::from(""));
+            for (k, what) in [
+                ("p", "the workspace path"),
+                ("t", "the tree id (the change that was verified)"),
+                ("d", "the diff against the base"),
+            ] {
+                lines.push(Line::from(vec![
+                    Span::styled(format!(" {k} "), t.key),
+                    Span::styled(format!(" {what}"), t.text),
+                ]));
+            }
+            lines.push(Line::from(Span::styled(
+                "through the terminal (OSC 52); some terminals ask first or need it enabled",
+                t.dim,
+            )));
+            " copy "
+        }
+        Dialog::Hazards { jump, hazards } => {
+            lines.push(Line::from(vec![Span::styled(
+                format!(
+                    "Opening a {} in {}'s workspace may run code the agent left:",
+                    jump.kind.name(),
+                    sanitize(&jump.candidate)
+                ),
+                t.warn,
+            )]));
+            for h in hazards.iter().take(8) {
+                lines.push(Line::from(Span::styled(
+                    format!("  {}", ellipsis(&sanitize(h), 74)),
+                    t.text,
+                )));
+            }
+            if hazards.len() > 8 {
+                lines.push(Line::from(Span::styled(
+                    format!("  … and {} more", hazards.len() - 8),
+                    t.dim,
+                )));
+            }
+            lines.push(Line::from(Span::styled(
+                "git's fsmonitor and hooks are switched off for it; other tools may still run these.",
+                t.dim,
+            )));
+            lines.push(Line::from(""));
+            lines.push(Line::from(vec![
+                Span::styled(" y ", t.key),
+                Span::styled(" open anyway   ", t.text),
+                Span::styled(" n ", t.key),
+                Span::styled(" no", t.text),
+            ]));
+            " files that run code "
+        }
         Dialog::Quit => {
             let running = app
                 .candidates
@@ -238,7 +294,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     lines.push(Line::from(""));
     lines.push(Line::from(Span::styled(
         match d {
-            Dialog::Quit | Dialog::Cancel { .. } => "",
+            Dialog::Quit | Dialog::Cancel { .. } | Dialog::Hazards { .. } => "",
+            Dialog::Copy { .. } => "Esc cancel",
             _ => "Enter confirm · Esc cancel",
         },
         t.dim,

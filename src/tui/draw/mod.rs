@@ -7,6 +7,7 @@ pub mod detail;
 pub mod dialog;
 pub mod diffview;
 pub mod help;
+pub mod home;
 pub mod statusbar;
 
 use super::app::{App, RunState, Screen};
