@@ -3,98 +3,20 @@
 //! pane. Steps poll the pane against a deadline, never sleep fixed times.
 
 use std::process::Command;
-use std::time::{Duration, Instant};
 
-struct Tmux {
-    socket: String,
-}
+mod common;
+use common::tmux::Tmux;
 
-impl Tmux {
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("running tmux (install it: apt-get install tmux)")
-    }
-
-    fn capture(&self) -> String {
-        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        for k in keys {
-            self.cmd(&["send-keys", "-t", "e2e", k]);
-        }
-    }
-
-    fn type_text(&self, s: &str) {
-        self.cmd(&["send-keys", "-t", "e2e", "-l", s]);
-    }
-
-    /// Wait until every needle is on screen; fail with the screen if not.
-    fn wait_for(&self, step: &str, needles: &[&str]) -> String {
-        let deadline = Instant::now() + Duration::from_secs(240);
-        loop {
-            let screen = self.capture();
-            if needles.iter().all(|n| screen.contains(n)) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("step `{step}`: {needles:?} not on screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-    }
-}
-
-/// `rascal demo --keep` in a fresh tmux server (200×50), in a clean
-/// environment: nothing from `cargo test` (CARGO_TARGET_DIR…) leaks into
-/// the demo's guardrail builds.
+/// `rascal demo --keep` in a fresh tmux server (200×50).
 fn start_demo(name: &str) -> Tmux {
-    assert!(
-        Command::new("tmux").arg("-V").output().is_ok(),
-        "tmux is needed for this test (.ci/run installs it)"
-    );
     let bin = env!("CARGO_BIN_EXE_rascal");
-    let t = Tmux {
-        socket: format!("rascal-e2e-{name}-{}", std::process::id()),
-    };
-    let mut keep = String::new();
-    for var in ["PATH", "HOME", "CARGO_HOME", "RUSTUP_HOME", "USER"] {
-        if let Ok(v) = std::env::var(var) {
-            keep.push_str(&format!("{var}='{v}' "));
-        }
-    }
-    let script = format!(
-        "env -i {keep} TERM=xterm-256color {bin} demo --keep; echo RASCAL-EXIT=$?; sleep 300"
-    );
-    let out = t.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "200",
-        "-y",
-        "50",
-        "sh",
-        "-c",
-        &script,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    t
+    Tmux::start(
+        name,
+        200,
+        50,
+        "",
+        &format!("{bin} demo --keep; echo RASCAL-EXIT=$?"),
+    )
 }
 
 /// The run id and the kept repository, from the screen after quitting.

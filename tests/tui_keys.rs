@@ -729,3 +729,48 @@ fn layer_detail_opens_on_the_first_failed_check() {
     assert_eq!(c.reports[ri].check, "banned-patterns");
     assert_eq!(c.reports[ri].status, Status::Fail);
 }
+
+#[test]
+fn jumping_out_asks_the_shell_and_a_hazard_needs_a_y() {
+    use rascal::tui::jump::{CopyWhat, JumpKind};
+    let mut app = fixture::app(2, true, false);
+    let fx = press_all(&mut app, &[Key::Char('1'), Key::Char('E')]);
+    let Some(Effect::Jump(j)) = fx.first() else {
+        panic!("E asks the shell to jump: {fx:?}")
+    };
+    assert_eq!(j.kind, JumpKind::Editor);
+    assert!(!j.confirmed, "the shell looks for hazards first");
+    assert_eq!(j.dir.to_string_lossy(), app.candidates[0].info.worktree);
+
+    // The shell found a planted fsmonitor: a dialog; Enter does not open.
+    update(
+        &mut app,
+        Action::JumpHazards(j.clone(), vec![".git/config: core.fsmonitor = x".into()]),
+    );
+    assert!(matches!(app.dialog, Some(Dialog::Hazards { .. })));
+    assert!(press(&mut app, Key::Enter).is_empty());
+    assert!(app.dialog.is_some());
+    let fx = press(&mut app, Key::Char('y'));
+    assert!(
+        matches!(fx.as_slice(), [Effect::Jump(j)] if j.confirmed && j.kind == JumpKind::Editor),
+        "{fx:?}"
+    );
+    assert!(app.dialog.is_none());
+
+    // S is the shell; y asks what to copy.
+    let fx = press(&mut app, Key::Char('S'));
+    assert!(matches!(fx.as_slice(), [Effect::Jump(j)] if j.kind == JumpKind::Shell));
+    press(&mut app, Key::Char('y'));
+    assert!(matches!(app.dialog, Some(Dialog::Copy { .. })));
+    let fx = press(&mut app, Key::Char('t'));
+    assert!(
+        matches!(
+            fx.as_slice(),
+            [Effect::Copy {
+                what: CopyWhat::Tree,
+                ..
+            }]
+        ),
+        "{fx:?}"
+    );
+}
