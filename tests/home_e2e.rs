@@ -67,7 +67,7 @@ fn home_screen_opens_starts_jumps_out_and_deletes_at_80x24() {
 
     // The home screen: the run, its state, the keys with `? help`.
     let s = t.wait_for("home", &["rascal-demo", "1 run", &first, "PASS"]);
-    let bar = s.lines().filter(|l| !l.trim().is_empty()).last().unwrap();
+    let bar = s.lines().rfind(|l| !l.trim().is_empty()).unwrap();
     assert!(bar.contains("?  help"), "status bar: {bar}\n{s}");
     assert!(s.contains("Add a `shout(name)`"), "{s}");
 
