@@ -6,7 +6,7 @@
 
 use super::args::{AttachArgs, ListArgs};
 use super::exit::{CliError, PASS};
-use super::shared::{current_exe, open_store};
+use super::shared::{current_exe, open_store_read};
 use crate::tui::home::{update, Home, HomeAction, HomeEffect, HomeRow};
 use crate::tui::keys::Key;
 use crate::tui::Theme;
@@ -98,7 +98,7 @@ fn configured(repo: &git2::Repository) -> (Result<Vec<String>, String>, String) 
 
 /// The runs as the home screen shows them.
 fn rows(dir: &Path) -> Result<Vec<HomeRow>, CliError> {
-    let store = open_store(dir)?;
+    let store = open_store_read(dir)?;
     let repo = crate::git::workspace::open(dir).map_err(|e| CliError::Usage(e.to_string()))?;
     let files = crate::git::workspace::files_dir(&repo);
     Ok(store

@@ -4,12 +4,12 @@
 
 use super::args::ListArgs;
 use super::exit::{CliError, ESCALATED, PASS};
-use super::shared::{open_store, say};
+use super::shared::{open_store_read, say};
 use crate::text::{ellipsis, sanitize};
 use std::path::Path;
 
 pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
-    let store = open_store(dir)?;
+    let store = open_store_read(dir)?;
     let runs = store.list()?;
     if args.json {
         say!(

@@ -2,12 +2,12 @@
 
 use super::args::ReportArgs;
 use super::exit::{CliError, PASS};
-use super::shared::{note_unchained, open_store, say};
+use super::shared::{note_unchained, open_store_read, say};
 use std::path::Path;
 
 pub fn report(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     // Refused when the run's record was changed after it was written.
-    let summary = open_store(dir)?.summary(&args.run)?;
+    let summary = open_store_read(dir)?.summary(&args.run)?;
     note_unchained(&args.run, summary.journal.as_ref());
     say!("{}", crate::output::report::render(&summary, args.format));
     Ok(PASS)

@@ -39,6 +39,30 @@ pub fn open_store(dir: &Path) -> Result<Store, CliError> {
     Ok(store)
 }
 
+/// The run store for reading (`list`, `show`, `report`, `verify`): as
+/// `open_store`, or — when the store cannot be written (read-only, disk
+/// full) — opened read-only, with a note on stderr that runs whose rascal
+/// died are not marked as such.
+pub fn open_store_read(dir: &Path) -> Result<Store, CliError> {
+    match open_store(dir) {
+        Ok(s) => Ok(s),
+        Err(CliError::Store(e)) => {
+            let repo = workspace::open(dir)?;
+            match Store::open_read(&Store::path_in(&workspace::state_dir(&repo))) {
+                Ok(store) => {
+                    eprintln!(
+                        "rascal: the run store cannot be written ({}); reading it as it is",
+                        e.to_string().lines().next().unwrap_or("")
+                    );
+                    Ok(store)
+                }
+                Err(_) => Err(CliError::Store(e)),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// Say on stderr that `run`'s journal predates the chain, so its record
 /// could not be checked (a run of an older rascal).
 pub fn note_unchained(run: &str, head: Option<&ChainHead>) {

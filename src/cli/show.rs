@@ -3,14 +3,14 @@
 
 use super::args::ShowArgs;
 use super::exit::{CliError, FAIL};
-use super::shared::{note_unchained, open_store, out, say};
+use super::shared::{note_unchained, open_store_read, out, say};
 use crate::model::summary::RunSummary;
 use crate::output::printer::Printer;
 use std::path::Path;
 
 pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
     let ShowArgs { run, json, quiet } = args;
-    let store = open_store(dir)?;
+    let store = open_store_read(dir)?;
     // Refused when the run's record was changed after it was written.
     let (events, head) = store.verified_events(&run)?;
     note_unchained(&run, Some(&head));

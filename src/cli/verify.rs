@@ -4,13 +4,13 @@
 
 use super::args::VerifyArgs;
 use super::exit::{CliError, FAIL, PASS};
-use super::shared::{open_store, say};
+use super::shared::{open_store_read, say};
 use crate::store::StoreError;
 use std::path::Path;
 
 pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
     let VerifyArgs { run, expect, json } = args;
-    let store = open_store(dir)?;
+    let store = open_store_read(dir)?;
     let head = match store.verify_chain(&run) {
         Ok(head) => head,
         Err(StoreError::Tampered(b)) => {

@@ -59,7 +59,7 @@ pub async fn execute_with(
         LauncherKind::Process => Arc::new(ProcessLauncher),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
     };
-    let (journal, writer) = spawn_journal(store, run.clone(), subscriber);
+    let (journal, writer) = spawn_journal(store, run.clone(), subscriber, cancel.clone());
     if resume.is_none() && retry.is_none() {
         journal.emit(RunEvent::RunStarted {
             run: run.clone(),

@@ -173,6 +173,51 @@ impl Store {
         })
     }
 
+    /// Open for reading only, for `list`, `show`, `report` and `verify`
+    /// on a store that cannot be written (a read-only directory, a full
+    /// disk): a normal open first, then SQLite's read-only mode, then its
+    /// immutable mode (a read-only directory cannot hold the WAL's shared
+    /// memory file). Returns the error of the normal open when neither
+    /// reads.
+    pub fn open_read(path: &Path) -> Result<Store> {
+        let first = match Store::open(path) {
+            Ok(s) => return Ok(s),
+            Err(e) => e,
+        };
+        if !path.is_file() {
+            return Err(first);
+        }
+        let escaped: String = path
+            .to_string_lossy()
+            .chars()
+            .map(|c| match c {
+                '%' => "%25".to_string(),
+                '?' => "%3f".to_string(),
+                '#' => "%23".to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+        for mode in ["mode=ro", "immutable=1"] {
+            let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY
+                | rusqlite::OpenFlags::SQLITE_OPEN_URI
+                | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+            let Ok(conn) = Connection::open_with_flags(format!("file:{escaped}?{mode}"), flags)
+            else {
+                continue;
+            };
+            if conn
+                .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0))
+                .is_ok()
+            {
+                return Ok(Store {
+                    conn,
+                    path: path.to_path_buf(),
+                });
+            }
+        }
+        Err(first)
+    }
+
     fn err(&self, source: rusqlite::Error) -> StoreError {
         StoreError::Sqlite {
             path: self.path.clone(),
