@@ -146,32 +146,31 @@ pub fn execute(
         });
         let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel));
         let mut printer = Printer::new(logs);
-        let mut events = Vec::new();
+        // Folded as they come, never retained: a flood of log lines costs
+        // the printer's line, not memory.
+        let mut summary = RunSummary::new();
         for ev in earlier {
             if !json {
                 out(printer.render(&ev));
             }
-            events.push(ev);
+            summary.apply(&ev);
         }
         while let Some(ev) = rx.recv().await {
             if !json {
                 out(printer.render(&ev));
             }
-            events.push(ev);
+            summary.apply(&ev);
         }
         let outcome = pipeline
             .await
             .map_err(|e| CliError::Usage(format!("internal error: {e}")))??;
         if json {
-            let summary = RunSummary::from_events(&events);
             say!(
                 "{}",
                 serde_json::to_string_pretty(&summary).unwrap_or_default()
             );
         } else {
-            out(crate::output::printer::state_lines(
-                &RunSummary::from_events(&events),
-            ));
+            out(crate::output::printer::state_lines(&summary));
             if replay {
                 say!("replay: rascal show {}", outcome.run);
             }
