@@ -2,6 +2,8 @@
 //! directories, and the real `rascal` binary.
 #![allow(dead_code)]
 
+pub mod docker;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
