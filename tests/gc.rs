@@ -265,6 +265,10 @@ fn keep_selected_keeps_the_chosen_candidate_so_it_can_still_be_finalized() {
     let run = two_candidate_run(&t);
     let o = t.rascal(&["select", &run, "careful"]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // A build cache of its checks (rebuilt when needed) is not kept.
+    let cache = run_files(&t, &run).join("careful/build-cache/debug");
+    std::fs::create_dir_all(&cache).unwrap();
+    std::fs::write(cache.join("libfoo.rlib"), vec![0u8; 100_000]).unwrap();
     backdate(&t, &run, 10);
     let o = t.rascal(&["gc", "--keep-selected", "--forget"]);
     let out = stdout(&o);
@@ -282,6 +286,8 @@ fn keep_selected_keeps_the_chosen_candidate_so_it_can_still_be_finalized() {
     assert!(workspaces(&t, &run).join("careful/src/b.rs").exists());
     assert!(!workspaces(&t, &run).join("hasty").exists());
     assert!(run_files(&t, &run).join("careful/agent.log").exists());
+    assert!(run_files(&t, &run).join("careful/artifacts").exists());
+    assert!(!run_files(&t, &run).join("careful/build-cache").exists());
     assert!(!run_files(&t, &run).join("hasty").exists());
     // The kept candidate is still finalized as it was verified.
     let o = t.rascal(&["finalize", &run]);
@@ -578,4 +584,60 @@ fn a_stopped_container_of_an_old_run_is_removed_by_its_labels() {
     );
     assert!(mine().is_empty(), "container removed");
     assert!(!workspaces(&t, &run).exists());
+}
+
+#[test]
+fn an_interrupted_run_whose_container_still_runs_counts_as_running() {
+    let Some(e) = common::docker::engine() else {
+        return;
+    };
+    let agent = format!(
+        "launcher: docker\nagents:\n  slow: {{ runtime: command, image: \"{}\", command: [\"sh\", \"-c\", \"echo started; sleep 60\"], network: none }}\n",
+        common::docker::IMAGE
+    );
+    let t = TestRepo::new(&[(".rascal/config.yaml", &agent), ("README.md", "hello\n")]);
+    let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "slow", "--headless"]);
+    let run = common::wait_for_running_run(&t, 60);
+    let containers = || {
+        e.rt.block_on(rascal::exec::launch::docker::list_rascal_containers(
+            &e.docker,
+            Some(&run),
+        ))
+        .unwrap()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !containers()
+        .iter()
+        .any(|c| c.state.map(|s| s.to_string()).as_deref() == Some("running"))
+    {
+        assert!(std::time::Instant::now() < deadline, "container never ran");
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // rascal dies without any cleanup; its container goes on.
+    child.kill().unwrap();
+    child.wait().unwrap();
+    backdate(&t, &run, 30);
+    let o = t.rascal(&["gc", "--older-than", "0s", "--forget"]);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    let name = rascal::exec::launch::docker::container_name(&run, "slow");
+    assert!(
+        out.contains(&format!(
+            "kept {run} (running: container {name} is running)"
+        )),
+        "{out}"
+    );
+    assert!(workspaces(&t, &run).join("slow").exists());
+    assert!(list_line(&t, &run).contains("INTERRUPTED"));
+    for c in containers() {
+        e.rt.block_on(rascal::exec::launch::docker::remove(
+            &e.docker,
+            &c.id.unwrap(),
+        ))
+        .unwrap();
+    }
+    // Once it is gone, the run is collected.
+    let o = t.rascal(&["gc", "--older-than", "0s"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(!workspaces(&t, &run).exists(), "{}", stdout(&o));
 }

@@ -104,44 +104,37 @@ pub fn lines(o: &Outcome) -> Vec<String> {
         .max(13);
     let mut lines = Vec::new();
     let mut kept_lines = Vec::new();
-    let (mut cleaned, mut kept) = (0, 0);
+    let (mut cleaned, mut partly, mut kept) = (0, 0, 0);
     for r in &o.plan.runs {
-        let mut line = String::new();
+        match (r.remove.is_empty(), r.kept.is_empty()) {
+            (false, true) => cleaned += 1,
+            (false, false) => partly += 1,
+            (true, false) => kept += 1,
+            (true, true) => {}
+        }
+        let records = match &r.records {
+            Records::Forget if o.forgotten.contains(&r.run) => " · records forgotten",
+            Records::Forget if o.dry_run => " · would forget its records",
+            Records::Refused(why) => {
+                kept_lines.push(format!("kept the records of {} ({why})", r.run));
+                ""
+            }
+            _ => "",
+        };
         if !r.remove.is_empty() {
-            cleaned += 1;
-            line = format!(
-                "{:<width$}  {verb} {:>10}  {}",
+            lines.push(format!(
+                "{:<width$}  {verb} {:>10}  {}{}{records}",
                 r.run,
                 human(o.freed(Some(&r.run))),
-                what(&r.remove)
-            );
-            if !r.recorded {
-                line.push_str(" (no record names this run)");
-            }
-        }
-        match &r.records {
-            Records::Forget if o.dry_run => line.push_str(" · would forget its records"),
-            Records::Forget if o.forgotten.contains(&r.run) => {
-                line.push_str(" · records forgotten")
-            }
-            Records::Refused(why) => {
-                kept_lines.push(format!("kept the records of {} ({why})", r.run))
-            }
-            _ => {}
-        }
-        if line.is_empty() && r.records == Records::Forget {
-            line = format!("{:<width$}  records only", r.run);
-            if o.forgotten.contains(&r.run) {
-                line.push_str(" · records forgotten");
-            } else if o.dry_run {
-                line.push_str(" · would forget its records");
-            }
-        }
-        if !line.is_empty() {
-            lines.push(line);
-        }
-        if !r.kept.is_empty() && r.remove.is_empty() {
-            kept += 1;
+                what(&r.remove),
+                if r.recorded {
+                    ""
+                } else {
+                    " (no record names this run)"
+                },
+            ));
+        } else if !records.is_empty() {
+            lines.push(format!("{:<width$}  nothing on disk{records}", r.run));
         }
         for k in &r.kept {
             let who = k
@@ -184,11 +177,15 @@ pub fn lines(o: &Outcome) -> Vec<String> {
     let total = if o.plan.runs.iter().all(|r| r.remove.is_empty()) && o.plan.caches.is_empty() {
         format!("nothing to remove: no finished run {scope} has files left")
     } else {
+        let in_part = if partly > 0 {
+            format!(", {partly} in part")
+        } else {
+            String::new()
+        };
         format!(
-            "{verb} {} in total ({} cleaned, {} kept)",
+            "{verb} {} in total ({} cleaned{in_part}, {kept} kept)",
             human(o.total_freed()),
             crate::text::plural(cleaned as u64, "run"),
-            kept
         )
     };
     lines.push(total);
@@ -349,7 +346,7 @@ mod tests {
                 "kept r-20261130-1a2b careful (selected; --keep-selected) · 1.0 MiB",
                 "kept r-20261130-5e6f (running: its rascal (pid 42) is running it) · 512 B",
                 "store            3.0 MiB → 1.0 MiB (compacted)",
-                "freed 2.0 MiB in total (1 run cleaned, 1 kept)",
+                "freed 2.0 MiB in total (0 runs cleaned, 1 in part, 1 kept)",
             ]
         );
     }

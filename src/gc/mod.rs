@@ -265,54 +265,82 @@ fn entries(dir: &Path) -> Vec<String> {
     names
 }
 
-/// The items of one run under `parent/<run>`: one per entry, as `kind`
-/// (a candidate's when `is_candidate` says so), or the directory itself
-/// when it is empty.
-fn dir_items(
-    parent: &Path,
-    run: &str,
-    kind: Kind,
-    is_candidate: impl Fn(&str) -> bool,
-) -> Vec<(Item, Option<i64>)> {
-    let dir = parent.join(run);
-    let names = entries(&dir);
+/// Entries of a candidate's run files that are rebuilt when needed (the
+/// check copies and build caches): never kept for a selection.
+const CANDIDATE_CACHES: [&str; 3] = ["build-cache", "holdout-build-cache", "checks"];
+
+type Found = (Item, Option<i64>);
+
+/// The entries of directory `dir` as items of `kind`, each belonging to
+/// the candidate `owner` names (or the directory itself, when it is
+/// empty), with the blocks of `dir` itself (0 when it is its own item).
+fn dir_items(dir: &Path, kind: Kind, owner: &dyn Fn(&str) -> Option<String>) -> (Vec<Found>, u64) {
+    let names = entries(dir);
     if names.is_empty() {
-        let u = disk::usage(&dir);
+        let u = disk::usage(dir);
         if !u.exists() {
-            return Vec::new();
+            return (Vec::new(), 0);
         }
-        return vec![(
-            Item {
-                kind,
-                candidate: None,
-                target: Target::Path(dir),
-                bytes: u.bytes,
-            },
-            u.newest_ms,
-        )];
+        let item = Item {
+            kind,
+            candidate: None,
+            target: Target::Path(dir.to_path_buf()),
+            bytes: u.bytes,
+        };
+        return (vec![(item, u.newest_ms)], 0);
     }
-    // The directory's own blocks count with its first entry, so the
-    // entries add up to what the directory takes (it goes once they have).
-    let mut own = std::fs::symlink_metadata(&dir)
+    let own = std::fs::symlink_metadata(dir)
         .map(|m| std::os::unix::fs::MetadataExt::blocks(&m) * 512)
         .unwrap_or(0);
-    names
+    let items = names
         .into_iter()
         .map(|name| {
             let path = dir.join(&name);
             let u = disk::usage(&path);
-            let candidate = is_candidate(&name).then_some(name);
-            (
-                Item {
-                    kind,
-                    candidate,
-                    target: Target::Path(path),
-                    bytes: u.bytes + std::mem::take(&mut own),
-                },
-                u.newest_ms,
-            )
+            let item = Item {
+                kind,
+                candidate: owner(&name),
+                target: Target::Path(path),
+                bytes: u.bytes,
+            };
+            (item, u.newest_ms)
         })
-        .collect()
+        .collect();
+    (items, own)
+}
+
+/// A directory's own blocks count with its first item, so the items add
+/// up to what the directory takes (it goes once they have).
+fn with_own((mut items, own): (Vec<Found>, u64)) -> Vec<Found> {
+    if let Some((first, _)) = items.first_mut() {
+        first.bytes += own;
+    }
+    items
+}
+
+/// The items of run `run`'s files in `runs/<run>`: per candidate, each
+/// entry of its directory (its log, artifacts, attempts: the candidate's;
+/// its check copies and build caches: no one's), and the run's own files.
+fn run_file_items(runs: &Path, run: &str, candidates: &BTreeSet<String>) -> Vec<Found> {
+    let (top, own) = dir_items(&runs.join(run), Kind::RunFiles, &|n| {
+        candidates.contains(n).then(|| n.to_string())
+    });
+    let mut out = Vec::new();
+    for (item, newest) in top {
+        let candidate_dir = match (&item.candidate, &item.target) {
+            (Some(c), Target::Path(p)) if p.is_dir() && !p.is_symlink() => {
+                Some((c.clone(), p.clone()))
+            }
+            _ => None,
+        };
+        match candidate_dir {
+            Some((c, dir)) => out.extend(with_own(dir_items(&dir, Kind::RunFiles, &|n| {
+                (!CANDIDATE_CACHES.contains(&n)).then(|| c.clone())
+            }))),
+            None => out.push((item, newest)),
+        }
+    }
+    with_own((out, own))
 }
 
 /// Whether `pid` is a rascal process other than this one, still alive (a
@@ -399,17 +427,19 @@ fn gather(
             .into_iter()
             .chain(store.candidate_ids(&id)?)
             .collect();
+        let by_name = |n: &str| Some(n.to_string());
         let mut items = Vec::new();
-        items.extend(dir_items(
-            &files.join("workspaces"),
-            &id,
+        items.extend(with_own(dir_items(
+            &files.join("workspaces").join(&id),
             Kind::Workspace,
-            |_| true,
-        ));
-        items.extend(dir_items(&files.join("runs"), &id, Kind::RunFiles, |n| {
-            candidates.contains(n)
-        }));
-        items.extend(dir_items(&legacy, &id, Kind::LegacyWorktree, |_| true));
+            &by_name,
+        )));
+        items.extend(run_file_items(&files.join("runs"), &id, &candidates));
+        items.extend(with_own(dir_items(
+            &legacy.join(&id),
+            Kind::LegacyWorktree,
+            &by_name,
+        )));
         let newest = items.iter().filter_map(|(_, n)| *n).max();
         let mut items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
         items.extend(branches.iter().filter(|(run, _, _)| run == &id).map(
@@ -526,9 +556,11 @@ fn carry_out(
                 });
             }
         }
-        for parent in [files.join("workspaces"), files.join("runs"), legacy.clone()] {
-            // Only when empty: what was kept stays.
-            let _ = std::fs::remove_dir(parent.join(&run.run));
+        let roots = [files.join("workspaces"), files.join("runs"), legacy.clone()];
+        for item in &run.remove {
+            if let Target::Path(p) = &item.target {
+                remove_emptied(p, &roots);
+            }
         }
         if run.records == Records::Forget {
             if failures.len() > before {
@@ -572,6 +604,21 @@ fn carry_out(
     }
     out.failures = failures;
     out.forgotten = forgotten;
+}
+
+/// Remove the directories above `path` that its removal left empty, up
+/// to (not including) the root it is under. What was kept stays.
+fn remove_emptied(path: &Path, roots: &[PathBuf]) {
+    let mut dir = path.parent();
+    while let Some(d) = dir {
+        if roots.iter().any(|r| r == d) || !roots.iter().any(|r| d.starts_with(r)) {
+            return;
+        }
+        if std::fs::remove_dir(d).is_err() {
+            return;
+        }
+        dir = d.parent();
+    }
 }
 
 /// How a target is named in messages.
