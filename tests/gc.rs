@@ -316,6 +316,7 @@ fn forget_deletes_every_record_of_the_runs_it_collects_and_only_theirs() {
     assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
     assert!(out.contains(&format!("{gone}  freed")), "{out}");
     assert!(out.contains("records forgotten"), "{out}");
+    assert!(out.contains("; forgot the records of 1 run"), "{out}");
     let conn = db(&t);
     for (table, col) in [
         ("runs", "id"),

@@ -6,6 +6,7 @@ use super::shared::{open_store, out};
 use crate::gc::disk::human;
 use crate::gc::plan::{span, Item, Kind, Records, Target};
 use crate::gc::{Compaction, GcError, Outcome, Request};
+use crate::text::plural;
 use std::path::Path;
 use std::time::Duration;
 
@@ -173,9 +174,28 @@ pub fn lines(o: &Outcome) -> Vec<String> {
     for n in &o.notes {
         lines.push(format!("note: {n}"));
     }
-    let scope = format!("last active {} ago or more", span(o.older_than));
+    let forgot = match o.forgotten.len() {
+        0 if o.dry_run => {
+            let n = o
+                .plan
+                .runs
+                .iter()
+                .filter(|r| r.records == Records::Forget)
+                .count();
+            match n {
+                0 => String::new(),
+                n => format!("; would forget the records of {}", plural(n as u64, "run")),
+            }
+        }
+        0 => String::new(),
+        n => format!("; forgot the records of {}", plural(n as u64, "run")),
+    };
     let total = if o.plan.runs.iter().all(|r| r.remove.is_empty()) && o.plan.caches.is_empty() {
-        format!("nothing to remove: no finished run {scope} has files left")
+        let scope = match o.older_than.is_zero() {
+            true => String::new(),
+            false => format!(" last active {} ago or more", span(o.older_than)),
+        };
+        format!("nothing to remove: no finished run{scope} has files left{forgot}")
     } else {
         let in_part = if partly > 0 {
             format!(", {partly} in part")
@@ -183,9 +203,9 @@ pub fn lines(o: &Outcome) -> Vec<String> {
             String::new()
         };
         format!(
-            "{verb} {} in total ({} cleaned{in_part}, {kept} kept)",
+            "{verb} {} in total ({} cleaned{in_part}, {kept} kept){forgot}",
             human(o.total_freed()),
-            crate::text::plural(cleaned as u64, "run"),
+            plural(cleaned as u64, "run"),
         )
     };
     lines.push(total);
