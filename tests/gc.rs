@@ -378,20 +378,30 @@ fn an_older_rascals_wt_branches_go_and_finalized_branches_stay() {
     let run = two_candidate_run(&t);
     assert_eq!(code(&t.rascal(&["select", &run, "careful"])), 0);
     assert_eq!(code(&t.rascal(&["finalize", &run])), 0);
+    // What an older rascal left of its run: a git worktree under
+    // .git/rascal/worktrees/ on branch rascal/wt/<run>/<candidate> (git
+    // refuses to delete a branch a worktree has checked out), and the
+    // branch of a candidate whose worktree is gone.
     let head = t.repo.head().unwrap().peel_to_commit().unwrap();
-    for name in [
-        "rascal/wt/r-20240101-0a0a/claude",
-        "rascal/wt/r-20240101-0a0a/codex",
-    ] {
-        t.repo.branch(name, &head, false).unwrap();
-    }
-    // An older rascal's worktree directory of that run.
+    let branch = t
+        .repo
+        .branch("rascal/wt/r-20240101-0a0a/claude", &head, false)
+        .unwrap();
+    t.repo
+        .branch("rascal/wt/r-20240101-0a0a/codex", &head, false)
+        .unwrap();
     let legacy = t
         .path()
         .join(".git/rascal/worktrees/r-20240101-0a0a/claude");
-    std::fs::create_dir_all(&legacy).unwrap();
-    std::fs::write(legacy.join("file"), "x").unwrap();
-    filetime_back(&legacy, 3600);
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    let mut opts = git2::WorktreeAddOptions::new();
+    let reference = branch.into_reference();
+    opts.reference(Some(&reference));
+    t.repo
+        .worktree("r-20240101-0a0a-claude", &legacy, Some(&opts))
+        .unwrap();
+    assert!(legacy.join("src/a.rs").exists());
+    filetime_back(legacy.parent().unwrap(), 3600);
     let o = t.rascal(&["gc", "--older-than", "0s"]);
     let out = stdout(&o);
     assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
@@ -411,6 +421,7 @@ fn an_older_rascals_wt_branches_go_and_finalized_branches_stay() {
         !names.iter().any(|n| n.starts_with("rascal/wt/")),
         "{names:?}"
     );
+    assert_eq!(t.repo.worktrees().unwrap().len(), 0, "registration pruned");
     assert!(names.contains(&format!("rascal/add-b-{run}")), "{names:?}");
 }
 
