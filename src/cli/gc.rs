@@ -19,8 +19,9 @@ pub struct GcArgs {
     /// this long ago: `7d` (the default), `12h`, `0s` (every finished run).
     #[arg(long, value_name = "AGE", value_parser = parse_age)]
     pub older_than: Option<Duration>,
-    /// Keep the selected candidate's workspace and run files of runs that
-    /// have a selection but were not finalized (so they can still be).
+    /// Keep the selected candidate's workspace, log and artifacts (not its
+    /// build caches) of runs that have a selection but were not finalized,
+    /// so they can still be.
     #[arg(long)]
     pub keep_selected: bool,
     /// Print what would be removed and freed; remove nothing.
