@@ -9,7 +9,8 @@
 //! (repositories, workspaces, diffs) → `exec` (commands, launchers) →
 //! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
 //! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
-//! one orchestrator) → `finalize`, `doctor` → `tui` → `cli`.
+//! one orchestrator) → `gc` (cleaning up after runs) → `finalize`,
+//! `doctor` → `tui` → `cli`.
 
 pub mod digest;
 
@@ -32,6 +33,8 @@ pub mod store;
 pub mod output;
 
 pub mod pipeline;
+
+pub mod gc;
 
 pub mod finalize;
 

@@ -65,6 +65,10 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Run the bundled sample: three scripted agents on a sample repository.
     Demo(DemoArgs),
+    /// Remove what finished runs left behind (workspaces, run files, stopped
+    /// containers, stale caches) and compact the store. Run records are
+    /// kept unless --forget; finalized branches are never touched.
+    Gc(super::gc::GcArgs),
     #[command(name = "__scripted-agent", hide = true)]
     ScriptedAgent(ScriptedAgentArgs),
 }

@@ -75,6 +75,15 @@ pub fn finalize_run(
             );
         }
     }
+    // The other candidates' workspaces it removed; one it could not remove
+    // is a warning (said even when quiet), never a failed finalize.
+    for line in f.workspaces.lines() {
+        match line.strip_prefix("warning: ") {
+            Some(w) => eprintln!("rascal: warning: {w}"),
+            None if !quiet => say!("{line}"),
+            None => {}
+        }
+    }
     Ok(PASS)
 }
 

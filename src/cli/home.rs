@@ -108,7 +108,7 @@ fn rows(dir: &Path) -> Result<Vec<HomeRow>, CliError> {
             let ws = files.join("workspaces").join(&r.id);
             let run_dir = files.join("runs").join(&r.id);
             let workspaces = ws.is_dir();
-            let disk = Some(size(&ws) + size(&run_dir));
+            let disk = Some(crate::gc::disk::usage_of(&[&ws, &run_dir]).bytes);
             HomeRow {
                 tampered: r.broken_event.is_some(),
                 id: r.id,
@@ -188,25 +188,12 @@ fn delete_workspaces(dir: &Path, run: &str) -> String {
     }
     let files = crate::git::workspace::files_dir(&repo);
     let ws = files.join("workspaces").join(run);
-    let freed = size(&ws);
-    match crate::git::workspace::remove_workspaces(&files, run) {
+    let freed = crate::gc::disk::usage(&ws).bytes;
+    match crate::gc::disk::remove(&ws) {
         Ok(()) => format!(
             "removed {run}'s workspaces ({})",
-            crate::tui::draw::home::bytes(freed)
+            crate::gc::disk::human(freed)
         ),
         Err(e) => format!("could not remove {run}'s workspaces: {e}"),
     }
-}
-
-/// Bytes of the files under `path` (links not followed; 0 when missing).
-fn size(path: &Path) -> u64 {
-    let Ok(meta) = path.symlink_metadata() else {
-        return 0;
-    };
-    if !meta.is_dir() {
-        return meta.len();
-    }
-    std::fs::read_dir(path)
-        .map(|it| it.flatten().map(|e| size(&e.path())).sum())
-        .unwrap_or(0)
 }

@@ -1,6 +1,8 @@
 //! `rascal list`: the runs recorded in this repository, each verdict read
 //! from the run's checked journal: a run whose record was changed after it
-//! was written shows as TAMPERED.
+//! was written shows as TAMPERED. The DISK column (`disk_bytes`) is what
+//! the run's workspaces and run files take (`–` once `rascal gc` removed
+//! them).
 
 use super::args::ListArgs;
 use super::exit::{CliError, ESCALATED, PASS};
@@ -8,13 +10,31 @@ use super::shared::{open_store_read, say};
 use crate::text::{ellipsis, sanitize};
 use std::path::Path;
 
+/// A run as `--json` lists it: its row and its disk use.
+#[derive(serde::Serialize)]
+struct Listed<'a> {
+    #[serde(flatten)]
+    row: &'a crate::store::RunRow,
+    disk_bytes: u64,
+}
+
 pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
     let store = open_store_read(dir)?;
     let runs = store.list()?;
+    let repo = crate::git::workspace::open(dir)?;
+    let disk: Vec<u64> = runs
+        .iter()
+        .map(|r| crate::gc::run_disk(&repo, &r.id))
+        .collect();
     if args.json {
+        let listed: Vec<Listed> = runs
+            .iter()
+            .zip(&disk)
+            .map(|(row, &disk_bytes)| Listed { row, disk_bytes })
+            .collect();
         say!(
             "{}",
-            serde_json::to_string_pretty(&runs).unwrap_or_default()
+            serde_json::to_string_pretty(&listed).unwrap_or_default()
         );
         return Ok(PASS);
     }
@@ -23,15 +43,21 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
         return Ok(PASS);
     }
     say!(
-        "{:<17} {:<11} {:<12} {:>4}  {:<8}  task",
+        "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  task",
         "RUN",
         "STATUS",
         "STATE",
         "CAND",
+        "DISK",
         "BASE"
     );
     let unchained = runs.iter().any(|r| r.chain == "unchained");
-    for r in &runs {
+    for (r, &bytes) in runs.iter().zip(&disk) {
+        let disk = if bytes == 0 {
+            "–".to_string()
+        } else {
+            crate::gc::disk::human(bytes)
+        };
         let mark = if r.chain == "unchained" { "*" } else { "" };
         // The state folded from the journal: a run still being driven is
         // RUNNING, never a verdict an earlier attempt had.
@@ -50,11 +76,12 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
             _ => String::new(),
         };
         say!(
-            "{:<17} {:<11} {:<12} {:>4}  {:<8}  {}{decided}",
+            "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  {}{decided}",
             r.id,
             r.status,
             state,
             r.candidates,
+            disk,
             &r.base[..r.base.len().min(8)],
             ellipsis(&sanitize(r.instruction.lines().next().unwrap_or("")), 60)
         );

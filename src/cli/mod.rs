@@ -10,6 +10,7 @@ pub mod demo;
 pub mod doctor;
 pub mod exit;
 pub mod finalize;
+pub mod gc;
 pub mod home;
 pub mod list;
 pub mod report;
@@ -44,6 +45,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Show(a) => show::show(&dir, a),
         Command::Verify(a) => verify::verify(&dir, a),
         Command::Demo(a) => demo::demo(a),
+        Command::Gc(a) => gc::gc(&dir, a),
         Command::ScriptedAgent(a) => scripted_agent::scripted_agent(&dir, a),
     }
 }

@@ -1,5 +1,6 @@
-//! Durations in config files: `500ms`, `90s`, `5m`, `1h`, `1h30m`. Anything
-//! else ("5 minutes", "-1s", "") is an error saying what is allowed.
+//! Durations in config files and flags: `500ms`, `90s`, `5m`, `1h`, `1h30m`,
+//! `7d`. Anything else ("5 minutes", "-1s", "") is an error saying what is
+//! allowed.
 
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
@@ -28,7 +29,7 @@ impl From<Dur> for String {
     }
 }
 
-const ALLOWED: &str = "expected a duration like 500ms, 90s, 5m, 1h or 1h30m";
+const ALLOWED: &str = "expected a duration like 500ms, 90s, 5m, 1h, 1h30m or 7d";
 
 impl TryFrom<serde_yaml::Value> for Dur {
     type Error = String;
@@ -46,13 +47,29 @@ impl TryFrom<serde_yaml::Value> for Dur {
 }
 
 /// The units a config may use, largest first.
-const UNITS: [&str; 4] = ["h", "m", "s", "ms"];
+const UNITS: [&str; 5] = ["d", "h", "m", "s", "ms"];
 
-/// Parse `1h30m`, `90s`, `500ms`…: numbers each followed by one of the units
-/// `h`, `m`, `s`, `ms`, no spaces, each unit at most once and from the
-/// largest to the smallest. `humantime` does the arithmetic; the stricter
-/// shape is checked here so that `5 minutes` or `1h30m30m` are refused.
+/// Parse `1h30m`, `90s`, `500ms`, `7d`…: numbers each followed by one of
+/// the units `d`, `h`, `m`, `s`, `ms`, no spaces, each unit at most once
+/// and from the largest to the smallest. `humantime` does the arithmetic;
+/// the stricter shape is checked here so that `5 minutes` or `1h30m30m`
+/// are refused. Zero is refused: a timeout of nothing is a mistake.
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
+    let total = parse_span(s)?;
+    if total.is_zero() {
+        return Err(format!("duration `{s}` is zero: {ALLOWED}"));
+    }
+    Ok(Dur(total))
+}
+
+/// An age, as `rascal gc --older-than` takes it: a duration of the same
+/// shape as [`parse_duration`]'s, where zero (`0s`) is allowed and means
+/// "any age".
+pub fn parse_age(s: &str) -> Result<Duration, String> {
+    parse_span(s)
+}
+
+fn parse_span(s: &str) -> Result<Duration, String> {
     let t = s.trim();
     if t.is_empty() {
         return Err(format!("empty duration: {ALLOWED}"));
@@ -96,10 +113,7 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
         }
         e => format!("invalid duration `{s}`: {e}; {ALLOWED}"),
     })?;
-    if total.is_zero() {
-        return Err(format!("duration `{s}` is zero: {ALLOWED}"));
-    }
-    Ok(Dur(total))
+    Ok(total)
 }
 
 #[cfg(test)]
@@ -141,7 +155,7 @@ mod tests {
             "",
             "-1s",
             "10",
-            "1d",
+            "1w",
             "s",
             "0s",
             "1.5s",
@@ -150,6 +164,27 @@ mod tests {
             "1h30",
         ] {
             assert!(parse_duration(bad).is_err(), "{bad} should be refused");
+        }
+    }
+
+    #[test]
+    fn days_are_a_unit_and_an_age_may_be_zero() {
+        assert_eq!(
+            parse_duration("7d").unwrap().get(),
+            Duration::from_secs(7 * 86_400)
+        );
+        assert_eq!(
+            parse_duration("1d12h").unwrap().get(),
+            Duration::from_secs(36 * 3_600)
+        );
+        assert!(parse_duration("12h1d")
+            .unwrap_err()
+            .contains("`d` comes after `h`"));
+        assert_eq!(parse_age("0s").unwrap(), Duration::ZERO);
+        assert_eq!(parse_age("30d").unwrap(), Duration::from_secs(30 * 86_400));
+        for bad in ["", "0", "-1d", "7 days", "1w"] {
+            let e = parse_age(bad).unwrap_err();
+            assert!(e.contains("7d"), "{bad}: {e}");
         }
     }
 
@@ -171,7 +206,7 @@ mod tests {
 
     #[test]
     fn errors_say_what_is_allowed() {
-        for bad in ["5 minutes", "", "1d", "0s"] {
+        for bad in ["5 minutes", "", "1w", "0s"] {
             let e = parse_duration(bad).unwrap_err();
             assert!(e.contains("90s") && e.contains("1h30m"), "{bad}: {e}");
         }

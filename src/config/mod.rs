@@ -220,6 +220,12 @@ pub struct MainConfig {
     /// TUI theme name (`--theme` wins).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub theme: Option<String>,
+    /// Keep every candidate's workspace after `finalize` (default false:
+    /// finalize removes the workspaces of the candidates it did not commit
+    /// and keeps the finalized one's). `rascal gc` removes old runs'
+    /// workspaces either way.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub keep_workspaces: bool,
 }
 
 fn default_timeout() -> Dur {
@@ -234,6 +240,7 @@ impl Default for MainConfig {
             strategy: Strategy::default(),
             timeout: default_timeout(),
             theme: None,
+            keep_workspaces: false,
         }
     }
 }

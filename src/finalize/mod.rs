@@ -10,6 +10,7 @@ pub mod rebase;
 
 pub mod preview;
 pub mod record;
+pub mod workspaces;
 
 use crate::git::workspace;
 use crate::model::summary::RunSummary;
@@ -21,7 +22,7 @@ pub enum FinalizeError {
     NothingSelected(String),
     #[error("candidate `{0}` is not in the run")]
     NoCandidate(String),
-    #[error("candidate `{candidate}` worktree {path} is gone\n  hint: the change can no longer be committed; re-run the task")]
+    #[error("candidate `{candidate}` worktree {path} is gone\n  hint: the change can no longer be committed; re-run the task (finalize removes the workspaces of the candidates it did not commit, and `rascal gc` those of old runs; `keep_workspaces: true` in .rascal/config.yaml keeps the former)")]
     WorktreeGone { candidate: String, path: String },
     #[error("candidate `{0}` did not pass verification\n  hint: override its failed checks first (`rascal override … --with-skipped`), or select another candidate")]
     NotVerified(String),
@@ -111,6 +112,8 @@ pub struct Finalized {
     pub pr_command: Vec<String>,
     /// Whether `gh` ran (and succeeded).
     pub pr_opened: bool,
+    /// The other candidates' workspaces, removed once the commit was made.
+    pub workspaces: workspaces::Tidied,
 }
 
 /// A branch-safe slug of the task's first line.
@@ -409,6 +412,7 @@ pub fn finalize(
             .map_err(io("running gh".into()))?;
         pr_opened = status.success();
     }
+    let workspaces = workspaces::remove_others(&repo, summary, &selected);
     Ok(Finalized {
         branch,
         commit: commit.to_string(),
@@ -422,6 +426,7 @@ pub fn finalize(
         pushed_to,
         pr_command,
         pr_opened,
+        workspaces,
     })
 }
 

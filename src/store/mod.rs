@@ -5,6 +5,7 @@
 //! (`chain.rs`): everything that reads a run's events checks it first.
 
 pub mod chain;
+pub mod upkeep;
 
 pub use chain::{ChainBroken, ChainHead};
 

@@ -48,6 +48,19 @@ pub fn finalize(origin: &Path, run: &str, open_pr: bool) -> Result<Done, String>
         f.branch,
         f.pr_body.display()
     );
+    if !f.workspaces.removed.is_empty() {
+        message.push_str(&format!(
+            " · removed {} ({})",
+            crate::text::plural(f.workspaces.removed.len() as u64, "other workspace"),
+            crate::gc::disk::human(f.workspaces.freed())
+        ));
+    }
+    if let Some((path, cause)) = f.workspaces.failed.first() {
+        message.push_str(&format!(
+            " · warning: could not remove {}: {cause}",
+            path.display()
+        ));
+    }
     if open_pr {
         match gh(origin, &f.pr_command) {
             Ok(out) => {

@@ -2,6 +2,7 @@
 //! directories, and the real `rascal` binary.
 #![allow(dead_code)]
 
+pub mod docker;
 pub mod tmux;
 
 use std::path::{Path, PathBuf};

@@ -24,22 +24,6 @@ fn state_style(t: &Theme, s: Option<State>) -> Style {
     }
 }
 
-/// `12.4 MiB`.
-pub fn bytes(n: u64) -> String {
-    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
-    let mut v = n as f64;
-    let mut u = 0;
-    while v >= 1024.0 && u < UNITS.len() - 1 {
-        v /= 1024.0;
-        u += 1;
-    }
-    if u == 0 {
-        format!("{n} B")
-    } else {
-        format!("{v:.1} {}", UNITS[u])
-    }
-}
-
 pub fn draw(frame: &mut Frame, home: &Home) {
     let t = &home.theme;
     let area = frame.area();
@@ -111,7 +95,7 @@ fn draw_table(frame: &mut Frame, home: &Home, area: Rect) {
     for (i, r) in home.rows.iter().enumerate().skip(home.top).take(shown) {
         let sel = i == home.sel;
         let disk = match (r.disk, r.workspaces) {
-            (Some(b), _) if b > 0 => bytes(b),
+            (Some(b), _) if b > 0 => crate::gc::disk::human(b),
             _ => "–".into(),
         };
         let id = format!(" {} ", pad(&ellipsis(&r.id, 17), 17));
@@ -239,7 +223,7 @@ fn dialog(frame: &mut Frame, home: &Home, area: Rect) {
             let r = home.rows.iter().find(|r| &r.id == run);
             let size = r
                 .and_then(|r| r.disk)
-                .map(|b| format!(" ({})", bytes(b)))
+                .map(|b| format!(" ({})", crate::gc::disk::human(b)))
                 .unwrap_or_default();
             let cands = r
                 .map(|r| crate::text::plural(r.candidates, "candidate"))

@@ -1,0 +1,100 @@
+//! After a finalize, the workspaces of the candidates it did not commit are
+//! removed: their changes were not chosen, and each is a full checkout of
+//! the base. The finalized candidate's workspace stays — it is what was
+//! committed, to look around in, and what a later `rascal finalize --push`
+//! reads — until `rascal gc` collects the run. `keep_workspaces: true` in
+//! `.rascal/config.yaml` keeps them all. A workspace that cannot be
+//! removed is a warning, never a failed finalize.
+
+use crate::config::Config;
+use crate::gc::disk;
+use crate::git::base::{load_config_from, ConfigSource};
+use crate::git::workspace;
+use crate::model::summary::RunSummary;
+use std::path::PathBuf;
+
+/// What finalize did to the run's workspaces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tidied {
+    /// Removed: candidate, workspace, bytes it took.
+    pub removed: Vec<(String, PathBuf, u64)>,
+    /// Could not be removed: workspace, cause.
+    pub failed: Vec<(PathBuf, String)>,
+    /// Why no workspace was removed, when none was meant to be.
+    pub kept: Option<String>,
+}
+
+impl Tidied {
+    /// Bytes freed.
+    pub fn freed(&self) -> u64 {
+        self.removed.iter().map(|(_, _, b)| *b).sum()
+    }
+
+    /// What to tell the user: one line for what went, one per failure
+    /// (`warning: …`), or nothing.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if !self.removed.is_empty() {
+            let names: Vec<&str> = self.removed.iter().map(|(c, _, _)| c.as_str()).collect();
+            out.push(format!(
+                "removed the {} of {} ({}); keep them with `keep_workspaces: true` in .rascal/config.yaml",
+                if names.len() == 1 { "workspace" } else { "workspaces" },
+                names.join(", "),
+                disk::human(self.freed())
+            ));
+        }
+        for (path, cause) in &self.failed {
+            out.push(format!(
+                "warning: could not remove the workspace {}: {cause} (`rascal gc` tries again)",
+                path.display()
+            ));
+        }
+        out
+    }
+}
+
+/// The config the run was checked with: the base commit's, or the
+/// working tree's for a run started with `--config-from-worktree`.
+fn run_config(repo: &git2::Repository, summary: &RunSummary) -> Result<Config, String> {
+    let workdir = workspace::workdir(repo);
+    let source = if summary.worktree.config_from_worktree {
+        ConfigSource::WorkingTree(&workdir)
+    } else {
+        let base = git2::Oid::from_str(&summary.base).map_err(|e| e.to_string())?;
+        ConfigSource::Base(repo, base)
+    };
+    load_config_from(source).map_err(|e| e.to_string())
+}
+
+/// Remove the workspaces of `summary`'s candidates other than `finalized`.
+pub fn remove_others(repo: &git2::Repository, summary: &RunSummary, finalized: &str) -> Tidied {
+    let mut out = Tidied::default();
+    if summary.status == "running" {
+        out.kept = Some("the run is still running".into());
+        return out;
+    }
+    match run_config(repo, summary) {
+        Ok(c) if c.main.keep_workspaces => {
+            out.kept = Some("keep_workspaces: true".into());
+            return out;
+        }
+        Ok(_) => {}
+        Err(e) => {
+            out.kept = Some(format!("its config could not be read: {e}"));
+            return out;
+        }
+    }
+    let files = workspace::files_dir(repo);
+    for c in summary.candidates.iter().filter(|c| c.id != finalized) {
+        let path = workspace::workspace_path(&files, &summary.run, &c.id);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        let bytes = disk::usage(&path).bytes;
+        match disk::remove(&path) {
+            Ok(()) => out.removed.push((c.id.clone(), path, bytes)),
+            Err(e) => out.failed.push((path, e.to_string())),
+        }
+    }
+    out
+}
