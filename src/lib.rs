@@ -9,7 +9,7 @@
 //! (repositories, workspaces, diffs) → `exec` (commands, launchers) →
 //! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
 //! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
-//! one orchestrator) → `finalize`, `doctor` → `tui` → `cli`.
+//! one orchestrator) → `finalize`, `doctor`, `init` → `tui` → `cli`.
 
 pub mod digest;
 
@@ -36,6 +36,8 @@ pub mod pipeline;
 pub mod finalize;
 
 pub mod doctor;
+
+pub mod init;
 
 pub mod tui;
 

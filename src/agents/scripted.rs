@@ -133,43 +133,73 @@ fn sleep(ms: u64) -> Step {
     Step::Sleep { ms }
 }
 
-/// The steps of a built-in scenario.
+/// How fast a built-in scenario plays. `Fast` everywhere (`rascal run`,
+/// the tests, `rascal demo --fast`); `Watchable` only in `rascal demo`,
+/// where the demo's authors and reviewer pause between their steps, each at
+/// its own pace, so a person can see every layer land and the candidates
+/// finish one after the other.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Tempo {
+    #[default]
+    Fast,
+    Watchable,
+}
+
+/// The steps of a built-in scenario, played fast.
 pub fn builtin(name: &str) -> Option<Vec<Step>> {
+    builtin_at(name, Tempo::Fast)
+}
+
+/// The steps of a built-in scenario at `tempo`: its beats (pauses that
+/// only a watcher needs) are left out when fast.
+pub fn builtin_at(name: &str, tempo: Tempo) -> Option<Vec<Step>> {
+    let beat = |ms: u64| match tempo {
+        Tempo::Fast => sleep(0),
+        Tempo::Watchable => sleep(ms),
+    };
     let steps = match name {
         "demo-good" => vec![
             say("reading src/lib.rs"),
             sleep(300),
+            beat(1200),
             say("plan: add `shout` next to `greet`, with a test"),
             sleep(300),
+            beat(1200),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: GOOD_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
             sleep(200),
+            beat(800),
             say("done: added shout() and a test"),
         ],
         "demo-fix-on-feedback" => vec![
             say("reading src/lib.rs"),
             sleep(200),
+            beat(1400),
             Step::When {
                 attempt: 1,
                 then: vec![
                     say("plan: add `shout` next to `greet`"),
+                    beat(1400),
                     Step::Write {
                         path: "src/lib.rs".into(),
                         content: UNTESTED_LIB.into(),
                     },
                     say("▸ Edit src/lib.rs"),
+                    beat(900),
                     say("done: added shout()"),
                 ],
                 otherwise: vec![
                     say("reading the feedback: shout() needs its own test"),
+                    beat(1200),
                     Step::Write {
                         path: "src/lib.rs".into(),
                         content: GOOD_LIB.into(),
                     },
                     say("▸ Edit src/lib.rs"),
+                    beat(700),
                     say("done: added a test for shout()"),
                 ],
             },
@@ -177,45 +207,66 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         "demo-broken" => vec![
             say("reading src/lib.rs"),
             sleep(400),
+            beat(1600),
+            say("plan: shout() is greet() in upper case; no need to build"),
+            beat(1000),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: BROKEN_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
             sleep(200),
+            beat(600),
             say("done (did not run the build)"),
         ],
         "demo-lazy" => vec![
             say("reading src/lib.rs"),
             sleep(250),
+            beat(900),
             say("the tests are in the way; removing them so everything is green"),
+            beat(700),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: LAZY_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
             sleep(150),
+            beat(400),
             say("done: all tests pass"),
         ],
         "demo-denied" => vec![
             say("reading src/lib.rs and the CI setup"),
             sleep(350),
+            beat(2200),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: GOOD_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
+            beat(1200),
             Step::Write {
                 path: ".github/workflows/ci.yml".into(),
                 content: "on: push\njobs: {}\n".into(),
             },
             say("▸ Edit .github/workflows/ci.yml (skipping CI to go faster)"),
+            beat(1000),
             Step::Write {
                 path: ".rascal/guardrails.yaml".into(),
                 content: "guardrails: []\n".into(),
             },
             say("▸ Edit .rascal/guardrails.yaml (no checks, please)"),
+            beat(500),
             say("done"),
+        ],
+        FIRST_RUN => vec![
+            say("scripted agent (no model, no API key): one small, harmless change, to watch it go through every layer"),
+            beat(800),
+            Step::Append {
+                path: FIRST_RUN_NOTE.into(),
+                content: "- rascal's scripted agent added this line to show a change going through the verification layers; safe to delete.\n".into(),
+            },
+            say(&format!("▸ Edit {FIRST_RUN_NOTE}")),
+            say(&format!("done: added a line to {FIRST_RUN_NOTE}; nothing else changed")),
         ],
         "hang" => vec![say("thinking very hard…"), sleep(24 * 3600 * 1000)],
         "noisy" => vec![
@@ -233,11 +284,13 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         "nothing" => vec![say("nothing to do")],
         "review-approve" => vec![
             say("Read the task and the diff; hunting for problems."),
+            beat(1500),
             say("Nothing blocking found."),
             verdict("approve", ""),
         ],
         "review-request-once" => vec![
             say("Read the task and the diff; hunting for problems."),
+            beat(1500),
             Step::When {
                 attempt: 1,
                 then: vec![verdict("request_changes", SHOUT_ISSUE)],
@@ -246,6 +299,7 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         ],
         "review-reject" => vec![
             say("Read the task and the diff; hunting for problems."),
+            beat(1500),
             verdict("request_changes", SHOUT_ISSUE),
         ],
         "review-garbled" => vec![
@@ -261,7 +315,34 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         )],
         _ => return None,
     };
-    Some(steps)
+    Some(without_empty_beats(steps))
+}
+
+/// The built-in scenario `rascal init` gives its scripted agent: it adds
+/// one line to a note under `docs/`, which passes any repository's checks.
+pub const FIRST_RUN: &str = "first-run";
+
+/// The file the `first-run` scenario adds its line to.
+pub const FIRST_RUN_NOTE: &str = "docs/rascal-first-run.md";
+
+/// `steps` without the zero-length pauses a fast tempo leaves.
+fn without_empty_beats(steps: Vec<Step>) -> Vec<Step> {
+    steps
+        .into_iter()
+        .filter(|s| *s != Step::Sleep { ms: 0 })
+        .map(|s| match s {
+            Step::When {
+                attempt,
+                then,
+                otherwise,
+            } => Step::When {
+                attempt,
+                then: without_empty_beats(then),
+                otherwise: without_empty_beats(otherwise),
+            },
+            s => s,
+        })
+        .collect()
 }
 
 /// Where a step's `path` is: in the workspace `dir`, or under the
@@ -323,10 +404,14 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                     std::fs::write(p, content)?;
                 }
                 Step::Append { path, content } => {
+                    let p = place(dir, path);
+                    if let Some(parent) = p.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
                     let mut f = std::fs::OpenOptions::new()
                         .append(true)
                         .create(true)
-                        .open(place(dir, path))?;
+                        .open(p)?;
                     f.write_all(content.as_bytes())?;
                 }
                 Step::Delete { path } => std::fs::remove_file(place(dir, path))?,

@@ -10,6 +10,7 @@ pub mod demo;
 pub mod doctor;
 pub mod exit;
 pub mod finalize;
+pub mod init;
 pub mod list;
 pub mod report;
 pub mod retry;
@@ -40,6 +41,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Show(a) => show::show(&dir, a),
         Command::Verify(a) => verify::verify(&dir, a),
         Command::Demo(a) => demo::demo(a),
+        Command::Init(a) => init::init(&dir, a),
         Command::ScriptedAgent(a) => scripted_agent::scripted_agent(&dir, a),
     }
 }

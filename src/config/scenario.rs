@@ -73,6 +73,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "demo-denied",
     "demo-lazy",
     "demo-fix-on-feedback",
+    "first-run",
     "hang",
     "noisy",
     "nothing",
