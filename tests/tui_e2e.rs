@@ -55,7 +55,7 @@ impl Drop for Tmux {
     }
 }
 
-/// `rascal demo --keep` in a fresh tmux server (200×50), in a clean
+/// `rascal demo --keep --fast` in a fresh tmux server (200×50), in a clean
 /// environment: nothing from `cargo test` (CARGO_TARGET_DIR…) leaks into
 /// the demo's guardrail builds.
 fn start_demo(name: &str) -> Tmux {
@@ -74,7 +74,7 @@ fn start_demo(name: &str) -> Tmux {
         }
     }
     let script = format!(
-        "env -i {keep} TERM=xterm-256color {bin} demo --keep; echo RASCAL-EXIT=$?; sleep 300"
+        "env -i {keep} TERM=xterm-256color {bin} demo --keep --fast; echo RASCAL-EXIT=$?; sleep 300"
     );
     let out = t.cmd(&[
         "new-session",

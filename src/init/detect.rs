@@ -183,17 +183,30 @@ const CI: &[(&str, &str)] = &[
 /// one editing it.
 pub const CI_DEFAULT: &str = ".github/**";
 
-/// What the repository holds. `paths` are its files, relative, with `/`;
-/// `read` gives the text of one of them (None when unreadable).
-pub fn detect(paths: &[String], read: &dyn Fn(&str) -> Option<String>) -> Detected {
-    let paths: Vec<&str> = paths
+/// What [`detect`] looks at: the repository's files and how this machine
+/// runs pytest.
+pub struct Input<'a> {
+    /// The repository's files, relative, with `/`.
+    pub paths: &'a [String],
+    /// The text of one of them (None when unreadable).
+    pub read: &'a dyn Fn(&str) -> Option<String>,
+    /// How pytest runs here (`python3 -m pytest`, `python -m pytest`,
+    /// `pytest`); asked only when there is a Python project.
+    pub pytest: &'a dyn Fn() -> String,
+}
+
+/// What the repository holds.
+pub fn detect(input: &Input) -> Detected {
+    let paths: Vec<&str> = input
+        .paths
         .iter()
         .map(String::as_str)
         .filter(|p| !p.split('/').any(|c| NOT_SOURCE.contains(&c)))
         .collect();
     let repo = Listing {
         paths: &paths,
-        read,
+        read: input.read,
+        pytest: input.pytest,
     };
     let mut projects = Vec::new();
     for dir in repo.roots(&["Cargo.toml"]) {
@@ -227,6 +240,7 @@ pub fn detect(paths: &[String], read: &dyn Fn(&str) -> Option<String>) -> Detect
 struct Listing<'a> {
     paths: &'a [&'a str],
     read: &'a dyn Fn(&str) -> Option<String>,
+    pytest: &'a dyn Fn() -> String,
 }
 
 impl Listing<'_> {
@@ -337,7 +351,7 @@ fn rust(repo: &Listing, dir: &str) -> Project {
             "{} ({manifest})",
             if workspace { "Cargo workspace" } else { "Cargo" }
         ),
-        setup: "No network: crates come from your ~/.cargo cache (`cargo fetch` fills it). Not `--offline`: that would let cargo pick other cached versions than Cargo.lock says; without network it uses exactly the locked ones, or fails saying which crate is missing. Add `network: host` to a check to let it download.",
+        setup: "No network: crates come from your ~/.cargo cache (`cargo fetch` fills it). Not `--offline`: with it, cargo settles a missing or stale Cargo.lock with whatever versions happen to be cached; without network it keeps to Cargo.lock and fails naming what it could not download. Add `network: host` to a check to let it download.",
         checks,
         lockfiles: repo.lockfiles(dir, &["Cargo.lock"]),
         notes,
@@ -448,11 +462,13 @@ fn python(repo: &Listing, dir: &str) -> Project {
         .find(|m| has(m))
         .map(|m| Listing::at(dir, m))
         .unwrap_or_else(|| Listing::at(dir, "requirements.txt"));
-    let mut tests = Check::new(Role::Tests, "tests", dir, "python3 -m pytest", "10m");
-    tests.why = Some(
-        "`python3 -m pytest` also puts the repository on sys.path, as `python -m pytest` does"
-            .into(),
-    );
+    let runner = (repo.pytest)();
+    let mut tests = Check::new(Role::Tests, "tests", dir, &runner, "10m");
+    tests.why = Some(if runner.starts_with("python") {
+        format!("`{runner}` (the Python that has pytest here) also puts the project on sys.path")
+    } else {
+        format!("`{runner}`: no `python3`/`python` on PATH can import pytest here; if imports of the project fail, set `pythonpath = [\".\"]` under [tool.pytest.ini_options]")
+    });
     if test_files {
         checks.push(tests);
     } else if pytest {
@@ -652,7 +668,11 @@ mod tests {
             .iter()
             .map(|(p, c)| (p.to_string(), c.to_string()))
             .collect();
-        detect(&paths, &|p| map.get(p).cloned())
+        detect(&Input {
+            paths: &paths,
+            read: &|p| map.get(p).cloned(),
+            pytest: &|| "python3 -m pytest".into(),
+        })
     }
 
     fn commands(d: &Detected) -> Vec<(String, String, bool)> {

@@ -59,7 +59,7 @@ pub fn plan(dir: &Path, path_var: Option<&str>) -> Result<Plan, InitError> {
     let repo = workspace::open(dir)?;
     let root = repo
         .workdir()
-        .map(Path::to_path_buf)
+        .map(|w| w.components().collect::<PathBuf>())
         .ok_or_else(|| InitError::Bare(repo.path().to_path_buf()))?;
     let paths = listing(&repo, &root)?;
     let read = |p: &str| {
@@ -69,7 +69,12 @@ pub fn plan(dir: &Path, path_var: Option<&str>) -> Result<Plan, InitError> {
             .then(|| std::fs::read_to_string(&full).ok())
             .flatten()
     };
-    let detected = detect::detect(&paths, &read);
+    let pytest = || pytest_here(path_var);
+    let detected = detect::detect(&detect::Input {
+        paths: &paths,
+        read: &read,
+        pytest: &pytest,
+    });
     let found = find_clis(path_var);
     let files = render::files(&detected, &found);
     let head_tree = repo.head().ok().and_then(|h| h.peel_to_tree().ok());
@@ -122,6 +127,57 @@ fn listing(repo: &git2::Repository, root: &Path) -> Result<Vec<String>, git2::Er
         .into_iter()
         .filter(|p| root.join(p).symlink_metadata().is_ok())
         .collect())
+}
+
+/// How pytest runs on this machine: the first of `python3 -m pytest` and
+/// `python -m pytest` that works (run in an empty directory, never in the
+/// repository), else `pytest` when it is on PATH, else `python3 -m pytest`
+/// (the test run will say pytest is missing).
+fn pytest_here(path_var: Option<&str>) -> String {
+    let Ok(scratch) = tempfile::tempdir() else {
+        return "python3 -m pytest".into();
+    };
+    for python in ["python3", "python"] {
+        if crate::exec::confine::program_path(python, path_var).is_some()
+            && succeeds(python, &["-m", "pytest", "--version"], scratch.path())
+        {
+            return format!("{python} -m pytest");
+        }
+    }
+    if crate::exec::confine::program_path("pytest", path_var).is_some() {
+        return "pytest".into();
+    }
+    "python3 -m pytest".into()
+}
+
+/// Whether `program args` exits 0 within 20 seconds, in `dir`, its output
+/// discarded.
+fn succeeds(program: &str, args: &[&str], dir: &Path) -> bool {
+    use std::process::{Command, Stdio};
+    let Ok(mut child) = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return false;
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return status.success(),
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(20))
+            }
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return false;
+            }
+        }
+    }
 }
 
 /// The known agent CLIs on `path_var`, with the login files of each that

@@ -82,8 +82,8 @@ pub fn config_yaml(found: &[Found]) -> String {
         y.push_str(&format!("  {p}{}:\n", cli.program));
         y.push_str(&format!("  {p}  runtime: {}\n", cli.program));
         y.push_str(&format!(
-            "  {p}  env: {}    # names only: values are read from your shell at launch, never stored\n",
-            list(cli.env)
+            "  {p}  env: [{}]    # names only: values are read from your shell at launch, never stored\n",
+            cli.env.join(", ")
         ));
         y.push_str(&format!("  {p}  # {}\n", cli.env_note));
         y.push_str(&format!(
@@ -317,7 +317,11 @@ mod tests {
             .iter()
             .map(|(p, c)| (p.to_string(), c.to_string()))
             .collect();
-        detect(&paths, &|p| map.get(p).cloned())
+        detect(&super::super::detect::Input {
+            paths: &paths,
+            read: &|p| map.get(p).cloned(),
+            pytest: &|| "python3 -m pytest".into(),
+        })
     }
 
     fn found(programs: &[&str]) -> Vec<Found> {
