@@ -50,7 +50,8 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
         }
     }
     lines.push(format!(
-        "then try it without an API key: rascal run --agent {} \"{}\"",
+        "{} without an API key: rascal run --agent {} \"{}\"",
+        if args.commit { "try it" } else { "then try it" },
         render::SCRIPTED_AGENT,
         render::FIRST_TASK
     ));
