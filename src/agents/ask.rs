@@ -58,7 +58,7 @@ pub struct Site {
     /// files): it runs in bubblewrap like an author.
     pub hide: Vec<PathBuf>,
     /// How fast a scripted helper's built-in scenario plays.
-    pub tempo: crate::agents::scripted::Tempo,
+    pub tempo: crate::config::scenario::Tempo,
 }
 
 /// What a helper agent answered.

@@ -41,7 +41,7 @@ pub struct LaunchContext<'a> {
     pub artifacts: Option<&'a Path>,
     /// How fast a scripted agent's built-in scenario plays (watchable only
     /// in `rascal demo`).
-    pub tempo: scripted::Tempo,
+    pub tempo: crate::config::scenario::Tempo,
 }
 
 pub use crate::exec::env::BASE_ENV;

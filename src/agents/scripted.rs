@@ -10,7 +10,7 @@ use std::path::Path;
 /// The hidden subcommand that plays a scenario file.
 pub const SUBCOMMAND: &str = "__scripted-agent";
 
-pub use crate::config::scenario::{Step, BUILTIN_NAMES};
+pub use crate::config::scenario::{Step, Tempo, BUILTIN_NAMES};
 
 /// A reviewer's JSON verdict, fenced as a model would print it, echoing
 /// the review's nonce (`{nonce}` is replaced when played).
@@ -131,18 +131,6 @@ fn say(t: &str) -> Step {
 
 fn sleep(ms: u64) -> Step {
     Step::Sleep { ms }
-}
-
-/// How fast a built-in scenario plays. `Fast` everywhere (`rascal run`,
-/// the tests, `rascal demo --fast`); `Watchable` only in `rascal demo`,
-/// where the demo's authors and reviewer pause between their steps, each at
-/// its own pace, so a person can see every layer land and the candidates
-/// finish one after the other.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Tempo {
-    #[default]
-    Fast,
-    Watchable,
 }
 
 /// The steps of a built-in scenario, played fast.

@@ -42,7 +42,7 @@ pub struct RunRequest {
     pub throwaway: bool,
     /// How fast scripted agents' built-in scenarios play: watchable only
     /// for `rascal demo` (without `--fast`), never for a user's `run`.
-    pub tempo: crate::agents::scripted::Tempo,
+    pub tempo: crate::config::scenario::Tempo,
 }
 
 impl RunRequest {
