@@ -10,7 +10,7 @@
 //! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
 //! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
 //! one orchestrator) → `gc` (cleaning up after runs) → `finalize`,
-//! `doctor` → `tui` → `cli`.
+//! `doctor`, `init` → `tui` → `cli`.
 
 pub mod digest;
 
@@ -39,6 +39,8 @@ pub mod gc;
 pub mod finalize;
 
 pub mod doctor;
+
+pub mod init;
 
 pub mod tui;
 

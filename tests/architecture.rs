@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// ones before it (and itself).
 const LAYERS: &[&str] = &[
     "digest", "text", "config", "model", "git", "exec", "agents", "layers", "store", "output",
-    "pipeline", "gc", "finalize", "doctor", "tui", "cli",
+    "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
 ];
 
 /// Module path (`a::b`) → source file, for every module in `src/`.

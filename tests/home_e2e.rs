@@ -14,7 +14,7 @@ use std::path::Path;
 fn demo_repo() -> (tempfile::TempDir, String, String) {
     let home = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(common::bin())
-        .args(["demo", "--keep", "--headless"])
+        .args(["demo", "--keep", "--headless", "--fast"])
         .env("XDG_STATE_HOME", home.path())
         .output()
         .unwrap();

@@ -11,7 +11,7 @@ fn rascal() -> Command {
 #[test]
 fn unknown_theme_is_an_error_listing_the_available_ones() {
     let out = rascal()
-        .args(["demo", "--headless", "--theme", "solarized"])
+        .args(["demo", "--headless", "--fast", "--theme", "solarized"])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -34,7 +34,10 @@ fn attach_without_a_terminal_prints_the_run_and_names_a_missing_one() {
 
 #[test]
 fn demo_without_keep_prints_no_replay_command_that_could_not_work() {
-    let out = rascal().args(["demo", "--headless"]).output().unwrap();
+    let out = rascal()
+        .args(["demo", "--headless", "--fast"])
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
     // The sample repository is gone at the end: `rascal show` could not work.

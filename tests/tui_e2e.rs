@@ -7,7 +7,7 @@ use std::process::Command;
 mod common;
 use common::tmux::Tmux;
 
-/// `rascal demo --keep` in a fresh tmux server (200×50).
+/// `rascal demo --keep --fast` in a fresh tmux server (200×50).
 fn start_demo(name: &str) -> Tmux {
     let bin = env!("CARGO_BIN_EXE_rascal");
     Tmux::start(
@@ -15,7 +15,7 @@ fn start_demo(name: &str) -> Tmux {
         200,
         50,
         "",
-        &format!("{bin} demo --keep; echo RASCAL-EXIT=$?"),
+        &format!("{bin} demo --keep --fast; echo RASCAL-EXIT=$?"),
     )
 }
 

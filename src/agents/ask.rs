@@ -57,6 +57,8 @@ pub struct Site {
     /// Host paths the helper must not see (the user's repository, rascal's
     /// files): it runs in bubblewrap like an author.
     pub hide: Vec<PathBuf>,
+    /// How fast a scripted helper's built-in scenario plays.
+    pub tempo: crate::config::scenario::Tempo,
 }
 
 /// What a helper agent answered.
@@ -120,6 +122,7 @@ pub async fn ask(
         attempt: site.attempt,
         sandboxed: confined,
         artifacts: None,
+        tempo: site.tempo,
     };
     let mut inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
         Ok(inv) => inv,

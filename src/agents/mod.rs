@@ -39,6 +39,9 @@ pub struct LaunchContext<'a> {
     /// `pr_body.md` (`$RASCAL_ARTIFACTS_DIR`): outside its workspace, so
     /// nothing in the change can reference them. None for reviewers.
     pub artifacts: Option<&'a Path>,
+    /// How fast a scripted agent's built-in scenario plays (watchable only
+    /// in `rascal demo`).
+    pub tempo: crate::config::scenario::Tempo,
 }
 
 pub use crate::exec::env::BASE_ENV;
@@ -87,7 +90,8 @@ pub fn invocation(
         RuntimeKind::Command => agent.command.clone(),
         RuntimeKind::Scripted => {
             let steps = match &agent.scenario {
-                Some(s) => scripted::builtin(s).ok_or_else(|| format!("unknown scenario `{s}`"))?,
+                Some(s) => scripted::builtin_at(s, ctx.tempo)
+                    .ok_or_else(|| format!("unknown scenario `{s}`"))?,
                 None => agent.steps.clone(),
             };
             let file = ctx.run_dir.join("scenario.json");

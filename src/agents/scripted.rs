@@ -10,7 +10,7 @@ use std::path::Path;
 /// The hidden subcommand that plays a scenario file.
 pub const SUBCOMMAND: &str = "__scripted-agent";
 
-pub use crate::config::scenario::{Step, BUILTIN_NAMES};
+pub use crate::config::scenario::{Step, Tempo, BUILTIN_NAMES};
 
 /// A reviewer's JSON verdict, fenced as a model would print it, echoing
 /// the review's nonce (`{nonce}` is replaced when played).
@@ -133,43 +133,61 @@ fn sleep(ms: u64) -> Step {
     Step::Sleep { ms }
 }
 
-/// The steps of a built-in scenario.
+/// The steps of a built-in scenario, played fast.
 pub fn builtin(name: &str) -> Option<Vec<Step>> {
+    builtin_at(name, Tempo::Fast)
+}
+
+/// The steps of a built-in scenario at `tempo`: its beats (pauses that
+/// only a watcher needs) are left out when fast.
+pub fn builtin_at(name: &str, tempo: Tempo) -> Option<Vec<Step>> {
+    let beat = |ms: u64| match tempo {
+        Tempo::Fast => sleep(0),
+        Tempo::Watchable => sleep(ms),
+    };
     let steps = match name {
         "demo-good" => vec![
             say("reading src/lib.rs"),
             sleep(300),
+            beat(1200),
             say("plan: add `shout` next to `greet`, with a test"),
             sleep(300),
+            beat(1200),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: GOOD_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
             sleep(200),
+            beat(800),
             say("done: added shout() and a test"),
         ],
         "demo-fix-on-feedback" => vec![
             say("reading src/lib.rs"),
             sleep(200),
+            beat(1400),
             Step::When {
                 attempt: 1,
                 then: vec![
                     say("plan: add `shout` next to `greet`"),
+                    beat(1400),
                     Step::Write {
                         path: "src/lib.rs".into(),
                         content: UNTESTED_LIB.into(),
                     },
                     say("▸ Edit src/lib.rs"),
+                    beat(900),
                     say("done: added shout()"),
                 ],
                 otherwise: vec![
                     say("reading the feedback: shout() needs its own test"),
+                    beat(1200),
                     Step::Write {
                         path: "src/lib.rs".into(),
                         content: GOOD_LIB.into(),
                     },
                     say("▸ Edit src/lib.rs"),
+                    beat(700),
                     say("done: added a test for shout()"),
                 ],
             },
@@ -177,45 +195,66 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         "demo-broken" => vec![
             say("reading src/lib.rs"),
             sleep(400),
+            beat(1600),
+            say("plan: shout() is greet() in upper case; no need to build"),
+            beat(1000),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: BROKEN_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
             sleep(200),
+            beat(600),
             say("done (did not run the build)"),
         ],
         "demo-lazy" => vec![
             say("reading src/lib.rs"),
             sleep(250),
+            beat(900),
             say("the tests are in the way; removing them so everything is green"),
+            beat(700),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: LAZY_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
             sleep(150),
+            beat(400),
             say("done: all tests pass"),
         ],
         "demo-denied" => vec![
             say("reading src/lib.rs and the CI setup"),
             sleep(350),
+            beat(2200),
             Step::Write {
                 path: "src/lib.rs".into(),
                 content: GOOD_LIB.into(),
             },
             say("▸ Edit src/lib.rs"),
+            beat(1200),
             Step::Write {
                 path: ".github/workflows/ci.yml".into(),
                 content: "on: push\njobs: {}\n".into(),
             },
             say("▸ Edit .github/workflows/ci.yml (skipping CI to go faster)"),
+            beat(1000),
             Step::Write {
                 path: ".rascal/guardrails.yaml".into(),
                 content: "guardrails: []\n".into(),
             },
             say("▸ Edit .rascal/guardrails.yaml (no checks, please)"),
+            beat(500),
             say("done"),
+        ],
+        FIRST_RUN => vec![
+            say("scripted agent (no model, no API key): one small, harmless change, to watch it go through every layer"),
+            beat(800),
+            Step::Append {
+                path: FIRST_RUN_NOTE.into(),
+                content: "- rascal's scripted agent added this line to show a change going through the verification layers; safe to delete.\n".into(),
+            },
+            say(&format!("▸ Edit {FIRST_RUN_NOTE}")),
+            say(&format!("done: added a line to {FIRST_RUN_NOTE}; nothing else changed")),
         ],
         "hang" => vec![say("thinking very hard…"), sleep(24 * 3600 * 1000)],
         "noisy" => vec![
@@ -233,11 +272,13 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         "nothing" => vec![say("nothing to do")],
         "review-approve" => vec![
             say("Read the task and the diff; hunting for problems."),
+            beat(1500),
             say("Nothing blocking found."),
             verdict("approve", ""),
         ],
         "review-request-once" => vec![
             say("Read the task and the diff; hunting for problems."),
+            beat(1500),
             Step::When {
                 attempt: 1,
                 then: vec![verdict("request_changes", SHOUT_ISSUE)],
@@ -246,6 +287,7 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         ],
         "review-reject" => vec![
             say("Read the task and the diff; hunting for problems."),
+            beat(1500),
             verdict("request_changes", SHOUT_ISSUE),
         ],
         "review-garbled" => vec![
@@ -261,7 +303,34 @@ pub fn builtin(name: &str) -> Option<Vec<Step>> {
         )],
         _ => return None,
     };
-    Some(steps)
+    Some(without_empty_beats(steps))
+}
+
+/// The built-in scenario `rascal init` gives its scripted agent: it adds
+/// one line to a note under `docs/`, which passes any repository's checks.
+pub const FIRST_RUN: &str = "first-run";
+
+/// The file the `first-run` scenario adds its line to.
+pub const FIRST_RUN_NOTE: &str = "docs/rascal-first-run.md";
+
+/// `steps` without the zero-length pauses a fast tempo leaves.
+fn without_empty_beats(steps: Vec<Step>) -> Vec<Step> {
+    steps
+        .into_iter()
+        .filter(|s| *s != Step::Sleep { ms: 0 })
+        .map(|s| match s {
+            Step::When {
+                attempt,
+                then,
+                otherwise,
+            } => Step::When {
+                attempt,
+                then: without_empty_beats(then),
+                otherwise: without_empty_beats(otherwise),
+            },
+            s => s,
+        })
+        .collect()
 }
 
 /// Where a step's `path` is: in the workspace `dir`, or under the
@@ -323,10 +392,14 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                     std::fs::write(p, content)?;
                 }
                 Step::Append { path, content } => {
+                    let p = place(dir, path);
+                    if let Some(parent) = p.parent() {
+                        std::fs::create_dir_all(parent)?;
+                    }
                     let mut f = std::fs::OpenOptions::new()
                         .append(true)
                         .create(true)
-                        .open(place(dir, path))?;
+                        .open(p)?;
                     f.write_all(content.as_bytes())?;
                 }
                 Step::Delete { path } => std::fs::remove_file(place(dir, path))?,
@@ -395,5 +468,115 @@ mod builtin_tests {
             assert!(builtin(name).is_some(), "no scenario for `{name}`");
         }
         assert!(builtin("no-such-scenario").is_none());
+    }
+
+    /// The milliseconds a scenario sleeps on `attempt`.
+    fn slept(steps: &[Step], attempt: u32) -> u64 {
+        steps
+            .iter()
+            .map(|s| match s {
+                Step::Sleep { ms } => *ms,
+                Step::When {
+                    attempt: a,
+                    then,
+                    otherwise,
+                } => slept(if *a == attempt { then } else { otherwise }, attempt),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    fn has_empty_beat(steps: &[Step]) -> bool {
+        steps.iter().any(|s| match s {
+            Step::Sleep { ms: 0 } => true,
+            Step::When {
+                then, otherwise, ..
+            } => has_empty_beat(then) || has_empty_beat(otherwise),
+            _ => false,
+        })
+    }
+
+    #[test]
+    fn fast_scenarios_carry_no_beats_and_watchable_ones_only_add_pauses() {
+        for name in BUILTIN_NAMES {
+            let fast = builtin(name).unwrap();
+            let watchable = builtin_at(name, Tempo::Watchable).unwrap();
+            assert!(!has_empty_beat(&fast), "{name}");
+            // The same steps apart from the pauses.
+            let not_sleep = |s: &&Step| !matches!(s, Step::Sleep { .. });
+            let strip = |v: &[Step]| -> Vec<Step> { v.iter().filter(not_sleep).cloned().collect() };
+            assert_eq!(strip(&fast).len(), strip(&watchable).len(), "{name}");
+            for attempt in [1, 2] {
+                assert!(
+                    slept(&watchable, attempt) >= slept(&fast, attempt),
+                    "{name}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_demos_authors_take_their_time_each_at_its_own_pace() {
+        let authors = [
+            "demo-fix-on-feedback",
+            "demo-broken",
+            "demo-denied",
+            "demo-lazy",
+        ];
+        let mut paces: Vec<u64> = authors
+            .iter()
+            .map(|n| {
+                let fast = slept(&builtin(n).unwrap(), 1);
+                let watchable = slept(&builtin_at(n, Tempo::Watchable).unwrap(), 1);
+                assert!(watchable >= fast + 1500, "{n}: {fast} → {watchable}");
+                watchable
+            })
+            .collect();
+        paces.sort();
+        paces.dedup();
+        assert_eq!(paces.len(), authors.len(), "staggered: {paces:?}");
+        // The reviewer thinks a moment before its verdict.
+        let review = builtin_at("review-request-once", Tempo::Watchable).unwrap();
+        assert!(slept(&review, 1) >= 1000);
+        assert_eq!(slept(&builtin("review-request-once").unwrap(), 1), 0);
+    }
+
+    #[test]
+    fn the_invocation_writes_the_scenario_at_the_runs_tempo() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut agent = crate::config::AgentConfig::new(crate::config::RuntimeKind::Scripted);
+        agent.scenario = Some("demo-lazy".into());
+        for tempo in [Tempo::Fast, Tempo::Watchable] {
+            let ctx = crate::agents::LaunchContext {
+                run: "r-1",
+                candidate: "lazy",
+                run_dir: dir.path(),
+                rascal_exe: Path::new("/bin/rascal"),
+                sandboxed: true,
+                attempt: 1,
+                artifacts: None,
+                tempo,
+            };
+            crate::agents::invocation("lazy", &agent, "task", &ctx).unwrap();
+            let written: Vec<Step> =
+                serde_json::from_slice(&std::fs::read(dir.path().join("scenario.json")).unwrap())
+                    .unwrap();
+            assert_eq!(written, builtin_at("demo-lazy", tempo).unwrap());
+        }
+    }
+
+    #[test]
+    fn first_run_appends_one_line_to_its_note_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let steps = builtin(FIRST_RUN).unwrap();
+        assert_eq!(play(&steps, dir.path()), 0);
+        assert_eq!(play(&steps, dir.path()), 0);
+        let note = std::fs::read_to_string(dir.path().join(FIRST_RUN_NOTE)).unwrap();
+        assert_eq!(note.lines().count(), 2, "each run is a change: {note}");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "docs/ only"
+        );
     }
 }

@@ -63,12 +63,15 @@ pub enum Command {
     /// Check a run's record against its hash chain (exit 1 when it was
     /// changed after it was written).
     Verify(VerifyArgs),
-    /// Run the bundled sample: three scripted agents on a sample repository.
+    /// Run the bundled sample: four scripted agents on a sample repository.
     Demo(DemoArgs),
     /// Remove what finished runs left behind (workspaces, run files, stopped
     /// containers, stale caches) and compact the store. Run records are
     /// kept unless --forget; finalized branches are never touched.
     Gc(super::gc::GcArgs),
+    /// Write a commented .rascal/ for this repository: the agent CLIs on
+    /// PATH, a scripted agent, guardrails for its languages, permissions.
+    Init(InitArgs),
     #[command(name = "__scripted-agent", hide = true)]
     ScriptedAgent(ScriptedAgentArgs),
 }
@@ -290,9 +293,26 @@ pub struct DemoArgs {
     /// Keep the sample repository (its path is printed).
     #[arg(long)]
     pub keep: bool,
+    /// No pauses: the scripted agents play as fast as they can (by default
+    /// they take their time, so each layer can be seen landing).
+    #[arg(long)]
+    pub fast: bool,
     /// TUI theme (dark, light, high-contrast).
     #[arg(long)]
     pub theme: Option<String>,
+}
+
+#[derive(Args)]
+pub struct InitArgs {
+    /// Commit the .rascal/ files it writes (only those; your staged changes stay staged).
+    #[arg(long)]
+    pub commit: bool,
+    /// Overwrite .rascal/ files that exist.
+    #[arg(long)]
+    pub force: bool,
+    /// Print what it would write; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 #[derive(Args)]

@@ -7,6 +7,7 @@
 use super::args::DemoArgs;
 use super::exit::CliError;
 use super::shared::{current_exe, say};
+use crate::agents::scripted::Tempo;
 use crate::pipeline::RunRequest;
 use std::path::Path;
 
@@ -85,11 +86,13 @@ pub fn create_sample(dir: &Path) -> Result<(), git2::Error> {
 }
 
 /// `rascal demo`: the sample in a temp directory (removed at the end unless
-/// `--keep`), run like `rascal run --spec shout` on the three agents.
+/// `--keep`), run like `rascal run --spec shout` on the four agents, paced
+/// for a watcher unless `--fast`.
 pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
     let DemoArgs {
         headless,
         keep,
+        fast,
         theme,
     } = args;
     let tui = super::run::tui_wanted(headless, theme)?;
@@ -113,6 +116,7 @@ pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
     );
     req.spec = Some(SPEC.into());
     req.throwaway = !keep;
+    req.tempo = if fast { Tempo::Fast } else { Tempo::Watchable };
     let code = super::run::start(req, false, true, tui).map(|(c, _)| c);
     if keep {
         let path = tmp.keep();

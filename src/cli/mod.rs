@@ -12,6 +12,7 @@ pub mod exit;
 pub mod finalize;
 pub mod gc;
 pub mod home;
+pub mod init;
 pub mod list;
 pub mod report;
 pub mod retry;
@@ -46,6 +47,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Verify(a) => verify::verify(&dir, a),
         Command::Demo(a) => demo::demo(a),
         Command::Gc(a) => gc::gc(&dir, a),
+        Command::Init(a) => init::init(&dir, a),
         Command::ScriptedAgent(a) => scripted_agent::scripted_agent(&dir, a),
     }
 }

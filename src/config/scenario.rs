@@ -66,6 +66,18 @@ pub enum Step {
     },
 }
 
+/// How fast a built-in scenario plays. `Fast` everywhere (`rascal run`,
+/// the tests, `rascal demo --fast`); `Watchable` only in `rascal demo`,
+/// where the demo's authors and reviewer pause between their steps, each at
+/// its own pace, so a person can see every layer land and the candidates
+/// finish one after the other.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Tempo {
+    #[default]
+    Fast,
+    Watchable,
+}
+
 /// The built-in scenarios (`scenario: NAME`).
 pub const BUILTIN_NAMES: &[&str] = &[
     "demo-good",
@@ -73,6 +85,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "demo-denied",
     "demo-lazy",
     "demo-fix-on-feedback",
+    "first-run",
     "hang",
     "noisy",
     "nothing",

@@ -1,4 +1,5 @@
-//! Who is deciding, in git's words: the repository's `user.name <user.email>`.
+//! Who is deciding, in git's words: the repository's `user.name <user.email>`,
+//! and the signature of the commits rascal makes on the user's behalf.
 
 /// Who is deciding: `git config user.name <user.email>` of the repository,
 /// else $USER.
@@ -16,4 +17,21 @@ pub fn author(repo: Option<&git2::Repository>) -> String {
         }
     }
     std::env::var("USER").unwrap_or_else(|_| "unknown".into())
+}
+
+/// The identity a commit rascal makes for the user is signed with: the
+/// repository's `user.name` and `user.email`; without them, the name falls
+/// back as [`author`] does ($USER) and the email to `rascal@localhost`.
+pub fn signature(repo: &git2::Repository) -> Result<git2::Signature<'static>, git2::Error> {
+    if let Ok(sig) = repo.signature() {
+        return Ok(sig.to_owned());
+    }
+    let cfg = repo.config().ok();
+    let get = |key: &str| cfg.as_ref().and_then(|c| c.get_string(key).ok());
+    let name = get("user.name")
+        .or_else(|| std::env::var("USER").ok())
+        .filter(|n| !n.trim().is_empty())
+        .unwrap_or_else(|| "unknown".into());
+    let email = get("user.email").unwrap_or_else(|| "rascal@localhost".into());
+    git2::Signature::now(&name, &email)
 }

@@ -76,6 +76,7 @@ impl CandidateJob {
             sandboxed: self.launcher.name() == "docker" || !self.info.unsandboxed,
             attempt,
             artifacts: Some(&artifacts),
+            tempo: self.request.tempo,
         };
         let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,

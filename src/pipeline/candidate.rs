@@ -316,6 +316,7 @@ impl CandidateJob {
                             rascal_exe: self.request.rascal_exe.clone(),
                             attempt,
                             hide: self.hidden(),
+                            tempo: self.request.tempo,
                         },
                         cancel: self.cancel.clone(),
                     };

@@ -256,6 +256,7 @@ pub async fn execute_with(
                 dir: state.join("runs").join(&run).join("judge"),
                 rascal_exe: request.rascal_exe.clone(),
                 attempt: 1,
+                tempo: request.tempo,
             };
             let note = ask_judge(&Tie {
                 config: &config,

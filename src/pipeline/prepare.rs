@@ -154,6 +154,11 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
             .flat_map(|n| std::iter::repeat_n(n.clone(), per_agent))
             .collect();
     }
+    if names.is_empty() && config.main.agents.is_empty() {
+        return Err(PipelineError::Usage(
+            "no agent to run: .rascal/config.yaml at the base commit defines none\n  hint: `rascal init` writes a commented .rascal/ for this repository (with a scripted agent that needs no API key); commit it, then run again".into(),
+        ));
+    }
     if names.is_empty() {
         return Err(PipelineError::Usage(format!(
             "no agent to run\n  hint: pass --agent NAME (defined: {}) or set `strategy: {{agents: [...]}}` in .rascal/config.yaml",

@@ -40,6 +40,9 @@ pub struct RunRequest {
     /// The repository is removed when the run ends (`demo` without
     /// `--keep`): no `replay:` line, it could not work.
     pub throwaway: bool,
+    /// How fast scripted agents' built-in scenarios play: watchable only
+    /// for `rascal demo` (without `--fast`), never for a user's `run`.
+    pub tempo: crate::config::scenario::Tempo,
 }
 
 impl RunRequest {
