@@ -15,6 +15,8 @@ pub mod fixture;
 pub mod highlight;
 pub mod keys;
 pub mod logbuf;
+pub mod notifier;
+pub mod notify;
 pub mod shell;
 pub mod terminal;
 pub mod theme;
