@@ -85,10 +85,6 @@ impl CandidateJob {
         let policy = policy::Policy::of(&self.config);
         let mut attempt = 1;
         let mut instruction = self.request.instruction.clone();
-        let first = self.start.as_ref().map(|(n, _)| *n).unwrap_or(1);
-        if let Some(why) = self.budgets.refusal(&self.info.id, first) {
-            return self.refused(first, why);
-        }
         if let Some((n, text)) = &self.start {
             attempt = *n;
             instruction = policy::follow_up(
@@ -102,6 +98,15 @@ impl CandidateJob {
                 attempt,
                 feedback: text.clone(),
             });
+        }
+        // A candidate queued behind others, or retried, may find the
+        // budget spent before it starts (one a reattach resumes has started).
+        let resumed = self.resume.is_some() || self.landed.is_some();
+        if let Some(why) = (!resumed)
+            .then(|| self.budgets.refusal(&self.info.id, attempt))
+            .flatten()
+        {
+            return self.refused(attempt, why);
         }
         loop {
             let done = self.attempt(attempt, &instruction).await;
