@@ -83,3 +83,85 @@ impl Notifier {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tui::notify::Occasion;
+
+    fn notice() -> Notice {
+        Notice {
+            occasion: Occasion::Finished,
+            run: "r-1".into(),
+            candidate: None,
+            title: "rascal: run finished".into(),
+            message: "run r-1 finished (a PASS) — awaiting your decision".into(),
+        }
+    }
+
+    fn written(config: Notify, desktop: Desktop) -> Vec<u8> {
+        let out = Arc::new(Mutex::new(Vec::<u8>::new()));
+        let n = Notifier::to(config, desktop, PathBuf::from("."), out.clone());
+        let (tx, _rx) = mpsc::unbounded_channel();
+        n.send(vec![notice()], &tx);
+        let bytes = out.lock().unwrap().clone();
+        bytes
+    }
+
+    #[test]
+    fn bell_and_desktop_follow_the_config() {
+        let both = Notify::default();
+        assert_eq!(
+            written(both.clone(), Desktop::Osc9),
+            b"\x07\x1b]9;rascal: run finished: run r-1 finished (a PASS) \xe2\x80\x94 awaiting your decision\x07".to_vec()
+        );
+        let no_bell = Notify {
+            bell: false,
+            ..both.clone()
+        };
+        assert_eq!(
+            written(no_bell, Desktop::Osc777),
+            "\x1b]777;notify;rascal: run finished;run r-1 finished (a PASS) — awaiting your decision\x07"
+                .as_bytes()
+                .to_vec()
+        );
+        let no_desktop = Notify {
+            desktop: false,
+            ..both
+        };
+        assert_eq!(written(no_desktop, Desktop::Osc777), b"\x07".to_vec());
+        assert!(written(Notify::off(), Desktop::Osc777).is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_failing_command_comes_back_as_a_status_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = Notify {
+            command: vec!["sh".into(), "-c".into(), "exit 3".into()],
+            ..Notify::off()
+        };
+        let n = Notifier::to(
+            config,
+            Desktop::None,
+            dir.path().to_path_buf(),
+            Arc::new(Mutex::new(std::io::sink())),
+        );
+        let (tx, mut rx) = mpsc::unbounded_channel();
+        n.send(vec![notice()], &tx);
+        let action = rx.recv().await.unwrap();
+        assert_eq!(
+            action,
+            Action::NotifyFailed("`sh` exited with code 3".into())
+        );
+        let mut app = crate::tui::App::new(
+            crate::tui::RunMeta::default(),
+            crate::tui::Theme::named("dark", false).unwrap(),
+            "me".into(),
+        );
+        crate::tui::update::update(&mut app, action);
+        assert_eq!(
+            app.flash.as_deref(),
+            Some("notify command failed: `sh` exited with code 3")
+        );
+    }
+}
