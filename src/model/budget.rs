@@ -60,8 +60,9 @@ impl std::fmt::Display for Overrun {
                 format!("{s} spent of {l}")
             }
             Measure::Tokens { spent, limit } => {
+                let s = if *spent == 1 { "" } else { "s" };
                 format!(
-                    "{} tokens spent of {}",
+                    "{} token{s} spent of {}",
                     thousands(*spent),
                     thousands(*limit)
                 )
@@ -433,6 +434,11 @@ mod tests {
 
     #[test]
     fn amounts_read_well() {
+        let one = Overrun {
+            scope: Scope::Run,
+            measure: Measure::Tokens { spent: 1, limit: 1 },
+        };
+        assert_eq!(one.to_string(), "budget: 1 token spent of 1 (the run)");
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000), "1,000");
