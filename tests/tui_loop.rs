@@ -1,11 +1,14 @@
 //! The real event loop on a TestBackend: under a flood of log lines input
 //! still gets through (the loop does not drain the flood first), memory
-//! stays bounded, and quitting a live run asks, then stops the agents.
+//! stays bounded, and quitting a live run asks, then stops the agents. A
+//! run that needs the human rings once per occasion, with the bytes the
+//! terminal gets, and runs the `notify:` command.
 
 use rascal::exec::runner::Stream;
 use rascal::model::event::RunEvent;
 use rascal::tui::fixture;
 use rascal::tui::logbuf::CAPACITY;
+use rascal::tui::notifier::Notifier;
 use rascal::tui::shell::{run_loop, Shell, TermEvent, Trace};
 use rascal::tui::{App, Key, RunMeta, Theme};
 use ratatui::backend::TestBackend;
@@ -58,6 +61,7 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
         trace: Trace::default(),
         clock,
         outside: None,
+        notifier: Notifier::off(),
     };
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
     let mut app = App::new(
@@ -84,4 +88,132 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
         assert!(c.logs.len() <= CAPACITY);
     }
     drop(run_tx);
+}
+
+#[tokio::test]
+async fn an_escalation_rings_once_and_the_runs_end_once_with_the_command_run() {
+    use rascal::config::notify::Notify;
+    use rascal::model::verdict::Verdict;
+    use rascal::tui::notify::Desktop;
+    use std::sync::{Arc, Mutex};
+
+    let (run_tx, run_rx) = mpsc::unbounded_channel();
+    let (term_tx, term_rx) = mpsc::unbounded_channel();
+    let events = fixture::events(2, false);
+    let (run, ids): (String, Vec<String>) = match &events[0].0 {
+        RunEvent::RunStarted {
+            run, candidates, ..
+        } => (
+            run.clone(),
+            candidates.iter().map(|c| c.id.clone()).collect(),
+        ),
+        _ => unreachable!(),
+    };
+    run_tx.send((events[0].0.clone(), None)).unwrap();
+    let finished = |id: &str| RunEvent::CandidateFinished {
+        candidate: id.into(),
+        verdict: Verdict::Fail,
+        reason: None,
+        files: 1,
+        lines: 1,
+        tree: None,
+        cancelled: false,
+    };
+    let mut live = vec![
+        RunEvent::CandidateEscalated {
+            candidate: ids[0].clone(),
+            reason: "retries exhausted".into(),
+            table: String::new(),
+        },
+        finished(&ids[0]),
+    ];
+    // Plenty happens after the escalation: none of it rings again.
+    for i in 0..200 {
+        live.push(RunEvent::Log {
+            candidate: ids[1].clone(),
+            stream: Stream::Stdout,
+            display: None,
+            text: format!("line {i}"),
+        });
+    }
+    live.push(finished(&ids[1]));
+    live.push(RunEvent::RunFinished {
+        verdict: Verdict::Fail,
+        exit_code: 3,
+    });
+    for ev in live {
+        run_tx.send((ev, None)).unwrap();
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let written = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let notify = Notify {
+        bell: true,
+        desktop: true,
+        command: vec![
+            "sh".into(),
+            "-c".into(),
+            "printf '%s %s\\n' \"$RASCAL_EVENT\" \"$RASCAL_RUN\" >> events".into(),
+        ],
+    };
+    let shell = Shell {
+        origin: std::env::temp_dir(),
+        base: "86486adf0123456789abcdef0123456789abcdef".into(),
+        cancel: CancellationToken::new(),
+        decide: Box::new(|_, _| Ok(None)),
+        trace: Trace::default(),
+        clock,
+        outside: None,
+        notifier: Notifier::to(
+            notify,
+            Desktop::Osc777,
+            dir.path().to_path_buf(),
+            written.clone(),
+        ),
+    };
+    let mut term = Terminal::new(TestBackend::new(120, 40)).unwrap();
+    let mut app = App::new(
+        RunMeta::default(),
+        Theme::named("dark", false).unwrap(),
+        "tester".into(),
+    );
+    let bells = |w: &Arc<Mutex<Vec<u8>>>| w.lock().unwrap().iter().filter(|b| **b == 0x07).count();
+    let events_file = dir.path().join("events");
+    let seen = || std::fs::read_to_string(&events_file).unwrap_or_default();
+    // Quit once both notices are out and both commands have run.
+    let driver = async {
+        for _ in 0..1000 {
+            if seen().lines().count() >= 2 && bells(&written) >= 4 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        term_tx.send(TermEvent::Terminate).unwrap();
+    };
+    let (r, ()) = tokio::join!(
+        run_loop(&mut term, &mut app, run_rx, term_rx, &shell),
+        driver
+    );
+    r.unwrap();
+
+    let bytes = written.lock().unwrap().clone();
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let escalation = format!(
+        "\x07\x1b]777;notify;rascal: {0} needs a human;run {run}: {0} was escalated — retries exhausted\x07",
+        ids[0]
+    );
+    assert!(text.starts_with(&escalation), "{text:?}");
+    let rest = &text[escalation.len()..];
+    assert!(
+        rest.starts_with("\x07\x1b]777;notify;rascal: run escalated;run "),
+        "then the run's end: {rest:?}"
+    );
+    // One bell and one OSC each: an escalation, and the run's end.
+    assert_eq!(text.matches('\x07').count(), 4, "{text:?}");
+    assert_eq!(text.matches("\x1b]777;").count(), 2, "{text:?}");
+    assert_eq!(
+        seen(),
+        format!("escalated {run}\nescalated {run}\n"),
+        "the command ran once per notice, with the run's variables"
+    );
 }

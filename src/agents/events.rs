@@ -83,11 +83,14 @@ impl AgentEvent {
             }
             AgentEvent::FileEdit { path, change } => format!("▸ {change} {path}"),
             AgentEvent::Error { message } => format!("✗ error: {}", one_line(message, 300)),
-            AgentEvent::Final { ok, text } => format!(
-                "■ {}: {}",
-                if *ok { "done" } else { "failed" },
-                one_line(text, 300)
-            ),
+            AgentEvent::Final { ok, text } => {
+                let how = if *ok { "done" } else { "failed" };
+                if text.trim().is_empty() {
+                    format!("■ {how}")
+                } else {
+                    format!("■ {how}: {}", one_line(text, 300))
+                }
+            }
             AgentEvent::Progress { text } => format!("· {}", one_line(text, 200)),
             AgentEvent::Usage { usage, .. } => format!("Σ {}", usage.short()),
         }
@@ -138,7 +141,9 @@ pub fn parse_line(runtime: RuntimeKind, line: &str) -> Option<Vec<AgentEvent>> {
     }
     let v: Value = serde_json::from_str(t).ok()?;
     let events = match runtime {
-        RuntimeKind::Claude => claude(&v),
+        // Scripted agents speak Claude Code's stream-json when they print
+        // events (a `usage` step), so tests exercise the same parser.
+        RuntimeKind::Claude | RuntimeKind::Scripted => claude(&v),
         RuntimeKind::Codex => codex(&v),
         RuntimeKind::Goose => goose(&v),
         _ => None,

@@ -1,5 +1,6 @@
 //! Scripted agents: deterministic "agents" that play a list of steps (print,
-//! write, delete, rename, chmod, symlink, sleep, exit) in their worktree.
+//! write, delete, rename, chmod, symlink, sleep, report usage, exit) in
+//! their worktree.
 //! They run as `rascal __scripted-agent FILE` through the real launcher, so
 //! the demo and the tests exercise the same path as real agents, with no API
 //! key. Built-in scenarios drive `rascal demo`.
@@ -333,6 +334,22 @@ fn without_empty_beats(steps: Vec<Step>) -> Vec<Step> {
         .collect()
 }
 
+/// The line Claude Code's `stream-json` ends a session with: its final
+/// result, with the session's tokens and cost.
+pub fn claude_result(input_tokens: u64, output_tokens: u64, usd: Option<f64>) -> String {
+    let mut line = serde_json::json!({
+        "type": "result",
+        "subtype": "success",
+        "is_error": false,
+        "result": "",
+        "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+    });
+    if let Some(c) = usd {
+        line["total_cost_usd"] = serde_json::json!(c);
+    }
+    line.to_string()
+}
+
 /// Where a step's `path` is: in the workspace `dir`, or under the
 /// artifacts directory when it starts with `$RASCAL_ARTIFACTS_DIR/`
 /// (how a scenario leaves a commit message or PR body, like a real agent).
@@ -446,6 +463,15 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                     o.flush()?;
                 }
                 Step::Exit { code } => std::process::exit(*code),
+                Step::Usage {
+                    input_tokens,
+                    output_tokens,
+                    usd,
+                } => {
+                    let mut o = stdout.lock();
+                    writeln!(o, "{}", claude_result(*input_tokens, *output_tokens, *usd))?;
+                    o.flush()?;
+                }
                 Step::When { .. } => {}
             }
             Ok(())

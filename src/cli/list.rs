@@ -70,11 +70,15 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
                 r.verdict.as_deref().unwrap_or("-").to_uppercase()
             ),
         };
-        let decided = match (&r.finalized, &r.selected) {
+        let mut decided = match (&r.finalized, &r.selected) {
             (Some(b), _) => format!(" [finalized on {}]", sanitize(b)),
             (None, Some(c)) => format!(" [selected {}]", sanitize(c)),
             _ => String::new(),
         };
+        if !r.over_budget.is_empty() {
+            let ids: Vec<String> = r.over_budget.keys().map(|c| sanitize(c)).collect();
+            decided.push_str(&format!(" [stopped by budget: {}]", ids.join(", ")));
+        }
         say!(
             "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  {}{decided}",
             r.id,

@@ -133,6 +133,12 @@ pub fn execute(
     earlier: Vec<RunEvent>,
 ) -> Result<(i32, Option<String>), CliError> {
     let replay = !prepared.request.throwaway;
+    // A headless run has no terminal to ring: only the `notify:` command,
+    // once, when it ends.
+    let notify = (
+        prepared.config.main.notify.command.clone(),
+        prepared.repo_dir.clone(),
+    );
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     rt.block_on(async move {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
@@ -173,6 +179,13 @@ pub fn execute(
             out(crate::output::printer::state_lines(&summary));
             if replay {
                 say!("replay: rascal show {}", outcome.run);
+            }
+        }
+        let (argv, dir) = &notify;
+        if !argv.is_empty() {
+            let n = crate::tui::notify::at_end(&summary);
+            if let Err(e) = crate::exec::notify::run(argv, dir, n.env()).await {
+                eprintln!("rascal: warning: the notify command failed: {e}");
             }
         }
         Ok((outcome.exit_code, Some(outcome.run)))

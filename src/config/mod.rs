@@ -2,9 +2,11 @@
 //! candidate's worktree, so an agent cannot weaken its own checks), and
 //! errors that name file, line, column and what is allowed.
 
+pub mod budget;
 pub mod container;
 pub mod duration;
 pub mod guardrails;
+pub mod notify;
 pub mod permissions;
 pub mod scenario;
 pub mod spec;
@@ -12,6 +14,7 @@ pub mod theme;
 pub mod verification;
 pub mod yaml;
 
+pub use budget::Budget;
 pub use duration::Dur;
 pub use guardrails::{Guardrail, GuardrailKind, Scope};
 pub use permissions::PermissionsConfig;
@@ -153,6 +156,10 @@ pub struct AgentConfig {
     /// Docker launcher: keep the container after the run, for debugging.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_containers: bool,
+    /// What each candidate of this agent may spend, over all its attempts
+    /// (see `budget::Budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
 }
 
 impl AgentConfig {
@@ -226,6 +233,13 @@ pub struct MainConfig {
     /// workspaces either way.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_workspaces: bool,
+    /// What the whole run may spend: every candidate, every attempt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget: Option<Budget>,
+    /// How a run that needs you gets your attention (bell, desktop
+    /// notification, your command).
+    #[serde(default)]
+    pub notify: notify::Notify,
 }
 
 fn default_timeout() -> Dur {
@@ -241,6 +255,8 @@ impl Default for MainConfig {
             timeout: default_timeout(),
             theme: None,
             keep_workspaces: false,
+            budget: None,
+            notify: notify::Notify::default(),
         }
     }
 }
@@ -345,6 +361,8 @@ impl Config {
                 "strategy agents",
                 "name each agent once; `n: 3` runs each agent 3 times",
             )?;
+            budget::check(t, &cfg.main)?;
+            notify::check(t, &cfg.main.notify)?;
         }
         cfg.check_strategy()?;
         Ok(cfg)

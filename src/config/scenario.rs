@@ -54,6 +54,18 @@ pub enum Step {
     Exit {
         code: i32,
     },
+    /// Report spending as Claude Code does when its session ends: one
+    /// stream-json `result` line with `usage` and `total_cost_usd`. Scripted
+    /// agents' output is read with the claude parser, so budgets see it
+    /// through the same path as a real agent's.
+    Usage {
+        #[serde(default)]
+        input_tokens: u64,
+        #[serde(default)]
+        output_tokens: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        usd: Option<f64>,
+    },
     /// Play `then` on attempt `attempt` ($RASCAL_ATTEMPT, 1 = first try),
     /// `otherwise` on any other attempt: lets a scripted author fix its
     /// change when given feedback, and a scripted reviewer change its mind.

@@ -207,6 +207,21 @@ pub enum RunEvent {
     /// The selected candidate's change was committed on a branch
     /// (`rascal finalize`, or `F` in the TUI).
     Finalized(Finalization),
+    /// A budget stopped the candidate: its spending passed its agent's or
+    /// the run's budget (it is cancelled, as a human's cancel would), or
+    /// its next attempt would have started with the budget spent.
+    /// `reason`: `budget: $0.52 spent of $0.50 (agent careful)`.
+    OverBudget {
+        candidate: String,
+        reason: String,
+    },
+    /// A budget applies to the candidate but cannot be enforced: its agent
+    /// reports no usage (or no cost, against a dollar limit). Said once
+    /// per agent and run.
+    BudgetUnenforced {
+        candidate: String,
+        reason: String,
+    },
 }
 
 /// What a finalize did: the branch, the commit, the PR body it wrote and
@@ -249,6 +264,8 @@ impl RunEvent {
             RunEvent::AttemptStarted { .. } => "attempt_started",
             RunEvent::CandidateEscalated { .. } => "candidate_escalated",
             RunEvent::Finalized(_) => "finalized",
+            RunEvent::OverBudget { .. } => "over_budget",
+            RunEvent::BudgetUnenforced { .. } => "budget_unenforced",
         }
     }
 
@@ -262,7 +279,9 @@ impl RunEvent {
             | RunEvent::ReportLanded { candidate, .. }
             | RunEvent::CandidateFinished { candidate, .. }
             | RunEvent::AttemptStarted { candidate, .. }
-            | RunEvent::CandidateEscalated { candidate, .. } => Some(candidate),
+            | RunEvent::CandidateEscalated { candidate, .. }
+            | RunEvent::OverBudget { candidate, .. }
+            | RunEvent::BudgetUnenforced { candidate, .. } => Some(candidate),
             RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             RunEvent::Finalized(f) => Some(&f.candidate),
             _ => None,

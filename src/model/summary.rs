@@ -38,9 +38,24 @@ pub struct CandidateSummary {
     /// Decisions about this candidate (overrides, selection, …), in order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<crate::model::decision::Decision>,
-    /// Tokens and cost when the agent's stream reported them.
+    /// Tokens and cost when the agent's stream reported them (the latest
+    /// attempt's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<crate::model::usage::Usage>,
+    /// Tokens and cost over all its attempts: what counts against budgets.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spent: Option<crate::model::usage::Usage>,
+    /// What its attempts before the current one spent.
+    #[serde(skip)]
+    spent_before: crate::model::usage::Usage,
+    /// Why a budget stopped it (it is CANCELLED): `budget: $0.52 spent of
+    /// $0.50 (agent careful)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<String>,
+    /// A budget applies to it but cannot be enforced (its agent reports no
+    /// usage, or no cost against a dollar limit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_warning: Option<String>,
     /// The agent's final message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
@@ -397,6 +412,10 @@ impl RunSummary {
                         overrides_from: 0,
                         effective_verdict: None,
                         usage: None,
+                        spent: None,
+                        spent_before: Default::default(),
+                        over_budget: None,
+                        budget_warning: None,
                         summary: None,
                         attempt: 1,
                         attempts: Vec::new(),
@@ -486,8 +505,11 @@ impl RunSummary {
                     };
                     c.clock.agent = Span::default();
                     c.state = State::Running;
-                    // An escalation was about the attempt before.
+                    // An escalation, or a budget's stop, was about the
+                    // attempt before.
                     c.escalated = None;
+                    c.over_budget = None;
+                    c.spent_before = c.spent.unwrap_or_default();
                     c.attempts.push(AttemptSummary {
                         attempt: c.attempt,
                         reports: std::mem::take(&mut c.reports),
@@ -523,6 +545,20 @@ impl RunSummary {
             RunEvent::Usage { candidate, usage } => {
                 if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
                     c.usage = Some(*usage);
+                    c.spent = Some(crate::model::budget::sum(c.spent_before, *usage));
+                }
+            }
+            RunEvent::OverBudget { candidate, reason } => {
+                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.over_budget = Some(reason.clone());
+                    if c.state.live() {
+                        c.state = State::Cancelled;
+                    }
+                }
+            }
+            RunEvent::BudgetUnenforced { candidate, reason } => {
+                if let Some(c) = s.candidates.iter_mut().find(|c| &c.id == candidate) {
+                    c.budget_warning.get_or_insert_with(|| reason.clone());
                 }
             }
             RunEvent::AgentSummary { candidate, text } => {

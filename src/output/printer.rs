@@ -232,6 +232,16 @@ impl Printer {
             RunEvent::RunInterrupted { reason } => {
                 vec![format!("run interrupted: {}", sanitize(reason))]
             }
+            RunEvent::OverBudget { candidate, reason } => vec![format!(
+                "{} ⊘ stopped: {}",
+                self.tag(candidate),
+                sanitize(reason)
+            )],
+            RunEvent::BudgetUnenforced { candidate, reason } => vec![format!(
+                "{} warning: {}",
+                self.tag(candidate),
+                sanitize(reason)
+            )],
             RunEvent::Finalized(f) => {
                 let mut out = vec![format!(
                     "{} finalized: committed {} on branch {}",
@@ -259,8 +269,9 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
         .candidates
         .iter()
         .map(|c| {
-            let note = match (&c.escalated, c.state) {
-                (Some(e), State::Escalated) => format!(" ({})", cut(&sanitize(&e.reason), 80)),
+            let note = match (&c.escalated, c.state, &c.over_budget) {
+                (Some(e), State::Escalated, _) => format!(" ({})", cut(&sanitize(&e.reason), 80)),
+                (_, State::Cancelled, Some(why)) => format!(" — {}", cut(&sanitize(why), 80)),
                 _ => String::new(),
             };
             format!("{} {}{note}", sanitize(&c.id), c.state)

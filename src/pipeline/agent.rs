@@ -107,6 +107,8 @@ impl CandidateJob {
                 candidate: id.clone(),
                 command: inv.argv.join(" "),
             });
+            self.budgets
+                .before_agent(&self.journal, id, self.agent.runtime);
         }
         for var in inv.missing_env.iter().filter(|_| resume.is_none()) {
             self.journal.emit(RunEvent::Log {
@@ -148,6 +150,7 @@ impl CandidateJob {
         let log_path = run_dir.join("agent.log");
         let runtime = self.agent.runtime;
         let resumed = resume.is_some();
+        let (budgets, stop) = (self.budgets.clone(), self.cancel.clone());
         let forward = tokio::spawn(async move {
             // A reattach appends to the log written before.
             let mut file = std::fs::OpenOptions::new()
@@ -191,6 +194,7 @@ impl CandidateJob {
                                 candidate: cid.clone(),
                                 usage,
                             });
+                            budgets.report(&journal, &cid, usage, &stop);
                         }
                         // The final result, else the last assistant text,
                         // is the agent's summary.
@@ -236,6 +240,11 @@ impl CandidateJob {
                 }
             }
             Err(e) => report = report.errored(e.to_string()),
+        }
+        self.budgets.after_agent(&self.journal, id);
+        if let Some(why) = self.budgets.stopped(id) {
+            // Whatever it had done, it was stopped: nothing of it is judged.
+            report = report.errored(format!("stopped: {why}"));
         }
         (report.finish(), usage)
     }

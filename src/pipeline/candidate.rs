@@ -70,6 +70,8 @@ pub(crate) struct CandidateJob {
     /// Retry decisions that arrived while the run was live, by candidate:
     /// taken after the current attempt.
     pub(crate) human_feedback: HumanFeedback,
+    /// The run's budgets: what this candidate and the run have spent.
+    pub(crate) budgets: crate::pipeline::budget::Budgets,
 }
 
 /// Feedback from live retry decisions, waiting for its candidate.
@@ -97,6 +99,15 @@ impl CandidateJob {
                 feedback: text.clone(),
             });
         }
+        // A candidate queued behind others, or retried, may find the
+        // budget spent before it starts (one a reattach resumes has started).
+        let resumed = self.resume.is_some() || self.landed.is_some();
+        if let Some(why) = (!resumed)
+            .then(|| self.budgets.refusal(&self.info.id, attempt))
+            .flatten()
+        {
+            return self.refused(attempt, why);
+        }
         loop {
             let done = self.attempt(attempt, &instruction).await;
             // A human's retry decision, taken while this attempt ran, comes
@@ -106,6 +117,17 @@ impl CandidateJob {
                 .lock()
                 .ok()
                 .and_then(|mut m| m.remove(&self.info.id));
+            let step = policy::next_step(attempt, &policy, &done.reports, done.review.as_ref());
+            // Another attempt only while the budgets have something left.
+            let again = human.is_some() || matches!(step, policy::Next::Retry(_));
+            if let Some(why) = again
+                .then(|| self.budgets.refusal(&self.info.id, attempt + 1))
+                .flatten()
+            {
+                self.budgets
+                    .stop(&self.journal, &self.info.id, why, &self.cancel);
+                return self.finish(attempt, done, None);
+            }
             if let Some(text) = human {
                 attempt += 1;
                 instruction = policy::follow_up(
@@ -121,7 +143,7 @@ impl CandidateJob {
                 });
                 continue;
             }
-            match policy::next_step(attempt, &policy, &done.reports, done.review.as_ref()) {
+            match step {
                 policy::Next::Retry(text) => {
                     attempt += 1;
                     instruction = policy::follow_up(
@@ -158,7 +180,11 @@ impl CandidateJob {
         } else if self.cancel.is_cancelled() {
             // Whatever had passed, a cancelled candidate was not verified.
             verdict = Verdict::Fail;
-            reason = Some("cancelled before every layer ran".into());
+            reason = Some(
+                self.budgets
+                    .stopped(&self.info.id)
+                    .unwrap_or_else(|| "cancelled before every layer ran".into()),
+            );
         }
         self.journal.emit(RunEvent::CandidateFinished {
             candidate: self.info.id.clone(),
@@ -344,6 +370,35 @@ impl CandidateJob {
             usage,
             agent_ok,
         }
+    }
+
+    /// Its budget, or the run's, was spent before attempt `attempt` could
+    /// start: stopped, the agent never runs, every layer is skipped.
+    fn refused(&self, attempt: u32, why: String) -> CandidateOutcome {
+        self.budgets
+            .stop(&self.journal, &self.info.id, why.clone(), &self.cancel);
+        let agent = Report::new(Layer::Agent, "agent")
+            .errored(format!("not started: {why}"))
+            .finish();
+        self.journal.emit(RunEvent::ReportLanded {
+            candidate: self.info.id.clone(),
+            report: Box::new(agent.clone()),
+        });
+        let mut reports = vec![agent];
+        self.skip_layers(
+            &mut reports,
+            "skipped: the agent did not start (budget spent)",
+        );
+        let done = Attempt {
+            reports,
+            files: 0,
+            lines: 0,
+            review: None,
+            changes: None,
+            usage: None,
+            agent_ok: false,
+        };
+        self.finish(attempt, done, None)
     }
 
     fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {

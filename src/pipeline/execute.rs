@@ -59,6 +59,14 @@ pub async fn execute_with(
         LauncherKind::Process => Arc::new(ProcessLauncher),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
     };
+    // A retry or a reattach goes on from what the journal holds: the
+    // budgets count what earlier attempts spent.
+    let earlier_summary = (resume.is_some() || retry.is_some())
+        .then(|| store.events(&run).ok())
+        .flatten()
+        .map(|events| crate::model::summary::RunSummary::from_events(&events));
+    let budgets =
+        crate::pipeline::budget::Budgets::new(&config, &candidates, earlier_summary.as_ref());
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber, cancel.clone());
     if resume.is_none() && retry.is_none() {
         journal.emit(RunEvent::RunStarted {
@@ -124,6 +132,7 @@ pub async fn execute_with(
         task: task.clone(),
         start,
         human_feedback: human_feedback.clone(),
+        budgets: budgets.clone(),
     };
     let mut again = std::collections::BTreeMap::new();
     for (info, agent) in candidates {

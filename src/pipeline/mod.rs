@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod attach;
+pub mod budget;
 pub mod candidate;
 pub mod decisions;
 pub mod execute;

@@ -96,6 +96,12 @@ pub fn prepare_retry(
             )
         })
         .collect();
+    if let Some(why) = crate::pipeline::budget::retry_refusal(&config, &summary, candidate) {
+        return Err(PipelineError::Usage(format!(
+            "retry of `{candidate}` refused: {why}\n  hint: budgets are set in .rascal/config.yaml (`budget:` for the run, `agents.{}.budget` for each of its candidates); start a new run to spend more",
+            cand.agent
+        )));
+    }
     let decision = Decision::new(
         Some(candidate),
         DecisionKind::Retry {

@@ -56,6 +56,10 @@ pub struct RunRow {
     pub selected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finalized: Option<String>,
+    /// Candidates a budget stopped → why
+    /// (`budget: $0.52 spent of $0.50 (agent careful)`).
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub over_budget: std::collections::BTreeMap<String, String>,
     pub base: String,
     pub instruction: String,
     pub candidates: u32,
@@ -471,6 +475,7 @@ impl Store {
                     state: None,
                     selected: None,
                     finalized: None,
+                    over_budget: Default::default(),
                     base: r.get(2)?,
                     instruction: r.get(3)?,
                     started_at: r.get(4)?,
@@ -499,6 +504,11 @@ impl Store {
                     row.state = Some(s.state);
                     row.selected = s.selected.clone();
                     row.finalized = s.finalized.as_ref().map(|f| f.branch.clone());
+                    row.over_budget = s
+                        .candidates
+                        .iter()
+                        .filter_map(|c| Some((c.id.clone(), c.over_budget.clone()?)))
+                        .collect();
                     // A run being driven (a retry, an attach) has no
                     // verdict yet, whatever an earlier attempt said.
                     if row.status != "running" {
@@ -727,7 +737,17 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
             at,
             serde_json::json!({"reason": reason, "table": table}).to_string(),
         )?,
+        // A budget's stop is rascal's cancel of the candidate.
+        RunEvent::OverBudget { candidate, reason } => insert_decision(
+            tx,
+            run,
+            Some(candidate),
+            ("cancel", "rascal", reason),
+            at,
+            serde_json::json!({"reason": reason, "budget": true}).to_string(),
+        )?,
         RunEvent::Log { .. }
+        | RunEvent::BudgetUnenforced { .. }
         | RunEvent::LayerStarted { .. }
         | RunEvent::TaskLoaded { .. }
         | RunEvent::Ranked { .. }

@@ -86,4 +86,6 @@ pub enum Action {
     FinalizeDone(Result<String, String>),
     /// `gh` opened the pull request (its output), or why not.
     PrOpened(Result<String, String>),
+    /// The `notify:` command failed: why, in one line.
+    NotifyFailed(String),
 }

@@ -709,6 +709,18 @@ impl App {
                 }
             }
             RunEvent::Finalized(_) => {}
+            // Said in the candidate's log, where its other notes are.
+            RunEvent::OverBudget { candidate, reason }
+            | RunEvent::BudgetUnenforced { candidate, reason } => {
+                let (color, over) = (self.color, matches!(ev, RunEvent::OverBudget { .. }));
+                if let Some(c) = self.cand_mut(candidate) {
+                    let text = format!(
+                        "rascal: {}{reason}",
+                        if over { "stopped: " } else { "warning: " }
+                    );
+                    c.logs.push(crate::model::log::Stream::Stderr, &text, color);
+                }
+            }
         }
     }
 

@@ -17,6 +17,8 @@ pub mod home;
 pub mod jump;
 pub mod keys;
 pub mod logbuf;
+pub mod notifier;
+pub mod notify;
 pub mod shell;
 pub mod terminal;
 pub mod theme;

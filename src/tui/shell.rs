@@ -164,6 +164,9 @@ pub struct Shell {
     /// The real terminal (None under a test backend: jumping out and the
     /// clipboard then say they are not available).
     pub outside: Option<Outside>,
+    /// Bell, desktop notification and `notify:` command when the run needs
+    /// the human (see `notify`).
+    pub notifier: super::notifier::Notifier,
 }
 
 /// A run event with the time it happened when known (replayed from the
@@ -189,6 +192,7 @@ pub async fn run_loop<B: Backend>(
     let mut last_draw: Option<Instant> = None;
     let size = terminal.size().map_err(backend_error)?;
     update(app, Action::Resize(size.width, size.height));
+    let mut watch = super::notify::Watch::new((shell.clock)());
     loop {
         let now = Instant::now();
         if app.dirty && last_draw.is_none_or(|t| now.duration_since(t) >= FRAME) {
@@ -211,9 +215,13 @@ pub async fn run_loop<B: Backend>(
                 Some((ev, t)) => {
                     let now = (shell.clock)();
                     update(app, Action::Run(Box::new(ev), t.unwrap_or(now)));
+                    shell.notifier.send(watch.observe(&app.summary, t), &loaded_tx);
                     for _ in 0..BATCH {
                         match run_rx.try_recv() {
-                            Ok((ev, t)) => { update(app, Action::Run(Box::new(ev), t.unwrap_or(now))); }
+                            Ok((ev, t)) => {
+                                update(app, Action::Run(Box::new(ev), t.unwrap_or(now)));
+                                shell.notifier.send(watch.observe(&app.summary, t), &loaded_tx);
+                            }
                             Err(_) => break,
                         }
                     }
@@ -608,6 +616,10 @@ pub fn run_interactive(
     earlier: Vec<(i64, RunEvent)>,
 ) -> Result<i32, String> {
     let meta = meta_of(&prepared);
+    let notifier = super::notifier::Notifier::terminal(
+        prepared.config.main.notify.clone(),
+        prepared.repo_dir.clone(),
+    );
     let base = prepared.base.to_string();
     let run_id = prepared.run.clone();
     let replay = !prepared.request.throwaway;
@@ -669,6 +681,7 @@ pub fn run_interactive(
             trace,
             clock: now,
             outside: Some(Outside { gate }),
+            notifier,
         };
         let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
         if app.live() && !cancel.is_cancelled() {
@@ -769,8 +782,13 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         attached: true,
         ..RunMeta::default()
     };
+    let mut notifier = super::notifier::Notifier::off();
     if let Ok(oid) = git2::Oid::from_str(&base) {
         if let Ok(config) = crate::git::base::load_config(&repo, oid) {
+            notifier = super::notifier::Notifier::terminal(
+                config.main.notify.clone(),
+                crate::git::workspace::workdir(&repo),
+            );
             meta.layers_on = vec![Layer::Agent, Layer::Permissions, Layer::Criteria];
             if config.guardrails.is_some() {
                 meta.layers_on.push(Layer::Guardrails);
@@ -841,6 +859,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
             trace,
             clock: now,
             outside: Some(Outside { gate }),
+            notifier,
         };
         let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
         Ok::<i32, String>(match app.state {

@@ -215,6 +215,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 Err(e) => e,
             })
         }
+        Action::NotifyFailed(e) => app.flash = Some(format!("notify command failed: {e}")),
         Action::Retry => {
             if let Some(c) = app.focused() {
                 let mut text = String::from("Please fix what the checks found:\n");

@@ -229,6 +229,7 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             let _ = writeln!(out);
         }
     }
+    budget_lines(&mut out, s);
     let decisions: Vec<_> = s
         .decisions
         .iter()
@@ -246,6 +247,27 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         let _ = writeln!(out);
     }
     out
+}
+
+/// `### Budgets`: the candidates a budget stopped, and the budgets that
+/// could not be enforced (nothing when neither happened).
+fn budget_lines(out: &mut String, s: &RunSummary) {
+    let mut lines = Vec::new();
+    for c in &s.candidates {
+        if let Some(why) = &c.over_budget {
+            lines.push(format!(
+                "- **{}** was stopped (CANCELLED): {}",
+                cell(&c.id),
+                cell(why)
+            ));
+        }
+        if let Some(w) = &c.budget_warning {
+            lines.push(format!("- warning: {}", cell(w)));
+        }
+    }
+    if !lines.is_empty() {
+        let _ = writeln!(out, "### Budgets\n\n{}\n", lines.join("\n"));
+    }
 }
 
 #[cfg(test)]
