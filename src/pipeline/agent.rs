@@ -159,7 +159,11 @@ impl CandidateJob {
                 .write(true)
                 .truncate(!resumed)
                 .open(&log_path)
-                .ok();
+                .ok()
+                .map(std::io::BufWriter::new);
+            // Buffered: flushed whenever the agent's output is caught up
+            // with, at least every 100 ms during a flood, and at the end.
+            let mut flushed = std::time::Instant::now();
             let mut last = String::new();
             let mut usage = Usage::default();
             let mut summary: Option<(bool, String)> = None;
@@ -167,6 +171,10 @@ impl CandidateJob {
                 let text = redact(line.text, &secrets);
                 if let Some(f) = file.as_mut() {
                     let _ = writeln!(f, "{text}");
+                    if rx.is_empty() || flushed.elapsed() >= std::time::Duration::from_millis(100) {
+                        let _ = f.flush();
+                        flushed = std::time::Instant::now();
+                    }
                 }
                 let parsed = if line.stream == crate::model::log::Stream::Stdout {
                     events::parse_line(runtime, &text)
@@ -209,6 +217,9 @@ impl CandidateJob {
                         _ => {}
                     }
                 }
+            }
+            if let Some(f) = file.as_mut() {
+                let _ = f.flush();
             }
             if let Some((_, text)) = summary {
                 journal.emit(RunEvent::AgentSummary {
