@@ -33,6 +33,21 @@ impl Tmux {
         self.cmd(&["send-keys", "-t", "e2e", "-l", s]);
     }
 
+    /// Wait until no needle is on screen; fail with the screen if not.
+    fn wait_gone(&self, step: &str, needles: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let screen = self.capture();
+            if !needles.iter().any(|n| screen.contains(n)) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("step `{step}`: {needles:?} still on screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Wait until every needle is on screen; fail with the screen if not.
     fn wait_for(&self, step: &str, needles: &[&str]) -> String {
         let deadline = Instant::now() + Duration::from_secs(240);
@@ -59,6 +74,11 @@ impl Drop for Tmux {
 /// environment: nothing from `cargo test` (CARGO_TARGET_DIR…) leaks into
 /// the demo's guardrail builds.
 fn start_demo(name: &str) -> Tmux {
+    start_demo_sized(name, 200, 50)
+}
+
+/// [`start_demo`] in a terminal `w`×`h`.
+fn start_demo_sized(name: &str, w: u16, h: u16) -> Tmux {
     assert!(
         Command::new("tmux").arg("-V").output().is_ok(),
         "tmux is needed for this test (.ci/run installs it)"
@@ -82,9 +102,9 @@ fn start_demo(name: &str) -> Tmux {
         "-s",
         "e2e",
         "-x",
-        "200",
+        &w.to_string(),
         "-y",
-        "50",
+        &h.to_string(),
         "sh",
         "-c",
         &script,
@@ -147,7 +167,10 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
 
     // The compare view.
     t.keys(&["Escape", "c"]);
-    t.wait_for("compare view", &["scoreboard", "ranking", "(−) vs"]);
+    t.wait_for(
+        "compare view",
+        &["scoreboard · A = hasty", "ranking", "− only in B = "],
+    );
 
     // Override hasty's failed guardrails with a reason.
     t.keys(&["Escape", "o"]);
@@ -288,4 +311,44 @@ fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
     assert_eq!(doc["finalized"]["branch"], branch.as_str());
     assert_eq!(doc["finalized"]["commit"], commit.id().to_string());
     let _ = std::fs::remove_dir_all(&repo);
+}
+
+#[test]
+fn help_at_80x24_status_bar_ends_with_help_overlay_scrolls_to_the_legend() {
+    let t = start_demo_sized("help", 80, 24);
+    let s = t.wait_for("run finishes", &["finished PASS (exit 0)"]);
+    // The status bar is cut to the width by priority, never before `? help`.
+    let bar = s.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    assert!(
+        bar.trim_end().ends_with("? help"),
+        "the status bar ends with `? help`: {bar:?}\n{s}"
+    );
+    assert!(bar.contains("q quit"), "{bar:?}");
+
+    // `?` opens the overlay; at 80×24 it does not fit, so it scrolls.
+    t.keys(&["?"]);
+    let s = t.wait_for("help opens", &["keys · Esc, ? or q closes", "↓ more"]);
+    assert!(s.contains("everywhere"), "{s}");
+    assert!(!s.contains("marks"), "the legend is below the fold:\n{s}");
+    t.keys(&[
+        "j", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown",
+    ]);
+    let s = t.wait_for(
+        "help scrolled to the legend",
+        &["legend", "marks", "✓ pass", "states", "↑ back up"],
+    );
+    assert!(s.contains("– off/skipped"), "{s}");
+
+    // Esc closes it; the dashboard is back.
+    t.keys(&["Escape"]);
+    let s = t.wait_gone("help closes", &["keys · Esc, ? or q closes"]);
+    assert!(s.contains("1 careful"), "{s}");
+
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0"]);
+    let (_, repo) = run_and_repo(&s);
+    // Only the demo's own directory, whatever the narrow screen did to the line.
+    if repo.contains("/rascal-demo-") {
+        let _ = std::fs::remove_dir_all(&repo);
+    }
 }

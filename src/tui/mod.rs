@@ -15,6 +15,7 @@ pub mod fixture;
 pub mod highlight;
 pub mod keys;
 pub mod logbuf;
+pub mod search;
 pub mod shell;
 pub mod terminal;
 pub mod theme;

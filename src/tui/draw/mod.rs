@@ -41,6 +41,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if app.dialog.is_some() {
         dialog::draw(frame, app, body);
     }
+    app.theme.fill_screen(frame.buffer_mut());
 }
 
 /// The run header: state, run id, strategy, base, wall clock; then the
