@@ -333,7 +333,7 @@ fn control_bytes_from_agents_render_as_carets() {
 fn wide_diff() -> String {
     DIFF.replacen(
         "+pub fn shout(name: &str) -> String {\n",
-        "+pub fn shout(name: &str) -> String {\n+    // Shouting is greeting in upper case: the same words, louder, for whoever is at the far end of a long corridor.\n",
+        "+pub fn shout(name: &str) -> String {\n+    // Shouting is greeting in upper case: the same words, louder, for whoever is at the far end of a long corridor, across a noisy room, or on the other side of a very wide terminal.\n",
         1,
     )
 }
@@ -359,6 +359,7 @@ fn style_runs(t: &Terminal<TestBackend>, y: u16) -> String {
             format!(" +{:?}", c.modifier)
                 .replace("Modifier(", "")
                 .replace(')', "")
+                .replace(" | ", "+")
                 .to_lowercase()
         };
         format!("{}/{}{mods}", colour(c.fg), colour(c.bg))
@@ -410,7 +411,10 @@ fn every_theme_at_80x24_and_200x50_with_its_colours() {
             let t = terminal(&app, w, h);
             insta::assert_snapshot!(
                 format!("theme_{theme}_dashboard_{w}x{h}"),
-                text_and_styles(&t, &[" rascal ", "agent (scripted)", "guard"])
+                text_and_styles(
+                    &t,
+                    &[" rascal ", "1 careful", "careful (scripted)", "✓agent"]
+                )
             );
 
             let mut app = fresh();

@@ -337,7 +337,7 @@ pub static COMMANDS: &[Command] = &[
     cmd!(
         &[Key::Char('n')],
         "n/N",
-        "next/prev match",
+        "next/prev match (while searching)",
         DIFFS,
         Bar::High,
         searching,
@@ -652,7 +652,10 @@ pub fn hints(app: &App) -> Vec<Hint> {
     let mut seen: Vec<Hint> = Vec::new();
     for c in valid(app).filter(|c| c.bar > Bar::Hidden) {
         if !seen.iter().any(|h| h.key == c.label) {
-            seen.push(hint(c.label, c.desc, c.bar));
+            // The bar says what a key does; the help adds the details in
+            // parentheses (`finalize (branch + PR body)`).
+            let desc = c.desc.split(" (").next().unwrap_or(c.desc);
+            seen.push(hint(c.label, desc, c.bar));
         }
     }
     seen
@@ -663,29 +666,32 @@ pub fn hint_width(h: &Hint) -> usize {
     crate::text::width(h.key) + crate::text::width(h.desc) + 4
 }
 
-/// The hints that fit in `room` columns: `Always` ones are kept (and put
-/// last, so the bar ends with `? help`), then the most important of the
-/// rest, each in its place: the lowest priority (and, among equals, the
-/// rightmost) is dropped first, and nothing of a lower priority than a
-/// dropped hint is kept.
+/// The hints that fit in `room` columns, in their order: `Always` ones
+/// (help and quit, last in the table, so the bar ends with `? help`) are
+/// kept, then the most important of the rest: the lowest priority (and,
+/// among equals, the rightmost) is dropped first, and nothing of a lower
+/// priority than a dropped hint is kept.
 pub fn fit_hints(hints: &[Hint], room: usize) -> Vec<Hint> {
-    let (pinned, rest): (Vec<Hint>, Vec<Hint>) = hints.iter().partition(|h| h.bar == Bar::Always);
-    let mut used: usize = pinned.iter().map(hint_width).sum();
-    let mut keep = vec![false; rest.len()];
-    let mut order: Vec<usize> = (0..rest.len()).collect();
+    let mut keep: Vec<bool> = hints.iter().map(|h| h.bar == Bar::Always).collect();
+    let mut used: usize = hints
+        .iter()
+        .filter(|h| h.bar == Bar::Always)
+        .map(hint_width)
+        .sum();
+    let mut order: Vec<usize> = (0..hints.len()).filter(|&i| !keep[i]).collect();
     // Most important first; among equals, leftmost first.
-    order.sort_by_key(|&i| (std::cmp::Reverse(rest[i].bar), i));
+    order.sort_by_key(|&i| (std::cmp::Reverse(hints[i].bar), i));
     for i in order {
-        let w = hint_width(&rest[i]);
+        let w = hint_width(&hints[i]);
         if used + w > room {
             break;
         }
         used += w;
         keep[i] = true;
     }
-    rest.into_iter()
+    hints
+        .iter()
         .zip(keep)
-        .filter_map(|(h, k)| k.then_some(h))
-        .chain(pinned)
+        .filter_map(|(h, k)| k.then_some(*h))
         .collect()
 }
