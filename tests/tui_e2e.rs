@@ -33,6 +33,13 @@ impl Tmux {
         self.cmd(&["send-keys", "-t", "e2e", "-l", s]);
     }
 
+    /// Esc, then wait for the dashboard (its columns' `following`) before
+    /// the next key: sent together, Esc and a letter read as Alt-letter.
+    fn back_to_dashboard(&self) {
+        self.keys(&["Escape"]);
+        self.wait_for("back to the dashboard", &["└ following"]);
+    }
+
     /// Wait until no needle is on screen; fail with the screen if not.
     fn wait_gone(&self, step: &str, needles: &[&str]) -> String {
         let deadline = Instant::now() + Duration::from_secs(60);
@@ -157,7 +164,8 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     assert!(s.contains("fail"), "{s}");
 
     // The diff view of hasty against the base.
-    t.keys(&["Escape", "d"]);
+    t.back_to_dashboard();
+    t.keys(&["d"]);
     t.wait_for(
         "diff view",
         &["hasty · src/lib.rs", "unified", "pub fn shout"],
@@ -166,14 +174,16 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     t.wait_for("side by side", &["side by side"]);
 
     // The compare view.
-    t.keys(&["Escape", "c"]);
+    t.back_to_dashboard();
+    t.keys(&["c"]);
     t.wait_for(
         "compare view",
         &["scoreboard · A = hasty", "ranking", "− only in B = "],
     );
 
     // Override hasty's failed guardrails with a reason.
-    t.keys(&["Escape", "o"]);
+    t.back_to_dashboard();
+    t.keys(&["o"]);
     t.wait_for("override dialog", &["Override", "Reason (required)"]);
     t.type_text("flaky offline build");
     t.keys(&["Enter"]);

@@ -83,9 +83,7 @@ fn live(a: &App) -> bool {
 }
 /// A diff search is set (typed and applied): `n`/`N` go to its matches.
 fn searching(a: &App) -> bool {
-    a.search
-        .as_ref()
-        .is_some_and(|s| !s.editing && !s.query.is_empty())
+    a.search.as_ref().is_some_and(super::search::Search::active)
 }
 fn digit(k: Key) -> Action {
     match k {
