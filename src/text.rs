@@ -122,18 +122,29 @@ pub fn pad_left(s: &str, w: usize) -> String {
     format!("{}{s}", " ".repeat(n))
 }
 
-/// `n thing` or `n things`: `1 file`, `2 files`.
+/// `n thing` or `n things`: `1 file`, `2 files`, `2 matches`, `0
+/// criteria`. The one way counts are written, in every output.
 pub fn plural(n: impl Into<u64>, thing: &str) -> String {
     match n.into() {
         1 => format!("1 {thing}"),
-        n => format!("{n} {thing}s"),
+        n => format!("{n} {}", plural_of(thing)),
     }
+}
+
+/// The plural of a noun rascal counts: `criterion` → `criteria`, `match`
+/// → `matches`, else an `s`; a phrase's last word takes it (`test-related
+/// file` → `test-related files`).
+fn plural_of(thing: &str) -> String {
+    if let Some(head) = thing.strip_suffix("criterion") {
+        return format!("{head}criteria");
+    }
+    let es = ["s", "x", "ch", "sh"].iter().any(|e| thing.ends_with(e));
+    format!("{thing}{}", if es { "es" } else { "s" })
 }
 
 /// The size of a change in words: `1 file, 10 lines`.
 pub fn change_size(files: u64, lines: u64) -> String {
-    let s = |n: u64| if n == 1 { "" } else { "s" };
-    format!("{files} file{}, {lines} line{}", s(files), s(lines))
+    format!("{}, {}", plural(files, "file"), plural(lines, "line"))
 }
 
 #[cfg(test)]
@@ -163,6 +174,22 @@ mod tests {
         assert_eq!(sanitize("src/\u{200B}main.rs"), "src/<U+200B>main.rs");
         // Visible neighbours are left alone.
         assert_eq!(sanitize("é ✅ 日本 \u{2014}"), "é ✅ 日本 \u{2014}");
+    }
+
+    #[test]
+    fn plural_says_one_thing_or_many() {
+        assert_eq!(plural(1u64, "file"), "1 file");
+        assert_eq!(plural(0u64, "file"), "0 files");
+        assert_eq!(plural(2u64, "match"), "2 matches");
+        assert_eq!(
+            plural(3u64, "acceptance criterion"),
+            "3 acceptance criteria"
+        );
+        assert_eq!(
+            plural(1u64, "acceptance criterion"),
+            "1 acceptance criterion"
+        );
+        assert_eq!(plural(2u64, "test-related file"), "2 test-related files");
     }
 
     #[test]

@@ -444,7 +444,7 @@ fn held_out_tests_are_never_seen_by_agents_and_gate_through_holdout_criteria() {
         r["output"]
             .as_str()
             .unwrap()
-            .contains("held-out test(s) passed"),
+            .contains("1 held-out test passed"),
         "{r}"
     );
     assert_eq!(p["verdict"], "pass", "{p}");

@@ -9,11 +9,16 @@ use common::tmux::Tmux;
 
 /// `rascal demo --keep --fast` in a fresh tmux server (200×50).
 fn start_demo(name: &str) -> Tmux {
+    start_demo_sized(name, 200, 50)
+}
+
+/// [`start_demo`] in a terminal `w`×`h`.
+fn start_demo_sized(name: &str, w: u16, h: u16) -> Tmux {
     let bin = env!("CARGO_BIN_EXE_rascal");
     Tmux::start(
         name,
-        200,
-        50,
+        w,
+        h,
         "",
         &format!("{bin} demo --keep --fast; echo RASCAL-EXIT=$?"),
     )
@@ -59,7 +64,8 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     assert!(s.contains("fail"), "{s}");
 
     // The diff view of hasty against the base.
-    t.keys(&["Escape", "d"]);
+    t.back_to_dashboard();
+    t.keys(&["d"]);
     t.wait_for(
         "diff view",
         &["hasty · src/lib.rs", "unified", "pub fn shout"],
@@ -68,11 +74,16 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     t.wait_for("side by side", &["side by side"]);
 
     // The compare view.
-    t.keys(&["Escape", "c"]);
-    t.wait_for("compare view", &["scoreboard", "ranking", "(−) vs"]);
+    t.back_to_dashboard();
+    t.keys(&["c"]);
+    t.wait_for(
+        "compare view",
+        &["scoreboard · A = hasty", "ranking", "− only in B = "],
+    );
 
     // Override hasty's failed guardrails with a reason.
-    t.keys(&["Escape", "o"]);
+    t.back_to_dashboard();
+    t.keys(&["o"]);
     t.wait_for("override dialog", &["Override", "Reason (required)"]);
     t.type_text("flaky offline build");
     t.keys(&["Enter"]);
@@ -210,4 +221,45 @@ fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
     assert_eq!(doc["finalized"]["branch"], branch.as_str());
     assert_eq!(doc["finalized"]["commit"], commit.id().to_string());
     let _ = std::fs::remove_dir_all(&repo);
+}
+
+#[test]
+fn help_at_80x24_status_bar_ends_with_help_overlay_scrolls_to_the_legend() {
+    let t = start_demo_sized("help", 80, 24);
+    let s = t.wait_for("run finishes", &["finished PASS (exit 0)"]);
+    // The status bar is cut to the width by priority, never before `? help`.
+    let bar = s.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    // (A key and its description are two cells: ` ? ` then ` help `.)
+    assert!(
+        bar.trim_end().ends_with(" ?  help"),
+        "the status bar ends with `? help`: {bar:?}\n{s}"
+    );
+    assert!(bar.contains(" q  quit "), "{bar:?}");
+
+    // `?` opens the overlay; at 80×24 it does not fit, so it scrolls.
+    t.keys(&["?"]);
+    let s = t.wait_for("help opens", &["keys · Esc, ? or q closes", "↓ more"]);
+    assert!(s.contains("everywhere"), "{s}");
+    assert!(!s.contains("marks"), "the legend is below the fold:\n{s}");
+    t.keys(&[
+        "j", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown",
+    ]);
+    let s = t.wait_for(
+        "help scrolled to the legend",
+        &["legend", "marks", "✓ pass", "states", "↑ back up"],
+    );
+    assert!(s.contains("– off/skipped"), "{s}");
+
+    // Esc closes it; the dashboard is back.
+    t.keys(&["Escape"]);
+    let s = t.wait_gone("help closes", &["keys · Esc, ? or q closes"]);
+    assert!(s.contains("1 careful"), "{s}");
+
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0"]);
+    let (_, repo) = run_and_repo(&s);
+    // Only the demo's own directory, whatever the narrow screen did to the line.
+    if repo.contains("/rascal-demo-") {
+        let _ = std::fs::remove_dir_all(&repo);
+    }
 }

@@ -336,22 +336,57 @@ fn filter_takes_typed_keys_until_enter() {
 }
 
 #[test]
-fn help_lists_every_command_of_the_table() {
+fn help_lists_every_key_once_and_scrolls_until_closed() {
     let entries = rascal::tui::draw::help::entries();
     for c in rascal::tui::commands::COMMANDS {
+        // Its own entry, or part of one in its group (`p` in `n/p`).
         assert!(
             entries
                 .iter()
-                .any(|(_, k, d)| *k == c.label && *d == c.desc),
-            "{}",
+                .any(|(_, k, _)| *k == c.label || k.split('/').any(|p| p == c.label)),
+            "{} {}",
+            c.label,
             c.desc
         );
     }
+    for (i, (s, k, _)) in entries.iter().enumerate() {
+        assert!(
+            !entries[..i].iter().any(|(s2, k2, _)| s2 == s && k2 == k),
+            "`{k}` twice in {s}"
+        );
+    }
+    assert!(!entries.iter().any(|(_, k, _)| *k == "p"), "p is in n/p");
+
     let mut app = fixture::app(3, true, false);
+    update(&mut app, Action::Resize(80, 24));
     press(&mut app, Key::Char('?'));
     assert!(app.help);
     press(&mut app, Key::Char('x'));
-    assert!(!app.help, "any key closes help");
+    assert!(app.help, "keys that are not help's do nothing");
+    assert_eq!(app.dialog, None, "x did not reach the dashboard");
+    press(&mut app, Key::Char('j'));
+    assert_eq!(app.help_scroll, 1);
+    press(&mut app, Key::Char('G'));
+    let bottom = app.help_scroll;
+    assert!(bottom > 1, "at 80×24 the help scrolls");
+    press(&mut app, Key::PageDown);
+    assert_eq!(app.help_scroll, bottom, "no scrolling past the end");
+    press(&mut app, Key::Char('g'));
+    assert_eq!(app.help_scroll, 0);
+    press(&mut app, Key::Esc);
+    assert!(!app.help);
+    press(&mut app, Key::Char('?'));
+    press(&mut app, Key::Char('q'));
+    assert!(!app.help && !app.quit, "q closes help, it does not quit");
+    press(&mut app, Key::Char('?'));
+    press(&mut app, Key::Char('?'));
+    assert!(!app.help);
+    // Reopened, it starts at the top.
+    press_all(
+        &mut app,
+        &[Key::Char('?'), Key::Char('G'), Key::Esc, Key::Char('?')],
+    );
+    assert_eq!(app.help_scroll, 0);
 }
 
 #[test]
@@ -773,4 +808,92 @@ fn jumping_out_asks_the_shell_and_a_hazard_needs_a_y() {
         ),
         "{fx:?}"
     );
+}
+
+#[test]
+fn slash_searches_the_diff_n_and_shift_n_step_through_matches_esc_clears() {
+    let mut app = fixture::app(3, true, false);
+    press(&mut app, Key::Char('d'));
+    update(
+        &mut app,
+        Action::DiffLoaded {
+            candidate: "careful".into(),
+            text: DIFF.into(),
+        },
+    );
+    press(&mut app, Key::Char('/'));
+    // Typed keys are the query, not commands (`s` would go side by side).
+    type_text(&mut app, "shout");
+    assert!(!app.diff_view.side_by_side);
+    assert!(status_hints(&app).contains(&("Enter", "find")));
+    press(&mut app, Key::Enter);
+    let line = |app: &App| {
+        let d = &app.diffs["careful"];
+        d.files[app.diff_view.file].lines[app.diff_view.scroll]
+            .text
+            .clone()
+    };
+    // The first match below the top: the new function's line.
+    assert_eq!(line(&app), "pub fn shout(name: &str) -> String {");
+    let first = (app.diff_view.file, app.diff_view.scroll);
+    assert!(status_hints(&app).contains(&("n/N", "next/prev match")));
+    assert!(!status_hints(&app).iter().any(|(k, _)| *k == "n/p"));
+    press(&mut app, Key::Char('n'));
+    let second = (app.diff_view.file, app.diff_view.scroll);
+    assert!(second > first, "{second:?} after {first:?}");
+    assert!(line(&app).to_lowercase().contains("shout"));
+    press(&mut app, Key::Char('N'));
+    assert_eq!((app.diff_view.file, app.diff_view.scroll), first);
+    // Before the first: wraps to the last (in README.md).
+    press(&mut app, Key::Char('N'));
+    assert_eq!(app.diff_view.file, 1, "wrapped to the last match");
+    assert_eq!(app.flash.as_deref(), Some("search wrapped around"));
+    // Esc clears the search and stays; `n` is the next hunk again.
+    press(&mut app, Key::Esc);
+    assert!(app.search.is_none());
+    assert_eq!(app.screen, Screen::Diff);
+    assert!(status_hints(&app).iter().any(|(k, _)| *k == "n/p"));
+    press(&mut app, Key::Esc);
+    assert_eq!(app.screen, Screen::Dashboard);
+}
+
+#[test]
+fn arrows_and_h_l_scroll_diffs_sideways_but_pick_layers_on_the_dashboard() {
+    let mut app = fixture::app(3, true, false);
+    press(&mut app, Key::Char('l'));
+    assert_eq!(
+        app.layer_sel, 1,
+        "l selects the next layer on the dashboard"
+    );
+    assert_eq!(app.hscroll, 0);
+    press(&mut app, Key::Char('d'));
+    update(
+        &mut app,
+        Action::DiffLoaded {
+            candidate: "careful".into(),
+            text: DIFF.into(),
+        },
+    );
+    press(&mut app, Key::Right);
+    assert_eq!(app.hscroll, 8);
+    press(&mut app, Key::Char('l'));
+    assert_eq!(app.hscroll, 16);
+    assert_eq!(app.layer_sel, 1, "l scrolls in the diff, the layer stays");
+    for _ in 0..50 {
+        press(&mut app, Key::Right);
+    }
+    let widest = app.diffs["careful"]
+        .files
+        .iter()
+        .flat_map(|f| &f.lines)
+        .map(|l| l.text.chars().count())
+        .max()
+        .unwrap();
+    assert!(app.hscroll < widest, "no scrolling past every line's end");
+    press(&mut app, Key::Char('h'));
+    press(&mut app, Key::Left);
+    for _ in 0..50 {
+        press(&mut app, Key::Char('h'));
+    }
+    assert_eq!(app.hscroll, 0);
 }

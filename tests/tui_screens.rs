@@ -327,3 +327,172 @@ fn control_bytes_from_agents_render_as_carets() {
         "ANSI colour codes are not shown as text"
     );
 }
+
+/// The fixture's diff with one added line too long for any of the sizes,
+/// so the view cuts it with `›`.
+fn wide_diff() -> String {
+    DIFF.replacen(
+        "+pub fn shout(name: &str) -> String {\n",
+        "+pub fn shout(name: &str) -> String {\n+    // Shouting is greeting in upper case: the same words, louder, for whoever is at the far end of a long corridor, across a noisy room, or on the other side of a very wide terminal.\n",
+        1,
+    )
+}
+
+/// A colour as the style dump writes it.
+fn colour(c: ratatui::style::Color) -> String {
+    match c {
+        ratatui::style::Color::Reset => "-".into(),
+        ratatui::style::Color::Rgb(r, g, b) => format!("#{r:02x}{g:02x}{b:02x}"),
+        other => format!("{other:?}").to_lowercase(),
+    }
+}
+
+/// Runs of cells of one row with the same colours and modifiers, as
+/// `x0-x1 fg/bg +mods`, so a snapshot catches colour regressions.
+fn style_runs(t: &Terminal<TestBackend>, y: u16) -> String {
+    let buf = t.backend().buffer();
+    let key = |x: u16| {
+        let c = &buf[(x, y)];
+        let mods = if c.modifier.is_empty() {
+            String::new()
+        } else {
+            format!(" +{:?}", c.modifier)
+                .replace("Modifier(", "")
+                .replace(')', "")
+                .replace(" | ", "+")
+                .to_lowercase()
+        };
+        format!("{}/{}{mods}", colour(c.fg), colour(c.bg))
+    };
+    let mut runs = Vec::new();
+    let mut start = 0;
+    for x in 1..=buf.area.width {
+        if x == buf.area.width || key(x) != key(start) {
+            runs.push(format!("{start}-{} {}", x - 1, key(start)));
+            start = x;
+        }
+    }
+    runs.join(" | ")
+}
+
+/// The screen's text, then the style runs of the first row holding each
+/// needle (and of the status bar).
+fn text_and_styles(t: &Terminal<TestBackend>, needles: &[&str]) -> String {
+    let screen = text(t);
+    let rows: Vec<&str> = screen.lines().collect();
+    let mut out = screen.clone();
+    out.push_str("\n-- styles (fg/bg per run of columns) --\n");
+    let last = rows.len() as u16 - 1;
+    for n in needles {
+        let y = rows
+            .iter()
+            .position(|r| r.contains(n))
+            .unwrap_or_else(|| panic!("`{n}` not on screen:\n{screen}")) as u16;
+        out.push_str(&format!("row {y} ({n}): {}\n", style_runs(t, y)));
+    }
+    out.push_str(&format!(
+        "row {last} (status bar): {}\n",
+        style_runs(t, last)
+    ));
+    out
+}
+
+#[test]
+fn every_theme_at_80x24_and_200x50_with_its_colours() {
+    for theme in rascal::tui::Theme::available() {
+        for (w, h) in [(80u16, 24u16), (200, 50)] {
+            let fresh = || {
+                let mut app =
+                    fixture::app_themed(3, true, rascal::tui::Theme::named(theme, false).unwrap());
+                update(&mut app, Action::Resize(w, h));
+                app
+            };
+            let app = fresh();
+            let t = terminal(&app, w, h);
+            insta::assert_snapshot!(
+                format!("theme_{theme}_dashboard_{w}x{h}"),
+                text_and_styles(
+                    &t,
+                    &[" rascal ", "1 careful", "careful (scripted)", "✓agent"]
+                )
+            );
+
+            let mut app = fresh();
+            keys(&mut app, &[Key::Char('2'), Key::Char('d')]);
+            update(
+                &mut app,
+                Action::DiffLoaded {
+                    candidate: "hasty".into(),
+                    text: wide_diff(),
+                },
+            );
+            let t = terminal(&app, w, h);
+            let s = text(&t);
+            assert!(s.contains('›'), "the long line is cut with ›:\n{s}");
+            insta::assert_snapshot!(
+                format!("theme_{theme}_diff_{w}x{h}"),
+                text_and_styles(&t, &["Hello, {name}!!", "// Shouting", "pub fn greet"])
+            );
+
+            let mut app = fresh();
+            keys(&mut app, &[Key::Char('?')]);
+            let t = terminal(&app, w, h);
+            insta::assert_snapshot!(
+                format!("theme_{theme}_help_{w}x{h}"),
+                text_and_styles(&t, &[" keys ", "everywhere", "Tab "])
+            );
+        }
+    }
+}
+
+#[test]
+fn added_and_removed_lines_are_tinted_to_the_edge_and_matches_marked() {
+    let theme = rascal::tui::Theme::named("light", false).unwrap();
+    let mut app = fixture::app_themed(3, true, theme.clone());
+    keys(&mut app, &[Key::Char('2'), Key::Char('d')]);
+    update(
+        &mut app,
+        Action::DiffLoaded {
+            candidate: "hasty".into(),
+            text: wide_diff(),
+        },
+    );
+    let t = terminal(&app, 120, 30);
+    let s = text(&t);
+    let row = |needle: &str| s.lines().position(|l| l.contains(needle)).unwrap() as u16;
+    let buf = t.backend().buffer();
+    // The added line `+/// Greets someone loudly.` is tinted from its
+    // marker to the border, past its text.
+    let y = row("Greets someone loudly");
+    let right_edge = buf.area.width - 2;
+    assert_eq!(buf[(right_edge, y)].bg, theme.diff_add_line.bg.unwrap());
+    let y = row("Hello, {name}!\")");
+    assert_eq!(buf[(right_edge, y)].bg, theme.diff_del_line.bg.unwrap());
+    // Context lines are not.
+    let y = row("pub fn greet");
+    assert_ne!(buf[(right_edge, y)].bg, theme.diff_add_line.bg.unwrap());
+
+    // `/` search: the match is marked and the status bar says n/N.
+    keys(&mut app, &[Key::Char('/')]);
+    type_text(&mut app, "LOUDLY");
+    keys(&mut app, &[Key::Enter]);
+    assert!(app.flash.as_deref().unwrap_or("").contains("no match"));
+    keys(&mut app, &[Key::Char('/')]);
+    type_text(&mut app, "loudly");
+    keys(&mut app, &[Key::Enter]);
+    let t = terminal(&app, 120, 30);
+    let s = text(&t);
+    assert!(s.contains("/loudly"), "{s}");
+    assert!(s.contains("match 1/1"), "{s}");
+    assert!(s.contains(" n/N  next/prev match"), "{s}");
+    let y = s
+        .lines()
+        .position(|l| l.contains("Greets someone loudly"))
+        .unwrap() as u16;
+    let x = s.lines().nth(y as usize).unwrap().find("loudly").unwrap();
+    let x = s.lines().nth(y as usize).unwrap()[..x].chars().count() as u16;
+    assert_eq!(
+        t.backend().buffer()[(x, y)].bg,
+        theme.search_match.bg.unwrap()
+    );
+}

@@ -59,6 +59,9 @@ macro_rules! with_style_names {
             diff_del,
             diff_add_emph,
             diff_del_emph,
+            diff_add_line,
+            diff_del_line,
+            search_match,
             diff_hunk,
             line_no,
             key,
@@ -66,6 +69,7 @@ macro_rules! with_style_names {
             dialog,
             error,
             stderr,
+            screen,
         );
     };
 }

@@ -106,8 +106,8 @@ pub async fn diagnose(store: &Store, repo_dir: &Path, remove: bool) -> Diagnosis
         lines.push("no rascal containers of this repository on the engine".into());
     } else if orphans > 0 && !remove {
         lines.push(format!(
-            "{orphans} orphan container{}\n  hint: `rascal doctor --remove` removes them",
-            if orphans == 1 { "" } else { "s" }
+            "{}\n  hint: `rascal doctor --remove` removes them",
+            crate::text::plural(orphans as u64, "orphan container")
         ));
     }
     Diagnosis { lines, exit_code }

@@ -355,13 +355,19 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
                     crate::text::plural(c.layers_passed as u64, "layer")
                 ));
             } else if c.criteria_met != o.criteria_met {
-                parts.push(format!("{} criteria met", c.criteria_met));
-            } else if c.tests_passed != o.tests_passed {
-                parts.push(format!("{} tests passed", c.tests_passed));
-            } else if c.integrity_warnings != o.integrity_warnings {
                 parts.push(format!(
-                    "{} test-integrity warning(s)",
-                    c.integrity_warnings
+                    "{} met",
+                    crate::text::plural(c.criteria_met as u64, "criterion")
+                ));
+            } else if c.tests_passed != o.tests_passed {
+                parts.push(format!(
+                    "{} passed",
+                    crate::text::plural(c.tests_passed as u64, "test")
+                ));
+            } else if c.integrity_warnings != o.integrity_warnings {
+                parts.push(crate::text::plural(
+                    c.integrity_warnings as u64,
+                    "test-integrity warning",
                 ));
             } else if consensus[i] != consensus[j] {
                 let word = if consensus[i] > consensus[j] {

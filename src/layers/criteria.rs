@@ -131,8 +131,8 @@ pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Repo
             r,
             "criteria/grep",
             format!(
-                "`{pat}` matched nowhere in the {} changed file(s)",
-                changes.files.len()
+                "`{pat}` matched nowhere in the {}",
+                crate::text::plural(changes.files.len() as u64, "changed file")
             ),
         ),
         (false, None) => pass(
@@ -486,7 +486,10 @@ pub async fn run_command_criterion(
     if held_out {
         let code = outcome.exit.code.unwrap_or(-1);
         return if code == 0 {
-            pass(r, format!("{ran} held-out test(s) passed"))
+            pass(
+                r,
+                format!("{} passed", crate::text::plural(ran, "held-out test")),
+            )
         } else {
             fail(
                 r,
@@ -508,7 +511,7 @@ pub async fn run_command_criterion(
             format!(
                 "`{command}` exited with code {code}{}",
                 if is_test {
-                    format!(" ({ran} test(s) ran)")
+                    format!(" ({} ran)", crate::text::plural(ran, "test"))
                 } else {
                     String::new()
                 }
@@ -538,7 +541,10 @@ pub async fn run_command_criterion(
         return r.finish();
     }
     let evidence = if is_test {
-        format!("`{command}` exit 0 · {ran} test(s) ran")
+        format!(
+            "`{command}` exit 0 · {} ran",
+            crate::text::plural(ran, "test")
+        )
     } else {
         format!("`{command}` exit 0")
     };

@@ -80,9 +80,8 @@ impl WorkingTree {
     pub fn uncommitted_note(&self, base: &str) -> Option<String> {
         (self.uncommitted > 0).then(|| {
             format!(
-                "working tree has uncommitted changes ({} file{}); agents start from base {}",
-                self.uncommitted,
-                if self.uncommitted == 1 { "" } else { "s" },
+                "working tree has uncommitted changes ({}); agents start from base {}",
+                crate::text::plural(self.uncommitted as u64, "file"),
                 short(base)
             )
         })

@@ -30,8 +30,11 @@ impl Ledger {
     /// One line for a report: `12 tests at base · 12 now · 12 ran · 12 passed`.
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "{} tests at base · {} now · {} ran · {} passed",
-            self.at_base, self.now, self.ran, self.passed
+            "{} at base · {} now · {} ran · {} passed",
+            crate::text::plural(self.at_base as u64, "test"),
+            self.now,
+            self.ran,
+            self.passed
         );
         if self.failed > 0 {
             s.push_str(&format!(" · {} failed", self.failed));

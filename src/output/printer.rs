@@ -59,10 +59,9 @@ impl Printer {
                     .max()
                     .unwrap_or(0);
                 let mut out = vec![format!(
-                    "rascal run {run} · base {} · {} candidate{} · launcher {launcher}",
+                    "rascal run {run} · base {} · {} · launcher {launcher}",
                     &base[..base.len().min(8)],
-                    candidates.len(),
-                    if candidates.len() == 1 { "" } else { "s" }
+                    crate::text::plural(candidates.len() as u64, "candidate")
                 )];
                 out.push(format!(
                     "task: {}",
@@ -179,16 +178,13 @@ impl Printer {
                 // A bare instruction is journalled only for the note.
                 if source != "instruction" {
                     out.push(format!(
-                        "task from {}: {} acceptance criteri{}, {} constraint{}",
+                        "task from {}: {}, {}",
                         sanitize(source),
-                        task.acceptance_criteria.len(),
-                        if task.acceptance_criteria.len() == 1 {
-                            "on"
-                        } else {
-                            "a"
-                        },
-                        task.constraints.len(),
-                        if task.constraints.len() == 1 { "" } else { "s" },
+                        crate::text::plural(
+                            task.acceptance_criteria.len() as u64,
+                            "acceptance criterion"
+                        ),
+                        crate::text::plural(task.constraints.len() as u64, "constraint"),
                     ));
                 }
                 out.iter().map(|l| sanitize(l)).collect()

@@ -133,14 +133,14 @@ pub fn integrity_report(
     });
     r.output = if r.issues.is_empty() {
         format!(
-            "{} test-related file(s) compared with the base: no test removed, skipped or weakened",
-            files.len()
+            "{} compared with the base: no test removed, skipped or weakened",
+            crate::text::plural(files.len() as u64, "test-related file")
         )
     } else {
         format!(
-            "{} finding(s) in {} test-related file(s)",
-            r.issues.len(),
-            files.len()
+            "{} in {}",
+            crate::text::plural(r.issues.len() as u64, "finding"),
+            crate::text::plural(files.len() as u64, "test-related file")
         )
     };
     r.duration_ms = started.elapsed().as_millis() as u64;

@@ -31,6 +31,13 @@ pub enum Action {
     Diff,
     Compare,
     ToggleSideBySide,
+    /// Diff screens: open the search prompt; the next / previous match.
+    Search,
+    NextMatch,
+    PrevMatch,
+    /// Diff screens: scroll long lines left / right.
+    ScrollLeft,
+    ScrollRight,
     /// Raw event lines ⇄ readable log lines.
     ToggleRawLogs,
     NextHunk,

@@ -472,6 +472,7 @@ pub struct DiffView {
     pub side_by_side: bool,
 }
 
+pub use super::search::Search;
 pub use crate::model::ranking::Ranking;
 
 pub struct App {
@@ -491,6 +492,12 @@ pub struct App {
     pub screen: Screen,
     pub dialog: Option<Dialog>,
     pub help: bool,
+    /// First row of the help overlay shown.
+    pub help_scroll: usize,
+    /// The diff screens' search (`/`): its query, and whether it is being typed.
+    pub search: Option<Search>,
+    /// Columns the diff screens are scrolled to the right (`←`/`→`).
+    pub hscroll: usize,
     /// Log filter; `filter_editing` while typing it.
     pub filter: Option<String>,
     pub filter_editing: bool,
@@ -542,6 +549,9 @@ impl App {
             screen: Screen::Dashboard,
             dialog: None,
             help: false,
+            help_scroll: 0,
+            search: None,
+            hscroll: 0,
             filter: None,
             filter_editing: false,
             raw_logs: false,

@@ -11,8 +11,9 @@ pub struct Command {
     pub label: &'static str,
     pub desc: &'static str,
     pub screens: &'static [Screen],
-    /// Shown in the status bar when valid (help shows every command).
-    pub bar: bool,
+    /// Whether (and how urgently) the status bar shows it when valid; help
+    /// shows every command.
+    pub bar: Bar,
     pub when: fn(&App) -> bool,
     pub action: fn(Key) -> Action,
 }
@@ -80,6 +81,10 @@ fn can_cancel(a: &App) -> bool {
 fn live(a: &App) -> bool {
     a.live()
 }
+/// A diff search is set (typed and applied): `n`/`N` go to its matches.
+fn searching(a: &App) -> bool {
+    a.search.as_ref().is_some_and(super::search::Search::active)
+}
 fn digit(k: Key) -> Action {
     match k {
         Key::Char(c) => Action::FocusCandidate(c.to_digit(10).unwrap_or(1) as usize - 1),
@@ -87,7 +92,43 @@ fn digit(k: Key) -> Action {
     }
 }
 
+/// A command's place in the status bar. When the bar is too narrow the
+/// lowest go first; `Always` (help and quit) are never dropped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bar {
+    /// Help only.
+    Hidden,
+    Low,
+    Mid,
+    High,
+    Always,
+}
+
+impl Bar {
+    /// `true` is an ordinary status-bar hint, `false` a help-only command.
+    const fn shown(shown: bool) -> Bar {
+        if shown {
+            Bar::Mid
+        } else {
+            Bar::Hidden
+        }
+    }
+}
+
+/// One command; its bar place is a `Bar` or, for an ordinary hint, `true`
+/// (`false`: help only).
 macro_rules! cmd {
+    ($keys:expr, $label:expr, $desc:expr, $screens:expr, $bar:literal, $when:expr, $action:expr) => {
+        cmd!(
+            $keys,
+            $label,
+            $desc,
+            $screens,
+            Bar::shown($bar),
+            $when,
+            $action
+        )
+    };
     ($keys:expr, $label:expr, $desc:expr, $screens:expr, $bar:expr, $when:expr, $action:expr) => {
         Command {
             keys: $keys,
@@ -107,7 +148,7 @@ pub static COMMANDS: &[Command] = &[
         "Tab",
         "next candidate",
         ALL,
-        true,
+        Bar::Low,
         several,
         |_| Action::FocusNext
     ),
@@ -120,7 +161,15 @@ pub static COMMANDS: &[Command] = &[
         several,
         |_| Action::FocusPrev
     ),
-    cmd!(DIGITS, "1-9", "candidate", ALL, true, has_candidates, digit),
+    cmd!(
+        DIGITS,
+        "1-9",
+        "candidate",
+        ALL,
+        Bar::Low,
+        has_candidates,
+        digit
+    ),
     cmd!(
         &[Key::Char('h'), Key::Left],
         "h/←",
@@ -198,7 +247,7 @@ pub static COMMANDS: &[Command] = &[
         "End",
         "follow log",
         DASH,
-        true,
+        Bar::High,
         |a| a.focused().is_some_and(|c| !c.logs.follow),
         |_| Action::Follow
     ),
@@ -252,7 +301,7 @@ pub static COMMANDS: &[Command] = &[
         "d",
         "diff",
         DASH_DETAIL,
-        true,
+        Bar::High,
         has_candidates,
         |_| Action::Diff
     ),
@@ -275,12 +324,39 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::ToggleSideBySide
     ),
     cmd!(
+        &[Key::Char('/')],
+        "/",
+        "search",
+        DIFFS,
+        true,
+        always,
+        |_| Action::Search
+    ),
+    cmd!(
+        &[Key::Char('n')],
+        "n/N",
+        "next/prev match (while searching)",
+        DIFFS,
+        Bar::High,
+        searching,
+        |_| Action::NextMatch
+    ),
+    cmd!(
+        &[Key::Char('N')],
+        "N",
+        "previous match",
+        DIFFS,
+        false,
+        searching,
+        |_| Action::PrevMatch
+    ),
+    cmd!(
         &[Key::Char('n')],
         "n/p",
         "next/prev hunk",
         DIFFS,
         true,
-        always,
+        |a| !searching(a),
         |_| Action::NextHunk
     ),
     cmd!(
@@ -297,7 +373,7 @@ pub static COMMANDS: &[Command] = &[
         "]/[",
         "next/prev file",
         DIFFS,
-        true,
+        Bar::Low,
         always,
         |_| Action::NextFile
     ),
@@ -311,11 +387,29 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::PrevFile
     ),
     cmd!(
+        &[Key::Char('h'), Key::Left],
+        "h/←",
+        "scroll left",
+        DIFFS,
+        false,
+        always,
+        |_| Action::ScrollLeft
+    ),
+    cmd!(
+        &[Key::Char('l'), Key::Right],
+        "l/→",
+        "scroll right",
+        DIFFS,
+        false,
+        always,
+        |_| Action::ScrollRight
+    ),
+    cmd!(
         &[Key::Char('o')],
         "o",
         "override",
         DASH_DETAIL,
-        true,
+        Bar::High,
         can_override,
         |_| Action::Override
     ),
@@ -324,7 +418,7 @@ pub static COMMANDS: &[Command] = &[
         "e",
         "escalate",
         DASH_DETAIL,
-        true,
+        Bar::Low,
         has_candidates,
         |_| Action::Escalate
     ),
@@ -333,7 +427,7 @@ pub static COMMANDS: &[Command] = &[
         "Space",
         "select to finalize",
         DASH_DETAIL,
-        false,
+        Bar::Low,
         can_select,
         |_| Action::Select
     ),
@@ -342,7 +436,7 @@ pub static COMMANDS: &[Command] = &[
         "E",
         "open workspace in $EDITOR",
         ALL,
-        false,
+        Bar::Low,
         has_candidates,
         |_| Action::Jump(crate::tui::jump::JumpKind::Editor)
     ),
@@ -351,7 +445,7 @@ pub static COMMANDS: &[Command] = &[
         "S",
         "shell in workspace",
         ALL,
-        false,
+        Bar::Low,
         has_candidates,
         |_| Action::Jump(crate::tui::jump::JumpKind::Shell)
     ),
@@ -360,7 +454,7 @@ pub static COMMANDS: &[Command] = &[
         "y",
         "copy path/tree/diff",
         ALL,
-        false,
+        Bar::Low,
         has_candidates,
         |_| Action::Copy
     ),
@@ -378,7 +472,7 @@ pub static COMMANDS: &[Command] = &[
         "P",
         "open the PR (gh)",
         &[Screen::Dashboard, Screen::Detail, Screen::Compare],
-        true,
+        Bar::Low,
         finalized,
         |_| Action::OpenPr
     ),
@@ -396,7 +490,7 @@ pub static COMMANDS: &[Command] = &[
         "x",
         "cancel candidate",
         DASH,
-        true,
+        Bar::Low,
         can_cancel,
         |_| Action::CancelCandidate
     ),
@@ -409,20 +503,41 @@ pub static COMMANDS: &[Command] = &[
         live,
         |_| Action::CancelRun
     ),
-    cmd!(&[Key::Esc], "Esc", "back", ALL, true, not_dashboard, |_| {
-        Action::Back
-    }),
-    cmd!(&[Key::Char('?')], "?", "help", ALL, true, always, |_| {
-        Action::Help
-    }),
+    cmd!(
+        &[Key::Esc],
+        "Esc",
+        "clear search",
+        DIFFS,
+        Bar::High,
+        searching,
+        |_| { Action::Back }
+    ),
+    cmd!(
+        &[Key::Esc],
+        "Esc",
+        "back",
+        ALL,
+        Bar::High,
+        not_dashboard,
+        |_| { Action::Back }
+    ),
     cmd!(
         &[Key::Char('q'), Key::Ctrl('c')],
         "q",
         "quit",
         ALL,
-        true,
+        Bar::Always,
         always,
         |_| Action::Quit
+    ),
+    cmd!(
+        &[Key::Char('?')],
+        "?",
+        "help",
+        ALL,
+        Bar::Always,
+        always,
+        |_| { Action::Help }
     ),
 ];
 
@@ -463,7 +578,8 @@ pub fn dispatch(app: &App, key: Key) -> Option<Action> {
             _ => return None,
         });
     }
-    if app.filter_editing {
+    let typing = app.filter_editing || app.search.as_ref().is_some_and(|s| s.editing);
+    if typing {
         return Some(match key {
             Key::Esc => Action::Back,
             Key::Enter => Action::Submit,
@@ -473,9 +589,17 @@ pub fn dispatch(app: &App, key: Key) -> Option<Action> {
         });
     }
     if app.help {
+        // Scroll keys scroll the overlay; Esc, `?` and `q` close it.
         return match key {
-            Key::Char('q') | Key::Ctrl('c') => Some(Action::Quit),
-            _ => Some(Action::Back),
+            Key::Esc | Key::Char('?') | Key::Char('q') => Some(Action::Help),
+            Key::Ctrl('c') => Some(Action::Quit),
+            Key::Char('j') | Key::Down => Some(Action::Down),
+            Key::Char('k') | Key::Up => Some(Action::Up),
+            Key::PageDown | Key::Ctrl('d') | Key::Char(' ') => Some(Action::PageDown),
+            Key::PageUp | Key::Ctrl('u') => Some(Action::PageUp),
+            Key::Char('g') | Key::Home => Some(Action::Top),
+            Key::Char('G') | Key::End => Some(Action::Bottom),
+            _ => None,
         };
     }
     valid(app)
@@ -490,45 +614,123 @@ pub fn valid(app: &App) -> impl Iterator<Item = &'static Command> + '_ {
         .filter(move |c| c.screens.contains(&app.screen) && (c.when)(app))
 }
 
-/// `(key, description)` pairs for the status bar.
+/// One status-bar hint: the keys, what they do, how much it matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hint {
+    pub key: &'static str,
+    pub desc: &'static str,
+    pub bar: Bar,
+}
+
+const fn hint(key: &'static str, desc: &'static str, bar: Bar) -> Hint {
+    Hint { key, desc, bar }
+}
+
+/// `(key, description)` pairs for the status bar, every one that applies
+/// now, in order (before fitting to the width).
 pub fn status_hints(app: &App) -> Vec<(&'static str, &'static str)> {
+    hints(app).into_iter().map(|h| (h.key, h.desc)).collect()
+}
+
+/// The hints that apply now: a dialog's, the filter or search prompt's,
+/// the help overlay's, or the valid commands of the screen.
+pub fn hints(app: &App) -> Vec<Hint> {
+    use Bar::{Always, High, Low, Mid};
     if app.dialog.is_some() {
         use super::app::Dialog;
         return match &app.dialog {
-            Some(Dialog::Quit) => vec![("s", "stop agents and quit"), ("Esc", "back")],
-            Some(Dialog::Cancel { .. }) => vec![("y", "yes"), ("n/Esc", "no")],
-            Some(Dialog::Copy { .. }) => vec![
-                ("p", "path"),
-                ("t", "tree id"),
-                ("d", "diff"),
-                ("Esc", "cancel"),
+            Some(Dialog::Quit) => vec![
+                hint("s", "stop agents and quit", Always),
+                hint("Esc", "back", Always),
             ],
-            Some(Dialog::Hazards { .. }) => vec![("y", "open anyway"), ("n/Esc", "no")],
+            Some(Dialog::Cancel { .. }) => {
+                vec![hint("y", "yes", Always), hint("n/Esc", "no", Always)]
+            }
+            Some(Dialog::Copy { .. }) => vec![
+                hint("p", "path", Always),
+                hint("t", "tree id", Always),
+                hint("d", "diff", Always),
+                hint("Esc", "cancel", Always),
+            ],
+            Some(Dialog::Hazards { .. }) => vec![
+                hint("y", "open anyway", Always),
+                hint("n/Esc", "no", Always),
+            ],
             Some(Dialog::Finalize(_)) => vec![
-                ("Enter", "finalize"),
-                ("p", "open the PR too"),
-                ("j/k", "scroll"),
-                ("Esc", "cancel"),
+                hint("Enter", "finalize", Always),
+                hint("p", "open the PR too", Mid),
+                hint("j/k", "scroll", Low),
+                hint("Esc", "cancel", Always),
             ],
             Some(Dialog::Override { left, .. }) if !left.skipped.is_empty() => vec![
-                ("Enter", "confirm"),
-                ("Tab", "with skipped"),
-                ("Esc", "cancel"),
+                hint("Enter", "confirm", Always),
+                hint("Tab", "with skipped", High),
+                hint("Esc", "cancel", Always),
             ],
-            _ => vec![("Enter", "confirm"), ("Esc", "cancel")],
+            _ => vec![
+                hint("Enter", "confirm", Always),
+                hint("Esc", "cancel", Always),
+            ],
         };
     }
     if app.filter_editing {
-        return vec![("Enter", "apply filter"), ("Esc", "clear")];
+        return vec![
+            hint("Enter", "apply filter", Always),
+            hint("Esc", "clear", Always),
+        ];
+    }
+    if app.search.as_ref().is_some_and(|s| s.editing) {
+        return vec![hint("Enter", "find", Always), hint("Esc", "cancel", Always)];
     }
     if app.help {
-        return vec![("any key", "close help")];
+        return vec![
+            hint("j/k PgDn/PgUp g/G", "scroll", High),
+            hint("Esc/?/q", "close help", Always),
+        ];
     }
-    let mut seen = Vec::new();
-    for c in valid(app).filter(|c| c.bar) {
-        if !seen.iter().any(|(l, _)| *l == c.label) {
-            seen.push((c.label, c.desc));
+    let mut seen: Vec<Hint> = Vec::new();
+    for c in valid(app).filter(|c| c.bar > Bar::Hidden) {
+        if !seen.iter().any(|h| h.key == c.label) {
+            // The bar says what a key does; the help adds the details in
+            // parentheses (`finalize (branch + PR body)`).
+            let desc = c.desc.split(" (").next().unwrap_or(c.desc);
+            seen.push(hint(c.label, desc, c.bar));
         }
     }
     seen
+}
+
+/// The columns one hint takes in the bar: ` key ` ` desc `.
+pub fn hint_width(h: &Hint) -> usize {
+    crate::text::width(h.key) + crate::text::width(h.desc) + 4
+}
+
+/// The hints that fit in `room` columns, in their order: `Always` ones
+/// (help and quit, last in the table, so the bar ends with `? help`) are
+/// kept, then the most important of the rest: the lowest priority (and,
+/// among equals, the rightmost) is dropped first, and nothing of a lower
+/// priority than a dropped hint is kept.
+pub fn fit_hints(hints: &[Hint], room: usize) -> Vec<Hint> {
+    let mut keep: Vec<bool> = hints.iter().map(|h| h.bar == Bar::Always).collect();
+    let mut used: usize = hints
+        .iter()
+        .filter(|h| h.bar == Bar::Always)
+        .map(hint_width)
+        .sum();
+    let mut order: Vec<usize> = (0..hints.len()).filter(|&i| !keep[i]).collect();
+    // Most important first; among equals, leftmost first.
+    order.sort_by_key(|&i| (std::cmp::Reverse(hints[i].bar), i));
+    for i in order {
+        let w = hint_width(&hints[i]);
+        if used + w > room {
+            break;
+        }
+        used += w;
+        keep[i] = true;
+    }
+    hints
+        .iter()
+        .zip(keep)
+        .filter_map(|(h, k)| k.then_some(*h))
+        .collect()
 }

@@ -137,7 +137,7 @@ impl Diff {
                 kind,
                 old: o,
                 new: n,
-                text: sanitize(body),
+                text: expand_tabs(&sanitize(body)),
                 emph: None,
             });
         }
@@ -172,6 +172,30 @@ impl Diff {
         Some((fi, li))
     }
 }
+
+/// Tabs as spaces to the next multiple of [`TAB`] columns: a tab takes
+/// no column on its own, so Go or Makefile indentation would vanish.
+fn expand_tabs(s: &str) -> String {
+    if !s.contains('\t') {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    let mut col = 0;
+    for g in unicode_segmentation::UnicodeSegmentation::graphemes(s, true) {
+        if g == "\t" {
+            let n = TAB - col % TAB;
+            out.push_str(&" ".repeat(n));
+            col += n;
+        } else {
+            out.push_str(g);
+            col += crate::text::width(g);
+        }
+    }
+    out
+}
+
+/// Columns between tab stops in diffs.
+const TAB: usize = 4;
 
 fn meta(raw: &str) -> DiffLine {
     DiffLine {
@@ -307,6 +331,13 @@ mod tests {
             .rows
             .iter()
             .any(|r| r.left.is_none() && r.right == Some(del + 2)));
+    }
+
+    #[test]
+    fn tabs_become_spaces_to_the_next_stop() {
+        let d = Diff::parse("--- a\n+++ b\n@@ -1 +1 @@\n-\tx\n+ab\tc\t\td\n");
+        assert_eq!(d.files[0].lines[1].text, "    x");
+        assert_eq!(d.files[0].lines[2].text, "ab  c       d");
     }
 
     #[test]

@@ -280,7 +280,15 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
 
 /// An app with the given events folded in and a fixed clock.
 pub fn app(n: usize, finished: bool, no_color: bool) -> App {
-    let theme = Theme::named("dark", no_color).expect("dark theme");
+    app_themed(
+        n,
+        finished,
+        Theme::named("dark", no_color).expect("dark theme"),
+    )
+}
+
+/// [`app`] drawn with `theme`.
+pub fn app_themed(n: usize, finished: bool, theme: Theme) -> App {
     let meta = RunMeta {
         strategy: "compare".into(),
         layers_on: vec![Layer::Agent, Layer::Guardrails, Layer::Permissions],

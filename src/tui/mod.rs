@@ -19,6 +19,7 @@ pub mod keys;
 pub mod logbuf;
 pub mod notifier;
 pub mod notify;
+pub mod search;
 pub mod shell;
 pub mod terminal;
 pub mod theme;

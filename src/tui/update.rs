@@ -6,6 +6,7 @@ use super::action::Action;
 use super::app::{blockers_text, App, Dialog, FinalizeDialog, Mark, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
+use super::search::{flat_hits, hits, step, Toward};
 use crate::model::decision::{accept_skipped, blockers, not_run};
 use crate::model::verdict::Status;
 
@@ -43,6 +44,8 @@ pub enum Effect {
 
 /// Rows a page scroll moves.
 const PAGE: usize = 10;
+/// Columns `←`/`→` scroll the diff screens.
+const HSTEP: usize = 8;
 
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     let mut fx = Vec::new();
@@ -100,7 +103,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Open => open(app, &mut fx),
         Action::Back => back(app),
-        Action::Help => app.help = !app.help,
+        Action::Help => {
+            app.help = !app.help;
+            app.help_scroll = 0;
+        }
         Action::Filter => {
             app.filter_editing = true;
             app.filter.get_or_insert_with(String::new);
@@ -129,6 +135,18 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
         }
         Action::ToggleSideBySide => app.diff_view.side_by_side = !app.diff_view.side_by_side,
+        Action::Search => {
+            app.search = Some(super::search::Search {
+                query: String::new(),
+                editing: true,
+            })
+        }
+        Action::NextMatch => find(app, Toward::Next),
+        Action::PrevMatch => find(app, Toward::Prev),
+        Action::ScrollLeft => app.hscroll = app.hscroll.saturating_sub(HSTEP),
+        Action::ScrollRight => {
+            app.hscroll = (app.hscroll + HSTEP).min(widest_line(app).saturating_sub(HSTEP))
+        }
         Action::ToggleRawLogs => app.raw_logs = !app.raw_logs,
         Action::NextHunk | Action::PrevHunk | Action::NextFile | Action::PrevFile => {
             navigate(app, action)
@@ -342,6 +360,11 @@ fn scroll(app: &mut App, delta: i64) {
             cur.saturating_add(delta as usize)
         }
     };
+    if app.help {
+        let max = super::draw::help::max_scroll(app);
+        app.help_scroll = by(app.help_scroll).min(max);
+        return;
+    }
     if let Some(Dialog::Finalize(d)) = &mut app.dialog {
         let rows = d
             .preview
@@ -458,6 +481,9 @@ fn back(app: &mut App) {
     }
     if app.help {
         app.help = false;
+        return;
+    }
+    if app.search.take().is_some() {
         return;
     }
     app.screen = match app.screen {
@@ -658,7 +684,10 @@ fn input_of(app: &mut App) -> Option<&mut String> {
         Some(Dialog::Finalize(_)) => None,
         Some(_) => None,
         None if app.filter_editing => app.filter.as_mut(),
-        None => None,
+        None => match &mut app.search {
+            Some(s) if s.editing => Some(&mut s.query),
+            _ => None,
+        },
     }
 }
 
@@ -679,6 +708,17 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
             app.filter = None;
         }
         return;
+    }
+    if let Some(s) = &mut app.search {
+        if s.editing {
+            s.editing = false;
+            if s.query.is_empty() {
+                app.search = None;
+            } else {
+                find(app, Toward::Here);
+            }
+            return;
+        }
     }
     let Some(d) = app.dialog.clone() else { return };
     let made = match d {
@@ -900,4 +940,59 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
         },
         _ => {}
     }
+}
+
+/// Move the diff screen to a match of the search (Enter: the first at or
+/// below the top row; `n`/`N`: the next / previous), wrapping around.
+fn find(app: &mut App, toward: Toward) {
+    let Some(query) = app.search.as_ref().map(|s| s.query.clone()) else {
+        return;
+    };
+    let found = match app.screen {
+        Screen::Diff => {
+            let Some(d) = app.diffs.get(&app.diff_view.candidate) else {
+                return;
+            };
+            let at = (app.diff_view.file, app.diff_view.scroll);
+            step(&hits(d, &query), at, toward).map(|((f, l), wrapped)| {
+                app.diff_view.file = f;
+                app.diff_view.scroll = l;
+                wrapped
+            })
+        }
+        Screen::Compare => {
+            let Some((_, d)) = &app.compare_diff else {
+                return;
+            };
+            step(&flat_hits(d, &query), app.compare_scroll, toward).map(|(row, wrapped)| {
+                app.compare_scroll = row;
+                wrapped
+            })
+        }
+        _ => return,
+    };
+    app.flash = match found {
+        None => Some(format!("no match for `{}`", crate::text::sanitize(&query))),
+        Some(true) => Some("search wrapped around".into()),
+        Some(false) => None,
+    };
+}
+
+/// The widest line of what the diff screen shows, in columns: how far
+/// `→` can scroll.
+fn widest_line(app: &App) -> usize {
+    let widest = |d: &Diff| {
+        d.files
+            .iter()
+            .flat_map(|f| &f.lines)
+            .map(|l| crate::text::width(&l.text))
+            .max()
+            .unwrap_or(0)
+    };
+    match app.screen {
+        Screen::Diff => app.diffs.get(&app.diff_view.candidate).map(widest),
+        Screen::Compare => app.compare_diff.as_ref().map(|(_, d)| widest(d)),
+        _ => None,
+    }
+    .unwrap_or(0)
 }

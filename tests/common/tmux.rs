@@ -74,6 +74,28 @@ impl Tmux {
         self.cmd(&["send-keys", "-t", "e2e", "-l", s]);
     }
 
+    /// Esc, then wait for the dashboard (its columns' `following`) before
+    /// the next key: sent together, Esc and a letter read as Alt-letter.
+    pub fn back_to_dashboard(&self) {
+        self.keys(&["Escape"]);
+        self.wait_for("back to the dashboard", &["└ following"]);
+    }
+
+    /// Wait until no needle is on screen; fail with the screen if not.
+    pub fn wait_gone(&self, step: &str, needles: &[&str]) -> String {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let screen = self.capture();
+            if !needles.iter().any(|n| screen.contains(n)) {
+                return screen;
+            }
+            if Instant::now() > deadline {
+                panic!("step `{step}`: {needles:?} still on screen:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     /// Wait until every needle is on screen; fail with the screen if not.
     pub fn wait_for(&self, step: &str, needles: &[&str]) -> String {
         let deadline = Instant::now() + Duration::from_secs(240);

@@ -2,7 +2,7 @@
 //! (verdict per layer, size, criteria, review issues, tokens), the
 //! comparator's ranking with reasons and the similarity matrix.
 
-use super::diffview::line_spans;
+use super::diffview::{bottom_line, line_row, window};
 use super::{mark_style, verdict_style};
 use crate::model::verdict::{Layer, Status};
 use crate::text::{ellipsis, pad, pad_left, sanitize, width};
@@ -50,13 +50,24 @@ fn review_issues(c: &Candidate) -> String {
 
 fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    let (a, b) = sides(app);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border)
-        .title(Span::styled(" scoreboard ", t.title));
+        .title(Span::styled(
+            format!(" scoreboard · A = {a} · B = {b} "),
+            t.title,
+        ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let colw = ((inner.width as usize).saturating_sub(14) / app.candidates.len()).clamp(6, 18);
+    // Columns as wide as the longest header needs, when there is room.
+    let n = app.candidates.len();
+    let want = (0..n)
+        .map(|i| width(&sanitize(&app.candidates[i].info.id)) + 5)
+        .max()
+        .unwrap_or(0)
+        .max(18);
+    let colw = ((inner.width as usize).saturating_sub(14) / n).clamp(6, want);
     // Each candidate's column: cut to leave a space, padded to the width.
     let col = |s: String| pad(&ellipsis(&s, colw - 1), colw);
     let mut head = vec![Span::styled(format!("{:<14}", ""), t.dim)];
@@ -129,6 +140,16 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The two sides being compared: A the focused candidate (`Tab` moves
+/// it), B the other one (`1`…`9` picks it).
+fn sides(app: &App) -> (String, String) {
+    let a = &app.candidates[app.focus].info.id;
+    let b = &app.candidates[app.compare_b.min(app.candidates.len() - 1)]
+        .info
+        .id;
+    (sanitize(a), sanitize(b))
+}
+
 fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let block = Block::default()
@@ -174,21 +195,7 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 )));
             }
             lines.push(Line::from(""));
-            let mut head = vec![Span::styled(format!("{:<9}", ""), t.dim)];
-            for id in &r.ids {
-                head.push(Span::styled(
-                    pad_left(&ellipsis(&sanitize(id), 5), 6),
-                    t.dim,
-                ));
-            }
-            lines.push(Line::from(head));
-            for (i, id) in r.ids.iter().enumerate() {
-                let mut spans = vec![Span::styled(pad(&ellipsis(&sanitize(id), 8), 9), t.dim)];
-                for v in r.matrix.get(i).into_iter().flatten() {
-                    spans.push(Span::styled(format!("{:>6.2}", v), t.text));
-                }
-                lines.push(Line::from(spans));
-            }
+            lines.extend(matrix(app, r, w));
         }
         None => {
             lines.push(Line::from(Span::styled(
@@ -211,10 +218,10 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 lines.push(Line::from(Span::styled(
                     ellipsis(
                         &format!(
-                            "{}. {} {v} · {} lines",
+                            "{}. {} {v} · {}",
                             i + 1,
                             sanitize(&c.info.id),
-                            c.lines
+                            crate::text::plural(c.lines, "line")
                         ),
                         w,
                     ),
@@ -226,19 +233,53 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
+/// The similarity matrix, its names as wide as `w` allows: the row
+/// names' column takes what the value columns leave.
+fn matrix(app: &App, r: &crate::tui::app::Ranking, w: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let names: Vec<String> = r.ids.iter().map(|id| sanitize(id)).collect();
+    let longest = names.iter().map(|n| width(n)).max().unwrap_or(0);
+    let k = names.len().max(1);
+    // Value columns: a name when it fits, at least `0.00` and a space.
+    let colw = (longest + 1).clamp(6, (w.saturating_sub(longest.min(12) + 1) / k).max(6));
+    let namew = (longest + 1).min(w.saturating_sub(colw * k)).max(6);
+    let mut head = vec![Span::styled(" ".repeat(namew), t.dim)];
+    for n in &names {
+        head.push(Span::styled(pad_left(&ellipsis(n, colw - 1), colw), t.dim));
+    }
+    let mut out = vec![Line::from(head)];
+    for (i, n) in names.iter().enumerate() {
+        let mut spans = vec![Span::styled(pad(&ellipsis(n, namew - 1), namew), t.dim)];
+        for v in r.matrix.get(i).into_iter().flatten() {
+            spans.push(Span::styled(format!("{v:>colw$.2}"), t.text));
+        }
+        out.push(Line::from(spans));
+    }
+    out
+}
+
 fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let a = &app.candidates[app.focus].info.id;
     let b = &app.candidates[app.compare_b.min(app.candidates.len() - 1)]
         .info
         .id;
+    let (an, bn) = sides(app);
+    let at = match (&app.search, &app.compare_diff) {
+        (Some(s), Some((_, d))) => crate::tui::search::position(
+            &crate::tui::search::flat_hits(d, &s.query),
+            app.compare_scroll,
+        ),
+        _ => String::new(),
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border_focus)
         .title(Span::styled(
-            format!(" {} (−) vs {} (+) ", sanitize(b), sanitize(a)),
+            format!(" − only in B = {bn} · + only in A = {an} · Tab: next A · 1-9: pick B "),
             t.title,
-        ));
+        ))
+        .title_bottom(bottom_line(app, &at));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let diff = match &app.compare_diff {
@@ -256,17 +297,23 @@ fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let rows = inner.height as usize;
+    let cols = inner.width as usize;
     let mut lines = Vec::new();
     let mut skip = app.compare_scroll;
     'files: for f in &diff.files {
-        let title = std::iter::once(Line::from(Span::styled(
-            format!("── {} +{} −{}", f.path, f.added, f.removed),
-            t.title,
+        let title = std::iter::once(Line::from(window(
+            vec![Span::styled(
+                format!("── {} +{} −{}", f.path, f.added, f.removed),
+                t.title,
+            )],
+            0,
+            cols,
+            t.dim,
         )));
         let body = f
             .lines
             .iter()
-            .map(|l| Line::from(line_spans(app, &f.path, l, true)));
+            .map(|l| Line::from(line_row(app, &f.path, l, cols)));
         for l in title.chain(body) {
             if skip > 0 {
                 skip -= 1;

@@ -100,9 +100,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                     Span::styled(if *with_skipped { "[x]" } else { "[ ]" }, t.selected),
                     Span::styled(
                         format!(
-                            " with skipped: also accept the {} check{} that never ran",
-                            left.skipped.len(),
-                            if left.skipped.len() == 1 { "" } else { "s" }
+                            " with skipped: also accept the {} that never ran",
+                            crate::text::plural(left.skipped.len() as u64, "check")
                         ),
                         t.text,
                     ),
@@ -354,7 +353,8 @@ fn finalize(frame: &mut Frame, app: &App, f: &FinalizeDialog, area: Rect) {
             head.push(kv(
                 "PR body",
                 format!(
-                    "{n} lines (j/k scroll) · from line {}",
+                    "{} (j/k scroll) · from line {}",
+                    crate::text::plural(n as u64, "line"),
                     (f.scroll + 1).min(n.max(1))
                 ),
                 t.dim,

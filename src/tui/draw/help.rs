@@ -1,16 +1,29 @@
-//! The help overlay: every key, generated from the command table.
+//! The help overlay: every key, generated from the command table, one
+//! entry per key and screen group, in an aligned key column, then the
+//! legend of the layer strip's marks and the candidates' states. It
+//! scrolls when it does not fit, and uses two columns only when the
+//! terminal is wide enough for both.
 
 use super::centered;
 use crate::model::state::State;
+use crate::text::{pad, width};
 use crate::tui::app::{App, Mark};
 use crate::tui::commands::COMMANDS;
 use ratatui::layout::Rect;
+use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
+/// The mouse is not in the command table (it has no key).
+const MOUSE: (&str, &str) = ("mouse", "click a column to focus it, wheel scrolls");
+/// Columns between the two halves of a two-column overlay.
+const GAP: usize = 3;
+
 /// `(where, key, description)` for every command, grouped by the screens
-/// it works on (a command of several screens is listed once).
+/// it works on, everywhere first. A command whose key is already part of
+/// an earlier entry's label in its group (`p` after `n/p`) is left out,
+/// so each key is listed once per group.
 pub fn entries() -> Vec<(String, &'static str, &'static str)> {
     let mut out: Vec<(String, &str, &str)> = Vec::new();
     for c in COMMANDS {
@@ -23,14 +36,13 @@ pub fn entries() -> Vec<(String, &'static str, &'static str)> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        if !out
+        let covered = out
             .iter()
-            .any(|(s2, k, d)| *s2 == s && *k == c.label && *d == c.desc)
-        {
+            .any(|(s2, k, _)| *s2 == s && (*k == c.label || k.split('/').any(|p| p == c.label)));
+        if !covered {
             out.push((s, c.label, c.desc));
         }
     }
-    // Grouped, in the order each group first appears; everywhere first.
     let mut order: Vec<String> = vec!["everywhere".into()];
     for (s, _, _) in &out {
         if !order.contains(s) {
@@ -41,81 +53,171 @@ pub fn entries() -> Vec<(String, &'static str, &'static str)> {
     out
 }
 
-/// The layer strip's marks and the candidates' states, in four lines.
-fn legend(app: &App) -> Vec<Line<'static>> {
+/// The overlay's rows: group titles, aligned entries, the legend. The
+/// second value is where each group starts (a good place to split columns).
+fn rows(app: &App) -> (Vec<Line<'static>>, Vec<usize>) {
     let t = &app.theme;
-    let mut marks: Vec<Vec<Span>> = vec![Vec::new(), Vec::new()];
-    for (i, m) in Mark::ALL.into_iter().enumerate() {
-        let row = &mut marks[usize::from(i >= 4)];
-        row.push(Span::styled(
-            format!(" {}", m.glyph(0)),
-            super::mark_style(app, m),
-        ));
-        row.push(Span::styled(format!(" {} ", m.meaning()), t.text));
-    }
-    let mut states: Vec<Vec<Span>> = vec![Vec::new(), Vec::new()];
-    for (i, s) in State::ALL.into_iter().enumerate() {
-        states[usize::from(i >= 5)].push(Span::styled(
-            format!(" {}", s.label()),
-            super::state_style(app, s),
-        ));
-    }
-    let mut out = Vec::new();
-    for (title, rows) in [("marks", marks), ("states", states)] {
-        for (i, mut row) in rows.into_iter().enumerate() {
-            let head = if i == 0 { title } else { "" };
-            row.insert(0, Span::styled(format!("{head:<7}"), t.title));
-            out.push(Line::from(row));
+    let list = entries();
+    let keyw = list
+        .iter()
+        .map(|(_, k, _)| width(k))
+        .chain([width(MOUSE.0), width("states")])
+        .max()
+        .unwrap_or(0);
+    let entry = |k: &str, d: &str| {
+        Line::from(vec![
+            Span::styled(
+                format!("  {}  ", pad(k, keyw)),
+                t.text.add_modifier(Modifier::BOLD),
+            ),
+            Span::styled(d.to_string(), t.text),
+        ])
+    };
+    let mut lines = Vec::new();
+    let mut starts = Vec::new();
+    let mut last = String::new();
+    for (s, k, d) in list {
+        if s != last {
+            starts.push(lines.len());
+            lines.push(Line::from(Span::styled(s.clone(), t.title)));
+            last = s;
         }
+        lines.push(entry(k, d));
+    }
+    lines.push(entry(MOUSE.0, MOUSE.1));
+    starts.push(lines.len());
+    lines.push(Line::from(Span::styled("legend", t.title)));
+    lines.extend(legend(app, keyw));
+    (lines, starts)
+}
+
+/// The layer strip's marks and the candidates' states, four per row,
+/// under the key column's width.
+fn legend(app: &App, keyw: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let head = |s: &str| Span::styled(format!("  {}  ", pad(s, keyw)), t.title);
+    let mut out = Vec::new();
+    for (i, chunk) in Mark::ALL.chunks(4).enumerate() {
+        let mut row = vec![head(if i == 0 { "marks" } else { "" })];
+        for (j, m) in chunk.iter().enumerate() {
+            if j > 0 {
+                row.push(Span::styled("  ", t.text));
+            }
+            row.push(Span::styled(m.glyph(0), super::mark_style(app, *m)));
+            row.push(Span::styled(format!(" {}", m.meaning()), t.text));
+        }
+        out.push(Line::from(row));
+    }
+    for (i, chunk) in State::ALL.chunks(4).enumerate() {
+        let mut row = vec![head(if i == 0 { "states" } else { "" })];
+        for (j, s) in chunk.iter().enumerate() {
+            if j > 0 {
+                row.push(Span::styled("  ", t.text));
+            }
+            row.push(Span::styled(s.label(), super::state_style(app, *s)));
+        }
+        out.push(Line::from(row));
     }
     out
 }
 
+/// Where the overlay goes in `area` and how its rows are laid out.
+struct Layout {
+    rect: Rect,
+    /// The rows of each column (one or two).
+    columns: Vec<Vec<Line<'static>>>,
+    /// Rows that fit in a column.
+    visible: usize,
+}
+
+impl Layout {
+    fn longest(&self) -> usize {
+        self.columns.iter().map(Vec::len).max().unwrap_or(0)
+    }
+
+    fn max_scroll(&self) -> usize {
+        self.longest().saturating_sub(self.visible)
+    }
+}
+
+fn layout(app: &App, area: Rect) -> Layout {
+    let (lines, starts) = rows(app);
+    let colw = lines.iter().map(Line::width).max().unwrap_or(0);
+    let fits = lines.len() + 2 <= area.height as usize;
+    let two_wide = 2 * colw + GAP + 2 <= area.width as usize;
+    let columns = if !fits && two_wide {
+        // Split at the group start nearest the middle.
+        let half = lines.len().div_ceil(2);
+        let at = starts
+            .iter()
+            .copied()
+            .filter(|&s| s > 0)
+            .min_by_key(|&s| s.abs_diff(half))
+            .unwrap_or(half);
+        let mut left = lines;
+        let right = left.split_off(at);
+        vec![left, right]
+    } else {
+        vec![lines]
+    };
+    let n = columns.len();
+    let tall = columns.iter().map(Vec::len).max().unwrap_or(0);
+    let w = (n * colw + (n - 1) * GAP + 2) as u16;
+    let rect = centered(area, w, tall as u16 + 2);
+    let visible = rect.height.saturating_sub(2) as usize;
+    Layout {
+        rect,
+        columns,
+        visible,
+    }
+}
+
+/// The screen area the overlay is drawn in, from the terminal size.
+fn body(app: &App) -> Rect {
+    Rect::new(0, 2, app.width, app.height.saturating_sub(3))
+}
+
+/// How far the overlay scrolls at the current terminal size.
+pub fn max_scroll(app: &App) -> usize {
+    layout(app, body(app)).max_scroll()
+}
+
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
-    let mut lines = Vec::new();
-    let mut last = String::new();
-    for (s, k, d) in entries() {
-        if s != last {
-            lines.push(Line::from(Span::styled(s.clone(), t.title)));
-            last = s;
-        }
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("  {k:<8}"),
-                t.text.add_modifier(ratatui::style::Modifier::BOLD),
-            ),
-            Span::styled(d, t.text),
-        ]));
-    }
-    lines.push(Line::from(vec![Span::styled(
-        "  mouse   click a column to focus it, wheel scrolls",
-        t.dim,
-    )]));
-    lines.extend(legend(app));
-    let two = lines.len() + 2 > area.height as usize;
-    let rect = centered(area, if two { 110 } else { 60 }, lines.len() as u16 + 2);
-    frame.render_widget(Clear, rect);
-    // Two columns when the list is taller than the screen.
-    let block = Block::default()
+    let lay = layout(app, area);
+    let scroll = app.help_scroll.min(lay.max_scroll());
+    let total = lay.longest();
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border_focus)
-        .title(Span::styled(" keys · any key closes ", t.title));
-    let inner = block.inner(rect);
-    frame.render_widget(block, rect);
-    if two && inner.width >= 56 {
-        let half = lines.len().div_ceil(2);
-        let right = lines.split_off(half);
-        let w = inner.width / 2;
-        frame.render_widget(
-            Paragraph::new(lines),
-            Rect::new(inner.x, inner.y, w, inner.height),
-        );
-        frame.render_widget(
-            Paragraph::new(right),
-            Rect::new(inner.x + w, inner.y, inner.width - w, inner.height),
-        );
+        .title(Span::styled(" keys · Esc, ? or q closes ", t.title));
+    if lay.max_scroll() > 0 {
+        let last = (scroll + lay.visible).min(total);
+        let more = if scroll < lay.max_scroll() {
+            "↓ more (j, PgDn)"
+        } else {
+            "↑ back up (k, g)"
+        };
+        block = block.title_bottom(Span::styled(
+            format!(" {more} · rows {}–{last} of {total} ", scroll + 1),
+            t.title,
+        ));
+    }
+    frame.render_widget(Clear, lay.rect);
+    let inner = block.inner(lay.rect);
+    frame.render_widget(block, lay.rect);
+    let n = lay.columns.len() as u16;
+    let colw = if n > 1 {
+        (inner.width - GAP as u16) / 2
     } else {
-        frame.render_widget(Paragraph::new(lines), inner);
+        inner.width
+    };
+    for (i, col) in lay.columns.into_iter().enumerate() {
+        let x = inner.x + i as u16 * (colw + GAP as u16);
+        let rows: Vec<Line> = col.into_iter().skip(scroll).take(lay.visible).collect();
+        frame.render_widget(
+            Paragraph::new(rows),
+            Rect::new(x, inner.y, colw.min(inner.right() - x), inner.height),
+        );
     }
 }

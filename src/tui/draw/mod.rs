@@ -21,6 +21,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let area = frame.area();
     if area.height < 4 || area.width < 20 {
         frame.render_widget(Paragraph::new("terminal too small"), area);
+        app.theme.fill_screen(frame.buffer_mut());
         return;
     }
     header(frame, app, Rect::new(area.x, area.y, area.width, 2));
@@ -42,6 +43,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if app.dialog.is_some() {
         dialog::draw(frame, app, body);
     }
+    app.theme.fill_screen(frame.buffer_mut());
 }
 
 /// The run header: state, run id, strategy, base, wall clock; then the
