@@ -46,9 +46,11 @@ impl HomeRow {
             .unwrap_or_else(|| "-".into())
     }
 
-    /// `finalized on rascal/…` / `selected careful` / empty.
-    pub fn decided(&self) -> String {
+    /// `finalized rascal/…` / `selected careful` / empty; `short` drops
+    /// the branch (narrow screens).
+    pub fn decided(&self, short: bool) -> String {
         match (&self.finalized, &self.selected) {
+            (Some(_), _) if short => "finalized".into(),
             (Some(b), _) => format!("finalized {b}"),
             (None, Some(c)) => format!("selected {c}"),
             _ => String::new(),
@@ -216,8 +218,9 @@ pub fn dispatch(home: &Home, key: Key) -> Option<HomeAction> {
     })
 }
 
-/// The keys of the home screen: `(key, what)`, in the order the status bar
-/// drops them last to first (help and quit are never dropped).
+/// The keys of the home screen: `(key, what)`, as the run screen's bar has
+/// them: quit and help last, never dropped; the others dropped from the
+/// end of the list when the bar is too narrow.
 pub fn keys(home: &Home) -> Vec<(&'static str, &'static str)> {
     if let Some(d) = &home.dialog {
         return match d {
@@ -228,7 +231,7 @@ pub fn keys(home: &Home) -> Vec<(&'static str, &'static str)> {
     if home.help {
         return vec![("any key", "close help")];
     }
-    let mut v = vec![("?", "help"), ("q", "quit")];
+    let mut v = Vec::new();
     if !home.rows.is_empty() {
         v.push(("Enter", "open run"));
     }
@@ -243,6 +246,8 @@ pub fn keys(home: &Home) -> Vec<(&'static str, &'static str)> {
         v.push(("j/k", "move"));
     }
     v.push(("r", "refresh"));
+    v.push(("q", "quit"));
+    v.push(("?", "help"));
     v
 }
 
@@ -523,7 +528,7 @@ mod tests {
         assert!(!has(&h, "D"), "a running run cannot be deleted");
         press(&mut h, Key::Char('j'));
         assert!(has(&h, "D"));
-        assert_eq!(keys(&h)[0], ("?", "help"));
+        assert_eq!(keys(&h).last(), Some(&("?", "help")));
     }
 
     #[test]

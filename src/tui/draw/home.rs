@@ -106,8 +106,8 @@ fn draw_table(frame: &mut Frame, home: &Home, area: Rect) {
             pad_left(&age(home.now_ms, r.started_at), 4),
             pad_left(&disk, 9)
         );
-        let decided = r.decided();
         let rest = w.saturating_sub(width(&id) + width(&state) + width(&nums));
+        let decided = r.decided(rest < 100);
         let task_w = if decided.is_empty() {
             rest
         } else {
@@ -159,8 +159,8 @@ fn draw_table(frame: &mut Frame, home: &Home, area: Rect) {
     frame.render_widget(Paragraph::new(lines), area);
 }
 
-/// Hints that fit `area`, dropping from the end; the first ones (help,
-/// quit) always stay.
+/// Hints that fit `area`; the last two (quit, help) always stay, the
+/// others are dropped from the end of the list first.
 pub fn status_bar(
     frame: &mut Frame,
     t: &Theme,
@@ -170,22 +170,27 @@ pub fn status_bar(
 ) {
     let w = area.width as usize;
     let mut spans = Vec::new();
-    let mut used = 0;
     let cost = |k: &str, d: &str| width(k) + width(d) + 4;
-    let keep: usize = hints.iter().take(2).map(|(k, d)| cost(k, d)).sum();
+    let split = hints.len().saturating_sub(2);
+    let (rest, kept) = hints.split_at(split);
+    let mut used: usize = kept.iter().map(|(k, d)| cost(k, d)).sum();
     if let Some(msg) = flash {
-        let room = w.saturating_sub(keep + 3).max(10);
+        let room = w.saturating_sub(used + 3).max(10);
         let msg = ellipsis(&sanitize(msg), room);
         used += width(&msg) + 3;
         spans.push(Span::styled(format!(" {msg} "), t.warn));
         spans.push(Span::raw(" "));
     }
-    for (i, (k, d)) in hints.iter().enumerate() {
+    let mut shown = Vec::new();
+    for (k, d) in rest {
         let c = cost(k, d);
-        if i >= 2 && used + c > w {
+        if used + c > w {
             break;
         }
         used += c;
+        shown.push((k, d));
+    }
+    for (k, d) in shown.into_iter().chain(kept.iter().map(|(k, d)| (k, d))) {
         spans.push(Span::styled(format!(" {k} "), t.key));
         spans.push(Span::styled(format!(" {d} "), t.status_bar));
     }
