@@ -301,18 +301,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     )));
     let h = (lines.len() as u16 + 2).min(area.height);
     let rect = centered(area, 80, h);
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.border_focus)
-        .title(Span::styled(title, t.title));
-    frame.render_widget(
-        Paragraph::new(lines)
-            .style(t.dialog)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        rect,
-    );
+    super::boxed(frame, t, rect, title, lines);
 }
 
 /// The finalize dialog: branch, commit title, the PR body (scrollable),

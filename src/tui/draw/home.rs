@@ -9,7 +9,7 @@ use crate::tui::theme::Theme;
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::Paragraph;
 use ratatui::Frame;
 
 fn state_style(t: &Theme, s: Option<State>) -> Style {
@@ -252,18 +252,7 @@ fn dialog(frame: &mut Frame, home: &Home, area: Rect) {
     };
     let h = (lines.len() as u16 + 2).min(area.height);
     let rect = centered(area, 76, h + 1);
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.border_focus)
-        .title(Span::styled(title, t.title));
-    frame.render_widget(
-        Paragraph::new(lines)
-            .style(t.dialog)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        rect,
-    );
+    super::boxed(frame, t, rect, title, lines);
 }
 
 fn help(frame: &mut Frame, home: &Home, area: Rect) {
@@ -287,16 +276,5 @@ fn help(frame: &mut Frame, home: &Home, area: Rect) {
         t.dim,
     )));
     let rect = centered(area, 78, lines.len() as u16 + 2);
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.border_focus)
-        .title(Span::styled(" home · any key closes ", t.title));
-    frame.render_widget(
-        Paragraph::new(lines)
-            .style(t.dialog)
-            .block(block)
-            .wrap(Wrap { trim: false }),
-        rect,
-    );
+    super::boxed(frame, t, rect, " home · any key closes ", lines);
 }

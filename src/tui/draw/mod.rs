@@ -191,6 +191,30 @@ pub fn clock(ms: i64) -> String {
 }
 
 /// A centred rectangle of at most `w`×`h` inside `area`.
+/// A dialog box: `lines` wrapped in a bordered, titled box drawn over
+/// whatever is at `rect`.
+pub fn boxed(
+    frame: &mut ratatui::Frame,
+    t: &crate::tui::theme::Theme,
+    rect: Rect,
+    title: &str,
+    lines: Vec<ratatui::text::Line>,
+) {
+    use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+    frame.render_widget(Clear, rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border_focus)
+        .title(ratatui::text::Span::styled(title.to_string(), t.title));
+    frame.render_widget(
+        Paragraph::new(lines)
+            .style(t.dialog)
+            .block(block)
+            .wrap(Wrap { trim: false }),
+        rect,
+    );
+}
+
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);
