@@ -7,6 +7,7 @@ pub mod duration;
 pub mod guardrails;
 pub mod permissions;
 pub mod scenario;
+pub mod secrets;
 pub mod spec;
 pub mod theme;
 pub mod verification;
