@@ -6,7 +6,7 @@
 
 use std::sync::OnceLock;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
 use crate::config::secrets::{
@@ -14,6 +14,9 @@ use crate::config::secrets::{
     Target, ValueFilter,
 };
 use crate::model::verdict::{Confidence, Severity};
+
+/// Keywords are matched on their first this-many bytes.
+const KEYWORD_BYTES: usize = 8;
 
 /// Where the built-in rules come from (for messages).
 pub const BUILTIN_FILE: &str = "rules/secrets.toml";
@@ -323,18 +326,29 @@ impl RuleSet {
                 unkeyed.push(i);
             }
             for kw in &r.keywords {
+                // A keyword's first bytes occur wherever it does: keeping
+                // at most KEYWORD_BYTES of each keeps the automaton small
+                // enough to stay in cache (a few hundred keywords).
+                let mut end = kw.len().min(KEYWORD_BYTES);
+                while !kw.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let kw = &kw[..end];
                 match patterns.iter().position(|p| p == kw) {
                     Some(p) => keyword_rules[p].push(i),
                     None => {
-                        patterns.push(kw.clone());
+                        patterns.push(kw.to_string());
                         keyword_rules.push(vec![i]);
                     }
                 }
             }
         }
+        // A DFA: a few hundred keywords, searched on every line, where an
+        // NFA's per-byte work would dominate the scan.
         let keywords = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
             .map_err(|e| format!("secret keywords: {e}"))?;
         let summary = summary(&rules, builtin_n, use_builtin, &counts, &disabled);

@@ -105,7 +105,7 @@ const PLACEHOLDER_MARKS: &[&str] = &[
 /// Words that say a value was written to show the shape of a secret:
 /// a value made only of these (and short or sequential numbers) is a
 /// placeholder. "test" is one only among others: `FLWSECK_TEST-<hex>`
-/// is a real key.
+/// is a real key. No single letters: hex is made of them.
 const FILLER_WORDS: &[&str] = &[
     "test",
     "testing",
@@ -182,7 +182,6 @@ const FILLER_WORDS: &[&str] = &[
     "old",
     "some",
     "the",
-    "a",
     "an",
     "for",
     "to",
@@ -212,21 +211,8 @@ const FILLER_WORDS: &[&str] = &[
     "super",
     "master",
     "bearer",
-    "s",
-    "x",
     "xx",
     "xxx",
-    "p",
-    "w",
-    "c",
-    "r",
-    "t",
-    "k",
-    "d",
-    "e",
-    "v",
-    "b",
-    "f",
 ];
 
 /// Is `value` a placeholder rather than a secret? Judged on the whole
@@ -416,10 +402,13 @@ pub fn is_uuid(v: &str) -> bool {
         })
 }
 
+/// A URL or a file path (`/run/secrets/db`, `./key.pem`) — not base64
+/// that happens to start with `/`.
 fn is_path(v: &str) -> bool {
-    ["http://", "https://", "file:", "/", "./", "../", "~/"]
+    ["http://", "https://", "file:", "./", "../", "~/"]
         .iter()
         .any(|p| v.starts_with(p))
+        || (v.starts_with('/') && v[1..].contains('/'))
 }
 
 fn is_digest(v: &str) -> bool {
