@@ -434,3 +434,20 @@ fn a_change_to_the_gitleaks_file_is_flagged() {
         ["secrets/config-edited"]
     );
 }
+
+/// The example in README.md § Secrets is a valid `.rascal/secrets.toml`.
+#[test]
+fn the_readme_example_parses() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("### Secrets: the rules are data").unwrap()..];
+    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+    let text = &section[start..start + section[start..].find("```").unwrap()];
+    let f = parse(".rascal/secrets.toml", text, Dialect::Rascal).unwrap();
+    assert_eq!(f.rules.len(), 1);
+    assert!(!f.read_gitleaks);
+    let s = scanner_with(vec![f]);
+    assert!(s.rules().iter().all(|r| r.id != "generic-secret"));
+    let issues = s.scan(&one_file("a.py", &acme_line()));
+    assert_eq!(issues[0].rule, "secrets/acme-token");
+}

@@ -25,6 +25,7 @@ CLASSES = {
     "b64url": "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
     "base32": "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567",
     "lbase32": "abcdefghijklmnopqrstuvwxyz234567",
+    "AtoL": "ABCDEFGHIJKL",
 }
 
 
@@ -117,7 +118,7 @@ PREFIXED = [
     ("azure", "entra client secret", "{alnum:3}8Q~{b64url:34}"),
     ("azure", "storage account key (identifiable)", "{b64:76}+ASt{b64:5}A=="),
     ("azure", "function key (identifiable)", "{b64url:44}AzFu{b64url:5}A=="),
-    ("azure", "devops pat / cask key", "{alnum:52}JQQJ99{alnum:26}"),
+    ("azure", "devops pat / cask key", "{alnum:52}JQQJ99{alnum:1}{AtoL:1}{alnum:16}{letters:1}{alnum:7}"),
     ("huggingface", "access token", "hf_{letters:34}"),
     ("huggingface", "organization token", "api_org_{letters:34}"),
     ("shopify", "access token", "shpat_{hex:32}"),

@@ -662,7 +662,8 @@ impl SecretScanner {
             Some(Check::PrivateKey) => values::key_body_follows(&text[parts.matched.end..], next),
             Some(Check::UrlPassword) => {
                 let user = parts.user.clone().map_or("", |u| &text[u]);
-                values::url_password_ok(user, secret)
+                let host = parts.host.clone().map_or("", |h| &text[h]);
+                values::url_password_ok(user, secret, host)
             }
             Some(Check::Assignment) => {
                 let key = parts.key.clone().map_or("", |k| &text[k]);

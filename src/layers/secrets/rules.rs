@@ -65,8 +65,9 @@ pub struct Rule {
     body: Option<usize>,
     /// The group with the name of an assignment (`key`).
     key: Option<usize>,
-    /// The group with a URL's user (`user`).
+    /// The group with a URL's user (`user`) and host (`host`).
     user: Option<usize>,
+    host: Option<usize>,
     pub keywords: Vec<String>,
     pub entropy: Option<f64>,
     path: Option<Regex>,
@@ -184,6 +185,7 @@ impl Rule {
             body: group("body"),
             key: group("key"),
             user: group("user"),
+            host: group("host"),
             regex,
             keywords: r.keywords.clone(),
             entropy: r.entropy,
@@ -242,6 +244,7 @@ impl Rule {
             body: body.range(),
             key: self.key.and_then(|i| caps.get(i)).map(|m| m.range()),
             user: self.user.and_then(|i| caps.get(i)).map(|m| m.range()),
+            host: self.host.and_then(|i| caps.get(i)).map(|m| m.range()),
         })
     }
 }
@@ -253,6 +256,7 @@ pub struct Parts {
     pub body: std::ops::Range<usize>,
     pub key: Option<std::ops::Range<usize>>,
     pub user: Option<std::ops::Range<usize>>,
+    pub host: Option<std::ops::Range<usize>>,
 }
 
 /// The rules in force, compiled, with the keyword prefilter.

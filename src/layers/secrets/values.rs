@@ -706,10 +706,27 @@ const DEV_URL_PASSWORDS: &[&str] = &[
     "test", "example", "changeme", "redis", "mongo", "rabbitmq", "dev", "local",
 ];
 
-/// Is the password of a URL worth reporting?
-pub fn url_password_ok(user: &str, pass: &str) -> bool {
+/// Is the password of a URL worth reporting? Not a local default, not a
+/// placeholder, and not for a host of the domains reserved for examples
+/// (RFC 2606: `example.com`, `*.example`, …).
+pub fn url_password_ok(user: &str, pass: &str, host: &str) -> bool {
     let lower = pass.to_ascii_lowercase();
     if pass == user || DEV_URL_PASSWORDS.contains(&lower.as_str()) {
+        return false;
+    }
+    let host = host
+        .split([':', '/'])
+        .next()
+        .unwrap_or("")
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    let example = ["example.com", "example.org", "example.net"]
+        .iter()
+        .any(|d| host == *d || host.ends_with(&format!(".{d}")))
+        || [".example", ".test", ".invalid"]
+            .iter()
+            .any(|t| host.ends_with(t));
+    if example {
         return false;
     }
     if pass.starts_with('$') || pass.starts_with('%') || pass.contains("{{") {
