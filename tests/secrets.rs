@@ -263,13 +263,16 @@ fn cases() -> Vec<Case> {
         "\"",
         "anthropic-api-key",
     );
+    // A JWT's header and payload are base64url JSON (the rule decodes them).
+    let claims = format!("{{\"sub\":\"{}\",\"iat\":1700000000}}", rnd(28, 12, ALNUM));
     tp(
         "jwt bearer",
         "Authorization: Bearer ",
-        "eyJ".to_string()
-            + &rnd(27, 30, B64URL)
-            + ".eyJ"
-            + &rnd(28, 60, B64URL)
+        b64(br#"{"alg":"HS256","typ":"JWT"}"#, true)
+            .trim_end_matches('=')
+            .to_string()
+            + "."
+            + b64(claims.as_bytes(), true).trim_end_matches('=')
             + "."
             + &rnd(29, 43, B64URL),
         "",
@@ -756,15 +759,16 @@ fn table_of_secret_cases() {
     );
 }
 
+/// Every rule this table expects is a rule of the built-in set (each rule's
+/// own true and false examples live in the rule file and are checked by
+/// `tests/secret_rules.rs`).
 #[test]
-fn every_rule_has_a_true_positive_case() {
-    let cases = cases();
-    for r in RULES {
-        assert!(
-            cases.iter().any(|c| c.expect == Some(r.id)),
-            "no true-positive case for rule {}",
-            r.id
-        );
+fn every_expected_rule_exists() {
+    let ids: Vec<&str> = builtin().rules.iter().map(|r| r.id.as_str()).collect();
+    for c in cases() {
+        if let Some(id) = c.expect {
+            assert!(ids.contains(&id), "{}: no rule {id}", c.name);
+        }
     }
 }
 

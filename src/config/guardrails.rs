@@ -232,6 +232,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 allow_paths: r.allow_paths.unwrap_or_default(),
                 max_file_bytes: r.max_file_bytes,
                 on_unscanned: r.on_unscanned.unwrap_or_default(),
+                rule_files: Vec::new(),
             };
             secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
             GuardrailKind::Secrets(opts)
@@ -265,6 +266,11 @@ pub struct SecretsOptions {
     /// What a file that could not be scanned whole is: a warning (default)
     /// or, with `fail`, an error that fails the check.
     pub on_unscanned: OnUnscanned,
+    /// The repository's rule files (`.rascal/secrets.toml`,
+    /// `.gitleaks.toml`), read from the base commit with the rest of the
+    /// config (`config::secrets::attach`), never from the YAML.
+    #[serde(skip)]
+    pub rule_files: Vec<super::secrets::RuleFile>,
 }
 
 /// What the secret scan makes of a file it could not scan whole.

@@ -9,6 +9,7 @@ pub mod guardrails;
 pub mod notify;
 pub mod permissions;
 pub mod scenario;
+pub mod secrets;
 pub mod spec;
 pub mod theme;
 pub mod verification;

@@ -132,6 +132,7 @@ pub fn load_config_from(source: ConfigSource) -> Result<Config, ConfigError> {
     let verif = read(VERIFICATION_FILE)?;
     Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref())
         .and_then(|c| c.with_verification(verif.as_deref()))
+        .and_then(|c| crate::config::secrets::attach(c, &read))
         .map_err(|mut e| {
             e.file = format!("{} ({})", e.file, source.whence());
             e

@@ -100,10 +100,19 @@ pub fn evaluate_pure(
                 }
             }
         }
-        GuardrailKind::Secrets(opts) => match SecretScanner::new(opts) {
-            Ok(scanner) => r.issues = scanner.scan(changes),
-            Err(e) => r = r.errored(format!("secret scanner could not start: {e}")),
-        },
+        GuardrailKind::Secrets(opts) => {
+            // The repository's rule files are inputs of the check too.
+            for f in &opts.rule_files {
+                r = r.input(&f.file, &f.digest);
+            }
+            match SecretScanner::new(opts) {
+                Ok(scanner) => {
+                    r.issues = scanner.scan(changes);
+                    r.output = scanner.summary().to_string();
+                }
+                Err(e) => r = r.errored(format!("secret scanner could not start: {e}")),
+            }
+        }
     }
     r.duration_ms = started.elapsed().as_millis() as u64;
     Some(r.finish())

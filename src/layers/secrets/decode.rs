@@ -207,21 +207,25 @@ fn printable(b: u8) -> bool {
 pub fn text_runs(bytes: &[u8]) -> Vec<Run> {
     let mut out = Vec::new();
     let mut start = 0;
+    // Two UTF-16 characters in a row (`\0 c \0 c`), or no UTF-16 at all:
+    // looked for in the same pass, at each NUL.
+    let mut wide = false;
     for (i, &b) in bytes.iter().enumerate() {
         if !printable(b) {
             if i - start >= MIN_RUN {
                 out.push(ascii_run(bytes, start, i));
             }
             start = i + 1;
+            if b == 0 && !wide {
+                wide = bytes
+                    .get(i..i + 4)
+                    .is_some_and(|w| w[2] == 0 && printable(w[1]) && printable(w[3]));
+            }
         }
     }
     if bytes.len() - start >= MIN_RUN {
         out.push(ascii_run(bytes, start, bytes.len()));
     }
-    // Two UTF-16 characters in a row (`\0 c \0 c`), or no UTF-16 at all.
-    let wide = bytes
-        .windows(4)
-        .any(|w| w[0] == 0 && w[2] == 0 && printable(w[1]) && printable(w[3]));
     if wide {
         for align in 0..2 {
             utf16_runs(bytes, align, true, &mut out);
@@ -236,7 +240,8 @@ fn ascii_run(bytes: &[u8], start: usize, end: usize) -> Run {
     Run {
         offset: start,
         stride: 1,
-        text: bytes[start..end].iter().map(|&b| b as char).collect(),
+        // Printable ASCII: valid UTF-8 as it is.
+        text: String::from_utf8_lossy(&bytes[start..end]).into_owned(),
     }
 }
 

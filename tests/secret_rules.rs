@@ -1,0 +1,453 @@
+//! The secret rules as data: every built-in rule's own true and false
+//! examples (from `rules/secrets.toml`), a corpus of real code that must
+//! produce no finding, and a repository's rule files (`.rascal/secrets.toml`,
+//! `.gitleaks.toml`) merged with the built-in ones.
+
+use rascal::config::secrets::{parse, Dialect, RuleFile};
+use rascal::layers::secrets::*;
+use rascal::model::changeset::*;
+use rascal::model::verdict::*;
+
+fn one_file(path: &str, text: &str) -> ChangeSet {
+    let lines: Vec<&str> = text.split('\n').collect();
+    ChangeSet {
+        base: "0".repeat(40),
+        tree: String::new(),
+        files: vec![FileChange::new(path, Operation::Create).with_lines(&lines)],
+    }
+}
+
+/// Findings that count: a warning or worse.
+fn findings(issues: &[Issue]) -> Vec<&Issue> {
+    issues
+        .iter()
+        .filter(|i| i.severity >= Severity::Warning)
+        .collect()
+}
+
+fn scanner_with(files: Vec<RuleFile>) -> SecretScanner {
+    SecretScanner::new(&SecretsOptions {
+        rule_files: files,
+        ..Default::default()
+    })
+    .expect("scanner")
+}
+
+/// No 12-character piece of `line` past its first 20 characters (where a
+/// secret's redacted head may be) shows up in an issue.
+fn assert_redacted(issues: &[Issue], line: &str) {
+    let chars: Vec<char> = line.chars().collect();
+    for i in issues {
+        for w in chars.windows(12).skip(20) {
+            let piece: String = w.iter().collect();
+            if piece.chars().all(|c| c.is_ascii_alphanumeric()) {
+                assert!(
+                    !i.message.contains(&piece),
+                    "issue shows part of the secret `{piece}`: {}",
+                    i.message
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_builtin_rule_finds_its_examples_and_not_its_false_ones() {
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for (n, rule) in builtin().rules.iter().enumerate() {
+        if rule.examples.is_empty() || rule.false_examples.is_empty() {
+            failures.push(format!(
+                "{}: needs at least one example and one false example",
+                rule.id
+            ));
+        }
+        let want = format!("secrets/{}", rule.id);
+        for (k, template) in rule.examples.iter().enumerate() {
+            // Three draws of each example's random parts.
+            for seed in 0..3u64 {
+                let line = expand_example(template, (n as u64) << 16 | (k as u64) << 8 | seed);
+                let issues = s.scan(&one_file("src/example.txt", &line));
+                checked += 1;
+                if !issues.iter().any(|i| i.rule == want) {
+                    failures.push(format!(
+                        "{}: example not found: {line:?} (got {:?})",
+                        rule.id,
+                        issues.iter().map(|i| &i.rule).collect::<Vec<_>>()
+                    ));
+                }
+                assert_redacted(&issues, &line);
+            }
+        }
+        for (k, template) in rule.false_examples.iter().enumerate() {
+            let line = expand_example(template, (n as u64) << 16 | (k as u64) << 8 | 99);
+            let issues = s.scan(&one_file("src/example.txt", &line));
+            checked += 1;
+            let found = findings(&issues);
+            if !found.is_empty() {
+                failures.push(format!(
+                    "{}: false example reported: {line:?} ({:?})",
+                    rule.id,
+                    found.iter().map(|i| &i.rule).collect::<Vec<_>>()
+                ));
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} examples checked");
+    assert!(
+        failures.is_empty(),
+        "{} failing examples:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn at_least_a_hundred_prefixed_formats() {
+    // A rule is a prefixed format when a bare token, in code that names
+    // nothing, is found: its first example is written that way.
+    let prefixed = builtin()
+        .rules
+        .iter()
+        .filter(|r| r.examples.iter().any(|e| e.starts_with("client.connect(")))
+        .count();
+    assert!(prefixed >= 100, "{prefixed} prefixed formats");
+}
+
+/// Real code from permissively licensed projects (see the README next to
+/// it) must give no finding at all.
+#[test]
+fn a_corpus_of_real_code_gives_no_finding() {
+    let root =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/secrets-corpus");
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let mut files = Vec::new();
+    let mut lines = 0;
+    for dir in ["rust", "python", "go", "js"] {
+        let mut names: Vec<_> = std::fs::read_dir(root.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        names.sort();
+        assert!(!names.is_empty(), "no {dir} files in the corpus");
+        for p in names {
+            let text = std::fs::read_to_string(&p).unwrap();
+            lines += text.lines().count();
+            let rel = p.strip_prefix(&root).unwrap().display().to_string();
+            let l: Vec<&str> = text.lines().collect();
+            files.push(FileChange::new(rel, Operation::Create).with_lines(&l));
+        }
+    }
+    assert!(lines > 5_000, "corpus has only {lines} lines");
+    let issues = s.scan(&ChangeSet {
+        base: String::new(),
+        tree: String::new(),
+        files,
+    });
+    let found: Vec<String> = findings(&issues)
+        .iter()
+        .map(|i| {
+            format!(
+                "{}:{:?} {} {}",
+                i.path.as_deref().unwrap_or(""),
+                i.line,
+                i.rule,
+                i.message
+            )
+        })
+        .collect();
+    assert!(
+        found.is_empty(),
+        "false alarms in real code:\n{}",
+        found.join("\n")
+    );
+}
+
+fn acme_line() -> String {
+    // Built at run time, so this file holds no whole token.
+    format!(
+        "client.connect(\"acme_{}{}\")",
+        "7c1e9b42d05fa836", "e4b1c9d07f2a5e38"
+    )
+}
+
+#[test]
+fn a_gitleaks_rule_takes_effect_next_to_the_builtin_ones() {
+    let gl = parse(
+        ".gitleaks.toml",
+        r#"
+title = "acme"
+[extend]
+useDefault = true
+disabledRules = ["stripe-test-key"]
+
+[[rules]]
+id = "acme-token"
+description = "ACME internal token"
+regex = '''\bacme_[a-f0-9]{32}\b'''
+keywords = ["acme_"]
+entropy = 3
+tags = ["internal"]
+"#,
+        Dialect::Gitleaks,
+    )
+    .unwrap();
+    let s = scanner_with(vec![gl]);
+    assert!(
+        s.summary().contains("1 from .gitleaks.toml"),
+        "{}",
+        s.summary()
+    );
+    assert!(
+        s.summary().contains("disabled: stripe-test-key"),
+        "{}",
+        s.summary()
+    );
+    let issues = s.scan(&one_file("src/a.py", &acme_line()));
+    assert_eq!(
+        issues.iter().map(|i| i.rule.as_str()).collect::<Vec<_>>(),
+        ["secrets/acme-token"]
+    );
+    assert!(issues[0].message.contains("ACME internal token"));
+    assert!(!issues[0].message.contains("7c1e"), "{}", issues[0].message);
+    // The built-in rules still run; the disabled one does not.
+    let gh = format!("t = \"ghp_{}\"", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+    let stripe = format!("k = \"sk_test_{}\"", "aB3dE5gH7jK9mN1pQ3sT5vW7");
+    let issues = s.scan(&one_file("src/b.py", &format!("{gh}\n{stripe}")));
+    assert_eq!(
+        issues.iter().map(|i| i.rule.as_str()).collect::<Vec<_>>(),
+        ["secrets/github-token"]
+    );
+}
+
+#[test]
+fn a_gitleaks_file_without_use_default_replaces_the_builtin_rules() {
+    let gl = parse(
+        ".gitleaks.toml",
+        "[[rules]]\nid = \"acme-token\"\nregex = '''acme_[a-f0-9]{32}'''\nkeywords = [\"acme_\"]\n",
+        Dialect::Gitleaks,
+    )
+    .unwrap();
+    let s = scanner_with(vec![gl]);
+    assert_eq!(s.rules().len(), 1);
+    assert!(
+        s.summary().contains("built-in rules are off"),
+        "{}",
+        s.summary()
+    );
+    let gh = format!("t = \"ghp_{}\"", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+    assert!(s.scan(&one_file("a.py", &gh)).is_empty());
+    // First group is the secret when the rule names none.
+    let issues = s.scan(&one_file("a.py", &acme_line()));
+    assert_eq!(issues.len(), 1);
+}
+
+#[test]
+fn gitleaks_allowlists_regexes_stopwords_paths_and_conditions() {
+    let gl = parse(
+        ".gitleaks.toml",
+        r#"
+[extend]
+useDefault = true
+
+[[rules]]
+id = "acme-token"
+regex = '''\b(acme_[a-f0-9]{32})\b'''
+keywords = ["acme_"]
+  [[rules.allowlists]]
+  regexTarget = "line"
+  regexes = ['''#\s*fixture''']
+  [[rules.allowlists]]
+  condition = "AND"
+  paths = ['''^docs/''']
+  stopwords = ["d05fa836"]
+
+[allowlist]
+description = "vendored code"
+paths = ['''^vendor/''']
+
+[[allowlists]]
+targetRules = ["github-token"]
+stopwords = ["ab3de5gh"]
+"#,
+        Dialect::Gitleaks,
+    )
+    .unwrap();
+    assert!(gl.warnings.is_empty(), "{:?}", gl.warnings);
+    let s = scanner_with(vec![gl]);
+    let line = acme_line();
+    let count = |path: &str, text: &str| findings(&s.scan(&one_file(path, text))).len();
+    assert_eq!(count("src/a.py", &line), 1);
+    assert_eq!(count("src/a.py", &format!("{line} # fixture")), 0);
+    // AND: the path alone, or the stopword alone, is not enough.
+    assert_eq!(count("docs/a.md", &line.replace("d05fa836", "b3a9e1c7")), 1);
+    assert_eq!(count("src/a.py", &line), 1);
+    assert_eq!(count("docs/a.md", &line), 0);
+    // A global paths-only allowlist skips the file for every rule.
+    assert_eq!(count("vendor/lib.py", &line), 0);
+    // targetRules: only the GitHub rule is allowed by that stopword.
+    let gh = format!("t = \"ghp_{}\"", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+    assert_eq!(count("src/a.py", &gh), 0);
+}
+
+#[test]
+fn unsupported_gitleaks_fields_are_located_warnings_in_the_report() {
+    let text = "[extend]\nuseDefault = true\npath = \"other.toml\"\n\n[[rules]]\nid = \"x\"\nregex = 'acme_[a-f0-9]{32}'\nkeywords = [\"acme_\"]\n[[rules.required]]\nid = \"y\"\n\n[allowlist]\ncommits = [\"abc\"]\n";
+    let gl = parse(".gitleaks.toml", text, Dialect::Gitleaks).unwrap();
+    let lines: Vec<usize> = gl.warnings.iter().map(|w| w.line).collect();
+    assert_eq!(lines, [3, 9, 13], "{:?}", gl.warnings);
+    let s = scanner_with(vec![gl]);
+    let issues = s.scan(&ChangeSet::default());
+    assert_eq!(issues.len(), 3);
+    for i in &issues {
+        assert_eq!(i.rule, "secrets/config");
+        assert_eq!(i.severity, Severity::Warning);
+        assert_eq!(i.path.as_deref(), Some(".gitleaks.toml"));
+        assert!(i.message.starts_with(".gitleaks.toml:"), "{}", i.message);
+    }
+    assert!(
+        issues[2].message.contains("commits"),
+        "{}",
+        issues[2].message
+    );
+}
+
+#[test]
+fn rascal_rule_files_are_strict_and_located() {
+    let bad = [
+        (
+            "[[rules]]\nid = \"a\"\nregex = '(unclosed'\n",
+            3,
+            "not a valid regex",
+        ),
+        (
+            "[[rules]]\nid = \"a\"\nregex = 'x'\nseverity = \"loud\"\n",
+            4,
+            "severity",
+        ),
+        (
+            "[[rules]]\nid = \"a\"\nregex = 'x'\n[[rules]]\nid = \"a\"\nregex = 'y'\n",
+            5,
+            "used twice",
+        ),
+        (
+            "[[rules]]\ndescription = \"no id\"\nregex = 'x'\n",
+            1,
+            "needs an `id`",
+        ),
+        ("[[rules]]\nid = \"a\"\n", 2, "neither `regex` nor `path`"),
+        ("rules = 3\n", 1, "array of tables"),
+        ("disable = [\"a\"\n", 1, "not valid TOML"),
+        (
+            "[[rules]]\nid = \"a\"\nregex = '(x)'\nsecretGroup = 2\n",
+            3,
+            "secretGroup 2",
+        ),
+    ];
+    for (text, line, what) in bad {
+        let e = parse(".rascal/secrets.toml", text, Dialect::Rascal).unwrap_err();
+        assert_eq!(e.line, Some(line), "{text}: {e}");
+        assert!(e.to_string().contains(what), "{text}: {e}");
+        assert!(e.to_string().starts_with(".rascal/secrets.toml:"), "{e}");
+    }
+}
+
+#[test]
+fn rascal_rule_file_adds_replaces_and_disables_rules() {
+    let own = parse(
+        ".rascal/secrets.toml",
+        r#"
+disable = ["generic-secret"]
+
+[[rules]]
+id = "acme-token"
+description = "ACME token"
+regex = '''\b(?P<secret>acme_(?P<body>[a-f0-9]{32}))\b'''
+keywords = ["acme_"]
+severity = "critical"
+drop = ["placeholder", "letters-only"]
+
+[[rules]]
+id = "github-token"
+description = "GitHub token (ours)"
+regex = '''\b(?P<secret>ghp_[A-Za-z0-9]{36})\b'''
+keywords = ["ghp_"]
+severity = "warning"
+"#,
+        Dialect::Rascal,
+    )
+    .unwrap();
+    let s = scanner_with(vec![own]);
+    let issues = s.scan(&one_file("a.py", &acme_line()));
+    assert_eq!(issues[0].rule, "secrets/acme-token");
+    assert_eq!(issues[0].severity, Severity::Critical);
+    let gh = format!("t = \"ghp_{}\"", "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5");
+    let issues = s.scan(&one_file("a.py", &gh));
+    assert_eq!(issues[0].severity, Severity::Warning);
+    assert!(issues[0].message.contains("(ours)"));
+    let pass = "password = \"q8Zr4Tm1Lx9Vb2Nc7Hj\"";
+    assert!(s.scan(&one_file("a.py", pass)).is_empty());
+}
+
+#[test]
+fn a_path_rule_reports_the_file_itself() {
+    let gl = parse(
+        ".gitleaks.toml",
+        "[extend]\nuseDefault = true\n[[rules]]\nid = \"pkcs12-file\"\ndescription = \"PKCS #12 file\"\npath = '''(?i)\\.(?:p12|pfx)$'''\n",
+        Dialect::Gitleaks,
+    )
+    .unwrap();
+    let s = scanner_with(vec![gl]);
+    let issues = s.scan(&one_file("certs/client.p12", "x"));
+    assert_eq!(issues.len(), 1, "{issues:?}");
+    assert_eq!(issues[0].rule, "secrets/pkcs12-file");
+    assert!(s.scan(&one_file("certs/client.pem", "x")).is_empty());
+}
+
+#[test]
+fn the_gitleaks_marker_counts_only_with_a_gitleaks_file() {
+    let gh = format!(
+        "t = \"ghp_{}\" // gitleaks:allow",
+        "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"
+    );
+    let plain = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    assert_eq!(findings(&plain.scan(&one_file("a.py", &gh))).len(), 1);
+    let gl = parse(
+        ".gitleaks.toml",
+        "[extend]\nuseDefault = true\n",
+        Dialect::Gitleaks,
+    )
+    .unwrap();
+    let with = scanner_with(vec![gl]);
+    let issues = with.scan(&one_file("a.py", &gh));
+    assert!(findings(&issues).is_empty());
+    assert_eq!(issues[0].rule, "secrets/allowed-by-marker");
+}
+
+#[test]
+fn a_change_to_the_gitleaks_file_is_flagged() {
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let issues = s.scan(&one_file(".gitleaks.toml", "[allowlist]\nregexes = ['.*']"));
+    assert_eq!(
+        issues.iter().map(|i| i.rule.as_str()).collect::<Vec<_>>(),
+        ["secrets/config-edited"]
+    );
+}
+
+/// The example in README.md § Secrets is a valid `.rascal/secrets.toml`.
+#[test]
+fn the_readme_example_parses() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let section = &readme[readme.find("### Secrets: the rules are data").unwrap()..];
+    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+    let text = &section[start..start + section[start..].find("```").unwrap()];
+    let f = parse(".rascal/secrets.toml", text, Dialect::Rascal).unwrap();
+    assert_eq!(f.rules.len(), 1);
+    assert!(!f.read_gitleaks);
+    let s = scanner_with(vec![f]);
+    assert!(s.rules().iter().all(|r| r.id != "generic-secret"));
+    let issues = s.scan(&one_file("a.py", &acme_line()));
+    assert_eq!(issues[0].rule, "secrets/acme-token");
+}
