@@ -451,3 +451,56 @@ fn the_readme_example_parses() {
     let issues = s.scan(&one_file("a.py", &acme_line()));
     assert_eq!(issues[0].rule, "secrets/acme-token");
 }
+
+/// A rule file is untrusted input (it may come from anyone's commit):
+/// mangled, it gives a located error or a rule set, never a panic — and
+/// the scan with whatever it holds never panics either.
+mod mangled {
+    use super::*;
+    use proptest::prelude::*;
+
+    const GOOD: &str = r#"[extend]
+useDefault = true
+disabledRules = ["generic-secret"]
+
+[[rules]]
+id = "acme"
+regex = '''\b(acme_[a-f0-9]{32})\b'''
+secretGroup = 1
+entropy = 3
+keywords = ["acme_"]
+  [[rules.allowlists]]
+  condition = "AND"
+  regexTarget = "line"
+  regexes = ['''fixture''']
+  stopwords = ["0000"]
+  paths = ['''^docs/''']
+
+[allowlist]
+paths = ['''^vendor/''']
+"#;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+        #[test]
+        fn never_panics(edits in proptest::collection::vec((0usize..400, any::<char>()), 0..6), cut in 0usize..500) {
+            let mut chars: Vec<char> = GOOD.chars().collect();
+            for (at, c) in edits {
+                let at = at % chars.len();
+                chars[at] = c;
+            }
+            chars.truncate(cut.max(1).min(chars.len()));
+            let text: String = chars.into_iter().collect();
+            for dialect in [Dialect::Gitleaks, Dialect::Rascal] {
+                match parse(".gitleaks.toml", &text, dialect) {
+                    Ok(f) => {
+                        if let Ok(s) = SecretScanner::new(&SecretsOptions { rule_files: vec![f], ..Default::default() }) {
+                            let _ = s.scan(&one_file("docs/a.txt", &acme_line()));
+                        }
+                    }
+                    Err(e) => prop_assert!(e.line.is_some(), "{e}"),
+                }
+            }
+        }
+    }
+}

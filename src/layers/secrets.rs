@@ -624,7 +624,6 @@ impl SecretScanner {
                     continue;
                 };
                 let secret = &text[parts.secret.clone()];
-                let body = &text[parts.body.clone()];
                 if secret.is_empty() || !self.reportable(rule, text, &parts, next, ctx) {
                     continue;
                 }
@@ -632,7 +631,6 @@ impl SecretScanner {
                 if out.iter().any(|f| f.start < end && start < f.end) {
                     continue;
                 }
-                let _ = body;
                 out.push(Finding {
                     rule: i as usize,
                     start,
