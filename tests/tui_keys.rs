@@ -19,6 +19,20 @@ fn press_all(app: &mut App, ks: &[Key]) -> Vec<Effect> {
     ks.iter().flat_map(|k| press(app, *k)).collect()
 }
 
+/// Three finished candidates, the diff view open on careful's fixture diff.
+fn diff_open() -> App {
+    let mut app = fixture::app(3, true, false);
+    press(&mut app, Key::Char('d'));
+    update(
+        &mut app,
+        Action::DiffLoaded {
+            candidate: "careful".into(),
+            text: DIFF.into(),
+        },
+    );
+    app
+}
+
 fn type_text(app: &mut App, s: &str) {
     for c in s.chars() {
         press(app, Key::Char(c));
@@ -80,15 +94,7 @@ fn enter_on_an_issue_jumps_to_its_line_in_the_diff() {
 
 #[test]
 fn diff_keys_jump_hunks_and_files_and_toggle_side_by_side() {
-    let mut app = fixture::app(3, true, false);
-    press(&mut app, Key::Char('d'));
-    update(
-        &mut app,
-        Action::DiffLoaded {
-            candidate: "careful".into(),
-            text: DIFF.into(),
-        },
-    );
+    let mut app = diff_open();
     press(&mut app, Key::Char('n'));
     assert_eq!((app.diff_view.file, app.diff_view.scroll), (0, 14));
     press(&mut app, Key::Char('n'));
@@ -812,15 +818,7 @@ fn jumping_out_asks_the_shell_and_a_hazard_needs_a_y() {
 
 #[test]
 fn slash_searches_the_diff_n_and_shift_n_step_through_matches_esc_clears() {
-    let mut app = fixture::app(3, true, false);
-    press(&mut app, Key::Char('d'));
-    update(
-        &mut app,
-        Action::DiffLoaded {
-            candidate: "careful".into(),
-            text: DIFF.into(),
-        },
-    );
+    let mut app = diff_open();
     press(&mut app, Key::Char('/'));
     // Typed keys are the query, not commands (`s` would go side by side).
     type_text(&mut app, "shout");
