@@ -59,7 +59,9 @@ fn main() {
             resume: None,
             confine,
         };
-        let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
+        // Nobody reads the lines: a closed queue drops them.
+        let (tx, rx) = rascal::exec::runner::log_channel();
+        drop(rx);
         let t = Instant::now();
         rt.block_on(ProcessLauncher.run(spec, tx, CancellationToken::new()))
             .unwrap();

@@ -403,7 +403,7 @@ fn latency_start_to_first_log_line() {
             resume: None,
             confine: None,
         };
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let (tx, mut rx) = rascal::exec::runner::log_channel();
         let cancel = tokio_util::sync::CancellationToken::new();
         let took = e.rt.block_on(async {
             let t0 = Instant::now();

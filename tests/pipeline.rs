@@ -29,7 +29,7 @@ fn start(
     agents: &[&str],
 ) -> (
     tokio::task::JoinHandle<Result<pipeline::RunOutcome, pipeline::PipelineError>>,
-    tokio::sync::mpsc::UnboundedReceiver<RunEvent>,
+    tokio::sync::mpsc::Receiver<RunEvent>,
     tokio::sync::mpsc::UnboundedSender<Decision>,
 ) {
     let req = RunRequest::new(
@@ -39,7 +39,7 @@ fn start(
         common::bin(),
     );
     let prepared = pipeline::prepare(req).unwrap();
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel();
+    let (tx, rx) = rascal::pipeline::journal::view_channel();
     let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
     let run = tokio::spawn(pipeline::execute_with(
         prepared,
@@ -58,11 +58,10 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
     let mut sent = false;
     while let Some(ev) = rx.recv().await {
         if !sent {
-            if let RunEvent::Log {
-                candidate, text, ..
-            } = &ev
-            {
-                if candidate == "stuck" && text.contains("thinking") {
+            // The agent's lines are in its log file, named by the segment.
+            if let RunEvent::LogSegment(seg) = &ev {
+                let lines = rascal::store::logfile::lines(&t.files(), seg).unwrap();
+                if seg.candidate == "stuck" && lines.iter().any(|l| l.contains("thinking")) {
                     dtx.send(Decision::new(
                         Some("stuck"),
                         DecisionKind::Cancel,
@@ -164,7 +163,7 @@ async fn live_retry_decisions_run_the_next_attempt_with_the_feedback() {
     let mut events = Vec::new();
     while let Some(ev) = rx.recv().await {
         match &ev {
-            RunEvent::Log { candidate, .. } if candidate == "slow" && !sent_slow => {
+            RunEvent::LogSegment(seg) if seg.candidate == "slow" && !sent_slow => {
                 dtx.send(retry("slow")).unwrap();
                 sent_slow = true;
             }

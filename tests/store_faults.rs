@@ -48,23 +48,24 @@ impl Drop for Mount {
     }
 }
 
-fn flood_repo() -> TestRepo {
+fn flood_repo(script: &str) -> TestRepo {
     let config = format!(
         "{}launcher: process\nstrategy: {{ agents: [flood] }}\n",
-        command_agents(&[(
-            "flood",
-            "seq 20000 | sed 's/^/log line number /'; echo done > out.txt"
-        )])
+        command_agents(&[("flood", script)])
     );
     TestRepo::new(&[("README.md", "x\n"), (".rascal/config.yaml", &config)])
 }
+
+/// Output on both streams by turns: many small log segments, each a
+/// journal row.
+const CHOPPY: &str = "i=0; while [ $i -lt 20000 ]; do echo \"log line number $i\"; echo \"err $i\" >&2; i=$((i+1)); done; echo done > out.txt";
 
 #[test]
 fn a_store_that_fills_up_stops_the_run_and_prints_no_verdict_then_reads_read_only() {
     if !common::bwrap() {
         return;
     }
-    let t = flood_repo();
+    let t = flood_repo(CHOPPY);
     let store_dir = t.path().join(".git/rascal");
     let Some(mount) = Mount::tmpfs(&store_dir, "400k") else {
         return;
@@ -106,6 +107,32 @@ fn a_store_that_fills_up_stops_the_run_and_prints_no_verdict_then_reads_read_onl
         stdout(&show).contains("log line number 1"),
         "{}",
         stdout(&show)
+    );
+}
+
+#[test]
+fn a_log_file_that_cannot_be_written_stops_the_run_with_exit_2() {
+    if !common::bwrap() {
+        return;
+    }
+    let t = flood_repo("seq 100000 | sed 's/^/log line number /'; echo done > out.txt");
+    // The runs' files (the agents' logs) on a tiny file system; the
+    // workspaces and the store elsewhere.
+    let Some(_mount) = Mount::tmpfs(&t.files().join("runs"), "256k") else {
+        return;
+    };
+    let out = t.rascal(&["run", "add out.txt", "--headless"]);
+    let (o, e) = (stdout(&out), stderr(&out));
+    assert_eq!(code(&out), 2, "stdout:\n{}\nstderr:\n{e}", tail(&o));
+    assert!(
+        !o.contains("verdict PASS") && !o.contains("(exit 0)"),
+        "{}",
+        tail(&o)
+    );
+    assert!(
+        format!("{o}{e}").contains("could not write the log file"),
+        "says which file and why:\n{}\n{e}",
+        tail(&o)
     );
 }
 

@@ -22,7 +22,7 @@ fn clock() -> i64 {
 
 #[tokio::test]
 async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
-    let (run_tx, run_rx) = mpsc::unbounded_channel();
+    let (run_tx, run_rx) = rascal::tui::shell::loop_channel();
     let (term_tx, term_rx) = mpsc::unbounded_channel();
     let events = fixture::events(8, false);
     let ids: Vec<String> = match &events[0].0 {
@@ -31,24 +31,27 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
         }
         _ => unreachable!(),
     };
-    for (ev, _) in events {
-        run_tx.send((ev, None)).unwrap();
-    }
-    // 8 candidates × 40,000 lines: eight seconds of 5,000 lines/s each.
+    // 8 candidates × 40,000 lines: eight seconds of 5,000 lines/s each,
+    // sent as fast as the loop's bounded queue takes them.
     let flood = 8 * 40_000;
-    for i in 0..flood {
-        run_tx
-            .send((
-                RunEvent::Log {
-                    candidate: ids[i % 8].clone(),
-                    stream: Stream::Stdout,
-                    display: None,
-                    text: format!("\u{1b}[33mline {i}\u{1b}[0m of a very chatty agent"),
-                },
-                None,
-            ))
-            .unwrap();
-    }
+    let producer = std::thread::spawn(move || {
+        for (ev, _) in events {
+            if run_tx.blocking_send((ev, None)).is_err() {
+                return;
+            }
+        }
+        for i in 0..flood {
+            let line = RunEvent::Log {
+                candidate: ids[i % 8].clone(),
+                stream: Stream::Stdout,
+                display: None,
+                text: format!("\u{1b}[33mline {i}\u{1b}[0m of a very chatty agent"),
+            };
+            if run_tx.blocking_send((line, None)).is_err() {
+                return;
+            }
+        }
+    });
     term_tx.send(TermEvent::Key(Key::Char('q'))).unwrap();
     term_tx.send(TermEvent::Key(Key::Char('s'))).unwrap();
 
@@ -87,7 +90,8 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
     for c in &app.candidates {
         assert!(c.logs.len() <= CAPACITY);
     }
-    drop(run_tx);
+    drop(app);
+    producer.join().unwrap();
 }
 
 #[tokio::test]
@@ -97,7 +101,7 @@ async fn an_escalation_rings_once_and_the_runs_end_once_with_the_command_run() {
     use rascal::tui::notify::Desktop;
     use std::sync::{Arc, Mutex};
 
-    let (run_tx, run_rx) = mpsc::unbounded_channel();
+    let (run_tx, run_rx) = rascal::tui::shell::loop_channel();
     let (term_tx, term_rx) = mpsc::unbounded_channel();
     let events = fixture::events(2, false);
     let (run, ids): (String, Vec<String>) = match &events[0].0 {
@@ -109,7 +113,7 @@ async fn an_escalation_rings_once_and_the_runs_end_once_with_the_command_run() {
         ),
         _ => unreachable!(),
     };
-    run_tx.send((events[0].0.clone(), None)).unwrap();
+    run_tx.try_send((events[0].0.clone(), None)).unwrap();
     let finished = |id: &str| RunEvent::CandidateFinished {
         candidate: id.into(),
         verdict: Verdict::Fail,
@@ -142,7 +146,7 @@ async fn an_escalation_rings_once_and_the_runs_end_once_with_the_command_run() {
         exit_code: 3,
     });
     for ev in live {
-        run_tx.send((ev, None)).unwrap();
+        run_tx.try_send((ev, None)).unwrap();
     }
 
     let dir = tempfile::tempdir().unwrap();

@@ -6,11 +6,10 @@
 use crate::agents::{self, LaunchContext};
 use crate::config::{AgentConfig, RuntimeKind};
 use crate::exec::confine::{expand_home, Confinement};
-use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
+use crate::exec::runner::{self, CommandSpec, Env, Stream};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// The environment variable carrying a review's nonce to the reviewer
@@ -159,18 +158,20 @@ pub async fn ask(
     }
     spec.stdin = inv.stdin;
     spec.max_line = MAX_ANSWER_BYTES + 1;
-    let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+    let (tx, mut rx) = crate::exec::runner::log_channel();
     let collect = tokio::spawn(async move {
         let mut out = Vec::new();
         let mut log = Vec::new();
-        while let Some(l) = rx.recv().await {
-            if l.stream == Stream::Stdout && out.len() <= MAX_ANSWER_BYTES {
-                out.extend_from_slice(l.text.as_bytes());
-                out.push(b'\n');
-            }
-            if log.len() <= 4 * MAX_ANSWER_BYTES {
-                log.extend_from_slice(l.text.as_bytes());
-                log.push(b'\n');
+        while let Some(batch) = rx.recv().await {
+            for l in batch {
+                if l.stream == Stream::Stdout && out.len() <= MAX_ANSWER_BYTES {
+                    out.extend_from_slice(l.text.as_bytes());
+                    out.push(b'\n');
+                }
+                if log.len() <= 4 * MAX_ANSWER_BYTES {
+                    log.extend_from_slice(l.text.as_bytes());
+                    log.push(b'\n');
+                }
             }
         }
         (out, log)

@@ -133,6 +133,15 @@ pub fn compact_input(input: &Value) -> String {
     }
 }
 
+/// Whether `runtime`'s output has events to parse (else every line is
+/// shown raw and not looked at).
+pub fn parses(runtime: RuntimeKind) -> bool {
+    matches!(
+        runtime,
+        RuntimeKind::Claude | RuntimeKind::Scripted | RuntimeKind::Codex | RuntimeKind::Goose
+    )
+}
+
 /// Parse one output line of `runtime`. None: show it raw.
 pub fn parse_line(runtime: RuntimeKind, line: &str) -> Option<Vec<AgentEvent>> {
     let t = line.trim();

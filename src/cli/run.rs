@@ -11,6 +11,7 @@ use crate::model::summary::RunSummary;
 use crate::output::printer::Printer;
 use crate::pipeline::{self, PreparedRun, RunRequest};
 use crate::tui::Theme;
+use std::io::Write;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
@@ -139,9 +140,10 @@ pub fn execute(
         prepared.config.main.notify.command.clone(),
         prepared.repo_dir.clone(),
     );
+    let mut view = crate::store::logview::LogView::new(&prepared.state);
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     rt.block_on(async move {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<RunEvent>();
+        let (tx, mut rx) = crate::pipeline::journal::view_channel();
         let cancel = CancellationToken::new();
         let on_signal = cancel.clone();
         tokio::spawn(async move {
@@ -155,17 +157,17 @@ pub fn execute(
         // Folded as they come, never retained: a flood of log lines costs
         // the printer's line, not memory.
         let mut summary = RunSummary::new();
-        for ev in earlier {
+        let mut show = |ev: RunEvent| {
             if !json {
-                out(printer.render(&ev));
+                print_event(&mut printer, &mut view, &ev);
             }
             summary.apply(&ev);
+        };
+        for ev in earlier {
+            show(ev);
         }
         while let Some(ev) = rx.recv().await {
-            if !json {
-                out(printer.render(&ev));
-            }
-            summary.apply(&ev);
+            show(ev);
         }
         let outcome = pipeline
             .await
@@ -190,6 +192,27 @@ pub fn execute(
         }
         Ok((outcome.exit_code, Some(outcome.run)))
     })
+}
+
+/// Print one event; a log segment's lines are read from its log file
+/// (only when they are printed) and streamed, never held.
+pub fn print_event(
+    printer: &mut Printer,
+    view: &mut crate::store::logview::LogView,
+    ev: &RunEvent,
+) {
+    view.see(ev);
+    if let (RunEvent::LogSegment(seg), true) = (ev, printer.logs) {
+        let stdout = std::io::stdout();
+        let mut o = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
+        view.lines(seg, usize::MAX, |l| {
+            for line in printer.render(&l) {
+                let _ = writeln!(o, "{line}");
+            }
+        });
+        let _ = o.flush();
+    }
+    out(printer.render(ev));
 }
 
 /// `--allow-path` / `--deny-path` as permissions that narrow the repo's.

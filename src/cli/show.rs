@@ -23,8 +23,11 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
         );
     } else {
         let mut printer = Printer::new(!quiet);
+        let mut view = crate::store::logview::LogView::new(&crate::git::workspace::files_dir(
+            &crate::git::workspace::open(dir)?,
+        ));
         for ev in &events {
-            out(printer.render(ev));
+            super::run::print_event(&mut printer, &mut view, ev);
         }
         out(crate::output::printer::state_lines(&summary));
         if summary.status == "running" {

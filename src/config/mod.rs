@@ -241,6 +241,10 @@ pub struct MainConfig {
     /// notification, your command).
     #[serde(default)]
     pub notify: notify::Notify,
+    /// What one agent's log may hold (default 1g); past it, lines are
+    /// counted and dropped, with one marker line and a warning.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_log_bytes: Option<container::ByteSize>,
 }
 
 fn default_timeout() -> Dur {
@@ -258,6 +262,7 @@ impl Default for MainConfig {
             keep_workspaces: false,
             budget: None,
             notify: notify::Notify::default(),
+            max_log_bytes: None,
         }
     }
 }

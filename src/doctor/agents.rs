@@ -9,7 +9,7 @@
 
 use crate::config::{AgentConfig, Config, LauncherKind, RuntimeKind, SandboxKind};
 use crate::exec::confine::{expand_home, program_path, Confinement};
-use crate::exec::runner::{self, CommandSpec, Env, LogLine, Stream};
+use crate::exec::runner::{self, CommandSpec, Env, Stream};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -263,12 +263,14 @@ async fn sandboxed_version(
     let (argv, env) = confine.command(&argv, env)?;
     let mut spec = CommandSpec::new(argv, scratch.path().to_path_buf(), VERSION_TIMEOUT);
     spec.env = Env::Only(env);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<LogLine>();
+    let (tx, mut rx) = crate::exec::runner::log_channel();
     let first_line = tokio::spawn(async move {
         let mut first = None;
-        while let Some(l) = rx.recv().await {
-            if first.is_none() && l.stream == Stream::Stdout && !l.text.trim().is_empty() {
-                first = Some(crate::text::sanitize(l.text.trim()));
+        while let Some(batch) = rx.recv().await {
+            for l in batch {
+                if first.is_none() && l.stream == Stream::Stdout && !l.text.trim().is_empty() {
+                    first = Some(crate::text::sanitize(l.text.trim()));
+                }
             }
         }
         first

@@ -11,10 +11,8 @@ use crate::exec::env::{BASE_ENV, TOOLCHAIN_ENV};
 use crate::exec::launch::{docker::DockerLauncher, LaunchSpec, Launcher};
 use crate::exec::runner::{self, CommandSpec, Env, Outcome};
 use crate::model::changeset::ChangeSet;
-use crate::model::log::LogLine;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Where the commands of one candidate (or of `rascal check`) run.
@@ -173,7 +171,7 @@ impl Place {
         spec: CommandSpec,
         env: &[String],
         network: bool,
-        lines: Option<mpsc::UnboundedSender<LogLine>>,
+        lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
     ) -> Result<Outcome, String> {
         self.run_reading(spec, env, network, lines, cancel, &[])
@@ -189,7 +187,7 @@ impl Place {
         spec: CommandSpec,
         env: &[String],
         network: bool,
-        lines: Option<mpsc::UnboundedSender<LogLine>>,
+        lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
         files: &[String],
     ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
@@ -358,7 +356,7 @@ impl Contained {
         spec: CommandSpec,
         env: &[String],
         network: bool,
-        lines: Option<mpsc::UnboundedSender<LogLine>>,
+        lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
         files: &[String],
     ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
@@ -389,16 +387,18 @@ impl Contained {
             resume: None,
             confine: None,
         };
-        let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+        let (tx, mut rx) = runner::log_channel();
         let collect = tokio::spawn(async move {
             let mut tail: std::collections::VecDeque<String> = Default::default();
-            while let Some(l) = rx.recv().await {
-                if tail.len() == runner::TAIL_LINES {
-                    tail.pop_front();
+            while let Some(batch) = rx.recv().await {
+                for l in &batch {
+                    if tail.len() == runner::TAIL_LINES {
+                        tail.pop_front();
+                    }
+                    tail.push_back(crate::text::cut(&l.text, runner::TAIL_LINE_BYTES));
                 }
-                tail.push_back(crate::text::cut(&l.text, runner::TAIL_LINE_BYTES));
                 if let Some(out) = &lines {
-                    let _ = out.send(l);
+                    let _ = out.send(batch).await;
                 }
             }
             tail.into_iter().collect::<Vec<_>>().join("\n")

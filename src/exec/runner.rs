@@ -15,6 +15,19 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::model::log::{LogLine, Stream};
 
+/// Output lines in batches (one per read), on a bounded queue: when rascal
+/// is behind, the reader waits and the child's pipe fills — backpressure,
+/// never a growing queue, never a dropped line.
+pub type LogTx = mpsc::Sender<Vec<LogLine>>;
+pub type LogRx = mpsc::Receiver<Vec<LogLine>>;
+
+/// Batches queued between a reader and its consumer at most.
+pub const LOG_BATCHES: usize = 16;
+
+pub fn log_channel() -> (LogTx, LogRx) {
+    mpsc::channel(LOG_BATCHES)
+}
+
 /// Which environment the child sees.
 #[derive(Debug, Clone)]
 pub enum Env {
@@ -134,7 +147,7 @@ pub const TAIL_LINE_BYTES: usize = 400;
 /// to `lines` as they arrive (when given).
 pub async fn run(
     spec: &CommandSpec,
-    lines: Option<mpsc::UnboundedSender<LogLine>>,
+    lines: Option<LogTx>,
     cancel: &CancellationToken,
 ) -> Result<Outcome, RunError> {
     let program = spec.argv.first().ok_or(RunError::Empty)?;
@@ -260,13 +273,14 @@ async fn read_lines(
     mut reader: Box<dyn AsyncRead + Unpin + Send>,
     stream: Stream,
     max: usize,
-    out: Option<mpsc::UnboundedSender<LogLine>>,
+    out: Option<LogTx>,
     tail: Tail,
 ) {
-    let mut buf = vec![0u8; 16 * 1024];
+    let mut buf = vec![0u8; 64 * 1024];
     let mut line: Vec<u8> = Vec::new();
     let mut dropped: usize = 0;
-    let emit = |line: &mut Vec<u8>, dropped: &mut usize| {
+    let mut batch: Vec<LogLine> = Vec::new();
+    let emit = |line: &mut Vec<u8>, dropped: &mut usize, batch: &mut Vec<LogLine>| {
         if line.last() == Some(&b'\r') {
             line.pop();
         }
@@ -274,35 +288,58 @@ async fn read_lines(
         if *dropped > 0 {
             text.push_str(&format!(" …[line cut: {} more bytes]", *dropped));
         }
-        if let Ok(mut ring) = tail.lock() {
+        if out.is_some() {
+            batch.push(LogLine { stream, text });
+        } else if let Ok(mut ring) = tail.lock() {
             if ring.len() == TAIL_LINES {
                 ring.pop_front();
             }
             ring.push_back(crate::text::cut(&text, TAIL_LINE_BYTES));
         }
-        let l = LogLine { stream, text };
-        if let Some(o) = &out {
-            let _ = o.send(l);
-        }
         line.clear();
         *dropped = 0;
     };
-    loop {
+    let mut eof = false;
+    while !eof {
         let n = match reader.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => {
+                eof = true;
+                0
+            }
             Ok(n) => n,
         };
-        for &b in &buf[..n] {
-            if b == b'\n' {
-                emit(&mut line, &mut dropped);
-            } else if line.len() < max {
-                line.push(b);
-            } else {
-                dropped += 1;
+        let mut rest = &buf[..n];
+        while let Some(i) = rest.iter().position(|&b| b == b'\n') {
+            take(&mut line, &rest[..i], max, &mut dropped);
+            emit(&mut line, &mut dropped, &mut batch);
+            rest = &rest[i + 1..];
+        }
+        take(&mut line, rest, max, &mut dropped);
+        if eof && (!line.is_empty() || dropped > 0) {
+            emit(&mut line, &mut dropped, &mut batch);
+        }
+        if batch.is_empty() {
+            continue;
+        }
+        // The report's tail: the batch's last lines.
+        if let Ok(mut ring) = tail.lock() {
+            for l in batch.iter().skip(batch.len().saturating_sub(TAIL_LINES)) {
+                if ring.len() == TAIL_LINES {
+                    ring.pop_front();
+                }
+                ring.push_back(crate::text::cut(&l.text, TAIL_LINE_BYTES));
             }
         }
+        if let Some(o) = &out {
+            // Waits while the consumer is behind: the child's pipe fills.
+            let _ = o.send(std::mem::take(&mut batch)).await;
+        }
     }
-    if !line.is_empty() || dropped > 0 {
-        emit(&mut line, &mut dropped);
-    }
+}
+
+/// Add `bytes` (no newline among them) to the line, keeping `max` bytes.
+fn take(line: &mut Vec<u8>, bytes: &[u8], max: usize, dropped: &mut usize) {
+    let room = max.saturating_sub(line.len()).min(bytes.len());
+    line.extend_from_slice(&bytes[..room]);
+    *dropped += bytes.len() - room;
 }

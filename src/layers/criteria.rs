@@ -13,7 +13,7 @@ use crate::config::spec::{
 };
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::place::Place;
-use crate::exec::runner::{CommandSpec, LogLine, TAIL_LINES};
+use crate::exec::runner::{CommandSpec, TAIL_LINES};
 use crate::layers::deps;
 use crate::layers::diagnostics::{self, Captured};
 use crate::layers::review;
@@ -21,7 +21,6 @@ use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Default time for one `test` or `command` criterion.
@@ -450,13 +449,15 @@ pub async fn run_command_criterion(
         }
     }
     let spec = CommandSpec::shell(&command, place.files().to_path_buf(), timeout);
-    let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+    let (tx, mut rx) = crate::exec::runner::log_channel();
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
         let mut seen = Captured::default();
-        while let Some(l) = rx.recv().await {
-            n += tests_ran_in(&l.text);
-            seen.push(&l.text);
+        while let Some(batch) = rx.recv().await {
+            for l in batch {
+                n += tests_ran_in(&l.text);
+                seen.push(&l.text);
+            }
         }
         (n, seen)
     });
@@ -564,13 +565,15 @@ async fn listed_tests(
     let rec = ledger::recognise(command, None)?;
     let listing = ledger::listing_command(&rec, command);
     let spec = CommandSpec::shell(&listing, place.files().to_path_buf(), timeout);
-    let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
+    let (tx, mut rx) = crate::exec::runner::log_channel();
     let gather = tokio::spawn(async move {
         let mut all = String::new();
-        while let Some(l) = rx.recv().await {
-            if all.len() < 16 << 20 {
-                all.push_str(&l.text);
-                all.push('\n');
+        while let Some(batch) = rx.recv().await {
+            for l in batch {
+                if all.len() < 16 << 20 {
+                    all.push_str(&l.text);
+                    all.push('\n');
+                }
             }
         }
         all

@@ -223,14 +223,16 @@ pub async fn run_command(
     };
     let mut r = base_report(g, changes, config_digest).input("command", command);
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout.get());
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::exec::runner::LogLine>();
+    let (tx, mut rx) = crate::exec::runner::log_channel();
     // The tests it says ran, and its output (bounded) to find its errors in.
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
         let mut seen = Captured::default();
-        while let Some(l) = rx.recv().await {
-            n += crate::layers::criteria::tests_ran_in(&l.text);
-            seen.push(&l.text);
+        while let Some(batch) = rx.recv().await {
+            for l in batch {
+                n += crate::layers::criteria::tests_ran_in(&l.text);
+                seen.push(&l.text);
+            }
         }
         (n, seen)
     });

@@ -128,6 +128,8 @@ pub enum RunEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         display: Option<String>,
     },
+    /// Lines of a candidate's output, in its log file (see `Segment`).
+    LogSegment(crate::model::log::Segment),
     /// Tokens and cost so far (the session's running totals).
     Usage {
         candidate: String,
@@ -250,6 +252,7 @@ impl RunEvent {
             RunEvent::RunStarted { .. } => "run_started",
             RunEvent::CandidateStarted { .. } => "candidate_started",
             RunEvent::Log { .. } => "log",
+            RunEvent::LogSegment(_) => "log_segment",
             RunEvent::Usage { .. } => "usage",
             RunEvent::AgentSummary { .. } => "agent_summary",
             RunEvent::LayerStarted { .. } => "layer_started",
@@ -283,6 +286,7 @@ impl RunEvent {
             | RunEvent::BudgetUnenforced { candidate, .. } => Some(candidate),
             RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             RunEvent::Finalized(f) => Some(&f.candidate),
+            RunEvent::LogSegment(s) => Some(&s.candidate),
             _ => None,
         }
     }

@@ -15,3 +15,20 @@ pub struct LogLine {
     pub stream: Stream,
     pub text: String,
 }
+
+/// A run of one candidate's output lines on one stream, written to its log
+/// file and journalled as one event (not a row per line): where the bytes
+/// start, how many, how many lines, and their SHA-256, so a reader finds
+/// them by offset and an edit to the file after it was recorded is named.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Segment {
+    pub candidate: String,
+    pub stream: Stream,
+    /// The log file, relative to the repository's run files directory
+    /// (`workspace::files_dir`).
+    pub file: String,
+    pub offset: u64,
+    pub bytes: u64,
+    pub lines: u64,
+    pub sha256: String,
+}

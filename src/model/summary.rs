@@ -372,7 +372,7 @@ impl RunSummary {
     /// (the clocks need it; nothing else does).
     pub fn apply_at(&mut self, ev: &RunEvent, at: Option<i64>) {
         self.fold(ev, at);
-        if !matches!(ev, RunEvent::Log { .. }) {
+        if !matches!(ev, RunEvent::Log { .. } | RunEvent::LogSegment(_)) {
             self.settle();
         }
     }
@@ -642,6 +642,19 @@ impl RunSummary {
                 }
             }
             RunEvent::Finalized(f) => s.finalized = Some(f.clone()),
+            RunEvent::LogSegment(seg) => {
+                if let Some(c) = s
+                    .candidates
+                    .iter_mut()
+                    .find(|c| c.id == seg.candidate && c.started)
+                {
+                    match seg.stream {
+                        Stream::Stdout => c.output_lines[0] += seg.lines,
+                        Stream::Stderr => c.output_lines[1] += seg.lines,
+                    }
+                }
+            }
+            // A run of an older rascal journalled every line.
             RunEvent::Log {
                 candidate,
                 stream,

@@ -107,6 +107,8 @@ impl Printer {
                     cut(&sanitize(text), 300)
                 )]
             }
+            // Its lines are printed from the log file (`cli::run::print_event`).
+            RunEvent::LogSegment(_) => Vec::new(),
             RunEvent::LayerStarted { .. } => Vec::new(),
             RunEvent::Usage { .. } => Vec::new(),
             RunEvent::AgentSummary { candidate, text } => vec![format!(

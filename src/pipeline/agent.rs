@@ -6,14 +6,13 @@ use crate::agents::events::{self, AgentEvent, Usage};
 use crate::agents::{self, LaunchContext};
 use crate::exec::confine::{expand_home, Confinement};
 use crate::exec::launch::LaunchSpec;
-use crate::exec::runner::{human, LogLine};
+use crate::exec::runner::human;
 use crate::model::event::RunEvent;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::candidate::CandidateJob;
-use std::io::Write;
+use crate::store::logfile::{Dropped, LogFileError, LogWriter};
 use std::path::Path;
 use std::time::Duration;
-use tokio::sync::mpsc;
 
 impl CandidateJob {
     /// The task's held-out tests at the base (none when it has none; a
@@ -144,93 +143,33 @@ impl CandidateJob {
             confine: (self.launcher.name() == "process" && !self.info.unsandboxed)
                 .then(|| self.confinement(workdir, run_dir, &artifacts)),
         };
-        let (tx, mut rx) = mpsc::unbounded_channel::<LogLine>();
-        let journal = self.journal.clone();
-        let cid = id.clone();
-        let log_path = run_dir.join("agent.log");
-        let runtime = self.agent.runtime;
-        let resumed = resume.is_some();
-        let (budgets, stop) = (self.budgets.clone(), self.cancel.clone());
-        let forward = tokio::spawn(async move {
-            // A reattach appends to the log written before.
-            let mut file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(resumed)
-                .write(true)
-                .truncate(!resumed)
-                .open(&log_path)
-                .ok()
-                .map(std::io::BufWriter::new);
-            // Buffered: flushed whenever the agent's output is caught up
-            // with, at least every 100 ms during a flood, and at the end.
-            let mut flushed = std::time::Instant::now();
-            let mut last = String::new();
-            let mut usage = Usage::default();
-            let mut summary: Option<(bool, String)> = None;
-            while let Some(line) = rx.recv().await {
-                let text = redact(line.text, &secrets);
-                if let Some(f) = file.as_mut() {
-                    let _ = writeln!(f, "{text}");
-                    if rx.is_empty() || flushed.elapsed() >= std::time::Duration::from_millis(100) {
-                        let _ = f.flush();
-                        flushed = std::time::Instant::now();
-                    }
-                }
-                let parsed = if line.stream == crate::model::log::Stream::Stdout {
-                    events::parse_line(runtime, &text)
-                } else {
-                    None
-                };
-                let display = parsed.as_ref().map(|evs| {
-                    evs.iter()
-                        .map(AgentEvent::display)
-                        .collect::<Vec<_>>()
-                        .join("  ")
-                });
-                last = crate::text::cut(display.as_deref().unwrap_or(&text), 400);
-                journal.emit(RunEvent::Log {
-                    candidate: cid.clone(),
-                    stream: line.stream,
-                    text: crate::text::cut(&text, 16 * 1024),
-                    display,
-                });
-                for ev in parsed.iter().flatten() {
-                    match ev {
-                        AgentEvent::Usage { .. } => {
-                            events::add_usage(&mut usage, ev);
-                            journal.emit(RunEvent::Usage {
-                                candidate: cid.clone(),
-                                usage,
-                            });
-                            budgets.report(&journal, &cid, usage, &stop);
-                        }
-                        // The final result, else the last assistant text,
-                        // is the agent's summary.
-                        AgentEvent::Final { text, .. } if !text.is_empty() => {
-                            summary = Some((true, text.clone()));
-                        }
-                        AgentEvent::Text { text }
-                            if !text.trim().is_empty() && !matches!(summary, Some((true, _))) =>
-                        {
-                            summary = Some((false, text.clone()));
-                        }
-                        _ => {}
-                    }
-                }
-            }
-            if let Some(f) = file.as_mut() {
-                let _ = f.flush();
-            }
-            if let Some((_, text)) = summary {
-                journal.emit(RunEvent::AgentSummary {
-                    candidate: cid.clone(),
-                    text: crate::text::cut(&text, 4096),
-                });
-            }
-            (last, Some(usage).filter(|u| !u.is_empty()))
-        });
+        let (tx, rx) = crate::exec::runner::log_channel();
+        let cap = self
+            .config
+            .main
+            .max_log_bytes
+            .map(|b| b.0)
+            .unwrap_or(crate::store::logfile::DEFAULT_MAX_LOG_BYTES);
+        let rel = run_dir
+            .strip_prefix(&self.state)
+            .unwrap_or(run_dir)
+            .join("agent.log")
+            .to_string_lossy()
+            .into_owned();
+        let log = crate::store::logfile::LogWriter::open(&self.state, &rel, id, cap);
+        let forward = tokio::spawn(forward_output(Forward {
+            rx,
+            log,
+            secrets,
+            runtime: self.agent.runtime,
+            journal: self.journal.clone(),
+            candidate: id.clone(),
+            budgets: self.budgets.clone(),
+            stop: self.cancel.clone(),
+        }));
         let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
-        let (last_line, usage) = forward.await.unwrap_or_default();
+        let forwarded = forward.await.unwrap_or_default();
+        let (last_line, usage) = (forwarded.last, forwarded.usage);
         match result {
             Ok(exit) => {
                 report.duration_ms = exit.duration_ms;
@@ -252,12 +191,194 @@ impl CandidateJob {
             }
             Err(e) => report = report.errored(e.to_string()),
         }
+        if let Some(problem) = forwarded.log_problem {
+            // Output rascal could not keep is evidence lost: not a pass.
+            report = report.errored(problem);
+        }
+        if let Some(d) = forwarded.dropped {
+            report.issues.push(Issue::new(
+                "agent/log-cap",
+                Severity::Warning,
+                format!(
+                    "the agent's log reached max_log_bytes ({}): {} more lines ({}) were counted and dropped",
+                    bytesize::ByteSize::b(cap).display().iec(),
+                    d.lines,
+                    bytesize::ByteSize::b(d.bytes).display().iec()
+                ),
+            ));
+        }
         self.budgets.after_agent(&self.journal, id);
         if let Some(why) = self.budgets.stopped(id) {
             // Whatever it had done, it was stopped: nothing of it is judged.
             report = report.errored(format!("stopped: {why}"));
         }
         (report.finish(), usage)
+    }
+}
+
+/// What the output forwarder needs.
+struct Forward {
+    rx: crate::exec::runner::LogRx,
+    log: Result<LogWriter, LogFileError>,
+    secrets: Vec<String>,
+    runtime: crate::config::RuntimeKind,
+    journal: crate::pipeline::journal::Journal,
+    candidate: String,
+    budgets: crate::pipeline::budget::Budgets,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+/// What the forwarder saw of the agent's output.
+#[derive(Default)]
+struct Forwarded {
+    /// The last line (readable form when parsed), for the report.
+    last: String,
+    usage: Option<Usage>,
+    dropped: Option<Dropped>,
+    /// The log file could not be written: the output was not kept.
+    log_problem: Option<String>,
+}
+
+/// How long a segment stays open for more lines once output pauses.
+const SETTLE: Duration = Duration::from_millis(10);
+/// Lines reach the log file (and the views) this often at the latest.
+const FLUSH_EVERY: Duration = Duration::from_millis(100);
+
+/// The agent's output, batch by batch: credentials redacted, written to
+/// its log file, journalled as segments (flushed at least every 100 ms,
+/// and at the end), agent events parsed for usage and the summary. The
+/// journal's slots bound what waits: when rascal is behind, this waits and
+/// the agent's pipe fills.
+async fn forward_output(f: Forward) -> Forwarded {
+    let Forward {
+        mut rx,
+        log,
+        secrets,
+        runtime,
+        journal,
+        candidate,
+        budgets,
+        stop,
+    } = f;
+    let mut out = Forwarded::default();
+    let mut log = match log {
+        Ok(w) => Some(w),
+        Err(e) => {
+            out.log_problem = Some(e.to_string());
+            journal.failed(e);
+            None
+        }
+    };
+    let mut usage = Usage::default();
+    let mut summary: Option<(bool, String)> = None;
+    let mut sealed = std::time::Instant::now();
+    let parses = crate::agents::events::parses(runtime);
+    loop {
+        let open = log.as_ref().is_some_and(|w| w.pending());
+        let next = if open {
+            match tokio::time::timeout(SETTLE, rx.recv()).await {
+                Ok(n) => n,
+                Err(_) => {
+                    seal(&mut log, &journal, &mut out).await;
+                    sealed = std::time::Instant::now();
+                    continue;
+                }
+            }
+        } else {
+            rx.recv().await
+        };
+        let Some(batch) = next else { break };
+        let mut last: Option<String> = None;
+        for line in batch {
+            let text = redact(line.text, &secrets);
+            if let Some(w) = log.as_mut() {
+                match w.line(line.stream, &text) {
+                    Ok(closed) => {
+                        for seg in closed {
+                            journal.emit_log(RunEvent::LogSegment(seg)).await;
+                        }
+                    }
+                    Err(e) => {
+                        out.log_problem = Some(e.to_string());
+                        journal.failed(e);
+                        log = None;
+                    }
+                }
+            }
+            let parsed = if parses && line.stream == crate::model::log::Stream::Stdout {
+                events::parse_line(runtime, &text)
+            } else {
+                None
+            };
+            if let Some(evs) = &parsed {
+                last = Some(
+                    evs.iter()
+                        .map(AgentEvent::display)
+                        .collect::<Vec<_>>()
+                        .join("  "),
+                );
+            } else {
+                last = Some(text);
+            }
+            for ev in parsed.iter().flatten() {
+                match ev {
+                    AgentEvent::Usage { .. } => {
+                        events::add_usage(&mut usage, ev);
+                        journal.emit(RunEvent::Usage {
+                            candidate: candidate.clone(),
+                            usage,
+                        });
+                        budgets.report(&journal, &candidate, usage, &stop);
+                    }
+                    // The final result, else the last assistant text, is
+                    // the agent's summary.
+                    AgentEvent::Final { text, .. } if !text.is_empty() => {
+                        summary = Some((true, text.clone()));
+                    }
+                    AgentEvent::Text { text }
+                        if !text.trim().is_empty() && !matches!(summary, Some((true, _))) =>
+                    {
+                        summary = Some((false, text.clone()));
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if let Some(l) = last {
+            out.last = crate::text::cut(&l, 400);
+        }
+        if sealed.elapsed() >= FLUSH_EVERY {
+            seal(&mut log, &journal, &mut out).await;
+            sealed = std::time::Instant::now();
+        }
+    }
+    seal(&mut log, &journal, &mut out).await;
+    out.dropped = log.as_ref().and_then(|w| w.dropped());
+    if let Some((_, text)) = summary {
+        journal.emit(RunEvent::AgentSummary {
+            candidate: candidate.clone(),
+            text: crate::text::cut(&text, 4096),
+        });
+    }
+    out.usage = Some(usage).filter(|u| !u.is_empty());
+    out
+}
+
+/// Flush the log file and journal its open segment.
+async fn seal(
+    log: &mut Option<LogWriter>,
+    journal: &crate::pipeline::journal::Journal,
+    out: &mut Forwarded,
+) {
+    let Some(w) = log.as_mut() else { return };
+    match w.seal() {
+        Ok(Some(seg)) => journal.emit_log(RunEvent::LogSegment(seg)).await,
+        Ok(None) => {}
+        Err(e) => {
+            out.log_problem = Some(e.to_string());
+            journal.failed(e);
+            *log = None;
+        }
     }
 }
 

@@ -23,7 +23,7 @@ use tokio_util::sync::CancellationToken;
 /// are journalled. `cancel` stops every agent and command.
 pub async fn execute(
     prepared: PreparedRun,
-    subscriber: mpsc::UnboundedSender<RunEvent>,
+    subscriber: mpsc::Sender<RunEvent>,
     cancel: CancellationToken,
 ) -> Result<RunOutcome, PipelineError> {
     let (_tx, rx) = mpsc::unbounded_channel();
@@ -36,7 +36,7 @@ pub async fn execute(
 /// the run has finished, record decisions with `record_decision`.
 pub async fn execute_with(
     prepared: PreparedRun,
-    subscriber: mpsc::UnboundedSender<RunEvent>,
+    subscriber: mpsc::Sender<RunEvent>,
     cancel: CancellationToken,
     mut decisions: mpsc::UnboundedReceiver<Decision>,
 ) -> Result<RunOutcome, PipelineError> {

@@ -164,13 +164,15 @@ async fn run_whole(
 ) -> Result<(crate::exec::runner::Outcome, String, Vec<Option<Vec<u8>>>), String> {
     let spec =
         crate::exec::runner::CommandSpec::shell(command, place.files().to_path_buf(), timeout);
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<crate::exec::runner::LogLine>();
+    let (tx, mut rx) = crate::exec::runner::log_channel();
     let gather = tokio::spawn(async move {
         let mut all = String::new();
-        while let Some(l) = rx.recv().await {
-            if all.len() + l.text.len() < MAX_OUTPUT_BYTES {
-                all.push_str(&l.text);
-                all.push('\n');
+        while let Some(batch) = rx.recv().await {
+            for l in batch {
+                if all.len() + l.text.len() < MAX_OUTPUT_BYTES {
+                    all.push_str(&l.text);
+                    all.push('\n');
+                }
             }
         }
         all

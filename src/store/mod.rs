@@ -5,6 +5,8 @@
 //! (`chain.rs`): everything that reads a run's events checks it first.
 
 pub mod chain;
+pub mod logfile;
+pub mod logview;
 pub mod upkeep;
 
 pub use chain::{ChainBroken, ChainHead};
@@ -29,6 +31,9 @@ pub enum StoreError {
     /// The run's journal does not check out against its hash chain.
     #[error("{0}")]
     Tampered(#[from] ChainBroken),
+    /// A candidate's log file could not be written (or read back).
+    #[error("{0}")]
+    Log(#[from] logfile::LogFileError),
 }
 
 pub type Result<T> = std::result::Result<T, StoreError>;
@@ -747,6 +752,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
             serde_json::json!({"reason": reason, "budget": true}).to_string(),
         )?,
         RunEvent::Log { .. }
+        | RunEvent::LogSegment(_)
         | RunEvent::BudgetUnenforced { .. }
         | RunEvent::LayerStarted { .. }
         | RunEvent::TaskLoaded { .. }

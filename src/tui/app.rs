@@ -619,10 +619,14 @@ impl App {
             self.apply_decision(decision);
             return;
         }
-        self.summary.apply_at(ev, Some(at_ms));
+        // A log line reaches the screen as it was read from the log file;
+        // the summary counts the segment it came in.
+        if !matches!(ev, RunEvent::Log { .. }) {
+            self.summary.apply_at(ev, Some(at_ms));
+        }
         self.apply_ui(ev, at_ms);
         match ev.candidate() {
-            Some(_) if matches!(ev, RunEvent::Log { .. }) => {}
+            Some(_) if matches!(ev, RunEvent::Log { .. } | RunEvent::LogSegment(_)) => {}
             Some(id) => self.sync(id),
             // About the whole run: any candidate's state may follow.
             None => self.sync_all(),
@@ -665,7 +669,7 @@ impl App {
                     }
                 }
             }
-            RunEvent::Usage { .. } | RunEvent::AgentSummary { .. } => {}
+            RunEvent::Usage { .. } | RunEvent::AgentSummary { .. } | RunEvent::LogSegment(_) => {}
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
             RunEvent::TaskLoaded { .. } => {}
             RunEvent::AttemptStarted {

@@ -12,6 +12,7 @@ use super::update::{update, Effect};
 use crate::model::event::RunEvent;
 use crate::model::verdict::Layer;
 use crate::pipeline::{self, PreparedRun};
+use crate::store::logview::LogView;
 use crossterm::event::{Event as CtEvent, MouseEventKind};
 use ratatui::backend::Backend;
 use ratatui::Terminal;
@@ -183,7 +184,7 @@ fn backend_error<E: std::error::Error>(e: E) -> std::io::Error {
 pub async fn run_loop<B: Backend>(
     terminal: &mut Terminal<B>,
     app: &mut App,
-    mut run_rx: mpsc::UnboundedReceiver<Stamped>,
+    mut run_rx: mpsc::Receiver<Stamped>,
     mut term_rx: mpsc::UnboundedReceiver<TermEvent>,
     shell: &Shell,
 ) -> std::io::Result<()> {
@@ -513,12 +514,49 @@ fn copy(app: &App, shell: &Shell, candidate: &str, what: super::jump::CopyWhat) 
     }
 }
 
-/// Pass a pipeline's events on to the loop, stamped on arrival.
-fn forward(mut events: mpsc::UnboundedReceiver<RunEvent>, to: mpsc::UnboundedSender<Stamped>) {
+/// Events queued for the loop at most: a loop that falls behind slows
+/// the pipeline down (see `pipeline::journal`) instead of growing a queue.
+pub const LOOP_QUEUE: usize = 4096;
+
+/// A bounded queue of stamped events for the loop.
+pub fn loop_channel() -> (mpsc::Sender<Stamped>, mpsc::Receiver<Stamped>) {
+    mpsc::channel(LOOP_QUEUE)
+}
+
+/// What reaches the loop for one event: a log segment becomes its lines
+/// (the last screenful the log buffer keeps) followed by the segment
+/// itself (its counts); anything else passes as it is.
+pub fn for_loop(view: &mut LogView, ev: RunEvent, at: Option<i64>) -> Vec<Stamped> {
+    view.see(&ev);
+    let mut out = Vec::new();
+    if let RunEvent::LogSegment(seg) = &ev {
+        view.lines(seg, super::logbuf::CAPACITY, |l| out.push((l, at)));
+    }
+    out.push((ev, at));
+    out
+}
+
+/// Pass `earlier` events, then a pipeline's, on to the loop, stamped on
+/// arrival.
+fn forward(
+    earlier: Vec<(i64, RunEvent)>,
+    mut events: mpsc::Receiver<RunEvent>,
+    to: mpsc::Sender<Stamped>,
+    mut view: LogView,
+) {
     tokio::spawn(async move {
+        for (at, ev) in earlier {
+            for s in for_loop(&mut view, ev, Some(at)) {
+                if to.send(s).await.is_err() {
+                    return;
+                }
+            }
+        }
         while let Some(ev) = events.recv().await {
-            if to.send((ev, None)).is_err() {
-                break;
+            for s in for_loop(&mut view, ev, None) {
+                if to.send(s).await.is_err() {
+                    return;
+                }
             }
         }
     });
@@ -566,7 +604,7 @@ pub fn compare_text(
 /// restored whatever happens. Returns the final state.
 async fn present(
     mut app: App,
-    rx: mpsc::UnboundedReceiver<Stamped>,
+    rx: mpsc::Receiver<Stamped>,
     term_rx: mpsc::UnboundedReceiver<TermEvent>,
     shell: &Shell,
 ) -> Result<App, String> {
@@ -627,14 +665,15 @@ pub fn run_interactive(
     let who = author_in(&repo);
     let run2 = run_id.clone();
     let trace = Trace::to(prepared.state.join("runs").join(&run_id).join("tui.log"));
+    let mut view = LogView::new(&prepared.state);
+    for (info, agent) in &prepared.candidates {
+        view.runtime(&info.id, agent.runtime);
+    }
     let rt = crate::exec::runtime()?;
     let result = rt.block_on(async move {
-        let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
-        let (stx, rx) = mpsc::unbounded_channel::<Stamped>();
-        for (at, ev) in earlier {
-            let _ = stx.send((ev, Some(at)));
-        }
-        forward(events, stx.clone());
+        let (tx, events) = crate::pipeline::journal::view_channel();
+        let (stx, rx) = loop_channel();
+        forward(earlier, events, stx.clone(), view.clone());
         let cancel = CancellationToken::new();
         let retry_cancel = cancel.clone();
         let (dtx, drx) = mpsc::unbounded_channel::<Decision>();
@@ -664,8 +703,8 @@ pub fn run_interactive(
                         &repo, &run2, c, feedback, &d.who, exe,
                     )
                     .map_err(|e| e.to_string())?;
-                    let (tx, events) = mpsc::unbounded_channel::<RunEvent>();
-                    forward(events, stx.clone());
+                    let (tx, events) = crate::pipeline::journal::view_channel();
+                    forward(Vec::new(), events, stx.clone(), view.clone());
                     let (_keep, drx) = mpsc::unbounded_channel::<Decision>();
                     let cancel = retry_cancel.clone();
                     tokio::spawn(async move {
@@ -814,9 +853,10 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
     let who = crate::git::author::author(Some(&repo));
     let run_id = run.to_string();
     let code = rt.block_on(async move {
-        let (tx, rx) = mpsc::unbounded_channel::<Stamped>();
+        let (tx, rx) = loop_channel();
         // Follow the journal: what is there, then whatever is appended.
         let follow_run = run_id.clone();
+        let mut view = LogView::new(&crate::git::workspace::files_dir(&repo));
         std::thread::spawn(move || {
             let mut last = 0;
             let mut batch = first;
@@ -828,8 +868,10 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
                         ev,
                         RunEvent::RunFinished { .. } | RunEvent::RunInterrupted { .. }
                     );
-                    if tx.send((ev, Some(at))).is_err() {
-                        return;
+                    for s in for_loop(&mut view, ev, Some(at)) {
+                        if tx.blocking_send(s).is_err() {
+                            return;
+                        }
                     }
                 }
                 if tx.is_closed() {

@@ -23,7 +23,6 @@ use std::collections::HashMap;
 use std::pin::Pin;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::io::AsyncWriteExt;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub const LABEL_RUN: &str = "rascal.run";
@@ -168,7 +167,7 @@ impl Launcher for DockerLauncher {
     async fn run(
         &self,
         spec: LaunchSpec,
-        logs: mpsc::UnboundedSender<LogLine>,
+        logs: crate::exec::runner::LogTx,
         cancel: CancellationToken,
     ) -> Result<Exit, LaunchError> {
         let docker = self.engine().await?;
@@ -589,7 +588,7 @@ impl Lines {
         }
     }
 
-    fn push(&mut self, bytes: &[u8], out: &mpsc::UnboundedSender<LogLine>) {
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<LogLine>) {
         for &b in bytes {
             if b == b'\n' {
                 self.emit(out);
@@ -601,7 +600,7 @@ impl Lines {
         }
     }
 
-    fn emit(&mut self, out: &mpsc::UnboundedSender<LogLine>) {
+    fn emit(&mut self, out: &mut Vec<LogLine>) {
         if self.buf.last() == Some(&b'\r') {
             self.buf.pop();
         }
@@ -613,7 +612,7 @@ impl Lines {
             if self.dropped > 0 {
                 text.push_str(&format!(" …[line cut: {} more bytes]", self.dropped));
             }
-            let _ = out.send(LogLine {
+            out.push(LogLine {
                 stream: self.stream,
                 text,
             });
@@ -622,28 +621,36 @@ impl Lines {
         self.dropped = 0;
     }
 
-    fn finish(&mut self, out: &mpsc::UnboundedSender<LogLine>) {
+    fn finish(&mut self, out: &mut Vec<LogLine>) {
         if !self.buf.is_empty() || self.dropped > 0 {
             self.emit(out);
         }
     }
 }
 
-async fn read_output(mut output: Output, out: mpsc::UnboundedSender<LogLine>, skip: Resume) {
+async fn read_output(mut output: Output, out: crate::exec::runner::LogTx, skip: Resume) {
     let mut stdout = Lines::new(Stream::Stdout, skip.stdout_lines);
     let mut stderr = Lines::new(Stream::Stderr, skip.stderr_lines);
+    let mut batch = Vec::new();
     while let Some(item) = output.next().await {
         match item {
             Ok(LogOutput::StdOut { message }) | Ok(LogOutput::Console { message }) => {
-                stdout.push(&message, &out)
+                stdout.push(&message, &mut batch)
             }
-            Ok(LogOutput::StdErr { message }) => stderr.push(&message, &out),
+            Ok(LogOutput::StdErr { message }) => stderr.push(&message, &mut batch),
             Ok(LogOutput::StdIn { .. }) => {}
             Err(_) => break,
         }
+        if !batch.is_empty() {
+            // Waits while rascal is behind: the engine holds the rest.
+            let _ = out.send(std::mem::take(&mut batch)).await;
+        }
     }
-    stdout.finish(&out);
-    stderr.finish(&out);
+    stdout.finish(&mut batch);
+    stderr.finish(&mut batch);
+    if !batch.is_empty() {
+        let _ = out.send(batch).await;
+    }
 }
 
 #[cfg(test)]
@@ -652,17 +659,13 @@ mod tests {
 
     #[test]
     fn lines_are_split_cut_and_skipped() {
-        let (tx, mut rx) = mpsc::unbounded_channel();
+        let mut out = Vec::new();
         let mut l = Lines::new(Stream::Stdout, 1);
-        l.push(b"skipped\nfirst\r\nsec", &tx);
-        l.push(b"ond\n", &tx);
-        l.push(&vec![b'x'; MAX_LINE + 10], &tx);
-        l.finish(&tx);
-        drop(tx);
-        let mut got = Vec::new();
-        while let Ok(x) = rx.try_recv() {
-            got.push(x.text);
-        }
+        l.push(b"skipped\nfirst\r\nsec", &mut out);
+        l.push(b"ond\n", &mut out);
+        l.push(&vec![b'x'; MAX_LINE + 10], &mut out);
+        l.finish(&mut out);
+        let got: Vec<String> = out.into_iter().map(|x| x.text).collect();
         assert_eq!(got[0], "first");
         assert_eq!(got[1], "second");
         assert!(got[2].ends_with("[line cut: 10 more bytes]"));

@@ -5,10 +5,9 @@
 pub mod docker;
 pub mod process;
 
-use crate::exec::runner::{Exit, LogLine};
+use crate::exec::runner::Exit;
 use std::path::PathBuf;
 use std::time::Duration;
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Everything a launcher needs to run one candidate's agent.
@@ -58,7 +57,7 @@ pub trait Launcher: Send + Sync {
     async fn run(
         &self,
         spec: LaunchSpec,
-        logs: mpsc::UnboundedSender<LogLine>,
+        logs: crate::exec::runner::LogTx,
         cancel: CancellationToken,
     ) -> Result<Exit, LaunchError>;
 

@@ -5,8 +5,7 @@
 //! SIGKILL). Without a confinement (`sandbox: none`) it runs as the user.
 
 use super::{LaunchError, LaunchSpec, Launcher};
-use crate::exec::runner::{self, CommandSpec, Env, Exit, LogLine};
-use tokio::sync::mpsc;
+use crate::exec::runner::{self, CommandSpec, Env, Exit};
 use tokio_util::sync::CancellationToken;
 
 #[derive(Debug, Default, Clone)]
@@ -21,7 +20,7 @@ impl Launcher for ProcessLauncher {
     async fn run(
         &self,
         spec: LaunchSpec,
-        logs: mpsc::UnboundedSender<LogLine>,
+        logs: crate::exec::runner::LogTx,
         cancel: CancellationToken,
     ) -> Result<Exit, LaunchError> {
         let mut cmd = CommandSpec::new(spec.argv.clone(), spec.workdir.clone(), spec.timeout);
