@@ -11,6 +11,7 @@ const AGENTS: &str = r#"agents:
   good:
     runtime: scripted
     steps:
+      - { do: say, text: "writing the new function" }
       - { do: write, path: src/b.rs, content: "pub fn b() -> u32 {\n    42\n}\n" }
   sneaky:
     runtime: scripted
@@ -70,7 +71,9 @@ fn intact(t: &TestRepo, id: &str) -> (u64, String) {
         .strip_prefix(&format!("run {id}: "))
         .unwrap_or_else(|| panic!("{out}"));
     let (n, rest) = rest.split_once(" events, chain intact, head ").unwrap();
-    let head = rest.trim().to_string();
+    let (head, logs) = rest.trim().split_once("; ").unwrap();
+    assert!(logs.ends_with("log segments match their files"), "{out}");
+    let head = head.to_string();
     assert_eq!(head.len(), 64, "{out}");
     (n.parse().unwrap(), head)
 }
@@ -131,6 +134,43 @@ fn an_intact_run_verifies_and_its_pr_body_publishes_the_head() {
 
     let list = stdout(&t.rascal(&["list"]));
     assert!(!list.contains("TAMPERED"), "{list}");
+}
+
+#[test]
+fn an_edited_log_file_is_named_by_verify_and_marked_by_show() {
+    let t = repo();
+    let id = run(&t);
+    let log = t
+        .files()
+        .join("runs")
+        .join(&id)
+        .join("good")
+        .join("agent.log");
+    let text = std::fs::read_to_string(&log).unwrap();
+    // The same length, other bytes: what an agent's leftover process
+    // might do to make its output say something else.
+    let forged: String = text
+        .chars()
+        .map(|c| if c == 'e' { 'E' } else { c })
+        .collect();
+    assert_ne!(forged, text, "the agent printed lines");
+    let shown = stdout(&t.rascal(&["show", &id]));
+    std::fs::write(&log, forged).unwrap();
+    let o = t.rascal(&["verify", &id]);
+    assert_ne!(code(&o), 0, "{}", stdout(&o));
+    assert!(
+        stdout(&o).contains("log segment at event")
+            && stdout(&o).contains("was changed after it was recorded"),
+        "{}",
+        stdout(&o)
+    );
+    let after = stdout(&t.rascal(&["show", &id]));
+    assert!(after.contains("cannot be shown"), "{after}");
+    assert!(shown.contains("writing the new function"), "{shown}");
+    assert!(
+        !after.contains("writing thE nEw"),
+        "forged lines shown: {after}"
+    );
 }
 
 #[test]

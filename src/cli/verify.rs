@@ -31,6 +31,33 @@ pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
         }
         Err(e) => return Err(e.into()),
     };
+    // The agents' logs live in files the journal's segments hash: each is
+    // read back and checked.
+    let files = crate::git::workspace::files_dir(&crate::git::workspace::open(dir)?);
+    let (events, _) = store.verified_events(&run)?;
+    let mut segments = 0u64;
+    for (i, ev) in events.iter().enumerate() {
+        let crate::model::event::RunEvent::LogSegment(seg) = ev else {
+            continue;
+        };
+        segments += 1;
+        if let Err(e) = crate::store::logfile::read_bytes(&files, seg) {
+            let b = crate::store::chain::ChainBroken {
+                run: run.clone(),
+                event: i as u64 + 1,
+                why: e.to_string(),
+            };
+            if json {
+                say!(
+                    "{}",
+                    serde_json::json!({"run": run, "chain": "intact", "logs": "changed", "event": b.event, "why": b.why})
+                );
+            } else {
+                say!("run {run}: log segment at event {}: {}", b.event, b.why);
+            }
+            return Err(CliError::Tampered(b));
+        }
+    }
     // Where the published head sits in the chain (None: not in it).
     let expected = match &expect {
         Some(h) => Some(store.chain_position(&run, h.trim())?),
@@ -47,6 +74,7 @@ pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
             "chain": chain,
             "events": head.events,
             "head": head.head,
+            "log_segments": segments,
         });
         if let Some(h) = &expect {
             doc["expect"] = serde_json::json!(h.trim());
@@ -55,7 +83,11 @@ pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
         say!("{doc}");
     } else {
         match &head.head {
-            Some(h) => say!("run {run}: {} events, chain intact, head {h}", head.events),
+            Some(h) => say!(
+                "run {run}: {} events, chain intact, head {h}; {} log segments match their files",
+                head.events,
+                segments
+            ),
             None => say!(
                 "run {run}: {} events, unchained: recorded by an older rascal, before the journal was chained; nothing to check",
                 head.events
