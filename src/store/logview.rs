@@ -43,18 +43,34 @@ impl LogView {
         }
     }
 
+    /// A view of `infos`' logs (their runtimes known).
+    pub fn for_candidates(state: &Path, infos: &[crate::model::event::CandidateInfo]) -> Self {
+        let mut v = LogView::new(state);
+        for c in infos {
+            if let Ok(rt) = serde_json::from_value(serde_json::Value::String(c.runtime.clone())) {
+                v.runtime(&c.id, rt);
+            }
+        }
+        v
+    }
+
     /// `f` gets each of the segment's lines (the last `keep` of them) as a
     /// `RunEvent::Log`; returns how many lines were left out at the front.
-    pub fn lines(&self, seg: &Segment, keep: usize, mut f: impl FnMut(RunEvent)) -> u64 {
-        let runtime = self.runtimes.get(&seg.candidate).copied();
+    pub fn lines(&self, seg: &Segment, keep: usize, f: impl FnMut(RunEvent)) -> u64 {
         let skip = seg.lines.saturating_sub(keep as u64);
+        self.range(seg, skip, seg.lines, f);
+        skip
+    }
+
+    /// `f` gets the segment's lines `from..to` (counted in the segment).
+    pub fn range(&self, seg: &Segment, from: u64, to: u64, mut f: impl FnMut(RunEvent)) {
+        let runtime = self.runtimes.get(&seg.candidate).copied();
         let mut i = 0u64;
         let read = crate::store::logfile::each_line(&self.state, seg, |text| {
-            i += 1;
-            if i <= skip {
-                return;
+            if (from..to).contains(&i) {
+                f(log_event(seg, runtime, text));
             }
-            f(log_event(seg, runtime, text));
+            i += 1;
         });
         if let Err(e) = read {
             f(RunEvent::Log {
@@ -67,7 +83,6 @@ impl LogView {
                 display: None,
             });
         }
-        skip
     }
 }
 

@@ -7,6 +7,13 @@ use crate::model::event::RunEvent;
 pub enum Action {
     /// A run event arrived at time `at_ms` (wall clock injected for tests).
     Run(Box<RunEvent>, i64),
+    /// Lines of a candidate's log file from line `first`: stream, raw
+    /// text and readable form.
+    LogLoaded {
+        candidate: String,
+        first: u64,
+        lines: Vec<(crate::model::log::Stream, String, Option<String>)>,
+    },
     /// Time passed (spinner, elapsed time).
     Tick(i64),
     Resize(u16, u16),

@@ -669,7 +669,12 @@ impl App {
                     }
                 }
             }
-            RunEvent::Usage { .. } | RunEvent::AgentSummary { .. } | RunEvent::LogSegment(_) => {}
+            RunEvent::Usage { .. } | RunEvent::AgentSummary { .. } => {}
+            RunEvent::LogSegment(seg) => {
+                if let Some(c) = self.cand_mut(&seg.candidate) {
+                    c.logs.segment(seg);
+                }
+            }
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
             RunEvent::TaskLoaded { .. } => {}
             RunEvent::AttemptStarted {

@@ -1,5 +1,9 @@
 //! A candidate's log tail: a bounded ring of parsed lines (the full log is
 //! on disk in the run directory), with follow mode and a scroll offset.
+//! Scrolling above the ring (or `g`) shows the whole log from its file:
+//! the log's segments are indexed here, and a window of lines around the
+//! view is loaded by the shell (`Effect::LoadLog`) — only a screenful or
+//! two is ever held.
 
 use crate::model::log::Stream;
 use ratatui::text::Line;
@@ -18,8 +22,30 @@ pub struct LogEntry {
     pub raw: Option<Line<'static>>,
 }
 
+/// Lines loaded around the view when it is above the ring, at most.
+pub const WINDOW: u64 = 400;
+
+/// The whole log, read from its file: where the view is and what is
+/// loaded around it.
+#[derive(Debug, Clone, Default)]
+pub struct Older {
+    /// The log file's line shown on the first row.
+    pub top: u64,
+    /// The file line of `entries[0]`.
+    pub first: u64,
+    pub entries: Vec<LogEntry>,
+    /// A load of this range is asked for.
+    pub asked: Option<(u64, u64)>,
+}
+
 #[derive(Debug, Clone, Default)]
 pub struct LogBuf {
+    /// The log file's segments: the file line each starts at, and where.
+    pub segments: Vec<(u64, crate::model::log::Segment)>,
+    /// Lines in the log file (the segments' sum).
+    pub file_lines: u64,
+    /// The view is above the ring, in the file.
+    pub older: Option<Older>,
     lines: VecDeque<LogEntry>,
     /// Lines dropped off the front since the start.
     pub dropped: u64,
@@ -31,6 +57,9 @@ pub struct LogBuf {
 impl LogBuf {
     pub fn new() -> Self {
         LogBuf {
+            segments: Vec::new(),
+            file_lines: 0,
+            older: None,
             lines: VecDeque::with_capacity(256),
             dropped: 0,
             offset: 0,
@@ -42,24 +71,87 @@ impl LogBuf {
         self.push_with_raw(stream, text, None, color)
     }
 
+    /// A log entry as the ring keeps them.
+    pub fn entry(stream: Stream, text: &str, raw: Option<&str>, color: bool) -> LogEntry {
+        let line = super::ansi::parse_line(text, color);
+        let plain = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        let raw = raw.map(|r| super::ansi::parse_line(r, color));
+        LogEntry {
+            stream,
+            plain,
+            line,
+            raw,
+        }
+    }
+
     /// Push a readable line that has a raw form to toggle to.
     pub fn push_with_raw(&mut self, stream: Stream, text: &str, raw: Option<&str>, color: bool) {
         if self.lines.len() == CAPACITY {
             self.lines.pop_front();
             self.dropped += 1;
         }
-        let line = super::ansi::parse_line(text, color);
-        let plain = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        let raw = raw.map(|r| super::ansi::parse_line(r, color));
-        self.lines.push_back(LogEntry {
-            stream,
-            plain,
-            line,
-            raw,
-        });
+        self.lines.push_back(Self::entry(stream, text, raw, color));
         if !self.follow {
             // Keep the view still while new lines arrive below it.
             self.offset = (self.offset + 1).min(self.lines.len().saturating_sub(1));
+        }
+    }
+
+    /// A segment of the log file landed.
+    pub fn segment(&mut self, seg: &crate::model::log::Segment) {
+        self.segments.push((self.file_lines, seg.clone()));
+        self.file_lines += seg.lines;
+    }
+
+    /// The file's lines `from..from + count` as segments to read: each
+    /// segment, and the range of its own lines wanted.
+    pub fn spans(&self, from: u64, count: u64) -> Vec<(crate::model::log::Segment, u64, u64)> {
+        let end = from + count;
+        let start = self
+            .segments
+            .partition_point(|(first, s)| first + s.lines <= from);
+        self.segments[start..]
+            .iter()
+            .take_while(|(first, _)| *first < end)
+            .map(|(first, s)| {
+                let a = from.saturating_sub(*first);
+                let b = (end - first).min(s.lines);
+                (s.clone(), a, b)
+            })
+            .collect()
+    }
+
+    /// Move the view in the file to `top` (None: back to the ring). Returns
+    /// the range to load when what is loaded does not cover the view.
+    pub fn view_file(&mut self, top: Option<u64>, rows: u64) -> Option<(u64, u64)> {
+        let Some(top) = top else {
+            self.older = None;
+            return None;
+        };
+        let top = top.min(self.file_lines.saturating_sub(1));
+        let o = self.older.get_or_insert_with(Older::default);
+        o.top = top;
+        self.follow = false;
+        let loaded = o.first..o.first + o.entries.len() as u64;
+        let want_end = (top + rows).min(self.file_lines);
+        if loaded.contains(&top) && want_end <= loaded.end {
+            return None;
+        }
+        let from = top.saturating_sub(WINDOW / 4);
+        let range = (from, WINDOW);
+        if o.asked == Some(range) {
+            return None;
+        }
+        o.asked = Some(range);
+        Some(range)
+    }
+
+    /// Lines of the file from `first` arrived.
+    pub fn loaded(&mut self, first: u64, entries: Vec<LogEntry>) {
+        if let Some(o) = self.older.as_mut() {
+            o.first = first;
+            o.entries = entries;
+            o.asked = None;
         }
     }
 
@@ -90,6 +182,7 @@ impl LogBuf {
     }
 
     pub fn resume(&mut self) {
+        self.older = None;
         self.offset = 0;
         self.follow = true;
     }
@@ -97,6 +190,16 @@ impl LogBuf {
     /// The `rows` entries to show (oldest first), honouring the scroll
     /// offset and an optional substring filter. Only these are touched.
     pub fn visible(&self, rows: usize, filter: Option<&str>) -> Vec<&LogEntry> {
+        if let Some(o) = &self.older {
+            let skip = o.top.saturating_sub(o.first) as usize;
+            return o
+                .entries
+                .iter()
+                .skip(skip)
+                .filter(|e| filter.is_none_or(|f| f.is_empty() || e.plain.contains(f)))
+                .take(rows)
+                .collect();
+        }
         let mut out = Vec::with_capacity(rows);
         let mut skip = self.offset;
         for e in self.lines.iter().rev() {

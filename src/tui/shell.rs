@@ -358,6 +358,45 @@ fn perform(
     for e in fx {
         shell.trace.log(format!("effect {e:?}"));
         match e {
+            Effect::LoadLog {
+                candidate,
+                from,
+                count,
+            } => {
+                let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+                    continue;
+                };
+                let spans = c.logs.spans(from, count);
+                let infos = vec![c.info.clone()];
+                let origin = shell.origin.clone();
+                let tx = loaded.clone();
+                tokio::task::spawn_blocking(move || {
+                    let Ok(repo) = crate::git::workspace::open(&origin) else {
+                        return;
+                    };
+                    let view =
+                        LogView::for_candidates(&crate::git::workspace::files_dir(&repo), &infos);
+                    let mut lines = Vec::new();
+                    for (seg, a, b) in spans {
+                        view.range(&seg, a, b, |ev| {
+                            if let RunEvent::Log {
+                                stream,
+                                text,
+                                display,
+                                ..
+                            } = ev
+                            {
+                                lines.push((stream, text, display));
+                            }
+                        });
+                    }
+                    let _ = tx.send(Action::LogLoaded {
+                        candidate,
+                        first: from,
+                        lines,
+                    });
+                });
+            }
             Effect::LoadDiff(id) => {
                 let Some(c) = app.candidates.iter().find(|c| c.info.id == id) else {
                     continue;

@@ -13,6 +13,12 @@ use crate::model::verdict::Status;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Effect {
     LoadDiff(String),
+    /// Read the candidate's log file lines `from..from + count`.
+    LoadLog {
+        candidate: String,
+        from: u64,
+        count: u64,
+    },
     LoadCompare(String, String),
     Decide(Decision),
     /// Read what finalizing this candidate would do.
@@ -89,13 +95,47 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             app.layer_sel = app.layer_sel.saturating_sub(1);
             app.detail_sel = 0;
         }
-        Action::Up => scroll(app, -1),
-        Action::Down => scroll(app, 1),
-        Action::PageUp => scroll(app, -(PAGE as i64)),
-        Action::PageDown => scroll(app, PAGE as i64),
-        Action::Scroll(n) => scroll(app, n as i64),
-        Action::Top => scroll(app, -(i64::MAX / 4)),
-        Action::Bottom => scroll(app, i64::MAX / 4),
+        Action::Up => fx.extend(scroll(app, -1)),
+        Action::Down => fx.extend(scroll(app, 1)),
+        Action::PageUp => fx.extend(scroll(app, -(PAGE as i64))),
+        Action::PageDown => fx.extend(scroll(app, PAGE as i64)),
+        Action::Scroll(n) => fx.extend(scroll(app, n as i64)),
+        Action::Top => {
+            let rows = app.height as u64;
+            let on_log = app.screen == Screen::Dashboard && !app.help && app.dialog.is_none();
+            match app.focused_mut() {
+                // The whole log, from its file's first line.
+                Some(c) if on_log && c.logs.file_lines > c.logs.len() as u64 => {
+                    let id = c.info.id.clone();
+                    if let Some((from, count)) = c.logs.view_file(Some(0), rows) {
+                        fx.push(Effect::LoadLog {
+                            candidate: id,
+                            from,
+                            count,
+                        });
+                    }
+                }
+                _ => fx.extend(scroll(app, -(i64::MAX / 4))),
+            }
+        }
+        Action::Bottom => fx.extend(scroll(app, i64::MAX / 4)),
+        Action::LogLoaded {
+            candidate,
+            first,
+            lines,
+        } => {
+            let color = app.color;
+            if let Some(c) = app.candidates.iter_mut().find(|c| c.info.id == candidate) {
+                let entries = lines
+                    .into_iter()
+                    .map(|(stream, text, display)| match display {
+                        Some(d) => super::logbuf::LogBuf::entry(stream, &d, Some(&text), color),
+                        None => super::logbuf::LogBuf::entry(stream, &text, None, color),
+                    })
+                    .collect();
+                c.logs.loaded(first, entries);
+            }
+        }
         Action::Follow => {
             if let Some(c) = app.focused_mut() {
                 c.logs.resume();
@@ -352,7 +392,7 @@ fn load_compare(app: &mut App, fx: &mut Vec<Effect>) {
     fx.push(Effect::LoadCompare(a, b));
 }
 
-fn scroll(app: &mut App, delta: i64) {
+fn scroll(app: &mut App, delta: i64) -> Option<Effect> {
     let by = |cur: usize| -> usize {
         if delta < 0 {
             cur.saturating_sub(delta.unsigned_abs() as usize)
@@ -363,7 +403,7 @@ fn scroll(app: &mut App, delta: i64) {
     if app.help {
         let max = super::draw::help::max_scroll(app);
         app.help_scroll = by(app.help_scroll).min(max);
-        return;
+        return None;
     }
     if let Some(Dialog::Finalize(d)) = &mut app.dialog {
         let rows = d
@@ -372,16 +412,13 @@ fn scroll(app: &mut App, delta: i64) {
             .map(|p| p.pr_body.lines().count())
             .unwrap_or(0);
         d.scroll = by(d.scroll).min(rows.saturating_sub(1));
-        return;
+        return None;
     }
     match app.screen {
         Screen::Dashboard => {
+            let rows = app.height as u64;
             if let Some(c) = app.focused_mut() {
-                if delta < 0 {
-                    c.logs.scroll_up(delta.unsigned_abs() as usize);
-                } else {
-                    c.logs.scroll_down(delta as usize);
-                }
+                return scroll_log(c, delta, rows);
             }
         }
         Screen::Detail => {
@@ -406,6 +443,43 @@ fn scroll(app: &mut App, delta: i64) {
             app.compare_scroll = by(app.compare_scroll).min(max.saturating_sub(1));
         }
     }
+    None
+}
+
+/// Scroll a candidate's log: within the ring, then above it through the
+/// log file (loading a window around the view), and back.
+fn scroll_log(c: &mut super::app::Candidate, delta: i64, rows: u64) -> Option<Effect> {
+    let id = c.info.id.clone();
+    let load = |range: Option<(u64, u64)>| {
+        range.map(|(from, count)| Effect::LoadLog {
+            candidate: id.clone(),
+            from,
+            count,
+        })
+    };
+    let logs = &mut c.logs;
+    if let Some(o) = &logs.older {
+        let top = o.top as i64 + delta;
+        if delta > 0 && top.max(0) as u64 + rows >= logs.file_lines {
+            // The end of the file is the live tail.
+            logs.resume();
+            return None;
+        }
+        return load(logs.view_file(Some(top.max(0) as u64), rows));
+    }
+    let above = logs.file_lines > logs.len() as u64;
+    if delta < 0 && above && logs.offset + 1 >= logs.len() {
+        // Past the ring's top: its first line is about the file's
+        // `file_lines - len`th.
+        let top = (logs.file_lines - logs.len() as u64) as i64 + delta;
+        return load(logs.view_file(Some(top.max(0) as u64), rows));
+    }
+    if delta < 0 {
+        logs.scroll_up(delta.unsigned_abs() as usize);
+    } else {
+        logs.scroll_down(delta as usize);
+    }
+    None
 }
 
 fn open(app: &mut App, fx: &mut Vec<Effect>) {
