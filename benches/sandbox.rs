@@ -61,7 +61,7 @@ fn main() {
         };
         let (tx, _rx) = tokio::sync::mpsc::unbounded_channel();
         let t = Instant::now();
-        rt.block_on(ProcessLauncher.run(spec, tx, CancellationToken::new()))
+        rt.block_on(ProcessLauncher::default().run(spec, tx, CancellationToken::new()))
             .unwrap();
         t.elapsed().as_secs_f64() * 1000.0
     };
