@@ -194,10 +194,7 @@ pub fn parse_entry(entry: &str) -> Result<Entry, String> {
         return Err(bad("is empty"));
     }
     let (host, port) = split_host_port(e).map_err(|w| bad(&w))?;
-    let port = match port {
-        Some(p) => p,
-        None => 443,
-    };
+    let port = port.unwrap_or(443);
     if port == 0 {
         return Err(bad("has port 0"));
     }

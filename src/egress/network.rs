@@ -169,6 +169,14 @@ pub async fn container_ip(docker: &Docker, container: &str, network: &str) -> Op
         .ok()
 }
 
+/// Whose egress: the run, the candidate, the repository (for labels).
+#[derive(Debug, Clone, Copy)]
+pub struct Candidate<'a> {
+    pub run: &'a str,
+    pub candidate: &'a str,
+    pub repo: &'a str,
+}
+
 /// One candidate's egress while its agent runs.
 pub struct Attached {
     pub network: String,
@@ -254,13 +262,16 @@ impl DockerEgress {
     pub async fn attach(
         &self,
         docker: &Docker,
-        run: &str,
-        candidate: &str,
-        repo: &str,
+        who: Candidate<'_>,
         agent: &crate::config::AgentConfig,
         port: u16,
         sink: Sink,
     ) -> Result<Option<Attached>, String> {
+        let Candidate {
+            run,
+            candidate,
+            repo,
+        } = who;
         let Some(setting) = &agent.network else {
             return Ok(None);
         };

@@ -6,7 +6,7 @@
 
 use super::LaunchSpec;
 use crate::config::network::OnRefused;
-use crate::egress::network::{Attached, DockerEgress};
+use crate::egress::network::{Attached, Candidate, DockerEgress};
 use crate::egress::policy::Allowlist;
 use crate::egress::proxy::{Proxy, Resolve, Rules, Sink, SystemResolver};
 use crate::egress::NetworkSummary;
@@ -43,17 +43,13 @@ pub async fn attach_for(
             })?,
     };
     let sink = sink(logs);
-    egress
-        .attach(
-            docker,
-            &spec.run,
-            &spec.candidate,
-            &spec.repo.to_string_lossy(),
-            agent,
-            port,
-            sink,
-        )
-        .await
+    let repo = spec.repo.to_string_lossy();
+    let who = Candidate {
+        run: &spec.run,
+        candidate: &spec.candidate,
+        repo: &repo,
+    };
+    egress.attach(docker, who, agent, port, sink).await
 }
 
 /// The port of the proxy a running container was given (`HTTPS_PROXY`).
