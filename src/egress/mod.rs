@@ -117,13 +117,19 @@ pub fn annotate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::network::NetworkSetting;
+    use crate::config::network::{Allowlist, NetworkSetting};
     use crate::config::RuntimeKind;
     use crate::model::verdict::{Layer, Status};
 
     fn agent(net: Option<&str>) -> AgentConfig {
         let mut a = AgentConfig::new(RuntimeKind::Claude);
-        a.network = net.map(|n| serde_yaml::from_str::<NetworkSetting>(n).unwrap());
+        a.network = net.map(|n| match n.strip_prefix("allow:") {
+            Some(host) => NetworkSetting::Allow(Allowlist {
+                allow: vec![host.to_string()],
+                on_refused: OnRefused::Warn,
+            }),
+            None => NetworkSetting::from(n),
+        });
         a
     }
 
@@ -162,13 +168,7 @@ mod tests {
         assert!(r.issues[0].message.contains("bridge (open"));
         let r = annotate(base(), &agent(Some("none")), "process", None).finish();
         assert!(r.issues[0].message.contains("no network"));
-        let r = annotate(
-            base(),
-            &agent(Some("{ allow: [a.example] }")),
-            "kubernetes",
-            None,
-        )
-        .finish();
+        let r = annotate(base(), &agent(Some("allow:a.example")), "kubernetes", None).finish();
         assert_eq!(r.status, Status::Warn);
         assert!(r.issues[0].message.contains("not enforced"));
     }

@@ -185,7 +185,7 @@ impl Launcher for DockerLauncher {
         let docker = self.engine().await?;
         let started = Instant::now();
         let name = container_name(&spec.run, &spec.candidate);
-        let egress = super::egress::attach_for(&self.egress, &docker, &spec, &logs)
+        let egress = super::egress::attach_for(&self.egress, &docker, &spec, &name, &logs)
             .await
             .map_err(err)?;
         let (id, deadline, timeout, output, skip) = match spec.resume {

@@ -23,6 +23,7 @@ pub async fn attach_for(
     egress: &DockerEgress,
     docker: &Docker,
     spec: &LaunchSpec,
+    container: &str,
     logs: &mpsc::UnboundedSender<LogLine>,
 ) -> Result<Option<Attached>, String> {
     let Some(agent) = &spec.agent else {
@@ -33,7 +34,7 @@ pub async fn attach_for(
     }
     let port = match spec.resume {
         None => 0,
-        Some(_) => proxy_port(docker, &super::docker::container_name(&spec.run, &spec.candidate))
+        Some(_) => proxy_port(docker, container)
             .await
             .ok_or_else(|| {
                 format!(
