@@ -16,22 +16,8 @@ pub mod proxy;
 use crate::config::network::OnRefused;
 use crate::config::AgentConfig;
 use crate::model::verdict::{Issue, Report, Severity};
-use serde::{Deserialize, Serialize};
 
-/// What one candidate's network was and what its proxy did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NetworkSummary {
-    /// `allowlist`, `none`, `bridge`, `host` or a network's name.
-    pub mode: String,
-    /// The allowlist as written (runtime defaults expanded).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub allow: Vec<String>,
-    pub allowed: u64,
-    pub refused: u64,
-    /// Outbound connections the proxy opened (only ever for allowed ones).
-    pub opened: u64,
-    pub on_refused: OnRefused,
-}
+pub use crate::model::network::NetworkSummary;
 
 /// The rule id of the issue that says what the agent's network was.
 pub const RULE_MODE: &str = "agent/network";
@@ -59,18 +45,6 @@ pub fn annotate(
     match summary {
         Some(s) => {
             report = report.input("network", serde_json::to_string(s).unwrap_or_default());
-            report.issues.push(Issue::new(
-                RULE_MODE,
-                Severity::Info,
-                format!(
-                    "network: {} ({}); {} connection{} allowed, {} refused",
-                    s.mode,
-                    s.allow.join(", "),
-                    s.allowed,
-                    if s.allowed == 1 { "" } else { "s" },
-                    s.refused
-                ),
-            ));
             if s.refused > 0 {
                 let severity = match s.on_refused {
                     OnRefused::Warn => Severity::Warning,
@@ -87,6 +61,19 @@ pub fn annotate(
                     ),
                 ));
             }
+            report.issues.push(Issue::new(
+                RULE_MODE,
+                Severity::Info,
+                format!(
+                    "network: {} ({}); {} connection{} allowed, {} refused",
+                    s.mode,
+                    s.allow.join(", "),
+                    s.allowed,
+                    if s.allowed == 1 { "" } else { "s" },
+                    s.refused
+                ),
+            ));
+            report.network = Some(Box::new(s.clone()));
         }
         None if setting.is_some_and(|n| n.is_allowlist()) => {
             report.issues.push(Issue::new(
@@ -110,6 +97,16 @@ pub fn annotate(
                 format!("network: {mode}{open}"),
             ));
         }
+    }
+    if report.network.is_none() {
+        report.network = Some(Box::new(NetworkSummary {
+            mode,
+            allow: Vec::new(),
+            allowed: 0,
+            refused: 0,
+            opened: 0,
+            on_refused: OnRefused::Warn,
+        }));
     }
     report
 }
@@ -152,9 +149,10 @@ mod tests {
         assert_eq!(r.status, Status::Pass);
         assert!(r.issues[0].message.contains("api.anthropic.com"));
         assert!(r.issues[0].message.contains("0 refused"));
+        assert_eq!(r.network.as_ref().unwrap().refused, 0);
         let r = annotate(base(), &a, "docker", Some(&summary(3, OnRefused::Warn))).finish();
         assert_eq!(r.status, Status::Warn);
-        assert!(r.issues[1].message.contains("refused 3 connections"));
+        assert!(r.issues[0].message.contains("refused 3 connections"));
         let r = annotate(base(), &a, "docker", Some(&summary(1, OnRefused::Fail))).finish();
         assert_eq!(r.status, Status::Fail);
     }
