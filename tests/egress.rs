@@ -14,7 +14,6 @@ use rascal::egress::policy::Allowlist;
 use rascal::egress::proxy::{PinnedResolver, Proxy, Resolve, Resolved, Rules, Sink};
 use rascal::exec::launch::docker::DockerLauncher;
 use rascal::exec::launch::{LaunchSpec, Launcher};
-use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -366,6 +365,14 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
     let internal =
         e.rt.block_on(docker.inspect_network(&net_name, None))
             .unwrap();
+    let hc =
+        e.rt.block_on(docker.inspect_container(
+            &rascal::exec::launch::docker::container_name(&run, "agent-1"),
+            None,
+        ))
+        .unwrap()
+        .host_config
+        .unwrap();
     e.rt.block_on(launcher.release(&run, "agent-1", &agent));
     let gone =
         e.rt.block_on(docker.inspect_network(&net_name, None))
@@ -377,6 +384,25 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
 
     assert_eq!(exit.code, Some(0), "{log}");
     assert_eq!(internal.internal, Some(true));
+    assert_eq!(hc.network_mode.as_deref(), Some(net_name.as_str()));
+    let gateway = internal.ipam.clone().unwrap().config.unwrap()[0]
+        .gateway
+        .clone()
+        .unwrap();
+    assert_eq!(
+        hc.dns,
+        Some(vec![gateway.clone()]),
+        "no DNS server that answers"
+    );
+    assert!(log.contains(&format!("proxy=http://{gateway}:")), "{log}");
+    assert_eq!(
+        rascal::egress::network::LABEL_RUN,
+        rascal::exec::launch::docker::LABEL_RUN
+    );
+    assert_eq!(
+        rascal::egress::network::LABEL_REPO,
+        rascal::exec::launch::docker::LABEL_REPO
+    );
     assert_eq!(
         internal
             .options
@@ -424,7 +450,6 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
         "(d) no socket for a refused request"
     );
     assert!(gone, "the run's network is removed with its last candidate");
-    let _ = HashMap::<(), ()>::new();
 }
 
 /// The bubblewrap case: the agent's sandbox has only its own loopback;
