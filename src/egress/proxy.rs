@@ -25,6 +25,10 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// (the container is starting).
 const PEER_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// Connections served at once per candidate; more wait for a free slot
+/// (a flood of connections cannot exhaust the host's descriptors).
+const MAX_CONNECTIONS: usize = 256;
+
 /// The prefix of every line the proxy writes to a candidate's log.
 pub const LOG_PREFIX: &str = "rascal: network:";
 
@@ -207,8 +211,13 @@ impl Proxy {
         let stop = CancellationToken::new();
         let rules = Arc::new(rules);
         let (st, stop2) = (stats.clone(), stop.clone());
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         tokio::spawn(async move {
             loop {
+                let slot = tokio::select! {
+                    s = slots.clone().acquire_owned() => match s { Ok(s) => s, Err(_) => break },
+                    _ = stop2.cancelled() => break,
+                };
                 let (conn, from) = tokio::select! {
                     a = listener.accept() => match a {
                         Ok(a) => a,
@@ -219,6 +228,7 @@ impl Proxy {
                 let (rules, st, stop, mut peer) =
                     (rules.clone(), st.clone(), stop2.clone(), peer_rx.clone());
                 tokio::spawn(async move {
+                    let _slot = slot;
                     let work = async {
                         if expect_peer {
                             let known =

@@ -131,6 +131,12 @@ impl SandboxAttached {
         (wrapped, env, confine)
     }
 
+    /// Stop the proxy; what it did.
+    pub fn close(self) -> NetworkSummary {
+        self.proxy.stop();
+        self.summary()
+    }
+
     fn summary(&self) -> NetworkSummary {
         let c = self.proxy.counts();
         NetworkSummary {
@@ -202,19 +208,30 @@ impl ProcessEgress {
         spec: &LaunchSpec,
         logs: &mpsc::UnboundedSender<LogLine>,
     ) -> Result<Option<SandboxAttached>, String> {
-        let Some(agent) = &spec.agent else {
-            return Ok(None);
-        };
+        match &spec.agent {
+            Some(agent) => self.attach_agent(agent, &spec.candidate, spec.confine.is_some(), logs),
+            None => Ok(None),
+        }
+    }
+
+    /// As [`ProcessEgress::attach`], for any sandboxed command of `agent`
+    /// (a reviewer or judge asked by rascal); `who` names it in messages.
+    pub fn attach_agent(
+        &self,
+        agent: &crate::config::AgentConfig,
+        who: &str,
+        sandboxed: bool,
+        logs: &mpsc::UnboundedSender<LogLine>,
+    ) -> Result<Option<SandboxAttached>, String> {
         let Some(setting) = &agent.network else {
             return Ok(None);
         };
         let Some((allow, on_refused)) = setting.allowlist(agent.runtime)? else {
             return Ok(None);
         };
-        if spec.confine.is_none() {
+        if !sandboxed {
             return Err(format!(
-                "agent of candidate `{}` has a network allowlist, which the process launcher enforces only inside its bubblewrap sandbox, and this agent runs unsandboxed\n  hint: remove `sandbox: none`, install bubblewrap, or use `--launcher docker`",
-                spec.candidate
+                "the agent of `{who}` has a network allowlist, which the process launcher enforces only inside its bubblewrap sandbox, and this agent runs unsandboxed\n  hint: remove `sandbox: none`, install bubblewrap, or use `--launcher docker`"
             ));
         }
         let dir = tempfile::Builder::new()
@@ -239,9 +256,9 @@ impl ProcessEgress {
 
     /// The agent ended: stop its proxy, keep what it did.
     pub fn finish(&self, run: &str, candidate: &str, att: SandboxAttached) {
-        att.proxy.stop();
+        let summary = att.close();
         if let Ok(mut s) = self.summaries.lock() {
-            s.insert((run.to_string(), candidate.to_string()), att.summary());
+            s.insert((run.to_string(), candidate.to_string()), summary);
         }
     }
 
