@@ -342,9 +342,9 @@ impl DockerEgress {
             .cloned()
     }
 
-    /// The candidate's container is gone: when it was the run's last user
-    /// of the network, remove the network (a kept container keeps it; `gc`
-    /// removes it later).
+    /// The candidate's agent is done: when it was the run's last user of
+    /// the network, remove the network (Docker lets a stopped, kept
+    /// container lose it; a network left by a rascal that died is `gc`'s).
     pub async fn release(&self, docker: &Docker, run: &str, candidate: &str) {
         let mut runs = self.runs.lock().await;
         let Some(users) = runs.get_mut(run) else {
