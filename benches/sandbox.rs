@@ -63,7 +63,7 @@ fn main() {
         let (tx, rx) = rascal::exec::runner::log_channel();
         drop(rx);
         let t = Instant::now();
-        rt.block_on(ProcessLauncher.run(spec, tx, CancellationToken::new()))
+        rt.block_on(ProcessLauncher::default().run(spec, tx, CancellationToken::new()))
             .unwrap();
         t.elapsed().as_secs_f64() * 1000.0
     };

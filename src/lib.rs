@@ -6,7 +6,8 @@
 //! above it in this list (checked by `tests/architecture.rs`):
 //! `digest`, `text` (sanitising untrusted text) → `config` (bytes in, types out) →
 //! `model` (verdicts, changes, decisions, events and the one fold) → `git`
-//! (repositories, workspaces, diffs) → `exec` (commands, launchers) →
+//! (repositories, workspaces, diffs) → `egress` (the network allowlist and
+//! its proxy) → `exec` (commands, launchers) →
 //! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
 //! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
 //! one orchestrator) → `gc` (cleaning up after runs) → `finalize`,
@@ -21,6 +22,8 @@ pub mod config;
 pub mod model;
 
 pub mod git;
+
+pub mod egress;
 
 pub mod exec;
 

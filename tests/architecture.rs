@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 /// Folders (top-level modules) from the bottom up: each may use only the
 /// ones before it (and itself).
 const LAYERS: &[&str] = &[
-    "digest", "text", "config", "model", "git", "exec", "agents", "layers", "store", "output",
-    "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
+    "digest", "text", "config", "model", "git", "egress", "exec", "agents", "layers", "store",
+    "output", "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
 ];
 
 /// Module path (`a::b`) → source file, for every module in `src/`.

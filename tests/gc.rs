@@ -653,3 +653,33 @@ fn an_interrupted_run_whose_container_still_runs_counts_as_running() {
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     assert!(!workspaces(&t, &run).exists(), "{}", stdout(&o));
 }
+
+#[test]
+fn an_egress_network_left_behind_is_removed_with_its_run() {
+    let Some(e) = common::docker::engine() else {
+        return;
+    };
+    let agent = format!(
+        "launcher: docker\nagents:\n  boxed: {{ runtime: command, image: \"{}\", command: [\"sh\", \"-c\", \"echo hi > hi.txt\"], network: {{ allow: [api.example.com] }} }}\n",
+        common::docker::IMAGE
+    );
+    let t = TestRepo::new(&[(".rascal/config.yaml", &agent), ("README.md", "hello\n")]);
+    let o = t.rascal(&["run", "x", "--agent", "boxed", "--headless"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let run = run_id(&stdout(&o));
+    let net = rascal::egress::network::network_name(&run);
+    let exists = || e.rt.block_on(e.docker.inspect_network(&net, None)).is_ok();
+    assert!(!exists(), "the run's end removed its network");
+    // As if rascal had died mid-run: the network is still there.
+    e.rt.block_on(rascal::egress::network::ensure(
+        &e.docker,
+        &run,
+        &t.path().to_string_lossy(),
+    ))
+    .unwrap();
+    assert!(exists());
+    backdate(&t, &run, 8);
+    let o = t.rascal(&["gc"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(!exists(), "gc removed network {net}");
+}

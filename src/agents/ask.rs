@@ -134,6 +134,20 @@ pub async fn ask(
     answer.command = inv.argv.join(" ");
     let mut spec = CommandSpec::new(inv.argv.clone(), scratch.path().to_path_buf(), timeout);
     spec.env = Env::Only(inv.env.clone());
+    let (tx, mut rx) = crate::exec::runner::log_channel();
+    // A reviewer with a network allowlist reaches its API through the
+    // same egress proxy as an agent (its decisions land in its log).
+    let egress = crate::exec::launch::egress::ProcessEgress::new(
+        std::sync::Arc::new(crate::egress::proxy::SystemResolver),
+        site.rascal_exe.clone(),
+    );
+    let proxy = match egress.attach_agent(agent_cfg, name, confined, &tx) {
+        Ok(p) => p,
+        Err(e) => {
+            answer.problem = Some(format!("could not be started: {e}"));
+            return answer;
+        }
+    };
     if confined {
         let confine = Confinement {
             workspace: scratch.path().to_path_buf(),
@@ -144,7 +158,14 @@ pub async fn ask(
                 .collect(),
             network: agent_cfg.network.as_deref() == Some("host"),
         };
-        let wrapped = confine.command(&inv.argv, inv.env.clone());
+        let wrapped = match &proxy {
+            Some(p) => {
+                let (argv, env, confine) =
+                    p.wrap(&site.rascal_exe, &inv.argv, inv.env.clone(), &confine);
+                confine.command(&argv, env)
+            }
+            None => confine.command(&inv.argv, inv.env.clone()),
+        };
         match wrapped {
             Ok((argv, env)) => {
                 spec.argv = argv;
@@ -158,7 +179,6 @@ pub async fn ask(
     }
     spec.stdin = inv.stdin;
     spec.max_line = MAX_ANSWER_BYTES + 1;
-    let (tx, mut rx) = crate::exec::runner::log_channel();
     let collect = tokio::spawn(async move {
         let mut out = Vec::new();
         let mut log = Vec::new();
@@ -177,6 +197,7 @@ pub async fn ask(
         (out, log)
     });
     let result = runner::run(&spec, Some(tx), cancel).await;
+    drop(proxy.map(|p| p.close()));
     let (out, log) = collect.await.unwrap_or_default();
     let _ = std::fs::write(dir.join("output.log"), &log);
     match result {

@@ -74,6 +74,8 @@ pub enum Command {
     Init(InitArgs),
     #[command(name = "__scripted-agent", hide = true)]
     ScriptedAgent(ScriptedAgentArgs),
+    #[command(name = "__egress-forward", hide = true)]
+    EgressForward(EgressForwardArgs),
 }
 
 // The argument structs carry no doc comment of their own: the variant's
@@ -318,6 +320,14 @@ pub struct InitArgs {
 #[derive(Args)]
 pub struct ScriptedAgentArgs {
     pub file: PathBuf,
+}
+
+#[derive(Args)]
+pub struct EgressForwardArgs {
+    pub socket: PathBuf,
+    pub port: u16,
+    #[arg(last = true)]
+    pub command: Vec<String>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]

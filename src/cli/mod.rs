@@ -8,6 +8,7 @@ pub mod check;
 pub mod decide;
 pub mod demo;
 pub mod doctor;
+pub mod egress_forward;
 pub mod exit;
 pub mod finalize;
 pub mod gc;
@@ -49,5 +50,6 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Gc(a) => gc::gc(&dir, a),
         Command::Init(a) => init::init(&dir, a),
         Command::ScriptedAgent(a) => scripted_agent::scripted_agent(&dir, a),
+        Command::EgressForward(a) => egress_forward::egress_forward(a),
     }
 }

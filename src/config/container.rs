@@ -105,8 +105,12 @@ pub fn problem(a: &super::AgentConfig) -> Option<String> {
     if let Some(n) = &a.network {
         if n.trim().is_empty() {
             return Some(format!(
-                "`network: {n}` is not allowed: use none, host (process launcher), bridge or a named network"
+                "`network: {}` is not allowed: use none, host (process launcher), bridge or a named network",
+                &**n
             ));
+        }
+        if let Err(e) = n.allowlist(a.runtime) {
+            return Some(e);
         }
     }
     None

@@ -6,6 +6,7 @@ pub mod budget;
 pub mod container;
 pub mod duration;
 pub mod guardrails;
+pub mod network;
 pub mod notify;
 pub mod permissions;
 pub mod scenario;
@@ -145,9 +146,10 @@ pub struct AgentConfig {
     /// Docker launcher: process limit (default 512).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pids: Option<i64>,
-    /// Docker launcher: `none`, `bridge` (default) or a named network.
+    /// `none`, `bridge` (docker default), `host` (process launcher), a
+    /// named network, `default` or `{ allow: [...] }` (see `network`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub network: Option<String>,
+    pub network: Option<network::NetworkSetting>,
     /// Docker launcher: read-only root filesystem (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_only: Option<bool>,

@@ -556,6 +556,20 @@ fn carry_out(
                 });
             }
         }
+        // The run's egress network, once its containers are gone.
+        if let Some(e) = engine {
+            let net = crate::egress::network::network_name(&run.run);
+            if let Err(cause) =
+                e.rt.block_on(crate::egress::network::remove(&e.docker, &net))
+            {
+                failures.push(Failure {
+                    run: Some(run.run.clone()),
+                    what: format!("network {net}"),
+                    cause,
+                    bytes: 0,
+                });
+            }
+        }
         let roots = [files.join("workspaces"), files.join("runs"), legacy.clone()];
         for item in &run.remove {
             if let Target::Path(p) = &item.target {

@@ -11,6 +11,7 @@ pub mod decision;
 pub mod event;
 pub mod ledger;
 pub mod log;
+pub mod network;
 pub mod ranking;
 pub mod state;
 pub mod summary;

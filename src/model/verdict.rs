@@ -219,6 +219,9 @@ pub struct Report {
     /// A test guardrail's ledger: which tests ran and passed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ledger: Option<Box<crate::model::ledger::Ledger>>,
+    /// The agent's network and what its egress proxy did (agent reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<Box<crate::model::network::NetworkSummary>>,
     pub receipt: Receipt,
 }
 
@@ -237,6 +240,7 @@ impl Report {
             issues: Vec::new(),
             output: String::new(),
             ledger: None,
+            network: None,
             receipt: Receipt::default(),
         }
     }
@@ -273,6 +277,9 @@ impl Report {
         });
         if let Some(l) = &self.ledger {
             result["ledger"] = serde_json::json!(l);
+        }
+        if let Some(n) = &self.network {
+            result["network"] = serde_json::json!(n);
         }
         self.receipt.result = digest(result.to_string());
         self

@@ -207,6 +207,9 @@ impl CandidateJob {
                 ),
             ));
         }
+        let network = self.launcher.network(&self.run, id);
+        report =
+            crate::egress::annotate(report, &self.agent, self.launcher.name(), network.as_ref());
         self.budgets.after_agent(&self.journal, id);
         if let Some(why) = self.budgets.stopped(id) {
             // Whatever it had done, it was stopped: nothing of it is judged.

@@ -56,7 +56,7 @@ pub async fn execute_with(
         retry,
     } = prepared;
     let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
-        LauncherKind::Process => Arc::new(ProcessLauncher),
+        LauncherKind::Process => Arc::new(ProcessLauncher::default()),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
     };
     // A retry or a reattach goes on from what the journal holds: the

@@ -129,11 +129,22 @@ pub async fn remove(docker: &Docker, id: &str) -> Result<(), String> {
 #[derive(Default)]
 pub struct DockerLauncher {
     engine: tokio::sync::OnceCell<Result<Docker, String>>,
+    /// Each run's internal network and its candidates' egress proxies.
+    egress: crate::egress::network::DockerEgress,
 }
 
 impl DockerLauncher {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// With the egress proxy resolving names through `resolver` (tests pin
+    /// names to loopback; the default is the system resolver).
+    pub fn with_resolver(resolver: std::sync::Arc<dyn crate::egress::proxy::Resolve>) -> Self {
+        DockerLauncher {
+            engine: Default::default(),
+            egress: crate::egress::network::DockerEgress::with_resolver(resolver),
+        }
     }
 
     async fn engine(&self) -> Result<Docker, LaunchError> {
@@ -173,9 +184,12 @@ impl Launcher for DockerLauncher {
         let docker = self.engine().await?;
         let started = Instant::now();
         let name = container_name(&spec.run, &spec.candidate);
+        let egress = super::egress::attach_for(&self.egress, &docker, &spec, &name, &logs)
+            .await
+            .map_err(err)?;
         let (id, deadline, timeout, output, skip) = match spec.resume {
             None => {
-                let (id, output) = start(&docker, &spec, &name).await?;
+                let (id, output) = start(&docker, &spec, &name, egress.as_ref()).await?;
                 (
                     id,
                     now_ms() + spec.timeout.as_millis() as u64,
@@ -226,6 +240,19 @@ impl Launcher for DockerLauncher {
             }
         };
 
+        if let Some(a) = &egress {
+            if let Err(e) = self.egress.started(&docker, a, &id).await {
+                let _ = logs
+                    .send(vec![LogLine {
+                        stream: Stream::Stderr,
+                        text: format!(
+                            "{} {e}: the agent has no network",
+                            crate::egress::proxy::LOG_PREFIX
+                        ),
+                    }])
+                    .await;
+            }
+        }
         let reader = tokio::spawn(read_output(output, logs, skip));
         let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
         let mut exit = Exit::default();
@@ -260,6 +287,9 @@ impl Launcher for DockerLauncher {
         // The output ends when the container does; bounded in case the
         // engine keeps the stream open.
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
+        if let Some(a) = egress {
+            self.egress.finish(&spec.run, &spec.candidate, a);
+        }
         exit.duration_ms = started.elapsed().as_millis() as u64;
         if exit.timed_out {
             exit.failure = Some(format!(
@@ -301,7 +331,14 @@ impl Launcher for DockerLauncher {
         Ok(exit)
     }
 
+    fn network(&self, run: &str, candidate: &str) -> Option<crate::egress::NetworkSummary> {
+        self.egress.summary(run, candidate)
+    }
+
     async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
+        if let (true, Ok(docker)) = (agent.keep_containers, self.engine().await) {
+            self.egress.release(&docker, run, candidate).await;
+        }
         if agent.keep_containers {
             return;
         }
@@ -315,6 +352,7 @@ impl Launcher for DockerLauncher {
                     }
                 }
             }
+            self.egress.release(&docker, run, candidate).await;
         }
     }
 }
@@ -433,11 +471,14 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
                 "rw,nosuid,nodev,mode=1777,size=512m".to_string(),
             )])),
             readonly_rootfs: Some(agent.read_only.unwrap_or(true)),
+            // An allowlist's network is set by `egress` (`allowlist`
+            // itself names no network, so nothing runs without it).
             network_mode: Some(
                 agent
                     .network
-                    .clone()
-                    .unwrap_or_else(|| DEFAULT_NETWORK.into()),
+                    .as_deref()
+                    .unwrap_or(DEFAULT_NETWORK)
+                    .to_string(),
             ),
             // A tiny init as PID 1 forwards SIGTERM to the agent and reaps zombies.
             init: Some(true),
@@ -515,6 +556,7 @@ async fn start(
     docker: &Docker,
     spec: &LaunchSpec,
     name: &str,
+    egress: Option<&crate::egress::network::Attached>,
 ) -> Result<(String, Output), LaunchError> {
     let image = spec.image.clone().ok_or_else(|| {
         err(format!(
@@ -523,7 +565,10 @@ async fn start(
         ))
     })?;
     ensure_image(docker, spec, &image).await?;
-    let body = container_body(spec, now_ms() + spec.timeout.as_millis() as u64);
+    let mut body = container_body(spec, now_ms() + spec.timeout.as_millis() as u64);
+    if let Some(a) = egress {
+        a.apply(&mut body);
+    }
     let created = docker
         .create_container(
             Some(CreateContainerOptionsBuilder::default().name(name).build()),

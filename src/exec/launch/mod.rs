@@ -3,6 +3,7 @@
 //! default (a child process in the candidate's worktree).
 
 pub mod docker;
+pub mod egress;
 pub mod process;
 
 use crate::exec::runner::Exit;
@@ -60,6 +61,12 @@ pub trait Launcher: Send + Sync {
         logs: crate::exec::runner::LogTx,
         cancel: CancellationToken,
     ) -> Result<Exit, LaunchError>;
+
+    /// What the candidate's network was and what its egress proxy did in
+    /// its last attempt (None: no proxy ran).
+    fn network(&self, _run: &str, _candidate: &str) -> Option<crate::egress::NetworkSummary> {
+        None
+    }
 
     /// Called once the agent's report has landed: containers are removed
     /// only after their logs and exit code are recorded.

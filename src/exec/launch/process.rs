@@ -8,13 +8,28 @@ use super::{LaunchError, LaunchSpec, Launcher};
 use crate::exec::runner::{self, CommandSpec, Env, Exit};
 use tokio_util::sync::CancellationToken;
 
-#[derive(Debug, Default, Clone)]
-pub struct ProcessLauncher;
+#[derive(Default)]
+pub struct ProcessLauncher {
+    /// Candidates' egress proxies (agents with a network allowlist).
+    egress: super::egress::ProcessEgress,
+}
+
+impl ProcessLauncher {
+    /// With the egress proxy's resolver and forwarder program given
+    /// (tests: names pinned to loopback, the built `rascal` binary).
+    pub fn with_egress(egress: super::egress::ProcessEgress) -> Self {
+        ProcessLauncher { egress }
+    }
+}
 
 #[async_trait::async_trait]
 impl Launcher for ProcessLauncher {
     fn name(&self) -> &'static str {
         "process"
+    }
+
+    fn network(&self, run: &str, candidate: &str) -> Option<crate::egress::NetworkSummary> {
+        self.egress.summary(run, candidate)
     }
 
     async fn run(
@@ -25,6 +40,10 @@ impl Launcher for ProcessLauncher {
     ) -> Result<Exit, LaunchError> {
         let mut cmd = CommandSpec::new(spec.argv.clone(), spec.workdir.clone(), spec.timeout);
         cmd.env = Env::Only(spec.env.clone());
+        let egress = self
+            .egress
+            .attach(&spec, &logs)
+            .map_err(LaunchError::Start)?;
         if let Some(confine) = &spec.confine {
             let path = spec
                 .env
@@ -47,16 +66,25 @@ impl Launcher for ProcessLauncher {
                     .to_string(),
                 ));
             }
-            let (argv, env) = confine
-                .command(&spec.argv, spec.env.clone())
-                .map_err(LaunchError::Start)?;
+            let (argv, env) = match &egress {
+                Some(a) => {
+                    let forwarder = self.egress.forwarder().map_err(LaunchError::Start)?;
+                    let (argv, env, confine) =
+                        a.wrap(&forwarder, &spec.argv, spec.env.clone(), confine);
+                    confine.command(&argv, env)
+                }
+                None => confine.command(&spec.argv, spec.env.clone()),
+            }
+            .map_err(LaunchError::Start)?;
             cmd.argv = argv;
             cmd.env = Env::Only(env);
         }
         cmd.stdin = spec.stdin.clone();
-        let outcome = runner::run(&cmd, Some(logs), &cancel)
-            .await
-            .map_err(|e| LaunchError::Start(e.to_string()))?;
+        let outcome = runner::run(&cmd, Some(logs), &cancel).await;
+        if let Some(a) = egress {
+            self.egress.finish(&spec.run, &spec.candidate, a);
+        }
+        let outcome = outcome.map_err(|e| LaunchError::Start(e.to_string()))?;
         let mut exit = outcome.exit;
         if spec.confine.is_some() {
             crate::exec::confine::signal_from_status(&mut exit);

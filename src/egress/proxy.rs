@@ -1,0 +1,520 @@
+//! rascal's egress proxy: a small HTTP proxy (CONNECT tunnels, and plain
+//! `GET http://host/…` forwarding) that lets one candidate reach the hosts
+//! of its allowlist and nothing else. The name is judged before anything
+//! is resolved; the proxy resolves it itself (through an injectable
+//! resolver), refuses non-public answers, connects to exactly the address
+//! it vetted (no second lookup to rebind), and reports every decision as a
+//! `rascal: network: …` line for the candidate's log.
+
+use super::policy::{self, Allowlist, Refusal, Target};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+/// A request head larger than this is refused.
+const MAX_HEAD: usize = 16 * 1024;
+const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a connection waits for the candidate's address to be known
+/// (the container is starting).
+const PEER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Connections served at once per candidate; more wait for a free slot
+/// (a flood of connections cannot exhaust the host's descriptors).
+const MAX_CONNECTIONS: usize = 256;
+
+/// The prefix of every line the proxy writes to a candidate's log.
+pub const LOG_PREFIX: &str = "rascal: network:";
+
+/// What a name resolved to. `pinned` addresses were set by whoever built
+/// the resolver (a test's override), so they count as named explicitly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub addrs: Vec<IpAddr>,
+    pub pinned: bool,
+}
+
+/// How the proxy turns a name into addresses.
+pub trait Resolve: Send + Sync {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>>;
+}
+
+/// The system resolver (getaddrinfo, on a blocking thread).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemResolver;
+
+impl Resolve for SystemResolver {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+        Box::pin(async move {
+            let addrs =
+                tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::lookup_host((host, port)))
+                    .await
+                    .map_err(|_| "no answer within 10s".to_string())?
+                    .map_err(|e| e.to_string())?
+                    .map(|a| a.ip())
+                    .collect();
+            Ok(Resolved {
+                addrs,
+                pinned: false,
+            })
+        })
+    }
+}
+
+/// Names pinned to addresses (for tests: `allowed.test` → 127.0.0.1); any
+/// other name does not resolve. Never consults DNS.
+#[derive(Debug, Default, Clone)]
+pub struct PinnedResolver(pub HashMap<String, Vec<IpAddr>>);
+
+impl Resolve for PinnedResolver {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        _port: u16,
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+        Box::pin(async move {
+            self.0
+                .get(host)
+                .map(|a| Resolved {
+                    addrs: a.clone(),
+                    pinned: true,
+                })
+                .ok_or_else(|| format!("`{host}` is not pinned"))
+        })
+    }
+}
+
+/// Where decisions go: one `rascal: network: …` line each.
+pub type Sink = Arc<dyn Fn(String) + Send + Sync>;
+
+/// What the proxy did, counted.
+#[derive(Debug, Default)]
+pub struct Stats {
+    pub allowed: AtomicU64,
+    pub refused: AtomicU64,
+    /// Outbound sockets opened (connection attempts to upstreams).
+    pub sockets: AtomicU64,
+    /// Names handed to the resolver.
+    pub lookups: AtomicU64,
+    /// Connections from an address other than the candidate's, dropped.
+    pub foreign: AtomicU64,
+}
+
+/// A snapshot of [`Stats`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub allowed: u64,
+    pub refused: u64,
+    pub sockets: u64,
+    pub lookups: u64,
+    pub foreign: u64,
+}
+
+impl Stats {
+    pub fn counts(&self) -> Counts {
+        Counts {
+            allowed: self.allowed.load(Ordering::Relaxed),
+            refused: self.refused.load(Ordering::Relaxed),
+            sockets: self.sockets.load(Ordering::Relaxed),
+            lookups: self.lookups.load(Ordering::Relaxed),
+            foreign: self.foreign.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// One candidate's proxy: its rules and where its decisions go.
+pub struct Rules {
+    pub allow: Allowlist,
+    pub resolver: Arc<dyn Resolve>,
+    pub sink: Sink,
+}
+
+enum Listener {
+    Tcp(TcpListener),
+    Unix(tokio::net::UnixListener),
+}
+
+enum Conn {
+    Tcp(TcpStream),
+    Unix(tokio::net::UnixStream),
+}
+
+impl Listener {
+    /// The next connection and, over TCP, the client's address.
+    async fn accept(&self) -> std::io::Result<(Conn, Option<IpAddr>)> {
+        match self {
+            Listener::Tcp(l) => l.accept().await.map(|(c, a)| (Conn::Tcp(c), Some(a.ip()))),
+            Listener::Unix(l) => l.accept().await.map(|(c, _)| (Conn::Unix(c), None)),
+        }
+    }
+}
+
+/// A running proxy. Stops when [`Proxy::stop`] is called or it is dropped.
+pub struct Proxy {
+    pub addr: SocketAddr,
+    pub stats: Arc<Stats>,
+    peer: watch::Sender<Option<IpAddr>>,
+    stop: CancellationToken,
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+impl Proxy {
+    /// Listen on `bind` (port 0: any). With `expect_peer`, connections
+    /// are served only once [`Proxy::set_peer`] named the candidate's
+    /// address, and only from it.
+    pub async fn bind(bind: SocketAddr, rules: Rules, expect_peer: bool) -> std::io::Result<Proxy> {
+        let listener = TcpListener::bind(bind).await?;
+        let addr = listener.local_addr()?;
+        Ok(Proxy::serve_on(
+            Listener::Tcp(listener),
+            addr,
+            rules,
+            expect_peer,
+        ))
+    }
+
+    /// Listen on a unix socket at `path` (for a sandbox that reaches it
+    /// through a bound socket: only that sandbox can connect).
+    pub fn bind_unix(path: &std::path::Path, rules: Rules) -> std::io::Result<Proxy> {
+        let listener = tokio::net::UnixListener::bind(path)?;
+        let addr = SocketAddr::from(([127, 0, 0, 1], 0));
+        Ok(Proxy::serve_on(
+            Listener::Unix(listener),
+            addr,
+            rules,
+            false,
+        ))
+    }
+
+    fn serve_on(listener: Listener, addr: SocketAddr, rules: Rules, expect_peer: bool) -> Proxy {
+        let stats = Arc::new(Stats::default());
+        let (peer_tx, peer_rx) = watch::channel(None);
+        let stop = CancellationToken::new();
+        let rules = Arc::new(rules);
+        let (st, stop2) = (stats.clone(), stop.clone());
+        let slots = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        tokio::spawn(async move {
+            loop {
+                let slot = tokio::select! {
+                    s = slots.clone().acquire_owned() => match s { Ok(s) => s, Err(_) => break },
+                    _ = stop2.cancelled() => break,
+                };
+                let (conn, from) = tokio::select! {
+                    a = listener.accept() => match a {
+                        Ok(a) => a,
+                        Err(_) => { tokio::time::sleep(Duration::from_millis(50)).await; continue }
+                    },
+                    _ = stop2.cancelled() => break,
+                };
+                let (rules, st, stop, mut peer) =
+                    (rules.clone(), st.clone(), stop2.clone(), peer_rx.clone());
+                tokio::spawn(async move {
+                    let _slot = slot;
+                    let work = async {
+                        if expect_peer {
+                            let known =
+                                tokio::time::timeout(PEER_TIMEOUT, peer.wait_for(|p| p.is_some()))
+                                    .await;
+                            let ok = matches!(&known, Ok(Ok(p)) if **p == from);
+                            if !ok {
+                                st.foreign.fetch_add(1, Ordering::Relaxed);
+                                return;
+                            }
+                        }
+                        match conn {
+                            Conn::Tcp(c) => serve(c, &rules, &st).await,
+                            Conn::Unix(c) => serve(c, &rules, &st).await,
+                        }
+                    };
+                    // Stopping cuts waits and tunnels alike, so nothing
+                    // holds the candidate's log open after its agent ended.
+                    tokio::select! {
+                        _ = work => {}
+                        _ = stop.cancelled() => {}
+                    }
+                });
+            }
+        });
+        Proxy {
+            addr,
+            stats,
+            peer: peer_tx,
+            stop,
+        }
+    }
+
+    /// The candidate's address: from now on only it is served.
+    pub fn set_peer(&self, ip: IpAddr) {
+        let _ = self.peer.send(Some(ip));
+    }
+
+    pub fn counts(&self) -> Counts {
+        self.stats.counts()
+    }
+
+    /// Stop listening and cut every open tunnel.
+    pub fn stop(&self) {
+        self.stop.cancel();
+    }
+}
+
+/// Serve one client connection: read the request head, decide, then
+/// tunnel or forward.
+pub async fn serve<S>(mut client: S, rules: &Rules, stats: &Stats)
+where
+    S: AsyncRead + AsyncWrite + Unpin,
+{
+    let head = match tokio::time::timeout(HEAD_TIMEOUT, read_head(&mut client)).await {
+        Ok(Ok(h)) => h,
+        _ => return,
+    };
+    let refuse = |what: &str, why: &Refusal| {
+        stats.refused.fetch_add(1, Ordering::Relaxed);
+        (rules.sink)(format!("{LOG_PREFIX} refused {what}: {why}"));
+    };
+    let req = match Request::parse(&head.bytes[..head.end]) {
+        Ok(r) => r,
+        Err(e) => {
+            let why = Refusal::Malformed(e);
+            refuse("a request", &why);
+            let _ = respond(&mut client, 400, &why.to_string()).await;
+            return;
+        }
+    };
+    let target = &req.target;
+    let explicit = match policy::judge_name(&rules.allow, target) {
+        Ok(x) => x,
+        Err(why) => {
+            refuse(&target.to_string(), &why);
+            let _ = respond(&mut client, 403, &format!("refused {target}: {why}")).await;
+            return;
+        }
+    };
+    let resolved = match target.ip {
+        Some(ip) => Ok(Resolved {
+            addrs: vec![ip],
+            pinned: false,
+        }),
+        None => {
+            stats.lookups.fetch_add(1, Ordering::Relaxed);
+            rules.resolver.resolve(&target.host, target.port).await
+        }
+    };
+    let addrs = match resolved
+        .map_err(Refusal::Unresolved)
+        .and_then(|r| policy::judge_addresses(&r.addrs, explicit || r.pinned))
+    {
+        Ok(a) => a,
+        Err(why) => {
+            refuse(&target.to_string(), &why);
+            let _ = respond(&mut client, 403, &format!("refused {target}: {why}")).await;
+            return;
+        }
+    };
+    let mut upstream = None;
+    let mut last_err = String::new();
+    for ip in addrs {
+        stats.sockets.fetch_add(1, Ordering::Relaxed);
+        let sa = SocketAddr::new(ip, target.port);
+        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(sa)).await {
+            Ok(Ok(s)) => {
+                upstream = Some((s, sa));
+                break;
+            }
+            Ok(Err(e)) => last_err = format!("{sa}: {e}"),
+            Err(_) => last_err = format!("{sa}: no answer within 10s"),
+        }
+    }
+    let Some((mut up, sa)) = upstream else {
+        (rules.sink)(format!(
+            "{LOG_PREFIX} allowed {target} but could not connect: {last_err}"
+        ));
+        let _ = respond(&mut client, 502, &format!("could not connect to {target}")).await;
+        return;
+    };
+    stats.allowed.fetch_add(1, Ordering::Relaxed);
+    (rules.sink)(format!("{LOG_PREFIX} allowed {target} ({sa})"));
+    let rest = &head.bytes[head.end..];
+    let sent = match &req.forward {
+        None => {
+            client
+                .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                .await
+        }
+        Some(first) => up.write_all(first).await,
+    };
+    if sent.is_err() || up.write_all(rest).await.is_err() {
+        return;
+    }
+    let _ = tokio::io::copy_bidirectional(&mut client, &mut up).await;
+}
+
+struct Head {
+    bytes: Vec<u8>,
+    /// Where the head ends (after the blank line).
+    end: usize,
+}
+
+async fn read_head<S: AsyncRead + Unpin>(s: &mut S) -> std::io::Result<Head> {
+    let mut bytes = Vec::with_capacity(1024);
+    let mut buf = [0u8; 2048];
+    loop {
+        let n = s.read(&mut buf).await?;
+        if n == 0 {
+            return Err(std::io::ErrorKind::UnexpectedEof.into());
+        }
+        let from = bytes.len().saturating_sub(3);
+        bytes.extend_from_slice(&buf[..n]);
+        if let Some(i) = bytes[from..].windows(4).position(|w| w == b"\r\n\r\n") {
+            return Ok(Head {
+                end: from + i + 4,
+                bytes,
+            });
+        }
+        if bytes.len() > MAX_HEAD {
+            return Err(std::io::ErrorKind::InvalidData.into());
+        }
+    }
+}
+
+/// A parsed proxy request.
+#[derive(Debug, PartialEq, Eq)]
+struct Request {
+    target: Target,
+    /// For plain HTTP: the head to send upstream (origin-form request
+    /// line, the client's headers without `Proxy-*`).
+    forward: Option<Vec<u8>>,
+}
+
+impl Request {
+    fn parse(head: &[u8]) -> Result<Request, String> {
+        let text = std::str::from_utf8(head).map_err(|_| "the request head is not UTF-8")?;
+        let mut lines = text.split("\r\n");
+        let first = lines.next().unwrap_or("");
+        let mut parts = first.split(' ');
+        let (method, uri, version) = match (parts.next(), parts.next(), parts.next(), parts.next())
+        {
+            (Some(m), Some(u), Some(v), None) if v.starts_with("HTTP/1.") => (m, u, v),
+            _ => {
+                return Err(format!(
+                    "`{}` is not an HTTP/1 request line",
+                    crate::text::cut(&first.escape_debug().to_string(), 120)
+                ))
+            }
+        };
+        if method.eq_ignore_ascii_case("CONNECT") {
+            return Ok(Request {
+                target: policy::parse_target(uri, None)?,
+                forward: None,
+            });
+        }
+        let Some(rest) = uri.strip_prefix("http://") else {
+            return Err(format!(
+                "`{method} {}`: only CONNECT and http:// absolute URIs go through this proxy",
+                crate::text::cut(&uri.escape_debug().to_string(), 120)
+            ));
+        };
+        let (authority, path) = match rest.find(['/', '?']) {
+            Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], &rest[i..]),
+            Some(i) => (&rest[..i], &rest[i..]),
+            None => (rest, "/"),
+        };
+        let path = if path.starts_with('?') {
+            format!("/{path}")
+        } else {
+            path.to_string()
+        };
+        let target = policy::parse_target(authority, Some(80))?;
+        let mut out = format!("{method} {path} {version}\r\n");
+        for l in lines.filter(|l| !l.is_empty()) {
+            let name = l.split(':').next().unwrap_or("").trim();
+            if name.len() >= 6 && name[..6].eq_ignore_ascii_case("proxy-") {
+                continue;
+            }
+            out.push_str(l);
+            out.push_str("\r\n");
+        }
+        out.push_str("\r\n");
+        Ok(Request {
+            target,
+            forward: Some(out.into_bytes()),
+        })
+    }
+}
+
+async fn respond<S: AsyncWrite + Unpin>(s: &mut S, code: u16, text: &str) -> std::io::Result<()> {
+    let reason = match code {
+        400 => "Bad Request",
+        403 => "Forbidden",
+        _ => "Bad Gateway",
+    };
+    let body = format!("rascal egress proxy: {text}\n");
+    s.write_all(
+        format!(
+            "HTTP/1.1 {code} {reason}\r\nContent-Type: text/plain\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await?;
+    s.shutdown().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn connect_and_absolute_uris_parse_and_anything_else_is_refused() {
+        let r = Request::parse(b"CONNECT api.example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert_eq!(r.target.to_string(), "api.example.com:443");
+        assert!(r.forward.is_none());
+        let r = Request::parse(
+            b"GET http://Example.com:8080/a/b?c HTTP/1.1\r\nHost: example.com\r\nProxy-Authorization: Basic x\r\nproxy-connection: keep-alive\r\n\r\n",
+        )
+        .unwrap();
+        assert_eq!(r.target.to_string(), "example.com:8080");
+        assert_eq!(
+            String::from_utf8(r.forward.unwrap()).unwrap(),
+            "GET /a/b?c HTTP/1.1\r\nHost: example.com\r\n\r\n"
+        );
+        let r = Request::parse(b"GET http://example.com?q HTTP/1.0\r\n\r\n").unwrap();
+        assert!(String::from_utf8(r.forward.unwrap())
+            .unwrap()
+            .starts_with("GET /?q HTTP/1.0"));
+        for bad in [
+            &b"GET / HTTP/1.1\r\n\r\n"[..],
+            b"GET https://example.com/ HTTP/1.1\r\n\r\n",
+            b"CONNECT example.com HTTP/1.1\r\n\r\n",
+            b"CONNECT user@example.com:443 HTTP/1.1\r\n\r\n",
+            b"CONNECT a b:443 HTTP/1.1\r\n\r\n",
+            b"\xff\xfe\r\n\r\n",
+            b"CONNECT example.com:443 SPDY/3\r\n\r\n",
+        ] {
+            assert!(
+                Request::parse(bad).is_err(),
+                "{:?}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}
