@@ -153,14 +153,21 @@ pub async fn download(
 
 /// What was refused, for the log: a count and the first entries.
 fn refusals(what: &str, u: &Unpacked) -> Vec<String> {
-    if u.refused.is_empty() {
-        return Vec::new();
+    let mut lines = Vec::new();
+    if u.git_unchanged > 0 {
+        lines.push(format!(
+            "kept the host's .git ({} files the container left unchanged)",
+            u.git_unchanged
+        ));
     }
-    let mut lines = vec![format!(
+    if u.refused.is_empty() {
+        return lines;
+    }
+    lines.push(format!(
         "refused {} entr{} of the container's {what} (not written here):",
         u.refused.len(),
         if u.refused.len() == 1 { "y" } else { "ies" }
-    )];
+    ));
     for (path, why) in u.refused.iter().take(20) {
         lines.push(format!("  refused {}: {why}", crate::text::cut(path, 200)));
     }
@@ -228,10 +235,12 @@ async fn bring_back(
             .prefix(".rascal-copy-back-")
             .tempdir_in(&parent)
             .map_err(|e| format!("creating a staging directory in {}: {e}", parent.display()))?;
+        let host = keep.contains(&".git").then_some(dest.as_path());
         let got = unpack::unpack(
             std::io::BufReader::new(spool),
             prefix,
             staging.path(),
+            host,
             limits,
         )?;
         unpack::replace_contents(staging.path(), &dest, keep)?;

@@ -12,7 +12,7 @@
 //! capped in bytes and entries: past a cap the bring-back fails, clearly.
 
 use std::io::Read;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Component, Path, PathBuf};
 
 /// Caps on what one archive may unpack to.
@@ -38,15 +38,23 @@ pub struct Unpacked {
     pub files: u64,
     pub bytes: u64,
     pub refused: Vec<(String, String)>,
+    /// Files under `.git` the container left as the host has them (not
+    /// written: the host's own stay).
+    pub git_unchanged: u64,
 }
 
+const UNDER_GIT: &str = "under .git (the host keeps its own repository data)";
+
 /// Unpack the entries under `prefix/` of `archive` into `staging` (a new,
-/// empty directory rascal created). An error is a broken or over-cap
-/// archive: nothing of it may be used.
+/// empty directory rascal created). Entries under `.git` are never
+/// written; with `host` (the local workspace) those that match the host's
+/// files are counted as unchanged, the others listed as refused. An error
+/// is a broken or over-cap archive: nothing of it may be used.
 pub fn unpack(
     archive: impl Read,
     prefix: &str,
     staging: &Path,
+    host: Option<&Path>,
     limits: Limits,
 ) -> Result<Unpacked, String> {
     let mut out = Unpacked::default();
@@ -69,6 +77,20 @@ pub fn unpack(
         let rel = match relative(&raw, prefix) {
             Ok(Some(rel)) => rel,
             Ok(None) => continue,
+            Err(why) if why == UNDER_GIT => {
+                let kind = entry.header().entry_type();
+                if kind == tar::EntryType::Directory {
+                    continue;
+                }
+                match host.map(|h| same_as_host(h, &raw, prefix, &mut entry)) {
+                    Some(true) => out.git_unchanged += 1,
+                    _ => out.refused.push((
+                        shown,
+                        "changed under .git in the container (the host keeps its own: hooks and config there could run code here)".into(),
+                    )),
+                }
+                continue;
+            }
             Err(why) => {
                 out.refused.push((shown, why.into()));
                 continue;
@@ -194,12 +216,57 @@ fn relative(raw: &[u8], prefix: &str) -> Result<Option<PathBuf>, &'static str> {
         return Ok(None);
     }
     if parts[1..].iter().any(|p| is_git_dir(p.as_bytes())) {
-        return Err("under .git (the host keeps its own repository data)");
+        return Err(UNDER_GIT);
     }
     if raw.len() > 4096 {
         return Err("a path longer than 4096 bytes");
     }
     Ok(Some(rest))
+}
+
+/// Whether a `.git` entry is what the host's workspace has at that path
+/// (a regular file of the same bytes, or a symlink to the same target).
+fn same_as_host(host: &Path, raw: &[u8], prefix: &str, entry: &mut tar::Entry<impl Read>) -> bool {
+    let Some(rel) = Path::new(std::ffi::OsStr::from_bytes(raw))
+        .strip_prefix(prefix)
+        .ok()
+        .map(Path::to_path_buf)
+    else {
+        return false;
+    };
+    let ours = host.join(&rel);
+    let mut here = host.to_path_buf();
+    for c in rel.components() {
+        if std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink()) {
+            return false;
+        }
+        here.push(c);
+    }
+    let Ok(meta) = std::fs::symlink_metadata(&ours) else {
+        return false;
+    };
+    let header = entry.header();
+    match header.entry_type() {
+        tar::EntryType::Symlink => {
+            meta.file_type().is_symlink()
+                && std::fs::read_link(&ours)
+                    .ok()
+                    .map(|t| t.into_os_string().into_vec())
+                    == entry.link_name_bytes().map(|t| t.into_owned())
+        }
+        k if k.is_file() => {
+            let size = header.size().unwrap_or(u64::MAX);
+            if !meta.is_file() || meta.len() != size || size > 64 << 20 {
+                return false;
+            }
+            let mut theirs = Vec::with_capacity(size as usize);
+            if entry.take(size).read_to_end(&mut theirs).is_err() {
+                return false;
+            }
+            std::fs::read(&ours).is_ok_and(|b| b == theirs)
+        }
+        _ => false,
+    }
 }
 
 /// `.git` in any case (case-insensitive file systems fold it).
@@ -449,7 +516,7 @@ mod tests {
             );
             entry(b, K::Regular, "workspace/setuid", b"x", None, 0o4755);
         });
-        let got = unpack(&tar[..], "workspace", staging.path(), Limits::DEFAULT).unwrap();
+        let got = unpack(&tar[..], "workspace", staging.path(), None, Limits::DEFAULT).unwrap();
         let reason = |p: &str| {
             got.refused
                 .iter()
@@ -506,13 +573,13 @@ mod tests {
             bytes: 1000,
             entries: 10,
         };
-        let e = unpack(&tar[..], "workspace", staging.path(), small).unwrap_err();
+        let e = unpack(&tar[..], "workspace", staging.path(), None, small).unwrap_err();
         assert!(e.contains("larger than"), "{e}");
         let few = Limits {
             bytes: 1 << 20,
             entries: 1,
         };
-        let e = unpack(&tar[..], "workspace", staging.path(), few).unwrap_err();
+        let e = unpack(&tar[..], "workspace", staging.path(), None, few).unwrap_err();
         assert!(e.contains("more than 1 entries"), "{e}");
     }
 
@@ -529,7 +596,14 @@ mod tests {
         h.set_cksum();
         let mut bytes = h.as_bytes().to_vec();
         bytes.extend_from_slice(&[0; 1024]);
-        let e = unpack(&bytes[..], "workspace", staging.path(), Limits::DEFAULT).unwrap_err();
+        let e = unpack(
+            &bytes[..],
+            "workspace",
+            staging.path(),
+            None,
+            Limits::DEFAULT,
+        )
+        .unwrap_err();
         assert!(e.contains("larger than"), "{e}");
         assert!(!staging.path().join("huge").exists());
     }
@@ -543,7 +617,7 @@ mod tests {
             entry(b, K::Regular, "workspace/x", b"two", None, 0o755);
             entry(b, K::Regular, "workspace/x/child", b"c", None, 0o644);
         });
-        let got = unpack(&tar[..], "workspace", staging.path(), Limits::DEFAULT).unwrap();
+        let got = unpack(&tar[..], "workspace", staging.path(), None, Limits::DEFAULT).unwrap();
         assert_eq!(std::fs::read(staging.path().join("x")).unwrap(), b"two");
         assert_eq!(got.refused.len(), 1);
         assert!(got.refused[0].1.contains("parent of it is a file"));
