@@ -119,6 +119,23 @@ impl Place {
         }
     }
 
+    /// Where a `where: local` command runs: a docker candidate's change in
+    /// bubblewrap on this machine instead of a container; elsewhere the
+    /// same place. Without bubblewrap it is an error, never unconfined.
+    pub fn local(&self) -> Result<Place, String> {
+        match self {
+            Place::Container(c) => {
+                crate::exec::sandbox::available().map_err(|e| {
+                    format!("`where: local` runs the command in bubblewrap on this machine, which is not available: {e}")
+                })?;
+                let mut s = c.copy.clone();
+                s.confined = true;
+                Ok(Place::Sandboxed(Arc::new(s)))
+            }
+            other => Ok(other.clone()),
+        }
+    }
+
     /// This place with the held-out tests in its copies (for `type:
     /// holdout` criteria). In place (`rascal check`) nothing changes.
     pub fn with_holdout(&self) -> Place {
