@@ -98,13 +98,12 @@ pub fn unpack(
         };
         let kind = entry.header().entry_type();
         let size = entry.header().size().unwrap_or(u64::MAX);
-        if kind.is_file() || kind == tar::EntryType::Continuous {
-            if out.bytes.saturating_add(size) > limits.bytes {
-                return Err(format!(
-                    "the container's tree is larger than {}; nothing of it was taken\n  hint: an agent that leaves that much behind is refused; check its log for what it did",
-                    bytesize::ByteSize::b(limits.bytes).display().iec()
-                ));
-            }
+        let is_file = kind.is_file() || kind == tar::EntryType::Continuous;
+        if is_file && out.bytes.saturating_add(size) > limits.bytes {
+            return Err(format!(
+                "the container's tree is larger than {}; nothing of it was taken\n  hint: an agent that leaves that much behind is refused; check its log for what it did",
+                bytesize::ByteSize::b(limits.bytes).display().iec()
+            ));
         }
         let Some(dest) = prepare_parent(staging, &rel, &mut out.refused, &shown) else {
             continue;
