@@ -53,4 +53,20 @@ mod tests {
         assert_eq!(resolve(Some(Mount), Some("tcp://h:2376")), Mount);
         assert_eq!(resolve(Some(Copy), None), Copy);
     }
+
+    #[test]
+    fn the_configs_workspace_applies_to_agents_that_set_none() {
+        let cfg = crate::config::Config::from_texts(
+            Some("launcher: docker\nworkspace: copy\nagents:\n  a: { runtime: command, command: [x] }\n  b: { runtime: command, command: [x], workspace: mount }\n"),
+            None,
+            None,
+        )
+        .unwrap();
+        assert_eq!(cfg.main.agents["a"].workspace, Some(WorkspaceMode::Copy));
+        assert_eq!(cfg.main.agents["b"].workspace, Some(WorkspaceMode::Mount));
+        let e = crate::config::Config::from_texts(Some("workspace: rsync\n"), None, None)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("config.yaml:1"), "{e}");
+    }
 }
