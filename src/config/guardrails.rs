@@ -67,6 +67,9 @@ pub enum GuardrailKind {
         /// the test ledger. None: decided from the command (a known test
         /// runner such as `cargo test`, `go test`, `pytest` is one).
         tests: Option<bool>,
+        /// `where: local`: run in bubblewrap on this machine even when the
+        /// candidate ran in a container (default: where the agent ran).
+        local: bool,
     },
     Patterns {
         patterns: Vec<Pattern>,
@@ -131,6 +134,9 @@ struct RawGuardrail {
     kind: Option<String>,
     #[serde(default)]
     on_unscanned: Option<OnUnscanned>,
+    /// `local` or `agent` (default): where a command runs.
+    #[serde(default, rename = "where")]
+    place: Option<String>,
 }
 
 impl TryFrom<RawGuardrail> for Guardrail {
@@ -168,6 +174,16 @@ impl TryFrom<RawGuardrail> for Guardrail {
         stray("scope", r.scope.is_none() || r.patterns.is_some())?;
         stray("tests", r.tests.is_none() || r.command.is_some())?;
         stray("kind", r.kind.is_none() || r.command.is_some())?;
+        stray("where", r.place.is_none() || r.command.is_some())?;
+        let local = match r.place.as_deref() {
+            None | Some("agent") => false,
+            Some("local") => true,
+            Some(other) => {
+                return Err(format!(
+                    "guardrail `{name}`: `where: {other}` is not known: use agent (default: where the agent ran, a container for a docker candidate) or local (bubblewrap on this machine)"
+                ))
+            }
+        };
         let tests = match r.kind.as_deref() {
             None => r.tests,
             Some("tests") if r.tests != Some(false) => Some(true),
@@ -214,6 +230,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 env: r.env.unwrap_or_default(),
                 network,
                 tests,
+                local,
             }
         } else if let Some(patterns) = r.patterns {
             if patterns.is_empty() {
@@ -303,4 +320,32 @@ pub fn secrets_allow_set(paths: &[String]) -> Result<globset::GlobSet, String> {
     allow
         .build()
         .map_err(|e| format!("secrets: bad allow_paths: {e}"))
+}
+
+#[cfg(test)]
+mod where_tests {
+    use super::*;
+
+    fn one(yaml: &str) -> Result<Guardrail, String> {
+        serde_yaml::from_str::<Guardrail>(yaml).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn where_is_agent_by_default_local_on_request_and_nothing_else() {
+        let local = |g: Guardrail| match g.kind {
+            GuardrailKind::Command { local, .. } => local,
+            _ => panic!("not a command"),
+        };
+        assert!(!local(one("{ name: t, command: 'true' }").unwrap()));
+        assert!(!local(
+            one("{ name: t, command: 'true', where: agent }").unwrap()
+        ));
+        assert!(local(
+            one("{ name: t, command: 'true', where: local }").unwrap()
+        ));
+        let e = one("{ name: t, command: 'true', where: cloud }").unwrap_err();
+        assert!(e.contains("`where: cloud` is not known"), "{e}");
+        let e = one("{ name: t, max_lines: 3, where: local }").unwrap_err();
+        assert!(e.contains("`where` does not apply"), "{e}");
+    }
 }

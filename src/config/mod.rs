@@ -14,6 +14,7 @@ pub mod secrets;
 pub mod spec;
 pub mod theme;
 pub mod verification;
+pub mod workspace;
 pub mod yaml;
 
 pub use budget::Budget;
@@ -159,6 +160,10 @@ pub struct AgentConfig {
     /// Docker launcher: keep the container after the run, for debugging.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub keep_containers: bool,
+    /// Docker launcher: `mount` or `copy` the workspace (default: copy when
+    /// DOCKER_HOST is not a local socket; see `workspace::resolve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<workspace::WorkspaceMode>,
     /// What each candidate of this agent may spend, over all its attempts
     /// (see `budget::Budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -222,6 +227,9 @@ pub struct MainConfig {
     pub agents: BTreeMap<String, AgentConfig>,
     #[serde(default)]
     pub launcher: LauncherKind,
+    /// Docker launcher: `workspace:` for every agent that sets none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<workspace::WorkspaceMode>,
     #[serde(default)]
     pub strategy: Strategy,
     /// Default agent timeout.
@@ -258,6 +266,7 @@ impl Default for MainConfig {
         MainConfig {
             agents: BTreeMap::new(),
             launcher: LauncherKind::Process,
+            workspace: None,
             strategy: Strategy::default(),
             timeout: default_timeout(),
             theme: None,
@@ -326,6 +335,11 @@ impl Config {
         if let Some(t) = main {
             if !t.trim().is_empty() {
                 cfg.main = parse(CONFIG_FILE, t)?;
+                if let Some(w) = cfg.main.workspace {
+                    for a in cfg.main.agents.values_mut() {
+                        a.workspace.get_or_insert(w);
+                    }
+                }
             }
             cfg.digests
                 .insert(CONFIG_FILE.into(), crate::digest::digest(t));

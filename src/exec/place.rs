@@ -2,8 +2,9 @@
 //! `command` criteria). For a candidate: each command gets a fresh copy of
 //! the change written from its tree (never the live workspace)
 //! inside bubblewrap — or, for a docker candidate, in a fresh hardened
-//! container from its image — with the network off unless the check says
-//! otherwise and only the base variables plus the ones the check names. For
+//! container from its image (in copy mode the copy is uploaded into it:
+//! the engine may have no shared disk) — with the network off unless the
+//! check says otherwise and only the base variables plus the ones the check names. For
 //! `rascal check`: the user's own working tree, as the user.
 
 use crate::exec::confine::Confinement;
@@ -113,6 +114,23 @@ impl Place {
             Place::InPlace { origin } => origin,
             Place::Sandboxed(s) => &s.workspace,
             Place::Container(c) => &c.copy.workspace,
+        }
+    }
+
+    /// Where a `where: local` command runs: a docker candidate's change in
+    /// bubblewrap on this machine instead of a container; elsewhere the
+    /// same place. Without bubblewrap it is an error, never unconfined.
+    pub fn local(&self) -> Result<Place, String> {
+        match self {
+            Place::Container(c) => {
+                crate::exec::sandbox::available().map_err(|e| {
+                    format!("`where: local` runs the command in bubblewrap on this machine, which is not available: {e}")
+                })?;
+                let mut s = c.copy.clone();
+                s.confined = true;
+                Ok(Place::Sandboxed(Arc::new(s)))
+            }
+            other => Ok(other.clone()),
         }
     }
 
@@ -403,12 +421,32 @@ impl Contained {
             }
             tail.into_iter().collect::<Vec<_>>().join("\n")
         });
-        let launcher = DockerLauncher::new();
+        // Copy mode (no shared disk): the copy is uploaded into the check's
+        // container and only the files asked for come back.
+        let copy_mode = crate::exec::launch::copy::wanted(Some(&agent));
+        let launcher = DockerLauncher::for_checks();
         let result = launcher.run(launch, tx, cancel.clone()).await;
+        let read = match (copy_mode, &result) {
+            (true, Ok(_)) if !files.is_empty() => {
+                match crate::exec::launch::docker::connect().await {
+                    Ok(docker) => {
+                        let id = crate::exec::launch::docker::container_name(&self.run, &name);
+                        crate::exec::launch::copy::read_files(&docker, &id, files).await
+                    }
+                    Err(_) => vec![None; files.len()],
+                }
+            }
+            (true, _) => vec![None; files.len()],
+            (false, _) => Vec::new(),
+        };
         launcher.release(&self.run, &name, &agent).await;
         let tail = collect.await.unwrap_or_default();
         let exit = result.map_err(|e| e.to_string())?;
-        let read = read_back(copy.path(), files);
+        let read = if copy_mode {
+            read
+        } else {
+            read_back(copy.path(), files)
+        };
         Ok((Outcome { exit, tail }, read))
     }
 }

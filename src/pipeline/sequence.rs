@@ -190,6 +190,21 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
                 let (changes, place, digest, cancel) = (v.changes, v.place, &digest, &v.cancel);
                 let allow = v.allow_test_changes;
                 async move {
+                    // `where: local`: this machine's sandbox, not the agent's container.
+                    let here = match &g.kind {
+                        crate::config::GuardrailKind::Command { local: true, .. } => {
+                            match place.local() {
+                                Ok(p) => p,
+                                Err(e) => {
+                                    return Report::new(Layer::Guardrails, &g.name)
+                                        .errored(e)
+                                        .finish()
+                                }
+                            }
+                        }
+                        _ => place.clone(),
+                    };
+                    let place = &here;
                     if test_run::is_test_guardrail(g, pj) {
                         test_run::run_test_guardrail(g, changes, place, digest, pj, allow, cancel)
                             .await

@@ -5,7 +5,7 @@
 //! tagged lines; timeout and cancel stop the container with a grace period;
 //! a later rascal finds a container by its labels and resumes its logs.
 
-use super::{LaunchError, LaunchSpec, Launcher, Resume};
+use super::{copy, LaunchError, LaunchSpec, Launcher, Resume};
 use crate::config::container::{
     ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
 };
@@ -20,6 +20,7 @@ use bollard::query_parameters::{
 use bollard::Docker;
 use futures::{Stream as FStream, StreamExt};
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::io::AsyncWriteExt;
@@ -131,6 +132,9 @@ pub struct DockerLauncher {
     engine: tokio::sync::OnceCell<Result<Docker, String>>,
     /// Each run's internal network and its candidates' egress proxies.
     egress: crate::egress::network::DockerEgress,
+    /// Copy mode: leave the tree in the container (a check's files are
+    /// read back one by one, see `copy::read_files`).
+    leave_tree: bool,
 }
 
 impl DockerLauncher {
@@ -142,8 +146,16 @@ impl DockerLauncher {
     /// names to loopback; the default is the system resolver).
     pub fn with_resolver(resolver: std::sync::Arc<dyn crate::egress::proxy::Resolve>) -> Self {
         DockerLauncher {
-            engine: Default::default(),
             egress: crate::egress::network::DockerEgress::with_resolver(resolver),
+            ..Self::default()
+        }
+    }
+
+    /// For verification commands: in copy mode the tree is not brought back.
+    pub fn for_checks() -> Self {
+        DockerLauncher {
+            leave_tree: true,
+            ..Self::default()
         }
     }
 
@@ -189,7 +201,7 @@ impl Launcher for DockerLauncher {
             .map_err(err)?;
         let (id, deadline, timeout, output, skip) = match spec.resume {
             None => {
-                let (id, output) = start(&docker, &spec, &name, egress.as_ref()).await?;
+                let (id, output) = start(&docker, &spec, &name, egress.as_ref(), &logs).await?;
                 (
                     id,
                     now_ms() + spec.timeout.as_millis() as u64,
@@ -253,6 +265,7 @@ impl Launcher for DockerLauncher {
                     .await;
             }
         }
+        let copy_log = logs.clone();
         let reader = tokio::spawn(read_output(output, logs, skip));
         let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
         let mut exit = Exit::default();
@@ -319,6 +332,20 @@ impl Launcher for DockerLauncher {
             )));
         }
         exit.code = state.exit_code.map(|c| c as i32);
+        if copy::wanted(spec.agent.as_ref()) && !self.leave_tree && !exit.cancelled {
+            let artifacts = env_of(&spec, crate::exec::env::ARTIFACTS_ENV).map(PathBuf::from);
+            let lines = copy::download(&docker, &id, &spec.workdir, artifacts.as_deref())
+                .await
+                .map_err(|e| {
+                    err(format!(
+                        "could not bring back the tree of candidate `{}` from container {name}: {e}",
+                        spec.candidate
+                    ))
+                })?;
+            for l in lines {
+                copy::say(&copy_log, l).await;
+            }
+        }
         if state.oom_killed == Some(true) && !exit.timed_out && !exit.cancelled {
             let limit = memory_limit(&spec);
             exit.failure = Some(format!(
@@ -365,6 +392,14 @@ impl LaunchSpec {
             .map(|(_, v)| v.clone())
             .unwrap_or_else(|| self.candidate.clone())
     }
+}
+
+/// A variable of the agent's environment (a host path rascal set).
+fn env_of(spec: &LaunchSpec, key: &str) -> Option<String> {
+    spec.env
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.clone())
 }
 
 fn memory_limit(spec: &LaunchSpec) -> ByteSize {
@@ -423,6 +458,14 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
     if let Some(h) = &host_artifacts {
         binds.push(format!("{h}:{ARTIFACTS}:rw"));
     }
+    // Copy mode: no bind mounts; everything lives in the container's own
+    // volume (uploaded before start, downloaded after exit).
+    let copy_mode = copy::wanted(Some(&agent));
+    let (binds, volumes, workdir) = if copy_mode {
+        (None, Some(vec![copy::VOLUME.to_string()]), copy::WORKSPACE)
+    } else {
+        (Some(binds), None, WORKSPACE)
+    };
     let memory = agent.memory.unwrap_or(DEFAULT_MEMORY).get() as i64;
     let labels = HashMap::from([
         (LABEL_RUN.to_string(), spec.run.clone()),
@@ -448,7 +491,8 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
         entrypoint: argv.first().map(|a| vec![a.clone()]),
         cmd: Some(argv.iter().skip(1).cloned().collect()),
         user: Some(format!("{uid}:{gid}")),
-        working_dir: Some(WORKSPACE.into()),
+        working_dir: Some(workdir.into()),
+        volumes,
         env: Some(env),
         labels: Some(labels),
         attach_stdin: Some(true),
@@ -458,7 +502,7 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
         stdin_once: Some(true),
         tty: Some(false),
         host_config: Some(HostConfig {
-            binds: Some(binds),
+            binds,
             cap_drop: Some(vec!["ALL".into()]),
             security_opt: Some(vec!["no-new-privileges".into()]),
             memory: Some(memory),
@@ -557,6 +601,7 @@ async fn start(
     spec: &LaunchSpec,
     name: &str,
     egress: Option<&crate::egress::network::Attached>,
+    logs: &crate::exec::runner::LogTx,
 ) -> Result<(String, Output), LaunchError> {
     let image = spec.image.clone().ok_or_else(|| {
         err(format!(
@@ -582,6 +627,24 @@ async fn start(
             ))
         })?;
     let id = created.id;
+    if copy::wanted(spec.agent.as_ref()) {
+        // SAFETY: getuid/getgid cannot fail.
+        let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+        let sources = copy::pack::Sources {
+            workspace: spec.workdir.clone(),
+            instruction: env_of(spec, "RASCAL_INSTRUCTION_FILE").map(PathBuf::from),
+            artifacts: env_of(spec, crate::exec::env::ARTIFACTS_ENV).map(PathBuf::from),
+            uid: uid.into(),
+            gid: gid.into(),
+        };
+        match copy::upload(docker, &id, sources).await {
+            Ok(line) => copy::say(logs, format!("{line} to {}", engine_address())).await,
+            Err(e) => {
+                let _ = remove(docker, &id).await;
+                return Err(err(format!("container {name}: {e}")));
+            }
+        }
+    }
     let attached = docker
         .attach_container(
             &id,

@@ -2,6 +2,7 @@
 //! log lines, wait for its exit, cancel it. `process` is the embedded
 //! default (a child process in the candidate's worktree).
 
+pub mod copy;
 pub mod docker;
 pub mod egress;
 pub mod process;

@@ -1,0 +1,646 @@
+//! Bringing a copy-mode container's tree back: the one place a tar written
+//! by a hostile agent's container is read. Entries are unpacked into a
+//! fresh staging directory that rascal alone writes, then moved into the
+//! destination; what is refused is listed, never silently dropped.
+//!
+//! Refused: absolute paths, `..`, anything under a `.git` directory (the
+//! host keeps its own: hooks and config there could run code on the host
+//! later), entries that would be written through a symlink, device files,
+//! FIFOs and other special entries, hard links whose target is not a
+//! regular file unpacked earlier (an inside one becomes a copy, never a
+//! link). Modes keep only the executable bit. The archive as a whole is
+//! capped in bytes and entries: past a cap the bring-back fails, clearly.
+
+use std::io::Read;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Component, Path, PathBuf};
+
+/// Caps on what one archive may unpack to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Bytes of file content, all entries together.
+    pub bytes: u64,
+    pub entries: u64,
+}
+
+impl Limits {
+    /// 4 GiB and a million entries: far above any source tree, far below a
+    /// full disk.
+    pub const DEFAULT: Limits = Limits {
+        bytes: 4 << 30,
+        entries: 1_000_000,
+    };
+}
+
+/// What was unpacked, and what was refused (path and why).
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Unpacked {
+    pub files: u64,
+    pub bytes: u64,
+    pub refused: Vec<(String, String)>,
+    /// Files under `.git` the container left as the host has them (not
+    /// written: the host's own stay).
+    pub git_unchanged: u64,
+}
+
+const UNDER_GIT: &str = "under .git (the host keeps its own repository data)";
+
+/// Unpack the entries under `prefix/` of `archive` into `staging` (a new,
+/// empty directory rascal created). Entries under `.git` are never
+/// written; with `host` (the local workspace) those that match the host's
+/// files are counted as unchanged, the others listed as refused. An error
+/// is a broken or over-cap archive: nothing of it may be used.
+pub fn unpack(
+    archive: impl Read,
+    prefix: &str,
+    staging: &Path,
+    host: Option<&Path>,
+    limits: Limits,
+) -> Result<Unpacked, String> {
+    let mut out = Unpacked::default();
+    let mut tar = tar::Archive::new(archive);
+    let mut entries_seen = 0u64;
+    let entries = tar
+        .entries()
+        .map_err(|e| format!("reading the container's archive: {e}"))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| format!("reading the container's archive: {e}"))?;
+        entries_seen += 1;
+        if entries_seen > limits.entries {
+            return Err(format!(
+                "the container's tree has more than {} entries; nothing of it was taken\n  hint: an agent that writes that many files is refused; check its log for what it did",
+                limits.entries
+            ));
+        }
+        let raw = entry.path_bytes().into_owned();
+        let shown = String::from_utf8_lossy(&raw).into_owned();
+        let rel = match relative(&raw, prefix) {
+            Ok(Some(rel)) => rel,
+            Ok(None) => continue,
+            Err(why) if why == UNDER_GIT => {
+                let kind = entry.header().entry_type();
+                if kind == tar::EntryType::Directory {
+                    continue;
+                }
+                match host.map(|h| same_as_host(h, &raw, prefix, &mut entry)) {
+                    Some(true) => out.git_unchanged += 1,
+                    _ => out.refused.push((
+                        shown,
+                        "changed under .git in the container (the host keeps its own: hooks and config there could run code here)".into(),
+                    )),
+                }
+                continue;
+            }
+            Err(why) => {
+                out.refused.push((shown, why.into()));
+                continue;
+            }
+        };
+        let kind = entry.header().entry_type();
+        let size = entry.header().size().unwrap_or(u64::MAX);
+        let is_file = kind.is_file() || kind == tar::EntryType::Continuous;
+        if is_file && out.bytes.saturating_add(size) > limits.bytes {
+            return Err(format!(
+                "the container's tree is larger than {}; nothing of it was taken\n  hint: an agent that leaves that much behind is refused; check its log for what it did",
+                bytesize::ByteSize::b(limits.bytes).display().iec()
+            ));
+        }
+        let Some(dest) = prepare_parent(staging, &rel, &mut out.refused, &shown) else {
+            continue;
+        };
+        let mode = entry.header().mode().unwrap_or(0o644);
+        match kind {
+            tar::EntryType::Directory => {
+                if let Err(why) = make_dir(&dest) {
+                    out.refused.push((shown, why));
+                }
+            }
+            k if k.is_file() || k == tar::EntryType::Continuous => {
+                clear(&dest);
+                let written = write_file(&dest, &mut entry, mode, size)
+                    .map_err(|e| format!("writing {}: {e}", dest.display()))?;
+                out.bytes += written;
+                out.files += 1;
+            }
+            tar::EntryType::Symlink => {
+                let Some(target) = entry.link_name_bytes().map(|t| t.into_owned()) else {
+                    out.refused
+                        .push((shown, "a symlink without a target".into()));
+                    continue;
+                };
+                if target.is_empty() || target.contains(&0) {
+                    out.refused
+                        .push((shown, "a symlink with an empty target".into()));
+                    continue;
+                }
+                clear(&dest);
+                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&target), &dest)
+                    .map_err(|e| format!("writing symlink {}: {e}", dest.display()))?;
+                out.files += 1;
+            }
+            tar::EntryType::Link => {
+                // A hard link inside the tree becomes a copy of a regular
+                // file unpacked earlier; anything else is refused.
+                let target = entry
+                    .link_name_bytes()
+                    .map(|t| t.into_owned())
+                    .unwrap_or_default();
+                let from = match relative(&target, prefix) {
+                    Ok(Some(t)) => staging.join(t),
+                    _ => {
+                        out.refused
+                            .push((shown, "a hard link to a path outside the tree".into()));
+                        continue;
+                    }
+                };
+                let regular = std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_file())
+                    && !through_symlink(staging, &from);
+                if !regular {
+                    out.refused.push((
+                        shown,
+                        "a hard link to something that is not a regular file of the tree".into(),
+                    ));
+                    continue;
+                }
+                let len = std::fs::metadata(&from).map(|m| m.len()).unwrap_or(0);
+                if out.bytes.saturating_add(len) > limits.bytes {
+                    return Err(format!(
+                        "the container's tree is larger than {}; nothing of it was taken",
+                        bytesize::ByteSize::b(limits.bytes).display().iec()
+                    ));
+                }
+                clear(&dest);
+                std::fs::copy(&from, &dest).map_err(|e| {
+                    format!("copying {} to {}: {e}", from.display(), dest.display())
+                })?;
+                out.bytes += len;
+                out.files += 1;
+            }
+            // Long names and pax records are folded into the entries by
+            // the tar reader; what reaches here is special.
+            other => out.refused.push((
+                shown,
+                format!(
+                    "a {} (only files, directories and symlinks come back)",
+                    kind_name(other)
+                ),
+            )),
+        }
+    }
+    Ok(out)
+}
+
+/// The path of an entry relative to `prefix/`: None for the prefix itself
+/// (and for entries of the engine's own making outside it), an error for a
+/// path that must never be written.
+fn relative(raw: &[u8], prefix: &str) -> Result<Option<PathBuf>, &'static str> {
+    if raw.contains(&0) {
+        return Err("a path with a NUL byte");
+    }
+    let path = Path::new(std::ffi::OsStr::from_bytes(raw));
+    let mut parts = Vec::new();
+    for c in path.components() {
+        match c {
+            Component::Normal(p) => parts.push(p),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => return Err("an absolute path"),
+            Component::ParentDir => return Err("a path with `..`"),
+        }
+    }
+    if parts.first().map(|p| p.as_bytes()) != Some(prefix.as_bytes()) {
+        return Err("a path outside the workspace");
+    }
+    let rest: PathBuf = parts[1..].iter().collect();
+    if rest.as_os_str().is_empty() {
+        return Ok(None);
+    }
+    if parts[1..].iter().any(|p| is_git_dir(p.as_bytes())) {
+        return Err(UNDER_GIT);
+    }
+    if raw.len() > 4096 {
+        return Err("a path longer than 4096 bytes");
+    }
+    Ok(Some(rest))
+}
+
+/// Whether a `.git` entry is what the host's workspace has at that path
+/// (a regular file of the same bytes, or a symlink to the same target).
+fn same_as_host(host: &Path, raw: &[u8], prefix: &str, entry: &mut tar::Entry<impl Read>) -> bool {
+    let Some(rel) = Path::new(std::ffi::OsStr::from_bytes(raw))
+        .strip_prefix(prefix)
+        .ok()
+        .map(Path::to_path_buf)
+    else {
+        return false;
+    };
+    let ours = host.join(&rel);
+    let mut here = host.to_path_buf();
+    for c in rel.components() {
+        if std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink()) {
+            return false;
+        }
+        here.push(c);
+    }
+    let Ok(meta) = std::fs::symlink_metadata(&ours) else {
+        return false;
+    };
+    let header = entry.header();
+    match header.entry_type() {
+        tar::EntryType::Symlink => {
+            meta.file_type().is_symlink()
+                && std::fs::read_link(&ours)
+                    .ok()
+                    .map(|t| t.into_os_string().into_vec())
+                    == entry.link_name_bytes().map(|t| t.into_owned())
+        }
+        k if k.is_file() => {
+            let size = header.size().unwrap_or(u64::MAX);
+            if !meta.is_file() || meta.len() != size || size > 64 << 20 {
+                return false;
+            }
+            let mut theirs = Vec::with_capacity(size as usize);
+            if entry.take(size).read_to_end(&mut theirs).is_err() {
+                return false;
+            }
+            std::fs::read(&ours).is_ok_and(|b| b == theirs)
+        }
+        _ => false,
+    }
+}
+
+/// `.git` in any case (case-insensitive file systems fold it).
+fn is_git_dir(name: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b".git")
+}
+
+/// Make the parents of `rel` under `staging` as real directories; None
+/// (with the reason recorded) when one is a symlink or a file.
+fn prepare_parent(
+    staging: &Path,
+    rel: &Path,
+    refused: &mut Vec<(String, String)>,
+    shown: &str,
+) -> Option<PathBuf> {
+    let mut here = staging.to_path_buf();
+    let parts: Vec<_> = rel.components().collect();
+    for c in &parts[..parts.len().saturating_sub(1)] {
+        here.push(c);
+        match std::fs::symlink_metadata(&here) {
+            Ok(m) if m.file_type().is_symlink() => {
+                refused.push((shown.into(), "written through a symlink".into()));
+                return None;
+            }
+            Ok(m) if m.is_dir() => {}
+            Ok(_) => {
+                refused.push((shown.into(), "a parent of it is a file".into()));
+                return None;
+            }
+            Err(_) => {
+                if let Err(why) = make_dir(&here) {
+                    refused.push((shown.into(), why));
+                    return None;
+                }
+            }
+        }
+    }
+    Some(staging.join(rel))
+}
+
+fn through_symlink(staging: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(staging) else {
+        return true;
+    };
+    let mut here = staging.to_path_buf();
+    rel.components().any(|c| {
+        here.push(c);
+        std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink())
+    })
+}
+
+fn make_dir(dest: &Path) -> Result<(), String> {
+    match std::fs::symlink_metadata(dest) {
+        Ok(m) if m.is_dir() => return Ok(()),
+        Ok(_) => clear(dest),
+        Err(_) => {}
+    }
+    std::fs::create_dir(dest).map_err(|e| format!("creating the directory: {e}"))
+}
+
+/// Remove what a later entry replaces (a file, a symlink or a directory).
+fn clear(dest: &Path) {
+    match std::fs::symlink_metadata(dest) {
+        Ok(m) if m.is_dir() => {
+            let _ = std::fs::remove_dir_all(dest);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(dest);
+        }
+        Err(_) => {}
+    }
+}
+
+/// Write exactly `size` bytes (never more than the header promised) to a
+/// new file, never through a symlink.
+fn write_file(dest: &Path, from: &mut impl Read, mode: u32, size: u64) -> std::io::Result<u64> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mode = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(mode)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(dest)?;
+    let n = std::io::copy(&mut from.take(size), &mut f)?;
+    // The umask may have taken the executable bit.
+    use std::os::unix::fs::PermissionsExt;
+    f.set_permissions(std::fs::Permissions::from_mode(mode))?;
+    Ok(n)
+}
+
+fn kind_name(k: tar::EntryType) -> &'static str {
+    match k {
+        tar::EntryType::Char => "character device",
+        tar::EntryType::Block => "block device",
+        tar::EntryType::Fifo => "FIFO",
+        tar::EntryType::GNUSparse => "sparse file",
+        _ => "special entry",
+    }
+}
+
+/// Make `dest` hold exactly what `staging` holds, keeping `dest`'s own
+/// top-level entries named in `keep` (the host's `.git`). `staging` is
+/// emptied. Both are directories rascal owns.
+pub fn replace_contents(staging: &Path, dest: &Path, keep: &[&str]) -> Result<(), String> {
+    std::fs::create_dir_all(dest).map_err(|e| format!("creating {}: {e}", dest.display()))?;
+    let list = |d: &Path| -> Result<Vec<std::fs::DirEntry>, String> {
+        std::fs::read_dir(d)
+            .and_then(|r| r.collect::<Result<Vec<_>, _>>())
+            .map_err(|e| format!("reading {}: {e}", d.display()))
+    };
+    for e in list(dest)? {
+        if keep
+            .iter()
+            .any(|k| e.file_name().as_bytes() == k.as_bytes())
+        {
+            continue;
+        }
+        let p = e.path();
+        let gone = match e.file_type() {
+            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&p),
+            _ => std::fs::remove_file(&p),
+        };
+        gone.map_err(|err| format!("clearing {}: {err}", p.display()))?;
+    }
+    for e in list(staging)? {
+        if keep
+            .iter()
+            .any(|k| e.file_name().as_bytes() == k.as_bytes())
+        {
+            continue;
+        }
+        let to = dest.join(e.file_name());
+        std::fs::rename(e.path(), &to)
+            .map_err(|err| format!("moving into {}: {err}", to.display()))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(
+        b: &mut tar::Builder<Vec<u8>>,
+        kind: tar::EntryType,
+        name: &str,
+        data: &[u8],
+        link: Option<&str>,
+        mode: u32,
+    ) {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(kind);
+        h.set_mode(mode);
+        h.set_size(data.len() as u64);
+        // Raw names, as a hostile archive would write them (the builder's
+        // own checks refuse `..`).
+        let bytes = name.as_bytes();
+        if bytes.len() < 100 {
+            h.as_old_mut().name[..bytes.len()].copy_from_slice(bytes);
+        } else {
+            h.set_path(name).unwrap();
+        }
+        if let Some(l) = link {
+            h.as_old_mut().linkname[..l.len()].copy_from_slice(l.as_bytes());
+        }
+        h.set_cksum();
+        b.append(&h, data).unwrap();
+    }
+
+    fn archive(f: impl FnOnce(&mut tar::Builder<Vec<u8>>)) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        f(&mut b);
+        b.into_inner().unwrap()
+    }
+
+    use tar::EntryType as K;
+
+    #[test]
+    fn hostile_entries_are_refused_each_with_its_reason_and_nothing_leaves_the_staging_dir() {
+        let outside = tempfile::tempdir().unwrap();
+        let staging = tempfile::tempdir().unwrap();
+        let target = outside.path().join("pwned");
+        let abs = target.display().to_string();
+        let tar = archive(|b| {
+            entry(b, K::Directory, "workspace/", b"", None, 0o755);
+            entry(b, K::Regular, "workspace/ok.txt", b"fine\n", None, 0o644);
+            entry(b, K::Regular, &abs, b"x", None, 0o644);
+            entry(b, K::Regular, "workspace/../escape", b"x", None, 0o644);
+            entry(b, K::Regular, "workspace/a/../../escape", b"x", None, 0o644);
+            entry(b, K::Regular, "elsewhere/x", b"x", None, 0o644);
+            entry(
+                b,
+                K::Regular,
+                "workspace/.git/hooks/post-checkout",
+                b"#!/bin/sh\n",
+                None,
+                0o755,
+            );
+            entry(
+                b,
+                K::Regular,
+                "workspace/.git/config",
+                b"[core]\n",
+                None,
+                0o644,
+            );
+            entry(
+                b,
+                K::Regular,
+                "workspace/sub/.GIT/config",
+                b"[core]\n",
+                None,
+                0o644,
+            );
+            let out = outside.path().to_str().unwrap().to_string();
+            entry(b, K::Symlink, "workspace/out", b"", Some(&out), 0o777);
+            entry(b, K::Regular, "workspace/out/pwned", b"x", None, 0o644);
+            entry(b, K::Symlink, "workspace/in", b"", Some("sub"), 0o777);
+            entry(b, K::Regular, "workspace/in/through", b"x", None, 0o644);
+            entry(b, K::Char, "workspace/tty", b"", None, 0o666);
+            entry(b, K::Block, "workspace/disk", b"", None, 0o666);
+            entry(b, K::Fifo, "workspace/fifo", b"", None, 0o666);
+            entry(
+                b,
+                K::Link,
+                "workspace/hard-out",
+                b"",
+                Some("/etc/passwd"),
+                0o644,
+            );
+            entry(
+                b,
+                K::Link,
+                "workspace/hard-up",
+                b"",
+                Some("workspace/../x"),
+                0o644,
+            );
+            entry(
+                b,
+                K::Link,
+                "workspace/hard-in",
+                b"",
+                Some("workspace/ok.txt"),
+                0o644,
+            );
+            entry(b, K::Regular, "workspace/setuid", b"x", None, 0o4755);
+        });
+        let got = unpack(&tar[..], "workspace", staging.path(), None, Limits::DEFAULT).unwrap();
+        let reason = |p: &str| {
+            got.refused
+                .iter()
+                .find(|(r, _)| r == p)
+                .map(|(_, w)| w.clone())
+                .unwrap_or_else(|| panic!("{p} not refused: {:?}", got.refused))
+        };
+        assert!(reason(&abs).contains("absolute"));
+        assert!(reason("workspace/../escape").contains(".."));
+        assert!(reason("workspace/a/../../escape").contains(".."));
+        assert!(reason("elsewhere/x").contains("outside"));
+        assert!(reason("workspace/.git/hooks/post-checkout").contains(".git"));
+        assert!(reason("workspace/.git/config").contains(".git"));
+        assert!(reason("workspace/sub/.GIT/config").contains(".git"));
+        assert!(reason("workspace/out/pwned").contains("symlink"));
+        assert!(reason("workspace/in/through").contains("symlink"));
+        assert!(reason("workspace/tty").contains("character device"));
+        assert!(reason("workspace/disk").contains("block device"));
+        assert!(reason("workspace/fifo").contains("FIFO"));
+        assert!(reason("workspace/hard-out").contains("hard link"));
+        assert!(reason("workspace/hard-up").contains("hard link"));
+        assert_eq!(got.refused.len(), 14, "{:?}", got.refused);
+        // Nothing was written outside.
+        assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
+        // What is fine came back; the symlinks are kept as data (the
+        // permissions layer judges their targets), an inside hard link is
+        // a copy, and the setuid bit is gone.
+        let s = staging.path();
+        assert_eq!(std::fs::read(s.join("ok.txt")).unwrap(), b"fine\n");
+        assert_eq!(std::fs::read(s.join("hard-in")).unwrap(), b"fine\n");
+        assert_eq!(std::fs::read_link(s.join("in")).unwrap(), Path::new("sub"));
+        assert!(std::fs::symlink_metadata(s.join("out"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(s.join("setuid"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7777, 0o755);
+        assert!(!s.join(".git").exists());
+        assert!(!s.join("sub/.GIT").exists());
+    }
+
+    #[test]
+    fn an_archive_over_the_byte_or_entry_cap_fails_whole_and_says_so() {
+        let staging = tempfile::tempdir().unwrap();
+        let tar = archive(|b| {
+            entry(b, K::Regular, "workspace/a", &[1; 600], None, 0o644);
+            entry(b, K::Regular, "workspace/b", &[2; 600], None, 0o644);
+        });
+        let small = Limits {
+            bytes: 1000,
+            entries: 10,
+        };
+        let e = unpack(&tar[..], "workspace", staging.path(), None, small).unwrap_err();
+        assert!(e.contains("larger than"), "{e}");
+        let few = Limits {
+            bytes: 1 << 20,
+            entries: 1,
+        };
+        let e = unpack(&tar[..], "workspace", staging.path(), None, few).unwrap_err();
+        assert!(e.contains("more than 1 entries"), "{e}");
+    }
+
+    #[test]
+    fn a_header_that_lies_about_its_size_cannot_exceed_the_cap() {
+        // A size field of ~8 GiB with little data behind it: refused from
+        // the header, before any byte is written.
+        let staging = tempfile::tempdir().unwrap();
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(K::Regular);
+        h.set_path("workspace/huge").unwrap();
+        h.set_mode(0o644);
+        h.set_size(8 << 30);
+        h.set_cksum();
+        let mut bytes = h.as_bytes().to_vec();
+        bytes.extend_from_slice(&[0; 1024]);
+        let e = unpack(
+            &bytes[..],
+            "workspace",
+            staging.path(),
+            None,
+            Limits::DEFAULT,
+        )
+        .unwrap_err();
+        assert!(e.contains("larger than"), "{e}");
+        assert!(!staging.path().join("huge").exists());
+    }
+
+    #[test]
+    fn later_entries_replace_earlier_ones_and_a_file_cannot_become_a_parent() {
+        let staging = tempfile::tempdir().unwrap();
+        let tar = archive(|b| {
+            entry(b, K::Regular, "workspace/x", b"one", None, 0o644);
+            entry(b, K::Symlink, "workspace/x", b"", Some("y"), 0o777);
+            entry(b, K::Regular, "workspace/x", b"two", None, 0o755);
+            entry(b, K::Regular, "workspace/x/child", b"c", None, 0o644);
+        });
+        let got = unpack(&tar[..], "workspace", staging.path(), None, Limits::DEFAULT).unwrap();
+        assert_eq!(std::fs::read(staging.path().join("x")).unwrap(), b"two");
+        assert_eq!(got.refused.len(), 1);
+        assert!(got.refused[0].1.contains("parent of it is a file"));
+    }
+
+    #[test]
+    fn replace_contents_keeps_the_hosts_git_and_drops_what_the_container_deleted() {
+        let dest = tempfile::tempdir().unwrap();
+        let staging = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dest.path().join(".git")).unwrap();
+        std::fs::write(dest.path().join(".git/HEAD"), "host").unwrap();
+        std::fs::write(dest.path().join("deleted"), "x").unwrap();
+        std::fs::create_dir(dest.path().join("dir")).unwrap();
+        std::fs::write(staging.path().join("new"), "n").unwrap();
+        replace_contents(staging.path(), dest.path(), &[".git"]).unwrap();
+        let mut names: Vec<_> = std::fs::read_dir(dest.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        names.sort();
+        assert_eq!(names, [".git", "new"]);
+        assert_eq!(
+            std::fs::read(dest.path().join(".git/HEAD")).unwrap(),
+            b"host"
+        );
+    }
+}
