@@ -639,3 +639,61 @@ published = ["{digest}"]
     assert_eq!(gl.warnings.len(), 1);
     assert_eq!(gl.warnings[0].line, 4);
 }
+
+/// Lines of real crates (winapi, windows-sys, ring, rustls) and TypeScript
+/// where a secret-sounding name is followed by a type or an argument, not
+/// a value: no finding in a source file. The same words as text — in a
+/// comment, a string, a YAML file — are still secrets.
+#[test]
+fn types_and_arguments_in_source_files_are_not_secrets() {
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let code = [
+        ("src/um/iphlpapi.rs", "    Token: PULONG64,"),
+        ("src/wmi.rs", "    pub credentials: MI_UserCredentials_0,"),
+        (
+            "src/certs.rs",
+            "pub const PrivateKeyExportable: X509CertificateTemplatePrivateKeyFlag = 16i32;",
+        ),
+        ("src/signing.rs", "    private_key_ops: &p256::PRIVATE_KEY_OPS,"),
+        (
+            "src/tls12.rs",
+            "        16 => ConnectionTrafficSecrets::Aes128Gcm { key, iv },",
+        ),
+        (
+            "src/fs.rs",
+            "windows_link::link!(\"ntdll.dll\" \"system\" fn NtPrivilegeCheck(clienttoken : super::super::super::Win32::Foundation:: HANDLE, result : *mut bool) -> NTSTATUS);",
+        ),
+        ("web/auth.ts", "  secret: Uint8Array,"),
+        (
+            "web/auth.ts",
+            "  login(password: PasswordInput2, token: Types.AccessToken3) {}",
+        ),
+    ];
+    for (path, line) in code {
+        let issues = s.scan(&one_file(path, line));
+        assert!(findings(&issues).is_empty(), "{path}: {line}: {issues:?}");
+    }
+    let secret = format!("{}{}", "Xk29fLq0", "Zr8Tq4Wm");
+    let text = [
+        ("src/a.rs", format!("let token = \"{secret}\";")),
+        ("src/a.rs", format!("// password: {secret}, user admin")),
+        (
+            "src/a.rs",
+            format!("let conn = \"Server=db;Password={secret};Database=x\";"),
+        ),
+        (
+            "app/db.py",
+            format!("conn = 'Server=db;Password={secret};Database=x'"),
+        ),
+        ("app/db.py", format!("# password: {secret},")),
+        ("config.yaml", format!("password: {secret},")),
+        (".env", format!("DB_PASSWORD={secret}")),
+    ];
+    for (path, line) in text {
+        let issues = s.scan(&one_file(path, &line));
+        assert!(
+            issues.iter().any(|i| i.rule == "secrets/generic-secret"),
+            "{path}: {line}: {issues:?}"
+        );
+    }
+}

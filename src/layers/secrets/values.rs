@@ -779,10 +779,30 @@ pub fn name_says_secret(key: &str) -> bool {
         .any(|w| NOT_SECRET_MODIFIERS.contains(&w.as_str()))
 }
 
-/// Passwords in URLs that are local-development defaults, not leaks.
+/// Passwords in URLs that are local-development defaults or the stock
+/// examples of documentation (RFC 7617's Aladdin says "open sesame"),
+/// not leaks.
 const DEV_URL_PASSWORDS: &[&str] = &[
-    "password", "pass", "passwd", "secret", "postgres", "mysql", "root", "admin", "guest", "user",
-    "test", "example", "changeme", "redis", "mongo", "rabbitmq", "dev", "local",
+    "password",
+    "pass",
+    "passwd",
+    "secret",
+    "postgres",
+    "mysql",
+    "root",
+    "admin",
+    "guest",
+    "user",
+    "test",
+    "example",
+    "changeme",
+    "redis",
+    "mongo",
+    "rabbitmq",
+    "dev",
+    "local",
+    "opensesame",
+    "open%20sesame",
 ];
 
 /// Is the password of a URL worth reporting? Not a local default, not a
