@@ -686,6 +686,8 @@ fn types_and_arguments_in_source_files_are_not_secrets() {
             format!("conn = 'Server=db;Password={secret};Database=x'"),
         ),
         ("app/db.py", format!("# password: {secret},")),
+        // In a docstring begun on an earlier line: text, not code.
+        ("app/db.py", format!("    password: {secret},")),
         ("config.yaml", format!("password: {secret},")),
         (".env", format!("DB_PASSWORD={secret}")),
     ];

@@ -427,13 +427,33 @@ pub fn in_code_position(value: &str, before: &str, after: &str, path: &str) -> b
     if !(closes || (path_like && follows.is_empty()) || value.ends_with("::")) {
         return false;
     }
-    !v.is_empty()
-        && v.split("::").flat_map(|s| s.split('.')).all(|s| {
+    let segments: Vec<&str> = v.split("::").flat_map(|s| s.split('.')).collect();
+    let idents = !v.is_empty()
+        && segments.iter().all(|s| {
             s.chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
                 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        })
+        });
+    // A lone name must read as words (`X509CertificateTemplateFlag`, not
+    // `Xk29fLq0Zr8T`): the line may be inside a string or comment begun on
+    // an earlier line, where a random one is a secret.
+    idents && (path_like || segments.len() > 1 || value.starts_with(['&', '*']) || wordy(v))
+}
+
+/// Are most letters of `name` in words of three letters or more
+/// (`MI_UserCredentials_0`, `PULONG64`), as in a name written by a person?
+fn wordy(name: &str) -> bool {
+    let ws = words(name);
+    let alpha = |w: &&String| w.chars().all(char::is_alphabetic);
+    let letters: usize = ws.iter().filter(alpha).map(|w| w.chars().count()).sum();
+    let in_words: usize = ws
+        .iter()
+        .filter(alpha)
+        .map(|w| w.chars().count())
+        .filter(|&n| n >= 3)
+        .sum();
+    letters > 0 && in_words * 10 >= letters * 7
 }
 
 /// Does the code `before` end inside a string literal or a comment?
@@ -1099,6 +1119,9 @@ mod tests {
             ),
             ("Xk29fLq0Zr8Tq4W", "let token: ", " for", "src/lib.rs"),
             ("Xk29fLq0Zr8Tq4W", "let token: ", "", "src/lib.rs"),
+            // A random name: maybe in a string begun on an earlier line.
+            ("Xk29fLq0Zr8Tq4W", "password: ", ",", "app/settings.py"),
+            ("aB3xYzQ9mNpL2kR8sT1v", "    token: ", ",", "src/lib.rs"),
             // Not an identifier.
             ("Xk29f+Lq0Zr8/Tq4W==", "token: ", ",", "src/lib.rs"),
         ] {
