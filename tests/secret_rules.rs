@@ -344,6 +344,16 @@ fn rascal_rule_files_are_strict_and_located() {
             3,
             "secretGroup 2",
         ),
+        (
+            "[[rules]]\nid = \"a\"\nregex = 'x'\npublished = [\"md5:00\"]\n",
+            4,
+            "not `sha256:` and 64 hex digits",
+        ),
+        (
+            "[[rules]]\nid = \"a\"\nregex = 'x'\npublished = \"sha256:00\"\n",
+            4,
+            "published",
+        ),
     ];
     for (text, line, what) in bad {
         let e = parse(".rascal/secrets.toml", text, Dialect::Rascal).unwrap_err();
@@ -502,5 +512,190 @@ paths = ['''^vendor/''']
                 }
             }
         }
+    }
+}
+
+/// sha256 of `s`, as `published` lists it.
+fn sha256(s: &str) -> String {
+    use sha2::Digest;
+    format!("sha256:{}", hex::encode(sha2::Sha256::digest(s.as_bytes())))
+}
+
+/// One of the sample keys the Firebase SDKs' own tests use (built at run
+/// time, so this file holds no whole key).
+fn firebase_sample_key() -> String {
+    format!("AIzaSy{}{}", "A4UrcGxgwQFTfaI3no", "3t7Lt1sjmdnP5sQ")
+}
+
+#[test]
+fn published_sample_keys_leave_a_trace_and_only_they_pass() {
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let key = firebase_sample_key();
+    for line in [
+        key.clone(),
+        format!("      .setApiKey(\"{key}\")"),
+        format!("apiKey: \"{key}\","),
+    ] {
+        let issues = s.scan(&one_file("src/app.kt", &line));
+        assert!(findings(&issues).is_empty(), "{line}: {issues:?}");
+        let traces: Vec<_> = issues
+            .iter()
+            .filter(|i| i.rule == "secrets/published-sample")
+            .collect();
+        assert_eq!(traces.len(), 1, "{line}: {issues:?}");
+        assert_eq!(traces[0].severity, Severity::Info);
+        assert_redacted(&issues, &line);
+    }
+    // One character off is another key: reported.
+    let other = key.replace("P5sQ", "P5sM");
+    let issues = s.scan(&one_file("src/app.kt", &other));
+    assert!(
+        issues.iter().any(|i| i.rule == "secrets/google-api-key"),
+        "{issues:?}"
+    );
+    // A real key next to a published one is still found.
+    let line = format!(
+        "keys = [\"{key}\", \"AIzaSyC{}\"]",
+        "q8Zr4Tm1Lx9Vb2NcW7pK3dF6hJ0sYuE5"
+    );
+    let issues = s.scan(&one_file("src/app.kt", &line));
+    assert_eq!(
+        findings(&issues)
+            .iter()
+            .filter(|i| i.rule == "secrets/google-api-key")
+            .count(),
+        1,
+        "{issues:?}"
+    );
+    // Hidden in base64, it is still only the published value.
+    use base64::Engine;
+    let hidden = base64::engine::general_purpose::STANDARD.encode(format!("key={key}"));
+    let issues = s.scan(&one_file("src/app.kt", &format!("blob = \"{hidden}\"")));
+    assert!(findings(&issues).is_empty(), "{issues:?}");
+}
+
+#[test]
+fn the_key_yarn_bundles_is_published_but_the_name_still_counts() {
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let key = format!("{}{}", "6fe4476ee5a18328", "82e326b506d14126");
+    let line = format!("{{appId:\"OFCNCOG2CU\",apiKey:\"{key}\",indexName:\"npm-search\"}}");
+    let issues = s.scan(&one_file(".yarn/releases/yarn-4.1.1.cjs", &line));
+    assert!(findings(&issues).is_empty(), "{issues:?}");
+    // Another value under the same name is reported.
+    let line = line.replace(&key, "9a3c7e1f5b2d8046c4e9a1b7d3f50c28");
+    let issues = s.scan(&one_file("src/search.js", &line));
+    assert!(
+        issues.iter().any(|i| i.rule == "secrets/generic-secret"),
+        "{issues:?}"
+    );
+}
+
+#[test]
+fn a_repository_lists_its_own_published_values() {
+    let public = acme_line()
+        .trim_start_matches("client.connect(\"")
+        .trim_end_matches("\")")
+        .to_string();
+    // Upper-case hex is read too.
+    let digest = format!("sha256:{}", sha256(&public)[7..].to_uppercase());
+    let own = parse(
+        ".rascal/secrets.toml",
+        &format!(
+            r#"
+[[rules]]
+id = "acme-token"
+description = "ACME token"
+regex = '''\b(?P<secret>acme_(?P<body>[a-f0-9]{{32}}))\b'''
+keywords = ["acme_"]
+published = ["{digest}"]
+"#
+        ),
+        Dialect::Rascal,
+    )
+    .unwrap();
+    let s = scanner_with(vec![own]);
+    let issues = s.scan(&one_file("src/a.py", &acme_line()));
+    assert!(findings(&issues).is_empty(), "{issues:?}");
+    assert!(
+        issues
+            .iter()
+            .any(|i| i.rule == "secrets/published-sample"
+                && i.message.contains(".rascal/secrets.toml")),
+        "{issues:?}"
+    );
+    let other = acme_line().replace("e4b1", "e4b2");
+    let issues = s.scan(&one_file("src/a.py", &other));
+    assert!(
+        issues.iter().any(|i| i.rule == "secrets/acme-token"),
+        "{issues:?}"
+    );
+    // In a gitleaks file the key is rascal's own: a located warning.
+    let gl = parse(
+        ".gitleaks.toml",
+        "[[rules]]\nid = \"a\"\nregex = 'x'\npublished = []\n",
+        Dialect::Gitleaks,
+    )
+    .unwrap();
+    assert_eq!(gl.warnings.len(), 1);
+    assert_eq!(gl.warnings[0].line, 4);
+}
+
+/// Lines of real crates (winapi, windows-sys, ring, rustls) and TypeScript
+/// where a secret-sounding name is followed by a type or an argument, not
+/// a value: no finding in a source file. The same words as text — in a
+/// comment, a string, a YAML file — are still secrets.
+#[test]
+fn types_and_arguments_in_source_files_are_not_secrets() {
+    let s = SecretScanner::new(&SecretsOptions::default()).unwrap();
+    let code = [
+        ("src/um/iphlpapi.rs", "    Token: PULONG64,"),
+        ("src/wmi.rs", "    pub credentials: MI_UserCredentials_0,"),
+        (
+            "src/certs.rs",
+            "pub const PrivateKeyExportable: X509CertificateTemplatePrivateKeyFlag = 16i32;",
+        ),
+        ("src/signing.rs", "    private_key_ops: &p256::PRIVATE_KEY_OPS,"),
+        (
+            "src/tls12.rs",
+            "        16 => ConnectionTrafficSecrets::Aes128Gcm { key, iv },",
+        ),
+        (
+            "src/fs.rs",
+            "windows_link::link!(\"ntdll.dll\" \"system\" fn NtPrivilegeCheck(clienttoken : super::super::super::Win32::Foundation:: HANDLE, result : *mut bool) -> NTSTATUS);",
+        ),
+        ("web/auth.ts", "  secret: Uint8Array,"),
+        (
+            "web/auth.ts",
+            "  login(password: PasswordInput2, token: Types.AccessToken3) {}",
+        ),
+    ];
+    for (path, line) in code {
+        let issues = s.scan(&one_file(path, line));
+        assert!(findings(&issues).is_empty(), "{path}: {line}: {issues:?}");
+    }
+    let secret = format!("{}{}", "Xk29fLq0", "Zr8Tq4Wm");
+    let text = [
+        ("src/a.rs", format!("let token = \"{secret}\";")),
+        ("src/a.rs", format!("// password: {secret}, user admin")),
+        (
+            "src/a.rs",
+            format!("let conn = \"Server=db;Password={secret};Database=x\";"),
+        ),
+        (
+            "app/db.py",
+            format!("conn = 'Server=db;Password={secret};Database=x'"),
+        ),
+        ("app/db.py", format!("# password: {secret},")),
+        // In a docstring begun on an earlier line: text, not code.
+        ("app/db.py", format!("    password: {secret},")),
+        ("config.yaml", format!("password: {secret},")),
+        (".env", format!("DB_PASSWORD={secret}")),
+    ];
+    for (path, line) in text {
+        let issues = s.scan(&one_file(path, &line));
+        assert!(
+            issues.iter().any(|i| i.rule == "secrets/generic-secret"),
+            "{path}: {line}: {issues:?}"
+        );
     }
 }

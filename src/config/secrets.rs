@@ -17,7 +17,7 @@ pub const SECRETS_FILE: &str = ".rascal/secrets.toml";
 pub const GITLEAKS_FILE: &str = ".gitleaks.toml";
 
 /// Which format a rule file is in: rascal's is gitleaks' plus `severity`,
-/// `confidence`, `check`, `drop`, `examples`, `false_examples`, `disable`
+/// `confidence`, `check`, `drop`, `published`, `examples`, `false_examples`, `disable`
 /// and `gitleaks`, and any other key is an error; in gitleaks' an unknown
 /// or unsupported key is a warning (gitleaks itself ignores them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -129,6 +129,10 @@ pub struct RuleSpec {
     pub check: Option<Check>,
     /// None: the default (`placeholder`).
     pub drop: Option<Vec<ValueFilter>>,
+    /// Values published as samples (in a provider's documentation or its
+    /// SDKs' tests): a match equal to one is not a leak. Lower-case hex
+    /// sha256 digests, so a rule file does not spread the values.
+    pub published: Vec<String>,
     pub examples: Vec<String>,
     pub false_examples: Vec<String>,
     /// Where the rule is written (its `id`).
@@ -245,7 +249,7 @@ const TOP_KEYS: [&str; 2] = [
     "title, minVersion, extend, rules, allowlist, allowlists",
 ];
 const RULE_KEYS: [&str; 2] = [
-    "id, description, regex, secretGroup, entropy, keywords, path, tags, allowlists, severity, confidence, check, drop, examples, false_examples",
+    "id, description, regex, secretGroup, entropy, keywords, path, tags, allowlists, severity, confidence, check, drop, published, examples, false_examples",
     "id, description, regex, secretGroup, entropy, keywords, path, tags, allowlist, allowlists",
 ];
 const ALLOWLIST_KEYS: &str =
@@ -352,6 +356,28 @@ impl Reader<'_> {
             DeValue::Array(a) => a.iter().map(|s| self.string(s, what)).collect(),
             _ => Err(self.wrong(v, what, "a list of strings")),
         }
+    }
+
+    /// A list of `sha256:<64 hex digits>`, as lower-case hex.
+    fn digests(&self, v: &Value, what: &str) -> Result<Vec<String>, ConfigError> {
+        let DeValue::Array(a) = v.get_ref() else {
+            return Err(self.wrong(v, what, "a list of \"sha256:<hex>\" digests"));
+        };
+        a.iter()
+            .map(|d| {
+                let s = self.string(d, what)?;
+                match s.strip_prefix("sha256:") {
+                    Some(h) if h.len() == 64 && h.bytes().all(|b| b.is_ascii_hexdigit()) => {
+                        Ok(h.to_ascii_lowercase())
+                    }
+                    _ => Err(self.err(
+                        d.span(),
+                        format!("`{what}` entry `{s}` is not `sha256:` and 64 hex digits"),
+                        "list a published value by its digest: printf %s 'VALUE' | sha256sum",
+                    )),
+                }
+            })
+            .collect()
     }
 
     fn table<'v, 'i>(&self, v: &'v Value<'i>, what: &str) -> Result<&'v DeTable<'i>, ConfigError> {
@@ -492,6 +518,7 @@ impl Reader<'_> {
                     }
                     rule.drop = Some(filters);
                 }
+                ("published", Dialect::Rascal) => rule.published = self.digests(v, k)?,
                 ("examples", Dialect::Rascal) => rule.examples = self.strings(v, k)?,
                 ("false_examples", Dialect::Rascal) => rule.false_examples = self.strings(v, k)?,
                 ("required" | "skipReport" | "report", Dialect::Gitleaks) => self.unsupported(

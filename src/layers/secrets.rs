@@ -35,6 +35,10 @@
 //! * A line containing the marker `rascal:allow` (or gitleaks'
 //!   `gitleaks:allow`, when the repository has a `.gitleaks.toml`) is never
 //!   reported as an error: its findings leave an `Info` trace.
+//! * A match equal to one of its rule's `published` values (sample keys a
+//!   provider published in its documentation or SDK tests, listed by
+//!   sha256) is not a leak: it leaves an `Info` trace. Only that exact
+//!   value is let through.
 //! * A match is reported only if it passes its rule's entropy threshold,
 //!   check and value filters (`drop`: placeholders judged on the whole
 //!   value, UUIDs, code, paths… — per rule) and no allowlist lets it
@@ -152,6 +156,8 @@ struct Finding {
     start: usize,
     end: usize,
     secret: String,
+    /// One of the rule's published sample values: a trace, not a leak.
+    published: bool,
 }
 
 /// What a text being scanned belongs to: its file, and whether that is a
@@ -232,6 +238,8 @@ struct FileIssues<'a> {
     suppressed: usize,
     /// Secrets already reported (or allowed) in this file.
     seen: HashSet<String>,
+    /// Published sample values already traced in this file.
+    published: HashSet<String>,
 }
 
 impl SecretScanner {
@@ -314,6 +322,7 @@ impl SecretScanner {
             reported: 0,
             suppressed: 0,
             seen: HashSet::new(),
+            published: HashSet::new(),
         };
         let ctx = Ctx {
             path: &file.path,
@@ -636,6 +645,7 @@ impl SecretScanner {
                     start,
                     end,
                     secret: secret.to_string(),
+                    published: rule.published(secret),
                 });
             }
         }
@@ -667,6 +677,13 @@ impl SecretScanner {
                 let key = parts.key.clone().map_or("", |k| &text[k]);
                 values::name_says_secret(key)
                     && !body.contains(['(', ')', '[', ']', '{', '}', '<', '>', '\\'])
+                    && (quoted
+                        || !values::in_code_position(
+                            secret,
+                            &text[..parts.secret.start],
+                            &text[parts.secret.end..],
+                            ctx.path,
+                        ))
             }
             Some(Check::Jwt) => values::jwt_ok(secret),
         };
@@ -698,6 +715,29 @@ impl FileIssues<'_> {
         derived: bool,
     ) {
         for f in findings.drain(..) {
+            let rule = &scanner.set.rules[f.rule];
+            let place = at.describe(f.start);
+            if f.published {
+                // Known to all already, so not a leak — but said, never
+                // silently dropped. Kept out of `seen`: a longer secret
+                // that holds it is still reported.
+                if self.published.insert(f.secret.clone()) {
+                    self.issues.push(
+                        Issue::new(
+                            "secrets/published-sample",
+                            Severity::Info,
+                            format!(
+                                "{}{place}{how} ({}) is a sample value its provider published (listed in the rule's `published`, {}); not reported as a leak",
+                                rule.description,
+                                redact(&f.secret),
+                                rule.origin
+                            ),
+                        )
+                        .at(self.path, at.line),
+                    );
+                }
+                continue;
+            }
             // Reached again by decoding or joining — the same secret, or
             // one that holds it or is held by it (a token joined with the
             // next line): reported once.
@@ -710,8 +750,6 @@ impl FileIssues<'_> {
             if again {
                 continue;
             }
-            let rule = &scanner.set.rules[f.rule];
-            let place = at.describe(f.start);
             if at.allowed {
                 // Allowed, but never silently: an agent could mark its own
                 // leak. The trace is info, so it does not fail.

@@ -76,6 +76,8 @@ pub struct Rule {
     pub confidence: Confidence,
     pub check: Option<Check>,
     pub drop: Vec<ValueFilter>,
+    /// sha256 (hex) of the published sample values of the rule, sorted.
+    published: Vec<String>,
     /// Where the rule comes from: `built-in` or `FILE:LINE`.
     pub origin: String,
 }
@@ -211,12 +213,27 @@ impl Rule {
                 .drop
                 .clone()
                 .unwrap_or_else(|| vec![ValueFilter::Placeholder]),
+            published: {
+                let mut p = r.published.clone();
+                p.sort_unstable();
+                p
+            },
             origin: origin.to_string(),
         })
     }
 
     pub fn regex(&self) -> Option<&Regex> {
         self.regex.as_ref()
+    }
+
+    /// Is `secret` one of the rule's published sample values? Exact: only
+    /// the very value published is, so it cannot let another one through.
+    pub fn published(&self, secret: &str) -> bool {
+        !self.published.is_empty()
+            && self
+                .published
+                .binary_search(&crate::digest::digest(secret))
+                .is_ok()
     }
 
     /// A rule with only a `path`: the file's name is the finding.

@@ -393,6 +393,93 @@ pub fn is_code(v: &str) -> bool {
             .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
 }
 
+/// Files in languages whose string literals are always quoted: there an
+/// unquoted value is code (a type, a variable, an expression).
+const CODE_EXTENSIONS: &[&str] = &[
+    "rs", "ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs", "go", "java", "kt", "kts", "scala",
+    "swift", "cs", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "m", "mm", "py", "pyi", "rb", "php",
+    "dart", "zig", "vala",
+];
+
+/// Is an unquoted value, in a source file of a language whose strings
+/// are quoted, in the place of a type or an expression: an identifier or a
+/// path of them (`PULONG64`, `MI_UserCredentials_0`, `&p256::KEY_OPS`,
+/// `super::Foundation::`, `:Aes128Gcm` after a `::`) outside any string
+/// literal and any comment, followed by what follows a type or an
+/// argument (`,` `;` `)` `>` `{` `}` `=` `]`; a path also by the end of the
+/// line)? `before`/`after`: the line around the value. A value inside a
+/// string (`"…;Password=…;"`) or a comment (`// password: …`) is not:
+/// there it is text, and may well be a secret.
+pub fn in_code_position(value: &str, before: &str, after: &str, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let code_file = name
+        .rsplit_once('.')
+        .is_some_and(|(_, ext)| CODE_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()));
+    if !code_file || in_text(before) {
+        return false;
+    }
+    let v = value
+        .trim_start_matches(['&', '*', ':'])
+        .trim_end_matches([':', '?', '!']);
+    let path_like = v.contains("::") || value.starts_with(':') || value.ends_with("::");
+    let follows = after.trim_start();
+    let closes = follows.starts_with([',', ';', ')', '>', '{', '}', '=', ']']);
+    if !(closes || (path_like && follows.is_empty()) || value.ends_with("::")) {
+        return false;
+    }
+    let segments: Vec<&str> = v.split("::").flat_map(|s| s.split('.')).collect();
+    let idents = !v.is_empty()
+        && segments.iter().all(|s| {
+            s.chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+    // A lone name must read as words (`X509CertificateTemplateFlag`, not
+    // `Xk29fLq0Zr8T`): the line may be inside a string or comment begun on
+    // an earlier line, where a random one is a secret.
+    idents && (path_like || segments.len() > 1 || value.starts_with(['&', '*']) || wordy(v))
+}
+
+/// Are most letters of `name` in words of three letters or more
+/// (`MI_UserCredentials_0`, `PULONG64`), as in a name written by a person?
+fn wordy(name: &str) -> bool {
+    let ws = words(name);
+    let alpha = |w: &&String| w.chars().all(char::is_alphabetic);
+    let letters: usize = ws.iter().filter(alpha).map(|w| w.chars().count()).sum();
+    let in_words: usize = ws
+        .iter()
+        .filter(alpha)
+        .map(|w| w.chars().count())
+        .filter(|&n| n >= 3)
+        .sum();
+    letters > 0 && in_words * 10 >= letters * 7
+}
+
+/// Does the code `before` end inside a string literal or a comment?
+/// Single quotes count as string quotes too (Python, JS, PHP): where they
+/// are a Rust lifetime or char, the value counts as text and is reported.
+fn in_text(before: &str) -> bool {
+    let trimmed = before.trim_start();
+    if trimmed.starts_with("*") || (trimmed.starts_with('#') && !trimmed.starts_with("#[")) {
+        return true;
+    }
+    let b = before.as_bytes();
+    let mut quote: Option<u8> = None;
+    let mut i = 0;
+    while i < b.len() {
+        match (quote, b[i]) {
+            (Some(_), b'\\') => i += 1,
+            (Some(q), c) if c == q => quote = None,
+            (None, b'"' | b'`' | b'\'') => quote = Some(b[i]),
+            (None, b'/') if matches!(b.get(i + 1), Some(b'/' | b'*')) => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    quote.is_some()
+}
+
 pub fn is_uuid(v: &str) -> bool {
     let b = v.as_bytes();
     b.len() == 36
@@ -663,14 +750,27 @@ const NOT_SECRET_MODIFIERS: &[&str] = &[
     "test",
 ];
 
-/// Does the name `key` say its value is a secret? True when one of its
-/// words is a secret word (or a known pair of words, or a word glued from
-/// another word and a secret word), no word after the last such word names
-/// something else about it, and no word says the value is not real.
+/// Words that end a name's head: what follows says what the thing is
+/// for or about (`keyVaultToStoreSecrets` is a vault, `pathToPrivateKey`
+/// a path, `tokenForCi` still a token). Not `in`, `on`, `by`: they make
+/// verbs (`SIGN_IN_TOKEN` is a token).
+const PREPOSITIONS: &[&str] = &["to", "for", "from", "of", "with", "into", "via", "about"];
+
+/// Does the name `key` say its value is a secret? True when one of the
+/// words of its head (the words before a preposition) is a secret word (or
+/// a known pair of words, or a word glued from another word and a secret
+/// word), no word of the head after the last such word names something
+/// else about it, and no word of the name says the value is not real.
 pub fn name_says_secret(key: &str) -> bool {
     // The name proper: a key's last dotted part carries the meaning
     // (`spring.datasource.password`), but dots join words too.
-    let words = words(key);
+    let all = words(key);
+    let head = all
+        .iter()
+        .skip(1)
+        .position(|w| PREPOSITIONS.contains(&w.as_str()))
+        .map_or(all.len(), |p| p + 1);
+    let words = &all[..head];
     let mut last = None;
     for (i, w) in words.iter().enumerate() {
         let glued = SECRET_WORDS.iter().any(|s| {
@@ -695,15 +795,34 @@ pub fn name_says_secret(key: &str) -> bool {
     {
         return false;
     }
-    !words
-        .iter()
+    !all.iter()
         .any(|w| NOT_SECRET_MODIFIERS.contains(&w.as_str()))
 }
 
-/// Passwords in URLs that are local-development defaults, not leaks.
+/// Passwords in URLs that are local-development defaults or the stock
+/// examples of documentation (RFC 7617's Aladdin says "open sesame"),
+/// not leaks.
 const DEV_URL_PASSWORDS: &[&str] = &[
-    "password", "pass", "passwd", "secret", "postgres", "mysql", "root", "admin", "guest", "user",
-    "test", "example", "changeme", "redis", "mongo", "rabbitmq", "dev", "local",
+    "password",
+    "pass",
+    "passwd",
+    "secret",
+    "postgres",
+    "mysql",
+    "root",
+    "admin",
+    "guest",
+    "user",
+    "test",
+    "example",
+    "changeme",
+    "redis",
+    "mongo",
+    "rabbitmq",
+    "dev",
+    "local",
+    "opensesame",
+    "open%20sesame",
 ];
 
 /// Is the password of a URL worth reporting? Not a local default, not a
@@ -842,6 +961,10 @@ mod tests {
             "client_secret",
             "token_store_password",
             "spring.datasource.password",
+            "tokenForCi",
+            "GITHUB_TOKEN_FOR_DEPLOY",
+            "password_of_admin",
+            "SIGN_IN_TOKEN",
         ] {
             assert!(name_says_secret(secret), "{secret}");
         }
@@ -859,6 +982,9 @@ mod tests {
             "SQLITE_DBCONFIG_ENABLE_FTS3_TOKENIZER",
             "tokenizer",
             "token_type",
+            "keyVaultToStoreSecrets",
+            "PATH_TO_PRIVATE_KEY",
+            "key_for_password_manager",
         ] {
             assert!(!name_says_secret(not), "{not}");
         }
@@ -910,6 +1036,99 @@ mod tests {
             "dp.pt.q8Zr4Tm1Lx9Vb2Ncq8Zr4Tm1Lx9Vb2Nc",
         ] {
             assert!(!is_code(literal), "{literal}");
+        }
+    }
+
+    #[test]
+    fn types_and_arguments_in_code_are_not_values() {
+        for (v, before, after, path) in [
+            ("PULONG64", "    Token: ", ",", "src/um/iphlpapi.rs"),
+            (
+                "MI_UserCredentials_0",
+                "    pub credentials: ",
+                ",",
+                "src/wmi.rs",
+            ),
+            (
+                "X509CertificateTemplatePrivateKeyFlag",
+                "pub const PrivateKeyExportable: ",
+                " = 16i32;",
+                "src/certs.rs",
+            ),
+            (
+                "&p256::PRIVATE_KEY_OPS",
+                "    private_key_ops: ",
+                ",",
+                "src/signing.rs",
+            ),
+            (
+                ":Aes128Gcm",
+                "16 => ConnectionTrafficSecrets:",
+                " { key, iv },",
+                "src/tls12.rs",
+            ),
+            (
+                "super::super::Foundation::",
+                "fn f(clienttoken : ",
+                " HANDLE)",
+                "src/mod.rs",
+            ),
+            ("authTokenValue", "  login(password: ", ")", "web/app.ts"),
+        ] {
+            assert!(
+                in_code_position(v, before, after, path),
+                "{before}{v}{after}"
+            );
+        }
+        for (v, before, after, path) in [
+            // Not a language whose strings are quoted.
+            ("Xk29fLq0Zr8Tq4W", "password: ", "", "config.yaml"),
+            ("Xk29fLq0Zr8Tq4W", "DB_PASSWORD=", "", ".env"),
+            // Inside a string literal.
+            (
+                "Xk29fLq0Zr8Tq4W",
+                "let c = \"Server=db;Password=",
+                ";\";",
+                "src/db.rs",
+            ),
+            (
+                "Xk29fLq0Zr8Tq4W",
+                "let c = \"a \\\" b;Password=",
+                ";\";",
+                "src/db.rs",
+            ),
+            ("Xk29fLq0Zr8Tq4W", "const u = `token=", "`;", "src/a.ts"),
+            (
+                "Xk29fLq0Zr8Tq4W",
+                "c = 'Server=db;Password=",
+                ";'",
+                "app/db.py",
+            ),
+            // Followed by more words: prose, not a type.
+            (
+                "Xk29fLq0Zr8Tq4W",
+                "let p = 1; // the password: ",
+                ",",
+                "src/lib.rs",
+            ),
+            (
+                "Xk29fLq0Zr8Tq4W",
+                "    # password: ",
+                ",",
+                "app/settings.py",
+            ),
+            ("Xk29fLq0Zr8Tq4W", "let token: ", " for", "src/lib.rs"),
+            ("Xk29fLq0Zr8Tq4W", "let token: ", "", "src/lib.rs"),
+            // A random name: maybe in a string begun on an earlier line.
+            ("Xk29fLq0Zr8Tq4W", "password: ", ",", "app/settings.py"),
+            ("aB3xYzQ9mNpL2kR8sT1v", "    token: ", ",", "src/lib.rs"),
+            // Not an identifier.
+            ("Xk29f+Lq0Zr8/Tq4W==", "token: ", ",", "src/lib.rs"),
+        ] {
+            assert!(
+                !in_code_position(v, before, after, path),
+                "{before}{v}{after} {path}"
+            );
         }
     }
 
