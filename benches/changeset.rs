@@ -10,7 +10,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal::config::Config;
 use rascal::git::workspace;
 use rascal::pipeline::content::read_change;
-use rascal::pipeline::sequence::Origin;
+use rascal::pipeline::sequence::{permissions_in_force, Origin};
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;
@@ -81,13 +81,20 @@ fn floor(dir: &Path) -> usize {
 }
 
 fn streamed(dir: &Path, base: git2::Oid, config: &Config) -> usize {
-    let (cs, read) =
-        read_change(config, Origin::Human, dir, dir, base, &Default::default()).unwrap();
+    let (cs, read) = read_change(
+        config,
+        permissions_in_force(config, Origin::Human).as_ref(),
+        dir,
+        dir,
+        base,
+        &Default::default(),
+    )
+    .unwrap();
     black_box(read);
     cs.files.len()
 }
 
-fn median(c: &mut Vec<Duration>) -> Duration {
+fn median(c: &mut [Duration]) -> Duration {
     c.sort();
     c[c.len() / 2]
 }

@@ -13,7 +13,7 @@ use rascal::config::Config;
 use rascal::git::workspace;
 use rascal::model::verdict::{gate, Report, Severity, Status, Verdict};
 use rascal::pipeline::content::{read_change, ContentRead};
-use rascal::pipeline::sequence::{verify_read, Origin, Verification};
+use rascal::pipeline::sequence::{permissions_in_force, verify_read, Origin, Verification};
 use tokio_util::sync::CancellationToken;
 
 const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -55,7 +55,7 @@ fn check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
     let changes = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let (streamed, read) = read_change(
         &cfg,
-        Origin::Human,
+        permissions_in_force(&cfg, Origin::Human).as_ref(),
         t.path(),
         t.path(),
         t.head(),

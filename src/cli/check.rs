@@ -41,7 +41,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
     // see each file as it is read, and only what they found is kept.
     let (changes, read) = content::read_change(
         &config,
-        Origin::Human,
+        sequence::permissions_in_force(&config, Origin::Human).as_ref(),
         &workdir,
         &workdir,
         oid,

@@ -8,12 +8,11 @@
 use crate::git::workspace::{self, ChangeSetLimits};
 use crate::model::changeset::ChangeSet;
 
-use crate::config::Config;
+use crate::config::{Config, PermissionsConfig};
 use crate::layers::guardrails::{ContentFindings, ContentReader};
 use crate::layers::permissions::Permissions;
 use crate::model::changeset::FileChange;
 use crate::model::verdict::Issue;
-use crate::pipeline::sequence::{permissions_in_force, Origin};
 use std::collections::BTreeMap;
 
 /// The content checks of one verification, fed one file at a time.
@@ -46,9 +45,10 @@ impl ContentRead {
 }
 
 impl<'c> ContentPass<'c> {
-    /// The content checks that `verify` will run for `config` on a change
-    /// from `origin`.
-    pub fn new(config: &'c Config, origin: Origin) -> Self {
+    /// The content checks that `verify` will run for `config`, with the
+    /// permissions in force for the change
+    /// ([`crate::pipeline::sequence::permissions_in_force`]).
+    pub fn new(config: &'c Config, permissions: Option<&PermissionsConfig>) -> Self {
         let guardrails = config
             .guardrails
             .as_deref()
@@ -57,8 +57,8 @@ impl<'c> ContentPass<'c> {
             .enumerate()
             .filter_map(|(i, g)| ContentReader::new(g).map(|r| (i, r)))
             .collect();
-        let imports = permissions_in_force(config, origin)
-            .and_then(|cfg| Permissions::compile(&cfg).ok())
+        let imports = permissions
+            .and_then(|cfg| Permissions::compile(cfg).ok())
             .filter(Permissions::reads_content);
         ContentPass {
             guardrails,
@@ -99,17 +99,18 @@ impl<'c> ContentPass<'c> {
 }
 
 /// The ChangeSet of the files in `dir` against `base` (of the repository at
-/// `origin`), streamed through the content checks of `config` for a change
-/// from `origin_of_change`: what `verify_read` needs, each file read once.
+/// `origin`), streamed through the content checks of `config` and
+/// `permissions` (those in force for the change): what `verify_read`
+/// needs, each file read once.
 pub fn read_change(
     config: &Config,
-    origin_of_change: Origin,
+    permissions: Option<&PermissionsConfig>,
     origin: &std::path::Path,
     dir: &std::path::Path,
     base: git2::Oid,
     limits: &ChangeSetLimits,
 ) -> workspace::Result<(ChangeSet, ContentRead)> {
-    let mut pass = ContentPass::new(config, origin_of_change);
+    let mut pass = ContentPass::new(config, permissions);
     let changes = if pass.reads() {
         workspace::changeset_streamed(origin, dir, base, limits, Some(&mut |f| pass.file(f)))?
     } else {
