@@ -12,7 +12,8 @@ use common::{rnd, TestRepo};
 use rascal::config::Config;
 use rascal::git::workspace;
 use rascal::model::verdict::{gate, Report, Severity, Status, Verdict};
-use rascal::pipeline::sequence::{verify, Origin, Verification};
+use rascal::pipeline::content::{read_change, ContentRead};
+use rascal::pipeline::sequence::{permissions_in_force, verify_read, Origin, Verification};
 use tokio_util::sync::CancellationToken;
 
 const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -46,25 +47,49 @@ const URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 const SECRETS: &str = "guardrails:\n  - { name: secrets, builtin: secrets }\n  - { name: banned, patterns: ['dbg!\\('], scope: diff-only }\n";
 const NO_PROCESS: &str = "permissions:\n  forbidden_imports: ['std::process']\n";
 
-/// Every read-only check of the working tree's change against its base.
+/// Every read-only check of the working tree's change against its base —
+/// on the ChangeSet held whole and on the same ChangeSet streamed file by
+/// file (`rascal check`): both must report exactly the same.
 fn check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
     let cfg = Config::from_texts(None, Some(guardrails), Some(NO_PROCESS)).expect("config");
     let changes = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
+    let (streamed, read) = read_change(
+        &cfg,
+        permissions_in_force(&cfg, Origin::Human).as_ref(),
+        t.path(),
+        t.path(),
+        t.head(),
+        &Default::default(),
+    )
+    .unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    rt.block_on(async {
-        let place = rascal::exec::place::Place::InPlace {
-            origin: t.path().to_path_buf(),
-        };
-        let v = Verification {
-            config: &cfg,
-            place: &place,
-            changes: &changes,
-            origin: Origin::Human,
-            allow_test_changes: &[],
-            cancel: CancellationToken::new(),
-        };
-        verify(&v, &|_| {}).await
-    })
+    let run = |changes: &rascal::model::changeset::ChangeSet, read: Option<&ContentRead>| {
+        rt.block_on(async {
+            let place = rascal::exec::place::Place::InPlace {
+                origin: t.path().to_path_buf(),
+            };
+            let v = Verification {
+                config: &cfg,
+                place: &place,
+                changes,
+                origin: Origin::Human,
+                allow_test_changes: &[],
+                cancel: CancellationToken::new(),
+            };
+            let mut reports = verify_read(&v, read, &|_| {}).await;
+            for r in &mut reports {
+                r.duration_ms = 0;
+            }
+            reports
+        })
+    };
+    let whole = run(&changes, None);
+    assert_eq!(
+        whole,
+        run(&streamed, Some(&read)),
+        "the streamed ChangeSet is judged as the whole one"
+    );
+    whole
 }
 
 fn report<'a>(reports: &'a [Report], name: &str) -> &'a Report {

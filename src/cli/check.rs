@@ -9,6 +9,7 @@ use crate::git::workspace;
 use crate::model::event::WorkingTree;
 use crate::model::verdict::{gate, Report};
 use crate::output::printer;
+use crate::pipeline::content;
 use crate::pipeline::sequence::{self, Origin, Verification};
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
@@ -36,7 +37,16 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
     for l in tree.lines(&oid.to_string()) {
         eprintln!("rascal: {l}");
     }
-    let changes = workspace::changeset(&workdir, &workdir, oid)?;
+    // The change is read once, file by file: the checks that read content
+    // see each file as it is read, and only what they found is kept.
+    let (changes, read) = content::read_change(
+        &config,
+        sequence::permissions_in_force(&config, Origin::Human).as_ref(),
+        &workdir,
+        &workdir,
+        oid,
+        &Default::default(),
+    )?;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     let reports: Vec<Report> = rt.block_on(async {
         let place = crate::exec::place::Place::InPlace {
@@ -51,7 +61,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
             cancel: CancellationToken::new(),
         };
         let live = !json;
-        sequence::verify(&v, &move |p| {
+        sequence::verify_read(&v, Some(&read), &move |p| {
             if let (true, sequence::Progress::Report(r)) = (live, p) {
                 out(printer::report_lines(&r));
             }

@@ -10,7 +10,9 @@
 //! workspace's files, so nothing an agent does to its own `.git` (index
 //! flags, objects, config, hooks) changes what is checked.
 
-use crate::model::changeset::{AddedLine, ChangeSet, EntryKind, FileChange, Operation};
+use crate::model::changeset::{
+    AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation,
+};
 use crate::model::content::is_text;
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
 use std::path::{Path, PathBuf};
@@ -336,7 +338,7 @@ fn viewing(origin: &Path, dir: &Path) -> Result<Repository> {
 /// The change of the files in `dir` against commit `base` of the repository
 /// at `origin`: every file whose content differs from the base tree, and
 /// new, non-ignored files. `dir` is a candidate's workspace, or `origin`'s
-/// own working tree (`rascal check`).
+/// own working tree (`rascal check`). Every file's content is held.
 pub fn changeset(origin: &Path, dir: &Path, base: Oid) -> Result<ChangeSet> {
     changeset_with(origin, dir, base, &ChangeSetLimits::default())
 }
@@ -347,123 +349,89 @@ pub fn changeset_with(
     base: Oid,
     limits: &ChangeSetLimits,
 ) -> Result<ChangeSet> {
+    compute(origin, dir, base, limits, Mode::Whole)
+}
+
+/// The same ChangeSet, read as a stream: each file's content is read once,
+/// handed to `read` (the checks that read content), then let go — only its
+/// digest stays ([`FileChange::release_content`]). At most one file's
+/// content is held at a time; files come in path order, as in the
+/// ChangeSet. With no `read` (no check reads content), lines are counted
+/// and digested as they are read, never held.
+pub fn changeset_streamed(
+    origin: &Path,
+    dir: &Path,
+    base: Oid,
+    limits: &ChangeSetLimits,
+    read: Option<&mut dyn FnMut(&FileChange)>,
+) -> Result<ChangeSet> {
+    let mode = match read {
+        Some(read) => Mode::Stream(read),
+        None => Mode::Count,
+    };
+    compute(origin, dir, base, limits, mode)
+}
+
+/// What becomes of each file's content.
+enum Mode<'r> {
+    /// Held in the ChangeSet.
+    Whole,
+    /// Handed to a reader, then let go.
+    Stream(&'r mut dyn FnMut(&FileChange)),
+    /// Counted and digested, never held.
+    Count,
+}
+
+/// Where a changed file's content comes from.
+#[derive(Clone, Copy)]
+enum Source {
+    /// Delta `n` of the working diff.
+    Delta(usize),
+    /// A file the working tree's own ignore rules hid from git: read
+    /// straight from the working tree.
+    Hidden,
+}
+
+fn compute(
+    origin: &Path,
+    dir: &Path,
+    base: Oid,
+    limits: &ChangeSetLimits,
+    mut mode: Mode<'_>,
+) -> Result<ChangeSet> {
     let repo = viewing(origin, dir)?;
     let diff = working_diff(&repo, base, 0)?;
-
-    let mut files: Vec<FileChange> = Vec::new();
     let workdir = workdir(&repo);
-    for delta in diff.deltas() {
-        let new = delta.new_file();
-        let old = delta.old_file();
-        let path = new
-            .path()
-            .or(old.path())
-            .map(|p| p.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let old_kind = EntryKind::from_mode(u32::from(old.mode()));
-        let mut new_kind = EntryKind::from_mode(u32::from(new.mode()));
-        // git does not descend into an untracked nested repository: it shows
-        // as one `dir/` entry. That is a submodule in all but name.
-        let path = if path.ends_with('/') && delta.status() == Delta::Untracked {
-            new_kind = Some(EntryKind::Submodule);
-            path.trim_end_matches('/').to_string()
-        } else {
-            path
-        };
-        let (op, old_path, old_kind, new_kind) = match delta.status() {
-            Delta::Added | Delta::Untracked => (Operation::Create, None, None, new_kind),
-            Delta::Deleted => (Operation::Delete, None, old_kind, None),
-            Delta::Renamed | Delta::Copied => (
-                Operation::Rename,
-                old.path().map(|p| p.to_string_lossy().into_owned()),
-                old_kind,
-                new_kind,
-            ),
-            // A pure mode change is told apart once lines are counted.
-            _ => (Operation::Modify, None, old_kind, new_kind),
-        };
-        // New to the base (the index, which an agent controls, plays no
-        // part: a renamed file is a rename whether or not it was staged).
-        let untracked = delta.status() == Delta::Untracked;
-        let symlink_target = if new_kind == Some(EntryKind::Symlink) {
-            std::fs::read_link(workdir.join(&path))
-                .ok()
-                .map(|t| t.to_string_lossy().into_owned())
-                .or_else(|| blob_text(&repo, new.id()))
-        } else {
-            None
-        };
-        let size = if new_kind.is_some() {
-            std::fs::symlink_metadata(workdir.join(&path))
-                .map(|m| m.len())
-                .unwrap_or(new.size())
-        } else {
-            0
-        };
-        let mut change = FileChange::new(path, op);
-        change.old_path = old_path;
-        change.old_kind = old_kind;
-        change.new_kind = new_kind;
-        change.symlink_target = symlink_target;
-        change.untracked = untracked;
-        change.size = size;
-        if new_kind.is_some_and(|k| matches!(k, EntryKind::File | EntryKind::Executable)) {
-            let head = read_head(&workdir.join(&change.path), limits.max_binary_bytes);
-            if !is_text(&change.path, &head) {
-                change.binary = true;
-                change.content = Some(head.into());
-            }
-        }
-        files.push(change);
-    }
 
-    // Second pass: line counts and added lines, per delta, via the patch.
-    let mut out = files;
-    for (idx, change) in out.iter_mut().enumerate() {
-        if change.binary {
-            continue;
-        }
-        // Text by content, so git must give its lines (`force_text`). If it
-        // does not, the file is binary with no content read: the secret
-        // scan says so, never silently.
-        let patch = match git2::Patch::from_diff(&diff, idx)? {
-            Some(p) if !p.delta().flags().is_binary() => p,
-            _ => {
-                change.binary = true;
-                continue;
-            }
-        };
-        if matches!(change.new_kind, Some(EntryKind::Submodule))
-            || matches!(change.old_kind, Some(EntryKind::Submodule))
-        {
-            continue;
-        }
-        for h in 0..patch.num_hunks() {
-            let n = patch.num_lines_in_hunk(h)?;
-            for l in 0..n {
-                let line = patch.line_in_hunk(h, l)?;
-                match line.origin() {
-                    '+' => {
-                        change.added += 1;
-                        if change.new_kind == Some(EntryKind::Symlink) {
-                            continue;
-                        }
-                        let mut text = String::from_utf8_lossy(line.content()).into_owned();
-                        while text.ends_with('\n') || text.ends_with('\r') {
-                            text.pop();
-                        }
-                        change.added_lines.push(AddedLine {
-                            line: line.new_lineno().unwrap_or(0),
-                            text,
-                        });
-                    }
-                    '-' => change.removed += 1,
-                    _ => {}
-                }
-            }
+    // First what changed (paths, operations, kinds), no content yet.
+    let mut files: Vec<(FileChange, Source)> = Vec::new();
+    for (idx, delta) in diff.deltas().enumerate() {
+        files.push((describe(&repo, &workdir, &delta), Source::Delta(idx)));
+    }
+    // Only the base commit's ignore rules decide what is left out: a new
+    // path the base ignores (`target/`) is not part of the change, even when
+    // the candidate deleted the `.gitignore` that said so; a file hidden
+    // only by a `.gitignore` (or exclude) the candidate wrote is.
+    let ignores = crate::git::ignore::BaseIgnores::of(&repo, base)?;
+    files.retain(|(f, _)| {
+        !(f.op == Operation::Create
+            && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
+    });
+    for path in ignored_files(&repo, base)? {
+        if !ignores.ignored(&path, false) {
+            files.push((hidden_file(&workdir, &path), Source::Hidden));
         }
     }
-    for change in out.iter_mut() {
+    files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+
+    // Then the content, one file at a time.
+    let lines = !matches!(mode, Mode::Count);
+    let mut out = Vec::with_capacity(files.len());
+    for (mut change, source) in files {
+        let digest = match source {
+            Source::Delta(idx) => delta_content(&diff, idx, &workdir, &mut change, limits, lines)?,
+            Source::Hidden => new_content(&workdir, &mut change, limits, lines)?,
+        };
         if change.op == Operation::Modify
             && change.added == 0
             && change.removed == 0
@@ -471,22 +439,16 @@ pub fn changeset_with(
         {
             change.op = Operation::Mode;
         }
-    }
-    // Only the base commit's ignore rules decide what is left out: a new
-    // path the base ignores (`target/`) is not part of the change, even when
-    // the candidate deleted the `.gitignore` that said so; a file hidden
-    // only by a `.gitignore` (or exclude) the candidate wrote is.
-    let ignores = crate::git::ignore::BaseIgnores::of(&repo, base)?;
-    out.retain(|f| {
-        !(f.op == Operation::Create
-            && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
-    });
-    for path in ignored_files(&repo, base)? {
-        if !ignores.ignored(&path, false) {
-            out.push(new_file(&workdir, &path, limits));
+        match &mut mode {
+            Mode::Whole => {}
+            Mode::Stream(read) => {
+                read(&change);
+                change.release_content(digest);
+            }
+            Mode::Count => change.release_content(digest),
         }
+        out.push(change);
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(ChangeSet {
         base: base.to_string(),
         files: out,
@@ -494,13 +456,152 @@ pub fn changeset_with(
     })
 }
 
+/// What one delta of the working diff changed: paths, operation, kinds,
+/// size, a symlink's target — not the content.
+fn describe(repo: &Repository, workdir: &Path, delta: &git2::DiffDelta<'_>) -> FileChange {
+    let new = delta.new_file();
+    let old = delta.old_file();
+    let path = new
+        .path()
+        .or(old.path())
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let old_kind = EntryKind::from_mode(u32::from(old.mode()));
+    let mut new_kind = EntryKind::from_mode(u32::from(new.mode()));
+    // git does not descend into an untracked nested repository: it shows
+    // as one `dir/` entry. That is a submodule in all but name.
+    let path = if path.ends_with('/') && delta.status() == Delta::Untracked {
+        new_kind = Some(EntryKind::Submodule);
+        path.trim_end_matches('/').to_string()
+    } else {
+        path
+    };
+    let (op, old_path, old_kind, new_kind) = match delta.status() {
+        Delta::Added | Delta::Untracked => (Operation::Create, None, None, new_kind),
+        Delta::Deleted => (Operation::Delete, None, old_kind, None),
+        Delta::Renamed | Delta::Copied => (
+            Operation::Rename,
+            old.path().map(|p| p.to_string_lossy().into_owned()),
+            old_kind,
+            new_kind,
+        ),
+        // A pure mode change is told apart once lines are counted.
+        _ => (Operation::Modify, None, old_kind, new_kind),
+    };
+    // New to the base (the index, which an agent controls, plays no
+    // part: a renamed file is a rename whether or not it was staged).
+    let untracked = delta.status() == Delta::Untracked;
+    let symlink_target = if new_kind == Some(EntryKind::Symlink) {
+        std::fs::read_link(workdir.join(&path))
+            .ok()
+            .map(|t| t.to_string_lossy().into_owned())
+            .or_else(|| blob_text(repo, new.id()))
+    } else {
+        None
+    };
+    let size = if new_kind.is_some() {
+        std::fs::symlink_metadata(workdir.join(&path))
+            .map(|m| m.len())
+            .unwrap_or(new.size())
+    } else {
+        0
+    };
+    let mut change = FileChange::new(path, op);
+    change.old_path = old_path;
+    change.old_kind = old_kind;
+    change.new_kind = new_kind;
+    change.symlink_target = symlink_target;
+    change.untracked = untracked;
+    change.size = size;
+    change
+}
+
+fn is_regular(kind: Option<EntryKind>) -> bool {
+    matches!(kind, Some(EntryKind::File | EntryKind::Executable))
+}
+
+/// The content of delta `idx`: a new regular file is read once, straight
+/// from the working tree; anything else through git's patch (line counts,
+/// added lines with their numbers). Returns the content's digest when it
+/// was taken as the file was read.
+fn delta_content(
+    diff: &git2::Diff<'_>,
+    idx: usize,
+    workdir: &Path,
+    change: &mut FileChange,
+    limits: &ChangeSetLimits,
+    lines: bool,
+) -> Result<Option<String>> {
+    // A new file has no old side: its lines are all added, read as they are.
+    if change.op == Operation::Create && change.old_kind.is_none() && is_regular(change.new_kind) {
+        return new_content(workdir, change, limits, lines);
+    }
+    if is_regular(change.new_kind) {
+        let head = read_head(&workdir.join(&change.path), limits.max_binary_bytes);
+        if !is_text(&change.path, &head) {
+            change.binary = true;
+            change.content = Some(head.into());
+            return Ok(None);
+        }
+    }
+    // Text by content, so git must give its lines (`force_text`). If it
+    // does not, the file is binary with no content read: the secret scan
+    // says so, never silently.
+    let patch = match git2::Patch::from_diff(diff, idx)? {
+        Some(p) if !p.delta().flags().is_binary() => p,
+        _ => {
+            change.binary = true;
+            return Ok(None);
+        }
+    };
+    if matches!(change.new_kind, Some(EntryKind::Submodule))
+        || matches!(change.old_kind, Some(EntryKind::Submodule))
+    {
+        return Ok(None);
+    }
+    for h in 0..patch.num_hunks() {
+        let n = patch.num_lines_in_hunk(h)?;
+        for l in 0..n {
+            let line = patch.line_in_hunk(h, l)?;
+            match line.origin() {
+                '+' => {
+                    change.added += 1;
+                    if change.new_kind == Some(EntryKind::Symlink) {
+                        continue;
+                    }
+                    change.added_lines.push(AddedLine {
+                        line: line.new_lineno().unwrap_or(0),
+                        text: line_text(line.content()),
+                    });
+                }
+                '-' => change.removed += 1,
+                _ => {}
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// One line as the layers read it: lossy UTF-8, without its line break
+/// (and any carriage returns before it).
+fn line_text(bytes: &[u8]) -> String {
+    let mut end = bytes.len();
+    while end > 0 && matches!(bytes[end - 1], b'\n' | b'\r') {
+        end -= 1;
+    }
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
 /// Files in the working tree that its own ignore rules leave out.
 fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
     let tree = repo.find_commit(base)?.tree()?;
     let mut opts = DiffOptions::new();
+    // Into new directories too: a new directory's own `.gitignore` must
+    // not hide the files beside it.
     opts.include_ignored(true)
         .recurse_ignored_dirs(true)
         .include_untracked(true)
+        .recurse_untracked_dirs(true)
         .ignore_submodules(true);
     let diff = repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts))?;
     Ok(diff
@@ -515,9 +616,9 @@ fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
         .collect())
 }
 
-/// A new file read straight from the working tree (one its own ignore
-/// rules hid from git), with its added lines.
-fn new_file(workdir: &Path, path: &str, limits: &ChangeSetLimits) -> FileChange {
+/// A new file that its own ignore rules hid from git, as found in the
+/// working tree (its content is read later, with the others).
+fn hidden_file(workdir: &Path, path: &str) -> FileChange {
     let full = workdir.join(path);
     let meta = std::fs::symlink_metadata(&full).ok();
     let mut change = FileChange::new(path, Operation::Create);
@@ -541,27 +642,99 @@ fn new_file(workdir: &Path, path: &str, limits: &ChangeSetLimits) -> FileChange 
             .ok()
             .map(|t| t.to_string_lossy().into_owned());
         change.added = 1;
-        return change;
-    }
-    let head = read_head(&full, limits.max_binary_bytes);
-    if !is_text(path, &head) {
-        change.binary = true;
-        change.content = Some(head.into());
-        return change;
-    }
-    let bytes = if (head.len() as u64) < change.size {
-        std::fs::read(&full).unwrap_or(head)
-    } else {
-        head
-    };
-    for (i, line) in String::from_utf8_lossy(&bytes).lines().enumerate() {
-        change.added += 1;
-        change.added_lines.push(AddedLine {
-            line: i as u32 + 1,
-            text: line.trim_end_matches('\r').to_string(),
-        });
     }
     change
+}
+
+/// The content of a new file read straight from the working tree, in one
+/// read: binary (its first `max_binary_bytes` held) or text (every line
+/// added, numbered from 1; the lines are built only when `lines`, else
+/// just counted). Returns the digest of the text, taken as it was read. A
+/// file that cannot be read is an error: the checks would not see it.
+fn new_content(
+    workdir: &Path,
+    change: &mut FileChange,
+    limits: &ChangeSetLimits,
+    lines: bool,
+) -> Result<Option<String>> {
+    use std::io::Read;
+    if !is_regular(change.new_kind) {
+        return Ok(None);
+    }
+    let full = workdir.join(&change.path);
+    let unreadable = |source| WorkspaceError::Io {
+        what: format!(
+            "reading {} (a new file of the change) to check it",
+            full.display()
+        ),
+        source,
+    };
+    let mut file = std::fs::File::open(&full).map_err(unreadable)?;
+    let mut bytes = Vec::with_capacity(change.size.min(limits.max_binary_bytes) as usize + 1);
+    (&mut file)
+        .take(limits.max_binary_bytes)
+        .read_to_end(&mut bytes)
+        .map_err(unreadable)?;
+    if !is_text(&change.path, &bytes) {
+        change.binary = true;
+        change.content = Some(bytes.into());
+        return Ok(None);
+    }
+    file.read_to_end(&mut bytes).map_err(unreadable)?;
+    let (added, digest) = text_lines(&bytes, lines.then_some(&mut change.added_lines));
+    change.added = added;
+    Ok(Some(digest))
+}
+
+/// The lines of a new text file, numbered from 1, as the layers read them
+/// ([`line_text`]): counted, digested, and pushed to `out` when given.
+/// Valid UTF-8 without carriage returns (most source) is digested in one
+/// pass over its bytes and its lines are sliced, not decoded one by one.
+fn text_lines(bytes: &[u8], mut out: Option<&mut Vec<AddedLine>>) -> (u32, String) {
+    let mut digest = ContentDigest::default();
+    let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+    let count = if bytes.is_empty() {
+        0
+    } else {
+        body.iter().filter(|&&b| b == b'\n').count() + 1
+    };
+    let clean = match std::str::from_utf8(bytes) {
+        Ok(text) if !bytes.contains(&b'\r') => Some(text),
+        _ => None,
+    };
+    if let Some(text) = clean {
+        // Without a final line break, the digest's form has one.
+        let end: &[u8] = if body.len() == bytes.len() {
+            b"\n"
+        } else {
+            b""
+        };
+        digest.text(&[bytes, end], count as u64);
+        if let Some(out) = out.as_deref_mut() {
+            out.reserve_exact(count);
+            let body = text.strip_suffix('\n').unwrap_or(text);
+            if !bytes.is_empty() {
+                for (i, line) in body.split('\n').enumerate() {
+                    out.push(AddedLine {
+                        line: i as u32 + 1,
+                        text: line.to_string(),
+                    });
+                }
+            }
+        }
+    } else if !bytes.is_empty() {
+        for (i, raw) in body.split(|&b| b == b'\n').enumerate() {
+            let text = line_text(raw);
+            digest.line(i as u32 + 1, text.as_bytes());
+            if let Some(out) = out.as_deref_mut() {
+                out.push(AddedLine {
+                    line: i as u32 + 1,
+                    text,
+                });
+            }
+        }
+    }
+    (count as u32, digest.finish(None))
 }
 
 /// The first `max` bytes of the file at `path` (all of it when smaller);

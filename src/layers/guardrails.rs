@@ -9,7 +9,7 @@ use crate::exec::place::Place;
 use crate::exec::runner::{CommandSpec, TAIL_LINES};
 use crate::layers::diagnostics::{self, Captured};
 use crate::layers::secrets::SecretScanner;
-use crate::model::changeset::{ChangeSet, EntryKind, Operation};
+use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -36,9 +36,140 @@ pub fn evaluate_pure(
     place: &Place,
     config_digest: &str,
 ) -> Option<Report> {
+    evaluate_read(g, changes, place, config_digest, None)
+}
+
+/// What a guardrail that reads the change's added lines or bytes (banned
+/// patterns on the diff, the secret scan) found, file by file, as the
+/// ChangeSet was streamed. Bounded: the first [`MAX_HITS`] pattern hits are
+/// kept, the rest only counted.
+pub struct ContentFindings {
+    found: Found,
+    spent: std::time::Duration,
+}
+
+enum Found {
+    Patterns {
+        hits: Vec<Hit>,
+        total: usize,
+    },
+    Secrets {
+        scanner: Box<SecretScanner>,
+        issues: Vec<Issue>,
+    },
+    Failed(String),
+}
+
+/// A content-reading guardrail, fed one file at a time.
+pub struct ContentReader<'g> {
+    patterns: &'g [Pattern],
+    found: ContentFindings,
+}
+
+impl<'g> ContentReader<'g> {
+    /// `None` when `g` does not read the change's content (commands, diff
+    /// size, test integrity, `scope: all` patterns, which read the files of
+    /// the whole tree themselves).
+    pub fn new(g: &'g Guardrail) -> Option<Self> {
+        let (patterns, found): (&[Pattern], Found) = match &g.kind {
+            GuardrailKind::Patterns {
+                patterns,
+                scope: Scope::DiffOnly,
+            } => (
+                patterns,
+                Found::Patterns {
+                    hits: Vec::new(),
+                    total: 0,
+                },
+            ),
+            GuardrailKind::Secrets(opts) => (
+                &[],
+                match SecretScanner::new(opts) {
+                    Ok(scanner) => Found::Secrets {
+                        scanner: Box::new(scanner),
+                        issues: Vec::new(),
+                    },
+                    Err(e) => Found::Failed(format!("secret scanner could not start: {e}")),
+                },
+            ),
+            _ => return None,
+        };
+        Some(ContentReader {
+            patterns,
+            found: ContentFindings {
+                found,
+                spent: Default::default(),
+            },
+        })
+    }
+
+    /// Read one changed file (its added lines, or a binary file's bytes).
+    pub fn file(&mut self, f: &FileChange) {
+        let started = Instant::now();
+        match &mut self.found.found {
+            Found::Patterns { hits, total } => {
+                for l in &f.added_lines {
+                    if let Some(p) = first_match(self.patterns, &l.text) {
+                        *total += 1;
+                        if hits.len() < MAX_HITS {
+                            hits.push((f.path.clone(), l.line, p.to_string(), l.text.clone()));
+                        }
+                    }
+                }
+            }
+            Found::Secrets { scanner, issues } => scanner.scan_file(f, issues),
+            Found::Failed(_) => {}
+        }
+        self.found.spent += started.elapsed();
+    }
+
+    pub fn finish(self) -> ContentFindings {
+        self.found
+    }
+}
+
+/// Evaluate a guardrail that needs no command, with what a
+/// [`ContentReader`] found as the change was streamed (`found`). Without
+/// it, a guardrail that reads content reads the ChangeSet's own added
+/// lines — unless their content was let go after streaming: then it could
+/// not see the change, and says so (an error, never a pass).
+pub fn evaluate_read(
+    g: &Guardrail,
+    changes: &ChangeSet,
+    place: &Place,
+    config_digest: &str,
+    found: Option<&ContentFindings>,
+) -> Option<Report> {
+    let owned;
+    let found = match found {
+        Some(f) => Some(f),
+        None if changes.is_streamed() => None,
+        None => {
+            owned = ContentReader::new(g).map(|mut reader| {
+                for f in &changes.files {
+                    reader.file(f);
+                }
+                reader.finish()
+            });
+            owned.as_ref()
+        }
+    };
     let started = Instant::now();
     let mut r = base_report(g, changes, config_digest);
     let rule = format!("guardrails/{}", g.name);
+    let unread = |mut r: Report| {
+        r.duration_ms = started.elapsed().as_millis() as u64;
+        Some(
+            r.errored(
+                "the change's content was streamed to the checks without this one: \
+                 it could not read the added lines (a bug in rascal; run it again)",
+            )
+            .finish(),
+        )
+    };
+    if let Some(f) = found {
+        r.duration_ms += f.spent.as_millis() as u64;
+    }
     match &g.kind {
         // Commands run later; test-integrity is the pipeline's (it reads
         // both sides of the change and the test ledger).
@@ -46,17 +177,22 @@ pub fn evaluate_pure(
         GuardrailKind::Patterns { patterns, scope } => {
             let pats: Vec<&str> = patterns.iter().map(|p| p.0.as_str()).collect();
             r = r.input("patterns", pats.join("\n"));
-            let hits = match scope {
-                Scope::DiffOnly => diff_hits(patterns, changes),
+            let (hits, total) = match scope {
+                Scope::DiffOnly => match found.map(|f| &f.found) {
+                    Some(Found::Patterns { hits, total }) => (hits.clone(), *total),
+                    _ => return unread(r),
+                },
                 Scope::All => match all_hits(patterns, changes, place) {
-                    Ok(h) => h,
+                    Ok(h) => {
+                        let n = h.len();
+                        (h, n)
+                    }
                     Err(e) => {
                         r.duration_ms = started.elapsed().as_millis() as u64;
                         return Some(r.errored(e).finish());
                     }
                 },
             };
-            let total = hits.len();
             for (path, line, pat, text) in hits.into_iter().take(MAX_HITS) {
                 r.issues.push(
                     Issue::new(
@@ -105,16 +241,18 @@ pub fn evaluate_pure(
             for f in &opts.rule_files {
                 r = r.input(&f.file, &f.digest);
             }
-            match SecretScanner::new(opts) {
-                Ok(scanner) => {
-                    r.issues = scanner.scan(changes);
+            match found.map(|f| &f.found) {
+                Some(Found::Secrets { scanner, issues }) => {
+                    r.issues = scanner.scan_change(changes);
+                    r.issues.extend(issues.iter().cloned());
                     r.output = scanner.summary().to_string();
                 }
-                Err(e) => r = r.errored(format!("secret scanner could not start: {e}")),
+                Some(Found::Failed(e)) => r = r.errored(e.clone()),
+                _ => return unread(r),
             }
         }
     }
-    r.duration_ms = started.elapsed().as_millis() as u64;
+    r.duration_ms += started.elapsed().as_millis() as u64;
     Some(r.finish())
 }
 
@@ -125,18 +263,6 @@ fn first_match<'a>(patterns: &'a [Pattern], text: &str) -> Option<&'a str> {
         .iter()
         .find(|p| p.0.is_match(text))
         .map(|p| p.0.as_str())
-}
-
-fn diff_hits(patterns: &[Pattern], changes: &ChangeSet) -> Vec<Hit> {
-    let mut hits = Vec::new();
-    for f in &changes.files {
-        for l in &f.added_lines {
-            if let Some(p) = first_match(patterns, &l.text) {
-                hits.push((f.path.clone(), l.line, p.to_string(), l.text.clone()));
-            }
-        }
-    }
-    hits
 }
 
 /// Every line of every file in the worktree after the change.

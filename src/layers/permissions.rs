@@ -285,11 +285,59 @@ impl Permissions {
 
     /// Every violation in `changes`, in change order.
     pub fn check(&self, changes: &ChangeSet) -> Vec<Issue> {
+        self.check_read(changes, &Default::default())
+    }
+
+    /// Does this policy read the change's added lines (forbidden imports)?
+    pub fn reads_content(&self) -> bool {
+        !self.forbidden_imports.is_empty()
+    }
+
+    /// The forbidden imports on one file's added lines: what [`Self::check`]
+    /// reports for it, taken as a streamed ChangeSet is read.
+    pub fn import_issues(&self, f: &FileChange) -> Vec<Issue> {
+        let mut out = Vec::new();
+        if self.reads_content() {
+            self.check_imports(f, &mut out);
+        }
+        out
+    }
+
+    /// [`Self::check`], with the forbidden imports of streamed files as
+    /// [`Self::import_issues`] found them when they were read (`imports`, by
+    /// path). A streamed file missing from `imports` could not be read for
+    /// imports: an error, never a pass.
+    pub fn check_read(
+        &self,
+        changes: &ChangeSet,
+        imports: &std::collections::BTreeMap<String, Vec<Issue>>,
+    ) -> Vec<Issue> {
         let mut out = Vec::new();
         self.check_totals(changes, &mut out);
         let mut seen = BTreeSet::new();
+        let mut read = BTreeSet::new();
         for f in &changes.files {
             self.check_file(f, &mut out);
+            if self.reads_content() {
+                match imports.get(&f.path) {
+                    Some(found) => {
+                        if read.insert(f.path.as_str()) {
+                            out.extend(found.iter().cloned());
+                        }
+                    }
+                    None if f.is_streamed() => out.push(issue(
+                        "unread",
+                        Severity::Error,
+                        &f.path,
+                        format!(
+                            "`{}` was not read for forbidden imports: its content was streamed \
+                             to the checks without this one (a bug in rascal; run it again)",
+                            f.path
+                        ),
+                    )),
+                    None => self.check_imports(f, &mut out),
+                }
+            }
             self.check_look_alike(&f.path, &mut seen, &mut out);
         }
         out
@@ -487,9 +535,6 @@ impl Permissions {
         }
         self.check_ops(f, out);
         self.check_kinds(f, new_norm.as_deref(), out);
-        if !self.forbidden_imports.is_empty() {
-            self.check_imports(f, out);
-        }
     }
 
     /// The operations a change amounts to, each with the path it applies to.

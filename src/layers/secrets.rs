@@ -276,6 +276,18 @@ impl SecretScanner {
     /// for what could not be scanned). Never panics on odd input and never
     /// puts a secret in an issue.
     pub fn scan(&self, changes: &ChangeSet) -> Vec<Issue> {
+        let mut issues = self.scan_change(changes);
+        for file in &changes.files {
+            self.scan_file(file, &mut issues);
+        }
+        issues
+    }
+
+    /// What is said of the change as a whole, before any file's findings:
+    /// notes on the rule files, an edit of `.gitleaks.toml`. [`Self::scan`]
+    /// is this, then [`Self::scan_file`] for each file (which is how a
+    /// streamed ChangeSet is scanned, file by file, as it is read).
+    pub fn scan_change(&self, changes: &ChangeSet) -> Vec<Issue> {
         let mut issues = Vec::new();
         for (file, note) in &self.set.notes {
             issues.push(
@@ -301,19 +313,32 @@ impl SecretScanner {
                 );
             }
         }
-        for file in &changes.files {
-            self.scan_file(file, &mut issues);
-        }
         issues
     }
 
-    fn scan_file(&self, file: &FileChange, issues: &mut Vec<Issue>) {
+    /// Scan one changed file, adding its findings to `issues`.
+    pub fn scan_file(&self, file: &FileChange, issues: &mut Vec<Issue>) {
         if file.op == Operation::Delete
             || matches!(file.new_kind, None | Some(EntryKind::Submodule))
         {
             return;
         }
         if self.allow.is_match(&file.path) || self.set.path_allowed(&file.path) {
+            return;
+        }
+        if file.is_streamed() {
+            // Its content was read and let go before it reached this scan.
+            issues.push(
+                Issue::new(
+                    "secrets/unscanned",
+                    Severity::Error,
+                    format!(
+                        "{} not scanned: its content was streamed to the checks without this scan (a bug in rascal; run it again)",
+                        file.path
+                    ),
+                )
+                .at(file.path.clone(), None),
+            );
             return;
         }
         let mut out = FileIssues {

@@ -98,6 +98,15 @@ pub struct FileChange {
     /// cloned; not serialised.
     #[serde(skip)]
     pub content: Option<Arc<[u8]>>,
+    /// Set when the ChangeSet was read as a stream: the file's content
+    /// (added lines, binary bytes) was handed to the checks that read it as
+    /// it was read, then let go, leaving only this digest of it
+    /// ([`FileChange::content_digest`]). `added_lines` and `content` are
+    /// then empty: a check that needs them must have read the stream, and
+    /// says so when it did not — an empty list is never taken for "nothing
+    /// added".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub streamed: Option<String>,
 }
 
 impl FileChange {
@@ -122,6 +131,7 @@ impl FileChange {
             size: 0,
             added_lines: Vec::new(),
             content: None,
+            streamed: None,
         }
     }
 
@@ -158,6 +168,128 @@ impl FileChange {
     pub fn mode_changed(&self) -> bool {
         matches!((self.old_kind, self.new_kind), (Some(a), Some(b)) if a != b)
     }
+
+    /// A digest of the file's content as the layers see it: every added
+    /// line with its number, and a binary file's bytes. For a streamed file,
+    /// the digest taken when it was read.
+    pub fn content_digest(&self) -> String {
+        if let Some(d) = &self.streamed {
+            return d.clone();
+        }
+        let mut d = ContentDigest::default();
+        for l in &self.added_lines {
+            d.line(l.line, l.text.as_bytes());
+        }
+        d.finish(self.content.as_deref())
+    }
+
+    /// Let go of the content, keeping its digest: what a streamed ChangeSet
+    /// holds of a file once the checks have read it. `digest`, when given,
+    /// is the one taken as the content was read ([`ContentDigest`]).
+    pub fn release_content(&mut self, digest: Option<String>) {
+        if self.streamed.is_none() {
+            self.streamed = Some(digest.unwrap_or_else(|| self.content_digest()));
+        }
+        self.added_lines = Vec::new();
+        self.content = None;
+    }
+
+    /// Was the content let go after it was streamed to the checks?
+    pub fn is_streamed(&self) -> bool {
+        self.streamed.is_some()
+    }
+
+    /// The same change without its content (for digests): everything but
+    /// `added_lines` and `content`, with the content's digest.
+    fn summary(&self) -> FileChange {
+        FileChange {
+            path: self.path.clone(),
+            old_path: self.old_path.clone(),
+            op: self.op,
+            old_kind: self.old_kind,
+            new_kind: self.new_kind,
+            symlink_target: self.symlink_target.clone(),
+            binary: self.binary,
+            untracked: self.untracked,
+            added: self.added,
+            removed: self.removed,
+            size: self.size,
+            added_lines: Vec::new(),
+            content: None,
+            streamed: Some(self.content_digest()),
+        }
+    }
+}
+
+/// The digest of a file's content ([`FileChange::content_digest`]), fed
+/// line by line as the lines are read — or, for a new file's lines
+/// numbered from 1, with its whole text at once ([`ContentDigest::text`]):
+/// both give the same digest. The text of the lines (each followed by a
+/// line break) and where the runs of consecutive lines start are hashed
+/// apart, so a change of either changes the digest.
+pub struct ContentDigest {
+    text: sha2::Sha256,
+    runs: sha2::Sha256,
+    /// (index, number) of the last line fed.
+    last: Option<(u64, u32)>,
+}
+
+impl Default for ContentDigest {
+    fn default() -> Self {
+        use sha2::Digest;
+        ContentDigest {
+            text: sha2::Sha256::new(),
+            runs: sha2::Sha256::new(),
+            last: None,
+        }
+    }
+}
+
+impl ContentDigest {
+    /// One added line (without its line break), numbered `line`.
+    pub fn line(&mut self, line: u32, text: &[u8]) {
+        use sha2::Digest;
+        let index = self.last.map_or(0, |(i, _)| i + 1);
+        if self.last.is_none_or(|(_, n)| n.wrapping_add(1) != line) {
+            self.runs.update(index.to_le_bytes());
+            self.runs.update(line.to_le_bytes());
+        }
+        self.last = Some((index, line));
+        self.text.update(text);
+        self.text.update(b"\n");
+    }
+
+    /// `count` lines numbered from 1 whose texts, each followed by a line
+    /// break, are exactly the `joined` parts one after the other: the same
+    /// digest as feeding them one by one, in one pass over the bytes.
+    pub fn text(&mut self, joined: &[&[u8]], count: u64) {
+        use sha2::Digest;
+        if count == 0 {
+            return;
+        }
+        debug_assert!(self.last.is_none());
+        self.runs.update(0u64.to_le_bytes());
+        self.runs.update(1u32.to_le_bytes());
+        self.last = Some((count - 1, count as u32));
+        for part in joined {
+            self.text.update(part);
+        }
+    }
+
+    /// The digest, with a binary file's bytes when it has them.
+    pub fn finish(self, binary: Option<&[u8]>) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(b"rascal content 1\0");
+        h.update(self.text.finalize());
+        h.update(self.runs.finalize());
+        if let Some(bytes) = binary {
+            h.update(b"binary\0");
+            h.update((bytes.len() as u64).to_le_bytes());
+            h.update(bytes);
+        }
+        hex::encode(h.finalize())
+    }
 }
 
 /// A candidate's whole change against its base commit.
@@ -185,11 +317,23 @@ impl ChangeSet {
     }
 
     /// A stable text form of the change, for receipts and comparisons: its
-    /// tree id once written, else a digest of the ChangeSet.
+    /// tree id once written, else a digest of the ChangeSet (every file's
+    /// metadata and the digest of its content: the same whether the
+    /// ChangeSet was held whole or streamed).
     pub fn fingerprint(&self) -> String {
         if !self.tree.is_empty() {
             return self.tree.clone();
         }
-        crate::model::verdict::digest(serde_json::to_vec(self).unwrap_or_default())
+        let summary = ChangeSet {
+            base: self.base.clone(),
+            files: self.files.iter().map(FileChange::summary).collect(),
+            tree: String::new(),
+        };
+        crate::model::verdict::digest(serde_json::to_vec(&summary).unwrap_or_default())
+    }
+
+    /// Was the content of some file streamed to the checks and let go?
+    pub fn is_streamed(&self) -> bool {
+        self.files.iter().any(FileChange::is_streamed)
     }
 }

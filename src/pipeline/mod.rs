@@ -7,6 +7,7 @@ pub mod agent;
 pub mod attach;
 pub mod budget;
 pub mod candidate;
+pub mod content;
 pub mod decisions;
 pub mod execute;
 pub mod journal;

@@ -14,6 +14,7 @@ use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Layer, Report, Status};
+use crate::pipeline::content::ContentRead;
 use crate::pipeline::test_run;
 use tokio_util::sync::CancellationToken;
 
@@ -96,6 +97,18 @@ fn failed(r: &Report) -> bool {
 /// candidate code; when a required one fails, no command runs. Returns
 /// every report (skipped ones included).
 pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync)) -> Vec<Report> {
+    verify_read(v, None, sink).await
+}
+
+/// [`verify`] on a ChangeSet that was streamed: what its content checks
+/// found as each file was read (`read`, from a
+/// [`crate::pipeline::content::ContentPass`] over the same config and
+/// origin) stands in for the content the ChangeSet no longer holds.
+pub async fn verify_read(
+    v: &Verification<'_>,
+    read: Option<&ContentRead>,
+    sink: &(dyn Fn(Progress) + Send + Sync),
+) -> Vec<Report> {
     let mut reports = Vec::new();
     let emit = |r: Report, reports: &mut Vec<Report>| {
         sink(Progress::Report(r.clone()));
@@ -113,8 +126,9 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
     if v.config.guardrails.is_some() {
         sink(Progress::LayerStarted(Layer::Guardrails));
     }
-    for g in guardrails {
-        if let Some(r) = guardrails::evaluate_pure(g, v.changes, v.place, &digest) {
+    for (i, g) in guardrails.iter().enumerate() {
+        let found = read.and_then(|c| c.guardrail(i));
+        if let Some(r) = guardrails::evaluate_read(g, v.changes, v.place, &digest, found) {
             emit(r, &mut reports);
         }
     }
@@ -133,15 +147,10 @@ pub async fn verify(v: &Verification<'_>, sink: &(dyn Fn(Progress) + Send + Sync
         emit(r, &mut reports);
     }
     let guardrail_failed = reports.iter().any(failed);
-    let permissions = match (&v.config.permissions, v.origin) {
-        (Some(p), _) => Some(p.clone()),
-        (None, Origin::Agent) => Some(Default::default()),
-        (None, Origin::Human) => None,
-    };
     let mut permissions_failed = false;
-    if let Some(cfg) = permissions {
+    if let Some(cfg) = permissions_in_force(v.config, v.origin) {
         sink(Progress::LayerStarted(Layer::Permissions));
-        let r = check_permissions(v, &cfg);
+        let r = check_permissions(v, &cfg, read);
         permissions_failed = failed(&r);
         emit(r, &mut reports);
     }
@@ -234,8 +243,25 @@ fn base_package_json(v: &Verification<'_>) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
+/// The permissions a change from `origin` is judged by: the config's, or
+/// for an agent's change at least the built-in self-protection.
+pub fn permissions_in_force(
+    config: &Config,
+    origin: Origin,
+) -> Option<crate::config::PermissionsConfig> {
+    match (&config.permissions, origin) {
+        (Some(p), _) => Some(p.clone()),
+        (None, Origin::Agent) => Some(Default::default()),
+        (None, Origin::Human) => None,
+    }
+}
+
 /// Layer 4 on the change.
-fn check_permissions(v: &Verification<'_>, cfg: &crate::config::PermissionsConfig) -> Report {
+fn check_permissions(
+    v: &Verification<'_>,
+    cfg: &crate::config::PermissionsConfig,
+    read: Option<&ContentRead>,
+) -> Report {
     let started = std::time::Instant::now();
     let digest = v
         .config
@@ -250,7 +276,10 @@ fn check_permissions(v: &Verification<'_>, cfg: &crate::config::PermissionsConfi
     match Permissions::compile(cfg) {
         Ok(p) => {
             r.advisory = p.advisory();
-            r.issues = p.check(v.changes);
+            r.issues = match read {
+                Some(c) => p.check_read(v.changes, &c.imports),
+                None => p.check(v.changes),
+            };
         }
         Err(e) => r = r.errored(format!("permission rules could not compile: {e}")),
     }

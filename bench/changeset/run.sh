@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# The ChangeSet side by side with git: `rascal check` on a change of many new
+# source files against the floor — `git status --porcelain -uall`, reading
+# every changed file and counting its lines — on the same repository, in
+# alternating rounds. Prints both medians, the ratio and rascal's peak RSS.
+#
+#   bench/changeset/run.sh                 # 6,000 files, ~102 MB, 2.5 M lines
+#   FILES=600 ROUNDS=5 bench/changeset/run.sh
+#   RASCAL=path/to/rascal KEEP=1 bench/changeset/run.sh
+#
+# FILES (6000), LINES per file (417), ROUNDS (3), RASCAL (target/release/rascal,
+# built when missing), KEEP=1 keeps the generated repository, CONFIG=secrets
+# adds a `.rascal/guardrails.yaml` with the secret scan, a banned pattern and
+# diff-size, and forbidden imports in permissions (the layers that read every
+# added line), to measure them on the same stream.
+set -euo pipefail
+
+FILES=${FILES:-6000}
+LINES=${LINES:-417}
+ROUNDS=${ROUNDS:-3}
+CONFIG=${CONFIG:-}
+here=$(cd "$(dirname "$0")/../.." && pwd)
+RASCAL=${RASCAL:-$here/target/release/rascal}
+
+if [[ ! -x $RASCAL ]]; then
+    echo "building $RASCAL (release)…" >&2
+    (cd "$here" && cargo build --release --bin rascal >&2)
+fi
+TIME=/usr/bin/time
+if [[ ! -x $TIME ]]; then
+    echo "error: /usr/bin/time is missing: install it (Debian: apt-get install time) to measure peak RSS" >&2
+    exit 2
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/rascal-changeset-bench.XXXXXX")
+if [[ -z ${KEEP:-} ]]; then trap 'rm -rf "$work"' EXIT; fi
+repo=$work/repo
+mkdir "$repo"
+
+cd "$repo"
+git init -q .
+git config user.email bench@localhost
+git config user.name bench
+echo "# bench" > README.md
+if [[ $CONFIG == secrets ]]; then
+    mkdir -p .rascal
+    cat > .rascal/guardrails.yaml <<'YAML'
+guardrails:
+  - { name: secrets, builtin: secrets }
+  - { name: banned-patterns, patterns: ['dbg!\('], scope: diff-only }
+  - { name: diff-size, max_lines: 100000000, max_files: 1000000 }
+YAML
+    cat > .rascal/permissions.yaml <<'YAML'
+permissions:
+  mode: strict
+  forbidden_imports: ["std::process"]
+YAML
+fi
+git add -A && git commit -qm base
+
+# The change: FILES new Rust-like source files of LINES lines each, not
+# added to the index (an agent's untracked files), in 60 directories.
+awk -v files="$FILES" -v lines="$LINES" 'BEGIN {
+    for (f = 0; f < files; f++) {
+        dir = sprintf("src/m%02d", f % 60)
+        if (f < 60) system("mkdir -p " dir)
+        path = sprintf("%s/file_%05d.rs", dir, f)
+        print "use std::collections::HashMap;" > path
+        for (l = 1; l < lines; l++) {
+            if (l % 7 == 0)      printf "    // step %d of file %d\n", l, f > path
+            else if (l % 7 == 3) printf "fn f_%d_%d(x: u64) -> u64 { x * %d }\n", f, l, l > path
+            else                 printf "    let v%d = table.get(&%d).copied();\n", l, f * l > path
+        }
+        close(path)
+    }
+}'
+
+bytes=$(du -sb --exclude=.git . | cut -f1)
+printf 'change: %d new files, %s bytes, %s lines\n' "$FILES" "$bytes" \
+    "$(git status --porcelain -uall -z | tr '\0' '\n' | sed 's/^?? //' | xargs cat | wc -l)"
+
+floor() {
+    git status --porcelain -uall -z | tr '\0' '\n' | sed 's/^.. //' | xargs -d '\n' cat | wc -l > /dev/null
+}
+now() { date +%s.%N; }
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# Warm the page cache and git's own caches for both.
+floor
+"$RASCAL" check > /dev/null 2>&1 || true
+
+fl=() rs=() rss=()
+for ((i = 1; i <= ROUNDS; i++)); do
+    t0=$(now); floor; t1=$(now)
+    fl+=("$(echo "$t1 - $t0" | bc -l)")
+    t0=$(now)
+    $TIME -f '%M' -o "$work/rss" "$RASCAL" check > "$work/out" 2>&1 || true
+    t1=$(now)
+    rs+=("$(echo "$t1 - $t0" | bc -l)")
+    rss+=("$(tail -1 "$work/rss")")
+    printf 'round %d: floor %.3f s · rascal check %.3f s · peak RSS %d KiB\n' "$i" "${fl[-1]}" "${rs[-1]}" "${rss[-1]}"
+done
+tail -1 "$work/out"
+f=$(printf '%s\n' "${fl[@]}" | median)
+r=$(printf '%s\n' "${rs[@]}" | median)
+m=$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)
+printf 'floor (git status -uall + read + count lines): %.3f s (median of %d)\n' "$f" "$ROUNDS"
+printf 'rascal check:                                  %.3f s (median of %d)\n' "$r" "$ROUNDS"
+printf 'ratio rascal/floor: %.2fx · rascal peak RSS: %.1f MiB\n' "$(echo "$r / $f" | bc -l)" "$(echo "$m / 1024" | bc -l)"
+if [[ -n ${KEEP:-} ]]; then echo "repository kept at $repo"; fi

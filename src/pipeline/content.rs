@@ -1,0 +1,120 @@
+//! One read per file: the checks that read a change's content — banned
+//! patterns on the added lines, the secret scan, forbidden imports — fed
+//! together, file by file, while the ChangeSet is streamed
+//! ([`crate::git::workspace::changeset_streamed`]). Each file's content is
+//! read once and let go once they have seen it; what they found (bounded:
+//! issues and the first hits) waits here for `verify` to turn into reports.
+
+use crate::git::workspace::{self, ChangeSetLimits};
+use crate::model::changeset::ChangeSet;
+
+use crate::config::{Config, PermissionsConfig};
+use crate::layers::guardrails::{ContentFindings, ContentReader};
+use crate::layers::permissions::Permissions;
+use crate::model::changeset::FileChange;
+use crate::model::verdict::Issue;
+use std::collections::BTreeMap;
+
+/// The content checks of one verification, fed one file at a time.
+pub struct ContentPass<'c> {
+    /// The content-reading guardrails, by their index in the config.
+    guardrails: Vec<(usize, ContentReader<'c>)>,
+    /// The permissions policy, when it forbids imports.
+    imports: Option<Permissions>,
+    found_imports: BTreeMap<String, Vec<Issue>>,
+}
+
+/// What the content checks found, for `verify`.
+#[derive(Default)]
+pub struct ContentRead {
+    guardrails: Vec<(usize, ContentFindings)>,
+    /// Forbidden imports found in each file, by path (every file read has
+    /// an entry, empty when clean).
+    pub imports: BTreeMap<String, Vec<Issue>>,
+}
+
+impl ContentRead {
+    /// What guardrail `index` (of the config's list) found, when it reads
+    /// content.
+    pub fn guardrail(&self, index: usize) -> Option<&ContentFindings> {
+        self.guardrails
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, f)| f)
+    }
+}
+
+impl<'c> ContentPass<'c> {
+    /// The content checks that `verify` will run for `config`, with the
+    /// permissions in force for the change
+    /// ([`crate::pipeline::sequence::permissions_in_force`]).
+    pub fn new(config: &'c Config, permissions: Option<&PermissionsConfig>) -> Self {
+        let guardrails = config
+            .guardrails
+            .as_deref()
+            .unwrap_or(&[])
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| ContentReader::new(g).map(|r| (i, r)))
+            .collect();
+        let imports = permissions
+            .and_then(|cfg| Permissions::compile(cfg).ok())
+            .filter(Permissions::reads_content);
+        ContentPass {
+            guardrails,
+            imports,
+            found_imports: BTreeMap::new(),
+        }
+    }
+
+    /// Does any check read content? When none does, the ChangeSet need
+    /// not build the lines at all.
+    pub fn reads(&self) -> bool {
+        !self.guardrails.is_empty() || self.imports.is_some()
+    }
+
+    /// Read one changed file.
+    pub fn file(&mut self, f: &FileChange) {
+        for (_, reader) in &mut self.guardrails {
+            reader.file(f);
+        }
+        if let Some(p) = &self.imports {
+            self.found_imports
+                .entry(f.path.clone())
+                .or_default()
+                .extend(p.import_issues(f));
+        }
+    }
+
+    pub fn finish(self) -> ContentRead {
+        ContentRead {
+            guardrails: self
+                .guardrails
+                .into_iter()
+                .map(|(i, r)| (i, r.finish()))
+                .collect(),
+            imports: self.found_imports,
+        }
+    }
+}
+
+/// The ChangeSet of the files in `dir` against `base` (of the repository at
+/// `origin`), streamed through the content checks of `config` and
+/// `permissions` (those in force for the change): what `verify_read`
+/// needs, each file read once.
+pub fn read_change(
+    config: &Config,
+    permissions: Option<&PermissionsConfig>,
+    origin: &std::path::Path,
+    dir: &std::path::Path,
+    base: git2::Oid,
+    limits: &ChangeSetLimits,
+) -> workspace::Result<(ChangeSet, ContentRead)> {
+    let mut pass = ContentPass::new(config, permissions);
+    let changes = if pass.reads() {
+        workspace::changeset_streamed(origin, dir, base, limits, Some(&mut |f| pass.file(f)))?
+    } else {
+        workspace::changeset_streamed(origin, dir, base, limits, None)?
+    };
+    Ok((changes, pass.finish()))
+}
