@@ -324,6 +324,7 @@ pub struct ScriptedAgentArgs {
 pub enum LauncherArg {
     Process,
     Docker,
+    Kubernetes,
 }
 
 impl From<LauncherArg> for crate::config::LauncherKind {
@@ -331,6 +332,7 @@ impl From<LauncherArg> for crate::config::LauncherKind {
         match l {
             LauncherArg::Process => crate::config::LauncherKind::Process,
             LauncherArg::Docker => crate::config::LauncherKind::Docker,
+            LauncherArg::Kubernetes => crate::config::LauncherKind::Kubernetes,
         }
     }
 }

@@ -6,6 +6,7 @@ pub mod budget;
 pub mod container;
 pub mod duration;
 pub mod guardrails;
+pub mod kubernetes;
 pub mod notify;
 pub mod permissions;
 pub mod scenario;
@@ -65,6 +66,8 @@ pub enum LauncherKind {
     #[default]
     Process,
     Docker,
+    /// One hardened Job per candidate (see `kubernetes:`).
+    Kubernetes,
 }
 
 /// Agent runtimes: how a task becomes argv + env + stdin.
@@ -241,6 +244,9 @@ pub struct MainConfig {
     /// notification, your command).
     #[serde(default)]
     pub notify: notify::Notify,
+    /// Where `launcher: kubernetes` runs candidates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes: Option<kubernetes::KubernetesConfig>,
 }
 
 fn default_timeout() -> Dur {
@@ -258,6 +264,7 @@ impl Default for MainConfig {
             keep_workspaces: false,
             budget: None,
             notify: notify::Notify::default(),
+            kubernetes: None,
         }
     }
 }
@@ -414,6 +421,15 @@ impl Config {
     }
 
     fn check_strategy(&self) -> Result<(), ConfigError> {
+        if let Some(msg) = self.main.kubernetes.as_ref().and_then(kubernetes::problem) {
+            return Err(ConfigError {
+                file: CONFIG_FILE.into(),
+                line: None,
+                column: None,
+                message: format!("kubernetes: {msg}"),
+                hint: "see docs/kubernetes.md".into(),
+            });
+        }
         for name in &self.main.strategy.agents {
             if !self.main.agents.contains_key(name) {
                 return Err(ConfigError {

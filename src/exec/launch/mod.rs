@@ -3,6 +3,7 @@
 //! default (a child process in the candidate's worktree).
 
 pub mod docker;
+pub mod kubernetes;
 pub mod process;
 
 use crate::exec::runner::{Exit, LogLine};
