@@ -47,10 +47,7 @@ fn setup(timeout: Duration) -> Setup {
         run: "r-20261130-1a2b".into(),
         candidate: "claude".into(),
         workdir: work,
-        argv: vec![
-            "my-agent".into(),
-            instruction.display().to_string(),
-        ],
+        argv: vec!["my-agent".into(), instruction.display().to_string()],
         env: vec![
             ("ANTHROPIC_API_KEY".into(), "sk-ant-secret-value".into()),
             ("PATH".into(), "/host/only/bin".into()),
@@ -156,7 +153,10 @@ async fn a_candidate_runs_as_one_hardened_job_and_its_result_comes_back() {
             format!("POST /apis/networking.k8s.io/v1/namespaces/{NS}/networkpolicies").as_str(),
             format!("POST /api/v1/namespaces/{NS}/secrets").as_str(),
             format!("POST /apis/batch/v1/namespaces/{NS}/jobs").as_str(),
-            format!("PATCH /apis/networking.k8s.io/v1/namespaces/{NS}/networkpolicies/{job}-egress").as_str(),
+            format!(
+                "PATCH /apis/networking.k8s.io/v1/namespaces/{NS}/networkpolicies/{job}-egress"
+            )
+            .as_str(),
             format!("PATCH /api/v1/namespaces/{NS}/secrets/{job}-env").as_str(),
         ],
         "{trace:#?}"
@@ -184,7 +184,10 @@ async fn a_candidate_runs_as_one_hardened_job_and_its_result_comes_back() {
     assert_eq!(pod["automountServiceAccountToken"], false);
     assert_eq!(pod["enableServiceLinks"], false);
     assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
-    assert_eq!(pod["securityContext"]["seccompProfile"]["type"], "RuntimeDefault");
+    assert_eq!(
+        pod["securityContext"]["seccompProfile"]["type"],
+        "RuntimeDefault"
+    );
     let containers: Vec<&Value> = pod["initContainers"]
         .as_array()
         .unwrap()
@@ -208,9 +211,20 @@ async fn a_candidate_runs_as_one_hardened_job_and_its_result_comes_back() {
     assert_eq!(agent["name"], "agent");
     assert_eq!(agent["image"], "rascal-runner:test");
     assert_eq!(agent["resources"]["limits"]["cpu"], "1");
-    assert_eq!(agent["resources"]["limits"]["memory"], (512u64 << 20).to_string());
-    for key in ["rascal.run", "rascal.candidate", "rascal.repo", "rascal.version"] {
-        assert!(created["metadata"]["labels"][key].is_string(), "label {key}");
+    assert_eq!(
+        agent["resources"]["limits"]["memory"],
+        (512u64 << 20).to_string()
+    );
+    for key in [
+        "rascal.run",
+        "rascal.candidate",
+        "rascal.repo",
+        "rascal.version",
+    ] {
+        assert!(
+            created["metadata"]["labels"][key].is_string(),
+            "label {key}"
+        );
         assert_eq!(
             created["metadata"]["labels"][key],
             js["template"]["metadata"]["labels"][key]
@@ -218,51 +232,110 @@ async fn a_candidate_runs_as_one_hardened_job_and_its_result_comes_back() {
     }
     // The credential is in the Secret only.
     let text = created.to_string();
-    assert!(!text.contains("sk-ant-secret-value"), "credential in the Job");
+    assert!(
+        !text.contains("sk-ant-secret-value"),
+        "credential in the Job"
+    );
     assert!(!text.contains("/host/only/bin"), "host PATH in the Job");
     let secret = only(&reqs, "POST", "/secrets").body.unwrap();
-    assert_eq!(secret["data"]["ANTHROPIC_API_KEY"], "c2stYW50LXNlY3JldC12YWx1ZQ==");
+    assert_eq!(
+        secret["data"]["ANTHROPIC_API_KEY"],
+        "c2stYW50LXNlY3JldC12YWx1ZQ=="
+    );
     let owner = only(&reqs, "PATCH", "-env").body.unwrap();
-    assert_eq!(owner["metadata"]["ownerReferences"][0]["uid"], format!("job-uid-{job}"));
+    assert_eq!(
+        owner["metadata"]["ownerReferences"][0]["uid"],
+        format!("job-uid-{job}")
+    );
     // Egress: default deny, nothing allowed out.
     let policy = only(&reqs, "POST", "/networkpolicies").body.unwrap();
-    assert_eq!(policy["spec"]["policyTypes"], serde_json::json!(["Ingress", "Egress"]));
+    assert_eq!(
+        policy["spec"]["policyTypes"],
+        serde_json::json!(["Ingress", "Egress"])
+    );
     assert_eq!(policy["spec"]["egress"], serde_json::json!([]));
-    assert_eq!(policy["spec"]["podSelector"]["matchLabels"]["rascal.candidate"], "claude");
+    assert_eq!(
+        policy["spec"]["podSelector"]["matchLabels"]["rascal.candidate"],
+        "claude"
+    );
 
     // The workspace went in as a tar over exec stdin, closed with v5 CLOSE.
     let tar_in = reqs
         .iter()
-        .find(|r| r.path.ends_with("/exec") && r.q("command").first().map(String::as_str) == Some("tar") && r.q("container") == ["receive"])
+        .find(|r| {
+            r.path.ends_with("/exec")
+                && r.q("command").first().map(String::as_str) == Some("tar")
+                && r.q("container") == ["receive"]
+        })
         .unwrap();
     assert_eq!(tar_in.protocol.as_deref(), Some("v5.channel.k8s.io"));
-    assert!(tar_in.stdin_closed, "stdin was not closed with a CLOSE frame");
+    assert!(
+        tar_in.stdin_closed,
+        "stdin was not closed with a CLOSE frame"
+    );
     let received = fake.with(|s| s.received[job].clone());
-    assert_eq!(received["workspace/src/lib.rs"].as_deref(), Some(&b"pub fn a() {}\n"[..]));
+    assert_eq!(
+        received["workspace/src/lib.rs"].as_deref(),
+        Some(&b"pub fn a() {}\n"[..])
+    );
     assert_eq!(received["stdin"].as_deref(), Some(&b"Add b().\n"[..]));
-    assert_eq!(received["instruction.md"].as_deref(), Some(&b"Add b().\n"[..]));
+    assert_eq!(
+        received["instruction.md"].as_deref(),
+        Some(&b"Add b().\n"[..])
+    );
     assert!(received.contains_key("artifacts"));
 
-    // The log was followed.
-    let log = only(&reqs, "GET", "/log");
-    assert_eq!(log.q("follow"), ["true"]);
-    assert_eq!(log.q("container"), ["agent"]);
+    // The log was followed, then read whole once the agent had ended.
+    let logs: Vec<&Recorded> = reqs.iter().filter(|r| r.path.ends_with("/log")).collect();
+    assert_eq!(logs.len(), 2, "{trace:#?}");
+    assert_eq!(logs[0].q("follow"), ["true"]);
+    assert!(
+        logs[1].q("follow").iter().all(|f| f == "false"),
+        "{:?}",
+        logs[1]
+    );
+    assert!(logs.iter().all(|l| l.q("container") == ["agent"]));
+    assert_eq!(
+        lines.iter().filter(|l| l.text == "thinking").count(),
+        1,
+        "a line was sent twice"
+    );
     let texts: Vec<&str> = lines.iter().map(|l| l.text.as_str()).collect();
-    assert!(texts.contains(&"thinking") && texts.contains(&"wrote src/lib.rs"), "{texts:?}");
+    assert!(
+        texts.contains(&"thinking") && texts.contains(&"wrote src/lib.rs"),
+        "{texts:?}"
+    );
 
     // The result is the worktree now: edited, added, deleted.
     let work = &set.spec.workdir;
-    assert_eq!(read(&work.join("src/lib.rs")), "pub fn a() {}\npub fn b() {}\n");
+    assert_eq!(
+        read(&work.join("src/lib.rs")),
+        "pub fn a() {}\npub fn b() {}\n"
+    );
     assert_eq!(read(&work.join("NEW.md")), "new\n");
     assert!(!work.join("old.txt").exists());
-    let artifacts = set.spec.env.iter().find(|(k, _)| k == "RASCAL_ARTIFACTS_DIR").unwrap().1.clone();
-    assert_eq!(read(&Path::new(&artifacts).join("commit_message.txt")), "feat: add b\n");
+    let artifacts = set
+        .spec
+        .env
+        .iter()
+        .find(|(k, _)| k == "RASCAL_ARTIFACTS_DIR")
+        .unwrap()
+        .1
+        .clone();
+    assert_eq!(
+        read(&Path::new(&artifacts).join("commit_message.txt")),
+        "feat: add b\n"
+    );
     assert_eq!(fake.with(|s| s.phase[job]), Phase::Done);
 
     // Released: the Job is deleted with foreground propagation.
     let launcher = KubernetesLauncher::new(config()).with_kubeconfig(fake.kubeconfig.clone());
     launcher
-        .release(&set.spec.run, &set.spec.candidate, set.spec.agent.as_ref().unwrap())
+        .release(
+            &set.spec.run,
+            &set.spec.candidate,
+            set.spec.agent.as_ref().unwrap(),
+        )
         .await;
     let del = only(&fake.requests(), "DELETE", &format!("/jobs/{job}"));
     assert_eq!(del.body.unwrap()["propagationPolicy"], "Foreground");
@@ -274,7 +347,13 @@ fn hostile(build: impl FnOnce(&mut tar::Builder<Vec<u8>>)) -> Vec<u8> {
     b.into_inner().unwrap()
 }
 
-fn raw_entry(b: &mut tar::Builder<Vec<u8>>, kind: tar::EntryType, name: &str, link: &str, data: &[u8]) {
+fn raw_entry(
+    b: &mut tar::Builder<Vec<u8>>,
+    kind: tar::EntryType,
+    name: &str,
+    link: &str,
+    data: &[u8],
+) {
     let mut h = tar::Header::new_gnu();
     h.set_entry_type(kind);
     h.set_size(data.len() as u64);
@@ -292,7 +371,15 @@ async fn a_hostile_result_archive_is_refused_and_nothing_is_applied() {
     let cases: Vec<(&str, Vec<u8>)> = vec![
         (
             "dotdot",
-            hostile(|b| raw_entry(b, tar::EntryType::Regular, "workspace/../../outside/x", "", b"x")),
+            hostile(|b| {
+                raw_entry(
+                    b,
+                    tar::EntryType::Regular,
+                    "workspace/../../outside/x",
+                    "",
+                    b"x",
+                )
+            }),
         ),
         (
             "symlink then write through it",
@@ -325,9 +412,16 @@ async fn a_hostile_result_archive_is_refused_and_nothing_is_applied() {
             "{what}: the worktree changed"
         );
         assert!(set.spec.workdir.join("old.txt").exists(), "{what}");
-        assert_eq!(std::fs::read_dir(&set.outside).unwrap().count(), 0, "{what}: wrote outside");
+        assert_eq!(
+            std::fs::read_dir(&set.outside).unwrap().count(),
+            0,
+            "{what}: wrote outside"
+        );
         // A refused result ends the pod: the Job is deleted.
-        assert!(fake.trace().iter().any(|t| t.starts_with("DELETE")), "{what}");
+        assert!(
+            fake.trace().iter().any(|t| t.starts_with("DELETE")),
+            "{what}"
+        );
     }
 }
 
@@ -361,9 +455,16 @@ async fn cancel_deletes_the_job_with_foreground_propagation() {
     let (exit, _) = launch(&fake, set.spec.clone(), cancel).await;
     let exit = exit.unwrap();
     assert!(exit.cancelled);
-    let del = only(&fake.requests(), "DELETE", "/jobs/rascal-r-20261130-1a2b-claude");
+    let del = only(
+        &fake.requests(),
+        "DELETE",
+        "/jobs/rascal-r-20261130-1a2b-claude",
+    );
     assert_eq!(del.body.unwrap()["propagationPolicy"], "Foreground");
-    assert!(!fake.trace().iter().any(|t| t.contains("tar -c")), "a cancelled candidate's result was fetched");
+    assert!(
+        !fake.trace().iter().any(|t| t.contains("tar -c")),
+        "a cancelled candidate's result was fetched"
+    );
 }
 
 #[tokio::test]
@@ -375,7 +476,11 @@ async fn timeout_deletes_the_job_and_says_so() {
     let exit = exit.unwrap();
     assert!(exit.timed_out);
     assert!(exit.failure.unwrap().contains("timed out"));
-    only(&fake.requests(), "DELETE", "/jobs/rascal-r-20261130-1a2b-claude");
+    only(
+        &fake.requests(),
+        "DELETE",
+        "/jobs/rascal-r-20261130-1a2b-claude",
+    );
 }
 
 #[tokio::test]
@@ -386,7 +491,7 @@ async fn reattach_follows_the_log_from_where_the_journal_stopped() {
     fake.with(|s| {
         s.agent = Box::new(edit);
         s.log_lines = vec!["one".into(), "two".into(), "three".into(), "four".into()];
-        s.break_log_after = Some(3);
+        s.hang = true;
     });
     let launcher = KubernetesLauncher::new(config()).with_kubeconfig(fake.kubeconfig.clone());
     let (tx, _rx) = mpsc::unbounded_channel();
@@ -403,6 +508,14 @@ async fn reattach_follows_the_log_from_where_the_journal_stopped() {
     }
     first.abort();
     let _ = first.await;
+    // The agent ends; the next log stream breaks after three lines.
+    fake.with(|s| {
+        s.hang = false;
+        s.break_log_after = Some(3);
+        for p in s.phase.values_mut() {
+            *p = Phase::Finished;
+        }
+    });
     let created = fake.with(|s| s.requests.iter().filter(|r| r.method == "POST").count());
 
     let mut spec = set.spec.clone();
@@ -434,7 +547,11 @@ async fn a_pod_that_cannot_start_fails_with_the_reason() {
     let (exit, _) = launch(&fake, set.spec.clone(), CancellationToken::new()).await;
     let e = exit.unwrap_err().to_string();
     assert!(e.contains("ImagePullBackOff") && e.contains("hint:"), "{e}");
-    only(&fake.requests(), "DELETE", "/jobs/rascal-r-20261130-1a2b-claude");
+    only(
+        &fake.requests(),
+        "DELETE",
+        "/jobs/rascal-r-20261130-1a2b-claude",
+    );
 }
 
 #[tokio::test]
@@ -442,16 +559,28 @@ async fn a_leftover_job_name_is_a_clear_error() {
     let fake = FakeKube::start(NS).await;
     let set = setup(Duration::from_secs(600));
     fake.with(|s| {
-        s.jobs
-            .insert("rascal-r-20261130-1a2b-claude".into(), serde_json::json!({}));
+        s.jobs.insert(
+            "rascal-r-20261130-1a2b-claude".into(),
+            serde_json::json!({}),
+        );
     });
     let (exit, _) = launch(&fake, set.spec.clone(), CancellationToken::new()).await;
     let e = exit.unwrap_err().to_string();
     assert!(e.contains("rascal doctor --remove"), "{e}");
     // What was created before the refusal is not left behind.
     let trace = fake.trace();
-    assert!(trace.iter().any(|t| t.starts_with("DELETE") && t.ends_with("-egress")), "{trace:#?}");
-    assert!(trace.iter().any(|t| t.starts_with("DELETE") && t.ends_with("-env")), "{trace:#?}");
+    assert!(
+        trace
+            .iter()
+            .any(|t| t.starts_with("DELETE") && t.ends_with("-egress")),
+        "{trace:#?}"
+    );
+    assert!(
+        trace
+            .iter()
+            .any(|t| t.starts_with("DELETE") && t.ends_with("-env")),
+        "{trace:#?}"
+    );
 }
 
 const ALL: &[&str] = &[
@@ -494,15 +623,31 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
             leftover("rascal-r-other-claude", "r-other", Path::new("/elsewhere")),
         ];
     });
-    let d = rascal::doctor::kubernetes::diagnose(&store, repo.path(), &config(), Some(&fake.kubeconfig), false).await;
+    let d = rascal::doctor::kubernetes::diagnose(
+        &store,
+        repo.path(),
+        &config(),
+        Some(&fake.kubeconfig),
+        false,
+    )
+    .await;
     let text = d.lines.join("\n");
     println!("{text}");
-    assert!(text.contains(&format!("context {CONTEXT} at http://{}", fake.addr)), "{text}");
+    assert!(
+        text.contains(&format!("context {CONTEXT} at http://{}", fake.addr)),
+        "{text}"
+    );
     assert!(text.contains("v1.33.1-fake"));
     assert!(text.contains(&format!("namespace {NS}: present")));
     assert!(text.contains("may create jobs, get jobs"), "{text}");
-    assert!(text.contains("orphan: Job rascal-r-gone-claude (active) of run r-gone"), "{text}");
-    assert!(!text.contains("r-other"), "another repository's Job was listed");
+    assert!(
+        text.contains("orphan: Job rascal-r-gone-claude (active) of run r-gone"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("r-other"),
+        "another repository's Job was listed"
+    );
     assert_eq!(d.exit_code, 1, "an orphan is unhealthy");
     // Each permission was asked as a SelfSubjectAccessReview in the namespace.
     let reviews: Vec<Value> = fake
@@ -514,13 +659,29 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
     assert_eq!(reviews.len(), ALL.len());
     let exec = reviews
         .iter()
-        .find(|r| r["spec"]["resourceAttributes"]["subresource"] == "exec" && r["spec"]["resourceAttributes"]["verb"] == "create")
+        .find(|r| {
+            r["spec"]["resourceAttributes"]["subresource"] == "exec"
+                && r["spec"]["resourceAttributes"]["verb"] == "create"
+        })
         .expect("pods/exec asked");
     assert_eq!(exec["spec"]["resourceAttributes"]["namespace"], NS);
 
     // --remove deletes it, foreground.
-    let d = rascal::doctor::kubernetes::diagnose(&store, repo.path(), &config(), Some(&fake.kubeconfig), true).await;
-    assert!(d.lines.join("\n").contains("removed Job rascal-r-gone-claude"), "{:?}", d.lines);
+    let d = rascal::doctor::kubernetes::diagnose(
+        &store,
+        repo.path(),
+        &config(),
+        Some(&fake.kubeconfig),
+        true,
+    )
+    .await;
+    assert!(
+        d.lines
+            .join("\n")
+            .contains("removed Job rascal-r-gone-claude"),
+        "{:?}",
+        d.lines
+    );
     let del = only(&fake.requests(), "DELETE", "/jobs/rascal-r-gone-claude");
     assert_eq!(del.body.unwrap()["propagationPolicy"], "Foreground");
     assert_eq!(d.exit_code, 0, "{:?}", d.lines);
@@ -532,10 +693,20 @@ async fn doctor_names_each_missing_permission_and_a_missing_namespace() {
     fake.with(|s| s.allowed = ["create jobs".to_string()].into_iter().collect());
     let store_dir = tempfile::tempdir().unwrap();
     let store = rascal::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
-    let d = rascal::doctor::kubernetes::diagnose(&store, Path::new("/r"), &config(), Some(&fake.kubeconfig), false).await;
+    let d = rascal::doctor::kubernetes::diagnose(
+        &store,
+        Path::new("/r"),
+        &config(),
+        Some(&fake.kubeconfig),
+        false,
+    )
+    .await;
     let text = d.lines.join("\n");
     assert_eq!(d.exit_code, 1);
-    assert!(text.contains(&format!("namespace {NS} does not exist")), "{text}");
+    assert!(
+        text.contains(&format!("namespace {NS} does not exist")),
+        "{text}"
+    );
     assert!(text.contains("may NOT create pods/exec"), "{text}");
     assert!(!text.contains("may NOT create jobs"), "{text}");
     assert!(text.contains("docs/kubernetes.md"), "{text}");
@@ -550,10 +721,20 @@ async fn an_unknown_context_says_which_contexts_there_are() {
     };
     let store_dir = tempfile::tempdir().unwrap();
     let store = rascal::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
-    let d = rascal::doctor::kubernetes::diagnose(&store, Path::new("/r"), &k, Some(&fake.kubeconfig), false).await;
+    let d = rascal::doctor::kubernetes::diagnose(
+        &store,
+        Path::new("/r"),
+        &k,
+        Some(&fake.kubeconfig),
+        false,
+    )
+    .await;
     let text = d.lines.join("\n");
     assert_eq!(d.exit_code, 1);
-    assert!(text.contains("context `prod` is not in the kubeconfig") && text.contains(CONTEXT), "{text}");
+    assert!(
+        text.contains("context `prod` is not in the kubeconfig") && text.contains(CONTEXT),
+        "{text}"
+    );
     assert!(fake.requests().is_empty(), "asked the server anyway");
 }
 
@@ -588,11 +769,23 @@ async fn rascal_doctor_reports_on_the_kube_context() {
     let o = rascal_with(repo.path(), &fake.kubeconfig, &["doctor"]).await;
     let out = common::stdout(&o);
     println!("$ rascal doctor\n{out}{}", common::stderr(&o));
-    assert!(out.contains(&format!("kubernetes: context {CONTEXT} at http://{}", fake.addr)), "{out}");
-    assert!(out.contains("kubernetes: namespace agents: present"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "kubernetes: context {CONTEXT} at http://{}",
+            fake.addr
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains("kubernetes: namespace agents: present"),
+        "{out}"
+    );
     assert!(out.contains("may create jobs"), "{out}");
     assert!(out.contains("orphan: Job rascal-r-gone-echo"), "{out}");
-    assert!(out.contains("image runner:1"), "the agent's image is named: {out}");
+    assert!(
+        out.contains("image runner:1"),
+        "the agent's image is named: {out}"
+    );
     assert_eq!(common::code(&o), 1, "an orphan Job is unhealthy: {out}");
     // The docker engine is not asked about under the kubernetes launcher.
     assert!(!out.contains("docker:"), "{out}");
@@ -608,23 +801,47 @@ async fn a_headless_run_on_kubernetes_records_the_agent_and_its_change() {
             f.insert("workspace/a.txt".into(), Some(b"a\nb\n".to_vec()));
         });
     });
-    let o = rascal_with(repo.path(), &fake.kubeconfig, &["run", "add b", "--headless", "--json"]).await;
+    let o = rascal_with(
+        repo.path(),
+        &fake.kubeconfig,
+        &["run", "add b", "--headless", "--json"],
+    )
+    .await;
     let out = common::stdout(&o);
     let err = common::stderr(&o);
     assert_eq!(common::code(&o), 0, "{out}\n{err}");
     let trace = fake.trace();
-    assert!(trace.iter().any(|t| t.starts_with("POST /apis/batch/v1/namespaces/agents/jobs")), "{trace:#?}");
+    assert!(
+        trace
+            .iter()
+            .any(|t| t.starts_with("POST /apis/batch/v1/namespaces/agents/jobs")),
+        "{trace:#?}"
+    );
     // The same records as any run: the launcher, the log, the change.
     let doc: Value = serde_json::from_str(&out).expect("--json prints one document");
     let id = doc["run"].as_str().expect("the run's id").to_string();
     let shown = common::stdout(&common::rascal_in(repo.path(), &["show", &id]));
     println!("$ rascal show {id}\n{shown}");
-    assert!(shown.contains("kubernetes"), "launcher not recorded: {shown}");
+    assert!(
+        shown.contains("kubernetes"),
+        "launcher not recorded: {shown}"
+    );
     let log = std::fs::read_to_string(
-        repo.path().join(format!(".git/rascal/runs/{id}/echo/agent.log")),
+        repo.path()
+            .join(format!(".git/rascal/runs/{id}/echo/agent.log")),
     )
     .unwrap_or_default();
-    assert!(log.contains("hi from the pod") || shown.contains("hi from the pod"), "log not recorded: {shown}\n{log}");
-    let diff = common::stdout(&common::rascal_in(repo.path(), &["report", &id, "--format", "md"]));
-    assert!(diff.contains("a.txt"), "the change is not in the report: {diff}");
+    assert!(
+        log.contains("hi from the pod") || shown.contains("hi from the pod"),
+        "log not recorded: {shown}\n{log}"
+    );
+    assert!(
+        shown.contains("verdict PASS · 1 file, 1 line changed"),
+        "the change: {shown}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(repo.files().join(format!("workspaces/{id}/echo/a.txt"))).unwrap(),
+        "a\nb\n",
+        "the pod's result is the candidate's worktree"
+    );
 }

@@ -108,11 +108,9 @@ pub fn parse_egress(s: &str) -> Result<EgressRule, String> {
     let t = s.trim();
     let (range, port) = match t.rsplit_once(':') {
         Some((r, p)) if r.contains('/') && !r.contains(':') => {
-            let port: u16 = p
-                .parse()
-                .ok()
-                .filter(|p| *p > 0)
-                .ok_or_else(|| format!("egress `{s}`: port `{p}` is not a number from 1 to 65535"))?;
+            let port: u16 = p.parse().ok().filter(|p| *p > 0).ok_or_else(|| {
+                format!("egress `{s}`: port `{p}` is not a number from 1 to 65535")
+            })?;
             (r, Some(port))
         }
         _ => (t, None),

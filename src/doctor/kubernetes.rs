@@ -29,18 +29,90 @@ pub struct Permission {
 /// Everything the launcher and doctor do in the namespace. The Role in
 /// docs/kubernetes.md grants exactly these.
 pub const PERMISSIONS: &[Permission] = &[
-    Permission { verb: "create", group: "batch", resource: "jobs", subresource: "", why: "start a candidate" },
-    Permission { verb: "get", group: "batch", resource: "jobs", subresource: "", why: "reattach" },
-    Permission { verb: "list", group: "batch", resource: "jobs", subresource: "", why: "find leftovers" },
-    Permission { verb: "delete", group: "batch", resource: "jobs", subresource: "", why: "cancel and clean up" },
-    Permission { verb: "list", group: "", resource: "pods", subresource: "", why: "find a candidate's pod" },
-    Permission { verb: "get", group: "", resource: "pods", subresource: "log", why: "follow the agent's log" },
-    Permission { verb: "create", group: "", resource: "pods", subresource: "exec", why: "hand the workspace in and the result back" },
-    Permission { verb: "get", group: "", resource: "pods", subresource: "exec", why: "open the exec websocket" },
-    Permission { verb: "create", group: "", resource: "secrets", subresource: "", why: "pass the agent's credentials" },
-    Permission { verb: "patch", group: "", resource: "secrets", subresource: "", why: "make the Secret the Job's" },
-    Permission { verb: "create", group: "networking.k8s.io", resource: "networkpolicies", subresource: "", why: "deny the agent's egress" },
-    Permission { verb: "patch", group: "networking.k8s.io", resource: "networkpolicies", subresource: "", why: "make the policy the Job's" },
+    Permission {
+        verb: "create",
+        group: "batch",
+        resource: "jobs",
+        subresource: "",
+        why: "start a candidate",
+    },
+    Permission {
+        verb: "get",
+        group: "batch",
+        resource: "jobs",
+        subresource: "",
+        why: "reattach",
+    },
+    Permission {
+        verb: "list",
+        group: "batch",
+        resource: "jobs",
+        subresource: "",
+        why: "find leftovers",
+    },
+    Permission {
+        verb: "delete",
+        group: "batch",
+        resource: "jobs",
+        subresource: "",
+        why: "cancel and clean up",
+    },
+    Permission {
+        verb: "list",
+        group: "",
+        resource: "pods",
+        subresource: "",
+        why: "find a candidate's pod",
+    },
+    Permission {
+        verb: "get",
+        group: "",
+        resource: "pods",
+        subresource: "log",
+        why: "follow the agent's log",
+    },
+    Permission {
+        verb: "create",
+        group: "",
+        resource: "pods",
+        subresource: "exec",
+        why: "hand the workspace in and the result back",
+    },
+    Permission {
+        verb: "get",
+        group: "",
+        resource: "pods",
+        subresource: "exec",
+        why: "open the exec websocket",
+    },
+    Permission {
+        verb: "create",
+        group: "",
+        resource: "secrets",
+        subresource: "",
+        why: "pass the agent's credentials",
+    },
+    Permission {
+        verb: "patch",
+        group: "",
+        resource: "secrets",
+        subresource: "",
+        why: "make the Secret the Job's",
+    },
+    Permission {
+        verb: "create",
+        group: "networking.k8s.io",
+        resource: "networkpolicies",
+        subresource: "",
+        why: "deny the agent's egress",
+    },
+    Permission {
+        verb: "patch",
+        group: "networking.k8s.io",
+        resource: "networkpolicies",
+        subresource: "",
+        why: "make the policy the Job's",
+    },
 ];
 
 fn shown(p: &Permission) -> String {
@@ -142,7 +214,9 @@ pub async fn diagnose(
         for d in &denied {
             lines.push(format!("kubernetes: may NOT {d} in {ns}"));
         }
-        lines.push("  hint: apply the Role and RoleBinding of docs/kubernetes.md to this account".into());
+        lines.push(
+            "  hint: apply the Role and RoleBinding of docs/kubernetes.md to this account".into(),
+        );
     }
     lines.push(
         "kubernetes: each candidate's egress is denied by a NetworkPolicy, which only a network plugin that implements NetworkPolicy enforces (the API cannot tell; docs/kubernetes.md shows how to check)".into(),
@@ -160,7 +234,7 @@ pub async fn diagnose(
             };
         }
     };
-    let here = repo_dir.to_string_lossy().into_owned();
+    let here = spec::repo_path(repo_dir);
     let mut orphans = 0;
     let mut mine = 0;
     for job in &list {
@@ -204,7 +278,9 @@ pub async fn diagnose(
         }
     }
     if mine == 0 {
-        lines.push(format!("no rascal Jobs of this repository in namespace {ns}"));
+        lines.push(format!(
+            "no rascal Jobs of this repository in namespace {ns}"
+        ));
     } else if orphans > 0 && !remove {
         lines.push(format!(
             "{}\n  hint: `rascal doctor --remove` deletes them (and their pods)",

@@ -298,7 +298,8 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
         }
         rest.extend_from_slice(&chunk[..n]);
     }
-    let body: Option<Value> = (len > 0).then(|| serde_json::from_slice(&rest).unwrap_or(Value::Null));
+    let body: Option<Value> =
+        (len > 0).then(|| serde_json::from_slice(&rest).unwrap_or(Value::Null));
     let index = {
         let mut s = state.lock().unwrap();
         s.requests.push(Recorded {
@@ -317,23 +318,40 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
     // /api/v1/namespaces/NS/pods/NAME/exec
     match (m, parts.as_slice()) {
         ("GET", ["version"]) => {
-            respond(&mut sock, 200, &json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1-fake",
+            respond(
+                &mut sock,
+                200,
+                &json!({"major": "1", "minor": "33", "gitVersion": "v1.33.1-fake",
                 "gitCommit": "", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
-                "goVersion": "go1.24", "compiler": "gc", "platform": "linux/amd64"})).await;
+                "goVersion": "go1.24", "compiler": "gc", "platform": "linux/amd64"}),
+            )
+            .await;
         }
         ("GET", ["api", "v1", "namespaces", ns]) => {
             let exists = state.lock().unwrap().namespaces.contains(*ns);
             if exists {
-                respond(&mut sock, 200, &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})).await;
+                respond(
+                    &mut sock,
+                    200,
+                    &json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}),
+                )
+                .await;
             } else {
-                respond(&mut sock, 404, &status(404, "NotFound", &format!("namespaces \"{ns}\" not found"))).await;
+                respond(
+                    &mut sock,
+                    404,
+                    &status(404, "NotFound", &format!("namespaces \"{ns}\" not found")),
+                )
+                .await;
             }
         }
         ("POST", ["apis", "authorization.k8s.io", "v1", "selfsubjectaccessreviews"]) => {
             let mut review = body.unwrap_or(Value::Null);
             let a = &review["spec"]["resourceAttributes"];
             let res = match a["subresource"].as_str() {
-                Some(sub) if !sub.is_empty() => format!("{}/{sub}", a["resource"].as_str().unwrap_or("")),
+                Some(sub) if !sub.is_empty() => {
+                    format!("{}/{sub}", a["resource"].as_str().unwrap_or(""))
+                }
                 _ => a["resource"].as_str().unwrap_or("").to_string(),
             };
             let key = format!("{} {res}", a["verb"].as_str().unwrap_or(""));
@@ -347,13 +365,26 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
             obj["metadata"]["uid"] = json!(format!("uid-{index}"));
             respond(&mut sock, 201, &obj).await;
         }
-        ("PATCH", ["apis", "networking.k8s.io", "v1", "namespaces", ns, "networkpolicies", name]) => {
-            respond(&mut sock, 200, &json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
-                "metadata": {"name": name, "namespace": ns}, "spec": {"podSelector": {}}})).await;
+        (
+            "PATCH",
+            ["apis", "networking.k8s.io", "v1", "namespaces", ns, "networkpolicies", name],
+        ) => {
+            respond(
+                &mut sock,
+                200,
+                &json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
+                "metadata": {"name": name, "namespace": ns}, "spec": {"podSelector": {}}}),
+            )
+            .await;
         }
         ("DELETE", ["apis", "networking.k8s.io", "v1", "namespaces", _, "networkpolicies", _])
         | ("DELETE", ["api", "v1", "namespaces", _, "secrets", _]) => {
-            respond(&mut sock, 200, &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})).await;
+            respond(
+                &mut sock,
+                200,
+                &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"}),
+            )
+            .await;
         }
         ("PATCH", ["api", "v1", "namespaces", ns, "secrets", name]) => {
             respond(&mut sock, 200, &json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": name, "namespace": ns}})).await;
@@ -363,13 +394,23 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
             let name = job["metadata"]["name"].as_str().unwrap_or("").to_string();
             let exists = state.lock().unwrap().jobs.contains_key(&name);
             if exists {
-                respond(&mut sock, 409, &status(409, "AlreadyExists", &format!("jobs.batch \"{name}\" already exists"))).await;
+                respond(
+                    &mut sock,
+                    409,
+                    &status(
+                        409,
+                        "AlreadyExists",
+                        &format!("jobs.batch \"{name}\" already exists"),
+                    ),
+                )
+                .await;
             } else {
                 job["metadata"]["uid"] = json!(format!("job-uid-{name}"));
-                let mut s = state.lock().unwrap();
-                s.jobs.insert(name.clone(), job.clone());
-                s.phase.insert(name, Phase::Receiving);
-                drop(s);
+                {
+                    let mut s = state.lock().unwrap();
+                    s.jobs.insert(name.clone(), job.clone());
+                    s.phase.insert(name, Phase::Receiving);
+                }
                 respond(&mut sock, 201, &job).await;
             }
         }
@@ -377,29 +418,47 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
             let job = state.lock().unwrap().jobs.get(*name).cloned();
             match job {
                 Some(j) => respond(&mut sock, 200, &j).await,
-                None => respond(&mut sock, 404, &status(404, "NotFound", &format!("jobs.batch \"{name}\" not found"))).await,
+                None => {
+                    respond(
+                        &mut sock,
+                        404,
+                        &status(404, "NotFound", &format!("jobs.batch \"{name}\" not found")),
+                    )
+                    .await
+                }
             }
         }
         ("GET", ["apis", "batch", "v1", "namespaces", _, "jobs"]) => {
-            let s = state.lock().unwrap();
-            let selector = head.query.iter().find(|(k, _)| k == "labelSelector").map(|(_, v)| v.clone()).unwrap_or_default();
-            let items: Vec<Value> = s
-                .jobs
-                .values()
-                .filter(|j| s.phase.get(j["metadata"]["name"].as_str().unwrap_or("")) != Some(&Phase::Deleted))
-                .chain(s.leftovers.iter())
-                .filter(|j| matches(&j["metadata"]["labels"], &selector))
-                .cloned()
-                .collect();
-            drop(s);
+            let selector = head
+                .query
+                .iter()
+                .find(|(k, _)| k == "labelSelector")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            let items: Vec<Value> = {
+                let s = state.lock().unwrap();
+                s.jobs
+                    .values()
+                    .filter(|j| {
+                        s.phase.get(j["metadata"]["name"].as_str().unwrap_or(""))
+                            != Some(&Phase::Deleted)
+                    })
+                    .chain(s.leftovers.iter())
+                    .filter(|j| matches(&j["metadata"]["labels"], &selector))
+                    .cloned()
+                    .collect()
+            };
             respond(&mut sock, 200, &json!({"apiVersion": "batch/v1", "kind": "JobList", "metadata": {}, "items": items})).await;
         }
         ("DELETE", ["apis", "batch", "v1", "namespaces", _, "jobs", name]) => {
-            let mut s = state.lock().unwrap();
-            let known = s.jobs.contains_key(*name) || s.leftovers.iter().any(|j| j["metadata"]["name"] == *name);
-            s.phase.insert(name.to_string(), Phase::Deleted);
-            s.leftovers.retain(|j| j["metadata"]["name"] != *name);
-            drop(s);
+            let known = {
+                let mut s = state.lock().unwrap();
+                let known = s.jobs.contains_key(*name)
+                    || s.leftovers.iter().any(|j| j["metadata"]["name"] == *name);
+                s.phase.insert(name.to_string(), Phase::Deleted);
+                s.leftovers.retain(|j| j["metadata"]["name"] != *name);
+                known
+            };
             if known {
                 respond(&mut sock, 200, &json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success"})).await;
             } else {
@@ -407,28 +466,55 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
             }
         }
         ("GET", ["api", "v1", "namespaces", ns, "pods"]) => {
-            let selector = head.query.iter().find(|(k, _)| k == "labelSelector").map(|(_, v)| v.clone()).unwrap_or_default();
-            let s = state.lock().unwrap();
-            let items: Vec<Value> = s
-                .jobs
+            let selector = head
+                .query
                 .iter()
-                .filter(|(n, _)| s.phase.get(*n) != Some(&Phase::Deleted))
-                .filter(|(_, j)| matches(&j["spec"]["template"]["metadata"]["labels"], &selector))
-                .map(|(n, j)| pod(&s, n, j, ns))
-                .collect();
-            drop(s);
-            respond(&mut sock, 200, &json!({"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": items})).await;
+                .find(|(k, _)| k == "labelSelector")
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            let items: Vec<Value> = {
+                let s = state.lock().unwrap();
+                s.jobs
+                    .iter()
+                    .filter(|(n, _)| s.phase.get(*n) != Some(&Phase::Deleted))
+                    .filter(|(_, j)| {
+                        matches(&j["spec"]["template"]["metadata"]["labels"], &selector)
+                    })
+                    .map(|(n, j)| pod(&s, n, j, ns))
+                    .collect()
+            };
+            respond(
+                &mut sock,
+                200,
+                &json!({"apiVersion": "v1", "kind": "PodList", "metadata": {}, "items": items}),
+            )
+            .await;
         }
         ("GET", ["api", "v1", "namespaces", _, "pods", pod_name, "log"]) => {
-            let job = pod_name.rsplit_once('-').map(|(j, _)| j.to_string()).unwrap_or_default();
+            let job = pod_name
+                .rsplit_once('-')
+                .map(|(j, _)| j.to_string())
+                .unwrap_or_default();
             serve_log(sock, state, job).await?;
         }
         ("GET", ["api", "v1", "namespaces", _, "pods", pod_name, "exec"]) => {
-            let job = pod_name.rsplit_once('-').map(|(j, _)| j.to_string()).unwrap_or_default();
+            let job = pod_name
+                .rsplit_once('-')
+                .map(|(j, _)| j.to_string())
+                .unwrap_or_default();
             serve_exec(sock, state, head, index, job).await?;
         }
         _ => {
-            respond(&mut sock, 404, &status(404, "NotFound", &format!("the fake API server has no {m} {}", head.path))).await;
+            respond(
+                &mut sock,
+                404,
+                &status(
+                    404,
+                    "NotFound",
+                    &format!("the fake API server has no {m} {}", head.path),
+                ),
+            )
+            .await;
         }
     }
     Ok(())
@@ -464,17 +550,39 @@ fn pod(s: &State, name: &str, job: &Value, ns: &str) -> Value {
         if s.oom {
             terminated(137, "OOMKilled")
         } else {
-            terminated(s.exit_code, if s.exit_code == 0 { "Completed" } else { "Error" })
+            terminated(
+                s.exit_code,
+                if s.exit_code == 0 {
+                    "Completed"
+                } else {
+                    "Error"
+                },
+            )
         }
     };
     let (pod_phase, init, agent, collect) = match phase {
-        Phase::Receiving => ("Pending", running(), waiting("PodInitializing"), waiting("PodInitializing")),
+        Phase::Receiving => (
+            "Pending",
+            running(),
+            waiting("PodInitializing"),
+            waiting("PodInitializing"),
+        ),
         Phase::Running => match &s.stuck {
             Some(r) => ("Pending", terminated(0, "Completed"), waiting(r), running()),
             None => ("Running", terminated(0, "Completed"), running(), running()),
         },
-        Phase::Finished => ("Running", terminated(0, "Completed"), agent_end(), running()),
-        Phase::Done | Phase::Deleted => ("Succeeded", terminated(0, "Completed"), agent_end(), terminated(0, "Completed")),
+        Phase::Finished => (
+            "Running",
+            terminated(0, "Completed"),
+            agent_end(),
+            running(),
+        ),
+        Phase::Done | Phase::Deleted => (
+            "Succeeded",
+            terminated(0, "Completed"),
+            agent_end(),
+            terminated(0, "Completed"),
+        ),
     };
     json!({
         "apiVersion": "v1", "kind": "Pod",
@@ -496,7 +604,11 @@ fn pod(s: &State, name: &str, job: &Value, ns: &str) -> Value {
     })
 }
 
-async fn serve_log(mut sock: TcpStream, state: Arc<Mutex<State>>, job: String) -> std::io::Result<()> {
+async fn serve_log(
+    mut sock: TcpStream,
+    state: Arc<Mutex<State>>,
+    job: String,
+) -> std::io::Result<()> {
     let (lines, hang, cut) = {
         let mut s = state.lock().unwrap();
         let cut = s.break_log_after.take();
@@ -511,7 +623,8 @@ async fn serve_log(mut sock: TcpStream, state: Arc<Mutex<State>>, job: String) -
             return sock.shutdown().await;
         }
         let text = format!("{l}\n");
-        sock.write_all(format!("{:x}\r\n{text}\r\n", text.len()).as_bytes()).await?;
+        sock.write_all(format!("{:x}\r\n{text}\r\n", text.len()).as_bytes())
+            .await?;
     }
     if hang {
         // The agent runs on; the client goes away when it gives up.
@@ -524,7 +637,7 @@ async fn serve_log(mut sock: TcpStream, state: Arc<Mutex<State>>, job: String) -
     } else {
         let mut s = state.lock().unwrap();
         if s.phase.get(&job) == Some(&Phase::Running) {
-            s.phase.insert(job, Phase::Finished);
+            s.phase.insert(job.clone(), Phase::Finished);
         }
     }
     sock.write_all(b"0\r\n\r\n").await?;
@@ -536,7 +649,12 @@ fn untar(bytes: &[u8]) -> Files {
     let mut a = tar::Archive::new(bytes);
     for e in a.entries().unwrap() {
         let mut e = e.unwrap();
-        let path = e.path().unwrap().to_string_lossy().trim_end_matches('/').to_string();
+        let path = e
+            .path()
+            .unwrap()
+            .to_string_lossy()
+            .trim_end_matches('/')
+            .to_string();
         if e.header().entry_type().is_dir() {
             files.insert(path, None);
         } else {
@@ -557,7 +675,8 @@ fn tar_of(files: &Files) -> Vec<u8> {
                 h.set_entry_type(tar::EntryType::Directory);
                 h.set_mode(0o755);
                 h.set_size(0);
-                b.append_data(&mut h, format!("{p}/"), std::io::empty()).unwrap();
+                b.append_data(&mut h, format!("{p}/"), std::io::empty())
+                    .unwrap();
             }
             Some(d) => {
                 h.set_mode(0o644);
@@ -582,8 +701,16 @@ async fn serve_exec(
     index: usize,
     job: String,
 ) -> std::io::Result<()> {
-    let key = head.headers.get("sec-websocket-key").cloned().unwrap_or_default();
-    let offered = head.headers.get("sec-websocket-protocol").cloned().unwrap_or_default();
+    let key = head
+        .headers
+        .get("sec-websocket-key")
+        .cloned()
+        .unwrap_or_default();
+    let offered = head
+        .headers
+        .get("sec-websocket-protocol")
+        .cloned()
+        .unwrap_or_default();
     let protocol = if offered.contains("v5.channel.k8s.io") {
         "v5.channel.k8s.io"
     } else {
@@ -595,9 +722,20 @@ async fn serve_exec(
             .as_bytes(),
     )
     .await?;
-    let mut ws = tokio_tungstenite::WebSocketStream::from_raw_socket(sock, Role::Server, None).await;
-    let container = head.query.iter().find(|(k, _)| k == "container").map(|(_, v)| v.clone()).unwrap_or_default();
-    let command: Vec<String> = head.query.iter().filter(|(k, _)| k == "command").map(|(_, v)| v.clone()).collect();
+    let mut ws =
+        tokio_tungstenite::WebSocketStream::from_raw_socket(sock, Role::Server, None).await;
+    let container = head
+        .query
+        .iter()
+        .find(|(k, _)| k == "container")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_default();
+    let command: Vec<String> = head
+        .query
+        .iter()
+        .filter(|(k, _)| k == "command")
+        .map(|(_, v)| v.clone())
+        .collect();
     let wants_stdin = head.query.iter().any(|(k, v)| k == "stdin" && v == "true");
     let mut stdin = Vec::new();
     let mut closed = false;
@@ -627,6 +765,7 @@ async fn serve_exec(
         ("receive", ["tar", "-x", "-f", "-", "-C", "/rascal"]) => {
             let files = untar(&stdin);
             let mut s = state.lock().unwrap();
+            let s = &mut *s;
             let mut result: Files = files
                 .iter()
                 .filter(|(p, _)| p.starts_with("workspace") || p.starts_with("artifacts"))
@@ -638,14 +777,20 @@ async fn serve_exec(
             true
         }
         ("receive", ["touch", "/rascal-handoff/ready"]) => {
-            state.lock().unwrap().phase.insert(job.clone(), Phase::Running);
+            state
+                .lock()
+                .unwrap()
+                .phase
+                .insert(job.clone(), Phase::Running);
             true
         }
         ("collect", ["tar", "-c", "-f", "-", "-C", "/rascal", "workspace", "artifacts"]) => {
-            let s = state.lock().unwrap();
-            out = match &s.hostile_result {
-                Some(h) => h.clone(),
-                None => tar_of(s.results.get(&job).unwrap_or(&Files::new())),
+            out = {
+                let s = state.lock().unwrap();
+                match &s.hostile_result {
+                    Some(h) => h.clone(),
+                    None => tar_of(s.results.get(&job).unwrap_or(&Files::new())),
+                }
             };
             true
         }

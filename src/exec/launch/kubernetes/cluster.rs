@@ -20,12 +20,13 @@ pub struct Cluster {
 /// Read the kubeconfig and make a client for the configured context. No
 /// request is sent yet.
 pub async fn connect(k: &KubernetesConfig, kubeconfig: Option<&Path>) -> Result<Cluster, String> {
-    let source = kubeconfig
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|| match std::env::var("KUBECONFIG") {
-            Ok(v) if !v.is_empty() => format!("$KUBECONFIG ({v})"),
-            _ => "~/.kube/config".into(),
-        });
+    let source =
+        kubeconfig
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| match std::env::var("KUBECONFIG") {
+                Ok(v) if !v.is_empty() => format!("$KUBECONFIG ({v})"),
+                _ => "~/.kube/config".into(),
+            });
     let read = match kubeconfig {
         Some(p) => Kubeconfig::read_from(p),
         None => Kubeconfig::read(),
@@ -64,9 +65,8 @@ pub async fn connect(k: &KubernetesConfig, kubeconfig: Option<&Path>) -> Result<
         .map_err(|e| format!("context `{context}` of the kubeconfig {source}: {e}"))?;
     config.default_namespace = k.namespace.clone();
     let url = config.cluster_url.to_string();
-    let client = Client::try_from(config).map_err(|e| {
-        format!("could not make a client for context `{context}` ({url}): {e}")
-    })?;
+    let client = Client::try_from(config)
+        .map_err(|e| format!("could not make a client for context `{context}` ({url}): {e}"))?;
     Ok(Cluster {
         client,
         context,

@@ -63,7 +63,10 @@ async fn run(
     stdin: Option<&Path>,
     stdout: Option<(&Path, u64)>,
 ) -> Result<(), LaunchError> {
-    let what = format!("`{}` in container `{container}` of pod {pod}", cmd.join(" "));
+    let what = format!(
+        "`{}` in container `{container}` of pod {pod}",
+        cmd.join(" ")
+    );
     let params = AttachParams::default()
         .container(container)
         .stdin(stdin.is_some())
@@ -143,7 +146,11 @@ fn host_path(spec: &LaunchSpec, key: &str) -> Option<PathBuf> {
 
 /// Hand the pod the workspace, the instruction and stdin, then let the
 /// init container end.
-pub async fn send_workspace(pods: &Api<Pod>, pod: &str, spec: &LaunchSpec) -> Result<(), LaunchError> {
+pub async fn send_workspace(
+    pods: &Api<Pod>,
+    pod: &str,
+    spec: &LaunchSpec,
+) -> Result<(), LaunchError> {
     let scratch = tempfile::Builder::new()
         .prefix("rascal-kube-in-")
         .tempfile()
@@ -180,7 +187,15 @@ pub async fn send_workspace(pods: &Api<Pod>, pod: &str, spec: &LaunchSpec) -> Re
         None,
     )
     .await?;
-    run(pods, pod, spec::RECEIVE, &["touch", spec::READY], None, None).await
+    run(
+        pods,
+        pod,
+        spec::RECEIVE,
+        &["touch", spec::READY],
+        None,
+        None,
+    )
+    .await
 }
 
 /// Fetch the result from `collect`, unpack it under the rules of
@@ -200,7 +215,12 @@ pub async fn fetch_result(
     let scratch = tempfile::Builder::new()
         .prefix(".rascal-kube-out-")
         .tempdir_in(&parent)
-        .map_err(|e| err(format!("making a staging directory in {}: {e}", parent.display())))?;
+        .map_err(|e| {
+            err(format!(
+                "making a staging directory in {}: {e}",
+                parent.display()
+            ))
+        })?;
     let archive = scratch.path().join("result.tar");
     // Headers and padding come on top of the content's cap.
     let wire_cap = cap.saturating_add(cap / 8).saturating_add(1 << 20);
@@ -230,7 +250,9 @@ pub async fn fetch_result(
         std::fs::create_dir(&staging).map_err(|e| e.to_string())?;
         let file = std::fs::File::open(&archive).map_err(|e| e.to_string())?;
         transfer::unpack(std::io::BufReader::new(file), &staging, cap).map_err(|e| {
-            format!("the result of candidate `{candidate}` was refused: {e}; nothing of it was applied")
+            format!(
+                "the result of candidate `{candidate}` was refused: {e}; nothing of it was applied"
+            )
         })?;
         transfer::swap_in(&staging.join(transfer::WORKSPACE_DIR), &workdir)
             .map_err(|e| format!("applying the result to {}: {e}", workdir.display()))?;

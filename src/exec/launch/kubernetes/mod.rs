@@ -21,13 +21,13 @@ use crate::config::container::DEFAULT_MEMORY;
 use crate::config::kubernetes::{KubernetesConfig, DEFAULT_MAX_RESULT};
 use crate::exec::runner::{Exit, LogLine, Stream};
 use cluster::Cluster;
+use futures::AsyncReadExt;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{ContainerState, Pod, Secret};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use futures::AsyncReadExt;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -153,9 +153,11 @@ impl Launcher for KubernetesLauncher {
                 (job, deadline, spec.timeout, None)
             }
             Some(resume) => {
-                let job = c.jobs.get_opt(&c.name).await.map_err(|e| {
-                    err(format!("looking for Job {} in {ns}: {e}", c.name))
-                })?;
+                let job = c
+                    .jobs
+                    .get_opt(&c.name)
+                    .await
+                    .map_err(|e| err(format!("looking for Job {} in {ns}: {e}", c.name)))?;
                 let job = job.ok_or_else(|| {
                     err(format!(
                         "the Job of candidate `{}` (run {}) is gone from namespace {ns} on {}; its result was not recorded\n  hint: it was deleted (or its ttlSecondsAfterFinished passed) while rascal was not running; run the task again",
@@ -252,7 +254,11 @@ pub async fn delete(jobs: &Api<Job>, name: &str) -> Result<(), String> {
 
 /// Create the policy, the Secret and the Job, and make the first two the
 /// Job's dependents.
-async fn create(c: &Candidate<'_>, k: &KubernetesConfig, deadline: u64) -> Result<Job, LaunchError> {
+async fn create(
+    c: &Candidate<'_>,
+    k: &KubernetesConfig,
+    deadline: u64,
+) -> Result<Job, LaunchError> {
     let spec = c.spec;
     if spec.image.is_none() {
         return Err(err(format!(
@@ -513,7 +519,10 @@ async fn follow(
 
 /// Follow the agent's log until it ends, reopening it (and skipping what
 /// was already sent) when the stream breaks while the agent still runs.
-/// Kubernetes merges the agent's stdout and stderr: every line is stdout.
+/// Once the agent has ended, the log is read whole once more: a stream
+/// that broke just before the end looks like a stream that ended, and the
+/// lines it missed are only in the complete log. Kubernetes merges the
+/// agent's stdout and stderr: every line is stdout.
 async fn stream_logs(
     c: &Candidate<'_>,
     job_uid: &str,
@@ -522,13 +531,15 @@ async fn stream_logs(
     logs: &mpsc::UnboundedSender<LogLine>,
 ) -> Result<(), LaunchError> {
     let mut lines = Lines::new(skip);
-    let params = LogParams {
+    let mut params = LogParams {
         container: Some(spec::AGENT.into()),
         follow: true,
         ..Default::default()
     };
     let mut failures = 0;
+    let mut last = false;
     loop {
+        params.follow = !last;
         lines.restart();
         match c.pods.log_stream(pod, &params).await {
             Ok(stream) => {
@@ -552,14 +563,18 @@ async fn stream_logs(
                 }
             }
         }
+        if last {
+            return Ok(());
+        }
         let ended = pod_of(c, job_uid)
             .await?
             .and_then(|p| state_of(&p, spec::AGENT, false))
             .is_none_or(|s| s.terminated.is_some());
         if ended {
-            return Ok(());
+            last = true;
+        } else {
+            tokio::time::sleep(POLL).await;
         }
-        tokio::time::sleep(POLL).await;
     }
 }
 

@@ -125,9 +125,21 @@ pub fn label_value(v: &str) -> String {
     }
 }
 
+/// The repository's path as recorded (no trailing `/`, however it was
+/// spelled), so the launcher and doctor agree.
+pub fn repo_path(repo: &std::path::Path) -> String {
+    let p = repo.to_string_lossy();
+    let t = p.trim_end_matches('/');
+    if t.is_empty() {
+        "/".into()
+    } else {
+        t.to_string()
+    }
+}
+
 /// The repository's label: a digest of its path.
 pub fn repo_label(repo: &std::path::Path) -> String {
-    crate::digest::digest(repo.to_string_lossy().as_bytes())[..16].to_string()
+    crate::digest::digest(repo_path(repo).as_bytes())[..16].to_string()
 }
 
 /// The labels every object of a candidate carries.
@@ -145,10 +157,7 @@ pub fn labels(spec: &LaunchSpec) -> BTreeMap<String, String> {
 
 fn annotations(spec: &LaunchSpec, deadline_ms: u64) -> BTreeMap<String, String> {
     BTreeMap::from([
-        (
-            ANNOTATION_REPO.to_string(),
-            spec.repo.to_string_lossy().into_owned(),
-        ),
+        (ANNOTATION_REPO.to_string(), repo_path(&spec.repo)),
         (ANNOTATION_RUN.to_string(), spec.run.clone()),
         (ANNOTATION_CANDIDATE.to_string(), spec.candidate.clone()),
         (ANNOTATION_DEADLINE.to_string(), deadline_ms.to_string()),
@@ -334,7 +343,9 @@ fn wait_for(marker: &str, secs: i64) -> Vec<String> {
     vec![
         "sh".into(),
         "-c".into(),
-        format!("i=0; until [ -e {marker} ]; do [ $i -ge {secs} ] && exit 1; i=$((i+1)); sleep 1; done"),
+        format!(
+            "i=0; until [ -e {marker} ]; do [ $i -ge {secs} ] && exit 1; i=$((i+1)); sleep 1; done"
+        ),
     ]
 }
 
@@ -565,7 +576,10 @@ mod tests {
             env: vec![
                 ("ANTHROPIC_API_KEY".into(), "sk-secret".into()),
                 ("PATH".into(), "/usr/bin".into()),
-                ("RASCAL_INSTRUCTION_FILE".into(), "/host/instruction.md".into()),
+                (
+                    "RASCAL_INSTRUCTION_FILE".into(),
+                    "/host/instruction.md".into(),
+                ),
                 (crate::exec::env::ARTIFACTS_ENV.into(), "/host/art".into()),
                 ("RASCAL_AGENT".into(), "claude".into()),
             ],
@@ -641,9 +655,19 @@ mod tests {
         assert_eq!(ann[ANNOTATION_REPO], "/home/me/project");
         assert_eq!(ann[ANNOTATION_DEADLINE], "42");
         // The pod carries the labels its NetworkPolicy selects.
-        let tl = js.template.metadata.as_ref().unwrap().labels.as_ref().unwrap();
+        let tl = js
+            .template
+            .metadata
+            .as_ref()
+            .unwrap()
+            .labels
+            .as_ref()
+            .unwrap();
         assert_eq!(tl, labels);
-        assert_eq!(job.metadata.name.as_deref(), Some("rascal-r-20261130-1a2b-claude"));
+        assert_eq!(
+            job.metadata.name.as_deref(),
+            Some("rascal-r-20261130-1a2b-claude")
+        );
     }
 
     #[test]
@@ -655,11 +679,24 @@ mod tests {
         assert!(!text.contains("/usr/bin"), "host PATH leaked");
         let env = pod(&job).containers[0].env.clone().unwrap();
         let key = env.iter().find(|e| e.name == "ANTHROPIC_API_KEY").unwrap();
-        let sel = key.value_from.as_ref().unwrap().secret_key_ref.as_ref().unwrap();
+        let sel = key
+            .value_from
+            .as_ref()
+            .unwrap()
+            .secret_key_ref
+            .as_ref()
+            .unwrap();
         assert_eq!(sel.name, "rascal-r-20261130-1a2b-claude-env");
-        let get = |n: &str| env.iter().find(|e| e.name == n).and_then(|e| e.value.clone());
+        let get = |n: &str| {
+            env.iter()
+                .find(|e| e.name == n)
+                .and_then(|e| e.value.clone())
+        };
         assert_eq!(get("RASCAL_INSTRUCTION_FILE").as_deref(), Some(INSTRUCTION));
-        assert_eq!(get(crate::exec::env::ARTIFACTS_ENV).as_deref(), Some(ARTIFACTS));
+        assert_eq!(
+            get(crate::exec::env::ARTIFACTS_ENV).as_deref(),
+            Some(ARTIFACTS)
+        );
         assert_eq!(get("HOME").as_deref(), Some("/tmp"));
         let secret = secret(&s, &KubernetesConfig::default()).unwrap();
         assert_eq!(
@@ -695,10 +732,23 @@ mod tests {
         assert_eq!(p.service_account_name.as_deref(), Some("rascal-agent"));
         assert_eq!(p.image_pull_secrets.as_ref().unwrap()[0].name, "regcred");
         assert_eq!(p.node_selector.as_ref().unwrap()["pool"], "agents");
-        assert_eq!(p.tolerations.as_ref().unwrap()[0].effect.as_deref(), Some("NoSchedule"));
+        assert_eq!(
+            p.tolerations.as_ref().unwrap()[0].effect.as_deref(),
+            Some("NoSchedule")
+        );
         let ps = p.security_context.as_ref().unwrap();
-        assert_eq!((ps.run_as_user, ps.run_as_group, ps.fs_group), (Some(1000), Some(1000), Some(1000)));
-        assert_eq!(p.containers[0].security_context.as_ref().unwrap().run_as_user, Some(1000));
+        assert_eq!(
+            (ps.run_as_user, ps.run_as_group, ps.fs_group),
+            (Some(1000), Some(1000), Some(1000))
+        );
+        assert_eq!(
+            p.containers[0]
+                .security_context
+                .as_ref()
+                .unwrap()
+                .run_as_user,
+            Some(1000)
+        );
         assert_eq!(job.spec.unwrap().ttl_seconds_after_finished, Some(60));
     }
 
@@ -730,10 +780,19 @@ mod tests {
         let s = spec();
         let closed = network_policy(&s, &KubernetesConfig::default());
         let ns = closed.spec.as_ref().unwrap();
-        assert_eq!(ns.policy_types, Some(vec!["Ingress".into(), "Egress".into()]));
+        assert_eq!(
+            ns.policy_types,
+            Some(vec!["Ingress".into(), "Egress".into()])
+        );
         assert_eq!(ns.egress, Some(vec![]));
         assert_eq!(ns.ingress, Some(vec![]));
-        let sel = ns.pod_selector.as_ref().unwrap().match_labels.as_ref().unwrap();
+        let sel = ns
+            .pod_selector
+            .as_ref()
+            .unwrap()
+            .match_labels
+            .as_ref()
+            .unwrap();
         assert_eq!(sel[LABEL_CANDIDATE], "claude");
         let k = KubernetesConfig {
             egress: vec!["203.0.113.0/24:443".into()],
@@ -744,25 +803,38 @@ mod tests {
         assert_eq!(rules.len(), 2, "the range and DNS");
         let peer = &rules[0].to.as_ref().unwrap()[0];
         assert_eq!(peer.ip_block.as_ref().unwrap().cidr, "203.0.113.0/24");
-        assert_eq!(rules[0].ports.as_ref().unwrap()[0].port, Some(IntOrString::Int(443)));
+        assert_eq!(
+            rules[0].ports.as_ref().unwrap()[0].port,
+            Some(IntOrString::Int(443))
+        );
         // network: none wins over the ranges.
         let mut sealed = s.clone();
         sealed.agent.as_mut().unwrap().network = Some("none".into());
-        assert_eq!(network_policy(&sealed, &k).spec.unwrap().egress, Some(vec![]));
+        assert_eq!(
+            network_policy(&sealed, &k).spec.unwrap().egress,
+            Some(vec![])
+        );
     }
 
     #[test]
     fn names_and_labels_are_what_the_api_accepts() {
         assert_eq!(job_name("r-1", "claude"), "rascal-r-1-claude");
         let odd = job_name("r-1", "Claude/2 x");
-        assert!(odd.len() <= 52 && odd.starts_with("rascal-r-1-claude-2-x-"), "{odd}");
+        assert!(
+            odd.len() <= 52 && odd.starts_with("rascal-r-1-claude-2-x-"),
+            "{odd}"
+        );
         assert_ne!(job_name("r-1", "a_b"), job_name("r-1", "a.b"));
         let long = job_name("r-20261130-1a2b", &"x".repeat(80));
         assert!(long.len() <= 52, "{long}");
         for v in ["claude", "a/b", "-x-", &"y".repeat(90), "", "ü"] {
             let l = label_value(v);
             assert!(l.len() <= 63, "{l}");
-            assert!(l.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)), "{l}");
+            assert!(
+                l.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)),
+                "{l}"
+            );
         }
         assert_ne!(label_value("a/b"), label_value("a-b"));
     }

@@ -135,7 +135,13 @@ fn clear(at: &Path) -> Result<(), Refused> {
 
 /// Write a regular file at `at` (which must not exist) with `mode` (no
 /// set-id or sticky bits), at most `budget` bytes.
-fn write_file(at: &Path, mode: u32, mut from: impl Read, budget: &mut u64, cap: u64) -> Result<u64, Refused> {
+fn write_file(
+    at: &Path,
+    mode: u32,
+    mut from: impl Read,
+    budget: &mut u64,
+    cap: u64,
+) -> Result<u64, Refused> {
     let mut f = OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -224,7 +230,9 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
                     let mut p = staging.to_path_buf();
                     tdirs.iter().any(|d| {
                         p.push(d);
-                        fs::symlink_metadata(&p).map(|m| !m.is_dir()).unwrap_or(true)
+                        fs::symlink_metadata(&p)
+                            .map(|m| !m.is_dir())
+                            .unwrap_or(true)
                     })
                 };
                 let regular = !tparts.is_empty()
@@ -234,7 +242,9 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
                     return Err(Refused::HardLink(shown, target.display().to_string()));
                 }
                 let src = File::open(&from).map_err(|e| Refused::Damaged(e.to_string()))?;
-                let m = src.metadata().map_err(|e| Refused::Damaged(e.to_string()))?;
+                let m = src
+                    .metadata()
+                    .map_err(|e| Refused::Damaged(e.to_string()))?;
                 use std::os::unix::fs::PermissionsExt;
                 clear(&at)?;
                 write_file(&at, m.permissions().mode(), src, &mut budget, cap)?;
@@ -330,18 +340,32 @@ mod tests {
         let a = archive(|b| {
             file(b, "workspace/src/lib.rs", b"fn main() {}\n");
             link(b, tar::EntryType::Symlink, "workspace/link", "src/lib.rs");
-            link(b, tar::EntryType::Link, "workspace/copy.rs", "workspace/src/lib.rs");
+            link(
+                b,
+                tar::EntryType::Link,
+                "workspace/copy.rs",
+                "workspace/src/lib.rs",
+            );
             file(b, "artifacts/commit_message.txt", b"feat: x\n");
         });
         let (dir, r) = unpack_bytes(&a, 1 << 20);
         let got = r.unwrap();
         assert_eq!(got.files, 4);
         let s = dir.path().join("staging");
-        assert_eq!(fs::read(s.join("workspace/copy.rs")).unwrap(), b"fn main() {}\n");
+        assert_eq!(
+            fs::read(s.join("workspace/copy.rs")).unwrap(),
+            b"fn main() {}\n"
+        );
         use std::os::unix::fs::PermissionsExt;
-        let mode = fs::metadata(s.join("workspace/src/lib.rs")).unwrap().permissions().mode();
+        let mode = fs::metadata(s.join("workspace/src/lib.rs"))
+            .unwrap()
+            .permissions()
+            .mode();
         assert_eq!(mode & 0o7000, 0, "set-id bit kept: {mode:o}");
-        assert!(fs::symlink_metadata(s.join("workspace/link")).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(s.join("workspace/link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
 
     #[test]
@@ -381,13 +405,23 @@ mod tests {
                 "device",
                 archive(|b| link(b, tar::EntryType::Char, "workspace/tty", "")),
             ),
-            ("fifo", archive(|b| link(b, tar::EntryType::Fifo, "workspace/f", ""))),
-            ("too large", archive(|b| file(b, "workspace/big", &[0u8; 4096]))),
+            (
+                "fifo",
+                archive(|b| link(b, tar::EntryType::Fifo, "workspace/f", "")),
+            ),
+            (
+                "too large",
+                archive(|b| file(b, "workspace/big", &[0u8; 4096])),
+            ),
         ];
         for (what, bytes) in cases {
             let (_d, r) = unpack_bytes(&bytes, 1024);
             assert!(r.is_err(), "{what}: accepted");
-            assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0, "{what}: wrote outside");
+            assert_eq!(
+                fs::read_dir(outside.path()).unwrap().count(),
+                0,
+                "{what}: wrote outside"
+            );
         }
     }
 
@@ -397,13 +431,21 @@ mod tests {
         let victim = outside.path().join("victim");
         fs::write(&victim, "safe").unwrap();
         let a = archive(|b| {
-            link(b, tar::EntryType::Symlink, "workspace/f", &victim.display().to_string());
+            link(
+                b,
+                tar::EntryType::Symlink,
+                "workspace/f",
+                &victim.display().to_string(),
+            );
             file(b, "workspace/f", b"overwritten");
         });
         let (dir, r) = unpack_bytes(&a, 1 << 20);
         r.unwrap();
         assert_eq!(fs::read_to_string(&victim).unwrap(), "safe");
-        assert_eq!(fs::read(dir.path().join("staging/workspace/f")).unwrap(), b"overwritten");
+        assert_eq!(
+            fs::read(dir.path().join("staging/workspace/f")).unwrap(),
+            b"overwritten"
+        );
     }
 
     #[test]
@@ -424,13 +466,19 @@ mod tests {
         .unwrap();
         let dir = tempfile::tempdir().unwrap();
         // `stdin` is not part of a result: it is refused as stray.
-        assert!(matches!(unpack(out.as_slice(), dir.path(), 1 << 20), Err(Refused::Stray(_))));
+        assert!(matches!(
+            unpack(out.as_slice(), dir.path(), 1 << 20),
+            Err(Refused::Stray(_))
+        ));
         let names: Vec<String> = tar::Archive::new(out.as_slice())
             .entries()
             .unwrap()
             .map(|e| e.unwrap().path().unwrap().display().to_string())
             .collect();
-        assert!(names.contains(&"workspace/a/b/c.txt".to_string()), "{names:?}");
+        assert!(
+            names.contains(&"workspace/a/b/c.txt".to_string()),
+            "{names:?}"
+        );
         assert!(names.contains(&"workspace/l".to_string()));
         assert!(names.contains(&"stdin".to_string()));
     }
