@@ -845,3 +845,108 @@ async fn a_headless_run_on_kubernetes_records_the_agent_and_its_change() {
         "the pod's result is the candidate's worktree"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rascal_attach_resumes_a_kubernetes_run_whose_rascal_was_killed() {
+    let fake = FakeKube::start(NS).await;
+    let repo = common::TestRepo::new(&[(".rascal/config.yaml", KUBE_CONFIG), ("a.txt", "a\n")]);
+    let first: Vec<String> = (1..=5).map(|i| format!("line {i}")).collect();
+    fake.with(|s| {
+        s.hang = true;
+        s.log_lines = first.clone();
+        s.agent = Box::new(|f: &mut Files| {
+            f.insert("workspace/a.txt".into(), Some(b"a\nb\n".to_vec()));
+        });
+    });
+    let mut child = std::process::Command::new(common::bin())
+        .args(["run", "add b", "--headless"])
+        .current_dir(repo.path())
+        .env("KUBECONFIG", &fake.kubeconfig)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill rascal once its journal holds the agent's lines.
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let run = loop {
+        let list = common::stdout(&common::rascal_in(repo.path(), &["list"]));
+        let id = list
+            .lines()
+            .nth(1)
+            .and_then(|l| l.split_whitespace().next())
+            .map(String::from);
+        if let Some(id) = id {
+            let shown = common::stdout(&common::rascal_in(repo.path(), &["show", &id]));
+            if shown.contains("line 5") {
+                break id;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "run never logged: {list}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    child.kill().unwrap(); // SIGKILL: no cleanup at all
+    child.wait().unwrap();
+    // Meanwhile the agent goes on, writes three more lines and ends.
+    fake.with(|s| {
+        s.hang = false;
+        s.log_lines = (1..=8).map(|i| format!("line {i}")).collect();
+        for p in s.phase.values_mut() {
+            *p = Phase::Finished;
+        }
+    });
+    let o = rascal_with(repo.path(), &fake.kubeconfig, &["attach", &run]).await;
+    let out = common::stdout(&o);
+    assert_eq!(common::code(&o), 0, "{out}{}", common::stderr(&o));
+    assert!(out.contains("verdict PASS"), "{out}");
+    let shown = common::stdout(&common::rascal_in(repo.path(), &["show", &run]));
+    for i in 1..=8 {
+        assert_eq!(
+            shown.matches(&format!("│ line {i}\n")).count(),
+            1,
+            "line {i} is not there exactly once: {shown}"
+        );
+    }
+    assert!(shown.contains("1 file, 1 line changed"), "{shown}");
+    // Created once, not again by the attach.
+    let jobs = fake
+        .trace()
+        .iter()
+        .filter(|t| t.starts_with("POST /apis/batch/v1"))
+        .count();
+    assert_eq!(jobs, 1);
+}
+
+/// Figures for the README, not a test of speed (no assertion on time):
+/// `cargo test --release --test kubernetes -- --ignored --nocapture figures`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore]
+async fn figures() {
+    fn median(mut v: Vec<Duration>) -> (Duration, Duration, Duration) {
+        v.sort();
+        (v[v.len() / 2], v[0], v[v.len() - 1])
+    }
+    for (files, size) in [(10usize, 1024usize), (2000, 4096)] {
+        let mut took = Vec::new();
+        for _ in 0..10 {
+            let fake = FakeKube::start(NS).await;
+            fake.with(|s| s.agent = Box::new(edit));
+            let set = setup(Duration::from_secs(600));
+            for i in 0..files {
+                let p = set.spec.workdir.join(format!("d{}/f{i}.txt", i % 50));
+                std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+                std::fs::write(p, vec![b'x'; size]).unwrap();
+            }
+            let t = std::time::Instant::now();
+            let (exit, _) = launch(&fake, set.spec.clone(), CancellationToken::new()).await;
+            took.push(t.elapsed());
+            assert_eq!(exit.unwrap().code, Some(0));
+        }
+        let (m, lo, hi) = median(took);
+        println!(
+            "{files} files x {size} B: launch to result applied, median of 10 {m:?} ({lo:?} – {hi:?})"
+        );
+    }
+}
