@@ -14,6 +14,10 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Bytes of a command's stderr kept for messages.
 const STDERR_KEPT: usize = 16 * 1024;
+/// Bytes per exec websocket frame (kube-rs sends 1 KiB frames unless
+/// told; a tree of megabytes would take thousands of them). 32 KiB is what
+/// `kubectl cp` writes at a time.
+const FRAME: usize = 32 * 1024;
 
 fn err(e: impl Into<String>) -> LaunchError {
     LaunchError::Start(e.into())
@@ -71,7 +75,9 @@ async fn run(
         .container(container)
         .stdin(stdin.is_some())
         .stdout(stdout.is_some())
-        .stderr(true);
+        .stderr(true)
+        .max_stdin_buf_size(FRAME)
+        .max_stdout_buf_size(FRAME);
     let mut proc = pods
         .exec(pod, cmd.iter().copied(), &params)
         .await
