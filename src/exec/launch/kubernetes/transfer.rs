@@ -482,4 +482,81 @@ mod tests {
         assert!(names.contains(&"workspace/l".to_string()));
         assert!(names.contains(&"stdin".to_string()));
     }
+
+    mod hostile_archives {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// One entry of a generated archive: kind, path, link target.
+        fn entry() -> impl Strategy<Value = (u8, String, String)> {
+            let part = prop::sample::select(vec![
+                "workspace",
+                "artifacts",
+                "a",
+                "b",
+                "..",
+                ".",
+                "",
+                "OUT",
+            ]);
+            let path = prop::collection::vec(part, 1..5);
+            let target = prop::sample::select(vec![
+                "OUT",
+                "OUT/x",
+                "../..",
+                "a",
+                "workspace/a",
+                "workspace/b/a",
+                "/",
+                "..",
+            ]);
+            (0u8..5, path, target).prop_map(|(k, p, t)| (k, p.join("/"), t.to_string()))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            /// Whatever the archive, nothing is written outside the
+            /// staging directory: not through `..`, an absolute path, a
+            /// symlink made earlier in the same archive, or a hard link.
+            #[test]
+            fn nothing_lands_outside_staging(entries in prop::collection::vec(entry(), 1..8)) {
+                let root = tempfile::tempdir().unwrap();
+                let staging = root.path().join("staging");
+                let outside = root.path().join("outside");
+                fs::create_dir(&staging).unwrap();
+                fs::create_dir(&outside).unwrap();
+                fs::write(outside.join("x"), "untouched").unwrap();
+                let out = outside.display().to_string();
+                let bytes = archive(|b| {
+                    for (kind, path, target) in &entries {
+                        let path = path.replace("OUT", &out);
+                        let target = target.replace("OUT", &out);
+                        if path.len() > 99 || target.len() > 99 {
+                            continue;
+                        }
+                        match kind {
+                            0 => file(b, &path, b"data"),
+                            1 => link(b, tar::EntryType::Symlink, &path, &target),
+                            2 => link(b, tar::EntryType::Link, &path, &target),
+                            3 => link(b, tar::EntryType::Directory, &path, ""),
+                            _ => link(b, tar::EntryType::Fifo, &path, ""),
+                        }
+                    }
+                });
+                let _ = unpack(bytes.as_slice(), &staging, 1 << 20);
+                let mut names: Vec<String> = fs::read_dir(root.path())
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                names.sort();
+                prop_assert_eq!(names, vec!["outside".to_string(), "staging".to_string()]);
+                let inside: Vec<String> = fs::read_dir(&outside)
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                prop_assert_eq!(inside, vec!["x".to_string()]);
+                prop_assert_eq!(fs::read_to_string(outside.join("x")).unwrap(), "untouched");
+            }
+        }
+    }
 }
