@@ -334,6 +334,7 @@ pub struct EgressForwardArgs {
 pub enum LauncherArg {
     Process,
     Docker,
+    Kubernetes,
 }
 
 impl From<LauncherArg> for crate::config::LauncherKind {
@@ -341,6 +342,7 @@ impl From<LauncherArg> for crate::config::LauncherKind {
         match l {
             LauncherArg::Process => crate::config::LauncherKind::Process,
             LauncherArg::Docker => crate::config::LauncherKind::Docker,
+            LauncherArg::Kubernetes => crate::config::LauncherKind::Kubernetes,
         }
     }
 }

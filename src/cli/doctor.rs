@@ -40,24 +40,32 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let hide = crate::exec::confine::private_paths(&workdir, &workspace::files_dir(&repo));
     // An unreachable engine only matters when this repository uses it.
     let uses_docker = config.main.launcher == LauncherKind::Docker;
+    let uses_kube = config.main.launcher == LauncherKind::Kubernetes;
     let store = open_store(dir)?;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     let docker = rt.block_on(async {
-        if uses_docker {
+        if uses_kube {
+            // The images are the cluster's to pull; nothing to ask here.
+        } else if uses_docker {
             let pull = |agent: &str| config.main.agents.get(agent).is_some_and(|a| a.pull);
             images(&mut checks, pull).await;
         } else {
             versions(&mut checks, &hide).await;
         }
-        crate::doctor::diagnose(&store, &workdir, remove).await
+        if uses_kube {
+            let k = config.main.kubernetes.clone().unwrap_or_default();
+            crate::doctor::kubernetes::diagnose(&store, &workdir, &k, None, remove).await
+        } else {
+            crate::doctor::diagnose(&store, &workdir, remove).await
+        }
     });
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
-    let docker_ok = docker.exit_code == 0 || !uses_docker;
+    let docker_ok = docker.exit_code == 0 || !(uses_docker || uses_kube);
     let ok = agents_ok && docker_ok;
     if json {
         say!(
             "{}",
-            serde_json::json!({"ok": ok, "agents": checks, "docker": docker.lines})
+            serde_json::json!({"ok": ok, "agents": checks, (if uses_kube { "kubernetes" } else { "docker" }): docker.lines})
         );
     } else {
         out(agent_lines(&checks));

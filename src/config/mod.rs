@@ -6,6 +6,7 @@ pub mod budget;
 pub mod container;
 pub mod duration;
 pub mod guardrails;
+pub mod kubernetes;
 pub mod network;
 pub mod notify;
 pub mod permissions;
@@ -67,6 +68,8 @@ pub enum LauncherKind {
     #[default]
     Process,
     Docker,
+    /// One hardened Job per candidate (see `kubernetes:`).
+    Kubernetes,
 }
 
 /// Agent runtimes: how a task becomes argv + env + stdin.
@@ -255,6 +258,9 @@ pub struct MainConfig {
     /// counted and dropped, with one marker line and a warning.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_log_bytes: Option<container::ByteSize>,
+    /// Where `launcher: kubernetes` runs candidates.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubernetes: Option<kubernetes::KubernetesConfig>,
 }
 
 fn default_timeout() -> Dur {
@@ -274,6 +280,7 @@ impl Default for MainConfig {
             budget: None,
             notify: notify::Notify::default(),
             max_log_bytes: None,
+            kubernetes: None,
         }
     }
 }
@@ -435,6 +442,15 @@ impl Config {
     }
 
     fn check_strategy(&self) -> Result<(), ConfigError> {
+        if let Some(msg) = self.main.kubernetes.as_ref().and_then(kubernetes::problem) {
+            return Err(ConfigError {
+                file: CONFIG_FILE.into(),
+                line: None,
+                column: None,
+                message: format!("kubernetes: {msg}"),
+                hint: "see docs/kubernetes.md".into(),
+            });
+        }
         for name in &self.main.strategy.agents {
             if !self.main.agents.contains_key(name) {
                 return Err(ConfigError {

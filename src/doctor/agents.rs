@@ -108,7 +108,7 @@ struct Located {
 /// its credentials, its image's name. Under the docker launcher the
 /// program is in the image, so host paths are not looked at.
 pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -> Vec<AgentCheck> {
-    let docker = config.main.launcher == LauncherKind::Docker;
+    let docker = config.main.launcher != LauncherKind::Process;
     let sandbox = crate::exec::sandbox::available();
     config
         .main

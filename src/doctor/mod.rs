@@ -4,6 +4,7 @@
 //! with `rascal attach`).
 
 pub mod agents;
+pub mod kubernetes;
 
 use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use crate::store::Store;

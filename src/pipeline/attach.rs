@@ -44,7 +44,7 @@ pub fn prepare_attach(
             "run `{run}` has already finished; nothing to attach to\n  hint: `rascal show {run}` prints it"
         )));
     }
-    if launcher != "docker" {
+    if launcher != "docker" && launcher != "kubernetes" {
         return Err(PipelineError::Usage(format!(
             "run `{run}` used the `{launcher}` launcher: its agents stopped with the rascal that ran them, so there is nothing to reattach\n  hint: `rascal show {run}` prints what landed; run the task again"
         )));
@@ -87,9 +87,17 @@ pub fn prepare_attach(
     }
     // Without an engine the run stays interrupted, to be attached later
     // (rather than its candidates failing for want of an engine).
+    let kube = launcher == "kubernetes";
     let engine = crate::exec::runtime()
         .map_err(PipelineError::Usage)?
-        .block_on(crate::exec::launch::docker::connect());
+        .block_on(async {
+            if kube {
+                let k = config.main.kubernetes.clone().unwrap_or_default();
+                crate::exec::launch::kubernetes::cluster::reachable(&k).await
+            } else {
+                crate::exec::launch::docker::connect().await.map(|_| ())
+            }
+        });
     if let Err(e) = engine {
         return Err(PipelineError::Usage(format!(
             "cannot attach to run `{run}`: {e}"
@@ -103,7 +111,11 @@ pub fn prepare_attach(
         rascal_exe,
     );
     request.base = base;
-    request.launcher = Some(LauncherKind::Docker);
+    request.launcher = Some(if kube {
+        LauncherKind::Kubernetes
+    } else {
+        LauncherKind::Docker
+    });
     // The task as the journal recorded it, else the bare instruction.
     let task = resumption
         .task

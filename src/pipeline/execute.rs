@@ -58,6 +58,11 @@ pub async fn execute_with(
     let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
         LauncherKind::Process => Arc::new(ProcessLauncher::default()),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
+        LauncherKind::Kubernetes => {
+            Arc::new(crate::exec::launch::kubernetes::KubernetesLauncher::new(
+                config.main.kubernetes.clone().unwrap_or_default(),
+            ))
+        }
     };
     // A retry or a reattach goes on from what the journal holds: the
     // budgets count what earlier attempts spent.

@@ -281,7 +281,7 @@ fn unsandboxed(
     name: &str,
     agent: &crate::config::AgentConfig,
 ) -> Result<bool, PipelineError> {
-    if launcher == LauncherKind::Docker {
+    if launcher != LauncherKind::Process {
         return Ok(false);
     }
     if agent.sandbox == Some(crate::config::SandboxKind::None) {

@@ -680,7 +680,7 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
     RunMeta {
         strategy: format!("{:?}", prepared.config.main.strategy.mode).to_lowercase(),
         layers_on: layers,
-        detachable: prepared.config.main.launcher == crate::config::LauncherKind::Docker,
+        detachable: prepared.config.main.launcher != crate::config::LauncherKind::Process,
         attached: false,
     }
 }

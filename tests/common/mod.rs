@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod docker;
+pub mod kube_fake;
 pub mod tmux;
 
 use std::path::{Path, PathBuf};

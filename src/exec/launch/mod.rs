@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod docker;
 pub mod egress;
+pub mod kubernetes;
 pub mod process;
 
 use crate::exec::runner::Exit;

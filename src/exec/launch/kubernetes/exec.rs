@@ -1,0 +1,279 @@
+//! Commands rascal runs in the candidate's pod over the exec subresource
+//! (a websocket, `v5.channel.k8s.io`, as `kubectl cp` does): `tar -x` in
+//! `receive` with the workspace on stdin, `tar -c` in `collect` with the
+//! result on stdout, and the `touch`es that end each wait. An exec counts
+//! only when its status channel says Success.
+
+use super::super::{LaunchError, LaunchSpec};
+use super::spec;
+use super::transfer::{self, Inbound};
+use k8s_openapi::api::core::v1::Pod;
+use kube::api::{Api, AttachParams};
+use std::path::{Path, PathBuf};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Bytes of a command's stderr kept for messages.
+const STDERR_KEPT: usize = 16 * 1024;
+/// Bytes per exec websocket frame (kube-rs sends 1 KiB frames unless
+/// told; a tree of megabytes would take thousands of them). 32 KiB is what
+/// `kubectl cp` writes at a time.
+const FRAME: usize = 32 * 1024;
+
+fn err(e: impl Into<String>) -> LaunchError {
+    LaunchError::Start(e.into())
+}
+
+/// Read at most `cap` bytes into the end of `keep`; drain the rest.
+async fn drain(mut from: impl tokio::io::AsyncRead + Unpin, cap: usize) -> Vec<u8> {
+    let mut keep = Vec::new();
+    let mut buf = [0u8; 8192];
+    while let Ok(n) = from.read(&mut buf).await {
+        if n == 0 {
+            break;
+        }
+        let room = cap.saturating_sub(keep.len());
+        keep.extend_from_slice(&buf[..n.min(room)]);
+    }
+    keep
+}
+
+/// Whether an exec's status says it succeeded; else what it said.
+fn outcome(
+    status: Option<k8s_openapi::apimachinery::pkg::apis::meta::v1::Status>,
+    stderr: &[u8],
+    what: &str,
+) -> Result<(), LaunchError> {
+    match status {
+        Some(s) if s.status.as_deref() == Some("Success") => Ok(()),
+        Some(s) => Err(err(format!(
+            "{what} failed: {} {}",
+            s.message.unwrap_or_default(),
+            String::from_utf8_lossy(stderr).trim()
+        ))),
+        None => Err(err(format!(
+            "{what}: the API server closed the exec stream without a status {}",
+            String::from_utf8_lossy(stderr).trim()
+        ))),
+    }
+}
+
+/// Run `cmd` in `container`, feeding `stdin` from a file and writing its
+/// stdout to `stdout` (at most `cap` bytes; more is an error).
+async fn run(
+    pods: &Api<Pod>,
+    pod: &str,
+    container: &str,
+    cmd: &[&str],
+    stdin: Option<&Path>,
+    stdout: Option<(&Path, u64)>,
+) -> Result<(), LaunchError> {
+    let what = format!(
+        "`{}` in container `{container}` of pod {pod}",
+        cmd.join(" ")
+    );
+    let params = AttachParams::default()
+        .container(container)
+        .stdin(stdin.is_some())
+        .stdout(stdout.is_some())
+        .stderr(true)
+        .max_stdin_buf_size(FRAME)
+        .max_stdout_buf_size(FRAME);
+    let mut proc = pods
+        .exec(pod, cmd.iter().copied(), &params)
+        .await
+        .map_err(|e| err(format!("could not start {what}: {e}")))?;
+    let status = proc.take_status();
+    let errors = proc.stderr().map(|s| tokio::spawn(drain(s, STDERR_KEPT)));
+    let reader = match (proc.stdout(), stdout) {
+        (Some(mut out), Some((path, cap))) => {
+            let path = path.to_path_buf();
+            Some(tokio::spawn(async move {
+                let mut file = tokio::fs::File::create(&path).await?;
+                let mut total = 0u64;
+                let mut buf = vec![0u8; 64 * 1024];
+                loop {
+                    let n = out.read(&mut buf).await?;
+                    if n == 0 {
+                        break;
+                    }
+                    total += n as u64;
+                    if total > cap {
+                        return Err(std::io::Error::other(format!(
+                            "the result is larger than {cap} bytes"
+                        )));
+                    }
+                    file.write_all(&buf[..n]).await?;
+                }
+                file.flush().await?;
+                Ok::<u64, std::io::Error>(total)
+            }))
+        }
+        _ => None,
+    };
+    if let (Some(mut input), Some(path)) = (proc.stdin(), stdin) {
+        let mut file = tokio::fs::File::open(path)
+            .await
+            .map_err(|e| err(format!("reading {}: {e}", path.display())))?;
+        tokio::io::copy(&mut file, &mut input)
+            .await
+            .map_err(|e| err(format!("sending to {what}: {e}")))?;
+        input
+            .shutdown()
+            .await
+            .map_err(|e| err(format!("sending to {what}: {e}")))?;
+        // Dropping the writer ends stdin (v5: a CLOSE frame).
+        drop(input);
+    }
+    let status = match status {
+        Some(s) => s.await,
+        None => None,
+    };
+    if let Some(r) = reader {
+        match r.await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => return Err(err(format!("{what}: {e}"))),
+            Err(e) => return Err(err(format!("{what}: {e}"))),
+        }
+    }
+    let stderr = match errors {
+        Some(h) => h.await.unwrap_or_default(),
+        None => Vec::new(),
+    };
+    let _ = proc.join().await;
+    outcome(status, &stderr, &what)
+}
+
+fn host_path(spec: &LaunchSpec, key: &str) -> Option<PathBuf> {
+    spec.env
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| PathBuf::from(v))
+}
+
+/// Hand the pod the workspace, the instruction and stdin, then let the
+/// init container end.
+pub async fn send_workspace(
+    pods: &Api<Pod>,
+    pod: &str,
+    spec: &LaunchSpec,
+) -> Result<(), LaunchError> {
+    let scratch = tempfile::Builder::new()
+        .prefix("rascal-kube-in-")
+        .tempfile()
+        .map_err(|e| err(format!("making a scratch file: {e}")))?;
+    let path = scratch.path().to_path_buf();
+    let workdir = spec.workdir.clone();
+    let instruction = host_path(spec, "RASCAL_INSTRUCTION_FILE");
+    let stdin = spec.stdin.clone().unwrap_or_default();
+    let packed = tokio::task::spawn_blocking(move || {
+        let file = std::fs::File::create(&path)?;
+        transfer::pack(
+            &Inbound {
+                workdir: &workdir,
+                instruction: instruction.as_deref(),
+                stdin: &stdin,
+            },
+            std::io::BufWriter::new(file),
+        )
+    })
+    .await
+    .map_err(|e| err(e.to_string()))?;
+    packed.map_err(|e| {
+        err(format!(
+            "packing the workspace {} for the pod: {e}",
+            spec.workdir.display()
+        ))
+    })?;
+    run(
+        pods,
+        pod,
+        spec::RECEIVE,
+        &["tar", "-x", "-f", "-", "-C", spec::RASCAL_DIR],
+        Some(scratch.path()),
+        None,
+    )
+    .await?;
+    run(
+        pods,
+        pod,
+        spec::RECEIVE,
+        &["touch", spec::READY],
+        None,
+        None,
+    )
+    .await
+}
+
+/// Fetch the result from `collect`, unpack it under the rules of
+/// [`transfer::unpack`] and swap it in for the worktree (and the
+/// artifacts directory).
+pub async fn fetch_result(
+    pods: &Api<Pod>,
+    pod: &str,
+    spec: &LaunchSpec,
+    cap: u64,
+) -> Result<(), LaunchError> {
+    let parent = spec
+        .workdir
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(std::env::temp_dir);
+    let scratch = tempfile::Builder::new()
+        .prefix(".rascal-kube-out-")
+        .tempdir_in(&parent)
+        .map_err(|e| {
+            err(format!(
+                "making a staging directory in {}: {e}",
+                parent.display()
+            ))
+        })?;
+    let archive = scratch.path().join("result.tar");
+    // Headers and padding come on top of the content's cap.
+    let wire_cap = cap.saturating_add(cap / 8).saturating_add(1 << 20);
+    run(
+        pods,
+        pod,
+        spec::COLLECT,
+        &[
+            "tar",
+            "-c",
+            "-f",
+            "-",
+            "-C",
+            spec::RASCAL_DIR,
+            transfer::WORKSPACE_DIR,
+            transfer::ARTIFACTS_DIR,
+        ],
+        None,
+        Some((&archive, wire_cap)),
+    )
+    .await?;
+    let staging = scratch.path().join("staging");
+    let workdir = spec.workdir.clone();
+    let artifacts = host_path(spec, crate::exec::env::ARTIFACTS_ENV);
+    let candidate = spec.candidate.clone();
+    tokio::task::spawn_blocking(move || {
+        std::fs::create_dir(&staging).map_err(|e| e.to_string())?;
+        let file = std::fs::File::open(&archive).map_err(|e| e.to_string())?;
+        transfer::unpack(std::io::BufReader::new(file), &staging, cap).map_err(|e| {
+            format!(
+                "the result of candidate `{candidate}` was refused: {e}; nothing of it was applied"
+            )
+        })?;
+        transfer::swap_in(&staging.join(transfer::WORKSPACE_DIR), &workdir)
+            .map_err(|e| format!("applying the result to {}: {e}", workdir.display()))?;
+        if let Some(a) = artifacts {
+            transfer::swap_in(&staging.join(transfer::ARTIFACTS_DIR), &a)
+                .map_err(|e| format!("applying the artifacts to {}: {e}", a.display()))?;
+        }
+        Ok::<(), String>(())
+    })
+    .await
+    .map_err(|e| err(e.to_string()))?
+    .map_err(err)
+}
+
+/// Let `collect` end, so the pod and the Job complete.
+pub async fn finish(pods: &Api<Pod>, pod: &str) -> Result<(), LaunchError> {
+    run(pods, pod, spec::COLLECT, &["touch", spec::DONE], None, None).await
+}

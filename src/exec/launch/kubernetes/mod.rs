@@ -1,0 +1,686 @@
+//! The Kubernetes launcher: one hardened Job per candidate (kube-rs), in
+//! the namespace of the `kubernetes:` config. The order of a fresh start:
+//! the default-deny NetworkPolicy and the credentials' Secret first (so the
+//! pod never runs unconfined or with its secrets in its spec), then the
+//! Job, then both are made the Job's dependents (the cluster removes them
+//! with it). The workspace goes in by exec'ing `tar -x` in the init
+//! container `receive`, which then ends; the agent's log is followed
+//! (`follow=true`, resumed by line count); once the agent container has
+//! terminated, the result comes back by exec'ing `tar -c` in the `collect`
+//! container (a wait sidecar: it only waits for rascal's "done" marker),
+//! and is unpacked under the rules of [`transfer`]. Timeout and cancel
+//! delete the Job with foreground propagation.
+
+pub mod cluster;
+pub mod exec;
+pub mod spec;
+pub mod transfer;
+
+use super::{LaunchError, LaunchSpec, Launcher};
+use crate::config::container::DEFAULT_MEMORY;
+use crate::config::kubernetes::{KubernetesConfig, DEFAULT_MAX_RESULT};
+use crate::exec::runner::{Exit, LogLine, LogTx, Stream};
+use cluster::Cluster;
+use futures::AsyncReadExt;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{ContainerState, Pod, Secret};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
+use std::path::PathBuf;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio_util::sync::CancellationToken;
+
+/// Between two looks at the pod's status.
+const POLL: Duration = Duration::from_millis(500);
+/// Lines longer than this are cut.
+const MAX_LINE: usize = 64 * 1024;
+/// Container waiting reasons that will not resolve by waiting.
+const STUCK: &[&str] = &[
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "InvalidImageName",
+    "ErrImageNeverPull",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+];
+
+/// The one way lines reach the run's log: waits while rascal is behind
+/// (the queue is bounded).
+pub async fn send_lines(logs: &LogTx, lines: Vec<LogLine>) {
+    if !lines.is_empty() {
+        let _ = logs.send(lines).await;
+    }
+}
+
+/// A note of rascal's own in the candidate's log (not agent output).
+async fn note(logs: &LogTx, text: impl Into<String>) {
+    let line = LogLine {
+        stream: Stream::Stderr,
+        text: format!("rascal: {}", text.into()),
+    };
+    send_lines(logs, vec![line]).await;
+}
+
+/// The Kubernetes launcher. Connects on first use, once per run.
+pub struct KubernetesLauncher {
+    config: KubernetesConfig,
+    /// A kubeconfig file instead of `$KUBECONFIG` / `~/.kube/config`.
+    kubeconfig: Option<PathBuf>,
+    cluster: tokio::sync::OnceCell<Result<Cluster, String>>,
+}
+
+impl KubernetesLauncher {
+    pub fn new(config: KubernetesConfig) -> Self {
+        KubernetesLauncher {
+            config,
+            kubeconfig: None,
+            cluster: tokio::sync::OnceCell::new(),
+        }
+    }
+
+    /// Read the cluster's address and credentials from `path`.
+    pub fn with_kubeconfig(mut self, path: PathBuf) -> Self {
+        self.kubeconfig = Some(path);
+        self
+    }
+
+    async fn cluster(&self) -> Result<Cluster, LaunchError> {
+        self.cluster
+            .get_or_init(|| cluster::connect(&self.config, self.kubeconfig.as_deref()))
+            .await
+            .clone()
+            .map_err(LaunchError::Start)
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+fn err(e: impl Into<String>) -> LaunchError {
+    LaunchError::Start(e.into())
+}
+
+/// Everything one candidate's run needs to talk about its objects.
+struct Candidate<'a> {
+    cluster: &'a Cluster,
+    jobs: Api<Job>,
+    pods: Api<Pod>,
+    name: String,
+    spec: &'a LaunchSpec,
+    max_result: u64,
+}
+
+#[async_trait::async_trait]
+impl Launcher for KubernetesLauncher {
+    fn name(&self) -> &'static str {
+        "kubernetes"
+    }
+
+    async fn run(
+        &self,
+        spec: LaunchSpec,
+        logs: LogTx,
+        cancel: CancellationToken,
+    ) -> Result<Exit, LaunchError> {
+        let cluster = self.cluster().await?;
+        let started = Instant::now();
+        let ns = &self.config.namespace;
+        let c = Candidate {
+            cluster: &cluster,
+            jobs: Api::namespaced(cluster.client.clone(), ns),
+            pods: Api::namespaced(cluster.client.clone(), ns),
+            name: spec::job_name(&spec.run, &spec.candidate),
+            spec: &spec,
+            max_result: self
+                .config
+                .max_result
+                .map(|b| b.get())
+                .unwrap_or(DEFAULT_MAX_RESULT),
+        };
+        let (job, deadline, timeout, skip) = match spec.resume {
+            None => {
+                let deadline = now_ms() + spec.timeout.as_millis() as u64;
+                let job = create(&c, &self.config, deadline).await?;
+                note(
+                    &logs,
+                    format!(
+                        "Job {} in namespace {} on {} (egress: {})",
+                        c.name,
+                        ns,
+                        cluster.context,
+                        egress_summary(&spec, &self.config)
+                    ),
+                )
+                .await;
+                (job, deadline, spec.timeout, None)
+            }
+            Some(resume) => {
+                let job = c
+                    .jobs
+                    .get_opt(&c.name)
+                    .await
+                    .map_err(|e| err(format!("looking for Job {} in {ns}: {e}", c.name)))?;
+                let job = job.ok_or_else(|| {
+                    err(format!(
+                        "the Job of candidate `{}` (run {}) is gone from namespace {ns} on {}; its result was not recorded\n  hint: it was deleted (or its ttlSecondsAfterFinished passed) while rascal was not running; run the task again",
+                        spec.candidate, spec.run, cluster.context
+                    ))
+                })?;
+                let ann = |k: &str| -> Option<u64> {
+                    job.metadata.annotations.as_ref()?.get(k)?.parse().ok()
+                };
+                let deadline = ann(spec::ANNOTATION_DEADLINE)
+                    .unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
+                let timeout = ann(spec::ANNOTATION_TIMEOUT)
+                    .map(Duration::from_millis)
+                    .unwrap_or(spec.timeout);
+                (job, deadline, timeout, Some(resume.stdout_lines))
+            }
+        };
+        let uid = job.metadata.uid.clone().unwrap_or_default();
+        let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
+        let mut exit = Exit::default();
+        let outcome = tokio::select! {
+            r = follow(&c, &uid, skip, &logs) => Some(r),
+            _ = tokio::time::sleep(remaining) => { exit.timed_out = true; None }
+            _ = cancel.cancelled() => { exit.cancelled = true; None }
+        };
+        exit.duration_ms = started.elapsed().as_millis() as u64;
+        match outcome {
+            Some(Ok(ended)) => {
+                exit.code = ended.code;
+                if ended.oom && !exit.timed_out {
+                    let limit = spec
+                        .agent
+                        .as_ref()
+                        .and_then(|a| a.memory)
+                        .unwrap_or(DEFAULT_MEMORY);
+                    exit.failure = Some(format!(
+                        "was OOM-killed: it ran out of its {} memory limit (exit {})\n  hint: raise `memory:` of agent `{}` in .rascal/config.yaml",
+                        limit.human(),
+                        ended.code.unwrap_or(137),
+                        spec.candidate
+                    ));
+                }
+                Ok(exit)
+            }
+            Some(Err(e)) => {
+                // Nothing more will be collected: the pod goes.
+                let _ = delete(&c.jobs, &c.name).await;
+                Err(e)
+            }
+            None => {
+                let _ = delete(&c.jobs, &c.name).await;
+                if exit.timed_out {
+                    exit.failure = Some(format!(
+                        "timed out after {}",
+                        crate::exec::runner::human(timeout)
+                    ));
+                }
+                Ok(exit)
+            }
+        }
+    }
+
+    async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
+        if agent.keep_containers {
+            return;
+        }
+        if let Ok(cluster) = self.cluster().await {
+            let jobs: Api<Job> = Api::namespaced(cluster.client.clone(), &self.config.namespace);
+            let _ = delete(&jobs, &spec::job_name(run, candidate)).await;
+        }
+    }
+}
+
+fn egress_summary(spec: &LaunchSpec, k: &KubernetesConfig) -> String {
+    if spec.agent.as_ref().and_then(|a| a.network.as_deref()) == Some("none") || k.egress.is_empty()
+    {
+        "denied (NetworkPolicy; enforced only where the network plugin implements it)".into()
+    } else {
+        format!(
+            "only {} (NetworkPolicy; enforced only where the network plugin implements it)",
+            k.egress.join(", ")
+        )
+    }
+}
+
+/// Delete a Job and its pods, foreground: the Job goes once its pods have.
+pub async fn delete(jobs: &Api<Job>, name: &str) -> Result<(), String> {
+    match jobs.delete(name, &DeleteParams::foreground()).await {
+        Ok(_) => Ok(()),
+        Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
+        Err(e) => Err(format!("deleting Job {name}: {e}")),
+    }
+}
+
+/// Create the policy, the Secret and the Job, and make the first two the
+/// Job's dependents.
+async fn create(
+    c: &Candidate<'_>,
+    k: &KubernetesConfig,
+    deadline: u64,
+) -> Result<Job, LaunchError> {
+    let spec = c.spec;
+    if spec.image.is_none() {
+        return Err(err(format!(
+            "agent `{}` has no `image:`, which the kubernetes launcher needs\n  hint: add `image: NAME` (an image your cluster can pull, with `sh` and `tar`) to the agent in .rascal/config.yaml",
+            spec.candidate
+        )));
+    }
+    let ns = &k.namespace;
+    let client = c.cluster.client.clone();
+    let policies: Api<NetworkPolicy> = Api::namespaced(client.clone(), ns);
+    let secrets: Api<Secret> = Api::namespaced(client.clone(), ns);
+    let conflict = |what: &str, e: kube::Error| {
+        let hint = match &e {
+            kube::Error::Api(s) if s.code == 409 => "a leftover of an earlier run has this name: `rascal doctor --remove` removes Jobs of runs that are gone".to_string(),
+            kube::Error::Api(s) if s.code == 403 => format!("your account may not do this in namespace {ns}: see the Role in docs/kubernetes.md (`rascal doctor` checks each permission)"),
+            kube::Error::Api(s) if s.code == 404 && what == "NetworkPolicy" => "this cluster does not serve networking.k8s.io/v1 NetworkPolicy: rascal refuses to run an agent whose egress it cannot deny".to_string(),
+            _ => format!("check that `{}` answers (`rascal doctor`)", c.cluster.url),
+        };
+        err(format!(
+            "could not create the {what} of candidate `{}` in namespace {ns} on {}: {e}\n  hint: {hint}",
+            spec.candidate, c.cluster.context
+        ))
+    };
+    let policy = spec::network_policy(spec, k);
+    policies
+        .create(&PostParams::default(), &policy)
+        .await
+        .map_err(|e| conflict("NetworkPolicy", e))?;
+    let secret = spec::secret(spec, k);
+    if let Some(s) = &secret {
+        secrets
+            .create(&PostParams::default(), s)
+            .await
+            .map_err(|e| conflict("Secret", e))?;
+    }
+    let job = match c
+        .jobs
+        .create(&PostParams::default(), &spec::job(spec, k, deadline))
+        .await
+    {
+        Ok(job) => job,
+        Err(e) => {
+            // Nothing owns the policy and the Secret yet: remove them here.
+            let dp = DeleteParams::default();
+            let _ = policies.delete(&spec::policy_name(&c.name), &dp).await;
+            if secret.is_some() {
+                let _ = secrets.delete(&spec::secret_name(&c.name), &dp).await;
+            }
+            return Err(conflict("Job", e));
+        }
+    };
+    let owner = serde_json::json!({
+        "metadata": { "ownerReferences": [{
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "name": c.name,
+            "uid": job.metadata.uid.clone().unwrap_or_default(),
+            "blockOwnerDeletion": true,
+        }]}
+    });
+    let pp = PatchParams::default();
+    policies
+        .patch(&spec::policy_name(&c.name), &pp, &Patch::Merge(&owner))
+        .await
+        .map_err(|e| conflict("NetworkPolicy owner", e))?;
+    if secret.is_some() {
+        secrets
+            .patch(&spec::secret_name(&c.name), &pp, &Patch::Merge(&owner))
+            .await
+            .map_err(|e| conflict("Secret owner", e))?;
+    }
+    Ok(job)
+}
+
+/// How the agent container ended.
+struct Ended {
+    code: Option<i32>,
+    oom: bool,
+}
+
+/// The candidate's pod (the one the Job controls: its owner's uid must be
+/// the Job's, so a look-alike pod never receives the workspace).
+async fn pod_of(c: &Candidate<'_>, job_uid: &str) -> Result<Option<Pod>, LaunchError> {
+    let selector = format!(
+        "{}={},{}={}",
+        spec::LABEL_RUN,
+        spec::label_value(&c.spec.run),
+        spec::LABEL_CANDIDATE,
+        spec::label_value(&c.spec.candidate)
+    );
+    let list = c
+        .pods
+        .list(&ListParams::default().labels(&selector))
+        .await
+        .map_err(|e| err(format!("listing the pods of Job {}: {e}", c.name)))?;
+    Ok(list.items.into_iter().find(|p| {
+        p.metadata
+            .owner_references
+            .iter()
+            .flatten()
+            .any(|o| o.kind == "Job" && o.uid == job_uid && o.controller == Some(true))
+    }))
+}
+
+/// Where a container of the pod is.
+fn state_of(pod: &Pod, container: &str, init: bool) -> Option<ContainerState> {
+    let status = pod.status.as_ref()?;
+    let list = if init {
+        status.init_container_statuses.as_ref()
+    } else {
+        status.container_statuses.as_ref()
+    }?;
+    list.iter().find(|s| s.name == container)?.state.clone()
+}
+
+/// Why the pod cannot go on, if it cannot.
+fn stuck(pod: &Pod) -> Option<String> {
+    let status = pod.status.as_ref()?;
+    if status.phase.as_deref() == Some("Failed") {
+        return Some(format!(
+            "the pod failed: {}",
+            status
+                .message
+                .clone()
+                .or(status.reason.clone())
+                .unwrap_or_default()
+        ));
+    }
+    let all = status
+        .init_container_statuses
+        .iter()
+        .flatten()
+        .chain(status.container_statuses.iter().flatten());
+    for s in all {
+        if let Some(w) = s.state.as_ref().and_then(|s| s.waiting.as_ref()) {
+            let reason = w.reason.clone().unwrap_or_default();
+            if STUCK.contains(&reason.as_str()) {
+                return Some(format!(
+                    "container `{}` cannot start: {reason}: {}",
+                    s.name,
+                    w.message.clone().unwrap_or_default()
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Wait until `ready` says yes about the pod, failing when the pod cannot
+/// go on. A pod that cannot be scheduled is reported once and waited for.
+async fn wait_pod(
+    c: &Candidate<'_>,
+    job_uid: &str,
+    logs: &LogTx,
+    ready: impl Fn(&Pod) -> bool,
+) -> Result<Pod, LaunchError> {
+    let mut told = false;
+    loop {
+        if let Some(pod) = pod_of(c, job_uid).await? {
+            if ready(&pod) {
+                return Ok(pod);
+            }
+            if let Some(why) = stuck(&pod) {
+                return Err(err(format!(
+                    "candidate `{}` (Job {}): {why}\n  hint: check the image name, your image_pull_secrets and `kubectl -n {} describe pod {}`",
+                    c.spec.candidate,
+                    c.name,
+                    c.pods_namespace(),
+                    pod.metadata.name.unwrap_or_default()
+                )));
+            }
+            let unschedulable = pod
+                .status
+                .as_ref()
+                .and_then(|s| s.conditions.as_ref())
+                .and_then(|cs| {
+                    cs.iter().find(|c| {
+                        c.type_ == "PodScheduled" && c.reason.as_deref() == Some("Unschedulable")
+                    })
+                })
+                .and_then(|c| c.message.clone());
+            if let (Some(m), false) = (unschedulable, told) {
+                note(logs, format!("the pod is not scheduled yet: {m}")).await;
+                told = true;
+            }
+        }
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+impl Candidate<'_> {
+    fn pods_namespace(&self) -> String {
+        self.pods.namespace().unwrap_or("default").to_string()
+    }
+}
+
+/// From the pod's start to the agent's end and its result in the worktree.
+async fn follow(
+    c: &Candidate<'_>,
+    job_uid: &str,
+    skip: Option<u64>,
+    logs: &LogTx,
+) -> Result<Ended, LaunchError> {
+    let is_running = |p: &Pod, name: &str, init: bool| {
+        state_of(p, name, init).is_some_and(|s| s.running.is_some())
+    };
+    let has_ended = |p: &Pod, name: &str, init: bool| {
+        state_of(p, name, init).is_some_and(|s| s.terminated.is_some())
+    };
+    let pod = if skip.is_none() {
+        let pod = wait_pod(c, job_uid, logs, |p| is_running(p, spec::RECEIVE, true)).await?;
+        let name = pod.metadata.name.clone().unwrap_or_default();
+        exec::send_workspace(&c.pods, &name, c.spec).await?;
+        pod
+    } else {
+        let pod = wait_pod(c, job_uid, logs, |p| {
+            is_running(p, spec::RECEIVE, true)
+                || is_running(p, spec::AGENT, false)
+                || has_ended(p, spec::AGENT, false)
+        })
+        .await?;
+        if is_running(&pod, spec::RECEIVE, true) {
+            return Err(err(format!(
+                "rascal stopped while handing candidate `{}` its workspace; the pod never started the agent\n  hint: run the task again",
+                c.spec.candidate
+            )));
+        }
+        pod
+    };
+    let pod_name = pod.metadata.name.clone().unwrap_or_default();
+    wait_pod(c, job_uid, logs, |p| {
+        is_running(p, spec::AGENT, false) || has_ended(p, spec::AGENT, false)
+    })
+    .await?;
+    stream_logs(c, job_uid, &pod_name, skip.unwrap_or(0), logs).await?;
+    let pod = wait_pod(c, job_uid, logs, |p| has_ended(p, spec::AGENT, false)).await?;
+    let ended = state_of(&pod, spec::AGENT, false)
+        .and_then(|s| s.terminated)
+        .map(|t| Ended {
+            code: Some(t.exit_code),
+            oom: t.reason.as_deref() == Some("OOMKilled"),
+        })
+        .unwrap_or(Ended {
+            code: None,
+            oom: false,
+        });
+    if !is_running(&pod, spec::COLLECT, false) {
+        return Err(err(format!(
+            "the `collect` container of candidate `{}` is not running, so its result cannot be fetched\n  hint: `kubectl -n {} describe pod {pod_name}`",
+            c.spec.candidate,
+            c.pods_namespace()
+        )));
+    }
+    exec::fetch_result(&c.pods, &pod_name, c.spec, c.max_result).await?;
+    exec::finish(&c.pods, &pod_name).await?;
+    Ok(ended)
+}
+
+/// Follow the agent's log until it ends, reopening it (and skipping what
+/// was already sent) when the stream breaks while the agent still runs.
+/// Once the agent has ended, the log is read whole once more: a stream
+/// that broke just before the end looks like a stream that ended, and the
+/// lines it missed are only in the complete log. Kubernetes merges the
+/// agent's stdout and stderr: every line is stdout.
+async fn stream_logs(
+    c: &Candidate<'_>,
+    job_uid: &str,
+    pod: &str,
+    skip: u64,
+    logs: &LogTx,
+) -> Result<(), LaunchError> {
+    let mut lines = Lines::new(skip);
+    let mut params = LogParams {
+        container: Some(spec::AGENT.into()),
+        follow: true,
+        ..Default::default()
+    };
+    let mut failures = 0;
+    let mut last = false;
+    loop {
+        params.follow = !last;
+        lines.restart();
+        match c.pods.log_stream(pod, &params).await {
+            Ok(stream) => {
+                let mut stream = Box::pin(stream);
+                let mut buf = vec![0u8; 16 * 1024];
+                loop {
+                    match stream.read(&mut buf).await {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => {
+                            let mut batch = Vec::new();
+                            lines.push(&buf[..n], &mut batch);
+                            send_lines(logs, batch).await;
+                        }
+                    }
+                }
+                let mut batch = Vec::new();
+                lines.finish(&mut batch);
+                send_lines(logs, batch).await;
+            }
+            Err(e) => {
+                failures += 1;
+                if failures > 20 {
+                    return Err(err(format!(
+                        "could not follow the log of candidate `{}`: {e}",
+                        c.spec.candidate
+                    )));
+                }
+            }
+        }
+        if last {
+            return Ok(());
+        }
+        let ended = pod_of(c, job_uid)
+            .await?
+            .and_then(|p| state_of(&p, spec::AGENT, false))
+            .is_none_or(|s| s.terminated.is_some());
+        if ended {
+            last = true;
+        } else {
+            tokio::time::sleep(POLL).await;
+        }
+    }
+}
+
+/// Splits the log into lines; long lines are cut; the first `skip` lines
+/// of the log (already journalled) are not sent again, also when the log
+/// is reopened from its start.
+struct Lines {
+    buf: Vec<u8>,
+    dropped: usize,
+    /// Lines of the log sent so far (over every opening).
+    sent: u64,
+    /// Lines of this opening seen so far.
+    seen: u64,
+}
+
+impl Lines {
+    fn new(skip: u64) -> Self {
+        Lines {
+            buf: Vec::new(),
+            dropped: 0,
+            sent: skip,
+            seen: 0,
+        }
+    }
+
+    fn restart(&mut self) {
+        self.buf.clear();
+        self.dropped = 0;
+        self.seen = 0;
+    }
+
+    fn push(&mut self, bytes: &[u8], out: &mut Vec<LogLine>) {
+        for &b in bytes {
+            if b == b'\n' {
+                self.emit(out);
+            } else if self.buf.len() < MAX_LINE {
+                self.buf.push(b);
+            } else {
+                self.dropped += 1;
+            }
+        }
+    }
+
+    fn emit(&mut self, out: &mut Vec<LogLine>) {
+        if self.buf.last() == Some(&b'\r') {
+            self.buf.pop();
+        }
+        self.seen += 1;
+        if self.seen > self.sent {
+            let mut text = String::from_utf8_lossy(&self.buf).into_owned();
+            if self.dropped > 0 {
+                text.push_str(&format!(" …[line cut: {} more bytes]", self.dropped));
+            }
+            out.push(LogLine {
+                stream: Stream::Stdout,
+                text,
+            });
+            self.sent = self.seen;
+        }
+        self.buf.clear();
+        self.dropped = 0;
+    }
+
+    fn finish(&mut self, out: &mut Vec<LogLine>) {
+        if !self.buf.is_empty() || self.dropped > 0 {
+            self.emit(out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(out: &mut Vec<LogLine>) -> Vec<String> {
+        std::mem::take(out).into_iter().map(|x| x.text).collect()
+    }
+
+    #[test]
+    fn a_reopened_log_sends_only_what_is_new() {
+        let mut out = Vec::new();
+        let mut l = Lines::new(1);
+        l.push(b"journalled\nfirst\r\nsec", &mut out);
+        l.push(b"ond\n", &mut out);
+        assert_eq!(texts(&mut out), ["first", "second"]);
+        // The stream broke; the log is read again from its start.
+        l.restart();
+        l.push(b"journalled\nfirst\nsecond\nthird\n", &mut out);
+        l.push(&vec![b'x'; MAX_LINE + 10], &mut out);
+        l.finish(&mut out);
+        let got = texts(&mut out);
+        assert_eq!(got[0], "third");
+        assert!(got[1].ends_with("[line cut: 10 more bytes]"));
+        assert_eq!(got.len(), 2);
+    }
+}

@@ -1,0 +1,562 @@
+//! The candidate's tree in and out of its pod as tar streams. In: the
+//! worktree, the instruction, standard input and an empty artifacts
+//! directory, laid out as the pod's `/rascal` volume. Out: the archive the
+//! pod sends back is hostile (the agent wrote every byte of it), so it is
+//! unpacked into a fresh staging directory under rules that keep every
+//! write inside it — no absolute paths, no `..`, nothing written through a
+//! symlink, no devices, fifos or hard links out, bounded in bytes and
+//! entries — and only then swapped in for the worktree.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+
+/// The workspace's directory inside the archives and the `rascal` volume.
+pub const WORKSPACE_DIR: &str = "workspace";
+pub const ARTIFACTS_DIR: &str = "artifacts";
+pub const INSTRUCTION_FILE: &str = "instruction.md";
+pub const STDIN_FILE: &str = "stdin";
+/// Entries a result may hold.
+pub const MAX_ENTRIES: u64 = 1_000_000;
+
+/// What goes into the pod.
+pub struct Inbound<'a> {
+    pub workdir: &'a Path,
+    pub instruction: Option<&'a Path>,
+    pub stdin: &'a [u8],
+}
+
+/// The input archive, written to `out`. Symlinks are archived as links
+/// (never followed), so nothing outside the worktree is read.
+pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
+    let mut b = tar::Builder::new(out);
+    b.follow_symlinks(false);
+    b.mode(tar::HeaderMode::Deterministic);
+    b.append_dir_all(WORKSPACE_DIR, input.workdir)?;
+    let mut dir = tar::Header::new_gnu();
+    dir.set_entry_type(tar::EntryType::Directory);
+    dir.set_mode(0o777);
+    dir.set_size(0);
+    b.append_data(&mut dir, ARTIFACTS_DIR, io::empty())?;
+    let file = |len: usize| {
+        let mut h = tar::Header::new_gnu();
+        h.set_mode(0o644);
+        h.set_size(len as u64);
+        h
+    };
+    if let Some(p) = input.instruction {
+        let bytes = fs::read(p)?;
+        b.append_data(&mut file(bytes.len()), INSTRUCTION_FILE, bytes.as_slice())?;
+    }
+    b.append_data(&mut file(input.stdin.len()), STDIN_FILE, input.stdin)?;
+    b.into_inner()?.flush()
+}
+
+/// Why a result archive was refused.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Refused {
+    #[error("entry `{0}` has an absolute path or `..`: it would be written outside the workspace")]
+    Escapes(String),
+    #[error("entry `{0}` is outside `workspace/` and `artifacts/`")]
+    Stray(String),
+    #[error("entry `{0}` would be written through the symlink `{1}`")]
+    ThroughSymlink(String, String),
+    #[error("entry `{0}` is a {1}, which a workspace never holds")]
+    Kind(String, &'static str),
+    #[error("entry `{0}` is a hard link to `{1}`, which is not a file earlier in the archive")]
+    HardLink(String, String),
+    #[error("the result is larger than {0} bytes")]
+    TooLarge(u64),
+    #[error("the result has more than {0} entries")]
+    TooMany(u64),
+    #[error("the archive is damaged: {0}")]
+    Damaged(String),
+}
+
+/// What an unpacked result holds.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Unpacked {
+    pub files: u64,
+    pub bytes: u64,
+}
+
+/// The path of `name` split into plain components, or why not.
+fn plain(name: &Path) -> Result<Vec<std::ffi::OsString>, Refused> {
+    let shown = name.to_string_lossy().into_owned();
+    let mut parts = Vec::new();
+    for c in name.components() {
+        match c {
+            Component::Normal(p) => parts.push(p.to_os_string()),
+            Component::CurDir => {}
+            Component::ParentDir | Component::RootDir | Component::Prefix(_) => {
+                return Err(Refused::Escapes(shown))
+            }
+        }
+    }
+    Ok(parts)
+}
+
+/// Make every directory of `parts[..n]` under `root`, refusing to pass
+/// through anything that is not a real directory (a symlink above all).
+fn real_dirs(root: &Path, parts: &[std::ffi::OsString], shown: &str) -> Result<PathBuf, Refused> {
+    let mut at = root.to_path_buf();
+    for p in parts {
+        at.push(p);
+        match fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_dir() => {}
+            Ok(m) if m.file_type().is_symlink() => {
+                return Err(Refused::ThroughSymlink(
+                    shown.to_string(),
+                    at.strip_prefix(root).unwrap_or(&at).display().to_string(),
+                ))
+            }
+            Ok(_) => {
+                // A file where a directory must go: the later entry wins.
+                fs::remove_file(&at).map_err(|e| Refused::Damaged(e.to_string()))?;
+                fs::create_dir(&at).map_err(|e| Refused::Damaged(e.to_string()))?;
+            }
+            Err(_) => fs::create_dir(&at).map_err(|e| Refused::Damaged(e.to_string()))?,
+        }
+    }
+    Ok(at)
+}
+
+/// Remove whatever is at `at` (a file, a symlink, an empty or full
+/// directory) without following a symlink.
+fn clear(at: &Path) -> Result<(), Refused> {
+    match fs::symlink_metadata(at) {
+        Ok(m) if m.file_type().is_dir() => fs::remove_dir_all(at),
+        Ok(_) => fs::remove_file(at),
+        Err(_) => Ok(()),
+    }
+    .map_err(|e| Refused::Damaged(e.to_string()))
+}
+
+/// Write a regular file at `at` (which must not exist) with `mode` (no
+/// set-id or sticky bits), at most `budget` bytes.
+fn write_file(
+    at: &Path,
+    mode: u32,
+    mut from: impl Read,
+    budget: &mut u64,
+    cap: u64,
+) -> Result<u64, Refused> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .mode(mode & 0o777)
+        .open(at)
+        .map_err(|e| Refused::Damaged(format!("{}: {e}", at.display())))?;
+    let mut limited = (&mut from).take(*budget + 1);
+    let n = io::copy(&mut limited, &mut f).map_err(|e| Refused::Damaged(e.to_string()))?;
+    if n > *budget {
+        return Err(Refused::TooLarge(cap));
+    }
+    *budget -= n;
+    Ok(n)
+}
+
+/// Unpack the hostile `archive` into `staging` (an empty directory of
+/// rascal's), at most `cap` bytes of file content. Only `workspace/…` and
+/// `artifacts/…` entries are taken. On any refusal nothing is swapped in.
+pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, Refused> {
+    let mut a = tar::Archive::new(archive);
+    let mut budget = cap;
+    let mut done = Unpacked::default();
+    let mut count = 0u64;
+    let entries = a.entries().map_err(|e| Refused::Damaged(e.to_string()))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| Refused::Damaged(e.to_string()))?;
+        count += 1;
+        if count > MAX_ENTRIES {
+            return Err(Refused::TooMany(MAX_ENTRIES));
+        }
+        let name = entry
+            .path()
+            .map_err(|e| Refused::Damaged(e.to_string()))?
+            .into_owned();
+        let shown = name.to_string_lossy().into_owned();
+        let parts = plain(&name)?;
+        match parts.first().and_then(|p| p.to_str()) {
+            Some(WORKSPACE_DIR) | Some(ARTIFACTS_DIR) => {}
+            None => continue, // `.` itself
+            Some(_) => return Err(Refused::Stray(shown)),
+        }
+        let kind = entry.header().entry_type();
+        let (dirs, leaf) = parts.split_at(parts.len() - 1);
+        let parent = real_dirs(staging, dirs, &shown)?;
+        let at = parent.join(&leaf[0]);
+        let mode = entry.header().mode().unwrap_or(0o644);
+        match kind {
+            tar::EntryType::Directory => {
+                real_dirs(staging, &parts, &shown)?;
+            }
+            tar::EntryType::Regular | tar::EntryType::Continuous => {
+                clear(&at)?;
+                write_file(&at, mode, &mut entry, &mut budget, cap)?;
+                done.files += 1;
+            }
+            tar::EntryType::Symlink => {
+                let target = entry
+                    .link_name()
+                    .map_err(|e| Refused::Damaged(e.to_string()))?
+                    .ok_or_else(|| Refused::Damaged(format!("symlink `{shown}` has no target")))?
+                    .into_owned();
+                // The link is data: it is created, never followed here; the
+                // change's checks judge where it points.
+                clear(&at)?;
+                std::os::unix::fs::symlink(&target, &at)
+                    .map_err(|e| Refused::Damaged(e.to_string()))?;
+                done.files += 1;
+            }
+            tar::EntryType::Link => {
+                let target = entry
+                    .link_name()
+                    .map_err(|e| Refused::Damaged(e.to_string()))?
+                    .ok_or_else(|| Refused::Damaged(format!("hard link `{shown}` has no target")))?
+                    .into_owned();
+                let tparts = plain(&target)
+                    .map_err(|_| Refused::HardLink(shown.clone(), target.display().to_string()))?;
+                let mut from = staging.to_path_buf();
+                for p in &tparts {
+                    from.push(p);
+                }
+                // Copied, never linked: the target must be a file this
+                // archive already wrote, reached without a symlink.
+                let (tdirs, _) = tparts.split_at(tparts.len().saturating_sub(1));
+                let through_link = {
+                    let mut p = staging.to_path_buf();
+                    tdirs.iter().any(|d| {
+                        p.push(d);
+                        fs::symlink_metadata(&p)
+                            .map(|m| !m.is_dir())
+                            .unwrap_or(true)
+                    })
+                };
+                let regular = !tparts.is_empty()
+                    && !through_link
+                    && fs::symlink_metadata(&from).is_ok_and(|m| m.file_type().is_file());
+                if !regular {
+                    return Err(Refused::HardLink(shown, target.display().to_string()));
+                }
+                let src = File::open(&from).map_err(|e| Refused::Damaged(e.to_string()))?;
+                let m = src
+                    .metadata()
+                    .map_err(|e| Refused::Damaged(e.to_string()))?;
+                use std::os::unix::fs::PermissionsExt;
+                clear(&at)?;
+                write_file(&at, m.permissions().mode(), src, &mut budget, cap)?;
+                done.files += 1;
+            }
+            tar::EntryType::XGlobalHeader | tar::EntryType::XHeader => {}
+            tar::EntryType::GNULongName | tar::EntryType::GNULongLink => {}
+            tar::EntryType::Char => return Err(Refused::Kind(shown, "character device")),
+            tar::EntryType::Block => return Err(Refused::Kind(shown, "block device")),
+            tar::EntryType::Fifo => return Err(Refused::Kind(shown, "fifo")),
+            _ => return Err(Refused::Kind(shown, "special entry")),
+        }
+    }
+    done.bytes = cap - budget;
+    Ok(done)
+}
+
+/// Replace the contents of `dest` with those of `from` (both rascal's
+/// directories), leaving `dest` itself in place. Nothing is followed.
+pub fn swap_in(from: &Path, dest: &Path) -> io::Result<()> {
+    // A result whose `workspace` is a symlink or a file is refused before
+    // anything of the worktree is removed.
+    if let Ok(m) = fs::symlink_metadata(from) {
+        if !m.is_dir() {
+            return Err(io::Error::other(format!(
+                "`{}` in the result is not a directory",
+                from.file_name().unwrap_or_default().to_string_lossy()
+            )));
+        }
+    }
+    fs::create_dir_all(dest)?;
+    for e in fs::read_dir(dest)? {
+        let p = e?.path();
+        if fs::symlink_metadata(&p)?.is_dir() {
+            fs::remove_dir_all(&p)?;
+        } else {
+            fs::remove_file(&p)?;
+        }
+    }
+    if from.exists() {
+        for e in fs::read_dir(from)? {
+            let e = e?;
+            fs::rename(e.path(), dest.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn archive(build: impl FnOnce(&mut tar::Builder<Vec<u8>>)) -> Vec<u8> {
+        let mut b = tar::Builder::new(Vec::new());
+        build(&mut b);
+        b.into_inner().unwrap()
+    }
+
+    fn file(b: &mut tar::Builder<Vec<u8>>, path: &str, data: &[u8]) {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(data.len() as u64);
+        h.set_mode(0o4755);
+        h.set_entry_type(tar::EntryType::Regular);
+        // `set_path` refuses `..`; a hostile archive does not ask.
+        let name = path.as_bytes();
+        h.as_old_mut().name[..name.len()].copy_from_slice(name);
+        h.set_cksum();
+        b.append(&h, data).unwrap();
+    }
+
+    fn link(b: &mut tar::Builder<Vec<u8>>, kind: tar::EntryType, path: &str, target: &str) {
+        let mut h = tar::Header::new_gnu();
+        h.set_size(0);
+        h.set_entry_type(kind);
+        let name = path.as_bytes();
+        h.as_old_mut().name[..name.len()].copy_from_slice(name);
+        let t = target.as_bytes();
+        h.as_old_mut().linkname[..t.len()].copy_from_slice(t);
+        h.set_cksum();
+        b.append(&h, io::empty()).unwrap();
+    }
+
+    fn unpack_bytes(bytes: &[u8], cap: u64) -> (tempfile::TempDir, Result<Unpacked, Refused>) {
+        let dir = tempfile::tempdir().unwrap();
+        let staging = dir.path().join("staging");
+        fs::create_dir(&staging).unwrap();
+        let r = unpack(bytes, &staging, cap);
+        (dir, r)
+    }
+
+    #[test]
+    fn a_plain_result_unpacks_without_set_id_bits() {
+        let a = archive(|b| {
+            file(b, "workspace/src/lib.rs", b"fn main() {}\n");
+            link(b, tar::EntryType::Symlink, "workspace/link", "src/lib.rs");
+            link(
+                b,
+                tar::EntryType::Link,
+                "workspace/copy.rs",
+                "workspace/src/lib.rs",
+            );
+            file(b, "artifacts/commit_message.txt", b"feat: x\n");
+        });
+        let (dir, r) = unpack_bytes(&a, 1 << 20);
+        let got = r.unwrap();
+        assert_eq!(got.files, 4);
+        let s = dir.path().join("staging");
+        assert_eq!(
+            fs::read(s.join("workspace/copy.rs")).unwrap(),
+            b"fn main() {}\n"
+        );
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(s.join("workspace/src/lib.rs"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o7000, 0, "set-id bit kept: {mode:o}");
+        assert!(fs::symlink_metadata(s.join("workspace/link"))
+            .unwrap()
+            .file_type()
+            .is_symlink());
+    }
+
+    #[test]
+    fn hostile_archives_are_refused() {
+        let outside = tempfile::tempdir().unwrap();
+        let target = outside.path().display().to_string();
+        let cases: Vec<(&str, Vec<u8>)> = vec![
+            ("dotdot", archive(|b| file(b, "workspace/../../evil", b"x"))),
+            ("absolute", archive(|b| file(b, "/tmp/evil", b"x"))),
+            ("stray", archive(|b| file(b, "etc/passwd", b"x"))),
+            (
+                "through symlink",
+                archive(|b| {
+                    link(b, tar::EntryType::Symlink, "workspace/out", &target);
+                    file(b, "workspace/out/pwned", b"x");
+                }),
+            ),
+            (
+                "symlinked parent dir",
+                archive(|b| {
+                    link(b, tar::EntryType::Symlink, "workspace", &target);
+                    file(b, "workspace/pwned", b"x");
+                }),
+            ),
+            (
+                "hard link out",
+                archive(|b| link(b, tar::EntryType::Link, "workspace/h", "/etc/passwd")),
+            ),
+            (
+                "hard link via symlink",
+                archive(|b| {
+                    link(b, tar::EntryType::Symlink, "workspace/l", "/etc");
+                    link(b, tar::EntryType::Link, "workspace/h", "workspace/l/passwd");
+                }),
+            ),
+            (
+                "device",
+                archive(|b| link(b, tar::EntryType::Char, "workspace/tty", "")),
+            ),
+            (
+                "fifo",
+                archive(|b| link(b, tar::EntryType::Fifo, "workspace/f", "")),
+            ),
+            (
+                "too large",
+                archive(|b| file(b, "workspace/big", &[0u8; 4096])),
+            ),
+        ];
+        for (what, bytes) in cases {
+            let (_d, r) = unpack_bytes(&bytes, 1024);
+            assert!(r.is_err(), "{what}: accepted");
+            assert_eq!(
+                fs::read_dir(outside.path()).unwrap().count(),
+                0,
+                "{what}: wrote outside"
+            );
+        }
+    }
+
+    #[test]
+    fn a_symlink_replaced_by_a_file_is_not_followed() {
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "safe").unwrap();
+        let a = archive(|b| {
+            link(
+                b,
+                tar::EntryType::Symlink,
+                "workspace/f",
+                &victim.display().to_string(),
+            );
+            file(b, "workspace/f", b"overwritten");
+        });
+        let (dir, r) = unpack_bytes(&a, 1 << 20);
+        r.unwrap();
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "safe");
+        assert_eq!(
+            fs::read(dir.path().join("staging/workspace/f")).unwrap(),
+            b"overwritten"
+        );
+    }
+
+    #[test]
+    fn pack_then_unpack_round_trips_the_tree() {
+        let src = tempfile::tempdir().unwrap();
+        fs::create_dir_all(src.path().join("a/b")).unwrap();
+        fs::write(src.path().join("a/b/c.txt"), "hello").unwrap();
+        std::os::unix::fs::symlink("a/b/c.txt", src.path().join("l")).unwrap();
+        let mut out = Vec::new();
+        pack(
+            &Inbound {
+                workdir: src.path(),
+                instruction: None,
+                stdin: b"in",
+            },
+            &mut out,
+        )
+        .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        // `stdin` is not part of a result: it is refused as stray.
+        assert!(matches!(
+            unpack(out.as_slice(), dir.path(), 1 << 20),
+            Err(Refused::Stray(_))
+        ));
+        let names: Vec<String> = tar::Archive::new(out.as_slice())
+            .entries()
+            .unwrap()
+            .map(|e| e.unwrap().path().unwrap().display().to_string())
+            .collect();
+        assert!(
+            names.contains(&"workspace/a/b/c.txt".to_string()),
+            "{names:?}"
+        );
+        assert!(names.contains(&"workspace/l".to_string()));
+        assert!(names.contains(&"stdin".to_string()));
+    }
+
+    mod hostile_archives {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// One entry of a generated archive: kind, path, link target.
+        fn entry() -> impl Strategy<Value = (u8, String, String)> {
+            let part = prop::sample::select(vec![
+                "workspace",
+                "artifacts",
+                "a",
+                "b",
+                "..",
+                ".",
+                "",
+                "OUT",
+            ]);
+            let path = prop::collection::vec(part, 1..5);
+            let target = prop::sample::select(vec![
+                "OUT",
+                "OUT/x",
+                "../..",
+                "a",
+                "workspace/a",
+                "workspace/b/a",
+                "/",
+                "..",
+            ]);
+            (0u8..5, path, target).prop_map(|(k, p, t)| (k, p.join("/"), t.to_string()))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            /// Whatever the archive, nothing is written outside the
+            /// staging directory: not through `..`, an absolute path, a
+            /// symlink made earlier in the same archive, or a hard link.
+            #[test]
+            fn nothing_lands_outside_staging(entries in prop::collection::vec(entry(), 1..8)) {
+                let root = tempfile::tempdir().unwrap();
+                let staging = root.path().join("staging");
+                let outside = root.path().join("outside");
+                fs::create_dir(&staging).unwrap();
+                fs::create_dir(&outside).unwrap();
+                fs::write(outside.join("x"), "untouched").unwrap();
+                let out = outside.display().to_string();
+                let bytes = archive(|b| {
+                    for (kind, path, target) in &entries {
+                        let path = path.replace("OUT", &out);
+                        let target = target.replace("OUT", &out);
+                        if path.len() > 99 || target.len() > 99 {
+                            continue;
+                        }
+                        match kind {
+                            0 => file(b, &path, b"data"),
+                            1 => link(b, tar::EntryType::Symlink, &path, &target),
+                            2 => link(b, tar::EntryType::Link, &path, &target),
+                            3 => link(b, tar::EntryType::Directory, &path, ""),
+                            _ => link(b, tar::EntryType::Fifo, &path, ""),
+                        }
+                    }
+                });
+                let _ = unpack(bytes.as_slice(), &staging, 1 << 20);
+                let mut names: Vec<String> = fs::read_dir(root.path())
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                names.sort();
+                prop_assert_eq!(names, vec!["outside".to_string(), "staging".to_string()]);
+                let inside: Vec<String> = fs::read_dir(&outside)
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
+                prop_assert_eq!(inside, vec!["x".to_string()]);
+                prop_assert_eq!(fs::read_to_string(outside.join("x")).unwrap(), "untouched");
+            }
+        }
+    }
+}
