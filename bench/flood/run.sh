@@ -79,7 +79,7 @@ shown=$(grep -c '│ log line number' "$WORK/show.txt" || true)
 echo "flood: $AGENTS agents × $LINES lines ($total lines, $((raw / 1024 / 1024)) MiB raw)"
 echo "  producers alone      ${floor}s"
 echo "  rascal --headless    ${headless}s   ratio $(ratio "$headless" "$floor")×   peak RSS ${rss} MiB   printed $printed/$total lines"
-echo "  store growth         db $((db / 1024)) KiB + wal $((wal / 1024)) KiB   ($(awk -v a="$((db + wal))" -v b="$raw" 'BEGIN { printf "%.3f", a / b }')× the raw log bytes; logs on disk $((logs / 1024 / 1024)) MiB)"
+echo "  store growth         db $((db / 1024)) KiB + wal $((wal / 1024)) KiB + log files and run files $((logs / 1024 / 1024)) MiB = $(awk -v a="$((db + wal + logs))" -v b="$raw" 'BEGIN { printf "%.3f", a / b }')× the raw log bytes"
 echo "  rascal show          ${show}s   printed $shown/$total lines"
 
 # 4. The TUI.
