@@ -125,7 +125,15 @@ fn main() {
                 resume: None,
                 confine: None,
             };
-            let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+            // The queue is bounded: read it while the launcher runs.
+            let (tx, mut rx) = rascal::exec::runner::log_channel();
+            let collect = rt.spawn(async move {
+                let mut lines = Vec::new();
+                while let Some(batch) = rx.recv().await {
+                    lines.extend(batch);
+                }
+                lines
+            });
             let launcher = DockerLauncher::new();
             let t = Instant::now();
             rt.block_on(launcher.run(spec, tx, CancellationToken::new()))
@@ -136,10 +144,12 @@ fn main() {
                 &format!("c{n}"),
                 &agent,
             ));
-            let mut lines = Vec::new();
-            while let Ok(l) = rx.try_recv() {
-                lines.push(l.text);
-            }
+            let lines: Vec<String> = rt
+                .block_on(collect)
+                .unwrap()
+                .into_iter()
+                .map(|l| l.text)
+                .collect();
             (ms, lines)
         };
         let mount = median((0..runs).map(|n| one(WorkspaceMode::Mount, n).0).collect());

@@ -405,26 +405,7 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
             .map(String::as_str),
         Some("false")
     );
-    assert!(
-        log.contains("A-http: allowed-server"),
-        "(a) plain HTTP through the proxy\n{log}"
-    );
-    assert!(
-        log.contains("A-connect: allowed-server"),
-        "(a) CONNECT tunnel\n{log}"
-    );
-    assert!(log.contains("B: HTTP/1.1 403"), "(b)\n{log}");
-    assert_eq!(
-        secret.hits.load(Ordering::SeqCst),
-        0,
-        "(b) the refused server saw nothing"
-    );
-    assert!(
-        log.lines()
-            .any(|l| l.starts_with("C: direct-rc=") && !l.ends_with("=0")),
-        "(c) a direct connection fails\n{log}"
-    );
-    assert!(log.contains("D: HTTP/1.1 403"), "(d)\n{log}");
+    assert_table(&log, &secret);
     assert!(log.contains(&format!(
         "rascal: network: refused secret.test:{}: not on the allowlist",
         secret.port
@@ -518,26 +499,7 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
         .expect("a network summary");
     assert_eq!(exit.code, Some(0), "{log}");
     assert!(log.contains("proxy=http://127.0.0.1:3128"), "{log}");
-    assert!(
-        log.contains("A-http: allowed-server"),
-        "(a) plain HTTP through the proxy\n{log}"
-    );
-    assert!(
-        log.contains("A-connect: allowed-server"),
-        "(a) CONNECT tunnel\n{log}"
-    );
-    assert!(log.contains("B: HTTP/1.1 403"), "(b)\n{log}");
-    assert!(
-        log.lines()
-            .any(|l| l.starts_with("C: direct-rc=") && !l.ends_with("=0")),
-        "(c) a direct connection fails\n{log}"
-    );
-    assert_eq!(
-        secret.hits.load(Ordering::SeqCst),
-        0,
-        "(b, c) the other server saw nothing"
-    );
-    assert!(log.contains("D: HTTP/1.1 403"), "(d)\n{log}");
+    assert_table(&log, &secret);
     assert!(log.contains(
         "rascal: network: refused 10.1.2.3:443: an IP address that the allowlist does not name"
     ));
@@ -603,4 +565,31 @@ async fn run_collecting(
         .run(spec, tx, tokio_util::sync::CancellationToken::new())
         .await;
     (exit, collect.await.unwrap_or_default())
+}
+
+/// The table a–d in an agent's log: (a) the allowed server reached through
+/// the proxy, by plain HTTP and by CONNECT; (b) the other one refused, and
+/// it saw nothing; (c) a direct connection fails; (d) a literal private
+/// address refused by the proxy.
+fn assert_table(log: &str, secret: &TestServer) {
+    assert!(
+        log.contains("A-http: allowed-server"),
+        "(a) plain HTTP through the proxy\n{log}"
+    );
+    assert!(
+        log.contains("A-connect: allowed-server"),
+        "(a) CONNECT tunnel\n{log}"
+    );
+    assert!(log.contains("B: HTTP/1.1 403"), "(b)\n{log}");
+    assert_eq!(
+        secret.hits.load(Ordering::SeqCst),
+        0,
+        "(b, c) the refused server saw nothing"
+    );
+    assert!(
+        log.lines()
+            .any(|l| l.starts_with("C: direct-rc=") && !l.ends_with("=0")),
+        "(c) a direct connection fails\n{log}"
+    );
+    assert!(log.contains("D: HTTP/1.1 403"), "(d)\n{log}");
 }

@@ -5,7 +5,7 @@
 //! tagged lines; timeout and cancel stop the container with a grace period;
 //! a later rascal finds a container by its labels and resumes its logs.
 
-use super::{copy, LaunchError, LaunchSpec, Launcher, Resume};
+use super::{copy, err, now_ms, LaunchError, LaunchSpec, Launcher, Resume};
 use crate::config::container::{
     ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
 };
@@ -22,7 +22,7 @@ use futures::{Stream as FStream, StreamExt};
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio_util::sync::CancellationToken;
 
@@ -166,17 +166,6 @@ impl DockerLauncher {
             .clone()
             .map_err(LaunchError::Start)
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
-fn err(e: impl Into<String>) -> LaunchError {
-    LaunchError::Start(e.into())
 }
 
 type Output = Pin<Box<dyn FStream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;

@@ -51,6 +51,18 @@ pub enum LaunchError {
     Start(String),
 }
 
+/// Wall-clock milliseconds (container deadlines are kept in labels).
+pub(crate) fn now_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+pub(crate) fn err(e: impl Into<String>) -> LaunchError {
+    LaunchError::Start(e.into())
+}
+
 #[async_trait::async_trait]
 pub trait Launcher: Send + Sync {
     fn name(&self) -> &'static str;

@@ -16,7 +16,7 @@ pub mod exec;
 pub mod spec;
 pub mod transfer;
 
-use super::{LaunchError, LaunchSpec, Launcher};
+use super::{err, now_ms, LaunchError, LaunchSpec, Launcher};
 use crate::config::container::DEFAULT_MEMORY;
 use crate::config::kubernetes::{KubernetesConfig, DEFAULT_MAX_RESULT};
 use crate::exec::runner::{Exit, LogLine, LogTx, Stream};
@@ -27,7 +27,7 @@ use k8s_openapi::api::core::v1::{ContainerState, Pod, Secret};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
 use std::path::PathBuf;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// Between two looks at the pod's status.
@@ -92,17 +92,6 @@ impl KubernetesLauncher {
             .clone()
             .map_err(LaunchError::Start)
     }
-}
-
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
-
-fn err(e: impl Into<String>) -> LaunchError {
-    LaunchError::Start(e.into())
 }
 
 /// Everything one candidate's run needs to talk about its objects.
