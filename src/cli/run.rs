@@ -205,10 +205,9 @@ pub fn print_event(
     if let (RunEvent::LogSegment(seg), true) = (ev, printer.logs) {
         let stdout = std::io::stdout();
         let mut o = std::io::BufWriter::with_capacity(64 * 1024, stdout.lock());
-        view.lines(seg, usize::MAX, |l| {
-            for line in printer.render(&l) {
-                let _ = writeln!(o, "{line}");
-            }
+        view.each(seg, 0, seg.lines, |stream, text, display| {
+            let line = printer.log_line(&seg.candidate, stream, text, display.as_deref());
+            let _ = writeln!(o, "{line}");
         });
         let _ = o.flush();
     }

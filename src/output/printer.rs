@@ -25,6 +25,9 @@ pub struct Printer {
     summary: crate::model::summary::RunSummary,
     /// Width of the `[candidate]` column.
     width: usize,
+    /// Each candidate's `[candidate]` column, made once (a log line is
+    /// printed with it a million times in a flood).
+    tags: std::collections::HashMap<String, String>,
 }
 
 impl Printer {
@@ -33,11 +36,40 @@ impl Printer {
             logs,
             width: 0,
             summary: crate::model::summary::RunSummary::new(),
+            tags: Default::default(),
         }
     }
 
     fn tag(&self, candidate: &str) -> String {
-        format!("[{}]", pad(&sanitize(candidate), self.width))
+        match self.tags.get(candidate) {
+            Some(t) => t.clone(),
+            None => format!("[{}]", pad(&sanitize(candidate), self.width)),
+        }
+    }
+
+    /// One agent log line as printed (its readable form when parsed).
+    pub fn log_line(
+        &self,
+        candidate: &str,
+        stream: Stream,
+        text: &str,
+        display: Option<&str>,
+    ) -> String {
+        let text = display.unwrap_or(text);
+        let bar = match stream {
+            Stream::Stdout => "│",
+            Stream::Stderr => "┃",
+        };
+        let tag = self.tags.get(candidate).map(String::as_str);
+        let made;
+        let tag = match tag {
+            Some(t) => t,
+            None => {
+                made = self.tag(candidate);
+                &made
+            }
+        };
+        format!("{tag} {bar} {}", cut(&sanitize(text), 300))
     }
 
     pub fn render(&mut self, ev: &RunEvent) -> Vec<String> {
@@ -58,6 +90,13 @@ impl Printer {
                     .map(|c| width(&sanitize(&c.id)))
                     .max()
                     .unwrap_or(0);
+                self.tags = candidates
+                    .iter()
+                    .map(|c| {
+                        let tag = format!("[{}]", pad(&sanitize(&c.id), self.width));
+                        (c.id.clone(), tag)
+                    })
+                    .collect();
                 let mut out = vec![format!(
                     "rascal run {run} · base {} · {} · launcher {launcher}",
                     &base[..base.len().min(8)],
@@ -96,16 +135,7 @@ impl Printer {
                 if !self.logs {
                     return Vec::new();
                 }
-                let text = display.as_ref().unwrap_or(text);
-                let bar = match stream {
-                    Stream::Stdout => "│",
-                    Stream::Stderr => "┃",
-                };
-                vec![format!(
-                    "{} {bar} {}",
-                    self.tag(candidate),
-                    cut(&sanitize(text), 300)
-                )]
+                vec![self.log_line(candidate, *stream, text, display.as_deref())]
             }
             // Its lines are printed from the log file (`cli::run::print_event`).
             RunEvent::LogSegment(_) => Vec::new(),

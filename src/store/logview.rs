@@ -64,42 +64,54 @@ impl LogView {
 
     /// `f` gets the segment's lines `from..to` (counted in the segment).
     pub fn range(&self, seg: &Segment, from: u64, to: u64, mut f: impl FnMut(RunEvent)) {
-        let runtime = self.runtimes.get(&seg.candidate).copied();
+        self.each(seg, from, to, |stream, text, display| {
+            f(RunEvent::Log {
+                candidate: seg.candidate.clone(),
+                stream,
+                text: text.to_string(),
+                display,
+            })
+        });
+    }
+
+    /// `f` gets each of the segment's lines `from..to`: its stream, text and
+    /// readable form (when the runtime's events parse). A segment that
+    /// cannot be read is one line saying so.
+    pub fn each(
+        &self,
+        seg: &Segment,
+        from: u64,
+        to: u64,
+        mut f: impl FnMut(Stream, &str, Option<String>),
+    ) {
+        let runtime = self
+            .runtimes
+            .get(&seg.candidate)
+            .copied()
+            .filter(|rt| seg.stream == Stream::Stdout && crate::agents::events::parses(*rt));
         let mut i = 0u64;
         let read = crate::store::logfile::each_line(&self.state, seg, |text| {
             if (from..to).contains(&i) {
-                f(log_event(seg, runtime, text));
+                f(seg.stream, text, runtime.and_then(|rt| display(rt, text)));
             }
             i += 1;
         });
         if let Err(e) = read {
-            f(RunEvent::Log {
-                candidate: seg.candidate.clone(),
-                stream: Stream::Stderr,
-                text: format!(
-                    "rascal: {} lines of this log cannot be shown: {e}",
-                    seg.lines
-                ),
-                display: None,
-            });
+            let note = format!(
+                "rascal: {} lines of this log cannot be shown: {e}",
+                seg.lines
+            );
+            f(Stream::Stderr, &note, None);
         }
     }
 }
 
-fn log_event(seg: &Segment, runtime: Option<RuntimeKind>, text: &str) -> RunEvent {
-    let display = runtime
-        .filter(|rt| seg.stream == Stream::Stdout && crate::agents::events::parses(*rt))
-        .and_then(|rt| crate::agents::events::parse_line(rt, text))
-        .map(|evs| {
-            evs.iter()
-                .map(crate::agents::events::AgentEvent::display)
-                .collect::<Vec<_>>()
-                .join("  ")
-        });
-    RunEvent::Log {
-        candidate: seg.candidate.clone(),
-        stream: seg.stream,
-        text: text.to_string(),
-        display,
-    }
+/// The readable form of a line of `runtime`'s event stream.
+fn display(runtime: RuntimeKind, text: &str) -> Option<String> {
+    crate::agents::events::parse_line(runtime, text).map(|evs| {
+        evs.iter()
+            .map(crate::agents::events::AgentEvent::display)
+            .collect::<Vec<_>>()
+            .join("  ")
+    })
 }
