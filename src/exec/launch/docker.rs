@@ -5,6 +5,7 @@
 //! tagged lines; timeout and cancel stop the container with a grace period;
 //! a later rascal finds a container by its labels and resumes its logs.
 
+use super::lines::Lines;
 use super::{copy, err, now_ms, LaunchError, LaunchSpec, Launcher, Resume};
 use crate::config::container::{
     ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
@@ -49,7 +50,6 @@ const HOST_ONLY_ENV: &[&str] = crate::exec::env::BASE_ENV;
 /// Seconds between SIGTERM and SIGKILL on timeout or cancel.
 const GRACE_SECS: i32 = 3;
 /// Lines longer than this are cut.
-const MAX_LINE: usize = 64 * 1024;
 const PULL_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The engine address rascal talks to, for messages.
@@ -666,65 +666,6 @@ async fn start(
     Ok((id, attached.output))
 }
 
-/// Splits one stream's chunks into lines; long lines are cut, never
-/// buffered without bound.
-struct Lines {
-    stream: Stream,
-    buf: Vec<u8>,
-    dropped: usize,
-    skip: u64,
-}
-
-impl Lines {
-    fn new(stream: Stream, skip: u64) -> Self {
-        Lines {
-            stream,
-            buf: Vec::new(),
-            dropped: 0,
-            skip,
-        }
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<LogLine>) {
-        for &b in bytes {
-            if b == b'\n' {
-                self.emit(out);
-            } else if self.buf.len() < MAX_LINE {
-                self.buf.push(b);
-            } else {
-                self.dropped += 1;
-            }
-        }
-    }
-
-    fn emit(&mut self, out: &mut Vec<LogLine>) {
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
-        }
-        if self.skip > 0 {
-            // Already journalled before a reattach.
-            self.skip -= 1;
-        } else {
-            let mut text = String::from_utf8_lossy(&self.buf).into_owned();
-            if self.dropped > 0 {
-                text.push_str(&format!(" …[line cut: {} more bytes]", self.dropped));
-            }
-            out.push(LogLine {
-                stream: self.stream,
-                text,
-            });
-        }
-        self.buf.clear();
-        self.dropped = 0;
-    }
-
-    fn finish(&mut self, out: &mut Vec<LogLine>) {
-        if !self.buf.is_empty() || self.dropped > 0 {
-            self.emit(out);
-        }
-    }
-}
-
 async fn read_output(mut output: Output, out: crate::exec::runner::LogTx, skip: Resume) {
     let mut stdout = Lines::new(Stream::Stdout, skip.stdout_lines);
     let mut stderr = Lines::new(Stream::Stderr, skip.stderr_lines);
@@ -753,6 +694,7 @@ async fn read_output(mut output: Output, out: crate::exec::runner::LogTx, skip: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::launch::lines::MAX_LINE;
 
     #[test]
     fn lines_are_split_cut_and_skipped() {

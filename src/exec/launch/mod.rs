@@ -6,6 +6,7 @@ pub mod copy;
 pub mod docker;
 pub mod egress;
 pub mod kubernetes;
+pub mod lines;
 pub mod process;
 
 use crate::exec::runner::Exit;

@@ -16,6 +16,7 @@ pub mod exec;
 pub mod spec;
 pub mod transfer;
 
+use super::lines::Lines;
 use super::{err, now_ms, LaunchError, LaunchSpec, Launcher};
 use crate::config::container::DEFAULT_MEMORY;
 use crate::config::kubernetes::{KubernetesConfig, DEFAULT_MAX_RESULT};
@@ -33,7 +34,6 @@ use tokio_util::sync::CancellationToken;
 /// Between two looks at the pod's status.
 const POLL: Duration = Duration::from_millis(500);
 /// Lines longer than this are cut.
-const MAX_LINE: usize = 64 * 1024;
 /// Container waiting reasons that will not resolve by waiting.
 const STUCK: &[&str] = &[
     "ErrImagePull",
@@ -526,7 +526,7 @@ async fn stream_logs(
     skip: u64,
     logs: &LogTx,
 ) -> Result<(), LaunchError> {
-    let mut lines = Lines::new(skip);
+    let mut lines = Lines::new(Stream::Stdout, skip);
     let mut params = LogParams {
         container: Some(spec::AGENT.into()),
         follow: true,
@@ -580,76 +580,10 @@ async fn stream_logs(
     }
 }
 
-/// Splits the log into lines; long lines are cut; the first `skip` lines
-/// of the log (already journalled) are not sent again, also when the log
-/// is reopened from its start.
-struct Lines {
-    buf: Vec<u8>,
-    dropped: usize,
-    /// Lines of the log sent so far (over every opening).
-    sent: u64,
-    /// Lines of this opening seen so far.
-    seen: u64,
-}
-
-impl Lines {
-    fn new(skip: u64) -> Self {
-        Lines {
-            buf: Vec::new(),
-            dropped: 0,
-            sent: skip,
-            seen: 0,
-        }
-    }
-
-    fn restart(&mut self) {
-        self.buf.clear();
-        self.dropped = 0;
-        self.seen = 0;
-    }
-
-    fn push(&mut self, bytes: &[u8], out: &mut Vec<LogLine>) {
-        for &b in bytes {
-            if b == b'\n' {
-                self.emit(out);
-            } else if self.buf.len() < MAX_LINE {
-                self.buf.push(b);
-            } else {
-                self.dropped += 1;
-            }
-        }
-    }
-
-    fn emit(&mut self, out: &mut Vec<LogLine>) {
-        if self.buf.last() == Some(&b'\r') {
-            self.buf.pop();
-        }
-        self.seen += 1;
-        if self.seen > self.sent {
-            let mut text = String::from_utf8_lossy(&self.buf).into_owned();
-            if self.dropped > 0 {
-                text.push_str(&format!(" …[line cut: {} more bytes]", self.dropped));
-            }
-            out.push(LogLine {
-                stream: Stream::Stdout,
-                text,
-            });
-            self.sent = self.seen;
-        }
-        self.buf.clear();
-        self.dropped = 0;
-    }
-
-    fn finish(&mut self, out: &mut Vec<LogLine>) {
-        if !self.buf.is_empty() || self.dropped > 0 {
-            self.emit(out);
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::exec::launch::lines::MAX_LINE;
 
     fn texts(out: &mut Vec<LogLine>) -> Vec<String> {
         std::mem::take(out).into_iter().map(|x| x.text).collect()
@@ -658,7 +592,7 @@ mod tests {
     #[test]
     fn a_reopened_log_sends_only_what_is_new() {
         let mut out = Vec::new();
-        let mut l = Lines::new(1);
+        let mut l = Lines::new(Stream::Stdout, 1);
         l.push(b"journalled\nfirst\r\nsec", &mut out);
         l.push(b"ond\n", &mut out);
         assert_eq!(texts(&mut out), ["first", "second"]);
