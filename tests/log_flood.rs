@@ -101,3 +101,51 @@ fn numbers(out: &str, who: &str, bar: &str) -> Vec<usize> {
         })
         .collect()
 }
+
+/// A hostile agent that knows where its log is (beside its instruction
+/// file) and tries to rewrite what it printed: the run directory is
+/// read-only in its sandbox, so the write fails, the record verifies, and
+/// `show` prints what it really printed.
+#[test]
+fn an_agent_cannot_rewrite_its_own_log() {
+    if !common::bwrap() {
+        return;
+    }
+    let script = "echo 'tests: 3 failed'; \
+        log=\"$(dirname \"$RASCAL_INSTRUCTION_FILE\")/agent.log\"; \
+        (printf 'tests: 0 failed\\n' > \"$log\") 2>/dev/null && echo overwrote || echo write-refused; \
+        (printf 'forged\\n' >> \"$log\") 2>/dev/null && echo appended || echo append-refused";
+    let config = format!(
+        "{}launcher: process\nstrategy: {{ agents: [sly] }}\n",
+        command_agents(&[("sly", script)])
+    );
+    let t = TestRepo::new(&[("README.md", "x\n"), (".rascal/config.yaml", &config)]);
+    let out = t.rascal(&["run", "tamper", "--headless"]);
+    let live = stdout(&out);
+    let run = live
+        .split("replay: rascal show ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("run id")
+        .to_string();
+    assert!(
+        live.contains("write-refused") && live.contains("append-refused"),
+        "{live}"
+    );
+    let v = t.rascal(&["verify", &run]);
+    assert_eq!(code(&v), 0, "{}", stdout(&v));
+    let shown = stdout(&t.rascal(&["show", &run]));
+    // The agent's log lines (its command line, also printed, names the
+    // forgeries it tried).
+    let logged: Vec<&str> = shown.lines().filter(|l| l.contains(" │ ")).collect();
+    assert!(
+        logged.iter().any(|l| l.ends_with("tests: 3 failed")),
+        "{shown}"
+    );
+    assert!(
+        !logged
+            .iter()
+            .any(|l| l.ends_with("tests: 0 failed") || l.ends_with("forged")),
+        "{shown}"
+    );
+}
