@@ -895,3 +895,113 @@ fn arrows_and_h_l_scroll_diffs_sideways_but_pick_layers_on_the_dashboard() {
     }
     assert_eq!(app.hscroll, 0);
 }
+
+/// A segment of `lines` lines of `candidate`'s log landing.
+fn segment(app: &mut App, candidate: &str, offset: u64, lines: u64) {
+    let seg = rascal::model::log::Segment {
+        candidate: candidate.into(),
+        stream: rascal::model::log::Stream::Stdout,
+        file: format!("runs/r/{candidate}/agent.log"),
+        offset,
+        bytes: lines * 10,
+        lines,
+        sha256: String::new(),
+    };
+    let ev = rascal::model::event::RunEvent::LogSegment(seg);
+    update(app, Action::Run(Box::new(ev), 0));
+}
+
+#[test]
+fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() {
+    let mut app = fixture::app(2, true, false);
+    let (a, b) = (
+        app.candidates[0].info.id.clone(),
+        app.candidates[1].info.id.clone(),
+    );
+    segment(&mut app, &a, 0, 50_000);
+    segment(&mut app, &b, 0, 70);
+    press(&mut app, Key::Char('/'));
+    type_text(&mut app, "needle");
+    let fx = press(&mut app, Key::Enter);
+    assert_eq!(
+        fx,
+        vec![Effect::SearchLog {
+            candidate: a.clone(),
+            query: "needle".into(),
+            from: 0,
+            upto: 50_000,
+            ring_from: app.candidates[0].logs.ring_from(),
+        }]
+    );
+    // The result: 1,000 matches, the last 400 of them read.
+    let hits: Vec<u64> = (0..1_000).map(|i| i * 50).collect();
+    let lines: Vec<_> = (600..1_000)
+        .map(|i| {
+            (
+                rascal::model::log::Stream::Stdout,
+                format!("needle {i}"),
+                None,
+            )
+        })
+        .collect();
+    let fx = update(
+        &mut app,
+        Action::LogSearched {
+            candidate: a.clone(),
+            query: "needle".into(),
+            from: 0,
+            upto: 50_000,
+            ring_from: 0,
+            hits,
+            more: 0,
+            first: 600,
+            lines,
+        },
+    );
+    assert!(
+        fx.is_empty(),
+        "the newest matches came with the result: {fx:?}"
+    );
+    assert!(rascal::tui::update::found_shown(&app, 0));
+    // `g`: the first match, which is not loaded: its lines are asked for.
+    let fx = press(&mut app, Key::Char('g'));
+    match fx.as_slice() {
+        [Effect::LoadFound {
+            candidate,
+            first: 0,
+            lines,
+            ..
+        }] => {
+            assert_eq!(candidate, &a);
+            assert_eq!(lines[..3], [0, 50, 100]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A stale answer (another query) changes nothing.
+    update(
+        &mut app,
+        Action::FoundLoaded {
+            candidate: a.clone(),
+            query: "other".into(),
+            first: 0,
+            lines: vec![(rascal::model::log::Stream::Stdout, "x".into(), None)],
+        },
+    );
+    assert!(app.candidates[0]
+        .logs
+        .found
+        .as_ref()
+        .unwrap()
+        .entry(0)
+        .is_none());
+    // The other candidate gets its own search when it is focused.
+    let fx = press(&mut app, Key::Tab);
+    assert!(
+        matches!(fx.as_slice(), [Effect::SearchLog { candidate, upto: 70, .. }] if candidate == &b),
+        "{fx:?}"
+    );
+    // Esc in the prompt clears the filter and every search.
+    press_all(&mut app, &[Key::Char('/'), Key::Esc]);
+    assert!(app.filter.is_none());
+    assert!(app.candidates.iter().all(|c| c.logs.found.is_none()));
+}

@@ -496,3 +496,55 @@ fn added_and_removed_lines_are_tinted_to_the_edge_and_matches_marked() {
         theme.search_match.bg.unwrap()
     );
 }
+
+/// The candidate's column says its network: the proxy's decisions seen in
+/// the log while it runs, then what the agent's report says.
+#[test]
+fn each_column_says_its_network_live_then_from_the_report() {
+    use rascal::model::event::RunEvent;
+    use rascal::model::log::Stream;
+    let mut app = fixture::app(2, false, true);
+    let id = app.candidates[0].info.id.clone();
+    let shown = |app: &App| text(&terminal(app, 200, 50));
+    assert!(!shown(&app).contains("net "), "{}", shown(&app));
+    for line in [
+        "rascal: network: allowed api.anthropic.com:443 (1.2.3.4:443)",
+        "rascal: network: refused evil.example:443: not on the allowlist",
+        "rascal: network: refused 10.1.2.3:443: an IP address",
+    ] {
+        let ev = RunEvent::Log {
+            candidate: id.clone(),
+            stream: Stream::Stderr,
+            text: line.into(),
+            display: None,
+        };
+        update(&mut app, Action::Run(Box::new(ev), 0));
+    }
+    let screen = shown(&app);
+    assert!(
+        screen.contains("net so far · 1 allowed · 2 refused"),
+        "{screen}"
+    );
+
+    let mut report =
+        rascal::model::verdict::Report::new(rascal::model::verdict::Layer::Agent, "agent");
+    report.network = Some(Box::new(rascal::model::network::NetworkSummary {
+        mode: "allowlist".into(),
+        allow: vec!["api.anthropic.com".into(), "statsig.anthropic.com".into()],
+        allowed: 4,
+        refused: 3,
+        opened: 4,
+        on_refused: Default::default(),
+    }));
+    let ev = RunEvent::ReportLanded {
+        candidate: id,
+        report: Box::new(report),
+    };
+    update(&mut app, Action::Run(Box::new(ev), 0));
+    let screen = shown(&app);
+    assert!(
+        screen.contains("net allowlist: api.anthropic.com +1 · 4 allowed · 3 refused"),
+        "{screen}"
+    );
+    assert!(!screen.contains("net so far"), "{screen}");
+}

@@ -3,6 +3,9 @@
 
 use crate::model::event::RunEvent;
 
+/// A line read from a log file: its stream, raw text and readable form.
+pub type LogLineRead = (crate::model::log::Stream, String, Option<String>);
+
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     /// A run event arrived at time `at_ms` (wall clock injected for tests).
@@ -12,7 +15,29 @@ pub enum Action {
     LogLoaded {
         candidate: String,
         first: u64,
-        lines: Vec<(crate::model::log::Stream, String, Option<String>)>,
+        lines: Vec<LogLineRead>,
+    },
+    /// The shell searched a candidate's log file lines `from..upto` for
+    /// `query`: the matching lines' numbers (at most the cap; `more` past
+    /// it), and the last matches' lines from match number `first` on
+    /// (counted among this search's matches).
+    LogSearched {
+        candidate: String,
+        query: String,
+        from: u64,
+        upto: u64,
+        ring_from: u64,
+        hits: Vec<u64>,
+        more: u64,
+        first: usize,
+        lines: Vec<LogLineRead>,
+    },
+    /// Lines of matches `first..` of the whole-log filter `query`.
+    FoundLoaded {
+        candidate: String,
+        query: String,
+        first: usize,
+        lines: Vec<LogLineRead>,
     },
     /// Time passed (spinner, elapsed time).
     Tick(i64),

@@ -179,9 +179,34 @@ pub struct Candidate {
     pub cancelled: bool,
     /// Layers shown as ⊘: as the run summary's override rule says.
     pub overridden_layers: Vec<Layer>,
+    /// The egress proxy's decisions seen in the log so far (allowed,
+    /// refused), until the agent's report says them.
+    pub net_seen: (u64, u64),
 }
 
 impl Candidate {
+    /// Count the egress proxy's lines (`rascal: network: allowed …`).
+    fn see_network(&mut self, text: &str) {
+        let Some(rest) = text.strip_prefix(crate::egress::proxy::LOG_PREFIX) else {
+            return;
+        };
+        if rest.starts_with(" allowed ") {
+            self.net_seen.0 += 1;
+        } else if rest.starts_with(" refused ") {
+            self.net_seen.1 += 1;
+        }
+    }
+
+    /// The candidate's network as the agent's report says it, once it has
+    /// landed.
+    pub fn network(&self) -> Option<&crate::model::network::NetworkSummary> {
+        self.reports
+            .iter()
+            .rev()
+            .find(|r| r.layer == Layer::Agent)
+            .and_then(|r| r.network.as_deref())
+    }
+
     fn new(info: CandidateInfo) -> Self {
         Candidate {
             info,
@@ -207,6 +232,7 @@ impl Candidate {
             escalated: None,
             cancelled: false,
             overridden_layers: Vec::new(),
+            net_seen: (0, 0),
         }
     }
 
@@ -663,6 +689,7 @@ impl App {
             } => {
                 let color = self.color;
                 if let Some(c) = self.cand_mut(candidate) {
+                    c.see_network(text);
                     match display {
                         Some(d) => c.logs.push_with_raw(*stream, d, Some(text), color),
                         None => c.logs.push(*stream, text, color),

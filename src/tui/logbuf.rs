@@ -46,6 +46,13 @@ pub struct LogBuf {
     pub file_lines: u64,
     /// The view is above the ring, in the file.
     pub older: Option<Older>,
+    /// The filter applied over the whole log (see [`super::found`]).
+    pub found: Option<super::found::Found>,
+    /// Lines pushed into the ring since the start.
+    pub pushed: u64,
+    /// Lines pushed since the last segment landed (not yet counted in
+    /// `file_lines`).
+    pub pending: u64,
     lines: VecDeque<LogEntry>,
     /// Lines dropped off the front since the start.
     pub dropped: u64,
@@ -60,6 +67,9 @@ impl LogBuf {
             segments: Vec::new(),
             file_lines: 0,
             older: None,
+            found: None,
+            pushed: 0,
+            pending: 0,
             lines: VecDeque::with_capacity(256),
             dropped: 0,
             offset: 0,
@@ -91,6 +101,8 @@ impl LogBuf {
             self.dropped += 1;
         }
         self.lines.push_back(Self::entry(stream, text, raw, color));
+        self.pushed += 1;
+        self.pending += 1;
         if !self.follow {
             // Keep the view still while new lines arrive below it.
             self.offset = (self.offset + 1).min(self.lines.len().saturating_sub(1));
@@ -101,6 +113,30 @@ impl LogBuf {
     pub fn segment(&mut self, seg: &crate::model::log::Segment) {
         self.segments.push((self.file_lines, seg.clone()));
         self.file_lines += seg.lines;
+        self.pending = 0;
+    }
+
+    /// The ring's push count from which its lines come after the file's
+    /// `file_lines` (the lines of a segment not landed yet).
+    pub fn ring_from(&self) -> u64 {
+        self.pushed - self.pending
+    }
+
+    /// The ring's entries pushed from `from` on that `m` matches, oldest
+    /// first.
+    pub fn live(&self, from: u64, m: &super::found::Matcher) -> Vec<&LogEntry> {
+        let first = self.pushed - self.lines.len() as u64;
+        let skip = from.saturating_sub(first) as usize;
+        self.lines
+            .iter()
+            .skip(skip)
+            .filter(|e| m.is_match(&e.plain))
+            .collect()
+    }
+
+    /// Ring lines pushed since `from` that are no longer in the ring.
+    pub fn lost_since(&self, from: u64) -> u64 {
+        (self.pushed - self.lines.len() as u64).saturating_sub(from)
     }
 
     /// The file's lines `from..from + count` as segments to read: each
@@ -119,6 +155,29 @@ impl LogBuf {
                 (s.clone(), a, b)
             })
             .collect()
+    }
+
+    /// The file lines `lines` (in order) as segments to read: each segment
+    /// with the lines wanted, counted in the segment.
+    pub fn spans_of(&self, lines: &[u64]) -> Vec<(crate::model::log::Segment, Vec<u64>)> {
+        let mut out: Vec<(crate::model::log::Segment, Vec<u64>)> = Vec::new();
+        let mut at = 0;
+        for &l in lines {
+            at += self.segments[at..].partition_point(|(first, s)| first + s.lines <= l);
+            let Some((first, seg)) = self.segments.get(at) else {
+                break;
+            };
+            if l < *first {
+                continue;
+            }
+            match out.last_mut() {
+                Some((s, want)) if s.offset == seg.offset && s.file == seg.file => {
+                    want.push(l - first)
+                }
+                _ => out.push((seg.clone(), vec![l - first])),
+            }
+        }
+        out
     }
 
     /// Move the view in the file to `top` (None: back to the ring). Returns
@@ -190,23 +249,22 @@ impl LogBuf {
     /// The `rows` entries to show (oldest first), honouring the scroll
     /// offset and an optional substring filter. Only these are touched.
     pub fn visible(&self, rows: usize, filter: Option<&str>) -> Vec<&LogEntry> {
+        let m = filter.map(super::found::Matcher::new);
         if let Some(o) = &self.older {
             let skip = o.top.saturating_sub(o.first) as usize;
             return o
                 .entries
                 .iter()
                 .skip(skip)
-                .filter(|e| filter.is_none_or(|f| f.is_empty() || e.plain.contains(f)))
+                .filter(|e| m.as_ref().is_none_or(|m| m.is_match(&e.plain)))
                 .take(rows)
                 .collect();
         }
         let mut out = Vec::with_capacity(rows);
         let mut skip = self.offset;
         for e in self.lines.iter().rev() {
-            if let Some(f) = filter {
-                if !f.is_empty() && !e.plain.contains(f) {
-                    continue;
-                }
+            if m.as_ref().is_some_and(|m| !m.is_match(&e.plain)) {
+                continue;
             }
             if skip > 0 {
                 skip -= 1;

@@ -12,11 +12,13 @@ pub mod draw;
 pub mod finalize;
 #[doc(hidden)]
 pub mod fixture;
+pub mod found;
 pub mod highlight;
 pub mod home;
 pub mod jump;
 pub mod keys;
 pub mod logbuf;
+pub mod logread;
 pub mod notifier;
 pub mod notify;
 pub mod search;

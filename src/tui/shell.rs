@@ -366,33 +366,61 @@ fn perform(
                 let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
                     continue;
                 };
-                let spans = c.logs.spans(from, count);
-                let infos = vec![c.info.clone()];
-                let origin = shell.origin.clone();
-                let tx = loaded.clone();
+                let (spans, info) = (c.logs.spans(from, count), c.info.clone());
+                let (origin, tx) = (shell.origin.clone(), loaded.clone());
                 tokio::task::spawn_blocking(move || {
-                    let Ok(repo) = crate::git::workspace::open(&origin) else {
-                        return;
-                    };
-                    let view =
-                        LogView::for_candidates(&crate::git::workspace::files_dir(&repo), &infos);
-                    let mut lines = Vec::new();
-                    for (seg, a, b) in spans {
-                        view.range(&seg, a, b, |ev| {
-                            if let RunEvent::Log {
-                                stream,
-                                text,
-                                display,
-                                ..
-                            } = ev
-                            {
-                                lines.push((stream, text, display));
-                            }
-                        });
-                    }
+                    let lines = super::logread::window(&origin, &info, spans);
                     let _ = tx.send(Action::LogLoaded {
                         candidate,
                         first: from,
+                        lines,
+                    });
+                });
+            }
+            Effect::SearchLog {
+                candidate,
+                query,
+                from,
+                upto,
+                ring_from,
+            } => {
+                let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+                    continue;
+                };
+                let spans = c.logs.spans(from, upto.saturating_sub(from));
+                let (origin, tx, info) = (shell.origin.clone(), loaded.clone(), c.info.clone());
+                tokio::task::spawn_blocking(move || {
+                    let found = super::logread::search(&origin, &info, from, spans, &query);
+                    let _ = tx.send(Action::LogSearched {
+                        candidate,
+                        query,
+                        from,
+                        upto,
+                        ring_from,
+                        hits: found.hits,
+                        more: found.more,
+                        first: found.first,
+                        lines: found.lines,
+                    });
+                });
+            }
+            Effect::LoadFound {
+                candidate,
+                query,
+                first,
+                lines,
+            } => {
+                let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+                    continue;
+                };
+                let wanted = c.logs.spans_of(&lines);
+                let (origin, tx, info) = (shell.origin.clone(), loaded.clone(), c.info.clone());
+                tokio::task::spawn_blocking(move || {
+                    let lines = super::logread::chosen(&origin, &info, wanted);
+                    let _ = tx.send(Action::FoundLoaded {
+                        candidate,
+                        query,
+                        first,
                         lines,
                     });
                 });

@@ -19,6 +19,23 @@ pub enum Effect {
         from: u64,
         count: u64,
     },
+    /// Search the candidate's log file lines `from..upto` for `query`
+    /// (the whole-log filter); `ring_from` comes back with the result.
+    SearchLog {
+        candidate: String,
+        query: String,
+        from: u64,
+        upto: u64,
+        ring_from: u64,
+    },
+    /// Read the lines of the whole-log filter's matches `first..`: the
+    /// file lines `lines`.
+    LoadFound {
+        candidate: String,
+        query: String,
+        first: usize,
+        lines: Vec<u64>,
+    },
     LoadCompare(String, String),
     Decide(Decision),
     /// Read what finalizing this candidate would do.
@@ -60,7 +77,12 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         app.flash = None;
     }
     match action {
-        Action::Run(ev, at) => app.apply(&ev, at),
+        Action::Run(ev, at) => {
+            app.apply(&ev, at);
+            if let crate::model::event::RunEvent::LogSegment(seg) = ev.as_ref() {
+                fx.extend(search_more(app, &seg.candidate));
+            }
+        }
         Action::Tick(now) => {
             app.now_ms = app.now_ms.max(now);
             app.spinner = app.spinner.wrapping_add(1);
@@ -103,7 +125,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Top => {
             let rows = app.height as u64;
             let on_log = app.screen == Screen::Dashboard && !app.help && app.dialog.is_none();
+            let filtered = on_log && found_shown(app, app.focus);
             match app.focused_mut() {
+                // The filter's first match.
+                Some(_) if filtered => fx.extend(scroll(app, -(i64::MAX / 4))),
                 // The whole log, from its file's first line.
                 Some(c) if on_log && c.logs.file_lines > c.logs.len() as u64 => {
                     let id = c.info.id.clone();
@@ -126,19 +151,47 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         } => {
             let color = app.color;
             if let Some(c) = app.candidates.iter_mut().find(|c| c.info.id == candidate) {
-                let entries = lines
-                    .into_iter()
-                    .map(|(stream, text, display)| match display {
-                        Some(d) => super::logbuf::LogBuf::entry(stream, &d, Some(&text), color),
-                        None => super::logbuf::LogBuf::entry(stream, &text, None, color),
-                    })
-                    .collect();
-                c.logs.loaded(first, entries);
+                c.logs.loaded(first, entries(lines, color));
+            }
+        }
+        Action::LogSearched {
+            candidate,
+            query,
+            from,
+            upto,
+            ring_from,
+            hits,
+            more,
+            first,
+            lines,
+        } => fx.extend(searched(
+            app,
+            &candidate,
+            &query,
+            (from, upto, ring_from),
+            (hits, more),
+            first,
+            lines,
+        )),
+        Action::FoundLoaded {
+            candidate,
+            query,
+            first,
+            lines,
+        } => {
+            let color = app.color;
+            if let Some(c) = app.candidates.iter_mut().find(|c| c.info.id == candidate) {
+                if let Some(f) = c.logs.found.as_mut().filter(|f| f.query == query) {
+                    f.loaded(first, entries(lines, color));
+                }
             }
         }
         Action::Follow => {
             if let Some(c) = app.focused_mut() {
                 c.logs.resume();
+                if let Some(f) = c.logs.found.as_mut() {
+                    f.top = None;
+                }
             }
         }
         Action::Open => open(app, &mut fx),
@@ -377,6 +430,7 @@ fn focus(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         _ => app.focus,
     };
     app.detail_sel = 0;
+    fx.extend(search_log(app, app.focus));
     if app.screen == Screen::Diff {
         let id = app.candidates[app.focus].info.id.clone();
         app.diff_view.candidate = id.clone();
@@ -417,6 +471,16 @@ fn scroll(app: &mut App, delta: i64) -> Option<Effect> {
     match app.screen {
         Screen::Dashboard => {
             let rows = app.height as u64;
+            if found_shown(app, app.focus) {
+                let filter = app.filter.clone().unwrap_or_default();
+                let c = app.focused_mut()?;
+                let m = super::found::Matcher::new(&filter);
+                let f = c.logs.found.as_ref()?;
+                let live = c.logs.live(f.ring_from, &m).len();
+                let f = c.logs.found.as_mut()?;
+                f.scroll(delta, live, log_rows(rows as usize));
+                return load_found(c, log_rows(rows as usize), live);
+            }
             if let Some(c) = app.focused_mut() {
                 return scroll_log(c, delta, rows);
             }
@@ -551,6 +615,9 @@ fn back(app: &mut App) {
     if app.filter_editing {
         app.filter_editing = false;
         app.filter = None;
+        for c in &mut app.candidates {
+            c.logs.found = None;
+        }
         return;
     }
     if app.help {
@@ -781,6 +848,10 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
         if app.filter.as_deref() == Some("") {
             app.filter = None;
         }
+        for c in &mut app.candidates {
+            c.logs.found = None;
+        }
+        fx.extend(search_log(app, app.focus));
         return;
     }
     if let Some(s) = &mut app.search {
@@ -1069,4 +1140,123 @@ fn widest_line(app: &App) -> usize {
         _ => None,
     }
     .unwrap_or(0)
+}
+
+/// Log lines read from a file, as the ring's entries.
+fn entries(lines: Vec<super::action::LogLineRead>, color: bool) -> Vec<super::logbuf::LogEntry> {
+    lines
+        .into_iter()
+        .map(|(stream, text, display)| match display {
+            Some(d) => super::logbuf::LogBuf::entry(stream, &d, Some(&text), color),
+            None => super::logbuf::LogBuf::entry(stream, &text, None, color),
+        })
+        .collect()
+}
+
+/// Whether candidate `i`'s log shows the whole-log filter: the filter is
+/// applied (not being typed) and its search is for that query.
+pub fn found_shown(app: &App, i: usize) -> bool {
+    let Some(q) = app.filter.as_deref().filter(|q| !q.is_empty()) else {
+        return false;
+    };
+    !app.filter_editing
+        && app
+            .candidates
+            .get(i)
+            .and_then(|c| c.logs.found.as_ref())
+            .is_some_and(|f| f.query == q)
+}
+
+/// Search candidate `i`'s whole log file for the applied filter, unless
+/// that search is made or under way. The lines not in the file yet are the
+/// ring's.
+fn search_log(app: &mut App, i: usize) -> Option<Effect> {
+    let q = app.filter.clone().filter(|q| !q.is_empty())?;
+    if app.filter_editing || found_shown(app, i) {
+        return None;
+    }
+    let c = app.candidates.get_mut(i)?;
+    let (upto, ring_from) = (c.logs.file_lines, c.logs.ring_from());
+    c.logs.found = Some(super::found::Found::started(&q, upto, ring_from));
+    Some(Effect::SearchLog {
+        candidate: c.info.id.clone(),
+        query: q,
+        from: 0,
+        upto,
+        ring_from,
+    })
+}
+
+/// A segment of `candidate`'s log landed: when its filter's live lines
+/// are about to leave the ring, search the file past what was searched.
+fn search_more(app: &mut App, candidate: &str) -> Option<Effect> {
+    let c = app.candidates.iter_mut().find(|c| c.info.id == candidate)?;
+    let f = c.logs.found.as_ref()?;
+    let behind = c.logs.ring_from().saturating_sub(f.ring_from);
+    if f.searching || behind < super::logbuf::CAPACITY as u64 / 2 {
+        return None;
+    }
+    let (from, query) = (f.upto, f.query.clone());
+    let (upto, ring_from) = (c.logs.file_lines, c.logs.ring_from());
+    c.logs.found.as_mut()?.searching = true;
+    Some(Effect::SearchLog {
+        candidate: c.info.id.clone(),
+        query,
+        from,
+        upto,
+        ring_from,
+    })
+}
+
+/// A search's result landed: its matches become (or extend) the filter's.
+fn searched(
+    app: &mut App,
+    candidate: &str,
+    query: &str,
+    (from, upto, ring_from): (u64, u64, u64),
+    (hits, more): (Vec<u64>, u64),
+    first: usize,
+    lines: Vec<super::action::LogLineRead>,
+) -> Option<Effect> {
+    let (color, rows) = (app.color, app.height as usize);
+    let filter = app.filter.clone();
+    let c = app.candidates.iter_mut().find(|c| c.info.id == candidate)?;
+    let f = c.logs.found.as_mut().filter(|f| f.query == query)?;
+    if from == 0 {
+        f.finished(hits, more, first, entries(lines, color));
+    } else {
+        // More of the file: the matches after the ones listed.
+        let base = f.hits.len();
+        let room = super::found::HIT_CAP.saturating_sub(base);
+        let extra = hits.len().saturating_sub(room) as u64;
+        f.hits.extend(hits.into_iter().take(room));
+        f.more += more + extra;
+        f.searching = false;
+        if f.top.is_none() && base + first < f.hits.len() {
+            f.loaded(base + first, entries(lines, color));
+        }
+    }
+    f.upto = upto;
+    f.ring_from = ring_from;
+    let m = super::found::Matcher::new(filter.as_deref().unwrap_or(""));
+    let live = c.logs.live(ring_from, &m).len();
+    load_found(c, log_rows(rows), live)
+}
+
+/// About the rows a log pane has in a terminal `height` high (its column's
+/// frame and header lines, the title and status bars off).
+fn log_rows(height: usize) -> usize {
+    height.saturating_sub(10).max(1)
+}
+
+/// Ask for the filter's matches the view shows and has not loaded.
+fn load_found(c: &mut super::app::Candidate, rows: usize, live: usize) -> Option<Effect> {
+    let f = c.logs.found.as_mut()?;
+    let (first, count) = f.to_load(rows, live)?;
+    Some(Effect::LoadFound {
+        candidate: c.info.id.clone(),
+        query: f.query.clone(),
+        first,
+        lines: f.hits[first..first + count].to_vec(),
+    })
 }

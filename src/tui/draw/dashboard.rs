@@ -6,6 +6,8 @@ use crate::model::log::Stream;
 use crate::model::state::State;
 use crate::text::{ellipsis, sanitize, width};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
+use crate::tui::found::Row;
+use crate::tui::logbuf::LogEntry;
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -149,7 +151,17 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let t = &app.theme;
     let focused = idx == app.focus;
-    let follow = if c.logs.follow {
+    let found = c
+        .logs
+        .found
+        .as_ref()
+        .filter(|_| focused && crate::tui::update::found_shown(app, idx));
+    let follow = if let Some(f) = found {
+        match f.top {
+            None => Span::styled(" following ", t.dim),
+            Some(_) => Span::styled(" paused · End resumes ", t.warn),
+        }
+    } else if c.logs.follow {
         Span::styled(" following ", t.dim)
     } else {
         Span::styled(format!(" paused ↑{} · End resumes ", c.logs.offset), t.warn)
@@ -157,6 +169,9 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let mut bottom = vec![follow];
     if let (true, Some(f)) = (focused, &app.filter) {
         bottom.push(Span::styled(format!(" /{} ", sanitize(f)), t.title));
+        if let Some(note) = found_note(app, idx, c) {
+            bottom.push(Span::styled(note, t.dim));
+        }
     }
     let title_style = if focused {
         t.title.add_modifier(Modifier::REVERSED)
@@ -276,10 +291,22 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         _ => Span::styled("", t.dim),
     };
     lines.push(Line::from(summary));
+    if let Some(net) = network_line(app, c, w) {
+        lines.push(net);
+    }
     lines.push(Line::from(Span::styled("─".repeat(w), t.border)));
     let rows = (inner.height as usize).saturating_sub(lines.len());
     let filter = if focused { app.filter.as_deref() } else { None };
-    for e in c.logs.visible(rows, filter) {
+    let shown = if focused && crate::tui::update::found_shown(app, idx) {
+        found_rows(c, filter.unwrap_or(""), rows)
+    } else {
+        c.logs.visible(rows, filter).into_iter().map(Some).collect()
+    };
+    for e in shown {
+        let Some(e) = e else {
+            lines.push(Line::from(Span::styled("…", t.dim)));
+            continue;
+        };
         let mut l = match (&e.raw, app.raw_logs) {
             (Some(raw), true) => raw.clone(),
             _ => e.line.clone(),
@@ -290,4 +317,91 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         lines.push(l);
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The rows of the whole-log filter: its matches in the file (None where
+/// a match's line is still loading), then the live lines that match.
+fn found_rows<'a>(c: &'a Candidate, query: &str, rows: usize) -> Vec<Option<&'a LogEntry>> {
+    let Some(f) = &c.logs.found else {
+        return Vec::new();
+    };
+    let m = crate::tui::found::Matcher::new(query);
+    let live = c.logs.live(f.ring_from, &m);
+    f.rows(rows, live.len())
+        .into_iter()
+        .map(|r| match r {
+            Row::Hit(i) => f.entry(i),
+            Row::Live(i) => live.get(i).copied(),
+        })
+        .collect()
+}
+
+/// `searching the whole log…` or `12 matches in 1,000,000 lines`.
+fn found_note(app: &App, idx: usize, c: &Candidate) -> Option<String> {
+    if !crate::tui::update::found_shown(app, idx) {
+        return None;
+    }
+    let f = c.logs.found.as_ref()?;
+    if f.searching && f.hits.is_empty() {
+        return Some(format!(
+            " searching {} lines… ",
+            crate::model::budget::thousands(c.logs.file_lines)
+        ));
+    }
+    let m = crate::tui::found::Matcher::new(&f.query);
+    let total = f.total(c.logs.live(f.ring_from, &m).len());
+    let more = if f.more > 0 {
+        format!(
+            ", first {} listed",
+            crate::model::budget::thousands(f.hits.len() as u64)
+        )
+    } else {
+        String::new()
+    };
+    Some(format!(
+        " {} in {} lines{more} ",
+        match total {
+            1 => "1 match".to_string(),
+            n => format!("{} matches", crate::model::budget::thousands(n)),
+        },
+        crate::model::budget::thousands(c.logs.file_lines.max(c.logs.len() as u64))
+    ))
+}
+
+/// `net allowlist: api.anthropic.com +1 · 4 allowed · 2 refused`, from the
+/// agent's report, or the proxy's decisions seen in the log while it runs
+/// (`net so far: …`). None for a candidate with no egress proxy.
+fn network_line(app: &App, c: &Candidate, w: usize) -> Option<Line<'static>> {
+    let t = &app.theme;
+    let (head, allowed, refused) = match c.network() {
+        Some(n) if n.mode == "allowlist" => {
+            let hosts = match n.allow.as_slice() {
+                [] => String::new(),
+                [one] => format!(": {one}"),
+                [one, rest @ ..] => format!(": {one} +{}", rest.len()),
+            };
+            (format!("net allowlist{hosts}"), n.allowed, n.refused)
+        }
+        Some(n) => {
+            return Some(Line::from(Span::styled(
+                ellipsis(&format!("net {}", sanitize(&n.mode)), w),
+                t.dim,
+            )))
+        }
+        None if c.net_seen != (0, 0) => ("net so far".to_string(), c.net_seen.0, c.net_seen.1),
+        None => return None,
+    };
+    let mut spans = vec![Span::styled(
+        ellipsis(&sanitize(&format!("{head} · {allowed} allowed")), w),
+        t.dim,
+    )];
+    let used = width(&spans[0].content);
+    if used + 3 < w {
+        let style = if refused > 0 { t.warn } else { t.dim };
+        spans.push(Span::styled(
+            ellipsis(&format!(" · {refused} refused"), w - used),
+            style,
+        ));
+    }
+    Some(Line::from(spans))
 }
