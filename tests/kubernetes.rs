@@ -1223,8 +1223,7 @@ async fn a_kube_candidates_check_runs_as_a_second_job_on_its_change() {
         "workspace/.git",
     ] {
         assert!(
-            !got
-                .keys()
+            !got.keys()
                 .any(|p| p == absent || p.starts_with(&format!("{absent}/"))),
             "{absent} went in: {:?}",
             got.keys().collect::<Vec<_>>()
