@@ -1021,6 +1021,7 @@ fn kube_change(fake: &FakeKube) -> KubeChange {
         image: "rascal-runner:test".into(),
         agent,
         seq: Default::default(),
+        attempt: 1,
         backend: Backend::Kubernetes(Arc::new(launcher)),
     }));
     KubeChange {

@@ -62,6 +62,9 @@ pub struct Contained {
     pub agent: crate::config::AgentConfig,
     /// Numbers the check containers (shared with `with_holdout` copies).
     pub seq: Arc<std::sync::atomic::AtomicUsize>,
+    /// The candidate's attempt (1, 2, …): a retry's check Jobs get names
+    /// of their own.
+    pub attempt: u32,
     pub backend: Backend,
 }
 
@@ -388,6 +391,7 @@ impl Contained {
             image: self.image.clone(),
             agent: self.agent.clone(),
             seq: self.seq.clone(),
+            attempt: self.attempt,
             backend: self.backend.clone(),
         }
     }
@@ -485,6 +489,7 @@ impl Contained {
         let check = Check {
             of: self.candidate.clone(),
             n,
+            attempt: self.attempt,
         };
         let mut agent = self.agent.clone();
         // Off, unless the check asked: then what an agent gets (the

@@ -316,6 +316,7 @@ impl CandidateJob {
                             image: image.clone(),
                             agent: self.agent.clone(),
                             seq: Default::default(),
+                            attempt,
                             backend,
                         })),
                         _ => Place::Sandboxed(Arc::new(copy)),

@@ -42,7 +42,8 @@ pub async fn run(
     if spec.image.is_none() {
         return Err(err(format!(
             "check {} of candidate `{}` has no image to run in (the agent's `image:`)",
-            check.n, check.of
+            check.number(),
+            check.of
         )));
     }
     let cluster = launcher.cluster().await?;
@@ -56,7 +57,7 @@ pub async fn run(
         max_result: 0,
         selector: selector_of(&check.selector(&spec.run)),
         main: spec::CHECK,
-        what: format!("check {} of candidate `{}`", check.n, check.of),
+        what: format!("check {} of candidate `{}`", check.number(), check.of),
     };
     let deadline = now_ms() + spec.timeout.as_millis() as u64;
     let objects = Objects {

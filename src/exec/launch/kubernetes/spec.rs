@@ -574,12 +574,24 @@ pub struct Check {
     pub of: String,
     /// Its number among that candidate's checks.
     pub n: usize,
+    /// The candidate's attempt: a retry's checks get names of their own
+    /// (a deleted Job's name stays taken until its pod is gone).
+    pub attempt: u32,
 }
 
 impl Check {
+    /// Its number as labelled: `3`, or `2-3` for a retry's (attempt 2).
+    pub fn number(&self) -> String {
+        if self.attempt <= 1 {
+            self.n.to_string()
+        } else {
+            format!("{}-{}", self.attempt, self.n)
+        }
+    }
+
     /// Its name in the launch spec and the Job's name (`claude-check-3`).
     pub fn id(&self) -> String {
-        format!("{}-check-{}", self.of, self.n)
+        format!("{}-check-{}", self.of, self.number())
     }
 
     /// The labels that select its pod: its run, its candidate, its number.
@@ -587,7 +599,7 @@ impl Check {
         BTreeMap::from([
             (LABEL_RUN.to_string(), label_value(run)),
             (LABEL_CHECK_OF.to_string(), label_value(&self.of)),
-            (LABEL_CHECK.to_string(), self.n.to_string()),
+            (LABEL_CHECK.to_string(), self.number()),
         ])
     }
 
@@ -605,7 +617,7 @@ impl Check {
         if let Some(a) = meta.annotations.as_mut() {
             a.insert(
                 ANNOTATION_CANDIDATE.to_string(),
-                format!("{} (check {})", self.of, self.n),
+                format!("{} (check {})", self.of, self.number()),
             );
         }
     }
@@ -940,7 +952,14 @@ mod tests {
         let check = Check {
             of: "claude".into(),
             n: 2,
+            attempt: 1,
         };
+        let retry = Check {
+            attempt: 3,
+            ..check.clone()
+        };
+        assert_eq!(retry.id(), "claude-check-3-2");
+        assert_ne!(retry.selector("r"), check.selector("r"));
         let mut s = spec();
         s.candidate = check.id();
         s.env = vec![("CHECK_TOKEN".into(), "t0k3n".into())];
