@@ -221,7 +221,7 @@ fn find_file(dir: &Path, name: &str) -> Option<PathBuf> {
 
 const AGENT: &str = r#"set -e
 echo "pwd $(pwd)"
-test -f .git/HEAD && echo "the base snapshot's .git came along"
+grep -qx 'gitdir: /rascal/git' .git && test -f /rascal/git/HEAD && echo "the base snapshot's git came along, beside the workspace"
 echo changed >> README.md
 rm gone.txt
 dd if=/dev/urandom of=big.bin bs=1048576 count=50 2>/dev/null
@@ -231,10 +231,16 @@ chmod 755 tool.sh
 ln -s README.md link
 mkdir -p deep/er
 echo deep > deep/er/file.txt
+printf '%s\n' 1111111111111111111111111111111111111111 > /rascal/git/HEAD
+mkdir -p /rascal/git/hooks
+printf '#!/bin/sh\necho pwned > /tmp/pwned\n' > /rascal/git/hooks/post-checkout
+rm .git
 mkdir -p .git/hooks
 printf '#!/bin/sh\necho pwned > /tmp/pwned\n' > .git/hooks/post-checkout
 chmod 755 .git/hooks/post-checkout
 printf '[core]\n\tfsmonitor = echo pwned\n' >> .git/config
+mkdir -p sub
+printf 'gitdir: /tmp/evil\n' > sub/.git
 mkfifo pipe
 printf 'feat: made far away\n' > "$RASCAL_ARTIFACTS_DIR/commit_message.txt"
 "#;
@@ -295,7 +301,10 @@ fn copy_mode_on_a_second_engine_brings_the_change_back_byte_exact_without_a_bind
 
     // It ran on the second engine, in the copy's working directory.
     assert!(log.contains("pwd /rascal/workspace"), "{log}");
-    assert!(log.contains("the base snapshot's .git came along"), "{log}");
+    assert!(
+        log.contains("the base snapshot's git came along, beside the workspace"),
+        "{log}"
+    );
     assert!(log.contains("rascal: copy mode: uploaded "), "{log}");
     assert!(log.contains("rascal: copy mode: downloaded "), "{log}");
     let kept = engine
@@ -355,18 +364,40 @@ fn copy_mode_on_a_second_engine_brings_the_change_back_byte_exact_without_a_bind
     // What a hostile container left is refused, said, and not written.
     assert!(!ws.join("pipe").exists());
     assert!(log.contains("refused"), "{log}");
+    // The .git directory it made again, and a .git file pointing
+    // elsewhere, are refused and listed; its git directory (where its
+    // hooks and its own HEAD are) never crossed the wire.
+    for refused in [".git/hooks/post-checkout", ".git/config", "sub/.git"] {
+        assert!(
+            log.contains(&format!(
+                "{refused}: a .git entry the container made or changed"
+            )),
+            "{refused}: {log}"
+        );
+    }
     assert!(
-        log.contains(".git/hooks/post-checkout: changed under .git"),
+        log.contains("(/rascal/git) was not downloaded: the host keeps its own .git (the workspace's .git pointer was gone or changed)"),
         "{log}"
     );
-    assert!(log.contains(".git/config: changed under .git"), "{log}");
-    assert!(log.contains("kept the host's .git"), "{log}");
-    // Only what the container changed under .git is listed.
     assert!(!log.contains("refused workspace/.git/HEAD"), "{log}");
+    assert!(!log.contains("/rascal/git/hooks"), "{log}");
+    assert!(
+        log.contains("the agent's HEAD in the container is 1111111111111111111111111111111111111111, not the base"),
+        "{log}"
+    );
     assert!(log.contains("FIFO"), "{log}");
+    assert!(ws.join(".git").is_dir(), "the host's .git is kept");
     assert!(!ws.join(".git/hooks/post-checkout").exists());
+    assert!(!ws.join("sub/.git").exists());
     let git_config = std::fs::read_to_string(ws.join(".git/config")).unwrap();
     assert!(!git_config.contains("fsmonitor"), "{git_config}");
+    // The host's HEAD is still the base: the change is computed against it.
+    let host = git2::Repository::open(&ws).unwrap();
+    assert_eq!(
+        host.head().unwrap().target().unwrap(),
+        t.head(),
+        "the host's HEAD moved"
+    );
 
     // The artifacts came back too, outside the workspace.
     let msg = find_file(&t.files(), "commit_message.txt").expect("the artifact came back");

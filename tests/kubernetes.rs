@@ -953,3 +953,522 @@ async fn figures() {
         );
     }
 }
+
+// ---- Verification commands of a kubernetes candidate: a Job each ----
+
+/// A kubernetes candidate's change, ready for its checks: a repository
+/// whose base holds a held-out test, the candidate's workspace with the
+/// agent's edit and an ignored build output (in the live workspace, not
+/// in the change), and the change's tree.
+struct KubeChange {
+    _repo: common::TestRepo,
+    _files: tempfile::TempDir,
+    changes: rascal::model::changeset::ChangeSet,
+    place: rascal::exec::place::Place,
+}
+
+const CHECK_JOB: &str = "rascal-r-20261130-1a2b-claude-check-0";
+
+fn kube_change(fake: &FakeKube) -> KubeChange {
+    use rascal::exec::place::{Backend, Contained, Place, Sandboxed};
+    use std::sync::Arc;
+    let repo = common::TestRepo::new(&[
+        (".gitignore", "build/\n"),
+        ("src/lib.rs", "pub fn a() {}\n"),
+        ("tests/hidden.rs", "#[test] fn secretly() {}\n"),
+    ]);
+    let base = repo.head();
+    let git = git2::Repository::open(repo.path()).unwrap();
+    let holdout =
+        rascal::git::holdout::Holdout::resolve(&git, base, &["tests/hidden.rs".into()]).unwrap();
+    let files = tempfile::tempdir().unwrap();
+    let ws = rascal::git::workspace::create_workspace(
+        &git,
+        base,
+        &files.path().join("ws/claude"),
+        &holdout,
+    )
+    .unwrap();
+    // The agent's edit, and a build output the change does not hold.
+    std::fs::write(ws.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
+    std::fs::create_dir_all(ws.join("build")).unwrap();
+    std::fs::write(ws.join("build/junk.txt"), "live workspace only\n").unwrap();
+    let mut changes = rascal::git::workspace::changeset(repo.path(), &ws, base).unwrap();
+    holdout.leave_out(&mut changes);
+    changes.tree = rascal::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
+        .unwrap()
+        .to_string();
+    let mut agent = AgentConfig::new(RuntimeKind::Command);
+    agent.env = vec!["ANTHROPIC_API_KEY".into()];
+    agent.cpus = Some(1.0);
+    agent.memory = Some(rascal::config::container::ByteSize(512 << 20));
+    let copy = Sandboxed {
+        origin: repo.path().to_path_buf(),
+        workspace: ws,
+        changes: changes.clone(),
+        scratch: files.path().join("checks"),
+        cache: None,
+        hide: Vec::new(),
+        confined: false,
+        holdout: Arc::new(holdout),
+        with_holdout: false,
+    };
+    let launcher = KubernetesLauncher::new(config()).with_kubeconfig(fake.kubeconfig.clone());
+    let place = Place::Container(Arc::new(Contained {
+        copy,
+        run: "r-20261130-1a2b".into(),
+        candidate: "claude".into(),
+        image: "rascal-runner:test".into(),
+        agent,
+        seq: Default::default(),
+        attempt: 1,
+        backend: Backend::Kubernetes(Arc::new(launcher)),
+    }));
+    KubeChange {
+        _repo: repo,
+        _files: files,
+        changes,
+        place,
+    }
+}
+
+/// Run `command` at `place` (bounded), its lines gathered.
+async fn run_check(
+    place: &rascal::exec::place::Place,
+    command: &str,
+    env: &[String],
+    files: &[String],
+    timeout: Duration,
+    cancel: CancellationToken,
+) -> (
+    Result<(rascal::exec::runner::Outcome, Vec<Option<Vec<u8>>>), String>,
+    Vec<String>,
+) {
+    let (tx, mut rx) = rascal::exec::runner::log_channel();
+    let gather = tokio::spawn(async move {
+        let mut lines = Vec::new();
+        while let Some(batch) = rx.recv().await {
+            lines.extend(batch.into_iter().map(|l| l.text));
+        }
+        lines
+    });
+    let spec =
+        rascal::exec::runner::CommandSpec::shell(command, place.files().to_path_buf(), timeout);
+    let result = tokio::time::timeout(
+        Duration::from_secs(60),
+        place.run_reading(spec, env, false, Some(tx), &cancel, files),
+    )
+    .await
+    .expect("the check finished within 60s");
+    (result, gather.await.unwrap())
+}
+
+fn check_job_created(fake: &FakeKube) -> Value {
+    let posts: Vec<Value> = fake
+        .requests()
+        .into_iter()
+        .filter(|r| r.method == "POST" && r.path.ends_with("/jobs"))
+        .map(|r| r.body.unwrap())
+        .collect();
+    assert_eq!(posts.len(), 1, "{posts:#?}");
+    posts[0].clone()
+}
+
+#[tokio::test]
+async fn a_kube_candidates_check_runs_as_a_second_job_on_its_change() {
+    let fake = FakeKube::start(NS).await;
+    fake.with(|s| {
+        s.check = Box::new(|f: &mut Files| {
+            f.insert(
+                "workspace/results.xml".into(),
+                Some(b"<testsuite tests=\"1\"/>".to_vec()),
+            );
+        });
+        s.check_log_lines = vec!["running 1 test".into(), "test b ... ok".into()];
+    });
+    let k = kube_change(&fake);
+    // A variable the check names: its own Secret, by reference.
+    std::env::set_var("RASCAL_KUBE_CHECK_TOKEN", "check-token-value");
+    let (result, lines) = run_check(
+        &k.place,
+        "cargo test",
+        &["RASCAL_KUBE_CHECK_TOKEN".into()],
+        &["results.xml".into(), "missing.xml".into()],
+        Duration::from_secs(300),
+        CancellationToken::new(),
+    )
+    .await;
+    let (outcome, read) = result.expect("the check ran");
+    assert_eq!(outcome.exit.code, Some(0), "{outcome:?}");
+    assert!(outcome.exit.success());
+    // Its output streamed into the check's lines.
+    assert!(lines.iter().any(|l| l == "test b ... ok"), "{lines:?}");
+    assert!(outcome.tail.contains("test b ... ok"));
+    // The file the check reads back came out of `collect`; a missing one
+    // reads as absent.
+    assert_eq!(
+        read,
+        vec![Some(b"<testsuite tests=\"1\"/>".to_vec()), None],
+        "{:#?}",
+        fake.trace()
+    );
+
+    // The second Job: the agent's pod security, labelled as a check of
+    // `claude`, never its credentials Secret, the command.
+    let job = check_job_created(&fake);
+    assert_eq!(job["metadata"]["name"], CHECK_JOB);
+    let labels = &job["metadata"]["labels"];
+    assert_eq!(labels["rascal.check-of"], "claude");
+    assert_eq!(labels["rascal.check"], "0");
+    assert_eq!(labels["rascal.run"], "r-20261130-1a2b");
+    assert!(labels.get("rascal.candidate").is_none(), "{labels}");
+    assert_eq!(job["spec"]["template"]["metadata"]["labels"], *labels);
+    assert_eq!(job["spec"]["backoffLimit"], 0);
+    assert_eq!(job["spec"]["activeDeadlineSeconds"], 300 + 600);
+    let pod = &job["spec"]["template"]["spec"];
+    assert_eq!(pod["automountServiceAccountToken"], false);
+    assert_eq!(pod["securityContext"]["runAsNonRoot"], true);
+    assert_eq!(
+        pod["securityContext"]["seccompProfile"]["type"],
+        "RuntimeDefault"
+    );
+    let containers: Vec<&Value> = pod["initContainers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(pod["containers"].as_array().unwrap())
+        .collect();
+    assert_eq!(containers.len(), 3);
+    for c in &containers {
+        let sc = &c["securityContext"];
+        assert_eq!(sc["allowPrivilegeEscalation"], false, "{}", c["name"]);
+        assert_eq!(sc["readOnlyRootFilesystem"], true, "{}", c["name"]);
+        assert_eq!(sc["runAsNonRoot"], true);
+        assert_eq!(sc["privileged"], false);
+        assert_eq!(sc["capabilities"]["drop"], serde_json::json!(["ALL"]));
+        assert_eq!(sc["seccompProfile"]["type"], "RuntimeDefault");
+        assert!(c["resources"]["limits"]["memory"].is_string());
+    }
+    let main = &pod["containers"][0];
+    assert_eq!(main["name"], "check");
+    assert_eq!(main["image"], "rascal-runner:test");
+    assert_eq!(main["workingDir"], "/workspace");
+    let cmd: Vec<&str> = main["command"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert_eq!(cmd[cmd.len() - 3..], ["sh", "-c", "cargo test"], "{cmd:?}");
+    assert_eq!(
+        main["resources"]["limits"]["memory"],
+        (512u64 << 20).to_string()
+    );
+    let text = job.to_string();
+    assert!(
+        !text.contains("ANTHROPIC_API_KEY"),
+        "the agent's credential: {text}"
+    );
+    assert!(
+        !text.contains("\"rascal-r-20261130-1a2b-claude-env\""),
+        "the agent's Secret: {text}"
+    );
+    assert!(
+        !text.contains("check-token-value"),
+        "a value in the Job: {text}"
+    );
+    let token = main["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["name"] == "RASCAL_KUBE_CHECK_TOKEN")
+        .expect("the named variable");
+    assert_eq!(
+        token["valueFrom"]["secretKeyRef"]["name"],
+        format!("{CHECK_JOB}-env")
+    );
+    let reqs = fake.requests();
+    let secret = only(&reqs, "POST", "/secrets").body.unwrap();
+    assert_eq!(secret["metadata"]["name"], format!("{CHECK_JOB}-env"));
+    assert_eq!(
+        secret["data"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["RASCAL_KUBE_CHECK_TOKEN"]
+    );
+    // Network off: its own default-deny policy, selecting its pod only.
+    let policy = only(&reqs, "POST", "/networkpolicies").body.unwrap();
+    assert_eq!(policy["spec"]["egress"], serde_json::json!([]));
+    assert_eq!(
+        policy["spec"]["policyTypes"],
+        serde_json::json!(["Ingress", "Egress"])
+    );
+    let sel = &policy["spec"]["podSelector"]["matchLabels"];
+    assert_eq!(sel["rascal.check-of"], "claude");
+    assert_eq!(sel["rascal.check"], "0");
+    assert!(sel.get("rascal.candidate").is_none());
+
+    // What went in: the change (the agent's edit), never the live
+    // workspace (no build output, no .git), never a held-out test.
+    let got = fake.with(|s| s.received[CHECK_JOB].clone());
+    assert_eq!(
+        got["workspace/src/lib.rs"].as_deref(),
+        Some(&b"pub fn a() {}\npub fn b() {}\n"[..])
+    );
+    assert!(got.contains_key("workspace/.gitignore"));
+    for absent in [
+        "workspace/tests/hidden.rs",
+        "workspace/build/junk.txt",
+        "workspace/.git",
+    ] {
+        assert!(
+            !got.keys()
+                .any(|p| p == absent || p.starts_with(&format!("{absent}/"))),
+            "{absent} went in: {:?}",
+            got.keys().collect::<Vec<_>>()
+        );
+    }
+    let trace = fake.trace();
+    let execs: Vec<&String> = trace.iter().filter(|t| t.starts_with("EXEC")).collect();
+    assert_eq!(
+        execs,
+        [
+            "EXEC receive tar -x -f - -C /rascal",
+            "EXEC receive touch /rascal-handoff/ready",
+            "EXEC collect tar -c -f - -C /rascal/workspace ./results.xml",
+            "EXEC collect tar -c -f - -C /rascal/workspace ./missing.xml",
+            "EXEC collect touch /rascal-done/now",
+        ],
+        "{trace:#?}"
+    );
+    // The log of its `check` container was followed.
+    assert!(reqs
+        .iter()
+        .filter(|r| r.path.ends_with("/log"))
+        .all(|r| r.q("container") == ["check"]));
+    // Deleted afterwards, foreground.
+    let del = only(&reqs, "DELETE", &format!("/jobs/{CHECK_JOB}"));
+    assert_eq!(del.body.unwrap()["propagationPolicy"], "Foreground");
+}
+
+fn guardrail(yaml: &str) -> rascal::config::Guardrail {
+    serde_yaml::from_str(yaml).unwrap()
+}
+
+#[tokio::test]
+async fn the_check_jobs_exit_code_decides_the_guardrail() {
+    for (code, status) in [(0, "pass"), (1, "fail")] {
+        let fake = FakeKube::start(NS).await;
+        fake.with(|s| {
+            s.check_exit_code = code;
+            s.check_log_lines = vec![format!("tests exit {code}")];
+        });
+        let k = kube_change(&fake);
+        let g = guardrail("{ name: test, command: \"./run-tests\", timeout: 60s }");
+        let r = rascal::layers::guardrails::run_command(
+            &g,
+            &k.changes,
+            &k.place,
+            "digest",
+            false,
+            &CancellationToken::new(),
+        )
+        .await;
+        let shown = serde_json::to_value(&r).unwrap();
+        assert_eq!(shown["status"], status, "{shown:#}");
+        assert_eq!(r.exit_code, Some(code));
+        assert!(
+            r.output.contains(&format!("tests exit {code}")),
+            "{shown:#}"
+        );
+        assert_eq!(
+            check_job_created(&fake)["metadata"]["labels"]["rascal.check-of"],
+            "claude"
+        );
+        only(&fake.requests(), "DELETE", &format!("/jobs/{CHECK_JOB}"));
+    }
+}
+
+#[tokio::test]
+async fn a_check_job_that_cannot_run_fails_the_check_never_passes_it() {
+    let g = guardrail("{ name: test, command: \"./run-tests\", timeout: 3s }");
+    // (what the fake does, what the report must say)
+    type Setup = fn(&mut common::kube_fake::State);
+    let cases: Vec<(&str, Setup, &str)> = vec![
+        (
+            "the Job is refused",
+            |s| s.refuse_check_jobs = Some(403),
+            "could not create the Job of check 0 of candidate `claude`",
+        ),
+        (
+            "the image cannot be pulled",
+            |s| s.check_stuck = Some("ErrImagePull".into()),
+            "ErrImagePull",
+        ),
+        (
+            "the pod is never scheduled",
+            |s| s.check_unschedulable = true,
+            "never started the `check` container",
+        ),
+    ];
+    for (what, setup, says) in cases {
+        let fake = FakeKube::start(NS).await;
+        fake.with(setup);
+        let k = kube_change(&fake);
+        let r = rascal::layers::guardrails::run_command(
+            &g,
+            &k.changes,
+            &k.place,
+            "digest",
+            false,
+            &CancellationToken::new(),
+        )
+        .await;
+        let shown = serde_json::to_value(&r).unwrap();
+        assert_eq!(shown["status"], "fail", "{what}: {shown:#}");
+        assert!(
+            shown["errored"].as_str().unwrap_or("").contains(says),
+            "{what}: {shown:#}"
+        );
+        // Nothing is left behind: a created Job is deleted.
+        let created = fake
+            .requests()
+            .iter()
+            .any(|r| r.method == "POST" && r.path.ends_with("/jobs"));
+        let deleted = fake
+            .trace()
+            .iter()
+            .any(|t| t.starts_with("DELETE") && t.contains(CHECK_JOB));
+        assert!(
+            deleted || what == "the Job is refused",
+            "{what}: {:#?}",
+            fake.trace()
+        );
+        assert!(created);
+    }
+}
+
+#[tokio::test]
+async fn a_cancelled_check_deletes_its_job() {
+    let fake = FakeKube::start(NS).await;
+    fake.with(|s| s.check_unschedulable = true);
+    let k = kube_change(&fake);
+    let cancel = CancellationToken::new();
+    let c = cancel.clone();
+    let state = fake.state.clone();
+    tokio::spawn(async move {
+        // Cancel once the Job exists.
+        while !state.lock().unwrap().jobs.contains_key(CHECK_JOB) {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        c.cancel();
+    });
+    let (result, _) = run_check(
+        &k.place,
+        "./run-tests",
+        &[],
+        &[],
+        Duration::from_secs(600),
+        cancel,
+    )
+    .await;
+    let (outcome, _) = result.unwrap();
+    assert!(outcome.exit.cancelled);
+    let del = only(&fake.requests(), "DELETE", &format!("/jobs/{CHECK_JOB}"));
+    assert_eq!(del.body.unwrap()["propagationPolicy"], "Foreground");
+}
+
+#[tokio::test]
+async fn a_where_local_check_of_a_kube_candidate_creates_no_job() {
+    let fake = FakeKube::start(NS).await;
+    let k = kube_change(&fake);
+    match k.place.local() {
+        Ok(local) => {
+            let (result, lines) = run_check(
+                &local,
+                "grep -q 'pub fn b' src/lib.rs && test ! -e tests/hidden.rs && echo checked-here",
+                &[],
+                &[],
+                Duration::from_secs(60),
+                CancellationToken::new(),
+            )
+            .await;
+            let (outcome, _) = result.unwrap();
+            assert_eq!(outcome.exit.code, Some(0), "{lines:?}");
+            assert!(lines.iter().any(|l| l == "checked-here"), "{lines:?}");
+        }
+        // Without bubblewrap it is an error, never an unconfined run.
+        Err(e) => assert!(e.contains("bubblewrap"), "{e}"),
+    }
+    assert!(fake.requests().is_empty(), "{:#?}", fake.trace());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_headless_kube_run_checks_the_change_in_a_second_job_whose_exit_decides() {
+    let fake = FakeKube::start(NS).await;
+    let repo = common::TestRepo::new(&[
+        (".rascal/config.yaml", KUBE_CONFIG),
+        (
+            ".rascal/guardrails.yaml",
+            "guardrails:\n  - { name: test, command: \"./run-tests\", timeout: 60s }\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    fake.with(|s| {
+        s.agent = Box::new(|f: &mut Files| {
+            f.insert("workspace/a.txt".into(), Some(b"a\nb\n".to_vec()));
+        });
+        s.check_log_lines = vec!["all tests passed".into()];
+    });
+    for (code, exit, verdict) in [(0, 0, "pass"), (1, 1, "fail")] {
+        fake.with(|s| {
+            s.check_exit_code = code;
+            s.requests.clear();
+        });
+        let o = rascal_with(
+            repo.path(),
+            &fake.kubeconfig,
+            &["run", "add b", "--headless", "--json"],
+        )
+        .await;
+        let out = common::stdout(&o);
+        assert_eq!(common::code(&o), exit, "{out}\n{}", common::stderr(&o));
+        let doc: Value = serde_json::from_str(&out).unwrap();
+        let c = &doc["candidates"][0];
+        assert_eq!(c["verdict"], verdict, "{c:#}");
+        let test = c["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["check"] == "test")
+            .expect("the test guardrail's report");
+        assert_eq!(test["exit_code"], code, "{test:#}");
+        // Two Jobs: the agent's, then the check's, labelled as a check of
+        // candidate `echo`; the check's is deleted.
+        let jobs: Vec<Value> = fake
+            .requests()
+            .into_iter()
+            .filter(|r| r.method == "POST" && r.path.ends_with("/jobs"))
+            .map(|r| r.body.unwrap())
+            .collect();
+        assert_eq!(jobs.len(), 2, "{:#?}", fake.trace());
+        assert_eq!(jobs[0]["metadata"]["labels"]["rascal.candidate"], "echo");
+        assert_eq!(jobs[1]["metadata"]["labels"]["rascal.check-of"], "echo");
+        let check = jobs[1]["metadata"]["name"].as_str().unwrap().to_string();
+        let received = fake.with(|s| s.received[&check].clone());
+        assert_eq!(
+            received["workspace/a.txt"].as_deref(),
+            Some(&b"a\nb\n"[..]),
+            "the check got the change"
+        );
+        assert!(
+            fake.trace()
+                .iter()
+                .any(|t| t == &format!("DELETE /apis/batch/v1/namespaces/{NS}/jobs/{check}")),
+            "{:#?}",
+            fake.trace()
+        );
+    }
+}

@@ -3,9 +3,11 @@
 //! the change written from its tree (never the live workspace)
 //! inside bubblewrap — or, for a docker candidate, in a fresh hardened
 //! container from its image (in copy mode the copy is uploaded into it:
-//! the engine may have no shared disk) — with the network off unless the
-//! check says otherwise and only the base variables plus the ones the check names. For
-//! `rascal check`: the user's own working tree, as the user.
+//! the engine may have no shared disk), and for a kubernetes candidate in
+//! a Job of its own beside the agent's (see `launch::kubernetes::check`) —
+//! with the network off unless the check says otherwise and only the
+//! variables the check names. For `rascal check`: the user's own working
+//! tree, as the user.
 
 use crate::exec::confine::Confinement;
 use crate::exec::env::{BASE_ENV, TOOLCHAIN_ENV};
@@ -23,12 +25,31 @@ pub enum Place {
     InPlace { origin: PathBuf },
     /// A candidate's change, confined.
     Sandboxed(Arc<Sandboxed>),
-    /// A docker candidate's change, in a fresh container from its image.
+    /// A container candidate's change, in a fresh container (docker) or
+    /// Job (kubernetes) from its image.
     Container(Arc<Contained>),
 }
 
-/// A docker candidate's commands: the copy (as for `Sandboxed`), then a
-/// container hardened like the agent's.
+/// Where a container candidate's commands run: where its agent ran.
+#[derive(Clone)]
+pub enum Backend {
+    /// A fresh container on the Docker engine (`DOCKER_HOST`).
+    Docker,
+    /// A Job of its own in the candidate's namespace.
+    Kubernetes(Arc<crate::exec::launch::kubernetes::KubernetesLauncher>),
+}
+
+impl std::fmt::Debug for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Docker => "Docker",
+            Backend::Kubernetes(_) => "Kubernetes",
+        })
+    }
+}
+
+/// A container candidate's commands: the copy (as for `Sandboxed`), then a
+/// container (or pod) hardened like the agent's.
 #[derive(Debug)]
 pub struct Contained {
     /// The change and where copies are made (`confined`, `hide` and
@@ -41,6 +62,10 @@ pub struct Contained {
     pub agent: crate::config::AgentConfig,
     /// Numbers the check containers (shared with `with_holdout` copies).
     pub seq: Arc<std::sync::atomic::AtomicUsize>,
+    /// The candidate's attempt (1, 2, …): a retry's check Jobs get names
+    /// of their own.
+    pub attempt: u32,
+    pub backend: Backend,
 }
 
 /// A candidate's change and the sandbox its commands run in.
@@ -117,9 +142,9 @@ impl Place {
         }
     }
 
-    /// Where a `where: local` command runs: a docker candidate's change in
-    /// bubblewrap on this machine instead of a container; elsewhere the
-    /// same place. Without bubblewrap it is an error, never unconfined.
+    /// Where a `where: local` command runs: a container candidate's change
+    /// (docker or kubernetes) in bubblewrap on this machine instead of a
+    /// container or Job; elsewhere the same place. Without bubblewrap it is an error, never unconfined.
     pub fn local(&self) -> Result<Place, String> {
         match self {
             Place::Container(c) => {
@@ -366,6 +391,8 @@ impl Contained {
             image: self.image.clone(),
             agent: self.agent.clone(),
             seq: self.seq.clone(),
+            attempt: self.attempt,
+            backend: self.backend.clone(),
         }
     }
 
@@ -378,6 +405,11 @@ impl Contained {
         cancel: &CancellationToken,
         files: &[String],
     ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
+        if let Backend::Kubernetes(k) = &self.backend {
+            return self
+                .run_in_job(k, spec, env, network, lines, cancel, files)
+                .await;
+        }
         let copy = self.copy.fresh_copy()?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("{}.check-{n}", self.candidate);
@@ -405,22 +437,7 @@ impl Contained {
             resume: None,
             confine: None,
         };
-        let (tx, mut rx) = runner::log_channel();
-        let collect = tokio::spawn(async move {
-            let mut tail: std::collections::VecDeque<String> = Default::default();
-            while let Some(batch) = rx.recv().await {
-                for l in &batch {
-                    if tail.len() == runner::TAIL_LINES {
-                        tail.pop_front();
-                    }
-                    tail.push_back(crate::text::cut(&l.text, runner::TAIL_LINE_BYTES));
-                }
-                if let Some(out) = &lines {
-                    let _ = out.send(batch).await;
-                }
-            }
-            tail.into_iter().collect::<Vec<_>>().join("\n")
-        });
+        let (tx, collect) = tail_of(lines);
         // Copy mode (no shared disk): the copy is uploaded into the check's
         // container and only the files asked for come back.
         let copy_mode = crate::exec::launch::copy::wanted(Some(&agent));
@@ -449,6 +466,83 @@ impl Contained {
         };
         Ok((Outcome { exit, tail }, read))
     }
+}
+
+impl Contained {
+    /// A kubernetes candidate's command as a Job of its own: a fresh copy
+    /// of the change sent into its pod, the variables it names in its own
+    /// Secret, the network per its own policy.
+    #[allow(clippy::too_many_arguments)]
+    async fn run_in_job(
+        &self,
+        kube: &crate::exec::launch::kubernetes::KubernetesLauncher,
+        spec: CommandSpec,
+        env: &[String],
+        network: bool,
+        lines: Option<runner::LogTx>,
+        cancel: &CancellationToken,
+        files: &[String],
+    ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
+        use crate::exec::launch::kubernetes::{check, spec::Check};
+        let copy = self.copy.fresh_copy()?;
+        let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let check = Check {
+            of: self.candidate.clone(),
+            n,
+            attempt: self.attempt,
+        };
+        let mut agent = self.agent.clone();
+        // Off, unless the check asked: then what an agent gets (the
+        // `egress:` ranges of the config).
+        agent.network = (!network).then(|| "none".into());
+        agent.env = env.to_vec();
+        agent.keep_containers = false;
+        let vars: Vec<(String, String)> = env
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
+            .collect();
+        let launch = LaunchSpec {
+            run: self.run.clone(),
+            candidate: check.id(),
+            workdir: copy.path().to_path_buf(),
+            argv: spec.argv,
+            env: vars,
+            stdin: None,
+            timeout: spec.timeout,
+            image: Some(self.image.clone()),
+            agent: Some(agent),
+            repo: self.copy.origin.clone(),
+            resume: None,
+            confine: None,
+        };
+        let (tx, collect) = tail_of(lines);
+        let result = check::run(kube, launch, &check, files, tx, cancel.clone()).await;
+        let tail = collect.await.unwrap_or_default();
+        let (exit, read) = result.map_err(|e| e.to_string())?;
+        Ok((Outcome { exit, tail }, read))
+    }
+}
+
+/// A log channel whose lines are passed on to `lines` and whose last
+/// lines (cut) the returned task hands back once the channel closes.
+fn tail_of(lines: Option<runner::LogTx>) -> (runner::LogTx, tokio::task::JoinHandle<String>) {
+    let (tx, mut rx) = runner::log_channel();
+    let collect = tokio::spawn(async move {
+        let mut tail: std::collections::VecDeque<String> = Default::default();
+        while let Some(batch) = rx.recv().await {
+            for l in &batch {
+                if tail.len() == runner::TAIL_LINES {
+                    tail.pop_front();
+                }
+                tail.push_back(crate::text::cut(&l.text, runner::TAIL_LINE_BYTES));
+            }
+            if let Some(out) = &lines {
+                let _ = out.send(batch).await;
+            }
+        }
+        tail.into_iter().collect::<Vec<_>>().join("\n")
+    });
+    (tx, collect)
 }
 
 #[cfg(test)]

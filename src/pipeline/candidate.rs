@@ -6,8 +6,9 @@ use crate::agents::events::Usage;
 use crate::agents::{self};
 use crate::config::spec::Task;
 use crate::config::Config;
+use crate::exec::launch::kubernetes::KubernetesLauncher;
 use crate::exec::launch::{Launcher, Resume};
-use crate::exec::place::{Contained, Place, Sandboxed};
+use crate::exec::place::{Backend, Contained, Place, Sandboxed};
 use crate::git::workspace::{self};
 use crate::layers::review::ReviewOutcome;
 use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
@@ -296,15 +297,27 @@ impl CandidateJob {
                         with_holdout: false,
                     };
                     // A docker candidate's commands run in a fresh container
-                    // from its image; the others in bubblewrap.
-                    let place = match (self.launcher.name(), &self.agent.image) {
-                        ("docker", Some(image)) => Place::Container(Arc::new(Contained {
+                    // from its image, a kubernetes candidate's in a Job of
+                    // their own; the others in bubblewrap.
+                    let backend = match self.launcher.name() {
+                        "docker" => Some(Backend::Docker),
+                        "kubernetes" => {
+                            Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
+                                self.config.main.kubernetes.clone().unwrap_or_default(),
+                            ))))
+                        }
+                        _ => None,
+                    };
+                    let place = match (backend, &self.agent.image) {
+                        (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
                             copy,
                             run: self.run.clone(),
                             candidate: id.clone(),
                             image: image.clone(),
                             agent: self.agent.clone(),
                             seq: Default::default(),
+                            attempt,
+                            backend,
                         })),
                         _ => Place::Sandboxed(Arc::new(copy)),
                     };

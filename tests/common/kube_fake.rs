@@ -88,6 +88,18 @@ pub struct State {
     pub namespaces: BTreeSet<String>,
     /// Break the log stream after this many lines, once (a reconnect).
     pub break_log_after: Option<usize>,
+    /// How the Jobs of verification commands (labelled `rascal.check`)
+    /// play: their command edits the received tree (leaves a results
+    /// file), prints these lines and exits with this code.
+    pub check: Agent,
+    pub check_log_lines: Vec<String>,
+    pub check_exit_code: i32,
+    /// A check's `check` container cannot start (waiting reason).
+    pub check_stuck: Option<String>,
+    /// A check's pod is never scheduled (it stays Pending).
+    pub check_unschedulable: bool,
+    /// Creating a check's Job is refused with this code.
+    pub refuse_check_jobs: Option<u16>,
 }
 
 impl State {
@@ -110,6 +122,12 @@ impl State {
             leftovers: Vec::new(),
             namespaces: BTreeSet::from([namespace.to_string()]),
             break_log_after: None,
+            check: Box::new(|_| {}),
+            check_log_lines: Vec::new(),
+            check_exit_code: 0,
+            check_stuck: None,
+            check_unschedulable: false,
+            refuse_check_jobs: None,
         }
     }
 }
@@ -393,7 +411,15 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
             let mut job = body.unwrap_or(Value::Null);
             let name = job["metadata"]["name"].as_str().unwrap_or("").to_string();
             let exists = state.lock().unwrap().jobs.contains_key(&name);
-            if exists {
+            let refused = state.lock().unwrap().refuse_check_jobs;
+            if let (Some(code), true) = (refused, is_check(&job)) {
+                respond(
+                    &mut sock,
+                    code,
+                    &status(code, "Forbidden", "fake: jobs.batch is forbidden"),
+                )
+                .await;
+            } else if exists {
                 respond(
                     &mut sock,
                     409,
@@ -520,6 +546,11 @@ async fn serve(mut sock: TcpStream, state: Arc<Mutex<State>>) -> std::io::Result
     Ok(())
 }
 
+/// Whether a Job is a verification command's.
+pub fn is_check(job: &Value) -> bool {
+    job["metadata"]["labels"]["rascal.check"].is_string()
+}
+
 /// Whether `labels` satisfy a `k=v,k2=v2` selector.
 fn matches(labels: &Value, selector: &str) -> bool {
     selector
@@ -546,28 +577,39 @@ fn waiting(reason: &str) -> Value {
 /// The pod of Job `name`, its status from the phase.
 fn pod(s: &State, name: &str, job: &Value, ns: &str) -> Value {
     let phase = s.phase.get(name).copied().unwrap_or(Phase::Receiving);
+    let check = is_check(job);
+    let (exit_code, stuck) = if check {
+        (s.check_exit_code, &s.check_stuck)
+    } else {
+        (s.exit_code, &s.stuck)
+    };
     let agent_end = || {
-        if s.oom {
+        if s.oom && !check {
             terminated(137, "OOMKilled")
         } else {
             terminated(
-                s.exit_code,
-                if s.exit_code == 0 {
-                    "Completed"
-                } else {
-                    "Error"
-                },
+                exit_code,
+                if exit_code == 0 { "Completed" } else { "Error" },
             )
         }
     };
+    let spec = &job["spec"]["template"]["spec"];
+    let main_name = spec["containers"][0]["name"].as_str().unwrap_or("agent");
+    let unscheduled = check && s.check_unschedulable;
     let (pod_phase, init, agent, collect) = match phase {
+        _ if unscheduled => (
+            "Pending",
+            waiting("PodInitializing"),
+            waiting("PodInitializing"),
+            waiting("PodInitializing"),
+        ),
         Phase::Receiving => (
             "Pending",
             running(),
             waiting("PodInitializing"),
             waiting("PodInitializing"),
         ),
-        Phase::Running => match &s.stuck {
+        Phase::Running => match stuck {
             Some(r) => ("Pending", terminated(0, "Completed"), waiting(r), running()),
             None => ("Running", terminated(0, "Completed"), running(), running()),
         },
@@ -595,9 +637,15 @@ fn pod(s: &State, name: &str, job: &Value, ns: &str) -> Value {
         "spec": job["spec"]["template"]["spec"],
         "status": {
             "phase": pod_phase,
+            "conditions": if unscheduled {
+                json!([{"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                        "message": "0/3 nodes are available: 3 Insufficient cpu."}])
+            } else {
+                json!([])
+            },
             "initContainerStatuses": [{"name": "receive", "image": "x", "imageID": "", "ready": false, "restartCount": 0, "state": init}],
             "containerStatuses": [
-                {"name": "agent", "image": "x", "imageID": "", "ready": true, "restartCount": 0, "state": agent},
+                {"name": main_name, "image": "x", "imageID": "", "ready": true, "restartCount": 0, "state": agent},
                 {"name": "collect", "image": "x", "imageID": "", "ready": true, "restartCount": 0, "state": collect}
             ]
         }
@@ -611,8 +659,13 @@ async fn serve_log(
 ) -> std::io::Result<()> {
     let (lines, hang, cut) = {
         let mut s = state.lock().unwrap();
-        let cut = s.break_log_after.take();
-        (s.log_lines.clone(), s.hang, cut)
+        let check = s.jobs.get(&job).is_some_and(is_check);
+        if check {
+            (s.check_log_lines.clone(), false, None)
+        } else {
+            let cut = s.break_log_after.take();
+            (s.log_lines.clone(), s.hang, cut)
+        }
     };
     sock.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n")
         .await?;
@@ -771,7 +824,11 @@ async fn serve_exec(
                 .filter(|(p, _)| p.starts_with("workspace") || p.starts_with("artifacts"))
                 .map(|(p, d)| (p.clone(), d.clone()))
                 .collect();
-            (s.agent)(&mut result);
+            if s.jobs.get(&job).is_some_and(is_check) {
+                (s.check)(&mut result);
+            } else {
+                (s.agent)(&mut result);
+            }
             s.results.insert(job.clone(), result);
             s.received.insert(job.clone(), files);
             true
@@ -793,6 +850,27 @@ async fn serve_exec(
                 }
             };
             true
+        }
+        ("collect", ["tar", "-c", "-f", "-", "-C", "/rascal/workspace", file]) => {
+            // One file of the check's tree, as `tar -c ./FILE` writes it.
+            let s = state.lock().unwrap();
+            let rel = file.trim_start_matches("./");
+            match s
+                .results
+                .get(&job)
+                .and_then(|r| r.get(&format!("workspace/{rel}")))
+            {
+                Some(Some(data)) => {
+                    let mut b = tar::Builder::new(Vec::new());
+                    let mut h = tar::Header::new_gnu();
+                    h.set_mode(0o644);
+                    h.set_size(data.len() as u64);
+                    b.append_data(&mut h, file, data.as_slice()).unwrap();
+                    out = b.into_inner().unwrap();
+                    true
+                }
+                _ => false,
+            }
         }
         ("collect", ["touch", "/rascal-done/now"]) => {
             state.lock().unwrap().phase.insert(job.clone(), Phase::Done);

@@ -1,10 +1,13 @@
 //! Copy mode for containers, for an engine with no shared disk (a remote
-//! `DOCKER_HOST`): no bind mounts. The workspace, the instruction and the
-//! artifacts directory go into the container's own volume at [`VOLUME`] as
-//! a tar before it starts; when the agent exits its tree and artifacts come
-//! back as tars and are unpacked — as untrusted input, see [`unpack`] —
-//! into the local workspace, where the change is computed as usual.
-//! Sizes and times go to the candidate's log.
+//! `DOCKER_HOST`): no bind mounts. The workspace, its git directory (beside
+//! it at [`GIT`], with a `.git` file in the workspace pointing there), the
+//! instruction and the artifacts directory go into the container's own
+//! volume at [`VOLUME`] as a tar before it starts; when the agent exits
+//! its tree (never the git directory: the host keeps its own) and
+//! artifacts come back as tars and are unpacked — as untrusted input, see
+//! [`unpack`] — into the local workspace, where the change is computed as
+//! usual. Sizes and times, and the agent's HEAD in the container, go to
+//! the candidate's log.
 
 pub mod pack;
 pub mod unpack;
@@ -26,6 +29,8 @@ use unpack::{Limits, Unpacked};
 pub const VOLUME: &str = "/rascal";
 /// The agent's working directory in copy mode.
 pub const WORKSPACE: &str = "/rascal/workspace";
+/// The workspace's git directory in the container (see `pack::GIT_POINTER`).
+pub const GIT: &str = "/rascal/git";
 const ARTIFACTS: &str = "/rascal/artifacts";
 /// What an agent may leave in its artifacts directory.
 const ARTIFACT_LIMITS: Limits = Limits {
@@ -108,7 +113,9 @@ pub async fn upload(docker: &Docker, id: &str, sources: pack::Sources) -> Result
 }
 
 /// Bring the agent's tree back into `workspace` (keeping the host's own
-/// `.git`) and its artifacts into `artifacts`. Returns the log lines.
+/// `.git`; the container's git directory is not downloaded) and its
+/// artifacts into `artifacts`. Returns the log lines, the agent's HEAD in
+/// the container among them.
 pub async fn download(
     docker: &Docker,
     id: &str,
@@ -133,6 +140,15 @@ pub async fn download(
         size(wire),
         started.elapsed().as_millis()
     )];
+    lines.push(format!(
+        "the container's git directory ({GIT}) was not downloaded: the host keeps its own .git{}",
+        if tree.pointer_intact {
+            ""
+        } else {
+            " (the workspace's .git pointer was gone or changed)"
+        }
+    ));
+    lines.push(agent_head(docker, id, workspace).await);
     lines.extend(refusals("workspace", &tree));
     if let Some(a) = artifacts {
         let (got, _) = bring_back(
@@ -154,12 +170,6 @@ pub async fn download(
 /// What was refused, for the log: a count and the first entries.
 fn refusals(what: &str, u: &Unpacked) -> Vec<String> {
     let mut lines = Vec::new();
-    if u.git_unchanged > 0 {
-        lines.push(format!(
-            "kept the host's .git ({} files the container left unchanged)",
-            u.git_unchanged
-        ));
-    }
     if u.refused.is_empty() {
         return lines;
     }
@@ -235,12 +245,12 @@ async fn bring_back(
             .prefix(".rascal-copy-back-")
             .tempdir_in(&parent)
             .map_err(|e| format!("creating a staging directory in {}: {e}", parent.display()))?;
-        let host = keep.contains(&".git").then_some(dest.as_path());
+        let pointer = keep.contains(&".git").then_some(pack::GIT_POINTER);
         let got = unpack::unpack(
             std::io::BufReader::new(spool),
             prefix,
             staging.path(),
-            host,
+            pointer,
             limits,
         )?;
         unpack::replace_contents(staging.path(), &dest, keep)?;
@@ -269,19 +279,71 @@ async fn read_file(docker: &Docker, id: &str, rel: &str) -> Option<Vec<u8>> {
     if !clean || rel.is_empty() {
         return None;
     }
-    let path = format!("{WORKSPACE}/{rel}");
+    read_path(docker, id, &format!("{WORKSPACE}/{rel}"), READ_BACK_MAX).await
+}
+
+/// The agent's HEAD in the container, for the log: its commits stay
+/// there (the change is computed from the files it left), so the log says
+/// whether it made any. What the container wrote is hostile: only a
+/// commit id (hex) and a plain `refs/` name are repeated.
+async fn agent_head(docker: &Docker, id: &str, workspace: &Path) -> String {
+    let base = git2::Repository::open(workspace)
+        .ok()
+        .and_then(|r| r.head().ok()?.target())
+        .map(|o| o.to_string());
+    let read = |p: String| async move {
+        read_path(docker, id, &p, 4096)
+            .await
+            .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+    };
+    let Some(head) = read(format!("{GIT}/HEAD")).await else {
+        return "could not read the agent's HEAD in the container (its git directory's HEAD is gone)".into();
+    };
+    let (name, commit) = match head.strip_prefix("ref: ") {
+        Some(r) => {
+            let plain = r.starts_with("refs/")
+                && r.len() <= 200
+                && r.split('/').all(|c| !c.is_empty() && c != "." && c != "..")
+                && r.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c));
+            if !plain {
+                return "the agent's HEAD in the container names an odd ref (not repeated here)"
+                    .into();
+            }
+            (Some(r.to_string()), read(format!("{GIT}/{r}")).await)
+        }
+        None => (None, Some(head)),
+    };
+    let commit = commit
+        .filter(|c| (c.len() == 40 || c.len() == 64) && c.chars().all(|x| x.is_ascii_hexdigit()));
+    let on = name.map(|n| format!(" on {n}")).unwrap_or_default();
+    match (commit, base) {
+        (Some(c), Some(b)) if c.eq_ignore_ascii_case(&b) => {
+            format!("the agent's HEAD in the container is the base commit {}{on}: it made no commit", &b[..12])
+        }
+        (Some(c), b) => format!(
+            "the agent's HEAD in the container is {c}{on}, not the base {}: its commits stay in the container; the change is computed from the files it left, as always",
+            b.as_deref().map(|b| &b[..12]).unwrap_or("(unknown)")
+        ),
+        (None, _) => format!("the agent's HEAD in the container{on} is not a commit id rascal can read (a packed or odd ref)"),
+    }
+}
+
+/// A regular file of the container at `path`, at most `max` bytes; None
+/// when it is missing, larger, or not a regular file.
+async fn read_path(docker: &Docker, id: &str, path: &str, max: u64) -> Option<Vec<u8>> {
     let mut stream = docker.download_from_container(
         id,
         Some(
             DownloadFromContainerOptionsBuilder::default()
-                .path(&path)
+                .path(path)
                 .build(),
         ),
     );
     let mut bytes = Vec::new();
     while let Some(chunk) = stream.next().await {
         bytes.extend_from_slice(&chunk.ok()?);
-        if bytes.len() as u64 > READ_BACK_MAX + (1 << 20) {
+        if bytes.len() as u64 > max + (1 << 20) {
             return None;
         }
     }
@@ -289,7 +351,7 @@ async fn read_file(docker: &Docker, id: &str, rel: &str) -> Option<Vec<u8>> {
     let mut entry = tar.entries().ok()?.next()?.ok()?;
     let regular = entry.header().entry_type().is_file();
     let size = entry.header().size().ok()?;
-    if !regular || size > READ_BACK_MAX {
+    if !regular || size > max {
         return None;
     }
     let mut data = Vec::with_capacity(size as usize);

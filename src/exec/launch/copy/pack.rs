@@ -1,9 +1,12 @@
 //! The archive a copy-mode container starts from: the candidate's workspace
-//! (its tracked files, the untracked ones git does not ignore, and its
-//! `.git` with the base snapshot — never ignored build outputs), the
-//! instruction file and the artifacts directory, as one tar written to a
-//! file. Every entry is owned by the container's user, with explicit
-//! directory entries, so the agent can write where it could in mount mode.
+//! (its tracked files and the untracked ones git does not ignore — never
+//! ignored build outputs), its git directory (the base snapshot) beside the
+//! workspace at `git/` with a `.git` *file* in the workspace pointing there
+//! (`gitdir: /rascal/git`), so the agent's git works and only the
+//! workspace need come back; the instruction file and the artifacts
+//! directory; as one tar written to a file. Every entry is owned by the
+//! container's user, with explicit directory entries, so the agent can
+//! write where it could in mount mode.
 
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -14,6 +17,12 @@ use std::path::{Path, PathBuf};
 pub const WORKSPACE_DIR: &str = "workspace";
 pub const ARTIFACTS_DIR: &str = "artifacts";
 pub const INSTRUCTION_FILE: &str = "instruction.md";
+/// The workspace's git directory, beside the workspace (never inside it:
+/// it is not downloaded).
+pub const GIT_DIR: &str = "git";
+/// The `.git` file rascal puts in the workspace: the one `.git` entry a
+/// download may hold without it being refused (see `unpack`).
+pub const GIT_POINTER: &[u8] = b"gitdir: /rascal/git\n";
 
 /// What went into an archive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -35,12 +44,22 @@ pub struct Sources {
     pub gid: u64,
 }
 
-/// The workspace paths to upload, relative, sorted: for a git workspace its
-/// tracked files that still exist, its untracked files git does not ignore
-/// and everything under `.git`; for a plain directory (a check's copy of
-/// the change) everything.
-pub fn workspace_paths(dir: &Path) -> Result<Vec<PathBuf>, String> {
+/// What of a workspace is uploaded, relative, sorted.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Paths {
+    /// For a git workspace its tracked files that still exist and its
+    /// untracked files git does not ignore; for a plain directory (a
+    /// check's copy of the change) everything.
+    pub workspace: Vec<PathBuf>,
+    /// Everything under the workspace's `.git` (relative to it); None for
+    /// a plain directory.
+    pub git: Option<Vec<PathBuf>>,
+}
+
+/// The paths of `dir` to upload (see [`Paths`]).
+pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
     let mut paths = BTreeSet::new();
+    let mut git = None;
     match git2::Repository::open(dir) {
         Ok(repo) if repo.workdir().is_some() => {
             let index = repo
@@ -64,11 +83,19 @@ pub fn workspace_paths(dir: &Path) -> Result<Vec<PathBuf>, String> {
                     paths.insert(PathBuf::from(std::ffi::OsStr::from_bytes(s.path_bytes())));
                 }
             }
-            walk(dir, Path::new(".git"), &mut paths)?;
+            let mut files = BTreeSet::new();
+            let gitdir = dir.join(".git");
+            walk(&gitdir, Path::new(""), &mut files)?;
+            // `.git` itself is never a workspace path here.
+            paths.retain(|p| !p.starts_with(".git"));
+            git = Some(files.into_iter().collect());
         }
         _ => walk(dir, Path::new(""), &mut paths)?,
     }
-    Ok(paths.into_iter().collect())
+    Ok(Paths {
+        workspace: paths.into_iter().collect(),
+        git,
+    })
 }
 
 /// Every file and symlink under `dir/rel` (never following a symlink).
@@ -95,17 +122,27 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     let mut tar = tar::Builder::new(out);
     tar.follow_symlinks(false);
     let mut packed = Packed::default();
-    let paths = workspace_paths(&src.workspace)?;
+    let Paths {
+        workspace: paths,
+        git,
+    } = workspace_paths(&src.workspace)?;
     // Every directory gets an entry of its own, parents first, owned by
     // the container's user (the engine would create missing ones as root).
     let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
     dirs.insert(PathBuf::from(WORKSPACE_DIR));
-    for p in &paths {
-        let mut parent = p.parent();
-        while let Some(d) = parent.filter(|d| !d.as_os_str().is_empty()) {
-            dirs.insert(Path::new(WORKSPACE_DIR).join(d));
-            parent = d.parent();
+    let mut parents_of = |top: &str, list: &[PathBuf]| {
+        for p in list {
+            let mut parent = p.parent();
+            while let Some(d) = parent.filter(|d| !d.as_os_str().is_empty()) {
+                dirs.insert(Path::new(top).join(d));
+                parent = d.parent();
+            }
         }
+    };
+    parents_of(WORKSPACE_DIR, &paths);
+    if let Some(g) = &git {
+        parents_of(GIT_DIR, g);
+        dirs.insert(PathBuf::from(GIT_DIR));
     }
     if src.artifacts.is_some() {
         dirs.insert(PathBuf::from(ARTIFACTS_DIR));
@@ -121,6 +158,26 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
             &Path::new(WORKSPACE_DIR).join(p),
             &mut packed,
         )?;
+    }
+    if let Some(g) = &git {
+        let gitdir = src.workspace.join(".git");
+        for p in g {
+            add(
+                &mut tar,
+                src,
+                &gitdir.join(p),
+                &Path::new(GIT_DIR).join(p),
+                &mut packed,
+            )?;
+        }
+        let mut h = header(
+            src,
+            tar::EntryType::Regular,
+            0o644,
+            GIT_POINTER.len() as u64,
+        );
+        tar.append_data(&mut h, Path::new(WORKSPACE_DIR).join(".git"), GIT_POINTER)
+            .map_err(|e| format!("archiving the .git pointer: {e}"))?;
     }
     if let Some(i) = &src.instruction {
         add(&mut tar, src, i, Path::new(INSTRUCTION_FILE), &mut packed)?;
@@ -196,4 +253,52 @@ fn add<W: Write>(
     }
     packed.files += 1;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_git_dir_goes_beside_the_workspace_with_a_pointer_in_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("a.txt"), "a\n").unwrap();
+        std::fs::create_dir(dir.path().join(".github")).unwrap();
+        std::fs::write(dir.path().join(".github/ci.yml"), "x\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index
+            .add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        index.write().unwrap();
+        let src = Sources {
+            workspace: dir.path().to_path_buf(),
+            instruction: None,
+            artifacts: None,
+            uid: 1000,
+            gid: 1000,
+        };
+        let mut out = Vec::new();
+        pack(&src, &mut out).unwrap();
+        let mut names = std::collections::BTreeMap::new();
+        for e in tar::Archive::new(&out[..]).entries().unwrap() {
+            let mut e = e.unwrap();
+            let name = e.path().unwrap().to_string_lossy().into_owned();
+            let mut data = Vec::new();
+            std::io::Read::read_to_end(&mut e, &mut data).unwrap();
+            names.insert(name, (e.header().entry_type(), data));
+        }
+        let (kind, data) = &names["workspace/.git"];
+        assert!(kind.is_file());
+        assert_eq!(data.as_slice(), GIT_POINTER);
+        assert!(names.contains_key("git/HEAD"), "{:?}", names.keys());
+        assert!(names.contains_key("git/index"));
+        assert!(names.contains_key("workspace/a.txt"));
+        assert!(names.contains_key("workspace/.github/ci.yml"));
+        assert!(
+            !names.keys().any(|n| n.starts_with("workspace/.git/")),
+            "{:?}",
+            names.keys()
+        );
+    }
 }

@@ -3,16 +3,20 @@
 //! fresh staging directory that rascal alone writes, then moved into the
 //! destination; what is refused is listed, never silently dropped.
 //!
-//! Refused: absolute paths, `..`, anything under a `.git` directory (the
-//! host keeps its own: hooks and config there could run code on the host
-//! later), entries that would be written through a symlink, device files,
-//! FIFOs and other special entries, hard links whose target is not a
-//! regular file unpacked earlier (an inside one becomes a copy, never a
-//! link). Modes keep only the executable bit. The archive as a whole is
-//! capped in bytes and entries: past a cap the bring-back fails, clearly.
+//! Refused: absolute paths, `..`; any `.git` entry at any depth and in
+//! any case — a `.git` directory the agent made, a symlink, or a `.git`
+//! file other than rascal's own pointer (`gitdir: /rascal/git`, see
+//! `pack`), which alone is taken as unchanged and is not written either:
+//! the host keeps its own `.git` (hooks and config there could run code on
+//! the host later, and the change is computed against it); entries that
+//! would be written through a symlink; device files, FIFOs and other
+//! special entries; hard links whose target is not a regular file
+//! unpacked earlier (an inside one becomes a copy, never a link). Modes
+//! keep only the executable bit. The archive as a whole is capped in bytes
+//! and entries: past a cap the bring-back fails, clearly.
 
 use std::io::Read;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 /// Caps on what one archive may unpack to.
@@ -38,23 +42,23 @@ pub struct Unpacked {
     pub files: u64,
     pub bytes: u64,
     pub refused: Vec<(String, String)>,
-    /// Files under `.git` the container left as the host has them (not
-    /// written: the host's own stay).
-    pub git_unchanged: u64,
+    /// The tree's top-level `.git` was rascal's pointer, unchanged (not
+    /// written: the host's own `.git` stays).
+    pub pointer_intact: bool,
 }
 
 const UNDER_GIT: &str = "under .git (the host keeps its own repository data)";
 
 /// Unpack the entries under `prefix/` of `archive` into `staging` (a new,
-/// empty directory rascal created). Entries under `.git` are never
-/// written; with `host` (the local workspace) those that match the host's
-/// files are counted as unchanged, the others listed as refused. An error
-/// is a broken or over-cap archive: nothing of it may be used.
+/// empty directory rascal created). No `.git` entry is ever written: with
+/// `pointer`, a top-level `.git` regular file of exactly those bytes is
+/// rascal's own and only noted; every other one is listed as refused. An
+/// error is a broken or over-cap archive: nothing of it may be used.
 pub fn unpack(
     archive: impl Read,
     prefix: &str,
     staging: &Path,
-    host: Option<&Path>,
+    pointer: Option<&[u8]>,
     limits: Limits,
 ) -> Result<Unpacked, String> {
     let mut out = Unpacked::default();
@@ -78,15 +82,13 @@ pub fn unpack(
             Ok(Some(rel)) => rel,
             Ok(None) => continue,
             Err(why) if why == UNDER_GIT => {
-                let kind = entry.header().entry_type();
-                if kind == tar::EntryType::Directory {
-                    continue;
-                }
-                match host.map(|h| same_as_host(h, &raw, prefix, &mut entry)) {
-                    Some(true) => out.git_unchanged += 1,
+                match pointer {
+                    Some(p) if is_pointer(&raw, prefix, p, &mut entry) => {
+                        out.pointer_intact = true
+                    }
                     _ => out.refused.push((
                         shown,
-                        "changed under .git in the container (the host keeps its own: hooks and config there could run code here)".into(),
+                        "a .git entry the container made or changed (the host keeps its own .git: hooks and config there could run code here)".into(),
                     )),
                 }
                 continue;
@@ -223,49 +225,22 @@ fn relative(raw: &[u8], prefix: &str) -> Result<Option<PathBuf>, &'static str> {
     Ok(Some(rest))
 }
 
-/// Whether a `.git` entry is what the host's workspace has at that path
-/// (a regular file of the same bytes, or a symlink to the same target).
-fn same_as_host(host: &Path, raw: &[u8], prefix: &str, entry: &mut tar::Entry<impl Read>) -> bool {
-    let Some(rel) = Path::new(std::ffi::OsStr::from_bytes(raw))
+/// Whether an entry is rascal's own `.git` pointer: a regular file at the
+/// top of the tree named exactly `.git`, holding exactly `pointer`.
+fn is_pointer(raw: &[u8], prefix: &str, pointer: &[u8], entry: &mut tar::Entry<impl Read>) -> bool {
+    let top = Path::new(std::ffi::OsStr::from_bytes(raw))
         .strip_prefix(prefix)
-        .ok()
-        .map(Path::to_path_buf)
-    else {
-        return false;
-    };
-    let ours = host.join(&rel);
-    let mut here = host.to_path_buf();
-    for c in rel.components() {
-        if std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink()) {
-            return false;
-        }
-        here.push(c);
-    }
-    let Ok(meta) = std::fs::symlink_metadata(&ours) else {
-        return false;
-    };
+        .is_ok_and(|rest| rest == Path::new(".git"));
     let header = entry.header();
-    match header.entry_type() {
-        tar::EntryType::Symlink => {
-            meta.file_type().is_symlink()
-                && std::fs::read_link(&ours)
-                    .ok()
-                    .map(|t| t.into_os_string().into_vec())
-                    == entry.link_name_bytes().map(|t| t.into_owned())
-        }
-        k if k.is_file() => {
-            let size = header.size().unwrap_or(u64::MAX);
-            if !meta.is_file() || meta.len() != size || size > 64 << 20 {
-                return false;
-            }
-            let mut theirs = Vec::with_capacity(size as usize);
-            if entry.take(size).read_to_end(&mut theirs).is_err() {
-                return false;
-            }
-            std::fs::read(&ours).is_ok_and(|b| b == theirs)
-        }
-        _ => false,
+    if !top || !header.entry_type().is_file() || header.size().ok() != Some(pointer.len() as u64) {
+        return false;
     }
+    let mut theirs = Vec::with_capacity(pointer.len());
+    entry
+        .take(pointer.len() as u64)
+        .read_to_end(&mut theirs)
+        .is_ok()
+        && theirs == pointer
 }
 
 /// `.git` in any case (case-insensitive file systems fold it).
@@ -642,5 +617,129 @@ mod tests {
             std::fs::read(dest.path().join(".git/HEAD")).unwrap(),
             b"host"
         );
+    }
+
+    #[test]
+    fn only_rascals_own_git_pointer_passes_and_even_it_is_not_written() {
+        let pointer = b"gitdir: /rascal/git\n";
+        let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+            (
+                "the pointer, unchanged",
+                archive(|b| entry(b, K::Regular, "workspace/.git", pointer, None, 0o644)),
+                true,
+            ),
+            (
+                "a pointer elsewhere",
+                archive(|b| {
+                    entry(
+                        b,
+                        K::Regular,
+                        "workspace/.git",
+                        b"gitdir: /tmp/evil\n",
+                        None,
+                        0o644,
+                    )
+                }),
+                false,
+            ),
+            (
+                "the pointer with more after it",
+                archive(|b| {
+                    entry(
+                        b,
+                        K::Regular,
+                        "workspace/.git",
+                        b"gitdir: /rascal/git\nx",
+                        None,
+                        0o644,
+                    )
+                }),
+                false,
+            ),
+            (
+                "a .git directory made again",
+                archive(|b| {
+                    entry(b, K::Directory, "workspace/.git/", b"", None, 0o755);
+                    entry(
+                        b,
+                        K::Regular,
+                        "workspace/.git/config",
+                        b"[core]\n\tfsmonitor = x\n",
+                        None,
+                        0o644,
+                    );
+                    entry(
+                        b,
+                        K::Regular,
+                        "workspace/.git/hooks/pre-commit",
+                        b"#!/bin/sh\n",
+                        None,
+                        0o755,
+                    );
+                }),
+                false,
+            ),
+            (
+                "a .git symlink",
+                archive(|b| {
+                    entry(
+                        b,
+                        K::Symlink,
+                        "workspace/.git",
+                        b"",
+                        Some("/tmp/evil"),
+                        0o777,
+                    )
+                }),
+                false,
+            ),
+            (
+                "the pointer's bytes at another depth or case",
+                archive(|b| {
+                    entry(b, K::Regular, "workspace/sub/.git", pointer, None, 0o644);
+                    entry(b, K::Regular, "workspace/.GIT", pointer, None, 0o644);
+                }),
+                false,
+            ),
+        ];
+        for (what, tar, intact) in cases {
+            let staging = tempfile::tempdir().unwrap();
+            let got = unpack(
+                &tar[..],
+                "workspace",
+                staging.path(),
+                Some(pointer),
+                Limits::DEFAULT,
+            )
+            .unwrap();
+            assert_eq!(got.pointer_intact, intact, "{what}: {got:?}");
+            assert_eq!(got.refused.is_empty(), intact, "{what}: {got:?}");
+            assert!(
+                got.refused.iter().all(|(_, why)| why.contains(".git")),
+                "{what}"
+            );
+            // Nothing named .git is ever written.
+            let mut found = Vec::new();
+            for e in walkdir(staging.path()) {
+                if e.file_name()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(".git"))
+                {
+                    found.push(e);
+                }
+            }
+            assert!(found.is_empty(), "{what}: {found:?}");
+        }
+    }
+
+    fn walkdir(dir: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                out.extend(walkdir(&p));
+            }
+            out.push(p);
+        }
+        out
     }
 }

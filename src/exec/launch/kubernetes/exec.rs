@@ -205,14 +205,15 @@ pub async fn send_workspace(
 }
 
 /// Fetch the result from `collect`, unpack it under the rules of
-/// [`transfer::unpack`] and swap it in for the worktree (and the
-/// artifacts directory).
+/// [`transfer::unpack`] and swap it in for the worktree (keeping the
+/// host's `.git`) and the artifacts directory. Returns lines for the log:
+/// the `.git` entries not taken.
 pub async fn fetch_result(
     pods: &Api<Pod>,
     pod: &str,
     spec: &LaunchSpec,
     cap: u64,
-) -> Result<(), LaunchError> {
+) -> Result<Vec<String>, LaunchError> {
     let parent = spec
         .workdir
         .parent()
@@ -255,18 +256,29 @@ pub async fn fetch_result(
     tokio::task::spawn_blocking(move || {
         std::fs::create_dir(&staging).map_err(|e| e.to_string())?;
         let file = std::fs::File::open(&archive).map_err(|e| e.to_string())?;
-        transfer::unpack(std::io::BufReader::new(file), &staging, cap).map_err(|e| {
+        let got = transfer::unpack(std::io::BufReader::new(file), &staging, cap).map_err(|e| {
             format!(
                 "the result of candidate `{candidate}` was refused: {e}; nothing of it was applied"
             )
         })?;
-        transfer::swap_in(&staging.join(transfer::WORKSPACE_DIR), &workdir)
+        transfer::swap_in(&staging.join(transfer::WORKSPACE_DIR), &workdir, &[".git"])
             .map_err(|e| format!("applying the result to {}: {e}", workdir.display()))?;
         if let Some(a) = artifacts {
-            transfer::swap_in(&staging.join(transfer::ARTIFACTS_DIR), &a)
+            transfer::swap_in(&staging.join(transfer::ARTIFACTS_DIR), &a, &[])
                 .map_err(|e| format!("applying the artifacts to {}: {e}", a.display()))?;
         }
-        Ok::<(), String>(())
+        let mut lines = Vec::new();
+        if !got.git_refused.is_empty() {
+            lines.push(format!(
+                "refused {} .git entr{} of the pod's result (the host keeps its own .git: hooks and config there could run code here):",
+                got.git_refused.len(),
+                if got.git_refused.len() == 1 { "y" } else { "ies" }
+            ));
+            for p in got.git_refused.iter().take(20) {
+                lines.push(format!("  refused {}", crate::text::cut(p, 200)));
+            }
+        }
+        Ok::<Vec<String>, String>(lines)
     })
     .await
     .map_err(|e| err(e.to_string()))?
@@ -276,4 +288,56 @@ pub async fn fetch_result(
 /// Let `collect` end, so the pod and the Job complete.
 pub async fn finish(pods: &Api<Pod>, pod: &str) -> Result<(), LaunchError> {
     run(pods, pod, spec::COLLECT, &["touch", spec::DONE], None, None).await
+}
+
+/// A file a check reads back (a test runner's results) is at most this.
+pub const READ_BACK_MAX: u64 = 64 << 20;
+
+/// Read back `files` (paths relative to the workspace) from `collect`,
+/// one `tar -c` each: None for one that is missing, not a regular file,
+/// over [`READ_BACK_MAX`], or named outside the workspace. The archive is
+/// the check's (hostile) output: only its one regular entry of that name
+/// is taken.
+pub async fn read_files(pods: &Api<Pod>, pod: &str, files: &[String]) -> Vec<Option<Vec<u8>>> {
+    let mut out = Vec::new();
+    for f in files {
+        out.push(read_file(pods, pod, f).await);
+    }
+    out
+}
+
+async fn read_file(pods: &Api<Pod>, pod: &str, rel: &str) -> Option<Vec<u8>> {
+    let clean = !rel.is_empty()
+        && Path::new(rel)
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !clean {
+        return None;
+    }
+    let scratch = tempfile::NamedTempFile::new().ok()?;
+    let dir = format!("{}/{}", spec::RASCAL_DIR, transfer::WORKSPACE_DIR);
+    let name = format!("./{rel}");
+    run(
+        pods,
+        pod,
+        spec::COLLECT,
+        &["tar", "-c", "-f", "-", "-C", dir.as_str(), name.as_str()],
+        None,
+        Some((scratch.path(), READ_BACK_MAX + (1 << 20))),
+    )
+    .await
+    .ok()?;
+    let file = std::fs::File::open(scratch.path()).ok()?;
+    let mut tar = tar::Archive::new(file);
+    let mut entry = tar.entries().ok()?.next()?.ok()?;
+    let named = entry.path().ok()?.into_owned();
+    let named = named.strip_prefix(".").unwrap_or(&named).to_path_buf();
+    let regular = entry.header().entry_type().is_file();
+    let size = entry.header().size().ok()?;
+    if !regular || size > READ_BACK_MAX || named != Path::new(rel) {
+        return None;
+    }
+    let mut data = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(&mut entry, size), &mut data).ok()?;
+    Some(data)
 }

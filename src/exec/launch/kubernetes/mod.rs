@@ -11,6 +11,7 @@
 //! and is unpacked under the rules of [`transfer`]. Timeout and cancel
 //! delete the Job with foreground propagation.
 
+pub mod check;
 pub mod cluster;
 pub mod exec;
 pub mod spec;
@@ -94,7 +95,8 @@ impl KubernetesLauncher {
     }
 }
 
-/// Everything one candidate's run needs to talk about its objects.
+/// Everything one candidate's run (or one of its checks) needs to talk
+/// about its objects.
 struct Candidate<'a> {
     cluster: &'a Cluster,
     jobs: Api<Job>,
@@ -102,6 +104,37 @@ struct Candidate<'a> {
     name: String,
     spec: &'a LaunchSpec,
     max_result: u64,
+    /// The label selector of its pod.
+    selector: String,
+    /// The container that runs the agent (or the check's command).
+    main: &'static str,
+    /// What it is, in messages: "candidate `claude`".
+    what: String,
+}
+
+/// The objects of one Job: its policy, its Secret (when it has
+/// variables to hide) and itself.
+struct Objects {
+    policy: NetworkPolicy,
+    secret: Option<Secret>,
+    job: Job,
+}
+
+/// What comes back once the main container has ended.
+enum Back<'a> {
+    /// The agent's tree and artifacts, into the worktree.
+    Result,
+    /// These files of the check's copy (relative to its workspace).
+    Files(&'a [String]),
+}
+
+/// A `k=v,k2=v2` label selector.
+fn selector_of(labels: &std::collections::BTreeMap<String, String>) -> String {
+    labels
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 #[async_trait::async_trait]
@@ -130,11 +163,31 @@ impl Launcher for KubernetesLauncher {
                 .max_result
                 .map(|b| b.get())
                 .unwrap_or(DEFAULT_MAX_RESULT),
+            selector: selector_of(&std::collections::BTreeMap::from([
+                (spec::LABEL_RUN.to_string(), spec::label_value(&spec.run)),
+                (
+                    spec::LABEL_CANDIDATE.to_string(),
+                    spec::label_value(&spec.candidate),
+                ),
+            ])),
+            main: spec::AGENT,
+            what: format!("candidate `{}`", spec.candidate),
         };
         let (job, deadline, timeout, skip) = match spec.resume {
             None => {
                 let deadline = now_ms() + spec.timeout.as_millis() as u64;
-                let job = create(&c, &self.config, deadline).await?;
+                if spec.image.is_none() {
+                    return Err(err(format!(
+                        "agent `{}` has no `image:`, which the kubernetes launcher needs\n  hint: add `image: NAME` (an image your cluster can pull, with `sh` and `tar`) to the agent in .rascal/config.yaml",
+                        spec.candidate
+                    )));
+                }
+                let objects = Objects {
+                    policy: spec::network_policy(&spec, &self.config),
+                    secret: spec::secret(&spec, &self.config),
+                    job: spec::job(&spec, &self.config, deadline),
+                };
+                let job = create(&c, &self.config, objects).await?;
                 note(
                     &logs,
                     format!(
@@ -175,7 +228,7 @@ impl Launcher for KubernetesLauncher {
         let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
         let mut exit = Exit::default();
         let outcome = tokio::select! {
-            r = follow(&c, &uid, skip, &logs) => Some(r),
+            r = follow(&c, &uid, skip, &logs, &Back::Result) => Some(r),
             _ = tokio::time::sleep(remaining) => { exit.timed_out = true; None }
             _ = cancel.cancelled() => { exit.cancelled = true; None }
         };
@@ -253,15 +306,8 @@ pub async fn delete(jobs: &Api<Job>, name: &str) -> Result<(), String> {
 async fn create(
     c: &Candidate<'_>,
     k: &KubernetesConfig,
-    deadline: u64,
+    objects: Objects,
 ) -> Result<Job, LaunchError> {
-    let spec = c.spec;
-    if spec.image.is_none() {
-        return Err(err(format!(
-            "agent `{}` has no `image:`, which the kubernetes launcher needs\n  hint: add `image: NAME` (an image your cluster can pull, with `sh` and `tar`) to the agent in .rascal/config.yaml",
-            spec.candidate
-        )));
-    }
     let ns = &k.namespace;
     let client = c.cluster.client.clone();
     let policies: Api<NetworkPolicy> = Api::namespaced(client.clone(), ns);
@@ -274,27 +320,26 @@ async fn create(
             _ => format!("check that `{}` answers (`rascal doctor`)", c.cluster.url),
         };
         err(format!(
-            "could not create the {what} of candidate `{}` in namespace {ns} on {}: {e}\n  hint: {hint}",
-            spec.candidate, c.cluster.context
+            "could not create the {what} of {} in namespace {ns} on {}: {e}\n  hint: {hint}",
+            c.what, c.cluster.context
         ))
     };
-    let policy = spec::network_policy(spec, k);
+    let Objects {
+        policy,
+        secret,
+        job,
+    } = objects;
     policies
         .create(&PostParams::default(), &policy)
         .await
         .map_err(|e| conflict("NetworkPolicy", e))?;
-    let secret = spec::secret(spec, k);
     if let Some(s) = &secret {
         secrets
             .create(&PostParams::default(), s)
             .await
             .map_err(|e| conflict("Secret", e))?;
     }
-    let job = match c
-        .jobs
-        .create(&PostParams::default(), &spec::job(spec, k, deadline))
-        .await
-    {
+    let job = match c.jobs.create(&PostParams::default(), &job).await {
         Ok(job) => job,
         Err(e) => {
             // Nothing owns the policy and the Secret yet: remove them here.
@@ -329,25 +374,21 @@ async fn create(
     Ok(job)
 }
 
-/// How the agent container ended.
+/// How the main container ended, and what came back.
 struct Ended {
     code: Option<i32>,
     oom: bool,
+    /// For `Back::Files`: each file's content (None: missing, not a
+    /// regular file, or too large).
+    read: Vec<Option<Vec<u8>>>,
 }
 
 /// The candidate's pod (the one the Job controls: its owner's uid must be
 /// the Job's, so a look-alike pod never receives the workspace).
 async fn pod_of(c: &Candidate<'_>, job_uid: &str) -> Result<Option<Pod>, LaunchError> {
-    let selector = format!(
-        "{}={},{}={}",
-        spec::LABEL_RUN,
-        spec::label_value(&c.spec.run),
-        spec::LABEL_CANDIDATE,
-        spec::label_value(&c.spec.candidate)
-    );
     let list = c
         .pods
-        .list(&ListParams::default().labels(&selector))
+        .list(&ListParams::default().labels(&c.selector))
         .await
         .map_err(|e| err(format!("listing the pods of Job {}: {e}", c.name)))?;
     Ok(list.items.into_iter().find(|p| {
@@ -419,8 +460,8 @@ async fn wait_pod(
             }
             if let Some(why) = stuck(&pod) {
                 return Err(err(format!(
-                    "candidate `{}` (Job {}): {why}\n  hint: check the image name, your image_pull_secrets and `kubectl -n {} describe pod {}`",
-                    c.spec.candidate,
+                    "{} (Job {}): {why}\n  hint: check the image name, your image_pull_secrets and `kubectl -n {} describe pod {}`",
+                    c.what,
                     c.name,
                     c.pods_namespace(),
                     pod.metadata.name.unwrap_or_default()
@@ -457,7 +498,9 @@ async fn follow(
     job_uid: &str,
     skip: Option<u64>,
     logs: &LogTx,
+    back: &Back<'_>,
 ) -> Result<Ended, LaunchError> {
+    let main = c.main;
     let is_running = |p: &Pod, name: &str, init: bool| {
         state_of(p, name, init).is_some_and(|s| s.running.is_some())
     };
@@ -472,8 +515,8 @@ async fn follow(
     } else {
         let pod = wait_pod(c, job_uid, logs, |p| {
             is_running(p, spec::RECEIVE, true)
-                || is_running(p, spec::AGENT, false)
-                || has_ended(p, spec::AGENT, false)
+                || is_running(p, main, false)
+                || has_ended(p, main, false)
         })
         .await?;
         if is_running(&pod, spec::RECEIVE, true) {
@@ -486,29 +529,39 @@ async fn follow(
     };
     let pod_name = pod.metadata.name.clone().unwrap_or_default();
     wait_pod(c, job_uid, logs, |p| {
-        is_running(p, spec::AGENT, false) || has_ended(p, spec::AGENT, false)
+        is_running(p, main, false) || has_ended(p, main, false)
     })
     .await?;
     stream_logs(c, job_uid, &pod_name, skip.unwrap_or(0), logs).await?;
-    let pod = wait_pod(c, job_uid, logs, |p| has_ended(p, spec::AGENT, false)).await?;
-    let ended = state_of(&pod, spec::AGENT, false)
+    let pod = wait_pod(c, job_uid, logs, |p| has_ended(p, main, false)).await?;
+    let ended = state_of(&pod, main, false)
         .and_then(|s| s.terminated)
         .map(|t| Ended {
             code: Some(t.exit_code),
             oom: t.reason.as_deref() == Some("OOMKilled"),
+            read: Vec::new(),
         })
         .unwrap_or(Ended {
             code: None,
             oom: false,
+            read: Vec::new(),
         });
+    let mut ended = ended;
     if !is_running(&pod, spec::COLLECT, false) {
         return Err(err(format!(
-            "the `collect` container of candidate `{}` is not running, so its result cannot be fetched\n  hint: `kubectl -n {} describe pod {pod_name}`",
-            c.spec.candidate,
+            "the `collect` container of {} is not running, so its result cannot be fetched\n  hint: `kubectl -n {} describe pod {pod_name}`",
+            c.what,
             c.pods_namespace()
         )));
     }
-    exec::fetch_result(&c.pods, &pod_name, c.spec, c.max_result).await?;
+    match back {
+        Back::Result => {
+            for line in exec::fetch_result(&c.pods, &pod_name, c.spec, c.max_result).await? {
+                note(logs, line).await;
+            }
+        }
+        Back::Files(files) => ended.read = exec::read_files(&c.pods, &pod_name, files).await,
+    }
     exec::finish(&c.pods, &pod_name).await?;
     Ok(ended)
 }
@@ -526,9 +579,10 @@ async fn stream_logs(
     skip: u64,
     logs: &LogTx,
 ) -> Result<(), LaunchError> {
+    let main = c.main;
     let mut lines = Lines::new(Stream::Stdout, skip);
     let mut params = LogParams {
-        container: Some(spec::AGENT.into()),
+        container: Some(main.into()),
         follow: true,
         ..Default::default()
     };
@@ -558,10 +612,7 @@ async fn stream_logs(
             Err(e) => {
                 failures += 1;
                 if failures > 20 {
-                    return Err(err(format!(
-                        "could not follow the log of candidate `{}`: {e}",
-                        c.spec.candidate
-                    )));
+                    return Err(err(format!("could not follow the log of {}: {e}", c.what)));
                 }
             }
         }
@@ -570,7 +621,7 @@ async fn stream_logs(
         }
         let ended = pod_of(c, job_uid)
             .await?
-            .and_then(|p| state_of(&p, spec::AGENT, false))
+            .and_then(|p| state_of(&p, main, false))
             .is_none_or(|s| s.terminated.is_some());
         if ended {
             last = true;

@@ -30,6 +30,11 @@ pub const LABEL_CANDIDATE: &str = "rascal.candidate";
 /// A digest of the repository's path (a label value cannot hold a path).
 pub const LABEL_REPO: &str = "rascal.repo";
 pub const LABEL_VERSION: &str = "rascal.version";
+/// On a verification command's Job (instead of `rascal.candidate`, so no
+/// policy of the agent's ever selects it): the candidate it checks, and
+/// its number among that candidate's checks.
+pub const LABEL_CHECK_OF: &str = "rascal.check-of";
+pub const LABEL_CHECK: &str = "rascal.check";
 /// The exact values, where a label had to be shortened or cleaned.
 pub const ANNOTATION_REPO: &str = "rascal.dev/repo-path";
 pub const ANNOTATION_RUN: &str = "rascal.dev/run";
@@ -43,6 +48,8 @@ pub const ANNOTATION_TIMEOUT: &str = "rascal.dev/timeout";
 pub const RECEIVE: &str = "receive";
 pub const AGENT: &str = "agent";
 pub const COLLECT: &str = "collect";
+/// The main container of a verification command's pod.
+pub const CHECK: &str = "check";
 
 /// The `rascal` volume: the workspace and what the agent is handed.
 pub const RASCAL_DIR: &str = "/rascal";
@@ -556,6 +563,107 @@ pub fn network_policy(spec: &LaunchSpec, k: &KubernetesConfig) -> NetworkPolicy 
     }
 }
 
+/// A verification command of candidate `of` (a guardrail or criterion
+/// command), run as a Job of its own: the same pod as the agent's (built
+/// by [`job`], so the same hardening), its main container named `check`,
+/// labelled `rascal.check-of` / `rascal.check` instead of
+/// `rascal.candidate`, so that no policy of the agent's selects its pod.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Check {
+    /// The candidate it checks.
+    pub of: String,
+    /// Its number among that candidate's checks.
+    pub n: usize,
+    /// The candidate's attempt: a retry's checks get names of their own
+    /// (a deleted Job's name stays taken until its pod is gone).
+    pub attempt: u32,
+}
+
+impl Check {
+    /// Its number as labelled: `3`, or `2-3` for a retry's (attempt 2).
+    pub fn number(&self) -> String {
+        if self.attempt <= 1 {
+            self.n.to_string()
+        } else {
+            format!("{}-{}", self.attempt, self.n)
+        }
+    }
+
+    /// Its name in the launch spec and the Job's name (`claude-check-3`).
+    pub fn id(&self) -> String {
+        format!("{}-check-{}", self.of, self.number())
+    }
+
+    /// The labels that select its pod: its run, its candidate, its number.
+    pub fn selector(&self, run: &str) -> BTreeMap<String, String> {
+        BTreeMap::from([
+            (LABEL_RUN.to_string(), label_value(run)),
+            (LABEL_CHECK_OF.to_string(), label_value(&self.of)),
+            (LABEL_CHECK.to_string(), self.number()),
+        ])
+    }
+
+    /// Every label of its objects: the selector's and the repository's
+    /// and version's (so `rascal doctor` finds a leftover one).
+    fn labels(&self, spec: &LaunchSpec) -> BTreeMap<String, String> {
+        let mut l = labels(spec);
+        l.remove(LABEL_CANDIDATE);
+        l.extend(self.selector(&spec.run));
+        l
+    }
+
+    fn relabel(&self, spec: &LaunchSpec, meta: &mut ObjectMeta) {
+        meta.labels = Some(self.labels(spec));
+        if let Some(a) = meta.annotations.as_mut() {
+            a.insert(
+                ANNOTATION_CANDIDATE.to_string(),
+                format!("{} (check {})", self.of, self.number()),
+            );
+        }
+    }
+}
+
+/// The Job of a verification command. `spec.candidate` is `check.id()`,
+/// `spec.agent.env` the names of the variables the check may see (they go
+/// into the check's own Secret, never the agent's).
+pub fn check_job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64, check: &Check) -> Job {
+    let mut job = job(spec, k, deadline_ms);
+    check.relabel(spec, &mut job.metadata);
+    if let Some(js) = job.spec.as_mut() {
+        if let Some(m) = js.template.metadata.as_mut() {
+            check.relabel(spec, m);
+        }
+        if let Some(p) = js.template.spec.as_mut() {
+            if let Some(main) = p.containers.iter_mut().find(|c| c.name == AGENT) {
+                main.name = CHECK.into();
+            }
+        }
+    }
+    job
+}
+
+/// The check's Secret: only the variables the check names.
+pub fn check_secret(spec: &LaunchSpec, k: &KubernetesConfig, check: &Check) -> Option<Secret> {
+    let mut s = secret(spec, k)?;
+    check.relabel(spec, &mut s.metadata);
+    Some(s)
+}
+
+/// The check pod's own default-deny policy: nothing in; nothing out with
+/// `network: none` on `spec.agent` (a check without `network: true`),
+/// else only the `egress:` ranges an agent gets.
+pub fn check_policy(spec: &LaunchSpec, k: &KubernetesConfig, check: &Check) -> NetworkPolicy {
+    let mut p = network_policy(spec, k);
+    check.relabel(spec, &mut p.metadata);
+    if let Some(ps) = p.spec.as_mut() {
+        ps.pod_selector = Some(LabelSelector {
+            match_labels: Some(check.selector(&spec.run)),
+            match_expressions: None,
+        });
+    }
+    p
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -837,5 +945,90 @@ mod tests {
             );
         }
         assert_ne!(label_value("a/b"), label_value("a-b"));
+    }
+
+    #[test]
+    fn a_check_job_is_hardened_like_the_agents_and_selected_by_nothing_of_the_agents() {
+        let check = Check {
+            of: "claude".into(),
+            n: 2,
+            attempt: 1,
+        };
+        let retry = Check {
+            attempt: 3,
+            ..check.clone()
+        };
+        assert_eq!(retry.id(), "claude-check-3-2");
+        assert_ne!(retry.selector("r"), check.selector("r"));
+        let mut s = spec();
+        s.candidate = check.id();
+        s.env = vec![("CHECK_TOKEN".into(), "t0k3n".into())];
+        let a = s.agent.as_mut().unwrap();
+        a.env = vec!["CHECK_TOKEN".into()];
+        a.network = Some("none".into());
+        let k = KubernetesConfig {
+            egress: vec!["203.0.113.0/24:443".into()],
+            ..Default::default()
+        };
+        let job = check_job(&s, &k, 1, &check);
+        let p = pod(&job);
+        assert_eq!(p.containers[0].name, CHECK);
+        for c in p
+            .init_containers
+            .iter()
+            .flatten()
+            .chain(p.containers.iter())
+        {
+            let sc = c.security_context.as_ref().unwrap();
+            assert_eq!(sc.allow_privilege_escalation, Some(false));
+            assert_eq!(sc.read_only_root_filesystem, Some(true));
+            assert_eq!(
+                sc.capabilities.as_ref().unwrap().drop,
+                Some(vec!["ALL".into()])
+            );
+        }
+        for labels in [
+            job.metadata.labels.as_ref().unwrap(),
+            job.spec
+                .as_ref()
+                .unwrap()
+                .template
+                .metadata
+                .as_ref()
+                .unwrap()
+                .labels
+                .as_ref()
+                .unwrap(),
+        ] {
+            assert!(!labels.contains_key(LABEL_CANDIDATE), "{labels:?}");
+            assert_eq!(labels[LABEL_CHECK_OF], "claude");
+            assert_eq!(labels[LABEL_CHECK], "2");
+            assert_eq!(labels[LABEL_REPO].len(), 16);
+        }
+        // Its variable by reference to its own Secret, never the agent's.
+        let text = serde_json::to_string(&job).unwrap();
+        assert!(!text.contains("t0k3n"));
+        assert!(
+            text.contains("rascal-r-20261130-1a2b-claude-check-2-env"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("\"rascal-r-20261130-1a2b-claude-env\""),
+            "{text}"
+        );
+        let secret = check_secret(&s, &k, &check).unwrap();
+        assert_eq!(secret.data.unwrap().len(), 1);
+        // Its own policy: its pod only, nothing out despite the ranges.
+        let policy = check_policy(&s, &k, &check);
+        let ps = policy.spec.unwrap();
+        assert_eq!(ps.egress, Some(vec![]));
+        assert_eq!(
+            ps.pod_selector.unwrap().match_labels,
+            Some(check.selector(&s.run))
+        );
+        // With the network, what an agent gets: the ranges and DNS.
+        s.agent.as_mut().unwrap().network = None;
+        let open = check_policy(&s, &k, &check).spec.unwrap().egress.unwrap();
+        assert_eq!(open.len(), 2);
     }
 }

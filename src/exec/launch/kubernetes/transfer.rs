@@ -1,11 +1,15 @@
 //! The candidate's tree in and out of its pod as tar streams. In: the
-//! worktree, the instruction, standard input and an empty artifacts
-//! directory, laid out as the pod's `/rascal` volume. Out: the archive the
-//! pod sends back is hostile (the agent wrote every byte of it), so it is
-//! unpacked into a fresh staging directory under rules that keep every
-//! write inside it — no absolute paths, no `..`, nothing written through a
-//! symlink, no devices, fifos or hard links out, bounded in bytes and
-//! entries — and only then swapped in for the worktree.
+//! worktree (its tracked files and the untracked ones git does not ignore;
+//! its git directory beside it at `git/`, with a `.git` file pointing
+//! there, as in docker copy mode), the instruction, standard input and an
+//! empty artifacts directory, laid out as the pod's `/rascal` volume. Out:
+//! the archive the pod sends back is hostile (the agent wrote every byte
+//! of it), so it is unpacked into a fresh staging directory under rules
+//! that keep every write inside it — no absolute paths, no `..`, nothing
+//! written through a symlink, no devices, fifos or hard links out, bounded
+//! in bytes and entries, no `.git` entry at all (the pointer is only
+//! recognised; the host keeps its own `.git`, which the change is computed
+//! against) — and only then swapped in for the worktree.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read};
@@ -20,6 +24,11 @@ pub const STDIN_FILE: &str = "stdin";
 /// Entries a result may hold.
 pub const MAX_ENTRIES: u64 = 1_000_000;
 
+/// The `.git` file in the pod's workspace: its git directory is beside it.
+pub const GIT_POINTER: &[u8] = b"gitdir: /rascal/git\n";
+/// The git directory's place in the archives and the `rascal` volume.
+pub const GIT_DIR: &str = "git";
+
 /// What goes into the pod.
 pub struct Inbound<'a> {
     pub workdir: &'a Path,
@@ -33,7 +42,23 @@ pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
     let mut b = tar::Builder::new(out);
     b.follow_symlinks(false);
     b.mode(tar::HeaderMode::Deterministic);
-    b.append_dir_all(WORKSPACE_DIR, input.workdir)?;
+    let paths = crate::exec::launch::copy::pack::workspace_paths(input.workdir)
+        .map_err(io::Error::other)?;
+    b.append_dir(WORKSPACE_DIR, input.workdir)?;
+    for p in &paths.workspace {
+        b.append_path_with_name(input.workdir.join(p), Path::new(WORKSPACE_DIR).join(p))?;
+    }
+    if let Some(git) = &paths.git {
+        let gitdir = input.workdir.join(".git");
+        b.append_dir(GIT_DIR, &gitdir)?;
+        for p in git {
+            b.append_path_with_name(gitdir.join(p), Path::new(GIT_DIR).join(p))?;
+        }
+        let mut h = tar::Header::new_gnu();
+        h.set_mode(0o644);
+        h.set_size(GIT_POINTER.len() as u64);
+        b.append_data(&mut h, Path::new(WORKSPACE_DIR).join(".git"), GIT_POINTER)?;
+    }
     let mut dir = tar::Header::new_gnu();
     dir.set_entry_type(tar::EntryType::Directory);
     dir.set_mode(0o777);
@@ -79,6 +104,16 @@ pub enum Refused {
 pub struct Unpacked {
     pub files: u64,
     pub bytes: u64,
+    /// `.git` entries not taken (any but rascal's own pointer).
+    pub git_refused: Vec<String>,
+}
+
+/// Whether the entry `parts` is a `.git` of any depth or case; and if it
+/// is rascal's own pointer (regular, top of the workspace, its bytes).
+fn git_entry(parts: &[std::ffi::OsString]) -> bool {
+    parts[1..]
+        .iter()
+        .any(|p| p.as_encoded_bytes().eq_ignore_ascii_case(b".git"))
 }
 
 /// The path of `name` split into plain components, or why not.
@@ -185,6 +220,25 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
             Some(_) => return Err(Refused::Stray(shown)),
         }
         let kind = entry.header().entry_type();
+        if git_entry(&parts) {
+            let pointer = parts.len() == 2
+                && parts[0] == WORKSPACE_DIR
+                && parts[1] == ".git"
+                && kind.is_file()
+                && entry.header().size().ok() == Some(GIT_POINTER.len() as u64)
+                && {
+                    let mut got = Vec::new();
+                    (&mut entry)
+                        .take(GIT_POINTER.len() as u64)
+                        .read_to_end(&mut got)
+                        .is_ok()
+                        && got == GIT_POINTER
+                };
+            if !pointer {
+                done.git_refused.push(shown);
+            }
+            continue;
+        }
         let (dirs, leaf) = parts.split_at(parts.len() - 1);
         let parent = real_dirs(staging, dirs, &shown)?;
         let at = parent.join(&leaf[0]);
@@ -263,8 +317,9 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
 }
 
 /// Replace the contents of `dest` with those of `from` (both rascal's
-/// directories), leaving `dest` itself in place. Nothing is followed.
-pub fn swap_in(from: &Path, dest: &Path) -> io::Result<()> {
+/// directories), leaving `dest` itself and its top-level entries named in
+/// `keep` (the host's `.git`) in place. Nothing is followed.
+pub fn swap_in(from: &Path, dest: &Path, keep: &[&str]) -> io::Result<()> {
     // A result whose `workspace` is a symlink or a file is refused before
     // anything of the worktree is removed.
     if let Ok(m) = fs::symlink_metadata(from) {
@@ -276,8 +331,13 @@ pub fn swap_in(from: &Path, dest: &Path) -> io::Result<()> {
         }
     }
     fs::create_dir_all(dest)?;
+    let kept = |name: &std::ffi::OsStr| keep.iter().any(|k| name == std::ffi::OsStr::new(k));
     for e in fs::read_dir(dest)? {
-        let p = e?.path();
+        let e = e?;
+        if kept(&e.file_name()) {
+            continue;
+        }
+        let p = e.path();
         if fs::symlink_metadata(&p)?.is_dir() {
             fs::remove_dir_all(&p)?;
         } else {
@@ -287,6 +347,9 @@ pub fn swap_in(from: &Path, dest: &Path) -> io::Result<()> {
     if from.exists() {
         for e in fs::read_dir(from)? {
             let e = e?;
+            if kept(&e.file_name()) {
+                continue;
+            }
             fs::rename(e.path(), dest.join(e.file_name()))?;
         }
     }
@@ -423,6 +486,60 @@ mod tests {
                 "{what}: wrote outside"
             );
         }
+    }
+
+    #[test]
+    fn no_git_entry_of_the_pod_is_taken_and_the_hosts_git_stays() {
+        let a = archive(|b| {
+            file(b, "workspace/.git", b"gitdir: /rascal/git\n");
+            file(b, "workspace/ok.txt", b"ok\n");
+        });
+        let (dir, r) = unpack_bytes(&a, 1 << 20);
+        let got = r.unwrap();
+        assert!(got.git_refused.is_empty(), "{got:?}");
+        assert!(!dir.path().join("staging/workspace/.git").exists());
+        for (what, a) in [
+            (
+                "pointer elsewhere",
+                archive(|b| file(b, "workspace/.git", b"gitdir: /etc\n")),
+            ),
+            (
+                "git dir again",
+                archive(|b| file(b, "workspace/.git/config", b"[core]\n")),
+            ),
+            (
+                "nested",
+                archive(|b| file(b, "workspace/sub/.Git/hooks/x", b"#!/bin/sh\n")),
+            ),
+            (
+                "symlink",
+                archive(|b| link(b, tar::EntryType::Symlink, "workspace/.git", "/tmp")),
+            ),
+        ] {
+            let (dir, r) = unpack_bytes(&a, 1 << 20);
+            let got = r.unwrap();
+            assert_eq!(got.git_refused.len(), 1, "{what}: {got:?}");
+            assert_eq!(got.files, 0, "{what}");
+            let ws = dir.path().join("staging/workspace");
+            assert!(
+                !ws.join(".git").exists() && !ws.join("sub/.Git").exists(),
+                "{what}"
+            );
+        }
+        // The host's .git is kept when the result is swapped in.
+        let dest = tempfile::tempdir().unwrap();
+        let from = tempfile::tempdir().unwrap();
+        fs::create_dir(dest.path().join(".git")).unwrap();
+        fs::write(dest.path().join(".git/HEAD"), "host").unwrap();
+        fs::write(dest.path().join("old"), "x").unwrap();
+        fs::write(from.path().join("new"), "y").unwrap();
+        swap_in(from.path(), dest.path(), &[".git"]).unwrap();
+        assert_eq!(
+            fs::read_to_string(dest.path().join(".git/HEAD")).unwrap(),
+            "host"
+        );
+        assert!(!dest.path().join("old").exists());
+        assert!(dest.path().join("new").exists());
     }
 
     #[test]
