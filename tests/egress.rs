@@ -876,15 +876,17 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
     // firewall reach the host's listeners.
     let own_bridge = format!("rsct{}", allowed.port);
     let own_net = format!("rascal-hostfw-control-{tag}");
-    e.rt.block_on(docker.create_network(bollard::models::NetworkCreateRequest {
-        name: own_net.clone(),
-        internal: Some(true),
-        options: Some(std::collections::HashMap::from([(
-            "com.docker.network.bridge.name".to_string(),
-            own_bridge.clone(),
-        )])),
-        ..Default::default()
-    }))
+    e.rt.block_on(
+        docker.create_network(bollard::models::NetworkCreateRequest {
+            name: own_net.clone(),
+            internal: Some(true),
+            options: Some(std::collections::HashMap::from([(
+                "com.docker.network.bridge.name".to_string(),
+                own_bridge.clone(),
+            )])),
+            ..Default::default()
+        }),
+    )
     .unwrap();
     let own_gw =
         e.rt.block_on(docker.inspect_network(&own_net, None))
@@ -896,7 +898,41 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
             .gateway
             .clone()
             .unwrap();
-    let own_ll = link_local(&own_bridge).expect("the control bridge has a link-local address");
+    // Docker brings a bridge up (and the kernel gives it its link-local
+    // address) when a first container joins it.
+    let holder = format!("rascal-hostfw-holder-{tag}");
+    e.rt.block_on(async {
+        docker
+            .create_container(
+                Some(
+                    bollard::query_parameters::CreateContainerOptionsBuilder::default()
+                        .name(&holder)
+                        .build(),
+                ),
+                bollard::models::ContainerCreateBody {
+                    image: Some(common::docker::IMAGE.into()),
+                    entrypoint: Some(vec!["/bin/busybox".into()]),
+                    cmd: Some(vec!["sleep".into(), "120".into()]),
+                    host_config: Some(bollard::models::HostConfig {
+                        network_mode: Some(own_net.clone()),
+                        ..Default::default()
+                    }),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        docker.start_container(&holder, None).await.unwrap();
+    });
+    let mut own_ll = None;
+    for _ in 0..100 {
+        own_ll = link_local(&own_bridge);
+        if own_ll.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let own_ll = own_ll.expect("the control bridge has a link-local address");
     let control = e.rt.block_on(probe_container(
         &docker,
         &format!("rascal-hostfw-control-{tag}"),
@@ -908,16 +944,23 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
             tcp6.port
         ),
     ));
+    let _ =
+        e.rt.block_on(rascal::exec::launch::docker::remove(&docker, &holder));
     let _ = e.rt.block_on(docker.remove_network(&own_net));
     println!("control (no firewall):\n{control}");
 
     assert_eq!(exit.code, Some(0), "{log}");
-    assert!(log.contains("A-connect: allowed-server"), "(a) still works\n{log}");
+    assert!(
+        log.contains("A-connect: allowed-server"),
+        "(a) still works\n{log}"
+    );
     refused_all(&log, "the candidate");
     assert!(log.contains("V6-off: 1"), "{log}");
     let sysctls = hc.sysctls.unwrap_or_default();
     assert_eq!(
-        sysctls.get("net.ipv6.conf.all.disable_ipv6").map(String::as_str),
+        sysctls
+            .get("net.ipv6.conf.all.disable_ipv6")
+            .map(String::as_str),
         Some("1")
     );
     for (name, table) in [("iptables", &v4), ("ip6tables", &v6)] {
@@ -926,7 +969,9 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
             "{name}: the jump\n{table}"
         );
         assert!(
-            table.contains(&format!("-A {chain} -p tcp -j REJECT --reject-with tcp-reset")),
+            table.contains(&format!(
+                "-A {chain} -p tcp -j REJECT --reject-with tcp-reset"
+            )),
             "{name}\n{table}"
         );
         assert!(
@@ -956,7 +1001,10 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
     );
     assert!(control.contains("H-ll6: rc=0"), "{control}");
     assert!(tcp4.hits.load(Ordering::SeqCst) >= 1);
-    assert!(udp.hits.load(Ordering::SeqCst) >= 1, "the UDP probe is real");
+    assert!(
+        udp.hits.load(Ordering::SeqCst) >= 1,
+        "the UDP probe is real"
+    );
 }
 
 /// An allowlisted busybox agent on the docker launcher, whose egress has
@@ -1038,11 +1086,9 @@ fn a_host_without_a_firewall_warns_or_refuses_to_start_the_agent() {
     )
     .finish();
     assert_eq!(report.status, rascal::model::verdict::Status::Warn);
-    assert!(report
-        .issues
-        .iter()
-        .any(|i| i.rule == rascal::egress::RULE_HOST_OPEN
-            && i.message.contains("is not installed")));
+    assert!(report.issues.iter().any(
+        |i| i.rule == rascal::egress::RULE_HOST_OPEN && i.message.contains("is not installed")
+    ));
 
     let (exit, log, _, run) = no_firewall_case(&e, "fail");
     let err = exit.unwrap_err().to_string();
@@ -1052,7 +1098,8 @@ fn a_host_without_a_firewall_warns_or_refuses_to_start_the_agent() {
     );
     let name = rascal::exec::launch::docker::container_name(&run, "agent-1");
     assert!(
-        e.rt.block_on(e.docker.inspect_container(&name, None)).is_err(),
+        e.rt.block_on(e.docker.inspect_container(&name, None))
+            .is_err(),
         "no container was made"
     );
     let net = rascal::egress::network::network_name(&run);
@@ -1086,9 +1133,11 @@ fn gc_removes_the_host_firewall_a_killed_run_left() {
         .and_then(|l| l.split_whitespace().next())
         .unwrap()
         .to_string();
-    let chain =
-        rascal::egress::firewall::chain_name(&rascal::egress::firewall::bridge_name(&run));
-    assert!(!rules("iptables").contains(&chain), "the run's end removed it");
+    let chain = rascal::egress::firewall::chain_name(&rascal::egress::firewall::bridge_name(&run));
+    assert!(
+        !rules("iptables").contains(&chain),
+        "the run's end removed it"
+    );
     // As a rascal killed mid-run leaves it: the network, its firewall, a
     // proxy's port still open.
     let fw = rascal::egress::firewall::Firewall::default();
@@ -1117,7 +1166,10 @@ fn gc_removes_the_host_firewall_a_killed_run_left() {
     };
     assert!(ipt(&["-N", &foreign]).success());
     let before = rules("iptables");
-    assert!(before.contains(&chain) && before.contains(&orphan), "{before}");
+    assert!(
+        before.contains(&chain) && before.contains(&orphan),
+        "{before}"
+    );
 
     let o = t.rascal(&["gc", "--run", &run]);
     let after = rules("iptables");
@@ -1126,13 +1178,19 @@ fn gc_removes_the_host_firewall_a_killed_run_left() {
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     for (name, table) in [("iptables", &after), ("ip6tables", &after6)] {
         assert!(!table.contains(&chain), "{name}: the run's chain\n{table}");
-        assert!(!table.contains(&orphan), "{name}: the orphan chain\n{table}");
+        assert!(
+            !table.contains(&orphan),
+            "{name}: the orphan chain\n{table}"
+        );
         assert!(
             !table.contains(&format!("-j {chain}")) && !table.contains(&format!("-j {orphan}")),
             "{name}: the jumps\n{table}"
         );
     }
-    assert!(after.contains(&format!("-N {foreign}")), "not rascal's: kept");
+    assert!(
+        after.contains(&format!("-N {foreign}")),
+        "not rascal's: kept"
+    );
     assert!(
         e.rt.block_on(e.docker.inspect_network(&net.name, None))
             .is_err(),
@@ -1247,9 +1305,10 @@ fn a_tls_hello_for_another_host_is_refused_inside_an_allowed_tunnel() {
 // Reattach: a proxied docker candidate outlives its rascal.
 
 /// rascal is killed (SIGKILL) while an allowlisted docker candidate runs;
-/// its proxy dies with it. The candidate waits until the proxy is gone and
-/// back: `rascal attach` re-creates it on the port the container knows,
-/// the allowed server is reached through it, the other one is still
+/// its proxy dies with it, and with it the tunnel the candidate holds open
+/// (to a server that never closes), so the candidate knows. It waits for a
+/// proxy again: `rascal attach` re-creates it on the port the container
+/// knows, the allowed server is reached through it, the other one is still
 /// refused, and the report counts what the new proxy did.
 #[test]
 fn attach_recreates_the_proxy_of_a_docker_candidate_whose_rascal_was_killed() {
@@ -1259,15 +1318,15 @@ fn attach_recreates_the_proxy_of_a_docker_candidate_whose_rascal_was_killed() {
     use common::{code, stderr, stdout, TestRepo};
     let allowed = test_server("allowed-server");
     let secret = test_server("secret-server");
-    // Real DNS is not asked: the allowed server is named by its address
-    // (the one way an allowlist admits a loopback address).
+    let (hold, _) = recording_server();
+    // Real DNS is not asked: the servers are named by their address (the
+    // one way an allowlist admits a loopback address).
     let script = format!(
         r#"p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
 up() {{ printf '' | busybox nc -w 2 $h $port >/dev/null 2>&1; }}
 say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
-until up; do sleep 0.2; done
 echo waiting-for-the-proxy-to-go
-while up; do sleep 0.2; done
+(printf 'CONNECT 127.0.0.1:{ph} HTTP/1.1\r\n\r\n'; while sleep 1; do echo; done) | busybox nc $h $port >/dev/null 2>&1
 echo proxy-gone
 until up; do sleep 0.2; done
 echo proxy-back
@@ -1277,12 +1336,15 @@ echo done > result.txt
 "#,
         pa = allowed.port,
         pb = secret.port,
+        ph = hold,
     );
     let config = format!(
-        "launcher: docker\nagents:\n  boxed: {{ runtime: command, image: \"{}\", command: [\"sh\", \"-c\", {}], network: {{ allow: [\"127.0.0.1:{}\"] }} }}\n",
+        // A bound on the whole run, so a broken reattach fails, not hangs.
+        "launcher: docker\ntimeout: 150s\nagents:\n  boxed: {{ runtime: command, image: \"{}\", command: [\"sh\", \"-c\", {}], network: {{ allow: [\"127.0.0.1:{}\", \"127.0.0.1:{}\"] }} }}\n",
         common::docker::IMAGE,
         serde_json::to_string(&script).unwrap(),
-        allowed.port
+        allowed.port,
+        hold
     );
     let t = TestRepo::new(&[(".rascal/config.yaml", &config), ("README.md", "hello\n")]);
     let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "boxed", "--headless"]);
@@ -1306,11 +1368,13 @@ echo done > result.txt
     };
     child.kill().unwrap(); // SIGKILL: the proxy dies, nothing is cleaned up
     child.wait().unwrap();
-    let chain =
-        rascal::egress::firewall::chain_name(&rascal::egress::firewall::bridge_name(&run));
+    let chain = rascal::egress::firewall::chain_name(&rascal::egress::firewall::bridge_name(&run));
     let firewall = firewall_here();
     if firewall {
-        assert!(rules("iptables").contains(&chain), "left by the killed rascal");
+        assert!(
+            rules("iptables").contains(&chain),
+            "left by the killed rascal"
+        );
     }
 
     let o = t.rascal(&["attach", &run]);
@@ -1319,9 +1383,18 @@ echo done > result.txt
     assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
     assert!(out.contains("reattached"), "{out}");
     let shown = stdout(&t.rascal(&["show", &run]));
-    assert!(shown.contains("proxy-gone") && shown.contains("proxy-back"), "{shown}");
-    assert!(shown.contains("A-connect: allowed-server"), "(a) through the new proxy\n{shown}");
-    assert!(shown.contains("B: HTTP/1.1 403"), "(b) still refused\n{shown}");
+    assert!(
+        shown.contains("proxy-gone") && shown.contains("proxy-back"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("A-connect: allowed-server"),
+        "(a) through the new proxy\n{shown}"
+    );
+    assert!(
+        shown.contains("B: HTTP/1.1 403"),
+        "(b) still refused\n{shown}"
+    );
     assert!(
         shown.contains(&format!(
             "rascal: network: refused 127.0.0.1:{}: an IP address that the allowlist does not name",
@@ -1373,7 +1446,10 @@ fn doctor_says_whether_the_host_firewall_can_be_installed() {
         return;
     };
     let t = common::TestRepo::new(&[
-        (".rascal/config.yaml", "launcher: docker\nagents:\n  a: { runtime: command, command: [\"true\"] }\n"),
+        (
+            ".rascal/config.yaml",
+            "launcher: docker\nagents:\n  a: { runtime: command, command: [\"true\"] }\n",
+        ),
         ("README.md", "hello\n"),
     ]);
     let out = common::stdout(&t.rascal(&["doctor"]));
@@ -1385,7 +1461,10 @@ fn doctor_says_whether_the_host_firewall_can_be_installed() {
         .unwrap()
         .block_on(rascal::egress::firewall::Firewall::default().probe());
     match expect {
-        Ok(v) => assert!(line.contains("can be installed") && line.contains(&v), "{line}"),
+        Ok(v) => assert!(
+            line.contains("can be installed") && line.contains(&v),
+            "{line}"
+        ),
         Err(_) => assert!(line.contains("CANNOT be installed"), "{line}"),
     }
 }

@@ -33,7 +33,10 @@ mod tests {
             "/nonexistent/ip6tables",
         )));
         assert!(line.contains("CANNOT be installed"), "{line}");
-        assert!(line.contains("`/nonexistent/iptables` is not installed"), "{line}");
+        assert!(
+            line.contains("`/nonexistent/iptables` is not installed"),
+            "{line}"
+        );
         assert!(line.contains("on_host_open: fail"), "{line}");
     }
 }

@@ -406,7 +406,8 @@ mod tests {
 
     #[test]
     fn listings_are_read_for_rascals_chains_and_their_jumps_only() {
-        let listing = "-P INPUT ACCEPT\n-N DOCKER\n-N RASCAL-0123456789a\n-N RASCALX\n-N RASCAL-br-00aa\n\
+        let listing =
+            "-P INPUT ACCEPT\n-N DOCKER\n-N RASCAL-0123456789a\n-N RASCALX\n-N RASCAL-br-00aa\n\
 -A INPUT -i rsc-0123456789a -j RASCAL-0123456789a\n-A INPUT -i eth0 -j ACCEPT\n\
 -A INPUT -i rsc-0123456789a -j RASCAL-0123456789a\n-A INPUT -i x -j RASCAL-0123456789ab\n";
         assert_eq!(

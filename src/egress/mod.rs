@@ -179,7 +179,11 @@ mod tests {
         let r = annotate(base(), &a, "docker", Some(&open)).finish();
         assert_eq!(r.status, Status::Warn);
         let i = r.issues.iter().find(|i| i.rule == RULE_HOST_OPEN).unwrap();
-        assert!(i.message.contains("`iptables` is not installed"), "{}", i.message);
+        assert!(
+            i.message.contains("`iptables` is not installed"),
+            "{}",
+            i.message
+        );
         assert!(i.message.contains("on_host_open: fail"), "{}", i.message);
     }
 

@@ -162,9 +162,7 @@ pub async fn remove_run(docker: &Docker, firewall: &Firewall, run: &str) -> Resu
     for b in bridges {
         match firewall.remove(&b).await {
             Err(e) if !super::firewall::unavailable(&e) => {
-                return Err(format!(
-                    "removing the host firewall of network {name}: {e}"
-                ))
+                return Err(format!("removing the host firewall of network {name}: {e}"))
             }
             _ => {}
         }

@@ -415,7 +415,10 @@ mod tests {
             Err(Refusal::TlsMalformed(_))
         ));
         // Not TLS, or nothing: the port's own business.
-        assert_eq!(judge_hello(&api, &client_hello(b"GET / HTTP/1.0\r\n")), Ok(()));
+        assert_eq!(
+            judge_hello(&api, &client_hello(b"GET / HTTP/1.0\r\n")),
+            Ok(())
+        );
         assert_eq!(judge_hello(&api, &client_hello(b"")), Ok(()));
         // An IP literal: no name is fine, a name is not.
         let ip = t("10.1.2.3:443");

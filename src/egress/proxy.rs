@@ -237,9 +237,17 @@ impl Proxy {
                             let known =
                                 tokio::time::timeout(PEER_TIMEOUT, peer.wait_for(|p| p.is_some()))
                                     .await;
-                            let ok = matches!(&known, Ok(Ok(p)) if **p == from);
-                            if !ok {
+                            let expected = match &known {
+                                Ok(Ok(p)) => **p,
+                                _ => None,
+                            };
+                            if expected != from {
                                 st.foreign.fetch_add(1, Ordering::Relaxed);
+                                (rules.sink)(format!(
+                                    "{LOG_PREFIX} dropped a connection from {}: not this candidate's address ({})",
+                                    from.map_or("?".to_string(), |f| f.to_string()),
+                                    expected.map_or("not known yet".to_string(), |e| e.to_string())
+                                ));
                                 return;
                             }
                         }

@@ -52,10 +52,7 @@ pub fn client_hello(bytes: &[u8]) -> Hello {
             return Hello::Incomplete;
         }
         if bytes[at] != HANDSHAKE {
-            return Hello::Malformed(format!(
-                "record type {:#04x} inside the hello",
-                bytes[at]
-            ));
+            return Hello::Malformed(format!("record type {:#04x} inside the hello", bytes[at]));
         }
         let len = u16::from_be_bytes([bytes[at + 3], bytes[at + 4]]) as usize;
         if len == 0 || len > 16384 + 2048 {
@@ -243,7 +240,10 @@ mod tests {
             }
         );
         assert_eq!(
-            client_hello(&sample_hello(Some("front.example"), &[(EXT_ECH, vec![1, 2, 3])])),
+            client_hello(&sample_hello(
+                Some("front.example"),
+                &[(EXT_ECH, vec![1, 2, 3])]
+            )),
             Hello::ClientHello {
                 sni: Some("front.example".into()),
                 encrypted: true
@@ -295,7 +295,11 @@ mod tests {
         let l = (two_names.len() - 2) as u16;
         two_names[..2].copy_from_slice(&l.to_be_bytes());
         let h = sample_hello(None, &[(0, two_names)]);
-        assert!(matches!(client_hello(&h), Hello::Malformed(_)), "{:?}", client_hello(&h));
+        assert!(
+            matches!(client_hello(&h), Hello::Malformed(_)),
+            "{:?}",
+            client_hello(&h)
+        );
         let h = sample_hello(None, &[(0, sn(b"a.example\0.evil"))]);
         assert!(matches!(client_hello(&h), Hello::Malformed(_)));
         // A handshake that is not a ClientHello; a lying length.

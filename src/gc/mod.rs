@@ -618,9 +618,9 @@ fn carry_out(
             .block_on(crate::egress::network::sweep_firewalls(&e.docker, &fw))
         {
             Ok(_) => {}
-            Err(cause) if crate::egress::firewall::unavailable(&cause) => out.notes.push(format!(
-                "host firewall chains were not looked at: {cause}"
-            )),
+            Err(cause) if crate::egress::firewall::unavailable(&cause) => out
+                .notes
+                .push(format!("host firewall chains were not looked at: {cause}")),
             Err(cause) => failures.push(Failure {
                 run: None,
                 what: "host firewall chains of removed networks".into(),
