@@ -406,7 +406,7 @@ impl DockerEgress {
         let mut runs = self.runs.lock().await;
         let net = ensure(docker, run, repo).await?;
         let host_open = self.firewall.install(&net.bridge).await.err();
-        let unused = !runs.get(run).is_some_and(|u| !u.is_empty());
+        let unused = runs.get(run).is_none_or(|u| u.is_empty());
         if let Some(why) = &host_open {
             if setting.on_host_open() == OnRefused::Fail {
                 if unused {
