@@ -1,7 +1,8 @@
 //! An agent's `network:` setting: the string forms (`none`, `bridge`, a
 //! named docker network, `host` for the process launcher), `default` (the
 //! runtime's own list of model-API hosts) and the allowlist form
-//! `{ allow: [host, host:port, *.suffix], on_refused: warn | fail }`, which
+//! `{ allow: [host, host:port, *.suffix], on_refused: warn | fail,
+//! on_host_open: warn | fail }`, which
 //! lets the agent reach those hosts through rascal's egress proxy and
 //! nothing else. Pure: parsing, checking and the per-runtime default lists.
 
@@ -30,6 +31,11 @@ pub struct Allowlist {
     pub allow: Vec<String>,
     #[serde(default)]
     pub on_refused: OnRefused,
+    /// When rascal cannot close the host's own services to the agent
+    /// (docker: no iptables, or not root): `warn` runs it with a warning
+    /// on the agent layer, `fail` refuses to start it.
+    #[serde(default)]
+    pub on_host_open: OnRefused,
 }
 
 /// What a refused connection does to the agent's verdict.
@@ -99,6 +105,14 @@ impl NetworkSetting {
         }
         out.dedup();
         Ok(Some((out, on_refused)))
+    }
+
+    /// What an open host does (see [`Allowlist::on_host_open`]).
+    pub fn on_host_open(&self) -> OnRefused {
+        match self {
+            NetworkSetting::Allow(a) => a.on_host_open,
+            _ => OnRefused::Warn,
+        }
     }
 
     /// Whether this is one of the allowlist forms.
@@ -310,6 +324,11 @@ mod tests {
         let n = parse("{ allow: [default, \"*.githubusercontent.com\", \"api.openai.com:443\"], on_refused: fail }").unwrap();
         let (list, on) = n.allowlist(RuntimeKind::Codex).unwrap().unwrap();
         assert_eq!(on, OnRefused::Fail);
+        assert_eq!(n.on_host_open(), OnRefused::Warn);
+        let strict = parse("{ allow: [a.example], on_host_open: fail }").unwrap();
+        assert_eq!(strict.on_host_open(), OnRefused::Fail);
+        assert!(parse("{ allow: [a.example], on_host_open: never }").is_err());
+        assert_eq!(NetworkSetting::Default.on_host_open(), OnRefused::Warn);
         assert!(list.contains(&"api.openai.com".to_string()));
         assert!(list.contains(&"*.githubusercontent.com".to_string()));
         assert!(parse("{ allow: [a.example], on_refused: maybe }").is_err());

@@ -1,9 +1,10 @@
-//! `rascal doctor`: is a Docker engine reachable (and which version), and
-//! which rascal containers on it belong to runs this repository's store no
+//! `rascal doctor`: is a Docker engine reachable (and which version), can
+//! rascal close the host to its agents' internal networks, and which rascal containers on it belong to runs this repository's store no
 //! longer has (removable with `--remove`) or to interrupted runs (resumable
 //! with `rascal attach`).
 
 pub mod agents;
+pub mod firewall;
 pub mod kubernetes;
 
 use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
@@ -49,6 +50,7 @@ pub async fn diagnose(store: &Store, repo_dir: &Path, remove: bool) -> Diagnosis
             };
         }
     }
+    lines.push(firewall::firewall_line(&crate::egress::firewall::Firewall::default()).await);
     let containers = match docker::list_rascal_containers(&engine, None).await {
         Ok(c) => c,
         Err(e) => {

@@ -6,12 +6,16 @@
 //! candidate's log as `rascal: network: …`, and the agent's report says
 //! the mode, the allowed hosts and how many connections were refused.
 //!
-//! `policy` decides (pure), `proxy` serves, `network` talks to the engine
-//! and holds a run's network and its candidates' proxies.
+//! `policy` decides (pure), `tls` reads the name a tunnel's TLS hello asks
+//! for (pure), `proxy` serves, `network` talks to the engine
+//! and holds a run's network and its candidates' proxies, `firewall`
+//! closes the host's own services to that network.
 
+pub mod firewall;
 pub mod network;
 pub mod policy;
 pub mod proxy;
+pub mod tls;
 
 use crate::config::network::OnRefused;
 use crate::config::AgentConfig;
@@ -23,6 +27,9 @@ pub use crate::model::network::NetworkSummary;
 pub const RULE_MODE: &str = "agent/network";
 /// The rule id of the issue that counts refused connections.
 pub const RULE_REFUSED: &str = "agent/network-refused";
+/// The rule id of the warning that the host's own services stayed
+/// reachable from the agent's network.
+pub const RULE_HOST_OPEN: &str = "agent/network-host-open";
 
 /// Add what the agent's network was to its report: an info issue with the
 /// mode and allowed hosts, and, when the proxy refused connections, a
@@ -58,6 +65,15 @@ pub fn annotate(
                         s.refused,
                         if s.refused == 1 { "" } else { "s" },
                         if s.on_refused == OnRefused::Fail { "; `on_refused: fail`" } else { "" }
+                    ),
+                ));
+            }
+            if let Some(why) = &s.host_open {
+                report.issues.push(Issue::new(
+                    RULE_HOST_OPEN,
+                    Severity::Warning,
+                    format!(
+                        "the host's own services (anything listening on 0.0.0.0 or [::], a local DNS resolver included) were reachable from the agent's network: rascal could not install its host firewall: {why}\n  hint: run rascal as root on a host with iptables (the nft shim is fine; `rascal doctor` says whether it can), or set `on_host_open: fail` to refuse to run agents then"
                     ),
                 ));
             }
@@ -106,6 +122,7 @@ pub fn annotate(
             refused: 0,
             opened: 0,
             on_refused: OnRefused::Warn,
+            host_open: None,
         }));
     }
     report
@@ -124,6 +141,7 @@ mod tests {
             Some(host) => NetworkSetting::Allow(Allowlist {
                 allow: vec![host.to_string()],
                 on_refused: OnRefused::Warn,
+                on_host_open: OnRefused::Warn,
             }),
             None => NetworkSetting::from(n),
         });
@@ -138,6 +156,7 @@ mod tests {
             refused,
             opened: 2,
             on_refused,
+            host_open: None,
         }
     }
 
@@ -155,6 +174,17 @@ mod tests {
         assert!(r.issues[0].message.contains("refused 3 connections"));
         let r = annotate(base(), &a, "docker", Some(&summary(1, OnRefused::Fail))).finish();
         assert_eq!(r.status, Status::Fail);
+        let mut open = summary(0, OnRefused::Warn);
+        open.host_open = Some("`iptables` is not installed".into());
+        let r = annotate(base(), &a, "docker", Some(&open)).finish();
+        assert_eq!(r.status, Status::Warn);
+        let i = r.issues.iter().find(|i| i.rule == RULE_HOST_OPEN).unwrap();
+        assert!(
+            i.message.contains("`iptables` is not installed"),
+            "{}",
+            i.message
+        );
+        assert!(i.message.contains("on_host_open: fail"), "{}", i.message);
     }
 
     #[test]

@@ -115,6 +115,14 @@ pub enum Refusal {
     Unresolved(String),
     /// The request was not a well-formed CONNECT or absolute URI.
     Malformed(String),
+    /// The TLS hello inside the tunnel names another host (fronting).
+    TlsName(String),
+    /// The TLS hello inside a tunnel to a name names no host.
+    TlsNoName,
+    /// The TLS hello hides its real name (Encrypted Client Hello).
+    TlsEncrypted,
+    /// The client's first bytes look like TLS but are no readable hello.
+    TlsMalformed(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -130,7 +138,35 @@ impl std::fmt::Display for Refusal {
             ),
             Refusal::Unresolved(e) => write!(f, "it did not resolve: {e}"),
             Refusal::Malformed(e) => write!(f, "malformed request: {e}"),
+            Refusal::TlsName(n) => write!(f, "the TLS name is {n}"),
+            Refusal::TlsNoName => f.write_str(
+                "the TLS hello names no host (a tunnel to a name must say it, or the server may serve another)",
+            ),
+            Refusal::TlsEncrypted => f.write_str(
+                "the TLS hello hides its real name (Encrypted Client Hello), which could be another host",
+            ),
+            Refusal::TlsMalformed(e) => write!(f, "an unreadable TLS hello: {e}"),
         }
+    }
+}
+
+/// What the client's first bytes in a tunnel to `t` say: a TLS hello must
+/// name `t`'s host (so an allowlisted front cannot carry a hello for
+/// another host behind the same server: domain fronting), must name one
+/// when `t` is a name, and must not hide its name (ECH). Bytes that are
+/// not TLS pass (the allowlist is of host:port; what a client speaks to an
+/// allowed port is its own), and so does a client that sent nothing.
+pub fn judge_hello(t: &Target, hello: &crate::egress::tls::Hello) -> Result<(), Refusal> {
+    use crate::egress::tls::Hello;
+    match hello {
+        Hello::NotTls | Hello::Incomplete => Ok(()),
+        Hello::Malformed(e) => Err(Refusal::TlsMalformed(e.clone())),
+        Hello::ClientHello {
+            encrypted: true, ..
+        } => Err(Refusal::TlsEncrypted),
+        Hello::ClientHello { sni: Some(n), .. } if *n != t.host => Err(Refusal::TlsName(n.clone())),
+        Hello::ClientHello { sni: None, .. } if t.ip.is_none() => Err(Refusal::TlsNoName),
+        Hello::ClientHello { .. } => Ok(()),
     }
 }
 
@@ -357,5 +393,36 @@ mod tests {
             "one private answer refuses the name"
         );
         assert!(judge_addresses(&[], true).is_err());
+    }
+
+    #[test]
+    fn a_tunnels_tls_hello_must_name_its_connect_host() {
+        use crate::egress::tls::{client_hello, sample_hello};
+        let api = t("api.example.com:443");
+        let hello = |n: Option<&str>| client_hello(&sample_hello(n, &[]));
+        assert_eq!(judge_hello(&api, &hello(Some("api.example.com"))), Ok(()));
+        assert_eq!(judge_hello(&api, &hello(Some("API.example.com."))), Ok(()));
+        let r = judge_hello(&api, &hello(Some("evil.example"))).unwrap_err();
+        assert_eq!(r.to_string(), "the TLS name is evil.example");
+        // A name below a wildcard is still not the CONNECT host.
+        let r = judge_hello(&api, &hello(Some("x.api.example.com"))).unwrap_err();
+        assert_eq!(r, Refusal::TlsName("x.api.example.com".into()));
+        assert_eq!(judge_hello(&api, &hello(None)), Err(Refusal::TlsNoName));
+        let ech = client_hello(&sample_hello(Some("api.example.com"), &[(0xfe0d, vec![0])]));
+        assert_eq!(judge_hello(&api, &ech), Err(Refusal::TlsEncrypted));
+        assert!(matches!(
+            judge_hello(&api, &client_hello(&[0x16, 0x03, 0x01, 0, 0])),
+            Err(Refusal::TlsMalformed(_))
+        ));
+        // Not TLS, or nothing: the port's own business.
+        assert_eq!(
+            judge_hello(&api, &client_hello(b"GET / HTTP/1.0\r\n")),
+            Ok(())
+        );
+        assert_eq!(judge_hello(&api, &client_hello(b"")), Ok(()));
+        // An IP literal: no name is fine, a name is not.
+        let ip = t("10.1.2.3:443");
+        assert_eq!(judge_hello(&ip, &hello(None)), Ok(()));
+        assert!(judge_hello(&ip, &hello(Some("evil.example"))).is_err());
     }
 }

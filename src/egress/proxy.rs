@@ -3,10 +3,13 @@
 //! of its allowlist and nothing else. The name is judged before anything
 //! is resolved; the proxy resolves it itself (through an injectable
 //! resolver), refuses non-public answers, connects to exactly the address
-//! it vetted (no second lookup to rebind), and reports every decision as a
-//! `rascal: network: …` line for the candidate's log.
+//! it vetted (no second lookup to rebind), checks that the TLS hello in a
+//! tunnel names the host the tunnel was opened to (no domain fronting),
+//! and reports every decision as a `rascal: network: …` line for the
+//! candidate's log.
 
 use super::policy::{self, Allowlist, Refusal, Target};
+use super::tls;
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -234,9 +237,17 @@ impl Proxy {
                             let known =
                                 tokio::time::timeout(PEER_TIMEOUT, peer.wait_for(|p| p.is_some()))
                                     .await;
-                            let ok = matches!(&known, Ok(Ok(p)) if **p == from);
-                            if !ok {
+                            let expected = match &known {
+                                Ok(Ok(p)) => **p,
+                                _ => None,
+                            };
+                            if expected != from {
                                 st.foreign.fetch_add(1, Ordering::Relaxed);
+                                (rules.sink)(format!(
+                                    "{LOG_PREFIX} dropped a connection from {}: not this candidate's address ({})",
+                                    from.map_or("?".to_string(), |f| f.to_string()),
+                                    expected.map_or("not known yet".to_string(), |e| e.to_string())
+                                ));
                                 return;
                             }
                         }
@@ -351,21 +362,68 @@ where
         let _ = respond(&mut client, 502, &format!("could not connect to {target}")).await;
         return;
     };
-    stats.allowed.fetch_add(1, Ordering::Relaxed);
-    (rules.sink)(format!("{LOG_PREFIX} allowed {target} ({sa})"));
-    let rest = &head.bytes[head.end..];
-    let sent = match &req.forward {
+    let rest = head.bytes[head.end..].to_vec();
+    let first = match &req.forward {
+        Some(first) => {
+            let mut f = first.clone();
+            f.extend_from_slice(&rest);
+            f
+        }
         None => {
-            client
+            if client
                 .write_all(b"HTTP/1.1 200 Connection established\r\n\r\n")
                 .await
+                .is_err()
+            {
+                return;
+            }
+            // Nothing reaches the upstream before the client's first
+            // bytes are judged: a TLS hello must name the CONNECT host.
+            let first = first_bytes(&mut client, &up, rest).await;
+            let hello = match tls::client_hello(&first) {
+                tls::Hello::Incomplete if !first.is_empty() => {
+                    tls::Hello::Malformed("it stopped before its end".into())
+                }
+                h => h,
+            };
+            if let Err(why) = policy::judge_hello(target, &hello) {
+                refuse(&target.to_string(), &why);
+                return;
+            }
+            first
         }
-        Some(first) => up.write_all(first).await,
     };
-    if sent.is_err() || up.write_all(rest).await.is_err() {
+    stats.allowed.fetch_add(1, Ordering::Relaxed);
+    (rules.sink)(format!("{LOG_PREFIX} allowed {target} ({sa})"));
+    if up.write_all(&first).await.is_err() {
         return;
     }
     let _ = tokio::io::copy_bidirectional(&mut client, &mut up).await;
+}
+
+/// The client's first bytes in a tunnel: `rest` (what came with the
+/// request head) and more until they are a whole TLS hello or plainly
+/// not one, the client stops, or the upstream speaks first (a protocol
+/// where the server talks first: nothing to judge).
+async fn first_bytes<S>(client: &mut S, up: &TcpStream, rest: Vec<u8>) -> Vec<u8>
+where
+    S: AsyncRead + Unpin,
+{
+    let mut buf = rest;
+    let mut chunk = [0u8; 4096];
+    let deadline = tokio::time::sleep(HEAD_TIMEOUT);
+    tokio::pin!(deadline);
+    while tls::client_hello(&buf) == tls::Hello::Incomplete && buf.len() <= tls::MAX_HELLO {
+        tokio::select! {
+            n = client.read(&mut chunk) => match n {
+                Ok(n) if n > 0 => buf.extend_from_slice(&chunk[..n]),
+                _ => break,
+            },
+            _ = up.readable(), if buf.is_empty() => break,
+            _ = &mut deadline => break,
+        }
+    }
+    buf
 }
 
 struct Head {

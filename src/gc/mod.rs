@@ -556,12 +556,15 @@ fn carry_out(
                 });
             }
         }
-        // The run's egress network, once its containers are gone.
+        // The run's egress network and its host firewall, once its
+        // containers are gone.
         if let Some(e) = engine {
             let net = crate::egress::network::network_name(&run.run);
-            if let Err(cause) =
-                e.rt.block_on(crate::egress::network::remove(&e.docker, &net))
-            {
+            if let Err(cause) = e.rt.block_on(crate::egress::network::remove_run(
+                &e.docker,
+                &crate::egress::firewall::Firewall::default(),
+                &run.run,
+            )) {
                 failures.push(Failure {
                     run: Some(run.run.clone()),
                     what: format!("network {net}"),
@@ -605,6 +608,26 @@ fn carry_out(
         .any(|i| i.kind == Kind::LegacyWorktree)
     {
         prune_legacy_worktrees(repo, &legacy);
+    }
+    // Host firewall chains of networks that are gone (a rascal killed
+    // mid-run, whose run is not collected yet or was forgotten).
+    if let Some(e) = engine {
+        let fw = crate::egress::firewall::Firewall::default();
+        match e
+            .rt
+            .block_on(crate::egress::network::sweep_firewalls(&e.docker, &fw))
+        {
+            Ok(_) => {}
+            Err(cause) if crate::egress::firewall::unavailable(&cause) => out
+                .notes
+                .push(format!("host firewall chains were not looked at: {cause}")),
+            Err(cause) => failures.push(Failure {
+                run: None,
+                what: "host firewall chains of removed networks".into(),
+                cause,
+                bytes: 0,
+            }),
+        }
     }
     for item in &out.plan.caches {
         if let Err(cause) = remove(repo, engine, &item.target) {

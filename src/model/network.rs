@@ -20,4 +20,9 @@ pub struct NetworkSummary {
     /// Outbound connections the proxy opened (only ever for allowed ones).
     pub opened: u64,
     pub on_refused: OnRefused,
+    /// Why the host's own services stayed reachable from the agent's
+    /// network (rascal could not install its host firewall); None when
+    /// they were closed, or there was nothing to close.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_open: Option<String>,
 }

@@ -151,6 +151,15 @@ impl DockerLauncher {
         }
     }
 
+    /// With this egress state (tests: a pinned resolver, a host without
+    /// a firewall).
+    pub fn with_egress(egress: crate::egress::network::DockerEgress) -> Self {
+        DockerLauncher {
+            egress,
+            ..Self::default()
+        }
+    }
+
     /// For verification commands: in copy mode the tree is not brought back.
     pub fn for_checks() -> Self {
         DockerLauncher {
@@ -185,7 +194,7 @@ impl Launcher for DockerLauncher {
         let docker = self.engine().await?;
         let started = Instant::now();
         let name = container_name(&spec.run, &spec.candidate);
-        let egress = super::egress::attach_for(&self.egress, &docker, &spec, &name, &logs)
+        let mut egress = super::egress::attach_for(&self.egress, &docker, &spec, &name, &logs)
             .await
             .map_err(err)?;
         let (id, deadline, timeout, output, skip) = match spec.resume {
@@ -241,7 +250,7 @@ impl Launcher for DockerLauncher {
             }
         };
 
-        if let Some(a) = &egress {
+        if let Some(a) = &mut egress {
             if let Err(e) = self.egress.started(&docker, a, &id).await {
                 let _ = logs
                     .send(vec![LogLine {
@@ -290,7 +299,7 @@ impl Launcher for DockerLauncher {
         // engine keeps the stream open.
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
         if let Some(a) = egress {
-            self.egress.finish(&spec.run, &spec.candidate, a);
+            self.egress.finish(&spec.run, &spec.candidate, a).await;
         }
         exit.duration_ms = started.elapsed().as_millis() as u64;
         if exit.timed_out {

@@ -145,6 +145,8 @@ impl SandboxAttached {
             refused: c.refused,
             opened: c.sockets,
             on_refused: self.on_refused,
+            // The sandbox has no way to the host but the proxy's socket.
+            host_open: None,
         }
     }
 }
