@@ -906,6 +906,7 @@ fn segment(app: &mut App, candidate: &str, offset: u64, lines: u64) {
         bytes: lines * 10,
         lines,
         sha256: String::new(),
+        own: 0,
     };
     let ev = rascal::model::event::RunEvent::LogSegment(seg);
     update(app, Action::Run(Box::new(ev), 0));

@@ -31,4 +31,13 @@ pub struct Segment {
     pub bytes: u64,
     pub lines: u64,
     pub sha256: String,
+    /// Of `lines`, how many are rascal's own notes (`rascal: …`: the egress
+    /// proxy's decisions, copy mode's sizes), not the agent's output: a
+    /// reattach skips only the agent's lines it has already read.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub own: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

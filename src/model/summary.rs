@@ -648,9 +648,11 @@ impl RunSummary {
                     .iter_mut()
                     .find(|c| c.id == seg.candidate && c.started)
                 {
+                    // rascal's own notes are not the agent's output.
+                    let agent = seg.lines.saturating_sub(seg.own);
                     match seg.stream {
-                        Stream::Stdout => c.output_lines[0] += seg.lines,
-                        Stream::Stderr => c.output_lines[1] += seg.lines,
+                        Stream::Stdout => c.output_lines[0] += agent,
+                        Stream::Stderr => c.output_lines[1] += agent,
                     }
                 }
             }

@@ -46,6 +46,7 @@ struct Open {
     stream: Stream,
     offset: u64,
     lines: u64,
+    own: u64,
     hash: Sha256,
 }
 
@@ -152,11 +153,13 @@ impl LogWriter {
             stream,
             offset,
             lines: 0,
+            own: 0,
             hash: Sha256::new(),
         });
         open.hash.update(text.as_bytes());
         open.hash.update(b"\n");
         open.lines += 1;
+        open.own += u64::from(text.starts_with("rascal: "));
         let path = &self.path;
         let werr = |source| LogFileError::Write {
             path: path.clone(),
@@ -185,6 +188,7 @@ impl LogWriter {
             bytes: self.end - open.offset,
             lines: open.lines,
             sha256: hex::encode(open.hash.finalize()),
+            own: open.own,
         }))
     }
 }
@@ -237,6 +241,21 @@ pub fn lines(state: &Path, seg: &Segment) -> Result<Vec<String>, LogFileError> {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rascals_own_notes_are_counted_apart_from_the_agents_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = LogWriter::open(dir.path(), "a.log", "c", u64::MAX).unwrap();
+        for t in [
+            "agent says",
+            "rascal: network: allowed x:443 (1.2.3.4:443)",
+            "rascal said by the agent",
+        ] {
+            w.line(Stream::Stderr, t).unwrap();
+        }
+        let seg = w.seal().unwrap().unwrap();
+        assert_eq!((seg.lines, seg.own), (3, 1));
+    }
+
     use super::*;
 
     fn writer(dir: &Path, cap: u64) -> LogWriter {
