@@ -23,7 +23,11 @@ fn hostile_agent(key: &str) -> String {
 }
 
 fn agents(script: &str) -> String {
-    let sandbox = if common::bwrap() { "" } else { "sandbox: none, " };
+    let sandbox = if common::bwrap() {
+        ""
+    } else {
+        "sandbox: none, "
+    };
     format!(
         "agents:\n  gen: {{ runtime: command, {sandbox}command: [\"sh\", \"-c\", {}] }}\nlauncher: process\n",
         serde_json::to_string(script).unwrap()
@@ -81,7 +85,9 @@ fn a_hostile_change_of_6000_files_fails_under_run_as_under_check() {
     // Every file is part of the change, and no check said it could not
     // read one.
     assert!(
-        !found.iter().any(|(r, _, _)| r.ends_with("unread") || r.ends_with("unscanned")),
+        !found
+            .iter()
+            .any(|(r, _, _)| r.ends_with("unread") || r.ends_with("unscanned")),
         "{found:#?}"
     );
 
@@ -118,7 +124,8 @@ fn rascal_run_reads_each_file_of_the_change_once() {
         eprintln!("skipped: strace is not installed (apt-get install strace)");
         return;
     }
-    let script = "printf 'fn b() {}\\n' > src/new.rs && printf 'fn a() {}\\nfn two() {}\\n' > src/a.rs";
+    let script =
+        "printf 'fn b() {}\\n' > src/new.rs && printf 'fn a() {}\\nfn two() {}\\n' > src/a.rs";
     let t = TestRepo::new(&[
         ("src/a.rs", "fn a() {}\n"),
         (".rascal/config.yaml", &agents(script)),
@@ -152,5 +159,10 @@ fn rascal_run_reads_each_file_of_the_change_once() {
     // New: read once, by rascal (checks, digest, blob). Modified: hashed
     // by git's status pass to learn that it changed, then read once by
     // rascal for everything else.
-    assert_eq!((count("src/new.rs"), count("src/a.rs")), (1, 2), "{}", stdout(&out));
+    assert_eq!(
+        (count("src/new.rs"), count("src/a.rs")),
+        (1, 2),
+        "{}",
+        stdout(&out)
+    );
 }

@@ -332,14 +332,12 @@ fn a_candidates_change_is_the_same_stream_and_its_tree_is_what_the_checks_read()
     assert!(cs.is_streamed());
     // The tree written as the files were read is the tree written from
     // the whole change afterwards, file by file.
-    let again =
-        rascal::git::tree::write_change_tree(t.path(), t.path(), t.head(), &whole).unwrap();
+    let again = rascal::git::tree::write_change_tree(t.path(), t.path(), t.head(), &whole).unwrap();
     assert_eq!(cs.tree, again.to_string());
     assert_eq!(cs.fingerprint(), again.to_string());
     // Without a reader (no check reads content): the same change and tree.
     let counted =
-        workspace::candidate_change(t.path(), t.path(), t.head(), &limits, &holdout, None)
-            .unwrap();
+        workspace::candidate_change(t.path(), t.path(), t.head(), &limits, &holdout, None).unwrap();
     assert_eq!(counted.tree, cs.tree);
     assert_eq!(counted.files.len(), cs.files.len());
 }
@@ -374,7 +372,10 @@ fn a_file_rewritten_while_the_change_is_read_is_committed_as_the_checks_saw_it()
     assert_eq!(
         seen,
         vec![
-            ("src/lib.rs".to_string(), vec!["pub fn two() {}".to_string()]),
+            (
+                "src/lib.rs".to_string(),
+                vec!["pub fn two() {}".to_string()]
+            ),
             ("src/new.rs".to_string(), vec!["fn new() {}".to_string()]),
         ]
     );
@@ -436,12 +437,16 @@ fn rascal_check_reads_each_changed_file_once() {
     ]);
     t.write("src/lib.rs", "pub fn one() {}\nfn two() { dbg!(2); }\n");
     std::fs::rename(t.path().join("src/old.rs"), t.path().join("src/renamed.rs")).unwrap();
-    t.write("src/renamed.rs", "pub fn moved() {}\n// a\n// b\n// c\n// d\n");
+    t.write(
+        "src/renamed.rs",
+        "pub fn moved() {}\n// a\n// b\n// c\n// d\n",
+    );
     t.write("src/new.rs", "use std::process::Command;\n");
-    let log = t.dir.path().join("..").join(format!(
-        "strace-check-{}.log",
-        std::process::id()
-    ));
+    let log = t
+        .dir
+        .path()
+        .join("..")
+        .join(format!("strace-check-{}.log", std::process::id()));
     let out = std::process::Command::new("strace")
         .args(["-f", "-e", "trace=open,openat", "-o"])
         .arg(&log)
@@ -451,7 +456,11 @@ fn rascal_check_reads_each_changed_file_once() {
         .output()
         .unwrap();
     assert_eq!(code(&out), 1, "{}", stderr(&out));
-    let n = opens(&log, t.path(), &["src/new.rs", "src/lib.rs", "src/renamed.rs"]);
+    let n = opens(
+        &log,
+        t.path(),
+        &["src/new.rs", "src/lib.rs", "src/renamed.rs"],
+    );
     let _ = std::fs::remove_file(&log);
     // A new file: read once, by rascal. A changed one: git's status pass
     // hashes it to learn that it changed (its bytes go nowhere else), and

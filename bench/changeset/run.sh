@@ -111,85 +111,79 @@ printf 'change: %d new files, %s bytes, %s lines\n' "$FILES" "$bytes" \
 floor() {
     git status --porcelain -uall -z | tr '\0' '\n' | sed 's/^.. //' | xargs -d '\n' cat | wc -l > /dev/null
 }
-now() { date +%s.%N; }
+export -f floor
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+# Run a command under /usr/bin/time: "wall-seconds cpu-seconds peak-KiB" in
+# $work/m (CPU: user + system of it and every child it waited for — on a
+# loaded machine the steadier figure. A sandboxed agent is killed with its
+# pid namespace, never waited for: its CPU is not in rascal's, so the
+# generator is subtracted from a run's wall time only).
+measure() {
+    $TIME -f '%e %U %S %M' -o "$work/time" "$@" > "$work/out" 2>&1 || true
+    awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$work/time" | tail -1 > "$work/m"
+}
 
 # Warm the page cache and git's own caches for both.
 floor
 "$RASCAL" check > /dev/null 2>&1 || true
 
-# One `rascal run --headless` of agent $2 with build $1: "seconds KiB" into
-# $work/result.
+# One `rascal run --headless` of agent $2 with build $1.
 run_once() {
-    local t0 t1
     rm -rf "$XDG_STATE_HOME"
-    t0=$(now)
-    $TIME -f '%M' -o "$work/rss" "$1" run "bench" --headless --agent "$2" > "$work/run.out" 2>&1 || true
-    t1=$(now)
-    if ! grep -q "verdict" "$work/run.out"; then
+    measure "$1" run "bench" --headless --agent "$2"
+    if ! grep -q "verdict" "$work/out"; then
         echo "error: rascal run printed no verdict:" >&2
-        tail -20 "$work/run.out" >&2
+        tail -20 "$work/out" >&2
         exit 1
     fi
-    printf '%s %s\n' "$(echo "$t1 - $t0" | bc -l)" "$(tail -1 "$work/rss")" > "$work/result"
 }
 # The generator alone, on a scratch copy of the base.
 gen_once() {
-    local t0 t1 d=$work/gen
+    local d=$work/gen
     rm -rf "$d" && mkdir "$d" && cp gen.sh "$d/"
-    t0=$(now); (cd "$d" && sh gen.sh "$FILES" "$LINES"); t1=$(now)
+    (cd "$d" && measure sh gen.sh "$FILES" "$LINES")
     rm -rf "$d"
-    echo "$t1 - $t0" | bc -l
 }
 
 builds=("$RASCAL")
 names=(rascal)
 if [[ -n $BEFORE ]]; then builds=("$BEFORE" "$RASCAL"); names=(before after); fi
 
-fl=() rs=() rss=() gen=()
-declare -A runs runrss tiny
+# Each figure's rounds, as "wall cpu KiB" lines, in $work/fig.NAME.
+fig() { cat "$work/m" >> "$work/fig.$1"; }
+col() { awk -v c="$2" '{ print $c }' "$work/fig.$1" | median; }
+peak() { awk '{ print $3 }' "$work/fig.$1" | sort -n | tail -1; }
 for ((i = 1; i <= ROUNDS; i++)); do
-    t0=$(now); floor; t1=$(now)
-    fl+=("$(echo "$t1 - $t0" | bc -l)")
-    t0=$(now)
-    $TIME -f '%M' -o "$work/rss" "$RASCAL" check > "$work/out" 2>&1 || true
-    t1=$(now)
-    rs+=("$(echo "$t1 - $t0" | bc -l)")
-    rss+=("$(tail -1 "$work/rss")")
-    printf 'round %d: floor %.3f s · rascal check %.3f s · peak RSS %d KiB\n' "$i" "${fl[-1]}" "${rs[-1]}" "${rss[-1]}"
+    measure bash -c floor; fig floor
+    measure "$RASCAL" check; fig check
+    printf 'round %d: floor %s · rascal check %s (wall s, cpu s, KiB)\n' "$i" "$(tail -1 "$work/fig.floor")" "$(tail -1 "$work/fig.check")"
     if [[ -n $RUN ]]; then
-        gen+=("$(gen_once)")
+        gen_once; fig gen
         for b in "${!builds[@]}"; do
-            run_once "${builds[$b]}" tiny
-            read -r t m < "$work/result"
-            tiny[$b]+="$t "
-            run_once "${builds[$b]}" gen
-            read -r t m < "$work/result"
-            runs[$b]+="$t "
-            runrss[$b]+="$m "
-            printf '         %s: rascal run %.3f s (peak RSS %d KiB) · fixed cost %s s\n' \
-                "${names[$b]}" "$t" "$m" "$(echo "${tiny[$b]}" | awk '{print $NF}')"
+            run_once "${builds[$b]}" tiny; fig "tiny$b"
+            run_once "${builds[$b]}" gen; fig "run$b"
+            printf '         %s: rascal run %s · one-file run %s\n' "${names[$b]}" "$(tail -1 "$work/fig.run$b")" "$(tail -1 "$work/fig.tiny$b")"
         done
-        printf '         generator alone %.3f s\n' "${gen[-1]}"
+        printf '         generator alone %s\n' "$(tail -1 "$work/fig.gen")"
     fi
 done
-tail -1 "$work/out"
-f=$(printf '%s\n' "${fl[@]}" | median)
-r=$(printf '%s\n' "${rs[@]}" | median)
-m=$(printf '%s\n' "${rss[@]}" | sort -n | tail -1)
-printf 'floor (git status -uall + read + count lines): %.3f s (median of %d)\n' "$f" "$ROUNDS"
-printf 'rascal check:                                  %.3f s (median of %d)\n' "$r" "$ROUNDS"
-printf 'ratio rascal/floor: %.2fx · rascal peak RSS: %.1f MiB\n' "$(echo "$r / $f" | bc -l)" "$(echo "$m / 1024" | bc -l)"
+ratio() { echo "$1 / $2" | bc -l; }
+fw=$(col floor 1) fc=$(col floor 2)
+cw=$(col check 1) cc=$(col check 2)
+printf 'medians of %d rounds; wall s (cpu s)\n' "$ROUNDS"
+printf 'floor (git status -uall + read + count lines): %.3f (%.2f)\n' "$fw" "$fc"
+printf 'rascal check: %.3f (%.2f) = %.2fx the floor (cpu %.2fx) · peak RSS %.1f MiB\n' \
+    "$cw" "$cc" "$(ratio "$cw" "$fw")" "$(ratio "$cc" "$fc")" "$(echo "$(peak check) / 1024" | bc -l)"
 if [[ -n $RUN ]]; then
-    g=$(printf '%s\n' "${gen[@]}" | median)
-    printf 'generator alone (the agent'"'"'s own work):         %.3f s (median of %d)\n' "$g" "$ROUNDS"
+    gw=$(col gen 1) gc=$(col gen 2)
+    printf 'generator alone (the agent'"'"'s own work): %.3f (%.2f)\n' "$gw" "$gc"
     for b in "${!builds[@]}"; do
-        rt=$(printf '%s\n' ${runs[$b]} | median)
-        ft=$(printf '%s\n' ${tiny[$b]} | median)
-        rm_=$(printf '%s\n' ${runrss[$b]} | sort -n | tail -1)
-        net=$(echo "$rt - $ft - $g" | bc -l)
-        printf '%s: rascal run --headless %.3f s · fixed cost (one-file run) %.3f s · ChangeSet part %.3f s = %.2fx the floor · peak RSS %.1f MiB\n' \
-            "${names[$b]}" "$rt" "$ft" "$net" "$(echo "$net / $f" | bc -l)" "$(echo "$rm_ / 1024" | bc -l)"
+        rw=$(col "run$b" 1) rc=$(col "run$b" 2)
+        tw=$(col "tiny$b" 1) tc=$(col "tiny$b" 2)
+        nw=$(echo "$rw - $tw - $gw" | bc -l) nc=$(echo "$rc - $tc" | bc -l)
+        printf '%s: rascal run --headless %.3f (%.2f) · fixed cost (one-file run) %.3f (%.2f) · the change'"'"'s part (run - fixed - generator; cpu: run - fixed) %.3f (%.2f) = %.2fx the floor (cpu %.2fx) · peak RSS %.1f MiB\n' \
+            "${names[$b]}" "$rw" "$rc" "$tw" "$tc" "$nw" "$nc" "$(ratio "$nw" "$fw")" "$(ratio "$nc" "$fc")" \
+            "$(echo "$(peak "run$b") / 1024" | bc -l)"
     done
 fi
 if [[ -n ${KEEP:-} ]]; then echo "repository kept at $repo"; fi

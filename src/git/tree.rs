@@ -59,7 +59,10 @@ pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSe
                 what: format!("reading link {}", full.display()),
                 source: e,
             })?;
-            (tree.store().blob(target.to_string_lossy().as_bytes())?, 0o120000)
+            (
+                tree.store().blob(target.to_string_lossy().as_bytes())?,
+                0o120000,
+            )
         } else if meta.is_dir() {
             (submodule_head(&full)?, 0o160000)
         } else {
@@ -69,7 +72,10 @@ pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSe
                 source: e,
             })?;
             let exec = meta.permissions().mode() & 0o111 != 0;
-            (tree.store().blob(&bytes)?, if exec { 0o100755 } else { 0o100644 })
+            (
+                tree.store().blob(&bytes)?,
+                if exec { 0o100755 } else { 0o100644 },
+            )
         };
         tree.add(&f.path, oid, mode)?;
     }

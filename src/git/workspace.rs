@@ -516,10 +516,7 @@ fn compute(
             }
         }
         if extras.likeness {
-            change.likeness = Some(crate::model::likeness::Likeness::of(
-                &change,
-                &mut budget,
-            ));
+            change.likeness = Some(crate::model::likeness::Likeness::of(&change, &mut budget));
         }
         match &mut mode {
             Mode::Whole => {}
@@ -977,7 +974,9 @@ pub fn diff_text(origin: &Path, dir: &Path, base: Oid) -> Result<String> {
 pub fn tree_diff_text(origin: &Path, ws: &Path, base: Oid, tree: Oid) -> Result<String> {
     let user = open(origin)?;
     let store = crate::git::tree::workspace_store(ws)?;
-    store.odb()?.add_disk_alternate(&user.path().join("objects").to_string_lossy())?;
+    store
+        .odb()?
+        .add_disk_alternate(&user.path().join("objects").to_string_lossy())?;
     let old = store.find_tree(user.find_commit(base)?.tree_id())?;
     let new = store.find_tree(tree)?;
     let mut opts = DiffOptions::new();

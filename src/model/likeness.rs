@@ -221,7 +221,10 @@ mod tests {
     fn small_files_are_held_whole_and_large_ones_sketched() {
         let small = file(&["x".into()]);
         let mut budget = TEXT_BUDGET;
-        assert!(matches!(Likeness::of(&small, &mut budget), Likeness::Text(_)));
+        assert!(matches!(
+            Likeness::of(&small, &mut budget),
+            Likeness::Text(_)
+        ));
         let mut none = 0;
         let l = Likeness::of(&small, &mut none);
         assert!(matches!(l, Likeness::Sketch { .. }));
