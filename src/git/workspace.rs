@@ -835,7 +835,10 @@ fn line_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
-/// Files in the working tree that its own ignore rules leave out.
+/// Files in the working tree that its own ignore rules leave out, and
+/// that the base does not have. Listed against no tree at all: nothing is
+/// compared, so no file is read (the working diff already found what
+/// changed among the base's files).
 fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
     let tree = repo.find_commit(base)?.tree()?;
     let mut opts = DiffOptions::new();
@@ -846,7 +849,7 @@ fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
         .include_untracked(true)
         .recurse_untracked_dirs(true)
         .ignore_submodules(true);
-    let diff = repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts))?;
+    let diff = repo.diff_tree_to_workdir(None, Some(&mut opts))?;
     Ok(diff
         .deltas()
         .filter(|d| d.status() == Delta::Ignored)
@@ -856,6 +859,7 @@ fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
                 .map(|p| p.to_string_lossy().into_owned())
         })
         .filter(|p| !p.ends_with('/'))
+        .filter(|p| tree.get_path(Path::new(p)).is_err())
         .collect())
 }
 
