@@ -159,7 +159,7 @@ fn rascal_run_reads_each_file_of_the_change_once() {
     // New: read once, by rascal (checks, digest, blob). Modified: read
     // once by rascal for everything else; git's status pass hashes it to
     // learn that it changed, and its rename detection reads it as a
-    // possible rewrite. Before: (2, 5).
+    // possible rewrite. Before: (2, 6).
     assert_eq!(
         (count("src/new.rs"), count("src/a.rs")),
         (1, 3),
