@@ -112,12 +112,21 @@ floor() {
     git status --porcelain -uall -z | tr '\0' '\n' | sed 's/^.. //' | xargs -d '\n' cat | wc -l > /dev/null
 }
 export -f floor
+# What git itself needs to write the same files as a tree, as a run must
+# (its id is the candidate's fingerprint): `git add -A` into a scratch index
+# and object store, then `git write-tree`.
+tree_floor() {
+    rm -rf "$TREE_OBJS" "$TREE_INDEX"
+    export GIT_INDEX_FILE=$TREE_INDEX GIT_OBJECT_DIRECTORY=$TREE_OBJS
+    export GIT_ALTERNATE_OBJECT_DIRECTORIES=$PWD/.git/objects
+    git add -A . && git write-tree > /dev/null
+}
+export -f tree_floor
+export TREE_OBJS=$work/tree-objects TREE_INDEX=$work/tree-index
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 # Run a command under /usr/bin/time: "wall-seconds cpu-seconds peak-KiB" in
 # $work/m (CPU: user + system of it and every child it waited for — on a
-# loaded machine the steadier figure. A sandboxed agent is killed with its
-# pid namespace, never waited for: its CPU is not in rascal's, so the
-# generator is subtracted from a run's wall time only).
+# loaded machine the steadier figure; a run's includes its agent's).
 measure() {
     $TIME -f '%e %U %S %M' -o "$work/time" "$@" > "$work/out" 2>&1 || true
     awk '{ printf "%s %.2f %s\n", $1, $2 + $3, $4 }' "$work/time" | tail -1 > "$work/m"
@@ -158,13 +167,14 @@ for ((i = 1; i <= ROUNDS; i++)); do
     measure "$RASCAL" check; fig check
     printf 'round %d: floor %s · rascal check %s (wall s, cpu s, KiB)\n' "$i" "$(tail -1 "$work/fig.floor")" "$(tail -1 "$work/fig.check")"
     if [[ -n $RUN ]]; then
+        measure bash -c tree_floor; fig tree
         gen_once; fig gen
         for b in "${!builds[@]}"; do
             run_once "${builds[$b]}" tiny; fig "tiny$b"
             run_once "${builds[$b]}" gen; fig "run$b"
             printf '         %s: rascal run %s · one-file run %s\n' "${names[$b]}" "$(tail -1 "$work/fig.run$b")" "$(tail -1 "$work/fig.tiny$b")"
         done
-        printf '         generator alone %s\n' "$(tail -1 "$work/fig.gen")"
+        printf '         generator alone %s · git add + write-tree %s\n' "$(tail -1 "$work/fig.gen")" "$(tail -1 "$work/fig.tree")"
     fi
 done
 ratio() { echo "$1 / $2" | bc -l; }
@@ -177,12 +187,16 @@ printf 'rascal check: %.3f (%.2f) = %.2fx the floor (cpu %.2fx) · peak RSS %.1f
 if [[ -n $RUN ]]; then
     gw=$(col gen 1) gc=$(col gen 2)
     printf 'generator alone (the agent'"'"'s own work): %.3f (%.2f)\n' "$gw" "$gc"
+    tw=$(col tree 1) tc=$(col tree 2)
+    pw=$(echo "$fw + $tw" | bc -l) pc=$(echo "$fc + $tc" | bc -l)
+    printf 'git add -A + write-tree (git writing the change as a tree): %.3f (%.2f); with the floor: %.3f (%.2f)\n' "$tw" "$tc" "$pw" "$pc"
     for b in "${!builds[@]}"; do
         rw=$(col "run$b" 1) rc=$(col "run$b" 2)
-        tw=$(col "tiny$b" 1) tc=$(col "tiny$b" 2)
-        nw=$(echo "$rw - $tw - $gw" | bc -l) nc=$(echo "$rc - $tc" | bc -l)
-        printf '%s: rascal run --headless %.3f (%.2f) · fixed cost (one-file run) %.3f (%.2f) · the change'"'"'s part (run - fixed - generator; cpu: run - fixed) %.3f (%.2f) = %.2fx the floor (cpu %.2fx) · peak RSS %.1f MiB\n' \
-            "${names[$b]}" "$rw" "$rc" "$tw" "$tc" "$nw" "$nc" "$(ratio "$nw" "$fw")" "$(ratio "$nc" "$fc")" \
+        xw=$(col "tiny$b" 1) xc=$(col "tiny$b" 2)
+        nw=$(echo "$rw - $xw - $gw" | bc -l) nc=$(echo "$rc - $xc - $gc" | bc -l)
+        printf '%s: rascal run --headless %.3f (%.2f) · fixed cost (one-file run) %.3f (%.2f) · the change'"'"'s part (run - fixed - generator) %.3f (%.2f) = %.2fx the floor (cpu %.2fx), %.2fx floor + git'"'"'s tree (cpu %.2fx) · peak RSS %.1f MiB\n' \
+            "${names[$b]}" "$rw" "$rc" "$xw" "$xc" "$nw" "$nc" "$(ratio "$nw" "$fw")" "$(ratio "$nc" "$fc")" \
+            "$(ratio "$nw" "$pw")" "$(ratio "$nc" "$pc")" \
             "$(echo "$(peak "run$b") / 1024" | bc -l)"
     done
 fi
