@@ -117,6 +117,7 @@ export -f floor
 # and object store, then `git write-tree`.
 tree_floor() {
     rm -rf "$TREE_OBJS" "$TREE_INDEX"
+    mkdir -p "$TREE_OBJS"
     export GIT_INDEX_FILE=$TREE_INDEX GIT_OBJECT_DIRECTORY=$TREE_OBJS
     export GIT_ALTERNATE_OBJECT_DIRECTORIES=$PWD/.git/objects
     git add -A . && git write-tree > /dev/null
