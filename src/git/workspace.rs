@@ -9,6 +9,10 @@
 //! the user's repository (its objects and ignore rules) against the
 //! workspace's files, so nothing an agent does to its own `.git` (index
 //! flags, objects, config, hooks) changes what is checked.
+//!
+//! Each changed file is read once: the same bytes feed the checks that read
+//! content, the digest and, for a candidate, the change tree
+//! ([`candidate_change`]).
 
 use crate::model::changeset::{
     AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation,

@@ -5,6 +5,11 @@
 //! of a candidate's change to the other *passing* candidates' — a failing
 //! one neither votes nor gets a score), smaller change. A candidate with a
 //! test-integrity failure is never the pick. Pure.
+//!
+//! Similarity is per file, over what the ChangeSet kept of its changed lines
+//! ([`crate::model::likeness`]): the normalised lines whole for a change of
+//! up to 1 MiB of them, else each file's sketch (its size and the smallest
+//! hashes of its lines) — bounded memory for a change of any size.
 
 use crate::model::changeset::ChangeSet;
 use crate::model::likeness::Likeness;
