@@ -299,3 +299,174 @@ fn a_new_directorys_own_gitignore_hides_nothing() {
     }
     assert_eq!(whole.files[1].added_lines[0].text, "fn p() { dbg!(1); }");
 }
+
+/// `seen` (the files as the stream showed them) without the comparator's
+/// likeness, which only a candidate's stream keeps.
+fn plain(mut files: Vec<FileChange>) -> Vec<FileChange> {
+    for f in &mut files {
+        f.likeness = None;
+    }
+    files
+}
+
+#[test]
+fn a_candidates_change_is_the_same_stream_and_its_tree_is_what_the_checks_read() {
+    let t = hostile();
+    let limits = ChangeSetLimits {
+        max_binary_bytes: 1000,
+    };
+    let whole = workspace::changeset_with(t.path(), t.path(), t.head(), &limits).unwrap();
+    let mut seen = Vec::new();
+    let holdout = rascal::git::holdout::Holdout::default();
+    let cs = workspace::candidate_change(
+        t.path(),
+        t.path(),
+        t.head(),
+        &limits,
+        &holdout,
+        Some(&mut |f| seen.push(f.clone())),
+    )
+    .unwrap();
+    assert_eq!(plain(seen), whole.files, "the checks see what they saw");
+    assert!(cs.files.iter().all(|f| f.likeness.is_some()));
+    assert!(cs.is_streamed());
+    // The tree written as the files were read is the tree written from
+    // the whole change afterwards, file by file.
+    let again = rascal::git::tree::write_change_tree(t.path(), t.path(), t.head(), &whole).unwrap();
+    assert_eq!(cs.tree, again.to_string());
+    assert_eq!(cs.fingerprint(), again.to_string());
+    // Without a reader (no check reads content): the same change and tree.
+    let counted =
+        workspace::candidate_change(t.path(), t.path(), t.head(), &limits, &holdout, None).unwrap();
+    assert_eq!(counted.tree, cs.tree);
+    assert_eq!(counted.files.len(), cs.files.len());
+}
+
+#[test]
+fn a_file_rewritten_while_the_change_is_read_is_committed_as_the_checks_saw_it() {
+    // A process the agent left behind rewrites files while rascal reads
+    // the change. Each file is read once: the checks, the digest and the
+    // change tree (what every receipt names and finalize commits) all have
+    // the bytes of that one read, never a later one.
+    let t = TestRepo::new(&[("src/lib.rs", "pub fn one() {}\n")]);
+    t.write("src/lib.rs", "pub fn one() {}\npub fn two() {}\n");
+    t.write("src/new.rs", "fn new() {}\n");
+    let mut seen: Vec<(String, Vec<String>)> = Vec::new();
+    let dir = t.path().to_path_buf();
+    let cs = workspace::candidate_change(
+        t.path(),
+        t.path(),
+        t.head(),
+        &Default::default(),
+        &Default::default(),
+        Some(&mut |f: &FileChange| {
+            seen.push((
+                f.path.clone(),
+                f.added_lines.iter().map(|l| l.text.clone()).collect(),
+            ));
+            // Behind the reader's back, after it has seen the file.
+            std::fs::write(dir.join(&f.path), "fn evil() { dbg!(1); }\n").unwrap();
+        }),
+    )
+    .unwrap();
+    assert_eq!(
+        seen,
+        vec![
+            (
+                "src/lib.rs".to_string(),
+                vec!["pub fn two() {}".to_string()]
+            ),
+            ("src/new.rs".to_string(), vec!["fn new() {}".to_string()]),
+        ]
+    );
+    let repo = git2::Repository::open(t.path()).unwrap();
+    let tree = repo
+        .find_tree(git2::Oid::from_str(&cs.tree).unwrap())
+        .unwrap();
+    let blob = |p: &str| -> String {
+        let id = tree.get_path(std::path::Path::new(p)).unwrap().id();
+        String::from_utf8(repo.find_blob(id).unwrap().content().to_vec()).unwrap()
+    };
+    assert_eq!(blob("src/lib.rs"), "pub fn one() {}\npub fn two() {}\n");
+    assert_eq!(blob("src/new.rs"), "fn new() {}\n");
+}
+
+/// How many times a process and its children opened each of `paths`
+/// (under `dir`) for reading, from strace's log at `log`.
+fn opens(log: &std::path::Path, dir: &std::path::Path, paths: &[&str]) -> Vec<usize> {
+    let text = std::fs::read_to_string(log).unwrap();
+    let canon = std::fs::canonicalize(dir).unwrap();
+    paths
+        .iter()
+        .map(|p| {
+            let names = [
+                format!("\"{}\"", dir.join(p).display()),
+                format!("\"{}\"", canon.join(p).display()),
+            ];
+            text.lines()
+                .filter(|l| l.contains("open") && !l.contains("O_DIRECTORY"))
+                .filter(|l| !l.contains("O_WRONLY") && !l.contains("O_RDWR"))
+                .filter(|l| !l.contains("= -1"))
+                .filter(|l| names.iter().any(|n| l.contains(n.as_str())))
+                .count()
+        })
+        .collect()
+}
+
+fn strace() -> bool {
+    let ok = std::process::Command::new("strace")
+        .arg("-V")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        eprintln!("skipped: strace is not installed (apt-get install strace)");
+    }
+    ok
+}
+
+#[test]
+fn rascal_check_reads_each_changed_file_once() {
+    if !strace() {
+        return;
+    }
+    let t = TestRepo::new(&[
+        ("src/lib.rs", "pub fn one() {}\n"),
+        ("src/old.rs", "pub fn moved() {}\n// a\n// b\n// c\n"),
+        (".rascal/guardrails.yaml", CONFIG),
+        (".rascal/permissions.yaml", NO_PROCESS),
+    ]);
+    t.write("src/lib.rs", "pub fn one() {}\nfn two() { dbg!(2); }\n");
+    std::fs::rename(t.path().join("src/old.rs"), t.path().join("src/renamed.rs")).unwrap();
+    t.write(
+        "src/renamed.rs",
+        "pub fn moved() {}\n// a\n// b\n// c\n// d\n",
+    );
+    t.write("src/new.rs", "use std::process::Command;\n");
+    let log = t
+        .dir
+        .path()
+        .join("..")
+        .join(format!("strace-check-{}.log", std::process::id()));
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-e", "trace=open,openat", "-o"])
+        .arg(&log)
+        .arg(common::bin())
+        .args(["check", "--json"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let n = opens(
+        &log,
+        t.path(),
+        &["src/new.rs", "src/lib.rs", "src/renamed.rs"],
+    );
+    let _ = std::fs::remove_file(&log);
+    // rascal reads each file once, for everything (the diff of a changed
+    // file, the checks, the digest). What git adds: its status pass hashes
+    // a modified file to learn that it changed, and its rename detection
+    // (run because a file was deleted) reads the candidates it pairs —
+    // the modified file and the new ones. Their bytes go nowhere else.
+    // Before: [2, 5, 3].
+    assert_eq!(n, vec![2, 3, 2], "opens of new, modified, renamed");
+}

@@ -40,17 +40,12 @@ pub fn workspace_store(ws: &Path) -> Result<Repository> {
 
 /// Write the change `changes` (files read from `ws`) onto the base tree of
 /// the repository at `origin`, into the workspace's object store. Returns
-/// the tree id.
+/// the tree id. (A candidate's change is written as it is read instead,
+/// from the same bytes the checks read: `workspace::candidate_change`.)
 pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSet) -> Result<Oid> {
-    let user = open(origin)?;
-    let store = workspace_store(ws)?;
-    let mut index = git2::Index::new()?;
-    index.read_tree(&user.find_commit(base)?.tree()?)?;
+    let mut tree = ChangeTree::open(origin, ws, base)?;
     for f in &changes.files {
-        for p in f.paths() {
-            let _ = index.remove_path(Path::new(p));
-            let _ = index.remove_dir(Path::new(p), 0);
-        }
+        tree.remove(f)?;
         if f.new_kind.is_none() {
             continue;
         }
@@ -64,12 +59,12 @@ pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSe
                 what: format!("reading link {}", full.display()),
                 source: e,
             })?;
-            (store.blob(target.to_string_lossy().as_bytes())?, 0o120000)
+            (
+                tree.store().blob(target.to_string_lossy().as_bytes())?,
+                0o120000,
+            )
         } else if meta.is_dir() {
-            // A gitlink (submodule): its HEAD commit.
-            let sub = Repository::open(&full)?;
-            let head = sub.head()?.peel_to_commit()?.id();
-            (head, 0o160000)
+            (submodule_head(&full)?, 0o160000)
         } else {
             use std::os::unix::fs::PermissionsExt;
             let bytes = std::fs::read(&full).map_err(|e| WorkspaceError::Io {
@@ -77,9 +72,64 @@ pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSe
                 source: e,
             })?;
             let exec = meta.permissions().mode() & 0o111 != 0;
-            (store.blob(&bytes)?, if exec { 0o100755 } else { 0o100644 })
+            (
+                tree.store().blob(&bytes)?,
+                if exec { 0o100755 } else { 0o100644 },
+            )
         };
-        index.add(&git2::IndexEntry {
+        tree.add(&f.path, oid, mode)?;
+    }
+    tree.finish()
+}
+
+/// A gitlink's commit: the HEAD of the repository at `dir`.
+pub fn submodule_head(dir: &Path) -> Result<Oid> {
+    let sub = Repository::open(dir)?;
+    let head = sub.head()?.peel_to_commit()?.id();
+    Ok(head)
+}
+
+/// A change tree being written: the base tree (from the user's repository)
+/// with each changed file's entry replaced, its blobs written into the
+/// workspace's object store as they are read.
+pub struct ChangeTree {
+    user: Repository,
+    store: Repository,
+    index: git2::Index,
+    base: Oid,
+}
+
+impl ChangeTree {
+    pub fn open(origin: &Path, ws: &Path, base: Oid) -> Result<ChangeTree> {
+        let user = open(origin)?;
+        let store = workspace_store(ws)?;
+        let mut index = git2::Index::new()?;
+        index.read_tree(&user.find_commit(base)?.tree()?)?;
+        Ok(ChangeTree {
+            user,
+            store,
+            index,
+            base,
+        })
+    }
+
+    /// Where the blobs go.
+    pub fn store(&self) -> &Repository {
+        &self.store
+    }
+
+    /// Take out every path `f` touches (both sides of a rename).
+    pub fn remove(&mut self, f: &crate::model::changeset::FileChange) -> Result<()> {
+        for p in f.paths() {
+            let _ = self.index.remove_path(Path::new(p));
+            let _ = self.index.remove_dir(Path::new(p), 0);
+        }
+        Ok(())
+    }
+
+    /// Put `oid` at `path` with file mode `mode`.
+    pub fn add(&mut self, path: &str, oid: Oid, mode: u32) -> Result<()> {
+        self.index.add(&git2::IndexEntry {
             ctime: git2::IndexTime::new(0, 0),
             mtime: git2::IndexTime::new(0, 0),
             dev: 0,
@@ -89,29 +139,33 @@ pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSe
             gid: 0,
             file_size: 0,
             id: oid,
-            flags: (f.path.len().min(0xfff)) as u16,
+            flags: (path.len().min(0xfff)) as u16,
             flags_extended: 0,
-            path: f.path.as_bytes().to_vec(),
+            path: path.as_bytes().to_vec(),
         })?;
+        Ok(())
     }
-    // The base's tree objects go into the workspace's store (the index may
-    // refer to unchanged subtrees by id); they come from the user's
-    // repository, whatever the workspace's store holds.
-    let odb = store.odb()?;
-    let base_tree = user.find_commit(base)?.tree()?;
-    let mut trees = vec![base_tree.id()];
-    base_tree.walk(TreeWalkMode::PreOrder, |_, e| {
-        if e.kind() == Some(ObjectType::Tree) {
-            trees.push(e.id());
+
+    /// Write the tree. The base's tree objects go into the workspace's
+    /// store (the index may refer to unchanged subtrees by id); they come
+    /// from the user's repository, whatever the workspace's store holds.
+    pub fn finish(mut self) -> Result<Oid> {
+        let odb = self.store.odb()?;
+        let base_tree = self.user.find_commit(self.base)?.tree()?;
+        let mut trees = vec![base_tree.id()];
+        base_tree.walk(TreeWalkMode::PreOrder, |_, e| {
+            if e.kind() == Some(ObjectType::Tree) {
+                trees.push(e.id());
+            }
+            TreeWalkResult::Ok
+        })?;
+        let user_odb = self.user.odb()?;
+        for t in trees {
+            let obj = user_odb.read(t)?;
+            odb.write(obj.kind(), obj.data())?;
         }
-        TreeWalkResult::Ok
-    })?;
-    let user_odb = user.odb()?;
-    for t in trees {
-        let obj = user_odb.read(t)?;
-        odb.write(obj.kind(), obj.data())?;
+        Ok(self.index.write_tree_to(&self.store)?)
     }
-    Ok(index.write_tree_to(&store)?)
 }
 
 /// One object of a change tree, from the user's repository when it has it
@@ -247,7 +301,7 @@ pub fn import_tree(user: &Repository, ws: &Path, tree: Oid) -> Result<()> {
 }
 
 /// `path` in `ws`, never through a symlinked directory.
-fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
+pub fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
     let mut at = ws.to_path_buf();
     let parts: Vec<_> = Path::new(path).components().collect();
     for (i, c) in parts.iter().enumerate() {

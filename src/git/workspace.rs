@@ -9,6 +9,10 @@
 //! the user's repository (its objects and ignore rules) against the
 //! workspace's files, so nothing an agent does to its own `.git` (index
 //! flags, objects, config, hooks) changes what is checked.
+//!
+//! Each changed file is read once: the same bytes feed the checks that read
+//! content, the digest and, for a candidate, the change tree
+//! ([`candidate_change`]).
 
 use crate::model::changeset::{
     AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation,
@@ -349,7 +353,7 @@ pub fn changeset_with(
     base: Oid,
     limits: &ChangeSetLimits,
 ) -> Result<ChangeSet> {
-    compute(origin, dir, base, limits, Mode::Whole)
+    compute(origin, dir, base, limits, Mode::Whole, Candidate::default())
 }
 
 /// The same ChangeSet, read as a stream: each file's content is read once,
@@ -369,7 +373,52 @@ pub fn changeset_streamed(
         Some(read) => Mode::Stream(read),
         None => Mode::Count,
     };
-    compute(origin, dir, base, limits, mode)
+    compute(origin, dir, base, limits, mode, Candidate::default())
+}
+
+/// A candidate's change, streamed ([`changeset_streamed`]) and written as
+/// it is read: each file of the workspace `dir` is read once, and the same
+/// bytes go to `read` (the checks that read content), into the content
+/// digest, and into the change tree (written into the workspace's store:
+/// [`crate::git::tree::ChangeTree`]) — what the checks saw is exactly what
+/// every receipt names and finalize commits, whatever happens to the file
+/// after. Held-out paths are left out before anything reads them. Each
+/// file keeps its bounded [`crate::model::likeness::Likeness`] for the
+/// comparator.
+pub fn candidate_change(
+    origin: &Path,
+    dir: &Path,
+    base: Oid,
+    limits: &ChangeSetLimits,
+    holdout: &crate::git::holdout::Holdout,
+    read: Option<&mut dyn FnMut(&FileChange)>,
+) -> Result<ChangeSet> {
+    let mode = match read {
+        Some(read) => Mode::Stream(read),
+        None => Mode::Count,
+    };
+    let extras = Candidate {
+        holdout: Some(holdout),
+        tree: true,
+        likeness: true,
+    };
+    compute(origin, dir, base, limits, mode, extras)
+}
+
+/// A candidate's change as the comparator needs it (the other candidates'
+/// at a retry): streamed, each file's likeness kept, no tree written.
+pub fn comparable_change(
+    origin: &Path,
+    dir: &Path,
+    base: Oid,
+    holdout: &crate::git::holdout::Holdout,
+) -> Result<ChangeSet> {
+    let extras = Candidate {
+        holdout: Some(holdout),
+        tree: false,
+        likeness: true,
+    };
+    compute(origin, dir, base, &Default::default(), Mode::Count, extras)
 }
 
 /// What becomes of each file's content.
@@ -380,6 +429,17 @@ enum Mode<'r> {
     Stream(&'r mut dyn FnMut(&FileChange)),
     /// Counted and digested, never held.
     Count,
+}
+
+/// What reading a candidate's change also does.
+#[derive(Default)]
+struct Candidate<'h> {
+    /// Paths left out of the change (held-out tests).
+    holdout: Option<&'h crate::git::holdout::Holdout>,
+    /// Write each file's blob from the bytes read, then the change tree.
+    tree: bool,
+    /// Keep each file's likeness for the comparator.
+    likeness: bool,
 }
 
 /// Where a changed file's content comes from.
@@ -398,6 +458,7 @@ fn compute(
     base: Oid,
     limits: &ChangeSetLimits,
     mut mode: Mode<'_>,
+    extras: Candidate<'_>,
 ) -> Result<ChangeSet> {
     let repo = viewing(origin, dir)?;
     let diff = working_diff(&repo, base, 0)?;
@@ -422,16 +483,29 @@ fn compute(
             files.push((hidden_file(&workdir, &path), Source::Hidden));
         }
     }
+    if let Some(h) = extras.holdout.filter(|h| !h.is_empty()) {
+        files.retain(|(f, _)| !f.paths().any(|p| h.holds(p)));
+    }
     files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
 
-    // Then the content, one file at a time.
-    let lines = !matches!(mode, Mode::Count);
+    // Then the content, one file at a time, each read once.
+    let mut tree = match extras.tree && !files.is_empty() {
+        true => Some(crate::git::tree::ChangeTree::open(origin, dir, base)?),
+        false => None,
+    };
+    let mut budget = crate::model::likeness::TEXT_BUDGET;
+    let lines = !matches!(mode, Mode::Count) || extras.likeness;
     let mut out = Vec::with_capacity(files.len());
     for (mut change, source) in files {
-        let digest = match source {
-            Source::Delta(idx) => delta_content(&diff, idx, &workdir, &mut change, limits, lines)?,
-            Source::Hidden => new_content(&workdir, &mut change, limits, lines)?,
+        let at = Reading {
+            repo: &repo,
+            diff: &diff,
+            workdir: &workdir,
+            limits,
+            lines,
+            store: tree.as_ref().map(|t| t.store()),
         };
+        let taken = at.content(source, &mut change)?;
         if change.op == Operation::Modify
             && change.added == 0
             && change.removed == 0
@@ -439,20 +513,33 @@ fn compute(
         {
             change.op = Operation::Mode;
         }
+        if let Some(tree) = tree.as_mut() {
+            tree.remove(&change)?;
+            if let Some((oid, file_mode)) = taken.entry {
+                tree.add(&change.path, oid, file_mode)?;
+            }
+        }
+        if extras.likeness {
+            change.likeness = Some(crate::model::likeness::Likeness::of(&change, &mut budget));
+        }
         match &mut mode {
             Mode::Whole => {}
             Mode::Stream(read) => {
                 read(&change);
-                change.release_content(digest);
+                change.release_content(taken.digest);
             }
-            Mode::Count => change.release_content(digest),
+            Mode::Count => change.release_content(taken.digest),
         }
         out.push(change);
     }
+    let tree = match tree {
+        Some(t) => t.finish()?.to_string(),
+        None => String::new(),
+    };
     Ok(ChangeSet {
         base: base.to_string(),
         files: out,
-        tree: String::new(),
+        tree,
     })
 }
 
@@ -520,66 +607,226 @@ fn is_regular(kind: Option<EntryKind>) -> bool {
     matches!(kind, Some(EntryKind::File | EntryKind::Executable))
 }
 
-/// The content of delta `idx`: a new regular file is read once, straight
-/// from the working tree; anything else through git's patch (line counts,
-/// added lines with their numbers). Returns the content's digest when it
-/// was taken as the file was read.
-fn delta_content(
-    diff: &git2::Diff<'_>,
-    idx: usize,
-    workdir: &Path,
-    change: &mut FileChange,
-    limits: &ChangeSetLimits,
+/// What reading one file's content gave.
+#[derive(Default)]
+struct Taken {
+    /// The content's digest, when taken as the file was read.
+    digest: Option<String>,
+    /// Its entry in the change tree (blob or gitlink id, file mode), when
+    /// one is being written.
+    entry: Option<(Oid, u32)>,
+}
+
+/// How the files of one change are read.
+struct Reading<'a> {
+    repo: &'a Repository,
+    diff: &'a git2::Diff<'a>,
+    workdir: &'a Path,
+    limits: &'a ChangeSetLimits,
+    /// Build the added lines (else only count them, for a new file).
     lines: bool,
-) -> Result<Option<String>> {
-    // A new file has no old side: its lines are all added, read as they are.
-    if change.op == Operation::Create && change.old_kind.is_none() && is_regular(change.new_kind) {
-        return new_content(workdir, change, limits, lines);
-    }
-    if is_regular(change.new_kind) {
-        let head = read_head(&workdir.join(&change.path), limits.max_binary_bytes);
-        if !is_text(&change.path, &head) {
-            change.binary = true;
-            change.content = Some(head.into());
-            return Ok(None);
-        }
-    }
-    // Text by content, so git must give its lines (`force_text`). If it
-    // does not, the file is binary with no content read: the secret scan
-    // says so, never silently.
-    let patch = match git2::Patch::from_diff(diff, idx)? {
-        Some(p) if !p.delta().flags().is_binary() => p,
-        _ => {
-            change.binary = true;
-            return Ok(None);
-        }
-    };
-    if matches!(change.new_kind, Some(EntryKind::Submodule))
-        || matches!(change.old_kind, Some(EntryKind::Submodule))
-    {
-        return Ok(None);
-    }
-    for h in 0..patch.num_hunks() {
-        let n = patch.num_lines_in_hunk(h)?;
-        for l in 0..n {
-            let line = patch.line_in_hunk(h, l)?;
-            match line.origin() {
-                '+' => {
-                    change.added += 1;
-                    if change.new_kind == Some(EntryKind::Symlink) {
-                        continue;
+    /// The workspace's store, when the change tree is being written.
+    store: Option<&'a Repository>,
+}
+
+impl Reading<'_> {
+    /// The content of one changed file. A regular file is read once, from
+    /// the working tree: those bytes are classified (text or binary), give
+    /// the added lines (all of a new file's; a changed file's through git's
+    /// diff of the base blob against them) and the digest, and become the
+    /// file's blob. A symlink's target (read once, when the change was
+    /// described) is its content; a deleted file's lines come from the base.
+    fn content(&self, source: Source, change: &mut FileChange) -> Result<Taken> {
+        let old = match source {
+            Source::Delta(idx) => self
+                .diff
+                .get_delta(idx)
+                .map(|d| d.old_file().id())
+                .filter(|id| !id.is_zero()),
+            Source::Hidden => None,
+        };
+        match change.new_kind {
+            None => {
+                // Deleted: its removed lines, from the base blob.
+                let counted = matches!(
+                    change.old_kind,
+                    Some(EntryKind::File | EntryKind::Executable | EntryKind::Symlink)
+                );
+                if let (Some(old), true) = (old, counted) {
+                    self.count(Some(old), &[], change)?;
+                }
+                Ok(Taken::default())
+            }
+            Some(EntryKind::Submodule) => {
+                let entry = match self.store {
+                    Some(_) => {
+                        let full = crate::git::tree::inside(self.workdir, &change.path)?;
+                        Some((crate::git::tree::submodule_head(&full)?, 0o160000))
                     }
-                    change.added_lines.push(AddedLine {
-                        line: line.new_lineno().unwrap_or(0),
-                        text: line_text(line.content()),
+                    None => None,
+                };
+                Ok(Taken {
+                    digest: None,
+                    entry,
+                })
+            }
+            Some(EntryKind::Symlink) => {
+                let entry = match (self.store, &change.symlink_target) {
+                    (Some(_), None) => {
+                        return Err(unreadable(
+                            &self.workdir.join(&change.path),
+                            std::io::Error::other("its target could not be read"),
+                        ))
+                    }
+                    (Some(store), Some(t)) => Some((store.blob(t.as_bytes())?, 0o120000)),
+                    (None, _) => None,
+                };
+                if matches!(source, Source::Delta(_)) {
+                    let old = old.filter(|_| change.old_kind != Some(EntryKind::Submodule));
+                    let target = change.symlink_target.clone().unwrap_or_default();
+                    self.count(old, target.as_bytes(), change)?;
+                }
+                Ok(Taken {
+                    digest: None,
+                    entry,
+                })
+            }
+            Some(kind) => {
+                let file = self.read(change)?;
+                let entry = file.blob.map(|b| (b, file_mode(Some(kind))));
+                if file.binary {
+                    change.binary = true;
+                    change.content = Some(file.bytes.into());
+                    return Ok(Taken {
+                        digest: None,
+                        entry,
                     });
                 }
-                '-' => change.removed += 1,
-                _ => {}
+                let new_file = change.op == Operation::Create && change.old_kind.is_none();
+                if new_file || matches!(source, Source::Hidden) {
+                    let (added, digest) =
+                        text_lines(&file.bytes, self.lines.then_some(&mut change.added_lines));
+                    change.added = added;
+                    return Ok(Taken {
+                        digest: Some(digest),
+                        entry,
+                    });
+                }
+                // A file where a submodule was: every line is new (a
+                // gitlink has no lines to diff against).
+                let old = old.filter(|_| change.old_kind != Some(EntryKind::Submodule));
+                self.count(old, &file.bytes, change)?;
+                Ok(Taken {
+                    digest: None,
+                    entry,
+                })
             }
         }
     }
-    Ok(None)
+
+    /// Count the lines git's diff of the base blob `old` (none: empty)
+    /// against `new` adds and removes; a text file's added lines are kept
+    /// with their numbers.
+    fn count(&self, old: Option<Oid>, new: &[u8], change: &mut FileChange) -> Result<()> {
+        let mut opts = DiffOptions::new();
+        opts.force_text(true).context_lines(0);
+        let blob = old.map(|id| self.repo.find_blob(id)).transpose()?;
+        let patch = match &blob {
+            Some(b) => git2::Patch::from_blob_and_buffer(b, None, new, None, Some(&mut opts))?,
+            None => git2::Patch::from_buffers(&[], None, new, None, Some(&mut opts))?,
+        };
+        let keep = is_regular(change.new_kind);
+        for h in 0..patch.num_hunks() {
+            for l in 0..patch.num_lines_in_hunk(h)? {
+                let line = patch.line_in_hunk(h, l)?;
+                match line.origin() {
+                    '+' => {
+                        change.added += 1;
+                        if keep {
+                            change.added_lines.push(AddedLine {
+                                line: line.new_lineno().unwrap_or(0),
+                                text: line_text(line.content()),
+                            });
+                        }
+                    }
+                    '-' => change.removed += 1,
+                    _ => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Read the regular file of `change`, once: its first
+    /// `max_binary_bytes` decide text or binary; a text file is read whole,
+    /// a binary one is held up to the limit and the rest streamed into its
+    /// blob (when one is being written), never held. A file that cannot be
+    /// read is an error: the checks would not see it.
+    fn read(&self, change: &FileChange) -> Result<FileRead> {
+        use std::io::Read;
+        let full = crate::git::tree::inside(self.workdir, &change.path)?;
+        let mut file = std::fs::File::open(&full).map_err(|e| unreadable(&full, e))?;
+        let max = self.limits.max_binary_bytes;
+        let mut bytes = Vec::with_capacity(change.size.min(max) as usize + 1);
+        (&mut file)
+            .take(max)
+            .read_to_end(&mut bytes)
+            .map_err(|e| unreadable(&full, e))?;
+        if is_text(&change.path, &bytes) {
+            file.read_to_end(&mut bytes)
+                .map_err(|e| unreadable(&full, e))?;
+            let blob = self.store.map(|s| s.blob(&bytes)).transpose()?;
+            return Ok(FileRead {
+                bytes,
+                binary: false,
+                blob,
+            });
+        }
+        let blob = match self.store {
+            Some(store) => {
+                use std::io::Write;
+                let mut w = store.blob_writer(None)?;
+                let io = |e| unreadable(&full, e);
+                w.write_all(&bytes).map_err(io)?;
+                std::io::copy(&mut file, &mut w).map_err(io)?;
+                Some(w.commit()?)
+            }
+            None => None,
+        };
+        Ok(FileRead {
+            bytes,
+            binary: true,
+            blob,
+        })
+    }
+}
+
+/// One regular file as read: its bytes (a binary file's up to the limit),
+/// and its blob when written.
+struct FileRead {
+    bytes: Vec<u8>,
+    binary: bool,
+    blob: Option<Oid>,
+}
+
+fn unreadable(full: &Path, source: std::io::Error) -> WorkspaceError {
+    WorkspaceError::Io {
+        what: format!(
+            "reading {} (a file of the change) to check it",
+            full.display()
+        ),
+        source,
+    }
+}
+
+/// A tree entry's file mode for an entry kind.
+fn file_mode(kind: Option<EntryKind>) -> u32 {
+    match kind {
+        Some(EntryKind::Executable) => 0o100755,
+        Some(EntryKind::Symlink) => 0o120000,
+        Some(EntryKind::Submodule) => 0o160000,
+        _ => 0o100644,
+    }
 }
 
 /// One line as the layers read it: lossy UTF-8, without its line break
@@ -592,7 +839,10 @@ fn line_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(&bytes[..end]).into_owned()
 }
 
-/// Files in the working tree that its own ignore rules leave out.
+/// Files in the working tree that its own ignore rules leave out, and
+/// that the base does not have. Listed against no tree at all: nothing is
+/// compared, so no file is read (the working diff already found what
+/// changed among the base's files).
 fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
     let tree = repo.find_commit(base)?.tree()?;
     let mut opts = DiffOptions::new();
@@ -603,7 +853,7 @@ fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
         .include_untracked(true)
         .recurse_untracked_dirs(true)
         .ignore_submodules(true);
-    let diff = repo.diff_tree_to_workdir(Some(&tree), Some(&mut opts))?;
+    let diff = repo.diff_tree_to_workdir(None, Some(&mut opts))?;
     Ok(diff
         .deltas()
         .filter(|d| d.status() == Delta::Ignored)
@@ -613,6 +863,7 @@ fn ignored_files(repo: &Repository, base: Oid) -> Result<Vec<String>> {
                 .map(|p| p.to_string_lossy().into_owned())
         })
         .filter(|p| !p.ends_with('/'))
+        .filter(|p| tree.get_path(Path::new(p)).is_err())
         .collect())
 }
 
@@ -644,46 +895,6 @@ fn hidden_file(workdir: &Path, path: &str) -> FileChange {
         change.added = 1;
     }
     change
-}
-
-/// The content of a new file read straight from the working tree, in one
-/// read: binary (its first `max_binary_bytes` held) or text (every line
-/// added, numbered from 1; the lines are built only when `lines`, else
-/// just counted). Returns the digest of the text, taken as it was read. A
-/// file that cannot be read is an error: the checks would not see it.
-fn new_content(
-    workdir: &Path,
-    change: &mut FileChange,
-    limits: &ChangeSetLimits,
-    lines: bool,
-) -> Result<Option<String>> {
-    use std::io::Read;
-    if !is_regular(change.new_kind) {
-        return Ok(None);
-    }
-    let full = workdir.join(&change.path);
-    let unreadable = |source| WorkspaceError::Io {
-        what: format!(
-            "reading {} (a new file of the change) to check it",
-            full.display()
-        ),
-        source,
-    };
-    let mut file = std::fs::File::open(&full).map_err(unreadable)?;
-    let mut bytes = Vec::with_capacity(change.size.min(limits.max_binary_bytes) as usize + 1);
-    (&mut file)
-        .take(limits.max_binary_bytes)
-        .read_to_end(&mut bytes)
-        .map_err(unreadable)?;
-    if !is_text(&change.path, &bytes) {
-        change.binary = true;
-        change.content = Some(bytes.into());
-        return Ok(None);
-    }
-    file.read_to_end(&mut bytes).map_err(unreadable)?;
-    let (added, digest) = text_lines(&bytes, lines.then_some(&mut change.added_lines));
-    change.added = added;
-    Ok(Some(digest))
 }
 
 /// The lines of a new text file, numbered from 1, as the layers read them
@@ -737,20 +948,6 @@ fn text_lines(bytes: &[u8], mut out: Option<&mut Vec<AddedLine>>) -> (u32, Strin
     (count as u32, digest.finish(None))
 }
 
-/// The first `max` bytes of the file at `path` (all of it when smaller);
-/// empty when it cannot be read.
-fn read_head(path: &Path, max: u64) -> Vec<u8> {
-    use std::io::Read;
-    let mut out = Vec::new();
-    match std::fs::File::open(path) {
-        Ok(f) => {
-            let _ = f.take(max).read_to_end(&mut out);
-        }
-        Err(_) => return Vec::new(),
-    }
-    out
-}
-
 fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
     if id.is_zero() {
         return None;
@@ -766,6 +963,41 @@ fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
 pub fn diff_text(origin: &Path, dir: &Path, base: Oid) -> Result<String> {
     let repo = viewing(origin, dir)?;
     let diff = working_diff(&repo, base, 3)?;
+    let mut out = Vec::new();
+    diff.print(git2::DiffFormat::Patch, |_, _, line| {
+        if matches!(line.origin(), '+' | '-' | ' ') {
+            out.push(line.origin() as u8);
+        }
+        out.extend_from_slice(line.content());
+        true
+    })?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The unified diff text of a candidate's change tree `tree` (written into
+/// the workspace `ws`'s store as the change was read) against `base` of the
+/// repository at `origin`: the bytes the checks read and finalize commits,
+/// never the live workspace read again. Objects come from the workspace's
+/// store (every hash checked) or the user's repository.
+pub fn tree_diff_text(origin: &Path, ws: &Path, base: Oid, tree: Oid) -> Result<String> {
+    let user = open(origin)?;
+    let store = crate::git::tree::workspace_store(ws)?;
+    store
+        .odb()?
+        .add_disk_alternate(&user.path().join("objects").to_string_lossy())?;
+    let old = store.find_tree(user.find_commit(base)?.tree_id())?;
+    let new = store.find_tree(tree)?;
+    let mut opts = DiffOptions::new();
+    opts.force_text(true)
+        .include_typechange(true)
+        .ignore_submodules(false)
+        .context_lines(3);
+    let mut diff = store.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true)
+        .renames_from_rewrites(true)
+        .rename_threshold(50);
+    diff.find_similar(Some(&mut find))?;
     let mut out = Vec::new();
     diff.print(git2::DiffFormat::Patch, |_, _, line| {
         if matches!(line.origin(), '+' | '-' | ' ') {

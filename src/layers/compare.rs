@@ -5,8 +5,14 @@
 //! of a candidate's change to the other *passing* candidates' — a failing
 //! one neither votes nor gets a score), smaller change. A candidate with a
 //! test-integrity failure is never the pick. Pure.
+//!
+//! Similarity is per file, over what the ChangeSet kept of its changed lines
+//! ([`crate::model::likeness`]): the normalised lines whole for a change of
+//! up to 1 MiB of them, else each file's sketch (its size and the smallest
+//! hashes of its lines) — bounded memory for a change of any size.
 
 use crate::model::changeset::ChangeSet;
+use crate::model::likeness::Likeness;
 use crate::model::verdict::Verdict;
 use std::collections::BTreeMap;
 
@@ -81,29 +87,28 @@ pub use crate::model::ranking::{JudgeNote, Ranked, Ranking};
 /// The name of the test tamper check's report.
 pub const TEST_INTEGRITY: &str = "test-integrity";
 
-/// A change as comparable text, per file: changed lines with their sign,
-/// whitespace collapsed, so formatting noise does not count as disagreement.
-pub fn normalised(changes: &ChangeSet) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for f in &changes.files {
-        let mut text = format!("{} {}\n", f.op.name(), f.old_path.as_deref().unwrap_or(""));
-        for l in &f.added_lines {
-            let t: Vec<&str> = l.text.split_whitespace().collect();
-            if !t.is_empty() {
-                text.push('+');
-                text.push_str(&t.join(" "));
-                text.push('\n');
-            }
-        }
-        text.push_str(&format!("-{}\n", f.removed));
-        out.insert(f.path.clone(), text);
-    }
-    out
+/// A change as the comparator sees it, per file ([`Likeness`]): the
+/// changed lines with their sign, whitespace collapsed, so formatting noise
+/// does not count as disagreement. A file whose content was streamed and let
+/// go brings the likeness kept as it was read (whole when small, else a
+/// sketch); a file still holding its lines is compared whole.
+pub fn normalised(changes: &ChangeSet) -> BTreeMap<String, Likeness> {
+    changes
+        .files
+        .iter()
+        .map(|f| {
+            let l = match &f.likeness {
+                Some(l) => l.clone(),
+                None => Likeness::Text(crate::model::likeness::normalised(f).into()),
+            };
+            (f.path.clone(), l)
+        })
+        .collect()
 }
 
 /// Similarity of two normalised changes: per file (files only one side
 /// touched count as 0), weighted by size, overall 0..1.
-pub fn similarity(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) -> f64 {
+pub fn similarity(a: &BTreeMap<String, Likeness>, b: &BTreeMap<String, Likeness>) -> f64 {
     if a.is_empty() && b.is_empty() {
         return 1.0;
     }
@@ -114,9 +119,7 @@ pub fn similarity(a: &BTreeMap<String, String>, b: &BTreeMap<String, String>) ->
         let (ta, tb) = (a.get(p), b.get(p));
         let weight = (ta.map(|t| t.len()).unwrap_or(0) + tb.map(|t| t.len()).unwrap_or(0)) as f64;
         let sim = match (ta, tb) {
-            (Some(x), Some(y)) => {
-                similar::TextDiff::from_lines(x.as_str(), y.as_str()).ratio() as f64
-            }
+            (Some(x), Some(y)) => x.similarity(y),
             _ => 0.0,
         };
         weighted += sim * weight;

@@ -107,6 +107,11 @@ pub struct FileChange {
     /// added".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streamed: Option<String>,
+    /// What the comparator keeps of the content once it is let go
+    /// ([`crate::model::likeness`]): set when the stream was asked to keep
+    /// it (a candidate's change). Not serialised.
+    #[serde(skip)]
+    pub likeness: Option<crate::model::likeness::Likeness>,
 }
 
 impl FileChange {
@@ -132,6 +137,7 @@ impl FileChange {
             added_lines: Vec::new(),
             content: None,
             streamed: None,
+            likeness: None,
         }
     }
 
@@ -217,6 +223,7 @@ impl FileChange {
             added_lines: Vec::new(),
             content: None,
             streamed: Some(self.content_digest()),
+            likeness: None,
         }
     }
 }

@@ -10,6 +10,7 @@ pub mod content;
 pub mod decision;
 pub mod event;
 pub mod ledger;
+pub mod likeness;
 pub mod log;
 pub mod network;
 pub mod ranking;

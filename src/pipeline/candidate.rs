@@ -9,7 +9,6 @@ use crate::config::Config;
 use crate::exec::launch::kubernetes::KubernetesLauncher;
 use crate::exec::launch::{Launcher, Resume};
 use crate::exec::place::{Backend, Contained, Place, Sandboxed};
-use crate::git::workspace::{self};
 use crate::layers::review::ReviewOutcome;
 use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
 use crate::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
@@ -255,20 +254,22 @@ impl CandidateJob {
         let mut kept_changes = None;
         let mut review = None;
         if agent_ok {
-            // The change, then the change as a git tree: its id is what
-            // every receipt names and what finalize commits.
+            // The change, read once file by file: the checks that read
+            // content see each file as it is read, and the same bytes are
+            // written as the change's git tree, whose id is what every
+            // receipt names and what finalize commits.
             let holdout = Arc::new(self.holdout());
-            let change = workspace::changeset(&self.repo, &workdir, self.base).and_then(|mut c| {
-                holdout.leave_out(&mut c);
-                if !c.is_empty() {
-                    c.tree =
-                        crate::git::tree::write_change_tree(&self.repo, &workdir, self.base, &c)?
-                            .to_string();
-                }
-                Ok(c)
-            });
+            let permissions = sequence::permissions_in_force(&self.config, Origin::Agent);
+            let change = crate::pipeline::content::read_candidate_change(
+                &self.config,
+                permissions.as_ref(),
+                &self.repo,
+                &workdir,
+                self.base,
+                &holdout,
+            );
             match change {
-                Ok(changes) if changes.is_empty() => {
+                Ok((changes, _)) if changes.is_empty() => {
                     let r = Report::new(Layer::Agent, "changes")
                         .input("base", self.base.to_string())
                         .finish_with_issue(Issue::new(
@@ -279,7 +280,7 @@ impl CandidateJob {
                     land(r, &mut reports);
                     self.skip_layers(&mut reports, "skipped: the agent made no changes");
                 }
-                Ok(changes) => {
+                Ok((changes, read)) => {
                     files = changes.files.len();
                     lines = changes.lines_changed();
                     kept_changes = Some(changes.clone());
@@ -359,7 +360,7 @@ impl CandidateJob {
                         },
                         cancel: self.cancel.clone(),
                     };
-                    let (rs, outcome) = sequence::layers(&v, &later, &sink).await;
+                    let (rs, outcome) = sequence::layers_read(&v, Some(&read), &later, &sink).await;
                     reports.extend(rs);
                     review = outcome;
                 }

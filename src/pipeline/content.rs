@@ -118,3 +118,26 @@ pub fn read_change(
     };
     Ok((changes, pass.finish()))
 }
+
+/// A candidate's change, read like [`read_change`] and written as it is
+/// read ([`workspace::candidate_change`]): the content checks, the digests,
+/// the comparator's likeness and the change tree all come from the one read
+/// of each file of the workspace `dir`; held-out paths are left out first.
+pub fn read_candidate_change(
+    config: &Config,
+    permissions: Option<&PermissionsConfig>,
+    origin: &std::path::Path,
+    dir: &std::path::Path,
+    base: git2::Oid,
+    holdout: &crate::git::holdout::Holdout,
+) -> workspace::Result<(ChangeSet, ContentRead)> {
+    let mut pass = ContentPass::new(config, permissions);
+    let limits = ChangeSetLimits::default();
+    let changes = if pass.reads() {
+        let mut read = |f: &FileChange| pass.file(f);
+        workspace::candidate_change(origin, dir, base, &limits, holdout, Some(&mut read))?
+    } else {
+        workspace::candidate_change(origin, dir, base, &limits, holdout, None)?
+    };
+    Ok((changes, pass.finish()))
+}

@@ -86,12 +86,13 @@ pub fn prepare_retry(
                         .iter()
                         .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
                 &c.reports,
-                workspace::changeset(&workspace::workdir(&repo), Path::new(&c.worktree), base)
-                    .map(|mut cs| {
-                        holdout.leave_out(&mut cs);
-                        cs
-                    })
-                    .unwrap_or_default(),
+                workspace::comparable_change(
+                    &workspace::workdir(&repo),
+                    Path::new(&c.worktree),
+                    base,
+                    &holdout,
+                )
+                .unwrap_or_default(),
                 c.usage,
             )
         })

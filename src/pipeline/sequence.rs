@@ -52,7 +52,18 @@ pub async fn layers(
     later: &LaterLayers<'_>,
     sink: &(dyn Fn(Progress) + Send + Sync),
 ) -> (Vec<Report>, Option<ReviewOutcome>) {
-    let mut reports = verify(v, sink).await;
+    layers_read(v, None, later, sink).await
+}
+
+/// [`layers`] on a ChangeSet that was streamed through the content checks
+/// (`read`: what they found, as in [`verify_read`]).
+pub async fn layers_read(
+    v: &Verification<'_>,
+    read: Option<&ContentRead>,
+    later: &LaterLayers<'_>,
+    sink: &(dyn Fn(Progress) + Send + Sync),
+) -> (Vec<Report>, Option<ReviewOutcome>) {
+    let mut reports = verify_read(v, read, sink).await;
     if reports.iter().any(failed) {
         for r in skipped(
             later.config,
@@ -334,7 +345,18 @@ pub async fn later_layers(
             .iter()
             .any(|c| c.kind == CriterionKind::LlmJudge);
     let diff = if needs_diff {
-        match crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base) {
+        // A candidate's diff from its change tree (what the checks read,
+        // no second read of its workspace); `rascal check`'s from the files.
+        let text = match git2::Oid::from_str(&l.changes.tree) {
+            Ok(tree) => crate::git::workspace::tree_diff_text(
+                l.place.origin(),
+                l.place.files(),
+                l.base,
+                tree,
+            ),
+            Err(_) => crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base),
+        };
+        match text {
             Ok(d) => match l.place.holdout() {
                 Some(h) => h.strip_from_diff(&d),
                 None => d,
