@@ -535,6 +535,7 @@ fn each_column_says_its_network_live_then_from_the_report() {
         refused: 3,
         opened: 4,
         on_refused: Default::default(),
+        host_open: None,
     }));
     let ev = RunEvent::ReportLanded {
         candidate: id,

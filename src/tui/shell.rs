@@ -642,7 +642,9 @@ pub fn compare_text(
     };
     let mut paths = std::collections::BTreeSet::new();
     for dir in [a, b] {
-        if let Ok(cs) = crate::git::workspace::changeset(origin, dir, oid) {
+        // Only the paths: counted and let go, never held.
+        let limits = crate::git::workspace::ChangeSetLimits::default();
+        if let Ok(cs) = crate::git::workspace::changeset_streamed(origin, dir, oid, &limits, None) {
             for f in cs.files {
                 paths.insert(f.path.clone());
             }

@@ -380,7 +380,12 @@ fn network_line(app: &App, c: &Candidate, w: usize) -> Option<Line<'static>> {
                 [one] => format!(": {one}"),
                 [one, rest @ ..] => format!(": {one} +{}", rest.len()),
             };
-            (format!("net allowlist{hosts}"), n.allowed, n.refused)
+            let open = if n.host_open.is_some() {
+                " · HOST OPEN"
+            } else {
+                ""
+            };
+            (format!("net allowlist{hosts}{open}"), n.allowed, n.refused)
         }
         Some(n) => {
             return Some(Line::from(Span::styled(
