@@ -963,7 +963,7 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
         fx.is_empty(),
         "the newest matches came with the result: {fx:?}"
     );
-    assert!(rascal::tui::update::found_shown(&app, 0));
+    assert!(app.found_shown(0));
     // `g`: the first match, which is not loaded: its lines are asked for.
     let fx = press(&mut app, Key::Char('g'));
     match fx.as_slice() {
@@ -988,13 +988,7 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
             lines: vec![(rascal::model::log::Stream::Stdout, "x".into(), None)],
         },
     );
-    assert!(app.candidates[0]
-        .logs
-        .found
-        .as_ref()
-        .unwrap()
-        .entry(0)
-        .is_none());
+    assert!(app.candidates[0].found.as_ref().unwrap().entry(0).is_none());
     // The other candidate gets its own search when it is focused.
     let fx = press(&mut app, Key::Tab);
     assert!(
@@ -1004,5 +998,5 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
     // Esc in the prompt clears the filter and every search.
     press_all(&mut app, &[Key::Char('/'), Key::Esc]);
     assert!(app.filter.is_none());
-    assert!(app.candidates.iter().all(|c| c.logs.found.is_none()));
+    assert!(app.candidates.iter().all(|c| c.found.is_none()));
 }

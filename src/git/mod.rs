@@ -5,5 +5,6 @@ pub mod author;
 pub mod base;
 pub mod holdout;
 pub mod ignore;
+pub mod repo;
 pub mod tree;
 pub mod workspace;

@@ -7,7 +7,7 @@
 //! repository; reading them back prefers the user's repository and checks
 //! every hash, so an agent rewriting its own object store changes nothing.
 
-use crate::git::workspace::{open, Result, WorkspaceError};
+use crate::git::repo::{open, Result, WorkspaceError};
 use crate::model::changeset::ChangeSet;
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
 use std::path::Path;
@@ -229,7 +229,7 @@ impl TreeFiles {
     /// repository at `origin`.
     pub fn open(origin: &Path, ws: &Path, tree: Oid) -> Result<TreeFiles> {
         Ok(TreeFiles {
-            user: crate::git::workspace::open(origin)?,
+            user: open(origin)?,
             store: workspace_store(ws)?,
             tree,
         })

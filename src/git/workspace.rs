@@ -21,31 +21,7 @@ use crate::model::content::is_text;
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
 use std::path::{Path, PathBuf};
 
-#[derive(Debug, thiserror::Error)]
-pub enum WorkspaceError {
-    #[error("{path} is not inside a git repository\n  hint: run rascal from a git working tree, or `git init` first")]
-    NotARepo { path: PathBuf },
-    #[error("base ref `{reference}` does not exist in {repo}\n  hint: pass a branch, tag or commit that `git rev-parse {reference}` accepts")]
-    BadRef { reference: String, repo: PathBuf },
-    #[error("{repo} has no commits yet\n  hint: commit something first; rascal compares changes against a base commit")]
-    NoCommits { repo: PathBuf },
-    #[error("git: {0}")]
-    Git(#[from] git2::Error),
-    #[error("{what}: {source}")]
-    Io {
-        what: String,
-        source: std::io::Error,
-    },
-}
-
-pub type Result<T> = std::result::Result<T, WorkspaceError>;
-
-/// Open the repository containing `path` (searching upwards).
-pub fn open(path: &Path) -> Result<Repository> {
-    Repository::discover(path).map_err(|_| WorkspaceError::NotARepo {
-        path: path.to_path_buf(),
-    })
-}
+pub use crate::git::repo::{open, Result, WorkspaceError};
 
 /// The top of the working tree of `repo`.
 pub fn workdir(repo: &Repository) -> PathBuf {

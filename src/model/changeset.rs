@@ -108,10 +108,10 @@ pub struct FileChange {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub streamed: Option<String>,
     /// What the comparator keeps of the content once it is let go
-    /// ([`crate::model::likeness`]): set when the stream was asked to keep
+    /// (`model::likeness`): set when the stream was asked to keep
     /// it (a candidate's change). Not serialised.
     #[serde(skip)]
-    pub likeness: Option<crate::model::likeness::Likeness>,
+    pub likeness: Option<Likeness>,
 }
 
 impl FileChange {
@@ -343,4 +343,14 @@ impl ChangeSet {
     pub fn is_streamed(&self) -> bool {
         self.files.iter().any(FileChange::is_streamed)
     }
+}
+
+/// A changed file as the comparator sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Likeness {
+    /// The normalised text, whole: compared line by line, in order.
+    Text(Arc<str>),
+    /// The normalised text's length in bytes and the smallest
+    /// `likeness::SKETCH_SIZE` distinct hashes of its lines, ascending.
+    Sketch { len: u64, mins: Arc<[u64]> },
 }

@@ -19,15 +19,7 @@ pub const SKETCH_SIZE: usize = 128;
 /// past it, files are sketched.
 pub const TEXT_BUDGET: usize = 1024 * 1024;
 
-/// A changed file as the comparator sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Likeness {
-    /// The normalised text, whole: compared line by line, in order.
-    Text(Arc<str>),
-    /// The normalised text's length in bytes and the smallest
-    /// [`SKETCH_SIZE`] distinct hashes of its lines, ascending.
-    Sketch { len: u64, mins: Arc<[u64]> },
-}
+pub use crate::model::changeset::Likeness;
 
 impl Likeness {
     /// The likeness of `f` (whose added lines are still held): its text

@@ -182,6 +182,8 @@ pub struct Candidate {
     /// The egress proxy's decisions seen in the log so far (allowed,
     /// refused), until the agent's report says them.
     pub net_seen: (u64, u64),
+    /// The log filter applied over the whole log file.
+    pub found: Option<super::found::Found>,
 }
 
 impl Candidate {
@@ -233,6 +235,7 @@ impl Candidate {
             cancelled: false,
             overridden_layers: Vec::new(),
             net_seen: (0, 0),
+            found: None,
         }
     }
 
@@ -607,6 +610,20 @@ impl App {
 
     pub fn focused(&self) -> Option<&Candidate> {
         self.candidates.get(self.focus)
+    }
+
+    /// Whether candidate `i`'s log shows the whole-log filter: the filter
+    /// is applied (not being typed) and its search is for that query.
+    pub fn found_shown(&self, i: usize) -> bool {
+        let Some(q) = self.filter.as_deref().filter(|q| !q.is_empty()) else {
+            return false;
+        };
+        !self.filter_editing
+            && self
+                .candidates
+                .get(i)
+                .and_then(|c| c.found.as_ref())
+                .is_some_and(|f| f.query == q)
     }
 
     pub fn focused_mut(&mut self) -> Option<&mut Candidate> {

@@ -13,35 +13,6 @@ pub const HIT_CAP: usize = 200_000;
 /// Matches whose lines are loaded around the view, at most.
 pub const WINDOW: usize = 400;
 
-/// A smart-case matcher, as the diff search: a query with no capital
-/// letter ignores case.
-#[derive(Debug, Clone)]
-pub struct Matcher {
-    query: String,
-    fold: bool,
-}
-
-impl Matcher {
-    pub fn new(query: &str) -> Self {
-        let fold = !query.chars().any(char::is_uppercase);
-        Matcher {
-            query: query.to_string(),
-            fold,
-        }
-    }
-
-    pub fn is_match(&self, text: &str) -> bool {
-        if self.query.is_empty() {
-            return true;
-        }
-        if self.fold {
-            text.to_lowercase().contains(&self.query)
-        } else {
-            text.contains(&self.query)
-        }
-    }
-}
-
 /// The whole-log filter of one candidate.
 #[derive(Debug, Clone, Default)]
 pub struct Found {
@@ -171,6 +142,7 @@ impl Found {
 mod tests {
     use super::*;
     use crate::model::log::Stream;
+    use crate::tui::search::Matcher;
 
     fn entry(t: &str) -> LogEntry {
         super::super::logbuf::LogBuf::entry(Stream::Stdout, t, None, false)

@@ -46,8 +46,6 @@ pub struct LogBuf {
     pub file_lines: u64,
     /// The view is above the ring, in the file.
     pub older: Option<Older>,
-    /// The filter applied over the whole log (see [`super::found`]).
-    pub found: Option<super::found::Found>,
     /// Lines pushed into the ring since the start.
     pub pushed: u64,
     /// Lines pushed since the last segment landed (not yet counted in
@@ -67,7 +65,6 @@ impl LogBuf {
             segments: Vec::new(),
             file_lines: 0,
             older: None,
-            found: None,
             pushed: 0,
             pending: 0,
             lines: VecDeque::with_capacity(256),
@@ -124,7 +121,7 @@ impl LogBuf {
 
     /// The ring's entries pushed from `from` on that `m` matches, oldest
     /// first.
-    pub fn live(&self, from: u64, m: &super::found::Matcher) -> Vec<&LogEntry> {
+    pub fn live(&self, from: u64, m: &super::search::Matcher) -> Vec<&LogEntry> {
         let first = self.pushed - self.lines.len() as u64;
         let skip = from.saturating_sub(first) as usize;
         self.lines
@@ -249,7 +246,7 @@ impl LogBuf {
     /// The `rows` entries to show (oldest first), honouring the scroll
     /// offset and an optional substring filter. Only these are touched.
     pub fn visible(&self, rows: usize, filter: Option<&str>) -> Vec<&LogEntry> {
-        let m = filter.map(super::found::Matcher::new);
+        let m = filter.map(super::search::Matcher::new);
         if let Some(o) = &self.older {
             let skip = o.top.saturating_sub(o.first) as usize;
             return o

@@ -4,7 +4,8 @@
 //! journal recorded, checked against their hashes (`LogView`).
 
 use super::action::LogLineRead;
-use super::found::{Matcher, HIT_CAP, WINDOW};
+use super::found::{HIT_CAP, WINDOW};
+use super::search::Matcher;
 use crate::model::event::CandidateInfo;
 use crate::model::log::Segment;
 use crate::store::logview::LogView;

@@ -20,6 +20,35 @@ impl Search {
     }
 }
 
+/// A smart-case matcher, as the diff search: a query with no capital
+/// letter ignores case.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    query: String,
+    fold: bool,
+}
+
+impl Matcher {
+    pub fn new(query: &str) -> Self {
+        let fold = !query.chars().any(char::is_uppercase);
+        Matcher {
+            query: query.to_string(),
+            fold,
+        }
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        if self.query.is_empty() {
+            return true;
+        }
+        if self.fold {
+            text.to_lowercase().contains(&self.query)
+        } else {
+            text.contains(&self.query)
+        }
+    }
+}
+
 /// Char ranges of `text` where `query` matches, left to right, not
 /// overlapping. Smart case: a query with no capital letter ignores case.
 pub fn ranges(text: &str, query: &str) -> Vec<(usize, usize)> {

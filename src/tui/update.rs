@@ -125,7 +125,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Top => {
             let rows = app.height as u64;
             let on_log = app.screen == Screen::Dashboard && !app.help && app.dialog.is_none();
-            let filtered = on_log && found_shown(app, app.focus);
+            let filtered = on_log && app.found_shown(app.focus);
             match app.focused_mut() {
                 // The filter's first match.
                 Some(_) if filtered => fx.extend(scroll(app, -(i64::MAX / 4))),
@@ -181,7 +181,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         } => {
             let color = app.color;
             if let Some(c) = app.candidates.iter_mut().find(|c| c.info.id == candidate) {
-                if let Some(f) = c.logs.found.as_mut().filter(|f| f.query == query) {
+                if let Some(f) = c.found.as_mut().filter(|f| f.query == query) {
                     f.loaded(first, entries(lines, color));
                 }
             }
@@ -189,7 +189,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Follow => {
             if let Some(c) = app.focused_mut() {
                 c.logs.resume();
-                if let Some(f) = c.logs.found.as_mut() {
+                if let Some(f) = c.found.as_mut() {
                     f.top = None;
                 }
             }
@@ -471,13 +471,13 @@ fn scroll(app: &mut App, delta: i64) -> Option<Effect> {
     match app.screen {
         Screen::Dashboard => {
             let rows = app.height as u64;
-            if found_shown(app, app.focus) {
+            if app.found_shown(app.focus) {
                 let filter = app.filter.clone().unwrap_or_default();
                 let c = app.focused_mut()?;
-                let m = super::found::Matcher::new(&filter);
-                let f = c.logs.found.as_ref()?;
+                let m = super::search::Matcher::new(&filter);
+                let f = c.found.as_ref()?;
                 let live = c.logs.live(f.ring_from, &m).len();
-                let f = c.logs.found.as_mut()?;
+                let f = c.found.as_mut()?;
                 f.scroll(delta, live, log_rows(rows as usize));
                 return load_found(c, log_rows(rows as usize), live);
             }
@@ -616,7 +616,7 @@ fn back(app: &mut App) {
         app.filter_editing = false;
         app.filter = None;
         for c in &mut app.candidates {
-            c.logs.found = None;
+            c.found = None;
         }
         return;
     }
@@ -849,7 +849,7 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
             app.filter = None;
         }
         for c in &mut app.candidates {
-            c.logs.found = None;
+            c.found = None;
         }
         fx.extend(search_log(app, app.focus));
         return;
@@ -1153,31 +1153,17 @@ fn entries(lines: Vec<super::action::LogLineRead>, color: bool) -> Vec<super::lo
         .collect()
 }
 
-/// Whether candidate `i`'s log shows the whole-log filter: the filter is
-/// applied (not being typed) and its search is for that query.
-pub fn found_shown(app: &App, i: usize) -> bool {
-    let Some(q) = app.filter.as_deref().filter(|q| !q.is_empty()) else {
-        return false;
-    };
-    !app.filter_editing
-        && app
-            .candidates
-            .get(i)
-            .and_then(|c| c.logs.found.as_ref())
-            .is_some_and(|f| f.query == q)
-}
-
 /// Search candidate `i`'s whole log file for the applied filter, unless
 /// that search is made or under way. The lines not in the file yet are the
 /// ring's.
 fn search_log(app: &mut App, i: usize) -> Option<Effect> {
     let q = app.filter.clone().filter(|q| !q.is_empty())?;
-    if app.filter_editing || found_shown(app, i) {
+    if app.filter_editing || app.found_shown(i) {
         return None;
     }
     let c = app.candidates.get_mut(i)?;
     let (upto, ring_from) = (c.logs.file_lines, c.logs.ring_from());
-    c.logs.found = Some(super::found::Found::started(&q, upto, ring_from));
+    c.found = Some(super::found::Found::started(&q, upto, ring_from));
     Some(Effect::SearchLog {
         candidate: c.info.id.clone(),
         query: q,
@@ -1191,14 +1177,14 @@ fn search_log(app: &mut App, i: usize) -> Option<Effect> {
 /// are about to leave the ring, search the file past what was searched.
 fn search_more(app: &mut App, candidate: &str) -> Option<Effect> {
     let c = app.candidates.iter_mut().find(|c| c.info.id == candidate)?;
-    let f = c.logs.found.as_ref()?;
+    let f = c.found.as_ref()?;
     let behind = c.logs.ring_from().saturating_sub(f.ring_from);
     if f.searching || behind < super::logbuf::CAPACITY as u64 / 2 {
         return None;
     }
     let (from, query) = (f.upto, f.query.clone());
     let (upto, ring_from) = (c.logs.file_lines, c.logs.ring_from());
-    c.logs.found.as_mut()?.searching = true;
+    c.found.as_mut()?.searching = true;
     Some(Effect::SearchLog {
         candidate: c.info.id.clone(),
         query,
@@ -1221,7 +1207,7 @@ fn searched(
     let (color, rows) = (app.color, app.height as usize);
     let filter = app.filter.clone();
     let c = app.candidates.iter_mut().find(|c| c.info.id == candidate)?;
-    let f = c.logs.found.as_mut().filter(|f| f.query == query)?;
+    let f = c.found.as_mut().filter(|f| f.query == query)?;
     if from == 0 {
         f.finished(hits, more, first, entries(lines, color));
     } else {
@@ -1238,7 +1224,7 @@ fn searched(
     }
     f.upto = upto;
     f.ring_from = ring_from;
-    let m = super::found::Matcher::new(filter.as_deref().unwrap_or(""));
+    let m = super::search::Matcher::new(filter.as_deref().unwrap_or(""));
     let live = c.logs.live(ring_from, &m).len();
     load_found(c, log_rows(rows), live)
 }
@@ -1251,7 +1237,7 @@ fn log_rows(height: usize) -> usize {
 
 /// Ask for the filter's matches the view shows and has not loaded.
 fn load_found(c: &mut super::app::Candidate, rows: usize, live: usize) -> Option<Effect> {
-    let f = c.logs.found.as_mut()?;
+    let f = c.found.as_mut()?;
     let (first, count) = f.to_load(rows, live)?;
     Some(Effect::LoadFound {
         candidate: c.info.id.clone(),

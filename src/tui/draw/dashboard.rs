@@ -151,11 +151,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let t = &app.theme;
     let focused = idx == app.focus;
-    let found = c
-        .logs
-        .found
-        .as_ref()
-        .filter(|_| focused && crate::tui::update::found_shown(app, idx));
+    let found = c.found.as_ref().filter(|_| focused && app.found_shown(idx));
     let follow = if let Some(f) = found {
         match f.top {
             None => Span::styled(" following ", t.dim),
@@ -297,7 +293,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     lines.push(Line::from(Span::styled("─".repeat(w), t.border)));
     let rows = (inner.height as usize).saturating_sub(lines.len());
     let filter = if focused { app.filter.as_deref() } else { None };
-    let shown = if focused && crate::tui::update::found_shown(app, idx) {
+    let shown = if focused && app.found_shown(idx) {
         found_rows(c, filter.unwrap_or(""), rows)
     } else {
         c.logs.visible(rows, filter).into_iter().map(Some).collect()
@@ -322,10 +318,10 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
 /// The rows of the whole-log filter: its matches in the file (None where
 /// a match's line is still loading), then the live lines that match.
 fn found_rows<'a>(c: &'a Candidate, query: &str, rows: usize) -> Vec<Option<&'a LogEntry>> {
-    let Some(f) = &c.logs.found else {
+    let Some(f) = &c.found else {
         return Vec::new();
     };
-    let m = crate::tui::found::Matcher::new(query);
+    let m = crate::tui::search::Matcher::new(query);
     let live = c.logs.live(f.ring_from, &m);
     f.rows(rows, live.len())
         .into_iter()
@@ -338,17 +334,17 @@ fn found_rows<'a>(c: &'a Candidate, query: &str, rows: usize) -> Vec<Option<&'a 
 
 /// `searching the whole log…` or `12 matches in 1,000,000 lines`.
 fn found_note(app: &App, idx: usize, c: &Candidate) -> Option<String> {
-    if !crate::tui::update::found_shown(app, idx) {
+    if !app.found_shown(idx) {
         return None;
     }
-    let f = c.logs.found.as_ref()?;
+    let f = c.found.as_ref()?;
     if f.searching && f.hits.is_empty() {
         return Some(format!(
             " searching {} lines… ",
             crate::model::budget::thousands(c.logs.file_lines)
         ));
     }
-    let m = crate::tui::found::Matcher::new(&f.query);
+    let m = crate::tui::search::Matcher::new(&f.query);
     let total = f.total(c.logs.live(f.ring_from, &m).len());
     let more = if f.more > 0 {
         format!(
