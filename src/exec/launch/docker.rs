@@ -652,7 +652,11 @@ async fn start(
                     .stdout(true)
                     .stderr(true)
                     .stream(true)
-                    .logs(true)
+                    // Attached before the start, the stream has every
+                    // line; asking for the logs too made the engine, under
+                    // load, send a first line twice (and a reattach then
+                    // skipped one real line for it).
+                    .logs(false)
                     .build(),
             ),
         )
