@@ -323,30 +323,15 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
         pb = secret.port,
         server = server_ip,
     );
-    let mut agent = AgentConfig::new(RuntimeKind::Command);
-    agent.command = vec!["/bin/busybox".into()];
-    agent.network = Some(
-        serde_yaml::from_str::<NetworkSetting>(&format!(
+    let (_work, agent, spec) = busybox_spec(
+        &run,
+        &format!(
             "{{ allow: [\"allowed.test:{}\"], on_refused: warn }}",
             allowed.port
-        ))
-        .unwrap(),
+        ),
+        vec!["/bin/busybox".into(), "sh".into(), "-c".into(), script],
+        90,
     );
-    let work = tempfile::tempdir().unwrap();
-    let spec = LaunchSpec {
-        run: run.clone(),
-        candidate: "agent-1".into(),
-        workdir: work.path().to_path_buf(),
-        argv: vec!["/bin/busybox".into(), "sh".into(), "-c".into(), script],
-        env: vec![("PATH".into(), "/bin".into())],
-        stdin: None,
-        timeout: Duration::from_secs(90),
-        image: Some(common::docker::IMAGE.into()),
-        agent: Some(agent.clone()),
-        repo: work.path().to_path_buf(),
-        resume: None,
-        confine: None,
-    };
     let launcher = DockerLauncher::with_resolver(pinned(&["allowed.test", "secret.test"]));
     let (exit, log) = e.rt.block_on(run_collecting(&launcher, spec));
     let exit = exit.unwrap();
@@ -784,30 +769,12 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
         pa = allowed.port,
         probes = host_probes("$h", tcp4.port, tcp6.port, udp.port),
     );
-    let mut agent = AgentConfig::new(RuntimeKind::Command);
-    agent.command = vec!["/bin/busybox".into()];
-    agent.network = Some(
-        serde_yaml::from_str::<NetworkSetting>(&format!(
-            "{{ allow: [\"allowed.test:{}\"] }}",
-            allowed.port
-        ))
-        .unwrap(),
+    let (_work, agent, spec) = busybox_spec(
+        &run,
+        &format!("{{ allow: [\"allowed.test:{}\"] }}", allowed.port),
+        vec!["/bin/busybox".into(), "sh".into(), "-c".into(), script],
+        90,
     );
-    let work = tempfile::tempdir().unwrap();
-    let spec = LaunchSpec {
-        run: run.clone(),
-        candidate: "agent-1".into(),
-        workdir: work.path().to_path_buf(),
-        argv: vec!["/bin/busybox".into(), "sh".into(), "-c".into(), script],
-        env: vec![("PATH".into(), "/bin".into())],
-        stdin: None,
-        timeout: Duration::from_secs(90),
-        image: Some(common::docker::IMAGE.into()),
-        agent: Some(agent.clone()),
-        repo: work.path().to_path_buf(),
-        resume: None,
-        confine: None,
-    };
     let launcher = DockerLauncher::with_resolver(pinned(&["allowed.test"]));
     let (exit, log) = e.rt.block_on(run_collecting(&launcher, spec));
     let exit = exit.unwrap();
@@ -1019,29 +986,12 @@ fn no_firewall_case(
     String,
 ) {
     let run = format!("r-nofw-{on_host_open}-{}", std::process::id());
-    let mut agent = AgentConfig::new(RuntimeKind::Command);
-    agent.command = vec!["/bin/busybox".into()];
-    agent.network = Some(
-        serde_yaml::from_str::<NetworkSetting>(&format!(
-            "{{ allow: [allowed.test], on_host_open: {on_host_open} }}"
-        ))
-        .unwrap(),
+    let (_work, agent, spec) = busybox_spec(
+        &run,
+        &format!("{{ allow: [allowed.test], on_host_open: {on_host_open} }}"),
+        vec!["/bin/busybox".into(), "true".into()],
+        60,
     );
-    let work = tempfile::tempdir().unwrap();
-    let spec = LaunchSpec {
-        run: run.clone(),
-        candidate: "agent-1".into(),
-        workdir: work.path().to_path_buf(),
-        argv: vec!["/bin/busybox".into(), "true".into()],
-        env: vec![("PATH".into(), "/bin".into())],
-        stdin: None,
-        timeout: Duration::from_secs(60),
-        image: Some(common::docker::IMAGE.into()),
-        agent: Some(agent.clone()),
-        repo: work.path().to_path_buf(),
-        resume: None,
-        confine: None,
-    };
     let launcher = DockerLauncher::with_egress(
         rascal::egress::network::DockerEgress::with_resolver(pinned(&["allowed.test"]))
             .with_firewall(rascal::egress::firewall::Firewall::new(
@@ -1467,4 +1417,34 @@ fn doctor_says_whether_the_host_firewall_can_be_installed() {
         ),
         Err(_) => assert!(line.contains("CANNOT be installed"), "{line}"),
     }
+}
+
+/// A busybox agent from the test image with the network setting `network`
+/// (YAML), running `argv` as candidate `agent-1` of `run` in a fresh work
+/// directory (kept while the returned guard lives); the agent, for `release`.
+fn busybox_spec(
+    run: &str,
+    network: &str,
+    argv: Vec<String>,
+    timeout_secs: u64,
+) -> (tempfile::TempDir, AgentConfig, LaunchSpec) {
+    let mut agent = AgentConfig::new(RuntimeKind::Command);
+    agent.command = vec!["/bin/busybox".into()];
+    agent.network = Some(serde_yaml::from_str::<NetworkSetting>(network).unwrap());
+    let work = tempfile::tempdir().unwrap();
+    let spec = LaunchSpec {
+        run: run.to_string(),
+        candidate: "agent-1".into(),
+        workdir: work.path().to_path_buf(),
+        argv,
+        env: vec![("PATH".into(), "/bin".into())],
+        stdin: None,
+        timeout: Duration::from_secs(timeout_secs),
+        image: Some(common::docker::IMAGE.into()),
+        agent: Some(agent.clone()),
+        repo: work.path().to_path_buf(),
+        resume: None,
+        confine: None,
+    };
+    (work, agent, spec)
 }
