@@ -330,16 +330,7 @@ impl Attached {
     }
 
     pub fn summary(&self) -> NetworkSummary {
-        let c = self.proxy.counts();
-        NetworkSummary {
-            mode: "allowlist".into(),
-            allow: self.allow.clone(),
-            allowed: c.allowed,
-            refused: c.refused,
-            opened: c.sockets,
-            on_refused: self.on_refused,
-            host_open: self.host_open.clone(),
-        }
+        (self.proxy.counts()).summary(&self.allow, self.on_refused, self.host_open.clone())
     }
 }
 

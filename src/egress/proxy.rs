@@ -127,6 +127,26 @@ pub struct Counts {
     pub foreign: u64,
 }
 
+impl Counts {
+    /// An allowlisted agent's network, as its report says it.
+    pub fn summary(
+        &self,
+        allow: &[String],
+        on_refused: crate::config::network::OnRefused,
+        host_open: Option<String>,
+    ) -> crate::model::network::NetworkSummary {
+        crate::model::network::NetworkSummary {
+            mode: "allowlist".into(),
+            allow: allow.to_vec(),
+            allowed: self.allowed,
+            refused: self.refused,
+            opened: self.sockets,
+            on_refused,
+            host_open,
+        }
+    }
+}
+
 impl Stats {
     pub fn counts(&self) -> Counts {
         Counts {

@@ -413,30 +413,8 @@ impl Contained {
         let copy = self.copy.fresh_copy()?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("{}.check-{n}", self.candidate);
-        let mut agent = self.agent.clone();
-        agent.network = Some(if network { "bridge" } else { "none" }.into());
-        agent.env = env.to_vec();
-        agent.keep_containers = false;
-        // The image has its own PATH and HOME: only the names the check
-        // lists go in.
-        let vars: Vec<(String, String)> = env
-            .iter()
-            .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
-            .collect();
-        let launch = LaunchSpec {
-            run: self.run.clone(),
-            candidate: name.clone(),
-            workdir: copy.path().to_path_buf(),
-            argv: spec.argv,
-            env: vars,
-            stdin: None,
-            timeout: spec.timeout,
-            image: Some(self.image.clone()),
-            agent: Some(agent.clone()),
-            repo: self.copy.origin.clone(),
-            resume: None,
-            confine: None,
-        };
+        let network = Some(if network { "bridge" } else { "none" }.into());
+        let (agent, launch) = self.check_launch(name.clone(), copy.path(), spec, env, network);
         let (tx, collect) = tail_of(lines);
         // Copy mode (no shared disk): the copy is uploaded into the check's
         // container and only the files asked for come back.
@@ -469,6 +447,43 @@ impl Contained {
 }
 
 impl Contained {
+    /// A check's command as a launch (and the agent settings it runs
+    /// with): the candidate agent's container
+    /// settings with the check's network, never kept, and only the
+    /// variables the check names (the image has its own PATH and HOME).
+    fn check_launch(
+        &self,
+        candidate: String,
+        workdir: &Path,
+        spec: CommandSpec,
+        env: &[String],
+        network: Option<crate::config::network::NetworkSetting>,
+    ) -> (crate::config::AgentConfig, LaunchSpec) {
+        let mut agent = self.agent.clone();
+        agent.network = network;
+        agent.env = env.to_vec();
+        agent.keep_containers = false;
+        let vars: Vec<(String, String)> = env
+            .iter()
+            .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
+            .collect();
+        let launch = LaunchSpec {
+            run: self.run.clone(),
+            candidate,
+            workdir: workdir.to_path_buf(),
+            argv: spec.argv,
+            env: vars,
+            stdin: None,
+            timeout: spec.timeout,
+            image: Some(self.image.clone()),
+            agent: Some(agent.clone()),
+            repo: self.copy.origin.clone(),
+            resume: None,
+            confine: None,
+        };
+        (agent, launch)
+    }
+
     /// A kubernetes candidate's command as a Job of its own: a fresh copy
     /// of the change sent into its pod, the variables it names in its own
     /// Secret, the network per its own policy.
@@ -491,30 +506,10 @@ impl Contained {
             n,
             attempt: self.attempt,
         };
-        let mut agent = self.agent.clone();
         // Off, unless the check asked: then what an agent gets (the
         // `egress:` ranges of the config).
-        agent.network = (!network).then(|| "none".into());
-        agent.env = env.to_vec();
-        agent.keep_containers = false;
-        let vars: Vec<(String, String)> = env
-            .iter()
-            .filter_map(|k| std::env::var(k).ok().map(|v| (k.clone(), v)))
-            .collect();
-        let launch = LaunchSpec {
-            run: self.run.clone(),
-            candidate: check.id(),
-            workdir: copy.path().to_path_buf(),
-            argv: spec.argv,
-            env: vars,
-            stdin: None,
-            timeout: spec.timeout,
-            image: Some(self.image.clone()),
-            agent: Some(agent),
-            repo: self.copy.origin.clone(),
-            resume: None,
-            confine: None,
-        };
+        let network = (!network).then(|| "none".into());
+        let (_, launch) = self.check_launch(check.id(), copy.path(), spec, env, network);
         let (tx, collect) = tail_of(lines);
         let result = check::run(kube, launch, &check, files, tx, cancel.clone()).await;
         let tail = collect.await.unwrap_or_default();

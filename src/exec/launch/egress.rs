@@ -137,17 +137,10 @@ impl SandboxAttached {
     }
 
     fn summary(&self) -> NetworkSummary {
-        let c = self.proxy.counts();
-        NetworkSummary {
-            mode: "allowlist".into(),
-            allow: self.allow.clone(),
-            allowed: c.allowed,
-            refused: c.refused,
-            opened: c.sockets,
-            on_refused: self.on_refused,
-            // The sandbox has no way to the host but the proxy's socket.
-            host_open: None,
-        }
+        // The sandbox has no way to the host but the proxy's socket.
+        self.proxy
+            .counts()
+            .summary(&self.allow, self.on_refused, None)
     }
 }
 
