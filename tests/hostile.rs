@@ -515,3 +515,18 @@ fn a_workspace_git_pointed_at_the_users_repository_fails_and_changes_nothing() {
     );
     assert_eq!(snapshot(&t.path().join(".git"), &["rascal"]), before);
 }
+
+// Attack classes of trust boundaries III and IV, one file each (they share
+// the helpers above through `super::*`).
+#[path = "hostile/bounded.rs"]
+mod bounded;
+#[path = "hostile/gitdir.rs"]
+mod gitdir;
+#[path = "hostile/holdout.rs"]
+mod holdout;
+#[path = "hostile/output.rs"]
+mod output;
+#[path = "hostile/paths.rs"]
+mod paths;
+#[path = "hostile/sandbox.rs"]
+mod sandbox;
