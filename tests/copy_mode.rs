@@ -53,12 +53,8 @@ struct SecondEngine {
 
 impl SecondEngine {
     fn start() -> Option<SecondEngine> {
-        let required = std::env::var_os("RASCAL_REQUIRE_DOCKER").is_some_and(|v| !v.is_empty());
         let skip = |why: &str| -> Option<SecondEngine> {
-            if required {
-                panic!("RASCAL_REQUIRE_DOCKER is set but {why}");
-            }
-            eprintln!("skipping copy-mode test: {why} (set RASCAL_REQUIRE_DOCKER=1 to make this a failure)");
+            common::skip("RASCAL_REQUIRE_DOCKER", why);
             None
         };
         // SAFETY: geteuid cannot fail.

@@ -23,10 +23,10 @@ impl Mount {
             .map(|s| s.success())
             .unwrap_or(false);
         if !ok {
-            if std::env::var_os("RASCAL_REQUIRE_MOUNT").is_some() {
-                panic!("RASCAL_REQUIRE_MOUNT is set but a tmpfs cannot be mounted here");
-            }
-            eprintln!("skipped: cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)");
+            common::skip(
+                "RASCAL_REQUIRE_MOUNT",
+                "cannot mount a tmpfs here (needs root or CAP_SYS_ADMIN)",
+            );
             return None;
         }
         Some(Mount(dir.to_path_buf()))

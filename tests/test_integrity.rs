@@ -15,11 +15,11 @@ fn toolchain(program: &str, args: &[&str]) -> bool {
         .args(args)
         .output()
         .is_ok_and(|o| o.status.success());
-    if !ok && std::env::var_os("RASCAL_REQUIRE_TOOLCHAINS").is_some() {
-        panic!("RASCAL_REQUIRE_TOOLCHAINS is set but `{program}` does not run");
-    }
     if !ok {
-        eprintln!("skipped: `{program}` is not installed");
+        common::skip(
+            "RASCAL_REQUIRE_TOOLCHAINS",
+            &format!("`{program}` does not run"),
+        );
     }
     ok
 }

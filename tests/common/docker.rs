@@ -24,14 +24,8 @@ pub struct Engine {
 static BUILD: Mutex<bool> = Mutex::new(false);
 
 pub fn engine() -> Option<Engine> {
-    let required = std::env::var_os("RASCAL_REQUIRE_DOCKER").is_some_and(|v| !v.is_empty());
     let skip = |why: String| -> Option<Engine> {
-        if required {
-            panic!("RASCAL_REQUIRE_DOCKER is set but {why}");
-        }
-        eprintln!(
-            "skipping docker test: {why} (set RASCAL_REQUIRE_DOCKER=1 to make this a failure)"
-        );
+        super::skip("RASCAL_REQUIRE_DOCKER", &format!("no docker engine: {why}"));
         None
     };
     let rt = tokio::runtime::Builder::new_multi_thread()

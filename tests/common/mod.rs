@@ -167,13 +167,37 @@ pub fn procs_with(marker: &str) -> Vec<u32> {
 /// stops — unless RASCAL_REQUIRE_BWRAP is set (CI sets it): then it fails.
 pub fn bwrap() -> bool {
     let ok = rascal::exec::sandbox::available().is_ok();
-    if !ok && std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() {
-        panic!("RASCAL_REQUIRE_BWRAP is set but bubblewrap is not usable");
-    }
     if !ok {
-        eprintln!("skipped: bubblewrap is not installed (apt-get install bubblewrap)");
+        skip(
+            "RASCAL_REQUIRE_BWRAP",
+            "bubblewrap is not usable (apt-get install bubblewrap)",
+        );
     }
     ok
+}
+
+/// A test that cannot run here because `why`: a failure when `require` (a
+/// `RASCAL_REQUIRE_*` variable) is set, as CI sets them all; otherwise the
+/// reason is printed and appended, with the test's name, to the file named
+/// by `RASCAL_SKIP_LOG` (CI prints that file's summary at the end).
+#[allow(dead_code)]
+pub fn skip(require: &str, why: &str) {
+    if std::env::var_os(require).is_some_and(|v| !v.is_empty()) {
+        panic!("{require} is set but {why}");
+    }
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("?");
+    eprintln!("skipped: {why} (set {require}=1 to make this a failure)");
+    if let Some(log) = std::env::var_os("RASCAL_SKIP_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
+            let _ = writeln!(f, "{require}\t{test}\t{why}");
+        }
+    }
 }
 
 /// `.rascal/config.yaml` defining `command` agents, each a shell script
