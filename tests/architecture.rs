@@ -52,66 +52,183 @@ fn resolve(modules: &BTreeMap<String, PathBuf>, segments: &[String]) -> Option<S
         .find(|m| modules.contains_key(m))
 }
 
-/// Paths used by one file, as module paths: `crate::a::b::{c, d}` gives
-/// `a::b::c` and `a::b::d`; `super::x` is resolved against `module`.
-fn used_paths(code: &str, module: &str, is_mod_rs: bool) -> Vec<Vec<String>> {
-    let path_re = regex::Regex::new(r"\b(crate|super)((?:::\w+)+)(::\{([^}]*)\})?").unwrap();
+/// Paths used by one file, as module paths, read with a real parser: the
+/// file's items minus those under `#[cfg(test)]` (unit tests may reach
+/// anywhere below; they are not part of the shipped graph), then every
+/// `crate::…`, `super::…` and `self::…` path in their tokens — in `use`
+/// trees with groups nested to any depth (`use super::{a, b::{c, d}}`), in
+/// expressions and types, and inside macro calls. Comments are not tokens
+/// and strings are literals, so neither can hide or invent an edge.
+fn used_paths(code: &str, module: &str) -> Result<Vec<Vec<String>>, String> {
+    let file = syn::parse_file(code).map_err(|e| e.to_string())?;
+    let here: Vec<String> = module.split("::").map(String::from).collect();
     let mut out = Vec::new();
-    for line in code.lines() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("//") {
-            continue;
+    for item in file.items.iter().filter(|i| !is_test_only(i)) {
+        walk_item(item, &here, &mut out);
+    }
+    Ok(out)
+}
+
+/// Whether an item is compiled only for tests (`#[cfg(test)]`).
+fn is_test_only(item: &syn::Item) -> bool {
+    use quote::ToTokens;
+    let attrs: &[syn::Attribute] = match item {
+        syn::Item::Const(i) => &i.attrs,
+        syn::Item::Enum(i) => &i.attrs,
+        syn::Item::ExternCrate(i) => &i.attrs,
+        syn::Item::Fn(i) => &i.attrs,
+        syn::Item::ForeignMod(i) => &i.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Macro(i) => &i.attrs,
+        syn::Item::Mod(i) => &i.attrs,
+        syn::Item::Static(i) => &i.attrs,
+        syn::Item::Struct(i) => &i.attrs,
+        syn::Item::Trait(i) => &i.attrs,
+        syn::Item::TraitAlias(i) => &i.attrs,
+        syn::Item::Type(i) => &i.attrs,
+        syn::Item::Union(i) => &i.attrs,
+        syn::Item::Use(i) => &i.attrs,
+        _ => &[],
+    };
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.meta
+                .to_token_stream()
+                .to_string()
+                .replace(' ', "")
+                .eq("cfg(test)")
+    })
+}
+
+/// One item's paths; an inline `mod x { … }` is walked as module `here::x`
+/// (its own test-only items left out).
+fn walk_item(item: &syn::Item, here: &[String], out: &mut Vec<Vec<String>>) {
+    use quote::ToTokens;
+    if let syn::Item::Mod(m) = item {
+        if let Some((_, items)) = &m.content {
+            let mut inner = here.to_vec();
+            inner.push(m.ident.to_string());
+            for i in items.iter().filter(|i| !is_test_only(i)) {
+                walk_item(i, &inner, out);
+            }
+            return;
         }
-        for cap in path_re.captures_iter(line) {
-            let mut base: Vec<String> = match &cap[1] {
-                "crate" => Vec::new(),
-                _ => {
-                    // `super` of a file `a/b.rs` (module a::b) is `a`; of
-                    // `a/b/mod.rs` (module a::b) it is `a` as well.
-                    let mut m: Vec<String> = module.split("::").map(String::from).collect();
-                    let _ = is_mod_rs;
-                    m.pop();
-                    m
+    }
+    let tokens: Vec<proc_macro2::TokenTree> = item.to_token_stream().into_iter().collect();
+    walk_tokens(&tokens, here, out);
+}
+
+/// Every rooted path in a token sequence (groups are entered).
+fn walk_tokens(tokens: &[proc_macro2::TokenTree], here: &[String], out: &mut Vec<Vec<String>>) {
+    use proc_macro2::TokenTree;
+    let mut i = 0;
+    while i < tokens.len() {
+        match &tokens[i] {
+            TokenTree::Group(g) => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                walk_tokens(&inner, here, out);
+                i += 1;
+            }
+            TokenTree::Ident(id) if ["crate", "super", "self"].contains(&id.to_string().as_str()) => {
+                // Not a path root when it follows `::` (`a::self`) or is a
+                // lone `self` receiver.
+                let after_colons = i >= 2 && is_colons(&tokens[i - 2..i]);
+                if after_colons || !tokens.get(i + 1..i + 3).is_some_and(is_colons) {
+                    i += 1;
+                    continue;
                 }
-            };
-            base.extend(
-                cap[2]
-                    .split("::")
-                    .filter(|s| !s.is_empty() && *s != "super")
-                    .map(String::from),
-            );
-            match cap.get(4) {
-                Some(group) => {
-                    for item in group.as_str().split(',') {
-                        let name = item.trim().split("::").next().unwrap_or("").trim();
-                        if name.is_empty() || name == "self" || name == "*" {
-                            out.push(base.clone());
-                            continue;
-                        }
-                        let mut p = base.clone();
-                        p.push(name.to_string());
-                        out.push(p);
-                    }
+                let mut base: Vec<String> = match id.to_string().as_str() {
+                    "crate" => Vec::new(),
+                    "self" => here.to_vec(),
+                    _ => here[..here.len().saturating_sub(1)].to_vec(),
+                };
+                i = read_path(tokens, i + 1, &mut base, out);
+            }
+            _ => i += 1,
+        }
+    }
+}
+
+fn is_colons(t: &[proc_macro2::TokenTree]) -> bool {
+    use proc_macro2::{Spacing, TokenTree};
+    matches!(t, [TokenTree::Punct(a), TokenTree::Punct(b)]
+        if a.as_char() == ':' && a.spacing() == Spacing::Joint && b.as_char() == ':')
+}
+
+/// Read `::seg::seg…` (and a final `::{…}` group of use-trees) from `i`,
+/// pushing each full path found; returns the index after the path.
+fn read_path(
+    tokens: &[proc_macro2::TokenTree],
+    mut i: usize,
+    base: &mut Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) -> usize {
+    use proc_macro2::{Delimiter, TokenTree};
+    while tokens.get(i..i + 2).is_some_and(is_colons) {
+        match tokens.get(i + 2) {
+            Some(TokenTree::Ident(seg)) => {
+                let seg = seg.to_string();
+                if seg == "super" {
+                    base.pop();
+                } else if seg != "self" {
+                    base.push(seg);
                 }
-                None => out.push(base),
+                i += 3;
+            }
+            Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
+                let inner: Vec<TokenTree> = g.stream().into_iter().collect();
+                for tree in inner.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+                    read_use_tree(tree, base.clone(), out);
+                }
+                return i + 3;
+            }
+            _ => {
+                // `::*` or `::<T>`: the path so far is what is used.
+                break;
             }
         }
     }
-    out
+    out.push(base.clone());
+    i
 }
 
-/// File-level dependency graph: module → modules it uses (other than itself).
-fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let modules = modules(&src);
+/// One use-tree inside a group: `a`, `a::b`, `a::{…}`, `self`, `*`, `a as b`.
+fn read_use_tree(tree: &[proc_macro2::TokenTree], base: Vec<String>, out: &mut Vec<Vec<String>>) {
+    use proc_macro2::TokenTree;
+    match tree.first() {
+        Some(TokenTree::Ident(first)) => {
+            let mut p = base;
+            match first.to_string().as_str() {
+                "self" => {}
+                "super" => {
+                    p.pop();
+                }
+                seg => p.push(seg.to_string()),
+            }
+            read_path(tree, 1, &mut p, out);
+        }
+        Some(TokenTree::Group(_)) => {
+            let mut p = base;
+            read_path(tree, 0, &mut p, out);
+        }
+        _ => {
+            if !tree.is_empty() {
+                out.push(base);
+            }
+        }
+    }
+}
+
+/// File-level dependency graph of the sources under `src`: module →
+/// modules it uses (other than itself).
+fn graph_of(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let modules = modules(src);
     let mut g = BTreeMap::new();
     for (module, path) in &modules {
         let code = std::fs::read_to_string(path).unwrap();
-        // Unit tests inside a file may reach anywhere below; they are not
-        // part of the shipped graph.
-        let code = code.split("#[cfg(test)]").next().unwrap_or("");
-        let is_mod_rs = path.file_name().unwrap() == "mod.rs";
-        let deps: BTreeSet<String> = used_paths(code, module, is_mod_rs)
+        let used = used_paths(&code, module)
+            .unwrap_or_else(|e| panic!("{}: cannot parse: {e}", path.display()));
+        let deps: BTreeSet<String> = used
             .iter()
             .filter_map(|p| resolve(&modules, p))
             .filter(|m| m != module)
@@ -119,6 +236,11 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
         g.insert(module.clone(), deps);
     }
     g
+}
+
+/// The crate's own graph.
+fn graph() -> BTreeMap<String, BTreeSet<String>> {
+    graph_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
 }
 
 fn top(module: &str) -> &str {
@@ -163,9 +285,9 @@ fn lower_folders_never_use_higher_ones() {
     );
 }
 
-#[test]
-fn no_file_depends_on_itself_through_others() {
-    // Tarjan's strongly connected components over the file graph.
+/// The import cycles of a file graph (Tarjan's strongly connected
+/// components), each as its files joined by ` ↔ `.
+fn cycles(g: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
     struct State<'a> {
         g: &'a BTreeMap<String, BTreeSet<String>>,
         index: BTreeMap<&'a str, usize>,
@@ -212,9 +334,8 @@ fn no_file_depends_on_itself_through_others() {
             }
         }
     }
-    let g = graph();
     let mut s = State {
-        g: &g,
+        g,
         index: BTreeMap::new(),
         low: BTreeMap::new(),
         on_stack: BTreeSet::new(),
@@ -227,7 +348,12 @@ fn no_file_depends_on_itself_through_others() {
             visit(&mut s, v);
         }
     }
-    let cycles: Vec<String> = s.cycles.iter().map(|c| c.join(" ↔ ")).collect();
+    s.cycles.iter().map(|c| c.join(" ↔ ")).collect()
+}
+
+#[test]
+fn no_file_depends_on_itself_through_others() {
+    let cycles = cycles(&graph());
     assert!(
         cycles.is_empty(),
         "import cycles:\n  {}",
@@ -259,4 +385,59 @@ fn yaml_is_read_only_in_config() {
         outside.is_empty(),
         "serde_yaml used outside src/config/: {outside:?}"
     );
+}
+
+/// A planted two-file cycle under a temporary `src/`: `a/x.rs` uses
+/// `a::y` plainly, and `a/y.rs` uses `a::x` in the form given.
+fn planted(y_uses_x: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path();
+    std::fs::create_dir_all(src.join("a")).unwrap();
+    std::fs::write(src.join("a/mod.rs"), "pub mod x;\npub mod y;\n").unwrap();
+    std::fs::write(src.join("a/x.rs"), "pub fn f() { crate::a::y::g() }\n").unwrap();
+    std::fs::write(src.join("a/y.rs"), y_uses_x).unwrap();
+    cycles(&graph_of(src))
+}
+
+#[test]
+fn a_planted_cycle_is_found_in_every_import_form() {
+    let forms = [
+        ("a crate path in an expression", "pub fn g() { crate::a::x::f() }\n"),
+        ("use super::x", "use super::x;\npub fn g() { x::f() }\n"),
+        ("a super group", "use super::{x, y as _};\npub fn g() { x::f() }\n"),
+        (
+            "a nested crate group",
+            "use crate::{a::{x::{self, f}}};\npub fn g() { f() }\n",
+        ),
+        ("a glob", "use super::x::*;\npub fn g() { f() }\n"),
+        ("inside a macro call", "pub fn g() { let _ = format!(\"{:?}\", crate::a::x::f()); }\n"),
+        ("an inline module's super::super", "mod inner { pub fn h() { super::super::x::f() } }\npub fn g() {}\n"),
+        (
+            // Text that reads `#[cfg(test)]` in a doc comment hides nothing:
+            // the edge after it is still read.
+            "after #[cfg(test)] in a doc comment",
+            "/// Unit tests below are marked #[cfg(test)] as usual.\npub fn g() {}\npub fn h() { crate::a::x::f() }\n",
+        ),
+        (
+            "after #[cfg(test)] in a string",
+            "pub const S: &str = \"#[cfg(test)]\";\npub fn g() { super::x::f() }\n",
+        ),
+    ];
+    for (form, code) in forms {
+        let found = planted(code);
+        assert_eq!(found, vec!["a::x ↔ a::y".to_string()], "{form}: {code}");
+    }
+}
+
+#[test]
+fn test_only_items_and_comments_add_no_edges() {
+    let none = [
+        "#[cfg(test)]\nmod tests { use super::x; }\npub fn g() {}\n",
+        "#[cfg(test)]\nuse crate::a::x;\npub fn g() {}\n",
+        "// crate::a::x::f()\n/* use super::x; */\npub fn g() {}\n",
+        "/// Calls `crate::a::x::f`.\npub fn g() { let _ = \"crate::a::x\"; }\n",
+    ];
+    for code in none {
+        assert!(planted(code).is_empty(), "{code}");
+    }
 }

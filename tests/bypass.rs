@@ -31,7 +31,7 @@ struct Row {
     base: Vec<(&'static str, String)>,
     /// The verdict the candidate must get.
     verdict: &'static str,
-    /// Text the candidate's reports must contain.
+    /// The rule id one of the candidate's reports must raise.
     says: String,
 }
 
@@ -123,7 +123,7 @@ fn rows() -> Vec<Row> {
                 write(".rascal-artifacts/evil.rs", "pub fn e() {}")
             ),
             "fail",
-            "self-protection",
+            "permissions/self-protection",
         ),
         // A NUL in a comment does not make source binary.
         row(
@@ -178,21 +178,21 @@ fn rows() -> Vec<Row> {
             "case-github",
             write(".GITHUB/workflows/evil.yml", "on: push"),
             "fail",
-            "denied-path",
+            "permissions/denied-path",
         ),
         row(
             "case-secrets",
             write("SECRETS/k.txt", "x"),
             "fail",
-            "denied-path",
+            "permissions/denied-path",
         ),
-        row("case-sql", write("src/DB.SQL", "drop table x;"), "fail", "denied-path"),
+        row("case-sql", write("src/DB.SQL", "drop table x;"), "fail", "permissions/denied-path"),
         // Fully qualified paths are imports.
         row(
             "qualified-import",
             "printf 'pub fn run() {\\n    let _ = std::process::Command::new(\"id\");\\n}\\n' >> src/lib.rs",
             "fail",
-            "std::process",
+            "permissions/forbidden-import",
         ),
         // Tests weakened while the code breaks.
         row(
@@ -212,8 +212,16 @@ fn every_bypass_is_caught() {
     let mut missed = Vec::new();
     for r in rows() {
         let c = play(&r);
-        let reports = c["reports"].to_string();
-        let ok = c["verdict"] == r.verdict && reports.contains(&r.says);
+        // The rule ids the reports raised: text the change itself holds
+        // (a path, a quoted line) can never stand in for one.
+        let rules: Vec<String> = c["reports"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|rep| rep["issues"].as_array().cloned().unwrap_or_default())
+            .filter_map(|i| i["rule"].as_str().map(String::from))
+            .collect();
+        let ok = c["verdict"] == r.verdict && rules.contains(&r.says);
         eprintln!(
             "{:<18} verdict {:<5} {}",
             r.name,
@@ -222,7 +230,7 @@ fn every_bypass_is_caught() {
         );
         if !ok {
             missed.push(format!(
-                "{}: want {} with `{}`: {c}",
+                "{}: want {} with rule `{}`, rules raised {rules:?}: {c}",
                 r.name, r.verdict, r.says
             ));
         }

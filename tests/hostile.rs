@@ -162,14 +162,38 @@ fn the_users_repository_git_config_hooks_and_store_are_untouched() {
     // Nothing was written next to the workspaces either.
     let ws = PathBuf::from(json(&o)["candidates"][0]["worktree"].as_str().unwrap());
     assert!(!ws.parent().unwrap().join(".cargo").exists());
-    // The candidate's own change is what it wrote in its workspace.
-    let files: Vec<String> = json(&o)["candidates"][0]["reports"]
-        .as_array()
+    // The candidate's change is exactly what it wrote in its workspace:
+    // src/lib.rs with `two` added, nothing of what it wrote outside.
+    let c = &json(&o)["candidates"][0];
+    assert_eq!(c["files_changed"], 1, "{c}");
+    let tree = git2::Oid::from_str(c["tree"].as_str().expect("tree")).unwrap();
+    // The change's new objects are in the workspace's store, the base's in
+    // the user's repository: read through both.
+    let store = git2::Repository::open_bare(ws.join(".git")).unwrap();
+    store
+        .odb()
         .unwrap()
-        .iter()
-        .map(|r| r["check"].as_str().unwrap_or("").to_string())
+        .add_disk_alternate(t.path().join(".git/objects").to_str().unwrap())
+        .unwrap();
+    let tree = store.find_tree(tree).unwrap();
+    let base = store
+        .find_tree(t.repo.head().unwrap().peel_to_tree().unwrap().id())
+        .unwrap();
+    let diff = store
+        .diff_tree_to_tree(Some(&base), Some(&tree), None)
+        .unwrap();
+    let changed: Vec<String> = diff
+        .deltas()
+        .map(|d| d.new_file().path().unwrap().display().to_string())
         .collect();
-    assert!(files.contains(&"agent".to_string()));
+    assert_eq!(changed, ["src/lib.rs"], "the whole change");
+    let lib = store
+        .find_blob(tree.get_path(Path::new("src/lib.rs")).unwrap().id())
+        .unwrap();
+    assert_eq!(
+        std::str::from_utf8(lib.content()).unwrap(),
+        "pub fn one() -> u32 {\n    1\n}\npub fn two() -> u32 { 2 }\n"
+    );
 }
 
 #[test]
@@ -214,11 +238,8 @@ fn no_process_of_an_agent_outlives_the_run() {
     );
     let o = run(&t, "evil", &[]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
-    std::thread::sleep(Duration::from_millis(300));
-    assert!(
-        common::procs_with(&duration).is_empty(),
-        "a detached job survived the run"
-    );
+    let left = common::survivors_after(&duration, 30);
+    assert!(left.is_empty(), "a detached job survived the run: {left:?}");
 }
 
 #[test]
@@ -241,15 +262,8 @@ fn killing_rascal_kills_the_sandboxed_agent_and_attach_says_so() {
     let run = common::wait_for_running_run(&t, 30);
     child.kill().unwrap(); // SIGKILL
     let _ = child.wait();
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while !common::procs_with(&duration).is_empty() {
-        assert!(
-            Instant::now() < deadline,
-            "the agent outlived rascal: {:?}",
-            common::procs_with(&duration)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let left = common::survivors_after(&duration, 30);
+    assert!(left.is_empty(), "the agent outlived rascal: {left:?}");
     // The run is not pretended to be running: the next rascal marks it.
     let list = stdout(&t.rascal(&["list"]));
     let line = list.lines().find(|l| l.starts_with(&run)).unwrap();
@@ -409,6 +423,13 @@ fn a_rewritten_object_in_the_workspace_store_cannot_change_what_finalize_commits
     assert_eq!(code(&t.rascal(&["select", run, "ok"])), 0);
     let f = t.rascal(&["finalize", run]);
     assert_ne!(code(&f), 0, "{}", stdout(&f));
+    // Refused for the rewritten object, not for any other reason.
+    let said = format!("{}{}", stdout(&f), stderr(&f));
+    assert!(
+        said.contains(&format!("object {blob}"))
+            && said.contains("its content does not match its id"),
+        "{said}"
+    );
     assert!(
         t.repo.branches(None).unwrap().flatten().all(|(b, _)| !b
             .name()

@@ -103,7 +103,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     Action::CompareLoaded {
                         a: "careful".into(),
                         b: "hasty".into(),
-                        text: DIFF.into(),
+                        text: fixture::COMPARE_CAREFUL_HASTY.into(),
                     },
                 );
             }),

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
-/// The environment variable carrying a review's nonce to the reviewer
+/// The environment variable carrying a call's nonce to a reviewer or judge
 /// process (real CLIs read it from the prompt; scripted ones from here).
 pub const REVIEW_NONCE_ENV: &str = "RASCAL_REVIEW_NONCE";
 
@@ -40,6 +40,39 @@ pub fn json_objects(text: &str) -> Vec<Map<String, Value>> {
         }
     }
     out
+}
+
+/// The top-level JSON objects in `text` that answer with `key` and carry
+/// this call's `nonce` as `"nonce"` — the contract every helper agent's
+/// answer is held to (reviewers, the criteria judge, the comparator's
+/// judge). Objects with `key` but without the nonce are ignored: they can
+/// be copied from the diff or the prompt, so they never count. `Err` says
+/// why nothing usable was found.
+pub fn signed_answers(
+    text: &str,
+    key: &str,
+    nonce: &str,
+) -> Result<Vec<Map<String, Value>>, String> {
+    if nonce.len() < 16 {
+        return Err("internal error: no nonce for this call".into());
+    }
+    let answers: Vec<Map<String, Value>> = json_objects(text)
+        .into_iter()
+        .filter(|o| o.contains_key(key))
+        .collect();
+    let unsigned = answers.len();
+    let signed: Vec<Map<String, Value>> = answers
+        .into_iter()
+        .filter(|o| o.get("nonce").and_then(Value::as_str) == Some(nonce))
+        .collect();
+    match (signed.len(), unsigned) {
+        (0, 0) => Err(format!("no JSON answer with `{key}` in the output")),
+        (0, n) => Err(format!(
+            "{n} answer{} with `{key}` without this call's nonce (ignored: an answer copied from the diff or the prompt never counts); the answer must carry `\"nonce\"`",
+            if n == 1 { "" } else { "s" }
+        )),
+        _ => Ok(signed),
+    }
 }
 
 /// Where a helper agent (reviewer, judge) runs from: its files go under

@@ -22,7 +22,7 @@ fn verdict(decision: &str, issues: &str) -> Step {
 }
 
 /// In a `say` step, replaced by `$RASCAL_REVIEW_NONCE` (set for reviewers
-/// only): how a scripted reviewer echoes the review's nonce.
+/// and judges only): how a scripted reviewer or judge echoes the nonce.
 pub const NONCE_PLACEHOLDER: &str = "{nonce}";
 
 /// `text` with the review nonce filled in (unchanged outside a review).
@@ -297,10 +297,10 @@ pub fn builtin_at(name: &str, tempo: Tempo) -> Option<Vec<Step>> {
         ],
         "review-hang" => vec![say("reviewing very carefully…"), sleep(24 * 3600 * 1000)],
         "judge-pass" => vec![say(
-            r#"{"pass": true, "reason": "the change does what the criterion asks"}"#,
+            r#"{"nonce": "{nonce}", "pass": true, "reason": "the change does what the criterion asks"}"#,
         )],
         "judge-fail" => vec![say(
-            r#"{"pass": false, "reason": "the criterion is not met by the diff"}"#,
+            r#"{"nonce": "{nonce}", "pass": false, "reason": "the criterion is not met by the diff"}"#,
         )],
         _ => return None,
     };

@@ -63,18 +63,26 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
             (id.clone(), diff)
         })
         .collect();
-    let prompt = compare::judge_prompt(instruction, &diffs);
+    let nonce = match crate::layers::review::new_nonce() {
+        Ok(n) => n,
+        Err(e) => {
+            note.problem = Some(format!("could not get a nonce from /dev/urandom: {e}"));
+            return note;
+        }
+    };
+    let prompt = compare::judge_prompt(instruction, &diffs, &nonce);
+    let env = [(crate::agents::ask::REVIEW_NONCE_ENV.to_string(), nonce.clone())];
     let timeout = agent
         .timeout
         .map(|d| d.get())
         .unwrap_or(Duration::from_secs(600));
     let answer =
-        crate::agents::ask::ask(judge, agent, &prompt, &[], &site.dir, site, timeout, cancel).await;
+        crate::agents::ask::ask(judge, agent, &prompt, &env, &site.dir, site, timeout, cancel).await;
     if let Some(p) = answer.problem {
         note.problem = Some(format!("the judge {p}"));
         return note;
     }
-    match compare::parse_pick(&answer.text, tied) {
+    match compare::parse_pick(&answer.text, tied, &nonce) {
         Ok((pick, reason)) => {
             note.pick = Some(pick);
             note.reason = reason;

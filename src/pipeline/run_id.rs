@@ -27,15 +27,23 @@ mod tests {
     fn ids_carry_todays_utc_date() {
         let dir = tempfile::tempdir().unwrap();
         let store = Store::open(&dir.path().join("rascal.db")).unwrap();
-        let today = jiff::Timestamp::now()
-            .to_zoned(jiff::tz::TimeZone::UTC)
-            .date()
-            .strftime("%Y%m%d")
-            .to_string();
+        let today = || {
+            jiff::Timestamp::now()
+                .to_zoned(jiff::tz::TimeZone::UTC)
+                .date()
+                .strftime("%Y%m%d")
+                .to_string()
+        };
+        let before = today();
         let id = new_run_id(&store).unwrap();
+        let after = today();
         let re = regex::Regex::new(r"^r-(\d{8})-[0-9a-f]{4}$").unwrap();
         let day = &re.captures(&id).expect("r-YYYYMMDD-xxxx")[1];
-        // Around midnight the date may have just turned.
-        assert!(day <= today.as_str() && day.len() == 8, "{id} vs {today}");
+        // The UTC date when the id was made: the day before or after the
+        // call (they differ only when the call straddled midnight).
+        assert!(
+            day == before || day == after,
+            "{id}: not {before} or {after}"
+        );
     }
 }

@@ -13,6 +13,11 @@ pub const T0: i64 = 1_800_000_000_000;
 
 pub const DIFF: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 1..2 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -3,6 +3,14 @@\n /// Greets someone by name.\n pub fn greet(name: &str) -> String {\n-    format!(\"Hello, {name}!\")\n+    format!(\"Hello, {name}!!\")\n }\n+\n+/// Greets someone loudly.\n+pub fn shout(name: &str) -> String {\n+    dbg!(greet(name).to_uppercase())\n+}\n \n #[cfg(test)]\n mod tests {\n@@ -14,4 +22,9 @@ mod tests {\n         assert_eq!(greet(\"Ada\"), \"Hello, Ada!\");\n     }\n+\n+    #[test]\n+    fn shouts() {\n+        assert_eq!(shout(\"Ada\"), \"HELLO, ADA!!\");\n+    }\n }\ndiff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,4 @@\n # greeter\n \n The sample project of `rascal demo`.\n+Now it can shout.\n";
 
+/// What the compare screen loads for A = careful, B = hasty: the diff from
+/// hasty's tree to careful's, so `+` lines are only in careful and `−`
+/// lines only in hasty (its `dbg!`, its extra `!`, its README line).
+pub const COMPARE_CAREFUL_HASTY: &str = "diff --git a/src/lib.rs b/src/lib.rs\nindex 2..3 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -3,11 +3,11 @@\n /// Greets someone by name.\n pub fn greet(name: &str) -> String {\n-    format!(\"Hello, {name}!!\")\n+    format!(\"Hello, {name}!\")\n }\n \n /// Greets someone loudly.\n pub fn shout(name: &str) -> String {\n-    dbg!(greet(name).to_uppercase())\n+    greet(name).to_uppercase()\n }\n \n #[cfg(test)]\n@@ -25,6 +25,6 @@ mod tests {\n     #[test]\n     fn shouts() {\n-        assert_eq!(shout(\"Ada\"), \"HELLO, ADA!!\");\n+        assert_eq!(shout(\"Ada\"), \"HELLO, ADA!\");\n     }\n }\ndiff --git a/README.md b/README.md\n--- a/README.md\n+++ b/README.md\n@@ -1,4 +1,3 @@\n # greeter\n \n The sample project of `rascal demo`.\n-Now it can shout.\n";
+
 fn report(layer: Layer, check: &str, issues: Vec<Issue>, ms: u64, output: &str) -> Report {
     let mut r = Report::new(layer, check);
     r.issues = issues;

@@ -163,6 +163,22 @@ pub fn procs_with(marker: &str) -> Vec<u32> {
     out
 }
 
+/// Poll until no live process's command line holds `marker`, for at most
+/// `secs` seconds (a generous deadline: the kernel tears a killed sandbox
+/// down asynchronously, and a loaded machine is slow); the survivors if
+/// some are still there then.
+#[allow(dead_code)]
+pub fn survivors_after(marker: &str, secs: u64) -> Vec<u32> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    loop {
+        let left = procs_with(marker);
+        if left.is_empty() || std::time::Instant::now() >= deadline {
+            return left;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 /// Whether bubblewrap works here. Where it is missing the test says so and
 /// stops — unless RASCAL_REQUIRE_BWRAP is set (CI sets it): then it fails.
 pub fn bwrap() -> bool {

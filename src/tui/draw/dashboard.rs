@@ -20,11 +20,49 @@ pub const MIN_COL: u16 = 34;
 pub const MIN_ROW: u16 = 9;
 
 /// Where each candidate goes: cells (candidate index, rect) and, in tab
-/// mode, the tab titles' rects.
+/// mode, the tab titles' rects and — when not every title fits — how many
+/// candidates have no title shown, with where that count goes.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DashLayout {
     pub cells: Vec<(usize, Rect)>,
     pub tabs: Vec<(usize, Rect)>,
+    pub more: Option<(usize, Rect)>,
+}
+
+/// What the tab line says for the candidates whose titles do not fit.
+pub fn more_label(hidden: usize) -> String {
+    format!(" +{hidden} more · Tab ")
+}
+
+/// Which titles the tab line shows: the run `[start, stop)` that holds
+/// `focus`, as many from the left as fit in `width` (leaving room for the
+/// count of the rest when some are left out).
+fn tab_window(widths: &[u16], width: u16, focus: usize) -> (usize, usize) {
+    let n = widths.len();
+    let total: u32 = widths.iter().map(|w| *w as u32).sum();
+    if total <= width as u32 {
+        return (0, n);
+    }
+    let room = width.saturating_sub(width_of_more(n)) as u32;
+    let fits = |start: usize| {
+        let mut used = 0u32;
+        let mut stop = start;
+        while stop < n && used + widths[stop] as u32 <= room {
+            used += widths[stop] as u32;
+            stop += 1;
+        }
+        stop.max(start + 1).min(n)
+    };
+    let focus = focus.min(n - 1);
+    let mut start = 0;
+    while fits(start) <= focus {
+        start += 1;
+    }
+    (start, fits(start))
+}
+
+fn width_of_more(n: usize) -> u16 {
+    width(&more_label(n)) as u16
 }
 
 /// A candidate's tab title (tab mode).
@@ -95,16 +133,23 @@ pub fn layout(area: Rect, tab_widths: &[u16], focus: usize) -> DashLayout {
         }
         return out;
     }
-    // Tabs: one line of titles, the focused candidate below.
+    // Tabs: one line of titles, the focused candidate below; when not all
+    // fit, the ones around the focus and a count of the rest.
+    let (start, stop) = tab_window(tab_widths, body.width, focus);
     let mut x = body.x;
     let end = body.x + body.width;
-    for (i, w) in tab_widths.iter().enumerate() {
+    for (i, w) in tab_widths.iter().enumerate().take(stop).skip(start) {
         let w = (*w).min(end.saturating_sub(x));
         if w == 0 {
             break;
         }
         out.tabs.push((i, Rect::new(x, body.y, w, 1)));
         x += w;
+    }
+    let hidden = n - out.tabs.len();
+    if hidden > 0 {
+        let w = width_of_more(hidden).min(end.saturating_sub(x));
+        out.more = Some((hidden, Rect::new(x, body.y, w, 1)));
     }
     out.cells.push((
         focus.min(n - 1),
@@ -141,6 +186,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         for (i, r) in &lay.tabs {
             let style = if *i == app.focus { t.selected } else { t.dim };
             frame.render_widget(Paragraph::new(Span::styled(tab_label(app, *i), style)), *r);
+        }
+        if let Some((hidden, r)) = lay.more {
+            frame.render_widget(Paragraph::new(Span::styled(more_label(hidden), t.warn)), r);
         }
     }
     for (i, rect) in &lay.cells {
@@ -405,4 +453,46 @@ fn network_line(app: &App, c: &Candidate, w: usize) -> Option<Line<'static>> {
         ));
     }
     Some(Line::from(spans))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tabs_of(widths: &[u16], width: u16, focus: usize) -> (Vec<usize>, Option<usize>) {
+        let l = layout(Rect::new(0, 0, width, 20), widths, focus);
+        (
+            l.tabs.iter().map(|(i, _)| *i).collect(),
+            l.more.map(|(n, _)| n),
+        )
+    }
+
+    #[test]
+    fn every_candidate_is_either_a_tab_or_counted() {
+        // Eight titles of 14 columns on 60: three fit beside the count.
+        let w = [14u16; 8];
+        assert_eq!(tabs_of(&w, 60, 0), (vec![0, 1, 2], Some(5)));
+        // The focused one is always shown, the count covers the rest.
+        for focus in 0..8 {
+            let (shown, more) = tabs_of(&w, 60, focus);
+            assert!(shown.contains(&focus), "{focus}: {shown:?}");
+            assert_eq!(shown.len() + more.unwrap_or(0), 8);
+        }
+        assert_eq!(tabs_of(&w, 60, 7).0, vec![5, 6, 7]);
+    }
+
+    #[test]
+    fn no_count_when_every_title_fits() {
+        // Too narrow for columns or a grid, wide enough for all titles.
+        assert_eq!(tabs_of(&[14, 14, 14], 42, 2), (vec![0, 1, 2], None));
+    }
+
+    #[test]
+    fn the_count_is_drawn_after_the_last_tab() {
+        let l = layout(Rect::new(0, 0, 60, 20), &[14; 8], 0);
+        let (_, last) = l.tabs.last().unwrap();
+        let (_, more) = l.more.unwrap();
+        assert_eq!(more.x, last.x + last.width);
+        assert_eq!(more.width as usize, width(&more_label(5)));
+    }
 }
