@@ -59,8 +59,10 @@ fn an_agent_finds_no_held_out_test_nor_the_spec_naming_it_anywhere_it_can_look()
     }
     let m = marker("heldout");
     let (p, s) = halves(&m);
-    // Held-out tests in a directory outside the repository and in it.
-    let outside = Outside(PathBuf::from("/var/tmp").join(format!("{m}-outside")));
+    // Held-out tests in a directory outside the repository and in it. (The
+    // outside directory's own name stays visible as the empty mount point
+    // that hides it: it does not hold the marker.)
+    let outside = Outside(PathBuf::from("/var/tmp").join(marker("outside").replace("hostile", "o")));
     std::fs::create_dir_all(outside.0.join("tests")).unwrap();
     std::fs::write(
         outside.0.join(format!("tests/{m}_outside.sh")),
@@ -68,7 +70,8 @@ fn an_agent_finds_no_held_out_test_nor_the_spec_naming_it_anywhere_it_can_look()
     )
     .unwrap();
     let script = format!(
-        "P='{p}'; S='{s}'\n{SEARCH}echo 'pub fn two() -> u32 {{ 2 }}' >> src/lib.rs\n"
+        "P='{p}'; S='{s}'\n{SEARCH}{{ echo OUTSIDE; ls -A '{}'; }} >> seen.txt 2>&1\necho 'pub fn two() -> u32 {{ 2 }}' >> src/lib.rs\n",
+        outside.0.display()
     );
     let t = repo(
         |_| common::command_agents(&[("peek", &script)]),
@@ -94,6 +97,7 @@ fn an_agent_finds_no_held_out_test_nor_the_spec_naming_it_anywhere_it_can_look()
         "the agent found the held-out tests or the spec naming them:\n{seen}"
     );
     assert!(seen.contains("OBJECTS\n0\n"), "{seen}");
+    assert!(seen.ends_with("OUTSIDE\n"), "the outside folder is not empty: {seen}");
     // Its workspace has `.rascal/` without the specs; its change is only
     // what it wrote (the specs it never had are not deleted by it).
     assert!(ws.join(".rascal/config.yaml").exists());
