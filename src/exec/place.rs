@@ -349,10 +349,7 @@ impl Sandboxed {
     fn holding_out(&self) -> Sandboxed {
         let mut s = self.clone();
         s.with_holdout = true;
-        s.cache = s
-            .cache
-            .as_deref()
-            .map(crate::exec::cache::holdout_beside);
+        s.cache = s.cache.as_deref().map(crate::exec::cache::holdout_beside);
         s
     }
 

@@ -23,8 +23,7 @@ pub const PASSED: &str = "held-out tests passed";
 /// The whole evidence of held-out tests that did not all run and pass:
 /// no count, no name, no output — nothing the candidate's code could
 /// shape reaches an agent.
-pub const FAILED: &str =
-    "held-out tests failed (which, how many and their output are never shown)";
+pub const FAILED: &str = "held-out tests failed (which, how many and their output are never shown)";
 
 /// The held-out tests of one task, resolved at its base commit.
 #[derive(Debug, Clone, Default)]
@@ -186,10 +185,7 @@ fn is_spec(path: &str) -> bool {
 /// name: hidden from every sandbox (agents, checks, reviewers, judges),
 /// whether or not they exist.
 pub fn outside_dirs(specs: &[String]) -> Vec<PathBuf> {
-    specs
-        .iter()
-        .filter_map(|s| outside_dir(s.trim()))
-        .collect()
+    specs.iter().filter_map(|s| outside_dir(s.trim())).collect()
 }
 
 /// `spec` as a directory outside the repository (absolute or `~/…`).
@@ -287,7 +283,11 @@ mod tests {
         assert!(!h.holds("src/lib.rs"));
         // Stripping a copy takes the specs out too.
         let copy = tempfile::tempdir().unwrap();
-        for p in ["tests/hidden.rs", ".rascal/specs/hold.yaml", ".rascal/config.yaml"] {
+        for p in [
+            "tests/hidden.rs",
+            ".rascal/specs/hold.yaml",
+            ".rascal/config.yaml",
+        ] {
             std::fs::create_dir_all(copy.path().join(p).parent().unwrap()).unwrap();
             std::fs::write(copy.path().join(p), "z").unwrap();
         }

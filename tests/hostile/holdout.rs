@@ -62,7 +62,8 @@ fn an_agent_finds_no_held_out_test_nor_the_spec_naming_it_anywhere_it_can_look()
     // Held-out tests in a directory outside the repository and in it. (The
     // outside directory's own name stays visible as the empty mount point
     // that hides it: it does not hold the marker.)
-    let outside = Outside(PathBuf::from("/var/tmp").join(marker("outside").replace("hostile", "o")));
+    let outside =
+        Outside(PathBuf::from("/var/tmp").join(marker("outside").replace("hostile", "o")));
     std::fs::create_dir_all(outside.0.join("tests")).unwrap();
     std::fs::write(
         outside.0.join(format!("tests/{m}_outside.sh")),
@@ -97,7 +98,10 @@ fn an_agent_finds_no_held_out_test_nor_the_spec_naming_it_anywhere_it_can_look()
         "the agent found the held-out tests or the spec naming them:\n{seen}"
     );
     assert!(seen.contains("OBJECTS\n0\n"), "{seen}");
-    assert!(seen.ends_with("OUTSIDE\n"), "the outside folder is not empty: {seen}");
+    assert!(
+        seen.ends_with("OUTSIDE\n"),
+        "the outside folder is not empty: {seen}"
+    );
     // Its workspace has `.rascal/` without the specs; its change is only
     // what it wrote (the specs it never had are not deleted by it).
     assert!(ws.join(".rascal/config.yaml").exists());
@@ -120,7 +124,10 @@ fn held_out_results_reach_the_next_attempt_as_pass_or_fail_only() {
         "P='{p}'; S='{s}'\nif [ \"$RASCAL_ATTEMPT\" = 2 ]; then\n{SEARCH}fi\nprintf 'echo \"running {n} tests\"\\ncat tests/*\\necho not-fixed\\n' > src/prog.sh\n"
     );
     let t = TestRepo::new(&[
-        ("check.sh", "#!/bin/sh\nsh src/prog.sh\nfor t in tests/*.sh; do sh \"$t\" || exit 1; done\n"),
+        (
+            "check.sh",
+            "#!/bin/sh\nsh src/prog.sh\nfor t in tests/*.sh; do sh \"$t\" || exit 1; done\n",
+        ),
         ("src/prog.sh", "echo base\n"),
         ("tests/visible.sh", "exit 0\n"),
     ]);
@@ -164,17 +171,26 @@ fn held_out_results_reach_the_next_attempt_as_pass_or_fail_only() {
     assert!(told.contains("What still fails"), "{told}");
     assert!(told.contains("held-out tests failed"), "{told}");
     assert!(!told.contains(n), "the count reached the agent:\n{told}");
-    assert!(!told.contains(&m), "a held-out name reached the agent:\n{told}");
+    assert!(
+        !told.contains(&m),
+        "a held-out name reached the agent:\n{told}"
+    );
     // The held-out report itself carries no count, output or name.
     let r = report_of(c, &format!("the {m} tests pass"));
     assert_eq!(r["status"], "fail", "{r}");
     let r = r.to_string();
-    assert!(!r.contains(n) && !r.contains("running") && !r.contains("not-fixed"), "{r}");
+    assert!(
+        !r.contains(n) && !r.contains("running") && !r.contains("not-fixed"),
+        "{r}"
+    );
     // Nor did the workspace's object store keep the first attempt's
     // change tree, which names the held-out test.
     let ws = PathBuf::from(c["worktree"].as_str().unwrap());
     let seen = std::fs::read_to_string(ws.join("seen.txt")).unwrap();
-    assert!(!seen.contains(&m), "attempt 2 found the held-out test:\n{seen}");
+    assert!(
+        !seen.contains(&m),
+        "attempt 2 found the held-out test:\n{seen}"
+    );
     assert!(seen.contains("OBJECTS\n0\n"), "{seen}");
 }
 
@@ -252,6 +268,9 @@ fn a_build_cache_planted_by_one_attempt_never_stands_in_for_the_next() {
     assert_eq!(c["attempt"], 2, "the reviewer sent attempt 1 back: {c}");
     // Attempt 2's broken add() was compiled and its test failed.
     let tests = report_of(c, "tests");
-    assert_eq!(tests["status"], "fail", "attempt 2 ran stale binaries: {tests}");
+    assert_eq!(
+        tests["status"], "fail",
+        "attempt 2 ran stale binaries: {tests}"
+    );
     assert_eq!(c["verdict"], "fail", "{c}");
 }
