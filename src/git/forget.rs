@@ -91,3 +91,41 @@ fn reachable_trees(store: &Repository) -> HashSet<Oid> {
     }
     trees
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_trees_no_ref_reaches_are_forgotten() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Repository::init(dir.path()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        // The workspace's own commit (a tree with a subtree).
+        let blob = ws.blob(b"kept").unwrap();
+        let mut sub = ws.treebuilder(None).unwrap();
+        sub.insert("a.txt", blob, 0o100644).unwrap();
+        let sub = sub.write().unwrap();
+        let mut root = ws.treebuilder(None).unwrap();
+        root.insert("src", sub, 0o040000).unwrap();
+        let root = root.write().unwrap();
+        let tree = ws.find_tree(root).unwrap();
+        ws.commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
+            .unwrap();
+        // A change tree rascal wrote: names a held-out file.
+        let secret = ws.blob(b"held out").unwrap();
+        let mut tests = ws.treebuilder(None).unwrap();
+        tests.insert("hidden.rs", secret, 0o100644).unwrap();
+        let tests = tests.write().unwrap();
+        let mut change = ws.treebuilder(Some(&tree)).unwrap();
+        change.insert("tests", tests, 0o040000).unwrap();
+        let change = change.write().unwrap();
+        assert_eq!(forget_unreachable_trees(dir.path()).unwrap(), 2);
+        let odb = ws.odb().unwrap();
+        assert!(!odb.exists(change) && !odb.exists(tests));
+        assert!(odb.exists(root) && odb.exists(sub) && odb.exists(blob));
+        // Blobs are never removed (the held-out ones never get here).
+        assert!(odb.exists(secret));
+        assert_eq!(forget_unreachable_trees(dir.path()).unwrap(), 0);
+    }
+}
