@@ -444,7 +444,7 @@ fn held_out_tests_are_never_seen_by_agents_and_gate_through_holdout_criteria() {
         r["output"]
             .as_str()
             .unwrap()
-            .contains("1 held-out test passed"),
+            .contains("held-out tests passed"),
         "{r}"
     );
     assert_eq!(p["verdict"], "pass", "{p}");

@@ -1,6 +1,7 @@
 //! Running things: the command runner (process groups, timeouts, output
 //! capture) and the launchers an agent runs in.
 
+pub mod cache;
 pub mod confine;
 pub mod env;
 pub mod launch;

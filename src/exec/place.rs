@@ -78,7 +78,8 @@ pub struct Sandboxed {
     pub changes: ChangeSet,
     /// Where the copies are made (hidden from the commands).
     pub scratch: PathBuf,
-    /// A build cache shared by this candidate's commands (`CARGO_TARGET_DIR`).
+    /// A build cache shared by this candidate's commands of one attempt
+    /// (`CARGO_TARGET_DIR`; emptied before each attempt: `exec::cache`).
     pub cache: Option<PathBuf>,
     /// Host paths hidden from the commands.
     pub hide: Vec<PathBuf>,
@@ -348,10 +349,7 @@ impl Sandboxed {
     fn holding_out(&self) -> Sandboxed {
         let mut s = self.clone();
         s.with_holdout = true;
-        s.cache = s
-            .cache
-            .as_ref()
-            .map(|c| c.with_file_name("holdout-build-cache"));
+        s.cache = s.cache.as_deref().map(crate::exec::cache::holdout_beside);
         s
     }
 

@@ -267,7 +267,11 @@ fn entries(dir: &Path) -> Vec<String> {
 
 /// Entries of a candidate's run files that are rebuilt when needed (the
 /// check copies and build caches): never kept for a selection.
-const CANDIDATE_CACHES: [&str; 3] = ["build-cache", "holdout-build-cache", "checks"];
+const CANDIDATE_CACHES: [&str; 3] = [
+    crate::exec::cache::BUILD,
+    crate::exec::cache::HOLDOUT,
+    "checks",
+];
 
 type Found = (Item, Option<i64>);
 

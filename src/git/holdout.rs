@@ -4,6 +4,10 @@
 //! over the repository root. They are left out of every candidate's
 //! workspace (files and git objects), out of its change, out of every
 //! verification copy — except the copy a `type: holdout` criterion runs on.
+//! The spec files (`.rascal/specs/`) go with them, since a spec names the
+//! held-out tests; directories outside the repository are hidden from every
+//! sandbox ([`outside_dirs`]). A held-out report says pass or fail and
+//! nothing else ([`PASSED`], [`FAILED`]): see docs/notes/holdout.md.
 
 use git2::{Oid, Repository};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};
@@ -13,6 +17,14 @@ use std::path::{Path, PathBuf};
 /// repository.
 const MAX_OUTSIDE_BYTES: u64 = 64 * 1024 * 1024;
 
+/// The whole evidence of held-out tests that passed.
+pub const PASSED: &str = "held-out tests passed";
+
+/// The whole evidence of held-out tests that did not all run and pass:
+/// no count, no name, no output — nothing the candidate's code could
+/// shape reaches an agent.
+pub const FAILED: &str = "held-out tests failed (which, how many and their output are never shown)";
+
 /// The held-out tests of one task, resolved at its base commit.
 #[derive(Debug, Clone, Default)]
 pub struct Holdout {
@@ -21,6 +33,10 @@ pub struct Holdout {
     /// Files from directories outside the repository: (path in the copy,
     /// content).
     pub outside: Vec<(String, Vec<u8>)>,
+    /// The spec files of the base commit (`.rascal/specs/…`): they name
+    /// the held-out tests, so they are held out with them (never in a
+    /// workspace, left out of every copy the agents' checks see).
+    pub specs: Vec<String>,
     globs: Option<GlobSet>,
 }
 
@@ -58,11 +74,14 @@ impl Holdout {
             .find_commit(base)
             .and_then(|c| c.tree())
             .map_err(|e| format!("reading the base commit: {e}"))?;
+        let specs_dir = format!("{}/", crate::config::spec::SPECS_DIR);
         tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
             if entry.kind() == Some(git2::ObjectType::Blob) {
                 let path = format!("{dir}{}", entry.name().unwrap_or(""));
                 if set.is_match(&path) {
                     out.base_paths.push(path);
+                } else if path.starts_with(&specs_dir) {
+                    out.specs.push(path);
                 }
             }
             git2::TreeWalkResult::Ok
@@ -86,10 +105,12 @@ impl Holdout {
         self.base_paths.is_empty() && self.outside.is_empty()
     }
 
-    /// Whether `path` (repository-relative) is held out.
+    /// Whether `path` (repository-relative) is held out: a held-out test,
+    /// or (with any) a spec file.
     pub fn holds(&self, path: &str) -> bool {
         self.globs.as_ref().is_some_and(|g| g.is_match(path))
             || self.outside.iter().any(|(p, _)| p == path)
+            || (!self.is_empty() && is_spec(path))
     }
 
     /// How many held-out files there are.
@@ -130,7 +151,7 @@ impl Holdout {
     /// Make the copy at `dir` (written from a change tree) one the agents'
     /// checks may see: without the held-out files.
     pub fn strip(&self, dir: &Path) -> std::io::Result<()> {
-        for p in &self.base_paths {
+        for p in self.base_paths.iter().chain(&self.specs) {
             match std::fs::remove_file(dir.join(p)) {
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
                 _ => {}
@@ -152,6 +173,19 @@ impl Holdout {
         }
         Ok(())
     }
+}
+
+/// Whether `path` lies in the specs directory (`.rascal/specs/`).
+fn is_spec(path: &str) -> bool {
+    path.strip_prefix(crate::config::spec::SPECS_DIR)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The directories outside the repository that `holdout:` entries `specs`
+/// name: hidden from every sandbox (agents, checks, reviewers, judges),
+/// whether or not they exist.
+pub fn outside_dirs(specs: &[String]) -> Vec<PathBuf> {
+    specs.iter().filter_map(|s| outside_dir(s.trim())).collect()
 }
 
 /// `spec` as a directory outside the repository (absolute or `~/…`).
@@ -202,4 +236,76 @@ fn read_outside(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A repository with `files` committed; its base commit.
+    fn repo(files: &[(&str, &str)]) -> (tempfile::TempDir, Repository, Oid) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        let mut index = repo.index().unwrap();
+        for (p, c) in files {
+            let full = dir.path().join(p);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, c).unwrap();
+            index.add_path(Path::new(p)).unwrap();
+        }
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let base = repo.commit(None, &sig, &sig, "base", &tree, &[]).unwrap();
+        drop(tree);
+        (dir, repo, base)
+    }
+
+    #[test]
+    fn the_specs_are_held_out_with_the_tests() {
+        let (_d, r, base) = repo(&[
+            ("src/lib.rs", "x"),
+            ("tests/hidden.rs", "y"),
+            (".rascal/config.yaml", "agents: {}"),
+            (".rascal/specs/hold.yaml", "holdout: [tests/hidden.rs]"),
+            (".rascal/specs/other.yaml", "instruction: x"),
+        ]);
+        let h = Holdout::resolve(&r, base, &["tests/hidden.rs".into()]).unwrap();
+        assert_eq!(h.base_paths, ["tests/hidden.rs"]);
+        assert_eq!(
+            h.specs,
+            [".rascal/specs/hold.yaml", ".rascal/specs/other.yaml"]
+        );
+        assert_eq!(h.len(), 1, "specs are not held-out tests");
+        assert!(h.holds(".rascal/specs/hold.yaml"));
+        assert!(h.holds(".rascal/specs/new.yaml"));
+        assert!(!h.holds(".rascal/config.yaml"));
+        assert!(!h.holds(".rascal/specsx"));
+        assert!(!h.holds("src/lib.rs"));
+        // Stripping a copy takes the specs out too.
+        let copy = tempfile::tempdir().unwrap();
+        for p in [
+            "tests/hidden.rs",
+            ".rascal/specs/hold.yaml",
+            ".rascal/config.yaml",
+        ] {
+            std::fs::create_dir_all(copy.path().join(p).parent().unwrap()).unwrap();
+            std::fs::write(copy.path().join(p), "z").unwrap();
+        }
+        h.strip(copy.path()).unwrap();
+        assert!(!copy.path().join("tests/hidden.rs").exists());
+        assert!(!copy.path().join(".rascal/specs/hold.yaml").exists());
+        assert!(copy.path().join(".rascal/config.yaml").exists());
+        // Without held-out tests nothing is held out, specs included.
+        let none = Holdout::resolve(&r, base, &[]).unwrap();
+        assert!(!none.holds(".rascal/specs/hold.yaml"));
+    }
+
+    #[test]
+    fn outside_directories_are_named_for_hiding() {
+        assert_eq!(
+            outside_dirs(&["tests/x.rs".into(), " /srv/accept ".into()]),
+            [PathBuf::from("/srv/accept")]
+        );
+        assert!(outside_dirs(&["tests/**".into()]).is_empty());
+    }
 }

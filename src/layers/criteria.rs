@@ -429,12 +429,11 @@ pub async fn run_command_criterion(
     // "running 1 test" lines prove nothing.
     if is_test {
         if let Some(listed) = listed_tests(&command, place, timeout, cancel).await {
+            if listed == 0 && c.kind == CriterionKind::Holdout {
+                return held_out(r, false);
+            }
             if listed == 0 {
-                let what = if c.kind == CriterionKind::Holdout {
-                    "the held-out tests".to_string()
-                } else {
-                    format!("the filter `{}`", c.check)
-                };
+                let what = format!("the filter `{}`", c.check);
                 return r
                     .errored(format!(
                         "{what} selects no test the runner lists (`{}`): 0 tests would run",
@@ -464,41 +463,23 @@ pub async fn run_command_criterion(
     let result = place.run(spec, &[], false, Some(tx), cancel).await;
     let (ran, seen) = counter.await.unwrap_or_default();
     r.duration_ms = started.elapsed().as_millis() as u64;
+    // Held-out tests say pass or fail, nothing else: their output, their
+    // count, their exit code (all of which the candidate's code can shape)
+    // would reach the agent as feedback.
+    if c.kind == CriterionKind::Holdout {
+        let passed = matches!(&result, Ok(o) if o.exit.code == Some(0)) && ran > 0;
+        return held_out(r, passed);
+    }
     let outcome = match result {
         Ok(o) => o,
         Err(e) => return r.errored(e.to_string()).finish(),
     };
     r.exit_code = outcome.exit.code;
-    // Held-out tests are never shown: their output would reach the agent
-    // as feedback.
-    let held_out = c.kind == CriterionKind::Holdout;
-    let tail = if held_out {
-        String::new()
-    } else if outcome.exit.success() {
+    let tail = if outcome.exit.success() {
         seen.last(&outcome.tail, TAIL_LINES)
     } else {
         seen.kept(&outcome.tail, TAIL_LINES)
     };
-    if held_out && ran == 0 {
-        return r
-            .errored("the held-out tests matched no test: 0 ran")
-            .finish();
-    }
-    if held_out {
-        let code = outcome.exit.code.unwrap_or(-1);
-        return if code == 0 {
-            pass(
-                r,
-                format!("{} passed", crate::text::plural(ran, "held-out test")),
-            )
-        } else {
-            fail(
-                r,
-                "criteria/holdout",
-                format!("held-out tests failed ({ran} ran; their content is not shown)"),
-            )
-        };
-    }
     if let Some(p) = outcome.exit.problem(timeout) {
         r.output = tail;
         return r.errored(format!("`{command}` {p}")).finish();
@@ -550,6 +531,27 @@ pub async fn run_command_criterion(
         format!("`{command}` exit 0")
     };
     pass(r, evidence)
+}
+
+/// Whether `r` is the report of a held-out criterion (`type: holdout`):
+/// whatever it says, an agent is only ever told it failed.
+pub fn is_held_out(r: &Report) -> bool {
+    r.layer == Layer::Criteria
+        && r.receipt.inputs.get("type").map(String::as_str)
+            == Some(crate::digest::digest(CriterionKind::Holdout.name()).as_str())
+}
+
+/// A held-out criterion's report once the candidate's code has run: one of
+/// two fixed sentences ([`crate::git::holdout::PASSED`], `FAILED`). A run
+/// that could not start, selected or ran no test, or exited non-zero is a
+/// FAIL alike, so not even the kind of failure says anything.
+fn held_out(r: Report, passed: bool) -> Report {
+    use crate::git::holdout::{FAILED, PASSED};
+    if passed {
+        pass(r, PASSED.into())
+    } else {
+        fail(r, "criteria/holdout", FAILED.into())
+    }
 }
 
 /// How many tests the runner of `command` lists for it (its own listing

@@ -275,6 +275,12 @@ pub fn task_text(task: &Task) -> String {
     if !task.acceptance_criteria.is_empty() {
         s.push_str("\n## Acceptance criteria\n\n");
         for c in &task.acceptance_criteria {
+            // Held-out tests are named nowhere a reviewer's words could
+            // carry them back to the author.
+            if c.kind == crate::config::spec::CriterionKind::Holdout {
+                s.push_str("- held-out tests pass (run by rascal; not shown)\n");
+                continue;
+            }
             s.push_str(&format!(
                 "- {} ({}: `{}`)\n",
                 c.description,

@@ -27,9 +27,12 @@ impl CandidateJob {
             .unwrap_or_default()
     }
 
-    /// What no candidate code may see (see `confine::private_paths`).
+    /// What no candidate code may see (see `confine::private_paths`), and
+    /// the task's held-out test directories outside the repository.
     pub(crate) fn hidden(&self) -> Vec<std::path::PathBuf> {
-        crate::exec::confine::private_paths(&self.repo, &self.state)
+        let mut hide = crate::exec::confine::private_paths(&self.repo, &self.state);
+        hide.extend(crate::git::holdout::outside_dirs(&self.task.holdout));
+        hide
     }
 
     /// What the agent's sandbox hides and shows: the user's repository

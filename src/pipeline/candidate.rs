@@ -232,6 +232,28 @@ impl CandidateJob {
         } else {
             candidate_dir.join(format!("attempt-{attempt}"))
         };
+        // The last attempt's change tree names the held-out tests: it
+        // leaves the workspace's object store before the agent is back.
+        if attempt > 1 && !self.task.holdout.is_empty() {
+            if let Err(e) = crate::git::forget::forget_unreachable_trees(&workdir) {
+                let r = Report::new(Layer::Agent, "agent")
+                    .errored(format!(
+                        "could not clear the last attempt's trees from the workspace's object store: {e}"
+                    ))
+                    .finish();
+                land(r, &mut reports);
+                self.skip_layers(&mut reports, "skipped: the agent did not start");
+                return Attempt {
+                    reports,
+                    files: 0,
+                    lines: 0,
+                    review: None,
+                    changes: None,
+                    usage: None,
+                    agent_ok: false,
+                };
+            }
+        }
         let (agent_ok, usage) = match self.landed.clone().filter(|_| attempt == 1) {
             Some(r) => {
                 let ok = r.status != Status::Fail;
@@ -284,14 +306,40 @@ impl CandidateJob {
                     files = changes.files.len();
                     lines = changes.lines_changed();
                     kept_changes = Some(changes.clone());
+                    // Shared by this attempt's own commands only, and
+                    // empty at its start: one candidate's build outputs
+                    // never reach another's, one attempt's never the next.
+                    let cache = match crate::exec::cache::fresh_for_attempt(&candidate_dir) {
+                        Ok(c) => c,
+                        Err(e) => {
+                            let r = Report::new(Layer::Agent, "changes")
+                                .errored(format!(
+                                    "could not empty the build cache in {} before the checks: {e}",
+                                    candidate_dir.display()
+                                ))
+                                .finish();
+                            land(r, &mut reports);
+                            self.skip_layers(
+                                &mut reports,
+                                "skipped: the build cache could not be emptied",
+                            );
+                            return Attempt {
+                                reports,
+                                files,
+                                lines,
+                                review,
+                                changes: kept_changes,
+                                usage,
+                                agent_ok,
+                            };
+                        }
+                    };
                     let copy = Sandboxed {
                         origin: self.repo.clone(),
                         workspace: workdir.clone(),
                         changes: changes.clone(),
                         scratch: candidate_dir.join("checks"),
-                        // Shared by this candidate's own commands only: one
-                        // candidate's build outputs never reach another's.
-                        cache: Some(candidate_dir.join("build-cache")),
+                        cache: Some(cache),
                         hide: self.hidden(),
                         confined: crate::exec::sandbox::available().is_ok(),
                         holdout: holdout.clone(),

@@ -264,7 +264,10 @@ pub async fn execute_with(
         let tied = compare::tied_at_top(&ranking);
         if !tied.is_empty() {
             let site = Site {
-                hide: crate::exec::confine::private_paths(&repo_dir, &state),
+                hide: crate::exec::confine::private_paths(&repo_dir, &state)
+                    .into_iter()
+                    .chain(crate::git::holdout::outside_dirs(&task.holdout))
+                    .collect(),
                 run: run.clone(),
                 candidate: "judge".into(),
                 dir: state.join("runs").join(&run).join("judge"),
@@ -274,6 +277,7 @@ pub async fn execute_with(
             };
             let note = ask_judge(&Tie {
                 config: &config,
+                holdout: &task.holdout,
                 judge: &judge,
                 instruction: &request.instruction,
                 tied: &tied,

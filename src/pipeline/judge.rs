@@ -14,6 +14,9 @@ pub(crate) struct Tie<'a> {
     pub(crate) config: &'a Config,
     /// The judge agent's name in config.yaml.
     pub(crate) judge: &'a str,
+    /// The task's `holdout:`: held-out tests (and the specs naming them)
+    /// are cut from the diffs the judge reads.
+    pub(crate) holdout: &'a [String],
     pub(crate) instruction: &'a str,
     /// The candidates tied at the top.
     pub(crate) tied: &'a [String],
@@ -32,6 +35,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
     let Tie {
         config,
         judge,
+        holdout,
         instruction,
         tied,
         origin,
@@ -53,12 +57,17 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         ));
         return note;
     };
+    let holdout = workspace::open(origin)
+        .ok()
+        .and_then(|r| crate::git::holdout::Holdout::resolve(&r, base, holdout).ok())
+        .unwrap_or_default();
     let diffs: Vec<(String, String)> = tied
         .iter()
         .map(|id| {
             let diff = worktrees
                 .get(id)
                 .and_then(|w| workspace::diff_text(origin, w, base).ok())
+                .map(|d| holdout.strip_from_diff(&d))
                 .unwrap_or_default();
             (id.clone(), diff)
         })

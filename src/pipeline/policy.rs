@@ -108,6 +108,14 @@ fn one_line(s: &str) -> String {
 pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOutcome>) -> String {
     let mut out = format!("What still fails after attempt {attempt}:\n");
     for r in reports.iter().filter(|r| r.layer == Layer::Criteria) {
+        // A held-out criterion is named by nothing the user or the
+        // candidate wrote: one fixed line, whatever its report holds.
+        if criteria::is_held_out(r) {
+            if matches!(r.status, Status::Fail | Status::Warn) {
+                out.push_str(&format!("- [ ] {}\n", crate::git::holdout::FAILED));
+            }
+            continue;
+        }
         if matches!(r.status, Status::Fail | Status::Warn) {
             out.push_str(&format!("{}\n", one_line(&criteria::checklist_line(r))));
             if let Some(block) = diagnostics::fenced_first_error(r, FEEDBACK_BLOCK_LINES) {
@@ -227,6 +235,29 @@ mod tests {
         );
         // A check that ran no command has no block.
         assert!(!feedback_text(1, &[crit_fail()], None).contains("```"));
+    }
+
+    #[test]
+    fn a_held_out_failure_is_one_fixed_line_whatever_its_report_holds() {
+        // A report as an older rascal (or a bug) might have filled it: a
+        // count, output, a description naming the tests.
+        let mut r = Report::new(Layer::Criteria, "tests/secret_x.rs passes")
+            .input("type", "holdout")
+            .input("command", "cargo test secret_x");
+        r.issues.push(Issue::new(
+            "criteria/holdout",
+            Severity::Error,
+            "held-out tests failed (117769185001473 ran)",
+        ));
+        r.output = "running 117769185001473 tests\nsecret_x ... FAILED".into();
+        let text = feedback_text(1, &[r.finish()], None);
+        assert_eq!(
+            text,
+            format!(
+                "What still fails after attempt 1:\n- [ ] {}\n",
+                crate::git::holdout::FAILED
+            )
+        );
     }
 
     #[test]
