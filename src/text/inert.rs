@@ -136,9 +136,10 @@ fn is_rascal_trailer(line: &str) -> bool {
     }
 }
 
-/// A trailer's value: one line, [`sanitize`]d, at most 200 columns.
+/// A trailer's value: held to the title's rules (one clean line of at
+/// most [`TITLE_COLUMNS`] columns).
 pub fn commit_trailer(s: &str) -> String {
-    super::ellipsis(&commit_title(s), 200)
+    commit_title(s)
 }
 
 // ------------------------------------------------------------ Markdown
@@ -202,7 +203,12 @@ pub fn markdown_lines(s: &str) -> String {
 /// [`sanitize`]d. Markdown shows it as text: no HTML, comment, image,
 /// heading or mention inside is live.
 pub fn markdown_fence(block: &str) -> String {
-    let body = block.lines().map(sanitize).collect::<Vec<_>>().join("\n");
+    fence_lines(block.lines())
+}
+
+/// [`markdown_fence`] of these lines (empty ones kept, the last included).
+fn fence_lines<'a>(lines: impl Iterator<Item = &'a str>) -> String {
+    let body = lines.map(sanitize).collect::<Vec<_>>().join("\n");
     let longest = body.split(|c| c != '`').map(str::len).max().unwrap_or(0);
     let fence = "`".repeat(longest.max(2) + 1);
     format!("{fence}\n{body}\n{fence}")
@@ -214,12 +220,12 @@ pub fn markdown_fence(block: &str) -> String {
 /// read, so a reader can check the quote against the file.
 pub fn markdown_quote(text: &str, max_lines: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
-    let shown = lines[..lines.len().min(max_lines)].join("\n");
-    let fenced = markdown_fence(&shown);
+    let fenced = fence_lines(lines.iter().take(max_lines).copied());
     let (fence, rest) = fenced.split_once('\n').unwrap_or((&fenced, ""));
     let mut out = format!("{fence}text\n{rest}\n");
     if lines.len() > max_lines {
-        let _ = writeln!(out, "_{} more lines not shown._", lines.len() - max_lines);
+        let more = super::plural((lines.len() - max_lines) as u64, "more line");
+        let _ = writeln!(out, "_{more} not shown._");
     }
     let _ = writeln!(
         out,

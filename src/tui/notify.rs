@@ -425,6 +425,22 @@ mod tests {
     }
 
     #[test]
+    fn a_headless_run_that_ends_escalated_says_who_and_why() {
+        let events = [
+            started(),
+            escalated("a"),
+            finished("a", false),
+            finished("b", false),
+            run_finished(3),
+        ];
+        let s = RunSummary::from_events(&events);
+        let n = at_end(&s);
+        assert_eq!(n.occasion, Occasion::Escalated);
+        assert_eq!(n.candidate.as_deref(), Some("a"));
+        assert!(n.message.contains("a was escalated — "), "{}", n.message);
+    }
+
+    #[test]
     fn a_humans_own_escalation_or_cancel_rings_nothing() {
         let by_hand = RunEvent::DecisionRecorded {
             decision: Decision::new(Some("a"), DecisionKind::Escalate, "me", "edits CI"),

@@ -88,7 +88,7 @@ fn a_fence_is_longer_than_any_backtick_run_inside() {
     assert!(f.contains("c^[[1m"));
     let q = markdown_quote("<!-- x\n@a\n```\nmore", 3);
     assert!(q.starts_with("````text\n<!-- x\n@a\n```\n````\n"), "{q}");
-    assert!(q.contains("_1 more lines not shown._"), "{q}");
+    assert!(q.contains("_1 more line not shown._"), "{q}");
     assert!(
         q.contains(&crate::digest::digest("<!-- x\n@a\n```\nmore")),
         "{q}"
