@@ -561,6 +561,200 @@ target!(log_view_lines_carry_no_escape, props_full_log_view, 10_000, (
     );
 });
 
+// ------------------------------------------------------------ what leaves rascal
+
+/// Escapes and controls of every family, and the Markdown, URI and
+/// bracketed-paste pieces the boundaries must neutralise.
+const OUT_PIECES: &[&str] = &[
+    "\u{1b}[",
+    "\u{1b}]",
+    "\u{1b}P",
+    "\u{1b}_",
+    "\u{1b}^",
+    "\u{1b}X",
+    "\u{1b}\\",
+    "\u{1b}",
+    "\u{9b}",
+    "\u{9d}",
+    "\u{90}",
+    "\u{9f}",
+    "\u{85}",
+    "\u{80}",
+    "\u{7}",
+    "\u{0}",
+    "\r",
+    "\n",
+    "\t",
+    "\u{7f}",
+    "\u{202e}",
+    "\u{2066}",
+    "\u{200b}",
+    "\u{feff}",
+    "\u{61c}",
+    "52;c;",
+    "8;;",
+    "0;title",
+    "[201~",
+    "[200~",
+    "2J",
+    "<!--",
+    "-->",
+    "<img src=x>",
+    "@someone",
+    "a@b",
+    "](",
+    "![",
+    "[",
+    "]",
+    "(",
+    "`",
+    "```",
+    "~~~",
+    "#",
+    "- ",
+    "1. ",
+    "|",
+    "$",
+    "&#x202E;",
+    "\\",
+    "%2e",
+    "..",
+    "/",
+    "?",
+    "Rascal-Run: ",
+    "feat: ",
+    "é",
+    "日本",
+    "a",
+];
+
+/// Random text: the pieces above, any characters, or any bytes read as
+/// UTF-8 the way rascal reads a file (lossily).
+fn hostile_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => soup(OUT_PIECES, 40),
+        1 => proptest::collection::vec(any::<u8>(), 0..120)
+            .prop_map(|b| String::from_utf8_lossy(&b).into_owned()),
+    ]
+}
+
+/// No control or hidden character as itself, line feeds (and tabs) aside
+/// when `lines` (`tabs`) says they may stay.
+fn inert(s: &str, lines: bool, tabs: bool) -> bool {
+    !s.chars()
+        .any(|c| !(lines && c == '\n' || tabs && c == '\t') && rascal::text::inert::is_unsafe(c))
+}
+
+/// A `](` or `][` whose `]` is not backslash-escaped (an odd number of
+/// backslashes before it escapes it).
+fn live_link(md: &str) -> bool {
+    let b = md.as_bytes();
+    (0..b.len().saturating_sub(1)).any(|i| {
+        b[i] == b']'
+            && matches!(b[i + 1], b'(' | b'[')
+            && b[..i].iter().rev().take_while(|c| **c == b'\\').count() % 2 == 0
+    })
+}
+
+target!(every_boundary_lets_no_escape_out, props_full_every_boundary, 6_000, (
+    s in hostile_text(),
+    t in hostile_text(),
+) {
+    use rascal::text::inert::*;
+    // The terminal, one line and many; JSON documents.
+    prop_assert!(inert(&sanitize(&s), false, true));
+    prop_assert!(inert(&terminal(&s), true, true));
+    let doc = serde_json::to_string_pretty(&serde_json::json!({ "s": s })).unwrap();
+    let safe = json(&doc);
+    prop_assert!(inert(&safe, true, false), "{:?}", safe);
+    let back: serde_json::Value = serde_json::from_str(&safe).unwrap();
+    prop_assert_eq!(back["s"].as_str().unwrap(), s.as_str(), "JSON stays the same document");
+    // git.
+    let title = commit_title(&s);
+    prop_assert!(inert(&title, false, false) && !title.contains('\n'), "{:?}", title);
+    prop_assert!(rascal::text::width(&title) <= TITLE_COLUMNS);
+    let body = commit_body(&s);
+    prop_assert!(inert(&body, true, true), "{:?}", body);
+    let trailer = regex::Regex::new(r"(?i)^\s*rascal-[a-z0-9-]*\s*:").unwrap();
+    prop_assert!(!body.lines().any(|l| trailer.is_match(l)), "{:?}", body);
+    prop_assert!(inert(&commit_trailer(&s), false, false));
+    let summary = rascal::model::summary::RunSummary::new();
+    let msg = rascal::finalize::commit_message(&summary, &t, Some(&format!("feat: {s}\n\n{t}")));
+    prop_assert!(inert(&msg, true, true), "{:?}", msg);
+    prop_assert_eq!(msg.lines().filter(|l| trailer.is_match(l)).count(), 2, "{:?}", msg);
+    // Markdown.
+    let inline = markdown_inline(&s);
+    prop_assert!(inert(&inline, false, true) && !inline.contains('\n'), "{:?}", inline);
+    prop_assert!(!inline.contains('<'), "{:?}", inline);
+    prop_assert!(!live_link(&inline), "a live link or image in {:?}", inline);
+    let chars: Vec<char> = inline.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        if *c == '@' {
+            let after: String = chars[i + 1..].iter().take(7).collect();
+            let word_before = i > 0 && (chars[i - 1].is_alphanumeric() || chars[i - 1] == '_');
+            prop_assert!(word_before || after == "&#8203;", "a live mention in {:?}", inline);
+        }
+    }
+    let lines = markdown_lines(&s);
+    prop_assert!(inert(&lines, true, true), "{:?}", lines);
+    prop_assert!(!lines.contains('<'));
+    let quoted = markdown_quote(&s, 20);
+    prop_assert!(inert(&quoted, true, true), "{:?}", quoted);
+    // The fence opens on the first line and only the fence rascal wrote
+    // closes it.
+    let ql: Vec<&str> = quoted.lines().collect();
+    let fence = ql[0].trim_end_matches("text");
+    prop_assert!(fence.len() >= 3 && fence.chars().all(|c| c == '`'));
+    let close = ql[1..]
+        .iter()
+        .position(|l| {
+            let l = l.trim();
+            l.len() >= fence.len() && l.chars().all(|c| c == '`')
+        })
+        .map(|i| i + 1);
+    let shown = s.lines().count().clamp(1, 20);
+    prop_assert_eq!(close, Some(shown + 1), "{:?}", quoted);
+    let sealed = markdown_seal(&format!("{lines}\n{quoted}"));
+    prop_assert!(inert(&sealed, true, true));
+    // SARIF.
+    if let Some(uri) = sarif_uri(&s) {
+        prop_assert!(uri.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._~%/".contains(&b)), "{:?}", uri);
+        let decoded: Vec<String> = uri.split('/').map(|seg| {
+            let mut out = Vec::new();
+            let b = seg.as_bytes();
+            let mut i = 0;
+            while i < b.len() {
+                if b[i] == b'%' {
+                    out.push(u8::from_str_radix(&seg[i + 1..i + 3], 16).unwrap());
+                    i += 3;
+                } else {
+                    out.push(b[i]);
+                    i += 1;
+                }
+            }
+            String::from_utf8(out).unwrap()
+        }).collect();
+        prop_assert!(!decoded.iter().any(|seg| seg == ".." || seg == "." || seg.is_empty()));
+        prop_assert_eq!(decoded.join("/"), s.clone(), "the URI names the same path");
+    }
+    prop_assert!(inert(&sarif_text(&s), true, true));
+    // Notifications, OSC strings, the clipboard, links.
+    let env = env_value(&s);
+    prop_assert!(inert(&env, false, false) && !env.contains('\n'), "{:?}", env);
+    let osc = osc_text(&s, 200);
+    prop_assert!(inert(&osc, false, false) && !osc.contains(';'), "{:?}", osc);
+    let clip = clipboard(&s);
+    prop_assert!(inert(&clip, true, true) && !clip.contains("\u{1b}[201~"), "{:?}", clip);
+    let link = osc8_link(&s, &t);
+    let inner = link
+        .strip_prefix("\u{1b}]8;;")
+        .and_then(|l| l.strip_suffix("\u{1b}]8;;\u{1b}\\"))
+        .expect("rascal's own framing");
+    let (uri, text) = inner.split_once("\u{1b}\\").expect("one separator");
+    prop_assert!(inert(uri, false, false) && inert(text, false, false), "{:?}", link);
+    prop_assert!(uri.bytes().all(|b| b.is_ascii_graphic()), "{:?}", uri);
+});
+
 // ------------------------------------------------------------ path globs
 
 const GLOB_PIECES: &[&str] = &[

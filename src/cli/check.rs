@@ -35,7 +35,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         uncommitted: 0,
     };
     for l in tree.lines(&oid.to_string()) {
-        eprintln!("rascal: {l}");
+        super::shared::tell!("rascal: {l}");
     }
     // The change is read once, file by file: the checks that read content
     // see each file as it is read, and only what they found is kept.
@@ -77,7 +77,10 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
             "lines_changed": changes.lines_changed(),
             "layers": reports,
         });
-        say!("{}", serde_json::to_string_pretty(&doc).unwrap_or_default());
+        say!(
+            "{}",
+            crate::text::inert::json(&serde_json::to_string_pretty(&doc).unwrap_or_default())
+        );
     } else {
         say!(
             "verdict {verdict} · {} changed against {}",

@@ -32,7 +32,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         uncommitted: 0,
     };
     for l in tree.lines(&head.to_string()) {
-        eprintln!("rascal: {l}");
+        super::shared::tell!("rascal: {l}");
     }
     let mut checks = agent_checks(&config, &repo, head);
     // What a CLI asked for its version must not see: the user's

@@ -3,7 +3,7 @@
 
 use super::args::FinalizeArgs;
 use super::exit::{CliError, PASS};
-use super::shared::{note_unchained, open_store, say};
+use super::shared::{note_unchained, open_store, say, tell};
 use crate::finalize::{rebase_note, short, FinalizeOptions};
 use std::path::Path;
 
@@ -37,7 +37,7 @@ pub fn finalize_run(
     note_unchained(run, summary.journal.as_ref());
     let f = crate::finalize::finalize(dir, &summary, &opts)?;
     if let Err(e) = crate::finalize::record::record(dir, &summary, &f) {
-        eprintln!("rascal: warning: committed, but the run's record could not say so: {e}");
+        tell!("rascal: warning: committed, but the run's record could not say so: {e}");
     }
     if !quiet {
         if f.unchanged {
@@ -79,7 +79,7 @@ pub fn finalize_run(
     // is a warning (said even when quiet), never a failed finalize.
     for line in f.workspaces.lines() {
         match line.strip_prefix("warning: ") {
-            Some(w) => eprintln!("rascal: warning: {w}"),
+            Some(w) => tell!("rascal: warning: {w}"),
             None if !quiet => say!("{line}"),
             None => {}
         }

@@ -34,7 +34,7 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
             .collect();
         say!(
             "{}",
-            serde_json::to_string_pretty(&listed).unwrap_or_default()
+            crate::text::inert::json(&serde_json::to_string_pretty(&listed).unwrap_or_default())
         );
         return Ok(PASS);
     }

@@ -4,7 +4,7 @@
 
 use super::args::RunArgs;
 use super::exit::{CliError, PASS};
-use super::shared::{current_exe, out, say};
+use super::shared::{current_exe, out, say, tell};
 use crate::config::PermissionsConfig;
 use crate::model::event::RunEvent;
 use crate::model::summary::RunSummary;
@@ -99,7 +99,7 @@ pub fn start(
     // to stderr before the run starts.
     if json || tui.is_some() {
         for l in prepared.worktree.lines(&prepared.base.to_string()) {
-            eprintln!("rascal: {l}");
+            tell!("rascal: {l}");
         }
     }
     if let Some(flag) = tui {
@@ -175,7 +175,9 @@ pub fn execute(
         if json {
             say!(
                 "{}",
-                serde_json::to_string_pretty(&summary).unwrap_or_default()
+                crate::text::inert::json(
+                    &serde_json::to_string_pretty(&summary).unwrap_or_default()
+                )
             );
         } else {
             out(crate::output::printer::state_lines(&summary));
@@ -187,7 +189,7 @@ pub fn execute(
         if !argv.is_empty() {
             let n = crate::tui::notify::at_end(&summary);
             if let Err(e) = crate::exec::notify::run(argv, dir, n.env()).await {
-                eprintln!("rascal: warning: the notify command failed: {e}");
+                tell!("rascal: warning: the notify command failed: {e}");
             }
         }
         Ok((outcome.exit_code, Some(outcome.run)))

@@ -8,23 +8,35 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `println!` that never panics: a closed stdout (`rascal show … | head`)
-/// must not kill a run or print a backtrace.
+/// must not kill a run or print a backtrace. What it prints passes the
+/// output policy (`text::inert::terminal`): an agent's text quoted in it
+/// shows its escape sequences, never plays them.
 macro_rules! say {
     ($($arg:tt)*) => {{
+        let line = $crate::text::inert::terminal(&::std::format!($($arg)*));
         let _ = ::std::io::Write::write_fmt(
             &mut ::std::io::stdout(),
-            ::std::format_args!("{}\n", ::std::format_args!($($arg)*)),
+            ::std::format_args!("{line}\n"),
         );
     }};
 }
 pub(crate) use say;
 
-/// Print lines to stdout (ignoring a closed stdout) and flush.
+/// `eprintln!` through the same output policy as [`say`].
+macro_rules! tell {
+    ($($arg:tt)*) => {{
+        ::std::eprintln!("{}", $crate::text::inert::terminal(&::std::format!($($arg)*)));
+    }};
+}
+pub(crate) use tell;
+
+/// Print lines to stdout (ignoring a closed stdout) and flush, each through
+/// the output policy (`text::inert::terminal`).
 pub fn out(lines: Vec<String>) {
     let stdout = std::io::stdout();
     let mut o = stdout.lock();
     for l in lines {
-        let _ = writeln!(o, "{l}");
+        let _ = writeln!(o, "{}", crate::text::inert::terminal(&l));
     }
     let _ = o.flush();
 }
@@ -50,7 +62,7 @@ pub fn open_store_read(dir: &Path) -> Result<Store, CliError> {
             let repo = workspace::open(dir)?;
             match Store::open_read(&Store::path_in(&workspace::state_dir(&repo))) {
                 Ok(store) => {
-                    eprintln!(
+                    tell!(
                         "rascal: the run store cannot be written ({}); reading it as it is",
                         e.to_string().lines().next().unwrap_or("")
                     );

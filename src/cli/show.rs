@@ -19,7 +19,7 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
     if json {
         say!(
             "{}",
-            serde_json::to_string_pretty(&summary).unwrap_or_default()
+            crate::text::inert::json(&serde_json::to_string_pretty(&summary).unwrap_or_default())
         );
     } else {
         let mut printer = Printer::new(!quiet);

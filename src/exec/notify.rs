@@ -3,7 +3,10 @@
 //! environment plus the notice's `RASCAL_*` variables, in the repository's
 //! top folder (never a candidate's workspace), for at most 10 s. Its output
 //! is not shown; a failure comes back as one line to show, never as the
-//! run's failure.
+//! run's failure. Every variable's value passes the output policy
+//! (`text::inert::env_value`): one line, no control or hidden character as
+//! itself — a reviewer's escape sequence quoted in an escalation reason
+//! reaches the command as visible text.
 
 use crate::exec::runner::{self, CommandSpec, Env};
 use std::path::Path;
@@ -18,6 +21,10 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 pub async fn run(argv: &[String], dir: &Path, vars: Vec<(String, String)>) -> Result<(), String> {
     let program = argv.first().cloned().unwrap_or_default();
     let mut spec = CommandSpec::new(argv.to_vec(), dir.to_path_buf(), TIMEOUT);
+    let vars = vars
+        .into_iter()
+        .map(|(k, v)| (k, crate::text::inert::env_value(&v)))
+        .collect();
     spec.env = Env::Inherit(vars);
     let out = runner::run(&spec, None, &CancellationToken::new())
         .await
@@ -74,6 +81,21 @@ mod tests {
         assert_eq!(
             seen,
             format!("finished|a; b $(no shell)|{}", here.display())
+        );
+    }
+
+    #[tokio::test]
+    async fn a_reviewers_escape_sequences_reach_the_command_as_text() {
+        let dir = tempfile::tempdir().unwrap();
+        let raw = "run r-1: a was escalated — reviewer said \u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2J\u{9b}1m\u{202e}\nnext";
+        let vars = vec![("RASCAL_MESSAGE".to_string(), raw.to_string())];
+        let cmd = argv(&["sh", "-c", "printf '%s' \"$RASCAL_MESSAGE\" > seen"]);
+        run(&cmd, dir.path(), vars).await.unwrap();
+        let seen = std::fs::read_to_string(dir.path().join("seen")).unwrap();
+        assert!(!seen.chars().any(crate::text::inert::is_unsafe), "{seen:?}");
+        assert_eq!(
+            seen,
+            "run r-1: a was escalated — reviewer said ^[]52;c;ZXZpbA==^G^[[2J\u{fffd}1m<U+202E> next"
         );
     }
 

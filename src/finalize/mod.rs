@@ -147,27 +147,42 @@ pub fn is_conventional(line: &str) -> bool {
 }
 
 /// The commit message: the agent's `commit_message.txt` when its title is
-/// conventional, else one generated from the task and the checks.
+/// conventional, else one generated from the task and the checks. Either
+/// way through the output policy (`text::inert`): one title line of at most
+/// 100 columns, no control character as itself anywhere, and the
+/// `Rascal-*` trailers written by rascal only.
 pub fn commit_message(
     summary: &RunSummary,
     candidate: &str,
     agent_message: Option<&str>,
 ) -> String {
+    use crate::text::inert::{commit_body, commit_title, commit_trailer};
+    let trailers = format!(
+        "Rascal-Run: {}\nRascal-Candidate: {}\n",
+        commit_trailer(&summary.run),
+        commit_trailer(candidate)
+    );
+    let message = |title: &str, body: &str| {
+        let body = commit_body(body);
+        if body.is_empty() {
+            format!("{title}\n\n{trailers}")
+        } else {
+            format!("{title}\n\n{body}\n\n{trailers}")
+        }
+    };
     if let Some(m) = agent_message {
         let m = m.trim();
-        if m.lines().next().map(is_conventional).unwrap_or(false) {
-            return format!(
-                "{m}\n\nRascal-Run: {}\nRascal-Candidate: {candidate}\n",
-                summary.run
-            );
+        let (first, rest) = m.split_once('\n').unwrap_or((m, ""));
+        let title = commit_title(first);
+        if is_conventional(&title) {
+            return message(&title, rest);
         }
     }
-    let title = crate::text::ellipsis(summary.instruction.lines().next().unwrap_or("change"), 64);
-    format!(
-        "rascal: {title}\n\n{}\n\nRascal-Run: {}\nRascal-Candidate: {candidate}\n",
-        summary.instruction.trim(),
-        summary.run
-    )
+    let title = commit_title(&format!(
+        "rascal: {}",
+        crate::text::ellipsis(summary.instruction.lines().next().unwrap_or("change"), 64)
+    ));
+    message(&title, summary.instruction.trim())
 }
 
 /// `n thing` or `n things`.
@@ -371,13 +386,11 @@ pub fn finalize(
 
     let pr_body = run_dir.join("pr_body.md");
     let agent_body = read_artifact(&artifacts.join("pr_body.md"));
-    let mut body = crate::output::report::markdown::pr_body(summary, agent_body.as_deref());
-    if let Some(note) = moved
+    let note = moved
         .as_ref()
-        .map(|m| rebase_note(m, &tree_id, &summary.base))
-    {
-        body.push_str(&format!("\n> **Note:** {note}\n"));
-    }
+        .map(|m| rebase_note(m, &tree_id, &summary.base));
+    let body =
+        crate::output::report::markdown::pr_body(summary, agent_body.as_deref(), note.as_deref());
     std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
 
     let pushed_to = match &opts.push {

@@ -40,7 +40,7 @@ pub fn preview(
     let mut selected = summary.clone();
     selected.selected = Some(candidate.to_string());
     let agent_body = read_artifact(&artifacts.join("pr_body.md"));
-    let pr_body = crate::output::report::markdown::pr_body(&selected, agent_body.as_deref());
+    let pr_body = crate::output::report::markdown::pr_body(&selected, agent_body.as_deref(), None);
     Ok(Preview {
         candidate: candidate.to_string(),
         branch: format!("rascal/{}-{}", slug(&summary.instruction), summary.run),

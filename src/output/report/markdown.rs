@@ -1,19 +1,28 @@
-//! The PR body: the task, one checklist per layer with pass/fail marks and
-//! reasons, overrides shown as "overridden by WHO: REASON" (never erased),
-//! the comparator's ranking and the decisions; the journal's chain head
-//! when the summary was read from the store, so a later edit of the record
-//! shows against it.
+//! The PR body: the task, the agent's own summary quoted as text, one
+//! checklist per layer with pass/fail marks and reasons, overrides shown as
+//! "overridden by WHO: REASON" (never erased), the comparator's ranking and
+//! the decisions; the journal's chain head when the summary was read from
+//! the store, so a later edit of the record shows against it. Every piece
+//! of text rascal did not write passes the output policy (`text::inert`):
+//! the agent's summary is a fenced block nothing inside can close, every
+//! other string is escaped inline, and the last line is the digest of all
+//! above it.
 
 use crate::model::decision::DecisionKind;
 use crate::model::summary::{CandidateSummary, ChainHead, RunSummary};
 use crate::model::verdict::{Layer, Report, Status};
-use crate::text::{cut, sanitize};
+use crate::text::cut;
+use crate::text::inert::{markdown_inline, markdown_lines, markdown_quote, markdown_seal};
 use std::fmt::Write;
 
-/// Markdown-safe single line (no raw pipes or newlines in tables).
+/// Untrusted text inside a Markdown line: one line, no live HTML, comment,
+/// image, link, mention or table pipe.
 fn cell(s: &str) -> String {
-    sanitize(s).replace('|', "\\|").replace('\n', " ")
+    markdown_inline(s)
 }
+
+/// The most lines of the agent's `pr_body.md` quoted.
+const AGENT_SUMMARY_LINES: usize = 60;
 
 fn report_line(r: &Report, c: &CandidateSummary) -> String {
     let over = c.decisions.iter().find(|d| d.overrides(r));
@@ -96,12 +105,14 @@ const SECTIONS: &[(Layer, &str)] = &[
 ];
 
 /// The PR body for the run's selected candidate (or its best-ranked one).
-/// `agent_body`: the agent's own `pr_body.md`, quoted as its summary.
-pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
+/// `agent_body`: the agent's own `pr_body.md`, quoted as text under "Agent's
+/// summary", before rascal's own sections; `note`: one more line of
+/// rascal's (finalize's rebase note). Sealed with the digest of every line.
+pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> String {
     let mut out = String::new();
     let title = s.instruction.lines().next().unwrap_or("");
     let _ = writeln!(out, "## {}\n", cell(title));
-    let _ = writeln!(out, "{}\n", sanitize(s.instruction.trim()));
+    let _ = writeln!(out, "{}\n", markdown_lines(s.instruction.trim()));
     let chosen = s
         .selected
         .clone()
@@ -139,7 +150,7 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         let _ = writeln!(
             out,
             "**Note: {}** — the checks below were set by the working tree's `.rascal/`, not by the base commit's.\n",
-            sanitize(&note)
+            cell(&note)
         );
     }
     if let Some(tree) = cand.and_then(|c| c.tree.as_deref()) {
@@ -167,6 +178,14 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         }
         None => {}
     }
+    if let (Some(c), Some(body)) = (cand, agent_body) {
+        let _ = writeln!(
+            out,
+            "### Agent's summary\n\nWritten by agent {} (not by rascal), quoted as text:\n",
+            cell(&c.agent)
+        );
+        let _ = writeln!(out, "{}", markdown_quote(body, AGENT_SUMMARY_LINES));
+    }
     if let Some(c) = cand {
         let _ = writeln!(
             out,
@@ -182,13 +201,6 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
             }
             for r in reports {
                 let _ = writeln!(out, "{}", report_line(r, c));
-            }
-            let _ = writeln!(out);
-        }
-        if let Some(body) = agent_body {
-            let _ = writeln!(out, "### Agent's summary\n");
-            for l in body.lines().take(60) {
-                let _ = writeln!(out, "> {}", sanitize(l));
             }
             let _ = writeln!(out);
         }
@@ -246,7 +258,10 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>) -> String {
         }
         let _ = writeln!(out);
     }
-    out
+    if let Some(n) = note {
+        let _ = writeln!(out, "> **Note:** {}\n", cell(n));
+    }
+    markdown_seal(&out)
 }
 
 /// `### Budgets`: the candidates a budget stopped, and the budgets that
@@ -327,6 +342,7 @@ mod tests {
                 },
             ),
             None,
+            None,
         );
         assert!(
             body.contains("- [ ] build ← FAILED: src/lib.rs:6:5: error[E0308]: mismatched types\n  ```\n  error[E0308]: mismatched types\n   --> src/lib.rs:6:5\n    |\n  6 |     \"x\"\n  ```\n"),
@@ -342,6 +358,7 @@ mod tests {
                 Report::new(Layer::Guardrails, "x").finish(),
                 WorkingTree::default(),
             ),
+            None,
             None,
         );
         assert!(!clean.contains("working tree"), "{clean}");
@@ -385,9 +402,15 @@ mod tests {
             },
         ];
         let s = RunSummary::from_events(&events);
-        let body = pr_body(&s, None);
-        assert!(body.contains("src/<U+202E>txt.rs<U+200B>:3"), "{body}");
-        assert!(body.contains("fix <U+2066>it<U+2069>"), "{body}");
+        let body = pr_body(&s, None, None);
+        assert!(
+            body.contains("src/&lt;U+202E&gt;txt.rs&lt;U+200B&gt;:3"),
+            "{body}"
+        );
+        assert!(
+            body.contains("fix &lt;U+2066&gt;it&lt;U+2069&gt;"),
+            "{body}"
+        );
         for c in ['\u{202E}', '\u{200B}', '\u{2066}', '\u{2069}'] {
             assert!(!body.contains(c), "{c:?} in {body}");
         }

@@ -13,10 +13,16 @@ pub enum Format {
     Sarif,
 }
 
+/// The report in `format`, through the output policy (`text::inert`): the
+/// Markdown quotes untrusted text as text, the JSON escapes what a terminal
+/// would play.
 pub fn render(summary: &RunSummary, format: Format) -> String {
+    use crate::text::inert::json;
     match format {
-        Format::Md => markdown::pr_body(summary, None),
-        Format::Json => serde_json::to_string_pretty(summary).unwrap_or_default(),
-        Format::Sarif => serde_json::to_string_pretty(&sarif::sarif(summary)).unwrap_or_default(),
+        Format::Md => markdown::pr_body(summary, None, None),
+        Format::Json => json(&serde_json::to_string_pretty(summary).unwrap_or_default()),
+        Format::Sarif => {
+            json(&serde_json::to_string_pretty(&sarif::sarif(summary)).unwrap_or_default())
+        }
     }
 }

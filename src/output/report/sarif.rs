@@ -1,10 +1,14 @@
 //! SARIF 2.1.0: each issue of each candidate's reports as a result with its
 //! rule id, level and physical location, so code-scanning tools can ingest
 //! guardrail and permission findings. A check that could not run is a result
-//! too (`<layer>/<check>/errored`, level error).
+//! too (`<layer>/<check>/errored`, level error). Through the output policy
+//! (`text::inert`): a path is a URI with each segment percent-encoded, so it
+//! names the same file (`a#b.txt` is not `a`, a folder named `%2e%2e` is not
+//! `..`); messages are plain text with nothing read as a link.
 
 use crate::model::summary::RunSummary;
 use crate::model::verdict::{Severity, Status};
+use crate::text::inert::{sarif_text, sarif_uri};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -30,36 +34,44 @@ pub fn sarif(s: &RunSummary) -> Value {
             }
             if let Some(e) = &r.errored {
                 let id = format!("{}/{}/errored", r.layer, r.check);
-                rules
-                    .entry(id.clone())
-                    .or_insert_with(|| format!("{} check `{}` could not run", r.layer, r.check));
+                rules.entry(id.clone()).or_insert_with(|| {
+                    sarif_text(&format!("{} check `{}` could not run", r.layer, r.check))
+                });
                 results.push(json!({
                     "ruleId": id,
                     "level": "error",
-                    "message": {"text": e},
+                    "message": {"text": sarif_text(e)},
                     "properties": {"candidate": c.id, "layer": r.layer, "check": r.check},
                 }));
             }
             for i in &r.issues {
                 rules
                     .entry(i.rule.clone())
-                    .or_insert_with(|| format!("{} check `{}`", r.layer, r.check));
+                    .or_insert_with(|| sarif_text(&format!("{} check `{}`", r.layer, r.check)));
                 let mut result = json!({
                     "ruleId": i.rule,
                     "level": level(i.effective_severity(r.advisory)),
-                    "message": {"text": i.message},
+                    "message": {"text": sarif_text(&i.message)},
                     "properties": {
                         "candidate": c.id, "layer": r.layer, "check": r.check,
                         "severity": i.severity, "confidence": i.confidence,
                     },
                 });
-                if let Some(path) = &i.path {
-                    let mut loc =
-                        json!({"artifactLocation": {"uri": path, "uriBaseId": "SRCROOT"}});
-                    if let Some(line) = i.line.filter(|l| *l > 0) {
-                        loc["region"] = json!({"startLine": line});
+                // A path that names no file beneath the root (absolute, `..`)
+                // gets no location: it is kept, as text, in the properties.
+                match i.path.as_deref().map(|p| (p, sarif_uri(p))) {
+                    Some((_, Some(uri))) => {
+                        let mut loc =
+                            json!({"artifactLocation": {"uri": uri, "uriBaseId": "SRCROOT"}});
+                        if let Some(line) = i.line.filter(|l| *l > 0) {
+                            loc["region"] = json!({"startLine": line});
+                        }
+                        result["locations"] = json!([{"physicalLocation": loc}]);
                     }
-                    result["locations"] = json!([{"physicalLocation": loc}]);
+                    Some((path, None)) => {
+                        result["properties"]["path"] = json!(sarif_text(path));
+                    }
+                    None => {}
                 }
                 results.push(result);
             }

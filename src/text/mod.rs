@@ -1,48 +1,15 @@
-//! Untrusted text (agent logs, command output, diffs) made safe to show:
-//! control and escape sequences can never reach the terminal. And the
+//! Text: what leaves rascal is inert ([`inert`], the one output policy:
+//! terminal, git, Markdown, SARIF, notifications, clipboard), and the
 //! width of text on a terminal, in columns: CJK and most emoji take two,
 //! combining marks none, so columns are measured with [`width`] and cut,
 //! padded or shortened with [`fit`], [`pad`], [`pad_left`] and [`ellipsis`],
 //! never by bytes or chars.
 
+pub mod inert;
+
+pub use inert::{is_hidden, sanitize};
 use unicode_segmentation::UnicodeSegmentation;
 use unicode_width::UnicodeWidthStr;
-
-/// Replace every control character except tab with a visible caret form
-/// (`ESC` → `^[`, NUL → `^@`, DEL → `^?`); C1 controls become `�`; the
-/// invisible characters that reorder or hide text ([`is_hidden`]) are
-/// shown as their code point, `<U+202E>`.
-pub fn sanitize(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\t' => out.push(c),
-            '\u{0}'..='\u{1f}' => {
-                out.push('^');
-                out.push((c as u8 + b'@') as char);
-            }
-            '\u{7f}' => out.push_str("^?"),
-            '\u{80}'..='\u{9f}' => out.push('\u{fffd}'),
-            c if is_hidden(c) => out.push_str(&format!("<U+{:04X}>", c as u32)),
-            _ => out.push(c),
-        }
-    }
-    out
-}
-
-/// Bidirectional overrides, embeddings and isolates, zero-width characters,
-/// the word joiner and the byte order mark: they take no column but can
-/// make text read differently from what it is ("Trojan Source"), so they
-/// are shown escaped wherever untrusted text is shown.
-pub fn is_hidden(c: char) -> bool {
-    matches!(c,
-        '\u{202A}'..='\u{202E}'
-        | '\u{2066}'..='\u{2069}'
-        | '\u{200B}'..='\u{200F}'
-        | '\u{2060}'
-        | '\u{FEFF}'
-        | '\u{061C}')
-}
 
 /// The last `max` bytes of `s`, cut at a char boundary, with a marker.
 pub fn tail(s: &str, max: usize) -> String {
@@ -150,31 +117,6 @@ pub fn change_size(files: u64, lines: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_and_nul_are_made_visible() {
-        assert_eq!(sanitize("a\u{1b}[2Jb\0c\u{7f}"), "a^[[2Jb^@c^?");
-        assert_eq!(sanitize("tab\tok é"), "tab\tok é");
-        assert_eq!(sanitize("\u{9b}31m"), "\u{fffd}31m");
-    }
-
-    #[test]
-    fn direction_and_zero_width_characters_are_shown_escaped() {
-        // "Trojan Source": the override makes `evil` read as `live`.
-        assert_eq!(sanitize("a\u{202E}evil\u{202C}b"), "a<U+202E>evil<U+202C>b");
-        for c in [
-            '\u{202A}', '\u{202B}', '\u{202D}', '\u{2066}', '\u{2067}', '\u{2068}', '\u{2069}',
-            '\u{200B}', '\u{200C}', '\u{200D}', '\u{200E}', '\u{200F}', '\u{2060}', '\u{FEFF}',
-            '\u{061C}',
-        ] {
-            let shown = sanitize(&format!("x{c}y"));
-            assert_eq!(shown, format!("x<U+{:04X}>y", c as u32));
-            assert!(!shown.contains(c));
-        }
-        assert_eq!(sanitize("src/\u{200B}main.rs"), "src/<U+200B>main.rs");
-        // Visible neighbours are left alone.
-        assert_eq!(sanitize("é ✅ 日本 \u{2014}"), "é ✅ 日本 \u{2014}");
-    }
 
     #[test]
     fn plural_says_one_thing_or_many() {
