@@ -263,16 +263,16 @@ const ALWAYS: &[&str] = &[
     "protocol.ext.allow",
 ];
 
-/// The overrides for everything found: the settings of `settings` that
-/// run programs, the drivers `drivers` names, and [`ALWAYS`]. Sorted,
-/// each key once.
+/// The overrides for everything found: [`ALWAYS`] first (in its order),
+/// then the settings of `settings` that run programs and the drivers
+/// `drivers` names, sorted; each key once.
 pub fn overrides(
     settings: &[Setting],
     drivers: &[(&'static str, String)],
     own: &Own,
     you: &Choices,
 ) -> Vec<(String, String)> {
-    let mut keys: BTreeSet<String> = ALWAYS.iter().map(|k| k.to_string()).collect();
+    let mut keys: BTreeSet<String> = BTreeSet::new();
     for s in settings {
         if safe_value(&s.key, own, you).is_some() {
             keys.insert(s.key.clone());
@@ -296,7 +296,10 @@ pub fn overrides(
             keys.insert(format!("{kind}.{name}.{k}"));
         }
     }
-    keys.into_iter()
+    ALWAYS
+        .iter()
+        .map(|k| k.to_string())
+        .chain(keys.into_iter().filter(|k| !ALWAYS.contains(&k.as_str())))
         .filter_map(|k| safe_value(&k, own, you).map(|v| (k, v)))
         .collect()
 }

@@ -191,18 +191,17 @@ echo 'new' > added.txt
     let names = ["fsmonitor", "pager", "include", "hookspath", "hook"];
     assert!(fired(&m, &names).is_empty(), "ran during the run");
     // The user's shell: a plain environment, git given a terminal.
-    for cmd in ["git status", "git log", "git diff", "git add -A", "git diff --cached"] {
-        let out = in_a_terminal(&ws, cmd, &[]);
-        assert!(
-            out.status.success(),
-            "`{cmd}` failed in the kept workspace: {}{}",
-            stdout(&out),
-            stderr(&out)
-        );
+    let mut outs = Vec::new();
+    for cmd in [
+        "git status",
+        "git log",
+        "git diff",
+        "git add -A",
+        "git diff --cached",
+        "git diff HEAD",
+    ] {
+        outs.push((cmd, in_a_terminal(&ws, cmd, &[])));
     }
-    // `git diff` showed the agent's change (git works there).
-    let diff = in_a_terminal(&ws, "git diff HEAD", &[]);
-    assert!(stdout(&diff).contains("two()"), "{}", stdout(&diff));
     let ran = fired(&m, &names);
     for n in &names {
         let _ = std::fs::remove_file(format!("{}-{n}", m.display()));
@@ -211,6 +210,17 @@ echo 'new' > added.txt
         ran.is_empty(),
         "programs the agent planted in the workspace's .git ran on the host: {ran:?}"
     );
+    for (cmd, out) in &outs {
+        assert!(
+            out.status.success(),
+            "`{cmd}` failed in the kept workspace: {}{}",
+            stdout(out),
+            stderr(out)
+        );
+    }
+    // `git diff` showed the agent's change (git works there).
+    let diff = &outs.last().unwrap().1;
+    assert!(stdout(diff).contains("two()"), "{}", stdout(diff));
     assert_eq!(
         std::fs::read_to_string(ws.join(".git/config")).unwrap(),
         rascal::git::gitdir::TEMPLATE_CONFIG
@@ -362,5 +372,44 @@ fn in_the_jump_out_environment_git_runs_no_filter_of_a_bom_config_or_a_nested_gi
         ran(marks.path()),
         Vec::<String>::new(),
         "git ran a program the workspace configured"
+    );
+}
+
+/// `rascal finalize` refuses a workspace whose `.git` is no longer the
+/// folder rascal made (here replaced by a link after the run, as a docker
+/// agent still running could): nothing is committed.
+#[test]
+fn finalize_refuses_a_workspace_whose_git_is_a_link() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo(
+        |_| common::command_agents(&[("ok", "echo 'pub fn two() -> u32 { 2 }' >> src/lib.rs")]),
+        "guardrails: []\n",
+    );
+    let o = run(&t, "ok", &[]);
+    let doc = json(&o);
+    let c = &doc["candidates"][0];
+    assert_eq!(c["verdict"], "pass", "{c}");
+    let ws = PathBuf::from(c["worktree"].as_str().unwrap());
+    let elsewhere = tempfile::tempdir().unwrap();
+    std::fs::rename(ws.join(".git"), elsewhere.path().join("git")).unwrap();
+    std::os::unix::fs::symlink(elsewhere.path().join("git"), ws.join(".git")).unwrap();
+    let run_id = doc["run"].as_str().unwrap();
+    assert_eq!(code(&t.rascal(&["select", run_id, "ok"])), 0);
+    let f = t.rascal(&["finalize", run_id]);
+    assert_ne!(code(&f), 0, "{}", stdout(&f));
+    assert!(
+        stderr(&f).contains("not the directory rascal created"),
+        "{}",
+        stderr(&f)
+    );
+    assert!(
+        t.repo.branches(None).unwrap().flatten().all(|(b, _)| !b
+            .name()
+            .unwrap()
+            .unwrap_or("")
+            .starts_with("rascal/do-the-task")),
+        "a branch was created"
     );
 }
