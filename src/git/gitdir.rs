@@ -29,7 +29,8 @@ pub const TEMPLATE_CONFIG: &str = "[core]\n\
     \tlogallrefupdates = true\n";
 
 /// The `info/exclude` every workspace repository has after an attempt.
-pub const TEMPLATE_EXCLUDE: &str = "# rascal: this workspace's own ignore rules (the agent's were removed)\n";
+pub const TEMPLATE_EXCLUDE: &str =
+    "# rascal: this workspace's own ignore rules (the agent's were removed)\n";
 
 /// Entries of a repository folder that are removed outright: they point
 /// git at other folders, or replay commands when a person continues them.
@@ -141,7 +142,10 @@ pub fn nested(ws: &Path) -> Vec<PathBuf> {
                 return out;
             }
             let p = e.path();
-            let is_git = e.file_name().as_encoded_bytes().eq_ignore_ascii_case(b".git");
+            let is_git = e
+                .file_name()
+                .as_encoded_bytes()
+                .eq_ignore_ascii_case(b".git");
             if is_git {
                 if dir != ws {
                     out.push(p);
@@ -275,7 +279,10 @@ mod tests {
         std::fs::create_dir_all(ws.join("sub")).unwrap();
         std::fs::write(ws.join("sub/.git"), "gitdir: /tmp/evil\n").unwrap();
         let done = reclaim(ws).unwrap();
-        assert!(done.rewritten.contains(&ws.join("vendor/lib/.git")), "{done:?}");
+        assert!(
+            done.rewritten.contains(&ws.join("vendor/lib/.git")),
+            "{done:?}"
+        );
         assert_eq!(done.removed, vec![ws.join("sub/.git")]);
         assert_eq!(
             std::fs::read_to_string(ws.join("vendor/lib/.git/config")).unwrap(),

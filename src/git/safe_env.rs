@@ -68,9 +68,7 @@ pub fn config_settings(text: &str) -> Vec<Setting> {
         };
         if name.is_empty()
             || section.is_empty()
-            || !name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            || !name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
         {
             continue;
         }
@@ -116,11 +114,7 @@ fn header(rest: &str) -> Option<(String, Option<String>, &str)> {
     let tail = after_name.strip_prefix(']')?;
     // `[section.sub]` (older spelling): the subsection is lower-cased.
     match name.split_once('.') {
-        Some((s, sb)) => Some((
-            s.to_ascii_lowercase(),
-            Some(sb.to_ascii_lowercase()),
-            tail,
-        )),
+        Some((s, sb)) => Some((s.to_ascii_lowercase(), Some(sb.to_ascii_lowercase()), tail)),
         None => Some((name.to_ascii_lowercase(), None, tail)),
     }
 }
@@ -559,7 +553,9 @@ mod tests {
 
     #[test]
     fn attributes_name_their_drivers_macros_included() {
-        let d = attribute_drivers("\u{feff}*.bin filter=lfs diff=lfs merge=lfs -text\n[attr]m filter=sneaky\n");
+        let d = attribute_drivers(
+            "\u{feff}*.bin filter=lfs diff=lfs merge=lfs -text\n[attr]m filter=sneaky\n",
+        );
         assert_eq!(
             d,
             vec![

@@ -243,7 +243,10 @@ mod tests {
                 )
             })
             .collect();
-        assert!(set.contains(&("core.fsmonitor".into(), "false".into())), "{set:?}");
+        assert!(
+            set.contains(&("core.fsmonitor".into(), "false".into())),
+            "{set:?}"
+        );
         // An `.envrc` the base already had (the user's checkout has it as
         // it is) is theirs.
         assert!(hazards(ws, &|_| false).is_empty());

@@ -322,7 +322,7 @@ fn jump_out<B: Backend>(
     shell
         .trace
         .log(format!("jump {} {}", j.kind.name(), j.dir.display()));
-    let run = || outside.run(&argv, &j.dir, &env, &banner);
+    let run = || outside.run(&argv, &j.dir, env, &banner);
     let r = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
         _ => run(),

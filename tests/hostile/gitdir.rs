@@ -247,7 +247,14 @@ fn git_ok(dir: &Path, args: &[&str]) {
     let o = git_in(
         dir,
         &[
-            &["-c", "user.name=t", "-c", "user.email=t@t", "-c", "protocol.file.allow=always"][..],
+            &[
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "protocol.file.allow=always",
+            ][..],
             args,
         ]
         .concat(),
@@ -366,7 +373,11 @@ fn in_the_jump_out_environment_git_runs_no_filter_of_a_bom_config_or_a_nested_gi
     let sub = ws.join("vendor/lib");
     for args in [&["status"][..], &["diff"]] {
         let o = git_in(&sub, args, &safe.vars);
-        assert!(o.status.success(), "git {args:?} in the nested repository: {}", stderr(&o));
+        assert!(
+            o.status.success(),
+            "git {args:?} in the nested repository: {}",
+            stderr(&o)
+        );
     }
     assert_eq!(
         ran(marks.path()),
