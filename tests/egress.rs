@@ -116,6 +116,7 @@ fn the_proxy_tunnels_allowed_names_and_refuses_everything_else_before_connecting
             allow: Allowlist::new(&[format!("allowed.test:{}", allowed.port)]).unwrap(),
             resolver: pinned(&["allowed.test", "secret.test"]),
             sink,
+            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, false)
             .await
@@ -205,6 +206,7 @@ fn a_name_that_real_dns_points_at_a_private_address_is_refused() {
             allow: Allowlist::new(&[format!("rebind.test:{}", allowed.port)]).unwrap(),
             resolver: Arc::new(RebindingDns),
             sink,
+            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, false)
             .await
@@ -231,6 +233,7 @@ fn only_the_candidates_own_address_is_served() {
             allow: Allowlist::new(&[format!("allowed.test:{}", allowed.port)]).unwrap(),
             resolver: pinned(&["allowed.test"]),
             sink,
+            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, true)
             .await
@@ -1187,6 +1190,7 @@ fn a_tls_hello_for_another_host_is_refused_inside_an_allowed_tunnel() {
             allow: Allowlist::new(&[format!("front.test:{port}")]).unwrap(),
             resolver: pinned(&["front.test"]),
             sink,
+            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, false)
             .await

@@ -418,6 +418,7 @@ impl DockerEgress {
             allow: list,
             resolver: self.resolver.clone(),
             sink,
+            judge_within: crate::egress::proxy::JUDGE_WITHIN,
         };
         let gateway = net.gateway;
         let proxy = match Proxy::bind(SocketAddr::new(gateway, port), rules, true).await {

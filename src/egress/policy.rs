@@ -123,6 +123,9 @@ pub enum Refusal {
     TlsEncrypted,
     /// The client's first bytes look like TLS but are no readable hello.
     TlsMalformed(String),
+    /// The client sent nothing to judge in a tunnel before the deadline
+    /// (or closed it first): a tunnel never carries unjudged bytes.
+    Silent(String),
 }
 
 impl std::fmt::Display for Refusal {
@@ -146,6 +149,10 @@ impl std::fmt::Display for Refusal {
                 "the TLS hello hides its real name (Encrypted Client Hello), which could be another host",
             ),
             Refusal::TlsMalformed(e) => write!(f, "an unreadable TLS hello: {e}"),
+            Refusal::Silent(e) => write!(
+                f,
+                "{e}: nothing to judge, so nothing is carried (a tunnel's first bytes must be a TLS hello naming its host, or another protocol's opening)"
+            ),
         }
     }
 }

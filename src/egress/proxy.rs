@@ -6,7 +6,9 @@
 //! it vetted (no second lookup to rebind), checks that the TLS hello in a
 //! tunnel names the host the tunnel was opened to (no domain fronting),
 //! and reports every decision as a `rascal: network: …` line for the
-//! candidate's log.
+//! candidate's log. Every tunnel is judged: no byte goes upstream before
+//! the client's first bytes were; a client that sends nothing before the
+//! deadline ([`Rules::judge_within`]) is refused, never waved through.
 
 use super::policy::{self, Allowlist, Refusal, Target};
 use super::tls;
@@ -23,6 +25,9 @@ use tokio_util::sync::CancellationToken;
 /// A request head larger than this is refused.
 const MAX_HEAD: usize = 16 * 1024;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a tunnel waits for the client's first bytes (a TLS hello) by
+/// default; a client silent that long is refused.
+pub const JUDGE_WITHIN: Duration = Duration::from_secs(30);
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long a connection waits for the candidate's address to be known
 /// (the container is starting).
@@ -164,6 +169,9 @@ pub struct Rules {
     pub allow: Allowlist,
     pub resolver: Arc<dyn Resolve>,
     pub sink: Sink,
+    /// How long a tunnel waits for the client's first bytes before it is
+    /// refused ([`JUDGE_WITHIN`]; shorter in tests).
+    pub judge_within: Duration,
 }
 
 enum Listener {
@@ -399,7 +407,18 @@ where
             }
             // Nothing reaches the upstream before the client's first
             // bytes are judged: a TLS hello must name the CONNECT host.
-            let first = first_bytes(&mut client, &up, rest).await;
+            let (first, ended) = first_bytes(&mut client, &up, rest, rules.judge_within).await;
+            if first.is_empty() && ended != Ended::ServerFirst {
+                let why = Refusal::Silent(match ended {
+                    Ended::Deadline => format!(
+                        "the client sent nothing within {}s of the tunnel opening",
+                        rules.judge_within.as_secs_f64()
+                    ),
+                    _ => "the client closed the tunnel before sending anything".into(),
+                });
+                refuse(&target.to_string(), &why);
+                return;
+            }
             let hello = match tls::client_hello(&first) {
                 tls::Hello::Incomplete if !first.is_empty() => {
                     tls::Hello::Malformed("it stopped before its end".into())
@@ -421,29 +440,48 @@ where
     let _ = tokio::io::copy_bidirectional(&mut client, &mut up).await;
 }
 
+/// Why [`first_bytes`] stopped reading.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ended {
+    /// The bytes are a whole TLS hello, plainly not one, or too many.
+    Judgeable,
+    /// The upstream spoke before the client sent anything (a protocol
+    /// where the server talks first: nothing of the client's to judge).
+    ServerFirst,
+    /// The client closed (or its read failed).
+    Closed,
+    /// The deadline passed.
+    Deadline,
+}
+
 /// The client's first bytes in a tunnel: `rest` (what came with the
 /// request head) and more until they are a whole TLS hello or plainly
-/// not one, the client stops, or the upstream speaks first (a protocol
-/// where the server talks first: nothing to judge).
-async fn first_bytes<S>(client: &mut S, up: &TcpStream, rest: Vec<u8>) -> Vec<u8>
+/// not one, the client stops, the upstream speaks first, or `within`
+/// passes; and which of these ended it.
+async fn first_bytes<S>(
+    client: &mut S,
+    up: &TcpStream,
+    rest: Vec<u8>,
+    within: Duration,
+) -> (Vec<u8>, Ended)
 where
     S: AsyncRead + Unpin,
 {
     let mut buf = rest;
     let mut chunk = [0u8; 4096];
-    let deadline = tokio::time::sleep(HEAD_TIMEOUT);
+    let deadline = tokio::time::sleep(within);
     tokio::pin!(deadline);
     while tls::client_hello(&buf) == tls::Hello::Incomplete && buf.len() <= tls::MAX_HELLO {
         tokio::select! {
             n = client.read(&mut chunk) => match n {
                 Ok(n) if n > 0 => buf.extend_from_slice(&chunk[..n]),
-                _ => break,
+                _ => return (buf, Ended::Closed),
             },
-            _ = up.readable(), if buf.is_empty() => break,
-            _ = &mut deadline => break,
+            _ = up.readable(), if buf.is_empty() => return (buf, Ended::ServerFirst),
+            _ = &mut deadline => return (buf, Ended::Deadline),
         }
     }
-    buf
+    (buf, Ended::Judgeable)
 }
 
 struct Head {

@@ -230,6 +230,14 @@ pub fn finalize(
             path: cand.worktree.clone(),
         });
     }
+    // The workspace's `.git` must be the folder rascal made (and rewrote
+    // after every attempt): a file or a link points git elsewhere.
+    if let Err(why) = crate::git::gitdir::check(&wt) {
+        return Err(FinalizeError::ChangedSinceVerified {
+            candidate: selected,
+            what: why,
+        });
+    }
     if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)
         && cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Warn)
     {

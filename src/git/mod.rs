@@ -4,8 +4,10 @@
 pub mod author;
 pub mod base;
 pub mod forget;
+pub mod gitdir;
 pub mod holdout;
 pub mod ignore;
 pub mod repo;
+pub mod safe_env;
 pub mod tree;
 pub mod workspace;

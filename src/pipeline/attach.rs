@@ -83,6 +83,19 @@ pub fn prepare_attach(
                 c.agent
             ))
         })?;
+        // A workspace whose `.git` is no longer the folder rascal made is
+        // not resumed: git there would read a repository the agent chose.
+        let ws = Path::new(&c.worktree);
+        if let Some(why) = ws
+            .is_dir()
+            .then(|| crate::git::gitdir::check(ws).err())
+            .flatten()
+        {
+            return Err(PipelineError::Usage(format!(
+                "cannot attach to run `{run}`: candidate `{}`: {why}",
+                c.id
+            )));
+        }
         pending.push((c, agent));
     }
     // Without an engine the run stays interrupted, to be attached later

@@ -423,6 +423,17 @@ impl CandidateJob {
         } else {
             self.skip_layers(&mut reports, "skipped: the agent did not finish cleanly");
         }
+        // The workspace's `.git` is rascal's again: nothing the agent put
+        // there (config, hooks, info files) reaches a person's shell.
+        if let Err(e) = crate::git::gitdir::reclaim(&workdir) {
+            let r = Report::new(Layer::Agent, "workspace-git")
+                .errored(format!(
+                    "could not rewrite the workspace's .git from rascal's template: {e}\n  hint: do not run git in {} before removing it",
+                    workdir.display()
+                ))
+                .finish();
+            land(r, &mut reports);
+        }
         Attempt {
             reports,
             files,

