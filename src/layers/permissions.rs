@@ -848,9 +848,9 @@ mod tests {
         assert_eq!(r("x", "src/lib.rs"), Ok("src/lib.rs".into()));
         assert_eq!(r("x", "a"), Ok("d".into()), "a -> b -> c -> d");
         assert_eq!(r("d/e/up", ".."), Ok("d".into()));
-        // Lexically `d`; through the link `up` (= d) it is two levels out.
-        assert!(r("x", "d/e/up/../../..").is_err());
-        assert!(r("x", "d/e/up/../..").is_ok_and(|p| p.is_empty()));
+        // Lexically `d`; through the link `up` (= d) it leaves the tree.
+        assert!(r("x", "d/e/up/../..").is_err());
+        assert!(r("x", "d/e/up/..").is_ok_and(|p| p.is_empty()));
         assert!(r("x", "loop1").unwrap_err().contains("never resolves"));
         assert!(r("x", "abs/passwd").unwrap_err().contains("outside"));
         assert!(r("x", "../y").is_err());

@@ -480,3 +480,148 @@ fn gc_removes_a_symlinked_run_folder_as_a_link_never_its_target() {
         );
     }
 }
+
+/// A host folder holding a secret, removed on drop.
+struct HostFolder(PathBuf);
+
+impl Drop for HostFolder {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+#[test]
+fn copy_mode_never_uploads_through_a_tracked_folder_turned_into_a_link() {
+    let Some(_engine) = common::docker::engine() else {
+        return;
+    };
+    let secret = marker("host-secret");
+    let host = HostFolder(PathBuf::from("/var/tmp").join(marker("host-folder")));
+    std::fs::create_dir_all(&host.0).unwrap();
+    std::fs::write(host.0.join("secret.txt"), &secret).unwrap();
+    // Attempt 1 turns the tracked `lib/` into a link to the host folder
+    // and hides it; attempt 2 copies what it finds there into the change.
+    let script = format!(
+        "if [ -f .gitignore ]; then cat lib/secret.txt > stolen.txt; echo done > done.txt; \
+         else busybox rm -rf lib && busybox ln -s {} lib && echo lib > .gitignore && echo one > one.txt; fi; true",
+        host.0.display()
+    );
+    let config = format!(
+        "launcher: docker\nagents:\n  far: {{ runtime: command, image: \"{}\", workspace: copy, network: none, command: [\"sh\", \"-c\", {}] }}\n",
+        common::docker::IMAGE,
+        serde_json::to_string(&script).unwrap()
+    );
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", &config),
+        (".rascal/guardrails.yaml", "guardrails: []\n"),
+        // The link is only a warning here: the upload is what is tested.
+        (".rascal/permissions.yaml", "permissions:\n  mode: advisory\n"),
+        (
+            ".rascal/specs/s.yaml",
+            "instruction: x\nacceptance_criteria:\n  - { description: done, type: file-exists, check: done.txt }\n",
+        ),
+        ("lib/secret.txt", "public\n"),
+        ("README.md", "hello\n"),
+    ]);
+    let o = Command::new(common::bin())
+        .args(["run", "--spec", "s", "--agent", "far", "--json"])
+        .current_dir(t.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let doc = json(&o);
+    let c = &doc["candidates"][0];
+    let ws = PathBuf::from(c["worktree"].as_str().unwrap());
+    assert!(
+        ws.join("done.txt").exists(),
+        "the second attempt ran: {c}\n{}",
+        stderr(&o)
+    );
+    for (p, bytes) in all_bytes_under(&t.files()) {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains(&secret),
+            "the host's file came back in {}",
+            p.display()
+        );
+    }
+    assert!(!o.stdout.windows(secret.len()).any(|w| w == secret.as_bytes()));
+}
+
+#[test]
+fn an_upload_from_a_tree_sends_the_tree_not_the_workspace() {
+    let v = victims();
+    // A workspace as rascal makes it, then a tracked folder replaced by a
+    // chain into the user's repository, hidden by its own .gitignore.
+    let user = TestRepo::new(&[("t/keep.txt", "mine\n"), ("held/secret.rs", "held\n")]);
+    let ws_dir = tempfile::tempdir().unwrap();
+    let ws = ws_dir.path().join("ws");
+    let holdout = {
+        let mut h = Holdout::resolve(&user.repo, user.head(), &["held".to_string()]).unwrap();
+        h.outside.clear();
+        h
+    };
+    rascal::git::workspace::create_workspace(&user.repo, user.head(), &ws, &holdout).unwrap();
+    let tree = git2::Repository::open(&ws)
+        .unwrap()
+        .head()
+        .unwrap()
+        .peel_to_tree()
+        .unwrap()
+        .id();
+    // The base's tree (with the held-out file) must not send it either.
+    let base_tree = user
+        .repo
+        .find_commit(user.head())
+        .unwrap()
+        .tree()
+        .unwrap()
+        .id();
+    std::fs::remove_dir_all(ws.join("t")).unwrap();
+    chain(&ws, "t", 2, &v.repo);
+    std::fs::write(ws.join(".gitignore"), "t*\n").unwrap();
+    for tree in [tree, base_tree] {
+        let upload = rascal::exec::launch::Upload {
+            origin: user.path().to_path_buf(),
+            tree,
+            holdout: std::sync::Arc::new(holdout.clone()),
+        };
+        let src = rascal::exec::launch::copy::pack::Sources {
+            workspace: ws.clone(),
+            tree: Some(upload.clone()),
+            instruction: None,
+            artifacts: None,
+            uid: 0,
+            gid: 0,
+        };
+        let mut out = Vec::new();
+        rascal::exec::launch::copy::pack::pack(&src, &mut out).unwrap();
+        let docker = archived(&out);
+        let mut out = Vec::new();
+        rascal::exec::launch::kubernetes::transfer::pack(
+            &rascal::exec::launch::kubernetes::transfer::Inbound {
+                workdir: &ws,
+                tree: Some(&upload),
+                instruction: None,
+                stdin: b"",
+            },
+            &mut out,
+        )
+        .unwrap();
+        let kube = archived(&out);
+        for files in [docker, kube] {
+            assert_eq!(
+                files.get("workspace/t/keep.txt").map(Vec::as_slice),
+                Some(&b"mine\n"[..]),
+                "the tree's file, not the link: {:?}",
+                files.keys()
+            );
+            assert!(!files.values().any(|b| b == b"keep"), "{:?}", files.keys());
+            assert!(
+                !files.keys().any(|k| k.contains("held")),
+                "a held-out file was sent: {:?}",
+                files.keys()
+            );
+            assert!(files.contains_key("git/HEAD"), "{:?}", files.keys());
+        }
+    }
+}

@@ -11,9 +11,8 @@
 //! recognised; the host keeps its own `.git`, which the change is computed
 //! against) — and only then swapped in for the worktree.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::git::beneath::{Beneath, Kind};
