@@ -429,8 +429,7 @@ impl Beneath {
         let r = unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o755) };
         if r < 0 {
             let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::AlreadyExists
-                && stat_at(dir.as_fd(), &name)? == Kind::Dir
+            if e.kind() == io::ErrorKind::AlreadyExists && stat_at(dir.as_fd(), &name)? == Kind::Dir
             {
                 return Ok(());
             }
@@ -493,9 +492,7 @@ impl Beneath {
                 clear(sub.as_fd(), 0)?;
                 drop(sub);
                 // SAFETY: a valid descriptor and name.
-                cvt(unsafe {
-                    libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR)
-                })?;
+                cvt(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), libc::AT_REMOVEDIR) })?;
                 Ok(())
             }
             Ok(_) => {
@@ -669,7 +666,9 @@ mod tests {
         each_walk(|s, b| {
             for c in CHAINS {
                 assert!(b.write(&Path::new(c).join("new"), b"x", 0o644).is_err());
-                assert!(b.write(&Path::new(c).join("keep.txt"), b"x", 0o644).is_err());
+                assert!(b
+                    .write(&Path::new(c).join("keep.txt"), b"x", 0o644)
+                    .is_err());
                 assert!(b.create_dir(&Path::new(c).join("d")).is_err());
                 assert!(b.create_dir_all(&Path::new(c).join("d/e"), false).is_err());
                 assert!(b.symlink(OsStr::new("x"), &Path::new(c).join("l")).is_err());
@@ -733,8 +732,15 @@ mod tests {
     fn listings_show_links_as_links() {
         each_walk(|_, b| {
             let files = b.files(Path::new("")).unwrap();
-            assert!(files.contains(&(PathBuf::from("in/file"), Kind::File { len: 6, mode: 0o644 }))
-                || files.iter().any(|(p, _)| p == Path::new("in/file")));
+            assert!(
+                files.contains(&(
+                    PathBuf::from("in/file"),
+                    Kind::File {
+                        len: 6,
+                        mode: 0o644
+                    }
+                )) || files.iter().any(|(p, _)| p == Path::new("in/file"))
+            );
             assert!(files.contains(&(PathBuf::from("c5_0"), Kind::Symlink)));
             assert!(!files.iter().any(|(p, _)| p.ends_with("keep.txt")));
             assert_eq!(b.read_link(Path::new("rel")).unwrap(), "../victim");
@@ -744,7 +750,9 @@ mod tests {
     #[test]
     fn renames_stay_beneath() {
         each_walk(|s, b| {
-            assert!(b.rename(Path::new("in/file"), Path::new("c2_0/file")).is_err());
+            assert!(b
+                .rename(Path::new("in/file"), Path::new("c2_0/file"))
+                .is_err());
             b.rename(Path::new("in/file"), Path::new("moved")).unwrap();
             assert_eq!(std::fs::read(s.root.join("moved")).unwrap(), b"inside");
         });

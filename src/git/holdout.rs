@@ -156,7 +156,10 @@ impl Holdout {
             if let Some(parent) = to.parent() {
                 copy.create_dir_all(parent, true)?;
             }
-            if copy.kind(to).is_ok_and(|k| k == crate::git::beneath::Kind::Dir) {
+            if copy
+                .kind(to)
+                .is_ok_and(|k| k == crate::git::beneath::Kind::Dir)
+            {
                 copy.remove_all(to)?;
             }
             copy.write(to, bytes, 0o644)?;

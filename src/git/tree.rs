@@ -366,7 +366,10 @@ pub enum TreeItem<'a> {
     /// A submodule: an empty directory, as a fresh checkout has it.
     Gitlink,
     Link(&'a [u8]),
-    File { exec: bool, bytes: &'a [u8] },
+    File {
+        exec: bool,
+        bytes: &'a [u8],
+    },
 }
 
 /// Every entry of tree `tree`, parents first, with its path (`a/b`), each

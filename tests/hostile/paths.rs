@@ -361,7 +361,10 @@ fn a_two_link_chain_into_the_users_tests_deletes_nothing_and_never_passes() {
     let script = format!(
         "mkdir -p a/b && ln -s .. a/b/up && ln -s '{through}' l2 && rm -rf tests && ln -s l2 tests && echo 'pub fn two() {{}}' >> src/lib.rs"
     );
-    t.write(".rascal/config.yaml", &common::command_agents(&[("evil", &script)]));
+    t.write(
+        ".rascal/config.yaml",
+        &common::command_agents(&[("evil", &script)]),
+    );
     t.write(
         ".rascal/guardrails.yaml",
         "guardrails:\n  - { name: ok, command: \"true\", timeout: 60s }\n",
@@ -471,9 +474,19 @@ fn gc_removes_a_symlinked_run_folder_as_a_link_never_its_target() {
         std::fs::remove_dir_all(&dir).unwrap();
         // A chain of two: runs/<run> -> <run>.1 -> the victim.
         symlink(t.files().join(folder).join(format!("{run}.1")), &dir).unwrap();
-        symlink(target.join(&below), t.files().join(folder).join(format!("{run}.1"))).unwrap();
+        symlink(
+            target.join(&below),
+            t.files().join(folder).join(format!("{run}.1")),
+        )
+        .unwrap();
         let o = t.rascal(&["gc", "--older-than", "0s"]);
-        assert_eq!(v.snapshot(), before, "gc emptied {name} through {folder}/{run}: {}{}", stdout(&o), stderr(&o));
+        assert_eq!(
+            v.snapshot(),
+            before,
+            "gc emptied {name} through {folder}/{run}: {}{}",
+            stdout(&o),
+            stderr(&o)
+        );
         assert!(
             std::fs::symlink_metadata(&dir).is_err(),
             "the link itself goes ({name})"
@@ -507,13 +520,18 @@ fn copy_mode_never_uploads_through_a_tracked_folder_turned_into_a_link() {
         host.0.display()
     );
     let config = format!(
-        "launcher: docker\nagents:\n  far: {{ runtime: command, image: \"{}\", workspace: copy, network: none, command: [\"sh\", \"-c\", {}] }}\n",
+        "launcher: docker\nagents:\n  far: {{ runtime: command, image: \"{}\", workspace: copy, network: none, command: [\"sh\", \"-c\", {}] }}\n  reviewer: {{ runtime: scripted, scenario: review-approve }}\n",
         common::docker::IMAGE,
         serde_json::to_string(&script).unwrap()
     );
     let t = TestRepo::new(&[
         (".rascal/config.yaml", &config),
         (".rascal/guardrails.yaml", "guardrails: []\n"),
+        // A failed criterion is sent back: a second attempt.
+        (
+            ".rascal/verification.yaml",
+            "review:\n  reviewers: [reviewer]\n  on_request_changes: retry\n  max_retries: 1\n",
+        ),
         // The link is only a warning here: the upload is what is tested.
         (".rascal/permissions.yaml", "permissions:\n  mode: advisory\n"),
         (
@@ -544,7 +562,10 @@ fn copy_mode_never_uploads_through_a_tracked_folder_turned_into_a_link() {
             p.display()
         );
     }
-    assert!(!o.stdout.windows(secret.len()).any(|w| w == secret.as_bytes()));
+    assert!(!o
+        .stdout
+        .windows(secret.len())
+        .any(|w| w == secret.as_bytes()));
 }
 
 #[test]

@@ -141,8 +141,7 @@ pub fn for_each_item(
     upload: Option<&crate::exec::launch::Upload>,
     visit: &mut dyn FnMut(&Path, Item<'_>) -> Result<(), String>,
 ) -> Result<Listing, String> {
-    let root =
-        Beneath::open(workdir).map_err(|e| format!("opening {}: {e}", workdir.display()))?;
+    let root = Beneath::open(workdir).map_err(|e| format!("opening {}: {e}", workdir.display()))?;
     let Some(up) = upload else {
         let Paths {
             workspace: paths,
@@ -260,7 +259,13 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     // the container's user (the engine would create missing ones as root).
     dir_entry(&mut tar, src, Path::new(WORKSPACE_DIR))?;
     let listing = for_each_item(&src.workspace, src.tree.as_ref(), &mut |p, item| {
-        add(&mut tar, src, &Path::new(WORKSPACE_DIR).join(p), item, &mut packed)
+        add(
+            &mut tar,
+            src,
+            &Path::new(WORKSPACE_DIR).join(p),
+            item,
+            &mut packed,
+        )
     })?;
     if let Some(g) = &listing.git {
         let gitdir = Beneath::open(&src.workspace.join(".git"))
@@ -276,9 +281,12 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
             dir_entry(&mut tar, src, &Path::new(GIT_DIR).join(d))?;
         }
         for p in g {
-            send_file(&gitdir, p, &Path::new(GIT_DIR).join(p), &mut |name, item| {
-                add(&mut tar, src, name, item, &mut packed)
-            })?;
+            send_file(
+                &gitdir,
+                p,
+                &Path::new(GIT_DIR).join(p),
+                &mut |name, item| add(&mut tar, src, name, item, &mut packed),
+            )?;
         }
         let mut h = header(
             src,
@@ -291,11 +299,14 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     }
     if let Some(i) = &src.instruction {
         if let (Some(parent), Some(name)) = (i.parent(), i.file_name()) {
-            let b = Beneath::open(parent)
-                .map_err(|e| format!("opening {}: {e}", parent.display()))?;
-            send_file(&b, Path::new(name), Path::new(INSTRUCTION_FILE), &mut |n, item| {
-                add(&mut tar, src, n, item, &mut packed)
-            })?;
+            let b =
+                Beneath::open(parent).map_err(|e| format!("opening {}: {e}", parent.display()))?;
+            send_file(
+                &b,
+                Path::new(name),
+                Path::new(INSTRUCTION_FILE),
+                &mut |n, item| add(&mut tar, src, n, item, &mut packed),
+            )?;
         }
     }
     if let Some(a) = src.artifacts.as_ref().filter(|a| a.is_dir()) {
@@ -314,9 +325,12 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
             dir_entry(&mut tar, src, &Path::new(ARTIFACTS_DIR).join(d))?;
         }
         for (f, _) in files {
-            send_file(&b, &f, &Path::new(ARTIFACTS_DIR).join(&f), &mut |n, item| {
-                add(&mut tar, src, n, item, &mut packed)
-            })?;
+            send_file(
+                &b,
+                &f,
+                &Path::new(ARTIFACTS_DIR).join(&f),
+                &mut |n, item| add(&mut tar, src, n, item, &mut packed),
+            )?;
         }
     } else if src.artifacts.is_some() {
         dir_entry(&mut tar, src, Path::new(ARTIFACTS_DIR))?;

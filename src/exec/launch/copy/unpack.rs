@@ -180,9 +180,8 @@ pub fn unpack(
                     .metadata()
                     .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
                     .unwrap_or(0o644);
-                write_file(&root, &dest, &mut source, exec, len).map_err(|e| {
-                    format!("copying {} to {}: {e}", from.display(), at.display())
-                })?;
+                write_file(&root, &dest, &mut source, exec, len)
+                    .map_err(|e| format!("copying {} to {}: {e}", from.display(), at.display()))?;
                 out.bytes += len;
                 out.files += 1;
             }

@@ -63,9 +63,7 @@ pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
                 name,
                 io::empty(),
             ),
-            Item::Link(t) => {
-                b.append_link(&mut entry(tar::EntryType::Symlink, 0o777, 0), name, t)
-            }
+            Item::Link(t) => b.append_link(&mut entry(tar::EntryType::Symlink, 0o777, 0), name, t),
             Item::File { exec, len, data } => b.append_data(
                 &mut entry(
                     tar::EntryType::Regular,
@@ -182,7 +180,11 @@ fn plain(name: &Path) -> Result<Vec<std::ffi::OsString>, Refused> {
 /// Make every directory of `parts` beneath `root`, refusing to pass
 /// through anything that is not a real directory (a symlink above all).
 /// Gives back the path made, relative to the root.
-fn real_dirs(root: &Beneath, parts: &[std::ffi::OsString], shown: &str) -> Result<PathBuf, Refused> {
+fn real_dirs(
+    root: &Beneath,
+    parts: &[std::ffi::OsString],
+    shown: &str,
+) -> Result<PathBuf, Refused> {
     let mut at = PathBuf::new();
     for p in parts {
         at.push(p);
