@@ -400,13 +400,17 @@ fn alive(a: &RunActivity, docker_run: bool, engine: bool) -> Option<String> {
     None
 }
 
+/// The runs, the shared caches, and the recorded run ids refused (not of
+/// rascal's own scheme).
+type Gathered = (Vec<RunFacts>, Vec<CacheFacts>, Vec<String>);
+
 /// Everything known about the runs and the shared caches.
 fn gather(
     repo: &git2::Repository,
     store: &Store,
     engine: Option<&Engine>,
     notes: &mut Vec<String>,
-) -> Result<(Vec<RunFacts>, Vec<CacheFacts>, Vec<String>), GcError> {
+) -> Result<Gathered, GcError> {
     let files = workspace::files_dir(repo);
     let legacy = workspace::state_dir(repo).join("worktrees");
     let activity = store.activity()?;
