@@ -124,6 +124,7 @@ fn main() {
                 repo: repo.path().to_path_buf(),
                 resume: None,
                 confine: None,
+                upload: None,
             };
             // The queue is bounded: read it while the launcher runs.
             let (tx, mut rx) = rascal::exec::runner::log_channel();

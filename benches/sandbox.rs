@@ -58,6 +58,7 @@ fn main() {
             repo: repo.path().to_path_buf(),
             resume: None,
             confine,
+            upload: None,
         };
         // Nobody reads the lines: a closed queue drops them.
         let (tx, rx) = rascal::exec::runner::log_channel();

@@ -138,7 +138,7 @@ fn rascal_run_reads_each_file_of_the_change_once() {
     let state = t.dir.path().join(".state-strace");
     let log = state.with_extension("log");
     let out = std::process::Command::new("strace")
-        .args(["-f", "-e", "trace=open,openat", "-o"])
+        .args(["-f", "-y", "-e", "trace=open,openat,openat2", "-o"])
         .arg(&log)
         .arg(common::bin())
         .args(["run", "x", "--agent", "gen", "--json"])
@@ -153,8 +153,15 @@ fn rascal_run_reads_each_file_of_the_change_once() {
     let text = std::fs::read_to_string(&log).unwrap();
     let count = |p: &str| {
         let name = format!("{}\"", ws.join(p).display());
+        // rascal opens the workspace's files beneath it (openat2 on the
+        // workspace's descriptor, the path relative to it).
+        let beneath = format!("{}>, \"{p}\"", ws.display());
         text.lines()
-            .filter(|l| l.contains(name.as_str()) && !l.contains("O_DIRECTORY"))
+            .filter(|l| {
+                (l.contains(name.as_str())
+                    || (l.contains("openat2(") && l.contains(beneath.as_str())))
+                    && !l.contains("O_DIRECTORY")
+            })
             .filter(|l| !l.contains("O_WRONLY") && !l.contains("O_RDWR"))
             .filter(|l| !l.contains("= -1"))
             .count()

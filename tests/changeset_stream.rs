@@ -403,11 +403,17 @@ fn opens(log: &std::path::Path, dir: &std::path::Path, paths: &[&str]) -> Vec<us
                 format!("\"{}\"", dir.join(p).display()),
                 format!("\"{}\"", canon.join(p).display()),
             ];
+            // rascal opens a workspace's files beneath it with openat2,
+            // by their path relative to the workspace.
+            let relative = format!("\"{p}\"");
             text.lines()
                 .filter(|l| l.contains("open") && !l.contains("O_DIRECTORY"))
                 .filter(|l| !l.contains("O_WRONLY") && !l.contains("O_RDWR"))
                 .filter(|l| !l.contains("= -1"))
-                .filter(|l| names.iter().any(|n| l.contains(n.as_str())))
+                .filter(|l| {
+                    names.iter().any(|n| l.contains(n.as_str()))
+                        || (l.contains("openat2(") && l.contains(relative.as_str()))
+                })
                 .count()
         })
         .collect()
@@ -451,7 +457,7 @@ fn rascal_check_reads_each_changed_file_once() {
         .join("..")
         .join(format!("strace-check-{}.log", std::process::id()));
     let out = std::process::Command::new("strace")
-        .args(["-f", "-e", "trace=open,openat", "-o"])
+        .args(["-f", "-e", "trace=open,openat,openat2", "-o"])
         .arg(&log)
         .arg(common::bin())
         .args(["check", "--json"])

@@ -402,6 +402,7 @@ fn latency_start_to_first_log_line() {
             repo: dir.path().to_path_buf(),
             resume: None,
             confine: None,
+            upload: None,
         };
         let (tx, mut rx) = rascal::exec::runner::log_channel();
         let cancel = tokio_util::sync::CancellationToken::new();

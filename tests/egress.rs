@@ -471,6 +471,7 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
         repo: work.path().to_path_buf(),
         resume: None,
         confine: Some(confine),
+        upload: None,
     };
     let launcher = rascal::exec::launch::process::ProcessLauncher::with_egress(
         rascal::exec::launch::egress::ProcessEgress::new(
@@ -518,6 +519,7 @@ fn an_unsandboxed_agent_with_an_allowlist_does_not_start() {
         repo: work.path().to_path_buf(),
         resume: None,
         confine: None,
+        upload: None,
     };
     let (tx, _rx) = rascal::exec::runner::log_channel();
     let e = rt()
@@ -1449,6 +1451,7 @@ fn busybox_spec(
         repo: work.path().to_path_buf(),
         resume: None,
         confine: None,
+        upload: None,
     };
     (work, agent, spec)
 }

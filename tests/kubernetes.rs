@@ -66,6 +66,7 @@ fn setup(timeout: Duration) -> Setup {
         repo: dir.path().join("repo"),
         resume: None,
         confine: None,
+        upload: None,
     };
     Setup {
         _dir: dir,

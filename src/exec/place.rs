@@ -107,11 +107,9 @@ impl FilesReader {
     /// The content of `path`; None when absent or not a regular file.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
         match self {
-            FilesReader::Dir(dir) => {
-                let p = dir.join(path);
-                let meta = std::fs::symlink_metadata(&p).ok()?;
-                meta.is_file().then(|| std::fs::read(p).ok()).flatten()
-            }
+            FilesReader::Dir(dir) => crate::git::beneath::Beneath::open(dir)
+                .and_then(|b| b.read(Path::new(path)))
+                .ok(),
             FilesReader::Tree(t) => t.read(path).ok().flatten(),
             FilesReader::Nothing => None,
         }
@@ -328,16 +326,23 @@ impl Place {
     }
 }
 
-/// Files under `dir`, read back after a command (never through a symlink).
+/// Files under `dir`, read back after a command (beneath it, never
+/// through a symlink anywhere on the way).
 fn read_back(dir: &Path, files: &[String]) -> Vec<Option<Vec<u8>>> {
+    let Ok(b) = crate::git::beneath::Beneath::open(dir) else {
+        return files.iter().map(|_| None).collect();
+    };
     files
         .iter()
         .map(|f| {
-            let p = dir.join(f);
-            let meta = std::fs::symlink_metadata(&p).ok()?;
-            (meta.is_file() && meta.len() <= 64 << 20)
-                .then(|| std::fs::read(&p).ok())
-                .flatten()
+            let mut file = b.open_file(Path::new(f)).ok()?;
+            let len = file.metadata().ok()?.len();
+            if len > 64 << 20 {
+                return None;
+            }
+            let mut out = Vec::with_capacity(len as usize);
+            std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, len), &mut out).ok()?;
+            Some(out)
         })
         .collect()
 }
@@ -478,6 +483,7 @@ impl Contained {
             repo: self.copy.origin.clone(),
             resume: None,
             confine: None,
+            upload: None,
         };
         (agent, launch)
     }

@@ -4,7 +4,7 @@
 //! as what it points to), a file with several hard links counted once.
 
 use std::collections::HashSet;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::UNIX_EPOCH;
 
@@ -69,50 +69,17 @@ pub fn human(bytes: u64) -> String {
 }
 
 /// Remove `path` (a file, a symlink, or a directory with everything below
-/// it; a symlink is removed, never followed). A directory an agent made
+/// it), beneath its parent directory and without following any symlink
+/// below it (a link is removed, never followed). A directory an agent made
 /// read-only is made writable first. Nothing there is not an error.
 pub fn remove(path: &Path) -> std::io::Result<()> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e),
-    };
-    if !meta.is_dir() {
-        return std::fs::remove_file(path);
-    }
-    match std::fs::remove_dir_all(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {
-            make_writable(path);
-            std::fs::remove_dir_all(path)
-        }
-        other => other,
-    }
-}
-
-/// Give the owner write and search permission on every directory below
-/// `root` (symlinks not followed), so its entries can be removed.
-fn make_writable(root: &Path) {
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(meta) = std::fs::symlink_metadata(&dir) else {
-            continue;
-        };
-        if !meta.is_dir() {
-            continue;
-        }
-        let mode = meta.permissions().mode();
-        if mode & 0o700 != 0o700 {
-            let _ = std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(mode | 0o700));
-        }
-        if let Ok(entries) = std::fs::read_dir(&dir) {
-            stack.extend(entries.flatten().map(|e| e.path()));
-        }
-    }
+    crate::git::beneath::remove_path(path)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::PermissionsExt;
 
     #[test]
     fn counts_blocks_of_files_and_directories_never_what_a_link_points_to() {

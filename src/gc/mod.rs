@@ -11,6 +11,7 @@ pub mod plan;
 
 use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use crate::git::workspace;
+use crate::pipeline::run_id::is_run_id;
 use crate::store::upkeep::{process_alive, RunActivity};
 use crate::store::{Store, StoreError};
 use plan::{CacheFacts, Item, Kind, Plan, Policy, Records, RunFacts, Target};
@@ -130,7 +131,7 @@ pub fn collect(repo_dir: &Path, store: &mut Store, req: &Request) -> Result<Outc
     let repo = workspace::open(repo_dir)?;
     let mut notes = Vec::new();
     let engine = Engine::connect_if_needed(store, &mut notes)?;
-    let (runs, caches) = gather(&repo, store, engine.as_ref(), &mut notes)?;
+    let (runs, caches, refused) = gather(&repo, store, engine.as_ref(), &mut notes)?;
     for id in &req.only {
         if !runs.iter().any(|r| &r.id == id) {
             return Err(GcError::NoSuchRun(id.clone()));
@@ -153,10 +154,21 @@ pub fn collect(repo_dir: &Path, store: &mut Store, req: &Request) -> Result<Outc
         store: Compaction::Skipped("dry run".into()),
         notes,
     };
+    let refusals: Vec<Failure> = refused
+        .iter()
+        .map(|id| Failure {
+            run: None,
+            what: format!("the run record `{}`", crate::text::cut(id, 80)),
+            cause: "its id is not one rascal makes (r-YYYYMMDD-xxxx): the store was changed outside rascal; nothing of it was removed".into(),
+            bytes: 0,
+        })
+        .collect();
     if req.dry_run {
+        out.failures = refusals;
         return Ok(out);
     }
     carry_out(&repo, store, engine.as_ref(), &mut out);
+    out.failures.extend(refusals);
     out.store = if runs.iter().any(|r| r.alive.is_some()) {
         Compaction::Skipped("a run is running; compacted next time".into())
     } else {
@@ -252,8 +264,13 @@ fn containers(engine: &Engine, repo_dir: &Path, notes: &mut Vec<String>) -> Vec<
         .collect()
 }
 
-/// The names of the entries of `dir` (none when it does not exist).
+/// The names of the entries of `dir` (none when it does not exist, or is
+/// a symlink or a file: a run folder replaced by a link is one item, the
+/// link, never what it points at).
 fn entries(dir: &Path) -> Vec<String> {
+    if !std::fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir()) {
+        return Vec::new();
+    }
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|rd| {
             rd.flatten()
@@ -387,13 +404,17 @@ fn alive(a: &RunActivity, docker_run: bool, engine: bool) -> Option<String> {
     None
 }
 
+/// The runs, the shared caches, and the recorded run ids refused (not of
+/// rascal's own scheme).
+type Gathered = (Vec<RunFacts>, Vec<CacheFacts>, Vec<String>);
+
 /// Everything known about the runs and the shared caches.
 fn gather(
     repo: &git2::Repository,
     store: &Store,
     engine: Option<&Engine>,
     notes: &mut Vec<String>,
-) -> Result<(Vec<RunFacts>, Vec<CacheFacts>), GcError> {
+) -> Result<Gathered, GcError> {
     let files = workspace::files_dir(repo);
     let legacy = workspace::state_dir(repo).join("worktrees");
     let activity = store.activity()?;
@@ -424,6 +445,22 @@ fn gather(
             .filter(|id| !id.is_empty() && !recorded.contains(id))
             .map(|id| (id, false)),
     );
+    // Only names of rascal's own scheme are joined to a folder: a record
+    // (or a folder, branch or container label) with any other name is
+    // reported and left alone.
+    let mut refused = Vec::new();
+    ids.retain(|(id, is_recorded)| {
+        let ok = is_run_id(id);
+        if !ok && *is_recorded {
+            refused.push(id.clone());
+        } else if !ok {
+            notes.push(format!(
+                "left alone `{}`: not a run id rascal makes (r-YYYYMMDD-xxxx)",
+                crate::text::cut(id, 80)
+            ));
+        }
+        ok
+    });
 
     let mut runs = Vec::new();
     for (id, is_recorded) in ids {
@@ -503,7 +540,7 @@ fn gather(
             }
         })
         .collect();
-    Ok((runs, caches))
+    Ok((runs, caches, refused))
 }
 
 /// The `rascal/wt/<run>/<candidate>` branches an older rascal left:
@@ -580,7 +617,7 @@ fn carry_out(
         let roots = [files.join("workspaces"), files.join("runs"), legacy.clone()];
         for item in &run.remove {
             if let Target::Path(p) = &item.target {
-                remove_emptied(p, &roots);
+                remove_emptied(repo, p, &roots);
             }
         }
         if run.records == Records::Forget {
@@ -649,17 +686,55 @@ fn carry_out(
 
 /// Remove the directories above `path` that its removal left empty, up
 /// to (not including) the root it is under. What was kept stays.
-fn remove_emptied(path: &Path, roots: &[PathBuf]) {
+fn remove_emptied(repo: &git2::Repository, path: &Path, roots: &[PathBuf]) {
     let mut dir = path.parent();
     while let Some(d) = dir {
         if roots.iter().any(|r| r == d) || !roots.iter().any(|r| d.starts_with(r)) {
             return;
         }
-        if std::fs::remove_dir(d).is_err() {
+        let Ok((b, rel)) = beneath_state(repo, d) else {
+            return;
+        };
+        if b.remove_dir(&rel).is_err() {
             return;
         }
         dir = d.parent();
     }
+}
+
+/// The state folder `path` is beneath (rascal's files, or its folder in
+/// `.git`) and the path relative to it: the only places gc removes from.
+fn beneath_state(
+    repo: &git2::Repository,
+    path: &Path,
+) -> Result<(crate::git::beneath::Beneath, PathBuf), String> {
+    for root in [workspace::files_dir(repo), workspace::state_dir(repo)] {
+        if let Ok(rel) = path.strip_prefix(&root) {
+            if rel.as_os_str().is_empty() {
+                break;
+            }
+            let b = crate::git::beneath::Beneath::open(&root)
+                .map_err(|e| format!("opening {}: {e}", root.display()))?;
+            return Ok((b, rel.to_path_buf()));
+        }
+    }
+    Err(format!(
+        "{} is not beneath rascal's state folders; left alone",
+        path.display()
+    ))
+}
+
+/// Remove `path` and everything below it, beneath its state folder and
+/// without following any symlink (a link is removed, never its target).
+fn remove_beneath(repo: &git2::Repository, path: &Path) -> Result<(), String> {
+    let (b, rel) = beneath_state(repo, path)?;
+    b.remove_all(&rel).map_err(|e| {
+        if crate::git::beneath::is_link_on_way(&e) {
+            format!("a symlink stands on the way to it ({e}); nothing was followed")
+        } else {
+            e.to_string()
+        }
+    })
 }
 
 /// How a target is named in messages.
@@ -673,7 +748,7 @@ pub fn describe(t: &Target) -> String {
 
 fn remove(repo: &git2::Repository, engine: Option<&Engine>, t: &Target) -> Result<(), String> {
     match t {
-        Target::Path(p) => disk::remove(p).map_err(|e| e.to_string()),
+        Target::Path(p) => remove_beneath(repo, p),
         Target::Container { id, .. } => match engine {
             Some(e) => e.rt.block_on(docker::remove(&e.docker, id)),
             None => Err("no Docker engine".into()),

@@ -149,27 +149,41 @@ impl Holdout {
     }
 
     /// Make the copy at `dir` (written from a change tree) one the agents'
-    /// checks may see: without the held-out files.
+    /// checks may see: without the held-out files. Paths are resolved
+    /// beneath `dir` without following any symlink (the change may hold
+    /// links out of the copy): a held-out path behind a link is not in the
+    /// copy, so there is nothing to remove there.
     pub fn strip(&self, dir: &Path) -> std::io::Result<()> {
+        let copy = crate::git::beneath::Beneath::open(dir)?;
         for p in self.base_paths.iter().chain(&self.specs) {
-            match std::fs::remove_file(dir.join(p)) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
-                _ => {}
+            match copy.remove_file(Path::new(p)) {
+                Err(e)
+                    if e.kind() == std::io::ErrorKind::NotFound
+                        || crate::git::beneath::is_link_on_way(&e) => {}
+                other => other?,
             }
         }
         Ok(())
     }
 
     /// Add the held-out files from outside the repository to the copy at
-    /// `dir` (the in-repository ones are in the tree already).
+    /// `dir` (the in-repository ones are in the tree already). A symlink or
+    /// file where a held-out file or its directory goes is replaced (the
+    /// link itself, never what it points at).
     pub fn lay_over(&self, dir: &Path) -> std::io::Result<()> {
+        let copy = crate::git::beneath::Beneath::open(dir)?;
         for (p, bytes) in &self.outside {
-            let to = dir.join(p);
+            let to = Path::new(p);
             if let Some(parent) = to.parent() {
-                std::fs::create_dir_all(parent)?;
+                copy.create_dir_all(parent, true)?;
             }
-            let _ = std::fs::remove_file(&to);
-            std::fs::write(to, bytes)?;
+            if copy
+                .kind(to)
+                .is_ok_and(|k| k == crate::git::beneath::Kind::Dir)
+            {
+                copy.remove_all(to)?;
+            }
+            copy.write(to, bytes, 0o644)?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 pub mod author;
 pub mod base;
+pub mod beneath;
 pub mod forget;
 pub mod gitdir;
 pub mod holdout;

@@ -10,6 +10,7 @@
 use crate::git::repo::{open, Result, WorkspaceError};
 use crate::model::changeset::ChangeSet;
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 fn refuse(what: String, why: &str) -> WorkspaceError {
@@ -330,46 +331,94 @@ pub fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
     Ok(at)
 }
 
-/// Write tree `tree` out as files under `dest` (an empty directory).
+/// Write tree `tree` out as files under `dest` (an empty directory),
+/// every path made beneath `dest` without following a symlink (the tree's
+/// own links are written as links, never written through).
 pub fn checkout_tree(user: &Repository, ws: &Path, tree: Oid, dest: &Path) -> Result<()> {
     let store = workspace_store(ws)?;
-    write_tree(user, &store, tree, dest)
+    let to = crate::git::beneath::Beneath::open(dest).map_err(|source| WorkspaceError::Io {
+        what: format!("opening {}", dest.display()),
+        source,
+    })?;
+    for_each_file(user, &store, tree, &mut |path, item| {
+        let rel = Path::new(path);
+        let shown = dest.join(path);
+        let io = |what: &str| {
+            let what = format!("{what} {}", shown.display());
+            move |source| WorkspaceError::Io { what, source }
+        };
+        match item {
+            TreeItem::Dir | TreeItem::Gitlink => to.create_dir(rel).map_err(io("creating")),
+            TreeItem::Link(target) => to
+                .symlink(std::ffi::OsStr::from_bytes(target), rel)
+                .map_err(io("creating link")),
+            TreeItem::File { exec, bytes } => to
+                .write(rel, bytes, if exec { 0o755 } else { 0o644 })
+                .map_err(io("writing")),
+        }
+    })
 }
 
-fn write_tree(user: &Repository, store: &Repository, tree: Oid, dir: &Path) -> Result<()> {
-    let io = |what: String| move |source| WorkspaceError::Io { what, source };
-    for (name, id, kind, mode) in entries(user, store, tree)? {
-        if name.contains('/') || name == ".." || name == "." || name.is_empty() {
-            return Err(refuse(
-                format!("tree {tree}"),
-                "an entry name leaves its directory",
-            ));
-        }
-        let path = dir.join(&name);
-        match kind {
-            Some(ObjectType::Tree) => {
-                std::fs::create_dir_all(&path)
-                    .map_err(io(format!("creating {}", path.display())))?;
-                write_tree(user, store, id, &path)?;
+/// One entry of a tree as [`for_each_file`] gives it.
+pub enum TreeItem<'a> {
+    /// A directory (given before what is in it).
+    Dir,
+    /// A submodule: an empty directory, as a fresh checkout has it.
+    Gitlink,
+    Link(&'a [u8]),
+    File {
+        exec: bool,
+        bytes: &'a [u8],
+    },
+}
+
+/// Every entry of tree `tree`, parents first, with its path (`a/b`), each
+/// object read like [`read_object`]. Entry names that leave their
+/// directory are refused.
+pub fn for_each_file(
+    user: &Repository,
+    store: &Repository,
+    tree: Oid,
+    visit: &mut dyn FnMut(&str, TreeItem<'_>) -> Result<()>,
+) -> Result<()> {
+    let mut stack = vec![(String::new(), tree)];
+    while let Some((dir, oid)) = stack.pop() {
+        let mut subtrees = Vec::new();
+        for (name, id, kind, mode) in entries(user, store, oid)? {
+            if name.contains('/') || name == ".." || name == "." || name.is_empty() {
+                return Err(refuse(
+                    format!("tree {tree}"),
+                    "an entry name leaves its directory",
+                ));
             }
-            Some(ObjectType::Blob) => {
-                let (_, bytes) = read_object(user, store, id)?;
-                if mode == 0o120000 {
-                    std::os::unix::fs::symlink(String::from_utf8_lossy(&bytes).as_ref(), &path)
-                        .map_err(io(format!("creating link {}", path.display())))?;
-                } else {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::write(&path, &bytes)
-                        .map_err(io(format!("writing {}", path.display())))?;
-                    let mode = if mode == 0o100755 { 0o755 } else { 0o644 };
-                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode))
-                        .map_err(io(format!("setting the mode of {}", path.display())))?;
+            let path = if dir.is_empty() {
+                name
+            } else {
+                format!("{dir}/{name}")
+            };
+            match kind {
+                Some(ObjectType::Tree) => {
+                    visit(&path, TreeItem::Dir)?;
+                    subtrees.push((path, id));
                 }
+                Some(ObjectType::Blob) => {
+                    let (_, bytes) = read_object(user, store, id)?;
+                    if mode == 0o120000 {
+                        visit(&path, TreeItem::Link(&bytes))?;
+                    } else {
+                        visit(
+                            &path,
+                            TreeItem::File {
+                                exec: mode == 0o100755,
+                                bytes: &bytes,
+                            },
+                        )?;
+                    }
+                }
+                _ => visit(&path, TreeItem::Gitlink)?,
             }
-            // A submodule: an empty directory, as a fresh checkout has it.
-            _ => std::fs::create_dir_all(&path)
-                .map_err(io(format!("creating {}", path.display())))?,
         }
+        stack.extend(subtrees.into_iter().rev());
     }
     Ok(())
 }

@@ -132,8 +132,8 @@ pub fn create_workspace(
     holdout: &crate::git::holdout::Holdout,
 ) -> Result<PathBuf> {
     let io = |what: String| move |source| WorkspaceError::Io { what, source };
-    if path.exists() {
-        std::fs::remove_dir_all(path).map_err(io(format!(
+    if std::fs::symlink_metadata(path).is_ok() {
+        crate::git::beneath::remove_path(path).map_err(io(format!(
             "removing leftover workspace {}",
             path.display()
         )))?;
@@ -250,8 +250,8 @@ fn held_out_workspace(
 /// Remove the workspaces of run `run` (all of its candidates).
 pub fn remove_workspaces(files: &Path, run: &str) -> Result<()> {
     let dir = files.join("workspaces").join(run);
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|source| WorkspaceError::Io {
+    if std::fs::symlink_metadata(&dir).is_ok() {
+        crate::git::beneath::remove_path(&dir).map_err(|source| WorkspaceError::Io {
             what: format!("removing {}", dir.display()),
             source,
         })?;
@@ -741,7 +741,11 @@ impl Reading<'_> {
     fn read(&self, change: &FileChange) -> Result<FileRead> {
         use std::io::Read;
         let full = crate::git::tree::inside(self.workdir, &change.path)?;
-        let mut file = std::fs::File::open(&full).map_err(|e| unreadable(&full, e))?;
+        // Opened beneath the workspace: no link on the way is followed, and
+        // only a regular file is read (never a FIFO or device).
+        let mut file = crate::git::beneath::Beneath::open(self.workdir)
+            .and_then(|b| b.open_file(Path::new(&change.path)))
+            .map_err(|e| unreadable(&full, e))?;
         let max = self.limits.max_binary_bytes;
         let mut bytes = Vec::with_capacity(change.size.min(max) as usize + 1);
         (&mut file)

@@ -111,6 +111,72 @@ fn normalize(path: &str) -> Norm<'_> {
     Norm::Ok(Cow::Owned(parts.join("/")))
 }
 
+/// The symlinks of a change: normalised path → target.
+type Links = std::collections::BTreeMap<String, String>;
+
+/// Links a chain may pass through: more is a loop (the kernel's own limit).
+const MAX_LINKS: usize = 40;
+
+fn links_of(changes: &ChangeSet) -> Links {
+    changes
+        .files
+        .iter()
+        .filter(|f| f.new_kind == Some(EntryKind::Symlink) && f.op != Operation::Delete)
+        .filter_map(|f| match (normalize(&f.path), f.symlink_target.as_ref()) {
+            (Norm::Ok(p), Some(t)) => Some((p.into_owned(), t.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Where the link at `link` (normalised) pointing at `target` ends, after
+/// every link of the change on the way (links to links, `..` after a
+/// link, relative and absolute targets), as the file system would resolve
+/// it: a repository-relative path (empty: the root), or why it leaves the
+/// repository or never ends.
+fn resolve_chain(link: &str, target: &str, links: &Links) -> Result<String, String> {
+    let mut at: Vec<String> = link.split('/').map(String::from).collect();
+    at.pop();
+    let mut pending: std::collections::VecDeque<String> =
+        target.split('/').map(String::from).collect();
+    let mut hops = 1;
+    while let Some(part) = pending.pop_front() {
+        match part.as_str() {
+            "" | "." => continue,
+            ".." => {
+                if at.pop().is_none() {
+                    return Err(if hops > 1 {
+                        format!("which leaves the repository through a chain of {hops} links")
+                    } else {
+                        "outside the repository".to_string()
+                    });
+                }
+                continue;
+            }
+            _ => at.push(part),
+        }
+        if let Some(next) = links.get(&at.join("/")) {
+            hops += 1;
+            if hops > MAX_LINKS {
+                return Err(format!(
+                    "a chain of more than {MAX_LINKS} links (or a loop), which never resolves"
+                ));
+            }
+            if next.starts_with('/') || next.starts_with('\\') || next.starts_with('~') {
+                return Err(format!(
+                    "which leads through `{}` to {next:?}, outside the repository",
+                    at.join("/")
+                ));
+            }
+            at.pop();
+            for p in next.split('/').rev() {
+                pending.push_front(p.to_string());
+            }
+        }
+    }
+    Ok(at.join("/"))
+}
+
 /// Zero-width, joiner, direction and other invisible format characters.
 fn is_invisible(c: char) -> bool {
     matches!(c,
@@ -316,8 +382,9 @@ impl Permissions {
         self.check_totals(changes, &mut out);
         let mut seen = BTreeSet::new();
         let mut read = BTreeSet::new();
+        let links = links_of(changes);
         for f in &changes.files {
-            self.check_file(f, &mut out);
+            self.check_file(f, &links, &mut out);
             if self.reads_content() {
                 match imports.get(&f.path) {
                     Some(found) => {
@@ -524,7 +591,7 @@ impl Permissions {
         Some(norm)
     }
 
-    fn check_file(&self, f: &FileChange, out: &mut Vec<Issue>) {
+    fn check_file(&self, f: &FileChange, links: &Links, out: &mut Vec<Issue>) {
         let is_rename = f.op == Operation::Rename || f.old_path.is_some();
         let new_side = if is_rename { "new" } else { "changed" };
         let new_norm = self.check_path(&f.path, new_side, out);
@@ -534,7 +601,7 @@ impl Permissions {
             }
         }
         self.check_ops(f, out);
-        self.check_kinds(f, new_norm.as_deref(), out);
+        self.check_kinds(f, new_norm.as_deref(), links, out);
     }
 
     /// The operations a change amounts to, each with the path it applies to.
@@ -602,7 +669,13 @@ impl Permissions {
         }
     }
 
-    fn check_kinds(&self, f: &FileChange, new_norm: Option<&str>, out: &mut Vec<Issue>) {
+    fn check_kinds(
+        &self,
+        f: &FileChange,
+        new_norm: Option<&str>,
+        links: &Links,
+        out: &mut Vec<Issue>,
+    ) {
         let path = f.path.as_str();
         // Submodules: added, moved, changed or removed.
         let sub = f.new_kind == Some(EntryKind::Submodule)
@@ -650,7 +723,7 @@ impl Permissions {
         }
         // Symlinks.
         if f.new_kind == Some(EntryKind::Symlink) && f.op != Operation::Delete {
-            if let Some(why) = self.symlink_problem(new_norm, f.symlink_target.as_deref()) {
+            if let Some(why) = self.symlink_problem(new_norm, f.symlink_target.as_deref(), links) {
                 out.push(issue(
                     "symlink-escape",
                     Severity::Error,
@@ -661,7 +734,12 @@ impl Permissions {
         }
     }
 
-    fn symlink_problem(&self, link: Option<&str>, target: Option<&str>) -> Option<String> {
+    fn symlink_problem(
+        &self,
+        link: Option<&str>,
+        target: Option<&str>,
+        links: &Links,
+    ) -> Option<String> {
         let link = link?; // the link path itself escaped: already reported
         let Some(target) = target else {
             return Some("has no recorded target, so it cannot be verified".to_string());
@@ -680,25 +758,14 @@ impl Permissions {
         if target.contains('\0') {
             return Some("has a target containing a NUL byte".to_string());
         }
-        let dir = match link.rfind('/') {
-            Some(i) => &link[..i],
-            None => "",
-        };
-        let joined = if dir.is_empty() {
-            target.to_string()
-        } else {
-            format!("{dir}/{target}")
-        };
-        let resolved = match normalize(&joined) {
-            Norm::Ok(p) => p.into_owned(),
-            Norm::Escape("resolves to the repository root") => {
+        let resolved = match resolve_chain(link, target, links) {
+            Ok(p) if p.is_empty() => {
                 return Some(format!(
                     "points to {target:?}, the repository root (which contains .rascal/)"
                 ))
             }
-            Norm::Escape(_) => {
-                return Some(format!("points to {target:?}, outside the repository"));
-            }
+            Ok(p) => p,
+            Err(why) => return Some(format!("points to {target:?}, {why}")),
         };
         if is_protected(&resolved) && !self.allow_self_edit {
             return Some(format!(
@@ -761,6 +828,32 @@ mod tests {
         assert_eq!(ok("a/../../b"), None);
         assert_eq!(ok("/etc/passwd"), None);
         assert_eq!(ok("."), None);
+    }
+
+    #[test]
+    fn symlink_chains_are_resolved_to_their_end() {
+        let links: Links = [
+            ("d/e/up", ".."),
+            ("a", "b"),
+            ("b", "c"),
+            ("c", "d"),
+            ("loop1", "loop2"),
+            ("loop2", "loop1"),
+            ("abs", "/etc"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let r = |link: &str, t: &str| resolve_chain(link, t, &links);
+        assert_eq!(r("x", "src/lib.rs"), Ok("src/lib.rs".into()));
+        assert_eq!(r("x", "a"), Ok("d".into()), "a -> b -> c -> d");
+        assert_eq!(r("d/e/up", ".."), Ok("d".into()));
+        // Lexically `d`; through the link `up` (= d) it leaves the tree.
+        assert!(r("x", "d/e/up/../..").is_err());
+        assert!(r("x", "d/e/up/..").is_ok_and(|p| p.is_empty()));
+        assert!(r("x", "loop1").unwrap_err().contains("never resolves"));
+        assert!(r("x", "abs/passwd").unwrap_err().contains("outside"));
+        assert!(r("x", "../y").is_err());
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::agents::events::{self, AgentEvent, Usage};
 use crate::agents::{self, LaunchContext};
 use crate::exec::confine::{expand_home, Confinement};
-use crate::exec::launch::LaunchSpec;
+use crate::exec::launch::{LaunchSpec, Upload};
 use crate::exec::runner::human;
 use crate::model::event::RunEvent;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
@@ -18,6 +18,50 @@ impl CandidateJob {
     /// The task's held-out tests at the base (none when it has none; a
     /// holdout that no longer resolves leaves its criteria nothing to run,
     /// which fails them).
+    /// What a launcher that uploads the workspace (docker copy mode,
+    /// Kubernetes) sends for attempt `attempt`: the tree rascal put in the
+    /// workspace on the first attempt, the change tree of the workspace as
+    /// it stands (the last attempt's) after it — git objects, never the
+    /// workspace's paths, which the agent may have turned into links.
+    fn upload(&self, workdir: &Path, attempt: u32) -> Result<Option<Upload>, String> {
+        let uploads = match self.launcher.name() {
+            "kubernetes" => true,
+            "docker" => crate::exec::launch::copy::wanted(Some(&self.agent)),
+            _ => false,
+        };
+        if !uploads {
+            return Ok(None);
+        }
+        let holdout = std::sync::Arc::new(self.holdout());
+        let tree = if attempt == 1 {
+            crate::git::tree::workspace_store(workdir)
+                .and_then(|s| Ok(s.head()?.peel_to_tree()?.id()))
+                .map_err(|e| format!("reading the workspace's first commit: {e}"))?
+        } else {
+            let change = crate::git::workspace::candidate_change(
+                &self.repo,
+                workdir,
+                self.base,
+                &Default::default(),
+                &holdout,
+                None,
+            )
+            .map_err(|e| format!("reading the last attempt's change: {e}"))?;
+            match git2::Oid::from_str(&change.tree) {
+                Ok(t) => t,
+                // No change: the workspace's first commit.
+                Err(_) => crate::git::tree::workspace_store(workdir)
+                    .and_then(|s| Ok(s.head()?.peel_to_tree()?.id()))
+                    .map_err(|e| format!("reading the workspace's first commit: {e}"))?,
+            }
+        };
+        Ok(Some(Upload {
+            origin: self.repo.clone(),
+            tree,
+            holdout,
+        }))
+    }
+
     pub(crate) fn holdout(&self) -> crate::git::holdout::Holdout {
         git2::Repository::discover(&self.repo)
             .ok()
@@ -131,6 +175,18 @@ impl CandidateJob {
             .timeout
             .or(self.agent.timeout.map(|d| d.get()))
             .unwrap_or(self.config.main.timeout.get());
+        let upload = match resume.is_none().then(|| self.upload(workdir, attempt)) {
+            Some(Err(e)) => {
+                return (
+                    report
+                        .errored(format!("could not prepare the workspace to send: {e}"))
+                        .finish(),
+                    None,
+                )
+            }
+            Some(Ok(u)) => u,
+            None => None,
+        };
         let spec = LaunchSpec {
             run: self.run.clone(),
             candidate: id.clone(),
@@ -145,6 +201,7 @@ impl CandidateJob {
             resume,
             confine: (self.launcher.name() == "process" && !self.info.unsandboxed)
                 .then(|| self.confinement(workdir, run_dir, &artifacts)),
+            upload,
         };
         let (tx, rx) = crate::exec::runner::log_channel();
         let cap = self

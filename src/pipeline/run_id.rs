@@ -19,9 +19,41 @@ pub fn new_run_id(store: &Store) -> Result<String, StoreError> {
     }
 }
 
+/// Whether `id` is a run id as [`new_run_id`] makes them
+/// (`r-YYYYMMDD-xxxx`, lower-case hex): the only names rascal joins to its
+/// state folder. Anything else read from the store is data, never a path.
+pub fn is_run_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    b.len() == 15
+        && id.starts_with("r-")
+        && b[2..10].iter().all(u8::is_ascii_digit)
+        && b[10] == b'-'
+        && b[11..]
+            .iter()
+            .all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(c))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_rascals_own_ids_are_run_ids() {
+        assert!(is_run_id("r-20261129-1a2b"));
+        for bad in [
+            "",
+            "r-1",
+            "/home/user",
+            "../../x",
+            "r-20261129-1a2b/..",
+            "r-20261129-1A2B",
+            "r-2026112x-1a2b",
+            "r-20261129-1a2b\n",
+            ".",
+        ] {
+            assert!(!is_run_id(bad), "{bad:?}");
+        }
+    }
 
     #[test]
     fn ids_carry_todays_utc_date() {

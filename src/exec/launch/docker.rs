@@ -630,6 +630,7 @@ async fn start(
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
         let sources = copy::pack::Sources {
             workspace: spec.workdir.clone(),
+            tree: spec.upload.clone(),
             instruction: env_of(spec, "RASCAL_INSTRUCTION_FILE").map(PathBuf::from),
             artifacts: env_of(spec, crate::exec::env::ARTIFACTS_ENV).map(PathBuf::from),
             uid: uid.into(),

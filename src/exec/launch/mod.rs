@@ -37,6 +37,24 @@ pub struct LaunchSpec {
     /// Process launcher: the bubblewrap confinement (None = unsandboxed,
     /// which the run marks UNSANDBOXED).
     pub confine: Option<crate::exec::confine::Confinement>,
+    /// For launchers that upload the workspace (docker copy mode,
+    /// Kubernetes): the tree to send, read from git objects rascal wrote
+    /// and verified, never through the workspace's paths (an agent may
+    /// have turned them into links). None: the directory is rascal's own
+    /// copy (a check's), uploaded as it is, links never followed.
+    pub upload: Option<Upload>,
+}
+
+/// The files an agent starts an attempt from: the workspace's base tree on
+/// the first attempt, the last attempt's change tree after it.
+#[derive(Debug, Clone)]
+pub struct Upload {
+    /// The user's repository (the base's objects are read from it).
+    pub origin: PathBuf,
+    pub tree: git2::Oid,
+    /// Paths never sent (the held-out tests: a change tree keeps the
+    /// base's copy of them).
+    pub holdout: std::sync::Arc<crate::git::holdout::Holdout>,
 }
 
 /// Where a reattach picks up: output lines of each stream already journalled.

@@ -13,6 +13,8 @@ use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use crate::git::beneath::{Beneath, Kind};
+
 /// Where things go inside the uploaded archive (relative to the volume).
 pub const WORKSPACE_DIR: &str = "workspace";
 pub const ARTIFACTS_DIR: &str = "artifacts";
@@ -37,6 +39,9 @@ pub struct Packed {
 #[derive(Debug, Clone)]
 pub struct Sources {
     pub workspace: PathBuf,
+    /// The tree sent as the workspace's files (see
+    /// [`crate::exec::launch::Upload`]); None: the directory's own files.
+    pub tree: Option<crate::exec::launch::Upload>,
     pub instruction: Option<PathBuf>,
     pub artifacts: Option<PathBuf>,
     /// Owner of every entry (the container's user).
@@ -56,18 +61,21 @@ pub struct Paths {
     pub git: Option<Vec<PathBuf>>,
 }
 
-/// The paths of `dir` to upload (see [`Paths`]).
+/// The paths of `dir` to upload (see [`Paths`]). Nothing is looked at
+/// through a symlink: a path with a link on the way is not listed.
 pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
+    let root = Beneath::open(dir).map_err(|e| format!("opening {}: {e}", dir.display()))?;
     let mut paths = BTreeSet::new();
     let mut git = None;
+    let real_git = root.kind(Path::new(".git")).is_ok_and(|k| k == Kind::Dir);
     match git2::Repository::open(dir) {
-        Ok(repo) if repo.workdir().is_some() => {
+        Ok(repo) if real_git && repo.workdir().is_some() => {
             let index = repo
                 .index()
                 .map_err(|e| format!("reading the index of {}: {e}", dir.display()))?;
             for entry in index.iter() {
                 let rel = PathBuf::from(std::ffi::OsStr::from_bytes(&entry.path));
-                if std::fs::symlink_metadata(dir.join(&rel)).is_ok() {
+                if root.kind(&rel).is_ok() {
                     paths.insert(rel);
                 }
             }
@@ -80,17 +88,25 @@ pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
                 .map_err(|e| format!("listing the files of {}: {e}", dir.display()))?;
             for s in statuses.iter() {
                 if s.status().contains(git2::Status::WT_NEW) {
-                    paths.insert(PathBuf::from(std::ffi::OsStr::from_bytes(s.path_bytes())));
+                    let rel = PathBuf::from(std::ffi::OsStr::from_bytes(s.path_bytes()));
+                    if root.kind(&rel).is_ok() {
+                        paths.insert(rel);
+                    }
                 }
             }
-            let mut files = BTreeSet::new();
-            let gitdir = dir.join(".git");
-            walk(&gitdir, Path::new(""), &mut files)?;
+            let files = root
+                .files(Path::new(".git"))
+                .map_err(|e| format!("reading {}/.git: {e}", dir.display()))?;
             // `.git` itself is never a workspace path here.
             paths.retain(|p| !p.starts_with(".git"));
-            git = Some(files.into_iter().collect());
+            git = Some(files.into_iter().map(|(p, _)| p).collect());
         }
-        _ => walk(dir, Path::new(""), &mut paths)?,
+        _ => {
+            let files = root
+                .files(Path::new(""))
+                .map_err(|e| format!("reading {}: {e}", dir.display()))?;
+            paths.extend(files.into_iter().map(|(p, _)| p));
+        }
     }
     Ok(Paths {
         workspace: paths.into_iter().collect(),
@@ -98,23 +114,140 @@ pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
     })
 }
 
-/// Every file and symlink under `dir/rel` (never following a symlink).
-fn walk(dir: &Path, rel: &Path, out: &mut BTreeSet<PathBuf>) -> Result<(), String> {
-    let here = dir.join(rel);
-    let read = std::fs::read_dir(&here).map_err(|e| format!("reading {}: {e}", here.display()))?;
-    for entry in read {
-        let entry = entry.map_err(|e| format!("reading {}: {e}", here.display()))?;
-        let path = rel.join(entry.file_name());
-        let kind = entry
-            .file_type()
-            .map_err(|e| format!("reading {}: {e}", dir.join(&path).display()))?;
-        if kind.is_dir() {
-            walk(dir, &path, out)?;
-        } else if kind.is_file() || kind.is_symlink() {
-            out.insert(path);
+/// One thing an upload holds, as [`for_each_item`] gives it.
+pub enum Item<'a> {
+    Dir,
+    File {
+        exec: bool,
+        len: u64,
+        data: &'a mut dyn std::io::Read,
+    },
+    Link(&'a std::ffi::OsStr),
+}
+
+/// What the workspace's upload holds.
+pub struct Listing {
+    /// The workspace's `.git` files (relative to it), when it has one.
+    pub git: Option<Vec<PathBuf>>,
+}
+
+/// Every entry of the workspace's files to upload, each with its path
+/// relative to the workspace, parents before what is in them: from the
+/// tree `upload` names (git objects rascal verified; held-out paths left
+/// out) or, without one, from the directory, read beneath it with no link
+/// followed. Then the `.git` files to send beside it.
+pub fn for_each_item(
+    workdir: &Path,
+    upload: Option<&crate::exec::launch::Upload>,
+    visit: &mut dyn FnMut(&Path, Item<'_>) -> Result<(), String>,
+) -> Result<Listing, String> {
+    let root = Beneath::open(workdir).map_err(|e| format!("opening {}: {e}", workdir.display()))?;
+    let Some(up) = upload else {
+        let Paths {
+            workspace: paths,
+            git,
+        } = workspace_paths(workdir)?;
+        let mut dirs = BTreeSet::new();
+        for p in &paths {
+            for d in p.ancestors().skip(1).filter(|d| !d.as_os_str().is_empty()) {
+                dirs.insert(d.to_path_buf());
+            }
         }
+        for d in &dirs {
+            visit(d, Item::Dir)?;
+        }
+        for p in &paths {
+            send_file(&root, p, p, visit)?;
+        }
+        return Ok(Listing { git });
+    };
+    let user = crate::git::repo::open(&up.origin).map_err(|e| e.to_string())?;
+    let store = crate::git::tree::workspace_store(workdir).map_err(|e| e.to_string())?;
+    let mut left_out: Option<String> = None;
+    crate::git::tree::for_each_file(&user, &store, up.tree, &mut |path, item| {
+        // Below a directory left out, everything is left out.
+        if let Some(d) = &left_out {
+            if path.starts_with(d.as_str()) && path.as_bytes().get(d.len()) == Some(&b'/') {
+                return Ok(());
+            }
+        }
+        if up.holdout.holds(path) || path == ".git" || path.starts_with(".git/") {
+            left_out = Some(path.to_string());
+            return Ok(());
+        }
+        let rel = Path::new(path);
+        let r = match item {
+            crate::git::tree::TreeItem::Dir | crate::git::tree::TreeItem::Gitlink => {
+                visit(rel, Item::Dir)
+            }
+            crate::git::tree::TreeItem::Link(t) => {
+                visit(rel, Item::Link(std::ffi::OsStr::from_bytes(t)))
+            }
+            crate::git::tree::TreeItem::File { exec, bytes } => visit(
+                rel,
+                Item::File {
+                    exec,
+                    len: bytes.len() as u64,
+                    data: &mut &*bytes,
+                },
+            ),
+        };
+        r.map_err(|e| crate::git::repo::WorkspaceError::Io {
+            what: format!("sending {path}"),
+            source: std::io::Error::other(e),
+        })
+    })
+    .map_err(|e| e.to_string())?;
+    let git = match root.kind(Path::new(".git")) {
+        Ok(Kind::Dir) => Some(
+            root.files(Path::new(".git"))
+                .map_err(|e| format!("reading {}/.git: {e}", workdir.display()))?
+                .into_iter()
+                .map(|(p, _)| p)
+                .collect(),
+        ),
+        _ => None,
+    };
+    Ok(Listing { git })
+}
+
+/// The file or symlink `rel` beneath `root`, given to `visit` as `name`
+/// (read without following any link; gone or behind a link: skipped).
+pub fn send_file(
+    root: &Beneath,
+    rel: &Path,
+    name: &Path,
+    visit: &mut dyn FnMut(&Path, Item<'_>) -> Result<(), String>,
+) -> Result<(), String> {
+    let shown = || root.path().join(rel).display().to_string();
+    match root.kind(rel) {
+        Ok(Kind::Symlink) => {
+            let target = root
+                .read_link(rel)
+                .map_err(|e| format!("reading {}: {e}", shown()))?;
+            visit(name, Item::Link(&target))
+        }
+        Ok(Kind::File { mode, .. }) => {
+            let mut f = root
+                .open_file(rel)
+                .map_err(|e| format!("reading {}: {e}", shown()))?;
+            // The length of what was opened, not of what was looked at.
+            let len = f
+                .metadata()
+                .map_err(|e| format!("reading {}: {e}", shown()))?
+                .len();
+            let mut data = std::io::Read::take(&mut f, len);
+            visit(
+                name,
+                Item::File {
+                    exec: mode & 0o111 != 0,
+                    len,
+                    data: &mut data,
+                },
+            )
+        }
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Write the upload archive for `src` to `out`.
@@ -122,52 +255,37 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     let mut tar = tar::Builder::new(out);
     tar.follow_symlinks(false);
     let mut packed = Packed::default();
-    let Paths {
-        workspace: paths,
-        git,
-    } = workspace_paths(&src.workspace)?;
     // Every directory gets an entry of its own, parents first, owned by
     // the container's user (the engine would create missing ones as root).
-    let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
-    dirs.insert(PathBuf::from(WORKSPACE_DIR));
-    let mut parents_of = |top: &str, list: &[PathBuf]| {
-        for p in list {
-            let mut parent = p.parent();
-            while let Some(d) = parent.filter(|d| !d.as_os_str().is_empty()) {
-                dirs.insert(Path::new(top).join(d));
-                parent = d.parent();
-            }
-        }
-    };
-    parents_of(WORKSPACE_DIR, &paths);
-    if let Some(g) = &git {
-        parents_of(GIT_DIR, g);
-        dirs.insert(PathBuf::from(GIT_DIR));
-    }
-    if src.artifacts.is_some() {
-        dirs.insert(PathBuf::from(ARTIFACTS_DIR));
-    }
-    for d in &dirs {
-        dir_entry(&mut tar, src, d)?;
-    }
-    for p in &paths {
+    dir_entry(&mut tar, src, Path::new(WORKSPACE_DIR))?;
+    let listing = for_each_item(&src.workspace, src.tree.as_ref(), &mut |p, item| {
         add(
             &mut tar,
             src,
-            &src.workspace.join(p),
             &Path::new(WORKSPACE_DIR).join(p),
+            item,
             &mut packed,
-        )?;
-    }
-    if let Some(g) = &git {
-        let gitdir = src.workspace.join(".git");
+        )
+    })?;
+    if let Some(g) = &listing.git {
+        let gitdir = Beneath::open(&src.workspace.join(".git"))
+            .map_err(|e| format!("opening {}/.git: {e}", src.workspace.display()))?;
+        let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
+        dirs.insert(PathBuf::new());
         for p in g {
-            add(
-                &mut tar,
-                src,
-                &gitdir.join(p),
+            for d in p.ancestors().skip(1) {
+                dirs.insert(d.to_path_buf());
+            }
+        }
+        for d in &dirs {
+            dir_entry(&mut tar, src, &Path::new(GIT_DIR).join(d))?;
+        }
+        for p in g {
+            send_file(
+                &gitdir,
+                p,
                 &Path::new(GIT_DIR).join(p),
-                &mut packed,
+                &mut |name, item| add(&mut tar, src, name, item, &mut packed),
             )?;
         }
         let mut h = header(
@@ -180,20 +298,42 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
             .map_err(|e| format!("archiving the .git pointer: {e}"))?;
     }
     if let Some(i) = &src.instruction {
-        add(&mut tar, src, i, Path::new(INSTRUCTION_FILE), &mut packed)?;
-    }
-    if let Some(a) = src.artifacts.as_ref().filter(|a| a.is_dir()) {
-        let mut files = BTreeSet::new();
-        walk(a, Path::new(""), &mut files)?;
-        for f in files {
-            add(
-                &mut tar,
-                src,
-                &a.join(&f),
-                &Path::new(ARTIFACTS_DIR).join(&f),
-                &mut packed,
+        if let (Some(parent), Some(name)) = (i.parent(), i.file_name()) {
+            let b =
+                Beneath::open(parent).map_err(|e| format!("opening {}: {e}", parent.display()))?;
+            send_file(
+                &b,
+                Path::new(name),
+                Path::new(INSTRUCTION_FILE),
+                &mut |n, item| add(&mut tar, src, n, item, &mut packed),
             )?;
         }
+    }
+    if let Some(a) = src.artifacts.as_ref().filter(|a| a.is_dir()) {
+        dir_entry(&mut tar, src, Path::new(ARTIFACTS_DIR))?;
+        let b = Beneath::open(a).map_err(|e| format!("opening {}: {e}", a.display()))?;
+        let files = b
+            .files(Path::new(""))
+            .map_err(|e| format!("reading {}: {e}", a.display()))?;
+        let mut dirs = BTreeSet::new();
+        for (f, _) in &files {
+            for d in f.ancestors().skip(1).filter(|d| !d.as_os_str().is_empty()) {
+                dirs.insert(d.to_path_buf());
+            }
+        }
+        for d in &dirs {
+            dir_entry(&mut tar, src, &Path::new(ARTIFACTS_DIR).join(d))?;
+        }
+        for (f, _) in files {
+            send_file(
+                &b,
+                &f,
+                &Path::new(ARTIFACTS_DIR).join(&f),
+                &mut |n, item| add(&mut tar, src, n, item, &mut packed),
+            )?;
+        }
+    } else if src.artifacts.is_some() {
+        dir_entry(&mut tar, src, Path::new(ARTIFACTS_DIR))?;
     }
     tar.into_inner()
         .and_then(|mut w| w.flush())
@@ -218,38 +358,29 @@ fn dir_entry<W: Write>(tar: &mut tar::Builder<W>, src: &Sources, d: &Path) -> Re
         .map_err(|e| format!("archiving directory {}: {e}", d.display()))
 }
 
-/// One file or symlink at `from`, as `name` in the archive.
+/// One entry, as `name` in the archive.
 fn add<W: Write>(
     tar: &mut tar::Builder<W>,
     src: &Sources,
-    from: &Path,
     name: &Path,
+    item: Item<'_>,
     packed: &mut Packed,
 ) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let meta =
-        std::fs::symlink_metadata(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
-    if meta.file_type().is_symlink() {
-        let target =
-            std::fs::read_link(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
-        let mut h = header(src, tar::EntryType::Symlink, 0o777, 0);
-        tar.append_link(&mut h, name, &target)
-            .map_err(|e| format!("archiving symlink {}: {e}", from.display()))?;
-    } else if meta.is_file() {
-        // The executable bit survives; nothing else of the host's mode does.
-        let mode = if meta.permissions().mode() & 0o111 != 0 {
-            0o755
-        } else {
-            0o644
-        };
-        let file =
-            std::fs::File::open(from).map_err(|e| format!("reading {}: {e}", from.display()))?;
-        let mut h = header(src, tar::EntryType::Regular, mode, meta.len());
-        tar.append_data(&mut h, name, file)
-            .map_err(|e| format!("archiving {}: {e}", from.display()))?;
-        packed.bytes += meta.len();
-    } else {
-        return Ok(());
+    match item {
+        Item::Dir => return dir_entry(tar, src, name),
+        Item::Link(target) => {
+            let mut h = header(src, tar::EntryType::Symlink, 0o777, 0);
+            tar.append_link(&mut h, name, target)
+                .map_err(|e| format!("archiving symlink {}: {e}", name.display()))?;
+        }
+        Item::File { exec, len, data } => {
+            // The executable bit survives; nothing else of the host's mode does.
+            let mode = if exec { 0o755 } else { 0o644 };
+            let mut h = header(src, tar::EntryType::Regular, mode, len);
+            tar.append_data(&mut h, name, data)
+                .map_err(|e| format!("archiving {}: {e}", name.display()))?;
+            packed.bytes += len;
+        }
     }
     packed.files += 1;
     Ok(())
@@ -273,6 +404,7 @@ mod tests {
         index.write().unwrap();
         let src = Sources {
             workspace: dir.path().to_path_buf(),
+            tree: None,
             instruction: None,
             artifacts: None,
             uid: 1000,

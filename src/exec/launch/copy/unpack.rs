@@ -19,6 +19,8 @@ use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
+use crate::git::beneath::{Beneath, Kind};
+
 /// Caps on what one archive may unpack to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
@@ -62,6 +64,8 @@ pub fn unpack(
     limits: Limits,
 ) -> Result<Unpacked, String> {
     let mut out = Unpacked::default();
+    let root = Beneath::open(staging)
+        .map_err(|e| format!("opening the staging directory {}: {e}", staging.display()))?;
     let mut tar = tar::Archive::new(archive);
     let mut entries_seen = 0u64;
     let entries = tar
@@ -107,20 +111,21 @@ pub fn unpack(
                 bytesize::ByteSize::b(limits.bytes).display().iec()
             ));
         }
-        let Some(dest) = prepare_parent(staging, &rel, &mut out.refused, &shown) else {
+        let Some(dest) = prepare_parent(&root, &rel, &mut out.refused, &shown) else {
             continue;
         };
+        let at = staging.join(&dest);
         let mode = entry.header().mode().unwrap_or(0o644);
         match kind {
             tar::EntryType::Directory => {
-                if let Err(why) = make_dir(&dest) {
+                if let Err(why) = make_dir(&root, &dest) {
                     out.refused.push((shown, why));
                 }
             }
             k if k.is_file() || k == tar::EntryType::Continuous => {
-                clear(&dest);
-                let written = write_file(&dest, &mut entry, mode, size)
-                    .map_err(|e| format!("writing {}: {e}", dest.display()))?;
+                clear(&root, &dest);
+                let written = write_file(&root, &dest, &mut entry, mode, size)
+                    .map_err(|e| format!("writing {}: {e}", at.display()))?;
                 out.bytes += written;
                 out.files += 1;
             }
@@ -135,9 +140,9 @@ pub fn unpack(
                         .push((shown, "a symlink with an empty target".into()));
                     continue;
                 }
-                clear(&dest);
-                std::os::unix::fs::symlink(std::ffi::OsStr::from_bytes(&target), &dest)
-                    .map_err(|e| format!("writing symlink {}: {e}", dest.display()))?;
+                clear(&root, &dest);
+                root.symlink(std::ffi::OsStr::from_bytes(&target), &dest)
+                    .map_err(|e| format!("writing symlink {}: {e}", at.display()))?;
                 out.files += 1;
             }
             tar::EntryType::Link => {
@@ -148,33 +153,35 @@ pub fn unpack(
                     .map(|t| t.into_owned())
                     .unwrap_or_default();
                 let from = match relative(&target, prefix) {
-                    Ok(Some(t)) => staging.join(t),
+                    Ok(Some(t)) => t,
                     _ => {
                         out.refused
                             .push((shown, "a hard link to a path outside the tree".into()));
                         continue;
                     }
                 };
-                let regular = std::fs::symlink_metadata(&from).is_ok_and(|m| m.is_file())
-                    && !through_symlink(staging, &from);
-                if !regular {
+                // Opened beneath the staging directory, no link followed.
+                let Ok(mut source) = root.open_file(&from) else {
                     out.refused.push((
                         shown,
                         "a hard link to something that is not a regular file of the tree".into(),
                     ));
                     continue;
-                }
-                let len = std::fs::metadata(&from).map(|m| m.len()).unwrap_or(0);
+                };
+                let len = source.metadata().map(|m| m.len()).unwrap_or(0);
                 if out.bytes.saturating_add(len) > limits.bytes {
                     return Err(format!(
                         "the container's tree is larger than {}; nothing of it was taken",
                         bytesize::ByteSize::b(limits.bytes).display().iec()
                     ));
                 }
-                clear(&dest);
-                std::fs::copy(&from, &dest).map_err(|e| {
-                    format!("copying {} to {}: {e}", from.display(), dest.display())
-                })?;
+                clear(&root, &dest);
+                let exec = source
+                    .metadata()
+                    .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
+                    .unwrap_or(0o644);
+                write_file(&root, &dest, &mut source, exec, len)
+                    .map_err(|e| format!("copying {} to {}: {e}", from.display(), at.display()))?;
                 out.bytes += len;
                 out.files += 1;
             }
@@ -248,88 +255,67 @@ fn is_git_dir(name: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b".git")
 }
 
-/// Make the parents of `rel` under `staging` as real directories; None
-/// (with the reason recorded) when one is a symlink or a file.
+/// Make the parents of `rel` beneath `root` as real directories and give
+/// back `rel`; None (with the reason recorded) when one is a symlink or a
+/// file.
 fn prepare_parent(
-    staging: &Path,
+    root: &Beneath,
     rel: &Path,
     refused: &mut Vec<(String, String)>,
     shown: &str,
 ) -> Option<PathBuf> {
-    let mut here = staging.to_path_buf();
+    let mut here = PathBuf::new();
     let parts: Vec<_> = rel.components().collect();
     for c in &parts[..parts.len().saturating_sub(1)] {
         here.push(c);
-        match std::fs::symlink_metadata(&here) {
-            Ok(m) if m.file_type().is_symlink() => {
+        match root.kind(&here) {
+            Ok(Kind::Symlink) => {
                 refused.push((shown.into(), "written through a symlink".into()));
                 return None;
             }
-            Ok(m) if m.is_dir() => {}
+            Ok(Kind::Dir) => {}
             Ok(_) => {
                 refused.push((shown.into(), "a parent of it is a file".into()));
                 return None;
             }
             Err(_) => {
-                if let Err(why) = make_dir(&here) {
+                if let Err(why) = make_dir(root, &here) {
                     refused.push((shown.into(), why));
                     return None;
                 }
             }
         }
     }
-    Some(staging.join(rel))
+    Some(rel.to_path_buf())
 }
 
-fn through_symlink(staging: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(staging) else {
-        return true;
-    };
-    let mut here = staging.to_path_buf();
-    rel.components().any(|c| {
-        here.push(c);
-        std::fs::symlink_metadata(&here).is_ok_and(|m| m.file_type().is_symlink())
-    })
-}
-
-fn make_dir(dest: &Path) -> Result<(), String> {
-    match std::fs::symlink_metadata(dest) {
-        Ok(m) if m.is_dir() => return Ok(()),
-        Ok(_) => clear(dest),
+fn make_dir(root: &Beneath, dest: &Path) -> Result<(), String> {
+    match root.kind(dest) {
+        Ok(Kind::Dir) => return Ok(()),
+        Ok(_) => clear(root, dest),
         Err(_) => {}
     }
-    std::fs::create_dir(dest).map_err(|e| format!("creating the directory: {e}"))
+    root.create_dir(dest)
+        .map_err(|e| format!("creating the directory: {e}"))
 }
 
 /// Remove what a later entry replaces (a file, a symlink or a directory).
-fn clear(dest: &Path) {
-    match std::fs::symlink_metadata(dest) {
-        Ok(m) if m.is_dir() => {
-            let _ = std::fs::remove_dir_all(dest);
-        }
-        Ok(_) => {
-            let _ = std::fs::remove_file(dest);
-        }
-        Err(_) => {}
-    }
+fn clear(root: &Beneath, dest: &Path) {
+    let _ = root.remove_all(dest);
 }
 
 /// Write exactly `size` bytes (never more than the header promised) to a
-/// new file, never through a symlink.
-fn write_file(dest: &Path, from: &mut impl Read, mode: u32, size: u64) -> std::io::Result<u64> {
-    use std::os::unix::fs::OpenOptionsExt;
+/// new file beneath `root`, never through a symlink.
+fn write_file(
+    root: &Beneath,
+    dest: &Path,
+    from: &mut impl Read,
+    mode: u32,
+    size: u64,
+) -> std::io::Result<u64> {
     let mode = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
-    let mut f = std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(mode)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(dest)?;
-    let n = std::io::copy(&mut from.take(size), &mut f)?;
-    // The umask may have taken the executable bit.
-    use std::os::unix::fs::PermissionsExt;
-    f.set_permissions(std::fs::Permissions::from_mode(mode))?;
-    Ok(n)
+    let mut f = root.create(dest, mode)?;
+    std::io::copy(&mut from.take(size), &mut f)
 }
 
 fn kind_name(k: tar::EntryType) -> &'static str {
@@ -344,38 +330,27 @@ fn kind_name(k: tar::EntryType) -> &'static str {
 
 /// Make `dest` hold exactly what `staging` holds, keeping `dest`'s own
 /// top-level entries named in `keep` (the host's `.git`). `staging` is
-/// emptied. Both are directories rascal owns.
+/// emptied. Both are directories rascal owns; what is in them is removed
+/// and moved by descriptor, no link in them followed.
 pub fn replace_contents(staging: &Path, dest: &Path, keep: &[&str]) -> Result<(), String> {
     std::fs::create_dir_all(dest).map_err(|e| format!("creating {}: {e}", dest.display()))?;
-    let list = |d: &Path| -> Result<Vec<std::fs::DirEntry>, String> {
-        std::fs::read_dir(d)
-            .and_then(|r| r.collect::<Result<Vec<_>, _>>())
-            .map_err(|e| format!("reading {}: {e}", d.display()))
+    let open = |d: &Path| Beneath::open(d).map_err(|e| format!("opening {}: {e}", d.display()));
+    let (from, to) = (open(staging)?, open(dest)?);
+    let list = |b: &Beneath| -> Result<Vec<std::ffi::OsString>, String> {
+        Ok(b.list(Path::new(""))
+            .map_err(|e| format!("reading {}: {e}", b.path().display()))?
+            .into_iter()
+            .map(|(n, _)| n)
+            .filter(|n| !keep.iter().any(|k| n.as_bytes() == k.as_bytes()))
+            .collect())
     };
-    for e in list(dest)? {
-        if keep
-            .iter()
-            .any(|k| e.file_name().as_bytes() == k.as_bytes())
-        {
-            continue;
-        }
-        let p = e.path();
-        let gone = match e.file_type() {
-            Ok(t) if t.is_dir() => std::fs::remove_dir_all(&p),
-            _ => std::fs::remove_file(&p),
-        };
-        gone.map_err(|err| format!("clearing {}: {err}", p.display()))?;
+    for name in list(&to)? {
+        to.remove_all(Path::new(&name))
+            .map_err(|err| format!("clearing {}: {err}", dest.join(&name).display()))?;
     }
-    for e in list(staging)? {
-        if keep
-            .iter()
-            .any(|k| e.file_name().as_bytes() == k.as_bytes())
-        {
-            continue;
-        }
-        let to = dest.join(e.file_name());
-        std::fs::rename(e.path(), &to)
-            .map_err(|err| format!("moving into {}: {err}", to.display()))?;
+    for name in list(&from)? {
+        from.move_to(Path::new(&name), &to, Path::new(&name))
+            .map_err(|err| format!("moving into {}: {err}", dest.join(&name).display()))?;
     }
     Ok(())
 }

@@ -165,11 +165,13 @@ pub async fn send_workspace(
     let workdir = spec.workdir.clone();
     let instruction = host_path(spec, "RASCAL_INSTRUCTION_FILE");
     let stdin = spec.stdin.clone().unwrap_or_default();
+    let tree = spec.upload.clone();
     let packed = tokio::task::spawn_blocking(move || {
         let file = std::fs::File::create(&path)?;
         transfer::pack(
             &Inbound {
                 workdir: &workdir,
+                tree: tree.as_ref(),
                 instruction: instruction.as_deref(),
                 stdin: &stdin,
             },

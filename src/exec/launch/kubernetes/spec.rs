@@ -698,6 +698,7 @@ mod tests {
             repo: PathBuf::from("/home/me/project"),
             resume: None,
             confine: None,
+            upload: None,
         }
     }
 

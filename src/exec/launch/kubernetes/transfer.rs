@@ -11,10 +11,11 @@
 //! recognised; the host keeps its own `.git`, which the change is computed
 //! against) — and only then swapped in for the worktree.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs;
 use std::io::{self, Read};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
+
+use crate::git::beneath::{Beneath, Kind};
 
 /// The workspace's directory inside the archives and the `rascal` volume.
 pub const WORKSPACE_DIR: &str = "workspace";
@@ -32,27 +33,71 @@ pub const GIT_DIR: &str = "git";
 /// What goes into the pod.
 pub struct Inbound<'a> {
     pub workdir: &'a Path,
+    /// The tree sent as the workspace's files (see
+    /// [`crate::exec::launch::Upload`]); None: the directory's own files.
+    pub tree: Option<&'a crate::exec::launch::Upload>,
     pub instruction: Option<&'a Path>,
     pub stdin: &'a [u8],
 }
 
-/// The input archive, written to `out`. Symlinks are archived as links
-/// (never followed), so nothing outside the worktree is read.
+/// The input archive, written to `out`. The workspace's files come from
+/// the tree rascal verified (or, for rascal's own copy, from the
+/// directory, read beneath it); symlinks are archived as links, never
+/// followed, so nothing outside the worktree is read.
 pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
+    use crate::exec::launch::copy::pack::{for_each_item, send_file, Item};
     let mut b = tar::Builder::new(out);
     b.follow_symlinks(false);
     b.mode(tar::HeaderMode::Deterministic);
-    let paths = crate::exec::launch::copy::pack::workspace_paths(input.workdir)
-        .map_err(io::Error::other)?;
-    b.append_dir(WORKSPACE_DIR, input.workdir)?;
-    for p in &paths.workspace {
-        b.append_path_with_name(input.workdir.join(p), Path::new(WORKSPACE_DIR).join(p))?;
-    }
-    if let Some(git) = &paths.git {
-        let gitdir = input.workdir.join(".git");
-        b.append_dir(GIT_DIR, &gitdir)?;
+    let entry = |kind: tar::EntryType, mode: u32, size: u64| {
+        let mut h = tar::Header::new_gnu();
+        h.set_entry_type(kind);
+        h.set_mode(mode);
+        h.set_size(size);
+        h
+    };
+    let add = |b: &mut tar::Builder<_>, name: &Path, item: Item<'_>| -> Result<(), String> {
+        let r = match item {
+            Item::Dir => b.append_data(
+                &mut entry(tar::EntryType::Directory, 0o755, 0),
+                name,
+                io::empty(),
+            ),
+            Item::Link(t) => b.append_link(&mut entry(tar::EntryType::Symlink, 0o777, 0), name, t),
+            Item::File { exec, len, data } => b.append_data(
+                &mut entry(
+                    tar::EntryType::Regular,
+                    if exec { 0o755 } else { 0o644 },
+                    len,
+                ),
+                name,
+                data,
+            ),
+        };
+        r.map_err(|e| format!("archiving {}: {e}", name.display()))
+    };
+    add(&mut b, Path::new(WORKSPACE_DIR), Item::Dir).map_err(io::Error::other)?;
+    let listing = for_each_item(input.workdir, input.tree, &mut |p, item| {
+        add(&mut b, &Path::new(WORKSPACE_DIR).join(p), item)
+    })
+    .map_err(io::Error::other)?;
+    if let Some(git) = &listing.git {
+        let gitdir = crate::git::beneath::Beneath::open(&input.workdir.join(".git"))?;
+        let mut dirs = std::collections::BTreeSet::new();
+        dirs.insert(PathBuf::new());
         for p in git {
-            b.append_path_with_name(gitdir.join(p), Path::new(GIT_DIR).join(p))?;
+            for d in p.ancestors().skip(1) {
+                dirs.insert(d.to_path_buf());
+            }
+        }
+        for d in &dirs {
+            add(&mut b, &Path::new(GIT_DIR).join(d), Item::Dir).map_err(io::Error::other)?;
+        }
+        for p in git {
+            send_file(&gitdir, p, &Path::new(GIT_DIR).join(p), &mut |n, item| {
+                add(&mut b, n, item)
+            })
+            .map_err(io::Error::other)?;
         }
         let mut h = tar::Header::new_gnu();
         h.set_mode(0o644);
@@ -132,26 +177,35 @@ fn plain(name: &Path) -> Result<Vec<std::ffi::OsString>, Refused> {
     Ok(parts)
 }
 
-/// Make every directory of `parts[..n]` under `root`, refusing to pass
+/// Make every directory of `parts` beneath `root`, refusing to pass
 /// through anything that is not a real directory (a symlink above all).
-fn real_dirs(root: &Path, parts: &[std::ffi::OsString], shown: &str) -> Result<PathBuf, Refused> {
-    let mut at = root.to_path_buf();
+/// Gives back the path made, relative to the root.
+fn real_dirs(
+    root: &Beneath,
+    parts: &[std::ffi::OsString],
+    shown: &str,
+) -> Result<PathBuf, Refused> {
+    let mut at = PathBuf::new();
     for p in parts {
         at.push(p);
-        match fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_dir() => {}
-            Ok(m) if m.file_type().is_symlink() => {
+        match root.kind(&at) {
+            Ok(Kind::Dir) => {}
+            Ok(Kind::Symlink) => {
                 return Err(Refused::ThroughSymlink(
                     shown.to_string(),
-                    at.strip_prefix(root).unwrap_or(&at).display().to_string(),
+                    at.display().to_string(),
                 ))
             }
             Ok(_) => {
                 // A file where a directory must go: the later entry wins.
-                fs::remove_file(&at).map_err(|e| Refused::Damaged(e.to_string()))?;
-                fs::create_dir(&at).map_err(|e| Refused::Damaged(e.to_string()))?;
+                root.remove_file(&at)
+                    .map_err(|e| Refused::Damaged(e.to_string()))?;
+                root.create_dir(&at)
+                    .map_err(|e| Refused::Damaged(e.to_string()))?;
             }
-            Err(_) => fs::create_dir(&at).map_err(|e| Refused::Damaged(e.to_string()))?,
+            Err(_) => root
+                .create_dir(&at)
+                .map_err(|e| Refused::Damaged(e.to_string()))?,
         }
     }
     Ok(at)
@@ -159,30 +213,23 @@ fn real_dirs(root: &Path, parts: &[std::ffi::OsString], shown: &str) -> Result<P
 
 /// Remove whatever is at `at` (a file, a symlink, an empty or full
 /// directory) without following a symlink.
-fn clear(at: &Path) -> Result<(), Refused> {
-    match fs::symlink_metadata(at) {
-        Ok(m) if m.file_type().is_dir() => fs::remove_dir_all(at),
-        Ok(_) => fs::remove_file(at),
-        Err(_) => Ok(()),
-    }
-    .map_err(|e| Refused::Damaged(e.to_string()))
+fn clear(root: &Beneath, at: &Path) -> Result<(), Refused> {
+    root.remove_all(at)
+        .map_err(|e| Refused::Damaged(e.to_string()))
 }
 
-/// Write a regular file at `at` (which must not exist) with `mode` (no
-/// set-id or sticky bits), at most `budget` bytes.
+/// Write a regular file at `at` beneath `root` with `mode` (no set-id or
+/// sticky bits), at most `budget` bytes.
 fn write_file(
+    root: &Beneath,
     at: &Path,
     mode: u32,
     mut from: impl Read,
     budget: &mut u64,
     cap: u64,
 ) -> Result<u64, Refused> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .mode(mode & 0o777)
-        .open(at)
+    let mut f = root
+        .create(at, mode & 0o777)
         .map_err(|e| Refused::Damaged(format!("{}: {e}", at.display())))?;
     let mut limited = (&mut from).take(*budget + 1);
     let n = io::copy(&mut limited, &mut f).map_err(|e| Refused::Damaged(e.to_string()))?;
@@ -197,6 +244,7 @@ fn write_file(
 /// rascal's), at most `cap` bytes of file content. Only `workspace/…` and
 /// `artifacts/…` entries are taken. On any refusal nothing is swapped in.
 pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, Refused> {
+    let root = Beneath::open(staging).map_err(|e| Refused::Damaged(e.to_string()))?;
     let mut a = tar::Archive::new(archive);
     let mut budget = cap;
     let mut done = Unpacked::default();
@@ -240,16 +288,16 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
             continue;
         }
         let (dirs, leaf) = parts.split_at(parts.len() - 1);
-        let parent = real_dirs(staging, dirs, &shown)?;
+        let parent = real_dirs(&root, dirs, &shown)?;
         let at = parent.join(&leaf[0]);
         let mode = entry.header().mode().unwrap_or(0o644);
         match kind {
             tar::EntryType::Directory => {
-                real_dirs(staging, &parts, &shown)?;
+                real_dirs(&root, &parts, &shown)?;
             }
             tar::EntryType::Regular | tar::EntryType::Continuous => {
-                clear(&at)?;
-                write_file(&at, mode, &mut entry, &mut budget, cap)?;
+                clear(&root, &at)?;
+                write_file(&root, &at, mode, &mut entry, &mut budget, cap)?;
                 done.files += 1;
             }
             tar::EntryType::Symlink => {
@@ -260,8 +308,8 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
                     .into_owned();
                 // The link is data: it is created, never followed here; the
                 // change's checks judge where it points.
-                clear(&at)?;
-                std::os::unix::fs::symlink(&target, &at)
+                clear(&root, &at)?;
+                root.symlink(target.as_os_str(), &at)
                     .map_err(|e| Refused::Damaged(e.to_string()))?;
                 done.files += 1;
             }
@@ -273,35 +321,19 @@ pub fn unpack(archive: impl Read, staging: &Path, cap: u64) -> Result<Unpacked, 
                     .into_owned();
                 let tparts = plain(&target)
                     .map_err(|_| Refused::HardLink(shown.clone(), target.display().to_string()))?;
-                let mut from = staging.to_path_buf();
-                for p in &tparts {
-                    from.push(p);
-                }
+                let from: PathBuf = tparts.iter().collect();
                 // Copied, never linked: the target must be a file this
                 // archive already wrote, reached without a symlink.
-                let (tdirs, _) = tparts.split_at(tparts.len().saturating_sub(1));
-                let through_link = {
-                    let mut p = staging.to_path_buf();
-                    tdirs.iter().any(|d| {
-                        p.push(d);
-                        fs::symlink_metadata(&p)
-                            .map(|m| !m.is_dir())
-                            .unwrap_or(true)
-                    })
+                let src = match root.open_file(&from) {
+                    Ok(f) if !tparts.is_empty() => f,
+                    _ => return Err(Refused::HardLink(shown, target.display().to_string())),
                 };
-                let regular = !tparts.is_empty()
-                    && !through_link
-                    && fs::symlink_metadata(&from).is_ok_and(|m| m.file_type().is_file());
-                if !regular {
-                    return Err(Refused::HardLink(shown, target.display().to_string()));
-                }
-                let src = File::open(&from).map_err(|e| Refused::Damaged(e.to_string()))?;
                 let m = src
                     .metadata()
                     .map_err(|e| Refused::Damaged(e.to_string()))?;
                 use std::os::unix::fs::PermissionsExt;
-                clear(&at)?;
-                write_file(&at, m.permissions().mode(), src, &mut budget, cap)?;
+                clear(&root, &at)?;
+                write_file(&root, &at, m.permissions().mode(), src, &mut budget, cap)?;
                 done.files += 1;
             }
             tar::EntryType::XGlobalHeader | tar::EntryType::XHeader => {}
@@ -332,25 +364,18 @@ pub fn swap_in(from: &Path, dest: &Path, keep: &[&str]) -> io::Result<()> {
     }
     fs::create_dir_all(dest)?;
     let kept = |name: &std::ffi::OsStr| keep.iter().any(|k| name == std::ffi::OsStr::new(k));
-    for e in fs::read_dir(dest)? {
-        let e = e?;
-        if kept(&e.file_name()) {
-            continue;
-        }
-        let p = e.path();
-        if fs::symlink_metadata(&p)?.is_dir() {
-            fs::remove_dir_all(&p)?;
-        } else {
-            fs::remove_file(&p)?;
+    let to = Beneath::open(dest)?;
+    for (name, _) in to.list(Path::new(""))? {
+        if !kept(&name) {
+            to.remove_all(Path::new(&name))?;
         }
     }
-    if from.exists() {
-        for e in fs::read_dir(from)? {
-            let e = e?;
-            if kept(&e.file_name()) {
-                continue;
+    if fs::symlink_metadata(from).is_ok() {
+        let src = Beneath::open(from)?;
+        for (name, _) in src.list(Path::new(""))? {
+            if !kept(&name) {
+                src.move_to(Path::new(&name), &to, Path::new(&name))?;
             }
-            fs::rename(e.path(), dest.join(e.file_name()))?;
         }
     }
     Ok(())
@@ -575,6 +600,7 @@ mod tests {
         pack(
             &Inbound {
                 workdir: src.path(),
+                tree: None,
                 instruction: None,
                 stdin: b"in",
             },
