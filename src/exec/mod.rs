@@ -4,6 +4,7 @@
 pub mod confine;
 pub mod env;
 pub mod launch;
+pub mod limits;
 pub mod notify;
 pub mod place;
 pub mod runner;
