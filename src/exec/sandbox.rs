@@ -1003,7 +1003,10 @@ mod tests {
              pwd",
             o = s(&outside)
         );
-        let (out, output) = run_in(&policy(&ws), &script);
+        // The scratch directory shown read-only, so `outside` is there to attack.
+        let mut p = policy(&ws);
+        p.read_only = vec![(base.clone(), base.clone())];
+        let (out, output) = run_in(&p, &script);
         assert!(output.status.success());
         assert_eq!(lines(&out), ["WROTE-WS", &s(&ws)]);
         assert_eq!(
@@ -1077,6 +1080,8 @@ mod tests {
         let ws = mkdir(&hidden.join("ws"));
         fs::write(ws.join("src.txt"), "code").unwrap();
         let mut p = policy(&ws);
+        // Shown read-only, so hiding `hidden` in it is what keeps it from view.
+        p.read_only = vec![(base.clone(), base.clone())];
         p.hide = vec![hidden.clone()];
         let script = format!(
             "cat '{h}/secret.txt' && echo READ-SECRET
@@ -1400,6 +1405,8 @@ mod tests {
         fs::write(hidden.join("secret"), "secret").unwrap();
         fs::set_permissions(hidden.join("secret"), fs::Permissions::from_mode(0o644)).unwrap();
         let mut p = policy(&ws);
+        // Shown read-only, so hiding `hidden` in it is what keeps it from view.
+        p.read_only = vec![(base.clone(), base.clone())];
         p.hide = vec![hidden.clone()];
         let script = format!(
             "id -u
@@ -1443,9 +1450,12 @@ mod tests {
     }
 
     /// `find` over the sandbox's whole filesystem (not following links,
-    /// skipping /proc and /sys), printing every socket.
+    /// skipping /proc and /sys), printing every socket. Each entry is
+    /// `stat`ed: `find -type s` trusts the directory entry's type, which
+    /// for a socket bound onto a mount point is the placeholder's (a file).
     const SOCKET_WALK: &str =
-        "find / \\( -path /proc -o -path /sys \\) -prune -o -type s -print 2>/dev/null; echo WALKED";
+        "find / \\( -path /proc -o -path /sys \\) -prune -o -print0 2>/dev/null \
+         | xargs -0 stat -c '%F|%n' 2>/dev/null | sed -n 's/^socket|//p'; echo WALKED";
 
     /// No host socket is in the sandbox (the engines', systemd's, D-Bus's, the
     /// user's agents'): the root is built up from an allowlist. A socket a bind

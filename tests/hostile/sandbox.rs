@@ -6,10 +6,12 @@ use super::*;
 /// A shell line that walks the sandbox's whole filesystem from `/` (not
 /// following links, skipping /proc and /sys) and prints `SOCKET:<path>`
 /// for each socket, then `WALKED`; and `ABSTRACT:<name>` for each abstract
-/// socket it can see whose name has `needle`.
+/// socket it can see whose name has `needle`. Each entry is `stat`ed:
+/// `find -type s` trusts the directory entry's type, which for a socket
+/// bound onto a mount point is the placeholder's (a file).
 fn socket_walk(needle: &str) -> String {
     format!(
-        "find / \\( -path /proc -o -path /sys \\) -prune -o -type s -print 2>/dev/null | sed 's/^/SOCKET:/'; \
+        "find / \\( -path /proc -o -path /sys \\) -prune -o -print0 2>/dev/null | xargs -0 stat -c '%F|%n' 2>/dev/null | sed -n 's/^socket|/SOCKET:/p'; \
          grep -o '@[^ ]*{needle}[^ ]*' /proc/net/unix | sed 's/^/ABSTRACT:/'; echo WALKED"
     )
 }
