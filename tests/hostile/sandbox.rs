@@ -97,7 +97,7 @@ fn no_host_socket_is_visible_to_an_agent_its_checks_or_its_reviewer() {
     // the reviewer says it in its one issue.
     let agent = format!("({walk}) > found.txt; echo 'pub fn two() {{}}' >> src/lib.rs");
     let reviewer = format!(
-        "found=$(({walk}) | tr '\\n' ' '); printf '{{\"nonce\": \"%s\", \"verdict\": \"approve\", \"issues\": [{{\"severity\": \"minor\", \"location\": \"src/lib.rs:1\", \"description\": \"walk: %s\"}}]}}\\n' \"$RASCAL_REVIEW_NONCE\" \"$found\""
+        "found=$( ({walk}) | tr '\\n' ' '); printf '{{\"nonce\": \"%s\", \"verdict\": \"approve\", \"issues\": [{{\"severity\": \"minor\", \"location\": \"src/lib.rs:1\", \"description\": \"walk: %s\"}}]}}\\n' \"$RASCAL_REVIEW_NONCE\" \"$found\""
     );
     let t = repo(
         |_| common::command_agents(&[("walker", &agent), ("rev", &reviewer)]),
@@ -181,9 +181,9 @@ fn a_memory_hog_stops_at_the_memory_limit_and_says_so() {
     if !bwrap() || !cgroups() {
         return;
     }
-    // `tail` keeps the last line whole: 300 MiB without a newline.
+    // `tail` keeps the last lines whole: 300 MiB without a newline.
     let script =
-        "echo 'pub fn two() {}' >> src/lib.rs; head -c 314572800 /dev/zero | tail -c 1 | wc -c";
+        "echo 'pub fn two() {}' >> src/lib.rs; head -c 314572800 /dev/zero | tail | wc -c";
     let (doc, took) = limited(script, "{ memory: 64m }");
     let reports = doc["candidates"][0]["reports"].to_string();
     assert!(
