@@ -166,7 +166,10 @@ pub fn mechanism() -> &'static Mechanism {
         }
         let m = decide(&probe());
         match prepare(&m).and_then(|()| trial(&m)) {
-            Ok(()) => m,
+            Ok(()) => {
+                sweep(&m);
+                m
+            }
             Err(e) => Mechanism::Rlimit { why: e },
         }
     })
@@ -289,6 +292,37 @@ fn trial(m: &Mechanism) -> Result<(), String> {
     let c = Cgroup::create(m, Limits::default())?;
     c.remove_now();
     Ok(())
+}
+
+/// Remove the empty cgroups of rascal processes that are gone (killed
+/// before they could remove their own).
+fn sweep(m: &Mechanism) {
+    let parents = match m {
+        Mechanism::CgroupV2 { parent, .. } => vec![parent],
+        Mechanism::CgroupV1 { pids, memory } => vec![pids, memory],
+        Mechanism::Rlimit { .. } => return,
+    };
+    for parent in parents {
+        for e in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if stale(&name) {
+                // Fails (and is left) when it still has processes.
+                let _ = std::fs::remove_dir(e.path());
+            }
+        }
+    }
+}
+
+/// `rascal-<pid>-<n>` of a process that no longer exists.
+fn stale(name: &str) -> bool {
+    let Some(pid) = name
+        .strip_prefix("rascal-")
+        .and_then(|r| r.split_once('-'))
+        .and_then(|(pid, n)| n.parse::<u64>().ok().and(pid.parse::<u32>().ok()))
+    else {
+        return false;
+    };
+    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
 }
 
 /// Why a sandbox was stopped.
@@ -584,6 +618,15 @@ mod tests {
         assert_eq!(m[0].2, "/sys/fs/cgroup/pids");
         assert_eq!(m[0].3, "rw,pids");
         assert_eq!(m[1].0, "cgroup2");
+    }
+
+    #[test]
+    fn only_cgroups_of_gone_rascal_processes_are_stale() {
+        assert!(stale("rascal-4194304999-3"));
+        assert!(!stale(&format!("rascal-{}-3", std::process::id())));
+        assert!(!stale("rascal-1-0"), "pid 1 exists");
+        assert!(!stale("rascal-4194304999"), "a MoveSelf leaf, not a sandbox's");
+        assert!(!stale("user.slice"));
     }
 
     #[test]
