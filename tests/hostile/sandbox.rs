@@ -145,6 +145,14 @@ fn cgroups() -> bool {
 /// One agent with `limits`, its script, and a 120 s timeout; the run's
 /// JSON and how long it took.
 fn limited(script: &str, limits: &str) -> (serde_json::Value, Duration) {
+    limited_with(script, limits, &[])
+}
+
+fn limited_with(
+    script: &str,
+    limits: &str,
+    env: &[(&str, &str)],
+) -> (serde_json::Value, Duration) {
     let t = repo(
         |_| {
             format!(
@@ -155,7 +163,7 @@ fn limited(script: &str, limits: &str) -> (serde_json::Value, Duration) {
         "guardrails: []\n",
     );
     let started = Instant::now();
-    let o = run(&t, "hog", &[]);
+    let o = run(&t, "hog", env);
     let took = started.elapsed();
     (json(&o), took)
 }
@@ -198,9 +206,27 @@ fn the_private_tmp_holds_no_more_than_the_memory_limit() {
     if !bwrap() {
         return;
     }
+    tmp_is_bounded(&[]);
+}
+
+/// Without cgroups (forced here) the private /tmp is still bounded: it is
+/// a tmpfs of the memory limit's size.
+#[test]
+fn the_private_tmp_is_bounded_under_the_rlimit_fallback_too() {
+    if !bwrap() {
+        return;
+    }
+    if !rascal::exec::sandbox::knows_size() {
+        eprintln!("skipped: this bwrap has no --size");
+        return;
+    }
+    tmp_is_bounded(&[("RASCAL_LIMITS", "rlimit")]);
+}
+
+fn tmp_is_bounded(env: &[(&str, &str)]) {
     // 200 MiB into /tmp; what landed is kept in the change.
     let script = "head -c 209715200 /dev/zero > /tmp/fill 2>/dev/null; wc -c < /tmp/fill > tmp-size.txt; echo 'pub fn two() {}' >> src/lib.rs";
-    let (doc, took) = limited(script, "{ memory: 64m }");
+    let (doc, took) = limited_with(script, "{ memory: 64m }", env);
     let c = &doc["candidates"][0];
     let reports = c["reports"].to_string();
     // Stopped for memory, or the tmpfs was full at 64 MiB.
