@@ -494,8 +494,9 @@ impl Config {
                     line: None,
                     column: None,
                     message: format!("agent `{name}`: {msg}"),
-                    hint: "write e.g. `limits: { pids: 512, memory: 2g }` (see docs/notes/sandbox.md)"
-                        .into(),
+                    hint:
+                        "write e.g. `limits: { pids: 512, memory: 2g }` (see docs/notes/sandbox.md)"
+                            .into(),
                 });
             }
             if let Some(msg) = container::problem(a) {

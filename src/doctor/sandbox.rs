@@ -57,7 +57,10 @@ mod tests {
         assert!(l[1].starts_with("limits: cgroup v1"), "{l:?}");
         let root = &l[2];
         assert!(root.starts_with("warning: rascal runs as root"), "{root}");
-        assert!(root.contains("escapes") && root.contains("ordinary user"), "{root}");
+        assert!(
+            root.contains("escapes") && root.contains("ordinary user"),
+            "{root}"
+        );
         assert_eq!(lines_for(1000, Ok("/usr/bin/bwrap".into()), &m).len(), 2);
     }
 
@@ -68,7 +71,10 @@ mod tests {
         };
         let l = lines_for(1000, Err("bubblewrap (bwrap) is not installed".into()), &m);
         assert_eq!(l[0], "sandbox: bubblewrap (bwrap) is not installed");
-        assert!(l[1].starts_with("warning: limits: rlimits only (no cgroup v2"), "{l:?}");
+        assert!(
+            l[1].starts_with("warning: limits: rlimits only (no cgroup v2"),
+            "{l:?}"
+        );
         assert!(l[1].contains("RLIMIT_NPROC"), "{l:?}");
     }
 }

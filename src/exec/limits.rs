@@ -362,13 +362,16 @@ impl Cgroup {
         );
         let (dirs, v2) = match m {
             Mechanism::CgroupV2 { parent, .. } => (vec![parent.join(&name)], true),
-            Mechanism::CgroupV1 { pids, memory } => (vec![pids.join(&name), memory.join(&name)], false),
+            Mechanism::CgroupV1 { pids, memory } => {
+                (vec![pids.join(&name), memory.join(&name)], false)
+            }
             Mechanism::Rlimit { .. } => return Err("no cgroups here".into()),
         };
         let cg = Cgroup { dirs, v2 };
         let made = (|| -> Result<(), String> {
             for d in &cg.dirs {
-                std::fs::create_dir(d).map_err(|e| format!("creating cgroup {}: {e}", d.display()))?;
+                std::fs::create_dir(d)
+                    .map_err(|e| format!("creating cgroup {}: {e}", d.display()))?;
             }
             let set = |dir: &Path, file: &str, value: String| {
                 std::fs::write(dir.join(file), &value)
@@ -382,7 +385,11 @@ impl Cgroup {
                 let _ = set(mem, "memory.swap.max", "0".into());
             } else {
                 set(mem, "memory.limit_in_bytes", limits.memory.to_string())?;
-                let _ = set(mem, "memory.memsw.limit_in_bytes", limits.memory.to_string());
+                let _ = set(
+                    mem,
+                    "memory.memsw.limit_in_bytes",
+                    limits.memory.to_string(),
+                );
             }
             Ok(())
         })();
@@ -400,7 +407,9 @@ impl Cgroup {
     pub fn procs_files(&self) -> Vec<CString> {
         self.dirs
             .iter()
-            .filter_map(|d| CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes()).ok())
+            .filter_map(|d| {
+                CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes()).ok()
+            })
             .collect()
     }
 
@@ -495,10 +504,7 @@ pub fn before_exec(
             }
         }
         if let Some(l) = rlimits {
-            for (what, value) in [
-                (libc::RLIMIT_NPROC, l.pids),
-                (libc::RLIMIT_DATA, l.memory),
-            ] {
+            for (what, value) in [(libc::RLIMIT_NPROC, l.pids), (libc::RLIMIT_DATA, l.memory)] {
                 let lim = libc::rlimit {
                     rlim_cur: value as libc::rlim_t,
                     rlim_max: value as libc::rlim_t,
@@ -551,21 +557,35 @@ mod tests {
             v2: Some(f.clone()),
             ..Found::default()
         });
-        assert!(matches!(m, Mechanism::CgroupV2 { enable: Enable::Controllers, .. }));
+        assert!(matches!(
+            m,
+            Mechanism::CgroupV2 {
+                enable: Enable::Controllers,
+                ..
+            }
+        ));
         f.is_root = false;
         f.only_rascal = true;
         let m = decide(&Found {
             v2: Some(f.clone()),
             ..Found::default()
         });
-        assert!(matches!(m, Mechanism::CgroupV2 { enable: Enable::MoveSelf, .. }));
+        assert!(matches!(
+            m,
+            Mechanism::CgroupV2 {
+                enable: Enable::MoveSelf,
+                ..
+            }
+        ));
         // Shared with other processes: not rascal's to reorganise.
         f.only_rascal = false;
         let m = decide(&Found {
             v2: Some(f),
             ..Found::default()
         });
-        let Mechanism::Rlimit { why } = m else { panic!("{m:?}") };
+        let Mechanism::Rlimit { why } = m else {
+            panic!("{m:?}")
+        };
         assert!(why.contains("holds other processes"), "{why}");
     }
 
@@ -589,8 +609,13 @@ mod tests {
             ..found
         };
         let m = decide(&only_pids);
-        let Mechanism::Rlimit { why } = &m else { panic!("{m:?}") };
-        assert!(why.contains("does not delegate") && why.contains("v1"), "{why}");
+        let Mechanism::Rlimit { why } = &m else {
+            panic!("{m:?}")
+        };
+        assert!(
+            why.contains("does not delegate") && why.contains("v1"),
+            "{why}"
+        );
         assert!(m.describe().contains("RLIMIT_NPROC"));
     }
 
@@ -602,14 +627,20 @@ mod tests {
             v2: Some(f),
             ..Found::default()
         });
-        let Mechanism::Rlimit { why } = m else { panic!() };
+        let Mechanism::Rlimit { why } = m else {
+            panic!()
+        };
         assert!(why.contains("not writable"), "{why}");
-        assert!(matches!(decide(&Found::default()), Mechanism::Rlimit { .. }));
+        assert!(matches!(
+            decide(&Found::default()),
+            Mechanism::Rlimit { .. }
+        ));
     }
 
     #[test]
     fn mountinfo_lines_give_cgroup_mounts() {
-        let info = "35 25 0:30 / /sys/fs/cgroup/pids rw,relatime shared:14 - cgroup cgroup rw,pids\n\
+        let info =
+            "35 25 0:30 / /sys/fs/cgroup/pids rw,relatime shared:14 - cgroup cgroup rw,pids\n\
                     36 25 0:31 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n\
                     22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
         let m = mounts(info);
@@ -625,7 +656,10 @@ mod tests {
         assert!(stale("rascal-4194304999-3"));
         assert!(!stale(&format!("rascal-{}-3", std::process::id())));
         assert!(!stale("rascal-1-0"), "pid 1 exists");
-        assert!(!stale("rascal-4194304999"), "a MoveSelf leaf, not a sandbox's");
+        assert!(
+            !stale("rascal-4194304999"),
+            "a MoveSelf leaf, not a sandbox's"
+        );
         assert!(!stale("user.slice"));
     }
 

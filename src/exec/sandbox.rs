@@ -612,7 +612,13 @@ pub fn knows_size() -> bool {
     static KNOWS: OnceLock<bool> = OnceLock::new();
     *KNOWS.get_or_init(|| {
         bwrap_path()
-            .and_then(|b| Command::new(b).arg("--help").stdin(Stdio::null()).output().ok())
+            .and_then(|b| {
+                Command::new(b)
+                    .arg("--help")
+                    .stdin(Stdio::null())
+                    .output()
+                    .ok()
+            })
             .is_some_and(|o| {
                 String::from_utf8_lossy(&o.stdout).contains("--size")
                     || String::from_utf8_lossy(&o.stderr).contains("--size")
@@ -1496,7 +1502,10 @@ mod tests {
         let ws = mkdir(&base.join("ws"));
         let sock = base.join("agent.sock");
         let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
-        let (out, _) = run_in(&SandboxPolicy::with_real_home(ws.clone(), real_home()), SOCKET_WALK);
+        let (out, _) = run_in(
+            &SandboxPolicy::with_real_home(ws.clone(), real_home()),
+            SOCKET_WALK,
+        );
         assert_eq!(lines(&out), ["WALKED"], "sockets in the sandbox");
         let mut p = policy(&ws);
         p.read_only = vec![(sock.clone(), sock.clone())];
@@ -1523,7 +1532,10 @@ mod tests {
              touch /dev/new 2>/dev/null && echo WROTE-DEV
              echo x > /run/x && echo x > /var/tmp/x && echo x > /dev/shm/x && echo PRIVATE-OK";
         let (out, _) = run_in(&policy(&ws), script);
-        assert_eq!(lines(&out), ["run", "tmp", "PASSWD", "BIN-SH", "PRIVATE-OK"]);
+        assert_eq!(
+            lines(&out),
+            ["run", "tmp", "PASSWD", "BIN-SH", "PRIVATE-OK"]
+        );
     }
 
     /// Each private tmpfs holds at most `tmpfs_size` bytes.
@@ -1547,7 +1559,13 @@ mod tests {
         let (out, _) = run_in(&p, script);
         assert_eq!(
             lines(&out),
-            ["/tmp 4", "/var/tmp 4", "/run 4", "/dev/shm 4", "/tmp/rascal-home 4"]
+            [
+                "/tmp 4",
+                "/var/tmp 4",
+                "/run 4",
+                "/dev/shm 4",
+                "/tmp/rascal-home 4"
+            ]
         );
     }
 

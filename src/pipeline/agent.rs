@@ -178,11 +178,9 @@ impl CandidateJob {
                 report.output = last_line;
                 if let Some(limit) = &exit.limit {
                     // Stopped by rascal: what it left is not judged.
-                    report.issues.push(Issue::new(
-                        "agent/limit",
-                        Severity::Error,
-                        limit.clone(),
-                    ));
+                    report
+                        .issues
+                        .push(Issue::new("agent/limit", Severity::Error, limit.clone()));
                     report = report.errored(format!("agent/limit: {limit}"));
                 } else if let Some(problem) = exit.problem(timeout) {
                     report = report.errored(format!("agent {problem}"));

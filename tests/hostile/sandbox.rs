@@ -67,7 +67,10 @@ impl Drop for HostSockets {
 
 /// The walk found nothing: it ran to the end and printed no socket.
 fn assert_no_socket(what: &str, text: &str) {
-    assert!(text.contains("WALKED"), "the {what}'s walk did not run: {text}");
+    assert!(
+        text.contains("WALKED"),
+        "the {what}'s walk did not run: {text}"
+    );
     assert!(
         !text.contains("SOCKET:") && !text.contains("ABSTRACT:"),
         "the {what} saw host sockets: {text}"
@@ -89,7 +92,10 @@ fn no_host_socket_is_visible_to_an_agent_its_checks_or_its_reviewer() {
         .unwrap();
     let outside = stdout(&outside);
     for p in &host.paths {
-        assert!(outside.contains(&format!("SOCKET:{}", p.display())), "{outside}");
+        assert!(
+            outside.contains(&format!("SOCKET:{}", p.display())),
+            "{outside}"
+        );
     }
     assert!(outside.contains(&format!("ABSTRACT:@{m}")), "{outside}");
     let walk = socket_walk(&m);
@@ -148,11 +154,7 @@ fn limited(script: &str, limits: &str) -> (serde_json::Value, Duration) {
     limited_with(script, limits, &[])
 }
 
-fn limited_with(
-    script: &str,
-    limits: &str,
-    env: &[(&str, &str)],
-) -> (serde_json::Value, Duration) {
+fn limited_with(script: &str, limits: &str, env: &[(&str, &str)]) -> (serde_json::Value, Duration) {
     let t = repo(
         |_| {
             format!(
@@ -190,8 +192,7 @@ fn a_memory_hog_stops_at_the_memory_limit_and_says_so() {
         return;
     }
     // `tail` keeps the last lines whole: 300 MiB without a newline.
-    let script =
-        "echo 'pub fn two() {}' >> src/lib.rs; head -c 314572800 /dev/zero | tail | wc -c";
+    let script = "echo 'pub fn two() {}' >> src/lib.rs; head -c 314572800 /dev/zero | tail | wc -c";
     let (doc, took) = limited(script, "{ memory: 64m }");
     let reports = doc["candidates"][0]["reports"].to_string();
     assert!(
