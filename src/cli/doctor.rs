@@ -1,7 +1,8 @@
 //! `rascal doctor`: each agent's program (found, executable; never run for
 //! a `command` agent) or image, the known CLIs' versions (asked inside the
 //! sandbox), credentials; the Docker engine; containers of runs that are
-//! gone (removed with `--remove`).
+//! gone (removed with `--remove`); the sandbox, how its limits are
+//! enforced here, and a warning when rascal runs as root.
 
 use super::args::DoctorArgs;
 use super::exit::{CliError, FAIL, PASS};

@@ -283,15 +283,33 @@ fn prepare(m: &Mechanism) -> Result<(), String> {
     Ok(())
 }
 
-/// Make and remove one cgroup, so a broken setup falls back at once
+/// Make one cgroup, start `sh -c :` in it the way a sandbox starts, and
+/// remove it, so a setup where moving a process in is refused (no write
+/// access to the common ancestor's `cgroup.procs`) falls back at once
 /// instead of failing every sandbox.
 fn trial(m: &Mechanism) -> Result<(), String> {
+    use std::os::unix::process::CommandExt;
     if !m.is_cgroup() {
         return Ok(());
     }
     let c = Cgroup::create(m, Limits::default())?;
+    let mut cmd = std::process::Command::new("sh");
+    cmd.args(["-c", ":"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: the hook only makes async-signal-safe calls (see before_exec).
+    unsafe {
+        cmd.pre_exec(before_exec(c.procs_files(), None));
+    }
+    let ran = cmd.status();
+    // The shell is gone once `status` returns.
     c.remove_now();
-    Ok(())
+    match ran {
+        Ok(s) if s.success() => Ok(()),
+        Ok(s) => Err(format!("a trial process in a new cgroup exited with {s}")),
+        Err(e) => Err(format!("cannot move a process into a new cgroup: {e}")),
+    }
 }
 
 /// Remove the empty cgroups of rascal processes that are gone (killed
