@@ -74,6 +74,7 @@ fn main() {
         hide: vec![repo.path().to_path_buf(), files.path().to_path_buf()],
         read_only: Vec::new(),
         network: false,
+        limits: Default::default(),
     };
     let bare_agent = median((0..20).map(|_| agent(None)).collect());
     let boxed_agent = median((0..20).map(|_| agent(Some(confine.clone()))).collect());
@@ -97,6 +98,7 @@ fn main() {
         confined: true,
         holdout: Default::default(),
         with_holdout: false,
+        limits: Default::default(),
     }));
     let bare_check = median((0..20).map(|_| check(&bare)).collect());
     let boxed_check = median((0..20).map(|_| check(&boxed)).collect());

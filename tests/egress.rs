@@ -457,6 +457,7 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
         hide: vec![],
         read_only: vec![],
         network: false,
+        limits: Default::default(),
     };
     let spec = LaunchSpec {
         run: "r-egress".into(),

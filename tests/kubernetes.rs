@@ -1013,6 +1013,7 @@ fn kube_change(fake: &FakeKube) -> KubeChange {
         confined: false,
         holdout: Arc::new(holdout),
         with_holdout: false,
+        limits: Default::default(),
     };
     let launcher = KubernetesLauncher::new(config()).with_kubeconfig(fake.kubeconfig.clone());
     let place = Place::Container(Arc::new(Contained {

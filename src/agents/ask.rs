@@ -190,7 +190,9 @@ pub async fn ask(
                 .chain(agent_cfg.mounts.iter().map(|m| expand_home(m)))
                 .collect(),
             network: agent_cfg.network.as_deref() == Some("host"),
+            limits: crate::config::limits::Limits::of(agent_cfg),
         };
+        spec.limits = Some(confine.limits);
         let wrapped = match &proxy {
             Some(p) => {
                 let (argv, env, confine) =

@@ -1,7 +1,8 @@
 //! `rascal doctor`: each agent's program (found, executable; never run for
 //! a `command` agent) or image, the known CLIs' versions (asked inside the
 //! sandbox), credentials; the Docker engine; containers of runs that are
-//! gone (removed with `--remove`).
+//! gone (removed with `--remove`); the sandbox, how its limits are
+//! enforced here, and a warning when rascal runs as root.
 
 use super::args::DoctorArgs;
 use super::exit::{CliError, FAIL, PASS};
@@ -62,13 +63,15 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
     let docker_ok = docker.exit_code == 0 || !(uses_docker || uses_kube);
     let ok = agents_ok && docker_ok;
+    let sandbox = crate::doctor::sandbox::lines();
     if json {
         say!(
             "{}",
-            serde_json::json!({"ok": ok, "agents": checks, (if uses_kube { "kubernetes" } else { "docker" }): docker.lines})
+            serde_json::json!({"ok": ok, "agents": checks, "sandbox": sandbox, (if uses_kube { "kubernetes" } else { "docker" }): docker.lines})
         );
     } else {
         out(agent_lines(&checks));
+        out(sandbox);
         out(docker.lines);
     }
     Ok(if ok { PASS } else { FAIL })

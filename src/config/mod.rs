@@ -7,6 +7,7 @@ pub mod container;
 pub mod duration;
 pub mod guardrails;
 pub mod kubernetes;
+pub mod limits;
 pub mod network;
 pub mod notify;
 pub mod permissions;
@@ -171,6 +172,10 @@ pub struct AgentConfig {
     /// (see `budget::Budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget: Option<Budget>,
+    /// Bubblewrap sandboxes (the agent's, its checks', a reviewer's or
+    /// judge's): process and memory limits (see `limits::Limits`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<limits::LimitsSetting>,
 }
 
 impl AgentConfig {
@@ -481,6 +486,17 @@ impl Config {
                     column: None,
                     message: format!("agent `{name}`: {msg}"),
                     hint: "see README.md § Configuration".into(),
+                });
+            }
+            if let Some(msg) = limits::problem(a) {
+                return Err(ConfigError {
+                    file: CONFIG_FILE.into(),
+                    line: None,
+                    column: None,
+                    message: format!("agent `{name}`: {msg}"),
+                    hint:
+                        "write e.g. `limits: { pids: 512, memory: 2g }` (see docs/notes/sandbox.md)"
+                            .into(),
                 });
             }
             if let Some(msg) = container::problem(a) {

@@ -250,6 +250,7 @@ async fn sandboxed_version(
         hide: hide.to_vec(),
         read_only: mounts.iter().filter(|m| m.exists()).cloned().collect(),
         network: false,
+        limits: Default::default(),
     };
     let argv = vec![
         program.to_string_lossy().into_owned(),
@@ -263,6 +264,7 @@ async fn sandboxed_version(
     let (argv, env) = confine.command(&argv, env)?;
     let mut spec = CommandSpec::new(argv, scratch.path().to_path_buf(), VERSION_TIMEOUT);
     spec.env = Env::Only(env);
+    spec.limits = Some(confine.limits);
     let (tx, mut rx) = crate::exec::runner::log_channel();
     let first_line = tokio::spawn(async move {
         let mut first = None;

@@ -6,6 +6,7 @@
 pub mod agents;
 pub mod firewall;
 pub mod kubernetes;
+pub mod sandbox;
 
 use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use crate::store::Store;

@@ -23,6 +23,9 @@ pub struct Confinement {
     pub read_only: Vec<PathBuf>,
     /// Share the host's network.
     pub network: bool,
+    /// Processes and memory (the private tmpfs mounts are each at most
+    /// `limits.memory` too); the caller puts them on the command's spec.
+    pub limits: crate::config::limits::Limits,
 }
 
 impl Confinement {
@@ -31,6 +34,7 @@ impl Confinement {
     pub fn policy(&self, argv: &[String], path_var: Option<&str>) -> Result<SandboxPolicy, String> {
         let mut p = SandboxPolicy::new(&self.workspace);
         p.network = self.network;
+        p.tmpfs_size = Some(self.limits.memory);
         p.hide.extend(self.hide.iter().cloned());
         for w in &self.writable {
             p.writable.push((w.clone(), w.clone()));
@@ -45,16 +49,17 @@ impl Confinement {
                 read_only.push(program);
             }
         }
-        // Only what a hidden place would otherwise cover needs a bind; the
-        // rest of the system is visible read-only already.
-        let mut hidden: Vec<PathBuf> = p.hide.clone();
-        hidden.push(PathBuf::from("/tmp"));
-        hidden.push(p.home().to_path_buf());
+        // The sandbox shows nothing of the host it is not given: everything
+        // but what its system directories already show (and do not hide)
+        // needs a bind.
+        let hidden: Vec<PathBuf> = p.hide.clone();
         let mut binds: Vec<PathBuf> = read_only
             .into_iter()
             .map(|r| std::fs::canonicalize(&r).unwrap_or(r))
             .filter(|r| !r.starts_with(&self.workspace))
-            .filter(|r| hidden.iter().any(|h| r.starts_with(h)))
+            .filter(|r| {
+                !crate::exec::sandbox::system_shows(r) || hidden.iter().any(|h| r.starts_with(h))
+            })
             .collect();
         binds.sort();
         binds.dedup();
@@ -227,6 +232,7 @@ mod tests {
             hide: Vec::new(),
             read_only: Vec::new(),
             network: false,
+            limits: Default::default(),
         };
         let p = c.policy(&["sh".into()], Some("/bin")).unwrap();
         let env = environment(

@@ -5,6 +5,7 @@ pub mod cache;
 pub mod confine;
 pub mod env;
 pub mod launch;
+pub mod limits;
 pub mod notify;
 pub mod place;
 pub mod runner;

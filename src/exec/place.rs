@@ -91,6 +91,8 @@ pub struct Sandboxed {
     /// copies of `with_holdout` (where the outside ones are laid over).
     pub holdout: Arc<crate::git::holdout::Holdout>,
     pub with_holdout: bool,
+    /// The candidate agent's processes and memory limits, for each command.
+    pub limits: crate::config::limits::Limits,
 }
 
 /// Reads the files of a change (see `Place::files_reader`).
@@ -307,8 +309,10 @@ impl Place {
             hide: s.hide.clone(),
             read_only: Vec::new(),
             network,
+            limits: s.limits,
         };
         spec.cwd = copy.path().to_path_buf();
+        spec.limits = Some(s.limits);
         if !s.confined {
             spec.env = Env::Only(vars);
             return Ok(Prepared {
@@ -560,6 +564,7 @@ mod tests {
             confined: true,
             holdout: Default::default(),
             with_holdout: false,
+            limits: Default::default(),
         };
         let place = Place::Sandboxed(Arc::new(s.clone()));
         let Place::Sandboxed(h) = place.with_holdout() else {

@@ -48,6 +48,9 @@ pub struct CommandSpec {
     pub grace: Duration,
     /// Lines longer than this are cut.
     pub max_line: usize,
+    /// Process and memory limits of the command and all it starts (see
+    /// `exec::limits`); None: unlimited (rascal's own commands, in place).
+    pub limits: Option<crate::config::limits::Limits>,
 }
 
 impl CommandSpec {
@@ -60,6 +63,7 @@ impl CommandSpec {
             timeout,
             grace: Duration::from_secs(3),
             max_line: 64 * 1024,
+            limits: None,
         }
     }
 
@@ -80,6 +84,10 @@ pub struct Exit {
     /// Set by a launcher that can say why the agent died (e.g. OOM-killed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// The limit the command ran into and was stopped at (`512 processes`,
+    /// `memory 2 GiB`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
 }
 
 impl Exit {
@@ -89,7 +97,9 @@ impl Exit {
 
     /// Why this exit is not a clean answer, if it is not.
     pub fn problem(&self, timeout: Duration) -> Option<String> {
-        if let Some(f) = &self.failure {
+        if let Some(l) = &self.limit {
+            Some(format!("stopped at its limit (limit: {l})"))
+        } else if let Some(f) = &self.failure {
             Some(f.clone())
         } else if self.timed_out {
             Some(format!("timed out after {}", human(timeout)))
@@ -135,6 +145,8 @@ pub enum RunError {
     },
     #[error("empty command")]
     Empty,
+    #[error("could not set the command's limits: {0}")]
+    Limits(String),
 }
 
 type Tail = Arc<Mutex<VecDeque<String>>>;
@@ -142,6 +154,20 @@ type Tail = Arc<Mutex<VecDeque<String>>>;
 /// Lines of output kept for a report, each cut to `TAIL_LINE_BYTES`.
 pub const TAIL_LINES: usize = 40;
 pub const TAIL_LINE_BYTES: usize = 400;
+
+fn spawn_error(spec: &CommandSpec, program: &str, e: std::io::Error) -> RunError {
+    RunError::Spawn {
+        program: program.to_string(),
+        hint: if e.kind() == std::io::ErrorKind::NotFound {
+            format!("install `{program}` or fix the command in .rascal/config.yaml (it must be on PATH or an existing path)")
+        } else if spec.cwd.exists() {
+            "check that the program is executable".into()
+        } else {
+            format!("working directory {} does not exist", spec.cwd.display())
+        },
+        source: e,
+    }
+}
 
 /// Run the command to completion, timeout or cancellation. Lines are sent
 /// to `lines` as they arrive (when given).
@@ -172,18 +198,32 @@ pub async fn run(
             cmd.envs(vars.iter().map(|(k, v)| (k, v)));
         }
     }
+    let cgroup = match spec.limits {
+        Some(l) if crate::exec::limits::mechanism().is_cgroup() => Some(
+            crate::exec::limits::Cgroup::create(crate::exec::limits::mechanism(), l)
+                .map_err(RunError::Limits)?,
+        ),
+        _ => None,
+    };
+    if let Some(l) = spec.limits {
+        let procs = cgroup.as_ref().map(|c| c.procs_files()).unwrap_or_default();
+        let rlimits = cgroup.is_none().then_some(l);
+        // SAFETY: the hook only makes async-signal-safe calls (see before_exec).
+        unsafe {
+            cmd.pre_exec(crate::exec::limits::before_exec(procs, rlimits));
+        }
+    }
     let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| RunError::Spawn {
-        program: program.clone(),
-        hint: if e.kind() == std::io::ErrorKind::NotFound {
-            format!("install `{program}` or fix the command in .rascal/config.yaml (it must be on PATH or an existing path)")
-        } else if spec.cwd.exists() {
-            "check that the program is executable".into()
-        } else {
-            format!("working directory {} does not exist", spec.cwd.display())
-        },
-        source: e,
-    })?;
+    let spawned = cmd.spawn();
+    let mut child = match spawned {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(c) = cgroup {
+                c.remove().await;
+            }
+            return Err(spawn_error(spec, program, e));
+        }
+    };
     let pgid = child.id().map(|p| p as i32);
 
     if let (Some(input), Some(mut stdin)) = (spec.stdin.clone(), child.stdin.take()) {
@@ -221,13 +261,34 @@ pub async fn run(
     }
 
     let mut exit = Exit::default();
+    let watch = async {
+        match &cgroup {
+            Some(c) => loop {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                if let Some(hit) = c.hit() {
+                    break hit;
+                }
+            },
+            None => std::future::pending().await,
+        }
+    };
+    let mut hit = None;
     let status = tokio::select! {
         s = child.wait() => s.ok(),
         _ = tokio::time::sleep(spec.timeout) => { exit.timed_out = true; None }
         _ = cancel.cancelled() => { exit.cancelled = true; None }
+        h = watch => { hit = Some(h); None }
     };
     let status = match status {
         Some(s) => Some(s),
+        // Over a limit: no grace, the whole sandbox goes at once.
+        None if hit.is_some() => {
+            signal_group(pgid, libc::SIGKILL);
+            if let Some(c) = &cgroup {
+                c.kill_all();
+            }
+            child.wait().await.ok()
+        }
         None => {
             signal_group(pgid, libc::SIGTERM);
             match tokio::time::timeout(spec.grace, child.wait()).await {
@@ -241,6 +302,14 @@ pub async fn run(
     };
     // Leftover background processes of the child's group go too.
     signal_group(pgid, libc::SIGKILL);
+    if let Some(c) = cgroup {
+        // A process killed for memory while the command went on counts too.
+        hit = hit.or_else(|| c.hit());
+        c.remove().await;
+    }
+    if let (Some(h), Some(l)) = (hit, &spec.limits) {
+        exit.limit = Some(h.reason(l));
+    }
     if let Some(s) = status {
         use std::os::unix::process::ExitStatusExt;
         exit.code = s.code();

@@ -6,28 +6,42 @@
 //!
 //! # What a sandboxed command can do
 //!
+//! The sandbox is built up from nothing (an allowlist): its root is a fresh,
+//! read-only tmpfs, and only [`SYSTEM_DIRS`], the [`SYSTEM_ETC`] entries of
+//! `/etc` and the policy's own binds are shown in it. Nothing of the host that
+//! is not listed (`/home`, `/root`, `/var`, `/srv`, `/mnt`, the host's `/run`
+//! and `/tmp`…) exists inside, and so no host socket does either: the
+//! container engines' (`/run/docker.sock`, `/run/docker/containerd/…`,
+//! `/run/containerd`, `/run/podman`), systemd's and D-Bus's, the user's
+//! ssh-agent, gpg-agent and `/tmp/.X11-unix`. A socket is shown only when a
+//! bind names it (an agent's `mounts:`, the egress proxy's own socket).
+//!
 //! - **Writable:** the `workspace` (bound read-write at its own host path, and the
-//!   working directory), each `writable` bind, and two private, initially empty
-//!   tmpfs mounts: `/tmp` and `home` (the caller sets `HOME` to
-//!   [`SandboxPolicy::home`]). `/dev/shm` is writable too, as part of the private
-//!   `/dev`. Writes to the workspace and the `writable` binds reach the host; writes
-//!   to `/tmp`, `home` and `/dev/shm` vanish when the sandbox exits.
-//! - **Read-only:** the rest of the host filesystem (`--ro-bind / /`), plus each
-//!   `read_only` bind (e.g. a CLI's login file placed in the private home).
-//!   `/dev` is a fresh minimal tmpfs with only `null`, `zero`, `full`, `random`,
-//!   `urandom`, `tty`, a private `pts` and `shm`, so no disks. `/proc` is a fresh
-//!   procfs that shows only the sandbox's processes.
-//! - **Hidden:** each `hide` path. A directory is covered by an empty read-only
-//!   tmpfs, anything else (file, socket) by `/dev/null`. Missing paths are skipped.
-//!   [`SandboxPolicy::new`] hides the user's real home directory (by putting the
-//!   private home at that same path) and [`SENSITIVE_PATHS`] (container-engine,
-//!   D-Bus and per-user runtime sockets). A mount deeper than a hidden path stays
-//!   visible, e.g. a workspace inside the hidden home. This works because mounts are
-//!   applied shallowest first. The host's `/tmp` is hidden by the private `/tmp`.
+//!   working directory), each `writable` bind, and private, initially empty
+//!   tmpfs mounts: `/tmp`, `/var/tmp`, `/run` (with `/var/run` a link to it),
+//!   `/dev/shm` and `home` (the caller sets `HOME` to [`SandboxPolicy::home`]).
+//!   Each of these tmpfs mounts holds at most [`SandboxPolicy::tmpfs_size`]
+//!   bytes. Writes to the workspace and the `writable` binds reach the host;
+//!   writes to the tmpfs mounts vanish when the sandbox exits.
+//! - **Read-only:** [`SYSTEM_DIRS`] (`/usr`, `/bin`, `/lib*`, `/sbin`, `/opt`,
+//!   `/nix`, `/sys`; a top-level symlink such as `/bin -> usr/bin` is recreated
+//!   as the same symlink), [`SYSTEM_ETC`] (the pieces of `/etc` programs read:
+//!   users, name resolution, certificates, the dynamic linker, locale, time
+//!   zone…), and each `read_only` bind (e.g. a CLI's login file placed in the
+//!   private home, a toolchain under the user's home). `/dev` is a fresh,
+//!   read-only minimal tmpfs with only `null`, `zero`, `full`, `random`,
+//!   `urandom`, `tty`, a private `pts` and `shm`, so no disks. `/proc` is a
+//!   fresh procfs that shows only the sandbox's processes.
+//! - **Hidden:** each `hide` path, where a bind would otherwise show it. A
+//!   directory is covered by an empty read-only tmpfs, anything else (file,
+//!   socket) by `/dev/null`. Missing paths are skipped. [`SandboxPolicy::new`]
+//!   puts the private home at the user's real home path. A mount deeper than a
+//!   hidden path stays visible, e.g. a workspace inside the hidden home. This
+//!   works because mounts are applied shallowest first.
 //! - **Network:** `network: false` gives a new network namespace that contains only
 //!   its own loopback interface. Host services, even on 127.0.0.1, are unreachable,
 //!   and so are DNS and abstract Unix sockets. `network: true` shares the host's
-//!   network namespace, and so all of those.
+//!   network namespace, and so all of those (abstract sockets included).
 //! - **Processes:** new pid, ipc, uts and (where the kernel allows) cgroup
 //!   namespaces. All capabilities are dropped, and the command gets a new session,
 //!   so it cannot push input into rascal's terminal with `TIOCSTI`. Every process in
@@ -38,6 +52,8 @@
 //!   namespace) would otherwise keep waiting for the daemons, but `--die-with-parent`
 //!   kills it, and with it go all the namespace's processes. When rascal dies,
 //!   `--die-with-parent` kills bwrap itself first, and the same chain follows.
+//!   How many processes and how much memory the sandbox may use is set where it
+//!   is spawned (see `exec::limits`).
 //! - **Environment:** bwrap hands its own environment to the command unchanged, so
 //!   the caller must spawn the argv with a scrubbed one (`Command::env_clear()`
 //!   then `.envs(..)`, including `HOME`). bwrap 0.8 does have `--clearenv`/`--setenv`;
@@ -46,18 +62,19 @@
 //!
 //! # Caveats
 //!
-//! - A read-only mount does not stop `connect()` on a Unix socket. Any socket left
-//!   visible can still be used (e.g. `/run/docker.sock` = root on the host), so
-//!   sockets must be hidden; [`SENSITIVE_PATHS`] is a deny-list, not a guarantee.
+//! - A read-only mount does not stop `connect()` on a Unix socket. A socket a bind
+//!   shows (a `mounts:` entry naming one, or one inside a listed directory) can be
+//!   used, e.g. `/run/docker.sock` = root on the host.
+//! - `/sys` is shown read-only (programs read CPU and cgroup facts there); it holds
+//!   no sockets.
 //! - Run rascal unprivileged. Under root the capabilities are dropped, but uid 0
-//!   still owns every root-owned file and socket. Any that are not hidden stay
-//!   readable or connectable.
+//!   still owns every root-owned file the sandbox shows.
 //! - `--die-with-parent` is `PR_SET_PDEATHSIG`, which fires when the **thread**
 //!   that spawned bwrap exits. So spawn from a long-lived thread, not from a pooled
 //!   worker that may be retired (e.g. tokio's `spawn_blocking`).
-//! - bwrap cannot create mount points on the read-only root. A mount destination
-//!   that does not exist on the host must therefore lie under `/tmp`, `home`, a
-//!   hidden directory or a writable bind; otherwise [`SandboxPolicy::wrap`] refuses.
+//! - bwrap cannot create mount points inside a read-only bind. A mount destination
+//!   that does not exist on the host must therefore not lie inside a system
+//!   directory or a read-only bind; otherwise [`SandboxPolicy::wrap`] refuses.
 //!   Mount points created inside a writable bind appear as empty entries on the host.
 
 use std::collections::HashSet;
@@ -72,24 +89,79 @@ use std::time::{Duration, Instant};
 pub const INSTALL_HINT: &str = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap \
      (or set `sandbox: none` on the agent to run it unsandboxed)";
 
-/// Host paths that [`SandboxPolicy::new`] hides besides the user's home: sockets a
-/// sandboxed process could otherwise `connect()` to through the read-only system
-/// bind. Any of them lets it act outside the sandbox (start containers, talk to
-/// systemd or snapd, reach the user's ssh-agent/gpg-agent/D-Bus session).
-pub const SENSITIVE_PATHS: &[&str] = &[
-    "/run/user",
-    "/run/docker.sock",
-    "/var/run/docker.sock",
-    "/run/containerd",
-    "/run/podman",
-    "/run/dbus",
-    "/var/run/dbus",
-    "/run/systemd/private",
-    "/run/snapd.socket",
-    "/run/snapd-snap.socket",
-    "/run/libvirt",
-    "/run/lxd",
+/// The host's system directories shown read-only in every sandbox (those
+/// that exist; a top-level symlink like `/lib64 -> usr/lib64` is recreated as
+/// the same symlink). Everything else of the host is absent unless a bind
+/// names it. Extend this list, not a hide list, when programs need more.
+pub const SYSTEM_DIRS: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix", "/sys",
 ];
+
+/// The entries of `/etc` shown read-only (those that exist; a symlink is
+/// followed, so `/etc/resolv.conf -> /run/…` shows the file it names): users
+/// and groups, name resolution, certificates, the dynamic linker, locale and
+/// time zone, shells' profiles, `alternatives`, and the configuration
+/// directories of common toolchains. Not shown: `shadow`, `sudoers`, `ssh`,
+/// `docker`, package-manager credentials (`pip.conf`, `npmrc`) and the rest.
+pub const SYSTEM_ETC: &[&str] = &[
+    "passwd",
+    "group",
+    "hosts",
+    "hostname",
+    "host.conf",
+    "resolv.conf",
+    "nsswitch.conf",
+    "gai.conf",
+    "services",
+    "protocols",
+    "networks",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "timezone",
+    "locale.alias",
+    "locale.conf",
+    "default",
+    "environment",
+    "os-release",
+    "lsb-release",
+    "debian_version",
+    "alpine-release",
+    "redhat-release",
+    "fedora-release",
+    "system-release",
+    "alternatives",
+    "ssl",
+    "ca-certificates",
+    "ca-certificates.conf",
+    "pki",
+    "crypto-policies",
+    "mime.types",
+    "magic",
+    "profile",
+    "profile.d",
+    "bash.bashrc",
+    "bashrc",
+    "inputrc",
+    "shells",
+    "login.defs",
+    "gitconfig",
+    "terminfo",
+    "perl",
+    "python3",
+    "java-11-openjdk",
+    "java-17-openjdk",
+    "java-21-openjdk",
+    "gcc",
+    "fonts",
+    "xdg",
+];
+
+/// Private, empty tmpfs mounts every sandbox has (writable, each at most
+/// [`SandboxPolicy::tmpfs_size`]): scratch space, and where the host's
+/// runtime sockets would be.
+pub const FRESH_DIRS: &[&str] = &["/tmp", "/var/tmp", "/run"];
 
 /// Where common distributions install bwrap, tried after `$PATH`.
 const FALLBACK_LOCATIONS: &[&str] = &[
@@ -99,9 +171,10 @@ const FALLBACK_LOCATIONS: &[&str] = &[
     "/run/current-system/sw/bin/bwrap",
 ];
 
-/// Sandbox mounts that exist regardless of policy (applied right after `--ro-bind / /`).
-/// No policy mount may land on one of these exact paths, nor under `/dev` or `/proc`.
-const SYSTEM_MOUNTS: &[&str] = &["/", "/dev", "/proc", "/tmp"];
+/// Sandbox mounts that exist regardless of policy (besides [`SYSTEM_DIRS`] and
+/// [`FRESH_DIRS`]). No policy mount may land on one of these exact paths, nor
+/// under `/dev` or `/proc`.
+const SYSTEM_MOUNTS: &[&str] = &["/", "/dev", "/proc", "/etc", "/var", "/var/run"];
 
 /// What a sandboxed command may see and touch. All paths are absolute. Paths
 /// inside the sandbox equal host paths except where a bind says otherwise.
@@ -126,24 +199,32 @@ pub struct SandboxPolicy {
     /// Private HOME inside the sandbox, an empty writable tmpfs. The caller sets
     /// `HOME` in the environment to [`SandboxPolicy::home`].
     pub home: PathBuf,
-    /// Paths to hide although they lie inside the read-only system bind (the user's
-    /// home, the rascal store, the user's repository, other candidates'
-    /// workspaces…). Directories are covered by an empty read-only tmpfs, files by
-    /// `/dev/null`. Symlinks are resolved; paths that do not exist are skipped.
+    /// Paths to hide where a bind would otherwise show them (the rascal store,
+    /// the user's repository, held-out tests, credential files inside a bound
+    /// toolchain…). Directories are covered by an empty read-only tmpfs, files by
+    /// `/dev/null`. Symlinks are resolved; paths that do not exist, or that no
+    /// bind shows, are skipped (they are absent from the sandbox anyway).
     pub hide: Vec<PathBuf>,
+    /// The most bytes each private tmpfs (`/tmp`, `/var/tmp`, `/run`,
+    /// `/dev/shm`, the home) may hold; None: the kernel's default (half the RAM).
+    pub tmpfs_size: Option<u64>,
 }
 
 /// What one policy entry turns into, before ordering.
 #[derive(Debug)]
 enum Kind {
-    /// The private home (`--tmpfs`).
+    /// The private home (`--tmpfs`, sized).
     Home,
+    /// A private scratch directory of [`FRESH_DIRS`] (`--tmpfs`, sized).
+    Fresh,
     /// A hidden directory (`--tmpfs`, then `--remount-ro` once everything is mounted).
     HideDir,
     /// A hidden file or socket (`--ro-bind /dev/null`).
     HideFile,
     /// A bind of a host path.
     Bind { src: PathBuf, writable: bool },
+    /// A symlink recreated as on the host (`/bin -> usr/bin`).
+    Symlink { target: PathBuf },
 }
 
 #[derive(Debug)]
@@ -158,18 +239,92 @@ impl Mount {
     /// Whether bwrap can create mount points below `dest` once this is mounted.
     fn allows_mkdir_below(&self) -> bool {
         match self.kind {
-            Kind::Home | Kind::HideDir => true,
-            Kind::HideFile => false,
+            Kind::Home | Kind::Fresh | Kind::HideDir => true,
+            Kind::HideFile | Kind::Symlink { .. } => false,
             Kind::Bind { writable, .. } => writable,
         }
     }
+
+    /// Whether this mount shows host files at `dest` (and so below it).
+    fn shows_host(&self) -> bool {
+        matches!(self.kind, Kind::Bind { .. })
+    }
+}
+
+/// The host's system as the sandbox shows it: [`SYSTEM_DIRS`], [`SYSTEM_ETC`]
+/// and [`FRESH_DIRS`] (with `/var/run` a link to `/run`), those that exist.
+fn system_mounts() -> Vec<Mount> {
+    let mut out = Vec::new();
+    for dir in SYSTEM_DIRS {
+        let path = Path::new(dir);
+        let Ok(meta) = path.symlink_metadata() else {
+            continue;
+        };
+        let kind = if meta.file_type().is_symlink() {
+            match std::fs::read_link(path) {
+                Ok(target) => Kind::Symlink { target },
+                Err(_) => continue,
+            }
+        } else if meta.is_dir() {
+            Kind::Bind {
+                src: path.to_path_buf(),
+                writable: false,
+            }
+        } else {
+            continue;
+        };
+        out.push(Mount {
+            dest: path.to_path_buf(),
+            kind,
+            what: "system directory",
+        });
+    }
+    for name in SYSTEM_ETC {
+        let path = Path::new("/etc").join(name);
+        // Followed: a link into the host's /run shows the file it names.
+        if let Ok(real) = path.canonicalize() {
+            out.push(Mount {
+                dest: path,
+                kind: Kind::Bind {
+                    src: real,
+                    writable: false,
+                },
+                what: "system file",
+            });
+        }
+    }
+    for dir in FRESH_DIRS {
+        out.push(Mount {
+            dest: PathBuf::from(dir),
+            kind: Kind::Fresh,
+            what: "private directory",
+        });
+    }
+    out.push(Mount {
+        dest: PathBuf::from("/var/run"),
+        kind: Kind::Symlink {
+            target: PathBuf::from("../run"),
+        },
+        what: "system link",
+    });
+    out
+}
+
+/// Whether the sandbox shows the host's `path` through its system mounts
+/// (so a bind of it would be redundant). False for anything under `hide`.
+pub fn system_shows(path: &Path) -> bool {
+    let binds = system_mounts();
+    binds.iter().any(|m| match &m.kind {
+        Kind::Bind { src, .. } => m.dest == *src && path.starts_with(&m.dest),
+        _ => false,
+    })
 }
 
 impl SandboxPolicy {
-    /// Default policy for `workspace`: no network, no extra binds. The user's real
-    /// home (`$HOME`, unless unset, relative, missing or `/`) is hidden by putting the
-    /// private home at that same path. That keeps programs that read the home from
-    /// `/etc/passwd` instead of `$HOME` consistent. [`SENSITIVE_PATHS`] are hidden too.
+    /// Default policy for `workspace`: no network, no extra binds. The private home
+    /// is put at the user's real home path (`$HOME`, unless unset, relative, missing
+    /// or `/`), which keeps programs that read the home from `/etc/passwd` instead
+    /// of `$HOME` consistent; nothing of the real home shows unless bound.
     /// Without a usable `$HOME`, the private home is `/tmp/home`.
     pub fn new(workspace: impl Into<PathBuf>) -> Self {
         Self::with_real_home(workspace.into(), real_home())
@@ -177,8 +332,7 @@ impl SandboxPolicy {
 
     fn with_real_home(workspace: PathBuf, real_home: Option<PathBuf>) -> Self {
         let workspace = workspace.canonicalize().unwrap_or(workspace);
-        let mut hide: Vec<PathBuf> = real_home.iter().cloned().collect();
-        hide.extend(SENSITIVE_PATHS.iter().map(PathBuf::from));
+        let hide: Vec<PathBuf> = real_home.iter().cloned().collect();
         SandboxPolicy {
             workspace,
             writable: Vec::new(),
@@ -186,6 +340,7 @@ impl SandboxPolicy {
             network: false,
             home: real_home.unwrap_or_else(|| PathBuf::from("/tmp/home")),
             hide,
+            tmpfs_size: None,
         }
     }
 
@@ -197,14 +352,16 @@ impl SandboxPolicy {
     /// The full argv `[<bwrap>, ...flags..., "--", command...]`. `<bwrap>` is the absolute
     /// path from [`bwrap_path`] when found, so a scrubbed `PATH` does not matter.
     ///
-    /// Mount order: `--ro-bind / /`, `--dev /dev`, `--proc /proc`, `--tmpfs /tmp`, then
-    /// home, hidden paths and binds sorted shallowest destination first, so a nested
-    /// mount (workspace inside a hidden directory, or a hidden `.git` inside the
-    /// workspace) is applied after its parent. Last come `--remount-ro` of the hidden
-    /// directories. Errors: an empty command, a relative path or one with `..`, a
+    /// Mount order: `--dev /dev` (with a sized `/dev/shm`, then read-only), `--proc
+    /// /proc`, then the system mounts, the private directories, home, hidden paths
+    /// and binds sorted shallowest destination first, so a nested mount (workspace
+    /// inside a hidden directory, or a hidden `.git` inside the workspace) is applied
+    /// after its parent. Last come `--remount-ro` of the hidden directories and of
+    /// the root. Errors: an empty command, a relative path or one with `..`, a
     /// non-UTF-8 path, a missing workspace or bind source, two mounts on one
-    /// destination, a mount on `/`, `/dev`, `/proc` or `/tmp` (or below `/dev`/`/proc`), or
-    /// a destination whose mount point bwrap could not create (see the module caveats).
+    /// destination, a mount on one of the system's own mount points (or below
+    /// `/dev`/`/proc`), or a destination whose mount point bwrap could not create
+    /// (see the module caveats).
     pub fn wrap(&self, command: &[String]) -> Result<Vec<String>, String> {
         if command.is_empty() {
             return Err("sandbox: empty command".to_string());
@@ -217,43 +374,23 @@ impl SandboxPolicy {
             ));
         }
         let home = clean(&self.home, "home")?;
+        let system = system_mounts();
 
-        let mut mounts = vec![Mount {
-            dest: home.clone(),
-            kind: Kind::Home,
-            what: "home",
-        }];
-        let mut hidden = HashSet::new();
-        for path in &self.hide {
-            let path = clean(path, "hidden path")?;
-            // Nothing to hide if it does not exist; resolve symlinks so we cover the target.
-            let Ok(real) = path.canonicalize() else {
-                continue;
-            };
-            let real = clean(&real, "hidden path")?;
-            // The private home already covers it.
-            if real == home || !hidden.insert(real.clone()) {
-                continue;
-            }
-            let kind = if real.is_dir() {
-                Kind::HideDir
-            } else {
-                Kind::HideFile
-            };
-            mounts.push(Mount {
-                dest: real,
-                kind,
-                what: "hidden path",
-            });
-        }
-        mounts.push(Mount {
-            dest: workspace.clone(),
-            kind: Kind::Bind {
-                src: workspace.clone(),
-                writable: true,
+        let mut mounts = vec![
+            Mount {
+                dest: home.clone(),
+                kind: Kind::Home,
+                what: "home",
             },
-            what: "workspace",
-        });
+            Mount {
+                dest: workspace.clone(),
+                kind: Kind::Bind {
+                    src: workspace.clone(),
+                    writable: true,
+                },
+                what: "workspace",
+            },
+        ];
         for (binds, writable, what) in [
             (&self.writable, true, "writable mount"),
             (&self.read_only, false, "read-only mount"),
@@ -277,16 +414,18 @@ impl SandboxPolicy {
         let mut dests = HashSet::new();
         for m in &mounts {
             let reserved = SYSTEM_MOUNTS.iter().any(|s| m.dest == Path::new(s))
+                || system.iter().any(|s| s.dest == m.dest)
                 || m.dest.starts_with("/dev")
                 || m.dest.starts_with("/proc");
             if reserved {
                 return Err(format!(
-                    "sandbox {} {} collides with the sandbox's own /, /dev, /proc or /tmp",
+                    "sandbox {} {} collides with one of the sandbox's own mounts (/, /dev, \
+                     /proc, /etc, /tmp, /run, /var and the system directories)",
                     m.what,
                     m.dest.display()
                 ));
             }
-            if !dests.insert(&m.dest) {
+            if !dests.insert(m.dest.clone()) {
                 return Err(format!(
                     "sandbox: two mounts on {} (the {} is one of them)",
                     m.dest.display(),
@@ -295,41 +434,86 @@ impl SandboxPolicy {
             }
         }
 
+        // Hidden paths: only where a bind would show them.
+        let mut hidden = HashSet::new();
+        let mut hides = Vec::new();
+        for path in &self.hide {
+            let path = clean(path, "hidden path")?;
+            // Nothing to hide if it does not exist; resolve symlinks so we cover the target.
+            let Ok(real) = path.canonicalize() else {
+                continue;
+            };
+            let real = clean(&real, "hidden path")?;
+            let shown = system
+                .iter()
+                .chain(mounts.iter())
+                .any(|m| m.shows_host() && real.starts_with(&m.dest) && real != m.dest);
+            // The private home already covers it; or no bind shows it.
+            if real == home || !shown || dests.contains(&real) || !hidden.insert(real.clone()) {
+                continue;
+            }
+            let kind = if real.is_dir() {
+                Kind::HideDir
+            } else {
+                Kind::HideFile
+            };
+            hides.push(Mount {
+                dest: real,
+                kind,
+                what: "hidden path",
+            });
+        }
+
+        let mut mounts: Vec<Mount> = system.into_iter().chain(mounts).chain(hides).collect();
         // Parents before children. The sort is stable, and equal depths never nest.
         mounts.sort_by_key(|m| m.dest.components().count());
 
         for (i, m) in mounts.iter().enumerate() {
-            let creatable = m.dest.starts_with("/tmp")
-                || mounts[..i]
-                    .iter()
-                    .any(|p| p.allows_mkdir_below() && m.dest.starts_with(&p.dest));
+            // The deepest mount applied before that encloses it; none: the root tmpfs.
+            let parent = mounts[..i]
+                .iter()
+                .rev()
+                .find(|p| m.dest.starts_with(&p.dest));
+            let creatable = parent.is_none_or(Mount::allows_mkdir_below);
             if !creatable && !m.dest.exists() {
                 return Err(format!(
-                    "sandbox {} {} does not exist on the host and is not under /tmp, the \
-                     sandbox home, a hidden directory or a writable mount, so bwrap cannot \
-                     create its mount point on the read-only root",
+                    "sandbox {} {} does not exist on the host and lies inside {} (a read-only \
+                     mount), so bwrap cannot create its mount point",
                     m.what,
-                    m.dest.display()
+                    m.dest.display(),
+                    parent.map_or("/".into(), |p| s(&p.dest)),
                 ));
             }
         }
 
         let bwrap = bwrap_path().map_or_else(|| "bwrap".to_string(), |p| s(&p));
+        let size = self
+            .tmpfs_size
+            .filter(|_| knows_size())
+            .map(|n| n.to_string());
         let mut argv: Vec<String> = vec![bwrap];
         let mut push = |args: &[&str]| argv.extend(args.iter().map(|a| a.to_string()));
-        push(&["--ro-bind", "/", "/"]);
+        let sized = |push: &mut dyn FnMut(&[&str]), dest: &str| {
+            if let Some(n) = &size {
+                push(&["--size", n]);
+            }
+            push(&["--tmpfs", dest]);
+        };
         push(&["--dev", "/dev"]);
+        sized(&mut push, "/dev/shm");
+        push(&["--remount-ro", "/dev"]);
         push(&["--proc", "/proc"]);
-        push(&["--tmpfs", "/tmp"]);
         for m in &mounts {
             let dest = s(&m.dest);
             match &m.kind {
-                Kind::Home | Kind::HideDir => push(&["--tmpfs", &dest]),
+                Kind::Home | Kind::Fresh => sized(&mut push, &dest),
+                Kind::HideDir => push(&["--tmpfs", &dest]),
                 Kind::HideFile => push(&["--ro-bind", "/dev/null", &dest]),
                 Kind::Bind { src, writable } => {
                     let flag = if *writable { "--bind" } else { "--ro-bind" };
                     push(&[flag, &s(src), &dest]);
                 }
+                Kind::Symlink { target } => push(&["--symlink", &s(target), &dest]),
             }
         }
         // After all binds, so bwrap could still create nested mount points in them;
@@ -337,6 +521,7 @@ impl SandboxPolicy {
         for m in mounts.iter().filter(|m| matches!(m.kind, Kind::HideDir)) {
             push(&["--remount-ro", &s(&m.dest)]);
         }
+        push(&["--remount-ro", "/"]);
         push(&[
             "--unshare-pid",
             "--unshare-ipc",
@@ -417,6 +602,28 @@ pub fn bwrap_path() -> Option<PathBuf> {
             .find(|p| is_executable(p))
     })
     .clone()
+}
+
+/// Whether this bwrap knows `--size` (bubblewrap 0.6 and later). Older ones
+/// get unsized tmpfs mounts (a cgroup's memory limit still counts their
+/// pages; the rlimit fallback then leaves them bounded only by the kernel's
+/// default, half the RAM).
+pub fn knows_size() -> bool {
+    static KNOWS: OnceLock<bool> = OnceLock::new();
+    *KNOWS.get_or_init(|| {
+        bwrap_path()
+            .and_then(|b| {
+                Command::new(b)
+                    .arg("--help")
+                    .stdin(Stdio::null())
+                    .output()
+                    .ok()
+            })
+            .is_some_and(|o| {
+                String::from_utf8_lossy(&o.stdout).contains("--size")
+                    || String::from_utf8_lossy(&o.stderr).contains("--size")
+            })
+    })
 }
 
 /// Ok(path of bwrap) when bwrap is installed **and** can build a sandbox with the
@@ -541,6 +748,7 @@ mod tests {
             network: false,
             home: PathBuf::from("/tmp/rascal-home"),
             hide: vec![],
+            tmpfs_size: None,
         }
     }
 
@@ -664,12 +872,17 @@ mod tests {
     #[test]
     fn argv_has_flags_and_mounts_in_nesting_order() {
         let (_t, base) = scratch();
-        let hidden = mkdir(&base.join("hidden"));
-        let ws = mkdir(&hidden.join("ws"));
-        let git = mkdir(&ws.join(".git"));
+        let ws = mkdir(&base.join("ws"));
+        let hidden = mkdir(&ws.join("hidden"));
+        let git = mkdir(&hidden.join(".git"));
         let mut p = policy(&ws);
+        p.tmpfs_size = Some(1 << 20);
+        if !knows_size() {
+            eprintln!("this bwrap has no --size: checked without it");
+            p.tmpfs_size = None;
+        }
         // Deliberately listed deepest first: wrap must still mount parents first.
-        p.hide = vec![git.clone(), hidden.clone()];
+        p.hide = vec![git.clone(), hidden.clone(), base.join("not-shown")];
         let argv = p.wrap(&sh("true")).unwrap();
         let at = |seq: &[&str]| {
             argv.windows(seq.len())
@@ -678,11 +891,27 @@ mod tests {
         };
         let (hid, w, g) = (s(&hidden), s(&ws), s(&git));
         assert!(argv[0].ends_with("bwrap"));
-        assert_eq!(at(&["--ro-bind", "/", "/"]), 1);
-        assert!(at(&["--tmpfs", "/tmp"]) < at(&["--tmpfs", &hid]));
-        assert!(at(&["--tmpfs", &hid]) < at(&["--bind", &w, &w]));
-        assert!(at(&["--bind", &w, &w]) < at(&["--tmpfs", &g]));
+        // Built up from an empty root: never the host's `/`.
+        assert!(!argv.windows(3).any(|w| w == ["--ro-bind", "/", "/"]));
+        assert_eq!(&argv[1..3], ["--dev", "/dev"]);
+        let tmpfs = |d: &str| match p.tmpfs_size {
+            Some(_) => at(&["--size", "1048576", "--tmpfs", d]),
+            None => at(&["--tmpfs", d]),
+        };
+        tmpfs("/dev/shm");
+        at(&["--remount-ro", "/dev"]);
+        at(&["--ro-bind", "/usr", "/usr"]);
+        tmpfs("/tmp");
+        tmpfs("/run");
+        tmpfs("/tmp/rascal-home");
+        at(&["--symlink", "../run", "/var/run"]);
+        assert!(at(&["--tmpfs", "/tmp"]) < at(&["--bind", &w, &w]));
+        assert!(at(&["--bind", &w, &w]) < at(&["--tmpfs", &hid]));
+        assert!(at(&["--tmpfs", &hid]) < at(&["--tmpfs", &g]));
         assert!(at(&["--tmpfs", &g]) < at(&["--remount-ro", &hid]));
+        assert!(at(&["--remount-ro", &hid]) < at(&["--remount-ro", "/"]));
+        // Hidden where nothing shows it: nothing to hide.
+        assert!(!argv.iter().any(|a| a.contains("not-shown")));
         for flag in [
             "--unshare-pid",
             "--unshare-ipc",
@@ -733,13 +962,17 @@ mod tests {
         p.read_only = vec![(base.clone(), "/proc/x".into())];
         assert!(err(&p).contains("collides"));
 
-        // /home/<unique> does not exist and nothing makes it creatable.
+        // /usr/<unique> does not exist, and /usr is a read-only system bind.
         let mut p = policy(&ws);
-        p.home = PathBuf::from(format!("/home/rascal-test-{}", marker()));
+        p.home = PathBuf::from(format!("/usr/rascal-test-{}", marker()));
         assert!(err(&p).contains("mount point"));
-        // Hiding /home makes it creatable.
-        p.hide = vec!["/home".into()];
+        // Anywhere outside the system directories the empty root makes room.
+        p.home = PathBuf::from(format!("/home/rascal-test-{}", marker()));
         assert!(p.wrap(&sh("true")).is_ok());
+        // The system's own mount points are not the policy's.
+        let mut p = policy(&ws);
+        p.read_only = vec![(base.clone(), "/usr".into())];
+        assert!(err(&p).contains("collides"));
 
         // Missing hidden paths are simply skipped.
         let mut p = policy(&ws);
@@ -760,7 +993,6 @@ mod tests {
         assert_eq!(p.workspace, ws);
         assert!(!p.network);
         assert!(p.hide.contains(&home));
-        assert!(p.hide.contains(&PathBuf::from("/run/docker.sock")));
         let p = SandboxPolicy::with_real_home(ws, None);
         assert_eq!(p.home(), Path::new("/tmp/home"));
     }
@@ -804,7 +1036,10 @@ mod tests {
              pwd",
             o = s(&outside)
         );
-        let (out, output) = run_in(&policy(&ws), &script);
+        // The scratch directory shown read-only, so `outside` is there to attack.
+        let mut p = policy(&ws);
+        p.read_only = vec![(base.clone(), base.clone())];
+        let (out, output) = run_in(&p, &script);
         assert!(output.status.success());
         assert_eq!(lines(&out), ["WROTE-WS", &s(&ws)]);
         assert_eq!(
@@ -878,6 +1113,8 @@ mod tests {
         let ws = mkdir(&hidden.join("ws"));
         fs::write(ws.join("src.txt"), "code").unwrap();
         let mut p = policy(&ws);
+        // Shown read-only, so hiding `hidden` in it is what keeps it from view.
+        p.read_only = vec![(base.clone(), base.clone())];
         p.hide = vec![hidden.clone()];
         let script = format!(
             "cat '{h}/secret.txt' && echo READ-SECRET
@@ -927,7 +1164,7 @@ mod tests {
         }
         let (_t, base) = scratch();
         let ws = mkdir(&base.join("ws"));
-        let secret = base.join("token.json");
+        let secret = ws.join("token.json");
         fs::write(&secret, "secret").unwrap();
         let mut p = policy(&ws);
         p.hide = vec![secret.clone()];
@@ -941,8 +1178,8 @@ mod tests {
         assert_eq!(fs::read_to_string(&secret).unwrap(), "secret");
     }
 
-    /// Another candidate's workspace next to ours is readable but not writable;
-    /// listed in `hide`, it is not even readable.
+    /// Another candidate's workspace next to ours is neither writable nor
+    /// readable: nothing of the host shows that is not bound.
     #[test]
     fn sibling_workspace_is_not_writable() {
         if !have_bwrap() {
@@ -964,14 +1201,9 @@ mod tests {
             b = s(&base)
         );
         let (out, _) = run_in(&policy(&ws), &script);
-        assert_eq!(lines(&out), ["theirs"]);
+        assert_eq!(lines(&out), [""]);
         assert_eq!(fs::read_to_string(other.join("lib.rs")).unwrap(), "theirs");
         assert_eq!(fs::read_dir(&other).unwrap().count(), 1);
-
-        let mut p = policy(&ws);
-        p.hide = vec![other.clone()];
-        let (out, _) = run_in(&p, &format!("cat '{}/lib.rs' || echo GONE", s(&other)));
-        assert_eq!(lines(&out), ["GONE"]);
     }
 
     /// read_only binds are visible but not writable (e.g. a login file placed in the
@@ -1206,6 +1438,8 @@ mod tests {
         fs::write(hidden.join("secret"), "secret").unwrap();
         fs::set_permissions(hidden.join("secret"), fs::Permissions::from_mode(0o644)).unwrap();
         let mut p = policy(&ws);
+        // Shown read-only, so hiding `hidden` in it is what keeps it from view.
+        p.read_only = vec![(base.clone(), base.clone())];
         p.hide = vec![hidden.clone()];
         let script = format!(
             "id -u
@@ -1246,6 +1480,93 @@ mod tests {
         );
         assert_eq!(fs::read_to_string(&outside).unwrap(), "original");
         assert!(ws.join("out").exists());
+    }
+
+    /// `find` over the sandbox's whole filesystem (not following links,
+    /// skipping /proc and /sys), printing every socket. Each entry is
+    /// `stat`ed: `find -type s` trusts the directory entry's type, which
+    /// for a socket bound onto a mount point is the placeholder's (a file).
+    const SOCKET_WALK: &str =
+        "find / \\( -path /proc -o -path /sys \\) -prune -o -print0 2>/dev/null \
+         | xargs -0 stat -c '%F|%n' 2>/dev/null | sed -n 's/^socket|//p'; echo WALKED";
+
+    /// No host socket is in the sandbox (the engines', systemd's, D-Bus's, the
+    /// user's agents'): the root is built up from an allowlist. A socket a bind
+    /// names (as `mounts:` does) is the one exception.
+    #[test]
+    fn no_host_socket_shows_unless_bound() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let sock = base.join("agent.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+        let (out, _) = run_in(
+            &SandboxPolicy::with_real_home(ws.clone(), real_home()),
+            SOCKET_WALK,
+        );
+        assert_eq!(lines(&out), ["WALKED"], "sockets in the sandbox");
+        let mut p = policy(&ws);
+        p.read_only = vec![(sock.clone(), sock.clone())];
+        let (out, _) = run_in(&p, SOCKET_WALK);
+        assert_eq!(lines(&out), [s(&sock).as_str(), "WALKED"]);
+    }
+
+    /// Only the allowlisted system shows: no /home, /root, /var/lib or /srv of
+    /// the host, an /etc without shadow, and the root is read-only.
+    #[test]
+    fn only_the_system_allowlist_shows() {
+        if !have_bwrap() {
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let script = "ls -A /var; test -e /var/lib && echo VAR-LIB
+             test -e /etc/shadow && echo SHADOW
+             test -e /etc/passwd && echo PASSWD
+             test -x /bin/sh && echo BIN-SH
+             ls /root 2>/dev/null | head -1
+             touch /new-top-level 2>/dev/null && echo WROTE-ROOT
+             touch /etc/new 2>/dev/null && echo WROTE-ETC
+             touch /dev/new 2>/dev/null && echo WROTE-DEV
+             echo x > /run/x && echo x > /var/tmp/x && echo x > /dev/shm/x && echo PRIVATE-OK";
+        let (out, _) = run_in(&policy(&ws), script);
+        assert_eq!(
+            lines(&out),
+            ["run", "tmp", "PASSWD", "BIN-SH", "PRIVATE-OK"]
+        );
+    }
+
+    /// Each private tmpfs holds at most `tmpfs_size` bytes.
+    #[test]
+    fn private_tmpfs_mounts_are_bounded() {
+        if !have_bwrap() {
+            return;
+        }
+        if !knows_size() {
+            eprintln!("skipping: this bwrap has no --size");
+            return;
+        }
+        let (_t, base) = scratch();
+        let ws = mkdir(&base.join("ws"));
+        let mut p = policy(&ws);
+        p.tmpfs_size = Some(4 << 20);
+        let script = "for d in /tmp /var/tmp /run /dev/shm \"$HOME\"; do
+               head -c 8388608 /dev/zero > \"$d/fill\" 2>/dev/null && echo \"$d UNBOUNDED\"
+               echo \"$d $(($(wc -c < \"$d/fill\") / 1048576))\"
+             done";
+        let (out, _) = run_in(&p, script);
+        assert_eq!(
+            lines(&out),
+            [
+                "/tmp 4",
+                "/var/tmp 4",
+                "/run 4",
+                "/dev/shm 4",
+                "/tmp/rascal-home 4"
+            ]
+        );
     }
 
     /// Overhead of the sandbox: `cargo test --release -- --ignored --nocapture overhead`.

@@ -98,6 +98,7 @@ impl CandidateJob {
             hide,
             read_only,
             network: self.agent.network.as_deref() == Some("host"),
+            limits: crate::config::limits::Limits::of(&self.agent),
         }
     }
 
@@ -235,7 +236,13 @@ impl CandidateJob {
                 report.duration_ms = exit.duration_ms;
                 report.exit_code = exit.code;
                 report.output = last_line;
-                if let Some(problem) = exit.problem(timeout) {
+                if let Some(limit) = &exit.limit {
+                    // Stopped by rascal: what it left is not judged.
+                    report
+                        .issues
+                        .push(Issue::new("agent/limit", Severity::Error, limit.clone()));
+                    report = report.errored(format!("agent/limit: {limit}"));
+                } else if let Some(problem) = exit.problem(timeout) {
                     report = report.errored(format!("agent {problem}"));
                 } else if !exit.success() {
                     report.issues.push(Issue::new(

@@ -344,6 +344,7 @@ impl CandidateJob {
                         confined: crate::exec::sandbox::available().is_ok(),
                         holdout: holdout.clone(),
                         with_holdout: false,
+                        limits: crate::config::limits::Limits::of(&self.agent),
                     };
                     // A docker candidate's commands run in a fresh container
                     // from its image, a kubernetes candidate's in a Job of

@@ -78,6 +78,7 @@ impl Launcher for ProcessLauncher {
             .map_err(LaunchError::Start)?;
             cmd.argv = argv;
             cmd.env = Env::Only(env);
+            cmd.limits = Some(confine.limits);
         }
         cmd.stdin = spec.stdin.clone();
         let outcome = runner::run(&cmd, Some(logs), &cancel).await;
