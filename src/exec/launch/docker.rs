@@ -52,10 +52,7 @@ const GRACE_SECS: i32 = 3;
 /// Lines longer than this are cut.
 const PULL_TIMEOUT: Duration = Duration::from_secs(600);
 
-/// The engine address rascal talks to, for messages.
-pub fn engine_address() -> String {
-    std::env::var("DOCKER_HOST").unwrap_or_else(|_| "unix:///var/run/docker.sock".into())
-}
+pub use super::engine::engine_address;
 
 /// Connect to the engine and negotiate the API version (an engine older
 /// than the client refuses the client's default version).

@@ -5,6 +5,7 @@
 pub mod copy;
 pub mod docker;
 pub mod egress;
+pub mod engine;
 pub mod kubernetes;
 pub mod lines;
 pub mod process;

@@ -101,7 +101,7 @@ pub async fn upload(docker: &Docker, id: &str, sources: pack::Sources) -> Result
         .map_err(|e| {
             format!(
                 "uploading the workspace to the engine at {}: {e}",
-                super::docker::engine_address()
+                super::engine::engine_address()
             )
         })?;
     Ok(format!(
@@ -222,7 +222,7 @@ async fn bring_back(
         let chunk = chunk.map_err(|e| {
             format!(
                 "downloading {path} from the engine at {}: {e}",
-                super::docker::engine_address()
+                super::engine::engine_address()
             )
         })?;
         wire += chunk.len() as u64;
