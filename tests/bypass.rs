@@ -112,7 +112,7 @@ fn rows() -> Vec<Row> {
                 write(".cargo/config.toml", "[build]\nrustflags = [\"--cfg\", \"skip\"]")
             ),
             "fail",
-            ".cargo/config.toml",
+            "test-integrity/runner-config",
         ),
         // Artifacts are outside the workspace; the old directory is a
         // protected path of the change.
