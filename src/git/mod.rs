@@ -7,4 +7,5 @@ pub mod holdout;
 pub mod ignore;
 pub mod repo;
 pub mod tree;
+pub mod windows;
 pub mod workspace;
