@@ -513,13 +513,7 @@ fn compute(
         } else {
             at.content(source, &mut change)?
         };
-        if change.op == Operation::Modify
-            && change.added == 0
-            && change.removed == 0
-            && change.mode_changed()
-        {
-            change.op = Operation::Mode;
-        }
+        settle_op(&mut change);
         if let Some(tree) = tree.as_mut() {
             tree.remove(&change)?;
             if let Some((oid, file_mode)) = taken.entry {
@@ -610,6 +604,18 @@ fn describe(repo: &Repository, workdir: &Path, delta: &git2::DiffDelta<'_>) -> F
     change.untracked = untracked;
     change.size = size;
     change
+}
+
+/// A change that only made a file executable (or not) is a mode change,
+/// once its lines are counted.
+fn settle_op(change: &mut FileChange) {
+    if change.op == Operation::Modify
+        && change.added == 0
+        && change.removed == 0
+        && change.mode_changed()
+    {
+        change.op = Operation::Mode;
+    }
 }
 
 fn is_regular(kind: Option<EntryKind>) -> bool {
@@ -803,6 +809,7 @@ impl Reading<'_> {
                     })?;
                 change.added = added;
                 change.removed = removed;
+                settle_op(change);
                 w.finish(change);
                 let entry = blob.map(|w| w.commit()).transpose()?.map(|b| (b, mode));
                 return Ok(Taken {
@@ -831,6 +838,7 @@ impl Reading<'_> {
         }
         let (added, digest) = lines.finish(change, &mut w);
         change.added = u32::try_from(added).unwrap_or(u32::MAX);
+        settle_op(change);
         w.finish(change);
         let entry = blob.map(|w| w.commit()).transpose()?.map(|b| (b, mode));
         Ok(Taken {
