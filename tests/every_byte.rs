@@ -240,7 +240,10 @@ fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_unless_allowed() {
     // By default every byte is scanned (streamed, up to 1 GiB a file).
     let r = check(&t, SECRETS);
     assert_eq!(hits(&r, "secrets", "secrets/aws-access-key-id").len(), 2);
-    assert!(hits(&r, "secrets", "secrets/unscanned").is_empty(), "{r:#?}");
+    assert!(
+        hits(&r, "secrets", "secrets/unscanned").is_empty(),
+        "{r:#?}"
+    );
 
     // Below the file's size: what fits is scanned; the rest is named, and
     // fails the check.
@@ -251,7 +254,8 @@ fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_unless_allowed() {
     assert_eq!(unscanned.len(), 1, "{r:#?}");
     assert_eq!(unscanned[0].0, "data/dump.sql");
     assert!(
-        unscanned[0].2.contains("not fully scanned") && unscanned[0].2.contains("unscanned_allowed"),
+        unscanned[0].2.contains("not fully scanned")
+            && unscanned[0].2.contains("unscanned_allowed"),
         "{}",
         unscanned[0].2
     );
@@ -292,7 +296,11 @@ fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_unless_allowed() {
     assert_no_leak(&r, &late);
     // Scanned whole by default: the key is found.
     let r = check(&t, SECRETS);
-    assert_eq!(hits(&r, "secrets", "secrets/aws-access-key-id").len(), 1, "{r:#?}");
+    assert_eq!(
+        hits(&r, "secrets", "secrets/aws-access-key-id").len(),
+        1,
+        "{r:#?}"
+    );
     assert!(hits(&r, "secrets", "secrets/unscanned").is_empty());
 }
 

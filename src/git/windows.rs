@@ -315,7 +315,10 @@ mod tests {
         assert!(got.iter().all(|(_, l)| l.len() <= Part::WINDOW_LINES));
         assert!(got[..3].iter().all(|(p, _)| !p.last));
         assert!(got[3].0.last);
-        let numbers: Vec<u32> = got.iter().flat_map(|(_, l)| l.iter().map(|l| l.line)).collect();
+        let numbers: Vec<u32> = got
+            .iter()
+            .flat_map(|(_, l)| l.iter().map(|l| l.line))
+            .collect();
         assert_eq!(numbers, (1..=n as u32).collect::<Vec<_>>());
         // The same digest as the lines held whole.
         let mut whole = FileChange::new("a.txt", Operation::Create);
@@ -352,7 +355,8 @@ mod tests {
         let len = 2 * Part::BINARY_WINDOW + 10;
         let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
         let mut got: Vec<(Part, usize)> = Vec::new();
-        let mut sink = |c: &FileChange| got.push((c.part.unwrap(), c.content.as_ref().unwrap().len()));
+        let mut sink =
+            |c: &FileChange| got.push((c.part.unwrap(), c.content.as_ref().unwrap().len()));
         let mut change = FileChange::new("a.bin", Operation::Create);
         let mut blob = Vec::new();
         let head = bytes[..1000].to_vec();
@@ -361,7 +365,10 @@ mod tests {
         binary(head, &mut rest, Some(w), &mut change, Some(&mut sink)).unwrap();
         assert_eq!(blob, bytes);
         assert_eq!(got.len(), 3);
-        assert_eq!(got[1].0.offset, (Part::BINARY_WINDOW - Part::BINARY_OVERLAP) as u64);
+        assert_eq!(
+            got[1].0.offset,
+            (Part::BINARY_WINDOW - Part::BINARY_OVERLAP) as u64
+        );
         let (p, n) = got[2];
         assert!(p.last);
         assert_eq!(p.offset + n as u64, len as u64);

@@ -1307,7 +1307,10 @@ mod bounded_tests {
         let mut read = |f: &FileChange| {
             if f.path == "long.txt" {
                 pieces += f.added_lines.len();
-                assert!(f.added_lines.iter().all(|l| l.text.len() <= Part::LINE_PIECE));
+                assert!(f
+                    .added_lines
+                    .iter()
+                    .all(|l| l.text.len() <= Part::LINE_PIECE));
             }
         };
         let cs = candidate_change(

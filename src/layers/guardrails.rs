@@ -261,7 +261,9 @@ pub fn evaluate_read(
                 r = r.input(&f.file, &f.digest);
             }
             match found.map(|f| &f.found) {
-                Some(Found::Secrets { scanner, issues, .. }) => {
+                Some(Found::Secrets {
+                    scanner, issues, ..
+                }) => {
                     r.issues = scanner.scan_change(changes);
                     r.issues.extend(issues.iter().cloned());
                     r.output = scanner.summary().to_string();

@@ -729,7 +729,14 @@ impl SecretScanner {
     /// Name the part of the file at `path` that was not scanned: an error
     /// (the check fails), or a warning for a path `unscanned_allowed`
     /// names (or with `on_unscanned: warn`).
-    fn unscanned(&self, path: &str, scanned: u64, total: u64, unread: bool, issues: &mut Vec<Issue>) {
+    fn unscanned(
+        &self,
+        path: &str,
+        scanned: u64,
+        total: u64,
+        unread: bool,
+        issues: &mut Vec<Issue>,
+    ) {
         let allowed = self.unscanned_allowed.is_match(path);
         let severity = match (allowed, self.on_unscanned) {
             (false, OnUnscanned::Fail) => Severity::Error,

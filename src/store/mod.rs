@@ -174,9 +174,11 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
             .optional()?
             .is_some()
         && conn
-            .query_row("SELECT 1 FROM meta WHERE key = ?1", [UNCHAINED_RUNS], |_| {
-                Ok(())
-            })
+            .query_row(
+                "SELECT 1 FROM meta WHERE key = ?1",
+                [UNCHAINED_RUNS],
+                |_| Ok(()),
+            )
             .optional()?
             .is_some();
     if ready {
@@ -1178,9 +1180,11 @@ CREATE INDEX events_run ON events(run_id, seq);
         );
         let marker: String = store
             .conn
-            .query_row("SELECT value FROM meta WHERE key = 'unchained_runs'", [], |r| {
-                r.get(0)
-            })
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'unchained_runs'",
+                [],
+                |r| r.get(0),
+            )
             .unwrap();
         assert!(marker.contains("\"new\""), "{marker}");
         assert!(store.verify_chain("new").is_err());

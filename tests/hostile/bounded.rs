@@ -10,7 +10,10 @@ use super::*;
 
 /// A made-up AWS access key id the secret rules recognise.
 fn aws_key(seed: u64) -> String {
-    format!("AKIA{}", common::rnd(seed, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"))
+    format!(
+        "AKIA{}",
+        common::rnd(seed, 16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567")
+    )
 }
 
 /// A repository whose base commit runs the secret scan (with `extra`
@@ -70,10 +73,16 @@ fn a_token_at_the_end_of_a_3_mib_file_fails_the_check() {
         found.iter().any(|(r, _)| r == "secrets/aws-access-key-id"),
         "{report:#}"
     );
-    assert!(!found.iter().any(|(r, _)| r == "secrets/unscanned"), "{report:#}");
+    assert!(
+        !found.iter().any(|(r, _)| r == "secrets/unscanned"),
+        "{report:#}"
+    );
     assert_eq!(report["status"], "fail", "{report:#}");
     assert_eq!(exit, 1);
-    assert!(!report.to_string().contains(&key), "no secret in the report");
+    assert!(
+        !report.to_string().contains(&key),
+        "no secret in the report"
+    );
 }
 
 #[test]
@@ -190,7 +199,10 @@ fn refused(t: &TestRepo, id: &str) {
     let out = format!("{}{}", stdout(&o), stderr(&o));
     assert_ne!(code(&o), 0, "{out}");
     assert!(!out.contains("nothing to check"), "{out}");
-    assert!(out.contains("chain broken") || out.contains("changed"), "{out}");
+    assert!(
+        out.contains("chain broken") || out.contains("changed"),
+        "{out}"
+    );
     let o = t.rascal(&["show", id]);
     let out = format!("{}{}", stdout(&o), stderr(&o));
     assert_ne!(code(&o), 0, "{out}");
