@@ -478,7 +478,13 @@ fn compute(
     let lines = !matches!(mode, Mode::Count) || extras.likeness;
     let streamed = !matches!(mode, Mode::Whole);
     let mut out = Vec::with_capacity(files.len());
-    for (mut change, source) in files {
+    // Taken one by one from the back, the list of what changed shrinks as
+    // the ChangeSet grows: both are not held whole at once.
+    files.reverse();
+    while let Some((mut change, source)) = files.pop() {
+        if files.capacity() > 64 && files.len() < files.capacity() / 4 {
+            files.shrink_to_fit();
+        }
         let at = Reading {
             repo: &repo,
             diff: &diff,

@@ -433,12 +433,32 @@ impl ChangeSet {
         if !self.tree.is_empty() {
             return self.tree.clone();
         }
-        let summary = ChangeSet {
-            base: self.base.clone(),
-            files: self.files.iter().map(FileChange::summary).collect(),
-            tree: String::new(),
-        };
-        crate::model::verdict::digest(serde_json::to_vec(&summary).unwrap_or_default())
+        // The digest of the summary's JSON (`{"base":…,"files":[…]}`),
+        // written file by file into the hash: no copy of the whole change
+        // and no text of it held at once (100,000 files are a lot of JSON).
+        use sha2::Digest;
+        struct Hashing(sha2::Sha256);
+        impl std::io::Write for Hashing {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.update(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut h = Hashing(sha2::Sha256::new());
+        h.0.update(b"{\"base\":");
+        let _ = serde_json::to_writer(&mut h, &self.base);
+        h.0.update(b",\"files\":[");
+        for (i, f) in self.files.iter().enumerate() {
+            if i > 0 {
+                h.0.update(b",");
+            }
+            let _ = serde_json::to_writer(&mut h, &f.summary());
+        }
+        h.0.update(b"]}");
+        hex::encode(h.0.finalize())
     }
 
     /// Was the content of some file streamed to the checks and let go?
@@ -455,4 +475,28 @@ pub enum Likeness {
     /// The normalised text's length in bytes and the smallest
     /// `likeness::SKETCH_SIZE` distinct hashes of its lines, ascending.
     Sketch { len: u64, mins: Arc<[u64]> },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fingerprint_is_the_digest_of_the_summarys_json() {
+        let cs = ChangeSet {
+            base: "abc".into(),
+            files: vec![
+                FileChange::new("a.rs", Operation::Create).with_lines(&["x", "y"]),
+                FileChange::new("b.bin", Operation::Modify).with_content(b"\0\x01"),
+            ],
+            tree: String::new(),
+        };
+        let summary = ChangeSet {
+            base: cs.base.clone(),
+            files: cs.files.iter().map(FileChange::summary).collect(),
+            tree: String::new(),
+        };
+        let expected = crate::model::verdict::digest(serde_json::to_vec(&summary).unwrap());
+        assert_eq!(cs.fingerprint(), expected);
+    }
 }
