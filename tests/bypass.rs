@@ -165,13 +165,12 @@ fn rows() -> Vec<Row> {
             "fail",
             "secrets/github-token",
         ),
-        // A file over max_file_bytes is named as unscanned, not skipped
-        // in silence.
+        // A file past the old 1 MiB limit is scanned to its end (streamed).
         row(
             "huge-file",
             format!("head -c 1200000 /dev/zero | tr '\\0' 'a' > big.txt && printf '\\n{tok}\\n' >> big.txt"),
-            "warn",
-            "secrets/unscanned",
+            "fail",
+            "secrets/github-token",
         ),
         // Paths match case-insensitively.
         row(

@@ -226,7 +226,7 @@ fn a_secret_in_a_real_binary_is_found() {
 }
 
 #[test]
-fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_when_asked() {
+fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_unless_allowed() {
     let t = repo();
     let early = aws_key(5);
     let late = aws_key(6);
@@ -237,19 +237,25 @@ fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_when_asked() {
     dump.push_str(&format!("-- {late}\n"));
     t.write("data/dump.sql", &dump);
 
+    // By default every byte is scanned (streamed, up to 1 GiB a file).
     let r = check(&t, SECRETS);
-    // What fits in the limit is scanned; the rest is named, as a warning.
+    assert_eq!(hits(&r, "secrets", "secrets/aws-access-key-id").len(), 2);
+    assert!(
+        hits(&r, "secrets", "secrets/unscanned").is_empty(),
+        "{r:#?}"
+    );
+
+    // Below the file's size: what fits is scanned; the rest is named, and
+    // fails the check.
+    let limited = "guardrails:\n  - { name: secrets, builtin: secrets, max_file_bytes: 1048576 }\n";
+    let r = check(&t, limited);
     assert_eq!(hits(&r, "secrets", "secrets/aws-access-key-id").len(), 1);
     let unscanned = hits(&r, "secrets", "secrets/unscanned");
     assert_eq!(unscanned.len(), 1, "{r:#?}");
     assert_eq!(unscanned[0].0, "data/dump.sql");
     assert!(
-        unscanned[0].2.contains("data/dump.sql"),
-        "{}",
-        unscanned[0].2
-    );
-    assert!(
-        unscanned[0].2.contains("not fully scanned"),
+        unscanned[0].2.contains("not fully scanned")
+            && unscanned[0].2.contains("unscanned_allowed"),
         "{}",
         unscanned[0].2
     );
@@ -258,18 +264,23 @@ fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_when_asked() {
         .iter()
         .find(|i| i.rule == "secrets/unscanned")
         .unwrap();
-    assert_eq!(issue.severity, Severity::Warning);
+    assert_eq!(issue.severity, Severity::Error);
 
-    // Without the early key the file alone: a warning, not a pass …
+    // Without the early key the file alone: still a failure …
     let clean = dump.replacen(&format!("-- {early}\n"), "-- header\n", 1);
     t.write("data/dump.sql", &clean);
-    let r = check(&t, SECRETS);
-    assert_eq!(report(&r, "secrets").status, Status::Warn, "{r:#?}");
-    // … and a failure with `on_unscanned: fail`.
-    let strict = "guardrails:\n  - { name: secrets, builtin: secrets, on_unscanned: fail }\n";
-    let r = check(&t, strict);
+    let r = check(&t, limited);
     assert_eq!(report(&r, "secrets").status, Status::Fail, "{r:#?}");
     assert_eq!(gate(&r), Verdict::Fail);
+    // … a warning when its path is allowed unscanned, or with
+    // `on_unscanned: warn`.
+    for lenient in [
+        "guardrails:\n  - { name: secrets, builtin: secrets, max_file_bytes: 1048576, unscanned_allowed: ['data/*.sql'] }\n",
+        "guardrails:\n  - { name: secrets, builtin: secrets, max_file_bytes: 1048576, on_unscanned: warn }\n",
+    ] {
+        let r = check(&t, lenient);
+        assert_eq!(report(&r, "secrets").status, Status::Warn, "{r:#?}");
+    }
 
     // A binary over the limit too.
     std::fs::remove_file(t.path().join("data/dump.sql")).unwrap();
@@ -277,12 +288,20 @@ fn a_file_over_max_file_bytes_is_named_unscanned_and_fails_when_asked() {
     blob.resize(1024 * 1024 + 100, 0xab);
     blob.extend_from_slice(late.as_bytes());
     t.write_bytes("data/blob.bin", &blob);
-    let r = check(&t, strict);
+    let r = check(&t, limited);
     let unscanned = hits(&r, "secrets", "secrets/unscanned");
     assert_eq!(unscanned.len(), 1, "{r:#?}");
     assert_eq!(unscanned[0].0, "data/blob.bin");
     assert_eq!(report(&r, "secrets").status, Status::Fail);
     assert_no_leak(&r, &late);
+    // Scanned whole by default: the key is found.
+    let r = check(&t, SECRETS);
+    assert_eq!(
+        hits(&r, "secrets", "secrets/aws-access-key-id").len(),
+        1,
+        "{r:#?}"
+    );
+    assert!(hits(&r, "secrets", "secrets/unscanned").is_empty());
 }
 
 #[test]

@@ -867,7 +867,7 @@ fn deleted_file_and_removed_lines_do_not_fire() {
 }
 
 #[test]
-fn what_cannot_be_scanned_whole_is_named_as_a_warning() {
+fn what_cannot_be_scanned_whole_is_named_and_fails_unless_allowed() {
     let s = SecretScanner::new(&SecretsOptions {
         allow_paths: vec![],
         max_file_bytes: Some(1000),
@@ -904,14 +904,14 @@ fn what_cannot_be_scanned_whole_is_named_as_a_warning() {
         ]
     );
     assert_eq!(issues[0].path.as_deref(), Some("assets/logo.png"));
-    assert_eq!(issues[0].severity, Severity::Warning);
+    assert_eq!(issues[0].severity, Severity::Error);
     assert!(
         issues[0].message.contains("0 of its 5000 bytes"),
         "{}",
         issues[0].message
     );
     assert_eq!(issues[2].path.as_deref(), Some("data/lying.txt"));
-    assert_eq!(issues[2].severity, Severity::Warning);
+    assert_eq!(issues[2].severity, Severity::Error);
     assert!(
         issues[2].message.contains("first 1000 of its"),
         "{}",
@@ -919,15 +919,34 @@ fn what_cannot_be_scanned_whole_is_named_as_a_warning() {
     );
     assert_no_leak(&issues, &token);
 
-    // `on_unscanned: fail` makes it an error.
-    let strict = SecretScanner::new(&SecretsOptions {
+    // Allowed by path (`unscanned_allowed`), or every file with
+    // `on_unscanned: warn`: a warning.
+    for lenient in [
+        SecretsOptions {
+            max_file_bytes: Some(1000),
+            unscanned_allowed: vec!["data/*.txt".into()],
+            ..Default::default()
+        },
+        SecretsOptions {
+            max_file_bytes: Some(1000),
+            on_unscanned: OnUnscanned::Warn,
+            ..Default::default()
+        },
+    ] {
+        let issues = SecretScanner::new(&lenient)
+            .unwrap()
+            .scan(&one_file("data/lying.txt", &lines));
+        assert_eq!(rules_of(&issues), vec!["secrets/unscanned"]);
+        assert_eq!(issues[0].severity, Severity::Warning);
+    }
+    // Another path is not allowed.
+    let s = SecretScanner::new(&SecretsOptions {
         max_file_bytes: Some(1000),
-        on_unscanned: OnUnscanned::Fail,
+        unscanned_allowed: vec!["data/*.txt".into()],
         ..Default::default()
     })
     .unwrap();
-    let issues = strict.scan(&one_file("data/lying.txt", &lines));
-    assert_eq!(rules_of(&issues), vec!["secrets/unscanned"]);
+    let issues = s.scan(&one_file("src/lying.rs", &lines));
     assert_eq!(issues[0].severity, Severity::Error);
 }
 
@@ -1297,7 +1316,7 @@ fn a_line_longer_than_the_limit_is_scanned_up_to_it() {
         rules_of(&issues),
         vec!["secrets/github-token", "secrets/unscanned"]
     );
-    assert_eq!(issues[1].severity, Severity::Warning);
+    assert_eq!(issues[1].severity, Severity::Error);
     assert!(
         issues[1].message.contains("dist/app.js"),
         "{}",
@@ -1309,7 +1328,7 @@ fn a_line_longer_than_the_limit_is_scanned_up_to_it() {
 fn on_unscanned_option_reads_from_yaml_names() {
     let o: SecretsOptions = serde_json::from_str(r#"{"on_unscanned": "fail"}"#).unwrap();
     assert_eq!(o.on_unscanned, OnUnscanned::Fail);
-    assert_eq!(SecretsOptions::default().on_unscanned, OnUnscanned::Warn);
+    assert_eq!(SecretsOptions::default().on_unscanned, OnUnscanned::Fail);
     assert!(serde_json::from_str::<SecretsOptions>(r#"{"on_unscanned": "ignore"}"#).is_err());
 }
 

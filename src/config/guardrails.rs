@@ -134,6 +134,8 @@ struct RawGuardrail {
     kind: Option<String>,
     #[serde(default)]
     on_unscanned: Option<OnUnscanned>,
+    #[serde(default)]
+    unscanned_allowed: Option<Vec<String>>,
     /// `local` or `agent` (default): where a command runs.
     #[serde(default, rename = "where")]
     place: Option<String>,
@@ -210,6 +212,10 @@ impl TryFrom<RawGuardrail> for Guardrail {
             "on_unscanned",
             r.on_unscanned.is_none() || r.builtin.is_some(),
         )?;
+        stray(
+            "unscanned_allowed",
+            r.unscanned_allowed.is_none() || r.builtin.is_some(),
+        )?;
         let kind = if let Some(command) = r.command {
             if command.trim().is_empty() {
                 return Err(format!("guardrail `{name}`: `command` is empty"));
@@ -243,15 +249,30 @@ impl TryFrom<RawGuardrail> for Guardrail {
         } else if r.builtin == Some(Builtin::TestIntegrity) {
             stray("allow_paths", r.allow_paths.is_none())?;
             stray("max_file_bytes", r.max_file_bytes.is_none())?;
+            stray("unscanned_allowed", r.unscanned_allowed.is_none())?;
             GuardrailKind::TestIntegrity
         } else if r.builtin.is_some() {
+            if let Some(max) = r.max_file_bytes.filter(|&m| m > MAX_SCAN_FILE_BYTES) {
+                return Err(format!(
+                    "guardrail `{name}`: `max_file_bytes: {max}` is over the secret scan's cap of \
+                     {MAX_SCAN_FILE_BYTES} bytes (1 GiB) a file; leave it out to scan up to the cap, \
+                     and list larger files in `unscanned_allowed` if they may pass unscanned"
+                ));
+            }
             let opts = SecretsOptions {
                 allow_paths: r.allow_paths.unwrap_or_default(),
                 max_file_bytes: r.max_file_bytes,
                 on_unscanned: r.on_unscanned.unwrap_or_default(),
+                unscanned_allowed: r.unscanned_allowed.unwrap_or_default(),
                 rule_files: Vec::new(),
             };
             secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
+            secrets_allow_set(&opts.unscanned_allowed).map_err(|e| {
+                format!(
+                    "guardrail `{name}`: {}",
+                    e.replace("allow_paths", "unscanned_allowed")
+                )
+            })?;
             GuardrailKind::Secrets(opts)
         } else {
             GuardrailKind::DiffSize {
@@ -276,13 +297,17 @@ pub struct SecretsOptions {
     /// `/`, `**` does.
     pub allow_paths: Vec<String>,
     /// At most this many bytes of each file are scanned (a text file's
-    /// added lines, a binary file's content); the rest is named in a
-    /// `secrets/unscanned` issue. Default 1 MiB
-    /// (`layers::secrets::DEFAULT_MAX_FILE_BYTES`).
+    /// added lines, a binary file's content), streamed: the rest is named
+    /// in a `secrets/unscanned` issue. Default and most: 1 GiB
+    /// ([`MAX_SCAN_FILE_BYTES`]).
     pub max_file_bytes: Option<u64>,
-    /// What a file that could not be scanned whole is: a warning (default)
-    /// or, with `fail`, an error that fails the check.
+    /// What a file that could not be scanned whole is: an error that fails
+    /// the check (`fail`, the default) or, with `warn`, a warning for every
+    /// such file (prefer `unscanned_allowed`, by path).
     pub on_unscanned: OnUnscanned,
+    /// Globs of files that may pass not fully scanned: their unscanned part
+    /// is a warning, not an error (same glob rules as `allow_paths`).
+    pub unscanned_allowed: Vec<String>,
     /// The repository's rule files (`.rascal/secrets.toml`,
     /// `.gitleaks.toml`), read from the base commit with the rest of the
     /// config (`config::secrets::attach`), never from the YAML.
@@ -294,10 +319,14 @@ pub struct SecretsOptions {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnUnscanned {
-    #[default]
     Warn,
+    #[default]
     Fail,
 }
+
+/// The most `max_file_bytes` may be: the secret scan reads at most 1 GiB of
+/// a file (`layers::secrets::HARD_MAX_FILE_BYTES`).
+pub const MAX_SCAN_FILE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// The secrets guardrail's `allow_paths` as one matcher. A glob without `/`
 /// also matches the file name in any directory (`*.pem`).

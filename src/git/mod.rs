@@ -11,4 +11,5 @@ pub mod ignore;
 pub mod repo;
 pub mod safe_env;
 pub mod tree;
+pub mod windows;
 pub mod workspace;

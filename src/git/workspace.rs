@@ -15,7 +15,7 @@
 //! ([`candidate_change`]).
 
 use crate::model::changeset::{
-    AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation,
+    AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation, Part,
 };
 use crate::model::content::is_text;
 use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
@@ -259,6 +259,11 @@ pub fn remove_workspaces(files: &Path, run: &str) -> Result<()> {
     Ok(())
 }
 
+/// A changed file of a streamed change is diffed against its base blob by
+/// git when both are at most this big; a larger one is read like a new file
+/// (every line counted as added), so what git's diff holds stays small.
+pub const DIFF_WHOLE: u64 = 256 * 1024;
+
 /// How much of each file the ChangeSet holds. Text files are held whole
 /// (every added line, never cut); a binary file is held up to
 /// `max_binary_bytes`, and the secret scan names the rest as unscanned.
@@ -471,8 +476,15 @@ fn compute(
     };
     let mut budget = crate::model::likeness::TEXT_BUDGET;
     let lines = !matches!(mode, Mode::Count) || extras.likeness;
+    let streamed = !matches!(mode, Mode::Whole);
     let mut out = Vec::with_capacity(files.len());
-    for (mut change, source) in files {
+    // Taken one by one from the back, the list of what changed shrinks as
+    // the ChangeSet grows: both are not held whole at once.
+    files.reverse();
+    while let Some((mut change, source)) = files.pop() {
+        if files.capacity() > 64 && files.len() < files.capacity() / 4 {
+            files.shrink_to_fit();
+        }
         let at = Reading {
             repo: &repo,
             diff: &diff,
@@ -481,27 +493,48 @@ fn compute(
             lines,
             store: tree.as_ref().map(|t| t.store()),
         };
-        let taken = at.content(source, &mut change)?;
-        if change.op == Operation::Modify
-            && change.added == 0
-            && change.removed == 0
-            && change.mode_changed()
-        {
-            change.op = Operation::Mode;
-        }
+        // A regular file of a streamed change is handed to the checks (and
+        // the likeness) in bounded windows as it is read; everything else
+        // (small by nature: a link, a gitlink, a deletion) at once, below.
+        let windowed = streamed && is_regular(change.new_kind);
+        let taken = if windowed {
+            let mut building = extras
+                .likeness
+                .then(|| crate::model::likeness::Building::new(&change, budget));
+            let reads = building.is_some() || matches!(mode, Mode::Stream(_));
+            let mut feed = |c: &FileChange| {
+                if let Some(b) = building.as_mut() {
+                    b.lines(c);
+                }
+                if let Mode::Stream(read) = &mut mode {
+                    read(c);
+                }
+            };
+            let sink: crate::git::windows::Sink = if reads { Some(&mut feed) } else { None };
+            let taken = at.stream(source, &mut change, sink)?;
+            if let Some(b) = building {
+                change.likeness = Some(b.finish(&change, &mut budget));
+            }
+            taken
+        } else {
+            at.content(source, &mut change)?
+        };
+        settle_op(&mut change);
         if let Some(tree) = tree.as_mut() {
             tree.remove(&change)?;
             if let Some((oid, file_mode)) = taken.entry {
                 tree.add(&change.path, oid, file_mode)?;
             }
         }
-        if extras.likeness {
+        if extras.likeness && !windowed {
             change.likeness = Some(crate::model::likeness::Likeness::of(&change, &mut budget));
         }
         match &mut mode {
             Mode::Whole => {}
             Mode::Stream(read) => {
-                read(&change);
+                if !windowed {
+                    read(&change);
+                }
                 change.release_content(taken.digest);
             }
             Mode::Count => change.release_content(taken.digest),
@@ -577,6 +610,18 @@ fn describe(repo: &Repository, workdir: &Path, delta: &git2::DiffDelta<'_>) -> F
     change.untracked = untracked;
     change.size = size;
     change
+}
+
+/// A change that only made a file executable (or not) is a mode change,
+/// once its lines are counted.
+fn settle_op(change: &mut FileChange) {
+    if change.op == Operation::Modify
+        && change.added == 0
+        && change.removed == 0
+        && change.mode_changed()
+    {
+        change.op = Operation::Mode;
+    }
 }
 
 fn is_regular(kind: Option<EntryKind>) -> bool {
@@ -698,6 +743,164 @@ impl Reading<'_> {
                 })
             }
         }
+    }
+
+    /// A regular file of a streamed change, read once in bounded windows
+    /// ([`crate::git::windows`]): its bytes go into its blob (when one is
+    /// written), into the content digest, and — as added lines, or a binary
+    /// file's bytes — window by window to `sink`; none of it is held once
+    /// read. A new file's lines are all added; a changed file small enough
+    /// on both sides ([`DIFF_WHOLE`]) is diffed against its base blob by
+    /// git; a larger changed file is read like a new one — every line
+    /// counted as added, so the checks read more, never less — and its
+    /// removed lines are those of the base blob.
+    fn stream(
+        &self,
+        source: Source,
+        change: &mut FileChange,
+        sink: crate::git::windows::Sink<'_>,
+    ) -> Result<Taken> {
+        use crate::git::windows::{self, LineWindows, NewLines};
+        use std::io::{Read, Write};
+        let old = match source {
+            Source::Delta(idx) => self
+                .diff
+                .get_delta(idx)
+                .map(|d| d.old_file().id())
+                .filter(|id| !id.is_zero()),
+            Source::Hidden => None,
+        };
+        let full = crate::git::tree::inside(self.workdir, &change.path)?;
+        let io = |e| unreadable(&full, e);
+        let mut file = std::fs::File::open(&full).map_err(io)?;
+        let first = Part::WINDOW_BYTES as u64;
+        let mut head = Vec::with_capacity(change.size.min(first) as usize + 1);
+        (&mut file).take(first).read_to_end(&mut head).map_err(io)?;
+        let mut blob = self.store.map(|s| s.blob_writer(None)).transpose()?;
+        let mode = file_mode(change.new_kind);
+        if !is_text(&change.path, &head) {
+            change.binary = true;
+            let w = blob.as_mut().map(|w| w as &mut dyn Write);
+            let digest = windows::binary(head, &mut file, w, change, sink).map_err(io)?;
+            let entry = blob.map(|w| w.commit()).transpose()?.map(|b| (b, mode));
+            return Ok(Taken {
+                digest: Some(digest),
+                entry,
+            });
+        }
+        if let Some(w) = blob.as_mut() {
+            w.write_all(&head).map_err(io)?;
+        }
+        let new_file = (change.op == Operation::Create && change.old_kind.is_none())
+            || matches!(source, Source::Hidden);
+        // A file where a submodule was: every line is new.
+        let old = old
+            .filter(|_| !new_file)
+            .filter(|_| change.old_kind != Some(EntryKind::Submodule));
+        let mut w = LineWindows::new(sink);
+        if let Some(old) = old {
+            let small = head.len() as u64 <= DIFF_WHOLE
+                && self.repo.odb()?.read_header(old)?.0 as u64 <= DIFF_WHOLE;
+            // Read one byte past the head: is that the whole file?
+            let mut more = Vec::new();
+            if small {
+                (&mut file).take(1).read_to_end(&mut more).map_err(io)?;
+            }
+            if small && more.is_empty() {
+                let mut digest = ContentDigest::default();
+                let (added, removed) =
+                    self.diff_lines(Some(old), &head, change, &mut |change, line| {
+                        digest.line(line.line, line.text.as_bytes());
+                        w.push(change, line);
+                    })?;
+                change.added = added;
+                change.removed = removed;
+                settle_op(change);
+                w.finish(change);
+                let entry = blob.map(|w| w.commit()).transpose()?.map(|b| (b, mode));
+                return Ok(Taken {
+                    digest: Some(digest.finish(None)),
+                    entry,
+                });
+            }
+            head.extend_from_slice(&more);
+            change.removed = self.line_count(old)?;
+        }
+        let mut lines = NewLines::default();
+        lines.feed(&head, change, &mut w);
+        drop(head);
+        let mut buf = vec![0u8; 256 * 1024];
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(io(e)),
+            };
+            if let Some(b) = blob.as_mut() {
+                b.write_all(&buf[..n]).map_err(io)?;
+            }
+            lines.feed(&buf[..n], change, &mut w);
+        }
+        let (added, digest) = lines.finish(change, &mut w);
+        change.added = u32::try_from(added).unwrap_or(u32::MAX);
+        settle_op(change);
+        w.finish(change);
+        let entry = blob.map(|w| w.commit()).transpose()?.map(|b| (b, mode));
+        Ok(Taken {
+            digest: Some(digest),
+            entry,
+        })
+    }
+
+    /// The lines of the base blob `old` (what a larger changed file's
+    /// removed lines are counted as).
+    fn line_count(&self, old: Oid) -> Result<u32> {
+        let blob = self.repo.find_blob(old)?;
+        let bytes = blob.content();
+        let body = bytes.strip_suffix(b"\n").unwrap_or(bytes);
+        let n = match bytes.is_empty() {
+            true => 0,
+            false => body.iter().filter(|&&b| b == b'\n').count() + 1,
+        };
+        Ok(u32::try_from(n).unwrap_or(u32::MAX))
+    }
+
+    /// git's diff of the base blob `old` (none: empty) against `new`: each
+    /// added line to `each`; the counts of added and removed lines.
+    fn diff_lines(
+        &self,
+        old: Option<Oid>,
+        new: &[u8],
+        change: &mut FileChange,
+        each: &mut dyn FnMut(&mut FileChange, AddedLine),
+    ) -> Result<(u32, u32)> {
+        let mut opts = DiffOptions::new();
+        opts.force_text(true).context_lines(0);
+        let blob = old.map(|id| self.repo.find_blob(id)).transpose()?;
+        let patch = match &blob {
+            Some(b) => git2::Patch::from_blob_and_buffer(b, None, new, None, Some(&mut opts))?,
+            None => git2::Patch::from_buffers(&[], None, new, None, Some(&mut opts))?,
+        };
+        let (mut added, mut removed) = (0u32, 0u32);
+        for h in 0..patch.num_hunks() {
+            for l in 0..patch.num_lines_in_hunk(h)? {
+                let line = patch.line_in_hunk(h, l)?;
+                match line.origin() {
+                    '+' => {
+                        added += 1;
+                        let line = AddedLine {
+                            line: line.new_lineno().unwrap_or(0),
+                            text: line_text(line.content()),
+                        };
+                        each(change, line);
+                    }
+                    '-' => removed += 1,
+                    _ => {}
+                }
+            }
+        }
+        Ok((added, removed))
     }
 
     /// Count the lines git's diff of the base blob `old` (none: empty)
@@ -943,14 +1146,81 @@ fn blob_text(repo: &Repository, id: Oid) -> Option<String> {
 pub fn diff_text(origin: &Path, dir: &Path, base: Oid) -> Result<String> {
     let repo = viewing(origin, dir)?;
     let diff = working_diff(&repo, base, 3)?;
-    let mut out = Vec::new();
-    diff.print(git2::DiffFormat::Patch, |_, _, line| {
-        if matches!(line.origin(), '+' | '-' | ' ') {
-            out.push(line.origin() as u8);
+    bounded_patch(&repo, &diff)
+}
+
+/// The most bytes of diff text rascal builds (for reviewers, receipts and
+/// the diff view); past it, each further file is named with its counts.
+pub const MAX_DIFF_TEXT: usize = 8 * 1024 * 1024;
+
+/// A file whose old or new side is bigger than this is not shown line by
+/// line in the diff text: it is named, with its size (the checks read it
+/// all).
+pub const MAX_DIFF_FILE: u64 = 2 * 1024 * 1024;
+
+/// The unified diff text of `diff`, one file at a time, bounded: a file
+/// with a side over [`MAX_DIFF_FILE`] bytes is named, not shown, and once
+/// the text reaches [`MAX_DIFF_TEXT`] bytes the remaining files are only
+/// named — never a silent cut: each says what is left out.
+fn bounded_patch(repo: &Repository, diff: &git2::Diff<'_>) -> Result<String> {
+    let mut out: Vec<u8> = Vec::new();
+    let mut left_out = 0usize;
+    let odb = repo.odb()?;
+    let size = |f: git2::DiffFile<'_>, workdir: Option<&Path>| -> u64 {
+        if f.id().is_zero() {
+            return f.size();
         }
-        out.extend_from_slice(line.content());
-        true
-    })?;
+        match odb.read_header(f.id()) {
+            Ok((n, _)) => n as u64,
+            Err(_) => match (workdir, f.path()) {
+                (Some(w), Some(p)) => std::fs::symlink_metadata(w.join(p))
+                    .map(|m| m.len())
+                    .unwrap_or(f.size()),
+                _ => f.size(),
+            },
+        }
+    };
+    for (idx, delta) in diff.deltas().enumerate() {
+        let path = delta
+            .new_file()
+            .path()
+            .or(delta.old_file().path())
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let big = size(delta.old_file(), None).max(size(delta.new_file(), repo.workdir()))
+            > MAX_DIFF_FILE;
+        if big || out.len() >= MAX_DIFF_TEXT {
+            if big {
+                out.extend_from_slice(
+                    format!(
+                        "diff --git a/{path} b/{path}\n# rascal: {path} is over {MAX_DIFF_FILE} bytes: not shown here (the checks read all of it)\n"
+                    )
+                    .as_bytes(),
+                );
+            } else {
+                left_out += 1;
+            }
+            continue;
+        }
+        let Some(mut patch) = git2::Patch::from_diff(diff, idx)? else {
+            continue;
+        };
+        patch.print(&mut |_, _, line| {
+            if matches!(line.origin(), '+' | '-' | ' ') {
+                out.push(line.origin() as u8);
+            }
+            out.extend_from_slice(line.content());
+            true
+        })?;
+    }
+    if left_out > 0 {
+        out.extend_from_slice(
+            format!(
+                "# rascal: the diff text stops at {MAX_DIFF_TEXT} bytes: {left_out} more changed files are not shown here (the checks read all of them)\n"
+            )
+            .as_bytes(),
+        );
+    }
     Ok(String::from_utf8_lossy(&out).into_owned())
 }
 
@@ -978,13 +1248,116 @@ pub fn tree_diff_text(origin: &Path, ws: &Path, base: Oid, tree: Oid) -> Result<
         .renames_from_rewrites(true)
         .rename_threshold(50);
     diff.find_similar(Some(&mut find))?;
-    let mut out = Vec::new();
-    diff.print(git2::DiffFormat::Patch, |_, _, line| {
-        if matches!(line.origin(), '+' | '-' | ' ') {
-            out.push(line.origin() as u8);
+    bounded_patch(&store, &diff)
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    use super::*;
+
+    /// A repository with one commit, and `files` written after it.
+    fn repo(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Oid) {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        std::fs::write(dir.path().join("README.md"), "# base\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("README.md")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.invalid").unwrap();
+        let base = repo
+            .commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
+            .unwrap();
+        for (path, bytes) in files {
+            let p = dir.path().join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
         }
-        out.extend_from_slice(line.content());
-        true
-    })?;
-    Ok(String::from_utf8_lossy(&out).into_owned())
+        (dir, base)
+    }
+
+    #[test]
+    fn a_huge_line_count_reaches_the_checks_in_bounded_windows_and_is_not_kept() {
+        let lines = 3 * Part::WINDOW_LINES + 17;
+        let text = "a\n".repeat(lines);
+        let (dir, base) = repo(&[("many.txt", text.as_bytes())]);
+        let (mut windows, mut biggest, mut total, mut last_seen) = (0, 0, 0, false);
+        let mut read = |f: &FileChange| {
+            windows += 1;
+            biggest = biggest.max(f.added_lines.len());
+            total += f.added_lines.len();
+            last_seen = f.part.is_some_and(|p| p.last);
+        };
+        let cs = changeset_streamed(
+            dir.path(),
+            dir.path(),
+            base,
+            &Default::default(),
+            Some(&mut read),
+        )
+        .unwrap();
+        assert_eq!(windows, 4);
+        assert!(biggest <= Part::WINDOW_LINES, "{biggest}");
+        assert_eq!(total, lines);
+        assert!(last_seen);
+        let f = &cs.files[0];
+        assert_eq!(f.added as usize, lines);
+        assert!(f.added_lines.is_empty() && f.content.is_none() && f.part.is_none());
+        // The same digest as the file held whole.
+        let whole = changeset(dir.path(), dir.path(), base).unwrap();
+        assert_eq!(whole.files[0].content_digest(), f.content_digest());
+    }
+
+    #[test]
+    fn a_candidates_huge_file_keeps_a_bounded_likeness_and_its_whole_blob() {
+        let text = "a\n".repeat(2 * Part::WINDOW_LINES);
+        let mut long = vec![b'y'; Part::LINE_PIECE * 2 + 5];
+        long.push(b'\n');
+        let (dir, base) = repo(&[("many.txt", text.as_bytes()), ("long.txt", &long)]);
+        let mut pieces = 0;
+        let mut read = |f: &FileChange| {
+            if f.path == "long.txt" {
+                pieces += f.added_lines.len();
+                assert!(f
+                    .added_lines
+                    .iter()
+                    .all(|l| l.text.len() <= Part::LINE_PIECE));
+            }
+        };
+        let cs = candidate_change(
+            dir.path(),
+            dir.path(),
+            base,
+            &Default::default(),
+            &Default::default(),
+            Some(&mut read),
+        )
+        .unwrap();
+        assert_eq!(pieces, 3);
+        for f in &cs.files {
+            assert!(f.added_lines.is_empty());
+            match f.likeness.as_ref().unwrap() {
+                crate::model::likeness::Likeness::Sketch { mins, .. } => {
+                    assert!(mins.len() <= crate::model::likeness::SKETCH_SIZE)
+                }
+                crate::model::likeness::Likeness::Text(t) => {
+                    assert!(t.len() <= crate::model::likeness::TEXT_BUDGET)
+                }
+            }
+        }
+        // The change tree holds the files' bytes whole.
+        let store = crate::git::tree::workspace_store(dir.path()).unwrap();
+        let tree = store.find_tree(Oid::from_str(&cs.tree).unwrap()).unwrap();
+        let id = tree.get_path(Path::new("long.txt")).unwrap().id();
+        assert_eq!(store.find_blob(id).unwrap().content(), &long[..]);
+    }
+
+    #[test]
+    fn the_diff_text_names_a_file_too_big_to_show() {
+        let big = "b\n".repeat(MAX_DIFF_FILE as usize);
+        let (dir, base) = repo(&[("big.txt", big.as_bytes()), ("small.txt", b"s\n")]);
+        let text = diff_text(dir.path(), dir.path(), base).unwrap();
+        assert!(text.len() < 10_000, "{}", text.len());
+        assert!(text.contains("big.txt is over"), "{text}");
+        assert!(text.contains("+s"), "{text}");
+    }
 }

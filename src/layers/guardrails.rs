@@ -19,6 +19,9 @@ use tokio_util::sync::CancellationToken;
 const MAX_SCAN_BYTES: u64 = 2 * 1024 * 1024;
 /// At most this many hits are listed per pattern guardrail.
 const MAX_HITS: usize = 200;
+/// A hit keeps at most this many bytes of its line (a line may be a
+/// megabyte long).
+const MAX_HIT_TEXT: usize = 512;
 
 fn base_report(g: &Guardrail, changes: &ChangeSet, config_digest: &str) -> Report {
     let mut r = Report::new(Layer::Guardrails, &g.name)
@@ -56,6 +59,8 @@ enum Found {
     Secrets {
         scanner: Box<SecretScanner>,
         issues: Vec<Issue>,
+        /// The file being read, between its windows.
+        file: Option<crate::layers::secrets::FileScan>,
     },
     Failed(String),
 }
@@ -88,6 +93,7 @@ impl<'g> ContentReader<'g> {
                     Ok(scanner) => Found::Secrets {
                         scanner: Box::new(scanner),
                         issues: Vec::new(),
+                        file: None,
                     },
                     Err(e) => Found::Failed(format!("secret scanner could not start: {e}")),
                 },
@@ -112,18 +118,31 @@ impl<'g> ContentReader<'g> {
                     if let Some(p) = first_match(self.patterns, &l.text) {
                         *total += 1;
                         if hits.len() < MAX_HITS {
-                            hits.push((f.path.clone(), l.line, p.to_string(), l.text.clone()));
+                            let text = crate::text::cut(&l.text, MAX_HIT_TEXT);
+                            hits.push((f.path.clone(), l.line, p.to_string(), text));
                         }
                     }
                 }
             }
-            Found::Secrets { scanner, issues } => scanner.scan_file(f, issues),
+            Found::Secrets {
+                scanner,
+                issues,
+                file,
+            } => scanner.scan_part(f, file, issues),
             Found::Failed(_) => {}
         }
         self.found.spent += started.elapsed();
     }
 
-    pub fn finish(self) -> ContentFindings {
+    pub fn finish(mut self) -> ContentFindings {
+        if let Found::Secrets {
+            scanner,
+            issues,
+            file,
+        } = &mut self.found.found
+        {
+            scanner.end_file(file, issues);
+        }
         self.found
     }
 }
@@ -242,7 +261,9 @@ pub fn evaluate_read(
                 r = r.input(&f.file, &f.digest);
             }
             match found.map(|f| &f.found) {
-                Some(Found::Secrets { scanner, issues }) => {
+                Some(Found::Secrets {
+                    scanner, issues, ..
+                }) => {
                     r.issues = scanner.scan_change(changes);
                     r.issues.extend(issues.iter().cloned());
                     r.output = scanner.summary().to_string();

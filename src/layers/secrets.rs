@@ -72,8 +72,10 @@ use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use crate::model::verdict::{Issue, Severity};
 use rules::{Candidate, RuleSet};
 
-/// Default for [`SecretsOptions::max_file_bytes`]: 1 MiB.
-pub const DEFAULT_MAX_FILE_BYTES: u64 = 1024 * 1024;
+/// Default for [`SecretsOptions::max_file_bytes`]: the hard cap, 1 GiB
+/// (files are streamed through the scan, so its size costs time, not
+/// memory).
+pub const DEFAULT_MAX_FILE_BYTES: u64 = HARD_MAX_FILE_BYTES;
 
 /// At most this many findings are reported for one file.
 pub const MAX_FINDINGS_PER_FILE: usize = 50;
@@ -137,9 +139,49 @@ fn is_lock_file(path: &str) -> bool {
 pub struct SecretScanner {
     set: RuleSet,
     allow: GlobSet,
+    /// Files whose unscanned part is a warning, not an error
+    /// (`unscanned_allowed`).
+    unscanned_allowed: GlobSet,
     max_file_bytes: u64,
     on_unscanned: OnUnscanned,
 }
+
+/// What the scan keeps of one file while its windows are read
+/// (`FileChange::part`): the findings' bookkeeping, the last lines of the
+/// window before (rules look ahead, and pieces of a secret may sit on
+/// adjacent lines across the cut) and the bytes scanned so far. Bounded:
+/// at most [`CARRY_LINES`] lines and [`MAX_SEEN`] remembered secrets.
+#[derive(Default)]
+pub struct FileScan {
+    path: String,
+    /// Nothing to scan in this file (deleted, a gitlink, an allowed path).
+    skip: bool,
+    reported: usize,
+    suppressed: usize,
+    seen: HashSet<String>,
+    published: HashSet<String>,
+    /// The last lines of the window before, and how many of them had
+    /// their own findings scanned already.
+    carry: Vec<(u32, String)>,
+    carry_done: usize,
+    /// Bytes of the file scanned, and seen in all.
+    scanned: u64,
+    total: u64,
+    /// The file's content never reached the scan (binary content the
+    /// ChangeSet could not read).
+    unread: bool,
+}
+
+/// How many lines of a window the scan of the next one keeps: twice the
+/// look-ahead, so that every line is scanned with the lines after it.
+const CARRY_LINES: usize = 2 * LOOKAHEAD;
+
+/// At most this many secrets are remembered per file to report each once.
+const MAX_SEEN: usize = 4096;
+
+/// The hard cap of `max_file_bytes`: a file's first 1 GiB is scanned at
+/// most; what lies beyond is unscanned (an error unless allowed by path).
+pub const HARD_MAX_FILE_BYTES: u64 = crate::config::guardrails::MAX_SCAN_FILE_BYTES;
 
 impl std::fmt::Debug for SecretScanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -248,10 +290,17 @@ impl SecretScanner {
     pub fn new(opts: &SecretsOptions) -> Result<Self, String> {
         let set = RuleSet::new(&opts.rule_files)?;
         let allow = crate::config::guardrails::secrets_allow_set(&opts.allow_paths)?;
+        let unscanned_allowed =
+            crate::config::guardrails::secrets_allow_set(&opts.unscanned_allowed)
+                .map_err(|e| e.replace("allow_paths", "unscanned_allowed"))?;
         Ok(SecretScanner {
             set,
             allow,
-            max_file_bytes: opts.max_file_bytes.unwrap_or(DEFAULT_MAX_FILE_BYTES),
+            unscanned_allowed,
+            max_file_bytes: opts
+                .max_file_bytes
+                .unwrap_or(DEFAULT_MAX_FILE_BYTES)
+                .min(HARD_MAX_FILE_BYTES),
             on_unscanned: opts.on_unscanned,
         })
     }
@@ -318,15 +367,79 @@ impl SecretScanner {
 
     /// Scan one changed file, adding its findings to `issues`.
     pub fn scan_file(&self, file: &FileChange, issues: &mut Vec<Issue>) {
+        let mut state = None;
+        self.scan_part(file, &mut state, issues);
+        if !file.last_part() {
+            // Handed one window of a file and no more: say so at once.
+            self.end_file(&mut state, issues);
+        }
+    }
+
+    /// Scan one window of a changed file (`file.part`; a file not read in
+    /// windows is its own only window), keeping in `state` what the next
+    /// window of the same file needs; the file's closing issues come with
+    /// its last window.
+    pub fn scan_part(
+        &self,
+        file: &FileChange,
+        state: &mut Option<FileScan>,
+        issues: &mut Vec<Issue>,
+    ) {
+        if file.first_part() || state.as_ref().is_none_or(|s| s.path != file.path) {
+            if state.is_some() {
+                self.end_file(state, issues);
+            }
+            *state = Some(self.start_file(file, issues));
+        }
+        let Some(st) = state.as_mut() else {
+            return;
+        };
+        if !st.skip {
+            let mut out = FileIssues {
+                path: &file.path,
+                issues: &mut *issues,
+                reported: st.reported,
+                suppressed: st.suppressed,
+                seen: std::mem::take(&mut st.seen),
+                published: std::mem::take(&mut st.published),
+            };
+            let ctx = Ctx {
+                path: &file.path,
+                lock: is_lock_file(&file.path),
+            };
+            if file.new_kind == Some(EntryKind::Symlink) {
+                // Scanned whole with its name, when the file was started.
+            } else if file.binary {
+                self.scan_binary(file, st, ctx, &mut out);
+            } else {
+                self.scan_text(file, st, ctx, &mut out);
+            }
+            st.reported = out.reported;
+            st.suppressed = out.suppressed;
+            st.seen = out.seen;
+            st.published = out.published;
+        }
+        if file.last_part() {
+            self.end_file(state, issues);
+        }
+    }
+
+    /// The first window of a file: what is said of the file as a whole
+    /// (its path, a link's target), and whether it is scanned at all.
+    fn start_file(&self, file: &FileChange, issues: &mut Vec<Issue>) -> FileScan {
+        let mut st = FileScan {
+            path: file.path.clone(),
+            ..Default::default()
+        };
         if file.op == Operation::Delete
             || matches!(file.new_kind, None | Some(EntryKind::Submodule))
+            || self.allow.is_match(&file.path)
+            || self.set.path_allowed(&file.path)
         {
-            return;
+            st.skip = true;
+            return st;
         }
-        if self.allow.is_match(&file.path) || self.set.path_allowed(&file.path) {
-            return;
-        }
-        if file.is_streamed() {
+        if file.is_streamed() && file.part.is_none() {
             // Its content was read and let go before it reached this scan.
             issues.push(
                 Issue::new(
@@ -339,7 +452,8 @@ impl SecretScanner {
                 )
                 .at(file.path.clone(), None),
             );
-            return;
+            st.skip = true;
+            return st;
         }
         let mut out = FileIssues {
             path: &file.path,
@@ -360,20 +474,55 @@ impl SecretScanner {
             if let Some(target) = &file.symlink_target {
                 self.scan_short(target, Place::Target, ctx, &mut out);
             }
-        } else if file.binary {
-            self.scan_binary(file, ctx, &mut out);
-        } else {
-            self.scan_text(file, ctx, &mut out);
         }
-        if out.suppressed > 0 {
-            let n = out.suppressed;
-            out.issues.push(
+        st.reported = out.reported;
+        st.suppressed = out.suppressed;
+        st.seen = out.seen;
+        st.published = out.published;
+        st
+    }
+
+    /// The file's last window was scanned: what is left in `state` is
+    /// scanned, and what could not be is said.
+    pub fn end_file(&self, state: &mut Option<FileScan>, issues: &mut Vec<Issue>) {
+        let Some(mut st) = state.take() else {
+            return;
+        };
+        if st.skip {
+            return;
+        }
+        let path = st.path.clone();
+        if !st.carry.is_empty() && st.carry_done < st.carry.len() {
+            // Lines held back for their look-ahead, when the file ended
+            // without a last window saying so.
+            let mut out = FileIssues {
+                path: &path,
+                issues: &mut *issues,
+                reported: st.reported,
+                suppressed: st.suppressed,
+                seen: std::mem::take(&mut st.seen),
+                published: std::mem::take(&mut st.published),
+            };
+            let ctx = Ctx {
+                path: &path,
+                lock: is_lock_file(&path),
+            };
+            self.scan_lines(&[], true, &mut st, ctx, &mut out);
+            st.reported = out.reported;
+            st.suppressed = out.suppressed;
+        }
+        if st.unread || st.total > st.scanned {
+            self.unscanned(&path, st.scanned, st.total, st.unread, issues);
+        }
+        if st.suppressed > 0 {
+            let n = st.suppressed;
+            issues.push(
                 Issue::new(
                     "secrets/too-many-findings",
                     Severity::Info,
                     format!("{n} more possible secrets in this file not listed"),
                 )
-                .at(file.path.clone(), None),
+                .at(path, None),
             );
         }
     }
@@ -419,19 +568,16 @@ impl SecretScanner {
         self.decode(text, ctx, 0, "", at, out);
     }
 
-    /// The added lines of a text file, up to `max_file_bytes`.
-    fn scan_text(&self, file: &FileChange, ctx: Ctx, out: &mut FileIssues) {
-        let total: u64 = file
-            .added_lines
-            .iter()
-            .map(|l| l.text.len() as u64 + 1)
-            .sum();
-        let mut budget = self.max_file_bytes;
-        let mut lines: Vec<(u32, &str)> = Vec::with_capacity(file.added_lines.len());
+    /// The added lines of one window of a text file, up to
+    /// `max_file_bytes` of the file.
+    fn scan_text(&self, file: &FileChange, st: &mut FileScan, ctx: Ctx, out: &mut FileIssues) {
+        let mut fresh: Vec<(u32, &str)> = Vec::with_capacity(file.added_lines.len());
         for added in &file.added_lines {
-            if budget == 0 {
-                break;
+            st.total += added.text.len() as u64 + 1;
+            if st.scanned >= self.max_file_bytes {
+                continue;
             }
+            let budget = self.max_file_bytes - st.scanned;
             let mut text = added.text.as_str();
             if text.len() as u64 >= budget {
                 let mut cut = budget as usize;
@@ -439,12 +585,39 @@ impl SecretScanner {
                     cut -= 1;
                 }
                 text = &text[..cut];
-                budget = 0;
+                st.scanned = self.max_file_bytes;
             } else {
-                budget -= text.len() as u64 + 1;
+                st.scanned += text.len() as u64 + 1;
             }
-            lines.push((added.line, text.strip_suffix('\r').unwrap_or(text)));
+            fresh.push((added.line, text.strip_suffix('\r').unwrap_or(text)));
         }
+        self.scan_lines(&fresh, file.last_part(), st, ctx, out);
+    }
+
+    /// Scan `fresh` lines after the lines carried from the window before:
+    /// each line's own findings once (the last [`LOOKAHEAD`] held back for
+    /// the next window, unless `last`), decoded blobs, and what is split
+    /// across adjacent lines (found again across windows, reported once).
+    fn scan_lines(
+        &self,
+        fresh: &[(u32, &str)],
+        last: bool,
+        st: &mut FileScan,
+        ctx: Ctx,
+        out: &mut FileIssues,
+    ) {
+        let carry = std::mem::take(&mut st.carry);
+        let lines: Vec<(u32, &str)> = carry
+            .iter()
+            .map(|(n, t)| (*n, t.as_str()))
+            .chain(fresh.iter().copied())
+            .collect();
+        let done = st.carry_done.min(lines.len());
+        let end = if last {
+            lines.len()
+        } else {
+            lines.len().saturating_sub(LOOKAHEAD).max(done)
+        };
         let texts: Vec<&str> = lines.iter().map(|l| l.1).collect();
         // Where each line's run of adjacent lines ends.
         let mut run_end = vec![lines.len(); lines.len()];
@@ -461,47 +634,62 @@ impl SecretScanner {
             .map(|&(l, text)| At::line(l, self.marked(text)))
             .collect();
         let mut findings = Vec::new();
-        for (i, &text) in texts.iter().enumerate() {
-            self.scan_line(text, next(i), ctx, &mut findings);
+        for i in done..end {
+            self.scan_line(texts[i], next(i), ctx, &mut findings);
             if !findings.is_empty() {
                 out.add(self, &mut findings, ats[i], "", false);
             }
         }
-        for (i, &text) in texts.iter().enumerate() {
-            self.decode(text, ctx, 0, "", ats[i], out);
+        for i in done..end {
+            self.decode(texts[i], ctx, 0, "", ats[i], out);
         }
         // Runs of adjacent lines, for what is split across them.
         let mut start = 0;
         while start < lines.len() {
-            let mut end = start + 1;
-            while end < lines.len() && lines[end].0 == lines[end - 1].0.wrapping_add(1) {
-                end += 1;
+            let mut stop = start + 1;
+            while stop < lines.len() && lines[stop].0 == lines[stop - 1].0.wrapping_add(1) {
+                stop += 1;
             }
-            let run: Vec<&str> = lines[start..end].iter().map(|l| l.1).collect();
-            for joined in join::literal_chains(&run)
-                .into_iter()
-                .chain(join::token_blocks(&run))
-            {
-                let at = ats[start + joined.line];
-                let how = joined.how;
-                self.derived(&joined.text, &[], joined.body.clone(), ctx, how, at, out);
-                self.decode(&joined.text[joined.body], ctx, 0, how, at, out);
+            // A run wholly among the lines scanned in the window before
+            // was joined then.
+            if stop > done {
+                let run: Vec<&str> = lines[start..stop].iter().map(|l| l.1).collect();
+                for joined in join::literal_chains(&run)
+                    .into_iter()
+                    .chain(join::token_blocks(&run))
+                {
+                    let at = ats[start + joined.line];
+                    let how = joined.how;
+                    self.derived(&joined.text, &[], joined.body.clone(), ctx, how, at, out);
+                    self.decode(&joined.text[joined.body], ctx, 0, how, at, out);
+                }
             }
-            start = end;
+            start = stop;
         }
-        if total > self.max_file_bytes {
-            self.unscanned(file, self.max_file_bytes, total, out);
-        }
+        let keep = lines.len().saturating_sub(CARRY_LINES);
+        st.carry = lines[keep..]
+            .iter()
+            .map(|&(n, t)| (n, t.to_string()))
+            .collect();
+        st.carry_done = end.saturating_sub(keep).min(st.carry.len());
     }
 
-    /// Every byte of a binary file's new content, up to `max_file_bytes`.
-    fn scan_binary(&self, file: &FileChange, ctx: Ctx, out: &mut FileIssues) {
+    /// One window of a binary file's new content (the whole of it when
+    /// not read in windows), up to `max_file_bytes` of the file.
+    fn scan_binary(&self, file: &FileChange, st: &mut FileScan, ctx: Ctx, out: &mut FileIssues) {
         let Some(bytes) = file.content.as_deref() else {
-            self.unscanned(file, 0, file.size, out);
+            st.unread = true;
+            st.total = st.total.max(file.size);
             return;
         };
-        let total = file.size.max(bytes.len() as u64);
-        let n = (bytes.len() as u64).min(self.max_file_bytes) as usize;
+        let offset = file.part.map_or(0, |p| p.offset);
+        let end = offset + bytes.len() as u64;
+        st.total = st.total.max(end);
+        if file.part.is_none() {
+            st.total = st.total.max(file.size);
+        }
+        let n = (bytes.len() as u64).min(self.max_file_bytes.saturating_sub(offset)) as usize;
+        st.scanned = st.scanned.max(offset + n as u64);
         let runs = decode::text_runs(&bytes[..n]);
         let mut findings = Vec::new();
         for (i, run) in runs.iter().enumerate() {
@@ -515,7 +703,7 @@ impl SecretScanner {
             let at = At {
                 line: None,
                 place: Place::Binary {
-                    base: run.offset as u64,
+                    base: offset + run.offset as u64,
                     stride: run.stride as u64,
                 },
                 allowed: self.marked(&run.text),
@@ -525,47 +713,67 @@ impl SecretScanner {
             out.add(self, &mut findings, at, "", true);
             self.decode(&run.text, ctx, 0, "", at, out);
         }
-        out.issues.push(
-            Issue::new(
-                "secrets/binary",
-                Severity::Info,
-                "binary file: its text (ASCII and UTF-16 runs, base64 and hex decoded) was \
-                 scanned for secrets; compressed or otherwise encoded content cannot be",
-            )
-            .at(file.path.clone(), None),
-        );
-        if total > n as u64 {
-            self.unscanned(file, n as u64, total, out);
+        if file.last_part() {
+            out.issues.push(
+                Issue::new(
+                    "secrets/binary",
+                    Severity::Info,
+                    "binary file: its text (ASCII and UTF-16 runs, base64 and hex decoded) was \
+                     scanned for secrets; compressed or otherwise encoded content cannot be",
+                )
+                .at(file.path.clone(), None),
+            );
         }
     }
 
-    /// Name the part of `file` that was not scanned: a warning, or an error
-    /// with `on_unscanned: fail`.
-    fn unscanned(&self, file: &FileChange, scanned: u64, total: u64, out: &mut FileIssues) {
-        let severity = match self.on_unscanned {
-            OnUnscanned::Warn => Severity::Warning,
-            OnUnscanned::Fail => Severity::Error,
+    /// Name the part of the file at `path` that was not scanned: an error
+    /// (the check fails), or a warning for a path `unscanned_allowed`
+    /// names (or with `on_unscanned: warn`).
+    fn unscanned(
+        &self,
+        path: &str,
+        scanned: u64,
+        total: u64,
+        unread: bool,
+        issues: &mut Vec<Issue>,
+    ) {
+        let allowed = self.unscanned_allowed.is_match(path);
+        let severity = match (allowed, self.on_unscanned) {
+            (false, OnUnscanned::Fail) => Severity::Error,
+            _ => Severity::Warning,
         };
-        let what = if scanned >= self.max_file_bytes {
+        let what = if unread {
+            format!("only {scanned} of its {total} bytes could be read to scan for secrets")
+        } else if self.max_file_bytes >= HARD_MAX_FILE_BYTES {
+            format!(
+                "only the first {scanned} of its {total} bytes were scanned for secrets \
+                 (the scan's cap is {HARD_MAX_FILE_BYTES} bytes a file)"
+            )
+        } else {
             format!(
                 "only the first {scanned} of its {total} bytes were scanned for secrets \
                  (max_file_bytes: {}): raise max_file_bytes to scan it whole",
                 self.max_file_bytes
             )
-        } else {
-            format!("only {scanned} of its {total} bytes could be read to scan for secrets")
         };
-        let hint = match self.on_unscanned {
-            OnUnscanned::Warn => "; `on_unscanned: fail` refuses such files",
-            OnUnscanned::Fail => "; refused by `on_unscanned: fail`",
+        let hint = match (allowed, self.on_unscanned) {
+            (true, _) => "; let through as a warning by `unscanned_allowed`".to_string(),
+            (false, OnUnscanned::Warn) => {
+                "; let through as a warning by `on_unscanned: warn`".to_string()
+            }
+            (false, OnUnscanned::Fail) => format!(
+                "; a file the scan cannot read whole fails the check: keep it out of the \
+                 change, or list it in the secrets guardrail's `unscanned_allowed` \
+                 (e.g. `unscanned_allowed: [\"{path}\"]`)"
+            ),
         };
-        out.issues.push(
+        issues.push(
             Issue::new(
                 "secrets/unscanned",
                 severity,
-                format!("{} not fully scanned: {what}{hint}", file.path),
+                format!("{path} not fully scanned: {what}{hint}"),
             )
-            .at(file.path.clone(), None),
+            .at(path.to_string(), None),
         );
     }
 
@@ -771,7 +979,9 @@ impl FileIssues<'_> {
                     .seen
                     .iter()
                     .any(|s| s.contains(f.secret.as_str()) || f.secret.contains(s.as_str()));
-            self.seen.insert(f.secret.clone());
+            if self.seen.len() < MAX_SEEN {
+                self.seen.insert(f.secret.clone());
+            }
             if again {
                 continue;
             }

@@ -112,6 +112,56 @@ pub struct FileChange {
     /// it (a candidate's change). Not serialised.
     #[serde(skip)]
     pub likeness: Option<Likeness>,
+    /// Set while a streamed file is handed to the checks in windows
+    /// ([`Part`]): `added_lines` (or a binary file's `content`) then hold
+    /// only this window of the file, never the whole of a large one. Not
+    /// serialised; `None` once the file is read.
+    #[serde(skip)]
+    pub part: Option<Part>,
+}
+
+/// Which window of a streamed file a [`FileChange`] holds. A file is read
+/// in windows of at most [`Part::WINDOW_LINES`] lines and
+/// [`Part::WINDOW_BYTES`] bytes of text (a binary file in windows of
+/// [`Part::BINARY_WINDOW`] bytes), handed to the checks one after the other,
+/// in order: what is kept of a file while it is read is bounded whatever
+/// its size or line count. A check that reads across lines keeps what it
+/// needs of the window before (the secret scan its last lines; see
+/// `layers::secrets`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Part {
+    /// 0 for the file's first window.
+    pub index: u64,
+    /// This is the file's last window.
+    pub last: bool,
+    /// For a binary file: the byte offset of the window's first byte. A
+    /// binary window after the first starts with the last
+    /// [`Part::BINARY_OVERLAP`] bytes of the one before, so that text across
+    /// the boundary is seen whole in one of them.
+    pub offset: u64,
+}
+
+impl Part {
+    /// The most added lines one window holds.
+    pub const WINDOW_LINES: usize = 8192;
+    /// The most bytes of added text one window holds (a window closes at the
+    /// first line that reaches it).
+    pub const WINDOW_BYTES: usize = 1024 * 1024;
+    /// A line longer than this is handed out in pieces of this many bytes,
+    /// each an [`AddedLine`] with the line's number; each piece after the
+    /// first starts with the last [`Part::PIECE_OVERLAP`] bytes of the piece
+    /// before, so a token across the cut is whole in one of them.
+    pub const LINE_PIECE: usize = 1024 * 1024;
+    /// How many bytes of a long line's piece the next piece repeats.
+    pub const PIECE_OVERLAP: usize = 16 * 1024;
+    /// The bytes of a binary file one window holds.
+    pub const BINARY_WINDOW: usize = 4 * 1024 * 1024;
+    /// How many bytes of a binary window the next window repeats.
+    pub const BINARY_OVERLAP: usize = 64 * 1024;
+
+    pub fn first(&self) -> bool {
+        self.index == 0
+    }
 }
 
 impl FileChange {
@@ -138,7 +188,18 @@ impl FileChange {
             content: None,
             streamed: None,
             likeness: None,
+            part: None,
         }
+    }
+
+    /// Is this the first (or only) window of the file handed to the checks?
+    pub fn first_part(&self) -> bool {
+        self.part.is_none_or(|p| p.first())
+    }
+
+    /// Is this the last (or only) window of the file handed to the checks?
+    pub fn last_part(&self) -> bool {
+        self.part.is_none_or(|p| p.last)
     }
 
     /// Builder: set the added lines (numbered from 1) and the counts.
@@ -224,6 +285,7 @@ impl FileChange {
             content: None,
             streamed: Some(self.content_digest()),
             likeness: None,
+            part: None,
         }
     }
 }
@@ -266,6 +328,31 @@ impl ContentDigest {
         self.text.update(b"\n");
     }
 
+    /// The start of one added line numbered `line` whose text is then fed
+    /// in pieces ([`Self::more`]) and closed by [`Self::end_line`]: the same
+    /// digest as [`Self::line`] with the pieces joined.
+    pub fn begin_line(&mut self, line: u32) {
+        use sha2::Digest;
+        let index = self.last.map_or(0, |(i, _)| i + 1);
+        if self.last.is_none_or(|(_, n)| n.wrapping_add(1) != line) {
+            self.runs.update(index.to_le_bytes());
+            self.runs.update(line.to_le_bytes());
+        }
+        self.last = Some((index, line));
+    }
+
+    /// More text of the line begun last.
+    pub fn more(&mut self, text: &[u8]) {
+        use sha2::Digest;
+        self.text.update(text);
+    }
+
+    /// The end of the line begun last.
+    pub fn end_line(&mut self) {
+        use sha2::Digest;
+        self.text.update(b"\n");
+    }
+
     /// `count` lines numbered from 1 whose texts, each followed by a line
     /// break, are exactly the `joined` parts one after the other: the same
     /// digest as feeding them one by one, in one pass over the bytes.
@@ -281,6 +368,21 @@ impl ContentDigest {
         for part in joined {
             self.text.update(part);
         }
+    }
+
+    /// The digest of a binary file read in windows: its length and the
+    /// sha256 of its bytes (a file of one window is digested with
+    /// [`Self::finish`] and its bytes).
+    pub fn finish_streamed_binary(self, len: u64, bytes_sha: &[u8]) -> String {
+        use sha2::Digest;
+        let mut h = sha2::Sha256::new();
+        h.update(b"rascal content 1\0");
+        h.update(self.text.finalize());
+        h.update(self.runs.finalize());
+        h.update(b"binary streamed\0");
+        h.update(len.to_le_bytes());
+        h.update(bytes_sha);
+        hex::encode(h.finalize())
     }
 
     /// The digest, with a binary file's bytes when it has them.
@@ -331,12 +433,32 @@ impl ChangeSet {
         if !self.tree.is_empty() {
             return self.tree.clone();
         }
-        let summary = ChangeSet {
-            base: self.base.clone(),
-            files: self.files.iter().map(FileChange::summary).collect(),
-            tree: String::new(),
-        };
-        crate::model::verdict::digest(serde_json::to_vec(&summary).unwrap_or_default())
+        // The digest of the summary's JSON (`{"base":…,"files":[…]}`),
+        // written file by file into the hash: no copy of the whole change
+        // and no text of it held at once (100,000 files are a lot of JSON).
+        use sha2::Digest;
+        struct Hashing(sha2::Sha256);
+        impl std::io::Write for Hashing {
+            fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+                self.0.update(b);
+                Ok(b.len())
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut h = Hashing(sha2::Sha256::new());
+        h.0.update(b"{\"base\":");
+        let _ = serde_json::to_writer(&mut h, &self.base);
+        h.0.update(b",\"files\":[");
+        for (i, f) in self.files.iter().enumerate() {
+            if i > 0 {
+                h.0.update(b",");
+            }
+            let _ = serde_json::to_writer(&mut h, &f.summary());
+        }
+        h.0.update(b"]}");
+        hex::encode(h.0.finalize())
     }
 
     /// Was the content of some file streamed to the checks and let go?
@@ -353,4 +475,28 @@ pub enum Likeness {
     /// The normalised text's length in bytes and the smallest
     /// `likeness::SKETCH_SIZE` distinct hashes of its lines, ascending.
     Sketch { len: u64, mins: Arc<[u64]> },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_fingerprint_is_the_digest_of_the_summarys_json() {
+        let cs = ChangeSet {
+            base: "abc".into(),
+            files: vec![
+                FileChange::new("a.rs", Operation::Create).with_lines(&["x", "y"]),
+                FileChange::new("b.bin", Operation::Modify).with_content(b"\0\x01"),
+            ],
+            tree: String::new(),
+        };
+        let summary = ChangeSet {
+            base: cs.base.clone(),
+            files: cs.files.iter().map(FileChange::summary).collect(),
+            tree: String::new(),
+        };
+        let expected = crate::model::verdict::digest(serde_json::to_vec(&summary).unwrap());
+        assert_eq!(cs.fingerprint(), expected);
+    }
 }

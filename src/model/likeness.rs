@@ -82,6 +82,84 @@ impl Likeness {
     }
 }
 
+/// A file's likeness built window by window as the file is streamed
+/// (`FileChange::part`): the same as [`Likeness::of`] the whole file, with
+/// no more than the budget's text held at any time.
+pub struct Building {
+    /// The normalised text so far, while it fits in the budget.
+    text: Option<String>,
+    len: usize,
+    sketch: Sketcher,
+    budget: usize,
+}
+
+impl Building {
+    /// Start the likeness of `f` with what is left of `budget`.
+    pub fn new(f: &FileChange, budget: usize) -> Self {
+        let mut text = header(f);
+        text.push('\n');
+        let mut sketch = Sketcher::default();
+        sketch.add(&header(f));
+        let len = text.len();
+        Building {
+            text: (len <= budget).then_some(text),
+            len,
+            sketch,
+            budget,
+        }
+    }
+
+    /// The added lines of one window of `f`.
+    pub fn lines(&mut self, f: &FileChange) {
+        for l in &f.added_lines {
+            let mut words = l.text.split_whitespace().peekable();
+            if words.peek().is_none() {
+                continue;
+            }
+            self.sketch.add_tokens(l.text.split_whitespace());
+            let (mut n, mut bytes) = (0, 0);
+            for w in l.text.split_whitespace() {
+                n += 1;
+                bytes += w.len();
+            }
+            self.len += 1 + bytes + (n - 1) + 1;
+            if self.len > self.budget {
+                self.text = None;
+            }
+            if let Some(text) = &mut self.text {
+                text.push('+');
+                for (i, w) in words.enumerate() {
+                    if i > 0 {
+                        text.push(' ');
+                    }
+                    text.push_str(w);
+                }
+                text.push('\n');
+            }
+        }
+    }
+
+    /// The likeness, once every window of `f` was fed (`f.removed` final);
+    /// uses `budget` when held whole.
+    pub fn finish(mut self, f: &FileChange, budget: &mut usize) -> Likeness {
+        let foot = footer(f);
+        self.sketch.add(&foot);
+        self.len += foot.len() + 1;
+        match self.text {
+            Some(mut text) if self.len <= *budget => {
+                text.push_str(&foot);
+                text.push('\n');
+                *budget -= self.len;
+                Likeness::Text(text.into())
+            }
+            _ => Likeness::Sketch {
+                len: self.len as u64,
+                mins: self.sketch.finish(),
+            },
+        }
+    }
+}
+
 /// The normalised text of `f` (its added lines held).
 pub fn normalised(f: &FileChange) -> String {
     let mut text = header(f);
@@ -221,6 +299,24 @@ mod tests {
         let l = Likeness::of(&small, &mut none);
         assert!(matches!(l, Likeness::Sketch { .. }));
         assert_eq!(l.len() as usize, normalised(&small).len());
+    }
+
+    #[test]
+    fn built_by_windows_is_the_same_as_whole() {
+        let lines: Vec<String> = (0..3000).map(|i| format!("  let  v{i} = {i};")).collect();
+        let f = file(&lines);
+        for budget in [TEXT_BUDGET, 10] {
+            let (mut a, mut b) = (budget, budget);
+            let whole = Likeness::of(&f, &mut a);
+            let mut building = Building::new(&f, b);
+            for chunk in f.added_lines.chunks(700) {
+                let mut part = f.clone();
+                part.added_lines = chunk.to_vec();
+                building.lines(&part);
+            }
+            assert_eq!(building.finish(&f, &mut b), whole);
+            assert_eq!(a, b);
+        }
     }
 
     #[test]

@@ -11,7 +11,7 @@ use crate::model::changeset::ChangeSet;
 use crate::config::{Config, PermissionsConfig};
 use crate::layers::guardrails::{ContentFindings, ContentReader};
 use crate::layers::permissions::Permissions;
-use crate::model::changeset::FileChange;
+use crate::model::changeset::{AddedLine, FileChange};
 use crate::model::verdict::Issue;
 use std::collections::BTreeMap;
 
@@ -22,7 +22,22 @@ pub struct ContentPass<'c> {
     /// The permissions policy, when it forbids imports.
     imports: Option<Permissions>,
     found_imports: BTreeMap<String, Vec<Issue>>,
+    /// The last lines of the window before, for an import statement across
+    /// the cut between two windows of one file (path, lines).
+    carry: Option<(String, Vec<AddedLine>)>,
+    /// Forbidden imports found past [`MAX_IMPORT_ISSUES`] in the file being
+    /// read.
+    more_imports: usize,
 }
+
+/// How many lines of a window the import scan of the next window reads
+/// again (an import statement spread over more lines across the cut is not
+/// seen whole; see docs/notes/bounded.md).
+const IMPORT_CARRY_LINES: usize = 256;
+
+/// At most this many forbidden imports are listed per file; the rest are
+/// counted in one more issue.
+const MAX_IMPORT_ISSUES: usize = 200;
 
 /// What the content checks found, for `verify`.
 #[derive(Default)]
@@ -64,6 +79,8 @@ impl<'c> ContentPass<'c> {
             guardrails,
             imports,
             found_imports: BTreeMap::new(),
+            carry: None,
+            more_imports: 0,
         }
     }
 
@@ -78,11 +95,59 @@ impl<'c> ContentPass<'c> {
         for (_, reader) in &mut self.guardrails {
             reader.file(f);
         }
-        if let Some(p) = &self.imports {
-            self.found_imports
-                .entry(f.path.clone())
-                .or_default()
-                .extend(p.import_issues(f));
+        let Some(p) = &self.imports else {
+            return;
+        };
+        let found = self.found_imports.entry(f.path.clone()).or_default();
+        let Some(part) = f.part else {
+            found.extend(p.import_issues(f));
+            return;
+        };
+        // One window of a large file: read after the last lines of the
+        // window before, each import listed once.
+        if part.first() {
+            self.carry = None;
+            self.more_imports = 0;
+        }
+        let mut view = FileChange::new(f.path.clone(), f.op);
+        view.old_path = f.old_path.clone();
+        view.new_kind = f.new_kind;
+        view.old_kind = f.old_kind;
+        view.binary = f.binary;
+        view.added_lines = match self.carry.take() {
+            Some((path, carry)) if path == f.path => carry,
+            _ => Vec::new(),
+        };
+        view.added_lines.extend(f.added_lines.iter().cloned());
+        for issue in p.import_issues(&view) {
+            if found.contains(&issue) {
+                continue;
+            }
+            if found.len() < MAX_IMPORT_ISSUES {
+                found.push(issue);
+            } else {
+                self.more_imports += 1;
+            }
+        }
+        if part.last {
+            if self.more_imports > 0 {
+                found.push(
+                    Issue::new(
+                        "permissions/forbidden-import",
+                        crate::model::verdict::Severity::Error,
+                        format!(
+                            "`{}` has {} more forbidden imports not listed",
+                            f.path, self.more_imports
+                        ),
+                    )
+                    .at(&f.path, None),
+                );
+            }
+            self.more_imports = 0;
+        } else {
+            let keep = view.added_lines.len().saturating_sub(IMPORT_CARRY_LINES);
+            view.added_lines.drain(..keep);
+            self.carry = Some((f.path.clone(), view.added_lines));
         }
     }
 

@@ -77,8 +77,10 @@ pub struct StoredEvent {
 pub struct RecordedHead {
     pub head: Option<String>,
     pub events: Option<i64>,
-    /// The run started after this database chained its journal, so it
-    /// cannot be an unchained run of an older rascal.
+    /// The run is not one of those an older rascal recorded before this
+    /// database chained its journal (a list the store keeps under a digest
+    /// of its own, written once): it cannot be unchained. Never decided by
+    /// a column no hash covers (a run's `started_at`).
     pub must_chain: bool,
 }
 
@@ -102,6 +104,15 @@ pub fn check(
             events: rows.len() as u64,
             head: None,
         });
+    }
+    if unchained && !rows.is_empty() {
+        return Err(broken(
+            1,
+            "the run's journal carries no hashes, but it is not one of the runs this \
+             database held before its journal was chained: its hashes were removed \
+             (or the database's list of unchained runs was altered)"
+                .into(),
+        ));
     }
     let mut prev = genesis(run);
     for (i, row) in rows.iter().enumerate() {

@@ -104,6 +104,53 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 /// written by an older rascal).
 const CHAINED_SINCE: &str = "chained_since";
 
+/// `meta` key: the runs an older rascal recorded before this database
+/// chained its journal — the only runs `verify` accepts without a chain —
+/// with a digest over the list ([`unchained_marker`]). Written once, when
+/// the chain columns are added; no unhashed column (a run's `started_at`)
+/// decides whether a run must be chained (see `chain.rs`).
+const UNCHAINED_RUNS: &str = "unchained_runs";
+
+/// The value of the [`UNCHAINED_RUNS`] marker for these run ids: the ids
+/// (sorted) and a sha256 over them, so an id added to or removed from the
+/// list without recomputing the digest is caught (and then no run is
+/// accepted unchained).
+fn unchained_marker(runs: &[String]) -> String {
+    let mut runs = runs.to_vec();
+    runs.sort();
+    runs.dedup();
+    serde_json::json!({ "runs": runs, "digest": unchained_digest(&runs) }).to_string()
+}
+
+fn unchained_digest(runs: &[String]) -> String {
+    let mut buf = format!("{}\0unchained-runs\0", chain::SCHEME);
+    for r in runs {
+        buf.push_str(&format!("{}:{r}\n", r.len()));
+    }
+    crate::digest::digest(buf)
+}
+
+/// The runs the [`UNCHAINED_RUNS`] marker names, when its digest checks
+/// out; an empty list when it is missing, unreadable or altered (every run
+/// must then be chained).
+fn unchained_runs(value: Option<&str>) -> Vec<String> {
+    let Some(doc) = value.and_then(|v| serde_json::from_str::<serde_json::Value>(v).ok()) else {
+        return Vec::new();
+    };
+    let runs: Vec<String> = doc["runs"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    match doc["digest"].as_str() {
+        Some(d) if d == unchained_digest(&runs) => runs,
+        _ => Vec::new(),
+    }
+}
+
 fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
     conn.query_row(
         "SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2",
@@ -125,6 +172,14 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
                 Ok(())
             })
             .optional()?
+            .is_some()
+        && conn
+            .query_row(
+                "SELECT 1 FROM meta WHERE key = ?1",
+                [UNCHAINED_RUNS],
+                |_| Ok(()),
+            )
+            .optional()?
             .is_some();
     if ready {
         return Ok(());
@@ -134,6 +189,16 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let existed = has_column(&tx, "events", "seq")?;
     tx.execute_batch(SCHEMA)?;
     let mut since = if existed { None } else { Some(0) };
+    // The runs recorded before the journal was chained: only those of a
+    // database that had no chain until now. A database that has the chain
+    // but lost its marker accepts no run unchained.
+    let mut unchained: Vec<String> = Vec::new();
+    if existed && !has_column(&tx, "events", "hash")? {
+        let mut stmt = tx.prepare("SELECT id FROM runs")?;
+        unchained = stmt
+            .query_map([], |r| r.get::<_, String>(0))?
+            .collect::<rusqlite::Result<_>>()?;
+    }
     if !has_column(&tx, "events", "hash")? {
         tx.execute_batch(
             "ALTER TABLE events ADD COLUMN n INTEGER; ALTER TABLE events ADD COLUMN hash TEXT;",
@@ -149,6 +214,10 @@ fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     tx.execute(
         "INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)",
         params![CHAINED_SINCE, since.unwrap_or(0).to_string()],
+    )?;
+    tx.execute(
+        "INSERT OR IGNORE INTO meta(key, value) VALUES (?1, ?2)",
+        params![UNCHAINED_RUNS, unchained_marker(&unchained)],
     )?;
     tx.commit()
 }
@@ -327,19 +396,19 @@ impl Store {
             )
             .optional()
             .map_err(|e| self.err(e))?;
-        let Some((head, events, started_at)) = row else {
+        let Some((head, events, _started_at)) = row else {
             return Err(StoreError::NoSuchRun(run.to_string()));
         };
-        let since: i64 = tx
+        // Whether the run may be unchained is the chained marker's word,
+        // never the run's own (unhashed) columns.
+        let marker: Option<String> = tx
             .query_row(
                 "SELECT value FROM meta WHERE key = ?1",
-                [CHAINED_SINCE],
+                [UNCHAINED_RUNS],
                 |r| r.get::<_, String>(0),
             )
-            .optional()
-            .map_err(|e| self.err(e))?
-            .and_then(|v| v.parse().ok())
-            .unwrap_or(0);
+            .ok();
+        let may_be_unchained = unchained_runs(marker.as_deref()).iter().any(|r| r == run);
         let mut stmt = tx
             .prepare("SELECT n, at, kind, json, hash FROM events WHERE run_id = ?1 ORDER BY seq")
             .map_err(|e| self.err(e))?;
@@ -359,7 +428,7 @@ impl Store {
         let recorded = RecordedHead {
             head,
             events,
-            must_chain: started_at >= since,
+            must_chain: !may_be_unchained,
         };
         Ok((recorded, rows))
     }
@@ -988,6 +1057,13 @@ mod tests {
         sql(&store, "DROP TABLE meta");
         let store = Store::open(&store.path).unwrap();
         assert_eq!(broken_at(&store), 1);
+        // Nor when the run's start is set back before the chain began.
+        sql(
+            &store,
+            "UPDATE runs SET started_at = -1 WHERE id = 'r';
+             UPDATE meta SET value = '9999999999999' WHERE key = 'chained_since';",
+        );
+        assert_eq!(broken_at(&store), 1);
     }
 
     #[test]
@@ -1088,6 +1164,38 @@ CREATE INDEX events_run ON events(run_id, seq);
             store.verify_chain("new"),
             Err(StoreError::Tampered(ChainBroken { event: 1, .. }))
         ));
+        // ...not even with its start set before the upgrade (no unhashed
+        // column decides whether a run is chained).
+        sql(&store, "UPDATE runs SET started_at = 1 WHERE id = 'new'");
+        assert!(matches!(
+            store.verify_chain("new"),
+            Err(StoreError::Tampered(ChainBroken { event: 1, .. }))
+        ));
+        // Nor by adding it to the list of unchained runs without its
+        // digest, and such an altered list accepts no run unchained.
+        sql(
+            &store,
+            "UPDATE meta SET value = replace(value, '[\"old\"]', '[\"new\",\"old\"]')
+             WHERE key = 'unchained_runs'",
+        );
+        let marker: String = store
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'unchained_runs'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert!(marker.contains("\"new\""), "{marker}");
+        assert!(store.verify_chain("new").is_err());
+        assert!(store.verify_chain("old").is_err());
+        // Nor by deleting the list: a database that has the chain and no
+        // list accepts no run unchained.
+        sql(&store, "DELETE FROM meta WHERE key = 'unchained_runs'");
+        drop(store);
+        let store = Store::open(&path).unwrap();
+        assert!(store.verify_chain("new").is_err());
+        assert!(store.verify_chain("old").is_err());
         // Old rows with a hashed row among them: never valid.
         sql(
             &store,
