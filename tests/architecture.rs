@@ -129,7 +129,9 @@ fn walk_tokens(tokens: &[proc_macro2::TokenTree], here: &[String], out: &mut Vec
                 walk_tokens(&inner, here, out);
                 i += 1;
             }
-            TokenTree::Ident(id) if ["crate", "super", "self"].contains(&id.to_string().as_str()) => {
+            TokenTree::Ident(id)
+                if ["crate", "super", "self"].contains(&id.to_string().as_str()) =>
+            {
                 // Not a path root when it follows `::` (`a::self`) or is a
                 // lone `self` receiver.
                 let after_colons = i >= 2 && is_colons(&tokens[i - 2..i]);
@@ -177,7 +179,8 @@ fn read_path(
             }
             Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Brace => {
                 let inner: Vec<TokenTree> = g.stream().into_iter().collect();
-                for tree in inner.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ',')) {
+                for tree in inner.split(|t| matches!(t, TokenTree::Punct(p) if p.as_char() == ','))
+                {
                     read_use_tree(tree, base.clone(), out);
                 }
                 return i + 3;

@@ -715,11 +715,29 @@ mod tests {
     fn have_bwrap() -> bool {
         match available() {
             Ok(_) => true,
-            Err(e) if std::env::var_os("RASCAL_REQUIRE_BWRAP").is_some() => panic!("{e}"),
             Err(e) => {
-                eprintln!("skipping sandbox test: {e}");
+                skip("RASCAL_REQUIRE_BWRAP", &e);
                 false
             }
+        }
+    }
+
+    /// A test that cannot run here: a failure when `require` is set (CI
+    /// sets every `RASCAL_REQUIRE_*`), else said on stderr and appended to
+    /// the file `RASCAL_SKIP_LOG` names, which CI sums up.
+    fn skip(require: &str, why: &str) {
+        if std::env::var_os(require).is_some_and(|v| !v.is_empty()) {
+            panic!("{require} is set but {why}");
+        }
+        eprintln!("skipped: {why} (set {require}=1 to make this a failure)");
+        if let Some(log) = std::env::var_os("RASCAL_SKIP_LOG") {
+            let test = std::thread::current().name().unwrap_or("?").to_string();
+            let line = format!("{require}\t{test}\t{why}\n");
+            let open = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(log);
+            let _ = open.and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
         }
     }
 
@@ -1012,8 +1030,24 @@ mod tests {
         if !have_bwrap() {
             return;
         }
-        assert!(available().unwrap().is_absolute());
-        assert_eq!(available(), available());
+        let bwrap = available().unwrap();
+        assert!(bwrap.is_absolute());
+        // It works: a sandbox of the namespaces `wrap` uses runs a command.
+        let ran = Command::new(&bwrap)
+            .args([
+                "--ro-bind",
+                "/",
+                "/",
+                "--unshare-pid",
+                "--unshare-net",
+                "--",
+            ])
+            .args(["sh", "-c", "exit 3"])
+            .status()
+            .unwrap();
+        assert_eq!(ran.code(), Some(3));
+        // The answer kept for the process is what a fresh probe finds.
+        assert_eq!(available(), probe(bwrap_path()));
     }
 
     /// The system is read-only: writes outside the workspace fail and leave host
@@ -1261,7 +1295,7 @@ mod tests {
         let needle = format!("1000.{m}");
         wait_until(
             "the sandbox's sleep is gone",
-            Duration::from_secs(2),
+            Duration::from_secs(30),
             || procs_with(needle.as_bytes()).is_empty(),
         );
     }
@@ -1301,7 +1335,7 @@ mod tests {
         let needle = format!("1000.{m}");
         wait_until(
             "bwrap and the sandbox are gone",
-            Duration::from_secs(2),
+            Duration::from_secs(30),
             || procs_with(needle.as_bytes()).is_empty(),
         );
     }
@@ -1390,7 +1424,10 @@ mod tests {
             .into_iter()
             .find(|p| Path::new(p).exists())
         else {
-            eprintln!("skipping: `script` (util-linux) not found");
+            skip(
+                "RASCAL_REQUIRE_SANDBOX_TOOLS",
+                "`script` not found (apt-get install bsdutils)",
+            );
             return;
         };
         let (_t, base) = scratch();
@@ -1424,7 +1461,10 @@ mod tests {
             .into_iter()
             .find(|p| Path::new(p).exists())
         else {
-            eprintln!("skipping: setpriv not found");
+            skip(
+                "RASCAL_REQUIRE_SANDBOX_TOOLS",
+                "`setpriv` not found (apt-get install util-linux)",
+            );
             return;
         };
         let (_t, base) = scratch();
@@ -1545,7 +1585,10 @@ mod tests {
             return;
         }
         if !knows_size() {
-            eprintln!("skipping: this bwrap has no --size");
+            skip(
+                "RASCAL_REQUIRE_SANDBOX_TOOLS",
+                "this bwrap has no --size (bubblewrap 0.8 or later has it)",
+            );
             return;
         }
         let (_t, base) = scratch();

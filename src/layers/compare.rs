@@ -538,7 +538,11 @@ mod tests {
         let both = format!("{} {}", signed(r#""pick":"a""#), signed(r#""pick":"b""#));
         assert!(err(both).contains("they differ"));
         let (pick, reason) = parse_pick(
-            format!("blah {} done", signed(r#""pick": "b", "reason": "clearer""#)).as_bytes(),
+            format!(
+                "blah {} done",
+                signed(r#""pick": "b", "reason": "clearer""#)
+            )
+            .as_bytes(),
             &tied,
             n,
         )

@@ -803,7 +803,10 @@ mod tests {
         let n = "0123456789abcdef0123456789abcdef";
         let signed = |body: &str| format!(r#"{{"nonce": "{n}", {body}}}"#);
         assert_eq!(
-            parse_judge(format!("ok {}", signed(r#""pass": true, "reason": "fine""#)).as_bytes(), n),
+            parse_judge(
+                format!("ok {}", signed(r#""pass": true, "reason": "fine""#)).as_bytes(),
+                n
+            ),
             Ok((true, "fine".into()))
         );
         let e = parse_judge(signed(r#""pass": "yes", "reason": "x""#).as_bytes(), n).unwrap_err();
@@ -835,6 +838,8 @@ mod tests {
         let two = format!(
             r#"{{"nonce": "{n}", "pass": true, "reason": "a"}} {{"nonce": "{n}", "pass": false, "reason": "b"}}"#
         );
-        assert!(parse_judge(two.as_bytes(), n).unwrap_err().contains("differ"));
+        assert!(parse_judge(two.as_bytes(), n)
+            .unwrap_err()
+            .contains("differ"));
     }
 }

@@ -80,13 +80,18 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         }
     };
     let prompt = compare::judge_prompt(instruction, &diffs, &nonce);
-    let env = [(crate::agents::ask::REVIEW_NONCE_ENV.to_string(), nonce.clone())];
+    let env = [(
+        crate::agents::ask::REVIEW_NONCE_ENV.to_string(),
+        nonce.clone(),
+    )];
     let timeout = agent
         .timeout
         .map(|d| d.get())
         .unwrap_or(Duration::from_secs(600));
-    let answer =
-        crate::agents::ask::ask(judge, agent, &prompt, &env, &site.dir, site, timeout, cancel).await;
+    let answer = crate::agents::ask::ask(
+        judge, agent, &prompt, &env, &site.dir, site, timeout, cancel,
+    )
+    .await;
     if let Some(p) = answer.problem {
         note.problem = Some(format!("the judge {p}"));
         return note;
