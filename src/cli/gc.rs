@@ -70,7 +70,7 @@ pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
     } else {
         out(lines(&outcome));
         for f in &outcome.failures {
-            eprintln!("rascal: could not remove {}: {}", f.what, f.cause);
+            super::shared::tell!("rascal: could not remove {}: {}", f.what, f.cause);
         }
     }
     Ok(if outcome.failures.is_empty() {
