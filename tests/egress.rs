@@ -359,10 +359,28 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
     let gone =
         e.rt.block_on(docker.inspect_network(&net_name, None))
             .is_err();
+    // Positive control for (c): from a container on the server's own
+    // network, the same `nc` line reaches the server (so a failing `nc` in
+    // the agent means no way there, not a broken probe).
+    let control = e.rt.block_on(probe_container(
+        &docker,
+        &format!("rascal-egress-test-control-{tag}"),
+        &other_net,
+        &[],
+        &format!("busybox nc -w 3 {server_ip} 8080 </dev/null; echo \"C-control: rc=$?\""),
+    ));
     e.rt.block_on(async {
         let _ = rascal::exec::launch::docker::remove(&docker, &server_name).await;
         let _ = docker.remove_network(&other_net).await;
     });
+    assert!(
+        control.contains("server-container") && control.contains("C-control: rc=0"),
+        "the control reaches the server: {control}"
+    );
+    assert!(
+        !log.contains("server-container"),
+        "(c) the agent reached the server container\n{log}"
+    );
 
     assert_eq!(exit.code, Some(0), "{log}");
     assert_eq!(internal.internal, Some(true));
