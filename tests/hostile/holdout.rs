@@ -200,10 +200,7 @@ fn a_build_cache_planted_by_one_attempt_never_stands_in_for_the_next() {
         return;
     }
     if Command::new("cargo").arg("--version").output().is_err() {
-        if std::env::var_os("RASCAL_REQUIRE_TOOLCHAINS").is_some() {
-            panic!("RASCAL_REQUIRE_TOOLCHAINS is set but `cargo` does not run");
-        }
-        eprintln!("skipped: `cargo` is not installed");
+        common::skip("RASCAL_REQUIRE_TOOLCHAINS", "`cargo` does not run");
         return;
     }
     // Attempt 1 fixes add(), which also dates every file of the build
