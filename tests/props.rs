@@ -343,8 +343,9 @@ fn objects_come_from_the_text(text: &str) {
     }
     let nonce = "0123456789abcdef0123";
     let _ = rascal::layers::review::parse_review(text.as_bytes(), nonce);
-    let _ = rascal::layers::criteria::parse_judge(text.as_bytes());
-    let _ = rascal::layers::compare::parse_pick(text.as_bytes(), &["c1".into(), "c2".into()]);
+    let _ = rascal::layers::criteria::parse_judge(text.as_bytes(), nonce);
+    let _ =
+        rascal::layers::compare::parse_pick(text.as_bytes(), &["c1".into(), "c2".into()], nonce);
 }
 
 target!(answer_extractor_invents_nothing, props_full_answer_extractor, 10_000, (
