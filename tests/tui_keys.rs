@@ -404,10 +404,15 @@ fn mouse_click_focuses_a_column() {
     update(&mut app, Action::Scroll(-3));
     assert!(!app.candidates[2].logs.follow);
     // Tabs (a narrow terminal): a click on a tab title focuses it.
-    update(&mut app, Action::Resize(40, 20));
-    let area = ratatui::layout::Rect::new(0, 0, 40, 20);
+    update(&mut app, Action::Resize(44, 20));
+    let area = ratatui::layout::Rect::new(0, 0, 44, 20);
     let lay = rascal::tui::draw::dashboard::layout_of(&app, area);
-    let (i, r) = lay.tabs[1];
+    // Two titles fit beside the count of the one left out; the focused
+    // one (the third) is among them.
+    let shown: Vec<usize> = lay.tabs.iter().map(|(i, _)| *i).collect();
+    assert_eq!(shown, [1, 2]);
+    assert_eq!(lay.more.map(|(n, _)| n), Some(1));
+    let (i, r) = lay.tabs[0];
     update(&mut app, Action::Click(r.x + 1, r.y));
     assert_eq!(app.focus, i);
 }

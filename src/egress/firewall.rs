@@ -327,7 +327,12 @@ impl Firewall {
             }
             for step in [["-F", chain], ["-X", chain]] {
                 if let Err(e) = self.run(family, &strings(&step)).await {
-                    first_err.get_or_insert(e);
+                    // Removed meanwhile (the run's own teardown, another
+                    // rascal's gc): gone is what was asked for.
+                    if self.run(family, &strings(&["-S", chain])).await.is_ok() {
+                        first_err.get_or_insert(e);
+                    }
+                    break;
                 }
             }
         }
