@@ -559,18 +559,7 @@ impl Beneath {
 
     /// Move `from` to `to`, both beneath the root.
     pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
-        let (fd, fname) = self.parent(from)?;
-        let (td, tname) = self.parent(to)?;
-        // SAFETY: valid descriptors and names.
-        cvt(unsafe {
-            libc::renameat(
-                fd.as_raw_fd(),
-                fname.as_ptr(),
-                td.as_raw_fd(),
-                tname.as_ptr(),
-            )
-        })?;
-        Ok(())
+        self.move_to(from, self, to)
     }
 }
 

@@ -126,10 +126,10 @@ pub fn check(ws: &Path) -> Result<(), String> {
     }
 }
 
-/// The nested repositories of the workspace at `ws`: every entry named
-/// `.git` below its top (any case), found without following links.
-pub fn nested(ws: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
+/// Walk the workspace at `ws` without following links, at most
+/// `MAX_WALK` entries: `visit(dir, entry)` for each, descending into the
+/// entry when it is a folder and `visit` says so.
+pub fn walk(ws: &Path, mut visit: impl FnMut(&Path, &std::fs::DirEntry) -> bool) {
     let mut todo = vec![ws.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
@@ -139,24 +139,35 @@ pub fn nested(ws: &Path) -> Vec<PathBuf> {
         for e in entries.flatten() {
             seen += 1;
             if seen > MAX_WALK {
-                return out;
+                return;
             }
-            let p = e.path();
-            let is_git = e
-                .file_name()
-                .as_encoded_bytes()
-                .eq_ignore_ascii_case(b".git");
-            if is_git {
-                if dir != ws {
-                    out.push(p);
-                }
-                continue;
-            }
-            if e.file_type().is_ok_and(|t| t.is_dir()) {
-                todo.push(p);
+            if visit(&dir, &e) && e.file_type().is_ok_and(|t| t.is_dir()) {
+                todo.push(e.path());
             }
         }
     }
+}
+
+/// Whether a folder entry is named `.git` (any case).
+pub fn is_dot_git(e: &std::fs::DirEntry) -> bool {
+    e.file_name()
+        .as_encoded_bytes()
+        .eq_ignore_ascii_case(b".git")
+}
+
+/// The nested repositories of the workspace at `ws`: every entry named
+/// `.git` below its top (any case), found without following links.
+pub fn nested(ws: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    walk(ws, |dir, e| {
+        if !is_dot_git(e) {
+            return true;
+        }
+        if dir != ws {
+            out.push(e.path());
+        }
+        false
+    });
     out.sort();
     out
 }

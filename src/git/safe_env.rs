@@ -29,7 +29,6 @@ const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// How deep includes are followed.
 const MAX_INCLUDE_DEPTH: usize = 10;
 /// The most entries a walk of the workspace visits.
-const MAX_WALK: usize = 500_000;
 
 /// One git setting as a config file spells it: `section.key` or
 /// `section.subsection.key`, section and key lower-cased (the subsection
@@ -417,28 +416,15 @@ pub fn scan(ws: &Path) -> (Vec<Setting>, Vec<(&'static str, String)>, Vec<PathBu
         }
     }
     // `.gitattributes` anywhere in the workspace (links not followed).
-    let mut todo = vec![ws.to_path_buf()];
-    let mut seen = 0usize;
-    while let Some(dir) = todo.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            seen += 1;
-            if seen > MAX_WALK {
-                break;
-            }
-            let name = e.file_name();
-            let Ok(t) = e.file_type() else { continue };
-            if t.is_dir() && !name.as_encoded_bytes().eq_ignore_ascii_case(b".git") {
-                todo.push(e.path());
-            } else if t.is_file() && name == ".gitattributes" {
-                if let Ok(text) = read_small(&e.path()) {
-                    drivers.extend(attribute_drivers(&text));
-                }
+    crate::git::gitdir::walk(ws, |_, e| {
+        let Ok(t) = e.file_type() else { return false };
+        if t.is_file() && e.file_name() == ".gitattributes" {
+            if let Ok(text) = read_small(&e.path()) {
+                drivers.extend(attribute_drivers(&text));
             }
         }
-    }
+        t.is_dir() && !crate::git::gitdir::is_dot_git(e)
+    });
     (settings, drivers, repos)
 }
 

@@ -36,6 +36,21 @@ pub(crate) struct Attempt {
     pub(crate) agent_ok: bool,
 }
 
+impl Attempt {
+    /// An attempt whose agent never started: its reports, nothing else.
+    fn not_started(reports: Vec<Report>) -> Attempt {
+        Attempt {
+            reports,
+            files: 0,
+            lines: 0,
+            review: None,
+            changes: None,
+            usage: None,
+            agent_ok: false,
+        }
+    }
+}
+
 /// How a candidate ended.
 pub(crate) struct CandidateOutcome {
     pub(crate) id: String,
@@ -243,15 +258,7 @@ impl CandidateJob {
                     .finish();
                 land(r, &mut reports);
                 self.skip_layers(&mut reports, "skipped: the agent did not start");
-                return Attempt {
-                    reports,
-                    files: 0,
-                    lines: 0,
-                    review: None,
-                    changes: None,
-                    usage: None,
-                    agent_ok: false,
-                };
+                return Attempt::not_started(reports);
             }
         }
         let (agent_ok, usage) = match self.landed.clone().filter(|_| attempt == 1) {
@@ -463,16 +470,7 @@ impl CandidateJob {
             &mut reports,
             "skipped: the agent did not start (budget spent)",
         );
-        let done = Attempt {
-            reports,
-            files: 0,
-            lines: 0,
-            review: None,
-            changes: None,
-            usage: None,
-            agent_ok: false,
-        };
-        self.finish(attempt, done, None)
+        self.finish(attempt, Attempt::not_started(reports), None)
     }
 
     fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
