@@ -28,8 +28,6 @@ const MAX_FILES: usize = 2000;
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
 /// How deep includes are followed.
 const MAX_INCLUDE_DEPTH: usize = 10;
-/// The most entries a walk of the workspace visits.
-
 /// One git setting as a config file spells it: `section.key` or
 /// `section.subsection.key`, section and key lower-cased (the subsection
 /// keeps its case, as git does), and the raw value.
