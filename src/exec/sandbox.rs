@@ -732,6 +732,7 @@ mod tests {
         eprintln!("skipped: {why} (set {require}=1 to make this a failure)");
         if let Some(log) = std::env::var_os("RASCAL_SKIP_LOG") {
             let test = std::thread::current().name().unwrap_or("?").to_string();
+            let why = why.replace(['\n', '\t'], " ");
             let line = format!("{require}\t{test}\t{why}\n");
             let open = std::fs::OpenOptions::new()
                 .create(true)
