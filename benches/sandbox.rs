@@ -91,7 +91,7 @@ fn main() {
     let boxed = Place::Sandboxed(Arc::new(Sandboxed {
         origin: repo.path().to_path_buf(),
         workspace: ws.clone(),
-        changes,
+        tree: changes.tree,
         scratch: files.path().join("checks"),
         cache: None,
         hide: vec![repo.path().to_path_buf(), files.path().to_path_buf()],

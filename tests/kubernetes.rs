@@ -1006,7 +1006,7 @@ fn kube_change(fake: &FakeKube) -> KubeChange {
     let copy = Sandboxed {
         origin: repo.path().to_path_buf(),
         workspace: ws,
-        changes: changes.clone(),
+        tree: changes.tree.clone(),
         scratch: files.path().join("checks"),
         cache: None,
         hide: Vec::new(),

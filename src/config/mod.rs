@@ -494,9 +494,8 @@ impl Config {
                     line: None,
                     column: None,
                     message: format!("agent `{name}`: {msg}"),
-                    hint:
-                        "write e.g. `limits: { pids: 512, memory: 2g }` (see docs/notes/sandbox.md)"
-                            .into(),
+                    hint: "write e.g. `limits: { pids: 512, memory: 2g }` (see docs/security.md)"
+                        .into(),
                 });
             }
             if let Some(msg) = container::problem(a) {

@@ -13,7 +13,6 @@ use crate::exec::confine::Confinement;
 use crate::exec::env::{BASE_ENV, TOOLCHAIN_ENV};
 use crate::exec::launch::{docker::DockerLauncher, LaunchSpec, Launcher};
 use crate::exec::runner::{self, CommandSpec, Env, Outcome};
-use crate::model::changeset::ChangeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -75,7 +74,10 @@ pub struct Sandboxed {
     pub origin: PathBuf,
     /// The candidate's workspace (read only by rascal, never by a command).
     pub workspace: PathBuf,
-    pub changes: ChangeSet,
+    /// The change's git tree (hex): every copy is written from it. Only the
+    /// id is kept, never the ChangeSet (a copy of it per place and per
+    /// check would grow with the change).
+    pub tree: String,
     /// Where the copies are made (hidden from the commands).
     pub scratch: PathBuf,
     /// A build cache shared by this candidate's commands of one attempt
@@ -203,7 +205,7 @@ impl Place {
             Place::Sandboxed(s) => s.as_ref(),
             Place::Container(c) => &c.copy,
         };
-        git2::Oid::from_str(&s.changes.tree)
+        git2::Oid::from_str(&s.tree)
             .ok()
             .and_then(|t| crate::git::tree::TreeFiles::open(&s.origin, &s.workspace, t).ok())
             .map_or(FilesReader::Nothing, FilesReader::Tree)
@@ -255,7 +257,7 @@ impl Place {
     pub fn at_base(&self, base_tree: &str, cache: PathBuf) -> Option<Place> {
         let swap = |s: &Sandboxed| {
             let mut s = s.clone();
-            s.changes.tree = base_tree.to_string();
+            s.tree = base_tree.to_string();
             s.cache = Some(cache.clone());
             s.with_holdout = false;
             s
@@ -371,7 +373,7 @@ impl Sandboxed {
             .tempdir_in(&self.scratch)
             .map_err(|e| format!("creating a copy of the change: {e}"))?;
         // Written from the change's tree, never from the workspace's files.
-        let tree = git2::Oid::from_str(&self.changes.tree)
+        let tree = git2::Oid::from_str(&self.tree)
             .map_err(|_| "the change has no tree to check".to_string())?;
         crate::git::workspace::open(&self.origin)
             .and_then(|user| {
@@ -557,7 +559,7 @@ mod tests {
         let s = Sandboxed {
             origin: "/repo".into(),
             workspace: "/files/ws".into(),
-            changes: ChangeSet::default(),
+            tree: String::new(),
             scratch: "/files/runs/r/c/checks".into(),
             cache: Some("/files/runs/r/c/build-cache".into()),
             hide: Vec::new(),

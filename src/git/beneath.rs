@@ -6,7 +6,7 @@
 //! an `openat(2)` walk, component by component with `O_NOFOLLOW`, where it
 //! does not (ENOSYS). A symlink anywhere on the way is an error (ELOOP or
 //! ENOTDIR), never followed; links themselves can be made, listed and
-//! removed. See docs/notes/paths.md.
+//! removed. See docs/security.md.
 
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::fs::File;

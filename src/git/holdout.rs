@@ -7,7 +7,7 @@
 //! The spec files (`.rascal/specs/`) go with them, since a spec names the
 //! held-out tests; directories outside the repository are hidden from every
 //! sandbox ([`outside_dirs`]). A held-out report says pass or fail and
-//! nothing else ([`PASSED`], [`FAILED`]): see docs/notes/holdout.md.
+//! nothing else ([`PASSED`], [`FAILED`]): see docs/security.md.
 
 use git2::{Oid, Repository};
 use globset::{GlobBuilder, GlobSet, GlobSetBuilder};

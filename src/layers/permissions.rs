@@ -277,6 +277,19 @@ fn module_matches(module: &str, forbidden: &str, reaching: bool) -> bool {
     reaching && !m.is_empty() && f.strip_prefix(m).is_some_and(below)
 }
 
+/// What a content pass found of forbidden imports: for a file it read, the
+/// imports found (empty when clean); None for a file it did not read.
+pub trait ImportsRead {
+    fn found_in(&self, path: &str) -> Option<&[Issue]>;
+}
+
+/// Every file read has an entry (empty when clean).
+impl ImportsRead for std::collections::BTreeMap<String, Vec<Issue>> {
+    fn found_in(&self, path: &str) -> Option<&[Issue]> {
+        self.get(path).map(Vec::as_slice)
+    }
+}
+
 fn issue(rule: &str, severity: Severity, path: &str, msg: String) -> Issue {
     Issue::new(format!("permissions/{rule}"), severity, msg).at(path, None)
 }
@@ -351,7 +364,7 @@ impl Permissions {
 
     /// Every violation in `changes`, in change order.
     pub fn check(&self, changes: &ChangeSet) -> Vec<Issue> {
-        self.check_read(changes, &Default::default())
+        self.check_read(changes, &std::collections::BTreeMap::new())
     }
 
     /// Does this policy read the change's added lines (forbidden imports)?
@@ -373,11 +386,7 @@ impl Permissions {
     /// [`Self::import_issues`] found them when they were read (`imports`, by
     /// path). A streamed file missing from `imports` could not be read for
     /// imports: an error, never a pass.
-    pub fn check_read(
-        &self,
-        changes: &ChangeSet,
-        imports: &std::collections::BTreeMap<String, Vec<Issue>>,
-    ) -> Vec<Issue> {
+    pub fn check_read(&self, changes: &ChangeSet, imports: &dyn ImportsRead) -> Vec<Issue> {
         let mut out = Vec::new();
         self.check_totals(changes, &mut out);
         let mut seen = BTreeSet::new();
@@ -386,7 +395,7 @@ impl Permissions {
         for f in &changes.files {
             self.check_file(f, &links, &mut out);
             if self.reads_content() {
-                match imports.get(&f.path) {
+                match imports.found_in(&f.path) {
                     Some(found) => {
                         if read.insert(f.path.as_str()) {
                             out.extend(found.iter().cloned());

@@ -312,7 +312,6 @@ impl CandidateJob {
                 Ok((changes, read)) => {
                     files = changes.files.len();
                     lines = changes.lines_changed();
-                    kept_changes = Some(changes.clone());
                     // Shared by this attempt's own commands only, and
                     // empty at its start: one candidate's build outputs
                     // never reach another's, one attempt's never the next.
@@ -335,90 +334,95 @@ impl CandidateJob {
                                 files,
                                 lines,
                                 review,
-                                changes: kept_changes,
+                                changes: Some(changes),
                                 usage,
                                 agent_ok,
                             };
                         }
                     };
-                    let copy = Sandboxed {
-                        origin: self.repo.clone(),
-                        workspace: workdir.clone(),
-                        changes: changes.clone(),
-                        scratch: candidate_dir.join("checks"),
-                        cache: Some(cache),
-                        hide: self.hidden(),
-                        confined: crate::exec::sandbox::available().is_ok(),
-                        holdout: holdout.clone(),
-                        with_holdout: false,
-                        limits: crate::config::limits::Limits::of(&self.agent),
-                    };
-                    // A docker candidate's commands run in a fresh container
-                    // from its image, a kubernetes candidate's in a Job of
-                    // their own; the others in bubblewrap.
-                    let backend = match self.launcher.name() {
-                        "docker" => Some(Backend::Docker),
-                        "kubernetes" => {
-                            Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
-                                self.config.main.kubernetes.clone().unwrap_or_default(),
-                            ))))
-                        }
-                        _ => None,
-                    };
-                    let place = match (backend, &self.agent.image) {
-                        (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
-                            copy,
-                            run: self.run.clone(),
-                            candidate: id.clone(),
-                            image: image.clone(),
-                            agent: self.agent.clone(),
-                            seq: Default::default(),
-                            attempt,
-                            backend,
-                        })),
-                        _ => Place::Sandboxed(Arc::new(copy)),
-                    };
-                    let v = Verification {
-                        config: &self.config,
-                        place: &place,
-                        changes: &changes,
-                        origin: Origin::Agent,
-                        allow_test_changes: &self.task.allow_test_changes,
-                        cancel: self.cancel.clone(),
-                    };
-                    let journal = self.journal.clone();
-                    let cid = id.clone();
-                    let sink = move |p: Progress| match p {
-                        Progress::LayerStarted(layer) => journal.emit(RunEvent::LayerStarted {
-                            candidate: cid.clone(),
-                            layer,
-                        }),
-                        Progress::Report(r) => journal.emit(RunEvent::ReportLanded {
-                            candidate: cid.clone(),
-                            report: Box::new(r),
-                        }),
-                    };
-                    let later = sequence::LaterLayers {
-                        config: &self.config,
-                        task: &self.task,
-                        place: &place,
-                        base: self.base,
-                        changes: &changes,
-                        author: (&self.info.agent, &self.agent),
-                        site: Site {
-                            run: self.run.clone(),
-                            candidate: id.clone(),
-                            dir: candidate_dir.clone(),
-                            rascal_exe: self.request.rascal_exe.clone(),
-                            attempt,
+                    // The checks borrow the change; it is kept (moved, never
+                    // copied) for the comparator once they are done.
+                    let (rs, outcome) = {
+                        let copy = Sandboxed {
+                            origin: self.repo.clone(),
+                            workspace: workdir.clone(),
+                            tree: changes.tree.clone(),
+                            scratch: candidate_dir.join("checks"),
+                            cache: Some(cache),
                             hide: self.hidden(),
-                            tempo: self.request.tempo,
-                        },
-                        cancel: self.cancel.clone(),
+                            confined: crate::exec::sandbox::available().is_ok(),
+                            holdout: holdout.clone(),
+                            with_holdout: false,
+                            limits: crate::config::limits::Limits::of(&self.agent),
+                        };
+                        // A docker candidate's commands run in a fresh container
+                        // from its image, a kubernetes candidate's in a Job of
+                        // their own; the others in bubblewrap.
+                        let backend = match self.launcher.name() {
+                            "docker" => Some(Backend::Docker),
+                            "kubernetes" => {
+                                Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
+                                    self.config.main.kubernetes.clone().unwrap_or_default(),
+                                ))))
+                            }
+                            _ => None,
+                        };
+                        let place = match (backend, &self.agent.image) {
+                            (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
+                                copy,
+                                run: self.run.clone(),
+                                candidate: id.clone(),
+                                image: image.clone(),
+                                agent: self.agent.clone(),
+                                seq: Default::default(),
+                                attempt,
+                                backend,
+                            })),
+                            _ => Place::Sandboxed(Arc::new(copy)),
+                        };
+                        let v = Verification {
+                            config: &self.config,
+                            place: &place,
+                            changes: &changes,
+                            origin: Origin::Agent,
+                            allow_test_changes: &self.task.allow_test_changes,
+                            cancel: self.cancel.clone(),
+                        };
+                        let journal = self.journal.clone();
+                        let cid = id.clone();
+                        let sink = move |p: Progress| match p {
+                            Progress::LayerStarted(layer) => journal.emit(RunEvent::LayerStarted {
+                                candidate: cid.clone(),
+                                layer,
+                            }),
+                            Progress::Report(r) => journal.emit(RunEvent::ReportLanded {
+                                candidate: cid.clone(),
+                                report: Box::new(r),
+                            }),
+                        };
+                        let later = sequence::LaterLayers {
+                            config: &self.config,
+                            task: &self.task,
+                            place: &place,
+                            base: self.base,
+                            changes: &changes,
+                            author: (&self.info.agent, &self.agent),
+                            site: Site {
+                                run: self.run.clone(),
+                                candidate: id.clone(),
+                                dir: candidate_dir.clone(),
+                                rascal_exe: self.request.rascal_exe.clone(),
+                                attempt,
+                                hide: self.hidden(),
+                                tempo: self.request.tempo,
+                            },
+                            cancel: self.cancel.clone(),
+                        };
+                        sequence::layers_read(&v, Some(&read), &later, &sink).await
                     };
-                    let (rs, outcome) = sequence::layers_read(&v, Some(&read), &later, &sink).await;
                     reports.extend(rs);
                     review = outcome;
+                    kept_changes = Some(changes);
                 }
                 Err(e) => {
                     let r = Report::new(Layer::Agent, "changes")

@@ -21,7 +21,7 @@ pub struct ContentPass<'c> {
     guardrails: Vec<(usize, ContentReader<'c>)>,
     /// The permissions policy, when it forbids imports.
     imports: Option<Permissions>,
-    found_imports: BTreeMap<String, Vec<Issue>>,
+    found_imports: ImportsFound,
     /// The last lines of the window before, for an import statement across
     /// the cut between two windows of one file (path, lines).
     carry: Option<(String, Vec<AddedLine>)>,
@@ -32,7 +32,7 @@ pub struct ContentPass<'c> {
 
 /// How many lines of a window the import scan of the next window reads
 /// again (an import statement spread over more lines across the cut is not
-/// seen whole; see docs/notes/bounded.md).
+/// seen whole; see docs/security.md).
 const IMPORT_CARRY_LINES: usize = 256;
 
 /// At most this many forbidden imports are listed per file; the rest are
@@ -43,9 +43,60 @@ const MAX_IMPORT_ISSUES: usize = 200;
 #[derive(Default)]
 pub struct ContentRead {
     guardrails: Vec<(usize, ContentFindings)>,
-    /// Forbidden imports found in each file, by path (every file read has
-    /// an entry, empty when clean).
-    pub imports: BTreeMap<String, Vec<Issue>>,
+    /// Forbidden imports: which files were read, and what was found in
+    /// those where some were.
+    pub imports: ImportsFound,
+}
+
+/// Forbidden imports found, file by file, in memory that does not grow
+/// with the paths: each file read is remembered as a keyed 64-bit hash of
+/// its path (keys random per process, so no change can aim at a
+/// collision), and only files with findings keep their path and issues.
+#[derive(Default)]
+pub struct ImportsFound {
+    keys: std::collections::hash_map::RandomState,
+    read: std::collections::HashSet<u64>,
+    found: BTreeMap<String, Vec<Issue>>,
+    /// The file being read (its windows come one after another) and what
+    /// was found in it so far.
+    current: Option<String>,
+    scratch: Vec<Issue>,
+}
+
+impl ImportsFound {
+    fn key(&self, path: &str) -> u64 {
+        use std::hash::BuildHasher;
+        self.keys.hash_one(path)
+    }
+
+    /// A window of `path` is about to be read (the file before is done).
+    fn read(&mut self, path: &str) {
+        if self.current.as_deref() != Some(path) {
+            self.flush();
+            let key = self.key(path);
+            self.read.insert(key);
+            self.current = Some(path.to_string());
+        }
+    }
+
+    /// Keep what was found in the file just read, if anything.
+    fn flush(&mut self) {
+        if let Some(path) = self.current.take() {
+            if !self.scratch.is_empty() {
+                let issues = std::mem::take(&mut self.scratch);
+                self.found.entry(path).or_default().extend(issues);
+            }
+        }
+    }
+}
+
+impl crate::layers::permissions::ImportsRead for ImportsFound {
+    fn found_in(&self, path: &str) -> Option<&[Issue]> {
+        if let Some(issues) = self.found.get(path) {
+            return Some(issues);
+        }
+        self.read.contains(&self.key(path)).then_some(&[])
+    }
 }
 
 impl ContentRead {
@@ -78,7 +129,7 @@ impl<'c> ContentPass<'c> {
         ContentPass {
             guardrails,
             imports,
-            found_imports: BTreeMap::new(),
+            found_imports: ImportsFound::default(),
             carry: None,
             more_imports: 0,
         }
@@ -98,7 +149,8 @@ impl<'c> ContentPass<'c> {
         let Some(p) = &self.imports else {
             return;
         };
-        let found = self.found_imports.entry(f.path.clone()).or_default();
+        self.found_imports.read(&f.path);
+        let found = &mut self.found_imports.scratch;
         let Some(part) = f.part else {
             found.extend(p.import_issues(f));
             return;
@@ -152,13 +204,15 @@ impl<'c> ContentPass<'c> {
     }
 
     pub fn finish(self) -> ContentRead {
+        let mut imports = self.found_imports;
+        imports.flush();
         ContentRead {
             guardrails: self
                 .guardrails
                 .into_iter()
                 .map(|(i, r)| (i, r.finish()))
                 .collect(),
-            imports: self.found_imports,
+            imports,
         }
     }
 }
@@ -205,4 +259,42 @@ pub fn read_candidate_change(
         workspace::candidate_change(origin, dir, base, &limits, holdout, None)?
     };
     Ok((changes, pass.finish()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layers::permissions::ImportsRead;
+    use crate::model::verdict::Severity;
+
+    fn issue(path: &str, what: &str) -> Issue {
+        Issue::new("permissions/forbidden-import", Severity::Error, what).at(path, None)
+    }
+
+    #[test]
+    fn files_read_are_known_and_only_findings_keep_their_path() {
+        let mut f = ImportsFound::default();
+        // Two windows of a.rs, a clean b.rs, one finding in c.rs.
+        f.read("a.rs");
+        f.scratch.push(issue("a.rs", "one"));
+        f.read("a.rs");
+        f.scratch.push(issue("a.rs", "two"));
+        f.read("b.rs");
+        f.read("c.rs");
+        f.scratch.push(issue("c.rs", "three"));
+        f.flush();
+        let messages = |p: &str| -> Vec<String> {
+            f.found_in(p)
+                .unwrap()
+                .iter()
+                .map(|i| i.message.clone())
+                .collect()
+        };
+        assert_eq!(messages("a.rs"), ["one", "two"]);
+        assert_eq!(f.found_in("b.rs"), Some(&[][..]));
+        assert_eq!(messages("c.rs"), ["three"]);
+        // Never read: None, so the permissions layer says so (a FAIL).
+        assert_eq!(f.found_in("d.rs"), None);
+        assert_eq!(f.found.len(), 2, "a clean file keeps no entry");
+    }
 }

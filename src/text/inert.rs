@@ -4,7 +4,7 @@
 //! `notify:` command's environment, the clipboard, and the OSC strings and
 //! links rascal writes itself. Each boundary calls one function here; none
 //! lets an escape or control sequence, a C1 control, or a character that
-//! reorders or hides text through as itself. `docs/notes/output.md` says
+//! reorders or hides text through as itself. `docs/security.md ("What leaves rascal")` says
 //! what each boundary does.
 
 use std::fmt::Write;
