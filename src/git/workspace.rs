@@ -658,14 +658,7 @@ impl Reading<'_> {
     /// file's blob. A symlink's target (read once, when the change was
     /// described) is its content; a deleted file's lines come from the base.
     fn content(&self, source: Source, change: &mut FileChange) -> Result<Taken> {
-        let old = match source {
-            Source::Delta(idx) => self
-                .diff
-                .get_delta(idx)
-                .map(|d| d.old_file().id())
-                .filter(|id| !id.is_zero()),
-            Source::Hidden => None,
-        };
+        let old = self.old_blob(source);
         match change.new_kind {
             None => {
                 // Deleted: its removed lines, from the base blob.
@@ -762,17 +755,9 @@ impl Reading<'_> {
     ) -> Result<Taken> {
         use crate::git::windows::{self, LineWindows, NewLines};
         use std::io::{Read, Write};
-        let old = match source {
-            Source::Delta(idx) => self
-                .diff
-                .get_delta(idx)
-                .map(|d| d.old_file().id())
-                .filter(|id| !id.is_zero()),
-            Source::Hidden => None,
-        };
-        let full = crate::git::tree::inside(self.workdir, &change.path)?;
+        let old = self.old_blob(source);
+        let (full, mut file) = self.open_changed(change)?;
         let io = |e| unreadable(&full, e);
-        let mut file = std::fs::File::open(&full).map_err(io)?;
         let first = Part::WINDOW_BYTES as u64;
         let mut head = Vec::with_capacity(change.size.min(first) as usize + 1);
         (&mut file).take(first).read_to_end(&mut head).map_err(io)?;
@@ -936,6 +921,29 @@ impl Reading<'_> {
         Ok(())
     }
 
+    /// A changed file of the workspace, opened beneath it: no link on the
+    /// way is followed, and only a regular file is opened (never a FIFO or
+    /// device). Its full path is for messages.
+    fn open_changed(&self, change: &FileChange) -> Result<(PathBuf, std::fs::File)> {
+        let full = crate::git::tree::inside(self.workdir, &change.path)?;
+        let file = crate::git::beneath::Beneath::open(self.workdir)
+            .and_then(|b| b.open_file(Path::new(&change.path)))
+            .map_err(|e| unreadable(&full, e))?;
+        Ok((full, file))
+    }
+
+    /// The base blob of a changed file (None for a new one).
+    fn old_blob(&self, source: Source) -> Option<git2::Oid> {
+        match source {
+            Source::Delta(idx) => self
+                .diff
+                .get_delta(idx)
+                .map(|d| d.old_file().id())
+                .filter(|id| !id.is_zero()),
+            Source::Hidden => None,
+        }
+    }
+
     /// Read the regular file of `change`, once: its first
     /// `max_binary_bytes` decide text or binary; a text file is read whole,
     /// a binary one is held up to the limit and the rest streamed into its
@@ -943,12 +951,7 @@ impl Reading<'_> {
     /// read is an error: the checks would not see it.
     fn read(&self, change: &FileChange) -> Result<FileRead> {
         use std::io::Read;
-        let full = crate::git::tree::inside(self.workdir, &change.path)?;
-        // Opened beneath the workspace: no link on the way is followed, and
-        // only a regular file is read (never a FIFO or device).
-        let mut file = crate::git::beneath::Beneath::open(self.workdir)
-            .and_then(|b| b.open_file(Path::new(&change.path)))
-            .map_err(|e| unreadable(&full, e))?;
+        let (full, mut file) = self.open_changed(change)?;
         let max = self.limits.max_binary_bytes;
         let mut bytes = Vec::with_capacity(change.size.min(max) as usize + 1);
         (&mut file)
