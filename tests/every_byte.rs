@@ -1,4 +1,4 @@
-//! Scanners see every byte (DESIGN §10.7): the ways an agent could hide a
+//! Scanners see every byte (docs/architecture.md, "Security invariants", 7): the ways an agent could hide a
 //! secret, a banned pattern or a forbidden import from the layers, each on a
 //! real repository, through the real ChangeSet and the real checks — long
 //! padding, a NUL that made source "binary", a key in a binary file, a file

@@ -445,11 +445,14 @@ fn a_change_to_the_gitleaks_file_is_flagged() {
     );
 }
 
-/// The example in README.md § Secrets is a valid `.rascal/secrets.toml`.
+/// The example in docs/configuration.md § Secrets is a valid `.rascal/secrets.toml`.
 #[test]
 fn the_readme_example_parses() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/configuration.md"
+    ))
+    .unwrap();
     let section = &readme[readme.find("### Secrets: the rules are data").unwrap()..];
     let start = section.find("```toml\n").unwrap() + "```toml\n".len();
     let text = &section[start..start + section[start..].find("```").unwrap()];

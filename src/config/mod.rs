@@ -485,7 +485,7 @@ impl Config {
                     line: None,
                     column: None,
                     message: format!("agent `{name}`: {msg}"),
-                    hint: "see README.md § Configuration".into(),
+                    hint: "see docs/configuration.md".into(),
                 });
             }
             if let Some(msg) = limits::problem(a) {
@@ -504,7 +504,7 @@ impl Config {
                     line: None,
                     column: None,
                     message: format!("agent `{name}`: {msg}"),
-                    hint: "see README.md § Docker launcher".into(),
+                    hint: "see docs/launchers.md § Docker launcher".into(),
                 });
             }
             if let Some(s) = &a.scenario {

@@ -1,4 +1,4 @@
-//! Schema of `.rascal/permissions.yaml` (DESIGN §4, Layer 4): which paths,
+//! Schema of `.rascal/permissions.yaml` (Layer 4; docs/configuration.md, "permissions.yaml"): which paths,
 //! operations, sizes and imports a candidate's change may touch.
 //!
 //! Parsing is strict: unknown keys, unknown operation words and invalid

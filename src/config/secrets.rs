@@ -323,7 +323,7 @@ impl Reader<'_> {
         self.err(
             v.span(),
             format!("`{what}` must be {want}"),
-            "see README.md § Secrets",
+            "see docs/configuration.md § Secrets",
         )
     }
 

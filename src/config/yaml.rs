@@ -221,7 +221,7 @@ fn explain(file: &str, text: &str, t: &Tracker, e: serde_yaml::Error) -> ConfigE
         // A value quoted in the message may be as long as the file.
         message: crate::text::cut(&clean_message(&e.to_string()), 1000),
         hint: format!(
-            "fix {file}; the keys and values allowed are listed in README.md § Configuration"
+            "fix {file}; the keys and values allowed are listed in docs/configuration.md"
         ),
     };
     match t.problem.borrow_mut().take() {

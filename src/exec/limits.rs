@@ -132,11 +132,13 @@ impl Mechanism {
     pub fn describe(&self) -> String {
         match self {
             Mechanism::CgroupV2 { parent, .. } => format!(
-                "cgroup v2: each sandbox gets a cgroup under {} with pids.max and memory.max",
+                "cgroup v2: each sandbox gets a cgroup under {} with pids.max and memory.max; \
+                 should rascal be killed, a reaper process empties them",
                 parent.display()
             ),
             Mechanism::CgroupV1 { pids, memory } => format!(
-                "cgroup v1: each sandbox gets a cgroup in {} (pids.max) and {} (memory.limit_in_bytes)",
+                "cgroup v1: each sandbox gets a cgroup in {} (pids.max) and {} \
+                 (memory.limit_in_bytes); should rascal be killed, a reaper process empties them",
                 pids.display(),
                 memory.display()
             ),
@@ -312,18 +314,37 @@ fn trial(m: &Mechanism) -> Result<(), String> {
     }
 }
 
-/// Remove the empty cgroups of rascal processes that are gone (killed
-/// before they could remove their own).
+/// Empty and remove the cgroups of rascal processes that are gone (killed
+/// before they or their reaper could): whatever still runs in one is a
+/// sandbox that outlived its rascal.
 fn sweep(m: &Mechanism) {
-    let parents = match m {
-        Mechanism::CgroupV2 { parent, .. } => vec![parent],
-        Mechanism::CgroupV1 { pids, memory } => vec![pids, memory],
+    let (parents, v2) = match m {
+        Mechanism::CgroupV2 { parent, .. } => (vec![parent], true),
+        Mechanism::CgroupV1 { pids, memory } => (vec![pids, memory], false),
         Mechanism::Rlimit { .. } => return,
     };
-    for parent in parents {
+    for e in std::fs::read_dir(parents[0])
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if stale(&name) {
+            let dirs = parents.iter().map(|p| p.join(&name)).collect();
+            let left = Cgroup { dirs, v2 };
+            for _ in 0..50 {
+                left.kill_all();
+                if left.pids().is_empty() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            left.remove_now();
+        }
+    }
+    for parent in &parents[1..] {
         for e in std::fs::read_dir(parent).into_iter().flatten().flatten() {
-            let name = e.file_name().to_string_lossy().into_owned();
-            if stale(&name) {
+            if stale(&e.file_name().to_string_lossy()) {
                 // Fails (and is left) when it still has processes.
                 let _ = std::fs::remove_dir(e.path());
             }
@@ -385,6 +406,15 @@ impl Cgroup {
             }
             Mechanism::Rlimit { .. } => return Err("no cgroups here".into()),
         };
+        // Should rascal die without removing it, the reaper empties it.
+        let parents: Vec<PathBuf> = dirs
+            .iter()
+            .filter_map(|d| d.parent())
+            .map(Path::to_path_buf)
+            .collect();
+        // Without one (no /bin/sh), `--die-with-parent` and the next
+        // rascal's sweep are what is left.
+        let _ = crate::exec::reaper::watch(&parents);
         let cg = Cgroup { dirs, v2 };
         let made = (|| -> Result<(), String> {
             for d in &cg.dirs {
@@ -451,6 +481,11 @@ impl Cgroup {
             "memory.oom_control"
         };
         (count(mem.join(file), "oom_kill ") > 0).then_some(Hit::Memory)
+    }
+
+    /// Its directories (one per hierarchy).
+    pub fn dirs(&self) -> &[PathBuf] {
+        &self.dirs
     }
 
     fn pids(&self) -> Vec<i32> {

@@ -8,6 +8,7 @@ pub mod launch;
 pub mod limits;
 pub mod notify;
 pub mod place;
+pub mod reaper;
 pub mod runner;
 pub mod runtime;
 pub mod sandbox;

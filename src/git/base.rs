@@ -188,8 +188,10 @@ pub fn load_spec_from(source: ConfigSource, name: &str) -> Result<Task, ConfigEr
     })?;
     Task::from_yaml(&file, &text).map_err(|mut e| {
         e.file = format!("{} ({whence})", e.file);
-        if e.hint.contains("README.md § Configuration") {
-            e.hint = format!("fix {file}; the schema is in README.md § Tasks, criteria and review");
+        if e.hint.contains("docs/configuration.md") {
+            e.hint = format!(
+                "fix {file}; the schema is in docs/configuration.md § Tasks, criteria and review"
+            );
         }
         e
     })

@@ -67,7 +67,7 @@ pub fn config_yaml(found: &[Found]) -> String {
         "# .rascal/config.yaml: the agents rascal runs, and how. Written by `rascal init`;\n\
          # edit freely. rascal reads .rascal/ from a run's base commit, never from your\n\
          # working tree: commit your edits (or try them with --config-from-worktree).\n\
-         # Reference: README.md § Configuration and § Using real agents.\n\nagents:\n",
+         # Reference: docs/configuration.md (and its § Using real agents).\n\nagents:\n",
     );
     for cli in KNOWN {
         let here = found.iter().find(|f| f.cli.program == cli.program);
@@ -115,7 +115,7 @@ pub fn config_yaml(found: &[Found]) -> String {
     ));
     y.push_str(
         "# Agents run as local processes, each in bubblewrap, in a workspace of its own.\n\
-         # `docker` runs them in containers instead (README.md § Docker launcher).\n\
+         # `docker` runs them in containers instead (docs/launchers.md § Docker launcher).\n\
          launcher: process\n\n",
     );
     let agents = strategy_agents(found);

@@ -2,7 +2,7 @@
 //! [`PermissionsConfig`] and reports each violation as an [`Issue`] with
 //! rule id `permissions/<rule>`.
 //!
-//! Hardened against hostile diffs (DESIGN §10):
+//! Hardened against hostile diffs (docs/architecture.md, "Security invariants", 4):
 //! - every path a change touches is judged (both sides of a rename), after
 //!   normalisation (`./`, `//`, `.`, `..`); absolute or escaping paths are
 //!   `path-escape`; backslashes, NUL and control characters are

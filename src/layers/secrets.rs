@@ -1,4 +1,4 @@
-//! Built-in secret scanner (guardrails layer, DESIGN §2 and §10.4).
+//! Built-in secret scanner (guardrails layer; docs/architecture.md, "Security invariants", 7).
 //!
 //! Looks for credentials that an agent added to a change. The rules are
 //! data: rascal's own (`rules/secrets.toml`, compiled in: provider tokens

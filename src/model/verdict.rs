@@ -1,4 +1,4 @@
-//! The verdict model (DESIGN §5): what a check reports, and how reports are
+//! The verdict model (docs/architecture.md, "Verdicts"): what a check reports, and how reports are
 //! reduced to PASS / WARN / FAIL by `gate()`. "Could not verify" is never PASS.
 
 use serde::{Deserialize, Serialize};
