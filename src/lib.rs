@@ -3,7 +3,7 @@
 //! binary.
 //!
 //! The folders are listed from the bottom up; a folder only uses the ones
-//! above it in this list (checked by `tests/architecture.rs`):
+//! above it in this list (checked by `tests/it/architecture.rs`):
 //! `digest`, `text` (sanitising untrusted text) → `config` (bytes in, types out) →
 //! `model` (verdicts, changes, decisions, events and the one fold) → `git`
 //! (repositories, workspaces, diffs) → `egress` (the network allowlist and

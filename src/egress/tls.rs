@@ -177,7 +177,7 @@ fn server_name(data: &[u8]) -> Result<Option<String>, &'static str> {
 }
 
 /// Build a ClientHello record naming `sni` (tests, here and in
-/// `tests/egress.rs`): TLS 1.2 framing, one cipher suite, the server_name
+/// `tests/it/egress.rs`): TLS 1.2 framing, one cipher suite, the server_name
 /// extension when given, plus `extra` extensions (type, data).
 pub fn sample_hello(sni: Option<&str>, extra: &[(u16, Vec<u8>)]) -> Vec<u8> {
     let mut exts = Vec::new();

@@ -16,7 +16,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use ratatui::Frame;
 
 /// The mouse is not in the command table (it has no key).
-const MOUSE: (&str, &str) = ("mouse", "click a column to focus it, wheel scrolls");
+pub const MOUSE: (&str, &str) = ("mouse", "click a column to focus it, wheel scrolls");
 /// Columns between the two halves of a two-column overlay.
 const GAP: usize = 3;
 

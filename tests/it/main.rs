@@ -1,0 +1,49 @@
+//! The integration tests of the `rascal` crate, one binary (the crate's other
+//! crates have only unit tests): each module is one area, `common` holds
+//! the shared helpers (real repositories, the real binary, tmux, docker).
+
+mod common;
+
+mod agents;
+mod architecture;
+mod budget;
+mod bypass;
+mod changeset;
+mod changeset_run;
+mod changeset_stream;
+mod compare;
+mod config;
+mod copy_mode;
+mod criteria;
+mod demo;
+mod diagnostics;
+mod docker;
+mod doctor_safety;
+mod egress;
+mod every_byte;
+mod gc;
+mod guardrails;
+mod home_e2e;
+mod hostile;
+mod init;
+mod journal;
+mod keys_table;
+mod kubernetes;
+mod log_flood;
+mod permissions;
+mod pipeline;
+mod props;
+mod review;
+mod run;
+mod secret_rules;
+mod secrets;
+mod secrets_config;
+mod store_faults;
+mod test_integrity;
+mod tui_cli;
+mod tui_e2e;
+mod tui_keys;
+mod tui_loop;
+mod tui_screens;
+mod tui_scrollback;
+mod tui_width;

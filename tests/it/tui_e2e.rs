@@ -1,0 +1,265 @@
+//! End to end: the real binary in tmux (200×50) runs `rascal demo`; keys
+//! are sent like a user would and each step is checked on the captured
+//! pane. Steps poll the pane against a deadline, never sleep fixed times.
+
+use std::process::Command;
+
+use crate::common;
+use common::tmux::Tmux;
+
+/// `rascal demo --keep --fast` in a fresh tmux server (200×50).
+fn start_demo(name: &str) -> Tmux {
+    start_demo_sized(name, 200, 50)
+}
+
+/// [`start_demo`] in a terminal `w`×`h`.
+fn start_demo_sized(name: &str, w: u16, h: u16) -> Tmux {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    Tmux::start(
+        name,
+        w,
+        h,
+        "",
+        &format!("{bin} demo --keep --fast; echo RASCAL-EXIT=$?"),
+    )
+}
+
+/// The run id and the kept repository, from the screen after quitting.
+fn run_and_repo(s: &str) -> (String, String) {
+    let run = s
+        .split("replay: rascal show ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("run id")
+        .to_string();
+    let repo = s
+        .split("kept the sample repository at ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("kept repository path")
+        .to_string();
+    (run, repo)
+}
+
+#[test]
+fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let t = start_demo("tour");
+
+    // The dashboard: three columns, every verdict landed.
+    let s = t.wait_for(
+        "run finishes",
+        &["finished PASS (exit 0)", "1 careful", "2 hasty", "3 sneaky"],
+    );
+    assert!(s.contains("✓agent ✓guard ✓perm"), "{s}");
+    assert!(s.contains("✗guard"), "{s}");
+    assert!(s.contains("✗perm"), "{s}");
+
+    // Focus hasty, select its guardrails layer, open the layer detail.
+    t.keys(&["2", "l", "Enter"]);
+    let s = t.wait_for(
+        "layer detail",
+        &["hasty · ✗ guardrails", "build", "layer detail"],
+    );
+    assert!(s.contains("fail"), "{s}");
+
+    // The diff view of hasty against the base.
+    t.back_to_dashboard();
+    t.keys(&["d"]);
+    t.wait_for(
+        "diff view",
+        &["hasty · src/lib.rs", "unified", "pub fn shout"],
+    );
+    t.keys(&["s"]);
+    t.wait_for("side by side", &["side by side"]);
+
+    // The compare view.
+    t.back_to_dashboard();
+    t.keys(&["c"]);
+    t.wait_for(
+        "compare view",
+        &["scoreboard · A = hasty", "ranking", "− only in B = "],
+    );
+
+    // Override hasty's failed guardrails with a reason.
+    t.back_to_dashboard();
+    t.keys(&["o"]);
+    t.wait_for("override dialog", &["Override", "Reason (required)"]);
+    t.type_text("flaky offline build");
+    t.keys(&["Enter"]);
+    // The checks its failure skipped never ran: still FAIL, and it says so.
+    let s = t.wait_for(
+        "override recorded",
+        &[
+            "recorded: override hasty",
+            "still FAIL:",
+            "skipped not accepted",
+        ],
+    );
+    assert!(!s.contains("Reason (required)"), "dialog closed:\n{s}");
+    assert!(s.contains("✗guard"), "{s}");
+
+    // `o` again (on the skipped `tests` guardrail), with skipped: accepts
+    // every check that never ran in the same step.
+    t.keys(&["o"]);
+    t.wait_for("override skipped", &["with skipped: also accept", "(Tab)"]);
+    t.type_text("the offline build skips them");
+    t.keys(&["Tab"]);
+    t.wait_for("with skipped on", &["[x] with skipped"]);
+    t.keys(&["Enter"]);
+    t.wait_for("now passes", &["⊘guard", "PASS ⊘ (was FAIL)", "now PASS"]);
+
+    // Quit: the run is over, so no question; the terminal is restored.
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
+    assert!(!s.contains("scoreboard"), "{s}");
+
+    // The override is a decision in the run's record, with its reason.
+    let (run, repo) = run_and_repo(&s);
+    let show = Command::new(bin)
+        .args(["-C", &repo, "show", &run, "--json"])
+        .output()
+        .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&show.stdout).expect("show --json");
+    let hasty = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "hasty")
+        .unwrap();
+    let d = &hasty["decisions"][0];
+    assert_eq!(d["kind"], "override", "{doc:#}");
+    assert_eq!(d["layer"], "guardrails");
+    assert_eq!(d["reason"], "flaky offline build");
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+#[test]
+fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let t = start_demo("finalize");
+    t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful"]);
+
+    // Select careful (it passed: no question beyond the optional reason).
+    t.keys(&["1", "Space"]);
+    t.wait_for(
+        "select dialog",
+        &["Select careful as the winner", "Reason (optional)"],
+    );
+    t.type_text("smallest passing change");
+    t.keys(&["Enter"]);
+    t.wait_for("selected", &["selected careful · not finalized (F)"]);
+
+    // F: the branch, the commit title and the PR body, before anything.
+    t.keys(&["F"]);
+    let s = t.wait_for(
+        "finalize dialog",
+        &[
+            "Finalize careful",
+            "branch   rascal/",
+            "commit   ",
+            "PR body  ",
+        ],
+    );
+    assert!(
+        s.contains("Verified by rascal run"),
+        "the PR body preview:\n{s}"
+    );
+    t.keys(&["j", "j"]);
+    t.wait_for("scrolled", &["from line 3"]);
+    t.keys(&["Enter"]);
+    let s = t.wait_for(
+        "finalized",
+        &[
+            "selected careful · finalized on rascal/",
+            "finalized: committed ",
+        ],
+    );
+    assert!(!s.contains("Finalize careful"), "dialog closed:\n{s}");
+    let branch = s
+        .split("finalized on ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .expect("branch")
+        .to_string();
+
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
+    let (run, repo) = run_and_repo(&s);
+
+    // The branch holds exactly careful's verified tree, on the base.
+    let doc: serde_json::Value = serde_json::from_slice(
+        &Command::new(bin)
+            .args(["-C", &repo, "show", &run, "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .expect("show --json");
+    let careful = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "careful")
+        .unwrap();
+    let git = git2::Repository::open(&repo).unwrap();
+    let commit = git
+        .find_reference(&format!("refs/heads/{branch}"))
+        .unwrap_or_else(|e| panic!("branch {branch}: {e}"))
+        .peel_to_commit()
+        .unwrap();
+    assert_eq!(
+        commit.tree_id().to_string(),
+        careful["tree"].as_str().unwrap()
+    );
+    assert_eq!(
+        commit.parent_id(0).unwrap().to_string(),
+        doc["base"].as_str().unwrap()
+    );
+    // And the run's record says so.
+    assert_eq!(doc["selected"], "careful");
+    assert_eq!(doc["finalized"]["branch"], branch.as_str());
+    assert_eq!(doc["finalized"]["commit"], commit.id().to_string());
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+#[test]
+fn help_at_80x24_status_bar_ends_with_help_overlay_scrolls_to_the_legend() {
+    let t = start_demo_sized("help", 80, 24);
+    let s = t.wait_for("run finishes", &["finished PASS (exit 0)"]);
+    // The status bar is cut to the width by priority, never before `? help`.
+    let bar = s.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+    // (A key and its description are two cells: ` ? ` then ` help `.)
+    assert!(
+        bar.trim_end().ends_with(" ?  help"),
+        "the status bar ends with `? help`: {bar:?}\n{s}"
+    );
+    assert!(bar.contains(" q  quit "), "{bar:?}");
+
+    // `?` opens the overlay; at 80×24 it does not fit, so it scrolls.
+    t.keys(&["?"]);
+    let s = t.wait_for("help opens", &["keys · Esc, ? or q closes", "↓ more"]);
+    assert!(s.contains("everywhere"), "{s}");
+    assert!(!s.contains("marks"), "the legend is below the fold:\n{s}");
+    t.keys(&[
+        "j", "PageDown", "PageDown", "PageDown", "PageDown", "PageDown",
+    ]);
+    let s = t.wait_for(
+        "help scrolled to the legend",
+        &["legend", "marks", "✓ pass", "states", "↑ back up"],
+    );
+    assert!(s.contains("– off/skipped"), "{s}");
+
+    // Esc closes it; the dashboard is back.
+    t.keys(&["Escape"]);
+    let s = t.wait_gone("help closes", &["keys · Esc, ? or q closes"]);
+    assert!(s.contains("1 careful"), "{s}");
+
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0"]);
+    let (_, repo) = run_and_repo(&s);
+    // Only the demo's own directory, whatever the narrow screen did to the line.
+    if repo.contains("/rascal-demo-") {
+        let _ = std::fs::remove_dir_all(&repo);
+    }
+}
