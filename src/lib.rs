@@ -2,32 +2,20 @@
 //! result can be trusted. This crate is the library behind the `rascal`
 //! binary.
 //!
-//! The folders are listed from the bottom up; a folder only uses the ones
-//! above it in this list (checked by `tests/it/architecture.rs`):
-//! `digest`, `text` (sanitising untrusted text) → `config` (bytes in, types out) →
-//! `model` (verdicts, changes, decisions, events and the one fold) → `git`
-//! (repositories, workspaces, diffs) → `egress` (the network allowlist and
-//! its proxy) → `exec` (commands, launchers) →
-//! `agents` (runtimes, stream parsing, asking) → `layers` (the checks) →
-//! `store` (the journal) → `output` (printer, reports) → `pipeline` (the
-//! one orchestrator) → `gc` (cleaning up after runs) → `finalize`,
-//! `doctor`, `init` → `tui` → `cli`.
+//! The workspace's crates, from the bottom up (docs/architecture.md;
+//! checked by `tests/it/architecture.rs`): `rascal-core` (`digest`, `text`,
+//! `config`, `model`), then `rascal-scan` (the pure scanners, seen here as
+//! `layers::secrets`, `layers::imports`, …) and `rascal-exec` (`git`,
+//! `egress`, `exec`, `agents`), then this crate, whose folders follow in
+//! one direction: `layers` (the checks) → `store` (the journal) → `output`
+//! (printer, reports) → `pipeline` (the one orchestrator) → `gc` (cleaning
+//! up after runs) → `finalize`, `doctor`, `init` → `tui` → `cli`.
 
-pub mod digest;
-
-pub mod text;
-
-pub mod config;
-
-pub mod model;
-
-pub mod git;
-
-pub mod egress;
-
-pub mod exec;
-
-pub mod agents;
+// The lower crates' folders under their own names: `crate::model::…`
+// reads the same in every crate of the workspace.
+pub use rascal_core::with_style_names;
+pub use rascal_core::{config, digest, model, text};
+pub use rascal_exec::{agents, egress, exec, git};
 
 pub mod layers;
 

@@ -461,10 +461,3 @@ fn redact(mut text: String, secrets: &[String]) -> String {
     }
     text
 }
-
-impl Report {
-    pub(crate) fn finish_with_issue(mut self, issue: Issue) -> Report {
-        self.issues.push(issue);
-        self.finish()
-    }
-}

@@ -1,7 +1,11 @@
-//! The architecture as a test: data flows one way through the folders of
-//! `src/`, and no file depends on itself through others. The import graph is
-//! read from `crate::…` and `super::…` paths in the sources (the same thing a
-//! reader follows), resolved to the file that defines the module.
+//! The architecture as a test. The workspace's crates depend only
+//! downward (`rascal-core` < `rascal-scan`, `rascal-exec` < `rascal`: the
+//! compiler already refuses a cycle, this names the order), and inside the
+//! one module tree they make together, data flows one way through the
+//! folders and no file depends on itself through others. The import graph
+//! is read from `crate::…`, `super::…` and `self::…` paths in the sources
+//! (the same thing a reader follows), resolved to the file that defines the
+//! module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -12,6 +16,21 @@ const LAYERS: &[&str] = &[
     "digest", "text", "config", "model", "git", "egress", "exec", "agents", "layers", "store",
     "output", "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
 ];
+
+/// The workspace's crates from the bottom up: package, source folder, and
+/// where its modules sit in the one module tree (`rascal-scan`'s scanners
+/// are `layers::secrets`, … to the crates above, which re-export them).
+const CRATES: &[(&str, &str, &str)] = &[
+    ("rascal-core", "crates/core/src", ""),
+    ("rascal-scan", "crates/scan/src", "layers"),
+    ("rascal-exec", "crates/exec/src", ""),
+    ("rascal", "src", ""),
+];
+
+/// The folders a lower crate re-exports under their own names (`use
+/// rascal_core::{config, …}` at its root): a `crate::model` path there is
+/// the core's `model`.
+const CORE: &[&str] = &["config", "digest", "model", "text"];
 
 /// Module path (`a::b`) → source file, for every module in `src/`.
 fn modules(src: &Path) -> BTreeMap<String, PathBuf> {
@@ -222,18 +241,27 @@ fn read_use_tree(tree: &[proc_macro2::TokenTree], base: Vec<String>, out: &mut V
     }
 }
 
-/// File-level dependency graph of the sources under `src`: module →
-/// modules it uses (other than itself).
+/// File-level dependency graph of the sources under `src` (one crate,
+/// its modules at the top): module → modules it uses (other than itself).
 fn graph_of(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
-    let modules = modules(src);
+    graph_from(&modules(src), |_, p| p)
+}
+
+/// The graph of `modules`, each file's used paths first placed in the one
+/// module tree by `place(module, path)`.
+fn graph_from(
+    modules: &BTreeMap<String, PathBuf>,
+    place: impl Fn(&str, Vec<String>) -> Vec<String>,
+) -> BTreeMap<String, BTreeSet<String>> {
     let mut g = BTreeMap::new();
-    for (module, path) in &modules {
+    for (module, path) in modules {
         let code = std::fs::read_to_string(path).unwrap();
         let used = used_paths(&code, module)
             .unwrap_or_else(|e| panic!("{}: cannot parse: {e}", path.display()));
         let deps: BTreeSet<String> = used
-            .iter()
-            .filter_map(|p| resolve(&modules, p))
+            .into_iter()
+            .map(|p| place(module, p))
+            .filter_map(|p| resolve(modules, &p))
             .filter(|m| m != module)
             .collect();
         g.insert(module.clone(), deps);
@@ -241,9 +269,40 @@ fn graph_of(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
     g
 }
 
-/// The crate's own graph.
+/// Every module of every crate of the workspace, in the one module tree.
+fn workspace_modules() -> BTreeMap<String, PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut out = BTreeMap::new();
+    for (_, dir, prefix) in CRATES {
+        for (m, p) in modules(&root.join(dir)) {
+            let m = if prefix.is_empty() {
+                m
+            } else {
+                format!("{prefix}::{m}")
+            };
+            assert!(out.insert(m.clone(), p).is_none(), "{m} is in two crates");
+        }
+    }
+    out
+}
+
+/// The workspace's graph: a path used in a crate whose modules sit under a
+/// prefix is placed under it, unless it names a core folder.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    graph_of(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+    let prefixed: Vec<&str> = CRATES
+        .iter()
+        .filter(|c| !c.2.is_empty())
+        .map(|c| c.2)
+        .collect();
+    graph_from(&workspace_modules(), |module, mut p| {
+        if let Some(prefix) = prefixed.iter().find(|x| top(module) == **x) {
+            let first = p.first().map(String::as_str).unwrap_or("");
+            if first != *prefix && !CORE.contains(&first) {
+                p.insert(0, prefix.to_string());
+            }
+        }
+        p
+    })
 }
 
 fn top(module: &str) -> &str {
@@ -260,7 +319,7 @@ fn every_folder_is_ranked() {
         .collect();
     assert!(
         unranked.is_empty(),
-        "top-level modules missing from LAYERS in tests/architecture.rs: {unranked:?}"
+        "top-level modules missing from LAYERS in tests/it/architecture.rs: {unranked:?}"
     );
 }
 
@@ -376,9 +435,8 @@ fn the_graph_is_read_from_the_sources() {
 #[test]
 fn yaml_is_read_only_in_config() {
     // Domain types take plain strings and numbers; the YAML schema and its
-    // parser stay in src/config/.
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let outside: Vec<String> = modules(&src)
+    // parser stay in config/ (rascal-core).
+    let outside: Vec<String> = workspace_modules()
         .into_iter()
         .filter(|(m, _)| top(m) != "config")
         .filter(|(_, p)| std::fs::read_to_string(p).unwrap().contains("serde_yaml"))
@@ -443,4 +501,68 @@ fn test_only_items_and_comments_add_no_edges() {
     for code in none {
         assert!(planted(code).is_empty(), "{code}");
     }
+}
+
+/// The packages a crate's manifest depends on (any dependency section).
+fn dependencies(manifest: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(manifest).unwrap();
+    let doc: toml::Table = text.parse().unwrap();
+    let mut out = Vec::new();
+    for (key, value) in &doc {
+        if key.ends_with("dependencies") {
+            if let Some(t) = value.as_table() {
+                out.extend(t.keys().cloned());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn crates_depend_only_on_crates_below_them() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let rank = |name: &str| CRATES.iter().position(|c| c.0 == name);
+    let mut wrong = Vec::new();
+    for (i, (name, dir, _)) in CRATES.iter().enumerate() {
+        let manifest = root.join(dir).parent().unwrap().join("Cargo.toml");
+        let deps = dependencies(&manifest);
+        for dep in deps.iter().filter(|d| d.starts_with("rascal")) {
+            match rank(dep) {
+                Some(r) if r < i => {}
+                _ => wrong.push(format!("{name} depends on {dep}")),
+            }
+        }
+        // The lower crates stay free of the runtimes above them.
+        if matches!(*name, "rascal-core" | "rascal-scan") {
+            for heavy in ["tokio", "git2", "bollard", "kube", "rusqlite", "ratatui"] {
+                if deps.iter().any(|d| d == heavy) {
+                    wrong.push(format!("{name} depends on {heavy}"));
+                }
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "crate dependencies out of order: {wrong:?}"
+    );
+    // The reader sees the real manifests.
+    assert!(dependencies(&root.join("Cargo.toml")).contains(&"rascal-core".to_string()));
+}
+
+#[test]
+fn every_crate_of_the_workspace_is_read() {
+    let members: BTreeSet<String> =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("crates"))
+            .unwrap()
+            .map(|e| format!("crates/{}/src", e.unwrap().file_name().to_string_lossy()))
+            .collect();
+    let read: BTreeSet<String> = CRATES
+        .iter()
+        .filter(|c| c.1 != "src")
+        .map(|c| c.1.to_string())
+        .collect();
+    assert_eq!(
+        members, read,
+        "CRATES in tests/it/architecture.rs must list every crate"
+    );
 }

@@ -20,7 +20,7 @@ const KEYWORD_BYTES: usize = 8;
 
 /// Where the built-in rules come from (for messages).
 pub const BUILTIN_FILE: &str = "rules/secrets.toml";
-const BUILTIN: &str = include_str!("../../../rules/secrets.toml");
+const BUILTIN: &str = include_str!("../../../../rules/secrets.toml");
 
 /// The built-in rule file, parsed once. It is tested to parse, to compile
 /// and to find every one of its examples.

@@ -263,6 +263,12 @@ impl Report {
         self
     }
 
+    /// Add `issue`, then [`Report::finish`].
+    pub fn finish_with_issue(mut self, issue: Issue) -> Report {
+        self.issues.push(issue);
+        self.finish()
+    }
+
     /// Derive the status from `errored` and the issues, and seal the receipt.
     pub fn finish(mut self) -> Self {
         if self.status != Status::Skipped {

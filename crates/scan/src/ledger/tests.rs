@@ -8,7 +8,7 @@ macro_rules! fixture {
     ($path:literal) => {
         include_str!(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/fixtures/ledger/",
+            "/../../tests/fixtures/ledger/",
             $path
         ))
     };

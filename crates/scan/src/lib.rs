@@ -1,0 +1,15 @@
+//! rascal-scan: the pure scanners of a change — secrets and their rules,
+//! forbidden imports, dependency manifests, test integrity and the test
+//! runners' ledgers. They read a ChangeSet (or text) and return findings;
+//! nothing here runs a command or touches the network. Depends on
+//! rascal-core only. See docs/architecture.md.
+
+// The core's modules under their own names, so paths read `crate::model::…`
+// here as in every crate of the workspace.
+use rascal_core::{config, digest, model, text};
+
+pub mod deps;
+pub mod imports;
+pub mod ledger;
+pub mod secrets;
+pub mod test_integrity;
