@@ -106,7 +106,7 @@ pub struct FileChange {
     /// says so when it did not — an empty list is never taken for "nothing
     /// added".
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub streamed: Option<String>,
+    pub streamed: Option<ContentId>,
     /// What the comparator keeps of the content once it is let go
     /// (`model::likeness`): set when the stream was asked to keep
     /// it (a candidate's change). Not serialised.
@@ -241,7 +241,7 @@ impl FileChange {
     /// the digest taken when it was read.
     pub fn content_digest(&self) -> String {
         if let Some(d) = &self.streamed {
-            return d.clone();
+            return d.to_string();
         }
         let mut d = ContentDigest::default();
         for l in &self.added_lines {
@@ -255,7 +255,9 @@ impl FileChange {
     /// is the one taken as the content was read ([`ContentDigest`]).
     pub fn release_content(&mut self, digest: Option<String>) {
         if self.streamed.is_none() {
-            self.streamed = Some(digest.unwrap_or_else(|| self.content_digest()));
+            self.streamed = Some(ContentId::of(
+                &digest.unwrap_or_else(|| self.content_digest()),
+            ));
         }
         self.added_lines = Vec::new();
         self.content = None;
@@ -283,7 +285,7 @@ impl FileChange {
             size: self.size,
             added_lines: Vec::new(),
             content: None,
-            streamed: Some(self.content_digest()),
+            streamed: Some(ContentId::of(&self.content_digest())),
             likeness: None,
             part: None,
         }
@@ -464,6 +466,45 @@ impl ChangeSet {
     /// Was the content of some file streamed to the checks and let go?
     pub fn is_streamed(&self) -> bool {
         self.files.iter().any(FileChange::is_streamed)
+    }
+}
+
+/// A content digest ([`FileChange::content_digest`], a sha256 in hex) kept
+/// as its 32 bytes: a streamed change of 100,000 files holds one per file,
+/// and 64 characters on the heap each (plus the allocator's share) were a
+/// tenth of rascal's peak. Written and read as the same hex text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ContentId([u8; 32]);
+
+impl ContentId {
+    /// The id of a digest in hex; anything else (never made by rascal) is
+    /// kept as the sha256 of its text, so it still tells contents apart.
+    pub fn of(hex_digest: &str) -> ContentId {
+        let mut out = [0u8; 32];
+        if hex::decode_to_slice(hex_digest, &mut out).is_err() {
+            use sha2::Digest;
+            out.copy_from_slice(&sha2::Sha256::digest(hex_digest.as_bytes()));
+        }
+        ContentId(out)
+    }
+}
+
+impl std::fmt::Display for ContentId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&hex::encode(self.0))
+    }
+}
+
+impl Serialize for ContentId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for ContentId {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(ContentId::of(&text))
     }
 }
 

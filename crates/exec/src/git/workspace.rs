@@ -477,14 +477,18 @@ fn compute(
     let mut budget = crate::model::likeness::TEXT_BUDGET;
     let lines = !matches!(mode, Mode::Count) || extras.likeness;
     let streamed = !matches!(mode, Mode::Whole);
-    let mut out = Vec::with_capacity(files.len());
-    // Taken one by one from the back, the list of what changed shrinks as
-    // the ChangeSet grows: both are not held whole at once.
-    files.reverse();
-    while let Some((mut change, source)) = files.pop() {
-        if files.capacity() > 64 && files.len() < files.capacity() / 4 {
-            files.shrink_to_fit();
-        }
+    // The list of what changed becomes the ChangeSet's own list in place
+    // (same allocation, no second list of 100,000 entries), each entry
+    // filled with its content in turn.
+    let mut sources = Vec::with_capacity(files.len());
+    let mut files: Vec<FileChange> = files
+        .into_iter()
+        .map(|(f, s)| {
+            sources.push(s);
+            f
+        })
+        .collect();
+    for (change, source) in files.iter_mut().zip(sources) {
         let at = Reading {
             repo: &repo,
             diff: &diff,
@@ -500,7 +504,7 @@ fn compute(
         let taken = if windowed {
             let mut building = extras
                 .likeness
-                .then(|| crate::model::likeness::Building::new(&change, budget));
+                .then(|| crate::model::likeness::Building::new(change, budget));
             let reads = building.is_some() || matches!(mode, Mode::Stream(_));
             let mut feed = |c: &FileChange| {
                 if let Some(b) = building.as_mut() {
@@ -511,35 +515,34 @@ fn compute(
                 }
             };
             let sink: crate::git::windows::Sink = if reads { Some(&mut feed) } else { None };
-            let taken = at.stream(source, &mut change, sink)?;
+            let taken = at.stream(source, change, sink)?;
             if let Some(b) = building {
-                change.likeness = Some(b.finish(&change, &mut budget));
+                change.likeness = Some(b.finish(change, &mut budget));
             }
             taken
         } else {
-            at.content(source, &mut change)?
+            at.content(source, change)?
         };
-        settle_op(&mut change);
+        settle_op(change);
         if let Some(tree) = tree.as_mut() {
-            tree.remove(&change)?;
+            tree.remove(change)?;
             if let Some((oid, file_mode)) = taken.entry {
                 tree.add(&change.path, oid, file_mode)?;
             }
         }
         if extras.likeness && !windowed {
-            change.likeness = Some(crate::model::likeness::Likeness::of(&change, &mut budget));
+            change.likeness = Some(crate::model::likeness::Likeness::of(change, &mut budget));
         }
         match &mut mode {
             Mode::Whole => {}
             Mode::Stream(read) => {
                 if !windowed {
-                    read(&change);
+                    read(change);
                 }
                 change.release_content(taken.digest);
             }
             Mode::Count => change.release_content(taken.digest),
         }
-        out.push(change);
     }
     let tree = match tree {
         Some(t) => t.finish()?.to_string(),
@@ -547,7 +550,7 @@ fn compute(
     };
     Ok(ChangeSet {
         base: base.to_string(),
-        files: out,
+        files,
         tree,
     })
 }
