@@ -13,7 +13,6 @@ use crate::pipeline::{self, PreparedRun, RunRequest};
 use crate::tui::Theme;
 use std::io::Write;
 use std::path::Path;
-use tokio_util::sync::CancellationToken;
 
 /// `rascal run`: the task on its agents, then (with `--auto`) finalize the
 /// comparator's pick.
@@ -143,16 +142,14 @@ pub fn execute(
     let mut view = crate::store::logview::LogView::new(&prepared.state);
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
     rt.block_on(async move {
-        let (tx, mut rx) = crate::pipeline::journal::view_channel();
-        let cancel = CancellationToken::new();
-        let on_signal = cancel.clone();
+        let (session, mut rx) = crate::pipeline::Session::start(prepared);
+        let on_signal = session.cancellation();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 eprintln!("rascal: interrupted; stopping agents (the run record is kept)");
                 on_signal.cancel();
             }
         });
-        let pipeline = tokio::spawn(pipeline::execute(prepared, tx, cancel));
         let mut printer = Printer::new(logs);
         // Folded as they come, never retained: a flood of log lines costs
         // the printer's line, not memory.
@@ -169,9 +166,10 @@ pub fn execute(
         while let Some(ev) = rx.recv().await {
             show(ev);
         }
-        let outcome = pipeline
+        let outcome = session
+            .outcome()
             .await
-            .map_err(|e| CliError::Usage(format!("internal error: {e}")))??;
+            .ok_or_else(|| CliError::Usage("internal error: the run had no pipeline".into()))??;
         if json {
             say!(
                 "{}",

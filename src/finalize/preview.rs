@@ -7,20 +7,7 @@ use crate::git::workspace;
 use crate::model::summary::RunSummary;
 use std::path::Path;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Preview {
-    pub candidate: String,
-    pub branch: String,
-    /// The commit message (its first line is the title).
-    pub message: String,
-    pub pr_body: String,
-}
-
-impl Preview {
-    pub fn title(&self) -> &str {
-        self.message.lines().next().unwrap_or("")
-    }
-}
+pub use crate::model::preview::Preview;
 
 /// The preview of finalizing `candidate` of `summary` (as if it were the
 /// selected one). `repo_dir` is any directory in the target repository.

@@ -19,6 +19,7 @@ pub mod resume;
 pub mod retry;
 pub mod run_id;
 pub mod sequence;
+pub mod session;
 pub mod test_run;
 
 pub use decisions::{record_decision, record_finalized};
@@ -26,6 +27,7 @@ pub use execute::{execute, execute_with};
 pub use prepare::{prepare, PreparedRun};
 pub use request::{PipelineError, RunOutcome, RunRequest};
 pub use run_id::new_run_id;
+pub use session::{Decided, Session};
 
 use crate::model::verdict::{Report, Status};
 

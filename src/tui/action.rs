@@ -120,7 +120,7 @@ pub enum Action {
         text: String,
     },
     /// The shell read what finalizing would do (or why it cannot say).
-    FinalizePreviewed(Result<crate::finalize::preview::Preview, String>),
+    FinalizePreviewed(Result<crate::model::preview::Preview, String>),
     /// The shell finalized: what to say, or why it was refused.
     FinalizeDone(Result<String, String>),
     /// `gh` opened the pull request (its output), or why not.

@@ -4,9 +4,9 @@
 //! open the pull request with `gh` — its output captured, never painted
 //! over the screen — or say the command to run.
 
-use crate::finalize::preview::Preview;
 use crate::finalize::FinalizeOptions;
 use crate::model::event::{Finalization, RunEvent};
+use crate::model::preview::Preview;
 use crate::model::summary::RunSummary;
 use std::path::Path;
 

@@ -4,14 +4,14 @@
 
 use super::action::Action;
 use super::app::{App, RunMeta};
-use super::decision::{author_in, Decision, DecisionKind};
+use super::decision::{author_in, Decision};
 use super::draw::draw;
 use super::keys::Key;
 use super::theme::Theme;
 use super::update::{update, Effect};
 use crate::model::event::RunEvent;
 use crate::model::verdict::Layer;
-use crate::pipeline::{self, PreparedRun};
+use crate::pipeline::{Decided, PreparedRun, Session};
 use crate::store::logview::LogView;
 use crossterm::event::{Event as CtEvent, MouseEventKind};
 use ratatui::backend::Backend;
@@ -748,7 +748,6 @@ pub fn run_interactive(
     let replay = !prepared.request.throwaway;
     let repo = prepared.repo_dir.clone();
     let who = author_in(&repo);
-    let run2 = run_id.clone();
     let trace = Trace::to(prepared.state.join("runs").join(&run_id).join("tui.log"));
     let mut view = LogView::new(&prepared.state);
     for (info, agent) in &prepared.candidates {
@@ -756,18 +755,17 @@ pub fn run_interactive(
     }
     let rt = crate::exec::runtime()?;
     let result = rt.block_on(async move {
-        let (tx, events) = crate::pipeline::journal::view_channel();
         let (stx, rx) = loop_channel();
+        let (session, events) = crate::pipeline::Session::start(prepared);
+        let session = std::sync::Arc::new(session);
         forward(earlier, events, stx.clone(), view.clone());
-        let cancel = CancellationToken::new();
-        let retry_cancel = cancel.clone();
-        let (dtx, drx) = mpsc::unbounded_channel::<Decision>();
-        let pipeline = tokio::spawn(pipeline::execute_with(prepared, tx, cancel.clone(), drx));
+        let cancel = session.cancellation();
         let (term_tx, term_rx) = mpsc::unbounded_channel::<TermEvent>();
         let gate = InputGate::default();
         spawn_input(term_tx.clone(), gate.clone());
         spawn_signals(term_tx);
         let trace2 = trace.clone();
+        let owner = session.clone();
         let shell = Shell {
             origin: repo.clone(),
             base,
@@ -777,30 +775,15 @@ pub fn run_interactive(
                     "decision {}",
                     serde_json::to_string(d).unwrap_or_default()
                 ));
-                if live && dtx.send(d.clone()).is_ok() {
-                    return Ok(None);
-                }
-                if let (DecisionKind::Retry { feedback }, Some(c)) = (&d.kind, &d.candidate) {
-                    // After the run: the candidate's next attempt runs in
-                    // the same journal and streams into this screen.
-                    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-                    let p = crate::pipeline::retry::prepare_retry(
-                        &repo, &run2, c, feedback, &d.who, exe,
-                    )
-                    .map_err(|e| e.to_string())?;
-                    let (tx, events) = crate::pipeline::journal::view_channel();
-                    forward(Vec::new(), events, stx.clone(), view.clone());
-                    let (_keep, drx) = mpsc::unbounded_channel::<Decision>();
-                    let cancel = retry_cancel.clone();
-                    tokio::spawn(async move {
-                        let _keep = _keep;
-                        let _ = pipeline::execute_with(p, tx, cancel, drx).await;
-                    });
-                    return Ok(None);
-                }
-                pipeline::record_decision(&repo, &run2, d.clone())
-                    .map(Some)
-                    .map_err(|e| e.to_string())
+                Ok(match owner.decide(d, live)? {
+                    Decided::Sent => None,
+                    Decided::Recorded(ev) => Some(ev),
+                    Decided::Retrying(events) => {
+                        // The candidate's next attempt streams into this screen.
+                        forward(Vec::new(), events, stx.clone(), view.clone());
+                        None
+                    }
+                })
             }),
             trace,
             clock: now,
@@ -812,9 +795,10 @@ pub fn run_interactive(
             // Quit with `l`: the docker agents go on without us.
             return Ok(None);
         }
-        let outcome = pipeline
+        let outcome = session
+            .outcome()
             .await
-            .map_err(|e| format!("internal error: {e}"))?
+            .ok_or("internal error: the run had no pipeline")?
             .map_err(|e| e.to_string())?;
         Ok::<Option<i32>, String>(Some(outcome.exit_code))
     });
@@ -973,15 +957,16 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         let gate = InputGate::default();
         spawn_input(term_tx.clone(), gate.clone());
         spawn_signals(term_tx);
-        let run2 = run_id.clone();
+        let session = Session::recorded(repo_path.clone(), run_id.clone());
         let shell = Shell {
             origin: repo_path.clone(),
             base,
-            cancel: CancellationToken::new(),
-            decide: Box::new(move |d: &Decision, _live: bool| {
-                pipeline::record_decision(&repo_path, &run2, d.clone())
-                    .map(Some)
-                    .map_err(|e| e.to_string())
+            cancel: session.cancellation(),
+            decide: Box::new(move |d: &Decision, live: bool| {
+                Ok(match session.decide(d, live)? {
+                    Decided::Recorded(ev) => Some(ev),
+                    Decided::Sent | Decided::Retrying(_) => None,
+                })
             }),
             trace,
             clock: now,

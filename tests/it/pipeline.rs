@@ -191,3 +191,84 @@ async fn live_retry_decisions_run_the_next_attempt_with_the_feedback() {
         assert_eq!(c.attempts[0].feedback, "remove the TODO");
     }
 }
+
+/// The run's one owner: the session starts the pipeline, hands back its
+/// outcome, and after the run takes decisions itself — a retry runs the
+/// candidate's next attempt in the same journal (its events on their own
+/// receiver), anything else is recorded. The CLI and the TUI only call it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_owns_the_run_and_its_retries_after_it() {
+    let agents = r#"agents:
+  fixer:
+    runtime: scripted
+    steps:
+      - do: when
+        attempt: 1
+        then: [{ do: write, path: f.txt, content: "TODO\n" }]
+        otherwise: [{ do: write, path: f.txt, content: "done\n" }]
+"#;
+    let t = TestRepo::new(&[
+        (".rascal/config.yaml", agents),
+        (
+            ".rascal/guardrails.yaml",
+            "guardrails:\n  - { name: no-todo, patterns: ['TODO'] }\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    let req = RunRequest::new(
+        t.path().to_path_buf(),
+        "do it",
+        vec!["fixer".into()],
+        common::bin(),
+    );
+    let (session, mut rx) = pipeline::Session::start(pipeline::prepare(req).unwrap());
+    let mut events = Vec::new();
+    while let Some(ev) = rx.recv().await {
+        events.push(ev);
+    }
+    let outcome = session.outcome().await.unwrap().unwrap();
+    assert_eq!(outcome.verdict, Verdict::Fail);
+    assert!(
+        session.outcome().await.is_none(),
+        "the outcome is taken once"
+    );
+
+    // After the run: an escalation is recorded in the journal.
+    let escalate = Decision::new(Some("fixer"), DecisionKind::Escalate, "me", "look");
+    match session.decide(&escalate, false).unwrap() {
+        pipeline::Decided::Recorded(RunEvent::DecisionRecorded { decision }) => {
+            assert_eq!(decision.who, "me")
+        }
+        _ => panic!("an escalation after the run is recorded"),
+    }
+    // A retry starts attempt 2, which passes, in the same journal.
+    let retry = Decision::new(
+        Some("fixer"),
+        DecisionKind::Retry {
+            feedback: "remove the TODO".into(),
+        },
+        "me",
+        "",
+    );
+    let pipeline::Decided::Retrying(mut more) = session.decide(&retry, false).unwrap() else {
+        panic!("a retry after the run starts the next attempt");
+    };
+    let next = tokio::time::timeout(Duration::from_secs(60), async {
+        let mut out = Vec::new();
+        while let Some(ev) = more.recv().await {
+            out.push(ev);
+        }
+        out
+    })
+    .await
+    .unwrap();
+    events.extend(next);
+    let summary = rascal::model::summary::RunSummary::from_events(&events);
+    let c = &summary.candidates[0];
+    assert_eq!(c.attempt, 2);
+    assert_eq!(c.verdict, Some(Verdict::Pass), "{:?}", c.reason);
+    // The journal holds both attempts and the escalation.
+    let list = t.rascal(&["show", session.run(), "--json"]);
+    let text = String::from_utf8_lossy(&list.stdout);
+    assert!(text.contains("remove the TODO"), "{text}");
+}

@@ -13,6 +13,7 @@ pub mod ledger;
 pub mod likeness;
 pub mod log;
 pub mod network;
+pub mod preview;
 pub mod ranking;
 pub mod state;
 pub mod summary;

@@ -446,7 +446,7 @@ fn compute(
     let workdir = workdir(&repo);
 
     // First what changed (paths, operations, kinds), no content yet.
-    let mut files: Vec<(FileChange, Source)> = Vec::new();
+    let mut files: Vec<(FileChange, Source)> = Vec::with_capacity(diff.deltas().len());
     for (idx, delta) in diff.deltas().enumerate() {
         files.push((describe(&repo, &workdir, &delta), Source::Delta(idx)));
     }
@@ -470,7 +470,7 @@ fn compute(
     files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
 
     // Then the content, one file at a time, each read once.
-    let mut tree = match extras.tree && !files.is_empty() {
+    let tree = match extras.tree && !files.is_empty() {
         true => Some(crate::git::tree::ChangeTree::open(origin, dir, base)?),
         false => None,
     };
@@ -488,6 +488,9 @@ fn compute(
             f
         })
         .collect();
+    files.shrink_to_fit();
+    // Each file's entry in the change tree, added once the diff is gone.
+    let mut entries: Vec<Option<(Oid, u32)>> = Vec::with_capacity(files.len());
     for (change, source) in files.iter_mut().zip(sources) {
         let at = Reading {
             repo: &repo,
@@ -524,12 +527,7 @@ fn compute(
             at.content(source, change)?
         };
         settle_op(change);
-        if let Some(tree) = tree.as_mut() {
-            tree.remove(change)?;
-            if let Some((oid, file_mode)) = taken.entry {
-                tree.add(&change.path, oid, file_mode)?;
-            }
-        }
+        entries.push(taken.entry);
         if extras.likeness && !windowed {
             change.likeness = Some(crate::model::likeness::Likeness::of(change, &mut budget));
         }
@@ -544,8 +542,19 @@ fn compute(
             Mode::Count => change.release_content(taken.digest),
         }
     }
+    // The diff's deltas (a hundred bytes a file) are not needed any more:
+    // let them go before the tree's index grows by as many entries.
+    drop(diff);
     let tree = match tree {
-        Some(t) => t.finish()?.to_string(),
+        Some(mut t) => {
+            for (change, entry) in files.iter().zip(entries) {
+                t.remove(change)?;
+                if let Some((oid, file_mode)) = entry {
+                    t.add(&change.path, oid, file_mode)?;
+                }
+            }
+            t.finish()?.to_string()
+        }
         None => String::new(),
     };
     Ok(ChangeSet {
