@@ -5,7 +5,8 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal::exec::runner::Stream;
 use rascal::model::event::RunEvent;
-use rascal::tui::fixture;
+#[path = "../tests/it/common/fixture.rs"]
+mod fixture;
 use rascal::tui::update::update;
 use rascal::tui::Action;
 use ratatui::backend::TestBackend;

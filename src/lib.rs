@@ -11,6 +11,11 @@
 //! (printer, reports) → `pipeline` (the one orchestrator) → `gc` (cleaning
 //! up after runs) → `finalize`, `doctor`, `init` → `tui` → `cli`.
 
+// The unit tests share the integration tests' TUI fixture, which names
+// this crate `rascal`.
+#[cfg(test)]
+extern crate self as rascal;
+
 // The lower crates' folders under their own names: `crate::model::…`
 // reads the same in every crate of the workspace.
 pub use rascal_core::with_style_names;

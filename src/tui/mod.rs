@@ -11,6 +11,8 @@ pub mod diff;
 pub mod draw;
 pub mod finalize;
 #[doc(hidden)]
+#[cfg(test)]
+#[path = "../../tests/it/common/fixture.rs"]
 pub mod fixture;
 pub mod found;
 pub mod highlight;

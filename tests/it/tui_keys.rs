@@ -1,10 +1,10 @@
 //! Key handling as state transitions: keys in (through the command table),
 //! state and effects out. No terminal involved.
 
+use crate::common::fixture::{self, DIFF};
 use rascal::model::verdict::{Layer, Status};
 use rascal::tui::app::{Dialog, Mark, Screen, STRIP};
 use rascal::tui::commands::{dispatch, status_hints};
-use rascal::tui::fixture::{self, DIFF};
 use rascal::tui::update::{update, Effect};
 use rascal::tui::{Action, App, DecisionKind, Key};
 

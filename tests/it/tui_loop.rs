@@ -4,9 +4,9 @@
 //! run that needs the human rings once per occasion, with the bytes the
 //! terminal gets, and runs the `notify:` command.
 
+use crate::common::fixture;
 use rascal::exec::runner::Stream;
 use rascal::model::event::RunEvent;
-use rascal::tui::fixture;
 use rascal::tui::logbuf::CAPACITY;
 use rascal::tui::notifier::Notifier;
 use rascal::tui::shell::{run_loop, Shell, TermEvent, Trace};

@@ -1,7 +1,7 @@
 //! Snapshot tests of every TUI screen and dialog, rendered on ratatui's
 //! TestBackend from fixed state at two terminal sizes, plus NO_COLOR.
 
-use rascal::tui::fixture::{self, DIFF};
+use crate::common::fixture::{self, DIFF};
 use rascal::tui::update::update;
 use rascal::tui::{Action, App, Key};
 use ratatui::backend::TestBackend;

@@ -2,10 +2,10 @@
 //! and diff lines take two columns a character, and the columns after them
 //! stay where they are for ASCII text.
 
+use crate::common::fixture::{self, T0};
 use rascal::model::event::RunEvent;
 use rascal::model::log::Stream;
 use rascal::model::verdict::Layer;
-use rascal::tui::fixture::{self, T0};
 use rascal::tui::update::update;
 use rascal::tui::{Action, App, Key, RunMeta, Theme};
 use ratatui::backend::TestBackend;

@@ -426,8 +426,10 @@ struct Candidate<'h> {
 /// Where a changed file's content comes from.
 #[derive(Clone, Copy)]
 enum Source {
-    /// Delta `n` of the working diff.
-    Delta(usize),
+    /// A delta of the working diff, with its base blob (None for a new
+    /// file): all that reading the content needs of the diff, which is let
+    /// go before the content is read.
+    Delta(Option<Oid>),
     /// A file the working tree's own ignore rules hid from git: read
     /// straight from the working tree.
     Hidden,
@@ -442,14 +444,21 @@ fn compute(
     extras: Candidate<'_>,
 ) -> Result<ChangeSet> {
     let repo = viewing(origin, dir)?;
+    // Before the working diff, not beside it: finding them is a second
+    // diff of the whole working tree, let go once they are listed.
+    let hidden = ignored_files(&repo, base)?;
     let diff = working_diff(&repo, base, 0)?;
     let workdir = workdir(&repo);
 
     // First what changed (paths, operations, kinds), no content yet.
     let mut files: Vec<(FileChange, Source)> = Vec::with_capacity(diff.deltas().len());
-    for (idx, delta) in diff.deltas().enumerate() {
-        files.push((describe(&repo, &workdir, &delta), Source::Delta(idx)));
+    for delta in diff.deltas() {
+        let old = Some(delta.old_file().id()).filter(|id| !id.is_zero());
+        files.push((describe(&repo, &workdir, &delta), Source::Delta(old)));
     }
+    // The deltas (a hundred bytes a file, and their paths) are not needed
+    // any more: let them go before the content is read.
+    drop(diff);
     // Only the base commit's ignore rules decide what is left out: a new
     // path the base ignores (`target/`) is not part of the change, even when
     // the candidate deleted the `.gitignore` that said so; a file hidden
@@ -459,7 +468,7 @@ fn compute(
         !(f.op == Operation::Create
             && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
     });
-    for path in ignored_files(&repo, base)? {
+    for path in hidden {
         if !ignores.ignored(&path, false) {
             files.push((hidden_file(&workdir, &path), Source::Hidden));
         }
@@ -494,7 +503,6 @@ fn compute(
     for (change, source) in files.iter_mut().zip(sources) {
         let at = Reading {
             repo: &repo,
-            diff: &diff,
             workdir: &workdir,
             limits,
             lines,
@@ -542,9 +550,6 @@ fn compute(
             Mode::Count => change.release_content(taken.digest),
         }
     }
-    // The diff's deltas (a hundred bytes a file) are not needed any more:
-    // let them go before the tree's index grows by as many entries.
-    drop(diff);
     let tree = match tree {
         Some(mut t) => {
             for (change, entry) in files.iter().zip(entries) {
@@ -653,7 +658,6 @@ struct Taken {
 /// How the files of one change are read.
 struct Reading<'a> {
     repo: &'a Repository,
-    diff: &'a git2::Diff<'a>,
     workdir: &'a Path,
     limits: &'a ChangeSetLimits,
     /// Build the added lines (else only count them, for a new file).
@@ -947,11 +951,7 @@ impl Reading<'_> {
     /// The base blob of a changed file (None for a new one).
     fn old_blob(&self, source: Source) -> Option<git2::Oid> {
         match source {
-            Source::Delta(idx) => self
-                .diff
-                .get_delta(idx)
-                .map(|d| d.old_file().id())
-                .filter(|id| !id.is_zero()),
+            Source::Delta(old) => old,
             Source::Hidden => None,
         }
     }

@@ -1,13 +1,17 @@
 //! Fixed run states for snapshot tests and the render benchmark: the same
-//! events every time, with injected times (no wall clock).
+//! events every time, with injected times (no wall clock). A test fixture,
+//! not part of the library: the integration tests have it as
+//! `common::fixture`, the library's own unit tests and the TUI benchmark
+//! include this file by path.
+#![allow(dead_code)]
 
-use super::app::{App, RunMeta};
-use super::theme::Theme;
-use super::update::update;
-use super::Action;
-use crate::model::event::{CandidateInfo, RunEvent};
-use crate::model::log::Stream;
-use crate::model::verdict::{Issue, Layer, Report, Severity, Verdict};
+use rascal::model::event::{CandidateInfo, RunEvent};
+use rascal::model::log::Stream;
+use rascal::model::verdict::{Issue, Layer, Report, Severity, Verdict};
+use rascal::tui::app::{App, RunMeta};
+use rascal::tui::theme::Theme;
+use rascal::tui::update::update;
+use rascal::tui::Action;
 
 pub const T0: i64 = 1_800_000_000_000;
 
@@ -213,7 +217,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
         ev.push((
             RunEvent::Usage {
                 candidate: id.clone(),
-                usage: crate::model::usage::Usage {
+                usage: rascal::model::usage::Usage {
                     input_tokens: 12_000 + 1000 * i as u64,
                     output_tokens: 3_400,
                     cached_tokens: 0,
@@ -224,7 +228,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
         ));
     }
     if finished {
-        use crate::layers::compare::{Ranked, Ranking};
+        use rascal::layers::compare::{Ranked, Ranking};
         let k = ids.len().min(3);
         let reasons = [
             "PASS; 3 layers passed; closest to the others (0.62)",
