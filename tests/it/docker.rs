@@ -379,7 +379,7 @@ fn doctor_reports_and_removes_containers_of_runs_the_store_does_not_have() {
 
 /// Start-to-first-log-line latency, median of 20, through the launcher and
 /// through `docker run`. A measurement, not a test: run it with
-/// `cargo test --test docker -- --ignored --nocapture latency`.
+/// `cargo test --test it docker:: -- --ignored --nocapture latency`.
 #[test]
 #[ignore]
 fn latency_start_to_first_log_line() {

@@ -924,7 +924,7 @@ async fn rascal_attach_resumes_a_kubernetes_run_whose_rascal_was_killed() {
 }
 
 /// Figures for the README, not a test of speed (no assertion on time):
-/// `cargo test --release --test kubernetes -- --ignored --nocapture figures`.
+/// `cargo test --release --test it kubernetes:: -- --ignored --nocapture figures`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore]
 async fn figures() {

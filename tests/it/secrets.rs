@@ -761,7 +761,7 @@ fn table_of_secret_cases() {
 
 /// Every rule this table expects is a rule of the built-in set (each rule's
 /// own true and false examples live in the rule file and are checked by
-/// `tests/secret_rules.rs`).
+/// `tests/it/secret_rules.rs`).
 #[test]
 fn every_expected_rule_exists() {
     let ids: Vec<&str> = builtin().rules.iter().map(|r| r.id.as_str()).collect();

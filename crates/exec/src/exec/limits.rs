@@ -167,11 +167,13 @@ pub fn mechanism() -> &'static Mechanism {
             };
         }
         let m = decide(&probe());
-        match prepare(&m).and_then(|()| trial(&m)) {
-            Ok(()) => {
-                sweep(&m);
-                m
-            }
+        // Leftovers first: a dead rascal's cgroups are emptied before this
+        // process makes its own.
+        match prepare(&m).and_then(|()| {
+            sweep(&m);
+            trial(&m)
+        }) {
+            Ok(()) => m,
             Err(e) => Mechanism::Rlimit { why: e },
         }
     })
@@ -352,16 +354,78 @@ fn sweep(m: &Mechanism) {
     }
 }
 
-/// `rascal-<pid>-<n>` of a process that no longer exists.
+/// Who owns a sandbox cgroup: the rascal process's pid namespace, pid and
+/// start time (clock ticks after boot, from `/proc/PID/stat`). A pid alone
+/// is not enough: it is reused, and it means another process in another
+/// pid namespace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub pidns: u64,
+    pub pid: u32,
+    pub start: u64,
+}
+
+impl Owner {
+    /// This process.
+    pub fn me() -> &'static Owner {
+        static ME: OnceLock<Owner> = OnceLock::new();
+        ME.get_or_init(|| {
+            let pid = std::process::id();
+            Owner {
+                pidns: pid_namespace("self").unwrap_or(0),
+                pid,
+                start: start_time(pid).unwrap_or(0),
+            }
+        })
+    }
+
+    /// The prefix of its cgroups' names: `rascal-<pidns>-<pid>-<start>-`.
+    pub fn prefix(&self) -> String {
+        format!("rascal-{}-{}-{}-", self.pidns, self.pid, self.start)
+    }
+
+    /// The owner of a sandbox cgroup named `rascal-<pidns>-<pid>-<start>-<n>`.
+    pub fn of(name: &str) -> Option<Owner> {
+        let mut parts = name.strip_prefix("rascal-")?.split('-');
+        let owner = Owner {
+            pidns: parts.next()?.parse().ok()?,
+            pid: parts.next()?.parse().ok()?,
+            start: parts.next()?.parse().ok()?,
+        };
+        parts.next()?.parse::<u64>().ok()?;
+        parts.next().is_none().then_some(owner)
+    }
+}
+
+/// The inode of `/proc/<who>/ns/pid` (`pid:[4026531836]`).
+fn pid_namespace(who: &str) -> Option<u64> {
+    let link = std::fs::read_link(format!("/proc/{who}/ns/pid")).ok()?;
+    let text = link.to_string_lossy();
+    text.strip_prefix("pid:[")?.strip_suffix(']')?.parse().ok()
+}
+
+/// A process's start time (field 22 of `/proc/PID/stat`).
+fn start_time(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The name (field 2) may hold spaces and parentheses: count after the
+    // last `)`.
+    let after = &stat[stat.rfind(')')? + 1..];
+    after.split_whitespace().nth(19)?.parse().ok()
+}
+
+/// A sandbox cgroup whose rascal is gone: its owner ran in this pid
+/// namespace (elsewhere this process cannot tell, and leaves it alone),
+/// and no process with that pid and start time exists. Not this process's
+/// own, nor any name rascal did not make.
 fn stale(name: &str) -> bool {
-    let Some(pid) = name
-        .strip_prefix("rascal-")
-        .and_then(|r| r.split_once('-'))
-        .and_then(|(pid, n)| n.parse::<u64>().ok().and(pid.parse::<u32>().ok()))
-    else {
+    let Some(owner) = Owner::of(name) else {
         return false;
     };
-    pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists()
+    let me = Owner::me();
+    if owner.pidns != me.pidns || owner == *me {
+        return false;
+    }
+    start_time(owner.pid) != Some(owner.start)
 }
 
 /// Why a sandbox was stopped.
@@ -395,8 +459,8 @@ impl Cgroup {
     /// A fresh cgroup with `limits`.
     pub fn create(m: &Mechanism, limits: Limits) -> Result<Cgroup, String> {
         let name = format!(
-            "rascal-{}-{}",
-            std::process::id(),
+            "{}{}",
+            Owner::me().prefix(),
             SEQ.fetch_add(1, Ordering::Relaxed)
         );
         let (dirs, v2) = match m {
@@ -414,7 +478,7 @@ impl Cgroup {
             .collect();
         // Without one (no /bin/sh), `--die-with-parent` and the next
         // rascal's sweep are what is left.
-        let _ = crate::exec::reaper::watch(&parents);
+        let _ = crate::exec::reaper::watch(&parents, &format!("{}*", Owner::me().prefix()));
         let cg = Cgroup { dirs, v2 };
         let made = (|| -> Result<(), String> {
             for d in &cg.dirs {
@@ -496,6 +560,9 @@ impl Cgroup {
                     .unwrap_or_default()
                     .lines()
                     .filter_map(|l| l.trim().parse().ok())
+                    // `0`: a member outside this pid namespace, never
+                    // something to signal (kill(0) is this process group).
+                    .filter(|&p: &i32| p > 0)
                     .collect::<Vec<i32>>()
             })
             .collect()
@@ -706,14 +773,32 @@ mod tests {
 
     #[test]
     fn only_cgroups_of_gone_rascal_processes_are_stale() {
-        assert!(stale("rascal-4194304999-3"));
-        assert!(!stale(&format!("rascal-{}-3", std::process::id())));
-        assert!(!stale("rascal-1-0"), "pid 1 exists");
-        assert!(
-            !stale("rascal-4194304999"),
-            "a MoveSelf leaf, not a sandbox's"
-        );
+        let me = Owner::me();
+        assert!(me.pidns > 0 && me.start > 0, "{me:?}");
+        let name = |pidns: u64, pid: u32, start: u64| format!("rascal-{pidns}-{pid}-{start}-3");
+        // No such process.
+        assert!(stale(&name(me.pidns, 4194304, 7)));
+        // This process's own.
+        assert!(!stale(&format!("{}3", me.prefix())));
+        // Its pid reused: pid 1 exists, but did not start at tick 1.
+        assert!(stale(&name(me.pidns, 1, 1)));
+        // pid 1 as it is: alive.
+        let init = start_time(1).unwrap();
+        assert!(!stale(&name(me.pidns, 1, init)));
+        // Another pid namespace's: not this process's to judge.
+        assert!(!stale(&name(me.pidns + 1, 4194304, 7)));
+        // Not a sandbox's: a MoveSelf leaf, an older name, anything else.
+        assert!(!stale("rascal-4194304999"));
+        assert!(!stale("rascal-4194304999-3"));
         assert!(!stale("user.slice"));
+        assert_eq!(
+            Owner::of(&name(9, 8, 7)),
+            Some(Owner {
+                pidns: 9,
+                pid: 8,
+                start: 7
+            })
+        );
     }
 
     #[test]

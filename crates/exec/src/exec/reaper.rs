@@ -14,7 +14,8 @@
 //! the pipe reaches end-of-file only when every copy of the write end is
 //! closed, which is when rascal's process has ended, however it ended. Then
 //! the reaper kills every process in this rascal's cgroups
-//! (`rascal-<pid>-*` under each hierarchy's parent), waits until they are
+//! (`rascal-<pidns>-<pid>-<start>-*` under each hierarchy's parent: see
+//! `exec::limits::Owner`), waits until they are
 //! empty, and removes them. When rascal exits normally its cgroups are gone
 //! already and the reaper finds nothing to do.
 //!
@@ -26,13 +27,13 @@
 //! terminate signals, so a Ctrl-C that ends rascal does not end the reaper
 //! before its work is done.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};
-use std::sync::{Mutex, OnceLock};
+use std::sync::OnceLock;
 
 /// The script: wait for end-of-file on stdin, then empty and remove each
-/// cgroup whose name matches a glob (arguments: the glob, `rascal-<pid>-*`,
+/// cgroup whose name matches a glob (arguments: the glob,
+/// `rascal-<pidns>-<pid>-<start>-*`,
 /// then the hierarchies' parent directories; the first is the one whose
 /// `cgroup.procs` lists the sandbox's processes). Up to 10 s of kill rounds, for processes that
 /// fork while being killed.
@@ -45,9 +46,13 @@ for c in "$first"/$names; do
   [ -d "$c" ] || continue
   n=0
   while [ $n -lt 100 ]; do
-    [ -w "$c/cgroup.kill" ] && echo 1 > "$c/cgroup.kill" 2>/dev/null
+    [ -e "$c/cgroup.kill" ] && echo 1 > "$c/cgroup.kill" 2>/dev/null
     left=
-    while read -r p; do kill -9 "$p" 2>/dev/null && left=1; done < "$c/cgroup.procs"
+    while read -r p; do
+      # 0: a member outside this pid namespace (kill 0 is our own group).
+      [ "$p" -gt 0 ] 2>/dev/null || continue
+      if [ -e "$c/cgroup.kill" ]; then left=1; else kill -9 "$p" 2>/dev/null && left=1; fi
+    done < "$c/cgroup.procs"
     [ -z "$left" ] && break
     sleep 0.1 2>/dev/null || sleep 1
     n=$((n + 1))
@@ -62,30 +67,31 @@ exit 0
 "#;
 
 /// The write end of the reaper's stdin, kept for the life of the process.
-static WATCH: OnceLock<Mutex<Option<ChildStdin>>> = OnceLock::new();
+static WATCH: OnceLock<Option<ChildStdin>> = OnceLock::new();
 
-/// Start the reaper for this process's cgroups under `parents` (each
-/// hierarchy's parent directory, the one listing processes first), once.
-/// A reaper that cannot start leaves `--die-with-parent` as the only line;
-/// the error is returned for the caller to report.
-pub fn watch(parents: &[PathBuf]) -> Result<(), String> {
+/// Start the reaper for this process's cgroups — those named by the glob
+/// `names` under `parents` (each hierarchy's parent directory, the one
+/// listing processes first) — once. A reaper that cannot start leaves
+/// `--die-with-parent` and the next rascal's sweep; the error is returned
+/// for the caller to report.
+pub fn watch(parents: &[PathBuf], names: &str) -> Result<(), String> {
     let mut failed = None;
-    WATCH.get_or_init(|| match start(parents) {
-        Ok(stdin) => Mutex::new(Some(stdin)),
+    WATCH.get_or_init(|| match start(parents, names) {
+        Ok(stdin) => Some(stdin),
         Err(e) => {
             failed = Some(e);
-            Mutex::new(None)
+            None
         }
     });
     failed.map_or(Ok(()), Err)
 }
 
-fn start(parents: &[PathBuf]) -> Result<ChildStdin, String> {
+fn start(parents: &[PathBuf], names: &str) -> Result<ChildStdin, String> {
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(SCRIPT)
         .arg("rascal-reaper")
-        .arg(format!("rascal-{}-*", std::process::id()))
+        .arg(names)
         .args(parents)
         .env_clear()
         .env("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
@@ -109,15 +115,6 @@ fn start(parents: &[PathBuf]) -> Result<ChildStdin, String> {
         })
         .map_err(|e| format!("cannot watch the cgroup reaper: {e}"))?;
     Ok(stdin)
-}
-
-/// Whether the reaper is running (for `rascal doctor` and tests): it is
-/// when it started and its stdin still accepts an empty write.
-pub fn running() -> bool {
-    WATCH
-        .get()
-        .and_then(|m| m.lock().ok())
-        .is_some_and(|mut g| g.as_mut().is_some_and(|s| s.write_all(b"").is_ok()))
 }
 
 #[cfg(test)]

@@ -552,8 +552,13 @@ fn compute(
     }
     let tree = match tree {
         Some(mut t) => {
-            for (change, entry) in files.iter().zip(entries) {
+            // Every path taken out first, then the new entries put in: a
+            // rename's old path may be a new file of its own (`git mv a z`,
+            // then a new `a`), which a later removal must not take out.
+            for change in &files {
                 t.remove(change)?;
+            }
+            for (change, entry) in files.iter().zip(entries) {
                 if let Some((oid, file_mode)) = entry {
                     t.add(&change.path, oid, file_mode)?;
                 }
@@ -1320,6 +1325,51 @@ mod bounded_tests {
         // The same digest as the file held whole.
         let whole = changeset(dir.path(), dir.path(), base).unwrap();
         assert_eq!(whole.files[0].content_digest(), f.content_digest());
+    }
+
+    /// `git mv a z`, then a new `a`: the rename's old path is a new file
+    /// of its own, and the change tree holds both (the rename's removal of
+    /// `a` must not take out the new `a`, whichever comes first).
+    #[test]
+    fn a_renamed_files_old_path_written_anew_stays_in_the_change_tree() {
+        let old = "one line of the file\n".repeat(40);
+        let (dir, base) = repo(&[]);
+        let repo_ = Repository::open(dir.path()).unwrap();
+        // The base gets `a.txt` too.
+        std::fs::write(dir.path().join("a.txt"), &old).unwrap();
+        let mut index = repo_.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        let tree = repo_.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.invalid").unwrap();
+        let parent = repo_.find_commit(base).unwrap();
+        let base = repo_
+            .commit(Some("HEAD"), &sig, &sig, "a", &tree, &[&parent])
+            .unwrap();
+        // The agent: a.txt moved to z.txt (staged, as `git mv` does), and a
+        // different a.txt written.
+        std::fs::rename(dir.path().join("a.txt"), dir.path().join("z.txt")).unwrap();
+        let mut index = repo_.index().unwrap();
+        index.remove_path(Path::new("a.txt")).unwrap();
+        index.add_path(Path::new("z.txt")).unwrap();
+        index.write().unwrap();
+        std::fs::write(dir.path().join("a.txt"), "something else\n").unwrap();
+        let cs = candidate_change(
+            dir.path(),
+            dir.path(),
+            base,
+            &Default::default(),
+            &Default::default(),
+            None,
+        )
+        .unwrap();
+        let tree = repo_.find_tree(Oid::from_str(&cs.tree).unwrap()).unwrap();
+        let blob = |path: &str| {
+            let id = tree.get_path(Path::new(path)).unwrap().id();
+            String::from_utf8(repo_.find_blob(id).unwrap().content().to_vec()).unwrap()
+        };
+        assert_eq!(blob("z.txt"), old);
+        assert_eq!(blob("a.txt"), "something else\n", "{:?}", cs.files);
+        assert_eq!(blob("README.md"), "# base\n");
     }
 
     #[test]
