@@ -175,80 +175,92 @@ impl Regions {
     }
 }
 
-fn lex_rust(b: &[u8], out: &mut Regions) {
-    let n = b.len();
+/// The loop the C-like languages share: `//` and `/* */` comments
+/// (`nested` in Rust), everything else read by the language's own `token`,
+/// which records the string at `i` (if one starts there) and returns where
+/// the next token starts (always past `i`).
+fn lex_c_like(
+    b: &[u8],
+    out: &mut Regions,
+    nested: bool,
+    token: impl Fn(&[u8], usize, &mut Regions) -> usize,
+) {
     let mut i = 0;
-    while i < n {
-        let c = b[i];
-        if c == b'/' && at(b, i + 1) == b'/' {
+    while i < b.len() {
+        if b[i] == b'/' && at(b, i + 1) == b'/' {
             let e = line_end(b, i);
             out.comment(i, e);
             i = e;
-        } else if c == b'/' && at(b, i + 1) == b'*' {
-            let e = block_comment_end(b, i + 2, true);
+        } else if b[i] == b'/' && at(b, i + 1) == b'*' {
+            let e = block_comment_end(b, i + 2, nested);
             out.comment(i, e);
             i = e;
-        } else if c == b'"' {
-            let e = quoted_end(b, i + 1, b'"', true);
-            out.string(i, e);
-            i = e;
-        } else if c == b'\'' {
-            if at(b, i + 1) == b'\\' {
-                // An escaped char literal: '\n', '\'', '\u{1F600}'.
-                let mut k = i + 3;
-                while k < n && k < i + 16 && b[k] != b'\'' && b[k] != b'\n' {
-                    k += 1;
-                }
-                if at(b, k) == b'\'' {
-                    out.string(i, k + 1);
-                    i = k + 1;
-                } else {
-                    i += 1;
-                }
-            } else {
-                let len = utf8_len(at(b, i + 1));
-                if i + 1 < n && b[i + 1] != b'\'' && at(b, i + 1 + len) == b'\'' {
-                    out.string(i, i + 2 + len);
-                    i += 2 + len;
-                } else {
-                    // A lifetime or label.
-                    i += 1;
-                }
-            }
-        } else if is_ident_byte(c) {
-            // A string prefix: b"", c"", r"", r#""#, br#""#, cr"".
-            let mut j = i;
-            if c == b'b' || c == b'c' {
-                j += 1;
-            }
-            if at(b, j) == b'r' {
-                let mut k = j + 1;
-                let mut hashes = 0usize;
-                while at(b, k) == b'#' && hashes < 255 {
-                    hashes += 1;
-                    k += 1;
-                }
-                if at(b, k) == b'"' {
-                    let e = raw_end(b, k + 1, hashes);
-                    out.string(i, e);
-                    i = e;
-                    continue;
-                }
-            } else if j > i && at(b, j) == b'"' {
-                let e = quoted_end(b, j + 1, b'"', true);
-                out.string(i, e);
-                i = e;
-                continue;
-            } else if j > i && at(b, j) == b'\'' && j == i + 1 && c == b'b' {
-                // b'x': the char branch takes it from the quote.
-                i = j;
-                continue;
-            }
-            i = ident_end(b, i);
         } else {
-            i += 1;
+            i = token(b, i, out);
         }
     }
+}
+
+/// A quoted string from `i` to `e`, recorded; the next token starts at `e`.
+fn string_to(out: &mut Regions, i: usize, e: usize) -> usize {
+    out.string(i, e);
+    e
+}
+
+fn lex_rust(b: &[u8], out: &mut Regions) {
+    lex_c_like(b, out, true, rust_token);
+}
+
+fn rust_token(b: &[u8], i: usize, out: &mut Regions) -> usize {
+    let n = b.len();
+    let c = b[i];
+    if c == b'"' {
+        return string_to(out, i, quoted_end(b, i + 1, b'"', true));
+    }
+    if c == b'\'' {
+        if at(b, i + 1) == b'\\' {
+            // An escaped char literal: '\n', '\'', '\u{1F600}'.
+            let mut k = i + 3;
+            while k < n && k < i + 16 && b[k] != b'\'' && b[k] != b'\n' {
+                k += 1;
+            }
+            if at(b, k) == b'\'' {
+                return string_to(out, i, k + 1);
+            }
+            return i + 1;
+        }
+        let len = utf8_len(at(b, i + 1));
+        if i + 1 < n && b[i + 1] != b'\'' && at(b, i + 1 + len) == b'\'' {
+            return string_to(out, i, i + 2 + len);
+        }
+        // A lifetime or label.
+        return i + 1;
+    }
+    if !is_ident_byte(c) {
+        return i + 1;
+    }
+    // A string prefix: b"", c"", r"", r#""#, br#""#, cr"".
+    let mut j = i;
+    if c == b'b' || c == b'c' {
+        j += 1;
+    }
+    if at(b, j) == b'r' {
+        let mut k = j + 1;
+        let mut hashes = 0usize;
+        while at(b, k) == b'#' && hashes < 255 {
+            hashes += 1;
+            k += 1;
+        }
+        if at(b, k) == b'"' {
+            return string_to(out, i, raw_end(b, k + 1, hashes));
+        }
+    } else if j > i && at(b, j) == b'"' {
+        return string_to(out, i, quoted_end(b, j + 1, b'"', true));
+    } else if j > i && at(b, j) == b'\'' && j == i + 1 && c == b'b' {
+        // b'x': the char branch takes it from the quote.
+        return j;
+    }
+    ident_end(b, i)
 }
 
 /// The end of a Rust raw string whose body starts at `i`.
@@ -301,66 +313,29 @@ fn python_string_end(b: &[u8], i: usize) -> usize {
 }
 
 fn lex_go(b: &[u8], out: &mut Regions) {
-    let n = b.len();
-    let mut i = 0;
-    while i < n {
-        let c = b[i];
-        if c == b'/' && at(b, i + 1) == b'/' {
-            let e = line_end(b, i);
-            out.comment(i, e);
-            i = e;
-        } else if c == b'/' && at(b, i + 1) == b'*' {
-            let e = block_comment_end(b, i + 2, false);
-            out.comment(i, e);
-            i = e;
-        } else if c == b'"' || c == b'\'' {
-            let e = quoted_end(b, i + 1, c, false);
-            out.string(i, e);
-            i = e;
-        } else if c == b'`' {
+    lex_c_like(b, out, false, |b, i, out| match b[i] {
+        q @ (b'"' | b'\'') => string_to(out, i, quoted_end(b, i + 1, q, false)),
+        b'`' => {
             let mut e = i + 1;
-            while e < n && b[e] != b'`' {
+            while e < b.len() && b[e] != b'`' {
                 e += 1;
             }
-            let e = (e + 1).min(n);
-            out.string(i, e);
-            i = e;
-        } else {
-            i += 1;
+            string_to(out, i, (e + 1).min(b.len()))
         }
-    }
+        _ => i + 1,
+    });
 }
 
 fn lex_jvm(b: &[u8], out: &mut Regions) {
-    let n = b.len();
-    let mut i = 0;
-    while i < n {
-        let c = b[i];
-        if c == b'/' && at(b, i + 1) == b'/' {
-            let e = line_end(b, i);
-            out.comment(i, e);
-            i = e;
-        } else if c == b'/' && at(b, i + 1) == b'*' {
-            let e = block_comment_end(b, i + 2, false);
-            out.comment(i, e);
-            i = e;
-        } else if c == b'"' && at(b, i + 1) == b'"' && at(b, i + 2) == b'"' {
-            let e = triple_end(b, i + 3, b'"', true);
-            out.string(i, e);
-            i = e;
-        } else if c == b'"' || c == b'\'' {
-            let e = quoted_end(b, i + 1, c, false);
-            out.string(i, e);
-            i = e;
-        } else if c == b'`' {
-            // A Kotlin quoted name: `does the thing`.
-            let e = quoted_end(b, i + 1, b'`', false);
-            out.string(i, e);
-            i = e;
-        } else {
-            i += 1;
+    lex_c_like(b, out, false, |b, i, out| match b[i] {
+        b'"' if at(b, i + 1) == b'"' && at(b, i + 2) == b'"' => {
+            string_to(out, i, triple_end(b, i + 3, b'"', true))
         }
-    }
+        q @ (b'"' | b'\'') => string_to(out, i, quoted_end(b, i + 1, q, false)),
+        // A Kotlin quoted name: `does the thing`.
+        b'`' => string_to(out, i, quoted_end(b, i + 1, b'`', false)),
+        _ => i + 1,
+    });
 }
 
 /// JavaScript keywords after which a `/` starts a regular expression.
