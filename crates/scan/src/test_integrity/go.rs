@@ -311,7 +311,7 @@ fn unary(t: &[String], p: &mut usize, depth: usize) -> Truth {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{check_one, rules};
+    use super::super::testing::{check_one, each_edit_gives, rules};
     use super::*;
 
     const BASE: &str = "package calc
@@ -335,8 +335,7 @@ func helper(t *testing.T) {
 ";
 
     fn with(from: &str, to: &str) -> String {
-        assert!(BASE.contains(from), "fixture lacks {from:?}");
-        BASE.replacen(from, to, 1)
+        super::super::testing::edited(BASE, from, to)
     }
 
     #[test]
@@ -423,37 +422,30 @@ func helper(t *testing.T) {
     }
 
     #[test]
-    fn early_return_and_removed_assertions() {
-        let now = with(
-            "func TestSub(t *testing.T) {\n",
-            "func TestSub(t *testing.T) {\n\treturn\n",
-        );
-        let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/early-return", Severity::Error)]
-        );
-        let now = with("\tassert.Equal(t, 0, Sub(1, 1))\n", "");
-        let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/assertions-removed", Severity::Error)]
-        );
-    }
-
-    #[test]
-    fn expected_value_in_the_if_condition() {
-        let now = with("got != 4", "got != 5");
-        let issues = check_one("calc_test.go", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/expected-changed", Severity::Warning)]
-        );
-        // The format string is a message, not an expected value.
-        let now = with("want 4", "want four");
-        assert_eq!(
-            rules(&check_one("calc_test.go", Some(BASE), Some(&now))),
-            []
+    fn early_return_removed_assertion_changed_value() {
+        each_edit_gives(
+            "calc_test.go",
+            BASE,
+            &[
+                (
+                    "func TestSub(t *testing.T) {\n",
+                    "func TestSub(t *testing.T) {\n\treturn\n",
+                    &[("test-integrity/early-return", Severity::Error)],
+                ),
+                (
+                    "\tassert.Equal(t, 0, Sub(1, 1))\n",
+                    "",
+                    &[("test-integrity/assertions-removed", Severity::Error)],
+                ),
+                // The expected value in the if condition.
+                (
+                    "got != 4",
+                    "got != 5",
+                    &[("test-integrity/expected-changed", Severity::Warning)],
+                ),
+                // The format string is a message, not an expected value.
+                ("want 4", "want four", &[]),
+            ],
         );
     }
 

@@ -269,7 +269,7 @@ fn read_body(src: &Source, a: usize, b: usize, case: &mut TestCase) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{check_one, rules};
+    use super::super::testing::{check_one, each_edit_gives, rules};
     use super::*;
 
     const BASE: &str = r#"import { add } from "../src/add";
@@ -289,8 +289,7 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
 "#;
 
     fn with(from: &str, to: &str) -> String {
-        assert!(BASE.contains(from), "fixture lacks {from:?}");
-        BASE.replacen(from, to, 1)
+        super::super::testing::edited(BASE, from, to)
     }
 
     #[test]
@@ -365,27 +364,30 @@ test(`top level ${1}`, async () => expect(add(1, 0)).toBe(1));
 
     #[test]
     fn early_return_removed_assertion_changed_value() {
-        let now = with(
-            "    expect(add(2, 2)).toBe(4);\n",
-            "    return;\n    expect(add(2, 2)).toBe(4);\n",
+        each_edit_gives(
+            "test/add.test.ts",
+            BASE,
+            &[
+                (
+                    "    expect(add(2, 2)).toBe(4);\n",
+                    "    return;\n    expect(add(2, 2)).toBe(4);\n",
+                    &[("test-integrity/early-return", Severity::Error)],
+                ),
+                (
+                    "    expect(add(1, 1)).not.toBe(3);\n",
+                    "",
+                    &[("test-integrity/assertions-removed", Severity::Error)],
+                ),
+                (
+                    ".toBe(4)",
+                    ".toBe(5)",
+                    &[("test-integrity/expected-changed", Severity::Warning)],
+                ),
+            ],
         );
-        let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/early-return", Severity::Error)]
-        );
-        let now = with("    expect(add(1, 1)).not.toBe(3);\n", "");
-        let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/assertions-removed", Severity::Error)]
-        );
+        // The changed value is placed on its line.
         let now = with(".toBe(4)", ".toBe(5)");
         let issues = check_one("test/add.test.ts", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/expected-changed", Severity::Warning)]
-        );
         assert_eq!(issues[0].line, Some(5));
     }
 

@@ -1060,6 +1060,21 @@ mod testing {
         }
     }
 
+    /// One edit of a language's test file and the rules it must give:
+    /// `(from, to, rules)` (none for a harmless edit).
+    pub type Edit<'a> = (&'a str, &'a str, &'a [(&'a str, Severity)]);
+
+    /// Each edit of `base` at `path` gives exactly its rules: the cases
+    /// every language shares (an early return, an assertion removed, an
+    /// expected value changed) written once, as a table per language.
+    pub fn each_edit_gives(path: &str, base: &str, edits: &[Edit]) {
+        for (from, to, want) in edits {
+            let now = edited(base, from, to);
+            let issues = check_one(path, Some(base), Some(&now));
+            assert_eq!(rules(&issues), *want, "{from:?} → {to:?}");
+        }
+    }
+
     pub fn rules(issues: &[Issue]) -> Vec<(&str, Severity)> {
         issues
             .iter()

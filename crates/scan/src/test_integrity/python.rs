@@ -389,7 +389,7 @@ fn body(
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{check_one, rules};
+    use super::super::testing::{check_one, each_edit_gives, rules};
     use super::*;
 
     const BASE: &str = r#"import pytest
@@ -420,8 +420,7 @@ async def test_async():
 "#;
 
     fn with(from: &str, to: &str) -> String {
-        assert!(BASE.contains(from), "fixture lacks {from:?}");
-        BASE.replacen(from, to, 1)
+        super::super::testing::edited(BASE, from, to)
     }
 
     #[test]
@@ -531,36 +530,29 @@ async def test_async():
     }
 
     #[test]
-    fn early_return_after_docstring() {
-        let now = with(
-            "    \"\"\"Adds.\"\"\"\n",
-            "    \"\"\"Adds.\"\"\"\n    return\n",
-        );
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/early-return", Severity::Error)]
-        );
-    }
-
-    #[test]
-    fn assertion_removed_and_expected_changed() {
-        let now = with("    assert helper() == 1\n", "");
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/assertions-removed", Severity::Error)]
-        );
-        let now = with("assert 1 + 1 == 2", "assert 1 + 1 == 3");
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/expected-changed", Severity::Warning)]
-        );
-        let now = with("\"math\"", "\"arithmetic\"");
-        assert_eq!(
-            rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))),
-            []
+    fn early_return_removed_assertion_changed_value() {
+        each_edit_gives(
+            "tests/test_math.py",
+            BASE,
+            &[
+                // After the docstring.
+                (
+                    "    \"\"\"Adds.\"\"\"\n",
+                    "    \"\"\"Adds.\"\"\"\n    return\n",
+                    &[("test-integrity/early-return", Severity::Error)],
+                ),
+                (
+                    "    assert helper() == 1\n",
+                    "",
+                    &[("test-integrity/assertions-removed", Severity::Error)],
+                ),
+                (
+                    "assert 1 + 1 == 2",
+                    "assert 1 + 1 == 3",
+                    &[("test-integrity/expected-changed", Severity::Warning)],
+                ),
+                ("\"math\"", "\"arithmetic\"", &[]),
+            ],
         );
     }
 

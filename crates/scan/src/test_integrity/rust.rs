@@ -631,8 +631,7 @@ mod tests {
 "##;
 
     fn with(from: &str, to: &str) -> String {
-        assert!(BASE.contains(from), "fixture lacks {from:?}");
-        BASE.replacen(from, to, 1)
+        super::super::testing::edited(BASE, from, to)
     }
 
     #[test]
