@@ -122,6 +122,197 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::PageUp => fx.extend(scroll(app, -(PAGE as i64))),
         Action::PageDown => fx.extend(scroll(app, PAGE as i64)),
         Action::Scroll(n) => fx.extend(scroll(app, n as i64)),
+        action @ (Action::Top
+        | Action::Bottom
+        | Action::LogLoaded { .. }
+        | Action::LogSearched { .. }
+        | Action::FoundLoaded { .. }
+        | Action::Follow) => logs(app, action, &mut fx),
+        Action::Open => open(app, &mut fx),
+        Action::Back => back(app),
+        Action::Help => {
+            app.help = !app.help;
+            app.help_scroll = 0;
+        }
+        Action::Filter => {
+            app.filter_editing = true;
+            app.filter.get_or_insert_with(String::new);
+        }
+        action @ (Action::Diff
+        | Action::Compare
+        | Action::ToggleSideBySide
+        | Action::Search
+        | Action::NextMatch
+        | Action::PrevMatch
+        | Action::ScrollLeft
+        | Action::ScrollRight
+        | Action::ToggleRawLogs
+        | Action::NextHunk
+        | Action::PrevHunk
+        | Action::NextFile
+        | Action::PrevFile) => viewing(app, action, &mut fx),
+        action @ (Action::Override
+        | Action::Escalate
+        | Action::Select
+        | Action::Finalize
+        | Action::Jump(_)
+        | Action::Copy
+        | Action::JumpHazards(..)) => acting(app, action, &mut fx),
+        Action::Said(msg) => app.flash = Some(msg),
+        action @ (Action::OpenPr
+        | Action::Toggle
+        | Action::FinalizePreviewed(_)
+        | Action::FinalizeDone(_)
+        | Action::PrOpened(_)) => dialog_answers(app, action, &mut fx),
+        Action::NotifyFailed(e) => app.flash = Some(format!("notify command failed: {e}")),
+        action @ (Action::Retry
+        | Action::CancelCandidate
+        | Action::CancelRun
+        | Action::Input(_)
+        | Action::Backspace) => asking(app, action),
+        Action::Submit => submit(app, &mut fx),
+        Action::Choose(ch) => choose(app, ch, &mut fx),
+        action @ (Action::Click(..) | Action::DiffLoaded { .. } | Action::CompareLoaded { .. }) => {
+            loaded(app, action)
+        }
+    }
+    fx
+}
+
+/// The diff and compare screens: opening them, searching, scrolling
+/// sideways, moving between hunks and files; and the raw log toggle.
+fn viewing(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    match action {
+        Action::Diff => {
+            if let Some(c) = app.focused() {
+                let id = c.info.id.clone();
+                if app.diff_view.candidate != id {
+                    app.diff_view.file = 0;
+                    app.diff_view.scroll = 0;
+                }
+                app.diff_view.candidate = id.clone();
+                app.diff_from_detail = false;
+                app.pending_jump = None;
+                app.screen = Screen::Diff;
+                fx.push(Effect::LoadDiff(id));
+            }
+        }
+        Action::Compare if app.candidates.len() > 1 => {
+            if app.compare_b == app.focus {
+                app.compare_b = (app.focus + 1) % app.candidates.len();
+            }
+            app.screen = Screen::Compare;
+            load_compare(app, fx);
+        }
+        Action::ToggleSideBySide => app.diff_view.side_by_side = !app.diff_view.side_by_side,
+        Action::Search => {
+            app.search = Some(super::search::Search {
+                query: String::new(),
+                editing: true,
+            })
+        }
+        Action::NextMatch => find(app, Toward::Next),
+        Action::PrevMatch => find(app, Toward::Prev),
+        Action::ScrollLeft => app.hscroll = app.hscroll.saturating_sub(HSTEP),
+        Action::ScrollRight => {
+            app.hscroll = (app.hscroll + HSTEP).min(widest_line(app).saturating_sub(HSTEP))
+        }
+        Action::ToggleRawLogs => app.raw_logs = !app.raw_logs,
+        Action::NextHunk | Action::PrevHunk | Action::NextFile | Action::PrevFile => {
+            navigate(app, action)
+        }
+        // Only the actions above are routed here.
+        _ => {}
+    }
+}
+
+/// What the human does to the focused candidate: override, escalate,
+/// select, finalize, jump out to an editor or a shell, copy.
+fn acting(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    match action {
+        Action::Override => start_override(app),
+        Action::Escalate => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Escalate {
+                    candidate: c.info.id.clone(),
+                    input: String::new(),
+                    error: None,
+                });
+            }
+        }
+        Action::Select => {
+            if let Some(c) = app.focused() {
+                let id = c.info.id.clone();
+                open_select(app, id);
+            }
+        }
+        Action::Finalize => start_finalize(app, fx),
+        Action::Jump(kind) => {
+            if let Some(c) = app.focused() {
+                fx.push(Effect::Jump(crate::tui::jump::Jump {
+                    kind,
+                    candidate: c.info.id.clone(),
+                    dir: c.info.worktree.clone().into(),
+                    confirmed: false,
+                }));
+            }
+        }
+        Action::Copy => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Copy {
+                    candidate: c.info.id.clone(),
+                });
+            }
+        }
+        Action::JumpHazards(jump, hazards) => {
+            app.dialog = Some(Dialog::Hazards { jump, hazards });
+        }
+        // Only the actions above are routed here.
+        _ => {}
+    }
+}
+
+/// The retry and cancel dialogs, and typing in a dialog.
+fn asking(app: &mut App, action: Action) {
+    match action {
+        Action::Retry => {
+            if let Some(c) = app.focused() {
+                let mut text = String::from("Please fix what the checks found:\n");
+                text.push_str(&c.failing_issues().join("\n"));
+                app.dialog = Some(Dialog::Retry {
+                    candidate: c.info.id.clone(),
+                    input: text,
+                    error: None,
+                });
+            }
+        }
+        Action::CancelCandidate => {
+            if let Some(c) = app.focused() {
+                app.dialog = Some(Dialog::Cancel {
+                    candidate: Some(c.info.id.clone()),
+                });
+            }
+        }
+        Action::CancelRun => app.dialog = Some(Dialog::Cancel { candidate: None }),
+        Action::Input(ch) => {
+            if let Some(s) = input_of(app) {
+                s.push(ch);
+            }
+        }
+        Action::Backspace => {
+            if let Some(s) = input_of(app) {
+                s.pop();
+            }
+        }
+        // Only the actions above are routed here.
+        _ => {}
+    }
+}
+
+/// The log view: the top of the log (or of the filter), pages read from
+/// the log file, searches of it, and following it again.
+fn logs(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    match action {
         Action::Top => {
             let rows = app.height as u64;
             let on_log = app.screen == Screen::Dashboard && !app.help && app.dialog.is_none();
@@ -194,94 +385,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 }
             }
         }
-        Action::Open => open(app, &mut fx),
-        Action::Back => back(app),
-        Action::Help => {
-            app.help = !app.help;
-            app.help_scroll = 0;
-        }
-        Action::Filter => {
-            app.filter_editing = true;
-            app.filter.get_or_insert_with(String::new);
-        }
-        Action::Diff => {
-            if let Some(c) = app.focused() {
-                let id = c.info.id.clone();
-                if app.diff_view.candidate != id {
-                    app.diff_view.file = 0;
-                    app.diff_view.scroll = 0;
-                }
-                app.diff_view.candidate = id.clone();
-                app.diff_from_detail = false;
-                app.pending_jump = None;
-                app.screen = Screen::Diff;
-                fx.push(Effect::LoadDiff(id));
-            }
-        }
-        Action::Compare => {
-            if app.candidates.len() > 1 {
-                if app.compare_b == app.focus {
-                    app.compare_b = (app.focus + 1) % app.candidates.len();
-                }
-                app.screen = Screen::Compare;
-                load_compare(app, &mut fx);
-            }
-        }
-        Action::ToggleSideBySide => app.diff_view.side_by_side = !app.diff_view.side_by_side,
-        Action::Search => {
-            app.search = Some(super::search::Search {
-                query: String::new(),
-                editing: true,
-            })
-        }
-        Action::NextMatch => find(app, Toward::Next),
-        Action::PrevMatch => find(app, Toward::Prev),
-        Action::ScrollLeft => app.hscroll = app.hscroll.saturating_sub(HSTEP),
-        Action::ScrollRight => {
-            app.hscroll = (app.hscroll + HSTEP).min(widest_line(app).saturating_sub(HSTEP))
-        }
-        Action::ToggleRawLogs => app.raw_logs = !app.raw_logs,
-        Action::NextHunk | Action::PrevHunk | Action::NextFile | Action::PrevFile => {
-            navigate(app, action)
-        }
-        Action::Override => start_override(app),
-        Action::Escalate => {
-            if let Some(c) = app.focused() {
-                app.dialog = Some(Dialog::Escalate {
-                    candidate: c.info.id.clone(),
-                    input: String::new(),
-                    error: None,
-                });
-            }
-        }
-        Action::Select => {
-            if let Some(c) = app.focused() {
-                let id = c.info.id.clone();
-                open_select(app, id);
-            }
-        }
-        Action::Finalize => start_finalize(app, &mut fx),
-        Action::Jump(kind) => {
-            if let Some(c) = app.focused() {
-                fx.push(Effect::Jump(crate::tui::jump::Jump {
-                    kind,
-                    candidate: c.info.id.clone(),
-                    dir: c.info.worktree.clone().into(),
-                    confirmed: false,
-                }));
-            }
-        }
-        Action::Copy => {
-            if let Some(c) = app.focused() {
-                app.dialog = Some(Dialog::Copy {
-                    candidate: c.info.id.clone(),
-                });
-            }
-        }
-        Action::JumpHazards(jump, hazards) => {
-            app.dialog = Some(Dialog::Hazards { jump, hazards });
-        }
-        Action::Said(msg) => app.flash = Some(msg),
+        // Only the actions above are routed here.
+        _ => {}
+    }
+}
+
+/// What the dialogs come back with: the override dialog's toggle, and
+/// finalizing's preview, commit and pull request.
+fn dialog_answers(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    match action {
         Action::OpenPr => match &app.summary.finalized {
             Some(f) if !f.pr_command.is_empty() => {
                 app.flash = Some("opening the pull request with gh…".into());
@@ -326,55 +438,29 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 Err(e) => e,
             })
         }
-        Action::NotifyFailed(e) => app.flash = Some(format!("notify command failed: {e}")),
-        Action::Retry => {
-            if let Some(c) = app.focused() {
-                let mut text = String::from("Please fix what the checks found:\n");
-                text.push_str(&c.failing_issues().join("\n"));
-                app.dialog = Some(Dialog::Retry {
-                    candidate: c.info.id.clone(),
-                    input: text,
-                    error: None,
-                });
-            }
-        }
-        Action::CancelCandidate => {
-            if let Some(c) = app.focused() {
-                app.dialog = Some(Dialog::Cancel {
-                    candidate: Some(c.info.id.clone()),
-                });
-            }
-        }
-        Action::CancelRun => app.dialog = Some(Dialog::Cancel { candidate: None }),
-        Action::Input(ch) => {
-            if let Some(s) = input_of(app) {
-                s.push(ch);
-            }
-        }
-        Action::Backspace => {
-            if let Some(s) = input_of(app) {
-                s.pop();
-            }
-        }
-        Action::Submit => submit(app, &mut fx),
-        Action::Choose(ch) => choose(app, ch, &mut fx),
-        Action::Click(x, y) => {
-            if app.screen == Screen::Dashboard && app.dialog.is_none() {
-                let area = ratatui::layout::Rect::new(0, 0, app.width, app.height);
-                let layout = super::draw::dashboard::layout_of(app, area);
-                if let Some((i, _)) = layout
-                    .cells
-                    .iter()
-                    .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
-                {
-                    app.focus = *i;
-                } else if let Some((i, _)) = layout
-                    .tabs
-                    .iter()
-                    .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
-                {
-                    app.focus = *i;
-                }
+        // Only the actions above are routed here.
+        _ => {}
+    }
+}
+
+/// A click, and the diffs loaded for the diff and compare screens.
+fn loaded(app: &mut App, action: Action) {
+    match action {
+        Action::Click(x, y) if app.screen == Screen::Dashboard && app.dialog.is_none() => {
+            let area = ratatui::layout::Rect::new(0, 0, app.width, app.height);
+            let layout = super::draw::dashboard::layout_of(app, area);
+            if let Some((i, _)) = layout
+                .cells
+                .iter()
+                .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+            {
+                app.focus = *i;
+            } else if let Some((i, _)) = layout
+                .tabs
+                .iter()
+                .find(|(_, r)| x >= r.x && x < r.x + r.width && y >= r.y && y < r.y + r.height)
+            {
+                app.focus = *i;
             }
         }
         Action::DiffLoaded { candidate, text } => {
@@ -394,8 +480,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::CompareLoaded { a, b, text } => {
             app.compare_diff = Some(((a, b), Diff::parse(&text)));
         }
+        // Only the actions above are routed here.
+        _ => {}
     }
-    fx
 }
 
 fn focus(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
