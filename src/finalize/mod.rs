@@ -214,102 +214,14 @@ pub fn finalize(
     summary: &RunSummary,
     opts: &FinalizeOptions,
 ) -> Result<Finalized, FinalizeError> {
-    let selected = summary
-        .selected
-        .clone()
-        .ok_or_else(|| FinalizeError::NothingSelected(summary.run.clone()))?;
-    let cand = summary
-        .candidates
-        .iter()
-        .find(|c| c.id == selected)
-        .ok_or_else(|| FinalizeError::NoCandidate(selected.clone()))?;
-    let wt = PathBuf::from(&cand.worktree);
-    if !wt.exists() {
-        return Err(FinalizeError::WorktreeGone {
-            candidate: selected,
-            path: cand.worktree.clone(),
-        });
-    }
-    // The workspace's `.git` must be the folder rascal made (and rewrote
-    // after every attempt): a file or a link points git elsewhere.
-    if let Err(why) = crate::git::gitdir::check(&wt) {
-        return Err(FinalizeError::ChangedSinceVerified {
-            candidate: selected,
-            what: why,
-        });
-    }
-    if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)
-        && cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Warn)
-    {
-        return Err(FinalizeError::NotVerified(selected));
-    }
+    let (selected, cand, wt) = verified_candidate(summary)?;
     let repo = workspace::open(repo_dir)?;
     let base = git2::Oid::from_str(&summary.base)?;
-    // Commit exactly the tree that was verified: the receipts of the
-    // candidate's required reports must name it, and it is taken from the
-    // workspace's object store (every object hash-checked), never re-read
-    // from the workspace's files.
-    let Some(tree_id) = cand.tree.clone() else {
-        return Err(FinalizeError::ChangedSinceVerified {
-            candidate: selected,
-            what: "no verified change tree is recorded for it".into(),
-        });
-    };
-    let want = crate::model::verdict::digest(&tree_id);
-    let stale: Vec<String> = cand
-        .reports
-        .iter()
-        .filter(|r| r.required && r.status != crate::model::verdict::Status::Skipped)
-        .filter_map(|r| {
-            let named = r.receipt.inputs.get("diff")?;
-            (named != &want).then(|| format!("{} {}", r.layer, r.check))
-        })
-        .collect();
-    if !stale.is_empty() {
-        return Err(FinalizeError::ChangedSinceVerified {
-            candidate: selected,
-            what: format!("{} checked another tree", stale.join(", ")),
-        });
-    }
+    let tree_id = verified_tree(cand, &selected)?;
     let tree_oid = git2::Oid::from_str(&tree_id)?;
     crate::git::tree::import_tree(&repo, &wt, tree_oid)?;
 
-    // Where the change goes: on the run's base, or — when the branch HEAD is
-    // on moved past it — merged onto its new tip (refused on a conflict,
-    // before anything is written).
-    let mut moved = None;
-    let (parent, commit_tree) = match rebase::moved(&repo, base)? {
-        None => (base, tree_oid),
-        Some(m) if opts.no_rebase => {
-            moved = Some(BaseMoved {
-                branch: m.branch,
-                new_commits: m.new_commits,
-                tip: m.tip.to_string(),
-                merged_tree: None,
-            });
-            (base, tree_oid)
-        }
-        Some(m) => match rebase::merge(&repo, base, m.tip, tree_oid)? {
-            rebase::Merge::Conflicts(files) => {
-                return Err(FinalizeError::Conflicts {
-                    run: summary.run.clone(),
-                    branch: m.branch,
-                    base: summary.base.clone(),
-                    new_commits: m.new_commits,
-                    files,
-                })
-            }
-            rebase::Merge::Clean(merged) => {
-                moved = Some(BaseMoved {
-                    branch: m.branch,
-                    new_commits: m.new_commits,
-                    tip: m.tip.to_string(),
-                    merged_tree: Some(merged.to_string()),
-                });
-                (m.tip, merged)
-            }
-        },
-    };
+    let (parent, commit_tree, moved) = placement(&repo, summary, base, tree_oid, opts)?;
     let parent_commit = repo.find_commit(parent)?;
     let tree = repo.find_tree(commit_tree)?;
 
@@ -449,6 +361,128 @@ pub fn finalize(
         pr_opened,
         workspaces,
     })
+}
+
+/// The selected candidate, its workspace, and that it passed (or passed
+/// with warnings) and its `.git` is still the folder rascal made.
+fn verified_candidate(
+    summary: &RunSummary,
+) -> Result<(String, &crate::model::summary::CandidateSummary, PathBuf), FinalizeError> {
+    let selected = summary
+        .selected
+        .clone()
+        .ok_or_else(|| FinalizeError::NothingSelected(summary.run.clone()))?;
+    let cand = summary
+        .candidates
+        .iter()
+        .find(|c| c.id == selected)
+        .ok_or_else(|| FinalizeError::NoCandidate(selected.clone()))?;
+    let wt = PathBuf::from(&cand.worktree);
+    if !wt.exists() {
+        return Err(FinalizeError::WorktreeGone {
+            candidate: selected,
+            path: cand.worktree.clone(),
+        });
+    }
+    // The workspace's `.git` must be the folder rascal made (and rewrote
+    // after every attempt): a file or a link points git elsewhere.
+    if let Err(why) = crate::git::gitdir::check(&wt) {
+        return Err(FinalizeError::ChangedSinceVerified {
+            candidate: selected,
+            what: why,
+        });
+    }
+    if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)
+        && cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Warn)
+    {
+        return Err(FinalizeError::NotVerified(selected));
+    }
+    Ok((selected, cand, wt))
+}
+
+/// The tree `cand` was verified on: recorded, and named by the receipt of
+/// every required report that ran.
+fn verified_tree(
+    cand: &crate::model::summary::CandidateSummary,
+    selected: &str,
+) -> Result<String, FinalizeError> {
+    // Commit exactly the tree that was verified: the receipts of the
+    // candidate's required reports must name it, and it is taken from the
+    // workspace's object store (every object hash-checked), never re-read
+    // from the workspace's files.
+    let Some(tree_id) = cand.tree.clone() else {
+        return Err(FinalizeError::ChangedSinceVerified {
+            candidate: selected.to_string(),
+            what: "no verified change tree is recorded for it".into(),
+        });
+    };
+    let want = crate::model::verdict::digest(&tree_id);
+    let stale: Vec<String> = cand
+        .reports
+        .iter()
+        .filter(|r| r.required && r.status != crate::model::verdict::Status::Skipped)
+        .filter_map(|r| {
+            let named = r.receipt.inputs.get("diff")?;
+            (named != &want).then(|| format!("{} {}", r.layer, r.check))
+        })
+        .collect();
+    if !stale.is_empty() {
+        return Err(FinalizeError::ChangedSinceVerified {
+            candidate: selected.to_string(),
+            what: format!("{} checked another tree", stale.join(", ")),
+        });
+    }
+    Ok(tree_id)
+}
+
+/// Where the verified tree `tree_oid` goes: on the run's base, or — when
+/// the branch HEAD is on moved past it — merged onto its new tip (refused
+/// on a conflict, before anything is written). The parent, the tree to
+/// commit, and how the base moved.
+fn placement(
+    repo: &git2::Repository,
+    summary: &RunSummary,
+    base: git2::Oid,
+    tree_oid: git2::Oid,
+    opts: &FinalizeOptions,
+) -> Result<(git2::Oid, git2::Oid, Option<BaseMoved>), FinalizeError> {
+    // Where the change goes: on the run's base, or — when the branch HEAD is
+    // on moved past it — merged onto its new tip (refused on a conflict,
+    // before anything is written).
+    let mut moved = None;
+    let (parent, commit_tree) = match rebase::moved(repo, base)? {
+        None => (base, tree_oid),
+        Some(m) if opts.no_rebase => {
+            moved = Some(BaseMoved {
+                branch: m.branch,
+                new_commits: m.new_commits,
+                tip: m.tip.to_string(),
+                merged_tree: None,
+            });
+            (base, tree_oid)
+        }
+        Some(m) => match rebase::merge(repo, base, m.tip, tree_oid)? {
+            rebase::Merge::Conflicts(files) => {
+                return Err(FinalizeError::Conflicts {
+                    run: summary.run.clone(),
+                    branch: m.branch,
+                    base: summary.base.clone(),
+                    new_commits: m.new_commits,
+                    files,
+                })
+            }
+            rebase::Merge::Clean(merged) => {
+                moved = Some(BaseMoved {
+                    branch: m.branch,
+                    new_commits: m.new_commits,
+                    tip: m.tip.to_string(),
+                    merged_tree: Some(merged.to_string()),
+                });
+                (m.tip, merged)
+            }
+        },
+    };
+    Ok((parent, commit_tree, moved))
 }
 
 /// Whether `commit` is what finalize would write now: same parent, tree
