@@ -499,7 +499,11 @@ fn compute(
         .collect();
     files.shrink_to_fit();
     // Each file's entry in the change tree, added once the diff is gone.
-    let mut entries: Vec<Option<(Oid, u32)>> = Vec::with_capacity(files.len());
+    // (Only when a tree is written: the comparator's reading has none.)
+    let mut entries: Vec<Option<(Oid, u32)>> = Vec::new();
+    if tree.is_some() {
+        entries.reserve_exact(files.len());
+    }
     for (change, source) in files.iter_mut().zip(sources) {
         let at = Reading {
             repo: &repo,
@@ -535,7 +539,9 @@ fn compute(
             at.content(source, change)?
         };
         settle_op(change);
-        entries.push(taken.entry);
+        if tree.is_some() {
+            entries.push(taken.entry);
+        }
         if extras.likeness && !windowed {
             change.likeness = Some(crate::model::likeness::Likeness::of(change, &mut budget));
         }
