@@ -183,6 +183,40 @@ fn a_fork_loop_stops_at_the_process_limit_and_says_so() {
     assert!(took < Duration::from_secs(100), "the run took {took:?}");
 }
 
+/// The limits and the reaper believe the cgroup: could the agent's own
+/// code leave it, or plant a cgroup named like a rascal's for a sweep to
+/// act on? It tries both (every `cgroup.procs` it can see, a `mkdir` in
+/// every hierarchy), then forks past the limit: the limit still holds, and
+/// nothing it named exists on the host.
+#[test]
+fn an_agent_can_neither_leave_its_cgroup_nor_plant_one() {
+    if !bwrap() || !cgroups() {
+        return;
+    }
+    let planted = format!("rascal-1-1-1-{}", std::process::id());
+    let script = format!(
+        "echo 'pub fn two() {{}}' >> src/lib.rs; \
+         for f in $(find /sys/fs/cgroup -name cgroup.procs 2>/dev/null); do echo $$ > $f 2>/dev/null; done; \
+         for d in /sys/fs/cgroup /sys/fs/cgroup/*; do mkdir $d/{planted} 2>/dev/null; done; \
+         i=0; while [ $i -lt 1000 ]; do sleep 30 & i=$((i+1)); done; wait"
+    );
+    let (doc, took) = limited(&script, "{ pids: 64 }");
+    let reports = doc["candidates"][0]["reports"].to_string();
+    assert!(
+        reports.contains("agent/limit: 64 processes"),
+        "the agent left its cgroup: {reports}"
+    );
+    assert!(took < Duration::from_secs(100), "the run took {took:?}");
+    let found: Vec<String> = std::fs::read_dir("/sys/fs/cgroup")
+        .unwrap()
+        .flatten()
+        .map(|h| h.path().join(&planted))
+        .filter(|p| p.exists())
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(found.is_empty(), "the agent planted cgroups: {found:?}");
+}
+
 #[test]
 fn a_memory_hog_stops_at_the_memory_limit_and_says_so() {
     if !bwrap() || !cgroups() {
