@@ -646,11 +646,26 @@ fn probe(bwrap: Option<PathBuf>) -> Result<PathBuf, String> {
             bwrap.display()
         )
     };
+    // The probe builds its root the way the sandbox does (a tmpfs and the
+    // system directories), not by binding the whole of `/`: a recursive
+    // bind of `/` also remounts whatever else is mounted at that moment (a
+    // container's overlay coming or going), and fails with it.
     let mut child = Command::new(&bwrap)
         .args([
-            "--ro-bind",
+            "--tmpfs",
             "/",
-            "/",
+            "--ro-bind-try",
+            "/usr",
+            "/usr",
+            "--ro-bind-try",
+            "/bin",
+            "/bin",
+            "--ro-bind-try",
+            "/lib",
+            "/lib",
+            "--ro-bind-try",
+            "/lib64",
+            "/lib64",
             "--dev",
             "/dev",
             "--proc",
