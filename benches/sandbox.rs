@@ -92,6 +92,7 @@ fn main() {
         origin: repo.path().to_path_buf(),
         workspace: ws.clone(),
         tree: changes.tree,
+        run_tree: None,
         scratch: files.path().join("checks"),
         cache: None,
         hide: vec![repo.path().to_path_buf(), files.path().to_path_buf()],

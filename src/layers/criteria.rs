@@ -426,48 +426,123 @@ pub async fn run_command_criterion(
     };
     r = r.input("command", &command);
     // A test filter must select a test the runner itself lists: printed
-    // "running 1 test" lines prove nothing.
+    // "running 1 test" lines prove nothing. What it selects is then judged
+    // by the runner's results, never by its exit code alone.
+    let mut selected = None;
     if is_test {
-        if let Some(listed) = listed_tests(&command, place, timeout, cancel).await {
-            if listed == 0 && c.kind == CriterionKind::Holdout {
+        match listed_tests(&command, place, timeout, cancel).await {
+            // Held-out tests say pass or fail, nothing else.
+            Err(_) if c.kind == CriterionKind::Holdout => return held_out(r, false),
+            Err(e) => return r.errored(e).finish(),
+            Ok(Some((_, l))) if l.tests.is_empty() && c.kind == CriterionKind::Holdout => {
                 return held_out(r, false);
             }
-            if listed == 0 {
+            Ok(Some((rec, l))) if l.tests.is_empty() => {
                 let what = format!("the filter `{}`", c.check);
                 return r
                     .errored(format!(
                         "{what} selects no test the runner lists (`{}`): 0 tests would run",
-                        crate::layers::ledger::listing_command(
-                            &crate::layers::ledger::recognise(&command, None)
-                                .expect("recognised above"),
-                            &command
-                        )
+                        crate::layers::ledger::listing_command(&rec, &command)
                     ))
                     .finish();
             }
+            Ok(found) => selected = found,
         }
     }
-    let spec = CommandSpec::shell(&command, place.files().to_path_buf(), timeout);
+    const RESULTS_FILE: &str = ".rascal-results/criterion";
+    let (to_run, read) = match &selected {
+        Some((rec, _)) => {
+            let (cmd, read) = crate::layers::ledger::results_command(rec, &command, RESULTS_FILE);
+            let read: Vec<String> = read
+                .iter()
+                .map(|f| match &rec.dir {
+                    Some(d) => format!("{}/{f}", d.trim_end_matches('/')),
+                    None => f.clone(),
+                })
+                .collect();
+            // A results file the change holds is never read: it goes first.
+            match read.first().map(|f| shell_quote(f)) {
+                Some(Ok(q)) => (format!("rm -rf -- {q}; {cmd}"), read),
+                Some(Err(e)) => return r.errored(format!("the results file {e}")).finish(),
+                None => (cmd, read),
+            }
+        }
+        None => (command.clone(), Vec::new()),
+    };
+    let spec = CommandSpec::shell(&to_run, place.files().to_path_buf(), timeout);
     let (tx, mut rx) = crate::exec::runner::log_channel();
     let counter = tokio::spawn(async move {
         let mut n = 0u64;
         let mut seen = Captured::default();
+        let mut all = String::new();
         while let Some(batch) = rx.recv().await {
             for l in batch {
                 n += tests_ran_in(&l.text);
                 seen.push(&l.text);
+                if all.len() < 32 << 20 {
+                    all.push_str(&l.text);
+                    all.push('\n');
+                }
             }
         }
-        (n, seen)
+        (n, seen, all)
     });
-    let result = place.run(spec, &[], false, Some(tx), cancel).await;
-    let (ran, seen) = counter.await.unwrap_or_default();
+    let result = place
+        .run_reading(spec, &[], false, Some(tx), cancel, &read)
+        .await;
+    let (ran, seen, all) = counter.await.unwrap_or_default();
     r.duration_ms = started.elapsed().as_millis() as u64;
+    // The selected tests as the runner's results report them.
+    let judged = match (&selected, &result) {
+        (Some((rec, listing)), Ok((_, files))) => {
+            let file = files
+                .first()
+                .and_then(|f| f.as_ref())
+                .map(|b| String::from_utf8_lossy(b).into_owned());
+            let res = crate::layers::ledger::parse_results(
+                rec.runner,
+                &all,
+                file.as_deref(),
+                Some(listing),
+            );
+            Some(crate::layers::ledger::judge(rec.runner, listing, &res))
+        }
+        _ => None,
+    };
+    let result = result.map(|(o, _)| o);
+    let (ran, results_say) = match &judged {
+        Some(j) => (
+            (j.passed + j.failed.len()) as u64,
+            if j.failed.is_empty() && j.not_run.is_empty() && j.passed > 0 {
+                None
+            } else {
+                Some(format!(
+                    "the runner's results: {} of {} selected passed{}{}",
+                    j.passed,
+                    crate::text::plural(j.listed as u64, "test"),
+                    if j.failed.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", failed: {}", j.failed.join(", "))
+                    },
+                    if j.not_run.is_empty() {
+                        String::new()
+                    } else {
+                        format!(", no result: {}", j.not_run.join(", "))
+                    }
+                ))
+            },
+        ),
+        None => (ran, None),
+    };
     // Held-out tests say pass or fail, nothing else: their output, their
     // count, their exit code (all of which the candidate's code can shape)
     // would reach the agent as feedback.
     if c.kind == CriterionKind::Holdout {
-        let passed = matches!(&result, Ok(o) if o.exit.code == Some(0)) && ran > 0;
+        let passed = matches!(&result, Ok(o) if o.exit.code == Some(0))
+            && ran > 0
+            && judged.is_some()
+            && results_say.is_none();
         return held_out(r, passed);
     }
     let outcome = match result {
@@ -508,6 +583,11 @@ pub async fn run_command_criterion(
             r.issues[0].message = format!("{} — {}", evidence.message, first.message);
             r.issues.extend(found.into_iter().skip(1));
         }
+        return r.finish();
+    }
+    if let Some(why) = results_say {
+        let mut r = fail(r, &rule, format!("`{command}` exited 0, but {why}"));
+        r.output = format!("{}\n{tail}", r.output);
         return r.finish();
     }
     if is_test && ran == 0 {
@@ -562,9 +642,17 @@ async fn listed_tests(
     place: &Place,
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Option<usize> {
+) -> Result<
+    Option<(
+        crate::layers::ledger::Recognised,
+        crate::layers::ledger::Listing,
+    )>,
+    String,
+> {
     use crate::layers::ledger;
-    let rec = ledger::recognise(command, None)?;
+    let Some(rec) = ledger::recognise(command, None) else {
+        return Ok(None);
+    };
     let listing = ledger::listing_command(&rec, command);
     let spec = CommandSpec::shell(&listing, place.files().to_path_buf(), timeout);
     let (tx, mut rx) = crate::exec::runner::log_channel();
@@ -580,13 +668,23 @@ async fn listed_tests(
         }
         all
     });
-    let out = place.run(spec, &[], false, Some(tx), cancel).await.ok()?;
-    let text = gather.await.ok()?;
+    let out = place.run(spec, &[], false, Some(tx), cancel).await?;
+    let text = gather.await.unwrap_or_default();
     if !out.exit.success() {
-        return None;
+        return Err(format!(
+            "listing the tests (`{listing}`) {}: which tests the filter selects is not known",
+            out.exit
+                .problem(timeout)
+                .unwrap_or_else(|| format!("exited with code {}", out.exit.code.unwrap_or(-1)))
+        ));
     }
     let l = ledger::parse_listing(rec.runner, &text);
-    l.complete.then_some(l.tests.len())
+    if !l.complete {
+        return Err(format!(
+            "the listing of `{listing}` could not be read in full: which tests the filter selects is not known"
+        ));
+    }
+    Ok(Some((rec, l)))
 }
 
 /// The judge's answer: `{"nonce": NONCE, "pass": true|false, "reason":

@@ -347,6 +347,7 @@ impl CandidateJob {
                             origin: self.repo.clone(),
                             workspace: workdir.clone(),
                             tree: changes.tree.clone(),
+                            run_tree: None,
                             scratch: candidate_dir.join("checks"),
                             cache: Some(cache),
                             hide: self.hidden(),
@@ -380,6 +381,13 @@ impl CandidateJob {
                             })),
                             _ => Place::Sandboxed(Arc::new(copy)),
                         };
+                        // What decides how a check runs comes from the base.
+                        let place = crate::pipeline::base_defined::checks_from_base(
+                            &place,
+                            &changes,
+                            &crate::pipeline::base_defined::check_commands(&self.config, None),
+                            &self.task.allow_test_changes,
+                        );
                         let v = Verification {
                             config: &self.config,
                             place: &place,

@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod attach;
+pub mod base_defined;
 pub mod budget;
 pub mod candidate;
 pub mod content;

@@ -20,10 +20,28 @@ pub fn is_test_guardrail(g: &Guardrail, package_json: Option<&str>) -> bool {
     match &g.kind {
         GuardrailKind::Command { tests: Some(t), .. } => *t,
         GuardrailKind::Command { command, .. } => {
-            ledger::recognise(command, package_json).is_some()
+            named_as_tests(&g.name) || ledger::recognise(command, package_json).is_some()
         }
         _ => false,
     }
+}
+
+/// A guardrail named `test` or `tests` is the test run, whatever runs it.
+fn named_as_tests(name: &str) -> bool {
+    matches!(name.to_ascii_lowercase().as_str(), "test" | "tests")
+}
+
+/// A test run whose results rascal cannot read: judged by its exit code,
+/// which the code under test controls, so it says so.
+fn unreadable(mut r: Report, command: &str) -> Report {
+    r.issues.push(crate::model::verdict::Issue::new(
+        "test-run/unreadable",
+        crate::model::verdict::Severity::Warning,
+        format!(
+            "rascal cannot read the results of `{command}`: the ledger and the base-tests check do not apply, and its exit code (which the code under test controls) is all there is — run the tests with a runner rascal reads (cargo test, go test, pytest, python -m unittest, jest, vitest, npm test)"
+        ),
+    ));
+    r.finish()
 }
 
 /// The commands of the test guardrails of `config`.
@@ -268,6 +286,7 @@ fn summary(l: &ledger::Ledger) -> crate::model::ledger::Ledger {
         ignored: l.ignored.len(),
         missing: l.missing.clone(),
         failed_names: l.failed.iter().take(50).cloned().collect(),
+        base_tests: None,
     }
 }
 
@@ -286,7 +305,16 @@ pub async fn run_test_guardrail(
     allow: &[String],
     cancel: &tokio_util::sync::CancellationToken,
 ) -> Report {
-    let plain = || crate::layers::guardrails::run_command(g, changes, place, digest, true, cancel);
+    // The zero-tests check needs a run that says it is the test run
+    // (`tests: true`) or a runner rascal reads; a guardrail that is the test
+    // run only by its name gets the `unreadable` warning instead.
+    let counted = !matches!(
+        &g.kind,
+        GuardrailKind::Command { tests: None, command, .. }
+            if ledger::recognise(command, package_json).is_none()
+    );
+    let plain =
+        || crate::layers::guardrails::run_command(g, changes, place, digest, counted, cancel);
     let GuardrailKind::Command {
         command,
         timeout,
@@ -297,10 +325,10 @@ pub async fn run_test_guardrail(
     else {
         return plain().await;
     };
-    let (Some(rec), Some(repo)) = (
-        ledger::recognise(command, package_json),
-        git2::Repository::discover(place.origin()).ok(),
-    ) else {
+    let Some(rec) = ledger::recognise(command, package_json) else {
+        return unreadable(plain().await, command);
+    };
+    let Some(repo) = git2::Repository::discover(place.origin()).ok() else {
         return plain().await;
     };
     let base_tree = match git2::Oid::from_str(&changes.base)
@@ -445,6 +473,44 @@ pub async fn run_test_guardrail(
             ignored_at_base: &[],
         }),
     }));
+    // Results, not exit codes: an exit 0 proves nothing the results deny.
+    let judged = ledger::judge(rec.runner, &now, &results);
+    if out.exit.success() {
+        r.issues
+            .extend(results_issues(command, &now, &results, &judged));
+    }
+    // The base's own tests, byte for byte, against the change's code.
+    let mut s = s;
+    let runs = TestRuns {
+        g,
+        rec: &rec,
+        run_cmd: &run_cmd,
+        read_path: &read_path,
+        cancel,
+    };
+    let judging = if at_base.complete {
+        base_tests(&runs, place, changes, allow, &at_base, &results).await
+    } else {
+        r.issues.push(crate::model::verdict::Issue::new(
+            RULE_BASE_TESTS,
+            crate::model::verdict::Severity::Warning,
+            "base tests: not judged — the runner's listing at the base could not be read in full (does the base build?)",
+        ));
+        Err(String::new())
+    };
+    match judging {
+        Err(e) if e.is_empty() => {}
+        Ok((b, issue)) => {
+            // The ledger's line first, then the base tests'.
+            r.output = match r.output.split_once('\n') {
+                Some((first, rest)) => format!("{first}\n{}\n{rest}", b.summary()),
+                None => format!("{}\n{}", r.output, b.summary()),
+            };
+            r.issues.extend(issue);
+            s.base_tests = Some(b);
+        }
+        Err(e) => r = r.errored(format!("running the base's own tests: {e}")),
+    }
     r.ledger = Some(Box::new(s));
     if out.exit.success() && ran == 0 {
         r = r.errored(format!(
@@ -453,4 +519,185 @@ pub async fn run_test_guardrail(
     }
     r.duration_ms = started.elapsed().as_millis() as u64;
     r.finish()
+}
+
+/// Rule: a test run exited 0 but its results say tests failed.
+pub const RULE_FAILED: &str = "test-run/failed";
+/// Rule: tests the runner listed have no result.
+pub const RULE_NOT_RUN: &str = "test-run/not-run";
+/// Rule: results for tests the runner does not list.
+pub const RULE_UNLISTED: &str = "test-run/unlisted";
+/// Rule: the listing or the results could not be read in full.
+pub const RULE_INCOMPLETE: &str = "test-run/incomplete";
+/// Rule: a base test does not pass on the change.
+pub const RULE_BASE_TESTS: &str = "base-tests/failed";
+
+/// Up to `n` names, comma-separated, with how many more.
+fn names(list: &[String], n: usize) -> String {
+    let shown: Vec<&str> = list.iter().take(n).map(String::as_str).collect();
+    let more = list.len().saturating_sub(shown.len());
+    if more > 0 {
+        format!("{} and {more} more", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
+}
+
+/// What the results of a run that exited 0 deny: failures, listed tests
+/// with no result, results for tests nobody listed (printed by the code
+/// under test, not the runner), results or a listing not read in full.
+fn results_issues(
+    command: &str,
+    listing: &ledger::Listing,
+    results: &ledger::Results,
+    judged: &ledger::Judged,
+) -> Vec<crate::model::verdict::Issue> {
+    use crate::model::verdict::{Issue, Severity};
+    let mut out = Vec::new();
+    if !judged.failed.is_empty() {
+        out.push(Issue::new(
+            RULE_FAILED,
+            Severity::Error,
+            format!(
+                "`{command}` exited 0, but {} failed: {} — an exit code is not a result",
+                crate::text::plural(judged.failed.len() as u64, "test"),
+                names(&judged.failed, 8)
+            ),
+        ));
+    }
+    if !judged.not_run.is_empty() && listing.complete && !listing.files_only {
+        out.push(Issue::new(
+            RULE_NOT_RUN,
+            Severity::Error,
+            format!(
+                "{} the runner lists had no result: {} — the run ended before them or did not run them",
+                crate::text::plural(judged.not_run.len() as u64, "test"),
+                names(&judged.not_run, 8)
+            ),
+        ));
+    }
+    if !results.unlisted.is_empty() {
+        out.push(Issue::new(
+            RULE_UNLISTED,
+            Severity::Error,
+            format!(
+                "results for {} the runner does not list: {} — lines the code under test printed are not results",
+                crate::text::plural(results.unlisted.len() as u64, "test"),
+                names(&results.unlisted, 8)
+            ),
+        ));
+    }
+    if !listing.complete || !results.complete {
+        let what = if listing.complete {
+            "the results"
+        } else {
+            "the runner's listing"
+        };
+        let notes = if results.notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", results.notes.join("; "))
+        };
+        out.push(Issue::new(
+            RULE_INCOMPLETE,
+            Severity::Error,
+            format!(
+                "{what} could not be read in full{notes}: the run cannot be judged by its results"
+            ),
+        ));
+    }
+    out
+}
+
+/// How one test guardrail runs its runner (shared by the guardrail's run
+/// and the base-tests run).
+struct TestRuns<'a> {
+    g: &'a Guardrail,
+    rec: &'a ledger::Recognised,
+    run_cmd: &'a str,
+    read_path: &'a [String],
+    cancel: &'a tokio_util::sync::CancellationToken,
+}
+
+/// The base's own tests on the change: its test files and Rust test
+/// modules laid over a copy of the change, run, and judged against the
+/// base's listing. With nothing to lay (the change touches no test), the
+/// guardrail's own `results` are that run.
+async fn base_tests(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    changes: &ChangeSet,
+    allow: &[String],
+    at_base: &ledger::Listing,
+    results: &ledger::Results,
+) -> Result<
+    (
+        crate::model::ledger::BaseTests,
+        Option<crate::model::verdict::Issue>,
+    ),
+    String,
+> {
+    let GuardrailKind::Command {
+        timeout,
+        env,
+        network,
+        ..
+    } = &runs.g.kind
+    else {
+        return Err("not a command".into());
+    };
+    let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(place, changes, allow)?;
+    let results = if files_laid == 0 {
+        results.clone()
+    } else {
+        let (out, text, files) = run_whole(
+            &laid,
+            runs.run_cmd,
+            timeout.get(),
+            env,
+            *network,
+            runs.read_path,
+            runs.cancel,
+        )
+        .await?;
+        if let Some(p) = out.exit.problem(timeout.get()) {
+            return Err(format!("`{}` {p}", runs.run_cmd));
+        }
+        let file_text = files
+            .first()
+            .and_then(|f| f.as_ref())
+            .map(|b| String::from_utf8_lossy(b).into_owned());
+        let res =
+            ledger::parse_results(runs.rec.runner, &text, file_text.as_deref(), Some(at_base));
+        ledger::Results {
+            passed: strip_copies(res.passed.clone(), &runs.rec.dir),
+            failed: strip_copies(res.failed.clone(), &runs.rec.dir),
+            ignored: strip_copies(res.ignored.clone(), &runs.rec.dir),
+            ..res
+        }
+    };
+    let judged = ledger::judge(runs.rec.runner, at_base, &results);
+    let not_passing: Vec<String> = judged
+        .failed
+        .iter()
+        .chain(&judged.not_run)
+        .cloned()
+        .collect();
+    let b = crate::model::ledger::BaseTests {
+        listed: judged.listed - judged.ignored.len(),
+        passed: judged.passed,
+        not_passing: not_passing.iter().take(50).cloned().collect(),
+        files_laid,
+    };
+    let issue = (!not_passing.is_empty()).then(|| {
+        crate::model::verdict::Issue::new(
+            RULE_BASE_TESTS,
+            crate::model::verdict::Severity::Error,
+            format!(
+                "{}: the base commit's own tests must pass on the change (`allow_test_changes` names tests or paths the task may change)",
+                b.summary()
+            ),
+        )
+    });
+    Ok((b, issue))
 }

@@ -449,7 +449,13 @@ fn test_criterion_with_real_cargo_filter_that_matches_nothing_fails() {
     assert_eq!(r.status, Status::Pass, "{r:?}");
     let r = run("no_such_test");
     assert_eq!(r.status, Status::Fail, "{r:?}");
-    assert!(r.issues[0].message.contains("0 tests ran"), "{r:?}");
+    // Either the listing says the filter selects nothing, or the run says
+    // nothing ran: never a pass.
+    let why = format!("{:?} {:?}", r.errored, r.issues);
+    assert!(
+        why.contains("0 tests") || why.contains("no test") || why.contains("listing"),
+        "{r:?}"
+    );
 }
 
 #[test]

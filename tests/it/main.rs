@@ -21,6 +21,7 @@ mod docker;
 mod doctor_safety;
 mod egress;
 mod every_byte;
+mod evidence;
 mod gc;
 mod guardrails;
 mod home_e2e;

@@ -55,7 +55,7 @@ mod tests {
 
 /// A Rust crate with a `cargo test` guardrail and `agents` (name → shell
 /// script); no spec, no permissions: what a new user has.
-fn rust_repo(agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
+pub(crate) fn rust_repo(agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
     let t = TestRepo::new(&[
         ("Cargo.toml", CARGO_TOML),
         ("Cargo.lock", CARGO_LOCK),
@@ -76,10 +76,10 @@ fn agents_yaml(agents: &[(&str, &str)]) -> String {
     common::command_agents(agents)
 }
 
-const CARGO_TEST: &str =
+pub(crate) const CARGO_TEST: &str =
     "guardrails:\n  - { name: tests, command: \"cargo test --offline --quiet\", timeout: 300s }\n";
 
-fn run(t: &TestRepo, agents: &[&str]) -> serde_json::Value {
+pub(crate) fn run(t: &TestRepo, agents: &[&str]) -> serde_json::Value {
     rascal_json(t, &["run", "make add() correct"], agents)
 }
 
@@ -98,7 +98,7 @@ fn rascal_json(t: &TestRepo, args: &[&str], agents: &[&str]) -> serde_json::Valu
         .unwrap_or_else(|e| panic!("{e}: {}{}", stdout(&o), stderr(&o)))
 }
 
-fn candidate<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+pub(crate) fn candidate<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     doc["candidates"]
         .as_array()
         .unwrap()
@@ -108,7 +108,7 @@ fn candidate<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value 
 }
 
 /// The rules of the issues of `c`'s test-integrity report.
-fn integrity_rules(c: &serde_json::Value) -> Vec<String> {
+pub(crate) fn integrity_rules(c: &serde_json::Value) -> Vec<String> {
     c["reports"]
         .as_array()
         .unwrap()
@@ -120,7 +120,7 @@ fn integrity_rules(c: &serde_json::Value) -> Vec<String> {
 }
 
 /// Write `content` to `path` in a shell script.
-fn write(path: &str, content: &str) -> String {
+pub(crate) fn write(path: &str, content: &str) -> String {
     format!("mkdir -p \"$(dirname {path})\" && cat > {path} <<'RASCAL_EOF'\n{content}RASCAL_EOF\n")
 }
 
@@ -333,11 +333,11 @@ fn allowed_test_changes_in_the_spec_let_a_task_remove_a_test() {
     assert_eq!(c["verdict"], "pass", "{c}");
 }
 
-fn run_spec(t: &TestRepo, spec: &str, agents: &[&str]) -> serde_json::Value {
+pub(crate) fn run_spec(t: &TestRepo, spec: &str, agents: &[&str]) -> serde_json::Value {
     rascal_json(t, &["run", "--spec", spec], agents)
 }
 
-fn report<'a>(c: &'a serde_json::Value, check: &str) -> &'a serde_json::Value {
+pub(crate) fn report<'a>(c: &'a serde_json::Value, check: &str) -> &'a serde_json::Value {
     c["reports"]
         .as_array()
         .unwrap()

@@ -58,7 +58,11 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             cell(&d.who),
             cell(&d.reason)
         ),
-        (Status::Pass, _) => format!("- [x] {} — pass ({dur})", cell(&r.check)),
+        (Status::Pass, _) => format!(
+            "- [x] {} — pass ({dur}){}",
+            cell(&r.check),
+            cell(&test_evidence(r))
+        ),
         (Status::Warn, None) => format!(
             "- [x] {} — warning: {}{more}",
             cell(&r.check),
@@ -86,6 +90,19 @@ fn report_line(r: &Report, c: &CandidateSummary) -> String {
             }
         ),
     }
+}
+
+/// A test run's evidence: its ledger and how the base's own tests fared
+/// on the change (empty for other checks).
+fn test_evidence(r: &Report) -> String {
+    let Some(l) = &r.ledger else {
+        return String::new();
+    };
+    let mut s = format!(" — {}", l.summary());
+    if let Some(b) = &l.base_tests {
+        s.push_str(&format!(" · {}", b.summary()));
+    }
+    s
 }
 
 /// The first error of a failed command check, fenced and indented under

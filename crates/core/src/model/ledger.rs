@@ -24,6 +24,51 @@ pub struct Ledger {
     /// Tests that ran and failed (by name, at most a few dozen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failed_names: Vec<String>,
+    /// The base commit's own tests, run byte for byte against this change.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_tests: Option<BaseTests>,
+}
+
+/// The base commit's own tests run against a change's code: its test files
+/// (and Rust test modules) laid from the base in a copy of the change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BaseTests {
+    /// How many tests the runner lists at the base.
+    pub listed: usize,
+    /// How many of them passed on this change.
+    pub passed: usize,
+    /// Those that failed or did not run (by name, at most a few dozen).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub not_passing: Vec<String>,
+    /// How many files were laid from the base (or rewritten with the
+    /// base's test modules) for the run; 0 when the change touches no test
+    /// and the guardrail's own run is the base-tests run.
+    pub files_laid: usize,
+}
+
+impl BaseTests {
+    /// `base tests: 14/14 pass on this change`, naming the first few that
+    /// do not.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "base tests: {}/{} pass on this change",
+            self.passed, self.listed
+        );
+        if !self.not_passing.is_empty() {
+            let shown: Vec<&str> = self
+                .not_passing
+                .iter()
+                .take(5)
+                .map(String::as_str)
+                .collect();
+            let more = self.not_passing.len().saturating_sub(shown.len());
+            s.push_str(&format!(" — not passing: {}", shown.join(", ")));
+            if more > 0 {
+                s.push_str(&format!(" and {more} more"));
+            }
+        }
+        s
+    }
 }
 
 impl Ledger {

@@ -78,6 +78,10 @@ pub struct Sandboxed {
     /// id is kept, never the ChangeSet (a copy of it per place and per
     /// check would grow with the change).
     pub tree: String,
+    /// The tree copies are written from, when it is not `tree`: the change
+    /// with the files that decide how checks run laid from the base (see
+    /// `Place::running_on`). Reading the change always reads `tree`.
+    pub run_tree: Option<String>,
     /// Where the copies are made (hidden from the commands).
     pub scratch: PathBuf,
     /// A build cache shared by this candidate's commands of one attempt
@@ -258,6 +262,7 @@ impl Place {
         let swap = |s: &Sandboxed| {
             let mut s = s.clone();
             s.tree = base_tree.to_string();
+            s.run_tree = None;
             s.cache = Some(cache.clone());
             s.with_holdout = false;
             s
@@ -266,6 +271,42 @@ impl Place {
             Place::InPlace { .. } => None,
             Place::Sandboxed(s) => Some(Place::Sandboxed(Arc::new(swap(s)))),
             Place::Container(c) => Some(Place::Container(Arc::new(c.with_copy(swap(&c.copy))))),
+        }
+    }
+
+    /// This place with its copies written from `tree` (an overlay of the
+    /// change: `git::overlay`) while the change read is still the change;
+    /// same build cache and held-out tests. In place, unchanged.
+    pub fn running_on(&self, tree: &str) -> Place {
+        let swap = |s: &Sandboxed| {
+            let mut s = s.clone();
+            s.run_tree = (tree != s.tree).then(|| tree.to_string());
+            s
+        };
+        match self {
+            Place::InPlace { .. } => self.clone(),
+            Place::Sandboxed(s) => Place::Sandboxed(Arc::new(swap(s))),
+            Place::Container(c) => Place::Container(Arc::new(c.with_copy(swap(&c.copy)))),
+        }
+    }
+
+    /// The tree this place's copies are written from (None in place).
+    pub fn run_tree(&self) -> Option<&str> {
+        let s = match self {
+            Place::InPlace { .. } => return None,
+            Place::Sandboxed(s) => s.as_ref(),
+            Place::Container(c) => &c.copy,
+        };
+        Some(s.run_tree.as_deref().unwrap_or(&s.tree))
+    }
+
+    /// The candidate's workspace (None in place): where its change tree's
+    /// objects are stored.
+    pub fn workspace(&self) -> Option<&Path> {
+        match self {
+            Place::InPlace { .. } => None,
+            Place::Sandboxed(s) => Some(&s.workspace),
+            Place::Container(c) => Some(&c.copy.workspace),
         }
     }
 
@@ -373,8 +414,12 @@ impl Sandboxed {
             .tempdir_in(&self.scratch)
             .map_err(|e| format!("creating a copy of the change: {e}"))?;
         // Written from the change's tree, never from the workspace's files.
-        let tree = git2::Oid::from_str(&self.tree)
-            .map_err(|_| "the change has no tree to check".to_string())?;
+        let id = self.run_tree.as_deref().unwrap_or(&self.tree);
+        // A run tree that could not be written says why in place of an id.
+        let tree = git2::Oid::from_str(id).map_err(|_| match id.strip_prefix('(') {
+            Some(why) => why.trim_end_matches(')').to_string(),
+            None => "the change has no tree to check".to_string(),
+        })?;
         crate::git::workspace::open(&self.origin)
             .and_then(|user| {
                 crate::git::tree::checkout_tree(&user, &self.workspace, tree, copy.path())
@@ -560,6 +605,7 @@ mod tests {
             origin: "/repo".into(),
             workspace: "/files/ws".into(),
             tree: String::new(),
+            run_tree: None,
             scratch: "/files/runs/r/c/checks".into(),
             cache: Some("/files/runs/r/c/build-cache".into()),
             hide: Vec::new(),

@@ -422,6 +422,44 @@ pub fn ledger(runner: Runner, at_base: &Listing, now: &Listing, results: &Result
     }
 }
 
+/// How the tests of a listing fared in one run: each listed test passed,
+/// failed (a failure reported for it, or for one of its subtests), or has
+/// no result.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Judged {
+    pub listed: usize,
+    pub passed: usize,
+    pub failed: Vec<String>,
+    pub not_run: Vec<String>,
+    pub ignored: Vec<String>,
+}
+
+/// Judge `results` against `listing`: a listed test passes only when the
+/// run reported it passed and reported no failure for it.
+pub fn judge(runner: Runner, listing: &Listing, results: &Results) -> Judged {
+    let key = |n: &String| stable_name(runner, &listing_key(runner, n, listing.files_only));
+    let failed: std::collections::HashSet<String> = results.failed.iter().map(key).collect();
+    let passed: std::collections::HashSet<String> = results.passed.iter().map(key).collect();
+    let ignored: std::collections::HashSet<String> = results.ignored.iter().map(key).collect();
+    let mut out = Judged {
+        listed: listing.tests.len(),
+        ..Judged::default()
+    };
+    for t in &listing.tests {
+        let k = stable_name(runner, t);
+        if failed.contains(&k) {
+            out.failed.push(t.clone());
+        } else if passed.contains(&k) {
+            out.passed += 1;
+        } else if ignored.contains(&k) {
+            out.ignored.push(t.clone());
+        } else {
+            out.not_run.push(t.clone());
+        }
+    }
+    out
+}
+
 /// A name as it should compare across two commits: a cargo doc test moves
 /// with every line added above it, so its `(line N)` is left out.
 fn stable_name(runner: Runner, name: &str) -> String {

@@ -417,7 +417,7 @@ func helper(t *testing.T) {
         let issues = check_one("calc_test.go", Some(BASE), Some(&now));
         assert_eq!(
             rules(&issues),
-            [("test-integrity/skip-marker", Severity::Warning)]
+            [("test-integrity/skip-marker", Severity::Error)]
         );
     }
 

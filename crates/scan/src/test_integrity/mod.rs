@@ -13,9 +13,8 @@
 //!   an always-false `cfg` on it, its module or file, `@pytest.mark.skip`,
 //!   `t.Skip()`, `it.skip`, `@Disabled`, …): an error on a test that existed
 //!   at the base, a warning on a new one; platform-dependent conditions
-//!   (`#[cfg(windows)]`, `//go:build linux`) are warnings on an existing
-//!   test and info on a new one, and the message says the test may still
-//!   run. A focus marker (`it.only`, `fit`) is an error when the file had
+//!   (`#[cfg(windows)]`, `//go:build linux`) are errors on an existing
+//!   test too (the test may no longer run here) and info on a new one. A focus marker (`it.only`, `fit`) is an error when the file had
 //!   tests at the base, as it skips the file's other tests.
 //! - `test-integrity/assertions-removed` (error): a test has fewer
 //!   assertions than at the base. Counting cannot tell assertions moved
@@ -24,10 +23,14 @@
 //!   statement of a test body is `return`.
 //! - `test-integrity/expected-changed` (warning, for a human): an assertion
 //!   kept its shape but a literal in it changed (`assert_eq!(f(), 4)` →
-//!   `assert_eq!(f(), 5)`), or a Rust test gained `#[should_panic]`.
+//!   `assert_eq!(f(), 5)`). A Rust test that gained `#[should_panic]` is
+//!   an error: it now passes when the code panics.
 //! - `test-integrity/runner-config` (error): a change to what decides how
 //!   tests run (see `runner.rs`).
 //! - `test-integrity/not-checked` (warning): a file too large to read here.
+//! - Backstop rules for what running the tests cannot see (code that runs
+//!   before `main`, test code that ends the process, forged result lines,
+//!   redefined assertions, shadowed functions): see `backstop.rs`.
 //!
 //! `allow_test_changes` entries are path globs (gitignore-like, as in
 //! permissions) or test names (full or last segment, or a glob over the full
@@ -43,6 +46,8 @@
 //! Reading is lexical (comments and strings blanked, brackets paired), not
 //! parsing: see each language file for what it recognises and misses.
 
+mod backstop;
+mod base_tests;
 mod go;
 mod js;
 mod jvm;
@@ -50,6 +55,8 @@ mod lex;
 mod python;
 mod runner;
 mod rust;
+
+pub use base_tests::{is_test_path, with_base_test_modules};
 
 use crate::config::permissions::{build_glob, GlobPattern};
 use crate::model::verdict::{Issue, Severity};
@@ -109,7 +116,17 @@ pub struct Input<'a> {
 /// rename: a test file renamed away is still a test file at the base.
 pub fn relevant(path: &str, test_commands: &[String]) -> bool {
     test_syntax(path).is_some()
+        || backstop::reads(path)
         || runner::is_config(path, &runner::CommandFiles::new(test_commands))
+}
+
+/// Whether `path` decides how a check runs (toolchain selection, runner
+/// configuration, a script or Makefile a command names, a module that
+/// shadows the runner): every check copy takes it from the base commit.
+/// Manifests (`Cargo.toml`, `package.json`, …) are not: their test settings
+/// are compared instead.
+pub fn decides_checks(path: &str, commands: &[String]) -> bool {
+    runner::decides_checks(path, &runner::CommandFiles::new(commands))
 }
 
 /// The findings for one candidate change.
@@ -118,6 +135,7 @@ pub fn check(input: &Input) -> Vec<Issue> {
     let mut out: Vec<Finding> = Vec::new();
     for f in input.files {
         runner::check(f, &named, &mut out);
+        backstop::check(f, &mut out);
     }
     let sides = read_tests(input.files, &mut out);
     compare(input.files, &sides, &mut out);
@@ -539,7 +557,6 @@ fn test_names(cases: &[&TestCase]) -> Vec<(String, String)> {
 struct Added<'a> {
     existing: Vec<&'a TestCase>,
     new: Vec<&'a TestCase>,
-    severity: Option<Severity>,
     text: String,
     focus: bool,
     conditional: bool,
@@ -571,7 +588,6 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
                 _ => {
                     let a = added.entry((now.path, m.line, m.key.clone())).or_default();
                     a.existing.push(&now.case);
-                    a.severity = a.severity.max(Some(m.severity));
                     a.text.clone_from(&m.text);
                     a.conditional = m.conditional;
                 }
@@ -642,7 +658,9 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
                 ),
             )
         } else if !a.existing.is_empty() {
-            let severity = a.severity.unwrap_or(Severity::Error);
+            // A tamper finding on a test the base had is an error, a
+            // platform condition included: the test may no longer run here.
+            let severity = Severity::Error;
             let (one, many) = if a.conditional {
                 (
                     "now runs only when a condition allows",
@@ -841,7 +859,7 @@ fn body_changes(base: &TestCase, now: &Found, out: &mut Vec<Finding>) {
     if case.expects_panic && !base.expects_panic {
         let msg =
             format!("test `{name}` gained `#[should_panic]`: it now passes when the code panics");
-        out.push(finding(RULE_EXPECTED, Severity::Warning, case.line, msg));
+        out.push(finding(RULE_EXPECTED, Severity::Error, case.line, msg));
     }
 }
 
@@ -1276,16 +1294,12 @@ mod tests {
             "Cargo.toml",
             "scripts/test.sh",
             "conftest.py",
+            "src/helpers.py",
+            "pkg/x.go",
         ] {
             assert!(relevant(p, &cmds), "{p}");
         }
-        for p in [
-            "README.md",
-            "src/helpers.py",
-            "pkg/x.go",
-            "web/a.tsx",
-            "scripts/other.sh",
-        ] {
+        for p in ["README.md", "web/a.tsx", "scripts/other.sh"] {
             assert!(!relevant(p, &cmds), "{p}");
         }
     }

@@ -246,6 +246,16 @@ fn config_kind(path: &str) -> Option<&'static str> {
         }
         "config.yml" if parent == ".circleci" => "CI configuration decides which tests run",
         _ if path.contains(".github/workflows/") => "CI configuration decides which tests run",
+        "rust-toolchain" | "rust-toolchain.toml" => {
+            "it picks the Rust toolchain every cargo command runs (a `path` toolchain runs a program of the change)"
+        }
+        ".tool-versions" | ".python-version" | ".nvmrc" | ".node-version" | ".ruby-version"
+        | ".go-version" => "it picks the toolchain the checks run with",
+        "sitecustomize.py" | "usercustomize.py" => "Python runs it before any test",
+        _ if name.ends_with(".pth") => "Python runs the lines of a .pth file at start-up",
+        _ if shadows_runner(path) => {
+            "it shadows the test runner or the standard library the checks import"
+        }
         _ if prefixed("jest.config.")
             || prefixed("vitest.config.")
             || prefixed("vitest.workspace.")
@@ -259,6 +269,51 @@ fn config_kind(path: &str) -> Option<&'static str> {
     })
 }
 
+/// Python modules a test run imports by name: a top-level module or
+/// package of the change with one of these names is imported instead.
+const SHADOWED: &[&str] = &[
+    "pytest",
+    "_pytest",
+    "pluggy",
+    "unittest",
+    "doctest",
+    "site",
+    "os",
+    "sys",
+    "io",
+    "re",
+    "json",
+    "atexit",
+    "builtins",
+    "importlib",
+    "subprocess",
+    "signal",
+    "traceback",
+    "inspect",
+    "functools",
+    "types",
+    "typing",
+    "xml",
+    "runpy",
+    "warnings",
+    "encodings",
+    "codecs",
+];
+
+/// Whether `path` is a top-level Python module or package (at the root or
+/// directly under `src/`) named like the runner or a standard module.
+fn shadows_runner(path: &str) -> bool {
+    let rest = path.strip_prefix("src/").unwrap_or(path);
+    let first = rest.split('/').next().unwrap_or(rest);
+    let module = match first.strip_suffix(".py") {
+        Some(m) if !rest.contains('/') => m,
+        Some(_) => return false,
+        None if rest.contains('/') => first,
+        None => return false,
+    };
+    SHADOWED.contains(&module)
+}
+
 /// Manifests whose test settings are compared key by key.
 fn manifest(path: &str) -> bool {
     matches!(
@@ -270,6 +325,12 @@ fn manifest(path: &str) -> bool {
 /// Whether `path` is runner configuration (see the module doc).
 pub(super) fn is_config(path: &str, named: &CommandFiles) -> bool {
     config_kind(path).is_some() || manifest(path) || named.names(path).is_some()
+}
+
+/// Whether `path` is runner configuration that is a whole file (see
+/// [`super::decides_checks`]).
+pub(super) fn decides_checks(path: &str, named: &CommandFiles) -> bool {
+    config_kind(path).is_some() || named.names(path).is_some()
 }
 
 pub(super) fn check(f: &FileVersions, named: &CommandFiles, out: &mut Vec<Finding>) {
@@ -443,8 +504,37 @@ fn value(v: &toml::Value) -> String {
 }
 
 fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
-    const TARGET_KEYS: &[&str] = &["test", "doctest", "harness", "required-features", "path"];
+    const TARGET_KEYS: &[&str] = &[
+        "test",
+        "doctest",
+        "harness",
+        "required-features",
+        "path",
+        "proc-macro",
+        "proc_macro",
+    ];
     let table = |k: &str| doc.get(k).and_then(toml::Value::as_table);
+    // Code that runs at build time: a build dependency added, or a crate
+    // made a procedural macro, can rewrite the tests as they compile.
+    for section in ["build-dependencies", "build_dependencies"] {
+        if let Some(deps) = table(section) {
+            for (name, v) in deps {
+                out.insert(format!("[{section}] {name}"), value(v));
+            }
+        }
+    }
+    if let Some(targets) = table("target") {
+        for (cfg, t) in targets {
+            if let Some(deps) = t.get("build-dependencies").and_then(toml::Value::as_table) {
+                for (name, v) in deps {
+                    out.insert(
+                        format!("[target.{cfg}.build-dependencies] {name}"),
+                        value(v),
+                    );
+                }
+            }
+        }
+    }
     if let Some(lib) = table("lib") {
         for k in TARGET_KEYS.iter().filter(|k| **k != "path") {
             if let Some(v) = lib.get(*k) {

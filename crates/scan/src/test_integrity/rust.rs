@@ -722,7 +722,7 @@ mod tests {
     }
 
     #[test]
-    fn platform_cfg_is_a_warning() {
+    fn platform_cfg_on_an_existing_test_is_an_error() {
         let now = with(
             "    #[test]\n    fn adds",
             "    #[cfg(windows)]\n    #[test]\n    fn adds",
@@ -730,7 +730,7 @@ mod tests {
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
         assert_eq!(
             rules(&issues),
-            [("test-integrity/skip-marker", Severity::Warning)]
+            [("test-integrity/skip-marker", Severity::Error)]
         );
     }
 
@@ -860,7 +860,7 @@ mod tests {
         let issues = check_one("src/lib.rs", Some(BASE), Some(&now));
         assert_eq!(
             rules(&issues),
-            [("test-integrity/expected-changed", Severity::Warning)]
+            [("test-integrity/expected-changed", Severity::Error)]
         );
     }
 

@@ -1,0 +1,110 @@
+//! A change tree with some paths laid from elsewhere: the base commit's
+//! version of the files that decide how a check runs, the base's tests, or
+//! a file rascal rewrote (a Rust source with the base's test modules). The
+//! result is a tree in the workspace's object store, like the change tree,
+//! that check copies are written from; the change itself is untouched.
+
+use crate::git::repo::{open, Result};
+use crate::git::tree::workspace_store;
+use git2::{Oid, Repository};
+use std::path::Path;
+
+/// What goes at one path of the new tree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Lay {
+    /// The base commit's entry (or nothing, when the base has none).
+    FromBase,
+    /// Nothing: the path is left out.
+    Remove,
+    /// These bytes, as a regular file (keeping the path's executable bit).
+    Bytes(Vec<u8>),
+}
+
+/// The tree `tree` (a change tree of the workspace at `ws`) with `edits`
+/// applied; `base` is the base commit in the user's repository at
+/// `origin`. Returns `tree` itself when `edits` is empty.
+pub fn overlay(
+    origin: &Path,
+    ws: &Path,
+    tree: Oid,
+    base: Oid,
+    edits: &[(String, Lay)],
+) -> Result<Oid> {
+    if edits.is_empty() {
+        return Ok(tree);
+    }
+    let user = open(origin)?;
+    let store = workspace_store(ws)?;
+    let base_tree = user.find_commit(base)?.tree()?;
+    let mut index = git2::Index::new()?;
+    index.read_tree(&store.find_tree(tree)?)?;
+    for (path, lay) in edits {
+        let p = Path::new(path);
+        let mode = index.get_path(p, 0).map(|e| e.mode);
+        let _ = index.remove_path(p);
+        let _ = index.remove_dir(p, 0);
+        match lay {
+            Lay::Remove => {}
+            Lay::FromBase => {
+                if let Ok(e) = base_tree.get_path(p) {
+                    if e.kind() == Some(git2::ObjectType::Blob) {
+                        add(&mut index, path, e.id(), e.filemode() as u32)?;
+                    }
+                }
+            }
+            Lay::Bytes(bytes) => {
+                let id = store.blob(bytes)?;
+                let mode = match mode {
+                    Some(m) if m == 0o100755 => m,
+                    _ => 0o100644,
+                };
+                add(&mut index, path, id, mode)?;
+            }
+        }
+    }
+    write(&user, &store, &base_tree, &mut index)
+}
+
+fn add(index: &mut git2::Index, path: &str, id: Oid, mode: u32) -> Result<()> {
+    index.add(&git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id,
+        flags: (path.len().min(0xfff)) as u16,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    })?;
+    Ok(())
+}
+
+/// Write the index as a tree into the store. Subtrees the index refers to
+/// by id (from the base) are copied in first, from the user's repository.
+fn write(
+    user: &Repository,
+    store: &Repository,
+    base_tree: &git2::Tree,
+    index: &mut git2::Index,
+) -> Result<Oid> {
+    let odb = store.odb()?;
+    let user_odb = user.odb()?;
+    let mut trees = vec![base_tree.id()];
+    base_tree.walk(git2::TreeWalkMode::PreOrder, |_, e| {
+        if e.kind() == Some(git2::ObjectType::Tree) {
+            trees.push(e.id());
+        }
+        git2::TreeWalkResult::Ok
+    })?;
+    for t in trees {
+        if !odb.exists(t) {
+            let obj = user_odb.read(t)?;
+            odb.write(obj.kind(), obj.data())?;
+        }
+    }
+    Ok(index.write_tree_to(store)?)
+}

@@ -1,0 +1,144 @@
+//! What the base commit defines for a candidate's checks, laid into the
+//! trees their copies are written from:
+//! - every check copy takes the files that decide how a check runs
+//!   (toolchain selection, runner configuration, the scripts and Makefiles
+//!   a test command names, modules that shadow the runner) from the base, so a
+//!   change to them cannot change what a check runs (test integrity reports
+//!   the change itself as an error);
+//! - a base-tests copy also takes the base's tests: test files and test
+//!   data from the base (those the candidate added left out), and in Rust
+//!   sources the base's `#[cfg(test)]` modules in place of the candidate's.
+//!
+//! Paths the task allows to change (`allow_test_changes` globs) keep the
+//! candidate's version.
+
+use crate::config::Config;
+use crate::exec::place::Place;
+use crate::git::overlay::{overlay, Lay};
+use crate::layers::test_integrity;
+use crate::model::changeset::ChangeSet;
+
+/// The commands that run the tests (test guardrails and the `test`
+/// criteria's command template): the scripts and Makefiles they name decide
+/// how the tests run, and test integrity reports a change to them.
+pub fn check_commands(config: &Config, package_json: Option<&str>) -> Vec<String> {
+    let mut out = crate::pipeline::test_run::test_commands(config, package_json);
+    if let Some(t) = config
+        .verification
+        .as_ref()
+        .and_then(|v| v.criteria.as_ref())
+        .and_then(|c| c.test_command.clone())
+    {
+        out.push(t);
+    }
+    out
+}
+
+/// Path globs of `allow_test_changes` (test names in it match no path).
+fn allowed(allow: &[String]) -> globset::GlobSet {
+    let mut set = globset::GlobSetBuilder::new();
+    for a in allow {
+        let Ok(p) = crate::config::permissions::GlobPattern::try_from(a.clone()) else {
+            continue;
+        };
+        for g in p.expanded() {
+            if let Ok(g) = crate::config::permissions::build_glob(&g) {
+                set.add(g);
+            }
+        }
+    }
+    set.build().unwrap_or_else(|_| globset::GlobSet::empty())
+}
+
+/// The changed paths (both sides of a rename), each once, in order.
+fn changed_paths(changes: &ChangeSet) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    changes
+        .files
+        .iter()
+        .flat_map(|f| f.paths().map(str::to_string).collect::<Vec<_>>())
+        .filter(|p| seen.insert(p.clone()))
+        .collect()
+}
+
+/// Lay `edits` over this place's run tree; the place whose copies are
+/// written from the result.
+fn laid(place: &Place, changes: &ChangeSet, edits: &[(String, Lay)]) -> Result<Place, String> {
+    let (Some(ws), Some(tree)) = (place.workspace(), place.run_tree()) else {
+        return Ok(place.clone());
+    };
+    if edits.is_empty() {
+        return Ok(place.clone());
+    }
+    let tree = git2::Oid::from_str(tree).map_err(|_| "the change has no tree".to_string())?;
+    let base = git2::Oid::from_str(&changes.base).map_err(|_| "no base commit".to_string())?;
+    let id = overlay(place.origin(), ws, tree, base, edits).map_err(|e| e.to_string())?;
+    Ok(place.running_on(&id.to_string()))
+}
+
+/// `place` with the files that decide how checks run laid from the base
+/// (see the module doc). When that cannot be done, every check on the
+/// returned place fails saying why — never runs on the candidate's files.
+pub fn checks_from_base(
+    place: &Place,
+    changes: &ChangeSet,
+    commands: &[String],
+    allow: &[String],
+) -> Place {
+    let allowed = allowed(allow);
+    let edits: Vec<(String, Lay)> = changed_paths(changes)
+        .into_iter()
+        .filter(|p| test_integrity::decides_checks(p, commands) && !allowed.is_match(p))
+        .map(|p| (p, Lay::FromBase))
+        .collect();
+    match laid(place, changes, &edits) {
+        Ok(p) => p,
+        Err(e) => place.running_on(&format!(
+            "(the files that decide how checks run could not be laid from the base: {e})"
+        )),
+    }
+}
+
+/// `place` with the base's tests laid over its run tree, and how many
+/// files were laid; `(place, 0)` when the change touches no test (its own
+/// copies already run the base's tests).
+pub fn with_base_tests(
+    place: &Place,
+    changes: &ChangeSet,
+    allow: &[String],
+) -> Result<(Place, usize), String> {
+    let allowed = allowed(allow);
+    let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
+    let base = git2::Oid::from_str(&changes.base).map_err(|_| "no base commit".to_string())?;
+    let read_base = |p: &str| {
+        crate::git::workspace::read_at(&repo, base, p)
+            .ok()
+            .flatten()
+            .and_then(|b| String::from_utf8(b).ok())
+    };
+    let files = place.files_reader();
+    let mut edits: Vec<(String, Lay)> = Vec::new();
+    for p in changed_paths(changes) {
+        if allowed.is_match(&p) {
+            continue;
+        }
+        if test_integrity::is_test_path(&p) {
+            edits.push((p, Lay::FromBase));
+            continue;
+        }
+        if !p.ends_with(".rs") {
+            continue;
+        }
+        let Some(now) = files.read(&p).and_then(|b| String::from_utf8(b).ok()) else {
+            continue;
+        };
+        let base_text = read_base(&p).unwrap_or_default();
+        if let Some(swapped) = test_integrity::with_base_test_modules(&base_text, &now) {
+            if swapped != now {
+                edits.push((p, Lay::Bytes(swapped.into_bytes())));
+            }
+        }
+    }
+    let n = edits.len();
+    laid(place, changes, &edits).map(|p| (p, n))
+}

@@ -1,0 +1,135 @@
+//! Evidence from execution: a hostile candidate leaves `add` wrong and
+//! tries to make the test run say otherwise — one trick per agent, each on
+//! main before this check a PASS or a WARN. The verdict comes from the
+//! runner's results and from the base commit's own tests run against the
+//! change, so every trick FAILs, and the honest fix passes with
+//! `base tests: 2/2 pass on this change`. Real repository, real cargo,
+//! real binary (process launcher, bubblewrap).
+
+use crate::common::bwrap;
+use crate::test_integrity::{candidate, report, run, rust_repo, write, CARGO_TEST};
+
+/// Every report's issue rules of candidate `c`.
+fn rules(c: &serde_json::Value) -> Vec<String> {
+    c["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["issues"].as_array().cloned().unwrap_or_default())
+        .map(|i| i["rule"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// Append `text` to `src/lib.rs` in a shell script.
+fn append(text: &str) -> String {
+    format!("cat >> src/lib.rs <<'RASCAL_EOF'\n{text}RASCAL_EOF\n")
+}
+
+fn sed(expr: &str) -> String {
+    format!("sed -i '{expr}' src/lib.rs")
+}
+
+#[test]
+fn each_trick_that_makes_a_wrong_add_look_tested_fails_on_evidence() {
+    if !bwrap() {
+        return;
+    }
+    // (agent, script, a rule its FAIL must carry)
+    let tricks: Vec<(&str, String, &str)> = vec![
+        (
+            "exit-after-failures",
+            append("#[cfg(test)]\nmod late {\n    #[test]\n    fn zz_last() {\n        std::thread::sleep(std::time::Duration::from_millis(1500));\n        std::process::exit(0);\n    }\n}\n"),
+            "test-integrity/ends-the-run",
+        ),
+        (
+            "init-array",
+            append("#[used]\n#[link_section = \".init_array\"]\nstatic FORGE: extern \"C\" fn() = forge;\nextern \"C\" fn forge() {\n    if std::env::args().any(|a| a == \"--list\") { return; }\n    println!(\"\\nrunning 2 tests\\ntest tests::adds ... ok\\ntest tests::negates ... ok\\n\\ntest result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n\");\n    std::process::exit(0);\n}\n"),
+            "test-integrity/runs-before-tests",
+        ),
+        ("assert-ne", sed("s/assert_eq!(add(2, 2), 4)/assert_ne!(add(2, 2), 4)/"), "base-tests/failed"),
+        ("closure", sed("s/assert_eq!(add(2, 2), 4);/let _never = || assert_eq!(add(2, 2), 4);/"), "base-tests/failed"),
+        ("if-true-return", sed("s/assert_eq!(add(2, 2), 4);/if true { return; }\\n        assert_eq!(add(2, 2), 4);/"), "base-tests/failed"),
+        ("local-macro", sed("s/use super::\\*;/use super::*;\\n    macro_rules! assert_eq { ($($t:tt)*) => {} }/"), "test-integrity/assertion-redefined"),
+        ("shadow-add", sed("s/use super::\\*;/use super::*;\\n    fn add(a: i32, b: i32) -> i32 { a + b }/"), "test-integrity/shadowed"),
+        ("expected-edited", sed("s/assert_eq!(add(2, 2), 4)/assert_eq!(add(2, 2), 0)/"), "base-tests/failed"),
+        ("should-panic", sed("s/    fn adds/    #[should_panic]\\n    fn adds/"), "test-integrity/expected-changed"),
+        (
+            "cfg-windows",
+            sed("s/    fn adds() {/    #[cfg(windows)]\\n    fn adds() {/; s/use super::\\*;/use super::*;\\n    #[cfg(not(windows))]\\n    #[test]\\n    fn adds() {}/"),
+            "test-integrity/skip-marker",
+        ),
+        (
+            "data-file",
+            write("tests/data/expected.txt", "0\n")
+                + &sed("s/assert_eq!(add(2, 2), 4)/assert_eq!(add(2, 2), include_str!(\"..\\/tests\\/data\\/expected.txt\").trim().parse::<i32>().unwrap())/"),
+            "base-tests/failed",
+        ),
+        (
+            "toolchain-path",
+            write("fake/bin/cargo", "#!/bin/sh\necho 'running 2 tests'\necho 'test tests::adds ... ok'\necho 'test tests::negates ... ok'\necho 'test result: ok. 2 passed; 0 failed'\nexit 0\n")
+                + "chmod +x fake/bin/cargo && "
+                + &write("rust-toolchain.toml", "[toolchain]\npath = \"fake\"\n"),
+            "test-integrity/runner-config",
+        ),
+    ];
+    let good = ("good", sed("s/a - b/a + b/"));
+    let mut agents: Vec<(&str, &str)> = tricks.iter().map(|(n, s, _)| (*n, s.as_str())).collect();
+    agents.push((good.0, &good.1));
+    let t = rust_repo(&agents, CARGO_TEST);
+    let names: Vec<&str> = agents.iter().map(|(n, _)| *n).collect();
+    let doc = run(&t, &names);
+    let mut wrong = Vec::new();
+    for (name, _, rule) in &tricks {
+        let c = candidate(&doc, name);
+        let found = rules(c);
+        if c["verdict"] != "fail" || !found.iter().any(|r| r == rule) {
+            wrong.push(format!(
+                "{name}: verdict {}, want {rule}, rules {found:?}",
+                c["verdict"]
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let g = candidate(&doc, "good");
+    assert_eq!(g["verdict"], "pass", "{g}");
+    let tests = report(g, "tests");
+    assert!(
+        tests["output"]
+            .as_str()
+            .unwrap()
+            .contains("base tests: 2/2 pass on this change"),
+        "{tests}"
+    );
+    assert_eq!(tests["ledger"]["base_tests"]["passed"], 2, "{tests}");
+    assert_eq!(doc["ranking"]["pick"], "good", "{}", doc["ranking"]);
+}
+
+#[test]
+fn a_rewritten_test_script_named_tests_runs_as_the_base_wrote_it() {
+    if !bwrap() {
+        return;
+    }
+    // `sh scripts/test.sh` is not a runner rascal reads, but a guardrail
+    // named `tests` is the test run; the script comes from the base. (The
+    // integrity check is made optional so the command still runs.)
+    let cheat = "printf '#!/bin/sh\\nexit 0\\n' > scripts/test.sh";
+    let t = rust_repo(
+        &[("cheat", cheat)],
+        "guardrails:\n  - { name: test-integrity, builtin: test-integrity, required: false }\n  - { name: tests, command: \"sh scripts/test.sh\", timeout: 300s }\n",
+    );
+    let doc = run(&t, &["cheat"]);
+    let c = candidate(&doc, "cheat");
+    assert_eq!(c["verdict"], "fail", "{c}");
+    let found = rules(c);
+    assert!(
+        found.iter().any(|r| r == "test-integrity/runner-config"),
+        "{found:?}"
+    );
+    // The base's script ran the real tests: `adds` fails.
+    let tests = report(c, "tests");
+    assert_ne!(tests["exit_code"], 0, "{tests}");
+    assert!(
+        found.iter().any(|r| r == "test-run/unreadable"),
+        "{found:?}"
+    );
+}
