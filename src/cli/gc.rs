@@ -175,6 +175,18 @@ pub fn lines(o: &Outcome) -> Vec<String> {
     for n in &o.notes {
         lines.push(format!("note: {n}"));
     }
+    let total = total_line(o, (cleaned, partly, kept));
+    lines.push(total);
+    if o.dry_run {
+        lines.push("dry run: nothing was removed".into());
+    }
+    lines
+}
+
+/// The last line: what was (or would be) freed in total, of how many
+/// runs `(cleaned, partly, kept)`, and the records forgotten.
+fn total_line(o: &Outcome, (cleaned, partly, kept): (usize, usize, usize)) -> String {
+    let verb = if o.dry_run { "would free" } else { "freed" };
     let forgot = match o.forgotten.len() {
         0 if o.dry_run => {
             let n = o
@@ -191,7 +203,7 @@ pub fn lines(o: &Outcome) -> Vec<String> {
         0 => String::new(),
         n => format!("; forgot the records of {}", plural(n as u64, "run")),
     };
-    let total = if o.plan.runs.iter().all(|r| r.remove.is_empty()) && o.plan.caches.is_empty() {
+    if o.plan.runs.iter().all(|r| r.remove.is_empty()) && o.plan.caches.is_empty() {
         let scope = match o.older_than.is_zero() {
             true => String::new(),
             false => format!(" last active {} ago or more", span(o.older_than)),
@@ -208,12 +220,7 @@ pub fn lines(o: &Outcome) -> Vec<String> {
             human(o.total_freed()),
             plural(cleaned as u64, "run"),
         )
-    };
-    lines.push(total);
-    if o.dry_run {
-        lines.push("dry run: nothing was removed".into());
     }
-    lines
 }
 
 fn item_json(i: &Item) -> serde_json::Value {

@@ -154,31 +154,62 @@ pub async fn diagnose(
     }
     let ns = &k.namespace;
     let mut exit_code = 0;
+    if !namespace_present(&cluster, ns, &mut lines).await {
+        exit_code = 1;
+    }
+    if !permitted(&cluster, ns, &mut lines).await {
+        exit_code = 1;
+    }
+    lines.push(
+        "kubernetes: each candidate's egress is denied by a NetworkPolicy, which only a network plugin that implements NetworkPolicy enforces (the API cannot tell; docs/kubernetes.md shows how to check)".into(),
+    );
+    let jobs = RepoJobs {
+        store,
+        repo_dir,
+        jobs: Api::namespaced(cluster.client.clone(), ns),
+        ns,
+        remove,
+    };
+    if !jobs.examine(&mut lines).await {
+        exit_code = 1;
+    }
+    Diagnosis { lines, exit_code }
+}
+
+/// Whether the namespace is there (or cannot be read, which is fine: the
+/// permission checks say what the account may do in it).
+async fn namespace_present(cluster: &cluster::Cluster, ns: &str, lines: &mut Vec<String>) -> bool {
     let namespaces: Api<Namespace> = Api::all(cluster.client.clone());
     match namespaces.get_opt(ns).await {
         Ok(Some(_)) => lines.push(format!("kubernetes: namespace {ns}: present")),
         Ok(None) => {
-            exit_code = 1;
             lines.push(format!(
                 "kubernetes: namespace {ns} does not exist\n  hint: `kubectl --context {} create namespace {ns}`, or set `namespace:` under `kubernetes:`",
                 cluster.context
             ));
+            return false;
         }
         Err(kube::Error::Api(s)) if s.code == 403 => lines.push(format!(
             "kubernetes: namespace {ns}: this account may not read namespaces (fine: the checks below say what it may do there)"
         )),
         Err(e) => {
-            exit_code = 1;
             lines.push(format!("kubernetes: could not look up namespace {ns}: {e}"));
+            return false;
         }
     }
+    true
+}
+
+/// Whether the account may do everything a run needs in the namespace
+/// (a `SelfSubjectAccessReview` per permission).
+async fn permitted(cluster: &cluster::Cluster, ns: &str, lines: &mut Vec<String>) -> bool {
     let reviews: Api<SelfSubjectAccessReview> = Api::all(cluster.client.clone());
     let mut denied = Vec::new();
     for p in PERMISSIONS {
         let review = SelfSubjectAccessReview {
             spec: SelfSubjectAccessReviewSpec {
                 resource_attributes: Some(ResourceAttributes {
-                    namespace: Some(ns.clone()),
+                    namespace: Some(ns.to_string()),
                     verb: Some(p.verb.into()),
                     group: Some(p.group.into()),
                     resource: Some(p.resource.into()),
@@ -209,41 +240,86 @@ pub async fn diagnose(
             "kubernetes: may {} in {ns}",
             PERMISSIONS.iter().map(shown).collect::<Vec<_>>().join(", ")
         ));
-    } else {
-        exit_code = 1;
-        for d in &denied {
-            lines.push(format!("kubernetes: may NOT {d} in {ns}"));
-        }
-        lines.push(
-            "  hint: apply the Role and RoleBinding of docs/kubernetes.md to this account".into(),
-        );
+        return true;
+    }
+    for d in &denied {
+        lines.push(format!("kubernetes: may NOT {d} in {ns}"));
     }
     lines.push(
-        "kubernetes: each candidate's egress is denied by a NetworkPolicy, which only a network plugin that implements NetworkPolicy enforces (the API cannot tell; docs/kubernetes.md shows how to check)".into(),
+        "  hint: apply the Role and RoleBinding of docs/kubernetes.md to this account".into(),
     );
+    false
+}
 
-    let jobs: Api<Job> = Api::namespaced(cluster.client.clone(), ns);
-    let selector = format!("{}={}", spec::LABEL_REPO, spec::repo_label(repo_dir));
-    let list = match jobs.list(&ListParams::default().labels(&selector)).await {
-        Ok(l) => l.items,
-        Err(e) => {
-            lines.push(format!("kubernetes: could not list Jobs in {ns}: {e}"));
-            return Diagnosis {
-                lines,
-                exit_code: 1,
-            };
+/// The rascal Jobs of this repository in the namespace, against its store.
+struct RepoJobs<'a> {
+    store: &'a Store,
+    repo_dir: &'a Path,
+    jobs: Api<Job>,
+    ns: &'a str,
+    /// Delete the Jobs of runs the store no longer has.
+    remove: bool,
+}
+
+impl RepoJobs<'_> {
+    /// Say which Jobs belong to which runs; orphans (runs gone from the
+    /// store) are removed with `remove`. False when one is left or cannot
+    /// be removed, or the Jobs cannot be listed.
+    async fn examine(&self, lines: &mut Vec<String>) -> bool {
+        let ns = self.ns;
+        let selector = format!("{}={}", spec::LABEL_REPO, spec::repo_label(self.repo_dir));
+        let list = match self
+            .jobs
+            .list(&ListParams::default().labels(&selector))
+            .await
+        {
+            Ok(l) => l.items,
+            Err(e) => {
+                lines.push(format!("kubernetes: could not list Jobs in {ns}: {e}"));
+                return false;
+            }
+        };
+        let here = spec::repo_path(self.repo_dir);
+        let mut ok = true;
+        let mut orphans = 0;
+        let mut mine = 0;
+        for job in &list {
+            let ann = job.metadata.annotations.clone().unwrap_or_default();
+            // The label is a digest: the annotation tells the exact repository.
+            if ann.get(spec::ANNOTATION_REPO) != Some(&here) {
+                continue;
+            }
+            mine += 1;
+            let run = ann.get(spec::ANNOTATION_RUN).cloned().unwrap_or_default();
+            match self.store.run_status(&run).ok().flatten().as_deref() {
+                None => {
+                    orphans += 1;
+                    ok &= self.orphan(job, &ann, lines).await;
+                }
+                status => lines.push(job_line(job, &ann, status)),
+            }
         }
-    };
-    let here = spec::repo_path(repo_dir);
-    let mut orphans = 0;
-    let mut mine = 0;
-    for job in &list {
-        let ann = job.metadata.annotations.clone().unwrap_or_default();
-        // The label is a digest: the annotation tells the exact repository.
-        if ann.get(spec::ANNOTATION_REPO) != Some(&here) {
-            continue;
+        if mine == 0 {
+            lines.push(format!(
+                "no rascal Jobs of this repository in namespace {ns}"
+            ));
+        } else if orphans > 0 && !self.remove {
+            lines.push(format!(
+                "{}\n  hint: `rascal doctor --remove` deletes them (and their pods)",
+                crate::text::plural(orphans as u64, "orphan Job")
+            ));
         }
-        mine += 1;
+        ok
+    }
+
+    /// A Job whose run is not in the store: removed with `remove`, else
+    /// reported. False when it is left or could not be removed.
+    async fn orphan(
+        &self,
+        job: &Job,
+        ann: &std::collections::BTreeMap<String, String>,
+        lines: &mut Vec<String>,
+    ) -> bool {
         let name = job.metadata.name.clone().unwrap_or_default();
         let run = ann.get(spec::ANNOTATION_RUN).cloned().unwrap_or_default();
         let candidate = ann
@@ -251,43 +327,47 @@ pub async fn diagnose(
             .cloned()
             .unwrap_or_default();
         let state = job_state(job);
-        match store.run_status(&run).ok().flatten().as_deref() {
-            None => {
-                orphans += 1;
-                if remove {
-                    match delete(&jobs, &name).await {
-                        Ok(()) => lines.push(format!(
-                            "removed Job {name} ({state}) of run {run} / {candidate}: the run is not in this repository's store"
-                        )),
-                        Err(e) => {
-                            exit_code = 1;
-                            lines.push(format!("could not remove Job {name}: {e}"));
-                        }
-                    }
-                } else {
-                    exit_code = 1;
-                    lines.push(format!(
-                        "orphan: Job {name} ({state}) of run {run} / {candidate}: the run is not in this repository's store"
-                    ));
-                }
+        if !self.remove {
+            lines.push(format!(
+                "orphan: Job {name} ({state}) of run {run} / {candidate}: the run is not in this repository's store"
+            ));
+            return false;
+        }
+        match delete(&self.jobs, &name).await {
+            Ok(()) => {
+                lines.push(format!(
+                    "removed Job {name} ({state}) of run {run} / {candidate}: the run is not in this repository's store"
+                ));
+                true
             }
-            Some("interrupted") => lines.push(format!(
-                "Job {name} ({state}) of interrupted run {run} / {candidate}\n  hint: `rascal attach {run}` records its result"
-            )),
-            Some(s) => lines.push(format!("Job {name} ({state}) of {s} run {run} / {candidate}")),
+            Err(e) => {
+                lines.push(format!("could not remove Job {name}: {e}"));
+                false
+            }
         }
     }
-    if mine == 0 {
-        lines.push(format!(
-            "no rascal Jobs of this repository in namespace {ns}"
-        ));
-    } else if orphans > 0 && !remove {
-        lines.push(format!(
-            "{}\n  hint: `rascal doctor --remove` deletes them (and their pods)",
-            crate::text::plural(orphans as u64, "orphan Job")
-        ));
+}
+
+/// A Job of a run the store has: which run, and how it stands.
+fn job_line(
+    job: &Job,
+    ann: &std::collections::BTreeMap<String, String>,
+    status: Option<&str>,
+) -> String {
+    let name = job.metadata.name.clone().unwrap_or_default();
+    let run = ann.get(spec::ANNOTATION_RUN).cloned().unwrap_or_default();
+    let candidate = ann
+        .get(spec::ANNOTATION_CANDIDATE)
+        .cloned()
+        .unwrap_or_default();
+    let state = job_state(job);
+    match status {
+        Some("interrupted") => format!(
+            "Job {name} ({state}) of interrupted run {run} / {candidate}\n  hint: `rascal attach {run}` records its result"
+        ),
+        Some(s) => format!("Job {name} ({state}) of {s} run {run} / {candidate}"),
+        None => format!("Job {name} ({state}) of run {run} / {candidate}"),
     }
-    Diagnosis { lines, exit_code }
 }
 
 fn job_state(job: &Job) -> &'static str {

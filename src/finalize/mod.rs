@@ -250,18 +250,7 @@ pub fn finalize(
     let refname = format!("refs/heads/{branch}");
     let known = [base, parent];
     let existing = branch::existing(&repo, &branch, &own, &known)?;
-    if let branch::Existing::Foreign(commits) = existing {
-        return Err(FinalizeError::ForeignCommits {
-            branch,
-            run: summary.run.clone(),
-            commits: commits
-                .iter()
-                .take(10)
-                .map(|c| branch::describe(&repo, *c))
-                .chain((commits.len() > 10).then(|| format!("… and {} more", commits.len() - 10)))
-                .collect(),
-        });
-    }
+    refuse_foreign(&repo, summary, &branch, &existing)?;
     // The remote's branch is held to the same rule, before anything is
     // written here.
     if let Some(remote) = &opts.push {
@@ -274,33 +263,14 @@ pub fn finalize(
             });
         }
     }
-    let (commit, unchanged, replaced) = match existing {
-        // Re-running finalize: the same commit when nothing changed.
-        branch::Existing::Own(id)
-            if same_commit(&repo.find_commit(id)?, parent, commit_tree, &message) =>
-        {
-            (id, true, None)
-        }
-        existing => {
-            let sig = repo
-                .signature()
-                .or_else(|_| git2::Signature::now("rascal", "rascal@localhost"))?;
-            let commit = repo.commit(None, &sig, &sig, &message, &tree, &[&parent_commit])?;
-            let log = format!("rascal: finalize {}", summary.run);
-            // Compare-and-swap: the branch moves only from what was judged.
-            let replaced = match existing {
-                branch::Existing::Own(old) => {
-                    repo.reference_matching(&refname, commit, true, old, &log)?;
-                    Some(old.to_string())
-                }
-                _ => {
-                    repo.reference(&refname, commit, false, &log)?;
-                    None
-                }
-            };
-            (commit, false, replaced)
-        }
+    let new = NewCommit {
+        parent: &parent_commit,
+        tree: &tree,
+        message: &message,
+        refname: &refname,
+        log: format!("rascal: finalize {}", summary.run),
     };
+    let (commit, unchanged, replaced) = new.write(&repo, existing)?;
     own.add(commit, &branch)
         .map_err(io(format!("recording the commit in {}", run_dir.display())))?;
 
@@ -320,31 +290,8 @@ pub fn finalize(
         }
         None => None,
     };
-    let title = message
-        .lines()
-        .next()
-        .unwrap_or("rascal change")
-        .to_string();
-    let pr_command = vec![
-        "gh".to_string(),
-        "pr".into(),
-        "create".into(),
-        "--head".into(),
-        branch.clone(),
-        "--title".into(),
-        title,
-        "--body-file".into(),
-        pr_body.to_string_lossy().into_owned(),
-    ];
-    let mut pr_opened = false;
-    if opts.pr && which("gh").is_some() {
-        let status = std::process::Command::new("gh")
-            .args(&pr_command[1..])
-            .current_dir(workspace::workdir(&repo))
-            .status()
-            .map_err(io("running gh".into()))?;
-        pr_opened = status.success();
-    }
+    let pr_command = pr_command(&branch, &message, &pr_body);
+    let pr_opened = opts.pr && which("gh").is_some() && open_pr(&repo, &pr_command)?;
     let workspaces = workspaces::remove_others(&repo, summary, &selected);
     Ok(Finalized {
         branch,
@@ -361,6 +308,108 @@ pub fn finalize(
         pr_opened,
         workspaces,
     })
+}
+
+/// A branch with commits finalize did not make for this run is refused
+/// (the first ten of them named).
+fn refuse_foreign(
+    repo: &git2::Repository,
+    summary: &RunSummary,
+    branch: &str,
+    existing: &branch::Existing,
+) -> Result<(), FinalizeError> {
+    if let branch::Existing::Foreign(commits) = existing {
+        return Err(FinalizeError::ForeignCommits {
+            branch: branch.to_string(),
+            run: summary.run.clone(),
+            commits: commits
+                .iter()
+                .take(10)
+                .map(|c| branch::describe(repo, *c))
+                .chain((commits.len() > 10).then(|| format!("… and {} more", commits.len() - 10)))
+                .collect(),
+        });
+    }
+    Ok(())
+}
+
+/// The commit finalize writes on its branch.
+struct NewCommit<'a> {
+    parent: &'a git2::Commit<'a>,
+    tree: &'a git2::Tree<'a>,
+    message: &'a str,
+    refname: &'a str,
+    /// The reflog message.
+    log: String,
+}
+
+impl NewCommit<'_> {
+    /// Commit and move the branch (compare-and-swap: only from what was
+    /// judged); re-running finalize keeps the same commit when nothing
+    /// changed. The commit, whether it was kept, and the commit replaced.
+    fn write(
+        &self,
+        repo: &git2::Repository,
+        existing: branch::Existing,
+    ) -> Result<(git2::Oid, bool, Option<String>), FinalizeError> {
+        if let branch::Existing::Own(id) = existing {
+            if same_commit(
+                &repo.find_commit(id)?,
+                self.parent.id(),
+                self.tree.id(),
+                self.message,
+            ) {
+                return Ok((id, true, None));
+            }
+        }
+        let sig = repo
+            .signature()
+            .or_else(|_| git2::Signature::now("rascal", "rascal@localhost"))?;
+        let commit = repo.commit(None, &sig, &sig, self.message, self.tree, &[self.parent])?;
+        // Compare-and-swap: the branch moves only from what was judged.
+        let replaced = match existing {
+            branch::Existing::Own(old) => {
+                repo.reference_matching(self.refname, commit, true, old, &self.log)?;
+                Some(old.to_string())
+            }
+            _ => {
+                repo.reference(self.refname, commit, false, &self.log)?;
+                None
+            }
+        };
+        Ok((commit, false, replaced))
+    }
+}
+
+/// The `gh pr create` command line for the branch: the commit's title,
+/// the PR body file.
+fn pr_command(branch: &str, message: &str, pr_body: &Path) -> Vec<String> {
+    let title = message
+        .lines()
+        .next()
+        .unwrap_or("rascal change")
+        .to_string();
+    vec![
+        "gh".to_string(),
+        "pr".into(),
+        "create".into(),
+        "--head".into(),
+        branch.to_string(),
+        "--title".into(),
+        title,
+        "--body-file".into(),
+        pr_body.to_string_lossy().into_owned(),
+    ]
+}
+
+/// Open the pull request with `gh`: whether it succeeded.
+fn open_pr(repo: &git2::Repository, pr_command: &[String]) -> Result<bool, FinalizeError> {
+    let status = std::process::Command::new("gh")
+        .args(&pr_command[1..])
+        .current_dir(workspace::workdir(repo))
+        .status()
+        .map_err(io("running gh".into()))?;
+    Ok(status.success())
 }
 
 /// The selected candidate, its workspace, and that it passed (or passed

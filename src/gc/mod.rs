@@ -428,39 +428,13 @@ fn gather(
         .map(|e| containers(e, &workspace::workdir(repo), notes))
         .unwrap_or_default();
 
-    // Every run id: recorded (newest first), then the ones only files,
-    // branches or containers name.
-    let mut ids: Vec<(String, bool)> = activity.iter().map(|a| (a.id.clone(), true)).collect();
-    let recorded: BTreeSet<String> = activity.iter().map(|a| a.id.clone()).collect();
-    let mut unrecorded = BTreeSet::new();
-    for dir in [files.join("workspaces"), files.join("runs"), legacy.clone()] {
-        unrecorded.extend(entries(&dir));
-    }
     let branches = legacy_branches(repo);
-    unrecorded.extend(branches.iter().map(|(run, _, _)| run.clone()));
-    unrecorded.extend(containers.iter().map(|c| c.run.clone()));
-    ids.extend(
-        unrecorded
-            .into_iter()
-            .filter(|id| !id.is_empty() && !recorded.contains(id))
-            .map(|id| (id, false)),
-    );
-    // Only names of rascal's own scheme are joined to a folder: a record
-    // (or a folder, branch or container label) with any other name is
-    // reported and left alone.
-    let mut refused = Vec::new();
-    ids.retain(|(id, is_recorded)| {
-        let ok = is_run_id(id);
-        if !ok && *is_recorded {
-            refused.push(id.clone());
-        } else if !ok {
-            notes.push(format!(
-                "left alone `{}`: not a run id rascal makes (r-YYYYMMDD-xxxx)",
-                crate::text::cut(id, 80)
-            ));
-        }
-        ok
-    });
+    let named = Named {
+        dirs: [files.join("workspaces"), files.join("runs"), legacy.clone()],
+        branches: &branches,
+        containers: &containers,
+    };
+    let (ids, refused) = run_ids(&activity, named, notes);
 
     let mut runs = Vec::new();
     for (id, is_recorded) in ids {
@@ -523,8 +497,65 @@ fn gather(
         });
     }
 
+    let caches = shared_caches(&files);
+    Ok((runs, caches, refused))
+}
+
+/// What names runs besides the store: run folders, an older rascal's
+/// branches, containers.
+struct Named<'a> {
+    /// Folders whose entries are named after runs.
+    dirs: [PathBuf; 3],
+    branches: &'a [(String, String, String)],
+    containers: &'a [Container],
+}
+
+/// Every run id: recorded (newest first), then the ones only files,
+/// branches or containers name; the recorded ids not of rascal's own
+/// scheme are returned apart (the others only noted).
+fn run_ids(
+    activity: &[RunActivity],
+    named: Named<'_>,
+    notes: &mut Vec<String>,
+) -> (Vec<(String, bool)>, Vec<String>) {
+    let mut ids: Vec<(String, bool)> = activity.iter().map(|a| (a.id.clone(), true)).collect();
+    let recorded: BTreeSet<String> = activity.iter().map(|a| a.id.clone()).collect();
+    let mut unrecorded = BTreeSet::new();
+    for dir in &named.dirs {
+        unrecorded.extend(entries(dir));
+    }
+    unrecorded.extend(named.branches.iter().map(|(run, _, _)| run.clone()));
+    unrecorded.extend(named.containers.iter().map(|c| c.run.clone()));
+    ids.extend(
+        unrecorded
+            .into_iter()
+            .filter(|id| !id.is_empty() && !recorded.contains(id))
+            .map(|id| (id, false)),
+    );
+    // Only names of rascal's own scheme are joined to a folder: a record
+    // (or a folder, branch or container label) with any other name is
+    // reported and left alone.
+    let mut refused = Vec::new();
+    ids.retain(|(id, is_recorded)| {
+        let ok = is_run_id(id);
+        if !ok && *is_recorded {
+            refused.push(id.clone());
+        } else if !ok {
+            notes.push(format!(
+                "left alone `{}`: not a run id rascal makes (r-YYYYMMDD-xxxx)",
+                crate::text::cut(id, 80)
+            ));
+        }
+        ok
+    });
+
+    (ids, refused)
+}
+
+/// The shared caches (the ledger's entries), with their size and age.
+fn shared_caches(files: &Path) -> Vec<CacheFacts> {
     let ledger = files.join("ledger");
-    let caches = entries(&ledger)
+    entries(&ledger)
         .into_iter()
         .map(|name| {
             let path = ledger.join(name);
@@ -539,8 +570,7 @@ fn gather(
                 newest_ms: u.newest_ms.unwrap_or(0),
             }
         })
-        .collect();
-    Ok((runs, caches, refused))
+        .collect()
 }
 
 /// The `rascal/wt/<run>/<candidate>` branches an older rascal left:

@@ -680,6 +680,68 @@ async fn one_reviewer(
     (reports, One::Verdict(decision, issues))
 }
 
+/// Ask the reviewer once, with a fresh nonce (its files under `dir`):
+/// its answer and the nonce it must carry.
+async fn ask_reviewer(
+    run: &ReviewRun<'_>,
+    name: &str,
+    chunk: &Chunk,
+    part: Option<(usize, usize)>,
+    dir: &std::path::Path,
+) -> (Answer, String) {
+    match new_nonce() {
+        Ok(nonce) => {
+            let prompt = review_prompt(run.task, &chunk.text, &nonce, part);
+            let env = [(
+                crate::agents::ask::REVIEW_NONCE_ENV.to_string(),
+                nonce.clone(),
+            )];
+            let answer = ask(
+                name,
+                &run.config.main.agents[name],
+                &prompt,
+                &env,
+                dir,
+                &run.site,
+                run.review.timeout.get(),
+                &run.cancel,
+            )
+            .await;
+            (answer, nonce)
+        }
+        Err(e) => {
+            let mut a = Answer {
+                text: Vec::new(),
+                problem: None,
+                exit_code: None,
+                duration_ms: 0,
+                command: String::new(),
+                tail: String::new(),
+            };
+            a.problem = Some(format!("could not get a nonce from /dev/urandom: {e}"));
+            (a, String::new())
+        }
+    }
+}
+
+/// The report's line for a reviewer's verdict: its decision, how many
+/// issues, which chunk.
+fn verdict_line(v: &ReviewVerdict, part: Option<(usize, usize)>) -> String {
+    format!(
+        "verdict: {} · {} issue{}{}",
+        match v.decision {
+            Decision::Approve => "approve",
+            Decision::RequestChanges => "request_changes",
+        },
+        v.issues.len(),
+        if v.issues.len() == 1 { "" } else { "s" },
+        match part {
+            Some((k, n)) => format!(" · chunk {k} of {n}"),
+            None => String::new(),
+        }
+    )
+}
+
 /// One reviewer call on one chunk, with its one structural retry (each try
 /// with a fresh nonce).
 async fn one_call(
@@ -688,7 +750,6 @@ async fn one_call(
     chunk: &Chunk,
     part: Option<(usize, usize)>,
 ) -> (Vec<Report>, Result<ReviewVerdict, String>) {
-    let cfg = &run.config.main.agents[name];
     let mut reports = Vec::new();
     for attempt_try in 1..=2u32 {
         let dir_name = match part {
@@ -711,39 +772,7 @@ async fn one_call(
                 format!("{base} (fresh reviewer)")
             }
         };
-        let (answer, nonce) = match new_nonce() {
-            Ok(nonce) => {
-                let prompt = review_prompt(run.task, &chunk.text, &nonce, part);
-                let env = [(
-                    crate::agents::ask::REVIEW_NONCE_ENV.to_string(),
-                    nonce.clone(),
-                )];
-                let answer = ask(
-                    name,
-                    cfg,
-                    &prompt,
-                    &env,
-                    &dir,
-                    &run.site,
-                    run.review.timeout.get(),
-                    &run.cancel,
-                )
-                .await;
-                (answer, nonce)
-            }
-            Err(e) => {
-                let mut a = Answer {
-                    text: Vec::new(),
-                    problem: None,
-                    exit_code: None,
-                    duration_ms: 0,
-                    command: String::new(),
-                    tail: String::new(),
-                };
-                a.problem = Some(format!("could not get a nonce from /dev/urandom: {e}"));
-                (a, String::new())
-            }
-        };
+        let (answer, nonce) = ask_reviewer(run, name, chunk, part, &dir).await;
         let mut r = Report::new(Layer::Review, check)
             .input("base", &run.changes.base)
             .input("diff", run.changes.fingerprint())
@@ -768,19 +797,7 @@ async fn one_call(
         match parsed {
             Ok(v) => {
                 r.issues = issues_of(name, &v);
-                r.output = format!(
-                    "verdict: {} · {} issue{}{}",
-                    match v.decision {
-                        Decision::Approve => "approve",
-                        Decision::RequestChanges => "request_changes",
-                    },
-                    v.issues.len(),
-                    if v.issues.len() == 1 { "" } else { "s" },
-                    match part {
-                        Some((k, n)) => format!(" · chunk {k} of {n}"),
-                        None => String::new(),
-                    }
-                );
+                r.output = verdict_line(&v, part);
                 reports.push(r.finish());
                 return (reports, Ok(v));
             }

@@ -5,8 +5,8 @@
 use crate::agents::events::{self, AgentEvent, Usage};
 use crate::agents::{self, LaunchContext};
 use crate::exec::confine::{expand_home, Confinement};
-use crate::exec::launch::{LaunchSpec, Upload};
-use crate::exec::runner::human;
+use crate::exec::launch::{LaunchError, LaunchSpec, Resume, Upload};
+use crate::exec::runner::{human, Exit};
 use crate::model::event::RunEvent;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::candidate::CandidateJob;
@@ -139,32 +139,7 @@ impl CandidateJob {
         report = report.input("command", inv.argv.join(" "));
         // Only the first attempt can be one a reattach resumes.
         let resume = self.resume.filter(|_| attempt == 1);
-        if let Some(r) = &resume {
-            self.journal.emit(RunEvent::Log {
-                display: None,
-                candidate: id.clone(),
-                stream: crate::model::log::Stream::Stderr,
-                text: format!(
-                    "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
-                    r.stdout_lines, r.stderr_lines
-                ),
-            });
-        } else {
-            self.journal.emit(RunEvent::CandidateStarted {
-                candidate: id.clone(),
-                command: inv.argv.join(" "),
-            });
-            self.budgets
-                .before_agent(&self.journal, id, self.agent.runtime);
-        }
-        for var in inv.missing_env.iter().filter(|_| resume.is_none()) {
-            self.journal.emit(RunEvent::Log {
-                display: None,
-                candidate: id.clone(),
-                stream: crate::model::log::Stream::Stderr,
-                text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
-            });
-        }
+        self.announce_agent(&inv, resume.as_ref());
         let secrets: Vec<String> = inv
             .env
             .iter()
@@ -211,13 +186,7 @@ impl CandidateJob {
             .max_log_bytes
             .map(|b| b.0)
             .unwrap_or(crate::store::logfile::DEFAULT_MAX_LOG_BYTES);
-        let rel = run_dir
-            .strip_prefix(&self.state)
-            .unwrap_or(run_dir)
-            .join("agent.log")
-            .to_string_lossy()
-            .into_owned();
-        let log = crate::store::logfile::LogWriter::open(&self.state, &rel, id, cap);
+        let log = self.open_agent_log(run_dir, cap);
         let forward = tokio::spawn(forward_output(Forward {
             rx,
             log,
@@ -230,50 +199,9 @@ impl CandidateJob {
         }));
         let result = self.launcher.run(spec, tx, self.cancel.clone()).await;
         let forwarded = forward.await.unwrap_or_default();
-        let (last_line, usage) = (forwarded.last, forwarded.usage);
-        match result {
-            Ok(exit) => {
-                report.duration_ms = exit.duration_ms;
-                report.exit_code = exit.code;
-                report.output = last_line;
-                if let Some(limit) = &exit.limit {
-                    // Stopped by rascal: what it left is not judged.
-                    report
-                        .issues
-                        .push(Issue::new("agent/limit", Severity::Error, limit.clone()));
-                    report = report.errored(format!("agent/limit: {limit}"));
-                } else if let Some(problem) = exit.problem(timeout) {
-                    report = report.errored(format!("agent {problem}"));
-                } else if !exit.success() {
-                    report.issues.push(Issue::new(
-                        "agent/exit",
-                        Severity::Error,
-                        format!(
-                            "agent exited with code {} after {}",
-                            exit.code.map(|c| c.to_string()).unwrap_or("?".into()),
-                            human(Duration::from_millis(exit.duration_ms))
-                        ),
-                    ));
-                }
-            }
-            Err(e) => report = report.errored(e.to_string()),
-        }
-        if let Some(problem) = forwarded.log_problem {
-            // Output rascal could not keep is evidence lost: not a pass.
-            report = report.errored(problem);
-        }
-        if let Some(d) = forwarded.dropped {
-            report.issues.push(Issue::new(
-                "agent/log-cap",
-                Severity::Warning,
-                format!(
-                    "the agent's log reached max_log_bytes ({}): {} more lines ({}) were counted and dropped",
-                    bytesize::ByteSize::b(cap).display().iec(),
-                    d.lines,
-                    bytesize::ByteSize::b(d.bytes).display().iec()
-                ),
-            ));
-        }
+        let usage = forwarded.usage;
+        report = judge_exit(report, result, timeout, forwarded.last);
+        report = note_log_loss(report, forwarded.log_problem, forwarded.dropped, cap);
         let network = self.launcher.network(&self.run, id);
         report =
             crate::egress::annotate(report, &self.agent, self.launcher.name(), network.as_ref());
@@ -284,6 +212,115 @@ impl CandidateJob {
         }
         (report.finish(), usage)
     }
+
+    /// Journal the agent's start (or, for a reattach, where it resumes)
+    /// and warn of variables missing from the host environment.
+    fn announce_agent(&self, inv: &agents::Invocation, resume: Option<&Resume>) {
+        let id = &self.info.id;
+        if let Some(r) = resume {
+            self.journal.emit(RunEvent::Log {
+                display: None,
+                candidate: id.clone(),
+                stream: crate::model::log::Stream::Stderr,
+                text: format!(
+                    "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
+                    r.stdout_lines, r.stderr_lines
+                ),
+            });
+        } else {
+            self.journal.emit(RunEvent::CandidateStarted {
+                candidate: id.clone(),
+                command: inv.argv.join(" "),
+            });
+            self.budgets
+                .before_agent(&self.journal, id, self.agent.runtime);
+        }
+        for var in inv.missing_env.iter().filter(|_| resume.is_none()) {
+            self.journal.emit(RunEvent::Log {
+                display: None,
+                candidate: id.clone(),
+                stream: crate::model::log::Stream::Stderr,
+                text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
+            });
+        }
+    }
+
+    /// The agent's log file in the attempt's directory, capped at `cap`
+    /// bytes.
+    fn open_agent_log(&self, run_dir: &Path, cap: u64) -> Result<LogWriter, LogFileError> {
+        let rel = run_dir
+            .strip_prefix(&self.state)
+            .unwrap_or(run_dir)
+            .join("agent.log")
+            .to_string_lossy()
+            .into_owned();
+        LogWriter::open(&self.state, &rel, &self.info.id, cap)
+    }
+}
+
+/// The agent's report from how it exited: stopped at a limit, timed out
+/// or failed to run (errored), or a non-zero exit (an issue).
+fn judge_exit(
+    mut report: Report,
+    result: Result<Exit, LaunchError>,
+    timeout: Duration,
+    last_line: String,
+) -> Report {
+    match result {
+        Ok(exit) => {
+            report.duration_ms = exit.duration_ms;
+            report.exit_code = exit.code;
+            report.output = last_line;
+            if let Some(limit) = &exit.limit {
+                // Stopped by rascal: what it left is not judged.
+                report
+                    .issues
+                    .push(Issue::new("agent/limit", Severity::Error, limit.clone()));
+                report = report.errored(format!("agent/limit: {limit}"));
+            } else if let Some(problem) = exit.problem(timeout) {
+                report = report.errored(format!("agent {problem}"));
+            } else if !exit.success() {
+                report.issues.push(Issue::new(
+                    "agent/exit",
+                    Severity::Error,
+                    format!(
+                        "agent exited with code {} after {}",
+                        exit.code.map(|c| c.to_string()).unwrap_or("?".into()),
+                        human(Duration::from_millis(exit.duration_ms))
+                    ),
+                ));
+            }
+        }
+        Err(e) => report = report.errored(e.to_string()),
+    }
+    report
+}
+
+/// Output rascal could not keep: a log that could not be written is
+/// evidence lost (errored); lines past the cap were dropped (a warning).
+fn note_log_loss(
+    mut report: Report,
+    log_problem: Option<String>,
+    dropped: Option<Dropped>,
+    cap: u64,
+) -> Report {
+    if let Some(problem) = log_problem {
+        // Output rascal could not keep is evidence lost: not a pass.
+        report = report.errored(problem);
+    }
+    if let Some(d) = dropped {
+        report.issues.push(Issue::new(
+            "agent/log-cap",
+            Severity::Warning,
+            format!(
+                "the agent's log reached max_log_bytes ({}): {} more lines ({}) were counted and dropped",
+                bytesize::ByteSize::b(cap).display().iec(),
+                d.lines,
+                bytesize::ByteSize::b(d.bytes).display().iec()
+            ),
+        ));
+    }
+    report
 }
 
 /// What the output forwarder needs.

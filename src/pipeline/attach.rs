@@ -36,6 +36,63 @@ pub fn prepare_attach(
             "run `{run}` has no start record\n  hint: `rascal show {run}` prints what was recorded"
         )));
     };
+    refuse_unattachable(&store, run, &events, &launcher)?;
+    let base_oid = git2::Oid::from_str(&base).map_err(|e| {
+        PipelineError::Usage(format!(
+            "run `{run}` records a bad base commit `{base}`: {e}"
+        ))
+    })?;
+    let mut config = crate::pipeline::prepare::config_as_recorded(&repo, base_oid, &events)?;
+    let resumption = Resumption::from_events(&events);
+    // The same narrowing as when the run started (journalled with the task).
+    if let Some(task) = &resumption.task {
+        crate::pipeline::prepare::narrow_permissions(&mut config, task);
+    }
+    let pending = pending_candidates(run, &events, candidates, &config)?;
+    let kube = launcher == "kubernetes";
+    engine_reachable(run, &config, kube)?;
+    store.resume_run(run)?;
+    let mut request = RunRequest::new(
+        repo_path.to_path_buf(),
+        &instruction,
+        Vec::new(),
+        rascal_exe,
+    );
+    request.base = base;
+    request.launcher = Some(if kube {
+        LauncherKind::Kubernetes
+    } else {
+        LauncherKind::Docker
+    });
+    // The task as the journal recorded it, else the bare instruction.
+    let task = resumption
+        .task
+        .clone()
+        .unwrap_or_else(|| Task::from_instruction(request.instruction.clone()));
+    Ok(PreparedRun::resumed(
+        Setup {
+            run: run.to_string(),
+            config,
+            base: base_oid,
+            repo_dir: workspace::workdir(&repo),
+            state,
+            candidates: pending,
+            task,
+            request,
+            store,
+        },
+        resumption,
+    ))
+}
+
+/// A run that can be attached to: not finished, run by a launcher whose
+/// agents outlive rascal (docker, kubernetes), and not still being run.
+fn refuse_unattachable(
+    store: &Store,
+    run: &str,
+    events: &[RunEvent],
+    launcher: &str,
+) -> Result<(), PipelineError> {
     if events
         .iter()
         .any(|e| matches!(e, RunEvent::RunFinished { .. }))
@@ -54,17 +111,18 @@ pub fn prepare_attach(
             "run `{run}` is still being run by a live rascal process\n  hint: watch it with `rascal show {run}`, or stop that process first"
         )));
     }
-    let base_oid = git2::Oid::from_str(&base).map_err(|e| {
-        PipelineError::Usage(format!(
-            "run `{run}` records a bad base commit `{base}`: {e}"
-        ))
-    })?;
-    let mut config = crate::pipeline::prepare::config_as_recorded(&repo, base_oid, &events)?;
-    let resumption = Resumption::from_events(&events);
-    // The same narrowing as when the run started (journalled with the task).
-    if let Some(task) = &resumption.task {
-        crate::pipeline::prepare::narrow_permissions(&mut config, task);
-    }
+    Ok(())
+}
+
+/// The candidates that had not finished, with their agents as the config
+/// at the base has them; a workspace whose `.git` is no longer the folder
+/// rascal made refuses the attach.
+fn pending_candidates(
+    run: &str,
+    events: &[RunEvent],
+    candidates: Vec<CandidateInfo>,
+    config: &crate::config::Config,
+) -> Result<Vec<(CandidateInfo, crate::config::AgentConfig)>, PipelineError> {
     let finished: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
@@ -98,9 +156,16 @@ pub fn prepare_attach(
         }
         pending.push((c, agent));
     }
-    // Without an engine the run stays interrupted, to be attached later
-    // (rather than its candidates failing for want of an engine).
-    let kube = launcher == "kubernetes";
+    Ok(pending)
+}
+
+/// Without an engine the run stays interrupted, to be attached later
+/// (rather than its candidates failing for want of an engine).
+fn engine_reachable(
+    run: &str,
+    config: &crate::config::Config,
+    kube: bool,
+) -> Result<(), PipelineError> {
     let engine = crate::exec::runtime()
         .map_err(PipelineError::Usage)?
         .block_on(async {
@@ -116,36 +181,5 @@ pub fn prepare_attach(
             "cannot attach to run `{run}`: {e}"
         )));
     }
-    store.resume_run(run)?;
-    let mut request = RunRequest::new(
-        repo_path.to_path_buf(),
-        &instruction,
-        Vec::new(),
-        rascal_exe,
-    );
-    request.base = base;
-    request.launcher = Some(if kube {
-        LauncherKind::Kubernetes
-    } else {
-        LauncherKind::Docker
-    });
-    // The task as the journal recorded it, else the bare instruction.
-    let task = resumption
-        .task
-        .clone()
-        .unwrap_or_else(|| Task::from_instruction(request.instruction.clone()));
-    Ok(PreparedRun::resumed(
-        Setup {
-            run: run.to_string(),
-            config,
-            base: base_oid,
-            repo_dir: workspace::workdir(&repo),
-            state,
-            candidates: pending,
-            task,
-            request,
-            store,
-        },
-        resumption,
-    ))
+    Ok(())
 }

@@ -10,13 +10,16 @@ use crate::exec::launch::kubernetes::KubernetesLauncher;
 use crate::exec::launch::{Launcher, Resume};
 use crate::exec::place::{Backend, Contained, Place, Sandboxed};
 use crate::layers::review::ReviewOutcome;
+use crate::model::changeset::ChangeSet;
 use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
 use crate::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
+use crate::pipeline::content::ContentRead;
 use crate::pipeline::first_failure;
 use crate::pipeline::journal::Journal;
 use crate::pipeline::request::RunRequest;
 use crate::pipeline::sequence::{Origin, Progress, Verification};
 use crate::pipeline::{policy, sequence};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -49,6 +52,14 @@ impl Attempt {
             agent_ok: false,
         }
     }
+}
+
+/// Where one attempt works: the candidate's workspace and its own
+/// directory under the run's.
+#[derive(Clone, Copy)]
+struct AttemptDirs<'a> {
+    workdir: &'a std::path::Path,
+    candidate_dir: &'a std::path::Path,
 }
 
 /// How a candidate ended.
@@ -233,13 +244,6 @@ impl CandidateJob {
     async fn attempt(&self, attempt: u32, instruction: &str) -> Attempt {
         let id = self.info.id.clone();
         let mut reports: Vec<Report> = Vec::new();
-        let land = |r: Report, reports: &mut Vec<Report>| {
-            self.journal.emit(RunEvent::ReportLanded {
-                candidate: id.clone(),
-                report: Box::new(r.clone()),
-            });
-            reports.push(r);
-        };
         let workdir = PathBuf::from(&self.info.worktree);
         let candidate_dir = agents::candidate_dir(&self.state, &self.run, &id);
         let run_dir = if attempt == 1 {
@@ -256,7 +260,7 @@ impl CandidateJob {
                         "could not clear the last attempt's trees from the workspace's object store: {e}"
                     ))
                     .finish();
-                land(r, &mut reports);
+                self.land(r, &mut reports);
                 self.skip_layers(&mut reports, "skipped: the agent did not start");
                 return Attempt::not_started(reports);
             }
@@ -272,176 +276,34 @@ impl CandidateJob {
                     .run_agent(&workdir, &run_dir, attempt, instruction)
                     .await;
                 let ok = agent_report.status != Status::Fail;
-                land(agent_report, &mut reports);
+                self.land(agent_report, &mut reports);
                 (ok, usage)
             }
         };
         self.launcher.release(&self.run, &id, &self.agent).await;
 
-        let mut files = 0;
-        let mut lines = 0;
-        let mut kept_changes = None;
-        let mut review = None;
+        let mut done = Attempt {
+            reports,
+            files: 0,
+            lines: 0,
+            review: None,
+            changes: None,
+            usage,
+            agent_ok,
+        };
         if agent_ok {
-            // The change, read once file by file: the checks that read
-            // content see each file as it is read, and the same bytes are
-            // written as the change's git tree, whose id is what every
-            // receipt names and what finalize commits.
-            let holdout = Arc::new(self.holdout());
-            let permissions = sequence::permissions_in_force(&self.config, Origin::Agent);
-            let change = crate::pipeline::content::read_candidate_change(
-                &self.config,
-                permissions.as_ref(),
-                &self.repo,
-                &workdir,
-                self.base,
-                &holdout,
-            );
-            match change {
-                Ok((changes, _)) if changes.is_empty() => {
-                    let r = Report::new(Layer::Agent, "changes")
-                        .input("base", self.base.to_string())
-                        .finish_with_issue(Issue::new(
-                            "agent/no-changes",
-                            Severity::Error,
-                            "the agent finished without changing any file",
-                        ));
-                    land(r, &mut reports);
-                    self.skip_layers(&mut reports, "skipped: the agent made no changes");
-                }
-                Ok((changes, read)) => {
-                    files = changes.files.len();
-                    lines = changes.lines_changed();
-                    // Shared by this attempt's own commands only, and
-                    // empty at its start: one candidate's build outputs
-                    // never reach another's, one attempt's never the next.
-                    let cache = match crate::exec::cache::fresh_for_attempt(&candidate_dir) {
-                        Ok(c) => c,
-                        Err(e) => {
-                            let r = Report::new(Layer::Agent, "changes")
-                                .errored(format!(
-                                    "could not empty the build cache in {} before the checks: {e}",
-                                    candidate_dir.display()
-                                ))
-                                .finish();
-                            land(r, &mut reports);
-                            self.skip_layers(
-                                &mut reports,
-                                "skipped: the build cache could not be emptied",
-                            );
-                            return Attempt {
-                                reports,
-                                files,
-                                lines,
-                                review,
-                                changes: Some(changes),
-                                usage,
-                                agent_ok,
-                            };
-                        }
-                    };
-                    // The checks borrow the change; it is kept (moved, never
-                    // copied) for the comparator once they are done.
-                    let (rs, outcome) = {
-                        let copy = Sandboxed {
-                            origin: self.repo.clone(),
-                            workspace: workdir.clone(),
-                            tree: changes.tree.clone(),
-                            run_tree: None,
-                            scratch: candidate_dir.join("checks"),
-                            cache: Some(cache),
-                            hide: self.hidden(),
-                            confined: crate::exec::sandbox::available().is_ok(),
-                            holdout: holdout.clone(),
-                            with_holdout: false,
-                            limits: crate::config::limits::Limits::of(&self.agent),
-                        };
-                        // A docker candidate's commands run in a fresh container
-                        // from its image, a kubernetes candidate's in a Job of
-                        // their own; the others in bubblewrap.
-                        let backend = match self.launcher.name() {
-                            "docker" => Some(Backend::Docker),
-                            "kubernetes" => {
-                                Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
-                                    self.config.main.kubernetes.clone().unwrap_or_default(),
-                                ))))
-                            }
-                            _ => None,
-                        };
-                        let place = match (backend, &self.agent.image) {
-                            (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
-                                copy,
-                                run: self.run.clone(),
-                                candidate: id.clone(),
-                                image: image.clone(),
-                                agent: self.agent.clone(),
-                                seq: Default::default(),
-                                attempt,
-                                backend,
-                            })),
-                            _ => Place::Sandboxed(Arc::new(copy)),
-                        };
-                        // What decides how a check runs comes from the base.
-                        let place = crate::pipeline::base_defined::checks_from_base(
-                            &place,
-                            &changes,
-                            &crate::pipeline::base_defined::check_commands(&self.config, None),
-                            &self.task.allow_test_changes,
-                        );
-                        let v = Verification {
-                            config: &self.config,
-                            place: &place,
-                            changes: &changes,
-                            origin: Origin::Agent,
-                            allow_test_changes: &self.task.allow_test_changes,
-                            cancel: self.cancel.clone(),
-                        };
-                        let journal = self.journal.clone();
-                        let cid = id.clone();
-                        let sink = move |p: Progress| match p {
-                            Progress::LayerStarted(layer) => journal.emit(RunEvent::LayerStarted {
-                                candidate: cid.clone(),
-                                layer,
-                            }),
-                            Progress::Report(r) => journal.emit(RunEvent::ReportLanded {
-                                candidate: cid.clone(),
-                                report: Box::new(r),
-                            }),
-                        };
-                        let later = sequence::LaterLayers {
-                            config: &self.config,
-                            task: &self.task,
-                            place: &place,
-                            base: self.base,
-                            changes: &changes,
-                            author: (&self.info.agent, &self.agent),
-                            site: Site {
-                                run: self.run.clone(),
-                                candidate: id.clone(),
-                                dir: candidate_dir.clone(),
-                                rascal_exe: self.request.rascal_exe.clone(),
-                                attempt,
-                                hide: self.hidden(),
-                                tempo: self.request.tempo,
-                            },
-                            cancel: self.cancel.clone(),
-                        };
-                        sequence::layers_read(&v, Some(&read), &later, &sink).await
-                    };
-                    reports.extend(rs);
-                    review = outcome;
-                    kept_changes = Some(changes);
-                }
-                Err(e) => {
-                    let r = Report::new(Layer::Agent, "changes")
-                        .errored(format!("could not compute the change: {e}"))
-                        .finish();
-                    land(r, &mut reports);
-                    self.skip_layers(&mut reports, "skipped: the change could not be read");
-                }
+            let dirs = AttemptDirs {
+                workdir: &workdir,
+                candidate_dir: &candidate_dir,
+            };
+            if self.check_change(attempt, dirs, &mut done).await.is_break() {
+                return done;
             }
         } else {
-            self.skip_layers(&mut reports, "skipped: the agent did not finish cleanly");
+            self.skip_layers(
+                &mut done.reports,
+                "skipped: the agent did not finish cleanly",
+            );
         }
         // The workspace's `.git` is rascal's again: nothing the agent put
         // there (config, hooks, info files) reaches a person's shell.
@@ -452,17 +314,193 @@ impl CandidateJob {
                     workdir.display()
                 ))
                 .finish();
-            land(r, &mut reports);
+            self.land(r, &mut done.reports);
         }
-        Attempt {
-            reports,
-            files,
-            lines,
-            review,
-            changes: kept_changes,
-            usage,
-            agent_ok,
+        done
+    }
+
+    /// A report of the attempt: journalled, and kept with the others.
+    fn land(&self, r: Report, reports: &mut Vec<Report>) {
+        self.journal.emit(RunEvent::ReportLanded {
+            candidate: self.info.id.clone(),
+            report: Box::new(r.clone()),
+        });
+        reports.push(r);
+    }
+
+    /// The agent's change, read once file by file, then checked by the
+    /// layers. The checks that read content see each file as it is read,
+    /// and the same bytes are written as the change's git tree, whose id
+    /// is what every receipt names and what finalize commits. Break: the
+    /// attempt ends here (its workspace's `.git` is not reclaimed).
+    async fn check_change(
+        &self,
+        attempt: u32,
+        dirs: AttemptDirs<'_>,
+        done: &mut Attempt,
+    ) -> ControlFlow<()> {
+        let holdout = Arc::new(self.holdout());
+        let permissions = sequence::permissions_in_force(&self.config, Origin::Agent);
+        let change = crate::pipeline::content::read_candidate_change(
+            &self.config,
+            permissions.as_ref(),
+            &self.repo,
+            dirs.workdir,
+            self.base,
+            &holdout,
+        );
+        match change {
+            Ok((changes, _)) if changes.is_empty() => {
+                let r = Report::new(Layer::Agent, "changes")
+                    .input("base", self.base.to_string())
+                    .finish_with_issue(Issue::new(
+                        "agent/no-changes",
+                        Severity::Error,
+                        "the agent finished without changing any file",
+                    ));
+                self.land(r, &mut done.reports);
+                self.skip_layers(&mut done.reports, "skipped: the agent made no changes");
+            }
+            Ok((changes, read)) => {
+                done.files = changes.files.len();
+                done.lines = changes.lines_changed();
+                // Shared by this attempt's own commands only, and
+                // empty at its start: one candidate's build outputs
+                // never reach another's, one attempt's never the next.
+                let cache = match crate::exec::cache::fresh_for_attempt(dirs.candidate_dir) {
+                    Ok(c) => c,
+                    Err(e) => {
+                        let r = Report::new(Layer::Agent, "changes")
+                            .errored(format!(
+                                "could not empty the build cache in {} before the checks: {e}",
+                                dirs.candidate_dir.display()
+                            ))
+                            .finish();
+                        self.land(r, &mut done.reports);
+                        self.skip_layers(
+                            &mut done.reports,
+                            "skipped: the build cache could not be emptied",
+                        );
+                        done.changes = Some(changes);
+                        return ControlFlow::Break(());
+                    }
+                };
+                // The checks borrow the change; it is kept (moved, never
+                // copied) for the comparator once they are done.
+                let copy = Sandboxed {
+                    origin: self.repo.clone(),
+                    workspace: dirs.workdir.to_path_buf(),
+                    tree: changes.tree.clone(),
+                    run_tree: None,
+                    scratch: dirs.candidate_dir.join("checks"),
+                    cache: Some(cache),
+                    hide: self.hidden(),
+                    confined: crate::exec::sandbox::available().is_ok(),
+                    holdout: holdout.clone(),
+                    with_holdout: false,
+                    limits: crate::config::limits::Limits::of(&self.agent),
+                };
+                // What decides how the tests run comes from the base.
+                let place = crate::pipeline::base_defined::checks_from_base(
+                    &self.place(copy, attempt),
+                    &changes,
+                    &crate::pipeline::base_defined::check_commands(&self.config, None),
+                    &self.task.allow_test_changes,
+                );
+                let (rs, outcome) = self
+                    .run_layers(attempt, dirs, &place, &changes, &read)
+                    .await;
+                done.reports.extend(rs);
+                done.review = outcome;
+                done.changes = Some(changes);
+            }
+            Err(e) => {
+                let r = Report::new(Layer::Agent, "changes")
+                    .errored(format!("could not compute the change: {e}"))
+                    .finish();
+                self.land(r, &mut done.reports);
+                self.skip_layers(&mut done.reports, "skipped: the change could not be read");
+            }
         }
+        ControlFlow::Continue(())
+    }
+
+    /// Where the checks' commands run: a docker candidate's in a fresh
+    /// container from its image, a kubernetes candidate's in a Job of
+    /// their own; the others in bubblewrap.
+    fn place(&self, copy: Sandboxed, attempt: u32) -> Place {
+        let backend = match self.launcher.name() {
+            "docker" => Some(Backend::Docker),
+            "kubernetes" => Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
+                self.config.main.kubernetes.clone().unwrap_or_default(),
+            )))),
+            _ => None,
+        };
+        match (backend, &self.agent.image) {
+            (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
+                copy,
+                run: self.run.clone(),
+                candidate: self.info.id.clone(),
+                image: image.clone(),
+                agent: self.agent.clone(),
+                seq: Default::default(),
+                attempt,
+                backend,
+            })),
+            _ => Place::Sandboxed(Arc::new(copy)),
+        }
+    }
+
+    /// The layers on the change (L2 → L4 → L3 → L5), their progress
+    /// journalled as it comes.
+    async fn run_layers(
+        &self,
+        attempt: u32,
+        dirs: AttemptDirs<'_>,
+        place: &Place,
+        changes: &ChangeSet,
+        read: &ContentRead,
+    ) -> (Vec<Report>, Option<ReviewOutcome>) {
+        let id = self.info.id.clone();
+        let v = Verification {
+            config: &self.config,
+            place,
+            changes,
+            origin: Origin::Agent,
+            allow_test_changes: &self.task.allow_test_changes,
+            cancel: self.cancel.clone(),
+        };
+        let journal = self.journal.clone();
+        let cid = id.clone();
+        let sink = move |p: Progress| match p {
+            Progress::LayerStarted(layer) => journal.emit(RunEvent::LayerStarted {
+                candidate: cid.clone(),
+                layer,
+            }),
+            Progress::Report(r) => journal.emit(RunEvent::ReportLanded {
+                candidate: cid.clone(),
+                report: Box::new(r),
+            }),
+        };
+        let later = sequence::LaterLayers {
+            config: &self.config,
+            task: &self.task,
+            place,
+            base: self.base,
+            changes,
+            author: (&self.info.agent, &self.agent),
+            site: Site {
+                run: self.run.clone(),
+                candidate: id,
+                dir: dirs.candidate_dir.to_path_buf(),
+                rascal_exe: self.request.rascal_exe.clone(),
+                attempt,
+                hide: self.hidden(),
+                tempo: self.request.tempo,
+            },
+            cancel: self.cancel.clone(),
+        };
+        sequence::layers_read(&v, Some(read), &later, &sink).await
     }
 
     /// Its budget, or the run's, was spent before attempt `attempt` could

@@ -8,12 +8,15 @@ use crate::exec::launch::{docker::DockerLauncher, process::ProcessLauncher, Laun
 use crate::layers::compare::{self, Contender};
 use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
+use crate::model::ranking::Ranking;
 use crate::model::verdict::Verdict;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
-use crate::pipeline::journal::spawn_journal;
+use crate::pipeline::journal::{spawn_journal, Journal};
 use crate::pipeline::judge::{ask_judge, Tie};
 use crate::pipeline::prepare::{PreparedRun, RetryStart};
-use crate::pipeline::request::{PipelineError, RunOutcome};
+use crate::pipeline::request::{PipelineError, RunOutcome, RunRequest};
+use crate::pipeline::resume::Resumption;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -38,7 +41,7 @@ pub async fn execute_with(
     prepared: PreparedRun,
     subscriber: mpsc::Sender<RunEvent>,
     cancel: CancellationToken,
-    mut decisions: mpsc::UnboundedReceiver<Decision>,
+    decisions: mpsc::UnboundedReceiver<Decision>,
 ) -> Result<RunOutcome, PipelineError> {
     let PreparedRun {
         run,
@@ -55,189 +58,54 @@ pub async fn execute_with(
         resume,
         retry,
     } = prepared;
-    let launcher: Arc<dyn Launcher> = match request.launcher.unwrap_or(config.main.launcher) {
-        LauncherKind::Process => Arc::new(ProcessLauncher::default()),
-        LauncherKind::Docker => Arc::new(DockerLauncher::new()),
-        LauncherKind::Kubernetes => {
-            Arc::new(crate::exec::launch::kubernetes::KubernetesLauncher::new(
-                config.main.kubernetes.clone().unwrap_or_default(),
-            ))
-        }
-    };
-    // A retry or a reattach goes on from what the journal holds: the
-    // budgets count what earlier attempts spent.
-    let earlier_summary = (resume.is_some() || retry.is_some())
-        .then(|| store.events(&run).ok())
-        .flatten()
-        .map(|events| crate::model::summary::RunSummary::from_events(&events));
-    let budgets =
-        crate::pipeline::budget::Budgets::new(&config, &candidates, earlier_summary.as_ref());
+    let launcher = launcher_for(&request, &config);
+    let continued = resume.is_some() || retry.is_some();
+    let budgets = budgets(&store, &run, &config, &candidates, continued);
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber, cancel.clone());
-    if resume.is_none() && retry.is_none() {
-        journal.emit(RunEvent::RunStarted {
-            run: run.clone(),
-            repo: repo_dir.to_string_lossy().into_owned(),
-            base: base.to_string(),
-            instruction: request.instruction.clone(),
-            launcher: launcher.name().into(),
-            candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
-        });
-        if task_source.is_some() || !worktree.is_clean() {
-            journal.emit(RunEvent::TaskLoaded {
-                source: task_source.unwrap_or_else(|| "instruction".into()),
-                task: Box::new((*task).clone()),
-                worktree,
-            });
-        }
-    }
-    let parallel = config
-        .main
-        .strategy
-        .max_parallel
-        .map(|n| n as usize)
-        .unwrap_or_else(|| {
-            std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2)
-        })
-        .max(1);
-    let slots = Arc::new(tokio::sync::Semaphore::new(parallel));
-    let mut tokens = std::collections::BTreeMap::new();
-    let mut tasks = Vec::new();
-    let worktrees: std::collections::BTreeMap<String, PathBuf> = candidates
+    let worktrees: BTreeMap<String, PathBuf> = candidates
         .iter()
         .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
         .collect();
-    let start_of = |retry: &Option<RetryStart>, id: &str| {
-        retry
-            .as_ref()
-            .filter(|r| r.candidate == id)
-            .map(|r| (r.attempt, r.feedback.clone()))
-    };
-    let human_feedback: HumanFeedback = Default::default();
-    let make_job = |info: CandidateInfo,
-                    agent: crate::config::AgentConfig,
-                    token: CancellationToken,
-                    start: Option<(u32, String)>| CandidateJob {
-        resume: resume.as_ref().and_then(|r| r.of(&info.id)),
-        landed: resume
-            .as_ref()
-            .and_then(|r| r.agent_reports.get(&info.id).cloned()),
-        repo: repo_dir.clone(),
-        run: run.clone(),
-        info,
-        agent,
-        config: config.clone(),
+    let jobs = JobTemplate {
+        run,
+        config,
         base,
-        state: state.clone(),
-        request: request.clone(),
-        journal: journal.clone(),
-        launcher: launcher.clone(),
-        cancel: token,
-        task: task.clone(),
-        start,
-        human_feedback: human_feedback.clone(),
-        budgets: budgets.clone(),
+        repo_dir,
+        state,
+        request,
+        journal,
+        launcher,
+        task,
+        resume,
+        human_feedback: Default::default(),
+        budgets,
     };
-    let mut again = std::collections::BTreeMap::new();
-    for (info, agent) in candidates {
-        let start = start_of(&retry, &info.id);
-        let token = cancel.child_token();
-        tokens.insert(info.id.clone(), token.clone());
-        again.insert(
-            info.id.clone(),
-            (info.clone(), agent.clone(), token.clone()),
-        );
-        let job = make_job(info, agent, token, start);
-        let slots = slots.clone();
-        tasks.push(tokio::spawn(async move {
-            let _slot = slots.acquire_owned().await;
-            job.run().await
-        }));
+    if jobs.resume.is_none() && retry.is_none() {
+        jobs.announce(&candidates, task_source, worktree);
     }
+    let spawned = jobs.spawn_all(candidates, &retry, &cancel);
 
     // Decisions while the run is live.
     let run_decisions = Arc::new(std::sync::Mutex::new(Vec::<Decision>::new()));
     let stop_deciding = CancellationToken::new();
-    let decider = {
-        let journal = journal.clone();
-        let cancel = cancel.clone();
-        let seen = run_decisions.clone();
-        let waiting = human_feedback.clone();
-        let stop = stop_deciding.clone();
-        tokio::spawn(async move {
-            loop {
-                let d = tokio::select! {
-                    d = decisions.recv() => d,
-                    _ = stop.cancelled() => {
-                        // Nothing more is taken live; what was already sent
-                        // is still journalled (later senders fall back to
-                        // the store).
-                        decisions.close();
-                        decisions.recv().await
-                    }
-                };
-                let Some(d) = d else { break };
-                if let (DecisionKind::Retry { feedback }, Some(c)) = (&d.kind, &d.candidate) {
-                    if let Ok(mut m) = waiting.lock() {
-                        m.insert(c.clone(), feedback.clone());
-                    }
-                }
-                if d.kind == DecisionKind::Cancel {
-                    match d.candidate.as_ref().and_then(|c| tokens.get(c)) {
-                        Some(t) => t.cancel(),
-                        None => cancel.cancel(),
-                    }
-                }
-                if let Ok(mut v) = seen.lock() {
-                    v.push(d.clone());
-                }
-                journal.emit(RunEvent::DecisionRecorded { decision: d });
-            }
-        })
-    };
+    let decider = Decider {
+        journal: jobs.journal.clone(),
+        cancel: cancel.clone(),
+        tokens: spawned.tokens,
+        seen: run_decisions.clone(),
+        waiting: jobs.human_feedback.clone(),
+        stop: stop_deciding.clone(),
+    }
+    .spawn(decisions);
 
-    let mut results = Vec::new();
     // Candidates that had finished before a reattach count for the verdict.
-    let earlier: Vec<Verdict> = resume
+    let earlier: Vec<Verdict> = jobs
+        .resume
         .as_ref()
         .map(|r| r.finished.clone())
         .unwrap_or_default();
-    for t in tasks {
-        match t.await {
-            Ok(r) => results.push(r),
-            // A panicking candidate task counts as a FAIL; the others go on.
-            Err(e) => eprintln!("rascal: internal error in a candidate task: {e}"),
-        }
-    }
-    // Retry decisions for candidates that had already finished while the
-    // run was live: their next attempt runs now, in the same worktree.
-    for _round in 0..3 {
-        let pending: Vec<(String, String)> = human_feedback
-            .lock()
-            .map(|mut m| std::mem::take(&mut *m).into_iter().collect())
-            .unwrap_or_default();
-        if pending.is_empty() {
-            break;
-        }
-        for (id, text) in pending {
-            let (Some(i), Some((info, agent, token))) = (
-                results.iter().position(|r: &CandidateOutcome| r.id == id),
-                again.get(&id),
-            ) else {
-                continue;
-            };
-            let job = make_job(
-                info.clone(),
-                agent.clone(),
-                token.clone(),
-                Some((results[i].attempt + 1, text)),
-            );
-            if let Ok(outcome) = tokio::spawn(job.run()).await {
-                results[i] = outcome;
-            }
-        }
-    }
+    let mut results = join_candidates(spawned.tasks).await;
+    jobs.retry_finished(&mut results, &spawned.again).await;
     stop_deciding.cancel();
     let _ = decider.await;
 
@@ -246,66 +114,9 @@ pub async fn execute_with(
         .into_iter()
         .chain(others.iter().map(|c| c.verdict))
         .collect();
-    let contenders: Vec<Contender> = others
-        .into_iter()
-        .chain(results.iter_mut().map(|r| {
-            // Moved, not copied: a change of 100,000 files is tens of MiB.
-            Contender::new(
-                &r.id,
-                r.verdict,
-                r.finished_cleanly,
-                &r.reports,
-                r.changes.take().unwrap_or_default(),
-                r.usage,
-            )
-        }))
-        .collect();
-    let mut ranking = compare::rank(&contenders);
-    if let Some(judge) = config.verification.as_ref().and_then(|v| v.judge.clone()) {
-        let tied = compare::tied_at_top(&ranking);
-        if !tied.is_empty() {
-            let site = Site {
-                hide: crate::exec::confine::private_paths(&repo_dir, &state)
-                    .into_iter()
-                    .chain(crate::git::holdout::outside_dirs(&task.holdout))
-                    .collect(),
-                run: run.clone(),
-                candidate: "judge".into(),
-                dir: state.join("runs").join(&run).join("judge"),
-                rascal_exe: request.rascal_exe.clone(),
-                attempt: 1,
-                tempo: request.tempo,
-            };
-            let note = ask_judge(&Tie {
-                config: &config,
-                holdout: &task.holdout,
-                judge: &judge,
-                instruction: &request.instruction,
-                tied: &tied,
-                origin: &repo_dir,
-                worktrees: &worktrees,
-                base,
-                site: &site,
-                cancel: &cancel,
-            })
-            .await;
-            compare::apply_judge(&mut ranking, note);
-        }
-    }
-    let pick = ranking.pick.clone();
-    journal.emit(RunEvent::Ranked {
-        ranking: Box::new(ranking),
-    });
-    if let (true, Some(p)) = (request.auto, &pick) {
-        journal.emit(RunEvent::DecisionRecorded {
-            decision: Decision::new(
-                Some(p),
-                DecisionKind::Select,
-                "rascal --auto",
-                "top of the comparator's ranking",
-            ),
-        });
-    }
+    let contenders = contenders(others, &mut results);
+    let ranking = jobs.rank(&contenders, &worktrees, &cancel).await;
+    jobs.emit_ranking(ranking);
     let verdicts: Vec<Verdict> = earlier
         .into_iter()
         .chain(results.iter().map(|r| r.verdict))
@@ -316,10 +127,60 @@ pub async fn execute_with(
             .lock()
             .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
             .unwrap_or(false)
-        || (verdict == Verdict::Fail && config.main.strategy.on_no_pass == OnNoPass::Escalate);
+        || (verdict == Verdict::Fail && jobs.config.main.strategy.on_no_pass == OnNoPass::Escalate);
     let exit_code = run_exit_code(verdict, escalated);
-    journal.emit(RunEvent::RunFinished { verdict, exit_code });
-    drop(journal);
+    jobs.journal
+        .emit(RunEvent::RunFinished { verdict, exit_code });
+    let run = jobs.run.clone();
+    // The journal's writer ends once every sender is gone.
+    drop(jobs);
+    wait_for_writer(writer).await?;
+    Ok(RunOutcome {
+        run,
+        verdict,
+        exit_code,
+    })
+}
+
+/// The run's budgets. A retry or a reattach (`continued`) goes on from
+/// what the journal holds: the budgets count what earlier attempts spent.
+fn budgets(
+    store: &crate::store::Store,
+    run: &str,
+    config: &crate::config::Config,
+    candidates: &[(CandidateInfo, crate::config::AgentConfig)],
+    continued: bool,
+) -> crate::pipeline::budget::Budgets {
+    let earlier_summary = continued
+        .then(|| store.events(run).ok())
+        .flatten()
+        .map(|events| crate::model::summary::RunSummary::from_events(&events));
+    crate::pipeline::budget::Budgets::new(config, candidates, earlier_summary.as_ref())
+}
+
+/// The ranking's contenders: the other candidates of a retried run as they
+/// ended, then this run's (their changes moved, not copied: a change of
+/// 100,000 files is tens of MiB).
+fn contenders(others: Vec<Contender>, results: &mut [CandidateOutcome]) -> Vec<Contender> {
+    others
+        .into_iter()
+        .chain(results.iter_mut().map(|r| {
+            Contender::new(
+                &r.id,
+                r.verdict,
+                r.finished_cleanly,
+                &r.reports,
+                r.changes.take().unwrap_or_default(),
+                r.usage,
+            )
+        }))
+        .collect()
+}
+
+/// Wait for the journal's writer to flush everything (every sender gone).
+async fn wait_for_writer(
+    writer: std::thread::JoinHandle<Result<(), crate::store::StoreError>>,
+) -> Result<(), PipelineError> {
     let writer_result = tokio::task::spawn_blocking(move || writer.join())
         .await
         .ok()
@@ -327,9 +188,337 @@ pub async fn execute_with(
     if let Some(Err(e)) = writer_result {
         return Err(e.into());
     }
-    Ok(RunOutcome {
-        run,
-        verdict,
-        exit_code,
-    })
+    Ok(())
+}
+
+/// Wait for every candidate's task; a panicking one counts as a FAIL and
+/// the others go on.
+async fn join_candidates(
+    tasks: Vec<tokio::task::JoinHandle<CandidateOutcome>>,
+) -> Vec<CandidateOutcome> {
+    let mut results = Vec::new();
+    for t in tasks {
+        match t.await {
+            Ok(r) => results.push(r),
+            // A panicking candidate task counts as a FAIL; the others go on.
+            Err(e) => eprintln!("rascal: internal error in a candidate task: {e}"),
+        }
+    }
+    results
+}
+
+/// The launcher the run's agents go through (the request's, else the
+/// config's).
+fn launcher_for(request: &RunRequest, config: &crate::config::Config) -> Arc<dyn Launcher> {
+    match request.launcher.unwrap_or(config.main.launcher) {
+        LauncherKind::Process => Arc::new(ProcessLauncher::default()),
+        LauncherKind::Docker => Arc::new(DockerLauncher::new()),
+        LauncherKind::Kubernetes => {
+            Arc::new(crate::exec::launch::kubernetes::KubernetesLauncher::new(
+                config.main.kubernetes.clone().unwrap_or_default(),
+            ))
+        }
+    }
+}
+
+/// How many candidates run at once: the strategy's `max_parallel`, else
+/// one per core.
+fn max_parallel(config: &crate::config::Config) -> usize {
+    config
+        .main
+        .strategy
+        .max_parallel
+        .map(|n| n as usize)
+        .unwrap_or_else(|| {
+            std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2)
+        })
+        .max(1)
+}
+
+/// What every candidate's job in one run shares.
+struct JobTemplate {
+    run: String,
+    config: Arc<crate::config::Config>,
+    base: git2::Oid,
+    repo_dir: PathBuf,
+    state: PathBuf,
+    request: RunRequest,
+    journal: Journal,
+    launcher: Arc<dyn Launcher>,
+    task: Arc<crate::config::spec::Task>,
+    resume: Option<Resumption>,
+    human_feedback: HumanFeedback,
+    budgets: crate::pipeline::budget::Budgets,
+}
+
+/// A candidate's identity, agent and cancel token: enough to run it again.
+type Again = (CandidateInfo, crate::config::AgentConfig, CancellationToken);
+
+/// The candidates' tasks as they were started.
+struct Spawned {
+    tasks: Vec<tokio::task::JoinHandle<CandidateOutcome>>,
+    /// Each candidate's cancel token, for live cancels.
+    tokens: BTreeMap<String, CancellationToken>,
+    /// What it takes to run each candidate again.
+    again: BTreeMap<String, Again>,
+}
+
+impl JobTemplate {
+    /// Journal the run's start: its candidates, and the task when it came
+    /// from a spec or an issue (or the working tree has a note).
+    fn announce(
+        &self,
+        candidates: &[(CandidateInfo, crate::config::AgentConfig)],
+        task_source: Option<String>,
+        worktree: crate::model::event::WorkingTree,
+    ) {
+        self.journal.emit(RunEvent::RunStarted {
+            run: self.run.clone(),
+            repo: self.repo_dir.to_string_lossy().into_owned(),
+            base: self.base.to_string(),
+            instruction: self.request.instruction.clone(),
+            launcher: self.launcher.name().into(),
+            candidates: candidates.iter().map(|(c, _)| c.clone()).collect(),
+        });
+        if task_source.is_some() || !worktree.is_clean() {
+            self.journal.emit(RunEvent::TaskLoaded {
+                source: task_source.unwrap_or_else(|| "instruction".into()),
+                task: Box::new((*self.task).clone()),
+                worktree,
+            });
+        }
+    }
+
+    /// Journal the ranking, and with `--auto` the selection of its pick.
+    fn emit_ranking(&self, ranking: Ranking) {
+        let pick = ranking.pick.clone();
+        self.journal.emit(RunEvent::Ranked {
+            ranking: Box::new(ranking),
+        });
+        if let (true, Some(p)) = (self.request.auto, &pick) {
+            self.journal.emit(RunEvent::DecisionRecorded {
+                decision: Decision::new(
+                    Some(p),
+                    DecisionKind::Select,
+                    "rascal --auto",
+                    "top of the comparator's ranking",
+                ),
+            });
+        }
+    }
+
+    /// The job of one candidate (`start`: a human's retry's attempt and
+    /// feedback).
+    fn job(
+        &self,
+        info: CandidateInfo,
+        agent: crate::config::AgentConfig,
+        token: CancellationToken,
+        start: Option<(u32, String)>,
+    ) -> CandidateJob {
+        CandidateJob {
+            resume: self.resume.as_ref().and_then(|r| r.of(&info.id)),
+            landed: self
+                .resume
+                .as_ref()
+                .and_then(|r| r.agent_reports.get(&info.id).cloned()),
+            repo: self.repo_dir.clone(),
+            run: self.run.clone(),
+            info,
+            agent,
+            config: self.config.clone(),
+            base: self.base,
+            state: self.state.clone(),
+            request: self.request.clone(),
+            journal: self.journal.clone(),
+            launcher: self.launcher.clone(),
+            cancel: token,
+            task: self.task.clone(),
+            start,
+            human_feedback: self.human_feedback.clone(),
+            budgets: self.budgets.clone(),
+        }
+    }
+
+    /// Start every candidate, at most `max_parallel` running at once.
+    fn spawn_all(
+        &self,
+        candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+        retry: &Option<RetryStart>,
+        cancel: &CancellationToken,
+    ) -> Spawned {
+        let slots = Arc::new(tokio::sync::Semaphore::new(max_parallel(&self.config)));
+        let mut spawned = Spawned {
+            tasks: Vec::new(),
+            tokens: BTreeMap::new(),
+            again: BTreeMap::new(),
+        };
+        for (info, agent) in candidates {
+            let start = retry
+                .as_ref()
+                .filter(|r| r.candidate == info.id)
+                .map(|r| (r.attempt, r.feedback.clone()));
+            let token = cancel.child_token();
+            spawned.tokens.insert(info.id.clone(), token.clone());
+            spawned.again.insert(
+                info.id.clone(),
+                (info.clone(), agent.clone(), token.clone()),
+            );
+            let job = self.job(info, agent, token, start);
+            let slots = slots.clone();
+            spawned.tasks.push(tokio::spawn(async move {
+                let _slot = slots.acquire_owned().await;
+                job.run().await
+            }));
+        }
+        spawned
+    }
+
+    /// Retry decisions for candidates that had already finished while the
+    /// run was live: their next attempt runs now, in the same worktree.
+    async fn retry_finished(
+        &self,
+        results: &mut [CandidateOutcome],
+        again: &BTreeMap<String, Again>,
+    ) {
+        for _round in 0..3 {
+            let pending: Vec<(String, String)> = self
+                .human_feedback
+                .lock()
+                .map(|mut m| std::mem::take(&mut *m).into_iter().collect())
+                .unwrap_or_default();
+            if pending.is_empty() {
+                break;
+            }
+            for (id, text) in pending {
+                let (Some(i), Some((info, agent, token))) = (
+                    results.iter().position(|r: &CandidateOutcome| r.id == id),
+                    again.get(&id),
+                ) else {
+                    continue;
+                };
+                let job = self.job(
+                    info.clone(),
+                    agent.clone(),
+                    token.clone(),
+                    Some((results[i].attempt + 1, text)),
+                );
+                if let Ok(outcome) = tokio::spawn(job.run()).await {
+                    results[i] = outcome;
+                }
+            }
+        }
+    }
+
+    /// The comparator's ranking of the contenders; a tie at the top goes
+    /// to the judge when one is configured.
+    async fn rank(
+        &self,
+        contenders: &[Contender],
+        worktrees: &BTreeMap<String, PathBuf>,
+        cancel: &CancellationToken,
+    ) -> Ranking {
+        let mut ranking = compare::rank(contenders);
+        let Some(judge) = self
+            .config
+            .verification
+            .as_ref()
+            .and_then(|v| v.judge.clone())
+        else {
+            return ranking;
+        };
+        let tied = compare::tied_at_top(&ranking);
+        if tied.is_empty() {
+            return ranking;
+        }
+        let site = Site {
+            hide: crate::exec::confine::private_paths(&self.repo_dir, &self.state)
+                .into_iter()
+                .chain(crate::git::holdout::outside_dirs(&self.task.holdout))
+                .collect(),
+            run: self.run.clone(),
+            candidate: "judge".into(),
+            dir: self.state.join("runs").join(&self.run).join("judge"),
+            rascal_exe: self.request.rascal_exe.clone(),
+            attempt: 1,
+            tempo: self.request.tempo,
+        };
+        let note = ask_judge(&Tie {
+            config: &self.config,
+            holdout: &self.task.holdout,
+            judge: &judge,
+            instruction: &self.request.instruction,
+            tied: &tied,
+            origin: &self.repo_dir,
+            worktrees,
+            base: self.base,
+            site: &site,
+            cancel,
+        })
+        .await;
+        compare::apply_judge(&mut ranking, note);
+        ranking
+    }
+}
+
+/// Takes decisions while the run is live: journals each, cancels what a
+/// cancel names, and queues a retry's feedback for its candidate.
+struct Decider {
+    journal: Journal,
+    cancel: CancellationToken,
+    tokens: BTreeMap<String, CancellationToken>,
+    /// Every decision taken, for the run's verdict.
+    seen: Arc<std::sync::Mutex<Vec<Decision>>>,
+    waiting: HumanFeedback,
+    /// Stop taking decisions live.
+    stop: CancellationToken,
+}
+
+impl Decider {
+    /// Take decisions from `decisions` until it closes (or until `stop`,
+    /// after what was already sent).
+    fn spawn(
+        self,
+        mut decisions: mpsc::UnboundedReceiver<Decision>,
+    ) -> tokio::task::JoinHandle<()> {
+        tokio::spawn(async move {
+            loop {
+                let d = tokio::select! {
+                    d = decisions.recv() => d,
+                    _ = self.stop.cancelled() => {
+                        // Nothing more is taken live; what was already sent
+                        // is still journalled (later senders fall back to
+                        // the store).
+                        decisions.close();
+                        decisions.recv().await
+                    }
+                };
+                let Some(d) = d else { break };
+                self.take(d);
+            }
+        })
+    }
+
+    /// One decision: a retry's feedback waits for its candidate, a cancel
+    /// stops its candidate (or the run), and it is journalled.
+    fn take(&self, d: Decision) {
+        if let (DecisionKind::Retry { feedback }, Some(c)) = (&d.kind, &d.candidate) {
+            if let Ok(mut m) = self.waiting.lock() {
+                m.insert(c.clone(), feedback.clone());
+            }
+        }
+        if d.kind == DecisionKind::Cancel {
+            match d.candidate.as_ref().and_then(|c| self.tokens.get(c)) {
+                Some(t) => t.cancel(),
+                None => self.cancel.cancel(),
+            }
+        }
+        if let Ok(mut v) = self.seen.lock() {
+            v.push(d.clone());
+        }
+        self.journal
+            .emit(RunEvent::DecisionRecorded { decision: d });
+    }
 }

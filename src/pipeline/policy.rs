@@ -144,6 +144,37 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
     out
 }
 
+/// A human's retry feedback, prefilled (the TUI's retry dialog): each
+/// failing (or warning) report's error and issues, one line each, with
+/// the compiler's or runner's first error as it printed it.
+pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
+    let first_line = |s: &str| crate::text::sanitize(s.lines().next().unwrap_or(""));
+    let mut out = Vec::new();
+    for r in reports {
+        if !matches!(r.status, Status::Fail | Status::Warn) {
+            continue;
+        }
+        if let Some(e) = &r.errored {
+            out.push(format!("- {} {}: {}", r.layer, r.check, first_line(e)));
+        }
+        for i in &r.issues {
+            let loc = i.location().map(|l| format!(" ({l})")).unwrap_or_default();
+            out.push(format!(
+                "- {} {}: [{}] {}{loc}",
+                r.layer,
+                r.check,
+                i.rule,
+                first_line(&i.message)
+            ));
+        }
+        // The compiler's or runner's first error, as it printed it.
+        if let Some(block) = diagnostics::fenced_first_error(r, 12) {
+            out.extend(block.lines().map(crate::text::sanitize));
+        }
+    }
+    out
+}
+
 /// The follow-up instruction for the author's next attempt, in the same
 /// worktree.
 pub fn follow_up(instruction: &str, attempt: u32, max_attempts: u32, feedback: &str) -> String {

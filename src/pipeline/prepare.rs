@@ -111,37 +111,11 @@ pub(crate) fn narrow_permissions(config: &mut Config, task: &Task) {
     }
 }
 
-pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
-    let repo = workspace::open(&req.repo)?;
-    let base = workspace::resolve(&repo, &req.base)?;
-    let worktree = working_tree(&repo, base, req.config_from_worktree);
-    let workdir = workspace::workdir(&repo);
-    let source = if req.config_from_worktree {
-        ConfigSource::WorkingTree(&workdir)
-    } else {
-        ConfigSource::Base(&repo, base)
-    };
-    let config = crate::git::base::load_config_from(source)?;
-    let (mut task, mut task_source) = crate::git::base::load_task(
-        source,
-        &req.instruction,
-        req.spec.as_deref(),
-        req.issue.as_deref(),
-    )?;
-    req.instruction = task.instruction.clone();
-    // Dynamic scoping: the task's (and the command line's) permissions
-    // narrow the repository's; they can never widen them. The command
-    // line's scope joins the task's, so the journalled task carries it and a
-    // retry or reattach applies the same narrowing.
-    if let Some(scope) = &req.scope {
-        task.permissions = Some(match &task.permissions {
-            Some(p) => p.narrow(scope),
-            None => scope.clone(),
-        });
-        task_source.get_or_insert_with(|| "command line".into());
-    }
-    let mut config = config;
-    narrow_permissions(&mut config, &task);
+/// The agents to run, one name per candidate: the request's, else the
+/// strategy's, each `n` times. Refused (before anything is created) when
+/// none is left, one is not defined, cannot be reviewed, or would run
+/// without the sandbox its launcher needs.
+fn agents_to_run(req: &RunRequest, config: &Config) -> Result<Vec<String>, PipelineError> {
     let mut names = if req.agents.is_empty() {
         config.main.strategy.agents.clone()
     } else {
@@ -175,7 +149,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     }
     if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
         for n in &names {
-            crate::layers::review::eligible_reviewers(&config, review, (n, &config.main.agents[n]))
+            crate::layers::review::eligible_reviewers(config, review, (n, &config.main.agents[n]))
                 .map_err(PipelineError::Usage)?;
         }
     }
@@ -184,6 +158,42 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     for n in &names {
         unsandboxed(launcher, n, &config.main.agents[n])?;
     }
+    Ok(names)
+}
+
+pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
+    let repo = workspace::open(&req.repo)?;
+    let base = workspace::resolve(&repo, &req.base)?;
+    let worktree = working_tree(&repo, base, req.config_from_worktree);
+    let workdir = workspace::workdir(&repo);
+    let source = if req.config_from_worktree {
+        ConfigSource::WorkingTree(&workdir)
+    } else {
+        ConfigSource::Base(&repo, base)
+    };
+    let config = crate::git::base::load_config_from(source)?;
+    let (mut task, mut task_source) = crate::git::base::load_task(
+        source,
+        &req.instruction,
+        req.spec.as_deref(),
+        req.issue.as_deref(),
+    )?;
+    req.instruction = task.instruction.clone();
+    // Dynamic scoping: the task's (and the command line's) permissions
+    // narrow the repository's; they can never widen them. The command
+    // line's scope joins the task's, so the journalled task carries it and a
+    // retry or reattach applies the same narrowing.
+    if let Some(scope) = &req.scope {
+        task.permissions = Some(match &task.permissions {
+            Some(p) => p.narrow(scope),
+            None => scope.clone(),
+        });
+        task_source.get_or_insert_with(|| "command line".into());
+    }
+    let mut config = config;
+    narrow_permissions(&mut config, &task);
+    let names = agents_to_run(&req, &config)?;
+    let launcher = req.launcher.unwrap_or(config.main.launcher);
     let holdout = crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
         .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;

@@ -72,31 +72,7 @@ pub fn prepare_retry(
     crate::pipeline::prepare::narrow_permissions(&mut config, &task);
     let holdout =
         crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default();
-    let others: Vec<Contender> = summary
-        .candidates
-        .iter()
-        .filter(|c| c.id != candidate)
-        .map(|c| {
-            Contender::new(
-                &c.id,
-                c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
-                c.verdict.is_some()
-                    && c.escalated.is_none()
-                    && c.reports
-                        .iter()
-                        .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
-                &c.reports,
-                workspace::comparable_change(
-                    &workspace::workdir(&repo),
-                    Path::new(&c.worktree),
-                    base,
-                    &holdout,
-                )
-                .unwrap_or_default(),
-                c.usage,
-            )
-        })
-        .collect();
+    let others = other_contenders(&repo, &summary, candidate, base, &holdout);
     if let Some(why) = crate::pipeline::budget::retry_refusal(&config, &summary, candidate) {
         return Err(PipelineError::Usage(format!(
             "retry of `{candidate}` refused: {why}\n  hint: budgets are set in .rascal/config.yaml (`budget:` for the run, `agents.{}.budget` for each of its candidates); start a new run to spend more",
@@ -145,4 +121,40 @@ pub fn prepare_retry(
             others,
         },
     ))
+}
+
+/// The run's other candidates, as they ended, for the new ranking: their
+/// changes read again from their workspaces (the held-out tests left out).
+fn other_contenders(
+    repo: &git2::Repository,
+    summary: &crate::model::summary::RunSummary,
+    candidate: &str,
+    base: git2::Oid,
+    holdout: &crate::git::holdout::Holdout,
+) -> Vec<Contender> {
+    summary
+        .candidates
+        .iter()
+        .filter(|c| c.id != candidate)
+        .map(|c| {
+            Contender::new(
+                &c.id,
+                c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
+                c.verdict.is_some()
+                    && c.escalated.is_none()
+                    && c.reports
+                        .iter()
+                        .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
+                &c.reports,
+                workspace::comparable_change(
+                    &workspace::workdir(repo),
+                    Path::new(&c.worktree),
+                    base,
+                    holdout,
+                )
+                .unwrap_or_default(),
+                c.usage,
+            )
+        })
+        .collect()
 }

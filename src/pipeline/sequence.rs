@@ -205,34 +205,9 @@ pub async fn verify_read(
                 emit(r, &mut reports);
             }
         } else {
-            let futures = batch.iter().map(|g| {
-                let pj = package_json.as_deref();
-                let (changes, place, digest, cancel) = (v.changes, v.place, &digest, &v.cancel);
-                let allow = v.allow_test_changes;
-                async move {
-                    // `where: local`: this machine's sandbox, not the agent's container.
-                    let here = match &g.kind {
-                        crate::config::GuardrailKind::Command { local: true, .. } => {
-                            match place.local() {
-                                Ok(p) => p,
-                                Err(e) => {
-                                    return Report::new(Layer::Guardrails, &g.name)
-                                        .errored(e)
-                                        .finish()
-                                }
-                            }
-                        }
-                        _ => place.clone(),
-                    };
-                    let place = &here;
-                    if test_run::is_test_guardrail(g, pj) {
-                        test_run::run_test_guardrail(g, changes, place, digest, pj, allow, cancel)
-                            .await
-                    } else {
-                        guardrails::run_command(g, changes, place, digest, false, cancel).await
-                    }
-                }
-            });
+            let futures = batch
+                .iter()
+                .map(|g| run_command_guardrail(v, g, package_json.as_deref(), &digest));
             for r in futures::future::join_all(futures).await {
                 if failed(&r) {
                     stop = Some("skipped: an earlier required guardrail failed");
@@ -243,6 +218,39 @@ pub async fn verify_read(
         i = j;
     }
     reports
+}
+
+/// One command guardrail, run where the change is (`where: local`: this
+/// machine's sandbox, not the agent's container); a test runner's through
+/// the test guardrail.
+async fn run_command_guardrail(
+    v: &Verification<'_>,
+    g: &crate::config::Guardrail,
+    package_json: Option<&str>,
+    digest: &str,
+) -> Report {
+    let here = match &g.kind {
+        crate::config::GuardrailKind::Command { local: true, .. } => match v.place.local() {
+            Ok(p) => p,
+            Err(e) => return Report::new(Layer::Guardrails, &g.name).errored(e).finish(),
+        },
+        _ => v.place.clone(),
+    };
+    let place = &here;
+    if test_run::is_test_guardrail(g, package_json) {
+        test_run::run_test_guardrail(
+            g,
+            v.changes,
+            place,
+            digest,
+            package_json,
+            v.allow_test_changes,
+            &v.cancel,
+        )
+        .await
+    } else {
+        guardrails::run_command(g, v.changes, place, digest, false, &v.cancel).await
+    }
 }
 
 /// The base commit's `package.json` (what `npm test` runs decides whether

@@ -775,6 +775,32 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 params![run],
             )?;
         }
+        RunEvent::DecisionRecorded { .. }
+        | RunEvent::AttemptStarted { .. }
+        | RunEvent::CandidateEscalated { .. }
+        | RunEvent::OverBudget { .. } => project_decision(tx, run, at, ev)?,
+        RunEvent::Log { .. }
+        | RunEvent::LogSegment(_)
+        | RunEvent::BudgetUnenforced { .. }
+        | RunEvent::LayerStarted { .. }
+        | RunEvent::TaskLoaded { .. }
+        | RunEvent::Ranked { .. }
+        | RunEvent::Usage { .. }
+        | RunEvent::AgentSummary { .. }
+        | RunEvent::Finalized(_) => {}
+    }
+    Ok(())
+}
+
+/// The decisions table's rows: a human's (or the auto policy's) decision,
+/// and rascal's own — a retry, an escalation, a budget's stop.
+fn project_decision(
+    tx: &rusqlite::Transaction,
+    run: &str,
+    at: i64,
+    ev: &RunEvent,
+) -> rusqlite::Result<()> {
+    match ev {
         RunEvent::DecisionRecorded { decision } => insert_decision(
             tx,
             run,
@@ -782,7 +808,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
             (decision.kind.name(), &decision.who, &decision.reason),
             decision.at_ms,
             serde_json::to_string(decision).unwrap_or_default(),
-        )?,
+        ),
         RunEvent::AttemptStarted {
             candidate,
             attempt,
@@ -798,7 +824,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
             ),
             at,
             serde_json::json!({"attempt": attempt, "feedback": feedback}).to_string(),
-        )?,
+        ),
         RunEvent::CandidateEscalated {
             candidate,
             reason,
@@ -810,7 +836,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
             ("escalate", "rascal", reason),
             at,
             serde_json::json!({"reason": reason, "table": table}).to_string(),
-        )?,
+        ),
         // A budget's stop is rascal's cancel of the candidate.
         RunEvent::OverBudget { candidate, reason } => insert_decision(
             tx,
@@ -819,18 +845,9 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
             ("cancel", "rascal", reason),
             at,
             serde_json::json!({"reason": reason, "budget": true}).to_string(),
-        )?,
-        RunEvent::Log { .. }
-        | RunEvent::LogSegment(_)
-        | RunEvent::BudgetUnenforced { .. }
-        | RunEvent::LayerStarted { .. }
-        | RunEvent::TaskLoaded { .. }
-        | RunEvent::Ranked { .. }
-        | RunEvent::Usage { .. }
-        | RunEvent::AgentSummary { .. }
-        | RunEvent::Finalized(_) => {}
+        ),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 #[cfg(test)]

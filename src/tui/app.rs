@@ -363,37 +363,11 @@ impl Candidate {
         )
     }
 
-    /// Issues of failing (or warning) reports, as feedback for a retry.
+    /// Issues of failing (or warning) reports, as feedback for a retry
+    /// (computed by the pipeline, which reads the checks' output).
     pub fn failing_issues(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for r in &self.reports {
-            if !matches!(r.status, Status::Fail | Status::Warn) {
-                continue;
-            }
-            if let Some(e) = &r.errored {
-                out.push(format!("- {} {}: {}", r.layer, r.check, first_line(e)));
-            }
-            for i in &r.issues {
-                let loc = i.location().map(|l| format!(" ({l})")).unwrap_or_default();
-                out.push(format!(
-                    "- {} {}: [{}] {}{loc}",
-                    r.layer,
-                    r.check,
-                    i.rule,
-                    first_line(&i.message)
-                ));
-            }
-            // The compiler's or runner's first error, as it printed it.
-            if let Some(block) = crate::layers::diagnostics::fenced_first_error(r, 12) {
-                out.extend(block.lines().map(crate::text::sanitize));
-            }
-        }
-        out
+        crate::pipeline::policy::retry_feedback_lines(&self.reports)
     }
-}
-
-fn first_line(s: &str) -> String {
-    crate::text::sanitize(s.lines().next().unwrap_or(""))
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -270,6 +270,101 @@ pub const HELP: &[(&str, &str)] = &[
     ("q", "quit (from a run's screen, q comes back here)"),
 ];
 
+impl Home {
+    /// New rows: the same run stays selected when new ones arrive on top.
+    fn take_rows(&mut self, rows: Vec<HomeRow>, now: i64) {
+        // Keep the same run selected when new ones arrive on top.
+        let keep = self.selected().map(|r| r.id.clone());
+        self.rows = rows;
+        self.now_ms = now;
+        self.sel = keep
+            .and_then(|id| self.rows.iter().position(|r| r.id == id))
+            .unwrap_or(0)
+            .min(self.rows.len().saturating_sub(1));
+        self.keep_in_view();
+    }
+
+    /// Enter: open the selected run, unless its record was tampered with.
+    fn open(&mut self) -> Option<HomeEffect> {
+        let r = self.selected()?;
+        if r.tampered {
+            self.flash = Some(format!(
+                "{}'s record was changed after it was written: `rascal verify {}`",
+                r.id, r.id
+            ));
+            return None;
+        }
+        Some(HomeEffect::Open(r.id.clone()))
+    }
+
+    /// `n`: the new-run dialog, when agents are configured.
+    fn new_run(&mut self) {
+        match &self.agents {
+            Ok(a) if !a.is_empty() => {
+                self.dialog = Some(HomeDialog::New {
+                    input: String::new(),
+                    error: None,
+                })
+            }
+            Ok(_) => {
+                self.flash =
+                    Some("no agents in .rascal/config.yaml: `rascal init` writes a start".into())
+            }
+            Err(e) => self.flash = Some(e.clone()),
+        }
+    }
+
+    /// `D`: ask before deleting a finished run's workspaces.
+    fn ask_delete(&mut self) {
+        match self.selected() {
+            Some(r) if !r.finished() => {
+                self.flash = Some(format!(
+                    "{} is still running: its workspaces stay until it ends",
+                    r.id
+                ))
+            }
+            Some(r) if !r.workspaces => {
+                self.flash = Some(format!("{} has no workspaces left", r.id))
+            }
+            Some(r) => {
+                self.dialog = Some(HomeDialog::Delete { run: r.id.clone() });
+            }
+            None => {}
+        }
+    }
+
+    /// Enter in the new-run dialog: start a run of the instruction typed.
+    fn submit(&mut self) -> Option<HomeEffect> {
+        let Some(HomeDialog::New { input, error }) = &mut self.dialog else {
+            return None;
+        };
+        let text = input.trim().to_string();
+        if text.is_empty() {
+            *error = Some("say what the agents should do".into());
+            return None;
+        }
+        Some(HomeEffect::Start(text))
+    }
+
+    /// `y`/`n` in the delete dialog.
+    fn choose(&mut self, c: char) -> Option<HomeEffect> {
+        let Some(HomeDialog::Delete { run }) = self.dialog.clone() else {
+            return None;
+        };
+        match c {
+            'y' => {
+                self.dialog = None;
+                return Some(HomeEffect::DeleteWorkspaces(run));
+            }
+            'n' => self.dialog = None,
+            _ => {}
+        }
+        None
+    }
+}
+
+/// The home screen's answer to an action; what the shell must do, if
+/// anything.
 pub fn update(home: &mut Home, action: HomeAction) -> Option<HomeEffect> {
     if !matches!(action, HomeAction::Rows(..) | HomeAction::Resize(..)) {
         home.flash = None;
@@ -286,57 +381,10 @@ pub fn update(home: &mut Home, action: HomeAction) -> Option<HomeEffect> {
             home.height = h;
             home.keep_in_view();
         }
-        HomeAction::Rows(rows, now) => {
-            // Keep the same run selected when new ones arrive on top.
-            let keep = home.selected().map(|r| r.id.clone());
-            home.rows = rows;
-            home.now_ms = now;
-            home.sel = keep
-                .and_then(|id| home.rows.iter().position(|r| r.id == id))
-                .unwrap_or(0)
-                .min(home.rows.len().saturating_sub(1));
-            home.keep_in_view();
-        }
-        HomeAction::Open => {
-            if let Some(r) = home.selected() {
-                if r.tampered {
-                    home.flash = Some(format!(
-                        "{}'s record was changed after it was written: `rascal verify {}`",
-                        r.id, r.id
-                    ));
-                } else {
-                    return Some(HomeEffect::Open(r.id.clone()));
-                }
-            }
-        }
-        HomeAction::New => match &home.agents {
-            Ok(a) if !a.is_empty() => {
-                home.dialog = Some(HomeDialog::New {
-                    input: String::new(),
-                    error: None,
-                })
-            }
-            Ok(_) => {
-                home.flash =
-                    Some("no agents in .rascal/config.yaml: `rascal init` writes a start".into())
-            }
-            Err(e) => home.flash = Some(e.clone()),
-        },
-        HomeAction::Delete => match home.selected() {
-            Some(r) if !r.finished() => {
-                home.flash = Some(format!(
-                    "{} is still running: its workspaces stay until it ends",
-                    r.id
-                ))
-            }
-            Some(r) if !r.workspaces => {
-                home.flash = Some(format!("{} has no workspaces left", r.id))
-            }
-            Some(r) => {
-                home.dialog = Some(HomeDialog::Delete { run: r.id.clone() });
-            }
-            None => {}
-        },
+        HomeAction::Rows(rows, now) => home.take_rows(rows, now),
+        HomeAction::Open => return home.open(),
+        HomeAction::New => home.new_run(),
+        HomeAction::Delete => home.ask_delete(),
         HomeAction::Refresh => return Some(HomeEffect::Refresh),
         HomeAction::Help => home.help = !home.help,
         HomeAction::Back => {
@@ -358,16 +406,7 @@ pub fn update(home: &mut Home, action: HomeAction) -> Option<HomeEffect> {
                 input.pop();
             }
         }
-        HomeAction::Submit => {
-            if let Some(HomeDialog::New { input, error }) = &mut home.dialog {
-                let text = input.trim().to_string();
-                if text.is_empty() {
-                    *error = Some("say what the agents should do".into());
-                    return None;
-                }
-                return Some(HomeEffect::Start(text));
-            }
-        }
+        HomeAction::Submit => return home.submit(),
         HomeAction::NotStarted(why) => {
             if let Some(HomeDialog::New { error, .. }) = &mut home.dialog {
                 *error = Some(why);
@@ -375,18 +414,7 @@ pub fn update(home: &mut Home, action: HomeAction) -> Option<HomeEffect> {
                 home.flash = Some(why);
             }
         }
-        HomeAction::Choose(c) => {
-            if let Some(HomeDialog::Delete { run }) = home.dialog.clone() {
-                match c {
-                    'y' => {
-                        home.dialog = None;
-                        return Some(HomeEffect::DeleteWorkspaces(run));
-                    }
-                    'n' => home.dialog = None,
-                    _ => {}
-                }
-            }
-        }
+        HomeAction::Choose(c) => return home.choose(c),
         HomeAction::Said(msg) => home.flash = Some(msg),
     }
     None

@@ -368,6 +368,7 @@ fn perform(
     shell: &Shell,
     loaded: &mpsc::UnboundedSender<Action>,
 ) -> Vec<super::jump::Jump> {
+    let bg = Background { shell, loaded };
     let mut jumps = Vec::new();
     for e in fx {
         shell.trace.log(format!("effect {e:?}"));
@@ -376,154 +377,26 @@ fn perform(
                 candidate,
                 from,
                 count,
-            } => {
-                let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
-                    continue;
-                };
-                let (spans, info) = (c.logs.spans(from, count), c.info.clone());
-                let (origin, tx) = (shell.origin.clone(), loaded.clone());
-                tokio::task::spawn_blocking(move || {
-                    let lines = super::logread::window(&origin, &info, spans);
-                    let _ = tx.send(Action::LogLoaded {
-                        candidate,
-                        first: from,
-                        lines,
-                    });
-                });
-            }
+            } => bg.load_log(app, candidate, from, count),
             Effect::SearchLog {
                 candidate,
                 query,
                 from,
                 upto,
                 ring_from,
-            } => {
-                let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
-                    continue;
-                };
-                let spans = c.logs.spans(from, upto.saturating_sub(from));
-                let (origin, tx, info) = (shell.origin.clone(), loaded.clone(), c.info.clone());
-                tokio::task::spawn_blocking(move || {
-                    let found = super::logread::search(&origin, &info, from, spans, &query);
-                    let _ = tx.send(Action::LogSearched {
-                        candidate,
-                        query,
-                        from,
-                        upto,
-                        ring_from,
-                        hits: found.hits,
-                        more: found.more,
-                        first: found.first,
-                        lines: found.lines,
-                    });
-                });
-            }
+            } => bg.search_log(app, candidate, query, (from, upto), ring_from),
             Effect::LoadFound {
                 candidate,
                 query,
                 first,
                 lines,
-            } => {
-                let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
-                    continue;
-                };
-                let wanted = c.logs.spans_of(&lines);
-                let (origin, tx, info) = (shell.origin.clone(), loaded.clone(), c.info.clone());
-                tokio::task::spawn_blocking(move || {
-                    let lines = super::logread::chosen(&origin, &info, wanted);
-                    let _ = tx.send(Action::FoundLoaded {
-                        candidate,
-                        query,
-                        first,
-                        lines,
-                    });
-                });
-            }
-            Effect::LoadDiff(id) => {
-                let Some(c) = app.candidates.iter().find(|c| c.info.id == id) else {
-                    continue;
-                };
-                let dir = PathBuf::from(&c.info.worktree);
-                let base = shell.base.clone();
-                let origin = shell.origin.clone();
-                let tx = loaded.clone();
-                tokio::task::spawn_blocking(move || {
-                    let text = git2::Oid::from_str(&base)
-                        .ok()
-                        .and_then(|oid| crate::git::workspace::diff_text(&origin, &dir, oid).ok())
-                        .unwrap_or_default();
-                    let _ = tx.send(Action::DiffLoaded {
-                        candidate: id,
-                        text,
-                    });
-                });
-            }
-            Effect::LoadCompare(a, b) => {
-                let dirs: Vec<PathBuf> = [&a, &b]
-                    .iter()
-                    .filter_map(|id| app.candidates.iter().find(|c| &c.info.id == *id))
-                    .map(|c| PathBuf::from(&c.info.worktree))
-                    .collect();
-                if dirs.len() != 2 {
-                    continue;
-                }
-                let base = shell.base.clone();
-                let origin = shell.origin.clone();
-                let tx = loaded.clone();
-                tokio::task::spawn_blocking(move || {
-                    let text = compare_text(&origin, &dirs[0], &dirs[1], &base);
-                    let _ = tx.send(Action::CompareLoaded { a, b, text });
-                });
-            }
-            Effect::Decide(d) => {
-                let live = app.live() && app.candidates.iter().any(|c| !c.finished());
-                match (shell.decide)(&d, live) {
-                    Ok(Some(ev)) => app.apply(&ev, (shell.clock)()),
-                    Ok(None) => {}
-                    Err(e) => {
-                        shell.trace.log(format!("decision not recorded: {e}"));
-                        app.flash =
-                            Some(format!("not recorded: {}", e.lines().next().unwrap_or("")));
-                        app.dirty = true;
-                    }
-                }
-            }
-            Effect::PreviewFinalize(candidate) => {
-                let (origin, run, tx) = (shell.origin.clone(), app.run.clone(), loaded.clone());
-                tokio::task::spawn_blocking(move || {
-                    let r = super::finalize::preview(&origin, &run, &candidate);
-                    let _ = tx.send(Action::FinalizePreviewed(r));
-                });
-            }
-            Effect::Finalize { open_pr, .. } => {
-                let (origin, run, tx) = (shell.origin.clone(), app.run.clone(), loaded.clone());
-                let clock = shell.clock;
-                tokio::task::spawn_blocking(move || {
-                    let done = super::finalize::finalize(&origin, &run, open_pr).map(|d| {
-                        if let Some(ev) = d.event {
-                            let _ = tx.send(Action::Run(Box::new(ev), clock()));
-                        }
-                        d.message
-                    });
-                    let _ = tx.send(Action::FinalizeDone(done));
-                });
-            }
-            Effect::OpenPr(_) => {
-                let Some(f) = app.summary.finalized.clone() else {
-                    continue;
-                };
-                let (origin, run, tx) = (shell.origin.clone(), app.run.clone(), loaded.clone());
-                let clock = shell.clock;
-                tokio::task::spawn_blocking(move || {
-                    let r = super::finalize::open_pr(&origin, &run, &f).map(|(out, ev)| {
-                        if let Some(ev) = ev {
-                            let _ = tx.send(Action::Run(Box::new(ev), clock()));
-                        }
-                        out
-                    });
-                    let _ = tx.send(Action::PrOpened(r));
-                });
-            }
+            } => bg.load_found(app, candidate, query, first, lines),
+            Effect::LoadDiff(id) => bg.load_diff(app, id),
+            Effect::LoadCompare(a, b) => bg.load_compare(app, a, b),
+            Effect::Decide(d) => decide(app, shell, &d),
+            Effect::PreviewFinalize(candidate) => bg.preview_finalize(app, candidate),
+            Effect::Finalize { open_pr, .. } => bg.finalize(app, open_pr),
+            Effect::OpenPr(_) => bg.open_pr(app),
             Effect::Jump(j) => jumps.push(j),
             Effect::Copy { candidate, what } => {
                 let msg = copy(app, shell, &candidate, what);
@@ -539,6 +412,206 @@ fn perform(
         }
     }
     jumps
+}
+
+/// Record a decision (live to the run while it has candidates going); a
+/// refusal is flashed.
+fn decide(app: &mut App, shell: &Shell, d: &Decision) {
+    let live = app.live() && app.candidates.iter().any(|c| !c.finished());
+    match (shell.decide)(d, live) {
+        Ok(Some(ev)) => app.apply(&ev, (shell.clock)()),
+        Ok(None) => {}
+        Err(e) => {
+            shell.trace.log(format!("decision not recorded: {e}"));
+            app.flash = Some(format!("not recorded: {}", e.lines().next().unwrap_or("")));
+            app.dirty = true;
+        }
+    }
+}
+
+/// Effects that read or write off the UI thread: what they load comes
+/// back to the loop as an action.
+struct Background<'a> {
+    shell: &'a Shell,
+    loaded: &'a mpsc::UnboundedSender<Action>,
+}
+
+impl Background<'_> {
+    /// Read a candidate's log file lines `from..from + count`.
+    fn load_log(&self, app: &App, candidate: String, from: u64, count: u64) {
+        let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+            return;
+        };
+        let (spans, info) = (c.logs.spans(from, count), c.info.clone());
+        let (origin, tx) = (self.shell.origin.clone(), self.loaded.clone());
+        tokio::task::spawn_blocking(move || {
+            let lines = super::logread::window(&origin, &info, spans);
+            let _ = tx.send(Action::LogLoaded {
+                candidate,
+                first: from,
+                lines,
+            });
+        });
+    }
+
+    /// Search a candidate's log file lines `from..upto` for `query` (the
+    /// whole-log filter).
+    fn search_log(
+        &self,
+        app: &App,
+        candidate: String,
+        query: String,
+        (from, upto): (u64, u64),
+        ring_from: u64,
+    ) {
+        let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+            return;
+        };
+        let spans = c.logs.spans(from, upto.saturating_sub(from));
+        let (origin, tx, info) = (
+            self.shell.origin.clone(),
+            self.loaded.clone(),
+            c.info.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let found = super::logread::search(&origin, &info, from, spans, &query);
+            let _ = tx.send(Action::LogSearched {
+                candidate,
+                query,
+                from,
+                upto,
+                ring_from,
+                hits: found.hits,
+                more: found.more,
+                first: found.first,
+                lines: found.lines,
+            });
+        });
+    }
+
+    /// Read the log file lines of the whole-log filter's matches `first..`.
+    fn load_found(
+        &self,
+        app: &App,
+        candidate: String,
+        query: String,
+        first: usize,
+        lines: Vec<u64>,
+    ) {
+        let Some(c) = app.candidates.iter().find(|c| c.info.id == candidate) else {
+            return;
+        };
+        let wanted = c.logs.spans_of(&lines);
+        let (origin, tx, info) = (
+            self.shell.origin.clone(),
+            self.loaded.clone(),
+            c.info.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let lines = super::logread::chosen(&origin, &info, wanted);
+            let _ = tx.send(Action::FoundLoaded {
+                candidate,
+                query,
+                first,
+                lines,
+            });
+        });
+    }
+
+    /// Read a candidate's diff against the base.
+    fn load_diff(&self, app: &App, id: String) {
+        let Some(c) = app.candidates.iter().find(|c| c.info.id == id) else {
+            return;
+        };
+        let dir = PathBuf::from(&c.info.worktree);
+        let base = self.shell.base.clone();
+        let origin = self.shell.origin.clone();
+        let tx = self.loaded.clone();
+        tokio::task::spawn_blocking(move || {
+            let text = git2::Oid::from_str(&base)
+                .ok()
+                .and_then(|oid| crate::git::workspace::diff_text(&origin, &dir, oid).ok())
+                .unwrap_or_default();
+            let _ = tx.send(Action::DiffLoaded {
+                candidate: id,
+                text,
+            });
+        });
+    }
+
+    /// Read how two candidates' changes differ.
+    fn load_compare(&self, app: &App, a: String, b: String) {
+        let dirs: Vec<PathBuf> = [&a, &b]
+            .iter()
+            .filter_map(|id| app.candidates.iter().find(|c| &c.info.id == *id))
+            .map(|c| PathBuf::from(&c.info.worktree))
+            .collect();
+        if dirs.len() != 2 {
+            return;
+        }
+        let base = self.shell.base.clone();
+        let origin = self.shell.origin.clone();
+        let tx = self.loaded.clone();
+        tokio::task::spawn_blocking(move || {
+            let text = compare_text(&origin, &dirs[0], &dirs[1], &base);
+            let _ = tx.send(Action::CompareLoaded { a, b, text });
+        });
+    }
+
+    /// Read what finalizing this candidate would do.
+    fn preview_finalize(&self, app: &App, candidate: String) {
+        let (origin, run, tx) = (
+            self.shell.origin.clone(),
+            app.run.clone(),
+            self.loaded.clone(),
+        );
+        tokio::task::spawn_blocking(move || {
+            let r = super::finalize::preview(&origin, &run, &candidate);
+            let _ = tx.send(Action::FinalizePreviewed(r));
+        });
+    }
+
+    /// Commit the selected candidate on its branch, then open the pull
+    /// request when `open_pr`.
+    fn finalize(&self, app: &App, open_pr: bool) {
+        let (origin, run, tx) = (
+            self.shell.origin.clone(),
+            app.run.clone(),
+            self.loaded.clone(),
+        );
+        let clock = self.shell.clock;
+        tokio::task::spawn_blocking(move || {
+            let done = super::finalize::finalize(&origin, &run, open_pr).map(|d| {
+                if let Some(ev) = d.event {
+                    let _ = tx.send(Action::Run(Box::new(ev), clock()));
+                }
+                d.message
+            });
+            let _ = tx.send(Action::FinalizeDone(done));
+        });
+    }
+
+    /// Open the pull request of the finalized branch with `gh`.
+    fn open_pr(&self, app: &App) {
+        let Some(f) = app.summary.finalized.clone() else {
+            return;
+        };
+        let (origin, run, tx) = (
+            self.shell.origin.clone(),
+            app.run.clone(),
+            self.loaded.clone(),
+        );
+        let clock = self.shell.clock;
+        tokio::task::spawn_blocking(move || {
+            let r = super::finalize::open_pr(&origin, &run, &f).map(|(out, ev)| {
+                if let Some(ev) = ev {
+                    let _ = tx.send(Action::Run(Box::new(ev), clock()));
+                }
+                out
+            });
+            let _ = tx.send(Action::PrOpened(r));
+        });
+    }
 }
 
 /// `y`: put a candidate's workspace path, tree id or diff on the

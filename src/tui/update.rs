@@ -929,28 +929,11 @@ fn decision(app: &App, candidate: Option<String>, kind: DecisionKind, reason: &s
     }
 }
 
+/// Enter: ends editing the filter or the search, or confirms the open
+/// dialog (its decision recorded and sent to the run).
 fn submit(app: &mut App, fx: &mut Vec<Effect>) {
-    if app.filter_editing {
-        app.filter_editing = false;
-        if app.filter.as_deref() == Some("") {
-            app.filter = None;
-        }
-        for c in &mut app.candidates {
-            c.found = None;
-        }
-        fx.extend(search_log(app, app.focus));
+    if submit_search(app, fx) {
         return;
-    }
-    if let Some(s) = &mut app.search {
-        if s.editing {
-            s.editing = false;
-            if s.query.is_empty() {
-                app.search = None;
-            } else {
-                find(app, Toward::Here);
-            }
-            return;
-        }
     }
     let Some(d) = app.dialog.clone() else { return };
     let made = match d {
@@ -969,50 +952,8 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
                 }
                 return;
             }
-            let first = decision(
-                app,
-                Some(candidate.clone()),
-                DecisionKind::Override { layer, check, rule },
-                &input,
-            );
-            let mut made = vec![first];
-            if with_skipped {
-                if let Some(s) = app.summary.candidates.iter().find(|s| s.id == candidate) {
-                    let mut ds = s.current_decisions().to_vec();
-                    ds.extend(made.iter().cloned());
-                    for kind in accept_skipped(&s.reports, &ds) {
-                        made.push(decision(
-                            app,
-                            Some(candidate.clone()),
-                            kind,
-                            &not_run(&input),
-                        ));
-                    }
-                }
-            }
-            app.dialog = None;
-            let accepted = made.len() - 1;
-            for d in made {
-                app.apply_decision(&d);
-                fx.push(Effect::Decide(d));
-            }
-            // Say where that leaves the candidate.
-            let after = app
-                .candidates
-                .iter()
-                .find(|c| c.info.id == candidate)
-                .map(|c| match (c.effective, c.blockers.is_empty()) {
-                    (Some(v), true) => format!(" · now {v}"),
-                    (_, _) => format!(" · still {}: {}", c.state, blockers_text(&c.blockers)),
-                })
-                .unwrap_or_default();
-            let more = if accepted > 0 {
-                format!(" (+{accepted} skipped accepted)")
-            } else {
-                String::new()
-            };
-            app.flash = Some(format!("recorded: override {candidate}{more}{after}"));
-            return;
+            let kind = DecisionKind::Override { layer, check, rule };
+            return submit_override(app, fx, candidate, kind, &input, with_skipped);
         }
         Dialog::Escalate {
             candidate, input, ..
@@ -1075,6 +1016,85 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
     ));
     app.apply_decision(&made);
     fx.push(Effect::Decide(made));
+}
+
+/// Enter while editing the log filter (the whole log is searched) or the
+/// search (the first match is found). False when neither was edited.
+fn submit_search(app: &mut App, fx: &mut Vec<Effect>) -> bool {
+    if app.filter_editing {
+        app.filter_editing = false;
+        if app.filter.as_deref() == Some("") {
+            app.filter = None;
+        }
+        for c in &mut app.candidates {
+            c.found = None;
+        }
+        fx.extend(search_log(app, app.focus));
+        return true;
+    }
+    if let Some(s) = &mut app.search {
+        if s.editing {
+            s.editing = false;
+            if s.query.is_empty() {
+                app.search = None;
+            } else {
+                find(app, Toward::Here);
+            }
+            return true;
+        }
+    }
+    false
+}
+
+/// Confirm an override (`kind`) with its reason: with `with_skipped`,
+/// every skipped check is accepted in the same step; the flash says where
+/// that leaves the candidate.
+fn submit_override(
+    app: &mut App,
+    fx: &mut Vec<Effect>,
+    candidate: String,
+    kind: DecisionKind,
+    input: &str,
+    with_skipped: bool,
+) {
+    let first = decision(app, Some(candidate.clone()), kind, input);
+    let mut made = vec![first];
+    if with_skipped {
+        if let Some(s) = app.summary.candidates.iter().find(|s| s.id == candidate) {
+            let mut ds = s.current_decisions().to_vec();
+            ds.extend(made.iter().cloned());
+            for kind in accept_skipped(&s.reports, &ds) {
+                made.push(decision(
+                    app,
+                    Some(candidate.clone()),
+                    kind,
+                    &not_run(input),
+                ));
+            }
+        }
+    }
+    app.dialog = None;
+    let accepted = made.len() - 1;
+    for d in made {
+        app.apply_decision(&d);
+        fx.push(Effect::Decide(d));
+    }
+    // Say where that leaves the candidate.
+    let after = app
+        .candidates
+        .iter()
+        .find(|c| c.info.id == candidate)
+        .map(|c| match (c.effective, c.blockers.is_empty()) {
+            (Some(v), true) => format!(" · now {v}"),
+            (_, _) => format!(" · still {}: {}", c.state, blockers_text(&c.blockers)),
+        })
+        .unwrap_or_default();
+    let more = if accepted > 0 {
+        format!(" (+{accepted} skipped accepted)")
+    } else {
+        String::new()
+    };
+    app.flash = Some(format!("recorded: override {candidate}{more}{after}"));
 }
 
 /// Enter in the finalize dialog: refused with a message when the

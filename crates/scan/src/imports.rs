@@ -288,33 +288,94 @@ fn mask(text: &str, lang: Lang) -> Masked {
 
 /// Classify one line, continuing (and updating) `st`. Go is never masked.
 fn mask_line(text: &str, lang: Lang, st: &mut MaskState) -> Masked {
-    let chars: Vec<(usize, char)> = text.char_indices().collect();
-    let mut class = vec![Class::Code; text.len()];
-    let c_like = matches!(lang, Lang::Rust | Lang::JavaScript);
-    let at = |i: usize| chars.get(i).map(|&(_, c)| c);
-    let starts = |i: usize, pat: &str| pat.chars().enumerate().all(|(k, p)| at(i + k) == Some(p));
-    // Mark chars[from..to) as `k`.
-    let mut mark = |from: usize, to: usize, k: Class| {
-        for &(b, c) in &chars[from.min(chars.len())..to.min(chars.len())] {
-            for x in &mut class[b..b + c.len_utf8()] {
+    let mut line = LineMask::new(text, lang);
+    let mut i = 0;
+    while i < line.chars.len() {
+        if let Some(next) = line.step_inside(st, i) {
+            i = next;
+            continue;
+        }
+        match line.step_code(st, i) {
+            Some(next) => i = next,
+            None => break,
+        }
+    }
+    end_one_line_strings(text, st);
+    line.render(text)
+}
+
+/// A one-line string still open at the end of its line ends there,
+/// unless a backslash continues it.
+fn end_one_line_strings(text: &str, st: &mut MaskState) {
+    if text.ends_with('\\') {
+        return;
+    }
+    if let Some(k) = st.stack.iter().position(|c| {
+        matches!(
+            c,
+            Ctx::Str {
+                multiline: false,
+                ..
+            }
+        )
+    }) {
+        st.stack.truncate(k);
+    }
+}
+
+/// One line being classified: its characters and each byte's class.
+struct LineMask {
+    chars: Vec<(usize, char)>,
+    class: Vec<Class>,
+    lang: Lang,
+}
+
+impl LineMask {
+    /// A line of `lang`, every byte code until classified otherwise.
+    fn new(text: &str, lang: Lang) -> LineMask {
+        LineMask {
+            chars: text.char_indices().collect(),
+            class: vec![Class::Code; text.len()],
+            lang,
+        }
+    }
+
+    /// The character at index `i`, if any.
+    fn at(&self, i: usize) -> Option<char> {
+        self.chars.get(i).map(|&(_, c)| c)
+    }
+
+    /// The characters from index `i` on start with `pat`.
+    fn starts(&self, i: usize, pat: &str) -> bool {
+        pat.chars()
+            .enumerate()
+            .all(|(k, p)| self.at(i + k) == Some(p))
+    }
+
+    /// Mark chars[from..to) as `k`.
+    fn mark(&mut self, from: usize, to: usize, k: Class) {
+        let n = self.chars.len();
+        for &(b, c) in &self.chars[from.min(n)..to.min(n)] {
+            for x in &mut self.class[b..b + c.len_utf8()] {
                 *x = k;
             }
         }
-    };
-    let mut i = 0;
-    while i < chars.len() {
-        let c = chars[i].1;
+    }
+
+    /// Inside a block comment, a string or a substitution's braces: one
+    /// step, to the next index; None when the character is code.
+    fn step_inside(&mut self, st: &mut MaskState, i: usize) -> Option<usize> {
+        let c = self.chars[i].1;
         match st.stack.last().cloned() {
             Some(Ctx::Block) => {
-                if starts(i, "*/") {
-                    mark(i, i + 2, Class::Comment);
+                if self.starts(i, "*/") {
+                    self.mark(i, i + 2, Class::Comment);
                     st.stack.pop();
-                    i += 2;
+                    Some(i + 2)
                 } else {
-                    mark(i, i + 1, Class::Comment);
-                    i += 1;
+                    self.mark(i, i + 1, Class::Comment);
+                    Some(i + 1)
                 }
-                continue;
             }
             Some(Ctx::Str {
                 close,
@@ -323,99 +384,149 @@ fn mask_line(text: &str, lang: Lang, st: &mut MaskState) -> Masked {
                 ..
             }) => {
                 // An escape, or `{{` in an f-string: two characters of text.
-                if (escapes && c == '\\') || (subst == Some("{") && starts(i, "{{")) {
-                    mark(i, i + 2, Class::Str);
-                    i += 2;
-                } else if let Some(open) = subst.filter(|o| starts(i, o)) {
+                if (escapes && c == '\\') || (subst == Some("{") && self.starts(i, "{{")) {
+                    self.mark(i, i + 2, Class::Str);
+                    Some(i + 2)
+                } else if let Some(open) = subst.filter(|o| self.starts(i, o)) {
                     let n = open.chars().count();
-                    mark(i, i + n, Class::Str);
+                    self.mark(i, i + n, Class::Str);
                     st.stack.push(Ctx::Subst { depth: 0 });
-                    i += n;
-                } else if starts(i, &close) {
+                    Some(i + n)
+                } else if self.starts(i, &close) {
                     let n = close.chars().count();
-                    mark(i, i + n, Class::Str);
+                    self.mark(i, i + n, Class::Str);
                     st.stack.pop();
-                    i += n;
+                    Some(i + n)
                 } else {
-                    mark(i, i + 1, Class::Str);
-                    i += 1;
+                    self.mark(i, i + 1, Class::Str);
+                    Some(i + 1)
                 }
-                continue;
             }
             Some(Ctx::Subst { depth }) if c == '{' || c == '}' => {
                 let top = st.stack.len() - 1;
                 match (c, depth) {
                     ('}', 0) => {
                         st.stack.pop();
-                        mark(i, i + 1, Class::Str);
+                        self.mark(i, i + 1, Class::Str);
                     }
                     ('}', d) => st.stack[top] = Ctx::Subst { depth: d - 1 },
                     (_, d) => st.stack[top] = Ctx::Subst { depth: d + 1 },
                 }
-                i += 1;
-                continue;
+                Some(i + 1)
             }
-            _ => {}
+            _ => None,
         }
-        // Code.
-        let prev_ident = i > 0 && is_ident(chars[i - 1].1);
-        if (c_like && starts(i, "//")) || (lang == Lang::Python && c == '#') {
-            mark(i, chars.len(), Class::Comment);
-            break;
+    }
+
+    /// One step of code: a comment, regex, string or character literal
+    /// opens, or the character is code. The next index; None at a line
+    /// comment (the rest of the line).
+    fn step_code(&mut self, st: &mut MaskState, i: usize) -> Option<usize> {
+        let c = self.chars[i].1;
+        let lang = self.lang;
+        let c_like = matches!(lang, Lang::Rust | Lang::JavaScript);
+        let prev_ident = i > 0 && is_ident(self.chars[i - 1].1);
+        if (c_like && self.starts(i, "//")) || (lang == Lang::Python && c == '#') {
+            self.mark(i, self.chars.len(), Class::Comment);
+            return None;
         }
-        if c_like && starts(i, "/*") {
-            mark(i, i + 2, Class::Comment);
+        if c_like && self.starts(i, "/*") {
+            self.mark(i, i + 2, Class::Comment);
             st.stack.push(Ctx::Block);
-            i += 2;
-            continue;
+            return Some(i + 2);
         }
         if lang == Lang::JavaScript && c == '/' {
-            if let Some(end) = js_regex_end(&chars, i, st) {
-                mark(i, end, Class::Str);
+            if let Some(end) = js_regex_end(&self.chars, i, st) {
+                self.mark(i, end, Class::Str);
                 st.prev = Some('/');
                 st.prev_word.clear();
-                i = end;
-                continue;
+                return Some(end);
             }
         }
-        // Rust raw strings: r"…", r#"…"#, br"…", cr"…".
+        if lang == Lang::Rust && c == 'r' {
+            if let Some(next) = self.rust_raw_string(st, i) {
+                return Some(next);
+            }
+        }
+        if lang == Lang::Rust && c == '\'' {
+            return Some(self.rust_char(i));
+        }
+        if let Some(ctx) = self.opened_string(i) {
+            let n = match &ctx {
+                Ctx::Str { close, .. } if close.len() == 3 => 3,
+                _ => 1,
+            };
+            self.mark(i, i + n, Class::Str);
+            st.stack.push(ctx);
+            return Some(i + n);
+        }
+        if !c.is_whitespace() {
+            if is_ident(c) {
+                if !prev_ident {
+                    st.prev_word.clear();
+                }
+                st.prev_word.push(c);
+            } else {
+                st.prev_word.clear();
+            }
+            st.prev = Some(c);
+        }
+        Some(i + 1)
+    }
+
+    /// Rust raw strings: r"…", r#"…"#, br"…", cr"…" — at the `r` (not
+    /// inside an identifier, unless a `b`/`c` prefix): the opening marked,
+    /// the string pushed, the index after it.
+    fn rust_raw_string(&mut self, st: &mut MaskState, i: usize) -> Option<usize> {
+        let chars = &self.chars;
+        let prev_ident = i > 0 && is_ident(chars[i - 1].1);
         let prefixed =
             i > 0 && matches!(chars[i - 1].1, 'b' | 'c') && !(i >= 2 && is_ident(chars[i - 2].1));
-        if lang == Lang::Rust && c == 'r' && (!prev_ident || prefixed) {
-            let mut j = i + 1;
-            while at(j) == Some('#') {
-                j += 1;
-            }
-            if at(j) == Some('"') {
-                let close: String = std::iter::once('"')
-                    .chain(std::iter::repeat_n('#', j - i - 1))
-                    .collect();
-                mark(i, j + 1, Class::Str);
-                st.stack.push(Ctx::string(&close, false, true, None));
-                i = j + 1;
-                continue;
-            }
+        if prev_ident && !prefixed {
+            return None;
         }
-        // Rust char literals ('x', '\n', '\u{1F600}'); anything else is a lifetime.
-        if lang == Lang::Rust && c == '\'' {
-            let end = if at(i + 1) == Some('\\') {
-                (i + 2..(i + 12).min(chars.len()))
-                    .find(|&k| at(k) == Some('\''))
-                    .map(|k| k + 1)
-            } else if at(i + 2) == Some('\'') && at(i + 1).is_some() {
-                Some(i + 3)
-            } else {
-                None
-            };
-            if let Some(end) = end {
-                mark(i, end, Class::Str);
-                i = end;
-                continue;
-            }
-            i += 1;
-            continue;
+        let mut j = i + 1;
+        while self.at(j) == Some('#') {
+            j += 1;
         }
-        let opened = match (lang, c) {
+        if self.at(j) != Some('"') {
+            return None;
+        }
+        let close: String = std::iter::once('"')
+            .chain(std::iter::repeat_n('#', j - i - 1))
+            .collect();
+        self.mark(i, j + 1, Class::Str);
+        st.stack.push(Ctx::string(&close, false, true, None));
+        Some(j + 1)
+    }
+
+    /// Rust char literals ('x', '\n', '\u{1F600}'), marked; anything else
+    /// is a lifetime. The index after it.
+    fn rust_char(&mut self, i: usize) -> usize {
+        let end = if self.at(i + 1) == Some('\\') {
+            (i + 2..(i + 12).min(self.chars.len()))
+                .find(|&k| self.at(k) == Some('\''))
+                .map(|k| k + 1)
+        } else if self.at(i + 2) == Some('\'') && self.at(i + 1).is_some() {
+            Some(i + 3)
+        } else {
+            None
+        };
+        match end {
+            Some(end) => {
+                self.mark(i, end, Class::Str);
+                end
+            }
+            None => i + 1,
+        }
+    }
+
+    /// The string a quote at `i` opens, in this language (Python: with
+    /// its triple quotes and f-string substitutions).
+    fn opened_string(&self, i: usize) -> Option<Ctx> {
+        let chars = &self.chars;
+        let c = chars[i].1;
+        match (self.lang, c) {
             (Lang::Rust, '"') => Some(Ctx::string("\"", true, true, None)),
             (Lang::JavaScript, '"' | '\'') => Some(Ctx::string(&c.to_string(), true, false, None)),
             (Lang::JavaScript, '`') => Some(Ctx::string("`", true, true, Some("${"))),
@@ -429,72 +540,44 @@ fn mask_line(text: &str, lang: Lang, st: &mut MaskState) -> Masked {
                 let f_string = (k == 0 || !is_ident(chars[k - 1].1))
                     && chars[k..i].iter().any(|&(_, p)| p == 'f' || p == 'F');
                 let subst = f_string.then_some("{");
-                Some(if starts(i, &triple) {
+                Some(if self.starts(i, &triple) {
                     Ctx::string(&triple, true, true, subst)
                 } else {
                     Ctx::string(&c.to_string(), true, false, subst)
                 })
             }
             _ => None,
-        };
-        if let Some(ctx) = opened {
-            let n = match &ctx {
-                Ctx::Str { close, .. } if close.len() == 3 => 3,
-                _ => 1,
-            };
-            mark(i, i + n, Class::Str);
-            st.stack.push(ctx);
-            i += n;
-            continue;
         }
-        if !c.is_whitespace() {
-            if is_ident(c) {
-                if !prev_ident {
-                    st.prev_word.clear();
+    }
+
+    /// The line with everything but code blanked, and with only its
+    /// comments blanked (byte offsets kept).
+    fn render(self, text: &str) -> Masked {
+        let mut code = String::with_capacity(text.len());
+        let mut scan = String::with_capacity(text.len());
+        for (b, ch) in text.char_indices() {
+            let n = ch.len_utf8();
+            match self.class[b] {
+                Class::Code => {
+                    code.push(ch);
+                    scan.push(ch);
                 }
-                st.prev_word.push(c);
-            } else {
-                st.prev_word.clear();
-            }
-            st.prev = Some(c);
-        }
-        i += 1;
-    }
-    // A one-line string still open at the end of its line ends there,
-    // unless a backslash continues it.
-    if !text.ends_with('\\') {
-        if let Some(k) = st.stack.iter().position(|c| {
-            matches!(
-                c,
-                Ctx::Str {
-                    multiline: false,
-                    ..
+                Class::Str => {
+                    code.extend(std::iter::repeat_n(' ', n));
+                    scan.push(ch);
                 }
-            )
-        }) {
-            st.stack.truncate(k);
-        }
-    }
-    let mut code = String::with_capacity(text.len());
-    let mut scan = String::with_capacity(text.len());
-    for (b, ch) in text.char_indices() {
-        let n = ch.len_utf8();
-        match class[b] {
-            Class::Code => {
-                code.push(ch);
-                scan.push(ch);
-            }
-            Class::Str => {
-                code.extend(std::iter::repeat_n(' ', n));
-                scan.push(ch);
-            }
-            Class::Comment => {
-                code.extend(std::iter::repeat_n(' ', n));
-                scan.extend(std::iter::repeat_n(' ', n));
+                Class::Comment => {
+                    code.extend(std::iter::repeat_n(' ', n));
+                    scan.extend(std::iter::repeat_n(' ', n));
+                }
             }
         }
+        Masked {
+            code,
+            scan,
+            class: self.class,
+        }
     }
-    Masked { code, scan, class }
 }
 
 /// Where a JS regular expression literal starting at `chars[i]` (a `/`)

@@ -196,7 +196,34 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     }
 }
 
+/// One candidate's column: its frame (title, follow state, filter), its
+/// header, layer strip and standing, then as much of its log as fits.
 fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
+    let t = &app.theme;
+    let focused = idx == app.focus;
+    let block = column_block(app, idx, c);
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    if inner.height == 0 || inner.width == 0 {
+        return;
+    }
+    let w = inner.width as usize;
+    let mut lines: Vec<Line> = header_lines(app, c, w);
+    lines.push(layer_strip(app, c, focused));
+    // One line: why it stands where it stands.
+    lines.push(Line::from(standing(app, c, w)));
+    if let Some(net) = network_line(app, c, w) {
+        lines.push(net);
+    }
+    lines.push(Line::from(Span::styled("─".repeat(w), t.border)));
+    let rows = (inner.height as usize).saturating_sub(lines.len());
+    lines.extend(log_lines(app, idx, c, rows));
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The column's frame: its number and id on top; below, whether its log
+/// follows, and the focused column's filter.
+fn column_block(app: &App, idx: usize, c: &Candidate) -> Block<'static> {
     let t = &app.theme;
     let focused = idx == app.focus;
     let found = c.found.as_ref().filter(|_| focused && app.found_shown(idx));
@@ -222,22 +249,20 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     } else {
         t.title
     };
-    let block = Block::default()
+    Block::default()
         .borders(Borders::ALL)
         .border_style(if focused { t.border_focus } else { t.border })
         .title(Span::styled(
             format!(" {} {} ", idx + 1, sanitize(&c.info.id)),
             title_style,
         ))
-        .title_bottom(Line::from(bottom));
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    if inner.height == 0 || inner.width == 0 {
-        return;
-    }
-    let w = inner.width as usize;
-    let mut lines: Vec<Line> = Vec::new();
-    // Header: agent, runtime, state; clocks, attempt, tokens/cost.
+        .title_bottom(Line::from(bottom))
+}
+
+/// The column's header: agent, runtime, state; clocks, attempt,
+/// tokens/cost.
+fn header_lines(app: &App, c: &Candidate, w: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
     let status_style = state_style(app, c.state);
     let elapsed = c
         .elapsed_ms(app.now_ms)
@@ -256,27 +281,34 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         (Some(tk), None) => format!("{tk} tok"),
         _ => "tokens –".into(),
     };
-    lines.push(Line::from(vec![
-        Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
-        Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
-        Span::styled(c.status_text(), status_style),
-        Span::styled(
-            if c.info.unsandboxed {
-                " UNSANDBOXED"
-            } else {
-                ""
-            },
-            t.fail.add_modifier(Modifier::BOLD),
-        ),
-    ]));
-    lines.push(Line::from(Span::styled(
-        ellipsis(
-            &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
-            w,
-        ),
-        t.dim,
-    )));
-    // Layer strip.
+    vec![
+        Line::from(vec![
+            Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
+            Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
+            Span::styled(c.status_text(), status_style),
+            Span::styled(
+                if c.info.unsandboxed {
+                    " UNSANDBOXED"
+                } else {
+                    ""
+                },
+                t.fail.add_modifier(Modifier::BOLD),
+            ),
+        ]),
+        Line::from(Span::styled(
+            ellipsis(
+                &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
+                w,
+            ),
+            t.dim,
+        )),
+    ]
+}
+
+/// The layer strip: each layer's mark, the selected one highlighted in
+/// the focused column.
+fn layer_strip(app: &App, c: &Candidate, focused: bool) -> Line<'static> {
+    let t = &app.theme;
     let mut strip = Vec::new();
     for (li, layer) in STRIP.iter().enumerate() {
         if li > 0 {
@@ -292,9 +324,14 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
             st,
         ));
     }
-    lines.push(Line::from(strip));
-    // One line: why it stands where it stands.
-    let summary = match (&c.verdict, &c.reason) {
+    Line::from(strip)
+}
+
+/// Why the candidate stands where it stands, in one line: escalated,
+/// still failing after overrides, overridden, its failure, or its size.
+fn standing(app: &App, c: &Candidate, w: usize) -> Span<'static> {
+    let t = &app.theme;
+    match (&c.verdict, &c.reason) {
         _ if c.state == State::Escalated => {
             let (note, by) = c.escalated.clone().unwrap_or_default();
             let by = by
@@ -333,19 +370,21 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
             t.dim,
         ),
         _ => Span::styled("", t.dim),
-    };
-    lines.push(Line::from(summary));
-    if let Some(net) = network_line(app, c, w) {
-        lines.push(net);
     }
-    lines.push(Line::from(Span::styled("─".repeat(w), t.border)));
-    let rows = (inner.height as usize).saturating_sub(lines.len());
+}
+
+/// The log rows that fit: the whole-log filter's matches when shown, else
+/// the visible (filtered) lines; stderr tinted.
+fn log_lines<'a>(app: &App, idx: usize, c: &'a Candidate, rows: usize) -> Vec<Line<'a>> {
+    let t = &app.theme;
+    let focused = idx == app.focus;
     let filter = if focused { app.filter.as_deref() } else { None };
     let shown = if focused && app.found_shown(idx) {
         found_rows(c, filter.unwrap_or(""), rows)
     } else {
         c.logs.visible(rows, filter).into_iter().map(Some).collect()
     };
+    let mut lines = Vec::new();
     for e in shown {
         let Some(e) = e else {
             lines.push(Line::from(Span::styled("…", t.dim)));
@@ -360,7 +399,7 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
         }
         lines.push(l);
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    lines
 }
 
 /// The rows of the whole-log filter: its matches in the file (None where

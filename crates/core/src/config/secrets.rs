@@ -462,62 +462,10 @@ impl Reader<'_> {
                     let a = self.table(v, "allowlist")?;
                     rule.allowlists.push(self.allowlist(a, false)?);
                 }
-                ("severity", Dialect::Rascal) => {
-                    rule.severity = Some(match self.string(v, k)?.as_str() {
-                        "info" => Level::Info,
-                        "warning" => Level::Warning,
-                        "error" => Level::Error,
-                        "critical" => Level::Critical,
-                        _ => return Err(self.wrong(v, k, "info, warning, error or critical")),
-                    })
-                }
-                ("confidence", Dialect::Rascal) => {
-                    rule.confidence = Some(match self.string(v, k)?.as_str() {
-                        "low" => Certainty::Low,
-                        "medium" => Certainty::Medium,
-                        "high" => Certainty::High,
-                        _ => return Err(self.wrong(v, k, "low, medium or high")),
-                    })
-                }
-                ("check", Dialect::Rascal) => {
-                    rule.check = Some(match self.string(v, k)?.as_str() {
-                        "private-key" => Check::PrivateKey,
-                        "url-password" => Check::UrlPassword,
-                        "assignment" => Check::Assignment,
-                        "jwt" => Check::Jwt,
-                        _ => {
-                            return Err(self.wrong(
-                                v,
-                                k,
-                                "private-key, url-password, assignment or jwt",
-                            ))
-                        }
-                    })
-                }
-                ("drop", Dialect::Rascal) => {
-                    let mut filters = Vec::new();
-                    let DeValue::Array(a) = v.get_ref() else {
-                        return Err(self.wrong(v, k, "a list of value filters"));
-                    };
-                    for f in a.iter() {
-                        filters.push(match self.string(f, k)?.as_str() {
-                            "placeholder" => ValueFilter::Placeholder,
-                            "uuid" => ValueFilter::Uuid,
-                            "identifier" => ValueFilter::Identifier,
-                            "path" => ValueFilter::Path,
-                            "digest" => ValueFilter::Digest,
-                            "letters-only" => ValueFilter::LettersOnly,
-                            "one-case" => ValueFilter::OneCase,
-                            "version" => ValueFilter::Version,
-                            _ => return Err(self.wrong(
-                                f,
-                                k,
-                                "one of placeholder, uuid, identifier, path, digest, letters-only, one-case, version",
-                            )),
-                        });
-                    }
-                    rule.drop = Some(filters);
-                }
+                ("severity", Dialect::Rascal) => rule.severity = Some(self.severity(v, k)?),
+                ("confidence", Dialect::Rascal) => rule.confidence = Some(self.confidence(v, k)?),
+                ("check", Dialect::Rascal) => rule.check = Some(self.check(v, k)?),
+                ("drop", Dialect::Rascal) => rule.drop = Some(self.drop_filters(v, k)?),
                 ("published", Dialect::Rascal) => rule.published = self.digests(v, k)?,
                 ("examples", Dialect::Rascal) => rule.examples = self.strings(v, k)?,
                 ("false_examples", Dialect::Rascal) => rule.false_examples = self.strings(v, k)?,
@@ -533,6 +481,18 @@ impl Reader<'_> {
                 }
             }
         }
+        self.complete(&rule, id_span, regex_span)?;
+        Ok(rule)
+    }
+
+    /// A rule is whole: it has an id, a `regex` or a `path`, and its
+    /// `secretGroup` is one of its regex's groups.
+    fn complete(
+        &self,
+        rule: &RuleSpec,
+        id_span: Range<usize>,
+        regex_span: Option<Range<usize>>,
+    ) -> Result<(), ConfigError> {
         if rule.id.trim().is_empty() {
             return Err(self.err(
                 id_span,
@@ -560,7 +520,65 @@ impl Reader<'_> {
                 ));
             }
         }
-        Ok(rule)
+        Ok(())
+    }
+
+    /// A rule's `severity`: info, warning, error or critical.
+    fn severity(&self, v: &Value, k: &str) -> Result<Level, ConfigError> {
+        Ok(match self.string(v, k)?.as_str() {
+            "info" => Level::Info,
+            "warning" => Level::Warning,
+            "error" => Level::Error,
+            "critical" => Level::Critical,
+            _ => return Err(self.wrong(v, k, "info, warning, error or critical")),
+        })
+    }
+
+    /// A rule's `confidence`: low, medium or high.
+    fn confidence(&self, v: &Value, k: &str) -> Result<Certainty, ConfigError> {
+        Ok(match self.string(v, k)?.as_str() {
+            "low" => Certainty::Low,
+            "medium" => Certainty::Medium,
+            "high" => Certainty::High,
+            _ => return Err(self.wrong(v, k, "low, medium or high")),
+        })
+    }
+
+    /// A rule's built-in `check`.
+    fn check(&self, v: &Value, k: &str) -> Result<Check, ConfigError> {
+        Ok(match self.string(v, k)?.as_str() {
+            "private-key" => Check::PrivateKey,
+            "url-password" => Check::UrlPassword,
+            "assignment" => Check::Assignment,
+            "jwt" => Check::Jwt,
+            _ => return Err(self.wrong(v, k, "private-key, url-password, assignment or jwt")),
+        })
+    }
+
+    /// A rule's `drop`: the value filters that drop a match.
+    fn drop_filters(&self, v: &Value, k: &str) -> Result<Vec<ValueFilter>, ConfigError> {
+        let mut filters = Vec::new();
+        let DeValue::Array(a) = v.get_ref() else {
+            return Err(self.wrong(v, k, "a list of value filters"));
+        };
+        for f in a.iter() {
+            filters.push(match self.string(f, k)?.as_str() {
+                "placeholder" => ValueFilter::Placeholder,
+                "uuid" => ValueFilter::Uuid,
+                "identifier" => ValueFilter::Identifier,
+                "path" => ValueFilter::Path,
+                "digest" => ValueFilter::Digest,
+                "letters-only" => ValueFilter::LettersOnly,
+                "one-case" => ValueFilter::OneCase,
+                "version" => ValueFilter::Version,
+                _ => return Err(self.wrong(
+                    f,
+                    k,
+                    "one of placeholder, uuid, identifier, path, digest, letters-only, one-case, version",
+                )),
+            });
+        }
+        Ok(filters)
     }
 
     fn allowlist(&mut self, t: &DeTable, global: bool) -> Result<AllowlistSpec, ConfigError> {

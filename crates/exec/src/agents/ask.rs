@@ -167,7 +167,7 @@ pub async fn ask(
     answer.command = inv.argv.join(" ");
     let mut spec = CommandSpec::new(inv.argv.clone(), scratch.path().to_path_buf(), timeout);
     spec.env = Env::Only(inv.env.clone());
-    let (tx, mut rx) = crate::exec::runner::log_channel();
+    let (tx, rx) = crate::exec::runner::log_channel();
     // A reviewer with a network allowlist reaches its API through the
     // same egress proxy as an agent (its decisions land in its log).
     let egress = crate::exec::launch::egress::ProcessEgress::new(
@@ -182,80 +182,108 @@ pub async fn ask(
         }
     };
     if confined {
-        let confine = Confinement {
-            workspace: scratch.path().to_path_buf(),
-            writable: Vec::new(),
-            hide: site.hide.clone(),
-            read_only: std::iter::once(dir.to_path_buf())
-                .chain(agent_cfg.mounts.iter().map(|m| expand_home(m)))
-                .collect(),
-            network: agent_cfg.network.as_deref() == Some("host"),
-            limits: crate::config::limits::Limits::of(agent_cfg),
-        };
-        spec.limits = Some(confine.limits);
-        let wrapped = match &proxy {
-            Some(p) => {
-                let (argv, env, confine) =
-                    p.wrap(&site.rascal_exe, &inv.argv, inv.env.clone(), &confine);
-                confine.command(&argv, env)
-            }
-            None => confine.command(&inv.argv, inv.env.clone()),
-        };
-        match wrapped {
-            Ok((argv, env)) => {
-                spec.argv = argv;
-                spec.env = Env::Only(env);
-            }
-            Err(e) => {
-                answer.problem = Some(format!("could not be sandboxed: {e}"));
-                return answer;
-            }
+        if let Err(e) = confine(&mut spec, &inv, agent_cfg, site, dir, proxy.as_ref()) {
+            answer.problem = Some(format!("could not be sandboxed: {e}"));
+            return answer;
         }
     }
     spec.stdin = inv.stdin;
     spec.max_line = MAX_ANSWER_BYTES + 1;
-    let collect = tokio::spawn(async move {
-        let mut out = Vec::new();
-        let mut log = Vec::new();
-        while let Some(batch) = rx.recv().await {
-            for l in batch {
-                if l.stream == Stream::Stdout && out.len() <= MAX_ANSWER_BYTES {
-                    out.extend_from_slice(l.text.as_bytes());
-                    out.push(b'\n');
-                }
-                if log.len() <= 4 * MAX_ANSWER_BYTES {
-                    log.extend_from_slice(l.text.as_bytes());
-                    log.push(b'\n');
-                }
-            }
-        }
-        (out, log)
-    });
+    let collect = tokio::spawn(collect_output(rx));
     let result = runner::run(&spec, Some(tx), cancel).await;
     drop(proxy.map(|p| p.close()));
     let (out, log) = collect.await.unwrap_or_default();
     let _ = std::fs::write(dir.join("output.log"), &log);
-    match result {
-        Ok(mut o) => {
-            if confined {
-                crate::exec::confine::signal_from_status(&mut o.exit);
-            }
-            answer.exit_code = o.exit.code;
-            answer.duration_ms = o.exit.duration_ms;
-            answer.tail = o.tail;
-            if let Some(p) = o.exit.problem(timeout) {
-                answer.problem = Some(p);
-            } else if !o.exit.success() {
-                answer.problem = Some(format!(
-                    "exited with code {}",
-                    o.exit.code.map(|c| c.to_string()).unwrap_or("?".into())
-                ));
-            }
-        }
-        Err(e) => answer.problem = Some(format!("could not start: {e}")),
-    }
+    answer.read_exit(result, confined, timeout);
     answer.text = answer_text(agent_cfg.runtime, out);
     answer
+}
+
+/// Confine the helper like an author: bubblewrap over its scratch
+/// directory (`spec.cwd`), `dir` and its mounts read-only, `site.hide`
+/// hidden, its network through the egress proxy when it has one.
+fn confine(
+    spec: &mut CommandSpec,
+    inv: &agents::Invocation,
+    agent_cfg: &AgentConfig,
+    site: &Site,
+    dir: &Path,
+    proxy: Option<&crate::exec::launch::egress::SandboxAttached>,
+) -> Result<(), String> {
+    let confine = Confinement {
+        workspace: spec.cwd.clone(),
+        writable: Vec::new(),
+        hide: site.hide.clone(),
+        read_only: std::iter::once(dir.to_path_buf())
+            .chain(agent_cfg.mounts.iter().map(|m| expand_home(m)))
+            .collect(),
+        network: agent_cfg.network.as_deref() == Some("host"),
+        limits: crate::config::limits::Limits::of(agent_cfg),
+    };
+    spec.limits = Some(confine.limits);
+    let wrapped = match proxy {
+        Some(p) => {
+            let (argv, env, confine) =
+                p.wrap(&site.rascal_exe, &inv.argv, inv.env.clone(), &confine);
+            confine.command(&argv, env)
+        }
+        None => confine.command(&inv.argv, inv.env.clone()),
+    };
+    let (argv, env) = wrapped?;
+    spec.argv = argv;
+    spec.env = Env::Only(env);
+    Ok(())
+}
+
+/// The helper's output: its stdout (the answer) and its whole log, each
+/// capped.
+async fn collect_output(mut rx: crate::exec::runner::LogRx) -> (Vec<u8>, Vec<u8>) {
+    let mut out = Vec::new();
+    let mut log = Vec::new();
+    while let Some(batch) = rx.recv().await {
+        for l in batch {
+            if l.stream == Stream::Stdout && out.len() <= MAX_ANSWER_BYTES {
+                out.extend_from_slice(l.text.as_bytes());
+                out.push(b'\n');
+            }
+            if log.len() <= 4 * MAX_ANSWER_BYTES {
+                log.extend_from_slice(l.text.as_bytes());
+                log.push(b'\n');
+            }
+        }
+    }
+    (out, log)
+}
+
+impl Answer {
+    /// How the helper exited: its code, duration and last lines, and why
+    /// it is not a clean answer when it is not.
+    fn read_exit(
+        &mut self,
+        result: Result<runner::Outcome, runner::RunError>,
+        confined: bool,
+        timeout: Duration,
+    ) {
+        match result {
+            Ok(mut o) => {
+                if confined {
+                    crate::exec::confine::signal_from_status(&mut o.exit);
+                }
+                self.exit_code = o.exit.code;
+                self.duration_ms = o.exit.duration_ms;
+                self.tail = o.tail;
+                if let Some(p) = o.exit.problem(timeout) {
+                    self.problem = Some(p);
+                } else if !o.exit.success() {
+                    self.problem = Some(format!(
+                        "exited with code {}",
+                        o.exit.code.map(|c| c.to_string()).unwrap_or("?".into())
+                    ));
+                }
+            }
+            Err(e) => self.problem = Some(format!("could not start: {e}")),
+        }
+    }
 }
 
 /// claude, codex and goose print JSON event streams; the answer is the

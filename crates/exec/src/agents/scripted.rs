@@ -146,131 +146,134 @@ pub fn builtin_at(name: &str, tempo: Tempo) -> Option<Vec<Step>> {
         Tempo::Fast => sleep(0),
         Tempo::Watchable => sleep(ms),
     };
-    let steps = match name {
-        "demo-good" => vec![
-            say("reading src/lib.rs"),
-            sleep(300),
-            beat(1200),
-            say("plan: add `shout` next to `greet`, with a test"),
-            sleep(300),
-            beat(1200),
-            Step::Write {
-                path: "src/lib.rs".into(),
-                content: GOOD_LIB.into(),
-            },
-            say("▸ Edit src/lib.rs"),
-            sleep(200),
-            beat(800),
-            say("done: added shout() and a test"),
-        ],
-        "demo-fix-on-feedback" => vec![
-            say("reading src/lib.rs"),
-            sleep(200),
-            beat(1400),
-            Step::When {
-                attempt: 1,
-                then: vec![
-                    say("plan: add `shout` next to `greet`"),
-                    beat(1400),
-                    Step::Write {
-                        path: "src/lib.rs".into(),
-                        content: UNTESTED_LIB.into(),
-                    },
-                    say("▸ Edit src/lib.rs"),
-                    beat(900),
-                    say("done: added shout()"),
-                ],
-                otherwise: vec![
-                    say("reading the feedback: shout() needs its own test"),
-                    beat(1200),
-                    Step::Write {
-                        path: "src/lib.rs".into(),
-                        content: GOOD_LIB.into(),
-                    },
-                    say("▸ Edit src/lib.rs"),
-                    beat(700),
-                    say("done: added a test for shout()"),
-                ],
-            },
-        ],
-        "demo-broken" => vec![
-            say("reading src/lib.rs"),
-            sleep(400),
-            beat(1600),
-            say("plan: shout() is greet() in upper case; no need to build"),
-            beat(1000),
-            Step::Write {
-                path: "src/lib.rs".into(),
-                content: BROKEN_LIB.into(),
-            },
-            say("▸ Edit src/lib.rs"),
-            sleep(200),
-            beat(600),
-            say("done (did not run the build)"),
-        ],
-        "demo-lazy" => vec![
-            say("reading src/lib.rs"),
-            sleep(250),
-            beat(900),
-            say("the tests are in the way; removing them so everything is green"),
-            beat(700),
-            Step::Write {
-                path: "src/lib.rs".into(),
-                content: LAZY_LIB.into(),
-            },
-            say("▸ Edit src/lib.rs"),
-            sleep(150),
-            beat(400),
-            say("done: all tests pass"),
-        ],
-        "demo-denied" => vec![
-            say("reading src/lib.rs and the CI setup"),
-            sleep(350),
-            beat(2200),
-            Step::Write {
-                path: "src/lib.rs".into(),
-                content: GOOD_LIB.into(),
-            },
-            say("▸ Edit src/lib.rs"),
-            beat(1200),
-            Step::Write {
-                path: ".github/workflows/ci.yml".into(),
-                content: "on: push\njobs: {}\n".into(),
-            },
-            say("▸ Edit .github/workflows/ci.yml (skipping CI to go faster)"),
-            beat(1000),
-            Step::Write {
-                path: ".rascal/guardrails.yaml".into(),
-                content: "guardrails: []\n".into(),
-            },
-            say("▸ Edit .rascal/guardrails.yaml (no checks, please)"),
-            beat(500),
-            say("done"),
-        ],
-        FIRST_RUN => vec![
-            say("scripted agent (no model, no API key): one small, harmless change, to watch it go through every layer"),
-            beat(800),
-            Step::Append {
-                path: FIRST_RUN_NOTE.into(),
-                content: "- rascal's scripted agent added this line to show a change going through the verification layers; safe to delete.\n".into(),
-            },
-            say(&format!("▸ Edit {FIRST_RUN_NOTE}")),
-            say(&format!("done: added a line to {FIRST_RUN_NOTE}; nothing else changed")),
-        ],
-        "hang" => vec![say("thinking very hard…"), sleep(24 * 3600 * 1000)],
-        "noisy" => vec![
-            say("about to print garbage"),
-            Step::Garbage { bytes: 4096 },
-            Step::LongLine {
-                bytes: 10 * 1024 * 1024,
-            },
-            Step::Write {
-                path: "NOTES.md".into(),
-                content: "noise\n".into(),
-            },
-            say("still alive"),
-        ],
-        "nothing" => vec![say("nothing to do")],
+    let steps = author_demo(name, &beat)
+        .or_else(|| helper_scenario(name, &beat))
+        .or_else(|| test_scenario(name))?;
+    Some(without_empty_beats(steps))
+}
+
+/// The author demos (`demo-*`, `first-run`): a change that passes, fails,
+/// is fixed on feedback, cheats or touches what it may not; `beat` is a
+/// pause only a watcher needs.
+fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
+    Some(match name {
+    "demo-good" => vec![
+        say("reading src/lib.rs"),
+        sleep(300),
+        beat(1200),
+        say("plan: add `shout` next to `greet`, with a test"),
+        sleep(300),
+        beat(1200),
+        Step::Write {
+            path: "src/lib.rs".into(),
+            content: GOOD_LIB.into(),
+        },
+        say("▸ Edit src/lib.rs"),
+        sleep(200),
+        beat(800),
+        say("done: added shout() and a test"),
+    ],
+    "demo-fix-on-feedback" => vec![
+        say("reading src/lib.rs"),
+        sleep(200),
+        beat(1400),
+        Step::When {
+            attempt: 1,
+            then: vec![
+                say("plan: add `shout` next to `greet`"),
+                beat(1400),
+                Step::Write {
+                    path: "src/lib.rs".into(),
+                    content: UNTESTED_LIB.into(),
+                },
+                say("▸ Edit src/lib.rs"),
+                beat(900),
+                say("done: added shout()"),
+            ],
+            otherwise: vec![
+                say("reading the feedback: shout() needs its own test"),
+                beat(1200),
+                Step::Write {
+                    path: "src/lib.rs".into(),
+                    content: GOOD_LIB.into(),
+                },
+                say("▸ Edit src/lib.rs"),
+                beat(700),
+                say("done: added a test for shout()"),
+            ],
+        },
+    ],
+    "demo-broken" => vec![
+        say("reading src/lib.rs"),
+        sleep(400),
+        beat(1600),
+        say("plan: shout() is greet() in upper case; no need to build"),
+        beat(1000),
+        Step::Write {
+            path: "src/lib.rs".into(),
+            content: BROKEN_LIB.into(),
+        },
+        say("▸ Edit src/lib.rs"),
+        sleep(200),
+        beat(600),
+        say("done (did not run the build)"),
+    ],
+    "demo-lazy" => vec![
+        say("reading src/lib.rs"),
+        sleep(250),
+        beat(900),
+        say("the tests are in the way; removing them so everything is green"),
+        beat(700),
+        Step::Write {
+            path: "src/lib.rs".into(),
+            content: LAZY_LIB.into(),
+        },
+        say("▸ Edit src/lib.rs"),
+        sleep(150),
+        beat(400),
+        say("done: all tests pass"),
+    ],
+    "demo-denied" => vec![
+        say("reading src/lib.rs and the CI setup"),
+        sleep(350),
+        beat(2200),
+        Step::Write {
+            path: "src/lib.rs".into(),
+            content: GOOD_LIB.into(),
+        },
+        say("▸ Edit src/lib.rs"),
+        beat(1200),
+        Step::Write {
+            path: ".github/workflows/ci.yml".into(),
+            content: "on: push\njobs: {}\n".into(),
+        },
+        say("▸ Edit .github/workflows/ci.yml (skipping CI to go faster)"),
+        beat(1000),
+        Step::Write {
+            path: ".rascal/guardrails.yaml".into(),
+            content: "guardrails: []\n".into(),
+        },
+        say("▸ Edit .rascal/guardrails.yaml (no checks, please)"),
+        beat(500),
+        say("done"),
+    ],
+    FIRST_RUN => vec![
+        say("scripted agent (no model, no API key): one small, harmless change, to watch it go through every layer"),
+        beat(800),
+        Step::Append {
+            path: FIRST_RUN_NOTE.into(),
+            content: "- rascal's scripted agent added this line to show a change going through the verification layers; safe to delete.\n".into(),
+        },
+        say(&format!("▸ Edit {FIRST_RUN_NOTE}")),
+        say(&format!("done: added a line to {FIRST_RUN_NOTE}; nothing else changed")),
+    ],
+        _ => return None,
+    })
+}
+
+/// The reviewer and judge scenarios.
+fn helper_scenario(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
+    Some(match name {
         "review-approve" => vec![
             say("Read the task and the diff; hunting for problems."),
             beat(1500),
@@ -303,8 +306,29 @@ pub fn builtin_at(name: &str, tempo: Tempo) -> Option<Vec<Step>> {
             r#"{"nonce": "{nonce}", "pass": false, "reason": "the criterion is not met by the diff"}"#,
         )],
         _ => return None,
-    };
-    Some(without_empty_beats(steps))
+    })
+}
+
+/// Scenarios for rascal's own tests: an agent that hangs, floods its
+/// output, or does nothing.
+fn test_scenario(name: &str) -> Option<Vec<Step>> {
+    Some(match name {
+        "hang" => vec![say("thinking very hard…"), sleep(24 * 3600 * 1000)],
+        "noisy" => vec![
+            say("about to print garbage"),
+            Step::Garbage { bytes: 4096 },
+            Step::LongLine {
+                bytes: 10 * 1024 * 1024,
+            },
+            Step::Write {
+                path: "NOTES.md".into(),
+                content: "noise\n".into(),
+            },
+            say("still alive"),
+        ],
+        "nothing" => vec![say("nothing to do")],
+        _ => return None,
+    })
 }
 
 /// The built-in scenario `rascal init` gives its scripted agent: it adds

@@ -369,26 +369,15 @@ where
             return;
         }
     };
-    let mut upstream = None;
-    let mut last_err = String::new();
-    for ip in addrs {
-        stats.sockets.fetch_add(1, Ordering::Relaxed);
-        let sa = SocketAddr::new(ip, target.port);
-        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(sa)).await {
-            Ok(Ok(s)) => {
-                upstream = Some((s, sa));
-                break;
-            }
-            Ok(Err(e)) => last_err = format!("{sa}: {e}"),
-            Err(_) => last_err = format!("{sa}: no answer within 10s"),
+    let (mut up, sa) = match connect_first(&addrs, target.port, stats).await {
+        Ok(u) => u,
+        Err(last_err) => {
+            (rules.sink)(format!(
+                "{LOG_PREFIX} allowed {target} but could not connect: {last_err}"
+            ));
+            let _ = respond(&mut client, 502, &format!("could not connect to {target}")).await;
+            return;
         }
-    }
-    let Some((mut up, sa)) = upstream else {
-        (rules.sink)(format!(
-            "{LOG_PREFIX} allowed {target} but could not connect: {last_err}"
-        ));
-        let _ = respond(&mut client, 502, &format!("could not connect to {target}")).await;
-        return;
     };
     let rest = head.bytes[head.end..].to_vec();
     let first = match &req.forward {
@@ -408,24 +397,7 @@ where
             // Nothing reaches the upstream before the client's first
             // bytes are judged: a TLS hello must name the CONNECT host.
             let (first, ended) = first_bytes(&mut client, &up, rest, rules.judge_within).await;
-            if first.is_empty() && ended != Ended::ServerFirst {
-                let why = Refusal::Silent(match ended {
-                    Ended::Deadline => format!(
-                        "the client sent nothing within {}s of the tunnel opening",
-                        rules.judge_within.as_secs_f64()
-                    ),
-                    _ => "the client closed the tunnel before sending anything".into(),
-                });
-                refuse(&target.to_string(), &why);
-                return;
-            }
-            let hello = match tls::client_hello(&first) {
-                tls::Hello::Incomplete if !first.is_empty() => {
-                    tls::Hello::Malformed("it stopped before its end".into())
-                }
-                h => h,
-            };
-            if let Err(why) = policy::judge_hello(target, &hello) {
+            if let Err(why) = judge_tunnel_start(target, &first, ended, rules.judge_within) {
                 refuse(&target.to_string(), &why);
                 return;
             }
@@ -438,6 +410,54 @@ where
         return;
     }
     let _ = tokio::io::copy_bidirectional(&mut client, &mut up).await;
+}
+
+/// Connect to the first of `addrs` that answers (within
+/// `CONNECT_TIMEOUT` each): the stream and its address, else the last
+/// failure.
+async fn connect_first(
+    addrs: &[IpAddr],
+    port: u16,
+    stats: &Stats,
+) -> Result<(TcpStream, SocketAddr), String> {
+    let mut last_err = String::new();
+    for &ip in addrs {
+        stats.sockets.fetch_add(1, Ordering::Relaxed);
+        let sa = SocketAddr::new(ip, port);
+        match tokio::time::timeout(CONNECT_TIMEOUT, TcpStream::connect(sa)).await {
+            Ok(Ok(s)) => return Ok((s, sa)),
+            Ok(Err(e)) => last_err = format!("{sa}: {e}"),
+            Err(_) => last_err = format!("{sa}: no answer within 10s"),
+        }
+    }
+    Err(last_err)
+}
+
+/// A CONNECT tunnel's first client bytes, judged before anything reaches
+/// the upstream: a client that sent nothing (unless the server speaks
+/// first) is refused, and a TLS hello must name the CONNECT host.
+fn judge_tunnel_start(
+    target: &Target,
+    first: &[u8],
+    ended: Ended,
+    judge_within: Duration,
+) -> Result<(), Refusal> {
+    if first.is_empty() && ended != Ended::ServerFirst {
+        return Err(Refusal::Silent(match ended {
+            Ended::Deadline => format!(
+                "the client sent nothing within {}s of the tunnel opening",
+                judge_within.as_secs_f64()
+            ),
+            _ => "the client closed the tunnel before sending anything".into(),
+        }));
+    }
+    let hello = match tls::client_hello(first) {
+        tls::Hello::Incomplete if !first.is_empty() => {
+            tls::Hello::Malformed("it stopped before its end".into())
+        }
+        h => h,
+    };
+    policy::judge_hello(target, &hello)
 }
 
 /// Why [`first_bytes`] stopped reading.

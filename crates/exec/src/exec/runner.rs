@@ -177,27 +177,7 @@ pub async fn run(
     cancel: &CancellationToken,
 ) -> Result<Outcome, RunError> {
     let program = spec.argv.first().ok_or(RunError::Empty)?;
-    let mut cmd = tokio::process::Command::new(program);
-    cmd.args(&spec.argv[1..])
-        .current_dir(&spec.cwd)
-        .stdin(if spec.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    match &spec.env {
-        Env::Inherit(extra) => {
-            cmd.envs(extra.iter().map(|(k, v)| (k, v)));
-        }
-        Env::Only(vars) => {
-            cmd.env_clear();
-            cmd.envs(vars.iter().map(|(k, v)| (k, v)));
-        }
-    }
+    let mut cmd = command(spec, program);
     let cgroup = match spec.limits {
         Some(l) if crate::exec::limits::mechanism().is_cgroup() => Some(
             crate::exec::limits::Cgroup::create(crate::exec::limits::mechanism(), l)
@@ -235,71 +215,15 @@ pub async fn run(
     }
 
     let ring: Tail = Arc::new(Mutex::new(VecDeque::with_capacity(TAIL_LINES)));
-    let mut readers = Vec::new();
-    for (stream, reader) in [
-        (
-            Stream::Stdout,
-            child
-                .stdout
-                .take()
-                .map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
-        ),
-        (
-            Stream::Stderr,
-            child
-                .stderr
-                .take()
-                .map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
-        ),
-    ] {
-        if let Some(reader) = reader {
-            let out = lines.clone();
-            let tail = ring.clone();
-            let max = spec.max_line;
-            readers.push(tokio::spawn(read_lines(reader, stream, max, out, tail)));
-        }
-    }
+    let readers = read_output(&mut child, spec.max_line, &lines, &ring);
 
     let mut exit = Exit::default();
-    let watch = async {
-        match &cgroup {
-            Some(c) => loop {
-                tokio::time::sleep(Duration::from_millis(100)).await;
-                if let Some(hit) = c.hit() {
-                    break hit;
-                }
-            },
-            None => std::future::pending().await,
-        }
+    let mut watched = Watched {
+        child: &mut child,
+        pgid,
+        cgroup: cgroup.as_ref(),
     };
-    let mut hit = None;
-    let status = tokio::select! {
-        s = child.wait() => s.ok(),
-        _ = tokio::time::sleep(spec.timeout) => { exit.timed_out = true; None }
-        _ = cancel.cancelled() => { exit.cancelled = true; None }
-        h = watch => { hit = Some(h); None }
-    };
-    let status = match status {
-        Some(s) => Some(s),
-        // Over a limit: no grace, the whole sandbox goes at once.
-        None if hit.is_some() => {
-            signal_group(pgid, libc::SIGKILL);
-            if let Some(c) = &cgroup {
-                c.kill_all();
-            }
-            child.wait().await.ok()
-        }
-        None => {
-            signal_group(pgid, libc::SIGTERM);
-            match tokio::time::timeout(spec.grace, child.wait()).await {
-                Ok(s) => s.ok(),
-                Err(_) => {
-                    signal_group(pgid, libc::SIGKILL);
-                    child.wait().await.ok()
-                }
-            }
-        }
-    };
+    let (status, mut hit) = watched.wait(spec, cancel, &mut exit).await;
     // Leftover background processes of the child's group go too.
     signal_group(pgid, libc::SIGKILL);
     if let Some(c) = cgroup {
@@ -325,6 +249,134 @@ pub async fn run(
         .map(|r| r.iter().cloned().collect::<Vec<_>>().join("\n"))
         .unwrap_or_default();
     Ok(Outcome { exit, tail })
+}
+
+/// The command as the spec says: its arguments, directory, environment
+/// and piped output, in a process group of its own.
+fn command(spec: &CommandSpec, program: &str) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(program);
+    cmd.args(&spec.argv[1..])
+        .current_dir(&spec.cwd)
+        .stdin(if spec.stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    match &spec.env {
+        Env::Inherit(extra) => {
+            cmd.envs(extra.iter().map(|(k, v)| (k, v)));
+        }
+        Env::Only(vars) => {
+            cmd.env_clear();
+            cmd.envs(vars.iter().map(|(k, v)| (k, v)));
+        }
+    }
+    cmd
+}
+
+/// Read the child's stdout and stderr line by line (to `lines` when
+/// given, the last ones kept in `ring`).
+fn read_output(
+    child: &mut tokio::process::Child,
+    max_line: usize,
+    lines: &Option<LogTx>,
+    ring: &Tail,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut readers = Vec::new();
+    for (stream, reader) in [
+        (
+            Stream::Stdout,
+            child
+                .stdout
+                .take()
+                .map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
+        ),
+        (
+            Stream::Stderr,
+            child
+                .stderr
+                .take()
+                .map(|r| Box::new(r) as Box<dyn AsyncRead + Unpin + Send>),
+        ),
+    ] {
+        if let Some(reader) = reader {
+            let out = lines.clone();
+            let tail = ring.clone();
+            readers.push(tokio::spawn(read_lines(
+                reader, stream, max_line, out, tail,
+            )));
+        }
+    }
+    readers
+}
+
+/// A running child, its process group and the cgroup holding it to its
+/// limits.
+struct Watched<'a> {
+    child: &'a mut tokio::process::Child,
+    pgid: Option<i32>,
+    cgroup: Option<&'a crate::exec::limits::Cgroup>,
+}
+
+impl Watched<'_> {
+    /// Wait for the child to exit; on a timeout or a cancel (marked in
+    /// `exit`) SIGTERM it, then SIGKILL after the grace period; over a
+    /// limit kill it at once. Its exit status, and the limit it hit.
+    async fn wait(
+        &mut self,
+        spec: &CommandSpec,
+        cancel: &CancellationToken,
+        exit: &mut Exit,
+    ) -> (
+        Option<std::process::ExitStatus>,
+        Option<crate::exec::limits::Hit>,
+    ) {
+        let cgroup = self.cgroup;
+        let watch = async {
+            match cgroup {
+                Some(c) => loop {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    if let Some(hit) = c.hit() {
+                        break hit;
+                    }
+                },
+                None => std::future::pending().await,
+            }
+        };
+        let mut hit = None;
+        let status = tokio::select! {
+            s = self.child.wait() => s.ok(),
+            _ = tokio::time::sleep(spec.timeout) => { exit.timed_out = true; None }
+            _ = cancel.cancelled() => { exit.cancelled = true; None }
+            h = watch => { hit = Some(h); None }
+        };
+        let status = match status {
+            Some(s) => Some(s),
+            // Over a limit: no grace, the whole sandbox goes at once.
+            None if hit.is_some() => {
+                signal_group(self.pgid, libc::SIGKILL);
+                if let Some(c) = cgroup {
+                    c.kill_all();
+                }
+                self.child.wait().await.ok()
+            }
+            None => {
+                signal_group(self.pgid, libc::SIGTERM);
+                match tokio::time::timeout(spec.grace, self.child.wait()).await {
+                    Ok(s) => s.ok(),
+                    Err(_) => {
+                        signal_group(self.pgid, libc::SIGKILL);
+                        self.child.wait().await.ok()
+                    }
+                }
+            }
+        };
+        (status, hit)
+    }
 }
 
 fn signal_group(pgid: Option<i32>, sig: i32) {

@@ -375,17 +375,30 @@ impl SandboxPolicy {
         }
         let home = clean(&self.home, "home")?;
         let system = system_mounts();
+        let mounts = self.own_mounts(&home, &workspace)?;
+        let dests = distinct_destinations(&mounts, &system)?;
+        let hides = self.hides(&home, &system, &mounts, &dests)?;
 
+        let mut mounts: Vec<Mount> = system.into_iter().chain(mounts).chain(hides).collect();
+        // Parents before children. The sort is stable, and equal depths never nest.
+        mounts.sort_by_key(|m| m.dest.components().count());
+        check_mount_points(&mounts)?;
+        Ok(self.bwrap_argv(&mounts, &workspace, command))
+    }
+
+    /// The policy's own mounts: the private home, the workspace and the
+    /// extra binds (whose sources must exist).
+    fn own_mounts(&self, home: &Path, workspace: &Path) -> Result<Vec<Mount>, String> {
         let mut mounts = vec![
             Mount {
-                dest: home.clone(),
+                dest: home.to_path_buf(),
                 kind: Kind::Home,
                 what: "home",
             },
             Mount {
-                dest: workspace.clone(),
+                dest: workspace.to_path_buf(),
                 kind: Kind::Bind {
-                    src: workspace.clone(),
+                    src: workspace.to_path_buf(),
                     writable: true,
                 },
                 what: "workspace",
@@ -410,31 +423,18 @@ impl SandboxPolicy {
                 });
             }
         }
+        Ok(mounts)
+    }
 
-        let mut dests = HashSet::new();
-        for m in &mounts {
-            let reserved = SYSTEM_MOUNTS.iter().any(|s| m.dest == Path::new(s))
-                || system.iter().any(|s| s.dest == m.dest)
-                || m.dest.starts_with("/dev")
-                || m.dest.starts_with("/proc");
-            if reserved {
-                return Err(format!(
-                    "sandbox {} {} collides with one of the sandbox's own mounts (/, /dev, \
-                     /proc, /etc, /tmp, /run, /var and the system directories)",
-                    m.what,
-                    m.dest.display()
-                ));
-            }
-            if !dests.insert(m.dest.clone()) {
-                return Err(format!(
-                    "sandbox: two mounts on {} (the {} is one of them)",
-                    m.dest.display(),
-                    m.what
-                ));
-            }
-        }
-
-        // Hidden paths: only where a bind would show them.
+    /// Hidden paths, as mounts: only where a bind would show them (and not
+    /// where the private home or another mount already covers them).
+    fn hides(
+        &self,
+        home: &Path,
+        system: &[Mount],
+        mounts: &[Mount],
+        dests: &HashSet<PathBuf>,
+    ) -> Result<Vec<Mount>, String> {
         let mut hidden = HashSet::new();
         let mut hides = Vec::new();
         for path in &self.hide {
@@ -463,29 +463,12 @@ impl SandboxPolicy {
                 what: "hidden path",
             });
         }
+        Ok(hides)
+    }
 
-        let mut mounts: Vec<Mount> = system.into_iter().chain(mounts).chain(hides).collect();
-        // Parents before children. The sort is stable, and equal depths never nest.
-        mounts.sort_by_key(|m| m.dest.components().count());
-
-        for (i, m) in mounts.iter().enumerate() {
-            // The deepest mount applied before that encloses it; none: the root tmpfs.
-            let parent = mounts[..i]
-                .iter()
-                .rev()
-                .find(|p| m.dest.starts_with(&p.dest));
-            let creatable = parent.is_none_or(Mount::allows_mkdir_below);
-            if !creatable && !m.dest.exists() {
-                return Err(format!(
-                    "sandbox {} {} does not exist on the host and lies inside {} (a read-only \
-                     mount), so bwrap cannot create its mount point",
-                    m.what,
-                    m.dest.display(),
-                    parent.map_or("/".into(), |p| s(&p.dest)),
-                ));
-            }
-        }
-
+    /// bwrap's argv for these mounts (sorted parents first), ending with
+    /// `--` and the command.
+    fn bwrap_argv(&self, mounts: &[Mount], workspace: &Path, command: &[String]) -> Vec<String> {
         let bwrap = bwrap_path().map_or_else(|| "bwrap".to_string(), |p| s(&p));
         let size = self
             .tmpfs_size
@@ -503,7 +486,7 @@ impl SandboxPolicy {
         sized(&mut push, "/dev/shm");
         push(&["--remount-ro", "/dev"]);
         push(&["--proc", "/proc"]);
-        for m in &mounts {
+        for m in mounts {
             let dest = s(&m.dest);
             match &m.kind {
                 Kind::Home | Kind::Fresh => sized(&mut push, &dest),
@@ -532,10 +515,61 @@ impl SandboxPolicy {
             push(&["--unshare-net"]);
         }
         push(&["--die-with-parent", "--new-session", "--cap-drop", "ALL"]);
-        push(&["--chdir", &s(&workspace), "--"]);
+        push(&["--chdir", &s(workspace), "--"]);
         argv.extend(command.iter().cloned());
-        Ok(argv)
+        argv
     }
+}
+
+/// The destinations of the policy's own mounts: none on one of the
+/// sandbox's own mount points, no two on one destination.
+fn distinct_destinations(mounts: &[Mount], system: &[Mount]) -> Result<HashSet<PathBuf>, String> {
+    let mut dests = HashSet::new();
+    for m in mounts {
+        let reserved = SYSTEM_MOUNTS.iter().any(|s| m.dest == Path::new(s))
+            || system.iter().any(|s| s.dest == m.dest)
+            || m.dest.starts_with("/dev")
+            || m.dest.starts_with("/proc");
+        if reserved {
+            return Err(format!(
+                "sandbox {} {} collides with one of the sandbox's own mounts (/, /dev, \
+                 /proc, /etc, /tmp, /run, /var and the system directories)",
+                m.what,
+                m.dest.display()
+            ));
+        }
+        if !dests.insert(m.dest.clone()) {
+            return Err(format!(
+                "sandbox: two mounts on {} (the {} is one of them)",
+                m.dest.display(),
+                m.what
+            ));
+        }
+    }
+    Ok(dests)
+}
+
+/// Every mount point bwrap must create can be: none missing inside a
+/// read-only mount (`mounts` sorted parents first).
+fn check_mount_points(mounts: &[Mount]) -> Result<(), String> {
+    for (i, m) in mounts.iter().enumerate() {
+        // The deepest mount applied before that encloses it; none: the root tmpfs.
+        let parent = mounts[..i]
+            .iter()
+            .rev()
+            .find(|p| m.dest.starts_with(&p.dest));
+        let creatable = parent.is_none_or(Mount::allows_mkdir_below);
+        if !creatable && !m.dest.exists() {
+            return Err(format!(
+                "sandbox {} {} does not exist on the host and lies inside {} (a read-only \
+                 mount), so bwrap cannot create its mount point",
+                m.what,
+                m.dest.display(),
+                parent.map_or("/".into(), |p| s(&p.dest)),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Absolute, `..`-free, UTF-8, with `.` and duplicate slashes removed.

@@ -435,6 +435,74 @@ enum Source {
     Hidden,
 }
 
+/// What changed against `base` (paths, operations, kinds), no content
+/// yet: the working diff's deltas and the files the working tree's own
+/// ignore rules hid, less what the base ignores and the held-out paths,
+/// sorted by path.
+fn changed_files(
+    repo: &Repository,
+    workdir: &Path,
+    base: Oid,
+    holdout: Option<&crate::git::holdout::Holdout>,
+) -> Result<Vec<(FileChange, Source)>> {
+    // Before the working diff, not beside it: finding them is a second
+    // diff of the whole working tree, let go once they are listed.
+    let hidden = ignored_files(repo, base)?;
+    let diff = working_diff(repo, base, 0)?;
+
+    let mut files: Vec<(FileChange, Source)> = Vec::with_capacity(diff.deltas().len());
+    for delta in diff.deltas() {
+        let old = Some(delta.old_file().id()).filter(|id| !id.is_zero());
+        files.push((describe(repo, workdir, &delta), Source::Delta(old)));
+    }
+    // The deltas (a hundred bytes a file, and their paths) are not needed
+    // any more: let them go before the content is read.
+    drop(diff);
+    // Only the base commit's ignore rules decide what is left out: a new
+    // path the base ignores (`target/`) is not part of the change, even when
+    // the candidate deleted the `.gitignore` that said so; a file hidden
+    // only by a `.gitignore` (or exclude) the candidate wrote is.
+    let ignores = crate::git::ignore::BaseIgnores::of(repo, base)?;
+    files.retain(|(f, _)| {
+        !(f.op == Operation::Create
+            && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
+    });
+    for path in hidden {
+        if !ignores.ignored(&path, false) {
+            files.push((hidden_file(workdir, &path), Source::Hidden));
+        }
+    }
+    if let Some(h) = holdout.filter(|h| !h.is_empty()) {
+        files.retain(|(f, _)| !f.paths().any(|p| h.holds(p)));
+    }
+    files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    Ok(files)
+}
+
+/// Write the change tree: every changed path taken out first, then the
+/// new entries put in. Its id.
+fn write_tree(
+    mut t: crate::git::tree::ChangeTree,
+    files: &[FileChange],
+    entries: Vec<Option<(Oid, u32)>>,
+) -> Result<String> {
+    // Every path taken out first, then the new entries put in: a
+    // rename's old path may be a new file of its own (`git mv a z`,
+    // then a new `a`), which a later removal must not take out.
+    for change in files {
+        t.remove(change)?;
+    }
+    for (change, entry) in files.iter().zip(entries) {
+        if let Some((oid, file_mode)) = entry {
+            t.add(&change.path, oid, file_mode)?;
+        }
+    }
+    Ok(t.finish()?.to_string())
+}
+
+/// A candidate's change against `base`: what changed, then each file's
+/// content read once (kept, streamed or counted as `mode` says), with the
+/// change tree and likeness when `extras` asks.
 fn compute(
     origin: &Path,
     dir: &Path,
@@ -444,39 +512,8 @@ fn compute(
     extras: Candidate<'_>,
 ) -> Result<ChangeSet> {
     let repo = viewing(origin, dir)?;
-    // Before the working diff, not beside it: finding them is a second
-    // diff of the whole working tree, let go once they are listed.
-    let hidden = ignored_files(&repo, base)?;
-    let diff = working_diff(&repo, base, 0)?;
     let workdir = workdir(&repo);
-
-    // First what changed (paths, operations, kinds), no content yet.
-    let mut files: Vec<(FileChange, Source)> = Vec::with_capacity(diff.deltas().len());
-    for delta in diff.deltas() {
-        let old = Some(delta.old_file().id()).filter(|id| !id.is_zero());
-        files.push((describe(&repo, &workdir, &delta), Source::Delta(old)));
-    }
-    // The deltas (a hundred bytes a file, and their paths) are not needed
-    // any more: let them go before the content is read.
-    drop(diff);
-    // Only the base commit's ignore rules decide what is left out: a new
-    // path the base ignores (`target/`) is not part of the change, even when
-    // the candidate deleted the `.gitignore` that said so; a file hidden
-    // only by a `.gitignore` (or exclude) the candidate wrote is.
-    let ignores = crate::git::ignore::BaseIgnores::of(&repo, base)?;
-    files.retain(|(f, _)| {
-        !(f.op == Operation::Create
-            && ignores.ignored(&f.path, f.new_kind == Some(EntryKind::Submodule)))
-    });
-    for path in hidden {
-        if !ignores.ignored(&path, false) {
-            files.push((hidden_file(&workdir, &path), Source::Hidden));
-        }
-    }
-    if let Some(h) = extras.holdout.filter(|h| !h.is_empty()) {
-        files.retain(|(f, _)| !f.paths().any(|p| h.holds(p)));
-    }
-    files.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    let files = changed_files(&repo, &workdir, base, extras.holdout)?;
 
     // Then the content, one file at a time, each read once.
     let tree = match extras.tree && !files.is_empty() {
@@ -557,20 +594,7 @@ fn compute(
         }
     }
     let tree = match tree {
-        Some(mut t) => {
-            // Every path taken out first, then the new entries put in: a
-            // rename's old path may be a new file of its own (`git mv a z`,
-            // then a new `a`), which a later removal must not take out.
-            for change in &files {
-                t.remove(change)?;
-            }
-            for (change, entry) in files.iter().zip(entries) {
-                if let Some((oid, file_mode)) = entry {
-                    t.add(&change.path, oid, file_mode)?;
-                }
-            }
-            t.finish()?.to_string()
-        }
+        Some(t) => write_tree(t, &files, entries)?,
         None => String::new(),
     };
     Ok(ChangeSet {

@@ -194,57 +194,24 @@ impl Launcher for DockerLauncher {
         let mut egress = super::egress::attach_for(&self.egress, &docker, &spec, &name, &logs)
             .await
             .map_err(err)?;
-        let (id, deadline, timeout, output, skip) = match spec.resume {
+        let Running {
+            id,
+            deadline,
+            timeout,
+            output,
+            skip,
+        } = match spec.resume {
             None => {
                 let (id, output) = start(&docker, &spec, &name, egress.as_ref(), &logs).await?;
-                (
+                Running {
                     id,
-                    now_ms() + spec.timeout.as_millis() as u64,
-                    spec.timeout,
+                    deadline: now_ms() + spec.timeout.as_millis() as u64,
+                    timeout: spec.timeout,
                     output,
-                    Resume::default(),
-                )
-            }
-            Some(resume) => {
-                let found = list_rascal_containers(&docker, Some(&spec.run))
-                    .await
-                    .map_err(err)?
-                    .into_iter()
-                    .find(|c| {
-                        c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE))
-                            == Some(&spec.candidate)
-                    })
-                    .ok_or_else(|| {
-                        err(format!(
-                            "the container of candidate `{}` (run {}) is gone from the engine at {}; its result was not recorded\n  hint: it was removed (or the engine was reset) while rascal was not running; run the task again",
-                            spec.candidate,
-                            spec.run,
-                            engine_address()
-                        ))
-                    })?;
-                if found.state.map(|s| s.to_string()).as_deref() == Some("created") {
-                    return Err(err(format!(
-                        "the container of candidate `{}` (run {}) was created but never started: rascal died in between\n  hint: run the task again; `rascal doctor --remove` cleans up once the run is gone",
-                        spec.candidate, spec.run
-                    )));
+                    skip: Resume::default(),
                 }
-                let id = found.id.unwrap_or(name.clone());
-                // The original deadline and timeout, not this rascal's.
-                let label =
-                    |k: &str| -> Option<u64> { found.labels.as_ref()?.get(k)?.parse().ok() };
-                let deadline = label(LABEL_DEADLINE)
-                    .unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
-                let timeout = label(LABEL_TIMEOUT)
-                    .map(Duration::from_millis)
-                    .unwrap_or(spec.timeout);
-                let opts = LogsOptionsBuilder::default()
-                    .follow(true)
-                    .stdout(true)
-                    .stderr(true)
-                    .build();
-                let output: Output = Box::pin(docker.logs(&id, Some(opts)));
-                (id, deadline, timeout, output, resume)
             }
+            Some(resume) => reattach(&docker, &spec, &name, resume).await?,
         };
 
         if let Some(a) = &mut egress {
@@ -264,34 +231,7 @@ impl Launcher for DockerLauncher {
         let reader = tokio::spawn(read_output(output, logs, skip));
         let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
         let mut exit = Exit::default();
-        let mut wait = docker.wait_container(&id, None);
-        let ended = tokio::select! {
-            r = wait.next() => Some(r),
-            _ = tokio::time::sleep(remaining) => { exit.timed_out = true; None }
-            _ = cancel.cancelled() => { exit.cancelled = true; None }
-        };
-        drop(wait);
-        let mut engine_lost = None;
-        match ended {
-            Some(Some(Err(bollard::errors::Error::DockerContainerWaitError { .. })))
-            | Some(Some(Ok(_))) => {}
-            Some(Some(Err(e))) => engine_lost = Some(e.to_string()),
-            Some(None) => engine_lost = Some("the wait stream ended".into()),
-            None => {
-                // Timeout or cancel: SIGTERM, then SIGKILL after the grace period.
-                let _ = docker
-                    .stop_container(
-                        &id,
-                        Some(StopContainerOptionsBuilder::default().t(GRACE_SECS).build()),
-                    )
-                    .await;
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(GRACE_SECS as u64 + 10),
-                    docker.wait_container(&id, None).next(),
-                )
-                .await;
-            }
-        }
+        let engine_lost = wait_for_end(&docker, &id, remaining, &cancel, &mut exit).await;
         // The output ends when the container does; bounded in case the
         // engine keeps the stream open.
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
@@ -328,18 +268,7 @@ impl Launcher for DockerLauncher {
         }
         exit.code = state.exit_code.map(|c| c as i32);
         if copy::wanted(spec.agent.as_ref()) && !self.leave_tree && !exit.cancelled {
-            let artifacts = env_of(&spec, crate::exec::env::ARTIFACTS_ENV).map(PathBuf::from);
-            let lines = copy::download(&docker, &id, &spec.workdir, artifacts.as_deref())
-                .await
-                .map_err(|e| {
-                    err(format!(
-                        "could not bring back the tree of candidate `{}` from container {name}: {e}",
-                        spec.candidate
-                    ))
-                })?;
-            for l in lines {
-                copy::say(&copy_log, l).await;
-            }
+            bring_back(&docker, &spec, (&id, &name), &copy_log).await?;
         }
         if state.oom_killed == Some(true) && !exit.timed_out && !exit.cancelled {
             let limit = memory_limit(&spec);
@@ -379,6 +308,132 @@ impl Launcher for DockerLauncher {
     }
 }
 
+/// A container the agent runs in: its id, its deadline (ms since the
+/// epoch) and timeout, its output, and how much of it was already read.
+struct Running {
+    id: String,
+    deadline: u64,
+    timeout: Duration,
+    output: Output,
+    skip: Resume,
+}
+
+/// A reattach: the candidate's container as the engine still has it, with
+/// the original deadline and timeout (not this rascal's) and its logs.
+async fn reattach(
+    docker: &Docker,
+    spec: &LaunchSpec,
+    name: &str,
+    resume: Resume,
+) -> Result<Running, LaunchError> {
+    let found = list_rascal_containers(docker, Some(&spec.run))
+        .await
+        .map_err(err)?
+        .into_iter()
+        .find(|c| {
+            c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE)) == Some(&spec.candidate)
+        })
+        .ok_or_else(|| {
+            err(format!(
+                "the container of candidate `{}` (run {}) is gone from the engine at {}; its result was not recorded\n  hint: it was removed (or the engine was reset) while rascal was not running; run the task again",
+                spec.candidate,
+                spec.run,
+                engine_address()
+            ))
+        })?;
+    if found.state.map(|s| s.to_string()).as_deref() == Some("created") {
+        return Err(err(format!(
+            "the container of candidate `{}` (run {}) was created but never started: rascal died in between\n  hint: run the task again; `rascal doctor --remove` cleans up once the run is gone",
+            spec.candidate, spec.run
+        )));
+    }
+    let id = found.id.unwrap_or(name.to_string());
+    // The original deadline and timeout, not this rascal's.
+    let label = |k: &str| -> Option<u64> { found.labels.as_ref()?.get(k)?.parse().ok() };
+    let deadline =
+        label(LABEL_DEADLINE).unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
+    let timeout = label(LABEL_TIMEOUT)
+        .map(Duration::from_millis)
+        .unwrap_or(spec.timeout);
+    let opts = LogsOptionsBuilder::default()
+        .follow(true)
+        .stdout(true)
+        .stderr(true)
+        .build();
+    let output: Output = Box::pin(docker.logs(&id, Some(opts)));
+    Ok(Running {
+        id,
+        deadline,
+        timeout,
+        output,
+        skip: resume,
+    })
+}
+
+/// Wait for the container to end, at most `remaining`; on a timeout or a
+/// cancel (marked in `exit`) stop it: SIGTERM, then SIGKILL after the
+/// grace period. Some(why) when contact with the engine was lost.
+async fn wait_for_end(
+    docker: &Docker,
+    id: &str,
+    remaining: Duration,
+    cancel: &CancellationToken,
+    exit: &mut Exit,
+) -> Option<String> {
+    let mut wait = docker.wait_container(id, None);
+    let ended = tokio::select! {
+        r = wait.next() => Some(r),
+        _ = tokio::time::sleep(remaining) => { exit.timed_out = true; None }
+        _ = cancel.cancelled() => { exit.cancelled = true; None }
+    };
+    drop(wait);
+    let mut engine_lost = None;
+    match ended {
+        Some(Some(Err(bollard::errors::Error::DockerContainerWaitError { .. })))
+        | Some(Some(Ok(_))) => {}
+        Some(Some(Err(e))) => engine_lost = Some(e.to_string()),
+        Some(None) => engine_lost = Some("the wait stream ended".into()),
+        None => {
+            // Timeout or cancel: SIGTERM, then SIGKILL after the grace period.
+            let _ = docker
+                .stop_container(
+                    id,
+                    Some(StopContainerOptionsBuilder::default().t(GRACE_SECS).build()),
+                )
+                .await;
+            let _ = tokio::time::timeout(
+                Duration::from_secs(GRACE_SECS as u64 + 10),
+                docker.wait_container(id, None).next(),
+            )
+            .await;
+        }
+    }
+    engine_lost
+}
+
+/// Copy mode: bring the candidate's tree (and artifacts) back from its
+/// container `(id, name)`, saying what was copied in its log.
+async fn bring_back(
+    docker: &Docker,
+    spec: &LaunchSpec,
+    (id, name): (&str, &str),
+    log: &crate::exec::runner::LogTx,
+) -> Result<(), LaunchError> {
+    let artifacts = env_of(spec, crate::exec::env::ARTIFACTS_ENV).map(PathBuf::from);
+    let lines = copy::download(docker, id, &spec.workdir, artifacts.as_deref())
+        .await
+        .map_err(|e| {
+            err(format!(
+                "could not bring back the tree of candidate `{}` from container {name}: {e}",
+                spec.candidate
+            ))
+        })?;
+    for l in lines {
+        copy::say(log, l).await;
+    }
+    Ok(())
+}
+
 impl LaunchSpec {
     fn agent_name(&self) -> String {
         self.env
@@ -404,22 +459,10 @@ fn memory_limit(spec: &LaunchSpec) -> ByteSize {
         .unwrap_or(DEFAULT_MEMORY)
 }
 
-/// The container's create body: hardened by default (see the module doc).
-pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
-    let agent = spec
-        .agent
-        .clone()
-        .unwrap_or_else(|| crate::config::AgentConfig::new(crate::config::RuntimeKind::Command));
-    let host_instruction = spec
-        .env
-        .iter()
-        .find(|(k, _)| k == "RASCAL_INSTRUCTION_FILE")
-        .map(|(_, v)| v.clone());
-    let host_artifacts = spec
-        .env
-        .iter()
-        .find(|(k, _)| k == crate::exec::env::ARTIFACTS_ENV)
-        .map(|(_, v)| v.clone());
+/// The agent's environment inside the container: host-only variables
+/// dropped (unless the agent asks for them), host paths replaced by the
+/// container's, and a HOME.
+fn container_env(spec: &LaunchSpec, agent: &crate::config::AgentConfig) -> Vec<String> {
     let mut env: Vec<String> = Vec::new();
     for (k, v) in &spec.env {
         if HOST_ONLY_ENV.contains(&k.as_str()) && !agent.env.contains(k) {
@@ -436,6 +479,48 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
     if !env.iter().any(|e| e.starts_with("HOME=")) {
         env.push("HOME=/tmp".into());
     }
+    env
+}
+
+/// The container's labels: its run and candidate, the repository, this
+/// rascal's version, and the deadline and timeout a reattach goes on with.
+fn container_labels(spec: &LaunchSpec, deadline_ms: u64) -> HashMap<String, String> {
+    HashMap::from([
+        (LABEL_RUN.to_string(), spec.run.clone()),
+        (LABEL_CANDIDATE.to_string(), spec.candidate.clone()),
+        (
+            LABEL_REPO.to_string(),
+            spec.repo.to_string_lossy().into_owned(),
+        ),
+        (
+            LABEL_VERSION.to_string(),
+            env!("CARGO_PKG_VERSION").to_string(),
+        ),
+        (LABEL_DEADLINE.to_string(), deadline_ms.to_string()),
+        (
+            LABEL_TIMEOUT.to_string(),
+            spec.timeout.as_millis().to_string(),
+        ),
+    ])
+}
+
+/// The container's create body: hardened by default (see the module doc).
+pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
+    let agent = spec
+        .agent
+        .clone()
+        .unwrap_or_else(|| crate::config::AgentConfig::new(crate::config::RuntimeKind::Command));
+    let host_instruction = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == "RASCAL_INSTRUCTION_FILE")
+        .map(|(_, v)| v.clone());
+    let host_artifacts = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == crate::exec::env::ARTIFACTS_ENV)
+        .map(|(_, v)| v.clone());
+    let env = container_env(spec, &agent);
     // A runtime that names the instruction file by its host path gets the
     // container's.
     let argv: Vec<String> = spec
@@ -462,23 +547,7 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
         (Some(binds), None, WORKSPACE)
     };
     let memory = agent.memory.unwrap_or(DEFAULT_MEMORY).get() as i64;
-    let labels = HashMap::from([
-        (LABEL_RUN.to_string(), spec.run.clone()),
-        (LABEL_CANDIDATE.to_string(), spec.candidate.clone()),
-        (
-            LABEL_REPO.to_string(),
-            spec.repo.to_string_lossy().into_owned(),
-        ),
-        (
-            LABEL_VERSION.to_string(),
-            env!("CARGO_PKG_VERSION").to_string(),
-        ),
-        (LABEL_DEADLINE.to_string(), deadline_ms.to_string()),
-        (
-            LABEL_TIMEOUT.to_string(),
-            spec.timeout.as_millis().to_string(),
-        ),
-    ]);
+    let labels = container_labels(spec, deadline_ms);
     // SAFETY: getuid/getgid cannot fail.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     ContainerCreateBody {

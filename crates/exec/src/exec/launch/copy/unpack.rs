@@ -63,16 +63,23 @@ pub fn unpack(
     pointer: Option<&[u8]>,
     limits: Limits,
 ) -> Result<Unpacked, String> {
-    let mut out = Unpacked::default();
     let root = Beneath::open(staging)
         .map_err(|e| format!("opening the staging directory {}: {e}", staging.display()))?;
+    let mut unpacking = Unpacking {
+        root,
+        staging,
+        prefix,
+        pointer,
+        limits,
+        out: Unpacked::default(),
+    };
     let mut tar = tar::Archive::new(archive);
     let mut entries_seen = 0u64;
     let entries = tar
         .entries()
         .map_err(|e| format!("reading the container's archive: {e}"))?;
     for entry in entries {
-        let mut entry = entry.map_err(|e| format!("reading the container's archive: {e}"))?;
+        let entry = entry.map_err(|e| format!("reading the container's archive: {e}"))?;
         entries_seen += 1;
         if entries_seen > limits.entries {
             return Err(format!(
@@ -80,114 +87,71 @@ pub fn unpack(
                 limits.entries
             ));
         }
+        unpacking.entry(entry)?;
+    }
+    Ok(unpacking.out)
+}
+
+/// One archive being unpacked into its staging directory.
+struct Unpacking<'a> {
+    root: Beneath,
+    staging: &'a Path,
+    prefix: &'a str,
+    pointer: Option<&'a [u8]>,
+    limits: Limits,
+    out: Unpacked,
+}
+
+impl Unpacking<'_> {
+    /// Unpack one entry, or list it as refused. An error: the archive is
+    /// broken or over its cap, or the staging directory cannot be written.
+    fn entry<R: Read>(&mut self, mut entry: tar::Entry<'_, R>) -> Result<(), String> {
         let raw = entry.path_bytes().into_owned();
         let shown = String::from_utf8_lossy(&raw).into_owned();
-        let rel = match relative(&raw, prefix) {
+        let rel = match relative(&raw, self.prefix) {
             Ok(Some(rel)) => rel,
-            Ok(None) => continue,
+            Ok(None) => return Ok(()),
             Err(why) if why == UNDER_GIT => {
-                match pointer {
-                    Some(p) if is_pointer(&raw, prefix, p, &mut entry) => {
-                        out.pointer_intact = true
-                    }
-                    _ => out.refused.push((
-                        shown,
-                        "a .git entry the container made or changed (the host keeps its own .git: hooks and config there could run code here)".into(),
-                    )),
-                }
-                continue;
+                self.git_entry(&raw, shown, &mut entry);
+                return Ok(());
             }
             Err(why) => {
-                out.refused.push((shown, why.into()));
-                continue;
+                self.out.refused.push((shown, why.into()));
+                return Ok(());
             }
         };
         let kind = entry.header().entry_type();
         let size = entry.header().size().unwrap_or(u64::MAX);
         let is_file = kind.is_file() || kind == tar::EntryType::Continuous;
-        if is_file && out.bytes.saturating_add(size) > limits.bytes {
+        if is_file && self.out.bytes.saturating_add(size) > self.limits.bytes {
             return Err(format!(
                 "the container's tree is larger than {}; nothing of it was taken\n  hint: an agent that leaves that much behind is refused; check its log for what it did",
-                bytesize::ByteSize::b(limits.bytes).display().iec()
+                bytesize::ByteSize::b(self.limits.bytes).display().iec()
             ));
         }
-        let Some(dest) = prepare_parent(&root, &rel, &mut out.refused, &shown) else {
-            continue;
+        let Some(dest) = prepare_parent(&self.root, &rel, &mut self.out.refused, &shown) else {
+            return Ok(());
         };
-        let at = staging.join(&dest);
+        let at = self.staging.join(&dest);
         let mode = entry.header().mode().unwrap_or(0o644);
         match kind {
             tar::EntryType::Directory => {
-                if let Err(why) = make_dir(&root, &dest) {
-                    out.refused.push((shown, why));
+                if let Err(why) = make_dir(&self.root, &dest) {
+                    self.out.refused.push((shown, why));
                 }
             }
             k if k.is_file() || k == tar::EntryType::Continuous => {
-                clear(&root, &dest);
-                let written = write_file(&root, &dest, &mut entry, mode, size)
+                clear(&self.root, &dest);
+                let written = write_file(&self.root, &dest, &mut entry, mode, size)
                     .map_err(|e| format!("writing {}: {e}", at.display()))?;
-                out.bytes += written;
-                out.files += 1;
+                self.out.bytes += written;
+                self.out.files += 1;
             }
-            tar::EntryType::Symlink => {
-                let Some(target) = entry.link_name_bytes().map(|t| t.into_owned()) else {
-                    out.refused
-                        .push((shown, "a symlink without a target".into()));
-                    continue;
-                };
-                if target.is_empty() || target.contains(&0) {
-                    out.refused
-                        .push((shown, "a symlink with an empty target".into()));
-                    continue;
-                }
-                clear(&root, &dest);
-                root.symlink(std::ffi::OsStr::from_bytes(&target), &dest)
-                    .map_err(|e| format!("writing symlink {}: {e}", at.display()))?;
-                out.files += 1;
-            }
-            tar::EntryType::Link => {
-                // A hard link inside the tree becomes a copy of a regular
-                // file unpacked earlier; anything else is refused.
-                let target = entry
-                    .link_name_bytes()
-                    .map(|t| t.into_owned())
-                    .unwrap_or_default();
-                let from = match relative(&target, prefix) {
-                    Ok(Some(t)) => t,
-                    _ => {
-                        out.refused
-                            .push((shown, "a hard link to a path outside the tree".into()));
-                        continue;
-                    }
-                };
-                // Opened beneath the staging directory, no link followed.
-                let Ok(mut source) = root.open_file(&from) else {
-                    out.refused.push((
-                        shown,
-                        "a hard link to something that is not a regular file of the tree".into(),
-                    ));
-                    continue;
-                };
-                let len = source.metadata().map(|m| m.len()).unwrap_or(0);
-                if out.bytes.saturating_add(len) > limits.bytes {
-                    return Err(format!(
-                        "the container's tree is larger than {}; nothing of it was taken",
-                        bytesize::ByteSize::b(limits.bytes).display().iec()
-                    ));
-                }
-                clear(&root, &dest);
-                let exec = source
-                    .metadata()
-                    .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
-                    .unwrap_or(0o644);
-                write_file(&root, &dest, &mut source, exec, len)
-                    .map_err(|e| format!("copying {} to {}: {e}", from.display(), at.display()))?;
-                out.bytes += len;
-                out.files += 1;
-            }
+            tar::EntryType::Symlink => self.symlink(&entry, shown, &dest, &at)?,
+            tar::EntryType::Link => self.hard_link(&entry, shown, &dest, &at)?,
             // Long names and pax records are folded into the entries by
             // the tar reader; what reaches here is special.
-            other => out.refused.push((
+            other => self.out.refused.push((
                 shown,
                 format!(
                     "a {} (only files, directories and symlinks come back)",
@@ -195,8 +159,97 @@ pub fn unpack(
                 ),
             )),
         }
+        Ok(())
     }
-    Ok(out)
+
+    /// A `.git` entry: rascal's own pointer is only noted; anything else
+    /// is refused.
+    fn git_entry<R: Read>(&mut self, raw: &[u8], shown: String, entry: &mut tar::Entry<'_, R>) {
+        match self.pointer {
+            Some(p) if is_pointer(raw, self.prefix, p, entry) => self.out.pointer_intact = true,
+            _ => self.out.refused.push((
+                shown,
+                "a .git entry the container made or changed (the host keeps its own .git: hooks and config there could run code here)".into(),
+            )),
+        }
+    }
+
+    /// A symlink, written as it is (one without a target is refused).
+    fn symlink<R: Read>(
+        &mut self,
+        entry: &tar::Entry<'_, R>,
+        shown: String,
+        dest: &Path,
+        at: &Path,
+    ) -> Result<(), String> {
+        let Some(target) = entry.link_name_bytes().map(|t| t.into_owned()) else {
+            self.out
+                .refused
+                .push((shown, "a symlink without a target".into()));
+            return Ok(());
+        };
+        if target.is_empty() || target.contains(&0) {
+            self.out
+                .refused
+                .push((shown, "a symlink with an empty target".into()));
+            return Ok(());
+        }
+        clear(&self.root, dest);
+        self.root
+            .symlink(std::ffi::OsStr::from_bytes(&target), dest)
+            .map_err(|e| format!("writing symlink {}: {e}", at.display()))?;
+        self.out.files += 1;
+        Ok(())
+    }
+
+    /// A hard link inside the tree becomes a copy of a regular file
+    /// unpacked earlier; anything else is refused.
+    fn hard_link<R: Read>(
+        &mut self,
+        entry: &tar::Entry<'_, R>,
+        shown: String,
+        dest: &Path,
+        at: &Path,
+    ) -> Result<(), String> {
+        let target = entry
+            .link_name_bytes()
+            .map(|t| t.into_owned())
+            .unwrap_or_default();
+        let from = match relative(&target, self.prefix) {
+            Ok(Some(t)) => t,
+            _ => {
+                self.out
+                    .refused
+                    .push((shown, "a hard link to a path outside the tree".into()));
+                return Ok(());
+            }
+        };
+        // Opened beneath the staging directory, no link followed.
+        let Ok(mut source) = self.root.open_file(&from) else {
+            self.out.refused.push((
+                shown,
+                "a hard link to something that is not a regular file of the tree".into(),
+            ));
+            return Ok(());
+        };
+        let len = source.metadata().map(|m| m.len()).unwrap_or(0);
+        if self.out.bytes.saturating_add(len) > self.limits.bytes {
+            return Err(format!(
+                "the container's tree is larger than {}; nothing of it was taken",
+                bytesize::ByteSize::b(self.limits.bytes).display().iec()
+            ));
+        }
+        clear(&self.root, dest);
+        let exec = source
+            .metadata()
+            .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
+            .unwrap_or(0o644);
+        write_file(&self.root, dest, &mut source, exec, len)
+            .map_err(|e| format!("copying {} to {}: {e}", from.display(), at.display()))?;
+        self.out.bytes += len;
+        self.out.files += 1;
+        Ok(())
+    }
 }
 
 /// The path of an entry relative to `prefix/`: None for the prefix itself

@@ -175,52 +175,11 @@ impl Launcher for KubernetesLauncher {
         };
         let (job, deadline, timeout, skip) = match spec.resume {
             None => {
-                let deadline = now_ms() + spec.timeout.as_millis() as u64;
-                if spec.image.is_none() {
-                    return Err(err(format!(
-                        "agent `{}` has no `image:`, which the kubernetes launcher needs\n  hint: add `image: NAME` (an image your cluster can pull, with `sh` and `tar`) to the agent in .rascal/config.yaml",
-                        spec.candidate
-                    )));
-                }
-                let objects = Objects {
-                    policy: spec::network_policy(&spec, &self.config),
-                    secret: spec::secret(&spec, &self.config),
-                    job: spec::job(&spec, &self.config, deadline),
-                };
-                let job = create(&c, &self.config, objects).await?;
-                note(
-                    &logs,
-                    format!(
-                        "Job {} in namespace {} on {} (egress: {})",
-                        c.name,
-                        ns,
-                        cluster.context,
-                        egress_summary(&spec, &self.config)
-                    ),
-                )
-                .await;
+                let (job, deadline) = self.start_job(&c, &logs).await?;
                 (job, deadline, spec.timeout, None)
             }
             Some(resume) => {
-                let job = c
-                    .jobs
-                    .get_opt(&c.name)
-                    .await
-                    .map_err(|e| err(format!("looking for Job {} in {ns}: {e}", c.name)))?;
-                let job = job.ok_or_else(|| {
-                    err(format!(
-                        "the Job of candidate `{}` (run {}) is gone from namespace {ns} on {}; its result was not recorded\n  hint: it was deleted (or its ttlSecondsAfterFinished passed) while rascal was not running; run the task again",
-                        spec.candidate, spec.run, cluster.context
-                    ))
-                })?;
-                let ann = |k: &str| -> Option<u64> {
-                    job.metadata.annotations.as_ref()?.get(k)?.parse().ok()
-                };
-                let deadline = ann(spec::ANNOTATION_DEADLINE)
-                    .unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
-                let timeout = ann(spec::ANNOTATION_TIMEOUT)
-                    .map(Duration::from_millis)
-                    .unwrap_or(spec.timeout);
+                let (job, deadline, timeout) = reattach_job(&c, ns).await?;
                 (job, deadline, timeout, Some(resume.stdout_lines))
             }
         };
@@ -278,6 +237,64 @@ impl Launcher for KubernetesLauncher {
             let _ = delete(&jobs, &spec::job_name(run, candidate)).await;
         }
     }
+}
+
+impl KubernetesLauncher {
+    /// Create the candidate's Job (with its policy and Secret), noting
+    /// where it runs in its log. The Job and its deadline (ms since the
+    /// epoch).
+    async fn start_job(&self, c: &Candidate<'_>, logs: &LogTx) -> Result<(Job, u64), LaunchError> {
+        let spec = c.spec;
+        let deadline = now_ms() + spec.timeout.as_millis() as u64;
+        if spec.image.is_none() {
+            return Err(err(format!(
+                "agent `{}` has no `image:`, which the kubernetes launcher needs\n  hint: add `image: NAME` (an image your cluster can pull, with `sh` and `tar`) to the agent in .rascal/config.yaml",
+                spec.candidate
+            )));
+        }
+        let objects = Objects {
+            policy: spec::network_policy(spec, &self.config),
+            secret: spec::secret(spec, &self.config),
+            job: spec::job(spec, &self.config, deadline),
+        };
+        let job = create(c, &self.config, objects).await?;
+        note(
+            logs,
+            format!(
+                "Job {} in namespace {} on {} (egress: {})",
+                c.name,
+                self.config.namespace,
+                c.cluster.context,
+                egress_summary(spec, &self.config)
+            ),
+        )
+        .await;
+        Ok((job, deadline))
+    }
+}
+
+/// A reattach: the candidate's Job as namespace `ns` still has it, with
+/// the original deadline and timeout (from its annotations).
+async fn reattach_job(c: &Candidate<'_>, ns: &str) -> Result<(Job, u64, Duration), LaunchError> {
+    let spec = c.spec;
+    let job = c
+        .jobs
+        .get_opt(&c.name)
+        .await
+        .map_err(|e| err(format!("looking for Job {} in {ns}: {e}", c.name)))?;
+    let job = job.ok_or_else(|| {
+        err(format!(
+            "the Job of candidate `{}` (run {}) is gone from namespace {ns} on {}; its result was not recorded\n  hint: it was deleted (or its ttlSecondsAfterFinished passed) while rascal was not running; run the task again",
+            spec.candidate, spec.run, c.cluster.context
+        ))
+    })?;
+    let ann = |k: &str| -> Option<u64> { job.metadata.annotations.as_ref()?.get(k)?.parse().ok() };
+    let deadline = ann(spec::ANNOTATION_DEADLINE)
+        .unwrap_or_else(|| now_ms() + spec.timeout.as_millis() as u64);
+    let timeout = ann(spec::ANNOTATION_TIMEOUT)
+        .map(Duration::from_millis)
+        .unwrap_or(spec.timeout);
+    Ok((job, deadline, timeout))
 }
 
 fn egress_summary(spec: &LaunchSpec, k: &KubernetesConfig) -> String {

@@ -407,7 +407,42 @@ pub fn job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64) -> Job {
         resources: Some(helper_limits()),
         ..Default::default()
     };
-    let pod = PodSpec {
+    let pod = pod_spec(k, receive, main, collect);
+    Job {
+        metadata: meta(&name, &k.namespace, spec, deadline_ms),
+        spec: Some(JobSpec {
+            backoff_limit: Some(0),
+            completions: Some(1),
+            parallelism: Some(1),
+            active_deadline_seconds: Some(timeout_secs + TRANSFER_GRACE_SECS),
+            ttl_seconds_after_finished: Some(
+                k.ttl_seconds_after_finished.unwrap_or(DEFAULT_TTL_SECS),
+            ),
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: Some(labels(spec)),
+                    annotations: Some(annotations(spec, deadline_ms)),
+                    ..Default::default()
+                }),
+                spec: Some(pod),
+            },
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+/// The Job's pod: the receiving init container, the agent and the
+/// collector; no API credentials, service links or host namespaces, the
+/// cluster's scheduling settings, and its scratch volumes.
+fn pod_spec(
+    k: &KubernetesConfig,
+    receive: Container,
+    main: Container,
+    collect: Container,
+) -> PodSpec {
+    let uid = k.run_as_user;
+    PodSpec {
         init_containers: Some(vec![receive]),
         containers: vec![main, collect],
         restart_policy: Some("Never".into()),
@@ -455,28 +490,6 @@ pub fn job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64) -> Job {
             empty_dir("handoff", true, Some("1Mi")),
             empty_dir("done", true, Some("1Mi")),
         ]),
-        ..Default::default()
-    };
-    Job {
-        metadata: meta(&name, &k.namespace, spec, deadline_ms),
-        spec: Some(JobSpec {
-            backoff_limit: Some(0),
-            completions: Some(1),
-            parallelism: Some(1),
-            active_deadline_seconds: Some(timeout_secs + TRANSFER_GRACE_SECS),
-            ttl_seconds_after_finished: Some(
-                k.ttl_seconds_after_finished.unwrap_or(DEFAULT_TTL_SECS),
-            ),
-            template: PodTemplateSpec {
-                metadata: Some(ObjectMeta {
-                    labels: Some(labels(spec)),
-                    annotations: Some(annotations(spec, deadline_ms)),
-                    ..Default::default()
-                }),
-                spec: Some(pod),
-            },
-            ..Default::default()
-        }),
         ..Default::default()
     }
 }
