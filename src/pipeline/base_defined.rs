@@ -12,27 +12,10 @@
 //! Paths the task allows to change (`allow_test_changes` globs) keep the
 //! candidate's version.
 
-use crate::config::Config;
 use crate::exec::place::Place;
 use crate::git::overlay::{overlay, Lay};
 use crate::layers::test_integrity;
 use crate::model::changeset::ChangeSet;
-
-/// The commands that run the tests (test guardrails and the `test`
-/// criteria's command template): the scripts and Makefiles they name decide
-/// how the tests run, and test integrity reports a change to them.
-pub fn check_commands(config: &Config, package_json: Option<&str>) -> Vec<String> {
-    let mut out = crate::pipeline::test_run::test_commands(config, package_json);
-    if let Some(t) = config
-        .verification
-        .as_ref()
-        .and_then(|v| v.criteria.as_ref())
-        .and_then(|c| c.test_command.clone())
-    {
-        out.push(t);
-    }
-    out
-}
 
 /// Path globs of `allow_test_changes` (test names in it match no path).
 fn allowed(allow: &[String]) -> globset::GlobSet {

@@ -404,7 +404,7 @@ impl CandidateJob {
                 let place = crate::pipeline::base_defined::checks_from_base(
                     &self.place(copy, attempt),
                     &changes,
-                    &crate::pipeline::base_defined::check_commands(&self.config, None),
+                    &crate::pipeline::test_run::check_commands(&self.config, None),
                     &self.task.allow_test_changes,
                 );
                 let (rs, outcome) = self

@@ -59,6 +59,22 @@ pub fn test_commands(config: &Config, package_json: Option<&str>) -> Vec<String>
         .collect()
 }
 
+/// The commands that run the tests (test guardrails and the `test`
+/// criteria's command template): the scripts and Makefiles they name decide
+/// how the tests run, and test integrity reports a change to them.
+pub fn check_commands(config: &Config, package_json: Option<&str>) -> Vec<String> {
+    let mut out = test_commands(config, package_json);
+    if let Some(t) = config
+        .verification
+        .as_ref()
+        .and_then(|v| v.criteria.as_ref())
+        .and_then(|c| c.test_command.clone())
+    {
+        out.push(t);
+    }
+    out
+}
+
 /// The `test-integrity` check that runs for `config`: the one configured
 /// (`builtin: test-integrity`), else an implicit required one when a test
 /// guardrail exists, else none.
