@@ -294,7 +294,7 @@ fn attach_after_rascal_is_killed_resumes_logs_without_loss_and_records_the_resul
     ));
     let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "slow", "--headless"]);
     // Kill rascal once some lines have landed in the journal.
-    let deadline = Instant::now() + Duration::from_secs(60);
+    let deadline = Instant::now() + Duration::from_secs(240);
     let run = loop {
         let list = stdout(&t.rascal(&["list"]));
         if let Some(id) = list

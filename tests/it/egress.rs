@@ -1323,7 +1323,7 @@ echo done > result.txt
     );
     let t = TestRepo::new(&[(".rascal/config.yaml", &config), ("README.md", "hello\n")]);
     let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "boxed", "--headless"]);
-    let deadline = std::time::Instant::now() + Duration::from_secs(90);
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
     let run = loop {
         let list = stdout(&t.rascal(&["list"]));
         if let Some(id) = list
