@@ -67,6 +67,9 @@ fn a_silent_tunnel_to_an_allowed_host_is_refused_and_counted() {
             .await
             .unwrap();
         let mut s = tokio::net::TcpStream::connect(proxy.addr).await.unwrap();
+        // Timed from before the CONNECT: the proxy's deadline starts after
+        // it reads it, so a slow reader of the 200 cannot eat into it.
+        let started = Instant::now();
         s.write_all(format!("CONNECT front.test:{port} HTTP/1.1\r\n\r\n").as_bytes())
             .await
             .unwrap();
@@ -75,7 +78,6 @@ fn a_silent_tunnel_to_an_allowed_host_is_refused_and_counted() {
         assert!(head.starts_with(b"HTTP/1.1 200"));
         // Silent past the deadline, then the bytes of another host's
         // hello: the tunnel is closed by then, and nothing is carried.
-        let started = Instant::now();
         let mut rest = Vec::new();
         let closed = tokio::time::timeout(Duration::from_secs(10), s.read_to_end(&mut rest)).await;
         assert!(
