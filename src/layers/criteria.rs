@@ -13,10 +13,12 @@ use crate::config::spec::{
 };
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::place::Place;
-use crate::exec::runner::{CommandSpec, TAIL_LINES};
+use crate::exec::runner::TAIL_LINES;
 use crate::layers::deps;
 use crate::layers::diagnostics::{self, Captured};
+use crate::layers::ledger::{self, Judged, Listing, Recognised};
 use crate::layers::review;
+use crate::layers::test_results::{self, run_whole, Whole};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use std::path::{Component, Path, PathBuf};
@@ -392,7 +394,76 @@ pub fn tests_ran_in(line: &str) -> u64 {
     0
 }
 
-/// `test` and `command` criteria: run in the worktree.
+/// The command a `test`, `holdout` or `command` criterion runs, and whether
+/// it is a test run (the template with the shell-quoted filter).
+fn criterion_command(c: &Criterion, template: Option<&str>) -> Result<(String, bool), String> {
+    if !matches!(c.kind, CriterionKind::Test | CriterionKind::Holdout) {
+        return Ok((c.check.clone(), false));
+    }
+    let Some(t) = template else {
+        return Err(format!(
+            "no test command: the repository has no Cargo.toml, go.mod, pyproject.toml or package.json; set `criteria: {{test_command: \"… {{check}}\"}}` in {VERIFICATION_FILE}"
+        ));
+    };
+    let q = shell_quote(&c.check).map_err(|e| format!("the test filter {e}"))?;
+    let cmd = if t.contains("{check}") {
+        t.replace("{check}", &q)
+    } else {
+        format!("{t} {q}")
+    };
+    Ok((cmd, true))
+}
+
+/// The tests a test filter selects, as the runner itself lists them
+/// (None when rascal cannot read the runner): printed "running 1 test"
+/// lines prove nothing. `Err` is the criterion's report when it ends here.
+async fn selected_tests(
+    c: &Criterion,
+    r: Report,
+    command: &str,
+    place: &Place,
+    timeout: Duration,
+    cancel: &CancellationToken,
+) -> Result<(Report, Option<(Recognised, Listing)>), Report> {
+    let holdout = c.kind == CriterionKind::Holdout;
+    match listed_tests(command, place, timeout, cancel).await {
+        // Held-out tests say pass or fail, nothing else.
+        Err(_) if holdout => Err(held_out(r, false)),
+        Err(e) => Err(r.errored(e).finish()),
+        Ok(Some((_, l))) if l.tests.is_empty() && holdout => Err(held_out(r, false)),
+        Ok(Some((rec, l))) if l.tests.is_empty() => Err(r
+            .errored(format!(
+                "the filter `{}` selects no test the runner lists (`{}`): 0 tests would run",
+                c.check,
+                ledger::listing_command(&rec, command)
+            ))
+            .finish()),
+        Ok(found) => Ok((r, found)),
+    }
+}
+
+/// What the runner's results say of the selected tests when they do not
+/// all pass (None when they do).
+fn results_deny(j: &Judged) -> Option<String> {
+    if j.failed.is_empty() && j.not_run.is_empty() && j.passed > 0 {
+        return None;
+    }
+    let mut s = format!(
+        "the runner's results: {} of {} selected passed",
+        j.passed,
+        crate::text::plural(j.listed as u64, "test")
+    );
+    if !j.failed.is_empty() {
+        s.push_str(&format!(", failed: {}", j.failed.join(", ")));
+    }
+    if !j.not_run.is_empty() {
+        s.push_str(&format!(", no result: {}", j.not_run.join(", ")));
+    }
+    Some(s)
+}
+
+/// `test` and `command` criteria: run in the worktree. A test filter's
+/// tests are judged by the runner's results, never by its exit code alone.
 pub async fn run_command_criterion(
     c: &Criterion,
     template: Option<&str>,
@@ -401,154 +472,72 @@ pub async fn run_command_criterion(
     cancel: &CancellationToken,
 ) -> Report {
     let started = Instant::now();
-    let mut r = criterion_report(c);
-    let (command, is_test) = match c.kind {
-        CriterionKind::Test | CriterionKind::Holdout => {
-            let Some(t) = template else {
-                return r
-                    .errored(format!(
-                        "no test command: the repository has no Cargo.toml, go.mod, pyproject.toml or package.json; set `criteria: {{test_command: \"… {{check}}\"}}` in {VERIFICATION_FILE}"
-                    ))
-                    .finish();
-            };
-            let q = match shell_quote(&c.check) {
-                Ok(q) => q,
-                Err(e) => return r.errored(format!("the test filter {e}")).finish(),
-            };
-            let cmd = if t.contains("{check}") {
-                t.replace("{check}", &q)
-            } else {
-                format!("{t} {q}")
-            };
-            (cmd, true)
-        }
-        _ => (c.check.clone(), false),
+    let r = criterion_report(c);
+    let (command, is_test) = match criterion_command(c, template) {
+        Ok(x) => x,
+        Err(e) => return r.errored(e).finish(),
     };
-    r = r.input("command", &command);
-    // A test filter must select a test the runner itself lists: printed
-    // "running 1 test" lines prove nothing. What it selects is then judged
-    // by the runner's results, never by its exit code alone.
-    let mut selected = None;
-    if is_test {
-        match listed_tests(&command, place, timeout, cancel).await {
-            // Held-out tests say pass or fail, nothing else.
-            Err(_) if c.kind == CriterionKind::Holdout => return held_out(r, false),
-            Err(e) => return r.errored(e).finish(),
-            Ok(Some((_, l))) if l.tests.is_empty() && c.kind == CriterionKind::Holdout => {
-                return held_out(r, false);
-            }
-            Ok(Some((rec, l))) if l.tests.is_empty() => {
-                let what = format!("the filter `{}`", c.check);
-                return r
-                    .errored(format!(
-                        "{what} selects no test the runner lists (`{}`): 0 tests would run",
-                        crate::layers::ledger::listing_command(&rec, &command)
-                    ))
-                    .finish();
-            }
-            Ok(found) => selected = found,
+    let r = r.input("command", &command);
+    let (mut r, selected) = if is_test {
+        match selected_tests(c, r, &command, place, timeout, cancel).await {
+            Ok(x) => x,
+            Err(done) => return done,
         }
-    }
-    const RESULTS_FILE: &str = ".rascal-results/criterion";
+    } else {
+        (r, None)
+    };
     let (to_run, read) = match &selected {
-        Some((rec, _)) => {
-            let (cmd, read) = crate::layers::ledger::results_command(rec, &command, RESULTS_FILE);
-            let read: Vec<String> = read
-                .iter()
-                .map(|f| match &rec.dir {
-                    Some(d) => format!("{}/{f}", d.trim_end_matches('/')),
-                    None => f.clone(),
-                })
-                .collect();
-            // A results file the change holds is never read: it goes first.
-            match read.first().map(|f| shell_quote(f)) {
-                Some(Ok(q)) => (format!("rm -rf -- {q}; {cmd}"), read),
-                Some(Err(e)) => return r.errored(format!("the results file {e}")).finish(),
-                None => (cmd, read),
-            }
-        }
-        None => (command.clone(), Vec::new()),
+        Some((rec, _)) => ledger::results_run(rec, &command, ".rascal-results/criterion"),
+        None => (command.clone(), None),
     };
-    let spec = CommandSpec::shell(&to_run, place.files().to_path_buf(), timeout);
-    let (tx, mut rx) = crate::exec::runner::log_channel();
-    let counter = tokio::spawn(async move {
-        let mut n = 0u64;
-        let mut seen = Captured::default();
-        let mut all = String::new();
-        while let Some(batch) = rx.recv().await {
-            for l in batch {
-                n += tests_ran_in(&l.text);
-                seen.push(&l.text);
-                if all.len() < 32 << 20 {
-                    all.push_str(&l.text);
-                    all.push('\n');
-                }
-            }
-        }
-        (n, seen, all)
-    });
-    let result = place
-        .run_reading(spec, &[], false, Some(tx), cancel, &read)
-        .await;
-    let (ran, seen, all) = counter.await.unwrap_or_default();
+    let read: Vec<String> = read.into_iter().collect();
+    let result = run_whole(place, &to_run, timeout, (&[], false), &read, cancel).await;
     r.duration_ms = started.elapsed().as_millis() as u64;
     // The selected tests as the runner's results report them.
     let judged = match (&selected, &result) {
-        (Some((rec, listing)), Ok((_, files))) => {
-            let file = files
-                .first()
-                .and_then(|f| f.as_ref())
-                .map(|b| String::from_utf8_lossy(b).into_owned());
-            let res = crate::layers::ledger::parse_results(
-                rec.runner,
-                &all,
-                file.as_deref(),
-                Some(listing),
-            );
-            Some(crate::layers::ledger::judge(rec.runner, listing, &res))
+        (Some((rec, listing)), Ok(run)) => {
+            let res = test_results::results(rec.runner, run, listing, rec.dir.as_deref());
+            Some(ledger::judge(rec.runner, listing, &res))
         }
         _ => None,
     };
-    let result = result.map(|(o, _)| o);
-    let (ran, results_say) = match &judged {
-        Some(j) => (
-            (j.passed + j.failed.len()) as u64,
-            if j.failed.is_empty() && j.not_run.is_empty() && j.passed > 0 {
-                None
-            } else {
-                Some(format!(
-                    "the runner's results: {} of {} selected passed{}{}",
-                    j.passed,
-                    crate::text::plural(j.listed as u64, "test"),
-                    if j.failed.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", failed: {}", j.failed.join(", "))
-                    },
-                    if j.not_run.is_empty() {
-                        String::new()
-                    } else {
-                        format!(", no result: {}", j.not_run.join(", "))
-                    }
-                ))
-            },
-        ),
-        None => (ran, None),
+    let results_say = judged.as_ref().and_then(results_deny);
+    let ran = match (&judged, &result) {
+        (Some(j), _) => (j.passed + j.failed.len()) as u64,
+        (None, Ok(run)) => run.text.lines().map(tests_ran_in).sum(),
+        (None, Err(_)) => 0,
     };
     // Held-out tests say pass or fail, nothing else: their output, their
     // count, their exit code (all of which the candidate's code can shape)
     // would reach the agent as feedback.
     if c.kind == CriterionKind::Holdout {
-        let passed = matches!(&result, Ok(o) if o.exit.code == Some(0))
+        let passed = matches!(&result, Ok(run) if run.outcome.exit.code == Some(0))
             && ran > 0
             && judged.is_some()
             && results_say.is_none();
         return held_out(r, passed);
     }
-    let outcome = match result {
-        Ok(o) => o,
-        Err(e) => return r.errored(e.to_string()).finish(),
+    let run = match result {
+        Ok(run) => run,
+        Err(e) => return r.errored(e).finish(),
     };
+    let ran = is_test.then_some(ran);
+    command_verdict(c, r, &command, place, &run, (timeout, ran, results_say))
+}
+
+/// A `test` or `command` criterion's verdict from its run: a clean exit 0
+/// (whose results, for a test run, say every selected test passed) passes;
+/// anything else fails with the errors in its output.
+fn command_verdict(
+    c: &Criterion,
+    mut r: Report,
+    command: &str,
+    place: &Place,
+    run: &Whole,
+    (timeout, ran, results_say): (Duration, Option<u64>, Option<String>),
+) -> Report {
+    let outcome = &run.outcome;
+    let seen = Captured::from_text(&run.text);
     r.exit_code = outcome.exit.code;
     let tail = if outcome.exit.success() {
         seen.last(&outcome.tail, TAIL_LINES)
@@ -561,23 +550,19 @@ pub async fn run_command_criterion(
     }
     let code = outcome.exit.code.unwrap_or(-1);
     let rule = format!("criteria/{}", c.kind.name());
-    if code != 0 {
-        let mut r = fail(
-            r,
-            &rule,
-            format!(
-                "`{command}` exited with code {code}{}",
-                if is_test {
-                    format!(" ({} ran)", crate::text::plural(ran, "test"))
-                } else {
-                    String::new()
-                }
-            ),
-        );
+    let failed = |r: Report, why: String| {
+        let mut r = fail(r, &rule, why);
         r.output = format!("{}\n{tail}", r.output);
+        r
+    };
+    if code != 0 {
+        let ran = ran
+            .map(|n| format!(" ({} ran)", crate::text::plural(n, "test")))
+            .unwrap_or_default();
+        let mut r = failed(r, format!("`{command}` exited with code {code}{ran}"));
         // The errors in its output, each with its place: the first one
         // joins the evidence.
-        let found = diagnostics::place::issues(&rule, &command, place, &seen);
+        let found = diagnostics::place::issues(&rule, command, place, &seen);
         if let Some(first) = found.first() {
             let evidence = std::mem::replace(&mut r.issues[0], first.clone());
             r.issues[0].message = format!("{} — {}", evidence.message, first.message);
@@ -586,31 +571,26 @@ pub async fn run_command_criterion(
         return r.finish();
     }
     if let Some(why) = results_say {
-        let mut r = fail(r, &rule, format!("`{command}` exited 0, but {why}"));
-        r.output = format!("{}\n{tail}", r.output);
-        return r.finish();
+        return failed(r, format!("`{command}` exited 0, but {why}")).finish();
     }
-    if is_test && ran == 0 {
-        let mut r = fail(
+    match ran {
+        Some(0) => failed(
             r,
-            &rule,
             format!(
                 "`{command}` exited 0 but 0 tests ran: the filter `{}` matched no test",
                 c.check
             ),
-        );
-        r.output = format!("{}\n{tail}", r.output);
-        return r.finish();
-    }
-    let evidence = if is_test {
-        format!(
-            "`{command}` exit 0 · {} ran",
-            crate::text::plural(ran, "test")
         )
-    } else {
-        format!("`{command}` exit 0")
-    };
-    pass(r, evidence)
+        .finish(),
+        Some(n) => pass(
+            r,
+            format!(
+                "`{command}` exit 0 · {} ran",
+                crate::text::plural(n, "test")
+            ),
+        ),
+        None => pass(r, format!("`{command}` exit 0")),
+    }
 }
 
 /// Whether `r` is the report of a held-out criterion (`type: holdout`):
@@ -634,51 +614,31 @@ fn held_out(r: Report, passed: bool) -> Report {
     }
 }
 
-/// How many tests the runner of `command` lists for it (its own listing
-/// mode, same filter), when it is a runner rascal knows and the listing
-/// was read in full; None otherwise (the run's own count decides then).
+/// The tests the runner of `command` lists for it (its own listing mode,
+/// same filter), when it is a runner rascal knows; None when it is not (the
+/// run's own count decides then). A listing that fails or cannot be read
+/// in full is an error: which tests the filter selects is not known.
 async fn listed_tests(
     command: &str,
     place: &Place,
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Result<
-    Option<(
-        crate::layers::ledger::Recognised,
-        crate::layers::ledger::Listing,
-    )>,
-    String,
-> {
-    use crate::layers::ledger;
+) -> Result<Option<(Recognised, Listing)>, String> {
     let Some(rec) = ledger::recognise(command, None) else {
         return Ok(None);
     };
     let listing = ledger::listing_command(&rec, command);
-    let spec = CommandSpec::shell(&listing, place.files().to_path_buf(), timeout);
-    let (tx, mut rx) = crate::exec::runner::log_channel();
-    let gather = tokio::spawn(async move {
-        let mut all = String::new();
-        while let Some(batch) = rx.recv().await {
-            for l in batch {
-                if all.len() < 16 << 20 {
-                    all.push_str(&l.text);
-                    all.push('\n');
-                }
-            }
-        }
-        all
-    });
-    let out = place.run(spec, &[], false, Some(tx), cancel).await?;
-    let text = gather.await.unwrap_or_default();
-    if !out.exit.success() {
+    let w = run_whole(place, &listing, timeout, (&[], false), &[], cancel).await?;
+    if !w.outcome.exit.success() {
         return Err(format!(
             "listing the tests (`{listing}`) {}: which tests the filter selects is not known",
-            out.exit
-                .problem(timeout)
-                .unwrap_or_else(|| format!("exited with code {}", out.exit.code.unwrap_or(-1)))
+            w.outcome.exit.problem(timeout).unwrap_or_else(|| format!(
+                "exited with code {}",
+                w.outcome.exit.code.unwrap_or(-1)
+            ))
         ));
     }
-    let l = ledger::parse_listing(rec.runner, &text);
+    let l = test_results::listing(rec.runner, &w.text, rec.dir.as_deref());
     if !l.complete {
         return Err(format!(
             "the listing of `{listing}` could not be read in full: which tests the filter selects is not known"

@@ -10,3 +10,4 @@ pub mod diagnostics;
 pub mod guardrails;
 pub mod permissions;
 pub mod review;
+pub mod test_results;

@@ -50,9 +50,6 @@ fn laid(place: &Place, changes: &ChangeSet, edits: &[(String, Lay)]) -> Result<P
     let (Some(ws), Some(tree)) = (place.workspace(), place.run_tree()) else {
         return Ok(place.clone());
     };
-    if edits.is_empty() {
-        return Ok(place.clone());
-    }
     let tree = git2::Oid::from_str(tree).map_err(|_| "the change has no tree".to_string())?;
     let base = git2::Oid::from_str(&changes.base).map_err(|_| "no base commit".to_string())?;
     let id = overlay(place.origin(), ws, tree, base, edits).map_err(|e| e.to_string())?;
@@ -83,45 +80,62 @@ pub fn checks_from_base(
 }
 
 /// `place` with the base's tests laid over its run tree, and how many
-/// files were laid; `(place, 0)` when the change touches no test (its own
+/// files were laid. `listed_in`: files the base's own listing names its
+/// tests in (whatever they are called), laid from the base too; `(place, 0)` when the change touches no test (its own
 /// copies already run the base's tests).
 pub fn with_base_tests(
     place: &Place,
     changes: &ChangeSet,
     allow: &[String],
+    listed_in: &[String],
 ) -> Result<(Place, usize), String> {
     let allowed = allowed(allow);
     let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
-    let base = git2::Oid::from_str(&changes.base).map_err(|_| "no base commit".to_string())?;
-    let read_base = |p: &str| {
-        crate::git::workspace::read_at(&repo, base, p)
-            .ok()
-            .flatten()
-            .and_then(|b| String::from_utf8(b).ok())
+    let base = git2::Oid::from_str(&changes.base)
+        .and_then(|b| repo.find_commit(b))
+        .and_then(|c| c.tree())
+        .map_err(|e| format!("reading the base commit: {e}"))?;
+    let read_base = |p: &str| -> Option<String> {
+        let blob = base
+            .get_path(std::path::Path::new(p))
+            .ok()?
+            .to_object(&repo)
+            .ok()?;
+        String::from_utf8(blob.as_blob()?.content().to_vec()).ok()
     };
     let files = place.files_reader();
-    let mut edits: Vec<(String, Lay)> = Vec::new();
-    for p in changed_paths(changes) {
-        if allowed.is_match(&p) {
-            continue;
-        }
-        if test_integrity::is_test_path(&p) {
-            edits.push((p, Lay::FromBase));
-            continue;
-        }
-        if !p.ends_with(".rs") {
-            continue;
-        }
-        let Some(now) = files.read(&p).and_then(|b| String::from_utf8(b).ok()) else {
-            continue;
-        };
-        let base_text = read_base(&p).unwrap_or_default();
-        if let Some(swapped) = test_integrity::with_base_test_modules(&base_text, &now) {
-            if swapped != now {
-                edits.push((p, Lay::Bytes(swapped.into_bytes())));
-            }
-        }
-    }
+    let edits: Vec<(String, Lay)> = changed_paths(changes)
+        .into_iter()
+        .filter(|p| !allowed.is_match(p))
+        .filter_map(|p| {
+            let lay = if listed_in.contains(&p) {
+                Lay::FromBase
+            } else {
+                base_test_lay(&p, &read_base, &files)?
+            };
+            Some((p, lay))
+        })
+        .collect();
     let n = edits.len();
     laid(place, changes, &edits).map(|p| (p, n))
+}
+
+/// What a base-tests copy puts at the changed path `p`: the base's file
+/// for test files, test data and the files of Rust test modules; the
+/// candidate's Rust source with the base's test modules; else nothing.
+fn base_test_lay(
+    p: &str,
+    read_base: &dyn Fn(&str) -> Option<String>,
+    files: &crate::exec::place::FilesReader,
+) -> Option<Lay> {
+    if test_integrity::is_test_path(p) || test_integrity::in_rust_test_module(p, read_base) {
+        return Some(Lay::FromBase);
+    }
+    if !p.ends_with(".rs") {
+        return None;
+    }
+    let now = String::from_utf8(files.read(p)?).ok()?;
+    let base_text = read_base(p).unwrap_or_default();
+    let swapped = test_integrity::with_base_test_modules(&base_text, &now)?;
+    (swapped != now).then(|| Lay::Bytes(swapped.into_bytes()))
 }

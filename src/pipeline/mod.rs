@@ -21,6 +21,7 @@ pub mod retry;
 pub mod run_id;
 pub mod sequence;
 pub mod session;
+pub mod test_evidence;
 pub mod test_run;
 
 pub use decisions::{record_decision, record_finalized};

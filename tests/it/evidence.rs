@@ -133,3 +133,121 @@ fn a_rewritten_test_script_named_tests_runs_as_the_base_wrote_it() {
         "{found:?}"
     );
 }
+
+#[test]
+fn a_weakened_test_helper_module_is_laid_from_the_base() {
+    if !bwrap() {
+        return;
+    }
+    // The base's tests call a helper in an out-of-line `#[cfg(test)]`
+    // module; the candidate leaves `add` wrong and turns the helper into a
+    // no-op. Only `src/check.rs` changes: no test file, no test module.
+    let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod check;\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        crate::check::sum(super::add(2, 2), 4);\n    }\n}\n";
+    let check = "pub fn sum(got: i32, want: i32) {\n    assert_eq!(got, want);\n}\n";
+    let t = crate::common::TestRepo::new(&[
+        ("Cargo.toml", crate::test_integrity::CARGO_TOML),
+        ("Cargo.lock", crate::test_integrity::CARGO_LOCK),
+        (".gitignore", "/target\n"),
+        ("src/lib.rs", lib),
+        ("src/check.rs", check),
+    ]);
+    let weaken = "printf 'pub fn sum(_got: i32, _want: i32) {}\\n' > src/check.rs";
+    let fix = "sed -i 's/a - b/a + b/' src/lib.rs";
+    t.write(
+        ".rascal/config.yaml",
+        &crate::common::command_agents(&[("weaken", weaken), ("fix", fix)]),
+    );
+    t.write(".rascal/guardrails.yaml", CARGO_TEST);
+    t.commit_all("rascal config");
+    let doc = run(&t, &["weaken", "fix"]);
+    let c = candidate(&doc, "weaken");
+    assert_eq!(c["verdict"], "fail", "{c}");
+    assert!(rules(c).iter().any(|r| r == "base-tests/failed"), "{c}");
+    let tests = report(c, "tests");
+    assert!(
+        tests["output"]
+            .as_str()
+            .unwrap()
+            .contains("base tests: 0/1 pass"),
+        "{tests}"
+    );
+    assert_eq!(candidate(&doc, "fix")["verdict"], "pass");
+}
+
+#[test]
+fn python_and_go_base_tests_judge_an_edited_expectation_wherever_the_test_lives() {
+    if !bwrap() {
+        return;
+    }
+    use crate::test_integrity::toolchain;
+    // (runner, base files, guardrail, program) — the base's test of a wrong
+    // `add`; the cheat edits the expectation to the wrong value. pytest's
+    // tests live in `check_calc.py` (the base's `pytest.ini` says so): no
+    // name rascal knows, only the base's listing names it.
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, &'a str, &'a str);
+    let cases: Vec<Case> = vec![
+        (
+            "pytest",
+            vec![
+                ("pytest.ini", "[pytest]\npython_files = check_*.py\n"),
+                ("calc.py", "def add(a, b):\n    return a - b\n"),
+                (
+                    "check_calc.py",
+                    "from calc import add\n\ndef test_adds():\n    assert add(2, 2) == 4\n",
+                ),
+            ],
+            "guardrails:\n  - { name: tests, command: \"python3 -m pytest -q -p no:cacheprovider\" }\n",
+            "sed -i 's/== 4/== 0/' check_calc.py",
+        ),
+        (
+            "go",
+            vec![
+                ("go.mod", "module calc\n\ngo 1.19\n"),
+                ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
+                (
+                    "calc_test.go",
+                    "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+                ),
+            ],
+            "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
+            "sed -i 's/!= 4/!= 0/' calc_test.go",
+        ),
+    ];
+    for (runner, files, guardrails, cheat) in cases {
+        let present = match runner {
+            "pytest" => toolchain("python3", &["-m", "pytest", "--version"]),
+            _ => toolchain("go", &["version"]),
+        };
+        if !present {
+            continue;
+        }
+        let t = crate::common::TestRepo::new(&files);
+        let fix = if runner == "go" {
+            "sed -i 's/a - b/a + b/' calc.go"
+        } else {
+            "sed -i 's/a - b/a + b/' calc.py"
+        };
+        t.write(
+            ".rascal/config.yaml",
+            &crate::common::command_agents(&[("cheat", cheat), ("fix", fix)]),
+        );
+        t.write(".rascal/guardrails.yaml", guardrails);
+        t.commit_all("rascal config");
+        let doc = run(&t, &["cheat", "fix"]);
+        let c = candidate(&doc, "cheat");
+        assert_eq!(c["verdict"], "fail", "{runner}: {c}");
+        assert!(
+            rules(c).iter().any(|r| r == "base-tests/failed"),
+            "{runner}: {c}"
+        );
+        let fixed = candidate(&doc, "fix");
+        assert_eq!(fixed["verdict"], "pass", "{runner}: {fixed}");
+        assert!(
+            report(fixed, "tests")["output"]
+                .as_str()
+                .unwrap()
+                .contains("base tests: 1/1 pass on this change"),
+            "{runner}: {fixed}"
+        );
+    }
+}

@@ -10,7 +10,7 @@ use std::process::Command;
 
 /// Whether `program` runs here; when it does not, the test says so and is
 /// skipped — unless RASCAL_REQUIRE_TOOLCHAINS is set (CI sets it).
-fn toolchain(program: &str, args: &[&str]) -> bool {
+pub(crate) fn toolchain(program: &str, args: &[&str]) -> bool {
     let ok = Command::new(program)
         .args(args)
         .output()
@@ -24,9 +24,10 @@ fn toolchain(program: &str, args: &[&str]) -> bool {
     ok
 }
 
-const CARGO_TOML: &str =
+pub(crate) const CARGO_TOML: &str =
     "[package]\nname = \"calc\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[dependencies]\n";
-const CARGO_LOCK: &str = "version = 3\n\n[[package]]\nname = \"calc\"\nversion = \"0.1.0\"\n";
+pub(crate) const CARGO_LOCK: &str =
+    "version = 3\n\n[[package]]\nname = \"calc\"\nversion = \"0.1.0\"\n";
 
 /// The base: `add` is wrong and its test says so.
 const LIB: &str = r#"pub fn add(a: i32, b: i32) -> i32 {

@@ -55,17 +55,10 @@ impl BaseTests {
             self.passed, self.listed
         );
         if !self.not_passing.is_empty() {
-            let shown: Vec<&str> = self
-                .not_passing
-                .iter()
-                .take(5)
-                .map(String::as_str)
-                .collect();
-            let more = self.not_passing.len().saturating_sub(shown.len());
-            s.push_str(&format!(" — not passing: {}", shown.join(", ")));
-            if more > 0 {
-                s.push_str(&format!(" and {more} more"));
-            }
+            s.push_str(&format!(
+                " — not passing: {}",
+                crate::text::first_of(&self.not_passing, 5)
+            ));
         }
         s
     }

@@ -98,6 +98,16 @@ pub fn plural(n: impl Into<u64>, thing: &str) -> String {
     }
 }
 
+/// The first `n` of `items`, comma-separated, then how many more: `a, b
+/// and 3 more`. The one way a list of names is cut short in a message.
+pub fn first_of(items: &[String], n: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(n).map(String::as_str).collect();
+    match items.len().saturating_sub(shown.len()) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
+    }
+}
+
 /// The plural of a noun rascal counts: `criterion` → `criteria`, `match`
 /// → `matches`, else an `s`; a phrase's last word takes it (`test-related
 /// file` → `test-related files`).

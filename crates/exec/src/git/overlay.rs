@@ -5,8 +5,8 @@
 //! that check copies are written from; the change itself is untouched.
 
 use crate::git::repo::{open, Result};
-use crate::git::tree::workspace_store;
-use git2::{Oid, Repository};
+use crate::git::tree::{index_add, workspace_store, write_index};
+use git2::Oid;
 use std::path::Path;
 
 /// What goes at one path of the new tree.
@@ -48,7 +48,7 @@ pub fn overlay(
             Lay::FromBase => {
                 if let Ok(e) = base_tree.get_path(p) {
                     if e.kind() == Some(git2::ObjectType::Blob) {
-                        add(&mut index, path, e.id(), e.filemode() as u32)?;
+                        index_add(&mut index, path, e.id(), e.filemode() as u32)?;
                     }
                 }
             }
@@ -58,53 +58,9 @@ pub fn overlay(
                     Some(m) if m == 0o100755 => m,
                     _ => 0o100644,
                 };
-                add(&mut index, path, id, mode)?;
+                index_add(&mut index, path, id, mode)?;
             }
         }
     }
-    write(&user, &store, &base_tree, &mut index)
-}
-
-fn add(index: &mut git2::Index, path: &str, id: Oid, mode: u32) -> Result<()> {
-    index.add(&git2::IndexEntry {
-        ctime: git2::IndexTime::new(0, 0),
-        mtime: git2::IndexTime::new(0, 0),
-        dev: 0,
-        ino: 0,
-        mode,
-        uid: 0,
-        gid: 0,
-        file_size: 0,
-        id,
-        flags: (path.len().min(0xfff)) as u16,
-        flags_extended: 0,
-        path: path.as_bytes().to_vec(),
-    })?;
-    Ok(())
-}
-
-/// Write the index as a tree into the store. Subtrees the index refers to
-/// by id (from the base) are copied in first, from the user's repository.
-fn write(
-    user: &Repository,
-    store: &Repository,
-    base_tree: &git2::Tree,
-    index: &mut git2::Index,
-) -> Result<Oid> {
-    let odb = store.odb()?;
-    let user_odb = user.odb()?;
-    let mut trees = vec![base_tree.id()];
-    base_tree.walk(git2::TreeWalkMode::PreOrder, |_, e| {
-        if e.kind() == Some(git2::ObjectType::Tree) {
-            trees.push(e.id());
-        }
-        git2::TreeWalkResult::Ok
-    })?;
-    for t in trees {
-        if !odb.exists(t) {
-            let obj = user_odb.read(t)?;
-            odb.write(obj.kind(), obj.data())?;
-        }
-    }
-    Ok(index.write_tree_to(store)?)
+    write_index(&user, &store, &base_tree, &mut index)
 }

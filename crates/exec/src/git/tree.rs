@@ -130,43 +130,58 @@ impl ChangeTree {
 
     /// Put `oid` at `path` with file mode `mode`.
     pub fn add(&mut self, path: &str, oid: Oid, mode: u32) -> Result<()> {
-        self.index.add(&git2::IndexEntry {
-            ctime: git2::IndexTime::new(0, 0),
-            mtime: git2::IndexTime::new(0, 0),
-            dev: 0,
-            ino: 0,
-            mode,
-            uid: 0,
-            gid: 0,
-            file_size: 0,
-            id: oid,
-            flags: (path.len().min(0xfff)) as u16,
-            flags_extended: 0,
-            path: path.as_bytes().to_vec(),
-        })?;
-        Ok(())
+        index_add(&mut self.index, path, oid, mode)
     }
 
-    /// Write the tree. The base's tree objects go into the workspace's
-    /// store (the index may refer to unchanged subtrees by id); they come
-    /// from the user's repository, whatever the workspace's store holds.
+    /// Write the tree (see [`write_index`]).
     pub fn finish(mut self) -> Result<Oid> {
-        let odb = self.store.odb()?;
         let base_tree = self.user.find_commit(self.base)?.tree()?;
-        let mut trees = vec![base_tree.id()];
-        base_tree.walk(TreeWalkMode::PreOrder, |_, e| {
-            if e.kind() == Some(ObjectType::Tree) {
-                trees.push(e.id());
-            }
-            TreeWalkResult::Ok
-        })?;
-        let user_odb = self.user.odb()?;
-        for t in trees {
-            let obj = user_odb.read(t)?;
-            odb.write(obj.kind(), obj.data())?;
-        }
-        Ok(self.index.write_tree_to(&self.store)?)
+        write_index(&self.user, &self.store, &base_tree, &mut self.index)
     }
+}
+
+/// Put `oid` at `path` in `index` with file mode `mode`.
+pub(crate) fn index_add(index: &mut git2::Index, path: &str, oid: Oid, mode: u32) -> Result<()> {
+    index.add(&git2::IndexEntry {
+        ctime: git2::IndexTime::new(0, 0),
+        mtime: git2::IndexTime::new(0, 0),
+        dev: 0,
+        ino: 0,
+        mode,
+        uid: 0,
+        gid: 0,
+        file_size: 0,
+        id: oid,
+        flags: (path.len().min(0xfff)) as u16,
+        flags_extended: 0,
+        path: path.as_bytes().to_vec(),
+    })?;
+    Ok(())
+}
+
+/// Write `index` as a tree into the workspace's store. The base's tree
+/// objects go in first (the index may refer to unchanged subtrees by id);
+/// they come from the user's repository, whatever the store holds.
+pub(crate) fn write_index(
+    user: &Repository,
+    store: &Repository,
+    base_tree: &git2::Tree,
+    index: &mut git2::Index,
+) -> Result<Oid> {
+    let odb = store.odb()?;
+    let mut trees = vec![base_tree.id()];
+    base_tree.walk(TreeWalkMode::PreOrder, |_, e| {
+        if e.kind() == Some(ObjectType::Tree) {
+            trees.push(e.id());
+        }
+        TreeWalkResult::Ok
+    })?;
+    let user_odb = user.odb()?;
+    for t in trees {
+        let obj = user_odb.read(t)?;
+        odb.write(obj.kind(), obj.data())?;
+    }
+    Ok(index.write_tree_to(store)?)
 }
 
 /// One object of a change tree, from the user's repository when it has it

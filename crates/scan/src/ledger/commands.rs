@@ -173,6 +173,21 @@ pub fn results_command(
     (command, file)
 }
 
+/// [`results_command`] ready to run: a results file the change itself
+/// holds is never read, so it is removed first. The command, and the
+/// results file to read back, relative to where the command starts.
+pub fn results_run(r: &Recognised, original: &str, results_file: &str) -> (String, Option<String>) {
+    let (command, file) = results_command(r, original, results_file);
+    let Some(file) = file else {
+        return (command, None);
+    };
+    let path = match &r.dir {
+        Some(d) => format!("{}/{file}", d.trim_end_matches('/')),
+        None => file,
+    };
+    (format!("rm -rf -- {}; {command}", quote(&path)), Some(path))
+}
+
 /// `file` as the runner, started in `dir`, should be told it, ready for
 /// the shell: `../x` for a relative dir; through a variable holding the
 /// starting directory when the dir cannot be walked back (absolute, `..`,

@@ -21,7 +21,7 @@ mod pytest;
 mod recognise;
 mod shell;
 
-pub use commands::{listing_command, results_command};
+pub use commands::{listing_command, results_command, results_run};
 pub use recognise::{package_json_dir, recognise};
 
 use serde::{Deserialize, Serialize};
@@ -420,6 +420,26 @@ pub fn ledger(runner: Runner, at_base: &Listing, now: &Listing, results: &Result
         files_only,
         complete: at_base.complete && now.complete && results.complete,
     }
+}
+
+/// The files a listing says its tests live in, relative to where the
+/// runner runs: pytest's node ids and jest's and vitest's names carry them
+/// (whatever the files are called); cargo and Go name no file.
+pub fn test_files(runner: Runner, listing: &Listing) -> Vec<String> {
+    let mut out: Vec<String> = listing
+        .tests
+        .iter()
+        .filter_map(|t| match runner {
+            Runner::Pytest => Some(pytest::file_of(t)),
+            Runner::Jest | Runner::Vitest => Some(js::file_of(t)),
+            Runner::Cargo | Runner::Go => None,
+        })
+        .filter(|f| !f.is_empty() && !f.starts_with('/'))
+        .map(str::to_string)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// How the tests of a listing fared in one run: each listed test passed,

@@ -1286,3 +1286,30 @@ fn hostile_commands_never_panic() {
         exercise(command);
     }
 }
+
+#[test]
+fn the_files_a_listing_names_its_tests_in() {
+    let pytest = Listing {
+        tests: strings(&[
+            "checks/check_calc.py::test_adds",
+            "checks/check_calc.py::TestX::test_b[1]",
+            "tests/test_more.py::test_c",
+        ]),
+        complete: true,
+        files_only: false,
+    };
+    assert_eq!(
+        test_files(Runner::Pytest, &pytest),
+        strings(&["checks/check_calc.py", "tests/test_more.py"])
+    );
+    let jest = Listing {
+        tests: strings(&["src/sum.check.js > sums", "/abs/x.js > y"]),
+        complete: true,
+        files_only: false,
+    };
+    assert_eq!(
+        test_files(Runner::Jest, &jest),
+        strings(&["src/sum.check.js"])
+    );
+    assert!(test_files(Runner::Cargo, &pytest).is_empty());
+}

@@ -116,6 +116,58 @@ pub fn rust_test_modules(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The names of a Rust file's out-of-line test modules
+/// (`#[cfg(test)] mod helpers;`).
+fn out_of_line_test_modules(text: &str) -> Vec<String> {
+    rust_test_modules(text)
+        .into_iter()
+        .filter_map(|(a, b)| {
+            let item = text[a..b].trim_end().strip_suffix(';')?;
+            let name = item.rsplit("mod ").next()?.trim();
+            let ok =
+                !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_');
+            ok.then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// Whether the Rust file at `path` belongs to a module the base declares
+/// `#[cfg(test)]` out of line (`#[cfg(test)] mod helpers;` in `src/lib.rs`
+/// makes `src/helpers.rs` and everything under `src/helpers/` test code),
+/// reading the declaring files with `read_base`.
+pub fn in_rust_test_module(path: &str, read_base: &dyn Fn(&str) -> Option<String>) -> bool {
+    if !path.ends_with(".rs") {
+        return false;
+    }
+    let parts: Vec<&str> = path.split('/').collect();
+    for i in (0..parts.len()).rev() {
+        let name = parts[i].strip_suffix(".rs").unwrap_or(parts[i]);
+        if matches!(name, "mod" | "lib" | "main") {
+            continue;
+        }
+        let dir = parts[..i].join("/");
+        let within = |f: &str| {
+            if dir.is_empty() {
+                f.to_string()
+            } else {
+                format!("{dir}/{f}")
+            }
+        };
+        let mut declaring = vec![within("mod.rs"), within("lib.rs"), within("main.rs")];
+        if !dir.is_empty() {
+            declaring.push(format!("{dir}.rs"));
+        }
+        let declared = declaring
+            .iter()
+            .filter_map(|d| read_base(d))
+            .any(|text| out_of_line_test_modules(&text).iter().any(|m| m == name));
+        if declared {
+            return true;
+        }
+    }
+    false
+}
+
 /// The candidate's Rust file `now` with its `#[cfg(test)]` modules
 /// replaced by the base's (`base`): the code is the candidate's, the tests
 /// the base's. None when neither side has a test module (nothing to swap).
@@ -202,6 +254,31 @@ mod tests {
                 "#[cfg(test)] mod more;"
             ]
         );
+    }
+
+    #[test]
+    fn files_of_out_of_line_test_modules_are_test_code() {
+        let base = |p: &str| match p {
+            "src/lib.rs" => Some("pub mod calc;\n#[cfg(test)]\nmod helpers;\n".to_string()),
+            "src/calc.rs" => Some("pub fn f() {}\n#[cfg(test)] mod checks;\n".to_string()),
+            _ => None,
+        };
+        for p in [
+            "src/helpers.rs",
+            "src/helpers/mod.rs",
+            "src/helpers/deep/x.rs",
+            "src/calc/checks.rs",
+        ] {
+            assert!(in_rust_test_module(p, &base), "{p}");
+        }
+        for p in [
+            "src/calc.rs",
+            "src/lib.rs",
+            "src/other.rs",
+            "src/helpers.txt",
+        ] {
+            assert!(!in_rust_test_module(p, &base), "{p}");
+        }
     }
 
     #[test]

@@ -56,7 +56,7 @@ mod python;
 mod runner;
 mod rust;
 
-pub use base_tests::{is_test_path, with_base_test_modules};
+pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
 
 use crate::config::permissions::{build_glob, GlobPattern};
 use crate::model::verdict::{Issue, Severity};

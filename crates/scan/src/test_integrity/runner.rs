@@ -523,6 +523,26 @@ fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
             }
         }
     }
+    // What the tests link instead of the crates they name: a `[patch]` or
+    // `[replace]`, or a dev-dependency pointed at a path or a repository
+    // (the assertion crate the tests use, rewritten).
+    for section in ["patch", "replace"] {
+        if let Some(v) = doc.get(section) {
+            out.insert(format!("[{section}]"), value(v));
+        }
+    }
+    for section in ["dev-dependencies", "dev_dependencies"] {
+        if let Some(deps) = table(section) {
+            for (name, v) in deps {
+                let local = v
+                    .as_table()
+                    .is_some_and(|t| t.contains_key("path") || t.contains_key("git"));
+                if local {
+                    out.insert(format!("[{section}] {name}"), value(v));
+                }
+            }
+        }
+    }
     if let Some(targets) = table("target") {
         for (cfg, t) in targets {
             if let Some(deps) = t.get("build-dependencies").and_then(toml::Value::as_table) {
@@ -682,6 +702,56 @@ mod tests {
             rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
             1
         );
+    }
+
+    #[test]
+    fn what_the_tests_link_instead_is_runner_config() {
+        // Code that runs at build time, or a crate the tests use replaced.
+        for added in [
+            "\n[build-dependencies]\ncc = \"1\"\n",
+            "\n[lib]\nproc-macro = true\n",
+            "\n[patch.crates-io]\nserde = { path = \"vendor/serde\" }\n",
+            "\n[dev-dependencies]\npretty_assertions = { path = \"vendor/pa\" }\n",
+        ] {
+            let now = format!("{CARGO}{added}");
+            assert_eq!(
+                rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])),
+                [("test-integrity/runner-config", Severity::Error)],
+                "{added}"
+            );
+        }
+        // A dev-dependency from the registry is an ordinary change.
+        let now = format!("{CARGO}\n[dev-dependencies]\ntempfile = \"3\"\n");
+        assert_eq!(rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])), []);
+    }
+
+    #[test]
+    fn toolchain_files_and_modules_that_shadow_the_runner() {
+        for path in [
+            "rust-toolchain.toml",
+            "rust-toolchain",
+            ".python-version",
+            ".tool-versions",
+            "sitecustomize.py",
+            "lib/zz.pth",
+            "pytest/__init__.py",
+            "unittest.py",
+            "src/_pytest/x.py",
+        ] {
+            assert_eq!(
+                rules(&one(path, None, Some("x\n"), &[])),
+                [("test-integrity/runner-config", Severity::Error)],
+                "{path}"
+            );
+        }
+        for path in ["src/calc/unittest.py", "docs/pytest.md", "mytest.py"] {
+            let issues = one(path, None, Some("x\n"), &[]);
+            let found = rules(&issues);
+            assert!(
+                !found.contains(&("test-integrity/runner-config", Severity::Error)),
+                "{path}: {found:?}"
+            );
+        }
     }
 
     #[test]

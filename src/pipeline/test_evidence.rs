@@ -1,0 +1,212 @@
+//! What a test run's results prove, beyond its exit code:
+//! - results, not exit codes: a run that exited 0 but whose results show
+//!   failures, listed tests with no result, results for tests the runner
+//!   never listed (lines the code under test printed), or results not read
+//!   in full, fails;
+//! - the base's own tests judge the change: the base commit's tests, laid
+//!   over a copy of the change (`base_defined::with_base_tests`), must all
+//!   pass there.
+
+use crate::config::Guardrail;
+use crate::exec::place::Place;
+use crate::layers::ledger::{self, Judged, Listing, Recognised, Results};
+use crate::layers::test_results::{self, Whole};
+use crate::model::changeset::ChangeSet;
+use crate::model::ledger::BaseTests;
+use crate::model::verdict::{Issue, Severity};
+use crate::text::{first_of, plural};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// Rule: a test run exited 0 but its results say tests failed.
+pub const RULE_FAILED: &str = "test-run/failed";
+/// Rule: tests the runner listed have no result.
+pub const RULE_NOT_RUN: &str = "test-run/not-run";
+/// Rule: results for tests the runner does not list.
+pub const RULE_UNLISTED: &str = "test-run/unlisted";
+/// Rule: the listing or the results could not be read in full.
+pub const RULE_INCOMPLETE: &str = "test-run/incomplete";
+/// Rule: a base test does not pass on the change (or could not be judged).
+pub const RULE_BASE_TESTS: &str = "base-tests/failed";
+
+/// How one test guardrail runs its runner: the guardrail's run (with its
+/// results readable) and its listing, wherever a place says.
+pub struct TestRuns<'a> {
+    pub g: &'a Guardrail,
+    pub rec: &'a Recognised,
+    /// The run whose results rascal reads, and its results file.
+    pub run: (String, Option<String>),
+    pub listing: String,
+    pub timeout: Duration,
+    pub env: (&'a [String], bool),
+    pub cancel: &'a CancellationToken,
+}
+
+impl TestRuns<'_> {
+    /// The guardrail's run at `place`, its results file read back.
+    pub async fn run(&self, place: &Place) -> Result<Whole, String> {
+        let files: Vec<String> = self.run.1.iter().cloned().collect();
+        test_results::run_whole(
+            place,
+            &self.run.0,
+            self.timeout,
+            self.env,
+            &files,
+            self.cancel,
+        )
+        .await
+    }
+
+    /// What the runner lists at `place`.
+    pub async fn list(&self, place: &Place) -> Result<Listing, String> {
+        let w = test_results::run_whole(
+            place,
+            &self.listing,
+            self.timeout,
+            self.env,
+            &[],
+            self.cancel,
+        )
+        .await?;
+        Ok(test_results::listing(
+            self.rec.runner,
+            &w.text,
+            self.rec.dir.as_deref(),
+        ))
+    }
+
+    /// The results of `run`, checked against `against`.
+    pub fn results(&self, run: &Whole, against: &Listing) -> Results {
+        test_results::results(self.rec.runner, run, against, self.rec.dir.as_deref())
+    }
+}
+
+/// What the results of a run that exited 0 deny: failures, listed tests
+/// with no result, results for tests nobody listed (printed by the code
+/// under test, not the runner), results or a listing not read in full.
+pub fn results_issues(
+    command: &str,
+    listing: &Listing,
+    results: &Results,
+    judged: &Judged,
+) -> Vec<Issue> {
+    let count = |n: usize| plural(n as u64, "test");
+    let mut out = Vec::new();
+    if !judged.failed.is_empty() {
+        out.push(Issue::new(
+            RULE_FAILED,
+            Severity::Error,
+            format!(
+                "`{command}` exited 0, but {} failed: {} — an exit code is not a result",
+                count(judged.failed.len()),
+                first_of(&judged.failed, 8)
+            ),
+        ));
+    }
+    if !judged.not_run.is_empty() && listing.complete && !listing.files_only {
+        out.push(Issue::new(
+            RULE_NOT_RUN,
+            Severity::Error,
+            format!(
+                "{} the runner lists had no result: {} — the run ended before them or did not run them",
+                count(judged.not_run.len()),
+                first_of(&judged.not_run, 8)
+            ),
+        ));
+    }
+    if !results.unlisted.is_empty() {
+        out.push(Issue::new(
+            RULE_UNLISTED,
+            Severity::Error,
+            format!(
+                "results for {} the runner does not list: {} — lines the code under test printed are not results",
+                count(results.unlisted.len()),
+                first_of(&results.unlisted, 8)
+            ),
+        ));
+    }
+    if !listing.complete || !results.complete {
+        let what = if listing.complete {
+            "the results"
+        } else {
+            "the runner's listing"
+        };
+        let notes = if results.notes.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", results.notes.join("; "))
+        };
+        out.push(Issue::new(
+            RULE_INCOMPLETE,
+            Severity::Error,
+            format!(
+                "{what} could not be read in full{notes}: the run cannot be judged by its results"
+            ),
+        ));
+    }
+    out
+}
+
+/// The base's own tests on the change, judged against the base's listing
+/// `at_base`: laid over a copy of the change and run there, or — when the
+/// change touches no test — the guardrail's own `results`. A base listing
+/// not read in full is not judged: a warning says so.
+pub async fn base_tests(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    changes: &ChangeSet,
+    allow: &[String],
+    at_base: &Listing,
+    results: &Results,
+) -> Result<(Option<BaseTests>, Option<Issue>), String> {
+    if !at_base.complete {
+        let why = "base tests: not judged — the runner's listing at the base could not be read in full (does the base build?)";
+        return Ok((
+            None,
+            Some(Issue::new(RULE_BASE_TESTS, Severity::Warning, why)),
+        ));
+    }
+    // The files the base's listing names its tests in, from the repository's root.
+    let listed_in: Vec<String> = ledger::test_files(runs.rec.runner, at_base)
+        .into_iter()
+        .map(|f| match &runs.rec.dir {
+            Some(d) => format!("{}/{f}", d.trim_end_matches('/')),
+            None => f,
+        })
+        .collect();
+    let (laid, files_laid) =
+        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &listed_in)?;
+    let results = if files_laid == 0 {
+        results.clone()
+    } else {
+        let run = runs.run(&laid).await?;
+        if let Some(p) = run.outcome.exit.problem(runs.timeout) {
+            return Err(format!("`{}` {p}", runs.run.0));
+        }
+        runs.results(&run, at_base)
+    };
+    let judged = ledger::judge(runs.rec.runner, at_base, &results);
+    let not_passing: Vec<String> = judged
+        .failed
+        .iter()
+        .chain(&judged.not_run)
+        .cloned()
+        .collect();
+    let b = BaseTests {
+        listed: judged.listed - judged.ignored.len(),
+        passed: judged.passed,
+        not_passing: not_passing.iter().take(50).cloned().collect(),
+        files_laid,
+    };
+    let issue = (!not_passing.is_empty()).then(|| {
+        Issue::new(
+            RULE_BASE_TESTS,
+            Severity::Error,
+            format!(
+                "{}: the base commit's own tests must pass on the change (`allow_test_changes` names tests or paths the task may change)",
+                b.summary()
+            ),
+        )
+    });
+    Ok((Some(b), issue))
+}
