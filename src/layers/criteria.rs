@@ -638,7 +638,7 @@ async fn listed_tests(
             ))
         ));
     }
-    let l = test_results::listing(rec.runner, &w.text, rec.dir.as_deref());
+    let l = test_results::listing(rec.runner, &w, rec.dir.as_deref());
     if !l.complete {
         return Err(format!(
             "the listing of `{listing}` could not be read in full: which tests the filter selects is not known"

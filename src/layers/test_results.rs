@@ -75,11 +75,19 @@ pub fn strip_copies(names: &[String], dir: Option<&str>) -> Vec<String> {
 }
 
 /// The listing a listing command printed, its names as every copy shares
-/// them.
-pub fn listing(runner: Runner, text: &str, dir: Option<&str>) -> Listing {
-    let l = ledger::parse_listing(runner, text);
+/// them. A listing that exited 0 with no test and no error is a complete
+/// listing of nothing (`cargo test -q` prints no line at all then).
+pub fn listing(runner: Runner, run: &Whole, dir: Option<&str>) -> Listing {
+    let l = ledger::parse_listing(runner, &run.text);
+    let empty = run.outcome.exit.success()
+        && l.tests.is_empty()
+        && !run
+            .text
+            .lines()
+            .any(|x| x.trim_start().starts_with("error"));
     Listing {
         tests: strip_copies(&l.tests, dir),
+        complete: l.complete || empty,
         ..l
     }
 }

@@ -404,7 +404,10 @@ impl CandidateJob {
                 let place = crate::pipeline::base_defined::checks_from_base(
                     &self.place(copy, attempt),
                     &changes,
-                    &crate::pipeline::test_run::check_commands(&self.config, None),
+                    &crate::pipeline::test_run::check_commands(
+                        &self.config,
+                        sequence::base_package_json(&self.repo, &changes.base).as_deref(),
+                    ),
                     &self.task.allow_test_changes,
                 );
                 let (rs, outcome) = self

@@ -143,7 +143,11 @@ pub async fn verify_read(
             emit(r, &mut reports);
         }
     }
-    let package_json = base_package_json(v);
+    // A failed `test-integrity` does not stop the commands: it read the
+    // change's text; the test run's ledger and the base's own tests are the
+    // evidence from execution a human weighs it against.
+    let guardrail_failed = reports.iter().any(failed);
+    let package_json = base_package_json(v.place.origin(), &v.changes.base);
     let test_commands = test_run::test_commands(v.config, package_json.as_deref());
     if let Some(g) = test_run::integrity_guardrail(v.config, package_json.as_deref()) {
         sink(Progress::LayerStarted(Layer::Guardrails));
@@ -157,7 +161,6 @@ pub async fn verify_read(
         );
         emit(r, &mut reports);
     }
-    let guardrail_failed = reports.iter().any(failed);
     let mut permissions_failed = false;
     if let Some(cfg) = permissions_in_force(v.config, v.origin) {
         sink(Progress::LayerStarted(Layer::Permissions));
@@ -254,10 +257,10 @@ async fn run_command_guardrail(
 }
 
 /// The base commit's `package.json` (what `npm test` runs decides whether
-/// it is a test runner), read from the user's repository.
-fn base_package_json(v: &Verification<'_>) -> Option<String> {
-    let repo = git2::Repository::discover(v.place.origin()).ok()?;
-    let base = git2::Oid::from_str(&v.changes.base).ok()?;
+/// it is a test runner), read from the user's repository, never the change.
+pub fn base_package_json(origin: &std::path::Path, base: &str) -> Option<String> {
+    let repo = git2::Repository::discover(origin).ok()?;
+    let base = git2::Oid::from_str(base).ok()?;
     let bytes = crate::git::workspace::read_at(&repo, base, "package.json").ok()??;
     String::from_utf8(bytes).ok()
 }

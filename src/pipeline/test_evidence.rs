@@ -70,7 +70,7 @@ impl TestRuns<'_> {
         .await?;
         Ok(test_results::listing(
             self.rec.runner,
-            &w.text,
+            &w,
             self.rec.dir.as_deref(),
         ))
     }

@@ -222,7 +222,7 @@ async fn base_listing(
     if let Some(p) = w.outcome.exit.problem(runs.timeout) {
         return Err(format!("listing the base's tests: `{}` {p}", runs.listing));
     }
-    let l = test_results::listing(runs.rec.runner, &w.text, None);
+    let l = test_results::listing(runs.rec.runner, &w, None);
     if l.complete {
         let _ = std::fs::create_dir_all(cache_dir);
         let _ = std::fs::write(&file, serde_json::to_vec(&l).unwrap_or_default());
