@@ -85,20 +85,7 @@ impl Printer {
                 launcher,
                 candidates,
                 ..
-            } => {
-                self.set_columns(candidates);
-                let mut out = vec![format!(
-                    "rascal run {run} · base {} · {} · launcher {launcher}",
-                    &base[..base.len().min(8)],
-                    crate::text::plural(candidates.len() as u64, "candidate")
-                )];
-                out.push(format!(
-                    "task: {}",
-                    cut(&sanitize(instruction.lines().next().unwrap_or("")), 200)
-                ));
-                out.extend(self.candidate_lines(candidates));
-                out
-            }
+            } => self.run_header(run, base, instruction, launcher, candidates),
             RunEvent::CandidateStarted { candidate, command } => vec![format!(
                 "{} started: {}",
                 self.tag(candidate),
@@ -192,6 +179,30 @@ impl Printer {
             )],
             RunEvent::Finalized(f) => self.finalized_lines(f),
         }
+    }
+
+    /// The run's header: its id, base, launcher and task, then one line per
+    /// candidate.
+    fn run_header(
+        &mut self,
+        run: &str,
+        base: &str,
+        instruction: &str,
+        launcher: &str,
+        candidates: &[CandidateInfo],
+    ) -> Vec<String> {
+        self.set_columns(candidates);
+        let mut out = vec![format!(
+            "rascal run {run} · base {} · {} · launcher {launcher}",
+            &base[..base.len().min(8)],
+            crate::text::plural(candidates.len() as u64, "candidate")
+        )];
+        out.push(format!(
+            "task: {}",
+            cut(&sanitize(instruction.lines().next().unwrap_or("")), 200)
+        ));
+        out.extend(self.candidate_lines(candidates));
+        out
     }
 
     /// Sizes the `[candidate]` column to the widest name and makes each tag.
