@@ -212,49 +212,12 @@ pub fn evaluate_read(
                     }
                 },
             };
-            for (path, line, pat, text) in hits.into_iter().take(MAX_HITS) {
-                r.issues.push(
-                    Issue::new(
-                        &rule,
-                        Severity::Error,
-                        format!(
-                            "banned pattern `{pat}` matched: {}",
-                            crate::text::cut(text.trim(), 120)
-                        ),
-                    )
-                    .at(path, Some(line)),
-                );
-            }
-            if total > MAX_HITS {
-                r.output = format!("{total} matches; the first {MAX_HITS} are listed");
-            }
+            push_hits(&mut r, &rule, hits, total);
         }
         GuardrailKind::DiffSize {
             max_lines,
             max_files,
-        } => {
-            let lines = changes.lines_changed();
-            let files = changes.files.len() as u64;
-            r.output = format!("{files} files, {lines} lines changed");
-            if let Some(max) = max_lines {
-                if lines > *max {
-                    r.issues.push(Issue::new(
-                        &rule,
-                        Severity::Error,
-                        format!("{lines} lines changed, more than the {max} allowed: split the change or raise max_lines"),
-                    ));
-                }
-            }
-            if let Some(max) = max_files {
-                if files > *max {
-                    r.issues.push(Issue::new(
-                        &rule,
-                        Severity::Error,
-                        format!("{files} files changed, more than the {max} allowed: split the change or raise max_files"),
-                    ));
-                }
-            }
-        }
+        } => check_diff_size(&mut r, &rule, changes, *max_lines, *max_files),
         GuardrailKind::Secrets(opts) => {
             // The repository's rule files are inputs of the check too.
             for f in &opts.rule_files {
@@ -275,6 +238,59 @@ pub fn evaluate_read(
     }
     r.duration_ms += started.elapsed().as_millis() as u64;
     Some(r.finish())
+}
+
+/// The banned-pattern hits as issues (the first [`MAX_HITS`]), and how
+/// many matched in all when more did.
+fn push_hits(r: &mut Report, rule: &str, hits: Vec<Hit>, total: usize) {
+    for (path, line, pat, text) in hits.into_iter().take(MAX_HITS) {
+        r.issues.push(
+            Issue::new(
+                rule,
+                Severity::Error,
+                format!(
+                    "banned pattern `{pat}` matched: {}",
+                    crate::text::cut(text.trim(), 120)
+                ),
+            )
+            .at(path, Some(line)),
+        );
+    }
+    if total > MAX_HITS {
+        r.output = format!("{total} matches; the first {MAX_HITS} are listed");
+    }
+}
+
+/// The diff-size guardrail: the lines and files changed, each against its
+/// limit.
+fn check_diff_size(
+    r: &mut Report,
+    rule: &str,
+    changes: &ChangeSet,
+    max_lines: Option<u64>,
+    max_files: Option<u64>,
+) {
+    let lines = changes.lines_changed();
+    let files = changes.files.len() as u64;
+    r.output = format!("{files} files, {lines} lines changed");
+    if let Some(max) = max_lines {
+        if lines > max {
+            r.issues.push(Issue::new(
+                rule,
+                Severity::Error,
+                format!("{lines} lines changed, more than the {max} allowed: split the change or raise max_lines"),
+            ));
+        }
+    }
+    if let Some(max) = max_files {
+        if files > max {
+            r.issues.push(Issue::new(
+                rule,
+                Severity::Error,
+                format!("{files} files changed, more than the {max} allowed: split the change or raise max_files"),
+            ));
+        }
+    }
 }
 
 type Hit = (String, u32, String, String);

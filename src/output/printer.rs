@@ -2,8 +2,9 @@
 //! store by `rascal show`) and `rascal check` reports into plain lines. Pure:
 //! the same events always print the same text. Untrusted text is sanitised.
 
+use crate::config::spec::Task;
 use crate::exec::runner::{human, Stream};
-use crate::model::event::RunEvent;
+use crate::model::event::{CandidateInfo, Finalization, RunEvent, WorkingTree};
 use crate::model::state::State;
 use crate::model::verdict::{Report, Status, Verdict};
 use crate::text::{cut, ellipsis, pad, pad_left, sanitize, width};
@@ -84,43 +85,7 @@ impl Printer {
                 launcher,
                 candidates,
                 ..
-            } => {
-                self.width = candidates
-                    .iter()
-                    .map(|c| width(&sanitize(&c.id)))
-                    .max()
-                    .unwrap_or(0);
-                self.tags = candidates
-                    .iter()
-                    .map(|c| {
-                        let tag = format!("[{}]", pad(&sanitize(&c.id), self.width));
-                        (c.id.clone(), tag)
-                    })
-                    .collect();
-                let mut out = vec![format!(
-                    "rascal run {run} · base {} · {} · launcher {launcher}",
-                    &base[..base.len().min(8)],
-                    crate::text::plural(candidates.len() as u64, "candidate")
-                )];
-                out.push(format!(
-                    "task: {}",
-                    cut(&sanitize(instruction.lines().next().unwrap_or("")), 200)
-                ));
-                for c in candidates {
-                    out.push(format!(
-                        "{} agent {} ({}){} in {}",
-                        self.tag(&c.id),
-                        sanitize(&c.agent),
-                        c.runtime,
-                        if c.unsandboxed { " UNSANDBOXED" } else { "" },
-                        sanitize(&c.worktree)
-                    ));
-                }
-                if candidates.iter().any(|c| c.unsandboxed) {
-                    out.push(format!("note: {UNSANDBOXED_NOTE}"));
-                }
-                out
-            }
+            } => self.run_header(run, base, instruction, launcher, candidates),
             RunEvent::CandidateStarted { candidate, command } => vec![format!(
                 "{} started: {}",
                 self.tag(candidate),
@@ -165,31 +130,14 @@ impl Printer {
                 tree,
                 ..
             } => {
-                let cand = self.summary.candidates.iter().find(|c| &c.id == candidate);
-                let usage = cand
-                    .and_then(|c| c.usage)
-                    .map(|u| format!(" · {}", u.short()))
-                    .unwrap_or_default();
-                // A verdict that is not the whole story says so.
-                let state = cand
-                    .map(|c| c.state)
-                    .filter(|s| matches!(s, State::Cancelled | State::Escalated))
-                    .map(|s| format!(" ({s})"))
-                    .unwrap_or_default();
-                let mut l = format!(
-                    "{} verdict {}{state} · {} changed",
-                    self.tag(candidate),
+                let change = crate::text::change_size(*files as u64, *lines);
+                vec![self.finished_line(
+                    candidate,
                     verdict,
-                    crate::text::change_size(*files as u64, *lines),
-                );
-                l.push_str(&usage);
-                if let Some(t) = tree {
-                    l.push_str(&format!(" · tree {}", &t[..t.len().min(12)]));
-                }
-                if let Some(r) = reason {
-                    l.push_str(&format!(" · {}", sanitize(r)));
-                }
-                vec![l]
+                    &change,
+                    tree.as_deref(),
+                    reason.as_deref(),
+                )]
             }
             RunEvent::Ranked { ranking } => ranking_lines(ranking),
             RunEvent::DecisionRecorded { decision } => vec![decision_line(decision)],
@@ -205,58 +153,17 @@ impl Printer {
                 source,
                 task,
                 worktree,
-            } => {
-                let mut out = worktree.lines(&self.summary.base);
-                // A bare instruction is journalled only for the note.
-                if source != "instruction" {
-                    out.push(format!(
-                        "task from {}: {}, {}",
-                        sanitize(source),
-                        crate::text::plural(
-                            task.acceptance_criteria.len() as u64,
-                            "acceptance criterion"
-                        ),
-                        crate::text::plural(task.constraints.len() as u64, "constraint"),
-                    ));
-                }
-                out.iter().map(|l| sanitize(l)).collect()
-            }
+            } => self.task_lines(source, task, worktree),
             RunEvent::AttemptStarted {
                 candidate,
                 attempt,
                 feedback,
-            } => {
-                let tag = self.tag(candidate);
-                let mut out = vec![format!(
-                    "{tag} ↻ attempt {attempt}: feedback sent to the author"
-                )];
-                let lines: Vec<&str> = feedback.lines().filter(|l| !l.trim().is_empty()).collect();
-                for l in lines.iter().take(FEEDBACK_LINES) {
-                    out.push(format!("{tag}     » {}", cut(&sanitize(l), 300)));
-                }
-                if lines.len() > FEEDBACK_LINES {
-                    out.push(format!(
-                        "{tag}     » … {} more lines",
-                        lines.len() - FEEDBACK_LINES
-                    ));
-                }
-                out
-            }
+            } => self.attempt_lines(candidate, *attempt, feedback),
             RunEvent::CandidateEscalated {
                 candidate,
                 reason,
                 table,
-            } => {
-                let tag = self.tag(candidate);
-                let mut out = vec![format!(
-                    "{tag} ⚑ escalated to a human: {}",
-                    cut(&sanitize(reason), 300)
-                )];
-                for l in table.lines() {
-                    out.push(format!("{tag}     {}", cut(&sanitize(l), 300)));
-                }
-                out
-            }
+            } => self.escalated_lines(candidate, reason, table),
             RunEvent::RunInterrupted { reason } => {
                 vec![format!("run interrupted: {}", sanitize(reason))]
             }
@@ -270,23 +177,174 @@ impl Printer {
                 self.tag(candidate),
                 sanitize(reason)
             )],
-            RunEvent::Finalized(f) => {
-                let mut out = vec![format!(
-                    "{} finalized: committed {} on branch {}",
-                    self.tag(&f.candidate),
-                    &f.commit[..f.commit.len().min(12)],
-                    sanitize(&f.branch)
-                )];
-                out.push(format!("    PR body: {}", sanitize(&f.pr_body)));
-                if let Some(r) = &f.pushed_to {
-                    out.push(format!("    pushed to {}", sanitize(r)));
-                }
-                if f.pr_opened {
-                    out.push("    pull request opened with gh".into());
-                }
-                out
-            }
+            RunEvent::Finalized(f) => self.finalized_lines(f),
         }
+    }
+
+    /// The run's header: its id, base, launcher and task, then one line per
+    /// candidate.
+    fn run_header(
+        &mut self,
+        run: &str,
+        base: &str,
+        instruction: &str,
+        launcher: &str,
+        candidates: &[CandidateInfo],
+    ) -> Vec<String> {
+        self.set_columns(candidates);
+        let mut out = vec![format!(
+            "rascal run {run} · base {} · {} · launcher {launcher}",
+            &base[..base.len().min(8)],
+            crate::text::plural(candidates.len() as u64, "candidate")
+        )];
+        out.push(format!(
+            "task: {}",
+            cut(&sanitize(instruction.lines().next().unwrap_or("")), 200)
+        ));
+        out.extend(self.candidate_lines(candidates));
+        out
+    }
+
+    /// Sizes the `[candidate]` column to the widest name and makes each tag.
+    fn set_columns(&mut self, candidates: &[CandidateInfo]) {
+        self.width = candidates
+            .iter()
+            .map(|c| width(&sanitize(&c.id)))
+            .max()
+            .unwrap_or(0);
+        self.tags = candidates
+            .iter()
+            .map(|c| {
+                let tag = format!("[{}]", pad(&sanitize(&c.id), self.width));
+                (c.id.clone(), tag)
+            })
+            .collect();
+    }
+
+    /// One line per candidate under the run header (agent, runtime,
+    /// worktree), then the UNSANDBOXED note when one ran without a sandbox.
+    fn candidate_lines(&self, candidates: &[CandidateInfo]) -> Vec<String> {
+        let mut out = Vec::new();
+        for c in candidates {
+            out.push(format!(
+                "{} agent {} ({}){} in {}",
+                self.tag(&c.id),
+                sanitize(&c.agent),
+                c.runtime,
+                if c.unsandboxed { " UNSANDBOXED" } else { "" },
+                sanitize(&c.worktree)
+            ));
+        }
+        if candidates.iter().any(|c| c.unsandboxed) {
+            out.push(format!("note: {UNSANDBOXED_NOTE}"));
+        }
+        out
+    }
+
+    /// A candidate's verdict line: its state when not the whole story, the
+    /// change size, usage, tree and reason.
+    fn finished_line(
+        &self,
+        candidate: &str,
+        verdict: &Verdict,
+        change: &str,
+        tree: Option<&str>,
+        reason: Option<&str>,
+    ) -> String {
+        let cand = self.summary.candidates.iter().find(|c| c.id == candidate);
+        let usage = cand
+            .and_then(|c| c.usage)
+            .map(|u| format!(" · {}", u.short()))
+            .unwrap_or_default();
+        // A verdict that is not the whole story says so.
+        let state = cand
+            .map(|c| c.state)
+            .filter(|s| matches!(s, State::Cancelled | State::Escalated))
+            .map(|s| format!(" ({s})"))
+            .unwrap_or_default();
+        let mut l = format!(
+            "{} verdict {}{state} · {} changed",
+            self.tag(candidate),
+            verdict,
+            change,
+        );
+        l.push_str(&usage);
+        if let Some(t) = tree {
+            l.push_str(&format!(" · tree {}", &t[..t.len().min(12)]));
+        }
+        if let Some(r) = reason {
+            l.push_str(&format!(" · {}", sanitize(r)));
+        }
+        l
+    }
+
+    /// The working tree's note and where the task came from (its criteria
+    /// and constraints counted).
+    fn task_lines(&self, source: &str, task: &Task, worktree: &WorkingTree) -> Vec<String> {
+        let mut out = worktree.lines(&self.summary.base);
+        // A bare instruction is journalled only for the note.
+        if source != "instruction" {
+            out.push(format!(
+                "task from {}: {}, {}",
+                sanitize(source),
+                crate::text::plural(
+                    task.acceptance_criteria.len() as u64,
+                    "acceptance criterion"
+                ),
+                crate::text::plural(task.constraints.len() as u64, "constraint"),
+            ));
+        }
+        out.iter().map(|l| sanitize(l)).collect()
+    }
+
+    /// A retry's header and the first `FEEDBACK_LINES` of the feedback sent.
+    fn attempt_lines(&self, candidate: &str, attempt: u32, feedback: &str) -> Vec<String> {
+        let tag = self.tag(candidate);
+        let mut out = vec![format!(
+            "{tag} ↻ attempt {attempt}: feedback sent to the author"
+        )];
+        let lines: Vec<&str> = feedback.lines().filter(|l| !l.trim().is_empty()).collect();
+        for l in lines.iter().take(FEEDBACK_LINES) {
+            out.push(format!("{tag}     » {}", cut(&sanitize(l), 300)));
+        }
+        if lines.len() > FEEDBACK_LINES {
+            out.push(format!(
+                "{tag}     » … {} more lines",
+                lines.len() - FEEDBACK_LINES
+            ));
+        }
+        out
+    }
+
+    /// An escalation's reason, then its table of what still fails.
+    fn escalated_lines(&self, candidate: &str, reason: &str, table: &str) -> Vec<String> {
+        let tag = self.tag(candidate);
+        let mut out = vec![format!(
+            "{tag} ⚑ escalated to a human: {}",
+            cut(&sanitize(reason), 300)
+        )];
+        for l in table.lines() {
+            out.push(format!("{tag}     {}", cut(&sanitize(l), 300)));
+        }
+        out
+    }
+
+    /// A finalize: the commit and branch, the PR body, the push and the PR.
+    fn finalized_lines(&self, f: &Finalization) -> Vec<String> {
+        let mut out = vec![format!(
+            "{} finalized: committed {} on branch {}",
+            self.tag(&f.candidate),
+            &f.commit[..f.commit.len().min(12)],
+            sanitize(&f.branch)
+        )];
+        out.push(format!("    PR body: {}", sanitize(&f.pr_body)));
+        if let Some(r) = &f.pushed_to {
+            out.push(format!("    pushed to {}", sanitize(r)));
+        }
+        if f.pr_opened {
+            out.push("    pull request opened with gh".into());
+        }
+        out
     }
 }
 

@@ -11,7 +11,8 @@ use crate::layers::ledger;
 use crate::layers::test_integrity::{self, FileVersions, Input};
 use crate::layers::test_results::{self, run_whole, Whole};
 use crate::model::changeset::{ChangeSet, Operation};
-use crate::model::verdict::{Layer, Report};
+use crate::model::ledger::BaseTests;
+use crate::model::verdict::{Issue, Layer, Report};
 use crate::pipeline::test_evidence::{self, TestRuns};
 
 /// The name of the implicit `test-integrity` check.
@@ -363,7 +364,26 @@ pub async fn run_test_guardrail(
             command, &now, &results, &judged,
         ));
     }
-    match test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await {
+    let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
+    r = merge_base_tests(r, &mut s, base);
+    r.ledger = Some(Box::new(s));
+    if own.outcome.exit.success() && l.ran == 0 {
+        r = r.errored(format!(
+            "`{command}` is the test run, but 0 tests ran: a test run that runs no test proves nothing"
+        ));
+    }
+    r.duration_ms = started.elapsed().as_millis() as u64;
+    r.finish()
+}
+
+/// How the base's own tests fared on the change, into the report: their
+/// line after the ledger's, their issue, or why they could not run.
+fn merge_base_tests(
+    mut r: Report,
+    s: &mut crate::model::ledger::Ledger,
+    base: Result<(Option<BaseTests>, Option<Issue>), String>,
+) -> Report {
+    match base {
         Ok((b, issue)) => {
             if let Some(b) = b {
                 // The ledger's line first, then the base tests'.
@@ -377,14 +397,7 @@ pub async fn run_test_guardrail(
         }
         Err(e) => r = r.errored(format!("running the base's own tests: {e}")),
     }
-    r.ledger = Some(Box::new(s));
-    if own.outcome.exit.success() && l.ran == 0 {
-        r = r.errored(format!(
-            "`{command}` is the test run, but 0 tests ran: a test run that runs no test proves nothing"
-        ));
-    }
-    r.duration_ms = started.elapsed().as_millis() as u64;
-    r.finish()
+    r
 }
 
 /// The guardrail's own run into its report: exit code, the output a report

@@ -9,6 +9,7 @@
 //! above it.
 
 use crate::model::decision::DecisionKind;
+use crate::model::ranking::Ranking;
 use crate::model::summary::{CandidateSummary, ChainHead, RunSummary};
 use crate::model::verdict::{Layer, Report, Status};
 use crate::text::cut;
@@ -143,25 +144,7 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
         "Verified by rascal run `{}` on base `{}`{}.\n",
         s.run,
         &s.base[..s.base.len().min(12)],
-        match cand {
-            Some(c) => format!(
-                " · candidate **{}** (agent {}, {}{}) · verdict **{}**{}",
-                cell(&c.id),
-                cell(&c.agent),
-                c.runtime,
-                if c.unsandboxed {
-                    ", **UNSANDBOXED**: the agent ran without a sandbox"
-                } else {
-                    ""
-                },
-                c.verdict.map(|v| v.label()).unwrap_or("unfinished"),
-                match (c.verdict, c.effective_verdict) {
-                    (Some(a), Some(b)) if a != b => format!(" → **{}** after overrides", b.label()),
-                    _ => String::new(),
-                }
-            ),
-            None => String::new(),
-        }
+        cand.map(candidate_verdict).unwrap_or_default()
     );
     if let Some(note) = s.worktree.config_note(&s.base) {
         let _ = writeln!(
@@ -176,6 +159,53 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
             "The verified change is tree `{tree}` (every check's receipt names it; this commit holds exactly it).\n"
         );
     }
+    journal_line(&mut out, s);
+    if let (Some(c), Some(body)) = (cand, agent_body) {
+        let _ = writeln!(
+            out,
+            "### Agent's summary\n\nWritten by agent {} (not by rascal), quoted as text:\n",
+            cell(&c.agent)
+        );
+        let _ = writeln!(out, "{}", markdown_quote(body, AGENT_SUMMARY_LINES));
+    }
+    if let Some(c) = cand {
+        layer_sections(&mut out, c);
+    }
+    if let Some(r) = &s.ranking {
+        comparison_lines(&mut out, r);
+    }
+    budget_lines(&mut out, s);
+    decision_lines(&mut out, s);
+    if let Some(n) = note {
+        let _ = writeln!(out, "> **Note:** {}\n", cell(n));
+    }
+    markdown_seal(&out)
+}
+
+/// The chosen candidate on the "Verified by" line: its agent, runtime,
+/// sandbox and verdict (after overrides when they changed it).
+fn candidate_verdict(c: &CandidateSummary) -> String {
+    format!(
+        " · candidate **{}** (agent {}, {}{}) · verdict **{}**{}",
+        cell(&c.id),
+        cell(&c.agent),
+        c.runtime,
+        if c.unsandboxed {
+            ", **UNSANDBOXED**: the agent ran without a sandbox"
+        } else {
+            ""
+        },
+        c.verdict.map(|v| v.label()).unwrap_or("unfinished"),
+        match (c.verdict, c.effective_verdict) {
+            (Some(a), Some(b)) if a != b => format!(" → **{}** after overrides", b.label()),
+            _ => String::new(),
+        }
+    )
+}
+
+/// The journal's length and chain head, with the `rascal verify` command
+/// that checks it (nothing when the summary was not read from the store).
+fn journal_line(out: &mut String, s: &RunSummary) {
     match &s.journal {
         Some(ChainHead {
             events,
@@ -195,70 +225,70 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
         }
         None => {}
     }
-    if let (Some(c), Some(body)) = (cand, agent_body) {
-        let _ = writeln!(
-            out,
-            "### Agent's summary\n\nWritten by agent {} (not by rascal), quoted as text:\n",
-            cell(&c.agent)
-        );
-        let _ = writeln!(out, "{}", markdown_quote(body, AGENT_SUMMARY_LINES));
-    }
-    if let Some(c) = cand {
-        let _ = writeln!(
-            out,
-            "{} changed.\n",
-            crate::text::change_size(c.files_changed as u64, c.lines_changed)
-        );
-        for (layer, name) in SECTIONS {
-            let reports: Vec<&Report> = c.reports.iter().filter(|r| r.layer == *layer).collect();
-            let _ = writeln!(out, "### {name}\n");
-            if reports.is_empty() {
-                let _ = writeln!(out, "_not configured for this repository_\n");
-                continue;
-            }
-            for r in reports {
-                let _ = writeln!(out, "{}", report_line(r, c));
-            }
-            let _ = writeln!(out);
+}
+
+/// The change size, then one checklist per layer of the candidate's reports.
+fn layer_sections(out: &mut String, c: &CandidateSummary) {
+    let _ = writeln!(
+        out,
+        "{} changed.\n",
+        crate::text::change_size(c.files_changed as u64, c.lines_changed)
+    );
+    for (layer, name) in SECTIONS {
+        let reports: Vec<&Report> = c.reports.iter().filter(|r| r.layer == *layer).collect();
+        let _ = writeln!(out, "### {name}\n");
+        if reports.is_empty() {
+            let _ = writeln!(out, "_not configured for this repository_\n");
+            continue;
         }
+        for r in reports {
+            let _ = writeln!(out, "{}", report_line(r, c));
+        }
+        let _ = writeln!(out);
     }
-    if let Some(r) = &s.ranking {
-        if r.positions.len() > 1 {
-            let _ = writeln!(out, "### Comparison of {} candidates\n", r.positions.len());
+}
+
+/// `### Comparison`: the ranking's table and the judge's pick (nothing
+/// when a single candidate ran).
+fn comparison_lines(out: &mut String, r: &Ranking) {
+    if r.positions.len() > 1 {
+        let _ = writeln!(out, "### Comparison of {} candidates\n", r.positions.len());
+        let _ = writeln!(
+            out,
+            "| # | candidate | verdict | consensus | lines | files | why |"
+        );
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|");
+        for p in &r.positions {
             let _ = writeln!(
                 out,
-                "| # | candidate | verdict | consensus | lines | files | why |"
+                "| {} | {} | {} | {} | {} | {} | {} |",
+                p.position,
+                cell(&p.candidate),
+                p.verdict.label(),
+                p.consensus_text(),
+                p.lines,
+                p.files,
+                cell(&p.reason)
             );
-            let _ = writeln!(out, "|---|---|---|---|---|---|---|");
-            for p in &r.positions {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {} | {} |",
-                    p.position,
-                    cell(&p.candidate),
-                    p.verdict.label(),
-                    p.consensus_text(),
-                    p.lines,
-                    p.files,
-                    cell(&p.reason)
-                );
-            }
-            if let Some(j) = &r.judge {
-                let _ = writeln!(
-                    out,
-                    "\nJudge `{}` (advisory, ties only): {}",
-                    cell(&j.agent),
-                    match (&j.pick, &j.problem) {
-                        (_, Some(p)) => format!("not used — {}", cell(p)),
-                        (Some(p), None) => format!("picked **{}**: {}", cell(p), cell(&j.reason)),
-                        (None, None) => "no pick".into(),
-                    }
-                );
-            }
-            let _ = writeln!(out);
         }
+        if let Some(j) = &r.judge {
+            let _ = writeln!(
+                out,
+                "\nJudge `{}` (advisory, ties only): {}",
+                cell(&j.agent),
+                match (&j.pick, &j.problem) {
+                    (_, Some(p)) => format!("not used — {}", cell(p)),
+                    (Some(p), None) => format!("picked **{}**: {}", cell(p), cell(&j.reason)),
+                    (None, None) => "no pick".into(),
+                }
+            );
+        }
+        let _ = writeln!(out);
     }
-    budget_lines(&mut out, s);
+}
+
+/// `### Decisions`: the run's and every candidate's, one line each.
+fn decision_lines(out: &mut String, s: &RunSummary) {
     let decisions: Vec<_> = s
         .decisions
         .iter()
@@ -275,10 +305,6 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
         }
         let _ = writeln!(out);
     }
-    if let Some(n) = note {
-        let _ = writeln!(out, "> **Note:** {}\n", cell(n));
-    }
-    markdown_seal(&out)
 }
 
 /// `### Budgets`: the candidates a budget stopped, and the budgets that

@@ -3,9 +3,9 @@
 //! output tail. `Enter` on an issue jumps to its line in the diff.
 
 use crate::exec::runner::human;
-use crate::model::verdict::{Severity, Status};
+use crate::model::verdict::{Layer, Report, Severity, Status};
 use crate::text::{ellipsis, pad, sanitize, width};
-use crate::tui::app::{App, Mark};
+use crate::tui::app::{App, Candidate, Mark};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -48,68 +48,8 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         let r = &c.reports[ri];
         let sel = n == app.detail_sel;
         let mut line = match ii {
-            None => {
-                let (g, st) = match r.status {
-                    Status::Pass => ("✓", t.pass),
-                    Status::Warn => ("!", t.warn),
-                    Status::Fail => ("✗", t.fail),
-                    Status::Skipped => ("–", t.off),
-                };
-                let overridden = c.decisions.iter().any(|d| {
-                    matches!(&d.kind, crate::tui::DecisionKind::Override { layer: l, check, .. }
-                        if *l == layer && *check == r.check)
-                });
-                let mut spans = vec![
-                    Span::styled(format!(" {g} "), st),
-                    Span::styled(pad(&ellipsis(&sanitize(&r.check), 28), 28), t.text),
-                    Span::styled(format!(" {:<7}", r.status.label()), st),
-                    Span::styled(
-                        format!(" {:>7}", human(Duration::from_millis(r.duration_ms))),
-                        t.dim,
-                    ),
-                    Span::styled(
-                        if r.required {
-                            "  required"
-                        } else {
-                            "  optional"
-                        },
-                        t.dim,
-                    ),
-                ];
-                if overridden {
-                    spans.push(Span::styled("  ⊘ overridden", t.overridden));
-                }
-                if let Some(e) = &r.errored {
-                    spans.push(Span::styled(
-                        format!("  {}", ellipsis(&sanitize(e), w.saturating_sub(50))),
-                        t.fail,
-                    ));
-                }
-                Line::from(spans)
-            }
-            Some(ii) => {
-                let i = &r.issues[ii];
-                let st = match i.effective_severity(r.advisory) {
-                    Severity::Info => t.dim,
-                    Severity::Warning => t.warn,
-                    _ => t.fail,
-                };
-                let loc = i.location().unwrap_or_else(|| "-".into());
-                let head = format!(
-                    "     {:<8} {} {} ",
-                    i.severity.label(),
-                    sanitize(&i.rule),
-                    sanitize(&loc)
-                );
-                let rest = w.saturating_sub(width(&head));
-                Line::from(vec![
-                    Span::styled(head, st),
-                    Span::styled(
-                        ellipsis(&sanitize(i.message.lines().next().unwrap_or("")), rest),
-                        t.text,
-                    ),
-                ])
-            }
+            None => check_line(app, c, layer, r, w),
+            Some(ii) => issue_line(app, r, ii, w),
         };
         if sel {
             line = line.patch_style(t.selected);
@@ -119,16 +59,92 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(lines), inner);
 
     // Output tail of the selected check.
-    let out_block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.border)
-        .title(Span::styled(" output ", t.title));
-    let out_inner = out_block.inner(bottom);
-    frame.render_widget(out_block, bottom);
     let output = rows
         .get(app.detail_sel)
         .map(|&(ri, _)| c.reports[ri].output.as_str())
         .unwrap_or("");
+    output_tail(frame, app, bottom, output);
+}
+
+/// A check's row: status, name, duration, required or optional, and
+/// whether it was overridden or could not be verified.
+fn check_line(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> Line<'static> {
+    let t = &app.theme;
+    let (g, st) = match r.status {
+        Status::Pass => ("✓", t.pass),
+        Status::Warn => ("!", t.warn),
+        Status::Fail => ("✗", t.fail),
+        Status::Skipped => ("–", t.off),
+    };
+    let overridden = c.decisions.iter().any(|d| {
+        matches!(&d.kind, crate::tui::DecisionKind::Override { layer: l, check, .. }
+            if *l == layer && *check == r.check)
+    });
+    let mut spans = vec![
+        Span::styled(format!(" {g} "), st),
+        Span::styled(pad(&ellipsis(&sanitize(&r.check), 28), 28), t.text),
+        Span::styled(format!(" {:<7}", r.status.label()), st),
+        Span::styled(
+            format!(" {:>7}", human(Duration::from_millis(r.duration_ms))),
+            t.dim,
+        ),
+        Span::styled(
+            if r.required {
+                "  required"
+            } else {
+                "  optional"
+            },
+            t.dim,
+        ),
+    ];
+    if overridden {
+        spans.push(Span::styled("  ⊘ overridden", t.overridden));
+    }
+    if let Some(e) = &r.errored {
+        spans.push(Span::styled(
+            format!("  {}", ellipsis(&sanitize(e), w.saturating_sub(50))),
+            t.fail,
+        ));
+    }
+    Line::from(spans)
+}
+
+/// An issue's row under its check: severity, rule, location and the
+/// message's first line.
+fn issue_line(app: &App, r: &Report, ii: usize, w: usize) -> Line<'static> {
+    let t = &app.theme;
+    let i = &r.issues[ii];
+    let st = match i.effective_severity(r.advisory) {
+        Severity::Info => t.dim,
+        Severity::Warning => t.warn,
+        _ => t.fail,
+    };
+    let loc = i.location().unwrap_or_else(|| "-".into());
+    let head = format!(
+        "     {:<8} {} {} ",
+        i.severity.label(),
+        sanitize(&i.rule),
+        sanitize(&loc)
+    );
+    let rest = w.saturating_sub(width(&head));
+    Line::from(vec![
+        Span::styled(head, st),
+        Span::styled(
+            ellipsis(&sanitize(i.message.lines().next().unwrap_or("")), rest),
+            t.text,
+        ),
+    ])
+}
+
+/// The output box: the tail of the selected check's output.
+fn output_tail(frame: &mut Frame, app: &App, area: Rect, output: &str) {
+    let t = &app.theme;
+    let out_block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(t.border)
+        .title(Span::styled(" output ", t.title));
+    let out_inner = out_block.inner(area);
+    frame.render_widget(out_block, area);
     let all: Vec<&str> = output.lines().collect();
     let n = out_inner.height as usize;
     let tail = &all[all.len().saturating_sub(n)..];

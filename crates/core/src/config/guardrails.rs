@@ -141,18 +141,16 @@ struct RawGuardrail {
     place: Option<String>,
 }
 
-impl TryFrom<RawGuardrail> for Guardrail {
-    type Error = String;
-    fn try_from(r: RawGuardrail) -> Result<Self, String> {
-        let name = r.name.clone();
-        if name.trim().is_empty() {
-            return Err("guardrail `name` must not be empty".into());
-        }
+impl RawGuardrail {
+    /// Exactly one kind is set: a command, patterns, a diff size or a
+    /// builtin.
+    fn one_kind(&self) -> Result<(), String> {
+        let name = &self.name;
         let kinds = [
-            r.command.is_some(),
-            r.patterns.is_some(),
-            r.max_lines.is_some() || r.max_files.is_some(),
-            r.builtin.is_some(),
+            self.command.is_some(),
+            self.patterns.is_some(),
+            self.max_lines.is_some() || self.max_files.is_some(),
+            self.builtin.is_some(),
         ];
         let n = kinds.iter().filter(|k| **k).count();
         if n != 1 {
@@ -162,6 +160,76 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 if n == 0 { " — it has none" } else { " — it has several" }
             ));
         }
+        Ok(())
+    }
+
+    /// `where: local` (true) or `agent` (the default).
+    fn local(&self) -> Result<bool, String> {
+        let name = &self.name;
+        match self.place.as_deref() {
+            None | Some("agent") => Ok(false),
+            Some("local") => Ok(true),
+            Some(other) => Err(format!(
+                "guardrail `{name}`: `where: {other}` is not known: use agent (default: where the agent ran, a container for a docker candidate) or local (bubblewrap on this machine)"
+            )),
+        }
+    }
+
+    /// Whether the command is the test run: `tests`, or `kind: tests`.
+    fn test_run(&self) -> Result<Option<bool>, String> {
+        let name = &self.name;
+        match self.kind.as_deref() {
+            None => Ok(self.tests),
+            Some("tests") if self.tests != Some(false) => Ok(Some(true)),
+            Some("tests") => Err(format!(
+                "guardrail `{name}`: `kind: tests` and `tests: false` contradict each other"
+            )),
+            Some(other) => Err(format!(
+                "guardrail `{name}`: `kind: {other}` is not known: the only kind is `tests` (this command is the test run)"
+            )),
+        }
+    }
+}
+
+/// A command guardrail's `network`: `host` (true) or `none` (the default).
+fn host_network(name: &str, network: Option<&str>) -> Result<bool, String> {
+    match network {
+        None | Some("none") => Ok(false),
+        Some("host") => Ok(true),
+        Some(other) => Err(format!(
+            "guardrail `{name}`: `network: {other}` is not known: use none (default) or host"
+        )),
+    }
+}
+
+/// The `secrets` builtin with its options, checked: `max_file_bytes`
+/// within the scan's cap, and both path lists valid globs.
+fn secrets_kind(name: &str, opts: SecretsOptions) -> Result<GuardrailKind, String> {
+    if let Some(max) = opts.max_file_bytes.filter(|&m| m > MAX_SCAN_FILE_BYTES) {
+        return Err(format!(
+            "guardrail `{name}`: `max_file_bytes: {max}` is over the secret scan's cap of \
+             {MAX_SCAN_FILE_BYTES} bytes (1 GiB) a file; leave it out to scan up to the cap, \
+             and list larger files in `unscanned_allowed` if they may pass unscanned"
+        ));
+    }
+    secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
+    secrets_allow_set(&opts.unscanned_allowed).map_err(|e| {
+        format!(
+            "guardrail `{name}`: {}",
+            e.replace("allow_paths", "unscanned_allowed")
+        )
+    })?;
+    Ok(GuardrailKind::Secrets(opts))
+}
+
+impl TryFrom<RawGuardrail> for Guardrail {
+    type Error = String;
+    fn try_from(r: RawGuardrail) -> Result<Self, String> {
+        let name = r.name.clone();
+        if name.trim().is_empty() {
+            return Err("guardrail `name` must not be empty".into());
+        }
+        r.one_kind()?;
         let stray = |field: &str, ok: bool| -> Result<(), String> {
             if ok {
                 Ok(())
@@ -177,29 +245,8 @@ impl TryFrom<RawGuardrail> for Guardrail {
         stray("tests", r.tests.is_none() || r.command.is_some())?;
         stray("kind", r.kind.is_none() || r.command.is_some())?;
         stray("where", r.place.is_none() || r.command.is_some())?;
-        let local = match r.place.as_deref() {
-            None | Some("agent") => false,
-            Some("local") => true,
-            Some(other) => {
-                return Err(format!(
-                    "guardrail `{name}`: `where: {other}` is not known: use agent (default: where the agent ran, a container for a docker candidate) or local (bubblewrap on this machine)"
-                ))
-            }
-        };
-        let tests = match r.kind.as_deref() {
-            None => r.tests,
-            Some("tests") if r.tests != Some(false) => Some(true),
-            Some("tests") => {
-                return Err(format!(
-                    "guardrail `{name}`: `kind: tests` and `tests: false` contradict each other"
-                ))
-            }
-            Some(other) => {
-                return Err(format!(
-                    "guardrail `{name}`: `kind: {other}` is not known: the only kind is `tests` (this command is the test run)"
-                ))
-            }
-        };
+        let local = r.local()?;
+        let tests = r.test_run()?;
         stray(
             "allow_paths",
             r.allow_paths.is_none() || r.builtin.is_some(),
@@ -220,15 +267,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
             if command.trim().is_empty() {
                 return Err(format!("guardrail `{name}`: `command` is empty"));
             }
-            let network = match r.network.as_deref() {
-                None | Some("none") => false,
-                Some("host") => true,
-                Some(other) => {
-                    return Err(format!(
-                        "guardrail `{name}`: `network: {other}` is not known: use none (default) or host"
-                    ))
-                }
-            };
+            let network = host_network(&name, r.network.as_deref())?;
             GuardrailKind::Command {
                 command,
                 timeout: r.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT),
@@ -252,13 +291,6 @@ impl TryFrom<RawGuardrail> for Guardrail {
             stray("unscanned_allowed", r.unscanned_allowed.is_none())?;
             GuardrailKind::TestIntegrity
         } else if r.builtin.is_some() {
-            if let Some(max) = r.max_file_bytes.filter(|&m| m > MAX_SCAN_FILE_BYTES) {
-                return Err(format!(
-                    "guardrail `{name}`: `max_file_bytes: {max}` is over the secret scan's cap of \
-                     {MAX_SCAN_FILE_BYTES} bytes (1 GiB) a file; leave it out to scan up to the cap, \
-                     and list larger files in `unscanned_allowed` if they may pass unscanned"
-                ));
-            }
             let opts = SecretsOptions {
                 allow_paths: r.allow_paths.unwrap_or_default(),
                 max_file_bytes: r.max_file_bytes,
@@ -266,14 +298,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 unscanned_allowed: r.unscanned_allowed.unwrap_or_default(),
                 rule_files: Vec::new(),
             };
-            secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
-            secrets_allow_set(&opts.unscanned_allowed).map_err(|e| {
-                format!(
-                    "guardrail `{name}`: {}",
-                    e.replace("allow_paths", "unscanned_allowed")
-                )
-            })?;
-            GuardrailKind::Secrets(opts)
+            secrets_kind(&name, opts)?
         } else {
             GuardrailKind::DiffSize {
                 max_lines: r.max_lines,

@@ -641,70 +641,78 @@ fn compare(files: &[FileVersions], sides: &Sides, out: &mut Vec<Finding>) {
     let path_file: HashMap<&str, usize> = sides.now.iter().map(|f| (f.path, f.file)).collect();
     for ((path, line, _), a) in added {
         let all: Vec<&TestCase> = a.existing.iter().chain(a.new.iter()).copied().collect();
-        let (severity, msg) = if a.focus {
-            let hides_old = path_file
+        let hides_old = a.focus
+            && path_file
                 .get(path)
                 .is_some_and(|f| files_with_old_tests.contains(f));
-            let severity = if hides_old {
-                Severity::Error
-            } else {
-                Severity::Warning
-            };
-            (
-                severity,
-                format!(
-                    "`{}` added: only the focused tests run, the other tests of this file are skipped",
-                    a.text
-                ),
-            )
-        } else if !a.existing.is_empty() {
-            // A tamper finding on a test the base had is an error, a
-            // platform condition included: the test may no longer run here.
-            let severity = Severity::Error;
-            let (one, many) = if a.conditional {
-                (
-                    "now runs only when a condition allows",
-                    "now run only when a condition allows",
-                )
-            } else {
-                ("no longer runs", "no longer run")
-            };
-            let subject = if a.existing.len() == 1 {
-                format!("test {} {one}", names(&a.existing))
-            } else {
-                format!(
-                    "{} tests that existed at the base {many}: {}",
-                    a.existing.len(),
-                    names(&a.existing)
-                )
-            };
-            (severity, format!("`{}` added: {subject}", a.text))
-        } else {
-            let subject = if a.new.len() == 1 {
-                format!("new test {}", names(&a.new))
-            } else {
-                format!("{} new tests", a.new.len())
-            };
-            let how = if a.conditional {
-                "runs only when a condition allows"
-            } else {
-                "never runs"
-            };
-            let how = if a.new.len() == 1 {
-                how.to_string()
-            } else {
-                how.replacen("runs", "run", 1)
-            };
-            (
-                a.new_severity.unwrap_or(Severity::Warning),
-                format!("{subject} {how}: `{}`", a.text),
-            )
-        };
+        let (severity, msg) = marker_message(&a, hides_old);
         out.push(Finding {
             issue: Issue::new(RULE_SKIP, severity, msg).at(path, Some(line)),
             tests: test_names(&all),
             paths: vec![path.to_string()],
         });
+    }
+}
+
+/// An added marker's severity and message: a focus that skips the file's
+/// other tests (an error when the base had tests there: `hides_old`), a
+/// skip or condition on tests the base had, or on new tests.
+fn marker_message(a: &Added<'_>, hides_old: bool) -> (Severity, String) {
+    if a.focus {
+        let severity = if hides_old {
+            Severity::Error
+        } else {
+            Severity::Warning
+        };
+        (
+            severity,
+            format!(
+                "`{}` added: only the focused tests run, the other tests of this file are skipped",
+                a.text
+            ),
+        )
+    } else if !a.existing.is_empty() {
+        // A tamper finding on a test the base had is an error, a
+        // platform condition included: the test may no longer run here.
+        let severity = Severity::Error;
+        let (one, many) = if a.conditional {
+            (
+                "now runs only when a condition allows",
+                "now run only when a condition allows",
+            )
+        } else {
+            ("no longer runs", "no longer run")
+        };
+        let subject = if a.existing.len() == 1 {
+            format!("test {} {one}", names(&a.existing))
+        } else {
+            format!(
+                "{} tests that existed at the base {many}: {}",
+                a.existing.len(),
+                names(&a.existing)
+            )
+        };
+        (severity, format!("`{}` added: {subject}", a.text))
+    } else {
+        let subject = if a.new.len() == 1 {
+            format!("new test {}", names(&a.new))
+        } else {
+            format!("{} new tests", a.new.len())
+        };
+        let how = if a.conditional {
+            "runs only when a condition allows"
+        } else {
+            "never runs"
+        };
+        let how = if a.new.len() == 1 {
+            how.to_string()
+        } else {
+            how.replacen("runs", "run", 1)
+        };
+        (
+            a.new_severity.unwrap_or(Severity::Warning),
+            format!("{subject} {how}: `{}`", a.text),
+        )
     }
 }
 

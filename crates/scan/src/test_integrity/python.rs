@@ -253,6 +253,13 @@ pub(super) fn scan(text: &str) -> Scan {
         }
         decorators.clear();
     }
+    with_scope_markers(tests, &scope_markers)
+}
+
+/// The tests found, each with its module's and classes' markers (`chain`:
+/// the classes it is defined in); a later definition of a name replaces
+/// the earlier one.
+fn with_scope_markers(tests: Vec<(TestCase, Vec<usize>)>, scope_markers: &[Vec<Marker>]) -> Scan {
     // Module and class markers apply wherever in the scope they are written.
     let mut out = Scan::default();
     let mut last: HashMap<String, usize> = HashMap::new();

@@ -44,6 +44,25 @@ const CONFIG_EXTENSIONS: &[&str] = &[
     "sh", "bash", "zsh", "ini", "cfg", "toml", "json", "yaml", "yml", "mk", "conf", "ps1",
 ];
 
+/// A command's words, shell-split (on whitespace when it does not parse),
+/// a trailing `;` made a separator of its own.
+fn words(cmd: &str) -> Vec<String> {
+    let split =
+        shlex::split(cmd).unwrap_or_else(|| cmd.split_whitespace().map(String::from).collect());
+    // `cd x; y`: a trailing `;` is a separator of its own.
+    let mut words: Vec<String> = Vec::new();
+    for w in split {
+        match w.strip_suffix(';') {
+            Some(head) if !head.is_empty() => {
+                words.push(head.to_string());
+                words.push(";".to_string());
+            }
+            _ => words.push(w),
+        }
+    }
+    words
+}
+
 impl CommandFiles {
     pub fn new(commands: &[String]) -> Self {
         let mut out = CommandFiles::default();
@@ -54,19 +73,7 @@ impl CommandFiles {
     }
 
     fn command(&mut self, cmd: &str, shown: &str, dir: &str, depth: usize) {
-        let split =
-            shlex::split(cmd).unwrap_or_else(|| cmd.split_whitespace().map(String::from).collect());
-        // `cd x; y`: a trailing `;` is a separator of its own.
-        let mut words: Vec<String> = Vec::new();
-        for w in split {
-            match w.strip_suffix(';') {
-                Some(head) if !head.is_empty() => {
-                    words.push(head.to_string());
-                    words.push(";".to_string());
-                }
-                _ => words.push(w),
-            }
-        }
+        let words = words(cmd);
         let mut dir = dir.to_string();
         for simple in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&")) {
             // Leading `VAR=x`, `env`, `time`, `sudo`, `exec`, `nice`.
@@ -90,58 +97,13 @@ impl CommandFiles {
                     }
                     continue;
                 }
-                "make" | "gmake" => {
-                    let mut mdir = dir.clone();
-                    let mut file = None;
-                    let mut it = args.iter();
-                    while let Some(a) = it.next() {
-                        match *a {
-                            "-C" | "--directory" => {
-                                if let Some(d) = it.next() {
-                                    mdir = join(&mdir, d);
-                                }
-                            }
-                            "-f" | "--file" | "--makefile" => file = it.next().copied(),
-                            _ => {
-                                if let Some(f) = a.strip_prefix("--file=") {
-                                    file = Some(f);
-                                }
-                            }
-                        }
-                    }
-                    match file {
-                        Some(f) => self.file(&join(&mdir, f), &shown),
-                        None => {
-                            for f in ["Makefile", "makefile", "GNUmakefile"] {
-                                self.file(&join(&mdir, f), &shown);
-                            }
-                        }
-                    }
-                }
+                "make" | "gmake" => self.make(args, &dir, &shown),
                 "just" => {
                     for f in ["justfile", "Justfile", ".justfile"] {
                         self.file(&join(&dir, f), &shown);
                     }
                 }
-                "npm" | "pnpm" | "yarn" | "bun" => {
-                    let rest: Vec<&str> = args
-                        .iter()
-                        .copied()
-                        .filter(|a| !a.starts_with('-'))
-                        .collect();
-                    let script = match rest.as_slice() {
-                        ["test" | "t", ..] if name != "bun" => Some("test"),
-                        ["run" | "run-script", s, ..] => Some(*s),
-                        [s, ..] if matches!(name, "yarn" | "pnpm") => Some(*s),
-                        _ => None,
-                    };
-                    if let Some(s) = script {
-                        let pkg = join(&dir, "package.json");
-                        for h in [format!("pre{s}"), s.to_string(), format!("post{s}")] {
-                            self.scripts.insert((pkg.clone(), h), shown.clone());
-                        }
-                    }
-                }
+                "npm" | "pnpm" | "yarn" | "bun" => self.package_script(name, args, &dir, &shown),
                 "sh" | "bash" | "zsh" | "dash" => {
                     if let Some(pos) = args.iter().position(|a| *a == "-c") {
                         if let (Some(inner), true) = (args.get(pos + 1), depth < 2) {
@@ -178,6 +140,59 @@ impl CommandFiles {
                 if !a.starts_with('-') && CONFIG_EXTENSIONS.contains(&ext) {
                     self.file(&join(&dir, a), &shown);
                 }
+            }
+        }
+    }
+
+    /// `make`: the makefile it reads (`-f`), in the directory it runs in
+    /// (`-C`), or the default makefile names there.
+    fn make(&mut self, args: &[&str], dir: &str, shown: &str) {
+        let mut mdir = dir.to_string();
+        let mut file = None;
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            match *a {
+                "-C" | "--directory" => {
+                    if let Some(d) = it.next() {
+                        mdir = join(&mdir, d);
+                    }
+                }
+                "-f" | "--file" | "--makefile" => file = it.next().copied(),
+                _ => {
+                    if let Some(f) = a.strip_prefix("--file=") {
+                        file = Some(f);
+                    }
+                }
+            }
+        }
+        match file {
+            Some(f) => self.file(&join(&mdir, f), shown),
+            None => {
+                for f in ["Makefile", "makefile", "GNUmakefile"] {
+                    self.file(&join(&mdir, f), shown);
+                }
+            }
+        }
+    }
+
+    /// `npm test`, `npm run x`, `yarn x`…: the `package.json` script it runs,
+    /// with its `pre`/`post` hooks.
+    fn package_script(&mut self, name: &str, args: &[&str], dir: &str, shown: &str) {
+        let rest: Vec<&str> = args
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with('-'))
+            .collect();
+        let script = match rest.as_slice() {
+            ["test" | "t", ..] if name != "bun" => Some("test"),
+            ["run" | "run-script", s, ..] => Some(*s),
+            [s, ..] if matches!(name, "yarn" | "pnpm") => Some(*s),
+            _ => None,
+        };
+        if let Some(s) = script {
+            let pkg = join(dir, "package.json");
+            for h in [format!("pre{s}"), s.to_string(), format!("post{s}")] {
+                self.scripts.insert((pkg.clone(), h), shown.to_string());
             }
         }
     }
