@@ -196,7 +196,7 @@ fn python_and_go_base_tests_judge_an_edited_expectation_wherever_the_test_lives(
                     "from calc import add\n\ndef test_adds():\n    assert add(2, 2) == 4\n",
                 ),
             ],
-            "guardrails:\n  - { name: tests, command: \"python3 -m pytest -q -p no:cacheprovider\" }\n",
+            "guardrails:\n  - { name: tests, command: \"pytest -q -p no:cacheprovider\" }\n",
             "sed -i 's/== 4/== 0/' check_calc.py",
         ),
         (
@@ -215,7 +215,7 @@ fn python_and_go_base_tests_judge_an_edited_expectation_wherever_the_test_lives(
     ];
     for (runner, files, guardrails, cheat) in cases {
         let present = match runner {
-            "pytest" => toolchain("python3", &["-m", "pytest", "--version"]),
+            "pytest" => toolchain("pytest", &["--version"]),
             _ => toolchain("go", &["version"]),
         };
         if !present {
