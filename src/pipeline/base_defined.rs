@@ -47,7 +47,21 @@ fn changed_paths(changes: &ChangeSet) -> Vec<String> {
 /// Lay `edits` over this place's run tree; the place whose copies are
 /// written from the result.
 fn laid(place: &Place, changes: &ChangeSet, edits: &[(String, Lay)]) -> Result<Place, String> {
-    let (Some(ws), Some(tree)) = (place.workspace(), place.run_tree()) else {
+    let Some(tree) = place.run_tree() else {
+        return Ok(place.clone());
+    };
+    laid_on(place, changes, tree, edits)
+}
+
+/// Lay `edits` over `tree` (the run tree, or the base's); the place whose
+/// copies are written from the result.
+fn laid_on(
+    place: &Place,
+    changes: &ChangeSet,
+    tree: &str,
+    edits: &[(String, Lay)],
+) -> Result<Place, String> {
+    let Some(ws) = place.workspace() else {
         return Ok(place.clone());
     };
     let tree = git2::Oid::from_str(tree).map_err(|_| "the change has no tree".to_string())?;
@@ -138,4 +152,53 @@ fn base_test_lay(
     let base_text = read_base(p).unwrap_or_default();
     let swapped = test_integrity::with_base_test_modules(&base_text, &now)?;
     (swapped != now).then(|| Lay::Bytes(swapped.into_bytes()))
+}
+
+/// `place` with its copies written from the base commit with the change's
+/// tests laid in: its test files, the files its listing names tests in
+/// (`listed_in`), the files of its out-of-line test modules, and in Rust
+/// sources its `#[cfg(test)]` modules over the base's code. The change's
+/// tests, run on the code they were written to change.
+pub fn tests_on_base(
+    place: &Place,
+    changes: &ChangeSet,
+    listed_in: &[String],
+) -> Result<Place, String> {
+    let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
+    let base = git2::Oid::from_str(&changes.base)
+        .and_then(|b| repo.find_commit(b))
+        .and_then(|c| c.tree())
+        .map_err(|e| format!("reading the base commit: {e}"))?;
+    let read_base = |p: &str| -> Option<String> {
+        let blob = base
+            .get_path(std::path::Path::new(p))
+            .ok()?
+            .to_object(&repo)
+            .ok()?;
+        String::from_utf8(blob.as_blob()?.content().to_vec()).ok()
+    };
+    let files = place.files_reader();
+    let read_now = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
+    let edits: Vec<(String, Lay)> = changed_paths(changes)
+        .into_iter()
+        .filter_map(|p| {
+            let test_file = listed_in.contains(&p)
+                || test_integrity::is_test_path(&p)
+                || test_integrity::in_rust_test_module(&p, &read_now);
+            let lay = if test_file {
+                files.read(&p).map_or(Lay::Remove, Lay::Bytes)
+            } else if p.ends_with(".rs") {
+                let (now, base_text) = (read_now(&p)?, read_base(&p)?);
+                let swapped = test_integrity::with_base_test_modules(&now, &base_text)?;
+                if swapped == base_text {
+                    return None;
+                }
+                Lay::Bytes(swapped.into_bytes())
+            } else {
+                return None;
+            };
+            Some((p, lay))
+        })
+        .collect();
+    laid_on(place, changes, &base.id().to_string(), &edits)
 }

@@ -5,14 +5,17 @@
 //!   in full, fails;
 //! - the base's own tests judge the change: the base commit's tests, laid
 //!   over a copy of the change (`base_defined::with_base_tests`), must all
-//!   pass there.
+//!   pass there;
+//! - the change's new tests, run on the base's code
+//!   (`base_defined::tests_on_base`): a new test that fails there and passes
+//!   on the change is evidence the change does what it tests.
 
 use crate::config::Guardrail;
 use crate::exec::place::Place;
 use crate::layers::ledger::{self, Judged, Listing, Recognised, Results};
 use crate::layers::test_results::{self, Whole};
 use crate::model::changeset::ChangeSet;
-use crate::model::ledger::BaseTests;
+use crate::model::ledger::{BaseTests, NewTests};
 use crate::model::verdict::{Issue, Severity};
 use crate::text::{first_of, plural};
 use std::time::Duration;
@@ -147,6 +150,70 @@ pub fn results_issues(
     out
 }
 
+/// The files `listing` names its tests in, from the repository's root.
+fn files_of(runs: &TestRuns<'_>, listing: &Listing) -> Vec<String> {
+    ledger::test_files(runs.rec.runner, listing)
+        .into_iter()
+        .map(|f| match &runs.rec.dir {
+            Some(d) => format!("{}/{f}", d.trim_end_matches('/')),
+            None => f,
+        })
+        .collect()
+}
+
+/// The change's new tests (`added`: listed now, not at the base) run on
+/// the base's code: which fail there and pass here (`results`, the
+/// guardrail's own run). None when the change adds no test.
+pub async fn new_tests(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    changes: &ChangeSet,
+    now: &Listing,
+    results: &Results,
+    added: &[String],
+) -> Result<Option<NewTests>, String> {
+    if added.is_empty() {
+        return Ok(None);
+    }
+    let on_base =
+        crate::pipeline::base_defined::tests_on_base(place, changes, &files_of(runs, now))?;
+    let run = runs.run(&on_base).await?;
+    if let Some(p) = run.outcome.exit.problem(runs.timeout) {
+        return Err(format!("`{}` {p}", runs.run.0));
+    }
+    let at_base = runs.results(&run, now);
+    let only_added = Listing {
+        tests: added.to_vec(),
+        complete: true,
+        files_only: now.files_only,
+    };
+    let there = ledger::judge(runs.rec.runner, &only_added, &at_base);
+    let here = ledger::judge(runs.rec.runner, &only_added, results);
+    let failing_there: std::collections::HashSet<&String> =
+        there.failed.iter().chain(&there.not_run).collect();
+    let not_passing_here: std::collections::HashSet<&String> = here
+        .failed
+        .iter()
+        .chain(&here.not_run)
+        .chain(&here.ignored)
+        .collect();
+    let proving = added
+        .iter()
+        .filter(|t| failing_there.contains(t) && !not_passing_here.contains(t))
+        .count();
+    let pass_at_base: Vec<String> = added
+        .iter()
+        .filter(|t| !failing_there.contains(t) && !there.ignored.contains(t))
+        .take(50)
+        .cloned()
+        .collect();
+    Ok(Some(NewTests {
+        added: added.len(),
+        proving,
+        pass_at_base,
+    }))
+}
+
 /// The base's own tests on the change, judged against the base's listing
 /// `at_base`: laid over a copy of the change and run there, or — when the
 /// change touches no test — the guardrail's own `results`. A base listing
@@ -166,16 +233,12 @@ pub async fn base_tests(
             Some(Issue::new(RULE_BASE_TESTS, Severity::Warning, why)),
         ));
     }
-    // The files the base's listing names its tests in, from the repository's root.
-    let listed_in: Vec<String> = ledger::test_files(runs.rec.runner, at_base)
-        .into_iter()
-        .map(|f| match &runs.rec.dir {
-            Some(d) => format!("{}/{f}", d.trim_end_matches('/')),
-            None => f,
-        })
-        .collect();
-    let (laid, files_laid) =
-        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &listed_in)?;
+    let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(
+        place,
+        changes,
+        allow,
+        &files_of(runs, at_base),
+    )?;
     let results = if files_laid == 0 {
         results.clone()
     } else {

@@ -244,6 +244,7 @@ fn summary(l: &ledger::Ledger) -> crate::model::ledger::Ledger {
         missing: l.missing.clone(),
         failed_names: l.failed.iter().take(50).cloned().collect(),
         base_tests: None,
+        new_tests: None,
     }
 }
 
@@ -366,6 +367,8 @@ pub async fn run_test_guardrail(
     }
     let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
     r = merge_base_tests(r, &mut s, base);
+    let new = test_evidence::new_tests(&runs, place, changes, &now, &results, &l.added).await;
+    r = merge_new_tests(r, &mut s, new);
     r.ledger = Some(Box::new(s));
     if own.outcome.exit.success() && l.ran == 0 {
         r = r.errored(format!(
@@ -386,11 +389,7 @@ fn merge_base_tests(
     match base {
         Ok((b, issue)) => {
             if let Some(b) = b {
-                // The ledger's line first, then the base tests'.
-                r.output = match r.output.split_once('\n') {
-                    Some((first, rest)) => format!("{first}\n{}\n{rest}", b.summary()),
-                    None => format!("{}\n{}", r.output, b.summary()),
-                };
+                r.output = with_evidence(&r.output, &b.summary());
                 s.base_tests = Some(b);
             }
             r.issues.extend(issue);
@@ -398,6 +397,45 @@ fn merge_base_tests(
         Err(e) => r = r.errored(format!("running the base's own tests: {e}")),
     }
     r
+}
+
+/// How the change's new tests fared on the base's code, into the report:
+/// their line after the base tests', or a warning saying why they could
+/// not run there (evidence, not a gate).
+fn merge_new_tests(
+    mut r: Report,
+    s: &mut crate::model::ledger::Ledger,
+    new: Result<Option<crate::model::ledger::NewTests>, String>,
+) -> Report {
+    match new {
+        Ok(Some(n)) => {
+            r.output = with_evidence(&r.output, &n.summary());
+            s.new_tests = Some(n);
+        }
+        Ok(None) => {}
+        Err(e) => r.issues.push(Issue::new(
+            "test-run/new-tests",
+            crate::model::verdict::Severity::Warning,
+            format!("new tests: not run on the base's code: {e}"),
+        )),
+    }
+    r
+}
+
+/// `output` with `line` after its evidence lines: the ledger's summary
+/// first, then `base tests: …`, then `new tests: …`.
+fn with_evidence(output: &str, line: &str) -> String {
+    let lines: Vec<&str> = output.lines().collect();
+    let at = 1 + lines
+        .iter()
+        .skip(1)
+        .take_while(|l| l.starts_with("base tests:") || l.starts_with("new tests:"))
+        .count();
+    let at = at.min(lines.len());
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.push(line);
+    out.extend(&lines[at..]);
+    out.join("\n")
 }
 
 /// The guardrail's own run into its report: exit code, the output a report

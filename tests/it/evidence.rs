@@ -251,3 +251,42 @@ fn python_and_go_base_tests_judge_an_edited_expectation_wherever_the_test_lives(
         );
     }
 }
+
+#[test]
+fn a_new_test_counts_as_evidence_only_when_it_fails_on_the_base_code() {
+    if !bwrap() {
+        return;
+    }
+    // Both fix `add` and add a test; only one test shows the fix is needed.
+    let proving = sed("s/a - b/a + b/")
+        + " && "
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn adds_three() { assert_eq!(add(1, 2), 3); }/");
+    let decorative = sed("s/a - b/a + b/")
+        + " && "
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn adds_zero() { assert_eq!(add(0, 0), 0); }/");
+    let t = rust_repo(
+        &[("proving", &proving), ("decorative", &decorative)],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["proving", "decorative"]);
+    for (name, line) in [
+        ("proving", "new tests: 1 of 1 fail at the base and pass here"),
+        (
+            "decorative",
+            "new tests: 0 of 1 fail at the base and pass here — passing on the base's code too: tests::adds_zero",
+        ),
+    ] {
+        let c = candidate(&doc, name);
+        assert_eq!(c["verdict"], "pass", "{name}: {c}");
+        let tests = report(c, "tests");
+        let out = tests["output"].as_str().unwrap();
+        assert!(out.contains(line), "{name}: {out}");
+        assert!(out.contains("base tests: 2/2 pass on this change"), "{name}: {out}");
+    }
+    let l = &report(candidate(&doc, "proving"), "tests")["ledger"]["new_tests"];
+    assert_eq!(
+        (l["added"].as_u64(), l["proving"].as_u64()),
+        (Some(1), Some(1)),
+        "{l}"
+    );
+}

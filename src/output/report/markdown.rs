@@ -103,6 +103,9 @@ fn test_evidence(r: &Report) -> String {
     if let Some(b) = &l.base_tests {
         s.push_str(&format!(" · {}", b.summary()));
     }
+    if let Some(n) = &l.new_tests {
+        s.push_str(&format!(" · {}", n.summary()));
+    }
     s
 }
 

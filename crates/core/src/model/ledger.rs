@@ -27,6 +27,43 @@ pub struct Ledger {
     /// The base commit's own tests, run byte for byte against this change.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_tests: Option<BaseTests>,
+    /// The tests the change adds, run against the base's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_tests: Option<NewTests>,
+}
+
+/// The tests a change adds, run against the base commit's code (the
+/// change's tests laid over a copy of the base): a new test that fails
+/// there and passes on the change is evidence the change does what it
+/// tests; one that passes on the base code too shows nothing about it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewTests {
+    /// How many tests the runner lists now and not at the base.
+    pub added: usize,
+    /// How many of them fail (or do not build) on the base's code and pass
+    /// on the change.
+    pub proving: usize,
+    /// Those that pass on the base's code too (by name, at most a few dozen).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_at_base: Vec<String>,
+}
+
+impl NewTests {
+    /// `new tests: 2 of 2 fail at the base and pass here`, naming the
+    /// first few that pass on the base's code too.
+    pub fn summary(&self) -> String {
+        let mut s = format!(
+            "new tests: {} of {} fail at the base and pass here",
+            self.proving, self.added
+        );
+        if !self.pass_at_base.is_empty() {
+            s.push_str(&format!(
+                " — passing on the base's code too: {}",
+                crate::text::first_of(&self.pass_at_base, 5)
+            ));
+        }
+        s
+    }
 }
 
 /// The base commit's own tests run against a change's code: its test files

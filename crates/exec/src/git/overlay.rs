@@ -37,7 +37,13 @@ pub fn overlay(
     let store = workspace_store(ws)?;
     let base_tree = user.find_commit(base)?.tree()?;
     let mut index = git2::Index::new()?;
-    index.read_tree(&store.find_tree(tree)?)?;
+    // A change tree is in the workspace's store; the base's may be only in
+    // the user's repository.
+    let start = match store.find_tree(tree) {
+        Ok(t) => t,
+        Err(_) => user.find_tree(tree)?,
+    };
+    index.read_tree(&start)?;
     for (path, lay) in edits {
         let p = Path::new(path);
         let mode = index.get_path(p, 0).map(|e| e.mode);
