@@ -33,6 +33,32 @@ fn allowed(allow: &[String]) -> globset::GlobSet {
     set.build().unwrap_or_else(|_| globset::GlobSet::empty())
 }
 
+/// The base commit's files, read from the user's repository.
+struct BaseFiles {
+    repo: git2::Repository,
+    tree: git2::Oid,
+}
+
+impl BaseFiles {
+    fn open(place: &Place, changes: &ChangeSet) -> Result<BaseFiles, String> {
+        let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
+        let tree = git2::Oid::from_str(&changes.base)
+            .and_then(|b| repo.find_commit(b))
+            .map(|c| c.tree_id())
+            .map_err(|e| format!("reading the base commit: {e}"))?;
+        Ok(BaseFiles { repo, tree })
+    }
+
+    /// The text of `path` at the base (None when absent, not a file or not
+    /// UTF-8).
+    fn read(&self, path: &str) -> Option<String> {
+        let tree = self.repo.find_tree(self.tree).ok()?;
+        let entry = tree.get_path(std::path::Path::new(path)).ok()?;
+        let blob = entry.to_object(&self.repo).ok()?;
+        String::from_utf8(blob.as_blob()?.content().to_vec()).ok()
+    }
+}
+
 /// The changed paths (both sides of a rename), each once, in order.
 fn changed_paths(changes: &ChangeSet) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -104,19 +130,8 @@ pub fn with_base_tests(
     listed_in: &[String],
 ) -> Result<(Place, usize), String> {
     let allowed = allowed(allow);
-    let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
-    let base = git2::Oid::from_str(&changes.base)
-        .and_then(|b| repo.find_commit(b))
-        .and_then(|c| c.tree())
-        .map_err(|e| format!("reading the base commit: {e}"))?;
-    let read_base = |p: &str| -> Option<String> {
-        let blob = base
-            .get_path(std::path::Path::new(p))
-            .ok()?
-            .to_object(&repo)
-            .ok()?;
-        String::from_utf8(blob.as_blob()?.content().to_vec()).ok()
-    };
+    let base = BaseFiles::open(place, changes)?;
+    let read_base = |p: &str| base.read(p);
     let files = place.files_reader();
     let edits: Vec<(String, Lay)> = changed_paths(changes)
         .into_iter()
@@ -164,19 +179,8 @@ pub fn tests_on_base(
     changes: &ChangeSet,
     listed_in: &[String],
 ) -> Result<Place, String> {
-    let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
-    let base = git2::Oid::from_str(&changes.base)
-        .and_then(|b| repo.find_commit(b))
-        .and_then(|c| c.tree())
-        .map_err(|e| format!("reading the base commit: {e}"))?;
-    let read_base = |p: &str| -> Option<String> {
-        let blob = base
-            .get_path(std::path::Path::new(p))
-            .ok()?
-            .to_object(&repo)
-            .ok()?;
-        String::from_utf8(blob.as_blob()?.content().to_vec()).ok()
-    };
+    let base = BaseFiles::open(place, changes)?;
+    let read_base = |p: &str| base.read(p);
     let files = place.files_reader();
     let read_now = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
     let edits: Vec<(String, Lay)> = changed_paths(changes)
@@ -200,5 +204,5 @@ pub fn tests_on_base(
             Some((p, lay))
         })
         .collect();
-    laid_on(place, changes, &base.id().to_string(), &edits)
+    laid_on(place, changes, &base.tree.to_string(), &edits)
 }

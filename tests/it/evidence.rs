@@ -6,7 +6,7 @@
 //! `base tests: 2/2 pass on this change`. Real repository, real cargo,
 //! real binary (process launcher, bubblewrap).
 
-use crate::common::bwrap;
+use crate::common::{bwrap, TestRepo};
 use crate::test_integrity::{candidate, report, run, rust_repo, write, CARGO_TEST};
 
 /// Every report's issue rules of candidate `c`.
@@ -18,6 +18,19 @@ fn rules(c: &serde_json::Value) -> Vec<String> {
         .flat_map(|r| r["issues"].as_array().cloned().unwrap_or_default())
         .map(|i| i["rule"].as_str().unwrap_or("").to_string())
         .collect()
+}
+
+/// A repository of `files` with `agents` (name → shell script) and
+/// `guardrails`, committed.
+fn repo_of(files: &[(&str, &str)], agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
+    let t = TestRepo::new(files);
+    t.write(
+        ".rascal/config.yaml",
+        &crate::common::command_agents(agents),
+    );
+    t.write(".rascal/guardrails.yaml", guardrails);
+    t.commit_all("rascal config");
+    t
 }
 
 /// Append `text` to `src/lib.rs` in a shell script.
@@ -144,21 +157,19 @@ fn a_weakened_test_helper_module_is_laid_from_the_base() {
     // no-op. Only `src/check.rs` changes: no test file, no test module.
     let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod check;\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn adds() {\n        crate::check::sum(super::add(2, 2), 4);\n    }\n}\n";
     let check = "pub fn sum(got: i32, want: i32) {\n    assert_eq!(got, want);\n}\n";
-    let t = crate::common::TestRepo::new(&[
-        ("Cargo.toml", crate::test_integrity::CARGO_TOML),
-        ("Cargo.lock", crate::test_integrity::CARGO_LOCK),
-        (".gitignore", "/target\n"),
-        ("src/lib.rs", lib),
-        ("src/check.rs", check),
-    ]);
     let weaken = "printf 'pub fn sum(_got: i32, _want: i32) {}\\n' > src/check.rs";
     let fix = "sed -i 's/a - b/a + b/' src/lib.rs";
-    t.write(
-        ".rascal/config.yaml",
-        &crate::common::command_agents(&[("weaken", weaken), ("fix", fix)]),
+    let t = repo_of(
+        &[
+            ("Cargo.toml", crate::test_integrity::CARGO_TOML),
+            ("Cargo.lock", crate::test_integrity::CARGO_LOCK),
+            (".gitignore", "/target\n"),
+            ("src/lib.rs", lib),
+            ("src/check.rs", check),
+        ],
+        &[("weaken", weaken), ("fix", fix)],
+        CARGO_TEST,
     );
-    t.write(".rascal/guardrails.yaml", CARGO_TEST);
-    t.commit_all("rascal config");
     let doc = run(&t, &["weaken", "fix"]);
     let c = candidate(&doc, "weaken");
     assert_eq!(c["verdict"], "fail", "{c}");
@@ -221,18 +232,12 @@ fn python_and_go_base_tests_judge_an_edited_expectation_wherever_the_test_lives(
         if !present {
             continue;
         }
-        let t = crate::common::TestRepo::new(&files);
         let fix = if runner == "go" {
             "sed -i 's/a - b/a + b/' calc.go"
         } else {
             "sed -i 's/a - b/a + b/' calc.py"
         };
-        t.write(
-            ".rascal/config.yaml",
-            &crate::common::command_agents(&[("cheat", cheat), ("fix", fix)]),
-        );
-        t.write(".rascal/guardrails.yaml", guardrails);
-        t.commit_all("rascal config");
+        let t = repo_of(&files, &[("cheat", cheat), ("fix", fix)], guardrails);
         let doc = run(&t, &["cheat", "fix"]);
         let c = candidate(&doc, "cheat");
         assert_eq!(c["verdict"], "fail", "{runner}: {c}");
