@@ -119,6 +119,10 @@ pub struct RunArgs {
     /// Select the comparator's pick when it passes, then finalize it.
     #[arg(long)]
     pub auto: bool,
+    /// A warning is a failure: exit 1 when the best candidate only warns
+    /// (for CI).
+    #[arg(long)]
+    pub strict: bool,
     /// With --auto: push the branch to this remote (name or URL).
     #[arg(long, value_name = "REMOTE")]
     pub push: Option<String>,
@@ -259,6 +263,9 @@ pub struct CheckArgs {
     /// Read .rascal/ from the working tree instead of the base commit.
     #[arg(long)]
     pub config_from_worktree: bool,
+    /// A warning is a failure: exit 1 on WARN (for CI).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Args)]

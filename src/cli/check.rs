@@ -19,6 +19,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         base,
         json,
         config_from_worktree,
+        strict,
     } = args;
     let repo = workspace::open(dir)?;
     let oid = workspace::resolve(&repo, &base)?;
@@ -88,5 +89,9 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
             &oid.to_string()[..8]
         );
     }
-    Ok(verdict.exit_code())
+    Ok(if strict {
+        crate::model::verdict::strict_exit_code(verdict, verdict.exit_code())
+    } else {
+        verdict.exit_code()
+    })
 }

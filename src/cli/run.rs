@@ -30,6 +30,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
         theme,
         n,
         auto,
+        strict,
         push,
         pr,
         launcher,
@@ -52,6 +53,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     req.timeout = timeout;
     req.n = n;
     req.auto = auto;
+    req.strict = strict;
     req.scope = scope_of(&allow_paths, &deny_paths)?;
     req.launcher = launcher.map(Into::into);
     req.config_from_worktree = config_from_worktree;

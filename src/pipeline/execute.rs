@@ -128,7 +128,10 @@ pub async fn execute_with(
             .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
             .unwrap_or(false)
         || (verdict == Verdict::Fail && jobs.config.main.strategy.on_no_pass == OnNoPass::Escalate);
-    let exit_code = run_exit_code(verdict, escalated);
+    let mut exit_code = run_exit_code(verdict, escalated);
+    if jobs.request.strict {
+        exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);
+    }
     jobs.journal
         .emit(RunEvent::RunFinished { verdict, exit_code });
     let run = jobs.run.clone();

@@ -30,6 +30,8 @@ pub struct RunRequest {
     pub n: Option<u32>,
     /// Headless auto policy: select the comparator's pick when it passes.
     pub auto: bool,
+    /// `--strict`: a run whose best verdict is WARN exits 1 (for CI).
+    pub strict: bool,
     /// Overrides `launcher:` of .rascal/config.yaml.
     pub launcher: Option<LauncherKind>,
     /// `--allow-path` / `--deny-path`: narrows the permissions for this run.

@@ -470,3 +470,38 @@ fn without_bubblewrap_an_agent_refuses_to_start_and_scripted_ones_run_unsandboxe
     assert!(out.contains("agent demo (scripted) UNSANDBOXED"), "{out}");
     assert!(out.contains("apt-get install bubblewrap"), "{out}");
 }
+
+#[test]
+fn strict_makes_a_warning_a_failure_for_ci() {
+    if !common::bwrap() {
+        return;
+    }
+    // The only candidate warns: an optional guardrail fails.
+    let t = common::TestRepo::new(&[("README.md", "x\n")]);
+    t.write(
+        ".rascal/config.yaml",
+        &common::command_agents(&[("note", "echo y >> README.md")]),
+    );
+    t.write(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - { name: lint, command: \"false\", required: false }\n",
+    );
+    t.commit_all("rascal config");
+    let plain = t.rascal(&["run", "note it", "--agent", "note", "--headless"]);
+    assert_eq!(common::code(&plain), 0, "{}", common::stdout(&plain));
+    assert!(common::stdout(&plain).contains("run verdict WARN"));
+    let strict = t.rascal(&[
+        "run",
+        "note it",
+        "--agent",
+        "note",
+        "--headless",
+        "--strict",
+    ]);
+    assert_eq!(common::code(&strict), 1, "{}", common::stdout(&strict));
+    assert!(common::stdout(&strict).contains("run verdict WARN (exit 1)"));
+    // `rascal check` on the working tree, the same way.
+    std::fs::write(t.path().join("README.md"), "x\nz\n").unwrap();
+    assert_eq!(common::code(&t.rascal(&["check"])), 0);
+    assert_eq!(common::code(&t.rascal(&["check", "--strict"])), 1);
+}

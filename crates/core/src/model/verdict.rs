@@ -351,6 +351,15 @@ pub fn run_exit_code(verdict: Verdict, any_escalated: bool) -> i32 {
     }
 }
 
+/// The exit code a strict run (`--strict`, for CI) ends with: a warning
+/// is a failure there, whatever else holds.
+pub fn strict_exit_code(verdict: Verdict, exit_code: i32) -> i32 {
+    match verdict {
+        Verdict::Warn => Verdict::Fail.exit_code(),
+        _ => exit_code,
+    }
+}
+
 /// A candidate's verdict from its reports.
 pub fn candidate_verdict(reports: &[Report]) -> Verdict {
     if reports.is_empty() {
@@ -368,6 +377,13 @@ mod tests {
         r.advisory = advisory;
         r.issues.push(issue);
         r.finish()
+    }
+
+    #[test]
+    fn a_strict_run_fails_on_a_warning_and_keeps_every_other_code() {
+        assert_eq!(strict_exit_code(Verdict::Warn, 0), 1);
+        assert_eq!(strict_exit_code(Verdict::Pass, 0), 0);
+        assert_eq!(strict_exit_code(Verdict::Fail, 3), 3);
     }
 
     #[test]
