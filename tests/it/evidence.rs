@@ -295,3 +295,50 @@ fn a_new_test_counts_as_evidence_only_when_it_fails_on_the_base_code() {
         "{l}"
     );
 }
+
+#[test]
+fn the_standard_librarys_unittest_is_a_runner_rascal_reads() {
+    if !bwrap() || !crate::test_integrity::toolchain("python3", &["-c", "import unittest"]) {
+        return;
+    }
+    // `python3 -m unittest` (discovery) on a wrong `add`: the skip is a
+    // tamper error, the edited expectation fails the base's tests, and the
+    // fix passes with the runner's own ledger.
+    let test = "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n";
+    let t = repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            ("test_calc.py", test),
+        ],
+        &[
+            (
+                "skip",
+                "sed -i 's/    def test_adds/    @unittest.skip(\"later\")\\n    def test_adds/' test_calc.py",
+            ),
+            ("edit", "sed -i 's/, 4)/, 0)/' test_calc.py"),
+            ("fix", "sed -i 's/a - b/a + b/' calc.py"),
+        ],
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+    );
+    let doc = run(&t, &["skip", "edit", "fix"]);
+    for (name, rule) in [
+        ("skip", "test-integrity/skip-marker"),
+        ("edit", "base-tests/failed"),
+    ] {
+        let c = candidate(&doc, name);
+        assert_eq!(c["verdict"], "fail", "{name}: {c}");
+        assert!(rules(c).iter().any(|r| r == rule), "{name}: {c}");
+    }
+    let fixed = candidate(&doc, "fix");
+    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+    let tests = report(fixed, "tests");
+    assert_eq!(tests["ledger"]["runner"], "unittest", "{tests}");
+    assert_eq!(tests["ledger"]["passed"], 1, "{tests}");
+    assert!(
+        tests["output"]
+            .as_str()
+            .unwrap()
+            .contains("base tests: 1/1 pass on this change"),
+        "{tests}"
+    );
+}

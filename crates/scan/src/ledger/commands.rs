@@ -3,7 +3,7 @@
 
 use super::recognise::{command_words, direct, package_script};
 use super::shell::{self, quote, quote_assignment};
-use super::{cargo, go, js, pytest, Launcher, Manager, Recognised, Runner};
+use super::{cargo, go, js, pytest, unittest, Launcher, Manager, Recognised, Runner};
 
 /// A shell command, run where the guardrail starts, that lists the tests
 /// the guardrail selects without running them. It keeps the guardrail's
@@ -20,6 +20,11 @@ pub fn listing_command(r: &Recognised, original: &str) -> String {
         Runner::Cargo => (r.program.clone(), cargo::listing_args(&r.args), " 2>&1"),
         Runner::Go => (r.program.clone(), go::listing_args(&r.args), ""),
         Runner::Pytest => (r.program.clone(), pytest::listing_args(&r.args), ""),
+        Runner::Unittest => (
+            vec![r.program[0].clone(), "-c".into(), unittest::LIST.into()],
+            r.args.clone(),
+            "",
+        ),
         Runner::Jest => (r.program.clone(), js::jest_listing_args(&r.args), ""),
         Runner::Vitest => {
             let mut program = r.program.clone();
@@ -99,9 +104,26 @@ pub fn results_command(
         _ => return (original.to_string(), None),
     };
     let (file_arg, prefix) = path_from_dir(r.dir.as_deref(), results_file);
+    if r.runner == Runner::Unittest {
+        // `python -m unittest` becomes `python -c RUN FILE`, its arguments kept.
+        let mut command = format!(
+            "{}-c {} {file_arg}{}",
+            &original[..words[1].start],
+            quote(unittest::RUN),
+            &original[words[2].end..]
+        );
+        if let Some(p) = prefix {
+            command = format!("{p}{command}");
+        }
+        if let Some((parent, _)) = results_file.rsplit_once('/') {
+            command = format!("mkdir -p {}; {command}", quote(parent));
+        }
+        return (command, Some(results_file.to_string()));
+    }
     let mut edits: Vec<(usize, String)> = Vec::new();
     let mut file = None;
     let flags: Vec<String> = match r.runner {
+        Runner::Unittest => Vec::new(),
         Runner::Cargo => {
             edits.push((seg.end, " 2>&1".into()));
             if cargo::quiet(&r.args) && r.launcher == Launcher::Direct {
@@ -181,11 +203,9 @@ pub fn results_run(r: &Recognised, original: &str, results_file: &str) -> (Strin
     let Some(file) = file else {
         return (command, None);
     };
-    let path = match &r.dir {
-        Some(d) => format!("{}/{file}", d.trim_end_matches('/')),
-        None => file,
-    };
-    (format!("rm -rf -- {}; {command}", quote(&path)), Some(path))
+    // The runner writes it there from its own directory (`../FILE` after
+    // a `cd`): where the command starts, not under the runner's `cd`.
+    (format!("rm -rf -- {}; {command}", quote(&file)), Some(file))
 }
 
 /// `file` as the runner, started in `dir`, should be told it, ready for

@@ -20,6 +20,7 @@ mod js;
 mod pytest;
 mod recognise;
 mod shell;
+mod unittest;
 
 pub use commands::{listing_command, results_command, results_run};
 pub use recognise::{package_json_dir, recognise};
@@ -34,6 +35,9 @@ pub enum Runner {
     Cargo,
     Go,
     Pytest,
+    /// `python -m unittest`, through rascal's own listing and results
+    /// programs (`unittest.rs`).
+    Unittest,
     Jest,
     Vitest,
 }
@@ -195,6 +199,7 @@ pub fn parse_listing(runner: Runner, stdout: &str) -> Listing {
         Runner::Cargo => cargo::parse_listing(stdout),
         Runner::Go => go::parse_listing(stdout),
         Runner::Pytest => pytest::parse_listing(stdout),
+        Runner::Unittest => unittest::parse_listing(stdout),
         Runner::Jest => js::parse_jest_listing(stdout),
         Runner::Vitest => js::parse_vitest_listing(stdout),
     }
@@ -215,6 +220,10 @@ pub fn parse_results(
         Runner::Go => go::parse_results(stdout),
         Runner::Pytest => match file {
             Some(xml) => pytest::parse_results(xml, listing),
+            None => no_file(),
+        },
+        Runner::Unittest => match file {
+            Some(json) => unittest::parse_results(json),
             None => no_file(),
         },
         Runner::Jest | Runner::Vitest => match file {
@@ -432,7 +441,7 @@ pub fn test_files(runner: Runner, listing: &Listing) -> Vec<String> {
         .filter_map(|t| match runner {
             Runner::Pytest => Some(pytest::file_of(t)),
             Runner::Jest | Runner::Vitest => Some(js::file_of(t)),
-            Runner::Cargo | Runner::Go => None,
+            Runner::Cargo | Runner::Go | Runner::Unittest => None,
         })
         .filter(|f| !f.is_empty() && !f.starts_with('/'))
         .map(str::to_string)

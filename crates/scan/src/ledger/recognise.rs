@@ -234,10 +234,16 @@ pub(super) fn direct(words: &[&str]) -> Option<(Runner, usize)> {
         .then_some((Runner::Go, 2)),
         "pytest" | "py.test" => pytest_runs(words).then_some((Runner::Pytest, 1)),
         p if p.starts_with("python") && p[6..].chars().all(|c| c.is_ascii_digit() || c == '.') => {
-            (words.get(1) == Some(&"-m")
-                && matches!(words.get(2), Some(&"pytest") | Some(&"py.test"))
-                && pytest_runs(words))
-            .then_some((Runner::Pytest, 3))
+            if words.get(1) != Some(&"-m") {
+                return None;
+            }
+            match words.get(2) {
+                Some(&"pytest") | Some(&"py.test") if pytest_runs(words) => {
+                    Some((Runner::Pytest, 3))
+                }
+                Some(&"unittest") if !has("-h") && !has("--help") => Some((Runner::Unittest, 3)),
+                _ => None,
+            }
         }
         "uv" | "poetry" | "pipenv" | "pdm" | "hatch" if words.get(1) == Some(&"run") => {
             let (runner, n) = direct(&words[2..])?;

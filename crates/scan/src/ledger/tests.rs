@@ -1313,3 +1313,30 @@ fn the_files_a_listing_names_its_tests_in() {
     );
     assert!(test_files(Runner::Cargo, &pytest).is_empty());
 }
+
+#[test]
+fn python_m_unittest_runs_through_rascals_programs_with_its_arguments() {
+    let r = recognise("cd py && python3 -m unittest discover -s tests", None).unwrap();
+    assert_eq!(r.runner, Runner::Unittest);
+    assert_eq!(r.args, strings(&["discover", "-s", "tests"]));
+    let listing = listing_command(&r, "cd py && python3 -m unittest discover -s tests");
+    assert!(
+        listing.starts_with("cd py && python3 -c 'import sys, unittest"),
+        "{listing}"
+    );
+    assert!(listing.ends_with(" discover -s tests"), "{listing}");
+    let (run, file) = results_run(
+        &r,
+        "cd py && python3 -m unittest discover -s tests",
+        "out/r",
+    );
+    // The results file is where the command starts; a copy of it the change
+    // holds is removed first.
+    assert_eq!(file.as_deref(), Some("out/r"));
+    assert!(
+        run.starts_with("rm -rf -- out/r; mkdir -p out; cd py && python3 -c 'import json"),
+        "{run}"
+    );
+    assert!(run.ends_with(" ../out/r discover -s tests"), "{run}");
+    assert!(recognise("python3 -m unittest --help", None).is_none());
+}
