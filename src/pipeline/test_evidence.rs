@@ -161,19 +161,28 @@ fn files_of(runs: &TestRuns<'_>, listing: &Listing) -> Vec<String> {
         .collect()
 }
 
-/// The change's new tests (`added`: listed now, not at the base) run on
-/// the base's code: which fail there and pass here (`results`, the
-/// guardrail's own run). None when the change adds no test.
+/// Rule: a test that fails on the base's code at the base passes there in
+/// the change's version.
+pub const RULE_WEAKENED: &str = "test-integrity/weakened";
+
+/// The change's tests run on the base's code. New tests (`added`: listed
+/// now, not at the base): which fail there and pass here (`results`, the
+/// guardrail's own run). Tests the base has that fail on its code
+/// (`base_failing`): a change's version that passes there no longer finds
+/// the bug — `test-integrity/weakened`. Nothing runs when there is neither.
 pub async fn new_tests(
     runs: &TestRuns<'_>,
     place: &Place,
     changes: &ChangeSet,
-    now: &Listing,
-    results: &Results,
-    added: &[String],
-) -> Result<Option<NewTests>, String> {
-    if added.is_empty() {
-        return Ok(None);
+    (now, results, added, base_failing): (&Listing, &Results, &[String], &[String]),
+) -> Result<(Option<NewTests>, Vec<Issue>), String> {
+    let kept: Vec<String> = base_failing
+        .iter()
+        .filter(|t| now.tests.contains(t))
+        .cloned()
+        .collect();
+    if added.is_empty() && kept.is_empty() {
+        return Ok((None, Vec::new()));
     }
     let on_base =
         crate::pipeline::base_defined::tests_on_base(place, changes, &files_of(runs, now))?;
@@ -182,6 +191,20 @@ pub async fn new_tests(
         return Err(format!("`{}` {p}", runs.run.0));
     }
     let at_base = runs.results(&run, now);
+    let weakened = passing(runs, &at_base, &kept, now.files_only);
+    let issues: Vec<Issue> = weakened
+        .iter()
+        .map(|t| {
+            Issue::new(
+                RULE_WEAKENED,
+                Severity::Error,
+                format!("test `{t}` fails on the base's code, but the change's version of it passes there: it no longer finds the bug (passes on the unchanged code)"),
+            )
+        })
+        .collect();
+    if added.is_empty() {
+        return Ok((None, issues));
+    }
     let only_added = Listing {
         tests: added.to_vec(),
         complete: true,
@@ -207,11 +230,34 @@ pub async fn new_tests(
         .take(50)
         .cloned()
         .collect();
-    Ok(Some(NewTests {
-        added: added.len(),
-        proving,
-        pass_at_base,
-    }))
+    Ok((
+        Some(NewTests {
+            added: added.len(),
+            proving,
+            pass_at_base,
+        }),
+        issues,
+    ))
+}
+
+/// Which of `names` passed in `results`.
+fn passing(
+    runs: &TestRuns<'_>,
+    results: &Results,
+    names: &[String],
+    files_only: bool,
+) -> Vec<String> {
+    let these = Listing {
+        tests: names.to_vec(),
+        complete: true,
+        files_only,
+    };
+    let j = ledger::judge(runs.rec.runner, &these, results);
+    names
+        .iter()
+        .filter(|t| !j.failed.contains(t) && !j.not_run.contains(t) && !j.ignored.contains(t))
+        .cloned()
+        .collect()
 }
 
 /// The base's own tests on the change, judged against the base's listing

@@ -185,50 +185,96 @@ pub fn integrity_report(
     r.finish()
 }
 
-/// The tests the base commit has for the guardrail's listing, run once
-/// per base tree and command and kept in `cache_dir`: base code only, in
-/// its own copy and build cache.
+/// What base code alone produced for this guardrail, computed once per
+/// base tree and kept in `cache_dir` under `what`: only base code ever
+/// writes there (its own copy and build cache).
+async fn at_base_once<T, F>(
+    cache_dir: &std::path::Path,
+    key: String,
+    keep: impl Fn(&T) -> bool,
+    compute: F,
+) -> Result<T, String>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+    F: std::future::Future<Output = Result<T, String>>,
+{
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let key = crate::digest::digest(key);
+    let file = cache_dir.join(format!("{}.json", &key[..32]));
+    let _one = ONE_AT_A_TIME.lock().await;
+    if let Some(v) = std::fs::read(&file)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<T>(&b).ok())
+    {
+        return Ok(v);
+    }
+    let v = compute.await?;
+    if keep(&v) {
+        let _ = std::fs::create_dir_all(cache_dir);
+        let _ = std::fs::write(&file, serde_json::to_vec(&v).unwrap_or_default());
+    }
+    Ok(v)
+}
+
+/// The tests the base commit has for the guardrail's listing (cached per
+/// base tree and command).
 async fn base_listing(
     runs: &TestRuns<'_>,
     place: &Place,
     base_tree: &str,
     cache_dir: &std::path::Path,
 ) -> Result<ledger::Listing, String> {
-    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    let key = crate::digest::digest(format!(
+    let key = format!(
         "{base_tree}\n{}\n{}",
         runs.listing,
         place.holdout().map(|h| h.len()).unwrap_or(0)
-    ));
-    let file = cache_dir.join(format!("{}.json", &key[..32]));
-    let _one = ONE_AT_A_TIME.lock().await;
-    if let Some(l) = std::fs::read(&file)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<ledger::Listing>(&b).ok())
-    {
-        return Ok(l);
-    }
-    let at_base = place
-        .at_base(base_tree, cache_dir.join("build-cache"))
-        .ok_or("no copy of the base to list its tests in")?;
-    let w = run_whole(
-        &at_base,
-        &runs.listing,
-        runs.timeout,
-        runs.env,
-        &[],
-        runs.cancel,
-    )
-    .await?;
-    if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-        return Err(format!("listing the base's tests: `{}` {p}", runs.listing));
-    }
-    let l = test_results::listing(runs.rec.runner, &w, None);
-    if l.complete {
-        let _ = std::fs::create_dir_all(cache_dir);
-        let _ = std::fs::write(&file, serde_json::to_vec(&l).unwrap_or_default());
-    }
-    Ok(l)
+    );
+    at_base_once(cache_dir, key, |l: &ledger::Listing| l.complete, async {
+        let at_base = place
+            .at_base(base_tree, cache_dir.join("build-cache"))
+            .ok_or("no copy of the base to list its tests in")?;
+        let w = run_whole(
+            &at_base,
+            &runs.listing,
+            runs.timeout,
+            runs.env,
+            &[],
+            runs.cancel,
+        )
+        .await?;
+        if let Some(p) = w.outcome.exit.problem(runs.timeout) {
+            return Err(format!("listing the base's tests: `{}` {p}", runs.listing));
+        }
+        Ok(test_results::listing(runs.rec.runner, &w, None))
+    })
+    .await
+}
+
+/// The base's tests that fail on the base's own code (the bug a task is
+/// about), run once per base tree and command.
+async fn base_failures(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    base_tree: &str,
+    cache_dir: &std::path::Path,
+    at_base: &ledger::Listing,
+) -> Result<Vec<String>, String> {
+    let key = format!("failures\n{base_tree}\n{}", runs.run.0);
+    at_base_once(cache_dir, key, |_: &Vec<String>| true, async {
+        let at_base_place = place
+            .at_base(base_tree, cache_dir.join("build-cache"))
+            .ok_or("no copy of the base to run its tests in")?;
+        let run = runs.run(&at_base_place).await?;
+        if let Some(p) = run.outcome.exit.problem(runs.timeout) {
+            return Err(format!(
+                "running the base's tests at the base: `{}` {p}",
+                runs.run.0
+            ));
+        }
+        let results = runs.results(&run, at_base);
+        Ok(ledger::judge(runs.rec.runner, at_base, &results).failed)
+    })
+    .await
 }
 
 /// The ledger in a report: counts and names a human reads.
@@ -367,7 +413,22 @@ pub async fn run_test_guardrail(
     }
     let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
     r = merge_base_tests(r, &mut s, base);
-    let new = test_evidence::new_tests(&runs, place, changes, &now, &results, &l.added).await;
+    // The change's tests on the base's code: new ones, and the base's
+    // failing ones in the change's version (only when the change touched
+    // tests: otherwise they are the base's own).
+    let touched = s.base_tests.as_ref().is_some_and(|b| b.files_laid > 0);
+    let failing = if touched {
+        base_failures(&runs, place, &base_tree, &cache_dir, &at_base).await
+    } else {
+        Ok(Vec::new())
+    };
+    let new = match failing {
+        Ok(failing) => {
+            let seen = (&now, &results, l.added.as_slice(), failing.as_slice());
+            test_evidence::new_tests(&runs, place, changes, seen).await
+        }
+        Err(e) => Err(e),
+    };
     r = merge_new_tests(r, &mut s, new);
     r.ledger = Some(Box::new(s));
     if own.outcome.exit.success() && l.ran == 0 {
@@ -405,14 +466,16 @@ fn merge_base_tests(
 fn merge_new_tests(
     mut r: Report,
     s: &mut crate::model::ledger::Ledger,
-    new: Result<Option<crate::model::ledger::NewTests>, String>,
+    new: Result<(Option<crate::model::ledger::NewTests>, Vec<Issue>), String>,
 ) -> Report {
     match new {
-        Ok(Some(n)) => {
-            r.output = with_evidence(&r.output, &n.summary());
-            s.new_tests = Some(n);
+        Ok((n, issues)) => {
+            if let Some(n) = n {
+                r.output = with_evidence(&r.output, &n.summary());
+                s.new_tests = Some(n);
+            }
+            r.issues.extend(issues);
         }
-        Ok(None) => {}
         Err(e) => r.issues.push(Issue::new(
             "test-run/new-tests",
             crate::model::verdict::Severity::Warning,

@@ -103,7 +103,20 @@ fn each_trick_that_makes_a_wrong_add_look_tested_fails_on_evidence() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // The change's version of `adds`, run on the base's code, no longer
+    // finds the bug there.
+    for name in ["assert-ne", "closure", "if-true-return", "expected-edited"] {
+        let found = rules(candidate(&doc, name));
+        assert!(
+            found.iter().any(|r| r == "test-integrity/weakened"),
+            "{name}: {found:?}"
+        );
+    }
     let g = candidate(&doc, "good");
+    assert!(
+        !rules(g).iter().any(|r| r == "test-integrity/weakened"),
+        "{g}"
+    );
     assert_eq!(g["verdict"], "pass", "{g}");
     let tests = report(g, "tests");
     assert!(
