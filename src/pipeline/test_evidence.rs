@@ -205,31 +205,13 @@ pub async fn new_tests(
     if added.is_empty() {
         return Ok((None, issues));
     }
-    let only_added = Listing {
-        tests: added.to_vec(),
-        complete: true,
-        files_only: now.files_only,
-    };
-    let there = ledger::judge(runs.rec.runner, &only_added, &at_base);
-    let here = ledger::judge(runs.rec.runner, &only_added, results);
-    let failing_there: std::collections::HashSet<&String> =
-        there.failed.iter().chain(&there.not_run).collect();
-    let not_passing_here: std::collections::HashSet<&String> = here
-        .failed
+    let there = judged(runs, &at_base, added, now.files_only);
+    let proving = passing(runs, results, added, now.files_only)
         .iter()
-        .chain(&here.not_run)
-        .chain(&here.ignored)
-        .collect();
-    let proving = added
-        .iter()
-        .filter(|t| failing_there.contains(t) && !not_passing_here.contains(t))
+        .filter(|t| there.failed.contains(t) || there.not_run.contains(t))
         .count();
-    let pass_at_base: Vec<String> = added
-        .iter()
-        .filter(|t| !failing_there.contains(t) && !there.ignored.contains(t))
-        .take(50)
-        .cloned()
-        .collect();
+    let mut pass_at_base = passing(runs, &at_base, added, now.files_only);
+    pass_at_base.truncate(50);
     Ok((
         Some(NewTests {
             added: added.len(),
@@ -240,6 +222,16 @@ pub async fn new_tests(
     ))
 }
 
+/// How `names` fared in `results`.
+fn judged(runs: &TestRuns<'_>, results: &Results, names: &[String], files_only: bool) -> Judged {
+    let these = Listing {
+        tests: names.to_vec(),
+        complete: true,
+        files_only,
+    };
+    ledger::judge(runs.rec.runner, &these, results)
+}
+
 /// Which of `names` passed in `results`.
 fn passing(
     runs: &TestRuns<'_>,
@@ -247,12 +239,7 @@ fn passing(
     names: &[String],
     files_only: bool,
 ) -> Vec<String> {
-    let these = Listing {
-        tests: names.to_vec(),
-        complete: true,
-        files_only,
-    };
-    let j = ledger::judge(runs.rec.runner, &these, results);
+    let j = judged(runs, results, names, files_only);
     names
         .iter()
         .filter(|t| !j.failed.contains(t) && !j.not_run.contains(t) && !j.ignored.contains(t))
