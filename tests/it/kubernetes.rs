@@ -871,7 +871,7 @@ async fn rascal_attach_resumes_a_kubernetes_run_whose_rascal_was_killed() {
         .spawn()
         .unwrap();
     // Kill rascal once its journal holds the agent's lines.
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
     let run = loop {
         let list = common::stdout(&common::rascal_in(repo.path(), &["list"]));
         let id = list
