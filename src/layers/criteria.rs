@@ -14,6 +14,7 @@ use crate::config::spec::{
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::exec::place::Place;
 use crate::exec::runner::TAIL_LINES;
+use crate::layers::criterion_proof::{self, BaseSide};
 use crate::layers::deps;
 use crate::layers::diagnostics::{self, Captured};
 use crate::layers::ledger::{self, Judged, Listing, Recognised};
@@ -468,7 +469,7 @@ pub async fn run_command_criterion(
     c: &Criterion,
     template: Option<&str>,
     place: &Place,
-    timeout: Duration,
+    (timeout, base): (Duration, Option<&dyn BaseSide>),
     cancel: &CancellationToken,
 ) -> Report {
     let started = Instant::now();
@@ -522,7 +523,48 @@ pub async fn run_command_criterion(
         Err(e) => return r.errored(e).finish(),
     };
     let ran = is_test.then_some(ran);
-    command_verdict(c, r, &command, place, &run, (timeout, ran, results_say))
+    let r = command_verdict(c, r, &command, place, &run, (timeout, ran, results_say));
+    match (selected, base) {
+        (Some((rec, listing)), Some(side))
+            if c.kind == CriterionKind::Test && r.issues.is_empty() && r.errored.is_none() =>
+        {
+            let s = criterion_proof::Selected {
+                rec: &rec,
+                command: &command,
+                listing: &listing,
+                timeout,
+                cancel,
+            };
+            proven(r, criterion_proof::prove(&s, side).await)
+        }
+        _ => r,
+    }
+}
+
+/// A passing `test` criterion with what the base says of its tests: met
+/// by the base's tests or by the change's that fail at the base, else a
+/// FAIL (`criteria/test-unproven`); a base side that could not run is an
+/// error.
+fn proven(r: Report, proof: Result<criterion_proof::Proof, String>) -> Report {
+    use criterion_proof::Proof;
+    match proof {
+        Ok(p @ Proof::Unproven(_)) => {
+            let output = r.output.clone();
+            let mut r = fail(r, criterion_proof::RULE_UNPROVEN, p.evidence());
+            r.output = format!("{}\n{output}", r.output);
+            r.finish()
+        }
+        Ok(p) => {
+            let mut r = r;
+            r.output = format!("{} · {}", r.output, p.evidence());
+            r.finish()
+        }
+        Err(e) => r
+            .errored(format!(
+                "the selected tests could not be compared with the base: {e}"
+            ))
+            .finish(),
+    }
 }
 
 /// A `test` or `command` criterion's verdict from its run: a clean exit 0
@@ -759,6 +801,9 @@ pub struct CriteriaRun<'a> {
     pub changes: &'a ChangeSet,
     pub diff: &'a str,
     pub judge: Option<Judge<'a>>,
+    /// The base's side, for `test` criteria met by the change's own tests
+    /// (None in place).
+    pub base_side: Option<&'a dyn BaseSide>,
     pub cancel: CancellationToken,
 }
 
@@ -787,14 +832,14 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
             CriterionKind::Grep => check_grep(c, run.changes, &files),
             CriterionKind::FileExists => check_file_exists(c, &files),
             CriterionKind::Test | CriterionKind::Command => {
-                run_command_criterion(c, template.as_deref(), run.place, timeout, &run.cancel).await
+                run_command_criterion(c, template.as_deref(), run.place, (timeout, run.base_side), &run.cancel).await
             }
             CriterionKind::Holdout if run.place.holdout_files() == 0 => criterion_report(c)
                 .errored("a `holdout` criterion, but the task's spec names no held-out tests (`holdout:`)")
                 .finish(),
             CriterionKind::Holdout => {
                 let place = run.place.with_holdout();
-                run_command_criterion(c, template.as_deref(), &place, timeout, &run.cancel).await
+                run_command_criterion(c, template.as_deref(), &place, (timeout, None), &run.cancel).await
             }
             CriterionKind::LlmJudge => {
                 run_judge(

@@ -403,7 +403,11 @@ pub async fn later_layers(
                     .unwrap_or(criteria::DEFAULT_TIMEOUT),
             })
         });
+        let base_side = crate::pipeline::base_defined::CandidateBase::new(l.place, l.changes);
         let run = CriteriaRun {
+            base_side: base_side
+                .as_ref()
+                .map(|b| b as &dyn crate::layers::criterion_proof::BaseSide),
             task: l.task,
             config: l.config,
             place: l.place,

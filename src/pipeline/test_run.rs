@@ -11,9 +11,10 @@ use crate::layers::ledger;
 use crate::layers::test_integrity::{self, FileVersions, Input};
 use crate::layers::test_results::{self, run_whole, Whole};
 use crate::model::changeset::{ChangeSet, Operation};
-use crate::model::ledger::BaseTests;
-use crate::model::verdict::{Issue, Layer, Report};
+use crate::model::verdict::{Layer, Report};
+use crate::pipeline::base_cache::{at_base_once, base_tree_of};
 use crate::pipeline::test_evidence::{self, TestRuns};
+use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 
 /// The name of the implicit `test-integrity` check.
 pub const TEST_INTEGRITY: &str = "test-integrity";
@@ -42,7 +43,7 @@ fn unreadable(mut r: Report, command: &str) -> Report {
         "test-run/unreadable",
         crate::model::verdict::Severity::Warning,
         format!(
-            "rascal cannot read the results of `{command}`: the ledger and the base-tests check do not apply, and its exit code (which the code under test controls) is all there is — run the tests with a runner rascal reads (cargo test, go test, pytest, python -m unittest, jest, vitest, npm test)"
+            "rascal cannot read the results of `{command}`: the ledger and the base-tests check do not apply, and its exit code (which the code under test controls) is all there is — run the tests with a runner rascal reads (cargo test, go test, pytest, python -m unittest, jest, vitest, npm test), or have the command write a JUnit XML file and add `tests: true` and `results: PATH` to the guardrail (e.g. `results: target/junit.xml`) so rascal reads it"
         ),
     ));
     r.finish()
@@ -185,37 +186,6 @@ pub fn integrity_report(
     r.finish()
 }
 
-/// What base code alone produced for this guardrail, computed once per
-/// base tree and kept in `cache_dir` under `what`: only base code ever
-/// writes there (its own copy and build cache).
-async fn at_base_once<T, F>(
-    cache_dir: &std::path::Path,
-    key: String,
-    keep: impl Fn(&T) -> bool,
-    compute: F,
-) -> Result<T, String>
-where
-    T: serde::Serialize + serde::de::DeserializeOwned,
-    F: std::future::Future<Output = Result<T, String>>,
-{
-    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    let key = crate::digest::digest(key);
-    let file = cache_dir.join(format!("{}.json", &key[..32]));
-    let _one = ONE_AT_A_TIME.lock().await;
-    if let Some(v) = std::fs::read(&file)
-        .ok()
-        .and_then(|b| serde_json::from_slice::<T>(&b).ok())
-    {
-        return Ok(v);
-    }
-    let v = compute.await?;
-    if keep(&v) {
-        let _ = std::fs::create_dir_all(cache_dir);
-        let _ = std::fs::write(&file, serde_json::to_vec(&v).unwrap_or_default());
-    }
-    Ok(v)
-}
-
 /// The tests the base commit has for the guardrail's listing (cached per
 /// base tree and command).
 async fn base_listing(
@@ -294,18 +264,6 @@ fn summary(l: &ledger::Ledger) -> crate::model::ledger::Ledger {
     }
 }
 
-/// The base commit's tree, when a copy of the base can be made here (not
-/// in place, for `rascal check`).
-fn base_tree_of(place: &Place, changes: &ChangeSet) -> Option<(git2::Repository, String)> {
-    let repo = git2::Repository::discover(place.origin()).ok()?;
-    let tree = git2::Oid::from_str(&changes.base)
-        .and_then(|b| repo.find_commit(b))
-        .map(|c| c.tree_id().to_string())
-        .ok()?;
-    place.at_base(&tree, Default::default())?;
-    Some((repo, tree))
-}
-
 /// Run a test guardrail of a candidate with its ledger: the runner's own
 /// listing at the base (cached per base tree) and now, its
 /// machine-readable results judged against the listing, what went missing,
@@ -343,6 +301,18 @@ pub async fn run_test_guardrail(
         return plain().await;
     };
     let Some(rec) = ledger::recognise(command, package_json) else {
+        if matches!(
+            &g.kind,
+            GuardrailKind::Command {
+                results: Some(_),
+                ..
+            }
+        ) {
+            return crate::pipeline::junit_run::run_junit_guardrail(
+                g, changes, place, digest, allow, cancel,
+            )
+            .await;
+        }
         return unreadable(plain().await, command);
     };
     let Some((repo, base_tree)) = base_tree_of(place, changes) else {
@@ -440,96 +410,10 @@ pub async fn run_test_guardrail(
     r.finish()
 }
 
-/// How the base's own tests fared on the change, into the report: their
-/// line after the ledger's, their issue, or why they could not run.
-fn merge_base_tests(
-    mut r: Report,
-    s: &mut crate::model::ledger::Ledger,
-    base: Result<(Option<BaseTests>, Option<Issue>), String>,
-) -> Report {
-    match base {
-        Ok((b, issue)) => {
-            if let Some(b) = b {
-                r.output = with_evidence(&r.output, &b.summary());
-                s.base_tests = Some(b);
-            }
-            r.issues.extend(issue);
-        }
-        Err(e) => r = r.errored(format!("running the base's own tests: {e}")),
-    }
-    r
-}
-
-/// How the change's new tests fared on the base's code, into the report:
-/// their line after the base tests', or a warning saying why they could
-/// not run there (evidence, not a gate).
-fn merge_new_tests(
-    mut r: Report,
-    s: &mut crate::model::ledger::Ledger,
-    new: Result<(Option<crate::model::ledger::NewTests>, Vec<Issue>), String>,
-) -> Report {
-    match new {
-        Ok((n, issues)) => {
-            if let Some(n) = n {
-                r.output = with_evidence(&r.output, &n.summary());
-                s.new_tests = Some(n);
-            }
-            r.issues.extend(issues);
-        }
-        Err(e) => r.issues.push(Issue::new(
-            "test-run/new-tests",
-            crate::model::verdict::Severity::Warning,
-            format!("new tests: not run on the base's code: {e}"),
-        )),
-    }
-    r
-}
-
-/// `output` with `line` after its evidence lines: the ledger's summary
-/// first, then `base tests: …`, then `new tests: …`.
-fn with_evidence(output: &str, line: &str) -> String {
-    let lines: Vec<&str> = output.lines().collect();
-    let at = 1 + lines
-        .iter()
-        .skip(1)
-        .take_while(|l| l.starts_with("base tests:") || l.starts_with("new tests:"))
-        .count();
-    let at = at.min(lines.len());
-    let mut out: Vec<&str> = lines[..at].to_vec();
-    out.push(line);
-    out.extend(&lines[at..]);
-    out.join("\n")
-}
-
 /// The guardrail's own run into its report: exit code, the output a report
 /// keeps (read as plain lines, `go test -json` unwrapped), and the errors
 /// of a failed run with their places. A run that did not end cleanly
 /// (timeout, signal, limit) says why.
 fn own_run(r: &mut Report, runs: &TestRuns<'_>, place: &Place, own: &Whole) -> Option<String> {
-    let exit = &own.outcome.exit;
-    r.duration_ms = exit.duration_ms;
-    r.exit_code = exit.code;
-    let seen = crate::layers::diagnostics::Captured::from_text(&own.text);
-    let tail_lines = crate::exec::runner::TAIL_LINES;
-    r.output = if exit.success() {
-        seen.last(&own.outcome.tail, tail_lines)
-    } else {
-        seen.kept(&own.outcome.tail, tail_lines)
-    };
-    if let Some(problem) = exit.problem(runs.timeout) {
-        return Some(problem);
-    }
-    if !exit.success() {
-        let GuardrailKind::Command { command, .. } = &runs.g.kind else {
-            return None;
-        };
-        r.issues = crate::layers::guardrails::failure_issues(
-            &runs.g.name,
-            command,
-            exit.code,
-            place,
-            &seen,
-        );
-    }
-    None
+    own_run_of(r, runs.g, runs.timeout, place, own)
 }

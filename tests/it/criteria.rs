@@ -296,7 +296,7 @@ fn a_failing_command_criterion_names_the_first_error_and_its_place() {
         &Place::InPlace {
             origin: dir.path().to_path_buf(),
         },
-        Duration::from_secs(10),
+        (Duration::from_secs(10), None),
         &CancellationToken::new(),
     ));
     assert_eq!(r.status, Status::Fail);
@@ -329,7 +329,7 @@ fn command_criterion_needs_exit_0() {
         &Place::InPlace {
             origin: dir.path().to_path_buf(),
         },
-        Duration::from_secs(10),
+        (Duration::from_secs(10), None),
         &cancel,
     ));
     assert_eq!(r.status, Status::Pass);
@@ -341,7 +341,7 @@ fn command_criterion_needs_exit_0() {
         &Place::InPlace {
             origin: dir.path().to_path_buf(),
         },
-        Duration::from_secs(10),
+        (Duration::from_secs(10), None),
         &cancel,
     ));
     assert_eq!(r.status, Status::Fail);
@@ -354,7 +354,7 @@ fn command_criterion_needs_exit_0() {
         &Place::InPlace {
             origin: dir.path().to_path_buf(),
         },
-        Duration::from_millis(300),
+        (Duration::from_millis(300), None),
         &cancel,
     ));
     assert_eq!(r.status, Status::Fail);
@@ -381,7 +381,7 @@ fn test_criterion_runs_the_named_test_and_zero_tests_is_a_failure() {
             &Place::InPlace {
                 origin: dir.path().to_path_buf(),
             },
-            Duration::from_secs(10),
+            (Duration::from_secs(10), None),
             &cancel,
         ))
     };
@@ -441,7 +441,7 @@ fn test_criterion_with_real_cargo_filter_that_matches_nothing_fails() {
             &Place::InPlace {
                 origin: t.path().to_path_buf(),
             },
-            Duration::from_secs(300),
+            (Duration::from_secs(300), None),
             &cancel,
         ))
     };

@@ -355,3 +355,154 @@ fn the_standard_librarys_unittest_is_a_runner_rascal_reads() {
         "{tests}"
     );
 }
+
+#[test]
+fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_the_base() {
+    if !bwrap() {
+        return;
+    }
+    // The task: add `triple`. `empty` writes a wrong one and an empty test
+    // named after the criterion; `proving` writes a right one and a test
+    // that cannot pass on the base's code (it has no `triple`).
+    // Both also fix `add`, whose base test fails at the base.
+    let empty = sed("s/a - b/a + b/")
+        + "\n"
+        + &append("pub fn triple(a: i32) -> i32 {\n    a\n}\n")
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn triples() {}/");
+    let proving = sed("s/a - b/a + b/")
+        + "\n"
+        + &append("pub fn triple(a: i32) -> i32 {\n    3 * a\n}\n")
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn triples() { assert_eq!(triple(2), 6); }/");
+    let t = rust_repo(&[("empty", &empty), ("proving", &proving)], CARGO_TEST);
+    t.write(
+        ".rascal/specs/triple.yaml",
+        "instruction: Add triple(a) returning 3 * a.\nacceptance_criteria:\n  - { description: triple is tested, type: test, check: triples }\n  - { description: negation still works, type: test, check: negates }\n",
+    );
+    t.write(
+        ".rascal/verification.yaml",
+        "criteria:\n  test_command: \"cargo test --offline --quiet {check}\"\n",
+    );
+    t.commit_all("spec");
+    let doc =
+        crate::test_integrity::rascal_json(&t, &["run", "--spec", "triple"], &["empty", "proving"]);
+    let criterion = |c: &serde_json::Value, name: &str| -> serde_json::Value {
+        c["reports"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["layer"] == "criteria" && r["check"] == name)
+            .cloned()
+            .unwrap_or_else(|| panic!("no criterion {name}: {c}"))
+    };
+    let e = candidate(&doc, "empty");
+    assert_eq!(e["verdict"], "fail", "{e}");
+    let tested = criterion(e, "triple is tested");
+    assert_eq!(tested["status"], "fail", "{tested}");
+    assert_eq!(
+        tested["issues"][0]["rule"], "criteria/test-unproven",
+        "{tested}"
+    );
+    assert!(
+        tested["output"].as_str().unwrap().contains(
+            "only tests this change wrote (tests::triples), and it passes on the base's code too"
+        ),
+        "{tested}"
+    );
+    let p = candidate(&doc, "proving");
+    let tested = criterion(p, "triple is tested");
+    assert_eq!(tested["status"], "pass", "{tested}");
+    assert!(
+        tested["output"]
+            .as_str()
+            .unwrap()
+            .contains("selected tests this change wrote: 1 of 1 fail on the base's code and pass here (tests::triples)"),
+        "{tested}"
+    );
+    // A criterion the base's own test selects is met by it.
+    let neg = criterion(p, "negation still works");
+    assert_eq!(neg["status"], "pass", "{neg}");
+    assert!(
+        neg["output"]
+            .as_str()
+            .unwrap()
+            .contains("met by the base's own test: tests::negates"),
+        "{neg}"
+    );
+}
+
+/// A home-made runner rascal does not know: it reports through a JUnit XML
+/// file and exits 0 whatever the results say.
+const JUNIT_RUNNER: &str = r#"#!/bin/sh
+. ./src/add.sh
+mkdir -p out
+check() {
+  if [ "$2" = "$3" ]; then
+    echo "<testcase classname=\"add\" name=\"$1\"/>"
+  else
+    echo "<testcase classname=\"add\" name=\"$1\"><failure message=\"got $2, want $3\"/></testcase>"
+  fi
+}
+{
+  echo '<testsuite name="add">'
+  check small "$(add 2 2)" 4
+  check negative "$(add -1 -2)" -3
+  echo '</testsuite>'
+} > out/junit.tmp
+mv out/junit.tmp out/junit.xml
+exit 0
+"#;
+
+#[test]
+fn a_runner_rascal_does_not_know_is_judged_by_its_junit_results_and_the_base_tests() {
+    if !bwrap() {
+        return;
+    }
+    let agents = [
+        ("honest", "printf '# sums two integers\\n' >> src/add.sh"),
+        ("wrong", "sed -i 's/+/-/' src/add.sh"),
+        (
+            "deleter",
+            "printf \"trap 'rm -f out/junit.xml' EXIT\\n\" >> src/add.sh",
+        ),
+    ];
+    let t = repo_of(
+        &[
+            ("src/add.sh", "add() { echo $(($1 + $2)); }\n"),
+            ("tests/run.sh", JUNIT_RUNNER),
+            (".gitignore", "/out\n"),
+        ],
+        &agents,
+        "guardrails:\n  - { name: unit, command: \"sh tests/run.sh\", results: out/junit.xml, timeout: 60s }\n",
+    );
+    let doc = run(&t, &["honest", "wrong", "deleter"]);
+    let h = candidate(&doc, "honest");
+    let unit = report(h, "unit");
+    assert_eq!(unit["status"], "pass", "{unit}");
+    assert_eq!(unit["ledger"]["runner"], "junit", "{unit}");
+    assert_eq!(unit["ledger"]["ran"], 2, "{unit}");
+    assert!(
+        unit["output"]
+            .as_str()
+            .unwrap()
+            .contains("base tests: 2/2 pass on this change"),
+        "{unit}"
+    );
+    // Exit 0, but the results say both tests failed.
+    let w = candidate(&doc, "wrong");
+    assert_eq!(w["verdict"], "fail", "{w}");
+    let found = rules(w);
+    for rule in ["test-run/failed", "base-tests/failed"] {
+        assert!(found.iter().any(|r| r == rule), "{rule}: {found:?}");
+    }
+    // The code under test removed the results: no result is not a pass.
+    let d = candidate(&doc, "deleter");
+    assert_eq!(d["verdict"], "fail", "{d}");
+    let unit = report(d, "unit");
+    assert!(
+        unit["errored"]
+            .as_str()
+            .unwrap_or("")
+            .contains("wrote no results file at `out/junit.xml`"),
+        "{unit}"
+    );
+}

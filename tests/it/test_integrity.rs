@@ -85,7 +85,7 @@ pub(crate) fn run(t: &TestRepo, agents: &[&str]) -> serde_json::Value {
 }
 
 /// `rascal ARGS --agent AGENTS --json` in `t`, its JSON document.
-fn rascal_json(t: &TestRepo, args: &[&str], agents: &[&str]) -> serde_json::Value {
+pub(crate) fn rascal_json(t: &TestRepo, args: &[&str], agents: &[&str]) -> serde_json::Value {
     let list = agents.join(",");
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--agent", &list, "--json"]);

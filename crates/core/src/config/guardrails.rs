@@ -67,6 +67,9 @@ pub enum GuardrailKind {
         /// the test ledger. None: decided from the command (a known test
         /// runner such as `cargo test`, `go test`, `pytest` is one).
         tests: Option<bool>,
+        /// `results: PATH`: the JUnit XML file the command writes (relative
+        /// to where it starts), read for a runner rascal does not know.
+        results: Option<String>,
         /// `where: local`: run in bubblewrap on this machine even when the
         /// candidate ran in a container (default: where the agent ran).
         local: bool,
@@ -129,6 +132,8 @@ struct RawGuardrail {
     max_file_bytes: Option<u64>,
     #[serde(default)]
     tests: Option<bool>,
+    #[serde(default)]
+    results: Option<String>,
     /// `kind: tests` is another way to say `tests: true`.
     #[serde(default)]
     kind: Option<String>,
@@ -222,6 +227,26 @@ fn secrets_kind(name: &str, opts: SecretsOptions) -> Result<GuardrailKind, Strin
     Ok(GuardrailKind::Secrets(opts))
 }
 
+/// A `results:` path: relative, inside the directory the command starts
+/// in, as the shell will be given it.
+fn results_path(name: &str, p: &str) -> Result<String, String> {
+    let path = std::path::Path::new(p.trim());
+    let inside = !p.trim().is_empty()
+        && path.components().all(|c| {
+            matches!(
+                c,
+                std::path::Component::Normal(_) | std::path::Component::CurDir
+            )
+        });
+    if inside {
+        Ok(p.trim().to_string())
+    } else {
+        Err(format!(
+            "guardrail `{name}`: `results: {p}` must be a relative path inside the repository (the JUnit XML file the command writes, e.g. `results: target/junit.xml`)"
+        ))
+    }
+}
+
 impl TryFrom<RawGuardrail> for Guardrail {
     type Error = String;
     fn try_from(r: RawGuardrail) -> Result<Self, String> {
@@ -243,10 +268,23 @@ impl TryFrom<RawGuardrail> for Guardrail {
         stray("parallel", r.parallel.is_none() || r.command.is_some())?;
         stray("scope", r.scope.is_none() || r.patterns.is_some())?;
         stray("tests", r.tests.is_none() || r.command.is_some())?;
+        stray("results", r.results.is_none() || r.command.is_some())?;
         stray("kind", r.kind.is_none() || r.command.is_some())?;
         stray("where", r.place.is_none() || r.command.is_some())?;
         let local = r.local()?;
-        let tests = r.test_run()?;
+        let mut tests = r.test_run()?;
+        let results = match r.results.as_deref() {
+            None => None,
+            Some(_) if tests == Some(false) => {
+                return Err(format!(
+                    "guardrail `{name}`: `results` names the test run's results, but `tests: false` says this is not the test run"
+                ))
+            }
+            Some(p) => {
+                tests = Some(true);
+                Some(results_path(&name, p)?)
+            }
+        };
         stray(
             "allow_paths",
             r.allow_paths.is_none() || r.builtin.is_some(),
@@ -275,6 +313,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 env: r.env.unwrap_or_default(),
                 network,
                 tests,
+                results,
                 local,
             }
         } else if let Some(patterns) = r.patterns {
@@ -401,5 +440,35 @@ mod where_tests {
         assert!(e.contains("`where: cloud` is not known"), "{e}");
         let e = one("{ name: t, max_lines: 3, where: local }").unwrap_err();
         assert!(e.contains("`where` does not apply"), "{e}");
+    }
+
+    #[test]
+    fn results_names_a_junit_file_inside_and_makes_the_guardrail_the_test_run() {
+        let kind = |g: Guardrail| match g.kind {
+            GuardrailKind::Command { tests, results, .. } => (tests, results),
+            _ => panic!("not a command"),
+        };
+        assert_eq!(
+            kind(one("{ name: unit, command: 'make check', results: out/junit.xml }").unwrap()),
+            (Some(true), Some("out/junit.xml".to_string()))
+        );
+        assert_eq!(
+            kind(one("{ name: unit, command: 'make check' }").unwrap()).1,
+            None
+        );
+        for bad in ["/tmp/junit.xml", "../junit.xml", "out/../../j.xml", "''"] {
+            let e = one(&format!(
+                "{{ name: unit, command: 'make check', results: {bad} }}"
+            ))
+            .unwrap_err();
+            assert!(e.contains("must be a relative path inside"), "{bad}: {e}");
+        }
+        let e = one("{ name: unit, command: 'make', results: j.xml, tests: false }").unwrap_err();
+        assert!(
+            e.contains("`tests: false` says this is not the test run"),
+            "{e}"
+        );
+        let e = one("{ name: unit, max_lines: 3, results: j.xml }").unwrap_err();
+        assert!(e.contains("`results` does not apply"), "{e}");
     }
 }

@@ -17,6 +17,7 @@ mod cargo;
 mod commands;
 mod go;
 mod js;
+pub mod junit;
 mod pytest;
 mod recognise;
 mod shell;

@@ -1,0 +1,53 @@
+//! What base code alone produced for a check, computed once per base tree
+//! and kept in the repository's ledger directory: only base code ever
+//! writes there (its own copy and build cache). Shared by the test
+//! guardrails of known runners and of JUnit-reporting ones.
+
+use crate::exec::place::Place;
+use crate::model::changeset::ChangeSet;
+
+/// What base code alone produced for this guardrail, computed once per
+/// base tree and kept in `cache_dir` under `what`: only base code ever
+/// writes there (its own copy and build cache).
+pub(crate) async fn at_base_once<T, F>(
+    cache_dir: &std::path::Path,
+    key: String,
+    keep: impl Fn(&T) -> bool,
+    compute: F,
+) -> Result<T, String>
+where
+    T: serde::Serialize + serde::de::DeserializeOwned,
+    F: std::future::Future<Output = Result<T, String>>,
+{
+    static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    let key = crate::digest::digest(key);
+    let file = cache_dir.join(format!("{}.json", &key[..32]));
+    let _one = ONE_AT_A_TIME.lock().await;
+    if let Some(v) = std::fs::read(&file)
+        .ok()
+        .and_then(|b| serde_json::from_slice::<T>(&b).ok())
+    {
+        return Ok(v);
+    }
+    let v = compute.await?;
+    if keep(&v) {
+        let _ = std::fs::create_dir_all(cache_dir);
+        let _ = std::fs::write(&file, serde_json::to_vec(&v).unwrap_or_default());
+    }
+    Ok(v)
+}
+
+/// The base commit's tree, when a copy of the base can be made here (not
+/// in place, for `rascal check`).
+pub(crate) fn base_tree_of(
+    place: &Place,
+    changes: &ChangeSet,
+) -> Option<(git2::Repository, String)> {
+    let repo = git2::Repository::discover(place.origin()).ok()?;
+    let tree = git2::Oid::from_str(&changes.base)
+        .and_then(|b| repo.find_commit(b))
+        .map(|c| c.tree_id().to_string())
+        .ok()?;
+    place.at_base(&tree, Default::default())?;
+    Some((repo, tree))
+}

@@ -1,0 +1,274 @@
+//! A test guardrail whose runner rascal does not know, made readable by
+//! `results: PATH` (a JUnit XML file the command writes): the file is
+//! removed before each run, read back after it, and judged like a known
+//! runner's results — a run that exits 0 with failures, with no results
+//! file, or with no test in it fails. The base commit's own tests judge
+//! the change here too: the base's run (once per base tree, in a copy of
+//! the base) names the tests, and the same command over a copy of the
+//! change with the base's test files laid in must pass every one of them.
+//!
+//! The results file is written inside the copy, where the code under test
+//! could write too; what makes it evidence is the base-tests run, whose
+//! tests are the base's and whose names must all come back passing.
+
+use crate::config::{Guardrail, GuardrailKind};
+use crate::exec::place::Place;
+use crate::layers::ledger::{junit, Results};
+use crate::layers::test_integrity::{self, Input};
+use crate::layers::test_results::{run_whole, Whole};
+use crate::model::changeset::ChangeSet;
+use crate::model::ledger::{BaseTests, Ledger};
+use crate::model::verdict::{Issue, Layer, Report, Severity};
+use crate::pipeline::base_cache::{at_base_once, base_tree_of};
+use crate::pipeline::test_evidence::{RULE_BASE_TESTS, RULE_FAILED};
+use crate::pipeline::test_report::{merge_base_tests, own_run_of};
+use crate::text::{first_of, plural};
+use std::time::Duration;
+use tokio_util::sync::CancellationToken;
+
+/// How the guardrail runs: its command behind a removal of the results
+/// file, where it runs, and the file read back.
+struct JunitRun<'a> {
+    run: String,
+    results: String,
+    timeout: Duration,
+    env: (&'a [String], bool),
+    cancel: &'a CancellationToken,
+}
+
+impl JunitRun<'_> {
+    async fn at(&self, place: &Place) -> Result<Whole, String> {
+        run_whole(
+            place,
+            &self.run,
+            self.timeout,
+            self.env,
+            std::slice::from_ref(&self.results),
+            self.cancel,
+        )
+        .await
+    }
+
+    /// The results of `run`, or why there are none.
+    fn read(&self, run: &Whole) -> Result<Results, String> {
+        let bytes = run.files.first().and_then(|f| f.as_ref()).ok_or_else(|| {
+            format!(
+                "wrote no results file at `{}` (the JUnit XML file `results:` names)",
+                self.results
+            )
+        })?;
+        junit::parse(&String::from_utf8_lossy(bytes))
+            .map_err(|e| format!("results file `{}` is not JUnit XML: {e}", self.results))
+    }
+}
+
+/// Every name a results file gives a verdict or a skip.
+fn all_names(r: &Results) -> Vec<String> {
+    let mut v: Vec<String> = r
+        .passed
+        .iter()
+        .chain(&r.failed)
+        .chain(&r.ignored)
+        .cloned()
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// Run the JUnit-reporting test guardrail `g` (whose `results` is
+/// `results`) on a candidate: its own run judged by its results file, and
+/// the base's own tests on the change.
+pub async fn run_junit_guardrail(
+    g: &Guardrail,
+    changes: &ChangeSet,
+    place: &Place,
+    digest: &str,
+    allow: &[String],
+    cancel: &CancellationToken,
+) -> Report {
+    let GuardrailKind::Command {
+        command,
+        timeout,
+        env,
+        network,
+        results: Some(results),
+        ..
+    } = &g.kind
+    else {
+        unreachable!("run_junit_guardrail is called for a guardrail with `results:`")
+    };
+    let mut r = Report::new(Layer::Guardrails, &g.name)
+        .input("base", &changes.base)
+        .input("diff", changes.fingerprint())
+        .input("config", digest)
+        .input("command", command)
+        .input("results", results)
+        .input("tests", "true");
+    r.required = g.required;
+    let quoted = match crate::layers::criteria::shell_quote(results) {
+        Ok(q) => q,
+        Err(e) => return r.errored(e).finish(),
+    };
+    let runs = JunitRun {
+        run: format!("rm -rf -- {quoted}\n{command}"),
+        results: results.clone(),
+        timeout: timeout.get(),
+        env: (env, *network),
+        cancel,
+    };
+    let own = match runs.at(place).await {
+        Ok(w) => w,
+        Err(e) => {
+            return r
+                .errored(format!("could not run `{command}`: {e}"))
+                .finish()
+        }
+    };
+    if let Some(problem) = own_run_of(&mut r, g, runs.timeout, place, &own) {
+        return r.errored(format!("`{command}` {problem}")).finish();
+    }
+    let passed_exit = own.outcome.exit.success();
+    let now = match runs.read(&own) {
+        Ok(now) => now,
+        // A failed run (a build error) already fails with its own issues.
+        Err(_) if !passed_exit => return r.finish(),
+        Err(e) => {
+            return r
+                .errored(format!(
+                    "`{command}` exited 0 but {e} — an exit code is not a result"
+                ))
+                .finish()
+        }
+    };
+    let mut s = Ledger {
+        runner: "junit".into(),
+        now: all_names(&now).len(),
+        ran: now.passed.len() + now.failed.len(),
+        passed: now.passed.len(),
+        failed: now.failed.len(),
+        ignored: now.ignored.len(),
+        failed_names: now.failed.iter().take(50).cloned().collect(),
+        ..Ledger::default()
+    };
+    if passed_exit && !now.failed.is_empty() {
+        r.issues.push(Issue::new(
+            RULE_FAILED,
+            Severity::Error,
+            format!(
+                "`{command}` exited 0, but its results say {} failed: {} — an exit code is not a result",
+                plural(now.failed.len() as u64, "test"),
+                first_of(&now.failed, 8)
+            ),
+        ));
+    }
+    // The base's own run: its tests by name, then the same tests on the change.
+    if let Some((repo, tree)) = base_tree_of(place, changes) {
+        let cache_dir = crate::git::workspace::files_dir(&repo).join("ledger");
+        match base_results(&runs, place, &tree, &cache_dir).await {
+            Ok(at_base) => {
+                let base_names = all_names(&at_base);
+                s.at_base = base_names.len();
+                let now_names = all_names(&now);
+                s.missing = base_names
+                    .iter()
+                    .filter(|n| !now_names.contains(n))
+                    .cloned()
+                    .collect();
+                r.issues.extend(test_integrity::check(&Input {
+                    files: &[],
+                    test_commands: &[],
+                    allow,
+                    ledger: Some(test_integrity::LedgerView {
+                        at_base: &base_names,
+                        now: &now_names,
+                        ignored_now: &now.ignored,
+                        ignored_at_base: &at_base.ignored,
+                    }),
+                }));
+                let base = base_tests(&runs, place, changes, allow, &at_base, &now).await;
+                r = merge_base_tests(r, &mut s, base);
+            }
+            Err(e) => r = r.errored(format!("running the base's own tests at the base: {e}")),
+        }
+    }
+    r.output = format!("{}\n{}", s.summary(), r.output);
+    r.ledger = Some(Box::new(s));
+    if passed_exit && r.ledger.as_ref().is_some_and(|l| l.ran == 0) {
+        r = r.errored(format!(
+            "`{command}` is the test run, but its results file `{results}` holds 0 tests that ran: a test run that runs no test proves nothing"
+        ));
+    }
+    r.finish()
+}
+
+/// The results of the base commit's own run at the base (cached per base
+/// tree and command, in a directory only base code writes).
+async fn base_results(
+    runs: &JunitRun<'_>,
+    place: &Place,
+    tree: &str,
+    cache_dir: &std::path::Path,
+) -> Result<Results, String> {
+    let key = format!("junit\n{tree}\n{}", runs.run);
+    at_base_once(cache_dir, key, |r: &Results| r.complete, async {
+        let at_base = place
+            .at_base(tree, cache_dir.join("build-cache"))
+            .ok_or("no copy of the base to run its tests in")?;
+        let w = runs.at(&at_base).await?;
+        if let Some(p) = w.outcome.exit.problem(runs.timeout) {
+            return Err(format!("`{}` {p}", runs.run));
+        }
+        let mut r = runs.read(&w)?;
+        r.complete = true;
+        Ok(r)
+    })
+    .await
+}
+
+/// The base's tests (every one its run gave a verdict) on the change: the
+/// same command over a copy of the change with the base's test files laid
+/// in — or, when the change touches no test, the guardrail's own results.
+async fn base_tests(
+    runs: &JunitRun<'_>,
+    place: &Place,
+    changes: &ChangeSet,
+    allow: &[String],
+    at_base: &Results,
+    now: &Results,
+) -> Result<(Option<BaseTests>, Option<Issue>), String> {
+    let (laid, files_laid) =
+        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &[])?;
+    let results = if files_laid == 0 {
+        now.clone()
+    } else {
+        let w = runs.at(&laid).await?;
+        if let Some(p) = w.outcome.exit.problem(runs.timeout) {
+            return Err(format!("`{}` {p}", runs.run));
+        }
+        runs.read(&w)?
+    };
+    let judged: Vec<&String> = at_base.passed.iter().chain(&at_base.failed).collect();
+    let not_passing: Vec<String> = judged
+        .iter()
+        .filter(|n| !results.passed.contains(n) || results.failed.contains(n))
+        .map(|n| n.to_string())
+        .collect();
+    let b = BaseTests {
+        listed: judged.len(),
+        passed: judged.len() - not_passing.len(),
+        not_passing: not_passing.iter().take(50).cloned().collect(),
+        files_laid,
+    };
+    let issue = (!not_passing.is_empty()).then(|| {
+        Issue::new(
+            RULE_BASE_TESTS,
+            Severity::Error,
+            format!(
+                "{}: the base commit's own tests must pass on the change (`allow_test_changes` names tests or paths the task may change)",
+                b.summary()
+            ),
+        )
+    });
+    Ok((Some(b), issue))
+}

@@ -1,0 +1,105 @@
+//! A test run's report: its own run (exit code, the output a report keeps,
+//! the errors of a failed run with their places) and its evidence lines
+//! (`base tests: …`, `new tests: …`) after the ledger's. Shared by the test
+//! guardrails of known runners and of JUnit-reporting ones.
+
+use crate::config::{Guardrail, GuardrailKind};
+use crate::exec::place::Place;
+use crate::layers::test_results::Whole;
+use crate::model::ledger::BaseTests;
+use crate::model::verdict::{Issue, Report};
+
+/// The guardrail `g`'s own run into its report: exit code, the output a
+/// report keeps (read as plain lines, `go test -json` unwrapped), and the
+/// errors of a failed run with their places. A run that did not end
+/// cleanly (timeout, signal, limit) says why.
+pub(crate) fn own_run_of(
+    r: &mut Report,
+    g: &Guardrail,
+    timeout: std::time::Duration,
+    place: &Place,
+    own: &Whole,
+) -> Option<String> {
+    let exit = &own.outcome.exit;
+    r.duration_ms = exit.duration_ms;
+    r.exit_code = exit.code;
+    let seen = crate::layers::diagnostics::Captured::from_text(&own.text);
+    let tail_lines = crate::exec::runner::TAIL_LINES;
+    r.output = if exit.success() {
+        seen.last(&own.outcome.tail, tail_lines)
+    } else {
+        seen.kept(&own.outcome.tail, tail_lines)
+    };
+    if let Some(problem) = exit.problem(timeout) {
+        return Some(problem);
+    }
+    if !exit.success() {
+        let GuardrailKind::Command { command, .. } = &g.kind else {
+            return None;
+        };
+        r.issues =
+            crate::layers::guardrails::failure_issues(&g.name, command, exit.code, place, &seen);
+    }
+    None
+}
+
+/// How the base's own tests fared on the change, into the report: their
+/// line after the ledger's, their issue, or why they could not run.
+pub(crate) fn merge_base_tests(
+    mut r: Report,
+    s: &mut crate::model::ledger::Ledger,
+    base: Result<(Option<BaseTests>, Option<Issue>), String>,
+) -> Report {
+    match base {
+        Ok((b, issue)) => {
+            if let Some(b) = b {
+                r.output = with_evidence(&r.output, &b.summary());
+                s.base_tests = Some(b);
+            }
+            r.issues.extend(issue);
+        }
+        Err(e) => r = r.errored(format!("running the base's own tests: {e}")),
+    }
+    r
+}
+
+/// How the change's new tests fared on the base's code, into the report:
+/// their line after the base tests', or a warning saying why they could
+/// not run there (evidence, not a gate).
+pub(crate) fn merge_new_tests(
+    mut r: Report,
+    s: &mut crate::model::ledger::Ledger,
+    new: Result<(Option<crate::model::ledger::NewTests>, Vec<Issue>), String>,
+) -> Report {
+    match new {
+        Ok((n, issues)) => {
+            if let Some(n) = n {
+                r.output = with_evidence(&r.output, &n.summary());
+                s.new_tests = Some(n);
+            }
+            r.issues.extend(issues);
+        }
+        Err(e) => r.issues.push(Issue::new(
+            "test-run/new-tests",
+            crate::model::verdict::Severity::Warning,
+            format!("new tests: not run on the base's code: {e}"),
+        )),
+    }
+    r
+}
+
+/// `output` with `line` after its evidence lines: the ledger's summary
+/// first, then `base tests: …`, then `new tests: …`.
+fn with_evidence(output: &str, line: &str) -> String {
+    let lines: Vec<&str> = output.lines().collect();
+    let at = 1 + lines
+        .iter()
+        .skip(1)
+        .take_while(|l| l.starts_with("base tests:") || l.starts_with("new tests:"))
+        .count();
+    let at = at.min(lines.len());
+    let mut out: Vec<&str> = lines[..at].to_vec();
+    out.push(line);
+    out.extend(&lines[at..]);
+    out.join("\n")
+}
