@@ -1,10 +1,13 @@
 //! Layer 1 compare-N: rank a run's candidates so that the choice between them
-//! is better than a coin flip, and explain it. Order of keys: gate verdict
-//! (PASS > WARN > FAIL), layers passed, criteria met, tests passed (from the
-//! test ledger), fewer test-integrity warnings, consensus (mean similarity
-//! of a candidate's change to the other *passing* candidates' — a failing
-//! one neither votes nor gets a score), smaller change. A candidate with a
-//! test-integrity failure is never the pick. Pure.
+//! follows the evidence, and explain it. Order of keys: gate verdict
+//! (PASS > WARN > FAIL), no `compare/disagrees` finding, the agreement
+//! score from cross-testing (`layers::agreement`: candidates run each
+//! other's tests), held-out tests passed, reviewer findings by severity,
+//! fewer test-integrity warnings, consensus (mean similarity of a
+//! candidate's change to the other *passing* candidates' — a failing one
+//! neither votes nor gets a score), smaller change. The number of tests a
+//! candidate passes is not a key: whoever writes the most tests would win.
+//! A candidate with a test-integrity failure is never the pick. Pure.
 //!
 //! Similarity is per file, over what the ChangeSet kept of its changed lines
 //! ([`crate::model::likeness`]): the normalised lines whole for a change of
@@ -25,8 +28,16 @@ pub struct Contender {
     pub finished_cleanly: bool,
     pub layers_passed: usize,
     pub criteria_met: usize,
-    /// Tests the test guardrails' ledgers say passed.
+    /// Tests the test guardrails' ledgers say passed (shown, not ranked on).
     pub tests_passed: usize,
+    /// Held-out criteria passed.
+    pub holdout_passed: usize,
+    /// The reviewer's findings: errors, then warnings.
+    pub review_findings: (usize, usize),
+    /// Its standing in the agreement matrix, when cross-testing ran.
+    pub agreement: Option<crate::layers::agreement::Standing>,
+    /// It fails a test most other passing candidates pass.
+    pub disagrees: bool,
     /// Warnings of the test-integrity check (a human should look).
     pub integrity_warnings: usize,
     /// The test-integrity check failed: never the pick, even when overridden.
@@ -76,11 +87,39 @@ impl Contender {
                 .filter(|i| i.severity == crate::model::verdict::Severity::Warning)
                 .count(),
             integrity_failed: integrity.clone().any(|r| r.status == Status::Fail),
+            holdout_passed: reports
+                .iter()
+                .filter(|r| crate::layers::criteria::is_held_out(r) && r.status == Status::Pass)
+                .count(),
+            review_findings: review_findings(reports),
+            agreement: None,
+            disagrees: reports.iter().any(|r| {
+                r.layer == Layer::Compare && r.issues.iter().any(|i| i.rule == RULE_DISAGREES)
+            }),
             changes,
             usage,
         }
     }
 }
+
+/// The reviewer's findings in `reports`: (errors, warnings).
+fn review_findings(reports: &[crate::model::verdict::Report]) -> (usize, usize) {
+    use crate::model::verdict::{Layer, Severity};
+    let issues = || {
+        reports
+            .iter()
+            .filter(|r| r.layer == Layer::Review)
+            .flat_map(|r| &r.issues)
+    };
+    (
+        issues().filter(|i| i.severity == Severity::Error).count(),
+        issues().filter(|i| i.severity == Severity::Warning).count(),
+    )
+}
+
+/// Rule: a candidate fails a test that fails at the base and that more
+/// passing candidates (at least two others) pass.
+pub const RULE_DISAGREES: &str = "compare/disagrees";
 
 pub use crate::model::ranking::{JudgeNote, Ranked, Ranking};
 
@@ -176,13 +215,20 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         })
         .collect();
     let mut order: Vec<usize> = (0..n).collect();
+    let score = |c: &Contender| c.agreement.as_ref().map_or(0.0, |s| s.score);
     order.sort_by(|&a, &b| {
         let (ca, cb) = (&contenders[a], &contenders[b]);
         verdict_rank(ca)
             .cmp(&verdict_rank(cb))
-            .then(cb.layers_passed.cmp(&ca.layers_passed))
-            .then(cb.criteria_met.cmp(&ca.criteria_met))
-            .then(cb.tests_passed.cmp(&ca.tests_passed))
+            .then(ca.disagrees.cmp(&cb.disagrees))
+            .then(score(cb).total_cmp(&score(ca)))
+            .then(if verdict_rank(ca) >= 2 {
+                cb.layers_passed.cmp(&ca.layers_passed)
+            } else {
+                std::cmp::Ordering::Equal
+            })
+            .then(cb.holdout_passed.cmp(&ca.holdout_passed))
+            .then(ca.review_findings.cmp(&cb.review_findings))
             .then(ca.integrity_warnings.cmp(&cb.integrity_warnings))
             .then(consensus[b].total_cmp(&consensus[a]))
             .then(ca.changes.lines_changed().cmp(&cb.changes.lines_changed()))
@@ -204,15 +250,19 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
             files: c.changes.files.len(),
             reason,
             usage: c.usage,
+            agreement: c.agreement.as_ref().map(|s| s.score),
         });
     }
     let pick = positions
         .first()
         .filter(|p| {
             p.verdict != Verdict::Fail
-                && contenders
-                    .iter()
-                    .any(|c| c.id == p.candidate && c.finished_cleanly && !c.integrity_failed)
+                && contenders.iter().any(|c| {
+                    c.id == p.candidate
+                        && c.finished_cleanly
+                        && !c.integrity_failed
+                        && !(c.disagrees && contenders.iter().any(|o| passed(o) && !o.disagrees))
+                })
         })
         .map(|p| p.candidate.clone());
     Ranking {
@@ -221,6 +271,8 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         matrix,
         pick,
         judge: None,
+        agreement: None,
+        contested: None,
     }
 }
 
@@ -241,6 +293,7 @@ pub fn tied_at_top(r: &Ranking) -> Vec<String> {
             p.verdict == top.verdict
                 && p.layers_passed == top.layers_passed
                 && p.criteria_met == top.criteria_met
+                && p.agreement == top.agreement
         })
         .map(|p| p.candidate.clone())
         .collect();
@@ -335,8 +388,8 @@ fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-/// Why candidate `i` sits at `pos`: its gate result, then what separated it
-/// from its neighbour.
+/// Why candidate `i` sits at `pos`: its gate result, what cross-testing
+/// says of it, then what separated it from its neighbour.
 fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &[f64]) -> String {
     let c = &cs[i];
     let gate = match (c.finished_cleanly, c.verdict) {
@@ -347,6 +400,27 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
         (true, Verdict::Fail) => "fails verification".to_string(),
     };
     let mut parts = vec![gate];
+    if let Some(s) = c.agreement.as_ref().filter(|s| s.others > 0) {
+        let mut line = format!("passes {}/{} tests others wrote", s.passes_others, s.others);
+        if s.fails_others > 0 {
+            line = format!(
+                "fails {} of {} tests others wrote",
+                s.fails_others, s.others
+            );
+        }
+        if s.group.len() > 1 {
+            line.push_str(&format!(
+                " (agrees with {})",
+                s.group
+                    .iter()
+                    .filter(|g| **g != c.id)
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        parts.push(line);
+    }
     let neighbour = if pos + 1 < order.len() {
         Some(order[pos + 1])
     } else if pos > 0 {
@@ -354,44 +428,50 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
     } else {
         None
     };
+    let score = |c: &Contender| c.agreement.as_ref().map_or(0.0, |s| s.score);
     if let Some(j) = neighbour {
         let o = &cs[j];
-        if verdict_rank(c) == verdict_rank(o) {
-            if c.layers_passed != o.layers_passed {
-                parts.push(format!(
-                    "{} passed",
-                    crate::text::plural(c.layers_passed as u64, "layer")
-                ));
-            } else if c.criteria_met != o.criteria_met {
-                parts.push(format!(
-                    "{} met",
-                    crate::text::plural(c.criteria_met as u64, "criterion")
-                ));
-            } else if c.tests_passed != o.tests_passed {
-                parts.push(format!(
-                    "{} passed",
-                    crate::text::plural(c.tests_passed as u64, "test")
-                ));
-            } else if c.integrity_warnings != o.integrity_warnings {
-                parts.push(crate::text::plural(
-                    c.integrity_warnings as u64,
-                    "test-integrity warning",
-                ));
-            } else if consensus[i] != consensus[j] {
-                let word = if consensus[i] > consensus[j] {
-                    "closest to"
-                } else {
-                    "further from"
-                };
-                parts.push(format!("{word} consensus ({:.2})", consensus[i]));
-            } else {
-                parts.push(crate::text::change_size(
-                    c.changes.files.len() as u64,
-                    c.changes.lines_changed(),
-                ));
+        if verdict_rank(c) != verdict_rank(o) {
+            if cs.len() > 1 && passed(c) && c.agreement.is_none() {
+                parts.push(format!("consensus {:.2}", consensus[i]));
             }
-        } else if cs.len() > 1 && passed(c) {
-            parts.push(format!("consensus {:.2}", consensus[i]));
+        } else if c.agreement.is_some() && (c.disagrees != o.disagrees || score(c) != score(o)) {
+            parts.push(format!("agreement score {:.2}", score(c)));
+        } else if c.holdout_passed != o.holdout_passed {
+            parts.push(format!(
+                "{} passed",
+                crate::text::plural(c.holdout_passed as u64, "held-out test")
+            ));
+        } else if c.review_findings != o.review_findings {
+            parts.push(format!(
+                "{} from the reviewer",
+                crate::text::plural(
+                    (c.review_findings.0 + c.review_findings.1) as u64,
+                    "finding"
+                )
+            ));
+        } else if verdict_rank(c) >= 2 && c.layers_passed != o.layers_passed {
+            parts.push(format!(
+                "{} passed",
+                crate::text::plural(c.layers_passed as u64, "layer")
+            ));
+        } else if c.integrity_warnings != o.integrity_warnings {
+            parts.push(crate::text::plural(
+                c.integrity_warnings as u64,
+                "test-integrity warning",
+            ));
+        } else if consensus[i] != consensus[j] {
+            let word = if consensus[i] > consensus[j] {
+                "closest to"
+            } else {
+                "further from"
+            };
+            parts.push(format!("{word} consensus ({:.2})", consensus[i]));
+        } else {
+            parts.push(crate::text::change_size(
+                c.changes.files.len() as u64,
+                c.changes.lines_changed(),
+            ));
         }
     }
     format!("{}: {}", c.id, parts.join(", "))
@@ -421,10 +501,29 @@ mod tests {
             layers_passed: if verdict == Verdict::Fail { 1 } else { 3 },
             criteria_met: 0,
             tests_passed: 0,
+            holdout_passed: 0,
+            review_findings: (0, 0),
+            agreement: None,
+            disagrees: false,
             integrity_warnings: 0,
             integrity_failed: false,
             changes,
             usage: None,
+        }
+    }
+
+    fn standing(
+        id: &str,
+        score: f64,
+        passes: usize,
+        fails: usize,
+    ) -> crate::layers::agreement::Standing {
+        crate::layers::agreement::Standing {
+            score,
+            group: vec![id.to_string()],
+            passes_others: passes,
+            fails_others: fails,
+            others: passes + fails,
         }
     }
 
@@ -464,9 +563,13 @@ mod tests {
         let cheat = cs(&[("src/lib.rs", &["fn f() { 1 }"]), ("tests/t.rs", &[])]);
         let honest = cs(&[("src/lib.rs", &["fn f() { 2 }"])]);
         let mut cheater = c("cheater", Verdict::Pass, cheat.clone());
-        cheater.tests_passed = 1;
         let mut good = c("good", Verdict::Pass, honest);
+        // The cheater passes more tests (its own); the number is not a key:
+        // the agreement matrix, where it fails the test `good` wrote, is.
+        cheater.tests_passed = 5;
         good.tests_passed = 2;
+        cheater.agreement = Some(standing("cheater", 1.0, 0, 1));
+        good.agreement = Some(standing("good", 2.0, 1, 0));
         let r = rank(&[
             cheater.clone(),
             c("broken", Verdict::Fail, cheat.clone()),
@@ -474,15 +577,41 @@ mod tests {
         ]);
         assert_eq!(r.positions[0].candidate, "good", "{:?}", r.positions);
         assert!(
-            r.positions[0].reason.contains("2 tests passed"),
+            r.positions[0]
+                .reason
+                .contains("passes 1/1 tests others wrote, agreement score 2.00"),
             "{}",
             r.positions[0].reason
         );
-        // With equal tests, fewer test-integrity warnings wins.
-        cheater.tests_passed = 2;
+        assert!(
+            r.positions[1]
+                .reason
+                .contains("fails 1 of 1 tests others wrote"),
+            "{}",
+            r.positions[1].reason
+        );
+        assert_eq!(r.positions[0].agreement, Some(2.0));
+        // With equal agreement, fewer test-integrity warnings wins.
+        cheater.agreement = None;
+        good.agreement = None;
         cheater.integrity_warnings = 1;
         let r = rank(&[cheater.clone(), good.clone()]);
         assert_eq!(r.positions[0].candidate, "good");
+        // A candidate that disagrees is never the pick while one that
+        // agrees passes, even when its finding is only a warning.
+        let mut odd = c("odd", Verdict::Warn, cs(&[("a", &["x"])]));
+        odd.disagrees = true;
+        let r = rank(&[
+            odd.clone(),
+            c("fine", Verdict::Warn, cs(&[("b", &["y"]), ("c", &["z"])])),
+        ]);
+        assert_eq!(r.pick.as_deref(), Some("fine"));
+        let r = rank(&[odd]);
+        assert_eq!(
+            r.pick.as_deref(),
+            Some("odd"),
+            "alone, it is still the best there is"
+        );
         // A test-integrity failure is never the pick, even with its verdict
         // overridden to PASS and the others failing.
         cheater.integrity_failed = true;

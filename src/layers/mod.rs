@@ -4,8 +4,10 @@
 // The pure scanners are the rascal-scan crate.
 pub use rascal_scan::{deps, imports, ledger, secrets, test_integrity};
 
+pub mod agreement;
 pub mod compare;
 pub mod criteria;
+pub mod criterion_proof;
 pub mod diagnostics;
 pub mod guardrails;
 pub mod permissions;

@@ -513,6 +513,10 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
             out.push(row);
         }
     }
+    if let Some(a) = &r.agreement {
+        out.push("  agreement (rows: candidates' code; columns: tests they wrote that fail at the base):".into());
+        out.extend(a.render().iter().map(|l| format!("    {}", sanitize(l))));
+    }
     if let Some(j) = &r.judge {
         out.push(match (&j.pick, &j.problem) {
             (_, Some(p)) => format!(
@@ -536,7 +540,10 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
             sanitize(p),
             sanitize(p)
         ),
-        None => "pick: none — no candidate passed".to_string(),
+        None => match &r.contested {
+            Some(why) => format!("pick: none — {}", sanitize(why)),
+            None => "pick: none — no candidate passed".to_string(),
+        },
     });
     out
 }
@@ -715,6 +722,8 @@ mod tests {
             matrix: vec![vec![1.0, 0.5], vec![0.5, 1.0]],
             pick: None,
             judge: None,
+            agreement: None,
+            contested: None,
         };
         let lines = ranking_lines(&r);
         let rows: Vec<&String> = lines.iter().filter(|l| l.contains("0.50")).collect();

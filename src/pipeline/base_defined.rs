@@ -180,10 +180,49 @@ pub fn tests_on_base(
     listed_in: &[String],
 ) -> Result<Place, String> {
     let base = BaseFiles::open(place, changes)?;
-    let read_base = |p: &str| base.read(p);
+    let edits = test_edits(place, changes, listed_in, &|p| base.read(p));
+    laid_on(place, changes, &base.tree.to_string(), &edits)
+}
+
+/// `target` (another candidate's check place) with the tests of each
+/// `authors` change (its place, change, and the files its listing names
+/// tests in) laid in, the same way [`tests_on_base`] lays them over the
+/// base: their tests, run on the other candidate's code. The authors'
+/// paths must not overlap ([`test_paths`]).
+pub fn tests_on_other(
+    authors: &[(&Place, &ChangeSet, &[String])],
+    (target, target_changes): (&Place, &ChangeSet),
+) -> Result<Place, String> {
+    let files = target.files_reader();
+    let read_there = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
+    let edits: Vec<(String, Lay)> = authors
+        .iter()
+        .flat_map(|(place, changes, listed_in)| test_edits(place, changes, listed_in, &read_there))
+        .collect();
+    laid(target, target_changes, &edits)
+}
+
+/// The paths [`tests_on_other`] would lay: the author's test files and
+/// the Rust sources holding its test modules.
+pub fn test_paths(place: &Place, changes: &ChangeSet, listed_in: &[String]) -> Vec<String> {
+    test_edits(place, changes, listed_in, &|_| Some(String::new()))
+        .into_iter()
+        .map(|(p, _)| p)
+        .collect()
+}
+
+/// The edits that lay the change's tests over another tree whose text
+/// `read_there` gives: test files (and the files `listed_in` names) whole,
+/// Rust sources as that tree's code with the change's test modules.
+fn test_edits(
+    place: &Place,
+    changes: &ChangeSet,
+    listed_in: &[String],
+    read_there: &dyn Fn(&str) -> Option<String>,
+) -> Vec<(String, Lay)> {
     let files = place.files_reader();
     let read_now = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
-    let edits: Vec<(String, Lay)> = changed_paths(changes)
+    changed_paths(changes)
         .into_iter()
         .filter_map(|p| {
             let test_file = listed_in.contains(&p)
@@ -192,9 +231,9 @@ pub fn tests_on_base(
             let lay = if test_file {
                 files.read(&p).map_or(Lay::Remove, Lay::Bytes)
             } else if p.ends_with(".rs") {
-                let (now, base_text) = (read_now(&p)?, read_base(&p)?);
-                let swapped = test_integrity::with_base_test_modules(&now, &base_text)?;
-                if swapped == base_text {
+                let (now, there) = (read_now(&p)?, read_there(&p)?);
+                let swapped = test_integrity::with_base_test_modules(&now, &there)?;
+                if swapped == there {
                     return None;
                 }
                 Lay::Bytes(swapped.into_bytes())
@@ -203,6 +242,43 @@ pub fn tests_on_base(
             };
             Some((p, lay))
         })
-        .collect();
-    laid_on(place, changes, &base.tree.to_string(), &edits)
+        .collect()
+}
+
+/// The base's side of a candidate's `test` criteria: a copy of the base
+/// (sharing the build cache only base code writes, like the test
+/// guardrail's base runs) and the change's tests on the base's code.
+pub struct CandidateBase<'a> {
+    place: &'a Place,
+    changes: &'a ChangeSet,
+    tree: String,
+    cache: std::path::PathBuf,
+}
+
+impl<'a> CandidateBase<'a> {
+    /// None in place (no copy of the base can be made there).
+    pub fn new(place: &'a Place, changes: &'a ChangeSet) -> Option<CandidateBase<'a>> {
+        let base = BaseFiles::open(place, changes).ok()?;
+        let cache = crate::git::workspace::files_dir(&base.repo)
+            .join("ledger")
+            .join("build-cache");
+        let tree = base.tree.to_string();
+        place.at_base(&tree, cache.clone())?;
+        Some(CandidateBase {
+            place,
+            changes,
+            tree,
+            cache,
+        })
+    }
+}
+
+impl crate::layers::criterion_proof::BaseSide for CandidateBase<'_> {
+    fn base(&self) -> Option<Place> {
+        self.place.at_base(&self.tree, self.cache.clone())
+    }
+
+    fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, String> {
+        tests_on_base(self.place, self.changes, listed_in)
+    }
 }

@@ -37,6 +37,8 @@ pub(crate) struct Attempt {
     pub(crate) usage: Option<Usage>,
     /// The agent finished cleanly (not errored, cancelled or timed out).
     pub(crate) agent_ok: bool,
+    /// Where its checks ran, for cross-testing after the gate.
+    pub(crate) place: Option<Place>,
 }
 
 impl Attempt {
@@ -50,6 +52,7 @@ impl Attempt {
             changes: None,
             usage: None,
             agent_ok: false,
+            place: None,
         }
     }
 }
@@ -73,6 +76,8 @@ pub(crate) struct CandidateOutcome {
     pub(crate) reports: Vec<Report>,
     pub(crate) changes: Option<crate::model::changeset::ChangeSet>,
     pub(crate) usage: Option<Usage>,
+    /// Where its checks ran (None when they did not).
+    pub(crate) place: Option<Place>,
 }
 
 pub(crate) struct CandidateJob {
@@ -237,6 +242,7 @@ impl CandidateJob {
             reports: done.reports,
             changes: done.changes,
             usage: done.usage,
+            place: done.place,
         }
     }
 
@@ -290,6 +296,7 @@ impl CandidateJob {
             changes: None,
             usage,
             agent_ok,
+            place: None,
         };
         if agent_ok {
             let dirs = AttemptDirs {
@@ -416,6 +423,7 @@ impl CandidateJob {
                 done.reports.extend(rs);
                 done.review = outcome;
                 done.changes = Some(changes);
+                done.place = Some(place);
             }
             Err(e) => {
                 let r = Report::new(Layer::Agent, "changes")

@@ -10,6 +10,7 @@ use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::model::ranking::Ranking;
 use crate::model::verdict::Verdict;
+use crate::pipeline::agree;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
 use crate::pipeline::journal::{spawn_journal, Journal};
 use crate::pipeline::judge::{ask_judge, Tie};
@@ -114,8 +115,17 @@ pub async fn execute_with(
         .into_iter()
         .chain(others.iter().map(|c| c.verdict))
         .collect();
-    let contenders = contenders(others, &mut results);
-    let ranking = jobs.rank(&contenders, &worktrees, &cancel).await;
+    // Layer 1: the passing candidates test each other, then the ranking.
+    let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
+    let mut contenders = contenders(others, &mut results);
+    if let Some(m) = &agreement {
+        agree::with_standings(&mut contenders, m);
+    }
+    let mut ranking = jobs.rank(&contenders, &worktrees, &cancel).await;
+    if let Some(m) = agreement {
+        agree::settle(&mut ranking, m, &contenders);
+    }
+    let contested = ranking.contested.is_some();
     jobs.emit_ranking(ranking);
     let verdicts: Vec<Verdict> = earlier
         .into_iter()
@@ -127,7 +137,8 @@ pub async fn execute_with(
             .lock()
             .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
             .unwrap_or(false)
-        || (verdict == Verdict::Fail && jobs.config.main.strategy.on_no_pass == OnNoPass::Escalate);
+        || ((verdict == Verdict::Fail || contested)
+            && jobs.config.main.strategy.on_no_pass == OnNoPass::Escalate);
     let mut exit_code = run_exit_code(verdict, escalated);
     if jobs.request.strict {
         exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);

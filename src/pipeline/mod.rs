@@ -4,15 +4,19 @@
 //! store before it reaches the subscriber (TUI or headless printer).
 
 pub mod agent;
+pub mod agree;
 pub mod attach;
+pub mod base_cache;
 pub mod base_defined;
 pub mod budget;
 pub mod candidate;
 pub mod content;
+pub mod cross_test;
 pub mod decisions;
 pub mod execute;
 pub mod journal;
 pub mod judge;
+pub mod junit_run;
 pub mod policy;
 pub mod prepare;
 pub mod request;
@@ -22,6 +26,7 @@ pub mod run_id;
 pub mod sequence;
 pub mod session;
 pub mod test_evidence;
+pub mod test_report;
 pub mod test_run;
 
 pub use decisions::{record_decision, record_finalized};

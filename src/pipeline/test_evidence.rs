@@ -206,10 +206,12 @@ pub async fn new_tests(
         return Ok((None, issues));
     }
     let there = judged(runs, &at_base, added, now.files_only);
-    let proving = passing(runs, results, added, now.files_only)
-        .iter()
+    let mut proving_names: Vec<String> = passing(runs, results, added, now.files_only)
+        .into_iter()
         .filter(|t| there.failed.contains(t) || there.not_run.contains(t))
-        .count();
+        .collect();
+    let proving = proving_names.len();
+    proving_names.truncate(300);
     let mut pass_at_base = passing(runs, &at_base, added, now.files_only);
     pass_at_base.truncate(50);
     Ok((
@@ -217,6 +219,7 @@ pub async fn new_tests(
             added: added.len(),
             proving,
             pass_at_base,
+            proving_names,
         }),
         issues,
     ))

@@ -5,6 +5,7 @@
 mod common;
 
 mod agents;
+mod agreement;
 mod architecture;
 mod budget;
 mod bypass;

@@ -274,6 +274,19 @@ fn comparison_lines(out: &mut String, r: &Ranking) {
                 cell(&p.reason)
             );
         }
+        if let Some(a) = &r.agreement {
+            let _ = writeln!(
+                out,
+                "\nAgreement — each candidate's code (rows) on the tests the others wrote that fail at the base (columns; ✓ passed, ✗ failed, – not applicable):\n\n```text"
+            );
+            for l in a.render() {
+                let _ = writeln!(out, "{}", l.replace("```", "` ` `"));
+            }
+            let _ = writeln!(out, "```");
+        }
+        if let Some(why) = &r.contested {
+            let _ = writeln!(out, "\nNo pick: {}", cell(why));
+        }
         if let Some(j) = &r.judge {
             let _ = writeln!(
                 out,

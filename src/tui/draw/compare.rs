@@ -177,9 +177,10 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 ]));
             }
             lines.push(Line::from(Span::styled(
-                match &r.pick {
-                    Some(p) => format!("comparator's pick: {}", sanitize(p)),
-                    None => "comparator's pick: none (no candidate passed)".into(),
+                match (&r.pick, &r.contested) {
+                    (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
+                    (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
+                    (None, None) => "comparator's pick: none (no candidate passed)".into(),
                 },
                 if r.pick.is_some() { t.pass } else { t.warn },
             )));
@@ -196,6 +197,10 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
             }
             lines.push(Line::from(""));
             lines.extend(matrix(app, r, w));
+            if let Some(a) = &r.agreement {
+                lines.push(Line::from(""));
+                lines.extend(agreement(app, a, w));
+            }
         }
         None => {
             lines.push(Line::from(Span::styled(
@@ -254,6 +259,29 @@ fn matrix(app: &App, r: &crate::tui::app::Ranking, w: usize) -> Vec<Line<'static
             spans.push(Span::styled(format!("{v:>colw$.2}"), t.text));
         }
         out.push(Line::from(spans));
+    }
+    out
+}
+
+/// The agreement matrix: each passing candidate's code (rows) on the
+/// tests the others wrote that fail at the base (numbered columns,
+/// grouped by author), ✓ passed, ✗ failed, – not applicable; then the
+/// numbered tests.
+fn agreement(app: &App, a: &crate::model::agreement::Agreement, w: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut out = vec![Line::from(Span::styled(
+        ellipsis("agreement · code × tests others wrote", w),
+        t.dim,
+    ))];
+    for l in a.render() {
+        let style = if l.contains('✗') {
+            t.warn
+        } else if l.contains('✓') {
+            t.pass
+        } else {
+            t.dim
+        };
+        out.push(Line::from(Span::styled(ellipsis(&sanitize(&l), w), style)));
     }
     out
 }

@@ -251,6 +251,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                     files: 1 + i,
                     reason: reasons[i].into(),
                     usage: None,
+                    agreement: None,
                 })
                 .collect(),
             ids: ids[..k].to_vec(),
@@ -269,6 +270,8 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
                 .collect(),
             pick: Some(ids[0].clone()),
             judge: None,
+            agreement: None,
+            contested: None,
         };
         ev.push((
             RunEvent::Ranked {

@@ -3,6 +3,7 @@
 //! errors that name file, line, column and what is allowed.
 
 pub mod budget;
+pub mod compare;
 pub mod container;
 pub mod duration;
 pub mod guardrails;
@@ -266,6 +267,9 @@ pub struct MainConfig {
     /// Where `launcher: kubernetes` runs candidates.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kubernetes: Option<kubernetes::KubernetesConfig>,
+    /// How the comparator cross-tests the candidates.
+    #[serde(default)]
+    pub compare: compare::CompareConfig,
 }
 
 fn default_timeout() -> Dur {
@@ -286,6 +290,7 @@ impl Default for MainConfig {
             notify: notify::Notify::default(),
             max_log_bytes: None,
             kubernetes: None,
+            compare: compare::CompareConfig::default(),
         }
     }
 }

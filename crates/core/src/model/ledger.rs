@@ -46,6 +46,10 @@ pub struct NewTests {
     /// Those that pass on the base's code too (by name, at most a few dozen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pass_at_base: Vec<String>,
+    /// The proving ones by name (at most a few hundred): the tests
+    /// cross-testing runs on the other candidates' code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proving_names: Vec<String>,
 }
 
 impl NewTests {

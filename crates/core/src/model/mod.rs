@@ -2,6 +2,7 @@
 //! the human's decisions, the run's events and the one fold of events into
 //! a run summary. Plain values; no I/O.
 
+pub mod agreement;
 pub mod budget;
 pub mod changeset;
 pub mod checklist;

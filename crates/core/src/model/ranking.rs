@@ -22,6 +22,10 @@ pub struct Ranked {
     pub reason: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
+    /// Its agreement score from cross-testing (group size × the tests the
+    /// group passes, each author weighing one), when cross-testing ran.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<f64>,
 }
 
 impl Ranked {
@@ -49,6 +53,13 @@ pub struct Ranking {
     /// What the judge agent said, when one broke a tie.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<JudgeNote>,
+    /// The candidates' tests run on each other's code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement: Option<crate::model::agreement::Agreement>,
+    /// Why there is no pick although candidates passed: their agreement
+    /// is contested (no majority, no held-out test to break the tie).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contested: Option<String>,
 }
 
 /// The comparator judge's contribution (advisory).

@@ -1,0 +1,145 @@
+//! The agreement matrix of a run: each passing candidate's code against
+//! the tests the other passing candidates wrote (those that fail at the
+//! base and pass on their author's code), cell by cell — passed, failed,
+//! or not applicable (the test does not build against that code, or had
+//! no result). Computed by `pipeline::cross_test`, scored by
+//! `layers::agreement`, stored on the run's ranking.
+
+use serde::{Deserialize, Serialize};
+
+/// One test of the matrix: who wrote it and its runner's name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CrossTest {
+    pub author: String,
+    pub name: String,
+}
+
+/// One cell: how a candidate's code fared on a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cell {
+    Passed,
+    Failed,
+    /// The test did not build against this code, or had no result.
+    NotApplicable,
+}
+
+impl Cell {
+    /// `✓`, `✗` or `–`.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Cell::Passed => "✓",
+            Cell::Failed => "✗",
+            Cell::NotApplicable => "–",
+        }
+    }
+}
+
+/// The matrix: rows are candidates, columns tests grouped by author.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Agreement {
+    pub candidates: Vec<String>,
+    pub tests: Vec<CrossTest>,
+    /// `cells[row][column]`.
+    pub cells: Vec<Vec<Cell>>,
+    /// How many test runs cross-testing took.
+    #[serde(default)]
+    pub runs: usize,
+    /// Why cross-testing did not run, or stopped short (over
+    /// `compare.cross_tests`, no test guardrail rascal reads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+impl Agreement {
+    /// The cell of `candidate` on test `column`.
+    pub fn cell(&self, candidate: &str, column: usize) -> Option<Cell> {
+        let row = self.candidates.iter().position(|c| c == candidate)?;
+        self.cells.get(row)?.get(column).copied()
+    }
+
+    /// The matrix as text: a header of test numbers grouped by author, a
+    /// row of marks per candidate, then the numbered tests.
+    pub fn render(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(why) = &self.skipped {
+            out.push(format!("cross-testing: {why}"));
+        }
+        if self.tests.is_empty() {
+            if self.skipped.is_none() {
+                out.push("cross-testing: no candidate wrote a test that fails at the base".into());
+            }
+            return out;
+        }
+        let width = self.candidates.iter().map(|c| c.len()).max().unwrap_or(0);
+        let mut header = format!("{:width$}  ", "");
+        let mut last: Option<&str> = None;
+        for (i, t) in self.tests.iter().enumerate() {
+            if last.is_some() && last != Some(t.author.as_str()) {
+                header.push_str("| ");
+            }
+            last = Some(&t.author);
+            header.push_str(&format!("{:<3}", i + 1));
+        }
+        out.push(header.trim_end().to_string());
+        for (row, c) in self.candidates.iter().enumerate() {
+            let mut line = format!("{c:width$}  ");
+            let mut last: Option<&str> = None;
+            for (i, t) in self.tests.iter().enumerate() {
+                if last.is_some() && last != Some(t.author.as_str()) {
+                    line.push_str("| ");
+                }
+                last = Some(&t.author);
+                let cell = self.cells[row]
+                    .get(i)
+                    .copied()
+                    .unwrap_or(Cell::NotApplicable);
+                line.push_str(&format!("{:<3}", cell.mark()));
+            }
+            out.push(line.trim_end().to_string());
+        }
+        for (i, t) in self.tests.iter().enumerate() {
+            out.push(format!("{:>3}. {} (by {})", i + 1, t.name, t.author));
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_matrix_renders_marks_grouped_by_author_and_names_each_test() {
+        let a = Agreement {
+            candidates: vec!["careful".into(), "hasty".into()],
+            tests: vec![
+                CrossTest {
+                    author: "careful".into(),
+                    name: "tests::a".into(),
+                },
+                CrossTest {
+                    author: "careful".into(),
+                    name: "tests::b".into(),
+                },
+                CrossTest {
+                    author: "hasty".into(),
+                    name: "tests::c".into(),
+                },
+            ],
+            cells: vec![
+                vec![Cell::Passed, Cell::Passed, Cell::Failed],
+                vec![Cell::Failed, Cell::NotApplicable, Cell::Passed],
+            ],
+            runs: 2,
+            skipped: None,
+        };
+        let lines = a.render();
+        assert_eq!(lines[0], "         1  2  | 3");
+        assert_eq!(lines[1], "careful  ✓  ✓  | ✗");
+        assert_eq!(lines[2], "hasty    ✗  –  | ✓");
+        assert_eq!(lines[5], "  3. tests::c (by hasty)");
+        assert_eq!(a.cell("hasty", 1), Some(Cell::NotApplicable));
+        assert_eq!(a.cell("nobody", 0), None);
+    }
+}

@@ -1,0 +1,176 @@
+//! Layer 1's execution agreement, between the gate and the ranking: the
+//! candidates that passed the gate test each other (`cross_test`), each
+//! gets a `compare` report saying how it fared on the tests the others
+//! wrote, a candidate that fails a test most others pass gets
+//! `compare/disagrees` (a FAIL unless `compare.on_disagreement: warn`,
+//! and then re-finished with its new verdict), and the comparator ranks on
+//! the standings. A pick whose agreement is contested is no pick.
+
+use crate::config::compare::OnDisagreement;
+use crate::config::Config;
+use crate::layers::agreement::{self, Disagreement};
+use crate::layers::compare::{Contender, RULE_DISAGREES, TEST_INTEGRITY};
+use crate::model::agreement::Agreement;
+use crate::model::event::RunEvent;
+use crate::model::ranking::Ranking;
+use crate::model::verdict::{candidate_verdict, Issue, Layer, Report, Severity, Status, Verdict};
+use crate::pipeline::candidate::CandidateOutcome;
+use crate::pipeline::cross_test::{cross_test, Crossing, DEFAULT_BOUND};
+use crate::pipeline::journal::Journal;
+use tokio_util::sync::CancellationToken;
+
+/// The name of the compare layer's report on a candidate.
+pub const AGREEMENT: &str = "agreement";
+
+/// Passed the gate as the comparator counts it.
+fn passed_gate(o: &CandidateOutcome) -> bool {
+    o.finished_cleanly
+        && matches!(o.verdict, Verdict::Pass | Verdict::Warn)
+        && !o
+            .reports
+            .iter()
+            .any(|r| r.check == TEST_INTEGRITY && r.status == Status::Fail)
+}
+
+/// Cross-test the candidates that passed the gate, land each one's
+/// `agreement` report, and re-finish those a disagreement fails. None
+/// when fewer than two passed (nothing to agree on).
+pub(crate) async fn agree(
+    config: &Config,
+    journal: &Journal,
+    results: &mut [CandidateOutcome],
+    cancel: &CancellationToken,
+) -> Option<Agreement> {
+    let passing: Vec<usize> = (0..results.len())
+        .filter(|&i| passed_gate(&results[i]) && results[i].place.is_some())
+        .filter(|&i| results[i].changes.is_some())
+        .collect();
+    if passing.len() < 2 || cancel.is_cancelled() {
+        return None;
+    }
+    let bound = config.main.compare.cross_tests.unwrap_or(DEFAULT_BOUND);
+    let m = {
+        let crossings: Vec<Crossing<'_>> = passing
+            .iter()
+            .map(|&i| {
+                let o = &results[i];
+                Crossing {
+                    id: &o.id,
+                    place: o.place.as_ref().expect("filtered"),
+                    changes: o.changes.as_ref().expect("filtered"),
+                    reports: &o.reports,
+                }
+            })
+            .collect();
+        cross_test(config, &crossings, bound, cancel).await
+    };
+    if m.tests.is_empty() {
+        // Nothing to cross-test: the matrix (and why) is on the ranking,
+        // and no candidate gets a report that says nothing.
+        return Some(m);
+    }
+    let standings = agreement::standings(&m);
+    let found = agreement::disagreements(&m);
+    let severity = match config.main.compare.on_disagreement {
+        OnDisagreement::Fail => Severity::Error,
+        OnDisagreement::Warn => Severity::Warning,
+    };
+    for &i in &passing {
+        let o = &mut results[i];
+        let Some(s) = standings.get(&o.id) else {
+            continue;
+        };
+        let mine: Vec<&Disagreement> = found.iter().filter(|d| d.candidate == o.id).collect();
+        let r = report(&m, s, &mine, severity);
+        journal.emit(RunEvent::ReportLanded {
+            candidate: o.id.clone(),
+            report: Box::new(r.clone()),
+        });
+        o.reports.push(r);
+        let verdict = candidate_verdict(&o.reports);
+        if verdict != o.verdict {
+            o.verdict = verdict;
+            let changes = o.changes.as_ref().expect("filtered");
+            journal.emit(RunEvent::CandidateFinished {
+                candidate: o.id.clone(),
+                verdict,
+                reason: crate::pipeline::first_failure(&o.reports),
+                files: changes.files.len(),
+                lines: changes.lines_changed(),
+                tree: Some(changes.tree.clone()).filter(|t| !t.is_empty()),
+                cancelled: false,
+            });
+        }
+    }
+    Some(m)
+}
+
+/// The `agreement` report of one candidate: how it fared on the tests the
+/// others wrote, and its disagreements.
+fn report(
+    m: &Agreement,
+    s: &agreement::Standing,
+    mine: &[&Disagreement],
+    severity: Severity,
+) -> Report {
+    let mut r = Report::new(Layer::Compare, AGREEMENT)
+        .input("matrix", serde_json::to_vec(m).unwrap_or_default());
+    r.required = true;
+    r.output = if let Some(why) = &m.skipped {
+        format!("cross-testing: {why}")
+    } else if s.others == 0 {
+        "no test another candidate wrote applies to this change".into()
+    } else {
+        format!(
+            "passes {}/{} tests others wrote (agreement score {:.2}, with {})",
+            s.passes_others,
+            s.others,
+            s.score,
+            crate::text::plural(s.group.len() as u64 - 1, "other candidate")
+        )
+    };
+    for d in mine {
+        r.issues.push(Issue::new(
+            RULE_DISAGREES,
+            severity,
+            format!(
+                "fails `{}` (written by {}), which fails at the base and passes on {}",
+                d.test.name,
+                d.test.author,
+                d.passed_by.join(", ")
+            ),
+        ));
+    }
+    r.finish()
+}
+
+/// The contenders' standings in `m`.
+pub(crate) fn with_standings(contenders: &mut [Contender], m: &Agreement) {
+    let standings = agreement::standings(m);
+    for c in contenders {
+        c.agreement = standings.get(&c.id).cloned();
+    }
+}
+
+/// The ranking with the matrix, and no pick when the pick's agreement is
+/// contested and no held-out test breaks the tie.
+pub(crate) fn settle(ranking: &mut Ranking, m: Agreement, contenders: &[Contender]) {
+    if let Some(pick) = ranking.pick.clone() {
+        let holdout = |id: &str| {
+            contenders
+                .iter()
+                .find(|c| c.id == id)
+                .map_or(0, |c| c.holdout_passed)
+        };
+        let broken_by_holdout = ranking
+            .positions
+            .iter()
+            .filter(|p| p.candidate != pick && p.verdict != Verdict::Fail)
+            .all(|p| holdout(&p.candidate) < holdout(&pick));
+        if let Some(why) = agreement::contested(&m, &pick).filter(|_| !broken_by_holdout) {
+            ranking.pick = None;
+            ranking.contested = Some(why);
+        }
+    }
+    ranking.agreement = Some(m);
+}

@@ -1,0 +1,179 @@
+//! Layer 1 by execution agreement, end to end: four command agents on a
+//! real Rust crate (and the same in Python's unittest) whose `add` is
+//! wrong. Two fix it (one small, one with many new tests), one writes a
+//! wrong fix that still passes the base's test plus tests of its own wrong
+//! behaviour, one cheats. The candidates that pass the gate run each
+//! other's tests: the wrong one fails the tests both right ones pass
+//! (`compare/disagrees`), and the pick is a right one — not whoever wrote
+//! the most tests. Real repository, real cargo/python, real binary.
+
+use crate::common::bwrap;
+use crate::test_integrity::{candidate, report, run, rust_repo, CARGO_TEST};
+
+/// A sed script adding `tests` (Rust test functions) to `mod tests`.
+fn rust_tests(tests: &[(&str, &str)]) -> String {
+    let body: String = tests
+        .iter()
+        .map(|(name, assert)| format!("\\n    #[test]\\n    fn {name}() {{ {assert} }}"))
+        .collect();
+    format!("sed -i 's/    use super::\\*;/    use super::*;{body}/' src/lib.rs")
+}
+
+/// The agreement report of candidate `c`.
+fn agreement(c: &serde_json::Value) -> &serde_json::Value {
+    report(c, "agreement")
+}
+
+#[test]
+fn candidates_test_each_other_and_the_pick_follows_the_evidence_in_rust() {
+    if !bwrap() {
+        return;
+    }
+    let fix = "sed -i 's/a - b/a + b/' src/lib.rs";
+    let many = format!(
+        "{fix}\n{}",
+        rust_tests(&[
+            ("adds_negatives", "assert_eq!(add(-1, -2), -3);"),
+            ("adds_zero", "assert_eq!(add(0, 5), 5);"),
+            ("adds_large", "assert_eq!(add(1000, 24), 1024);"),
+        ])
+    );
+    // 2 × 2 = 2 + 2: the base's own test passes on a product.
+    let wrong = format!(
+        "sed -i 's/a - b/a * b/' src/lib.rs\n{}",
+        rust_tests(&[
+            ("adds_threes", "assert_eq!(add(3, 3), 9);"),
+            ("adds_one", "assert_eq!(add(1, 5), 5);"),
+        ])
+    );
+    let cheat = "sed -i 's/assert_eq!(add(2, 2), 4)/assert_eq!(add(2, 2), 0)/' src/lib.rs";
+    let t = rust_repo(
+        &[
+            ("small", fix),
+            ("many", &many),
+            ("wrong", &wrong),
+            ("cheat", cheat),
+        ],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["small", "many", "wrong", "cheat"]);
+    assert_eq!(candidate(&doc, "cheat")["verdict"], "fail");
+    for right in ["small", "many"] {
+        let c = candidate(&doc, right);
+        assert_eq!(c["verdict"], "pass", "{right}: {c}");
+        let a = agreement(c);
+        assert_eq!(a["status"], "pass", "{right}: {a}");
+    }
+    assert!(
+        agreement(candidate(&doc, "small"))["output"]
+            .as_str()
+            .unwrap()
+            .starts_with("passes 3/5 tests others wrote"),
+        "{}",
+        agreement(candidate(&doc, "small"))
+    );
+    let w = candidate(&doc, "wrong");
+    assert_eq!(w["verdict"], "fail", "{w}");
+    let a = agreement(w);
+    let issues = a["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), 3, "one per test of `many` it fails: {a}");
+    for i in issues {
+        assert_eq!(i["rule"], "compare/disagrees", "{a}");
+        assert!(
+            i["message"]
+                .as_str()
+                .unwrap()
+                .contains("passes on many, small")
+                || i["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("passes on small, many"),
+            "{a}"
+        );
+    }
+    let ranking = &doc["ranking"];
+    let pick = ranking["pick"].as_str().unwrap_or("");
+    assert!(pick == "small" || pick == "many", "{ranking}");
+    let matrix = &ranking["agreement"];
+    assert_eq!(matrix["tests"].as_array().unwrap().len(), 5, "{matrix}");
+    assert_eq!(
+        matrix["candidates"].as_array().unwrap().len(),
+        3,
+        "{matrix}"
+    );
+    // Whoever wrote the most tests is not ahead for it: the two right ones
+    // share one score.
+    let score = |id: &str| {
+        ranking["positions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["candidate"] == id)
+            .unwrap()["agreement"]
+            .as_f64()
+            .unwrap()
+    };
+    assert_eq!(score("small"), score("many"), "{ranking}");
+    assert!(score("small") > score("wrong"), "{ranking}");
+}
+
+#[test]
+fn candidates_test_each_other_in_python_unittest() {
+    if !bwrap() || !crate::test_integrity::toolchain("python3", &["-c", "import unittest"]) {
+        return;
+    }
+    let test = "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n";
+    let new_test = |name: &str, cases: &[(&str, &str)]| -> String {
+        let body: String = cases
+            .iter()
+            .map(|(n, a)| format!("    def {n}(self):\n        self.assertEqual({a})\n\n"))
+            .collect();
+        crate::test_integrity::write(
+            &format!("test_{name}.py"),
+            &format!("import unittest\nfrom calc import add\n\n\nclass Test{name}(unittest.TestCase):\n{body}"),
+        )
+    };
+    let fix = "sed -i 's/a - b/a + b/' calc.py\n";
+    let many = format!(
+        "{fix}{}",
+        new_test(
+            "more",
+            &[
+                ("test_negatives", "add(-1, -2), -3"),
+                ("test_zero", "add(0, 5), 5"),
+            ]
+        )
+    );
+    let wrong = format!(
+        "sed -i 's/a - b/a * b/' calc.py\n{}",
+        new_test("mine", &[("test_threes", "add(3, 3), 9")])
+    );
+    let t = crate::common::TestRepo::new(&[
+        ("calc.py", "def add(a, b):\n    return a - b\n"),
+        ("test_calc.py", test),
+    ]);
+    t.write(
+        ".rascal/config.yaml",
+        &crate::common::command_agents(&[("small", fix), ("many", &many), ("wrong", &wrong)]),
+    );
+    t.write(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+    );
+    t.commit_all("rascal config");
+    let doc = run(&t, &["small", "many", "wrong"]);
+    let w = candidate(&doc, "wrong");
+    assert_eq!(w["verdict"], "fail", "{w}");
+    let a = agreement(w);
+    assert!(
+        a["issues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|i| i["rule"] == "compare/disagrees"),
+        "{a}"
+    );
+    assert_eq!(a["issues"].as_array().unwrap().len(), 2, "{a}");
+    let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
+    assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
+}
