@@ -305,6 +305,16 @@ fn newer_and_unknown_lines_are_readable_or_raw_and_never_break_the_stream() {
             let _ = parse_line(rt, odd);
         }
     }
+    // Goose: a notification (goose#6228's `log`) is progress, not the answer.
+    assert_eq!(
+        parse_line(
+            RuntimeKind::Goose,
+            r#"{"type":"notification","extension_id":"developer","log":{"message":"running"}}"#
+        )
+        .unwrap()[0]
+            .display(),
+        "· [developer] running"
+    );
     // Goose: a tool response as an object with isError is a tool error.
     let evs = parse_line(
         RuntimeKind::Goose,

@@ -1,9 +1,10 @@
 //! Goose `run --output-format stream-json`: `message` events carrying a
 //! goose Message (text — streamed a chunk per event —, thinking,
-//! toolRequest, toolResponse), `notification`, `model_change`, `error` and
-//! `complete` (the session's tokens: `total_tokens`, and since the fix of
-//! aaif-goose/goose#8871 `input_tokens`/`output_tokens`, cache reads and
-//! cost). A tool response's `value` is a list of content in early builds and
+//! toolRequest, toolResponse), `notification` (a flattened `log` or
+//! `progress`), `model_change`, `error` and
+//! `complete` (the session's tokens: `total_tokens`, possibly null; later
+//! builds add `input_tokens`/`output_tokens` (aaif-goose/goose#8870), cache
+//! reads and cost). A tool response's `value` is a list of content in early builds and
 //! `{content, isError, structuredContent}` in later ones; both are read.
 //! No published capture of this stream was found: the shapes follow goose's
 //! source (`crates/goose-cli/src/session/mod.rs`), see the fixtures README.
@@ -39,6 +40,7 @@ pub(super) fn parse(v: &Value) -> Option<Vec<AgentEvent>> {
         "notification" => {
             let text = str_of(v, "message")
                 .or_else(|| v.get("log").and_then(|l| str_of(l, "message")))
+                .or_else(|| v.get("progress").and_then(|p| str_of(p, "message")))
                 .unwrap_or_default();
             out.push(AgentEvent::Progress {
                 text: format!("[{}] {text}", str_of(v, "extension_id").unwrap_or_default()),
