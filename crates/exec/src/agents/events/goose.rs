@@ -1,13 +1,13 @@
 //! Goose `run --output-format stream-json`: `message` events carrying a
 //! goose Message (text — streamed a chunk per event —, thinking,
 //! toolRequest, toolResponse), `notification` (a flattened `log` or
-//! `progress`), `model_change`, `error` and
-//! `complete` (the session's tokens: `total_tokens`, possibly null; later
-//! builds add `input_tokens`/`output_tokens` (aaif-goose/goose#8870), cache
-//! reads and cost). A tool response's `value` is a list of content in early builds and
-//! `{content, isError, structuredContent}` in later ones; both are read.
-//! No published capture of this stream was found: the shapes follow goose's
-//! source (`crates/goose-cli/src/session/mod.rs`), see the fixtures README.
+//! `progress`), `model_change`, `error` and `complete` (the session's
+//! tokens: `total_tokens`, possibly null; later builds add `input_tokens`/
+//! `output_tokens` (aaif-goose/goose#8870), cache reads and cost). A tool
+//! response's `value` is a list of content in early builds and `{content,
+//! isError, structuredContent}` in later ones; both are read. No published
+//! capture of this stream was found: the shapes follow goose's source
+//! (`crates/goose-cli/src/session/mod.rs`), see the fixtures README.
 
 use super::{compact_input, str_of, u64_of, AgentEvent, Usage};
 use serde_json::Value;
