@@ -226,10 +226,16 @@ fn result_usage(v: &Value) -> Usage {
             cost_usd,
             ..Usage::default()
         };
+        // Saturating: a hostile line must not overflow.
         for m in models.values() {
-            u.input_tokens += u64_of(m, "inputTokens") + u64_of(m, "cacheCreationInputTokens");
-            u.output_tokens += u64_of(m, "outputTokens");
-            u.cached_tokens += u64_of(m, "cacheReadInputTokens");
+            u.input_tokens = u
+                .input_tokens
+                .saturating_add(u64_of(m, "inputTokens"))
+                .saturating_add(u64_of(m, "cacheCreationInputTokens"));
+            u.output_tokens = u.output_tokens.saturating_add(u64_of(m, "outputTokens"));
+            u.cached_tokens = u
+                .cached_tokens
+                .saturating_add(u64_of(m, "cacheReadInputTokens"));
         }
         if !(u.input_tokens == 0 && u.output_tokens == 0 && u.cached_tokens == 0) {
             return u;
@@ -237,7 +243,8 @@ fn result_usage(v: &Value) -> Usage {
     }
     let u = v.get("usage").unwrap_or(&Value::Null);
     Usage {
-        input_tokens: u64_of(u, "input_tokens") + u64_of(u, "cache_creation_input_tokens"),
+        input_tokens: u64_of(u, "input_tokens")
+            .saturating_add(u64_of(u, "cache_creation_input_tokens")),
         output_tokens: u64_of(u, "output_tokens"),
         cached_tokens: u64_of(u, "cache_read_input_tokens"),
         cost_usd,
