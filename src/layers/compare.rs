@@ -402,22 +402,14 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
     let mut parts = vec![gate];
     if let Some(s) = c.agreement.as_ref().filter(|s| s.others > 0) {
         let mut line = format!("passes {}/{} tests others wrote", s.passes_others, s.others);
-        if s.fails_others > 0 {
-            line = format!(
-                "fails {} of {} tests others wrote",
-                s.fails_others, s.others
-            );
-        }
-        if s.group.len() > 1 {
-            line.push_str(&format!(
-                " (agrees with {})",
-                s.group
-                    .iter()
-                    .filter(|g| **g != c.id)
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+        let others: Vec<&str> = s
+            .group
+            .iter()
+            .filter(|g| **g != c.id)
+            .map(String::as_str)
+            .collect();
+        if !others.is_empty() {
+            line.push_str(&format!(" (agrees with {})", others.join(", ")));
         }
         parts.push(line);
     }

@@ -81,7 +81,7 @@ pub(crate) async fn agree(
             continue;
         };
         let mine: Vec<&Disagreement> = found.iter().filter(|d| d.candidate == o.id).collect();
-        let r = report(&m, s, &mine, severity);
+        let r = report(&o.id, &m, s, &mine, severity);
         journal.emit(RunEvent::ReportLanded {
             candidate: o.id.clone(),
             report: Box::new(r.clone()),
@@ -108,6 +108,7 @@ pub(crate) async fn agree(
 /// The `agreement` report of one candidate: how it fared on the tests the
 /// others wrote, and its disagreements.
 fn report(
+    id: &str,
     m: &Agreement,
     s: &agreement::Standing,
     mine: &[&Disagreement],
@@ -121,12 +122,22 @@ fn report(
     } else if s.others == 0 {
         "no test another candidate wrote applies to this change".into()
     } else {
+        let others: Vec<&str> = s
+            .group
+            .iter()
+            .filter(|g| g.as_str() != id)
+            .map(String::as_str)
+            .collect();
         format!(
-            "passes {}/{} tests others wrote (agreement score {:.2}, with {})",
+            "passes {}/{} tests others wrote (agreement score {:.2}; agrees with {})",
             s.passes_others,
             s.others,
             s.score,
-            crate::text::plural(s.group.len() as u64 - 1, "other candidate")
+            if others.is_empty() {
+                "no other candidate".to_string()
+            } else {
+                others.join(", ")
+            }
         )
     };
     for d in mine {
