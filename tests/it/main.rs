@@ -39,6 +39,7 @@ mod run;
 mod secret_rules;
 mod secrets;
 mod secrets_config;
+mod select_finalize;
 mod store_faults;
 mod test_integrity;
 mod tui_cli;
