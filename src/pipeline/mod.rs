@@ -14,6 +14,7 @@ pub mod execute;
 pub mod journal;
 pub mod judge;
 pub mod policy;
+pub mod preflight;
 pub mod prepare;
 pub mod request;
 pub mod resume;

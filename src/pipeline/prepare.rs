@@ -194,6 +194,18 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     narrow_permissions(&mut config, &task);
     let names = agents_to_run(&req, &config)?;
     let launcher = req.launcher.unwrap_or(config.main.launcher);
+    // What doctor would say about these agents, before anything is
+    // recorded: a run that cannot work is refused here.
+    let problems = crate::pipeline::preflight::problems(
+        &names,
+        &config,
+        launcher,
+        (&repo, base),
+        &workspace::files_dir(&repo),
+    );
+    if let Some(msg) = crate::pipeline::preflight::refusal(&problems) {
+        return Err(PipelineError::Usage(msg));
+    }
     let holdout = crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
         .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;

@@ -36,6 +36,7 @@ mod pipeline;
 mod props;
 mod review;
 mod run;
+mod run_preflight;
 mod secret_rules;
 mod secrets;
 mod secrets_config;
