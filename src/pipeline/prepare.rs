@@ -210,8 +210,10 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
         .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     store.mark_interrupted()?;
-    // Workspaces and run files live outside the repository.
+    // Workspaces and run files live outside the repository, in a
+    // directory that names its repository (for `gc --orphans`).
     let state = workspace::files_dir(&repo);
+    workspace::mark_owner(&repo);
     let run = new_run_id(&store)?;
     let mut candidates = Vec::new();
     let mut used = std::collections::BTreeMap::<String, usize>::new();
