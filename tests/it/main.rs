@@ -47,6 +47,7 @@ mod store_faults;
 mod test_integrity;
 mod tui_cli;
 mod tui_e2e;
+mod tui_hangup;
 mod tui_keys;
 mod tui_loop;
 mod tui_screens;
