@@ -35,6 +35,7 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
                     json,
                     !quiet,
                     earlier.into_iter().map(|(_, ev)| ev).collect(),
+                    Vec::new(),
                 )
                 .map(|(code, _)| code),
             }

@@ -24,7 +24,7 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
     if let Some(why) = cand.select_refusal() {
         if !force || reason.trim().is_empty() {
             return Err(CliError::Usage(format!(
-                "{why}: `rascal finalize` refuses a candidate that did not pass\n  \
+                "{why}\n  `rascal finalize` refuses a candidate that did not pass\n  \
                  hint: override its failed checks first (`rascal override {run} {candidate} --layer L --check C --reason R --with-skipped`), \
                  or select it anyway with `--force --reason \"why\"`"
             )));

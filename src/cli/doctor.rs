@@ -2,7 +2,8 @@
 //! a `command` agent) or image, the known CLIs' versions (asked inside the
 //! sandbox), credentials; the Docker engine; containers of runs that are
 //! gone (removed with `--remove`); the sandbox, how its limits are
-//! enforced here, and a warning when rascal runs as root.
+//! enforced here, and a warning when rascal runs as root. Outside a git
+//! repository, only the machine's checks (the sandbox and its limits).
 
 use super::args::DoctorArgs;
 use super::exit::{CliError, FAIL, PASS};
@@ -19,7 +20,12 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         json,
         config_from_worktree,
     } = args;
-    let repo = workspace::open(dir)?;
+    // Outside a repository there are no agents to check: the machine's
+    // own checks still answer whether rascal can work here.
+    let repo = match workspace::open(dir) {
+        Ok(r) => r,
+        Err(e) => return machine_only(dir, &e, json),
+    };
     let head = workspace::resolve(&repo, "HEAD")?;
     let workdir = workspace::workdir(&repo);
     let config = if config_from_worktree {
@@ -73,6 +79,29 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         out(agent_lines(&checks));
         out(sandbox);
         out(docker.lines);
+    }
+    Ok(if ok { PASS } else { FAIL })
+}
+
+/// `rascal doctor` outside a git repository: the sandbox and its limits,
+/// and a note that agents are checked in a repository. Exit 1 when the
+/// sandbox does not work.
+fn machine_only(dir: &Path, why: &workspace::WorkspaceError, json: bool) -> Result<i32, CliError> {
+    let sandbox = crate::doctor::sandbox::lines();
+    let ok = crate::exec::sandbox::available().is_ok();
+    let note = format!(
+        "agents: not checked: {} is not in a git repository ({}); run `rascal doctor` in a repository to check its agents",
+        dir.display(),
+        why.to_string().lines().next().unwrap_or_default()
+    );
+    if json {
+        say!(
+            "{}",
+            serde_json::json!({"ok": ok, "repository": null, "agents": [], "note": note, "sandbox": sandbox})
+        );
+    } else {
+        say!("{note}");
+        out(sandbox);
     }
     Ok(if ok { PASS } else { FAIL })
 }

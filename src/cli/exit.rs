@@ -91,7 +91,7 @@ mod tests {
         assert_eq!(exit_code(&Err(CliError::Usage("bad".into()))), USAGE);
         let pipeline = CliError::from(PipelineError::Usage("no agent".into()));
         assert_eq!(exit_code(&Err(pipeline)), USAGE);
-        let nothing = CliError::from(FinalizeError::NothingSelected("r-1".into()));
+        let nothing = CliError::from(FinalizeError::NothingSelected("run r-1 has no pick".into()));
         assert_eq!(exit_code(&Err(nothing)), USAGE);
         let unverified = CliError::from(FinalizeError::NotVerified("c1".into()));
         assert_eq!(exit_code(&Err(unverified)), FAIL);

@@ -1,10 +1,14 @@
 //! `rascal finalize` (and `run --auto`'s last step): commit the selected
-//! candidate on a branch, write the PR body, optionally push and open the PR.
+//! candidate — or, when nobody selected one, the comparator's pick — on a
+//! branch, write the PR body, optionally push and open the PR.
 
 use super::args::FinalizeArgs;
 use super::exit::{CliError, PASS};
 use super::shared::{note_unchained, open_store, say, tell};
+use crate::finalize::choice::Choice;
 use crate::finalize::{rebase_note, short, FinalizeOptions};
+use crate::model::decision::{Decision, DecisionKind};
+use crate::text::sanitize;
 use std::path::Path;
 
 pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
@@ -21,7 +25,35 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
         new_branch,
         no_rebase,
     };
+    take_the_pick(dir, &run)?;
     finalize_run(dir, &run, opts, false)
+}
+
+/// Nobody selected a candidate: the comparator's pick, when it passed and
+/// nobody contested it, is selected (journalled as the user's decision, so
+/// the record says who chose it) and said; otherwise why not, and what to
+/// run.
+fn take_the_pick(dir: &Path, run: &str) -> Result<(), CliError> {
+    let summary = open_store(dir)?.summary(run)?;
+    let pick = match crate::finalize::choice::choose(&summary)
+        .map_err(crate::finalize::FinalizeError::NothingSelected)?
+    {
+        Choice::Selected(_) => return Ok(()),
+        Choice::Pick(p) => p,
+    };
+    let repo = crate::git::workspace::open(dir)?;
+    let who = crate::git::author::author(Some(&repo));
+    let why = "the comparator's pick, taken by `rascal finalize`";
+    let d = Decision::new(Some(&pick), DecisionKind::Select, &who, why);
+    crate::pipeline::record_decision(dir, run, d)?;
+    let reason = summary
+        .ranking
+        .as_ref()
+        .and_then(|r| r.positions.iter().find(|p| p.candidate == pick))
+        .map(|p| format!(" ({})", sanitize(&p.reason)))
+        .unwrap_or_default();
+    say!("finalizing {}, the pick{reason}", sanitize(&pick));
+    Ok(())
 }
 
 /// Finalize `run`; `quiet` prints nothing on success (`run --auto --json`).

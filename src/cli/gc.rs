@@ -36,6 +36,11 @@ pub struct GcArgs {
     /// records are kept: they are the audit trail.
     #[arg(long)]
     pub forget: bool,
+    /// Also remove rascal's files of repositories that no longer exist
+    /// (a demo's removed sample repository, a deleted clone); listed first.
+    /// Works outside a repository too (then it does only that).
+    #[arg(long)]
+    pub orphans: bool,
     /// Print one JSON document.
     #[arg(long)]
     pub json: bool,
@@ -46,6 +51,20 @@ fn parse_age(s: &str) -> Result<Duration, String> {
 }
 
 pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
+    // Orphans first: they belong to no repository, so they are collected
+    // (and listed) before this one's runs, and even outside a repository.
+    let orphans = if args.orphans {
+        let (lines, failed) = collect_orphans(args.dry_run, args.json);
+        if !args.json {
+            out(lines);
+        }
+        if crate::git::workspace::open(dir).is_err() {
+            return Ok(if failed { FAIL } else { PASS });
+        }
+        failed
+    } else {
+        false
+    };
     let mut store = open_store(dir)?;
     let req = Request {
         older_than: args.older_than.unwrap_or(if args.runs.is_empty() {
@@ -73,11 +92,59 @@ pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
             super::shared::tell!("rascal: could not remove {}: {}", f.what, f.cause);
         }
     }
-    Ok(if outcome.failures.is_empty() {
+    Ok(if outcome.failures.is_empty() && !orphans {
         PASS
     } else {
         FAIL
     })
+}
+
+/// `--orphans`: each repository's files directory whose repository is
+/// gone, removed (or, with `dry_run`, listed); the lines to print and
+/// whether a removal failed (said on stderr).
+fn collect_orphans(dry_run: bool, quiet: bool) -> (Vec<String>, bool) {
+    use crate::gc::orphans::{scan, Owner};
+    let verb = if dry_run { "would free" } else { "freed" };
+    let mut lines = Vec::new();
+    let mut failed = false;
+    let mut unknown = 0;
+    for f in scan() {
+        match &f.owner {
+            Owner::Gone(repo) => {
+                if !dry_run {
+                    if let Err(e) = crate::gc::disk::remove(&f.dir) {
+                        if !quiet {
+                            super::shared::tell!(
+                                "rascal: could not remove {}: {e}",
+                                f.dir.display()
+                            );
+                        }
+                        failed = true;
+                        continue;
+                    }
+                }
+                lines.push(format!(
+                    "orphan {}  {verb} {:>10}  (its repository {} is gone)",
+                    f.dir.display(),
+                    human(f.bytes),
+                    repo.display()
+                ));
+            }
+            Owner::Unknown => unknown += 1,
+            Owner::Present => {}
+        }
+    }
+    if lines.is_empty() {
+        lines.push("orphans: none (every repository with rascal files still exists)".into());
+    }
+    if unknown > 0 {
+        lines.push(format!(
+            "orphans: {unknown} files {} name no repository (made by an older rascal) and {} left alone",
+            if unknown == 1 { "directory" } else { "directories" },
+            if unknown == 1 { "was" } else { "were" }
+        ));
+    }
+    (lines, failed)
 }
 
 /// `2 workspaces, run files, 1 container`: what `items` are, by kind.

@@ -31,6 +31,10 @@ pub fn home(dir: &Path) -> Result<i32, CliError> {
     let theme = Theme::named(&theme_name, Theme::no_color_env()).map_err(CliError::Usage)?;
     let mut app = Home::new(name, agents, theme);
     loop {
+        // The run's screen ended because the terminal closed: so does this.
+        if crate::tui::hangup::terminal_gone() {
+            return Ok(PASS);
+        }
         match screen(dir, &mut app)? {
             HomeEffect::Open(run) => {
                 let args = AttachArgs {
@@ -132,12 +136,18 @@ fn screen(dir: &Path, app: &mut Home) -> Result<HomeEffect, CliError> {
     let mut terminal =
         crate::tui::terminal::enter().map_err(|e| CliError::Usage(format!("terminal: {e}")))?;
     let _guard = crate::tui::terminal::Guard;
+    // A closed terminal ends the process while this screen shows.
+    let _showing = crate::tui::hangup::home_showing();
     let term = |e: std::io::Error| CliError::Usage(format!("terminal: {e}"));
     let size = terminal.size().map_err(term)?;
     update(app, HomeAction::Resize(size.width, size.height));
     update(app, HomeAction::Rows(rows(dir)?, crate::store::now_ms()));
     let mut last = Instant::now();
     loop {
+        // A closed terminal (or SIGHUP, SIGTERM) ends the home screen.
+        if crate::tui::hangup::terminal_gone() {
+            return Ok(HomeEffect::Quit);
+        }
         terminal
             .draw(|f| crate::tui::draw::home::draw(f, app))
             .map_err(term)?;

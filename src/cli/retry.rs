@@ -3,7 +3,7 @@
 
 use super::args::RetryArgs;
 use super::exit::CliError;
-use super::shared::current_exe;
+use super::shared::{current_exe, open_store};
 use std::path::Path;
 
 pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
@@ -19,5 +19,11 @@ pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
     let exe = current_exe()?;
     let prepared =
         crate::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
-    super::run::execute(prepared, json, !quiet, Vec::new()).map(|(code, _)| code)
+    // The record before the retry: the closing lines describe every
+    // candidate, not only the one that went again.
+    let known = open_store(dir)?
+        .verified_timed(&run)
+        .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
+        .unwrap_or_default();
+    super::run::execute(prepared, json, !quiet, Vec::new(), known).map(|(code, _)| code)
 }

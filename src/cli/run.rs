@@ -106,7 +106,7 @@ pub fn start(
     if let Some(flag) = tui {
         return interactive(prepared, flag, Vec::new());
     }
-    execute(prepared, json, logs, Vec::new())
+    execute(prepared, json, logs, Vec::new(), Vec::new())
 }
 
 /// Run a prepared run under the TUI (`earlier`: events already recorded,
@@ -127,12 +127,15 @@ pub fn interactive(
 }
 
 /// Execute a prepared run headless, printing `earlier` (replayed) events
-/// first.
+/// first; `known` events (a retried run's record so far) are folded in
+/// without being printed, so the closing state line and the JSON document
+/// describe the whole run.
 pub fn execute(
     prepared: PreparedRun,
     json: bool,
     logs: bool,
     earlier: Vec<RunEvent>,
+    known: Vec<RunEvent>,
 ) -> Result<(i32, Option<String>), CliError> {
     let replay = !prepared.request.throwaway;
     // A headless run has no terminal to ring: only the `notify:` command,
@@ -156,6 +159,10 @@ pub fn execute(
         // Folded as they come, never retained: a flood of log lines costs
         // the printer's line, not memory.
         let mut summary = RunSummary::new();
+        for ev in &known {
+            printer.render(ev);
+            summary.apply(ev);
+        }
         let mut show = |ev: RunEvent| {
             if !json {
                 print_event(&mut printer, &mut view, &ev);

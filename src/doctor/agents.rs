@@ -1,16 +1,19 @@
 //! `rascal doctor`, the agents part: for each configured agent, where its
 //! program is and whether it is executable (process launcher) or whether its
-//! image is on the engine (docker), and whether its credential variables are
-//! set — never their values. Doctor never runs a `command` agent (its
-//! program is the user's own script: it may ignore `--version` and edit
-//! files or call a paid API); only the known CLIs (claude, codex, goose) are
+//! image is on the engine (docker), whether the paths its command names are
+//! ones its sandbox shows, and whether its credential variables are set —
+//! never their values (the checks `run` makes first: `pipeline::preflight`).
+//! Doctor never runs a `command` agent (its program is the user's own
+//! script: it may ignore `--version` and edit files or call a paid API); only the known CLIs (claude, codex, goose) are
 //! asked `--version`, inside bubblewrap, in an empty temporary directory,
 //! without network or credentials — and not at all without bubblewrap.
 
-use crate::config::{AgentConfig, Config, LauncherKind, RuntimeKind, SandboxKind};
-use crate::exec::confine::{expand_home, program_path, Confinement};
+use crate::config::{Config, LauncherKind, RuntimeKind, SandboxKind};
+use crate::exec::confine::{expand_home, Confinement};
 use crate::exec::runner::{self, CommandSpec, Env, Stream};
-use std::os::unix::fs::PermissionsExt;
+use crate::pipeline::preflight::{
+    credential_problems, locate, program_of, program_problems, unseen_paths,
+};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -50,59 +53,6 @@ pub struct AgentCheck {
     mounts: Vec<PathBuf>,
 }
 
-fn program_of(agent: &AgentConfig) -> Option<String> {
-    match agent.runtime {
-        RuntimeKind::Scripted => None,
-        RuntimeKind::Command => agent.command.first().cloned(),
-        RuntimeKind::Claude => Some(agent.command.first().cloned().unwrap_or("claude".into())),
-        RuntimeKind::Codex => Some(agent.command.first().cloned().unwrap_or("codex".into())),
-        RuntimeKind::Goose => Some(agent.command.first().cloned().unwrap_or("goose".into())),
-    }
-}
-
-/// Where the program lives, as the process launcher would find it: a bare
-/// name on PATH, an absolute path as given, a relative path with a `/` in
-/// the candidate's workspace — that is, in the base commit. Returns the
-/// path, whether it is in the base commit, and whether it is executable.
-fn locate(program: &str, base: Option<(&git2::Repository, git2::Oid)>) -> Option<Located> {
-    if program.contains('/') && !program.starts_with('/') {
-        let (repo, commit) = base?;
-        let rel = Path::new(program.trim_start_matches("./"));
-        let tree = repo.find_commit(commit).ok()?.tree().ok()?;
-        let entry = tree.get_path(rel).ok()?;
-        let executable = match entry.filemode() {
-            0o100755 => true,
-            // A link in the tree: judge what it points at in the checkout.
-            0o120000 => crate::git::workspace::workdir(repo)
-                .join(rel)
-                .metadata()
-                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0),
-            _ => false,
-        };
-        return Some(Located {
-            path: rel.to_path_buf(),
-            in_base_commit: true,
-            executable,
-        });
-    }
-    let path_var = std::env::var("PATH").ok();
-    let path = program_path(program, path_var.as_deref())?;
-    let executable = path
-        .metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-    Some(Located {
-        path,
-        in_base_commit: false,
-        executable,
-    })
-}
-
-struct Located {
-    path: PathBuf,
-    in_base_commit: bool,
-    executable: bool,
-}
-
 /// What can be told about each agent without running anything: its
 /// program (resolved against PATH, or the base commit `base` of `repo`),
 /// its credentials, its image's name. Under the docker launcher the
@@ -110,6 +60,9 @@ struct Located {
 pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -> Vec<AgentCheck> {
     let docker = config.main.launcher != LauncherKind::Process;
     let sandbox = crate::exec::sandbox::available();
+    let files = crate::git::workspace::files_dir(repo);
+    let hide = crate::exec::confine::private_paths(&crate::git::workspace::workdir(repo), &files);
+    let scratch = files.join("preflight");
     config
         .main
         .agents
@@ -141,37 +94,23 @@ pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -
                     );
                 }
             } else if let Some(p) = c.program.clone() {
-                match locate(&p, Some((repo, base))) {
-                    None if p.contains('/') && !p.starts_with('/') => c.problems.push(format!(
-                        "`{p}` is not in the base commit: candidates' workspaces start from it, so commit the script (or give its absolute path)"
-                    )),
-                    None if p.contains('/') => c
-                        .problems
-                        .push(format!("`{p}` does not exist: fix `command:` in .rascal/config.yaml")),
-                    None => c.problems.push(format!(
-                        "`{p}` is not on PATH: install it, or set `command:` to its full path"
-                    )),
-                    Some(l) => {
-                        if !l.executable {
-                            c.problems.push(if l.in_base_commit {
-                                format!(
-                                    "`{p}` is not executable in the base commit: `git update-index --chmod=+x {}` and commit",
-                                    l.path.display()
-                                )
-                            } else {
-                                format!("`{}` is not executable: `chmod +x {}`", l.path.display(), l.path.display())
-                            });
-                        }
-                        c.found = Some(l.path);
-                        c.in_base_commit = l.in_base_commit;
-                        c.executable = Some(l.executable);
-                    }
+                let found = locate(&p, Some((repo, base)));
+                c.problems.extend(program_problems(&p, found.as_ref()));
+                if let Some(l) = found {
+                    c.found = Some(l.path);
+                    c.in_base_commit = l.in_base_commit;
+                    c.executable = Some(l.executable);
+                }
+                if a.runtime == RuntimeKind::Command && a.sandbox != Some(SandboxKind::None) {
+                    c.problems
+                        .extend(unseen_paths(a, (repo, base), &hide, &scratch));
                 }
                 // Without bubblewrap a run refuses this agent (as `run`'s
                 // preparation does), unless it says `sandbox: none`.
                 if a.sandbox != Some(SandboxKind::None) {
                     if let Err(why) = &sandbox {
-                        c.problems.push(format!("runs of this agent refuse to start: {why}"));
+                        c.problems
+                            .push(format!("runs of this agent refuse to start: {why}"));
                     }
                 }
             }
@@ -185,12 +124,7 @@ pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -
                     )
                 })
                 .collect();
-            for (v, set) in &c.credentials {
-                if !set {
-                    c.problems
-                        .push(format!("${v} is not set: export it before running rascal"));
-                }
-            }
+            c.problems.extend(credential_problems(a));
             c
         })
         .collect()

@@ -6,6 +6,7 @@
 //! not make (see `branch`).
 
 pub mod branch;
+pub mod choice;
 pub mod rebase;
 
 pub mod preview;
@@ -18,7 +19,9 @@ use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FinalizeError {
-    #[error("run {0} has no selected candidate\n  hint: select one first: `rascal select {0} CANDIDATE` (or run with --auto)")]
+    /// No candidate was selected and the comparator's pick cannot be
+    /// taken: the message says why and what to run (see `choice`).
+    #[error("{0}")]
     NothingSelected(String),
     #[error("candidate `{0}` is not in the run")]
     NoCandidate(String),
@@ -92,6 +95,8 @@ pub struct BaseMoved {
 
 #[derive(Debug, Clone)]
 pub struct Finalized {
+    /// The candidate committed.
+    pub candidate: String,
     pub branch: String,
     pub commit: String,
     /// The branch already held exactly this commit: nothing was written.
@@ -294,6 +299,7 @@ pub fn finalize(
     let pr_opened = opts.pr && which("gh").is_some() && open_pr(&repo, &pr_command)?;
     let workspaces = workspaces::remove_others(&repo, summary, &selected);
     Ok(Finalized {
+        candidate: selected,
         branch,
         commit: commit.to_string(),
         unchanged,
@@ -417,10 +423,9 @@ fn open_pr(repo: &git2::Repository, pr_command: &[String]) -> Result<bool, Final
 fn verified_candidate(
     summary: &RunSummary,
 ) -> Result<(String, &crate::model::summary::CandidateSummary, PathBuf), FinalizeError> {
-    let selected = summary
-        .selected
-        .clone()
-        .ok_or_else(|| FinalizeError::NothingSelected(summary.run.clone()))?;
+    let selected = match choice::choose(summary).map_err(FinalizeError::NothingSelected)? {
+        choice::Choice::Selected(c) | choice::Choice::Pick(c) => c,
+    };
     let cand = summary
         .candidates
         .iter()

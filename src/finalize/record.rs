@@ -8,10 +8,10 @@ use crate::model::event::{Finalization, RunEvent};
 use crate::model::summary::RunSummary;
 use std::path::Path;
 
-/// What `f` did to `summary`'s selected candidate, as journalled.
-pub fn finalization(summary: &RunSummary, f: &Finalized) -> Finalization {
+/// What `f` did (to the candidate it committed), as journalled.
+pub fn finalization(f: &Finalized) -> Finalization {
     Finalization {
-        candidate: summary.selected.clone().unwrap_or_default(),
+        candidate: f.candidate.clone(),
         branch: f.branch.clone(),
         commit: f.commit.clone(),
         title: f.message.lines().next().unwrap_or("").to_string(),
@@ -25,6 +25,6 @@ pub fn finalization(summary: &RunSummary, f: &Finalized) -> Finalization {
 /// Journal `f` in `summary`'s run; the event, or why it could not be
 /// recorded (the commit stands either way).
 pub fn record(repo_dir: &Path, summary: &RunSummary, f: &Finalized) -> Result<RunEvent, String> {
-    crate::pipeline::record_finalized(repo_dir, &summary.run, finalization(summary, f))
+    crate::pipeline::record_finalized(repo_dir, &summary.run, finalization(f))
         .map_err(|e| e.to_string())
 }

@@ -7,6 +7,7 @@
 //! branches (`rascal/<slug>-<run>`) are never touched.
 
 pub mod disk;
+pub mod orphans;
 pub mod plan;
 
 use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};

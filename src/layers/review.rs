@@ -6,7 +6,9 @@
 //! structural failure: one retry with a fresh reviewer, then escalation. A
 //! mute or garbled reviewer is never an approval. A diff over the review
 //! budget is reviewed in chunks that must all be approved; past the chunk
-//! cap the review cannot approve (WARN with the share reviewed).
+//! cap the review cannot approve (WARN with the share reviewed). A
+//! candidate cancelled while a reviewer runs ends its review there: the
+//! user's decision, neither retried nor escalated.
 //! `parse_review` is a pure function over the bytes.
 
 use crate::config::spec::Task;
@@ -476,6 +478,10 @@ pub enum ReviewOutcome {
     /// the cap: part of the change was never reviewed (a WARN, never an
     /// approval), with the share seen.
     Partial(String),
+    /// The candidate was cancelled (by its user, or a budget) while a
+    /// reviewer ran: a decision, not a reviewer's failure — no fresh
+    /// reviewer, no escalation.
+    Cancelled,
 }
 
 /// Everything one review of one attempt needs.
@@ -529,6 +535,8 @@ enum One {
     /// issues as report issues.
     Verdict(Decision, Vec<Issue>),
     Structural(String),
+    /// The candidate was cancelled before this reviewer answered.
+    Cancelled,
 }
 
 /// Run Layer 5 for one attempt: each eligible reviewer (in parallel) on
@@ -563,6 +571,7 @@ pub async fn review(
     let mut reports = Vec::new();
     let mut requested = Vec::new();
     let mut structural = Vec::new();
+    let mut cancelled = false;
     for (name, (rs, one)) in reviewers.iter().zip(results) {
         for mut r in rs {
             // Once consensus is reached, a dissenting or unusable reviewer
@@ -582,6 +591,7 @@ pub async fn review(
                     .filter(|i| i.severity >= Severity::Warning),
             ),
             One::Structural(why) => structural.push(format!("{name}: {why}")),
+            One::Cancelled => cancelled = true,
         }
     }
     // Past the chunk cap, part of the change was never shown: the review
@@ -605,7 +615,9 @@ pub async fn review(
         sink(r.clone());
         reports.push(r);
     }
-    let outcome = if consensus_met {
+    let outcome = if cancelled {
+        ReviewOutcome::Cancelled
+    } else if consensus_met {
         match partial {
             Some(why) => ReviewOutcome::Partial(why),
             None => ReviewOutcome::Approved,
@@ -638,12 +650,14 @@ async fn one_reviewer(
         let (rs, one) = one_call(run, name, chunk, part).await;
         reports.extend(rs);
         match one {
+            Ok(_) if run.cancel.is_cancelled() => return (reports, One::Cancelled),
             Ok(v) => {
                 if v.decision == Decision::RequestChanges {
                     decision = Decision::RequestChanges;
                 }
                 issues.extend(issues_of(name, &v));
             }
+            Err(_) if run.cancel.is_cancelled() => return (reports, One::Cancelled),
             Err(why) => {
                 let why = match part {
                     Some((k, n)) => format!("chunk {k}/{n}: {why}"),
@@ -790,6 +804,16 @@ async fn one_call(
             );
         r.duration_ms = answer.duration_ms;
         r.exit_code = answer.exit_code;
+        if run.cancel.is_cancelled() {
+            // The user's cancel (or a budget) stopped it: nothing to
+            // retry and nothing to escalate.
+            reports.push(Report::skipped(
+                Layer::Review,
+                r.check.clone(),
+                "not reviewed: the candidate was cancelled while its reviewer ran",
+            ));
+            return (reports, Err("the candidate was cancelled".into()));
+        }
         let parsed = match &answer.problem {
             Some(p) => Err(format!("the reviewer {p}")),
             None => parse_review(&answer.text, &nonce),

@@ -139,7 +139,7 @@ impl Printer {
                     reason.as_deref(),
                 )]
             }
-            RunEvent::Ranked { ranking } => ranking_lines(ranking),
+            RunEvent::Ranked { ranking } => ranking_lines(ranking, &self.summary.run),
             RunEvent::DecisionRecorded { decision } => vec![decision_line(decision)],
             RunEvent::RunFinished { verdict, exit_code } => vec![format!(
                 "run verdict {verdict} (exit {exit_code}){}",
@@ -477,9 +477,14 @@ pub fn check_lines(reports: &[Report], verdict: Verdict, base: &str) -> Vec<Stri
 }
 
 /// The comparator's ranking, the similarity matrix and its pick.
-pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
-    let mut out = vec!["ranking (compare):".to_string()];
-    for p in &r.positions {
+pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    // One candidate is not a comparison: only the pick is said.
+    let compared = r.positions.len() > 1;
+    if compared {
+        out.push("ranking (compare):".to_string());
+    }
+    for p in r.positions.iter().filter(|_| compared) {
         out.push(format!(
             "  {}. {} {} · consensus {} · {} — {}",
             p.position,
@@ -536,9 +541,10 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking) -> Vec<String> {
     }
     out.push(match &r.pick {
         Some(p) => format!(
-            "pick: {} (select it with `rascal select RUN {}` or run with --auto)",
+            "pick: {} (finalize it with `rascal finalize {}`, or choose another with `rascal select {} CANDIDATE`)",
             sanitize(p),
-            sanitize(p)
+            sanitize(run),
+            sanitize(run)
         ),
         None => match &r.contested {
             Some(why) => format!("pick: none — {}", sanitize(why)),
@@ -715,6 +721,36 @@ mod tests {
     }
 
     #[test]
+    fn one_candidate_is_not_called_a_comparison_and_the_hint_names_the_run() {
+        let r = crate::model::ranking::Ranking {
+            positions: vec![crate::model::ranking::Ranked {
+                position: 1,
+                candidate: "fixer".into(),
+                verdict: Verdict::Pass,
+                layers_passed: 5,
+                criteria_met: 0,
+                consensus: 1.0,
+                lines: 3,
+                files: 1,
+                reason: "all layers pass".into(),
+                usage: None,
+            }],
+            ids: vec!["fixer".into()],
+            matrix: vec![vec![1.0]],
+            pick: Some("fixer".into()),
+            judge: None,
+        };
+        let lines = ranking_lines(&r, "r-7");
+        assert!(
+            !lines.iter().any(|l| l.contains("ranking (compare)")),
+            "{lines:#?}"
+        );
+        assert_eq!(lines.len(), 1, "{lines:#?}");
+        assert!(lines[0].contains("rascal finalize r-7"), "{lines:#?}");
+        assert!(!lines[0].contains("RUN"), "{lines:#?}");
+    }
+
+    #[test]
     fn the_similarity_matrix_lines_up_with_wide_names() {
         let r = crate::model::ranking::Ranking {
             positions: Vec::new(),
@@ -725,7 +761,7 @@ mod tests {
             agreement: None,
             contested: None,
         };
-        let lines = ranking_lines(&r);
+        let lines = ranking_lines(&r, "r-1");
         let rows: Vec<&String> = lines.iter().filter(|l| l.contains("0.50")).collect();
         assert_eq!(rows.len(), 2, "{lines:#?}");
         let col = |l: &str, needle: &str| width(&l[..l.find(needle).unwrap()]);

@@ -291,7 +291,7 @@ fn judge_exit(
                 ));
             }
         }
-        Err(e) => report = report.errored(e.to_string()),
+        Err(e) => report = report.errored(crate::text::one_line(&e.to_string())),
     }
     report
 }

@@ -148,6 +148,11 @@ impl CandidateJob {
                 .lock()
                 .ok()
                 .and_then(|mut m| m.remove(&self.info.id));
+            // A cancel (the user's, or a budget's) is a decision: no
+            // retry, no escalation, whatever the layers it cut short said.
+            if self.cancel.is_cancelled() && human.is_none() {
+                return self.finish(attempt, done, None);
+            }
             let step = policy::next_step(attempt, &policy, &done.reports, done.review.as_ref());
             // Another attempt only while the budgets have something left.
             let again = human.is_some() || matches!(step, policy::Next::Retry(_));

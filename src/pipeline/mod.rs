@@ -18,6 +18,7 @@ pub mod journal;
 pub mod judge;
 pub mod junit_run;
 pub mod policy;
+pub mod preflight;
 pub mod prepare;
 pub mod request;
 pub mod resume;

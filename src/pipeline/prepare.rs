@@ -194,12 +194,26 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     narrow_permissions(&mut config, &task);
     let names = agents_to_run(&req, &config)?;
     let launcher = req.launcher.unwrap_or(config.main.launcher);
+    // What doctor would say about these agents, before anything is
+    // recorded: a run that cannot work is refused here.
+    let problems = crate::pipeline::preflight::problems(
+        &names,
+        &config,
+        launcher,
+        (&repo, base),
+        &workspace::files_dir(&repo),
+    );
+    if let Some(msg) = crate::pipeline::preflight::refusal(&problems) {
+        return Err(PipelineError::Usage(msg));
+    }
     let holdout = crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
         .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
     let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
     store.mark_interrupted()?;
-    // Workspaces and run files live outside the repository.
+    // Workspaces and run files live outside the repository, in a
+    // directory that names its repository (for `gc --orphans`).
     let state = workspace::files_dir(&repo);
+    workspace::mark_owner(&repo);
     let run = new_run_id(&store)?;
     let mut candidates = Vec::new();
     let mut used = std::collections::BTreeMap::<String, usize>::new();

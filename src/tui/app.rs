@@ -303,7 +303,10 @@ impl Candidate {
                 Mark::Pending
             };
         }
-        let worst = if reps.iter().any(|r| r.status == Status::Fail) {
+        let worst = if reps.iter().any(|r| r.status == Status::Fail) && self.cut_short(&reps) {
+            // Stopped by the cancel, not failed: it reads as not run.
+            Mark::Off
+        } else if reps.iter().any(|r| r.status == Status::Fail) {
             Mark::Fail
         } else if reps.iter().any(|r| r.status == Status::Warn) {
             Mark::Warn
@@ -318,6 +321,19 @@ impl Candidate {
         } else {
             worst
         }
+    }
+
+    /// A cancelled candidate's failing checks of one layer all failed only
+    /// because the cancel stopped them (their command's problem is
+    /// `cancelled`): the layer was cut short, not failed.
+    fn cut_short(&self, reps: &[&Report]) -> bool {
+        (self.cancelled || self.state == State::Cancelled)
+            && reps.iter().filter(|r| r.status == Status::Fail).all(|r| {
+                r.issues.is_empty()
+                    && r.errored
+                        .as_deref()
+                        .is_some_and(|e| e.trim_end().ends_with("cancelled"))
+            })
     }
 
     /// The layer has checks that never ran and nobody accepted.
@@ -817,5 +833,48 @@ impl App {
             }
         }
         rows
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn candidate() -> Candidate {
+        Candidate::new(CandidateInfo {
+            id: "c".into(),
+            agent: "a".into(),
+            runtime: "command".into(),
+            worktree: "/tmp/w".into(),
+            unsandboxed: false,
+        })
+    }
+
+    #[test]
+    fn a_check_the_cancel_stopped_is_not_shown_as_failed() {
+        let stopped = Report::new(Layer::Guardrails, "build")
+            .errored("`cargo build` cancelled")
+            .finish();
+        let mut c = candidate();
+        c.reports.push(stopped.clone());
+        c.state = State::Cancelled;
+        c.cancelled = true;
+        assert_eq!(c.mark(Layer::Guardrails, &RunMeta::default()), Mark::Off);
+        // The same report in a candidate nobody cancelled is a failure, and
+        // so is a real failure beside it in a cancelled one.
+        let mut c = candidate();
+        c.reports.push(stopped.clone());
+        c.state = State::Fail;
+        assert_eq!(c.mark(Layer::Guardrails, &RunMeta::default()), Mark::Fail);
+        let mut c = candidate();
+        c.reports.push(stopped);
+        c.reports.push(
+            Report::new(Layer::Guardrails, "lint")
+                .errored("`cargo clippy` exited 1")
+                .finish(),
+        );
+        c.state = State::Cancelled;
+        c.cancelled = true;
+        assert_eq!(c.mark(Layer::Guardrails, &RunMeta::default()), Mark::Fail);
     }
 }

@@ -41,7 +41,7 @@ pub fn finalize(origin: &Path, run: &str, open_pr: bool) -> Result<Done, String>
     let s = summary(origin, run)?;
     let f = crate::finalize::finalize(origin, &s, &FinalizeOptions::default())
         .map_err(|e| e.to_string())?;
-    let mut fin = crate::finalize::record::finalization(&s, &f);
+    let mut fin = crate::finalize::record::finalization(&f);
     let mut message = format!(
         "finalized: committed {} on {} · PR body {}",
         &f.commit[..f.commit.len().min(12)],

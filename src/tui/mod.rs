@@ -15,6 +15,7 @@ pub mod finalize;
 #[path = "../../tests/it/common/fixture.rs"]
 pub mod fixture;
 pub mod found;
+pub mod hangup;
 pub mod highlight;
 pub mod home;
 pub mod jump;

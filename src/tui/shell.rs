@@ -877,22 +877,40 @@ pub fn run_interactive(
     });
     super::terminal::restore();
     match result? {
+        // Written, not printed: the terminal may be gone (a closed
+        // terminal ends the screen), and a failed write is no panic.
         Some(code) => {
             if replay {
-                println!("replay: rascal show {run_id}");
+                let _ = writeln!(std::io::stdout(), "replay: rascal show {run_id}");
             }
             Ok(code)
         }
         None => {
             rt.shutdown_background();
-            println!("left the agents running; follow them with: rascal attach {run_id}");
+            let _ = writeln!(
+                std::io::stdout(),
+                "left the agents running; follow them with: rascal attach {run_id}"
+            );
             Ok(0)
         }
     }
 }
 
 fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>, gate: InputGate) {
+    // The terminal closed or rascal was told to stop: the screen quits and
+    // stops its candidates (a hung-up tty reads end-of-file forever, which
+    // crossterm would poll in a busy loop).
+    let gone = move |tx: &mpsc::UnboundedSender<TermEvent>| {
+        let _ = tx.send(TermEvent::Terminate);
+    };
+    // The reader below can be stuck inside crossterm once the terminal
+    // hangs up: a watcher says so instead (see `hangup`).
+    let (watched, told) = (tx.clone(), tx.clone());
+    super::hangup::watch(move || watched.is_closed(), move || gone(&told));
     std::thread::spawn(move || loop {
+        if super::hangup::terminal_gone() {
+            return gone(&tx);
+        }
         if gate.paused() {
             if tx.is_closed() {
                 return;
@@ -907,7 +925,7 @@ fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>, gate: InputGate) {
         match crossterm::event::poll(Duration::from_millis(100)) {
             Ok(true) => {
                 let Ok(ev) = crossterm::event::read() else {
-                    return;
+                    return gone(&tx);
                 };
                 if let Some(ev) = TermEvent::from_crossterm(ev) {
                     if tx.send(ev).is_err() {
@@ -920,7 +938,7 @@ fn spawn_input(tx: mpsc::UnboundedSender<TermEvent>, gate: InputGate) {
                     return;
                 }
             }
-            Err(_) => return,
+            Err(_) => return gone(&tx),
         }
     });
 }

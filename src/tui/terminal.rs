@@ -25,6 +25,7 @@ pub fn restore() {
 
 /// Enter the TUI; a panic restores the terminal before its message prints.
 pub fn enter() -> std::io::Result<Term> {
+    super::hangup::watch_signals();
     let prev = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {
         restore();

@@ -294,19 +294,6 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
 }
 
 #[test]
-fn finalize_without_selection_is_a_usage_error() {
-    let t = repo();
-    let id = run_id(&t);
-    let o = t.rascal(&["finalize", &id]);
-    assert_eq!(code(&o), 2);
-    assert!(
-        stderr(&o).contains("no selected candidate") && stderr(&o).contains("rascal select"),
-        "{}",
-        stderr(&o)
-    );
-}
-
-#[test]
 fn agent_commit_message_with_conventional_title_is_used_and_artifacts_are_not_committed() {
     let t = repo();
     let id = run_id(&t);

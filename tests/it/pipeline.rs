@@ -117,6 +117,82 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
     assert_eq!(journalled, events);
 }
 
+/// The user's cancel of a candidate while its reviewer runs is a decision
+/// (issue 31, item 3): no fresh reviewer, no escalation, exit 1 not 3.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_while_the_reviewer_runs_is_a_decision_not_a_reviewer_failure() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            "agents:\n  author: { runtime: scripted, steps: [{ do: write, path: b.txt, content: \"b\\n\" }] }\n  reviewer: { runtime: scripted, scenario: review-hang, provider: other-lab }\n",
+        ),
+        (
+            ".rascal/verification.yaml",
+            "review:\n  reviewers: [reviewer]\n  timeout: 120s\n",
+        ),
+        ("a.txt", "a\n"),
+    ]);
+    let (run, mut rx, dtx) = start(&t, &["author"]);
+    let mut events = Vec::new();
+    let mut sent = false;
+    while let Some(ev) = rx.recv().await {
+        if !sent {
+            if let RunEvent::LayerStarted { layer, .. } = &ev {
+                if *layer == rascal::model::verdict::Layer::Review {
+                    dtx.send(Decision::new(
+                        Some("author"),
+                        DecisionKind::Cancel,
+                        "me",
+                        "not needed after all",
+                    ))
+                    .unwrap();
+                    sent = true;
+                }
+            }
+        }
+        events.push(ev);
+    }
+    assert!(sent, "the review never started: {events:#?}");
+    let outcome = tokio::time::timeout(Duration::from_secs(60), run)
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_ne!(outcome.exit_code, 3, "escalated: {events:#?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, RunEvent::CandidateEscalated { .. })),
+        "{events:#?}"
+    );
+    let reports: Vec<&rascal::model::verdict::Report> = events
+        .iter()
+        .filter_map(|e| match e {
+            RunEvent::ReportLanded { report, .. } => Some(&**report),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        !reports.iter().any(|r| r.check.contains("fresh reviewer")
+            || r.errored
+                .as_deref()
+                .unwrap_or("")
+                .contains("fresh reviewer")),
+        "retried with a fresh reviewer: {reports:#?}"
+    );
+    let reason = events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::CandidateFinished { reason, .. } => reason.clone(),
+            _ => None,
+        })
+        .unwrap_or_default();
+    assert!(
+        reason.contains("cancelled") && !reason.contains("escalated"),
+        "{reason}"
+    );
+}
+
 /// A human's retry decision while the run is live: for a candidate still
 /// running it is taken after its current attempt; for one that already
 /// finished, its next attempt runs before the run ends. Both in the same

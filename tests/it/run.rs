@@ -115,24 +115,22 @@ fn all_failing_candidates_exit_1_and_unknown_agent_exits_2() {
     );
 }
 
+/// A missing agent program is found before the run starts (issue 31,
+/// item 4): refused with the problem named, exit 2, nothing recorded.
 #[test]
-fn missing_agent_binary_fails_the_candidate_with_a_clear_message() {
+fn missing_agent_binary_refuses_the_run_before_it_starts() {
     let t = repo_with_agents(
         "agents:\n  ghost: { runtime: command, command: [\"/nonexistent/agent-bin\"] }\n",
     );
     let o = t.rascal(&["run", "x", "--agent", "ghost", "--headless"]);
-    let out = stdout(&o);
-    assert_eq!(code(&o), 1, "{out}");
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{}{err}", stdout(&o));
     assert!(
-        out.contains("could not verify") && out.contains("/nonexistent/agent-bin"),
-        "{out}"
+        err.contains("agent `ghost`: `/nonexistent/agent-bin` does not exist"),
+        "{err}"
     );
-    assert!(out.contains("skipped"), "later layers skipped: {out}");
     let list = stdout(&t.rascal(&["list"]));
-    assert!(
-        list.contains("finished") && list.contains("FAIL"),
-        "run recorded: {list}"
-    );
+    assert!(list.starts_with("no runs yet"), "nothing recorded: {list}");
 }
 
 #[test]

@@ -272,6 +272,28 @@ fn every_screen_and_dialog_at_two_sizes() {
     }
 }
 
+/// Issue 31, item 9: `l` (leave agents running) is offered only in a run
+/// with docker agents, and names the run to attach to.
+#[test]
+fn the_quit_dialog_offers_to_leave_agents_running_only_with_docker_agents() {
+    let mut app = fixture::app(3, false, false);
+    keys(&mut app, &[Key::Char('q')]);
+    let plain = text(&terminal(&app, 200, 50));
+    assert!(plain.contains("stop them and quit"), "{plain}");
+    assert!(!plain.contains("leave docker agents"), "{plain}");
+    let mut app = fixture::app(3, false, false);
+    app.meta.detachable = true;
+    keys(&mut app, &[Key::Char('q')]);
+    let docker = text(&terminal(&app, 200, 50));
+    let run = app.run.clone();
+    assert!(
+        docker.contains(&format!(
+            "leave docker agents running (rascal attach {run} later)"
+        )),
+        "{docker}"
+    );
+}
+
 #[test]
 fn live_run_dialogs_and_spinners() {
     let mut app = fixture::app(3, false, false);

@@ -349,7 +349,8 @@ fn hazard_lines(t: &Theme, jump: &Jump, hazards: &[String]) -> Vec<Line<'static>
     lines
 }
 
-/// Quit while candidates run: stop them, or leave docker agents running.
+/// Quit while candidates run: stop them, or (docker agents only) leave
+/// them running.
 fn quit_lines(app: &App) -> Vec<Line<'static>> {
     let t = &app.theme;
     let running = app
@@ -368,19 +369,18 @@ fn quit_lines(app: &App) -> Vec<Line<'static>> {
             Span::styled(" stop them and quit (the run record is kept)", t.text),
         ]),
     ];
-    let leave = if app.meta.detachable { t.text } else { t.off };
-    lines.push(Line::from(vec![
-        Span::styled(" l ", t.key),
-        Span::styled(
-            " leave docker agents running (rascal attach RUN later)",
-            leave,
-        ),
-    ]));
-    if !app.meta.detachable {
-        lines.push(Line::from(Span::styled(
-            "     (no docker agents in this run)",
-            t.off,
-        )));
+    // Only a run with docker agents has any to leave running.
+    if app.meta.detachable {
+        lines.push(Line::from(vec![
+            Span::styled(" l ", t.key),
+            Span::styled(
+                format!(
+                    " leave docker agents running (rascal attach {} later)",
+                    sanitize(&app.run)
+                ),
+                t.text,
+            ),
+        ]));
     }
     lines.push(Line::from(vec![
         Span::styled(" Esc ", t.key),

@@ -132,10 +132,11 @@ impl CandidateSummary {
     /// or has no verdict yet), or None when it passed. `finalize` refuses
     /// such a candidate until its failures are overridden.
     pub fn select_refusal(&self) -> Option<String> {
+        // Whole: the reason is what the human must weigh before forcing.
         let why = self
             .reason
             .as_deref()
-            .map(|r| format!(" ({})", crate::text::ellipsis(r, 120)))
+            .map(|r| format!(": {}", r.trim()))
             .unwrap_or_default();
         match self.effective_verdict.or(self.verdict) {
             Some(Verdict::Pass | Verdict::Warn) => None,

@@ -119,6 +119,17 @@ fn plural_of(thing: &str) -> String {
     format!("{thing}{}", if es { "es" } else { "s" })
 }
 
+/// A message of several lines (an error and its `hint:`) as one line, for
+/// a place that shows one: the lines trimmed and joined by ` — `, never a
+/// raw newline (which would print as `^J`).
+pub fn one_line(s: &str) -> String {
+    s.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" — ")
+}
+
 /// The size of a change in words: `1 file, 10 lines`.
 pub fn change_size(files: u64, lines: u64) -> String {
     format!("{}, {}", plural(files, "file"), plural(lines, "line"))
@@ -127,6 +138,15 @@ pub fn change_size(files: u64, lines: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_line_joins_an_error_and_its_hint() {
+        assert_eq!(
+            one_line("`./fix.sh` could not be started: entity not found\n  hint: install it\n"),
+            "`./fix.sh` could not be started: entity not found — hint: install it"
+        );
+        assert_eq!(one_line("plain"), "plain");
+    }
 
     #[test]
     fn plural_says_one_thing_or_many() {

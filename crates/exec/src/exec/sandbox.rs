@@ -349,6 +349,39 @@ impl SandboxPolicy {
         &self.home
     }
 
+    /// Whether the host's file at `path` (absolute, symlink-free) shows at the
+    /// same path inside the sandbox. The deepest mount above it decides, as
+    /// mounts are applied shallowest first: the workspace or a bind shows it;
+    /// a hidden path, the private home or a private directory (`/tmp`,
+    /// `/run`…) covers it; with none above it, the system mounts decide.
+    pub fn shows(&self, path: &Path) -> bool {
+        let mut deepest: Option<(usize, bool)> = None;
+        let mut mount = |at: &Path, visible: bool| {
+            if path.starts_with(at) {
+                let depth = at.components().count();
+                // At equal depth a cover wins: it is applied over the bind.
+                if deepest.is_none_or(|(d, v)| depth > d || (depth == d && v && !visible)) {
+                    deepest = Some((depth, visible));
+                }
+            }
+        };
+        mount(&self.workspace, true);
+        for (_, dest) in self.writable.iter().chain(&self.read_only) {
+            mount(dest, true);
+        }
+        for private in FRESH_DIRS {
+            mount(Path::new(private), false);
+        }
+        mount(&self.home, false);
+        for h in &self.hide {
+            mount(h, false);
+        }
+        match deepest {
+            Some((_, visible)) => visible,
+            None => system_shows(path),
+        }
+    }
+
     /// The full argv `[<bwrap>, ...flags..., "--", command...]`. `<bwrap>` is the absolute
     /// path from [`bwrap_path`] when found, so a scrubbed `PATH` does not matter.
     ///
@@ -818,6 +851,27 @@ mod tests {
             hide: vec![],
             tmpfs_size: None,
         }
+    }
+
+    #[test]
+    fn shows_says_which_host_paths_the_sandbox_sees() {
+        let mut p = policy(Path::new("/tmp/ws"));
+        p.home = PathBuf::from("/home/me");
+        p.hide = vec![PathBuf::from("/home/me"), PathBuf::from("/srv/repo")];
+        p.read_only = vec![(
+            PathBuf::from("/home/me/tools"),
+            PathBuf::from("/home/me/tools"),
+        )];
+        assert!(p.shows(Path::new("/tmp/ws/agents/fix.sh")), "the workspace");
+        assert!(
+            p.shows(Path::new("/home/me/tools/fix.sh")),
+            "a bind in the home"
+        );
+        assert!(p.shows(Path::new("/usr/bin/env")), "a system directory");
+        assert!(!p.shows(Path::new("/home/me/agents/fix.sh")), "the home");
+        assert!(!p.shows(Path::new("/srv/repo/fix.sh")), "the repository");
+        assert!(!p.shows(Path::new("/tmp/other/fix.sh")), "the private /tmp");
+        assert!(!p.shows(Path::new("/mnt/x")), "anything not given");
     }
 
     /// Unique per call, and made of digits so it can be a `sleep` duration.

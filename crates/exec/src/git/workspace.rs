@@ -77,6 +77,29 @@ pub fn size_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<usize>
 /// repository: `$XDG_STATE_HOME/rascal/<repo-id>` (default
 /// `~/.local/state/rascal/<repo-id>`). The store stays in `state_dir`.
 pub fn files_dir(repo: &Repository) -> PathBuf {
+    state_root().join(repo_id(repo))
+}
+
+/// The name of the file in a repository's files directory that says which
+/// repository it belongs to (`rascal gc --orphans` reads it).
+pub const OWNER_FILE: &str = "repository";
+
+/// Write `OWNER_FILE` in `repo`'s files directory (creating it): the
+/// repository's git directory, so a later `gc --orphans` can tell the
+/// repository is gone. Best effort: a failure only makes the directory one
+/// `--orphans` cannot judge.
+pub fn mark_owner(repo: &Repository) {
+    let dir = files_dir(repo);
+    let common =
+        std::fs::canonicalize(repo.commondir()).unwrap_or_else(|_| repo.commondir().to_path_buf());
+    if std::fs::create_dir_all(&dir).is_ok() {
+        let _ = std::fs::write(dir.join(OWNER_FILE), common.to_string_lossy().as_bytes());
+    }
+}
+
+/// Where every repository's files directory is: `$XDG_STATE_HOME/rascal`
+/// (default `~/.local/state/rascal`).
+pub fn state_root() -> PathBuf {
     let root = std::env::var_os("XDG_STATE_HOME")
         .map(PathBuf::from)
         .filter(|p| p.is_absolute())
@@ -87,7 +110,7 @@ pub fn files_dir(repo: &Repository) -> PathBuf {
                 .map(|h| h.join(".local").join("state"))
         })
         .unwrap_or_else(std::env::temp_dir);
-    root.join("rascal").join(repo_id(repo))
+    root.join("rascal")
 }
 
 /// A stable, readable id of a repository: its directory name and a digest
