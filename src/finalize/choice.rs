@@ -36,6 +36,11 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
             )
         });
     };
+    if let (None, Some(why)) = (&ranking.pick, &ranking.contested) {
+        return Err(format!(
+            "run {run} has no pick: {why}\n  hint: see the agreement matrix with `rascal show {run}`, then decide yourself: {select}"
+        ));
+    }
     let Some(pick) = &ranking.pick else {
         return Err(format!(
             "run {run} has no pick: no candidate passed\n  hint: see why with `rascal show {run}`; then retry one with feedback (`rascal retry {run} CANDIDATE --feedback \"…\"`), or accept its failures (`rascal override {run} CANDIDATE --layer L --check C --reason R --with-skipped`) and select it ({select})"
@@ -133,12 +138,15 @@ mod tests {
                         files: 1,
                         reason: "r".into(),
                         usage: None,
+                        agreement: None,
                     })
                     .collect(),
                 ids: verdicts.iter().map(|(id, _)| id.to_string()).collect(),
                 matrix: Vec::new(),
                 pick: pick.map(String::from),
                 judge: None,
+                agreement: None,
+                contested: None,
             }),
         });
         events.push(RunEvent::RunFinished {
@@ -186,6 +194,17 @@ mod tests {
             e.contains("rascal show r-1") && e.contains("rascal select r-1"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_pick_the_agreement_matrix_contests_is_no_pick() {
+        let mut s = run(&[("a", Verdict::Pass), ("b", Verdict::Pass)], None);
+        if let Some(r) = s.ranking.as_mut() {
+            r.contested = Some("the candidates disagree on the tests they wrote, and no majority settles it: a against b".into());
+        }
+        let e = choose(&s).unwrap_err();
+        assert!(e.contains("has no pick: the candidates disagree"), "{e}");
+        assert!(e.contains("rascal select r-1"), "{e}");
     }
 
     #[test]

@@ -734,11 +734,14 @@ mod tests {
                 files: 1,
                 reason: "all layers pass".into(),
                 usage: None,
+                agreement: None,
             }],
             ids: vec!["fixer".into()],
             matrix: vec![vec![1.0]],
             pick: Some("fixer".into()),
             judge: None,
+            agreement: None,
+            contested: None,
         };
         let lines = ranking_lines(&r, "r-7");
         assert!(
