@@ -578,7 +578,7 @@ mod tests {
         assert!(
             r.positions[1]
                 .reason
-                .contains("fails 1 of 1 tests others wrote"),
+                .contains("passes 0/1 tests others wrote"),
             "{}",
             r.positions[1].reason
         );

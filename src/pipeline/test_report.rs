@@ -90,12 +90,16 @@ pub(crate) fn merge_new_tests(
 
 /// `output` with `line` after its evidence lines: the ledger's summary
 /// first, then `base tests: …`, then `new tests: …`.
-fn with_evidence(output: &str, line: &str) -> String {
+pub(crate) fn with_evidence(output: &str, line: &str) -> String {
     let lines: Vec<&str> = output.lines().collect();
     let at = 1 + lines
         .iter()
         .skip(1)
-        .take_while(|l| l.starts_with("base tests:") || l.starts_with("new tests:"))
+        .take_while(|l| {
+            ["base tests:", "new tests:", "fails at the base too:"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
         .count();
     let at = at.min(lines.len());
     let mut out: Vec<&str> = lines[..at].to_vec();

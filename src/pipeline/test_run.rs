@@ -247,6 +247,27 @@ async fn base_failures(
     .await
 }
 
+/// Rule: tests that fail on the change fail on the base's own code too.
+pub const RULE_FAILS_AT_BASE: &str = "test-run/fails-at-base";
+
+/// Which of the `failed` tests also fail at the base (`red`), as a note
+/// that comes first: the base's suite is red there, not only the change's.
+fn fails_at_base_too(failed: &[String], red: &[String]) -> Option<crate::model::verdict::Issue> {
+    let both: Vec<String> = failed.iter().filter(|t| red.contains(t)).cloned().collect();
+    (!both.is_empty()).then(|| {
+        crate::model::verdict::Issue::new(
+            RULE_FAILS_AT_BASE,
+            crate::model::verdict::Severity::Info,
+            format!(
+                "fails at the base too: {} of the {} failing here ({}) — the base's suite is red there, not only this change's",
+                both.len(),
+                crate::text::plural(failed.len() as u64, "test"),
+                crate::text::first_of(&both, 5)
+            ),
+        )
+    })
+}
+
 /// The ledger in a report: counts and names a human reads.
 fn summary(l: &ledger::Ledger) -> crate::model::ledger::Ledger {
     crate::model::ledger::Ledger {
@@ -308,9 +329,10 @@ pub async fn run_test_guardrail(
                 ..
             }
         ) {
-            return crate::pipeline::junit_run::run_junit_guardrail(
+            // Boxed: its future is large, and a worker's stack is not.
+            return Box::pin(crate::pipeline::junit_run::run_junit_guardrail(
                 g, changes, place, digest, allow, cancel,
-            )
+            ))
             .await;
         }
         return unreadable(plain().await, command);
@@ -400,6 +422,20 @@ pub async fn run_test_guardrail(
         Err(e) => Err(e),
     };
     r = merge_new_tests(r, &mut s, new);
+    if !l.failed.is_empty() {
+        // A suite already red at the base is not this change's doing: say
+        // which of the failures the base has too (its run is cached).
+        if let Ok(red) = Box::pin(base_failures(
+            &runs, place, &base_tree, &cache_dir, &at_base,
+        ))
+        .await
+        {
+            if let Some(issue) = fails_at_base_too(&l.failed, &red) {
+                r.output = crate::pipeline::test_report::with_evidence(&r.output, &issue.message);
+                r.issues.insert(0, issue);
+            }
+        }
+    }
     r.ledger = Some(Box::new(s));
     if own.outcome.exit.success() && l.ran == 0 {
         r = r.errored(format!(

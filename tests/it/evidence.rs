@@ -506,3 +506,37 @@ fn a_runner_rascal_does_not_know_is_judged_by_its_junit_results_and_the_base_tes
         "{unit}"
     );
 }
+
+#[test]
+fn a_test_that_already_fails_at_the_base_says_so() {
+    if !bwrap() {
+        return;
+    }
+    // The base's `adds` fails on the base's own code; a change that does
+    // not touch `add` fails it too, and the report says the base is red.
+    let t = rust_repo(
+        &[("aside", "printf '// a note\\n' >> src/lib.rs")],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["aside"]);
+    let c = candidate(&doc, "aside");
+    assert_eq!(c["verdict"], "fail", "{c}");
+    let tests = report(c, "tests");
+    assert_eq!(
+        tests["issues"][0]["rule"], "test-run/fails-at-base",
+        "{tests}"
+    );
+    let said = tests["issues"][0]["message"].as_str().unwrap();
+    assert!(
+        said.contains("fails at the base too: 1 of the 1 test failing here")
+            && said.contains("adds"),
+        "{said}"
+    );
+    assert!(
+        tests["output"]
+            .as_str()
+            .unwrap()
+            .contains("fails at the base too:"),
+        "{tests}"
+    );
+}
