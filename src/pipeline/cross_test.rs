@@ -170,24 +170,8 @@ pub async fn cross_test(
         ));
         return m;
     }
-    let GuardrailKind::Command {
-        command,
-        timeout,
-        env,
-        network,
-        ..
-    } = &g.kind
-    else {
+    let Some(runs) = TestRuns::new(&g, &rec, cancel) else {
         return m;
-    };
-    let runs = TestRuns {
-        g: &g,
-        rec: &rec,
-        run: ledger::results_run(&rec, command, ".rascal-results/results"),
-        listing: ledger::listing_command(&rec, command),
-        timeout: timeout.get(),
-        env: (env, *network),
-        cancel,
     };
     let listed: Vec<Vec<String>> = (0..candidates.len()).map(files).collect();
     // Targets in parallel; one target's batches one after the other, as

@@ -20,7 +20,7 @@ use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, Ledger};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::base_cache::{at_base_once, base_tree_of};
-use crate::pipeline::test_evidence::{RULE_BASE_TESTS, RULE_FAILED};
+use crate::pipeline::test_evidence::RULE_FAILED;
 use crate::pipeline::test_report::{merge_base_tests, own_run_of};
 use crate::text::{first_of, plural};
 use std::time::Duration;
@@ -254,21 +254,11 @@ async fn base_tests(
         .filter(|n| !results.passed.contains(n) || results.failed.contains(n))
         .map(|n| n.to_string())
         .collect();
-    let b = BaseTests {
-        listed: judged.len(),
-        passed: judged.len() - not_passing.len(),
-        not_passing: not_passing.iter().take(50).cloned().collect(),
+    let passed = judged.len() - not_passing.len();
+    Ok(crate::pipeline::test_evidence::base_tests_judged(
+        judged.len(),
+        passed,
+        &not_passing,
         files_laid,
-    };
-    let issue = (!not_passing.is_empty()).then(|| {
-        Issue::new(
-            RULE_BASE_TESTS,
-            Severity::Error,
-            format!(
-                "{}: the base commit's own tests must pass on the change (`allow_test_changes` names tests or paths the task may change)",
-                b.summary()
-            ),
-        )
-    });
-    Ok((Some(b), issue))
+    ))
 }

@@ -45,7 +45,35 @@ pub struct TestRuns<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-impl TestRuns<'_> {
+impl<'a> TestRuns<'a> {
+    /// How the command guardrail `g`, whose runner is `rec`, runs with its
+    /// results readable (None for a guardrail that is not a command).
+    pub fn new(
+        g: &'a Guardrail,
+        rec: &'a Recognised,
+        cancel: &'a CancellationToken,
+    ) -> Option<TestRuns<'a>> {
+        let crate::config::GuardrailKind::Command {
+            command,
+            timeout,
+            env,
+            network,
+            ..
+        } = &g.kind
+        else {
+            return None;
+        };
+        Some(TestRuns {
+            g,
+            rec,
+            run: ledger::results_run(rec, command, ".rascal-results/results"),
+            listing: ledger::listing_command(rec, command),
+            timeout: timeout.get(),
+            env: (env, *network),
+            cancel,
+        })
+    }
+
     /// The guardrail's run at `place`, its results file read back.
     pub async fn run(&self, place: &Place) -> Result<Whole, String> {
         let files: Vec<String> = self.run.1.iter().cloned().collect();
@@ -291,9 +319,26 @@ pub async fn base_tests(
         .chain(&judged.not_run)
         .cloned()
         .collect();
+    Ok(base_tests_judged(
+        judged.listed - judged.ignored.len(),
+        judged.passed,
+        &not_passing,
+        files_laid,
+    ))
+}
+
+/// How the base's `listed` tests fared on the change (`passed`, and those
+/// `not_passing`), with the `base-tests/failed` error when any did not
+/// pass.
+pub fn base_tests_judged(
+    listed: usize,
+    passed: usize,
+    not_passing: &[String],
+    files_laid: usize,
+) -> (Option<BaseTests>, Option<Issue>) {
     let b = BaseTests {
-        listed: judged.listed - judged.ignored.len(),
-        passed: judged.passed,
+        listed,
+        passed,
         not_passing: not_passing.iter().take(50).cloned().collect(),
         files_laid,
     };
@@ -307,5 +352,5 @@ pub async fn base_tests(
             ),
         )
     });
-    Ok((Some(b), issue))
+    (Some(b), issue)
 }

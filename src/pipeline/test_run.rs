@@ -311,14 +311,7 @@ pub async fn run_test_guardrail(
     );
     let plain =
         || crate::layers::guardrails::run_command(g, changes, place, digest, counted, cancel);
-    let GuardrailKind::Command {
-        command,
-        timeout,
-        env,
-        network,
-        ..
-    } = &g.kind
-    else {
+    let GuardrailKind::Command { command, .. } = &g.kind else {
         return plain().await;
     };
     let Some(rec) = ledger::recognise(command, package_json) else {
@@ -348,14 +341,8 @@ pub async fn run_test_guardrail(
         .input("command", command)
         .input("tests", "true");
     r.required = g.required;
-    let runs = TestRuns {
-        g,
-        rec: &rec,
-        run: ledger::results_run(&rec, command, ".rascal-results/results"),
-        listing: ledger::listing_command(&rec, command),
-        timeout: timeout.get(),
-        env: (env, *network),
-        cancel,
+    let Some(runs) = TestRuns::new(g, &rec, cancel) else {
+        return plain().await;
     };
     // 1. The guardrail itself, its results machine-readable.
     let own = match runs.run(place).await {
