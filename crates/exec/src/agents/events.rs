@@ -111,6 +111,16 @@ fn str_of(v: &Value, key: &str) -> Option<String> {
     v.get(key).and_then(Value::as_str).map(str::to_string)
 }
 
+/// The `text` of each content part, joined by spaces (MCP and tool
+/// results in every runtime's stream).
+fn parts_text(parts: &[Value]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| str_of(p, "text"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn u64_of(v: &Value, key: &str) -> u64 {
     v.get(key).and_then(Value::as_u64).unwrap_or(0)
 }

@@ -5,7 +5,7 @@
 //! closing `result` with `usage`, `modelUsage` and `total_cost_usd`. Checked
 //! against the real captures in `tests/fixtures/agents/`.
 
-use super::{compact_input, one_line, str_of, u64_of, AgentEvent, Usage};
+use super::{compact_input, one_line, parts_text, str_of, u64_of, AgentEvent, Usage};
 use serde_json::Value;
 
 /// The events of one line; None for a type this parser does not know.
@@ -165,11 +165,7 @@ fn system(v: &Value) -> Option<AgentEvent> {
 fn tool_result(block: &Value) -> AgentEvent {
     let output = match block.get("content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| str_of(p, "text"))
-            .collect::<Vec<_>>()
-            .join(" "),
+        Some(Value::Array(parts)) => parts_text(parts),
         _ => String::new(),
     };
     let is_error = block

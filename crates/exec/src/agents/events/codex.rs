@@ -7,7 +7,7 @@
 //! The `{"id","msg"}` stream before it is `codex_legacy`. Checked against the
 //! real captures in `tests/fixtures/agents/`.
 
-use super::{compact_input, one_line, str_of, u64_of, AgentEvent, Usage};
+use super::{compact_input, one_line, parts_text, str_of, u64_of, AgentEvent, Usage};
 use serde_json::Value;
 
 /// The events of one line; None for a type this parser does not know.
@@ -171,13 +171,7 @@ fn mcp_result(item: &Value) -> AgentEvent {
     let text = result
         .get("content")
         .and_then(Value::as_array)
-        .map(|parts| {
-            parts
-                .iter()
-                .filter_map(|p| str_of(p, "text"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(|parts| parts_text(parts))
         .filter(|t| !t.is_empty())
         .or_else(|| {
             error.and_then(|e| str_of(e, "message").or_else(|| e.as_str().map(String::from)))

@@ -6,7 +6,7 @@
 //! `error`, `task_complete`. Checked against the capture in
 //! `tests/fixtures/agents/codex-legacy-msg.jsonl`.
 
-use super::{compact_input, one_line, str_of, u64_of, AgentEvent, Usage};
+use super::{compact_input, one_line, parts_text, str_of, u64_of, AgentEvent, Usage};
 use serde_json::Value;
 
 /// The events of one line; None for a type this parser does not know.
@@ -88,13 +88,7 @@ pub(super) fn parse(v: &Value) -> Option<Vec<AgentEvent>> {
             let output = body
                 .get("content")
                 .and_then(Value::as_array)
-                .map(|parts| {
-                    parts
-                        .iter()
-                        .filter_map(|p| str_of(p, "text"))
-                        .collect::<Vec<_>>()
-                        .join(" ")
-                })
+                .map(|parts| parts_text(parts))
                 .or_else(|| body.as_str().map(String::from))
                 .unwrap_or_default();
             out.push(AgentEvent::ToolResult { ok, output });

@@ -9,7 +9,7 @@
 //! capture of this stream was found: the shapes follow goose's source
 //! (`crates/goose-cli/src/session/mod.rs`), see the fixtures README.
 
-use super::{compact_input, str_of, u64_of, AgentEvent, Usage};
+use super::{compact_input, parts_text, str_of, u64_of, AgentEvent, Usage};
 use serde_json::Value;
 
 /// The events of one line; None for a type this parser does not know.
@@ -114,13 +114,7 @@ fn tool_response(c: &Value) -> AgentEvent {
     let is_error = value.get("isError").and_then(Value::as_bool) == Some(true);
     let ok = str_of(result, "status").as_deref() == Some("success") && !is_error;
     let output = parts
-        .map(|parts| {
-            parts
-                .iter()
-                .filter_map(|p| str_of(p, "text"))
-                .collect::<Vec<_>>()
-                .join(" ")
-        })
+        .map(|parts| parts_text(parts))
         .or_else(|| str_of(result, "error"))
         .unwrap_or_default();
     AgentEvent::ToolResult { ok, output }
