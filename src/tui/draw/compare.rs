@@ -195,12 +195,14 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                     t.dim,
                 )));
             }
-            lines.push(Line::from(""));
-            lines.extend(matrix(app, r, w));
+            // The agreement matrix is the evidence, the similarity a
+            // tie-breaker: the pane is short, so the evidence comes first.
             if let Some(a) = &r.agreement {
                 lines.push(Line::from(""));
                 lines.extend(agreement(app, a, w));
             }
+            lines.push(Line::from(""));
+            lines.extend(matrix(app, r, w));
         }
         None => {
             lines.push(Line::from(Span::styled(
