@@ -34,6 +34,9 @@ where
         let _ = std::fs::create_dir_all(cache_dir);
         let _ = std::fs::write(&file, serde_json::to_vec(&v).unwrap_or_default());
     }
+    // What base code just built seeds the candidates' build caches.
+    let built = cache_dir.join("build-cache");
+    let _ = tokio::task::spawn_blocking(move || crate::exec::cache::publish_seed(&built)).await;
     Ok(v)
 }
 

@@ -397,6 +397,7 @@ impl CandidateJob {
                         return ControlFlow::Break(());
                     }
                 };
+                self.seed_cache(&cache).await;
                 // The checks borrow the change; it is kept (moved, never
                 // copied) for the comparator once they are done.
                 let copy = Sandboxed {
@@ -439,6 +440,34 @@ impl CandidateJob {
             }
         }
         ControlFlow::Continue(())
+    }
+
+    /// Start the attempt's empty build cache from the base's seed (see
+    /// `exec::cache::SEED`), saying so in the candidate's log. A Job's
+    /// checks run remotely and never see it.
+    async fn seed_cache(&self, cache: &std::path::Path) {
+        if self.launcher.name() == "kubernetes" {
+            return;
+        }
+        let seed = self.state.join("ledger").join(crate::exec::cache::SEED);
+        let build = cache.to_path_buf();
+        let seeded = tokio::task::spawn_blocking(move || crate::exec::cache::seed(&build, &seed))
+            .await
+            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+        let note = match seeded {
+            Ok(0) => return,
+            Ok(n) => format!(
+                "rascal: the checks' build cache starts from the base's ({}, built by base code only)",
+                bytesize::ByteSize::b(n).display().iec()
+            ),
+            Err(e) => format!("rascal: the checks start with an empty build cache: copying the base's failed: {e}"),
+        };
+        self.journal.emit(RunEvent::Log {
+            display: None,
+            candidate: self.info.id.clone(),
+            stream: crate::model::log::Stream::Stderr,
+            text: note,
+        });
     }
 
     /// Where the checks' commands run: a docker candidate's in a fresh

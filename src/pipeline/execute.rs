@@ -145,6 +145,8 @@ pub async fn execute_with(
     }
     jobs.journal
         .emit(RunEvent::RunFinished { verdict, exit_code });
+    // Containers removed off the critical path are gone before rascal is.
+    jobs.launcher.settle().await;
     let run = jobs.run.clone();
     // The journal's writer ends once every sender is gone.
     drop(jobs);

@@ -38,6 +38,116 @@ pub fn holdout_beside(build: &Path) -> PathBuf {
     build.with_file_name(HOLDOUT)
 }
 
+/// The seed beside the base's build cache (`ledger/build-cache`, which only
+/// base code writes): a snapshot of it, taken when no base run was writing,
+/// that every candidate's empty build cache starts from. Candidates then
+/// build only what their change touches, never the base's dependencies
+/// again; their code writes its own copy, never the seed.
+pub const SEED: &str = "build-seed";
+
+/// Publish `base_cache` as the seed beside it: copied whole (links are
+/// not copied), then swapped in by renames. Returns false, keeping the old
+/// seed, when a file changed while it was copied (a base run was writing).
+pub fn publish_seed(base_cache: &Path) -> std::io::Result<bool> {
+    if !base_cache.is_dir() {
+        return Ok(false);
+    }
+    let seed = base_cache.with_file_name(SEED);
+    let fresh = base_cache.with_file_name(format!("{SEED}.new-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&fresh);
+    let copied = copy_tree(base_cache, &fresh).and_then(|()| unchanged(base_cache, &fresh));
+    match copied {
+        Ok(true) => {}
+        Ok(false) | Err(_) => {
+            let _ = std::fs::remove_dir_all(&fresh);
+            return copied.map(|_| false);
+        }
+    }
+    let old = base_cache.with_file_name(format!("{SEED}.old-{}", std::process::id()));
+    if seed.exists() {
+        std::fs::rename(&seed, &old)?;
+    }
+    std::fs::rename(&fresh, &seed)?;
+    let _ = std::fs::remove_dir_all(&old);
+    Ok(true)
+}
+
+/// Fill the empty build cache `build` from `seed`. On any error `build` is
+/// emptied again: a cold build is slower, never wrong. Returns the bytes
+/// copied (0 when there is no seed yet).
+pub fn seed(build: &Path, seed: &Path) -> std::io::Result<u64> {
+    if !seed.is_dir() {
+        return Ok(0);
+    }
+    match copy_tree(seed, build).and_then(|()| size(build)) {
+        Ok(n) => Ok(n),
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(build);
+            std::fs::create_dir_all(build)?;
+            Err(e)
+        }
+    }
+}
+
+/// Copy the directories and regular files under `from` into `to`, each
+/// file with its modification time (build tools compare them); links and
+/// anything else are left out, never followed.
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        if kind.is_dir() {
+            copy_tree(&src, &dst)?;
+        } else if kind.is_file() {
+            std::fs::copy(&src, &dst)?;
+            let modified = std::fs::symlink_metadata(&src)?.modified()?;
+            std::fs::File::options()
+                .write(true)
+                .open(&dst)?
+                .set_modified(modified)?;
+        }
+    }
+    Ok(())
+}
+
+/// Every regular file of `copy` has the size and modification time of
+/// its original in `from` (nothing was written while it was copied).
+fn unchanged(from: &Path, copy: &Path) -> std::io::Result<bool> {
+    for entry in std::fs::read_dir(copy)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        let original = from.join(entry.file_name());
+        if kind.is_dir() {
+            if !unchanged(&original, &entry.path())? {
+                return Ok(false);
+            }
+        } else {
+            let (a, b) = (std::fs::symlink_metadata(&original)?, entry.metadata()?);
+            if a.len() != b.len() || a.modified()? != b.modified()? {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// The bytes of the regular files under `dir`.
+fn size(dir: &Path) -> std::io::Result<u64> {
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            n += size(&entry.path())?;
+        } else if kind.is_file() {
+            n += entry.metadata()?.len();
+        }
+    }
+    Ok(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +171,54 @@ mod tests {
         assert!(!held.exists());
         // A link in the cache is removed, its target left alone.
         assert!(outside.path().join("keep").exists());
+    }
+
+    #[test]
+    fn a_candidate_starts_from_the_seed_and_never_writes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("ledger/build-cache");
+        std::fs::create_dir_all(base.join("debug/deps")).unwrap();
+        std::fs::write(base.join("debug/deps/libdep.rlib"), "base-built").unwrap();
+        let outside = dir.path().join("outside");
+        std::fs::write(&outside, "secret").unwrap();
+        std::os::unix::fs::symlink(&outside, base.join("debug/link")).unwrap();
+        let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000);
+        std::fs::File::options()
+            .write(true)
+            .open(base.join("debug/deps/libdep.rlib"))
+            .unwrap()
+            .set_modified(old)
+            .unwrap();
+        assert!(publish_seed(&base).unwrap());
+        let seed_dir = base.with_file_name(SEED);
+
+        let candidate = tempfile::tempdir().unwrap();
+        let build = fresh_for_attempt(candidate.path()).unwrap();
+        assert_eq!(seed(&build, &seed_dir).unwrap(), "base-built".len() as u64);
+        let copied = build.join("debug/deps/libdep.rlib");
+        assert_eq!(std::fs::read_to_string(&copied).unwrap(), "base-built");
+        // The build tool's clock: the original's modification time.
+        assert_eq!(std::fs::metadata(&copied).unwrap().modified().unwrap(), old);
+        // Links are not carried over.
+        assert!(std::fs::symlink_metadata(build.join("debug/link")).is_err());
+        // The candidate's code writes its own copy; the seed is untouched.
+        std::fs::write(&copied, "planted").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(seed_dir.join("debug/deps/libdep.rlib")).unwrap(),
+            "base-built"
+        );
+        // The next attempt starts from the seed again, not from the plant.
+        let build = fresh_for_attempt(candidate.path()).unwrap();
+        seed(&build, &seed_dir).unwrap();
+        assert_eq!(std::fs::read_to_string(&copied).unwrap(), "base-built");
+    }
+
+    #[test]
+    fn no_seed_means_an_empty_cache() {
+        let dir = tempfile::tempdir().unwrap();
+        let build = fresh_for_attempt(dir.path()).unwrap();
+        assert_eq!(seed(&build, &dir.path().join("none")).unwrap(), 0);
+        assert_eq!(std::fs::read_dir(&build).unwrap().count(), 0);
+        assert!(!publish_seed(&dir.path().join("missing")).unwrap());
     }
 }

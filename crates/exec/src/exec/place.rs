@@ -489,6 +489,7 @@ impl Contained {
             (false, _) => Vec::new(),
         };
         launcher.release(&self.run, &name, &agent).await;
+        launcher.settle().await;
         let tail = collect.await.unwrap_or_default();
         let exit = result.map_err(|e| e.to_string())?;
         let read = if copy_mode {

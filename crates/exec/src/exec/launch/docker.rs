@@ -127,6 +127,15 @@ pub async fn remove(docker: &Docker, id: &str) -> Result<(), String> {
 #[derive(Default)]
 pub struct DockerLauncher {
     engine: tokio::sync::OnceCell<Result<Docker, String>>,
+    /// Images found on the engine, each inspected (or pulled) once per
+    /// run however many candidates use it.
+    images: std::sync::Mutex<HashMap<String, std::sync::Arc<tokio::sync::OnceCell<()>>>>,
+    /// Each candidate's container (by container name → id), for `release`.
+    created: std::sync::Mutex<HashMap<String, String>>,
+    /// Containers being removed off the critical path (by container
+    /// name): a retry of the same candidate waits for its name to be
+    /// free, and `settle` for all of them.
+    removing: std::sync::Mutex<HashMap<String, tokio::task::JoinHandle<()>>>,
     /// Each run's internal network and its candidates' egress proxies.
     egress: crate::egress::network::DockerEgress,
     /// Copy mode: leave the tree in the container (a check's files are
@@ -172,6 +181,67 @@ impl DockerLauncher {
             .clone()
             .map_err(LaunchError::Start)
     }
+
+    /// Make sure the candidate's image is on the engine: asked once per
+    /// run and image (candidates starting together wait for one answer;
+    /// a failure is not remembered, so the next candidate asks again).
+    async fn image_once(&self, docker: &Docker, spec: &LaunchSpec) -> Result<(), LaunchError> {
+        let image = image_of(spec)?;
+        let cell = self
+            .images
+            .lock()
+            .map_err(|_| err("the image cache is poisoned"))?
+            .entry(image.clone())
+            .or_default()
+            .clone();
+        cell.get_or_try_init(|| ensure_image(docker, spec, &image))
+            .await
+            .map(|_| ())
+    }
+
+    /// Wait until an earlier container of this name is removed (a retry
+    /// reuses the name).
+    async fn name_free(&self, name: &str) {
+        let pending = self.removing.lock().ok().and_then(|mut m| m.remove(name));
+        if let Some(h) = pending {
+            let _ = h.await;
+        }
+    }
+
+    /// Remove the candidate's container in the background: the verdict
+    /// does not wait for the engine to delete it (`settle` does).
+    fn remove_later(&self, docker: &Docker, run: &str, candidate: &str) {
+        let name = container_name(run, candidate);
+        let known = self.created.lock().ok().and_then(|mut m| m.remove(&name));
+        let docker = docker.clone();
+        let (run, candidate) = (run.to_string(), candidate.to_string());
+        let task = tokio::spawn(async move {
+            match known {
+                Some(id) => {
+                    let _ = remove(&docker, &id).await;
+                }
+                None => remove_candidate(&docker, &run, &candidate).await,
+            }
+        });
+        if let Ok(mut m) = self.removing.lock() {
+            if let Some(earlier) = m.insert(name, task) {
+                earlier.abort();
+            }
+        }
+    }
+}
+
+/// Remove every container of one candidate of a run, found by its labels.
+async fn remove_candidate(docker: &Docker, run: &str, candidate: &str) {
+    if let Ok(list) = list_rascal_containers(docker, Some(run)).await {
+        for c in list {
+            let mine = c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE))
+                == Some(&candidate.to_string());
+            if let (true, Some(id)) = (mine, c.id) {
+                let _ = remove(docker, &id).await;
+            }
+        }
+    }
 }
 
 type Output = Pin<Box<dyn FStream<Item = Result<LogOutput, bollard::errors::Error>> + Send>>;
@@ -202,7 +272,12 @@ impl Launcher for DockerLauncher {
             skip,
         } = match spec.resume {
             None => {
+                self.image_once(&docker, &spec).await?;
+                self.name_free(&name).await;
                 let (id, output) = start(&docker, &spec, &name, egress.as_ref(), &logs).await?;
+                if let Ok(mut m) = self.created.lock() {
+                    m.insert(name.clone(), id.clone());
+                }
                 Running {
                     id,
                     deadline: now_ms() + spec.timeout.as_millis() as u64,
@@ -231,7 +306,7 @@ impl Launcher for DockerLauncher {
         let reader = tokio::spawn(read_output(output, logs, skip));
         let remaining = Duration::from_millis(deadline.saturating_sub(now_ms()));
         let mut exit = Exit::default();
-        let engine_lost = wait_for_end(&docker, &id, remaining, &cancel, &mut exit).await;
+        let ended = wait_for_end(&docker, &id, remaining, &cancel, &mut exit).await;
         // The output ends when the container does; bounded in case the
         // engine keeps the stream open.
         let _ = tokio::time::timeout(Duration::from_secs(5), reader).await;
@@ -246,8 +321,22 @@ impl Launcher for DockerLauncher {
             ));
         }
 
-        let state = match docker.inspect_container(&id, None).await {
-            Ok(info) => info.state.unwrap_or_default(),
+        let engine_lost = ended.engine_lost.clone();
+        let inspected = match plain_exit(&ended, &exit) {
+            // It exited on its own: the wait said how; no need to ask.
+            Some(code) => Ok(bollard::models::ContainerState {
+                running: Some(false),
+                exit_code: Some(code),
+                oom_killed: Some(false),
+                ..Default::default()
+            }),
+            None => docker
+                .inspect_container(&id, None)
+                .await
+                .map(|info| info.state.unwrap_or_default()),
+        };
+        let state = match inspected {
+            Ok(state) => state,
             Err(e) => {
                 return Err(err(format!(
                     "lost the Docker engine at {} while candidate `{}` ran: {}\n  hint: once the engine is back, `rascal attach {}` records the result if the container survived",
@@ -287,23 +376,32 @@ impl Launcher for DockerLauncher {
     }
 
     async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
-        if let (true, Ok(docker)) = (agent.keep_containers, self.engine().await) {
-            self.egress.release(&docker, run, candidate).await;
-        }
+        let Ok(docker) = self.engine().await else {
+            return;
+        };
         if agent.keep_containers {
+            self.egress.release(&docker, run, candidate).await;
             return;
         }
-        if let Ok(docker) = self.engine().await {
-            if let Ok(list) = list_rascal_containers(&docker, Some(run)).await {
-                for c in list {
-                    let mine = c.labels.as_ref().and_then(|l| l.get(LABEL_CANDIDATE))
-                        == Some(&candidate.to_string());
-                    if let (true, Some(id)) = (mine, c.id) {
-                        let _ = remove(&docker, &id).await;
-                    }
-                }
-            }
+        if agent.network.as_ref().is_some_and(|n| n.is_allowlist()) {
+            // The run's network goes once its last container is gone: in
+            // order, here.
+            self.name_free(&container_name(run, candidate)).await;
+            remove_candidate(&docker, run, candidate).await;
             self.egress.release(&docker, run, candidate).await;
+        } else {
+            self.remove_later(&docker, run, candidate);
+        }
+    }
+
+    async fn settle(&self) {
+        let pending: Vec<_> = self
+            .removing
+            .lock()
+            .map(|mut m| m.drain().map(|(_, h)| h).collect())
+            .unwrap_or_default();
+        for h in pending {
+            let _ = h.await;
         }
     }
 }
@@ -379,7 +477,7 @@ async fn wait_for_end(
     remaining: Duration,
     cancel: &CancellationToken,
     exit: &mut Exit,
-) -> Option<String> {
+) -> Ended {
     let mut wait = docker.wait_container(id, None);
     let ended = tokio::select! {
         r = wait.next() => Some(r),
@@ -388,9 +486,12 @@ async fn wait_for_end(
     };
     drop(wait);
     let mut engine_lost = None;
+    let mut code = None;
     match ended {
-        Some(Some(Err(bollard::errors::Error::DockerContainerWaitError { .. })))
-        | Some(Some(Ok(_))) => {}
+        Some(Some(Err(bollard::errors::Error::DockerContainerWaitError { code: c, .. }))) => {
+            code = Some(c)
+        }
+        Some(Some(Ok(r))) => code = Some(r.status_code),
         Some(Some(Err(e))) => engine_lost = Some(e.to_string()),
         Some(None) => engine_lost = Some("the wait stream ended".into()),
         None => {
@@ -408,7 +509,23 @@ async fn wait_for_end(
             .await;
         }
     }
-    engine_lost
+    Ended { code, engine_lost }
+}
+
+/// How waiting for a container ended: its exit code when the engine said
+/// it exited, or why contact with the engine was lost.
+struct Ended {
+    code: Option<i64>,
+    engine_lost: Option<String>,
+}
+
+/// The exit code of a container that ended on its own and cannot have
+/// been OOM-killed (137 is SIGKILL's: the engine is asked why): no need
+/// to inspect it.
+fn plain_exit(ended: &Ended, exit: &Exit) -> Option<i64> {
+    ended
+        .code
+        .filter(|c| *c != 137 && !exit.timed_out && !exit.cancelled)
 }
 
 /// Copy mode: bring the candidate's tree (and artifacts) back from its
@@ -659,6 +776,16 @@ async fn ensure_image(docker: &Docker, spec: &LaunchSpec, image: &str) -> Result
     })
 }
 
+/// The agent's image, or why the docker launcher cannot run it.
+fn image_of(spec: &LaunchSpec) -> Result<String, LaunchError> {
+    spec.image.clone().ok_or_else(|| {
+        err(format!(
+            "agent `{}` has no `image:`, which the docker launcher needs\n  hint: add `image: NAME` to the agent in .rascal/config.yaml, or run with `--launcher process`",
+            spec.agent_name()
+        ))
+    })
+}
+
 /// Create, attach (before start, so the first byte is seen) and start.
 async fn start(
     docker: &Docker,
@@ -667,13 +794,7 @@ async fn start(
     egress: Option<&crate::egress::network::Attached>,
     logs: &crate::exec::runner::LogTx,
 ) -> Result<(String, Output), LaunchError> {
-    let image = spec.image.clone().ok_or_else(|| {
-        err(format!(
-            "agent `{}` has no `image:`, which the docker launcher needs\n  hint: add `image: NAME` to the agent in .rascal/config.yaml, or run with `--launcher process`",
-            spec.agent_name()
-        ))
-    })?;
-    ensure_image(docker, spec, &image).await?;
+    let image = image_of(spec)?;
     let mut body = container_body(spec, now_ms() + spec.timeout.as_millis() as u64);
     if let Some(a) = egress {
         a.apply(&mut body);
@@ -727,8 +848,14 @@ async fn start(
                     .build(),
             ),
         )
-        .await
-        .map_err(|e| err(format!("could not attach to container {name}: {e}")))?;
+        .await;
+    let attached = match attached {
+        Ok(a) => a,
+        Err(e) => {
+            let _ = remove(docker, &id).await;
+            return Err(err(format!("could not attach to container {name}: {e}")));
+        }
+    };
     if let Err(e) = docker.start_container(&id, None).await {
         let _ = remove(docker, &id).await;
         return Err(err(format!(

@@ -105,4 +105,9 @@ pub trait Launcher: Send + Sync {
     /// Called once the agent's report has landed: containers are removed
     /// only after their logs and exit code are recorded.
     async fn release(&self, _run: &str, _candidate: &str, _agent: &crate::config::AgentConfig) {}
+
+    /// Wait for what `release` left running off the critical path
+    /// (containers being removed): called once the run's verdict is out,
+    /// before rascal exits.
+    async fn settle(&self) {}
 }
