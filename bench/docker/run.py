@@ -61,7 +61,7 @@ def repo(work, n):
         f.write("agents:\n")
         for a in names:
             f.write(
-                f'  {a}: {{ runtime: command, command: ["sh", "-c", "{COMMAND}"], image: "{IMAGE}" }}\n'
+                f'  {a}: {{ runtime: command, command: ["sh", "-c", "{COMMAND}"], image: "{IMAGE}", network: none }}\n'
             )
         f.write("launcher: docker\n")
         f.write(f"strategy: {{ agents: [{', '.join(names)}], max_parallel: {n} }}\n")

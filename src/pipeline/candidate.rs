@@ -443,10 +443,11 @@ impl CandidateJob {
     }
 
     /// Start the attempt's empty build cache from the base's seed (see
-    /// `exec::cache::SEED`), saying so in the candidate's log. A Job's
-    /// checks run remotely and never see it.
+    /// `exec::cache::SEED`), saying so in the candidate's log. Only
+    /// bubblewrap checks use it: a container's or a Job's checks never see
+    /// it.
     async fn seed_cache(&self, cache: &std::path::Path) {
-        if self.launcher.name() == "kubernetes" {
+        if self.launcher.name() != "process" {
             return;
         }
         let seed = self.state.join("ledger").join(crate::exec::cache::SEED);

@@ -60,6 +60,7 @@ pub async fn execute_with(
         retry,
     } = prepared;
     let launcher = launcher_for(&request, &config);
+    warm_up(&launcher, &candidates);
     let continued = resume.is_some() || retry.is_some();
     let budgets = budgets(&store, &run, &config, &candidates, continued);
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber, cancel.clone());
@@ -235,6 +236,22 @@ fn launcher_for(request: &RunRequest, config: &crate::config::Config) -> Arc<dyn
             ))
         }
     }
+}
+
+/// What every candidate will ask for, asked now, while the journal and
+/// the candidates' jobs are set up: the launcher's engine and images, and
+/// whether bubblewrap works here (the checks' sandbox).
+fn warm_up(
+    launcher: &Arc<dyn Launcher>,
+    candidates: &[(CandidateInfo, crate::config::AgentConfig)],
+) {
+    let agents: Vec<crate::config::AgentConfig> =
+        candidates.iter().map(|(_, a)| a.clone()).collect();
+    let l = launcher.clone();
+    tokio::spawn(async move { l.warm(&agents).await });
+    tokio::task::spawn_blocking(|| {
+        let _ = crate::exec::sandbox::available();
+    });
 }
 
 /// How many candidates run at once: the strategy's `max_parallel`, else

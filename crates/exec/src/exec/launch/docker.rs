@@ -394,6 +394,21 @@ impl Launcher for DockerLauncher {
         }
     }
 
+    async fn warm(&self, agents: &[crate::config::AgentConfig]) {
+        let Ok(docker) = self.engine().await else {
+            return;
+        };
+        let images: std::collections::BTreeSet<&String> =
+            agents.iter().filter_map(|a| a.image.as_ref()).collect();
+        for image in images {
+            if let Ok(true) = has_image(&docker, image).await {
+                if let Ok(mut m) = self.images.lock() {
+                    let _ = m.entry(image.clone()).or_default().set(());
+                }
+            }
+        }
+    }
+
     async fn settle(&self) {
         let pending: Vec<_> = self
             .removing

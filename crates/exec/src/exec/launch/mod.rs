@@ -106,6 +106,11 @@ pub trait Launcher: Send + Sync {
     /// only after their logs and exit code are recorded.
     async fn release(&self, _run: &str, _candidate: &str, _agent: &crate::config::AgentConfig) {}
 
+    /// Ask ahead for what these agents' launches will need (an engine's
+    /// connection, their images), so the first launch does not wait for
+    /// it. Best effort: a launch asks again for what this could not get.
+    async fn warm(&self, _agents: &[crate::config::AgentConfig]) {}
+
     /// Wait for what `release` left running off the critical path
     /// (containers being removed): called once the run's verdict is out,
     /// before rascal exits.
