@@ -228,7 +228,10 @@ pub fn wrapped(
 ) -> Vec<Line<'static>> {
     let mut lines = crate::text::wrap(text, w);
     let max = max.max(1);
-    if lines.len() > max {
+    if max == 1 && lines.len() > 1 {
+        // One line: as much of it as fits, like any cut line.
+        lines = vec![ellipsis(text, w)];
+    } else if lines.len() > max {
         lines.truncate(max);
         let last = &mut lines[max - 1];
         *last = if crate::text::width(last) < w {
