@@ -198,6 +198,22 @@ fn delete_workspaces(dir: &Path, run: &str) -> String {
     }
     let files = crate::git::workspace::files_dir(&repo);
     let ws = files.join("workspaces").join(run);
+    // The record stays, and so does each candidate's change: the diff and
+    // compare views still read it.
+    let summary = match open_store_read(dir).and_then(|s| s.summary(run).map_err(Into::into)) {
+        Ok(s) => s,
+        Err(e) => return format!("could not read {run}'s record: {e}; its workspaces stay"),
+    };
+    let kept = crate::git::kept::store_path(&files, run);
+    for c in &summary.candidates {
+        let path = crate::git::workspace::workspace_path(&files, run, &c.id);
+        if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        if let Err(e) = crate::finalize::workspaces::keep_change(&repo, &kept, c, &path) {
+            return format!("{}: {e}; {run}'s workspaces stay", c.id);
+        }
+    }
     let freed = crate::gc::disk::usage(&ws).bytes;
     match crate::gc::disk::remove(&ws) {
         Ok(()) => format!(

@@ -4,14 +4,17 @@
 //! committed, to look around in, and what a later `rascal finalize --push`
 //! reads — until `rascal gc` collects the run. `keep_workspaces: true` in
 //! `.rascal/config.yaml` keeps them all. A workspace that cannot be
-//! removed is a warning, never a failed finalize.
+//! removed is a warning, never a failed finalize. Each change tree is kept
+//! first (`git::kept`): the diff and compare views still read a removed
+//! candidate's change; a workspace whose change cannot be kept stays.
 
 use crate::config::Config;
 use crate::gc::disk;
 use crate::git::base::{load_config_from, ConfigSource};
+use crate::git::kept;
 use crate::git::workspace;
-use crate::model::summary::RunSummary;
-use std::path::PathBuf;
+use crate::model::summary::{CandidateSummary, RunSummary};
+use std::path::{Path, PathBuf};
 
 /// What finalize did to the run's workspaces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -66,6 +69,23 @@ fn run_config(repo: &git2::Repository, summary: &RunSummary) -> Result<Config, S
     load_config_from(source).map_err(|e| e.to_string())
 }
 
+/// Keep candidate `c`'s verified change tree (when it has one) from its
+/// workspace `ws` in the run's kept store `kept`, before `ws` goes.
+pub fn keep_change(
+    repo: &git2::Repository,
+    kept: &Path,
+    c: &CandidateSummary,
+    ws: &Path,
+) -> Result<(), String> {
+    let Some(tree) = &c.tree else {
+        return Ok(());
+    };
+    git2::Oid::from_str(tree)
+        .map_err(|e| e.to_string())
+        .and_then(|t| kept::keep(repo, ws, kept, t).map_err(|e| e.to_string()))
+        .map_err(|e| format!("its change could not be kept first: {e}"))
+}
+
 /// Remove the workspaces of `summary`'s candidates other than `finalized`.
 pub fn remove_others(repo: &git2::Repository, summary: &RunSummary, finalized: &str) -> Tidied {
     let mut out = Tidied::default();
@@ -85,9 +105,14 @@ pub fn remove_others(repo: &git2::Repository, summary: &RunSummary, finalized: &
         }
     }
     let files = workspace::files_dir(repo);
+    let kept = kept::store_path(&files, &summary.run);
     for c in summary.candidates.iter().filter(|c| c.id != finalized) {
         let path = workspace::workspace_path(&files, &summary.run, &c.id);
         if std::fs::symlink_metadata(&path).is_err() {
+            continue;
+        }
+        if let Err(e) = keep_change(repo, &kept, c, &path) {
+            out.failed.push((path, e));
             continue;
         }
         let bytes = disk::usage(&path).bytes;

@@ -489,6 +489,21 @@ pub struct DiffView {
     pub file: usize,
     pub scroll: usize,
     pub side_by_side: bool,
+    /// The line an issue jumped to (file, line): marked, with
+    /// [`DiffView::CONTEXT`] lines shown above it.
+    pub mark: Option<(usize, usize)>,
+}
+
+impl DiffView {
+    /// Lines shown above the line an issue jumps to.
+    pub const CONTEXT: usize = 4;
+
+    /// Show line `line` of file `file`, marked, a few lines below the top.
+    pub fn jump(&mut self, file: usize, line: usize) {
+        self.file = file;
+        self.scroll = line.saturating_sub(Self::CONTEXT);
+        self.mark = Some((file, line));
+    }
 }
 
 pub use super::search::Search;

@@ -148,7 +148,7 @@ pub static COMMANDS: &[Command] = &[
         "Tab",
         "next candidate",
         ALL,
-        Bar::Low,
+        Bar::High,
         several,
         |_| Action::FocusNext
     ),

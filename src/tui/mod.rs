@@ -5,6 +5,7 @@
 pub mod action;
 pub mod ansi;
 pub mod app;
+pub mod changes;
 pub mod commands;
 pub mod decision;
 pub mod diff;

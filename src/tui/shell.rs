@@ -520,18 +520,17 @@ impl Background<'_> {
 
     /// Read a candidate's diff against the base.
     fn load_diff(&self, app: &App, id: String) {
-        let Some(c) = app.candidates.iter().find(|c| c.info.id == id) else {
+        let Some(change) = super::changes::Change::of(app, &id) else {
             return;
         };
-        let dir = PathBuf::from(&c.info.worktree);
-        let base = self.shell.base.clone();
-        let origin = self.shell.origin.clone();
+        let (base, origin, run) = (
+            self.shell.base.clone(),
+            self.shell.origin.clone(),
+            app.run.clone(),
+        );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let text = git2::Oid::from_str(&base)
-                .ok()
-                .and_then(|oid| crate::git::workspace::diff_text(&origin, &dir, oid).ok())
-                .unwrap_or_default();
+            let text = super::changes::diff_text(&origin, &run, &base, &change).unwrap_or_default();
             let _ = tx.send(Action::DiffLoaded {
                 candidate: id,
                 text,
@@ -541,19 +540,20 @@ impl Background<'_> {
 
     /// Read how two candidates' changes differ.
     fn load_compare(&self, app: &App, a: String, b: String) {
-        let dirs: Vec<PathBuf> = [&a, &b]
-            .iter()
-            .filter_map(|id| app.candidates.iter().find(|c| &c.info.id == *id))
-            .map(|c| PathBuf::from(&c.info.worktree))
-            .collect();
-        if dirs.len() != 2 {
+        let (Some(ca), Some(cb)) = (
+            super::changes::Change::of(app, &a),
+            super::changes::Change::of(app, &b),
+        ) else {
             return;
-        }
-        let base = self.shell.base.clone();
-        let origin = self.shell.origin.clone();
+        };
+        let (base, origin, run) = (
+            self.shell.base.clone(),
+            self.shell.origin.clone(),
+            app.run.clone(),
+        );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let text = compare_text(&origin, &dirs[0], &dirs[1], &base);
+            let text = super::changes::compare_text(&origin, &run, &base, &ca, &cb);
             let _ = tx.send(Action::CompareLoaded { a, b, text });
         });
     }
@@ -637,13 +637,11 @@ fn copy(app: &App, shell: &Shell, candidate: &str, what: super::jump::CopyWhat) 
             None => return format!("{candidate} has no verified tree yet"),
         },
         CopyWhat::Diff => {
-            let dir = PathBuf::from(&c.info.worktree);
-            match git2::Oid::from_str(&shell.base)
-                .map_err(|e| e.to_string())
-                .and_then(|oid| {
-                    crate::git::workspace::diff_text(&shell.origin, &dir, oid)
-                        .map_err(|e| e.to_string())
-                }) {
+            let change = super::changes::Change::of(app, candidate);
+            match change
+                .ok_or_else(|| format!("no candidate {candidate}"))
+                .and_then(|ch| super::changes::diff_text(&shell.origin, &app.run, &shell.base, &ch))
+            {
                 Ok(t) => t,
                 Err(e) => return format!("could not read {candidate}'s diff: {e}"),
             }
@@ -716,46 +714,6 @@ fn forward(
             }
         }
     });
-}
-
-/// Candidate A's files against candidate B's, for every path either one
-/// changed: a unified diff with B as the old side and A as the new.
-pub fn compare_text(
-    origin: &std::path::Path,
-    a: &std::path::Path,
-    b: &std::path::Path,
-    base: &str,
-) -> String {
-    let Ok(oid) = git2::Oid::from_str(base) else {
-        return String::new();
-    };
-    let mut paths = std::collections::BTreeSet::new();
-    for dir in [a, b] {
-        // Only the paths: counted and let go, never held.
-        let limits = crate::git::workspace::ChangeSetLimits::default();
-        if let Ok(cs) = crate::git::workspace::changeset_streamed(origin, dir, oid, &limits, None) {
-            for f in cs.files {
-                paths.insert(f.path.clone());
-            }
-        }
-    }
-    let mut out = String::new();
-    for p in paths {
-        let read = |d: &std::path::Path| std::fs::read_to_string(d.join(&p)).unwrap_or_default();
-        let (old, new) = (read(b), read(a));
-        if old == new {
-            continue;
-        }
-        let diff = similar::TextDiff::from_lines(&old, &new);
-        out.push_str(&format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n"));
-        for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
-            out.push_str(&hunk.to_string());
-            if !out.ends_with('\n') {
-                out.push('\n');
-            }
-        }
-    }
-    out
 }
 
 /// Paint the TUI in the real terminal until the user quits; the terminal is

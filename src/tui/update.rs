@@ -191,6 +191,7 @@ fn viewing(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
                     app.diff_view.scroll = 0;
                 }
                 app.diff_view.candidate = id.clone();
+                app.diff_view.mark = None;
                 app.diff_from_detail = false;
                 app.pending_jump = None;
                 app.screen = Screen::Diff;
@@ -468,8 +469,7 @@ fn loaded(app: &mut App, action: Action) {
             if candidate == app.diff_view.candidate {
                 if let Some((path, line)) = app.pending_jump.take() {
                     if let Some((f, l)) = diff.locate(&path, line) {
-                        app.diff_view.file = f;
-                        app.diff_view.scroll = l;
+                        app.diff_view.jump(f, l);
                     }
                 }
                 let nfiles = diff.files.len();
@@ -523,6 +523,7 @@ fn focus(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
         app.diff_view.candidate = id.clone();
         app.diff_view.file = 0;
         app.diff_view.scroll = 0;
+        app.diff_view.mark = None;
         fx.push(Effect::LoadDiff(id));
     }
 }
@@ -674,10 +675,10 @@ fn open(app: &mut App, fx: &mut Vec<Effect>) {
             app.diff_view.candidate = id.clone();
             app.diff_view.file = 0;
             app.diff_view.scroll = 0;
+            app.diff_view.mark = None;
             if let Some((path, line)) = &target {
                 if let Some((f, l)) = app.diffs.get(&id).and_then(|d| d.locate(path, *line)) {
-                    app.diff_view.file = f;
-                    app.diff_view.scroll = l;
+                    app.diff_view.jump(f, l);
                 }
                 app.pending_jump = Some((path.clone(), *line));
             }
@@ -1104,10 +1105,9 @@ fn confirm_finalize(app: &mut App, f: FinalizeDialog, fx: &mut Vec<Effect>) {
     if f.busy {
         return;
     }
-    if let Some(why) = &f.refusal {
-        let msg = format!(
-            "{why}: finalize refuses a candidate that did not pass — override its failures first (o), or choose another"
-        );
+    if f.refusal.is_some() {
+        // The dialog already says why; this says what to do.
+        let msg = "finalize refuses a candidate that did not pass — override its failures first (o), or choose another".to_string();
         if let Some(Dialog::Finalize(d)) = &mut app.dialog {
             d.error = Some(msg);
         }

@@ -31,6 +31,7 @@ mod home_e2e;
 mod hostile;
 mod init;
 mod journal;
+mod kept_changes;
 mod keys_table;
 mod kubernetes;
 mod log_flood;

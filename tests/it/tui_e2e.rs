@@ -263,3 +263,83 @@ fn help_at_80x24_status_bar_ends_with_help_overlay_scrolls_to_the_legend() {
         let _ = std::fs::remove_dir_all(&repo);
     }
 }
+
+/// Hasty's column, row by row: the demo's grid puts it second in the first
+/// row at 80×24 and at 120×40, between the 4th and 5th `│` of a row.
+fn hasty_rows(screen: &str) -> Vec<String> {
+    screen
+        .lines()
+        .map(|l| l.split('│').nth(3).unwrap_or("").trim().to_string())
+        .collect()
+}
+
+/// What hasty's column says of why it stands where it stands: the rows
+/// between its layer strip and the rule above its log, joined.
+fn hasty_standing(screen: &str) -> String {
+    let rows = hasty_rows(screen);
+    let strip = rows
+        .iter()
+        .position(|r| r.contains("guard") && r.contains("agent"))
+        .unwrap_or_else(|| panic!("no layer strip in hasty's column:\n{screen}"));
+    rows[strip + 1..]
+        .iter()
+        .take_while(|r| !r.starts_with('─'))
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn words(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Issue 31, item 6: at 80×24 and 120×40 the failing check's whole
+/// message is on screen (wrapped in its column, never ended in `…`); at
+/// 80×24 the header keeps its wall clock and the status bar its `Tab`.
+#[test]
+fn the_failing_checks_whole_message_shows_at_80x24_and_120x40() {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    for (w, h) in [(80, 24), (120, 40)] {
+        let t = start_demo_sized(&format!("whole{w}"), w, h);
+        let s = t.wait_for("run finishes", &["finished PASS (exit 0)"]);
+        let standing = hasty_standing(&s);
+        let header = s.lines().next().unwrap_or("");
+        let bar = s.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
+        t.keys(&["q"]);
+        let end = t.wait_for("quit", &["RASCAL-EXIT=0"]);
+        let (run, repo) = run_and_repo(&end);
+        let doc: serde_json::Value = serde_json::from_slice(
+            &Command::new(bin)
+                .args(["-C", &repo, "show", &run, "--json"])
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .expect("show --json");
+        let reason = doc["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == "hasty")
+            .and_then(|c| c["reason"].as_str())
+            .expect("hasty's reason")
+            .to_string();
+        assert!(reason.starts_with("guardrails build: "), "{reason}");
+        assert!(
+            reason.chars().count() > 38,
+            "longer than its column: {reason}"
+        );
+        // Wrapped at spaces, so its words in order, none cut.
+        assert_eq!(words(&standing), words(&reason), "{w}×{h}:\n{s}");
+        assert!(!standing.contains('…'), "{w}×{h}: {standing}");
+        assert!(
+            header.contains(" · wall ")
+                && header.trim_end().ends_with(|c: char| c.is_ascii_digit()),
+            "{w}×{h}: the wall clock is whole: {header:?}"
+        );
+        assert!(bar.contains(" Tab  next candidate "), "{w}×{h}: {bar:?}");
+        if repo.contains("/rascal-demo-") {
+            let _ = std::fs::remove_dir_all(&repo);
+        }
+    }
+}

@@ -81,9 +81,17 @@ fn enter_on_an_issue_jumps_to_its_line_in_the_diff() {
         },
     );
     let d = &app.diffs["hasty"];
-    let line = &d.files[app.diff_view.file].lines[app.diff_view.scroll];
+    // The issue's line is marked, with a few lines of context above it.
+    let (file, at) = app.diff_view.mark.expect("the issue's line is marked");
+    assert_eq!(file, app.diff_view.file);
+    let line = &d.files[file].lines[at];
     assert_eq!(line.new, Some(10));
     assert!(line.text.contains("dbg!"));
+    assert_eq!(
+        app.diff_view.scroll,
+        at.saturating_sub(rascal::tui::app::DiffView::CONTEXT)
+    );
+    assert!(app.diff_view.scroll < at, "context above the line");
     press(&mut app, Key::Esc);
     assert_eq!(
         app.screen,

@@ -571,3 +571,92 @@ fn each_column_says_its_network_live_then_from_the_report() {
     );
     assert!(!screen.contains("net so far"), "{screen}");
 }
+
+/// Issue 31, item 6: Enter on an issue opens the diff with a few lines of
+/// context above the issue's line, and the line marked `▶`.
+#[test]
+fn an_issue_jumped_to_is_marked_below_its_context() {
+    let mut app = fixture::app(3, true, false);
+    // hasty's guardrails: the detail opens on banned-patterns; `j` is its
+    // issue (line 10 of src/lib.rs).
+    keys(
+        &mut app,
+        &[
+            Key::Char('2'),
+            Key::Char('l'),
+            Key::Enter,
+            Key::Char('j'),
+            Key::Enter,
+        ],
+    );
+    update(
+        &mut app,
+        Action::DiffLoaded {
+            candidate: "hasty".into(),
+            text: DIFF.into(),
+        },
+    );
+    let screen = text(&terminal(&app, 100, 30));
+    let rows: Vec<&str> = screen.lines().collect();
+    let marked: Vec<usize> = (0..rows.len()).filter(|&y| rows[y].contains('▶')).collect();
+    assert_eq!(marked.len(), 1, "one line is marked:\n{screen}");
+    let y = marked[0];
+    assert!(
+        rows[y].contains("dbg!") && rows[y].contains("  10"),
+        "{screen}"
+    );
+    // The diff pane's first row is its border's next: the mark is below
+    // the top by the context lines, which show the lines before it.
+    let top = rows
+        .iter()
+        .position(|r| r.contains("hasty · src/lib.rs"))
+        .expect("the diff pane")
+        + 1;
+    assert_eq!(
+        y - top,
+        rascal::tui::app::DiffView::CONTEXT,
+        "context above the line:\n{screen}"
+    );
+    assert!(
+        rows[y - 1].contains("   9"),
+        "the line before it:\n{screen}"
+    );
+}
+
+/// Issue 31, item 6: finalizing a candidate that did not pass says why
+/// once, whole (wrapped in the dialog), and Enter adds what to do — not
+/// the same reason a second time.
+#[test]
+fn a_refused_finalize_says_why_once_and_whole() {
+    let mut app = fixture::app(3, true, false);
+    keys(&mut app, &[Key::Char('2'), Key::Char('F')]);
+    let why = app
+        .candidates
+        .iter()
+        .find(|c| c.info.id == "hasty")
+        .and_then(|c| c.select_refusal.clone())
+        .expect("hasty did not pass");
+    keys(&mut app, &[Key::Enter]);
+    // Narrow enough that the reason takes two rows.
+    let screen = text(&terminal(&app, 60, 30));
+    let dialog: Vec<&str> = screen
+        .lines()
+        .map(|l| l.trim_matches(|c: char| c == '│' || c == ' '))
+        .collect();
+    let joined = dialog.join(" ");
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let said = format!("{why}: it did not pass");
+    assert!(
+        words(&joined).contains(&words(&said)),
+        "the whole reason:\n{screen}"
+    );
+    assert_eq!(
+        words(&joined).matches(&words(&why)).count(),
+        1,
+        "said once:\n{screen}"
+    );
+    assert!(
+        words(&joined).contains("finalize refuses a candidate that did not pass"),
+        "{screen}"
+    );
+}

@@ -150,6 +150,38 @@ fn sides(app: &App) -> (String, String) {
     (sanitize(a), sanitize(b))
 }
 
+/// One place of the ranking: `1. careful all layers pass, …`, the reason
+/// (which names the candidate first: not said twice) wrapped under the
+/// name, never cut.
+fn position_lines(
+    p: &crate::model::ranking::Ranked,
+    w: usize,
+    name: ratatui::style::Style,
+    style: ratatui::style::Style,
+) -> Vec<Line<'static>> {
+    let head = format!("{}. {} ", p.position, sanitize(&p.candidate));
+    let reason = p
+        .reason
+        .strip_prefix(&format!("{}: ", p.candidate))
+        .unwrap_or(&p.reason);
+    let indent = width(&head);
+    let mut out = super::wrapped(
+        &sanitize(reason),
+        w.saturating_sub(indent),
+        usize::MAX,
+        style,
+    );
+    for (i, l) in out.iter_mut().enumerate() {
+        let lead = if i == 0 {
+            Span::styled(head.clone(), name)
+        } else {
+            Span::raw(" ".repeat(indent))
+        };
+        l.spans.insert(0, lead);
+    }
+    out
+}
+
 fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let block = Block::default()
@@ -169,31 +201,22 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
                 } else {
                     t.text
                 };
-                let head = format!("{}. {} ", p.position, sanitize(id));
-                let rest = w.saturating_sub(width(&head));
-                lines.push(Line::from(vec![
-                    Span::styled(head, st),
-                    Span::styled(ellipsis(&sanitize(&p.reason), rest), t.dim),
-                ]));
+                lines.extend(position_lines(p, w, st, t.dim));
             }
-            lines.push(Line::from(Span::styled(
-                match (&r.pick, &r.contested) {
-                    (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
-                    (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
-                    (None, None) => "comparator's pick: none (no candidate passed)".into(),
-                },
-                if r.pick.is_some() { t.pass } else { t.warn },
-            )));
+            let pick = match (&r.pick, &r.contested) {
+                (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
+                (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
+                (None, None) => "comparator's pick: none (no candidate passed)".into(),
+            };
+            let style = if r.pick.is_some() { t.pass } else { t.warn };
+            lines.extend(super::wrapped(&pick, w, usize::MAX, style));
             if let Some(j) = &r.judge {
                 let said = match (&j.pick, &j.problem) {
                     (Some(p), _) => format!("judge {}: {} — {}", j.agent, p, j.reason),
                     (None, Some(why)) => format!("judge {}: not used ({why})", j.agent),
                     _ => format!("judge {}: no pick", j.agent),
                 };
-                lines.push(Line::from(Span::styled(
-                    ellipsis(&sanitize(&said), w),
-                    t.dim,
-                )));
+                lines.extend(super::wrapped(&sanitize(&said), w, usize::MAX, t.dim));
             }
             // The agreement matrix is the evidence, the similarity a
             // tie-breaker: the pane is short, so the evidence comes first.
@@ -356,4 +379,55 @@ fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ranking::Ranked;
+    use crate::model::verdict::Verdict;
+
+    fn text(lines: &[Line]) -> Vec<String> {
+        lines
+            .iter()
+            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+            .collect()
+    }
+
+    /// Issue 31, item 6: `careful careful: all layers pass, consensu…` —
+    /// the name said once, the reason wrapped whole under it.
+    #[test]
+    fn a_ranking_line_names_the_candidate_once_and_keeps_its_whole_reason() {
+        let p = Ranked {
+            position: 1,
+            candidate: "careful".into(),
+            verdict: Verdict::Pass,
+            layers_passed: 5,
+            criteria_met: 0,
+            consensus: 0.87,
+            lines: 10,
+            files: 1,
+            reason: "careful: all layers pass, passes 2/2 tests others wrote (agrees with hasty), consensus 0.87".into(),
+            usage: None,
+            agreement: None,
+        };
+        let style = ratatui::style::Style::default();
+        let lines = text(&position_lines(&p, 40, style, style));
+        assert!(
+            lines[0].starts_with("1. careful all layers pass,"),
+            "{lines:?}"
+        );
+        assert_eq!(lines.concat().matches("careful").count(), 1, "{lines:?}");
+        assert!(lines.iter().all(|l| width(l) <= 40), "{lines:?}");
+        assert!(
+            lines.iter().skip(1).all(|l| l.starts_with("           ")),
+            "{lines:?}"
+        );
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(
+            words(&lines.join(" ")),
+            "1. careful all layers pass, passes 2/2 tests others wrote (agrees with hasty), consensus 0.87"
+        );
+        assert!(!lines.concat().contains('…'));
+    }
 }

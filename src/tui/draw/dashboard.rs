@@ -210,8 +210,11 @@ fn column(frame: &mut Frame, app: &App, idx: usize, c: &Candidate, area: Rect) {
     let w = inner.width as usize;
     let mut lines: Vec<Line> = header_lines(app, c, w);
     lines.push(layer_strip(app, c, focused));
-    // One line: why it stands where it stands.
-    lines.push(Line::from(standing(app, c, w)));
+    // Why it stands where it stands, whole: wrapped, before the log (at
+    // worst only the rule stays below it).
+    let (why, style) = standing(app, c);
+    let room = (inner.height as usize).saturating_sub(lines.len() + 1);
+    lines.extend(super::wrapped(&why, w, room, style));
     if let Some(net) = network_line(app, c, w) {
         lines.push(net);
     }
@@ -327,9 +330,9 @@ fn layer_strip(app: &App, c: &Candidate, focused: bool) -> Line<'static> {
     Line::from(strip)
 }
 
-/// Why the candidate stands where it stands, in one line: escalated,
-/// still failing after overrides, overridden, its failure, or its size.
-fn standing(app: &App, c: &Candidate, w: usize) -> Span<'static> {
+/// Why the candidate stands where it stands: escalated, still failing
+/// after overrides, overridden, its failure, or its size.
+fn standing(app: &App, c: &Candidate) -> (String, ratatui::style::Style) {
     let t = &app.theme;
     match (&c.verdict, &c.reason) {
         _ if c.state == State::Escalated => {
@@ -337,39 +340,30 @@ fn standing(app: &App, c: &Candidate, w: usize) -> Span<'static> {
             let by = by
                 .map(|w| format!(" — {}", w.split(" <").next().unwrap_or(&w)))
                 .unwrap_or_default();
-            Span::styled(
-                ellipsis(&sanitize(&format!("⚑ {note}{by}")), w),
+            (
+                sanitize(&format!("⚑ {note}{by}")),
                 t.warn.add_modifier(Modifier::BOLD),
             )
         }
-        (Some(_), _) if c.state == State::Fail && c.overrides > 0 && !c.blockers.is_empty() => {
-            Span::styled(
-                ellipsis(
-                    &sanitize(&format!(
-                        "still FAIL: {}",
-                        crate::tui::app::blockers_text(&c.blockers)
-                    )),
-                    w,
-                ),
-                t.warn,
-            )
-        }
-        (Some(v), Some(r)) if c.effective != Some(*v) => Span::styled(
-            ellipsis(&sanitize(&format!("overridden: {r}")), w),
-            t.overridden,
+        (Some(_), _) if c.state == State::Fail && c.overrides > 0 && !c.blockers.is_empty() => (
+            sanitize(&format!(
+                "still FAIL: {}",
+                crate::tui::app::blockers_text(&c.blockers)
+            )),
+            t.warn,
         ),
-        (Some(_), Some(r)) => Span::styled(ellipsis(&sanitize(r), w), t.fail),
-        (Some(_), None) => Span::styled(
-            ellipsis(
-                &format!(
-                    "{} changed",
-                    crate::text::change_size(c.files as u64, c.lines)
-                ),
-                w,
+        (Some(v), Some(r)) if c.effective != Some(*v) => {
+            (sanitize(&format!("overridden: {r}")), t.overridden)
+        }
+        (Some(_), Some(r)) => (sanitize(r), t.fail),
+        (Some(_), None) => (
+            format!(
+                "{} changed",
+                crate::text::change_size(c.files as u64, c.lines)
             ),
             t.dim,
         ),
-        _ => Span::styled("", t.dim),
+        _ => (String::new(), t.dim),
     }
 }
 

@@ -43,18 +43,32 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(Span::styled(format!(" {why}"), t.dim)));
     }
     let h = inner.height as usize;
-    let first = app.detail_sel.saturating_sub(h.saturating_sub(1));
-    for (n, &(ri, ii)) in rows.iter().enumerate().skip(first).take(h) {
-        let r = &c.reports[ri];
-        let sel = n == app.detail_sel;
-        let mut line = match ii {
-            None => check_line(app, c, layer, r, w),
-            Some(ii) => issue_line(app, r, ii, w),
-        };
-        if sel {
-            line = line.patch_style(t.selected);
+    // The selected issue's message is read whole: wrapped under its row,
+    // which stays in view with every one of its lines.
+    let selected = rows
+        .get(app.detail_sel)
+        .and_then(|&(ri, ii)| ii.map(|ii| issue_lines(app, &c.reports[ri], ii, w, usize::MAX)));
+    let extra = selected.as_ref().map_or(0, |l| l.len().saturating_sub(1));
+    let first = app
+        .detail_sel
+        .saturating_sub(h.saturating_sub(1 + extra.min(h.saturating_sub(1))));
+    for (n, &(ri, ii)) in rows.iter().enumerate().skip(first) {
+        if lines.len() >= h {
+            break;
         }
-        lines.push(line);
+        let r = &c.reports[ri];
+        if n == app.detail_sel {
+            let sel = match (&selected, ii) {
+                (Some(l), Some(_)) => l.clone(),
+                _ => vec![check_line(app, c, layer, r, w)],
+            };
+            lines.extend(sel.into_iter().map(|l| l.patch_style(t.selected)));
+            continue;
+        }
+        lines.push(match ii {
+            None => check_line(app, c, layer, r, w),
+            Some(ii) => issue_lines(app, r, ii, w, 1).remove(0),
+        });
     }
     frame.render_widget(Paragraph::new(lines), inner);
 
@@ -110,8 +124,9 @@ fn check_line(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> L
 }
 
 /// An issue's row under its check: severity, rule, location and the
-/// message's first line.
-fn issue_line(app: &App, r: &Report, ii: usize, w: usize) -> Line<'static> {
+/// message's first line, in at most `max` lines (wrapped under the head;
+/// the last ends in `…` when it is cut).
+fn issue_lines(app: &App, r: &Report, ii: usize, w: usize, max: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let i = &r.issues[ii];
     let st = match i.effective_severity(r.advisory) {
@@ -126,14 +141,20 @@ fn issue_line(app: &App, r: &Report, ii: usize, w: usize) -> Line<'static> {
         sanitize(&i.rule),
         sanitize(&loc)
     );
-    let rest = w.saturating_sub(width(&head));
-    Line::from(vec![
-        Span::styled(head, st),
-        Span::styled(
-            ellipsis(&sanitize(i.message.lines().next().unwrap_or("")), rest),
-            t.text,
-        ),
-    ])
+    let indent = width(&head);
+    let message = sanitize(i.message.lines().next().unwrap_or(""));
+    // However long the head, the message keeps a few words a line.
+    let room = w.saturating_sub(indent).max(16);
+    let mut out = super::wrapped(&message, room, max, t.text);
+    for (n, l) in out.iter_mut().enumerate() {
+        let lead = if n == 0 {
+            Span::styled(head.clone(), st)
+        } else {
+            Span::raw(" ".repeat(indent))
+        };
+        l.spans.insert(0, lead);
+    }
+    out
 }
 
 /// The output box: the tail of the selected check's output.

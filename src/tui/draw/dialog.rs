@@ -117,7 +117,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         },
         t.dim,
     )));
-    let h = (lines.len() as u16 + 2).min(area.height);
+    // As tall as its lines once wrapped: the last ones are never cut off.
+    let inner = area.width.min(80).saturating_sub(2) as usize;
+    let rows: usize = lines
+        .iter()
+        .map(|l| {
+            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+            crate::text::wrap(&text, inner).len()
+        })
+        .sum();
+    let h = (rows as u16 + 2).min(area.height);
     let rect = centered(area, 80, h);
     super::boxed(frame, t, rect, title, lines);
 }
@@ -404,14 +413,16 @@ fn finalize(frame: &mut Frame, app: &App, f: &FinalizeDialog, area: Rect) {
         ),
     ])];
     if f.select_first {
-        head.push(Line::from(Span::styled(
-            format!(
+        head.extend(super::wrapped(
+            &format!(
                 "Nothing is selected: Enter selects {} first (recorded as {}).",
                 sanitize(&f.candidate),
                 sanitize(&app.who)
             ),
+            inner_w,
+            usize::MAX,
             t.warn,
-        )));
+        ));
     }
     let kv = |k: &str, v: String, style| {
         Line::from(vec![
@@ -445,15 +456,18 @@ fn finalize(frame: &mut Frame, app: &App, f: &FinalizeDialog, area: Rect) {
             t.text,
         ),
     ]));
+    // Said once, whole: wrapped to the dialog's width.
     if let Some(why) = &f.refusal {
-        foot.push(Line::from(Span::styled(
-            format!("{}: it did not pass", sanitize(why)),
+        foot.extend(super::wrapped(
+            &format!("{}: it did not pass", sanitize(why)),
+            inner_w,
+            usize::MAX,
             t.fail,
-        )));
+        ));
     }
     if let Some(e) = &f.error {
         for l in e.lines().take(4) {
-            foot.push(Line::from(Span::styled(sanitize(l), t.error)));
+            foot.extend(super::wrapped(&sanitize(l), inner_w, usize::MAX, t.error));
         }
     }
     foot.push(Line::from(Span::styled(

@@ -68,12 +68,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let lines = if v.side_by_side {
         side_by_side(app, f, v.scroll, inner)
     } else {
+        let mark = v.mark.filter(|(mf, _)| *mf == v.file).map(|(_, l)| l);
         unified(
             app,
             f,
             v.scroll,
-            inner.height as usize,
-            inner.width as usize,
+            (inner.height as usize, inner.width as usize),
+            mark,
         )
     };
     frame.render_widget(Paragraph::new(lines), inner);
@@ -163,23 +164,30 @@ fn num(n: Option<u32>) -> String {
 const GUTTER: usize = 9;
 
 /// One file's lines in unified form, from `scroll`, `rows` of them, each
-/// `cols` wide.
+/// `cols` wide; line `mark` (an issue's, jumped to) marked `▶` in the
+/// gutter.
 pub fn unified(
     app: &App,
     f: &DiffFile,
     scroll: usize,
-    rows: usize,
-    cols: usize,
+    (rows, cols): (usize, usize),
+    mark: Option<usize>,
 ) -> Vec<Line<'static>> {
     f.lines
         .iter()
+        .enumerate()
         .skip(scroll)
         .take(rows)
-        .map(|l| {
+        .map(|(i, l)| {
+            let (no, gap) = if mark == Some(i) {
+                (app.theme.selected, Span::styled("▶", app.theme.selected))
+            } else {
+                (app.theme.line_no, Span::raw(" "))
+            };
             let mut spans = vec![
-                Span::styled(num(l.old), app.theme.line_no),
-                Span::styled(num(l.new), app.theme.line_no),
-                Span::raw(" "),
+                Span::styled(num(l.old), no),
+                Span::styled(num(l.new), no),
+                gap,
             ];
             spans.extend(line_row(app, &f.path, l, cols.saturating_sub(GUTTER)));
             Line::from(spans)

@@ -74,18 +74,36 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         .length_ms(app.now_ms)
         .map(clock)
         .unwrap_or_else(|| "–".into());
+    let strategy = [
+        Span::styled(" · strategy ", t.dim),
+        Span::styled(app.meta.strategy.clone(), t.text),
+    ];
+    let base = [
+        Span::styled(" · base ", t.dim),
+        Span::styled(base.to_string(), t.text),
+    ];
     let mut l1 = vec![
         Span::styled(" rascal ", t.title),
         Span::styled(state, style),
         Span::styled(" · run ", t.dim),
         Span::styled(sanitize(&app.run), t.text),
-        Span::styled(" · strategy ", t.dim),
-        Span::styled(app.meta.strategy.clone(), t.text),
-        Span::styled(" · base ", t.dim),
-        Span::styled(base.to_string(), t.text),
-        Span::styled(" · wall ", t.dim),
-        Span::styled(wall, t.text),
     ];
+    // The wall clock stays; on a narrow terminal the strategy goes first,
+    // then the base, then the word `run` before the run's id.
+    let used =
+        |spans: &[Span]| -> usize { spans.iter().map(|s| crate::text::width(&s.content)).sum() };
+    let wall = [Span::styled(" · wall ", t.dim), Span::styled(wall, t.text)];
+    let fixed = used(&l1) + used(&wall) + screen_width(app);
+    let cols = area.width as usize;
+    if fixed + used(&base) + used(&strategy) <= cols {
+        l1.extend(strategy);
+    }
+    if fixed + used(&base) <= cols {
+        l1.extend(base);
+    } else if fixed > cols {
+        l1[2] = Span::styled(" · ", t.dim);
+    }
+    l1.extend(wall);
     if app.screen != Screen::Dashboard {
         l1.push(Span::styled(" · ", t.dim));
         l1.push(Span::styled(app.screen.name(), t.title));
@@ -143,6 +161,15 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Paragraph::new(vec![Line::from(l1), l2]), area);
 }
 
+/// The columns the header's screen name (` · diff`) takes.
+fn screen_width(app: &App) -> usize {
+    if app.screen == Screen::Dashboard {
+        0
+    } else {
+        3 + crate::text::width(app.screen.name())
+    }
+}
+
 /// The style of a run's or candidate's state.
 pub fn state_style(app: &App, s: crate::model::state::State) -> ratatui::style::Style {
     use crate::model::state::State;
@@ -190,7 +217,35 @@ pub fn clock(ms: i64) -> String {
     }
 }
 
-/// A centred rectangle of at most `w`×`h` inside `area`.
+/// Text that must be read whole, in lines of `w` columns styled `style`:
+/// wrapped, never cut — unless it needs more than `max` lines (at least
+/// one), when the last shown ends in `…`.
+pub fn wrapped(
+    text: &str,
+    w: usize,
+    max: usize,
+    style: ratatui::style::Style,
+) -> Vec<Line<'static>> {
+    let mut lines = crate::text::wrap(text, w);
+    let max = max.max(1);
+    if max == 1 && lines.len() > 1 {
+        // One line: as much of it as fits, like any cut line.
+        lines = vec![ellipsis(text, w)];
+    } else if lines.len() > max {
+        lines.truncate(max);
+        let last = &mut lines[max - 1];
+        *last = if crate::text::width(last) < w {
+            format!("{last}…")
+        } else {
+            ellipsis(last, w)
+        };
+    }
+    lines
+        .into_iter()
+        .map(|l| Line::from(Span::styled(l, style)))
+        .collect()
+}
+
 /// A dialog box: `lines` wrapped in a bordered, titled box drawn over
 /// whatever is at `rect`.
 pub fn boxed(
@@ -215,6 +270,7 @@ pub fn boxed(
     );
 }
 
+/// A centred rectangle of at most `w`×`h` inside `area`.
 pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
     let w = w.min(area.width);
     let h = h.min(area.height);

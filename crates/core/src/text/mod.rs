@@ -2,8 +2,8 @@
 //! terminal, git, Markdown, SARIF, notifications, clipboard), and the
 //! width of text on a terminal, in columns: CJK and most emoji take two,
 //! combining marks none, so columns are measured with [`width`] and cut,
-//! padded or shortened with [`fit`], [`pad`], [`pad_left`] and [`ellipsis`],
-//! never by bytes or chars.
+//! padded, shortened or wrapped with [`fit`], [`pad`], [`pad_left`],
+//! [`ellipsis`] and [`wrap`], never by bytes or chars.
 
 pub mod inert;
 
@@ -75,6 +75,48 @@ pub fn ellipsis(s: &str, max: usize) -> String {
     }
     let (head, _) = fit(s, max - 1);
     format!("{head}…")
+}
+
+/// `s` in lines of at most `max` columns, for text that must be read
+/// whole: broken at spaces, a word wider than a line broken where it
+/// reaches the edge. Never empty (an empty `s` is one empty line).
+pub fn wrap(s: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in s.split_whitespace() {
+        let mut word = word;
+        let used = width(&line);
+        if !line.is_empty() && used + 1 + width(word) > max {
+            lines.push(std::mem::take(&mut line));
+        } else if !line.is_empty() {
+            line.push(' ');
+        }
+        loop {
+            let room = max - width(&line);
+            let (head, _) = fit(word, room);
+            if head.len() == word.len() {
+                line.push_str(word);
+                break;
+            }
+            // At least one grapheme a line, however narrow the line is.
+            let head = if head.is_empty() && line.is_empty() {
+                word.graphemes(true).next().unwrap_or(word)
+            } else {
+                head
+            };
+            line.push_str(head);
+            lines.push(std::mem::take(&mut line));
+            word = &word[head.len()..];
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
 }
 
 /// `s` followed by spaces up to `w` columns (a wider `s` is left whole).
@@ -218,6 +260,34 @@ mod tests {
         for s in ["claude", "日本語エージェント", "🚀rocket", "e\u{301}te"] {
             assert_eq!(width(&pad(&ellipsis(s, 8), 9)), 9, "{s}");
             assert_eq!(width(&pad_left(&ellipsis(s, 5), 6)), 6, "{s}");
+        }
+    }
+
+    #[test]
+    fn wrap_keeps_every_word_and_fits_the_width() {
+        let msg = "guardrails build: src/lib.rs:11:5: error[E0308]: mismatched types";
+        let lines = wrap(msg, 20);
+        assert_eq!(
+            lines,
+            [
+                "guardrails build:",
+                "src/lib.rs:11:5:",
+                "error[E0308]:",
+                "mismatched types"
+            ]
+        );
+        assert_eq!(wrap("abcdefgh ij", 3), ["abc", "def", "gh", "ij"]);
+        assert_eq!(wrap("日本語テキスト", 5), ["日本", "語テ", "キス", "ト"]);
+        assert_eq!(wrap("", 5), [""]);
+        for (s, max) in [(msg, 7), ("日本語 text 🚀 done", 3), ("x", 1)] {
+            let lines = wrap(s, max);
+            assert!(
+                lines.iter().all(|l| width(l) <= max),
+                "{s} {max}: {lines:?}"
+            );
+            let joined: String = lines.concat().split_whitespace().collect();
+            let whole: String = s.split_whitespace().collect();
+            assert_eq!(joined, whole, "nothing is lost");
         }
     }
 

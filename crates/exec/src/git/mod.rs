@@ -8,6 +8,7 @@ pub mod forget;
 pub mod gitdir;
 pub mod holdout;
 pub mod ignore;
+pub mod kept;
 pub mod overlay;
 pub mod repo;
 pub mod safe_env;

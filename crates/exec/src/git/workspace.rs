@@ -1307,21 +1307,28 @@ pub fn tree_diff_text(origin: &Path, ws: &Path, base: Oid, tree: Oid) -> Result<
     let store = crate::git::tree::workspace_store(ws)?;
     store
         .odb()?
-        .add_disk_alternate(&user.path().join("objects").to_string_lossy())?;
-    let old = store.find_tree(user.find_commit(base)?.tree_id())?;
-    let new = store.find_tree(tree)?;
+        .add_disk_alternate(&user.commondir().join("objects").to_string_lossy())?;
+    let old = user.find_commit(base)?.tree_id();
+    trees_diff_text(&store, old, tree)
+}
+
+/// The unified diff text from tree `old` to tree `new`, both read from
+/// `repo` (renames found, bounded like every diff text rascal shows).
+pub fn trees_diff_text(repo: &Repository, old: Oid, new: Oid) -> Result<String> {
+    let old = repo.find_tree(old)?;
+    let new = repo.find_tree(new)?;
     let mut opts = DiffOptions::new();
     opts.force_text(true)
         .include_typechange(true)
         .ignore_submodules(false)
         .context_lines(3);
-    let mut diff = store.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))?;
+    let mut diff = repo.diff_tree_to_tree(Some(&old), Some(&new), Some(&mut opts))?;
     let mut find = DiffFindOptions::new();
     find.renames(true)
         .renames_from_rewrites(true)
         .rename_threshold(50);
     diff.find_similar(Some(&mut find))?;
-    bounded_patch(&store, &diff)
+    bounded_patch(repo, &diff)
 }
 
 #[cfg(test)]

@@ -1,0 +1,116 @@
+//! A candidate's change as the diff and compare views (and `y` copy) read
+//! it: once it finished, its verified change tree — from the run's kept
+//! store or its workspace while it exists (`git::kept`), so the views
+//! still show it after finalize removed the workspace; while it runs, its
+//! workspace's files as they are now.
+
+use super::app::App;
+use crate::git::{kept, workspace};
+use crate::model::state::State;
+use git2::Oid;
+use std::path::{Path, PathBuf};
+
+/// One candidate's change, as the views find it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Its workspace (which finalize may have removed).
+    pub worktree: PathBuf,
+    /// Its verified change tree, once it has one.
+    pub tree: Option<String>,
+}
+
+impl Change {
+    /// Candidate `id`'s change in `app`: while it runs (a retry too) its
+    /// workspace as it is, once it finished its verified tree.
+    pub fn of(app: &App, id: &str) -> Option<Change> {
+        let c = app.candidates.iter().find(|c| c.info.id == id)?;
+        let running = matches!(c.state, State::Running | State::Queued);
+        let tree = app
+            .summary
+            .candidates
+            .iter()
+            .find(|s| s.id == id)
+            .and_then(|s| s.tree.clone())
+            .filter(|_| !running);
+        Some(Change {
+            worktree: PathBuf::from(&c.info.worktree),
+            tree,
+        })
+    }
+
+    fn tree(&self) -> Option<Oid> {
+        self.tree.as_deref().and_then(|t| Oid::from_str(t).ok())
+    }
+}
+
+/// A reader of run `run`'s change trees (the repository at `origin`).
+fn reader(origin: &Path, run: &str, changes: &[&Change]) -> workspace::Result<git2::Repository> {
+    let files = workspace::files_dir(&workspace::open(origin)?);
+    let dirs: Vec<&Path> = changes.iter().map(|c| c.worktree.as_path()).collect();
+    kept::reader(origin, &kept::store_path(&files, run), &dirs)
+}
+
+/// The diff text of `c` against the base `base`, in run `run` of the
+/// repository at `origin` (empty when there is nothing to read).
+pub fn diff_text(origin: &Path, run: &str, base: &str, c: &Change) -> Result<String, String> {
+    let base = Oid::from_str(base).map_err(|e| e.to_string())?;
+    if let Some(tree) = c.tree() {
+        let read = reader(origin, run, &[c]).and_then(|r| {
+            let old = r.find_commit(base)?.tree_id();
+            workspace::trees_diff_text(&r, old, tree)
+        });
+        if let Ok(text) = read {
+            return Ok(text);
+        }
+    }
+    workspace::diff_text(origin, &c.worktree, base).map_err(|e| e.to_string())
+}
+
+/// How candidate `a`'s change differs from `b`'s: a unified diff with B
+/// as the old side and A as the new. Their change trees when both have
+/// one, else their workspaces' files.
+pub fn compare_text(origin: &Path, run: &str, base: &str, a: &Change, b: &Change) -> String {
+    if let (Some(ta), Some(tb)) = (a.tree(), b.tree()) {
+        let read =
+            reader(origin, run, &[a, b]).and_then(|r| workspace::trees_diff_text(&r, tb, ta));
+        if let Ok(text) = read {
+            return text;
+        }
+    }
+    files_compare_text(origin, &a.worktree, &b.worktree, base)
+}
+
+/// Candidate A's files against candidate B's, for every path either one
+/// changed: a unified diff with B as the old side and A as the new.
+fn files_compare_text(origin: &Path, a: &Path, b: &Path, base: &str) -> String {
+    let Ok(oid) = Oid::from_str(base) else {
+        return String::new();
+    };
+    let mut paths = std::collections::BTreeSet::new();
+    for dir in [a, b] {
+        // Only the paths: counted and let go, never held.
+        let limits = workspace::ChangeSetLimits::default();
+        if let Ok(cs) = workspace::changeset_streamed(origin, dir, oid, &limits, None) {
+            for f in cs.files {
+                paths.insert(f.path.clone());
+            }
+        }
+    }
+    let mut out = String::new();
+    for p in paths {
+        let read = |d: &Path| std::fs::read_to_string(d.join(&p)).unwrap_or_default();
+        let (old, new) = (read(b), read(a));
+        if old == new {
+            continue;
+        }
+        let diff = similar::TextDiff::from_lines(&old, &new);
+        out.push_str(&format!("diff --git a/{p} b/{p}\n--- a/{p}\n+++ b/{p}\n"));
+        for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+            out.push_str(&hunk.to_string());
+            if !out.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
