@@ -9,6 +9,7 @@ use crate::layers::compare::{self, Contender};
 use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::model::ranking::Ranking;
+use crate::model::state::State;
 use crate::model::verdict::Verdict;
 use crate::pipeline::agree;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
@@ -118,6 +119,19 @@ pub async fn execute_with(
     // Layer 1: the passing candidates test each other, then the ranking.
     let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
     let mut contenders = contenders(others, &mut results);
+    // Every candidate's state, for the declarations' escalation.
+    let states: Vec<State> = jobs
+        .resume
+        .as_ref()
+        .map(|r| r.states.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(contenders.iter().map(|c| match c.impossible {
+            true => State::Impossible,
+            false => State::of(c.verdict),
+        }))
+        .collect();
+    let declarations_escalate = crate::model::impossible::escalates(&states);
     if let Some(m) = &agreement {
         agree::with_standings(&mut contenders, m);
     }
@@ -132,7 +146,8 @@ pub async fn execute_with(
         .chain(results.iter().map(|r| r.verdict))
         .collect();
     let verdict = run_verdict(&verdicts);
-    let escalated = results.iter().any(|r| r.escalated)
+    let escalated = declarations_escalate
+        || results.iter().any(|r| r.escalated)
         || run_decisions
             .lock()
             .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
@@ -142,6 +157,12 @@ pub async fn execute_with(
     let mut exit_code = run_exit_code(verdict, escalated);
     if jobs.request.strict {
         exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);
+    }
+    // Most (or all) candidates said the task cannot be done: a human
+    // decides, whatever passed beside them.
+    if declarations_escalate {
+        // An escalation's exit code (3).
+        exit_code = run_exit_code(Verdict::Fail, true);
     }
     jobs.journal
         .emit(RunEvent::RunFinished { verdict, exit_code });
