@@ -1137,12 +1137,22 @@ mod tests {
                 .collect(),
         }];
         for (id, verdict) in ids {
-            if declared.contains(id) {
+            let reason = format!("{id}: the tests contradict the task");
+            let report = if declared.contains(id) {
                 events.push(RunEvent::DeclaredImpossible {
                     candidate: id.to_string(),
-                    reason: format!("{id}: the tests contradict the task"),
+                    reason: reason.clone(),
                 });
-            }
+                crate::model::impossible::report(&reason)
+            } else if *verdict == Verdict::Pass {
+                Report::new(Layer::Agent, "agent").finish()
+            } else {
+                Report::new(Layer::Agent, "agent").errored("it broke").finish()
+            };
+            events.push(RunEvent::ReportLanded {
+                candidate: id.to_string(),
+                report: Box::new(report),
+            });
             events.push(RunEvent::CandidateFinished {
                 candidate: id.to_string(),
                 verdict: *verdict,
