@@ -140,7 +140,9 @@ pub async fn execute_with(
         agree::settle(&mut ranking, m, &contenders);
     }
     let contested = ranking.contested.is_some();
-    jobs.emit_ranking(ranking);
+    // A run the declarations escalate is a human's to decide: `--auto`
+    // selects nothing.
+    jobs.emit_ranking(ranking, !declarations_escalate);
     let verdicts: Vec<Verdict> = earlier
         .into_iter()
         .chain(results.iter().map(|r| r.verdict))
@@ -326,13 +328,14 @@ impl JobTemplate {
         }
     }
 
-    /// Journal the ranking, and with `--auto` the selection of its pick.
-    fn emit_ranking(&self, ranking: Ranking) {
+    /// Journal the ranking, and with `--auto` the selection of its pick
+    /// (when `may_select`).
+    fn emit_ranking(&self, ranking: Ranking, may_select: bool) {
         let pick = ranking.pick.clone();
         self.journal.emit(RunEvent::Ranked {
             ranking: Box::new(ranking),
         });
-        if let (true, Some(p)) = (self.request.auto, &pick) {
+        if let (true, true, Some(p)) = (self.request.auto, may_select, &pick) {
             self.journal.emit(RunEvent::DecisionRecorded {
                 decision: Decision::new(
                     Some(p),

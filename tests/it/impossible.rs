@@ -224,3 +224,54 @@ fn when_every_candidate_declares_the_run_escalates_with_the_reasons_side_by_side
     // One declaration left against one judged change: no escalation.
     assert_ne!(doc["state"], "escalated", "{out}");
 }
+
+#[test]
+fn a_pass_beside_two_declarations_escalates_and_auto_finalizes_nothing() {
+    if !toolchain("pytest", &["--version"]) {
+        return;
+    }
+    let t = repo(&[
+        author("honest", &format!("[{FIX}]")),
+        author("one", "[{ do: impossible, reason: \"libfoo is missing\" }]"),
+        author(
+            "two",
+            "[{ do: impossible, reason: \"the tests contradict the task\" }]",
+        ),
+    ]);
+    let o = t.rascal(&[
+        "run",
+        "make add() correct",
+        "--agent",
+        "honest,one,two",
+        "--headless",
+        "--auto",
+    ]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(code(&o), 3, "{out}");
+    assert!(
+        out.contains("run verdict PASS (exit 3) — 2 of 3 candidates declared the task impossible; escalated to a human"),
+        "{out}"
+    );
+    assert!(!out.contains("committed"), "{out}");
+    let id = out
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: rascal show "))
+        .unwrap()
+        .trim()
+        .to_string();
+    let doc = show_json(&t, &id);
+    assert_eq!(doc["state"], "escalated");
+    assert_eq!(doc["ranking"]["pick"], "honest");
+    assert!(
+        doc.get("selected").is_none(),
+        "--auto selected nothing: {doc}"
+    );
+    let fin = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&fin), 2, "{}", stderr(&fin));
+    assert!(
+        stderr(&fin)
+            .contains("pick `honest` is contested: 2 of 3 candidates declared the task impossible"),
+        "{}",
+        stderr(&fin)
+    );
+}

@@ -1147,7 +1147,9 @@ mod tests {
             } else if *verdict == Verdict::Pass {
                 Report::new(Layer::Agent, "agent").finish()
             } else {
-                Report::new(Layer::Agent, "agent").errored("it broke").finish()
+                Report::new(Layer::Agent, "agent")
+                    .errored("it broke")
+                    .finish()
             };
             events.push(RunEvent::ReportLanded {
                 candidate: id.to_string(),
