@@ -293,7 +293,7 @@ impl CandidateJob {
                 // A reattach finds the running agent's declaration as it
                 // left it; any other start clears an earlier attempt's.
                 if attempt > 1 || self.resume.is_none() {
-                    if let Err(r) = self.clear_declaration(attempt) {
+                    if let Some(r) = self.clear_declaration(attempt) {
                         self.land(r, &mut reports);
                         self.skip_layers(&mut reports, "skipped: the agent did not start");
                         return Attempt::not_started(reports);

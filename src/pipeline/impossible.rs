@@ -17,16 +17,17 @@ impl CandidateJob {
     /// Before the agent of `attempt` runs: an earlier attempt's
     /// `impossible.md` is removed, so it cannot speak for this one. The
     /// errored agent report when it cannot be.
-    pub(crate) fn clear_declaration(&self, attempt: u32) -> Result<(), Report> {
+    pub(crate) fn clear_declaration(&self, attempt: u32) -> Option<Report> {
         let artifacts = agents::artifacts_dir(&self.state, &self.run, &self.info.id);
-        agents::impossible::clear(&artifacts).map_err(|e| {
+        let e = agents::impossible::clear(&artifacts).err()?;
+        Some(
             Report::new(Layer::Agent, "agent")
                 .errored(format!(
                     "could not remove the last attempt's {} before attempt {attempt}: {e}",
                     crate::model::impossible::FILE
                 ))
-                .finish()
-        })
+                .finish(),
+        )
     }
 
     /// After the agent: its declaration, if it left one — journalled, its
