@@ -126,9 +126,12 @@ pub async fn execute_with(
         .map(|r| r.states.clone())
         .unwrap_or_default()
         .into_iter()
-        .chain(contenders.iter().map(|c| match c.impossible {
-            true => State::Impossible,
-            false => State::of(c.verdict),
+        .chain(contenders.iter().map(|c| {
+            if c.impossible {
+                State::Impossible
+            } else {
+                State::of(c.verdict)
+            }
         }))
         .collect();
     let declarations_escalate = crate::model::impossible::escalates(&states);
