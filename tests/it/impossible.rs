@@ -160,7 +160,7 @@ fn a_declaration_is_impossible_with_its_reason_never_retried_and_the_cheat_never
 
 #[test]
 fn when_every_candidate_declares_the_run_escalates_with_the_reasons_side_by_side() {
-    if !toolchain("pytest", &["--version"]) {
+    if !toolchain("pytest", &["--version"]) || !crate::common::bwrap() {
         return;
     }
     // `first` declares on its first attempt only; a human's retry must not
@@ -171,9 +171,11 @@ fn when_every_candidate_declares_the_run_escalates_with_the_reasons_side_by_side
             "[{{ do: when, attempt: 1, then: [{{ do: impossible, reason: \"libfoo is not installed\" }}], otherwise: [{FIX}] }}]"
         ),
     );
-    let second = author(
-        "second",
-        "[{ do: impossible, reason: \"the tests contradict the task | really\" }]",
+    // `second` is a `command` agent keeping the README's contract.
+    let script = r#"printf 'the tests contradict the task | really\n' > "$RASCAL_ARTIFACTS_DIR/impossible.md""#;
+    let second = format!(
+        "  second: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
+        serde_json::to_string(script).unwrap()
     );
     let t = repo(&[first, second]);
     let (exit, out, id) = run(&t, "first,second");
