@@ -11,8 +11,10 @@
 #                   (the default).
 #
 # Each configuration runs cold (a fresh state directory: no base results
-# cached, no build seed) and then warm (the base's results and build seed
-# from the cold run). Usage: bench/verification-cost.sh [RASCAL]
+# cached, no build seed), then warm (the base's results and build seed from
+# the cold run), then warm with the seed removed before each run (each
+# candidate's checks build the dependency again, as before the seed).
+# Usage: bench/verification-cost.sh [RASCAL]
 set -e
 RASCAL=${1:-$(pwd)/target/release/rascal}
 W=$(mktemp -d /tmp/verify-cost-XXXX)
@@ -90,10 +92,11 @@ R
 git add -A; git commit -qm base
 guard() { printf 'guardrails:\n  - { name: tests, command: "cargo test --offline --quiet", timeout: 600s%s }\n' "$1" > .rascal/guardrails.yaml; }
 t() { /usr/bin/time -f "%e" "$RASCAL" run "make add() correct" >/dev/null 2>"$W/time" || true; tail -1 "$W/time"; }
+unseeded() { find "$XDG_STATE_HOME" -name build-seed -prune -exec rm -rf {} +; t; }
 measure() {
   git add -A; git commit -qm "$1" --allow-empty
   export XDG_STATE_HOME="$W/state-$1"
-  echo "$1: cold $(t) s, warm $(t) s, $(t) s"
+  echo "$1: cold $(t) s; warm $(t) s, $(t) s; warm without the build seed $(unseeded) s, $(unseeded) s"
 }
 guard ", tests: false"; printf 'compare: { cross_tests: 0 }\n' >> .rascal/config.yaml
 measure gate-only

@@ -22,6 +22,13 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
     let summary = open_store(dir)?.summary(&run)?;
     let cand = summary.candidate(&candidate).map_err(CliError::Usage)?;
     if let Some(why) = cand.select_refusal() {
+        // No verified change to select, whatever `--force` says.
+        if cand.impossible.is_some() {
+            return Err(CliError::Usage(format!(
+                "{why}\n  `rascal finalize` never commits a candidate that declared the task impossible\n  \
+                 hint: read its reason with `rascal show {run}`; give it another attempt with `rascal retry {run} {candidate} --feedback \"…\"`, or select another candidate"
+            )));
+        }
         if !force || reason.trim().is_empty() {
             return Err(CliError::Usage(format!(
                 "{why}\n  `rascal finalize` refuses a candidate that did not pass\n  \

@@ -41,6 +41,21 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
             "run {run} has no pick: {why}\n  hint: see the agreement matrix with `rascal show {run}`, then decide yourself: {select}"
         ));
     }
+    if summary.declarations_escalate() {
+        let declared = summary.declarations().count();
+        let why = format!(
+            "{declared} of {} declared the task impossible",
+            crate::text::plural(summary.candidates.len() as u64, "candidate")
+        );
+        return Err(match &ranking.pick {
+            Some(pick) => format!(
+                "run {run}'s pick `{pick}` is contested: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; if the task can be done as asked, decide yourself: `rascal select {run} {pick}`, then `rascal finalize {run}`"
+            ),
+            None => format!(
+                "run {run} has no pick: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; fix the task (or what it needs) and run it again, or give one another attempt with `rascal retry {run} CANDIDATE --feedback \"…\"`"
+            ),
+        });
+    }
     let Some(pick) = &ranking.pick else {
         return Err(format!(
             "run {run} has no pick: no candidate passed\n  hint: see why with `rascal show {run}`; then retry one with feedback (`rascal retry {run} CANDIDATE --feedback \"…\"`), or accept its failures (`rascal override {run} CANDIDATE --layer L --check C --reason R --with-skipped`) and select it ({select})"
@@ -219,5 +234,37 @@ mod tests {
         let mut s = run(&[("careful", Verdict::Pass)], Some("careful"));
         decided(&mut s, Some("careful"), DecisionKind::Escalate);
         assert!(choose(&s).unwrap_err().contains("escalated"));
+    }
+
+    #[test]
+    fn a_pick_beside_a_majority_that_declared_the_task_impossible_is_contested() {
+        let mut s = run(
+            &[
+                ("careful", Verdict::Pass),
+                ("b", Verdict::Fail),
+                ("c", Verdict::Fail),
+            ],
+            Some("careful"),
+        );
+        for id in ["b", "c"] {
+            s.apply(&RunEvent::DeclaredImpossible {
+                candidate: id.into(),
+                reason: "the tests contradict the task".into(),
+            });
+        }
+        let e = choose(&s).unwrap_err();
+        assert!(
+            e.contains(
+                "pick `careful` is contested: 2 of 3 candidates declared the task impossible"
+            ),
+            "{e}"
+        );
+        assert!(
+            e.contains("rascal show r-1") && e.contains("rascal select r-1 careful"),
+            "{e}"
+        );
+        // Selected by a human, it is theirs to finalize.
+        decided(&mut s, Some("careful"), DecisionKind::Select);
+        assert_eq!(choose(&s), Ok(Choice::Selected("careful".into())));
     }
 }

@@ -29,6 +29,12 @@ pub enum FinalizeError {
     WorktreeGone { candidate: String, path: String },
     #[error("candidate `{0}` did not pass verification\n  hint: override its failed checks first (`rascal override … --with-skipped`), or select another candidate")]
     NotVerified(String),
+    #[error("candidate `{candidate}` is IMPOSSIBLE: its agent declared the task impossible ({reason}); its change was never verified\n  hint: nothing was committed; give it another attempt with `rascal retry {run} {candidate} --feedback \"…\"`, or select another candidate")]
+    DeclaredImpossible {
+        candidate: String,
+        run: String,
+        reason: String,
+    },
     #[error("candidate `{candidate}`'s worktree changed after it was verified ({what})\n  hint: nothing was committed; verify it again with `rascal retry` or start a new run")]
     ChangedSinceVerified { candidate: String, what: String },
     #[error("branch {branch} has {} finalize did not make for run {run}:\n{}\n  hint: nothing was changed; keep that work and commit on a fresh branch with `rascal finalize {run} --new-branch`, or delete the branch (`git branch -D {branch}`) to let finalize write it", plural(commits.len(), "commit"), indented(commits))]
@@ -444,6 +450,13 @@ fn verified_candidate(
         return Err(FinalizeError::ChangedSinceVerified {
             candidate: selected,
             what: why,
+        });
+    }
+    if let Some(why) = &cand.impossible {
+        return Err(FinalizeError::DeclaredImpossible {
+            candidate: selected,
+            run: summary.run.clone(),
+            reason: crate::text::sanitize(crate::model::impossible::first_line(why)),
         });
     }
     if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)

@@ -42,6 +42,9 @@ pub struct Contender {
     pub integrity_warnings: usize,
     /// The test-integrity check failed: never the pick, even when overridden.
     pub integrity_failed: bool,
+    /// Its agent declared the task impossible: never the pick, whatever
+    /// was overridden (its change was not judged).
+    pub impossible: bool,
     pub changes: ChangeSet,
     /// Tokens and cost when the agent reported them (shown, not ranked on).
     pub usage: Option<crate::model::usage::Usage>,
@@ -87,6 +90,7 @@ impl Contender {
                 .filter(|i| i.severity == crate::model::verdict::Severity::Warning)
                 .count(),
             integrity_failed: integrity.clone().any(|r| r.status == Status::Fail),
+            impossible: crate::model::impossible::declared(reports),
             holdout_passed: reports
                 .iter()
                 .filter(|r| crate::layers::criteria::is_held_out(r) && r.status == Status::Pass)
@@ -171,14 +175,15 @@ pub fn similarity(a: &BTreeMap<String, Likeness>, b: &BTreeMap<String, Likeness>
     }
 }
 
-/// Passed the gate: finished cleanly with PASS or WARN, and no
-/// test-integrity failure.
+/// Passed the gate: finished cleanly with PASS or WARN, no test-integrity
+/// failure, no declaration that the task is impossible.
 fn passed(c: &Contender) -> bool {
     verdict_rank(c) <= 1 && !c.integrity_failed
 }
 
 fn verdict_rank(c: &Contender) -> u8 {
     match (c.finished_cleanly, c.verdict) {
+        _ if c.impossible => 3,
         (false, _) => 3,
         (true, Verdict::Pass) => 0,
         (true, Verdict::Warn) => 1,
@@ -261,6 +266,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
                     c.id == p.candidate
                         && c.finished_cleanly
                         && !c.integrity_failed
+                        && !c.impossible
                         && !(c.disagrees && contenders.iter().any(|o| passed(o) && !o.disagrees))
                 })
         })
@@ -393,6 +399,7 @@ fn round2(x: f64) -> f64 {
 fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &[f64]) -> String {
     let c = &cs[i];
     let gate = match (c.finished_cleanly, c.verdict) {
+        (_, _) if c.impossible => "declared the task impossible".to_string(),
         (_, _) if c.integrity_failed => "weakened the tests (test-integrity failed)".to_string(),
         (false, _) => "did not finish cleanly".to_string(),
         (true, Verdict::Pass) => "all layers pass".to_string(),
@@ -499,6 +506,7 @@ mod tests {
             disagrees: false,
             integrity_warnings: 0,
             integrity_failed: false,
+            impossible: false,
             changes,
             usage: None,
         }
@@ -612,6 +620,38 @@ mod tests {
         assert_eq!(r.positions[0].candidate, "cheater");
         assert_eq!(r.pick, None);
         assert!(r.positions[0].reason.contains("test-integrity failed"));
+    }
+
+    #[test]
+    fn a_declaration_of_impossibility_is_never_the_pick() {
+        // Its verdict overridden to PASS, the only other candidate failing.
+        let mut declarer = c("declarer", Verdict::Pass, ChangeSet::default());
+        declarer.impossible = true;
+        let r = rank(&[
+            declarer.clone(),
+            c("broken", Verdict::Fail, cs(&[("a", &["x"])])),
+        ]);
+        assert_eq!(r.pick, None);
+        let pos = |id: &str| r.positions.iter().find(|p| p.candidate == id).unwrap();
+        assert!(
+            pos("declarer")
+                .reason
+                .contains("declared the task impossible"),
+            "{:?}",
+            r.positions
+        );
+        // Derived from its reports.
+        let from_reports = Contender::new(
+            "d",
+            Verdict::Fail,
+            false,
+            &[crate::model::impossible::report("no libfoo")],
+            ChangeSet::default(),
+            None,
+        );
+        assert!(from_reports.impossible);
+        let r = rank(&[from_reports, c("fine", Verdict::Pass, ChangeSet::default())]);
+        assert_eq!(r.pick.as_deref(), Some("fine"));
     }
 
     #[test]

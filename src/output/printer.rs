@@ -141,14 +141,9 @@ impl Printer {
             }
             RunEvent::Ranked { ranking } => ranking_lines(ranking, &self.summary.run),
             RunEvent::DecisionRecorded { decision } => vec![decision_line(decision)],
-            RunEvent::RunFinished { verdict, exit_code } => vec![format!(
-                "run verdict {verdict} (exit {exit_code}){}",
-                match (verdict, exit_code) {
-                    (Verdict::Fail, 3) => " — no candidate passed; escalated to a human",
-                    (Verdict::Fail, _) => " — no candidate passed",
-                    _ => "",
-                }
-            )],
+            RunEvent::RunFinished { verdict, exit_code } => {
+                self.finished_run_lines(*verdict, *exit_code)
+            }
             RunEvent::TaskLoaded {
                 source,
                 task,
@@ -178,7 +173,48 @@ impl Printer {
                 sanitize(reason)
             )],
             RunEvent::Finalized(f) => self.finalized_lines(f),
+            RunEvent::DeclaredImpossible { candidate, reason } => {
+                self.declared_lines(candidate, reason)
+            }
         }
+    }
+
+    /// The run's verdict and exit code; when the candidates' declarations
+    /// escalated it, why, with their reasons side by side.
+    fn finished_run_lines(&self, verdict: Verdict, exit_code: i32) -> Vec<String> {
+        let declared: Vec<(&str, &str)> = self.summary.declarations().collect();
+        if self.summary.declarations_escalate() {
+            let mut out = vec![format!(
+                "run verdict {verdict} (exit {exit_code}) — {} of {} declared the task impossible; escalated to a human",
+                declared.len(),
+                crate::text::plural(self.summary.candidates.len() as u64, "candidate")
+            )];
+            out.extend(
+                crate::model::impossible::table(declared)
+                    .lines()
+                    .map(|l| format!("    {}", sanitize(l))),
+            );
+            return out;
+        }
+        vec![format!(
+            "run verdict {verdict} (exit {exit_code}){}",
+            match (verdict, exit_code) {
+                (Verdict::Fail, 3) => " — no candidate passed; escalated to a human",
+                (Verdict::Fail, _) => " — no candidate passed",
+                _ => "",
+            }
+        )]
+    }
+
+    /// A declaration that the task is impossible: the reason, line by line
+    /// (its first `FEEDBACK_LINES`).
+    fn declared_lines(&self, candidate: &str, reason: &str) -> Vec<String> {
+        let tag = self.tag(candidate);
+        let mut out = vec![format!(
+            "{tag} ⚐ its agent declared the task impossible (impossible.md); its change is not judged, nor retried:"
+        )];
+        out.extend(quoted(&tag, reason));
+        out
     }
 
     /// The run's header: its id, base, launcher and task, then one line per
@@ -259,7 +295,7 @@ impl Printer {
         // A verdict that is not the whole story says so.
         let state = cand
             .map(|c| c.state)
-            .filter(|s| matches!(s, State::Cancelled | State::Escalated))
+            .filter(|s| matches!(s, State::Cancelled | State::Escalated | State::Impossible))
             .map(|s| format!(" ({s})"))
             .unwrap_or_default();
         let mut l = format!(
@@ -303,16 +339,7 @@ impl Printer {
         let mut out = vec![format!(
             "{tag} ↻ attempt {attempt}: feedback sent to the author"
         )];
-        let lines: Vec<&str> = feedback.lines().filter(|l| !l.trim().is_empty()).collect();
-        for l in lines.iter().take(FEEDBACK_LINES) {
-            out.push(format!("{tag}     » {}", cut(&sanitize(l), 300)));
-        }
-        if lines.len() > FEEDBACK_LINES {
-            out.push(format!(
-                "{tag}     » … {} more lines",
-                lines.len() - FEEDBACK_LINES
-            ));
-        }
+        out.extend(quoted(&tag, feedback));
         out
     }
 
@@ -348,6 +375,24 @@ impl Printer {
     }
 }
 
+/// Untrusted text an agent or a human wrote, quoted under `tag`: its first
+/// `FEEDBACK_LINES` non-empty lines, sanitised, then how many more.
+fn quoted(tag: &str, text: &str) -> Vec<String> {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let mut out: Vec<String> = lines
+        .iter()
+        .take(FEEDBACK_LINES)
+        .map(|l| format!("{tag}     » {}", cut(&sanitize(l), 300)))
+        .collect();
+    if lines.len() > FEEDBACK_LINES {
+        out.push(format!(
+            "{tag}     » … {} more lines",
+            lines.len() - FEEDBACK_LINES
+        ));
+    }
+    out
+}
+
 /// Where the run and each candidate stand (folded from the journal), the
 /// selection and the finalize: the last lines of `rascal show`.
 pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
@@ -358,6 +403,15 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
             let note = match (&c.escalated, c.state, &c.over_budget) {
                 (Some(e), State::Escalated, _) => format!(" ({})", cut(&sanitize(&e.reason), 80)),
                 (_, State::Cancelled, Some(why)) => format!(" — {}", cut(&sanitize(why), 80)),
+                _ if c.state == State::Impossible => format!(
+                    " — declared impossible: {}",
+                    ellipsis(
+                        &sanitize(crate::model::impossible::first_line(
+                            c.impossible.as_deref().unwrap_or("")
+                        )),
+                        80
+                    )
+                ),
                 _ => String::new(),
             };
             format!("{} {}{note}", sanitize(&c.id), c.state)
@@ -610,6 +664,59 @@ mod tests {
                 })
                 .collect(),
         }
+    }
+
+    #[test]
+    fn declarations_print_their_reasons_and_the_escalation_side_by_side() {
+        let mut p = Printer::new(false);
+        let declared = |id: &str, reason: &str| RunEvent::DeclaredImpossible {
+            candidate: id.into(),
+            reason: reason.into(),
+        };
+        let finished = |id: &str| RunEvent::CandidateFinished {
+            candidate: id.into(),
+            verdict: Verdict::Fail,
+            reason: Some("the agent declared the task impossible: x".into()),
+            files: 0,
+            lines: 0,
+            tree: None,
+            cancelled: false,
+        };
+        p.render(&started(&["a", "b"]));
+        let lines = p.render(&declared("a", "tests want 5\n\x1b[2Jno libfoo"));
+        assert_eq!(
+            lines,
+            vec![
+                "[a] ⚐ its agent declared the task impossible (impossible.md); its change is not judged, nor retried:",
+                "[a]     » tests want 5",
+                "[a]     » ^[[2Jno libfoo",
+            ]
+        );
+        let line = p.render(&finished("a")).join("\n");
+        assert!(line.contains("verdict FAIL (IMPOSSIBLE)"), "{line}");
+        p.render(&declared("b", "no | network"));
+        p.render(&finished("b"));
+        let end = p.render(&RunEvent::RunFinished {
+            verdict: Verdict::Fail,
+            exit_code: 3,
+        });
+        assert_eq!(
+            end,
+            vec![
+                "run verdict FAIL (exit 3) — 2 of 2 candidates declared the task impossible; escalated to a human",
+                "    | candidate | why it declared the task impossible |",
+                "    |---|---|",
+                "    | a | tests want 5 ^[[2Jno libfoo |",
+                "    | b | no \\| network |",
+            ]
+        );
+        let state = state_lines(&p.summary).join("\n");
+        assert!(
+            state.contains(
+                "state: run ESCALATED · a IMPOSSIBLE — declared impossible: tests want 5"
+            ),
+            "{state}"
+        );
     }
 
     /// A failed build whose first error is far from the end of its output.

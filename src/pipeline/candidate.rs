@@ -39,6 +39,8 @@ pub(crate) struct Attempt {
     pub(crate) agent_ok: bool,
     /// Where its checks ran, for cross-testing after the gate.
     pub(crate) place: Option<Place>,
+    /// Its agent declared the task impossible: the reason.
+    pub(crate) impossible: Option<String>,
 }
 
 impl Attempt {
@@ -53,6 +55,7 @@ impl Attempt {
             usage: None,
             agent_ok: false,
             place: None,
+            impossible: None,
         }
     }
 }
@@ -210,6 +213,10 @@ impl CandidateJob {
     fn finish(&self, attempt: u32, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
         let mut verdict = candidate_verdict(&done.reports);
         let mut reason = first_failure(&done.reports);
+        if let Some(why) = &done.impossible {
+            verdict = Verdict::Fail;
+            reason = Some(crate::model::impossible::verdict_reason(why));
+        }
         if let Some(why) = &escalated {
             verdict = Verdict::Fail;
             reason = Some(format!("escalated: {why}"));
@@ -283,6 +290,15 @@ impl CandidateJob {
                 (ok, None)
             }
             None => {
+                // A reattach finds the running agent's declaration as it
+                // left it; any other start clears an earlier attempt's.
+                if attempt > 1 || self.resume.is_none() {
+                    if let Some(r) = self.clear_declaration(attempt) {
+                        self.land(r, &mut reports);
+                        self.skip_layers(&mut reports, "skipped: the agent did not start");
+                        return Attempt::not_started(reports);
+                    }
+                }
                 let (agent_report, usage) = self
                     .run_agent(&workdir, &run_dir, attempt, instruction)
                     .await;
@@ -302,8 +318,17 @@ impl CandidateJob {
             usage,
             agent_ok,
             place: None,
+            impossible: None,
         };
-        if agent_ok {
+        // The honest way out: whatever else it did, the agent said the task
+        // cannot be done, and its change is not judged. A cancel stands
+        // over it.
+        if !self.cancel.is_cancelled() {
+            done.impossible = self.take_declaration(&mut done.reports);
+        }
+        if done.impossible.is_some() {
+            done.agent_ok = false;
+        } else if agent_ok {
             let dirs = AttemptDirs {
                 workdir: &workdir,
                 candidate_dir: &candidate_dir,
@@ -332,7 +357,7 @@ impl CandidateJob {
     }
 
     /// A report of the attempt: journalled, and kept with the others.
-    fn land(&self, r: Report, reports: &mut Vec<Report>) {
+    pub(crate) fn land(&self, r: Report, reports: &mut Vec<Report>) {
         self.journal.emit(RunEvent::ReportLanded {
             candidate: self.info.id.clone(),
             report: Box::new(r.clone()),
@@ -569,7 +594,7 @@ impl CandidateJob {
         self.finish(attempt, Attempt::not_started(reports), None)
     }
 
-    fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
+    pub(crate) fn skip_layers(&self, reports: &mut Vec<Report>, why: &str) {
         let skipped = sequence::skip_all(&self.config, &self.task, why);
         for r in skipped {
             self.journal.emit(RunEvent::ReportLanded {

@@ -9,6 +9,7 @@ use crate::layers::compare::{self, Contender};
 use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::model::ranking::Ranking;
+use crate::model::state::State;
 use crate::model::verdict::Verdict;
 use crate::pipeline::agree;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
@@ -119,6 +120,22 @@ pub async fn execute_with(
     // Layer 1: the passing candidates test each other, then the ranking.
     let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
     let mut contenders = contenders(others, &mut results);
+    // Every candidate's state, for the declarations' escalation.
+    let states: Vec<State> = jobs
+        .resume
+        .as_ref()
+        .map(|r| r.states.clone())
+        .unwrap_or_default()
+        .into_iter()
+        .chain(contenders.iter().map(|c| {
+            if c.impossible {
+                State::Impossible
+            } else {
+                State::of(c.verdict)
+            }
+        }))
+        .collect();
+    let declarations_escalate = crate::model::impossible::escalates(&states);
     if let Some(m) = &agreement {
         agree::with_standings(&mut contenders, m);
     }
@@ -127,13 +144,16 @@ pub async fn execute_with(
         agree::settle(&mut ranking, m, &contenders);
     }
     let contested = ranking.contested.is_some();
-    jobs.emit_ranking(ranking);
+    // A run the declarations escalate is a human's to decide: `--auto`
+    // selects nothing.
+    jobs.emit_ranking(ranking, !declarations_escalate);
     let verdicts: Vec<Verdict> = earlier
         .into_iter()
         .chain(results.iter().map(|r| r.verdict))
         .collect();
     let verdict = run_verdict(&verdicts);
-    let escalated = results.iter().any(|r| r.escalated)
+    let escalated = declarations_escalate
+        || results.iter().any(|r| r.escalated)
         || run_decisions
             .lock()
             .map(|v| v.iter().any(|d| d.kind == DecisionKind::Escalate))
@@ -143,6 +163,12 @@ pub async fn execute_with(
     let mut exit_code = run_exit_code(verdict, escalated);
     if jobs.request.strict {
         exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);
+    }
+    // Most (or all) candidates said the task cannot be done: a human
+    // decides, whatever passed beside them.
+    if declarations_escalate {
+        // An escalation's exit code (3).
+        exit_code = run_exit_code(Verdict::Fail, true);
     }
     jobs.journal
         .emit(RunEvent::RunFinished { verdict, exit_code });
@@ -324,13 +350,14 @@ impl JobTemplate {
         }
     }
 
-    /// Journal the ranking, and with `--auto` the selection of its pick.
-    fn emit_ranking(&self, ranking: Ranking) {
+    /// Journal the ranking, and with `--auto` the selection of its pick
+    /// (when `may_select`).
+    fn emit_ranking(&self, ranking: Ranking, may_select: bool) {
         let pick = ranking.pick.clone();
         self.journal.emit(RunEvent::Ranked {
             ranking: Box::new(ranking),
         });
-        if let (true, Some(p)) = (self.request.auto, &pick) {
+        if let (true, true, Some(p)) = (self.request.auto, may_select, &pick) {
             self.journal.emit(RunEvent::DecisionRecorded {
                 decision: Decision::new(
                     Some(p),

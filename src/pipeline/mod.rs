@@ -14,6 +14,7 @@ pub mod content;
 pub mod cross_test;
 pub mod decisions;
 pub mod execute;
+pub mod impossible;
 pub mod journal;
 pub mod judge;
 pub mod junit_run;

@@ -55,8 +55,10 @@ fn failed_in(reports: &[Report], layers: &[Layer]) -> bool {
         .any(|r| r.status == Status::Fail && layers.contains(&r.layer))
 }
 
-/// Decide what follows `attempt`. Guardrail, permission and agent failures
-/// are final (a retry is for work that is valid but not yet right). Failing
+/// Decide what follows `attempt`. A declaration that the task is
+/// impossible is final: it is never argued with by feedback. Guardrail,
+/// permission and agent failures are final too (a retry is for work that
+/// is valid but not yet right). Failing
 /// criteria and requested changes are retried while retries remain, then
 /// escalated; with `on_request_changes: fail` they fail the candidate.
 pub fn next_step(
@@ -65,6 +67,9 @@ pub fn next_step(
     reports: &[Report],
     review: Option<&ReviewOutcome>,
 ) -> Next {
+    if crate::model::impossible::declared(reports) {
+        return Next::Finish;
+    }
     if let Some(ReviewOutcome::Escalate(why)) = review {
         return Next::Escalate {
             reason: format!("the review could not be trusted: {why}"),
@@ -176,15 +181,16 @@ pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
 }
 
 /// The follow-up instruction for the author's next attempt, in the same
-/// worktree.
+/// worktree; like every prompt rascal composes, it offers the honest way
+/// out (`agents::prompt::WAY_OUT`).
 pub fn follow_up(instruction: &str, attempt: u32, max_attempts: u32, feedback: &str) -> String {
-    format!(
+    crate::agents::prompt::with_way_out(&format!(
         "This is attempt {attempt} of at most {max_attempts} on the task below. Your previous change is \
 still in this working tree. Fix every problem listed under \"What still fails\", keep what already \
 works, and do not start over.\n\n## What still fails\n\n{}\n\n## The task (unchanged)\n\n{}\n",
         feedback.trim(),
         instruction.trim()
-    )
+    ))
 }
 
 fn cell(s: &str) -> String {
@@ -312,6 +318,44 @@ mod tests {
             max_retries: 2,
         };
         assert_eq!(next_step(1, &fail, &reports, None), Next::Finish);
+    }
+
+    #[test]
+    fn a_declaration_of_impossibility_is_never_retried() {
+        let p = Policy {
+            retry: true,
+            max_retries: 2,
+        };
+        let declared = crate::model::impossible::report("no libfoo");
+        // Even beside a failing criterion a retry would fix.
+        assert_eq!(
+            next_step(1, &p, &[declared, crit_fail()], None),
+            Next::Finish
+        );
+        let changes = ReviewOutcome::ChangesRequested(Vec::new());
+        assert!(matches!(
+            next_step(1, &p, &[crit_fail()], Some(&changes)),
+            Next::Retry(_)
+        ));
+    }
+
+    #[test]
+    fn a_follow_up_offers_the_way_out_once() {
+        let text = follow_up(
+            &crate::agents::prompt::with_way_out("Add shout()."),
+            2,
+            3,
+            "- [ ] tests pass",
+        );
+        assert!(
+            text.contains("## The task (unchanged)\n\nAdd shout()."),
+            "{text}"
+        );
+        assert_eq!(
+            text.matches(crate::agents::prompt::WAY_OUT).count(),
+            1,
+            "{text}"
+        );
     }
 
     #[test]

@@ -19,6 +19,8 @@ pub struct Resumption {
     pub agent_reports: BTreeMap<String, Report>,
     /// Verdicts of candidates that had finished.
     pub finished: Vec<Verdict>,
+    /// Their states (IMPOSSIBLE among them counts for the run's escalation).
+    pub states: Vec<crate::model::state::State>,
     /// The task as it was loaded (with its criteria), when journalled.
     pub task: Option<crate::config::spec::Task>,
 }
@@ -52,6 +54,7 @@ impl Resumption {
             }
             if let Some(v) = c.verdict {
                 r.finished.push(v);
+                r.states.push(c.state);
             }
         }
         r

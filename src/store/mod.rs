@@ -787,6 +787,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
         | RunEvent::Ranked { .. }
         | RunEvent::Usage { .. }
         | RunEvent::AgentSummary { .. }
+        | RunEvent::DeclaredImpossible { .. }
         | RunEvent::Finalized(_) => {}
     }
     Ok(())

@@ -176,6 +176,8 @@ pub struct Candidate {
     /// Why the candidate was handed to a human, and who did (None: the
     /// pipeline).
     pub escalated: Option<(String, Option<String>)>,
+    /// Why its agent declared the task impossible (it is IMPOSSIBLE).
+    pub impossible: Option<String>,
     pub cancelled: bool,
     /// Layers shown as ⊘: as the run summary's override rule says.
     pub overridden_layers: Vec<Layer>,
@@ -232,6 +234,7 @@ impl Candidate {
             cost_usd: None,
             summary: None,
             escalated: None,
+            impossible: None,
             cancelled: false,
             overridden_layers: Vec::new(),
             net_seen: (0, 0),
@@ -276,6 +279,7 @@ impl Candidate {
             .escalated
             .as_ref()
             .map(|e| (e.reason.clone(), e.by.clone()));
+        self.impossible = s.impossible.clone();
         self.cancelled = s.state == State::Cancelled;
         self.overridden_layers = STRIP
             .iter()
@@ -777,6 +781,21 @@ impl App {
                 }
             }
             RunEvent::Finalized(_) => {}
+            // Said in the candidate's log too, where it reads in full.
+            RunEvent::DeclaredImpossible { candidate, reason } => {
+                let color = self.color;
+                if let Some(c) = self.cand_mut(candidate) {
+                    let head = "rascal: its agent declared the task impossible (impossible.md):";
+                    c.logs.push(crate::model::log::Stream::Stderr, head, color);
+                    for l in reason.lines() {
+                        c.logs.push(
+                            crate::model::log::Stream::Stderr,
+                            &format!("rascal:   {l}"),
+                            color,
+                        );
+                    }
+                }
+            }
             // Said in the candidate's log, where its other notes are.
             RunEvent::OverBudget { candidate, reason }
             | RunEvent::BudgetUnenforced { candidate, reason } => {

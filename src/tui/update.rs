@@ -863,11 +863,17 @@ fn start_override(app: &mut App) {
 
 /// The select dialog for `candidate`; one that did not pass needs a reason.
 fn open_select(app: &mut App, candidate: String) {
-    let refusal = app
-        .candidates
-        .iter()
-        .find(|c| c.info.id == candidate)
-        .and_then(|c| c.select_refusal.clone());
+    let cand = app.candidates.iter().find(|c| c.info.id == candidate);
+    // It declared the task impossible: there is no verified change to
+    // select, whatever a reason says.
+    if let Some(why) = cand
+        .filter(|c| c.impossible.is_some())
+        .and_then(|c| c.select_refusal.clone())
+    {
+        app.flash = Some(format!("{why} — retry it (r) or choose another"));
+        return;
+    }
+    let refusal = cand.and_then(|c| c.select_refusal.clone());
     app.dialog = Some(Dialog::Select {
         candidate,
         input: String::new(),

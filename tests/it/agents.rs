@@ -121,7 +121,11 @@ fn claude_argv_stdin_redaction_readable_events_and_cost() {
             "claude-sonnet-4-5"
         ]
     );
-    assert_eq!(recorded(&t, "standin-stdin.txt"), "Add a /health endpoint");
+    // The task, then the honest way out every author is offered.
+    assert_eq!(
+        recorded(&t, "standin-stdin.txt"),
+        rascal::agents::prompt::with_way_out("Add a /health endpoint")
+    );
     assert!(recorded(&t, "standin-env.txt").contains("ANTHROPIC_API_KEY="));
     assert!(
         !recorded(&t, "standin-env.txt").contains("OPENAI_API_KEY"),
@@ -207,7 +211,11 @@ fn codex_reads_stdin_and_sums_turn_usage_into_the_json_and_scoreboard() {
             "-"
         ]
     );
-    assert_eq!(recorded(&t, "standin-stdin.txt"), "Add a /health endpoint");
+    // The task, then the honest way out every author is offered.
+    assert_eq!(
+        recorded(&t, "standin-stdin.txt"),
+        rascal::agents::prompt::with_way_out("Add a /health endpoint")
+    );
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let usage = &doc["candidates"][0]["usage"];
     assert_eq!(usage["input_tokens"], 3000);
@@ -244,7 +252,7 @@ fn goose_gets_the_instruction_as_a_file_and_model_from_config() {
     );
     assert_eq!(
         std::fs::read_to_string(&a[5]).unwrap(),
-        "Add a /health endpoint"
+        rascal::agents::prompt::with_way_out("Add a /health endpoint")
     );
     assert!(recorded(&t, "standin-env.txt").contains("GOOSE_MODEL=gpt-4o"));
     for want in [

@@ -29,6 +29,7 @@ mod gc_orphans;
 mod guardrails;
 mod home_e2e;
 mod hostile;
+mod impossible;
 mod init;
 mod journal;
 mod kept_changes;

@@ -660,3 +660,53 @@ fn a_refused_finalize_says_why_once_and_whole() {
         "{screen}"
     );
 }
+
+#[test]
+fn a_candidate_that_declared_the_task_impossible_shows_it_and_its_reason() {
+    use rascal::model::event::RunEvent;
+    let mut app = fixture::app(2, false, true);
+    let reason = "test_adds contradicts the instruction\nsee tests/test_calc.py line 4";
+    for ev in [
+        RunEvent::DeclaredImpossible {
+            candidate: "hasty".into(),
+            reason: reason.into(),
+        },
+        RunEvent::ReportLanded {
+            candidate: "hasty".into(),
+            report: Box::new(rascal::model::impossible::report(reason)),
+        },
+        RunEvent::CandidateFinished {
+            candidate: "hasty".into(),
+            verdict: rascal::model::verdict::Verdict::Fail,
+            reason: Some(rascal::model::impossible::verdict_reason(reason)),
+            files: 0,
+            lines: 0,
+            tree: None,
+            cancelled: false,
+        },
+    ] {
+        update(&mut app, Action::Run(Box::new(ev), fixture::T0 + 14_000));
+    }
+    let dash = text(&terminal(&app, 200, 50));
+    assert!(dash.contains("IMPOSSIBLE"), "{dash}");
+    assert!(
+        dash.contains("⚐ impossible: test_adds contradicts the instruction"),
+        "{dash}"
+    );
+    // Its detail: the declaration's check, with the whole reason below.
+    app.focus = app
+        .candidates
+        .iter()
+        .position(|c| c.info.id == "hasty")
+        .unwrap();
+    app.layer_sel = 0;
+    app.screen = rascal::tui::app::Screen::Detail;
+    let c = app.focused().unwrap();
+    app.detail_sel = app
+        .detail_rows()
+        .iter()
+        .position(|(ri, ii)| ii.is_none() && c.reports[*ri].check == "impossible")
+        .unwrap();
+    let detail = text(&terminal(&app, 200, 50));
+    assert!(detail.contains("see tests/test_calc.py line 4"), "{detail}");
+}

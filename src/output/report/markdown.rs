@@ -177,6 +177,7 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
     if let Some(r) = &s.ranking {
         comparison_lines(&mut out, r);
     }
+    declaration_lines(&mut out, s);
     budget_lines(&mut out, s);
     decision_lines(&mut out, s);
     if let Some(n) = note {
@@ -249,6 +250,31 @@ fn layer_sections(out: &mut String, c: &CandidateSummary) {
         }
         let _ = writeln!(out);
     }
+}
+
+/// `### Declared impossible`: the candidates whose agents said the task
+/// cannot be done, each with its reason's first line (nothing when none
+/// did).
+fn declaration_lines(out: &mut String, s: &RunSummary) {
+    let declared: Vec<(&str, &str)> = s.declarations().collect();
+    if declared.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "### Declared impossible\n\n{} of {} declared the task impossible instead of changing it (their changes were not judged):\n",
+        declared.len(),
+        crate::text::plural(s.candidates.len() as u64, "candidate")
+    );
+    for (id, reason) in declared {
+        let _ = writeln!(
+            out,
+            "- **{}**: {}",
+            cell(id),
+            cell(&cut(crate::model::impossible::first_line(reason), 300))
+        );
+    }
+    let _ = writeln!(out);
 }
 
 /// `### Comparison`: the ranking's table and the judge's pick (nothing
@@ -421,6 +447,37 @@ mod tests {
             None,
         );
         assert!(!clean.contains("working tree"), "{clean}");
+    }
+
+    #[test]
+    fn declarations_of_impossibility_are_listed_with_their_reasons() {
+        let mut s = run_with(
+            crate::model::impossible::report("tests want <b>5</b>"),
+            WorkingTree::default(),
+        );
+        assert!(!pr_body(&s, None, None).contains("Declared impossible"));
+        s.apply(&RunEvent::DeclaredImpossible {
+            candidate: "a".into(),
+            reason: "tests want <b>5</b>\nand more".into(),
+        });
+        s.apply(&RunEvent::CandidateFinished {
+            candidate: "a".into(),
+            verdict: crate::model::verdict::Verdict::Fail,
+            reason: None,
+            files: 0,
+            lines: 0,
+            tree: None,
+            cancelled: false,
+        });
+        let body = pr_body(&s, None, None);
+        assert!(
+            body.contains(
+                "### Declared impossible\n\n1 of 1 candidate declared the task impossible"
+            ),
+            "{body}"
+        );
+        assert!(body.contains("- **a**: tests want "), "{body}");
+        assert!(!body.contains("<b>"), "{body}");
     }
 
     #[test]

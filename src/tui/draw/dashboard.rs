@@ -330,11 +330,19 @@ fn layer_strip(app: &App, c: &Candidate, focused: bool) -> Line<'static> {
     Line::from(strip)
 }
 
-/// Why the candidate stands where it stands: escalated, still failing
-/// after overrides, overridden, its failure, or its size.
+/// Why the candidate stands where it stands: declared impossible,
+/// escalated, still failing after overrides, overridden, its failure, or
+/// its size.
 fn standing(app: &App, c: &Candidate) -> (String, ratatui::style::Style) {
     let t = &app.theme;
     match (&c.verdict, &c.reason) {
+        _ if c.state == State::Impossible => (
+            sanitize(&format!(
+                "⚐ impossible: {}",
+                crate::model::impossible::first_line(c.impossible.as_deref().unwrap_or(""))
+            )),
+            super::state_style(app, State::Impossible),
+        ),
         _ if c.state == State::Escalated => {
             let (note, by) = c.escalated.clone().unwrap_or_default();
             let by = by

@@ -72,10 +72,18 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     }
     frame.render_widget(Paragraph::new(lines), inner);
 
-    // Output tail of the selected check.
+    // Output tail of the selected check; for a declaration of
+    // impossibility, the agent's reason in full.
     let output = rows
         .get(app.detail_sel)
-        .map(|&(ri, _)| c.reports[ri].output.as_str())
+        .map(|&(ri, _)| match (&c.reports[ri], &c.impossible) {
+            (r, Some(why))
+                if r.layer == Layer::Agent && r.check == crate::model::impossible::CHECK =>
+            {
+                why.as_str()
+            }
+            (r, _) => r.output.as_str(),
+        })
         .unwrap_or("");
     output_tail(frame, app, bottom, output);
 }

@@ -21,6 +21,7 @@ fn state_style(t: &Theme, s: Option<State>) -> Style {
         Some(State::Fail | State::Interrupted) | None => t.fail,
         Some(State::Cancelled) => t.off.add_modifier(Modifier::BOLD),
         Some(State::Escalated) => t.warn.add_modifier(Modifier::BOLD),
+        Some(State::Impossible) => t.warn.add_modifier(Modifier::ITALIC),
     }
 }
 

@@ -54,6 +54,12 @@ pub enum Step {
     Exit {
         code: i32,
     },
+    /// Declare the task impossible: write `reason` to
+    /// `$RASCAL_ARTIFACTS_DIR/impossible.md`, the honest way out every
+    /// author is offered.
+    Impossible {
+        reason: String,
+    },
     /// Report spending as Claude Code does when its session ends: one
     /// stream-json `result` line with `usage` and `total_cost_usd`. Scripted
     /// agents' output is read with the claude parser, so budgets see it

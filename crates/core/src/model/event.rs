@@ -223,6 +223,15 @@ pub enum RunEvent {
         candidate: String,
         reason: String,
     },
+    /// Its agent declared the task impossible or contradictory: it left
+    /// `impossible.md` in its artifacts directory. `reason` is the file's
+    /// text, bounded and cleaned (see `model::impossible`). The candidate
+    /// ends IMPOSSIBLE: its change is not judged, it is never retried with
+    /// feedback nor picked.
+    DeclaredImpossible {
+        candidate: String,
+        reason: String,
+    },
 }
 
 /// What a finalize did: the branch, the commit, the PR body it wrote and
@@ -268,6 +277,7 @@ impl RunEvent {
             RunEvent::Finalized(_) => "finalized",
             RunEvent::OverBudget { .. } => "over_budget",
             RunEvent::BudgetUnenforced { .. } => "budget_unenforced",
+            RunEvent::DeclaredImpossible { .. } => "declared_impossible",
         }
     }
 
@@ -283,7 +293,8 @@ impl RunEvent {
             | RunEvent::AttemptStarted { candidate, .. }
             | RunEvent::CandidateEscalated { candidate, .. }
             | RunEvent::OverBudget { candidate, .. }
-            | RunEvent::BudgetUnenforced { candidate, .. } => Some(candidate),
+            | RunEvent::BudgetUnenforced { candidate, .. }
+            | RunEvent::DeclaredImpossible { candidate, .. } => Some(candidate),
             RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             RunEvent::Finalized(f) => Some(&f.candidate),
             RunEvent::LogSegment(s) => Some(&s.candidate),

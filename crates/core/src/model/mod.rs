@@ -10,6 +10,7 @@ pub mod clock;
 pub mod content;
 pub mod decision;
 pub mod event;
+pub mod impossible;
 pub mod ledger;
 pub mod likeness;
 pub mod log;

@@ -1,5 +1,6 @@
 //! Where a run or a candidate stands, in the user's words: queued, running,
-//! a verdict, or why there is none (cancelled, escalated, interrupted).
+//! a verdict, or why there is none (cancelled, escalated, interrupted,
+//! declared impossible).
 //! Derived only from journalled events by the one fold, so the live TUI, a
 //! reattach, `list`, `show` and `--json` all say the same.
 
@@ -24,11 +25,15 @@ pub enum State {
     Escalated,
     /// The rascal process running it died; what had landed is kept.
     Interrupted,
+    /// Its agent declared the task impossible or contradictory
+    /// (`impossible.md`) instead of changing it: its change is not judged,
+    /// it is never retried with feedback nor picked.
+    Impossible,
 }
 
 impl State {
     /// Every state, in the order the TUI's help lists them.
-    pub const ALL: [State; 8] = [
+    pub const ALL: [State; 9] = [
         State::Queued,
         State::Running,
         State::Pass,
@@ -37,6 +42,7 @@ impl State {
         State::Cancelled,
         State::Escalated,
         State::Interrupted,
+        State::Impossible,
     ];
 
     /// What the state means, in a few words.
@@ -50,6 +56,7 @@ impl State {
             State::Cancelled => "stopped before every layer ran",
             State::Escalated => "handed to a human (the note says why)",
             State::Interrupted => "the rascal running it died; attach resumes",
+            State::Impossible => "its agent declared the task impossible (the reason says why)",
         }
     }
 
@@ -63,6 +70,7 @@ impl State {
             State::Cancelled => "CANCELLED",
             State::Escalated => "ESCALATED",
             State::Interrupted => "INTERRUPTED",
+            State::Impossible => "IMPOSSIBLE",
         }
     }
 

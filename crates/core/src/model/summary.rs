@@ -77,6 +77,10 @@ pub struct CandidateSummary {
     pub checklist: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub escalated: Option<Escalation>,
+    /// Why its agent declared the task impossible (the latest attempt's
+    /// `impossible.md`, bounded and cleaned): it is IMPOSSIBLE.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub impossible: Option<String>,
     /// The agent started (a `candidate_started` event landed).
     #[serde(skip)]
     pub started: bool,
@@ -85,7 +89,7 @@ pub struct CandidateSummary {
     #[serde(skip)]
     pub output_lines: [u64; 2],
     /// Where it stands: queued, running, its verdict after overrides, or
-    /// cancelled, escalated, interrupted.
+    /// cancelled, escalated, interrupted, impossible.
     #[serde(default)]
     pub state: State,
     /// Its clocks, from journal times (only when the fold was given them).
@@ -132,6 +136,14 @@ impl CandidateSummary {
     /// or has no verdict yet), or None when it passed. `finalize` refuses
     /// such a candidate until its failures are overridden.
     pub fn select_refusal(&self) -> Option<String> {
+        // Whatever was overridden: it did not do the task, and said why.
+        if let Some(why) = &self.impossible {
+            return Some(format!(
+                "candidate `{}` is IMPOSSIBLE: its agent declared the task impossible ({}); its change was not verified",
+                self.id,
+                crate::model::impossible::first_line(why)
+            ));
+        }
         // Whole: the reason is what the human must weigh before forcing.
         let why = self
             .reason
@@ -157,13 +169,16 @@ impl CandidateSummary {
         }
     }
 
-    /// The state its verdict says, unless it was stopped or escalated.
+    /// The state its verdict says, unless it was stopped, escalated or
+    /// declared the task impossible.
     fn settle(&mut self) {
         if self.state == State::Cancelled || self.verdict.is_none() {
             return;
         }
         self.state = if self.escalated.is_some() {
             State::Escalated
+        } else if self.impossible.is_some() {
+            State::Impossible
         } else {
             State::of(
                 self.effective_verdict
@@ -361,12 +376,28 @@ impl RunSummary {
                 || self
                     .decisions
                     .iter()
-                    .any(|d| d.kind == DecisionKind::Escalate) =>
+                    .any(|d| d.kind == DecisionKind::Escalate)
+                || self.declarations_escalate() =>
             {
                 State::Escalated
             }
             _ => State::of(self.verdict.unwrap_or(Verdict::Fail)),
         };
+    }
+
+    /// The candidates' declarations of impossibility escalate the run (see
+    /// `model::impossible::escalates`).
+    pub fn declarations_escalate(&self) -> bool {
+        let states: Vec<State> = self.candidates.iter().map(|c| c.state).collect();
+        crate::model::impossible::escalates(&states)
+    }
+
+    /// The candidates that declared the task impossible, with their reasons.
+    pub fn declarations(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.candidates
+            .iter()
+            .filter(|c| c.state == State::Impossible)
+            .filter_map(|c| Some((c.id.as_str(), c.impossible.as_deref()?)))
     }
 
     /// Fold one more event in, `at` the time it was journalled when known
@@ -389,6 +420,7 @@ impl RunSummary {
             | RunEvent::Usage { .. }
             | RunEvent::OverBudget { .. }
             | RunEvent::BudgetUnenforced { .. }
+            | RunEvent::DeclaredImpossible { .. }
             | RunEvent::AgentSummary { .. }
             | RunEvent::CandidateStarted { .. }
             | RunEvent::LogSegment(_)
@@ -513,6 +545,12 @@ impl RunSummary {
             RunEvent::AgentSummary { candidate, text } => {
                 if let Some(c) = self.candidate_mut(candidate) {
                     c.summary = Some(text.clone());
+                }
+            }
+            RunEvent::DeclaredImpossible { candidate, reason } => {
+                if let Some(c) = self.candidate_mut(candidate) {
+                    c.impossible = Some(reason.clone());
+                    c.settle();
                 }
             }
             RunEvent::CandidateStarted { candidate, .. } => {
@@ -659,6 +697,7 @@ impl CandidateSummary {
             attempts: Vec::new(),
             checklist: String::new(),
             escalated: None,
+            impossible: None,
             started: false,
             output_lines: [0, 0],
             state: State::Queued,
@@ -723,9 +762,11 @@ impl CandidateSummary {
         };
         self.clock.agent = Span::default();
         self.state = State::Running;
-        // An escalation, or a budget's stop, was about the attempt before.
+        // An escalation, a budget's stop or a declaration of impossibility
+        // was about the attempt before.
         self.escalated = None;
         self.over_budget = None;
+        self.impossible = None;
         self.spent_before = self.spent.unwrap_or_default();
         self.attempts.push(AttemptSummary {
             attempt: self.attempt,
@@ -1073,6 +1114,160 @@ mod tests {
         assert_eq!(s.finalized.as_ref().unwrap().branch, "rascal/do-it-r");
         let doc = serde_json::to_value(&s).unwrap();
         assert_eq!(doc["finalized"]["branch"], "rascal/do-it-r");
+    }
+
+    /// A run of candidates `ids`, each ending with its verdict, the ones
+    /// named in `declared` having declared the task impossible.
+    fn declaring(ids: &[(&str, Verdict)], declared: &[&str], exit_code: i32) -> RunSummary {
+        let mut events = vec![RunEvent::RunStarted {
+            run: "r".into(),
+            repo: String::new(),
+            base: "b".into(),
+            instruction: "do it".into(),
+            launcher: "process".into(),
+            candidates: ids
+                .iter()
+                .map(|(id, _)| CandidateInfo {
+                    id: id.to_string(),
+                    agent: id.to_string(),
+                    runtime: "scripted".into(),
+                    worktree: String::new(),
+                    unsandboxed: false,
+                })
+                .collect(),
+        }];
+        for (id, verdict) in ids {
+            let reason = format!("{id}: the tests contradict the task");
+            let report = if declared.contains(id) {
+                events.push(RunEvent::DeclaredImpossible {
+                    candidate: id.to_string(),
+                    reason: reason.clone(),
+                });
+                crate::model::impossible::report(&reason)
+            } else if *verdict == Verdict::Pass {
+                Report::new(Layer::Agent, "agent").finish()
+            } else {
+                Report::new(Layer::Agent, "agent")
+                    .errored("it broke")
+                    .finish()
+            };
+            events.push(RunEvent::ReportLanded {
+                candidate: id.to_string(),
+                report: Box::new(report),
+            });
+            events.push(RunEvent::CandidateFinished {
+                candidate: id.to_string(),
+                verdict: *verdict,
+                reason: None,
+                files: 0,
+                lines: 0,
+                tree: None,
+                cancelled: false,
+            });
+        }
+        let verdict = if ids.iter().any(|(_, v)| *v == Verdict::Pass) {
+            Verdict::Pass
+        } else {
+            Verdict::Fail
+        };
+        events.push(RunEvent::RunFinished { verdict, exit_code });
+        RunSummary::from_events(&events)
+    }
+
+    #[test]
+    fn a_declaration_makes_the_candidate_impossible_with_its_reason() {
+        let s = declaring(&[("a", Verdict::Fail), ("b", Verdict::Pass)], &["a"], 0);
+        let a = &s.candidates[0];
+        assert_eq!(a.state, State::Impossible);
+        assert_eq!(
+            a.impossible.as_deref(),
+            Some("a: the tests contradict the task")
+        );
+        let refusal = a.select_refusal().unwrap();
+        assert!(refusal.contains("IMPOSSIBLE"), "{refusal}");
+        assert!(
+            refusal.contains("the tests contradict the task"),
+            "{refusal}"
+        );
+        assert_eq!(s.candidates[1].state, State::Pass);
+        let doc = serde_json::to_value(&s).unwrap();
+        assert_eq!(doc["candidates"][0]["state"], "impossible");
+        assert_eq!(
+            doc["candidates"][0]["impossible"],
+            "a: the tests contradict the task"
+        );
+        assert!(doc["candidates"][1].get("impossible").is_none());
+        // A lone declaration beside a passing candidate only shows.
+        assert_eq!(s.state, State::Pass);
+        assert_eq!(
+            s.declarations().collect::<Vec<_>>(),
+            vec![("a", "a: the tests contradict the task")]
+        );
+        // Overrides do not make it pass: it did not do the task.
+        let mut s = s;
+        s.apply(&RunEvent::DecisionRecorded {
+            decision: Decision::new(
+                Some("a"),
+                DecisionKind::Override {
+                    layer: Layer::Agent,
+                    check: "impossible".into(),
+                    rule: None,
+                },
+                "me",
+                "try anyway",
+            ),
+        });
+        assert_eq!(s.candidates[0].state, State::Impossible);
+        assert!(s.candidates[0].select_refusal().is_some());
+        // A human's retry is a new attempt: the declaration was about the
+        // last one.
+        s.apply(&RunEvent::AttemptStarted {
+            candidate: "a".into(),
+            attempt: 2,
+            feedback: "the dependency is vendored now".into(),
+        });
+        assert_eq!(s.candidates[0].state, State::Running);
+        assert_eq!(s.candidates[0].impossible, None);
+    }
+
+    #[test]
+    fn declarations_escalate_the_run_when_all_or_a_majority_declare() {
+        let all = declaring(
+            &[("a", Verdict::Fail), ("b", Verdict::Fail)],
+            &["a", "b"],
+            3,
+        );
+        assert_eq!(all.state, State::Escalated);
+        assert!(all.declarations_escalate());
+        assert_eq!(all.declarations().count(), 2);
+        // One passes, two declare: escalated, even with the pass.
+        let most = declaring(
+            &[
+                ("a", Verdict::Pass),
+                ("b", Verdict::Fail),
+                ("c", Verdict::Fail),
+            ],
+            &["b", "c"],
+            3,
+        );
+        assert_eq!(most.state, State::Escalated);
+        assert_eq!(most.candidates[0].state, State::Pass);
+        // The fold says so from the candidates, whatever exit code an
+        // older journal holds.
+        let most = declaring(
+            &[
+                ("a", Verdict::Pass),
+                ("b", Verdict::Fail),
+                ("c", Verdict::Fail),
+            ],
+            &["b", "c"],
+            0,
+        );
+        assert_eq!(most.state, State::Escalated);
+        // One passes, one declares: the run stands on the pass.
+        let one = declaring(&[("a", Verdict::Pass), ("b", Verdict::Fail)], &["b"], 0);
+        assert_eq!(one.state, State::Pass);
+        assert!(!one.declarations_escalate());
     }
 
     #[test]

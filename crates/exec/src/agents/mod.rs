@@ -4,6 +4,8 @@
 
 pub mod ask;
 pub mod events;
+pub mod impossible;
+pub mod prompt;
 pub mod scripted;
 
 use crate::config::{AgentConfig, RuntimeKind};
@@ -35,8 +37,8 @@ pub struct LaunchContext<'a> {
     /// 1 for the first attempt; 2, 3… for retries with feedback
     /// (`$RASCAL_ATTEMPT`).
     pub attempt: u32,
-    /// Where an author agent may leave `commit_message.txt` and
-    /// `pr_body.md` (`$RASCAL_ARTIFACTS_DIR`): outside its workspace, so
+    /// Where an author agent may leave `commit_message.txt`, `pr_body.md`
+    /// and `impossible.md` (`$RASCAL_ARTIFACTS_DIR`): outside its workspace, so
     /// nothing in the change can reference them. None for reviewers.
     pub artifacts: Option<&'a Path>,
     /// How fast a scripted agent's built-in scenario plays (watchable only
@@ -46,13 +48,26 @@ pub struct LaunchContext<'a> {
 
 pub use crate::exec::env::BASE_ENV;
 
-/// Build the invocation for `agent` (named `name`) on `instruction`.
+/// Build the invocation for `agent` (named `name`) on `instruction`. A
+/// real agent CLI working as an author gets the composed prompt (see
+/// `prompt`); a `command` or `scripted` agent, and a reviewer, the text as
+/// given.
 pub fn invocation(
     name: &str,
     agent: &AgentConfig,
     instruction: &str,
     ctx: &LaunchContext,
 ) -> Result<Invocation, String> {
+    let composed;
+    let instruction = match agent.runtime {
+        RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose
+            if ctx.artifacts.is_some() =>
+        {
+            composed = prompt::with_way_out(instruction);
+            composed.as_str()
+        }
+        _ => instruction,
+    };
     std::fs::create_dir_all(ctx.run_dir)
         .map_err(|e| format!("creating {}: {e}", ctx.run_dir.display()))?;
     let instruction_file = ctx.run_dir.join("instruction.md");
@@ -205,8 +220,51 @@ pub fn candidate_dir(state: &Path, run: &str, candidate: &str) -> PathBuf {
 
 pub use crate::exec::env::ARTIFACTS_ENV;
 
-/// One candidate's artifacts directory (`commit_message.txt`, `pr_body.md`):
-/// in its run files, never in its workspace or the change.
+/// One candidate's artifacts directory (`commit_message.txt`, `pr_body.md`,
+/// `impossible.md`): in its run files, never in its workspace or the change.
 pub fn artifacts_dir(state: &Path, run: &str, candidate: &str) -> PathBuf {
     candidate_dir(state, run, candidate).join("artifacts")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The prompt `runtime` gets on stdin and in its instruction file, as
+    /// an author (with an artifacts directory) or not.
+    fn prompt_of(runtime: RuntimeKind, author: bool) -> (String, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let artifacts = dir.path().join("artifacts");
+        let mut agent = AgentConfig::new(runtime);
+        agent.command = vec!["my-agent".into()];
+        let ctx = LaunchContext {
+            run: "r",
+            candidate: "a",
+            run_dir: dir.path(),
+            rascal_exe: Path::new("/bin/rascal"),
+            sandboxed: true,
+            attempt: 1,
+            artifacts: author.then_some(artifacts.as_path()),
+            tempo: Default::default(),
+        };
+        let inv = invocation("a", &agent, "Add shout().", &ctx).unwrap();
+        let file = std::fs::read_to_string(dir.path().join("instruction.md")).unwrap();
+        (String::from_utf8(inv.stdin.unwrap()).unwrap(), file)
+    }
+
+    #[test]
+    fn a_real_cli_author_is_offered_the_way_out_a_command_agent_gets_the_task_as_given() {
+        for runtime in [RuntimeKind::Claude, RuntimeKind::Codex, RuntimeKind::Goose] {
+            let (stdin, file) = prompt_of(runtime, true);
+            assert!(stdin.starts_with("Add shout()."), "{stdin}");
+            assert!(
+                stdin.contains("$RASCAL_ARTIFACTS_DIR/impossible.md"),
+                "{stdin}"
+            );
+            assert_eq!(stdin, file);
+            // A reviewer's prompt is its own.
+            assert_eq!(prompt_of(runtime, false).0, "Add shout().");
+        }
+        assert_eq!(prompt_of(RuntimeKind::Command, true).0, "Add shout().");
+    }
 }

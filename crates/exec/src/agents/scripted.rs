@@ -1,6 +1,6 @@
 //! Scripted agents: deterministic "agents" that play a list of steps (print,
-//! write, delete, rename, chmod, symlink, sleep, report usage, exit) in
-//! their worktree.
+//! write, delete, rename, chmod, symlink, sleep, report usage, declare the
+//! task impossible, exit) in their worktree.
 //! They run as `rascal __scripted-agent FILE` through the real launcher, so
 //! the demo and the tests exercise the same path as real agents, with no API
 //! key. Built-in scenarios drive `rascal demo`.
@@ -487,6 +487,16 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
                     o.flush()?;
                 }
                 Step::Exit { code } => std::process::exit(*code),
+                Step::Impossible { reason } => {
+                    let dir =
+                        std::env::var_os(crate::exec::env::ARTIFACTS_ENV).ok_or_else(|| {
+                            std::io::Error::other(format!(
+                                "${} is not set",
+                                crate::exec::env::ARTIFACTS_ENV
+                            ))
+                        })?;
+                    std::fs::write(Path::new(&dir).join(crate::model::impossible::FILE), reason)?;
+                }
                 Step::Usage {
                     input_tokens,
                     output_tokens,

@@ -16,5 +16,6 @@ pub const TOOLCHAIN_ENV: &[&str] = &[
 pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
 
 /// The variable naming the directory an author agent leaves its artifacts
-/// (`commit_message.txt`, `pr_body.md`) in: outside its workspace.
+/// (`commit_message.txt`, `pr_body.md`, `impossible.md`) in: outside its
+/// workspace.
 pub const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";
