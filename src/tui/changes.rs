@@ -98,7 +98,14 @@ fn files_compare_text(origin: &Path, a: &Path, b: &Path, base: &str) -> String {
     }
     let mut out = String::new();
     for p in paths {
-        let read = |d: &Path| std::fs::read_to_string(d.join(&p)).unwrap_or_default();
+        // Never through a link the agent made: a path it turned into one
+        // reads as empty here, not as what it points at.
+        let read = |d: &Path| {
+            crate::git::beneath::Beneath::open(d)
+                .and_then(|w| w.read(Path::new(&p)))
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .unwrap_or_default()
+        };
         let (old, new) = (read(b), read(a));
         if old == new {
             continue;
@@ -113,4 +120,44 @@ fn files_compare_text(origin: &Path, a: &Path, b: &Path, base: &str) -> String {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A running candidate whose agent turned a changed path into a link
+    /// to a host file: the compare view shows the link's absence, never
+    /// the host file.
+    #[test]
+    fn comparing_workspaces_never_reads_through_an_agents_link() {
+        let dir = tempfile::tempdir().unwrap();
+        let origin = dir.path().join("origin");
+        let repo = git2::Repository::init(&origin).unwrap();
+        std::fs::write(origin.join("a.txt"), "base\n").unwrap();
+        let mut index = repo.index().unwrap();
+        index.add_path(Path::new("a.txt")).unwrap();
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.invalid").unwrap();
+        let base = repo
+            .commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
+            .unwrap();
+        let holdout = crate::git::holdout::Holdout::default();
+        let ws = |name: &str| {
+            workspace::create_workspace(&repo, base, &dir.path().join(name), &holdout).unwrap()
+        };
+        let (a, b) = (ws("a"), ws("b"));
+        let secret = dir.path().join("host-secret");
+        std::fs::write(&secret, "TOP SECRET ON THE HOST\n").unwrap();
+        std::fs::remove_file(a.join("a.txt")).unwrap();
+        std::os::unix::fs::symlink(&secret, a.join("a.txt")).unwrap();
+        std::fs::write(b.join("a.txt"), "changed by b\n").unwrap();
+        let change = |w: &Path| Change {
+            worktree: w.to_path_buf(),
+            tree: None,
+        };
+        let text = compare_text(&origin, "r-1", &base.to_string(), &change(&a), &change(&b));
+        assert!(text.contains("-changed by b"), "{text}");
+        assert!(!text.contains("TOP SECRET"), "{text}");
+    }
 }
