@@ -101,8 +101,10 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
         if kind.is_dir() {
             copy_tree(&src, &dst)?;
         } else if kind.is_file() {
-            std::fs::copy(&src, &dst)?;
+            // The time before the copy: a file written while it is copied
+            // then differs from its copy's (see `unchanged`).
             let modified = std::fs::symlink_metadata(&src)?.modified()?;
+            std::fs::copy(&src, &dst)?;
             std::fs::File::options()
                 .write(true)
                 .open(&dst)?
@@ -211,6 +213,35 @@ mod tests {
         let build = fresh_for_attempt(candidate.path()).unwrap();
         seed(&build, &seed_dir).unwrap();
         assert_eq!(std::fs::read_to_string(&copied).unwrap(), "base-built");
+    }
+
+    #[test]
+    fn a_file_written_after_it_was_copied_keeps_the_old_seed() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("ledger/build-cache");
+        std::fs::create_dir_all(&base).unwrap();
+        std::fs::write(base.join("lib.rlib"), "one").unwrap();
+        assert!(publish_seed(&base).unwrap());
+        let seed_dir = base.with_file_name(SEED);
+        // A copy taken before a base run wrote the file again is stale:
+        // the same length, a later time.
+        let copy = dir.path().join("copy");
+        copy_tree(&base, &copy).unwrap();
+        let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+        std::fs::write(base.join("lib.rlib"), "two").unwrap();
+        std::fs::File::options()
+            .write(true)
+            .open(base.join("lib.rlib"))
+            .unwrap()
+            .set_modified(later)
+            .unwrap();
+        assert!(!unchanged(&base, &copy).unwrap());
+        // Published again after the write, the seed has the new file.
+        assert!(publish_seed(&base).unwrap());
+        assert_eq!(
+            std::fs::read_to_string(seed_dir.join("lib.rlib")).unwrap(),
+            "two"
+        );
     }
 
     #[test]

@@ -215,7 +215,14 @@ impl DockerLauncher {
         let known = self.created.lock().ok().and_then(|mut m| m.remove(&name));
         let docker = docker.clone();
         let (run, candidate) = (run.to_string(), candidate.to_string());
+        let mut removing = self.removing.lock().unwrap_or_else(|e| e.into_inner());
+        // A removal of the same name still going is waited for, never
+        // dropped: every container this launcher made is removed.
+        let earlier = removing.remove(&name);
         let task = tokio::spawn(async move {
+            if let Some(e) = earlier {
+                let _ = e.await;
+            }
             match known {
                 Some(id) => {
                     let _ = remove(&docker, &id).await;
@@ -223,11 +230,7 @@ impl DockerLauncher {
                 None => remove_candidate(&docker, &run, &candidate).await,
             }
         });
-        if let Ok(mut m) = self.removing.lock() {
-            if let Some(earlier) = m.insert(name, task) {
-                earlier.abort();
-            }
-        }
+        removing.insert(name, task);
     }
 }
 
