@@ -136,7 +136,6 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
 
 #[test]
 fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
-    let bin = env!("CARGO_BIN_EXE_rascal");
     let t = start_demo("finalize");
     t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful"]);
 
@@ -188,20 +187,8 @@ fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
     let (run, repo) = run_and_repo(&s);
 
     // The branch holds exactly careful's verified tree, on the base.
-    let doc: serde_json::Value = serde_json::from_slice(
-        &Command::new(bin)
-            .args(["-C", &repo, "show", &run, "--json"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .expect("show --json");
-    let careful = doc["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == "careful")
-        .unwrap();
+    let doc = show_json(&repo, &run);
+    let careful = candidate(&doc, "careful");
     let git = git2::Repository::open(&repo).unwrap();
     let commit = git
         .find_reference(&format!("refs/heads/{branch}"))
@@ -298,7 +285,6 @@ fn words(s: &str) -> String {
 /// 80×24 the header keeps its wall clock and the status bar its `Tab`.
 #[test]
 fn the_failing_checks_whole_message_shows_at_80x24_and_120x40() {
-    let bin = env!("CARGO_BIN_EXE_rascal");
     for (w, h) in [(80, 24), (120, 40)] {
         let t = start_demo_sized(&format!("whole{w}"), w, h);
         let s = t.wait_for("run finishes", &["finished PASS (exit 0)"]);
@@ -308,20 +294,8 @@ fn the_failing_checks_whole_message_shows_at_80x24_and_120x40() {
         t.keys(&["q"]);
         let end = t.wait_for("quit", &["RASCAL-EXIT=0"]);
         let (run, repo) = run_and_repo(&end);
-        let doc: serde_json::Value = serde_json::from_slice(
-            &Command::new(bin)
-                .args(["-C", &repo, "show", &run, "--json"])
-                .output()
-                .unwrap()
-                .stdout,
-        )
-        .expect("show --json");
-        let reason = doc["candidates"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["id"] == "hasty")
-            .and_then(|c| c["reason"].as_str())
+        let reason = candidate(&show_json(&repo, &run), "hasty")["reason"]
+            .as_str()
             .expect("hasty's reason")
             .to_string();
         assert!(reason.starts_with("guardrails build: "), "{reason}");
@@ -342,4 +316,26 @@ fn the_failing_checks_whole_message_shows_at_80x24_and_120x40() {
             let _ = std::fs::remove_dir_all(&repo);
         }
     }
+}
+
+/// Run `run` as `rascal show RUN --json` gives it.
+fn show_json(repo: &str, run: &str) -> serde_json::Value {
+    serde_json::from_slice(
+        &Command::new(env!("CARGO_BIN_EXE_rascal"))
+            .args(["-C", repo, "show", run, "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .expect("show --json")
+}
+
+/// Candidate `id` of a `show --json` document.
+fn candidate<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == id)
+        .unwrap_or_else(|| panic!("no candidate {id} in {doc}"))
 }
