@@ -8,6 +8,7 @@ mod agents;
 mod agreement;
 mod architecture;
 mod budget;
+mod build_seed;
 mod bypass;
 mod changeset;
 mod changeset_run;
