@@ -188,7 +188,7 @@ fn demo_in_tmux_select_then_finalize_commits_the_candidates_tree() {
 
     // The branch holds exactly careful's verified tree, on the base.
     let doc = show_json(&repo, &run);
-    let careful = candidate(&doc, "careful");
+    let careful = crate::test_integrity::candidate(&doc, "careful");
     let git = git2::Repository::open(&repo).unwrap();
     let commit = git
         .find_reference(&format!("refs/heads/{branch}"))
@@ -294,7 +294,7 @@ fn the_failing_checks_whole_message_shows_at_80x24_and_120x40() {
         t.keys(&["q"]);
         let end = t.wait_for("quit", &["RASCAL-EXIT=0"]);
         let (run, repo) = run_and_repo(&end);
-        let reason = candidate(&show_json(&repo, &run), "hasty")["reason"]
+        let reason = crate::test_integrity::candidate(&show_json(&repo, &run), "hasty")["reason"]
             .as_str()
             .expect("hasty's reason")
             .to_string();
@@ -328,14 +328,4 @@ fn show_json(repo: &str, run: &str) -> serde_json::Value {
             .stdout,
     )
     .expect("show --json")
-}
-
-/// Candidate `id` of a `show --json` document.
-fn candidate<'a>(doc: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    doc["candidates"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["id"] == id)
-        .unwrap_or_else(|| panic!("no candidate {id} in {doc}"))
 }
