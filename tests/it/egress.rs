@@ -1322,8 +1322,22 @@ echo done > result.txt
         hold
     );
     let t = TestRepo::new(&[(".rascal/config.yaml", &config), ("README.md", "hello\n")]);
-    let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "boxed", "--headless"]);
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("rascal.log");
+    let mut child = common::spawn_rascal_logged(
+        t.path(),
+        &["run", "x", "--agent", "boxed", "--headless"],
+        &log,
+    );
     let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    // What the background run said, for a failure message.
+    let said = |child: &mut std::process::Child| {
+        format!(
+            "rascal run {:?}, said:\n{}",
+            child.try_wait().ok().flatten(),
+            std::fs::read_to_string(&log).unwrap_or_default()
+        )
+    };
     let run = loop {
         let list = stdout(&t.rascal(&["list"]));
         if let Some(id) = list
@@ -1337,8 +1351,15 @@ echo done > result.txt
         }
         assert!(
             std::time::Instant::now() < deadline,
-            "the candidate never reached its proxy: {list}"
+            "the candidate never reached its proxy: {list}\n{}",
+            said(&mut child)
         );
+        if let Ok(Some(_)) = child.try_wait() {
+            panic!(
+                "the run ended before its candidate reached the proxy: {list}\n{}",
+                said(&mut child)
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
     };
     child.kill().unwrap(); // SIGKILL: the proxy dies, nothing is cleaned up

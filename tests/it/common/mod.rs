@@ -131,6 +131,20 @@ pub fn spawn_rascal(dir: &Path, args: &[&str]) -> std::process::Child {
         .expect("starting rascal")
 }
 
+/// `spawn_rascal`, its stdout and stderr going to the file `log` (read it
+/// to say why a background run failed).
+pub fn spawn_rascal_logged(dir: &Path, args: &[&str], log: &Path) -> std::process::Child {
+    let out = std::fs::File::create(log).expect("creating the log file");
+    let err = out.try_clone().expect("cloning the log file");
+    Command::new(bin())
+        .args(args)
+        .current_dir(dir)
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .expect("starting rascal")
+}
+
 /// Wait (up to `secs`) until `rascal list` shows a running run; its id.
 pub fn wait_for_running_run(t: &TestRepo, secs: u64) -> String {
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
