@@ -119,6 +119,14 @@ pub enum Action {
         b: String,
         text: String,
     },
+    /// Compare: the evidence pane on or off.
+    Evidence,
+    /// The shell read a test's source from its author's change (or why
+    /// not).
+    TestSourceLoaded {
+        index: usize,
+        found: Result<crate::tui::test_source::TestSource, String>,
+    },
     /// The shell read what finalizing would do (or why it cannot say).
     FinalizePreviewed(Result<crate::model::preview::Preview, String>),
     /// The shell finalized: what to say, or why it was refused.

@@ -456,6 +456,14 @@ pub enum Dialog {
         candidate: Option<String>,
     },
     Quit,
+    /// Test `index` of the agreement matrix: its source as its author
+    /// wrote it (None while it is read; why not when it cannot be),
+    /// scrolled to `scroll`; `n`/`p` go to the next/previous test.
+    TestSource {
+        index: usize,
+        found: Option<Result<crate::tui::test_source::TestSource, String>>,
+        scroll: usize,
+    },
     /// `y`: what of the candidate to copy to the clipboard.
     Copy {
         candidate: String,
@@ -513,6 +521,14 @@ impl DiffView {
 pub use super::search::Search;
 pub use crate::model::ranking::Ranking;
 
+/// The compare view's evidence pane: the whole ranking with its reasons,
+/// the agreement matrix and the similarity, scrolled to `scroll` rows
+/// (`Enter` shows the matrix's tests' source).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Evidence {
+    pub scroll: usize,
+}
+
 pub struct App {
     pub meta: RunMeta,
     /// The one fold of the run's events (shared with the printer, `show`,
@@ -550,6 +566,8 @@ pub struct App {
     pub compare_b: usize,
     pub compare_diff: Option<((String, String), Diff)>,
     pub compare_scroll: usize,
+    /// Compare: the evidence pane (`e`) instead of the A-vs-B diff.
+    pub evidence: Option<Evidence>,
     pub ranking: Option<Ranking>,
     pub decisions: Vec<Decision>,
     pub now_ms: i64,
@@ -599,6 +617,7 @@ impl App {
             compare_b: 1,
             compare_diff: None,
             compare_scroll: 0,
+            evidence: None,
             ranking: None,
             decisions: Vec::new(),
             now_ms: 0,

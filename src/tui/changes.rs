@@ -80,6 +80,54 @@ pub fn compare_text(origin: &Path, run: &str, base: &str, a: &Change, b: &Change
     files_compare_text(origin, &a.worktree, &b.worktree, base)
 }
 
+/// The files candidate `c`'s verified change tree added or modified
+/// against the base (path, text; binary, linked and huge files left
+/// out), for finding a test's source. Its tree only: a workspace is
+/// never read for this.
+pub fn changed_files(
+    origin: &Path,
+    run: &str,
+    base: &str,
+    c: &Change,
+) -> Result<Vec<(String, String)>, String> {
+    const MAX_FILES: usize = 500;
+    const MAX_BYTES: usize = 1 << 20;
+    let tree = c
+        .tree()
+        .ok_or("its change has no verified tree (yet) to read the test from")?;
+    let base = Oid::from_str(base).map_err(|e| e.to_string())?;
+    let r = reader(origin, run, &[c]).map_err(|e| e.to_string())?;
+    let read = || -> Result<Vec<(String, String)>, git2::Error> {
+        let old = r.find_tree(r.find_commit(base)?.tree_id())?;
+        let new = r.find_tree(tree)?;
+        let diff = r.diff_tree_to_tree(Some(&old), Some(&new), None)?;
+        let mut out = Vec::new();
+        for d in diff.deltas() {
+            let f = d.new_file();
+            let regular = matches!(
+                f.mode(),
+                git2::FileMode::Blob | git2::FileMode::BlobExecutable
+            );
+            let (Some(path), true) = (f.path(), regular) else {
+                continue;
+            };
+            let blob = r.find_blob(f.id())?;
+            if blob.is_binary() || blob.size() > MAX_BYTES {
+                continue;
+            }
+            out.push((
+                path.to_string_lossy().into_owned(),
+                String::from_utf8_lossy(blob.content()).into_owned(),
+            ));
+            if out.len() == MAX_FILES {
+                break;
+            }
+        }
+        Ok(out)
+    };
+    read().map_err(|e| format!("its change tree could not be read: {}", e.message()))
+}
+
 /// Candidate A's files against candidate B's, for every path either one
 /// changed: a unified diff with B as the old side and A as the new.
 fn files_compare_text(origin: &Path, a: &Path, b: &Path, base: &str) -> String {

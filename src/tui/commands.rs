@@ -63,6 +63,20 @@ fn can_override(a: &App) -> bool {
         matches!(c.mark(layer, &a.meta), Mark::Fail | Mark::Warn) || c.has_skipped(layer)
     })
 }
+/// The evidence pane is open on a run whose agreement matrix has tests.
+fn has_matrix_tests(a: &App) -> bool {
+    a.evidence.is_some() && !matrix_tests(a).is_empty()
+}
+
+/// The tests of the run's agreement matrix (none without one).
+pub fn matrix_tests(a: &App) -> &[crate::model::agreement::CrossTest] {
+    a.ranking
+        .as_ref()
+        .and_then(|r| r.agreement.as_ref())
+        .map(|m| m.tests.as_slice())
+        .unwrap_or(&[])
+}
+
 fn can_select(a: &App) -> bool {
     a.focused().is_some_and(|c| !c.state.live())
 }
@@ -275,8 +289,26 @@ pub static COMMANDS: &[Command] = &[
         "select winner",
         &[Screen::Compare],
         true,
-        has_candidates,
+        |a| has_candidates(a) && a.evidence.is_none(),
         |_| Action::Open
+    ),
+    cmd!(
+        &[Key::Enter],
+        "Enter",
+        "the test's source",
+        &[Screen::Compare],
+        true,
+        has_matrix_tests,
+        |_| Action::Open
+    ),
+    cmd!(
+        &[Key::Char('e')],
+        "e",
+        "evidence/diff",
+        &[Screen::Compare],
+        Bar::High,
+        several,
+        |_| Action::Evidence
     ),
     cmd!(
         &[Key::Char('/')],
@@ -546,6 +578,20 @@ pub static COMMANDS: &[Command] = &[
 pub fn dispatch(app: &App, key: Key) -> Option<Action> {
     if let Some(d) = &app.dialog {
         use super::app::Dialog;
+        if let Dialog::TestSource { .. } = d {
+            // A source to read: keys scroll it or go to another test.
+            return Some(match key {
+                Key::Esc | Key::Ctrl('c') | Key::Enter | Key::Char('q') => Action::Back,
+                Key::Char('n') | Key::Right | Key::Tab => Action::NextMatch,
+                Key::Char('p') | Key::Left | Key::BackTab => Action::PrevMatch,
+                Key::Char('j') | Key::Down => Action::Down,
+                Key::Char('k') | Key::Up => Action::Up,
+                Key::PageDown | Key::Char(' ') => Action::PageDown,
+                Key::PageUp => Action::PageUp,
+                Key::Char('g') | Key::Home => Action::Top,
+                _ => return None,
+            });
+        }
         if let Dialog::Finalize(_) = d {
             // No text to type: keys scroll the preview or flip the option.
             return Some(match key {
@@ -661,6 +707,11 @@ pub fn hints(app: &App) -> Vec<Hint> {
                 hint("p", "open the PR too", Mid),
                 hint("j/k", "scroll", Low),
                 hint("Esc", "cancel", Always),
+            ],
+            Some(Dialog::TestSource { .. }) => vec![
+                hint("n/p", "next/previous test", Always),
+                hint("j/k", "scroll", High),
+                hint("Esc", "close", Always),
             ],
             Some(Dialog::Override { left, .. }) if !left.skipped.is_empty() => vec![
                 hint("Enter", "confirm", Always),

@@ -28,6 +28,7 @@ pub mod notify;
 pub mod search;
 pub mod shell;
 pub mod terminal;
+pub mod test_source;
 pub mod theme;
 pub mod update;
 

@@ -393,6 +393,11 @@ fn perform(
             } => bg.load_found(app, candidate, query, first, lines),
             Effect::LoadDiff(id) => bg.load_diff(app, id),
             Effect::LoadCompare(a, b) => bg.load_compare(app, a, b),
+            Effect::LoadTestSource {
+                index,
+                author,
+                name,
+            } => bg.load_test_source(app, index, author, name),
             Effect::Decide(d) => decide(app, shell, &d),
             Effect::PreviewFinalize(candidate) => bg.preview_finalize(app, candidate),
             Effect::Finalize { open_pr, .. } => bg.finalize(app, open_pr),
@@ -555,6 +560,32 @@ impl Background<'_> {
         tokio::task::spawn_blocking(move || {
             let text = super::changes::compare_text(&origin, &run, &base, &ca, &cb);
             let _ = tx.send(Action::CompareLoaded { a, b, text });
+        });
+    }
+
+    /// Read test `index` (`name`, by `author`) from its author's change.
+    fn load_test_source(&self, app: &App, index: usize, author: String, name: String) {
+        let change = super::changes::Change::of(app, &author);
+        let (base, origin, run) = (
+            self.shell.base.clone(),
+            self.shell.origin.clone(),
+            app.run.clone(),
+        );
+        let tx = self.loaded.clone();
+        tokio::task::spawn_blocking(move || {
+            let found = change
+                .ok_or_else(|| format!("{author} is not a candidate of this run"))
+                .and_then(|c| super::changes::changed_files(&origin, &run, &base, &c))
+                .and_then(|files| {
+                    super::test_source::find(&files, &name).ok_or_else(|| {
+                        format!(
+                            "no function named `{}` in the {} files {author}'s change wrote",
+                            super::test_source::function_name(&name),
+                            files.len()
+                        )
+                    })
+                });
+            let _ = tx.send(Action::TestSourceLoaded { index, found });
         });
     }
 

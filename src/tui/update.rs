@@ -37,6 +37,13 @@ pub enum Effect {
         lines: Vec<u64>,
     },
     LoadCompare(String, String),
+    /// Read test `index` of the agreement matrix (`name`, written by
+    /// candidate `author`) from its author's change.
+    LoadTestSource {
+        index: usize,
+        author: String,
+        name: String,
+    },
     Decide(Decision),
     /// Read what finalizing this candidate would do.
     PreviewFinalize(String),
@@ -140,6 +147,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         action @ (Action::Diff
         | Action::Compare
+        | Action::Evidence
         | Action::ToggleSideBySide
         | Action::Search
         | Action::NextMatch
@@ -172,9 +180,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Backspace) => asking(app, action),
         Action::Submit => submit(app, &mut fx),
         Action::Choose(ch) => choose(app, ch, &mut fx),
-        action @ (Action::Click(..) | Action::DiffLoaded { .. } | Action::CompareLoaded { .. }) => {
-            loaded(app, action)
-        }
+        action @ (Action::Click(..)
+        | Action::DiffLoaded { .. }
+        | Action::CompareLoaded { .. }
+        | Action::TestSourceLoaded { .. }) => loaded(app, action),
     }
     fx
 }
@@ -182,7 +191,23 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
 /// The diff and compare screens: opening them, searching, scrolling
 /// sideways, moving between hunks and files; and the raw log toggle.
 fn viewing(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
+    if let Some(Dialog::TestSource { index, .. }) = app.dialog {
+        // n/p in a test's source: the next or previous test.
+        let n = super::commands::matrix_tests(app).len().max(1);
+        match action {
+            Action::NextMatch => show_test(app, (index + 1) % n, fx),
+            Action::PrevMatch => show_test(app, (index + n - 1) % n, fx),
+            _ => {}
+        }
+        return;
+    }
     match action {
+        Action::Evidence => {
+            app.evidence = match app.evidence {
+                Some(_) => None,
+                None => Some(super::app::Evidence::default()),
+            };
+        }
         Action::Diff => {
             if let Some(c) = app.focused() {
                 let id = c.info.id.clone();
@@ -480,6 +505,18 @@ fn loaded(app: &mut App, action: Action) {
         Action::CompareLoaded { a, b, text } => {
             app.compare_diff = Some(((a, b), Diff::parse(&text)));
         }
+        Action::TestSourceLoaded { index, found: read } => {
+            if let Some(Dialog::TestSource {
+                index: shown,
+                found,
+                ..
+            }) = &mut app.dialog
+            {
+                if *shown == index {
+                    *found = Some(read);
+                }
+            }
+        }
         // Only the actions above are routed here.
         _ => {}
     }
@@ -547,6 +584,14 @@ fn scroll(app: &mut App, delta: i64) -> Option<Effect> {
         app.help_scroll = by(app.help_scroll).min(max);
         return None;
     }
+    if let Some(Dialog::TestSource { found, scroll, .. }) = &mut app.dialog {
+        let rows = match found {
+            Some(Ok(s)) => s.lines.len(),
+            _ => 0,
+        };
+        *scroll = by(*scroll).min(rows.saturating_sub(1));
+        return None;
+    }
     if let Some(Dialog::Finalize(d)) = &mut app.dialog {
         let rows = d
             .preview
@@ -585,6 +630,12 @@ fn scroll(app: &mut App, delta: i64) -> Option<Effect> {
                 .map(|f| f.lines.len())
                 .unwrap_or(0);
             app.diff_view.scroll = by(app.diff_view.scroll).min(max.saturating_sub(1));
+        }
+        Screen::Compare if app.evidence.is_some() => {
+            let max = super::draw::evidence::max_scroll(app);
+            if let Some(e) = &mut app.evidence {
+                e.scroll = by(e.scroll).min(max);
+            }
         }
         Screen::Compare => {
             let max = app
@@ -686,6 +737,11 @@ fn open(app: &mut App, fx: &mut Vec<Effect>) {
             app.screen = Screen::Diff;
             fx.push(Effect::LoadDiff(id));
         }
+        Screen::Compare if app.evidence.is_some() => {
+            if !super::commands::matrix_tests(app).is_empty() {
+                show_test(app, 0, fx);
+            }
+        }
         Screen::Compare => {
             if let Some(c) = app.focused() {
                 let id = c.info.id.clone();
@@ -694,6 +750,24 @@ fn open(app: &mut App, fx: &mut Vec<Effect>) {
         }
         Screen::Diff => {}
     }
+}
+
+/// Show test `index` of the agreement matrix: its dialog, waiting for the
+/// shell to read its source from its author's change.
+fn show_test(app: &mut App, index: usize, fx: &mut Vec<Effect>) {
+    let Some(t) = super::commands::matrix_tests(app).get(index).cloned() else {
+        return;
+    };
+    app.dialog = Some(Dialog::TestSource {
+        index,
+        found: None,
+        scroll: 0,
+    });
+    fx.push(Effect::LoadTestSource {
+        index,
+        author: t.author,
+        name: t.name,
+    });
 }
 
 fn back(app: &mut App) {
@@ -1010,6 +1084,10 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
         Dialog::Cancel { .. } => return choose(app, 'y', fx),
         Dialog::Quit => return choose(app, 's', fx),
         Dialog::Copy { .. } => return choose(app, 'p', fx),
+        Dialog::TestSource { .. } => {
+            app.dialog = None;
+            return;
+        }
         Dialog::Hazards { .. } => {
             // Enter does not open a workspace that may run code: `y` does.
             return;

@@ -115,6 +115,83 @@ fn candidates_test_each_other_and_the_pick_follows_the_evidence_in_rust() {
     };
     assert_eq!(score("small"), score("many"), "{ranking}");
     assert!(score("small") > score("wrong"), "{ranking}");
+    the_evidence_pane_holds_the_whole_ranking_and_each_tests_source(&t, ranking);
+}
+
+/// The pane's words: its rows without the box's borders, joined.
+fn pane_words(screen: &str) -> String {
+    screen
+        .replace(['│', '┃'], " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Issue 31 item 6 and issue 30 item 2, in a real terminal at 80×24: the
+/// compare view's `e` shows the ranking's whole reasons (the short pane
+/// above cuts them) and scrolls to the matrix's last test; `Enter` shows
+/// a test's name, author and source from its author's change; `n` the
+/// next test.
+fn the_evidence_pane_holds_the_whole_ranking_and_each_tests_source(
+    t: &crate::common::TestRepo,
+    ranking: &serde_json::Value,
+) {
+    use crate::common::tmux::Tmux;
+    let tm = Tmux::start(
+        "evidence",
+        80,
+        24,
+        "",
+        &format!(
+            "cd {} && {}",
+            t.path().display(),
+            crate::common::bin().display()
+        ),
+    );
+    tm.wait_for("home", &["1 run"]);
+    tm.keys(&["Enter"]);
+    tm.wait_for("run screen", &["finished"]);
+    tm.keys(&["c"]);
+    tm.wait_for("compare", &["scoreboard"]);
+    tm.keys(&["e"]);
+    let s = tm.wait_for("evidence", &["evidence · ranking"]);
+    let first = &ranking["positions"][0];
+    let (who, reason) = (
+        first["candidate"].as_str().unwrap(),
+        first["reason"].as_str().unwrap(),
+    );
+    let said = format!(
+        "1. {who} {}",
+        reason.strip_prefix(&format!("{who}: ")).unwrap_or(reason)
+    );
+    assert!(
+        pane_words(&s).contains(&pane_words(&said)),
+        "the first position's whole reason `{said}`:\n{s}"
+    );
+    let tests = ranking["agreement"]["tests"].as_array().unwrap();
+    let last = tests.last().unwrap()["name"].as_str().unwrap();
+    tm.keys(&["G"]);
+    tm.wait_for("scrolled to the last test", &[&format!("5. {last}")]);
+    tm.keys(&["Enter"]);
+    let name = tests[0]["name"].as_str().unwrap();
+    let f = name.rsplit("::").next().unwrap();
+    let s = tm.wait_for(
+        "the first test's source",
+        &["test 1 of 5", name, &format!("fn {f}()"), "src/lib.rs:"],
+    );
+    assert!(
+        s.contains(&format!(
+            "written by {}",
+            tests[0]["author"].as_str().unwrap()
+        )),
+        "{s}"
+    );
+    tm.keys(&["n"]);
+    let second = tests[1]["name"].as_str().unwrap();
+    let f = second.rsplit("::").next().unwrap();
+    tm.wait_for("the next test", &["test 2 of 5", &format!("fn {f}()")]);
+    tm.keys(&["Escape"]);
+    tm.wait_gone("closed", &["test 2 of 5"]);
 }
 
 #[test]

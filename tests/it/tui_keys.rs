@@ -1013,3 +1013,96 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
     assert!(app.filter.is_none());
     assert!(app.candidates.iter().all(|c| c.found.is_none()));
 }
+
+/// The compare view's `e`: the evidence pane in place of the A-vs-B diff;
+/// there `Enter` shows the agreement matrix's first test (read by the
+/// shell from its author's change), `n`/`p` the next and previous one
+/// (wrapping), Esc closes it; without the pane `Enter` still selects.
+#[test]
+fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it() {
+    use rascal::model::agreement::{Agreement, Cell, CrossTest};
+    let mut app = fixture::app(3, true, false);
+    let test = |author: &str, name: &str| CrossTest {
+        author: author.into(),
+        name: name.into(),
+    };
+    app.ranking.as_mut().expect("the fixture ranks").agreement = Some(Agreement {
+        candidates: vec!["careful".into(), "hasty".into()],
+        tests: vec![test("careful", "tests::a"), test("hasty", "tests::b")],
+        cells: vec![vec![Cell::Passed; 2], vec![Cell::Passed, Cell::Failed]],
+        runs: 2,
+        skipped: None,
+    });
+    press(&mut app, Key::Char('c'));
+    assert_eq!(app.screen, Screen::Compare);
+    press(&mut app, Key::Char('e'));
+    assert!(app.evidence.is_some());
+    let fx = press(&mut app, Key::Enter);
+    assert_eq!(
+        fx,
+        vec![Effect::LoadTestSource {
+            index: 0,
+            author: "careful".into(),
+            name: "tests::a".into()
+        }]
+    );
+    assert!(matches!(
+        app.dialog,
+        Some(Dialog::TestSource {
+            index: 0,
+            found: None,
+            ..
+        })
+    ));
+    let src = rascal::tui::test_source::TestSource {
+        path: "src/lib.rs".into(),
+        line: 9,
+        lines: vec!["#[test]".into(), "fn a() {}".into()],
+    };
+    // An answer for another test than the one shown is dropped.
+    update(
+        &mut app,
+        Action::TestSourceLoaded {
+            index: 1,
+            found: Err("late".into()),
+        },
+    );
+    assert!(matches!(
+        app.dialog,
+        Some(Dialog::TestSource { found: None, .. })
+    ));
+    update(
+        &mut app,
+        Action::TestSourceLoaded {
+            index: 0,
+            found: Ok(src.clone()),
+        },
+    );
+    assert!(
+        matches!(&app.dialog, Some(Dialog::TestSource { found: Some(Ok(s)), .. }) if *s == src)
+    );
+    let fx = press(&mut app, Key::Char('n'));
+    assert!(
+        matches!(&fx[..], [Effect::LoadTestSource { index: 1, author, .. }] if author == "hasty")
+    );
+    let fx = press(&mut app, Key::Char('n'));
+    assert!(
+        matches!(&fx[..], [Effect::LoadTestSource { index: 0, .. }]),
+        "wraps"
+    );
+    let fx = press(&mut app, Key::Char('p'));
+    assert!(matches!(&fx[..], [Effect::LoadTestSource { index: 1, .. }]));
+    press(&mut app, Key::Esc);
+    assert!(app.dialog.is_none());
+    assert_eq!(app.screen, Screen::Compare, "Esc closes the source only");
+    // Scrolling the pane stops at its last line.
+    press_all(&mut app, &[Key::Char('G'), Key::Char('j')]);
+    let at_end = app.evidence.unwrap().scroll;
+    assert!(at_end > 0);
+    press(&mut app, Key::Char('j'));
+    assert_eq!(app.evidence.unwrap().scroll, at_end);
+    press(&mut app, Key::Char('e'));
+    assert!(app.evidence.is_none());
+    press(&mut app, Key::Enter);
+    assert!(matches!(app.dialog, Some(Dialog::Select { .. })));
+}

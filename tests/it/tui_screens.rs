@@ -108,6 +108,43 @@ fn screens() -> Vec<(&'static str, Setup)> {
                 );
             }),
         ),
+        (
+            "compare_evidence",
+            Box::new(|a| keys(a, &[Key::Char('c'), Key::Char('e')])),
+        ),
+        (
+            "compare_test_source",
+            Box::new(|a| {
+                use rascal::model::agreement::{Agreement, Cell, CrossTest};
+                a.ranking.as_mut().unwrap().agreement = Some(Agreement {
+                    candidates: vec!["careful".into(), "hasty".into()],
+                    tests: vec![CrossTest {
+                        author: "careful".into(),
+                        name: "tests::shouts".into(),
+                    }],
+                    cells: vec![vec![Cell::Passed], vec![Cell::Failed]],
+                    runs: 1,
+                    skipped: None,
+                });
+                keys(a, &[Key::Char('c'), Key::Char('e'), Key::Enter]);
+                update(
+                    a,
+                    Action::TestSourceLoaded {
+                        index: 0,
+                        found: Ok(rascal::tui::test_source::TestSource {
+                            path: "src/lib.rs".into(),
+                            line: 24,
+                            lines: vec![
+                                "    #[test]".into(),
+                                "    fn shouts() {".into(),
+                                "        assert_eq!(shout(\"Ada\"), \"HELLO, ADA!\");".into(),
+                                "    }".into(),
+                            ],
+                        }),
+                    },
+                );
+            }),
+        ),
         ("help", Box::new(|a| keys(a, &[Key::Char('?')]))),
         (
             "dialog_override",

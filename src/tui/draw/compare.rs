@@ -18,14 +18,31 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     if n < 2 {
         return;
     }
-    let score_h = (STRIP.len() as u16 + 9).min(area.height / 2);
     let [top, bottom] =
-        Layout::vertical([Constraint::Length(score_h), Constraint::Min(3)]).areas(area);
+        Layout::vertical([Constraint::Length(top_height(area.height)), Constraint::Min(3)])
+            .areas(area);
     let [score, rank] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(top);
     scoreboard(frame, app, score);
     ranking(frame, app, rank);
-    pair_diff(frame, app, bottom);
+    if app.evidence.is_some() {
+        super::evidence::draw(frame, app, bottom);
+    } else {
+        pair_diff(frame, app, bottom);
+    }
+}
+
+/// The scoreboard's and ranking's height in a compare view `body` rows
+/// tall; the diff (or evidence) pane below takes the rest.
+fn top_height(body: u16) -> u16 {
+    (STRIP.len() as u16 + 9).min(body / 2)
+}
+
+/// The rows inside the bottom pane's borders on a screen `height` rows
+/// tall (the header's 2 and the status bar's 1 left out).
+pub fn bottom_rows(height: u16) -> usize {
+    let body = height.saturating_sub(3);
+    body.saturating_sub(top_height(body)).max(3).saturating_sub(2) as usize
 }
 
 fn criteria_met(c: &Candidate) -> String {
@@ -184,13 +201,27 @@ fn position_lines(
 
 fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
+    let title = if app.evidence.is_some() {
+        " ranking · similarity "
+    } else {
+        " ranking · similarity · e: all of it "
+    };
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border)
-        .title(Span::styled(" ranking · similarity ", t.title));
+        .title(Span::styled(title, t.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let w = inner.width as usize;
+    let lines = ranking_lines(app, inner.width as usize);
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+/// The comparator's ranking as lines `w` wide: each position with its
+/// whole reason, the pick (or why none), the judge, the agreement matrix
+/// and the similarity matrix — or, with the comparator off, the order
+/// by verdict and size.
+pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
     let mut lines = Vec::new();
     match &app.ranking {
         Some(r) => {
@@ -260,7 +291,7 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
             }
         }
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    lines
 }
 
 /// The similarity matrix, its names as wide as `w` allows: the row

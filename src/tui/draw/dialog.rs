@@ -23,6 +23,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let mut lines: Vec<Line> = Vec::new();
     let title = match d {
         Dialog::Finalize(f) => return finalize(frame, app, f, area),
+        Dialog::TestSource {
+            index,
+            found,
+            scroll,
+        } => return test_source(frame, app, area, *index, found.as_ref(), *scroll),
         Dialog::Override {
             candidate,
             layer,
@@ -400,6 +405,74 @@ fn quit_lines(app: &App) -> Vec<Line<'static>> {
 
 /// The finalize dialog: branch, commit title, the PR body (scrollable),
 /// the open-PR option, and any refusal.
+/// Test `index` of the agreement matrix: its name, author, where it is
+/// written and its source (scrolled), or why it could not be read.
+fn test_source(
+    frame: &mut Frame,
+    app: &App,
+    area: Rect,
+    index: usize,
+    found: Option<&Result<crate::tui::test_source::TestSource, String>>,
+    scroll: usize,
+) {
+    let t = &app.theme;
+    let tests = crate::tui::commands::matrix_tests(app);
+    let Some(test) = tests.get(index) else { return };
+    // As tall as the source needs (head, source, foot), within the screen.
+    let source_rows = match found {
+        Some(Ok(src)) => src.lines.len() + 1,
+        _ => 3,
+    };
+    let tall = (source_rows + 6).min(u16::MAX as usize) as u16;
+    let rect = centered(area, 100, tall.min(area.height.saturating_sub(2)).max(8));
+    let inner_w = rect.width.saturating_sub(2) as usize;
+    let mut lines = super::wrapped(
+        &format!(
+            "test {} of {}: {} · written by {}",
+            index + 1,
+            tests.len(),
+            sanitize(&test.name),
+            sanitize(&test.author)
+        ),
+        inner_w,
+        usize::MAX,
+        t.title,
+    );
+    match found {
+        None => lines.push(Line::from(Span::styled("reading…", t.dim))),
+        Some(Err(why)) => lines.extend(super::wrapped(
+            &format!("its source could not be shown: {}", sanitize(why)),
+            inner_w,
+            usize::MAX,
+            t.warn,
+        )),
+        Some(Ok(src)) => {
+            lines.push(Line::from(Span::styled(
+                format!(
+                    "{}:{} · {} (j/k scroll)",
+                    sanitize(&src.path),
+                    src.line,
+                    crate::text::plural(src.lines.len() as u64, "line")
+                ),
+                t.dim,
+            )));
+            let body = rect.height.saturating_sub(2 + lines.len() as u16 + 2) as usize;
+            for (i, l) in src.lines.iter().enumerate().skip(scroll).take(body) {
+                lines.push(Line::from(vec![
+                    Span::styled(format!("{:>5} ", src.line + i), t.dim),
+                    Span::styled(ellipsis(&sanitize(l), inner_w.saturating_sub(6)), t.text),
+                ]));
+            }
+        }
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(Span::styled(
+        "n/p next/previous test · Esc close",
+        t.dim,
+    )));
+    super::boxed(frame, t, rect, " a test of the agreement matrix ", lines);
+}
+
 fn finalize(frame: &mut Frame, app: &App, f: &FinalizeDialog, area: Rect) {
     let t = &app.theme;
     let rect = centered(area, 100, area.height.saturating_sub(2).max(12));

@@ -6,6 +6,7 @@ pub mod dashboard;
 pub mod detail;
 pub mod dialog;
 pub mod diffview;
+pub mod evidence;
 pub mod help;
 pub mod home;
 pub mod statusbar;
