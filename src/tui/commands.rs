@@ -315,7 +315,7 @@ pub static COMMANDS: &[Command] = &[
         "/",
         "filter log",
         DASH,
-        true,
+        Bar::Low,
         has_candidates,
         |_| Action::Filter
     ),
@@ -495,7 +495,7 @@ pub static COMMANDS: &[Command] = &[
         "F",
         "finalize (branch + PR body)",
         &[Screen::Dashboard, Screen::Detail, Screen::Compare],
-        true,
+        Bar::High,
         can_finalize,
         |_| Action::Finalize
     ),
@@ -756,12 +756,59 @@ pub fn hint_width(h: &Hint) -> usize {
     crate::text::width(h.key) + crate::text::width(h.desc) + 4
 }
 
+/// A hint's description in a word or two, for a narrow bar.
+fn brief(desc: &'static str) -> &'static str {
+    match desc {
+        "next candidate" => "next",
+        "layer detail" => "detail",
+        "jump to diff" => "jump",
+        "select winner" | "select to finalize" => "select",
+        "filter log" => "filter",
+        "evidence/diff" => "evidence",
+        "next/prev hunk" => "hunk",
+        "next/prev file" => "file",
+        "next/prev match (while searching)" => "match",
+        "side-by-side" => "split",
+        "copy path/tree/diff" => "copy",
+        "open workspace in $EDITOR" => "editor",
+        "shell in workspace" => "shell",
+        "cancel candidate" => "cancel",
+        "follow log" => "follow",
+        "open the PR (gh)" => "PR",
+        "next/previous test" => "tests",
+        "stop agents and quit" => "stop+quit",
+        d => d.split(" (").next().unwrap_or(d),
+    }
+}
+
+/// The hints that fit in `room` columns (see `fit_by_priority`): with
+/// their whole descriptions, or in brief when that shows more of the
+/// ordinary and important ones — at 80 columns `F finalize` and
+/// `c compare` are worth more than words.
+pub fn fit_hints(hints: &[Hint], room: usize) -> Vec<Hint> {
+    let whole = fit_by_priority(hints, room);
+    let short: Vec<Hint> = hints
+        .iter()
+        .map(|h| Hint {
+            desc: brief(h.desc),
+            ..*h
+        })
+        .collect();
+    let briefly = fit_by_priority(&short, room);
+    let important = |hs: &[Hint]| hs.iter().filter(|h| h.bar >= Bar::Mid).count();
+    if important(&briefly) > important(&whole) {
+        briefly
+    } else {
+        whole
+    }
+}
+
 /// The hints that fit in `room` columns, in their order: `Always` ones
 /// (help and quit, last in the table, so the bar ends with `? help`) are
 /// kept, then the most important of the rest: the lowest priority (and,
 /// among equals, the rightmost) is dropped first, and nothing of a lower
 /// priority than a dropped hint is kept.
-pub fn fit_hints(hints: &[Hint], room: usize) -> Vec<Hint> {
+fn fit_by_priority(hints: &[Hint], room: usize) -> Vec<Hint> {
     let mut keep: Vec<bool> = hints.iter().map(|h| h.bar == Bar::Always).collect();
     let mut used: usize = hints
         .iter()

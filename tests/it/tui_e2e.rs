@@ -311,7 +311,9 @@ fn the_failing_checks_whole_message_shows_at_80x24_and_120x40() {
                 && header.trim_end().ends_with(|c: char| c.is_ascii_digit()),
             "{w}×{h}: the wall clock is whole: {header:?}"
         );
-        assert!(bar.contains(" Tab  next candidate "), "{w}×{h}: {bar:?}");
+        for k in [" Tab  next", " F  finalize", " c  compare"] {
+            assert!(bar.contains(k), "{w}×{h}: {k} in {bar:?}");
+        }
         if repo.contains("/rascal-demo-") {
             let _ = std::fs::remove_dir_all(&repo);
         }

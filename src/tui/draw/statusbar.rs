@@ -72,17 +72,35 @@ mod tests {
         // Wider shows more: everything at 200, the low ones gone at 60;
         // `Tab` (how to reach the other candidates) at every width.
         for b in &shown {
-            assert!(b.contains(" Tab  next candidate "), "{b}");
+            assert!(b.starts_with(" Tab  next "), "{b}");
         }
+        assert!(shown[3].contains(" Tab  next candidate "), "{}", shown[3]);
         assert!(shown[3].contains(" e  escalate "), "{}", shown[3]);
         assert!(!shown[0].contains(" e  escalate "), "{}", shown[0]);
         // High before low: the diff and override keys outlast escalate.
         assert!(shown[1].contains(" d  diff "), "{}", shown[1]);
         assert!(shown[1].contains(" o  override "), "{}", shown[1]);
         assert!(!shown[1].contains(" e  escalate "), "{}", shown[1]);
+        let keys = |b: &str| b.matches("  ").count();
         for pair in shown.windows(2) {
-            assert!(width(&pair[0]) <= width(&pair[1]));
+            assert!(keys(&pair[0]) <= keys(&pair[1]), "{pair:?}");
         }
+    }
+
+    /// Issue 31, item 9: at 80 columns a finished run's dashboard still
+    /// offers finalize and compare (in brief), not only their whole words.
+    #[test]
+    fn at_80_columns_a_finished_runs_bar_keeps_finalize_and_compare() {
+        let app = fixture::app(3, true, false);
+        for w in [80, 100] {
+            let b = bar(&app, w);
+            assert!(width(&b) <= w, "{w}: {b:?}");
+            for k in [" Tab  next", " F  finalize", " c  compare", " d  diff", " q  quit"] {
+                assert!(b.contains(k), "{w}: {k} in {b:?}");
+            }
+        }
+        let b = bar(&app, 200);
+        assert!(b.contains(" Tab  next candidate ") && b.contains(" Enter  layer detail "), "{b}");
     }
 
     #[test]
