@@ -113,6 +113,18 @@ pub enum Action {
         candidate: String,
         text: String,
     },
+    /// The shell could read the candidate's change neither from its tree
+    /// nor from its workspace: why.
+    DiffUnreadable {
+        candidate: String,
+        why: String,
+    },
+    /// The shell could not read candidate A's or B's change: why.
+    CompareUnreadable {
+        a: String,
+        b: String,
+        why: String,
+    },
     /// The shell finished loading candidate A's change against candidate B's.
     CompareLoaded {
         a: String,

@@ -50,8 +50,13 @@ fn reader(origin: &Path, run: &str, changes: &[&Change]) -> workspace::Result<gi
     kept::reader(origin, &kept::store_path(&files, run), &dirs)
 }
 
+/// What the views say when a change can be read neither from its tree
+/// nor from its workspace.
+pub const GONE: &str = "its change can no longer be read: its change tree and its workspace are gone (`rascal gc` removes a run's files)";
+
 /// The diff text of `c` against the base `base`, in run `run` of the
-/// repository at `origin` (empty when there is nothing to read).
+/// repository at `origin`; why not when neither its tree nor its
+/// workspace can be read.
 pub fn diff_text(origin: &Path, run: &str, base: &str, c: &Change) -> Result<String, String> {
     let base = Oid::from_str(base).map_err(|e| e.to_string())?;
     if let Some(tree) = c.tree() {
@@ -63,21 +68,33 @@ pub fn diff_text(origin: &Path, run: &str, base: &str, c: &Change) -> Result<Str
             return Ok(text);
         }
     }
+    if !c.worktree.is_dir() {
+        return Err(GONE.into());
+    }
     workspace::diff_text(origin, &c.worktree, base).map_err(|e| e.to_string())
 }
 
 /// How candidate `a`'s change differs from `b`'s: a unified diff with B
 /// as the old side and A as the new. Their change trees when both have
 /// one, else their workspaces' files.
-pub fn compare_text(origin: &Path, run: &str, base: &str, a: &Change, b: &Change) -> String {
+pub fn compare_text(
+    origin: &Path,
+    run: &str,
+    base: &str,
+    a: &Change,
+    b: &Change,
+) -> Result<String, String> {
     if let (Some(ta), Some(tb)) = (a.tree(), b.tree()) {
         let read =
             reader(origin, run, &[a, b]).and_then(|r| workspace::trees_diff_text(&r, tb, ta));
         if let Ok(text) = read {
-            return text;
+            return Ok(text);
         }
     }
-    files_compare_text(origin, &a.worktree, &b.worktree, base)
+    if !a.worktree.is_dir() || !b.worktree.is_dir() {
+        return Err(GONE.replacen("its change", "one of the changes", 1));
+    }
+    Ok(files_compare_text(origin, &a.worktree, &b.worktree, base))
 }
 
 /// The files candidate `c`'s verified change tree added or modified
@@ -204,7 +221,8 @@ mod tests {
             worktree: w.to_path_buf(),
             tree: None,
         };
-        let text = compare_text(&origin, "r-1", &base.to_string(), &change(&a), &change(&b));
+        let text =
+            compare_text(&origin, "r-1", &base.to_string(), &change(&a), &change(&b)).unwrap();
         assert!(text.contains("-changed by b"), "{text}");
         assert!(!text.contains("TOP SECRET"), "{text}");
     }

@@ -47,9 +47,20 @@ pub struct DiffFile {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Diff {
     pub files: Vec<DiffFile>,
+    /// Why the change could not be read (its tree and workspace gone):
+    /// said instead of "changed nothing".
+    pub unreadable: Option<String>,
 }
 
 impl Diff {
+    /// A change that could not be read, and why.
+    pub fn unreadable(why: String) -> Diff {
+        Diff {
+            files: Vec::new(),
+            unreadable: Some(why),
+        }
+    }
+
     pub fn parse(text: &str) -> Diff {
         let mut files: Vec<DiffFile> = Vec::new();
         let (mut old, mut new) = (0u32, 0u32);
@@ -144,7 +155,10 @@ impl Diff {
         for f in &mut files {
             pair(f);
         }
-        Diff { files }
+        Diff {
+            files,
+            unreadable: None,
+        }
     }
 
     pub fn added(&self) -> u32 {

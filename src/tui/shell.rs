@@ -535,10 +535,12 @@ impl Background<'_> {
         );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let text = super::changes::diff_text(&origin, &run, &base, &change).unwrap_or_default();
-            let _ = tx.send(Action::DiffLoaded {
-                candidate: id,
-                text,
+            let _ = tx.send(match super::changes::diff_text(&origin, &run, &base, &change) {
+                Ok(text) => Action::DiffLoaded {
+                    candidate: id,
+                    text,
+                },
+                Err(why) => Action::DiffUnreadable { candidate: id, why },
             });
         });
     }
@@ -558,8 +560,10 @@ impl Background<'_> {
         );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let text = super::changes::compare_text(&origin, &run, &base, &ca, &cb);
-            let _ = tx.send(Action::CompareLoaded { a, b, text });
+            let _ = tx.send(match super::changes::compare_text(&origin, &run, &base, &ca, &cb) {
+                Ok(text) => Action::CompareLoaded { a, b, text },
+                Err(why) => Action::CompareUnreadable { a, b, why },
+            });
         });
     }
 

@@ -183,6 +183,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         action @ (Action::Click(..)
         | Action::DiffLoaded { .. }
         | Action::CompareLoaded { .. }
+        | Action::DiffUnreadable { .. }
+        | Action::CompareUnreadable { .. }
         | Action::TestSourceLoaded { .. }) => loaded(app, action),
     }
     fx
@@ -504,6 +506,12 @@ fn loaded(app: &mut App, action: Action) {
         }
         Action::CompareLoaded { a, b, text } => {
             app.compare_diff = Some(((a, b), Diff::parse(&text)));
+        }
+        Action::DiffUnreadable { candidate, why } => {
+            app.diffs.insert(candidate, Diff::unreadable(why));
+        }
+        Action::CompareUnreadable { a, b, why } => {
+            app.compare_diff = Some(((a, b), Diff::unreadable(why)));
         }
         Action::TestSourceLoaded { index, found: read } => {
             if let Some(Dialog::TestSource {

@@ -77,22 +77,71 @@ fn views(t: &TestRepo, run: &str) -> (Vec<String>, Vec<String>) {
     for a in 0..ch.len() {
         for b in 0..ch.len() {
             if a != b {
-                pairs.push(compare_text(t.path(), run, &base, &ch[a], &ch[b]));
+                pairs.push(
+                    compare_text(t.path(), run, &base, &ch[a], &ch[b])
+                        .unwrap_or_else(|e| format!("error: {e}")),
+                );
             }
         }
     }
     (diffs, pairs)
 }
 
-#[test]
-fn the_other_candidates_changes_read_the_same_after_finalize() {
-    let t = repo();
+/// Run the three agents; the run's id.
+fn run_three(t: &TestRepo) -> String {
     let o = t.rascal(&["run", "make answer return 42", "--headless"]);
-    let run = stdout(&o)
+    stdout(&o)
         .lines()
         .find_map(|l| l.strip_prefix("replay: rascal show "))
         .unwrap_or_else(|| panic!("no replay line: {}{}", stdout(&o), stderr(&o)))
-        .to_string();
+        .to_string()
+}
+
+/// The home screen's `D` removes a finished run's workspaces and keeps
+/// each change first: every diff and compare text reads the same after.
+/// Once `rascal gc` removed the run's files too, the views say so instead
+/// of `changed nothing` or `identical`.
+#[test]
+fn the_home_screens_d_keeps_every_change_and_gc_makes_the_views_say_they_are_gone() {
+    let t = repo();
+    let run = run_three(&t);
+    let (_, ch) = changes(&t, &run);
+    let before = views(&t, &run);
+    assert!(before.0.iter().all(|d| d.contains("+")), "{before:#?}");
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let tmux = Tmux::start(
+        "home-d",
+        120,
+        30,
+        "",
+        &format!("cd {} && {bin}", t.path().display()),
+    );
+    tmux.wait_for("home", &["1 run", &run]);
+    tmux.keys(&["D"]);
+    tmux.wait_for("asked", &["remove"]);
+    tmux.keys(&["y"]);
+    tmux.wait_for("removed", &[&format!("removed {run}'s workspaces")]);
+    tmux.keys(&["q"]);
+    for c in &ch {
+        assert!(!c.worktree.exists(), "{} was removed", c.worktree.display());
+    }
+    assert_eq!(views(&t, &run), before, "every change reads the same after D");
+
+    let o = t.rascal(&["gc", "--run", &run]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let (diffs, pairs) = views(&t, &run);
+    for d in diffs.iter().chain(&pairs) {
+        assert!(
+            d.starts_with("error: ") && d.contains("can no longer be read") && d.contains("rascal gc"),
+            "{d}"
+        );
+    }
+}
+
+#[test]
+fn the_other_candidates_changes_read_the_same_after_finalize() {
+    let t = repo();
+    let run = run_three(&t);
     let (_, ch) = changes(&t, &run);
     assert!(ch.iter().all(|c| c.tree.is_some()), "{ch:?}");
 

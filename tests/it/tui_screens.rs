@@ -109,6 +109,19 @@ fn screens() -> Vec<(&'static str, Setup)> {
             }),
         ),
         (
+            "diff_unreadable",
+            Box::new(|a| {
+                keys(a, &[Key::Char('2'), Key::Char('d')]);
+                update(
+                    a,
+                    Action::DiffUnreadable {
+                        candidate: "hasty".into(),
+                        why: rascal::tui::changes::GONE.into(),
+                    },
+                );
+            }),
+        ),
+        (
             "compare_evidence",
             Box::new(|a| keys(a, &[Key::Char('c'), Key::Char('e')])),
         ),

@@ -374,8 +374,14 @@ fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
         }
     };
     if diff.files.is_empty() {
+        let (said, style) = match &diff.unreadable {
+            Some(why) => (sanitize(why), t.warn),
+            None => ("the two changes are identical".to_string(), t.dim),
+        };
+        let w = inner.width.saturating_sub(1) as usize;
         frame.render_widget(
-            Paragraph::new(Span::styled(" the two changes are identical", t.dim)),
+            Paragraph::new(super::wrapped(&said, w, usize::MAX, style))
+                .block(Block::default().padding(ratatui::widgets::Padding::left(1))),
             inner,
         );
         return;

@@ -23,11 +23,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         return;
     };
     if diff.files.is_empty() {
+        let (said, style) = match &diff.unreadable {
+            Some(why) => (format!("{}: {}", sanitize(&v.candidate), sanitize(why)), t.warn),
+            None => (format!("{} changed nothing (yet)", sanitize(&v.candidate)), t.dim),
+        };
+        let w = area.width.saturating_sub(2) as usize;
         frame.render_widget(
-            Paragraph::new(Span::styled(
-                format!(" {} changed nothing (yet)", sanitize(&v.candidate)),
-                t.dim,
-            )),
+            Paragraph::new(super::wrapped(&said, w, usize::MAX, style))
+                .block(Block::default().padding(ratatui::widgets::Padding::left(1))),
             area,
         );
         return;
