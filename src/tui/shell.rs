@@ -535,13 +535,15 @@ impl Background<'_> {
         );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(match super::changes::diff_text(&origin, &run, &base, &change) {
-                Ok(text) => Action::DiffLoaded {
-                    candidate: id,
-                    text,
+            let _ = tx.send(
+                match super::changes::diff_text(&origin, &run, &base, &change) {
+                    Ok(text) => Action::DiffLoaded {
+                        candidate: id,
+                        text,
+                    },
+                    Err(why) => Action::DiffUnreadable { candidate: id, why },
                 },
-                Err(why) => Action::DiffUnreadable { candidate: id, why },
-            });
+            );
         });
     }
 
@@ -560,10 +562,12 @@ impl Background<'_> {
         );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(match super::changes::compare_text(&origin, &run, &base, &ca, &cb) {
-                Ok(text) => Action::CompareLoaded { a, b, text },
-                Err(why) => Action::CompareUnreadable { a, b, why },
-            });
+            let _ = tx.send(
+                match super::changes::compare_text(&origin, &run, &base, &ca, &cb) {
+                    Ok(text) => Action::CompareLoaded { a, b, text },
+                    Err(why) => Action::CompareUnreadable { a, b, why },
+                },
+            );
         });
     }
 

@@ -125,14 +125,20 @@ fn the_home_screens_d_keeps_every_change_and_gc_makes_the_views_say_they_are_gon
     for c in &ch {
         assert!(!c.worktree.exists(), "{} was removed", c.worktree.display());
     }
-    assert_eq!(views(&t, &run), before, "every change reads the same after D");
+    assert_eq!(
+        views(&t, &run),
+        before,
+        "every change reads the same after D"
+    );
 
     let o = t.rascal(&["gc", "--run", &run]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let (diffs, pairs) = views(&t, &run);
     for d in diffs.iter().chain(&pairs) {
         assert!(
-            d.starts_with("error: ") && d.contains("can no longer be read") && d.contains("rascal gc"),
+            d.starts_with("error: ")
+                && d.contains("can no longer be read")
+                && d.contains("rascal gc"),
             "{d}"
         );
     }

@@ -760,3 +760,34 @@ fn a_candidate_that_declared_the_task_impossible_shows_it_and_its_reason() {
     let detail = text(&terminal(&app, 200, 50));
     assert!(detail.contains("see tests/test_calc.py line 4"), "{detail}");
 }
+
+/// Issue 31, item 6: why a check could not run is read whole — cut to its
+/// row while another row is selected, wrapped under it once selected —
+/// at 80×24 and 120×40.
+#[test]
+fn why_a_check_could_not_run_shows_whole_once_selected() {
+    const WHY: &str = "the build sandbox could not start: bwrap: setting up uid map: Permission denied (install bubblewrap 0.8 or later, or set `sandbox: none` for this guardrail)";
+    for (w, h) in [(80, 24), (120, 40)] {
+        let mut app = fixture::app(3, true, false);
+        let hasty = &mut app.candidates[1];
+        let r = hasty
+            .reports
+            .iter_mut()
+            .find(|r| r.layer == rascal::model::verdict::Layer::Guardrails)
+            .expect("hasty has a guardrail report");
+        r.errored = Some(WHY.into());
+        let check = r.check.clone();
+        keys(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Enter]);
+        // Select the check's own row (not one of its issues).
+        let rows = app.detail_rows();
+        let at = rows
+            .iter()
+            .position(|&(ri, ii)| ii.is_none() && app.candidates[1].reports[ri].check == check)
+            .expect("the check's row");
+        app.detail_sel = at;
+        let screen = text(&terminal(&app, w, h));
+        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+        let flat = words(&screen.replace('│', " "));
+        assert!(flat.contains(&words(WHY)), "{w}×{h}:\n{screen}");
+    }
+}

@@ -18,9 +18,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     if n < 2 {
         return;
     }
-    let [top, bottom] =
-        Layout::vertical([Constraint::Length(top_height(area.height)), Constraint::Min(3)])
-            .areas(area);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(top_height(area.height)),
+        Constraint::Min(3),
+    ])
+    .areas(area);
     let [score, rank] =
         Layout::horizontal([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(top);
     scoreboard(frame, app, score);
@@ -42,7 +44,9 @@ fn top_height(body: u16) -> u16 {
 /// tall (the header's 2 and the status bar's 1 left out).
 pub fn bottom_rows(height: u16) -> usize {
     let body = height.saturating_sub(3);
-    body.saturating_sub(top_height(body)).max(3).saturating_sub(2) as usize
+    body.saturating_sub(top_height(body))
+        .max(3)
+        .saturating_sub(2) as usize
 }
 
 fn criteria_met(c: &Candidate) -> String {

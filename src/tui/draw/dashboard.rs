@@ -284,28 +284,28 @@ fn header_lines(app: &App, c: &Candidate, w: usize) -> Vec<Line<'static>> {
         (Some(tk), None) => format!("{tk} tok"),
         _ => "tokens –".into(),
     };
-    vec![
-        Line::from(vec![
-            Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
-            Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
-            Span::styled(c.status_text(), status_style),
-            Span::styled(
-                if c.info.unsandboxed {
-                    " UNSANDBOXED"
-                } else {
-                    ""
-                },
-                t.fail.add_modifier(Modifier::BOLD),
-            ),
-        ]),
-        Line::from(Span::styled(
-            ellipsis(
-                &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
-                w,
-            ),
-            t.dim,
-        )),
-    ]
+    vec![Line::from(vec![
+        Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
+        Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
+        Span::styled(c.status_text(), status_style),
+        Span::styled(
+            if c.info.unsandboxed {
+                " UNSANDBOXED"
+            } else {
+                ""
+            },
+            t.fail.add_modifier(Modifier::BOLD),
+        ),
+    ])]
+    .into_iter()
+    // Two rows when one cannot hold it: clocks and cost are read whole.
+    .chain(super::wrapped(
+        &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
+        w,
+        2,
+        t.dim,
+    ))
+    .collect()
 }
 
 /// The layer strip: each layer's mark, the selected one highlighted in

@@ -43,11 +43,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         lines.push(Line::from(Span::styled(format!(" {why}"), t.dim)));
     }
     let h = inner.height as usize;
-    // The selected issue's message is read whole: wrapped under its row,
-    // which stays in view with every one of its lines.
-    let selected = rows
-        .get(app.detail_sel)
-        .and_then(|&(ri, ii)| ii.map(|ii| issue_lines(app, &c.reports[ri], ii, w, usize::MAX)));
+    // The selected issue's message (or why the selected check could not
+    // run) is read whole: wrapped under its row, which stays in view with
+    // every one of its lines.
+    let selected = rows.get(app.detail_sel).map(|&(ri, ii)| match ii {
+        Some(ii) => issue_lines(app, &c.reports[ri], ii, w, usize::MAX),
+        None => check_lines(app, c, layer, &c.reports[ri], w),
+    });
     let extra = selected.as_ref().map_or(0, |l| l.len().saturating_sub(1));
     let first = app
         .detail_sel
@@ -58,15 +60,15 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
         let r = &c.reports[ri];
         if n == app.detail_sel {
-            let sel = match (&selected, ii) {
-                (Some(l), Some(_)) => l.clone(),
-                _ => vec![check_line(app, c, layer, r, w)],
+            let sel = match &selected {
+                Some(l) => l.clone(),
+                None => vec![check_line(app, c, layer, r, w, true)],
             };
             lines.extend(sel.into_iter().map(|l| l.patch_style(t.selected)));
             continue;
         }
         lines.push(match ii {
-            None => check_line(app, c, layer, r, w),
+            None => check_line(app, c, layer, r, w, true),
             Some(ii) => issue_lines(app, r, ii, w, 1).remove(0),
         });
     }
@@ -88,9 +90,36 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     output_tail(frame, app, bottom, output);
 }
 
+/// A selected check's rows: its row, then why it could not run, whole,
+/// wrapped under it.
+fn check_lines(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> Vec<Line<'static>> {
+    let mut out = vec![check_line(app, c, layer, r, w, false)];
+    if let Some(e) = &r.errored {
+        const INDENT: usize = 6;
+        for mut l in super::wrapped(
+            &sanitize(e),
+            w.saturating_sub(INDENT),
+            usize::MAX,
+            app.theme.fail,
+        ) {
+            l.spans.insert(0, Span::raw(" ".repeat(INDENT)));
+            out.push(l);
+        }
+    }
+    out
+}
+
 /// A check's row: status, name, duration, required or optional, and
-/// whether it was overridden or could not be verified.
-fn check_line(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> Line<'static> {
+/// whether it was overridden or could not be verified (`errored`: why,
+/// cut to the row; the selected row says it whole under it instead).
+fn check_line(
+    app: &App,
+    c: &Candidate,
+    layer: Layer,
+    r: &Report,
+    w: usize,
+    errored: bool,
+) -> Line<'static> {
     let t = &app.theme;
     let (g, st) = match r.status {
         Status::Pass => ("✓", t.pass),
@@ -122,11 +151,13 @@ fn check_line(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> L
     if overridden {
         spans.push(Span::styled("  ⊘ overridden", t.overridden));
     }
-    if let Some(e) = &r.errored {
-        spans.push(Span::styled(
+    match &r.errored {
+        Some(e) if errored => spans.push(Span::styled(
             format!("  {}", ellipsis(&sanitize(e), w.saturating_sub(50))),
             t.fail,
-        ));
+        )),
+        Some(_) => spans.push(Span::styled("  could not run:", t.fail)),
+        None => {}
     }
     Line::from(spans)
 }

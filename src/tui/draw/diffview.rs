@@ -24,8 +24,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     };
     if diff.files.is_empty() {
         let (said, style) = match &diff.unreadable {
-            Some(why) => (format!("{}: {}", sanitize(&v.candidate), sanitize(why)), t.warn),
-            None => (format!("{} changed nothing (yet)", sanitize(&v.candidate)), t.dim),
+            Some(why) => (
+                format!("{}: {}", sanitize(&v.candidate), sanitize(why)),
+                t.warn,
+            ),
+            None => (
+                format!("{} changed nothing (yet)", sanitize(&v.candidate)),
+                t.dim,
+            ),
         };
         let w = area.width.saturating_sub(2) as usize;
         frame.render_widget(

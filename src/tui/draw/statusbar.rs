@@ -95,12 +95,21 @@ mod tests {
         for w in [80, 100] {
             let b = bar(&app, w);
             assert!(width(&b) <= w, "{w}: {b:?}");
-            for k in [" Tab  next", " F  finalize", " c  compare", " d  diff", " q  quit"] {
+            for k in [
+                " Tab  next",
+                " F  finalize",
+                " c  compare",
+                " d  diff",
+                " q  quit",
+            ] {
                 assert!(b.contains(k), "{w}: {k} in {b:?}");
             }
         }
         let b = bar(&app, 200);
-        assert!(b.contains(" Tab  next candidate ") && b.contains(" Enter  layer detail "), "{b}");
+        assert!(
+            b.contains(" Tab  next candidate ") && b.contains(" Enter  layer detail "),
+            "{b}"
+        );
     }
 
     #[test]
