@@ -254,3 +254,79 @@ fn candidates_test_each_other_in_python_unittest() {
     let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
     assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
 }
+
+/// The same in Go: new tests are `_test.go` files of the package, laid
+/// whole into each other candidate's tree; the wrong product fails the
+/// right ones' tests and is never the pick.
+#[test]
+fn candidates_test_each_other_in_go() {
+    if !bwrap() || !crate::test_integrity::toolchain("go", &["version"]) {
+        return;
+    }
+    let new_test = |file: &str, cases: &[(&str, &str)]| -> String {
+        let body: String = cases
+            .iter()
+            .map(|(n, cond)| {
+                format!("func {n}(t *testing.T) {{\n\tif !({cond}) {{\n\t\tt.Fatal(\"wrong\")\n\t}}\n}}\n\n")
+            })
+            .collect();
+        crate::test_integrity::write(
+            file,
+            &format!("package calc\n\nimport \"testing\"\n\n{body}"),
+        )
+    };
+    let fix = "sed -i 's/a - b/a + b/' calc.go\n";
+    let many = format!(
+        "{fix}{}",
+        new_test(
+            "more_test.go",
+            &[
+                ("TestAddNegatives", "Add(-1, -2) == -3"),
+                ("TestAddZero", "Add(0, 5) == 5"),
+            ]
+        )
+    );
+    let wrong = format!(
+        "sed -i 's/a - b/a * b/' calc.go\n{}",
+        new_test("mine_test.go", &[("TestAddThrees", "Add(3, 3) == 9")])
+    );
+    let t = crate::common::TestRepo::new(&[
+        ("go.mod", "module calc\n\ngo 1.19\n"),
+        ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
+        (
+            "calc_test.go",
+            "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+        ),
+    ]);
+    t.write(
+        ".rascal/config.yaml",
+        &crate::common::command_agents(&[("small", fix), ("many", &many), ("wrong", &wrong)]),
+    );
+    t.write(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
+    );
+    t.commit_all("rascal config");
+    let doc = run(&t, &["small", "many", "wrong"]);
+    let matrix = &doc["ranking"]["agreement"];
+    let names: Vec<&str> = matrix["tests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no matrix: {}", doc["ranking"]))
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    for n in ["TestAddNegatives", "TestAddZero", "TestAddThrees"] {
+        assert!(names.iter().any(|t| t.contains(n)), "{n} in {names:?}");
+    }
+    let w = candidate(&doc, "wrong");
+    assert_eq!(w["verdict"], "fail", "{w}");
+    let a = agreement(w);
+    let issues = a["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), 2, "one per test of `many` it fails: {a}");
+    assert!(
+        issues.iter().all(|i| i["rule"] == "compare/disagrees"),
+        "{a}"
+    );
+    let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
+    assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
+}
