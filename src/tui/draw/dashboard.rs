@@ -273,11 +273,9 @@ fn header_lines(app: &App, c: &Candidate, w: usize) -> Vec<Line<'static>> {
         .unwrap_or_else(|| "–".into());
     let (agent_now, agent_all) = c.agent_ms(app.now_ms);
     let agent = match agent_now {
-        Some(ms) if c.attempt > 1 => {
-            format!(" · agent {}, all {}", clock(ms), clock(agent_all))
-        }
-        Some(ms) => format!(" · agent {}", clock(ms)),
-        None => String::new(),
+        Some(ms) if c.attempt > 1 => Some(format!("agent {}, all {}", clock(ms), clock(agent_all))),
+        Some(ms) => Some(format!("agent {}", clock(ms))),
+        None => None,
     };
     let cost = match (c.tokens, c.cost_usd) {
         (Some(tk), Some(usd)) => format!("{tk} tok ${usd:.2}"),
@@ -298,14 +296,40 @@ fn header_lines(app: &App, c: &Candidate, w: usize) -> Vec<Line<'static>> {
         ),
     ])]
     .into_iter()
-    // Two rows when one cannot hold it: clocks and cost are read whole.
-    .chain(super::wrapped(
-        &format!("attempt {}: {elapsed}{agent} · {cost}", c.attempt),
-        w,
-        2,
-        t.dim,
-    ))
+    // More rows when one cannot hold it: clocks and cost are read whole,
+    // each part on one row.
+    .chain(
+        parts_in_rows(
+            [
+                Some(format!("attempt {}: {elapsed}", c.attempt)),
+                agent,
+                Some(cost),
+            ]
+            .into_iter()
+            .flatten(),
+            w,
+        )
+        .into_iter()
+        .map(|row| Line::from(Span::styled(row, t.dim))),
+    )
     .collect()
+}
+
+/// `parts` joined by ` · ` in rows of at most `w` columns, a part never
+/// split between rows unless it alone is wider than a row.
+fn parts_in_rows(parts: impl Iterator<Item = String>, w: usize) -> Vec<String> {
+    let mut rows: Vec<String> = Vec::new();
+    for p in parts {
+        match rows.last_mut() {
+            Some(row) if width(row) + 3 + width(&p) <= w => {
+                row.push_str(" · ");
+                row.push_str(&p);
+            }
+            _ if width(&p) > w => rows.extend(crate::text::wrap(&p, w)),
+            _ => rows.push(p),
+        }
+    }
+    rows
 }
 
 /// The layer strip: each layer's mark, the selected one highlighted in
@@ -535,5 +559,31 @@ mod tests {
         let (_, more) = l.more.unwrap();
         assert_eq!(more.x, last.x + last.width);
         assert_eq!(more.width as usize, width(&more_label(5)));
+    }
+}
+
+#[cfg(test)]
+mod parts_tests {
+    use super::parts_in_rows;
+
+    #[test]
+    fn parts_fill_rows_whole_and_a_part_wider_than_a_row_wraps() {
+        let parts = || {
+            ["attempt 2: 0:09", "agent 0:03, all 0:07", "tokens –"]
+                .into_iter()
+                .map(String::from)
+        };
+        assert_eq!(
+            parts_in_rows(parts(), 80),
+            vec!["attempt 2: 0:09 · agent 0:03, all 0:07 · tokens –"]
+        );
+        assert_eq!(
+            parts_in_rows(parts(), 38),
+            vec!["attempt 2: 0:09 · agent 0:03, all 0:07", "tokens –"]
+        );
+        assert_eq!(
+            parts_in_rows(parts(), 16),
+            vec!["attempt 2: 0:09", "agent 0:03, all", "0:07 · tokens –"]
+        );
     }
 }
