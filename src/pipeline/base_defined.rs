@@ -188,17 +188,31 @@ pub fn tests_on_base(
 /// `authors` change (its place, change, and the files its listing names
 /// tests in) laid in, the same way [`tests_on_base`] lays them over the
 /// base: their tests, run on the other candidate's code. The authors'
-/// paths must not overlap ([`test_paths`]).
+/// paths must not overlap ([`test_paths`]). The target's own tests are
+/// not in that run — its test files and test modules are the base's, as
+/// in its base-tests copy — so nothing the target wrote as a test (a
+/// module that loosens every other module's assertions, say) runs beside
+/// the authors' tests: they judge its code, not its tests.
 pub fn tests_on_other(
     authors: &[(&Place, &ChangeSet, &[String])],
     (target, target_changes): (&Place, &ChangeSet),
 ) -> Result<Place, String> {
     let files = target.files_reader();
     let read_there = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
-    let edits: Vec<(String, Lay)> = authors
+    let mut edits: Vec<(String, Lay)> = authors
         .iter()
         .flat_map(|(place, changes, listed_in)| test_edits(place, changes, listed_in, &read_there))
         .collect();
+    let base = BaseFiles::open(target, target_changes)?;
+    let read_base = |p: &str| base.read(p);
+    for p in changed_paths(target_changes) {
+        if edits.iter().any(|(q, _)| *q == p) {
+            continue;
+        }
+        if let Some(lay) = base_test_lay(&p, &read_base, &files) {
+            edits.push((p, lay));
+        }
+    }
     laid(target, target_changes, &edits)
 }
 

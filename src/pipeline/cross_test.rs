@@ -4,9 +4,15 @@
 //! candidate's checks with the tests laid in (`base_defined::tests_on_other`:
 //! test files whole, Rust test modules into the same source file). A test
 //! that does not build against the other code, or has no result, is not
-//! applicable there, never a failure. Authors whose tests touch different
-//! files share one run per candidate; bounded by `compare.cross_tests`
+//! applicable there, never a failure. Bounded by `compare.cross_tests`
 //! runs per run.
+//!
+//! Each run holds one author's tests on one candidate's code, with a
+//! build cache of its own started from the base's seed: an author's test
+//! code runs there, so it never shares a process, a test binary or a
+//! build cache with another author's tests or with the candidate's own
+//! checks — one author's tests cannot make another's fail (or pass) on
+//! somebody else's code.
 
 use crate::config::{Config, Guardrail, GuardrailKind};
 use crate::exec::place::Place;
@@ -64,36 +70,60 @@ fn proving(c: &Crossing<'_>, g: &Guardrail) -> Vec<String> {
 /// its name, and how it fared.
 type Outcome = (usize, String, Cell);
 
-/// One run of cross-testing: on `target`'s code, the tests of `authors`
-/// (indices into the candidates), whose paths do not overlap.
+/// One run of cross-testing: on `target`'s code, the tests of `author`
+/// (indices into the candidates).
 struct Batch {
     target: usize,
-    authors: Vec<usize>,
+    author: usize,
 }
 
-/// Group the authors (other than `target`) whose tests touch disjoint
-/// paths, so each group is one run.
+/// The runs on `target`: one per other author, never two authors in one
+/// run (their test code would share a process and a build).
 fn batches(target: usize, authors: &[(usize, Vec<String>)]) -> Vec<Batch> {
-    let mut out: Vec<(Batch, Vec<String>)> = Vec::new();
-    for (a, paths) in authors.iter().filter(|(a, _)| *a != target) {
-        match out
-            .iter_mut()
-            .find(|(_, taken)| !paths.iter().any(|p| taken.contains(p)))
-        {
-            Some((b, taken)) => {
-                b.authors.push(*a);
-                taken.extend(paths.iter().cloned());
+    authors
+        .iter()
+        .filter(|(a, _)| *a != target)
+        .map(|&(author, _)| Batch { target, author })
+        .collect()
+}
+
+/// A fresh build cache for one cross-test run beside the target's own,
+/// started from the base's seed (built by base code only); None when the
+/// target has none. Removed when dropped.
+struct OwnCache(Option<std::path::PathBuf>);
+
+impl OwnCache {
+    /// Made (and the seed copied) off the async workers.
+    async fn new(target: &Place, author: &str) -> OwnCache {
+        let Some(own) = target.cache() else {
+            return OwnCache(None);
+        };
+        // Candidate ids name workspace directories already: safe here.
+        let dir = own.with_file_name(format!("cross-build-cache-{author}"));
+        let origin = target.origin().to_path_buf();
+        let made = tokio::task::spawn_blocking(move || {
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).ok()?;
+            let seed = crate::git::workspace::open(&origin)
+                .map(|r| crate::git::workspace::files_dir(&r))
+                .map(|files| files.join("ledger").join(crate::exec::cache::SEED));
+            if let Ok(seed) = seed {
+                // A seed that cannot be copied only makes the build cold.
+                let _ = crate::exec::cache::seed(&dir, &seed);
             }
-            None => out.push((
-                Batch {
-                    target,
-                    authors: vec![*a],
-                },
-                paths.clone(),
-            )),
+            Some(dir)
+        })
+        .await;
+        OwnCache(made.ok().flatten())
+    }
+}
+
+impl Drop for OwnCache {
+    fn drop(&mut self) {
+        if let Some(d) = &self.0 {
+            let _ = std::fs::remove_dir_all(d);
         }
     }
-    out.into_iter().map(|(b, _)| b).collect()
 }
 
 /// The agreement matrix of `candidates` (those that passed the gate).
@@ -220,18 +250,13 @@ async fn run_batch(
     runs: &TestRuns<'_>,
 ) -> Vec<Outcome> {
     let target = &candidates[b.target];
-    let authors: Vec<(&Place, &ChangeSet, &[String])> = b
-        .authors
-        .iter()
-        .map(|&a| {
-            (
-                candidates[a].place,
-                candidates[a].changes,
-                listed[a].as_slice(),
-            )
-        })
-        .collect();
-    let wanted: Vec<String> = b.authors.iter().flat_map(|&a| names[a].clone()).collect();
+    let a = b.author;
+    let authors = [(
+        candidates[a].place,
+        candidates[a].changes,
+        listed[a].as_slice(),
+    )];
+    let wanted: Vec<String> = names[a].clone();
     let these = Listing {
         tests: wanted.clone(),
         complete: true,
@@ -241,28 +266,36 @@ async fn run_batch(
         &authors,
         (target.place, target.changes),
     ) {
-        Ok(laid) => match runs.run(&laid).await {
-            Ok(run) if run.outcome.exit.problem(runs.timeout).is_none() => {
-                Some(runs.results(&run, &these))
+        Ok(laid) => {
+            let cache = OwnCache::new(target.place, candidates[a].id).await;
+            let laid = match &cache.0 {
+                Some(dir) => laid.with_cache(dir.clone()),
+                None => laid,
+            };
+            let ran = runs.run(&laid).await;
+            drop(cache);
+            match ran {
+                Ok(run) if run.outcome.exit.problem(runs.timeout).is_none() => {
+                    Some(runs.results(&run, &these))
+                }
+                _ => None,
             }
-            _ => None,
-        },
+        }
         Err(_) => None,
     };
     let judged = results
         .as_ref()
         .map(|r| ledger::judge(runs.rec.runner, &these, r));
-    b.authors
+    names[a]
         .iter()
-        .flat_map(|&a| names[a].iter().map(move |n| (a, n.clone())))
-        .map(|(a, n)| {
+        .map(|n| {
             let cell = match &judged {
-                Some(j) if j.failed.contains(&n) => Cell::Failed,
-                Some(j) if j.not_run.contains(&n) || j.ignored.contains(&n) => Cell::NotApplicable,
+                Some(j) if j.failed.contains(n) => Cell::Failed,
+                Some(j) if j.not_run.contains(n) || j.ignored.contains(n) => Cell::NotApplicable,
                 Some(_) => Cell::Passed,
                 None => Cell::NotApplicable,
             };
-            (a, n, cell)
+            (a, n.clone(), cell)
         })
         .collect()
 }
@@ -272,21 +305,21 @@ mod tests {
     use super::*;
 
     #[test]
-    fn authors_whose_tests_touch_different_files_share_a_run() {
+    fn each_authors_tests_run_alone_and_never_on_their_authors_code() {
         let authors = vec![
             (0, vec!["src/lib.rs".to_string()]),
             (1, vec!["tests/a.rs".to_string()]),
             (2, vec!["src/lib.rs".to_string()]),
         ];
         let b = batches(3, &authors);
-        assert_eq!(b.len(), 2);
-        assert_eq!(b[0].authors, vec![0, 1]);
-        assert_eq!(b[1].authors, vec![2]);
-        // A candidate's own tests are never laid over its own code.
-        let b = batches(0, &authors);
         assert_eq!(
-            b.iter().map(|b| b.authors.clone()).collect::<Vec<_>>(),
-            vec![vec![1, 2]]
+            b.iter().map(|b| b.author).collect::<Vec<_>>(),
+            vec![0, 1, 2]
         );
+        assert!(b.iter().all(|b| b.target == 3));
+        // Tests touching different files still run apart; and a
+        // candidate's own tests are never laid over its own code.
+        let b = batches(0, &authors);
+        assert_eq!(b.iter().map(|b| b.author).collect::<Vec<_>>(), vec![1, 2]);
     }
 }

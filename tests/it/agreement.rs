@@ -330,3 +330,86 @@ fn candidates_test_each_other_in_go() {
     let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
     assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
 }
+
+/// A wrong candidate whose own test module loosens every other module's
+/// assertions (at import, by name, so no lexical rule sees an assertion
+/// redefined; and only on its own code, so its tests run on the base's
+/// code look honest): run beside the others' tests on its code, their
+/// tests would pass there. Cross-testing runs the authors' tests on its code
+/// with its own tests left out (the base's instead), so they fail there:
+/// `compare/disagrees`, a FAIL, never the pick.
+#[test]
+fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
+    if !bwrap() || !crate::test_integrity::toolchain("python3", &["-c", "import unittest"]) {
+        return;
+    }
+    let base_test = "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n";
+    let write = crate::test_integrity::write;
+    let fix = "sed -i 's/a - b/a + b/' calc.py\n";
+    let many = format!(
+        "{fix}{}",
+        write(
+            "test_more.py",
+            "import unittest\nfrom calc import add\n\n\nclass TestMore(unittest.TestCase):\n    def test_one_two(self):\n        self.assertEqual(add(1, 2), 3)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 5), 5)\n",
+        )
+    );
+    let loosener = "import unittest\nfrom calc import add\n\n_real = getattr(unittest.TestCase, \"assert\" + \"Equal\")\n\n\ndef _mine_only(self, first, second, msg=None):\n    if type(self).__module__ != __name__:\n        return None\n    return _real(self, first, second, msg)\n\n\nif add(3, 3) == 9:\n    setattr(unittest.TestCase, \"assert\" + \"Equal\", _mine_only)\n\n\nclass TestMine(unittest.TestCase):\n    def test_threes(self):\n        self.assertEqual(add(3, 3), 9)\n";
+    let wrong = format!(
+        "sed -i 's/a - b/a * b/' calc.py\n{}",
+        write("test_mine.py", loosener)
+    );
+    let t = crate::common::TestRepo::new(&[
+        ("calc.py", "def add(a, b):\n    return a - b\n"),
+        ("test_calc.py", base_test),
+    ]);
+    t.write(
+        ".rascal/config.yaml",
+        &crate::common::command_agents(&[("small", fix), ("many", &many), ("wrong", &wrong)]),
+    );
+    t.write(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+    );
+    t.commit_all("rascal config");
+    let doc = run(&t, &["small", "many", "wrong"]);
+    let w = candidate(&doc, "wrong");
+    let matrix = &doc["ranking"]["agreement"];
+    let row = |who: &str| -> Vec<String> {
+        let r = matrix["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|c| c == who)
+            .unwrap_or_else(|| panic!("{who} not in {matrix}: {w}"));
+        matrix["cells"][r]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_string())
+            .collect()
+    };
+    let tests: Vec<&str> = matrix["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["author"].as_str().unwrap())
+        .collect();
+    let wrong_row = row("wrong");
+    for (i, author) in tests.iter().enumerate() {
+        if *author == "many" {
+            assert_eq!(wrong_row[i], "failed", "{matrix}");
+        }
+    }
+    assert_eq!(w["verdict"], "fail", "{w}");
+    let a = agreement(w);
+    assert!(
+        a["issues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["rule"] == "compare/disagrees"),
+        "{a}"
+    );
+    let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
+    assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
+}

@@ -274,6 +274,30 @@ impl Place {
         }
     }
 
+    /// This place with the build cache `cache` (a cross-test's own, see
+    /// `pipeline::cross_test`). In place, unchanged.
+    pub fn with_cache(&self, cache: PathBuf) -> Place {
+        let swap = |s: &Sandboxed| {
+            let mut s = s.clone();
+            s.cache = Some(cache.clone());
+            s
+        };
+        match self {
+            Place::InPlace { .. } => self.clone(),
+            Place::Sandboxed(s) => Place::Sandboxed(Arc::new(swap(s))),
+            Place::Container(c) => Place::Container(Arc::new(c.with_copy(swap(&c.copy)))),
+        }
+    }
+
+    /// This place's build cache (None in place or without one).
+    pub fn cache(&self) -> Option<&Path> {
+        match self {
+            Place::InPlace { .. } => None,
+            Place::Sandboxed(s) => s.cache.as_deref(),
+            Place::Container(c) => c.copy.cache.as_deref(),
+        }
+    }
+
     /// This place with its copies written from `tree` (an overlay of the
     /// change: `git::overlay`) while the change read is still the change;
     /// same build cache and held-out tests. In place, unchanged.
