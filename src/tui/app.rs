@@ -730,6 +730,7 @@ impl App {
             }
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
             RunEvent::TaskLoaded { .. } => {}
+            RunEvent::PlanProposed { .. } => {}
             RunEvent::AttemptStarted {
                 candidate,
                 attempt,
