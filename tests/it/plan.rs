@@ -1,0 +1,238 @@
+//! Plan, then execute, end to end through the real binary (headless `rascal
+//! run --plan`, process launcher): a scripted planner proposes three
+//! criteria; `--approve` accepts them as proposed and the journal says so
+//! (who, when, "accepted as proposed"); the candidates see them (the
+//! command agent in `$RASCAL_CRITERIA_FILE`); the planned `test` criterion
+//! is met only by a test the change wrote that fails at the base — one
+//! candidate meets it, one does not, and a planned test criterion the
+//! base's own test would meet is not met by it. Without `--approve` the
+//! proposal is printed and the run needs a human (exit 3); a plan that
+//! does not parse is retried once.
+
+use crate::common::{bwrap, code, stderr, stdout, TestRepo};
+use crate::test_integrity::{candidate, rust_repo, CARGO_TEST};
+
+/// The plan the scripted planner proposes: a new test, a grep, and an
+/// optional test the base already has (which a plan's new test never is).
+const PLAN: &str = r#"{"nonce": "{nonce}", "criteria": [{"description": "triple is tested", "type": "test", "check": "triples"}, {"description": "triple is public", "type": "grep", "check": "pub fn triple"}, {"description": "negation is tested", "type": "test", "check": "negates", "required": false}], "constraints": [{"type": "no-new-deps"}]}"#;
+
+/// A scripted planner saying `steps` (a YAML flow sequence).
+fn planner(steps: &str) -> String {
+    format!("  planner:\n    runtime: scripted\n    provider: other-lab\n    steps: {steps}\n")
+}
+
+/// A `say` step printing `text` (single-quoted YAML).
+fn say(text: &str) -> String {
+    format!("{{ do: say, text: '{text}' }}")
+}
+
+/// The proving author: fixes `add`, adds `triple` and a test of it that
+/// cannot pass on the base (no `triple` there), and keeps a copy of the
+/// criteria it was shown.
+const PROVING: &str = r#"sed -i 's/a - b/a + b/' src/lib.rs && cat >> src/lib.rs <<'EOF'
+
+pub fn triple(a: i32) -> i32 {
+    3 * a
+}
+
+#[cfg(test)]
+mod triple_tests {
+    use super::*;
+
+    #[test]
+    fn triples() {
+        assert_eq!(triple(2), 6);
+    }
+}
+EOF
+cp "$RASCAL_CRITERIA_FILE" criteria-seen.json"#;
+
+/// The untested author: the same code, no test.
+const UNTESTED: &str = r#"sed -i 's/a - b/a + b/' src/lib.rs && cat >> src/lib.rs <<'EOF'
+
+pub fn triple(a: i32) -> i32 {
+    3 * a
+}
+EOF"#;
+
+/// The calculator crate with the two authors and `planner_steps`.
+fn repo(planner_steps: &str) -> TestRepo {
+    let t = rust_repo(&[("proving", PROVING), ("untested", UNTESTED)], CARGO_TEST);
+    let mut config = std::fs::read_to_string(t.path().join(".rascal/config.yaml")).unwrap();
+    config.push_str(&planner(planner_steps));
+    t.write(".rascal/config.yaml", &config);
+    t.write(
+        ".rascal/verification.yaml",
+        "plan: { agent: planner, timeout: 60s }\ncriteria:\n  test_command: \"cargo test --offline --quiet {check}\"\n",
+    );
+    t.commit_all("planner");
+    t
+}
+
+const TASK: &str = "Add triple(a) returning 3 * a";
+
+/// The run id in a headless run's output.
+fn run_id(out: &str) -> String {
+    out.lines()
+        .find_map(|l| l.strip_prefix("replay: rascal show "))
+        .unwrap_or_else(|| panic!("no run id: {out}"))
+        .trim()
+        .to_string()
+}
+
+fn report<'a>(c: &'a serde_json::Value, check: &str) -> &'a serde_json::Value {
+    c["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["layer"] == "criteria" && r["check"] == check)
+        .unwrap_or_else(|| panic!("no criterion `{check}`: {c}"))
+}
+
+#[test]
+fn an_approved_plan_is_journalled_shown_to_the_candidates_and_met_only_by_a_new_test() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo(&format!("[{}]", say(PLAN)));
+    let o = t.rascal(&[
+        "run", TASK, "--plan", "--approve", "--agent", "proving,untested", "--headless",
+    ]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(code(&o), 0, "{out}");
+    assert!(
+        out.contains("plan proposed by planner: 3 acceptance criteria, 1 constraint"),
+        "{out}"
+    );
+    assert!(out.contains("plan approved by "), "{out}");
+    assert!(out.contains("accepted as proposed (--approve)"), "{out}");
+    let id = run_id(&out);
+
+    let doc: serde_json::Value =
+        serde_json::from_slice(&t.rascal(&["show", &id, "--json"]).stdout).unwrap();
+    // The proposal, the approval (who, when, what) and the approved task.
+    assert_eq!(doc["plan"]["agent"], "planner", "{doc}");
+    assert_eq!(doc["plan"]["criteria"].as_array().unwrap().len(), 3);
+    let approval = doc["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "approve_plan")
+        .unwrap_or_else(|| panic!("no approval: {doc}"));
+    assert_eq!(approval["reason"], "accepted as proposed (--approve)");
+    assert!(approval["who"].as_str().is_some_and(|w| !w.is_empty()));
+    assert!(approval["at_ms"].as_i64().unwrap() > 0);
+    assert_eq!(approval["criteria"].as_array().unwrap().len(), 3);
+    assert!(approval.get("changes").is_none(), "{approval}");
+    assert_eq!(doc["task"]["plan"], true, "{doc}");
+    assert_eq!(doc["task"]["acceptance_criteria"][0]["new_test"], true);
+
+    // proving wrote the test the plan asked for: it fails at the base.
+    let p = candidate(&doc, "proving");
+    let tested = report(p, "triple is tested");
+    assert_eq!(tested["status"], "pass", "{tested}");
+    assert!(
+        tested["output"]
+            .as_str()
+            .unwrap()
+            .contains("fail on the base's code and pass here"),
+        "{tested}"
+    );
+    assert_eq!(report(p, "triple is public")["status"], "pass");
+    // The base's own `negates` never meets a planned test criterion.
+    let negates = report(p, "negation is tested");
+    assert_ne!(negates["status"], "pass", "{negates}");
+    assert_eq!(
+        negates["issues"][0]["rule"], "criteria/test-not-new",
+        "{negates}"
+    );
+    assert_eq!(p["verdict"], "warn", "{p}");
+    // untested did not write it.
+    let u = candidate(&doc, "untested");
+    assert_eq!(report(u, "triple is tested")["status"], "fail");
+    assert_eq!(report(u, "triple is public")["status"], "pass");
+    assert_eq!(u["verdict"], "fail", "{u}");
+
+    // The command agent was given the approved criteria in its file.
+    let seen = std::fs::read_to_string(
+        std::path::Path::new(p["worktree"].as_str().unwrap()).join("criteria-seen.json"),
+    )
+    .unwrap();
+    let seen: serde_json::Value = serde_json::from_str(&seen).unwrap();
+    assert_eq!(
+        seen["acceptance_criteria"][0]["check"], "triples",
+        "{seen}"
+    );
+    // The approved task is a spec in the run's files, not in the repository.
+    let spec = t
+        .files()
+        .join("runs")
+        .join(&id)
+        .join(".rascal/specs/add-triple-a-returning-3-a.yaml");
+    let spec = std::fs::read_to_string(&spec).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
+    assert!(spec.contains("triples") && spec.contains("plan: true"), "{spec}");
+    assert!(!t.path().join(".rascal/specs").exists());
+
+    // `show` says who approved which criteria.
+    let shown = stdout(&t.rascal(&["show", &id]));
+    assert!(shown.contains("plan approved by "), "{shown}");
+    assert!(
+        shown.contains("- triple is tested (test: `triples`, a new test)"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_headless_plan_without_approve_prints_the_proposal_and_needs_a_human() {
+    let t = repo(&format!("[{}]", say(PLAN)));
+    let o = t.rascal(&["run", TASK, "--plan", "--agent", "proving,untested", "--headless"]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(code(&o), 3, "{out}");
+    assert!(out.contains("plan proposed by planner"), "{out}");
+    assert!(out.contains("- triple is tested (test: `triples`, a new test)"), "{out}");
+    assert!(out.contains("- negation is tested [optional] (test: `negates`"), "{out}");
+    assert!(out.contains("--plan --approve"), "{out}");
+    // No candidate ran.
+    assert!(!out.contains("started:"), "{out}");
+}
+
+#[test]
+fn an_unparseable_plan_is_retried_once_then_a_human_is_asked() {
+    // The first answer is garbled, the retry's is good.
+    let t = repo(&format!(
+        "[{{ do: when, attempt: 1, then: [{}], otherwise: [{}] }}]",
+        say("I think {\"criteria\": oops"),
+        say(PLAN)
+    ));
+    let o = t.rascal(&[
+        "run", TASK, "--plan", "--approve", "--agent", "untested", "--headless",
+    ]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(out.contains("plan proposed by planner: 3 acceptance criteria"), "{out}");
+    let id = run_id(&out);
+    let plan = t.files().join("runs").join(&id).join("plan");
+    assert!(plan.join("try-1/output.log").exists());
+    assert!(plan.join("try-2/output.log").exists());
+
+    // Garbled twice: no plan, a human decides (exit 3), even with --approve.
+    let t = repo(&format!("[{}]", say("no plan today")));
+    let o = t.rascal(&[
+        "run", TASK, "--plan", "--approve", "--agent", "untested", "--headless",
+    ]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(code(&o), 3, "{out}");
+    assert!(out.contains("plan by planner: no usable proposal"), "{out}");
+    assert!(out.contains("again on the retry"), "{out}");
+    assert!(!out.contains("started:"), "{out}");
+}
+
+#[test]
+fn a_plan_without_a_planner_is_refused_before_anything_runs() {
+    let t = repo(&format!("[{}]", say(PLAN)));
+    t.write(".rascal/verification.yaml", "");
+    t.commit_all("no planner");
+    let o = t.rascal(&["run", TASK, "--plan", "--agent", "untested", "--headless"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("names no planner"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("plan: { agent: NAME"), "{}", stderr(&o));
+}
