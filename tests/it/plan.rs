@@ -236,3 +236,98 @@ fn a_plan_without_a_planner_is_refused_before_anything_runs() {
     assert!(stderr(&o).contains("names no planner"), "{}", stderr(&o));
     assert!(stderr(&o).contains("plan: { agent: NAME"), "{}", stderr(&o));
 }
+
+#[test]
+fn in_the_tui_the_human_edits_one_criterion_drops_one_and_enter_starts_the_candidates() {
+    let t = repo(&format!("[{}]", say(PLAN)));
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let tmux = crate::common::tmux::Tmux::start(
+        "plan",
+        120,
+        30,
+        "",
+        &format!(
+            "cd {} && {bin} run \"{TASK}\" --plan --agent untested",
+            t.path().display()
+        ),
+    );
+    let screen = tmux.wait_for(
+        "the plan screen",
+        &["plan by planner", "[x] 1. triple is tested", "[x] 3. negation is tested"],
+    );
+    eprintln!("the plan screen:\n{screen}");
+    assert!(screen.contains("approve and start the candidates"), "{screen}");
+    // No candidate starts before the approval.
+    assert!(!screen.contains("started"), "{screen}");
+
+    // Edit the first criterion's description.
+    tmux.keys(&["e"]);
+    tmux.wait_for("the text field", &["description: triple is tested█"]);
+    for _ in 0.."is tested".len() {
+        tmux.keys(&["BSpace"]);
+    }
+    tmux.type_text("has a unit test");
+    tmux.wait_for("the edit", &["description: triple has a unit test█"]);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the edited row", &["[x] 1. triple has a unit test"]);
+    // Drop the second.
+    tmux.keys(&["j", "Space"]);
+    let screen = tmux.wait_for("the dropped row", &["[ ] 2. triple is public"]);
+    eprintln!("after the edit and the drop:\n{screen}");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the run", &["finished"]);
+
+    let run = std::fs::read_dir(t.files().join("runs"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .file_name()
+        .into_string()
+        .unwrap();
+    let doc: serde_json::Value =
+        serde_json::from_slice(&t.rascal(&["show", &run, "--json"]).stdout).unwrap();
+    let approval = doc["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["kind"] == "approve_plan")
+        .unwrap_or_else(|| panic!("no approval: {doc}"));
+    assert_eq!(approval["reason"], "approved with changes", "{approval}");
+    assert!(approval["who"].as_str().is_some_and(|w| !w.is_empty()));
+    let names: Vec<&str> = approval["criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["description"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["triple has a unit test", "negation is tested"]);
+    let changes: Vec<&str> = approval["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        changes,
+        [
+            "edited `triple is tested` → `triple has a unit test` (test: `triples`)",
+            "dropped `triple is public`"
+        ]
+    );
+    // The candidate was checked against the approved criteria only.
+    let u = candidate(&doc, "untested");
+    let checks: Vec<&str> = u["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["layer"] == "criteria")
+        .map(|r| r["check"].as_str().unwrap())
+        .collect();
+    assert!(checks.contains(&"triple has a unit test"), "{checks:?}");
+    assert!(!checks.contains(&"triple is public"), "{checks:?}");
+    let shown = stdout(&t.rascal(&["show", &run]));
+    eprintln!("rascal show:\n{shown}");
+    assert!(shown.contains("plan approved by "), "{shown}");
+    assert!(shown.contains("changed: edited `triple is tested`"), "{shown}");
+}
