@@ -543,6 +543,11 @@ pub async fn run_command_criterion(
         (Some(_), None) if c.new_test && r.issues.is_empty() && r.errored.is_none() => r
             .errored("the criterion asks for a new test, and there is no copy of the base commit to show the test fails there")
             .finish(),
+        (None, _) if c.new_test && r.issues.is_empty() && r.errored.is_none() => r
+            .errored(format!(
+                "the criterion asks for a new test, and `{command}` is not a test runner rascal can list, so it cannot show which tests ran or that they fail on the base"
+            ))
+            .finish(),
         _ => r,
     }
 }

@@ -88,7 +88,7 @@ pub async fn execute_with(
         // Plan, then execute: the candidates start with the approved task.
         if jobs.request.plan != crate::pipeline::PlanGate::Off {
             match jobs.plan(&mut decisions, &cancel).await {
-                crate::pipeline::plan::Planned::Approved(task) => jobs.task = Arc::new(task),
+                crate::pipeline::plan::Planned::Approved(task) => jobs.task = Arc::new(*task),
                 crate::pipeline::plan::Planned::NeedsHuman(why) => {
                     return jobs.end_unplanned(writer, Some(why)).await
                 }

@@ -35,7 +35,7 @@ pub(crate) struct Planning<'a> {
 /// How the plan ended.
 pub(crate) enum Planned {
     /// The task the candidates start with.
-    Approved(Task),
+    Approved(Box<Task>),
     /// Nobody approved it here: a human must (exit 3), for this reason.
     NeedsHuman(String),
     /// The run was cancelled while it was planned.
@@ -121,14 +121,15 @@ pub(crate) async fn plan(
     task.constraints.extend(constraints.iter().cloned());
     task.plan = true;
     let who = approval.who.clone();
-    p.journal.emit(RunEvent::DecisionRecorded { decision: approval });
+    p.journal
+        .emit(RunEvent::DecisionRecorded { decision: approval });
     p.journal.emit(RunEvent::TaskLoaded {
         source: format!("plan approved by {who}"),
         task: Box::new(task.clone()),
         worktree: Default::default(),
     });
     write_spec(p, &task);
-    Planned::Approved(task)
+    Planned::Approved(Box::new(task))
 }
 
 /// Wait for the human's approval (a run-level cancel, or the view gone,
@@ -168,7 +169,7 @@ fn write_spec(p: &Planning<'_>, task: &Task) {
     if let Some(dir) = file.parent() {
         let _ = std::fs::create_dir_all(dir);
     }
-    if let Ok(yaml) = serde_yaml::to_string(task) {
+    if let Ok(yaml) = task.to_yaml() {
         let _ = std::fs::write(&file, yaml);
     }
 }
@@ -181,7 +182,9 @@ async fn propose(
     timeout: std::time::Duration,
 ) -> Result<Proposal, String> {
     let Some(agent_cfg) = p.config.main.agents.get(agent) else {
-        return Err(format!("the planner `{agent}` is not an agent of .rascal/config.yaml"));
+        return Err(format!(
+            "the planner `{agent}` is not an agent of .rascal/config.yaml"
+        ));
     };
     let dir = plan_dir(p.state, p.run);
     let view = dir.join("base");
@@ -266,6 +269,9 @@ async fn ask_once(
     let prompt = plan_prompt(p.task, view, &nonce);
     let env = [(REVIEW_NONCE_ENV.to_string(), nonce.clone())];
     let dir = site.dir.join(format!("try-{attempt}"));
-    let answer = ask(agent, agent_cfg, &prompt, &env, &dir, site, timeout, p.cancel).await;
+    let answer = ask(
+        agent, agent_cfg, &prompt, &env, &dir, site, timeout, p.cancel,
+    )
+    .await;
     (answer, nonce)
 }

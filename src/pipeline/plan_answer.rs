@@ -42,14 +42,17 @@ pub fn plan_prompt(task: &Task, base_view: &std::path::Path, nonce: &str) -> Str
     let existing = if task.acceptance_criteria.is_empty() {
         String::new()
     } else {
-        let mut s = String::from(
-            "\n## Criteria the task already has (do not repeat them)\n\n",
-        );
+        let mut s = String::from("\n## Criteria the task already has (do not repeat them)\n\n");
         for c in &task.acceptance_criteria {
             if c.kind == CriterionKind::Holdout {
                 continue;
             }
-            s.push_str(&format!("- {} ({}: `{}`)\n", c.description, c.kind.name(), c.check));
+            s.push_str(&format!(
+                "- {} ({}: `{}`)\n",
+                c.description,
+                c.kind.name(),
+                c.check
+            ));
         }
         s
     };
@@ -137,8 +140,8 @@ pub fn parse_plan(bytes: &[u8], nonce: &str, existing: &[String]) -> Result<Prop
         ));
     }
     for (n, v) in constraints.into_iter().enumerate() {
-        let c: Constraint = serde_json::from_value(v)
-            .map_err(|e| format!("constraint {}: {e}", n + 1))?;
+        let c: Constraint =
+            serde_json::from_value(v).map_err(|e| format!("constraint {}: {e}", n + 1))?;
         clean(&c.description, MAX_DESCRIPTION)
             .map_err(|e| format!("constraint {}: description {e}", n + 1))?;
         out.constraints.push(c);
@@ -206,10 +209,13 @@ mod tests {
 
     #[test]
     fn an_unsigned_or_broken_plan_is_refused_saying_why() {
-        let unsigned = parse(r#"{"criteria": [{"description": "a", "type": "test", "check": "a"}]}"#)
-            .unwrap_err();
+        let unsigned =
+            parse(r#"{"criteria": [{"description": "a", "type": "test", "check": "a"}]}"#)
+                .unwrap_err();
         assert!(unsigned.contains("nonce"), "{unsigned}");
-        assert!(parse("no json here").unwrap_err().contains("no JSON answer"));
+        assert!(parse("no json here")
+            .unwrap_err()
+            .contains("no JSON answer"));
         let judge = parse(&format!(
             r#"{{"nonce": "{NONCE}", "criteria": [{{"description": "a", "type": "llm-judge", "check": "a"}}]}}"#
         ))

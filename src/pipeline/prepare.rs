@@ -272,7 +272,12 @@ fn settle_plan(req: &mut RunRequest, task: &Task, config: &Config) -> Result<(),
         req.plan = crate::pipeline::PlanGate::Off;
         return Ok(());
     }
-    if config.verification.as_ref().and_then(|v| v.plan.as_ref()).is_none() {
+    if config
+        .verification
+        .as_ref()
+        .and_then(|v| v.plan.as_ref())
+        .is_none()
+    {
         return Err(PipelineError::Usage(format!(
             "the run asks for a plan (--plan, `plan: true` in the spec or `strategy.plan: true`) but {} names no planner\n  hint: add `plan: {{ agent: NAME, timeout: 5m }}` to {} (NAME: an agent of .rascal/config.yaml)",
             crate::config::VERIFICATION_FILE,

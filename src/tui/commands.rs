@@ -782,7 +782,10 @@ pub fn hints(app: &App) -> Vec<Hint> {
         return vec![hint("Enter", "find", Always), hint("Esc", "cancel", Always)];
     }
     if app.screen == Screen::Plan && app.plan.as_ref().is_some_and(|p| p.edit.is_some()) {
-        return vec![hint("Enter", "apply", Always), hint("Esc", "cancel", Always)];
+        return vec![
+            hint("Enter", "apply", Always),
+            hint("Esc", "cancel", Always),
+        ];
     }
     if app.help {
         return vec![

@@ -236,7 +236,7 @@ impl PlanScreen {
         let mut task = Task::from_instruction(instruction);
         task.acceptance_criteria = self.kept().into_iter().map(|(_, c)| c).collect();
         task.constraints = self.constraints.clone();
-        serde_yaml::to_string(&task).map_err(|e| e.to_string())
+        task.to_yaml()
     }
 }
 
@@ -322,6 +322,19 @@ mod tests {
     }
 
     #[test]
+    fn the_saved_spec_reads_back_as_the_kept_criteria() {
+        let mut p = screen();
+        p.down();
+        p.toggle();
+        let yaml = p.spec_yaml("Add a.").unwrap();
+        let task = Task::from_yaml(".rascal/specs/add-a.yaml", &yaml).unwrap();
+        assert_eq!(task.instruction, "Add a.");
+        let kept: Vec<Criterion> = p.kept().into_iter().map(|(_, c)| c).collect();
+        assert_eq!(task.acceptance_criteria, kept);
+        assert!(task.acceptance_criteria[0].new_test);
+    }
+
+    #[test]
     fn a_bad_edit_keeps_the_field_open_saying_why() {
         let mut p = screen();
         p.down();
@@ -330,12 +343,20 @@ mod tests {
         p.input('(');
         p.submit_edit();
         assert!(p.edit.is_some());
-        assert!(p.error.as_deref().unwrap().contains("invalid regex"), "{:?}", p.error);
+        assert!(
+            p.error.as_deref().unwrap().contains("invalid regex"),
+            "{:?}",
+            p.error
+        );
         p.cancel_edit();
         p.start_edit(PlanField::New);
         "no check here".chars().for_each(|c| p.input(c));
         p.submit_edit();
-        assert!(p.error.as_deref().unwrap().contains("end it with its check"));
+        assert!(p
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("end it with its check"));
         // Unchanged: approved as proposed.
         p.cancel_edit();
         let d = p.decision("me").unwrap();

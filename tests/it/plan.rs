@@ -96,7 +96,13 @@ fn an_approved_plan_is_journalled_shown_to_the_candidates_and_met_only_by_a_new_
     }
     let t = repo(&format!("[{}]", say(PLAN)));
     let o = t.rascal(&[
-        "run", TASK, "--plan", "--approve", "--agent", "proving,untested", "--headless",
+        "run",
+        TASK,
+        "--plan",
+        "--approve",
+        "--agent",
+        "proving,untested",
+        "--headless",
     ]);
     let out = format!("{}{}", stdout(&o), stderr(&o));
     assert_eq!(code(&o), 0, "{out}");
@@ -159,10 +165,7 @@ fn an_approved_plan_is_journalled_shown_to_the_candidates_and_met_only_by_a_new_
     )
     .unwrap();
     let seen: serde_json::Value = serde_json::from_str(&seen).unwrap();
-    assert_eq!(
-        seen["acceptance_criteria"][0]["check"], "triples",
-        "{seen}"
-    );
+    assert_eq!(seen["acceptance_criteria"][0]["check"], "triples", "{seen}");
     // The approved task is a spec in the run's files, not in the repository.
     let spec = t
         .files()
@@ -170,7 +173,10 @@ fn an_approved_plan_is_journalled_shown_to_the_candidates_and_met_only_by_a_new_
         .join(&id)
         .join(".rascal/specs/add-triple-a-returning-3-a.yaml");
     let spec = std::fs::read_to_string(&spec).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
-    assert!(spec.contains("triples") && spec.contains("plan: true"), "{spec}");
+    assert!(
+        spec.contains("triples") && spec.contains("plan: true"),
+        "{spec}"
+    );
     assert!(!t.path().join(".rascal/specs").exists());
 
     // `show` says who approved which criteria.
@@ -185,12 +191,25 @@ fn an_approved_plan_is_journalled_shown_to_the_candidates_and_met_only_by_a_new_
 #[test]
 fn a_headless_plan_without_approve_prints_the_proposal_and_needs_a_human() {
     let t = repo(&format!("[{}]", say(PLAN)));
-    let o = t.rascal(&["run", TASK, "--plan", "--agent", "proving,untested", "--headless"]);
+    let o = t.rascal(&[
+        "run",
+        TASK,
+        "--plan",
+        "--agent",
+        "proving,untested",
+        "--headless",
+    ]);
     let out = format!("{}{}", stdout(&o), stderr(&o));
     assert_eq!(code(&o), 3, "{out}");
     assert!(out.contains("plan proposed by planner"), "{out}");
-    assert!(out.contains("- triple is tested (test: `triples`, a new test)"), "{out}");
-    assert!(out.contains("- negation is tested [optional] (test: `negates`"), "{out}");
+    assert!(
+        out.contains("- triple is tested (test: `triples`, a new test)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("- negation is tested [optional] (test: `negates`"),
+        "{out}"
+    );
     assert!(out.contains("--plan --approve"), "{out}");
     // No candidate ran.
     assert!(!out.contains("started:"), "{out}");
@@ -205,10 +224,19 @@ fn an_unparseable_plan_is_retried_once_then_a_human_is_asked() {
         say(PLAN)
     ));
     let o = t.rascal(&[
-        "run", TASK, "--plan", "--approve", "--agent", "untested", "--headless",
+        "run",
+        TASK,
+        "--plan",
+        "--approve",
+        "--agent",
+        "untested",
+        "--headless",
     ]);
     let out = format!("{}{}", stdout(&o), stderr(&o));
-    assert!(out.contains("plan proposed by planner: 3 acceptance criteria"), "{out}");
+    assert!(
+        out.contains("plan proposed by planner: 3 acceptance criteria"),
+        "{out}"
+    );
     let id = run_id(&out);
     let plan = t.files().join("runs").join(&id).join("plan");
     assert!(plan.join("try-1/output.log").exists());
@@ -217,7 +245,13 @@ fn an_unparseable_plan_is_retried_once_then_a_human_is_asked() {
     // Garbled twice: no plan, a human decides (exit 3), even with --approve.
     let t = repo(&format!("[{}]", say("no plan today")));
     let o = t.rascal(&[
-        "run", TASK, "--plan", "--approve", "--agent", "untested", "--headless",
+        "run",
+        TASK,
+        "--plan",
+        "--approve",
+        "--agent",
+        "untested",
+        "--headless",
     ]);
     let out = format!("{}{}", stdout(&o), stderr(&o));
     assert_eq!(code(&o), 3, "{out}");
@@ -253,10 +287,17 @@ fn in_the_tui_the_human_edits_one_criterion_drops_one_and_enter_starts_the_candi
     );
     let screen = tmux.wait_for(
         "the plan screen",
-        &["plan by planner", "[x] 1. triple is tested", "[x] 3. negation is tested"],
+        &[
+            "plan by planner",
+            "[x] 1. triple is tested",
+            "[x] 3. negation is tested",
+        ],
     );
     eprintln!("the plan screen:\n{screen}");
-    assert!(screen.contains("approve and start the candidates"), "{screen}");
+    assert!(
+        screen.contains("approve and start the candidates"),
+        "{screen}"
+    );
     // No candidate starts before the approval.
     assert!(!screen.contains("started"), "{screen}");
 
@@ -329,5 +370,66 @@ fn in_the_tui_the_human_edits_one_criterion_drops_one_and_enter_starts_the_candi
     let shown = stdout(&t.rascal(&["show", &run]));
     eprintln!("rascal show:\n{shown}");
     assert!(shown.contains("plan approved by "), "{shown}");
-    assert!(shown.contains("changed: edited `triple is tested`"), "{shown}");
+    assert!(
+        shown.contains("changed: edited `triple is tested`"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn a_spec_that_says_plan_is_planned_and_keeps_its_own_criteria() {
+    let t = repo(&format!("[{}]", say(PLAN)));
+    t.write(
+        ".rascal/specs/triple.yaml",
+        "instruction: Add triple(a) returning 3 * a\nplan: true\nacceptance_criteria:\n  - { description: lib exists, type: file-exists, check: src/lib.rs }\n",
+    );
+    t.commit_all("spec");
+    let o = t.rascal(&[
+        "run",
+        "--spec",
+        "triple",
+        "--approve",
+        "--agent",
+        "untested",
+        "--headless",
+    ]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert!(
+        out.contains("plan proposed by planner: 3 acceptance criteria"),
+        "{out}"
+    );
+    let id = run_id(&out);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&t.rascal(&["show", &id, "--json"]).stdout).unwrap();
+    let names: Vec<&str> = doc["task"]["acceptance_criteria"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["description"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "lib exists",
+            "triple is tested",
+            "triple is public",
+            "negation is tested"
+        ]
+    );
+    // The planner was told the spec's own criterion.
+    let prompt = std::fs::read_to_string(
+        t.files()
+            .join("runs")
+            .join(&id)
+            .join("plan/try-1/instruction.md"),
+    )
+    .unwrap();
+    assert!(
+        prompt.contains("lib exists (file-exists: `src/lib.rs`)"),
+        "{prompt}"
+    );
+    assert!(
+        prompt.contains("read-only copy of the base commit"),
+        "{prompt}"
+    );
 }

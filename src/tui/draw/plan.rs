@@ -68,7 +68,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     for c in &p.constraints {
         lines.push(Line::from(Span::styled(
             ellipsis(
-                &format!("      constraint: {} ({})", sanitize(&c.description), c.kind.name()),
+                &format!(
+                    "      constraint: {} ({})",
+                    sanitize(&c.description),
+                    c.kind.name()
+                ),
                 cols,
             ),
             t.dim,
@@ -88,7 +92,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         )));
     }
     if p.approved {
-        lines.push(Line::from(Span::styled("approved: starting the candidates…", t.pass)));
+        lines.push(Line::from(Span::styled(
+            "approved: starting the candidates…",
+            t.pass,
+        )));
     }
     frame.render_widget(Paragraph::new(lines), inner);
 }

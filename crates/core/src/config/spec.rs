@@ -255,6 +255,11 @@ impl Task {
         }
     }
 
+    /// The task as a spec file's YAML (what `from_yaml` reads back).
+    pub fn to_yaml(&self) -> Result<String, String> {
+        serde_yaml::to_string(self).map_err(|e| e.to_string())
+    }
+
     /// True when Layer 3 has something to check.
     pub fn has_criteria(&self) -> bool {
         !self.acceptance_criteria.is_empty() || !self.constraints.is_empty()

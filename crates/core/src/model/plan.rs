@@ -83,7 +83,12 @@ mod tests {
     #[test]
     fn an_unchanged_plan_has_no_changes() {
         let p = vec![c("a", "x"), c("b", "y")];
-        let a: Vec<_> = p.iter().cloned().enumerate().map(|(i, c)| (Some(i), c)).collect();
+        let a: Vec<_> = p
+            .iter()
+            .cloned()
+            .enumerate()
+            .map(|(i, c)| (Some(i), c))
+            .collect();
         assert!(changes(&p, &a, &[], &[]).is_empty());
     }
 
@@ -92,7 +97,11 @@ mod tests {
         let p = vec![c("a", "x"), c("b", "y"), c("c", "z")];
         let mut edited = c("a2", "x");
         edited.required = false;
-        let a = vec![(Some(0), edited), (Some(2), c("c", "z")), (None, c("d", "w"))];
+        let a = vec![
+            (Some(0), edited),
+            (Some(2), c("c", "z")),
+            (None, c("d", "w")),
+        ];
         assert_eq!(
             changes(&p, &a, &[], &[]),
             vec![

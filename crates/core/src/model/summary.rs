@@ -501,15 +501,6 @@ impl RunSummary {
         }
     }
 
-    /// The plan's approval, when the run was planned and a human (or
-    /// `--approve`) approved it.
-    pub fn plan_approval(&self) -> Option<&crate::model::decision::Decision> {
-        self.decisions
-            .iter()
-            .rev()
-            .find(|d| matches!(d.kind, DecisionKind::ApprovePlan { .. }))
-    }
-
     /// Fold in an event about one candidate (its reports, verdict,
     /// spending, output…).
     fn fold_candidate(&mut self, ev: &RunEvent, at: Option<i64>) {

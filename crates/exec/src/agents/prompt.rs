@@ -106,10 +106,19 @@ mod tests {
             c("hidden", CriterionKind::Holdout, "secret_holdout_name"),
         ];
         let s = criteria_section(&task).unwrap();
-        assert!(s.contains("shout upper-cases (test: `shout_upper`) — write this test"), "{s}");
-        assert!(!s.contains("secret_holdout_name") && !s.contains("hidden"), "{s}");
+        assert!(
+            s.contains("shout upper-cases (test: `shout_upper`) — write this test"),
+            "{s}"
+        );
+        assert!(
+            !s.contains("secret_holdout_name") && !s.contains("hidden"),
+            "{s}"
+        );
         let j = criteria_json(&task);
-        assert!(j.contains("shout_upper") && !j.contains("secret_holdout_name"), "{j}");
+        assert!(
+            j.contains("shout_upper") && !j.contains("secret_holdout_name"),
+            "{j}"
+        );
         assert!(criteria_section(&Task::from_instruction("x")).is_none());
     }
 
