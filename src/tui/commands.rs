@@ -160,87 +160,6 @@ macro_rules! cmd {
 
 pub static COMMANDS: &[Command] = &[
     cmd!(
-        &[Key::Char('k'), Key::Up],
-        "k/↑",
-        "previous criterion",
-        PLAN,
-        false,
-        always,
-        |_| Action::Up
-    ),
-    cmd!(
-        &[Key::Char('j'), Key::Down],
-        "j/↓",
-        "next criterion",
-        PLAN,
-        false,
-        always,
-        |_| Action::Down
-    ),
-    cmd!(
-        &[Key::Char(' ')],
-        "Space",
-        "keep/drop the criterion",
-        PLAN,
-        Bar::High,
-        plan_has_rows,
-        |_| Action::PlanToggle
-    ),
-    cmd!(
-        &[Key::Char('e')],
-        "e",
-        "edit its description",
-        PLAN,
-        Bar::High,
-        plan_has_rows,
-        |_| Action::PlanEdit(crate::tui::plan::PlanField::Description)
-    ),
-    cmd!(
-        &[Key::Char('c')],
-        "c",
-        "edit its check",
-        PLAN,
-        true,
-        plan_has_rows,
-        |_| Action::PlanEdit(crate::tui::plan::PlanField::Check)
-    ),
-    cmd!(
-        &[Key::Char('o')],
-        "o",
-        "required/optional",
-        PLAN,
-        true,
-        plan_has_rows,
-        |_| Action::PlanOptional
-    ),
-    cmd!(
-        &[Key::Char('a')],
-        "a",
-        "add a criterion (description `type: check`)",
-        PLAN,
-        true,
-        planning,
-        |_| Action::PlanEdit(crate::tui::plan::PlanField::New)
-    ),
-    cmd!(
-        &[Key::Char('w')],
-        "w",
-        "save as .rascal/specs/<slug>.yaml in the repository",
-        PLAN,
-        Bar::Low,
-        planning,
-        |_| Action::PlanSave
-    ),
-    cmd!(
-        &[Key::Enter],
-        "Enter",
-        "approve and start the candidates",
-        PLAN,
-        Bar::Always,
-        planning,
-        |_| Action::PlanApprove
-    ),
-    cmd!(
         &[Key::Tab],
         "Tab",
         "next candidate",
@@ -599,6 +518,87 @@ pub static COMMANDS: &[Command] = &[
         false,
         live,
         |_| Action::CancelRun
+    ),
+    cmd!(
+        &[Key::Char('k'), Key::Up],
+        "k/↑",
+        "previous criterion",
+        PLAN,
+        false,
+        always,
+        |_| Action::Up
+    ),
+    cmd!(
+        &[Key::Char('j'), Key::Down],
+        "j/↓",
+        "next criterion",
+        PLAN,
+        false,
+        always,
+        |_| Action::Down
+    ),
+    cmd!(
+        &[Key::Char(' ')],
+        "Space",
+        "keep/drop the criterion",
+        PLAN,
+        Bar::High,
+        plan_has_rows,
+        |_| Action::PlanToggle
+    ),
+    cmd!(
+        &[Key::Char('e')],
+        "e",
+        "edit its description",
+        PLAN,
+        Bar::High,
+        plan_has_rows,
+        |_| Action::PlanEdit(crate::tui::plan::PlanField::Description)
+    ),
+    cmd!(
+        &[Key::Char('c')],
+        "c",
+        "edit its check",
+        PLAN,
+        true,
+        plan_has_rows,
+        |_| Action::PlanEdit(crate::tui::plan::PlanField::Check)
+    ),
+    cmd!(
+        &[Key::Char('o')],
+        "o",
+        "required/optional",
+        PLAN,
+        true,
+        plan_has_rows,
+        |_| Action::PlanOptional
+    ),
+    cmd!(
+        &[Key::Char('a')],
+        "a",
+        "add a criterion",
+        PLAN,
+        true,
+        planning,
+        |_| Action::PlanEdit(crate::tui::plan::PlanField::New)
+    ),
+    cmd!(
+        &[Key::Char('w')],
+        "w",
+        "save as a spec in the repository",
+        PLAN,
+        Bar::Low,
+        planning,
+        |_| Action::PlanSave
+    ),
+    cmd!(
+        &[Key::Enter],
+        "Enter",
+        "approve and start the candidates",
+        PLAN,
+        Bar::Always,
+        planning,
+        |_| Action::PlanApprove
     ),
     cmd!(
         &[Key::Esc],

@@ -9,9 +9,7 @@
 
 use crate::config::spec::{ConstraintKind, CriterionKind, Task};
 
-/// The environment variable naming the file with the approved criteria
-/// (JSON in the spec's schema: `acceptance_criteria`, `constraints`).
-pub const CRITERIA_ENV: &str = "RASCAL_CRITERIA_FILE";
+pub use crate::exec::env::CRITERIA_ENV;
 
 /// The task's criteria an author may see: all but held-out tests.
 fn shown(task: &Task) -> Task {
