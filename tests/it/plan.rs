@@ -315,6 +315,21 @@ fn in_the_tui_the_human_edits_one_criterion_drops_one_and_enter_starts_the_candi
     tmux.keys(&["j", "Space"]);
     let screen = tmux.wait_for("the dropped row", &["[ ] 2. triple is public"]);
     eprintln!("after the edit and the drop:\n{screen}");
+    // `w` saves the kept criteria as a spec in the repository (uncommitted).
+    tmux.keys(&["w"]);
+    tmux.wait_for(
+        "the saved spec",
+        &["saved .rascal/specs/add-triple-a-returning-3-a.yaml"],
+    );
+    let saved = std::fs::read_to_string(
+        t.path()
+            .join(".rascal/specs/add-triple-a-returning-3-a.yaml"),
+    )
+    .unwrap();
+    assert!(
+        saved.contains("triple has a unit test") && !saved.contains("triple is public"),
+        "{saved}"
+    );
     tmux.keys(&["Enter"]);
     tmux.wait_for("the run", &["finished"]);
 
