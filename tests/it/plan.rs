@@ -448,3 +448,44 @@ fn a_spec_that_says_plan_is_planned_and_keeps_its_own_criteria() {
         "{prompt}"
     );
 }
+
+#[test]
+fn the_planner_reads_the_base_in_its_sandbox_and_cannot_write_it() {
+    if !bwrap() {
+        return;
+    }
+    // A command planner: finds the copy of the base its prompt names, reads
+    // a file of it, tries to write into it, and says what it found.
+    let script = r#"p=$(grep -o '/[^ ]*/plan/base' "$RASCAL_INSTRUCTION_FILE" | head -1)
+test -f "$p/src/lib.rs" || { echo "no base at $p"; exit 1; }
+if touch "$p/planted" 2>/dev/null; then w=writable; else w=read-only; fi
+printf '{"nonce": "%s", "criteria": [{"description": "base is %s", "type": "grep", "check": "triple"}]}\n' "$RASCAL_REVIEW_NONCE" "$w""#;
+    let t = repo(&format!("[{}]", say(PLAN)));
+    let mut config = std::fs::read_to_string(t.path().join(".rascal/config.yaml")).unwrap();
+    config.push_str(&format!(
+        "  looker: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
+        serde_json::to_string(script).unwrap()
+    ));
+    t.write(".rascal/config.yaml", &config);
+    t.write(
+        ".rascal/verification.yaml",
+        "plan: { agent: looker, timeout: 60s }\n",
+    );
+    t.commit_all("a looking planner");
+    let o = t.rascal(&["run", TASK, "--plan", "--agent", "untested", "--headless"]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(code(&o), 3, "{out}");
+    assert!(
+        out.contains("- base is read-only (grep: `triple`)"),
+        "{out}"
+    );
+    let id = run_id(&out);
+    // Nothing was planted in the copy, nor in the repository.
+    assert!(!t.path().join("planted").exists());
+    assert!(!t
+        .files()
+        .join("runs")
+        .join(&id)
+        .join("plan/base/planted")
+        .exists());
+}
