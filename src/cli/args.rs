@@ -143,6 +143,15 @@ pub struct RunArgs {
     /// working tree instead of the base commit; the run records it.
     #[arg(long)]
     pub config_from_worktree: bool,
+    /// Plan, then execute: the planner (`plan:` in
+    /// .rascal/verification.yaml) proposes acceptance criteria, a human
+    /// approves them, then the candidates start.
+    #[arg(long)]
+    pub plan: bool,
+    /// With a plan: accept the planner's proposal as it is (headless);
+    /// without it a headless plan is printed and the run exits 3.
+    #[arg(long)]
+    pub approve: bool,
 }
 
 #[derive(Args)]

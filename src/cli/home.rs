@@ -48,12 +48,14 @@ pub fn home(dir: &Path) -> Result<i32, CliError> {
                 }
             }
             HomeEffect::Start(instruction) => {
-                let req = crate::pipeline::RunRequest::new(
+                let mut req = crate::pipeline::RunRequest::new(
                     dir.to_path_buf(),
                     &instruction,
                     vec![],
                     current_exe()?,
                 );
+                // `strategy.plan: true` plans it: approved on the plan screen.
+                req.plan = crate::pipeline::PlanGate::Ask;
                 match super::run::start(req, false, true, Some(Some(app.theme.name.clone()))) {
                     Ok(_) => app.dialog = None,
                     Err(e) => {

@@ -37,6 +37,8 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
         allow_paths,
         deny_paths,
         config_from_worktree,
+        plan,
+        approve,
     } = args;
     let tui = tui_wanted(headless || json, theme)?;
     // Like `git -C`, a relative issue path is relative to DIR.
@@ -57,6 +59,14 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     req.scope = scope_of(&allow_paths, &deny_paths)?;
     req.launcher = launcher.map(Into::into);
     req.config_from_worktree = config_from_worktree;
+    req.plan_wanted = plan;
+    req.plan = if approve {
+        pipeline::PlanGate::Approve
+    } else if tui.is_some() {
+        pipeline::PlanGate::Ask
+    } else {
+        pipeline::PlanGate::Print
+    };
     let (code, run_id) = start(req, json, !quiet, tui)?;
     if auto && code == PASS {
         if let Some(id) = run_id {

@@ -127,26 +127,7 @@ pub struct Finalized {
     pub workspaces: workspaces::Tidied,
 }
 
-/// A branch-safe slug of the task's first line.
-pub fn slug(instruction: &str) -> String {
-    let mut out = String::new();
-    for c in instruction.lines().next().unwrap_or("").chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.ends_with('-') && !out.is_empty() {
-            out.push('-');
-        }
-        if out.len() >= 40 {
-            break;
-        }
-    }
-    let s = out.trim_matches('-').to_string();
-    if s.is_empty() {
-        "task".into()
-    } else {
-        s
-    }
-}
+pub use crate::text::slug;
 
 /// Is `line` a conventional-commit title (`feat: …`, `fix(scope)!: …`)?
 pub fn is_conventional(line: &str) -> bool {

@@ -534,9 +534,20 @@ pub async fn run_command_criterion(
                 listing: &listing,
                 timeout,
                 cancel,
+                new_test: c.new_test,
             };
             proven(r, criterion_proof::prove(&s, side).await)
         }
+        // A new test is shown new against the base: without a copy of
+        // it, the criterion could not be checked.
+        (Some(_), None) if c.new_test && r.issues.is_empty() && r.errored.is_none() => r
+            .errored("the criterion asks for a new test, and there is no copy of the base commit to show the test fails there")
+            .finish(),
+        (None, _) if c.new_test && r.issues.is_empty() && r.errored.is_none() => r
+            .errored(format!(
+                "the criterion asks for a new test, and `{command}` is not a test runner rascal can list, so it cannot show which tests ran or that they fail on the base"
+            ))
+            .finish(),
         _ => r,
     }
 }
@@ -548,9 +559,13 @@ pub async fn run_command_criterion(
 fn proven(r: Report, proof: Result<criterion_proof::Proof, String>) -> Report {
     use criterion_proof::Proof;
     match proof {
-        Ok(p @ Proof::Unproven(_)) => {
+        Ok(p @ (Proof::Unproven(_) | Proof::NotNew(_))) => {
             let output = r.output.clone();
-            let mut r = fail(r, criterion_proof::RULE_UNPROVEN, p.evidence());
+            let rule = match p {
+                Proof::NotNew(_) => criterion_proof::RULE_NOT_NEW,
+                _ => criterion_proof::RULE_UNPROVEN,
+            };
+            let mut r = fail(r, rule, p.evidence());
             r.output = format!("{}\n{output}", r.output);
             r.finish()
         }

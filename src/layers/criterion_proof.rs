@@ -18,6 +18,10 @@ use tokio_util::sync::CancellationToken;
 /// which fails on the base's code.
 pub const RULE_UNPROVEN: &str = "criteria/test-unproven";
 
+/// Rule: a `new_test` criterion (a planned one: the plan asks for a new
+/// test) whose filter selects only tests the base already has.
+pub const RULE_NOT_NEW: &str = "criteria/test-not-new";
+
 /// The base's side of a candidate's checks (None in place, where there is
 /// no copy of the base to run in).
 pub trait BaseSide: Send + Sync {
@@ -39,6 +43,9 @@ pub enum Proof {
     /// Every selected test is the change's, and all pass on the base's
     /// code: they show nothing about the change.
     Unproven(Vec<String>),
+    /// A `new_test` criterion's filter selects only the base's own tests:
+    /// the test it asks for was not written.
+    NotNew(Vec<String>),
 }
 
 impl Proof {
@@ -61,6 +68,11 @@ impl Proof {
                 if t.len() == 1 { "it passes" } else { "they pass" },
                 if t.len() == 1 { "it shows" } else { "they show" },
             ),
+            Proof::NotNew(t) => format!(
+                "the criterion asks for a new test, but the filter selects only the base's own {} ({}): a test this change writes must fail on the base's code and pass here",
+                if t.len() == 1 { "test" } else { "tests" },
+                first_of(t, 4)
+            ),
         }
     }
 }
@@ -74,6 +86,9 @@ pub struct Selected<'a> {
     pub listing: &'a Listing,
     pub timeout: Duration,
     pub cancel: &'a CancellationToken,
+    /// The criterion asks for a new test (`new_test: true`, every planned
+    /// `test` criterion): the base's own tests never meet it.
+    pub new_test: bool,
 }
 
 /// The proof of a passing `test` criterion (see the module doc). `Err`:
@@ -100,7 +115,10 @@ pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, Strin
         .iter()
         .cloned()
         .partition(|t| at_base.tests.contains(t));
-    if !theirs.is_empty() {
+    if s.new_test && own.is_empty() {
+        return Ok(Proof::NotNew(theirs));
+    }
+    if !theirs.is_empty() && !s.new_test {
         return Ok(Proof::BaseTests(theirs));
     }
     let on_base = side.tests_on_base(&listed_in(s))?;

@@ -176,6 +176,12 @@ impl Printer {
             RunEvent::DeclaredImpossible { candidate, reason } => {
                 self.declared_lines(candidate, reason)
             }
+            RunEvent::PlanProposed {
+                agent,
+                criteria,
+                constraints,
+                problem,
+            } => plan_lines(agent, criteria, constraints, problem.as_deref()),
         }
     }
 
@@ -329,6 +335,11 @@ impl Printer {
                 ),
                 crate::text::plural(task.constraints.len() as u64, "constraint"),
             ));
+            // A planned task's criteria were approved: they are the run's.
+            if task.plan {
+                out.extend(task.acceptance_criteria.iter().map(criterion_line));
+                out.extend(task.constraints.iter().map(constraint_line));
+            }
         }
         out.iter().map(|l| sanitize(l)).collect()
     }
@@ -608,6 +619,59 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
     out
 }
 
+/// The planner's proposal: its criteria and constraints, or why there is
+/// none.
+fn plan_lines(
+    agent: &str,
+    criteria: &[crate::config::spec::Criterion],
+    constraints: &[crate::config::spec::Constraint],
+    problem: Option<&str>,
+) -> Vec<String> {
+    let mut out = vec![match problem {
+        Some(p) => format!(
+            "plan by {}: no usable proposal: {}",
+            sanitize(agent),
+            cut(&sanitize(p), 300)
+        ),
+        None => format!(
+            "plan proposed by {}: {}, {}",
+            sanitize(agent),
+            crate::text::plural(criteria.len() as u64, "acceptance criterion"),
+            crate::text::plural(constraints.len() as u64, "constraint")
+        ),
+    }];
+    out.extend(criteria.iter().map(criterion_line));
+    out.extend(constraints.iter().map(constraint_line));
+    out
+}
+
+/// One criterion of a plan or a planned task.
+pub fn criterion_line(c: &crate::config::spec::Criterion) -> String {
+    format!(
+        "    - {}{} ({}: `{}`{})",
+        cut(&sanitize(&c.description), 200),
+        if c.required { "" } else { " [optional]" },
+        c.kind.name(),
+        cut(&sanitize(&c.check), 200),
+        if c.new_test { ", a new test" } else { "" }
+    )
+}
+
+/// One constraint of a plan or a planned task.
+pub fn constraint_line(c: &crate::config::spec::Constraint) -> String {
+    use crate::config::spec::ConstraintKind;
+    let v = match &c.kind {
+        ConstraintKind::NoTouchFiles(g) => format!(": `{}`", sanitize(g.as_str())),
+        ConstraintKind::MaxLines(n) => format!(": {n}"),
+        ConstraintKind::NoNewDeps => String::new(),
+    };
+    format!(
+        "    - constraint {} ({}{v})",
+        cut(&sanitize(&c.description), 200),
+        c.kind.name()
+    )
+}
+
 /// One decision, as the journal shows it.
 pub fn decision_line(d: &crate::model::decision::Decision) -> String {
     use crate::model::decision::DecisionKind;
@@ -637,6 +701,20 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
             cut(&sanitize(feedback), 200)
         ),
         DecisionKind::Cancel => format!("{target}cancelled by {who}{reason}"),
+        DecisionKind::ApprovePlan {
+            criteria,
+            constraints,
+            changes,
+        } => format!(
+            "plan approved by {who}{reason} — {}, {}{}",
+            crate::text::plural(criteria.len() as u64, "acceptance criterion"),
+            crate::text::plural(constraints.len() as u64, "constraint"),
+            if changes.is_empty() {
+                String::new()
+            } else {
+                format!("; changed: {}", cut(&sanitize(&changes.join("; ")), 400))
+            }
+        ),
     }
 }
 

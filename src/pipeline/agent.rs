@@ -124,6 +124,8 @@ impl CandidateJob {
             attempt,
             artifacts: Some(&artifacts),
             tempo: self.request.tempo,
+            // A planned task's approved criteria are shown to the author.
+            criteria: self.task.plan.then_some(&*self.task),
         };
         let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {
             Ok(inv) => inv,

@@ -568,6 +568,7 @@ impl CandidateJob {
                 attempt,
                 hide: self.hidden(),
                 tempo: self.request.tempo,
+                read_only: Vec::new(),
             },
             cancel: self.cancel.clone(),
         };

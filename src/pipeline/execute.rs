@@ -43,7 +43,7 @@ pub async fn execute_with(
     prepared: PreparedRun,
     subscriber: mpsc::Sender<RunEvent>,
     cancel: CancellationToken,
-    decisions: mpsc::UnboundedReceiver<Decision>,
+    mut decisions: mpsc::UnboundedReceiver<Decision>,
 ) -> Result<RunOutcome, PipelineError> {
     let PreparedRun {
         run,
@@ -69,7 +69,7 @@ pub async fn execute_with(
         .iter()
         .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
         .collect();
-    let jobs = JobTemplate {
+    let mut jobs = JobTemplate {
         run,
         config,
         base,
@@ -85,6 +85,18 @@ pub async fn execute_with(
     };
     if jobs.resume.is_none() && retry.is_none() {
         jobs.announce(&candidates, task_source, worktree);
+        // Plan, then execute: the candidates start with the approved task.
+        if jobs.request.plan != crate::pipeline::PlanGate::Off {
+            match jobs.plan(&mut decisions, &cancel).await {
+                crate::pipeline::plan::Planned::Approved(task) => jobs.task = Arc::new(*task),
+                crate::pipeline::plan::Planned::NeedsHuman(why) => {
+                    return jobs.end_unplanned(writer, Some(why)).await
+                }
+                crate::pipeline::plan::Planned::Cancelled => {
+                    return jobs.end_unplanned(writer, None).await
+                }
+            }
+        }
     }
     let spawned = jobs.spawn_all(candidates, &retry, &cancel);
 
@@ -350,6 +362,56 @@ impl JobTemplate {
         }
     }
 
+    /// Plan the run (see `pipeline::plan`).
+    async fn plan(
+        &self,
+        decisions: &mut mpsc::UnboundedReceiver<Decision>,
+        cancel: &CancellationToken,
+    ) -> crate::pipeline::plan::Planned {
+        let planning = crate::pipeline::plan::Planning {
+            run: &self.run,
+            config: &self.config,
+            request: &self.request,
+            repo_dir: &self.repo_dir,
+            state: &self.state,
+            base: self.base,
+            task: &self.task,
+            journal: &self.journal,
+            cancel,
+        };
+        crate::pipeline::plan::plan(&planning, decisions).await
+    }
+
+    /// End a run whose plan was not approved, before any candidate
+    /// started: `why` escalates it to a human (exit 3); None, it was
+    /// cancelled (exit 1).
+    async fn end_unplanned(
+        self,
+        writer: std::thread::JoinHandle<Result<(), crate::store::StoreError>>,
+        why: Option<String>,
+    ) -> Result<RunOutcome, PipelineError> {
+        let escalated = why.is_some();
+        if let Some(why) = why {
+            self.journal.emit(RunEvent::DecisionRecorded {
+                decision: Decision::new(None, DecisionKind::Escalate, "rascal", &why),
+            });
+        }
+        let exit_code = run_exit_code(Verdict::Fail, escalated);
+        self.journal.emit(RunEvent::RunFinished {
+            verdict: Verdict::Fail,
+            exit_code,
+        });
+        self.launcher.settle().await;
+        let run = self.run.clone();
+        drop(self);
+        wait_for_writer(writer).await?;
+        Ok(RunOutcome {
+            run,
+            verdict: Verdict::Fail,
+            exit_code,
+        })
+    }
+
     /// Journal the ranking, and with `--auto` the selection of its pick
     /// (when `may_select`).
     fn emit_ranking(&self, ranking: Ranking, may_select: bool) {
@@ -504,6 +566,7 @@ impl JobTemplate {
             rascal_exe: self.request.rascal_exe.clone(),
             attempt: 1,
             tempo: self.request.tempo,
+            read_only: Vec::new(),
         };
         let note = ask_judge(&Tie {
             config: &self.config,

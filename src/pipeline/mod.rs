@@ -18,6 +18,8 @@ pub mod impossible;
 pub mod journal;
 pub mod judge;
 pub mod junit_run;
+pub mod plan;
+pub mod plan_answer;
 pub mod policy;
 pub mod preflight;
 pub mod prepare;
@@ -34,7 +36,7 @@ pub mod test_run;
 pub use decisions::{record_decision, record_finalized};
 pub use execute::{execute, execute_with};
 pub use prepare::{prepare, PreparedRun};
-pub use request::{PipelineError, RunOutcome, RunRequest};
+pub use request::{PipelineError, PlanGate, RunOutcome, RunRequest};
 pub use run_id::new_run_id;
 pub use session::{Decided, Session};
 

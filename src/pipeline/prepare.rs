@@ -192,6 +192,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     }
     let mut config = config;
     narrow_permissions(&mut config, &task);
+    settle_plan(&mut req, &task, &config)?;
     let names = agents_to_run(&req, &config)?;
     let launcher = req.launcher.unwrap_or(config.main.launcher);
     // What doctor would say about these agents, before anything is
@@ -260,6 +261,30 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     );
     prepared.worktree = worktree;
     Ok(prepared)
+}
+
+/// Whether the run is planned (`--plan`, `plan: true` in the task,
+/// `strategy.plan: true`); a planned run needs a planner (`plan:` in
+/// .rascal/verification.yaml), else it is refused here (exit 2).
+fn settle_plan(req: &mut RunRequest, task: &Task, config: &Config) -> Result<(), PipelineError> {
+    let wanted = req.plan_wanted || task.plan || config.main.strategy.plan;
+    if !wanted || req.plan == crate::pipeline::PlanGate::Off {
+        req.plan = crate::pipeline::PlanGate::Off;
+        return Ok(());
+    }
+    if config
+        .verification
+        .as_ref()
+        .and_then(|v| v.plan.as_ref())
+        .is_none()
+    {
+        return Err(PipelineError::Usage(format!(
+            "the run asks for a plan (--plan, `plan: true` in the spec or `strategy.plan: true`) but {} names no planner\n  hint: add `plan: {{ agent: NAME, timeout: 5m }}` to {} (NAME: an agent of .rascal/config.yaml)",
+            crate::config::VERIFICATION_FILE,
+            crate::config::VERIFICATION_FILE
+        )));
+    }
+    Ok(())
 }
 
 /// The config a run that goes on (`rascal retry`, `rascal attach`) uses:

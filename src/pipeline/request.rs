@@ -45,6 +45,29 @@ pub struct RunRequest {
     /// How fast scripted agents' built-in scenarios play: watchable only
     /// for `rascal demo` (without `--fast`), never for a user's `run`.
     pub tempo: crate::config::scenario::Tempo,
+    /// Plan, then execute (`--plan`, `plan: true` in the spec,
+    /// `strategy.plan: true`): how the planner's proposal is approved.
+    /// The caller says how a plan would be approved here; `prepare`
+    /// settles whether there is one (`plan_wanted`, the task, the config)
+    /// and turns it `Off` when not.
+    pub plan: PlanGate,
+    /// `--plan` was given.
+    pub plan_wanted: bool,
+}
+
+/// Who approves a plan.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PlanGate {
+    /// No plan: the candidates start at once.
+    #[default]
+    Off,
+    /// Headless without `--approve`: the proposal is printed and the run
+    /// ends needing a human (exit 3).
+    Print,
+    /// `--approve`: the proposal is accepted as it is (recorded as such).
+    Approve,
+    /// The TUI: the human approves (or edits) it on the plan screen.
+    Ask,
 }
 
 impl RunRequest {

@@ -62,8 +62,10 @@ pub fn prepare_retry(
                 cand.agent
             ))
         })?;
+    // The last task journalled: a planned run's approved one.
     let task = events
         .iter()
+        .rev()
         .find_map(|e| match e {
             RunEvent::TaskLoaded { task, .. } => Some((**task).clone()),
             _ => None,

@@ -788,6 +788,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
         | RunEvent::Usage { .. }
         | RunEvent::AgentSummary { .. }
         | RunEvent::DeclaredImpossible { .. }
+        | RunEvent::PlanProposed { .. }
         | RunEvent::Finalized(_) => {}
     }
     Ok(())

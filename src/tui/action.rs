@@ -147,4 +147,15 @@ pub enum Action {
     PrOpened(Result<String, String>),
     /// The `notify:` command failed: why, in one line.
     NotifyFailed(String),
+    /// The plan screen: keep / drop the selected criterion.
+    PlanToggle,
+    /// The plan screen: edit the selected criterion's description or
+    /// check, or write a new one.
+    PlanEdit(crate::tui::plan::PlanField),
+    /// The plan screen: the selected criterion required ⇄ optional.
+    PlanOptional,
+    /// The plan screen: approve the kept criteria; the candidates start.
+    PlanApprove,
+    /// The plan screen: save the kept criteria as a spec in the repository.
+    PlanSave,
 }

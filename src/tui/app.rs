@@ -404,6 +404,9 @@ pub enum Screen {
     Detail,
     Diff,
     Compare,
+    /// Plan, then execute: the planner's criteria, to approve before the
+    /// candidates start.
+    Plan,
 }
 
 impl Screen {
@@ -413,6 +416,7 @@ impl Screen {
             Screen::Detail => "layer detail",
             Screen::Diff => "diff",
             Screen::Compare => "compare",
+            Screen::Plan => "plan",
         }
     }
 }
@@ -586,6 +590,8 @@ pub struct App {
     pub pending_jump: Option<(String, Option<u32>)>,
     /// The diff view was opened from the layer detail (Esc goes back there).
     pub diff_from_detail: bool,
+    /// Plan, then execute: the plan screen, once the planner proposed.
+    pub plan: Option<super::plan::PlanScreen>,
 }
 
 impl App {
@@ -633,6 +639,7 @@ impl App {
             highlighter: Default::default(),
             pending_jump: None,
             diff_from_detail: false,
+            plan: None,
         }
     }
 
@@ -749,6 +756,23 @@ impl App {
             }
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
             RunEvent::TaskLoaded { .. } => {}
+            RunEvent::PlanProposed {
+                agent,
+                criteria,
+                constraints,
+                problem,
+            } => {
+                self.plan = Some(super::plan::PlanScreen::new(
+                    agent,
+                    criteria,
+                    constraints,
+                    problem.as_deref(),
+                ));
+                // Only a live run waits for the approval.
+                if self.live() {
+                    self.screen = Screen::Plan;
+                }
+            }
             RunEvent::AttemptStarted {
                 candidate,
                 attempt,
@@ -785,6 +809,9 @@ impl App {
                 }
             }
             RunEvent::RunFinished { verdict, exit_code } => {
+                if self.screen == Screen::Plan {
+                    self.screen = Screen::Dashboard;
+                }
                 self.state = RunState::Finished {
                     verdict: *verdict,
                     exit_code: *exit_code,
@@ -836,6 +863,14 @@ impl App {
             return;
         }
         self.decisions.push(d.clone());
+        if let crate::model::decision::DecisionKind::ApprovePlan { .. } = d.kind {
+            if let Some(p) = &mut self.plan {
+                p.approved = true;
+            }
+            if self.screen == Screen::Plan {
+                self.screen = Screen::Dashboard;
+            }
+        }
         self.summary.apply(&RunEvent::DecisionRecorded {
             decision: d.clone(),
         });

@@ -33,6 +33,15 @@ const SCROLLING: &[Screen] = &[
     Screen::Compare,
 ];
 const DIFFS: &[Screen] = &[Screen::Diff, Screen::Compare];
+const PLAN: &[Screen] = &[Screen::Plan];
+/// Every screen, the plan screen too (help and quit).
+const EVERY: &[Screen] = &[
+    Screen::Dashboard,
+    Screen::Detail,
+    Screen::Diff,
+    Screen::Compare,
+    Screen::Plan,
+];
 const DIGITS: &[Key] = &[
     Key::Char('1'),
     Key::Char('2'),
@@ -98,6 +107,13 @@ fn live(a: &App) -> bool {
 /// A diff search is set (typed and applied): `n`/`N` go to its matches.
 fn searching(a: &App) -> bool {
     a.search.as_ref().is_some_and(super::search::Search::active)
+}
+/// The plan screen waits for its approval.
+fn planning(a: &App) -> bool {
+    a.plan.as_ref().is_some_and(|p| !p.approved)
+}
+fn plan_has_rows(a: &App) -> bool {
+    planning(a) && a.plan.as_ref().is_some_and(|p| !p.items.is_empty())
 }
 fn digit(k: Key) -> Action {
     match k {
@@ -536,6 +552,87 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::CancelRun
     ),
     cmd!(
+        &[Key::Char('k'), Key::Up],
+        "k/↑",
+        "previous criterion",
+        PLAN,
+        false,
+        always,
+        |_| Action::Up
+    ),
+    cmd!(
+        &[Key::Char('j'), Key::Down],
+        "j/↓",
+        "next criterion",
+        PLAN,
+        false,
+        always,
+        |_| Action::Down
+    ),
+    cmd!(
+        &[Key::Char(' ')],
+        "Space",
+        "keep/drop the criterion",
+        PLAN,
+        Bar::High,
+        plan_has_rows,
+        |_| Action::PlanToggle
+    ),
+    cmd!(
+        &[Key::Char('e')],
+        "e",
+        "edit its description",
+        PLAN,
+        Bar::High,
+        plan_has_rows,
+        |_| Action::PlanEdit(crate::tui::plan::PlanField::Description)
+    ),
+    cmd!(
+        &[Key::Char('c')],
+        "c",
+        "edit its check",
+        PLAN,
+        true,
+        plan_has_rows,
+        |_| Action::PlanEdit(crate::tui::plan::PlanField::Check)
+    ),
+    cmd!(
+        &[Key::Char('o')],
+        "o",
+        "required/optional",
+        PLAN,
+        true,
+        plan_has_rows,
+        |_| Action::PlanOptional
+    ),
+    cmd!(
+        &[Key::Char('a')],
+        "a",
+        "add a criterion",
+        PLAN,
+        true,
+        planning,
+        |_| Action::PlanEdit(crate::tui::plan::PlanField::New)
+    ),
+    cmd!(
+        &[Key::Char('w')],
+        "w",
+        "save as a spec in the repository",
+        PLAN,
+        Bar::Low,
+        planning,
+        |_| Action::PlanSave
+    ),
+    cmd!(
+        &[Key::Enter],
+        "Enter",
+        "approve and start the candidates",
+        PLAN,
+        Bar::Always,
+        planning,
+        |_| Action::PlanApprove
+    ),
+    cmd!(
         &[Key::Esc],
         "Esc",
         "clear search",
@@ -557,7 +654,7 @@ pub static COMMANDS: &[Command] = &[
         &[Key::Char('q'), Key::Ctrl('c')],
         "q",
         "quit",
-        ALL,
+        EVERY,
         Bar::Always,
         always,
         |_| Action::Quit
@@ -566,7 +663,7 @@ pub static COMMANDS: &[Command] = &[
         &[Key::Char('?')],
         "?",
         "help",
-        ALL,
+        EVERY,
         Bar::Always,
         always,
         |_| { Action::Help }
@@ -624,7 +721,9 @@ pub fn dispatch(app: &App, key: Key) -> Option<Action> {
             _ => return None,
         });
     }
-    let typing = app.filter_editing || app.search.as_ref().is_some_and(|s| s.editing);
+    let typing = app.filter_editing
+        || app.search.as_ref().is_some_and(|s| s.editing)
+        || (app.screen == Screen::Plan && app.plan.as_ref().is_some_and(|p| p.edit.is_some()));
     if typing {
         return Some(match key {
             Key::Esc => Action::Back,
@@ -732,6 +831,12 @@ pub fn hints(app: &App) -> Vec<Hint> {
     }
     if app.search.as_ref().is_some_and(|s| s.editing) {
         return vec![hint("Enter", "find", Always), hint("Esc", "cancel", Always)];
+    }
+    if app.screen == Screen::Plan && app.plan.as_ref().is_some_and(|p| p.edit.is_some()) {
+        return vec![
+            hint("Enter", "apply", Always),
+            hint("Esc", "cancel", Always),
+        ];
     }
     if app.help {
         return vec![

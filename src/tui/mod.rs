@@ -25,6 +25,7 @@ pub mod logbuf;
 pub mod logread;
 pub mod notifier;
 pub mod notify;
+pub mod plan;
 pub mod search;
 pub mod shell;
 pub mod terminal;

@@ -414,9 +414,40 @@ fn perform(
                     shell.cancel.cancel();
                 }
             }
+            Effect::SaveSpec { path, text } => {
+                let msg = save_spec(&shell.origin, &path, &text);
+                update(app, Action::Said(msg));
+            }
         }
     }
     jumps
+}
+
+/// Write the plan's criteria as a spec at `path` in the repository at
+/// `origin` (`w` on the plan screen): never over an existing file, never
+/// through a link. What happened, in one line.
+fn save_spec(origin: &std::path::Path, path: &str, text: &str) -> String {
+    let Ok(repo) = crate::git::workspace::open(origin) else {
+        return "not saved: the repository could not be opened".into();
+    };
+    let file = crate::git::workspace::workdir(&repo).join(path);
+    if let Some(dir) = file.parent() {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            return format!("not saved: {e}");
+        }
+    }
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&file)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()));
+    match made {
+        Ok(()) => format!("saved {path} (not committed)"),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            format!("not saved: {path} exists")
+        }
+        Err(e) => format!("not saved: {e}"),
+    }
 }
 
 /// Record a decision (live to the run while it has candidates going); a

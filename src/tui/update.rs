@@ -70,6 +70,12 @@ pub enum Effect {
     Quit {
         stop: bool,
     },
+    /// Write `text` to `path` (relative to the repository), never over a
+    /// file that is there: the plan's criteria saved as a spec (`w`).
+    SaveSpec {
+        path: String,
+        text: String,
+    },
 }
 
 /// Rows a page scroll moves.
@@ -83,6 +89,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     if !matches!(action, Action::Run(..) | Action::Tick(_)) {
         app.flash = None;
     }
+    let action = if app.screen == Screen::Plan && app.dialog.is_none() && !app.help {
+        match planning(app, action, &mut fx) {
+            Some(other) => other,
+            None => return fx,
+        }
+    } else {
+        action
+    };
     match action {
         Action::Run(ev, at) => {
             app.apply(&ev, at);
@@ -179,6 +193,12 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Input(_)
         | Action::Backspace) => asking(app, action),
         Action::Submit => submit(app, &mut fx),
+        // The plan screen's own (see `planning`).
+        Action::PlanToggle
+        | Action::PlanEdit(_)
+        | Action::PlanOptional
+        | Action::PlanApprove
+        | Action::PlanSave => {}
         Action::Choose(ch) => choose(app, ch, &mut fx),
         action @ (Action::Click(..)
         | Action::DiffLoaded { .. }
@@ -188,6 +208,56 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::TestSourceLoaded { .. }) => loaded(app, action),
     }
     fx
+}
+
+/// The plan screen's keys (plan, then execute): move, keep or drop, edit,
+/// add, mark optional, save, approve. Anything else is given back to
+/// `update` (events, ticks, quit, help).
+fn planning(app: &mut App, action: Action, fx: &mut Vec<Effect>) -> Option<Action> {
+    let who = app.who.clone();
+    let instruction = app.instruction.clone();
+    let Some(p) = app.plan.as_mut() else {
+        app.screen = Screen::Dashboard;
+        return Some(action);
+    };
+    if p.edit.is_some() {
+        match action {
+            Action::Input(c) => p.input(c),
+            Action::Backspace => p.backspace(),
+            Action::Submit => p.submit_edit(),
+            Action::Back => p.cancel_edit(),
+            other => return Some(other),
+        }
+        return None;
+    }
+    match action {
+        Action::Up => p.up(),
+        Action::Down => p.down(),
+        Action::PlanToggle => p.toggle(),
+        Action::PlanOptional => p.toggle_required(),
+        Action::PlanEdit(field) => p.start_edit(field),
+        Action::PlanSave => match p.spec_yaml(&instruction) {
+            Ok(text) => fx.push(Effect::SaveSpec {
+                path: format!(
+                    "{}/{}.yaml",
+                    crate::config::spec::SPECS_DIR,
+                    crate::text::slug(&instruction)
+                ),
+                text,
+            }),
+            Err(e) => p.error = Some(e),
+        },
+        Action::PlanApprove | Action::Submit if !p.approved => match p.decision(&who) {
+            Ok(d) => {
+                p.approved = true;
+                p.error = None;
+                fx.push(Effect::Decide(d));
+            }
+            Err(e) => p.error = Some(e),
+        },
+        other => return Some(other),
+    }
+    None
 }
 
 /// The diff and compare screens: opening them, searching, scrolling
@@ -653,6 +723,7 @@ fn scroll(app: &mut App, delta: i64) -> Option<Effect> {
                 .unwrap_or(0);
             app.compare_scroll = by(app.compare_scroll).min(max.saturating_sub(1));
         }
+        Screen::Plan => {}
     }
     None
 }
@@ -756,7 +827,7 @@ fn open(app: &mut App, fx: &mut Vec<Effect>) {
                 open_select(app, id);
             }
         }
-        Screen::Diff => {}
+        Screen::Diff | Screen::Plan => {}
     }
 }
 

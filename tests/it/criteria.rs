@@ -37,6 +37,7 @@ fn crit(kind: CriterionKind, check: &str) -> Criterion {
         kind,
         check: check.into(),
         required: true,
+        new_test: false,
     }
 }
 

@@ -39,6 +39,7 @@ mod kubernetes;
 mod log_flood;
 mod permissions;
 mod pipeline;
+mod plan;
 mod props;
 mod review;
 mod run;

@@ -27,7 +27,7 @@ const GAP: usize = 3;
 pub fn entries() -> Vec<(String, &'static str, &'static str)> {
     let mut out: Vec<(String, &str, &str)> = Vec::new();
     for c in COMMANDS {
-        let s = if c.screens.len() == 4 {
+        let s = if c.screens.len() >= 4 {
             "everywhere".to_string()
         } else {
             c.screens

@@ -9,6 +9,7 @@ pub mod diffview;
 pub mod evidence;
 pub mod help;
 pub mod home;
+pub mod plan;
 pub mod statusbar;
 
 use super::app::{App, RunState, Screen};
@@ -32,6 +33,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Screen::Detail => detail::draw(frame, app, body),
         Screen::Diff => diffview::draw(frame, app, body),
         Screen::Compare => compare::draw(frame, app, body),
+        Screen::Plan => plan::draw(frame, app, body),
     }
     statusbar::draw(
         frame,

@@ -218,6 +218,11 @@ pub struct Strategy {
     /// When no candidate passes: fail the run (exit 1) or escalate (exit 3).
     #[serde(default)]
     pub on_no_pass: OnNoPass,
+    /// Plan, then execute, on every run: the planner of
+    /// `.rascal/verification.yaml` proposes acceptance criteria a human
+    /// approves before the candidates start (`rascal run --plan`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plan: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

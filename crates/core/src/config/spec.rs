@@ -65,6 +65,11 @@ pub struct Criterion {
     pub check: String,
     /// A failing optional criterion warns instead of failing.
     pub required: bool,
+    /// `type: test` only: the test must be one this change writes, failing
+    /// on the base's code and passing on the change (a planned criterion
+    /// asks for a new test, so the base's own tests never meet it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub new_test: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,6 +81,8 @@ struct RawCriterion {
     check: String,
     #[serde(default)]
     required: Option<bool>,
+    #[serde(default)]
+    new_test: bool,
 }
 
 impl TryFrom<RawCriterion> for Criterion {
@@ -86,6 +93,7 @@ impl TryFrom<RawCriterion> for Criterion {
             kind: r.kind,
             check: r.check,
             required: r.required.unwrap_or(true),
+            new_test: r.new_test,
         };
         c.validate()?;
         Ok(c)
@@ -93,13 +101,19 @@ impl TryFrom<RawCriterion> for Criterion {
 }
 
 impl Criterion {
-    fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), String> {
         if self.description.trim().is_empty() {
             return Err("criterion `description` must not be empty".into());
         }
         if self.check.trim().is_empty() {
             return Err(format!(
                 "criterion `{}`: `check` must not be empty",
+                self.description
+            ));
+        }
+        if self.new_test && self.kind != CriterionKind::Test {
+            return Err(format!(
+                "criterion `{}`: `new_test` applies to `type: test` only",
                 self.description
             ));
         }
@@ -183,7 +197,7 @@ impl TryFrom<RawConstraint> for Constraint {
     }
 }
 
-fn constraint_kind(kind: &str, value: Option<&str>) -> Result<ConstraintKind, String> {
+pub fn constraint_kind(kind: &str, value: Option<&str>) -> Result<ConstraintKind, String> {
     match (kind, value) {
         ("no-touch-files", Some(v)) => Ok(ConstraintKind::NoTouchFiles(GlobPattern::try_from(
             v.to_string(),
@@ -225,6 +239,12 @@ pub struct Task {
     /// criteria run them on the verification copy.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub holdout: Vec<String>,
+    /// Plan, then execute: a planning agent proposes acceptance criteria
+    /// and a human approves them before any candidate writes code
+    /// (docs/configuration.md, "Plan, then execute"). On an approved task
+    /// it says the criteria came from a plan: the candidates are shown them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub plan: bool,
 }
 
 impl Task {
@@ -233,6 +253,11 @@ impl Task {
             instruction: instruction.into(),
             ..Task::default()
         }
+    }
+
+    /// The task as a spec file's YAML (what `from_yaml` reads back).
+    pub fn to_yaml(&self) -> Result<String, String> {
+        serde_yaml::to_string(self).map_err(|e| e.to_string())
     }
 
     /// True when Layer 3 has something to check.
@@ -334,6 +359,7 @@ impl Task {
                                 kind,
                                 check: check.to_string(),
                                 required: true,
+                                new_test: false,
                             }
                         }
                         None => Criterion {
@@ -341,6 +367,7 @@ impl Task {
                             kind: CriterionKind::LlmJudge,
                             check: description.to_string(),
                             required: true,
+                            new_test: false,
                         },
                     };
                     c.validate().map_err(err)?;
@@ -366,6 +393,7 @@ impl Task {
                         kind: CriterionKind::LlmJudge,
                         check: description.to_string(),
                         required: true,
+                        new_test: false,
                     }),
                 },
                 Section::Other => {}

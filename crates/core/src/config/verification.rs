@@ -84,6 +84,23 @@ impl TryFrom<RawReview> for ReviewConfig {
     }
 }
 
+/// `plan:` — the planning agent of "plan, then execute": before any
+/// candidate writes code it reads the base (read-only) and the
+/// instruction and proposes acceptance criteria (docs/configuration.md).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlanConfig {
+    /// An agent name from `.rascal/config.yaml`.
+    pub agent: String,
+    /// Per planner run (default 5m).
+    #[serde(default = "default_plan_timeout")]
+    pub timeout: Dur,
+}
+
+fn default_plan_timeout() -> Dur {
+    Dur::from_secs(5 * 60)
+}
+
 /// `criteria:` — Layer 3 settings.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -112,6 +129,9 @@ pub struct VerificationConfig {
     /// comparator (Layer 1). Advisory: it never promotes a FAIL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// The planning agent (`rascal run --plan`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanConfig>,
 }
 
 impl VerificationConfig {
@@ -126,6 +146,9 @@ impl VerificationConfig {
         }
         if let Some(j) = self.judge.as_deref() {
             out.push(("judge", j));
+        }
+        if let Some(p) = &self.plan {
+            out.push(("plan.agent", p.agent.as_str()));
         }
         out
     }

@@ -24,6 +24,16 @@ pub enum DecisionKind {
     Retry { feedback: String },
     /// Stop a candidate (or, with no candidate, the run).
     Cancel,
+    /// Plan, then execute: the acceptance criteria the candidates start
+    /// with, as approved (`changes`: what differs from the planner's
+    /// proposal, in words; empty when it was accepted as proposed).
+    ApprovePlan {
+        criteria: Vec<crate::config::spec::Criterion>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        constraints: Vec<crate::config::spec::Constraint>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        changes: Vec<String>,
+    },
 }
 
 impl DecisionKind {
@@ -34,6 +44,7 @@ impl DecisionKind {
             DecisionKind::Escalate => "escalate",
             DecisionKind::Retry { .. } => "retry",
             DecisionKind::Cancel => "cancel",
+            DecisionKind::ApprovePlan { .. } => "approve-plan",
         }
     }
 }

@@ -232,6 +232,18 @@ pub enum RunEvent {
         candidate: String,
         reason: String,
     },
+    /// Plan, then execute: the planning agent's proposal, before any
+    /// candidate starts. `problem`: why there is no usable proposal (its
+    /// answer did not parse twice, it timed out…); a human decides then.
+    PlanProposed {
+        agent: String,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        criteria: Vec<crate::config::spec::Criterion>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        constraints: Vec<crate::config::spec::Constraint>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+    },
 }
 
 /// What a finalize did: the branch, the commit, the PR body it wrote and
@@ -278,6 +290,7 @@ impl RunEvent {
             RunEvent::OverBudget { .. } => "over_budget",
             RunEvent::BudgetUnenforced { .. } => "budget_unenforced",
             RunEvent::DeclaredImpossible { .. } => "declared_impossible",
+            RunEvent::PlanProposed { .. } => "plan_proposed",
         }
     }
 

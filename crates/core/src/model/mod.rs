@@ -15,6 +15,7 @@ pub mod ledger;
 pub mod likeness;
 pub mod log;
 pub mod network;
+pub mod plan;
 pub mod preview;
 pub mod ranking;
 pub mod state;

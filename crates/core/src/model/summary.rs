@@ -240,6 +240,10 @@ pub struct RunSummary {
     /// changes), when there was something to say.
     #[serde(default, skip_serializing_if = "WorkingTree::is_clean")]
     pub worktree: WorkingTree,
+    /// Plan, then execute: the planner's proposal (the approved criteria
+    /// are `task`'s, the approval one of `decisions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan: Option<PlanProposal>,
     pub candidates: Vec<CandidateSummary>,
     /// The comparator's ranking (Layer 1), once every candidate finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -269,6 +273,18 @@ pub struct RunSummary {
     /// of the JSON document (`rascal verify RUN --json` prints it).
     #[serde(skip)]
     pub journal: Option<ChainHead>,
+}
+
+/// What the planning agent proposed (`RunEvent::PlanProposed`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanProposal {
+    pub agent: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub criteria: Vec<crate::config::spec::Criterion>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<crate::config::spec::Constraint>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// The end of a run's journal as checked by the store: how many events
@@ -312,6 +328,7 @@ impl RunSummary {
             task_source: None,
             task: None,
             worktree: WorkingTree::default(),
+            plan: None,
             candidates: Vec::new(),
             ranking: None,
             selected: None,
@@ -468,6 +485,19 @@ impl RunSummary {
             }
             RunEvent::RunInterrupted { .. } => self.interrupt(at),
             RunEvent::Finalized(f) => self.finalized = Some(f.clone()),
+            RunEvent::PlanProposed {
+                agent,
+                criteria,
+                constraints,
+                problem,
+            } => {
+                self.plan = Some(PlanProposal {
+                    agent: agent.clone(),
+                    criteria: criteria.clone(),
+                    constraints: constraints.clone(),
+                    problem: problem.clone(),
+                })
+            }
         }
     }
 

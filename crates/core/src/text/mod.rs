@@ -177,6 +177,27 @@ pub fn change_size(files: u64, lines: u64) -> String {
     format!("{}, {}", plural(files, "file"), plural(lines, "line"))
 }
 
+/// A branch-safe slug of the task's first line.
+pub fn slug(instruction: &str) -> String {
+    let mut out = String::new();
+    for c in instruction.lines().next().unwrap_or("").chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+        if out.len() >= 40 {
+            break;
+        }
+    }
+    let s = out.trim_matches('-').to_string();
+    if s.is_empty() {
+        "task".into()
+    } else {
+        s
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,6 +91,9 @@ pub struct Site {
     pub hide: Vec<PathBuf>,
     /// How fast a scripted helper's built-in scenario plays.
     pub tempo: crate::config::scenario::Tempo,
+    /// More host paths the helper may read (never write): the planner's
+    /// copy of the base commit.
+    pub read_only: Vec<PathBuf>,
 }
 
 /// What a helper agent answered.
@@ -155,6 +158,7 @@ pub async fn ask(
         sandboxed: confined,
         artifacts: None,
         tempo: site.tempo,
+        criteria: None,
     };
     let mut inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {
         Ok(inv) => inv,
@@ -215,6 +219,7 @@ fn confine(
         writable: Vec::new(),
         hide: site.hide.clone(),
         read_only: std::iter::once(dir.to_path_buf())
+            .chain(site.read_only.iter().cloned())
             .chain(agent_cfg.mounts.iter().map(|m| expand_home(m)))
             .collect(),
         network: agent_cfg.network.as_deref() == Some("host"),

@@ -44,6 +44,9 @@ pub struct LaunchContext<'a> {
     /// How fast a scripted agent's built-in scenario plays (watchable only
     /// in `rascal demo`).
     pub tempo: crate::config::scenario::Tempo,
+    /// A planned task's approved criteria, shown to an author (see
+    /// `prompt`): None for reviewers and for tasks that were not planned.
+    pub criteria: Option<&'a crate::config::spec::Task>,
 }
 
 pub use crate::exec::env::BASE_ENV;
@@ -59,11 +62,20 @@ pub fn invocation(
     ctx: &LaunchContext,
 ) -> Result<Invocation, String> {
     let composed;
+    let shown = ctx
+        .criteria
+        .filter(|_| ctx.artifacts.is_some())
+        .and_then(prompt::criteria_section);
     let instruction = match agent.runtime {
         RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose
             if ctx.artifacts.is_some() =>
         {
-            composed = prompt::with_way_out(instruction);
+            composed = match &shown {
+                Some(section) => {
+                    prompt::with_way_out(&format!("{}\n\n{section}", instruction.trim_end()))
+                }
+                None => prompt::with_way_out(instruction),
+            };
             composed.as_str()
         }
         _ => instruction,
@@ -95,6 +107,12 @@ pub fn invocation(
     env.push(("RASCAL_CANDIDATE".into(), ctx.candidate.to_string()));
     env.push(("RASCAL_AGENT".into(), name.to_string()));
     env.push(("RASCAL_ATTEMPT".into(), ctx.attempt.to_string()));
+    if let (Some(task), Some(_)) = (ctx.criteria, &shown) {
+        let file = ctx.run_dir.join("criteria.json");
+        std::fs::write(&file, prompt::criteria_json(task))
+            .map_err(|e| format!("writing {}: {e}", file.display()))?;
+        env.push((prompt::CRITERIA_ENV.into(), path_str(&file)));
+    }
     if let Some(dir) = ctx.artifacts {
         std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
         env.push((ARTIFACTS_ENV.into(), path_str(dir)));
@@ -246,6 +264,7 @@ mod tests {
             attempt: 1,
             artifacts: author.then_some(artifacts.as_path()),
             tempo: Default::default(),
+            criteria: None,
         };
         let inv = invocation("a", &agent, "Add shout().", &ctx).unwrap();
         let file = std::fs::read_to_string(dir.path().join("instruction.md")).unwrap();

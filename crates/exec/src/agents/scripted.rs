@@ -616,6 +616,7 @@ mod builtin_tests {
                 attempt: 1,
                 artifacts: None,
                 tempo,
+                criteria: None,
             };
             crate::agents::invocation("lazy", &agent, "task", &ctx).unwrap();
             let written: Vec<Step> =

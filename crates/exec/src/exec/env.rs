@@ -19,3 +19,8 @@ pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDI
 /// (`commit_message.txt`, `pr_body.md`, `impossible.md`) in: outside its
 /// workspace.
 pub const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";
+
+/// The environment variable naming the file with a planned run's approved
+/// acceptance criteria (JSON in the spec's schema: `acceptance_criteria`,
+/// `constraints`), for an author.
+pub const CRITERIA_ENV: &str = "RASCAL_CRITERIA_FILE";

@@ -40,6 +40,9 @@ pub const LABEL_TIMEOUT: &str = "rascal.timeout";
 pub const WORKSPACE: &str = "/workspace";
 /// Where the instruction file is mounted, read-only.
 pub const INSTRUCTION: &str = "/rascal/instruction.md";
+/// Where a planned run's approved criteria are (`$RASCAL_CRITERIA_FILE`),
+/// bind mode only.
+pub const CRITERIA: &str = "/rascal/criteria.json";
 
 /// Where the author's artifacts directory is mounted, writable.
 pub const ARTIFACTS: &str = "/rascal/artifacts";
@@ -605,6 +608,11 @@ fn container_env(spec: &LaunchSpec, agent: &crate::config::AgentConfig) -> Vec<S
         }
         if k == "RASCAL_INSTRUCTION_FILE" {
             env.push(format!("{k}={INSTRUCTION}"));
+        } else if k == crate::exec::env::CRITERIA_ENV {
+            // Bound in bind mode only: copy mode uploads no such file.
+            if !copy::wanted(Some(agent)) {
+                env.push(format!("{k}={CRITERIA}"));
+            }
         } else if k == crate::exec::env::ARTIFACTS_ENV {
             env.push(format!("{k}={ARTIFACTS}"));
         } else {
@@ -672,6 +680,13 @@ pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBod
     }
     if let Some(h) = &host_artifacts {
         binds.push(format!("{h}:{ARTIFACTS}:rw"));
+    }
+    if let Some((_, h)) = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == crate::exec::env::CRITERIA_ENV)
+    {
+        binds.push(format!("{h}:{CRITERIA}:ro"));
     }
     // Copy mode: no bind mounts; everything lives in the container's own
     // volume (uploaded before start, downloaded after exit).
@@ -934,6 +949,38 @@ mod tests {
         assert_eq!(got[1], "second");
         assert!(got[2].ends_with("[line cut: 10 more bytes]"));
         assert_eq!(got.len(), 3);
+    }
+
+    #[test]
+    fn a_planned_runs_criteria_file_is_bound_at_the_containers_path() {
+        let spec = LaunchSpec {
+            run: "r".into(),
+            candidate: "a".into(),
+            workdir: "/tmp/ws".into(),
+            argv: vec!["sh".into()],
+            env: vec![(
+                crate::exec::env::CRITERIA_ENV.into(),
+                "/state/runs/r/a/criteria.json".into(),
+            )],
+            stdin: None,
+            timeout: std::time::Duration::from_secs(1),
+            image: Some("img".into()),
+            agent: None,
+            repo: "/repo".into(),
+            resume: None,
+            confine: None,
+            upload: None,
+        };
+        let body = container_body(&spec, 0);
+        assert!(body
+            .env
+            .unwrap()
+            .contains(&format!("RASCAL_CRITERIA_FILE={CRITERIA}")));
+        let binds = body.host_config.unwrap().binds.unwrap();
+        assert!(
+            binds.contains(&format!("/state/runs/r/a/criteria.json:{CRITERIA}:ro")),
+            "{binds:?}"
+        );
     }
 
     #[test]

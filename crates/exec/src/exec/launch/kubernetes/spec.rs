@@ -239,7 +239,8 @@ pub fn env(spec: &LaunchSpec, job: &str) -> Vec<EnvVar> {
             });
             continue;
         }
-        if HOST_ONLY_ENV.contains(&k.as_str()) {
+        // The pod is given no criteria file (the prompt has them).
+        if HOST_ONLY_ENV.contains(&k.as_str()) || k == crate::exec::env::CRITERIA_ENV {
             continue;
         }
         let value = if k == "RASCAL_INSTRUCTION_FILE" {
