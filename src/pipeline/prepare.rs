@@ -268,6 +268,11 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
 /// .rascal/verification.yaml), else it is refused here (exit 2).
 fn settle_plan(req: &mut RunRequest, task: &Task, config: &Config) -> Result<(), PipelineError> {
     let wanted = req.plan_wanted || task.plan || config.main.strategy.plan;
+    if !wanted && req.plan == crate::pipeline::PlanGate::Approve {
+        return Err(PipelineError::Usage(
+            "--approve accepts a planner's proposal, but this run is not planned\n  hint: add --plan (or `plan: true` in the spec, `strategy.plan: true` in .rascal/config.yaml), or leave out --approve".into(),
+        ));
+    }
     if !wanted || req.plan == crate::pipeline::PlanGate::Off {
         req.plan = crate::pipeline::PlanGate::Off;
         return Ok(());

@@ -260,6 +260,28 @@ fn an_unparseable_plan_is_retried_once_then_a_human_is_asked() {
     assert!(!out.contains("started:"), "{out}");
 }
 
+/// `--approve` on a run that is not planned is a mistake said at once
+/// (exit 2, nothing recorded), not silently ignored.
+#[test]
+fn approve_without_a_plan_is_refused() {
+    let t = repo(&format!("[{}]", say(PLAN)));
+    let o = t.rascal(&[
+        "run",
+        TASK,
+        "--approve",
+        "--agent",
+        "untested",
+        "--headless",
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("this run is not planned"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stdout(&t.rascal(&["list"])).contains("no runs yet"));
+}
+
 #[test]
 fn a_plan_without_a_planner_is_refused_before_anything_runs() {
     let t = repo(&format!("[{}]", say(PLAN)));
