@@ -176,7 +176,39 @@ impl Printer {
             RunEvent::DeclaredImpossible { candidate, reason } => {
                 self.declared_lines(candidate, reason)
             }
+            RunEvent::CandidateAdded {
+                candidate,
+                combined_from,
+            } => self.added_lines(candidate, combined_from),
         }
+    }
+
+    /// A candidate that joined the run (`rascal combine`): its line as the
+    /// header would have shown it, and what it combines.
+    fn added_lines(&mut self, c: &CandidateInfo, combined_from: &[String]) -> Vec<String> {
+        let mut all: Vec<CandidateInfo> = self
+            .summary
+            .candidates
+            .iter()
+            .map(|s| CandidateInfo {
+                id: s.id.clone(),
+                agent: s.agent.clone(),
+                runtime: s.runtime.clone(),
+                worktree: s.worktree.clone(),
+                unsandboxed: s.unsandboxed,
+            })
+            .collect();
+        if !all.iter().any(|a| a.id == c.id) {
+            all.push(c.clone());
+        }
+        self.set_columns(&all);
+        let mut out = vec![format!(
+            "{} added: combining {} (best first) in a fresh workspace from the base",
+            self.tag(&c.id),
+            sanitize(&combined_from.join(", "))
+        )];
+        out.extend(self.candidate_lines(std::slice::from_ref(c)));
+        out
     }
 
     /// The run's verdict and exit code; when the candidates' declarations
@@ -637,6 +669,10 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
             cut(&sanitize(feedback), 200)
         ),
         DecisionKind::Cancel => format!("{target}cancelled by {who}{reason}"),
+        DecisionKind::Combine { from } => format!(
+            "{target}combine of {} requested by {who}{reason}",
+            sanitize(&from.join(", "))
+        ),
     }
 }
 

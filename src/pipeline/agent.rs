@@ -123,6 +123,7 @@ impl CandidateJob {
             sandboxed: self.launcher.name() == "docker" || !self.info.unsandboxed,
             attempt,
             artifacts: Some(&artifacts),
+            inputs: self.brief.as_ref().map(|b| b.inputs.as_path()),
             tempo: self.request.tempo,
         };
         let inv = match agents::invocation(&self.info.agent, &self.agent, instruction, &ctx) {

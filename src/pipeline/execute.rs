@@ -59,13 +59,14 @@ pub async fn execute_with(
         store,
         resume,
         retry,
+        combine,
     } = prepared;
     let launcher = launcher_for(&request, &config);
     warm_up(&launcher, &candidates);
-    let continued = resume.is_some() || retry.is_some();
+    let continued = resume.is_some() || retry.is_some() || combine.is_some();
     let budgets = budgets(&store, &run, &config, &candidates, continued);
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber, cancel.clone());
-    let worktrees: BTreeMap<String, PathBuf> = candidates
+    let mut worktrees: BTreeMap<String, PathBuf> = candidates
         .iter()
         .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
         .collect();
@@ -82,9 +83,15 @@ pub async fn execute_with(
         resume,
         human_feedback: Default::default(),
         budgets,
+        brief: combine
+            .as_ref()
+            .map(|c| (c.candidate.clone(), c.brief.clone())),
     };
-    if jobs.resume.is_none() && retry.is_none() {
+    if !continued {
         jobs.announce(&candidates, task_source, worktree);
+    }
+    for ev in combine.iter().flat_map(|c| c.announce.iter()) {
+        jobs.journal.emit(ev.clone());
     }
     let spawned = jobs.spawn_all(candidates, &retry, &cancel);
 
@@ -112,6 +119,12 @@ pub async fn execute_with(
     stop_deciding.cancel();
     let _ = decider.await;
 
+    // A combine: the run's other candidates, as they ended, are cross-
+    // tested and ranked with the combined one.
+    if let Some(c) = combine {
+        worktrees.extend(c.worktrees);
+        results = c.others.into_iter().chain(results).collect();
+    }
     let others = retry.map(|r| r.others).unwrap_or_default();
     let earlier: Vec<Verdict> = earlier
         .into_iter()
@@ -310,6 +323,8 @@ struct JobTemplate {
     resume: Option<Resumption>,
     human_feedback: HumanFeedback,
     budgets: crate::pipeline::budget::Budgets,
+    /// The candidate with a brief of its own, and the brief (`combine`).
+    brief: Option<(String, Arc<crate::pipeline::candidate::Brief>)>,
 }
 
 /// A candidate's identity, agent and cancel token: enough to run it again.
@@ -386,7 +401,6 @@ impl JobTemplate {
                 .and_then(|r| r.agent_reports.get(&info.id).cloned()),
             repo: self.repo_dir.clone(),
             run: self.run.clone(),
-            info,
             agent,
             config: self.config.clone(),
             base: self.base,
@@ -399,6 +413,12 @@ impl JobTemplate {
             start,
             human_feedback: self.human_feedback.clone(),
             budgets: self.budgets.clone(),
+            brief: self
+                .brief
+                .as_ref()
+                .filter(|(id, _)| *id == info.id)
+                .map(|(_, b)| b.clone()),
+            info,
         }
     }
 

@@ -38,6 +38,9 @@ pub struct PreparedRun {
     /// Set by `rascal retry`: one finished candidate goes again with a
     /// human's feedback; the others' results stand.
     pub(crate) retry: Option<RetryStart>,
+    /// Set by `rascal combine`: the combining agent's candidate joins the
+    /// finished run; the others' results stand.
+    pub(crate) combine: Option<crate::pipeline::combine::CombineStart>,
 }
 
 /// A human's retry of one candidate of a finished run.
@@ -79,6 +82,7 @@ impl PreparedRun {
             store: s.store,
             resume: None,
             retry: None,
+            combine: None,
         }
     }
 
@@ -99,6 +103,17 @@ impl PreparedRun {
     pub(crate) fn retried(setup: Setup, start: RetryStart) -> PreparedRun {
         let mut p = PreparedRun::from_setup(setup, None);
         p.retry = Some(start);
+        p
+    }
+
+    /// The combining agent's candidate added to a finished run (see
+    /// `combine`).
+    pub(crate) fn combined(
+        setup: Setup,
+        start: crate::pipeline::combine::CombineStart,
+    ) -> PreparedRun {
+        let mut p = PreparedRun::from_setup(setup, None);
+        p.combine = Some(start);
         p
     }
 }
@@ -300,7 +315,7 @@ pub fn working_tree(repo: &git2::Repository, base: git2::Oid, from_worktree: boo
 /// process launcher uses bubblewrap unless the agent says `sandbox: none`.
 /// Without bubblewrap, only rascal's own scripted agents run (marked
 /// UNSANDBOXED); any other agent refuses to start.
-fn unsandboxed(
+pub(crate) fn unsandboxed(
     launcher: LauncherKind,
     name: &str,
     agent: &crate::config::AgentConfig,

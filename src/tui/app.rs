@@ -707,6 +707,16 @@ impl App {
                 self.compare_b = if self.candidates.len() > 1 { 1 } else { 0 };
             }
             RunEvent::CandidateStarted { .. } => {}
+            // A candidate joined the run (`C`, `rascal combine`): it is
+            // listed and streams like the others.
+            RunEvent::CandidateAdded { candidate, .. } => {
+                if matches!(self.state, RunState::Finished { .. }) {
+                    self.state = RunState::Running;
+                }
+                if self.index_of(&candidate.id).is_none() {
+                    self.candidates.push(Candidate::new(candidate.clone()));
+                }
+            }
             RunEvent::Log {
                 candidate,
                 stream,

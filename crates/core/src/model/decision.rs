@@ -24,6 +24,10 @@ pub enum DecisionKind {
     Retry { feedback: String },
     /// Stop a candidate (or, with no candidate, the run).
     Cancel,
+    /// Hand the best passing candidates (`from`, best first) to the
+    /// combining agent, whose change becomes the candidate the decision
+    /// names (`rascal combine`).
+    Combine { from: Vec<String> },
 }
 
 impl DecisionKind {
@@ -34,6 +38,7 @@ impl DecisionKind {
             DecisionKind::Escalate => "escalate",
             DecisionKind::Retry { .. } => "retry",
             DecisionKind::Cancel => "cancel",
+            DecisionKind::Combine { .. } => "combine",
         }
     }
 }

@@ -95,6 +95,10 @@ pub struct CandidateSummary {
     /// Its clocks, from journal times (only when the fold was given them).
     #[serde(skip)]
     pub clock: CandidateClock,
+    /// It was written by the combining agent from these candidates (best
+    /// first): `rascal combine`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub combined_from: Vec<String>,
 }
 
 impl CandidateSummary {
@@ -425,6 +429,17 @@ impl RunSummary {
             | RunEvent::CandidateStarted { .. }
             | RunEvent::LogSegment(_)
             | RunEvent::Log { .. } => self.fold_candidate(ev, at),
+            RunEvent::CandidateAdded {
+                candidate,
+                combined_from,
+            } => {
+                self.reopen();
+                if self.candidate_mut(&candidate.id).is_none() {
+                    let mut c = CandidateSummary::queued(candidate);
+                    c.combined_from = combined_from.clone();
+                    self.candidates.push(c);
+                }
+            }
             RunEvent::RunStarted {
                 run,
                 base,
@@ -702,6 +717,7 @@ impl CandidateSummary {
             output_lines: [0, 0],
             state: State::Queued,
             clock: CandidateClock::default(),
+            combined_from: Vec::new(),
         }
     }
 
@@ -710,6 +726,12 @@ impl CandidateSummary {
         if report.layer == Layer::Agent && report.check == "agent" {
             self.clock.agent.started_ms = self.clock.agent.started_ms.or(at);
             self.clock.agent.ended_ms = at.or(self.clock.agent.started_ms);
+        }
+        // Cross-testing again (a candidate joined the run) gives a finished
+        // candidate a new `compare` report: it stands for the earlier one.
+        if report.layer == Layer::Compare {
+            self.reports
+                .retain(|r| !(r.layer == Layer::Compare && r.check == report.check));
         }
         self.reports.push(report.clone());
         self.wake();

@@ -154,6 +154,7 @@ pub async fn ask(
         attempt: site.attempt,
         sandboxed: confined,
         artifacts: None,
+        inputs: None,
         tempo: site.tempo,
     };
     let mut inv = match agents::invocation(name, agent_cfg, prompt, &ctx) {

@@ -19,3 +19,12 @@ pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDI
 /// (`commit_message.txt`, `pr_body.md`, `impossible.md`) in: outside its
 /// workspace.
 pub const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";
+
+/// The variable naming the directory of a combining agent's material (the
+/// task, the candidates' diffs, their agreement and review findings):
+/// `$RASCAL_ARTIFACTS_DIR/combine` (docs/configuration.md, "Combining
+/// candidates").
+pub const COMBINE_ENV: &str = "RASCAL_COMBINE_DIR";
+
+/// The combining agent's material, in its artifacts directory.
+pub const COMBINE_DIR: &str = "combine";
