@@ -115,8 +115,15 @@ impl Session {
             return Ok(Decided::Retrying(self.go_on(prepared)));
         }
         // A combine after the run: the combining agent's candidate joins
-        // it, in the same journal.
-        if let (true, DecisionKind::Combine { .. }) = (self.retries, &d.kind) {
+        // it, in the same journal. Only the process that owns the run
+        // starts one.
+        if let (false, DecisionKind::Combine { .. }) = (self.retries, &d.kind) {
+            return Err(format!(
+                "this screen watches run {}; combine it with `rascal combine {}` once it has finished",
+                self.run, self.run
+            ));
+        }
+        if let DecisionKind::Combine { .. } = &d.kind {
             let prepared =
                 super::combine::prepare_combine(&self.repo, &self.run, &d.who, self.exe.clone())
                     .map_err(|e| e.to_string())?;

@@ -459,6 +459,15 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Copy
     ),
     cmd!(
+        &[Key::Char('C')],
+        "C",
+        "combine the best candidates (combine: in verification.yaml)",
+        &[Screen::Compare],
+        true,
+        several,
+        |_| Action::Combine
+    ),
+    cmd!(
         &[Key::Char('F')],
         "F",
         "finalize (branch + PR body)",

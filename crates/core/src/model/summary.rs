@@ -837,6 +837,73 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_candidate_added_to_a_finished_run_reopens_it_and_says_what_it_combines() {
+        let mut s = RunSummary::from_events(&[
+            started(),
+            RunEvent::CandidateFinished {
+                candidate: "a".into(),
+                verdict: Verdict::Pass,
+                reason: None,
+                files: 1,
+                lines: 1,
+                tree: Some("t".into()),
+                cancelled: false,
+            },
+            RunEvent::RunFinished {
+                verdict: Verdict::Pass,
+                exit_code: 0,
+            },
+        ]);
+        assert_eq!(s.status, "finished");
+        let added = RunEvent::CandidateAdded {
+            candidate: CandidateInfo {
+                id: "combined".into(),
+                agent: "m".into(),
+                runtime: "command".into(),
+                worktree: "/w".into(),
+                unsandboxed: false,
+            },
+            combined_from: vec!["a".into(), "b".into()],
+        };
+        s.apply(&added);
+        // Twice (a replayed journal) is still one candidate.
+        s.apply(&added);
+        assert_eq!(s.status, "running");
+        assert_eq!(s.state, State::Running);
+        assert_eq!(s.candidates.len(), 2);
+        let c = s.candidate("combined").unwrap();
+        assert_eq!(c.state, State::Queued);
+        assert_eq!(c.combined_from, ["a", "b"]);
+        let json = serde_json::to_value(c).unwrap();
+        assert_eq!(json["combined_from"], serde_json::json!(["a", "b"]));
+        assert!(serde_json::to_value(s.candidate("a").unwrap()).unwrap()["combined_from"].is_null());
+    }
+
+    #[test]
+    fn cross_testing_again_replaces_a_candidates_agreement_report() {
+        let agreement = |status_fail: bool| {
+            let mut r = Report::new(Layer::Compare, "agreement");
+            if status_fail {
+                r.issues
+                    .push(Issue::new("compare/disagrees", Severity::Error, "fails t"));
+            }
+            RunEvent::ReportLanded {
+                candidate: "a".into(),
+                report: Box::new(r.finish()),
+            }
+        };
+        let s = RunSummary::from_events(&[started(), agreement(false), agreement(true)]);
+        let c = s.candidate("a").unwrap();
+        let compare: Vec<&Report> = c
+            .reports
+            .iter()
+            .filter(|r| r.layer == Layer::Compare)
+            .collect();
+        assert_eq!(compare.len(), 1, "{compare:?}");
+        assert_eq!(compare[0].status, Status::Fail);
+    }
+
     fn failing(layer: Layer, check: &str, rule: &str) -> RunEvent {
         let mut r = Report::new(layer, check);
         r.issues.push(Issue::new(rule, Severity::Error, "bad"));
