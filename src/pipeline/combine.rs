@@ -480,6 +480,18 @@ mod tests {
                 unsandboxed: false,
             }],
         });
+        let mut agent = crate::model::verdict::Report::new(Layer::Agent, "agent");
+        if verdict == Verdict::Fail {
+            agent.issues.push(crate::model::verdict::Issue::new(
+                "agent/failed",
+                Severity::Error,
+                "exit 1",
+            ));
+        }
+        s.apply(&RunEvent::ReportLanded {
+            candidate: id.into(),
+            report: Box::new(agent.finish()),
+        });
         s.apply(&RunEvent::CandidateFinished {
             candidate: id.into(),
             verdict,
