@@ -461,9 +461,9 @@ pub static COMMANDS: &[Command] = &[
     cmd!(
         &[Key::Char('C')],
         "C",
-        "combine the best candidates (combine: in verification.yaml)",
+        "combine candidates",
         &[Screen::Compare],
-        true,
+        Bar::High,
         several,
         |_| Action::Combine
     ),

@@ -237,3 +237,72 @@ fn a_combining_agent_not_in_config_yaml_is_a_config_error_with_its_place() {
     assert_eq!(code(&o), 2, "{err}");
     assert!(err.contains("`top: 1` must be between 2 and 8"), "{err}");
 }
+
+/// The combining agent as a scripted one: it writes the union of both
+/// halves (the scripted runtime needs no step of its own to combine).
+fn scripted_combiner() -> String {
+    let add = "def add(a, b):\\n    return a + b\\n";
+    let mul = "def mul(a, b):\\n    return a * b\\n";
+    let test = |name: &str, import: &str, assertion: &str| {
+        format!(
+            "{{ do: write, path: test_{name}.py, content: \"import unittest\\n{import}\\n\\n\\nclass Test{name}(unittest.TestCase):\\n    def test_{name}(self):\\n        self.assertEqual({assertion})\\n\" }}"
+        )
+    };
+    format!(
+        "  combiner:\n    runtime: scripted\n    steps: [{{ do: write, path: add.py, content: \"{add}\" }}, {{ do: write, path: mul.py, content: \"{mul}\" }}, {}, {}]\n",
+        test("adds", "from add import add", "add(2, 3), 5"),
+        test("multiplies", "from mul import mul", "mul(2, 3), 6"),
+    )
+}
+
+#[test]
+fn capital_c_in_the_compare_view_combines_and_the_combined_candidate_streams_in() {
+    if !bwrap() {
+        return;
+    }
+    let (a, m) = (adder(), multiplier());
+    let t = TestRepo::new(&[
+        ("add.py", ADD),
+        ("mul.py", MUL),
+        ("test_calc.py", TESTS),
+        (".rascal/guardrails.yaml", GUARDRAILS),
+        (".rascal/verification.yaml", COMBINE),
+    ]);
+    let mut config = command_agents(&[("adder", &a), ("multiplier", &m)]);
+    config.push_str(&scripted_combiner());
+    t.write(".rascal/config.yaml", &config);
+    t.commit_all("rascal config");
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let tmux = crate::common::tmux::Tmux::start(
+        "combine",
+        160,
+        45,
+        "",
+        &format!(
+            "cd {} && {bin} run fix --agent adder,multiplier; echo RASCAL-EXIT=$?",
+            t.path().display()
+        ),
+    );
+    tmux.wait_for("the run finishes", &["finished PASS", "1 adder", "2 multiplier"]);
+    tmux.keys(&["c"]);
+    tmux.wait_for("the compare view", &["combine candidates"]);
+    tmux.keys(&["C"]);
+    tmux.wait_for("the combined candidate joins", &["3 combined"]);
+    let s = tmux.wait_for("the combine finishes", &["finished PASS", "3 combined"]);
+    assert!(!s.contains("not recorded"), "{s}");
+    tmux.keys(&["q"]);
+    let s = tmux.wait_for("rascal exits", &["RASCAL-EXIT="]);
+    let id = s
+        .split("replay: rascal show ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no run id: {s}"))
+        .to_string();
+    let doc = show_json(&t, &id);
+    let c = candidate(&doc, "combined");
+    assert_eq!(c["verdict"], "pass", "{c}");
+    assert_eq!(c["runtime"], "scripted", "{c}");
+    assert_eq!(doc["ranking"]["pick"], "combined", "{}", doc["ranking"]);
+    let d = &c["decisions"][0];
+    assert_eq!(d["kind"], "combine", "{c}");
+}
