@@ -306,3 +306,56 @@ fn capital_c_in_the_compare_view_combines_and_the_combined_candidate_streams_in(
     let d = &c["decisions"][0];
     assert_eq!(d["kind"], "combine", "{c}");
 }
+
+#[test]
+fn a_combine_whose_budget_is_spent_is_refused_before_anything_is_recorded() {
+    // Scripted halves that report what they spent ($0.50 each): the run's
+    // $1.00 is reached when both are done.
+    let half = |name: &str, file: &str, body: &str, test: &str| {
+        format!(
+            "  {name}:\n    runtime: scripted\n    steps: [{{ do: write, path: {file}, content: \"{body}\" }}, {test}, {{ do: usage, input_tokens: 10, output_tokens: 10, usd: 0.5 }}]\n"
+        )
+    };
+    let test = |name: &str, import: &str, assertion: &str| {
+        format!(
+            "{{ do: write, path: test_{name}.py, content: \"import unittest\\n{import}\\n\\n\\nclass Test{name}(unittest.TestCase):\\n    def test_{name}(self):\\n        self.assertEqual({assertion})\\n\" }}"
+        )
+    };
+    let config = format!(
+        "budget: {{ usd: 1.00 }}\nagents:\n{}{}{}",
+        half(
+            "adder",
+            "add.py",
+            "def add(a, b):\\n    return a + b\\n",
+            &test("adds", "from add import add", "add(2, 3), 5")
+        ),
+        half(
+            "multiplier",
+            "mul.py",
+            "def mul(a, b):\\n    return a * b\\n",
+            &test("multiplies", "from mul import mul", "mul(2, 3), 6")
+        ),
+        scripted_combiner()
+    );
+    let t = TestRepo::new(&[
+        ("add.py", ADD),
+        ("mul.py", MUL),
+        ("test_calc.py", TESTS),
+        (".rascal/guardrails.yaml", GUARDRAILS),
+        (".rascal/verification.yaml", COMBINE),
+        (".rascal/config.yaml", &config),
+    ]);
+    let id = run(&t, "adder,multiplier");
+    let before = show_json(&t, &id);
+    for half in ["adder", "multiplier"] {
+        assert_eq!(candidate(&before, half)["verdict"], "pass", "{before}");
+    }
+    let o = t.rascal(&["combine", &id]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{}{err}", stdout(&o));
+    assert!(err.contains("combine refused: budget: $1.00 spent of $1.00"), "{err}");
+    assert!(err.contains("no budget left for attempt 1"), "{err}");
+    let doc = show_json(&t, &id);
+    assert_eq!(doc["candidates"].as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["state"], before["state"], "{doc}");
+}
