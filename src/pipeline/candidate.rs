@@ -231,12 +231,8 @@ impl CandidateJob {
             match step {
                 policy::Next::Retry(text) => {
                     attempt += 1;
-                    instruction = policy::follow_up(
-                        self.task_text(),
-                        attempt,
-                        policy.max_attempts(),
-                        &text,
-                    );
+                    instruction =
+                        policy::follow_up(self.task_text(), attempt, policy.max_attempts(), &text);
                     self.journal.emit(RunEvent::AttemptStarted {
                         candidate: self.info.id.clone(),
                         attempt,

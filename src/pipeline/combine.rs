@@ -218,10 +218,9 @@ pub fn prepare_combine(
         &state,
     );
     if let Some(msg) = crate::pipeline::preflight::refusal(&problems) {
-        return Err(PipelineError::Usage(msg.replace(
-            "the run was not started",
-            "the combine was not started",
-        )));
+        return Err(PipelineError::Usage(
+            msg.replace("the run was not started", "the combine was not started"),
+        ));
     }
     let unsandboxed = crate::pipeline::prepare::unsandboxed(launcher, &combine.agent, &agent)?;
     let id = combined_name(&summary);
@@ -561,7 +560,10 @@ mod tests {
         );
         let why = too_few("r-1", &chosen(&s, 3)).unwrap();
         assert!(why.contains("only `a` passed"), "{why}");
-        assert!(why.contains("combining one candidate is pointless"), "{why}");
+        assert!(
+            why.contains("combining one candidate is pointless"),
+            "{why}"
+        );
         let none = run_of(vec![cand("b", Verdict::Fail)], &["b"]);
         let why = too_few("r-1", &chosen(&none, 3)).unwrap();
         assert!(why.contains("no candidate passed"), "{why}");

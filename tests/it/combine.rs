@@ -72,7 +72,13 @@ fn repo(agents: &[(&str, &str)], verification: Option<&str>) -> TestRepo {
 
 /// `rascal run` with `agents`, headless: the run's id.
 fn run(t: &TestRepo, agents: &str) -> String {
-    let o = t.rascal(&["run", "fix add() and mul()", "--agent", agents, "--headless"]);
+    let o = t.rascal(&[
+        "run",
+        "fix add() and mul()",
+        "--agent",
+        agents,
+        "--headless",
+    ]);
     let out = format!("{}{}", stdout(&o), stderr(&o));
     out.lines()
         .find_map(|l| l.strip_prefix("replay: rascal show "))
@@ -128,7 +134,10 @@ fn the_combined_candidate_takes_both_halves_passes_every_layer_and_is_the_pick()
         .map(|v| v.as_str().unwrap())
         .collect();
     assert_eq!(from.len(), 2, "{c}");
-    assert!(from.contains(&"adder") && from.contains(&"multiplier"), "{c}");
+    assert!(
+        from.contains(&"adder") && from.contains(&"multiplier"),
+        "{c}"
+    );
     // Every layer ran on it, cross-testing included.
     for r in c["reports"].as_array().unwrap() {
         assert!(r["status"] == "pass" || r["status"] == "warn", "{r}");
@@ -214,7 +223,10 @@ fn combining_one_passing_candidate_is_refused_as_pointless() {
     let err = stderr(&o);
     assert_eq!(code(&o), 2, "{}{err}", stdout(&o));
     assert!(err.contains("only `adder` passed"), "{err}");
-    assert!(err.contains("combining one candidate is pointless"), "{err}");
+    assert!(
+        err.contains("combining one candidate is pointless"),
+        "{err}"
+    );
     let doc = show_json(&t, &id);
     assert_eq!(doc["candidates"].as_array().unwrap().len(), 2, "{doc}");
 }
@@ -225,9 +237,15 @@ fn a_combining_agent_not_in_config_yaml_is_a_config_error_with_its_place() {
     let o = t.rascal(&["run", "x", "--agent", "adder", "--headless"]);
     let err = stderr(&o);
     assert_eq!(code(&o), 2, "{err}");
-    assert!(err.contains(".rascal/verification.yaml (at base commit "), "{err}");
+    assert!(
+        err.contains(".rascal/verification.yaml (at base commit "),
+        "{err}"
+    );
     assert!(err.contains("):1:19: "), "{err}");
-    assert!(err.contains("`combine.agent` names agent `nobody`"), "{err}");
+    assert!(
+        err.contains("`combine.agent` names agent `nobody`"),
+        "{err}"
+    );
     let t = repo(
         &[("adder", "true")],
         Some("combine: { agent: adder, top: 1 }\n"),
@@ -283,7 +301,10 @@ fn capital_c_in_the_compare_view_combines_and_the_combined_candidate_streams_in(
             t.path().display()
         ),
     );
-    tmux.wait_for("the run finishes", &["finished PASS", "1 adder", "2 multiplier"]);
+    tmux.wait_for(
+        "the run finishes",
+        &["finished PASS", "1 adder", "2 multiplier"],
+    );
     tmux.keys(&["c"]);
     tmux.wait_for("the compare view", &["combine candidates"]);
     tmux.keys(&["C"]);
@@ -353,7 +374,10 @@ fn a_combine_whose_budget_is_spent_is_refused_before_anything_is_recorded() {
     let o = t.rascal(&["combine", &id]);
     let err = stderr(&o);
     assert_eq!(code(&o), 2, "{}{err}", stdout(&o));
-    assert!(err.contains("combine refused: budget: $1.00 spent of $1.00"), "{err}");
+    assert!(
+        err.contains("combine refused: budget: $1.00 spent of $1.00"),
+        "{err}"
+    );
     assert!(err.contains("no budget left for attempt 1"), "{err}");
     let doc = show_json(&t, &id);
     assert_eq!(doc["candidates"].as_array().unwrap().len(), 2, "{doc}");

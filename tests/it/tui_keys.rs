@@ -1061,7 +1061,10 @@ fn capital_c_in_compare_combines_when_configured_and_says_how_when_not() {
     let fx = press(&mut app, Key::Char('C'));
     assert!(fx.is_empty(), "{fx:?}");
     assert!(
-        app.flash.clone().unwrap_or_default().contains("still going"),
+        app.flash
+            .clone()
+            .unwrap_or_default()
+            .contains("still going"),
         "{:?}",
         app.flash
     );

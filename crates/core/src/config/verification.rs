@@ -147,7 +147,10 @@ impl TryFrom<RawCombine> for CombineConfig {
     type Error = String;
     fn try_from(r: RawCombine) -> Result<Self, String> {
         if r.agent.trim().is_empty() {
-            return Err("`agent` is empty: name the combining agent, one of .rascal/config.yaml's agents".into());
+            return Err(
+                "`agent` is empty: name the combining agent, one of .rascal/config.yaml's agents"
+                    .into(),
+            );
         }
         let top = r.top.unwrap_or(DEFAULT_COMBINE_TOP);
         if !(2..=MAX_COMBINE_TOP).contains(&top) {

@@ -877,7 +877,9 @@ mod tests {
         assert_eq!(c.combined_from, ["a", "b"]);
         let json = serde_json::to_value(c).unwrap();
         assert_eq!(json["combined_from"], serde_json::json!(["a", "b"]));
-        assert!(serde_json::to_value(s.candidate("a").unwrap()).unwrap()["combined_from"].is_null());
+        assert!(
+            serde_json::to_value(s.candidate("a").unwrap()).unwrap()["combined_from"].is_null()
+        );
     }
 
     #[test]
