@@ -24,7 +24,7 @@ use crate::model::summary::{CandidateSummary, RunSummary};
 use crate::model::verdict::{Layer, Severity, Status, Verdict};
 use crate::pipeline::candidate::{check_place, Brief, CandidateOutcome};
 use crate::pipeline::combine_brief::{self, Input, Material};
-use crate::pipeline::prepare::Setup;
+use crate::pipeline::prepare::{CombineStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
 use std::collections::BTreeMap;
@@ -35,18 +35,33 @@ use std::sync::Arc;
 /// again).
 pub const COMBINED: &str = "combined";
 
-/// What a combine adds to a finished run: its candidate and brief, and the
-/// run's other candidates as they ended (for cross-testing and the new
-/// ranking).
-pub(crate) struct CombineStart {
-    pub(crate) candidate: String,
-    pub(crate) brief: Arc<Brief>,
-    pub(crate) others: Vec<CandidateOutcome>,
-    /// The other candidates' workspaces (the judge reads their diffs).
-    pub(crate) worktrees: BTreeMap<String, PathBuf>,
-    /// Journalled first: the candidate joins the run, and the decision
-    /// (who, when, from which candidates).
-    pub(crate) announce: Vec<RunEvent>,
+/// After cross-testing again: the other candidates whose verdict is now
+/// not what the journal has, and which cross-testing did not re-finish
+/// itself (it re-finishes those it changed from their gate verdict), are
+/// re-finished with it.
+pub(crate) fn settle(
+    recorded: &BTreeMap<String, Verdict>,
+    gate: &BTreeMap<String, Verdict>,
+    results: &[CandidateOutcome],
+    journal: &crate::pipeline::journal::Journal,
+) {
+    for o in results {
+        let (Some(was), Some(g)) = (recorded.get(&o.id), gate.get(&o.id)) else {
+            continue;
+        };
+        if o.verdict == *g && o.verdict != *was {
+            let changes = o.changes.as_ref();
+            journal.emit(RunEvent::CandidateFinished {
+                candidate: o.id.clone(),
+                verdict: o.verdict,
+                reason: crate::pipeline::first_failure(&o.reports),
+                files: changes.map_or(0, |c| c.files.len()),
+                lines: changes.map_or(0, |c| c.lines_changed()),
+                tree: changes.map(|c| c.tree.clone()).filter(|t| !t.is_empty()),
+                cancelled: false,
+            });
+        }
+    }
 }
 
 /// The refusal when `combine:` is not configured.
@@ -327,6 +342,11 @@ pub fn prepare_combine(
             ],
             candidate: id,
             brief,
+            recorded: summary
+                .candidates
+                .iter()
+                .filter_map(|c| Some((c.id.clone(), c.verdict?)))
+                .collect(),
             others: outcomes,
             worktrees,
         },
@@ -367,20 +387,21 @@ impl Others<'_> {
             .filter(|r| r.layer != Layer::Compare)
             .cloned()
             .collect();
-        let verdict = match c.effective_verdict.or(c.verdict) {
-            Some(v @ (Verdict::Pass | Verdict::Warn)) => match candidate_verdict(&reports) {
-                // Passed by an override: it stands.
-                Verdict::Fail => v,
-                own => own,
-            },
-            _ => Verdict::Fail,
-        };
         let finished_cleanly = c.verdict.is_some()
             && c.escalated.is_none()
             && c.impossible.is_none()
             && c.state != State::Cancelled
             && c.tree.is_some()
             && c.agent_report().is_some_and(|r| r.status != Status::Fail);
+        // Its gate verdict, as a fresh run has it before cross-testing:
+        // what its own checks said (an earlier disagreement is judged
+        // again; overrides stay decisions on the record, as in the
+        // original ranking).
+        let verdict = if finished_cleanly {
+            candidate_verdict(&reports)
+        } else {
+            Verdict::Fail
+        };
         let changes = workspace::comparable_change(
             self.repo,
             Path::new(&c.worktree),

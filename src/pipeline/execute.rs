@@ -121,10 +121,14 @@ pub async fn execute_with(
 
     // A combine: the run's other candidates, as they ended, are cross-
     // tested and ranked with the combined one.
+    let mut recorded = None;
     if let Some(c) = combine {
         worktrees.extend(c.worktrees);
+        recorded = Some(c.recorded);
         results = c.others.into_iter().chain(results).collect();
     }
+    let gate: BTreeMap<String, Verdict> =
+        results.iter().map(|r| (r.id.clone(), r.verdict)).collect();
     let others = retry.map(|r| r.others).unwrap_or_default();
     let earlier: Vec<Verdict> = earlier
         .into_iter()
@@ -132,6 +136,9 @@ pub async fn execute_with(
         .collect();
     // Layer 1: the passing candidates test each other, then the ranking.
     let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
+    if let Some(recorded) = &recorded {
+        crate::pipeline::combine::settle(recorded, &gate, &results, &jobs.journal);
+    }
     let mut contenders = contenders(others, &mut results);
     // Every candidate's state, for the declarations' escalation.
     let states: Vec<State> = jobs
