@@ -177,6 +177,8 @@ fn the_combined_candidate_takes_both_halves_passes_every_layer_and_is_the_pick()
     let text = stdout(&shown);
     assert!(text.contains("[combined] combine of "), "{text}");
     assert!(text.contains("pick: combined"), "{text}");
+    // The run went on in this process: nothing says it was interrupted.
+    assert!(!text.contains("run interrupted"), "{text}");
     // What a person reads: the run with the combined candidate ranked.
     eprintln!("--- rascal show {id} ---\n{text}");
 }
