@@ -42,6 +42,10 @@ pub enum Command {
     /// Send one candidate of a finished run back to its agent with feedback;
     /// it is verified again and the run re-ranked (all attempts are kept).
     Retry(RetryArgs),
+    /// Hand a finished run's best passing candidates to the combining agent
+    /// (`combine:` in .rascal/verification.yaml); its change becomes the
+    /// candidate `combined`, verified and ranked with the others.
+    Combine(CombineArgs),
     /// Hand a run (or one candidate) to a human.
     Escalate(EscalateArgs),
     /// Commit the selected candidate on a branch and write the PR body.
@@ -195,6 +199,16 @@ pub struct RetryArgs {
     /// What the agent should fix.
     #[arg(long)]
     pub feedback: String,
+    #[arg(long)]
+    pub json: bool,
+    /// Do not print agent log lines.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+#[derive(Args)]
+pub struct CombineArgs {
+    pub run: String,
     #[arg(long)]
     pub json: bool,
     /// Do not print agent log lines.

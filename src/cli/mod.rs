@@ -5,6 +5,7 @@
 pub mod args;
 pub mod attach;
 pub mod check;
+pub mod combine;
 pub mod decide;
 pub mod demo;
 pub mod doctor;
@@ -37,6 +38,7 @@ pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
         Command::Select(a) => decide::select(&dir, a),
         Command::Override(a) => decide::override_check(&dir, a),
         Command::Retry(a) => retry::retry(&dir, a),
+        Command::Combine(a) => combine::combine(&dir, a),
         Command::Escalate(a) => decide::escalate(&dir, a),
         Command::Finalize(a) => finalize::finalize(&dir, a),
         Command::Report(a) => report::report(&dir, a),

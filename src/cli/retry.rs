@@ -3,7 +3,7 @@
 
 use super::args::RetryArgs;
 use super::exit::CliError;
-use super::shared::{current_exe, open_store};
+use super::shared::current_exe;
 use std::path::Path;
 
 pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
@@ -20,10 +20,14 @@ pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
     let prepared =
         crate::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
     // The record before the retry: the closing lines describe every
-    // candidate, not only the one that went again.
-    let known = open_store(dir)?
-        .verified_timed(&run)
-        .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
-        .unwrap_or_default();
+    // candidate, not only the one that went again. Read without looking
+    // for dead runs: the run is this process's now, and would read as
+    // interrupted.
+    let known = crate::store::Store::open(&crate::store::Store::path_in(
+        &crate::git::workspace::state_dir(&repo),
+    ))?
+    .verified_timed(&run)
+    .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
+    .unwrap_or_default();
     super::run::execute(prepared, json, !quiet, Vec::new(), known).map(|(code, _)| code)
 }

@@ -182,7 +182,39 @@ impl Printer {
                 constraints,
                 problem,
             } => plan_lines(agent, criteria, constraints, problem.as_deref()),
+            RunEvent::CandidateAdded {
+                candidate,
+                combined_from,
+            } => self.added_lines(candidate, combined_from),
         }
+    }
+
+    /// A candidate that joined the run (`rascal combine`): its line as the
+    /// header would have shown it, and what it combines.
+    fn added_lines(&mut self, c: &CandidateInfo, combined_from: &[String]) -> Vec<String> {
+        let mut all: Vec<CandidateInfo> = self
+            .summary
+            .candidates
+            .iter()
+            .map(|s| CandidateInfo {
+                id: s.id.clone(),
+                agent: s.agent.clone(),
+                runtime: s.runtime.clone(),
+                worktree: s.worktree.clone(),
+                unsandboxed: s.unsandboxed,
+            })
+            .collect();
+        if !all.iter().any(|a| a.id == c.id) {
+            all.push(c.clone());
+        }
+        self.set_columns(&all);
+        let mut out = vec![format!(
+            "{} added: combining {} (best first) in a fresh workspace from the base",
+            self.tag(&c.id),
+            sanitize(&combined_from.join(", "))
+        )];
+        out.extend(self.candidate_lines(std::slice::from_ref(c)));
+        out
     }
 
     /// The run's verdict and exit code; when the candidates' declarations
@@ -714,6 +746,10 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
             } else {
                 format!("; changed: {}", cut(&sanitize(&changes.join("; ")), 400))
             }
+        ),
+        DecisionKind::Combine { from } => format!(
+            "{target}combine of {} requested by {who}{reason}",
+            sanitize(&from.join(", "))
         ),
     }
 }

@@ -123,6 +123,7 @@ impl CandidateJob {
             sandboxed: self.launcher.name() == "docker" || !self.info.unsandboxed,
             attempt,
             artifacts: Some(&artifacts),
+            inputs: self.brief.as_ref().map(|b| b.inputs.as_path()),
             tempo: self.request.tempo,
             // A planned task's approved criteria are shown to the author.
             criteria: self.task.plan.then_some(&*self.task),

@@ -106,6 +106,52 @@ pub(crate) struct CandidateJob {
     pub(crate) human_feedback: HumanFeedback,
     /// The run's budgets: what this candidate and the run have spent.
     pub(crate) budgets: crate::pipeline::budget::Budgets,
+    /// What its author is asked instead of the task (the combining
+    /// agent's brief, `rascal combine`).
+    pub(crate) brief: Option<Arc<Brief>>,
+}
+
+/// An author's own brief: the prompt it gets instead of the task's
+/// instruction (follow-ups quote it as the task), and the directory of
+/// material rascal laid out for it (`$RASCAL_COMBINE_DIR`).
+#[derive(Debug, Clone)]
+pub(crate) struct Brief {
+    pub(crate) prompt: String,
+    pub(crate) inputs: PathBuf,
+}
+
+/// Where a candidate's checks' commands run: a docker candidate's in a
+/// fresh container from its image, a kubernetes candidate's in a Job of
+/// their own; the others in bubblewrap. `who`: the run, the candidate and
+/// its agent.
+pub(crate) fn check_place(
+    config: &Config,
+    launcher: &str,
+    who: (&str, &str, &crate::config::AgentConfig),
+    copy: Sandboxed,
+    attempt: u32,
+) -> Place {
+    let (run, candidate, agent) = who;
+    let backend = match launcher {
+        "docker" => Some(Backend::Docker),
+        "kubernetes" => Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
+            config.main.kubernetes.clone().unwrap_or_default(),
+        )))),
+        _ => None,
+    };
+    match (backend, &agent.image) {
+        (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
+            copy,
+            run: run.to_string(),
+            candidate: candidate.to_string(),
+            image: image.clone(),
+            agent: agent.clone(),
+            seq: Default::default(),
+            attempt,
+            backend,
+        })),
+        _ => Place::Sandboxed(Arc::new(copy)),
+    }
 }
 
 /// Feedback from live retry decisions, waiting for its candidate.
@@ -118,11 +164,11 @@ impl CandidateJob {
     pub(crate) async fn run(self) -> CandidateOutcome {
         let policy = policy::Policy::of(&self.config);
         let mut attempt = 1;
-        let mut instruction = self.request.instruction.clone();
+        let mut instruction = self.task_text().to_string();
         if let Some((n, text)) = &self.start {
             attempt = *n;
             instruction = policy::follow_up(
-                &self.request.instruction,
+                self.task_text(),
                 attempt,
                 policy.max_attempts().max(attempt),
                 text,
@@ -170,7 +216,7 @@ impl CandidateJob {
             if let Some(text) = human {
                 attempt += 1;
                 instruction = policy::follow_up(
-                    &self.request.instruction,
+                    self.task_text(),
                     attempt,
                     policy.max_attempts().max(attempt),
                     &text,
@@ -185,12 +231,8 @@ impl CandidateJob {
             match step {
                 policy::Next::Retry(text) => {
                     attempt += 1;
-                    instruction = policy::follow_up(
-                        &self.request.instruction,
-                        attempt,
-                        policy.max_attempts(),
-                        &text,
-                    );
+                    instruction =
+                        policy::follow_up(self.task_text(), attempt, policy.max_attempts(), &text);
                     self.journal.emit(RunEvent::AttemptStarted {
                         candidate: self.info.id.clone(),
                         attempt,
@@ -208,6 +250,13 @@ impl CandidateJob {
                 }
             }
         }
+    }
+
+    /// What the author is asked: its brief's prompt, else the task.
+    fn task_text(&self) -> &str {
+        self.brief
+            .as_ref()
+            .map_or(self.request.instruction.as_str(), |b| b.prompt.as_str())
     }
 
     fn finish(&self, attempt: u32, done: Attempt, escalated: Option<String>) -> CandidateOutcome {
@@ -496,30 +545,15 @@ impl CandidateJob {
         });
     }
 
-    /// Where the checks' commands run: a docker candidate's in a fresh
-    /// container from its image, a kubernetes candidate's in a Job of
-    /// their own; the others in bubblewrap.
+    /// Where the checks' commands run (see [`check_place`]).
     fn place(&self, copy: Sandboxed, attempt: u32) -> Place {
-        let backend = match self.launcher.name() {
-            "docker" => Some(Backend::Docker),
-            "kubernetes" => Some(Backend::Kubernetes(Arc::new(KubernetesLauncher::new(
-                self.config.main.kubernetes.clone().unwrap_or_default(),
-            )))),
-            _ => None,
-        };
-        match (backend, &self.agent.image) {
-            (Some(backend), Some(image)) => Place::Container(Arc::new(Contained {
-                copy,
-                run: self.run.clone(),
-                candidate: self.info.id.clone(),
-                image: image.clone(),
-                agent: self.agent.clone(),
-                seq: Default::default(),
-                attempt,
-                backend,
-            })),
-            _ => Place::Sandboxed(Arc::new(copy)),
-        }
+        check_place(
+            &self.config,
+            self.launcher.name(),
+            (&self.run, &self.info.id, &self.agent),
+            copy,
+            attempt,
+        )
     }
 
     /// The layers on the change (L2 → L4 → L3 → L5), their progress

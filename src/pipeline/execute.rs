@@ -59,13 +59,14 @@ pub async fn execute_with(
         store,
         resume,
         retry,
+        combine,
     } = prepared;
     let launcher = launcher_for(&request, &config);
     warm_up(&launcher, &candidates);
-    let continued = resume.is_some() || retry.is_some();
+    let continued = resume.is_some() || retry.is_some() || combine.is_some();
     let budgets = budgets(&store, &run, &config, &candidates, continued);
     let (journal, writer) = spawn_journal(store, run.clone(), subscriber, cancel.clone());
-    let worktrees: BTreeMap<String, PathBuf> = candidates
+    let mut worktrees: BTreeMap<String, PathBuf> = candidates
         .iter()
         .map(|(c, _)| (c.id.clone(), PathBuf::from(&c.worktree)))
         .collect();
@@ -82,8 +83,11 @@ pub async fn execute_with(
         resume,
         human_feedback: Default::default(),
         budgets,
+        brief: combine
+            .as_ref()
+            .map(|c| (c.candidate.clone(), c.brief.clone())),
     };
-    if jobs.resume.is_none() && retry.is_none() {
+    if !continued {
         jobs.announce(&candidates, task_source, worktree);
         // Plan, then execute: the candidates start with the approved task.
         if jobs.request.plan != crate::pipeline::PlanGate::Off {
@@ -97,6 +101,9 @@ pub async fn execute_with(
                 }
             }
         }
+    }
+    for ev in combine.iter().flat_map(|c| c.announce.iter()) {
+        jobs.journal.emit(ev.clone());
     }
     let spawned = jobs.spawn_all(candidates, &retry, &cancel);
 
@@ -124,6 +131,16 @@ pub async fn execute_with(
     stop_deciding.cancel();
     let _ = decider.await;
 
+    // A combine: the run's other candidates, as they ended, are cross-
+    // tested and ranked with the combined one.
+    let mut recorded = None;
+    if let Some(c) = combine {
+        worktrees.extend(c.worktrees);
+        recorded = Some(c.recorded);
+        results = c.others.into_iter().chain(results).collect();
+    }
+    let gate: BTreeMap<String, Verdict> =
+        results.iter().map(|r| (r.id.clone(), r.verdict)).collect();
     let others = retry.map(|r| r.others).unwrap_or_default();
     let earlier: Vec<Verdict> = earlier
         .into_iter()
@@ -131,6 +148,9 @@ pub async fn execute_with(
         .collect();
     // Layer 1: the passing candidates test each other, then the ranking.
     let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
+    if let Some(recorded) = &recorded {
+        crate::pipeline::combine::settle(recorded, &gate, &results, &jobs.journal);
+    }
     let mut contenders = contenders(others, &mut results);
     // Every candidate's state, for the declarations' escalation.
     let states: Vec<State> = jobs
@@ -322,6 +342,8 @@ struct JobTemplate {
     resume: Option<Resumption>,
     human_feedback: HumanFeedback,
     budgets: crate::pipeline::budget::Budgets,
+    /// The candidate with a brief of its own, and the brief (`combine`).
+    brief: Option<(String, Arc<crate::pipeline::candidate::Brief>)>,
 }
 
 /// A candidate's identity, agent and cancel token: enough to run it again.
@@ -448,7 +470,6 @@ impl JobTemplate {
                 .and_then(|r| r.agent_reports.get(&info.id).cloned()),
             repo: self.repo_dir.clone(),
             run: self.run.clone(),
-            info,
             agent,
             config: self.config.clone(),
             base: self.base,
@@ -461,6 +482,12 @@ impl JobTemplate {
             start,
             human_feedback: self.human_feedback.clone(),
             budgets: self.budgets.clone(),
+            brief: self
+                .brief
+                .as_ref()
+                .filter(|(id, _)| *id == info.id)
+                .map(|(_, b)| b.clone()),
+            info,
         }
     }
 

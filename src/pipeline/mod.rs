@@ -10,6 +10,8 @@ pub mod base_cache;
 pub mod base_defined;
 pub mod budget;
 pub mod candidate;
+pub mod combine;
+pub mod combine_brief;
 pub mod content;
 pub mod cross_test;
 pub mod decisions;

@@ -7,11 +7,14 @@ use crate::config::{Config, LauncherKind};
 use crate::git::base::ConfigSource;
 use crate::git::workspace::{self};
 use crate::layers::compare::Contender;
-use crate::model::event::{CandidateInfo, WorkingTree};
+use crate::model::event::{CandidateInfo, RunEvent, WorkingTree};
+use crate::model::verdict::Verdict;
+use crate::pipeline::candidate::{Brief, CandidateOutcome};
 use crate::pipeline::request::{PipelineError, RunRequest};
 use crate::pipeline::resume::Resumption;
 use crate::pipeline::run_id::new_run_id;
 use crate::store::Store;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -38,6 +41,9 @@ pub struct PreparedRun {
     /// Set by `rascal retry`: one finished candidate goes again with a
     /// human's feedback; the others' results stand.
     pub(crate) retry: Option<RetryStart>,
+    /// Set by `rascal combine`: the combining agent's candidate joins the
+    /// finished run; the others' results stand.
+    pub(crate) combine: Option<CombineStart>,
 }
 
 /// A human's retry of one candidate of a finished run.
@@ -47,6 +53,22 @@ pub(crate) struct RetryStart {
     pub(crate) feedback: String,
     /// The other candidates, as they ended, for the new ranking.
     pub(crate) others: Vec<Contender>,
+}
+
+/// What a combine (see `combine`) adds to a finished run: its candidate
+/// and brief, and the run's other candidates as they ended (for
+/// cross-testing and the new ranking).
+pub(crate) struct CombineStart {
+    pub(crate) candidate: String,
+    pub(crate) brief: Arc<Brief>,
+    pub(crate) others: Vec<CandidateOutcome>,
+    /// The other candidates' workspaces (the judge reads their diffs).
+    pub(crate) worktrees: BTreeMap<String, PathBuf>,
+    /// Journalled first: the candidate joins the run, and the decision
+    /// (who, when, from which candidates).
+    pub(crate) announce: Vec<RunEvent>,
+    /// The other candidates' verdicts as the journal has them.
+    pub(crate) recorded: BTreeMap<String, Verdict>,
 }
 
 /// What every kind of prepared run has: the run, its config and task from
@@ -79,6 +101,7 @@ impl PreparedRun {
             store: s.store,
             resume: None,
             retry: None,
+            combine: None,
         }
     }
 
@@ -99,6 +122,14 @@ impl PreparedRun {
     pub(crate) fn retried(setup: Setup, start: RetryStart) -> PreparedRun {
         let mut p = PreparedRun::from_setup(setup, None);
         p.retry = Some(start);
+        p
+    }
+
+    /// The combining agent's candidate added to a finished run (see
+    /// `combine`).
+    pub(crate) fn combined(setup: Setup, start: CombineStart) -> PreparedRun {
+        let mut p = PreparedRun::from_setup(setup, None);
+        p.combine = Some(start);
         p
     }
 }
@@ -330,7 +361,7 @@ pub fn working_tree(repo: &git2::Repository, base: git2::Oid, from_worktree: boo
 /// process launcher uses bubblewrap unless the agent says `sandbox: none`.
 /// Without bubblewrap, only rascal's own scripted agents run (marked
 /// UNSANDBOXED); any other agent refuses to start.
-fn unsandboxed(
+pub(crate) fn unsandboxed(
     launcher: LauncherKind,
     name: &str,
     agent: &crate::config::AgentConfig,

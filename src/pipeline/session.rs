@@ -21,8 +21,9 @@ pub enum Decided {
     Sent,
     /// Recorded in the run's journal (the run is over): the event written.
     Recorded(RunEvent),
-    /// A retry after the run: the candidate's next attempt runs in the same
-    /// journal, and its events arrive on this receiver.
+    /// A retry (or a combine) after the run: the candidate's next attempt
+    /// (or the combined candidate) runs in the same journal, and its
+    /// events arrive on this receiver.
     Retrying(mpsc::Receiver<RunEvent>),
 }
 
@@ -111,20 +112,41 @@ impl Session {
                 self.exe.clone(),
             )
             .map_err(|e| e.to_string())?;
-            let (tx, events) = journal::view_channel();
-            let (keep, rx) = mpsc::unbounded_channel::<Decision>();
-            let cancel = self.cancel.clone();
-            tokio::spawn(async move {
-                // Nothing decides during a retry's run: the sender lives
-                // as long as it does, so the pipeline waits for none.
-                let _keep = keep;
-                let _ = execute_with(prepared, tx, cancel, rx).await;
-            });
-            return Ok(Decided::Retrying(events));
+            return Ok(Decided::Retrying(self.go_on(prepared)));
+        }
+        // A combine after the run: the combining agent's candidate joins
+        // it, in the same journal. Only the process that owns the run
+        // starts one.
+        if let (false, DecisionKind::Combine { .. }) = (self.retries, &d.kind) {
+            return Err(format!(
+                "this screen watches run {}; combine it with `rascal combine {}` once it has finished",
+                self.run, self.run
+            ));
+        }
+        if let DecisionKind::Combine { .. } = &d.kind {
+            let prepared =
+                super::combine::prepare_combine(&self.repo, &self.run, &d.who, self.exe.clone())
+                    .map_err(|e| e.to_string())?;
+            return Ok(Decided::Retrying(self.go_on(prepared)));
         }
         record_decision(&self.repo, &self.run, d.clone())
             .map(Decided::Recorded)
             .map_err(|e| e.to_string())
+    }
+
+    /// The finished run goes on with `prepared` (a retry, a combine): its
+    /// events arrive on the returned receiver.
+    fn go_on(&self, prepared: PreparedRun) -> mpsc::Receiver<RunEvent> {
+        let (tx, events) = journal::view_channel();
+        let (keep, rx) = mpsc::unbounded_channel::<Decision>();
+        let cancel = self.cancel.clone();
+        tokio::spawn(async move {
+            // Nothing decides during a retry's run: the sender lives
+            // as long as it does, so the pipeline waits for none.
+            let _keep = keep;
+            let _ = execute_with(prepared, tx, cancel, rx).await;
+        });
+        events
     }
 
     /// Wait for the run's outcome (None for a recorded run: nothing ran

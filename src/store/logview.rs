@@ -31,14 +31,18 @@ impl LogView {
         self.runtimes.insert(candidate.to_string(), runtime);
     }
 
-    /// Learn the candidates' runtimes (from `RunStarted`).
+    /// Learn the candidates' runtimes (from `RunStarted`, and
+    /// `CandidateAdded` for one that joined later).
     pub fn see(&mut self, ev: &RunEvent) {
-        if let RunEvent::RunStarted { candidates, .. } = ev {
-            for c in candidates {
-                let rt = serde_json::from_value(serde_json::Value::String(c.runtime.clone()));
-                if let Ok(rt) = rt {
-                    self.runtimes.insert(c.id.clone(), rt);
-                }
+        let candidates = match ev {
+            RunEvent::RunStarted { candidates, .. } => candidates.as_slice(),
+            RunEvent::CandidateAdded { candidate, .. } => std::slice::from_ref(candidate),
+            _ => return,
+        };
+        for c in candidates {
+            let rt = serde_json::from_value(serde_json::Value::String(c.runtime.clone()));
+            if let Ok(rt) = rt {
+                self.runtimes.insert(c.id.clone(), rt);
             }
         }
     }

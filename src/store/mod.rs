@@ -725,6 +725,13 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
                 )?;
             }
         }
+        RunEvent::CandidateAdded { candidate: c, .. } => {
+            tx.execute(
+                "INSERT OR IGNORE INTO candidates(run_id, id, agent, runtime, worktree, status)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 'pending')",
+                params![run, c.id, c.agent, c.runtime, c.worktree],
+            )?;
+        }
         RunEvent::CandidateStarted { candidate, .. } => {
             tx.execute(
                 "UPDATE candidates SET status = 'running' WHERE run_id = ?1 AND id = ?2",

@@ -79,6 +79,9 @@ pub enum Action {
     Override,
     Escalate,
     Retry,
+    /// Hand the best passing candidates to the combining agent (`C` in
+    /// compare, `rascal combine`).
+    Combine,
     /// Choose the focused candidate as the one to finalize.
     Select,
     /// Commit the selected candidate on a branch (confirmed first).

@@ -80,6 +80,8 @@ pub struct RunMeta {
     /// Watching a run another process drives (`rascal attach`): quitting
     /// leaves it running.
     pub attached: bool,
+    /// `combine:` is configured: `C` in compare starts the combining agent.
+    pub combine: bool,
 }
 
 impl Default for RunMeta {
@@ -89,6 +91,7 @@ impl Default for RunMeta {
             layers_on: STRIP.to_vec(),
             detachable: false,
             attached: false,
+            combine: false,
         }
     }
 }
@@ -733,6 +736,18 @@ impl App {
                 self.compare_b = if self.candidates.len() > 1 { 1 } else { 0 };
             }
             RunEvent::CandidateStarted { .. } => {}
+            // A candidate joined the run (`C`, `rascal combine`): it is
+            // listed and streams like the others.
+            RunEvent::CandidateAdded { candidate, .. } => {
+                if matches!(self.state, RunState::Finished { .. }) {
+                    self.state = RunState::Running;
+                }
+                if self.index_of(&candidate.id).is_none() {
+                    self.candidates.push(Candidate::new(candidate.clone()));
+                    // The one a human asked for: watch it work.
+                    self.focus = self.candidates.len() - 1;
+                }
+            }
             RunEvent::Log {
                 candidate,
                 stream,

@@ -507,6 +507,15 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Copy
     ),
     cmd!(
+        &[Key::Char('C')],
+        "C",
+        "combine candidates",
+        &[Screen::Compare],
+        Bar::High,
+        several,
+        |_| Action::Combine
+    ),
+    cmd!(
         &[Key::Char('F')],
         "F",
         "finalize (branch + PR body)",
@@ -881,6 +890,7 @@ fn brief(desc: &'static str) -> &'static str {
         "follow log" => "follow",
         "open the PR (gh)" => "PR",
         "next/previous test" => "tests",
+        "combine candidates" => "combine",
         "stop agents and quit" => "stop+quit",
         d => d.split(" (").next().unwrap_or(d),
     }

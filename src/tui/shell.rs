@@ -829,6 +829,11 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
         layers_on: layers,
         detachable: prepared.config.main.launcher != crate::config::LauncherKind::Process,
         attached: false,
+        combine: prepared
+            .config
+            .verification
+            .as_ref()
+            .is_some_and(|v| v.combine.is_some()),
     }
 }
 
@@ -1028,6 +1033,10 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
                 meta.layers_on.push(Layer::Review);
             }
             meta.strategy = format!("{:?}", config.main.strategy.mode).to_lowercase();
+            meta.combine = config
+                .verification
+                .as_ref()
+                .is_some_and(|v| v.combine.is_some());
         }
     }
     let trace = Trace::to(

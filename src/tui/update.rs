@@ -181,6 +181,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Copy
         | Action::JumpHazards(..)) => acting(app, action, &mut fx),
         Action::Said(msg) => app.flash = Some(msg),
+        Action::Combine => combine(app, &mut fx),
         action @ (Action::OpenPr
         | Action::Toggle
         | Action::FinalizePreviewed(_)
@@ -1077,6 +1078,31 @@ fn input_of(app: &mut App) -> Option<&mut String> {
             _ => None,
         },
     }
+}
+
+/// `C` in compare: the finished run's best passing candidates go to the
+/// combining agent (its candidate joins the run and streams here); when
+/// combining is off or the run still goes, a line saying why.
+fn combine(app: &mut App, fx: &mut Vec<Effect>) {
+    if !app.meta.combine {
+        app.flash = Some(
+            "combining is off: add `combine: { agent: NAME, top: 3 }` to .rascal/verification.yaml and commit it".into(),
+        );
+        return;
+    }
+    if app.live() {
+        app.flash =
+            Some("the run is still going: combine once every candidate has finished".into());
+        return;
+    }
+    app.flash = Some("combining: the combining agent writes a new candidate…".into());
+    app.screen = Screen::Dashboard;
+    fx.push(Effect::Decide(decision(
+        app,
+        None,
+        DecisionKind::Combine { from: Vec::new() },
+        "",
+    )));
 }
 
 fn decision(app: &App, candidate: Option<String>, kind: DecisionKind, reason: &str) -> Decision {

@@ -13,6 +13,7 @@ mod bypass;
 mod changeset;
 mod changeset_run;
 mod changeset_stream;
+mod combine;
 mod compare;
 mod config;
 mod copy_mode;

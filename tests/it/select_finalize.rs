@@ -164,4 +164,8 @@ fn retry_ends_with_every_candidates_state() {
         out.contains(&format!("rascal finalize {id}")),
         "the new ranking's hint names the run: {out}"
     );
+    // The retry runs in this process: its record never says the run was
+    // interrupted.
+    let shown = stdout(&t.rascal(&["show", &id]));
+    assert!(!shown.contains("run interrupted"), "{shown}");
 }

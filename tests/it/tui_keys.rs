@@ -1106,3 +1106,59 @@ fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it(
     press(&mut app, Key::Enter);
     assert!(matches!(app.dialog, Some(Dialog::Select { .. })));
 }
+
+#[test]
+fn capital_c_in_compare_combines_when_configured_and_says_how_when_not() {
+    // Off: a line saying how to configure it, nothing decided.
+    let mut app = fixture::app(3, true, false);
+    press(&mut app, Key::Char('c'));
+    assert_eq!(app.screen, Screen::Compare);
+    assert!(
+        status_hints(&app).iter().any(|(k, _)| *k == "C"),
+        "{:?}",
+        status_hints(&app)
+    );
+    let fx = press(&mut app, Key::Char('C'));
+    assert!(fx.is_empty(), "{fx:?}");
+    let flash = app.flash.clone().unwrap_or_default();
+    assert!(
+        flash.contains("combining is off")
+            && flash.contains("combine: { agent: NAME, top: 3 }")
+            && flash.contains(".rascal/verification.yaml"),
+        "{flash}"
+    );
+    // On, after the run: the combine decision goes to the session, and the
+    // dashboard is where the new candidate will stream.
+    let mut app = fixture::app(3, true, false);
+    app.meta.combine = true;
+    press(&mut app, Key::Char('c'));
+    let fx = press(&mut app, Key::Char('C'));
+    let decided: Vec<_> = fx
+        .iter()
+        .filter_map(|e| match e {
+            Effect::Decide(d) => Some(d),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(decided.len(), 1, "{fx:?}");
+    assert!(
+        matches!(decided[0].kind, DecisionKind::Combine { .. }),
+        "{decided:?}"
+    );
+    assert_eq!(decided[0].who, "Ada Lovelace <ada@example.com>");
+    assert_eq!(app.screen, Screen::Dashboard);
+    // While candidates run: not yet.
+    let mut app = fixture::app(3, false, false);
+    app.meta.combine = true;
+    press(&mut app, Key::Char('c'));
+    let fx = press(&mut app, Key::Char('C'));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(
+        app.flash
+            .clone()
+            .unwrap_or_default()
+            .contains("still going"),
+        "{:?}",
+        app.flash
+    );
+}

@@ -53,6 +53,7 @@ fn wide_app() -> App {
         layers_on: vec![Layer::Agent, Layer::Guardrails, Layer::Permissions],
         detachable: false,
         attached: false,
+        combine: false,
     };
     let theme = Theme::named("dark", false).unwrap();
     let mut app = App::new(meta, theme, "Ada Lovelace <ada@example.com>".into());

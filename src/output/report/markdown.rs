@@ -149,6 +149,20 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
         &s.base[..s.base.len().min(12)],
         cand.map(candidate_verdict).unwrap_or_default()
     );
+    if let Some(c) = cand.filter(|c| !c.combined_from.is_empty()) {
+        let from: Vec<String> = c
+            .combined_from
+            .iter()
+            .map(|f| format!("**{}**", cell(f)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "Candidate **{}** was written by the combining agent {} from candidates {} (best first), in a fresh workspace from the base, and verified like the others.\n",
+            cell(&c.id),
+            cell(&c.agent),
+            from.join(", ")
+        );
+    }
     if let Some(note) = s.worktree.config_note(&s.base) {
         let _ = writeln!(
             out,
@@ -478,6 +492,53 @@ mod tests {
         );
         assert!(body.contains("- **a**: tests want "), "{body}");
         assert!(!body.contains("<b>"), "{body}");
+    }
+
+    #[test]
+    fn a_combined_candidate_says_what_it_was_combined_from_and_who_decided() {
+        let mut s = run_with(
+            Report::new(Layer::Agent, "agent").finish(),
+            WorkingTree::default(),
+        );
+        s.apply(&RunEvent::CandidateAdded {
+            candidate: CandidateInfo {
+                id: "combined".into(),
+                agent: "merger".into(),
+                runtime: "command".into(),
+                worktree: "/tmp/c".into(),
+                unsandboxed: false,
+            },
+            combined_from: vec!["a".into(), "b".into()],
+        });
+        s.apply(&RunEvent::DecisionRecorded {
+            decision: crate::model::decision::Decision::new(
+                Some("combined"),
+                DecisionKind::Combine {
+                    from: vec!["a".into(), "b".into()],
+                },
+                "Ann <ann@example.com>",
+                "",
+            ),
+        });
+        s.apply(&RunEvent::CandidateFinished {
+            candidate: "combined".into(),
+            verdict: crate::model::verdict::Verdict::Pass,
+            reason: None,
+            files: 2,
+            lines: 4,
+            tree: Some("abc".into()),
+            cancelled: false,
+        });
+        s.selected = Some("combined".into());
+        let body = pr_body(&s, None, None);
+        assert!(
+            body.contains("Candidate **combined** was written by the combining agent merger from candidates **a**, **b** (best first)"),
+            "{body}"
+        );
+        assert!(
+            body.contains("[combined] combine of a, b requested by Ann"),
+            "{body}"
+        );
     }
 
     #[test]

@@ -306,6 +306,7 @@ pub fn app_themed(n: usize, finished: bool, theme: Theme) -> App {
         layers_on: vec![Layer::Agent, Layer::Guardrails, Layer::Permissions],
         detachable: false,
         attached: false,
+        combine: false,
     };
     let mut app = App::new(meta, theme, "Ada Lovelace <ada@example.com>".into());
     for (ev, at) in events(n, finished) {

@@ -1,7 +1,8 @@
 //! `.rascal/verification.yaml` — how Layer 3 runs criteria (test command
 //! template, judge) and how Layer 5 reviews (reviewers, consensus, what a
 //! request for changes does, retry bound). Also: which provider an agent
-//! belongs to, for the "review by another provider" rule.
+//! belongs to, for the "review by another provider" rule. `combine:` names
+//! the agent `rascal combine` hands the best candidates to.
 
 use super::{AgentConfig, Dur, RuntimeKind};
 use serde::{Deserialize, Serialize};
@@ -132,6 +133,56 @@ pub struct VerificationConfig {
     /// The planning agent (`rascal run --plan`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanConfig>,
+    /// The combining agent of `rascal combine` (off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combine: Option<CombineConfig>,
+}
+
+/// How many candidates `rascal combine` hands over when `top:` is not said.
+pub const DEFAULT_COMBINE_TOP: usize = 3;
+/// The most candidates one combining agent is given.
+pub const MAX_COMBINE_TOP: usize = 8;
+
+/// `combine:` — the agent that writes a `combined` candidate from the top
+/// passing candidates of a finished run (docs/configuration.md, "Combining
+/// candidates").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawCombine")]
+pub struct CombineConfig {
+    /// An agent name from `.rascal/config.yaml`.
+    pub agent: String,
+    /// At most this many passing candidates, best first (2..=8).
+    pub top: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCombine {
+    agent: String,
+    #[serde(default)]
+    top: Option<usize>,
+}
+
+impl TryFrom<RawCombine> for CombineConfig {
+    type Error = String;
+    fn try_from(r: RawCombine) -> Result<Self, String> {
+        if r.agent.trim().is_empty() {
+            return Err(
+                "`agent` is empty: name the combining agent, one of .rascal/config.yaml's agents"
+                    .into(),
+            );
+        }
+        let top = r.top.unwrap_or(DEFAULT_COMBINE_TOP);
+        if !(2..=MAX_COMBINE_TOP).contains(&top) {
+            return Err(format!(
+                "`top: {top}` must be between 2 and {MAX_COMBINE_TOP}: combining fewer than two candidates is pointless"
+            ));
+        }
+        Ok(CombineConfig {
+            agent: r.agent,
+            top,
+        })
+    }
 }
 
 impl VerificationConfig {
@@ -149,6 +200,9 @@ impl VerificationConfig {
         }
         if let Some(p) = &self.plan {
             out.push(("plan.agent", p.agent.as_str()));
+        }
+        if let Some(c) = &self.combine {
+            out.push(("combine.agent", c.agent.as_str()));
         }
         out
     }

@@ -34,6 +34,10 @@ pub enum DecisionKind {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         changes: Vec<String>,
     },
+    /// Hand the best passing candidates (`from`, best first) to the
+    /// combining agent, whose change becomes the candidate the decision
+    /// names (`rascal combine`).
+    Combine { from: Vec<String> },
 }
 
 impl DecisionKind {
@@ -45,6 +49,7 @@ impl DecisionKind {
             DecisionKind::Retry { .. } => "retry",
             DecisionKind::Cancel => "cancel",
             DecisionKind::ApprovePlan { .. } => "approve-plan",
+            DecisionKind::Combine { .. } => "combine",
         }
     }
 }

@@ -244,6 +244,16 @@ pub enum RunEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
     },
+    /// A candidate joins a run that already started: `rascal combine` (or
+    /// `C` in the TUI) adds the combining agent's candidate, written from
+    /// the candidates `combined_from` (best first), in a fresh workspace
+    /// at the base. It goes through every layer and is ranked with the
+    /// others.
+    CandidateAdded {
+        candidate: CandidateInfo,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        combined_from: Vec<String>,
+    },
 }
 
 /// What a finalize did: the branch, the commit, the PR body it wrote and
@@ -291,6 +301,7 @@ impl RunEvent {
             RunEvent::BudgetUnenforced { .. } => "budget_unenforced",
             RunEvent::DeclaredImpossible { .. } => "declared_impossible",
             RunEvent::PlanProposed { .. } => "plan_proposed",
+            RunEvent::CandidateAdded { .. } => "candidate_added",
         }
     }
 
@@ -311,6 +322,7 @@ impl RunEvent {
             RunEvent::DecisionRecorded { decision } => decision.candidate.as_deref(),
             RunEvent::Finalized(f) => Some(&f.candidate),
             RunEvent::LogSegment(s) => Some(&s.candidate),
+            RunEvent::CandidateAdded { candidate, .. } => Some(&candidate.id),
             _ => None,
         }
     }

@@ -95,6 +95,10 @@ pub struct CandidateSummary {
     /// Its clocks, from journal times (only when the fold was given them).
     #[serde(skip)]
     pub clock: CandidateClock,
+    /// It was written by the combining agent from these candidates (best
+    /// first): `rascal combine`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub combined_from: Vec<String>,
 }
 
 impl CandidateSummary {
@@ -442,6 +446,17 @@ impl RunSummary {
             | RunEvent::CandidateStarted { .. }
             | RunEvent::LogSegment(_)
             | RunEvent::Log { .. } => self.fold_candidate(ev, at),
+            RunEvent::CandidateAdded {
+                candidate,
+                combined_from,
+            } => {
+                self.reopen();
+                if self.candidate_mut(&candidate.id).is_none() {
+                    let mut c = CandidateSummary::queued(candidate);
+                    c.combined_from = combined_from.clone();
+                    self.candidates.push(c);
+                }
+            }
             RunEvent::RunStarted {
                 run,
                 base,
@@ -732,6 +747,7 @@ impl CandidateSummary {
             output_lines: [0, 0],
             state: State::Queued,
             clock: CandidateClock::default(),
+            combined_from: Vec::new(),
         }
     }
 
@@ -740,6 +756,12 @@ impl CandidateSummary {
         if report.layer == Layer::Agent && report.check == "agent" {
             self.clock.agent.started_ms = self.clock.agent.started_ms.or(at);
             self.clock.agent.ended_ms = at.or(self.clock.agent.started_ms);
+        }
+        // Cross-testing again (a candidate joined the run) gives a finished
+        // candidate a new `compare` report: it stands for the earlier one.
+        if report.layer == Layer::Compare {
+            self.reports
+                .retain(|r| !(r.layer == Layer::Compare && r.check == report.check));
         }
         self.reports.push(report.clone());
         self.wake();
@@ -843,6 +865,75 @@ mod tests {
                 unsandboxed: false,
             }],
         }
+    }
+
+    #[test]
+    fn a_candidate_added_to_a_finished_run_reopens_it_and_says_what_it_combines() {
+        let mut s = RunSummary::from_events(&[
+            started(),
+            RunEvent::CandidateFinished {
+                candidate: "a".into(),
+                verdict: Verdict::Pass,
+                reason: None,
+                files: 1,
+                lines: 1,
+                tree: Some("t".into()),
+                cancelled: false,
+            },
+            RunEvent::RunFinished {
+                verdict: Verdict::Pass,
+                exit_code: 0,
+            },
+        ]);
+        assert_eq!(s.status, "finished");
+        let added = RunEvent::CandidateAdded {
+            candidate: CandidateInfo {
+                id: "combined".into(),
+                agent: "m".into(),
+                runtime: "command".into(),
+                worktree: "/w".into(),
+                unsandboxed: false,
+            },
+            combined_from: vec!["a".into(), "b".into()],
+        };
+        s.apply(&added);
+        // Twice (a replayed journal) is still one candidate.
+        s.apply(&added);
+        assert_eq!(s.status, "running");
+        assert_eq!(s.state, State::Running);
+        assert_eq!(s.candidates.len(), 2);
+        let c = s.candidate("combined").unwrap();
+        assert_eq!(c.state, State::Queued);
+        assert_eq!(c.combined_from, ["a", "b"]);
+        let json = serde_json::to_value(c).unwrap();
+        assert_eq!(json["combined_from"], serde_json::json!(["a", "b"]));
+        assert!(
+            serde_json::to_value(s.candidate("a").unwrap()).unwrap()["combined_from"].is_null()
+        );
+    }
+
+    #[test]
+    fn cross_testing_again_replaces_a_candidates_agreement_report() {
+        let agreement = |status_fail: bool| {
+            let mut r = Report::new(Layer::Compare, "agreement");
+            if status_fail {
+                r.issues
+                    .push(Issue::new("compare/disagrees", Severity::Error, "fails t"));
+            }
+            RunEvent::ReportLanded {
+                candidate: "a".into(),
+                report: Box::new(r.finish()),
+            }
+        };
+        let s = RunSummary::from_events(&[started(), agreement(false), agreement(true)]);
+        let c = s.candidate("a").unwrap();
+        let compare: Vec<&Report> = c
+            .reports
+            .iter()
+            .filter(|r| r.layer == Layer::Compare)
+            .collect();
+        assert_eq!(compare.len(), 1, "{compare:?}");
+        assert_eq!(compare[0].status, Status::Fail);
     }
 
     fn failing(layer: Layer, check: &str, rule: &str) -> RunEvent {

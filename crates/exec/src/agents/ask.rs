@@ -157,6 +157,7 @@ pub async fn ask(
         attempt: site.attempt,
         sandboxed: confined,
         artifacts: None,
+        inputs: None,
         tempo: site.tempo,
         criteria: None,
     };

@@ -41,6 +41,9 @@ pub struct LaunchContext<'a> {
     /// and `impossible.md` (`$RASCAL_ARTIFACTS_DIR`): outside its workspace, so
     /// nothing in the change can reference them. None for reviewers.
     pub artifacts: Option<&'a Path>,
+    /// Material rascal laid out for the agent to read (the combining
+    /// agent's, `$RASCAL_COMBINE_DIR`). None for every other agent.
+    pub inputs: Option<&'a Path>,
     /// How fast a scripted agent's built-in scenario plays (watchable only
     /// in `rascal demo`).
     pub tempo: crate::config::scenario::Tempo,
@@ -116,6 +119,9 @@ pub fn invocation(
     if let Some(dir) = ctx.artifacts {
         std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
         env.push((ARTIFACTS_ENV.into(), path_str(dir)));
+    }
+    if let Some(dir) = ctx.inputs {
+        env.push((crate::exec::env::COMBINE_ENV.into(), path_str(dir)));
     }
 
     let stdin = Some(instruction.as_bytes().to_vec());
@@ -263,6 +269,7 @@ mod tests {
             sandboxed: true,
             attempt: 1,
             artifacts: author.then_some(artifacts.as_path()),
+            inputs: None,
             tempo: Default::default(),
             criteria: None,
         };

@@ -615,6 +615,7 @@ mod builtin_tests {
                 sandboxed: true,
                 attempt: 1,
                 artifacts: None,
+                inputs: None,
                 tempo,
                 criteria: None,
             };

@@ -24,3 +24,11 @@ pub const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";
 /// acceptance criteria (JSON in the spec's schema: `acceptance_criteria`,
 /// `constraints`), for an author.
 pub const CRITERIA_ENV: &str = "RASCAL_CRITERIA_FILE";
+/// The variable naming the directory of a combining agent's material (the
+/// task, the candidates' diffs, their agreement and review findings):
+/// `$RASCAL_ARTIFACTS_DIR/combine` (docs/configuration.md, "Combining
+/// candidates").
+pub const COMBINE_ENV: &str = "RASCAL_COMBINE_DIR";
+
+/// The combining agent's material, in its artifacts directory.
+pub const COMBINE_DIR: &str = "combine";

@@ -615,6 +615,8 @@ fn container_env(spec: &LaunchSpec, agent: &crate::config::AgentConfig) -> Vec<S
             }
         } else if k == crate::exec::env::ARTIFACTS_ENV {
             env.push(format!("{k}={ARTIFACTS}"));
+        } else if k == crate::exec::env::COMBINE_ENV {
+            env.push(format!("{k}={ARTIFACTS}/{}", crate::exec::env::COMBINE_DIR));
         } else {
             env.push(format!("{k}={v}"));
         }
