@@ -51,7 +51,12 @@ pub struct PlanScreen {
     pub problem: Option<String>,
     pub proposed: Vec<Criterion>,
     pub constraints: Vec<Constraint>,
+    /// Which of the proposed constraints are kept (the rows after the
+    /// criteria): a planner's constraint binds every candidate, so the
+    /// human may drop it as a criterion.
+    pub constraint_keep: Vec<bool>,
     pub items: Vec<PlanItem>,
+    /// The selected row: a criterion, then the constraints after them.
     pub sel: usize,
     pub edit: Option<PlanEdit>,
     /// What was wrong with the last edit or approval.
@@ -72,6 +77,7 @@ impl PlanScreen {
             problem: problem.map(str::to_string),
             proposed: criteria.to_vec(),
             constraints: constraints.to_vec(),
+            constraint_keep: vec![true; constraints.len()],
             items: criteria
                 .iter()
                 .enumerate()
@@ -93,14 +99,31 @@ impl PlanScreen {
     }
 
     pub fn down(&mut self) {
-        self.sel = (self.sel + 1).min(self.items.len().saturating_sub(1));
+        let rows = self.items.len() + self.constraints.len();
+        self.sel = (self.sel + 1).min(rows.saturating_sub(1));
     }
 
-    /// Keep or drop the selected criterion.
+    /// Keep or drop the selected criterion (or constraint).
     pub fn toggle(&mut self) {
         if let Some(i) = self.items.get_mut(self.sel) {
             i.keep = !i.keep;
+        } else if let Some(k) = self
+            .sel
+            .checked_sub(self.items.len())
+            .and_then(|n| self.constraint_keep.get_mut(n))
+        {
+            *k = !*k;
         }
+    }
+
+    /// The kept constraints.
+    pub fn kept_constraints(&self) -> Vec<Constraint> {
+        self.constraints
+            .iter()
+            .zip(&self.constraint_keep)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| c.clone())
+            .collect()
     }
 
     /// Required ⇄ optional (`required: false`: it warns, never fails).
@@ -208,12 +231,9 @@ impl PlanScreen {
     pub fn decision(&self, who: &str) -> Result<Decision, String> {
         self.unique()?;
         let kept = self.kept();
-        let changes = crate::model::plan::changes(
-            &self.proposed,
-            &kept,
-            &self.constraints,
-            &self.constraints,
-        );
+        let constraints = self.kept_constraints();
+        let changes =
+            crate::model::plan::changes(&self.proposed, &kept, &self.constraints, &constraints);
         let reason = if changes.is_empty() {
             "approved as proposed".to_string()
         } else {
@@ -223,7 +243,7 @@ impl PlanScreen {
             None,
             DecisionKind::ApprovePlan {
                 criteria: kept.into_iter().map(|(_, c)| c).collect(),
-                constraints: self.constraints.clone(),
+                constraints,
                 changes,
             },
             who,
@@ -235,7 +255,7 @@ impl PlanScreen {
     pub fn spec_yaml(&self, instruction: &str) -> Result<String, String> {
         let mut task = Task::from_instruction(instruction);
         task.acceptance_criteria = self.kept().into_iter().map(|(_, c)| c).collect();
-        task.constraints = self.constraints.clone();
+        task.constraints = self.kept_constraints();
         task.to_yaml()
     }
 }
@@ -319,6 +339,49 @@ mod tests {
         assert_eq!(changes.len(), 4, "{changes:?}");
         assert_eq!(d.reason, "approved with changes");
         assert_eq!(d.who, "Ann <ann@example.com>");
+    }
+
+    /// A planner's constraint binds every candidate: the human can drop
+    /// it (it is selected after the criteria), and the decision says so.
+    #[test]
+    fn a_proposed_constraint_can_be_dropped() {
+        use crate::config::spec::ConstraintKind;
+        let lock = Constraint {
+            description: "everything is locked".into(),
+            kind: ConstraintKind::NoTouchFiles("**".to_string().try_into().unwrap()),
+        };
+        let small = Constraint {
+            description: "small".into(),
+            kind: ConstraintKind::MaxLines(50),
+        };
+        let mut p = PlanScreen::new(
+            "planner",
+            &[crit("a is tested", CriterionKind::Test, "a_works")],
+            &[lock, small.clone()],
+            None,
+        );
+        p.down();
+        p.toggle();
+        p.down();
+        p.down();
+        assert_eq!(p.sel, 2, "the last row is the last constraint");
+        let d = p.decision("me").unwrap();
+        let DecisionKind::ApprovePlan {
+            criteria,
+            constraints,
+            changes,
+        } = &d.kind
+        else {
+            panic!("{d:?}")
+        };
+        assert_eq!(criteria.len(), 1);
+        assert_eq!(constraints, &vec![small]);
+        assert_eq!(
+            changes,
+            &vec!["dropped constraint `everything is locked`".to_string()]
+        );
+        let yaml = p.spec_yaml("Add a.").unwrap();
+        assert!(!yaml.contains("everything is locked"), "{yaml}");
     }
 
     #[test]

@@ -77,17 +77,33 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             selected = from..lines.len();
         }
     }
-    for c in &p.constraints {
-        let text = crate::output::printer::constraint_line(c);
-        lines.extend(
-            wrap_indented(&format!("  {}", text.trim_start()), cols, 7)
-                .into_iter()
-                .map(|l| Line::from(Span::styled(format!("    {l}"), t.dim))),
+    for (n, c) in p.constraints.iter().enumerate() {
+        let row = p.items.len() + n;
+        let keep = p.constraint_keep.get(n).copied().unwrap_or(true);
+        let text = format!(
+            "{} {}{}",
+            if row == p.sel { "▸" } else { " " },
+            if keep { "[x]" } else { "[ ]" },
+            crate::output::printer::constraint_line(c)
+                .trim_start()
+                .trim_start_matches('-')
         );
-    }
-    if p.sel + 1 >= p.items.len() {
-        // The last criterion selected: the constraints below it too.
-        selected.end = lines.len();
+        let style = if row == p.sel {
+            t.selected
+        } else if keep {
+            t.text
+        } else {
+            t.dim
+        };
+        let from = lines.len();
+        lines.extend(
+            wrap_indented(&text, cols, 7)
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, style))),
+        );
+        if row == p.sel {
+            selected = from..lines.len();
+        }
     }
     // Below the list, always in view: the text field, what was wrong.
     let mut footer: Vec<Line> = vec![Line::from("")];
@@ -197,7 +213,8 @@ mod tests {
         let p = PlanScreen::new("planner", &criteria, &constraints, None);
         let s = drawn(p.clone(), 80, 24);
         assert!(s.contains("TAIL-IS-SHOWN"), "{s}");
-        // Moving to the last criterion shows it and the constraint's glob.
+        // Moving down to the constraint shows it with its glob (and the
+        // last criterion above it).
         let mut p = p;
         for _ in 0..30 {
             p.down();
@@ -205,7 +222,7 @@ mod tests {
         let s = drawn(p, 80, 24);
         assert!(s.contains("20. criterion 20"), "{s}");
         assert!(
-            s.contains("keep the lockfile (no-touch-files: `**`)"),
+            s.contains("[x] constraint keep the lockfile (no-touch-files: `**`)"),
             "{s}"
         );
     }
