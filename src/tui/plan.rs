@@ -58,6 +58,9 @@ pub struct PlanScreen {
     pub items: Vec<PlanItem>,
     /// The selected row: a criterion, then the constraints after them.
     pub sel: usize,
+    /// The descriptions of the task's own criteria (a spec's): an edited
+    /// or added criterion may not take one (each report is known by it).
+    pub existing: Vec<String>,
     pub edit: Option<PlanEdit>,
     /// What was wrong with the last edit or approval.
     pub error: Option<String>,
@@ -88,6 +91,7 @@ impl PlanScreen {
                 })
                 .collect(),
             sel: 0,
+            existing: Vec::new(),
             edit: None,
             error: None,
             approved: false,
@@ -205,7 +209,8 @@ impl PlanScreen {
 
     /// Each kept criterion has its own description.
     fn unique(&self) -> Result<(), String> {
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen: std::collections::BTreeSet<&str> =
+            self.existing.iter().map(String::as_str).collect();
         for i in self.items.iter().filter(|i| i.keep) {
             if !seen.insert(i.criterion.description.as_str()) {
                 return Err(format!(
@@ -395,6 +400,30 @@ mod tests {
         let kept: Vec<Criterion> = p.kept().into_iter().map(|(_, c)| c).collect();
         assert_eq!(task.acceptance_criteria, kept);
         assert!(task.acceptance_criteria[0].new_test);
+    }
+
+    /// The spec's own criteria keep their descriptions: an edit that takes
+    /// one is refused (the approved task would not read back as a spec).
+    #[test]
+    fn an_edit_may_not_take_the_specs_own_criterions_description() {
+        let mut p = screen();
+        p.existing = vec!["the spec's own".into()];
+        p.start_edit(PlanField::Description);
+        for _ in 0.."a is tested".len() {
+            p.backspace();
+        }
+        "the spec's own".chars().for_each(|c| p.input(c));
+        p.submit_edit();
+        assert!(p.edit.is_some(), "the field stays open");
+        assert!(
+            p.error.as_deref().unwrap().contains("the spec's own"),
+            "{:?}",
+            p.error
+        );
+        // Nor can it be approved while the two share a description.
+        p.cancel_edit();
+        let e = p.decision("me").unwrap_err();
+        assert!(e.contains("the spec's own"), "{e}");
     }
 
     #[test]
