@@ -457,6 +457,24 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
                 ),
                 _ => String::new(),
             };
+            // A run that ended before a candidate started (a plan that
+            // waits for a human's approval): never QUEUED, it will not run.
+            if c.state == State::Queued && s.status == "finished" {
+                let why = match &s.plan {
+                    Some(_)
+                        if !s.decisions.iter().any(|d| {
+                            matches!(
+                                d.kind,
+                                crate::model::decision::DecisionKind::ApprovePlan { .. }
+                            )
+                        }) =>
+                    {
+                        " (the plan was not approved)"
+                    }
+                    _ => "",
+                };
+                return format!("{} NOT STARTED{why}", sanitize(&c.id));
+            }
             format!("{} {}{note}", sanitize(&c.id), c.state)
         })
         .collect();

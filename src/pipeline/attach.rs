@@ -48,6 +48,12 @@ pub fn prepare_attach(
     if let Some(task) = &resumption.task {
         crate::pipeline::prepare::narrow_permissions(&mut config, task);
     }
+    let planned = config.main.strategy.plan || resumption.task.as_ref().is_some_and(|t| t.plan);
+    if plan_unapproved(&events, planned) {
+        return Err(PipelineError::Usage(format!(
+            "run `{run}` was interrupted before its plan was approved: no candidate started, and none starts without an approved plan\n  hint: run the task again with `rascal run --plan`"
+        )));
+    }
     let pending = pending_candidates(run, &events, candidates, &config)?;
     let kube = launcher == "kubernetes";
     engine_reachable(run, &config, kube)?;
@@ -182,4 +188,59 @@ fn engine_reachable(
         )));
     }
     Ok(())
+}
+
+/// Whether the run was planned (a proposal journalled, or `planned`: the
+/// task or config asks for a plan) and no plan was approved: attaching
+/// would start its candidates without the human's approval, on the task
+/// as it was before the plan.
+fn plan_unapproved(events: &[RunEvent], planned: bool) -> bool {
+    let proposed = events
+        .iter()
+        .any(|e| matches!(e, RunEvent::PlanProposed { .. }));
+    let approved = events.iter().any(|e| {
+        matches!(
+            e,
+            RunEvent::DecisionRecorded { decision }
+                if matches!(decision.kind, crate::model::decision::DecisionKind::ApprovePlan { .. })
+        )
+    });
+    (proposed || planned) && !approved
+}
+
+#[cfg(test)]
+mod tests {
+    use super::plan_unapproved;
+    use crate::model::decision::{Decision, DecisionKind};
+    use crate::model::event::RunEvent;
+
+    #[test]
+    fn a_run_interrupted_before_its_plan_was_approved_is_not_attached() {
+        let proposed = RunEvent::PlanProposed {
+            agent: "planner".into(),
+            criteria: Vec::new(),
+            constraints: Vec::new(),
+            problem: None,
+        };
+        let approved = RunEvent::DecisionRecorded {
+            decision: Decision::new(
+                None,
+                DecisionKind::ApprovePlan {
+                    criteria: Vec::new(),
+                    constraints: Vec::new(),
+                    changes: Vec::new(),
+                },
+                "me",
+                "approved as proposed",
+            ),
+        };
+        assert!(plan_unapproved(std::slice::from_ref(&proposed), false));
+        assert!(
+            plan_unapproved(&[], true),
+            "planned, the planner never answered"
+        );
+        assert!(!plan_unapproved(&[proposed, approved.clone()], true));
+        assert!(!plan_unapproved(&[approved], true));
+        assert!(!plan_unapproved(&[], false), "not a planned run");
+    }
 }

@@ -104,7 +104,7 @@ pub(crate) async fn plan(
         }
         _ => {
             return Planned::NeedsHuman(
-                "the plan needs a human's approval: run again with `--plan --approve` to accept it as proposed, or in the TUI to edit it".into(),
+                "the plan needs a human's approval: plan in the TUI to approve or edit this proposal; `--plan --approve` asks the planner again and accepts its new proposal as it comes, unseen".into(),
             )
         }
     };

@@ -777,12 +777,16 @@ impl App {
                 constraints,
                 problem,
             } => {
-                self.plan = Some(super::plan::PlanScreen::new(
-                    agent,
-                    criteria,
-                    constraints,
-                    problem.as_deref(),
-                ));
+                let mut plan =
+                    super::plan::PlanScreen::new(agent, criteria, constraints, problem.as_deref());
+                plan.existing = self
+                    .summary
+                    .task
+                    .iter()
+                    .flat_map(|t| &t.acceptance_criteria)
+                    .map(|c| c.description.clone())
+                    .collect();
+                self.plan = Some(plan);
                 // Only a live run waits for the approval.
                 if self.live() {
                     self.screen = Screen::Plan;

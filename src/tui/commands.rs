@@ -113,7 +113,10 @@ fn planning(a: &App) -> bool {
     a.plan.as_ref().is_some_and(|p| !p.approved)
 }
 fn plan_has_rows(a: &App) -> bool {
-    planning(a) && a.plan.as_ref().is_some_and(|p| !p.items.is_empty())
+    planning(a)
+        && a.plan
+            .as_ref()
+            .is_some_and(|p| !p.items.is_empty() || !p.constraints.is_empty())
 }
 fn digit(k: Key) -> Action {
     match k {

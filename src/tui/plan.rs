@@ -51,8 +51,16 @@ pub struct PlanScreen {
     pub problem: Option<String>,
     pub proposed: Vec<Criterion>,
     pub constraints: Vec<Constraint>,
+    /// Which of the proposed constraints are kept (the rows after the
+    /// criteria): a planner's constraint binds every candidate, so the
+    /// human may drop it as a criterion.
+    pub constraint_keep: Vec<bool>,
     pub items: Vec<PlanItem>,
+    /// The selected row: a criterion, then the constraints after them.
     pub sel: usize,
+    /// The descriptions of the task's own criteria (a spec's): an edited
+    /// or added criterion may not take one (each report is known by it).
+    pub existing: Vec<String>,
     pub edit: Option<PlanEdit>,
     /// What was wrong with the last edit or approval.
     pub error: Option<String>,
@@ -72,6 +80,7 @@ impl PlanScreen {
             problem: problem.map(str::to_string),
             proposed: criteria.to_vec(),
             constraints: constraints.to_vec(),
+            constraint_keep: vec![true; constraints.len()],
             items: criteria
                 .iter()
                 .enumerate()
@@ -82,6 +91,7 @@ impl PlanScreen {
                 })
                 .collect(),
             sel: 0,
+            existing: Vec::new(),
             edit: None,
             error: None,
             approved: false,
@@ -93,14 +103,31 @@ impl PlanScreen {
     }
 
     pub fn down(&mut self) {
-        self.sel = (self.sel + 1).min(self.items.len().saturating_sub(1));
+        let rows = self.items.len() + self.constraints.len();
+        self.sel = (self.sel + 1).min(rows.saturating_sub(1));
     }
 
-    /// Keep or drop the selected criterion.
+    /// Keep or drop the selected criterion (or constraint).
     pub fn toggle(&mut self) {
         if let Some(i) = self.items.get_mut(self.sel) {
             i.keep = !i.keep;
+        } else if let Some(k) = self
+            .sel
+            .checked_sub(self.items.len())
+            .and_then(|n| self.constraint_keep.get_mut(n))
+        {
+            *k = !*k;
         }
+    }
+
+    /// The kept constraints.
+    pub fn kept_constraints(&self) -> Vec<Constraint> {
+        self.constraints
+            .iter()
+            .zip(&self.constraint_keep)
+            .filter(|(_, k)| **k)
+            .map(|(c, _)| c.clone())
+            .collect()
     }
 
     /// Required ⇄ optional (`required: false`: it warns, never fails).
@@ -182,7 +209,8 @@ impl PlanScreen {
 
     /// Each kept criterion has its own description.
     fn unique(&self) -> Result<(), String> {
-        let mut seen = std::collections::BTreeSet::new();
+        let mut seen: std::collections::BTreeSet<&str> =
+            self.existing.iter().map(String::as_str).collect();
         for i in self.items.iter().filter(|i| i.keep) {
             if !seen.insert(i.criterion.description.as_str()) {
                 return Err(format!(
@@ -208,12 +236,9 @@ impl PlanScreen {
     pub fn decision(&self, who: &str) -> Result<Decision, String> {
         self.unique()?;
         let kept = self.kept();
-        let changes = crate::model::plan::changes(
-            &self.proposed,
-            &kept,
-            &self.constraints,
-            &self.constraints,
-        );
+        let constraints = self.kept_constraints();
+        let changes =
+            crate::model::plan::changes(&self.proposed, &kept, &self.constraints, &constraints);
         let reason = if changes.is_empty() {
             "approved as proposed".to_string()
         } else {
@@ -223,7 +248,7 @@ impl PlanScreen {
             None,
             DecisionKind::ApprovePlan {
                 criteria: kept.into_iter().map(|(_, c)| c).collect(),
-                constraints: self.constraints.clone(),
+                constraints,
                 changes,
             },
             who,
@@ -235,7 +260,7 @@ impl PlanScreen {
     pub fn spec_yaml(&self, instruction: &str) -> Result<String, String> {
         let mut task = Task::from_instruction(instruction);
         task.acceptance_criteria = self.kept().into_iter().map(|(_, c)| c).collect();
-        task.constraints = self.constraints.clone();
+        task.constraints = self.kept_constraints();
         task.to_yaml()
     }
 }
@@ -321,6 +346,49 @@ mod tests {
         assert_eq!(d.who, "Ann <ann@example.com>");
     }
 
+    /// A planner's constraint binds every candidate: the human can drop
+    /// it (it is selected after the criteria), and the decision says so.
+    #[test]
+    fn a_proposed_constraint_can_be_dropped() {
+        use crate::config::spec::ConstraintKind;
+        let lock = Constraint {
+            description: "everything is locked".into(),
+            kind: ConstraintKind::NoTouchFiles("**".to_string().try_into().unwrap()),
+        };
+        let small = Constraint {
+            description: "small".into(),
+            kind: ConstraintKind::MaxLines(50),
+        };
+        let mut p = PlanScreen::new(
+            "planner",
+            &[crit("a is tested", CriterionKind::Test, "a_works")],
+            &[lock, small.clone()],
+            None,
+        );
+        p.down();
+        p.toggle();
+        p.down();
+        p.down();
+        assert_eq!(p.sel, 2, "the last row is the last constraint");
+        let d = p.decision("me").unwrap();
+        let DecisionKind::ApprovePlan {
+            criteria,
+            constraints,
+            changes,
+        } = &d.kind
+        else {
+            panic!("{d:?}")
+        };
+        assert_eq!(criteria.len(), 1);
+        assert_eq!(constraints, &vec![small]);
+        assert_eq!(
+            changes,
+            &vec!["dropped constraint `everything is locked`".to_string()]
+        );
+        let yaml = p.spec_yaml("Add a.").unwrap();
+        assert!(!yaml.contains("everything is locked"), "{yaml}");
+    }
+
     #[test]
     fn the_saved_spec_reads_back_as_the_kept_criteria() {
         let mut p = screen();
@@ -332,6 +400,30 @@ mod tests {
         let kept: Vec<Criterion> = p.kept().into_iter().map(|(_, c)| c).collect();
         assert_eq!(task.acceptance_criteria, kept);
         assert!(task.acceptance_criteria[0].new_test);
+    }
+
+    /// The spec's own criteria keep their descriptions: an edit that takes
+    /// one is refused (the approved task would not read back as a spec).
+    #[test]
+    fn an_edit_may_not_take_the_specs_own_criterions_description() {
+        let mut p = screen();
+        p.existing = vec!["the spec's own".into()];
+        p.start_edit(PlanField::Description);
+        for _ in 0.."a is tested".len() {
+            p.backspace();
+        }
+        "the spec's own".chars().for_each(|c| p.input(c));
+        p.submit_edit();
+        assert!(p.edit.is_some(), "the field stays open");
+        assert!(
+            p.error.as_deref().unwrap().contains("the spec's own"),
+            "{:?}",
+            p.error
+        );
+        // Nor can it be approved while the two share a description.
+        p.cancel_edit();
+        let e = p.decision("me").unwrap_err();
+        assert!(e.contains("the spec's own"), "{e}");
     }
 
     #[test]

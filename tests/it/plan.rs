@@ -211,8 +211,13 @@ fn a_headless_plan_without_approve_prints_the_proposal_and_needs_a_human() {
         "{out}"
     );
     assert!(out.contains("--plan --approve"), "{out}");
-    // No candidate ran.
+    // No candidate ran, and none is said to be waiting in a queue.
     assert!(!out.contains("started:"), "{out}");
+    assert!(
+        out.contains("proving NOT STARTED (the plan was not approved)"),
+        "{out}"
+    );
+    assert!(!out.contains("QUEUED"), "{out}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! field and what was wrong with it; the constraints. Everything an agent
 //! wrote is made inert before it is drawn.
 
-use crate::text::{ellipsis, sanitize};
+use crate::text::{ellipsis, sanitize, wrap};
 use crate::tui::app::App;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
@@ -37,6 +37,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             t.dim,
         )));
     }
+    // Every criterion and constraint is drawn whole (wrapped, never cut
+    // at the edge): the human approves what they read, and a check's tail
+    // or a constraint's value is part of what they approve.
+    let mut selected = 0..0;
     for (n, item) in p.items.iter().enumerate() {
         let c = &item.criterion;
         let mark = if item.keep { "[x]" } else { "[ ]" };
@@ -63,39 +67,163 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         } else {
             t.dim
         };
-        lines.push(Line::from(Span::styled(ellipsis(&text, cols), style)));
+        let from = lines.len();
+        lines.extend(
+            wrap_indented(&text, cols, 7)
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, style))),
+        );
+        if n == p.sel {
+            selected = from..lines.len();
+        }
     }
-    for c in &p.constraints {
-        lines.push(Line::from(Span::styled(
-            ellipsis(
-                &format!(
-                    "      constraint: {} ({})",
-                    sanitize(&c.description),
-                    c.kind.name()
-                ),
-                cols,
-            ),
-            t.dim,
-        )));
+    for (n, c) in p.constraints.iter().enumerate() {
+        let row = p.items.len() + n;
+        let keep = p.constraint_keep.get(n).copied().unwrap_or(true);
+        let text = format!(
+            "{} {}{}",
+            if row == p.sel { "▸" } else { " " },
+            if keep { "[x]" } else { "[ ]" },
+            crate::output::printer::constraint_line(c)
+                .trim_start()
+                .trim_start_matches('-')
+        );
+        let style = if row == p.sel {
+            t.selected
+        } else if keep {
+            t.text
+        } else {
+            t.dim
+        };
+        let from = lines.len();
+        lines.extend(
+            wrap_indented(&text, cols, 7)
+                .into_iter()
+                .map(|l| Line::from(Span::styled(l, style))),
+        );
+        if row == p.sel {
+            selected = from..lines.len();
+        }
     }
-    lines.push(Line::from(""));
+    // Below the list, always in view: the text field, what was wrong.
+    let mut footer: Vec<Line> = vec![Line::from("")];
     if let Some(e) = &p.edit {
-        lines.push(Line::from(vec![
+        footer.push(Line::from(vec![
             Span::styled(format!("{}: ", e.field.prompt()), t.title),
             Span::styled(format!("{}█", sanitize(&e.input)), t.text),
         ]));
     }
     if let Some(err) = &p.error {
-        lines.push(Line::from(Span::styled(
+        footer.push(Line::from(Span::styled(
             ellipsis(&sanitize(err), cols),
             t.fail,
         )));
     }
     if p.approved {
-        lines.push(Line::from(Span::styled(
+        footer.push(Line::from(Span::styled(
             "approved: starting the candidates…",
             t.pass,
         )));
     }
-    frame.render_widget(Paragraph::new(lines), inner);
+    let footer_height = (footer.len() as u16).min(inner.height / 2);
+    let list = Rect {
+        height: inner.height - footer_height,
+        ..inner
+    };
+    let below = Rect {
+        y: inner.y + list.height,
+        height: footer_height,
+        ..inner
+    };
+    // The selected criterion stays in view; what is below it is reached
+    // by moving down.
+    let height = list.height as usize;
+    let scroll = selected.end.saturating_sub(height).min(selected.start);
+    frame.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), list);
+    frame.render_widget(Paragraph::new(footer), below);
+}
+
+/// `s` in lines of at most `cols` columns, every line after the first
+/// indented by `indent` spaces.
+fn wrap_indented(s: &str, cols: usize, indent: usize) -> Vec<String> {
+    let indent = indent.min(cols / 2);
+    let mut out = Vec::new();
+    let first = wrap(s, cols);
+    let Some((head, rest)) = first.split_first() else {
+        return out;
+    };
+    out.push(head.clone());
+    let rest = rest.join(" ");
+    if !rest.is_empty() {
+        out.extend(
+            wrap(&rest, cols - indent)
+                .into_iter()
+                .map(|l| format!("{}{l}", " ".repeat(indent))),
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind};
+    use crate::tui::app::Screen;
+    use crate::tui::plan::PlanScreen;
+    use ratatui::backend::TestBackend;
+    use ratatui::Terminal;
+
+    fn drawn(p: PlanScreen, w: u16, h: u16) -> String {
+        let mut app = crate::tui::fixture::app(2, false, false);
+        app.plan = Some(p);
+        app.screen = Screen::Plan;
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| crate::tui::draw::draw(f, &app)).unwrap();
+        let buf = t.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                out.push_str(buf[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn crit(n: usize, check: &str) -> Criterion {
+        Criterion {
+            description: format!("criterion {n}"),
+            kind: CriterionKind::Command,
+            check: check.into(),
+            required: true,
+            new_test: false,
+        }
+    }
+
+    /// A planner cannot hide what is approved past the edge: a command's
+    /// tail, a constraint's value, the last rows of a long plan.
+    #[test]
+    fn the_human_sees_every_check_whole_and_every_constraint_value() {
+        let long = format!("cargo test {}|| echo TAIL-IS-SHOWN", "--quiet ".repeat(15));
+        let mut criteria = vec![crit(1, &long)];
+        criteria.extend((2..=20).map(|n| crit(n, "true")));
+        let constraints = [Constraint {
+            description: "keep the lockfile".into(),
+            kind: ConstraintKind::NoTouchFiles("**".to_string().try_into().unwrap()),
+        }];
+        let p = PlanScreen::new("planner", &criteria, &constraints, None);
+        let s = drawn(p.clone(), 80, 24);
+        assert!(s.contains("TAIL-IS-SHOWN"), "{s}");
+        // Moving down to the constraint shows it with its glob (and the
+        // last criterion above it).
+        let mut p = p;
+        for _ in 0..30 {
+            p.down();
+        }
+        let s = drawn(p, 80, 24);
+        assert!(s.contains("20. criterion 20"), "{s}");
+        assert!(
+            s.contains("[x] constraint keep the lockfile (no-touch-files: `**`)"),
+            "{s}"
+        );
+    }
 }

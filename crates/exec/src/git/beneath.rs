@@ -413,6 +413,22 @@ impl Beneath {
         Ok(File::from(fd))
     }
 
+    /// A new regular file at `rel`, open for writing, never over anything
+    /// already there (a file, a link, a directory: `AlreadyExists`); the
+    /// parent must exist.
+    pub fn create_new(&self, rel: &Path, mode: u32) -> io::Result<File> {
+        let (dir, name) = self.parent(rel)?;
+        let fd = openat(
+            dir.as_fd(),
+            &name,
+            libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL,
+            0o600,
+        )?;
+        // SAFETY: a valid descriptor (umask does not apply to fchmod).
+        cvt(unsafe { libc::fchmod(fd.as_raw_fd(), mode & 0o7777) })?;
+        Ok(File::from(fd))
+    }
+
     /// A symlink at `rel` pointing at `target` (made, never followed).
     pub fn symlink(&self, target: &OsStr, rel: &Path) -> io::Result<()> {
         let (dir, name) = self.parent(rel)?;

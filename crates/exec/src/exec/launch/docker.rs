@@ -40,8 +40,8 @@ pub const LABEL_TIMEOUT: &str = "rascal.timeout";
 pub const WORKSPACE: &str = "/workspace";
 /// Where the instruction file is mounted, read-only.
 pub const INSTRUCTION: &str = "/rascal/instruction.md";
-/// Where a planned run's approved criteria are (`$RASCAL_CRITERIA_FILE`),
-/// bind mode only.
+/// Where a planned run's approved criteria are (`$RASCAL_CRITERIA_FILE`):
+/// bound in bind mode, uploaded into the volume in copy mode.
 pub const CRITERIA: &str = "/rascal/criteria.json";
 
 /// Where the author's artifacts directory is mounted, writable.
@@ -609,10 +609,8 @@ fn container_env(spec: &LaunchSpec, agent: &crate::config::AgentConfig) -> Vec<S
         if k == "RASCAL_INSTRUCTION_FILE" {
             env.push(format!("{k}={INSTRUCTION}"));
         } else if k == crate::exec::env::CRITERIA_ENV {
-            // Bound in bind mode only: copy mode uploads no such file.
-            if !copy::wanted(Some(agent)) {
-                env.push(format!("{k}={CRITERIA}"));
-            }
+            // Bound in bind mode, uploaded in copy mode: the same path.
+            env.push(format!("{k}={CRITERIA}"));
         } else if k == crate::exec::env::ARTIFACTS_ENV {
             env.push(format!("{k}={ARTIFACTS}"));
         } else if k == crate::exec::env::COMBINE_ENV {
@@ -854,6 +852,7 @@ async fn start(
             workspace: spec.workdir.clone(),
             tree: spec.upload.clone(),
             instruction: env_of(spec, "RASCAL_INSTRUCTION_FILE").map(PathBuf::from),
+            criteria: env_of(spec, crate::exec::env::CRITERIA_ENV).map(PathBuf::from),
             artifacts: env_of(spec, crate::exec::env::ARTIFACTS_ENV).map(PathBuf::from),
             uid: uid.into(),
             gid: gid.into(),

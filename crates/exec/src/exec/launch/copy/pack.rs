@@ -19,6 +19,8 @@ use crate::git::beneath::{Beneath, Kind};
 pub const WORKSPACE_DIR: &str = "workspace";
 pub const ARTIFACTS_DIR: &str = "artifacts";
 pub const INSTRUCTION_FILE: &str = "instruction.md";
+/// A planned run's approved criteria (`$RASCAL_CRITERIA_FILE`).
+pub const CRITERIA_FILE: &str = "criteria.json";
 /// The workspace's git directory, beside the workspace (never inside it:
 /// it is not downloaded).
 pub const GIT_DIR: &str = "git";
@@ -43,6 +45,8 @@ pub struct Sources {
     /// [`crate::exec::launch::Upload`]); None: the directory's own files.
     pub tree: Option<crate::exec::launch::Upload>,
     pub instruction: Option<PathBuf>,
+    /// A planned run's approved criteria, uploaded as `criteria.json`.
+    pub criteria: Option<PathBuf>,
     pub artifacts: Option<PathBuf>,
     /// Owner of every entry (the container's user).
     pub uid: u64,
@@ -297,16 +301,17 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
         tar.append_data(&mut h, Path::new(WORKSPACE_DIR).join(".git"), GIT_POINTER)
             .map_err(|e| format!("archiving the .git pointer: {e}"))?;
     }
-    if let Some(i) = &src.instruction {
-        if let (Some(parent), Some(name)) = (i.parent(), i.file_name()) {
+    for (file, name) in [
+        (&src.instruction, INSTRUCTION_FILE),
+        (&src.criteria, CRITERIA_FILE),
+    ] {
+        let Some(i) = file else { continue };
+        if let (Some(parent), Some(file)) = (i.parent(), i.file_name()) {
             let b =
                 Beneath::open(parent).map_err(|e| format!("opening {}: {e}", parent.display()))?;
-            send_file(
-                &b,
-                Path::new(name),
-                Path::new(INSTRUCTION_FILE),
-                &mut |n, item| add(&mut tar, src, n, item, &mut packed),
-            )?;
+            send_file(&b, Path::new(file), Path::new(name), &mut |n, item| {
+                add(&mut tar, src, n, item, &mut packed)
+            })?;
         }
     }
     if let Some(a) = src.artifacts.as_ref().filter(|a| a.is_dir()) {
@@ -390,6 +395,50 @@ fn add<W: Write>(
 mod tests {
     use super::*;
 
+    /// Copy mode: a planned run's criteria file goes into the volume
+    /// beside the instruction, where `$RASCAL_CRITERIA_FILE` points.
+    #[test]
+    fn the_instruction_and_a_planned_runs_criteria_are_uploaded() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("ws");
+        std::fs::create_dir(&ws).unwrap();
+        std::fs::write(ws.join("a.txt"), "a\n").unwrap();
+        let run = dir.path().join("run");
+        std::fs::create_dir(&run).unwrap();
+        std::fs::write(run.join("instruction.md"), "Add a.\n").unwrap();
+        std::fs::write(run.join("criteria.json"), "{\"criteria\": []}\n").unwrap();
+        let src = Sources {
+            workspace: ws,
+            tree: None,
+            instruction: Some(run.join("instruction.md")),
+            criteria: Some(run.join("criteria.json")),
+            artifacts: None,
+            uid: 1000,
+            gid: 1000,
+        };
+        let mut out = Vec::new();
+        pack(&src, &mut out).unwrap();
+        let mut names = std::collections::BTreeMap::new();
+        for e in tar::Archive::new(&out[..]).entries().unwrap() {
+            let mut e = e.unwrap();
+            let name = e.path().unwrap().to_string_lossy().into_owned();
+            let mut data = String::new();
+            std::io::Read::read_to_string(&mut e, &mut data).unwrap();
+            names.insert(name, data);
+        }
+        assert_eq!(names[INSTRUCTION_FILE], "Add a.\n");
+        assert_eq!(
+            names[CRITERIA_FILE],
+            "{\"criteria\": []}\n",
+            "{:?}",
+            names.keys()
+        );
+        assert_eq!(
+            format!("{}/{CRITERIA_FILE}", crate::exec::launch::copy::VOLUME),
+            crate::exec::launch::docker::CRITERIA
+        );
+    }
+
     #[test]
     fn the_git_dir_goes_beside_the_workspace_with_a_pointer_in_it() {
         let dir = tempfile::tempdir().unwrap();
@@ -406,6 +455,7 @@ mod tests {
             workspace: dir.path().to_path_buf(),
             tree: None,
             instruction: None,
+            criteria: None,
             artifacts: None,
             uid: 1000,
             gid: 1000,

@@ -164,6 +164,7 @@ pub async fn send_workspace(
     let path = scratch.path().to_path_buf();
     let workdir = spec.workdir.clone();
     let instruction = host_path(spec, "RASCAL_INSTRUCTION_FILE");
+    let criteria = host_path(spec, crate::exec::env::CRITERIA_ENV);
     let stdin = spec.stdin.clone().unwrap_or_default();
     let tree = spec.upload.clone();
     let packed = tokio::task::spawn_blocking(move || {
@@ -173,6 +174,7 @@ pub async fn send_workspace(
                 workdir: &workdir,
                 tree: tree.as_ref(),
                 instruction: instruction.as_deref(),
+                criteria: criteria.as_deref(),
                 stdin: &stdin,
             },
             std::io::BufWriter::new(file),

@@ -56,6 +56,8 @@ pub const RASCAL_DIR: &str = "/rascal";
 /// Where the candidate's tree is (a sub-path of the `rascal` volume).
 pub const WORKSPACE: &str = "/workspace";
 pub const INSTRUCTION: &str = "/rascal/instruction.md";
+/// A planned run's approved criteria (`$RASCAL_CRITERIA_FILE`).
+pub const CRITERIA: &str = "/rascal/criteria.json";
 pub const STDIN: &str = "/rascal/stdin";
 pub const ARTIFACTS: &str = "/rascal/artifacts";
 /// Markers only rascal can set: each volume is mounted in one container
@@ -239,12 +241,14 @@ pub fn env(spec: &LaunchSpec, job: &str) -> Vec<EnvVar> {
             });
             continue;
         }
-        // The pod is given no criteria file (the prompt has them).
-        if HOST_ONLY_ENV.contains(&k.as_str()) || k == crate::exec::env::CRITERIA_ENV {
+        if HOST_ONLY_ENV.contains(&k.as_str()) {
             continue;
         }
         let value = if k == "RASCAL_INSTRUCTION_FILE" {
             INSTRUCTION.to_string()
+        } else if k == crate::exec::env::CRITERIA_ENV {
+            // Handed in with the instruction (see `transfer::pack`).
+            CRITERIA.to_string()
         } else if k == crate::exec::env::ARTIFACTS_ENV {
             ARTIFACTS.to_string()
         } else {
@@ -703,6 +707,10 @@ mod tests {
                     "/host/instruction.md".into(),
                 ),
                 (crate::exec::env::ARTIFACTS_ENV.into(), "/host/art".into()),
+                (
+                    crate::exec::env::CRITERIA_ENV.into(),
+                    "/host/criteria.json".into(),
+                ),
                 ("RASCAL_AGENT".into(), "claude".into()),
             ],
             stdin: Some(b"do it".to_vec()),
@@ -819,6 +827,10 @@ mod tests {
         assert_eq!(
             get(crate::exec::env::ARTIFACTS_ENV).as_deref(),
             Some(ARTIFACTS)
+        );
+        assert_eq!(
+            get(crate::exec::env::CRITERIA_ENV).as_deref(),
+            Some(CRITERIA)
         );
         assert_eq!(get("HOME").as_deref(), Some("/tmp"));
         let secret = secret(&s, &KubernetesConfig::default()).unwrap();

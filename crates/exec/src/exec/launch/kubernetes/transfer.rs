@@ -21,6 +21,8 @@ use crate::git::beneath::{Beneath, Kind};
 pub const WORKSPACE_DIR: &str = "workspace";
 pub const ARTIFACTS_DIR: &str = "artifacts";
 pub const INSTRUCTION_FILE: &str = "instruction.md";
+/// A planned run's approved criteria (`$RASCAL_CRITERIA_FILE`).
+pub const CRITERIA_FILE: &str = "criteria.json";
 pub const STDIN_FILE: &str = "stdin";
 /// Entries a result may hold.
 pub const MAX_ENTRIES: u64 = 1_000_000;
@@ -37,6 +39,8 @@ pub struct Inbound<'a> {
     /// [`crate::exec::launch::Upload`]); None: the directory's own files.
     pub tree: Option<&'a crate::exec::launch::Upload>,
     pub instruction: Option<&'a Path>,
+    /// A planned run's approved criteria.
+    pub criteria: Option<&'a Path>,
     pub stdin: &'a [u8],
 }
 
@@ -115,9 +119,14 @@ pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
         h.set_size(len as u64);
         h
     };
-    if let Some(p) = input.instruction {
-        let bytes = fs::read(p)?;
-        b.append_data(&mut file(bytes.len()), INSTRUCTION_FILE, bytes.as_slice())?;
+    for (p, name) in [
+        (input.instruction, INSTRUCTION_FILE),
+        (input.criteria, CRITERIA_FILE),
+    ] {
+        if let Some(p) = p {
+            let bytes = fs::read(p)?;
+            b.append_data(&mut file(bytes.len()), name, bytes.as_slice())?;
+        }
     }
     b.append_data(&mut file(input.stdin.len()), STDIN_FILE, input.stdin)?;
     b.into_inner()?.flush()
@@ -602,6 +611,7 @@ mod tests {
                 workdir: src.path(),
                 tree: None,
                 instruction: None,
+                criteria: Some(&src.path().join("a/b/c.txt")),
                 stdin: b"in",
             },
             &mut out,
@@ -624,6 +634,12 @@ mod tests {
         );
         assert!(names.contains(&"workspace/l".to_string()));
         assert!(names.contains(&"stdin".to_string()));
+        // A planned run's criteria, where `$RASCAL_CRITERIA_FILE` points.
+        assert!(names.contains(&CRITERIA_FILE.to_string()), "{names:?}");
+        assert_eq!(
+            format!("{}/{CRITERIA_FILE}", super::super::spec::RASCAL_DIR),
+            super::super::spec::CRITERIA
+        );
     }
 
     mod hostile_archives {
