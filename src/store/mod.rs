@@ -163,6 +163,37 @@ fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<
 /// Create the tables, or bring a database of an older rascal up to date:
 /// the chain columns are added (its runs stay unchained) and the time from
 /// which every run must be chained is recorded.
+/// Put the database in WAL mode, once. The mode is kept in the file, so an
+/// open of a store already in it changes nothing. Switching needs the
+/// file to itself and SQLite answers "database is locked" at once, without
+/// its busy wait, when another process has it open (a `rascal list` while
+/// a first run creates the store): asked again for up to 10 s.
+fn write_ahead_log(conn: &Connection) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let mode = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get::<_, String>(0))
+            .and_then(|mode| {
+                if mode.eq_ignore_ascii_case("wal") {
+                    Ok(())
+                } else {
+                    conn.pragma_update(None, "journal_mode", "WAL")
+                }
+            });
+        match mode {
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if matches!(
+                    f.code,
+                    rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked
+                ) && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other,
+        }
+    }
+}
+
 fn migrate(conn: &mut Connection) -> rusqlite::Result<()> {
     let ready = has_column(conn, "events", "hash")?
         && has_column(conn, "runs", "head")?
@@ -240,8 +271,7 @@ impl Store {
         let conn = Connection::open(path).map_err(err)?;
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(err)?;
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(err)?;
+        write_ahead_log(&conn).map_err(err)?;
         conn.pragma_update(None, "synchronous", "NORMAL")
             .map_err(err)?;
         let mut conn = conn;
@@ -864,6 +894,31 @@ mod tests {
     use super::*;
     use crate::model::event::CandidateInfo;
     use crate::model::verdict::Verdict;
+
+    /// A first run creating the store while `rascal list` and `show` poll
+    /// it (CI saw "database is locked" from the run): every one of many
+    /// processes' opens of a new store at once succeeds.
+    #[test]
+    fn many_opens_of_a_new_store_at_once_all_succeed() {
+        for round in 0..5 {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("rascal.db");
+            let start = std::sync::Arc::new(std::sync::Barrier::new(8));
+            let opens: Vec<_> = (0..8)
+                .map(|_| {
+                    let (path, start) = (path.clone(), start.clone());
+                    std::thread::spawn(move || {
+                        start.wait();
+                        Store::open(&path).map(|_| ())
+                    })
+                })
+                .collect();
+            for o in opens {
+                let r = o.join().unwrap();
+                assert!(r.is_ok(), "round {round}: {r:?}");
+            }
+        }
+    }
 
     fn started(run: &str) -> RunEvent {
         RunEvent::RunStarted {

@@ -229,28 +229,41 @@ fn candidates_test_each_other_in_python_unittest() {
         ("calc.py", "def add(a, b):\n    return a - b\n"),
         ("test_calc.py", test),
     ]);
+    let doc = run_small_many_wrong(&t, [fix, &many, &wrong], "python3 -m unittest");
+    the_wrong_one_disagrees_and_is_never_the_pick(&doc, 2);
+}
+
+/// Run `small`, `many` and `wrong` (their scripts) in `t` with a test
+/// guardrail running `command`; the run's JSON document.
+fn run_small_many_wrong(
+    t: &crate::common::TestRepo,
+    [fix, many, wrong]: [&str; 3],
+    command: &str,
+) -> serde_json::Value {
     t.write(
         ".rascal/config.yaml",
-        &crate::common::command_agents(&[("small", fix), ("many", &many), ("wrong", &wrong)]),
+        &crate::common::command_agents(&[("small", fix), ("many", many), ("wrong", wrong)]),
     );
     t.write(
         ".rascal/guardrails.yaml",
-        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+        &format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n"),
     );
     t.commit_all("rascal config");
-    let doc = run(&t, &["small", "many", "wrong"]);
-    let w = candidate(&doc, "wrong");
+    run(t, &["small", "many", "wrong"])
+}
+
+/// `wrong` FAILs with one `compare/disagrees` per test of `many` it fails
+/// (`n`), and the pick is a right one.
+fn the_wrong_one_disagrees_and_is_never_the_pick(doc: &serde_json::Value, n: usize) {
+    let w = candidate(doc, "wrong");
     assert_eq!(w["verdict"], "fail", "{w}");
     let a = agreement(w);
+    let issues = a["issues"].as_array().unwrap();
+    assert_eq!(issues.len(), n, "one per test of `many` it fails: {a}");
     assert!(
-        a["issues"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .all(|i| i["rule"] == "compare/disagrees"),
+        issues.iter().all(|i| i["rule"] == "compare/disagrees"),
         "{a}"
     );
-    assert_eq!(a["issues"].as_array().unwrap().len(), 2, "{a}");
     let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
     assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
 }
@@ -298,16 +311,7 @@ fn candidates_test_each_other_in_go() {
             "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
         ),
     ]);
-    t.write(
-        ".rascal/config.yaml",
-        &crate::common::command_agents(&[("small", fix), ("many", &many), ("wrong", &wrong)]),
-    );
-    t.write(
-        ".rascal/guardrails.yaml",
-        "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
-    );
-    t.commit_all("rascal config");
-    let doc = run(&t, &["small", "many", "wrong"]);
+    let doc = run_small_many_wrong(&t, [fix, &many, &wrong], "go test ./...");
     let matrix = &doc["ranking"]["agreement"];
     let names: Vec<&str> = matrix["tests"]
         .as_array()
@@ -318,17 +322,7 @@ fn candidates_test_each_other_in_go() {
     for n in ["TestAddNegatives", "TestAddZero", "TestAddThrees"] {
         assert!(names.iter().any(|t| t.contains(n)), "{n} in {names:?}");
     }
-    let w = candidate(&doc, "wrong");
-    assert_eq!(w["verdict"], "fail", "{w}");
-    let a = agreement(w);
-    let issues = a["issues"].as_array().unwrap();
-    assert_eq!(issues.len(), 2, "one per test of `many` it fails: {a}");
-    assert!(
-        issues.iter().all(|i| i["rule"] == "compare/disagrees"),
-        "{a}"
-    );
-    let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
-    assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
+    the_wrong_one_disagrees_and_is_never_the_pick(&doc, 2);
 }
 
 /// A wrong candidate whose own test module loosens every other module's
@@ -362,16 +356,7 @@ fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
         ("calc.py", "def add(a, b):\n    return a - b\n"),
         ("test_calc.py", base_test),
     ]);
-    t.write(
-        ".rascal/config.yaml",
-        &crate::common::command_agents(&[("small", fix), ("many", &many), ("wrong", &wrong)]),
-    );
-    t.write(
-        ".rascal/guardrails.yaml",
-        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
-    );
-    t.commit_all("rascal config");
-    let doc = run(&t, &["small", "many", "wrong"]);
+    let doc = run_small_many_wrong(&t, [fix, &many, &wrong], "python3 -m unittest");
     let w = candidate(&doc, "wrong");
     let matrix = &doc["ranking"]["agreement"];
     let row = |who: &str| -> Vec<String> {

@@ -5,7 +5,7 @@
 use super::diffview::{bottom_line, line_row, window};
 use super::{mark_style, verdict_style};
 use crate::model::verdict::{Layer, Status};
-use crate::text::{ellipsis, pad, pad_left, sanitize, width};
+use crate::text::{ellipsis, pad, sanitize, width};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
@@ -19,7 +19,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         return;
     }
     let [top, bottom] = Layout::vertical([
-        Constraint::Length(top_height(area.height)),
+        Constraint::Length(super::ranking::top_height(area.height)),
         Constraint::Min(3),
     ])
     .areas(area);
@@ -32,21 +32,6 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     } else {
         pair_diff(frame, app, bottom);
     }
-}
-
-/// The scoreboard's and ranking's height in a compare view `body` rows
-/// tall; the diff (or evidence) pane below takes the rest.
-fn top_height(body: u16) -> u16 {
-    (STRIP.len() as u16 + 9).min(body / 2)
-}
-
-/// The rows inside the bottom pane's borders on a screen `height` rows
-/// tall (the header's 2 and the status bar's 1 left out).
-pub fn bottom_rows(height: u16) -> usize {
-    let body = height.saturating_sub(3);
-    body.saturating_sub(top_height(body))
-        .max(3)
-        .saturating_sub(2) as usize
 }
 
 fn criteria_met(c: &Candidate) -> String {
@@ -171,38 +156,6 @@ fn sides(app: &App) -> (String, String) {
     (sanitize(a), sanitize(b))
 }
 
-/// One place of the ranking: `1. careful all layers pass, …`, the reason
-/// (which names the candidate first: not said twice) wrapped under the
-/// name, never cut.
-fn position_lines(
-    p: &crate::model::ranking::Ranked,
-    w: usize,
-    name: ratatui::style::Style,
-    style: ratatui::style::Style,
-) -> Vec<Line<'static>> {
-    let head = format!("{}. {} ", p.position, sanitize(&p.candidate));
-    let reason = p
-        .reason
-        .strip_prefix(&format!("{}: ", p.candidate))
-        .unwrap_or(&p.reason);
-    let indent = width(&head);
-    let mut out = super::wrapped(
-        &sanitize(reason),
-        w.saturating_sub(indent),
-        usize::MAX,
-        style,
-    );
-    for (i, l) in out.iter_mut().enumerate() {
-        let lead = if i == 0 {
-            Span::styled(head.clone(), name)
-        } else {
-            Span::raw(" ".repeat(indent))
-        };
-        l.spans.insert(0, lead);
-    }
-    out
-}
-
 fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     let t = &app.theme;
     let title = if app.evidence.is_some() {
@@ -216,134 +169,8 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
         .title(Span::styled(title, t.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lines = ranking_lines(app, inner.width as usize);
+    let lines = super::ranking::ranking_lines(app, inner.width as usize);
     frame.render_widget(Paragraph::new(lines), inner);
-}
-
-/// The comparator's ranking as lines `w` wide: each position with its
-/// whole reason, the pick (or why none), the judge, the agreement matrix
-/// and the similarity matrix — or, with the comparator off, the order
-/// by verdict and size.
-pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
-    let t = &app.theme;
-    let mut lines = Vec::new();
-    match &app.ranking {
-        Some(r) => {
-            for p in &r.positions {
-                let id = &p.candidate;
-                let st = if r.pick.as_deref() == Some(id.as_str()) {
-                    t.pass
-                } else {
-                    t.text
-                };
-                lines.extend(position_lines(p, w, st, t.dim));
-            }
-            let pick = match (&r.pick, &r.contested) {
-                (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
-                (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
-                (None, None) => "comparator's pick: none (no candidate passed)".into(),
-            };
-            let style = if r.pick.is_some() { t.pass } else { t.warn };
-            lines.extend(super::wrapped(&pick, w, usize::MAX, style));
-            if let Some(j) = &r.judge {
-                let said = match (&j.pick, &j.problem) {
-                    (Some(p), _) => format!("judge {}: {} — {}", j.agent, p, j.reason),
-                    (None, Some(why)) => format!("judge {}: not used ({why})", j.agent),
-                    _ => format!("judge {}: no pick", j.agent),
-                };
-                lines.extend(super::wrapped(&sanitize(&said), w, usize::MAX, t.dim));
-            }
-            // The agreement matrix is the evidence, the similarity a
-            // tie-breaker: the pane is short, so the evidence comes first.
-            if let Some(a) = &r.agreement {
-                lines.push(Line::from(""));
-                lines.extend(agreement(app, a, w));
-            }
-            lines.push(Line::from(""));
-            lines.extend(matrix(app, r, w));
-        }
-        None => {
-            lines.push(Line::from(Span::styled(
-                "– comparator off (no ranking for this run)",
-                t.off,
-            )));
-            lines.push(Line::from(Span::styled(
-                "by verdict, then smallest change:",
-                t.dim,
-            )));
-            let mut order: Vec<&Candidate> = app.candidates.iter().collect();
-            order.sort_by_key(|c| {
-                (
-                    c.verdict.unwrap_or(crate::model::verdict::Verdict::Fail),
-                    c.lines,
-                )
-            });
-            for (i, c) in order.iter().enumerate() {
-                let v = c.verdict.map(|v| v.label()).unwrap_or("…");
-                lines.push(Line::from(Span::styled(
-                    ellipsis(
-                        &format!(
-                            "{}. {} {v} · {}",
-                            i + 1,
-                            sanitize(&c.info.id),
-                            crate::text::plural(c.lines, "line")
-                        ),
-                        w,
-                    ),
-                    t.text,
-                )));
-            }
-        }
-    }
-    lines
-}
-
-/// The similarity matrix, its names as wide as `w` allows: the row
-/// names' column takes what the value columns leave.
-fn matrix(app: &App, r: &crate::tui::app::Ranking, w: usize) -> Vec<Line<'static>> {
-    let t = &app.theme;
-    let names: Vec<String> = r.ids.iter().map(|id| sanitize(id)).collect();
-    let longest = names.iter().map(|n| width(n)).max().unwrap_or(0);
-    let k = names.len().max(1);
-    // Value columns: a name when it fits, at least `0.00` and a space.
-    let colw = (longest + 1).clamp(6, (w.saturating_sub(longest.min(12) + 1) / k).max(6));
-    let namew = (longest + 1).min(w.saturating_sub(colw * k)).max(6);
-    let mut head = vec![Span::styled(" ".repeat(namew), t.dim)];
-    for n in &names {
-        head.push(Span::styled(pad_left(&ellipsis(n, colw - 1), colw), t.dim));
-    }
-    let mut out = vec![Line::from(head)];
-    for (i, n) in names.iter().enumerate() {
-        let mut spans = vec![Span::styled(pad(&ellipsis(n, namew - 1), namew), t.dim)];
-        for v in r.matrix.get(i).into_iter().flatten() {
-            spans.push(Span::styled(format!("{v:>colw$.2}"), t.text));
-        }
-        out.push(Line::from(spans));
-    }
-    out
-}
-
-/// The agreement matrix: each passing candidate's code (rows) on the
-/// tests the others wrote that fail at the base (numbered columns,
-/// grouped by author), ✓ passed, ✗ failed, – not applicable; then the
-/// numbered tests.
-fn agreement(app: &App, a: &crate::model::agreement::Agreement, w: usize) -> Vec<Line<'static>> {
-    let t = &app.theme;
-    let mut out = vec![Line::from(Span::styled(
-        ellipsis("agreement · code × tests others wrote", w),
-        t.dim,
-    ))];
-    for l in a.render() {
-        let style = if l.contains('✗') {
-            t.warn
-        } else if l.contains('✓') {
-            t.pass
-        } else {
-            t.dim
-        };
-        out.push(Line::from(Span::styled(ellipsis(&sanitize(&l), w), style)));
-    }
-    out
 }
 
 fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
@@ -420,55 +247,4 @@ fn pair_diff(frame: &mut Frame, app: &App, area: Rect) {
         }
     }
     frame.render_widget(Paragraph::new(lines), inner);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::ranking::Ranked;
-    use crate::model::verdict::Verdict;
-
-    fn text(lines: &[Line]) -> Vec<String> {
-        lines
-            .iter()
-            .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
-            .collect()
-    }
-
-    /// Issue 31, item 6: `careful careful: all layers pass, consensu…` —
-    /// the name said once, the reason wrapped whole under it.
-    #[test]
-    fn a_ranking_line_names_the_candidate_once_and_keeps_its_whole_reason() {
-        let p = Ranked {
-            position: 1,
-            candidate: "careful".into(),
-            verdict: Verdict::Pass,
-            layers_passed: 5,
-            criteria_met: 0,
-            consensus: 0.87,
-            lines: 10,
-            files: 1,
-            reason: "careful: all layers pass, passes 2/2 tests others wrote (agrees with hasty), consensus 0.87".into(),
-            usage: None,
-            agreement: None,
-        };
-        let style = ratatui::style::Style::default();
-        let lines = text(&position_lines(&p, 40, style, style));
-        assert!(
-            lines[0].starts_with("1. careful all layers pass,"),
-            "{lines:?}"
-        );
-        assert_eq!(lines.concat().matches("careful").count(), 1, "{lines:?}");
-        assert!(lines.iter().all(|l| width(l) <= 40), "{lines:?}");
-        assert!(
-            lines.iter().skip(1).all(|l| l.starts_with("           ")),
-            "{lines:?}"
-        );
-        let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert_eq!(
-            words(&lines.join(" ")),
-            "1. careful all layers pass, passes 2/2 tests others wrote (agrees with hasty), consensus 0.87"
-        );
-        assert!(!lines.concat().contains('…'));
-    }
 }

@@ -13,7 +13,7 @@ use ratatui::Frame;
 /// The pane's lines at the screen's width (less its borders).
 fn lines(app: &App) -> Vec<Line<'static>> {
     let w = app.width.saturating_sub(2) as usize;
-    let mut out = super::compare::ranking_lines(app, w);
+    let mut out = super::ranking::ranking_lines(app, w);
     if !crate::tui::commands::matrix_tests(app).is_empty() {
         out.insert(
             0,
@@ -30,7 +30,7 @@ fn lines(app: &App) -> Vec<Line<'static>> {
 pub fn max_scroll(app: &App) -> usize {
     lines(app)
         .len()
-        .saturating_sub(super::compare::bottom_rows(app.height))
+        .saturating_sub(super::ranking::bottom_rows(app.height))
 }
 
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {

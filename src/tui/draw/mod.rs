@@ -10,6 +10,7 @@ pub mod evidence;
 pub mod help;
 pub mod home;
 pub mod plan;
+pub mod ranking;
 pub mod statusbar;
 
 use super::app::{App, RunState, Screen};
