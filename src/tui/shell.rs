@@ -557,11 +557,13 @@ impl Background<'_> {
         });
     }
 
-    /// Read a candidate's diff against the base.
-    fn load_diff(&self, app: &App, id: String) {
-        let Some(change) = super::changes::Change::of(app, &id) else {
-            return;
-        };
+    /// Run `read` off the event loop with the run's repository, id and
+    /// base; send what it answers back as an action.
+    fn read_changes(
+        &self,
+        app: &App,
+        read: impl FnOnce(&std::path::Path, &str, &str) -> Action + Send + 'static,
+    ) {
         let (base, origin, run) = (
             self.shell.base.clone(),
             self.shell.origin.clone(),
@@ -569,16 +571,25 @@ impl Background<'_> {
         );
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(
-                match super::changes::diff_text(&origin, &run, &base, &change) {
-                    Ok(text) => Action::DiffLoaded {
-                        candidate: id,
-                        text,
-                    },
-                    Err(why) => Action::DiffUnreadable { candidate: id, why },
-                },
-            );
+            let _ = tx.send(read(&origin, &run, &base));
         });
+    }
+
+    /// Read a candidate's diff against the base.
+    fn load_diff(&self, app: &App, id: String) {
+        let Some(change) = super::changes::Change::of(app, &id) else {
+            return;
+        };
+        self.read_changes(
+            app,
+            move |origin, run, base| match super::changes::diff_text(origin, run, base, &change) {
+                Ok(text) => Action::DiffLoaded {
+                    candidate: id,
+                    text,
+                },
+                Err(why) => Action::DiffUnreadable { candidate: id, why },
+            },
+        );
     }
 
     /// Read how two candidates' changes differ.
@@ -589,35 +600,23 @@ impl Background<'_> {
         ) else {
             return;
         };
-        let (base, origin, run) = (
-            self.shell.base.clone(),
-            self.shell.origin.clone(),
-            app.run.clone(),
+        self.read_changes(
+            app,
+            move |origin, run, base| match super::changes::compare_text(origin, run, base, &ca, &cb)
+            {
+                Ok(text) => Action::CompareLoaded { a, b, text },
+                Err(why) => Action::CompareUnreadable { a, b, why },
+            },
         );
-        let tx = self.loaded.clone();
-        tokio::task::spawn_blocking(move || {
-            let _ = tx.send(
-                match super::changes::compare_text(&origin, &run, &base, &ca, &cb) {
-                    Ok(text) => Action::CompareLoaded { a, b, text },
-                    Err(why) => Action::CompareUnreadable { a, b, why },
-                },
-            );
-        });
     }
 
     /// Read test `index` (`name`, by `author`) from its author's change.
     fn load_test_source(&self, app: &App, index: usize, author: String, name: String) {
         let change = super::changes::Change::of(app, &author);
-        let (base, origin, run) = (
-            self.shell.base.clone(),
-            self.shell.origin.clone(),
-            app.run.clone(),
-        );
-        let tx = self.loaded.clone();
-        tokio::task::spawn_blocking(move || {
+        self.read_changes(app, move |origin, run, base| {
             let found = change
                 .ok_or_else(|| format!("{author} is not a candidate of this run"))
-                .and_then(|c| super::changes::changed_files(&origin, &run, &base, &c))
+                .and_then(|c| super::changes::changed_files(origin, run, base, &c))
                 .and_then(|files| {
                     super::test_source::find(&files, &name).ok_or_else(|| {
                         format!(
@@ -627,7 +626,7 @@ impl Background<'_> {
                         )
                     })
                 });
-            let _ = tx.send(Action::TestSourceLoaded { index, found });
+            Action::TestSourceLoaded { index, found }
         });
     }
 

@@ -60,22 +60,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             n + 1,
             sanitize(&c.description)
         );
-        let style = if n == p.sel {
-            t.selected
-        } else if item.keep {
-            t.text
-        } else {
-            t.dim
-        };
-        let from = lines.len();
-        lines.extend(
-            wrap_indented(&text, cols, 7)
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, style))),
+        row_lines(
+            &mut lines,
+            &mut selected,
+            (t, cols),
+            &text,
+            (n == p.sel, item.keep),
         );
-        if n == p.sel {
-            selected = from..lines.len();
-        }
     }
     for (n, c) in p.constraints.iter().enumerate() {
         let row = p.items.len() + n;
@@ -88,22 +79,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 .trim_start()
                 .trim_start_matches('-')
         );
-        let style = if row == p.sel {
-            t.selected
-        } else if keep {
-            t.text
-        } else {
-            t.dim
-        };
-        let from = lines.len();
-        lines.extend(
-            wrap_indented(&text, cols, 7)
-                .into_iter()
-                .map(|l| Line::from(Span::styled(l, style))),
+        row_lines(
+            &mut lines,
+            &mut selected,
+            (t, cols),
+            &text,
+            (row == p.sel, keep),
         );
-        if row == p.sel {
-            selected = from..lines.len();
-        }
     }
     // Below the list, always in view: the text field, what was wrong.
     let mut footer: Vec<Line> = vec![Line::from("")];
@@ -162,6 +144,34 @@ fn wrap_indented(s: &str, cols: usize, indent: usize) -> Vec<String> {
         );
     }
     out
+}
+
+/// One row of the list (a criterion or a constraint), wrapped whole in
+/// `cols` columns: selected, kept or dropped by its style; the rows it
+/// took are `selected` when it is the selected one.
+fn row_lines(
+    lines: &mut Vec<Line<'static>>,
+    selected: &mut std::ops::Range<usize>,
+    (t, cols): (&crate::tui::Theme, usize),
+    text: &str,
+    (is_selected, keep): (bool, bool),
+) {
+    let style = if is_selected {
+        t.selected
+    } else if keep {
+        t.text
+    } else {
+        t.dim
+    };
+    let from = lines.len();
+    lines.extend(
+        wrap_indented(text, cols, 7)
+            .into_iter()
+            .map(|l| Line::from(Span::styled(l, style))),
+    );
+    if is_selected {
+        *selected = from..lines.len();
+    }
 }
 
 #[cfg(test)]
