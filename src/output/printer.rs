@@ -702,7 +702,9 @@ pub fn criterion_line(c: &crate::config::spec::Criterion) -> String {
         cut(&sanitize(&c.description), 200),
         if c.required { "" } else { " [optional]" },
         c.kind.name(),
-        cut(&sanitize(&c.check), 200),
+        // As long as a planner may write one (`plan_answer::MAX_CHECK`):
+        // what a human approves is shown whole.
+        cut(&sanitize(&c.check), 500),
         if c.new_test { ", a new test" } else { "" }
     )
 }
@@ -775,6 +777,19 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A planned criterion's check, up to the planner's 500 characters, is
+    /// shown whole in `show` (the part that matters can be at its end).
+    #[test]
+    fn a_criterions_check_shows_whole_up_to_what_a_planner_may_write() {
+        let check = format!("cargo test {} || true", "x".repeat(470));
+        let c: crate::config::spec::Criterion = serde_yaml::from_str(&format!(
+            "{{ description: \"long\", type: command, check: \"{check}\" }}"
+        ))
+        .unwrap();
+        let line = criterion_line(&c);
+        assert!(line.contains(&check), "{line}");
+    }
     use crate::model::event::CandidateInfo;
     use crate::text::width;
 
