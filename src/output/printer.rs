@@ -783,9 +783,11 @@ mod tests {
     #[test]
     fn a_criterions_check_shows_whole_up_to_what_a_planner_may_write() {
         let check = format!("cargo test {} || true", "x".repeat(470));
-        let c: crate::config::spec::Criterion = serde_yaml::from_str(&format!(
-            "{{ description: \"long\", type: command, check: \"{check}\" }}"
-        ))
+        let c: crate::config::spec::Criterion = serde_json::from_value(serde_json::json!({
+            "description": "long",
+            "type": "command",
+            "check": check,
+        }))
         .unwrap();
         let line = criterion_line(&c);
         assert!(line.contains(&check), "{line}");
