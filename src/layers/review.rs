@@ -272,6 +272,11 @@ pub fn issues_of(reviewer: &str, v: &ReviewVerdict) -> Vec<Issue> {
 }
 
 /// The task as a reviewer or judge sees it: instruction, criteria, constraints.
+/// One criterion as a prompt lists it: `- description (type: `check`)`.
+pub fn criterion_bullet(c: &crate::config::spec::Criterion) -> String {
+    format!("- {} ({}: `{}`)\n", c.description, c.kind.name(), c.check)
+}
+
 pub fn task_text(task: &Task) -> String {
     let mut s = format!("## Task\n\n{}\n", task.instruction.trim());
     if !task.acceptance_criteria.is_empty() {
@@ -283,12 +288,7 @@ pub fn task_text(task: &Task) -> String {
                 s.push_str("- held-out tests pass (run by rascal; not shown)\n");
                 continue;
             }
-            s.push_str(&format!(
-                "- {} ({}: `{}`)\n",
-                c.description,
-                c.kind.name(),
-                c.check
-            ));
+            s.push_str(&criterion_bullet(c));
         }
     }
     if !task.constraints.is_empty() {

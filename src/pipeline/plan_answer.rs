@@ -47,12 +47,7 @@ pub fn plan_prompt(task: &Task, base_view: &std::path::Path, nonce: &str) -> Str
             if c.kind == CriterionKind::Holdout {
                 continue;
             }
-            s.push_str(&format!(
-                "- {} ({}: `{}`)\n",
-                c.description,
-                c.kind.name(),
-                c.check
-            ));
+            s.push_str(&crate::layers::review::criterion_bullet(c));
         }
         s
     };
