@@ -559,7 +559,7 @@ pub async fn run_command_criterion(
 fn proven(r: Report, proof: Result<criterion_proof::Proof, String>) -> Report {
     use criterion_proof::Proof;
     match proof {
-        Ok(p @ (Proof::Unproven(_) | Proof::NotNew(_))) => {
+        Ok(p @ (Proof::Unproven(_) | Proof::Unchecked(_) | Proof::NotNew(_))) => {
             let output = r.output.clone();
             let rule = match p {
                 Proof::NotNew(_) => criterion_proof::RULE_NOT_NEW,

@@ -1,7 +1,10 @@
 //! Whether a `test` criterion met by the candidate's own tests proves
 //! anything: a test the change wrote passes whatever the code does if it
 //! asserts nothing (an empty test named after the criterion), so such a
-//! test counts only when it fails on the base's code. A criterion whose
+//! test counts only when it fails on the base's code — or, when it does
+//! not build there, fails on the change's code with the change's new
+//! functions stubbed out (`let _ = triple;` names a function without
+//! checking it). A criterion whose
 //! filter selects a test the base already has is met by that test.
 //!
 //! The base's side (a copy of the base commit, and the change's tests laid
@@ -30,6 +33,10 @@ pub trait BaseSide: Send + Sync {
     /// The change's tests on the base's code: its test files, the files
     /// `listed_in` (where its tests are), and its Rust test modules.
     fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, String>;
+    /// The change's code with its new functions stubbed out, its tests
+    /// its own: where a test that does not build on the base's code must
+    /// fail to count.
+    fn without_new_code(&self) -> Result<Place, String>;
 }
 
 /// What the base says of a passing `test` criterion's selected tests.
@@ -37,12 +44,17 @@ pub trait BaseSide: Send + Sync {
 pub enum Proof {
     /// The filter selects tests the base has: they meet it.
     BaseTests(Vec<String>),
-    /// Every selected test is the change's; these fail (or do not build) on
-    /// the base's code and pass here.
+    /// Every selected test is the change's; these fail on the base's code
+    /// (or do not build there and fail with the change's new functions
+    /// stubbed out) and pass here.
     FailAtBase { own: usize, failing: Vec<String> },
     /// Every selected test is the change's, and all pass on the base's
     /// code: they show nothing about the change.
     Unproven(Vec<String>),
+    /// Every selected test is the change's; none fails on the base's code
+    /// and these do not build there, but pass with the change's new
+    /// functions stubbed out: they do not check what the new code does.
+    Unchecked(Vec<String>),
     /// A `new_test` criterion's filter selects only the base's own tests:
     /// the test it asks for was not written.
     NotNew(Vec<String>),
@@ -67,6 +79,13 @@ impl Proof {
                 first_of(t, 4),
                 if t.len() == 1 { "it passes" } else { "they pass" },
                 if t.len() == 1 { "it shows" } else { "they show" },
+            ),
+            Proof::Unchecked(t) => format!(
+                "the filter selects only tests this change wrote ({}); {} not build on the base's code, and {} with the change's new functions stubbed out: {} not check what the new code does",
+                first_of(t, 4),
+                if t.len() == 1 { "it does" } else { "they do" },
+                if t.len() == 1 { "it passes" } else { "they pass" },
+                if t.len() == 1 { "it does" } else { "they do" },
             ),
             Proof::NotNew(t) => format!(
                 "the criterion asks for a new test, but the filter selects only the base's own {} ({}): a test this change writes must fail on the base's code and pass here",
@@ -130,13 +149,35 @@ pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, Strin
             "running the change's tests on the base's code: `{run}` {p}"
         ));
     }
-    let results = test_results::results(s.rec.runner, &w, s.listing, s.rec.dir.as_deref());
-    let judged = ledger::judge(s.rec.runner, s.listing, &results);
-    let failing: Vec<String> = own
+    let judged = judge_run(s, &w);
+    // Those that do not build on the base's code (or, in Python, fail
+    // there) count when they fail with the change's new functions stubbed
+    // out: naming a function is not checking it.
+    let by_name = s.rec.runner.missing_names_fail_when_run();
+    let (unbuilt, mut failing): (Vec<String>, Vec<String>) = own
         .iter()
         .filter(|t| judged.failed.contains(t) || judged.not_run.contains(t))
         .cloned()
-        .collect();
+        .partition(|t| judged.not_run.contains(t) || by_name);
+    if failing.is_empty() && !unbuilt.is_empty() {
+        let stubbed = side.without_new_code()?;
+        let w = run_whole(&stubbed, &run, s.timeout, (&[], false), &read, s.cancel).await?;
+        if let Some(p) = w.outcome.exit.problem(s.timeout) {
+            return Err(format!(
+                "running the change's tests with its new functions stubbed out: `{run}` {p}"
+            ));
+        }
+        let without = judge_run(s, &w);
+        failing.extend(
+            unbuilt
+                .iter()
+                .filter(|t| without.failed.contains(t))
+                .cloned(),
+        );
+        if failing.is_empty() {
+            return Ok(Proof::Unchecked(unbuilt));
+        }
+    }
     Ok(if failing.is_empty() {
         Proof::Unproven(own)
     } else {
@@ -145,6 +186,12 @@ pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, Strin
             failing,
         }
     })
+}
+
+/// How the selected tests fared in the run `w`.
+fn judge_run(s: &Selected<'_>, w: &test_results::Whole) -> ledger::Judged {
+    let results = test_results::results(s.rec.runner, w, s.listing, s.rec.dir.as_deref());
+    ledger::judge(s.rec.runner, s.listing, &results)
 }
 
 /// The files the selected tests are in, from the repository's root.

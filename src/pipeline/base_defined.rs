@@ -184,6 +184,27 @@ pub fn tests_on_base(
     laid_on(place, changes, &base.tree.to_string(), &edits)
 }
 
+/// `place` (a check copy of the change) with every function the change
+/// adds or rewrites stubbed out to return a zero value at once
+/// (`test_integrity::without_new_code`); test code stays the change's.
+/// The change's new tests that do not build on the base's code run here:
+/// one that still passes does not check what the new code does.
+pub fn without_new_code(place: &Place, changes: &ChangeSet) -> Result<Place, String> {
+    let base = BaseFiles::open(place, changes)?;
+    let files = place.files_reader();
+    let read_now = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
+    let edits: Vec<(String, Lay)> = changed_paths(changes)
+        .into_iter()
+        .filter(|p| !test_integrity::in_rust_test_module(p, &read_now))
+        .filter_map(|p| {
+            let now = read_now(&p)?;
+            let stubbed = test_integrity::without_new_code(&p, base.read(&p).as_deref(), &now)?;
+            Some((p, Lay::Bytes(stubbed.into_bytes())))
+        })
+        .collect();
+    laid(place, changes, &edits)
+}
+
 /// `target` (another candidate's check place) with the tests of each
 /// `authors` change (its place, change, and the files its listing names
 /// tests in) laid in, the same way [`tests_on_base`] lays them over the
@@ -294,5 +315,9 @@ impl crate::layers::criterion_proof::BaseSide for CandidateBase<'_> {
 
     fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, String> {
         tests_on_base(self.place, self.changes, listed_in)
+    }
+
+    fn without_new_code(&self) -> Result<Place, String> {
+        without_new_code(self.place, self.changes)
     }
 }

@@ -7,6 +7,12 @@
 //! the base) names the tests, and the same command over a copy of the
 //! change with the base's test files laid in must pass every one of them.
 //!
+//! The change's new tests run on the base's code as for a known runner
+//! (`test_evidence::new_tests`): new names in the results that fail there
+//! and pass here are evidence, one that does not run there must fail with
+//! the change's new functions stubbed out, and a test that fails on the
+//! base's code but whose changed version passes there is weakened.
+//!
 //! The results file is written inside the copy, where the code under test
 //! could write too; what makes it evidence is the base-tests run, whose
 //! tests are the base's and whose names must all come back passing.
@@ -17,11 +23,11 @@ use crate::layers::ledger::{junit, Results};
 use crate::layers::test_integrity::{self, Input};
 use crate::layers::test_results::{run_whole, Whole};
 use crate::model::changeset::ChangeSet;
-use crate::model::ledger::{BaseTests, Ledger};
+use crate::model::ledger::{BaseTests, Ledger, NewTests};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::base_cache::{at_base_once, base_tree_of};
-use crate::pipeline::test_evidence::RULE_FAILED;
-use crate::pipeline::test_report::{merge_base_tests, own_run_of};
+use crate::pipeline::test_evidence::{RULE_FAILED, RULE_WEAKENED};
+use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 use crate::text::{first_of, plural};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -188,6 +194,8 @@ pub async fn run_junit_guardrail(
                 }));
                 let base = base_tests(&runs, place, changes, allow, &at_base, &now).await;
                 r = merge_base_tests(r, &mut s, base);
+                let new = new_tests(&runs, place, changes, &at_base, &now).await;
+                r = merge_new_tests(r, &mut s, new);
             }
             Err(e) => r = r.errored(format!("running the base's own tests at the base: {e}")),
         }
@@ -260,5 +268,100 @@ async fn base_tests(
         passed,
         &not_passing,
         files_laid,
+    ))
+}
+
+/// The results of `runs` at `place`, or none when the run wrote no results
+/// file (its tests did not build there); a run that did not end is an
+/// error.
+async fn results_there(runs: &JunitRun<'_>, place: &Place) -> Result<Results, String> {
+    let w = runs.at(place).await?;
+    if let Some(p) = w.outcome.exit.problem(runs.timeout) {
+        return Err(format!("`{}` {p}", runs.run));
+    }
+    Ok(runs.read(&w).unwrap_or_default())
+}
+
+/// The change's tests on the base's code (see the module doc): nothing
+/// runs when the change touches no test.
+async fn new_tests(
+    runs: &JunitRun<'_>,
+    place: &Place,
+    changes: &ChangeSet,
+    at_base: &Results,
+    now: &Results,
+) -> Result<(Option<NewTests>, Vec<Issue>), String> {
+    if crate::pipeline::base_defined::test_paths(place, changes, &[]).is_empty() {
+        return Ok((None, Vec::new()));
+    }
+    let base_names = all_names(at_base);
+    let passed = |r: &Results, t: &String| r.passed.contains(t) && !r.failed.contains(t);
+    let added: Vec<String> = all_names(now)
+        .into_iter()
+        .filter(|n| !base_names.contains(n))
+        .collect();
+    let kept: Vec<String> = at_base
+        .failed
+        .iter()
+        .filter(|t| all_names(now).contains(t))
+        .cloned()
+        .collect();
+    if added.is_empty() && kept.is_empty() {
+        return Ok((None, Vec::new()));
+    }
+    let on_base = crate::pipeline::base_defined::tests_on_base(place, changes, &[])?;
+    let there = results_there(runs, &on_base).await?;
+    let issues: Vec<Issue> = kept
+        .iter()
+        .filter(|t| passed(&there, t))
+        .map(|t| {
+            Issue::new(
+                RULE_WEAKENED,
+                Severity::Error,
+                format!("test `{t}` fails on the base's code, but the change's version of it passes there: it no longer finds the bug (passes on the unchanged code)"),
+            )
+        })
+        .collect();
+    if added.is_empty() {
+        return Ok((None, issues));
+    }
+    let here: Vec<String> = added.iter().filter(|t| passed(now, t)).cloned().collect();
+    let ran_there = |t: &String| there.passed.contains(t) || there.failed.contains(t);
+    let unbuilt: Vec<String> = here.iter().filter(|t| !ran_there(t)).cloned().collect();
+    let mut pass_without_new_code = if unbuilt.is_empty() {
+        Vec::new()
+    } else {
+        let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
+        let without = results_there(runs, &stubbed).await?;
+        unbuilt
+            .iter()
+            .filter(|t| !without.failed.contains(t))
+            .cloned()
+            .collect()
+    };
+    let mut proving_names: Vec<String> = here
+        .iter()
+        .filter(|t| there.failed.contains(t) || unbuilt.contains(t))
+        .filter(|t| !pass_without_new_code.contains(t))
+        .cloned()
+        .collect();
+    let proving = proving_names.len();
+    proving_names.truncate(300);
+    let mut pass_at_base: Vec<String> = added
+        .iter()
+        .filter(|t| passed(&there, t))
+        .cloned()
+        .collect();
+    pass_at_base.truncate(50);
+    pass_without_new_code.truncate(50);
+    Ok((
+        Some(NewTests {
+            added: added.len(),
+            proving,
+            pass_at_base,
+            pass_without_new_code,
+            proving_names,
+        }),
+        issues,
     ))
 }

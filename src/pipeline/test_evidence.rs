@@ -8,7 +8,10 @@
 //!   pass there;
 //! - the change's new tests, run on the base's code
 //!   (`base_defined::tests_on_base`): a new test that fails there and passes
-//!   on the change is evidence the change does what it tests.
+//!   on the change is evidence the change does what it tests. One that
+//!   does not build there must also fail on the change's code with its new
+//!   functions stubbed out (`base_defined::without_new_code`): naming a new
+//!   function is not checking it.
 
 use crate::config::Guardrail;
 use crate::exec::place::Place;
@@ -234,19 +237,46 @@ pub async fn new_tests(
         return Ok((None, issues));
     }
     let there = judged(runs, &at_base, added, now.files_only);
-    let mut proving_names: Vec<String> = passing(runs, results, added, now.files_only)
+    let here = passing(runs, results, added, now.files_only);
+    // Those that do not build (or run) on the base's code — in Python,
+    // that fail there, as a missing name fails a test when it runs — fail
+    // there whatever they assert, so they must fail without the new code.
+    let by_name = runs.rec.runner.missing_names_fail_when_run();
+    let unbuilt: Vec<String> = here
+        .iter()
+        .filter(|t| there.not_run.contains(t) || (by_name && there.failed.contains(t)))
+        .cloned()
+        .collect();
+    let mut pass_without_new_code = if unbuilt.is_empty() {
+        Vec::new()
+    } else {
+        let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
+        let run = runs.run(&stubbed).await?;
+        if let Some(p) = run.outcome.exit.problem(runs.timeout) {
+            return Err(format!("`{}` {p}", runs.run.0));
+        }
+        let without = judged(runs, &runs.results(&run, now), &unbuilt, now.files_only);
+        unbuilt
+            .into_iter()
+            .filter(|t| !without.failed.contains(t))
+            .collect()
+    };
+    let mut proving_names: Vec<String> = here
         .into_iter()
         .filter(|t| there.failed.contains(t) || there.not_run.contains(t))
+        .filter(|t| !pass_without_new_code.contains(t))
         .collect();
     let proving = proving_names.len();
     proving_names.truncate(300);
     let mut pass_at_base = passing(runs, &at_base, added, now.files_only);
     pass_at_base.truncate(50);
+    pass_without_new_code.truncate(50);
     Ok((
         Some(NewTests {
             added: added.len(),
             proving,
             pass_at_base,
+            pass_without_new_code,
             proving_names,
         }),
         issues,

@@ -373,7 +373,28 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
         + "\n"
         + &append("pub fn triple(a: i32) -> i32 {\n    3 * a\n}\n")
         + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn triples() { assert_eq!(triple(2), 6); }/");
-    let t = rust_repo(&[("empty", &empty), ("proving", &proving)], CARGO_TEST);
+    // `names` and `calls` write a wrong `triple` and a test that names it
+    // or calls it without checking the result: neither builds on the
+    // base's code, and both pass with the new code stubbed out.
+    let wrong_with = |test: &str| {
+        sed("s/a - b/a + b/")
+            + "\n"
+            + &append("pub fn triple(a: i32) -> i32 {\n    a\n}\n")
+            + &sed(&format!(
+                "s/use super::\\*;/use super::*;\\n    #[test]\\n    fn triples() {{ {test} }}/"
+            ))
+    };
+    let names = wrong_with("let _ = triple;");
+    let calls = wrong_with("let _ = triple(2);");
+    let t = rust_repo(
+        &[
+            ("empty", &empty),
+            ("proving", &proving),
+            ("names", &names),
+            ("calls", &calls),
+        ],
+        CARGO_TEST,
+    );
     t.write(
         ".rascal/specs/triple.yaml",
         "instruction: Add triple(a) returning 3 * a.\nacceptance_criteria:\n  - { description: triple is tested, type: test, check: triples }\n  - { description: negation still works, type: test, check: negates }\n",
@@ -383,8 +404,11 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
         "criteria:\n  test_command: \"cargo test --offline --quiet {check}\"\n",
     );
     t.commit_all("spec");
-    let doc =
-        crate::test_integrity::rascal_json(&t, &["run", "--spec", "triple"], &["empty", "proving"]);
+    let doc = crate::test_integrity::rascal_json(
+        &t,
+        &["run", "--spec", "triple"],
+        &["empty", "proving", "names", "calls"],
+    );
     let criterion = |c: &serde_json::Value, name: &str| -> serde_json::Value {
         c["reports"]
             .as_array()
@@ -418,6 +442,35 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
             .contains("selected tests this change wrote: 1 of 1 fail on the base's code and pass here (tests::triples)"),
         "{tested}"
     );
+    let l = &report(p, "tests")["ledger"]["new_tests"];
+    assert_eq!(l["proving"], 1, "{l}");
+    for name in ["names", "calls"] {
+        let c = candidate(&doc, name);
+        assert_eq!(c["verdict"], "fail", "{name}: {c}");
+        let tested = criterion(c, "triple is tested");
+        assert_eq!(tested["status"], "fail", "{name}: {tested}");
+        assert_eq!(
+            tested["issues"][0]["rule"], "criteria/test-unproven",
+            "{name}: {tested}"
+        );
+        assert!(
+            tested["output"].as_str().unwrap().contains(
+                "(tests::triples); it does not build on the base's code, and it passes with the change's new functions stubbed out: it does not check what the new code does"
+            ),
+            "{name}: {tested}"
+        );
+        let tests = report(c, "tests");
+        assert!(
+            tests["output"].as_str().unwrap().contains(
+                "new tests: 0 of 1 fail at the base and pass here — not failing with the change's new functions stubbed out: tests::triples"
+            ),
+            "{name}: {tests}"
+        );
+        assert_eq!(
+            tests["ledger"]["new_tests"]["pass_without_new_code"][0], "tests::triples",
+            "{name}: {tests}"
+        );
+    }
     // A criterion the base's own test selects is met by it.
     let neg = criterion(p, "negation still works");
     assert_eq!(neg["status"], "pass", "{neg}");
@@ -428,6 +481,103 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
             .contains("met by the base's own test: tests::negates"),
         "{neg}"
     );
+}
+
+/// In Python a test of a function the base does not have fails there
+/// (the name is missing) whatever it asserts, and in Go it does not build:
+/// either way, a new test counts as evidence only when it also fails on
+/// the change's code with the change's new functions stubbed out (`None`,
+/// Go's zero values). `calls` writes a wrong `triple` and a test that only
+/// calls it; `checks` a right one and a test of its result.
+#[test]
+fn a_new_test_that_only_calls_the_new_code_is_not_evidence_in_python_and_go() {
+    use crate::test_integrity::toolchain;
+    if !bwrap() {
+        return;
+    }
+    // (runner, base files, the `calls` agent, the `checks` agent, the new test)
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, String, String, &'a str);
+    let python = ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|p| {
+            std::process::Command::new(p)
+                .args(["-c", "import pytest"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or("python3");
+    let cases: Vec<Case> = vec![
+        (
+            "pytest",
+            vec![
+                ("calc.py", "def add(a, b):\n    return a + b\n"),
+                ("test_calc.py", "import calc\n\n\ndef test_adds():\n    assert calc.add(2, 2) == 4\n"),
+            ],
+            write("test_triple.py", "import calc\n\n\ndef test_triple():\n    calc.triple(2)\n")
+                + "printf '\\n\\ndef triple(a):\\n    return a\\n' >> calc.py",
+            write("test_triple.py", "import calc\n\n\ndef test_triple():\n    assert calc.triple(2) == 6\n")
+                + "printf '\\n\\ndef triple(a):\\n    return 3 * a\\n' >> calc.py",
+            "test_triple.py::test_triple",
+        ),
+        (
+            "go",
+            vec![
+                ("go.mod", "module calc\n\ngo 1.19\n"),
+                ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n"),
+                ("calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n"),
+            ],
+            write("triple_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestTriple(t *testing.T) {\n\t_ = Triple(2)\n}\n")
+                + "printf '\\nfunc Triple(a int) int {\\n\\treturn a\\n}\\n' >> calc.go",
+            write("triple_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestTriple(t *testing.T) {\n\tif Triple(2) != 6 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n")
+                + "printf '\\nfunc Triple(a int) int {\\n\\treturn 3 * a\\n}\\n' >> calc.go",
+            "calc.TestTriple",
+        ),
+    ];
+    let pytest = format!("{python} -m pytest -q -p no:cacheprovider");
+    for (runner, files, calls, checks, test) in cases {
+        let (present, command) = match runner {
+            "pytest" => (toolchain(python, &["-c", "import pytest"]), pytest.as_str()),
+            _ => (toolchain("go", &["version"]), "go test ./..."),
+        };
+        if !present {
+            continue;
+        }
+        let t = repo_of(
+            &files,
+            &[("calls", &calls), ("checks", &checks)],
+            &format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n"),
+        );
+        let doc = run(&t, &["calls", "checks"]);
+        let new_tests =
+            |name: &str| report(candidate(&doc, name), "tests")["ledger"]["new_tests"].clone();
+        let c = new_tests("calls");
+        assert_eq!(
+            (c["added"].as_u64(), c["proving"].as_u64()),
+            (Some(1), Some(0)),
+            "{runner} calls: {c}"
+        );
+        assert_eq!(c["pass_without_new_code"][0], test, "{runner} calls: {c}");
+        let k = new_tests("checks");
+        assert_eq!(
+            (k["added"].as_u64(), k["proving"].as_u64()),
+            (Some(1), Some(1)),
+            "{runner} checks: {k}"
+        );
+        assert!(
+            k.get("pass_without_new_code").is_none(),
+            "{runner} checks: {k}"
+        );
+        let out = report(candidate(&doc, "calls"), "tests")["output"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            out.contains(&format!(
+                "not failing with the change's new functions stubbed out: {test}"
+            )),
+            "{runner}: {out}"
+        );
+    }
 }
 
 /// A home-made runner rascal does not know: it reports through a JUnit XML
@@ -505,6 +655,83 @@ fn a_runner_rascal_does_not_know_is_judged_by_its_junit_results_and_the_base_tes
             .contains("wrote no results file at `out/junit.xml`"),
         "{unit}"
     );
+}
+
+/// A JUnit-reporting runner whose test cases are files under
+/// `tests/cases/` (the runner script itself decides how checks run, so a
+/// change cannot edit it; it adds cases instead).
+const JUNIT_CASES_RUNNER: &str = r#"#!/bin/sh
+. ./src/add.sh
+mkdir -p out
+check() {
+  if [ "$2" = "$3" ]; then
+    echo "<testcase classname=\"add\" name=\"$1\"/>"
+  else
+    echo "<testcase classname=\"add\" name=\"$1\"><failure message=\"got $2, want $3\"/></testcase>"
+  fi
+}
+{
+  echo '<testsuite name="add">'
+  for f in tests/cases/*.sh; do . "./$f"; done
+  echo '</testsuite>'
+} > out/junit.tmp
+mv out/junit.tmp out/junit.xml
+exit 0
+"#;
+
+#[test]
+fn a_junit_runners_new_tests_are_run_on_the_base_code() {
+    if !bwrap() {
+        return;
+    }
+    let agents = [
+        (
+            "proving",
+            "printf 'triple() { echo $(($1 * 3)); }\\n' >> src/add.sh && printf 'check triple \"$(triple 2)\" 6\\n' > tests/cases/triple.sh",
+        ),
+        (
+            "decorative",
+            "printf 'check zero \"$(add 0 0)\" 0\\n' > tests/cases/zero.sh",
+        ),
+    ];
+    let t = repo_of(
+        &[
+            ("src/add.sh", "add() { echo $(($1 + $2)); }\n"),
+            ("tests/run.sh", JUNIT_CASES_RUNNER),
+            ("tests/cases/small.sh", "check small \"$(add 2 2)\" 4\n"),
+            (".gitignore", "/out\n"),
+        ],
+        &agents,
+        "guardrails:\n  - { name: unit, command: \"sh tests/run.sh\", results: out/junit.xml, timeout: 60s }\n",
+    );
+    let doc = run(&t, &["proving", "decorative"]);
+    for (name, proving, line) in [
+        (
+            "proving",
+            1,
+            "new tests: 1 of 1 fail at the base and pass here",
+        ),
+        (
+            "decorative",
+            0,
+            "new tests: 0 of 1 fail at the base and pass here — passing on the base's code too:",
+        ),
+    ] {
+        let c = candidate(&doc, name);
+        assert_eq!(c["verdict"], "pass", "{name}: {c}");
+        let unit = report(c, "unit");
+        assert_eq!(unit["ledger"]["new_tests"]["added"], 1, "{name}: {unit}");
+        assert_eq!(
+            unit["ledger"]["new_tests"]["proving"], proving,
+            "{name}: {unit}"
+        );
+        let out = unit["output"].as_str().unwrap();
+        assert!(out.contains(line), "{name}: {out}");
+        assert!(
+            out.contains("base tests: 1/1 pass on this change"),
+            "{name}: {out}"
+        );
+    }
 }
 
 #[test]

@@ -40,12 +40,18 @@ pub struct Ledger {
 pub struct NewTests {
     /// How many tests the runner lists now and not at the base.
     pub added: usize,
-    /// How many of them fail (or do not build) on the base's code and pass
-    /// on the change.
+    /// How many of them fail on the base's code and pass on the change (a
+    /// test that does not build on the base's code counts when it fails on
+    /// the change's code with the change's new functions stubbed out).
     pub proving: usize,
     /// Those that pass on the base's code too (by name, at most a few dozen).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pass_at_base: Vec<String>,
+    /// Those that do not build on the base's code and do not fail with the
+    /// change's new functions stubbed out either (by name, at most a few
+    /// dozen): they do not check what the new code does.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pass_without_new_code: Vec<String>,
     /// The proving ones by name (at most a few hundred): the tests
     /// cross-testing runs on the other candidates' code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -64,6 +70,12 @@ impl NewTests {
             s.push_str(&format!(
                 " — passing on the base's code too: {}",
                 crate::text::first_of(&self.pass_at_base, 5)
+            ));
+        }
+        if !self.pass_without_new_code.is_empty() {
+            s.push_str(&format!(
+                " — not failing with the change's new functions stubbed out: {}",
+                crate::text::first_of(&self.pass_without_new_code, 5)
             ));
         }
         s

@@ -43,6 +43,17 @@ pub enum Runner {
     Vitest,
 }
 
+impl Runner {
+    /// Whether a test that uses a name its code does not have fails when
+    /// it runs (Python) instead of not building (Rust, Go) — and rascal can
+    /// stub out a change's new code for it: such a failure at the base
+    /// says nothing of what the test checks. JavaScript fails at run time
+    /// too, but rascal does not stub it out.
+    pub fn missing_names_fail_when_run(self) -> bool {
+        matches!(self, Runner::Pytest | Runner::Unittest)
+    }
+}
+
 /// How a recognised runner is started.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Launcher {

@@ -55,8 +55,10 @@ mod lex;
 mod python;
 mod runner;
 mod rust;
+mod stub;
 
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
+pub use stub::without_new_code;
 
 use crate::config::permissions::{build_glob, GlobPattern};
 use crate::model::verdict::{Issue, Severity};

@@ -1,0 +1,627 @@
+//! The change's code with its new behaviour taken out, to judge the
+//! change's new tests that do not build on the base's code. Such a test
+//! "fails at the base" only because the names it uses are not there, which
+//! a test that asserts nothing (`let _ = triple;`) does as well as one
+//! that checks `triple(2) == 6`. So it is run once more, on the change's
+//! code with every function the change adds or rewrites stubbed out: the
+//! function returns at once a zero value (Rust: `Default::default()` for
+//! return types known to have one, else a panic; Python: `None`; Go: the
+//! zero values of its results). A test that still passes there does not
+//! check what the new code does.
+//!
+//! A function is the change's when its text (whitespace aside) is not
+//! among the base's functions of the same file. Test code is never
+//! stubbed: test files, Rust `#[cfg(test)]` modules, Python `test*`
+//! functions. The function's body stays behind the early return
+//! (`if true { return … }`), so the copy builds as the change does; `const
+//! fn`s (whose return would have to be const) are left alone.
+//!
+//! Pure text work on the light lexer; the pipeline lays the result.
+
+use super::base_tests::{is_test_path, rust_test_modules};
+use super::lex::{Source, Syntax};
+use std::collections::HashSet;
+
+/// What a stubbed function says when it cannot return a zero value.
+const PANIC: &str = "rascal: the change's new code is stubbed out here";
+
+/// `now` (the change's version of `path`; `base` the base's, None when
+/// the change adds the file) with the change's functions stubbed out, or
+/// None when the file is not Rust, Python or Go source, is a test file,
+/// or has no function of the change's.
+pub fn without_new_code(path: &str, base: Option<&str>, now: &str) -> Option<String> {
+    if is_test_path(path) {
+        return None;
+    }
+    let ext = path.rsplit_once('.').map(|(_, e)| e)?;
+    let (syntax, find): (Syntax, fn(&Source<'_>) -> Vec<Func>) = match ext {
+        "rs" => (Syntax::Rust, rust_functions),
+        "py" => (Syntax::Python, python_functions),
+        "go" => (Syntax::Go, go_functions),
+        _ => return None,
+    };
+    let at_base: HashSet<String> = base
+        .map(|b| {
+            let src = Source::new(b, syntax);
+            find(&src)
+                .iter()
+                .map(|f| squeezed(&b[f.start..f.end]))
+                .collect()
+        })
+        .unwrap_or_default();
+    let src = Source::new(now, syntax);
+    let mut inserts: Vec<(usize, String)> = find(&src)
+        .into_iter()
+        .filter(|f| !at_base.contains(&squeezed(&now[f.start..f.end])))
+        .filter_map(|f| f.stub.map(|s| (f.insert_at, s)))
+        .collect();
+    if inserts.is_empty() {
+        return None;
+    }
+    inserts.sort_by_key(|(at, _)| std::cmp::Reverse(*at));
+    let mut out = now.to_string();
+    for (at, text) in inserts {
+        out.insert_str(at, &text);
+    }
+    Some(out)
+}
+
+/// One function: its whole text (`start..end`), where the stub goes, and
+/// the stub (None: it is left alone).
+struct Func {
+    start: usize,
+    end: usize,
+    insert_at: usize,
+    stub: Option<String>,
+}
+
+/// A text with its whitespace runs taken out, for comparing functions
+/// across a reformat.
+fn squeezed(s: &str) -> String {
+    s.split_whitespace().collect()
+}
+
+fn starts_ident(w: &str) -> bool {
+    w.bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && !w.contains('$')
+}
+
+// ---- Rust ----
+
+/// The functions with a body outside `#[cfg(test)]` modules and macro
+/// definitions; a function inside another is part of it.
+fn rust_functions(src: &Source<'_>) -> Vec<Func> {
+    let tests = rust_test_modules(src.text);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < src.len() {
+        if let Some(&(_, end)) = tests.iter().find(|(a, _)| *a == i) {
+            i = end;
+            continue;
+        }
+        let c = src.at(i);
+        if !super::lex::is_ident_byte(c) {
+            i += 1;
+            continue;
+        }
+        let Some((word, e)) = src.word(i) else {
+            i += 1;
+            continue;
+        };
+        if word == "macro_rules" {
+            // Skip to the end of its body.
+            let mut k = e;
+            while k < src.len() && !matches!(src.at(k), b'{' | b'(' | b'[') {
+                k += 1;
+            }
+            i = src.close(k) + 1;
+            continue;
+        }
+        if word != "fn" {
+            i = e;
+            continue;
+        }
+        match rust_function(src, i, e) {
+            Some(f) => {
+                i = f.end;
+                out.push(f);
+            }
+            None => i = e,
+        }
+    }
+    out
+}
+
+/// The Rust function whose `fn` keyword is at `at..e`, if it has a body.
+fn rust_function(src: &Source<'_>, at: usize, e: usize) -> Option<Func> {
+    let n = src.skip_ws(e);
+    let (name, mut k) = src.word(n)?;
+    if !starts_ident(name) {
+        return None;
+    }
+    // Generics (`<F: Fn(u8) -> u8>`), then the parameters.
+    let mut angle = 0i32;
+    while k < src.len() {
+        match src.at(k) {
+            b'<' => angle += 1,
+            b'>' if src.at(k.wrapping_sub(1)) != b'-' => angle -= 1,
+            b'(' if angle <= 0 => break,
+            b'(' | b'[' => k = src.close(k),
+            b'{' | b';' => return None,
+            _ => {}
+        }
+        k += 1;
+    }
+    let params_end = src.close(k);
+    // The return type and where clause, to the body.
+    let mut j = params_end + 1;
+    let mut angle = 0i32;
+    while j < src.len() {
+        match src.at(j) {
+            b'<' => angle += 1,
+            b'>' if src.at(j - 1) != b'-' => angle -= 1,
+            b'(' | b'[' => j = src.close(j),
+            b';' if angle <= 0 => return None,
+            b'{' if angle <= 0 => break,
+            _ => {}
+        }
+        j += 1;
+    }
+    if j >= src.len() {
+        return None;
+    }
+    let body_end = src.close(j);
+    let head = src.code_str(src.line_start(at), at);
+    let is_const = head.split_whitespace().any(|w| w == "const");
+    let sig = src.code_str(params_end + 1, j);
+    let before_where = sig
+        .split_whitespace()
+        .take_while(|w| *w != "where")
+        .collect::<Vec<_>>()
+        .join(" ");
+    let ret = before_where
+        .split_once("->")
+        .map(|(_, r)| r.trim().to_string());
+    // After the body's inner attributes (`#![allow(…)]`).
+    let mut insert_at = j + 1;
+    loop {
+        let s = src.skip_ws(insert_at);
+        if src.at(s) == b'#' && src.at(src.skip_ws(s + 1)) == b'!' {
+            let open = src.skip_ws(src.skip_ws(s + 1) + 1);
+            if src.at(open) != b'[' {
+                break;
+            }
+            insert_at = src.close(open) + 1;
+        } else {
+            break;
+        }
+    }
+    let stub = (!is_const).then(|| match ret.as_deref() {
+        None | Some("()") => " if true { return; } ".to_string(),
+        Some(r) if has_default(r) => {
+            " if true { return ::core::default::Default::default(); } ".to_string()
+        }
+        Some(_) => format!(" if true {{ ::core::panic!(\"{PANIC}\"); }} "),
+    });
+    Some(Func {
+        start: at,
+        end: (body_end + 1).min(src.len()),
+        insert_at,
+        stub,
+    })
+}
+
+/// Whether the Rust type `t` surely has a `Default` (std's types that do,
+/// whatever their parameters).
+fn has_default(t: &str) -> bool {
+    let t: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let t = t.trim();
+    if let Some(r) = t.strip_prefix('&') {
+        // `&str`, `&'a str`, `&[T]`.
+        let r = r.trim_start();
+        let r = match r.strip_prefix('\'') {
+            Some(l) => l.split_once(' ').map(|(_, x)| x).unwrap_or(""),
+            None => r,
+        };
+        return r == "str" || r.starts_with('[');
+    }
+    let head = t.split('<').next().unwrap_or(t);
+    let last = head.rsplit("::").next().unwrap_or(head).trim();
+    matches!(
+        last,
+        "i8" | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "f32"
+            | "f64"
+            | "bool"
+            | "char"
+            | "String"
+            | "Vec"
+            | "Option"
+            | "HashMap"
+            | "HashSet"
+            | "BTreeMap"
+            | "BTreeSet"
+            | "VecDeque"
+            | "PathBuf"
+            | "Duration"
+    )
+}
+
+// ---- Python ----
+
+/// The lines of `src`: (start offset, end offset without the newline).
+fn lines(src: &Source<'_>) -> Vec<(usize, usize)> {
+    let starts = src.line_starts();
+    starts
+        .iter()
+        .enumerate()
+        .map(|(k, &s)| {
+            let e = starts.get(k + 1).map_or(src.len(), |n| n - 1);
+            (s, e.max(s))
+        })
+        .collect()
+}
+
+fn indent(code: &str) -> usize {
+    code.len() - code.trim_start().len()
+}
+
+/// The `def`s outside test functions; a `def` inside another is part of
+/// it.
+fn python_functions(src: &Source<'_>) -> Vec<Func> {
+    let ls = lines(src);
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < ls.len() {
+        let (s, e) = ls[k];
+        let code = src.code_str(s, e);
+        let t = code.trim_start();
+        let def = t
+            .strip_prefix("async ")
+            .map(str::trim_start)
+            .unwrap_or(t)
+            .strip_prefix("def ");
+        let Some(rest) = def else {
+            k += 1;
+            continue;
+        };
+        let name: String = rest
+            .trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let ind = indent(code);
+        let Some(open) = (s..e).find(|&i| src.at(i) == b'(') else {
+            k += 1;
+            continue;
+        };
+        // The colon that ends the signature, past the parameters and any
+        // annotation's brackets.
+        let mut j = src.close(open) + 1;
+        while j < src.len() && src.at(j) != b':' {
+            if matches!(src.at(j), b'(' | b'[') {
+                j = src.close(j);
+            }
+            j += 1;
+        }
+        let colon_line = ls.partition_point(|&(ls_s, _)| ls_s <= j).saturating_sub(1);
+        // The body: the rest of the colon's line, or the lines below it
+        // indented deeper than the `def` (blank lines inside).
+        let mut last = colon_line;
+        let mut first_body: Option<usize> = None;
+        for (m, &(bs, be)) in ls.iter().enumerate().skip(colon_line + 1) {
+            let text = src.slice(bs, be);
+            if text.trim().is_empty() {
+                continue;
+            }
+            if indent(text) <= ind {
+                // A line inside a string (blank in code) is still the body.
+                if !src.code_str(bs, be).trim().is_empty() {
+                    break;
+                }
+                last = m;
+                continue;
+            }
+            last = m;
+            if first_body.is_none() && !text.trim_start().starts_with('#') {
+                first_body = Some(m);
+            }
+        }
+        let after_colon = src.code_str(j + 1, ls[colon_line].1);
+        let end = ls[last].1;
+        let (insert_at, stub) = if !after_colon.trim().is_empty() {
+            (j + 1, " return None;".to_string())
+        } else if let Some(m) = first_body {
+            let (bs, be) = ls[m];
+            let pad = &src.slice(bs, be)[..indent(src.slice(bs, be))];
+            (bs, format!("{pad}return None\n"))
+        } else {
+            k = last + 1;
+            continue;
+        };
+        let testish = name.starts_with("test");
+        out.push(Func {
+            start: s,
+            end,
+            insert_at,
+            stub: (!testish).then_some(stub),
+        });
+        k = last + 1;
+    }
+    out
+}
+
+// ---- Go ----
+
+/// The `func` declarations with a body (a function literal is part of
+/// the declaration it is in).
+fn go_functions(src: &Source<'_>) -> Vec<Func> {
+    let ls = lines(src);
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < ls.len() {
+        let (s, e) = ls[k];
+        if !src.code_str(s, e).starts_with("func") || !matches!(src.at(s + 4), b' ' | b'(') {
+            k += 1;
+            continue;
+        }
+        let mut i = src.skip_ws(s + 4);
+        if src.at(i) == b'(' {
+            i = src.skip_ws(src.close(i) + 1); // the receiver
+        }
+        let Some((name, mut j)) = src.word(i) else {
+            k += 1;
+            continue;
+        };
+        if !starts_ident(name) {
+            k += 1;
+            continue;
+        }
+        j = src.skip_ws(j);
+        if src.at(j) == b'[' {
+            j = src.skip_ws(src.close(j) + 1); // type parameters
+        }
+        if src.at(j) != b'(' {
+            k += 1;
+            continue;
+        }
+        let params_end = src.close(j);
+        // The results, to the body's brace (a brace of `interface{}` or
+        // `struct{…}` in a result type is part of the type).
+        let mut b = params_end + 1;
+        while b < src.len() {
+            match src.at(b) {
+                b'(' | b'[' => b = src.close(b),
+                b'{' => {
+                    let w = src.word_before(src.prev_sig(b).map_or(b, |p| p + 1));
+                    if w == "interface" || w == "struct" {
+                        b = src.close(b);
+                    } else {
+                        break;
+                    }
+                }
+                b'\n' => break,
+                _ => {}
+            }
+            b += 1;
+        }
+        if src.at(b) != b'{' {
+            k += 1;
+            continue;
+        }
+        let body_end = src.close(b);
+        let results = src.slice(params_end + 1, b).trim().to_string();
+        out.push(Func {
+            start: s,
+            end: (body_end + 1).min(src.len()),
+            insert_at: b + 1,
+            stub: Some(format!(" if true {{ {} }}; ", go_return(&results))),
+        });
+        let end_line = ls.partition_point(|&(ls_s, _)| ls_s <= body_end);
+        k = end_line.max(k + 1);
+    }
+    out
+}
+
+/// A `return` of the zero values of Go results `results` (the text
+/// between the parameters and the body).
+fn go_return(results: &str) -> String {
+    if results.is_empty() {
+        return "return".into();
+    }
+    let Some(list) = results.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
+        return format!("return *new({results})");
+    };
+    let parts = top_level_split(list);
+    let type_words = ["chan", "func", "map", "struct", "interface"];
+    let named = parts.iter().any(|p| {
+        let mut w = p.split_whitespace();
+        match (w.next(), w.next()) {
+            (Some(first), Some(_)) => {
+                starts_ident(first) && !type_words.iter().any(|t| first.starts_with(t))
+            }
+            _ => false,
+        }
+    });
+    if named {
+        return "return".into();
+    }
+    let zeros: Vec<String> = parts
+        .iter()
+        .map(|t| format!("*new({})", t.trim()))
+        .collect();
+    format!("return {}", zeros.join(", "))
+}
+
+/// `list` split at its commas outside brackets.
+fn top_level_split(list: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut cur = String::new();
+    for c in list.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(std::mem::take(&mut cur));
+                continue;
+            }
+            _ => {}
+        }
+        cur.push(c);
+    }
+    if !cur.trim().is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rust_functions_new_body_returns_a_zero_value_or_panics_and_tests_stay() {
+        let base = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
+        let now = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn triple(a: i32) -> i32 {\n    3 * a\n}\n\npub fn name<'a>(s: &'a str) -> &'a str { s }\n\npub fn parse(s: &str) -> Result<u8, String> { s.parse().map_err(|_| s.to_string()) }\n\npub fn log(x: u8) { println!(\"{x}\"); }\n\npub const fn k() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    fn helper() -> i32 { 1 }\n    #[test]\n    fn triples() { assert_eq!(triple(2), 6); }\n}\n";
+        let out = without_new_code("src/lib.rs", Some(base), now).unwrap();
+        assert!(
+            out.starts_with("pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"),
+            "{out}"
+        );
+        assert!(out.contains("pub fn triple(a: i32) -> i32 { if true { return ::core::default::Default::default(); } \n    3 * a\n}"), "{out}");
+        assert!(
+            out.contains(
+                "-> &'a str { if true { return ::core::default::Default::default(); }  s }"
+            ),
+            "{out}"
+        );
+        assert!(
+            out.contains("-> Result<u8, String> { if true { ::core::panic!("),
+            "{out}"
+        );
+        assert!(
+            out.contains("pub fn log(x: u8) { if true { return; }  println!"),
+            "{out}"
+        );
+        assert!(out.contains("pub const fn k() -> u8 { 3 }"), "{out}");
+        assert!(out.contains("fn helper() -> i32 { 1 }"), "{out}");
+        assert!(
+            out.contains("fn triples() { assert_eq!(triple(2), 6); }"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn unchanged_functions_trait_declarations_and_macros_are_left_alone() {
+        let base = "fn a() -> u8 { 1 }\n";
+        let now = "fn a()   ->  u8 {\n    1\n}\ntrait T { fn t(&self) -> u8; }\nmacro_rules! m { () => { fn made() {} } }\nfn gen<F: Fn(u8) -> u8>(f: F) -> u8 where F: Copy {\n    #![allow(unused)]\n    f(1)\n}\n";
+        let out = without_new_code("src/lib.rs", Some(base), now).unwrap();
+        assert!(out.starts_with("fn a()   ->  u8 {\n    1\n}\n"), "{out}");
+        assert!(out.contains("fn t(&self) -> u8; }"), "{out}");
+        assert!(out.contains("fn made() {}"), "{out}");
+        assert!(
+            out.contains("#![allow(unused)] if true { return ::core::default::Default::default(); } \n    f(1)"),
+            "{out}"
+        );
+        assert_eq!(without_new_code("src/lib.rs", Some(now), now), None);
+        assert_eq!(without_new_code("tests/it.rs", None, now), None);
+        assert_eq!(without_new_code("README.md", None, "fn x() {}"), None);
+    }
+
+    #[test]
+    fn a_python_def_returns_none_first_and_test_functions_stay() {
+        let base = "def add(a, b):\n    return a + b\n";
+        let now = "def add(a, b):\n    return a + b\n\n\ndef triple(a):\n    \"\"\"Three times.\"\"\"\n\n    return 3 * a\n\n\nclass Calc:\n    def twice(self, a: int) -> int:\n        def inner():\n            return 1\n        return 2 * a\n\n\ndef one(): return 1\n\n\ndef test_here():\n    assert triple(1) == 3\n";
+        let out = without_new_code("calc.py", Some(base), now).unwrap();
+        assert!(
+            out.starts_with("def add(a, b):\n    return a + b\n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("def triple(a):\n    return None\n    \"\"\"Three times.\"\"\""),
+            "{out}"
+        );
+        assert!(
+            out.contains(
+                "-> int:\n        return None\n        def inner():\n            return 1\n"
+            ),
+            "{out}"
+        );
+        assert!(out.contains("def one(): return None; return 1"), "{out}");
+        assert!(
+            out.contains("def test_here():\n    assert triple(1) == 3"),
+            "{out}"
+        );
+        assert_eq!(without_new_code("test_calc.py", None, now), None);
+    }
+
+    #[test]
+    fn a_go_func_returns_its_zero_values() {
+        let base = "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n";
+        let now = "package calc\n\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\nfunc Triple(a int) int {\n\treturn 3 * a\n}\n\nfunc Split(s string) (string, error) {\n\treturn s, nil\n}\n\nfunc Named(s string) (n int, err error) {\n\treturn 1, nil\n}\n\nfunc (c *Calc) Reset() {\n\tc.n = 0\n}\n\nfunc Any() interface{} {\n\treturn 1\n}\n";
+        let out = without_new_code("calc.go", Some(base), now).unwrap();
+        assert!(
+            out.contains("func Add(a, b int) int {\n\treturn a + b"),
+            "{out}"
+        );
+        assert!(
+            out.contains("func Triple(a int) int { if true { return *new(int) }; \n"),
+            "{out}"
+        );
+        assert!(
+            out.contains("(string, error) { if true { return *new(string), *new(error) }; "),
+            "{out}"
+        );
+        assert!(
+            out.contains("(n int, err error) { if true { return }; "),
+            "{out}"
+        );
+        assert!(out.contains("Reset() { if true { return }; "), "{out}");
+        assert!(
+            out.contains("interface{} { if true { return *new(interface{}) }; "),
+            "{out}"
+        );
+        assert_eq!(without_new_code("calc_test.go", None, now), None);
+    }
+
+    #[test]
+    fn defaults_are_known_only_for_std_types_that_have_them() {
+        for t in [
+            "i32",
+            "String",
+            "Vec<Foo>",
+            "Option<&'a T>",
+            "&str",
+            "&'a str",
+            "&[u8]",
+            "std::collections::HashMap<K, V>",
+            "bool",
+        ] {
+            assert!(has_default(t), "{t}");
+        }
+        for t in [
+            "Self",
+            "T",
+            "Result<u8, E>",
+            "impl Iterator<Item = u8>",
+            "&T",
+            "Box<dyn Fn()>",
+            "(u8, u8)",
+        ] {
+            assert!(!has_default(t), "{t}");
+        }
+    }
+}
