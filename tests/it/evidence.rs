@@ -773,7 +773,10 @@ fn a_test_that_already_fails_at_the_base_says_so() {
 /// tests failed (in the code under test, and in the test module), and a
 /// top-level package or module in the change that shadows the runner
 /// (`pytest/` for `python3 -m pytest`, `unittest.py` for
-/// `python3 -m unittest`). Each is a FAIL; the honest fix passes.
+/// `python3 -m unittest`); and code under test that patches the runner in
+/// its own process (pytest's reports, unittest's `assertEqual`), which the
+/// base's tests cannot see: they run under the patched runner. Each is a
+/// FAIL; the honest fix passes.
 #[test]
 fn python_runner_tricks_fail_on_evidence() {
     use crate::test_integrity::toolchain;
@@ -805,6 +808,11 @@ fn python_runner_tricks_fail_on_evidence() {
                 ("atexit-code", write("calc.py", &format!("{exit_zero}\ndef add(a, b):\n    return a - b\n")), "test-integrity/ends-the-run"),
                 ("atexit-test", format!("printf '{}' >> test_calc.py", exit_zero.replace('\n', "\\n")), "test-integrity/ends-the-run"),
                 ("shadow-pytest", write("pytest/__init__.py", "") + &write("pytest/__main__.py", fake_runner), "test-integrity/runner-config"),
+                (
+                    "patch-reports",
+                    write("calc.py", "import _pytest.reports as r\nr.BaseReport.passed = property(lambda s: True)\nr.BaseReport.failed = property(lambda s: False)\n\n\ndef add(a, b):\n    return a - b\n"),
+                    "test-integrity/patches-runner",
+                ),
             ],
         ),
         (
@@ -814,6 +822,11 @@ fn python_runner_tricks_fail_on_evidence() {
             vec![
                 ("atexit-code", write("calc.py", &format!("{exit_zero}\ndef add(a, b):\n    return a - b\n")), "test-integrity/ends-the-run"),
                 ("shadow-unittest", write("unittest.py", fake_runner), "test-integrity/runner-config"),
+                (
+                    "patch-assert",
+                    write("calc.py", "import unittest\nunittest.TestCase.assertEqual = lambda *a, **k: None\n\n\ndef add(a, b):\n    return a - b\n"),
+                    "test-integrity/patches-runner",
+                ),
             ],
         ),
     ];

@@ -18,6 +18,13 @@
 //! - `test-integrity/shadowed` (error): a function in a Rust test module
 //!   with the name of a function of the code under test in the same file:
 //!   the tests call the copy, not the code.
+//! - `test-integrity/patches-runner` (error): Python that reaches into the
+//!   test runner from inside its process — code under test (not a test
+//!   file) importing `pytest`, `_pytest` or `unittest`; any code setting an
+//!   attribute of them or of `TestCase` (`unittest.TestCase.assertEqual =
+//!   …`, `setattr(TestCase, …)`), replacing them in `sys.modules`, or
+//!   ending the process through `ctypes`. Running the tests cannot see
+//!   this: the runner it patches is the one reporting.
 
 use super::{FileVersions, Finding};
 use crate::model::verdict::{Issue, Severity};
@@ -28,6 +35,57 @@ pub const RULE_ENDS_RUN: &str = "test-integrity/ends-the-run";
 pub const RULE_FORGED: &str = "test-integrity/forged-results";
 pub const RULE_ASSERT_MACRO: &str = "test-integrity/assertion-redefined";
 pub const RULE_SHADOWED: &str = "test-integrity/shadowed";
+pub const RULE_PATCHES_RUNNER: &str = "test-integrity/patches-runner";
+
+/// Why the added Python line `squeezed` (whitespace taken out) reaches
+/// into the test runner, if it does (`in_tests`: it is in a test file).
+fn patches_runner(squeezed: &str, in_tests: bool) -> Option<&'static str> {
+    const RUNNERS: [&str; 3] = ["pytest", "_pytest", "unittest"];
+    let imports = RUNNERS.iter().any(|r| {
+        squeezed.starts_with(&format!("import{r}"))
+            || squeezed.starts_with(&format!("from{r}"))
+            || squeezed.contains(&format!("__import__(\"{r}"))
+            || squeezed.contains(&format!("__import__('{r}"))
+    });
+    if imports
+        && !in_tests
+        && !squeezed.starts_with("fromunittestimportmock")
+        && !squeezed.starts_with("fromunittest.mock")
+        && !squeezed.starts_with("importunittest.mock")
+    {
+        return Some("the code under test imports the test runner");
+    }
+    let target = |t: &str| {
+        RUNNERS.iter().any(|r| t.starts_with(&format!("{r}."))) || t.starts_with("TestCase.")
+    };
+    if let Some((lhs, rhs)) = squeezed.split_once('=') {
+        let assigns = !rhs.starts_with('=') && !lhs.ends_with(['!', '<', '>', '=']);
+        if assigns && lhs.split(',').any(target) {
+            return Some("it sets an attribute of the test runner");
+        }
+    }
+    if let Some(args) = squeezed.split_once("setattr(").map(|(_, a)| a) {
+        if target(args)
+            || RUNNERS
+                .iter()
+                .chain(&["TestCase"])
+                .any(|r| args.starts_with(&format!("{r},")))
+        {
+            return Some("it sets an attribute of the test runner");
+        }
+    }
+    if squeezed.contains("sys.modules[")
+        && RUNNERS
+            .iter()
+            .any(|r| squeezed.contains(&format!("[\"{r}")) || squeezed.contains(&format!("['{r}")))
+    {
+        return Some("it replaces the test runner in `sys.modules`");
+    }
+    if squeezed.contains("ctypes") && squeezed.contains("exit") {
+        return Some("it ends the process through `ctypes`");
+    }
+    None
+}
 
 /// Whether this rule set reads `path` (source files that can run in a test
 /// process).
@@ -122,6 +180,18 @@ pub(super) fn check(f: &FileVersions, out: &mut Vec<Finding>) {
                 line,
                 format!("test code ends the process itself (`{}`): the tests after it never report, and the exit status is its choice", super::short(text)),
             );
+        }
+        if ext == "py" {
+            if let Some(why) = patches_runner(&squeezed, is_test_file) {
+                push(
+                    RULE_PATCHES_RUNNER,
+                    line,
+                    format!(
+                        "{why} (`{}`): the runner reports what the code in its process lets it",
+                        super::short(text)
+                    ),
+                );
+            }
         }
         let forged = ["test result: ok", "... ok\"", "... ok\\n", "--- PASS:"]
             .iter()
@@ -287,6 +357,42 @@ mod tests {
                 "#[cfg(test)]\nmod t {\n    macro_rules! assert_eq { ($($t:tt)*) => {} }\n}\n",
                 RULE_ASSERT_MACRO,
             ),
+            (
+                "py-import-runner",
+                "calc.py",
+                "import unittest\n",
+                RULE_PATCHES_RUNNER,
+            ),
+            (
+                "py-from-pytest",
+                "calc.py",
+                "from _pytest import runner\n",
+                RULE_PATCHES_RUNNER,
+            ),
+            (
+                "py-setattr",
+                "tests/test_x.py",
+                "setattr(unittest.TestCase, 'assertEqual', lambda *a: None)\n",
+                RULE_PATCHES_RUNNER,
+            ),
+            (
+                "py-assign",
+                "test_x.py",
+                "unittest.TestCase.assertEqual = lambda *a, **k: None\n",
+                RULE_PATCHES_RUNNER,
+            ),
+            (
+                "py-ctypes-exit",
+                "calc.py",
+                "ctypes.CDLL(None)._exit(0)\n",
+                RULE_PATCHES_RUNNER,
+            ),
+            (
+                "py-sys-modules",
+                "calc.py",
+                "sys.modules['pytest'] = fake\n",
+                RULE_PATCHES_RUNNER,
+            ),
         ];
         for (name, path, added, rule) in cases {
             let new = format!("{BASE}{added}");
@@ -326,5 +432,10 @@ mod tests {
         assert!(rules("src/lib.rs", Some(BASE), &new).is_empty());
         let py = "import os\n\ndef test_x():\n    assert os.getcwd()\n";
         assert!(rules("tests/test_x.py", None, py).is_empty());
+        // Tests import their runner and use its assertions; code may mock.
+        let tests = "import unittest\nimport pytest\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(1, 1)\n        assert type(self) != unittest.TestCase\n";
+        assert!(rules("tests/test_x.py", None, tests).is_empty());
+        let code = "from unittest import mock\nimport sys\nsys.modules['calc_cache'] = None\n";
+        assert!(rules("calc.py", None, code).is_empty());
     }
 }
