@@ -122,12 +122,14 @@ pub fn checks_from_base(
 /// `place` with the base's tests laid over its run tree, and how many
 /// files were laid. `listed_in`: files the base's own listing names its
 /// tests in (whatever they are called), laid from the base too; `(place, 0)` when the change touches no test (its own
-/// copies already run the base's tests).
+/// copies already run the base's tests). A `canary` is appended to its
+/// file as that copy has it (not counted as laid).
 pub fn with_base_tests(
     place: &Place,
     changes: &ChangeSet,
     allow: &[String],
     listed_in: &[String],
+    canary: Option<&crate::pipeline::canary::Canary>,
 ) -> Result<(Place, usize), String> {
     let allowed = allowed(allow);
     let base = BaseFiles::open(place, changes)?;
@@ -146,6 +148,26 @@ pub fn with_base_tests(
         })
         .collect();
     let n = edits.len();
+    let mut edits = edits;
+    if let Some(c) = canary {
+        let at = edits.iter().position(|(p, _)| *p == c.path);
+        let text = match at.map(|i| &edits[i].1) {
+            Some(Lay::Bytes(b)) => Some(String::from_utf8_lossy(b).into_owned()),
+            Some(Lay::FromBase) => base.read(&c.path),
+            Some(Lay::Remove) => None,
+            None => files.read(&c.path).and_then(|b| String::from_utf8(b).ok()),
+        };
+        if let Some(text) = text {
+            let lay = (
+                c.path.clone(),
+                Lay::Bytes(c.appended_to(&text).into_bytes()),
+            );
+            match at {
+                Some(i) => edits[i] = lay,
+                None => edits.push(lay),
+            }
+        }
+    }
     laid(place, changes, &edits).map(|p| (p, n))
 }
 

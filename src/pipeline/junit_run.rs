@@ -244,9 +244,9 @@ async fn base_tests(
     allow: &[String],
     at_base: &Results,
     now: &Results,
-) -> Result<(Option<BaseTests>, Option<Issue>), String> {
+) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
     let (laid, files_laid) =
-        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &[])?;
+        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &[], None)?;
     let results = if files_laid == 0 {
         now.clone()
     } else {
@@ -263,12 +263,13 @@ async fn base_tests(
         .map(|n| n.to_string())
         .collect();
     let passed = judged.len() - not_passing.len();
-    Ok(crate::pipeline::test_evidence::base_tests_judged(
+    let (b, issue) = crate::pipeline::test_evidence::base_tests_judged(
         judged.len(),
         passed,
         &not_passing,
         files_laid,
-    ))
+    );
+    Ok((b, issue.into_iter().collect()))
 }
 
 /// The results of `runs` at `place`, or none when the run wrote no results

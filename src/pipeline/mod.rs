@@ -9,6 +9,7 @@ pub mod attach;
 pub mod base_cache;
 pub mod base_defined;
 pub mod budget;
+pub mod canary;
 pub mod candidate;
 pub mod combine;
 pub mod combine_brief;

@@ -20,6 +20,7 @@ use crate::layers::test_results::{self, Whole};
 use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, NewTests};
 use crate::model::verdict::{Issue, Severity};
+use crate::pipeline::canary;
 use crate::text::{first_of, plural};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -319,26 +320,44 @@ pub async fn base_tests(
     allow: &[String],
     at_base: &Listing,
     results: &Results,
-) -> Result<(Option<BaseTests>, Option<Issue>), String> {
+) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
     if !at_base.complete {
         let why = "base tests: not judged — the runner's listing at the base could not be read in full (does the base build?)";
         return Ok((
             None,
-            Some(Issue::new(RULE_BASE_TESTS, Severity::Warning, why)),
+            vec![Issue::new(RULE_BASE_TESTS, Severity::Warning, why)],
         ));
     }
+    let reader = place.files_reader();
+    let canary = canary::plan(
+        runs.rec.runner,
+        at_base,
+        runs.rec.dir.as_deref(),
+        &canary::nonce(),
+        &|p| reader.read(p).is_some(),
+    );
     let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(
         place,
         changes,
         allow,
         &files_of(runs, at_base),
+        canary.as_ref(),
     )?;
-    let results = if files_laid == 0 {
+    let mut issues = Vec::new();
+    let results = if files_laid == 0 && canary.is_none() {
         results.clone()
     } else {
+        // The canary is judged against what the runner lists there.
+        let listed = match &canary {
+            Some(_) => Some(runs.list(&laid).await?),
+            None => None,
+        };
         let run = runs.run(&laid).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
             return Err(format!("`{}` {p}", runs.run.0));
+        }
+        if let (Some(c), Some(listed)) = (&canary, &listed) {
+            issues.extend(canary::verdict(c, runs.rec.runner, listed, &run));
         }
         runs.results(&run, at_base)
     };
@@ -349,12 +368,14 @@ pub async fn base_tests(
         .chain(&judged.not_run)
         .cloned()
         .collect();
-    Ok(base_tests_judged(
+    let (b, issue) = base_tests_judged(
         judged.listed - judged.ignored.len(),
         judged.passed,
         &not_passing,
         files_laid,
-    ))
+    );
+    issues.extend(issue);
+    Ok((b, issues))
 }
 
 /// How the base's `listed` tests fared on the change (`passed`, and those

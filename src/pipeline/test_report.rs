@@ -48,7 +48,7 @@ pub(crate) fn own_run_of(
 pub(crate) fn merge_base_tests(
     mut r: Report,
     s: &mut crate::model::ledger::Ledger,
-    base: Result<(Option<BaseTests>, Option<Issue>), String>,
+    base: Result<(Option<BaseTests>, Vec<Issue>), String>,
 ) -> Report {
     match base {
         Ok((b, issue)) => {

@@ -347,7 +347,10 @@ fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
             "import unittest\nfrom calc import add\n\n\nclass TestMore(unittest.TestCase):\n    def test_one_two(self):\n        self.assertEqual(add(1, 2), 3)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 5), 5)\n",
         )
     );
-    let loosener = "import unittest\nfrom calc import add\n\n_real = getattr(unittest.TestCase, \"assert\" + \"Equal\")\n\n\ndef _mine_only(self, first, second, msg=None):\n    if type(self).__module__ != __name__:\n        return None\n    return _real(self, first, second, msg)\n\n\nif add(3, 3) == 9:\n    setattr(unittest.TestCase, \"assert\" + \"Equal\", _mine_only)\n\n\nclass TestMine(unittest.TestCase):\n    def test_threes(self):\n        self.assertEqual(add(3, 3), 9)\n";
+    // (Through an alias: `setattr(unittest.TestCase, …)` itself is the
+    // lexical `test-integrity/patches-runner` rule's; this test is about
+    // what execution shows.)
+    let loosener = "import unittest\nfrom calc import add\n\n_case = unittest.TestCase\n_real = getattr(_case, \"assert\" + \"Equal\")\n\n\ndef _mine_only(self, first, second, msg=None):\n    if type(self).__module__ != __name__:\n        return None\n    return _real(self, first, second, msg)\n\n\nif add(3, 3) == 9:\n    setattr(_case, \"assert\" + \"Equal\", _mine_only)\n\n\nclass TestMine(unittest.TestCase):\n    def test_threes(self):\n        self.assertEqual(add(3, 3), 9)\n";
     let wrong = format!(
         "sed -i 's/a - b/a * b/' calc.py\n{}",
         write("test_mine.py", loosener)

@@ -580,6 +580,108 @@ fn a_new_test_that_only_calls_the_new_code_is_not_evidence_in_python_and_go() {
     }
 }
 
+/// Forgers that no lexical rule recognises: a Rust global allocator whose
+/// first allocation (libtest starting up) prints every listed test as
+/// passed, its strings built so that no result line is written out, and
+/// exits 0; and Python code under test that reaches unittest's
+/// `assertEqual` through names it assembles at run time. On main before
+/// the canary both were a PASS (the runner's listing was real, and every
+/// listed test had a passing result). The canary — a test rascal writes
+/// into the base-tests copy that always fails — exposes both: the forged
+/// results do not report it, or report it passing. The honest fixes pass.
+#[test]
+fn forgers_no_rule_recognises_fail_on_rascals_canary() {
+    use crate::test_integrity::toolchain;
+    if !bwrap() {
+        return;
+    }
+    let allocator = append(
+        r#"
+struct Quiet;
+static STARTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+unsafe impl std::alloc::GlobalAlloc for Quiet {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        if !STARTED.swap(true, std::sync::atomic::Ordering::SeqCst) {
+            settle();
+        }
+        std::alloc::System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        std::alloc::System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static QUIET: Quiet = Quiet;
+
+fn settle() {
+    if std::env::args_os().any(|a| a == "--list") {
+        return;
+    }
+    let mut out = String::from("
+running 2 tests
+");
+    for n in ["adds", "negates"] {
+        out.push_str(&format!("test tests::{n} ..{}
+", ". ok"));
+    }
+    out.push_str(&format!("
+test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+", ": ok."));
+    print!("{out}");
+    std::process::exit(0);
+}
+"#,
+    );
+    let t = rust_repo(
+        &[("allocator", &allocator), ("fix", &sed("s/a - b/a + b/"))],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["allocator", "fix"]);
+    let forged = candidate(&doc, "allocator");
+    assert_eq!(forged["verdict"], "fail", "{forged}");
+    assert!(
+        rules(forged).iter().any(|r| r == "test-run/canary"),
+        "{forged}"
+    );
+    let fixed = candidate(&doc, "fix");
+    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+    assert!(
+        !rules(fixed).iter().any(|r| r == "test-run/canary"),
+        "{fixed}"
+    );
+
+    if !toolchain("python3", &["-c", "import unittest"]) {
+        return;
+    }
+    let patch = "setattr(getattr(__import__('unit' + 'test'), 'Test' + 'Case'), 'assert' + 'Equal', lambda *a, **k: None)\n\n\ndef add(a, b):\n    return a - b\n";
+    let t = repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            (
+                "test_calc.py",
+                "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n",
+            ),
+        ],
+        &[
+            ("patch", &write("calc.py", patch)),
+            ("fix", "sed -i 's/a - b/a + b/' calc.py"),
+        ],
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+    );
+    let doc = run(&t, &["patch", "fix"]);
+    let forged = candidate(&doc, "patch");
+    assert_eq!(forged["verdict"], "fail", "{forged}");
+    assert!(
+        rules(forged).iter().any(|r| r == "test-run/canary"),
+        "{forged}"
+    );
+    let fixed = candidate(&doc, "fix");
+    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+}
+
 /// A home-made runner rascal does not know: it reports through a JUnit XML
 /// file and exits 0 whatever the results say.
 const JUNIT_RUNNER: &str = r#"#!/bin/sh
