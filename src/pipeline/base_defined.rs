@@ -59,6 +59,35 @@ impl BaseFiles {
     }
 }
 
+/// A file of the base commit whose path passes `path_fits` and whose text
+/// passes `text_fits`: the shallowest, then the first by name (at most 64
+/// texts are read).
+pub fn base_file_where(
+    place: &Place,
+    changes: &ChangeSet,
+    path_fits: &dyn Fn(&str) -> bool,
+    text_fits: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let base = BaseFiles::open(place, changes).ok()?;
+    let tree = base.repo.find_tree(base.tree).ok()?;
+    let mut paths: Vec<String> = Vec::new();
+    tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        if entry.kind() == Some(git2::ObjectType::Blob) {
+            let path = format!("{dir}{}", entry.name().unwrap_or(""));
+            if path_fits(&path) {
+                paths.push(path);
+            }
+        }
+        git2::TreeWalkResult::Ok
+    })
+    .ok()?;
+    paths.sort_by_key(|p| (p.matches('/').count(), p.clone()));
+    paths
+        .into_iter()
+        .take(64)
+        .find(|p| base.read(p).is_some_and(|t| text_fits(&t)))
+}
+
 /// The changed paths (both sides of a rename), each once, in order.
 fn changed_paths(changes: &ChangeSet) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();

@@ -60,15 +60,26 @@ pub fn nonce() -> String {
     format!("{:016x}", h.finish())
 }
 
+/// Whether a Go test file takes a canary as written: it imports
+/// `testing` under its own name.
+pub fn go_file_fits(text: &str) -> bool {
+    text.lines().any(|l| {
+        let t = l.trim();
+        t == "\"testing\"" || t == "import \"testing\""
+    }) && text.contains("*testing.T)")
+}
+
 /// The canary for `runner` whose base lists `at_base` (its names as the
 /// runner gives them; `dir` the runner's `cd` directory), or None where
-/// rascal plants none. `exists` says whether the copy has a file.
+/// rascal plants none. `exists` says whether the copy has a file;
+/// `go_file` is a test file of the base that [`go_file_fits`].
 pub fn plan(
     runner: Runner,
     at_base: &Listing,
     dir: Option<&str>,
     nonce: &str,
     exists: &dyn Fn(&str) -> bool,
+    go_file: Option<String>,
 ) -> Option<Canary> {
     let under = |p: &str| match dir {
         Some(d) => format!("{}/{p}", d.trim_end_matches('/')),
@@ -120,7 +131,13 @@ pub fn plan(
             );
             (under(&file), text)
         }
-        Runner::Go | Runner::Jest | Runner::Vitest => return None,
+        Runner::Go => {
+            let text = format!(
+                "\nfunc TestRascalCanary{nonce}(t *testing.T) {{\n\tt.Fatal(\"rascal canary {nonce}\")\n}}\n"
+            );
+            (go_file?, text)
+        }
+        Runner::Jest | Runner::Vitest => return None,
     };
     exists(&path).then(|| Canary {
         nonce: nonce.to_string(),
@@ -191,36 +208,29 @@ mod tests {
     #[test]
     fn each_runner_plants_its_canary_where_its_tests_are() {
         let all = |_: &str| true;
-        let c = plan(
+        let at = |runner, names: &[&str], dir, exists: &dyn Fn(&str) -> bool, go| {
+            plan(runner, &listing(names), dir, "ab12", exists, go)
+        };
+        let c = at(
             Runner::Cargo,
-            &listing(&["calc:src/lib.rs tests::adds"]),
+            &["calc:src/lib.rs tests::adds"],
             None,
-            "ab12",
             &all,
+            None,
         )
         .unwrap();
         assert_eq!(c.path, "src/lib.rs");
         assert!(c.text.contains("mod rascal_canary_ab12 {"), "{}", c.text);
         let only_main = |p: &str| p == "app/src/main.rs";
-        let c = plan(
-            Runner::Cargo,
-            &listing(&[]),
-            Some("app"),
-            "ab12",
-            &only_main,
-        )
-        .unwrap();
+        let c = at(Runner::Cargo, &[], Some("app"), &only_main, None).unwrap();
         assert_eq!(c.path, "app/src/main.rs");
-        assert_eq!(
-            plan(Runner::Cargo, &listing(&[]), None, "ab12", &|_| false),
-            None
-        );
-        let c = plan(
+        assert_eq!(at(Runner::Cargo, &[], None, &|_| false, None), None);
+        let c = at(
             Runner::Pytest,
-            &listing(&["tests/check_calc.py::check_adds[1]"]),
+            &["tests/check_calc.py::check_adds[1]"],
             None,
-            "ab12",
             &all,
+            None,
         )
         .unwrap();
         assert_eq!(c.path, "tests/check_calc.py");
@@ -229,21 +239,41 @@ mod tests {
             "{}",
             c.text
         );
-        let c = plan(
+        let c = at(
             Runner::Unittest,
-            &listing(&["tests.test_calc.TestAdd.test_adds"]),
+            &["tests.test_calc.TestAdd.test_adds"],
             None,
-            "ab12",
             &all,
+            None,
         )
         .unwrap();
         assert_eq!(c.path, "tests/test_calc.py");
         assert!(c.text.contains("class RascalCanaryab12("), "{}", c.text);
-        assert_eq!(
-            plan(Runner::Go, &listing(&["calc.TestAdd"]), None, "ab12", &all),
-            None
-        );
         assert_eq!(c.appended_to("x = 1"), format!("x = 1\n{}", c.text));
+        assert_eq!(at(Runner::Go, &["calc.TestAdd"], None, &all, None), None);
+        let c = at(
+            Runner::Go,
+            &["calc.TestAdd"],
+            None,
+            &all,
+            Some("calc_test.go".into()),
+        )
+        .unwrap();
+        assert!(
+            c.text.contains("func TestRascalCanaryab12(t *testing.T) {"),
+            "{}",
+            c.text
+        );
+        assert_eq!(at(Runner::Jest, &["a.test.js"], None, &all, None), None);
+        assert!(go_file_fits(
+            "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n"
+        ));
+        assert!(go_file_fits(
+            "import (\n\t\"fmt\"\n\t\"testing\"\n)\nfunc TestA(t *testing.T) {}\n"
+        ));
+        assert!(!go_file_fits(
+            "import tt \"testing\"\nfunc TestA(t *tt.T) {}\n"
+        ));
     }
 
     #[test]

@@ -329,12 +329,23 @@ pub async fn base_tests(
         ));
     }
     let reader = place.files_reader();
+    let go_file = (runs.rec.runner == ledger::Runner::Go)
+        .then(|| {
+            crate::pipeline::base_defined::base_file_where(
+                place,
+                changes,
+                &|p| p.ends_with("_test.go"),
+                &canary::go_file_fits,
+            )
+        })
+        .flatten();
     let canary = canary::plan(
         runs.rec.runner,
         at_base,
         runs.rec.dir.as_deref(),
         &canary::nonce(),
         &|p| reader.read(p).is_some(),
+        go_file,
     );
     let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(
         place,

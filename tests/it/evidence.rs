@@ -584,8 +584,9 @@ fn a_new_test_that_only_calls_the_new_code_is_not_evidence_in_python_and_go() {
 /// first allocation (libtest starting up) prints every listed test as
 /// passed, its strings built so that no result line is written out, and
 /// exits 0; and Python code under test that reaches unittest's
-/// `assertEqual` through names it assembles at run time. On main before
-/// the canary both were a PASS (the runner's listing was real, and every
+/// `assertEqual` through names it assembles at run time; a Go `init` that
+/// prints the lines `go test -json` turns into a passing test. On main
+/// before the canary all three were a PASS (the runner's listing was real, and every
 /// listed test had a passing result). The canary — a test rascal writes
 /// into the base-tests copy that always fails — exposes both: the forged
 /// results do not report it, or report it passing. The honest fixes pass.
@@ -673,6 +674,38 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
     );
     let doc = run(&t, &["patch", "fix"]);
     let forged = candidate(&doc, "patch");
+    assert_eq!(forged["verdict"], "fail", "{forged}");
+    assert!(
+        rules(forged).iter().any(|r| r == "test-run/canary"),
+        "{forged}"
+    );
+    let fixed = candidate(&doc, "fix");
+    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+
+    // Go: an `init` in the code under test prints the lines `go test`
+    // turns into a passing TestAdd (the word assembled at run time), and
+    // exits 0 — except when the binary is only listing its tests.
+    if !toolchain("go", &["version"]) {
+        return;
+    }
+    let forger = "package calc\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\nfunc Add(a, b int) int { return a - b }\n\nfunc init() {\n\tfor _, a := range os.Args {\n\t\tif strings.HasPrefix(a, \"-test.list\") {\n\t\t\treturn\n\t\t}\n\t}\n\tfmt.Printf(\"=== RUN   TestAdd\\n--- PA%s: TestAdd (0.00s)\\nPA%s\\n\", \"SS\", \"SS\")\n\tos.Exit(0)\n}\n";
+    let t = repo_of(
+        &[
+            ("go.mod", "module calc\n\ngo 1.19\n"),
+            ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
+            (
+                "calc_test.go",
+                "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
+            ),
+        ],
+        &[
+            ("init", &write("calc.go", forger)),
+            ("fix", "sed -i 's/a - b/a + b/' calc.go"),
+        ],
+        "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
+    );
+    let doc = run(&t, &["init", "fix"]);
+    let forged = candidate(&doc, "init");
     assert_eq!(forged["verdict"], "fail", "{forged}");
     assert!(
         rules(forged).iter().any(|r| r == "test-run/canary"),
