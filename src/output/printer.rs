@@ -501,7 +501,8 @@ fn mark(status: Status) -> &'static str {
     }
 }
 
-/// The lines for one report: a header, then issues, then (when it failed)
+/// The lines for one report: a header, a test run's evidence (its ledger,
+/// the base's tests, the new tests), then issues, then (when it failed)
 /// the output tail.
 pub fn report_lines(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
@@ -545,6 +546,13 @@ pub fn report_lines(r: &Report) -> Vec<String> {
         head.push_str(&format!(" — {}", sanitize(&r.output)));
     }
     out.push(head);
+    // A test run's evidence (a failed one's output carries it already).
+    if let (Some(l), false) = (&r.ledger, r.status == Status::Fail) {
+        let lines = std::iter::once(l.summary())
+            .chain(l.base_tests.as_ref().map(|b| b.summary()))
+            .chain(l.new_tests.as_ref().map(|n| n.summary()));
+        out.extend(lines.map(|t| format!("    {}", cut(&sanitize(&t), 300))));
+    }
     for i in &r.issues {
         let loc = i
             .location_to_print()
@@ -909,6 +917,40 @@ mod tests {
                 "    │ later 17",
                 "    │ later 18",
                 "    │ later 19",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_passing_test_runs_evidence_is_printed_under_it() {
+        use crate::model::ledger::{BaseTests, Ledger, NewTests};
+        let mut r = Report::new(crate::model::verdict::Layer::Guardrails, "tests");
+        r.ledger = Some(Box::new(Ledger {
+            runner: "cargo".into(),
+            at_base: 2,
+            now: 4,
+            ran: 4,
+            passed: 4,
+            base_tests: Some(BaseTests {
+                listed: 2,
+                passed: 2,
+                ..BaseTests::default()
+            }),
+            new_tests: Some(NewTests {
+                added: 2,
+                proving: 1,
+                pass_without_new_code: vec!["tests::names_it".into()],
+                ..NewTests::default()
+            }),
+            ..Ledger::default()
+        }));
+        let lines = report_lines(&r.finish());
+        assert_eq!(
+            lines[1..],
+            [
+                "    2 tests at base · 4 now · 4 ran · 4 passed",
+                "    base tests: 2/2 pass on this change",
+                "    new tests: 1 of 2 fail at the base and pass here — not failing with the change's new functions stubbed out: tests::names_it",
             ]
         );
     }
