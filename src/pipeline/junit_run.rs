@@ -26,7 +26,7 @@ use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, Ledger, NewTests};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::base_cache::{at_base_once, base_tree_of};
-use crate::pipeline::test_evidence::{RULE_FAILED, RULE_WEAKENED};
+use crate::pipeline::test_evidence::{weakened_issue, RULE_FAILED};
 use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 use crate::text::{first_of, plural};
 use std::time::Duration;
@@ -315,13 +315,7 @@ async fn new_tests(
     let issues: Vec<Issue> = kept
         .iter()
         .filter(|t| passed(&there, t))
-        .map(|t| {
-            Issue::new(
-                RULE_WEAKENED,
-                Severity::Error,
-                format!("test `{t}` fails on the base's code, but the change's version of it passes there: it no longer finds the bug (passes on the unchanged code)"),
-            )
-        })
+        .map(|t| weakened_issue(t))
         .collect();
     if added.is_empty() {
         return Ok((None, issues));
@@ -329,7 +323,7 @@ async fn new_tests(
     let here: Vec<String> = added.iter().filter(|t| passed(now, t)).cloned().collect();
     let ran_there = |t: &String| there.passed.contains(t) || there.failed.contains(t);
     let unbuilt: Vec<String> = here.iter().filter(|t| !ran_there(t)).cloned().collect();
-    let mut pass_without_new_code = if unbuilt.is_empty() {
+    let pass_without_new_code: Vec<String> = if unbuilt.is_empty() {
         Vec::new()
     } else {
         let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
@@ -340,29 +334,24 @@ async fn new_tests(
             .cloned()
             .collect()
     };
-    let mut proving_names: Vec<String> = here
+    let proving_names: Vec<String> = here
         .iter()
         .filter(|t| there.failed.contains(t) || unbuilt.contains(t))
         .filter(|t| !pass_without_new_code.contains(t))
         .cloned()
         .collect();
-    let proving = proving_names.len();
-    proving_names.truncate(300);
-    let mut pass_at_base: Vec<String> = added
+    let pass_at_base: Vec<String> = added
         .iter()
         .filter(|t| passed(&there, t))
         .cloned()
         .collect();
-    pass_at_base.truncate(50);
-    pass_without_new_code.truncate(50);
     Ok((
-        Some(NewTests {
-            added: added.len(),
-            proving,
+        Some(NewTests::of(
+            added.len(),
+            proving_names,
             pass_at_base,
             pass_without_new_code,
-            proving_names,
-        }),
+        )),
         issues,
     ))
 }

@@ -224,16 +224,7 @@ pub async fn new_tests(
     }
     let at_base = runs.results(&run, now);
     let weakened = passing(runs, &at_base, &kept, now.files_only);
-    let issues: Vec<Issue> = weakened
-        .iter()
-        .map(|t| {
-            Issue::new(
-                RULE_WEAKENED,
-                Severity::Error,
-                format!("test `{t}` fails on the base's code, but the change's version of it passes there: it no longer finds the bug (passes on the unchanged code)"),
-            )
-        })
-        .collect();
+    let issues: Vec<Issue> = weakened.iter().map(|t| weakened_issue(t)).collect();
     if added.is_empty() {
         return Ok((None, issues));
     }
@@ -248,7 +239,7 @@ pub async fn new_tests(
         .filter(|t| there.not_run.contains(t) || (by_name && there.failed.contains(t)))
         .cloned()
         .collect();
-    let mut pass_without_new_code = if unbuilt.is_empty() {
+    let pass_without_new_code: Vec<String> = if unbuilt.is_empty() {
         Vec::new()
     } else {
         let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
@@ -262,26 +253,30 @@ pub async fn new_tests(
             .filter(|t| !without.failed.contains(t))
             .collect()
     };
-    let mut proving_names: Vec<String> = here
+    let proving_names: Vec<String> = here
         .into_iter()
         .filter(|t| there.failed.contains(t) || there.not_run.contains(t))
         .filter(|t| !pass_without_new_code.contains(t))
         .collect();
-    let proving = proving_names.len();
-    proving_names.truncate(300);
-    let mut pass_at_base = passing(runs, &at_base, added, now.files_only);
-    pass_at_base.truncate(50);
-    pass_without_new_code.truncate(50);
+    let pass_at_base = passing(runs, &at_base, added, now.files_only);
     Ok((
-        Some(NewTests {
-            added: added.len(),
-            proving,
+        Some(NewTests::of(
+            added.len(),
+            proving_names,
             pass_at_base,
             pass_without_new_code,
-            proving_names,
-        }),
+        )),
         issues,
     ))
+}
+
+/// The `test-integrity/weakened` error for test `t`.
+pub fn weakened_issue(t: &str) -> Issue {
+    Issue::new(
+        RULE_WEAKENED,
+        Severity::Error,
+        format!("test `{t}` fails on the base's code, but the change's version of it passes there: it no longer finds the bug (passes on the unchanged code)"),
+    )
 }
 
 /// How `names` fared in `results`.

@@ -418,19 +418,22 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
             .cloned()
             .unwrap_or_else(|| panic!("no criterion {name}: {c}"))
     };
-    let e = candidate(&doc, "empty");
-    assert_eq!(e["verdict"], "fail", "{e}");
-    let tested = criterion(e, "triple is tested");
-    assert_eq!(tested["status"], "fail", "{tested}");
-    assert_eq!(
-        tested["issues"][0]["rule"], "criteria/test-unproven",
-        "{tested}"
-    );
-    assert!(
-        tested["output"].as_str().unwrap().contains(
-            "only tests this change wrote (tests::triples), and it passes on the base's code too"
-        ),
-        "{tested}"
+    // `name` FAILs, its "triple is tested" unproven, saying `why`.
+    let unproven = |name: &str, why: &str| {
+        let c = candidate(&doc, name);
+        assert_eq!(c["verdict"], "fail", "{name}: {c}");
+        let tested = criterion(c, "triple is tested");
+        assert_eq!(tested["status"], "fail", "{name}: {tested}");
+        assert_eq!(
+            tested["issues"][0]["rule"], "criteria/test-unproven",
+            "{name}: {tested}"
+        );
+        let out = tested["output"].as_str().unwrap();
+        assert!(out.contains(why), "{name}: {tested}");
+    };
+    unproven(
+        "empty",
+        "only tests this change wrote (tests::triples), and it passes on the base's code too",
     );
     let p = candidate(&doc, "proving");
     let tested = criterion(p, "triple is tested");
@@ -445,21 +448,11 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
     let l = &report(p, "tests")["ledger"]["new_tests"];
     assert_eq!(l["proving"], 1, "{l}");
     for name in ["names", "calls"] {
-        let c = candidate(&doc, name);
-        assert_eq!(c["verdict"], "fail", "{name}: {c}");
-        let tested = criterion(c, "triple is tested");
-        assert_eq!(tested["status"], "fail", "{name}: {tested}");
-        assert_eq!(
-            tested["issues"][0]["rule"], "criteria/test-unproven",
-            "{name}: {tested}"
+        unproven(
+            name,
+            "(tests::triples); it does not build on the base's code, and it passes with the change's new functions stubbed out: it does not check what the new code does",
         );
-        assert!(
-            tested["output"].as_str().unwrap().contains(
-                "(tests::triples); it does not build on the base's code, and it passes with the change's new functions stubbed out: it does not check what the new code does"
-            ),
-            "{name}: {tested}"
-        );
-        let tests = report(c, "tests");
+        let tests = report(candidate(&doc, name), "tests");
         assert!(
             tests["output"].as_str().unwrap().contains(
                 "new tests: 0 of 1 fail at the base and pass here — not failing with the change's new functions stubbed out: tests::triples"
@@ -580,6 +573,19 @@ fn a_new_test_that_only_calls_the_new_code_is_not_evidence_in_python_and_go() {
     }
 }
 
+/// In `doc`, candidate `bad` FAILs with `rule` among its issues and
+/// `good` passes.
+fn fails_with_and_passes(doc: &serde_json::Value, bad: &str, rule: &str, good: &str) {
+    let c = candidate(doc, bad);
+    assert_eq!(c["verdict"], "fail", "{bad}: {c}");
+    assert!(
+        rules(c).iter().any(|r| r == rule),
+        "{bad}: want {rule}: {c}"
+    );
+    let g = candidate(doc, good);
+    assert_eq!(g["verdict"], "pass", "{good}: {g}");
+}
+
 /// Forgers that no lexical rule recognises: a Rust global allocator whose
 /// first allocation (libtest starting up) prints every listed test as
 /// passed, its strings built so that no result line is written out, and
@@ -641,18 +647,7 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
         CARGO_TEST,
     );
     let doc = run(&t, &["allocator", "fix"]);
-    let forged = candidate(&doc, "allocator");
-    assert_eq!(forged["verdict"], "fail", "{forged}");
-    assert!(
-        rules(forged).iter().any(|r| r == "test-run/canary"),
-        "{forged}"
-    );
-    let fixed = candidate(&doc, "fix");
-    assert_eq!(fixed["verdict"], "pass", "{fixed}");
-    assert!(
-        !rules(fixed).iter().any(|r| r == "test-run/canary"),
-        "{fixed}"
-    );
+    fails_with_and_passes(&doc, "allocator", "test-run/canary", "fix");
 
     if !toolchain("python3", &["-c", "import unittest"]) {
         return;
@@ -673,14 +668,7 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
         "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
     );
     let doc = run(&t, &["patch", "fix"]);
-    let forged = candidate(&doc, "patch");
-    assert_eq!(forged["verdict"], "fail", "{forged}");
-    assert!(
-        rules(forged).iter().any(|r| r == "test-run/canary"),
-        "{forged}"
-    );
-    let fixed = candidate(&doc, "fix");
-    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+    fails_with_and_passes(&doc, "patch", "test-run/canary", "fix");
 
     // Go: an `init` in the code under test prints the lines `go test`
     // turns into a passing TestAdd (the word assembled at run time), and
@@ -705,14 +693,7 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
         "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
     );
     let doc = run(&t, &["init", "fix"]);
-    let forged = candidate(&doc, "init");
-    assert_eq!(forged["verdict"], "fail", "{forged}");
-    assert!(
-        rules(forged).iter().any(|r| r == "test-run/canary"),
-        "{forged}"
-    );
-    let fixed = candidate(&doc, "fix");
-    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+    fails_with_and_passes(&doc, "init", "test-run/canary", "fix");
 }
 
 /// A home-made runner rascal does not know: it reports through a JUnit XML

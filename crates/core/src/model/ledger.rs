@@ -59,6 +59,29 @@ pub struct NewTests {
 }
 
 impl NewTests {
+    /// The new tests' evidence from their names: the proving ones, those
+    /// passing on the base's code too, and those not failing with the
+    /// change's new functions stubbed out (each list cut to what a report
+    /// keeps).
+    pub fn of(
+        added: usize,
+        mut proving_names: Vec<String>,
+        mut pass_at_base: Vec<String>,
+        mut pass_without_new_code: Vec<String>,
+    ) -> NewTests {
+        let proving = proving_names.len();
+        proving_names.truncate(300);
+        pass_at_base.truncate(50);
+        pass_without_new_code.truncate(50);
+        NewTests {
+            added,
+            proving,
+            pass_at_base,
+            pass_without_new_code,
+            proving_names,
+        }
+    }
+
     /// `new tests: 2 of 2 fail at the base and pass here`, naming the
     /// first few that pass on the base's code too.
     pub fn summary(&self) -> String {
