@@ -58,7 +58,19 @@ fn patches_runner(squeezed: &str, in_tests: bool) -> Option<&'static str> {
     let target = |t: &str| {
         RUNNERS.iter().any(|r| t.starts_with(&format!("{r}."))) || t.starts_with("TestCase.")
     };
-    if let Some((lhs, rhs)) = squeezed.split_once('=') {
+    // An assignment: an `=` outside brackets (not a keyword argument, not
+    // a comparison).
+    let mut depth = 0i32;
+    let eq = squeezed.char_indices().find(|&(_, c)| {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+        c == '=' && depth == 0
+    });
+    if let Some((at, _)) = eq {
+        let (lhs, rhs) = (&squeezed[..at], &squeezed[at + 1..]);
         let assigns = !rhs.starts_with('=') && !lhs.ends_with(['!', '<', '>', '=']);
         if assigns && lhs.split(',').any(target) {
             return Some("it sets an attribute of the test runner");
@@ -436,6 +448,10 @@ mod tests {
         let tests = "import unittest\nimport pytest\n\nclass T(unittest.TestCase):\n    def test_x(self):\n        self.assertEqual(1, 1)\n        assert type(self) != unittest.TestCase\n";
         assert!(rules("tests/test_x.py", None, tests).is_empty());
         let code = "from unittest import mock\nimport sys\nsys.modules['calc_cache'] = None\n";
+        let skip = "import pytest\npytest.skip(\"later\", allow_module_level=True)\n";
+        assert!(!rules("tests/test_x.py", None, skip)
+            .iter()
+            .any(|r| r == RULE_PATCHES_RUNNER));
         assert!(rules("calc.py", None, code).is_empty());
     }
 }
