@@ -59,19 +59,23 @@ impl BaseFiles {
     }
 }
 
-/// A file of the base commit whose path passes `path_fits` and whose text
-/// passes `text_fits`: the shallowest, then the first by name (at most 64
-/// texts are read).
-pub fn base_file_where(
+/// The files of the base commit whose path passes `path_fits` and whose
+/// text passes `text_fits`: the shallowest first, then by name (at most
+/// 256 texts are read).
+pub fn base_files_where(
     place: &Place,
     changes: &ChangeSet,
     path_fits: &dyn Fn(&str) -> bool,
     text_fits: &dyn Fn(&str) -> bool,
-) -> Option<String> {
-    let base = BaseFiles::open(place, changes).ok()?;
-    let tree = base.repo.find_tree(base.tree).ok()?;
+) -> Vec<String> {
+    let Ok(base) = BaseFiles::open(place, changes) else {
+        return Vec::new();
+    };
+    let Ok(tree) = base.repo.find_tree(base.tree) else {
+        return Vec::new();
+    };
     let mut paths: Vec<String> = Vec::new();
-    tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
         if entry.kind() == Some(git2::ObjectType::Blob) {
             let path = format!("{dir}{}", entry.name().unwrap_or(""));
             if path_fits(&path) {
@@ -79,13 +83,13 @@ pub fn base_file_where(
             }
         }
         git2::TreeWalkResult::Ok
-    })
-    .ok()?;
+    });
     paths.sort_by_key(|p| (p.matches('/').count(), p.clone()));
     paths
         .into_iter()
-        .take(64)
-        .find(|p| base.read(p).is_some_and(|t| text_fits(&t)))
+        .take(256)
+        .filter(|p| base.read(p).is_some_and(|t| text_fits(&t)))
+        .collect()
 }
 
 /// The changed paths (both sides of a rename), each once, in order.
@@ -151,14 +155,14 @@ pub fn checks_from_base(
 /// `place` with the base's tests laid over its run tree, and how many
 /// files were laid. `listed_in`: files the base's own listing names its
 /// tests in (whatever they are called), laid from the base too; `(place, 0)` when the change touches no test (its own
-/// copies already run the base's tests). A `canary` is appended to its
-/// file as that copy has it (not counted as laid).
+/// copies already run the base's tests). Each of `canaries` is appended
+/// to its file as that copy has it (not counted as laid).
 pub fn with_base_tests(
     place: &Place,
     changes: &ChangeSet,
     allow: &[String],
     listed_in: &[String],
-    canary: Option<&crate::pipeline::canary::Canary>,
+    canaries: &[crate::pipeline::canary::Canary],
 ) -> Result<(Place, usize), String> {
     let allowed = allowed(allow);
     let base = BaseFiles::open(place, changes)?;
@@ -178,7 +182,7 @@ pub fn with_base_tests(
         .collect();
     let n = edits.len();
     let mut edits = edits;
-    if let Some(c) = canary {
+    for c in canaries {
         let at = edits.iter().position(|(p, _)| *p == c.path);
         let text = match at.map(|i| &edits[i].1) {
             Some(Lay::Bytes(b)) => Some(String::from_utf8_lossy(b).into_owned()),

@@ -69,90 +69,140 @@ pub fn go_file_fits(text: &str) -> bool {
     }) && text.contains("*testing.T)")
 }
 
-/// The canary for `runner` whose base lists `at_base` (its names as the
-/// runner gives them; `dir` the runner's `cd` directory), or None where
+/// Whether the base's file at `path` may hold a canary for `runner` (the
+/// candidates the pipeline reads from the base's tree): for cargo every
+/// package's `src/lib.rs`, `src/main.rs` and `tests/*.rs`; for Go every
+/// `_test.go` (one a directory is taken, see [`plan`]).
+pub fn may_hold(runner: Runner, path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let parent = path
+        .strip_suffix(name)
+        .map(|d| d.trim_end_matches('/'))
+        .unwrap_or("");
+    match runner {
+        Runner::Cargo => {
+            path == "src/lib.rs"
+                || path == "src/main.rs"
+                || path.ends_with("/src/lib.rs")
+                || path.ends_with("/src/main.rs")
+                || (name.ends_with(".rs") && (parent == "tests" || parent.ends_with("/tests")))
+        }
+        Runner::Go => name.ends_with("_test.go"),
+        _ => false,
+    }
+}
+
+/// At most this many canaries in one copy.
+const MAX_CANARIES: usize = 32;
+
+/// The canaries for `runner` whose base lists `at_base` (its names as the
+/// runner gives them; `dir` the runner's `cd` directory): none where
 /// rascal plants none. `exists` says whether the copy has a file;
-/// `go_file` is a test file of the base that [`go_file_fits`].
+/// `base_files` are the base's files that [`may_hold`] one (for Go, only
+/// those that [`go_file_fits`]). Each canary's mark is `nonce` and its
+/// number.
 pub fn plan(
     runner: Runner,
     at_base: &Listing,
     dir: Option<&str>,
     nonce: &str,
     exists: &dyn Fn(&str) -> bool,
-    go_file: Option<String>,
-) -> Option<Canary> {
+    base_files: &[String],
+) -> Vec<Canary> {
     let under = |p: &str| match dir {
         Some(d) => format!("{}/{p}", d.trim_end_matches('/')),
         None => p.to_string(),
     };
-    let (path, text) = match runner {
-        Runner::Cargo => {
-            let path = ["src/lib.rs", "src/main.rs"]
-                .into_iter()
-                .map(under)
-                .find(|p| exists(p))?;
-            let text = format!(
-                "\n#[cfg(test)]\nmod rascal_canary_{nonce} {{\n    #[test]\n    fn canary() {{\n        assert_eq!(0, 1, \"rascal canary {nonce}\");\n    }}\n}}\n"
-            );
-            (path, text)
+    let mark = |i: usize| format!("{nonce}{i:02x}");
+    // (file, what is appended, its mark)
+    let placed: Vec<(String, String, String)> = match runner {
+        Runner::Cargo => base_files
+            .iter()
+            .filter(|p| dir.is_none_or(|d| p.starts_with(&format!("{}/", d.trim_end_matches('/')))))
+            .take(MAX_CANARIES)
+            .enumerate()
+            .map(|(i, p)| {
+                let m = mark(i);
+                let text = format!(
+                    "\n#[cfg(test)]\nmod t_{m} {{\n    #[test]\n    fn t_{m}() {{\n        assert_eq!(0, 1, \"{m}\");\n    }}\n}}\n"
+                );
+                (p.clone(), text, m)
+            })
+            .collect(),
+        Runner::Go => {
+            let mut dirs = std::collections::HashSet::new();
+            base_files
+                .iter()
+                .filter(|p| dirs.insert(p.rsplit_once('/').map_or("", |(d, _)| d).to_string()))
+                .take(MAX_CANARIES)
+                .enumerate()
+                .map(|(i, p)| {
+                    let m = mark(i);
+                    let text = format!("\nfunc Test_{m}(t *testing.T) {{\n\tt.Fatal(\"{m}\")\n}}\n");
+                    (p.clone(), text, m)
+                })
+                .collect()
         }
         Runner::Pytest => {
-            let first = at_base.tests.first()?;
-            let file = ledger::test_files(
-                runner,
-                &Listing {
-                    tests: vec![first.clone()],
-                    ..at_base.clone()
+            // A test function of a test file (a doctest's name is dotted).
+            let first = at_base.tests.iter().find(|t| {
+                let last = t.rsplit("::").next().unwrap_or(t);
+                let last = last.split('[').next().unwrap_or(last);
+                t.contains("::") && !last.contains('.')
+            });
+            let (file, function) = match (first, at_base.files_only) {
+                (Some(t), false) => {
+                    let last = t.rsplit("::").next().unwrap_or(t);
+                    (
+                        t.split("::").next().unwrap_or(t).to_string(),
+                        last.split('[').next().unwrap_or(last).to_string(),
+                    )
+                }
+                (_, true) => match at_base.tests.first() {
+                    Some(f) => (f.split("::").next().unwrap_or(f).to_string(), "test".into()),
+                    None => return Vec::new(),
                 },
-            )
-            .into_iter()
-            .next()?;
-            let function = if at_base.files_only {
-                "test"
-            } else {
-                let last = first.rsplit("::").next().unwrap_or(first);
-                last.split('[').next().unwrap_or(last)
+                (None, false) => return Vec::new(),
             };
-            let text = format!(
-                "\n\ndef {function}_rascal_canary_{nonce}():\n    assert 0 == 1, \"rascal canary {nonce}\"\n"
-            );
-            (under(&file), text)
+            let m = mark(0);
+            let text = format!("\n\ndef {function}_{m}():\n    assert 0 == 1, \"{m}\"\n");
+            vec![(under(&file), text, m)]
         }
         Runner::Unittest => {
             // `module.Class.method` → `module.py`.
-            let first = at_base.tests.first()?;
+            let Some(first) = at_base.tests.first() else {
+                return Vec::new();
+            };
             let parts: Vec<&str> = first.split('.').collect();
             if parts.len() < 3 {
-                return None;
+                return Vec::new();
             }
             let file = format!("{}.py", parts[..parts.len() - 2].join("/"));
+            let m = mark(0);
             let text = format!(
-                "\n\nimport unittest as _rascal_canary_unittest\n\n\nclass RascalCanary{nonce}(_rascal_canary_unittest.TestCase):\n    def test_rascal_canary(self):\n        self.assertEqual(0, 1, \"rascal canary {nonce}\")\n"
+                "\n\nimport unittest as _u{m}\n\n\nclass T{m}(_u{m}.TestCase):\n    def test_{m}(self):\n        self.assertEqual(0, 1, \"{m}\")\n"
             );
-            (under(&file), text)
+            vec![(under(&file), text, m)]
         }
-        Runner::Go => {
-            let text = format!(
-                "\nfunc TestRascalCanary{nonce}(t *testing.T) {{\n\tt.Fatal(\"rascal canary {nonce}\")\n}}\n"
-            );
-            (go_file?, text)
-        }
-        Runner::Jest | Runner::Vitest => return None,
+        Runner::Jest | Runner::Vitest => Vec::new(),
     };
-    exists(&path).then(|| Canary {
-        nonce: nonce.to_string(),
-        path,
-        text,
-    })
+    placed
+        .into_iter()
+        .filter(|(p, _, _)| exists(p))
+        .map(|(path, text, nonce)| Canary { nonce, path, text })
+        .collect()
 }
 
-/// What the run `run` of a copy holding canary `c` says of it, whose
-/// runner listed `listed` there: None when the runner does not list the
-/// canary (it proves nothing) or reported it failing in a run that exited
-/// non-zero; else the `test-run/canary` error.
-pub fn verdict(c: &Canary, runner: Runner, listed: &Listing, run: &Whole) -> Option<Issue> {
-    let mine = |n: &String| n.contains(&c.nonce);
-    if !listed.tests.iter().any(mine) {
+/// What the run `run` of a copy holding the canaries `cs` says of them,
+/// whose runner listed `listed` there: None when the runner lists none of
+/// them (they prove nothing), or reported every one it lists failing in a
+/// run that exited non-zero; else the `test-run/canary` error.
+pub fn verdict(cs: &[Canary], runner: Runner, listed: &Listing, run: &Whole) -> Option<Issue> {
+    let listed_ones: Vec<&Canary> = cs
+        .iter()
+        .filter(|c| listed.tests.iter().any(|n| n.contains(&c.nonce)))
+        .collect();
+    if listed_ones.is_empty() {
         return None;
     }
     let file = run
@@ -161,15 +211,15 @@ pub fn verdict(c: &Canary, runner: Runner, listed: &Listing, run: &Whole) -> Opt
         .and_then(|f| f.as_ref())
         .map(|b| String::from_utf8_lossy(b).into_owned());
     let reported = ledger::parse_results(runner, &run.text, file.as_deref(), None);
-    let what = if reported.failed.iter().any(mine) {
-        if !run.outcome.exit.success() {
-            return None;
-        }
-        "was reported failing, but the run exited 0"
-    } else if reported.passed.iter().any(mine) {
-        "was reported passing"
+    let about = |names: &[String], c: &Canary| names.iter().any(|n| n.contains(&c.nonce));
+    let what = if let Some(c) = listed_ones.iter().find(|c| about(&reported.passed, c)) {
+        format!("in `{}` was reported passing", c.path)
+    } else if let Some(c) = listed_ones.iter().find(|c| !about(&reported.failed, c)) {
+        format!("in `{}` has no result", c.path)
+    } else if run.outcome.exit.success() {
+        "was reported failing, but the run exited 0".to_string()
     } else {
-        "has no result"
+        return None;
     };
     Some(Issue::new(
         RULE_CANARY,
@@ -178,19 +228,6 @@ pub fn verdict(c: &Canary, runner: Runner, listed: &Listing, run: &Whole) -> Opt
             "rascal's canary — a test it wrote into the base-tests copy that always fails — {what}: the results are not the runner's (code in the test process decided them)"
         ),
     ))
-}
-
-/// `at_base` with the canary's listed name(s) from `listed` left out.
-pub fn without(listed: &Listing, c: &Canary) -> Listing {
-    Listing {
-        tests: listed
-            .tests
-            .iter()
-            .filter(|n| !n.contains(&c.nonce))
-            .cloned()
-            .collect(),
-        ..listed.clone()
-    }
 }
 
 #[cfg(test)]
@@ -206,65 +243,70 @@ mod tests {
     }
 
     #[test]
-    fn each_runner_plants_its_canary_where_its_tests_are() {
+    fn each_runner_plants_its_canaries_where_its_tests_are() {
         let all = |_: &str| true;
-        let at = |runner, names: &[&str], dir, exists: &dyn Fn(&str) -> bool, go| {
-            plan(runner, &listing(names), dir, "ab12", exists, go)
+        let files = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let at = |runner, names: &[&str], dir, exists: &dyn Fn(&str) -> bool, base: &[String]| {
+            plan(runner, &listing(names), dir, "ab12", exists, base)
         };
-        let c = at(
+        let rust = files(&["src/lib.rs", "tests/it.rs", "core/src/lib.rs"]);
+        let cs = at(
             Runner::Cargo,
             &["calc:src/lib.rs tests::adds"],
             None,
             &all,
-            None,
-        )
-        .unwrap();
-        assert_eq!(c.path, "src/lib.rs");
-        assert!(c.text.contains("mod rascal_canary_ab12 {"), "{}", c.text);
-        let only_main = |p: &str| p == "app/src/main.rs";
-        let c = at(Runner::Cargo, &[], Some("app"), &only_main, None).unwrap();
-        assert_eq!(c.path, "app/src/main.rs");
-        assert_eq!(at(Runner::Cargo, &[], None, &|_| false, None), None);
-        let c = at(
+            &rust,
+        );
+        let paths: Vec<&str> = cs.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["src/lib.rs", "tests/it.rs", "core/src/lib.rs"]);
+        assert!(cs[1].text.contains("mod t_ab1201 {"), "{}", cs[1].text);
+        assert_eq!(cs[1].nonce, "ab1201");
+        assert!(!cs[0].text.contains("rascal"), "{}", cs[0].text);
+        let only = |p: &str| p == "app/src/main.rs";
+        let cs = at(
+            Runner::Cargo,
+            &[],
+            Some("app"),
+            &only,
+            &files(&["app/src/main.rs", "src/lib.rs"]),
+        );
+        assert_eq!(cs.len(), 1);
+        assert_eq!(cs[0].path, "app/src/main.rs");
+        assert!(at(Runner::Cargo, &[], None, &|_| false, &rust).is_empty());
+        // A doctest's name is dotted: the canary goes to a test file.
+        let cs = at(
             Runner::Pytest,
-            &["tests/check_calc.py::check_adds[1]"],
+            &["calc.py::calc.add", "tests/check_calc.py::check_adds[1.5]"],
             None,
             &all,
-            None,
-        )
-        .unwrap();
-        assert_eq!(c.path, "tests/check_calc.py");
-        assert!(
-            c.text.contains("def check_adds_rascal_canary_ab12():"),
-            "{}",
-            c.text
+            &[],
         );
-        let c = at(
+        assert_eq!(cs[0].path, "tests/check_calc.py");
+        assert!(
+            cs[0].text.contains("def check_adds_ab1200():"),
+            "{}",
+            cs[0].text
+        );
+        let cs = at(
             Runner::Unittest,
             &["tests.test_calc.TestAdd.test_adds"],
             None,
             &all,
-            None,
-        )
-        .unwrap();
-        assert_eq!(c.path, "tests/test_calc.py");
-        assert!(c.text.contains("class RascalCanaryab12("), "{}", c.text);
-        assert_eq!(c.appended_to("x = 1"), format!("x = 1\n{}", c.text));
-        assert_eq!(at(Runner::Go, &["calc.TestAdd"], None, &all, None), None);
-        let c = at(
-            Runner::Go,
-            &["calc.TestAdd"],
-            None,
-            &all,
-            Some("calc_test.go".into()),
-        )
-        .unwrap();
-        assert!(
-            c.text.contains("func TestRascalCanaryab12(t *testing.T) {"),
-            "{}",
-            c.text
+            &[],
         );
-        assert_eq!(at(Runner::Jest, &["a.test.js"], None, &all, None), None);
+        assert_eq!(cs[0].path, "tests/test_calc.py");
+        assert!(cs[0].text.contains("class Tab1200("), "{}", cs[0].text);
+        assert_eq!(cs[0].appended_to("x = 1"), format!("x = 1\n{}", cs[0].text));
+        let go = files(&["calc_test.go", "more_test.go", "mul/mul_test.go"]);
+        let cs = at(Runner::Go, &["calc.TestAdd"], None, &all, &go);
+        let paths: Vec<&str> = cs.iter().map(|c| c.path.as_str()).collect();
+        assert_eq!(paths, ["calc_test.go", "mul/mul_test.go"]);
+        assert!(
+            cs[1].text.contains("func Test_ab1201(t *testing.T) {"),
+            "{}",
+            cs[1].text
+        );
+        assert!(at(Runner::Jest, &["a.test.js"], None, &all, &[]).is_empty());
         assert!(go_file_fits(
             "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {}\n"
         ));
@@ -274,6 +316,18 @@ mod tests {
         assert!(!go_file_fits(
             "import tt \"testing\"\nfunc TestA(t *tt.T) {}\n"
         ));
+        for (runner, path, holds) in [
+            (Runner::Cargo, "src/lib.rs", true),
+            (Runner::Cargo, "crates/a/src/main.rs", true),
+            (Runner::Cargo, "crates/a/tests/it.rs", true),
+            (Runner::Cargo, "tests/common/mod.rs", false),
+            (Runner::Cargo, "src/util.rs", false),
+            (Runner::Go, "mul/mul_test.go", true),
+            (Runner::Go, "mul/mul.go", false),
+            (Runner::Pytest, "test_x.py", false),
+        ] {
+            assert_eq!(may_hold(runner, path), holds, "{path}");
+        }
     }
 
     #[test]

@@ -246,7 +246,7 @@ async fn base_tests(
     now: &Results,
 ) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
     let (laid, files_laid) =
-        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &[], None)?;
+        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &[], &[])?;
     let results = if files_laid == 0 {
         now.clone()
     } else {

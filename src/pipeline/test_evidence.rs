@@ -92,6 +92,25 @@ impl<'a> TestRuns<'a> {
         .await
     }
 
+    /// These runs with every test target run even when one fails (cargo's
+    /// `--no-fail-fast`): for the base-tests run, where the canary's target
+    /// always fails.
+    pub fn every_target(&self) -> TestRuns<'a> {
+        let crate::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
+            unreachable!("TestRuns are made for command guardrails")
+        };
+        let all = ledger::no_fail_fast(self.rec, command);
+        TestRuns {
+            g: self.g,
+            rec: self.rec,
+            run: ledger::results_run(self.rec, &all, ".rascal-results/results"),
+            listing: self.listing.clone(),
+            timeout: self.timeout,
+            env: self.env,
+            cancel: self.cancel,
+        }
+    }
+
     /// What the runner lists at `place`.
     pub async fn list(&self, place: &Place) -> Result<Listing, String> {
         let w = test_results::run_whole(
@@ -324,46 +343,44 @@ pub async fn base_tests(
         ));
     }
     let reader = place.files_reader();
-    let go_file = (runs.rec.runner == ledger::Runner::Go)
-        .then(|| {
-            crate::pipeline::base_defined::base_file_where(
-                place,
-                changes,
-                &|p| p.ends_with("_test.go"),
-                &canary::go_file_fits,
-            )
-        })
-        .flatten();
-    let canary = canary::plan(
-        runs.rec.runner,
+    let runner = runs.rec.runner;
+    let base_files = crate::pipeline::base_defined::base_files_where(
+        place,
+        changes,
+        &|p| canary::may_hold(runner, p),
+        &|text| runner != ledger::Runner::Go || canary::go_file_fits(text),
+    );
+    let canaries = canary::plan(
+        runner,
         at_base,
         runs.rec.dir.as_deref(),
         &canary::nonce(),
         &|p| reader.read(p).is_some(),
-        go_file,
+        &base_files,
     );
     let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(
         place,
         changes,
         allow,
         &files_of(runs, at_base),
-        canary.as_ref(),
+        &canaries,
     )?;
     let mut issues = Vec::new();
-    let results = if files_laid == 0 && canary.is_none() {
+    let results = if files_laid == 0 && canaries.is_empty() {
         results.clone()
     } else {
         // The canary is judged against what the runner lists there.
-        let listed = match &canary {
-            Some(_) => Some(runs.list(&laid).await?),
-            None => None,
+        let listed = match canaries.is_empty() {
+            false => Some(runs.list(&laid).await?),
+            true => None,
         };
-        let run = runs.run(&laid).await?;
+        let all = runs.every_target();
+        let run = all.run(&laid).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-            return Err(format!("`{}` {p}", runs.run.0));
+            return Err(format!("`{}` {p}", all.run.0));
         }
-        if let (Some(c), Some(listed)) = (&canary, &listed) {
-            issues.extend(canary::verdict(c, runs.rec.runner, listed, &run));
+        if let Some(listed) = &listed {
+            issues.extend(canary::verdict(&canaries, runner, listed, &run));
         }
         runs.results(&run, at_base)
     };

@@ -195,6 +195,26 @@ pub fn results_command(
     (command, file)
 }
 
+/// `original` with cargo's `--no-fail-fast` (every test target runs even
+/// when one fails), for a `cargo test` started directly; else unchanged.
+pub fn no_fail_fast(r: &Recognised, original: &str) -> String {
+    if r.runner != Runner::Cargo || r.args.iter().any(|a| a == "--no-fail-fast") {
+        return original.to_string();
+    }
+    let Some(seg) = shell::segments(original).and_then(|s| s.into_iter().nth(r.segment)) else {
+        return original.to_string();
+    };
+    let (_, words) = command_words(&seg.words);
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    match (&r.launcher, direct(&texts)) {
+        (Launcher::Direct, Some((Runner::Cargo, n))) => {
+            let at = words[n - 1].end;
+            format!("{} --no-fail-fast{}", &original[..at], &original[at..])
+        }
+        _ => original.to_string(),
+    }
+}
+
 /// [`results_command`] ready to run: a results file the change itself
 /// holds is never read, so it is removed first. The command, and the
 /// results file to read back, relative to where the command starts.

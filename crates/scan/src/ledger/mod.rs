@@ -23,7 +23,7 @@ mod recognise;
 mod shell;
 mod unittest;
 
-pub use commands::{listing_command, results_command, results_run};
+pub use commands::{listing_command, no_fail_fast, results_command, results_run};
 pub use recognise::{package_json_dir, recognise};
 
 use serde::{Deserialize, Serialize};
@@ -451,6 +451,9 @@ pub fn test_files(runner: Runner, listing: &Listing) -> Vec<String> {
         .tests
         .iter()
         .filter_map(|t| match runner {
+            // A doctest (`calc.py::calc.add`) lives in the code, not in
+            // a test file.
+            Runner::Pytest if pytest::is_doctest(t) => None,
             Runner::Pytest => Some(pytest::file_of(t)),
             Runner::Jest | Runner::Vitest => Some(js::file_of(t)),
             Runner::Cargo | Runner::Go | Runner::Unittest => None,

@@ -86,6 +86,13 @@ fn node_parts(id: &str) -> Vec<&str> {
     parts
 }
 
+/// Whether the node id `name` is a doctest's: its last part (parameters
+/// aside) is a dotted object path, where a test function's is a name.
+pub(super) fn is_doctest(name: &str) -> bool {
+    let last = name.rsplit("::").next().unwrap_or(name);
+    name.contains("::") && last.split('[').next().unwrap_or(last).contains('.')
+}
+
 pub(super) fn file_of(name: &str) -> &str {
     node_parts(name)[0]
 }

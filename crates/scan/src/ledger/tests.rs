@@ -1292,8 +1292,9 @@ fn the_files_a_listing_names_its_tests_in() {
     let pytest = Listing {
         tests: strings(&[
             "checks/check_calc.py::test_adds",
-            "checks/check_calc.py::TestX::test_b[1]",
+            "checks/check_calc.py::TestX::test_b[1.5]",
             "tests/test_more.py::test_c",
+            "calc.py::calc.add",
         ]),
         complete: true,
         files_only: false,
@@ -1339,4 +1340,22 @@ fn python_m_unittest_runs_through_rascals_programs_with_its_arguments() {
     );
     assert!(run.ends_with(" ../out/r discover -s tests"), "{run}");
     assert!(recognise("python3 -m unittest --help", None).is_none());
+}
+
+#[test]
+fn no_fail_fast_goes_after_cargo_test_and_only_there() {
+    let with = |c: &str| no_fail_fast(&recognise(c, None).unwrap(), c);
+    assert_eq!(
+        with("cargo test --offline -q"),
+        "cargo test --no-fail-fast --offline -q"
+    );
+    assert_eq!(
+        with("cd app && cargo +stable test -- --nocapture"),
+        "cd app && cargo +stable test --no-fail-fast -- --nocapture"
+    );
+    assert_eq!(
+        with("cargo test --no-fail-fast"),
+        "cargo test --no-fail-fast"
+    );
+    assert_eq!(with("go test ./..."), "go test ./...");
 }
