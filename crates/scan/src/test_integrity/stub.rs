@@ -94,6 +94,7 @@ fn starts_ident(w: &str) -> bool {
 /// definitions; a function inside another is part of it.
 fn rust_functions(src: &Source<'_>) -> Vec<Func> {
     let tests = rust_test_modules(src.text);
+    let types = rust_types(src.code_str(0, src.len()));
     let mut out = Vec::new();
     let mut i = 0;
     while i < src.len() {
@@ -123,7 +124,7 @@ fn rust_functions(src: &Source<'_>) -> Vec<Func> {
             i = e;
             continue;
         }
-        match rust_function(src, i, e) {
+        match rust_function(src, i, e, &types) {
             Some(f) => {
                 i = f.end;
                 out.push(f);
@@ -134,8 +135,9 @@ fn rust_functions(src: &Source<'_>) -> Vec<Func> {
     out
 }
 
-/// The Rust function whose `fn` keyword is at `at..e`, if it has a body.
-fn rust_function(src: &Source<'_>, at: usize, e: usize) -> Option<Func> {
+/// The Rust function whose `fn` keyword is at `at..e`, if it has a body
+/// (`types`: what its file says of its types).
+fn rust_function(src: &Source<'_>, at: usize, e: usize, types: &Types) -> Option<Func> {
     let n = src.skip_ws(e);
     let (name, mut k) = src.word(n)?;
     if !starts_ident(name) {
@@ -200,10 +202,10 @@ fn rust_function(src: &Source<'_>, at: usize, e: usize) -> Option<Func> {
     }
     let stub = (!is_const).then(|| match ret.as_deref() {
         None | Some("()") => " if true { return; } ".to_string(),
-        Some(r) if has_default(r) => {
-            " if true { return ::core::default::Default::default(); } ".to_string()
-        }
-        Some(_) => format!(" if true {{ ::core::panic!(\"{PANIC}\"); }} "),
+        Some(r) => match zero_value(r, types) {
+            Some(v) => format!(" if true {{ return {v}; }} "),
+            None => format!(" if true {{ ::core::panic!(\"{PANIC}\"); }} "),
+        },
     });
     Some(Func {
         start: at,
@@ -213,9 +215,66 @@ fn rust_function(src: &Source<'_>, at: usize, e: usize) -> Option<Func> {
     })
 }
 
-/// Whether the Rust type `t` surely has a `Default` (std's types that do,
-/// whatever their parameters).
-fn has_default(t: &str) -> bool {
+/// What a Rust file says of its types: those it gives a `Default`
+/// (`#[derive(…Default…)]` or `impl Default for`), and its `type` aliases.
+#[derive(Default)]
+struct Types {
+    defaults: HashSet<String>,
+    aliases: std::collections::HashMap<String, String>,
+}
+
+/// The [`Types`] of a Rust file's blanked code.
+fn rust_types(code: &str) -> Types {
+    use regex::Regex;
+    use std::sync::OnceLock;
+    static RES: OnceLock<[Regex; 3]> = OnceLock::new();
+    let [derived, implemented, alias] = RES.get_or_init(|| {
+        [
+            Regex::new(r"#\[derive\(([^\]]*)\)\]\s*(?:#\[[^\]]*\]\s*)*(?:pub(?:\([^)]*\))?\s+)?(?:struct|enum)\s+(\w+)").unwrap(),
+            Regex::new(r"impl(?:\s*<[^>]*>)?\s+(?:[\w:]+::)?Default\s+for\s+(\w+)").unwrap(),
+            Regex::new(r"\btype\s+(\w+)\s*=\s*([^;]+);").unwrap(),
+        ]
+    });
+    let mut t = Types::default();
+    for c in derived.captures_iter(code) {
+        if c[1]
+            .split(',')
+            .any(|d| d.trim().rsplit("::").next() == Some("Default"))
+        {
+            t.defaults.insert(c[2].to_string());
+        }
+    }
+    for c in implemented.captures_iter(code) {
+        t.defaults.insert(c[1].to_string());
+    }
+    for c in alias.captures_iter(code) {
+        t.aliases.insert(c[1].to_string(), c[2].trim().to_string());
+    }
+    t
+}
+
+/// What a stubbed Rust function returning `t` returns at once, if a value
+/// is known: `Default::default()`, or `Ok` of it for a `Result` whose `Ok`
+/// type has one.
+fn zero_value(t: &str, types: &Types) -> Option<&'static str> {
+    if has_default(t, types, 0) {
+        return Some("::core::default::Default::default()");
+    }
+    let t: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
+    let (head, args) = t.split_once('<')?;
+    let last = head.rsplit("::").next().unwrap_or(head).trim();
+    let ok = top_level_split(args.strip_suffix('>')?, true);
+    (last == "Result" && ok.first().is_some_and(|o| has_default(o, types, 0)))
+        .then_some("::core::result::Result::Ok(::core::default::Default::default())")
+}
+
+/// Whether the Rust type `t` surely has a `Default`: std's types that do
+/// (whatever their parameters), tuples of such, and the file's own types
+/// that derive or implement it (through its aliases).
+fn has_default(t: &str, types: &Types, depth: usize) -> bool {
+    if depth > 4 {
+        return false;
+    }
     let t: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
     let t = t.trim();
     if let Some(r) = t.strip_prefix('&') {
@@ -227,8 +286,19 @@ fn has_default(t: &str) -> bool {
         };
         return r == "str" || r.starts_with('[');
     }
+    if let Some(inner) = t.strip_prefix('(').and_then(|r| r.strip_suffix(')')) {
+        return top_level_split(inner, true)
+            .iter()
+            .all(|e| has_default(e, types, depth + 1));
+    }
     let head = t.split('<').next().unwrap_or(t);
     let last = head.rsplit("::").next().unwrap_or(head).trim();
+    if types.defaults.contains(last) {
+        return true;
+    }
+    if let Some(target) = types.aliases.get(last) {
+        return has_default(target, types, depth + 1);
+    }
     matches!(
         last,
         "i8" | "i16"
@@ -444,7 +514,7 @@ fn go_return(results: &str) -> String {
     let Some(list) = results.strip_prefix('(').and_then(|r| r.strip_suffix(')')) else {
         return format!("return *new({results})");
     };
-    let parts = top_level_split(list);
+    let parts = top_level_split(list, false);
     let type_words = ["chan", "func", "map", "struct", "interface"];
     let named = parts.iter().any(|p| {
         let mut w = p.split_whitespace();
@@ -465,8 +535,9 @@ fn go_return(results: &str) -> String {
     format!("return {}", zeros.join(", "))
 }
 
-/// `list` split at its commas outside brackets.
-fn top_level_split(list: &str) -> Vec<String> {
+/// `list` split at its commas outside brackets (and, for Rust types,
+/// outside `<…>`).
+fn top_level_split(list: &str, angles: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut depth = 0i32;
     let mut cur = String::new();
@@ -474,6 +545,8 @@ fn top_level_split(list: &str) -> Vec<String> {
         match c {
             '(' | '[' | '{' => depth += 1,
             ')' | ']' | '}' => depth -= 1,
+            '<' if angles => depth += 1,
+            '>' if angles && !cur.ends_with('-') => depth -= 1,
             ',' if depth == 0 => {
                 out.push(std::mem::take(&mut cur));
                 continue;
@@ -495,7 +568,7 @@ mod tests {
     #[test]
     fn a_rust_functions_new_body_returns_a_zero_value_or_panics_and_tests_stay() {
         let base = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n";
-        let now = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn triple(a: i32) -> i32 {\n    3 * a\n}\n\npub fn name<'a>(s: &'a str) -> &'a str { s }\n\npub fn parse(s: &str) -> Result<u8, String> { s.parse().map_err(|_| s.to_string()) }\n\npub fn log(x: u8) { println!(\"{x}\"); }\n\npub const fn k() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    fn helper() -> i32 { 1 }\n    #[test]\n    fn triples() { assert_eq!(triple(2), 6); }\n}\n";
+        let now = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\npub fn triple(a: i32) -> i32 {\n    3 * a\n}\n\npub fn name<'a>(s: &'a str) -> &'a str { s }\n\npub fn parse(s: &str) -> Result<u8, String> { s.parse().map_err(|_| s.to_string()) }\n\npub fn log(x: u8) { println!(\"{x}\"); }\n\npub fn boxed() -> Box<dyn Fn()> { Box::new(|| ()) }\n\npub const fn k() -> u8 { 3 }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n    fn helper() -> i32 { 1 }\n    #[test]\n    fn triples() { assert_eq!(triple(2), 6); }\n}\n";
         let out = without_new_code("src/lib.rs", Some(base), now).unwrap();
         assert!(
             out.starts_with("pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n"),
@@ -509,7 +582,11 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("-> Result<u8, String> { if true { ::core::panic!("),
+            out.contains("-> Result<u8, String> { if true { return ::core::result::Result::Ok(::core::default::Default::default()); }"),
+            "{out}"
+        );
+        assert!(
+            out.contains("-> Box<dyn Fn()> { if true { ::core::panic!("),
             "{out}"
         );
         assert!(
@@ -610,7 +687,7 @@ mod tests {
             "std::collections::HashMap<K, V>",
             "bool",
         ] {
-            assert!(has_default(t), "{t}");
+            assert!(has_default(t, &Types::default(), 0), "{t}");
         }
         for t in [
             "Self",
@@ -619,9 +696,23 @@ mod tests {
             "impl Iterator<Item = u8>",
             "&T",
             "Box<dyn Fn()>",
-            "(u8, u8)",
+            "(u8, Box<dyn Fn()>)",
         ] {
-            assert!(!has_default(t), "{t}");
+            assert!(!has_default(t, &Types::default(), 0), "{t}");
         }
+        // The file's own types and aliases, tuples, and `Result`'s `Ok`.
+        let types = rust_types(
+            "pub type Num = i32;\ntype Pair = (Num, Config);\n#[derive(Debug, Clone, Default)]\npub struct Config { a: u8 }\nstruct Plain;\nimpl Default for Plain { fn default() -> Self { Plain } }\n#[derive(Debug)]\nstruct NoDefault;\n",
+        );
+        for t in ["Num", "Pair", "Config", "Plain", "(u8, u8)", "()"] {
+            assert!(has_default(t, &types, 0), "{t}");
+        }
+        assert!(!has_default("NoDefault", &types, 0));
+        assert_eq!(
+            zero_value("Result<Num, String>", &types),
+            Some("::core::result::Result::Ok(::core::default::Default::default())")
+        );
+        assert_eq!(zero_value("Result<NoDefault, String>", &types), None);
+        assert_eq!(zero_value("Self", &types), None);
     }
 }
