@@ -386,12 +386,18 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
     };
     let names = wrong_with("let _ = triple;");
     let calls = wrong_with("let _ = triple(2);");
+    // The same through an alias and a `Result` (stubbed to `Ok(0)`).
+    let calls_result = sed("s/a - b/a + b/")
+        + "\n"
+        + &append("pub type Num = i32;\n\npub fn triple(a: Num) -> Result<Num, String> {\n    Ok(a)\n}\n")
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn triples() { let _ = triple(2); }/");
     let t = rust_repo(
         &[
             ("empty", &empty),
             ("proving", &proving),
             ("names", &names),
             ("calls", &calls),
+            ("calls-result", &calls_result),
         ],
         CARGO_TEST,
     );
@@ -407,7 +413,7 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
     let doc = crate::test_integrity::rascal_json(
         &t,
         &["run", "--spec", "triple"],
-        &["empty", "proving", "names", "calls"],
+        &["empty", "proving", "names", "calls", "calls-result"],
     );
     let criterion = |c: &serde_json::Value, name: &str| -> serde_json::Value {
         c["reports"]
@@ -447,7 +453,7 @@ fn a_test_criterion_met_only_by_the_changes_own_tests_counts_when_they_fail_at_t
     );
     let l = &report(p, "tests")["ledger"]["new_tests"];
     assert_eq!(l["proving"], 1, "{l}");
-    for name in ["names", "calls"] {
+    for name in ["names", "calls", "calls-result"] {
         unproven(
             name,
             "(tests::triples); it does not build on the base's code, and it passes with the change's new functions stubbed out: it does not check what the new code does",
@@ -694,6 +700,97 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
     );
     let doc = run(&t, &["init", "fix"]);
     fails_with_and_passes(&doc, "init", "test-run/canary", "fix");
+}
+
+/// The canary in real layouts: a Rust crate whose tests live in `tests/`
+/// (the canary in the library's test binary must not stop them: the
+/// base-tests run uses `--no-fail-fast`), a Go module of two packages
+/// (each gets a canary, so a forger in the second one is caught), and
+/// pytest with `--doctest-modules` (a doctest is not where a canary goes,
+/// nor a test file). The honest candidates pass with their evidence.
+#[test]
+fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
+    use crate::test_integrity::{toolchain, CARGO_LOCK, CARGO_TOML};
+    if !bwrap() {
+        return;
+    }
+    let t = repo_of(
+        &[
+            ("Cargo.toml", CARGO_TOML),
+            ("Cargo.lock", CARGO_LOCK),
+            (".gitignore", "/target\n"),
+            (
+                "src/lib.rs",
+                "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+            ),
+            (
+                "tests/it.rs",
+                "#[test]\nfn adds() {\n    assert_eq!(calc::add(2, 3), 5);\n}\n",
+            ),
+        ],
+        &[("fix", &sed("s/a - b/a + b/"))],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["fix"]);
+    let fixed = candidate(&doc, "fix");
+    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+    let out = report(fixed, "tests")["output"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(out.contains("base tests: 1/1 pass on this change"), "{out}");
+
+    if toolchain("go", &["version"]) {
+        let forger = "package mul\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\nfunc Mul(a, b int) int { return a + b }\n\nfunc init() {\n\tfor _, a := range os.Args {\n\t\tif strings.HasPrefix(a, \"-test.list\") {\n\t\t\treturn\n\t\t}\n\t}\n\tfmt.Printf(\"=== RUN   TestMul\\n--- PA%s: TestMul (0.00s)\\nPA%s\\n\", \"SS\", \"SS\")\n\tos.Exit(0)\n}\n";
+        let t = repo_of(
+            &[
+                ("go.mod", "module calc\n\ngo 1.19\n"),
+                ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a + b }\n"),
+                ("calc_test.go", "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n"),
+                ("mul/mul.go", "package mul\n\nfunc Mul(a, b int) int { return a + b }\n"),
+                ("mul/mul_test.go", "package mul\n\nimport \"testing\"\n\nfunc TestMul(t *testing.T) {\n\tif Mul(2, 3) != 6 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n"),
+            ],
+            &[
+                ("init", &write("mul/mul.go", forger)),
+                ("fix", "sed -i 's/a + b/a * b/' mul/mul.go"),
+            ],
+            "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
+        );
+        let doc = run(&t, &["init", "fix"]);
+        fails_with_and_passes(&doc, "init", "test-run/canary", "fix");
+    }
+
+    let python = ["python3", "/usr/bin/python3"].into_iter().find(|p| {
+        std::process::Command::new(p)
+            .args(["-c", "import pytest"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
+    let Some(python) = python else {
+        toolchain("pytest", &["--version"]);
+        return;
+    };
+    let t = repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    \"\"\"\n    >>> add(2, 2)\n    4\n    \"\"\"\n    return a + b\n"),
+            ("test_calc.py", "from calc import add\n\n\ndef test_adds():\n    assert add(2, 2) == 4\n"),
+        ],
+        &[(
+            "triple",
+            &(format!("printf '\\n\\ndef triple(a):\\n    return 3 * a\\n' >> calc.py && ")
+                + "printf '\\n\\ndef test_triples():\\n    from calc import triple\\n    assert triple(2) == 6\\n' >> test_calc.py"),
+        )],
+        &format!("guardrails:\n  - {{ name: tests, command: \"{python} -m pytest -q -p no:cacheprovider --doctest-modules\" }}\n"),
+    );
+    let doc = run(&t, &["triple"]);
+    let c = candidate(&doc, "triple");
+    assert_eq!(c["verdict"], "pass", "{c}");
+    let out = report(c, "tests")["output"].as_str().unwrap().to_string();
+    assert!(out.contains("base tests: 2/2 pass on this change"), "{out}");
+    assert!(
+        out.contains("new tests: 1 of 1 fail at the base and pass here"),
+        "{out}"
+    );
 }
 
 /// A home-made runner rascal does not know: it reports through a JUnit XML
