@@ -777,7 +777,7 @@ fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
         ],
         &[(
             "triple",
-            &(format!("printf '\\n\\ndef triple(a):\\n    return 3 * a\\n' >> calc.py && ")
+            &("printf '\\n\\ndef triple(a):\\n    return 3 * a\\n' >> calc.py && ".to_string()
                 + "printf '\\n\\ndef test_triples():\\n    from calc import triple\\n    assert triple(2) == 6\\n' >> test_calc.py"),
         )],
         &format!("guardrails:\n  - {{ name: tests, command: \"{python} -m pytest -q -p no:cacheprovider --doctest-modules\" }}\n"),
