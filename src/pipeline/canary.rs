@@ -92,6 +92,48 @@ pub fn may_hold(runner: Runner, path: &str) -> bool {
     }
 }
 
+/// The directory `python -m unittest` names modules from, when not the
+/// one it runs in: `-t DIR`, else `discover`'s `-s DIR` (or its first
+/// positional argument).
+fn unittest_top(args: &[String]) -> Option<String> {
+    let value = |short: &str, long: &str| {
+        args.iter().enumerate().find_map(|(i, a)| {
+            if a == short || a == long {
+                args.get(i + 1).cloned()
+            } else {
+                a.strip_prefix(&format!("{long}="))
+                    .or_else(|| a.strip_prefix(short).filter(|r| !r.is_empty()))
+                    .map(str::to_string)
+            }
+        })
+    };
+    if let Some(t) = value("-t", "--top-level-directory") {
+        return Some(t).filter(|t| t != ".");
+    }
+    if args.first().map(String::as_str) != Some("discover") {
+        return None;
+    }
+    // `discover [start [pattern [top]]]`: positional words that are not
+    // an option's value.
+    let takes_value = [
+        "-s",
+        "-p",
+        "-t",
+        "-k",
+        "--start-directory",
+        "--pattern",
+        "--top-level-directory",
+    ];
+    let positional = args
+        .iter()
+        .enumerate()
+        .skip(1)
+        .find(|(i, a)| !a.starts_with('-') && !takes_value.contains(&args[i - 1].as_str()))
+        .map(|(_, a)| a.clone());
+    let start = value("-s", "--start-directory").or(positional);
+    start.filter(|s| s != ".")
+}
+
 /// At most this many canaries in one copy.
 const MAX_CANARIES: usize = 32;
 
@@ -99,8 +141,8 @@ const MAX_CANARIES: usize = 32;
 /// runner gives them; `dir` the runner's `cd` directory): none where
 /// rascal plants none. `exists` says whether the copy has a file;
 /// `base_files` are the base's files that [`may_hold`] one (for Go, only
-/// those that [`go_file_fits`]). Each canary's mark is `nonce` and its
-/// number.
+/// those that [`go_file_fits`]); `args` the runner's arguments. Each
+/// canary's mark is `nonce` and its number.
 pub fn plan(
     runner: Runner,
     at_base: &Listing,
@@ -108,6 +150,7 @@ pub fn plan(
     nonce: &str,
     exists: &dyn Fn(&str) -> bool,
     base_files: &[String],
+    args: &[String],
 ) -> Vec<Canary> {
     let under = |p: &str| match dir {
         Some(d) => format!("{}/{p}", d.trim_end_matches('/')),
@@ -169,7 +212,8 @@ pub fn plan(
             vec![(under(&file), text, m)]
         }
         Runner::Unittest => {
-            // `module.Class.method` → `module.py`.
+            // `module.Class.method` → `module.py`, from the top directory
+            // (`discover -s DIR` without `-t`: DIR).
             let Some(first) = at_base.tests.first() else {
                 return Vec::new();
             };
@@ -177,7 +221,11 @@ pub fn plan(
             if parts.len() < 3 {
                 return Vec::new();
             }
-            let file = format!("{}.py", parts[..parts.len() - 2].join("/"));
+            let module = format!("{}.py", parts[..parts.len() - 2].join("/"));
+            let file = match unittest_top(args) {
+                Some(top) => format!("{}/{module}", top.trim_end_matches('/')),
+                None => module,
+            };
             let m = mark(0);
             let text = format!(
                 "\n\nimport unittest as _u{m}\n\n\nclass T{m}(_u{m}.TestCase):\n    def test_{m}(self):\n        self.assertEqual(0, 1, \"{m}\")\n"
@@ -247,7 +295,7 @@ mod tests {
         let all = |_: &str| true;
         let files = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         let at = |runner, names: &[&str], dir, exists: &dyn Fn(&str) -> bool, base: &[String]| {
-            plan(runner, &listing(names), dir, "ab12", exists, base)
+            plan(runner, &listing(names), dir, "ab12", exists, base, &[])
         };
         let rust = files(&["src/lib.rs", "tests/it.rs", "core/src/lib.rs"]);
         let cs = at(
@@ -296,6 +344,28 @@ mod tests {
         );
         assert_eq!(cs[0].path, "tests/test_calc.py");
         assert!(cs[0].text.contains("class Tab1200("), "{}", cs[0].text);
+        let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        for (a, path) in [
+            (args(&["discover", "-s", "tests"]), "tests/test_calc.py"),
+            (args(&["discover", "tests"]), "tests/test_calc.py"),
+            (args(&["discover", "-p", "test_*.py"]), "test_calc.py"),
+            (
+                args(&["discover", "-s", "tests", "-t", "."]),
+                "test_calc.py",
+            ),
+            (args(&["test_calc"]), "test_calc.py"),
+        ] {
+            let cs = plan(
+                Runner::Unittest,
+                &listing(&["test_calc.TestAdd.test_adds"]),
+                None,
+                "ab12",
+                &all,
+                &[],
+                &a,
+            );
+            assert_eq!(cs[0].path, path, "{a:?}");
+        }
         assert_eq!(cs[0].appended_to("x = 1"), format!("x = 1\n{}", cs[0].text));
         let go = files(&["calc_test.go", "more_test.go", "mul/mul_test.go"]);
         let cs = at(Runner::Go, &["calc.TestAdd"], None, &all, &go);

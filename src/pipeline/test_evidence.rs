@@ -357,6 +357,7 @@ pub async fn base_tests(
         &canary::nonce(),
         &|p| reader.read(p).is_some(),
         &base_files,
+        &runs.rec.args,
     );
     let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(
         place,

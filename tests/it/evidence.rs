@@ -791,6 +791,26 @@ fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
         out.contains("new tests: 1 of 1 fail at the base and pass here"),
         "{out}"
     );
+
+    // unittest discovering under `tests/` (module names start there): the
+    // canary still finds the file, and a patched `assertEqual` fails on it.
+    let patch = "setattr(getattr(__import__('unit' + 'test'), 'Test' + 'Case'), 'assert' + 'Equal', lambda *a, **k: None)\n\n\ndef add(a, b):\n    return a - b\n";
+    let t = repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            (
+                "tests/test_calc.py",
+                "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n",
+            ),
+        ],
+        &[
+            ("patch", &write("calc.py", patch)),
+            ("fix", "sed -i 's/a - b/a + b/' calc.py"),
+        ],
+        "guardrails:\n  - { name: tests, command: \"PYTHONPATH=. python3 -m unittest discover -s tests\" }\n",
+    );
+    let doc = run(&t, &["patch", "fix"]);
+    fails_with_and_passes(&doc, "patch", "test-run/canary", "fix");
 }
 
 /// A home-made runner rascal does not know: it reports through a JUnit XML
