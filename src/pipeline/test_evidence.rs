@@ -344,12 +344,17 @@ pub async fn base_tests(
     }
     let reader = place.files_reader();
     let runner = runs.rec.runner;
-    let base_files = crate::pipeline::base_defined::base_files_where(
-        place,
-        changes,
-        &|p| canary::may_hold(runner, p),
-        &|text| runner != ledger::Runner::Go || canary::go_file_fits(text),
-    );
+    let base_files = match runner {
+        ledger::Runner::Cargo | ledger::Runner::Go => {
+            crate::pipeline::base_defined::base_files_where(
+                place,
+                changes,
+                &|p| canary::may_hold(runner, p),
+                &|text| runner != ledger::Runner::Go || canary::go_file_fits(text),
+            )
+        }
+        _ => Vec::new(),
+    };
     let canaries = canary::plan(
         runner,
         at_base,
@@ -370,7 +375,7 @@ pub async fn base_tests(
     let results = if files_laid == 0 && canaries.is_empty() {
         results.clone()
     } else {
-        // The canary is judged against what the runner lists there.
+        // The canaries are judged against what the runner lists there.
         let listed = match canaries.is_empty() {
             false => Some(runs.list(&laid).await?),
             true => None,
