@@ -220,17 +220,25 @@ async fn base_listing(
     .await
 }
 
-/// The base's tests that fail on the base's own code (the bug a task is
-/// about), run once per base tree and command.
-async fn base_failures(
+/// What the base's own run at the base says: the tests that fail on the
+/// base's own code (the bug a task is about) and those it ignores.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct BaseRun {
+    failed: Vec<String>,
+    ignored: Vec<String>,
+}
+
+/// The base's own run at the base ([`BaseRun`]), once per base tree and
+/// command.
+async fn base_run(
     runs: &TestRuns<'_>,
     place: &Place,
     base_tree: &str,
     cache_dir: &std::path::Path,
     at_base: &ledger::Listing,
-) -> Result<Vec<String>, String> {
-    let key = format!("failures\n{base_tree}\n{}", runs.run.0);
-    at_base_once(cache_dir, key, |_: &Vec<String>| true, async {
+) -> Result<BaseRun, String> {
+    let key = format!("base-run\n{base_tree}\n{}", runs.run.0);
+    at_base_once(cache_dir, key, |_: &BaseRun| true, async {
         let at_base_place = place
             .at_base(base_tree, cache_dir.join("build-cache"))
             .ok_or("no copy of the base to run its tests in")?;
@@ -242,7 +250,10 @@ async fn base_failures(
             ));
         }
         let results = runs.results(&run, at_base);
-        Ok(ledger::judge(runs.rec.runner, at_base, &results).failed)
+        Ok(BaseRun {
+            failed: ledger::judge(runs.rec.runner, at_base, &results).failed,
+            ignored: results.ignored,
+        })
     })
     .await
 }
@@ -372,7 +383,17 @@ pub async fn run_test_guardrail(
     let mut s = summary(&l);
     r.output = format!("{}\n{}", s.summary(), r.output);
     // Tests listed at the base and gone, or now ignored: the runner's own
-    // word, judged like the source (allow_test_changes applies).
+    // word, judged like the source (allow_test_changes applies). Which the
+    // base ignores too its own run says (run only when a test the base
+    // lists is ignored now).
+    let ignored_at_base = if results.ignored.iter().any(|t| at_base.tests.contains(t)) {
+        base_run(&runs, place, &base_tree, &cache_dir, &at_base)
+            .await
+            .map(|b| b.ignored)
+            .unwrap_or_default()
+    } else {
+        Vec::new()
+    };
     r.issues.extend(test_integrity::check(&Input {
         files: &[],
         test_commands: &[],
@@ -381,7 +402,7 @@ pub async fn run_test_guardrail(
             at_base: &at_base.tests,
             now: &now.tests,
             ignored_now: &results.ignored,
-            ignored_at_base: &[],
+            ignored_at_base: &ignored_at_base,
         }),
     }));
     if own.outcome.exit.success() {
@@ -397,7 +418,9 @@ pub async fn run_test_guardrail(
     // tests: otherwise they are the base's own).
     let touched = s.base_tests.as_ref().is_some_and(|b| b.files_laid > 0);
     let failing = if touched {
-        base_failures(&runs, place, &base_tree, &cache_dir, &at_base).await
+        base_run(&runs, place, &base_tree, &cache_dir, &at_base)
+            .await
+            .map(|b| b.failed)
     } else {
         Ok(Vec::new())
     };
@@ -412,12 +435,8 @@ pub async fn run_test_guardrail(
     if !l.failed.is_empty() {
         // A suite already red at the base is not this change's doing: say
         // which of the failures the base has too (its run is cached).
-        if let Ok(red) = Box::pin(base_failures(
-            &runs, place, &base_tree, &cache_dir, &at_base,
-        ))
-        .await
-        {
-            if let Some(issue) = fails_at_base_too(&l.failed, &red) {
+        if let Ok(red) = Box::pin(base_run(&runs, place, &base_tree, &cache_dir, &at_base)).await {
+            if let Some(issue) = fails_at_base_too(&l.failed, &red.failed) {
                 r.output = crate::pipeline::test_report::with_evidence(&r.output, &issue.message);
                 r.issues.insert(0, issue);
             }

@@ -813,6 +813,52 @@ fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
     fails_with_and_passes(&doc, "patch", "test-run/canary", "fix");
 }
 
+/// A test the base already ignores (`#[ignore]`, a benchmark run by hand)
+/// is not a skip the change added: the base's own run says it is ignored
+/// there too. Found running rascal on its own repository, where every
+/// candidate failed `test-integrity/skip-marker` on such a test.
+#[test]
+fn a_test_the_base_already_ignores_is_not_a_skip_the_change_added() {
+    use crate::test_integrity::{CARGO_LOCK, CARGO_TOML};
+    if !bwrap() {
+        return;
+    }
+    let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    #[ignore = \"benchmark; run by hand\"]\n    fn overhead() {}\n}\n";
+    let t = repo_of(
+        &[
+            ("Cargo.toml", CARGO_TOML),
+            ("Cargo.lock", CARGO_LOCK),
+            (".gitignore", "/target\n"),
+            ("src/lib.rs", lib),
+        ],
+        &[
+            ("fix", &sed("s/a - b/a + b/")),
+            (
+                "skip",
+                &sed("s/    fn adds() {/    #[ignore]\\n    fn adds() {/"),
+            ),
+        ],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["fix", "skip"]);
+    let fixed = candidate(&doc, "fix");
+    assert_eq!(fixed["verdict"], "pass", "{fixed}");
+    assert!(
+        !rules(fixed)
+            .iter()
+            .any(|r| r == "test-integrity/skip-marker"),
+        "{fixed}"
+    );
+    let skip = candidate(&doc, "skip");
+    assert_eq!(skip["verdict"], "fail", "{skip}");
+    assert!(
+        rules(skip)
+            .iter()
+            .any(|r| r == "test-integrity/skip-marker"),
+        "{skip}"
+    );
+}
+
 /// A home-made runner rascal does not know: it reports through a JUnit XML
 /// file and exits 0 whatever the results say.
 const JUNIT_RUNNER: &str = r#"#!/bin/sh
