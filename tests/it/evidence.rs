@@ -592,6 +592,19 @@ fn fails_with_and_passes(doc: &serde_json::Value, bad: &str, rule: &str, good: &
     assert_eq!(g["verdict"], "pass", "{good}: {g}");
 }
 
+/// A repository of `files` where agent `forger` writes `text` at `path`
+/// and agent `fix` runs `fix`, with the test guardrail `command`: the
+/// forger FAILs on `test-run/canary`, the fix passes.
+fn canary_catches(files: &[(&str, &str)], (path, text): (&str, &str), fix: &str, command: &str) {
+    let t = repo_of(
+        files,
+        &[("forger", &write(path, text)), ("fix", fix)],
+        &format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n"),
+    );
+    let doc = run(&t, &["forger", "fix"]);
+    fails_with_and_passes(&doc, "forger", "test-run/canary", "fix");
+}
+
 /// Forgers that no lexical rule recognises: a Rust global allocator whose
 /// first allocation (libtest starting up) prints every listed test as
 /// passed, its strings built so that no result line is written out, and
@@ -659,7 +672,7 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
         return;
     }
     let patch = "setattr(getattr(__import__('unit' + 'test'), 'Test' + 'Case'), 'assert' + 'Equal', lambda *a, **k: None)\n\n\ndef add(a, b):\n    return a - b\n";
-    let t = repo_of(
+    canary_catches(
         &[
             ("calc.py", "def add(a, b):\n    return a - b\n"),
             (
@@ -667,14 +680,10 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
                 "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n",
             ),
         ],
-        &[
-            ("patch", &write("calc.py", patch)),
-            ("fix", "sed -i 's/a - b/a + b/' calc.py"),
-        ],
-        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+        ("calc.py", patch),
+        "sed -i 's/a - b/a + b/' calc.py",
+        "python3 -m unittest",
     );
-    let doc = run(&t, &["patch", "fix"]);
-    fails_with_and_passes(&doc, "patch", "test-run/canary", "fix");
 
     // Go: an `init` in the code under test prints the lines `go test`
     // turns into a passing TestAdd (the word assembled at run time), and
@@ -683,7 +692,7 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
         return;
     }
     let forger = "package calc\n\nimport (\n\t\"fmt\"\n\t\"os\"\n\t\"strings\"\n)\n\nfunc Add(a, b int) int { return a - b }\n\nfunc init() {\n\tfor _, a := range os.Args {\n\t\tif strings.HasPrefix(a, \"-test.list\") {\n\t\t\treturn\n\t\t}\n\t}\n\tfmt.Printf(\"=== RUN   TestAdd\\n--- PA%s: TestAdd (0.00s)\\nPA%s\\n\", \"SS\", \"SS\")\n\tos.Exit(0)\n}\n";
-    let t = repo_of(
+    canary_catches(
         &[
             ("go.mod", "module calc\n\ngo 1.19\n"),
             ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
@@ -692,14 +701,10 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
                 "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 2) != 4 {\n\t\tt.Fatal(\"wrong\")\n\t}\n}\n",
             ),
         ],
-        &[
-            ("init", &write("calc.go", forger)),
-            ("fix", "sed -i 's/a - b/a + b/' calc.go"),
-        ],
-        "guardrails:\n  - { name: tests, command: \"go test ./...\" }\n",
+        ("calc.go", forger),
+        "sed -i 's/a - b/a + b/' calc.go",
+        "go test ./...",
     );
-    let doc = run(&t, &["init", "fix"]);
-    fails_with_and_passes(&doc, "init", "test-run/canary", "fix");
 }
 
 /// The canary in real layouts: a Rust crate whose tests live in `tests/`
@@ -795,7 +800,7 @@ fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
     // unittest discovering under `tests/` (module names start there): the
     // canary still finds the file, and a patched `assertEqual` fails on it.
     let patch = "setattr(getattr(__import__('unit' + 'test'), 'Test' + 'Case'), 'assert' + 'Equal', lambda *a, **k: None)\n\n\ndef add(a, b):\n    return a - b\n";
-    let t = repo_of(
+    canary_catches(
         &[
             ("calc.py", "def add(a, b):\n    return a - b\n"),
             (
@@ -803,14 +808,10 @@ fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
                 "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n",
             ),
         ],
-        &[
-            ("patch", &write("calc.py", patch)),
-            ("fix", "sed -i 's/a - b/a + b/' calc.py"),
-        ],
-        "guardrails:\n  - { name: tests, command: \"PYTHONPATH=. python3 -m unittest discover -s tests\" }\n",
+        ("calc.py", patch),
+        "sed -i 's/a - b/a + b/' calc.py",
+        "PYTHONPATH=. python3 -m unittest discover -s tests",
     );
-    let doc = run(&t, &["patch", "fix"]);
-    fails_with_and_passes(&doc, "patch", "test-run/canary", "fix");
 }
 
 /// A test the base already ignores (`#[ignore]`, a benchmark run by hand)
