@@ -79,7 +79,11 @@ pub fn may_hold(runner: Runner, path: &str) -> bool {
         .strip_suffix(name)
         .map(|d| d.trim_end_matches('/'))
         .unwrap_or("");
+    // Vendored crates (`cargo vendor` checks their files' checksums) and
+    // third-party trees are not the project's tests.
+    let vendored = path.split('/').any(|d| d == "vendor" || d == "third_party");
     match runner {
+        _ if vendored => false,
         Runner::Cargo => {
             path == "src/lib.rs"
                 || path == "src/main.rs"
@@ -392,6 +396,7 @@ mod tests {
             (Runner::Cargo, "crates/a/tests/it.rs", true),
             (Runner::Cargo, "tests/common/mod.rs", false),
             (Runner::Cargo, "src/util.rs", false),
+            (Runner::Cargo, "vendor/regex/src/lib.rs", false),
             (Runner::Go, "mul/mul_test.go", true),
             (Runner::Go, "mul/mul.go", false),
             (Runner::Pytest, "test_x.py", false),
