@@ -59,14 +59,14 @@ impl BaseFiles {
     }
 }
 
-/// The files of the base commit whose path passes `path_fits` and whose
-/// text passes `text_fits`: the shallowest first, then by name (at most
-/// 256 texts are read).
+/// The files of the base commit whose path passes `path_fits` and, when
+/// given, whose text passes `text_fits` (only then are texts read): the
+/// shallowest first, then by name, at most 256.
 pub fn base_files_where(
     place: &Place,
     changes: &ChangeSet,
     path_fits: &dyn Fn(&str) -> bool,
-    text_fits: &dyn Fn(&str) -> bool,
+    text_fits: Option<&dyn Fn(&str) -> bool>,
 ) -> Vec<String> {
     let Ok(base) = BaseFiles::open(place, changes) else {
         return Vec::new();
@@ -88,7 +88,7 @@ pub fn base_files_where(
     paths
         .into_iter()
         .take(256)
-        .filter(|p| base.read(p).is_some_and(|t| text_fits(&t)))
+        .filter(|p| text_fits.is_none_or(|fits| base.read(p).is_some_and(|t| fits(&t))))
         .collect()
 }
 

@@ -350,7 +350,8 @@ pub async fn base_tests(
                 place,
                 changes,
                 &|p| canary::may_hold(runner, p),
-                &|text| runner != ledger::Runner::Go || canary::go_file_fits(text),
+                // A Go canary needs `testing` imported by that name.
+                (runner == ledger::Runner::Go).then_some(&canary::go_file_fits),
             )
         }
         _ => Vec::new(),
