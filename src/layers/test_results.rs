@@ -50,7 +50,13 @@ pub async fn run_whole(
         .run_reading(spec, env, network, Some(tx), cancel, files)
         .await;
     let text = gather.await.unwrap_or_default();
-    result.map(|(outcome, files)| Whole {
+    let (outcome, files) = result?;
+    if let Some(f) = outcome.rewritten.first() {
+        return Err(format!(
+            "results forged: the results file `{f}` was written again after the runner wrote it — code in the test process rewrote the verdict, so this run's results are void"
+        ));
+    }
+    Ok(Whole {
         outcome,
         text,
         files,

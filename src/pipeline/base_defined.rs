@@ -152,56 +152,88 @@ pub fn checks_from_base(
     }
 }
 
-/// `place` with the base's tests laid over its run tree, and how many
-/// files were laid. `listed_in`: files the base's own listing names its
-/// tests in (whatever they are called), laid from the base too; `(place, 0)` when the change touches no test (its own
-/// copies already run the base's tests). Each of `canaries` is appended
-/// to its file as that copy has it (not counted as laid).
-pub fn with_base_tests(
-    place: &Place,
-    changes: &ChangeSet,
-    allow: &[String],
-    listed_in: &[String],
-    canaries: &[crate::pipeline::canary::Canary],
-) -> Result<(Place, usize), String> {
-    let allowed = allowed(allow);
-    let base = BaseFiles::open(place, changes)?;
-    let read_base = |p: &str| base.read(p);
-    let files = place.files_reader();
-    let edits: Vec<(String, Lay)> = changed_paths(changes)
-        .into_iter()
-        .filter(|p| !allowed.is_match(p))
-        .filter_map(|p| {
-            let lay = if listed_in.contains(&p) {
-                Lay::FromBase
-            } else {
-                base_test_lay(&p, &read_base, &files)?
-            };
-            Some((p, lay))
-        })
-        .collect();
-    let n = edits.len();
-    let mut edits = edits;
-    for c in canaries {
-        let at = edits.iter().position(|(p, _)| *p == c.path);
-        let text = match at.map(|i| &edits[i].1) {
-            Some(Lay::Bytes(b)) => Some(String::from_utf8_lossy(b).into_owned()),
-            Some(Lay::FromBase) => base.read(&c.path),
-            Some(Lay::Remove) => None,
-            None => files.read(&c.path).and_then(|b| String::from_utf8(b).ok()),
+/// The files of a base-tests copy that differ from the change's: the
+/// base's tests laid over the run tree. `listed_in`: files the base's own
+/// listing names its tests in (whatever they are called), laid from the
+/// base too; none laid (`laid == 0`) when the change touches no test (its
+/// own copies already run the base's tests). Each of `canaries` is
+/// appended to its file as that copy has it (not counted as laid), and
+/// any file can be rewritten ([`BaseTestsCopy::put`]) before the copy is
+/// written ([`BaseTestsCopy::place`]).
+pub struct BaseTestsCopy {
+    edits: Vec<(String, Lay)>,
+    /// How many of them are the base's tests (canaries not counted).
+    pub laid: usize,
+    base: BaseFiles,
+    files: crate::exec::place::FilesReader,
+}
+
+impl BaseTestsCopy {
+    /// The base-tests copy of `place` (see [`BaseTestsCopy`]).
+    pub fn new(
+        place: &Place,
+        changes: &ChangeSet,
+        allow: &[String],
+        listed_in: &[String],
+        canaries: &[crate::pipeline::canary::Canary],
+    ) -> Result<BaseTestsCopy, String> {
+        let allowed = allowed(allow);
+        let base = BaseFiles::open(place, changes)?;
+        let read_base = |p: &str| base.read(p);
+        let files = place.files_reader();
+        let edits: Vec<(String, Lay)> = changed_paths(changes)
+            .into_iter()
+            .filter(|p| !allowed.is_match(p))
+            .filter_map(|p| {
+                let lay = if listed_in.contains(&p) {
+                    Lay::FromBase
+                } else {
+                    base_test_lay(&p, &read_base, &files)?
+                };
+                Some((p, lay))
+            })
+            .collect();
+        let mut copy = BaseTestsCopy {
+            laid: edits.len(),
+            edits,
+            base,
+            files,
         };
-        if let Some(text) = text {
-            let lay = (
-                c.path.clone(),
-                Lay::Bytes(c.appended_to(&text).into_bytes()),
-            );
-            match at {
-                Some(i) => edits[i] = lay,
-                None => edits.push(lay),
+        for c in canaries {
+            if let Some(text) = copy.text(&c.path) {
+                copy.put(&c.path, c.appended_to(&text));
             }
         }
+        Ok(copy)
     }
-    laid(place, changes, &edits).map(|p| (p, n))
+
+    /// The text of `path` as this copy has it (None when absent or not
+    /// UTF-8).
+    pub fn text(&self, path: &str) -> Option<String> {
+        match self.edits.iter().find(|(p, _)| p == path).map(|(_, l)| l) {
+            Some(Lay::Bytes(b)) => String::from_utf8(b.clone()).ok(),
+            Some(Lay::FromBase) => self.base.read(path),
+            Some(Lay::Remove) => None,
+            None => self
+                .files
+                .read(path)
+                .and_then(|b| String::from_utf8(b).ok()),
+        }
+    }
+
+    /// This copy with `text` at `path`.
+    pub fn put(&mut self, path: &str, text: String) {
+        let lay = (path.to_string(), Lay::Bytes(text.into_bytes()));
+        match self.edits.iter().position(|(p, _)| p == path) {
+            Some(i) => self.edits[i] = lay,
+            None => self.edits.push(lay),
+        }
+    }
+
+    /// The place whose copies are written with these files.
+    pub fn place(&self, place: &Place, changes: &ChangeSet) -> Result<Place, String> {
+        laid(place, changes, &self.edits)
+    }
 }
 
 /// What a base-tests copy puts at the changed path `p`: the base's file

@@ -26,6 +26,7 @@ use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, Ledger, NewTests};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::base_cache::{at_base_once, base_tree_of};
+use crate::pipeline::mutants;
 use crate::pipeline::test_evidence::{weakened_issue, RULE_FAILED};
 use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 use crate::text::{first_of, plural};
@@ -245,31 +246,85 @@ async fn base_tests(
     at_base: &Results,
     now: &Results,
 ) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
-    let (laid, files_laid) =
-        crate::pipeline::base_defined::with_base_tests(place, changes, allow, &[], &[])?;
+    let copy = crate::pipeline::base_defined::BaseTestsCopy::new(place, changes, allow, &[], &[])?;
+    let files_laid = copy.laid;
     let results = if files_laid == 0 {
         now.clone()
     } else {
-        let w = runs.at(&laid).await?;
+        let w = runs.at(&copy.place(place, changes)?).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
             return Err(format!("`{}` {p}", runs.run));
         }
         runs.read(&w)?
     };
     let judged: Vec<&String> = at_base.passed.iter().chain(&at_base.failed).collect();
+    let passes =
+        |r: &Results, n: &str| r.passed.iter().any(|p| p == n) && !r.failed.iter().any(|f| f == n);
     let not_passing: Vec<String> = judged
         .iter()
-        .filter(|n| !results.passed.contains(n) || results.failed.contains(n))
+        .filter(|n| !passes(&results, n))
         .map(|n| n.to_string())
         .collect();
-    let passed = judged.len() - not_passing.len();
-    let (b, issue) = crate::pipeline::test_evidence::base_tests_judged(
+    let passed: Vec<String> = judged
+        .iter()
+        .filter(|n| passes(&results, n))
+        .map(|n| n.to_string())
+        .collect();
+    let (mut b, issue) = crate::pipeline::test_evidence::base_tests_judged(
         judged.len(),
-        passed,
+        passed.len(),
         &not_passing,
         files_laid,
     );
-    Ok((b, issue.into_iter().collect()))
+    let mut issues: Vec<Issue> = issue.into_iter().collect();
+    // The canary run: about half of the tests that passed, mutated so
+    // that they must fail (Rust and Python test files).
+    let mut copy = copy;
+    let files: Vec<(String, String)> = crate::pipeline::base_defined::base_files_where(
+        place,
+        changes,
+        &|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            let vendored = p.split('/').any(|d| d == "vendor" || d == "third_party");
+            !vendored
+                && (name.ends_with(".rs")
+                    || (name.ends_with(".py")
+                        && (name.starts_with("test") || name.ends_with("_test.py"))))
+        },
+        Some(&|t: &str| t.contains("test")),
+    )
+    .into_iter()
+    .filter_map(|p| copy.text(&p).map(|t| (p, t)))
+    .collect();
+    let nonce = crate::pipeline::canary::nonce();
+    let planned = mutants::plan(mutants::Naming::Junit, &files, &passed, &nonce);
+    if !planned.is_empty() {
+        for (path, text) in &files {
+            if let Some(m) = mutants::mutated(&planned, path, text, &nonce) {
+                copy.put(path, m);
+            }
+        }
+        let w = runs.at(&copy.place(place, changes)?).await?;
+        if let Some(p) = w.outcome.exit.problem(runs.timeout) {
+            return Err(format!("the canary run: `{}` {p}", runs.run));
+        }
+        let there = runs.read(&w).unwrap_or_default();
+        let outcome = |n: &str| {
+            if there.failed.iter().any(|f| f == n) {
+                mutants::Outcome::Failed
+            } else if there.passed.iter().any(|p| p == n) {
+                mutants::Outcome::Passed
+            } else {
+                mutants::Outcome::NoResult
+            }
+        };
+        let forged = mutants::verdict(&planned, &passed, &outcome, w.outcome.exit.success());
+        if let Some(b) = b.as_mut() {
+            b.mutated = if forged.is_empty() { planned.len() } else { 0 };
+        }
+        issues.extend(forged);
+    }
+    Ok((b, issues))
 }
 
 /// The results of `runs` at `place`, or none when the run wrote no results

@@ -21,6 +21,7 @@ pub mod impossible;
 pub mod journal;
 pub mod judge;
 pub mod junit_run;
+pub mod mutants;
 pub mod plan;
 pub mod plan_answer;
 pub mod policy;

@@ -4,7 +4,7 @@
 //!   never listed (lines the code under test printed), or results not read
 //!   in full, fails;
 //! - the base's own tests judge the change: the base commit's tests, laid
-//!   over a copy of the change (`base_defined::with_base_tests`), must all
+//!   over a copy of the change (`base_defined::BaseTestsCopy`), must all
 //!   pass there;
 //! - the change's new tests, run on the base's code
 //!   (`base_defined::tests_on_base`): a new test that fails there and passes
@@ -20,7 +20,7 @@ use crate::layers::test_results::{self, Whole};
 use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, NewTests};
 use crate::model::verdict::{Issue, Severity};
-use crate::pipeline::canary;
+use crate::pipeline::{canary, mutants};
 use crate::text::{first_of, plural};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -365,23 +365,25 @@ pub async fn base_tests(
         &base_files,
         &runs.rec.args,
     );
-    let (laid, files_laid) = crate::pipeline::base_defined::with_base_tests(
+    let copy = crate::pipeline::base_defined::BaseTestsCopy::new(
         place,
         changes,
         allow,
         &files_of(runs, at_base),
         &canaries,
     )?;
+    let files_laid = copy.laid;
+    let laid = copy.place(place, changes)?;
     let mut issues = Vec::new();
-    let results = if files_laid == 0 && canaries.is_empty() {
+    let all = runs.every_target();
+    // The canaries are judged against what the runner lists there.
+    let listed = match canaries.is_empty() {
+        false => Some(runs.list(&laid).await?),
+        true => None,
+    };
+    let results = if files_laid == 0 && canaries.is_empty() && !mutable(runner) {
         results.clone()
     } else {
-        // The canaries are judged against what the runner lists there.
-        let listed = match canaries.is_empty() {
-            false => Some(runs.list(&laid).await?),
-            true => None,
-        };
-        let all = runs.every_target();
         let run = all.run(&laid).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
             return Err(format!("`{}` {p}", all.run.0));
@@ -398,14 +400,123 @@ pub async fn base_tests(
         .chain(&judged.not_run)
         .cloned()
         .collect();
-    let (b, issue) = base_tests_judged(
+    let (mut b, issue) = base_tests_judged(
         judged.listed - judged.ignored.len(),
         judged.passed,
         &not_passing,
         files_laid,
     );
     issues.extend(issue);
+    // The canary run: the same tests, about half of those that passed
+    // mutated so that they must fail.
+    let passed: Vec<String> = at_base
+        .tests
+        .iter()
+        .filter(|t| !not_passing.contains(t) && !judged.ignored.contains(t))
+        .cloned()
+        .collect();
+    let mut copy = copy;
+    let files: Vec<(String, String)> = mutable_files(runs, place, changes, at_base)
+        .into_iter()
+        .filter_map(|p| copy.text(&p).map(|t| (p, t)))
+        .collect();
+    let nonce = canary::nonce();
+    let planned = mutants::plan(mutants::Naming::Known(runner), &files, &passed, &nonce);
+    if !planned.is_empty() {
+        for (path, text) in &files {
+            if let Some(m) = mutants::mutated(&planned, path, text, &nonce) {
+                copy.put(path, m);
+            }
+        }
+        let mutant_place = copy.place(place, changes)?;
+        let run = all.run(&mutant_place).await?;
+        if let Some(p) = run.outcome.exit.problem(runs.timeout) {
+            return Err(format!("the canary run: `{}` {p}", all.run.0));
+        }
+        if let Some(listed) = &listed {
+            issues.extend(canary::verdict(&canaries, runner, listed, &run));
+        }
+        let there = runs.results(&run, at_base);
+        let outcome = |n: &str| known_outcome(runner, &there, n, at_base.files_only);
+        let forged = mutants::verdict(&planned, &passed, &outcome, run.outcome.exit.success());
+        if let Some(b) = b.as_mut() {
+            b.mutated = if forged.is_empty() { planned.len() } else { 0 };
+        }
+        issues.extend(forged);
+    }
     Ok((b, issues))
+}
+
+/// Whether rascal mutates the base's tests for `runner` (Rust and
+/// Python; Go has its planted canaries, JavaScript none yet).
+fn mutable(runner: ledger::Runner) -> bool {
+    matches!(
+        runner,
+        ledger::Runner::Cargo | ledger::Runner::Pytest | ledger::Runner::Unittest
+    )
+}
+
+/// The base's files that may hold tests to mutate for this run: Rust
+/// sources and Python test files under the runner's directory, outside
+/// vendored trees.
+fn mutable_files(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    changes: &ChangeSet,
+    at_base: &Listing,
+) -> Vec<String> {
+    let runner = runs.rec.runner;
+    if !mutable(runner) {
+        return Vec::new();
+    }
+    let dir = runs
+        .rec
+        .dir
+        .as_deref()
+        .map(|d| format!("{}/", d.trim_end_matches('/')));
+    let mut out = files_of(runs, at_base);
+    out.extend(crate::pipeline::base_defined::base_files_where(
+        place,
+        changes,
+        &|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            let vendored = p.split('/').any(|d| d == "vendor" || d == "third_party");
+            let kind = match runner {
+                ledger::Runner::Cargo => name.ends_with(".rs"),
+                _ => {
+                    name.ends_with(".py")
+                        && (name.starts_with("test") || name.ends_with("_test.py"))
+                }
+            };
+            kind && !vendored && dir.as_deref().is_none_or(|d| p.starts_with(d))
+        },
+        Some(&|t: &str| t.contains("test")),
+    ));
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// How test `name` came out in `results`.
+fn known_outcome(
+    runner: ledger::Runner,
+    results: &Results,
+    name: &str,
+    files_only: bool,
+) -> mutants::Outcome {
+    let one = Listing {
+        tests: vec![name.to_string()],
+        complete: true,
+        files_only,
+    };
+    let j = ledger::judge(runner, &one, results);
+    if !j.failed.is_empty() {
+        mutants::Outcome::Failed
+    } else if j.passed == 1 {
+        mutants::Outcome::Passed
+    } else {
+        mutants::Outcome::NoResult
+    }
 }
 
 /// How the base's `listed` tests fared on the change (`passed`, and those
@@ -422,6 +533,7 @@ pub fn base_tests_judged(
         passed,
         not_passing: not_passing.iter().take(50).cloned().collect(),
         files_laid,
+        mutated: 0,
     };
     let issue = (!not_passing.is_empty()).then(|| {
         Issue::new(

@@ -120,6 +120,15 @@ pub struct BaseTests {
     /// base's test modules) for the run; 0 when the change touches no test
     /// and the guardrail's own run is the base-tests run.
     pub files_laid: usize,
+    /// How many of the base's tests were run again mutated (an assertion
+    /// changed so that they must fail) and failed as they must; 0 when no
+    /// canary run was made or it contradicted this run.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mutated: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl BaseTests {
@@ -134,6 +143,12 @@ impl BaseTests {
             s.push_str(&format!(
                 " — not passing: {}",
                 crate::text::first_of(&self.not_passing, 5)
+            ));
+        }
+        if self.mutated > 0 {
+            s.push_str(&format!(
+                " · {} failed as they must",
+                crate::text::plural(self.mutated as u64, "mutated test")
             ));
         }
         s

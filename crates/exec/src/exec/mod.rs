@@ -9,6 +9,7 @@ pub mod limits;
 pub mod notify;
 pub mod place;
 pub mod reaper;
+pub mod results_watch;
 pub mod runner;
 pub mod runtime;
 pub mod sandbox;

@@ -245,9 +245,11 @@ impl Place {
             return c.run(spec, env, network, lines, cancel, files).await;
         }
         let prepared = self.prepare(spec, env, network)?;
+        let watch = crate::exec::results_watch::Watch::start(&prepared.spec.cwd, files);
         let mut outcome = runner::run(&prepared.spec, lines, cancel)
             .await
             .map_err(|e| e.to_string())?;
+        outcome.rewritten = watch.map(|w| w.rewritten()).unwrap_or_default();
         if matches!(self, Place::Sandboxed(s) if s.confined) {
             crate::exec::confine::signal_from_status(&mut outcome.exit);
         }
@@ -521,7 +523,14 @@ impl Contained {
         } else {
             read_back(copy.path(), files)
         };
-        Ok((Outcome { exit, tail }, read))
+        Ok((
+            Outcome {
+                exit,
+                tail,
+                rewritten: Vec::new(),
+            },
+            read,
+        ))
     }
 }
 
@@ -594,7 +603,14 @@ impl Contained {
         let result = check::run(kube, launch, &check, files, tx, cancel.clone()).await;
         let tail = collect.await.unwrap_or_default();
         let (exit, read) = result.map_err(|e| e.to_string())?;
-        Ok((Outcome { exit, tail }, read))
+        Ok((
+            Outcome {
+                exit,
+                tail,
+                rewritten: Vec::new(),
+            },
+            read,
+        ))
     }
 }
 

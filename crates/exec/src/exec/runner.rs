@@ -133,6 +133,9 @@ pub fn human(d: Duration) -> String {
 pub struct Outcome {
     pub exit: Exit,
     pub tail: String,
+    /// Results files written again after the runner first wrote them
+    /// (`results_watch`); empty when none was asked for or watched.
+    pub rewritten: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -248,7 +251,11 @@ pub async fn run(
         .lock()
         .map(|r| r.iter().cloned().collect::<Vec<_>>().join("\n"))
         .unwrap_or_default();
-    Ok(Outcome { exit, tail })
+    Ok(Outcome {
+        exit,
+        tail,
+        rewritten: Vec::new(),
+    })
 }
 
 /// The command as the spec says: its arguments, directory, environment

@@ -773,6 +773,39 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// Every token of the whole text as `(start, end, literal)`: a string
+    /// or char literal whole, a word (letters, digits, `_`, `$`), or one
+    /// byte of punctuation; comments and whitespace are not tokens. Unlike
+    /// [`tokens`](Source::tokens) it has no budget and no span limit.
+    pub(super) fn spans(&self) -> Vec<(usize, usize, bool)> {
+        let mut out = Vec::new();
+        let mut k = 0;
+        let mut i = 0;
+        let n = self.code.len();
+        while i < n {
+            if let Some(&(s, e)) = self.strings.get(k) {
+                if s <= i {
+                    out.push((s, e, true));
+                    i = e.max(i + 1);
+                    k += 1;
+                    continue;
+                }
+            }
+            let c = self.code[i];
+            if c.is_ascii_whitespace() {
+                i += 1;
+            } else if is_ident_byte(c) {
+                let e = ident_end(&self.code, i);
+                out.push((i, e, false));
+                i = e;
+            } else {
+                out.push((i, i + 1, false));
+                i += 1;
+            }
+        }
+        out
+    }
+
     /// The end of a method chain after a call closed at `close`:
     /// `expect(x).not.toBe(1)` runs on to the last `)`.
     pub fn chain_end(&self, close: usize) -> usize {

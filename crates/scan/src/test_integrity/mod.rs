@@ -31,6 +31,13 @@
 //! - Backstop rules for what running the tests cannot see (code that runs
 //!   before `main`, test code that ends the process, forged result lines,
 //!   redefined assertions, shadowed functions): see `backstop.rs`.
+//! - `test-integrity/reads-source` (error): test code the change adds that
+//!   reads the code's source text (`include_str!("../src/lib.rs")`,
+//!   `inspect.getsource`, `open(mod.__file__)`) instead of running it: see
+//!   `reads_source.rs`.
+//! - `test-integrity/test-only-behaviour` (error): code under test the
+//!   change makes branch on being tested (`cfg!(test)`, `#[cfg(not(test))]`,
+//!   `"pytest" in sys.modules`, `PYTEST_CURRENT_TEST`): see `test_only.rs`.
 //!
 //! `allow_test_changes` entries are path globs (gitignore-like, as in
 //! permissions) or test names (full or last segment, or a glob over the full
@@ -52,12 +59,17 @@ mod go;
 mod js;
 mod jvm;
 mod lex;
+mod mutate;
+mod mutate_python;
 mod python;
+mod reads_source;
 mod runner;
 mod rust;
 mod stub;
+mod test_only;
 
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
+pub use mutate::{mutate, Mutant, Mutated};
 pub use stub::without_new_code;
 
 use crate::config::permissions::{build_glob, GlobPattern};
@@ -139,6 +151,8 @@ pub fn check(input: &Input) -> Vec<Issue> {
         runner::check(f, &named, &mut out);
         backstop::check(f, &mut out);
     }
+    reads_source::check(input.files, &mut out);
+    test_only::check(input.files, &mut out);
     let sides = read_tests(input.files, &mut out);
     compare(input.files, &sides, &mut out);
     if let Some(ledger) = &input.ledger {
@@ -287,6 +301,9 @@ struct TestCase {
     pub early_return: Option<u32>,
     /// Rust `#[should_panic]`.
     pub expects_panic: bool,
+    /// The body's offsets (Rust: inside its braces; Python: from after the
+    /// `def` line's `:` to the end of its last line), when read.
+    pub body: Option<(usize, usize)>,
 }
 
 /// A Rust `mod name;` declaration: its tests are in another file.

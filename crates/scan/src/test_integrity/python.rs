@@ -24,13 +24,13 @@ use crate::model::verdict::Severity;
 use std::collections::HashMap;
 
 /// A logical line: its first code byte, its end, its indentation.
-struct Line {
-    start: usize,
-    end: usize,
-    indent: usize,
+pub(super) struct Line {
+    pub(super) start: usize,
+    pub(super) end: usize,
+    pub(super) indent: usize,
 }
 
-fn logical_lines(src: &Source) -> Vec<Line> {
+pub(super) fn logical_lines(src: &Source) -> Vec<Line> {
     let starts = src.line_starts();
     let mut out: Vec<Line> = Vec::new();
     let mut depth = 0usize;
@@ -308,6 +308,7 @@ fn body(
     } else {
         def.end
     };
+    case.body = Some((start, end));
     // The first statement, after a docstring.
     let inline = src.skip_ws(start);
     let mut firsts: Vec<(usize, usize)> = Vec::new();

@@ -1,27 +1,55 @@
 //! Runner configuration: the files and settings that decide which tests
 //! run and how, whose change is a `test-integrity/runner-config` error.
 //!
-//! Any change (added, changed, deleted) to: `build.rs`, `.cargo/config` and
-//! `.cargo/config.toml`, `.config/nextest.toml`, `pytest.ini`,
-//! `conftest.py`, `tox.ini`, `noxfile.py`, `jest.config.*`,
-//! `vitest.config.*`, `vitest.workspace.*`, `.mocharc*`, `karma.conf*`,
-//! `playwright.config.*`, `Makefile`/`makefile`/`GNUmakefile`/`justfile`,
-//! CI workflows (`.github/workflows/*`, `.gitlab-ci.yml`,
-//! `.circleci/config.yml`, `.travis.yml`, `azure-pipelines.yml`,
-//! `Jenkinsfile`) — anywhere in the tree — and any file a test command
-//! names (`sh scripts/test.sh`, `./run-tests`, `make -C sub test` →
-//! `sub/Makefile`, `cargo xtask` → `xtask/`). Settings compared parsed, so a
-//! reformat is not a change: in `Cargo.toml`, `[lib]`/`[[test]]`/`[[bin]]`/
-//! `[[bench]]`/`[[example]]` `test`, `doctest`, `harness`,
-//! `required-features`, `[package]` `autotests`/`autobins`/`autobenches`/
-//! `autoexamples`/`build`, every `[profile.*]`, and the workspace's
+//! Any change (added, changed, deleted) to these files, anywhere in the
+//! tree (each is laid from the base for every check, see
+//! [`decides_checks`]):
+//! - Rust: `build.rs`, `.cargo/config` and `.cargo/config.toml`,
+//!   `.config/nextest.toml`, `rust-toolchain`, `rust-toolchain.toml`.
+//! - Python (pytest's own list): `pytest.toml` and `.pytest.toml` (pytest
+//!   9), `pytest.ini` and `.pytest.ini`, `tox.ini`, `conftest.py`,
+//!   `noxfile.py`; plugins by entry point: `setup.py`,
+//!   `*.dist-info/entry_points.txt`, `*.egg-info/entry_points.txt`; what
+//!   Python runs at start-up: `sitecustomize.py`, `usercustomize.py`,
+//!   `*.pth`; and a top-level module or package (at the root, directly
+//!   under `src/`, `tests/` or `test/`) named like a standard module
+//!   (CPython 3.11's whole `sys.stdlib_module_names`) or the runner's own
+//!   (`pytest`, `_pytest`, `pluggy`, `py`, `iniconfig`).
+//! - Go: `go.work`, `go.work.sum`.
+//! - JavaScript: `jest.config.*`, `vitest.config.*`, `vitest.workspace.*`,
+//!   `.mocharc*`, `karma.conf*`, `playwright.config.*`, `babel.config.*`,
+//!   `.babelrc*`, `.swcrc`, `.npmrc` (it can set `node-options`).
+//! - Toolchain pins: `.tool-versions`, `.python-version`, `.nvmrc`,
+//!   `.node-version`, `.ruby-version`, `.go-version`.
+//! - Build and CI: `Makefile`/`makefile`/`GNUmakefile`/`justfile`, CI
+//!   workflows (`.github/workflows/*`, `.gitlab-ci.yml`,
+//!   `.circleci/config.yml`, `.travis.yml`, `azure-pipelines.yml`,
+//!   `Jenkinsfile`).
+//! - Any file a test command names (`sh scripts/test.sh`, `./run-tests`,
+//!   `make -C sub test` → `sub/Makefile`, `cargo xtask` → `xtask/`).
+//!
+//! Settings compared parsed, so a reformat is not a change: in
+//! `Cargo.toml`, `[lib]`/`[[test]]`/`[[bin]]`/`[[bench]]`/`[[example]]`
+//! `test`, `doctest`, `harness`, `required-features`, `proc-macro`
+//! (`[[test]]` also `path`), `[package]` `autotests`/`autobins`/
+//! `autobenches`/`autoexamples`/`autolib`/`build`/`links`, every
+//! `[profile.*]`, `[patch.*]` and `[replace]`, `[build-dependencies]`
+//! (also under `[target.*]`), `[dev-dependencies]` pointed at a path or a
+//! repository (also under `[target.*]`), and the workspace's
 //! `members`/`exclude`/`default-members` (features are not: too common);
-//! `pyproject.toml` `[tool.pytest.ini_options]` and `[tool.pytest]`;
-//! `setup.cfg` `[tool:pytest]`; `package.json` `jest`, `mocha`, `ava`,
-//! `vitest` and the scripts the commands run (`scripts.test`, its `pre`/
-//! `post` hooks, `npm run x` → `scripts.x`). Not seen: `go.mod`,
-//! `Cargo.toml` `[features]` defaults, environment variables set outside
-//! the tree, and runner flags in files no command names.
+//! `pyproject.toml` `[tool.pytest]` (with `[tool.pytest.ini_options]`),
+//! `[project.entry-points.pytest11]` and `[tool.poetry.plugins.pytest11]`;
+//! `setup.cfg` `[tool:pytest]` and `[options.entry_points]` `pytest11`;
+//! `package.json` `jest`, `mocha`, `ava`, `vitest` and the scripts the
+//! commands run (`scripts.test`, its `pre`/`post` hooks, `npm run x` →
+//! `scripts.x`). A Rust `extern crate x as std;` (or `core`, `alloc`,
+//! `test`) is reported under this rule by `backstop.rs`.
+//!
+//! Not seen: `go.mod` (`replace` directives included), `Cargo.toml`
+//! `[features]` defaults, environment variables set outside the tree
+//! (`PYTEST_ADDOPTS`, `PYTEST_PLUGINS`, `RUSTFLAGS`, `NODE_OPTIONS`), an
+//! installed plugin's own files outside the tree, and runner flags in files
+//! no command names.
 
 use super::{short, FileVersions, Finding, RULE_RUNNER};
 use crate::model::verdict::{Issue, Severity};
@@ -251,8 +279,17 @@ fn config_kind(path: &str) -> Option<&'static str> {
             "cargo configuration can change how tests build and run"
         }
         "nextest.toml" if parent == ".config" => "nextest configuration decides which tests run",
-        "pytest.ini" | "tox.ini" | "noxfile.py" => "it configures how the Python tests run",
+        "pytest.ini" | ".pytest.ini" | "pytest.toml" | ".pytest.toml" | "tox.ini" | "noxfile.py" => {
+            "it configures how the Python tests run"
+        }
         "conftest.py" => "conftest.py hooks can skip, deselect or rewrite tests",
+        "setup.py" => "it can register pytest plugins (`pytest11` entry points) the test run loads",
+        "entry_points.txt" if parent.ends_with(".dist-info") || parent.ends_with(".egg-info") => {
+            "it registers plugins (`pytest11` entry points) the test run loads"
+        }
+        "go.work" | "go.work.sum" => "it picks the Go modules the tests build against",
+        ".npmrc" => "it can set the options node runs the tests with (`node-options`)",
+        ".swcrc" => "it configures how the JavaScript tests compile",
         "Makefile" | "makefile" | "GNUmakefile" | "justfile" | "Justfile" | ".justfile" => {
             "it can change what the test targets run"
         }
@@ -280,53 +317,358 @@ fn config_kind(path: &str) -> Option<&'static str> {
         {
             "it configures how the JavaScript tests run"
         }
+        _ if prefixed("babel.config.") || prefixed(".babelrc") => {
+            "it configures how the JavaScript tests compile"
+        }
         _ => return None,
     })
 }
 
-/// Python modules a test run imports by name: a top-level module or
-/// package of the change with one of these names is imported instead.
+/// Python modules a test run can import by name: CPython 3.11's
+/// `sys.stdlib_module_names` (`python3 -c "import sys;
+/// print(sorted(sys.stdlib_module_names))"`) and the runner's own
+/// (`pytest`, `_pytest`, `pluggy`, `py`, `iniconfig`), sorted by bytes for
+/// a binary search. A top-level module or package of the change with one
+/// of these names is imported instead.
 const SHADOWED: &[&str] = &[
-    "pytest",
+    "__future__",
+    "_abc",
+    "_aix_support",
+    "_ast",
+    "_asyncio",
+    "_bisect",
+    "_blake2",
+    "_bootsubprocess",
+    "_bz2",
+    "_codecs",
+    "_codecs_cn",
+    "_codecs_hk",
+    "_codecs_iso2022",
+    "_codecs_jp",
+    "_codecs_kr",
+    "_codecs_tw",
+    "_collections",
+    "_collections_abc",
+    "_compat_pickle",
+    "_compression",
+    "_contextvars",
+    "_crypt",
+    "_csv",
+    "_ctypes",
+    "_curses",
+    "_curses_panel",
+    "_datetime",
+    "_dbm",
+    "_decimal",
+    "_elementtree",
+    "_frozen_importlib",
+    "_frozen_importlib_external",
+    "_functools",
+    "_gdbm",
+    "_hashlib",
+    "_heapq",
+    "_imp",
+    "_io",
+    "_json",
+    "_locale",
+    "_lsprof",
+    "_lzma",
+    "_markupbase",
+    "_md5",
+    "_msi",
+    "_multibytecodec",
+    "_multiprocessing",
+    "_opcode",
+    "_operator",
+    "_osx_support",
+    "_overlapped",
+    "_pickle",
+    "_posixshmem",
+    "_posixsubprocess",
+    "_py_abc",
+    "_pydecimal",
+    "_pyio",
     "_pytest",
-    "pluggy",
-    "unittest",
-    "doctest",
-    "site",
-    "os",
-    "sys",
-    "io",
-    "re",
-    "json",
+    "_queue",
+    "_random",
+    "_scproxy",
+    "_sha1",
+    "_sha256",
+    "_sha3",
+    "_sha512",
+    "_signal",
+    "_sitebuiltins",
+    "_socket",
+    "_sqlite3",
+    "_sre",
+    "_ssl",
+    "_stat",
+    "_statistics",
+    "_string",
+    "_strptime",
+    "_struct",
+    "_symtable",
+    "_thread",
+    "_threading_local",
+    "_tkinter",
+    "_tokenize",
+    "_tracemalloc",
+    "_typing",
+    "_uuid",
+    "_warnings",
+    "_weakref",
+    "_weakrefset",
+    "_winapi",
+    "_zoneinfo",
+    "abc",
+    "aifc",
+    "antigravity",
+    "argparse",
+    "array",
+    "ast",
+    "asynchat",
+    "asyncio",
+    "asyncore",
     "atexit",
+    "audioop",
+    "base64",
+    "bdb",
+    "binascii",
+    "bisect",
     "builtins",
-    "importlib",
-    "subprocess",
-    "signal",
-    "traceback",
-    "inspect",
+    "bz2",
+    "cProfile",
+    "calendar",
+    "cgi",
+    "cgitb",
+    "chunk",
+    "cmath",
+    "cmd",
+    "code",
+    "codecs",
+    "codeop",
+    "collections",
+    "colorsys",
+    "compileall",
+    "concurrent",
+    "configparser",
+    "contextlib",
+    "contextvars",
+    "copy",
+    "copyreg",
+    "crypt",
+    "csv",
+    "ctypes",
+    "curses",
+    "dataclasses",
+    "datetime",
+    "dbm",
+    "decimal",
+    "difflib",
+    "dis",
+    "distutils",
+    "doctest",
+    "email",
+    "encodings",
+    "ensurepip",
+    "enum",
+    "errno",
+    "faulthandler",
+    "fcntl",
+    "filecmp",
+    "fileinput",
+    "fnmatch",
+    "fractions",
+    "ftplib",
     "functools",
+    "gc",
+    "genericpath",
+    "getopt",
+    "getpass",
+    "gettext",
+    "glob",
+    "graphlib",
+    "grp",
+    "gzip",
+    "hashlib",
+    "heapq",
+    "hmac",
+    "html",
+    "http",
+    "idlelib",
+    "imaplib",
+    "imghdr",
+    "imp",
+    "importlib",
+    "iniconfig",
+    "inspect",
+    "io",
+    "ipaddress",
+    "itertools",
+    "json",
+    "keyword",
+    "lib2to3",
+    "linecache",
+    "locale",
+    "logging",
+    "lzma",
+    "mailbox",
+    "mailcap",
+    "marshal",
+    "math",
+    "mimetypes",
+    "mmap",
+    "modulefinder",
+    "msilib",
+    "msvcrt",
+    "multiprocessing",
+    "netrc",
+    "nis",
+    "nntplib",
+    "nt",
+    "ntpath",
+    "nturl2path",
+    "numbers",
+    "opcode",
+    "operator",
+    "optparse",
+    "os",
+    "ossaudiodev",
+    "pathlib",
+    "pdb",
+    "pickle",
+    "pickletools",
+    "pipes",
+    "pkgutil",
+    "platform",
+    "plistlib",
+    "pluggy",
+    "poplib",
+    "posix",
+    "posixpath",
+    "pprint",
+    "profile",
+    "pstats",
+    "pty",
+    "pwd",
+    "py",
+    "py_compile",
+    "pyclbr",
+    "pydoc",
+    "pydoc_data",
+    "pyexpat",
+    "pytest",
+    "queue",
+    "quopri",
+    "random",
+    "re",
+    "readline",
+    "reprlib",
+    "resource",
+    "rlcompleter",
+    "runpy",
+    "sched",
+    "secrets",
+    "select",
+    "selectors",
+    "shelve",
+    "shlex",
+    "shutil",
+    "signal",
+    "site",
+    "smtpd",
+    "smtplib",
+    "sndhdr",
+    "socket",
+    "socketserver",
+    "spwd",
+    "sqlite3",
+    "sre_compile",
+    "sre_constants",
+    "sre_parse",
+    "ssl",
+    "stat",
+    "statistics",
+    "string",
+    "stringprep",
+    "struct",
+    "subprocess",
+    "sunau",
+    "symtable",
+    "sys",
+    "sysconfig",
+    "syslog",
+    "tabnanny",
+    "tarfile",
+    "telnetlib",
+    "tempfile",
+    "termios",
+    "textwrap",
+    "this",
+    "threading",
+    "time",
+    "timeit",
+    "tkinter",
+    "token",
+    "tokenize",
+    "tomllib",
+    "trace",
+    "traceback",
+    "tracemalloc",
+    "tty",
+    "turtle",
+    "turtledemo",
     "types",
     "typing",
-    "xml",
-    "runpy",
+    "unicodedata",
+    "unittest",
+    "urllib",
+    "uu",
+    "uuid",
+    "venv",
     "warnings",
-    "encodings",
-    "codecs",
+    "wave",
+    "weakref",
+    "webbrowser",
+    "winreg",
+    "winsound",
+    "wsgiref",
+    "xdrlib",
+    "xml",
+    "xmlrpc",
+    "zipapp",
+    "zipfile",
+    "zipimport",
+    "zlib",
+    "zoneinfo",
 ];
 
-/// Whether `path` is a top-level Python module or package (at the root or
-/// directly under `src/`) named like the runner or a standard module.
+/// Whether `path` is a top-level Python module or package named like the
+/// runner or a standard module: at the root, directly under `src/`, or
+/// directly under `tests/` or `test/` (pytest's default import mode puts a
+/// test directory without `__init__.py` first on `sys.path`). Only Python
+/// files count (`.py`, `.pyc`, and extension modules `.so`/`.pyd`), so a
+/// directory named `html/` or `email/` holding no Python is not one.
 fn shadows_runner(path: &str) -> bool {
-    let rest = path.strip_prefix("src/").unwrap_or(path);
-    let first = rest.split('/').next().unwrap_or(rest);
-    let module = match first.strip_suffix(".py") {
-        Some(m) if !rest.contains('/') => m,
-        Some(_) => return false,
-        None if rest.contains('/') => first,
-        None => return false,
-    };
-    SHADOWED.contains(&module)
+    let python = [".py", ".pyc", ".so", ".pyd"]
+        .iter()
+        .any(|e| path.ends_with(e));
+    if !python {
+        return false;
+    }
+    ["", "src/", "tests/", "test/"].iter().any(|prefix| {
+        let Some(rest) = path.strip_prefix(prefix) else {
+            return false;
+        };
+        let first = rest.split('/').next().unwrap_or(rest);
+        let module = if rest.contains('/') {
+            first
+        } else {
+            // `json.py`, `_ssl.cpython-311-x86_64-linux-gnu.so`.
+            first.split('.').next().unwrap_or(first)
+        };
+        SHADOWED.binary_search(&module).is_ok()
+    })
 }
 
 /// Manifests whose test settings are compared key by key.
@@ -449,25 +791,62 @@ fn settings(
         "Cargo.toml" => cargo(&parse_toml(text)?, &mut out),
         "pyproject.toml" => {
             let doc = parse_toml(text)?;
-            if let Some(tool) = doc.get("tool").and_then(toml::Value::as_table) {
-                if let Some(v) = tool.get("pytest") {
-                    out.insert("tool.pytest".into(), value(v));
+            let at = |path: &[&str]| {
+                path.iter()
+                    .try_fold(&doc, |t, k| t.get(*k).and_then(toml::Value::as_table))
+            };
+            // `[tool.pytest]` and `[tool.pytest.ini_options]` (one table).
+            if let Some(v) = at(&["tool"]).and_then(|t| t.get("pytest")) {
+                out.insert("tool.pytest".into(), value(v));
+            }
+            // Plugins the run loads by entry point (`pytest11`).
+            for (table, key) in [
+                (
+                    &["project", "entry-points"][..],
+                    "project.entry-points.pytest11",
+                ),
+                (
+                    &["tool", "poetry", "plugins"][..],
+                    "tool.poetry.plugins.pytest11",
+                ),
+            ] {
+                if let Some(v) = at(table).and_then(|t| t.get("pytest11")) {
+                    out.insert(key.into(), value(v));
                 }
             }
         }
         "setup.cfg" => {
             let mut section = String::new();
             let mut lines = Vec::new();
+            // `[options.entry_points]` `pytest11 = …` and its continuation
+            // lines: plugins the run loads.
+            let mut plugins = Vec::new();
+            let mut in_plugins = false;
             for line in text.lines() {
                 let t = line.trim();
                 if t.starts_with('[') && t.ends_with(']') {
                     section = t[1..t.len() - 1].trim().to_string();
+                    in_plugins = false;
                 } else if section == "tool:pytest" && !t.is_empty() && !t.starts_with(['#', ';']) {
                     lines.push(t);
+                } else if section == "options.entry_points"
+                    && !t.is_empty()
+                    && !t.starts_with(['#', ';'])
+                {
+                    let continued = line.starts_with([' ', '\t']);
+                    if !continued {
+                        in_plugins = t.split(['=', ':']).next().map(str::trim) == Some("pytest11");
+                    }
+                    if in_plugins {
+                        plugins.push(t);
+                    }
                 }
             }
             if !lines.is_empty() {
                 out.insert("[tool:pytest]".into(), lines.join("; "));
+            }
+            if !plugins.is_empty() {
+                out.insert("[options.entry_points] pytest11".into(), plugins.join("; "));
             }
         }
         "package.json" => {
@@ -560,12 +939,25 @@ fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
     }
     if let Some(targets) = table("target") {
         for (cfg, t) in targets {
-            if let Some(deps) = t.get("build-dependencies").and_then(toml::Value::as_table) {
-                for (name, v) in deps {
-                    out.insert(
-                        format!("[target.{cfg}.build-dependencies] {name}"),
-                        value(v),
-                    );
+            for section in ["build-dependencies", "build_dependencies"] {
+                if let Some(deps) = t.get(section).and_then(toml::Value::as_table) {
+                    for (name, v) in deps {
+                        out.insert(format!("[target.{cfg}.{section}] {name}"), value(v));
+                    }
+                }
+            }
+            // As for `[dev-dependencies]`: one pointed at a path or a
+            // repository.
+            for section in ["dev-dependencies", "dev_dependencies"] {
+                if let Some(deps) = t.get(section).and_then(toml::Value::as_table) {
+                    for (name, v) in deps {
+                        let local = v
+                            .as_table()
+                            .is_some_and(|t| t.contains_key("path") || t.contains_key("git"));
+                        if local {
+                            out.insert(format!("[target.{cfg}.{section}] {name}"), value(v));
+                        }
+                    }
                 }
             }
         }
@@ -608,6 +1000,7 @@ fn cargo(doc: &toml::Table, out: &mut BTreeMap<String, String>) {
             "autoexamples",
             "autolib",
             "build",
+            "links",
         ] {
             if let Some(v) = pkg.get(k) {
                 out.insert(format!("package.{k}"), value(v));
@@ -934,5 +1327,145 @@ mod tests {
         assert_eq!(join("a/b", "../c/./d.sh"), "a/c/d.sh");
         assert_eq!(join("", "./run"), "run");
         assert_eq!(join("x", "/abs/p"), "abs/p");
+    }
+
+    #[test]
+    fn config_paths_table() {
+        let none = CommandFiles::new(&[]);
+        let cases: &[(&str, bool)] = &[
+            // pytest's configuration files and plugins.
+            ("pytest.ini", true),
+            ("sub/.pytest.ini", true),
+            ("pytest.toml", true),
+            (".pytest.toml", true),
+            ("tox.ini", true),
+            ("pkg/tests/conftest.py", true),
+            ("setup.py", true),
+            ("vendor/x-1.0.dist-info/entry_points.txt", true),
+            ("x.egg-info/entry_points.txt", true),
+            ("docs/entry_points.txt", false),
+            // Python start-up and modules that shadow the runner or stdlib.
+            ("sitecustomize.py", true),
+            ("usercustomize.py", true),
+            ("site-packages/evil.pth", true),
+            ("json.py", true),
+            ("src/json.py", true),
+            ("tests/json.py", true),
+            ("test/typing.py", true),
+            ("logging/__init__.py", true),
+            ("src/email/parser.py", true),
+            ("tests/unittest/__init__.py", true),
+            ("iniconfig.py", true),
+            ("pluggy/__init__.py", true),
+            ("_ssl.cpython-311-x86_64-linux-gnu.so", true),
+            ("src/parser.py", false),
+            ("tests/test_json_parsing.py", false),
+            ("mypkg/json_utils.py", false),
+            ("mypkg/json.py", false),
+            ("tests/helpers/json.py", false),
+            ("test.py", false),
+            ("tests/test_x.py", false),
+            ("html/index.html", false),
+            ("email/README.md", false),
+            ("__main__.py", false),
+            (".pythonrc", false),
+            // Cargo.
+            (".cargo/config", true),
+            ("a/b/.cargo/config.toml", true),
+            ("rust-toolchain", true),
+            ("rust-toolchain.toml", true),
+            ("crates/x/build.rs", true),
+            (".config/nextest.toml", true),
+            ("clippy.toml", false),
+            ("rustfmt.toml", false),
+            // Go.
+            ("go.work", true),
+            ("go.work.sum", true),
+            ("go.mod", false),
+            ("pkg/main_test.go", false),
+            // JavaScript.
+            ("jest.config.ts", true),
+            ("web/vitest.workspace.ts", true),
+            (".mocharc.json", true),
+            ("karma.conf.cjs", true),
+            ("playwright.config.ts", true),
+            ("babel.config.js", true),
+            (".babelrc", true),
+            ("web/.babelrc.json", true),
+            (".swcrc", true),
+            (".npmrc", true),
+            ("tsconfig.json", false),
+            ("src/setupTests.ts", false),
+            (".env", false),
+        ];
+        for (path, want) in cases {
+            assert_eq!(decides_checks(path, &none), *want, "{path}");
+        }
+    }
+
+    #[test]
+    fn shadowed_names_are_sorted_for_binary_search() {
+        assert!(SHADOWED.windows(2).all(|w| w[0] < w[1]));
+        for m in [
+            "pytest",
+            "_pytest",
+            "pluggy",
+            "py",
+            "iniconfig",
+            "cProfile",
+            "zoneinfo",
+        ] {
+            assert!(SHADOWED.binary_search(&m).is_ok(), "{m}");
+        }
+    }
+
+    #[test]
+    fn plugin_entry_points_and_cargo_links_are_settings() {
+        let base = "[project]\nname = \"x\"\n";
+        for now in [
+            "[project]\nname = \"x\"\n\n[project.entry-points.pytest11]\nx = \"x.plugin\"\n",
+            "[project]\nname = \"x\"\n\n[project.entry-points.\"pytest11\"]\nx = \"x.plugin\"\n",
+            "[project]\nname = \"x\"\n\n[tool.pytest]\naddopts = [\"-p\", \"x.plugin\"]\n",
+            "[project]\nname = \"x\"\n\n[tool.poetry.plugins.\"pytest11\"]\nx = \"x.plugin\"\n",
+        ] {
+            assert_eq!(
+                rules(&one("pyproject.toml", Some(base), Some(now), &[])),
+                [("test-integrity/runner-config", Severity::Error)],
+                "{now}"
+            );
+        }
+        let other =
+            "[project]\nname = \"x\"\n\n[project.entry-points.console_scripts]\nx = \"x:main\"\n";
+        assert_eq!(
+            rules(&one("pyproject.toml", Some(base), Some(other), &[])),
+            []
+        );
+        let cfg =
+            "[metadata]\nname = x\n[options.entry_points]\nconsole_scripts =\n    x = x:main\n";
+        let now = format!("{cfg}pytest11 =\n    x = x.plugin\n");
+        assert_eq!(
+            rules(&one("setup.cfg", Some(cfg), Some(&now), &[])).len(),
+            1
+        );
+        let now = cfg.replace("x = x:main", "x = x:cli");
+        assert_eq!(rules(&one("setup.cfg", Some(cfg), Some(&now), &[])), []);
+        for added in [
+            "\n[package.metadata]\n",
+            "\n[replace]\n\"serde:1.0.0\" = { path = \"vendor/serde\" }\n",
+            "\n[target.'cfg(unix)'.dev-dependencies]\npa = { path = \"vendor/pa\" }\n",
+        ] {
+            let now = format!("{CARGO}{added}");
+            let want = usize::from(!added.contains("metadata"));
+            assert_eq!(
+                rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+                want,
+                "{added}"
+            );
+        }
+        let now = CARGO.replace("[package]", "[package]\nlinks = \"z\"");
+        assert_eq!(
+            rules(&one("Cargo.toml", Some(CARGO), Some(&now), &[])).len(),
+            1
+        );
     }
 }

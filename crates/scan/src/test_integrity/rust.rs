@@ -532,6 +532,7 @@ impl Walker<'_, '_> {
                 ..TestCase::default()
             };
             if let Some((open, close)) = body {
+                case.body = Some((open + 1, close));
                 self.body(open, close, &mut case);
             }
             self.out.tests.push(case);

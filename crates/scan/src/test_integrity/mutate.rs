@@ -1,0 +1,771 @@
+//! Mutated-expectation canaries: a copy of a test file in which chosen
+//! tests have one assertion changed so that the test must fail when the code
+//! under test is correct (`assert_eq!(f(), 4)` → `assert_eq!(f(), 3)`,
+//! `assert x` → `assert not (x)`). Each mutated test keeps its name, file
+//! and shape, so code under test cannot tell it from the real one; a mutated
+//! copy of a test that passed for real and is reported passing means the
+//! results were forged, or the value under test compares equal to anything.
+//!
+//! Only what certainly ran is changed: an assertion statement directly in
+//! the test's body (not in a loop, branch, closure or block), before any
+//! `return` in the body. Tests that expect a panic, are ignored, skipped or
+//! expected to fail are left alone, and so is any assertion whose change
+//! might not compile. Every line keeps its number: edits replace text within
+//! one statement and never add or remove a line. Python is in
+//! `mutate_python.rs`; this file has the shared parts and Rust.
+//!
+//! Rust: `assert_eq!(a, LIT)` (or `LIT` first) changes the literal;
+//! otherwise `assert_eq!` ↔ `assert_ne!`, and `assert!(c, …)` becomes
+//! `assert!(!(c), …)`. `debug_assert*` and other macros are not touched.
+
+use super::lex::{is_ident_byte, Source, Syntax};
+use super::{mutate_python, rust, TestCase};
+
+/// One test whose assertion was mutated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mutant {
+    /// The test's name qualified within its file, as the scanners name it:
+    /// Rust `tests::adds` (with the module path of a file under `src/`),
+    /// Python `test_b` or `TestA::test_b`.
+    pub test: String,
+    /// 1-based line of the mutated assertion.
+    pub line: u32,
+    /// What changed, for a human: "expected `4` made `3`", "`assert_eq!`
+    /// made `assert_ne!`", "condition negated".
+    pub how: String,
+}
+
+/// A test file with mutated assertions, and which they are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mutated {
+    /// The whole file, mutated; same lines as the original.
+    pub text: String,
+    /// The tests mutated, in file order.
+    pub mutants: Vec<Mutant>,
+}
+
+/// Mutate one assertion of each picked test of the file at `path` (`.rs`
+/// Rust, `.py` Python; anything else gives None). `pick(name)` says whether
+/// the test named `name` (as [`Mutant::test`]) is to be mutated; `seed`
+/// chooses which of a test's eligible assertions is. None when nothing could
+/// be mutated.
+pub fn mutate(path: &str, text: &str, pick: &dyn Fn(&str) -> bool, seed: u64) -> Option<Mutated> {
+    let eligible = match language(path)? {
+        Lang::Rust => rust_eligible(path, text, pick),
+        Lang::Python => mutate_python::eligible(text, pick),
+    };
+    let chosen = eligible.into_iter().filter_map(|e| {
+        let i = choose(seed, &e.test, e.candidates.len())?;
+        let c = e.candidates.into_iter().nth(i)?;
+        let mutant = Mutant {
+            test: e.test,
+            line: c.line,
+            how: c.how,
+        };
+        Some((mutant, c.edits))
+    });
+    apply(text, chosen)
+}
+
+/// The language whose literals are changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lang {
+    Rust,
+    Python,
+}
+
+fn language(path: &str) -> Option<Lang> {
+    if path.ends_with(".rs") {
+        Some(Lang::Rust)
+    } else if path.ends_with(".py") {
+        Some(Lang::Python)
+    } else {
+        None
+    }
+}
+
+/// A replacement of `start..end` of the text (empty for an insertion).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Edit {
+    pub start: usize,
+    pub end: usize,
+    pub with: String,
+}
+
+/// `with` inserted at `at`.
+pub(super) fn insert(at: usize, with: &str) -> Edit {
+    Edit {
+        start: at,
+        end: at,
+        with: with.to_string(),
+    }
+}
+
+/// One eligible assertion and how to make it fail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Candidate {
+    pub line: u32,
+    pub edits: Vec<Edit>,
+    pub how: String,
+}
+
+/// A picked test and its eligible assertions, in order.
+pub(super) struct Eligible {
+    pub test: String,
+    pub candidates: Vec<Candidate>,
+}
+
+/// Which of `n` assertions of `test` to mutate: FNV-1a of the seed and the
+/// name, mixed (splitmix64's finalizer) so that small moduli spread.
+fn choose(seed: u64, test: &str, n: usize) -> Option<usize> {
+    let n = u64::try_from(n).ok().filter(|&n| n > 0)?;
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in seed.to_le_bytes().iter().chain(test.as_bytes()) {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    h ^= h >> 33;
+    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    h ^= h >> 33;
+    usize::try_from(h % n).ok()
+}
+
+/// The text with each mutant's edits applied (a mutant whose edits would
+/// overlap another's is dropped); None when there is none.
+fn apply(text: &str, chosen: impl Iterator<Item = (Mutant, Vec<Edit>)>) -> Option<Mutated> {
+    let mut mutants = Vec::new();
+    let mut edits: Vec<Edit> = Vec::new();
+    for (mutant, mut own) in chosen {
+        own.sort_by_key(|e| (e.start, e.end));
+        let clashes = own.iter().any(|e| {
+            edits
+                .iter()
+                .any(|d| e.start < d.end.max(d.start + 1) && d.start < e.end.max(e.start + 1))
+        });
+        let valid = own
+            .iter()
+            .all(|e| e.start <= e.end && text.get(e.start..e.end).is_some());
+        if !clashes && valid && !own.is_empty() {
+            edits.extend(own);
+            mutants.push(mutant);
+        }
+    }
+    if mutants.is_empty() {
+        return None;
+    }
+    edits.sort_by_key(|e| (e.start, e.end));
+    mutants.sort_by_key(|m| m.line);
+    let mut out = String::with_capacity(text.len() + 16 * edits.len());
+    let mut at = 0;
+    for e in &edits {
+        out.push_str(&text[at..e.start]);
+        out.push_str(&e.with);
+        at = e.end;
+    }
+    out.push_str(&text[at..]);
+    Some(Mutated { text: out, mutants })
+}
+
+// ---------------------------------------------------------------------------
+// Reading spans, shared with Python.
+
+/// Whether the byte at `i` is code or inside a literal (not blank, not in a
+/// comment).
+fn significant(src: &Source, i: usize) -> bool {
+    let Some(&t) = src.text.as_bytes().get(i) else {
+        return false;
+    };
+    !t.is_ascii_whitespace()
+        && (!src.at(i).is_ascii_whitespace() || src.string_at(i).is_some() || src.inside_string(i))
+}
+
+/// `a..b` without the blanks and comments around it; None when nothing is
+/// left.
+pub(super) fn trimmed(src: &Source, a: usize, b: usize) -> Option<(usize, usize)> {
+    let b = b.min(src.len());
+    let start = (a..b).find(|&i| significant(src, i))?;
+    let last = (start..b).rev().find(|&i| significant(src, i))?;
+    Some((start, last + 1))
+}
+
+/// The first offset in `a..b` where `byte` is code outside any bracket.
+pub(super) fn top_level(src: &Source, a: usize, b: usize, byte: u8) -> Option<usize> {
+    let mut i = a;
+    while i < b {
+        match src.at(i) {
+            c if c == byte => return Some(i),
+            b'(' | b'[' | b'{' => i = src.close(i) + 1,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The comma-separated arguments of the call whose `(` is at `open`, as
+/// spans (unlike [`Source::args`], a last one that is only a literal is
+/// kept).
+pub(super) fn arguments(src: &Source, open: usize) -> Vec<(usize, usize)> {
+    let close = src.close(open);
+    let mut out = Vec::new();
+    let mut from = open + 1;
+    while let Some(comma) = top_level(src, from, close, b',') {
+        out.push((from, comma));
+        from = comma + 1;
+    }
+    if trimmed(src, from, close).is_some() {
+        out.push((from, close));
+    }
+    out
+}
+
+/// Where the word `word` first occurs as code in `a..b`, at any depth.
+pub(super) fn first_word(src: &Source, a: usize, b: usize, word: &str) -> Option<usize> {
+    let mut i = a;
+    while i < b {
+        let starts = i == 0 || !is_ident_byte(src.at(i - 1));
+        match src.word(i) {
+            Some((w, e)) if starts => {
+                if w == word {
+                    return Some(i);
+                }
+                i = e;
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+// ---------------------------------------------------------------------------
+// Literals.
+
+/// The operand `a..b` changed to a different literal of the same type, when
+/// it is a literal (`&` before it in Rust, `-` before a number): the edit
+/// and what it did.
+pub(super) fn literal_edit(
+    src: &Source,
+    lang: Lang,
+    (a, b): (usize, usize),
+) -> Option<(Edit, String)> {
+    let (mut s, e) = trimmed(src, a, b)?;
+    if lang == Lang::Rust && src.text.as_bytes()[s] == b'&' {
+        s = trimmed(src, s + 1, e)?.0;
+    }
+    let old = src.slice(s, e);
+    let (from, new) = if src.string_at(s) == Some((s, e)) {
+        (s, string_change(lang, old)?)
+    } else if let Some(w) = word_change(lang, old) {
+        (s, w.to_string())
+    } else if let Some(rest) = old.strip_prefix('-') {
+        let digits = e - rest.trim_start().len();
+        (digits, number_change(lang, src.slice(digits, e))?)
+    } else {
+        (s, number_change(lang, old)?)
+    };
+    let shown = format!("{}{new}", src.slice(s, from));
+    let how = format!(
+        "expected `{}` made `{}`",
+        super::short(old),
+        super::short(&shown)
+    );
+    let edit = Edit {
+        start: from,
+        end: e,
+        with: new,
+    };
+    Some((edit, how))
+}
+
+/// A string (or Rust char) literal changed: `"abc"` → `"abc~"`, `'a'` →
+/// `'b'`. None for raw, byte, prefixed and triple-quoted strings and
+/// escaped chars.
+fn string_change(lang: Lang, lit: &str) -> Option<String> {
+    let q = *lit.as_bytes().first()?;
+    let closed = lit.len() >= 2 && lit.ends_with(q as char) && {
+        let body = &lit.as_bytes()[..lit.len() - 1];
+        body.iter().rev().take_while(|&&c| c == b'\\').count() % 2 == 0
+    };
+    if !closed {
+        return None;
+    }
+    let inner = &lit[1..lit.len() - 1];
+    match (lang, q) {
+        (Lang::Rust, b'"') => Some(format!("\"{inner}~\"")),
+        (Lang::Rust, b'\'') => {
+            let mut chars = inner.chars();
+            let c = chars
+                .next()
+                .filter(|&c| c != '\\' && chars.next().is_none())?;
+            Some(format!("'{}'", other_letter(c)))
+        }
+        (Lang::Python, b'"' | b'\'') if !lit.starts_with(&(q as char).to_string().repeat(3)) => {
+            Some(format!("{}{inner}~{}", q as char, q as char))
+        }
+        _ => None,
+    }
+}
+
+/// The next ASCII letter (`z` → `a`), or `a` for anything else.
+fn other_letter(c: char) -> char {
+    match c {
+        'z' => 'a',
+        'Z' => 'A',
+        c if c.is_ascii_alphabetic() => char::from(c as u8 + 1),
+        _ => 'a',
+    }
+}
+
+fn word_change(lang: Lang, word: &str) -> Option<&'static str> {
+    match (lang, word) {
+        (Lang::Rust, "true") => Some("false"),
+        (Lang::Rust, "false") => Some("true"),
+        (Lang::Python, "True") => Some("False"),
+        (Lang::Python, "False") => Some("True"),
+        (Lang::Python, "None") => Some("0"),
+        _ => None,
+    }
+}
+
+/// Rust integer suffixes kept on a changed integer.
+const INT_SUFFIXES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16", "i32", "i64", "i128", "isize",
+];
+
+/// Floats whose integer part is below this change exactly in `f32` too.
+const FLOAT_LIMIT: u64 = 1 << 22;
+
+/// A decimal number's magnitude changed: an integer `n` to `n - 1` (0 to
+/// 1; as the magnitude of a negative number, so it stays in range), a float
+/// `1.5` to `2.5`. None for hex, octal, binary, exponents, float suffixes
+/// and anything that is not a number.
+fn number_change(lang: Lang, lit: &str) -> Option<String> {
+    if !lit.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let radix =
+        lit.len() > 1 && lit.as_bytes()[0] == b'0' && b"xXoObB".contains(&lit.as_bytes()[1]);
+    let split = lit
+        .find(|c: char| !(c.is_ascii_digit() || c == '_' || c == '.'))
+        .unwrap_or(lit.len());
+    let (body, suffix) = lit.split_at(split);
+    let suffix_ok = suffix.is_empty() || (lang == Lang::Rust && INT_SUFFIXES.contains(&suffix));
+    if radix || !suffix_ok {
+        return None;
+    }
+    let value = |digits: &str| -> Option<u128> {
+        let d: String = digits.chars().filter(|&c| c != '_').collect();
+        (!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()))
+            .then(|| d.parse().ok())
+            .flatten()
+    };
+    match body.split_once('.') {
+        Some((int, frac)) if suffix.is_empty() => {
+            let n = value(int).filter(|&n| n < u128::from(FLOAT_LIMIT))?;
+            let frac_ok = frac.bytes().all(|c| c.is_ascii_digit() || c == b'_');
+            frac_ok.then(|| format!("{}.{frac}", n + 1))
+        }
+        Some(_) => None,
+        None => {
+            let n = value(body)?;
+            Some(format!("{}{suffix}", if n == 0 { 1 } else { n - 1 }))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Rust.
+
+/// The picked Rust tests that can be reasoned about, with their eligible
+/// assertions.
+fn rust_eligible(path: &str, text: &str, pick: &dyn Fn(&str) -> bool) -> Vec<Eligible> {
+    let src = Source::new(text, Syntax::Rust);
+    rust::scan(path, text)
+        .tests
+        .into_iter()
+        .filter(|t| rust_reasoned(t) && pick(&t.name))
+        .filter_map(|t| {
+            let (start, end) = t.body?;
+            Some(Eligible {
+                candidates: rust_assertions(&src, start, end),
+                test: t.name,
+            })
+        })
+        .collect()
+}
+
+/// Not `#[should_panic]`, not ignored (even conditionally), not under an
+/// always-false `cfg`, not a `macro_rules!` template.
+fn rust_reasoned(t: &TestCase) -> bool {
+    !t.expects_panic
+        && !t.name.contains('$')
+        && t.markers
+            .iter()
+            .all(|m| m.conditional && m.key != "#[ignore]")
+}
+
+/// The assertion statements directly in the body `start..end`, before any
+/// `return` in it (at any depth: one in a branch may have ended the test),
+/// that can be mutated.
+fn rust_assertions(src: &Source, start: usize, end: usize) -> Vec<Candidate> {
+    let stop = first_word(src, start, end, "return").unwrap_or(end);
+    let mut out = Vec::new();
+    let mut statement = true;
+    let mut i = start;
+    while i < stop {
+        let c = src.at(i);
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        (i, statement) = match c {
+            b'{' => (src.close(i) + 1, true),
+            b'(' | b'[' => (src.close(i) + 1, false),
+            b';' => (i + 1, true),
+            _ => match src.word(i) {
+                Some((w, e)) => match statement.then(|| rust_statement(src, i, w, e, end)) {
+                    Some(Some((candidate, after))) => {
+                        out.extend(candidate.filter(|_| after <= stop));
+                        (after, false)
+                    }
+                    _ => (e, false),
+                },
+                None => (i + 1, false),
+            },
+        };
+    }
+    out
+}
+
+/// An `assert!`, `assert_eq!` or `assert_ne!` statement starting with the
+/// word `w` at `at` (ending at `e`), ended by `;` or the body's end: its
+/// mutation, if it has one, and where it ends.
+fn rust_statement(
+    src: &Source,
+    at: usize,
+    w: &str,
+    e: usize,
+    end: usize,
+) -> Option<(Option<Candidate>, usize)> {
+    if !matches!(w, "assert" | "assert_eq" | "assert_ne") || src.at(e) != b'!' {
+        return None;
+    }
+    let open = src.skip_ws(e + 1);
+    if src.at(open) != b'(' {
+        return None;
+    }
+    let close = src.close(open);
+    let next = src.skip_ws(close + 1);
+    if close >= end || !(src.at(next) == b';' || next >= end) {
+        return None;
+    }
+    Some((rust_mutation(src, at, w, open), close + 1))
+}
+
+/// How to make the assertion fail: a literal changed, `assert_eq!` ↔
+/// `assert_ne!`, or the condition negated. None when its arguments do not
+/// read as expected (a message that is not a string literal: a comma of a
+/// generic `f::<A, B>()` split them).
+fn rust_mutation(src: &Source, at: usize, w: &str, open: usize) -> Option<Candidate> {
+    let args = arguments(src, open);
+    let compared = if w == "assert" { 1 } else { 2 };
+    let message_ok = args
+        .get(compared)
+        .is_none_or(|&(a, b)| trimmed(src, a, b).is_some_and(|(s, _)| src.string_at(s).is_some()));
+    if args.len() < compared || !message_ok {
+        return None;
+    }
+    let line = src.line(at);
+    let candidate = |edits: Vec<Edit>, how: String| Some(Candidate { line, edits, how });
+    if w == "assert" {
+        let (a, b) = trimmed(src, args[0].0, args[0].1)?;
+        return candidate(
+            vec![insert(a, "!("), insert(b, ")")],
+            "condition negated".into(),
+        );
+    }
+    if w == "assert_eq" {
+        if let Some((edit, how)) = [args[1], args[0]]
+            .into_iter()
+            .find_map(|arg| literal_edit(src, Lang::Rust, arg))
+        {
+            return candidate(vec![edit], how);
+        }
+    }
+    let other = if w == "assert_eq" {
+        "assert_ne"
+    } else {
+        "assert_eq"
+    };
+    let edit = Edit {
+        start: at,
+        end: at + w.len(),
+        with: other.into(),
+    };
+    candidate(vec![edit], format!("`{w}!` made `{other}!`"))
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::*;
+
+    /// Every test of `text` at `path` mutated, with `seed`.
+    pub fn all(path: &str, text: &str, seed: u64) -> Option<Mutated> {
+        mutate(path, text, &|_| true, seed)
+    }
+
+    /// The mutated text keeps every line, and differs from `text` only on
+    /// lines of the mutants' statements (`span` lines from each).
+    pub fn assert_shape(text: &str, m: &Mutated, span: usize) {
+        assert_eq!(text.lines().count(), m.text.lines().count(), "{}", m.text);
+        assert_eq!(text.ends_with('\n'), m.text.ends_with('\n'));
+        for (n, (a, b)) in text.lines().zip(m.text.lines()).enumerate() {
+            let n = u32::try_from(n + 1).unwrap();
+            let near = m
+                .mutants
+                .iter()
+                .any(|x| (x.line..x.line + span as u32).contains(&n));
+            assert!(a == b || near, "line {n} changed: {a:?} → {b:?}");
+        }
+    }
+
+    /// Each `(body, expected)`: the body of a one-test file mutated gives
+    /// `expected` (None: left alone), with its shape kept.
+    pub fn each_body(path: &str, wrap: &dyn Fn(&str) -> String, cases: &[(&str, Option<&str>)]) {
+        for (body, want) in cases {
+            let text = wrap(body);
+            let got = all(path, &text, 0);
+            match (want, &got) {
+                (None, None) => {}
+                (Some(want), Some(m)) => {
+                    assert_eq!(m.text, wrap(want), "{body}");
+                    assert_eq!(m.mutants.len(), 1, "{body}");
+                    assert_shape(&text, m, body.lines().count());
+                }
+                _ => panic!("{body}: want {want:?}, got {got:?}"),
+            }
+        }
+    }
+
+    fn rust_test(body: &str) -> String {
+        format!("use super::*;\n\n#[test]\nfn t() {{\n    let x = 4;\n    {body}\n}}\n")
+    }
+
+    #[test]
+    fn rust_literals_change_to_another_of_the_same_type() {
+        each_body(
+            "tests/t.rs",
+            &rust_test,
+            &[
+                (
+                    "assert_eq!(add(2, 2), 4);",
+                    Some("assert_eq!(add(2, 2), 3);"),
+                ),
+                (
+                    "assert_eq!(4, add(2, 2));",
+                    Some("assert_eq!(3, add(2, 2));"),
+                ),
+                ("assert_eq!(x, -5);", Some("assert_eq!(x, -4);")),
+                ("assert_eq!(x, 0);", Some("assert_eq!(x, 1);")),
+                ("assert_eq!(x, -0);", Some("assert_eq!(x, -1);")),
+                ("assert_eq!(n, 0usize);", Some("assert_eq!(n, 1usize);")),
+                ("assert_eq!(n, 1_000_u32);", Some("assert_eq!(n, 999u32);")),
+                ("assert_eq!(s, \"abc\");", Some("assert_eq!(s, \"abc~\");")),
+                ("assert_eq!(s, &\"\");", Some("assert_eq!(s, &\"~\");")),
+                (
+                    "assert_eq!(s, \"a\\\\\");",
+                    Some("assert_eq!(s, \"a\\\\~\");"),
+                ),
+                ("assert_eq!(b, true);", Some("assert_eq!(b, false);")),
+                ("assert_eq!(b, false);", Some("assert_eq!(b, true);")),
+                ("assert_eq!(f, 1.5);", Some("assert_eq!(f, 2.5);")),
+                ("assert_eq!(f, -0.25);", Some("assert_eq!(f, -1.25);")),
+                ("assert_eq!(c, 'a');", Some("assert_eq!(c, 'b');")),
+                ("assert_eq!(c, 'Z');", Some("assert_eq!(c, 'A');")),
+                ("assert_eq!(c, '1');", Some("assert_eq!(c, 'a');")),
+                (
+                    "assert_eq!(v.len(), 2, \"len {}\", 2);",
+                    Some("assert_eq!(v.len(), 1, \"len {}\", 2);"),
+                ),
+                (
+                    "assert_eq!(\n        add(2, 2),\n        4,\n    );",
+                    Some("assert_eq!(\n        add(2, 2),\n        3,\n    );"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn rust_without_a_literal_is_inverted() {
+        each_body(
+            "tests/t.rs",
+            &rust_test,
+            &[
+                ("assert_eq!(f(), g());", Some("assert_ne!(f(), g());")),
+                ("assert_ne!(x, 5);", Some("assert_eq!(x, 5);")),
+                ("assert_eq!(x, 0x10);", Some("assert_ne!(x, 0x10);")),
+                ("assert_eq!(f, 1e3);", Some("assert_ne!(f, 1e3);")),
+                ("assert_eq!(f, 1.5f32);", Some("assert_ne!(f, 1.5f32);")),
+                ("assert_eq!(c, '\\n');", Some("assert_ne!(c, '\\n');")),
+                ("assert_eq!(s, r\"abc\");", Some("assert_ne!(s, r\"abc\");")),
+                ("assert_eq!(b, b'a');", Some("assert_ne!(b, b'a');")),
+                ("assert_eq!(x, 4 + 1);", Some("assert_ne!(x, 4 + 1);")),
+                ("assert_eq!(x, i8::MIN);", Some("assert_ne!(x, i8::MIN);")),
+                (
+                    "assert_eq!(x, 99999999999999999999999999999999999999999);",
+                    Some("assert_ne!(x, 99999999999999999999999999999999999999999);"),
+                ),
+                (
+                    "assert!(x > 3, \"msg {}\", x);",
+                    Some("assert!(!(x > 3), \"msg {}\", x);"),
+                ),
+                ("assert!(ok)", Some("assert!(!(ok))")),
+                (
+                    "assert!(v.contains(&1) /* why */, \"m\");",
+                    Some("assert!(!(v.contains(&1)) /* why */, \"m\");"),
+                ),
+                (
+                    "assert!(\n        a ||\n        b\n    );",
+                    Some("assert!(\n        !(a ||\n        b)\n    );"),
+                ),
+                (
+                    "// assert_eq!(1, 1)\n    let s = \"assert!(x)\"; assert!(ok);",
+                    Some("// assert_eq!(1, 1)\n    let s = \"assert!(x)\"; assert!(!(ok));"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn rust_assertions_that_may_not_have_run_or_might_not_compile_are_left() {
+        each_body(
+            "tests/t.rs",
+            &rust_test,
+            &[
+                ("for i in 0..3 {\n        assert_eq!(i, 1);\n    }", None),
+                ("if x > 0 {\n        assert!(x > 0);\n    }", None),
+                ("{\n        assert!(x > 0);\n    }", None),
+                ("let f = |x: i32| assert!(x > 0);", None),
+                ("let f = || { assert!(x > 0) };", None),
+                ("return;\n    assert!(x > 0);", None),
+                (
+                    "if x > 0 {\n        return;\n    }\n    assert!(x > 0);",
+                    None,
+                ),
+                ("debug_assert!(x > 0);", None),
+                ("debug_assert_eq!(x, 4);", None),
+                ("assert_matches!(x, Some(_));", None),
+                ("std::assert!(x > 0);", None),
+                ("assert!(f::<A, B>());", None),
+                ("assert_eq!(f::<A, B>(), 4);", None),
+                ("assert!(x > 0) || true;", None),
+                ("assert![x > 0];", None),
+                ("// assert_eq!(1, 1)", None),
+                ("let s = \"assert!(x > 0);\";", None),
+            ],
+        );
+        // Before a return: eligible; after: not.
+        let text = rust_test("assert!(a);\n    return;\n    assert!(b);");
+        for seed in 0..16 {
+            let m = all("tests/t.rs", &text, seed).unwrap();
+            assert_eq!(m.mutants[0].line, 6, "{seed}");
+        }
+    }
+
+    const LIB: &str = "pub fn add(a: i32, b: i32) -> i32 {\n    a + b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    #[should_panic]\n    fn panics() {\n        assert_eq!(add(2, 2), 5);\n    }\n\n    #[test]\n    #[ignore]\n    fn later() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    #[cfg_attr(windows, ignore)]\n    fn unix_only() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    fn subtracts() {\n        assert!(add(2, -1) == 1);\n    }\n}\n";
+
+    #[test]
+    fn rust_names_pick_and_skipped_tests() {
+        let m = all("src/foo.rs", LIB, 7).unwrap();
+        let names: Vec<(&str, u32, &str)> = m
+            .mutants
+            .iter()
+            .map(|m| (m.test.as_str(), m.line, m.how.as_str()))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("foo::tests::adds", 11, "expected `4` made `3`"),
+                ("foo::tests::subtracts", 34, "condition negated"),
+            ]
+        );
+        let want = LIB
+            .replacen("assert_eq!(add(2, 2), 4)", "assert_eq!(add(2, 2), 3)", 1)
+            .replace("assert!(add(2, -1) == 1)", "assert!(!(add(2, -1) == 1))");
+        assert_eq!(m.text, want);
+        assert_shape(LIB, &m, 1);
+        let one = mutate("src/foo.rs", LIB, &|n| n == "foo::tests::subtracts", 7).unwrap();
+        assert_eq!(one.mutants.len(), 1);
+        assert!(one.text.contains("assert_eq!(add(2, 2), 4)"));
+        assert_eq!(mutate("src/foo.rs", LIB, &|_| false, 7), None);
+        assert_eq!(
+            mutate("src/lib.rs", LIB, &|n| n.starts_with("foo"), 7),
+            None
+        );
+        // Only `.rs` and `.py` files.
+        assert_eq!(all("src/foo.go", LIB, 7), None);
+    }
+
+    #[test]
+    fn seeds_choose_among_the_assertions_deterministically() {
+        let text = rust_test("assert!(a);\n    assert_eq!(f(), g());\n    assert_eq!(h(), 2);");
+        let lines: std::collections::BTreeSet<u32> = (0..32)
+            .map(|seed| {
+                let m = all("tests/t.rs", &text, seed).unwrap();
+                assert_eq!(Some(&m), all("tests/t.rs", &text, seed).as_ref());
+                assert_shape(&text, &m, 1);
+                m.mutants[0].line
+            })
+            .collect();
+        assert_eq!(lines.into_iter().collect::<Vec<_>>(), [6, 7, 8]);
+    }
+
+    #[test]
+    fn numbers_strings_and_words() {
+        for (lang, lit, want) in [
+            (Lang::Rust, "10", Some("9")),
+            (Lang::Rust, "5u8", Some("4u8")),
+            (Lang::Rust, "5f64", None),
+            (Lang::Rust, "5e2", None),
+            (Lang::Rust, "0b1", None),
+            (Lang::Rust, "1.", Some("2.")),
+            (Lang::Rust, "1..2", None),
+            (Lang::Rust, "8388607.5", None),
+            (Lang::Python, "5u8", None),
+            (Lang::Python, "3j", None),
+            (Lang::Python, "0o7", None),
+            (Lang::Python, "1_0.0_1", Some("11.0_1")),
+        ] {
+            assert_eq!(number_change(lang, lit).as_deref(), want, "{lit}");
+        }
+        for (lang, lit, want) in [
+            (Lang::Rust, "\"a\"", Some("\"a~\"")),
+            (Lang::Rust, "\"a\\\"", None),
+            (Lang::Rust, "'é'", Some("'a'")),
+            (Lang::Python, "'a'", Some("'a~'")),
+            (Lang::Python, "''", Some("'~'")),
+            (Lang::Python, "'''a'''", None),
+            (Lang::Python, "\"\"\"a\"\"\"", None),
+        ] {
+            assert_eq!(string_change(lang, lit).as_deref(), want, "{lit}");
+        }
+        assert_eq!(word_change(Lang::Python, "None"), Some("0"));
+        assert_eq!(word_change(Lang::Rust, "None"), None);
+    }
+
+    #[test]
+    fn hostile_text_does_not_panic() {
+        for t in [
+            "#[test] fn t() { assert_eq!(",
+            "#[test] fn t() { assert!(x, ",
+            "#[test] fn t() { assert_eq!(x, \"",
+            "#[test] fn t() { assert_eq!(x, 'é",
+            "#[test] fn t() { assert_eq!(x, -",
+            "#[test] fn t() { assert!() }",
+            "#[test] fn t() { assert_eq!(x) }",
+        ] {
+            let _ = all("tests/t.rs", t, 0);
+        }
+    }
+}

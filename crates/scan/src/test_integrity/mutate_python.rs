@@ -1,0 +1,485 @@
+//! The Python half of the mutated-expectation canaries (see `mutate.rs`):
+//! pytest `assert` statements and unittest `self.assert*` calls.
+//!
+//! Eligible: a simple statement at the test body's own indentation (not in
+//! an `if`, loop, `with`, `try` or nested function), before any `return` in
+//! the body outside nested functions, in a test without a skip or xfail
+//! marker (on it, its class or module, or `pytest.skip(…)` in it).
+//!
+//! - `assert a == LIT` / `assert LIT == a` (one `==`, nothing else at the
+//!   top level of the condition; outer parentheses looked through), and
+//!   `self.assertEqual(a, LIT)` (either argument) change the literal;
+//! - any other `assert e[, msg]` becomes `assert not (e)[, msg]`;
+//! - unittest assertions become their opposite (`assertTrue` →
+//!   `assertFalse`, `assertIn` → `assertNotIn`, `assertListEqual` →
+//!   `assertNotEqual`, …) when their only keyword argument is `msg`.
+//!   `assertRaises*`, `assertCountEqual` and `assertSequenceEqual` (it
+//!   accepts a list equal to a tuple, which `!=` does not) are left.
+
+use super::lex::{Source, Syntax};
+use super::mutate::{
+    arguments, first_word, insert, literal_edit, top_level, trimmed, Candidate, Edit, Eligible,
+    Lang,
+};
+use super::python::{self, logical_lines};
+
+/// The picked Python tests without skip markers, with their eligible
+/// assertions.
+pub(super) fn eligible(text: &str, pick: &dyn Fn(&str) -> bool) -> Vec<Eligible> {
+    let src = Source::new(text, Syntax::Python);
+    let statements = Statements::new(&src);
+    python::scan(text)
+        .tests
+        .into_iter()
+        .filter(|t| t.markers.is_empty() && pick(&t.name))
+        .filter_map(|t| {
+            let (start, end) = t.body?;
+            Some(Eligible {
+                candidates: statements.assertions(start, end),
+                test: t.name,
+            })
+        })
+        .collect()
+}
+
+/// Words that open a compound statement: what follows on the line is in it.
+const COMPOUND: &[&str] = &[
+    "if", "elif", "else", "for", "while", "with", "try", "except", "finally", "def", "class",
+    "async", "match", "case",
+];
+
+/// A file's logical lines, as `(start, end, indent)`.
+struct Statements<'s, 'a> {
+    src: &'s Source<'a>,
+    lines: Vec<(usize, usize, usize)>,
+}
+
+impl<'s, 'a> Statements<'s, 'a> {
+    fn new(src: &'s Source<'a>) -> Self {
+        let lines = logical_lines(src)
+            .into_iter()
+            .map(|l| (l.start, l.end, l.indent))
+            .collect();
+        Statements { src, lines }
+    }
+
+    /// The lines of the body `start..end`: the rest of the `def` line when
+    /// the body is written there, else the lines after it.
+    fn body(&self, start: usize, end: usize) -> Vec<(usize, usize, usize)> {
+        let k = self.lines.partition_point(|l| l.0 < start);
+        if let Some(&(_, def_end, _)) = k.checked_sub(1).and_then(|d| self.lines.get(d)) {
+            if let Some((a, _)) = trimmed(self.src, start, def_end) {
+                return vec![(a, def_end, 0)];
+            }
+        }
+        self.lines[k..]
+            .iter()
+            .take_while(|l| l.0 < end)
+            .copied()
+            .collect()
+    }
+
+    /// The eligible assertions of the body `start..end`, in order.
+    fn assertions(&self, start: usize, end: usize) -> Vec<Candidate> {
+        let src = self.src;
+        let lines = self.body(start, end);
+        let Some(&(_, _, indent)) = lines.first() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        // Indentations of nested `def`/`class` headers still open.
+        let mut nested: Vec<usize> = Vec::new();
+        for &(a, b, at) in &lines {
+            while nested.last().is_some_and(|&d| d >= at) {
+                nested.pop();
+            }
+            if !nested.is_empty() {
+                continue;
+            }
+            let word = first_words(src, a);
+            if matches!(word, Some("def" | "class")) {
+                nested.push(at);
+                continue;
+            }
+            if first_word(src, a, b, "return").is_some() {
+                break;
+            }
+            if at != indent || word.is_some_and(|w| COMPOUND.contains(&w)) {
+                continue;
+            }
+            out.extend(
+                segments(src, a, b)
+                    .into_iter()
+                    .filter_map(|(s, e)| statement(src, s, e)),
+            );
+        }
+        out
+    }
+}
+
+/// The statement's first word, or the second after `async`.
+fn first_words<'a>(src: &Source<'a>, a: usize) -> Option<&'a str> {
+    let (w, e) = src.word(a)?;
+    if w == "async" {
+        return src.word(src.skip_ws(e)).map(|(w, _)| w);
+    }
+    Some(w)
+}
+
+/// The simple statements of the logical line `a..b` (split at `;`).
+fn segments(src: &Source, a: usize, b: usize) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = a;
+    while let Some(semi) = top_level(src, from, b, b';') {
+        out.extend(trimmed(src, from, semi));
+        from = semi + 1;
+    }
+    out.extend(trimmed(src, from, b));
+    out
+}
+
+/// The mutation of the simple statement `a..b`, when it is an assertion.
+fn statement(src: &Source, a: usize, b: usize) -> Option<Candidate> {
+    let (w, e) = src.word(a)?;
+    match w {
+        "assert" => assert_statement(src, a, e, b),
+        "self" => unittest_call(src, a, e, b),
+        _ => None,
+    }
+}
+
+/// `assert cond[, msg]` (the word ending at `e`).
+fn assert_statement(src: &Source, at: usize, e: usize, b: usize) -> Option<Candidate> {
+    let comma = top_level(src, e, b, b',').unwrap_or(b);
+    let (ca, cb) = trimmed(src, e, comma)?;
+    let line = src.line(at);
+    if let Some((edit, how)) = equality(src, ca, cb).and_then(|(l, r)| {
+        [r, l]
+            .into_iter()
+            .find_map(|op| literal_edit(src, Lang::Python, op))
+    }) {
+        return Some(Candidate {
+            line,
+            edits: vec![edit],
+            how,
+        });
+    }
+    let spaced = src.text.as_bytes()[ca - 1].is_ascii_whitespace();
+    let open = if spaced { "not (" } else { " not (" };
+    Some(Candidate {
+        line,
+        edits: vec![insert(ca, open), insert(cb, ")")],
+        how: "condition negated".into(),
+    })
+}
+
+/// Words that make a condition more than one comparison.
+const NOT_SIMPLE: &[&str] = &["and", "or", "not", "in", "is", "if", "else", "lambda"];
+
+/// The two operands of a condition that is a single `==` comparison (outer
+/// parentheses looked through).
+fn equality(
+    src: &Source,
+    mut ca: usize,
+    mut cb: usize,
+) -> Option<((usize, usize), (usize, usize))> {
+    while src.at(ca) == b'('
+        && src.close(ca) + 1 == cb
+        && top_level(src, ca + 1, cb - 1, b',').is_none()
+    {
+        (ca, cb) = trimmed(src, ca + 1, cb - 1)?;
+    }
+    let mut eq = None;
+    let mut i = ca;
+    while i < cb {
+        match src.at(i) {
+            b'(' | b'[' | b'{' => i = src.close(i) + 1,
+            b'=' if src.at(i + 1) == b'=' && eq.is_none() => {
+                eq = Some(i);
+                i += 2;
+            }
+            b'=' | b'!' | b'<' | b'>' | b':' => return None,
+            _ => match src.word(i) {
+                Some((w, _)) if NOT_SIMPLE.contains(&w) => return None,
+                Some((_, e)) => i = e,
+                None => i += 1,
+            },
+        }
+    }
+    let eq = eq?;
+    Some(((ca, eq), (eq + 2, cb)))
+}
+
+/// The unittest assertion with the opposite outcome; None for those left.
+fn opposite(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "assertEqual"
+        | "assertEquals"
+        | "assertListEqual"
+        | "assertDictEqual"
+        | "assertTupleEqual"
+        | "assertSetEqual"
+        | "assertMultiLineEqual" => "assertNotEqual",
+        "assertNotEqual" | "assertNotEquals" => "assertEqual",
+        "assertTrue" => "assertFalse",
+        "assertFalse" => "assertTrue",
+        "assertIn" => "assertNotIn",
+        "assertNotIn" => "assertIn",
+        "assertIs" => "assertIsNot",
+        "assertIsNot" => "assertIs",
+        "assertIsNone" => "assertIsNotNone",
+        "assertIsNotNone" => "assertIsNone",
+        "assertIsInstance" => "assertNotIsInstance",
+        "assertNotIsInstance" => "assertIsInstance",
+        "assertAlmostEqual" => "assertNotAlmostEqual",
+        "assertNotAlmostEqual" => "assertAlmostEqual",
+        "assertRegex" => "assertNotRegex",
+        "assertNotRegex" => "assertRegex",
+        _ => return None,
+    })
+}
+
+/// The keyword of a `name=value` argument (not a comparison).
+fn keyword(arg: &str) -> Option<&str> {
+    let arg = arg.trim_start();
+    let end = arg
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(arg.len());
+    let rest = arg[end..].trim_start();
+    (end > 0 && rest.starts_with('=') && !rest.starts_with("==")).then(|| &arg[..end])
+}
+
+/// `self.assertX(…)` as the whole statement (`self` ending at `e`).
+fn unittest_call(src: &Source, at: usize, e: usize, b: usize) -> Option<Candidate> {
+    if src.at(e) != b'.' {
+        return None;
+    }
+    let (name, name_end) = src.word(e + 1)?;
+    let open = src.skip_ws(name_end);
+    if src.at(open) != b'(' || src.close(open) + 1 != b {
+        return None;
+    }
+    let args = arguments(src, open);
+    let mut positional = 0;
+    for &(a, z) in &args {
+        let code = src.code_str(a, z).trim_start();
+        match keyword(code) {
+            _ if code.starts_with('*') => return None,
+            Some("msg") => {}
+            Some(_) => return None,
+            None => positional += 1,
+        }
+    }
+    let line = src.line(at);
+    if matches!(name, "assertEqual" | "assertEquals") && positional >= 2 {
+        if let Some((edit, how)) = [args[1], args[0]]
+            .into_iter()
+            .find_map(|op| literal_edit(src, Lang::Python, op))
+        {
+            return Some(Candidate {
+                line,
+                edits: vec![edit],
+                how,
+            });
+        }
+    }
+    let new = opposite(name)?;
+    let edit = Edit {
+        start: e + 1,
+        end: name_end,
+        with: new.into(),
+    };
+    Some(Candidate {
+        line,
+        edits: vec![edit],
+        how: format!("`{name}` made `{new}`"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::mutate::tests::{all, assert_shape, each_body};
+
+    fn pytest(body: &str) -> String {
+        format!("import pytest\n\n\ndef test_x():\n    x = 4\n    {body}\n")
+    }
+
+    fn unittest(body: &str) -> String {
+        format!("import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_b(self):\n        {body}\n")
+    }
+
+    #[test]
+    fn pytest_literals_change() {
+        each_body(
+            "tests/test_x.py",
+            &pytest,
+            &[
+                ("assert add(2, 2) == 4", Some("assert add(2, 2) == 3")),
+                ("assert 4 == add(2, 2)", Some("assert 3 == add(2, 2)")),
+                ("assert name == \"x\"", Some("assert name == \"x~\"")),
+                ("assert name == 'x'", Some("assert name == 'x~'")),
+                ("assert x == -5", Some("assert x == -4")),
+                ("assert x == 1_000", Some("assert x == 999")),
+                ("assert x == 1.5", Some("assert x == 2.5")),
+                ("assert x == True", Some("assert x == False")),
+                ("assert x == None", Some("assert x == 0")),
+                ("assert x == 4, \"msg\"", Some("assert x == 3, \"msg\"")),
+                ("assert x == 4  # was 5", Some("assert x == 3  # was 5")),
+                ("x = 1; assert x == 1", Some("x = 1; assert x == 0")),
+                (
+                    "assert (\n        add(2, 2)\n        == 4\n    )",
+                    Some("assert (\n        add(2, 2)\n        == 3\n    )"),
+                ),
+                (
+                    "def helper():\n        return 1\n    assert helper() == 1",
+                    Some("def helper():\n        return 1\n    assert helper() == 0"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn pytest_other_conditions_are_negated() {
+        each_body(
+            "tests/test_x.py",
+            &pytest,
+            &[
+                ("assert f(x)", Some("assert not (f(x))")),
+                ("assert f(x), \"msg\"", Some("assert not (f(x)), \"msg\"")),
+                ("assert a != b", Some("assert not (a != b)")),
+                ("assert a == b == 4", Some("assert not (a == b == 4)")),
+                ("assert x == 4 and y", Some("assert not (x == 4 and y)")),
+                ("assert x is None", Some("assert not (x is None)")),
+                ("assert x == b\"a\"", Some("assert not (x == b\"a\")")),
+                ("assert x == f\"a\"", Some("assert not (x == f\"a\")")),
+                ("assert x == '''a'''", Some("assert not (x == '''a''')")),
+                ("assert x == 0x1F", Some("assert not (x == 0x1F)")),
+                ("assert(x)", Some("assert not ((x))")),
+                ("assert f(x)  # note", Some("assert not (f(x))  # note")),
+                (
+                    "assert (\n        f(x)\n    ), 'm'",
+                    Some("assert not ((\n        f(x)\n    )), 'm'"),
+                ),
+                (
+                    "# assert x == 1\n    s = 'assert x == 1'\n    assert y",
+                    Some("# assert x == 1\n    s = 'assert x == 1'\n    assert not (y)"),
+                ),
+            ],
+        );
+    }
+
+    #[test]
+    fn pytest_assertions_that_may_not_have_run_are_left() {
+        each_body(
+            "tests/test_x.py",
+            &pytest,
+            &[
+                ("if x:\n        assert x == 4", None),
+                ("for i in y:\n        assert i", None),
+                ("with open(p) as f:\n        assert f", None),
+                ("try:\n        assert x\n    except E:\n        pass", None),
+                ("if x: assert x", None),
+                ("return\n    assert x", None),
+                ("if x:\n        return\n    assert y", None),
+                ("def f(): assert x", None),
+                ("# assert x == 1", None),
+                ("s = \"assert x\"", None),
+                ("mock.assert_called_once()", None),
+                ("assert_x(y)", None),
+            ],
+        );
+    }
+
+    #[test]
+    fn pytest_markers_classes_and_inline_bodies() {
+        for marker in [
+            "@pytest.mark.xfail",
+            "@pytest.mark.skip(reason='x')",
+            "@pytest.mark.skipif(WIN, reason='x')",
+            "@unittest.skip('x')",
+            "@unittest.expectedFailure",
+        ] {
+            let text = format!("{marker}\ndef test_x():\n    assert x == 1\n");
+            assert_eq!(all("tests/test_x.py", &text, 0), None, "{marker}");
+        }
+        let text = "def test_x():\n    pytest.skip('later')\n    assert x == 1\n";
+        assert_eq!(all("tests/test_x.py", text, 0), None);
+        let text = "class TestA:\n    def test_b(self):\n        assert x\n\n\ndef test_c(): assert y == 2\n";
+        let m = all("tests/test_x.py", text, 0).unwrap();
+        let got: Vec<(&str, u32)> = m
+            .mutants
+            .iter()
+            .map(|m| (m.test.as_str(), m.line))
+            .collect();
+        assert_eq!(got, [("TestA::test_b", 3), ("test_c", 6)]);
+        let want = text
+            .replace("assert x\n", "assert not (x)\n")
+            .replace("y == 2", "y == 1");
+        assert_eq!(m.text, want);
+        assert_shape(text, &m, 1);
+        let one = super::super::mutate("t.py", text, &|n| n == "test_c", 0).unwrap();
+        assert_eq!(one.mutants.len(), 1);
+    }
+
+    #[test]
+    fn unittest_assertions() {
+        each_body(
+            "tests/test_x.py",
+            &unittest,
+            &[
+                (
+                    "self.assertEqual(add(2, 2), 4)",
+                    Some("self.assertEqual(add(2, 2), 3)"),
+                ),
+                (
+                    "self.assertEqual(4, add(2, 2))",
+                    Some("self.assertEqual(3, add(2, 2))"),
+                ),
+                ("self.assertEqual(x, None)", Some("self.assertEqual(x, 0)")),
+                (
+                    "self.assertEqual(a, b, msg='m')",
+                    Some("self.assertNotEqual(a, b, msg='m')"),
+                ),
+                ("self.assertEquals(a, b)", Some("self.assertNotEqual(a, b)")),
+                ("self.assertTrue(x)", Some("self.assertFalse(x)")),
+                ("self.assertIn(a, b)", Some("self.assertNotIn(a, b)")),
+                ("self.assertIsNone(x)", Some("self.assertIsNotNone(x)")),
+                (
+                    "self.assertListEqual(a, b)",
+                    Some("self.assertNotEqual(a, b)"),
+                ),
+                (
+                    "self.assertNotRegex(s, r'x')",
+                    Some("self.assertRegex(s, r'x')"),
+                ),
+                (
+                    "self.assertAlmostEqual(\n            f(), g(),\n        )",
+                    Some("self.assertNotAlmostEqual(\n            f(), g(),\n        )"),
+                ),
+                ("self.assertRaises(E, f)", None),
+                ("with self.assertRaises(E):\n            f()", None),
+                ("self.assertCountEqual(a, b)", None),
+                ("self.assertSequenceEqual(a, b)", None),
+                ("self.assertEqual(first=a, second=4)", None),
+                ("self.assertEqual(*pair)", None),
+                ("self.assertTrue(x).y", None),
+                ("other.assertTrue(x)", None),
+            ],
+        );
+    }
+
+    #[test]
+    fn hostile_text_does_not_panic() {
+        for t in [
+            "def test_x():\n    assert",
+            "def test_x():\n    assert (",
+            "def test_x():\n    assert x == '",
+            "def test_x():\n    self.assertEqual(",
+            "def test_x():\n    assert x ==",
+            "def test_x():\n    assert ()",
+            "def test_x(): assert",
+        ] {
+            let _ = all("tests/test_x.py", t, 0);
+        }
+    }
+}

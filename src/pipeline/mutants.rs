@@ -1,0 +1,438 @@
+//! Mutated-expectation canaries: copies of the base's own tests, each with
+//! one assertion changed so that it must fail on correct code (an expected
+//! literal made another value, or the comparison inverted), run in a
+//! second invocation of the base-tests run. A mutated test keeps its name,
+//! file and shape, so code in the test process cannot tell it from the
+//! real one by what it is called or where it is; which tests are mutated
+//! is drawn at random per run, so the set of failures does not tell
+//! either.
+//!
+//! What the second run must show, for the results of the first to count:
+//! - every mutated copy of a test that passed in the first run fails (a
+//!   mutated copy that passes means the results are not the runner's, or
+//!   the value under test compares equal to anything);
+//! - every test left as it was passes, as it did in the first run;
+//! - the run exits non-zero (it has failures).
+//!
+//! Anything else is `test-run/forged`, an error: the run's results are
+//! void. What the mutation does is `test_integrity::mutate`; this module
+//! plans which tests to mutate, names them as the runner does, and judges
+//! the second run.
+
+use crate::layers::ledger::Runner;
+use crate::layers::test_integrity::{self, Mutant};
+use crate::model::verdict::{Issue, Severity};
+use crate::text::{first_of, plural};
+
+/// Rule: the canary run contradicts the results of the base-tests run.
+pub const RULE_FORGED: &str = "test-run/forged";
+
+/// At most this many tests are mutated in one run.
+const MAX_MUTANTS: usize = 64;
+
+/// How the runner names a test of a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    /// A runner rascal reads (its listing's names).
+    Known(Runner),
+    /// A JUnit results file (`classname::name`).
+    Junit,
+}
+
+/// A test to mutate: where it is, what changed, and the names the runner
+/// gives it (several for a parametrised test).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Planned {
+    pub path: String,
+    pub mutant: Mutant,
+    pub names: Vec<String>,
+}
+
+/// Dots for every separator a runner puts between the parts of a name.
+fn dotted(s: &str) -> String {
+    s.replace("::", ".").replace('/', ".")
+}
+
+/// The name without a parameter suffix (`test_x[1-2]` → `test_x`).
+fn unparametrised(s: &str) -> &str {
+    match s.find('[') {
+        Some(i) if s.ends_with(']') => &s[..i],
+        _ => s,
+    }
+}
+
+/// Whether the runner's `name` is test `inner` (its name within the file)
+/// of file `path` (from the repository's root).
+pub fn names_test(naming: Naming, name: &str, path: &str, inner: &str) -> bool {
+    let module = path.strip_suffix(".py").unwrap_or(path);
+    match naming {
+        Naming::Known(Runner::Cargo) => {
+            let test = name.rsplit_once(' ').map_or(name, |(_, t)| t);
+            if test != inner {
+                return false;
+            }
+            // The target: a file under `tests/` is its own binary; one
+            // under `src/` is in the library's or a binary's.
+            let label = name.rsplit_once(' ').map(|(l, _)| l);
+            let target = label.and_then(|l| l.split_once(':')).map(|(_, p)| p);
+            match (
+                target,
+                path.rsplit_once("/tests/")
+                    .or_else(|| path.strip_prefix("tests/").map(|r| ("", r))),
+            ) {
+                (Some(t), Some((_, file))) => t == format!("tests/{file}"),
+                (Some(t), None) => t.starts_with("src/"),
+                (None, _) => true,
+            }
+        }
+        Naming::Known(Runner::Pytest) => {
+            let Some((file, rest)) = name.split_once("::") else {
+                return false;
+            };
+            unparametrised(rest) == inner && (path == file || path.ends_with(&format!("/{file}")))
+        }
+        Naming::Known(Runner::Unittest) => {
+            let inner = dotted(inner);
+            let Some(module_of_name) = name.strip_suffix(&format!(".{inner}")) else {
+                return false;
+            };
+            let file = dotted(module);
+            file == module_of_name || file.ends_with(&format!(".{module_of_name}"))
+        }
+        Naming::Known(_) => false,
+        Naming::Junit => {
+            let (n, inner) = (dotted(unparametrised(name)), dotted(inner));
+            let stem = module.rsplit('/').next().unwrap_or(module);
+            let ends = n == inner || n.ends_with(&format!(".{inner}"));
+            // A Python file's module is in the class name; a Rust file's
+            // binary may be named anything.
+            ends && (!path.ends_with(".py") || n.split('.').any(|p| p == stem))
+        }
+    }
+}
+
+/// A random draw for test `name` in a run whose mark is `nonce`: true for
+/// about half of them.
+fn drawn(nonce: &str, name: &str) -> bool {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (nonce, name).hash(&mut h);
+    h.finish() & 1 == 1
+}
+
+/// A number from the run's mark, for the mutator's choice of assertion.
+pub fn seed(nonce: &str) -> u64 {
+    u64::from_str_radix(nonce.get(..16).unwrap_or(nonce), 16).unwrap_or(0x5eed)
+}
+
+/// Which tests of `files` (path, text as the base-tests copy has it) to
+/// mutate: those the mutator can change whose runner names are all among
+/// `passed` (they passed in the base-tests run) and name no other test,
+/// about half of them drawn at random by `nonce` (at least one when any
+/// can be).
+pub fn plan(
+    naming: Naming,
+    files: &[(String, String)],
+    passed: &[String],
+    nonce: &str,
+) -> Vec<Planned> {
+    let seed = seed(nonce);
+    let mut all: Vec<Planned> = Vec::new();
+    for (path, text) in files {
+        let Some(m) = test_integrity::mutate(path, text, &|_| true, seed) else {
+            continue;
+        };
+        for mutant in m.mutants {
+            let names: Vec<String> = passed
+                .iter()
+                .filter(|n| names_test(naming, n, path, &mutant.test))
+                .cloned()
+                .collect();
+            if !names.is_empty() {
+                all.push(Planned {
+                    path: path.clone(),
+                    mutant,
+                    names,
+                });
+            }
+        }
+    }
+    // A runner name two tests answer to would judge either by the other.
+    let shared: std::collections::HashSet<String> = {
+        let mut seen = std::collections::HashSet::new();
+        all.iter()
+            .flat_map(|p| p.names.iter())
+            .filter(|n| !seen.insert(n.to_string()))
+            .cloned()
+            .collect()
+    };
+    all.retain(|p| !p.names.iter().any(|n| shared.contains(n)));
+    let mut chosen: Vec<Planned> = all
+        .iter()
+        .filter(|p| drawn(nonce, &format!("{}\n{}", p.path, p.mutant.test)))
+        .take(MAX_MUTANTS)
+        .cloned()
+        .collect();
+    if chosen.is_empty() {
+        let at = (seed as usize) % all.len().max(1);
+        chosen.extend(all.into_iter().nth(at));
+    }
+    chosen
+}
+
+/// The text of file `path` with the planned mutants of it made (None when
+/// none is in it).
+pub fn mutated(planned: &[Planned], path: &str, text: &str, nonce: &str) -> Option<String> {
+    let tests: Vec<&str> = planned
+        .iter()
+        .filter(|p| p.path == path)
+        .map(|p| p.mutant.test.as_str())
+        .collect();
+    if tests.is_empty() {
+        return None;
+    }
+    test_integrity::mutate(path, text, &|t| tests.contains(&t), seed(nonce)).map(|m| m.text)
+}
+
+/// How one test came out of the canary run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    Passed,
+    Failed,
+    NoResult,
+}
+
+/// What the canary run says of the base-tests run: `planned` mutants
+/// must fail, the tests that `passed` there and were left as they were
+/// must pass, and the run (`exited_ok`) must not exit 0. `outcome` gives
+/// each name's result in the canary run.
+pub fn verdict(
+    planned: &[Planned],
+    passed: &[String],
+    outcome: &dyn Fn(&str) -> Outcome,
+    exited_ok: bool,
+) -> Vec<Issue> {
+    let mut out = Vec::new();
+    let issue = |what: String| {
+        Issue::new(
+            RULE_FORGED,
+            Severity::Error,
+            format!("results forged: {what} — the base-tests run's results are void"),
+        )
+    };
+    for p in planned {
+        let m = &p.mutant;
+        let bad = p.names.iter().find_map(|n| match outcome(n) {
+            Outcome::Failed => None,
+            o => Some((n, o)),
+        });
+        if let Some((n, o)) = bad {
+            let said = if o == Outcome::Passed {
+                "passed"
+            } else {
+                "has no result"
+            };
+            out.push(issue(format!(
+                "a mutated copy of `{n}` {said} ({}, {}:{}): with that assertion changed the test must fail — the results are not the runner's, or the value it checks compares equal to anything",
+                m.how, p.path, m.line
+            )));
+        }
+    }
+    let mutated: std::collections::HashSet<&str> = planned
+        .iter()
+        .flat_map(|p| p.names.iter().map(String::as_str))
+        .collect();
+    let changed: Vec<String> = passed
+        .iter()
+        .filter(|n| !mutated.contains(n.as_str()) && outcome(n) != Outcome::Passed)
+        .cloned()
+        .collect();
+    if !changed.is_empty() {
+        out.push(issue(format!(
+            "{} passed in the base-tests run but did not pass, unchanged, in a second run where other tests were mutated: {} — results that depend on which other tests fail are not the runner's (or the tests are flaky)",
+            plural(changed.len() as u64, "test"),
+            first_of(&changed, 5)
+        )));
+    }
+    if exited_ok && !planned.is_empty() {
+        out.push(issue(format!(
+            "the second run exited 0 although {} in it must fail",
+            plural(planned.len() as u64, "mutated test")
+        )));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runner_names_are_matched_to_a_files_test() {
+        let cargo = Naming::Known(Runner::Cargo);
+        for (name, path, inner, is) in [
+            (
+                "calc:src/lib.rs tests::adds",
+                "src/lib.rs",
+                "tests::adds",
+                true,
+            ),
+            (
+                "calc:src/lib.rs tests::adds",
+                "src/lib.rs",
+                "tests::add",
+                false,
+            ),
+            ("it:tests/it.rs adds", "tests/it.rs", "adds", true),
+            ("it:tests/it.rs adds", "tests/other.rs", "adds", false),
+            ("it:tests/it.rs adds", "src/lib.rs", "adds", false),
+            (
+                "a:src/lib.rs m::tests::x",
+                "crates/a/src/m.rs",
+                "m::tests::x",
+                true,
+            ),
+            ("a:tests/it.rs x", "crates/a/tests/it.rs", "x", true),
+        ] {
+            assert_eq!(names_test(cargo, name, path, inner), is, "{name} {path}");
+        }
+        let py = Naming::Known(Runner::Pytest);
+        assert!(names_test(
+            py,
+            "tests/test_c.py::TestA::test_b",
+            "tests/test_c.py",
+            "TestA::test_b"
+        ));
+        assert!(names_test(
+            py,
+            "test_c.py::test_b[1-2]",
+            "app/test_c.py",
+            "test_b"
+        ));
+        assert!(!names_test(py, "test_c.py::test_bb", "test_c.py", "test_b"));
+        let ut = Naming::Known(Runner::Unittest);
+        assert!(names_test(
+            ut,
+            "tests.test_c.TestA.test_b",
+            "tests/test_c.py",
+            "TestA::test_b"
+        ));
+        assert!(names_test(
+            ut,
+            "test_c.TestA.test_b",
+            "tests/test_c.py",
+            "TestA::test_b"
+        ));
+        assert!(!names_test(
+            ut,
+            "test_d.TestA.test_b",
+            "tests/test_c.py",
+            "TestA::test_b"
+        ));
+        let j = Naming::Junit;
+        assert!(names_test(
+            j,
+            "tests.test_c.TestA::test_b",
+            "tests/test_c.py",
+            "TestA::test_b"
+        ));
+        assert!(!names_test(
+            j,
+            "tests.test_d.TestA::test_b",
+            "tests/test_c.py",
+            "TestA::test_b"
+        ));
+        assert!(names_test(
+            j,
+            "calc::tests::adds",
+            "src/lib.rs",
+            "tests::adds"
+        ));
+        assert!(!names_test(
+            j,
+            "calc::tests::adds_more",
+            "src/lib.rs",
+            "tests::adds"
+        ));
+    }
+
+    fn planned(names: &[&str]) -> Planned {
+        Planned {
+            path: "src/lib.rs".into(),
+            mutant: Mutant {
+                test: "tests::adds".into(),
+                line: 9,
+                how: "expected `4` made `3`".into(),
+            },
+            names: names.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_mutant_that_passes_or_an_unchanged_test_that_fails_voids_the_results() {
+        let p = vec![planned(&["c:src/lib.rs tests::adds"])];
+        let passed: Vec<String> = ["c:src/lib.rs tests::adds", "c:src/lib.rs tests::negates"]
+            .map(String::from)
+            .to_vec();
+        let honest = |n: &str| {
+            if n.ends_with("adds") {
+                Outcome::Failed
+            } else {
+                Outcome::Passed
+            }
+        };
+        assert!(verdict(&p, &passed, &honest, false).is_empty());
+        let v = verdict(&p, &passed, &|_| Outcome::Passed, true);
+        assert_eq!(v.len(), 2, "{v:?}");
+        assert!(v[0].message.contains("a mutated copy of `c:src/lib.rs tests::adds` passed (expected `4` made `3`, src/lib.rs:9)"), "{}", v[0].message);
+        assert!(v.iter().all(|i| i.rule == RULE_FORGED));
+        let v = verdict(&p, &passed, &|_| Outcome::Failed, false);
+        assert_eq!(v.len(), 1);
+        assert!(
+            v[0].message
+                .contains("1 test passed in the base-tests run but did not pass"),
+            "{}",
+            v[0].message
+        );
+        let v = verdict(
+            &p,
+            &passed,
+            &|n| {
+                if n.ends_with("adds") {
+                    Outcome::NoResult
+                } else {
+                    Outcome::Passed
+                }
+            },
+            false,
+        );
+        assert!(v[0].message.contains("has no result"), "{}", v[0].message);
+    }
+
+    #[test]
+    fn about_half_are_drawn_and_at_least_one() {
+        let names: Vec<String> = (0..200).map(|i| format!("t{i}")).collect();
+        let n = names
+            .iter()
+            .filter(|t| drawn("ab12cd34ef560000", t))
+            .count();
+        assert!((60..140).contains(&n), "{n}");
+        let m = names
+            .iter()
+            .filter(|t| drawn("0000000000000001", t))
+            .count();
+        assert_ne!(n, m);
+        let text = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+        let files = vec![("src/lib.rs".to_string(), text.to_string())];
+        let passed = vec!["c:src/lib.rs tests::adds".to_string()];
+        for nonce in ["0000000000000001", "0000000000000002", "00000000000000ff"] {
+            let p = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+            assert_eq!(p.len(), 1, "{nonce}");
+            let t = mutated(&p, "src/lib.rs", text, nonce).unwrap();
+            assert_ne!(t, text);
+            assert_eq!(t.lines().count(), text.lines().count());
+        }
+        // Not among the tests that passed: not mutated.
+        assert!(plan(Naming::Known(Runner::Cargo), &files, &[], "01").is_empty());
+    }
+}
