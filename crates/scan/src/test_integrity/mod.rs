@@ -60,6 +60,7 @@ mod js;
 mod jvm;
 mod lex;
 mod mutate;
+mod mutate_parts;
 mod mutate_python;
 mod python;
 mod reads_source;

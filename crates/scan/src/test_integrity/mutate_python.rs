@@ -17,7 +17,7 @@
 //!   accepts a list equal to a tuple, which `!=` does not) are left.
 
 use super::lex::{Source, Syntax};
-use super::mutate::{
+use super::mutate_parts::{
     arguments, first_word, insert, literal_edit, top_level, trimmed, Candidate, Edit, Eligible,
     Lang,
 };
