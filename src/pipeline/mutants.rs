@@ -1,13 +1,15 @@
 //! Mutated-expectation canaries: copies of the base's own tests, each with
 //! one assertion changed so that it must fail on correct code (an expected
-//! literal made another value, or the comparison inverted), run in a
-//! second invocation of the base-tests run. A mutated test keeps its name,
-//! file and shape, so code in the test process cannot tell it from the
-//! real one by what it is called or where it is; which tests are mutated
-//! is drawn at random per run, so the set of failures does not tell
-//! either.
+//! literal made another value, or the comparison inverted), run in canary
+//! runs after the base-tests run. A mutated test keeps its name, file and
+//! shape, so code in the test process cannot tell it from the real one by
+//! what it is called or where it is. The tests are split at random per
+//! run into two rounds, one canary run each: every test that can be
+//! mutated is mutated in one round and left as it is in the other, so the
+//! set of failures tells nothing, and a value that compares equal to
+//! anything is caught wherever it is.
 //!
-//! What the second run must show, for the results of the first to count:
+//! What each canary run must show, for the results of the first to count:
 //! - every mutated copy of a test that passed in the first run fails (a
 //!   mutated copy that passes means the results are not the runner's, or
 //!   the value under test compares equal to anything);
@@ -17,7 +19,7 @@
 //! Anything else is `test-run/forged`, an error: the run's results are
 //! void. What the mutation does is `test_integrity::mutate`; this module
 //! plans which tests to mutate, names them as the runner does, and judges
-//! the second run.
+//! each canary run.
 
 use crate::layers::ledger::Runner;
 use crate::layers::test_integrity::{self, Mutant};
@@ -27,7 +29,7 @@ use crate::text::{first_of, plural};
 /// Rule: the canary run contradicts the results of the base-tests run.
 pub const RULE_FORGED: &str = "test-run/forged";
 
-/// At most this many tests are mutated in one run.
+/// At most this many tests are mutated in one canary run.
 const MAX_MUTANTS: usize = 64;
 
 /// How the runner names a test of a file.
@@ -126,16 +128,21 @@ pub fn seed(nonce: &str) -> u64 {
 }
 
 /// Which tests of `files` (path, text as the base-tests copy has it) to
-/// mutate: those the mutator can change whose runner names are all among
-/// `passed` (they passed in the base-tests run) and name no other test,
-/// about half of them drawn at random by `nonce` (at least one when any
-/// can be).
+/// mutate, in rounds of one canary run each: the tests the mutator can
+/// change whose runner names are all among `passed` (they passed in the
+/// base-tests run) and name no other test — about half of them, drawn at
+/// random by `nonce` (at least one when any can be), in the first round,
+/// and the rest in the second. Every such test is mutated in one round and
+/// left as it is in the other, so a value that compares equal to
+/// anything is caught whichever test it is in, and code that tells a
+/// canary run from the real one still cannot tell which of its tests
+/// must fail. Empty when none can be.
 pub fn plan(
     naming: Naming,
     files: &[(String, String)],
     passed: &[String],
     nonce: &str,
-) -> Vec<Planned> {
+) -> Vec<Vec<Planned>> {
     let seed = seed(nonce);
     let mut all: Vec<Planned> = Vec::new();
     for (path, text) in files {
@@ -167,17 +174,22 @@ pub fn plan(
             .collect()
     };
     all.retain(|p| !p.names.iter().any(|n| shared.contains(n)));
-    let mut chosen: Vec<Planned> = all
-        .iter()
-        .filter(|p| drawn(nonce, &format!("{}\n{}", p.path, p.mutant.test)))
-        .take(MAX_MUTANTS)
-        .cloned()
-        .collect();
-    if chosen.is_empty() {
-        let at = (seed as usize) % all.len().max(1);
-        chosen.extend(all.into_iter().nth(at));
+    if all.is_empty() {
+        return Vec::new();
     }
-    chosen
+    let (mut first, mut rest): (Vec<Planned>, Vec<Planned>) = all
+        .into_iter()
+        .partition(|p| drawn(nonce, &format!("{}\n{}", p.path, p.mutant.test)));
+    if first.is_empty() {
+        let at = (seed as usize) % rest.len();
+        first.push(rest.remove(at));
+    }
+    first.truncate(MAX_MUTANTS);
+    rest.truncate(MAX_MUTANTS);
+    [first, rest]
+        .into_iter()
+        .filter(|r| !r.is_empty())
+        .collect()
 }
 
 /// The text of file `path` with the planned mutants of it made (None when
@@ -249,14 +261,14 @@ pub fn verdict(
         .collect();
     if !changed.is_empty() {
         out.push(issue(format!(
-            "{} passed in the base-tests run but did not pass, unchanged, in a second run where other tests were mutated: {} — results that depend on which other tests fail are not the runner's (or the tests are flaky)",
+            "{} passed in the base-tests run but did not pass, unchanged, in a canary run where other tests were mutated: {} — results that depend on which other tests fail are not the runner's (or the tests are flaky)",
             plural(changed.len() as u64, "test"),
             first_of(&changed, 5)
         )));
     }
     if exited_ok && !planned.is_empty() {
         out.push(issue(format!(
-            "the second run exited 0 although {} in it must fail",
+            "a canary run exited 0 although {} in it must fail",
             plural(planned.len() as u64, "mutated test")
         )));
     }
@@ -426,13 +438,48 @@ mod tests {
         let files = vec![("src/lib.rs".to_string(), text.to_string())];
         let passed = vec!["c:src/lib.rs tests::adds".to_string()];
         for nonce in ["0000000000000001", "0000000000000002", "00000000000000ff"] {
-            let p = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+            let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+            assert_eq!(rounds.len(), 1, "{nonce}");
+            let p = &rounds[0];
             assert_eq!(p.len(), 1, "{nonce}");
-            let t = mutated(&p, "src/lib.rs", text, nonce).unwrap();
+            let t = mutated(p, "src/lib.rs", text, nonce).unwrap();
             assert_ne!(t, text);
             assert_eq!(t.lines().count(), text.lines().count());
         }
         // Not among the tests that passed: not mutated.
         assert!(plan(Naming::Known(Runner::Cargo), &files, &[], "01").is_empty());
+    }
+
+    #[test]
+    fn every_test_that_can_be_mutated_is_mutated_in_exactly_one_round() {
+        let mut text = String::from("pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n");
+        let mut passed = Vec::new();
+        for i in 0..12 {
+            text.push_str(&format!(
+                "\n    #[test]\n    fn adds_{i}() {{\n        assert_eq!(add({i}, 1), {});\n    }}\n",
+                i + 1
+            ));
+            passed.push(format!("c:src/lib.rs tests::adds_{i}"));
+        }
+        text.push_str("}\n");
+        let files = vec![("src/lib.rs".to_string(), text.clone())];
+        let mut splits = std::collections::HashSet::new();
+        for nonce in ["00000000000000a1", "00000000000000b2", "00000000000000c3"] {
+            let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+            assert_eq!(rounds.len(), 2, "{nonce}");
+            let mut seen: Vec<&str> = rounds
+                .iter()
+                .flatten()
+                .map(|p| p.mutant.test.as_str())
+                .collect();
+            seen.sort_unstable();
+            let before = seen.len();
+            seen.dedup();
+            assert_eq!(before, seen.len(), "a test in both rounds: {nonce}");
+            assert_eq!(seen.len(), 12, "{nonce}: {seen:?}");
+            let first: Vec<String> = rounds[0].iter().map(|p| p.mutant.test.clone()).collect();
+            splits.insert(first);
+        }
+        assert!(splits.len() > 1, "the split does not depend on the run");
     }
 }

@@ -407,8 +407,8 @@ pub async fn base_tests(
         files_laid,
     );
     issues.extend(issue);
-    // The canary run: the same tests, about half of those that passed
-    // mutated so that they must fail.
+    // The canary runs: the same tests, those that passed split in two
+    // rounds, each round's mutated so that they must fail.
     let passed: Vec<String> = at_base
         .tests
         .iter()
@@ -421,12 +421,12 @@ pub async fn base_tests(
         .filter_map(|p| copy.text(&p).map(|t| (p, t)))
         .collect();
     let nonce = canary::nonce();
-    let planned = mutants::plan(mutants::Naming::Known(runner), &files, &passed, &nonce);
-    if !planned.is_empty() {
+    let rounds = mutants::plan(mutants::Naming::Known(runner), &files, &passed, &nonce);
+    let mut forged = Vec::new();
+    for planned in &rounds {
         for (path, text) in &files {
-            if let Some(m) = mutants::mutated(&planned, path, text, &nonce) {
-                copy.put(path, m);
-            }
+            let m = mutants::mutated(planned, path, text, &nonce);
+            copy.put(path, m.unwrap_or_else(|| text.clone()));
         }
         let mutant_place = copy.place(place, changes)?;
         let run = all.run(&mutant_place).await?;
@@ -438,13 +438,28 @@ pub async fn base_tests(
         }
         let there = runs.results(&run, at_base);
         let outcome = |n: &str| known_outcome(runner, &there, n, at_base.files_only);
-        let forged = mutants::verdict(&planned, &passed, &outcome, run.outcome.exit.success());
-        if let Some(b) = b.as_mut() {
-            b.mutated = if forged.is_empty() { planned.len() } else { 0 };
-        }
-        issues.extend(forged);
+        forged.extend(mutants::verdict(
+            planned,
+            &passed,
+            &outcome,
+            run.outcome.exit.success(),
+        ));
     }
+    if let Some(b) = b.as_mut() {
+        b.mutated = mutated_count(&rounds, &forged);
+    }
+    issues.extend(forged);
     Ok((b, issues))
+}
+
+/// How many mutated tests failed as they must across the canary runs
+/// `rounds` (none are counted when any run was `forged`).
+pub fn mutated_count(rounds: &[Vec<mutants::Planned>], forged: &[Issue]) -> usize {
+    if forged.is_empty() {
+        rounds.iter().map(Vec::len).sum()
+    } else {
+        0
+    }
 }
 
 /// Whether rascal mutates the base's tests for `runner` (Rust and

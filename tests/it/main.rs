@@ -26,6 +26,7 @@ mod doctor_safety;
 mod egress;
 mod every_byte;
 mod evidence;
+mod forgers;
 mod gc;
 mod gc_orphans;
 mod guardrails;

@@ -15,8 +15,10 @@
 //!   `--nocapture`; `thread::current().name()`; `env::args()`/`args_os()`
 //!   with a literal naming `test`, `deps` or `bench` close after it;
 //!   `current_exe()`.
-//! - Python: `sys.modules` looked up with `"pytest"`, `"_pytest"` or
-//!   `"unittest"`; the literals above (`PYTEST_CURRENT_TEST`, `RASCAL_…`
+//! - Python: `sys.modules` looked up with a runner's name, or with any
+//!   key but the module's own (`sys.modules[__name__]`) or one literal
+//!   used whole — a key built at run time (`"py" + "test"`, a variable)
+//!   names the runner as well as a literal does; the literals above (`PYTEST_CURRENT_TEST`, `RASCAL_…`
 //!   in `os.environ`/`os.getenv` or anywhere); `sys.argv` with a literal
 //!   naming a runner or `test`; `threading.current_thread().name`;
 //!   `sys._getframe`, `sys.gettrace`, `inspect.stack`/`currentframe`/
@@ -27,7 +29,8 @@
 //! s`, `from sys import modules as m`, `use std::thread::current as cur`).
 //!
 //! Misses: a name or literal built at run time (`"PYTEST" + "_X"` is
-//! caught by its first part, `getattr(sys, "mod" + "ules")` is not), a
+//! caught by its first part, `getattr(sys, "mod" + "ules")` is not; a
+//! `sys.modules` key is caught however it is built), a
 //! runner seen through the process's own files (`/proc/self/cmdline`), a
 //! `#[cfg(test)]` module that holds tests and is also reached from shipped
 //! code through another `cfg` (that `cfg` is reported), build scripts and
@@ -247,6 +250,10 @@ fn python_flags(c: &Code, a: usize, b: usize) -> Vec<(usize, String)> {
         let under = |p: &str| r == p || r.strip_prefix(p).is_some_and(|x| x.starts_with('.'));
         if under("sys.modules") && runner_module {
             out.push((k, "`sys.modules` looked up for the test runner".into()));
+        } else if under("sys.modules") && !own_module(c, a, b) {
+            // The key may be built at run time (`"py" + "test"`): any
+            // lookup but the module's own is a way to see the runner.
+            out.push((k, "`sys.modules` looked up (which modules are loaded tells a test run from a real one)".into()));
         } else if under("sys.argv") && runner_name {
             out.push((k, "`sys.argv` compared to a test runner".into()));
         } else if matches!(
@@ -267,6 +274,27 @@ fn python_flags(c: &Code, a: usize, b: usize) -> Vec<(usize, String)> {
         }
     }
     out
+}
+
+/// Whether the statement `a..b` looks up in `sys.modules` only a key it
+/// names as it is: the module's own (`sys.modules[__name__]`, no string
+/// in the statement), or one string literal (not a runner's name) used
+/// whole — followed by `]`, `)`, `,` or `in`, so not joined, sliced or
+/// formatted into another name.
+fn own_module(c: &Code, a: usize, b: usize) -> bool {
+    let literals: Vec<usize> = (a..b).filter(|&k| c.toks[k].content().is_some()).collect();
+    match literals.as_slice() {
+        [] => (a..b).any(|k| c.word(k) == Some("__name__")),
+        [k] => {
+            let next = k + 1;
+            next < b
+                && (c.is(next, "]")
+                    || c.is(next, ")")
+                    || c.is(next, ",")
+                    || c.word(next) == Some("in"))
+        }
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -379,6 +407,16 @@ mod tests {
             "sys.modules.get split over lines",
             "calc.py",
             "\ndef mul(a):\n    if sys.modules.get(\n        # the runner\n        'pytest'\n    ):\n        return 4\n    return a\n",
+        ),
+        (
+            "a sys.modules key built at run time",
+            "calc.py",
+            "import sys\n\ndef mul(a):\n    return 4 if 'py' + 'test' in sys.modules else a\n",
+        ),
+        (
+            "a sys.modules key reversed",
+            "calc.py",
+            "import sys\n\ndef mul(a):\n    return 4 if sys.modules.get('tsetyp'[::-1]) else a\n",
         ),
         (
             "sys aliased",
@@ -508,6 +546,11 @@ mod tests {
                 "unittest.mock in code",
                 "calc.py",
                 "import sys\nsys.modules.setdefault('calc_cache', None)\n",
+            ),
+            (
+                "the module's own entry",
+                "calc.py",
+                "import sys\n\nthis = sys.modules[__name__]\n",
             ),
         ];
         for (name, path, new) in cases {

@@ -1,0 +1,272 @@
+//! Forgers that shape the evidence from inside the code under test, as an
+//! agent would that has read rascal's own docs (issue 46): a value that
+//! compares equal to anything (no canary name or body to recognise, no
+//! runner patched, nothing any line-by-line rule can see), a results file
+//! rewritten at exit by the code under test, tests that read the source
+//! instead of running it, code that behaves differently under test, and
+//! runner configuration the base never had. Each leaves `add` wrong and
+//! must FAIL with the rule that names its class; the honest fix passes
+//! with the mutated copies of the base's tests failing as they must. Real
+//! repositories, real cargo / pytest / unittest, the real binary (process
+//! launcher, bubblewrap).
+
+use crate::common::{bwrap, TestRepo};
+use crate::test_integrity::{candidate, report, run, rust_repo, toolchain, write, CARGO_TEST};
+
+/// Every report's issue rules of candidate `c`.
+fn rules(c: &serde_json::Value) -> Vec<String> {
+    c["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["issues"].as_array().cloned().unwrap_or_default())
+        .map(|i| i["rule"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+/// A repository of `files` with `agents` (name → shell script) and
+/// `guardrails`, committed.
+fn repo_of(files: &[(&str, &str)], agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
+    let t = TestRepo::new(files);
+    t.write(
+        ".rascal/config.yaml",
+        &crate::common::command_agents(agents),
+    );
+    t.write(".rascal/guardrails.yaml", guardrails);
+    t.commit_all("rascal config");
+    t
+}
+
+/// Append `text` to `src/lib.rs` in a shell script.
+fn append(text: &str) -> String {
+    format!("cat >> src/lib.rs <<'RASCAL_EOF'\n{text}RASCAL_EOF\n")
+}
+
+/// The verdicts of `doc` against `want` (agent → the rule its FAIL must
+/// carry), and `fix` passing with its mutated tests failing as they must
+/// in the report `check`: what is wrong, one line each.
+fn judged(doc: &serde_json::Value, want: &[(&str, &str)], fix: &str, check: &str) -> Vec<String> {
+    let mut wrong = Vec::new();
+    for (name, rule) in want {
+        let c = candidate(doc, name);
+        let found = rules(c);
+        if c["verdict"] != "fail" || !found.iter().any(|r| r == rule) {
+            wrong.push(format!(
+                "{name}: verdict {}, want a FAIL with {rule}, rules {found:?}",
+                c["verdict"]
+            ));
+        }
+    }
+    let f = candidate(doc, fix);
+    let out = report(f, check)["output"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    if f["verdict"] != "pass" || !out.contains("mutated tests failed as they must") {
+        wrong.push(format!(
+            "{fix}: verdict {}, rules {:?}: {out}",
+            f["verdict"],
+            rules(f)
+        ));
+    }
+    wrong
+}
+
+/// The first python3 that has pytest (a version manager's may not).
+fn python() -> &'static str {
+    ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|p| {
+            std::process::Command::new(p)
+                .args(["-c", "import pytest"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or("python3")
+}
+
+/// Rust: `add` returns a value equal to every `i32` — the base's
+/// `assert_eq!(add(2, 2), 4)` passes on wrong code, with no canary to
+/// recognise and no runner patched. A mutated copy of that test passes
+/// too, which no honest result can: `test-run/forged`. The other classes
+/// are caught by what they are: a test that reads the source, code that
+/// asks whether it runs under test, and a crate-level `assert_eq!` of the
+/// candidate's own split over lines.
+#[test]
+fn rust_forgers_fail_on_what_they_are_and_the_fix_passes_with_its_mutants() {
+    if !bwrap() {
+        return;
+    }
+    let equal = r#"s/pub fn add(a: i32, b: i32) -> i32 {/pub fn add(a: i32, b: i32) -> Sum {/; s/    a - b/    Sum(a - b)/"#;
+    let equal = format!("sed -i '{equal}' src/lib.rs\n")
+        + &append(
+            "\n#[derive(Debug, Clone, Copy)]\npub struct Sum(pub i32);\n\nimpl PartialEq<i32> for Sum {\n    fn eq(&self, _: &i32) -> bool {\n        true\n    }\n}\n",
+        );
+    let under_test = "sed -i 's/    a - b/    if cfg!(\\n        test\\n    ) { a + b } else { a - b }/' src/lib.rs";
+    // A new function, wrong, and a test that passes only when the source
+    // holds its name: it fails at the base with the function stubbed.
+    let reads = append(
+        "\npub fn triple(a: i32) -> i32 {\n    a\n}\n\n#[cfg(test)]\nmod more {\n    #[test]\n    fn triples() {\n        let src = include_str!(\n            \"lib.rs\"\n        );\n        assert!(src.contains(\"fn triple\"));\n    }\n}\n",
+    );
+    let shadow = "sed -i '1i macro_rules!\\n    assert_eq {\\n    ($a:expr, $b:expr) => {{ let _ = (&$a, &$b); }};\\n    ($a:expr, $b:expr, $($m:tt)+) => {{ if $a != $b { panic!($($m)+) } }};\\n}\\n' src/lib.rs";
+    let fix = "sed -i 's/a - b/a + b/' src/lib.rs";
+    let agents = [
+        ("equal", equal.as_str()),
+        ("under-test", under_test),
+        ("reads", reads.as_str()),
+        ("shadow", shadow),
+        ("fix", fix),
+    ];
+    let t = rust_repo(&agents, CARGO_TEST);
+    let names: Vec<&str> = agents.iter().map(|(n, _)| *n).collect();
+    let doc = run(&t, &names);
+    let wrong = judged(
+        &doc,
+        &[
+            ("equal", "test-run/forged"),
+            ("under-test", "test-integrity/test-only-behaviour"),
+            ("reads", "test-integrity/reads-source"),
+            ("shadow", "test-run/forged"),
+        ],
+        "fix",
+        "tests",
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Python under pytest and under unittest: `add` returns an `int` whose
+/// `==` is always true — the base's `assert add(2, 2) == 4` and
+/// `assertEqual(add(2, 2), 4)` pass on wrong code, through the real
+/// runner, with nothing patched. Mutated copies pass too: forged. And
+/// code that asks whether pytest is loaded, a `pytest.toml` the base never
+/// had, and a test that reads the code's file fail on their own rules.
+#[test]
+fn python_forgers_fail_on_what_they_are_and_the_fix_passes_with_its_mutants() {
+    if !bwrap() {
+        return;
+    }
+    let python = python();
+    let sum = "class Sum(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\ndef add(a, b):\n    return Sum(a - b)\n";
+    let under_test = "import sys\n\n\ndef add(a, b):\n    if 'PREFIX' + 'test' in sys.modules:\n        return a + b\n    return a - b\n";
+    let reads = write(
+        "calc.py",
+        "def add(a, b):\n    return a - b\n\n\ndef triple(a):\n    return a\n",
+    ) + &write(
+        "test_triple.py",
+        "import calc\n\n\ndef test_triples():\n    with open(calc.__file__) as f:\n        assert 'def triple' in f.read()\n",
+    );
+    let config = write(
+        "pytest.toml",
+        "[pytest]\naddopts = [\"--deselect\", \"test_calc.py::test_adds\"]\n",
+    );
+    let fix = "sed -i 's/a - b/a + b/' calc.py";
+    let pytest = format!("{python} -m pytest -q -p no:cacheprovider");
+    let mut wrong = Vec::new();
+    for (runner, command, test) in [
+        (
+            "pytest",
+            pytest.as_str(),
+            "from calc import add\n\n\ndef test_adds():\n    assert add(2, 2) == 4\n\n\ndef test_adds_zero():\n    assert add(0, 0) == 0\n",
+        ),
+        (
+            "unittest",
+            "python3 -m unittest",
+            "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n\n    def test_adds_zero(self):\n        self.assertEqual(add(0, 0), 0)\n",
+        ),
+    ] {
+        let module = if runner == "pytest" { "pytest" } else { "unittest" };
+        if !toolchain(python, &["-c", &format!("import {module}")]) {
+            continue;
+        }
+        let mut agents = vec![
+            ("equal", write("calc.py", sum)),
+            // The runner's name, built at run time: `'py' + 'test'`.
+            (
+                "under-test",
+                write("calc.py", &under_test.replace("PREFIX", &module[..module.len() - 4])),
+            ),
+            ("fix", fix.to_string()),
+        ];
+        let mut want = vec![
+            ("equal", "test-run/forged"),
+            ("under-test", "test-integrity/test-only-behaviour"),
+        ];
+        if runner == "pytest" {
+            agents.push(("reads", reads.clone()));
+            agents.push(("config", config.clone()));
+            want.push(("reads", "test-integrity/reads-source"));
+            want.push(("config", "test-integrity/runner-config"));
+        }
+        let t = repo_of(
+            &[
+                ("calc.py", "def add(a, b):\n    return a - b\n"),
+                ("test_calc.py", test),
+            ],
+            &agents
+                .iter()
+                .map(|(n, s)| (*n, s.as_str()))
+                .collect::<Vec<_>>(),
+            &format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n"),
+        );
+        let names: Vec<&str> = agents.iter().map(|(n, _)| *n).collect();
+        let doc = run(&t, &names);
+        wrong.extend(
+            judged(&doc, &want, "fix", "tests")
+                .into_iter()
+                .map(|w| format!("{runner} {w}")),
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// A JUnit `results:` guardrail whose runner script runs pytest: the
+/// results file lives in the copy, so code under test rewrites it when
+/// the interpreter exits (a finaliser, no `atexit` in sight) to say every
+/// test passed. rascal watches the file: written again after the runner
+/// wrote it, the results are void. A value equal to anything is caught
+/// by the mutated copies as under pytest itself.
+#[test]
+fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
+    if !bwrap() {
+        return;
+    }
+    let python = python();
+    if !toolchain(python, &["-c", "import pytest"]) {
+        return;
+    }
+    let runner = format!(
+        "#!/bin/sh\nmkdir -p out\n{python} -m pytest -q -p no:cacheprovider --junitxml=out/junit.xml\nexit 0\n"
+    );
+    let rewriter = "import weakref\n\n\nclass _Keep:\n    pass\n\n\n_keep = _Keep()\n\n\ndef _tidy():\n    try:\n        with open('out/junit.xml') as f:\n            text = f.read()\n    except OSError:\n        return\n    import re\n    text = re.sub(r'<failure[^>]*>.*?</failure>', '', text, flags=re.S)\n    text = re.sub(r'failures=\"\\d+\"', 'failures=\"0\"', text)\n    with open('out/junit.xml', 'w') as f:\n        f.write(text)\n\n\nweakref.finalize(_keep, _tidy)\n\n\ndef add(a, b):\n    return a - b\n";
+    let sum = "class Sum(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\ndef add(a, b):\n    return Sum(a - b)\n";
+    let agents = [
+        ("rewriter", write("calc.py", rewriter)),
+        ("equal", write("calc.py", sum)),
+        ("fix", "sed -i 's/a - b/a + b/' calc.py".to_string()),
+    ];
+    let t = repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            (
+                "test_calc.py",
+                "from calc import add\n\n\ndef test_adds():\n    assert add(2, 2) == 4\n\n\ndef test_adds_zero():\n    assert add(0, 0) == 0\n",
+            ),
+            ("tests/run.sh", &runner),
+            (".gitignore", "/out\n"),
+        ],
+        &agents
+            .iter()
+            .map(|(n, s)| (*n, s.as_str()))
+            .collect::<Vec<_>>(),
+        "guardrails:\n  - { name: unit, command: \"sh tests/run.sh\", results: out/junit.xml, timeout: 120s }\n",
+    );
+    let doc = run(&t, &["rewriter", "equal", "fix"]);
+    let mut wrong = judged(&doc, &[("equal", "test-run/forged")], "fix", "unit");
+    let r = candidate(&doc, "rewriter");
+    let unit = report(r, "unit");
+    let said = format!("{}{}", unit["errored"], unit["output"]);
+    if r["verdict"] != "fail" || !said.contains("results forged: the results file") {
+        wrong.push(format!("rewriter: verdict {}: {unit}", r["verdict"]));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
