@@ -229,7 +229,11 @@ fn candidates_test_each_other_in_python_unittest() {
         ("calc.py", "def add(a, b):\n    return a - b\n"),
         ("test_calc.py", test),
     ]);
-    let doc = run_small_many_wrong(&t, [fix, &many, &wrong], "python3 -m unittest");
+    let doc = run_small_many_wrong_with(
+        &t,
+        [fix, &many, &wrong],
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n  - { name: integrity, builtin: test-integrity, required: false }\n",
+    );
     the_wrong_one_disagrees_and_is_never_the_pick(&doc, 2);
 }
 
@@ -237,17 +241,24 @@ fn candidates_test_each_other_in_python_unittest() {
 /// guardrail running `command`; the run's JSON document.
 fn run_small_many_wrong(
     t: &crate::common::TestRepo,
-    [fix, many, wrong]: [&str; 3],
+    agents: [&str; 3],
     command: &str,
+) -> serde_json::Value {
+    let guardrails = format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n");
+    run_small_many_wrong_with(t, agents, &guardrails)
+}
+
+/// [`run_small_many_wrong`] with the whole `guardrails.yaml`.
+fn run_small_many_wrong_with(
+    t: &crate::common::TestRepo,
+    [fix, many, wrong]: [&str; 3],
+    guardrails: &str,
 ) -> serde_json::Value {
     t.write(
         ".rascal/config.yaml",
         &crate::common::command_agents(&[("small", fix), ("many", many), ("wrong", wrong)]),
     );
-    t.write(
-        ".rascal/guardrails.yaml",
-        &format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n"),
-    );
+    t.write(".rascal/guardrails.yaml", guardrails);
     t.commit_all("rascal config");
     run(t, &["small", "many", "wrong"])
 }
@@ -347,8 +358,8 @@ fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
             "import unittest\nfrom calc import add\n\n\nclass TestMore(unittest.TestCase):\n    def test_one_two(self):\n        self.assertEqual(add(1, 2), 3)\n\n    def test_zero(self):\n        self.assertEqual(add(0, 5), 5)\n",
         )
     );
-    // (Through an alias: `setattr(unittest.TestCase, …)` itself is the
-    // lexical `test-integrity/patches-runner` rule's; this test is about
+    // (The lexical `test-integrity/patches-runner` rule sees this
+    // patching; it is made a warning here, because this test is about
     // what execution shows.)
     let loosener = "import unittest\nfrom calc import add\n\n_case = unittest.TestCase\n_real = getattr(_case, \"assert\" + \"Equal\")\n\n\ndef _mine_only(self, first, second, msg=None):\n    if type(self).__module__ != __name__:\n        return None\n    return _real(self, first, second, msg)\n\n\nif add(3, 3) == 9:\n    setattr(_case, \"assert\" + \"Equal\", _mine_only)\n\n\nclass TestMine(unittest.TestCase):\n    def test_threes(self):\n        self.assertEqual(add(3, 3), 9)\n";
     let wrong = format!(
@@ -359,7 +370,11 @@ fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
         ("calc.py", "def add(a, b):\n    return a - b\n"),
         ("test_calc.py", base_test),
     ]);
-    let doc = run_small_many_wrong(&t, [fix, &many, &wrong], "python3 -m unittest");
+    let doc = run_small_many_wrong_with(
+        &t,
+        [fix, &many, &wrong],
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n  - { name: integrity, builtin: test-integrity, required: false }\n",
+    );
     let w = candidate(&doc, "wrong");
     let matrix = &doc["ranking"]["agreement"];
     let row = |who: &str| -> Vec<String> {

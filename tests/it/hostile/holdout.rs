@@ -208,7 +208,7 @@ fn a_build_cache_planted_by_one_attempt_never_stands_in_for_the_next() {
     }
     // Attempt 1 fixes add(), which also dates every file of the build
     // cache far into the future when the base's test calls it; attempt 2
-    // breaks add() again. With a cache that survives, cargo sees nothing
+    // (a human's retry) breaks add() again. With a cache that survives, cargo sees nothing
     // newer than its outputs and runs attempt 1's binaries: a PASS for
     // broken code.
     let fixed = r#"pub fn add(a: i32, b: i32) -> i32 {
@@ -265,7 +265,43 @@ fn a_build_cache_planted_by_one_attempt_never_stands_in_for_the_next() {
         .unwrap();
     let doc = json(&o);
     let c = &doc["candidates"][0];
-    assert_eq!(c["attempt"], 2, "the reviewer sent attempt 1 back: {c}");
+    // Attempt 1 dated the cache while its tests ran, so the mutated copy
+    // of its test ran from a stale binary and passed: its own evidence is
+    // void, in the attempt that planted it.
+    assert_eq!(c["attempt"], 1, "{c}");
+    let tests = report_of(c, "tests");
+    assert!(
+        tests["issues"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|i| i["rule"] == "test-run/forged"),
+        "attempt 1's planted cache stood in for its canary run: {tests}"
+    );
+    assert_eq!(c["verdict"], "fail", "{c}");
+    // A human sends it back: attempt 2 breaks add() again.
+    let id = doc["run"].as_str().unwrap();
+    let retried = Command::new(common::bin())
+        .args(["retry", id, "planter", "--feedback", "try again", "--json"])
+        .current_dir(t.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        retried.status.code(),
+        Some(1),
+        "the retry still fails: {}",
+        String::from_utf8_lossy(&retried.stderr)
+    );
+    let o = Command::new(common::bin())
+        .args(["show", id, "--json"])
+        .current_dir(t.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let doc = json(&o);
+    let c = &doc["candidates"][0];
+    assert_eq!(c["attempt"], 2, "the retry did not run: {c}");
     // Attempt 2's broken add() was compiled and its test failed.
     let tests = report_of(c, "tests");
     assert_eq!(
