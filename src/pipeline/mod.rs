@@ -33,6 +33,7 @@ pub mod retry;
 pub mod run_id;
 pub mod sequence;
 pub mod session;
+pub mod shipped;
 pub mod test_evidence;
 pub mod test_report;
 pub mod test_run;

@@ -111,6 +111,34 @@ impl<'a> TestRuns<'a> {
         }
     }
 
+    /// These runs (every target run) in the profile the project ships:
+    /// cargo's `--release`. None when the command names a profile already,
+    /// is not a direct `cargo test`, or the guardrail says
+    /// `release_profile: false`.
+    pub fn shipped(&self) -> Option<TestRuns<'a>> {
+        let crate::config::GuardrailKind::Command {
+            release_profile: true,
+            ..
+        } = &self.g.kind
+        else {
+            return None;
+        };
+        let all = self.every_target();
+        let shipped = ledger::shipped_profile(self.rec, &all.run_command())?;
+        Some(TestRuns {
+            run: ledger::results_run(self.rec, &shipped, ".rascal-results/results"),
+            ..all
+        })
+    }
+
+    /// The command these runs were made from (before its results flags).
+    fn run_command(&self) -> String {
+        let crate::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
+            unreachable!("TestRuns are made for command guardrails")
+        };
+        ledger::no_fail_fast(self.rec, command)
+    }
+
     /// What the runner lists at `place`.
     pub async fn list(&self, place: &Place) -> Result<Listing, String> {
         let w = test_results::run_whole(
@@ -202,7 +230,7 @@ pub fn results_issues(
 }
 
 /// The files `listing` names its tests in, from the repository's root.
-fn files_of(runs: &TestRuns<'_>, listing: &Listing) -> Vec<String> {
+pub(crate) fn files_of(runs: &TestRuns<'_>, listing: &Listing) -> Vec<String> {
     ledger::test_files(runs.rec.runner, listing)
         .into_iter()
         .map(|f| match &runs.rec.dir {

@@ -63,6 +63,29 @@ pub(crate) fn merge_base_tests(
     r
 }
 
+/// How the base's tests fared in the release profile, into the report:
+/// their line after the base tests', their issue, or why they could not
+/// run (a check that could not run is a failure).
+pub(crate) fn merge_shipped(
+    mut r: Report,
+    shipped: Result<crate::pipeline::shipped::Shipped, String>,
+) -> Report {
+    match shipped {
+        Ok((line, issues)) => {
+            if let Some(line) = line {
+                r.output = with_evidence(&r.output, &line);
+            }
+            r.issues.extend(issues);
+        }
+        Err(e) => {
+            r = r.errored(format!(
+                "running the base's tests in the release profile: {e}"
+            ))
+        }
+    }
+    r
+}
+
 /// How the change's new tests fared on the base's code, into the report:
 /// their line after the base tests', or a warning saying why they could
 /// not run there (evidence, not a gate).
@@ -96,9 +119,14 @@ pub(crate) fn with_evidence(output: &str, line: &str) -> String {
         .iter()
         .skip(1)
         .take_while(|l| {
-            ["base tests:", "new tests:", "fails at the base too:"]
-                .iter()
-                .any(|p| l.starts_with(p))
+            [
+                "base tests:",
+                "release profile:",
+                "new tests:",
+                "fails at the base too:",
+            ]
+            .iter()
+            .any(|p| l.starts_with(p))
         })
         .count();
     let at = at.min(lines.len());

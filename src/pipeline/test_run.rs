@@ -13,8 +13,9 @@ use crate::layers::test_results::{self, run_whole, Whole};
 use crate::model::changeset::{ChangeSet, Operation};
 use crate::model::verdict::{Layer, Report};
 use crate::pipeline::base_cache::{at_base_once, base_tree_of};
+use crate::pipeline::shipped;
 use crate::pipeline::test_evidence::{self, TestRuns};
-use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, own_run_of};
+use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, merge_shipped, own_run_of};
 
 /// The name of the implicit `test-integrity` check.
 pub const TEST_INTEGRITY: &str = "test-integrity";
@@ -413,6 +414,28 @@ pub async fn run_test_guardrail(
     }
     let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
     r = merge_base_tests(r, &mut s, base);
+    // The same tests where the project ships: cargo's release profile
+    // (when they all passed here: else the change fails already).
+    if let Some(b) = s.base_tests.as_ref().filter(|b| b.not_passing.is_empty()) {
+        let base = shipped::Base {
+            tree: &base_tree,
+            cache_dir: &cache_dir,
+        };
+        let failing = async {
+            base_run(&runs, place, &base_tree, &cache_dir, &at_base)
+                .await
+                .map(|b| b.failed)
+        };
+        let release = shipped::release_profile(
+            &runs,
+            (place, changes, allow),
+            &at_base,
+            &b.not_passing,
+            &base,
+            failing,
+        );
+        r = merge_shipped(r, Box::pin(release).await);
+    }
     // The change's tests on the base's code: new ones, and the base's
     // failing ones in the change's version (only when the change touched
     // tests: otherwise they are the base's own).

@@ -270,3 +270,67 @@ fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Code right only in the profile tests build in: `add` asks whether an
+/// overflow panics (it does under test, where overflow checks are on, and
+/// not in the release build the user ships) — no `cfg`, no
+/// `debug_assertions`, nothing a lexical rule names. The base's tests run
+/// once more in `--release`: they pass there at the base and fail on this
+/// change, a `test-integrity/test-only-behaviour` FAIL. The honest fix
+/// passes in both profiles.
+#[test]
+fn code_right_only_where_it_is_tested_fails_in_the_release_profile() {
+    if !bwrap() {
+        return;
+    }
+    let profile = "sed -i 's/    a - b/    let checked = std::panic::catch_unwind(|| std::hint::black_box(255u8) + 1).is_err();\\n    if checked { a + b } else { a - b }/' src/lib.rs";
+    let fix = "sed -i 's/a - b/a + b/' src/lib.rs";
+    let t = rust_repo(&[("profile", profile), ("fix", fix)], CARGO_TEST);
+    let doc = run(&t, &["profile", "fix"]);
+    let p = candidate(&doc, "profile");
+    let tests = report(p, "tests");
+    assert_eq!(p["verdict"], "fail", "{p}");
+    assert!(
+        rules(p)
+            .iter()
+            .any(|r| r == "test-integrity/test-only-behaviour"),
+        "{tests}"
+    );
+    assert!(
+        tests
+            .to_string()
+            .contains("in the test profile but not in the release profile it ships"),
+        "{tests}"
+    );
+    let f = candidate(&doc, "fix");
+    assert_eq!(f["verdict"], "pass", "{f}");
+    let out = report(f, "tests")["output"].as_str().unwrap_or("");
+    assert!(
+        out.contains("release profile: 2/2 base tests pass in `--release` too"),
+        "{out}"
+    );
+
+    // A base test of a debug-only check (an overflow that panics under
+    // test) fails in release at the base too: the project's own business,
+    // and the honest fix still passes.
+    use crate::test_integrity::{CARGO_LOCK, CARGO_TOML};
+    let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\npub fn inc(a: u8) -> u8 {\n    a + 1\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    #[should_panic]\n    fn inc_overflows() {\n        inc(std::hint::black_box(255));\n    }\n}\n";
+    let t = repo_of(
+        &[
+            ("Cargo.toml", CARGO_TOML),
+            ("Cargo.lock", CARGO_LOCK),
+            (".gitignore", "/target\n"),
+            ("src/lib.rs", lib),
+        ],
+        &[("fix", fix)],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["fix"]);
+    let f = candidate(&doc, "fix");
+    let out = report(f, "tests")["output"].as_str().unwrap_or("");
+    assert_eq!(f["verdict"], "pass", "{f}");
+    assert!(
+        out.contains("release profile: 1/2 base tests pass in `--release` too"),
+        "{out}"
+    );
+}

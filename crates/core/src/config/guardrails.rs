@@ -73,6 +73,9 @@ pub enum GuardrailKind {
         /// `where: local`: run in bubblewrap on this machine even when the
         /// candidate ran in a container (default: where the agent ran).
         local: bool,
+        /// `release_profile: false`: the base's tests are not run again in
+        /// the profile the project ships (cargo's `--release`; default on).
+        release_profile: bool,
     },
     Patterns {
         patterns: Vec<Pattern>,
@@ -134,6 +137,8 @@ struct RawGuardrail {
     tests: Option<bool>,
     #[serde(default)]
     results: Option<String>,
+    #[serde(default)]
+    release_profile: Option<bool>,
     /// `kind: tests` is another way to say `tests: true`.
     #[serde(default)]
     kind: Option<String>,
@@ -269,6 +274,10 @@ impl TryFrom<RawGuardrail> for Guardrail {
         stray("scope", r.scope.is_none() || r.patterns.is_some())?;
         stray("tests", r.tests.is_none() || r.command.is_some())?;
         stray("results", r.results.is_none() || r.command.is_some())?;
+        stray(
+            "release_profile",
+            r.release_profile.is_none() || r.command.is_some(),
+        )?;
         stray("kind", r.kind.is_none() || r.command.is_some())?;
         stray("where", r.place.is_none() || r.command.is_some())?;
         let local = r.local()?;
@@ -315,6 +324,7 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 tests,
                 results,
                 local,
+                release_profile: r.release_profile.unwrap_or(true),
             }
         } else if let Some(patterns) = r.patterns {
             if patterns.is_empty() {

@@ -215,6 +215,27 @@ pub fn no_fail_fast(r: &Recognised, original: &str) -> String {
     }
 }
 
+/// `original` (a direct `cargo test`) in the profile the project ships:
+/// `--release` after `cargo test`. None when it already names a profile
+/// (`--release`, `--profile`), is not a direct `cargo test`, or is not
+/// cargo's: there is no other profile to compare with.
+pub fn shipped_profile(r: &Recognised, original: &str) -> Option<String> {
+    let named = |a: &String| a == "--release" || a == "-r" || a.starts_with("--profile");
+    if r.runner != Runner::Cargo || r.args.iter().any(named) {
+        return None;
+    }
+    let seg = shell::segments(original)?.into_iter().nth(r.segment)?;
+    let (_, words) = command_words(&seg.words);
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    match (&r.launcher, direct(&texts)) {
+        (Launcher::Direct, Some((Runner::Cargo, n))) => {
+            let at = words[n - 1].end;
+            Some(format!("{} --release{}", &original[..at], &original[at..]))
+        }
+        _ => None,
+    }
+}
+
 /// [`results_command`] ready to run: a results file the change itself
 /// holds is never read, so it is removed first. The command, and the
 /// results file to read back, relative to where the command starts.

@@ -23,7 +23,7 @@ mod recognise;
 mod shell;
 mod unittest;
 
-pub use commands::{listing_command, no_fail_fast, results_command, results_run};
+pub use commands::{listing_command, no_fail_fast, results_command, results_run, shipped_profile};
 pub use recognise::{package_json_dir, recognise};
 
 use serde::{Deserialize, Serialize};

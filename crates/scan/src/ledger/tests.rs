@@ -1359,3 +1359,21 @@ fn no_fail_fast_goes_after_cargo_test_and_only_there() {
     );
     assert_eq!(with("go test ./..."), "go test ./...");
 }
+
+#[test]
+fn the_shipped_profile_is_release_after_cargo_test_unless_one_is_named() {
+    let with = |c: &str| shipped_profile(&recognise(c, None).unwrap(), c);
+    assert_eq!(
+        with("cargo test --no-fail-fast --offline -q").as_deref(),
+        Some("cargo test --release --no-fail-fast --offline -q")
+    );
+    assert_eq!(
+        with("cd app && cargo +stable test -- --nocapture").as_deref(),
+        Some("cd app && cargo +stable test --release -- --nocapture")
+    );
+    assert_eq!(with("cargo test --release"), None);
+    assert_eq!(with("cargo test -r"), None);
+    assert_eq!(with("cargo test --profile ci"), None);
+    assert_eq!(with("go test ./..."), None);
+    assert_eq!(with("python3 -m pytest -q"), None);
+}

@@ -72,6 +72,7 @@ mod test_only;
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
 pub use mutate::{mutate, Mutant, Mutated};
 pub use stub::without_new_code;
+pub use test_only::RULE_TEST_ONLY;
 
 use crate::config::permissions::{build_glob, GlobPattern};
 use crate::model::verdict::{Issue, Severity};

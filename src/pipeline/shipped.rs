@@ -1,0 +1,139 @@
+//! The tested code is the shipped code. Tests build in a test profile;
+//! users run the release build. Code that behaves one way under test and
+//! another where it ships (`cfg(debug_assertions)`, overflow checks, a
+//! build script that reads the profile) passes every test and is wrong
+//! for the user. So for a direct `cargo test`, the base's own tests —
+//! laid over the change as for the base-tests run — run once more in the
+//! release profile (`cargo test --release`, reusing nothing but the
+//! candidate's build cache). A base test that passed on the change in the
+//! base-tests run but fails here is `test-integrity/test-only-behaviour`,
+//! an error — unless it does the same at the base (passes in the test
+//! profile, fails in release: a test of debug-only checks, the project's
+//! own business). The base's release run is made only when the change's
+//! differs, once per base tree.
+
+use crate::exec::place::Place;
+use crate::layers::ledger::{self, Listing};
+use crate::layers::test_integrity::RULE_TEST_ONLY;
+use crate::model::changeset::ChangeSet;
+use crate::model::verdict::{Issue, Severity};
+use crate::pipeline::base_cache::at_base_once;
+use crate::pipeline::test_evidence::{files_of, TestRuns};
+use crate::text::{first_of, plural};
+
+/// Where the base's own runs are made and kept: its tree, and the cache
+/// directory of the base's runs.
+pub struct Base<'a> {
+    pub tree: &'a str,
+    pub cache_dir: &'a std::path::Path,
+}
+
+/// What the release-profile run says: the line for the report (None when
+/// the run was not made) and its issues.
+pub type Shipped = (Option<String>, Vec<Issue>);
+
+/// The base's tests (listed at the base as `at_base`) on the change in
+/// the release profile: one that passed in the base-tests run (all but
+/// `not_passing`) must pass here too, unless at the base it also passes
+/// in the test profile and fails in release (`base_failing`: the base's
+/// own run's failures, awaited only when needed).
+pub async fn release_profile(
+    runs: &TestRuns<'_>,
+    (place, changes, allow): (&Place, &ChangeSet, &[String]),
+    at_base: &Listing,
+    not_passing: &[String],
+    base: &Base<'_>,
+    base_failing: impl std::future::Future<Output = Result<Vec<String>, String>>,
+) -> Result<Shipped, String> {
+    let Some(shipped) = runs.shipped() else {
+        return Ok((None, Vec::new()));
+    };
+    let command = &shipped.run.0;
+    let copy = crate::pipeline::base_defined::BaseTestsCopy::new(
+        place,
+        changes,
+        allow,
+        &files_of(runs, at_base),
+        &[],
+    )?;
+    let laid = copy.place(place, changes)?;
+    let run = shipped.run(&laid).await?;
+    if let Some(p) = run.outcome.exit.problem(runs.timeout) {
+        return Err(format!(
+            "the release-profile run: `{command}` {p} (raise the guardrail's `timeout`, or set `release_profile: false` on it to not compare profiles)"
+        ));
+    }
+    let results = shipped.results(&run, at_base);
+    let judged = ledger::judge(runs.rec.runner, at_base, &results);
+    let line = format!(
+        "release profile: {}/{} base tests pass in `--release` too",
+        judged.passed,
+        judged.listed - judged.ignored.len()
+    );
+    let differ: Vec<String> = judged
+        .failed
+        .iter()
+        .chain(&judged.not_run)
+        .filter(|t| !judged.ignored.contains(t) && !not_passing.contains(t))
+        .cloned()
+        .collect();
+    if differ.is_empty() {
+        return Ok((Some(line), Vec::new()));
+    }
+    // A test of debug-only checks differs at the base too: not judged.
+    let release_at_base = base_release_passing(&shipped, place, at_base, base).await?;
+    let failing_at_base = base_failing.await?;
+    let differ: Vec<String> = differ
+        .into_iter()
+        .filter(|t| failing_at_base.contains(t) || release_at_base.contains(t))
+        .collect();
+    if differ.is_empty() {
+        return Ok((Some(line), Vec::new()));
+    }
+    let issue = Issue::new(
+        RULE_TEST_ONLY,
+        Severity::Error,
+        format!(
+            "{} of the base's pass on this change in the test profile but not in the release profile it ships (`{command}`): {} — the change's code behaves differently where it ships than where it is tested",
+            plural(differ.len() as u64, "test"),
+            first_of(&differ, 5)
+        ),
+    );
+    Ok((Some(line), vec![issue]))
+}
+
+/// The base's tests that pass in the release profile at the base (cached
+/// per base tree and command).
+async fn base_release_passing(
+    shipped: &TestRuns<'_>,
+    place: &Place,
+    at_base: &Listing,
+    base: &Base<'_>,
+) -> Result<Vec<String>, String> {
+    let key = format!("release-run\n{}\n{}", base.tree, shipped.run.0);
+    at_base_once(base.cache_dir, key, |_: &Vec<String>| true, async {
+        let there = place
+            .at_base(base.tree, base.cache_dir.join("build-cache"))
+            .ok_or("no copy of the base to run its tests in")?;
+        let run = shipped.run(&there).await?;
+        if let Some(p) = run.outcome.exit.problem(shipped.timeout) {
+            return Err(format!(
+                "running the base's tests at the base in the release profile: `{}` {p}",
+                shipped.run.0
+            ));
+        }
+        let results = shipped.results(&run, at_base);
+        let judged = ledger::judge(shipped.rec.runner, at_base, &results);
+        Ok(at_base
+            .tests
+            .iter()
+            .filter(|t| {
+                !judged.failed.contains(t)
+                    && !judged.not_run.contains(t)
+                    && !judged.ignored.contains(t)
+            })
+            .cloned()
+            .collect())
+    })
+    .await
+}
