@@ -481,4 +481,23 @@ mod where_tests {
         let e = one("{ name: unit, max_lines: 3, results: j.xml }").unwrap_err();
         assert!(e.contains("`results` does not apply"), "{e}");
     }
+
+    #[test]
+    fn the_release_profile_is_compared_unless_turned_off_on_a_command() {
+        let on = |g: Guardrail| match g.kind {
+            GuardrailKind::Command {
+                release_profile, ..
+            } => release_profile,
+            _ => panic!("not a command"),
+        };
+        assert!(on(one("{ name: t, command: 'cargo test' }").unwrap()));
+        assert!(!on(one(
+            "{ name: t, command: 'cargo test', release_profile: false }"
+        )
+        .unwrap()));
+        let e = one("{ name: t, max_lines: 3, release_profile: false }").unwrap_err();
+        assert!(e.contains("`release_profile` does not apply"), "{e}");
+        let e = one("{ name: t, command: 'x', release_profile: maybe }").unwrap_err();
+        assert!(e.contains("release_profile"), "{e}");
+    }
 }
