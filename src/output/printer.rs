@@ -550,6 +550,7 @@ pub fn report_lines(r: &Report) -> Vec<String> {
     if let (Some(l), false) = (&r.ledger, r.status == Status::Fail) {
         let lines = std::iter::once(l.summary())
             .chain(l.base_tests.as_ref().map(|b| b.summary()))
+            .chain(l.base_tests.as_ref().and_then(|b| b.release_summary()))
             .chain(l.new_tests.as_ref().map(|n| n.summary()));
         out.extend(lines.map(|t| format!("    {}", cut(&sanitize(&t), 300))));
     }

@@ -577,6 +577,7 @@ pub fn base_tests_judged(
         not_passing: not_passing.iter().take(50).cloned().collect(),
         files_laid,
         mutated: 0,
+        release: None,
     };
     let issue = (!not_passing.is_empty()).then(|| {
         Issue::new(

@@ -68,12 +68,16 @@ pub(crate) fn merge_base_tests(
 /// run (a check that could not run is a failure).
 pub(crate) fn merge_shipped(
     mut r: Report,
+    s: &mut crate::model::ledger::Ledger,
     shipped: Result<crate::pipeline::shipped::Shipped, String>,
 ) -> Report {
     match shipped {
-        Ok((line, issues)) => {
-            if let Some(line) = line {
-                r.output = with_evidence(&r.output, &line);
+        Ok((counts, issues)) => {
+            if let (Some(counts), Some(b)) = (counts, s.base_tests.as_mut()) {
+                b.release = Some(counts);
+                if let Some(line) = b.release_summary() {
+                    r.output = with_evidence(&r.output, &line);
+                }
             }
             r.issues.extend(issues);
         }

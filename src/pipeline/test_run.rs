@@ -416,7 +416,8 @@ pub async fn run_test_guardrail(
     r = merge_base_tests(r, &mut s, base);
     // The same tests where the project ships: cargo's release profile
     // (when they all passed here: else the change fails already).
-    if let Some(b) = s.base_tests.as_ref().filter(|b| b.not_passing.is_empty()) {
+    let judged_all = s.base_tests.as_ref().map(|b| b.not_passing.clone());
+    if let Some(not_passing) = judged_all.filter(|n| n.is_empty()) {
         let base = shipped::Base {
             tree: &base_tree,
             cache_dir: &cache_dir,
@@ -430,11 +431,11 @@ pub async fn run_test_guardrail(
             &runs,
             (place, changes, allow),
             &at_base,
-            &b.not_passing,
+            &not_passing,
             &base,
             failing,
         );
-        r = merge_shipped(r, Box::pin(release).await);
+        r = merge_shipped(r, &mut s, Box::pin(release).await);
     }
     // The change's tests on the base's code: new ones, and the base's
     // failing ones in the change's version (only when the change touched

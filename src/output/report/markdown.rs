@@ -102,6 +102,9 @@ fn test_evidence(r: &Report) -> String {
     let mut s = format!(" — {}", l.summary());
     if let Some(b) = &l.base_tests {
         s.push_str(&format!(" · {}", b.summary()));
+        if let Some(release) = b.release_summary() {
+            s.push_str(&format!(" · {release}"));
+        }
     }
     if let Some(n) = &l.new_tests {
         s.push_str(&format!(" · {}", n.summary()));

@@ -125,6 +125,11 @@ pub struct BaseTests {
     /// canary run was made or it contradicted this run.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub mutated: usize,
+    /// How many of them passed, of how many were judged, when run again
+    /// in the profile the project ships (cargo's `--release`); None when
+    /// that run was not made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release: Option<(usize, usize)>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -152,6 +157,14 @@ impl BaseTests {
             ));
         }
         s
+    }
+
+    /// The release-profile run's line, when it was made:
+    /// `release profile: 12/12 base tests pass in `--release` too`.
+    pub fn release_summary(&self) -> Option<String> {
+        self.release.map(|(passed, judged)| {
+            format!("release profile: {passed}/{judged} base tests pass in `--release` too")
+        })
     }
 }
 
