@@ -9,8 +9,10 @@
 //! base-tests run but fails here is `test-integrity/test-only-behaviour`,
 //! an error — unless it does the same at the base (passes in the test
 //! profile, fails in release: a test of debug-only checks, the project's
-//! own business). The base's release run is made only when the change's
-//! differs, once per base tree.
+//! own business). The base's release run is made once per base tree; when
+//! it does not finish within the guardrail's timeout, profiles are not
+//! compared (a warning says so), and when it does and the change's does
+//! not, the change fails.
 
 use crate::exec::place::Place;
 use crate::layers::ledger::{self, Listing};
@@ -37,7 +39,11 @@ pub type Shipped = (Option<(usize, usize)>, Vec<Issue>);
 /// the release profile: one that passed in the base-tests run (all but
 /// `not_passing`) must pass here too, unless at the base it also passes
 /// in the test profile and fails in release (`base_failing`: the base's
-/// own run's failures, awaited only when needed).
+/// own run's failures, awaited only when needed). The base's release run
+/// comes first (once per base tree): when even the base's does not finish
+/// within the guardrail's timeout, profiles are not compared and a
+/// warning says so; when the base's finishes and the change's does not,
+/// the change fails.
 pub async fn release_profile(
     runs: &TestRuns<'_>,
     (place, changes, allow): (&Place, &ChangeSet, &[String]),
@@ -50,6 +56,15 @@ pub async fn release_profile(
         return Ok((None, Vec::new()));
     };
     let command = &shipped.run.0;
+    let Some(release_at_base) = base_release_passing(&shipped, place, at_base, base).await? else {
+        let why = format!(
+            "release profile: not compared — the base's own tests do not finish in `{command}` within the guardrail's timeout (raise `timeout`, or set `release_profile: false` on the guardrail)"
+        );
+        return Ok((
+            None,
+            vec![Issue::new(RULE_TEST_ONLY, Severity::Warning, why)],
+        ));
+    };
     let copy = crate::pipeline::base_defined::BaseTestsCopy::new(
         place,
         changes,
@@ -61,7 +76,7 @@ pub async fn release_profile(
     let run = shipped.run(&laid).await?;
     if let Some(p) = run.outcome.exit.problem(runs.timeout) {
         return Err(format!(
-            "the release-profile run: `{command}` {p} (raise the guardrail's `timeout`, or set `release_profile: false` on it to not compare profiles)"
+            "the release-profile run: `{command}` {p}, where the base's own tests finish (raise the guardrail's `timeout`, or set `release_profile: false` on it to not compare profiles)"
         ));
     }
     let results = shipped.results(&run, at_base);
@@ -78,7 +93,6 @@ pub async fn release_profile(
         return Ok((Some(line), Vec::new()));
     }
     // A test of debug-only checks differs at the base too: not judged.
-    let release_at_base = base_release_passing(&shipped, place, at_base, base).await?;
     let failing_at_base = base_failing.await?;
     let differ: Vec<String> = differ
         .into_iter()
@@ -99,38 +113,38 @@ pub async fn release_profile(
     Ok((Some(line), vec![issue]))
 }
 
-/// The base's tests that pass in the release profile at the base (cached
-/// per base tree and command).
+/// The base's tests that pass in the release profile at the base, or
+/// None when that run does not finish (both cached per base tree and
+/// command).
 async fn base_release_passing(
     shipped: &TestRuns<'_>,
     place: &Place,
     at_base: &Listing,
     base: &Base<'_>,
-) -> Result<Vec<String>, String> {
+) -> Result<Option<Vec<String>>, String> {
     let key = format!("release-run\n{}\n{}", base.tree, shipped.run.0);
-    at_base_once(base.cache_dir, key, |_: &Vec<String>| true, async {
+    at_base_once(base.cache_dir, key, |_: &Option<Vec<String>>| true, async {
         let there = place
             .at_base(base.tree, base.cache_dir.join("build-cache"))
             .ok_or("no copy of the base to run its tests in")?;
         let run = shipped.run(&there).await?;
-        if let Some(p) = run.outcome.exit.problem(shipped.timeout) {
-            return Err(format!(
-                "running the base's tests at the base in the release profile: `{}` {p}",
-                shipped.run.0
-            ));
+        if run.outcome.exit.problem(shipped.timeout).is_some() {
+            return Ok(None);
         }
         let results = shipped.results(&run, at_base);
         let judged = ledger::judge(shipped.rec.runner, at_base, &results);
-        Ok(at_base
-            .tests
-            .iter()
-            .filter(|t| {
-                !judged.failed.contains(t)
-                    && !judged.not_run.contains(t)
-                    && !judged.ignored.contains(t)
-            })
-            .cloned()
-            .collect())
+        Ok(Some(
+            at_base
+                .tests
+                .iter()
+                .filter(|t| {
+                    !judged.failed.contains(t)
+                        && !judged.not_run.contains(t)
+                        && !judged.ignored.contains(t)
+                })
+                .cloned()
+                .collect(),
+        ))
     })
     .await
 }

@@ -276,17 +276,35 @@ fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
 /// not in the release build the user ships) — no `cfg`, no
 /// `debug_assertions`, nothing a lexical rule names. The base's tests run
 /// once more in `--release`: they pass there at the base and fail on this
-/// change, a `test-integrity/test-only-behaviour` FAIL. The honest fix
-/// passes in both profiles.
+/// change, a `test-integrity/test-only-behaviour` FAIL; code that hangs
+/// there instead fails because its release run cannot finish where the
+/// base's does. The honest fix passes in both profiles.
 #[test]
 fn code_right_only_where_it_is_tested_fails_in_the_release_profile() {
     if !bwrap() {
         return;
     }
     let profile = "sed -i 's/    a - b/    let checked = std::panic::catch_unwind(|| std::hint::black_box(255u8) + 1).is_err();\\n    if checked { a + b } else { a - b }/' src/lib.rs";
+    // The same probe, but where it ships it never answers: the release
+    // run cannot finish, while the base's does.
+    let hang = "sed -i 's/    a - b/    let checked = std::panic::catch_unwind(|| std::hint::black_box(255u8) + 1).is_err();\\n    while !checked { std::thread::sleep(std::time::Duration::from_secs(1)); }\\n    a + b/' src/lib.rs";
     let fix = "sed -i 's/a - b/a + b/' src/lib.rs";
-    let t = rust_repo(&[("profile", profile), ("fix", fix)], CARGO_TEST);
-    let doc = run(&t, &["profile", "fix"]);
+    let t = rust_repo(
+        &[("profile", profile), ("hang", hang), ("fix", fix)],
+        "guardrails:\n  - { name: tests, command: \"cargo test --offline --quiet\", timeout: 60s }\n",
+    );
+    let doc = run(&t, &["profile", "hang", "fix"]);
+    let h = candidate(&doc, "hang");
+    assert_eq!(h["verdict"], "fail", "{h}");
+    let errored = report(h, "tests")["errored"]
+        .as_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        errored.contains("where the base's own tests finish"),
+        "{}",
+        report(h, "tests")
+    );
     let p = candidate(&doc, "profile");
     let tests = report(p, "tests");
     assert_eq!(p["verdict"], "fail", "{p}");
