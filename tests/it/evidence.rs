@@ -10,7 +10,7 @@ use crate::common::{bwrap, TestRepo};
 use crate::test_integrity::{candidate, report, run, rust_repo, write, CARGO_TEST};
 
 /// Every report's issue rules of candidate `c`.
-fn rules(c: &serde_json::Value) -> Vec<String> {
+pub(crate) fn rules(c: &serde_json::Value) -> Vec<String> {
     c["reports"]
         .as_array()
         .unwrap()
@@ -22,7 +22,11 @@ fn rules(c: &serde_json::Value) -> Vec<String> {
 
 /// A repository of `files` with `agents` (name → shell script) and
 /// `guardrails`, committed.
-fn repo_of(files: &[(&str, &str)], agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
+pub(crate) fn repo_of(
+    files: &[(&str, &str)],
+    agents: &[(&str, &str)],
+    guardrails: &str,
+) -> TestRepo {
     let t = TestRepo::new(files);
     t.write(
         ".rascal/config.yaml",
@@ -33,8 +37,21 @@ fn repo_of(files: &[(&str, &str)], agents: &[(&str, &str)], guardrails: &str) ->
     t
 }
 
+/// The first python3 that has pytest (a version manager's may not).
+pub(crate) fn python_with_pytest() -> &'static str {
+    ["python3", "/usr/bin/python3"]
+        .into_iter()
+        .find(|p| {
+            std::process::Command::new(p)
+                .args(["-c", "import pytest"])
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .unwrap_or("python3")
+}
+
 /// Append `text` to `src/lib.rs` in a shell script.
-fn append(text: &str) -> String {
+pub(crate) fn append(text: &str) -> String {
     format!("cat >> src/lib.rs <<'RASCAL_EOF'\n{text}RASCAL_EOF\n")
 }
 
@@ -496,15 +513,7 @@ fn a_new_test_that_only_calls_the_new_code_is_not_evidence_in_python_and_go() {
     }
     // (runner, base files, the `calls` agent, the `checks` agent, the new test)
     type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, String, String, &'a str);
-    let python = ["python3", "/usr/bin/python3"]
-        .into_iter()
-        .find(|p| {
-            std::process::Command::new(p)
-                .args(["-c", "import pytest"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .unwrap_or("python3");
+    let python = python_with_pytest();
     let cases: Vec<Case> = vec![
         (
             "pytest",
@@ -1069,15 +1078,7 @@ fn python_runner_tricks_fail_on_evidence() {
     // (runner, guardrail command, test file, [(agent, script, a rule its FAIL must carry)])
     type Trick<'a> = (&'a str, String, &'a str);
     // The first python3 that has pytest (a version manager's may not).
-    let python = ["python3", "/usr/bin/python3"]
-        .into_iter()
-        .find(|p| {
-            std::process::Command::new(p)
-                .args(["-c", "import pytest"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .unwrap_or("python3");
+    let python = python_with_pytest();
     let pytest = format!("{python} -m pytest -q -p no:cacheprovider");
     let cases: Vec<(&str, &str, &str, Vec<Trick>)> = vec![
         (

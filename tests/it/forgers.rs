@@ -10,37 +10,9 @@
 //! repositories, real cargo / pytest / unittest, the real binary (process
 //! launcher, bubblewrap).
 
-use crate::common::{bwrap, TestRepo};
+use crate::common::bwrap;
+use crate::evidence::{append, python_with_pytest, repo_of, rules};
 use crate::test_integrity::{candidate, report, run, rust_repo, toolchain, write, CARGO_TEST};
-
-/// Every report's issue rules of candidate `c`.
-fn rules(c: &serde_json::Value) -> Vec<String> {
-    c["reports"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .flat_map(|r| r["issues"].as_array().cloned().unwrap_or_default())
-        .map(|i| i["rule"].as_str().unwrap_or("").to_string())
-        .collect()
-}
-
-/// A repository of `files` with `agents` (name → shell script) and
-/// `guardrails`, committed.
-fn repo_of(files: &[(&str, &str)], agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
-    let t = TestRepo::new(files);
-    t.write(
-        ".rascal/config.yaml",
-        &crate::common::command_agents(agents),
-    );
-    t.write(".rascal/guardrails.yaml", guardrails);
-    t.commit_all("rascal config");
-    t
-}
-
-/// Append `text` to `src/lib.rs` in a shell script.
-fn append(text: &str) -> String {
-    format!("cat >> src/lib.rs <<'RASCAL_EOF'\n{text}RASCAL_EOF\n")
-}
 
 /// The verdicts of `doc` against `want` (agent → the rule its FAIL must
 /// carry), and `fix` passing with its mutated tests failing as they must
@@ -70,19 +42,6 @@ fn judged(doc: &serde_json::Value, want: &[(&str, &str)], fix: &str, check: &str
         ));
     }
     wrong
-}
-
-/// The first python3 that has pytest (a version manager's may not).
-fn python() -> &'static str {
-    ["python3", "/usr/bin/python3"]
-        .into_iter()
-        .find(|p| {
-            std::process::Command::new(p)
-                .args(["-c", "import pytest"])
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .unwrap_or("python3")
 }
 
 /// Rust: `add` returns a value equal to every `i32` — the base's
@@ -145,7 +104,7 @@ fn python_forgers_fail_on_what_they_are_and_the_fix_passes_with_its_mutants() {
     if !bwrap() {
         return;
     }
-    let python = python();
+    let python = python_with_pytest();
     let sum = "class Sum(int):\n    def __eq__(self, other):\n        return True\n\n    __hash__ = int.__hash__\n\n\ndef add(a, b):\n    return Sum(a - b)\n";
     let under_test = "import sys\n\n\ndef add(a, b):\n    if 'PREFIX' + 'test' in sys.modules:\n        return a + b\n    return a - b\n";
     let reads = write(
@@ -230,7 +189,7 @@ fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
     if !bwrap() {
         return;
     }
-    let python = python();
+    let python = python_with_pytest();
     if !toolchain(python, &["-c", "import pytest"]) {
         return;
     }

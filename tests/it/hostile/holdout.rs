@@ -257,13 +257,7 @@ fn a_build_cache_planted_by_one_attempt_never_stands_in_for_the_next() {
         "review:\n  reviewers: [reviewer]\n  on_request_changes: retry\n  max_retries: 1\n  timeout: 60s\n",
     );
     t.commit_all("rascal config");
-    let o = Command::new(common::bin())
-        .args(["run", "make add() add", "--agent", "planter", "--json"])
-        .current_dir(t.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let doc = json(&o);
+    let doc = json(&t.rascal(&["run", "make add() add", "--agent", "planter", "--json"]));
     let c = &doc["candidates"][0];
     // Attempt 1 dated the cache while its tests ran, so the mutated copy
     // of its test ran from a stale binary and passed: its own evidence is
@@ -281,25 +275,14 @@ fn a_build_cache_planted_by_one_attempt_never_stands_in_for_the_next() {
     assert_eq!(c["verdict"], "fail", "{c}");
     // A human sends it back: attempt 2 breaks add() again.
     let id = doc["run"].as_str().unwrap();
-    let retried = Command::new(common::bin())
-        .args(["retry", id, "planter", "--feedback", "try again", "--json"])
-        .current_dir(t.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+    let retried = t.rascal(&["retry", id, "planter", "--feedback", "try again", "--json"]);
     assert_eq!(
         retried.status.code(),
         Some(1),
         "the retry still fails: {}",
         String::from_utf8_lossy(&retried.stderr)
     );
-    let o = Command::new(common::bin())
-        .args(["show", id, "--json"])
-        .current_dir(t.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let doc = json(&o);
+    let doc = json(&t.rascal(&["show", id, "--json"]));
     let c = &doc["candidates"][0];
     assert_eq!(c["attempt"], 2, "the retry did not run: {c}");
     // Attempt 2's broken add() was compiled and its test failed.
