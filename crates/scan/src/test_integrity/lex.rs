@@ -689,7 +689,12 @@ impl<'a> Source<'a> {
                 _ => i += 1,
             }
         }
-        if self.skip_ws(start) < close {
+        // A last part may be a literal alone (blank in `code`).
+        let literal = {
+            let k = self.strings.partition_point(|&(_, e)| e <= start);
+            self.strings.get(k).is_some_and(|&(s, _)| s < close)
+        };
+        if self.skip_ws(start) < close || literal {
             out.push((start, close.min(self.len())));
         }
         out
@@ -914,5 +919,26 @@ mod tests {
                 let _ = s.line(s.len());
             }
         }
+    }
+
+    #[test]
+    fn a_last_argument_that_is_a_literal_alone_is_an_argument() {
+        let parts = |text: &str, syntax: Syntax| {
+            let s = Source::new(text, syntax);
+            let open = text.find('(').unwrap();
+            s.args(open)
+                .into_iter()
+                .map(|(a, b)| text[a..b].trim().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(parts("f(x, 'abc')", Syntax::Python), ["x", "'abc'"]);
+        assert_eq!(parts("f(\"abc\")", Syntax::Rust), ["\"abc\""]);
+        assert_eq!(
+            parts("f(x, \"a\" /* c */)", Syntax::Rust),
+            ["x", "\"a\" /* c */"]
+        );
+        assert_eq!(parts("f(x, /* c */)", Syntax::Rust), ["x"]);
+        assert_eq!(parts("f(x,)", Syntax::Rust), ["x"]);
+        assert_eq!(parts("f()", Syntax::Rust), Vec::<String>::new());
     }
 }
