@@ -1,6 +1,6 @@
 //! The `rascal` binary: parse the command line, run it with the library's
 //! `cli`, and exit. An error is printed here and only here; its exit code
-//! (0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated) is
+//! (0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated, 4 contested) is
 //! picked by `rascal::cli::exit_code`.
 
 use clap::Parser;

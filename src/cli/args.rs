@@ -10,7 +10,7 @@ use std::path::PathBuf;
     name = "rascal",
     version,
     about = "Hand one coding task to several AI agents and know which result can be trusted",
-    after_help = "Exit codes: 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated to a human."
+    after_help = "Exit codes: 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated to a human, 4 contested (candidates disagree; you pick)."
 )]
 pub struct Cli {
     /// Run as if started in DIR.

@@ -1,6 +1,7 @@
 //! How a command ends: the CLI's typed error and the one mapping from an
 //! outcome to the process exit code (README "Exit codes"):
-//! 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated. A run
+//! 0 PASS or WARN, 1 FAIL, 2 usage or config error, 3 escalated, 4
+//! contested (candidates passed but disagree; a human picks). A run
 //! whose journal does not check out against its hash chain is a FAIL.
 
 use crate::config::ConfigError;
@@ -17,6 +18,8 @@ pub const FAIL: i32 = 1;
 pub const USAGE: i32 = 2;
 /// Escalated to a human.
 pub const ESCALATED: i32 = 3;
+/// Contested: candidates passed but disagree, and nothing settles it.
+pub const CONTESTED: i32 = crate::model::verdict::CONTESTED_EXIT_CODE;
 
 /// Why a command stopped before it had a verdict to report. Printed once,
 /// by `main`, as `rascal: error: …`.

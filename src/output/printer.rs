@@ -234,6 +234,19 @@ impl Printer {
             );
             return out;
         }
+        if exit_code == crate::model::verdict::CONTESTED_EXIT_CODE {
+            let why = self
+                .summary
+                .ranking
+                .as_ref()
+                .and_then(|r| r.contested.as_deref())
+                .unwrap_or("the candidates disagree");
+            return vec![format!(
+                "run verdict CONTESTED (exit {exit_code}) — no pick: {}; decide with `rascal select {} CANDIDATE`",
+                sanitize(why),
+                self.summary.run
+            )];
+        }
         vec![format!(
             "run verdict {verdict} (exit {exit_code}){}",
             match (verdict, exit_code) {

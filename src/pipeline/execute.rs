@@ -201,6 +201,9 @@ pub async fn execute_with(
     if declarations_escalate {
         // An escalation's exit code (3).
         exit_code = run_exit_code(Verdict::Fail, true);
+    } else if contested && verdict != Verdict::Fail {
+        // Candidates passed, but nothing settles which is right.
+        exit_code = crate::model::verdict::CONTESTED_EXIT_CODE;
     }
     jobs.journal
         .emit(RunEvent::RunFinished { verdict, exit_code });

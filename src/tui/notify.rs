@@ -137,10 +137,13 @@ fn finished(s: &RunSummary) -> Notice {
         .iter()
         .map(|c| format!("{} {}", c.id, c.state))
         .collect();
-    let (title, ask) = if s.state == State::Escalated {
-        ("rascal: run escalated", "it needs a human")
-    } else {
-        ("rascal: run finished", "awaiting your decision")
+    let (title, ask) = match s.state {
+        State::Escalated => ("rascal: run escalated", "it needs a human"),
+        State::Contested => (
+            "rascal: run contested",
+            "the candidates disagree and nothing settles it: you pick",
+        ),
+        _ => ("rascal: run finished", "awaiting your decision"),
     };
     Notice {
         occasion: if s.state == State::Escalated {
@@ -572,5 +575,14 @@ mod tests {
         );
         assert_eq!(bytes(&n, true, Desktop::None), b"\x07".to_vec());
         assert!(bytes(&n, false, Desktop::None).is_empty());
+    }
+
+    #[test]
+    fn a_contested_run_says_so_in_its_notice() {
+        let mut s = RunSummary::new();
+        s.apply(&run_finished(crate::model::verdict::CONTESTED_EXIT_CODE));
+        let n = at_end(&s);
+        assert_eq!(n.title, "rascal: run contested");
+        assert!(n.message.contains("you pick"), "{}", n.message);
     }
 }

@@ -16,6 +16,7 @@ mod changeset_stream;
 mod combine;
 mod compare;
 mod config;
+mod contested;
 mod copy_mode;
 mod criteria;
 mod demo;

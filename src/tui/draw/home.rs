@@ -22,6 +22,7 @@ fn state_style(t: &Theme, s: Option<State>) -> Style {
         Some(State::Cancelled) => t.off.add_modifier(Modifier::BOLD),
         Some(State::Escalated) => t.warn.add_modifier(Modifier::BOLD),
         Some(State::Impossible) => t.warn.add_modifier(Modifier::ITALIC),
+        Some(State::Contested) => t.warn.add_modifier(Modifier::BOLD | Modifier::REVERSED),
     }
 }
 

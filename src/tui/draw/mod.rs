@@ -60,7 +60,7 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         RunState::Running => ("running".to_string(), t.running),
         RunState::Finished { verdict, exit_code } => match app.summary.state {
             // The verdict is not the whole story: say what happened.
-            s @ (State::Cancelled | State::Escalated | State::Impossible) => (
+            s @ (State::Cancelled | State::Escalated | State::Impossible | State::Contested) => (
                 format!("finished {s} (exit {exit_code})"),
                 state_style(app, s),
             ),
@@ -187,6 +187,9 @@ pub fn state_style(app: &App, s: crate::model::state::State) -> ratatui::style::
         State::Cancelled => t.off.add_modifier(ratatui::style::Modifier::BOLD),
         State::Escalated => t.warn.add_modifier(ratatui::style::Modifier::BOLD),
         State::Impossible => t.warn.add_modifier(ratatui::style::Modifier::ITALIC),
+        State::Contested => t
+            .warn
+            .add_modifier(ratatui::style::Modifier::BOLD | ratatui::style::Modifier::REVERSED),
     }
 }
 

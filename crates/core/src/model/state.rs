@@ -29,11 +29,14 @@ pub enum State {
     /// (`impossible.md`) instead of changing it: its change is not judged,
     /// it is never retried with feedback nor picked.
     Impossible,
+    /// A run whose candidates passed but disagree, and nothing rascal
+    /// trusts settles which is right: no pick, a human decides (exit 4).
+    Contested,
 }
 
 impl State {
     /// Every state, in the order the TUI's help lists them.
-    pub const ALL: [State; 9] = [
+    pub const ALL: [State; 10] = [
         State::Queued,
         State::Running,
         State::Pass,
@@ -43,6 +46,7 @@ impl State {
         State::Escalated,
         State::Interrupted,
         State::Impossible,
+        State::Contested,
     ];
 
     /// What the state means, in a few words.
@@ -57,6 +61,7 @@ impl State {
             State::Escalated => "handed to a human (the note says why)",
             State::Interrupted => "the rascal running it died; attach resumes",
             State::Impossible => "its agent declared the task impossible (the reason says why)",
+            State::Contested => "candidates passed but disagree, and nothing settles it: you pick",
         }
     }
 
@@ -71,6 +76,7 @@ impl State {
             State::Escalated => "ESCALATED",
             State::Interrupted => "INTERRUPTED",
             State::Impossible => "IMPOSSIBLE",
+            State::Contested => "CONTESTED",
         }
     }
 

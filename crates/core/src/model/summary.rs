@@ -402,6 +402,9 @@ impl RunSummary {
             {
                 State::Escalated
             }
+            _ if self.exit_code == Some(crate::model::verdict::CONTESTED_EXIT_CODE) => {
+                State::Contested
+            }
             _ => State::of(self.verdict.unwrap_or(Verdict::Fail)),
         };
     }

@@ -351,6 +351,11 @@ pub fn run_exit_code(verdict: Verdict, any_escalated: bool) -> i32 {
     }
 }
 
+/// The exit code of a run whose candidates passed but disagree, with
+/// nothing rascal trusts to settle which is right: no pick, a human
+/// decides. Never 0: a contested run is not a pass.
+pub const CONTESTED_EXIT_CODE: i32 = 4;
+
 /// The exit code a strict run (`--strict`, for CI) ends with: a warning
 /// is a failure there, whatever else holds.
 pub fn strict_exit_code(verdict: Verdict, exit_code: i32) -> i32 {

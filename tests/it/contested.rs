@@ -1,0 +1,75 @@
+//! A contested run (issue 47, item 1): two candidates that pass every
+//! check rascal trusts, whose own tests fail on each other — one group
+//! against another of the same size, nothing settles it. The run ends
+//! CONTESTED: no pick, its own word in the headless output and in
+//! `--json`, and exit code 4 — never a PASS with exit 0. Real repository,
+//! real cargo, the real binary.
+
+use crate::common::{bwrap, code};
+use crate::test_integrity::{rust_repo, CARGO_TEST};
+
+/// `add` right (`a + b`) with a test of negatives, and `add` that clamps
+/// negatives to 0 with a test saying so: both pass the base's own test
+/// (`add(2, 2) == 4`), each one's test fails at the base and on the other.
+fn two_that_disagree() -> crate::common::TestRepo {
+    let right = "sed -i 's/a - b/a + b/' src/lib.rs\nsed -i 's/    use super::\\*;/    use super::*;\\n    #[test]\\n    fn adds_negatives() { assert_eq!(add(-1, -1), -2); }/' src/lib.rs";
+    let clamps = "sed -i 's/    a - b/    if a < 0 || b < 0 { 0 } else { a + b }/' src/lib.rs\nsed -i 's/    use super::\\*;/    use super::*;\\n    #[test]\\n    fn clamps_negatives() { assert_eq!(add(-1, 2), 0); }/' src/lib.rs";
+    rust_repo(&[("alder", right), ("birch", clamps)], CARGO_TEST)
+}
+
+#[test]
+fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
+    if !bwrap() {
+        return;
+    }
+    let t = two_that_disagree();
+    let o = t.rascal(&[
+        "run",
+        "make add() correct",
+        "--agent",
+        "alder,birch",
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert!(doc["ranking"]["pick"].is_null(), "{}", doc["ranking"]);
+    assert!(
+        doc["ranking"]["contested"]
+            .as_str()
+            .is_some_and(|w| w.contains("alder") && w.contains("birch")),
+        "{}",
+        doc["ranking"]
+    );
+    assert_eq!(doc["state"], "contested", "{doc}");
+    assert_eq!(doc["exit_code"], 4, "{doc}");
+    assert_eq!(code(&o), 4, "a contested run is not a pass");
+    // The headless run says so in its last word.
+    let t = two_that_disagree();
+    let o = t.rascal(&[
+        "run",
+        "make add() correct",
+        "--agent",
+        "alder,birch",
+        "--headless",
+    ]);
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("run verdict CONTESTED (exit 4) — no pick: "),
+        "{out}"
+    );
+    assert_eq!(code(&o), 4);
+    // `list` and `show` say CONTESTED, and who disagrees.
+    let o = t.rascal(&["list"]);
+    let list = String::from_utf8_lossy(&o.stdout).to_string();
+    assert!(
+        list.contains("CONTESTED"),
+        "{list}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let run = list
+        .lines()
+        .find_map(|l| l.split_whitespace().next().filter(|w| w.starts_with("r-")))
+        .unwrap();
+    let show = String::from_utf8_lossy(&t.rascal(&["show", run]).stdout).to_string();
+    assert!(show.contains("CONTESTED"), "{show}");
+}
