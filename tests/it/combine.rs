@@ -303,9 +303,11 @@ fn capital_c_in_the_compare_view_combines_and_the_combined_candidate_streams_in(
             t.path().display()
         ),
     );
+    // Each passes with half the answer and fails the other's tests: the
+    // run is contested (no pick) until the combine settles it.
     tmux.wait_for(
         "the run finishes",
-        &["finished PASS", "1 adder", "2 multiplier"],
+        &["finished CONTESTED (exit 4)", "1 adder", "2 multiplier"],
     );
     tmux.keys(&["c"]);
     tmux.wait_for("the compare view", &[" C  combine"]);
