@@ -2,7 +2,8 @@
 //! from the run's checked journal: a run whose record was changed after it
 //! was written shows as TAMPERED. The DISK column (`disk_bytes`) is what
 //! the run's workspaces and run files take (`–` once `rascal gc` removed
-//! them).
+//! them). PICK is the comparator's pick, or `contested: a | b` when the
+//! candidates that passed disagree and nothing settles it.
 
 use super::args::ListArgs;
 use super::exit::{CliError, ESCALATED, PASS};
@@ -43,13 +44,14 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
         return Ok(PASS);
     }
     say!(
-        "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  task",
+        "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  {:<24}  task",
         "RUN",
         "STATUS",
         "STATE",
         "CAND",
         "DISK",
-        "BASE"
+        "BASE",
+        "PICK"
     );
     let unchained = runs.iter().any(|r| r.chain == "unchained");
     for (r, &bytes) in runs.iter().zip(&disk) {
@@ -79,14 +81,19 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
             let ids: Vec<String> = r.over_budget.keys().map(|c| sanitize(c)).collect();
             decided.push_str(&format!(" [stopped by budget: {}]", ids.join(", ")));
         }
+        let pick = r
+            .pick
+            .as_deref()
+            .map_or("–".to_string(), |p| ellipsis(&sanitize(p), 24));
         say!(
-            "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  {}{decided}",
+            "{:<17} {:<11} {:<12} {:>4} {:>10}  {:<8}  {:<24}  {}{decided}",
             r.id,
             r.status,
             state,
             r.candidates,
             disk,
             &r.base[..r.base.len().min(8)],
+            pick,
             ellipsis(&sanitize(r.instruction.lines().next().unwrap_or("")), 60)
         );
     }

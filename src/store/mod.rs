@@ -61,6 +61,10 @@ pub struct RunRow {
     pub selected: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub finalized: Option<String>,
+    /// The comparator's pick, or `contested: a | b` (the candidates that
+    /// passed) when they disagree and nothing settles it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pick: Option<String>,
     /// Candidates a budget stopped → why
     /// (`budget: $0.52 spent of $0.50 (agent careful)`).
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
@@ -75,6 +79,24 @@ pub struct RunRow {
     /// The first event that does not check out, when `chain` is `broken`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub broken_event: Option<u64>,
+}
+
+/// The run's pick as `list` shows it: the comparator's, or `contested:`
+/// and the candidates that passed.
+fn pick_of(s: &RunSummary) -> Option<String> {
+    use crate::model::state::State;
+    let ranking = s.ranking.as_ref()?;
+    if let Some(pick) = &ranking.pick {
+        return Some(pick.clone());
+    }
+    ranking.contested.as_ref()?;
+    let passed: Vec<&str> = s
+        .candidates
+        .iter()
+        .filter(|c| matches!(c.state, State::Pass | State::Warn))
+        .map(|c| c.id.as_str())
+        .collect();
+    Some(format!("contested: {}", passed.join(" | ")))
 }
 
 const SCHEMA: &str = "
@@ -579,6 +601,7 @@ impl Store {
                     state: None,
                     selected: None,
                     finalized: None,
+                    pick: None,
                     over_budget: Default::default(),
                     base: r.get(2)?,
                     instruction: r.get(3)?,
@@ -597,6 +620,7 @@ impl Store {
             match self.checked_events(&row.id, false) {
                 Ok((events, head)) => {
                     let s = RunSummary::from_events(&events);
+                    row.pick = pick_of(&s);
                     row.chain = if head.head.is_some() {
                         "intact"
                     } else {

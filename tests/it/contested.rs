@@ -62,7 +62,7 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
     let o = t.rascal(&["list"]);
     let list = String::from_utf8_lossy(&o.stdout).to_string();
     assert!(
-        list.contains("CONTESTED"),
+        list.contains("CONTESTED") && list.contains("contested: alder | birch"),
         "{list}{}",
         String::from_utf8_lossy(&o.stderr)
     );
