@@ -73,3 +73,32 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
     let show = String::from_utf8_lossy(&t.rascal(&["show", run]).stdout).to_string();
     assert!(show.contains("CONTESTED"), "{show}");
 }
+
+/// The dashboard of a contested run, in a real terminal: the header says
+/// `finished CONTESTED (exit 4)`, and each candidate that passed is marked
+/// CONTESTED beside its own PASS.
+#[test]
+fn the_dashboard_of_a_contested_run_says_so_in_its_header_and_cells() {
+    if !bwrap() {
+        return;
+    }
+    let t = two_that_disagree();
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    let tmux = crate::common::tmux::Tmux::start(
+        "contested",
+        140,
+        30,
+        "",
+        &format!(
+            "cd {} && {bin} run fix-add --agent alder,birch; echo RASCAL-EXIT=$?",
+            t.path().display()
+        ),
+    );
+    let s = tmux.wait_for(
+        "the run finishes contested",
+        &["finished CONTESTED (exit 4)", "1 alder", "2 birch"],
+    );
+    assert_eq!(s.matches("PASS · CONTESTED").count(), 2, "{s}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("rascal exits 4", &["RASCAL-EXIT=4"]);
+}

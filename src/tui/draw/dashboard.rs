@@ -286,6 +286,20 @@ fn header_lines(app: &App, c: &Candidate, w: usize) -> Vec<Line<'static>> {
         Span::styled(sanitize(&c.info.agent), t.text.add_modifier(Modifier::BOLD)),
         Span::styled(format!(" ({}) ", sanitize(&c.info.runtime)), t.dim),
         Span::styled(c.status_text(), status_style),
+        // It passed, but the run's passing candidates disagree: no pick.
+        Span::styled(
+            if app.summary.state == crate::model::state::State::Contested
+                && matches!(
+                    c.state,
+                    crate::model::state::State::Pass | crate::model::state::State::Warn
+                )
+            {
+                " · CONTESTED"
+            } else {
+                ""
+            },
+            state_style(app, crate::model::state::State::Contested),
+        ),
         Span::styled(
             if c.info.unsandboxed {
                 " UNSANDBOXED"
