@@ -22,14 +22,13 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
     if !bwrap() {
         return;
     }
-    let t = two_that_disagree();
-    let o = t.rascal(&[
-        "run",
-        "make add() correct",
-        "--agent",
-        "alder,birch",
-        "--json",
-    ]);
+    // `rascal run` of both agents in a fresh repository, with `how`.
+    let run = |how: &str| {
+        let t = two_that_disagree();
+        let o = t.rascal(&["run", "make add() correct", "--agent", "alder,birch", how]);
+        (t, o)
+    };
+    let (_, o) = run("--json");
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     assert!(doc["ranking"]["pick"].is_null(), "{}", doc["ranking"]);
@@ -44,14 +43,7 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
     assert_eq!(doc["exit_code"], 4, "{doc}");
     assert_eq!(code(&o), 4, "a contested run is not a pass");
     // The headless run says so in its last word.
-    let t = two_that_disagree();
-    let o = t.rascal(&[
-        "run",
-        "make add() correct",
-        "--agent",
-        "alder,birch",
-        "--headless",
-    ]);
+    let (t, o) = run("--headless");
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
         out.contains("run verdict CONTESTED (exit 4) — no pick: "),
