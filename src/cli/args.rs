@@ -242,6 +242,13 @@ pub struct FinalizeArgs {
     /// (default: rebase the verified change onto them).
     #[arg(long)]
     pub no_rebase: bool,
+    /// Your choice of candidate, recorded with `--reason` (for a contested
+    /// run, or to finalize another than the pick).
+    #[arg(long, value_name = "CANDIDATE", requires = "reason")]
+    pub pick: Option<String>,
+    /// Why you chose `--pick` (recorded in the run's journal).
+    #[arg(long, value_name = "TEXT", requires = "pick")]
+    pub reason: Option<String>,
 }
 
 #[derive(Args)]

@@ -18,6 +18,8 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
         pr,
         new_branch,
         no_rebase,
+        pick,
+        reason,
     } = args;
     let opts = FinalizeOptions {
         push,
@@ -25,7 +27,26 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
         new_branch,
         no_rebase,
     };
-    take_the_pick(dir, &run)?;
+    match (pick, reason) {
+        (Some(pick), Some(reason)) => {
+            if reason.trim().is_empty() {
+                return Err(CliError::Usage(format!(
+                    "`--pick {pick}` needs a reason: say why it is the right one
+  hint: rascal finalize {run} --pick {pick} --reason \"why\""
+                )));
+            }
+            super::decide::select(
+                dir,
+                super::args::SelectArgs {
+                    run: run.clone(),
+                    candidate: pick,
+                    reason,
+                    force: false,
+                },
+            )?;
+        }
+        _ => take_the_pick(dir, &run)?,
+    }
     finalize_run(dir, &run, opts, false)
 }
 

@@ -38,7 +38,7 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
     };
     if let (None, Some(why)) = (&ranking.pick, &ranking.contested) {
         return Err(format!(
-            "run {run} has no pick: {why}\n  hint: see the agreement matrix with `rascal show {run}`, then decide yourself: {select}"
+            "run {run} has no pick: {why}\n  hint: see the agreement matrix with `rascal show {run}`, then decide yourself: `rascal finalize {run} --pick CANDIDATE --reason \"why\"` (or {select})"
         ));
     }
     if summary.declarations_escalate() {

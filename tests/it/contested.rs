@@ -28,7 +28,7 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
         let o = t.rascal(&["run", "make add() correct", "--agent", "alder,birch", how]);
         (t, o)
     };
-    let (_, o) = run("--json");
+    let (first, o) = run("--json");
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
     assert!(doc["ranking"]["pick"].is_null(), "{}", doc["ranking"]);
@@ -42,6 +42,36 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
     assert_eq!(doc["state"], "contested", "{doc}");
     assert_eq!(doc["exit_code"], 4, "{doc}");
     assert_eq!(code(&o), 4, "a contested run is not a pass");
+    // Finalize needs your choice, with a reason, and records it.
+    let id = doc["run"].as_str().unwrap();
+    let o = first.rascal(&["finalize", id]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_ne!(code(&o), 0, "{err}");
+    assert!(
+        err.contains("has no pick") && err.contains("--pick CANDIDATE --reason"),
+        "{err}"
+    );
+    assert_eq!(code(&first.rascal(&["finalize", id, "--pick", "alder"])), 2);
+    let o = first.rascal(&[
+        "finalize",
+        id,
+        "--pick",
+        "alder",
+        "--reason",
+        "negatives must add",
+    ]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let shown: serde_json::Value =
+        serde_json::from_slice(&first.rascal(&["show", id, "--json"]).stdout).unwrap();
+    assert_eq!(shown["selected"], "alder", "{shown}");
+    let alder = crate::test_integrity::candidate(&shown, "alder");
+    assert!(
+        alder["decisions"].as_array().is_some_and(|ds| ds
+            .iter()
+            .any(|d| d["kind"] == "select" && d["reason"] == "negatives must add")),
+        "{alder}"
+    );
+    assert!(shown["finalized"].is_object(), "{shown}");
     // The headless run says so in its last word.
     let (t, o) = run("--headless");
     let out = String::from_utf8_lossy(&o.stdout);
