@@ -55,7 +55,8 @@ pub async fn release_profile(
     let Some(shipped) = runs.shipped() else {
         return Ok((None, Vec::new()));
     };
-    let command = &shipped.run.0;
+    // As the user would type it (not with rascal's results flags).
+    let command = &ledger::shipped_profile(runs.rec, &runs.run_command()).unwrap_or_default();
     let Some(release_at_base) = base_release_passing(&shipped, place, at_base, base).await? else {
         let why = format!(
             "release profile: not compared — the base's own tests do not finish in `{command}` within the guardrail's timeout (raise `timeout`, or set `release_profile: false` on the guardrail)"

@@ -131,8 +131,9 @@ impl<'a> TestRuns<'a> {
         })
     }
 
-    /// The command these runs were made from (before its results flags).
-    fn run_command(&self) -> String {
+    /// The command these runs were made from (before its results flags),
+    /// as a user would type it.
+    pub fn run_command(&self) -> String {
         let crate::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
             unreachable!("TestRuns are made for command guardrails")
         };
