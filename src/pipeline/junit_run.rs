@@ -300,9 +300,8 @@ async fn base_tests(
     let rounds = mutants::plan(mutants::Naming::Junit, &files, &passed, &nonce);
     let mut forged = Vec::new();
     for planned in &rounds {
-        for (path, text) in &files {
-            let m = mutants::mutated(planned, path, text, &nonce);
-            copy.put(path, m.unwrap_or_else(|| text.clone()));
+        for (path, text) in mutants::round(planned, &files, &nonce) {
+            copy.put(path, text);
         }
         let w = runs.at(&copy.place(place, changes)?).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
@@ -323,7 +322,7 @@ async fn base_tests(
         forged.extend(mutants::verdict(planned, &passed, &outcome, false));
     }
     if let Some(b) = b.as_mut() {
-        b.mutated = crate::pipeline::test_evidence::mutated_count(&rounds, &forged);
+        b.mutated = mutants::failed_as_they_must(&rounds, &forged);
     }
     issues.extend(forged);
     Ok((b, issues))

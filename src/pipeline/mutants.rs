@@ -206,6 +206,30 @@ pub fn mutated(planned: &[Planned], path: &str, text: &str, nonce: &str) -> Opti
     test_integrity::mutate(path, text, &|t| tests.contains(&t), seed(nonce)).map(|m| m.text)
 }
 
+/// The texts of `files` (path, text) for one canary round: each file with
+/// `planned`'s mutants of it made, or as it is (so a file mutated in the
+/// other round is laid back whole).
+pub fn round<'a>(
+    planned: &'a [Planned],
+    files: &'a [(String, String)],
+    nonce: &'a str,
+) -> impl Iterator<Item = (&'a str, String)> + 'a {
+    files.iter().map(move |(path, text)| {
+        let m = mutated(planned, path, text, nonce);
+        (path.as_str(), m.unwrap_or_else(|| text.clone()))
+    })
+}
+
+/// How many mutated tests failed as they must across the canary `rounds`
+/// (none are counted when any round found the results `forged`).
+pub fn failed_as_they_must(rounds: &[Vec<Planned>], forged: &[Issue]) -> usize {
+    if forged.is_empty() {
+        rounds.iter().map(Vec::len).sum()
+    } else {
+        0
+    }
+}
+
 /// How one test came out of the canary run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
@@ -481,5 +505,23 @@ mod tests {
             splits.insert(first);
         }
         assert!(splits.len() > 1, "the split does not depend on the run");
+    }
+
+    #[test]
+    fn a_round_lays_every_file_mutated_or_whole() {
+        let text = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+        let files = vec![
+            ("src/lib.rs".to_string(), text.to_string()),
+            ("src/other.rs".to_string(), "pub fn x() {}\n".to_string()),
+        ];
+        let passed = vec!["c:src/lib.rs tests::adds".to_string()];
+        let nonce = "00000000000000a1";
+        let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+        let laid: Vec<(&str, String)> = round(&rounds[0], &files, nonce).collect();
+        assert_eq!(laid.len(), 2);
+        assert_ne!(laid[0].1, text, "the planned test is mutated");
+        assert_eq!(laid[1].1, "pub fn x() {}\n", "the other file is laid whole");
+        assert_eq!(round(&[], &files, nonce).next().unwrap().1, text);
+        assert_eq!(failed_as_they_must(&rounds, &[]), 1);
     }
 }

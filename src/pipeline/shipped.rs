@@ -36,8 +36,8 @@ pub struct Base<'a> {
 pub type Shipped = (Option<(usize, usize)>, Vec<Issue>);
 
 /// The base's tests (listed at the base as `at_base`) on the change in
-/// the release profile: one that passed in the base-tests run (all but
-/// `not_passing`) must pass here too, unless at the base it also passes
+/// the release profile, made when every one passed in the base-tests run:
+/// each must pass here too, unless at the base it also passes
 /// in the test profile and fails in release (`base_failing`: the base's
 /// own run's failures, awaited only when needed). The base's release run
 /// comes first (once per base tree): when even the base's does not finish
@@ -48,7 +48,6 @@ pub async fn release_profile(
     runs: &TestRuns<'_>,
     (place, changes, allow): (&Place, &ChangeSet, &[String]),
     at_base: &Listing,
-    not_passing: &[String],
     base: &Base<'_>,
     base_failing: impl std::future::Future<Output = Result<Vec<String>, String>>,
 ) -> Result<Shipped, String> {
@@ -87,7 +86,7 @@ pub async fn release_profile(
         .failed
         .iter()
         .chain(&judged.not_run)
-        .filter(|t| !judged.ignored.contains(t) && !not_passing.contains(t))
+        .filter(|t| !judged.ignored.contains(t))
         .cloned()
         .collect();
     if differ.is_empty() {

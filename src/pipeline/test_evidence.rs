@@ -453,9 +453,8 @@ pub async fn base_tests(
     let rounds = mutants::plan(mutants::Naming::Known(runner), &files, &passed, &nonce);
     let mut forged = Vec::new();
     for planned in &rounds {
-        for (path, text) in &files {
-            let m = mutants::mutated(planned, path, text, &nonce);
-            copy.put(path, m.unwrap_or_else(|| text.clone()));
+        for (path, text) in mutants::round(planned, &files, &nonce) {
+            copy.put(path, text);
         }
         let mutant_place = copy.place(place, changes)?;
         let run = all.run(&mutant_place).await?;
@@ -475,20 +474,10 @@ pub async fn base_tests(
         ));
     }
     if let Some(b) = b.as_mut() {
-        b.mutated = mutated_count(&rounds, &forged);
+        b.mutated = mutants::failed_as_they_must(&rounds, &forged);
     }
     issues.extend(forged);
     Ok((b, issues))
-}
-
-/// How many mutated tests failed as they must across the canary runs
-/// `rounds` (none are counted when any run was `forged`).
-pub fn mutated_count(rounds: &[Vec<mutants::Planned>], forged: &[Issue]) -> usize {
-    if forged.is_empty() {
-        rounds.iter().map(Vec::len).sum()
-    } else {
-        0
-    }
 }
 
 /// Whether rascal mutates the base's tests for `runner` (Rust and

@@ -416,8 +416,10 @@ pub async fn run_test_guardrail(
     r = merge_base_tests(r, &mut s, base);
     // The same tests where the project ships: cargo's release profile
     // (when they all passed here: else the change fails already).
-    let judged_all = s.base_tests.as_ref().map(|b| b.not_passing.clone());
-    if let Some(not_passing) = judged_all.filter(|n| n.is_empty()) {
+    if s.base_tests
+        .as_ref()
+        .is_some_and(|b| b.not_passing.is_empty())
+    {
         let base = shipped::Base {
             tree: &base_tree,
             cache_dir: &cache_dir,
@@ -427,14 +429,8 @@ pub async fn run_test_guardrail(
                 .await
                 .map(|b| b.failed)
         };
-        let release = shipped::release_profile(
-            &runs,
-            (place, changes, allow),
-            &at_base,
-            &not_passing,
-            &base,
-            failing,
-        );
+        let release =
+            shipped::release_profile(&runs, (place, changes, allow), &at_base, &base, failing);
         r = merge_shipped(r, &mut s, Box::pin(release).await);
     }
     // The change's tests on the base's code: new ones, and the base's
