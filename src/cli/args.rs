@@ -153,9 +153,14 @@ pub struct RunArgs {
     #[arg(long)]
     pub plan: bool,
     /// With a plan: accept the planner's proposal as it is (headless);
-    /// without it a headless plan is printed and the run exits 3.
+    /// without it a headless plan is printed and the run exits 3. Refused
+    /// when a criterion is vacuous (the unchanged base meets it).
     #[arg(long)]
     pub approve: bool,
+    /// With --approve: accept vacuous criteria too (they never count as
+    /// evidence).
+    #[arg(long, requires = "approve")]
+    pub allow_vacuous: bool,
 }
 
 #[derive(Args)]

@@ -39,6 +39,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
         config_from_worktree,
         plan,
         approve,
+        allow_vacuous,
     } = args;
     let tui = tui_wanted(headless || json, theme)?;
     // Like `git -C`, a relative issue path is relative to DIR.
@@ -60,6 +61,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     req.launcher = launcher.map(Into::into);
     req.config_from_worktree = config_from_worktree;
     req.plan_wanted = plan;
+    req.allow_vacuous = allow_vacuous;
     req.plan = if approve {
         pipeline::PlanGate::Approve
     } else if tui.is_some() {

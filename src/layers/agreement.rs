@@ -1,12 +1,13 @@
 //! What the agreement matrix says about each candidate (execution
-//! agreement, after CodeT's dual agreement): candidates that never
-//! disagree on a test (one passes it, the other fails it) form a group;
-//! a candidate's score is its group's size times the tests the group
-//! passes, each author's tests together weighing one whatever their
-//! number — writing many tests buys nothing, and a wrong candidate's own
-//! tests of its wrong behaviour weigh no more than one right candidate's.
-//! A candidate that fails a test most others pass disagrees: a finding.
-//! Pure.
+//! agreement, after CodeT's dual agreement, without its vote): candidates
+//! that never disagree on a test (one passes it, the other fails it) form
+//! a group; a candidate's score is the evidence its group passes, each
+//! author's tests together weighing one whatever their number — writing
+//! many tests buys nothing, and neither does being many: heads never
+//! count. A candidate that fails a test another passes disagrees: a
+//! finding (a warning — the tests are the candidates' own, not evidence
+//! rascal trusts), and a pick that any passing candidate disagrees with is
+//! contested. Pure.
 
 use crate::model::agreement::{Agreement, Cell, CrossTest};
 use std::collections::BTreeMap;
@@ -14,7 +15,7 @@ use std::collections::BTreeMap;
 /// One candidate's standing in the matrix.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Standing {
-    /// Group size × the tests its group passes (author-weighted).
+    /// The tests its group passes, author-weighted (never its size).
     pub score: f64,
     /// The candidates of its group (itself included), in matrix order.
     pub group: Vec<String>,
@@ -24,8 +25,8 @@ pub struct Standing {
     pub others: usize,
 }
 
-/// A candidate fails a test that fails at the base and that more passing
-/// candidates (at least two others) pass than fail.
+/// A candidate fails a test that fails at the base and that another
+/// passing candidate passes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Disagreement {
     pub candidate: String,
@@ -95,7 +96,7 @@ fn weighted_passes(m: &Agreement, group: &[usize]) -> f64 {
 pub fn standings(m: &Agreement) -> BTreeMap<String, Standing> {
     let mut out = BTreeMap::new();
     for g in groups(m) {
-        let score = g.len() as f64 * weighted_passes(m, &g);
+        let score = weighted_passes(m, &g);
         for &row in &g {
             let id = &m.candidates[row];
             let theirs: Vec<Cell> = m
@@ -130,7 +131,7 @@ pub fn disagreements(m: &Agreement) -> Vec<Disagreement> {
                 .collect()
         };
         let (passed, failed) = (with(Cell::Passed), with(Cell::Failed));
-        if passed.len() < 2 || passed.len() <= failed.len() {
+        if passed.is_empty() {
             continue;
         }
         for &r in &failed {
@@ -144,30 +145,56 @@ pub fn disagreements(m: &Agreement) -> Vec<Disagreement> {
     out
 }
 
-/// Whether the top candidate's agreement is contested: a group that
-/// disagrees with it is at least as large as its own. Why, when it is.
-pub fn contested(m: &Agreement, top: &str) -> Option<String> {
+/// Whether the top candidate's agreement is contested, and why. `strict`
+/// (`compare.on_disagreement: fail`, the default): any candidate that
+/// disagrees with it contests it, however many agree; otherwise only a
+/// disagreeing group whose evidence weighs at least as much as its own.
+pub fn contested(m: &Agreement, top: &str, strict: bool) -> Option<String> {
     let gs = groups(m);
     let row = m.candidates.iter().position(|c| c == top)?;
     let mine = gs.iter().find(|g| g.contains(&row))?;
+    let against: Vec<usize> = (0..m.candidates.len())
+        .filter(|&r| !compatible(m, r, row))
+        .collect();
     let rival = gs
         .iter()
-        .filter(|g| !g.contains(&row))
-        .filter(|g| g.iter().any(|&r| !compatible(m, r, row)))
-        .max_by_key(|g| g.len())?;
-    (rival.len() >= mine.len()).then(|| {
-        let names = |g: &Vec<usize>| {
-            g.iter()
-                .map(|&r| m.candidates[r].as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        format!(
-            "the candidates disagree on the tests they wrote, and no majority settles it: {} against {}",
-            names(mine),
-            names(rival)
-        )
-    })
+        .filter(|g| g.iter().any(|r| against.contains(r)))
+        .max_by(|a, b| weighted_passes(m, a).total_cmp(&weighted_passes(m, b)))?;
+    let settled = !strict && weighted_passes(m, rival) < weighted_passes(m, mine);
+    if settled {
+        return None;
+    }
+    let names = |g: &[usize]| {
+        g.iter()
+            .map(|&r| m.candidates[r].as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let (col, t) = m
+        .tests
+        .iter()
+        .enumerate()
+        .find(|&(col, _)| {
+            let (x, y) = (cell(m, row, col), cell(m, against[0], col));
+            matches!(
+                (x, y),
+                (Cell::Passed, Cell::Failed) | (Cell::Failed, Cell::Passed)
+            )
+        })?;
+    let on = |wanted: Cell| -> Vec<usize> {
+        (0..m.candidates.len())
+            .filter(|&r| cell(m, r, col) == wanted)
+            .collect()
+    };
+    Some(format!(
+        "the candidates disagree on the tests they wrote, and nothing rascal trusts settles it: {} against {} (`{}` by {} passes on {} and fails on {})",
+        names(mine),
+        names(&against),
+        t.name,
+        t.author,
+        names(&on(Cell::Passed)),
+        names(&on(Cell::Failed)),
+    ))
 }
 
 #[cfg(test)]
@@ -189,6 +216,7 @@ mod tests {
             cells: rows.iter().map(|(_, c)| c.clone()).collect(),
             runs: 0,
             skipped: None,
+            notes: Vec::new(),
         }
     }
 
@@ -210,13 +238,13 @@ mod tests {
             ],
         );
         let s = standings(&m);
-        assert_eq!(s["many"].score, 4.0, "2 candidates × (1 + 1 author)");
+        assert_eq!(s["many"].score, 2.0, "1 + 1 author, however many agree");
         assert_eq!(s["many"].score, s["few"].score);
         assert_eq!(s["few"].passes_others, 5);
     }
 
     #[test]
-    fn a_wrong_candidate_with_its_own_tests_loses_to_two_agreeing_right_ones() {
+    fn two_agreeing_right_candidates_do_not_outvote_a_wrong_one_by_heads() {
         // right1 wrote r1, r2; wrong wrote w1, w2, w3 of its wrong
         // behaviour; right2 wrote nothing and cannot build r2 (a helper
         // only right1 has).
@@ -236,16 +264,35 @@ mod tests {
         );
         let s = standings(&m);
         assert_eq!(s["right1"].group, vec!["right1", "right2"]);
-        assert_eq!(s["right1"].score, 2.0);
-        assert_eq!(s["wrong"].score, 1.0);
-        assert!(s["right2"].score > s["wrong"].score);
+        assert_eq!(s["right1"].score, 1.0, "one author's tests");
+        assert_eq!(s["wrong"].score, 1.0, "one author's tests: two heads weigh no more");
         let d = disagreements(&m);
-        assert_eq!(d.len(), 1, "{d:?}");
-        assert_eq!(d[0].candidate, "wrong");
-        assert_eq!(d[0].test.name, "r1");
+        assert_eq!(d.len(), 8, "{d:?}");
+        let wrong: Vec<&str> = d
+            .iter()
+            .filter(|x| x.candidate == "wrong")
+            .map(|x| x.test.name.as_str())
+            .collect();
+        assert_eq!(wrong, vec!["r1", "r2"]);
         assert_eq!(d[0].passed_by, vec!["right1", "right2"]);
-        assert_eq!(contested(&m, "right1"), None);
-        assert!(contested(&m, "wrong").is_some());
+        for strict in [true, false] {
+            let why = contested(&m, "right1", strict).expect("contested");
+            assert!(why.contains("right1, right2 against wrong"), "{why}");
+            assert!(why.contains("`r1` by right1 passes on right1, right2 and fails on wrong"), "{why}");
+            assert!(contested(&m, "wrong", strict).is_some());
+        }
+    }
+
+    #[test]
+    fn a_disagreement_contests_the_pick_unless_leniency_lets_evidence_settle_it() {
+        // wrong wrote no test; right's test fails on it.
+        let m = matrix(&[("right", "r1")], &[("right", vec![P]), ("wrong", vec![F])]);
+        assert!(contested(&m, "right", true).is_some(), "strict: any disagreement");
+        assert_eq!(contested(&m, "right", false), None, "no evidence against right");
+        assert!(contested(&m, "wrong", false).is_some());
+        let d = disagreements(&m);
+        assert_eq!(d.len(), 1);
+        assert_eq!((d[0].candidate.as_str(), d[0].passed_by.clone()), ("wrong", vec!["right".to_string()]));
     }
 
     #[test]
@@ -256,8 +303,8 @@ mod tests {
         );
         let s = standings(&m);
         assert_eq!(s["a"].score, s["b"].score);
-        assert!(disagreements(&m).is_empty(), "one passer is not a majority");
-        let why = contested(&m, "a").unwrap();
+        assert_eq!(disagreements(&m).len(), 2, "each fails the other's test");
+        let why = contested(&m, "a", false).unwrap();
         assert!(why.contains("a against b"), "{why}");
     }
 
@@ -279,6 +326,6 @@ mod tests {
         assert_eq!(s["a"].group, vec!["a", "b"]);
         assert_eq!(s["b"].others, 0);
         assert!(disagreements(&m).is_empty());
-        assert_eq!(contested(&m, "a"), None);
+        assert_eq!(contested(&m, "a", true), None);
     }
 }

@@ -182,6 +182,7 @@ impl Printer {
                 constraints,
                 problem,
             } => plan_lines(agent, criteria, constraints, problem.as_deref()),
+            RunEvent::CriteriaOnBase { checked, vacuous } => vacuous_lines(*checked, vacuous),
             RunEvent::CandidateAdded {
                 candidate,
                 combined_from,
@@ -1084,4 +1085,28 @@ mod tests {
         let head = lines.iter().find(|l| l.contains("similarity")).unwrap();
         assert_eq!(width(head), width(rows[0]), "{lines:#?}");
     }
+}
+
+/// The criteria checked on the unchanged base: one line, and one per
+/// vacuous criterion.
+fn vacuous_lines(checked: usize, vacuous: &[crate::model::event::VacuousCriterion]) -> Vec<String> {
+    if vacuous.is_empty() {
+        return vec![format!(
+            "criteria on the base: {} checked, none met by the unchanged base",
+            checked
+        )];
+    }
+    let mut out = vec![format!(
+        "criteria on the base: {} of {checked} vacuous — the unchanged base already meets {}: never counted as evidence",
+        vacuous.len(),
+        if vacuous.len() == 1 { "it" } else { "them" }
+    )];
+    out.extend(vacuous.iter().map(|v| {
+        format!(
+            "  vacuous: {} — {}",
+            sanitize(&v.criterion),
+            sanitize(&v.why)
+        )
+    }));
+    out
 }

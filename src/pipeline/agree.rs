@@ -1,12 +1,12 @@
 //! Layer 1's execution agreement, between the gate and the ranking: the
 //! candidates that passed the gate test each other (`cross_test`), each
 //! gets a `compare` report saying how it fared on the tests the others
-//! wrote, a candidate that fails a test most others pass gets
-//! `compare/disagrees` (a FAIL unless `compare.on_disagreement: warn`,
-//! and then re-finished with its new verdict), and the comparator ranks on
-//! the standings. A pick whose agreement is contested is no pick.
+//! wrote, a candidate that fails a test another passes gets a
+//! `compare/disagrees` warning (never a FAIL: the tests are the
+//! candidates' own, and heads never count), and the comparator ranks on
+//! the standings. A pick that another passing candidate disagrees with is
+//! no pick unless held-out tests break the tie: the run is CONTESTED.
 
-use crate::config::compare::OnDisagreement;
 use crate::config::Config;
 use crate::layers::agreement::{self, Disagreement};
 use crate::layers::compare::{Contender, RULE_DISAGREES, TEST_INTEGRITY};
@@ -71,10 +71,7 @@ pub(crate) async fn agree(
     }
     let standings = agreement::standings(&m);
     let found = agreement::disagreements(&m);
-    let severity = match config.main.compare.on_disagreement {
-        OnDisagreement::Fail => Severity::Error,
-        OnDisagreement::Warn => Severity::Warning,
-    };
+    let severity = Severity::Warning;
     for &i in &passing {
         let o = &mut results[i];
         let Some(s) = standings.get(&o.id) else {
@@ -164,8 +161,16 @@ pub(crate) fn with_standings(contenders: &mut [Contender], m: &Agreement) {
 }
 
 /// The ranking with the matrix, and no pick when the pick's agreement is
-/// contested and no held-out test breaks the tie.
-pub(crate) fn settle(ranking: &mut Ranking, m: Agreement, contenders: &[Contender]) {
+/// contested (`compare.on_disagreement`) and no held-out test breaks the
+/// tie.
+pub(crate) fn settle(
+    ranking: &mut Ranking,
+    m: Agreement,
+    contenders: &[Contender],
+    on_disagreement: crate::config::compare::OnDisagreement,
+) {
+    use crate::config::compare::OnDisagreement;
+    let strict = on_disagreement == OnDisagreement::Contest;
     if let Some(pick) = ranking.pick.clone() {
         let holdout = |id: &str| {
             contenders
@@ -178,7 +183,7 @@ pub(crate) fn settle(ranking: &mut Ranking, m: Agreement, contenders: &[Contende
             .iter()
             .filter(|p| p.candidate != pick && p.verdict != Verdict::Fail)
             .all(|p| holdout(&p.candidate) < holdout(&pick));
-        if let Some(why) = agreement::contested(&m, &pick).filter(|_| !broken_by_holdout) {
+        if let Some(why) = agreement::contested(&m, &pick, strict).filter(|_| !broken_by_holdout) {
             ranking.pick = None;
             ranking.contested = Some(why);
         }

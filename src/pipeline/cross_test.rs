@@ -3,9 +3,10 @@
 //! other passing candidate's code, in a fresh sandboxed copy of that
 //! candidate's checks with the tests laid in (`base_defined::tests_on_other`:
 //! test files whole, Rust test modules into the same source file). A test
-//! that does not build against the other code, or has no result, is not
-//! applicable there, never a failure. Bounded by `compare.cross_tests`
-//! runs per run.
+//! that fails there, does not build there, dies or gives no result fails
+//! it (`cross_cell`), unless it leans on a word only its author's change
+//! has: then it is not applicable. Bounded by `compare.cross_tests` runs
+//! per run.
 //!
 //! Each run holds one author's tests on one candidate's code, with a
 //! build cache of its own started from the base's seed: an author's test
@@ -17,7 +18,9 @@
 use crate::config::{Config, Guardrail, GuardrailKind};
 use crate::exec::place::Place;
 use crate::layers::ledger::{self, Listing, Recognised};
-use crate::model::agreement::{Agreement, Cell, CrossTest};
+use crate::layers::test_integrity::Corpus;
+use crate::model::agreement::{Agreement, Cell, CellNote, CrossTest};
+use crate::pipeline::cross_cell;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::Report;
 use crate::pipeline::test_evidence::TestRuns;
@@ -67,8 +70,15 @@ fn proving(c: &Crossing<'_>, g: &Guardrail) -> Vec<String> {
 }
 
 /// One test's cell in a batch: its author (an index into the candidates),
-/// its name, and how it fared.
-type Outcome = (usize, String, Cell);
+/// its name, how it fared, and what the mark does not say.
+type Outcome = (usize, String, Cell, Option<String>);
+
+/// The texts cells are judged against: the base's, each author's code,
+/// each target's code.
+struct Texts {
+    base: Corpus,
+    code: Vec<Corpus>,
+}
 
 /// One run of cross-testing: on `target`'s code, the tests of `author`
 /// (indices into the candidates).
@@ -204,17 +214,29 @@ pub async fn cross_test(
         return m;
     };
     let listed: Vec<Vec<String>> = (0..candidates.len()).map(files).collect();
+    let texts = Texts {
+        base: {
+            let (origin, base) = (first.place.origin().to_path_buf(), first.changes.base.clone());
+            tokio::task::spawn_blocking(move || cross_cell::base_corpus(&origin, &base))
+                .await
+                .unwrap_or_default()
+        },
+        code: candidates
+            .iter()
+            .map(|c| cross_cell::change_corpus(c.place, c.changes, true))
+            .collect(),
+    };
     // Targets in parallel; one target's batches one after the other, as
     // they share its build cache.
     let per_target = (0..candidates.len()).map(|t| {
         let mine: Vec<&Batch> = plan.iter().filter(|b| b.target == t).collect();
-        let (names, listed, runs) = (&names, &listed, &runs);
+        let (names, listed, runs, texts) = (&names, &listed, &runs, &texts);
         async move {
             let mut out = Vec::new();
             for b in mine {
                 out.push((
                     b.target,
-                    run_batch(b, candidates, names, listed, runs).await,
+                    run_batch(b, candidates, (names, listed), runs, texts).await,
                 ));
             }
             out
@@ -227,13 +249,20 @@ pub async fn cross_test(
         .collect();
     m.runs = plan.len();
     for (target, cells) in outcomes {
-        for (name_author, name, cell) in cells {
+        for (name_author, name, cell, note) in cells {
             if let Some(col) = m
                 .tests
                 .iter()
                 .position(|t| t.author == candidates[name_author].id && t.name == name)
             {
                 m.cells[target][col] = cell;
+                if let Some(note) = note {
+                    m.notes.push(CellNote {
+                        candidate: candidates[target].id.to_string(),
+                        test: col,
+                        note,
+                    });
+                }
             }
         }
     }
@@ -241,13 +270,13 @@ pub async fn cross_test(
 }
 
 /// One batch's run: each author's test with its cell on the target's
-/// code. A run that could not be made leaves its tests not applicable.
+/// code (see `cross_cell` for what each outcome means).
 async fn run_batch(
     b: &Batch,
     candidates: &[Crossing<'_>],
-    names: &[Vec<String>],
-    listed: &[Vec<String>],
+    (names, listed): (&[Vec<String>], &[Vec<String>]),
     runs: &TestRuns<'_>,
+    texts: &Texts,
 ) -> Vec<Outcome> {
     let target = &candidates[b.target];
     let a = b.author;
@@ -262,7 +291,8 @@ async fn run_batch(
         complete: true,
         files_only: false,
     };
-    let results = match crate::pipeline::base_defined::tests_on_other(
+    // What the run says, and what went wrong with it.
+    let (judged, trouble, laid) = match crate::pipeline::base_defined::tests_on_other(
         &authors,
         (target.place, target.changes),
     ) {
@@ -275,27 +305,46 @@ async fn run_batch(
             let ran = runs.run(&laid).await;
             drop(cache);
             match ran {
-                Ok(run) if run.outcome.exit.problem(runs.timeout).is_none() => {
-                    Some(runs.results(&run, &these))
+                Ok(run) => {
+                    let results = runs.results(&run, &these);
+                    let judged = ledger::judge(runs.rec.runner, &these, &results);
+                    let problem = run.outcome.exit.problem(runs.timeout);
+                    (Some(judged), problem, true)
                 }
-                _ => None,
+                Err(e) => (None, Some(e), true),
             }
         }
-        Err(_) => None,
+        Err(e) => (None, Some(format!("could not be laid on this code: {e}")), false),
     };
-    let judged = results
-        .as_ref()
-        .map(|r| ledger::judge(runs.rec.runner, &these, r));
+    let author = (candidates[a].id, &texts.code[a]);
     names[a]
         .iter()
         .map(|n| {
-            let cell = match &judged {
-                Some(j) if j.failed.contains(n) => Cell::Failed,
-                Some(j) if j.not_run.contains(n) || j.ignored.contains(n) => Cell::NotApplicable,
-                Some(_) => Cell::Passed,
-                None => Cell::NotApplicable,
+            let passed = judged.as_ref().is_some_and(|j| {
+                !j.failed.contains(n) && !j.not_run.contains(n) && !j.ignored.contains(n)
+            });
+            if passed {
+                return (a, n.clone(), Cell::Passed, None);
+            }
+            let words = cross_cell::words_of(candidates[a].place, &listed[a], n);
+            if let Some(why) =
+                cross_cell::not_applicable(&words, author, &texts.base, &texts.code[b.target])
+            {
+                return (a, n.clone(), Cell::NotApplicable, Some(why));
+            }
+            if !laid {
+                return (a, n.clone(), Cell::NotApplicable, trouble.clone());
+            }
+            let failed = judged.as_ref().is_some_and(|j| j.failed.contains(n));
+            let note = match (&trouble, failed) {
+                (Some(t), _) => Some(format!("the run: {t}")),
+                (None, true) => None,
+                (None, false) => Some(
+                    "no result on this code: the test did not build or did not run to its end, and it uses nothing only its author's change has"
+                        .to_string(),
+                ),
             };
-            (a, n.clone(), cell)
+            (a, n.clone(), Cell::Failed, note)
         })
         .collect()
 }

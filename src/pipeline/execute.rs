@@ -126,7 +126,25 @@ pub async fn execute_with(
         .as_ref()
         .map(|r| r.finished.clone())
         .unwrap_or_default();
-    let mut results = join_candidates(spawned.tasks).await;
+    // The spec's criteria on the unchanged base, while the candidates run
+    // (a planned run checked them before its approval).
+    let on_base = async {
+        if continued || jobs.request.plan != crate::pipeline::PlanGate::Off {
+            return;
+        }
+        let p = crate::pipeline::vacuity::OnBaseRun {
+            run: &jobs.run,
+            config: &jobs.config,
+            repo_dir: &jobs.repo_dir,
+            state: &jobs.state,
+            base: jobs.base,
+            holdout: &jobs.task.holdout,
+            journal: &jobs.journal,
+            cancel: &cancel,
+        };
+        crate::pipeline::vacuity::check(&p, &jobs.task.acceptance_criteria).await;
+    };
+    let (mut results, ()) = tokio::join!(join_candidates(spawned.tasks), on_base);
     jobs.retry_finished(&mut results, &spawned.again).await;
     stop_deciding.cancel();
     let _ = decider.await;
@@ -173,7 +191,12 @@ pub async fn execute_with(
     }
     let mut ranking = jobs.rank(&contenders, &worktrees, &cancel).await;
     if let Some(m) = agreement {
-        agree::settle(&mut ranking, m, &contenders);
+        agree::settle(
+            &mut ranking,
+            m,
+            &contenders,
+            jobs.config.main.compare.on_disagreement,
+        );
     }
     let contested = ranking.contested.is_some();
     // A run the declarations escalate is a human's to decide: `--auto`

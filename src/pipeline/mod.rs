@@ -14,6 +14,7 @@ pub mod candidate;
 pub mod combine;
 pub mod combine_brief;
 pub mod content;
+pub mod cross_cell;
 pub mod cross_test;
 pub mod decisions;
 pub mod execute;
@@ -37,6 +38,7 @@ pub mod shipped;
 pub mod test_evidence;
 pub mod test_report;
 pub mod test_run;
+pub mod vacuity;
 
 pub use decisions::{record_decision, record_finalized};
 pub use execute::{execute, execute_with};

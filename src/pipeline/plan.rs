@@ -82,6 +82,49 @@ pub(crate) async fn plan(
         constraints: proposal.constraints.clone(),
         problem: problem.clone(),
     });
+    // Every criterion, the spec's and the planner's, on the unchanged base.
+    let all: Vec<crate::config::spec::Criterion> = p
+        .task
+        .acceptance_criteria
+        .iter()
+        .chain(&proposal.criteria)
+        .cloned()
+        .collect();
+    let on_base = crate::pipeline::vacuity::OnBaseRun {
+        run: p.run,
+        config: p.config,
+        repo_dir: p.repo_dir,
+        state: p.state,
+        base: p.base,
+        holdout: &p.task.holdout,
+        journal: p.journal,
+        cancel: p.cancel,
+    };
+    let vacuous = crate::pipeline::vacuity::check(&on_base, &all).await;
+    if p.cancel.is_cancelled() {
+        return Planned::Cancelled;
+    }
+    if p.request.plan == PlanGate::Approve
+        && problem.is_none()
+        && !vacuous.is_empty()
+        && !p.request.allow_vacuous
+    {
+        let named: Vec<String> = vacuous
+            .iter()
+            .map(|v| format!("`{}` ({})", v.criterion, v.why))
+            .collect();
+        return Planned::NeedsHuman(format!(
+            "--approve refused: {} vacuous — the unchanged base already meets {}, so a change that does nothing would pass: {}. Edit the plan in the TUI (`rascal run --plan` without --approve), or accept {} anyway with `--approve --allow-vacuous` (never counted as evidence)",
+            if vacuous.len() == 1 {
+                "1 criterion is".to_string()
+            } else {
+                format!("{} criteria are", vacuous.len())
+            },
+            if vacuous.len() == 1 { "it" } else { "them" },
+            named.join("; "),
+            if vacuous.len() == 1 { "it" } else { "them" },
+        ));
+    }
     let approval = match (p.request.plan, &problem) {
         (PlanGate::Approve, None) => Decision::new(
             None,

@@ -53,6 +53,9 @@ pub struct RunRequest {
     pub plan: PlanGate,
     /// `--plan` was given.
     pub plan_wanted: bool,
+    /// `--allow-vacuous`: `--approve` accepts criteria the unchanged base
+    /// already meets (they still never count as evidence).
+    pub allow_vacuous: bool,
 }
 
 /// Who approves a plan.

@@ -850,6 +850,7 @@ fn project(tx: &rusqlite::Transaction, run: &str, at: i64, ev: &RunEvent) -> rus
         | RunEvent::AgentSummary { .. }
         | RunEvent::DeclaredImpossible { .. }
         | RunEvent::PlanProposed { .. }
+        | RunEvent::CriteriaOnBase { .. }
         | RunEvent::Finalized(_) => {}
     }
     Ok(())

@@ -771,6 +771,11 @@ impl App {
             }
             RunEvent::Ranked { ranking } => self.ranking = Some((**ranking).clone()),
             RunEvent::TaskLoaded { .. } => {}
+            RunEvent::CriteriaOnBase { vacuous, .. } => {
+                if let Some(plan) = self.plan.as_mut() {
+                    plan.on_base = Some(vacuous.clone());
+                }
+            }
             RunEvent::PlanProposed {
                 agent,
                 criteria,

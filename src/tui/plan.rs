@@ -66,6 +66,9 @@ pub struct PlanScreen {
     pub error: Option<String>,
     /// The approval was sent (or recorded): the screen is done.
     pub approved: bool,
+    /// The criteria the unchanged base already meets, once checked there
+    /// (None while they are).
+    pub on_base: Option<Vec<crate::model::event::VacuousCriterion>>,
 }
 
 impl PlanScreen {
@@ -95,7 +98,19 @@ impl PlanScreen {
             edit: None,
             error: None,
             approved: false,
+            on_base: None,
         }
+    }
+
+    /// Why criterion `c` is vacuous, when the base meets it as proposed
+    /// (an edited criterion is the human's own).
+    pub fn vacuous(&self, c: &Criterion) -> Option<&str> {
+        let found = self.on_base.as_ref()?;
+        let proposed = self.proposed.iter().any(|p| p == c);
+        found
+            .iter()
+            .find(|v| proposed && v.criterion == c.description)
+            .map(|v| v.why.as_str())
     }
 
     pub fn up(&mut self) {

@@ -1032,6 +1032,7 @@ fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it(
         cells: vec![vec![Cell::Passed; 2], vec![Cell::Passed, Cell::Failed]],
         runs: 2,
         skipped: None,
+        notes: Vec::new(),
     });
     press(&mut app, Key::Char('c'));
     assert_eq!(app.screen, Screen::Compare);

@@ -138,6 +138,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     cells: vec![vec![Cell::Passed], vec![Cell::Failed]],
                     runs: 1,
                     skipped: None,
+                    notes: Vec::new(),
                 });
                 keys(a, &[Key::Char('c'), Key::Char('e'), Key::Enter]);
                 update(

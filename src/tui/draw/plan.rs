@@ -37,6 +37,24 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             t.dim,
         )));
     }
+    match &p.on_base {
+        None => lines.push(Line::from(Span::styled(
+            "checking each criterion on the unchanged base…",
+            t.dim,
+        ))),
+        Some(v) if !v.is_empty() => lines.push(Line::from(Span::styled(
+            ellipsis(
+                &format!(
+                    "{} vacuous: the unchanged base already meets {} — a change that does nothing passes; never evidence (Space drops it, c edits its check)",
+                    v.len(),
+                    if v.len() == 1 { "it" } else { "them" }
+                ),
+                cols,
+            ),
+            t.fail,
+        ))),
+        Some(_) => {}
+    }
     // Every criterion and constraint is drawn whole (wrapped, never cut
     // at the edge): the human approves what they read, and a check's tail
     // or a constraint's value is part of what they approve.
@@ -53,6 +71,9 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
         if item.origin.is_none() {
             what.push_str(" · added");
+        }
+        if let Some(why) = p.vacuous(c) {
+            what.push_str(&format!(" · VACUOUS: {}", sanitize(why)));
         }
         let text = format!(
             "{} {mark} {}. {}   ({what})",

@@ -1,7 +1,10 @@
 //! `compare:` in `.rascal/config.yaml`: how the comparator's cross-testing
 //! runs — at most `cross_tests` test runs per run (default 200), and what a
-//! candidate that fails a test most others pass gets (`on_disagreement`:
-//! `fail`, the default, or `warn`).
+//! disagreement among candidates that pass everything does to the pick
+//! (`on_disagreement`: `contest`, the default — any disagreement leaves the
+//! run CONTESTED for a human — or `warn`, where the side whose tests weigh
+//! more may be picked). A disagreement never FAILs a candidate: the tests
+//! are the candidates' own.
 
 use serde::{Deserialize, Serialize};
 
@@ -16,12 +19,17 @@ pub struct CompareConfig {
     pub on_disagreement: OnDisagreement,
 }
 
-/// What `compare/disagrees` is.
+/// What a disagreement does to the pick.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum OnDisagreement {
+    /// Any candidate that disagrees with the pick contests it: no pick, the
+    /// run ends CONTESTED. `fail`, its old name, means the same.
     #[default]
-    Fail,
+    #[serde(alias = "fail")]
+    Contest,
+    /// The side whose tests weigh more (by authors, never by heads) may be
+    /// picked; a tie is still contested.
     Warn,
 }
 
@@ -32,7 +40,9 @@ mod tests {
     #[test]
     fn defaults_fail_and_unknown_keys_are_refused() {
         let c: CompareConfig = serde_yaml::from_str("{}").unwrap();
-        assert_eq!(c.on_disagreement, OnDisagreement::Fail);
+        assert_eq!(c.on_disagreement, OnDisagreement::Contest);
+        let old: CompareConfig = serde_yaml::from_str("{ on_disagreement: fail }").unwrap();
+        assert_eq!(old.on_disagreement, OnDisagreement::Contest);
         assert_eq!(c.cross_tests, None);
         let c: CompareConfig =
             serde_yaml::from_str("{ cross_tests: 12, on_disagreement: warn }").unwrap();

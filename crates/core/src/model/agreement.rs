@@ -20,7 +20,9 @@ pub struct CrossTest {
 pub enum Cell {
     Passed,
     Failed,
-    /// The test did not build against this code, or had no result.
+    /// The test cannot say anything about this code: it uses a name, a
+    /// constant, a message or a file that only its author's change added
+    /// (and the base never had), or it could not be laid there.
     NotApplicable,
 }
 
@@ -49,6 +51,20 @@ pub struct Agreement {
     /// `compare.cross_tests`, no test guardrail rascal reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skipped: Option<String>,
+    /// Why a cell is what it is, where the mark alone would mislead: a
+    /// failure that is not an assertion (the test did not build, or the
+    /// process died), or a test that does not apply.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<CellNote>,
+}
+
+/// What one cell's mark does not say.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CellNote {
+    pub candidate: String,
+    /// Index into [`Agreement::tests`].
+    pub test: usize,
+    pub note: String,
 }
 
 impl Agreement {
@@ -100,6 +116,9 @@ impl Agreement {
         }
         for (i, t) in self.tests.iter().enumerate() {
             out.push(format!("{:>3}. {} (by {})", i + 1, t.name, t.author));
+            for n in self.notes.iter().filter(|n| n.test == i) {
+                out.push(format!("       {}: {}", n.candidate, n.note));
+            }
         }
         out
     }
@@ -133,12 +152,21 @@ mod tests {
             ],
             runs: 2,
             skipped: None,
+            notes: vec![CellNote {
+                candidate: "hasty".into(),
+                test: 1,
+                note: "uses `MARK`, which only careful's change has".into(),
+            }],
         };
         let lines = a.render();
         assert_eq!(lines[0], "         1  2  | 3");
         assert_eq!(lines[1], "careful  ✓  ✓  | ✗");
         assert_eq!(lines[2], "hasty    ✗  –  | ✓");
-        assert_eq!(lines[5], "  3. tests::c (by hasty)");
+        assert_eq!(
+            lines[5],
+            "       hasty: uses `MARK`, which only careful's change has"
+        );
+        assert_eq!(lines[6], "  3. tests::c (by hasty)");
         assert_eq!(a.cell("hasty", 1), Some(Cell::NotApplicable));
         assert_eq!(a.cell("nobody", 0), None);
     }

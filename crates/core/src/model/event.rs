@@ -104,6 +104,14 @@ fn short(base: &str) -> &str {
     &base[..base.len().min(8)]
 }
 
+/// A criterion the unchanged base already meets, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VacuousCriterion {
+    /// The criterion's description.
+    pub criterion: String,
+    pub why: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum RunEvent {
@@ -244,6 +252,14 @@ pub enum RunEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         problem: Option<String>,
     },
+    /// The task's acceptance criteria checked on the unchanged base before
+    /// any candidate's: those that pass there are vacuous — a change that
+    /// does nothing meets them — and never count as evidence.
+    CriteriaOnBase {
+        checked: usize,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        vacuous: Vec<VacuousCriterion>,
+    },
     /// A candidate joins a run that already started: `rascal combine` (or
     /// `C` in the TUI) adds the combining agent's candidate, written from
     /// the candidates `combined_from` (best first), in a fresh workspace
@@ -302,6 +318,7 @@ impl RunEvent {
             RunEvent::DeclaredImpossible { .. } => "declared_impossible",
             RunEvent::PlanProposed { .. } => "plan_proposed",
             RunEvent::CandidateAdded { .. } => "candidate_added",
+            RunEvent::CriteriaOnBase { .. } => "criteria_on_base",
         }
     }
 

@@ -248,6 +248,10 @@ pub struct RunSummary {
     /// are `task`'s, the approval one of `decisions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanProposal>,
+    /// The task's criteria that the unchanged base already meets
+    /// (`RunEvent::CriteriaOnBase`): never evidence.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vacuous: Vec<crate::model::event::VacuousCriterion>,
     pub candidates: Vec<CandidateSummary>,
     /// The comparator's ranking (Layer 1), once every candidate finished.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -333,6 +337,7 @@ impl RunSummary {
             task: None,
             worktree: WorkingTree::default(),
             plan: None,
+            vacuous: Vec::new(),
             candidates: Vec::new(),
             ranking: None,
             selected: None,
@@ -503,6 +508,7 @@ impl RunSummary {
             }
             RunEvent::RunInterrupted { .. } => self.interrupt(at),
             RunEvent::Finalized(f) => self.finalized = Some(f.clone()),
+            RunEvent::CriteriaOnBase { vacuous, .. } => self.vacuous = vacuous.clone(),
             RunEvent::PlanProposed {
                 agent,
                 criteria,

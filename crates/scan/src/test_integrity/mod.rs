@@ -62,6 +62,7 @@ mod lex;
 mod mutate;
 mod mutate_parts;
 mod mutate_python;
+mod own_words;
 mod python;
 mod reads_source;
 mod runner;
@@ -71,6 +72,7 @@ mod test_only;
 
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
 pub use mutate::{mutate, Mutant, Mutated};
+pub use own_words::{code_of, only_theirs, test_words, Corpus};
 pub use stub::without_new_code;
 pub use test_only::RULE_TEST_ONLY;
 

@@ -1,0 +1,133 @@
+//! What one cross-test cell is: a test another candidate wrote, run on a
+//! target's code, either shows something about that code or does not.
+//! It does not when the test leans on a word only its author's change
+//! added — a name, a constant, a message, a file the base never had and
+//! the target never wrote (`test_integrity::only_theirs`): the target
+//! never defined it, so the test is "–" there, whatever it did. Anything
+//! else a test does on the target is the target's: a failed assertion, a
+//! test that no longer builds because the target changed or removed what
+//! the base had, a process that died, a test that reported no result
+//! (skipped, aborted) — each a failure, with a note saying which, so that
+//! evading another author's test never reads as "not applicable".
+
+use crate::exec::place::Place;
+use crate::layers::test_integrity::{self, Corpus};
+use crate::model::changeset::ChangeSet;
+use std::collections::BTreeSet;
+
+/// Text files larger than this are not read into a corpus.
+const MAX_FILE: usize = 1024 * 1024;
+/// At most this much of the base is read into its corpus.
+const MAX_BASE: usize = 32 * 1024 * 1024;
+
+/// The base's text, every file of its tree up to [`MAX_BASE`].
+pub fn base_corpus(origin: &std::path::Path, base: &str) -> Corpus {
+    let mut c = Corpus::default();
+    let Ok(repo) = git2::Repository::discover(origin) else {
+        return c;
+    };
+    let Ok(tree) = git2::Oid::from_str(base)
+        .and_then(|o| repo.find_commit(o))
+        .and_then(|commit| commit.tree())
+    else {
+        return c;
+    };
+    let mut read = 0usize;
+    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        if read > MAX_BASE {
+            return git2::TreeWalkResult::Abort;
+        }
+        c.add(&format!("{dir}{}", entry.name().unwrap_or("")));
+        if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
+            let bytes = blob.content();
+            if bytes.len() <= MAX_FILE {
+                if let Ok(text) = std::str::from_utf8(bytes) {
+                    read += text.len();
+                    c.add(text);
+                }
+            }
+        }
+        git2::TreeWalkResult::Ok
+    });
+    c
+}
+
+/// The text of a candidate's change: its changed paths, and each changed
+/// file after the change — with `code_only`, its code alone (test files
+/// left out, Rust test modules cut out of sources).
+pub fn change_corpus(place: &Place, changes: &ChangeSet, code_only: bool) -> Corpus {
+    let files = place.files_reader();
+    let mut c = Corpus::default();
+    for f in &changes.files {
+        for p in f.paths() {
+            c.add(p);
+        }
+        let p = f.path.as_str();
+        let test_file = test_integrity::is_test_path(p);
+        if code_only && test_file {
+            continue;
+        }
+        let Some(text) = files
+            .read(p)
+            .filter(|b| b.len() <= MAX_FILE)
+            .and_then(|b| String::from_utf8(b).ok())
+        else {
+            continue;
+        };
+        if code_only {
+            c.add(&test_integrity::code_of(p, &text));
+        } else {
+            c.add(&text);
+        }
+    }
+    c
+}
+
+/// The words test `name` reads, from the author's test files `listed`
+/// (those that define it; all of them when none does).
+pub fn words_of(place: &Place, listed: &[String], name: &str) -> BTreeSet<String> {
+    let files = place.files_reader();
+    let texts: Vec<(String, String)> = listed
+        .iter()
+        .filter_map(|p| {
+            let b = files.read(p).filter(|b| b.len() <= MAX_FILE)?;
+            Some((p.clone(), String::from_utf8(b).ok()?))
+        })
+        .collect();
+    let found: Vec<BTreeSet<String>> = texts
+        .iter()
+        .filter_map(|(p, t)| test_integrity::test_words(p, t, name))
+        .collect();
+    if !found.is_empty() {
+        return found.into_iter().flatten().collect();
+    }
+    let mut all = BTreeSet::new();
+    for (_, t) in &texts {
+        all.extend(
+            t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|w| w.len() >= 3)
+                .map(str::to_string),
+        );
+    }
+    all
+}
+
+/// Why a test says nothing about the target: the words only its author
+/// has, as a note (None: it applies).
+pub fn not_applicable(
+    words: &BTreeSet<String>,
+    author: (&str, &Corpus),
+    base: &Corpus,
+    target: &Corpus,
+) -> Option<String> {
+    let theirs = test_integrity::only_theirs(words, author.1, base, target);
+    if theirs.is_empty() {
+        return None;
+    }
+    let shown: Vec<String> = theirs.iter().take(3).map(|w| format!("`{w}`")).collect();
+    Some(format!(
+        "uses {}, which only {}'s change has: says nothing about this code",
+        shown.join(", "),
+        author.0
+    ))
+}
