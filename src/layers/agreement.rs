@@ -73,13 +73,22 @@ fn groups(m: &Agreement) -> Vec<Vec<usize>> {
 }
 
 /// The tests `group` passes, author-weighted: a column counts when a
-/// member passes it and none fails it; each author's columns together
-/// weigh one.
+/// member passes it and none fails it, and it says something about a
+/// candidate outside the group (a test that applies to nobody else — it
+/// leans on what only the group added — outweighs no one); each author's
+/// columns together weigh one.
 fn weighted_passes(m: &Agreement, group: &[usize]) -> f64 {
     let mut per_author: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+    let outside: Vec<usize> = (0..m.candidates.len())
+        .filter(|r| !group.contains(r))
+        .collect();
     for (col, t) in m.tests.iter().enumerate() {
         let cells: Vec<Cell> = group.iter().map(|&r| cell(m, r, col)).collect();
-        let passes = cells.contains(&Cell::Passed) && !cells.contains(&Cell::Failed);
+        let speaks = outside.is_empty()
+            || outside
+                .iter()
+                .any(|&r| cell(m, r, col) != Cell::NotApplicable);
+        let passes = speaks && cells.contains(&Cell::Passed) && !cells.contains(&Cell::Failed);
         let e = per_author.entry(&t.author).or_default();
         e.1 += 1;
         if passes {
@@ -146,15 +155,29 @@ pub fn disagreements(m: &Agreement) -> Vec<Disagreement> {
 }
 
 /// Whether the top candidate's agreement is contested, and why. `strict`
-/// (`compare.on_disagreement: fail`, the default): any candidate that
+/// (`compare.on_disagreement: contest`, the default): any candidate that
 /// disagrees with it contests it, however many agree; otherwise only a
 /// disagreeing group whose evidence weighs at least as much as its own.
-pub fn contested(m: &Agreement, top: &str, strict: bool) -> Option<String> {
+/// `sources`: the candidates the top one was combined from (`rascal
+/// combine`, which a human asked for); one of them whose every test the
+/// top one passes does not contest it.
+pub fn contested(m: &Agreement, top: &str, strict: bool, sources: &[String]) -> Option<String> {
     let gs = groups(m);
     let row = m.candidates.iter().position(|c| c == top)?;
     let mine = gs.iter().find(|g| g.contains(&row))?;
+    let passes_all_of = |author: &str| {
+        m.tests
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.author == author)
+            .all(|(col, _)| cell(m, row, col) != Cell::Failed)
+    };
     let against: Vec<usize> = (0..m.candidates.len())
         .filter(|&r| !compatible(m, r, row))
+        .filter(|&r| {
+            let id = &m.candidates[r];
+            !(sources.contains(id) && passes_all_of(id))
+        })
         .collect();
     let rival = gs
         .iter()
@@ -170,17 +193,13 @@ pub fn contested(m: &Agreement, top: &str, strict: bool) -> Option<String> {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let (col, t) = m
-        .tests
-        .iter()
-        .enumerate()
-        .find(|&(col, _)| {
-            let (x, y) = (cell(m, row, col), cell(m, against[0], col));
-            matches!(
-                (x, y),
-                (Cell::Passed, Cell::Failed) | (Cell::Failed, Cell::Passed)
-            )
-        })?;
+    let (col, t) = m.tests.iter().enumerate().find(|&(col, _)| {
+        let (x, y) = (cell(m, row, col), cell(m, against[0], col));
+        matches!(
+            (x, y),
+            (Cell::Passed, Cell::Failed) | (Cell::Failed, Cell::Passed)
+        )
+    })?;
     let on = |wanted: Cell| -> Vec<usize> {
         (0..m.candidates.len())
             .filter(|&r| cell(m, r, col) == wanted)
@@ -265,7 +284,10 @@ mod tests {
         let s = standings(&m);
         assert_eq!(s["right1"].group, vec!["right1", "right2"]);
         assert_eq!(s["right1"].score, 1.0, "one author's tests");
-        assert_eq!(s["wrong"].score, 1.0, "one author's tests: two heads weigh no more");
+        assert_eq!(
+            s["wrong"].score, 1.0,
+            "one author's tests: two heads weigh no more"
+        );
         let d = disagreements(&m);
         assert_eq!(d.len(), 8, "{d:?}");
         let wrong: Vec<&str> = d
@@ -276,23 +298,96 @@ mod tests {
         assert_eq!(wrong, vec!["r1", "r2"]);
         assert_eq!(d[0].passed_by, vec!["right1", "right2"]);
         for strict in [true, false] {
-            let why = contested(&m, "right1", strict).expect("contested");
+            let why = contested(&m, "right1", strict, &[]).expect("contested");
             assert!(why.contains("right1, right2 against wrong"), "{why}");
-            assert!(why.contains("`r1` by right1 passes on right1, right2 and fails on wrong"), "{why}");
-            assert!(contested(&m, "wrong", strict).is_some());
+            assert!(
+                why.contains("`r1` by right1 passes on right1, right2 and fails on wrong"),
+                "{why}"
+            );
+            assert!(contested(&m, "wrong", strict, &[]).is_some());
         }
     }
 
     #[test]
     fn a_disagreement_contests_the_pick_unless_leniency_lets_evidence_settle_it() {
         // wrong wrote no test; right's test fails on it.
-        let m = matrix(&[("right", "r1")], &[("right", vec![P]), ("wrong", vec![F])]);
-        assert!(contested(&m, "right", true).is_some(), "strict: any disagreement");
-        assert_eq!(contested(&m, "right", false), None, "no evidence against right");
-        assert!(contested(&m, "wrong", false).is_some());
+        let m = matrix(
+            &[("right", "r1")],
+            &[("right", vec![P]), ("wrong", vec![F])],
+        );
+        assert!(
+            contested(&m, "right", true, &[]).is_some(),
+            "strict: any disagreement"
+        );
+        assert_eq!(
+            contested(&m, "right", false, &[]),
+            None,
+            "no evidence against right"
+        );
+        assert!(contested(&m, "wrong", false, &[]).is_some());
         let d = disagreements(&m);
         assert_eq!(d.len(), 1);
-        assert_eq!((d[0].candidate.as_str(), d[0].passed_by.clone()), ("wrong", vec!["right".to_string()]));
+        assert_eq!(
+            (d[0].candidate.as_str(), d[0].passed_by.clone()),
+            ("wrong", vec!["right".to_string()])
+        );
+    }
+
+    #[test]
+    fn tests_only_their_own_group_can_run_outweigh_no_one() {
+        // Two colluders, each with a marker test the honest one cannot
+        // run ("–"); the honest one's test fails on both of them.
+        let m = matrix(
+            &[("honest", "h"), ("c1", "m1"), ("c2", "m2")],
+            &[
+                ("honest", vec![P, N, N]),
+                ("c1", vec![F, P, P]),
+                ("c2", vec![F, P, P]),
+            ],
+        );
+        let s = standings(&m);
+        assert_eq!(s["c1"].group, vec!["c1", "c2"]);
+        assert_eq!(s["c1"].score, 0.0, "their markers weigh nothing");
+        assert_eq!(s["honest"].score, 1.0);
+        assert_eq!(
+            contested(&m, "honest", false, &[]),
+            None,
+            "evidence settles it when lenient"
+        );
+        assert!(
+            contested(&m, "honest", true, &[]).is_some(),
+            "never by itself when strict"
+        );
+        let d = disagreements(&m);
+        assert!(d.iter().all(|x| x.candidate != "honest"), "{d:?}");
+    }
+
+    #[test]
+    fn a_combined_candidate_passing_its_sources_tests_is_not_contested_by_them() {
+        // adder and multiplier each fail the other's test; combined passes
+        // both. Its sources do not contest it; an outsider still does.
+        let m = matrix(
+            &[("adder", "a"), ("multiplier", "m"), ("other", "o")],
+            &[
+                ("adder", vec![P, F, N]),
+                ("multiplier", vec![F, P, N]),
+                ("combined", vec![P, P, N]),
+                ("other", vec![N, N, P]),
+            ],
+        );
+        let sources = ["adder".to_string(), "multiplier".to_string()];
+        assert_eq!(contested(&m, "combined", true, &sources), None);
+        assert!(contested(&m, "combined", true, &[]).is_some());
+        let mut m = m;
+        m.cells[2][2] = F;
+        m.cells[3] = vec![N, N, P];
+        assert!(
+            contested(&m, "combined", true, &sources).is_some(),
+            "other's test fails on it"
+        );
+        // A source whose test it fails still contests it.
+        m.cells[2] = vec![P, F, N];
+        assert!(contested(&m, "combined", true, &["adder".into(), "multiplier".into()]).is_some());
     }
 
     #[test]
@@ -304,7 +399,7 @@ mod tests {
         let s = standings(&m);
         assert_eq!(s["a"].score, s["b"].score);
         assert_eq!(disagreements(&m).len(), 2, "each fails the other's test");
-        let why = contested(&m, "a", false).unwrap();
+        let why = contested(&m, "a", false, &[]).unwrap();
         assert!(why.contains("a against b"), "{why}");
     }
 
@@ -326,6 +421,6 @@ mod tests {
         assert_eq!(s["a"].group, vec!["a", "b"]);
         assert_eq!(s["b"].others, 0);
         assert!(disagreements(&m).is_empty());
-        assert_eq!(contested(&m, "a", true), None);
+        assert_eq!(contested(&m, "a", true, &[]), None);
     }
 }

@@ -12,5 +12,5 @@ pub mod diagnostics;
 pub mod guardrails;
 pub mod permissions;
 pub mod review;
-pub mod vacuous;
 pub mod test_results;
+pub mod vacuous;

@@ -99,7 +99,10 @@ mod tests {
 
     fn base() -> Vec<(String, String)> {
         vec![
-            ("src/lib.rs".into(), "pub fn decode(s: &str) -> String {\n    s.into()\n}\n".into()),
+            (
+                "src/lib.rs".into(),
+                "pub fn decode(s: &str) -> String {\n    s.into()\n}\n".into(),
+            ),
             ("README.md".into(), "# calc\n".into()),
         ]
     }
@@ -107,13 +110,26 @@ mod tests {
     #[test]
     fn a_grep_the_base_already_meets_is_vacuous_and_one_it_does_not_is_not() {
         let any = on_base(&criterion(CriterionKind::Grep, "."), &base());
-        assert!(matches!(&any, OnBase::Read(Some(w)) if w.contains("src/lib.rs:1")), "{any:?}");
-        let new = on_base(&criterion(CriterionKind::Grep, "Result<String, DecodeError>"), &base());
+        assert!(
+            matches!(&any, OnBase::Read(Some(w)) if w.contains("src/lib.rs:1")),
+            "{any:?}"
+        );
+        let new = on_base(
+            &criterion(CriterionKind::Grep, "Result<String, DecodeError>"),
+            &base(),
+        );
         assert_eq!(new, OnBase::Read(None));
         let never = on_base(&criterion(CriterionKind::Grep, "!unsafe"), &base());
-        assert!(matches!(never, OnBase::Read(Some(_))), "nothing to remove: vacuous");
+        assert!(
+            matches!(never, OnBase::Read(Some(_))),
+            "nothing to remove: vacuous"
+        );
         let remove = on_base(&criterion(CriterionKind::Grep, "!s.into"), &base());
-        assert_eq!(remove, OnBase::Read(None), "the base has it: the change must remove it");
+        assert_eq!(
+            remove,
+            OnBase::Read(None),
+            "the base has it: the change must remove it"
+        );
     }
 
     #[test]
@@ -123,14 +139,26 @@ mod tests {
             OnBase::Read(Some(_))
         ));
         assert_eq!(
-            on_base(&criterion(CriterionKind::FileExists, "CHANGELOG.md"), &base()),
+            on_base(
+                &criterion(CriterionKind::FileExists, "CHANGELOG.md"),
+                &base()
+            ),
             OnBase::Read(None)
         );
-        assert_eq!(on_base(&criterion(CriterionKind::Command, "true"), &base()), OnBase::Run);
-        assert_eq!(on_base(&criterion(CriterionKind::Test, "tests::"), &base()), OnBase::Run);
+        assert_eq!(
+            on_base(&criterion(CriterionKind::Command, "true"), &base()),
+            OnBase::Run
+        );
+        assert_eq!(
+            on_base(&criterion(CriterionKind::Test, "tests::"), &base()),
+            OnBase::Run
+        );
         let mut new = criterion(CriterionKind::Test, "tests::decode_errors");
         new.new_test = true;
         assert_eq!(on_base(&new, &base()), OnBase::Skip);
-        assert_eq!(on_base(&criterion(CriterionKind::LlmJudge, "is it good"), &base()), OnBase::Skip);
+        assert_eq!(
+            on_base(&criterion(CriterionKind::LlmJudge, "is it good"), &base()),
+            OnBase::Skip
+        );
     }
 }

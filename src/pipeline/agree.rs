@@ -162,12 +162,13 @@ pub(crate) fn with_standings(contenders: &mut [Contender], m: &Agreement) {
 
 /// The ranking with the matrix, and no pick when the pick's agreement is
 /// contested (`compare.on_disagreement`) and no held-out test breaks the
-/// tie.
+/// tie. `sources`: each combined candidate's sources (`rascal combine`).
 pub(crate) fn settle(
     ranking: &mut Ranking,
     m: Agreement,
     contenders: &[Contender],
     on_disagreement: crate::config::compare::OnDisagreement,
+    sources: &std::collections::BTreeMap<String, Vec<String>>,
 ) {
     use crate::config::compare::OnDisagreement;
     let strict = on_disagreement == OnDisagreement::Contest;
@@ -183,7 +184,14 @@ pub(crate) fn settle(
             .iter()
             .filter(|p| p.candidate != pick && p.verdict != Verdict::Fail)
             .all(|p| holdout(&p.candidate) < holdout(&pick));
-        if let Some(why) = agreement::contested(&m, &pick, strict).filter(|_| !broken_by_holdout) {
+        if let Some(why) = agreement::contested(
+            &m,
+            &pick,
+            strict,
+            sources.get(&pick).map_or(&[][..], Vec::as_slice),
+        )
+        .filter(|_| !broken_by_holdout)
+        {
             ranking.pick = None;
             ranking.contested = Some(why);
         }

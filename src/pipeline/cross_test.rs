@@ -20,9 +20,9 @@ use crate::exec::place::Place;
 use crate::layers::ledger::{self, Listing, Recognised};
 use crate::layers::test_integrity::Corpus;
 use crate::model::agreement::{Agreement, Cell, CellNote, CrossTest};
-use crate::pipeline::cross_cell;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::Report;
+use crate::pipeline::cross_cell;
 use crate::pipeline::test_evidence::TestRuns;
 use tokio_util::sync::CancellationToken;
 
@@ -216,7 +216,10 @@ pub async fn cross_test(
     let listed: Vec<Vec<String>> = (0..candidates.len()).map(files).collect();
     let texts = Texts {
         base: {
-            let (origin, base) = (first.place.origin().to_path_buf(), first.changes.base.clone());
+            let (origin, base) = (
+                first.place.origin().to_path_buf(),
+                first.changes.base.clone(),
+            );
             tokio::task::spawn_blocking(move || cross_cell::base_corpus(&origin, &base))
                 .await
                 .unwrap_or_default()
@@ -314,7 +317,11 @@ async fn run_batch(
                 Err(e) => (None, Some(e), true),
             }
         }
-        Err(e) => (None, Some(format!("could not be laid on this code: {e}")), false),
+        Err(e) => (
+            None,
+            Some(format!("could not be laid on this code: {e}")),
+            false,
+        ),
     };
     let author = (candidates[a].id, &texts.code[a]);
     names[a]

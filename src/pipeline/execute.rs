@@ -152,7 +152,19 @@ pub async fn execute_with(
     // A combine: the run's other candidates, as they ended, are cross-
     // tested and ranked with the combined one.
     let mut recorded = None;
+    // Who a combined candidate was combined from: they do not contest it
+    // where it passes all their tests.
+    let mut sources: BTreeMap<String, Vec<String>> = BTreeMap::new();
     if let Some(c) = combine {
+        for ev in &c.announce {
+            if let RunEvent::CandidateAdded {
+                candidate,
+                combined_from,
+            } = ev
+            {
+                sources.insert(candidate.id.clone(), combined_from.clone());
+            }
+        }
         worktrees.extend(c.worktrees);
         recorded = Some(c.recorded);
         results = c.others.into_iter().chain(results).collect();
@@ -196,6 +208,7 @@ pub async fn execute_with(
             m,
             &contenders,
             jobs.config.main.compare.on_disagreement,
+            &sources,
         );
     }
     let contested = ranking.contested.is_some();

@@ -3,9 +3,12 @@
 //! wrong. Two fix it (one small, one with many new tests), one writes a
 //! wrong fix that still passes the base's test plus tests of its own wrong
 //! behaviour, one cheats. The candidates that pass the gate run each
-//! other's tests: the wrong one fails the tests both right ones pass
-//! (`compare/disagrees`), and the pick is a right one — not whoever wrote
-//! the most tests. Real repository, real cargo/python, real binary.
+//! other's tests: the wrong one fails the tests both right ones pass, and
+//! they fail its tests (`compare/disagrees`, a warning on each side —
+//! never a FAIL). Two against one is no majority: heads never count, so
+//! the run is CONTESTED, with no pick, for a human — never the wrong one
+//! picked, and never whoever wrote the most tests. Real repository, real
+//! cargo/python, real binary.
 
 use crate::common::bwrap;
 use crate::test_integrity::{candidate, report, run, rust_repo, CARGO_TEST};
@@ -60,9 +63,17 @@ fn candidates_test_each_other_and_the_pick_follows_the_evidence_in_rust() {
     assert_eq!(candidate(&doc, "cheat")["verdict"], "fail");
     for right in ["small", "many"] {
         let c = candidate(&doc, right);
-        assert_eq!(c["verdict"], "pass", "{right}: {c}");
+        assert_eq!(c["verdict"], "warn", "{right} fails wrong's tests: {c}");
         let a = agreement(c);
-        assert_eq!(a["status"], "pass", "{right}: {a}");
+        assert_eq!(a["status"], "warn", "{right}: {a}");
+        assert!(
+            a["issues"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .all(|i| i["rule"] == "compare/disagrees" && i["severity"] == "warning"),
+            "{a}"
+        );
     }
     assert!(
         agreement(candidate(&doc, "small"))["output"]
@@ -72,28 +83,8 @@ fn candidates_test_each_other_and_the_pick_follows_the_evidence_in_rust() {
         "{}",
         agreement(candidate(&doc, "small"))
     );
-    let w = candidate(&doc, "wrong");
-    assert_eq!(w["verdict"], "fail", "{w}");
-    let a = agreement(w);
-    let issues = a["issues"].as_array().unwrap();
-    assert_eq!(issues.len(), 3, "one per test of `many` it fails: {a}");
-    for i in issues {
-        assert_eq!(i["rule"], "compare/disagrees", "{a}");
-        assert!(
-            i["message"]
-                .as_str()
-                .unwrap()
-                .contains("passes on many, small")
-                || i["message"]
-                    .as_str()
-                    .unwrap()
-                    .contains("passes on small, many"),
-            "{a}"
-        );
-    }
+    the_wrong_one_disagrees_and_the_run_is_contested(&doc, 3);
     let ranking = &doc["ranking"];
-    let pick = ranking["pick"].as_str().unwrap_or("");
-    assert!(pick == "small" || pick == "many", "{ranking}");
     let matrix = &ranking["agreement"];
     assert_eq!(matrix["tests"].as_array().unwrap().len(), 5, "{matrix}");
     assert_eq!(
@@ -102,7 +93,7 @@ fn candidates_test_each_other_and_the_pick_follows_the_evidence_in_rust() {
         "{matrix}"
     );
     // Whoever wrote the most tests is not ahead for it: the two right ones
-    // share one score.
+    // share one score; and being two is not ahead either.
     let score = |id: &str| {
         ranking["positions"]
             .as_array()
@@ -114,7 +105,11 @@ fn candidates_test_each_other_and_the_pick_follows_the_evidence_in_rust() {
             .unwrap()
     };
     assert_eq!(score("small"), score("many"), "{ranking}");
-    assert!(score("small") > score("wrong"), "{ranking}");
+    assert_eq!(
+        score("small"),
+        score("wrong"),
+        "heads never count: {ranking}"
+    );
     the_evidence_pane_holds_the_whole_ranking_and_each_tests_source(&t, ranking);
 }
 
@@ -234,7 +229,7 @@ fn candidates_test_each_other_in_python_unittest() {
         [fix, &many, &wrong],
         "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n  - { name: integrity, builtin: test-integrity, required: false }\n",
     );
-    the_wrong_one_disagrees_and_is_never_the_pick(&doc, 2);
+    the_wrong_one_disagrees_and_the_run_is_contested(&doc, 2);
 }
 
 /// Run `small`, `many` and `wrong` (their scripts) in `t` with a test
@@ -263,20 +258,37 @@ fn run_small_many_wrong_with(
     run(t, &["small", "many", "wrong"])
 }
 
-/// `wrong` FAILs with one `compare/disagrees` per test of `many` it fails
-/// (`n`), and the pick is a right one.
-fn the_wrong_one_disagrees_and_is_never_the_pick(doc: &serde_json::Value, n: usize) {
+/// `wrong` gets one `compare/disagrees` warning per test of `many` it
+/// fails (`n`) — a WARN, never a FAIL — and the run is CONTESTED: no pick
+/// (never the wrong one), exit 4, and the reason names both sides.
+fn the_wrong_one_disagrees_and_the_run_is_contested(doc: &serde_json::Value, n: usize) {
     let w = candidate(doc, "wrong");
-    assert_eq!(w["verdict"], "fail", "{w}");
+    assert_eq!(w["verdict"], "warn", "{w}");
     let a = agreement(w);
     let issues = a["issues"].as_array().unwrap();
     assert_eq!(issues.len(), n, "one per test of `many` it fails: {a}");
     assert!(
-        issues.iter().all(|i| i["rule"] == "compare/disagrees"),
+        issues
+            .iter()
+            .all(|i| i["rule"] == "compare/disagrees" && i["severity"] == "warning"),
         "{a}"
     );
-    let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
-    assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
+    for i in issues {
+        let m = i["message"].as_str().unwrap();
+        assert!(
+            m.contains("passes on small, many") || m.contains("passes on many, small"),
+            "{a}"
+        );
+    }
+    let ranking = &doc["ranking"];
+    assert!(ranking["pick"].is_null(), "{ranking}");
+    let why = ranking["contested"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("small, many against wrong") && why.contains("nothing rascal trusts"),
+        "{ranking}"
+    );
+    assert_eq!(doc["state"], "contested", "{doc}");
+    assert_eq!(doc["exit_code"], 4, "{doc}");
 }
 
 /// The same in Go: new tests are `_test.go` files of the package, laid
@@ -333,7 +345,7 @@ fn candidates_test_each_other_in_go() {
     for n in ["TestAddNegatives", "TestAddZero", "TestAddThrees"] {
         assert!(names.iter().any(|t| t.contains(n)), "{n} in {names:?}");
     }
-    the_wrong_one_disagrees_and_is_never_the_pick(&doc, 2);
+    the_wrong_one_disagrees_and_the_run_is_contested(&doc, 2);
 }
 
 /// A wrong candidate whose own test module loosens every other module's
@@ -342,7 +354,7 @@ fn candidates_test_each_other_in_go() {
 /// code look honest): run beside the others' tests on its code, their
 /// tests would pass there. Cross-testing runs the authors' tests on its code
 /// with its own tests left out (the base's instead), so they fail there:
-/// `compare/disagrees`, a FAIL, never the pick.
+/// `compare/disagrees`, and the run is CONTESTED — never its pick.
 #[test]
 fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
     if !bwrap() || !crate::test_integrity::toolchain("python3", &["-c", "import unittest"]) {
@@ -403,7 +415,6 @@ fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
             assert_eq!(wrong_row[i], "failed", "{matrix}");
         }
     }
-    assert_eq!(w["verdict"], "fail", "{w}");
     let a = agreement(w);
     assert!(
         a["issues"]
@@ -413,6 +424,6 @@ fn a_candidates_own_tests_never_run_beside_the_tests_that_judge_its_code() {
             .any(|i| i["rule"] == "compare/disagrees"),
         "{a}"
     );
-    let pick = doc["ranking"]["pick"].as_str().unwrap_or("");
-    assert!(pick == "small" || pick == "many", "{}", doc["ranking"]);
+    assert!(doc["ranking"]["pick"].is_null(), "{}", doc["ranking"]);
+    assert_eq!(doc["state"], "contested", "{doc}");
 }

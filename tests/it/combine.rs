@@ -107,7 +107,11 @@ fn the_combined_candidate_takes_both_halves_passes_every_layer_and_is_the_pick()
     let id = run(&t, "adder,multiplier");
     let before = show_json(&t, &id);
     for half in ["adder", "multiplier"] {
-        assert_eq!(candidate(&before, half)["verdict"], "pass", "{before}");
+        assert_eq!(
+            candidate(&before, half)["verdict"],
+            "warn",
+            "each fails the other's test: {before}"
+        );
     }
     // Each fails the test the other wrote: no majority, no pick.
     assert!(before["ranking"]["pick"].is_null(), "{}", before["ranking"]);
@@ -373,7 +377,11 @@ fn a_combine_whose_budget_is_spent_is_refused_before_anything_is_recorded() {
     let id = run(&t, "adder,multiplier");
     let before = show_json(&t, &id);
     for half in ["adder", "multiplier"] {
-        assert_eq!(candidate(&before, half)["verdict"], "pass", "{before}");
+        assert_eq!(
+            candidate(&before, half)["verdict"],
+            "warn",
+            "each fails the other's test: {before}"
+        );
     }
     let o = t.rascal(&["combine", &id]);
     let err = stderr(&o);

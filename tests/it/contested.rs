@@ -98,7 +98,8 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
 
 /// The dashboard of a contested run, in a real terminal: the header says
 /// `finished CONTESTED (exit 4)`, and each candidate that passed is marked
-/// CONTESTED beside its own PASS.
+/// CONTESTED beside its own verdict (WARN: each fails the other's test, a
+/// `compare/disagrees` warning, never a FAIL).
 #[test]
 fn the_dashboard_of_a_contested_run_says_so_in_its_header_and_cells() {
     if !bwrap() {
@@ -120,7 +121,7 @@ fn the_dashboard_of_a_contested_run_says_so_in_its_header_and_cells() {
         "the run finishes contested",
         &["finished CONTESTED (exit 4)", "1 alder", "2 birch"],
     );
-    assert_eq!(s.matches("PASS · CONTESTED").count(), 2, "{s}");
+    assert_eq!(s.matches("WARN · CONTESTED").count(), 2, "{s}");
     tmux.keys(&["q"]);
     tmux.wait_for("rascal exits 4", &["RASCAL-EXIT=4"]);
 }

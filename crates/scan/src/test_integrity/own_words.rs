@@ -133,13 +133,20 @@ fn python_body(src: &Source, def: usize, name_end: usize) -> Option<(usize, usiz
 fn rust_attribute_says_test(src: &Source, at: usize) -> bool {
     let from = at.saturating_sub(400);
     let before = src.code_str(from, at);
-    let item = before.rfind(['}', ';']).map_or(before, |p| &before[p + 1..]);
+    let item = before
+        .rfind(['}', ';'])
+        .map_or(before, |p| &before[p + 1..]);
     item.contains("#[") && item.contains("test")
 }
 
 /// The words of `text[a..b]` that lie outside every range of `skip`:
 /// identifiers and numbers, and string literals whole (without quotes).
-fn words_in(src: &Source, (a, b): (usize, usize), skip: &[(usize, usize)], out: &mut BTreeSet<String>) {
+fn words_in(
+    src: &Source,
+    (a, b): (usize, usize),
+    skip: &[(usize, usize)],
+    out: &mut BTreeSet<String>,
+) {
     for (s, e, lit) in src.spans() {
         if s < a || e > b || skip.iter().any(|&(x, y)| s >= x && e <= y) {
             continue;
@@ -147,7 +154,11 @@ fn words_in(src: &Source, (a, b): (usize, usize), skip: &[(usize, usize)], out: 
         let raw = src.slice(s, e);
         let word = if lit { unquoted(raw) } else { raw };
         let number = word.bytes().next().is_some_and(|c| c.is_ascii_digit());
-        let long_enough = if number && !lit { word.len() >= 2 } else { word.chars().count() >= MIN_WORD };
+        let long_enough = if number && !lit {
+            word.len() >= 2
+        } else {
+            word.chars().count() >= MIN_WORD
+        };
         if long_enough && (lit || number || word.bytes().any(|c| c.is_ascii_alphabetic())) {
             out.insert(word.to_string());
         }
@@ -171,7 +182,9 @@ pub fn test_words(path: &str, text: &str, test: &str) -> Option<BTreeSet<String>
     let src = Source::new(text, syn);
     let name = function_name(test);
     let fns = functions(&src, syn);
-    let mine = fns.iter().find(|f| f.name == name && f.is_test)
+    let mine = fns
+        .iter()
+        .find(|f| f.name == name && f.is_test)
         .or_else(|| fns.iter().find(|f| f.name == name))?;
     let skip: Vec<(usize, usize)> = fns
         .iter()
@@ -276,9 +289,18 @@ mod tests {
                     #[test]\n    fn other() { assert_eq!(add(3), \"other_literal\"); }\n}\n";
         let w = words("src/lib.rs", text, "tests::adds");
         assert!(w.contains(&"MARKER_X".to_string()), "{w:?}");
-        assert!(w.contains(&"LIMIT".to_string()) && w.contains(&"4096".to_string()), "{w:?}");
-        assert!(!w.contains(&"other_literal".to_string()), "another test's words: {w:?}");
-        assert!(!w.contains(&"helper_only_code".to_string()), "the code's words: {w:?}");
+        assert!(
+            w.contains(&"LIMIT".to_string()) && w.contains(&"4096".to_string()),
+            "{w:?}"
+        );
+        assert!(
+            !w.contains(&"other_literal".to_string()),
+            "another test's words: {w:?}"
+        );
+        assert!(
+            !w.contains(&"helper_only_code".to_string()),
+            "the code's words: {w:?}"
+        );
         assert_eq!(test_words("src/lib.rs", text, "tests::absent"), None);
     }
 
@@ -287,7 +309,11 @@ mod tests {
         let text = "from calc import decode\nMARK = 'shared-marker'\n\n\
                     def test_marker():\n    # a comment_word here\n    assert decode(\"2a5\") == \"dangling count\"\n\n\
                     def test_other():\n    assert decode('x') == 'other_value'\n";
-        let w = words("tests/test_calc.py", text, "tests/test_calc.py::test_marker");
+        let w = words(
+            "tests/test_calc.py",
+            text,
+            "tests/test_calc.py::test_marker",
+        );
         for want in ["decode", "MARK", "shared-marker", "2a5", "dangling count"] {
             assert!(w.contains(&want.to_string()), "{want}: {w:?}");
         }
@@ -295,7 +321,10 @@ mod tests {
         assert!(!w.contains(&"other_value".to_string()), "{w:?}");
         let unittest = "import unittest\nclass TestA(unittest.TestCase):\n    def test_b(self):\n        self.assertEqual(f(), 'bee_value')\n    def test_c(self):\n        self.assertEqual(f(), 'sea_value')\n";
         let w = words("test_a.py", unittest, "test_a.TestA.test_b");
-        assert!(w.contains(&"bee_value".to_string()) && !w.contains(&"sea_value".to_string()), "{w:?}");
+        assert!(
+            w.contains(&"bee_value".to_string()) && !w.contains(&"sea_value".to_string()),
+            "{w:?}"
+        );
     }
 
     #[test]
