@@ -20,7 +20,8 @@ const MAX_FILE: usize = 1024 * 1024;
 /// At most this much of the base is read into its corpus.
 const MAX_BASE: usize = 32 * 1024 * 1024;
 
-/// The base's text, every file of its tree up to [`MAX_BASE`].
+/// The base's text, every file of its tree up to [`MAX_BASE`] (but
+/// `.rascal/`, rascal's configuration, which is no code of the project).
 pub fn base_corpus(origin: &std::path::Path, base: &str) -> Corpus {
     let mut c = Corpus::default();
     let Ok(repo) = git2::Repository::discover(origin) else {
@@ -36,6 +37,10 @@ pub fn base_corpus(origin: &std::path::Path, base: &str) -> Corpus {
     let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
         if read > MAX_BASE {
             return git2::TreeWalkResult::Abort;
+        }
+        // rascal's own configuration is not the project's code.
+        if dir.is_empty() && entry.name().ok() == Some(".rascal") {
+            return git2::TreeWalkResult::Skip;
         }
         c.add(&format!("{dir}{}", entry.name().unwrap_or("")));
         if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {

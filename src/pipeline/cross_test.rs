@@ -59,14 +59,20 @@ fn test_guardrail(
 }
 
 /// The tests `c` wrote that fail at the base and pass on its code, from
-/// its report of guardrail `g`.
-fn proving(c: &Crossing<'_>, g: &Guardrail) -> Vec<String> {
-    c.reports
+/// its report of guardrail `g`; and those of them that did not build on
+/// the base's code.
+fn proving(c: &Crossing<'_>, g: &Guardrail) -> (Vec<String>, Vec<String>) {
+    let new = c
+        .reports
         .iter()
         .filter(|r| r.check == g.name)
-        .filter_map(|r| r.ledger.as_ref()?.new_tests.as_ref())
-        .flat_map(|n| n.proving_names.clone())
-        .collect()
+        .filter_map(|r| r.ledger.as_ref()?.new_tests.as_ref());
+    let mut out = (Vec::new(), Vec::new());
+    for n in new {
+        out.0.extend(n.proving_names.iter().cloned());
+        out.1.extend(n.unbuilt_at_base.iter().cloned());
+    }
+    out
 }
 
 /// One test's cell in a batch: its author (an index into the candidates),
@@ -74,10 +80,14 @@ fn proving(c: &Crossing<'_>, g: &Guardrail) -> Vec<String> {
 type Outcome = (usize, String, Cell, Option<String>);
 
 /// The texts cells are judged against: the base's, each author's code,
-/// each target's code.
+/// each target's code; and each author's tests that did not build on the
+/// base's code.
 struct Texts {
     base: Corpus,
     code: Vec<Corpus>,
+    unbuilt: Vec<Vec<String>>,
+    /// Each author's test files (and Rust sources with test modules).
+    test_paths: Vec<Vec<String>>,
 }
 
 /// One run of cross-testing: on `target`'s code, the tests of `author`
@@ -154,7 +164,8 @@ pub async fn cross_test(
         m.skipped = Some("no test guardrail whose runner rascal reads".into());
         return m;
     };
-    let names: Vec<Vec<String>> = candidates.iter().map(|c| proving(c, &g)).collect();
+    let (names, unbuilt): (Vec<Vec<String>>, Vec<Vec<String>>) =
+        candidates.iter().map(|c| proving(c, &g)).unzip();
     for (c, ns) in candidates.iter().zip(&names) {
         m.tests.extend(ns.iter().map(|n| CrossTest {
             author: c.id.to_string(),
@@ -227,6 +238,16 @@ pub async fn cross_test(
         code: candidates
             .iter()
             .map(|c| cross_cell::change_corpus(c.place, c.changes, true))
+            .collect(),
+        unbuilt,
+        test_paths: (0..candidates.len())
+            .map(|i| {
+                authors
+                    .iter()
+                    .find(|(a, _)| *a == i)
+                    .map(|(_, p)| p.clone())
+                    .unwrap_or_default()
+            })
             .collect(),
     };
     // Targets in parallel; one target's batches one after the other, as
@@ -333,7 +354,7 @@ async fn run_batch(
             if passed {
                 return (a, n.clone(), Cell::Passed, None);
             }
-            let words = cross_cell::words_of(candidates[a].place, &listed[a], n);
+            let words = cross_cell::words_of(candidates[a].place, &texts.test_paths[a], n);
             if let Some(why) =
                 cross_cell::not_applicable(&words, author, &texts.base, &texts.code[b.target])
             {
@@ -343,11 +364,26 @@ async fn run_batch(
                 return (a, n.clone(), Cell::NotApplicable, trouble.clone());
             }
             let failed = judged.as_ref().is_some_and(|j| j.failed.contains(n));
+            let new_api = texts.unbuilt[a].contains(n);
             let note = match (&trouble, failed) {
                 (Some(t), _) => Some(format!("the run: {t}")),
                 (None, true) => None,
+                // An API the base never had, that this code does not
+                // define as the author's does: the test cannot say
+                // anything here.
+                (None, false) if new_api => {
+                    return (
+                        a,
+                        n.clone(),
+                        Cell::NotApplicable,
+                        Some(format!(
+                            "did not build here: it uses an API the base never had, which this change does not define as {}'s does",
+                            candidates[a].id
+                        )),
+                    )
+                }
                 (None, false) => Some(
-                    "no result on this code: the test did not build or did not run to its end, and it uses nothing only its author's change has"
+                    "no result on this code: it builds on the base's code and not on this change (the change broke or removed what the base had), or it did not run to its end"
                         .to_string(),
                 ),
             };

@@ -402,12 +402,15 @@ async fn new_tests(
         .cloned()
         .collect();
     Ok((
-        Some(NewTests::of(
-            added.len(),
-            proving_names,
-            pass_at_base,
-            pass_without_new_code,
-        )),
+        Some(
+            NewTests::of(
+                added.len(),
+                proving_names,
+                pass_at_base,
+                pass_without_new_code,
+            )
+            .with_unbuilt(unbuilt),
+        ),
         issues,
     ))
 }

@@ -308,12 +308,15 @@ pub async fn new_tests(
         .collect();
     let pass_at_base = passing(runs, &at_base, added, now.files_only);
     Ok((
-        Some(NewTests::of(
-            added.len(),
-            proving_names,
-            pass_at_base,
-            pass_without_new_code,
-        )),
+        Some(
+            NewTests::of(
+                added.len(),
+                proving_names,
+                pass_at_base,
+                pass_without_new_code,
+            )
+            .with_unbuilt(there.not_run.clone()),
+        ),
         issues,
     ))
 }

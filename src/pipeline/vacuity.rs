@@ -135,7 +135,7 @@ fn base_place(p: &OnBaseRun<'_>) -> Result<Place, String> {
     })))
 }
 
-/// The base's text files: path and text.
+/// The base's text files, path and text (but `.rascal/`).
 fn base_files(repo: &Path, base: git2::Oid) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let Ok(repo) = git2::Repository::discover(repo) else {
@@ -145,6 +145,10 @@ fn base_files(repo: &Path, base: git2::Oid) -> Vec<(String, String)> {
         return out;
     };
     let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        // rascal's own files (the spec holds the criteria themselves).
+        if dir.is_empty() && entry.name().ok() == Some(".rascal") {
+            return git2::TreeWalkResult::Skip;
+        }
         if entry.kind() == Some(git2::ObjectType::Blob) {
             if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
                 if blob.size() <= MAX_FILE {

@@ -25,6 +25,7 @@ mod docker;
 mod doctor_outside;
 mod doctor_safety;
 mod egress;
+mod evasion;
 mod every_byte;
 mod evidence;
 mod forgers;

@@ -56,6 +56,12 @@ pub struct NewTests {
     /// cross-testing runs on the other candidates' code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proving_names: Vec<String>,
+    /// The proving ones that did not build (or had no result) on the
+    /// base's code: they use an API the base never had. Cross-testing
+    /// tells by it a candidate that never defined that API ("–") from one
+    /// that broke what the base had (a failure).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unbuilt_at_base: Vec<String>,
 }
 
 impl NewTests {
@@ -79,7 +85,17 @@ impl NewTests {
             pass_at_base,
             pass_without_new_code,
             proving_names,
+            unbuilt_at_base: Vec::new(),
         }
+    }
+
+    /// With the proving tests that did not build on the base's code.
+    pub fn with_unbuilt(mut self, unbuilt: Vec<String>) -> NewTests {
+        self.unbuilt_at_base = unbuilt
+            .into_iter()
+            .filter(|t| self.proving_names.contains(t))
+            .collect();
+        self
     }
 
     /// `new tests: 2 of 2 fail at the base and pass here`, naming the
