@@ -797,6 +797,30 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
     }
 }
 
+/// The criteria checked on the unchanged base: one line, and one per
+/// vacuous criterion.
+fn vacuous_lines(checked: usize, vacuous: &[crate::model::event::VacuousCriterion]) -> Vec<String> {
+    if vacuous.is_empty() {
+        return vec![format!(
+            "criteria on the base: {} checked, none met by the unchanged base",
+            checked
+        )];
+    }
+    let mut out = vec![format!(
+        "criteria on the base: {} of {checked} vacuous — the unchanged base already meets {}: never counted as evidence",
+        vacuous.len(),
+        if vacuous.len() == 1 { "it" } else { "them" }
+    )];
+    out.extend(vacuous.iter().map(|v| {
+        format!(
+            "  vacuous: {} — {}",
+            sanitize(&v.criterion),
+            sanitize(&v.why)
+        )
+    }));
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1085,28 +1109,4 @@ mod tests {
         let head = lines.iter().find(|l| l.contains("similarity")).unwrap();
         assert_eq!(width(head), width(rows[0]), "{lines:#?}");
     }
-}
-
-/// The criteria checked on the unchanged base: one line, and one per
-/// vacuous criterion.
-fn vacuous_lines(checked: usize, vacuous: &[crate::model::event::VacuousCriterion]) -> Vec<String> {
-    if vacuous.is_empty() {
-        return vec![format!(
-            "criteria on the base: {} checked, none met by the unchanged base",
-            checked
-        )];
-    }
-    let mut out = vec![format!(
-        "criteria on the base: {} of {checked} vacuous — the unchanged base already meets {}: never counted as evidence",
-        vacuous.len(),
-        if vacuous.len() == 1 { "it" } else { "them" }
-    )];
-    out.extend(vacuous.iter().map(|v| {
-        format!(
-            "  vacuous: {} — {}",
-            sanitize(&v.criterion),
-            sanitize(&v.why)
-        )
-    }));
-    out
 }
