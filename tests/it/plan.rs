@@ -431,6 +431,8 @@ fn a_spec_that_says_plan_is_planned_and_keeps_its_own_criteria() {
         "--spec",
         "triple",
         "--approve",
+        // The spec's own `lib exists` is met by the unchanged base.
+        "--allow-vacuous",
         "--agent",
         "untested",
         "--headless",
@@ -438,6 +440,10 @@ fn a_spec_that_says_plan_is_planned_and_keeps_its_own_criteria() {
     let out = format!("{}{}", stdout(&o), stderr(&o));
     assert!(
         out.contains("plan proposed by planner: 3 acceptance criteria"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  vacuous: lib exists — `src/lib.rs` exists at the base already"),
         "{out}"
     );
     let id = run_id(&out);
@@ -515,4 +521,74 @@ printf '{"nonce": "%s", "criteria": [{"description": "base is %s", "type": "grep
         .join(&id)
         .join("plan/base/planted")
         .exists());
+}
+
+/// A plan whose criteria the unchanged base already meets (`command:
+/// true`, a grep that matches what is there): issue 47, item 6.
+const VACUOUS_PLAN: &str = r#"{"nonce": "{nonce}", "criteria": [{"description": "it builds", "type": "command", "check": "true"}, {"description": "there is code", "type": "grep", "check": "fn "}, {"description": "triple is public", "type": "grep", "check": "pub fn triple"}]}"#;
+
+/// Every criterion also runs on the unchanged base; those that pass there
+/// are vacuous: `--approve` refuses them (exit 3, naming each and why,
+/// before any candidate starts) unless `--allow-vacuous`, and the run says
+/// which they are — never evidence.
+#[test]
+fn vacuous_criteria_are_named_refused_by_approve_and_allowed_only_on_request() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo(&format!("[{}]", say(VACUOUS_PLAN)));
+    let args = |extra: &[&'static str]| {
+        let mut a = vec![
+            "run",
+            TASK,
+            "--plan",
+            "--approve",
+            "--agent",
+            "proving,untested",
+            "--headless",
+        ];
+        a.extend_from_slice(extra);
+        a
+    };
+    let o = t.rascal(&args(&[]));
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(code(&o), 3, "{out}");
+    assert!(
+        out.contains("--approve refused: 2 criteria are vacuous"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`it builds` (`true` passes on the unchanged base"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`there is code` (`fn ` matches at the base already (src/lib.rs:1)"),
+        "{out}"
+    );
+    assert!(out.contains("--approve --allow-vacuous"), "{out}");
+    assert!(!out.contains("started:"), "no candidate ran: {out}");
+    let id = run_id(&out);
+    let doc: serde_json::Value =
+        serde_json::from_slice(&t.rascal(&["show", &id, "--json"]).stdout).unwrap();
+    let vacuous: Vec<&str> = doc["vacuous"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{doc}"))
+        .iter()
+        .map(|v| v["criterion"].as_str().unwrap())
+        .collect();
+    assert_eq!(vacuous, vec!["it builds", "there is code"], "{doc}");
+
+    // Asked for, they are accepted, and still named.
+    let o = t.rascal(&args(&["--allow-vacuous"]));
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_ne!(code(&o), 3, "{out}");
+    assert!(out.contains("plan approved by "), "{out}");
+    assert!(
+        out.contains("criteria on the base: 2 of 3 vacuous"),
+        "{out}"
+    );
+    assert!(out.contains("  vacuous: it builds — "), "{out}");
+    // --allow-vacuous means nothing without --approve.
+    let o = t.rascal(&["run", TASK, "--allow-vacuous", "--headless"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
 }
