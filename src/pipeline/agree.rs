@@ -79,27 +79,41 @@ pub(crate) async fn agree(
         };
         let mine: Vec<&Disagreement> = found.iter().filter(|d| d.candidate == o.id).collect();
         let r = report(&o.id, &m, s, &mine, severity);
-        journal.emit(RunEvent::ReportLanded {
-            candidate: o.id.clone(),
-            report: Box::new(r.clone()),
-        });
-        o.reports.push(r);
-        let verdict = candidate_verdict(&o.reports);
-        if verdict != o.verdict {
-            o.verdict = verdict;
-            let changes = o.changes.as_ref().expect("filtered");
-            journal.emit(RunEvent::CandidateFinished {
-                candidate: o.id.clone(),
-                verdict,
-                reason: crate::pipeline::first_failure(&o.reports),
-                files: changes.files.len(),
-                lines: changes.lines_changed(),
-                tree: Some(changes.tree.clone()).filter(|t| !t.is_empty()),
-                cancelled: false,
-            });
-        }
+        land(journal, o, r);
     }
     Some(m)
+}
+
+/// Land a report that comes after the candidate's own checks (the
+/// comparator's), and finish the candidate again when it changes its
+/// verdict.
+pub(crate) fn land(journal: &Journal, o: &mut CandidateOutcome, r: Report) {
+    journal.emit(RunEvent::ReportLanded {
+        candidate: o.id.clone(),
+        report: Box::new(r.clone()),
+    });
+    o.reports.push(r);
+    let verdict = candidate_verdict(&o.reports);
+    if verdict == o.verdict {
+        return;
+    }
+    o.verdict = verdict;
+    let (files, lines, tree) = o.changes.as_ref().map_or((0, 0, None), |c| {
+        (
+            c.files.len(),
+            c.lines_changed(),
+            Some(c.tree.clone()).filter(|t| !t.is_empty()),
+        )
+    });
+    journal.emit(RunEvent::CandidateFinished {
+        candidate: o.id.clone(),
+        verdict,
+        reason: crate::pipeline::first_failure(&o.reports),
+        files,
+        lines,
+        tree,
+        cancelled: false,
+    });
 }
 
 /// The `agreement` report of one candidate: how it fared on the tests the

@@ -58,19 +58,19 @@ pub fn base_corpus(origin: &std::path::Path, base: &str) -> Corpus {
 }
 
 /// The text of a candidate's change: its changed paths, and each changed
-/// file after the change — with `code_only`, its code alone (test files
-/// left out, Rust test modules cut out of sources).
+/// file after the change — with `code_only`, its code alone (test files,
+/// their paths too, left out; Rust test modules cut out of sources).
 pub fn change_corpus(place: &Place, changes: &ChangeSet, code_only: bool) -> Corpus {
     let files = place.files_reader();
     let mut c = Corpus::default();
     for f in &changes.files {
-        for p in f.paths() {
-            c.add(p);
-        }
         let p = f.path.as_str();
         let test_file = test_integrity::is_test_path(p);
         if code_only && test_file {
             continue;
+        }
+        for p in f.paths() {
+            c.add(p);
         }
         let Some(text) = files
             .read(p)

@@ -59,18 +59,25 @@ fn test_guardrail(
 }
 
 /// The tests `c` wrote that fail at the base and pass on its code, from
-/// its report of guardrail `g`; and those of them that did not build on
+/// its report of guardrail `g` — with the base's tests it updated for an
+/// API it altered (`api_change`) — and those of them that did not build on
 /// the base's code.
 fn proving(c: &Crossing<'_>, g: &Guardrail) -> (Vec<String>, Vec<String>) {
-    let new = c
+    let ledgers = c
         .reports
         .iter()
         .filter(|r| r.check == g.name)
-        .filter_map(|r| r.ledger.as_ref()?.new_tests.as_ref());
+        .filter_map(|r| r.ledger.as_ref());
     let mut out = (Vec::new(), Vec::new());
-    for n in new {
-        out.0.extend(n.proving_names.iter().cloned());
-        out.1.extend(n.unbuilt_at_base.iter().cloned());
+    for l in ledgers {
+        if let Some(n) = &l.new_tests {
+            out.0.extend(n.proving_names.iter().cloned());
+            out.1.extend(n.unbuilt_at_base.iter().cloned());
+        }
+        if let Some(b) = &l.base_tests {
+            out.0.extend(b.updated.iter().cloned());
+            out.1.extend(b.updated.iter().cloned());
+        }
     }
     out
 }

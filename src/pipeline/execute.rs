@@ -176,6 +176,9 @@ pub async fn execute_with(
         .into_iter()
         .chain(others.iter().map(|c| c.verdict))
         .collect();
+    // Base tests a candidate updated for an API it altered: the others
+    // say whether the task asked for that.
+    crate::pipeline::api_change::settle(&mut results, &jobs.journal);
     // Layer 1: the passing candidates test each other, then the ranking.
     let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
     if let Some(recorded) = &recorded {

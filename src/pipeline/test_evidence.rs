@@ -36,6 +36,11 @@ pub const RULE_INCOMPLETE: &str = "test-run/incomplete";
 /// Rule: a base test does not pass on the change (or could not be judged).
 pub const RULE_BASE_TESTS: &str = "base-tests/failed";
 
+/// Rule (information): base tests that no longer build as the base wrote
+/// them, updated by the change for an API it altered; settled against the
+/// other candidates (`pipeline::api_change`).
+pub const RULE_API_CHANGED: &str = "base-tests/api-changed";
+
 /// How one test guardrail runs its runner: the guardrail's run (with its
 /// results readable) and its listing, wherever a place says.
 pub struct TestRuns<'a> {
@@ -374,6 +379,8 @@ pub async fn base_tests(
             vec![Issue::new(RULE_BASE_TESTS, Severity::Warning, why)],
         ));
     }
+    // The guardrail's own run, of the change's own tests.
+    let own_run = results;
     let reader = place.files_reader();
     let runner = runs.rec.runner;
     let base_files = match runner {
@@ -432,13 +439,36 @@ pub async fn base_tests(
         .chain(&judged.not_run)
         .cloned()
         .collect();
+    let updated = updated_with_the_api(runs, &judged, own_run, at_base, files_laid);
+    let failing: Vec<String> = not_passing
+        .iter()
+        .filter(|t| !updated.contains(t))
+        .cloned()
+        .collect();
     let (mut b, issue) = base_tests_judged(
         judged.listed - judged.ignored.len(),
         judged.passed,
-        &not_passing,
+        &failing,
         files_laid,
     );
     issues.extend(issue);
+    if let Some(b) = b.as_mut() {
+        b.updated = updated.iter().take(50).cloned().collect();
+    }
+    if !updated.is_empty() {
+        issues.push(Issue::new(
+            RULE_API_CHANGED,
+            Severity::Info,
+            format!(
+                "{} updated with the API: {} not build on this change as the base wrote {}, and this change's own {} ({}); the other candidates settle whether the task asked for it",
+                crate::text::plural(updated.len() as u64, "base test"),
+                if updated.len() == 1 { "it does" } else { "they do" },
+                if updated.len() == 1 { "it" } else { "them" },
+                if updated.len() == 1 { "version passes" } else { "versions pass" },
+                crate::text::first_of(&updated, 4),
+            ),
+        ));
+    }
     // The canary runs: the same tests, those that passed split in two
     // rounds, each round's mutated so that they must fail.
     let passed: Vec<String> = at_base
@@ -481,6 +511,33 @@ pub async fn base_tests(
     }
     issues.extend(forged);
     Ok((b, issues))
+}
+
+/// The base's tests that had no result as the base wrote them (they did
+/// not build: a changed signature) while the change rewrote test files
+/// (`files_laid`), and that pass in the guardrail's own run of the
+/// change's versions (`results`): updated with an API the change altered.
+/// Only for runners where a test that does not build has no result (cargo,
+/// go): in Python a changed signature fails like any assertion.
+fn updated_with_the_api(
+    runs: &TestRuns<'_>,
+    judged: &ledger::Judged,
+    results: &Results,
+    at_base: &Listing,
+    files_laid: usize,
+) -> Vec<String> {
+    let runner = runs.rec.runner;
+    if files_laid == 0 || !matches!(runner, ledger::Runner::Cargo | ledger::Runner::Go) {
+        return Vec::new();
+    }
+    judged
+        .not_run
+        .iter()
+        .filter(|t| {
+            known_outcome(runner, results, t, at_base.files_only) == mutants::Outcome::Passed
+        })
+        .cloned()
+        .collect()
 }
 
 /// Whether rascal mutates the base's tests for `runner` (Rust and
@@ -571,6 +628,7 @@ pub fn base_tests_judged(
         files_laid,
         mutated: 0,
         release: None,
+        updated: Vec::new(),
     };
     let issue = (!not_passing.is_empty()).then(|| {
         Issue::new(

@@ -429,8 +429,19 @@ pub async fn run_test_guardrail(
                 .await
                 .map(|b| b.failed)
         };
-        let release =
-            shipped::release_profile(&runs, (place, changes, allow), &at_base, &base, failing);
+        let updated = s
+            .base_tests
+            .as_ref()
+            .map(|b| b.updated.clone())
+            .unwrap_or_default();
+        let release = shipped::release_profile(
+            &runs,
+            (place, changes, allow),
+            &at_base,
+            &base,
+            failing,
+            &updated,
+        );
         r = merge_shipped(r, &mut s, Box::pin(release).await);
     }
     // The change's tests on the base's code: new ones, and the base's

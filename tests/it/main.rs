@@ -6,6 +6,7 @@ mod common;
 
 mod agents;
 mod agreement;
+mod api_change;
 mod architecture;
 mod budget;
 mod build_seed;

@@ -146,6 +146,13 @@ pub struct BaseTests {
     /// that run was not made.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub release: Option<(usize, usize)>,
+    /// Base tests that do not build on this change as the base wrote them
+    /// but whose test files the change rewrote, and whose new versions
+    /// pass: updated with an API the change altered (by name). Whether the
+    /// task asked for that is settled against the other candidates: one
+    /// that built them unchanged shows it did not.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub updated: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -164,6 +171,13 @@ impl BaseTests {
             s.push_str(&format!(
                 " — not passing: {}",
                 crate::text::first_of(&self.not_passing, 5)
+            ));
+        }
+        if !self.updated.is_empty() {
+            s.push_str(&format!(
+                " · {} updated with the API (they do not build as the base wrote them; the change's versions pass): {}",
+                self.updated.len(),
+                crate::text::first_of(&self.updated, 5)
             ));
         }
         if self.mutated > 0 {

@@ -1,0 +1,102 @@
+//! An API the task asked to change, told from one a candidate broke. A
+//! candidate whose base tests no longer build as the base wrote them, and
+//! whose own updated versions of them pass, gets a note
+//! (`base-tests/api-changed`, `test_evidence`): it may have done what the
+//! task said ("make `decode` return a `Result` … update the tests"). Once
+//! every candidate has finished, the others settle it:
+//!
+//! - another candidate updated the same tests too: independent authors
+//!   changed the API, so the task asked for it — the updated tests stand,
+//!   and cross-testing runs each one's versions on the others (which
+//!   shows whether they changed it the same way);
+//! - otherwise, another candidate built and passed those very tests
+//!   unchanged: the API was not the task's to change — this candidate
+//!   broke it (`base-tests/broke-api`, a FAIL naming who kept it; a task
+//!   that does ask for it names the tests in the spec's
+//!   `allow_test_changes`);
+//! - otherwise (nobody kept it, nobody else changed it) the change stands.
+
+use crate::model::ledger::BaseTests;
+use crate::model::verdict::{Issue, Layer, Report, Severity};
+use crate::pipeline::agree::land;
+use crate::pipeline::candidate::CandidateOutcome;
+use crate::pipeline::journal::Journal;
+
+/// Rule: a base test this change updated for an API it altered, which
+/// another candidate built and passed as the base wrote it.
+pub const RULE_BROKE_API: &str = "base-tests/broke-api";
+
+/// The name of the report.
+pub const API: &str = "api";
+
+/// Each test guardrail's base-tests ledger of `o`, by guardrail.
+fn base_tests(o: &CandidateOutcome) -> Vec<(&str, &BaseTests)> {
+    o.reports
+        .iter()
+        .filter_map(|r| Some((r.check.as_str(), r.ledger.as_ref()?.base_tests.as_ref()?)))
+        .collect()
+}
+
+/// Whether `b` (another candidate's) shows base test `t` built and passed
+/// as the base wrote it.
+fn kept(b: &BaseTests, t: &String) -> bool {
+    b.listed > 0
+        && b.passed > 0
+        && !b.not_passing.contains(t)
+        && !b.updated.contains(t)
+        // A list cut short names only some of what did not pass.
+        && b.not_passing.len() < 50
+}
+
+/// Settle every candidate's updated base tests against the others'.
+pub(crate) fn settle(results: &mut [CandidateOutcome], journal: &Journal) {
+    let mut found: Vec<(usize, Vec<String>)> = Vec::new();
+    for (i, o) in results.iter().enumerate() {
+        let mut lines = Vec::new();
+        for (check, mine) in base_tests(o) {
+            for t in &mine.updated {
+                let also_updated = results.iter().any(|other| {
+                    other.id != o.id
+                        && base_tests(other)
+                            .iter()
+                            .any(|(c, b)| *c == check && b.updated.contains(t))
+                });
+                if also_updated {
+                    continue;
+                }
+                let keepers: Vec<&str> = results
+                    .iter()
+                    .filter(|other| other.id != o.id)
+                    .filter(|other| {
+                        base_tests(other)
+                            .iter()
+                            .any(|(c, b)| *c == check && kept(b, t))
+                    })
+                    .map(|other| other.id.as_str())
+                    .collect();
+                if !keepers.is_empty() {
+                    lines.push(format!(
+                        "`{t}` does not build on this change as the base wrote it, and passes unchanged on {} (no other candidate changed it): this change broke an API the task did not ask to change (if it did, name the test in the spec's `allow_test_changes`)",
+                        keepers.join(", ")
+                    ));
+                }
+            }
+        }
+        if !lines.is_empty() {
+            found.push((i, lines));
+        }
+    }
+    for (i, lines) in found {
+        let mut r = Report::new(Layer::Compare, API);
+        r.required = true;
+        r.output = format!(
+            "{} updated with an API that other candidates kept",
+            crate::text::plural(lines.len() as u64, "base test")
+        );
+        for l in lines {
+            r.issues
+                .push(Issue::new(RULE_BROKE_API, Severity::Error, l));
+        }
+        land(journal, &mut results[i], r.finish());
+    }
+}
