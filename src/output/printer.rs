@@ -689,6 +689,9 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
             None => "pick: none — no candidate passed".to_string(),
         },
     });
+    if r.pick.is_none() && r.contested.is_some() {
+        out.extend(question_lines(r, run));
+    }
     out
 }
 
@@ -818,6 +821,26 @@ fn vacuous_lines(checked: usize, vacuous: &[crate::model::event::VacuousCriterio
             sanitize(&v.why)
         )
     }));
+    out
+}
+
+/// A contested run's question: the tests that separate the candidates, as
+/// examples, and how to answer.
+pub fn question_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<String> {
+    let Some(m) = r.agreement.as_ref() else {
+        return Vec::new();
+    };
+    let q = m.question(6);
+    if q.is_empty() {
+        return Vec::new();
+    }
+    let mut out =
+        vec!["question — which is right? The candidates' own tests disagree:".to_string()];
+    out.extend(q.iter().map(|l| format!("  {}", sanitize(l))));
+    out.push(format!(
+        "  answer: `rascal finalize {run} --pick CANDIDATE --reason \"CANDIDATE is right here\"` (or `rascal select {run} CANDIDATE`)",
+        run = sanitize(run)
+    ));
     out
 }
 

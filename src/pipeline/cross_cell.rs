@@ -136,3 +136,83 @@ pub fn not_applicable(
         author.0
     ))
 }
+
+/// What the runner said of failing test `name` in `text` (its output):
+/// the lines that say what was expected and what came (`assertion `left
+/// == right` failed · left: 0 · right: -2`, `AssertionError: 2 != 3`),
+/// at most three, each cut short. None when the output has no such block.
+pub fn failure_excerpt(text: &str, name: &str) -> Option<String> {
+    let short = name
+        .rsplit([':', '.', '/'])
+        .next()
+        .unwrap_or(name)
+        .split('[')
+        .next()
+        .unwrap_or(name);
+    if short.is_empty() {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let headers = [
+        format!("---- {name} stdout ----"),
+        format!("=== RUN   {short}"),
+        format!("FAIL: {short} ("),
+        format!("ERROR: {short} ("),
+        format!("--- FAIL: {short}"),
+        format!(" {short} _"),
+    ];
+    let start = lines
+        .iter()
+        .position(|l| headers.iter().any(|h| l.contains(h.as_str())))
+        .or_else(|| lines.iter().rposition(|l| l.contains(short)))?;
+    let said: Vec<String> = lines[start + 1..]
+        .iter()
+        .take(40)
+        .take_while(|l| !l.starts_with("---- ") && !l.starts_with("====="))
+        .map(|l| l.trim())
+        .filter(|l| {
+            let low = l.to_ascii_lowercase();
+            [
+                "left:",
+                "right:",
+                "assertion",
+                "assert ",
+                "error:",
+                "expected",
+                "got ",
+                "want",
+                "!=",
+                "panicked at '",
+            ]
+            .iter()
+            .any(|k| low.contains(k))
+                && !low.starts_with("traceback")
+                && !low.starts_with("file \"")
+        })
+        .map(|l| crate::text::cut(l, 100))
+        .take(3)
+        .collect();
+    (!said.is_empty()).then(|| said.join(" · "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failure_says_what_was_expected_and_what_came() {
+        let cargo = "running 2 tests\ntest tests::negs ... FAILED\n\nfailures:\n\n---- tests::negs stdout ----\n\nthread 'tests::negs' panicked at src/lib.rs:12:5:\nassertion `left == right` failed\n  left: 0\n right: -2\nnote: run with `RUST_BACKTRACE=1`\n\n\nfailures:\n    tests::negs\n";
+        assert_eq!(
+            failure_excerpt(cargo, "tests::negs").as_deref(),
+            Some("assertion `left == right` failed · left: 0 · right: -2")
+        );
+        let unittest = "F\n======================================================================\nFAIL: test_one_two (test_more.TestMore.test_one_two)\n----------------------------------------------------------------------\nTraceback (most recent call last):\n  File \"/x/test_more.py\", line 7, in test_one_two\n    self.assertEqual(add(1, 2), 3)\nAssertionError: 2 != 3\n\n";
+        assert_eq!(
+            failure_excerpt(unittest, "test_more.TestMore.test_one_two").as_deref(),
+            Some("AssertionError: 2 != 3")
+        );
+        let go = "=== RUN   TestAddZero\n    calc_test.go:8: add(0, 5) = 0, want 5\n--- FAIL: TestAddZero (0.00s)\n";
+        assert!(failure_excerpt(go, "calc.TestAddZero").is_some_and(|e| e.contains("want 5")));
+        assert_eq!(failure_excerpt("all fine\n", "tests::negs"), None);
+    }
+}

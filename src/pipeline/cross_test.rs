@@ -323,6 +323,7 @@ async fn run_batch(
         files_only: false,
     };
     // What the run says, and what went wrong with it.
+    let mut said = String::new();
     let (judged, trouble, laid) = match crate::pipeline::base_defined::tests_on_other(
         &authors,
         (target.place, target.changes),
@@ -337,6 +338,7 @@ async fn run_batch(
             drop(cache);
             match ran {
                 Ok(run) => {
+                    said = run.text.clone();
                     let results = runs.results(&run, &these);
                     let judged = ledger::judge(runs.rec.runner, &these, &results);
                     let problem = run.outcome.exit.problem(runs.timeout);
@@ -374,7 +376,9 @@ async fn run_batch(
             let new_api = texts.unbuilt[a].contains(n);
             let note = match (&trouble, failed) {
                 (Some(t), _) => Some(format!("the run: {t}")),
-                (None, true) => None,
+                (None, true) => {
+                    cross_cell::failure_excerpt(&said, n).map(|e| format!("fails here: {e}"))
+                }
                 // An API the base never had, that this code does not
                 // define as the author's does: the test cannot say
                 // anything here.

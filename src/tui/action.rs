@@ -84,6 +84,8 @@ pub enum Action {
     Combine,
     /// Choose the focused candidate as the one to finalize.
     Select,
+    /// A contested run's question: which candidate is right here.
+    Answer,
     /// Commit the selected candidate on a branch (confirmed first).
     Finalize,
     /// Open the pull request of the finalized branch with `gh`.

@@ -475,6 +475,12 @@ pub enum Dialog {
     Copy {
         candidate: String,
     },
+    /// A contested run's question: the tests that separate the candidates
+    /// (`lines`); a digit says which of `candidates` is right here.
+    Question {
+        candidates: Vec<String>,
+        lines: Vec<String>,
+    },
     /// The workspace has files that run code when opened: go on anyway?
     Hazards {
         jump: crate::tui::jump::Jump,

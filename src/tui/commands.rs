@@ -86,6 +86,17 @@ pub fn matrix_tests(a: &App) -> &[crate::model::agreement::CrossTest] {
         .unwrap_or(&[])
 }
 
+/// The run is over, contested, and its candidates disagree on tests.
+fn contested(a: &App) -> bool {
+    !a.live()
+        && a.ranking.as_ref().is_some_and(|r| {
+            r.pick.is_none()
+                && r.contested.is_some()
+                && r.agreement
+                    .as_ref()
+                    .is_some_and(|m| !m.question(1).is_empty())
+        })
+}
 fn can_select(a: &App) -> bool {
     a.focused().is_some_and(|c| !c.state.live())
 }
@@ -474,6 +485,15 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Escalate
     ),
     cmd!(
+        &[Key::Char('a')],
+        "a",
+        "answer: who is right here",
+        DASH_DETAIL,
+        Bar::High,
+        contested,
+        |_| Action::Answer
+    ),
+    cmd!(
         &[Key::Char(' ')],
         "Space",
         "select to finalize",
@@ -724,6 +744,7 @@ pub fn dispatch(app: &App, key: Key) -> Option<Action> {
                 super::app::Dialog::Quit
                 | super::app::Dialog::Cancel { .. }
                 | super::app::Dialog::Copy { .. }
+                | super::app::Dialog::Question { .. }
                 | super::app::Dialog::Hazards { .. },
                 Key::Char(c),
             ) => Action::Choose(c),

@@ -177,6 +177,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         | Action::Escalate
         | Action::Select
         | Action::Finalize
+        | Action::Answer
         | Action::Jump(_)
         | Action::Copy
         | Action::JumpHazards(..)) => acting(app, action, &mut fx),
@@ -346,6 +347,7 @@ fn acting(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Action::Finalize => start_finalize(app, fx),
+        Action::Answer => open_question(app),
         Action::Jump(kind) => {
             if let Some(c) = app.focused() {
                 fx.push(Effect::Jump(crate::tui::jump::Jump {
@@ -1016,6 +1018,22 @@ fn start_override(app: &mut App) {
 }
 
 /// The select dialog for `candidate`; one that did not pass needs a reason.
+/// `a` on a contested run: its question, the tests that separate the
+/// candidates as examples, answered with one digit.
+fn open_question(app: &mut App) {
+    let Some(m) = app.ranking.as_ref().and_then(|r| r.agreement.as_ref()) else {
+        return;
+    };
+    let lines = m.question(8);
+    if lines.is_empty() {
+        return;
+    }
+    app.dialog = Some(Dialog::Question {
+        candidates: m.candidates.iter().take(9).cloned().collect(),
+        lines,
+    });
+}
+
 fn open_select(app: &mut App, candidate: String) {
     let cand = app.candidates.iter().find(|c| c.info.id == candidate);
     // It declared the task impossible: there is no verified change to
@@ -1197,6 +1215,8 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
             // Enter does not open a workspace that may run code: `y` does.
             return;
         }
+        // A digit answers: Enter alone says nothing.
+        Dialog::Question { .. } => return,
     };
     app.dialog = None;
     app.flash = Some(format!(
@@ -1364,6 +1384,28 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
             'n' => app.dialog = None,
             _ => {}
         },
+        Some(Dialog::Question { candidates, lines }) => {
+            let Some(c) = ch
+                .to_digit(10)
+                .and_then(|d| candidates.get((d as usize).checked_sub(1)?))
+            else {
+                return;
+            };
+            app.dialog = None;
+            let first = lines
+                .first()
+                .map(|l| l.split(" (by ").next().unwrap_or(l))
+                .unwrap_or("");
+            let d = decision(
+                app,
+                Some(c.clone()),
+                DecisionKind::Select,
+                &format!("answered the question: {c} is right here ({first})"),
+            );
+            app.flash = Some(format!("recorded: {c} is right here — selected"));
+            app.apply_decision(&d);
+            fx.push(Effect::Decide(d));
+        }
         Some(Dialog::Copy { candidate }) => {
             if let Some(what) = crate::tui::jump::CopyWhat::from_key(ch) {
                 app.dialog = None;

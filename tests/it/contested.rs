@@ -79,6 +79,17 @@ fn a_contested_run_has_no_pick_says_contested_and_exits_4() {
         out.contains("run verdict CONTESTED (exit 4) — no pick: "),
         "{out}"
     );
+    // The question: the tests that separate them, as examples — what each
+    // side's run said.
+    assert!(out.contains("question — which is right?"), "{out}");
+    assert!(
+        out.contains("`tests::adds_negatives` (by alder): ✓ alder · ✗ birch — birch: fails here: assertion `left == right` failed · left: 0 · right: -2"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`tests::clamps_negatives` (by birch): ✓ birch · ✗ alder — alder: fails here: assertion `left == right` failed · left: 1 · right: 0"),
+        "{out}"
+    );
     assert_eq!(code(&o), 4);
     // `list` and `show` say CONTESTED, and who disagrees.
     let o = t.rascal(&["list"]);
@@ -122,6 +133,42 @@ fn the_dashboard_of_a_contested_run_says_so_in_its_header_and_cells() {
         &["finished CONTESTED (exit 4)", "1 alder", "2 birch"],
     );
     assert_eq!(s.matches("WARN · CONTESTED").count(), 2, "{s}");
+    // `a`: the question — the tests that separate them, as examples — and
+    // one key answers it.
+    tmux.keys(&["a"]);
+    let q = tmux.wait_for(
+        "the question",
+        &[
+            "question",
+            "tests::adds_negatives",
+            "who is right here?",
+            "1 alder",
+            "2 birch",
+        ],
+    );
+    assert!(q.contains("left: 0"), "what birch returns: {q}");
+    tmux.keys(&["1"]);
+    tmux.wait_for("the answer is recorded", &["recorded: alder is right here"]);
     tmux.keys(&["q"]);
     tmux.wait_for("rascal exits 4", &["RASCAL-EXIT=4"]);
+    // The answer is journaled as the human's choice, with the example.
+    let o = t.rascal(&["list", "--json"]);
+    let runs: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let id = runs[0]["id"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{runs}"))
+        .to_string();
+    let shown: serde_json::Value =
+        serde_json::from_slice(&t.rascal(&["show", &id, "--json"]).stdout).unwrap();
+    assert_eq!(shown["selected"], "alder", "{shown}");
+    let alder = crate::test_integrity::candidate(&shown, "alder");
+    assert!(
+        alder["decisions"]
+            .as_array()
+            .is_some_and(|ds| ds.iter().any(|d| d["kind"] == "select"
+                && d["reason"].as_str().is_some_and(|r| r.starts_with(
+                    "answered the question: alder is right here (`tests::adds_negatives`"
+                )))),
+        "{alder}"
+    );
 }

@@ -329,6 +329,15 @@ fn comparison_lines(out: &mut String, r: &Ranking) {
         }
         if let Some(why) = &r.contested {
             let _ = writeln!(out, "\nNo pick: {}", cell(why));
+            if let Some(a) = &r.agreement {
+                let q = a.question(6);
+                if !q.is_empty() {
+                    let _ = writeln!(out, "\nThe tests that separate them:\n");
+                    for l in q {
+                        let _ = writeln!(out, "- {}", cell(&l));
+                    }
+                }
+            }
         }
         if let Some(j) = &r.judge {
             let _ = writeln!(

@@ -104,6 +104,33 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             lines.extend(copy_lines(t, candidate));
             " copy "
         }
+        Dialog::Question {
+            candidates,
+            lines: q,
+        } => {
+            lines.push(Line::from(Span::styled(
+                "The candidates' own tests disagree, and nothing rascal trusts settles it:",
+                t.text,
+            )));
+            lines.push(Line::from(""));
+            for l in q {
+                lines.push(Line::from(Span::styled(
+                    format!("  {}", sanitize(l)),
+                    t.text,
+                )));
+            }
+            lines.push(Line::from(""));
+            let keys: Vec<String> = candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!("{} {}", i + 1, sanitize(c)))
+                .collect();
+            lines.push(Line::from(Span::styled(
+                format!("who is right here? {} — recorded as your choice, with this reason · Esc: not now", keys.join(" · ")),
+                t.title,
+            )));
+            " question "
+        }
         Dialog::Hazards { jump, hazards } => {
             lines.extend(hazard_lines(t, jump, hazards));
             " files that run code "

@@ -124,6 +124,55 @@ impl Agreement {
     }
 }
 
+impl Agreement {
+    /// The question a contested run puts to a human: each test that one
+    /// candidate passes and another fails, who wrote it, who is on which
+    /// side, and what the failing side's run said — the disagreement as
+    /// examples, not as a diff. At most `limit` tests.
+    pub fn question(&self, limit: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        for (col, t) in self.tests.iter().enumerate() {
+            let on = |wanted: Cell| -> Vec<&str> {
+                self.candidates
+                    .iter()
+                    .enumerate()
+                    .filter(|(r, _)| {
+                        self.cells.get(*r).and_then(|row| row.get(col)) == Some(&wanted)
+                    })
+                    .map(|(_, c)| c.as_str())
+                    .collect()
+            };
+            let (passed, failed) = (on(Cell::Passed), on(Cell::Failed));
+            if passed.is_empty() || failed.is_empty() {
+                continue;
+            }
+            if out.len() == limit {
+                out.push("…".to_string());
+                break;
+            }
+            let said: Vec<String> = self
+                .notes
+                .iter()
+                .filter(|n| n.test == col && failed.contains(&n.candidate.as_str()))
+                .map(|n| format!("{}: {}", n.candidate, n.note))
+                .collect();
+            out.push(format!(
+                "`{}` (by {}): ✓ {} · ✗ {}{}",
+                t.name,
+                t.author,
+                passed.join(", "),
+                failed.join(", "),
+                if said.is_empty() {
+                    String::new()
+                } else {
+                    format!(" — {}", said.join("; "))
+                }
+            ));
+        }
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,5 +218,10 @@ mod tests {
         assert_eq!(lines[6], "  3. tests::c (by hasty)");
         assert_eq!(a.cell("hasty", 1), Some(Cell::NotApplicable));
         assert_eq!(a.cell("nobody", 0), None);
+        let q = a.question(5);
+        assert_eq!(q.len(), 2, "{q:?}");
+        assert_eq!(q[0], "`tests::a` (by careful): ✓ careful · ✗ hasty");
+        assert_eq!(q[1], "`tests::c` (by hasty): ✓ hasty · ✗ careful");
+        assert_eq!(a.question(1), vec![q[0].clone(), "…".to_string()]);
     }
 }
