@@ -162,6 +162,7 @@ mod tests {
                 judge: None,
                 agreement: None,
                 contested: None,
+                unseparated: Vec::new(),
             }),
         });
         events.push(RunEvent::RunFinished {

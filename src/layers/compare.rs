@@ -279,6 +279,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         judge: None,
         agreement: None,
         contested: None,
+        unseparated: Vec::new(),
     }
 }
 

@@ -678,6 +678,13 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
         });
     }
     out.push(match &r.pick {
+        Some(p) if !r.unseparated.is_empty() => format!(
+            "pick: {} — no test separates it from {} (its code differs; it ranks first, it is not shown better) (finalize it with `rascal finalize {}`, or choose another with `rascal select {} CANDIDATE`)",
+            sanitize(p),
+            sanitize(&r.unseparated.join(", ")),
+            sanitize(run),
+            sanitize(run)
+        ),
         Some(p) => format!(
             "pick: {} (finalize it with `rascal finalize {}`, or choose another with `rascal select {} CANDIDATE`)",
             sanitize(p),
@@ -1102,6 +1109,7 @@ mod tests {
             judge: None,
             agreement: None,
             contested: None,
+            unseparated: Vec::new(),
         };
         let lines = ranking_lines(&r, "r-7");
         assert!(
@@ -1123,6 +1131,7 @@ mod tests {
             judge: None,
             agreement: None,
             contested: None,
+            unseparated: Vec::new(),
         };
         let lines = ranking_lines(&r, "r-1");
         let rows: Vec<&String> = lines.iter().filter(|l| l.contains("0.50")).collect();

@@ -10,7 +10,7 @@
 use crate::config::Config;
 use crate::layers::agreement::{self, Disagreement};
 use crate::layers::compare::{Contender, RULE_DISAGREES, TEST_INTEGRITY};
-use crate::model::agreement::Agreement;
+use crate::model::agreement::{Agreement, Cell};
 use crate::model::event::RunEvent;
 use crate::model::ranking::Ranking;
 use crate::model::verdict::{candidate_verdict, Issue, Layer, Report, Severity, Status, Verdict};
@@ -211,4 +211,40 @@ pub(crate) fn settle(
         }
     }
     ranking.agreement = Some(m);
+}
+
+/// With a pick: the other passing candidates whose code differs from the
+/// pick's and that no test separates from it (none fails a test the other
+/// passes) — said in every view, so a coin flip never reads as a finding.
+pub(crate) fn unseparated(ranking: &mut Ranking, contenders: &[Contender]) {
+    let Some(pick) = ranking.pick.clone() else {
+        return;
+    };
+    let tree = |id: &str| {
+        contenders
+            .iter()
+            .find(|c| c.id == id)
+            .map(|c| c.changes.tree.clone())
+    };
+    let separated = |other: &str| {
+        ranking.agreement.as_ref().is_some_and(|m| {
+            (0..m.tests.len()).any(|col| {
+                let (a, b) = (m.cell(&pick, col), m.cell(other, col));
+                matches!(
+                    (a, b),
+                    (Some(Cell::Passed), Some(Cell::Failed))
+                        | (Some(Cell::Failed), Some(Cell::Passed))
+                )
+            })
+        })
+    };
+    let mine = tree(&pick);
+    ranking.unseparated = ranking
+        .positions
+        .iter()
+        .filter(|p| p.candidate != pick && p.verdict != Verdict::Fail)
+        .filter(|p| tree(&p.candidate) != mine)
+        .filter(|p| !separated(&p.candidate))
+        .map(|p| p.candidate.clone())
+        .collect();
 }

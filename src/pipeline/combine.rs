@@ -552,6 +552,7 @@ mod tests {
             judge: None,
             agreement: None,
             contested: None,
+            unseparated: Vec::new(),
         });
         s
     }

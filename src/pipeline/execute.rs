@@ -214,6 +214,7 @@ pub async fn execute_with(
             &sources,
         );
     }
+    agree::unseparated(&mut ranking, &contenders);
     let contested = ranking.contested.is_some();
     // A run the declarations escalate is a human's to decide: `--auto`
     // selects nothing.

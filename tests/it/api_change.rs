@@ -112,6 +112,14 @@ fn candidates_that_change_the_api_the_task_asks_for_are_not_rejected_and_test_ea
     let pick = doc["ranking"]["pick"].as_str().unwrap_or_default();
     assert!(pick == "first" || pick == "second", "{}", doc["ranking"]);
     assert_eq!(doc["exit_code"], 0, "{doc}");
+    // Their code differs (the error's words) and no test tells them
+    // apart: the pick says so, never a finding.
+    let other = if pick == "first" { "second" } else { "first" };
+    assert_eq!(
+        doc["ranking"]["unseparated"][0], other,
+        "{}",
+        doc["ranking"]
+    );
 }
 
 #[test]

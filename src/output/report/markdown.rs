@@ -327,6 +327,14 @@ fn comparison_lines(out: &mut String, r: &Ranking) {
             }
             let _ = writeln!(out, "```");
         }
+        if let (Some(p), false) = (&r.pick, r.unseparated.is_empty()) {
+            let _ = writeln!(
+                out,
+                "\nNo test separates {} from {}: their code differs, and it ranks first — it is not shown better.",
+                cell(p),
+                cell(&r.unseparated.join(", "))
+            );
+        }
         if let Some(why) = &r.contested {
             let _ = writeln!(out, "\nNo pick: {}", cell(why));
             if let Some(a) = &r.agreement {

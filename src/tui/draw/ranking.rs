@@ -73,11 +73,20 @@ pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
                 lines.extend(position_lines(p, w, st, t.dim));
             }
             let pick = match (&r.pick, &r.contested) {
+                (Some(p), _) if !r.unseparated.is_empty() => format!(
+                    "comparator's pick: {} — no test separates it from {}",
+                    sanitize(p),
+                    sanitize(&r.unseparated.join(", "))
+                ),
                 (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
                 (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
                 (None, None) => "comparator's pick: none (no candidate passed)".into(),
             };
-            let style = if r.pick.is_some() { t.pass } else { t.warn };
+            let style = if r.pick.is_some() && r.unseparated.is_empty() {
+                t.pass
+            } else {
+                t.warn
+            };
             lines.extend(super::wrapped(&pick, w, usize::MAX, style));
             if let Some(j) = &r.judge {
                 let said = match (&j.pick, &j.problem) {

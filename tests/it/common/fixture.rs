@@ -272,6 +272,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
             judge: None,
             agreement: None,
             contested: None,
+            unseparated: Vec::new(),
         };
         ev.push((
             RunEvent::Ranked {

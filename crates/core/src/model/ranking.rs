@@ -60,6 +60,11 @@ pub struct Ranking {
     /// is contested (no majority, no held-out test to break the tie).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contested: Option<String>,
+    /// With a pick: the other passing candidates whose code differs from
+    /// the pick's and that no test separates from it — the pick is not
+    /// shown better than them, only not worse.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unseparated: Vec<String>,
 }
 
 /// The comparator judge's contribution (advisory).
