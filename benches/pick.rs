@@ -18,7 +18,7 @@ use std::process::Command;
 use std::time::Instant;
 
 /// A Python task: one function, buggy at the base, its base test (which
-/// the bug and the wrong fix both pass), and the candidates' code.
+/// the bug fails and the wrong fix passes), and the candidates' code.
 struct Py {
     name: &'static str,
     args: &'static str,
@@ -34,15 +34,15 @@ struct Py {
 
 const PY: &[Py] = &[
     Py { name: "add", args: "a, b", base: "return a - b", good: "return a + b", verbose: "total = a\n    total += b\n    return total", wrong: "return a * b", base_test: "add(2, 2), 4", good_test: "add(1, 2), 3", wrong_test: "add(3, 3), 9" },
-    Py { name: "mul", args: "a, b", base: "return a + b", good: "return a * b", verbose: "out = 0\n    for _ in range(abs(b)):\n        out += a\n    return out if b >= 0 else -out", wrong: "return a * a", base_test: "mul(2, 2), 4", good_test: "mul(3, 4), 12", wrong_test: "mul(3, 1), 9" },
-    Py { name: "biggest", args: "a, b", base: "return a", good: "return a if a > b else b", verbose: "if a >= b:\n        return a\n    return b", wrong: "return abs(a)", base_test: "biggest(3, 1), 3", good_test: "biggest(1, 5), 5", wrong_test: "biggest(-5, 1), 5" },
-    Py { name: "absval", args: "a", base: "return a", good: "return -a if a < 0 else a", verbose: "if a < 0:\n        return -a\n    return a", wrong: "return a if a > -10 else -a", base_test: "absval(3), 3", good_test: "absval(-2), 2", wrong_test: "absval(-2), -2" },
-    Py { name: "clamp", args: "x, lo, hi", base: "return x", good: "return min(max(x, lo), hi)", verbose: "if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x", wrong: "return max(x, lo)", base_test: "clamp(5, 0, 10), 5", good_test: "clamp(20, 0, 10), 10", wrong_test: "clamp(20, 0, 10), 20" },
-    Py { name: "sign", args: "x", base: "return 1", good: "return (x > 0) - (x < 0)", verbose: "if x > 0:\n        return 1\n    if x < 0:\n        return -1\n    return 0", wrong: "return 1 if x >= 0 else 0", base_test: "sign(5), 1", good_test: "sign(-3), -1", wrong_test: "sign(-3), 0" },
-    Py { name: "is_even", args: "x", base: "return True", good: "return x % 2 == 0", verbose: "rest = x % 2\n    return rest == 0", wrong: "return x % 2 == 0 or x < 0", base_test: "is_even(2), True", good_test: "is_even(-3), False", wrong_test: "is_even(-3), True" },
-    Py { name: "reverse", args: "s", base: "return s", good: "return s[::-1]", verbose: "out = ''\n    for c in s:\n        out = c + out\n    return out", wrong: "return s[::-1] if len(s) < 5 else s", base_test: "reverse('aa'), 'aa'", good_test: "reverse('abcdef'), 'fedcba'", wrong_test: "reverse('abcdef'), 'abcdef'" },
-    Py { name: "vowels", args: "s", base: "return 0", good: "return sum(c in 'aeiou' for c in s)", verbose: "n = 0\n    for c in s:\n        if c in 'aeiou':\n            n += 1\n    return n", wrong: "return s.count('a')", base_test: "vowels('xyz'), 0", good_test: "vowels('ae'), 2", wrong_test: "vowels('ae'), 1" },
-    Py { name: "last", args: "xs", base: "return xs[0]", good: "return xs[-1]", verbose: "n = len(xs)\n    return xs[n - 1]", wrong: "return max(xs)", base_test: "last([7]), 7", good_test: "last([1, 2, 3]), 3", wrong_test: "last([9, 1]), 9" },
+    Py { name: "mul", args: "a, b", base: "return a - b", good: "return a * b", verbose: "out = 0\n    for _ in range(abs(b)):\n        out += a\n    return out if b >= 0 else -out", wrong: "return a * a", base_test: "mul(2, 2), 4", good_test: "mul(3, 4), 12", wrong_test: "mul(3, 1), 9" },
+    Py { name: "biggest", args: "a, b", base: "return a", good: "return a if a > b else b", verbose: "if a >= b:\n        return a\n    return b", wrong: "return max(a, b) if a >= 0 else a", base_test: "biggest(1, 3), 3", good_test: "biggest(-1, 5), 5", wrong_test: "biggest(-1, 5), -1" },
+    Py { name: "absval", args: "a", base: "return a", good: "return -a if a < 0 else a", verbose: "if a < 0:\n        return -a\n    return a", wrong: "return a if a > -2 else -a", base_test: "absval(-3), 3", good_test: "absval(-1), 1", wrong_test: "absval(-1), -1" },
+    Py { name: "clamp", args: "x, lo, hi", base: "return x", good: "return min(max(x, lo), hi)", verbose: "if x < lo:\n        return lo\n    if x > hi:\n        return hi\n    return x", wrong: "return max(x, lo)", base_test: "clamp(-5, 0, 10), 0", good_test: "clamp(20, 0, 10), 10", wrong_test: "clamp(20, 0, 10), 20" },
+    Py { name: "sign", args: "x", base: "return 1", good: "return (x > 0) - (x < 0)", verbose: "if x > 0:\n        return 1\n    if x < 0:\n        return -1\n    return 0", wrong: "return 1 if x > 0 else -1", base_test: "sign(-5), -1", good_test: "sign(0), 0", wrong_test: "sign(0), -1" },
+    Py { name: "is_even", args: "x", base: "return True", good: "return x % 2 == 0", verbose: "rest = x % 2\n    return rest == 0", wrong: "return x % 2 == 0 or x < 0", base_test: "is_even(3), False", good_test: "is_even(-3), False", wrong_test: "is_even(-3), True" },
+    Py { name: "reverse", args: "s", base: "return s", good: "return s[::-1]", verbose: "out = ''\n    for c in s:\n        out = c + out\n    return out", wrong: "return s[::-1] if len(s) < 5 else s", base_test: "reverse('ab'), 'ba'", good_test: "reverse('abcdef'), 'fedcba'", wrong_test: "reverse('abcdef'), 'abcdef'" },
+    Py { name: "vowels", args: "s", base: "return 0", good: "return sum(c in 'aeiou' for c in s)", verbose: "n = 0\n    for c in s:\n        if c in 'aeiou':\n            n += 1\n    return n", wrong: "return s.count('a')", base_test: "vowels('a'), 1", good_test: "vowels('ae'), 2", wrong_test: "vowels('ae'), 1" },
+    Py { name: "last", args: "xs", base: "return xs[0]", good: "return xs[-1]", verbose: "n = len(xs)\n    return xs[n - 1]", wrong: "return max(xs)", base_test: "last([1, 9]), 9", good_test: "last([9, 1]), 1", wrong_test: "last([9, 1]), 9" },
 ];
 
 /// One candidate: its id, its label, and its script.

@@ -24,36 +24,13 @@ const MAX_BASE: usize = 32 * 1024 * 1024;
 /// `.rascal/`, rascal's configuration, which is no code of the project).
 pub fn base_corpus(origin: &std::path::Path, base: &str) -> Corpus {
     let mut c = Corpus::default();
-    let Ok(repo) = git2::Repository::discover(origin) else {
+    let Ok(base) = git2::Oid::from_str(base) else {
         return c;
     };
-    let Ok(tree) = git2::Oid::from_str(base)
-        .and_then(|o| repo.find_commit(o))
-        .and_then(|commit| commit.tree())
-    else {
-        return c;
-    };
-    let mut read = 0usize;
-    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-        if read > MAX_BASE {
-            return git2::TreeWalkResult::Abort;
-        }
-        // rascal's own configuration is not the project's code.
-        if dir.is_empty() && entry.name().ok() == Some(".rascal") {
-            return git2::TreeWalkResult::Skip;
-        }
-        c.add(&format!("{dir}{}", entry.name().unwrap_or("")));
-        if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
-            let bytes = blob.content();
-            if bytes.len() <= MAX_FILE {
-                if let Ok(text) = std::str::from_utf8(bytes) {
-                    read += text.len();
-                    c.add(text);
-                }
-            }
-        }
-        git2::TreeWalkResult::Ok
-    });
+    for (path, text) in crate::pipeline::base_text::text_files(origin, base, MAX_FILE, MAX_BASE) {
+        c.add(&path);
+        c.add(&text);
+    }
     c
 }
 

@@ -9,6 +9,7 @@ pub mod api_change;
 pub mod attach;
 pub mod base_cache;
 pub mod base_defined;
+pub mod base_text;
 pub mod budget;
 pub mod canary;
 pub mod candidate;

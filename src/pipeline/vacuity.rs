@@ -137,29 +137,5 @@ fn base_place(p: &OnBaseRun<'_>) -> Result<Place, String> {
 
 /// The base's text files, path and text (but `.rascal/`).
 fn base_files(repo: &Path, base: git2::Oid) -> Vec<(String, String)> {
-    let mut out = Vec::new();
-    let Ok(repo) = git2::Repository::discover(repo) else {
-        return out;
-    };
-    let Ok(tree) = repo.find_commit(base).and_then(|c| c.tree()) else {
-        return out;
-    };
-    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
-        // rascal's own files (the spec holds the criteria themselves).
-        if dir.is_empty() && entry.name().ok() == Some(".rascal") {
-            return git2::TreeWalkResult::Skip;
-        }
-        if entry.kind() == Some(git2::ObjectType::Blob) {
-            if let Ok(blob) = entry.to_object(&repo).and_then(|o| o.peel_to_blob()) {
-                if blob.size() <= MAX_FILE {
-                    if let Ok(text) = std::str::from_utf8(blob.content()) {
-                        let name = format!("{dir}{}", entry.name().unwrap_or(""));
-                        out.push((name, text.to_string()));
-                    }
-                }
-            }
-        }
-        git2::TreeWalkResult::Ok
-    });
-    out
+    crate::pipeline::base_text::text_files(repo, base, MAX_FILE, 64 * 1024 * 1024)
 }
