@@ -38,7 +38,10 @@ pub fn text_files(
         if blob.size() <= max_file {
             if let Ok(text) = std::str::from_utf8(blob.content()) {
                 read += text.len();
-                out.push((format!("{dir}{}", entry.name().unwrap_or("")), text.to_string()));
+                out.push((
+                    format!("{dir}{}", entry.name().unwrap_or("")),
+                    text.to_string(),
+                ));
             }
         }
         git2::TreeWalkResult::Ok

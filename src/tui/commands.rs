@@ -834,6 +834,14 @@ pub fn hints(app: &App) -> Vec<Hint> {
                 hint("y", "open anyway", Always),
                 hint("n/Esc", "no", Always),
             ],
+            Some(Dialog::Question { candidates, .. }) => vec![
+                hint(
+                    if candidates.len() > 1 { "1-9" } else { "1" },
+                    "who is right here",
+                    Always,
+                ),
+                hint("Esc", "not now", Always),
+            ],
             Some(Dialog::Finalize(_)) => vec![
                 hint("Enter", "finalize", Always),
                 hint("p", "open the PR too", Mid),

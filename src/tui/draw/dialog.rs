@@ -126,7 +126,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 .map(|(i, c)| format!("{} {}", i + 1, sanitize(c)))
                 .collect();
             lines.push(Line::from(Span::styled(
-                format!("who is right here? {} — recorded as your choice, with this reason · Esc: not now", keys.join(" · ")),
+                format!("who is right here? {} — recorded as your choice, with this example as its reason · Esc: not now", keys.join(" · ")),
                 t.title,
             )));
             " question "
@@ -145,6 +145,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         match d {
             Dialog::Quit | Dialog::Cancel { .. } | Dialog::Hazards { .. } => "",
             Dialog::Copy { .. } => "Esc cancel",
+            Dialog::Question { .. } => "",
             _ => "Enter confirm · Esc cancel",
         },
         t.dim,
