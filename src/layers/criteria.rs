@@ -829,17 +829,7 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
         place: run.place,
         base: run.base,
     };
-    let settings = run
-        .config
-        .verification
-        .as_ref()
-        .and_then(|v| v.criteria.clone())
-        .unwrap_or_default();
-    let template = settings
-        .test_command
-        .clone()
-        .or_else(|| default_test_command(run.place.origin(), run.base).map(String::from));
-    let timeout = settings.timeout.map(|d| d.get()).unwrap_or(DEFAULT_TIMEOUT);
+    let (template, timeout) = command_settings(run.config, run.place.origin(), run.base);
     let mut out = Vec::new();
     for (i, c) in run.task.acceptance_criteria.iter().enumerate() {
         let started = Instant::now();
@@ -884,6 +874,27 @@ pub async fn evaluate(run: &CriteriaRun<'_>, sink: &(dyn Fn(Report) + Send + Syn
         out.push(r);
     }
     out
+}
+
+/// How `test` and `command` criteria run (`criteria:` in
+/// `verification.yaml`): the test command template (or the repository's
+/// default at `base`), and the time each may take.
+pub fn command_settings(
+    config: &Config,
+    origin: &Path,
+    base: git2::Oid,
+) -> (Option<String>, Duration) {
+    let settings = config
+        .verification
+        .as_ref()
+        .and_then(|v| v.criteria.clone())
+        .unwrap_or_default();
+    let template = settings
+        .test_command
+        .clone()
+        .or_else(|| default_test_command(origin, base).map(String::from));
+    let timeout = settings.timeout.map(|d| d.get()).unwrap_or(DEFAULT_TIMEOUT);
+    (template, timeout)
 }
 
 pub use crate::model::checklist::{checklist_line, checklist_markdown};

@@ -9,7 +9,7 @@
 use crate::config::spec::Criterion;
 use crate::config::Config;
 use crate::exec::place::{Place, Sandboxed};
-use crate::layers::criteria::{self, DEFAULT_TIMEOUT};
+use crate::layers::criteria;
 use crate::layers::vacuous::{self, OnBase};
 use crate::model::event::{RunEvent, VacuousCriterion};
 use crate::model::verdict::Status;
@@ -45,17 +45,7 @@ pub(crate) async fn check(p: &OnBaseRun<'_>, criteria: &[Criterion]) -> Vec<Vacu
             .await
             .unwrap_or_default()
     };
-    let settings = p
-        .config
-        .verification
-        .as_ref()
-        .and_then(|v| v.criteria.clone())
-        .unwrap_or_default();
-    let template = settings
-        .test_command
-        .clone()
-        .or_else(|| criteria::default_test_command(p.repo_dir, p.base).map(String::from));
-    let timeout = settings.timeout.map(|d| d.get()).unwrap_or(DEFAULT_TIMEOUT);
+    let (template, timeout) = criteria::command_settings(p.config, p.repo_dir, p.base);
     let mut place: Option<Result<Place, String>> = None;
     let mut found = Vec::new();
     let mut checked = 0;

@@ -7,8 +7,8 @@
 //! other. When one candidate changed an API another kept, it broke it: a
 //! FAIL naming who kept it.
 
-use crate::common::{bwrap, TestRepo};
-use crate::test_integrity::{candidate, report, run, write, CARGO_LOCK, CARGO_TEST, CARGO_TOML};
+use crate::common::bwrap;
+use crate::test_integrity::{candidate, report, run, write, CARGO_TEST};
 
 const LIB: &str = r#"pub fn decode(s: &str) -> String {
     let mut out = String::new();
@@ -54,20 +54,8 @@ fn with_result(message: &str) -> String {
     write("src/lib.rs", &lib)
 }
 
-fn crate_with(agents: &[(&str, &str)]) -> TestRepo {
-    let t = TestRepo::new(&[
-        ("Cargo.toml", CARGO_TOML),
-        ("Cargo.lock", CARGO_LOCK),
-        (".gitignore", "/target\n"),
-        ("src/lib.rs", LIB),
-    ]);
-    t.write(
-        ".rascal/config.yaml",
-        &crate::common::command_agents(agents),
-    );
-    t.write(".rascal/guardrails.yaml", CARGO_TEST);
-    t.commit_all("rascal config");
-    t
+fn crate_with(agents: &[(&str, &str)]) -> crate::common::TestRepo {
+    crate::test_integrity::rust_repo_with(LIB, agents, CARGO_TEST)
 }
 
 /// The base-tests ledger of candidate `who`'s test guardrail.

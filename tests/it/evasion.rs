@@ -16,7 +16,7 @@
 //!   colluders' pick.
 
 use crate::common::{bwrap, TestRepo};
-use crate::test_integrity::{candidate, report, run, toolchain, write, CARGO_LOCK, CARGO_TOML};
+use crate::test_integrity::{candidate, report, run, toolchain, write};
 
 /// The row of `who` in the run's agreement matrix, by test author.
 fn row(doc: &serde_json::Value, who: &str) -> Vec<(String, String, String)> {
@@ -70,18 +70,11 @@ fn a_changed_signature_fails_the_test_it_breaks_and_an_invented_api_is_not_held_
     // Still wrong (a sum), and `mul` takes a third argument now: the
     // honest test of `mul(3, 4)` does not build on it.
     let evader = "sed -i 's/pub fn mul(a: i32, b: i32) -> i32 {/pub fn mul(a: i32, b: i32, _by: ()) -> i32 {/' src/lib.rs\nsed -i 's/    use super::\\*;/    use super::*;\\n    #[test]\\n    fn muls_twos() { assert_eq!(mul(2, 2, ()), 4); }/' src/lib.rs";
-    let t = TestRepo::new(&[
-        ("Cargo.toml", CARGO_TOML),
-        ("Cargo.lock", CARGO_LOCK),
-        (".gitignore", "/target\n"),
-        ("src/lib.rs", LIB),
-    ]);
-    t.write(
-        ".rascal/config.yaml",
-        &crate::common::command_agents(&[("honest", honest), ("evader", evader)]),
+    let t = crate::test_integrity::rust_repo_with(
+        LIB,
+        &[("honest", honest), ("evader", evader)],
+        crate::test_integrity::CARGO_TEST,
     );
-    t.write(".rascal/guardrails.yaml", crate::test_integrity::CARGO_TEST);
-    t.commit_all("rascal config");
     let doc = run(&t, &["honest", "evader"]);
     for who in ["honest", "evader"] {
         let v = &candidate(&doc, who)["verdict"];

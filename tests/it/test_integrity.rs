@@ -57,11 +57,16 @@ mod tests {
 /// A Rust crate with a `cargo test` guardrail and `agents` (name → shell
 /// script); no spec, no permissions: what a new user has.
 pub(crate) fn rust_repo(agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
+    rust_repo_with(LIB, agents, guardrails)
+}
+
+/// [`rust_repo`] whose `src/lib.rs` is `lib`.
+pub(crate) fn rust_repo_with(lib: &str, agents: &[(&str, &str)], guardrails: &str) -> TestRepo {
     let t = TestRepo::new(&[
         ("Cargo.toml", CARGO_TOML),
         ("Cargo.lock", CARGO_LOCK),
         (".gitignore", "/target\n"),
-        ("src/lib.rs", LIB),
+        ("src/lib.rs", lib),
         (
             "scripts/test.sh",
             "#!/bin/sh\ncargo test --offline --quiet\n",
