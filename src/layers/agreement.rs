@@ -46,6 +46,16 @@ fn compatible(m: &Agreement, a: usize, b: usize) -> bool {
     })
 }
 
+/// Whether some test separates candidates `a` and `b`: one passes it, the
+/// other fails it.
+pub fn separated(m: &Agreement, a: &str, b: &str) -> bool {
+    let row = |id: &str| m.candidates.iter().position(|c| c == id);
+    match (row(a), row(b)) {
+        (Some(x), Some(y)) => !compatible(m, x, y),
+        _ => false,
+    }
+}
+
 /// The cell of row `row` on test `col`; a matrix cut short (cross-testing
 /// skipped) leaves it not applicable.
 fn cell(m: &Agreement, row: usize, col: usize) -> Cell {

@@ -10,7 +10,7 @@
 use crate::config::Config;
 use crate::layers::agreement::{self, Disagreement};
 use crate::layers::compare::{Contender, RULE_DISAGREES, TEST_INTEGRITY};
-use crate::model::agreement::{Agreement, Cell};
+use crate::model::agreement::Agreement;
 use crate::model::event::RunEvent;
 use crate::model::ranking::Ranking;
 use crate::model::verdict::{candidate_verdict, Issue, Layer, Report, Severity, Status, Verdict};
@@ -227,16 +227,10 @@ pub(crate) fn unseparated(ranking: &mut Ranking, contenders: &[Contender]) {
             .map(|c| c.changes.tree.clone())
     };
     let separated = |other: &str| {
-        ranking.agreement.as_ref().is_some_and(|m| {
-            (0..m.tests.len()).any(|col| {
-                let (a, b) = (m.cell(&pick, col), m.cell(other, col));
-                matches!(
-                    (a, b),
-                    (Some(Cell::Passed), Some(Cell::Failed))
-                        | (Some(Cell::Failed), Some(Cell::Passed))
-                )
-            })
-        })
+        ranking
+            .agreement
+            .as_ref()
+            .is_some_and(|m| agreement::separated(m, &pick, other))
     };
     let mine = tree(&pick);
     ranking.unseparated = ranking

@@ -65,17 +65,22 @@ pub fn change_corpus(place: &Place, changes: &ChangeSet, code_only: bool) -> Cor
     c
 }
 
-/// The words test `name` reads, from the author's test files `listed`
-/// (those that define it; all of them when none does).
-pub fn words_of(place: &Place, listed: &[String], name: &str) -> BTreeSet<String> {
+/// An author's test files (`listed`: path and text), read once for all
+/// its tests' words.
+pub fn test_texts(place: &Place, listed: &[String]) -> Vec<(String, String)> {
     let files = place.files_reader();
-    let texts: Vec<(String, String)> = listed
+    listed
         .iter()
         .filter_map(|p| {
             let b = files.read(p).filter(|b| b.len() <= MAX_FILE)?;
             Some((p.clone(), String::from_utf8(b).ok()?))
         })
-        .collect();
+        .collect()
+}
+
+/// The words test `name` reads, from its author's test files `texts`
+/// (those that define it; all of them when none does).
+pub fn words_of(texts: &[(String, String)], name: &str) -> BTreeSet<String> {
     let found: Vec<BTreeSet<String>> = texts
         .iter()
         .filter_map(|(p, t)| test_integrity::test_words(p, t, name))
@@ -83,15 +88,12 @@ pub fn words_of(place: &Place, listed: &[String], name: &str) -> BTreeSet<String
     if !found.is_empty() {
         return found.into_iter().flatten().collect();
     }
-    let mut all = BTreeSet::new();
-    for (_, t) in &texts {
-        all.extend(
-            t.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .filter(|w| w.len() >= 3)
-                .map(str::to_string),
-        );
-    }
-    all
+    texts
+        .iter()
+        .flat_map(|(_, t)| t.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        .filter(|w| w.len() >= 3)
+        .map(str::to_string)
+        .collect()
 }
 
 /// Why a test says nothing about the target: the words only its author

@@ -93,8 +93,9 @@ struct Texts {
     base: Corpus,
     code: Vec<Corpus>,
     unbuilt: Vec<Vec<String>>,
-    /// Each author's test files (and Rust sources with test modules).
-    test_paths: Vec<Vec<String>>,
+    /// Each author's test files (and Rust sources with test modules):
+    /// path and text.
+    tests: Vec<Vec<(String, String)>>,
 }
 
 /// One run of cross-testing: on `target`'s code, the tests of `author`
@@ -247,13 +248,10 @@ pub async fn cross_test(
             .map(|c| cross_cell::change_corpus(c.place, c.changes, true))
             .collect(),
         unbuilt,
-        test_paths: (0..candidates.len())
-            .map(|i| {
-                authors
-                    .iter()
-                    .find(|(a, _)| *a == i)
-                    .map(|(_, p)| p.clone())
-                    .unwrap_or_default()
+        tests: (0..candidates.len())
+            .map(|i| match authors.iter().find(|(a, _)| *a == i) {
+                Some((_, paths)) => cross_cell::test_texts(candidates[i].place, paths),
+                None => Vec::new(),
             })
             .collect(),
     };
@@ -363,7 +361,7 @@ async fn run_batch(
             if passed {
                 return (a, n.clone(), Cell::Passed, None);
             }
-            let words = cross_cell::words_of(candidates[a].place, &texts.test_paths[a], n);
+            let words = cross_cell::words_of(&texts.tests[a], n);
             if let Some(why) =
                 cross_cell::not_applicable(&words, author, &texts.base, &texts.code[b.target])
             {

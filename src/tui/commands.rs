@@ -92,9 +92,7 @@ fn contested(a: &App) -> bool {
         && a.ranking.as_ref().is_some_and(|r| {
             r.pick.is_none()
                 && r.contested.is_some()
-                && r.agreement
-                    .as_ref()
-                    .is_some_and(|m| !m.question(1).is_empty())
+                && r.agreement.as_ref().is_some_and(|m| m.has_question())
         })
 }
 fn can_select(a: &App) -> bool {

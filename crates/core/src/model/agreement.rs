@@ -125,6 +125,15 @@ impl Agreement {
 }
 
 impl Agreement {
+    /// Whether some test passes on one candidate and fails on another:
+    /// there is a question to ask (cheap: no text is made).
+    pub fn has_question(&self) -> bool {
+        (0..self.tests.len()).any(|col| {
+            let on = |c: Cell| self.cells.iter().any(|row| row.get(col) == Some(&c));
+            on(Cell::Passed) && on(Cell::Failed)
+        })
+    }
+
     /// The question a contested run puts to a human: each test that one
     /// candidate passes and another fails, who wrote it, who is on which
     /// side, and what the failing side's run said — the disagreement as
@@ -223,5 +232,6 @@ mod tests {
         assert_eq!(q[0], "`tests::a` (by careful): ✓ careful · ✗ hasty");
         assert_eq!(q[1], "`tests::c` (by hasty): ✓ hasty · ✗ careful");
         assert_eq!(a.question(1), vec![q[0].clone(), "…".to_string()]);
+        assert!(a.has_question());
     }
 }
