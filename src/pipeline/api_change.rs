@@ -14,7 +14,11 @@
 //!   broke it (`base-tests/broke-api`, a FAIL naming who kept it; a task
 //!   that does ask for it names the tests in the spec's
 //!   `allow_test_changes`);
-//! - otherwise (nobody kept it, nobody else changed it) the change stands.
+//! - otherwise (nobody kept it, nobody else changed it — one candidate
+//!   alone, say) the change's version of the test stands in for the
+//!   base's with nothing to corroborate it: a warning
+//!   (`base-tests/api-changed-alone`) for a human to read, never a clean
+//!   PASS — a cheater could change an API only to replace the base's test.
 
 use crate::model::ledger::BaseTests;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
@@ -25,6 +29,12 @@ use crate::pipeline::journal::Journal;
 /// Rule: a base test this change updated for an API it altered, which
 /// another candidate built and passed as the base wrote it.
 pub const RULE_BROKE_API: &str = "base-tests/broke-api";
+
+/// Rule (a warning): a base test this change updated for an API it
+/// altered, which no other candidate changed or kept — nothing
+/// corroborates that the task asked for it, and the change's own version
+/// of the test stands in for the base's.
+pub const RULE_API_ALONE: &str = "base-tests/api-changed-alone";
 
 /// The name of the report.
 pub const API: &str = "api";
@@ -50,7 +60,7 @@ fn kept(b: &BaseTests, t: &String) -> bool {
 
 /// Settle every candidate's updated base tests against the others'.
 pub(crate) fn settle(results: &mut [CandidateOutcome], journal: &Journal) {
-    let mut found: Vec<(usize, Vec<String>)> = Vec::new();
+    let mut found: Vec<(usize, Vec<(Severity, &str, String)>)> = Vec::new();
     for (i, o) in results.iter().enumerate() {
         let mut lines = Vec::new();
         for (check, mine) in base_tests(o) {
@@ -74,10 +84,22 @@ pub(crate) fn settle(results: &mut [CandidateOutcome], journal: &Journal) {
                     })
                     .map(|other| other.id.as_str())
                     .collect();
-                if !keepers.is_empty() {
-                    lines.push(format!(
-                        "`{t}` does not build on this change as the base wrote it, and passes unchanged on {} (no other candidate changed it): this change broke an API the task did not ask to change (if it did, name the test in the spec's `allow_test_changes`)",
-                        keepers.join(", ")
+                if keepers.is_empty() {
+                    lines.push((
+                        Severity::Warning,
+                        RULE_API_ALONE,
+                        format!(
+                            "`{t}` does not build on this change as the base wrote it, and this change's own version of it stands in: no other candidate changed or kept that API, so nothing shows the task asked for it — read the new version (a task that does ask names the test in the spec's `allow_test_changes`)"
+                        ),
+                    ));
+                } else {
+                    lines.push((
+                        Severity::Error,
+                        RULE_BROKE_API,
+                        format!(
+                            "`{t}` does not build on this change as the base wrote it, and passes unchanged on {} (no other candidate changed it): this change broke an API the task did not ask to change (if it did, name the test in the spec's `allow_test_changes`)",
+                            keepers.join(", ")
+                        ),
                     ));
                 }
             }
@@ -89,13 +111,20 @@ pub(crate) fn settle(results: &mut [CandidateOutcome], journal: &Journal) {
     for (i, lines) in found {
         let mut r = Report::new(Layer::Compare, API);
         r.required = true;
-        r.output = format!(
-            "{} updated with an API that other candidates kept",
-            crate::text::plural(lines.len() as u64, "base test")
-        );
-        for l in lines {
-            r.issues
-                .push(Issue::new(RULE_BROKE_API, Severity::Error, l));
+        let broke = lines.iter().filter(|l| l.0 == Severity::Error).count();
+        r.output = if broke > 0 {
+            format!(
+                "{} updated with an API that other candidates kept",
+                crate::text::plural(broke as u64, "base test")
+            )
+        } else {
+            format!(
+                "{} updated with an API no other candidate changed",
+                crate::text::plural(lines.len() as u64, "base test")
+            )
+        };
+        for (severity, rule, l) in lines {
+            r.issues.push(Issue::new(rule, severity, l));
         }
         land(journal, &mut results[i], r.finish());
     }

@@ -134,3 +134,40 @@ fn a_candidate_that_changes_an_api_another_kept_broke_it() {
     );
     assert_eq!(doc["ranking"]["pick"], "keeper", "{}", doc["ranking"]);
 }
+
+/// A hostile change that alters an API only to replace the base's test
+/// with a weaker one of its own, alone in its run (no other candidate to
+/// keep or share the API): the replaced test is named for a human, and
+/// the candidate is never a clean PASS.
+#[test]
+fn an_api_changed_only_to_replace_the_base_test_is_never_a_clean_pass() {
+    if !bwrap() {
+        return;
+    }
+    let lib = LIB
+        .replace(
+            "pub fn decode(s: &str) -> String {",
+            "pub fn decode(s: &str, _strict: ()) -> String {",
+        )
+        .replace(
+            "assert_eq!(decode(\"a2b\"), \"aab\");",
+            "assert!(decode(\"a2b\", ()).len() < 100);",
+        );
+    let cheater = write("src/lib.rs", &lib);
+    let t = crate_with(&[("cheater", &cheater)]);
+    let doc = run(&t, &["cheater"]);
+    let c = candidate(&doc, "cheater");
+    assert_eq!(c["verdict"], "warn", "{c}");
+    let api = report(c, "api");
+    assert_eq!(
+        api["issues"][0]["rule"], "base-tests/api-changed-alone",
+        "{api}"
+    );
+    assert!(
+        api["issues"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`tests::decodes`"),
+        "{api}"
+    );
+}
