@@ -58,9 +58,12 @@ fn kept(b: &BaseTests, t: &String) -> bool {
         && b.not_passing.len() < 50
 }
 
+/// One updated base test's finding: severity, rule, message.
+type Finding = (Severity, &'static str, String);
+
 /// Settle every candidate's updated base tests against the others'.
 pub(crate) fn settle(results: &mut [CandidateOutcome], journal: &Journal) {
-    let mut found: Vec<(usize, Vec<(Severity, &str, String)>)> = Vec::new();
+    let mut found: Vec<(usize, Vec<Finding>)> = Vec::new();
     for (i, o) in results.iter().enumerate() {
         let mut lines = Vec::new();
         for (check, mine) in base_tests(o) {
