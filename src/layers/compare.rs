@@ -376,12 +376,12 @@ pub fn judge_prompt(instruction: &str, diffs: &[(String, String)], nonce: &str) 
     p.push_str("## Task\n\n");
     p.push_str(instruction.trim());
     p.push_str("\n\n");
+    // Each diff whole: the caller keeps them within the judge's budget.
     for (id, diff) in diffs {
-        let cut = crate::text::cut(diff, 60_000);
-        let fence = crate::layers::review::fence_for(&cut);
+        let fence = crate::layers::review::fence_for(diff);
         p.push_str(&format!(
             "## Candidate `{id}`\n\n{fence}diff\n{}\n{fence}\n\n",
-            cut.trim_end()
+            diff.trim_end()
         ));
     }
     p.push_str(&format!(

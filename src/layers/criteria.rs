@@ -744,6 +744,9 @@ pub struct Judge<'a> {
     pub agent: &'a AgentConfig,
     pub site: Site,
     pub timeout: Duration,
+    /// The most tokens of diff one judgement may be shown
+    /// (`criteria.budget.tokens`).
+    pub budget: u64,
 }
 
 async fn run_judge(
@@ -762,6 +765,11 @@ async fn run_judge(
             ))
             .finish();
     };
+    // A judge shown part of the change is no evidence: never cut to fit.
+    if let Some(why) = crate::layers::coverage::judge_over(diff, j.budget, "criteria.budget.tokens")
+    {
+        return r.errored(why).finish();
+    }
     let dir = j
         .site
         .dir

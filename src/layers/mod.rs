@@ -6,6 +6,7 @@ pub use rascal_scan::{deps, imports, ledger, secrets, test_integrity};
 
 pub mod agreement;
 pub mod compare;
+pub mod coverage;
 pub mod criteria;
 pub mod criterion_proof;
 pub mod diagnostics;

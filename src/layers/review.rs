@@ -4,9 +4,10 @@
 //! the review's nonce (a random token per reviewer call, so a verdict copied
 //! from the diff never counts). Output without such a verdict is a
 //! structural failure: one retry with a fresh reviewer, then escalation. A
-//! mute or garbled reviewer is never an approval. A diff over the review
-//! budget is reviewed in chunks that must all be approved; past the chunk
-//! cap the review cannot approve (WARN with the share reviewed). A
+//! mute or garbled reviewer is never an approval. A diff over what
+//! one call is shown is reviewed in chunks, in parallel, that must all be
+//! reviewed and approved within the review's budget of time and tokens;
+//! a chunk left unreviewed FAILs the layer (docs/configuration.md). A
 //! candidate cancelled while a reviewer runs ends its review there: the
 //! user's decision, neither retried nor escalated.
 //! `parse_review` is a pure function over the bytes.
@@ -14,6 +15,7 @@
 use crate::config::spec::Task;
 use crate::config::verification::{provider, ReviewConfig};
 use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
+use crate::layers::coverage;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
 use serde_json::{Map, Value};
@@ -21,12 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 /// Reviewer output above this size is refused (a verdict is small).
 pub use crate::agents::ask::MAX_ANSWER_BYTES as MAX_REVIEW_BYTES;
-/// The most diff one reviewer call is shown (a larger diff is chunked; a
-/// judge's diff is cut here).
+/// The most diff one reviewer call is shown (a larger diff is chunked).
 pub const MAX_DIFF_BYTES: usize = 256 * 1024;
-/// The most chunks a diff is reviewed in (reviewer calls per reviewer);
-/// beyond, the review cannot approve.
-pub const MAX_REVIEW_CHUNKS: usize = 8;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Decision {
@@ -323,14 +321,10 @@ pub fn fence_for(text: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
-/// The diff for a prompt, cut to a bounded size, in a fence it cannot close.
+/// The diff for a prompt, whole, in a fence it cannot close. Never cut:
+/// the caller checks it is within its verifier's budget.
 pub fn diff_block(diff: &str) -> String {
-    let cut = if diff.len() > MAX_DIFF_BYTES {
-        crate::text::cut(diff, MAX_DIFF_BYTES)
-    } else {
-        diff.to_string()
-    };
-    let cut = cut.trim_end();
+    let cut = diff.trim_end();
     let fence = fence_for(cut);
     format!("## Diff\n\n{fence}diff\n{cut}\n{fence}\n")
 }
@@ -474,10 +468,10 @@ pub enum ReviewOutcome {
     Escalate(String),
     /// The review could not be set up (no eligible reviewer).
     CouldNotRun(String),
-    /// Every reviewed chunk was approved, but the diff had more chunks than
-    /// the cap: part of the change was never reviewed (a WARN, never an
-    /// approval), with the share seen.
-    Partial(String),
+    /// Part of the change was never reviewed within the review's budget
+    /// (of time or tokens): a FAIL, never an approval, saying how much was
+    /// reviewed and what to raise.
+    Incomplete(String),
     /// The candidate was cancelled (by its user, or a budget) while a
     /// reviewer ran: a decision, not a reviewer's failure — no fresh
     /// reviewer, no escalation.
@@ -535,13 +529,17 @@ enum One {
     /// issues as report issues.
     Verdict(Decision, Vec<Issue>),
     Structural(String),
+    /// Part of the change was not reviewed within the budget.
+    Incomplete(String),
     /// The candidate was cancelled before this reviewer answered.
     Cancelled,
 }
 
 /// Run Layer 5 for one attempt: each eligible reviewer (in parallel) on
-/// each chunk of the diff (in turn), each call allowed one structural
-/// retry. Reports go to `sink` as they land.
+/// every chunk of the diff (up to `parallel` chunks at once), each call
+/// allowed one structural retry, all within the review's budget of time
+/// and tokens. A chunk no reviewer saw leaves the review incomplete: a
+/// FAIL, never an approval. Reports go to `sink` as they land.
 pub async fn review(
     run: &ReviewRun<'_>,
     sink: &(dyn Fn(Report) + Send + Sync),
@@ -557,11 +555,17 @@ pub async fn review(
         }
     };
     let chunks = chunk_diff(run.diff, MAX_DIFF_BYTES);
-    let total = chunks.len();
-    let reviewed = &chunks[..total.min(MAX_REVIEW_CHUNKS)];
+    // A change over the token budget is never reviewed in part: the
+    // review fails before it spends anything.
+    if let Some(why) = coverage::over_tokens(&chunks, run.review.budget.tokens) {
+        let r = coverage_report(run, why.clone());
+        sink(r.clone());
+        return (vec![r], ReviewOutcome::Incomplete(why));
+    }
+    let deadline = tokio::time::Instant::now() + run.review.budget.time.get();
     let futures = reviewers
         .iter()
-        .map(|name| one_reviewer(run, name, reviewed, total));
+        .map(|name| one_reviewer(run, name, &chunks, deadline));
     let results = futures::future::join_all(futures).await;
     let approvals = results
         .iter()
@@ -571,6 +575,7 @@ pub async fn review(
     let mut reports = Vec::new();
     let mut requested = Vec::new();
     let mut structural = Vec::new();
+    let mut incomplete = Vec::new();
     let mut cancelled = false;
     for (name, (rs, one)) in reviewers.iter().zip(results) {
         for mut r in rs {
@@ -591,39 +596,21 @@ pub async fn review(
                     .filter(|i| i.severity >= Severity::Warning),
             ),
             One::Structural(why) => structural.push(format!("{name}: {why}")),
+            One::Incomplete(why) => incomplete.push(why),
             One::Cancelled => cancelled = true,
         }
-    }
-    // Past the chunk cap, part of the change was never shown: the review
-    // cannot approve it.
-    let partial = (reviewed.len() < total).then(|| {
-        let seen: usize = reviewed.iter().map(|c| c.covered).sum();
-        let pct = (seen as u128 * 100 / run.diff.len().max(1) as u128) as usize;
-        format!(
-            "review saw {pct}% of the change: the diff ({} KiB) needs {total} chunks of at most {} KiB, over the cap of {MAX_REVIEW_CHUNKS}; the rest was not reviewed, a human must review it",
-            run.diff.len() / 1024,
-            MAX_DIFF_BYTES / 1024
-        )
-    });
-    if let Some(why) = &partial {
-        let mut r = Report::new(Layer::Review, "review coverage")
-            .input("diff", run.changes.fingerprint())
-            .input("diff_text", run.diff)
-            .errored(why.clone());
-        r.required = false;
-        let r = r.finish();
-        sink(r.clone());
-        reports.push(r);
     }
     let outcome = if cancelled {
         ReviewOutcome::Cancelled
     } else if consensus_met {
-        match partial {
-            Some(why) => ReviewOutcome::Partial(why),
-            None => ReviewOutcome::Approved,
-        }
+        ReviewOutcome::Approved
     } else if !requested.is_empty() {
         ReviewOutcome::ChangesRequested(requested)
+    } else if let Some(why) = incomplete.into_iter().next() {
+        let r = coverage_report(run, why.clone());
+        sink(r.clone());
+        reports.push(r);
+        ReviewOutcome::Incomplete(why)
     } else {
         ReviewOutcome::Escalate(format!(
             "{approvals} of {} required approvals; reviewer output unusable twice ({})",
@@ -634,64 +621,141 @@ pub async fn review(
     (reports, outcome)
 }
 
-/// One reviewer over every chunk: all must approve. Stops at a structural
-/// failure (the review escalates anyway).
+/// The review's own FAIL when part of the change went unreviewed.
+fn coverage_report(run: &ReviewRun<'_>, why: String) -> Report {
+    Report::new(Layer::Review, "review coverage")
+        .input("diff", run.changes.fingerprint())
+        .input("diff_text", run.diff)
+        .input(
+            "budget",
+            format!(
+                "{} {}",
+                run.review.budget.time.get().as_secs(),
+                run.review.budget.tokens
+            ),
+        )
+        .errored(why)
+        .finish()
+}
+
+/// What became of one chunk for one reviewer.
+enum ChunkResult {
+    Reviewed(ReviewVerdict),
+    Structural(String),
+    /// The review's time ran out before this chunk was reviewed.
+    Unreviewed,
+    Cancelled,
+}
+
+/// One reviewer's call on chunk `k` of `n`, if the review's time allows.
+async fn review_chunk(
+    run: &ReviewRun<'_>,
+    name: &str,
+    chunk: &Chunk,
+    (k, n): (usize, usize),
+    deadline: tokio::time::Instant,
+) -> (Vec<Report>, ChunkResult) {
+    let part = (n > 1).then_some((k, n));
+    let now = tokio::time::Instant::now();
+    if now >= deadline {
+        return (Vec::new(), ChunkResult::Unreviewed);
+    }
+    let timeout = run.review.timeout.get().min(deadline - now);
+    let (rs, one) = one_call(run, name, chunk, part, deadline, timeout).await;
+    let result = match one {
+        _ if run.cancel.is_cancelled() => ChunkResult::Cancelled,
+        Ok(v) => ChunkResult::Reviewed(v),
+        // A call the budget cut short was not reviewed; it is not the
+        // reviewer's structural failure.
+        Err(_) if tokio::time::Instant::now() >= deadline => ChunkResult::Unreviewed,
+        Err(why) => ChunkResult::Structural(match part {
+            Some((k, n)) => format!("chunk {k}/{n}: {why}"),
+            None => why,
+        }),
+    };
+    (rs, result)
+}
+
+/// One reviewer over every chunk, `parallel` at a time, before
+/// `deadline`: all must be reviewed and approved.
 async fn one_reviewer(
     run: &ReviewRun<'_>,
     name: &str,
     chunks: &[Chunk],
-    total: usize,
+    deadline: tokio::time::Instant,
 ) -> (Vec<Report>, One) {
+    use futures::StreamExt;
+    let total = chunks.len();
+    let calls: Vec<_> = chunks
+        .iter()
+        .enumerate()
+        .map(|(k, chunk)| review_chunk(run, name, chunk, (k + 1, total), deadline))
+        .collect();
+    let results: Vec<(Vec<Report>, ChunkResult)> = futures::stream::iter(calls)
+        .buffered(run.review.parallel.max(1))
+        .collect()
+        .await;
     let mut reports = Vec::new();
     let mut issues = Vec::new();
     let mut decision = Decision::Approve;
-    for (k, chunk) in chunks.iter().enumerate() {
-        let part = (total > 1).then_some((k + 1, total));
-        let (rs, one) = one_call(run, name, chunk, part).await;
+    let mut structural = None;
+    let mut reviewed = 0;
+    let mut cancelled = false;
+    for (rs, result) in results {
         reports.extend(rs);
-        match one {
-            Ok(_) if run.cancel.is_cancelled() => return (reports, One::Cancelled),
-            Ok(v) => {
+        match result {
+            ChunkResult::Reviewed(v) => {
+                reviewed += 1;
                 if v.decision == Decision::RequestChanges {
                     decision = Decision::RequestChanges;
                 }
                 issues.extend(issues_of(name, &v));
             }
-            Err(_) if run.cancel.is_cancelled() => return (reports, One::Cancelled),
-            Err(why) => {
-                let why = match part {
-                    Some((k, n)) => format!("chunk {k}/{n}: {why}"),
-                    None => why,
-                };
-                return (reports, One::Structural(why));
+            ChunkResult::Structural(why) => {
+                structural.get_or_insert(why);
             }
+            ChunkResult::Unreviewed => {}
+            ChunkResult::Cancelled => cancelled = true,
         }
     }
-    if total > 1 {
-        let all = chunks.len() == total;
+    let incomplete = (reviewed < total && structural.is_none())
+        .then(|| coverage::ran_out(reviewed, total, run.review.budget.time.get()));
+    if total > 1 || incomplete.is_some() {
         let mut r = Report::new(Layer::Review, name)
             .input("base", &run.changes.base)
             .input("diff", run.changes.fingerprint())
             .input("diff_text", run.diff)
             .input("task", &run.task.instruction);
         r.output = format!(
-            "{}: {} of {total} chunks reviewed ({}), the diff ({} KiB) being over the {} KiB review budget",
-            match decision {
-                Decision::Approve if all => format!("all {total} chunks approved"),
-                Decision::Approve => format!("all {} reviewed chunks approved", chunks.len()),
-                Decision::RequestChanges => "changes requested".to_string(),
+            "{}: {reviewed} of {total} chunk{} reviewed, the diff ({} KiB) being over the {} KiB one call is shown",
+            match (decision, &incomplete) {
+                (Decision::RequestChanges, _) => "changes requested".to_string(),
+                (Decision::Approve, Some(_)) => "not approved".to_string(),
+                (Decision::Approve, None) => format!("all {total} chunks approved"),
             },
-            chunks.len(),
-            if all { "all of them" } else { "capped" },
+            if total == 1 { "" } else { "s" },
             run.diff.len() / 1024,
             MAX_DIFF_BYTES / 1024
         );
         if decision == Decision::RequestChanges {
             r = r.errored(format!("`{name}` requested changes on at least one chunk"));
+        } else if let Some(why) = &incomplete {
+            r = r.errored(why.clone());
         }
         reports.push(r.finish());
     }
-    (reports, One::Verdict(decision, issues))
+    let one = if cancelled {
+        One::Cancelled
+    } else if decision == Decision::RequestChanges {
+        One::Verdict(decision, issues)
+    } else if let Some(why) = structural {
+        One::Structural(why)
+    } else if let Some(why) = incomplete {
+        One::Incomplete(why)
+    } else {
+        One::Verdict(decision, issues)
+    };
+    (reports, one)
 }
 
 /// Ask the reviewer once, with a fresh nonce (its files under `dir`):
@@ -702,6 +766,7 @@ async fn ask_reviewer(
     chunk: &Chunk,
     part: Option<(usize, usize)>,
     dir: &std::path::Path,
+    timeout: std::time::Duration,
 ) -> (Answer, String) {
     match new_nonce() {
         Ok(nonce) => {
@@ -717,7 +782,7 @@ async fn ask_reviewer(
                 &env,
                 dir,
                 &run.site,
-                run.review.timeout.get(),
+                timeout,
                 &run.cancel,
             )
             .await;
@@ -763,9 +828,20 @@ async fn one_call(
     name: &str,
     chunk: &Chunk,
     part: Option<(usize, usize)>,
+    deadline: tokio::time::Instant,
+    first_timeout: std::time::Duration,
 ) -> (Vec<Report>, Result<ReviewVerdict, String>) {
     let mut reports = Vec::new();
     for attempt_try in 1..=2u32 {
+        let timeout = if attempt_try == 1 {
+            first_timeout
+        } else {
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return (reports, Err("the review's time ran out".into()));
+            }
+            run.review.timeout.get().min(deadline - now)
+        };
         let dir_name = match part {
             Some((k, _)) => format!("review-{name}-chunk{k}-{attempt_try}"),
             None => format!("review-{name}-{attempt_try}"),
@@ -786,7 +862,7 @@ async fn one_call(
                 format!("{base} (fresh reviewer)")
             }
         };
-        let (answer, nonce) = ask_reviewer(run, name, chunk, part, &dir).await;
+        let (answer, nonce) = ask_reviewer(run, name, chunk, part, &dir, timeout).await;
         let mut r = Report::new(Layer::Review, check)
             .input("base", &run.changes.base)
             .input("diff", run.changes.fingerprint())

@@ -72,6 +72,19 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
             (id.clone(), diff)
         })
         .collect();
+    // Every tied diff whole, or no judgement: a judge that saw part of a
+    // change does not break a tie.
+    let shown: String = diffs.iter().map(|(_, d)| d.as_str()).collect();
+    let budget = config
+        .verification
+        .as_ref()
+        .map(|v| v.judge_budget)
+        .unwrap_or_default()
+        .tokens;
+    if let Some(why) = crate::layers::coverage::judge_over(&shown, budget, "judge_budget.tokens") {
+        note.problem = Some(why);
+        return note;
+    }
     let nonce = match crate::layers::review::new_nonce() {
         Ok(n) => n,
         Err(e) => {

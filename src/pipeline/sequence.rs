@@ -401,6 +401,7 @@ pub async fn later_layers(
                     .and_then(|s| s.timeout)
                     .map(|d| d.get())
                     .unwrap_or(criteria::DEFAULT_TIMEOUT),
+                budget: settings.map(|s| s.budget).unwrap_or_default().tokens,
             })
         });
         let base_side = crate::pipeline::base_defined::CandidateBase::new(l.place, l.changes);

@@ -469,6 +469,10 @@ fn on_no_pass_escalate_exits_3() {
 }
 
 fn judged_repo(judge_says: &str) -> TestRepo {
+    judged_repo_with(judge_says, "judge: judge\n")
+}
+
+fn judged_repo_with(judge_says: &str, verification: &str) -> TestRepo {
     let agents = format!(
         r#"agents:
   first:
@@ -485,9 +489,27 @@ strategy: {{ agents: [first, second] }}
     );
     TestRepo::new(&[
         (".rascal/config.yaml", agents.as_str()),
-        (".rascal/verification.yaml", "judge: judge\n"),
+        (".rascal/verification.yaml", verification),
         ("src/a.rs", "pub fn a() {}\n"),
     ])
+}
+
+#[test]
+fn a_judge_that_cannot_be_shown_every_tied_diff_whole_breaks_no_tie() {
+    let t = judged_repo_with(
+        r#"{"nonce": "{nonce}", "pick": "second", "reason": "saw a part"}"#,
+        "judge: judge\njudge_budget: { tokens: 20 }\n",
+    );
+    let o = t.rascal(&["run", "make b", "--json"]);
+    let doc = json(&o);
+    let r = &doc["ranking"];
+    assert_eq!(r["pick"], "first", "the judge was not used: {r:#}");
+    let problem = r["judge"]["problem"].as_str().unwrap_or_default();
+    assert!(
+        problem.starts_with("judge incomplete: the diff is about")
+            && problem.contains("over `judge_budget.tokens` (20)"),
+        "{r:#}"
+    );
 }
 
 #[test]

@@ -622,6 +622,30 @@ fn run_spec_prints_the_checklist_and_an_advisory_judge_only_warns() {
 }
 
 #[test]
+fn a_judge_over_its_budget_never_judges_a_part_of_the_change() {
+    let t = TestRepo::new(&[
+        (
+            ".rascal/config.yaml",
+            AUTHOR_OK.replace("judge-fail", "judge-pass").as_str(),
+        ),
+        (
+            ".rascal/verification.yaml",
+            "criteria:\n  judge: judge\n  budget: { tokens: 10 }\n",
+        ),
+        (".rascal/specs/health.yaml", E2E_SPEC),
+        ("src/a.rs", "fn a() {}\n"),
+    ]);
+    let o = t.rascal(&["run", "--spec", "health", "--agent", "author", "--headless"]);
+    let out = stdout(&o);
+    assert!(
+        out.contains("- [ ] style (advisory) ← WARNING: judge incomplete: the diff is about"),
+        "a passing judge shown nothing is not a pass: {out}"
+    );
+    assert!(out.contains("over `criteria.budget.tokens` (10)"), "{out}");
+    assert!(out.contains("[author] verdict WARN"), "{out}");
+}
+
+#[test]
 fn failing_criteria_fail_the_candidate_and_skip_review() {
     let agents = "agents:\n  author: { runtime: scripted, steps: [{ do: write, path: migrations/002.sql, content: \"drop table x;\\n\" }] }\n  reviewer: { runtime: scripted, scenario: review-approve }\n";
     let t = TestRepo::new(&[

@@ -764,35 +764,114 @@ fn a_backdoor_past_the_review_budget_is_still_reviewed() {
     assert_eq!(doc["candidates"][0]["verdict"], "pass");
 }
 
+/// Nine files of ~250 KiB of diff each (nine chunks), the backdoor in
+/// the last: the payload a fixed chunk cap left unreviewed.
+const PADDED_BACKDOOR: &str = "    runtime: command\n    command: [sh, -c, 'for i in 1 2 3 4 5 6 7 8 9; do yes \"padding line $i\" | head -n 15500 > pad$i.txt; done; echo BACKDOOR >> pad9.txt']\n";
+
 #[test]
-fn past_the_chunk_cap_the_review_warns_with_the_share_seen() {
-    // Nine files of ~250 KiB of diff each: nine chunks, over the cap of 8.
-    let author = "    runtime: command\n    command: [sh, -c, 'for i in 1 2 3 4 5 6 7 8 9; do yes \"padding line $i\" | head -n 15500 > pad$i.txt; done']\n";
+fn a_backdoor_padded_into_the_ninth_chunk_is_reviewed_and_fails() {
     let t = repo(
-        &format!("agents:\n  author:\n{author}{GREP_REVIEWER}"),
-        "review:\n  reviewers: [reviewer]\n  timeout: 60s\n",
+        &format!("agents:\n  author:\n{PADDED_BACKDOOR}{GREP_REVIEWER}"),
+        "review:\n  reviewers: [reviewer]\n  on_request_changes: fail\n  timeout: 60s\n",
     );
     let (c, doc, err) = json_run(&t, &[]);
-    assert_eq!(c, 0, "a warning, not a failure: {doc}{err}");
-    assert_eq!(doc["candidates"][0]["verdict"], "warn", "{doc}");
+    assert_eq!(
+        c, 1,
+        "the tail is reviewed, never waved through: {doc}{err}"
+    );
+    assert_eq!(doc["candidates"][0]["verdict"], "fail", "{doc}");
     let reviews = review_reports(&doc);
-    let calls = reviews
+    let calls: Vec<&serde_json::Value> = reviews
         .iter()
         .filter(|r| r["check"].as_str().unwrap().contains("/9]"))
-        .count();
-    assert_eq!(calls, 8, "the cap: {doc}");
-    let coverage = reviews
-        .iter()
+        .collect();
+    assert_eq!(calls.len(), 9, "every chunk: {doc}");
+    assert_eq!(calls[8]["status"], "fail", "{doc}");
+    assert!(doc["candidates"][0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("a backdoor"));
+}
+
+#[test]
+fn a_change_over_the_token_budget_fails_unreviewed_and_says_what_to_raise() {
+    let t = repo(
+        &format!("agents:\n  author:\n{PADDED_BACKDOOR}{GREP_REVIEWER}"),
+        "review:\n  reviewers: [reviewer]\n  budget: { tokens: 100000 }\n",
+    );
+    let (c, doc, err) = json_run(&t, &[]);
+    assert_eq!(c, 1, "a FAIL, not a warning: {doc}{err}");
+    assert_eq!(doc["candidates"][0]["verdict"], "fail", "{doc}");
+    let reviews = review_reports(&doc);
+    assert_eq!(reviews.len(), 1, "no reviewer call was spent: {doc}");
+    assert_eq!(reviews[0]["check"], "review coverage");
+    assert_eq!(reviews[0]["status"], "fail");
+    let why = reviews[0]["errored"].as_str().unwrap();
+    assert!(
+        why.starts_with("review incomplete: 0 of 9 chunks — the change needs about"),
+        "{why}"
+    );
+    assert!(why.contains("`review.budget.tokens` (100k)"), "{why}");
+}
+
+#[test]
+fn a_review_whose_time_runs_out_fails_with_how_much_was_reviewed() {
+    // A reviewer slower than the whole review's budget: nothing reviewed
+    // in time is an incomplete review (a FAIL), not an escalation.
+    let slow = "  reviewer: { runtime: command, provider: other, command: [sh, -c, 'sleep 20; echo late'] }\n";
+    let t = repo(
+        &format!("agents:\n  author:\n{FORGER}{slow}"),
+        "review:\n  reviewers: [reviewer]\n  budget: { time: 2s }\n",
+    );
+    let (c, doc, err) = json_run(&t, &[]);
+    assert_eq!(c, 1, "{doc}{err}");
+    assert_eq!(doc["candidates"][0]["verdict"], "fail", "{doc}");
+    let coverage = review_reports(&doc)
+        .into_iter()
         .find(|r| r["check"] == "review coverage")
-        .unwrap();
-    assert_eq!(coverage["status"], "warn");
+        .unwrap_or_else(|| panic!("{doc}"));
+    assert_eq!(coverage["status"], "fail");
     assert!(
         coverage["errored"]
             .as_str()
             .unwrap()
-            .starts_with("review saw 88% of the change"),
+            .starts_with("review incomplete: 0 of 1 chunk — `review.budget.time` (2s) ran out"),
         "{coverage}"
     );
+}
+
+#[test]
+fn chunks_are_reviewed_in_parallel_up_to_the_configured_width() {
+    // Each call approves with a minor note of when it started and ended
+    // (it waits 2 s between): two chunks with `parallel: 2` overlap, with
+    // `parallel: 1` they do not.
+    let author = "    runtime: command\n    command: [sh, -c, 'yes padding-padding | head -n 20000 > a-pad.txt; mkdir -p src; echo fine > src/z.rs']\n";
+    let reviewer = "  reviewer:\n    runtime: command\n    provider: other\n    command: [sh, -c, 's=$(date +%s.%N); sleep 2; e=$(date +%s.%N); echo \"{\\\"nonce\\\": \\\"$RASCAL_REVIEW_NONCE\\\", \\\"verdict\\\": \\\"approve\\\", \\\"issues\\\": [{\\\"severity\\\": \\\"minor\\\", \\\"location\\\": \\\"a:1\\\", \\\"description\\\": \\\"span $s $e\\\"}]}\"']\n";
+    let span = regex::Regex::new(r"span ([0-9.]+) ([0-9.]+)").unwrap();
+    for (parallel, overlap) in [(2, true), (1, false)] {
+        let t = repo(
+            &format!("agents:\n  author:\n{author}{reviewer}"),
+            &format!("review:\n  reviewers: [reviewer]\n  parallel: {parallel}\n"),
+        );
+        let (c, doc, err) = json_run(&t, &[]);
+        assert_eq!(c, 0, "{doc}{err}");
+        let mut spans: Vec<(f64, f64)> = Vec::new();
+        for r in review_reports(&doc)
+            .iter()
+            .filter(|r| r["check"].as_str().unwrap().contains("/2]"))
+        {
+            let text = r.to_string();
+            let m = span.captures(&text).unwrap_or_else(|| panic!("{r}"));
+            spans.push((m[1].parse().unwrap(), m[2].parse().unwrap()));
+        }
+        assert_eq!(spans.len(), 2, "{doc}");
+        spans.sort_by(|a, b| a.0.total_cmp(&b.0));
+        assert_eq!(
+            spans[1].0 < spans[0].1,
+            overlap,
+            "parallel {parallel}: {spans:?}"
+        );
+    }
 }
 
 #[test]

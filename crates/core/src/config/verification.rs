@@ -35,8 +35,80 @@ pub struct ReviewConfig {
     /// How many reviewers must approve.
     pub consensus: usize,
     pub allow_same_provider: bool,
-    /// Per reviewer run.
+    /// Per reviewer call (one chunk).
     pub timeout: Dur,
+    /// What the whole review of one attempt may spend: every chunk of
+    /// every reviewer is reviewed within it, or the review FAILs.
+    pub budget: ReviewBudget,
+    /// How many chunks one reviewer reviews at once.
+    pub parallel: usize,
+}
+
+/// `review.budget:` — the limit of Layer 5 is time and tokens, never a
+/// chunk count: a change is reviewed whole within it, or the layer FAILs
+/// saying how much was reviewed and what to raise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewBudget {
+    /// Wall time for every chunk of every reviewer (default 30m).
+    #[serde(default = "default_review_time")]
+    pub time: Dur,
+    /// Most tokens of diff one reviewer may be shown over all its chunks
+    /// (estimated as bytes / 4; default 4,000,000).
+    #[serde(default = "default_review_tokens")]
+    pub tokens: u64,
+}
+
+impl Default for ReviewBudget {
+    fn default() -> Self {
+        ReviewBudget {
+            time: default_review_time(),
+            tokens: default_review_tokens(),
+        }
+    }
+}
+
+fn default_review_time() -> Dur {
+    Dur::from_secs(30 * 60)
+}
+
+fn default_review_tokens() -> u64 {
+    4_000_000
+}
+
+/// `criteria.budget:` / `judge_budget:` — the most a judge (of an
+/// `llm-judge` criterion, or the comparator's) may be shown in its one
+/// call. A diff over it is never cut to fit: the judgement FAILs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JudgeBudget {
+    /// Most tokens of diff (estimated as bytes / 4; default 65,536).
+    #[serde(default = "default_judge_tokens")]
+    pub tokens: u64,
+}
+
+impl Default for JudgeBudget {
+    fn default() -> Self {
+        JudgeBudget {
+            tokens: default_judge_tokens(),
+        }
+    }
+}
+
+impl JudgeBudget {
+    fn is_default(&self) -> bool {
+        *self == JudgeBudget::default()
+    }
+}
+
+fn default_judge_tokens() -> u64 {
+    65_536
+}
+
+/// Tokens a text costs a verifier, estimated as one per four bytes
+/// (rounded up): the unit of `budget.tokens`.
+pub fn tokens_of(text: &str) -> u64 {
+    (text.len() as u64).div_ceil(4)
 }
 
 #[derive(Debug, Deserialize)]
@@ -53,6 +125,10 @@ struct RawReview {
     allow_same_provider: bool,
     #[serde(default)]
     timeout: Option<Dur>,
+    #[serde(default)]
+    budget: ReviewBudget,
+    #[serde(default)]
+    parallel: Option<usize>,
 }
 
 impl TryFrom<RawReview> for ReviewConfig {
@@ -74,6 +150,13 @@ impl TryFrom<RawReview> for ReviewConfig {
                 r.reviewers.len()
             ));
         }
+        let parallel = r.parallel.unwrap_or(4);
+        if parallel == 0 {
+            return Err("`parallel: 0` reviews nothing: set at least 1 (chunks one reviewer reviews at once)".into());
+        }
+        if r.budget.tokens == 0 || r.budget.time.get().is_zero() {
+            return Err("`budget` of 0 reviews nothing: give `time` and `tokens` above 0, or remove `review:` to turn Layer 5 off".into());
+        }
         Ok(ReviewConfig {
             reviewers: r.reviewers,
             on_request_changes: r.on_request_changes,
@@ -81,6 +164,8 @@ impl TryFrom<RawReview> for ReviewConfig {
             consensus,
             allow_same_provider: r.allow_same_provider,
             timeout: r.timeout.unwrap_or(Dur::from_secs(10 * 60)),
+            budget: r.budget,
+            parallel,
         })
     }
 }
@@ -116,6 +201,9 @@ pub struct CriteriaConfig {
     /// Agent that judges `type: llm-judge` criteria (advisory).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// The most one judgement may be shown.
+    #[serde(default, skip_serializing_if = "JudgeBudget::is_default")]
+    pub budget: JudgeBudget,
 }
 
 /// `.rascal/verification.yaml`.
@@ -130,6 +218,9 @@ pub struct VerificationConfig {
     /// comparator (Layer 1). Advisory: it never promotes a FAIL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub judge: Option<String>,
+    /// The most the comparator's judge may be shown (every tied diff).
+    #[serde(default, skip_serializing_if = "JudgeBudget::is_default")]
+    pub judge_budget: JudgeBudget,
     /// The planning agent (`rascal run --plan`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub plan: Option<PlanConfig>,
@@ -217,5 +308,40 @@ pub fn provider(name: &str, agent: &AgentConfig) -> String {
         RuntimeKind::Goose | RuntimeKind::Command | RuntimeKind::Scripted => {
             agent.provider.clone().unwrap_or_else(|| name.to_string())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_review_budget_is_time_and_tokens_with_defaults_and_no_zero() {
+        let r: ReviewConfig = serde_yaml::from_str("reviewers: [a]").unwrap();
+        assert_eq!(r.budget, ReviewBudget::default());
+        assert_eq!(r.budget.time, Dur::from_secs(1800));
+        assert_eq!(r.parallel, 4);
+        let r: ReviewConfig =
+            serde_yaml::from_str("{reviewers: [a], budget: {time: 5m, tokens: 1000}, parallel: 2}")
+                .unwrap();
+        assert_eq!(
+            (r.budget.time, r.budget.tokens, r.parallel),
+            (Dur::from_secs(300), 1000, 2)
+        );
+        for bad in [
+            "{reviewers: [a], parallel: 0}",
+            "{reviewers: [a], budget: {tokens: 0}}",
+            "{reviewers: [a], budget: {time: 0s}}",
+            "{reviewers: [a], budget: {chunks: 8}}",
+        ] {
+            assert!(serde_yaml::from_str::<ReviewConfig>(bad).is_err(), "{bad}");
+        }
+        let v: VerificationConfig = serde_yaml::from_str(
+            "{judge: j, judge_budget: {tokens: 9}, criteria: {budget: {tokens: 7}}}",
+        )
+        .unwrap();
+        assert_eq!(v.judge_budget.tokens, 9);
+        assert_eq!(v.criteria.unwrap().budget.tokens, 7);
+        assert_eq!(tokens_of("abcde"), 2);
     }
 }
