@@ -26,14 +26,16 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
         if cand.impossible.is_some() {
             return Err(CliError::Usage(format!(
                 "{why}\n  `rascal finalize` never commits a candidate that declared the task impossible\n  \
-                 hint: read its reason with `rascal show {run}`; give it another attempt with `rascal retry {run} {candidate} --feedback \"…\"`, or select another candidate"
+                 hint: read its reason with `rascal show {run}`; give it another attempt with `rascal retry {run} {} --feedback \"…\"`, or select another candidate",
+                crate::text::inert::shell_word(&candidate)
             )));
         }
         if !force || reason.trim().is_empty() {
             return Err(CliError::Usage(format!(
                 "{why}\n  `rascal finalize` refuses a candidate that did not pass\n  \
-                 hint: override its failed checks first (`rascal override {run} {candidate} --layer L --check C --reason R --with-skipped`), \
-                 or select it anyway with `--force --reason \"why\"`"
+                 hint: override its failed checks first (`rascal override {run} {} --layer L --check C --reason R --with-skipped`), \
+                 or select it anyway with `--force --reason \"why\"`",
+                crate::text::inert::shell_word(&candidate)
             )));
         }
     }

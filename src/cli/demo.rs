@@ -121,7 +121,10 @@ pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
     if keep {
         let path = tmp.keep();
         say!("\nkept the sample repository at {}", path.display());
-        say!("replay it with: rascal -C {} list", path.display());
+        say!(
+            "replay it with: rascal -C {} list",
+            crate::text::inert::shell_word(&path.to_string_lossy())
+        );
     } else if let Ok(repo) = crate::git::workspace::open(tmp.path()) {
         // The sample goes away: so do its workspaces and run files, which
         // live outside it.

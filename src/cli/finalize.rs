@@ -124,7 +124,7 @@ pub fn finalize_run(
         } else {
             say!(
                 "open the pull request with:\n  {}",
-                shell_words(&f.pr_command)
+                crate::text::inert::shell_line(&f.pr_command)
             );
         }
     }
@@ -138,41 +138,4 @@ pub fn finalize_run(
         }
     }
     Ok(PASS)
-}
-
-/// `args` as one line a user can paste into a POSIX shell.
-fn shell_words(args: &[String]) -> String {
-    shlex::try_join(args.iter().map(String::as_str))
-        // Only a NUL byte cannot be quoted; no argument of a real command
-        // has one.
-        .unwrap_or_else(|_| args.join(" "))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shell_words;
-
-    #[test]
-    fn quotes_what_the_shell_would_split_or_expand() {
-        let args: Vec<String> = [
-            "gh",
-            "pr",
-            "create",
-            "--title",
-            "it's a fix",
-            "--body-file",
-            "/tmp/pr body.md",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        let line = shell_words(&args);
-        assert_eq!(shlex::split(&line).unwrap(), args);
-        assert_eq!(
-            line,
-            r#"gh pr create --title "it's a fix" --body-file '/tmp/pr body.md'"#
-        );
-        let plain = ["gh", "--title", "Make b return 42"].map(String::from);
-        assert_eq!(shell_words(&plain), "gh --title 'Make b return 42'");
-    }
 }

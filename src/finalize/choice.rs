@@ -49,7 +49,8 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
         );
         return Err(match &ranking.pick {
             Some(pick) => format!(
-                "run {run}'s pick `{pick}` is contested: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; if the task can be done as asked, decide yourself: `rascal select {run} {pick}`, then `rascal finalize {run}`"
+                "run {run}'s pick `{pick}` is contested: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; if the task can be done as asked, decide yourself: `rascal select {run} {}`, then `rascal finalize {run}`",
+                crate::text::inert::shell_word(pick)
             ),
             None => format!(
                 "run {run} has no pick: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; fix the task (or what it needs) and run it again, or give one another attempt with `rascal retry {run} CANDIDATE --feedback \"…\"`"
@@ -63,7 +64,8 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
     };
     if let Some(why) = contested(summary, pick) {
         return Err(format!(
-            "run {run}'s pick `{pick}` is contested: {why}\n  hint: decide yourself: `rascal select {run} {pick}` (or another candidate), then `rascal finalize {run}`"
+            "run {run}'s pick `{pick}` is contested: {why}\n  hint: decide yourself: `rascal select {run} {}` (or another candidate), then `rascal finalize {run}`",
+            crate::text::inert::shell_word(pick)
         ));
     }
     Ok(Choice::Pick(pick.clone()))

@@ -29,7 +29,7 @@ pub enum FinalizeError {
     WorktreeGone { candidate: String, path: String },
     #[error("candidate `{0}` did not pass verification\n  hint: override its failed checks first (`rascal override … --with-skipped`), or select another candidate")]
     NotVerified(String),
-    #[error("candidate `{candidate}` is IMPOSSIBLE: its agent declared the task impossible ({reason}); its change was never verified\n  hint: nothing was committed; give it another attempt with `rascal retry {run} {candidate} --feedback \"…\"`, or select another candidate")]
+    #[error("candidate `{candidate}` is IMPOSSIBLE: its agent declared the task impossible ({reason}); its change was never verified\n  hint: nothing was committed; give it another attempt with `rascal retry {run} {} --feedback \"…\"`, or select another candidate", crate::text::inert::shell_word(candidate))]
     DeclaredImpossible {
         candidate: String,
         run: String,
@@ -37,7 +37,7 @@ pub enum FinalizeError {
     },
     #[error("candidate `{candidate}`'s worktree changed after it was verified ({what})\n  hint: nothing was committed; verify it again with `rascal retry` or start a new run")]
     ChangedSinceVerified { candidate: String, what: String },
-    #[error("branch {branch} has {} finalize did not make for run {run}:\n{}\n  hint: nothing was changed; keep that work and commit on a fresh branch with `rascal finalize {run} --new-branch`, or delete the branch (`git branch -D {branch}`) to let finalize write it", plural(commits.len(), "commit"), indented(commits))]
+    #[error("branch {branch} has {} finalize did not make for run {run}:\n{}\n  hint: nothing was changed; keep that work and commit on a fresh branch with `rascal finalize {run} --new-branch`, or delete the branch (`git branch -D {}`) to let finalize write it", plural(commits.len(), "commit"), indented(commits), crate::text::inert::shell_word(branch))]
     ForeignCommits {
         branch: String,
         run: String,
@@ -52,7 +52,7 @@ pub enum FinalizeError {
         new_commits: usize,
         files: Vec<String>,
     },
-    #[error("branch {branch} on `{remote}` is at {tip}, a commit finalize did not make for run {run}\n  hint: nothing was committed or pushed; fetch that branch and keep its work, then push to a fresh branch with `rascal finalize {run} --new-branch --push {remote}`")]
+    #[error("branch {branch} on `{remote}` is at {tip}, a commit finalize did not make for run {run}\n  hint: nothing was committed or pushed; fetch that branch and keep its work, then push to a fresh branch with `rascal finalize {run} --new-branch --push {}`", crate::text::inert::shell_word(remote))]
     RemoteForeign {
         remote: String,
         branch: String,

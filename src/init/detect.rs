@@ -112,7 +112,7 @@ fn in_dir(dir: &str, command: &str) -> String {
     if dir.is_empty() {
         command.to_string()
     } else {
-        format!("cd {dir} && {command}")
+        format!("cd {} && {command}", crate::text::inert::shell_word(dir))
     }
 }
 

@@ -121,7 +121,7 @@ pub fn too_few(run: &str, passing: &[&CandidateSummary]) -> Option<String> {
     Some(format!(
         "combine refused: in run {run} {which}; combining needs at least two passing candidates (combining one candidate is pointless)\n  hint: {}",
         match passing.first() {
-            Some(c) => format!("select it (`rascal select {run} {}`), or retry the others with feedback (`rascal retry`)", c.id),
+            Some(c) => format!("select it (`rascal select {run} {}`), or retry the others with feedback (`rascal retry`)", crate::text::inert::shell_word(&c.id)),
             None => "retry a candidate with feedback (`rascal retry`), or start a new run".into(),
         }
     ))

@@ -83,12 +83,12 @@ pub fn program_problems(program: &str, found: Option<&Located>) -> Vec<String> {
         )],
         Some(l) if !l.executable && l.in_base_commit => vec![format!(
             "`{p}` is not executable in the base commit: `git update-index --chmod=+x {}` and commit",
-            l.path.display()
+            crate::text::inert::shell_word(&l.path.to_string_lossy())
         )],
         Some(l) if !l.executable => vec![format!(
             "`{}` is not executable: `chmod +x {}`",
             l.path.display(),
-            l.path.display()
+            crate::text::inert::shell_word(&l.path.to_string_lossy())
         )],
         Some(_) => Vec::new(),
     }

@@ -99,8 +99,7 @@ pub fn open_pr(
 /// Run `gh` with `command` (its first word is `gh`), no terminal input;
 /// its last line of output (the PR's address), or why it did not run.
 fn gh(origin: &Path, command: &[String]) -> Result<String, String> {
-    let line =
-        shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "));
+    let line = crate::text::inert::shell_line(command);
     if crate::finalize::which("gh").is_none() {
         return Err(format!(
             "gh is not installed; open the pull request with: {line}"

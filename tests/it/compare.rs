@@ -267,7 +267,7 @@ fn a_human_override_changes_the_selection_and_shows_in_the_pr_body() {
     let md = stdout(&t.rascal(&["report", &id, "--format", "md"]));
     assert!(md.contains("candidate **broken**"), "{md}");
     // Markdown: the `<…>` of the address as entities (no raw HTML).
-    assert!(md.contains("- [x] no-todo — FAIL → overridden by Tess Ter &lt;tess@example.invalid&gt;: TODO is tracked in #12"), "{md}");
+    assert!(md.contains("- [x] no-todo — FAIL → overridden by Tess Ter &lt;tess@example.invalid&gt;: TODO is tracked in #&#8203;12"), "{md}");
     assert!(
         md.contains("### Guardrails") && md.contains("### Permissions"),
         "{md}"

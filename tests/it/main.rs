@@ -33,6 +33,7 @@ mod forgers;
 mod gc;
 mod gc_orphans;
 mod guardrails;
+mod handed_on;
 mod home_e2e;
 mod hostile;
 mod impossible;

@@ -612,6 +612,11 @@ const OUT_PIECES: &[&str] = &[
     "```",
     "~~~",
     "#",
+    "123",
+    "GH-",
+    "'",
+    "$(",
+    "!",
     "- ",
     "1. ",
     "|",
@@ -696,6 +701,13 @@ target!(every_boundary_lets_no_escape_out, props_full_every_boundary, 6_000, (
             prop_assert!(word_before || after == "&#8203;", "a live mention in {:?}", inline);
         }
     }
+    // A shell word is one word, read back as the text it quotes.
+    let word = shell_word(&s);
+    let shown: String = s.split('\n').map(sanitize).collect::<Vec<_>>().join("\n");
+    prop_assert_eq!(shlex::split(&word), Some(vec![shown]), "{:?}", word);
+    prop_assert!(word.starts_with('\'') || !word.contains(['$', '`', '"', '\\', '!', ' ']), "{:?}", word);
+    let reference = regex::Regex::new(r"(?i)(^|[^&])#[0-9]|gh-[0-9]").unwrap();
+    prop_assert!(!reference.is_match(&inline), "a live issue reference in {:?}", inline);
     let lines = markdown_lines(&s);
     prop_assert!(inert(&lines, true, true), "{:?}", lines);
     prop_assert!(!lines.contains('<'));

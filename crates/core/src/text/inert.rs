@@ -147,7 +147,8 @@ pub fn commit_trailer(s: &str) -> String {
 /// Text inside a Markdown line (a table cell, a checklist item, a heading):
 /// one line, [`sanitize`]d; `<`, `>` and `&` as entities (no raw HTML, no
 /// comment, no image tag, no entity that makes a hidden character); an `@`
-/// that would start a mention followed by a zero-width space entity; `]`
+/// that would start a mention, and an issue reference's `#` (or `GH-`),
+/// followed by a zero-width space entity; `]`
 /// before `(` or `[` escaped (no link, no image); `|` (a table cell), `$`
 /// (math) and `\` backslash-escaped.
 pub fn markdown_inline(s: &str) -> String {
@@ -162,6 +163,15 @@ pub fn markdown_inline(s: &str) -> String {
             '&' => out.push_str("&amp;"),
             '@' if !prev.is_some_and(|p| p.is_alphanumeric() || p == '_') => {
                 out.push_str("@&#8203;")
+            }
+            // An issue or pull-request reference (`#123`, `owner/repo#123`,
+            // `GH-123`) links and notifies on GitHub: a zero-width space
+            // entity after the `#` or the `GH-` breaks it.
+            '#' if chars.peek().is_some_and(char::is_ascii_digit) => out.push_str("#&#8203;"),
+            '-' if chars.peek().is_some_and(char::is_ascii_digit)
+                && out.to_ascii_lowercase().ends_with("gh") =>
+            {
+                out.push_str("-&#8203;")
             }
             ']' if matches!(chars.peek(), Some('(' | '[')) => out.push_str("\\]"),
             '\\' | '|' | '$' => {
@@ -249,6 +259,35 @@ pub fn markdown_seal(body: &str) -> String {
         "<sub>Written by rascal; sha256 of the lines above: `{sum}` (check: `head -n -1 FILE | sha256sum`).</sub>"
     );
     out
+}
+
+// ------------------------------------------------------------ shell
+
+/// One word of a command rascal prints for the user to paste into a POSIX
+/// shell: as itself when it holds only characters no shell treats
+/// specially (letters, digits, `_@%+=:,./-`), else in single quotes with
+/// each `'` written `'\''`. Inside single quotes nothing is special — no
+/// `$( )`, backtick, `\`, `"` or history `!` — so pasting it runs no
+/// substitution. Never double quotes. A line feed stays itself inside the
+/// quotes (the shell keeps it); other control and hidden characters are
+/// [`sanitize`]d first (a pasted line holds what the terminal showed).
+pub fn shell_word(s: &str) -> String {
+    let s = s.split('\n').map(sanitize).collect::<Vec<_>>().join("\n");
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c))
+    {
+        return s;
+    }
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
+/// A whole command line of [`shell_word`]s.
+pub fn shell_line<S: AsRef<str>>(args: &[S]) -> String {
+    args.iter()
+        .map(|a| shell_word(a.as_ref()))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 // ------------------------------------------------------------ SARIF

@@ -763,6 +763,7 @@ pub async fn has_image(docker: &Docker, image: &str) -> Result<bool, String> {
 /// How to get `image` onto the engine, for an agent of `runtime`.
 pub fn build_hint(runtime: Option<crate::config::RuntimeKind>, image: &str) -> String {
     use crate::config::RuntimeKind;
+    let image = crate::text::inert::shell_word(image);
     match runtime {
         Some(r @ (RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose)) => {
             let dir = format!("{r:?}").to_lowercase();
