@@ -39,6 +39,15 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
             )));
         }
     }
+    if let Some(why) = crate::layers::provenance::needs_reason(&candidate, &cand.reports) {
+        if reason.trim().is_empty() {
+            return Err(CliError::Usage(format!(
+                "{why} (listed in `rascal show {run}`): choosing it is a human's decision\n  \
+                 hint: read the new lines, then `rascal select {run} {} --reason \"why\"`",
+                crate::text::inert::shell_word(&candidate)
+            )));
+        }
+    }
     decide(dir, &run, Some(&candidate), DecisionKind::Select, &reason)
 }
 

@@ -45,6 +45,9 @@ pub struct Contender {
     /// Its agent declared the task impossible: never the pick, whatever
     /// was overridden (its change was not judged).
     pub impossible: bool,
+    /// Lines of a combined candidate's change that are in no candidate it
+    /// was combined from (`layers::provenance`): never the automatic pick.
+    pub new_code: usize,
     pub changes: ChangeSet,
     /// Tokens and cost when the agent reported them (shown, not ranked on).
     pub usage: Option<crate::model::usage::Usage>,
@@ -91,6 +94,7 @@ impl Contender {
                 .count(),
             integrity_failed: integrity.clone().any(|r| r.status == Status::Fail),
             impossible: crate::model::impossible::declared(reports),
+            new_code: crate::layers::provenance::new_code(reports),
             holdout_passed: reports
                 .iter()
                 .filter(|r| crate::layers::criteria::is_held_out(r) && r.status == Status::Pass)
@@ -226,6 +230,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         verdict_rank(ca)
             .cmp(&verdict_rank(cb))
             .then(ca.disagrees.cmp(&cb.disagrees))
+            .then((ca.new_code > 0).cmp(&(cb.new_code > 0)))
             .then(score(cb).total_cmp(&score(ca)))
             .then(if verdict_rank(ca) >= 2 {
                 cb.layers_passed.cmp(&ca.layers_passed)
@@ -267,6 +272,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
                         && c.finished_cleanly
                         && !c.integrity_failed
                         && !c.impossible
+                        && c.new_code == 0
                         && !(c.disagrees && contenders.iter().any(|o| passed(o) && !o.disagrees))
                 })
         })
@@ -408,6 +414,12 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
         (true, Verdict::Fail) => "fails verification".to_string(),
     };
     let mut parts = vec![gate];
+    if c.new_code > 0 {
+        parts.push(format!(
+            "{} of new code in no candidate it was combined from: never the automatic pick, a human chooses it",
+            crate::text::plural(c.new_code as u64, "line")
+        ));
+    }
     if let Some(s) = c.agreement.as_ref().filter(|s| s.others > 0) {
         let mut line = format!("passes {}/{} tests others wrote", s.passes_others, s.others);
         let others: Vec<&str> = s
@@ -508,6 +520,7 @@ mod tests {
             integrity_warnings: 0,
             integrity_failed: false,
             impossible: false,
+            new_code: 0,
             changes,
             usage: None,
         }
@@ -621,6 +634,35 @@ mod tests {
         assert_eq!(r.positions[0].candidate, "cheater");
         assert_eq!(r.pick, None);
         assert!(r.positions[0].reason.contains("test-integrity failed"));
+    }
+
+    #[test]
+    fn a_combined_candidate_with_new_code_is_never_the_automatic_pick() {
+        let mut combined = c(
+            "combined",
+            Verdict::Pass,
+            cs(&[("src/b.rs", &["fn b() -> u32 { 42 }"])]),
+        );
+        combined.new_code = 2;
+        let source = c(
+            "alder",
+            Verdict::Pass,
+            cs(&[("src/b.rs", &["fn b() -> u32 { 41 + 1 }", "x", "y"])]),
+        );
+        let r = rank(&[combined.clone(), source]);
+        assert_eq!(
+            r.pick.as_deref(),
+            Some("alder"),
+            "the source, though larger"
+        );
+        let why = &r.positions[1].reason;
+        assert!(why.contains("2 lines of new code in no candidate"), "{why}");
+        // Alone at the top, it is no pick at all.
+        let lone = rank(&[
+            combined,
+            c("broken", Verdict::Fail, cs(&[("z.rs", &["z"])])),
+        ]);
+        assert_eq!(lone.pick, None);
     }
 
     #[test]

@@ -167,6 +167,14 @@ pub async fn execute_with(
         }
         worktrees.extend(c.worktrees);
         recorded = Some(c.recorded);
+        // Where the combined change's lines came from: new code is listed
+        // and keeps it from being the automatic pick.
+        for o in results.iter_mut().filter(|o| o.id == c.candidate) {
+            if o.changes.is_some() && o.finished_cleanly {
+                let r = c.provenance.report(&jobs.repo_dir, jobs.base, o);
+                agree::land(&jobs.journal, o, r);
+            }
+        }
         results = c.others.into_iter().chain(results).collect();
     }
     let gate: BTreeMap<String, Verdict> =

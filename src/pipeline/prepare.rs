@@ -69,6 +69,8 @@ pub(crate) struct CombineStart {
     pub(crate) announce: Vec<RunEvent>,
     /// The other candidates' verdicts as the journal has them.
     pub(crate) recorded: BTreeMap<String, Verdict>,
+    /// What the combined change is traced to: its sources' diffs.
+    pub(crate) provenance: crate::pipeline::combine::Sources,
 }
 
 /// What every kind of prepared run has: the run, its config and task from

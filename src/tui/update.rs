@@ -1045,7 +1045,13 @@ fn open_select(app: &mut App, candidate: String) {
         app.flash = Some(format!("{why} — retry it (r) or choose another"));
         return;
     }
-    let refusal = cand.and_then(|c| c.select_refusal.clone());
+    // A combined candidate with new code is a human's choice: with a
+    // reason, like one that did not pass.
+    let refusal = cand.and_then(|c| {
+        c.select_refusal
+            .clone()
+            .or_else(|| crate::layers::provenance::needs_reason(&c.info.id, &c.reports))
+    });
     app.dialog = Some(Dialog::Select {
         candidate,
         input: String::new(),
@@ -1068,11 +1074,15 @@ fn start_finalize(app: &mut App, fx: &mut Vec<Effect>) {
             None => return,
         },
     };
-    let refusal = app
-        .candidates
-        .iter()
-        .find(|c| c.info.id == candidate)
-        .and_then(|c| c.select_refusal.clone());
+    let cand = app.candidates.iter().find(|c| c.info.id == candidate);
+    if let Some(why) = cand
+        .filter(|_| select_first)
+        .and_then(|c| crate::layers::provenance::needs_reason(&c.info.id, &c.reports))
+    {
+        app.flash = Some(format!("{why} — select it with a reason first (Space)"));
+        return;
+    }
+    let refusal = cand.and_then(|c| c.select_refusal.clone());
     app.dialog = Some(Dialog::Finalize(FinalizeDialog {
         candidate: candidate.clone(),
         select_first,
@@ -1197,7 +1207,7 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
             if refusal.is_some() && input.trim().is_empty() {
                 if let Some(Dialog::Select { error, .. }) = &mut app.dialog {
                     *error =
-                        Some("a reason is required to select a candidate that did not pass".into());
+                        Some("a reason is required to select this candidate (see above)".into());
                 }
                 return;
             }

@@ -148,6 +148,13 @@ fn the_combined_candidate_takes_both_halves_passes_every_layer_and_is_the_pick()
     }
     let agreement = report(c, "agreement");
     assert_eq!(agreement["status"], "pass", "{agreement}");
+    // Every line it adds came from a candidate (or the base): no new code.
+    let provenance = report(c, "provenance");
+    assert_eq!(provenance["status"], "pass", "{provenance}");
+    assert!(
+        !provenance["output"].as_str().unwrap().contains("new code"),
+        "{provenance}"
+    );
     let matrix = &doc["ranking"]["agreement"];
     assert_eq!(
         matrix["candidates"].as_array().unwrap().len(),
@@ -185,6 +192,121 @@ fn the_combined_candidate_takes_both_halves_passes_every_layer_and_is_the_pick()
     assert!(!text.contains("run interrupted"), "{text}");
     // What a person reads: the run with the combined candidate ranked.
     eprintln!("--- rascal show {id} ---\n{text}");
+}
+
+/// A combining agent that merges both halves and writes code of its own:
+/// a special case no candidate wrote.
+const LAUNDERER: &str = r#"set -e
+for f in "$RASCAL_COMBINE_DIR"/*.diff; do git apply "$f"; done
+printf '\n\ndef unlock(word):\n    return word == "letmein"\n' >> add.py
+"#;
+
+/// One that only adds an import (glue) to the merge.
+const GLUER: &str = r#"set -e
+for f in "$RASCAL_COMBINE_DIR"/*.diff; do git apply "$f"; done
+sed -i '1i import os' add.py
+"#;
+
+#[test]
+fn new_code_in_a_combine_is_listed_and_never_the_automatic_pick() {
+    if !bwrap() {
+        return;
+    }
+    let (a, m) = (adder(), multiplier());
+    let t = repo(
+        &[("adder", &a), ("multiplier", &m), ("combiner", LAUNDERER)],
+        Some(COMBINE),
+    );
+    let id = run(&t, "adder,multiplier");
+    let o = t.rascal(&["combine", &id]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    let doc = show_json(&t, &id);
+    let c = candidate(&doc, "combined");
+    assert_eq!(
+        c["verdict"], "warn",
+        "verified like any, flagged: {c}\n{out}"
+    );
+    let provenance = report(c, "provenance");
+    let issues = provenance["issues"].as_array().unwrap();
+    let at: Vec<(String, u64)> = issues
+        .iter()
+        .map(|i| {
+            (
+                i["path"].as_str().unwrap().to_string(),
+                i["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        at,
+        [("add.py".into(), 5), ("add.py".into(), 6)],
+        "{provenance}"
+    );
+    assert!(issues.iter().all(|i| i["rule"] == "combine/new-code"));
+    assert!(issues[1]["message"].as_str().unwrap().contains("letmein"));
+    assert_ne!(doc["ranking"]["pick"], "combined", "{}", doc["ranking"]);
+    let shown = stdout(&t.rascal(&["show", &id]));
+    assert!(shown.contains("new code in no candidate"), "{shown}");
+    assert!(shown.contains("add.py:6"), "{shown}");
+    // Choosing it is a human's decision, with a reason.
+    let o = t.rascal(&["select", &id, "combined"]);
+    assert_eq!(code(&o), 2, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("candidate `combined` has 2 lines of new code in no candidate"),
+        "{}",
+        stderr(&o)
+    );
+    let o = t.rascal(&[
+        "select",
+        &id,
+        "combined",
+        "--reason",
+        "I read unlock(): wanted",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let mut cfg = t.repo.config().unwrap();
+    cfg.set_str("user.name", "Tess Ter").unwrap();
+    cfg.set_str("user.email", "tess@example.invalid").unwrap();
+    let o = t.rascal(&["finalize", &id]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let path = stdout(&o)
+        .lines()
+        .find_map(|l| l.strip_prefix("PR body: "))
+        .unwrap()
+        .to_string();
+    let body = std::fs::read_to_string(path).unwrap();
+    assert!(body.contains("2 lines of new code"), "{body}");
+    assert!(
+        body.contains("`add.py:6`"),
+        "every new line by file and line: {body}"
+    );
+}
+
+#[test]
+fn glue_alone_may_be_allowed_and_then_the_combine_is_the_pick() {
+    if !bwrap() {
+        return;
+    }
+    let (a, m) = (adder(), multiplier());
+    let t = repo(
+        &[("adder", &a), ("multiplier", &m), ("combiner", GLUER)],
+        Some("combine: { agent: combiner, top: 3, allow_new: glue }\n"),
+    );
+    let id = run(&t, "adder,multiplier");
+    let o = t.rascal(&["combine", &id]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let doc = show_json(&t, &id);
+    let c = candidate(&doc, "combined");
+    let provenance = report(c, "provenance");
+    assert_eq!(provenance["status"], "pass", "{provenance}");
+    assert!(
+        provenance["output"]
+            .as_str()
+            .unwrap()
+            .contains("1 of them glue, allowed by `combine.allow_new: glue`"),
+        "{provenance}"
+    );
+    assert_eq!(doc["ranking"]["pick"], "combined", "{}", doc["ranking"]);
 }
 
 #[test]

@@ -134,7 +134,10 @@ fn a_hostile_pr_body_renders_inert_and_cannot_hide_rascals_sections() {
     }
     // The agent's text is all there, as the text of one code block.
     let quoted = agent_code.concat();
-    assert!(quoted.contains("<!-- everything after this is hidden"), "{quoted}");
+    assert!(
+        quoted.contains("<!-- everything after this is hidden"),
+        "{quoted}"
+    );
     assert!(quoted.contains("## Review"), "{quoted}");
     // rascal's sections are real headings, after the agent's summary, and
     // the agent's imitation is not among them.
@@ -144,7 +147,14 @@ fn a_hostile_pr_body_renders_inert_and_cannot_hide_rascals_sections() {
         .unwrap_or_else(|| panic!("{headings:?}"));
     assert_eq!(
         headings[summary + 1..],
-        ["Agent", "Guardrails", "Permissions", "Acceptance criteria", "Review", "Decisions"],
+        [
+            "Agent",
+            "Guardrails",
+            "Permissions",
+            "Acceptance criteria",
+            "Review",
+            "Decisions"
+        ],
         "rascal's sections, once each, after the agent's text (its `## Review` is not live)"
     );
     // The seal closes the document.
@@ -199,7 +209,11 @@ fn paste(line: &str) -> (Vec<String>, bool) {
         .current_dir(scratch.path())
         .env(
             "PATH",
-            format!("{}:{}", bin.path().display(), std::env::var("PATH").unwrap()),
+            format!(
+                "{}:{}",
+                bin.path().display(),
+                std::env::var("PATH").unwrap()
+            ),
         )
         .env("GH_ARGV", &argv)
         .output()
@@ -211,9 +225,12 @@ fn paste(line: &str) -> (Vec<String>, bool) {
         .filter(|a| !a.is_empty())
         .map(|a| String::from_utf8(a.to_vec()).unwrap())
         .collect();
-    let ran = std::fs::read_dir(scratch.path())
-        .unwrap()
-        .any(|e| e.unwrap().file_name().to_string_lossy().starts_with("pwned"));
+    let ran = std::fs::read_dir(scratch.path()).unwrap().any(|e| {
+        e.unwrap()
+            .file_name()
+            .to_string_lossy()
+            .starts_with("pwned")
+    });
     (args, ran)
 }
 

@@ -165,6 +165,7 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
             cell(&c.agent),
             from.join(", ")
         );
+        provenance_lines(&mut out, c);
     }
     if let Some(note) = s.worktree.config_note(&s.base) {
         let _ = writeln!(
@@ -201,6 +202,53 @@ pub fn pr_body(s: &RunSummary, agent_body: Option<&str>, note: Option<&str>) -> 
         let _ = writeln!(out, "> **Note:** {}\n", cell(n));
     }
     markdown_seal(&out)
+}
+
+/// The most new lines of a combined change listed in the PR body.
+const NEW_CODE_LINES: usize = 40;
+
+/// Where a combined candidate's lines came from, and every line of new
+/// code (in no candidate it was combined from) by file and line.
+fn provenance_lines(out: &mut String, c: &CandidateSummary) {
+    use crate::layers::provenance::{PROVENANCE, RULE_NEW_CODE};
+    let Some(r) = c
+        .reports
+        .iter()
+        .find(|r| r.layer == Layer::Agent && r.check == PROVENANCE)
+    else {
+        return;
+    };
+    let new: Vec<_> = r
+        .issues
+        .iter()
+        .filter(|i| i.rule == RULE_NEW_CODE)
+        .collect();
+    if new.is_empty() {
+        let _ = writeln!(out, "Provenance: {}.\n", cell(&r.output));
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "**Provenance: {} of new code in no candidate it was combined from** — the combining agent wrote it; a human chose this candidate ({}):\n",
+        crate::text::plural(new.len() as u64, "line"),
+        cell(&r.output)
+    );
+    for i in new.iter().take(NEW_CODE_LINES) {
+        let _ = writeln!(
+            out,
+            "- `{}` {}",
+            cell(&i.location_to_print().unwrap_or_default()).replace('`', "'"),
+            cell(&i.message)
+        );
+    }
+    if new.len() > NEW_CODE_LINES {
+        let _ = writeln!(
+            out,
+            "- … {} more (`rascal show`)",
+            new.len() - NEW_CODE_LINES
+        );
+    }
+    out.push('\n');
 }
 
 /// The chosen candidate on the "Verified by" line: its agent, runtime,

@@ -244,6 +244,23 @@ pub struct CombineConfig {
     pub agent: String,
     /// At most this many passing candidates, best first (2..=8).
     pub top: usize,
+    /// Which lines of the combined change that are in no candidate (new
+    /// code) still let it be the automatic pick: none (the default), or
+    /// glue (imports, module lines, joining punctuation).
+    #[serde(default)]
+    pub allow_new: AllowNew,
+}
+
+/// `combine.allow_new:` — new code the combined candidate may carry and
+/// still be picked without a human.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AllowNew {
+    /// Any line in no candidate needs a human's choice.
+    #[default]
+    None,
+    /// Imports, module declarations and punctuation alone are allowed.
+    Glue,
 }
 
 #[derive(Debug, Deserialize)]
@@ -252,6 +269,8 @@ struct RawCombine {
     agent: String,
     #[serde(default)]
     top: Option<usize>,
+    #[serde(default)]
+    allow_new: AllowNew,
 }
 
 impl TryFrom<RawCombine> for CombineConfig {
@@ -272,6 +291,7 @@ impl TryFrom<RawCombine> for CombineConfig {
         Ok(CombineConfig {
             agent: r.agent,
             top,
+            allow_new: r.allow_new,
         })
     }
 }
