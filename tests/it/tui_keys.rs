@@ -515,6 +515,51 @@ fn selecting_a_failed_candidate_asks_for_a_reason_first() {
 }
 
 #[test]
+fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
+    let mut app = fixture::app(3, true, false);
+    // `careful` passed, but its change has a line in no candidate it was
+    // combined from.
+    let traced = rascal::layers::provenance::Traced {
+        added: 3,
+        from: Default::default(),
+        new: vec![rascal::layers::provenance::NewLine {
+            file: "src/b.rs".into(),
+            line: 7,
+            text: "if x == 7 { return 0 }".into(),
+            glue: false,
+        }],
+    };
+    app.candidates[0]
+        .reports
+        .push(rascal::layers::provenance::report(&traced, false));
+    press_all(&mut app, &[Key::Char('1'), Key::Char(' ')]);
+    let Some(Dialog::Select { refusal, .. }) = &app.dialog else {
+        panic!("{:?}", app.dialog)
+    };
+    assert!(
+        refusal.as_deref().unwrap().contains("1 line of new code"),
+        "{refusal:?}"
+    );
+    assert!(
+        press(&mut app, Key::Enter).is_empty(),
+        "no reason, no choice"
+    );
+    press(&mut app, Key::Esc);
+    // `F` with nothing selected does not select it silently.
+    let fx = press(&mut app, Key::Char('F'));
+    assert!(fx.is_empty(), "{fx:?}");
+    assert!(app.dialog.is_none(), "{:?}", app.dialog);
+    assert!(
+        app.flash
+            .as_deref()
+            .unwrap_or("")
+            .contains("select it with a reason first"),
+        "{:?}",
+        app.flash
+    );
+}
+
+#[test]
 fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
     let mut app = fixture::app(3, true, false);
     press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
