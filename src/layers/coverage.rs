@@ -5,7 +5,6 @@
 //! Pure functions; tokens are estimated as bytes / 4 (`tokens_of`).
 
 use crate::config::verification::tokens_of;
-use crate::layers::review::Chunk;
 use std::time::Duration;
 
 /// A token count as people read it: `950`, `64k`, `4.2M`.
@@ -33,13 +32,16 @@ fn duration_word(d: Duration) -> String {
 
 /// Why a change cannot be reviewed within `budget` tokens (every chunk's
 /// text, one reviewer), or None when it can.
-pub fn over_tokens(chunks: &[Chunk], budget: u64) -> Option<String> {
-    let need: u64 = chunks.iter().map(|c| tokens_of(&c.text)).sum();
+pub fn over_tokens<'a>(
+    chunks: impl ExactSizeIterator<Item = &'a str>,
+    budget: u64,
+) -> Option<String> {
+    let n = chunks.len();
+    let need: u64 = chunks.map(tokens_of).sum();
     (need > budget).then(|| {
         format!(
-            "review incomplete: 0 of {} chunk{} — the change needs about {} tokens of review, over `review.budget.tokens` ({}); raise it in .rascal/verification.yaml or make the change smaller",
-            chunks.len(),
-            if chunks.len() == 1 { "" } else { "s" },
+            "review incomplete: 0 of {n} chunk{} — the change needs about {} tokens of review, over `review.budget.tokens` ({}); raise it in .rascal/verification.yaml or make the change smaller",
+            if n == 1 { "" } else { "s" },
             tokens_word(need),
             tokens_word(budget)
         )
@@ -73,17 +75,11 @@ pub fn judge_over(text: &str, budget: u64, key: &str) -> Option<String> {
 mod tests {
     use super::*;
 
-    fn chunk(n: usize) -> Chunk {
-        Chunk {
-            text: "x".repeat(n),
-            covered: n,
-        }
-    }
-
     #[test]
     fn a_change_over_the_token_budget_is_named_with_what_to_raise() {
-        assert_eq!(over_tokens(&[chunk(400), chunk(400)], 200), None);
-        let why = over_tokens(&[chunk(400), chunk(401)], 200).unwrap();
+        let (a, b, c) = ("x".repeat(400), "x".repeat(400), "x".repeat(401));
+        assert_eq!(over_tokens([a.as_str(), b.as_str()].into_iter(), 200), None);
+        let why = over_tokens([a.as_str(), c.as_str()].into_iter(), 200).unwrap();
         assert!(
             why.starts_with("review incomplete: 0 of 2 chunks — the change needs about 201 tokens"),
             "{why}"

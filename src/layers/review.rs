@@ -557,7 +557,10 @@ pub async fn review(
     let chunks = chunk_diff(run.diff, MAX_DIFF_BYTES);
     // A change over the token budget is never reviewed in part: the
     // review fails before it spends anything.
-    if let Some(why) = coverage::over_tokens(&chunks, run.review.budget.tokens) {
+    if let Some(why) = coverage::over_tokens(
+        chunks.iter().map(|c| c.text.as_str()),
+        run.review.budget.tokens,
+    ) {
         let r = coverage_report(run, why.clone());
         sink(r.clone());
         return (vec![r], ReviewOutcome::Incomplete(why));

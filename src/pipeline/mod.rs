@@ -30,6 +30,7 @@ pub mod plan_answer;
 pub mod policy;
 pub mod preflight;
 pub mod prepare;
+pub mod provenance;
 pub mod request;
 pub mod resume;
 pub mod retry;

@@ -70,7 +70,7 @@ pub(crate) struct CombineStart {
     /// The other candidates' verdicts as the journal has them.
     pub(crate) recorded: BTreeMap<String, Verdict>,
     /// What the combined change is traced to: its sources' diffs.
-    pub(crate) provenance: crate::pipeline::combine::Sources,
+    pub(crate) provenance: crate::pipeline::provenance::Sources,
 }
 
 /// What every kind of prepared run has: the run, its config and task from

@@ -455,6 +455,9 @@ pub enum Dialog {
         input: String,
         /// Why it did not pass: selecting it then needs a reason.
         refusal: Option<String>,
+        /// A combined candidate's lines of new code (in no candidate it
+        /// was combined from): selecting it then needs a reason too.
+        new_code: Option<String>,
         error: Option<String>,
     },
     Finalize(FinalizeDialog),

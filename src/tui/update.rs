@@ -1045,17 +1045,16 @@ fn open_select(app: &mut App, candidate: String) {
         app.flash = Some(format!("{why} — retry it (r) or choose another"));
         return;
     }
+    let refusal = cand.and_then(|c| c.select_refusal.clone());
     // A combined candidate with new code is a human's choice: with a
     // reason, like one that did not pass.
-    let refusal = cand.and_then(|c| {
-        c.select_refusal
-            .clone()
-            .or_else(|| crate::layers::provenance::needs_reason(&c.info.id, &c.reports))
-    });
+    let new_code =
+        cand.and_then(|c| crate::layers::provenance::needs_reason(&c.info.id, &c.reports));
     app.dialog = Some(Dialog::Select {
         candidate,
         input: String::new(),
         refusal,
+        new_code,
         error: None,
     });
 }
@@ -1202,12 +1201,19 @@ fn submit(app: &mut App, fx: &mut Vec<Effect>) {
             candidate,
             input,
             refusal,
+            new_code,
             ..
         } => {
-            if refusal.is_some() && input.trim().is_empty() {
+            if (refusal.is_some() || new_code.is_some()) && input.trim().is_empty() {
                 if let Some(Dialog::Select { error, .. }) = &mut app.dialog {
-                    *error =
-                        Some("a reason is required to select this candidate (see above)".into());
+                    *error = Some(
+                        if refusal.is_some() {
+                            "a reason is required to select a candidate that did not pass"
+                        } else {
+                            "a reason is required to choose code no candidate wrote"
+                        }
+                        .into(),
+                    );
                 }
                 return;
             }

@@ -533,12 +533,16 @@ fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
         .reports
         .push(rascal::layers::provenance::report(&traced, false));
     press_all(&mut app, &[Key::Char('1'), Key::Char(' ')]);
-    let Some(Dialog::Select { refusal, .. }) = &app.dialog else {
+    let Some(Dialog::Select {
+        refusal, new_code, ..
+    }) = &app.dialog
+    else {
         panic!("{:?}", app.dialog)
     };
+    assert_eq!(refusal, &None, "it passed");
     assert!(
-        refusal.as_deref().unwrap().contains("1 line of new code"),
-        "{refusal:?}"
+        new_code.as_deref().unwrap().contains("1 line of new code"),
+        "{new_code:?}"
     );
     assert!(
         press(&mut app, Key::Enter).is_empty(),

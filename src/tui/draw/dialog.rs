@@ -90,9 +90,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             candidate,
             input,
             refusal,
+            new_code,
             error,
         } => {
-            lines.extend(select_lines(t, candidate, input, refusal.as_deref()));
+            lines.extend(select_lines(
+                t,
+                candidate,
+                input,
+                refusal.as_deref(),
+                new_code.as_deref(),
+            ));
             lines.extend(err(t, error));
             " select winner "
         }
@@ -301,8 +308,13 @@ fn select_lines(
     candidate: &str,
     input: &str,
     refusal: Option<&str>,
+    new_code: Option<&str>,
 ) -> Vec<Line<'static>> {
-    let style = if refusal.is_some() { t.fail } else { t.pass };
+    let style = match (refusal, new_code) {
+        (Some(_), _) => t.fail,
+        (None, Some(_)) => t.warn,
+        (None, None) => t.pass,
+    };
     let mut lines = vec![
         Line::from(vec![
             Span::styled("Select ", t.text),
@@ -324,7 +336,21 @@ fn select_lines(
             lines.push(Line::from(""));
             lines.extend(field(t, "Reason (required to select it anyway):", input));
         }
-        None => lines.extend(field(t, "Reason (optional):", input)),
+        None => match new_code {
+            Some(what) => {
+                lines.push(Line::from(Span::styled(
+                    format!("{} — the combining agent wrote it.", sanitize(what)),
+                    t.warn,
+                )));
+                lines.push(Line::from(Span::styled(
+                    "It is never picked automatically: read the new lines (Enter on it, the provenance report), then say why.",
+                    t.warn,
+                )));
+                lines.push(Line::from(""));
+                lines.extend(field(t, "Reason (required):", input));
+            }
+            None => lines.extend(field(t, "Reason (optional):", input)),
+        },
     }
     lines
 }
