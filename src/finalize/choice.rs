@@ -165,6 +165,7 @@ mod tests {
                 agreement: None,
                 contested: None,
                 unseparated: Vec::new(),
+                probes: None,
             }),
         });
         events.push(RunEvent::RunFinished {

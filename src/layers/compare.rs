@@ -286,6 +286,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         agreement: None,
         contested: None,
         unseparated: Vec::new(),
+        probes: None,
     }
 }
 

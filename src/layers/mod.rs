@@ -12,6 +12,7 @@ pub mod criterion_proof;
 pub mod diagnostics;
 pub mod guardrails;
 pub mod permissions;
+pub mod probes;
 pub mod provenance;
 pub mod review;
 pub mod test_results;

@@ -677,6 +677,9 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
             (None, None) => format!("judge `{}` gave no pick", sanitize(&j.agent)),
         });
     }
+    if let Some(p) = &r.probes {
+        out.push(probes_line(p));
+    }
     out.push(match &r.pick {
         Some(p) if !r.unseparated.is_empty() => format!(
             "pick: {} — no test separates it from {} (its code differs; it ranks first, it is not shown better) (finalize it with `rascal finalize {}`, or choose another with `rascal select {} CANDIDATE`)",
@@ -831,18 +834,41 @@ fn vacuous_lines(checked: usize, vacuous: &[crate::model::event::VacuousCriterio
     out
 }
 
+/// What the discriminator's probe found, in one line.
+pub fn probes_line(p: &crate::model::ranking::Probes) -> String {
+    let who = format!(
+        "discriminator `{}` probed {}",
+        sanitize(&p.agent),
+        sanitize(&p.candidates.join(", "))
+    );
+    match (&p.problem, p.differences.len()) {
+        (Some(why), _) => format!("{who}: no finding — {}", sanitize(why)),
+        (None, 0) => format!(
+            "{who}: {} with the same output on each — no input tells them apart",
+            crate::text::plural(p.calls as u64, "call")
+        ),
+        (None, n) => format!(
+            "{who}: {} of {} differ (below) — a human answers which is right",
+            n,
+            crate::text::plural(p.calls as u64, "call")
+        ),
+    }
+}
+
 /// A contested run's question: the tests that separate the candidates, as
 /// examples, and how to answer.
 pub fn question_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<String> {
-    let Some(m) = r.agreement.as_ref() else {
-        return Vec::new();
-    };
-    let q = m.question(6);
+    let q = r.question(6);
     if q.is_empty() {
         return Vec::new();
     }
-    let mut out =
-        vec!["question — which is right? The candidates' own tests disagree:".to_string()];
+    let by_tests = r.agreement.as_ref().is_some_and(|m| m.has_question());
+    let mut out = vec![if by_tests {
+        "question — which is right? The candidates' own tests disagree:".to_string()
+    } else {
+        "question — which is right? The discriminator's probe gives them different outputs:"
+            .to_string()
+    }];
     out.extend(q.iter().map(|l| format!("  {}", sanitize(l))));
     out.push(format!(
         "  answer: `rascal finalize {run} --pick CANDIDATE --reason \"CANDIDATE is right here\"` (or `rascal select {run} CANDIDATE`)",
@@ -1110,6 +1136,7 @@ mod tests {
             agreement: None,
             contested: None,
             unseparated: Vec::new(),
+            probes: None,
         };
         let lines = ranking_lines(&r, "r-7");
         assert!(
@@ -1132,6 +1159,7 @@ mod tests {
             agreement: None,
             contested: None,
             unseparated: Vec::new(),
+            probes: None,
         };
         let lines = ranking_lines(&r, "r-1");
         let rows: Vec<&String> = lines.iter().filter(|l| l.contains("0.50")).collect();

@@ -129,6 +129,23 @@ fn laid_on(
     Ok(place.running_on(&id.to_string()))
 }
 
+/// `place` with one more file, `path` holding `bytes` (the discriminator's
+/// probe), laid over what its copies are written from.
+pub fn with_file(place: &Place, base: &str, path: &str, bytes: &[u8]) -> Result<Place, String> {
+    let Some(ws) = place.workspace() else {
+        return Err("this place has no workspace to lay a file in".into());
+    };
+    let tree = place
+        .run_tree()
+        .ok_or("the change has no tree")?
+        .to_string();
+    let tree = git2::Oid::from_str(&tree).map_err(|_| "the change has no tree".to_string())?;
+    let base = git2::Oid::from_str(base).map_err(|_| "no base commit".to_string())?;
+    let edits = [(path.to_string(), Lay::Bytes(bytes.to_vec()))];
+    let id = overlay(place.origin(), ws, tree, base, &edits).map_err(|e| e.to_string())?;
+    Ok(place.running_on(&id.to_string()))
+}
+
 /// `place` with the files that decide how checks run laid from the base
 /// (see the module doc). When that cannot be done, every check on the
 /// returned place fails saying why — never runs on the candidate's files.

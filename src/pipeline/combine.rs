@@ -563,6 +563,7 @@ mod tests {
             agreement: None,
             contested: None,
             unseparated: Vec::new(),
+            probes: None,
         });
         s
     }

@@ -223,6 +223,43 @@ pub async fn execute_with(
         );
     }
     agree::unseparated(&mut ranking, &contenders);
+    // Code differs but no test separates it from the pick: the
+    // discriminator's probe may turn that into a question.
+    if crate::pipeline::discriminate::configured(&jobs.config).is_some()
+        && !ranking.unseparated.is_empty()
+    {
+        let ids: Vec<String> = ranking
+            .pick
+            .iter()
+            .chain(ranking.unseparated.iter())
+            .cloned()
+            .collect();
+        let diffs: BTreeMap<String, String> = crate::pipeline::judge::diffs_of(
+            &ids,
+            &jobs.repo_dir,
+            &worktrees,
+            jobs.base,
+            &jobs.task.holdout,
+        )
+        .into_iter()
+        .collect();
+        let places: BTreeMap<String, crate::exec::place::Place> = results
+            .iter()
+            .filter_map(|r| Some((r.id.clone(), r.place.clone()?)))
+            .collect();
+        let site = jobs.helper_site("discriminator");
+        let base = jobs.base.to_string();
+        let d = crate::pipeline::discriminate::Discriminate {
+            config: &jobs.config,
+            instruction: &jobs.request.instruction,
+            diffs: &diffs,
+            places: &places,
+            base: &base,
+            site: &site,
+            cancel: &cancel,
+        };
+        crate::pipeline::discriminate::discriminate(&d, &mut ranking).await;
+    }
     let contested = ranking.contested.is_some();
     // A run the declarations escalate is a human's to decide: `--auto`
     // selects nothing.
@@ -612,6 +649,24 @@ impl JobTemplate {
         }
     }
 
+    /// Where a run-level helper agent (`judge`, `discriminator`) runs: in
+    /// bubblewrap like an author, its files under the run's `name` folder.
+    fn helper_site(&self, name: &str) -> Site {
+        Site {
+            hide: crate::exec::confine::private_paths(&self.repo_dir, &self.state)
+                .into_iter()
+                .chain(crate::git::holdout::outside_dirs(&self.task.holdout))
+                .collect(),
+            run: self.run.clone(),
+            candidate: name.into(),
+            dir: self.state.join("runs").join(&self.run).join(name),
+            rascal_exe: self.request.rascal_exe.clone(),
+            attempt: 1,
+            tempo: self.request.tempo,
+            read_only: Vec::new(),
+        }
+    }
+
     /// The comparator's ranking of the contenders; a tie at the top goes
     /// to the judge when one is configured.
     async fn rank(
@@ -633,19 +688,7 @@ impl JobTemplate {
         if tied.is_empty() {
             return ranking;
         }
-        let site = Site {
-            hide: crate::exec::confine::private_paths(&self.repo_dir, &self.state)
-                .into_iter()
-                .chain(crate::git::holdout::outside_dirs(&self.task.holdout))
-                .collect(),
-            run: self.run.clone(),
-            candidate: "judge".into(),
-            dir: self.state.join("runs").join(&self.run).join("judge"),
-            rascal_exe: self.request.rascal_exe.clone(),
-            attempt: 1,
-            tempo: self.request.tempo,
-            read_only: Vec::new(),
-        };
+        let site = self.helper_site("judge");
         let note = ask_judge(&Tie {
             config: &self.config,
             holdout: &self.task.holdout,

@@ -29,6 +29,31 @@ pub(crate) struct Tie<'a> {
     pub(crate) cancel: &'a CancellationToken,
 }
 
+/// Each of `ids`' change as a diff against the base, held-out tests
+/// stripped: what a judge or the discriminator is shown.
+pub(crate) fn diffs_of(
+    ids: &[String],
+    origin: &std::path::Path,
+    worktrees: &std::collections::BTreeMap<String, PathBuf>,
+    base: git2::Oid,
+    holdout: &[String],
+) -> Vec<(String, String)> {
+    let holdout = workspace::open(origin)
+        .ok()
+        .and_then(|r| crate::git::holdout::Holdout::resolve(&r, base, holdout).ok())
+        .unwrap_or_default();
+    ids.iter()
+        .map(|id| {
+            let diff = worktrees
+                .get(id)
+                .and_then(|w| workspace::diff_text(origin, w, base).ok())
+                .map(|d| holdout.strip_from_diff(&d))
+                .unwrap_or_default();
+            (id.clone(), diff)
+        })
+        .collect()
+}
+
 /// Ask the comparator's judge to break a tie. Its answer is advisory: any
 /// problem is recorded and the ranking stands.
 pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
@@ -57,21 +82,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
         ));
         return note;
     };
-    let holdout = workspace::open(origin)
-        .ok()
-        .and_then(|r| crate::git::holdout::Holdout::resolve(&r, base, holdout).ok())
-        .unwrap_or_default();
-    let diffs: Vec<(String, String)> = tied
-        .iter()
-        .map(|id| {
-            let diff = worktrees
-                .get(id)
-                .and_then(|w| workspace::diff_text(origin, w, base).ok())
-                .map(|d| holdout.strip_from_diff(&d))
-                .unwrap_or_default();
-            (id.clone(), diff)
-        })
-        .collect();
+    let diffs = diffs_of(tied, origin, worktrees, base, holdout);
     // Every tied diff whole, or no judgement: a judge that saw part of a
     // change does not break a tie.
     let shown: String = diffs.iter().map(|(_, d)| d.as_str()).collect();

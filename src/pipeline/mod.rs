@@ -19,6 +19,7 @@ pub mod content;
 pub mod cross_cell;
 pub mod cross_test;
 pub mod decisions;
+pub mod discriminate;
 pub mod execute;
 pub mod impossible;
 pub mod journal;

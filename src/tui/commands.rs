@@ -89,11 +89,9 @@ pub fn matrix_tests(a: &App) -> &[crate::model::agreement::CrossTest] {
 /// The run is over, contested, and its candidates disagree on tests.
 fn contested(a: &App) -> bool {
     !a.live()
-        && a.ranking.as_ref().is_some_and(|r| {
-            r.pick.is_none()
-                && r.contested.is_some()
-                && r.agreement.as_ref().is_some_and(|m| m.has_question())
-        })
+        && a.ranking
+            .as_ref()
+            .is_some_and(|r| r.pick.is_none() && r.contested.is_some() && r.has_question())
 }
 fn can_select(a: &App) -> bool {
     a.focused().is_some_and(|c| !c.state.live())

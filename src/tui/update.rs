@@ -1021,15 +1021,15 @@ fn start_override(app: &mut App) {
 /// `a` on a contested run: its question, the tests that separate the
 /// candidates as examples, answered with one digit.
 fn open_question(app: &mut App) {
-    let Some(m) = app.ranking.as_ref().and_then(|r| r.agreement.as_ref()) else {
+    let Some(r) = app.ranking.as_ref() else {
         return;
     };
-    let lines = m.question(8);
+    let lines = r.question(8);
     if lines.is_empty() {
         return;
     }
     app.dialog = Some(Dialog::Question {
-        candidates: m.candidates.iter().take(9).cloned().collect(),
+        candidates: r.question_candidates().into_iter().take(9).collect(),
         lines,
     });
 }

@@ -22,6 +22,7 @@ mod copy_mode;
 mod criteria;
 mod demo;
 mod diagnostics;
+mod discriminator;
 mod docker;
 mod doctor_outside;
 mod doctor_safety;

@@ -383,15 +383,16 @@ fn comparison_lines(out: &mut String, r: &Ranking) {
                 cell(&r.unseparated.join(", "))
             );
         }
+        if let Some(p) = &r.probes {
+            let _ = writeln!(out, "\n{}.", cell(&crate::output::printer::probes_line(p)));
+        }
         if let Some(why) = &r.contested {
             let _ = writeln!(out, "\nNo pick: {}", cell(why));
-            if let Some(a) = &r.agreement {
-                let q = a.question(6);
-                if !q.is_empty() {
-                    let _ = writeln!(out, "\nThe tests that separate them:\n");
-                    for l in q {
-                        let _ = writeln!(out, "- {}", cell(&l));
-                    }
+            let q = r.question(6);
+            if !q.is_empty() {
+                let _ = writeln!(out, "\nWhat separates them (tests, then probed calls):\n");
+                for l in q {
+                    let _ = writeln!(out, "- {}", cell(&l));
                 }
             }
         }

@@ -273,6 +273,7 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
             agreement: None,
             contested: None,
             unseparated: Vec::new(),
+            probes: None,
         };
         ev.push((
             RunEvent::Ranked {

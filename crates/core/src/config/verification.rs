@@ -183,6 +183,27 @@ pub struct PlanConfig {
     pub timeout: Dur,
 }
 
+/// `discriminator:` — the agent that, where candidates' code differs but
+/// no test separates them, writes a probe calling the changed functions
+/// on inputs of its choosing; rascal runs it on each candidate and turns
+/// differing outputs into the contested run's question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiscriminatorConfig {
+    /// An agent name from `.rascal/config.yaml`.
+    pub agent: String,
+    /// For writing the probe (default 5m).
+    #[serde(default = "default_plan_timeout")]
+    pub timeout: Dur,
+    /// For running the probe on one candidate (default 2m).
+    #[serde(default = "default_probe_timeout")]
+    pub probe_timeout: Dur,
+}
+
+fn default_probe_timeout() -> Dur {
+    Dur::from_secs(2 * 60)
+}
+
 fn default_plan_timeout() -> Dur {
     Dur::from_secs(5 * 60)
 }
@@ -227,6 +248,10 @@ pub struct VerificationConfig {
     /// The combining agent of `rascal combine` (off when absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub combine: Option<CombineConfig>,
+    /// The discriminator: writes probes where no test separates the pick
+    /// from a candidate whose code differs (off when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub discriminator: Option<DiscriminatorConfig>,
 }
 
 /// How many candidates `rascal combine` hands over when `top:` is not said.
@@ -314,6 +339,9 @@ impl VerificationConfig {
         }
         if let Some(c) = &self.combine {
             out.push(("combine.agent", c.agent.as_str()));
+        }
+        if let Some(d) = &self.discriminator {
+            out.push(("discriminator.agent", d.agent.as_str()));
         }
         out
     }

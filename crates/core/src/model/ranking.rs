@@ -65,6 +65,98 @@ pub struct Ranking {
     /// shown better than them, only not worse.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unseparated: Vec<String>,
+    /// What the discriminator's probe found where no test separated the
+    /// pick from a candidate whose code differs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probes: Option<Probes>,
+}
+
+/// The discriminator's probe, run on each candidate no test separated
+/// (`pipeline::discriminate`). Evidence only through a human's answer:
+/// a difference makes the run contested, never fails anyone.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Probes {
+    /// The discriminator agent.
+    pub agent: String,
+    /// The candidates probed: the pick first.
+    pub candidates: Vec<String>,
+    /// How many calls the probe printed (on any candidate).
+    pub calls: usize,
+    /// The calls whose output differs between candidates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differences: Vec<ProbeDifference>,
+    /// Why there is no finding (the agent failed, the probe did not run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
+}
+
+/// One call whose output differs: each candidate's output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeDifference {
+    pub call: String,
+    pub outputs: Vec<(String, String)>,
+}
+
+impl Ranking {
+    /// Whether there is a question for a human: a test one candidate
+    /// passes and another fails, or a probed call whose output differs.
+    pub fn has_question(&self) -> bool {
+        self.agreement.as_ref().is_some_and(|m| m.has_question())
+            || self
+                .probes
+                .as_ref()
+                .is_some_and(|p| !p.differences.is_empty())
+    }
+
+    /// The question, as examples: the tests that separate the candidates
+    /// (`Agreement::question`), then the probed calls whose outputs
+    /// differ (`Probes::question`), at most `limit` of each.
+    pub fn question(&self, limit: usize) -> Vec<String> {
+        let mut out = self
+            .agreement
+            .as_ref()
+            .map(|m| m.question(limit))
+            .unwrap_or_default();
+        if let Some(p) = &self.probes {
+            out.extend(p.question(limit));
+        }
+        out
+    }
+
+    /// The candidates a question can be answered with (the matrix's, or
+    /// the probed ones).
+    pub fn question_candidates(&self) -> Vec<String> {
+        match (&self.agreement, &self.probes) {
+            (Some(m), _) if m.has_question() => m.candidates.clone(),
+            (_, Some(p)) => p.candidates.clone(),
+            (Some(m), None) => m.candidates.clone(),
+            (None, None) => Vec::new(),
+        }
+    }
+}
+
+impl Probes {
+    /// The question the differences put to a human, one line per call:
+    /// `half(3): alder → 1 · birch → 1.5`. At most `limit` lines.
+    pub fn question(&self, limit: usize) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .differences
+            .iter()
+            .take(limit)
+            .map(|d| {
+                let each: Vec<String> = d
+                    .outputs
+                    .iter()
+                    .map(|(c, o)| format!("{c} → {o}"))
+                    .collect();
+                format!("{}: {}", d.call, each.join(" · "))
+            })
+            .collect();
+        if self.differences.len() > limit {
+            out.push("…".into());
+        }
+        out
+    }
 }
 
 /// The comparator judge's contribution (advisory).
