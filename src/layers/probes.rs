@@ -19,8 +19,32 @@ pub const MAX_PROBE_BYTES: usize = 64 * 1024;
 pub struct Probe {
     /// Relative to the repository's root.
     pub file: String,
+    /// With this call's nonce in place of `{nonce}`.
     pub content: String,
     pub command: Vec<String>,
+    /// As answered, `{nonce}` unreplaced (kept for later runs).
+    pub template: String,
+}
+
+impl Probe {
+    /// `source` ready to run with `nonce`.
+    pub fn of(source: &crate::model::ranking::ProbeSource, nonce: &str) -> Probe {
+        Probe {
+            file: source.file.clone(),
+            content: source.content.replace("{nonce}", nonce),
+            command: source.command.clone(),
+            template: source.content.clone(),
+        }
+    }
+
+    /// What is kept of it.
+    pub fn source(&self) -> crate::model::ranking::ProbeSource {
+        crate::model::ranking::ProbeSource {
+            file: self.file.clone(),
+            content: self.template.clone(),
+            command: self.command.clone(),
+        }
+    }
 }
 
 /// The discriminator's prompt: the task, each candidate's diff (data, in
@@ -107,6 +131,8 @@ pub fn parse_answer(bytes: &[u8], nonce: &str) -> Result<Probe, String> {
         file: file.to_string(),
         content: content.replace("{nonce}", nonce),
         command,
+        // A stand-in that filled the nonce in itself still keeps a template.
+        template: content.replace(nonce, "{nonce}"),
     })
 }
 

@@ -57,7 +57,8 @@ pub(crate) async fn discriminate(d: &Discriminate<'_>, ranking: &mut Ranking) {
         ..Default::default()
     };
     match probe(d, cfg, &candidates).await {
-        Ok(runs) => {
+        Ok((source, runs)) => {
+            found.source = Some(source);
             let mut calls: Vec<&String> = runs.iter().flat_map(|(_, o)| o.keys()).collect();
             calls.sort();
             calls.dedup();
@@ -83,11 +84,18 @@ pub(crate) async fn discriminate(d: &Discriminate<'_>, ranking: &mut Ranking) {
 }
 
 /// Ask for the probe and run it on each candidate: each one's outputs.
+#[allow(clippy::type_complexity)]
 async fn probe(
     d: &Discriminate<'_>,
     cfg: &DiscriminatorConfig,
     candidates: &[String],
-) -> Result<Vec<(String, BTreeMap<String, String>)>, String> {
+) -> Result<
+    (
+        crate::model::ranking::ProbeSource,
+        Vec<(String, BTreeMap<String, String>)>,
+    ),
+    String,
+> {
     let agent = d.config.main.agents.get(&cfg.agent).ok_or_else(|| {
         format!(
             "the discriminator `{}` is not an agent in .rascal/config.yaml",
@@ -127,7 +135,7 @@ async fn probe(
             .places
             .get(c)
             .ok_or_else(|| format!("candidate `{c}` has no place for its checks"))?;
-        let lines = run_on(d, place, &probe, cfg.probe_timeout.get())
+        let lines = run_probe(place, d.base, &probe, cfg.probe_timeout.get(), d.cancel)
             .await
             .map_err(|e| format!("the probe could not run on `{c}`: {e}"))?;
         runs.push((
@@ -135,20 +143,21 @@ async fn probe(
             probes::outputs(lines.iter().map(String::as_str), &nonce),
         ));
     }
-    Ok(runs)
+    Ok((probe.source(), runs))
 }
 
-/// Run the probe in a fresh copy of `place`'s change with its file laid
-/// in: the lines it printed on stdout.
-async fn run_on(
-    d: &Discriminate<'_>,
+/// Run the probe in a fresh copy of `place`'s change (on `base`) with
+/// its file laid in: the lines it printed on stdout.
+pub(crate) async fn run_probe(
     place: &Place,
+    base: &str,
     probe: &probes::Probe,
     timeout: std::time::Duration,
+    cancel: &CancellationToken,
 ) -> Result<Vec<String>, String> {
     let laid = crate::pipeline::base_defined::with_file(
         place,
-        d.base,
+        base,
         &probe.file,
         probe.content.as_bytes(),
     )?;
@@ -167,7 +176,7 @@ async fn run_on(
         }
         out
     };
-    let (ran, lines) = tokio::join!(laid.run(spec, &[], false, Some(tx), d.cancel), collect);
+    let (ran, lines) = tokio::join!(laid.run(spec, &[], false, Some(tx), cancel), collect);
     ran?;
     Ok(lines)
 }

@@ -187,6 +187,21 @@ pub async fn execute_with(
     // Base tests a candidate updated for an API it altered: the others
     // say whether the task asked for that.
     crate::pipeline::api_change::settle(&mut results, &jobs.journal);
+    // A human's earlier answers to this task's questions are tests.
+    let kept = crate::pipeline::answers::kept(&jobs.repo_dir, &jobs.request.instruction);
+    let probe_timeout = crate::pipeline::discriminate::configured(&jobs.config)
+        .map_or(std::time::Duration::from_secs(120), |d| {
+            d.probe_timeout.get()
+        });
+    crate::pipeline::answers::judge(
+        &kept,
+        &mut results,
+        &jobs.base.to_string(),
+        probe_timeout,
+        &jobs.journal,
+        &cancel,
+    )
+    .await;
     // Layer 1: the passing candidates test each other, then the ranking.
     let agreement = agree::agree(&jobs.config, &jobs.journal, &mut results, &cancel).await;
     if let Some(recorded) = &recorded {

@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod agree;
+pub mod answers;
 pub mod api_change;
 pub mod attach;
 pub mod base_cache;

@@ -659,6 +659,25 @@ impl Store {
         Ok(out)
     }
 
+    /// The runs whose instruction is `instruction` (after trimming), newest
+    /// first: where a human's earlier answers to the same task are.
+    pub fn runs_of_task(&self, instruction: &str) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT id, instruction FROM runs ORDER BY started_at DESC, id DESC")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .filter(|(_, i)| i.trim() == instruction.trim())
+            .map(|(id, _)| id)
+            .collect())
+    }
+
     /// Record the pid running `run`, so a later rascal can tell it died.
     pub fn set_pid(&self, run: &str, pid: u32) -> Result<()> {
         self.conn

@@ -137,6 +137,39 @@ fn a_probe_that_finds_differing_outputs_makes_a_question_not_a_coin_flip() {
         "alder is right here: half(3) is 1",
     ]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+
+    // The answer is kept as a test: the same task run again is judged by
+    // it — the candidate that answers the calls otherwise fails, with the
+    // call, its output, the right one and who said so; the other is the
+    // pick, and no question is asked again.
+    let (o, _, doc) = run(&t);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
+    let cand = |id: &str| {
+        doc["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(cand("birch")["verdict"], "fail", "{doc}");
+    assert_eq!(cand("alder")["verdict"], "pass", "{doc}");
+    let answers = cand("birch")["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["check"] == "answers")
+        .unwrap()
+        .clone();
+    let said = answers["issues"][1]["message"].as_str().unwrap();
+    assert!(
+        said.starts_with("half(3) returns 1.5, but 1 is right here (Tess Ter <tess@example.invalid> chose alder in run r-"),
+        "{answers}"
+    );
+    assert_eq!(doc["ranking"]["pick"], "alder", "{}", doc["ranking"]);
+    assert!(!out.contains("question —"), "{out}");
 }
 
 #[test]
@@ -156,5 +189,35 @@ fn a_probe_that_finds_no_difference_lets_the_pick_stand_and_says_so() {
     assert!(
         out.contains("3 calls with the same output on each — no input tells them apart"),
         "{out}"
+    );
+}
+
+#[test]
+fn a_retry_in_the_same_run_is_judged_by_the_answer_given_there() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo("x // 2", "x / 2");
+    let (o, id, _) = run(&t);
+    assert_eq!(code(&o), 4, "{}", stdout(&o));
+    let o = t.rascal(&["select", &id, "alder", "--reason", "half(3) is 1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let o = t.rascal(&["retry", &id, "birch", "--feedback", "try again"]);
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    let shown = t.rascal(&["show", &id, "--json"]);
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&shown)).unwrap();
+    let birch = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "birch")
+        .unwrap()
+        .clone();
+    assert_eq!(birch["verdict"], "fail", "{out}\n{birch}");
+    assert!(
+        birch
+            .to_string()
+            .contains("half(3) returns 1.5, but 1 is right here"),
+        "{birch}"
     );
 }

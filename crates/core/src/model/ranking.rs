@@ -88,6 +88,18 @@ pub struct Probes {
     /// Why there is no finding (the agent failed, the probe did not run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// The probe itself (its source with `{nonce}` unreplaced): a human's
+    /// answer keeps it as a test for later runs of the task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<ProbeSource>,
+}
+
+/// A probe's file, source (with `{nonce}` where the nonce goes) and argv.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProbeSource {
+    pub file: String,
+    pub content: String,
+    pub command: Vec<String>,
 }
 
 /// One call whose output differs: each candidate's output.
