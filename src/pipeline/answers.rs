@@ -78,8 +78,7 @@ pub fn kept(repo_dir: &Path, instruction: &str) -> Vec<Kept> {
                 .iter()
                 .flat_map(|c| &c.decisions)
                 .chain(&s.decisions)
-                .filter(chosen)
-                .last()
+                .rfind(chosen)
                 .map(|d| d.who.clone())
                 .unwrap_or_else(|| "a human".into());
             Some(Kept {
