@@ -277,6 +277,20 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
                 })
         })
         .map(|p| p.candidate.clone());
+    // The best is a combined candidate with code no candidate wrote: no
+    // pick, and the run says a human must choose, never "nothing passed".
+    let contested = positions
+        .first()
+        .filter(|p| pick.is_none() && p.verdict != Verdict::Fail)
+        .and_then(|p| contenders.iter().find(|c| c.id == p.candidate))
+        .filter(|c| c.new_code > 0 && c.finished_cleanly && !c.integrity_failed && !c.impossible)
+        .map(|c| {
+            format!(
+                "{} ranks first but has {} of new code in no candidate it was combined from: a human chooses it (select it with a reason, or another candidate)",
+                c.id,
+                crate::text::plural(c.new_code as u64, "line")
+            )
+        });
     Ranking {
         positions,
         ids: contenders.iter().map(|c| c.id.clone()).collect(),
@@ -284,7 +298,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
         pick,
         judge: None,
         agreement: None,
-        contested: None,
+        contested,
         unseparated: Vec::new(),
         probes: None,
     }

@@ -245,6 +245,15 @@ fn new_code_in_a_combine_is_listed_and_never_the_automatic_pick() {
     assert!(issues.iter().all(|i| i["rule"] == "combine/new-code"));
     assert!(issues[1]["message"].as_str().unwrap().contains("letmein"));
     assert_ne!(doc["ranking"]["pick"], "combined", "{}", doc["ranking"]);
+    // Never "no candidate passed": the run says a human must choose.
+    assert!(
+        doc["ranking"]["contested"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("combined ranks first but has 2 lines of new code"),
+        "{}",
+        doc["ranking"]
+    );
     let shown = stdout(&t.rascal(&["show", &id]));
     assert!(shown.contains("new code in no candidate"), "{shown}");
     assert!(shown.contains("add.py:6"), "{shown}");
