@@ -21,6 +21,64 @@ fn unknown_key_names_file_line_column_and_allowed_keys() {
     assert!(msg.starts_with(".rascal/guardrails.yaml:3:5: "), "{msg}");
 }
 
+/// A bad value anywhere — top level, an agent's last key, a list entry, a
+/// nested mapping — is reported at the value's own line and column, with
+/// that line shown and what was found in the user's words.
+#[test]
+fn a_bad_value_is_located_at_itself_at_any_depth_in_the_users_words() {
+    let agents = "agents:\n  a:\n    runtime: scripted\n    scenario: nothing\n  b:\n    runtime: scripted\n    scenario: nothing\n  c:\n    runtime: scripted\n    scenario: nothing\n    timeout: [30]\n";
+    let main = |t: &str| Config::from_texts(Some(t), None, None).expect_err(t);
+    let cases: Vec<(ConfigError, usize, usize, &str, &str)> = vec![
+        (main(agents), 11, 14, "got a list", "    timeout: [30]"),
+        (
+            main("agents:\n  a: { runtime: scripted, scenario: nothing }\ntimeout: 5\n"),
+            3,
+            10,
+            "duration `5` has no unit",
+            "timeout: 5",
+        ),
+        (
+            main("agents:\n  a:\n    runtime: scripted\n    timeout:\n      minutes: 5\n"),
+            5,
+            7,
+            "got a mapping",
+            "      minutes: 5",
+        ),
+        (
+            guard_err("guardrails:\n  - { name: a, command: \"true\" }\n  - name: b\n    command: \"true\"\n    timeout: true\n"),
+            5,
+            14,
+            "got `true`",
+            "    timeout: true",
+        ),
+        (
+            main("agents:\n  a: { runtime: [scripted] }\n"),
+            2,
+            17,
+            "invalid type: a list",
+            "  a: { runtime: [scripted] }",
+        ),
+    ];
+    for (e, line, column, words, shown) in cases {
+        let msg = e.to_string();
+        assert_eq!((e.line, e.column), (Some(line), Some(column)), "{msg}");
+        assert!(msg.contains(words), "{msg}");
+        assert!(
+            !msg.contains("Sequence") && !msg.contains("Mapping"),
+            "internal form: {msg}"
+        );
+        let caret = format!(
+            "\n  {line} | {shown}\n  {} | {}^",
+            " ".repeat(line.to_string().len()),
+            " ".repeat(column - 1)
+        );
+        assert!(
+            msg.contains(&caret),
+            "the line, a caret under the value: {msg}"
+        );
+    }
+}
+
 #[test]
 fn bad_duration_says_what_is_allowed() {
     let e = guard_err("guardrails:\n  - { name: t, command: \"true\", timeout: 5 minutes }\n");
@@ -40,7 +98,11 @@ fn repeated_or_misordered_duration_units_are_located_errors() {
     let e = guard_err("guardrails:\n  - name: t\n    command: \"true\"\n    timeout: 30m1h\n");
     let msg = e.to_string();
     assert!(msg.contains("largest to the smallest"), "{msg}");
-    assert_eq!(e.line, Some(2), "the guardrail is located: {msg}");
+    assert_eq!(
+        (e.line, e.column),
+        (Some(4), Some(14)),
+        "the value itself is located: {msg}"
+    );
     Config::from_texts(
         None,
         Some("guardrails:\n  - { name: t, command: \"true\", timeout: 1h30m }\n"),

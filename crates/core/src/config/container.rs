@@ -6,9 +6,54 @@
 use serde::{Deserialize, Serialize};
 
 /// A size in bytes written as `64m`, `512MiB`, `2g`, `1048576`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "serde_yaml::Value", into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(into = "String")]
 pub struct ByteSize(pub u64);
+
+/// Read where the value is, so an error points at the value's own line
+/// and column and names what was found in the user's words.
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<ByteSize, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ByteSize;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(ALLOWED)
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<ByteSize, E> {
+                parse_size(s).map_err(E::custom)
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<ByteSize, E> {
+                Ok(ByteSize(n))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<ByteSize, E> {
+                Err(E::custom(format!("size `{n}`: {ALLOWED}")))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<ByteSize, E> {
+                Err(E::custom(format!("size `{n}`: {ALLOWED}")))
+            }
+            fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<ByteSize, E> {
+                Err(E::custom(got(&format!("`{b}`"))))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<ByteSize, E> {
+                Err(E::custom(got("nothing (an empty value)")))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<ByteSize, A::Error> {
+                Err(serde::de::Error::custom(got("a list")))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<ByteSize, A::Error> {
+                Err(serde::de::Error::custom(got(
+                    "a mapping (`key: value` lines)",
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn got(what: &str) -> String {
+    format!("a size must be text like 512m or a number, got {what}: {ALLOWED}")
+}
 
 const ALLOWED: &str = "expected a size like 512m, 2g, 64MiB or a number of bytes";
 
@@ -26,20 +71,6 @@ impl ByteSize {
 impl From<ByteSize> for String {
     fn from(b: ByteSize) -> String {
         b.0.to_string()
-    }
-}
-
-impl TryFrom<serde_yaml::Value> for ByteSize {
-    type Error = String;
-    fn try_from(v: serde_yaml::Value) -> Result<Self, String> {
-        match v {
-            serde_yaml::Value::String(s) => parse_size(&s),
-            serde_yaml::Value::Number(n) => n
-                .as_u64()
-                .map(ByteSize)
-                .ok_or_else(|| format!("size `{n}`: {ALLOWED}")),
-            other => Err(format!("size must be a string, got {other:?}: {ALLOWED}")),
-        }
     }
 }
 

@@ -5,9 +5,59 @@
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(try_from = "serde_yaml::Value", into = "String")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(into = "String")]
 pub struct Dur(pub Duration);
+
+/// Read where the value is, so an error points at the value's own line
+/// and column (not the mapping around it) and names what was found in
+/// the user's words.
+impl<'de> Deserialize<'de> for Dur {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Dur, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Dur;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(ALLOWED)
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Dur, E> {
+                parse_duration(s).map_err(E::custom)
+            }
+            fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<Dur, E> {
+                Err(E::custom(no_unit(n)))
+            }
+            fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<Dur, E> {
+                Err(E::custom(no_unit(n)))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Dur, E> {
+                Err(E::custom(no_unit(n)))
+            }
+            fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Dur, E> {
+                Err(E::custom(got(&format!("`{b}`"))))
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Dur, E> {
+                Err(E::custom(got("nothing (an empty value)")))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<Dur, A::Error> {
+                Err(serde::de::Error::custom(got("a list")))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<Dur, A::Error> {
+                Err(serde::de::Error::custom(got(
+                    "a mapping (`key: value` lines)",
+                )))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+fn no_unit(n: impl std::fmt::Display) -> String {
+    format!("duration `{n}` has no unit: {ALLOWED} (write {n}s for seconds)")
+}
+
+fn got(what: &str) -> String {
+    format!("a duration must be text like 90s, got {what}: {ALLOWED}")
+}
 
 impl Dur {
     pub const fn from_secs(s: u64) -> Dur {
@@ -30,21 +80,6 @@ impl From<Dur> for String {
 }
 
 const ALLOWED: &str = "expected a duration like 500ms, 90s, 5m, 1h, 1h30m or 7d";
-
-impl TryFrom<serde_yaml::Value> for Dur {
-    type Error = String;
-    fn try_from(v: serde_yaml::Value) -> Result<Self, String> {
-        match v {
-            serde_yaml::Value::String(s) => parse_duration(&s),
-            serde_yaml::Value::Number(n) => Err(format!(
-                "duration `{n}` has no unit: {ALLOWED} (write {n}s for seconds)"
-            )),
-            other => Err(format!(
-                "duration must be a string, got {other:?}: {ALLOWED}"
-            )),
-        }
-    }
-}
 
 /// The units a config may use, largest first.
 const UNITS: [&str; 5] = ["d", "h", "m", "s", "ms"];

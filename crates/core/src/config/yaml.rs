@@ -219,7 +219,10 @@ fn explain(file: &str, text: &str, t: &Tracker, e: serde_yaml::Error) -> ConfigE
         line: loc.map(|l| l.0),
         column: loc.map(|l| l.1),
         // A value quoted in the message may be as long as the file.
-        message: crate::text::cut(&clean_message(&e.to_string()), 1000),
+        message: crate::text::cut(&clean_message(&e.to_string()), 1000)
+            + &loc
+                .and_then(|(l, c)| snippet(text, l, c))
+                .unwrap_or_default(),
         hint: format!(
             "fix {file}; the keys and values allowed are listed in docs/configuration.md"
         ),
@@ -264,10 +267,50 @@ fn explain(file: &str, text: &str, t: &Tracker, e: serde_yaml::Error) -> ConfigE
 /// serde_yaml appends " at line X column Y"; the location is printed in
 /// front already.
 fn clean_message(msg: &str) -> String {
-    match msg.find(" at line ") {
-        Some(i) => msg[..i].to_string(),
-        None => msg.to_string(),
+    let msg = match msg.find(" at line ") {
+        Some(i) => &msg[..i],
+        None => msg,
+    };
+    user_words(msg)
+}
+
+/// serde's names for what it found or expected, in the words of a config
+/// file's reader: a list, a mapping, text, nothing.
+fn user_words(msg: &str) -> String {
+    const WORDS: [(&str, &str); 8] = [
+        ("invalid type: sequence", "invalid type: a list"),
+        (
+            "invalid type: map",
+            "invalid type: a mapping (`key: value` lines)",
+        ),
+        (
+            "invalid type: unit value",
+            "invalid type: nothing (an empty value)",
+        ),
+        ("invalid type: string ", "invalid type: text "),
+        ("expected a sequence", "expected a list"),
+        ("expected a map", "expected a mapping (`key: value` lines)"),
+        ("expected struct ", "expected the settings of "),
+        ("invalid type: boolean ", "invalid type: "),
+    ];
+    let mut out = msg.to_string();
+    for (serde, user) in WORDS {
+        out = out.replace(serde, user);
     }
+    out
+}
+
+/// Line `line` of `text` and a caret under column `column`, for an error
+/// that points into the file.
+fn snippet(text: &str, line: usize, column: usize) -> Option<String> {
+    let shown = text.lines().nth(line.checked_sub(1)?)?;
+    let shown = crate::text::cut(&crate::text::inert::sanitize(shown), 200);
+    let gutter = line.to_string();
+    Some(format!(
+        "\n  {gutter} | {shown}\n  {} | {}^",
+        " ".repeat(gutter.len()),
+        " ".repeat(column.saturating_sub(1))
+    ))
 }
 
 /// What the locating pass looks for.
