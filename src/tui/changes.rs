@@ -88,13 +88,36 @@ pub fn compare_text(
         let read =
             reader(origin, run, &[a, b]).and_then(|r| workspace::trees_diff_text(&r, tb, ta));
         if let Ok(text) = read {
-            return Ok(text);
+            return Ok(between_candidates(&text));
         }
     }
     if !a.worktree.is_dir() || !b.worktree.is_dir() {
         return Err(GONE.replacen("its change", "one of the changes", 1));
     }
-    Ok(files_compare_text(origin, &a.worktree, &b.worktree, base))
+    Ok(between_candidates(&files_compare_text(
+        origin,
+        &a.worktree,
+        &b.worktree,
+        base,
+    )))
+}
+
+/// A diff of B's change against A's, with git's "new file" / "deleted
+/// file" headers said as what they mean between two candidates: a file
+/// only A's change has, or only B's (a file B added reads "deleted" to
+/// git, which is not what happened).
+fn between_candidates(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        if line.starts_with("new file mode ") {
+            out.push_str("# only in A's change (B's has no such file)\n");
+        } else if line.starts_with("deleted file mode ") {
+            out.push_str("# only in B's change (A's has no such file)\n");
+        } else {
+            out.push_str(line);
+        }
+    }
+    out
 }
 
 /// The files candidate `c`'s verified change tree added or modified
@@ -194,6 +217,22 @@ mod tests {
     /// A running candidate whose agent turned a changed path into a link
     /// to a host file: the compare view shows the link's absence, never
     /// the host file.
+    #[test]
+    fn a_file_only_one_candidate_has_is_never_called_deleted() {
+        let text = "diff --git a/t.py b/t.py\ndeleted file mode 100644\nindex 1..0\n--- a/t.py\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\ndiff --git a/n.py b/n.py\nnew file mode 100644\n";
+        let shown = between_candidates(text);
+        assert!(!shown.contains("deleted file"), "{shown}");
+        assert!(
+            shown.contains("# only in B's change (A's has no such file)"),
+            "{shown}"
+        );
+        assert!(
+            shown.contains("# only in A's change (B's has no such file)"),
+            "{shown}"
+        );
+        assert!(shown.contains("-x\n"), "the lines stay: {shown}");
+    }
+
     #[test]
     fn comparing_workspaces_never_reads_through_an_agents_link() {
         let dir = tempfile::tempdir().unwrap();

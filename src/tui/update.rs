@@ -298,6 +298,18 @@ fn viewing(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
             }
         }
         Action::Compare if app.candidates.len() > 1 => {
+            // The other side: the best-ranked candidate that is not the
+            // focused one — the pick, or its runner-up when the pick is
+            // focused.
+            let best_other = app.ranking.as_ref().and_then(|r| {
+                r.positions
+                    .iter()
+                    .filter_map(|p| app.index_of(&p.candidate))
+                    .find(|&i| i != app.focus)
+            });
+            if let Some(i) = best_other {
+                app.compare_b = i;
+            }
             if app.compare_b == app.focus {
                 app.compare_b = (app.focus + 1) % app.candidates.len();
             }

@@ -564,6 +564,34 @@ fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
 }
 
 #[test]
+fn compare_opens_on_the_best_ranked_other_candidate() {
+    let mut app = fixture::app(3, true, false);
+    let order: Vec<usize> = app
+        .ranking
+        .as_ref()
+        .unwrap()
+        .positions
+        .iter()
+        .map(|p| app.index_of(&p.candidate).unwrap())
+        .collect();
+    assert!(order.len() >= 2, "{order:?}");
+    // Focused on another: compared with the pick.
+    let other = (0..3).find(|i| *i != order[0]).unwrap();
+    press_all(
+        &mut app,
+        &[Key::Char(char::from(b'1' + other as u8)), Key::Char('c')],
+    );
+    assert_eq!((app.focus, app.compare_b), (other, order[0]));
+    // Focused on the pick: compared with its runner-up.
+    press(&mut app, Key::Esc);
+    press_all(
+        &mut app,
+        &[Key::Char(char::from(b'1' + order[0] as u8)), Key::Char('c')],
+    );
+    assert_eq!((app.focus, app.compare_b), (order[0], order[1]));
+}
+
+#[test]
 fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
     let mut app = fixture::app(3, true, false);
     press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
