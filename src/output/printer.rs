@@ -139,7 +139,17 @@ impl Printer {
                     reason.as_deref(),
                 )]
             }
-            RunEvent::Ranked { ranking } => ranking_lines(ranking, &self.summary.run),
+            RunEvent::Ranked { ranking } => {
+                let mut lines = ranking_lines(ranking, &self.summary.run);
+                if let Some(why) = self.cancelled_before_a_pass() {
+                    for l in &mut lines {
+                        if l == NONE_PASSED_PICK {
+                            *l = format!("pick: none — {why}");
+                        }
+                    }
+                }
+                lines
+            }
             RunEvent::DecisionRecorded { decision } => vec![decision_line(decision)],
             RunEvent::RunFinished { verdict, exit_code } => {
                 self.finished_run_lines(*verdict, *exit_code)
@@ -248,14 +258,38 @@ impl Printer {
                 self.summary.run
             )];
         }
+        let cancelled = self.cancelled_before_a_pass();
         vec![format!(
             "run verdict {verdict} (exit {exit_code}){}",
-            match (verdict, exit_code) {
-                (Verdict::Fail, 3) => " — no candidate passed; escalated to a human",
-                (Verdict::Fail, _) => " — no candidate passed",
-                _ => "",
+            match (verdict, exit_code, cancelled) {
+                (Verdict::Fail, _, Some(why)) => format!(" — {why}"),
+                (Verdict::Fail, 3, None) => " — no candidate passed; escalated to a human".into(),
+                (Verdict::Fail, _, None) => " — no candidate passed".into(),
+                _ => String::new(),
             }
         )]
+    }
+
+    /// When nothing passed because candidates were cancelled (Ctrl-C, `x`,
+    /// a budget): what to say instead of "no candidate passed".
+    fn cancelled_before_a_pass(&self) -> Option<String> {
+        use crate::model::state::State;
+        let cs = &self.summary.candidates;
+        let cancelled = cs.iter().filter(|c| c.state == State::Cancelled).count();
+        let passed = cs
+            .iter()
+            .any(|c| matches!(c.state, State::Pass | State::Warn));
+        (cancelled > 0 && !passed).then(|| {
+            if cancelled == cs.len() {
+                "cancelled: no candidate finished, so none passed".to_string()
+            } else {
+                format!(
+                    "no candidate passed ({} of {} cancelled before finishing)",
+                    cancelled,
+                    cs.len()
+                )
+            }
+        })
     }
 
     /// A declaration that the task is impossible: the reason, line by line
@@ -696,7 +730,7 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
         ),
         None => match &r.contested {
             Some(why) => format!("pick: none — {}", sanitize(why)),
-            None => "pick: none — no candidate passed".to_string(),
+            None => NONE_PASSED_PICK.to_string(),
         },
     });
     if r.pick.is_none() && r.contested.is_some() {
@@ -854,6 +888,10 @@ pub fn probes_line(p: &crate::model::ranking::Probes) -> String {
         ),
     }
 }
+
+/// The pick line when nothing passed (the printer says why when it was
+/// a cancel).
+const NONE_PASSED_PICK: &str = "pick: none — no candidate passed";
 
 /// A contested run's question: the tests that separate the candidates, as
 /// examples, and how to answer.

@@ -503,3 +503,46 @@ fn strict_makes_a_warning_a_failure_for_ci() {
     assert_eq!(common::code(&t.rascal(&["check"])), 0);
     assert_eq!(common::code(&t.rascal(&["check", "--strict"])), 1);
 }
+
+/// Ctrl-C on a headless run: the last lines say it was cancelled, never
+/// "no candidate passed" as though the candidates had failed.
+#[test]
+fn ctrl_c_says_the_run_was_cancelled_not_that_nothing_passed() {
+    let t = common::TestRepo::new(&[(
+        ".rascal/config.yaml",
+        "agents:\n  slow: { runtime: command, command: [sh, -c, \"sleep 60\"] }\n",
+    )]);
+    let logs = tempfile::tempdir().unwrap();
+    let log = logs.path().join("ctrl-c.log");
+    let mut child = common::spawn_rascal_logged(
+        t.path(),
+        &["run", "x", "--headless", "--agent", "slow"],
+        &log,
+    );
+    let run = common::wait_for_running_run(&t, 30);
+    // The agent has started: its line is in the log.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .contains("[slow] started")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the agent never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    child.wait().unwrap();
+    let out = std::fs::read_to_string(&log).unwrap();
+    assert!(
+        out.contains("pick: none — cancelled: no candidate finished, so none passed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("— cancelled: no candidate finished, so none passed"),
+        "{out}"
+    );
+    assert!(!out.contains("no candidate passed\n"), "{out}");
+    assert!(out.contains(&format!("replay: rascal show {run}")), "{out}");
+}
