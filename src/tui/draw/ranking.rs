@@ -80,6 +80,15 @@ pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
                 ),
                 (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
                 (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
+                (None, None)
+                    if !app.candidates.is_empty()
+                        && app
+                            .candidates
+                            .iter()
+                            .all(|c| c.state == crate::model::state::State::Cancelled) =>
+                {
+                    "comparator's pick: none (cancelled: no candidate finished)".into()
+                }
                 (None, None) => "comparator's pick: none (no candidate passed)".into(),
             };
             let style = if r.pick.is_some() && r.unseparated.is_empty() {
