@@ -34,6 +34,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         config_from_worktree,
         config_changes: crate::git::base::config_changes(&repo, oid),
         uncommitted: 0,
+        uncommitted_files: Vec::new(),
     };
     for l in tree.lines(&oid.to_string()) {
         super::shared::tell!("rascal: {l}");

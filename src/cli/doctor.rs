@@ -37,6 +37,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         config_from_worktree,
         config_changes: crate::git::base::config_changes(&repo, head),
         uncommitted: 0,
+        uncommitted_files: Vec::new(),
     };
     for l in tree.lines(&head.to_string()) {
         super::shared::tell!("rascal: {l}");

@@ -1098,14 +1098,17 @@ mod tests {
             worktree: crate::model::event::WorkingTree {
                 config_from_worktree: false,
                 config_changes: vec!["guardrails.yaml".into()],
-                uncommitted: 2,
+                uncommitted: 7,
+                uncommitted_files: ["a.rs", "b.rs", "c.rs", "d.rs", "e.rs"]
+                    .map(String::from)
+                    .to_vec(),
             },
         });
         assert_eq!(
             lines,
             vec![
                 "warning: using .rascal/ from base 01234567; uncommitted changes to guardrails.yaml are ignored — commit them or pass --config-from-worktree",
-                "note: working tree has uncommitted changes (2 files); agents start from base 01234567",
+                "note: working tree has uncommitted changes (7 files: a.rs, b.rs, c.rs, d.rs, e.rs and 2 more); agents start from base 01234567",
             ]
         );
     }

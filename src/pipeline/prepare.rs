@@ -352,10 +352,15 @@ pub fn working_tree(repo: &git2::Repository, base: git2::Oid, from_worktree: boo
     if repo.is_bare() {
         return WorkingTree::default();
     }
+    let uncommitted = crate::git::base::uncommitted(repo);
     WorkingTree {
         config_from_worktree: from_worktree,
         config_changes: crate::git::base::config_changes(repo, base),
-        uncommitted: crate::git::base::uncommitted(repo),
+        uncommitted: uncommitted.len(),
+        uncommitted_files: uncommitted
+            .into_iter()
+            .take(crate::model::event::NAMED_UNCOMMITTED)
+            .collect(),
     }
 }
 

@@ -172,7 +172,7 @@ fn uncommitted_config_is_warned_about_and_used_only_when_asked() {
     assert!(header.iter().any(|l| l.contains(&warning)), "{out}");
     assert!(
         header.iter().any(|l| l.contains(&format!(
-            "working tree has uncommitted changes (1 file); agents start from base {base}"
+            "working tree has uncommitted changes (1 file: notes.txt); agents start from base {base}"
         ))),
         "{out}"
     );

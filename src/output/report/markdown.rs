@@ -507,6 +507,7 @@ mod tests {
                     config_from_worktree: true,
                     config_changes: vec!["guardrails.yaml".into()],
                     uncommitted: 3,
+                    uncommitted_files: Vec::new(),
                 },
             ),
             None,

@@ -37,7 +37,13 @@ pub struct WorkingTree {
     /// How many other files have uncommitted changes.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub uncommitted: usize,
+    /// The first of them (at most [`NAMED_UNCOMMITTED`]), by path.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub uncommitted_files: Vec<String>,
 }
+
+/// How many uncommitted files the note names.
+pub const NAMED_UNCOMMITTED: usize = 5;
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
@@ -79,8 +85,24 @@ impl WorkingTree {
     /// The note on other uncommitted changes.
     pub fn uncommitted_note(&self, base: &str) -> Option<String> {
         (self.uncommitted > 0).then(|| {
+            let named = if self.uncommitted_files.is_empty() {
+                String::new()
+            } else {
+                let more = self
+                    .uncommitted
+                    .saturating_sub(self.uncommitted_files.len());
+                format!(
+                    ": {}{}",
+                    self.uncommitted_files.join(", "),
+                    if more > 0 {
+                        format!(" and {more} more")
+                    } else {
+                        String::new()
+                    }
+                )
+            };
             format!(
-                "working tree has uncommitted changes ({}); agents start from base {}",
+                "working tree has uncommitted changes ({}{named}); agents start from base {}",
                 crate::text::plural(self.uncommitted as u64, "file"),
                 short(base)
             )

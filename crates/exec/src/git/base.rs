@@ -295,10 +295,10 @@ pub fn config_changes(repo: &git2::Repository, base: git2::Oid) -> Vec<String> {
     files
 }
 
-/// How many files outside `.rascal/` have uncommitted changes (staged,
-/// unstaged or untracked, ignored files aside): agents start from the base
-/// commit without them.
-pub fn uncommitted(repo: &git2::Repository) -> usize {
+/// The files outside `.rascal/` that have uncommitted changes (staged,
+/// unstaged or untracked — an untracked folder as one entry — ignored
+/// files aside), sorted: agents start from the base commit without them.
+pub fn uncommitted(repo: &git2::Repository) -> Vec<String> {
     let mut opts = git2::StatusOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(false)
@@ -307,12 +307,13 @@ pub fn uncommitted(repo: &git2::Repository) -> usize {
     repo.statuses(Some(&mut opts))
         .map(|st| {
             st.iter()
-                .filter(|e| {
-                    e.path().ok().is_some_and(|p| {
-                        p != CONFIG_DIR && !p.starts_with(&format!("{CONFIG_DIR}/"))
-                    })
-                })
-                .count()
+                .filter_map(|e| e.path().ok().map(String::from))
+                .filter(|p| p != CONFIG_DIR && !p.starts_with(&format!("{CONFIG_DIR}/")))
+                .collect::<Vec<_>>()
         })
-        .unwrap_or(0)
+        .map(|mut v| {
+            v.sort();
+            v
+        })
+        .unwrap_or_default()
 }
