@@ -460,7 +460,7 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
         let o = &cs[j];
         if verdict_rank(c) != verdict_rank(o) {
             if cs.len() > 1 && passed(c) && c.agreement.is_none() {
-                parts.push(format!("consensus {:.2}", consensus[i]));
+                parts.push(format!("similarity to the others {:.2}", consensus[i]));
             }
         } else if c.agreement.is_some() && (c.disagrees != o.disagrees || score(c) != score(o)) {
             parts.push(format!("agreement score {:.2}", score(c)));
@@ -489,11 +489,11 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
             ));
         } else if consensus[i] != consensus[j] {
             let word = if consensus[i] > consensus[j] {
-                "closest to"
+                "more like"
             } else {
-                "further from"
+                "less like"
             };
-            parts.push(format!("{word} consensus ({:.2})", consensus[i]));
+            parts.push(format!("{word} the others ({:.2} similar)", consensus[i]));
         } else {
             parts.push(crate::text::change_size(
                 c.changes.files.len() as u64,
@@ -574,7 +574,7 @@ mod tests {
         assert_eq!(r.pick.as_deref(), Some("good"));
         // `same` is told apart from `odd`, its neighbour, by consensus.
         assert!(
-            r.positions[1].reason.contains("closest to consensus"),
+            r.positions[1].reason.contains("more like the others"),
             "{}",
             r.positions[1].reason
         );

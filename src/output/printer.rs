@@ -658,7 +658,7 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
     }
     for p in r.positions.iter().filter(|_| compared) {
         out.push(format!(
-            "  {}. {} {} · consensus {} · {} — {}",
+            "  {}. {} {} · similarity {} · {} — {}",
             p.position,
             sanitize(&p.candidate),
             p.verdict,

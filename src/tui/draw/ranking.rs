@@ -224,7 +224,7 @@ mod tests {
             consensus: 0.87,
             lines: 10,
             files: 1,
-            reason: "careful: all layers pass, passes 2/2 tests others wrote (agrees with hasty), consensus 0.87".into(),
+            reason: "careful: all layers pass, passes 2/2 tests others wrote (agrees with hasty), similarity to the others 0.87".into(),
             usage: None,
             agreement: None,
         };
@@ -243,7 +243,7 @@ mod tests {
         let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
         assert_eq!(
             words(&lines.join(" ")),
-            "1. careful all layers pass, passes 2/2 tests others wrote (agrees with hasty), consensus 0.87"
+            "1. careful all layers pass, passes 2/2 tests others wrote (agrees with hasty), similarity to the others 0.87"
         );
         assert!(!lines.concat().contains('…'));
     }
