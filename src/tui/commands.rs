@@ -472,8 +472,8 @@ pub static COMMANDS: &[Command] = &[
         |_| Action::Override
     ),
     cmd!(
-        &[Key::Char('e')],
-        "e",
+        &[Key::Char('!')],
+        "!",
         "escalate",
         DASH_DETAIL,
         Bar::Low,

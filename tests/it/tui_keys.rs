@@ -254,7 +254,7 @@ fn retry_is_prefilled_with_the_failing_issues_and_editable() {
 #[test]
 fn escalate_and_select_record_decisions() {
     let mut app = fixture::app(3, true, false);
-    press_all(&mut app, &[Key::Char('3'), Key::Char('e')]);
+    press_all(&mut app, &[Key::Char('3'), Key::Char('!')]);
     type_text(&mut app, "edits CI");
     let fx = press(&mut app, Key::Enter);
     assert!(
@@ -592,6 +592,16 @@ fn compare_opens_on_the_best_ranked_other_candidate() {
 }
 
 #[test]
+fn e_is_never_escalate_and_evidence_both() {
+    // On the dashboard `e` does nothing; `!` escalates.
+    let mut app = fixture::app(3, true, false);
+    press_all(&mut app, &[Key::Char('3'), Key::Char('e')]);
+    assert!(app.dialog.is_none(), "{:?}", app.dialog);
+    press(&mut app, Key::Char('!'));
+    assert!(app.dialog.is_some());
+}
+
+#[test]
 fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
     let mut app = fixture::app(3, true, false);
     press_all(&mut app, &[Key::Char('2'), Key::Char('l'), Key::Char('o')]);
@@ -708,7 +718,7 @@ fn o_works_on_a_layer_that_was_skipped() {
 #[test]
 fn escalate_requires_a_note_and_shows_escalated_with_it() {
     let mut app = fixture::app(3, true, false);
-    press_all(&mut app, &[Key::Char('3'), Key::Char('e')]);
+    press_all(&mut app, &[Key::Char('3'), Key::Char('!')]);
     let fx = press(&mut app, Key::Enter);
     assert!(fx.is_empty(), "an empty note is refused: {fx:?}");
     assert!(

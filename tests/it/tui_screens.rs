@@ -179,7 +179,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
         (
             "dialog_escalate",
             Box::new(|a| {
-                keys(a, &[Key::Char('3'), Key::Char('e')]);
+                keys(a, &[Key::Char('3'), Key::Char('!')]);
                 type_text(a, "touches CI");
             }),
         ),
@@ -201,12 +201,12 @@ fn screens() -> Vec<(&'static str, Setup)> {
         ),
         (
             "dialog_escalate_needs_note",
-            Box::new(|a| keys(a, &[Key::Char('3'), Key::Char('e'), Key::Enter])),
+            Box::new(|a| keys(a, &[Key::Char('3'), Key::Char('!'), Key::Enter])),
         ),
         (
             "escalated_column",
             Box::new(|a| {
-                keys(a, &[Key::Char('3'), Key::Char('e')]);
+                keys(a, &[Key::Char('3'), Key::Char('!')]);
                 type_text(a, "edits CI: needs an owner's eye");
                 keys(a, &[Key::Enter]);
             }),

@@ -75,12 +75,12 @@ mod tests {
             assert!(b.starts_with(" Tab  next "), "{b}");
         }
         assert!(shown[3].contains(" Tab  next candidate "), "{}", shown[3]);
-        assert!(shown[3].contains(" e  escalate "), "{}", shown[3]);
-        assert!(!shown[0].contains(" e  escalate "), "{}", shown[0]);
+        assert!(shown[3].contains(" !  escalate "), "{}", shown[3]);
+        assert!(!shown[0].contains(" !  escalate "), "{}", shown[0]);
         // High before low: the diff and override keys outlast escalate.
         assert!(shown[1].contains(" d  diff "), "{}", shown[1]);
         assert!(shown[1].contains(" o  override "), "{}", shown[1]);
-        assert!(!shown[1].contains(" e  escalate "), "{}", shown[1]);
+        assert!(!shown[1].contains(" !  escalate "), "{}", shown[1]);
         let keys = |b: &str| b.matches("  ").count();
         for pair in shown.windows(2) {
             assert!(keys(&pair[0]) <= keys(&pair[1]), "{pair:?}");
