@@ -331,3 +331,88 @@ fn show_json(repo: &str, run: &str) -> serde_json::Value {
     )
     .expect("show --json")
 }
+
+/// The keys of the demo tour as README.md and docs/guide.md write them:
+/// the backticked words of the paragraph that starts with `start`, up to
+/// `and \`q\``, outside parentheses (those say what a key does, or what
+/// else one could press), that are keys (one character, or a key's name).
+fn tour_keys(doc: &str, start: &str) -> Vec<String> {
+    let from = doc
+        .find(start)
+        .unwrap_or_else(|| panic!("no tour ({start})"));
+    let rest = &doc[from..];
+    let end = rest.find("and `q`").expect("the tour ends with `q`") + "and `q`".len();
+    let key = |w: &str| w.chars().count() == 1 || ["Enter", "Esc", "Space", "Tab"].contains(&w);
+    let (mut depth, mut in_tick, mut word, mut out) = (0usize, false, String::new(), Vec::new());
+    for ch in rest[..end].chars() {
+        match ch {
+            '`' if in_tick => {
+                if depth == 0 && key(&word) {
+                    out.push(std::mem::take(&mut word));
+                }
+                word.clear();
+                in_tick = false;
+            }
+            '`' => in_tick = true,
+            c if in_tick => word.push(c),
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// What the tour is, key by key — and what `play` sends.
+const TOUR: &[&str] = &[
+    "2", "l", "Enter", "Esc", "d", "Esc", "c", "Esc", "o", "Enter", "1", "Space", "Enter", "F",
+    "Enter", "q",
+];
+
+#[test]
+fn the_readme_and_guide_tours_are_the_keys_a_user_types_and_they_work() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let guide = std::fs::read_to_string(format!("{root}/docs/guide.md")).unwrap();
+    assert_eq!(tour_keys(&readme, "Try, once the run has finished:"), TOUR);
+    assert_eq!(
+        tour_keys(&guide, "and, once the run has\nfinished, try:"),
+        TOUR
+    );
+
+    // Played as written, each key reaches the screen the tour names.
+    let t = start_demo("readme-tour");
+    t.wait_for("run finishes", &["finished PASS (exit 0)", "1 careful"]);
+    t.keys(&["2", "l", "Enter"]);
+    t.wait_for("layer detail", &["hasty · ✗ guardrails", "layer detail"]);
+    t.back_to_dashboard();
+    t.keys(&["d"]);
+    t.wait_for("diff", &["hasty · src/lib.rs", "unified"]);
+    t.back_to_dashboard();
+    t.keys(&["c"]);
+    t.wait_for(
+        "compare with the pick",
+        &["scoreboard · A = hasty · B = careful"],
+    );
+    t.back_to_dashboard();
+    t.keys(&["o"]);
+    t.wait_for("override", &["Reason (required)"]);
+    t.type_text("flaky offline build");
+    t.keys(&["Enter"]);
+    t.wait_for("overridden", &["recorded: override hasty"]);
+    t.keys(&["1", "Space"]);
+    t.wait_for(
+        "select",
+        &["Select careful as the winner", "Reason (optional)"],
+    );
+    t.keys(&["Enter"]);
+    t.wait_for("selected", &["selected careful · not finalized (F)"]);
+    t.keys(&["F"]);
+    t.wait_for("finalize preview", &["Finalize careful", "PR body  "]);
+    t.keys(&["Enter"]);
+    t.wait_for("finalized", &["finalized: committed "]);
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
+    let (_, repo) = run_and_repo(&s);
+    let _ = std::fs::remove_dir_all(&repo);
+}
