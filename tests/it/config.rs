@@ -52,6 +52,13 @@ fn a_bad_value_is_located_at_itself_at_any_depth_in_the_users_words() {
             "    timeout: true",
         ),
         (
+            main("agents:\n  a:\n    runtime: scripted\n    network: [github.com]\n"),
+            4,
+            14,
+            "`network:` got a list",
+            "    network: [github.com]",
+        ),
+        (
             main("agents:\n  a: { runtime: [scripted] }\n"),
             2,
             17,

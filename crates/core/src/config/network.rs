@@ -10,8 +10,8 @@ use super::RuntimeKind;
 use serde::{Deserialize, Serialize};
 
 /// What an agent's `network:` says.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "serde_yaml::Value", into = "serde_yaml::Value")]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(into = "serde_yaml::Value")]
 pub enum NetworkSetting {
     /// `none`, `bridge`, `host` or a named docker network, as before.
     Mode(String),
@@ -149,34 +149,66 @@ impl From<NetworkSetting> for serde_yaml::Value {
     }
 }
 
-impl TryFrom<serde_yaml::Value> for NetworkSetting {
-    type Error = String;
-    fn try_from(v: serde_yaml::Value) -> Result<Self, String> {
-        match v {
-            serde_yaml::Value::String(s) => {
+/// Read where the value is, so an error points at the value (or, in an
+/// allowlist, at the entry) and names what was found in the user's words.
+impl<'de> Deserialize<'de> for NetworkSetting {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<NetworkSetting, D::Error> {
+        use serde::de::Error;
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = NetworkSetting;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(FORMS)
+            }
+            fn visit_str<E: Error>(self, s: &str) -> Result<NetworkSetting, E> {
                 let t = s.trim();
                 if t.is_empty() {
-                    return Err(format!("`network:` is empty: {FORMS}"));
+                    return Err(E::custom(format!("`network:` is empty: {FORMS}")));
                 }
                 Ok(NetworkSetting::from(t))
             }
-            serde_yaml::Value::Mapping(_) => {
-                let a: Allowlist =
-                    serde_yaml::from_value(v).map_err(|e| format!("`network:` {e}: {FORMS}"))?;
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                map: A,
+            ) -> Result<NetworkSetting, A::Error> {
+                let a = Allowlist::deserialize(serde::de::value::MapAccessDeserializer::new(map))?;
                 for entry in &a.allow {
                     if entry != "default" {
-                        check_entry(entry)?;
+                        check_entry(entry).map_err(A::Error::custom)?;
                     }
                 }
                 if a.allow.is_empty() {
-                    return Err(format!(
+                    return Err(A::Error::custom(format!(
                         "`network: {{ allow: [] }}` allows nothing: write `network: none` for no network, or list hosts ({FORMS})"
-                    ));
+                    )));
                 }
                 Ok(NetworkSetting::Allow(a))
             }
-            other => Err(format!("`network:` got {other:?}: {FORMS}")),
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                _: A,
+            ) -> Result<NetworkSetting, A::Error> {
+                Err(A::Error::custom(format!("`network:` got a list: {FORMS}")))
+            }
+            fn visit_bool<E: Error>(self, b: bool) -> Result<NetworkSetting, E> {
+                Err(E::custom(format!("`network:` got `{b}`: {FORMS}")))
+            }
+            fn visit_u64<E: Error>(self, n: u64) -> Result<NetworkSetting, E> {
+                Err(E::custom(format!("`network:` got `{n}`: {FORMS}")))
+            }
+            fn visit_i64<E: Error>(self, n: i64) -> Result<NetworkSetting, E> {
+                Err(E::custom(format!("`network:` got `{n}`: {FORMS}")))
+            }
+            fn visit_f64<E: Error>(self, n: f64) -> Result<NetworkSetting, E> {
+                Err(E::custom(format!("`network:` got `{n}`: {FORMS}")))
+            }
+            fn visit_unit<E: Error>(self) -> Result<NetworkSetting, E> {
+                Err(E::custom(format!(
+                    "`network:` got nothing (an empty value): {FORMS}"
+                )))
+            }
         }
+        d.deserialize_any(V)
     }
 }
 
