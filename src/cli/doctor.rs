@@ -51,6 +51,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let uses_kube = config.main.launcher == LauncherKind::Kubernetes;
     let store = open_store(dir)?;
     let rt = crate::exec::runtime().map_err(CliError::Usage)?;
+    let mut probes = Vec::new();
     let docker = rt.block_on(async {
         if uses_kube {
             // The images are the cluster's to pull; nothing to ask here.
@@ -59,6 +60,8 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
             images(&mut checks, pull).await;
         } else {
             versions(&mut checks, &hide).await;
+            // The checks' toolchains, as the sandbox shows them.
+            probes = crate::doctor::checks::probe(&config, &hide).await;
         }
         if uses_kube {
             let k = config.main.kubernetes.clone().unwrap_or_default();
@@ -69,15 +72,17 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     });
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
     let docker_ok = docker.exit_code == 0 || !(uses_docker || uses_kube);
-    let ok = agents_ok && docker_ok;
+    let checks_ok = probes.iter().all(|p| p.problem.is_none());
+    let ok = agents_ok && docker_ok && checks_ok;
     let sandbox = crate::doctor::sandbox::lines();
     if json {
         say!(
             "{}",
-            serde_json::json!({"ok": ok, "agents": checks, "sandbox": sandbox, (if uses_kube { "kubernetes" } else { "docker" }): docker.lines})
+            serde_json::json!({"ok": ok, "agents": checks, "checks": probes, "sandbox": sandbox, (if uses_kube { "kubernetes" } else { "docker" }): docker.lines})
         );
     } else {
         out(agent_lines(&checks));
+        out(crate::doctor::checks::lines(&probes));
         out(sandbox);
         out(docker.lines);
     }

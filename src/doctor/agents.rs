@@ -174,6 +174,18 @@ async fn sandboxed_version(
     hide: &[PathBuf],
     mounts: &[PathBuf],
 ) -> Result<String, String> {
+    sandboxed_version_with(&program.to_string_lossy(), hide, mounts, &[]).await
+}
+
+/// `PROGRAM --version` confined, seeing the host's basic variables and
+/// `extra_env` (names) besides: its first non-empty stdout line, or why
+/// not (with the last thing it printed on stderr).
+pub(crate) async fn sandboxed_version_with(
+    program: &str,
+    hide: &[PathBuf],
+    mounts: &[PathBuf],
+    extra_env: &[String],
+) -> Result<String, String> {
     let scratch = tempfile::Builder::new()
         .prefix("rascal-doctor-")
         .tempdir()
@@ -186,43 +198,50 @@ async fn sandboxed_version(
         network: false,
         limits: Default::default(),
     };
-    let argv = vec![
-        program.to_string_lossy().into_owned(),
-        "--version".to_string(),
-    ];
+    let argv = vec![program.to_string(), "--version".to_string()];
     // The host's basics (PATH, locale, terminal); never a credential.
     let env: Vec<(String, String)> = crate::exec::env::BASE_ENV
         .iter()
-        .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
+        .map(|k| k.to_string())
+        .chain(extra_env.iter().cloned())
+        .filter_map(|k| std::env::var(&k).ok().map(|v| (k, v)))
         .collect();
     let (argv, env) = confine.command(&argv, env)?;
     let mut spec = CommandSpec::new(argv, scratch.path().to_path_buf(), VERSION_TIMEOUT);
     spec.env = Env::Only(env);
     spec.limits = Some(confine.limits);
     let (tx, mut rx) = crate::exec::runner::log_channel();
-    let first_line = tokio::spawn(async move {
-        let mut first = None;
+    let lines = tokio::spawn(async move {
+        let (mut first, mut err) = (None, None);
         while let Some(batch) = rx.recv().await {
             for l in batch {
-                if first.is_none() && l.stream == Stream::Stdout && !l.text.trim().is_empty() {
-                    first = Some(crate::text::sanitize(l.text.trim()));
+                let text = l.text.trim();
+                if text.is_empty() {
+                    continue;
+                }
+                if first.is_none() && l.stream == Stream::Stdout {
+                    first = Some(crate::text::sanitize(text));
+                }
+                if l.stream == Stream::Stderr {
+                    err = Some(crate::text::ellipsis(&crate::text::sanitize(text), 200));
                 }
             }
         }
-        first
+        (first, err)
     });
     let cancel = tokio_util::sync::CancellationToken::new();
     let outcome = runner::run(&spec, Some(tx), &cancel).await;
-    let first = first_line.await.ok().flatten();
+    let (first, err) = lines.await.unwrap_or_default();
     let outcome = outcome.map_err(|e| e.to_string())?;
     let mut exit = outcome.exit;
     crate::exec::confine::signal_from_status(&mut exit);
+    let said = err.map(|e| format!(" ({e})")).unwrap_or_default();
     if let Some(p) = exit.problem(VERSION_TIMEOUT) {
-        return Err(p);
+        return Err(format!("{p}{said}"));
     }
     if !exit.success() {
         return Err(format!(
-            "exited with code {}",
+            "exited with code {}{said}",
             exit.code.map(|c| c.to_string()).unwrap_or("?".into())
         ));
     }

@@ -4,6 +4,7 @@
 //! with `rascal attach`).
 
 pub mod agents;
+pub mod checks;
 pub mod firewall;
 pub mod kubernetes;
 pub mod sandbox;
