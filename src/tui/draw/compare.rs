@@ -169,7 +169,20 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
         .title(Span::styled(title, t.title));
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let lines = super::ranking::ranking_lines(app, inner.width as usize);
+    let mut lines = super::ranking::ranking_lines(app, inner.width as usize);
+    // What does not fit is said, never cut silently.
+    let room = inner.height as usize;
+    if room > 0 && lines.len() > room {
+        let more = lines.len() - (room - 1);
+        lines.truncate(room - 1);
+        lines.push(Line::from(Span::styled(
+            format!(
+                "… {more} more line{} · e: all of it",
+                if more == 1 { "" } else { "s" }
+            ),
+            t.dim,
+        )));
+    }
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
