@@ -662,20 +662,24 @@ impl Store {
     /// The runs whose instruction is `instruction` (after trimming), newest
     /// first: where a human's earlier answers to the same task are.
     pub fn runs_of_task(&self, instruction: &str) -> Result<Vec<String>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT id, instruction FROM runs ORDER BY started_at DESC, id DESC")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| self.err(e))?
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
+        let rows = self
+            .string_pairs("SELECT id, instruction FROM runs ORDER BY started_at DESC, id DESC")?;
         Ok(rows
             .into_iter()
             .filter(|(_, i)| i.trim() == instruction.trim())
             .map(|(id, _)| id)
             .collect())
+    }
+
+    /// The rows of `sql`, a query of two text columns.
+    pub(super) fn string_pairs(&self, sql: &str) -> Result<Vec<(String, String)>> {
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.err(e))?
+            .collect::<std::result::Result<Vec<_>, _>>()
+            .map_err(|e| self.err(e))?;
+        Ok(rows)
     }
 
     /// Record the pid running `run`, so a later rascal can tell it died.

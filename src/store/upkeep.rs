@@ -57,15 +57,8 @@ impl Store {
     /// its first event. Not checked against the chain: it only decides
     /// whether to ask the Docker engine about the run's containers.
     pub fn launchers(&self) -> Result<BTreeMap<String, String>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT run_id, json FROM events WHERE kind = 'run_started'")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .map_err(|e| self.err(e))?
-            .collect::<std::result::Result<Vec<_>, _>>()
-            .map_err(|e| self.err(e))?;
+        let rows =
+            self.string_pairs("SELECT run_id, json FROM events WHERE kind = 'run_started'")?;
         Ok(rows
             .into_iter()
             .filter_map(|(run, json)| match serde_json::from_str(&json) {

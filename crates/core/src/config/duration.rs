@@ -32,20 +32,7 @@ impl<'de> Deserialize<'de> for Dur {
             fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Dur, E> {
                 Err(E::custom(no_unit(n)))
             }
-            fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Dur, E> {
-                Err(E::custom(got(&format!("`{b}`"))))
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Dur, E> {
-                Err(E::custom(got("nothing (an empty value)")))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<Dur, A::Error> {
-                Err(serde::de::Error::custom(got("a list")))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<Dur, A::Error> {
-                Err(serde::de::Error::custom(got(
-                    "a mapping (`key: value` lines)",
-                )))
-            }
+            refuse_other_shapes!(Dur, got);
         }
         d.deserialize_any(V)
     }

@@ -2,6 +2,29 @@
 //! candidate's worktree, so an agent cannot weaken its own checks), and
 //! errors that name file, line, column and what is allowed.
 
+/// Inside a `serde::de::Visitor` of a setting written as text: the
+/// shapes it is not (`true`, nothing, a list, a mapping) refused with
+/// `$got(what)`, the message naming what was found in the user's words —
+/// raised where the value is, so the error points at it.
+macro_rules! refuse_other_shapes {
+    ($value:ty, $got:expr) => {
+        fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<$value, E> {
+            Err(E::custom($got(&format!("`{b}`"))))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<$value, E> {
+            Err(E::custom($got("nothing (an empty value)")))
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(self, _: A) -> Result<$value, A::Error> {
+            Err(serde::de::Error::custom($got("a list")))
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(self, _: A) -> Result<$value, A::Error> {
+            Err(serde::de::Error::custom($got(
+                "a mapping (`key: value` lines)",
+            )))
+        }
+    };
+}
+
 pub mod budget;
 pub mod compare;
 pub mod container;
