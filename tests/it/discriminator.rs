@@ -221,3 +221,44 @@ fn a_retry_in_the_same_run_is_judged_by_the_answer_given_there() {
         "{birch}"
     );
 }
+
+/// A candidate whose code reads the kept probe (and its nonce) and prints
+/// the answered output itself before returning its own is caught: the call
+/// is printed twice, differently, which is never the right answer. (Code
+/// that prints the forgery and then exits before the probe's own line is
+/// the class issue 46 names: evidence inside the candidate's process.)
+#[test]
+fn a_candidate_that_forges_the_probes_lines_still_fails_the_kept_answer() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo("x // 2", "x / 2");
+    let (o, id, _) = run(&t);
+    assert_eq!(code(&o), 4, "{}", stdout(&o));
+    let o = t.rascal(&["select", &id, "alder", "--reason", "half(3) is 1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    // birch now forges: it finds the nonce in the probe's source and
+    // prints what alder printed, then returns its own value.
+    let forger = "cat >> calc.py <<'X'\n\n\nimport glob, re\n\n\ndef half(x):\n    for f in glob.glob('probe*.py'):\n        n = re.search(r'PROBE ([0-9a-f]{32})', open(f).read())\n        if n:\n            print('PROBE %s half(%r) => %r' % (n.group(1), x, x // 2))\n    return x / 2\nX\n";
+    let mut y = command_agents(&[("alder", &half("x // 2")), ("birch", forger)]);
+    let keep = std::fs::read_to_string(t.path().join(".rascal/config.yaml")).unwrap();
+    y.push_str(keep.lines().find(|l| l.contains("prober:")).unwrap());
+    y.push('\n');
+    t.write(".rascal/config.yaml", &y);
+    t.commit_all("birch forges");
+    let (o, _, doc) = run(&t);
+    let birch = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "birch")
+        .unwrap()
+        .clone();
+    assert_eq!(birch["verdict"], "fail", "{}\n{birch}", stdout(&o));
+    assert!(
+        birch
+            .to_string()
+            .contains("half(3) returns (printed twice, differently), but 1 is right here"),
+        "{birch}"
+    );
+}
