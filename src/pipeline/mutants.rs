@@ -34,11 +34,29 @@ const MAX_MUTANTS: usize = 64;
 
 /// How the runner names a test of a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Naming {
+pub enum Naming<'a> {
     /// A runner rascal reads (its listing's names).
     Known(Runner),
     /// A JUnit results file (`classname::name`).
     Junit,
+    /// `go test`: `<import path>.TestX`, the import path being the
+    /// module's (`module` in its `go.mod`, at `root` from the repository's
+    /// root, "" for the root itself) joined with the file's directory.
+    Go { module: &'a str, root: &'a str },
+}
+
+/// The module path a `go.mod`'s text declares (`module example.com/m`,
+/// quoted or not).
+pub fn go_module(go_mod: &str) -> Option<&str> {
+    go_mod.lines().find_map(|l| {
+        let l = l.split("//").next().unwrap_or("").trim();
+        let m = l.strip_prefix("module")?;
+        if !m.starts_with(char::is_whitespace) && !m.starts_with('"') {
+            return None;
+        }
+        let m = m.trim().trim_matches(|c| c == '"' || c == '`');
+        (!m.is_empty()).then_some(m)
+    })
 }
 
 /// A test to mutate: where it is, what changed, and the names the runner
@@ -65,7 +83,7 @@ fn unparametrised(s: &str) -> &str {
 
 /// Whether the runner's `name` is test `inner` (its name within the file)
 /// of file `path` (from the repository's root).
-pub fn names_test(naming: Naming, name: &str, path: &str, inner: &str) -> bool {
+pub fn names_test(naming: Naming<'_>, name: &str, path: &str, inner: &str) -> bool {
     let module = path.strip_suffix(".py").unwrap_or(path);
     match naming {
         Naming::Known(Runner::Cargo) => {
@@ -100,6 +118,20 @@ pub fn names_test(naming: Naming, name: &str, path: &str, inner: &str) -> bool {
             };
             let file = dotted(module);
             file == module_of_name || file.ends_with(&format!(".{module_of_name}"))
+        }
+        Naming::Go { module, root } => {
+            let Some(pkg) = name.strip_suffix(&format!(".{inner}")) else {
+                return false;
+            };
+            let rel = match root {
+                "" => Some(path),
+                r => path.strip_prefix(&format!("{}/", r.trim_end_matches('/'))),
+            };
+            match rel.map(|r| r.rsplit_once('/').map(|(d, _)| d)) {
+                Some(Some(d)) => pkg == format!("{module}/{d}"),
+                Some(None) => pkg == module,
+                None => false,
+            }
         }
         Naming::Known(_) => false,
         Naming::Junit => {
@@ -138,7 +170,7 @@ pub fn seed(nonce: &str) -> u64 {
 /// canary run from the real one still cannot tell which of its tests
 /// must fail. Empty when none can be.
 pub fn plan(
-    naming: Naming,
+    naming: Naming<'_>,
     files: &[(String, String)],
     passed: &[String],
     nonce: &str,
@@ -390,6 +422,52 @@ mod tests {
             "src/lib.rs",
             "tests::adds"
         ));
+        let go = Naming::Go {
+            module: "example.com/calc",
+            root: "",
+        };
+        assert!(names_test(
+            go,
+            "example.com/calc.TestAdd",
+            "calc_test.go",
+            "TestAdd"
+        ));
+        assert!(!names_test(
+            go,
+            "example.com/calc/sub.TestAdd",
+            "calc_test.go",
+            "TestAdd"
+        ));
+        assert!(names_test(
+            go,
+            "example.com/calc/sub.TestAdd",
+            "sub/a_test.go",
+            "TestAdd"
+        ));
+        assert!(!names_test(
+            go,
+            "example.com/calc.TestAdd",
+            "sub/a_test.go",
+            "TestAdd"
+        ));
+        assert!(!names_test(
+            go,
+            "example.com/calc.TestAddMore",
+            "calc_test.go",
+            "TestAdd"
+        ));
+        let nested = Naming::Go {
+            module: "m",
+            root: "svc",
+        };
+        assert!(names_test(nested, "m/x.TestA", "svc/x/x_test.go", "TestA"));
+        assert!(!names_test(nested, "m/x.TestA", "x/x_test.go", "TestA"));
+        assert_eq!(
+            go_module("// c\nmodule example.com/calc // x\n\ngo 1.19\n"),
+            Some("example.com/calc")
+        );
+        assert_eq!(go_module("module \"a/b\"\n"), Some("a/b"));
+        assert_eq!(go_module("modules x\n"), None);
     }
 
     fn planned(names: &[&str]) -> Planned {

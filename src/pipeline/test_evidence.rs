@@ -483,7 +483,15 @@ pub async fn base_tests(
         .filter_map(|p| copy.text(&p).map(|t| (p, t)))
         .collect();
     let nonce = canary::nonce();
-    let rounds = mutants::plan(mutants::Naming::Known(runner), &files, &passed, &nonce);
+    let go = match runner {
+        ledger::Runner::Go => go_module_of(&copy, runs.rec.dir.as_deref()),
+        _ => None,
+    };
+    let naming = match &go {
+        Some((module, root)) => mutants::Naming::Go { module, root },
+        None => mutants::Naming::Known(runner),
+    };
+    let rounds = mutants::plan(naming, &files, &passed, &nonce);
     let mut forged = Vec::new();
     for planned in &rounds {
         for (path, text) in mutants::round(planned, &files, &nonce) {
@@ -540,18 +548,48 @@ fn updated_with_the_api(
         .collect()
 }
 
-/// Whether rascal mutates the base's tests for `runner` (Rust and
-/// Python; Go has its planted canaries, JavaScript none yet).
+/// Whether rascal mutates the base's tests for `runner` (Rust, Python
+/// and Go; JavaScript not yet).
 fn mutable(runner: ledger::Runner) -> bool {
     matches!(
         runner,
-        ledger::Runner::Cargo | ledger::Runner::Pytest | ledger::Runner::Unittest
+        ledger::Runner::Cargo
+            | ledger::Runner::Pytest
+            | ledger::Runner::Unittest
+            | ledger::Runner::Go
     )
 }
 
+/// The Go module `go test` runs in from the runner's directory `dir`: the
+/// path its nearest `go.mod` (as `copy` has it) declares, and that file's
+/// directory. None when there is none.
+fn go_module_of(
+    copy: &crate::pipeline::base_defined::BaseTestsCopy,
+    dir: Option<&str>,
+) -> Option<(String, String)> {
+    let mut d = dir.unwrap_or("").trim_matches('/').to_string();
+    loop {
+        let path = match d.as_str() {
+            "" | "." => "go.mod".to_string(),
+            d => format!("{d}/go.mod"),
+        };
+        if let Some(text) = copy.text(&path) {
+            let root = if d == "." { String::new() } else { d };
+            return mutants::go_module(&text).map(|m| (m.to_string(), root));
+        }
+        if d.is_empty() || d == "." {
+            return None;
+        }
+        d = d
+            .rsplit_once('/')
+            .map(|(a, _)| a.to_string())
+            .unwrap_or_default();
+    }
+}
+
 /// The base's files that may hold tests to mutate for this run: Rust
-/// sources and Python test files under the runner's directory, outside
-/// vendored trees.
+/// sources, Python test files and Go `_test.go` files under the runner's
+/// directory, outside vendored trees.
 fn mutable_files(
     runs: &TestRuns<'_>,
     place: &Place,
@@ -576,6 +614,7 @@ fn mutable_files(
             let vendored = p.split('/').any(|d| d == "vendor" || d == "third_party");
             let kind = match runner {
                 ledger::Runner::Cargo => name.ends_with(".rs"),
+                ledger::Runner::Go => name.ends_with("_test.go"),
                 _ => {
                     name.ends_with(".py")
                         && (name.starts_with("test") || name.ends_with("_test.py"))

@@ -75,6 +75,7 @@ fn function(src: &Source, at: usize, e: usize, file: &[Marker], out: &mut Scan) 
             leaf: name.to_string(),
             line: src.line(at),
             markers: file.to_vec(),
+            body: body.map(|(o, c)| (o + 1, c)),
             ..TestCase::default()
         };
         if let Some((o, c)) = body {
@@ -88,7 +89,7 @@ fn function(src: &Source, at: usize, e: usize, file: &[Marker], out: &mut Scan) 
     }
 }
 
-const FAILS: &[&str] = &["Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"];
+pub(super) const FAILS: &[&str] = &["Error", "Errorf", "Fatal", "Fatalf", "Fail", "FailNow"];
 const SKIPS: &[&str] = &["Skip", "SkipNow", "Skipf"];
 
 fn read_body(src: &Source, open: usize, close: usize, param: &str, case: &mut TestCase) {

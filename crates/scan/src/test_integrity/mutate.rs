@@ -12,8 +12,8 @@
 //! expected to fail are left alone, and so is any assertion whose change
 //! might not compile. Every line keeps its number: edits replace text within
 //! one statement and never add or remove a line. Python is in
-//! `mutate_python.rs`, the parts both share in `mutate_parts.rs`; this file
-//! has the entry point and Rust.
+//! `mutate_python.rs`, Go in `mutate_go.rs`, the parts they share in
+//! `mutate_parts.rs`; this file has the entry point and Rust.
 //!
 //! Rust: `assert_eq!(a, LIT)` (or `LIT` first) changes the literal;
 //! otherwise `assert_eq!` ↔ `assert_ne!`, and `assert!(c, …)` becomes
@@ -23,7 +23,7 @@ use super::lex::{Source, Syntax};
 use super::mutate_parts::{
     arguments, first_word, insert, literal_edit, trimmed, Candidate, Edit, Eligible, Lang,
 };
-use super::{mutate_python, rust, TestCase};
+use super::{mutate_go, mutate_python, rust, TestCase};
 
 /// One test whose assertion was mutated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,14 +49,15 @@ pub struct Mutated {
 }
 
 /// Mutate one assertion of each picked test of the file at `path` (`.rs`
-/// Rust, `.py` Python; anything else gives None). `pick(name)` says whether
+/// Rust, `.py` Python, `_test.go` Go; anything else gives None). `pick(name)` says whether
 /// the test named `name` (as [`Mutant::test`]) is to be mutated; `seed`
 /// chooses which of a test's eligible assertions is. None when nothing could
 /// be mutated.
 pub fn mutate(path: &str, text: &str, pick: &dyn Fn(&str) -> bool, seed: u64) -> Option<Mutated> {
     let eligible = match language(path)? {
-        Lang::Rust => rust_eligible(path, text, pick),
-        Lang::Python => mutate_python::eligible(text, pick),
+        Kind::Rust => rust_eligible(path, text, pick),
+        Kind::Python => mutate_python::eligible(text, pick),
+        Kind::Go => mutate_go::eligible(text, pick),
     };
     let chosen = eligible.into_iter().filter_map(|e| {
         let i = choose(seed, &e.test, e.candidates.len())?;
@@ -71,11 +72,20 @@ pub fn mutate(path: &str, text: &str, pick: &dyn Fn(&str) -> bool, seed: u64) ->
     apply(text, chosen)
 }
 
-fn language(path: &str) -> Option<Lang> {
+/// The languages whose tests are mutated.
+enum Kind {
+    Rust,
+    Python,
+    Go,
+}
+
+fn language(path: &str) -> Option<Kind> {
     if path.ends_with(".rs") {
-        Some(Lang::Rust)
+        Some(Kind::Rust)
     } else if path.ends_with(".py") {
-        Some(Lang::Python)
+        Some(Kind::Python)
+    } else if path.ends_with("_test.go") {
+        Some(Kind::Go)
     } else {
         None
     }
