@@ -92,6 +92,49 @@ pub fn base_files_where(
         .collect()
 }
 
+/// At most this many Rust files, and bytes of them, are read for the
+/// crate's words; a larger tree finds no test data in code.
+const MAX_WORD_FILES: usize = 4000;
+const MAX_WORD_BYTES: usize = 64 << 20;
+
+/// The words of every Rust file of the base commit (outside vendored
+/// trees), for finding the items only tests use
+/// (`test_integrity::test_only_items`). None when the base cannot be read
+/// or is too large to read whole: an item is then never taken for test
+/// data on a partial count.
+pub fn base_rust_words(place: &Place, changes: &ChangeSet) -> Option<test_integrity::Words> {
+    let base = BaseFiles::open(place, changes).ok()?;
+    let tree = base.repo.find_tree(base.tree).ok()?;
+    let mut words = test_integrity::Words::default();
+    let (mut files, mut bytes, mut whole) = (0usize, 0usize, true);
+    let _ = tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
+        let vendored = dir
+            .split('/')
+            .any(|d| d == "vendor" || d == "third_party" || d == "target");
+        if vendored {
+            return git2::TreeWalkResult::Skip;
+        }
+        let name = entry.name().unwrap_or("");
+        if entry.kind() != Some(git2::ObjectType::Blob) || !name.ends_with(".rs") {
+            return git2::TreeWalkResult::Ok;
+        }
+        let Ok(blob) = base.repo.find_blob(entry.id()) else {
+            return git2::TreeWalkResult::Ok;
+        };
+        files += 1;
+        bytes += blob.size();
+        if files > MAX_WORD_FILES || bytes > MAX_WORD_BYTES {
+            whole = false;
+            return git2::TreeWalkResult::Abort;
+        }
+        if let Ok(text) = std::str::from_utf8(blob.content()) {
+            words.add(&format!("{dir}{name}"), text);
+        }
+        git2::TreeWalkResult::Ok
+    });
+    whole.then_some(words)
+}
+
 /// The changed paths (both sides of a rename), each once, in order.
 fn changed_paths(changes: &ChangeSet) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
@@ -198,6 +241,7 @@ impl BaseTestsCopy {
         let base = BaseFiles::open(place, changes)?;
         let read_base = |p: &str| base.read(p);
         let files = place.files_reader();
+        let words = base_rust_words(place, changes);
         let edits: Vec<(String, Lay)> = changed_paths(changes)
             .into_iter()
             .filter(|p| !allowed.is_match(p))
@@ -205,7 +249,7 @@ impl BaseTestsCopy {
                 let lay = if listed_in.contains(&p) {
                     Lay::FromBase
                 } else {
-                    base_test_lay(&p, &read_base, &files)?
+                    base_test_lay(&p, &read_base, &files, words.as_ref())?
                 };
                 Some((p, lay))
             })
@@ -255,13 +299,19 @@ impl BaseTestsCopy {
 
 /// What a base-tests copy puts at the changed path `p`: the base's file
 /// for test files, test data and the files of Rust test modules; the
-/// candidate's Rust source with the base's test modules; else nothing.
+/// candidate's Rust source with the base's test modules and the base's
+/// version of each item only tests use (`words`: the crate's, at the
+/// base); else nothing.
 fn base_test_lay(
     p: &str,
     read_base: &dyn Fn(&str) -> Option<String>,
     files: &crate::exec::place::FilesReader,
+    words: Option<&test_integrity::Words>,
 ) -> Option<Lay> {
-    if test_integrity::is_test_path(p) || test_integrity::in_rust_test_module(p, read_base) {
+    if test_integrity::is_test_path(p)
+        || test_integrity::in_rust_test_module(p, read_base)
+        || words.is_some_and(|w| w.test_only_file(p))
+    {
         return Some(Lay::FromBase);
     }
     if !p.ends_with(".rs") {
@@ -269,7 +319,12 @@ fn base_test_lay(
     }
     let now = String::from_utf8(files.read(p)?).ok()?;
     let base_text = read_base(p).unwrap_or_default();
-    let swapped = test_integrity::with_base_test_modules(&base_text, &now)?;
+    let with_data = words
+        .map(|w| test_integrity::test_only_items(&base_text, w))
+        .and_then(|items| test_integrity::with_base_items(&base_text, &now, &items));
+    let now_data = with_data.as_deref().unwrap_or(&now);
+    let swapped = test_integrity::with_base_test_modules(&base_text, now_data)
+        .unwrap_or_else(|| now_data.to_string());
     (swapped != now).then(|| Lay::Bytes(swapped.into_bytes()))
 }
 
@@ -334,7 +389,7 @@ pub fn tests_on_other(
         if edits.iter().any(|(q, _)| *q == p) {
             continue;
         }
-        if let Some(lay) = base_test_lay(&p, &read_base, &files) {
+        if let Some(lay) = base_test_lay(&p, &read_base, &files, None) {
             edits.push((p, lay));
         }
     }

@@ -192,6 +192,7 @@ pub async fn run_junit_guardrail(
                         ignored_now: &now.ignored,
                         ignored_at_base: &at_base.ignored,
                     }),
+                    crate_words: None,
                 }));
                 let base = base_tests(&runs, place, changes, allow, &at_base, &now).await;
                 r = merge_base_tests(r, &mut s, base);

@@ -143,8 +143,14 @@ pub fn integrity_report(
     type Versions = (String, Option<String>, Option<String>, Option<String>);
     let mut owned: Vec<Versions> = Vec::new();
     let files_now = place.files_reader();
+    // Items of Rust sources and files only test code uses are test data:
+    // found by reference over the crate's files at the base.
+    let words = crate::pipeline::base_defined::base_rust_words(place, changes);
+    let data = |p: &str| words.as_ref().is_some_and(|w| w.test_only_file(p));
     for f in &changes.files {
-        let relevant = f.paths().any(|p| test_integrity::relevant(p, commands));
+        let relevant = f
+            .paths()
+            .any(|p| test_integrity::relevant(p, commands) || data(p));
         if !relevant {
             continue;
         }
@@ -170,6 +176,7 @@ pub fn integrity_report(
         test_commands: commands,
         allow,
         ledger: None,
+        crate_words: words.as_ref(),
     });
     r.output = if r.issues.is_empty() {
         format!(
@@ -405,6 +412,7 @@ pub async fn run_test_guardrail(
             ignored_now: &results.ignored,
             ignored_at_base: &ignored_at_base,
         }),
+        crate_words: None,
     }));
     if own.outcome.exit.success() {
         let judged = ledger::judge(rec.runner, &now, &results);

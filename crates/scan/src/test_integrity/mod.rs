@@ -60,6 +60,7 @@ mod js;
 mod jvm;
 mod lex;
 mod mutate;
+mod mutate_go;
 mod mutate_parts;
 mod mutate_python;
 mod own_words;
@@ -68,12 +69,14 @@ mod reads_source;
 mod runner;
 mod rust;
 mod stub;
+mod test_data;
 mod test_only;
 
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
 pub use mutate::{mutate, Mutant, Mutated};
 pub use own_words::{code_of, only_theirs, test_words, Corpus};
 pub use stub::without_new_code;
+pub use test_data::{test_only_items, with_base_items, Words};
 pub use test_only::RULE_TEST_ONLY;
 
 use crate::config::permissions::{build_glob, GlobPattern};
@@ -88,6 +91,7 @@ pub const RULE_EARLY_RETURN: &str = "test-integrity/early-return";
 pub const RULE_EXPECTED: &str = "test-integrity/expected-changed";
 pub const RULE_RUNNER: &str = "test-integrity/runner-config";
 pub const RULE_NOT_CHECKED: &str = "test-integrity/not-checked";
+pub const RULE_TEST_DATA: &str = "test-integrity/test-data-changed";
 
 /// Files larger than this are not read (reported as not checked).
 pub const MAX_FILE_BYTES: usize = 2 * 1024 * 1024;
@@ -127,6 +131,9 @@ pub struct Input<'a> {
     /// change; findings on them are downgraded to info.
     pub allow: &'a [String],
     pub ledger: Option<LedgerView<'a>>,
+    /// The words of the crate's Rust files at the base, when known: what
+    /// finds the items only tests use (`test_data.rs`).
+    pub crate_words: Option<&'a Words>,
 }
 
 /// Is this path one the analysis needs contents of (test code, build
@@ -157,6 +164,9 @@ pub fn check(input: &Input) -> Vec<Issue> {
     }
     reads_source::check(input.files, &mut out);
     test_only::check(input.files, &mut out);
+    if let Some(words) = input.crate_words {
+        test_data_findings(input.files, words, &mut out);
+    }
     let sides = read_tests(input.files, &mut out);
     compare(input.files, &sides, &mut out);
     if let Some(ledger) = &input.ledger {
@@ -166,6 +176,52 @@ pub fn check(input: &Input) -> Vec<Issue> {
     let mut issues: Vec<Issue> = out.into_iter().map(|f| allow.apply(f)).collect();
     issues.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     issues
+}
+
+/// `test-integrity/test-data-changed`: an item of a Rust source file that
+/// only test code uses (a table of cases, a helper) changed or removed.
+fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Finding>) {
+    for f in files {
+        let Some(base) = f.base else { continue };
+        if words.test_only_file(f.path) && f.new != Some(base) && !is_test_path(f.path) {
+            let what = if f.new.is_none() {
+                "removes"
+            } else {
+                "changes"
+            };
+            let mut issue = Issue::new(
+                RULE_TEST_DATA,
+                Severity::Error,
+                format!(
+                    "the change {what} `{}`, a file only test code reads: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
+                    f.path
+                ),
+            );
+            issue.path = Some(f.path.to_string());
+            out.push(Finding::file(issue, &[f.path]));
+            continue;
+        }
+        if !f.path.ends_with(".rs") || is_test_path(f.path) {
+            continue;
+        }
+        let items = test_only_items(base, words);
+        for (it, gone) in test_data::changed(base, f.new.unwrap_or(""), &items) {
+            let what = if gone { "removes" } else { "changes" };
+            let mut issue = Issue::new(
+                RULE_TEST_DATA,
+                Severity::Error,
+                format!(
+                    "the change {what} `{}` ({}:{}), which only test code uses: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
+                    it.name, f.path, it.line
+                ),
+            );
+            issue.path = Some(f.path.to_string());
+            issue.line = Some(it.line);
+            let mut finding = Finding::file(issue, &[f.path]);
+            finding.tests.push((it.name.clone(), it.name.clone()));
+            out.push(finding);
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -1076,6 +1132,7 @@ mod testing {
             test_commands: &[],
             allow: &[],
             ledger: None,
+            crate_words: None,
         })
     }
 
@@ -1148,6 +1205,7 @@ mod tests {
             test_commands: &[],
             allow: &allow,
             ledger,
+            crate_words: None,
         })
     }
 

@@ -1040,6 +1040,7 @@ mod tests {
             test_commands: &cmds,
             allow: &[],
             ledger: None,
+            crate_words: None,
         })
     }
 
