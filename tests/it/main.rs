@@ -57,6 +57,7 @@ mod secrets;
 mod secrets_config;
 mod select_finalize;
 mod store_faults;
+mod test_data;
 mod test_integrity;
 mod tui_cli;
 mod tui_e2e;
