@@ -184,14 +184,19 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
     for f in files {
         let Some(base) = f.base else { continue };
         if words.test_only_file(f.path) && f.new != Some(base) && !is_test_path(f.path) {
-            let what = if f.new.is_none() {
-                "removes"
-            } else {
-                "changes"
+            // Lines removed is cases removed: an error; lines changed is
+            // for a human, as an edited expected value is (the base-tests
+            // run judges it by execution with the base's file).
+            let (what, severity) = match f.new {
+                None => ("removes", Severity::Error),
+                Some(n) if n.lines().count() < base.lines().count() => {
+                    ("removes lines of", Severity::Error)
+                }
+                Some(_) => ("changes", Severity::Warning),
             };
             let mut issue = Issue::new(
                 RULE_TEST_DATA,
-                Severity::Error,
+                severity,
                 format!(
                     "the change {what} `{}`, a file only test code reads: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
                     f.path
@@ -205,11 +210,22 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
             continue;
         }
         let items = test_only_items(base, words);
-        for (it, gone) in test_data::changed(base, f.new.unwrap_or(""), &items) {
-            let what = if gone { "removes" } else { "changes" };
+        let now = f.new.unwrap_or("");
+        for (it, gone) in test_data::changed(base, now, &items) {
+            // Cases removed (the item, or rows of its table) are an error;
+            // an item changed otherwise is for a human, as an edited
+            // expected value is (the base-tests run judges it by execution
+            // with the base's version).
+            let (what, severity) = if gone {
+                ("removes", Severity::Error)
+            } else if test_data::shrinks(base, now, it) {
+                ("removes cases from", Severity::Error)
+            } else {
+                ("changes", Severity::Warning)
+            };
             let mut issue = Issue::new(
                 RULE_TEST_DATA,
-                Severity::Error,
+                severity,
                 format!(
                     "the change {what} `{}` ({}:{}), which only test code uses: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
                     it.name, f.path, it.line

@@ -362,6 +362,22 @@ pub fn changed<'a>(base: &str, now: &str, items: &'a [Item]) -> Vec<(&'a Item, b
         .collect()
 }
 
+/// Whether `now`'s version of test-data item `it` (of `base`) has fewer
+/// rows, or lines, than the base's: cases removed, not only changed.
+pub fn shrinks(base: &str, now: &str, it: &Item) -> bool {
+    let Some(t) = rust_items(now)
+        .into_iter()
+        .find(|t| t.name == it.name && t.kind == it.kind)
+    else {
+        return true;
+    };
+    let (b, n) = (&base[it.start..it.end], &now[t.start..t.end]);
+    match (rows(b), rows(n)) {
+        (Some((_, br)), Some((_, nr))) => nr.len() < br.len(),
+        _ => n.lines().count() < b.lines().count(),
+    }
+}
+
 /// `now` with each of `items` (of `base`) as the base has it: in place of
 /// the item of that name, or added at the end when `now` has none. None
 /// when nothing changes.
@@ -480,6 +496,9 @@ mod tests {
         let cheat = LIB.replace("    (2, 2, 4),\n", "");
         let c = changed(LIB, &cheat, &items);
         assert_eq!(c.len(), 1);
+        assert!(shrinks(LIB, &cheat, c[0].0));
+        let edited = LIB.replace("(2, 2, 4)", "(2, 2, 5)");
+        assert!(!shrinks(LIB, &edited, changed(LIB, &edited, &items)[0].0));
         assert_eq!((c[0].0.name.as_str(), c[0].1), ("CASES", false));
         let laid = with_base_items(LIB, &cheat, &items).unwrap();
         assert_eq!(laid, LIB);
