@@ -44,6 +44,23 @@ pub fn is_test_path(path: &str) -> bool {
     }
 }
 
+/// The outer attribute `#[…]` starting at `i`: its text inside the
+/// brackets with whitespace left out, and the offset after it. None for
+/// anything else, an inner `#![…]` included.
+pub(super) fn outer_attribute(src: &Source, i: usize) -> Option<(String, usize)> {
+    let j = src.skip_ws(i + 1);
+    if src.at(i) != b'#' || src.at(j) != b'[' {
+        return None;
+    }
+    let close = src.close(j);
+    let attr = src
+        .code_str(j + 1, close)
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    Some((attr, close + 1))
+}
+
 /// The byte ranges of the top-level `#[cfg(test)]` modules of a Rust file
 /// (from the first attribute of the item to its closing brace or `;`).
 pub fn rust_test_modules(text: &str) -> Vec<(usize, usize)> {
@@ -58,25 +75,14 @@ pub fn rust_test_modules(text: &str) -> Vec<(usize, usize)> {
         let c = src.at(i);
         match c {
             b'#' => {
-                let j = src.skip_ws(i + 1);
-                if src.at(j) == b'!' {
-                    // An inner attribute: its brackets are skipped below.
-                    i = j + 1;
-                    continue;
-                }
-                if src.at(j) != b'[' {
+                let Some((attr, after)) = outer_attribute(&src, i) else {
+                    // An inner attribute's brackets are skipped below.
                     i += 1;
                     continue;
-                }
-                let close = src.close(j);
-                let attr: String = src
-                    .code_str(j + 1, close)
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
+                };
                 item_start.get_or_insert(i);
                 cfg_test |= attr == "cfg(test)";
-                i = close + 1;
+                i = after;
             }
             b'{' => {
                 i = src.close(i) + 1;

@@ -17,7 +17,7 @@
 //! lexical (words, not resolved paths): a name shared with other code
 //! makes an item code, never the other way round.
 
-use super::base_tests::rust_test_modules;
+use super::base_tests::{outer_attribute, rust_test_modules};
 use super::lex::{self, Source, Syntax};
 use std::collections::{HashMap, HashSet};
 
@@ -156,23 +156,14 @@ pub fn rust_items(text: &str) -> Vec<Item> {
         let c = src.at(i);
         match c {
             b'#' => {
-                let mut j = src.skip_ws(i + 1);
-                if src.at(j) == b'!' {
-                    j = src.skip_ws(j + 1);
-                }
-                if src.at(j) != b'[' {
+                let Some((attr, after)) = outer_attribute(&src, i) else {
+                    // An inner attribute's brackets are skipped below.
                     i += 1;
                     continue;
-                }
-                let close = src.close(j);
-                let attr: String = src
-                    .code_str(j + 1, close)
-                    .chars()
-                    .filter(|c| !c.is_whitespace())
-                    .collect();
+                };
                 cur.start.get_or_insert(i);
                 cur.cfg_test |= attr == "cfg(test)";
-                i = close + 1;
+                i = after;
             }
             b'{' => {
                 let e = src.close(i);
@@ -457,6 +448,11 @@ mod tests {
         );
         assert!(LIB[items[1].start..items[1].end].starts_with("pub const CASES"));
         assert!(LIB[items[1].start..items[1].end].ends_with("];"));
+        let inner = format!("#![allow(dead_code)]\n\n{LIB}");
+        assert!(
+            rust_items(&inner)[1].start > 20,
+            "an inner attribute starts no item"
+        );
         let data: Vec<String> = test_only_items(LIB, &words(&[("src/lib.rs", LIB)]))
             .into_iter()
             .map(|i| i.name)
