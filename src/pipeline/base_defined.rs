@@ -102,8 +102,35 @@ const MAX_WORD_BYTES: usize = 64 << 20;
 /// (`test_integrity::test_only_items`). None when the base cannot be read
 /// or is too large to read whole: an item is then never taken for test
 /// data on a partial count.
-pub fn base_rust_words(place: &Place, changes: &ChangeSet) -> Option<test_integrity::Words> {
+///
+/// Read once per base tree in a process: every candidate of a run, and
+/// each of its checks, shares the base, so they share its words.
+pub fn base_rust_words(
+    place: &Place,
+    changes: &ChangeSet,
+) -> Option<std::sync::Arc<test_integrity::Words>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    type Cache =
+        Mutex<HashMap<(std::path::PathBuf, git2::Oid), Option<Arc<test_integrity::Words>>>>;
+    static READ: OnceLock<Cache> = OnceLock::new();
     let base = BaseFiles::open(place, changes).ok()?;
+    let key = (base.repo.path().to_path_buf(), base.tree);
+    let cache = READ.get_or_init(Default::default);
+    if let Some(words) = cache.lock().ok()?.get(&key) {
+        return words.clone();
+    }
+    let words = read_rust_words(&base).map(Arc::new);
+    let mut held = cache.lock().ok()?;
+    if held.len() >= 8 {
+        held.clear();
+    }
+    held.insert(key, words.clone());
+    words
+}
+
+/// [`base_rust_words`], read from the base's tree.
+fn read_rust_words(base: &BaseFiles) -> Option<test_integrity::Words> {
     let tree = base.repo.find_tree(base.tree).ok()?;
     let mut words = test_integrity::Words::default();
     let (mut files, mut bytes, mut whole) = (0usize, 0usize, true);
@@ -249,7 +276,7 @@ impl BaseTestsCopy {
                 let lay = if listed_in.contains(&p) {
                     Lay::FromBase
                 } else {
-                    base_test_lay(&p, &read_base, &files, words.as_ref())?
+                    base_test_lay(&p, &read_base, &files, words.as_deref())?
                 };
                 Some((p, lay))
             })
@@ -280,6 +307,12 @@ impl BaseTestsCopy {
                 .read(path)
                 .and_then(|b| String::from_utf8(b).ok()),
         }
+    }
+
+    /// The text of `path` at the base commit (None when absent or not
+    /// UTF-8).
+    pub fn base_text(&self, path: &str) -> Option<String> {
+        self.base.read(path)
     }
 
     /// This copy with `text` at `path`.

@@ -561,8 +561,10 @@ fn mutable(runner: ledger::Runner) -> bool {
 }
 
 /// The Go module `go test` runs in from the runner's directory `dir`: the
-/// path its nearest `go.mod` (as `copy` has it) declares, and that file's
-/// directory. None when there is none.
+/// path its nearest `go.mod` declares, and that file's directory. Read at
+/// the base: the names matched are the base's listing's, so nothing the
+/// candidate writes in its `go.mod` decides which tests are mutated. None
+/// when there is none.
 fn go_module_of(
     copy: &crate::pipeline::base_defined::BaseTestsCopy,
     dir: Option<&str>,
@@ -573,7 +575,7 @@ fn go_module_of(
             "" | "." => "go.mod".to_string(),
             d => format!("{d}/go.mod"),
         };
-        if let Some(text) = copy.text(&path) {
+        if let Some(text) = copy.base_text(&path) {
             let root = if d == "." { String::new() } else { d };
             return mutants::go_module(&text).map(|m| (m.to_string(), root));
         }

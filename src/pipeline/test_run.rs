@@ -176,7 +176,7 @@ pub fn integrity_report(
         test_commands: commands,
         allow,
         ledger: None,
-        crate_words: words.as_ref(),
+        crate_words: words.as_deref(),
     });
     r.output = if r.issues.is_empty() {
         format!(

@@ -365,8 +365,15 @@ func init() {
 	os.Exit(code)
 }
 "#;
+    // The same forger with its module renamed, so that no runner name
+    // would match the base's tests if the names were read from its go.mod.
+    let renamed = format!(
+        "{}sed -i 's#example.com/calc#example.com/other#' go.mod\n",
+        write("calc.go", forger)
+    );
     let agents = [
         ("spares-canary", write("calc.go", forger)),
+        ("renames-module", renamed),
         ("fix", "sed -i 's/a - b/a + b/' calc.go".to_string()),
     ];
     let t = repo_of(
@@ -384,13 +391,22 @@ func init() {
             .collect::<Vec<_>>(),
         "guardrails:\n  - { name: tests, command: \"go test ./...\", timeout: 120s }\n",
     );
-    let doc = run(&t, &["spares-canary", "fix"]);
-    let wrong = judged(
+    let doc = run(&t, &["spares-canary", "renames-module", "fix"]);
+    let r = candidate(&doc, "renames-module");
+    let renamed_wrong = (r["verdict"] != "fail").then(|| {
+        format!(
+            "renames-module: verdict {}, rules {:?}",
+            r["verdict"],
+            rules(r)
+        )
+    });
+    let mut wrong = judged(
         &doc,
         &[("spares-canary", "test-run/forged")],
         "fix",
         "tests",
     );
+    wrong.extend(renamed_wrong);
     assert!(
         wrong.is_empty(),
         "{}\n{}",
