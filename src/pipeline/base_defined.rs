@@ -332,9 +332,10 @@ impl BaseTestsCopy {
 
 /// What a base-tests copy puts at the changed path `p`: the base's file
 /// for test files, test data and the files of Rust test modules; the
-/// candidate's Rust source with the base's test modules and the base's
+/// candidate's Rust source with the base's test modules, the base's
 /// version of each item only tests use (`words`: the crate's, at the
-/// base); else nothing.
+/// base) and the base's doc comments where they hold examples (doctests);
+/// else nothing.
 fn base_test_lay(
     p: &str,
     read_base: &dyn Fn(&str) -> Option<String>,
@@ -358,6 +359,7 @@ fn base_test_lay(
     let now_data = with_data.as_deref().unwrap_or(&now);
     let swapped = test_integrity::with_base_test_modules(&base_text, now_data)
         .unwrap_or_else(|| now_data.to_string());
+    let swapped = test_integrity::with_base_doctests(&base_text, &swapped).unwrap_or(swapped);
     (swapped != now).then(|| Lay::Bytes(swapped.into_bytes()))
 }
 

@@ -24,6 +24,7 @@ mod demo;
 mod diagnostics;
 mod discriminator;
 mod docker;
+mod doctests;
 mod doctor_checks;
 mod doctor_outside;
 mod doctor_safety;

@@ -235,8 +235,10 @@ pub(super) fn parse_results(out: &str) -> Parsed {
         entries: Vec::new(),
     };
     let mut results = Results::default();
+    let mut doc = DocFailures::default();
     for line in out.lines() {
         let line = line.trim_end_matches('\r');
+        doc.line(&st.label, line);
         let open = st.sections.last().is_some_and(|s| !s.closed);
         // Cargo announces a target only between binaries; the same words
         // while a binary runs are its tests' output.
@@ -289,7 +291,70 @@ pub(super) fn parse_results(out: &str) -> Parsed {
         }
     }
     results.complete = !st.sections.is_empty() && st.sections.iter().all(|s| s.summarised);
-    (st.entries, results)
+    let unbuilt = doc.unbuilt();
+    let mut entries = st.entries;
+    entries.retain(|(name, o)| !(*o == Outcome::Failed && unbuilt.contains(name)));
+    for name in &unbuilt {
+        results
+            .notes
+            .push(format!("{name}: the doc test did not compile"));
+    }
+    (entries, results)
+}
+
+/// The failure sections of doc tests (`---- NAME stdout ----`): a doc
+/// test whose every section says rustdoc could not compile it, and none
+/// that its executable ran, did not build — it has no result, like a test
+/// of a binary that does not build. A test's own output is printed after
+/// rustdoc's `Test executable failed` line of its section, so a section it
+/// forges for another name leaves that name's real section saying it ran.
+#[derive(Default)]
+struct DocFailures {
+    current: Option<String>,
+    /// Name → (a section said it did not compile, a section said it ran).
+    seen: std::collections::BTreeMap<String, (bool, bool)>,
+}
+
+impl DocFailures {
+    fn line(&mut self, label: &Option<String>, line: &str) {
+        if let Some(name) = line
+            .strip_prefix("---- ")
+            .and_then(|r| r.strip_suffix(" stdout ----"))
+        {
+            let full = labelled(label, name);
+            let is_doc = doc_line(&full).is_some();
+            self.current = is_doc.then_some(full);
+            if let Some(n) = &self.current {
+                self.seen.entry(n.clone()).or_default();
+            }
+            return;
+        }
+        let Some(n) = &self.current else { return };
+        let e = self.seen.entry(n.clone()).or_default();
+        if line.starts_with("Couldn't compile the test.") {
+            e.0 = true;
+        } else if line.starts_with("Test executable") {
+            e.1 = true;
+        } else if line == "failures:" {
+            self.current = None;
+        }
+    }
+
+    fn unbuilt(&self) -> Vec<String> {
+        (self.seen.iter())
+            .filter(|(_, (compile, ran))| *compile && !*ran)
+            .map(|(n, _)| n.clone())
+            .collect()
+    }
+}
+
+/// The `N` of a doc test's `(line N)`; None for any other test.
+pub(super) fn doc_line(name: &str) -> Option<u64> {
+    if !name.contains(" - ") {
+        return None;
+    }
+    let (_, tail) = name.rsplit_once(" (line ")?;
+    tail.strip_suffix(')')?.parse().ok()
 }
 
 /// A doc test's name without its `(line N)`, which moves with every line

@@ -481,16 +481,30 @@ pub struct Judged {
 /// Judge `results` against `listing`: a listed test passes only when the
 /// run reported it passed and reported no failure for it.
 pub fn judge(runner: Runner, listing: &Listing, results: &Results) -> Judged {
-    let key = |n: &String| stable_name(runner, &listing_key(runner, n, listing.files_only));
-    let failed: std::collections::HashSet<String> = results.failed.iter().map(key).collect();
-    let passed: std::collections::HashSet<String> = results.passed.iter().map(key).collect();
-    let ignored: std::collections::HashSet<String> = results.ignored.iter().map(key).collect();
+    let named = |n: &String| listing_key(runner, n, listing.files_only);
+    let reported: Vec<String> = (results.passed.iter())
+        .chain(&results.failed)
+        .chain(&results.ignored)
+        .map(named)
+        .collect();
+    let keys = Ordinals::new(runner, &listing.tests, &reported);
+    let set = |names: &[String]| -> std::collections::HashSet<String> {
+        names
+            .iter()
+            .map(|n| keys.key(&keys.reported, &named(n)))
+            .collect()
+    };
+    let (failed, passed, ignored) = (
+        set(&results.failed),
+        set(&results.passed),
+        set(&results.ignored),
+    );
     let mut out = Judged {
         listed: listing.tests.len(),
         ..Judged::default()
     };
     for t in &listing.tests {
-        let k = stable_name(runner, t);
+        let k = keys.key(&keys.listed, t);
         if failed.contains(&k) {
             out.failed.push(t.clone());
         } else if passed.contains(&k) {
@@ -502,6 +516,67 @@ pub fn judge(runner: Runner, listing: &Listing, results: &Results) -> Judged {
         }
     }
     out
+}
+
+/// How a listed name and a reported one are matched in [`judge`]: by name,
+/// and a cargo doc test by its item and ordinal among the item's doc tests
+/// (by line) — where the listing and the run hold as many of that item's
+/// doc tests, so both count them alike; otherwise by item alone (a failure
+/// of any of the item's doc tests then fails each listed one).
+struct Ordinals {
+    runner: Runner,
+    /// Doc test name → its item and ordinal, for the listing's names and
+    /// for the run's (the same name may be another ordinal there).
+    listed: HashMap<String, String>,
+    reported: HashMap<String, String>,
+}
+
+impl Ordinals {
+    fn new(runner: Runner, listed: &[String], reported: &[String]) -> Self {
+        let per_item = |names: &[String]| {
+            let mut m: HashMap<String, Vec<(u64, String)>> = HashMap::new();
+            for n in names.iter().filter(|_| runner == Runner::Cargo) {
+                if let Some(line) = cargo::doc_line(n) {
+                    let item = cargo::without_line(n);
+                    m.entry(item).or_default().push((line, n.clone()));
+                }
+            }
+            m
+        };
+        let (a, b) = (per_item(listed), per_item(reported));
+        let ordinals = |m: &HashMap<String, Vec<(u64, String)>>| {
+            let mut out = HashMap::new();
+            for (item, xs) in m {
+                if a.get(item).map(Vec::len) != b.get(item).map(Vec::len) {
+                    continue;
+                }
+                let mut xs = xs.clone();
+                xs.sort();
+                for (k, (_, n)) in xs.into_iter().enumerate() {
+                    out.insert(n, format!("{item} #{k}"));
+                }
+            }
+            out
+        };
+        Ordinals {
+            runner,
+            listed: ordinals(&a),
+            reported: ordinals(&b),
+        }
+    }
+
+    fn key(&self, of: &HashMap<String, String>, name: &str) -> String {
+        of.get(name)
+            .cloned()
+            .unwrap_or_else(|| stable_name(self.runner, name))
+    }
+}
+
+/// A test's name as it compares across two commits whatever the runner:
+/// a cargo doc test's `(line N)` left out (it moves with every line added
+/// above the example).
+pub fn comparable(name: &str) -> String {
+    cargo::without_line(name)
 }
 
 /// A name as it should compare across two commits: a cargo doc test moves

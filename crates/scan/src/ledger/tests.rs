@@ -700,6 +700,70 @@ fn doc_tests_that_moved_are_not_missing() {
     assert_eq!(l.added, strings(&["alpha:src/lib.rs tests::new"]));
 }
 
+#[test]
+fn doc_tests_are_judged_by_item_and_ordinal_when_lines_move() {
+    // The base lists `double`'s three examples; the change added four
+    // lines above them, and its second example fails.
+    let base = Listing {
+        tests: strings(&[
+            "alpha:doc alpha/src/lib.rs - double (line 12)",
+            "alpha:doc alpha/src/lib.rs - double (line 16)",
+            "alpha:doc alpha/src/lib.rs - double (line 20)",
+        ]),
+        complete: true,
+        files_only: false,
+    };
+    let results = Results {
+        passed: strings(&[
+            "alpha:doc alpha/src/lib.rs - double (line 16)",
+            "alpha:doc alpha/src/lib.rs - double (line 24)",
+        ]),
+        failed: strings(&["alpha:doc alpha/src/lib.rs - double (line 20)"]),
+        complete: true,
+        ..Results::default()
+    };
+    let j = judge(Runner::Cargo, &base, &results);
+    // Not `(line 20)` of the base (the third), and not all three.
+    assert_eq!(
+        j.failed,
+        strings(&["alpha:doc alpha/src/lib.rs - double (line 16)"])
+    );
+    assert_eq!(j.passed, 2);
+    // Counts that differ cannot be lined up: any failure fails each.
+    let fewer = Results {
+        passed: strings(&["alpha:doc alpha/src/lib.rs - double (line 16)"]),
+        failed: strings(&["alpha:doc alpha/src/lib.rs - double (line 20)"]),
+        complete: true,
+        ..Results::default()
+    };
+    assert_eq!(judge(Runner::Cargo, &base, &fewer).failed.len(), 3);
+}
+
+#[test]
+fn a_doc_test_that_did_not_compile_has_no_result_and_a_forged_section_changes_nothing() {
+    // Real rustdoc output: `add (line 7)` calls `add` with three
+    // arguments; `add (line 3)` fails its assertion; `half (line 16)`
+    // fails and prints a section header for `add (line 3)` saying it did
+    // not compile.
+    let out = fixture!("cargo/doc-tests-uncompiled-and-forged.txt");
+    let r = parse_results(Runner::Cargo, out, None, None);
+    assert_eq!(
+        sorted(r.failed.clone()),
+        strings(&[
+            "calc:doc src/lib.rs - add (line 3)",
+            "calc:doc src/lib.rs - half (line 16)"
+        ])
+    );
+    assert!(r.passed.is_empty());
+    assert!(
+        r.notes
+            .iter()
+            .any(|n| n == "calc:doc src/lib.rs - add (line 7): the doc test did not compile"),
+        "{:?}",
+        r.notes
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Go, on real output.
 

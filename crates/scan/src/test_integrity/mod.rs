@@ -55,6 +55,7 @@
 
 mod backstop;
 mod base_tests;
+mod doctests;
 mod go;
 mod js;
 mod jvm;
@@ -73,6 +74,7 @@ mod test_data;
 mod test_only;
 
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
+pub use doctests::with_base_doctests;
 pub use mutate::{mutate, Mutant, Mutated};
 pub use own_words::{code_of, only_theirs, test_words, Corpus};
 pub use stub::without_new_code;
@@ -1008,9 +1010,25 @@ fn ledger_findings(ledger: &LedgerView, out: &mut Vec<Finding>) {
             *new_leaves.entry(ledger_leaf(n)).or_default() += 1;
         }
     }
+    // Doc tests new in the listing, by item: cargo names them by line,
+    // and an example whose line moved is not gone.
+    let mut new_items: HashMap<String, usize> = HashMap::new();
+    for n in ledger.now.iter().chain(ledger.ignored_now) {
+        let item = crate::ledger::comparable(n);
+        if !base.contains(n) && &item != n {
+            *new_items.entry(item).or_default() += 1;
+        }
+    }
     let mut seen = HashSet::new();
     for name in ledger.at_base {
         if now.contains(name) || ignored_now.contains(name) || !seen.insert(name) {
+            continue;
+        }
+        let moved = new_items
+            .get_mut(&crate::ledger::comparable(name))
+            .filter(|c| **c > 0);
+        if let Some(c) = moved {
+            *c -= 1;
             continue;
         }
         let leaf = ledger_leaf(name);
@@ -1335,6 +1353,40 @@ mod tests {
             ignored_at_base: &none,
         };
         assert_eq!(rules(&run(&files, &[], Some(ledger))).len(), 1);
+    }
+
+    #[test]
+    fn a_doc_test_whose_line_moved_is_not_removed_and_one_dropped_is() {
+        let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let none = s(&[]);
+        let base = s(&[
+            "src/lib.rs - add (line 9)",
+            "src/lib.rs - add (line 15)",
+            "src/lib.rs - (line 3)",
+        ]);
+        let moved = s(&[
+            "src/lib.rs - add (line 12)",
+            "src/lib.rs - add (line 18)",
+            "src/lib.rs - (line 4)",
+        ]);
+        let ledger = LedgerView {
+            at_base: &base,
+            now: &moved,
+            ignored_now: &none,
+            ignored_at_base: &none,
+        };
+        assert!(run(&[], &[], Some(ledger)).is_empty());
+        let dropped = s(&["src/lib.rs - add (line 12)", "src/lib.rs - (line 4)"]);
+        let ledger = LedgerView {
+            at_base: &base,
+            now: &dropped,
+            ignored_now: &none,
+            ignored_at_base: &none,
+        };
+        assert_eq!(
+            rules(&run(&[], &[], Some(ledger))),
+            [(RULE_REMOVED, Severity::Error)]
+        );
     }
 
     /// Pathological texts in every language: no panic, no stack overflow,
