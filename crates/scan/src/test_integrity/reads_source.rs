@@ -854,6 +854,17 @@ pub(super) fn hits(
     flags: &dyn Fn(usize, usize) -> Vec<(usize, String)>,
     keep: &dyn Fn(usize) -> bool,
 ) -> Vec<Hit> {
+    hits_keyed(c, flags, keep, &|a, b| c.key(a, b))
+}
+
+/// [`hits`], each statement `a..b` keyed by `key` (what must match a
+/// statement of the base for the hit to be the base's).
+pub(super) fn hits_keyed(
+    c: &Code,
+    flags: &dyn Fn(usize, usize) -> Vec<(usize, String)>,
+    keep: &dyn Fn(usize) -> bool,
+    key: &dyn Fn(usize, usize) -> String,
+) -> Vec<Hit> {
     let mut out = Vec::new();
     for &(a, b) in &c.stmts {
         if c.is_import(a) {
@@ -872,7 +883,7 @@ pub(super) fn hits(
         }
         out.push(Hit {
             line: c.line(anchor),
-            key: c.key(a, b),
+            key: key(a, b),
             what: shown.join("; "),
         });
     }

@@ -106,7 +106,41 @@ fn scan(path: &str, text: &str, side: Side, files: &[FileVersions]) -> Vec<Hit> 
         Syntax::Rust => rust_flags(&c, a, b),
         _ => python_flags(&c, a, b),
     };
-    rs::hits(&c, &flags, &|at| !spans.within(at, &tests))
+    let key = |a: usize, b: usize| match test_data_header(&c, a, b, &spans) {
+        Some(end) => c.key(a, end),
+        None => c.key(a, b),
+    };
+    rs::hits_keyed(&c, &flags, &|at| !spans.within(at, &tests), &key)
+}
+
+/// For a `static` or `const` in `a..b` that nothing outside test code
+/// names (test data under `#[cfg(test)]`, say: a table of cases), where
+/// its header ends (its `=`): a changed value is test data changing, not a
+/// new switch on being tested, so the statement is the base's if its
+/// header is. None for anything else — a name shipped code also uses may
+/// be a `cfg(not(test))` twin's, and then its value is behaviour.
+fn test_data_header(c: &Code, a: usize, b: usize, spans: &Spans) -> Option<usize> {
+    let mut k = a;
+    while k < b {
+        if c.is(k, "#") && c.is(k + 1, "[") {
+            k = c.close_of(k + 1)? + 1;
+            continue;
+        }
+        match c.word(k) {
+            Some("pub" | "crate") => k += 1,
+            Some("static" | "const") => break,
+            _ if c.is(k, "(") => k = c.close_of(k)? + 1,
+            _ => return None,
+        }
+    }
+    let name_at = if c.word(k + 1) == Some("mut") { k + 2 } else { k + 1 };
+    let name = c.word(name_at)?;
+    let eq = (name_at..b).find(|&e| c.is(e, "="))?;
+    let tests = [SpanKind::TestFn, SpanKind::TestModule];
+    let used_elsewhere = (0..c.toks.len()).any(|t| {
+        (t < a || t >= b) && c.word(t) == Some(name) && !spans.within(c.toks[t].at, &tests)
+    });
+    (!used_elsewhere).then_some(eq)
 }
 
 /// A literal only a test run sets or passes.
@@ -577,5 +611,26 @@ mod tests {
             .map(|i| i.line)
             .collect();
         assert_eq!(lines, [Some(1), Some(5)], "{issues:?}");
+    }
+
+    #[test]
+    fn a_test_only_table_that_gains_a_row_is_data_and_a_twin_is_not() {
+        let count = |base: &str, now: &str| {
+            check_one("src/lib.rs", Some(base), Some(now))
+                .iter()
+                .filter(|i| i.rule == RULE_TEST_ONLY)
+                .count()
+        };
+        let table = "pub fn up(s: &str) -> String {\n    s.to_uppercase()\n}\n\n#[cfg(test)]\nstatic CASES: &[(&str, &str)] = &[\n    (\"a\", \"A\"),\n];\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn ups() {\n        for (a, b) in super::CASES {\n            assert_eq!(super::up(a), *b);\n        }\n    }\n}\n";
+        let more = table.replace("    (\"a\", \"A\"),\n", "    (\"a\", \"A\"),\n    (\"b\", \"B\"),\n");
+        assert_eq!(count(table, &more), 0);
+        // A new test-only table is still a new `cfg(test)` item.
+        let without = table.replace("#[cfg(test)]\nstatic CASES", "static CASES");
+        assert_eq!(count(&without, table), 1);
+        // A value shipped code reads through a `cfg(not(test))` twin:
+        // changing the tested one is behaviour.
+        let twin = "#[cfg(not(test))]\nconst LIMIT: usize = 10;\n#[cfg(test)]\nconst LIMIT: usize = 10;\n\npub fn limit() -> usize {\n    LIMIT\n}\n";
+        let changed = twin.replace("#[cfg(test)]\nconst LIMIT: usize = 10;", "#[cfg(test)]\nconst LIMIT: usize = 99;");
+        assert_eq!(count(twin, &changed), 1);
     }
 }
