@@ -1432,6 +1432,57 @@ mod bounded_tests {
         assert_eq!(blob("README.md"), "# base\n");
     }
 
+    /// A change to a file beside a held-out test (`tests/other.rs` next
+    /// to `tests/holdout_x.rs`): its subtree is rewritten with the
+    /// held-out entry kept as the base had it, and the held-out blob never
+    /// enters the workspace's store. (Before, git refused the tree: the
+    /// blob is not in the store — and a good candidate could not be
+    /// judged.)
+    #[test]
+    fn a_change_beside_a_held_out_test_keeps_it_and_copies_none_of_it() {
+        let (dir, first) = repo(&[
+            ("tests/holdout_x.rs", b"secret cases"),
+            ("tests/other.rs", b"old"),
+        ]);
+        let r = Repository::open(dir.path()).unwrap();
+        let mut index = r.index().unwrap();
+        for p in ["tests/holdout_x.rs", "tests/other.rs"] {
+            index.add_path(Path::new(p)).unwrap();
+        }
+        let tree = r.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.invalid").unwrap();
+        let parent = r.find_commit(first).unwrap();
+        let base = r
+            .commit(Some("HEAD"), &sig, &sig, "tests", &tree, &[&parent])
+            .unwrap();
+        let h = crate::git::holdout::Holdout::resolve(&r, base, &["tests/holdout_x.rs".into()])
+            .unwrap();
+        let root = tempfile::tempdir().unwrap();
+        let ws = create_workspace(&r, base, &root.path().join("c"), &h).unwrap();
+        assert!(!ws.join("tests/holdout_x.rs").exists());
+        std::fs::write(ws.join("tests/other.rs"), "new").unwrap();
+        let cs = candidate_change(dir.path(), &ws, base, &Default::default(), &h, None).unwrap();
+        let paths: Vec<&str> = cs.files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["tests/other.rs"]);
+        let held = r
+            .find_commit(base)
+            .unwrap()
+            .tree()
+            .unwrap()
+            .get_path(Path::new("tests/holdout_x.rs"))
+            .unwrap()
+            .id();
+        let store = crate::git::tree::workspace_store(&ws).unwrap();
+        let tree = store.find_tree(Oid::from_str(&cs.tree).unwrap()).unwrap();
+        assert_eq!(
+            tree.get_path(Path::new("tests/holdout_x.rs")).unwrap().id(),
+            held
+        );
+        assert!(!store.odb().unwrap().exists(held));
+        let other = tree.get_path(Path::new("tests/other.rs")).unwrap().id();
+        assert_eq!(store.find_blob(other).unwrap().content(), b"new");
+    }
+
     #[test]
     fn a_candidates_huge_file_keeps_a_bounded_likeness_and_its_whole_blob() {
         let text = "a\n".repeat(2 * Part::WINDOW_LINES);

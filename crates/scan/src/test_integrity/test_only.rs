@@ -133,7 +133,11 @@ fn test_data_header(c: &Code, a: usize, b: usize, spans: &Spans) -> Option<usize
             _ => return None,
         }
     }
-    let name_at = if c.word(k + 1) == Some("mut") { k + 2 } else { k + 1 };
+    let name_at = if c.word(k + 1) == Some("mut") {
+        k + 2
+    } else {
+        k + 1
+    };
     let name = c.word(name_at)?;
     let eq = (name_at..b).find(|&e| c.is(e, "="))?;
     let tests = [SpanKind::TestFn, SpanKind::TestModule];
@@ -622,7 +626,10 @@ mod tests {
                 .count()
         };
         let table = "pub fn up(s: &str) -> String {\n    s.to_uppercase()\n}\n\n#[cfg(test)]\nstatic CASES: &[(&str, &str)] = &[\n    (\"a\", \"A\"),\n];\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn ups() {\n        for (a, b) in super::CASES {\n            assert_eq!(super::up(a), *b);\n        }\n    }\n}\n";
-        let more = table.replace("    (\"a\", \"A\"),\n", "    (\"a\", \"A\"),\n    (\"b\", \"B\"),\n");
+        let more = table.replace(
+            "    (\"a\", \"A\"),\n",
+            "    (\"a\", \"A\"),\n    (\"b\", \"B\"),\n",
+        );
         assert_eq!(count(table, &more), 0);
         // A new test-only table is still a new `cfg(test)` item.
         let without = table.replace("#[cfg(test)]\nstatic CASES", "static CASES");
@@ -630,7 +637,10 @@ mod tests {
         // A value shipped code reads through a `cfg(not(test))` twin:
         // changing the tested one is behaviour.
         let twin = "#[cfg(not(test))]\nconst LIMIT: usize = 10;\n#[cfg(test)]\nconst LIMIT: usize = 10;\n\npub fn limit() -> usize {\n    LIMIT\n}\n";
-        let changed = twin.replace("#[cfg(test)]\nconst LIMIT: usize = 10;", "#[cfg(test)]\nconst LIMIT: usize = 99;");
+        let changed = twin.replace(
+            "#[cfg(test)]\nconst LIMIT: usize = 10;",
+            "#[cfg(test)]\nconst LIMIT: usize = 99;",
+        );
         assert_eq!(count(twin, &changed), 1);
     }
 }
