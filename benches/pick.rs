@@ -13,8 +13,10 @@
 //! "before" column is the previous release's binary); `PICK_ONLY=add,mul`
 //! runs some tasks.
 
+mod common;
+
+use common::{write, Candidate, Outcome, Task};
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 /// A Python task: one function, buggy at the base, its base test (which
@@ -44,27 +46,6 @@ const PY: &[Py] = &[
     Py { name: "vowels", args: "s", base: "return 0", good: "return sum(c in 'aeiou' for c in s)", verbose: "n = 0\n    for c in s:\n        if c in 'aeiou':\n            n += 1\n    return n", wrong: "return s.count('a')", base_test: "vowels('a'), 1", good_test: "vowels('ae'), 2", wrong_test: "vowels('ae'), 1" },
     Py { name: "last", args: "xs", base: "return xs[0]", good: "return xs[-1]", verbose: "n = len(xs)\n    return xs[n - 1]", wrong: "return max(xs)", base_test: "last([1, 9]), 9", good_test: "last([9, 1]), 1", wrong_test: "last([9, 1]), 9" },
 ];
-
-/// One candidate: its id, its label, and its script.
-struct Candidate {
-    id: String,
-    label: &'static str,
-    script: String,
-}
-
-const GOOD: &[&str] = &["good", "verbose"];
-
-/// A task: a repository's files, its instruction and its candidates.
-struct Task {
-    name: String,
-    files: Vec<(String, String)>,
-    instruction: String,
-    candidates: Vec<Candidate>,
-}
-
-fn write(path: &str, content: &str) -> String {
-    format!("cat > {path} <<'RASCAL_EOF'\n{content}RASCAL_EOF\n")
-}
 
 fn module(p: &Py, body: &str) -> String {
     format!("def {}({}):\n    {body}\n", p.name, p.args)
@@ -200,135 +181,18 @@ fn rust_api_task(with_lazy: bool) -> Task {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) {
-    let ok = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .map(|o| o.status.success());
-    assert!(matches!(ok, Ok(true)), "git {args:?} in {}", dir.display());
-}
-
-/// What one task's run came to.
-struct Outcome {
-    task: String,
-    pick: String,
-    verdict: &'static str,
-    bad_accepted: Vec<&'static str>,
-    good_rejected: Vec<&'static str>,
-    seconds: f64,
-}
-
 fn run(bin: &Path, task: &Task) -> Outcome {
     let dir = tempfile::Builder::new()
         .prefix("rascal-pick-")
         .tempdir()
         .unwrap();
-    for (p, c) in &task.files {
-        let path = dir.path().join(p);
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(path, c).unwrap();
-    }
-    let mut agents = String::from("agents:\n");
-    for c in &task.candidates {
-        agents.push_str(&format!(
-            "  {}: {{ runtime: command, command: [\"sh\", \"-c\", {}] }}\n",
-            c.id,
-            serde_json::to_string(&c.script).unwrap()
-        ));
-    }
-    std::fs::write(dir.path().join(".rascal/config.yaml"), agents).unwrap();
-    git(dir.path(), &["init", "-q"]);
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@example.com",
-            "add",
-            "-A",
-        ],
-    );
-    git(
-        dir.path(),
-        &[
-            "-c",
-            "user.name=bench",
-            "-c",
-            "user.email=bench@example.com",
-            "commit",
-            "-qm",
-            "base",
-        ],
-    );
-    let ids: Vec<&str> = task.candidates.iter().map(|c| c.id.as_str()).collect();
-    let started = Instant::now();
-    let o = Command::new(bin)
-        .args([
-            "run",
-            "--spec",
-            &task.instruction,
-            "--agent",
-            &ids.join(","),
-            "--json",
-        ])
-        .current_dir(dir.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("running rascal");
-    let seconds = started.elapsed().as_secs_f64();
-    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("{}: {e}: {}", task.name, String::from_utf8_lossy(&o.stderr)));
-    let label = |id: &str| {
-        task.candidates
-            .iter()
-            .find(|c| c.id == id)
-            .map_or("?", |c| c.label)
-    };
-    let pick = doc["ranking"]["pick"].as_str().unwrap_or("").to_string();
-    let contested = doc["ranking"]["contested"].is_string();
-    let has_good = task.candidates.iter().any(|c| GOOD.contains(&c.label));
-    let verdict = match (pick.as_str(), contested) {
-        ("", true) => "contested",
-        ("", false) if !has_good => "right",
-        ("", false) => "missed",
-        (p, _) if GOOD.contains(&label(p)) => "right",
-        _ => "wrong",
-    };
-    let mut bad_accepted = Vec::new();
-    let mut good_rejected = Vec::new();
-    for c in doc["candidates"].as_array().into_iter().flatten() {
-        let id = c["id"].as_str().unwrap_or_default();
-        let passed = c["verdict"] == "pass" || c["verdict"] == "warn";
-        match (GOOD.contains(&label(id)), passed) {
-            (true, false) => good_rejected.push(label(id)),
-            (false, true) => bad_accepted.push(label(id)),
-            _ => {}
-        }
-    }
-    Outcome {
-        task: task.name.clone(),
-        pick: if pick.is_empty() {
-            "—".into()
-        } else {
-            format!("{pick} ({})", label(&pick))
-        },
-        verdict,
-        bad_accepted,
-        good_rejected,
-        seconds,
-    }
+    common::run_in(bin, dir.path(), task)
 }
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is read.
-    let bin = std::env::var_os("RASCAL_BIN")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| env!("CARGO_BIN_EXE_rascal").into());
-    let only: Vec<String> = std::env::var("PICK_ONLY")
-        .map(|s| s.split(',').map(str::to_string).collect())
-        .unwrap_or_default();
+    let bin = common::rascal_bin();
+    let only = common::only("PICK_ONLY");
     let mut tasks: Vec<Task> = Vec::new();
     for p in PY {
         tasks.push(python_task(p, true));
@@ -338,67 +202,12 @@ fn main() {
     tasks.push(rust_api_task(true));
     tasks.retain(|t| only.is_empty() || only.iter().any(|o| t.name.contains(o.as_str())));
     let started = Instant::now();
-    println!(
-        "{:<22} {:<16} {:<10} {:<24} {:<14} {:>6}",
-        "task", "pick", "outcome", "bad accepted", "good rejected", "secs"
-    );
+    common::print_header();
     let mut all = Vec::new();
     for t in &tasks {
         let o = run(&bin, t);
-        println!(
-            "{:<22} {:<16} {:<10} {:<24} {:<14} {:>6.1}",
-            o.task,
-            o.pick,
-            o.verdict,
-            if o.bad_accepted.is_empty() {
-                "—".into()
-            } else {
-                o.bad_accepted.join(",")
-            },
-            if o.good_rejected.is_empty() {
-                "—".into()
-            } else {
-                o.good_rejected.join(",")
-            },
-            o.seconds
-        );
+        common::print_row(&o);
         all.push(o);
     }
-    let count = |v: &str| all.iter().filter(|o| o.verdict == v).count();
-    let n = all.len();
-    println!(
-        "\n{n} tasks: picks right {} · contested {} · wrong {} · missed {}",
-        count("right"),
-        count("contested"),
-        count("wrong"),
-        count("missed")
-    );
-    let kinds = ["broken", "wrong", "cheat", "scope"];
-    let bad: Vec<String> = kinds
-        .iter()
-        .map(|k| {
-            let of = tasks
-                .iter()
-                .flat_map(|t| &t.candidates)
-                .filter(|c| c.label == *k)
-                .count();
-            let acc = all
-                .iter()
-                .flat_map(|o| &o.bad_accepted)
-                .filter(|l| **l == *k)
-                .count();
-            format!("{k} {acc}/{of}")
-        })
-        .collect();
-    let goods = tasks
-        .iter()
-        .flat_map(|t| &t.candidates)
-        .filter(|c| GOOD.contains(&c.label))
-        .count();
-    let rejected: usize = all.iter().map(|o| o.good_rejected.len()).sum();
-    println!(
-        "bad accepted by kind: {} · good rejected {rejected}/{goods}",
-        bad.join(" · ")
-    );
-    println!("run time {:.0} s", started.elapsed().as_secs_f64());
+    common::print_summary(&tasks, &all, started);
 }
