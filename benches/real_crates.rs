@@ -842,6 +842,9 @@ fn run(bin: &Path, c: &Crate, from: &Path) -> Outcome {
         let out = std::env::temp_dir().join(format!("rascal-real-{}.json", c.name));
         std::fs::write(&out, serde_json::to_string_pretty(&o.doc).unwrap()).unwrap();
     }
+    if std::env::var_os("REAL_KEEP").is_some() {
+        println!("kept: {}", dir.keep().display());
+    }
     o
 }
 

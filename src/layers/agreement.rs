@@ -56,6 +56,18 @@ pub fn separated(m: &Agreement, a: &str, b: &str) -> bool {
     }
 }
 
+/// How many tests separate some two candidates (one passes it, another
+/// fails it): a test every candidate passes (or fails) tells nobody apart
+/// and is no evidence for a pick.
+pub fn separating(m: &Agreement) -> usize {
+    (0..m.tests.len())
+        .filter(|&col| {
+            let cells: Vec<Cell> = (0..m.candidates.len()).map(|r| cell(m, r, col)).collect();
+            cells.contains(&Cell::Passed) && cells.contains(&Cell::Failed)
+        })
+        .count()
+}
+
 /// The cell of row `row` on test `col`; a matrix cut short (cross-testing
 /// skipped) leaves it not applicable.
 fn cell(m: &Agreement, row: usize, col: usize) -> Cell {

@@ -139,8 +139,9 @@ fn report(
             .filter(|g| g.as_str() != id)
             .map(String::as_str)
             .collect();
+        let separating = agreement::separating(m);
         format!(
-            "passes {}/{} tests others wrote (agreement score {:.2}; agrees with {})",
+            "passes {}/{} tests others wrote (agreement score {:.2}; agrees with {}){}",
             s.passes_others,
             s.others,
             s.score,
@@ -148,6 +149,11 @@ fn report(
                 "no other candidate".to_string()
             } else {
                 others.join(", ")
+            },
+            if separating == 0 {
+                " — no test separates any two candidates: this agreement shows nothing about which is right"
+            } else {
+                ""
             }
         )
     };

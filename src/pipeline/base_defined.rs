@@ -92,20 +92,20 @@ pub fn base_files_where(
         .collect()
 }
 
-/// At most this many Rust files, and bytes of them, are read for the
-/// crate's words; a larger tree finds no test data in code.
+/// At most this many Rust and Python files, and bytes of them, are read
+/// for the project's words; a larger tree finds no test data in code.
 const MAX_WORD_FILES: usize = 4000;
 const MAX_WORD_BYTES: usize = 64 << 20;
 
-/// The words of every Rust file of the base commit (outside vendored
-/// trees), for finding the items only tests use
+/// The words of every Rust and Python file of the base commit (outside
+/// vendored trees), for finding the items only tests use
 /// (`test_integrity::test_only_items`). None when the base cannot be read
 /// or is too large to read whole: an item is then never taken for test
 /// data on a partial count.
 ///
 /// Read once per base tree in a process: every candidate of a run, and
 /// each of its checks, shares the base, so they share its words.
-pub fn base_rust_words(
+pub fn base_words(
     place: &Place,
     changes: &ChangeSet,
 ) -> Option<std::sync::Arc<test_integrity::Words>> {
@@ -120,7 +120,7 @@ pub fn base_rust_words(
     if let Some(words) = cache.lock().ok()?.get(&key) {
         return words.clone();
     }
-    let words = read_rust_words(&base).map(Arc::new);
+    let words = read_words(&base).map(Arc::new);
     let mut held = cache.lock().ok()?;
     if held.len() >= 8 {
         held.clear();
@@ -129,8 +129,8 @@ pub fn base_rust_words(
     words
 }
 
-/// [`base_rust_words`], read from the base's tree.
-fn read_rust_words(base: &BaseFiles) -> Option<test_integrity::Words> {
+/// [`base_words`], read from the base's tree.
+fn read_words(base: &BaseFiles) -> Option<test_integrity::Words> {
     let tree = base.repo.find_tree(base.tree).ok()?;
     let mut words = test_integrity::Words::default();
     let (mut files, mut bytes, mut whole) = (0usize, 0usize, true);
@@ -142,7 +142,7 @@ fn read_rust_words(base: &BaseFiles) -> Option<test_integrity::Words> {
             return git2::TreeWalkResult::Skip;
         }
         let name = entry.name().unwrap_or("");
-        if entry.kind() != Some(git2::ObjectType::Blob) || !name.ends_with(".rs") {
+        if entry.kind() != Some(git2::ObjectType::Blob) || !test_integrity::Words::reads(name) {
             return git2::TreeWalkResult::Ok;
         }
         let Ok(blob) = base.repo.find_blob(entry.id()) else {
@@ -268,7 +268,7 @@ impl BaseTestsCopy {
         let base = BaseFiles::open(place, changes)?;
         let read_base = |p: &str| base.read(p);
         let files = place.files_reader();
-        let words = base_rust_words(place, changes);
+        let words = base_words(place, changes);
         let edits: Vec<(String, Lay)> = changed_paths(changes)
             .into_iter()
             .filter(|p| !allowed.is_match(p))
@@ -348,14 +348,19 @@ fn base_test_lay(
     {
         return Some(Lay::FromBase);
     }
-    if !p.ends_with(".rs") {
+    let (rust, python) = (p.ends_with(".rs"), p.ends_with(".py"));
+    if !rust && !python {
         return None;
     }
     let now = String::from_utf8(files.read(p)?).ok()?;
     let base_text = read_base(p).unwrap_or_default();
     let with_data = words
-        .map(|w| test_integrity::test_only_items(&base_text, w))
-        .and_then(|items| test_integrity::with_base_items(&base_text, &now, &items));
+        .map(|w| test_integrity::test_only_items(p, &base_text, w))
+        .and_then(|items| test_integrity::with_base_items(p, &base_text, &now, &items));
+    if python {
+        let laid = with_data?;
+        return (laid != now).then(|| Lay::Bytes(laid.into_bytes()));
+    }
     let now_data = with_data.as_deref().unwrap_or(&now);
     let swapped = test_integrity::with_base_test_modules(&base_text, now_data)
         .unwrap_or_else(|| now_data.to_string());

@@ -145,7 +145,7 @@ pub fn integrity_report(
     let files_now = place.files_reader();
     // Items of Rust sources and files only test code uses are test data:
     // found by reference over the crate's files at the base.
-    let words = crate::pipeline::base_defined::base_rust_words(place, changes);
+    let words = crate::pipeline::base_defined::base_words(place, changes);
     let data = |p: &str| words.as_ref().is_some_and(|w| w.test_only_file(p));
     for f in &changes.files {
         let relevant = f

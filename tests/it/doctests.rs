@@ -48,12 +48,13 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
     if !bwrap() {
         return;
     }
-    // The upstream-style fix: a note added above every example.
-    let fix = "sed -i 's/if a > 9 { a - b } else { a + b }/a + b/; s|^/// Adds two numbers.$|/// Adds two numbers.\\n///\\n/// Wraps on overflow in release builds.|; s|^//! Small numeric helpers.$|//! Small numeric helpers.\\n//! No allocation.|' src/lib.rs";
+    // The upstream-style fix: a note added above every example, and a
+    // plain comment (not laid from the base) that moves them all.
+    let fix = "sed -i 's/if a > 9 { a - b } else { a + b }/a + b/; s|^/// Adds two numbers.$|/// Adds two numbers.\\n///\\n/// Wraps on overflow in release builds.|; s|^//! Small numeric helpers.$|//! Small numeric helpers.\\n//! No allocation.|' src/lib.rs && sed -i '1i // Helpers.' src/lib.rs";
     // Wrong code, the example that shows it changed to agree.
     let edit = "sed -i 's|^/// assert_eq!(calc::add(10, 1), 11);$|/// assert_eq!(calc::add(10, 1), 9);|' src/lib.rs";
     // Wrong code, the example that shows it gone (and lines moved).
-    let drop = "sed -i '/^\\/\\/\\/ Large numbers too:$/,+4d' src/lib.rs && sed -i '1i // Helpers.' src/lib.rs";
+    let drop = "sed -i '/^\\/\\/\\/ Large numbers too:$/,+4d' src/lib.rs";
     let agents = [("fix", fix), ("edit", edit), ("drop", drop)];
     let t = repo_of(
         &[

@@ -105,3 +105,57 @@ fn a_dropped_row_or_golden_line_fails_and_added_rows_pass() {
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+const CALC_PY: &str = "CASES = [\n    (1, 1, 2),\n    (2, 3, 5),\n    (10, 1, 11),\n]\n\n\ndef add(a, b):\n    if a > 9:\n        return a - b\n    return a + b\n";
+
+const TEST_CALC_PY: &str = "import unittest\nfrom calc import CASES, add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_every_case(self):\n        for a, b, s in CASES:\n            self.assertEqual(add(a, b), s)\n";
+
+/// The same in Python (`python3 -m unittest`): the table of cases lives in
+/// the module under test, only the test imports it.
+#[test]
+fn a_dropped_row_of_a_python_table_fails_and_an_added_one_passes() {
+    if !bwrap() || !crate::test_integrity::toolchain("python3", &["-c", "import unittest"]) {
+        return;
+    }
+    let fix = "sed -i 's/    if a > 9:/    if False:/' calc.py";
+    let drop_row = "sed -i '/    (10, 1, 11),/d' calc.py";
+    let more = format!(
+        "{fix} && sed -i 's/    (10, 1, 11),/    (10, 1, 11),\\n    (20, 2, 22),/' calc.py"
+    );
+    let agents = [
+        ("drop-row", drop_row),
+        ("fix", fix),
+        ("more-cases", more.as_str()),
+    ];
+    let t = repo_of(
+        &[("calc.py", CALC_PY), ("test_calc.py", TEST_CALC_PY)],
+        &agents,
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+    );
+    let doc = run(&t, &["drop-row", "fix", "more-cases"]);
+    let mut wrong = Vec::new();
+    let c = candidate(&doc, "drop-row");
+    let found = rules(c);
+    if c["verdict"] != "fail"
+        || !found
+            .iter()
+            .any(|r| r == "test-integrity/test-data-changed")
+        || !found.iter().any(|r| r == "base-tests/failed")
+    {
+        wrong.push(format!(
+            "drop-row: verdict {}, rules {found:?}",
+            c["verdict"]
+        ));
+    }
+    for name in ["fix", "more-cases"] {
+        let c = candidate(&doc, name);
+        if c["verdict"] != "pass" {
+            wrong.push(format!(
+                "{name}: verdict {}, rules {:?}",
+                c["verdict"],
+                rules(c)
+            ));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

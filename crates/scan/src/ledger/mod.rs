@@ -317,6 +317,21 @@ fn settle(
         }
         seen.push(outcome);
     }
+    // A cargo doc test whose line moved since the listing (the base's,
+    // judging a copy where lines above an example shifted) is matched by
+    // its item: as many as the listing has of that item and no more, so a
+    // printed line cannot add one.
+    let mut moved: HashMap<String, usize> = HashMap::new();
+    if let (Runner::Cargo, Some(l)) = (runner, listing) {
+        for t in l.tests.iter().filter(|t| cargo::doc_line(t).is_some()) {
+            *moved.entry(comparable(t)).or_default() += 1;
+        }
+        for name in order.iter().filter(|n| listed.contains_key(n.as_str())) {
+            if let Some(left) = moved.get_mut(&comparable(name)) {
+                *left = left.saturating_sub(1);
+            }
+        }
+    }
     for reported_name in order {
         let mut outcomes = by_name.remove(&reported_name).unwrap_or_default();
         outcomes.sort_by(|a, b| b.cmp(a));
@@ -326,9 +341,16 @@ fn settle(
             None => outcomes.len(),
             Some(_) => {
                 let key = listing_key(runner, &name, files_only);
-                let (n, relative) = match listed.get(key.as_str()) {
-                    Some(n) => (*n, None),
-                    None => js_suffix_match(runner, &key, &listed),
+                let item = moved
+                    .get_mut(&comparable(&key))
+                    .filter(|left| **left > 0 && cargo::doc_line(&key).is_some());
+                let (n, relative) = match (listed.get(key.as_str()), item) {
+                    (Some(n), _) => (*n, None),
+                    (None, Some(left)) => {
+                        *left -= 1;
+                        (1, None)
+                    }
+                    (None, None) => js_suffix_match(runner, &key, &listed),
                 };
                 // Named as the listing names it: a path relative to the
                 // runner's directory rather than this copy's absolute one.

@@ -740,6 +740,30 @@ fn doc_tests_are_judged_by_item_and_ordinal_when_lines_move() {
 }
 
 #[test]
+fn results_read_against_an_older_listing_match_moved_doc_tests_by_item_and_no_more() {
+    // The base's listing judges a copy where a line was added above the
+    // examples; one printed line more for `double` is not a result.
+    let base = Listing {
+        tests: strings(&[
+            "src/lib.rs - double (line 12)",
+            "src/lib.rs - double (line 16)",
+            "src/lib.rs tests::adds",
+        ]),
+        complete: true,
+        files_only: false,
+    };
+    let out = "running 2 tests\ntest src/lib.rs - double (line 13) ... ok\ntest src/lib.rs - double (line 17) ... FAILED\ntest src/lib.rs - double (line 99) ... ok\n\ntest result: FAILED. 2 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out\n";
+    let r = parse_results(Runner::Cargo, out, None, Some(&base));
+    assert_eq!(r.passed, strings(&["src/lib.rs - double (line 13)"]));
+    assert_eq!(r.failed, strings(&["src/lib.rs - double (line 17)"]));
+    assert_eq!(r.unlisted, strings(&["src/lib.rs - double (line 99)"]));
+    // Matched by item and ordinal: the second example failed.
+    let j = judge(Runner::Cargo, &base, &r);
+    assert_eq!(j.failed, strings(&["src/lib.rs - double (line 16)"]));
+    assert_eq!(j.passed, 1);
+}
+
+#[test]
 fn a_doc_test_that_did_not_compile_has_no_result_and_a_forged_section_changes_nothing() {
     // Real rustdoc output: `add (line 7)` calls `add` with three
     // arguments; `add (line 3)` fails its assertion; `half (line 16)`

@@ -180,8 +180,9 @@ pub fn check(input: &Input) -> Vec<Issue> {
     issues
 }
 
-/// `test-integrity/test-data-changed`: an item of a Rust source file that
-/// only test code uses (a table of cases, a helper) changed or removed.
+/// `test-integrity/test-data-changed`: an item of a Rust or Python source
+/// file that only test code uses (a table of cases, a helper) changed or
+/// removed, or a file only test code reads.
 fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Finding>) {
     for f in files {
         let Some(base) = f.base else { continue };
@@ -208,19 +209,19 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
             out.push(Finding::file(issue, &[f.path]));
             continue;
         }
-        if !f.path.ends_with(".rs") || is_test_path(f.path) {
+        if test_data::syntax_of(f.path).is_none() || is_test_path(f.path) {
             continue;
         }
-        let items = test_only_items(base, words);
+        let items = test_only_items(f.path, base, words);
         let now = f.new.unwrap_or("");
-        for (it, gone) in test_data::changed(base, now, &items) {
+        for (it, gone) in test_data::changed(f.path, base, now, &items) {
             // Cases removed (the item, or rows of its table) are an error;
             // an item changed otherwise is for a human, as an edited
             // expected value is (the base-tests run judges it by execution
             // with the base's version).
             let (what, severity) = if gone {
                 ("removes", Severity::Error)
-            } else if test_data::shrinks(base, now, it) {
+            } else if test_data::shrinks(f.path, base, now, it) {
                 ("removes cases from", Severity::Error)
             } else {
                 ("changes", Severity::Warning)

@@ -55,9 +55,15 @@ pub struct Words {
 impl Words {
     /// Count the words of file `path` with text `text`.
     pub fn add(&mut self, path: &str, text: &str) {
-        let src = Source::new(text, Syntax::Rust);
+        let Some(syntax) = syntax_of(path) else {
+            return;
+        };
+        let src = Source::new(text, syntax);
         let whole_test = is_test_file(path);
-        let tests = rust_test_modules(text);
+        let tests = match syntax {
+            Syntax::Rust => rust_test_modules(text),
+            _ => Vec::new(),
+        };
         let in_test = |i: usize| whole_test || tests.iter().any(|&(a, b)| a <= i && i < b);
         let mut i = 0;
         while i < src.len() {
@@ -91,11 +97,17 @@ impl Words {
 }
 
 impl Words {
+    /// Whether the words of a file named `path` are counted (Rust and
+    /// Python sources).
+    pub fn reads(path: &str) -> bool {
+        syntax_of(path).is_some()
+    }
+
     /// Whether the file at `path` (from the repository's root) is one
     /// only test code names: test data, whatever directory it is in.
     pub fn test_only_file(&self, path: &str) -> bool {
         let names = |set: &HashSet<String>| set.iter().any(|l| names_path(l, path));
-        !path.ends_with(".rs") && names(&self.test_paths) && !names(&self.code_paths)
+        syntax_of(path).is_none() && names(&self.test_paths) && !names(&self.code_paths)
     }
 }
 
@@ -128,8 +140,9 @@ fn names_path(lit: &str, path: &str) -> bool {
     path == lit || path.ends_with(&format!("/{lit}"))
 }
 
-/// A Rust file that is test code whole: under a `tests/` or `benches/`
-/// directory, or `src/tests.rs`.
+/// A source file that is test code whole: a Rust file under a `tests/`
+/// or `benches/` directory, or `src/tests.rs`; a Python test file
+/// (`test_*.py`, `*_test.py`, `conftest.py`, anything under `tests/`).
 fn is_test_file(path: &str) -> bool {
     path.split('/')
         .rev()
@@ -137,6 +150,123 @@ fn is_test_file(path: &str) -> bool {
         .any(|d| d == "tests" || d == "benches")
         || path.ends_with("/tests.rs")
         || path == "tests.rs"
+        || (path.ends_with(".py") && super::is_test_path(path))
+}
+
+/// The languages whose test data is read here: Rust and Python.
+pub fn syntax_of(path: &str) -> Option<Syntax> {
+    if path.ends_with(".rs") {
+        Some(Syntax::Rust)
+    } else if path.ends_with(".py") {
+        Some(Syntax::Python)
+    } else {
+        None
+    }
+}
+
+/// The items of the source file at `path` (see [`rust_items`] and
+/// [`python_items`]); none for other languages.
+pub fn items_of(path: &str, text: &str) -> Vec<Item> {
+    match syntax_of(path) {
+        Some(Syntax::Rust) => rust_items(text),
+        Some(Syntax::Python) => python_items(text),
+        _ => Vec::new(),
+    }
+}
+
+/// The module-level assignments (`CASES = [...]`, `LIMIT: int = 3`) and
+/// functions (`def _cases(): ...`, decorators included) of a Python file,
+/// each from its first line to the end of its last. A name that starts
+/// with `_` is private; a table is a bracketed literal (list, tuple, dict,
+/// set).
+pub fn python_items(text: &str) -> Vec<Item> {
+    let src = Source::new(text, Syntax::Python);
+    let starts = src.line_starts().to_vec();
+    let top = |s: usize| lex::is_ident_byte(src.at(s)) || src.at(s) == b'@';
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < starts.len() {
+        let s = starts[k];
+        if s >= src.len() || !top(s) {
+            k += 1;
+            continue;
+        }
+        // Decorators belong to what follows them.
+        let mut d = k;
+        while d < starts.len() && src.at(starts[d]) == b'@' {
+            d += 1;
+        }
+        let Some(&line_at) = starts.get(d) else { break };
+        let Some((first, e)) = src.word(line_at) else {
+            k = d + 1;
+            continue;
+        };
+        let def = match first {
+            "def" => src.word(src.skip_space(e)),
+            "async" => src
+                .word(src.skip_space(e))
+                .filter(|(w, _)| *w == "def")
+                .and_then(|(_, e2)| src.word(src.skip_space(e2))),
+            _ => None,
+        };
+        if let Some((name, at)) = def {
+            // A function ends before the next line that starts at column 0.
+            let mut n = d + 1;
+            while n < starts.len() && (starts[n] >= src.len() || !top(starts[n])) {
+                n += 1;
+            }
+            let end = starts.get(n).copied().unwrap_or(src.len());
+            out.push(py_item("fn", name, s, end, src.line(at), false));
+            k = n;
+            continue;
+        }
+        // `NAME = value` or `NAME: type = value`.
+        let mut i = src.skip_space(e);
+        if src.at(i) == b':' {
+            while i < src.len() && src.at(i) != b'=' && src.at(i) != b'\n' {
+                i = match src.at(i) {
+                    b'(' | b'[' | b'{' => src.close(i) + 1,
+                    _ => i + 1,
+                };
+            }
+        }
+        let assigns = src.at(i) == b'=' && src.at(i + 1) != b'=';
+        let mut end = line_at;
+        while end < src.len() && src.at(end) != b'\n' {
+            end = match src.at(end) {
+                b'(' | b'[' | b'{' => src.close(end) + 1,
+                _ => end + 1,
+            };
+        }
+        let end = (end + 1).min(src.len());
+        if assigns {
+            let v = src.skip_space(i + 1);
+            let table = matches!(src.at(v), b'[' | b'(' | b'{');
+            out.push(py_item("const", first, s, end, src.line(line_at), table));
+        }
+        k = starts.partition_point(|&x| x < end);
+    }
+    out
+}
+
+fn py_item(
+    kind: &'static str,
+    name: &str,
+    start: usize,
+    end: usize,
+    line: u32,
+    table: bool,
+) -> Item {
+    Item {
+        kind,
+        name: name.to_string(),
+        start,
+        end,
+        line,
+        public: !name.starts_with('_'),
+        cfg_test: false,
+        table,
+    }
 }
 
 /// The top-level `const`, `static` and `fn` items of a Rust file outside
@@ -259,8 +389,8 @@ impl Pending {
 /// The items of the base's file `text` that are test data, given the
 /// words of the crate's files at the base (`crate_words`, this file's
 /// included).
-pub fn test_only_items(text: &str, crate_words: &Words) -> Vec<Item> {
-    rust_items(text)
+pub fn test_only_items(path: &str, text: &str, crate_words: &Words) -> Vec<Item> {
+    items_of(path, text)
         .into_iter()
         .filter(|it| {
             if it.cfg_test {
@@ -270,7 +400,7 @@ pub fn test_only_items(text: &str, crate_words: &Words) -> Vec<Item> {
                 return false;
             }
             let mut own = Words::default();
-            own.add("src/x.rs", &text[it.start..it.end]);
+            own.add(path, &text[it.start..it.end]);
             let count = |m: &HashMap<String, usize>| m.get(&it.name).copied().unwrap_or(0);
             let in_code = count(&crate_words.code).saturating_sub(count(&own.code));
             in_code == 0 && count(&crate_words.tests) > 0
@@ -280,8 +410,8 @@ pub fn test_only_items(text: &str, crate_words: &Words) -> Vec<Item> {
 
 /// A table item's text before its value's rows, and the rows (each with
 /// its whitespace left out); None when its value is not a bracketed list.
-fn rows(item: &str) -> Option<(String, Vec<String>)> {
-    let src = Source::new(item, Syntax::Rust);
+fn rows(syntax: Syntax, item: &str) -> Option<(String, Vec<String>)> {
+    let src = Source::new(item, syntax);
     let mut i = 0;
     while i < src.len() && src.at(i) != b'=' {
         i = match src.at(i) {
@@ -289,7 +419,12 @@ fn rows(item: &str) -> Option<(String, Vec<String>)> {
             _ => i + 1,
         };
     }
-    while i < src.len() && src.at(i) != b'[' {
+    // Rust's rows are in `[…]` (after a `&`); Python's in any bracket.
+    let opens: &[u8] = match syntax {
+        Syntax::Rust => b"[",
+        _ => b"[({",
+    };
+    while i < src.len() && !opens.contains(&src.at(i)) {
         i += 1;
     }
     if i >= src.len() {
@@ -306,8 +441,10 @@ fn rows(item: &str) -> Option<(String, Vec<String>)> {
 
 /// Whether table item `now` is `base` with rows added and none changed or
 /// removed (new cases are new tests, not weaker ones).
-fn only_added(base: &str, now: &str) -> bool {
-    let (Some((head, mut left)), Some((now_head, now_rows))) = (rows(base), rows(now)) else {
+fn only_added(syntax: Syntax, base: &str, now: &str) -> bool {
+    let (Some((head, mut left)), Some((now_head, now_rows))) =
+        (rows(syntax, base), rows(syntax, now))
+    else {
         return false;
     };
     // A fixed-size array's length changes with its rows.
@@ -330,8 +467,9 @@ fn squeezed(s: &str) -> String {
 
 /// The test-data `items` of `base` that `now` changed: (item, whether it
 /// is gone).
-pub fn changed<'a>(base: &str, now: &str, items: &'a [Item]) -> Vec<(&'a Item, bool)> {
-    let theirs = rust_items(now);
+pub fn changed<'a>(path: &str, base: &str, now: &str, items: &'a [Item]) -> Vec<(&'a Item, bool)> {
+    let syntax = syntax_of(path).unwrap_or(Syntax::Rust);
+    let theirs = items_of(path, now);
     items
         .iter()
         .filter_map(|it| {
@@ -342,7 +480,8 @@ pub fn changed<'a>(base: &str, now: &str, items: &'a [Item]) -> Vec<(&'a Item, b
             {
                 Some(t) if squeezed(&now[t.start..t.end]) == mine => None,
                 Some(t)
-                    if it.table && only_added(&base[it.start..it.end], &now[t.start..t.end]) =>
+                    if it.table
+                        && only_added(syntax, &base[it.start..it.end], &now[t.start..t.end]) =>
                 {
                     None
                 }
@@ -355,15 +494,16 @@ pub fn changed<'a>(base: &str, now: &str, items: &'a [Item]) -> Vec<(&'a Item, b
 
 /// Whether `now`'s version of test-data item `it` (of `base`) has fewer
 /// rows, or lines, than the base's: cases removed, not only changed.
-pub fn shrinks(base: &str, now: &str, it: &Item) -> bool {
-    let Some(t) = rust_items(now)
+pub fn shrinks(path: &str, base: &str, now: &str, it: &Item) -> bool {
+    let syntax = syntax_of(path).unwrap_or(Syntax::Rust);
+    let Some(t) = items_of(path, now)
         .into_iter()
         .find(|t| t.name == it.name && t.kind == it.kind)
     else {
         return true;
     };
     let (b, n) = (&base[it.start..it.end], &now[t.start..t.end]);
-    match (rows(b), rows(n)) {
+    match (rows(syntax, b), rows(syntax, n)) {
         (Some((_, br)), Some((_, nr))) => nr.len() < br.len(),
         _ => n.lines().count() < b.lines().count(),
     }
@@ -372,11 +512,11 @@ pub fn shrinks(base: &str, now: &str, it: &Item) -> bool {
 /// `now` with each of `items` (of `base`) as the base has it: in place of
 /// the item of that name, or added at the end when `now` has none. None
 /// when nothing changes.
-pub fn with_base_items(base: &str, now: &str, items: &[Item]) -> Option<String> {
-    let theirs = rust_items(now);
+pub fn with_base_items(path: &str, base: &str, now: &str, items: &[Item]) -> Option<String> {
+    let theirs = items_of(path, now);
     let mut swaps: Vec<(usize, usize, &str)> = Vec::new();
     let mut appended = String::new();
-    for (it, gone) in changed(base, now, items) {
+    for (it, gone) in changed(path, base, now, items) {
         let text = &base[it.start..it.end];
         if gone {
             appended.push('\n');
@@ -453,7 +593,7 @@ mod tests {
             rust_items(&inner)[1].start > 20,
             "an inner attribute starts no item"
         );
-        let data: Vec<String> = test_only_items(LIB, &words(&[("src/lib.rs", LIB)]))
+        let data: Vec<String> = test_only_items("src/lib.rs", LIB, &words(&[("src/lib.rs", LIB)]))
             .into_iter()
             .map(|i| i.name)
             .collect();
@@ -462,12 +602,20 @@ mod tests {
         assert_eq!(data, ["CASES", "helper", "SEEN"]);
         // Used by code elsewhere in the crate: not test data.
         let other = "pub fn first() -> i32 { crate::CASES[0].2 }\n";
-        let data = test_only_items(LIB, &words(&[("src/lib.rs", LIB), ("src/other.rs", other)]));
+        let data = test_only_items(
+            "src/lib.rs",
+            LIB,
+            &words(&[("src/lib.rs", LIB), ("src/other.rs", other)]),
+        );
         assert!(!data.iter().any(|i| i.name == "CASES"), "{data:?}");
         // Used only by an integration test: test data.
         let lib = LIB.replace("for (a, b, s) in CASES", "for (a, b, s) in [(1, 1, 2)]");
         let it = "use calc::*;\n#[test]\nfn all() { for c in CASES { let _ = c; } }\n";
-        let data = test_only_items(&lib, &words(&[("src/lib.rs", &lib), ("tests/it.rs", it)]));
+        let data = test_only_items(
+            "src/lib.rs",
+            &lib,
+            &words(&[("src/lib.rs", &lib), ("tests/it.rs", it)]),
+        );
         assert!(data.iter().any(|i| i.name == "CASES"), "{data:?}");
     }
 
@@ -488,32 +636,37 @@ mod tests {
 
     #[test]
     fn a_changed_row_is_found_and_laid_back_from_the_base() {
-        let items = test_only_items(LIB, &words(&[("src/lib.rs", LIB)]));
+        let items = test_only_items("src/lib.rs", LIB, &words(&[("src/lib.rs", LIB)]));
         let cheat = LIB.replace("    (2, 2, 4),\n", "");
-        let c = changed(LIB, &cheat, &items);
+        let c = changed("src/lib.rs", LIB, &cheat, &items);
         assert_eq!(c.len(), 1);
-        assert!(shrinks(LIB, &cheat, c[0].0));
+        assert!(shrinks("src/lib.rs", LIB, &cheat, c[0].0));
         let edited = LIB.replace("(2, 2, 4)", "(2, 2, 5)");
-        assert!(!shrinks(LIB, &edited, changed(LIB, &edited, &items)[0].0));
+        assert!(!shrinks(
+            "src/lib.rs",
+            LIB,
+            &edited,
+            changed("src/lib.rs", LIB, &edited, &items)[0].0
+        ));
         assert_eq!((c[0].0.name.as_str(), c[0].1), ("CASES", false));
-        let laid = with_base_items(LIB, &cheat, &items).unwrap();
+        let laid = with_base_items("src/lib.rs", LIB, &cheat, &items).unwrap();
         assert_eq!(laid, LIB);
         // A row added, none changed: new cases, not weaker ones.
         let more = LIB.replace("    (2, 2, 4),\n", "    (2, 2, 4),\n    (3, 3, 6),\n");
-        assert!(changed(LIB, &more, &items).is_empty());
+        assert!(changed("src/lib.rs", LIB, &more, &items).is_empty());
         let swapped = LIB.replace("    (2, 2, 4),\n", "    (3, 3, 6),\n");
-        assert_eq!(changed(LIB, &swapped, &items).len(), 1);
+        assert_eq!(changed("src/lib.rs", LIB, &swapped, &items).len(), 1);
         // Reformatted only: not a change.
         let spaced = LIB.replace("(1, 1, 2),", "(1,  1,  2),");
-        assert!(changed(LIB, &spaced, &items).is_empty());
-        assert_eq!(with_base_items(LIB, &spaced, &items), None);
+        assert!(changed("src/lib.rs", LIB, &spaced, &items).is_empty());
+        assert_eq!(with_base_items("src/lib.rs", LIB, &spaced, &items), None);
         // Removed: laid back at the end.
         let start = LIB.find("/// The cases.").unwrap();
         let end = LIB.find("];\n").unwrap() + 3;
         let gone = format!("{}{}", &LIB[..start], &LIB[end..]);
-        let c = changed(LIB, &gone, &items);
+        let c = changed("src/lib.rs", LIB, &gone, &items);
         assert_eq!((c[0].0.name.as_str(), c[0].1), ("CASES", true));
-        let laid = with_base_items(LIB, &gone, &items).unwrap();
+        let laid = with_base_items("src/lib.rs", LIB, &gone, &items).unwrap();
         assert!(laid.contains("(2, 2, 4),"));
         assert_eq!(
             rust_items(&laid)
@@ -522,5 +675,47 @@ mod tests {
                 .count(),
             1
         );
+    }
+
+    const CALC: &str = "\"\"\"Small helpers.\"\"\"\n\nLIMIT = 10\n\nCASES = [\n    (1, 1, 2),\n    (2, 3, 5),\n]\n\n_BIG: dict = {\"a\": 1}\n\n\n@staticmethod\ndef _make(n):\n    return [(n, n, 2 * n)]\n\n\ndef add(a, b):\n    if a > LIMIT:\n        return a - b\n    return a + b\n";
+    const TEST_CALC: &str = "from calc import CASES, _BIG, _make, add\n\n\ndef test_add():\n    for a, b, s in CASES + _make(4):\n        assert add(a, b) == s\n    assert _BIG\n";
+
+    #[test]
+    fn python_module_level_tables_and_private_helpers_only_tests_use_are_test_data() {
+        let items = python_items(CALC);
+        let names: Vec<(&str, &str, bool, bool)> = items
+            .iter()
+            .map(|i| (i.kind, i.name.as_str(), i.public, i.table))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("const", "LIMIT", true, false),
+                ("const", "CASES", true, true),
+                ("const", "_BIG", false, true),
+                ("fn", "_make", false, false),
+                ("fn", "add", true, false),
+            ]
+        );
+        assert!(CALC[items[3].start..items[3].end].starts_with("@staticmethod\ndef _make"));
+        let w = words(&[("calc.py", CALC), ("test_calc.py", TEST_CALC)]);
+        let data: Vec<String> = test_only_items("calc.py", CALC, &w)
+            .into_iter()
+            .map(|i| i.name)
+            .collect();
+        assert_eq!(data, ["CASES", "_BIG", "_make"]);
+        // A row dropped: cases removed, and laid back from the base.
+        let cheat = CALC.replace("    (2, 3, 5),\n", "");
+        let items = test_only_items("calc.py", CALC, &w);
+        let c = changed("calc.py", CALC, &cheat, &items);
+        assert_eq!((c[0].0.name.as_str(), c[0].1), ("CASES", false));
+        assert!(shrinks("calc.py", CALC, &cheat, c[0].0));
+        assert_eq!(
+            with_base_items("calc.py", CALC, &cheat, &items).unwrap(),
+            CALC
+        );
+        // A row added is a new case.
+        let more = CALC.replace("    (2, 3, 5),\n", "    (2, 3, 5),\n    (4, 4, 8),\n");
+        assert!(changed("calc.py", CALC, &more, &items).is_empty());
     }
 }
