@@ -374,15 +374,17 @@ fn diff_of(origin: &Path, c: &CandidateSummary, base: git2::Oid, holdout: &Holdo
     holdout.strip_from_diff(&text.unwrap_or_default())
 }
 
-/// What rebuilding the run's other candidates needs.
-struct Others<'a> {
-    config: &'a Config,
-    run: &'a str,
-    state: &'a Path,
-    repo: &'a Path,
-    base: git2::Oid,
-    task: &'a Task,
-    holdout: &'a Arc<Holdout>,
+/// What rebuilding the run's other candidates needs (a combine's, and a
+/// retry's: the candidates not retried, cross-tested again with the new
+/// attempt).
+pub(crate) struct Others<'a> {
+    pub(crate) config: &'a Config,
+    pub(crate) run: &'a str,
+    pub(crate) state: &'a Path,
+    pub(crate) repo: &'a Path,
+    pub(crate) base: git2::Oid,
+    pub(crate) task: &'a Task,
+    pub(crate) holdout: &'a Arc<Holdout>,
 }
 
 impl Others<'_> {
@@ -390,7 +392,7 @@ impl Others<'_> {
     /// reports (without its earlier agreement report: cross-testing gives
     /// it a new one), its change read again from its workspace, and — when
     /// it passed — where its checks run.
-    fn outcome(&self, c: &CandidateSummary) -> CandidateOutcome {
+    pub(crate) fn outcome(&self, c: &CandidateSummary) -> CandidateOutcome {
         let reports: Vec<_> = c
             .reports
             .iter()

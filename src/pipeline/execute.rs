@@ -177,13 +177,13 @@ pub async fn execute_with(
         }
         results = c.others.into_iter().chain(results).collect();
     }
+    // A retry: the run's other candidates, as they ended, are cross-tested
+    // again with the new attempt and ranked with it.
+    if let Some(r) = retry {
+        results = r.others.into_iter().chain(results).collect();
+    }
     let gate: BTreeMap<String, Verdict> =
         results.iter().map(|r| (r.id.clone(), r.verdict)).collect();
-    let others = retry.map(|r| r.others).unwrap_or_default();
-    let earlier: Vec<Verdict> = earlier
-        .into_iter()
-        .chain(others.iter().map(|c| c.verdict))
-        .collect();
     // Base tests a candidate updated for an API it altered: the others
     // say whether the task asked for that.
     crate::pipeline::api_change::settle(&mut results, &jobs.journal);
@@ -207,7 +207,7 @@ pub async fn execute_with(
     if let Some(recorded) = &recorded {
         crate::pipeline::combine::settle(recorded, &gate, &results, &jobs.journal);
     }
-    let mut contenders = contenders(others, &mut results);
+    let mut contenders = contenders(&mut results);
     // Every candidate's state, for the declarations' escalation.
     let states: Vec<State> = jobs
         .resume
@@ -336,13 +336,12 @@ fn budgets(
     crate::pipeline::budget::Budgets::new(config, candidates, earlier_summary.as_ref())
 }
 
-/// The ranking's contenders: the other candidates of a retried run as they
-/// ended, then this run's (their changes moved, not copied: a change of
+/// The ranking's contenders (their changes moved, not copied: a change of
 /// 100,000 files is tens of MiB).
-fn contenders(others: Vec<Contender>, results: &mut [CandidateOutcome]) -> Vec<Contender> {
-    others
-        .into_iter()
-        .chain(results.iter_mut().map(|r| {
+fn contenders(results: &mut [CandidateOutcome]) -> Vec<Contender> {
+    results
+        .iter_mut()
+        .map(|r| {
             Contender::new(
                 &r.id,
                 r.verdict,
@@ -351,7 +350,7 @@ fn contenders(others: Vec<Contender>, results: &mut [CandidateOutcome]) -> Vec<C
                 r.changes.take().unwrap_or_default(),
                 r.usage,
             )
-        }))
+        })
         .collect()
 }
 

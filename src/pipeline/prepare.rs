@@ -6,7 +6,6 @@ use crate::config::spec::Task;
 use crate::config::{Config, LauncherKind};
 use crate::git::base::ConfigSource;
 use crate::git::workspace::{self};
-use crate::layers::compare::Contender;
 use crate::model::event::{CandidateInfo, RunEvent, WorkingTree};
 use crate::model::verdict::Verdict;
 use crate::pipeline::candidate::{Brief, CandidateOutcome};
@@ -51,8 +50,9 @@ pub(crate) struct RetryStart {
     pub(crate) candidate: String,
     pub(crate) attempt: u32,
     pub(crate) feedback: String,
-    /// The other candidates, as they ended, for the new ranking.
-    pub(crate) others: Vec<Contender>,
+    /// The other candidates, as they ended: cross-tested again with the
+    /// new attempt, then ranked with it.
+    pub(crate) others: Vec<CandidateOutcome>,
 }
 
 /// What a combine (see `combine`) adds to a finished run: its candidate

@@ -1,15 +1,14 @@
 //! `rascal retry RUN CANDIDATE --feedback TEXT`: a human sends one candidate
 //! of a finished run back to its author with feedback. The run goes on in
 //! the same journal: the retry decision, the new attempt (layers 2 → 4 → 3
-//! → 5 again, in the same worktree), a new ranking and a new verdict — the
+//! → 5 again, in the same worktree), cross-testing again with the run's
+//! other candidates (as they ended), a new ranking and a new verdict — the
 //! earlier attempts stay recorded.
 
 use crate::config::spec::Task;
 use crate::git::workspace;
-use crate::layers::compare::Contender;
 use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::RunEvent;
-use crate::model::verdict::{Layer, Status, Verdict};
 use crate::pipeline::prepare::{RetryStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
@@ -72,9 +71,27 @@ pub fn prepare_retry(
         })
         .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
     crate::pipeline::prepare::narrow_permissions(&mut config, &task);
-    let holdout =
-        crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default();
-    let others = other_contenders(&repo, &summary, candidate, base, &holdout);
+    let holdout = std::sync::Arc::new(
+        crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default(),
+    );
+    let workdir = workspace::workdir(&repo);
+    let rebuild = crate::pipeline::combine::Others {
+        config: &config,
+        run,
+        state: &state,
+        repo: &workdir,
+        base,
+        task: &task,
+        holdout: &holdout,
+    };
+    // The others as they ended: cross-tested again with the new attempt
+    // (a retry never drops the evidence its run had), then ranked with it.
+    let others: Vec<_> = summary
+        .candidates
+        .iter()
+        .filter(|c| c.id != candidate)
+        .map(|c| rebuild.outcome(c))
+        .collect();
     if let Some(why) = crate::pipeline::budget::retry_refusal(&config, &summary, candidate) {
         return Err(PipelineError::Usage(format!(
             "retry of `{candidate}` refused: {why}\n  hint: budgets are set in .rascal/config.yaml (`budget:` for the run, `agents.{}.budget` for each of its candidates); start a new run to spend more",
@@ -123,40 +140,4 @@ pub fn prepare_retry(
             others,
         },
     ))
-}
-
-/// The run's other candidates, as they ended, for the new ranking: their
-/// changes read again from their workspaces (the held-out tests left out).
-fn other_contenders(
-    repo: &git2::Repository,
-    summary: &crate::model::summary::RunSummary,
-    candidate: &str,
-    base: git2::Oid,
-    holdout: &crate::git::holdout::Holdout,
-) -> Vec<Contender> {
-    summary
-        .candidates
-        .iter()
-        .filter(|c| c.id != candidate)
-        .map(|c| {
-            Contender::new(
-                &c.id,
-                c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
-                c.verdict.is_some()
-                    && c.escalated.is_none()
-                    && c.reports
-                        .iter()
-                        .any(|r| r.layer == Layer::Agent && r.status != Status::Fail),
-                &c.reports,
-                workspace::comparable_change(
-                    &workspace::workdir(repo),
-                    Path::new(&c.worktree),
-                    base,
-                    holdout,
-                )
-                .unwrap_or_default(),
-                c.usage,
-            )
-        })
-        .collect()
 }

@@ -172,3 +172,58 @@ fn the_dashboard_of_a_contested_run_says_so_in_its_header_and_cells() {
         "{alder}"
     );
 }
+
+/// A retry keeps the evidence (issue 53): `rascal retry` of one side of a
+/// contested run cross-tests its new attempt with the other candidate as
+/// it ended, so the run stays CONTESTED (exit 4, no pick, the agreement
+/// matrix with both authors' tests) — before, cross-testing was skipped,
+/// the smaller candidate became the pick and the run exited 0.
+#[test]
+fn a_retry_of_a_contested_run_cross_tests_again_and_stays_contested() {
+    if !bwrap() {
+        return;
+    }
+    // Idempotent scripts: a retry runs the agent again in its worktree.
+    let right = "grep -q adds_negatives src/lib.rs || { sed -i 's/a - b/a + b/' src/lib.rs; sed -i 's/    use super::\\*;/    use super::*;\\n    #[test]\\n    fn adds_negatives() { assert_eq!(add(-1, -1), -2); }/' src/lib.rs; }";
+    let clamps = "grep -q clamps_negatives src/lib.rs || { sed -i 's/    a - b/    if a < 0 || b < 0 { 0 } else { a + b }/' src/lib.rs; sed -i 's/    use super::\\*;/    use super::*;\\n    #[test]\\n    fn clamps_negatives() { assert_eq!(add(-1, 2), 0); }/' src/lib.rs; }";
+    let t = rust_repo(&[("alder", right), ("birch", clamps)], CARGO_TEST);
+    let o = t.rascal(&[
+        "run",
+        "make add() correct",
+        "--agent",
+        "alder,birch",
+        "--json",
+    ]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    assert_eq!(doc["exit_code"], 4, "{}", doc["ranking"]);
+    let id = doc["run"].as_str().unwrap().to_string();
+    let o = t.rascal(&[
+        "retry",
+        &id,
+        "birch",
+        "--feedback",
+        "check negatives again",
+        "--json",
+    ]);
+    let again: serde_json::Value = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+    let ranking = &again["ranking"];
+    assert!(ranking["pick"].is_null(), "{ranking}");
+    assert!(
+        ranking["contested"]
+            .as_str()
+            .is_some_and(|w| w.contains("alder") && w.contains("birch")),
+        "{ranking}"
+    );
+    let authors: Vec<&str> = ranking["agreement"]["tests"]
+        .as_array()
+        .map(|ts| ts.iter().filter_map(|t| t["author"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        authors.contains(&"alder") && authors.contains(&"birch"),
+        "{ranking}"
+    );
+    assert_eq!(again["exit_code"], 4, "{again}");
+    assert_eq!(code(&o), 4);
+}
