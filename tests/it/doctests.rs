@@ -87,6 +87,10 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
             wrong.push(format!("{name}: verdict {}, rules {found:?}", c["verdict"]));
         }
     }
+    let drop = candidate(&doc, "drop")["reports"].to_string();
+    if !drop.contains("the doc example `src/lib.rs - add (line 15)` at the base is gone") {
+        wrong.push(format!("drop: the gone example is not named: {drop}"));
+    }
     let edit = candidate(&doc, "edit")["reports"].to_string();
     if !edit.contains("add") {
         wrong.push(format!("edit: the failing doctest is not named: {edit}"));

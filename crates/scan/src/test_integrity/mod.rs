@@ -1040,10 +1040,18 @@ fn ledger_findings(ledger: &LedgerView, out: &mut Vec<Finding>) {
             *c -= 1;
             continue;
         }
-        let msg = format!(
-            "the test runner listed `{}` at the base and does not list it now",
-            short(name)
-        );
+        let item = crate::ledger::comparable(name);
+        let msg = if &item != name {
+            format!(
+                "the doc example `{}` at the base is gone: the example was deleted, or its item renamed or removed (examples are matched by item, never by line)",
+                short(name)
+            )
+        } else {
+            format!(
+                "the test runner listed `{}` at the base and does not list it now",
+                short(name)
+            )
+        };
         out.push(Finding {
             issue: Issue::new(RULE_REMOVED, Severity::Error, msg),
             tests: vec![(name.clone(), leaf.to_string())],
