@@ -818,10 +818,18 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
                 .unwrap_or_default()
         ),
         DecisionKind::Escalate => format!("{target}escalated by {who}{reason}"),
-        DecisionKind::Retry { feedback } => format!(
-            "{target}retry requested by {who}: {}",
-            cut(&sanitize(feedback), 200)
-        ),
+        DecisionKind::Retry { feedback } => {
+            // One line: the feedback's lines joined, never a `^J`.
+            let lines: Vec<&str> = feedback
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect();
+            format!(
+                "{target}retry requested by {who}: {}",
+                cut(&sanitize(&lines.join(" / ")), 200)
+            )
+        }
         DecisionKind::Cancel => format!("{target}cancelled by {who}{reason}"),
         DecisionKind::ApprovePlan {
             criteria,
@@ -932,6 +940,26 @@ mod tests {
         .unwrap();
         let line = criterion_line(&c);
         assert!(line.contains(&check), "{line}");
+    }
+
+    /// A retry's feedback in a decision line: its lines joined, never a
+    /// `^J` (a control character shown for what it is).
+    #[test]
+    fn a_retrys_feedback_is_one_line_without_control_marks() {
+        use crate::model::decision::{Decision, DecisionKind};
+        let d = Decision::new(
+            Some("birch"),
+            DecisionKind::Retry {
+                feedback: "check negatives\n\nand zero\u{7}".into(),
+            },
+            "ana",
+            "",
+        );
+        let line = decision_line(&d);
+        assert!(
+            line.ends_with("retry requested by ana: check negatives / and zero^G"),
+            "{line}"
+        );
     }
     use crate::model::event::CandidateInfo;
     use crate::text::width;

@@ -226,4 +226,17 @@ fn a_retry_of_a_contested_run_cross_tests_again_and_stays_contested() {
     );
     assert_eq!(again["exit_code"], 4, "{again}");
     assert_eq!(code(&o), 4);
+    // `--auto` finalizes nothing where nothing settles the pick: the run's
+    // own exit code (4), not a usage error.
+    let o = t.rascal(&[
+        "run",
+        "make add() correct",
+        "--agent",
+        "alder,birch",
+        "--headless",
+        "--auto",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(code(&o), 4, "{err}");
+    assert!(!err.contains("has no pick"), "{err}");
 }
