@@ -43,6 +43,48 @@ pub fn double(x: i32) -> i32 {
 }
 "#;
 
+/// `add` defined by a macro, its examples in the call, one edited to
+/// agree with the wrong code.
+const HIDDEN: &str = r#"//! Small numeric helpers.
+//!
+//! ```
+//! assert_eq!(calc::add(1, 1), 2);
+//! ```
+
+macro_rules! define {
+    ($(#[$m:meta])* $name:ident) => {
+        $(#[$m])*
+        pub fn $name(a: i32, b: i32) -> i32 {
+            if a > 9 { a - b } else { a + b }
+        }
+    };
+}
+
+define! {
+    /// Adds two numbers.
+    ///
+    /// ```
+    /// assert_eq!(calc::add(2, 3), 5);
+    /// ```
+    ///
+    /// Large numbers too:
+    ///
+    /// ```
+    /// assert_eq!(calc::add(10, 1), 9);
+    /// ```
+    add
+}
+
+/// Doubles a number.
+///
+/// ```
+/// assert_eq!(calc::double(4), 8);
+/// ```
+pub fn double(x: i32) -> i32 {
+    x * 2
+}
+"#;
+
 #[test]
 fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
     if !bwrap() {
@@ -55,7 +97,15 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
     let edit = "sed -i 's|^/// assert_eq!(calc::add(10, 1), 11);$|/// assert_eq!(calc::add(10, 1), 9);|' src/lib.rs";
     // Wrong code, the example that shows it gone (and lines moved).
     let drop = "sed -i '/^\\/\\/\\/ Large numbers too:$/,+4d' src/lib.rs";
-    let agents = [("fix", fix), ("edit", edit), ("drop", drop)];
+    // Wrong code, `add` made by a macro whose call carries an edited
+    // example: an item the base documented that no reading finds.
+    let hide = crate::test_integrity::write("src/lib.rs", HIDDEN);
+    let agents = [
+        ("fix", fix),
+        ("edit", edit),
+        ("drop", drop),
+        ("hide", hide.as_str()),
+    ];
     let t = repo_of(
         &[
             ("Cargo.toml", CARGO_TOML),
@@ -66,7 +116,7 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
         &agents,
         CARGO_TEST,
     );
-    let doc = run(&t, &["fix", "edit", "drop"]);
+    let doc = run(&t, &["fix", "edit", "drop", "hide"]);
     let mut wrong = Vec::new();
     let fix = candidate(&doc, "fix");
     if fix["verdict"] != "pass" {
@@ -80,6 +130,7 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
     for (name, rule) in [
         ("edit", "base-tests/failed"),
         ("drop", "test-integrity/removed-test"),
+        ("hide", "test-integrity/removed-test"),
     ] {
         let c = candidate(&doc, name);
         let found = rules(c);

@@ -77,7 +77,14 @@ fn owners(text: &str) -> Vec<Owner> {
     let mut gap = 0;
     let mut i = 0;
     let mut item_start: Option<usize> = None;
+    // The `impl`, `trait` and `mod` bodies `i` is in: where each closes,
+    // and its name (a method is keyed within its `impl`: a `new` added to
+    // another type moves no example).
+    let mut within: Vec<(usize, String)> = Vec::new();
     while i < src.len() {
+        while within.last().is_some_and(|(close, _)| *close < i) {
+            within.pop();
+        }
         let c = src.at(i);
         if c == b'#' {
             if let Some((_, after)) = outer_attribute(&src, i) {
@@ -94,11 +101,24 @@ fn owners(text: &str) -> Vec<Owner> {
             }
             if KINDS.contains(&w) {
                 let (name, after) = item_name(&src, w, e);
+                let key = match within.last() {
+                    Some((_, outer)) => format!("{outer} / {w} {name}"),
+                    None => format!("{w} {name}"),
+                };
                 out.push(Owner {
-                    key: key_of(format!("{w} {name}"), &mut seen),
+                    key: key_of(key.clone(), &mut seen),
                     insert_at: src.line_start(start),
                     docs: doc_lines(&src, gap, start, "///"),
                 });
+                if matches!(w, "impl" | "trait" | "mod") {
+                    let mut b = after;
+                    while b < src.len() && !matches!(src.at(b), b'{' | b';') {
+                        b += 1;
+                    }
+                    if src.at(b) == b'{' {
+                        within.push((src.close(b), key));
+                    }
+                }
                 i = after;
             } else {
                 i = e;
@@ -186,13 +206,68 @@ fn doc_lines(src: &Source, a: usize, b: usize, mark: &str) -> Vec<(usize, usize)
     out
 }
 
-/// Whether some doc line of `owner` in `text` opens a code block.
+/// Whether some doc line of `owner` in `text` opens a code block that
+/// rustdoc runs as a test: a fence with no language, or only Rust's
+/// (`rust`, `should_panic`, `no_run`, `compile_fail`, an edition, …) —
+/// not `text`, `ignore`, `sh` or any other language.
 fn has_code(text: &str, owner: &Owner) -> bool {
-    owner.docs.iter().any(|&(a, b)| text[a..b].contains("```"))
+    let mut open = false;
+    for &(a, b) in &owner.docs {
+        let line = text[a..b]
+            .trim_start()
+            .trim_start_matches('/')
+            .trim_start_matches('!');
+        let Some(lang) = line.trim().strip_prefix("```") else {
+            continue;
+        };
+        // A closing fence opens nothing.
+        open = !open;
+        if open && is_rust(lang) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a fence's language string is one rustdoc runs as Rust.
+fn is_rust(lang: &str) -> bool {
+    lang.split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|t| !t.is_empty())
+        .all(|t| {
+            matches!(
+                t,
+                "rust"
+                    | "should_panic"
+                    | "no_run"
+                    | "compile_fail"
+                    | "test_harness"
+                    | "standalone_crate"
+            ) || t.starts_with("edition")
+                || (t.starts_with('E') && t[1..].chars().all(|c| c.is_ascii_digit()))
+        })
 }
 
 fn doc_text(text: &str, owner: &Owner) -> String {
     owner.docs.iter().map(|&(a, b)| &text[a..b]).collect()
+}
+
+/// The items of `base` whose doc comment holds an example and that `now`
+/// has no item for (same kind, name, place among same-named items): their
+/// examples cannot be laid over the change — the item is gone or renamed,
+/// or defined where this reading cannot see it (inside a macro call), so
+/// the example that runs under its name would be the change's own.
+pub fn unplaced(base: &str, now: &str) -> Vec<String> {
+    let theirs: std::collections::HashSet<String> =
+        owners(now).into_iter().map(|o| o.key).collect();
+    owners(base)
+        .into_iter()
+        .filter(|o| has_code(base, o) && !theirs.contains(&o.key))
+        .map(|o| {
+            o.key
+                .rsplit_once('#')
+                .map_or(o.key.clone(), |(k, _)| k.to_string())
+        })
+        .collect()
 }
 
 /// The change's Rust file `now` with the base's doc comment (`base`) on
@@ -265,7 +340,7 @@ mod tests {
                 "fn double#0",
                 "struct S#0",
                 "impl S#0",
-                "fn new#0",
+                "impl S / fn new#0",
                 "const K#0"
             ]
         );
@@ -309,6 +384,44 @@ mod tests {
             "pub fn f() -> &'static str {\n    \"\n/// ```\n/// assert!(false);\n/// ```\n\"\n}\n";
         let o = owners(tricky);
         assert!(o.iter().all(|o| o.docs.is_empty()), "{o:?}");
+    }
+
+    #[test]
+    fn an_item_hidden_in_a_macro_call_leaves_its_examples_unplaced() {
+        let hidden = BASE.replace(
+            "#[inline]\npub fn double(x: i32) -> i32 {\n    x * 2\n}\n",
+            "define! { double }\n",
+        );
+        assert_eq!(unplaced(BASE, &hidden), ["fn double"]);
+        assert!(unplaced(BASE, &BASE.replace("x * 2", "x + x")).is_empty());
+    }
+
+    #[test]
+    fn only_fences_rustdoc_runs_are_examples() {
+        for (fence, runs) in [
+            ("```", true),
+            ("```rust", true),
+            ("```should_panic", true),
+            ("```rust,no_run", true),
+            ("```edition2021", true),
+            ("```text", false),
+            ("```ignore", false),
+            ("```sh", false),
+            ("```toml", false),
+        ] {
+            let text = format!("/// x\n///\n/// {fence}\n/// y\n/// ```\npub fn f() {{}}\n");
+            let o = owners(&text);
+            assert_eq!(has_code(&text, &o[0]), runs, "{fence}");
+        }
+    }
+
+    #[test]
+    fn a_method_added_to_another_type_moves_no_example() {
+        let now = BASE.replace(
+            "pub struct S;\n",
+            "pub struct T;\n\nimpl T {\n    pub fn new() -> Self { T }\n}\n\npub struct S;\n",
+        );
+        assert_eq!(with_base_doctests(BASE, &now), None);
     }
 
     #[test]

@@ -74,7 +74,7 @@ mod test_data;
 mod test_only;
 
 pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
-pub use doctests::with_base_doctests;
+pub use doctests::{unplaced, with_base_doctests};
 pub use mutate::{mutate, Mutant, Mutated};
 pub use own_words::{code_of, only_theirs, test_words, Corpus};
 pub use stub::without_new_code;
@@ -166,6 +166,7 @@ pub fn check(input: &Input) -> Vec<Issue> {
     }
     reads_source::check(input.files, &mut out);
     test_only::check(input.files, &mut out);
+    unplaced_examples(input.files, &mut out);
     if let Some(words) = input.crate_words {
         test_data_findings(input.files, words, &mut out);
     }
@@ -178,6 +179,31 @@ pub fn check(input: &Input) -> Vec<Issue> {
     let mut issues: Vec<Issue> = out.into_iter().map(|f| allow.apply(f)).collect();
     issues.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
     issues
+}
+
+/// `test-integrity/removed-test` for the doc examples of a Rust item the
+/// change no longer has where the base had it (see [`doctests::unplaced`]).
+fn unplaced_examples(files: &[FileVersions], out: &mut Vec<Finding>) {
+    for f in files {
+        let (Some(base), Some(now)) = (f.base, f.new) else {
+            continue;
+        };
+        if !f.path.ends_with(".rs") || base.len() > MAX_FILE_BYTES || now.len() > MAX_FILE_BYTES {
+            continue;
+        }
+        for item in unplaced(base, now) {
+            let mut issue = Issue::new(
+                RULE_REMOVED,
+                Severity::Error,
+                format!(
+                    "the doc examples of `{item}` ({}) at the base have no place in the change: the item is gone or renamed, or defined where rascal cannot read it (inside a macro call), so the base's examples cannot run against it",
+                    f.path
+                ),
+            );
+            issue.path = Some(f.path.to_string());
+            out.push(Finding::file(issue, &[f.path]));
+        }
+    }
 }
 
 /// `test-integrity/test-data-changed`: an item of a Rust or Python source
