@@ -227,7 +227,7 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
                 RULE_TEST_DATA,
                 severity,
                 format!(
-                    "the change {what} `{}`, a file only test code reads: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
+                    "the change {what} `{}`, a file only test code reads (or whose examples run as doctests): test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
                     f.path
                 ),
             );

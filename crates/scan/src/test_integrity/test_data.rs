@@ -69,7 +69,10 @@ impl Words {
         while i < src.len() {
             if let Some((a, e)) = src.string_at(i) {
                 if let Some(p) = path_in(src.slice(a, e)) {
-                    let set = if in_test(a) {
+                    // A file included as docs (`#![doc =
+                    // include_str!("../README.md")]`): its examples are
+                    // doctests, so it is test data like a fixture.
+                    let set = if in_test(a) || (syntax == Syntax::Rust && doc_include(&src, a)) {
                         &mut self.test_paths
                     } else {
                         &mut self.code_paths
@@ -109,6 +112,27 @@ impl Words {
         let names = |set: &HashSet<String>| set.iter().any(|l| names_path(l, path));
         syntax_of(path).is_none() && names(&self.test_paths) && !names(&self.code_paths)
     }
+}
+
+/// Whether the literal at `a` is the path of `doc = include_str!(…)`.
+fn doc_include(src: &Source, a: usize) -> bool {
+    let Some(open) = src.prev_sig(a).filter(|&p| src.at(p) == b'(') else {
+        return false;
+    };
+    let Some(bang) = src.prev_sig(open).filter(|&p| src.at(p) == b'!') else {
+        return false;
+    };
+    let name = src.word_before(bang);
+    if name != "include_str" {
+        return false;
+    }
+    let Some(eq) = src
+        .prev_sig(bang - name.len())
+        .filter(|&p| src.at(p) == b'=')
+    else {
+        return false;
+    };
+    src.word_before(src.prev_sig(eq).map_or(eq, |p| p + 1)) == "doc"
 }
 
 /// A string literal's text as a relative file path, when it looks like
@@ -717,5 +741,15 @@ mod tests {
         // A row added is a new case.
         let more = CALC.replace("    (2, 3, 5),\n", "    (2, 3, 5),\n    (4, 4, 8),\n");
         assert!(changed("calc.py", CALC, &more, &items).is_empty());
+    }
+
+    #[test]
+    fn a_file_included_as_docs_is_test_data() {
+        let lib = "#![doc = include_str!(\"../README.md\")]\n\npub fn f() -> &'static str {\n    include_str!(\"../data/words.txt\")\n}\n";
+        let w = words(&[("src/lib.rs", lib)]);
+        assert!(w.test_only_file("README.md"));
+        assert!(!w.test_only_file("data/words.txt"));
+        let spaced = lib.replace("doc = include_str!(", "doc=include_str! (");
+        assert!(words(&[("src/lib.rs", &spaced)]).test_only_file("README.md"));
     }
 }
