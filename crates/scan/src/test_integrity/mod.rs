@@ -210,6 +210,18 @@ fn unplaced_examples(files: &[FileVersions], out: &mut Vec<Finding>) {
 /// file that only test code uses (a table of cases, a helper) changed or
 /// removed, or a file only test code reads.
 fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Finding>) {
+    // The words of the code (not the tests) the change's files have now:
+    // code that now names an item only tests used at the base can read or
+    // change what the tests check it against (skip the cases it fails,
+    // truncate the table at import, pop a row when called).
+    let mut now_words = Words::default();
+    for f in files {
+        if let Some(n) = f.new {
+            if n.len() <= MAX_FILE_BYTES && !is_test_path(f.path) {
+                now_words.add(f.path, n);
+            }
+        }
+    }
     for f in files {
         let Some(base) = f.base else { continue };
         if words.test_only_file(f.path) && f.new != Some(base) && !is_test_path(f.path) {
@@ -240,6 +252,34 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
         }
         let items = test_only_items(f.path, base, words);
         let now = f.new.unwrap_or("");
+        for it in &items {
+            // Its own text (now's first definition) is not a use; a second
+            // definition (`CASES = CASES[:2]`) is.
+            let own = test_data::items_of(f.path, now)
+                .into_iter()
+                .find(|t| t.name == it.name)
+                .map_or(0, |t| {
+                    let mut w = Words::default();
+                    w.add(f.path, &now[t.start..t.end]);
+                    w.code.get(&it.name).copied().unwrap_or(0)
+                });
+            let uses = now_words.code.get(&it.name).copied().unwrap_or(0);
+            if uses > own {
+                let mut issue = Issue::new(
+                    RULE_TEST_DATA,
+                    Severity::Error,
+                    format!(
+                        "code under test now names `{}` ({}:{}), which only test code used at the base: the code can read or change what the tests check it against (`allow_test_changes` names data the task may change)",
+                        it.name, f.path, it.line
+                    ),
+                );
+                issue.path = Some(f.path.to_string());
+                issue.line = Some(it.line);
+                let mut finding = Finding::file(issue, &[f.path]);
+                finding.tests.push((it.name.clone(), it.name.clone()));
+                out.push(finding);
+            }
+        }
         for (it, gone) in test_data::changed(f.path, base, now, &items) {
             // Cases removed (the item, or rows of its table) are an error;
             // an item changed otherwise is for a human, as an edited
@@ -1422,6 +1462,48 @@ mod tests {
             rules(&run(&[], &[], Some(ledger))),
             [(RULE_REMOVED, Severity::Error)]
         );
+    }
+
+    #[test]
+    fn code_that_now_reaches_test_data_is_an_error() {
+        let calc = "CASES = [\n    (1, 1, 2),\n    (10, 1, 11),\n]\n\n\ndef add(a, b):\n    return a + b\n";
+        let test = "from calc import CASES, add\n\n\ndef test_add():\n    for a, b, s in CASES:\n        assert add(a, b) == s\n";
+        let mut words = Words::default();
+        words.add("calc.py", calc);
+        words.add("test_calc.py", test);
+        let found = |now: &str| -> Vec<String> {
+            let files = [fv("calc.py", Some(calc), Some(now))];
+            check(&Input {
+                files: &files,
+                test_commands: &[],
+                allow: &[],
+                ledger: None,
+                crate_words: Some(&words),
+            })
+            .into_iter()
+            .filter(|i| i.rule == RULE_TEST_DATA)
+            .map(|i| i.message)
+            .collect()
+        };
+        // A fix that leaves the data alone: nothing.
+        assert!(found(&calc.replace("a + b", "b + a")).is_empty());
+        // Truncated at import, popped when called, special-cased: each is
+        // code reaching the data.
+        for now in [
+            format!("{calc}CASES = CASES[:1]\n"),
+            format!("{calc}CASES.pop()\n"),
+            calc.replace(
+                "    return a + b",
+                "    if (a, b, 11) in CASES:\n        return 11\n    return a - b",
+            ),
+        ] {
+            let f = found(&now);
+            assert!(
+                f.iter()
+                    .any(|m| m.starts_with("code under test now names `CASES`")),
+                "{now}: {f:?}"
+            );
+        }
     }
 
     /// Pathological texts in every language: no panic, no stack overflow,
