@@ -372,14 +372,28 @@ fn base_test_lay(
 /// tests laid in: its test files, the files its listing names tests in
 /// (`listed_in`), the files of its out-of-line test modules, and in Rust
 /// sources its `#[cfg(test)]` modules over the base's code. The change's
-/// tests, run on the code they were written to change.
+/// tests, run on the code they were written to change. The data files the
+/// change adds are laid in too (a marker, a fixture; never code, a build
+/// or runner file): only the code differs from the change's own run, so a
+/// test that fails here fails because of the code — not because a file it
+/// looks for is missing.
 pub fn tests_on_base(
     place: &Place,
     changes: &ChangeSet,
     listed_in: &[String],
 ) -> Result<Place, String> {
     let base = BaseFiles::open(place, changes)?;
-    let edits = test_edits(place, changes, listed_in, &|p| base.read(p));
+    let mut edits = test_edits(place, changes, listed_in, &|p| base.read(p));
+    let files = place.files_reader();
+    for f in &changes.files {
+        use crate::model::changeset::{EntryKind, Operation};
+        let added = f.op == Operation::Create && f.new_kind == Some(EntryKind::File);
+        if added && test_integrity::is_data(&f.path) && !edits.iter().any(|(p, _)| *p == f.path) {
+            if let Some(bytes) = files.read(&f.path) {
+                edits.push((f.path.clone(), Lay::Bytes(bytes)));
+            }
+        }
+    }
     laid_on(place, changes, &base.tree.to_string(), &edits)
 }
 

@@ -1233,3 +1233,31 @@ fn a_test_rewriting_proc_macro_and_an_exit_under_a_held_out_test_fail() {
         .unwrap();
     assert_eq!(held["status"], "pass", "{held}");
 }
+
+/// A new test that fails at the base only because a file the change adds
+/// is missing there proves nothing about the code (issue 46, item 3): the
+/// change's added data files are laid in the at-base copy, so only the
+/// code differs, and such a test passes there — named, never evidence.
+#[test]
+fn a_new_test_that_fails_at_the_base_only_for_a_missing_file_proves_nothing() {
+    if !bwrap() {
+        return;
+    }
+    let marker = sed("s/a - b/a + b/")
+        + " && echo done > marker.txt && "
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn marked() { assert!(std::path::Path::new(\"marker.txt\").exists()); }/");
+    let t = rust_repo(&[("marker", &marker)], CARGO_TEST);
+    let doc = run(&t, &["marker"]);
+    let c = candidate(&doc, "marker");
+    let l = &report(c, "tests")["ledger"]["new_tests"];
+    assert_eq!(
+        (l["added"].as_u64(), l["proving"].as_u64()),
+        (Some(1), Some(0)),
+        "{l}"
+    );
+    let out = report(c, "tests")["output"].as_str().unwrap().to_string();
+    assert!(
+        out.contains("passing on the base's code too: tests::marked"),
+        "{out}"
+    );
+}

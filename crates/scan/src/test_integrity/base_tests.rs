@@ -44,6 +44,67 @@ pub fn is_test_path(path: &str) -> bool {
     }
 }
 
+/// Source code extensions: a file with one is code, not data.
+const SOURCE: &[&str] = &[
+    "rs", "py", "pyi", "go", "js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts", "java", "kt",
+    "kts", "scala", "groovy", "c", "h", "cc", "cpp", "cxx", "hpp", "hh", "m", "mm", "cs", "fs",
+    "rb", "php", "swift", "zig", "lua", "sh", "bash", "pl", "pm", "r", "jl", "ex", "exs", "erl",
+    "hs", "ml", "dart", "vue", "svelte", "so", "dylib", "dll", "a", "o", "wasm", "pyc",
+];
+
+/// Files that build a project or run its tests, whatever their extension.
+const BUILD: &[&str] = &[
+    "Cargo.toml",
+    "Cargo.lock",
+    "build.rs",
+    "go.mod",
+    "go.sum",
+    "go.work",
+    "go.work.sum",
+    "package.json",
+    "package-lock.json",
+    "yarn.lock",
+    "pnpm-lock.yaml",
+    "pyproject.toml",
+    "setup.cfg",
+    "setup.py",
+    "tox.ini",
+    "pytest.ini",
+    "requirements.txt",
+    "Pipfile",
+    "Pipfile.lock",
+    "poetry.lock",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "CMakeLists.txt",
+    "pom.xml",
+    "build.gradle",
+    "settings.gradle",
+    "Dockerfile",
+    "justfile",
+    "Justfile",
+    "rust-toolchain",
+    "rust-toolchain.toml",
+    ".env",
+    "conftest.py",
+];
+
+/// Whether `path` is data: not source code, not a file that builds the
+/// project or runs its tests, not under a directory of tool settings
+/// (`.cargo/`, `.github/`, `.rascal/`, …). A marker file, a fixture, a
+/// document.
+pub fn is_data(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    let ext = name.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    let in_settings = path
+        .split('/')
+        .rev()
+        .skip(1)
+        .any(|d| d.starts_with('.') && d != "." && d != "..");
+    !SOURCE.contains(&ext) && !BUILD.contains(&name) && !in_settings && !name.starts_with('.')
+}
+
 /// The outer attribute `#[…]` starting at `i`: its text inside the
 /// brackets with whitespace left out, and the offset after it. None for
 /// anything else, an inner `#![…]` included.
@@ -230,6 +291,32 @@ mod tests {
             "data/x.json",
         ] {
             assert!(!is_test_path(p), "{p}");
+        }
+    }
+
+    #[test]
+    fn data_is_what_is_neither_code_nor_a_build_or_runner_file() {
+        for p in [
+            "marker.txt",
+            "data/cases.json",
+            "fixtures/x.bin",
+            "docs/notes.md",
+            "MARKER",
+        ] {
+            assert!(is_data(p), "{p}");
+        }
+        for p in [
+            "src/lib.rs",
+            "calc.py",
+            "Cargo.toml",
+            "sub/package.json",
+            "pytest.ini",
+            ".cargo/config.toml",
+            ".env",
+            "Makefile",
+            "tools/run.sh",
+        ] {
+            assert!(!is_data(p), "{p}");
         }
     }
 

@@ -73,7 +73,7 @@ mod stub;
 mod test_data;
 mod test_only;
 
-pub use base_tests::{in_rust_test_module, is_test_path, with_base_test_modules};
+pub use base_tests::{in_rust_test_module, is_data, is_test_path, with_base_test_modules};
 pub use doctests::{unplaced, with_base_doctests};
 pub use mutate::{mutate, Mutant, Mutated};
 pub use own_words::{code_of, only_theirs, test_words, Corpus};
