@@ -10,7 +10,7 @@
 use crate::common::bwrap;
 use crate::test_integrity::{candidate, report, run, write, CARGO_TEST};
 
-const LIB: &str = r#"pub fn decode(s: &str) -> String {
+pub(crate) const LIB: &str = r#"pub fn decode(s: &str) -> String {
     let mut out = String::new();
     let mut chars = s.chars().peekable();
     while let Some(c) = chars.next() {

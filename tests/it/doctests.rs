@@ -9,7 +9,7 @@
 //! bubblewrap).
 
 use crate::common::bwrap;
-use crate::evidence::{repo_of, rules};
+use crate::evidence::{not_passing, repo_of, rules};
 use crate::test_integrity::{candidate, run, CARGO_LOCK, CARGO_TEST, CARGO_TOML};
 
 const LIB: &str = r#"//! Small numeric helpers.
@@ -117,16 +117,7 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
         CARGO_TEST,
     );
     let doc = run(&t, &["fix", "edit", "drop", "hide"]);
-    let mut wrong = Vec::new();
-    let fix = candidate(&doc, "fix");
-    if fix["verdict"] != "pass" {
-        wrong.push(format!(
-            "fix: verdict {}, rules {:?}, {}",
-            fix["verdict"],
-            rules(fix),
-            fix["reports"]
-        ));
-    }
+    let mut wrong = not_passing(&doc, &["fix"]);
     for (name, rule) in [
         ("edit", "base-tests/failed"),
         ("drop", "test-integrity/removed-test"),
@@ -149,33 +140,18 @@ fn moved_doctests_stay_the_bases_and_edited_examples_fail() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
-const DECODE: &str = r#"/// Expands counts: `a2b` is `aab`.
-///
-/// ```
-/// assert_eq!(calc::decode("a2b"), "aab");
-/// ```
-pub fn decode(s: &str) -> String {
-    let mut out = String::new();
-    let mut chars = s.chars().peekable();
-    while let Some(c) = chars.next() {
-        match chars.peek().and_then(|d| d.to_digit(10)) {
-            Some(n) => {
-                chars.next();
-                for _ in 0..n {
-                    out.push(c);
-                }
-            }
-            None => out.push(c),
-        }
-    }
-    out
+/// api_change's `decode`, documented with an example and without its
+/// test module: the example is its only test.
+fn decode() -> String {
+    let lib = crate::api_change::LIB;
+    let code = &lib[..lib.find("\n#[cfg(test)]").unwrap_or(lib.len())];
+    format!("/// Expands counts: `a2b` is `aab`.\n///\n/// ```\n/// assert_eq!(calc::decode(\"a2b\"), \"aab\");\n/// ```\n{}\n", code.trim_end())
 }
-"#;
 
 /// `decode` returning a `Result` (an error on a leading digit, worded
 /// `message`), its example updated below a line more of docs.
 fn decode_result(message: &str) -> String {
-    let lib = DECODE
+    let lib = decode()
         .replace(
             "pub fn decode(s: &str) -> String {\n",
             &format!("pub fn decode(s: &str) -> Result<String, String> {{\n    if s.starts_with(|c: char| c.is_ascii_digit()) {{\n        return Err(\"{message}\".to_string());\n    }}\n"),
@@ -206,7 +182,7 @@ fn an_example_updated_for_an_api_the_task_changes_is_not_a_failure() {
             ("Cargo.toml", CARGO_TOML),
             ("Cargo.lock", CARGO_LOCK),
             (".gitignore", "/target\n"),
-            ("src/lib.rs", DECODE),
+            ("src/lib.rs", &decode()),
         ],
         &[("first", &first), ("second", &second)],
         CARGO_TEST,

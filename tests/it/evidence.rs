@@ -20,6 +20,17 @@ pub(crate) fn rules(c: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// Each of candidates `names` of run `doc` that did not PASS: its name,
+/// verdict and rules (empty when all passed).
+pub(crate) fn not_passing(doc: &serde_json::Value, names: &[&str]) -> Vec<String> {
+    names
+        .iter()
+        .map(|name| (name, crate::test_integrity::candidate(doc, name)))
+        .filter(|(_, c)| c["verdict"] != "pass")
+        .map(|(name, c)| format!("{name}: verdict {}, rules {:?}", c["verdict"], rules(c)))
+        .collect()
+}
+
 /// A repository of `files` with `agents` (name → shell script) and
 /// `guardrails`, committed.
 pub(crate) fn repo_of(

@@ -265,19 +265,15 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
                 });
             let uses = now_words.code.get(&it.name).copied().unwrap_or(0);
             if uses > own {
-                let mut issue = Issue::new(
-                    RULE_TEST_DATA,
+                out.push(data_finding(
+                    f.path,
+                    it,
                     Severity::Error,
                     format!(
-                        "code under test now names `{}` ({}:{}), which only test code used at the base: the code can read or change what the tests check it against (`allow_test_changes` names data the task may change)",
+                        "code under test now names `{}` ({}:{}), which only test code used at the base: the code can read or change what the tests check it against",
                         it.name, f.path, it.line
                     ),
-                );
-                issue.path = Some(f.path.to_string());
-                issue.line = Some(it.line);
-                let mut finding = Finding::file(issue, &[f.path]);
-                finding.tests.push((it.name.clone(), it.name.clone()));
-                out.push(finding);
+                ));
             }
         }
         for (it, gone) in test_data::changed(f.path, base, now, &items) {
@@ -292,21 +288,32 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
             } else {
                 ("changes", Severity::Warning)
             };
-            let mut issue = Issue::new(
-                RULE_TEST_DATA,
+            out.push(data_finding(
+                f.path,
+                it,
                 severity,
                 format!(
-                    "the change {what} `{}` ({}:{}), which only test code uses: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version (`allow_test_changes` names data the task may change)",
+                    "the change {what} `{}` ({}:{}), which only test code uses: test data is part of the tests, and changing it weakens them like an edited assertion — the base's tests run with the base's version",
                     it.name, f.path, it.line
                 ),
-            );
-            issue.path = Some(f.path.to_string());
-            issue.line = Some(it.line);
-            let mut finding = Finding::file(issue, &[f.path]);
-            finding.tests.push((it.name.clone(), it.name.clone()));
-            out.push(finding);
+            ));
         }
     }
+}
+
+/// A `test-integrity/test-data-changed` finding on item `it` of `path`
+/// (an allowance naming the item or the path turns it into information).
+fn data_finding(path: &str, it: &test_data::Item, severity: Severity, why: String) -> Finding {
+    let mut issue = Issue::new(
+        RULE_TEST_DATA,
+        severity,
+        format!("{why} (`allow_test_changes` names data the task may change)"),
+    );
+    issue.path = Some(path.to_string());
+    issue.line = Some(it.line);
+    let mut finding = Finding::file(issue, &[path]);
+    finding.tests.push((it.name.clone(), it.name.clone()));
+    finding
 }
 
 // ---------------------------------------------------------------------------
