@@ -266,14 +266,15 @@ pub fn base_package_json(origin: &std::path::Path, base: &str) -> Option<String>
 }
 
 /// The permissions a change from `origin` is judged by: the config's, or
-/// for an agent's change at least the built-in self-protection.
+/// for an agent's change at least the built-in self-protection
+/// ([`crate::config::PermissionsConfig::built_in`]).
 pub fn permissions_in_force(
     config: &Config,
     origin: Origin,
 ) -> Option<crate::config::PermissionsConfig> {
     match (&config.permissions, origin) {
         (Some(p), _) => Some(p.clone()),
-        (None, Origin::Agent) => Some(Default::default()),
+        (None, Origin::Agent) => Some(crate::config::PermissionsConfig::built_in()),
         (None, Origin::Human) => None,
     }
 }

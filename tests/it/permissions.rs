@@ -1443,3 +1443,23 @@ fn a_glob_that_breaks_once_folded_is_refused_at_load() {
         Permissions::compile(&cfg).unwrap();
     }
 }
+
+/// Without a `permissions.yaml` an agent's change is judged by the built-in
+/// policy only (issue 53): a new executable file is fine there, while
+/// self-protection, links out of the repository and submodules still are
+/// not; an empty `permissions.yaml` (no `executable_paths`) still warns.
+#[test]
+fn the_built_in_policy_does_not_judge_executables() {
+    let mut exe = create("scripts/run.sh");
+    exe.new_kind = Some(EntryKind::Executable);
+    let built_in = PermissionsConfig::built_in();
+    assert!(rules(&built_in, vec![exe.clone()]).is_empty());
+    assert_eq!(
+        rules(&built_in, vec![create(".rascal/config.yaml")]),
+        BTreeSet::from(["self-protection".to_string()])
+    );
+    assert_eq!(
+        rules(&PermissionsConfig::default(), vec![exe]),
+        BTreeSet::from(["executable".to_string()])
+    );
+}

@@ -282,6 +282,18 @@ pub struct PermissionsFile {
 }
 
 impl PermissionsConfig {
+    /// What an agent's change is judged by when the repository has no
+    /// `permissions.yaml`: the layer is off but for what every agent run
+    /// gets — self-protection of `.rascal/` and `.git/`, links out of the
+    /// repository, submodules. Making a file executable is not judged (it
+    /// is where a `permissions.yaml` sets `executable_paths`).
+    pub fn built_in() -> PermissionsConfig {
+        PermissionsConfig {
+            executable_paths: vec![GlobPattern("**".into())],
+            ..PermissionsConfig::default()
+        }
+    }
+
     /// Parse a whole `permissions.yaml` (with the top-level `permissions:` key).
     pub fn from_yaml_file(text: &str) -> Result<PermissionsConfig, super::ConfigError> {
         if text.trim().is_empty() {
