@@ -3,8 +3,9 @@
 //! recorded — instead of every candidate failing. Its program must be on
 //! PATH or in the base commit (every workspace starts from it) and
 //! executable; a path its command names must be one its sandbox shows; the
-//! credential variables it names must be set. Doctor reads these same
-//! checks. Nothing here runs an agent.
+//! credential variables it names must be set; under the docker launcher
+//! its image must be on the engine (unless it may pull it). Doctor reads
+//! these same checks. Nothing here runs an agent.
 
 use crate::config::{AgentConfig, Config, LauncherKind, RuntimeKind, SandboxKind};
 use crate::exec::confine::{expand_home, program_path, Confinement};
@@ -191,7 +192,56 @@ pub fn problems(
         found.extend(credential_problems(agent));
         out.extend(found.into_iter().map(|p| format!("agent `{name}`: {p}")));
     }
+    if launcher == LauncherKind::Docker {
+        let wanted: Vec<(String, String, Option<RuntimeKind>)> = names
+            .iter()
+            .filter_map(|n| Some((n, config.main.agents.get(n)?)))
+            .filter(|(_, a)| !a.pull)
+            .filter_map(|(n, a)| Some((n.clone(), a.image.clone()?, Some(a.runtime))))
+            .collect();
+        out.extend(missing_images(&wanted));
+    }
     out
+}
+
+/// The agents (name, image, runtime) whose image is not on the Docker
+/// engine, or that engine does not answer: one problem line each, with how
+/// to build it. Asked on a thread of its own (a run is prepared before any
+/// async runtime starts, a combine inside one).
+fn missing_images(wanted: &[(String, String, Option<RuntimeKind>)]) -> Vec<String> {
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let wanted = wanted.to_vec();
+    let asked = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| e.to_string())?;
+        rt.block_on(async {
+            use crate::exec::launch::docker;
+            let engine = docker::connect().await?;
+            let mut out = Vec::new();
+            for (name, image, runtime) in &wanted {
+                match docker::has_image(&engine, image).await {
+                    Ok(true) => {}
+                    Ok(false) => out.push(format!(
+                        "agent `{name}`: image `{image}` is not on the Docker engine at {} — {} (or set `pull: true` on the agent to pull it)",
+                        docker::engine_address(),
+                        docker::build_hint(*runtime, image)
+                    )),
+                    Err(e) => out.push(format!("agent `{name}`: {e}")),
+                }
+            }
+            Ok::<_, String>(out)
+        })
+    })
+    .join();
+    match asked {
+        Ok(Ok(lines)) => lines,
+        Ok(Err(e)) => vec![format!("the docker launcher needs a Docker engine: {e}")],
+        Err(_) => vec!["the docker launcher: asking the engine for images failed".into()],
+    }
 }
 
 /// `problems` as the error a refused run prints: a count, one line each,

@@ -265,23 +265,37 @@ fn oom_killed_agent_is_reported_as_such_with_the_limit() {
     assert_eq!(logs(&out, "greedy", "│"), vec!["eating"], "{out}");
 }
 
+/// A missing image is found before the run starts (issue 53): the run is
+/// refused (exit 2, nothing recorded), naming the image and how to build
+/// it — as the README promises for an agent that cannot work — instead of
+/// that candidate failing at launch.
 #[test]
-fn missing_image_fails_that_candidate_with_how_to_build_it_and_others_go_on() {
+fn a_missing_image_refuses_the_run_up_front_with_how_to_build_it() {
     let Some(_e) = engine() else { return };
     let missing = "  ghost: { runtime: command, image: \"rascal-test-no-such-image:404\", command: [\"sh\", \"-c\", \"true\"] }\n";
     let t = repo(&(missing.to_string() + &agent("fine", "echo ok > ok.txt", "")));
     let o = t.rascal(&["run", "x", "--agent", "ghost,fine", "--headless"]);
-    let out = stdout(&o);
-    assert_eq!(code(&o), 0, "the good candidate passes: {out}");
+    let err = String::from_utf8_lossy(&o.stderr).to_string();
+    assert_eq!(code(&o), 2, "{err}{}", stdout(&o));
     assert!(
-        out.contains("image `rascal-test-no-such-image:404` is not on the Docker engine"),
-        "{out}"
+        err.contains(
+            "agent `ghost`: image `rascal-test-no-such-image:404` is not on the Docker engine"
+        ),
+        "{err}"
     );
     assert!(
-        out.contains("docker build -t rascal-test-no-such-image:404"),
-        "{out}"
+        err.contains("docker build -t rascal-test-no-such-image:404"),
+        "{err}"
     );
-    assert!(says(&out, "fine", "verdict PASS"), "{out}");
+    assert!(!err.contains("agent `fine`"), "{err}");
+    // Nothing was recorded.
+    assert!(
+        !stdout(&t.rascal(&["list"])).contains("r-"),
+        "a run was recorded"
+    );
+    // The agent whose image is there runs.
+    let o = t.rascal(&["run", "x", "--agent", "fine", "--headless"]);
+    assert_eq!(code(&o), 0, "{}", stdout(&o));
 }
 
 #[test]
@@ -471,7 +485,7 @@ fn keep_containers_keeps_the_exited_container_for_debugging() {
 // These need no engine: they check what happens without one.
 
 #[test]
-fn launcher_flag_overrides_the_config_and_no_engine_fails_the_candidate_clearly() {
+fn launcher_flag_overrides_the_config_and_no_engine_refuses_the_run_clearly() {
     let t = TestRepo::new(&[
         (
             ".rascal/config.yaml",
@@ -493,14 +507,15 @@ fn launcher_flag_overrides_the_config_and_no_engine_fails_the_candidate_clearly(
         .env("DOCKER_HOST", "unix:///nonexistent/docker.sock")
         .output()
         .unwrap();
-    let out = stdout(&o);
-    assert_eq!(code(&o), 1, "{out}");
-    assert!(out.contains("launcher docker"), "{out}");
+    // Refused before anything starts (exit 2, nothing recorded): the
+    // agent's image cannot be looked for without an engine.
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{err}{}", stdout(&o));
     assert!(
-        out.contains("no Docker engine answered at unix:///nonexistent/docker.sock"),
-        "{out}"
+        err.contains("no Docker engine answered at unix:///nonexistent/docker.sock"),
+        "{err}"
     );
-    assert!(out.contains("--launcher process"), "says what to do: {out}");
+    assert!(err.contains("--launcher process"), "says what to do: {err}");
     let o = t.rascal(&["run", "x", "--launcher", "kubernetes"]);
     assert_eq!(code(&o), 2);
 }
