@@ -339,19 +339,67 @@ pub fn shell_quote(s: &str) -> Result<String, String> {
 }
 
 /// The default test command template for a repository, from the files of
-/// its base commit (a candidate adding a `Cargo.toml` cannot switch it).
+/// its base commit (a candidate adding a `Cargo.toml` cannot switch it):
+/// what `rascal init` detects. Python with pytest anywhere in sight
+/// (`pyproject.toml`, `pytest.ini`, `setup.py`, `setup.cfg`, `tox.ini`,
+/// `conftest.py`, a `requirements*.txt` naming it) runs pytest; Python
+/// test files and nothing of pytest run the standard library's unittest.
 pub fn default_test_command(origin: &Path, base: git2::Oid) -> Option<&'static str> {
     let repo = git2::Repository::discover(origin).ok()?;
     let tree = repo.find_commit(base).ok()?.tree().ok()?;
     let has = |name: &str| tree.get_name(name).is_some();
+    let read = |name: &str| {
+        tree.get_name(name)
+            .and_then(|e| repo.find_blob(e.id()).ok())
+            .map(|b| String::from_utf8_lossy(b.content()).into_owned())
+            .unwrap_or_default()
+    };
+    let names: Vec<String> = tree
+        .iter()
+        .filter_map(|e| e.name().ok().map(str::to_string))
+        .collect();
+    let requirements_name_pytest = names
+        .iter()
+        .filter(|n| n.starts_with("requirements") && n.ends_with(".txt"))
+        .any(|n| {
+            read(n)
+                .lines()
+                .any(|l| l.trim_start().starts_with("pytest"))
+        });
+    let in_tests: Vec<String> = tree
+        .get_name("tests")
+        .and_then(|e| repo.find_tree(e.id()).ok())
+        .map(|t| {
+            t.iter()
+                .filter_map(|e| e.name().ok().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default();
+    let test_files = names
+        .iter()
+        .any(|n| n.ends_with(".py") && (n.starts_with("test") || n.ends_with("_test.py")))
+        || in_tests.iter().any(|n| n.ends_with(".py"));
     if has("Cargo.toml") {
         Some("cargo test {check}")
     } else if has("go.mod") {
         Some("go test -v -run {check} ./...")
-    } else if has("pyproject.toml") || has("pytest.ini") || has("setup.py") {
+    } else if [
+        "pyproject.toml",
+        "pytest.ini",
+        "setup.py",
+        "setup.cfg",
+        "tox.ini",
+        "conftest.py",
+    ]
+    .iter()
+    .any(|f| has(f))
+        || requirements_name_pytest
+    {
         Some("pytest -k {check}")
     } else if has("package.json") {
         Some("npx jest -t {check}")
+    } else if test_files {
+        Some("python3 -m unittest -k {check}")
     } else {
         None
     }
@@ -434,7 +482,7 @@ async fn selected_tests(
         Ok(Some((_, l))) if l.tests.is_empty() && holdout => Err(held_out(r, false)),
         Ok(Some((rec, l))) if l.tests.is_empty() => Err(r
             .errored(format!(
-                "the filter `{}` selects no test the runner lists (`{}`): 0 tests would run",
+                "the filter `{}` matched no test: the runner lists none for it (`{}`), so 0 tests would run",
                 c.check,
                 ledger::listing_command(&rec, command)
             ))
@@ -686,6 +734,16 @@ async fn listed_tests(
     };
     let listing = ledger::listing_command(&rec, command);
     let w = run_whole(place, &listing, timeout, (&[], false), &[], cancel).await?;
+    // pytest's exit code 5 is its word for "no test collected": the filter
+    // matched none, said as such (never "the listing failed").
+    if rec.runner == ledger::Runner::Pytest && w.outcome.exit.code == Some(5) {
+        let none = Listing {
+            tests: Vec::new(),
+            complete: true,
+            files_only: false,
+        };
+        return Ok(Some((rec, none)));
+    }
     if !w.outcome.exit.success() {
         return Err(format!(
             "listing the tests (`{listing}`) {}: which tests the filter selects is not known",

@@ -226,6 +226,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let mut config = config;
     narrow_permissions(&mut config, &task);
     settle_plan(&mut req, &task, &config)?;
+    refuse_criteria_that_cannot_run(&task, &config, &repo, base)?;
     let names = agents_to_run(&req, &config)?;
     let launcher = req.launcher.unwrap_or(config.main.launcher);
     // What doctor would say about these agents, before anything is
@@ -299,6 +300,36 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
 /// Whether the run is planned (`--plan`, `plan: true` in the task,
 /// `strategy.plan: true`); a planned run needs a planner (`plan:` in
 /// .rascal/verification.yaml), else it is refused here (exit 2).
+/// A task whose `test` or `holdout` criteria have no test command to run
+/// with (none configured, none known from the base's files) is refused
+/// before any agent starts: every candidate would FAIL them afterwards.
+fn refuse_criteria_that_cannot_run(
+    task: &Task,
+    config: &Config,
+    repo: &git2::Repository,
+    base: git2::Oid,
+) -> Result<(), PipelineError> {
+    use crate::config::spec::CriterionKind;
+    let needs: Vec<&str> = task
+        .acceptance_criteria
+        .iter()
+        .filter(|c| matches!(c.kind, CriterionKind::Test | CriterionKind::Holdout))
+        .map(|c| c.description.as_str())
+        .collect();
+    if needs.is_empty() {
+        return Ok(());
+    }
+    let workdir = workspace::workdir(repo);
+    let (template, _) = crate::layers::criteria::command_settings(config, &workdir, base);
+    if template.is_some() {
+        return Ok(());
+    }
+    Err(PipelineError::Usage(format!(
+        "the task's criteria need a test command to run ({}), and none is set or known: the base has no Cargo.toml, go.mod, Python project or test files, or package.json\n  hint: set `criteria: {{ test_command: \"… {{check}}\" }}` in .rascal/verification.yaml (and commit it)",
+        crate::text::first_of(&needs.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>(), 3)
+    )))
+}
+
 fn settle_plan(req: &mut RunRequest, task: &Task, config: &Config) -> Result<(), PipelineError> {
     let wanted = req.plan_wanted || task.plan || config.main.strategy.plan;
     if !wanted && req.plan == crate::pipeline::PlanGate::Approve {

@@ -1012,3 +1012,115 @@ fn no_new_deps_sees_through_hidden_and_swapped_dependencies() {
         "{out}"
     );
 }
+
+/// A plain unittest project (no pytest anywhere): a `test` criterion runs
+/// with the standard library's runner, as `rascal init` would set up, and
+/// passes on a candidate whose named test passes (issue 53).
+#[test]
+fn a_plain_unittest_project_runs_its_test_criteria_with_unittest() {
+    if !common::bwrap() || !crate::test_integrity::toolchain("python3", &["-c", "import unittest"])
+    {
+        return;
+    }
+    let fix = "sed -i 's/a - b/a + b/' calc.py && cat >> test_calc.py <<'EOF2'\n\n\nclass TestMore(unittest.TestCase):\n    def test_adds_three(self):\n        self.assertEqual(add(1, 2), 3)\nEOF2\n";
+    let t = crate::evidence::repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            (
+                "test_calc.py",
+                "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds(self):\n        self.assertEqual(add(2, 2), 4)\n",
+            ),
+            (
+                ".rascal/specs/task.yaml",
+                "instruction: make add() correct\nacceptance_criteria:\n  - { description: adds three, type: test, check: test_adds_three }\n",
+            ),
+        ],
+        &[("fix", fix)],
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n",
+    );
+    let doc = crate::test_integrity::rascal_json(&t, &["run", "--spec", "task"], &["fix"]);
+    let c = crate::test_integrity::candidate(&doc, "fix");
+    let criteria = c["reports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["layer"] == "criteria")
+        .unwrap_or_else(|| panic!("no criteria report: {c}"));
+    assert_eq!(criteria["status"], "pass", "{criteria}");
+    assert!(
+        criteria["output"]
+            .as_str()
+            .is_some_and(|o| o.contains("python3 -m unittest -k test_adds_three")),
+        "{criteria}"
+    );
+}
+
+/// A task whose `test` criterion has no test command to run with is
+/// refused before any agent starts (exit 2, nothing recorded), saying what
+/// to set — not a FAIL for every candidate afterwards (issue 53).
+#[test]
+fn a_test_criterion_with_no_test_command_refuses_the_run_up_front() {
+    let t = TestRepo::new(&[
+        ("notes.md", "hello\n"),
+        (
+            ".rascal/config.yaml",
+            "agents:\n  a: { runtime: command, command: [\"sh\", \"-c\", \"echo x > x.txt\"] }\n",
+        ),
+        (
+            ".rascal/specs/task.yaml",
+            "instruction: write x\nacceptance_criteria:\n  - { description: x is tested, type: test, check: test_x }\n",
+        ),
+    ]);
+    let o = t.rascal(&["run", "--spec", "task", "--agent", "a", "--headless"]);
+    let err = stderr(&o);
+    assert_eq!(code(&o), 2, "{err}{}", stdout(&o));
+    assert!(
+        err.contains("the task's criteria need a test command to run (`x is tested`)")
+            && err.contains("test_command"),
+        "{err}"
+    );
+    assert!(
+        !stdout(&t.rascal(&["list"])).contains("r-"),
+        "a run was recorded"
+    );
+}
+
+/// A pytest filter that matches nothing is said as such (pytest exits 5
+/// when it collects nothing), not as a listing that failed (issue 53).
+#[test]
+fn a_pytest_filter_matching_nothing_says_so() {
+    if !common::bwrap()
+        || !crate::test_integrity::toolchain(
+            crate::evidence::python_with_pytest(),
+            &["-c", "import pytest"],
+        )
+    {
+        return;
+    }
+    let py = crate::evidence::python_with_pytest();
+    let t = crate::evidence::repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            ("test_calc.py", "from calc import add\n\n\ndef test_adds():\n    assert add(2, 2) == 4\n"),
+            (
+                ".rascal/specs/task.yaml",
+                "instruction: make add() correct\nacceptance_criteria:\n  - { description: converts, type: test, check: test_f_to_c }\n",
+            ),
+            (
+                ".rascal/verification.yaml",
+                &format!("criteria:\n  test_command: \"{py} -m pytest -k {{check}}\"\n"),
+            ),
+        ],
+        &[("fix", "sed -i 's/a - b/a + b/' calc.py")],
+        "guardrails: []\n",
+    );
+    let doc = crate::test_integrity::rascal_json(&t, &["run", "--spec", "task"], &["fix"]);
+    let c = crate::test_integrity::candidate(&doc, "fix");
+    let r = crate::test_integrity::report(c, "converts");
+    let why = r["errored"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the filter `test_f_to_c` matched no test"),
+        "{r}"
+    );
+    assert!(!why.contains("exited with code 5"), "{r}");
+}

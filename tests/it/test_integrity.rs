@@ -407,7 +407,7 @@ fn a_test_criterion_matching_no_listed_test_errors_even_when_a_fake_runner_print
         r["errored"]
             .as_str()
             .unwrap_or("")
-            .contains("selects no test the runner lists"),
+            .contains("matched no test: the runner lists none for it"),
         "{r}"
     );
 }
