@@ -218,6 +218,17 @@ pub fn detect(input: &Input) -> Detected {
     for dir in repo.roots(PYTHON_MANIFESTS) {
         projects.push(python(&repo, &dir));
     }
+    // No manifest, but Python test files at the root or in tests/: a plain
+    // unittest (or pytest) project all the same.
+    let python_tests = paths.iter().any(|p| {
+        let (dir, name) = p.rsplit_once('/').unwrap_or(("", p));
+        (dir.is_empty() || dir == "tests")
+            && name.ends_with(".py")
+            && (name.starts_with("test") || name.ends_with("_test.py"))
+    });
+    if python_tests && !projects.iter().any(|p| p.ecosystem == Ecosystem::Python) {
+        projects.push(python(&repo, ""));
+    }
     for dir in repo.roots(&["package.json"]) {
         if let Some(p) = node(&repo, &dir) {
             projects.push(p);
@@ -457,14 +468,31 @@ fn python(repo: &Listing, dir: &str) -> Project {
     });
     let mut checks = Vec::new();
     let mut notes = Vec::new();
+    // What the project is known by: its manifest, its requirements, or
+    // (a plain test-files project) its first test file.
+    let first_test = files.iter().find(|p| {
+        let name = p.rsplit('/').next().unwrap_or(p);
+        name.ends_with(".py") && (name.starts_with("test") || name.ends_with("_test.py"))
+    });
     let manifest = ["pyproject.toml", "setup.py", "setup.cfg"]
         .iter()
         .find(|m| has(m))
         .map(|m| Listing::at(dir, m))
-        .unwrap_or_else(|| Listing::at(dir, "requirements.txt"));
-    let runner = (repo.pytest)();
+        .unwrap_or_else(|| match (requirements.is_empty(), first_test) {
+            (true, Some(t)) => t.to_string(),
+            _ => Listing::at(dir, "requirements.txt"),
+        });
+    // Test files and nothing of pytest: the standard library's runner.
+    let unittest = test_files && !pytest;
+    let runner = if unittest {
+        "python3 -m unittest".to_string()
+    } else {
+        (repo.pytest)()
+    };
     let mut tests = Check::new(Role::Tests, "tests", dir, &runner, "10m");
-    tests.why = Some(if runner.starts_with("python") {
+    tests.why = Some(if unittest {
+        format!("`{runner}`: test files and no pytest in sight, so the standard library's runner (it discovers `test*.py` and puts the project on sys.path)")
+    } else if runner.starts_with("python") {
         format!("`{runner}` (the Python that has pytest here) also puts the project on sys.path")
     } else {
         format!("`{runner}`: no `python3`/`python` on PATH can import pytest here; if imports of the project fail, set `pythonpath = [\".\"]` under [tool.pytest.ini_options]")
@@ -489,7 +517,9 @@ fn python(repo: &Listing, dir: &str) -> Project {
         checks.push(Check::lint(dir, "mypy", "mypy .", "10m"));
     }
     let mut summary = vec![format!("Python ({manifest}")];
-    if pytest || test_files {
+    if unittest {
+        summary.push("unittest".into());
+    } else if pytest || test_files {
         summary.push("pytest".into());
     }
     Project {
@@ -806,6 +836,22 @@ mod tests {
         let d = detect_in(&[("requirements.txt", "pytest-cov\n"), ("app.py", "")]);
         assert!(d.projects[0].checks.is_empty(), "{d:?}");
         assert!(d.projects[0].notes[0].contains("no pytest"), "{d:?}");
+    }
+
+    #[test]
+    fn a_plain_unittest_repository_runs_unittest() {
+        let d = detect_in(&[
+            ("calc.py", "def add(a, b):\n    return a + b\n"),
+            ("test_calc.py", "import unittest\n"),
+        ]);
+        assert_eq!(commands(&d), [on("tests", "python3 -m unittest")]);
+        assert_eq!(d.projects[0].summary, "Python (test_calc.py, unittest)");
+        // Test files with pytest configured stay pytest.
+        let d = detect_in(&[
+            ("requirements.txt", "pytest\n"),
+            ("test_calc.py", "def test_x():\n    pass\n"),
+        ]);
+        assert_eq!(commands(&d), [on("tests", "python3 -m pytest")]);
     }
 
     #[test]

@@ -92,7 +92,7 @@ pub fn plan(dir: &Path, path_var: Option<&str>) -> Result<Plan, InitError> {
         .projects
         .iter()
         .map(|p| p.manifest.clone())
-        .filter(|m| !in_head(m))
+        .filter(|m| root.join(m).exists() && !in_head(m))
         .collect();
     Ok(Plan {
         root,
