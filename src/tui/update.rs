@@ -1029,7 +1029,6 @@ fn start_override(app: &mut App) {
     });
 }
 
-/// The select dialog for `candidate`; one that did not pass needs a reason.
 /// `a` on a contested run: its question, the tests that separate the
 /// candidates as examples, answered with one digit.
 fn open_question(app: &mut App) {
@@ -1046,6 +1045,7 @@ fn open_question(app: &mut App) {
     });
 }
 
+/// The select dialog for `candidate`; one that did not pass needs a reason.
 fn open_select(app: &mut App, candidate: String) {
     let cand = app.candidates.iter().find(|c| c.info.id == candidate);
     // It declared the task impossible: there is no verified change to
@@ -1085,6 +1085,19 @@ fn start_finalize(app: &mut App, fx: &mut Vec<Effect>) {
             None => return,
         },
     };
+    // A contested run has no pick for a reason: finalizing the focused one
+    // would settle the disagreement without saying so.
+    if let Some(why) = app
+        .ranking
+        .as_ref()
+        .and_then(|r| r.contested.clone())
+        .filter(|_| select_first)
+    {
+        app.flash = Some(format!(
+            "no pick — answer the question (a) or select one with a reason (Space), then F: {why}"
+        ));
+        return;
+    }
     let cand = app.candidates.iter().find(|c| c.info.id == candidate);
     if let Some(why) = cand
         .filter(|_| select_first)

@@ -133,6 +133,14 @@ fn the_dashboard_of_a_contested_run_says_so_in_its_header_and_cells() {
         &["finished CONTESTED (exit 4)", "1 alder", "2 birch"],
     );
     assert_eq!(s.matches("WARN · CONTESTED").count(), 2, "{s}");
+    // `F` with nothing selected does not settle it silently: it says why
+    // there is no pick and what to do.
+    tmux.keys(&["F"]);
+    let f = tmux.wait_for(
+        "F says there is no pick",
+        &["no pick —", "answer the question (a)"],
+    );
+    assert!(!f.contains("Nothing is selected"), "{f}");
     // `a`: the question — the tests that separate them, as examples — and
     // one key answers it.
     tmux.keys(&["a"]);
