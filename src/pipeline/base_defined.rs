@@ -376,7 +376,10 @@ fn base_test_lay(
 /// change adds are laid in too (a marker, a fixture; never code, a build
 /// or runner file): only the code differs from the change's own run, so a
 /// test that fails here fails because of the code — not because a file it
-/// looks for is missing.
+/// looks for is missing. A file the base's code names is not: laid there,
+/// it could make the base's code fail (a flag file it reads) and a test
+/// seem to find a bug the base never had. Without the base's words (a tree
+/// too large to read) none is laid.
 pub fn tests_on_base(
     place: &Place,
     changes: &ChangeSet,
@@ -385,10 +388,16 @@ pub fn tests_on_base(
     let base = BaseFiles::open(place, changes)?;
     let mut edits = test_edits(place, changes, listed_in, &|p| base.read(p));
     let files = place.files_reader();
+    let words = base_words(place, changes);
     for f in &changes.files {
         use crate::model::changeset::{EntryKind, Operation};
         let added = f.op == Operation::Create && f.new_kind == Some(EntryKind::File);
-        if added && test_integrity::is_data(&f.path) && !edits.iter().any(|(p, _)| *p == f.path) {
+        let inert = words.as_deref().is_some_and(|w| !w.code_names(&f.path));
+        if added
+            && inert
+            && test_integrity::is_data(&f.path)
+            && !edits.iter().any(|(p, _)| *p == f.path)
+        {
             if let Some(bytes) = files.read(&f.path) {
                 edits.push((f.path.clone(), Lay::Bytes(bytes)));
             }

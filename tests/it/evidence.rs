@@ -1272,3 +1272,29 @@ fn a_new_test_that_fails_at_the_base_only_for_a_missing_file_proves_nothing() {
         "{out}"
     );
 }
+
+/// The other side of laying added data at the base: a file the base's own
+/// code reads is never laid there, so a candidate cannot add a flag file
+/// that makes the base's code fail and pass off its test as proof of a bug
+/// the base never had.
+#[test]
+fn an_added_file_the_base_code_reads_is_not_laid_at_the_base() {
+    if !bwrap() {
+        return;
+    }
+    let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    if std::path::Path::new(\"legacy.flag\").exists() { a - b } else { a + b }\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    // The base is right; the candidate adds the flag, makes its code ignore
+    // it, and writes a test the flagged base would fail.
+    let poison = "echo on > legacy.flag && ".to_string()
+        + &sed("s/if std::path::Path::new(\"legacy.flag\").exists() { a - b } else { a + b }/a + b/")
+        + " && "
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn adds_three() { assert_eq!(add(1, 2), 3); }/");
+    let t = crate::test_integrity::rust_repo_with(lib, &[("poison", &poison)], CARGO_TEST);
+    let doc = run(&t, &["poison"]);
+    let l = &report(candidate(&doc, "poison"), "tests")["ledger"]["new_tests"];
+    assert_eq!(
+        (l["added"].as_u64(), l["proving"].as_u64()),
+        (Some(1), Some(0)),
+        "{l}"
+    );
+}

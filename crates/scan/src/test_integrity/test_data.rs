@@ -109,8 +109,17 @@ impl Words {
     /// Whether the file at `path` (from the repository's root) is one
     /// only test code names: test data, whatever directory it is in.
     pub fn test_only_file(&self, path: &str) -> bool {
-        let names = |set: &HashSet<String>| set.iter().any(|l| names_path(l, path));
-        syntax_of(path).is_none() && names(&self.test_paths) && !names(&self.code_paths)
+        syntax_of(path).is_none() && self.tests_name(path) && !self.code_names(path)
+    }
+
+    /// Whether some code (not test code) names the file at `path` in a
+    /// string: the code may read it.
+    pub fn code_names(&self, path: &str) -> bool {
+        self.code_paths.iter().any(|l| names_path(l, path))
+    }
+
+    fn tests_name(&self, path: &str) -> bool {
+        self.test_paths.iter().any(|l| names_path(l, path))
     }
 }
 
