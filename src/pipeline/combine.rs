@@ -296,11 +296,7 @@ pub fn prepare_combine(
         task: &task,
         holdout: &holdout,
     };
-    let outcomes: Vec<CandidateOutcome> = summary
-        .candidates
-        .iter()
-        .map(|c| others.outcome(c))
-        .collect();
+    let outcomes = others.outcomes(&summary, None);
     let worktrees = summary
         .candidates
         .iter()
@@ -388,6 +384,21 @@ pub(crate) struct Others<'a> {
 }
 
 impl Others<'_> {
+    /// Every candidate of `summary` but `except`, as it ended (see
+    /// [`Others::outcome`]).
+    pub(crate) fn outcomes(
+        &self,
+        summary: &RunSummary,
+        except: Option<&str>,
+    ) -> Vec<CandidateOutcome> {
+        summary
+            .candidates
+            .iter()
+            .filter(|c| Some(c.id.as_str()) != except)
+            .map(|c| self.outcome(c))
+            .collect()
+    }
+
     /// Candidate `c` as it ended, for cross-testing and the ranking: its
     /// reports (without its earlier agreement report: cross-testing gives
     /// it a new one), its change read again from its workspace, and — when

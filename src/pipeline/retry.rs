@@ -86,12 +86,7 @@ pub fn prepare_retry(
     };
     // The others as they ended: cross-tested again with the new attempt
     // (a retry never drops the evidence its run had), then ranked with it.
-    let others: Vec<_> = summary
-        .candidates
-        .iter()
-        .filter(|c| c.id != candidate)
-        .map(|c| rebuild.outcome(c))
-        .collect();
+    let others = rebuild.outcomes(&summary, Some(candidate));
     if let Some(why) = crate::pipeline::budget::retry_refusal(&config, &summary, candidate) {
         return Err(PipelineError::Usage(format!(
             "retry of `{candidate}` refused: {why}\n  hint: budgets are set in .rascal/config.yaml (`budget:` for the run, `agents.{}.budget` for each of its candidates); start a new run to spend more",

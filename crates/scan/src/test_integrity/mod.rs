@@ -252,17 +252,19 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
         }
         let items = test_only_items(f.path, base, words);
         let now = f.new.unwrap_or("");
+        let now_items = if items.is_empty() {
+            Vec::new()
+        } else {
+            test_data::items_of(f.path, now)
+        };
         for it in &items {
             // Its own text (now's first definition) is not a use; a second
             // definition (`CASES = CASES[:2]`) is.
-            let own = test_data::items_of(f.path, now)
-                .into_iter()
-                .find(|t| t.name == it.name)
-                .map_or(0, |t| {
-                    let mut w = Words::default();
-                    w.add(f.path, &now[t.start..t.end]);
-                    w.code.get(&it.name).copied().unwrap_or(0)
-                });
+            let own = now_items.iter().find(|t| t.name == it.name).map_or(0, |t| {
+                let mut w = Words::default();
+                w.add(f.path, &now[t.start..t.end]);
+                w.code.get(&it.name).copied().unwrap_or(0)
+            });
             let uses = now_words.code.get(&it.name).copied().unwrap_or(0);
             if uses > own {
                 out.push(data_finding(
