@@ -196,3 +196,43 @@ fn an_example_updated_for_an_api_the_task_changes_is_not_a_failure() {
         assert!(updated.contains("decode"), "{who}: {b}");
     }
 }
+
+/// A README included as the crate's docs holds doctests: its examples are
+/// the base's tests too. Changing one to agree with wrong code FAILs (the
+/// base's README is laid in the base-tests copy); a fix passes.
+#[test]
+fn examples_of_a_readme_included_as_docs_are_the_bases() {
+    if !bwrap() {
+        return;
+    }
+    let lib = "#![doc = include_str!(\"../README.md\")]\n\npub fn add(a: i32, b: i32) -> i32 {\n    if a > 9 { a - b } else { a + b }\n}\n";
+    let readme =
+        "# calc\n\n```\nassert_eq!(calc::add(2, 3), 5);\nassert_eq!(calc::add(10, 1), 11);\n```\n";
+    let fix = "sed -i 's/if a > 9 { a - b } else { a + b }/a + b/' src/lib.rs";
+    let edit =
+        "sed -i 's/assert_eq!(calc::add(10, 1), 11);/assert_eq!(calc::add(10, 1), 9);/' README.md";
+    let t = repo_of(
+        &[
+            ("Cargo.toml", CARGO_TOML),
+            ("Cargo.lock", CARGO_LOCK),
+            (".gitignore", "/target\n"),
+            ("src/lib.rs", lib),
+            ("README.md", readme),
+        ],
+        &[("fix", fix), ("edit", edit)],
+        CARGO_TEST,
+    );
+    let doc = run(&t, &["fix", "edit"]);
+    let mut wrong = not_passing(&doc, &["fix"]);
+    let c = candidate(&doc, "edit");
+    let found = rules(c);
+    if c["verdict"] != "fail"
+        || !found.iter().any(|r| r == "base-tests/failed")
+        || !found
+            .iter()
+            .any(|r| r == "test-integrity/test-data-changed")
+    {
+        wrong.push(format!("edit: verdict {}, rules {found:?}", c["verdict"]));
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
