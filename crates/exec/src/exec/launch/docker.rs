@@ -341,7 +341,7 @@ impl Launcher for DockerLauncher {
                 .await
                 .map(|info| info.state.unwrap_or_default()),
         };
-        let state = match inspected {
+        let mut state = match inspected {
             Ok(state) => state,
             Err(e) => {
                 return Err(err(format!(
@@ -361,18 +361,51 @@ impl Launcher for DockerLauncher {
                 spec.run
             )));
         }
+        // Killed (137) and not by rascal: the engine records an OOM kill
+        // when its event arrives, which under load can be after the exit.
+        // Ask again for a moment before calling it a plain kill.
+        if state.exit_code == Some(137)
+            && state.oom_killed != Some(true)
+            && !exit.timed_out
+            && !exit.cancelled
+        {
+            for _ in 0..OOM_ASKS {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                match docker.inspect_container(&id, None).await {
+                    Ok(info) if info.state.as_ref().and_then(|s| s.oom_killed) == Some(true) => {
+                        state.oom_killed = Some(true);
+                        break;
+                    }
+                    Ok(_) => {}
+                    Err(_) => break,
+                }
+            }
+        }
         exit.code = state.exit_code.map(|c| c as i32);
         if copy::wanted(spec.agent.as_ref()) && !self.leave_tree && !exit.cancelled {
             bring_back(&docker, &spec, (&id, &name), &copy_log).await?;
         }
-        if state.oom_killed == Some(true) && !exit.timed_out && !exit.cancelled {
+        if !exit.timed_out && !exit.cancelled {
             let limit = memory_limit(&spec);
-            exit.failure = Some(format!(
-                "was OOM-killed: it ran out of its {} memory limit (exit {})\n  hint: raise `memory:` of agent `{}` in .rascal/config.yaml",
-                limit.human(),
-                exit.code.unwrap_or(137),
-                spec.agent_name()
-            ));
+            let why = match (state.oom_killed, exit.code) {
+                (Some(true), code) => Some(format!(
+                    "was OOM-killed: it ran out of its {} memory limit (exit {})",
+                    limit.human(),
+                    code.unwrap_or(137)
+                )),
+                // SIGKILLed, not by rascal, and the engine never said why.
+                (_, Some(137)) => Some(format!(
+                    "was killed (SIGKILL, exit 137) and the engine did not say why: most likely OOM-killed, out of its {} memory limit",
+                    limit.human()
+                )),
+                _ => None,
+            };
+            if let Some(why) = why {
+                exit.failure = Some(format!(
+                    "{why}\n  hint: raise `memory:` of agent `{}` in .rascal/config.yaml",
+                    spec.agent_name()
+                ));
+            }
         }
         Ok(exit)
     }
@@ -539,6 +572,11 @@ struct Ended {
     code: Option<i64>,
     engine_lost: Option<String>,
 }
+
+/// How often a SIGKILLed container is asked again whether it was an OOM
+/// kill (100 ms apart): the engine sets the flag when the kernel's event
+/// reaches it, which may be after the container's exit.
+const OOM_ASKS: usize = 20;
 
 /// The exit code of a container that ended on its own and cannot have
 /// been OOM-killed (137 is SIGKILL's: the engine is asked why): no need
