@@ -72,8 +72,9 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
 }
 
 /// Why the pick cannot be taken without a human's word: the run or the
-/// pick was handed to a human, or the pick no longer passes.
-fn contested(summary: &RunSummary, pick: &str) -> Option<String> {
+/// pick was handed to a human, or the pick no longer passes. Every view
+/// that shows the pick says this beside it.
+pub fn contested(summary: &RunSummary, pick: &str) -> Option<String> {
     let Ok(cand) = summary.candidate(pick) else {
         return Some("it is not a candidate of the run".into());
     };

@@ -258,6 +258,7 @@ mod tests {
             runs: 0,
             skipped: None,
             notes: Vec::new(),
+            sources: Vec::new(),
         }
     }
 

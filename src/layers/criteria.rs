@@ -479,7 +479,10 @@ async fn selected_tests(
         // Held-out tests say pass or fail, nothing else.
         Err(_) if holdout => Err(held_out(r, false)),
         Err(e) => Err(r.errored(e).finish()),
-        Ok(Some((_, l))) if l.tests.is_empty() && holdout => Err(held_out(r, false)),
+        Ok(Some((rec, l))) if l.tests.is_empty() && holdout => {
+            let listing = ledger::listing_command(&rec, command);
+            Err(held_out(r.errored(unmatched_holdout(&c.check, &listing)), false))
+        }
         Ok(Some((rec, l))) if l.tests.is_empty() => Err(r
             .errored(format!(
                 "the filter `{}` matched no test: the runner lists none for it (`{}`), so 0 tests would run",
@@ -717,6 +720,16 @@ fn held_out(r: Report, passed: bool) -> Report {
     } else {
         fail(r, "criteria/holdout", FAILED.into())
     }
+}
+
+/// The operator's note on a held-out criterion whose filter the runner
+/// lists no test for: the report's `errored`, shown in `show`, the TUI and
+/// `--json`, never to an agent (feedback and the retry dialog carry only
+/// the fixed [`crate::git::holdout::FAILED`] line for a held-out report).
+pub fn unmatched_holdout(filter: &str, listing: &str) -> String {
+    format!(
+        "the held-out filter `{filter}` matched no held-out test: the runner lists none for it (`{listing}`), so the criterion can only fail — check the filter and the `holdout:` paths in the task's spec (agents are told only that held-out tests failed)"
+    )
 }
 
 /// The tests the runner of `command` lists for it (its own listing mode,

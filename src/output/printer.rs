@@ -537,7 +537,39 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
         (Some(c), None) => out.push(format!("selected: {}", sanitize(c))),
         (None, None) => {}
     }
+    if s.finalized.is_none() && s.status != "running" {
+        out.extend(next_lines(s));
+    }
     out
+}
+
+/// What `rascal finalize` would do with the run as it stands now (after
+/// every decision): commit a candidate, or refuse and say what to run —
+/// the same words finalize says, so `show` never ends on a hint that
+/// finalize then refuses.
+fn next_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
+    use crate::finalize::choice::{choose, Choice};
+    let run = sanitize(&s.run);
+    match choose(s) {
+        Ok(Choice::Selected(c)) => vec![format!(
+            "next: `rascal finalize {run}` commits the selected {}",
+            sanitize(&c)
+        )],
+        Ok(Choice::Pick(p)) => vec![format!(
+            "next: `rascal finalize {run}` commits the pick, {}",
+            sanitize(&p)
+        )],
+        Err(why) => {
+            let mut lines = why.lines();
+            let first = lines.next().unwrap_or_default();
+            let mut out = vec![format!(
+                "next: finalize needs a human's choice — {}",
+                sanitize(first)
+            )];
+            out.extend(lines.map(|l| sanitize(l).to_string()));
+            out
+        }
+    }
 }
 
 fn mark(status: Status) -> &'static str {

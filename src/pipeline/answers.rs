@@ -1,21 +1,34 @@
 //! A human's answer, kept as a test (issue 47, item 2): when a contested
-//! run's question came from the discriminator's probe and a human chose
-//! the candidate that is right (`rascal select`, `finalize --pick`, the
-//! TUI's `a`), that probe with the chosen candidate's outputs on the calls
-//! that differed is a test. Every later run of the same task (the same
-//! instruction, in this repository) and every retry in that run is judged
-//! by it: the probe runs on each candidate that passed its own checks, in
-//! the sandbox, and a candidate whose output on an answered call differs
-//! fails the `answers` check, naming the call, what it returned, what the
-//! human said is right, and where that was said. Nothing is stored beside
-//! the journal: the answers are read from the earlier runs' records.
+//! run asked a human which candidate is right and they chose one
+//! (`rascal select`, `finalize --pick`, the TUI's `a`), what separated the
+//! candidates is kept as a test of the task:
+//!
+//! - a question from the discriminator's probe: the probe, with the chosen
+//!   candidate's outputs on the calls that differed;
+//! - a question from the candidates' own tests (they disagreed): the tests
+//!   that separated them and that the chosen one passes, with their
+//!   author's test files as cross-testing laid them.
+//!
+//! Every later run of the same task (the same instruction, in this
+//! repository) and every retry in that run is judged by them: on each
+//! candidate that passed its own checks, in the sandbox, the probe runs
+//! (a different output on an answered call fails) and the kept tests run
+//! laid on its code as another author's tests are in cross-testing (one
+//! that fails or does not run fails). Either fails the `answers` check,
+//! naming what, what the human said is right, and where that was said.
+//! Nothing is stored beside the journal: the answers are read from the
+//! earlier runs' records.
 
+use crate::config::Config;
 use crate::exec::place::Place;
+use crate::layers::ledger::{self, Listing};
 use crate::layers::probes::{self, Probe};
+use crate::model::agreement::Cell;
 use crate::model::ranking::ProbeSource;
 use crate::model::verdict::{Issue, Layer, Report, Severity, Status};
 use crate::pipeline::candidate::CandidateOutcome;
 use crate::pipeline::journal::Journal;
+use crate::pipeline::test_evidence::TestRuns;
 use crate::store::Store;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
@@ -25,7 +38,8 @@ pub const ANSWERS: &str = "answers";
 /// The rule of a call answered otherwise.
 pub const RULE_ANSWERED: &str = "compare/answered-otherwise";
 
-/// One kept answer: the probe, and what the human said is right.
+/// One kept answer: what separated the candidates, and who the human said
+/// is right.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kept {
     /// The run it was answered in.
@@ -34,10 +48,29 @@ pub struct Kept {
     pub right: String,
     /// Who chose it.
     pub who: String,
-    pub probe: ProbeSource,
-    /// Each answered call and the right output.
-    pub expected: Vec<(String, String)>,
+    pub answer: Answer,
 }
+
+/// What a kept answer checks.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The discriminator's probe, with each answered call and the right
+    /// output.
+    Probe {
+        probe: ProbeSource,
+        expected: Vec<(String, String)>,
+    },
+    /// Tests `author` wrote that separated the candidates and that the
+    /// chosen one passes, with the author's test files (path, text).
+    Tests {
+        author: String,
+        names: Vec<String>,
+        files: Vec<(String, String)>,
+    },
+}
+
+/// How a kept test fared on a candidate's code.
+pub const PASSES: &str = "passes";
 
 /// The answers kept for `instruction` in the store of the repository at
 /// `repo_dir`, newest first (the run being judged included: a retry is
@@ -52,44 +85,81 @@ pub fn kept(repo_dir: &Path, instruction: &str) -> Vec<Kept> {
     };
     let runs = store.runs_of_task(instruction).unwrap_or_default();
     runs.iter()
-        .filter_map(|run| {
-            let s = store.summary(run).ok()?;
-            let r = s.ranking.as_ref()?;
-            let p = r.probes.as_ref()?;
-            let source = p.source.clone()?;
-            let right = s.selected.clone()?;
-            if p.differences.is_empty() || !p.candidates.contains(&right) {
-                return None;
-            }
-            let expected: Vec<(String, String)> = p
-                .differences
-                .iter()
-                .filter_map(|d| {
-                    let out = d.outputs.iter().find(|(c, _)| *c == right)?;
-                    Some((d.call.clone(), out.1.clone()))
-                })
-                .collect();
-            let chosen = |d: &&crate::model::decision::Decision| {
-                d.candidate.as_deref() == Some(right.as_str())
-                    && matches!(d.kind, crate::model::decision::DecisionKind::Select)
-            };
-            let who = s
-                .candidates
-                .iter()
-                .flat_map(|c| &c.decisions)
-                .chain(&s.decisions)
-                .rfind(chosen)
-                .map(|d| d.who.clone())
-                .unwrap_or_else(|| "a human".into());
-            Some(Kept {
-                run: run.clone(),
-                right,
-                who,
-                probe: source,
-                expected,
-            })
-        })
+        .filter_map(|run| Some((run, store.summary(run).ok()?)))
+        .flat_map(|(run, s)| answers_of(run, &s))
         .collect()
+}
+
+/// The answers a human gave in run `s` (none when nobody chose a candidate
+/// or nothing separated them).
+fn answers_of(run: &str, s: &crate::model::summary::RunSummary) -> Vec<Kept> {
+    let (Some(r), Some(right)) = (s.ranking.as_ref(), s.selected.clone()) else {
+        return Vec::new();
+    };
+    let chosen = |d: &&crate::model::decision::Decision| {
+        d.candidate.as_deref() == Some(right.as_str())
+            && matches!(d.kind, crate::model::decision::DecisionKind::Select)
+    };
+    let who = s
+        .candidates
+        .iter()
+        .flat_map(|c| &c.decisions)
+        .chain(&s.decisions)
+        .rfind(chosen)
+        .map(|d| d.who.clone())
+        .unwrap_or_else(|| "a human".into());
+    let kept = |answer| Kept {
+        run: run.to_string(),
+        right: right.clone(),
+        who: who.clone(),
+        answer,
+    };
+    let mut out = Vec::new();
+    if let Some(p) = &r.probes {
+        if let Some(source) = p.source.clone() {
+            if !p.differences.is_empty() && p.candidates.contains(&right) {
+                let expected: Vec<(String, String)> = p
+                    .differences
+                    .iter()
+                    .filter_map(|d| {
+                        let out = d.outputs.iter().find(|(c, _)| *c == right)?;
+                        Some((d.call.clone(), out.1.clone()))
+                    })
+                    .collect();
+                out.push(kept(Answer::Probe {
+                    probe: source,
+                    expected,
+                }));
+            }
+        }
+    }
+    // The candidates' tests asked the question when the run was contested
+    // on them: the tests the chosen one passes and another fails.
+    if let (Some(a), Some(_)) = (&r.agreement, &r.contested) {
+        for src in &a.sources {
+            let names: Vec<String> = a
+                .tests
+                .iter()
+                .enumerate()
+                .filter(|(col, t)| {
+                    t.author == src.author
+                        && a.cell(&right, *col) == Some(Cell::Passed)
+                        && a.candidates
+                            .iter()
+                            .any(|c| a.cell(c, *col) == Some(Cell::Failed))
+                })
+                .map(|(_, t)| t.name.clone())
+                .collect();
+            if !names.is_empty() {
+                out.push(kept(Answer::Tests {
+                    author: src.author.clone(),
+                    names,
+                    files: src.files.clone(),
+                }));
+            }
+        }
+    }
+    out
 }
 
 /// The `answers` report of one candidate: each kept answer's calls, as it
@@ -104,17 +174,23 @@ pub fn report(
     let mut checked = 0;
     for (k, out) in kept.iter().zip(outputs) {
         let said = format!("{} chose {} in run {}", k.who, k.right, k.run);
-        match out {
-            Err(why) => r.issues.push(Issue::new(
-                RULE_ANSWERED,
-                Severity::Error,
-                format!(
-                    "the answer kept from run {} could not be checked: {why}",
-                    k.run
-                ),
-            )),
-            Ok(out) => {
-                for (call, right) in &k.expected {
+        let out = match out {
+            Err(why) => {
+                r.issues.push(Issue::new(
+                    RULE_ANSWERED,
+                    Severity::Error,
+                    format!(
+                        "the answer kept from run {} could not be checked: {why}",
+                        k.run
+                    ),
+                ));
+                continue;
+            }
+            Ok(out) => out,
+        };
+        match &k.answer {
+            Answer::Probe { expected, .. } => {
+                for (call, right) in expected {
                     checked += 1;
                     let got = out.get(call).map(String::as_str).unwrap_or("(no output)");
                     if got != right {
@@ -126,11 +202,27 @@ pub fn report(
                     }
                 }
             }
+            Answer::Tests { author, names, .. } => {
+                for name in names {
+                    checked += 1;
+                    let got = out.get(name).map(String::as_str).unwrap_or("did not run");
+                    if got != PASSES {
+                        r.issues.push(Issue::new(
+                            RULE_ANSWERED,
+                            Severity::Error,
+                            format!(
+                                "`{name}` ({author}'s test, kept from run {}) {got} here, but {} passes it and is right here ({said})",
+                                k.run, k.right
+                            ),
+                        ));
+                    }
+                }
+            }
         }
     }
     r.output = format!(
         "{} a human answered in earlier runs of this task: {}",
-        crate::text::plural(checked as u64, "call"),
+        crate::text::plural(checked as u64, "call or test"),
         if r.issues.is_empty() {
             "each answered as they said is right"
         } else {
@@ -144,6 +236,7 @@ pub fn report(
 /// land an `answers` report on each (a FAIL where it answers a call
 /// otherwise).
 pub(crate) async fn judge(
+    config: &Config,
     kept: &[Kept],
     results: &mut [CandidateOutcome],
     base: &str,
@@ -166,7 +259,16 @@ pub(crate) async fn judge(
         }
         let mut outputs = Vec::new();
         for k in kept {
-            outputs.push(run_kept(&place, base, &k.probe, timeout, cancel).await);
+            outputs.push(match &k.answer {
+                Answer::Probe { probe, .. } => run_kept(&place, base, probe, timeout, cancel).await,
+                Answer::Tests { names, files, .. } => match &o.changes {
+                    Some(changes) => {
+                        let at = (&place, changes);
+                        run_kept_tests(config, &k.run, (names, files), at, cancel).await
+                    }
+                    None => Err("its change could not be read".into()),
+                },
+            });
         }
         crate::pipeline::agree::land(journal, o, report(kept, &outputs));
     }
@@ -188,6 +290,53 @@ async fn run_kept(
     Ok(probes::outputs(lines.iter().map(String::as_str), &nonce))
 }
 
+/// A kept answer's tests on one candidate's code: laid as another
+/// author's are in cross-testing (its own tests from the base, a build
+/// cache of their own started from the base's seed), run by the task's
+/// test guardrail; each test's name and how it fared ([`PASSES`],
+/// `fails`, `did not run`).
+async fn run_kept_tests(
+    config: &Config,
+    run: &str,
+    (names, files): (&[String], &[(String, String)]),
+    (place, changes): (&Place, &crate::model::changeset::ChangeSet),
+    cancel: &CancellationToken,
+) -> Result<std::collections::BTreeMap<String, String>, String> {
+    let (g, rec) =
+        crate::pipeline::cross_test::test_guardrail(config, place.origin(), &changes.base)
+            .ok_or("the task has no test guardrail whose runner rascal reads")?;
+    let runs = TestRuns::new(&g, &rec, cancel).ok_or("the test guardrail runs no command")?;
+    let laid = crate::pipeline::base_defined::kept_tests_on(files, (place, changes))
+        .map_err(|e| format!("its tests could not be laid on this code: {e}"))?;
+    let cache = crate::pipeline::cross_test::OwnCache::new(place, &format!("kept-{run}")).await;
+    let laid = match &cache.0 {
+        Some(dir) => laid.with_cache(dir.clone()),
+        None => laid,
+    };
+    let ran = runs.run(&laid).await;
+    drop(cache);
+    let ran = ran?;
+    let these = Listing {
+        tests: names.to_vec(),
+        complete: true,
+        files_only: false,
+    };
+    let j = ledger::judge(rec.runner, &these, &runs.results(&ran, &these));
+    Ok(names
+        .iter()
+        .map(|n| {
+            let fared = if j.failed.contains(n) {
+                "fails"
+            } else if j.not_run.contains(n) || j.ignored.contains(n) {
+                "did not run"
+            } else {
+                PASSES
+            };
+            (n.clone(), fared.to_string())
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -197,12 +346,14 @@ mod tests {
             run: "r-1".into(),
             right: "alder".into(),
             who: "Tess".into(),
-            probe: ProbeSource {
-                file: "p.py".into(),
-                content: String::new(),
-                command: vec!["python3".into()],
+            answer: Answer::Probe {
+                probe: ProbeSource {
+                    file: "p.py".into(),
+                    content: String::new(),
+                    command: vec!["python3".into()],
+                },
+                expected: vec![("half(3)".into(), "1".into())],
             },
-            expected: vec![("half(3)".into(), "1".into())],
         }
     }
 
@@ -225,5 +376,33 @@ mod tests {
             Status::Fail,
             "never a silent pass"
         );
+    }
+
+    #[test]
+    fn a_kept_test_that_fails_or_does_not_run_fails_naming_its_author_and_run() {
+        let k = [Kept {
+            answer: Answer::Tests {
+                author: "alder".into(),
+                names: vec!["tests::adds_negatives".into()],
+                files: vec![("src/lib.rs".into(), String::new())],
+            },
+            ..kept()
+        }];
+        let fared = |how: &str| {
+            [Ok(
+                [("tests::adds_negatives".to_string(), how.to_string())].into()
+            )]
+        };
+        assert_eq!(report(&k, &fared(PASSES)).status, Status::Pass);
+        let r = report(&k, &fared("fails"));
+        assert_eq!(r.status, Status::Fail);
+        assert_eq!(
+            r.issues[0].message,
+            "`tests::adds_negatives` (alder's test, kept from run r-1) fails here, but alder passes it and is right here (Tess chose alder in run r-1)"
+        );
+        let none = [Ok(std::collections::BTreeMap::new())];
+        assert!(report(&k, &none).issues[0]
+            .message
+            .contains("did not run here"));
     }
 }

@@ -442,10 +442,21 @@ pub fn tests_on_other(
 ) -> Result<Place, String> {
     let files = target.files_reader();
     let read_there = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
-    let mut edits: Vec<(String, Lay)> = authors
+    let edits: Vec<(String, Lay)> = authors
         .iter()
         .flat_map(|(place, changes, listed_in)| test_edits(place, changes, listed_in, &read_there))
         .collect();
+    with_target_tests_from_base(edits, (target, target_changes))
+}
+
+/// `edits` laid on the target, with the target's own tests (test files
+/// and test modules it changed) laid from the base wherever `edits` does
+/// not lay that path: other tests judge its code, never its tests.
+fn with_target_tests_from_base(
+    mut edits: Vec<(String, Lay)>,
+    (target, target_changes): (&Place, &ChangeSet),
+) -> Result<Place, String> {
+    let files = target.files_reader();
     let base = BaseFiles::open(target, target_changes)?;
     let read_base = |p: &str| base.read(p);
     for p in changed_paths(target_changes) {
@@ -457,6 +468,46 @@ pub fn tests_on_other(
         }
     }
     laid(target, target_changes, &edits)
+}
+
+/// A kept answer's tests (`pipeline::answers`: an earlier run's author's
+/// test files, path and text, as cross-testing laid them) laid on the
+/// target as [`tests_on_other`] lays a present author's: test files whole,
+/// a Rust source as the target's code with the kept test modules. A Rust
+/// source whose test modules cannot be swapped in is an error (the kept
+/// tests would not be the ones answered).
+pub fn kept_tests_on(
+    kept: &[(String, String)],
+    (target, target_changes): (&Place, &ChangeSet),
+) -> Result<Place, String> {
+    let files = target.files_reader();
+    let read_there = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
+    // A module file is test code when a kept file (or, else, the
+    // target's) declares it `#[cfg(test)]`.
+    let read_either = |p: &str| {
+        kept.iter()
+            .find(|(q, _)| q == p)
+            .map(|(_, t)| t.clone())
+            .or_else(|| read_there(p))
+    };
+    let mut edits = Vec::new();
+    for (path, text) in kept {
+        let whole = test_integrity::is_test_path(path)
+            || !path.ends_with(".rs")
+            || test_integrity::in_rust_test_module(path, &read_either);
+        let lay = if whole {
+            Lay::Bytes(text.clone().into_bytes())
+        } else {
+            let there = read_there(path).unwrap_or_default();
+            let swapped =
+                test_integrity::with_base_test_modules(text, &there).ok_or_else(|| {
+                    format!("the test modules of `{path}` cannot be laid in this change's `{path}`")
+                })?;
+            Lay::Bytes(swapped.into_bytes())
+        };
+        edits.push((path.clone(), lay));
+    }
+    with_target_tests_from_base(edits, (target, target_changes))
 }
 
 /// The paths [`tests_on_other`] would lay: the author's test files and

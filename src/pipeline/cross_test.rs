@@ -19,7 +19,7 @@ use crate::config::{Config, Guardrail, GuardrailKind};
 use crate::exec::place::Place;
 use crate::layers::ledger::{self, Listing, Recognised};
 use crate::layers::test_integrity::Corpus;
-use crate::model::agreement::{Agreement, Cell, CellNote, CrossTest};
+use crate::model::agreement::{Agreement, Cell, CellNote, CrossTest, TestSource};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::Report;
 use crate::pipeline::cross_cell;
@@ -38,7 +38,7 @@ pub struct Crossing<'a> {
 }
 
 /// The test guardrail cross-testing runs, and its runner.
-fn test_guardrail(
+pub(crate) fn test_guardrail(
     config: &Config,
     origin: &std::path::Path,
     base: &str,
@@ -118,11 +118,11 @@ fn batches(target: usize, authors: &[(usize, Vec<String>)]) -> Vec<Batch> {
 /// A fresh build cache for one cross-test run beside the target's own,
 /// started from the base's seed (built by base code only); None when the
 /// target has none. Removed when dropped.
-struct OwnCache(Option<std::path::PathBuf>);
+pub(crate) struct OwnCache(pub(crate) Option<std::path::PathBuf>);
 
 impl OwnCache {
     /// Made (and the seed copied) off the async workers.
-    async fn new(target: &Place, author: &str) -> OwnCache {
+    pub(crate) async fn new(target: &Place, author: &str) -> OwnCache {
         let Some(own) = target.cache() else {
             return OwnCache(None);
         };
@@ -255,6 +255,15 @@ pub async fn cross_test(
             })
             .collect(),
     };
+    // What was laid is kept with the matrix: a human's answer to the
+    // question it raises keeps these as tests for later runs.
+    m.sources = authors
+        .iter()
+        .map(|&(i, _)| TestSource {
+            author: candidates[i].id.to_string(),
+            files: texts.tests[i].clone(),
+        })
+        .collect();
     // Targets in parallel; one target's batches one after the other, as
     // they share its build cache.
     let per_target = (0..candidates.len()).map(|t| {

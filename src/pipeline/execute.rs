@@ -194,6 +194,7 @@ pub async fn execute_with(
             d.probe_timeout.get()
         });
     crate::pipeline::answers::judge(
+        &jobs.config,
         &kept,
         &mut results,
         &jobs.base.to_string(),

@@ -159,6 +159,17 @@ pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
         if !matches!(r.status, Status::Fail | Status::Warn) {
             continue;
         }
+        // What an agent may hear of a held-out criterion: one fixed line
+        // (its report's note to the operator stays with the operator).
+        if criteria::is_held_out(r) {
+            out.push(format!(
+                "- {} {}: {}",
+                r.layer,
+                r.check,
+                crate::git::holdout::FAILED
+            ));
+            continue;
+        }
         if let Some(e) = &r.errored {
             out.push(format!("- {} {}: {}", r.layer, r.check, first_line(e)));
         }
@@ -272,6 +283,32 @@ mod tests {
         );
         // A check that ran no command has no block.
         assert!(!feedback_text(1, &[crit_fail()], None).contains("```"));
+    }
+
+    /// Issue 53: the operator is told a held-out filter matched nothing
+    /// (the report's error); the retry dialog's text, which a human sends
+    /// on to the agent, says only that held-out tests failed.
+    #[test]
+    fn the_retry_dialog_carries_no_operator_note_of_a_held_out_report() {
+        let mut r = Report::new(Layer::Criteria, "held-out acceptance tests")
+            .input("type", "holdout")
+            .errored(crate::layers::criteria::unmatched_holdout(
+                "hold_typo",
+                "pytest --collect-only -q -k hold_typo",
+            ));
+        r.issues.push(Issue::new(
+            "criteria/holdout",
+            Severity::Error,
+            crate::git::holdout::FAILED,
+        ));
+        let lines = retry_feedback_lines(&[r.finish()]);
+        assert_eq!(
+            lines,
+            vec![format!(
+                "- criteria held-out acceptance tests: {}",
+                crate::git::holdout::FAILED
+            )]
+        );
     }
 
     #[test]

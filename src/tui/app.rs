@@ -681,17 +681,38 @@ impl App {
         STRIP[self.layer_sel.min(STRIP.len() - 1)]
     }
 
+    /// The layer `o` overrides on the focused candidate: the selected one
+    /// when it failed, warned or has skipped checks; on the dashboard, where
+    /// no layer needs selecting first, else its first layer that did. None:
+    /// nothing to override there.
+    pub fn override_layer(&self) -> Option<Layer> {
+        let c = self.focused()?;
+        let open =
+            |l: Layer| matches!(c.mark(l, &self.meta), Mark::Fail | Mark::Warn) || c.has_skipped(l);
+        let selected = self.selected_layer();
+        if open(selected) {
+            return Some(selected);
+        }
+        match self.screen {
+            Screen::Detail => None,
+            _ => STRIP.iter().copied().find(|&l| open(l)),
+        }
+    }
+
     pub fn live(&self) -> bool {
         matches!(self.state, RunState::Starting | RunState::Running)
     }
 
-    /// Something on screen moves by itself (a spinner or a running clock).
+    /// Something on screen moves by itself (a spinner or a running clock:
+    /// the header's wall clock runs from the run's start, the plan screen
+    /// included, until it ends).
     pub fn animating(&self) -> bool {
         self.live()
-            && self
-                .candidates
-                .iter()
-                .any(|c| c.started && c.state == State::Running)
+            && (self.summary.wall.open()
+                || self
+                    .candidates
+                    .iter()
+                    .any(|c| c.started && c.state == State::Running))
     }
 
     pub fn index_of(&self, id: &str) -> Option<usize> {
@@ -960,6 +981,28 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 53: a planned run waits on its plan screen with no candidate
+    /// running; its header clock stood at `wall 0:00` because nothing on
+    /// screen was said to move.
+    #[test]
+    fn the_wall_clock_runs_while_the_plan_waits() {
+        use crate::tui::fixture;
+        let mut app = fixture::app(2, false, false);
+        let (started, at) = fixture::events(2, false).remove(0);
+        let mut waiting = App::new(app.meta.clone(), app.theme.clone(), "Ada".into());
+        crate::tui::update::update(&mut waiting, crate::tui::Action::Run(Box::new(started), at));
+        assert!(waiting.candidates.iter().all(|c| !c.started));
+        assert!(waiting.animating(), "the wall clock runs");
+        crate::tui::update::update(&mut waiting, crate::tui::Action::Tick(at + 7_000));
+        assert_eq!(waiting.summary.wall.length_ms(waiting.now_ms), Some(7_000));
+        // A finished run's clock stands still.
+        app.state = RunState::Finished {
+            verdict: Verdict::Pass,
+            exit_code: 0,
+        };
+        assert!(!app.animating());
+    }
 
     fn candidate() -> Candidate {
         Candidate::new(CandidateInfo {

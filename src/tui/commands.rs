@@ -2,7 +2,7 @@
 //! Key dispatch, the status bar and the help overlay are all derived from it.
 
 use super::action::Action;
-use super::app::{App, Mark, Screen};
+use super::app::{App, Screen};
 use super::keys::Key;
 
 pub struct Command {
@@ -67,10 +67,7 @@ fn not_dashboard(a: &App) -> bool {
     a.screen != Screen::Dashboard
 }
 fn can_override(a: &App) -> bool {
-    let layer = a.selected_layer();
-    a.focused().is_some_and(|c| {
-        matches!(c.mark(layer, &a.meta), Mark::Fail | Mark::Warn) || c.has_skipped(layer)
-    })
+    a.override_layer().is_some()
 }
 /// The evidence pane is open on a run whose agreement matrix has tests.
 fn has_matrix_tests(a: &App) -> bool {
@@ -920,6 +917,13 @@ fn brief(desc: &'static str) -> &'static str {
         "next/previous test" => "tests",
         "combine candidates" => "combine",
         "stop agents and quit" => "stop+quit",
+        "keep/drop the criterion" => "keep/drop",
+        "edit its description" => "edit",
+        "edit its check" => "check",
+        "required/optional" => "optional",
+        "add a criterion" => "add",
+        "save as a spec in the repository" => "save",
+        "approve and start the candidates" => "approve",
         d => d.split(" (").next().unwrap_or(d),
     }
 }

@@ -3,7 +3,7 @@
 //! decision, stop agents, quit); `update` itself does no I/O.
 
 use super::action::Action;
-use super::app::{blockers_text, App, Dialog, FinalizeDialog, Mark, Screen, STRIP};
+use super::app::{blockers_text, App, Dialog, FinalizeDialog, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
 use super::search::{flat_hits, hits, step, Toward};
@@ -964,15 +964,20 @@ fn navigate_compare(app: &mut App, action: Action) {
 }
 
 fn start_override(app: &mut App) {
-    let Some(c) = app.focused() else { return };
-    let layer = app.selected_layer();
-    let mark = c.mark(layer, &app.meta);
-    if !matches!(mark, Mark::Fail | Mark::Warn) && !c.has_skipped(layer) {
-        app.flash = Some(format!(
-            "nothing to override: {layer} did not fail and has no skipped checks"
-        ));
+    let Some(layer) = app.override_layer() else {
+        if let Some(c) = app.focused() {
+            app.flash = Some(format!(
+                "nothing to override: {} has no failing, warning or skipped check there",
+                c.info.id
+            ));
+        }
         return;
+    };
+    // The strip shows which layer the dialog is about.
+    if let Some(i) = STRIP.iter().position(|&l| l == layer) {
+        app.layer_sel = i;
     }
+    let Some(c) = app.focused() else { return };
     // The check: the selected one in the detail, else the layer's first
     // failing check not yet overridden, then a warning, then a skipped one.
     let first = |list: &[(crate::model::verdict::Layer, String)]| {

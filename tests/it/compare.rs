@@ -1031,3 +1031,45 @@ fn finalize_is_recorded_and_list_and_show_say_so() {
     assert_eq!(rows[0]["state"], "pass");
     assert_eq!(rows[0]["finalized"], branch.as_str());
 }
+
+/// Issue 53: after the pick was escalated, `show` ended on the ranking's
+/// `finalize it with rascal finalize …` hint, which finalize then refused.
+/// `show` now ends with what finalize would do as the run stands.
+#[test]
+fn show_ends_with_what_finalize_would_do_after_the_pick_was_escalated() {
+    let t = repo();
+    let id = run_id(&t);
+    let doc: serde_json::Value =
+        serde_json::from_str(&stdout(&t.rascal(&["show", &id, "--json"]))).unwrap();
+    let pick = doc["ranking"]["pick"].as_str().expect("a pick").to_string();
+    let shown = stdout(&t.rascal(&["show", &id]));
+    let last = shown.lines().last().unwrap_or_default();
+    assert_eq!(
+        last,
+        format!("next: `rascal finalize {id}` commits the pick, {pick}"),
+        "{shown}"
+    );
+    let o = t.rascal(&["escalate", &id, &pick, "--note", "the API may change"]);
+    assert_eq!(code(&o), 3, "{}{}", stdout(&o), stderr(&o));
+    let shown = stdout(&t.rascal(&["show", &id]));
+    let next = shown
+        .lines()
+        .skip_while(|l| !l.starts_with("next: "))
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        next.starts_with(&format!(
+            "next: finalize needs a human's choice — run {id}'s pick `{pick}` is contested: it was escalated to a human (the API may change)"
+        )),
+        "{shown}"
+    );
+    assert!(next.contains(&format!("rascal select {id}")), "{next}");
+    // And finalize says the same.
+    let o = t.rascal(&["finalize", &id]);
+    assert_ne!(code(&o), 0, "{}", stdout(&o));
+    assert!(
+        stderr(&o).contains("is contested: it was escalated to a human (the API may change)"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -248,3 +248,53 @@ fn a_retry_of_a_contested_run_cross_tests_again_and_stays_contested() {
     assert_eq!(code(&o), 4, "{err}");
     assert!(!err.contains("has no pick"), "{err}");
 }
+
+/// Issue 47, item 2: a human's answer to the question the candidates' own
+/// tests asked is kept as a test. A later run of the same task is judged
+/// by the tests that separated the candidates and that the chosen one
+/// passes, laid on each candidate's code: the clamping one fails them and
+/// the run picks the right one. Before, only a discriminator's probe was
+/// kept, and the second run was contested again (exit 4).
+#[test]
+fn an_answer_to_the_tests_question_judges_later_runs_of_the_task() {
+    if !bwrap() {
+        return;
+    }
+    let t = two_that_disagree();
+    let args = [
+        "run",
+        "make add() correct",
+        "--agent",
+        "alder,birch",
+        "--json",
+    ];
+    let json = |o: &std::process::Output| -> serde_json::Value {
+        serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)))
+    };
+    let o = t.rascal(&args);
+    assert_eq!(code(&o), 4, "contested first");
+    let first = json(&o)["run"].as_str().unwrap().to_string();
+    let o = t.rascal(&["select", &first, "alder", "--reason", "negatives must add"]);
+    assert_eq!(code(&o), 0, "{}", String::from_utf8_lossy(&o.stderr));
+    let o = t.rascal(&args);
+    let doc = json(&o);
+    assert_eq!(code(&o), 0, "{doc}");
+    assert_eq!(doc["ranking"]["pick"], "alder", "{}", doc["ranking"]);
+    let birch = crate::test_integrity::candidate(&doc, "birch");
+    assert_eq!(birch["verdict"], "fail", "{birch}");
+    let answers = crate::test_integrity::report(birch, "answers");
+    let said = answers["issues"].to_string();
+    assert!(
+        said.contains(&format!(
+            "`tests::adds_negatives` (alder's test, kept from run {first}) fails here, but alder passes it and is right here ("
+        )) && said.contains(&format!("chose alder in run {first})")),
+        "{answers}"
+    );
+    let alder = crate::test_integrity::candidate(&doc, "alder");
+    assert_eq!(
+        crate::test_integrity::report(alder, "answers")["status"],
+        "pass",
+        "{alder}"
+    );
+}

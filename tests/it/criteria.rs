@@ -1124,3 +1124,53 @@ fn a_pytest_filter_matching_nothing_says_so() {
     );
     assert!(!why.contains("exited with code 5"), "{r}");
 }
+
+/// A held-out filter that matches no held-out test is told to the operator
+/// (issue 53): the report's error names the filter, while the agents' side
+/// stays one fixed sentence. Before, the report was the bare FAIL of
+/// failing code, with no error. The right filter passes (control).
+#[test]
+fn a_held_out_filter_matching_nothing_is_told_to_the_operator() {
+    if !common::bwrap()
+        || !crate::test_integrity::toolchain(
+            crate::evidence::python_with_pytest(),
+            &["-c", "import pytest"],
+        )
+    {
+        return;
+    }
+    let py = crate::evidence::python_with_pytest();
+    let t = crate::evidence::repo_of(
+        &[
+            ("calc.py", "def add(a, b):\n    return a - b\n"),
+            ("tests/test_held.py", "from calc import add\n\n\ndef test_held_adds():\n    assert add(2, 3) == 5\n"),
+            (
+                ".rascal/specs/task.yaml",
+                "instruction: make add() correct\nholdout: [tests/test_held.py]\nacceptance_criteria:\n  - { description: held right, type: holdout, check: test_held }\n  - { description: held typo, type: holdout, check: test_hld }\n",
+            ),
+            (
+                ".rascal/verification.yaml",
+                &format!("criteria:\n  test_command: \"{py} -m pytest -k {{check}}\"\n"),
+            ),
+        ],
+        &[("fix", "sed -i 's/a - b/a + b/' calc.py")],
+        "guardrails: []\n",
+    );
+    let doc = crate::test_integrity::rascal_json(&t, &["run", "--spec", "task"], &["fix"]);
+    let c = crate::test_integrity::candidate(&doc, "fix");
+    let right = crate::test_integrity::report(c, "held right");
+    assert_eq!(right["status"], "pass", "{right}");
+    let typo = crate::test_integrity::report(c, "held typo");
+    assert_eq!(typo["status"], "fail", "{typo}");
+    let why = typo["errored"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("the held-out filter `test_hld` matched no held-out test"),
+        "{typo}"
+    );
+    // What an agent would be told is the fixed sentence alone.
+    let issues = typo["issues"].to_string();
+    assert!(
+        !issues.contains("test_hld") && !issues.contains("matched"),
+        "{issues}"
+    );
+}

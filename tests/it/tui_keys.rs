@@ -218,13 +218,44 @@ fn override_in_the_detail_names_the_check_and_rule() {
 }
 
 #[test]
-fn override_is_not_offered_on_a_passing_layer() {
+fn override_is_not_offered_on_a_candidate_with_nothing_to_override() {
     let mut app = fixture::app(3, true, false);
+    // careful passed every layer.
     assert!(dispatch(&app, Key::Char('o')).is_none());
     assert!(!status_hints(&app).iter().any(|(k, _)| *k == "o"));
     press(&mut app, Key::Char('2'));
-    press(&mut app, Key::Char('l'));
     assert!(status_hints(&app).iter().any(|(k, _)| *k == "o"));
+    // In a passing layer's detail there is nothing to override.
+    press_all(&mut app, &[Key::Enter]);
+    assert_eq!(app.screen, Screen::Detail);
+    app.layer_sel = 0;
+    assert_eq!(app.selected_layer(), Layer::Agent);
+    assert!(dispatch(&app, Key::Char('o')).is_none());
+}
+
+/// Issue 53: on the dashboard `o` did nothing and said nothing until a
+/// failing layer was selected with `l`; the guide lists `o` there.
+#[test]
+fn o_on_the_dashboard_overrides_the_first_failing_layer_without_selecting_it() {
+    let mut app = fixture::app(3, true, false);
+    press(&mut app, Key::Char('2'));
+    assert_eq!(app.selected_layer(), Layer::Agent, "nothing selected yet");
+    press(&mut app, Key::Char('o'));
+    match &app.dialog {
+        Some(Dialog::Override { layer, check, .. }) => {
+            assert_eq!(*layer, Layer::Guardrails);
+            assert!(
+                ["build", "banned-patterns"].contains(&check.as_str()),
+                "{check}"
+            );
+        }
+        d => panic!("{d:?}"),
+    }
+    assert_eq!(
+        app.selected_layer(),
+        Layer::Guardrails,
+        "the strip shows which"
+    );
 }
 
 #[test]
@@ -1120,6 +1151,7 @@ fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it(
         runs: 2,
         skipped: None,
         notes: Vec::new(),
+        sources: Vec::new(),
     });
     press(&mut app, Key::Char('c'));
     assert_eq!(app.screen, Screen::Compare);

@@ -139,6 +139,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     runs: 1,
                     skipped: None,
                     notes: Vec::new(),
+                    sources: Vec::new(),
                 });
                 keys(a, &[Key::Char('c'), Key::Char('e'), Key::Enter]);
                 update(

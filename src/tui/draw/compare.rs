@@ -4,6 +4,7 @@
 
 use super::diffview::{bottom_line, line_row, window};
 use super::{mark_style, verdict_style};
+use crate::model::state::State;
 use crate::model::verdict::{Layer, Status};
 use crate::text::{ellipsis, pad, sanitize, width};
 use crate::tui::app::{strip_name, App, Candidate, STRIP};
@@ -107,9 +108,17 @@ fn scoreboard(frame: &mut Frame, app: &App, area: Rect) {
         "verdict",
         app.candidates
             .iter()
-            .map(|c| match c.verdict {
-                Some(v) => Span::styled(col(v.label().into()), verdict_style(app, v)),
-                None => Span::styled(col(c.status_text()), t.running),
+            .map(|c| match (c.verdict, c.state) {
+                // Where it stands now: escalated, or its verdict after the
+                // overrides (`PASS ⊘ (was FAIL)`), never the raw one alone.
+                (Some(_), s @ (State::Escalated | State::Cancelled | State::Impossible)) => {
+                    Span::styled(col(s.label().into()), super::state_style(app, s))
+                }
+                (Some(v), _) => Span::styled(
+                    col(c.status_text()),
+                    verdict_style(app, c.effective.unwrap_or(v)),
+                ),
+                (None, _) => Span::styled(col(c.status_text()), t.running),
             })
             .collect(),
     );

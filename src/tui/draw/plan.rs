@@ -75,12 +75,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         if let Some(why) = p.vacuous(c) {
             what.push_str(&format!(" · VACUOUS: {}", sanitize(why)));
         }
-        let text = format!(
-            "{} {mark} {}. {}   ({what})",
-            if n == p.sel { "▸" } else { " " },
-            n + 1,
-            sanitize(&c.description)
-        );
+        let text = format!("{mark} {}. {}   ({what})", n + 1, sanitize(&c.description));
         row_lines(
             &mut lines,
             &mut selected,
@@ -93,8 +88,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         let row = p.items.len() + n;
         let keep = p.constraint_keep.get(n).copied().unwrap_or(true);
         let text = format!(
-            "{} {}{}",
-            if row == p.sel { "▸" } else { " " },
+            "{}{}",
             if keep { "[x]" } else { "[ ]" },
             crate::output::printer::constraint_line(c)
                 .trim_start()
@@ -168,8 +162,10 @@ fn wrap_indented(s: &str, cols: usize, indent: usize) -> Vec<String> {
 }
 
 /// One row of the list (a criterion or a constraint), wrapped whole in
-/// `cols` columns: selected, kept or dropped by its style; the rows it
-/// took are `selected` when it is the selected one.
+/// `cols` columns behind its two-column lead (`▸ ` when selected, blanks
+/// otherwise, so every row's checkbox is in the same column): selected,
+/// kept or dropped by its style; the rows it took are `selected` when it
+/// is the selected one.
 fn row_lines(
     lines: &mut Vec<Line<'static>>,
     selected: &mut std::ops::Range<usize>,
@@ -185,10 +181,15 @@ fn row_lines(
         t.dim
     };
     let from = lines.len();
+    let lead = if is_selected { "▸ " } else { "  " };
     lines.extend(
-        wrap_indented(text, cols, 7)
+        wrap_indented(text, cols.saturating_sub(2).max(1), 5)
             .into_iter()
-            .map(|l| Line::from(Span::styled(l, style))),
+            .enumerate()
+            .map(|(i, l)| {
+                let lead = if i == 0 { lead } else { "  " };
+                Line::from(Span::styled(format!("{lead}{l}"), style))
+            }),
     );
     if is_selected {
         *selected = from..lines.len();
@@ -255,6 +256,31 @@ mod tests {
         assert!(
             s.contains("[x] constraint keep the lockfile (no-touch-files: `**`)"),
             "{s}"
+        );
+    }
+
+    /// Issue 53: the focused row's `▸` used to push its checkbox two
+    /// columns right of every other row's (a row's leading blank was lost
+    /// in the wrapping).
+    #[test]
+    fn every_rows_checkbox_is_in_the_same_column() {
+        let criteria: Vec<Criterion> = (1..=3).map(|n| crit(n, "true")).collect();
+        let constraints = [Constraint {
+            description: "keep the lockfile".into(),
+            kind: ConstraintKind::NoTouchFiles("Cargo.lock".to_string().try_into().unwrap()),
+        }];
+        let mut p = PlanScreen::new("planner", &criteria, &constraints, None);
+        p.down();
+        let s = drawn(p, 100, 20);
+        let columns: Vec<usize> = s
+            .lines()
+            .filter_map(|l| l.find("[x]").map(|at| l[..at].chars().count()))
+            .collect();
+        assert_eq!(columns.len(), 4, "three criteria and a constraint:\n{s}");
+        assert!(columns.windows(2).all(|w| w[0] == w[1]), "{columns:?}\n{s}");
+        assert!(
+            s.lines().any(|l| l.contains("▸ [x] 2. criterion 2")),
+            "the focused row is marked:\n{s}"
         );
     }
 }

@@ -71,8 +71,31 @@ pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
                     t.text
                 };
                 lines.extend(position_lines(p, w, st, t.dim));
+                // The ranking was made before the human acted: say what
+                // they did since, beside the reason that no longer holds.
+                if let Some(since) = app
+                    .index_of(id)
+                    .and_then(|i| since_ranked(&app.candidates[i]))
+                {
+                    lines.extend(super::wrapped(
+                        &format!("   {since}"),
+                        w,
+                        usize::MAX,
+                        t.overridden,
+                    ));
+                }
             }
+            let blocked = r
+                .pick
+                .as_deref()
+                .filter(|_| app.summary.selected.is_none())
+                .and_then(|p| crate::finalize::choice::contested(&app.summary, p));
             let pick = match (&r.pick, &r.contested) {
+                (Some(p), _) if blocked.is_some() => format!(
+                    "comparator's pick: {} — not taken: {}; select a candidate (Space) before F",
+                    sanitize(p),
+                    sanitize(blocked.as_deref().unwrap_or_default())
+                ),
                 (Some(p), _) if !r.unseparated.is_empty() => format!(
                     "comparator's pick: {} — no test separates it from {}",
                     sanitize(p),
@@ -91,7 +114,7 @@ pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
                 }
                 (None, None) => "comparator's pick: none (no candidate passed)".into(),
             };
-            let style = if r.pick.is_some() && r.unseparated.is_empty() {
+            let style = if r.pick.is_some() && r.unseparated.is_empty() && blocked.is_none() {
                 t.pass
             } else {
                 t.warn
@@ -148,6 +171,27 @@ pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
         }
     }
     lines
+}
+
+/// What a human did to `c` after the ranking was made: escalated it, or
+/// overrode what failed (its verdict now). None: nothing.
+fn since_ranked(c: &Candidate) -> Option<String> {
+    use crate::model::state::State;
+    if c.state == State::Escalated {
+        let (why, who) = c.escalated.clone().unwrap_or_default();
+        let who = who
+            .map(|w| format!(" by {}", w.split(" <").next().unwrap_or(&w)))
+            .unwrap_or_default();
+        return Some(sanitize(&format!(
+            "⚑ escalated to a human since{who}: {why}"
+        )));
+    }
+    match (c.verdict, c.effective) {
+        (Some(raw), Some(now)) if raw != now => Some(format!(
+            "now {now} ⊘ (was {raw}): a human overrode what failed"
+        )),
+        _ => None,
+    }
 }
 
 /// The similarity matrix, its names as wide as `w` allows: the row
@@ -246,5 +290,88 @@ mod tests {
             "1. careful all layers pass, passes 2/2 tests others wrote (agrees with hasty), similarity to the others 0.87"
         );
         assert!(!lines.concat().contains('…'));
+    }
+
+    /// The compare view drawn `w`×`h`, as text.
+    fn compare_screen(app: &mut App, w: u16, h: u16) -> String {
+        use ratatui::{backend::TestBackend, Terminal};
+        app.screen = crate::tui::app::Screen::Compare;
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+        t.draw(|f| crate::tui::draw::draw(f, app)).unwrap();
+        let buf = t.backend().buffer();
+        let mut out = String::new();
+        for y in 0..buf.area.height {
+            for x in 0..buf.area.width {
+                out.push_str(buf[(x, y)].symbol());
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    fn decide(app: &mut App, who: &str, kind: crate::model::decision::DecisionKind, why: &str) {
+        let d = crate::model::decision::Decision::new(
+            Some(who),
+            kind,
+            "Tess Ter <tess@example.invalid>",
+            why,
+        );
+        app.apply_decision(&d);
+    }
+
+    /// Issue 53: after the pick was escalated, compare still said
+    /// "comparator's pick: careful" as if F would take it.
+    #[test]
+    fn an_escalated_pick_is_said_not_taken_and_the_escalation_is_shown() {
+        use crate::model::decision::DecisionKind;
+        let mut app = crate::tui::fixture::app(3, true, false);
+        let before = text(&ranking_lines(&app, 120)).join("\n");
+        assert!(before.contains("comparator's pick: careful"), "{before}");
+        assert!(!before.contains("not taken"), "{before}");
+        decide(
+            &mut app,
+            "careful",
+            DecisionKind::Escalate,
+            "unsure the API may change",
+        );
+        let after = text(&ranking_lines(&app, 120)).join("\n");
+        assert!(
+            after.contains("comparator's pick: careful — not taken: it was escalated to a human (unsure the API may change)"),
+            "{after}"
+        );
+        assert!(
+            after.contains("⚑ escalated to a human since by Tess Ter: unsure the API may change"),
+            "{after}"
+        );
+        let screen = compare_screen(&mut app, 140, 40);
+        assert!(screen.contains("ESCALATED"), "{screen}");
+    }
+
+    /// Issue 53: after an override lifted a FAIL, the compare scoreboard
+    /// and the ranking still said FAIL while the dashboard said PASS.
+    #[test]
+    fn an_override_shows_in_the_scoreboard_and_the_ranking() {
+        use crate::model::decision::DecisionKind;
+        use crate::model::verdict::Layer;
+        let mut app = crate::tui::fixture::app(3, true, false);
+        let screen = compare_screen(&mut app, 140, 40);
+        assert!(!screen.contains("(was FAIL)"), "{screen}");
+        for check in ["build", "banned-patterns", "tests"] {
+            let kind = DecisionKind::Override {
+                layer: Layer::Guardrails,
+                check: check.into(),
+                rule: None,
+            };
+            decide(&mut app, "hasty", kind, "flaky CI");
+        }
+        let hasty = &app.candidates[app.index_of("hasty").unwrap()];
+        assert_eq!(hasty.effective, Some(Verdict::Pass), "{:?}", hasty.blockers);
+        let screen = compare_screen(&mut app, 140, 40);
+        assert!(screen.contains("PASS ⊘ (was FAIL)"), "{screen}");
+        let lines = text(&ranking_lines(&app, 120)).join("\n");
+        assert!(
+            lines.contains("now PASS ⊘ (was FAIL): a human overrode what failed"),
+            "{lines}"
+        );
     }
 }

@@ -112,6 +112,43 @@ mod tests {
         );
     }
 
+    /// Issue 53: at 120 columns the plan screen's bar showed only `Space
+    /// e Enter q ?`; its other keys were in the help alone.
+    #[test]
+    fn at_120_columns_the_plan_screens_bar_shows_every_plan_key() {
+        use crate::config::spec::{Criterion, CriterionKind};
+        let mut app = fixture::app(2, false, false);
+        let c = Criterion {
+            description: "it shouts".into(),
+            kind: CriterionKind::Command,
+            check: "true".into(),
+            required: true,
+            new_test: false,
+        };
+        app.plan = Some(crate::tui::plan::PlanScreen::new(
+            "planner",
+            &[c],
+            &[],
+            None,
+        ));
+        app.screen = crate::tui::app::Screen::Plan;
+        let b = bar(&app, 120);
+        assert!(width(&b) <= 120, "{b:?}");
+        for k in [
+            " Space  keep",
+            " e  edit",
+            " c  check",
+            " o  optional",
+            " a  add",
+            " w  save",
+            " Enter  approve",
+            " q  quit",
+            " ?  help",
+        ] {
+            assert!(b.contains(k), "{k} in {b:?}");
+        }
+    }
+
     #[test]
     fn a_message_shortens_the_hints_never_help() {
         let mut app = fixture::app(3, true, false);

@@ -56,6 +56,20 @@ pub struct Agreement {
     /// process died), or a test that does not apply.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<CellNote>,
+    /// Each author's test files as they were laid on the others (path and
+    /// text): what a human's answer to the run's question keeps as a test
+    /// for later runs of the task (`pipeline::answers`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sources: Vec<TestSource>,
+}
+
+/// One author's test files, as cross-testing laid them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TestSource {
+    pub author: String,
+    /// Path and text of each file, whole (a Rust source with its test
+    /// modules: its test modules are what is laid).
+    pub files: Vec<(String, String)>,
 }
 
 /// What one cell's mark does not say.
@@ -215,6 +229,7 @@ mod tests {
                 test: 1,
                 note: "uses `MARK`, which only careful's change has".into(),
             }],
+            sources: Vec::new(),
         };
         let lines = a.render();
         assert_eq!(lines[0], "         1  2  | 3");
