@@ -321,10 +321,44 @@ fn in_the_tui_the_human_edits_one_criterion_drops_one_and_enter_starts_the_candi
         ],
     );
     eprintln!("the plan screen:\n{screen}");
+    // Issue 53: at 120 columns the bar shows every plan key (in brief),
+    // every row's checkbox is in the focused row's column, and the
+    // header's clock runs while the plan waits.
+    for k in [
+        " Space  keep/drop ",
+        " e  edit ",
+        " c  check ",
+        " o  optional ",
+        " a  add ",
+        " w  save ",
+        " Enter  approve ",
+    ] {
+        assert!(screen.contains(k), "{k} in:\n{screen}");
+    }
+    let columns: Vec<usize> = screen
+        .lines()
+        .filter_map(|l| l.find("[x] ").map(|at| l[..at].chars().count()))
+        .collect();
     assert!(
-        screen.contains("approve and start the candidates"),
-        "{screen}"
+        columns.len() >= 3 && columns.windows(2).all(|w| w[0] == w[1]),
+        "{columns:?}\n{screen}"
     );
+    let wall = |screen: &str| {
+        screen
+            .split(" wall ")
+            .nth(1)
+            .and_then(|r| r.split_whitespace().next())
+            .map(str::to_string)
+    };
+    let first = wall(&screen).unwrap_or_else(|| panic!("no wall clock:\n{screen}"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while wall(&tmux.capture()).as_deref() == Some(first.as_str()) {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the wall clock stood at {first}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
     // No candidate starts before the approval.
     assert!(!screen.contains("started"), "{screen}");
 
