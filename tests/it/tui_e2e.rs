@@ -108,6 +108,34 @@ fn demo_in_tmux_focus_detail_diff_compare_override_quit() {
     t.wait_for("with skipped on", &["[x] with skipped"]);
     t.keys(&["Enter"]);
     t.wait_for("now passes", &["⊘guard", "PASS ⊘ (was FAIL)", "now PASS"]);
+    // Compare says so too (issue 53: its scoreboard and ranking said FAIL).
+    t.keys(&["c"]);
+    let s = t.wait_for(
+        "compare after the override",
+        &[
+            "scoreboard · A = hasty",
+            "PASS ⊘ (was FAIL)",
+            "a human overrode",
+        ],
+    );
+    eprintln!("compare after the override:\n{s}");
+    // Escalate the pick: compare no longer offers it as the pick.
+    t.back_to_dashboard();
+    t.keys(&["1", "!"]);
+    t.wait_for("escalate dialog", &["Escalate careful", "Note (required)"]);
+    t.type_text("unsure of the API");
+    t.keys(&["Enter"]);
+    t.wait_for("escalated", &["recorded: escalate careful"]);
+    t.keys(&["c"]);
+    let s = t.wait_for(
+        "compare after the escalation",
+        &[
+            "comparator's pick: careful — not taken: it was escalated",
+            "ESCALATED",
+        ],
+    );
+    eprintln!("compare after the escalation:\n{s}");
+    t.back_to_dashboard();
 
     // Quit: the run is over, so no question; the terminal is restored.
     t.keys(&["q"]);
