@@ -227,10 +227,25 @@ pub fn contested(m: &Agreement, top: &str, strict: bool, sources: &[String]) -> 
             .filter(|&r| cell(m, r, col) == wanted)
             .collect()
     };
+    // A witness (it failed the gate on something other than behaviour) is
+    // said to be one: its code is asked, it is never the pick.
+    let witnessed = |g: &[usize]| {
+        g.iter()
+            .map(|&r| {
+                let id = m.candidates[r].as_str();
+                if m.witnesses.iter().any(|w| w == id) {
+                    format!("{id} (failed the gate on other checks; its code is asked)")
+                } else {
+                    id.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     Some(format!(
         "the candidates disagree on the tests they wrote, and nothing rascal trusts settles it: {} against {} (`{}` by {} passes on {} and fails on {})",
         names(mine),
-        names(&against),
+        witnessed(&against),
         t.name,
         t.author,
         names(&on(Cell::Passed)),
@@ -259,6 +274,7 @@ mod tests {
             skipped: None,
             notes: Vec::new(),
             sources: Vec::new(),
+            witnesses: Vec::new(),
         }
     }
 

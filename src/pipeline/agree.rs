@@ -32,9 +32,50 @@ fn passed_gate(o: &CandidateOutcome) -> bool {
             .any(|r| r.check == TEST_INTEGRITY && r.status == Status::Fail)
 }
 
-/// Cross-test the candidates that passed the gate, land each one's
-/// `agreement` report, and re-finish those a disagreement fails. None
-/// when fewer than two passed (nothing to agree on).
+/// Failed the gate, but not on behaviour: it finished cleanly, its test
+/// runs passed (the base's own tests pass on its code, read from the
+/// runner's results), and no criterion or test-integrity check failed —
+/// it touched a forbidden path (a permission or a constraint), or a
+/// reviewer, a lint or a size limit failed it. Its code is a witness of what the task's behaviour is: the
+/// passing candidates' tests run on it, and its tests on them. A witness
+/// is never picked; its disagreeing with the pick makes a question.
+fn witness(o: &CandidateOutcome) -> bool {
+    let test_runs: Vec<&Report> = o.reports.iter().filter(|r| r.ledger.is_some()).collect();
+    let base_tests_pass = test_runs.iter().any(|r| {
+        r.ledger
+            .as_ref()
+            .and_then(|l| l.base_tests.as_ref())
+            .is_some_and(|b| b.listed > 0 && b.passed == b.listed && b.not_passing.is_empty())
+    });
+    o.finished_cleanly
+        && !o.escalated
+        && !passed_gate(o)
+        && o.place.is_some()
+        && o.changes.is_some()
+        && base_tests_pass
+        && test_runs.iter().all(|r| r.status != Status::Fail)
+        && !o
+            .reports
+            .iter()
+            .any(|r| r.status == Status::Fail && on_behaviour(r))
+}
+
+/// A failed check that judged behaviour: a criterion (a constraint — a
+/// path not to touch, a size, a dependency — judges scope, not behaviour),
+/// test integrity, or the comparator's (a human's kept answer).
+fn on_behaviour(r: &Report) -> bool {
+    let constraint =
+        !r.issues.is_empty() && r.issues.iter().all(|i| i.rule.starts_with("constraints/"));
+    r.check == TEST_INTEGRITY
+        || r.layer == Layer::Compare
+        || (r.layer == Layer::Criteria && !constraint)
+}
+
+/// Cross-test the candidates that passed the gate (with the witnesses:
+/// candidates that failed it on something other than behaviour), land
+/// each passing one's `agreement` report, and re-finish those a
+/// disagreement fails. None when nothing can be agreed on (no candidate
+/// passed, or one alone and no witness).
 pub(crate) async fn agree(
     config: &Config,
     journal: &Journal,
@@ -45,12 +86,15 @@ pub(crate) async fn agree(
         .filter(|&i| passed_gate(&results[i]) && results[i].place.is_some())
         .filter(|&i| results[i].changes.is_some())
         .collect();
-    if passing.len() < 2 || cancel.is_cancelled() {
+    let crossing: Vec<usize> = (0..results.len())
+        .filter(|i| passing.contains(i) || witness(&results[*i]))
+        .collect();
+    if passing.is_empty() || crossing.len() < 2 || cancel.is_cancelled() {
         return None;
     }
     let bound = config.main.compare.cross_tests.unwrap_or(DEFAULT_BOUND);
-    let m = {
-        let crossings: Vec<Crossing<'_>> = passing
+    let mut m = {
+        let crossings: Vec<Crossing<'_>> = crossing
             .iter()
             .map(|&i| {
                 let o = &results[i];
@@ -64,6 +108,11 @@ pub(crate) async fn agree(
             .collect();
         cross_test(config, &crossings, bound, cancel).await
     };
+    m.witnesses = crossing
+        .iter()
+        .filter(|i| !passing.contains(i))
+        .map(|&i| results[i].id.clone())
+        .collect();
     if m.tests.is_empty() {
         // Nothing to cross-test: the matrix (and why) is on the ranking,
         // and no candidate gets a report that says nothing.
@@ -199,11 +248,18 @@ pub(crate) fn settle(
                 .find(|c| c.id == id)
                 .map_or(0, |c| c.holdout_passed)
         };
-        let broken_by_holdout = ranking
+        // Held-out tests break the tie when the pick passes more of them
+        // than every other candidate whose code is asked (passing ones and
+        // witnesses); with no other, there is no tie to break.
+        let others: Vec<&str> = ranking
             .positions
             .iter()
             .filter(|p| p.candidate != pick && p.verdict != Verdict::Fail)
-            .all(|p| holdout(&p.candidate) < holdout(&pick));
+            .map(|p| p.candidate.as_str())
+            .chain(m.witnesses.iter().map(String::as_str))
+            .collect();
+        let broken_by_holdout =
+            !others.is_empty() && others.iter().all(|o| holdout(o) < holdout(&pick));
         if let Some(why) = agreement::contested(
             &m,
             &pick,
@@ -219,9 +275,11 @@ pub(crate) fn settle(
     ranking.agreement = Some(m);
 }
 
-/// With a pick: the other passing candidates whose code differs from the
-/// pick's and that no test separates from it (none fails a test the other
-/// passes) — said in every view, so a coin flip never reads as a finding.
+/// With a pick: the other passing candidates (and witnesses: candidates
+/// that failed the gate on something other than behaviour) whose code
+/// differs from the pick's and that no test separates from it (none fails
+/// a test the other passes) — said in every view, so a coin flip never
+/// reads as a finding, and probed by the discriminator where there is one.
 pub(crate) fn unseparated(ranking: &mut Ranking, contenders: &[Contender]) {
     let Some(pick) = ranking.pick.clone() else {
         return;
@@ -239,10 +297,16 @@ pub(crate) fn unseparated(ranking: &mut Ranking, contenders: &[Contender]) {
             .is_some_and(|m| agreement::separated(m, &pick, other))
     };
     let mine = tree(&pick);
+    let witness = |id: &str| {
+        ranking
+            .agreement
+            .as_ref()
+            .is_some_and(|m| m.witnesses.iter().any(|w| w == id))
+    };
     ranking.unseparated = ranking
         .positions
         .iter()
-        .filter(|p| p.candidate != pick && p.verdict != Verdict::Fail)
+        .filter(|p| p.candidate != pick && (p.verdict != Verdict::Fail || witness(&p.candidate)))
         .filter(|p| tree(&p.candidate) != mine)
         .filter(|p| !separated(&p.candidate))
         .map(|p| p.candidate.clone())

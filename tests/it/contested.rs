@@ -298,3 +298,96 @@ fn an_answer_to_the_tests_question_judges_later_runs_of_the_task() {
         "{alder}"
     );
 }
+
+/// A unittest project where `add` is wrong at the base: `wrong` multiplies
+/// (the base's `add(2, 2) == 4` passes) and writes a test of that;
+/// `scope` adds right but touches `other.py`, which the task's constraint
+/// forbids; `cheat` rewrites the base's test and leaves the code;
+/// `broken` breaks the base's own test.
+fn no_good_candidate() -> crate::common::TestRepo {
+    let module = |body: &str| format!("printf 'def add(a, b):\\n    return {body}\\n' > add.py");
+    let wrong = module("a * b")
+        + "; printf 'import unittest\\nfrom add import add\\n\\n\\nclass TestWrong(unittest.TestCase):\\n    def test_0(self):\\n        self.assertEqual(add(3, 3), 9)\\n' > test_wrong.py";
+    let scope = module("a + b") + "; echo 'VALUE = 2' > other.py";
+    let cheat = "sed -i 's/add(2, 2), 4/add(1, 1), 0/' test_add.py".to_string();
+    let broken = module("a + b + 1");
+    crate::evidence::repo_of(
+        &[
+            ("add.py", "def add(a, b):\n    return a - b\n"),
+            ("other.py", "VALUE = 1\n"),
+            (
+                "test_add.py",
+                "import unittest\nfrom add import add\n\n\nclass TestBase(unittest.TestCase):\n    def test_0(self):\n        self.assertEqual(add(2, 2), 4)\n",
+            ),
+            (
+                ".rascal/specs/task.yaml",
+                "instruction: make add() correct\nconstraints:\n  - { description: \"leave other.py alone\", type: no-touch-files, value: \"other.py\" }\n",
+            ),
+        ],
+        &[
+            ("wrong", &wrong),
+            ("scope", &scope),
+            ("cheat", &cheat),
+            ("broken", &broken),
+        ],
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\", timeout: 60s }\n",
+    )
+}
+
+/// Issue 47 (a coin flip presented as a pick): with no good candidate, the
+/// wrong one was the lone passing candidate and was picked. A candidate
+/// that failed the gate on scope alone — its code passes the base's tests
+/// and its test run is clean — is a witness now: the passing candidates'
+/// tests run on its code, and its disagreeing makes the run CONTESTED with
+/// the question, never a pick by default. It is never picked itself, and
+/// nobody FAILs for the disagreement. Candidates whose code fails the
+/// base's tests (`cheat`, `broken`) are no witnesses: their code says
+/// nothing (control: with them alone, `wrong` is picked as before).
+#[test]
+fn a_candidate_that_failed_on_scope_alone_is_asked_and_contests_a_lone_wrong_pick() {
+    if !crate::common::bwrap() {
+        return;
+    }
+    let t = no_good_candidate();
+    let args = |who: &str| {
+        vec![
+            "run".to_string(),
+            "--spec".into(),
+            "task".into(),
+            "--agent".into(),
+            who.to_string(),
+            "--json".into(),
+        ]
+    };
+    let run = |who: &str| {
+        let a = args(who);
+        let o = t.rascal(&a.iter().map(String::as_str).collect::<Vec<_>>());
+        let doc: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&o.stderr)));
+        (code(&o), doc)
+    };
+    let (exit, doc) = run("wrong,scope,cheat,broken");
+    let ranking = &doc["ranking"];
+    assert_eq!(exit, 4, "{ranking}");
+    assert!(ranking["pick"].is_null(), "{ranking}");
+    let why = ranking["contested"].as_str().unwrap_or_default();
+    assert!(
+        why.contains("wrong against scope (failed the gate on other checks; its code is asked)"),
+        "{why}"
+    );
+    assert_eq!(
+        ranking["agreement"]["witnesses"],
+        serde_json::json!(["scope"]),
+        "{ranking}"
+    );
+    let wrong = crate::test_integrity::candidate(&doc, "wrong");
+    assert_ne!(
+        wrong["verdict"], "fail",
+        "a disagreement FAILs nobody: {wrong}"
+    );
+    // Control: no witness, no question — the lone passing one is picked.
+    let (exit, doc) = run("wrong,cheat,broken");
+    assert_eq!(exit, 0, "{}", doc["ranking"]);
+    assert_eq!(doc["ranking"]["pick"], "wrong", "{}", doc["ranking"]);
+    assert!(doc["ranking"]["agreement"].is_null(), "{}", doc["ranking"]);
+}

@@ -262,3 +262,43 @@ fn a_candidate_that_forges_the_probes_lines_still_fails_the_kept_answer() {
         "{birch}"
     );
 }
+
+/// A witness (issue 47): `birch` fails a lint and nothing else — its code
+/// passes the base's tests and its test run is clean. No test separates it
+/// from `alder`, whose code differs: it is among the candidates the pick
+/// is said not to be separated from, and the discriminator probes it. Where
+/// the outputs differ, the run is CONTESTED — never `alder` by default.
+/// Before, a failed candidate's code was never asked: `alder` was picked,
+/// exit 0. `birch` is never picked, and stays FAIL for its lint.
+#[test]
+fn a_candidate_that_failed_a_lint_alone_is_probed_with_the_pick() {
+    if !bwrap() {
+        return;
+    }
+    let t = repo("x // 2", "x / 2  # lint-me");
+    t.write(
+        ".rascal/guardrails.yaml",
+        "guardrails:\n  - { name: tests, command: \"python3 -m unittest\" }\n  - { name: lint, command: \"! grep -q lint-me calc.py\" }\n",
+    );
+    t.commit_all("a lint");
+    let (o, _, doc) = run(&t);
+    let out = stdout(&o);
+    assert_eq!(code(&o), 4, "{out}{}", stderr(&o));
+    let r = &doc["ranking"];
+    assert!(r["pick"].is_null(), "{r:#}");
+    assert_eq!(
+        r["agreement"]["witnesses"],
+        serde_json::json!(["birch"]),
+        "{r:#}"
+    );
+    assert_eq!(
+        r["probes"]["candidates"],
+        serde_json::json!(["alder", "birch"]),
+        "{r:#}"
+    );
+    assert!(out.contains("half(3): "), "{out}");
+    let birch = crate::test_integrity::candidate(&doc, "birch");
+    assert_eq!(birch["verdict"], "fail", "{birch}");
+    // The same code without the lint failure: no witness, and `birch`
+    // passing is probed as before (control for the probe's path).
+}

@@ -1152,6 +1152,7 @@ fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it(
         skipped: None,
         notes: Vec::new(),
         sources: Vec::new(),
+        witnesses: Vec::new(),
     });
     press(&mut app, Key::Char('c'));
     assert_eq!(app.screen, Screen::Compare);

@@ -140,6 +140,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     skipped: None,
                     notes: Vec::new(),
                     sources: Vec::new(),
+                    witnesses: Vec::new(),
                 });
                 keys(a, &[Key::Char('c'), Key::Char('e'), Key::Enter]);
                 update(

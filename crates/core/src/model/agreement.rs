@@ -61,6 +61,12 @@ pub struct Agreement {
     /// for later runs of the task (`pipeline::answers`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sources: Vec<TestSource>,
+    /// Rows of candidates that failed the gate on something other than
+    /// behaviour (their code passes the base's tests and their test run
+    /// is clean; they touched a forbidden path, or a reviewer or a lint
+    /// failed them): never picked, but what their code does is asked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub witnesses: Vec<String>,
 }
 
 /// One author's test files, as cross-testing laid them.
@@ -230,6 +236,7 @@ mod tests {
                 note: "uses `MARK`, which only careful's change has".into(),
             }],
             sources: Vec::new(),
+            witnesses: Vec::new(),
         };
         let lines = a.render();
         assert_eq!(lines[0], "         1  2  | 3");
