@@ -11,7 +11,9 @@
 //! `cargo bench --bench pick` (needs python3, cargo, git and bubblewrap);
 //! `RASCAL_BIN=/path/to/rascal` measures another build (the README's
 //! "before" column is the previous release's binary); `PICK_ONLY=add,mul`
-//! runs some tasks.
+//! runs some tasks; `PICK_DISCRIMINATOR=1` gives the Python tasks a
+//! scripted discriminator (a stand-in for a model agent: its probe calls
+//! the function on the inputs of the tests in the task).
 
 mod common;
 
@@ -131,7 +133,46 @@ fn python_task(p: &Py, with_good: bool) -> Task {
         ],
         instruction: "task".into(),
         candidates,
+        helpers: String::new(),
     }
+}
+
+/// The call of a test's `assertEqual` arguments: `clamp(20, 0, 10)` of
+/// `clamp(20, 0, 10), 10`.
+fn call_of(case: &str) -> &str {
+    case.find("), ").map_or(case, |at| &case[..=at])
+}
+
+/// `task` with a scripted discriminator standing in for a model agent
+/// (`PICK_DISCRIMINATOR=1`): its probe calls the task's function on the
+/// inputs of the base's test, the good test and the wrong test, and
+/// prints each output.
+fn with_discriminator(mut task: Task, p: &Py) -> Task {
+    let calls: Vec<String> = [p.base_test, p.good_test, p.wrong_test]
+        .iter()
+        .map(|c| format!("{:?}", call_of(c)))
+        .collect();
+    let probe = format!(
+        "from {n} import {n}\nfor call in [{calls}]:\n    try:\n        out = repr(eval(call))\n    except Exception as e:\n        out = type(e).__name__\n    print('PROBE {{nonce}} ' + call + ' => ' + out)\n",
+        n = p.name,
+        calls = calls.join(", ")
+    );
+    let answer = serde_json::json!({
+        "nonce": "{nonce}",
+        "file": "probe_it.py",
+        "content": probe,
+        "command": ["python3", "probe_it.py"],
+    })
+    .to_string();
+    task.helpers = format!(
+        "  prober: {{ runtime: scripted, provider: other, steps: [{{ do: say, text: {} }}] }}\n",
+        serde_json::to_string(&answer).unwrap()
+    );
+    task.files.push((
+        ".rascal/verification.yaml".into(),
+        "discriminator: { agent: prober }\n".into(),
+    ));
+    task
 }
 
 const DECODE: &str = "pub fn decode(s: &str) -> String {\n    let mut out = String::new();\n    let mut chars = s.chars().peekable();\n    while let Some(c) = chars.next() {\n        match chars.peek().and_then(|d| d.to_digit(10)) {\n            Some(n) => {\n                chars.next();\n                for _ in 0..n {\n                    out.push(c);\n                }\n            }\n            None => out.push(c),\n        }\n    }\n    out\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn decodes() {\n        assert_eq!(decode(\"a2b\"), \"aab\");\n    }\n}\n";
@@ -178,6 +219,7 @@ fn rust_api_task(with_lazy: bool) -> Task {
         ],
         instruction: "task".into(),
         candidates,
+        helpers: String::new(),
     }
 }
 
@@ -194,9 +236,16 @@ fn main() {
     let bin = common::rascal_bin();
     let only = common::only("PICK_ONLY");
     let mut tasks: Vec<Task> = Vec::new();
+    let discriminator = std::env::var_os("PICK_DISCRIMINATOR").is_some_and(|v| v == "1");
     for p in PY {
-        tasks.push(python_task(p, true));
-        tasks.push(python_task(p, false));
+        for with_good in [true, false] {
+            let t = python_task(p, with_good);
+            tasks.push(if discriminator {
+                with_discriminator(t, p)
+            } else {
+                t
+            });
+        }
     }
     tasks.push(rust_api_task(false));
     tasks.push(rust_api_task(true));

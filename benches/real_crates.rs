@@ -751,6 +751,7 @@ fn task(c: &Crate) -> Task {
         ],
         instruction: "task".into(),
         candidates: candidates(c),
+        helpers: String::new(),
     }
 }
 

@@ -25,6 +25,8 @@ pub struct Task {
     pub files: Vec<(String, String)>,
     pub instruction: String,
     pub candidates: Vec<Candidate>,
+    /// More lines of `.rascal/config.yaml`'s `agents:` (a discriminator).
+    pub helpers: String,
 }
 
 /// A shell line writing `content` to `path`.
@@ -72,6 +74,7 @@ pub fn run_in(bin: &Path, dir: &Path, task: &Task) -> Outcome {
             serde_json::to_string(&c.script).unwrap()
         ));
     }
+    agents.push_str(&task.helpers);
     std::fs::create_dir_all(dir.join(".rascal")).unwrap();
     std::fs::write(dir.join(".rascal/config.yaml"), agents).unwrap();
     let id = [

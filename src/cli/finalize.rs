@@ -5,8 +5,8 @@
 use super::args::FinalizeArgs;
 use super::exit::{CliError, PASS};
 use super::shared::{note_unchained, open_store, say, tell};
-use crate::finalize::choice::Choice;
 use crate::finalize::{rebase_note, short, FinalizeOptions};
+use crate::model::choice::Choice;
 use crate::model::decision::{Decision, DecisionKind};
 use crate::text::sanitize;
 use std::path::Path;
@@ -56,7 +56,7 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
 /// run.
 fn take_the_pick(dir: &Path, run: &str) -> Result<(), CliError> {
     let summary = open_store(dir)?.summary(run)?;
-    let pick = match crate::finalize::choice::choose(&summary)
+    let pick = match crate::model::choice::choose(&summary)
         .map_err(crate::finalize::FinalizeError::NothingSelected)?
     {
         Choice::Selected(_) => return Ok(()),

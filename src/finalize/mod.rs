@@ -6,7 +6,7 @@
 //! not make (see `branch`).
 
 pub mod branch;
-pub mod choice;
+use crate::model::choice;
 pub mod rebase;
 
 pub mod preview;

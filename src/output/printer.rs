@@ -548,7 +548,7 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
 /// the same words finalize says, so `show` never ends on a hint that
 /// finalize then refuses.
 fn next_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
-    use crate::finalize::choice::{choose, Choice};
+    use crate::model::choice::{choose, Choice};
     let run = sanitize(&s.run);
     match choose(s) {
         Ok(Choice::Selected(c)) => vec![format!(
@@ -559,6 +559,9 @@ fn next_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
             "next: `rascal finalize {run}` commits the pick, {}",
             sanitize(&p)
         )],
+        Err(_) if s.state == State::Cancelled => vec![
+            "next: nothing to finalize — the run was cancelled before a candidate passed; run the task again".into(),
+        ],
         Err(why) => {
             let mut lines = why.lines();
             let first = lines.next().unwrap_or_default();

@@ -61,13 +61,19 @@ pub enum Answer {
         expected: Vec<(String, String)>,
     },
     /// Tests `author` wrote that separated the candidates and that the
-    /// chosen one passes, with the author's test files (path, text).
+    /// chosen one passes, with the author's test files (path, text) and,
+    /// per test, the words only the author's change had.
     Tests {
         author: String,
         names: Vec<String>,
         files: Vec<(String, String)>,
+        leans_on: std::collections::BTreeMap<String, Vec<String>>,
     },
 }
+
+/// How a kept test that says nothing about a candidate fared there: it
+/// uses a word only its author's change had, which this change has not.
+pub const NOT_APPLICABLE: &str = "does not apply";
 
 /// How a kept test fared on a candidate's code.
 pub const PASSES: &str = "passes";
@@ -155,6 +161,7 @@ fn answers_of(run: &str, s: &crate::model::summary::RunSummary) -> Vec<Kept> {
                     author: src.author.clone(),
                     names,
                     files: src.files.clone(),
+                    leans_on: src.leans_on.clone(),
                 }));
             }
         }
@@ -172,6 +179,8 @@ pub fn report(
     let mut r = Report::new(Layer::Compare, ANSWERS);
     r.required = true;
     let mut checked = 0;
+    // Kept tests that say nothing about this change: said, never failed.
+    let mut apart: Vec<String> = Vec::new();
     for (k, out) in kept.iter().zip(outputs) {
         let said = format!("{} chose {} in run {}", k.who, k.right, k.run);
         let out = match out {
@@ -204,8 +213,12 @@ pub fn report(
             }
             Answer::Tests { author, names, .. } => {
                 for name in names {
-                    checked += 1;
                     let got = out.get(name).map(String::as_str).unwrap_or("did not run");
+                    if got.starts_with(NOT_APPLICABLE) {
+                        apart.push(format!("`{name}` {got}"));
+                        continue;
+                    }
+                    checked += 1;
                     if got != PASSES {
                         r.issues.push(Issue::new(
                             RULE_ANSWERED,
@@ -229,6 +242,9 @@ pub fn report(
             "answered otherwise"
         }
     );
+    for a in apart {
+        r.output.push_str(&format!("\n{a}"));
+    }
     r.finish()
 }
 
@@ -261,10 +277,26 @@ pub(crate) async fn judge(
         for k in kept {
             outputs.push(match &k.answer {
                 Answer::Probe { probe, .. } => run_kept(&place, base, probe, timeout, cancel).await,
-                Answer::Tests { names, files, .. } => match &o.changes {
+                Answer::Tests {
+                    author,
+                    names,
+                    files,
+                    leans_on,
+                } => match &o.changes {
                     Some(changes) => {
                         let at = (&place, changes);
-                        run_kept_tests(config, &k.run, (names, files), at, cancel).await
+                        let code =
+                            crate::pipeline::cross_cell::change_corpus(&place, changes, true);
+                        let (apply, apart) = applicable(names, leans_on, &code, author);
+                        let mut out = if apply.is_empty() {
+                            Ok(std::collections::BTreeMap::new())
+                        } else {
+                            run_kept_tests(config, &k.run, (&apply, files), at, cancel).await
+                        };
+                        if let Ok(out) = &mut out {
+                            out.extend(apart);
+                        }
+                        out
                     }
                     None => Err("its change could not be read".into()),
                 },
@@ -288,6 +320,42 @@ async fn run_kept(
     let lines =
         crate::pipeline::discriminate::run_probe(place, base, &probe, timeout, cancel).await?;
     Ok(probes::outputs(lines.iter().map(String::as_str), &nonce))
+}
+
+/// The kept tests that can say something about a change whose code is
+/// `code`, and those that cannot (each with how it fared: it uses a word
+/// only `author`'s change had, which this one has not), as cross-testing
+/// tells them apart.
+fn applicable(
+    names: &[String],
+    leans_on: &std::collections::BTreeMap<String, Vec<String>>,
+    code: &crate::layers::test_integrity::Corpus,
+    author: &str,
+) -> (Vec<String>, Vec<(String, String)>) {
+    let mut apply = Vec::new();
+    let mut apart = Vec::new();
+    for n in names {
+        let missing: Vec<String> = leans_on
+            .get(n)
+            .into_iter()
+            .flatten()
+            .filter(|w| !code.has(w))
+            .take(3)
+            .map(|w| format!("`{w}`"))
+            .collect();
+        if missing.is_empty() {
+            apply.push(n.clone());
+        } else {
+            apart.push((
+                n.clone(),
+                format!(
+                    "{NOT_APPLICABLE} here: it uses {}, which only {author}'s change had",
+                    missing.join(", ")
+                ),
+            ));
+        }
+    }
+    (apply, apart)
 }
 
 /// A kept answer's tests on one candidate's code: laid as another
@@ -385,6 +453,7 @@ mod tests {
                 author: "alder".into(),
                 names: vec!["tests::adds_negatives".into()],
                 files: vec![("src/lib.rs".into(), String::new())],
+                leans_on: Default::default(),
             },
             ..kept()
         }];
@@ -404,5 +473,50 @@ mod tests {
         assert!(report(&k, &none).issues[0]
             .message
             .contains("did not run here"));
+    }
+
+    /// A kept test that uses a name only its author's change had says
+    /// nothing about a change without it (another name for the same
+    /// thing): it is not run there and fails nobody, and the report says so.
+    #[test]
+    fn a_kept_test_leaning_on_its_authors_own_name_does_not_apply_without_it() {
+        let mut code = crate::layers::test_integrity::Corpus::default();
+        code.add("pub fn add(a: i32, b: i32) -> i32 { a + b }");
+        let names = vec!["tests::a".to_string(), "tests::b".to_string()];
+        let leans: std::collections::BTreeMap<String, Vec<String>> =
+            [("tests::b".to_string(), vec!["add_checked".to_string()])].into();
+        let (apply, apart) = applicable(&names, &leans, &code, "alder");
+        assert_eq!(apply, vec!["tests::a".to_string()]);
+        assert_eq!(
+            apart,
+            vec![(
+                "tests::b".to_string(),
+                "does not apply here: it uses `add_checked`, which only alder's change had"
+                    .to_string()
+            )]
+        );
+        code.add("pub fn add_checked() {}");
+        assert_eq!(applicable(&names, &leans, &code, "alder").0.len(), 2);
+        let k = [Kept {
+            answer: Answer::Tests {
+                author: "alder".into(),
+                names,
+                files: Vec::new(),
+                leans_on: leans,
+            },
+            ..kept()
+        }];
+        let out = [Ok([
+            ("tests::a".to_string(), PASSES.to_string()),
+            (apart[0].0.clone(), apart[0].1.clone()),
+        ]
+        .into())];
+        let r = report(&k, &out);
+        assert_eq!(r.status, Status::Pass, "{r:?}");
+        assert!(
+            r.output.contains("`tests::b` does not apply here"),
+            "{}",
+            r.output
+        );
     }
 }

@@ -262,6 +262,21 @@ pub async fn cross_test(
         .map(|&(i, _)| TestSource {
             author: candidates[i].id.to_string(),
             files: texts.tests[i].clone(),
+            leans_on: names[i]
+                .iter()
+                .map(|n| {
+                    let words = cross_cell::words_of(&texts.tests[i], n);
+                    let none = Corpus::default();
+                    let theirs = crate::layers::test_integrity::only_theirs(
+                        &words,
+                        &texts.code[i],
+                        &texts.base,
+                        &none,
+                    );
+                    (n.clone(), theirs)
+                })
+                .filter(|(_, w)| !w.is_empty())
+                .collect(),
         })
         .collect();
     // Targets in parallel; one target's batches one after the other, as

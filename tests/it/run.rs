@@ -544,5 +544,6 @@ fn ctrl_c_says_the_run_was_cancelled_not_that_nothing_passed() {
         "{out}"
     );
     assert!(!out.contains("no candidate passed\n"), "{out}");
+    assert!(!out.contains("no pick: no candidate passed"), "{out}");
     assert!(out.contains(&format!("replay: rascal show {run}")), "{out}");
 }

@@ -89,7 +89,7 @@ pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
                 .pick
                 .as_deref()
                 .filter(|_| app.summary.selected.is_none())
-                .and_then(|p| crate::finalize::choice::contested(&app.summary, p));
+                .and_then(|p| crate::model::choice::contested(&app.summary, p));
             let pick = match (&r.pick, &r.contested) {
                 (Some(p), _) if blocked.is_some() => format!(
                     "comparator's pick: {} — not taken: {}; select a candidate (Space) before F",

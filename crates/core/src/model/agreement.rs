@@ -76,6 +76,11 @@ pub struct TestSource {
     /// Path and text of each file, whole (a Rust source with its test
     /// modules: its test modules are what is laid).
     pub files: Vec<(String, String)>,
+    /// Per test: the words it uses that only its author's change had (not
+    /// the base) — where a later change has none of them, the test says
+    /// nothing about it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub leans_on: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// What one cell's mark does not say.

@@ -6,6 +6,7 @@ pub mod agreement;
 pub mod budget;
 pub mod changeset;
 pub mod checklist;
+pub mod choice;
 pub mod clock;
 pub mod content;
 pub mod decision;

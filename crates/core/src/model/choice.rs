@@ -1,7 +1,9 @@
 //! Which candidate `rascal finalize RUN` commits: the one a human (or
 //! `--auto`) selected, else the comparator's pick when it passed and nobody
 //! contested it. Pure: a run's summary in; the candidate, or why there is
-//! none with what to run instead, out.
+//! none with what to run instead, out. Here in the model (not beside
+//! finalize) because every view that shows the pick (`show`, the TUI)
+//! says what finalize would do with it.
 
 use crate::model::decision::DecisionKind;
 use crate::model::state::State;
