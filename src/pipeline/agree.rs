@@ -71,11 +71,11 @@ fn on_behaviour(r: &Report) -> bool {
         || (r.layer == Layer::Criteria && !constraint)
 }
 
-/// Cross-test the candidates that passed the gate (with the witnesses:
-/// candidates that failed it on something other than behaviour), land
-/// each passing one's `agreement` report, and re-finish those a
-/// disagreement fails. None when nothing can be agreed on (no candidate
-/// passed, or one alone and no witness).
+/// Cross-test the candidates that passed the gate (with the witnesses —
+/// candidates that failed it on something other than behaviour — when
+/// only one passed), land each passing one's `agreement` report, and
+/// re-finish those a disagreement fails. None when nothing can be agreed
+/// on (no candidate passed, or one alone and no witness).
 pub(crate) async fn agree(
     config: &Config,
     journal: &Journal,
@@ -86,8 +86,12 @@ pub(crate) async fn agree(
         .filter(|&i| passed_gate(&results[i]) && results[i].place.is_some())
         .filter(|&i| results[i].changes.is_some())
         .collect();
+    // Witnesses are asked where the pick would otherwise stand alone (one
+    // candidate passed): with two or more, another passing candidate's
+    // code already challenges it, and a witness's cross-test runs (builds,
+    // for a compiled project) would add cost for little.
     let crossing: Vec<usize> = (0..results.len())
-        .filter(|i| passing.contains(i) || witness(&results[*i]))
+        .filter(|i| passing.contains(i) || (passing.len() == 1 && witness(&results[*i])))
         .collect();
     if passing.is_empty() || crossing.len() < 2 || cancel.is_cancelled() {
         return None;

@@ -1085,27 +1085,20 @@ fn a_test_criterion_with_no_test_command_refuses_the_run_up_front() {
     );
 }
 
-/// A pytest filter that matches nothing is said as such (pytest exits 5
-/// when it collects nothing), not as a listing that failed (issue 53).
-#[test]
-fn a_pytest_filter_matching_nothing_says_so() {
-    if !common::bwrap()
-        || !crate::test_integrity::toolchain(
-            crate::evidence::python_with_pytest(),
-            &["-c", "import pytest"],
-        )
-    {
-        return;
-    }
+/// `calc.py` with a wrong `add`, `test` (a test file: path and text), the
+/// task's spec and pytest as its test command; one agent, `fix`, makes
+/// `add` right. Run it: the `fix` candidate of `rascal run --spec task`.
+/// None where bubblewrap or pytest is missing.
+fn pytest_task(test: (&str, &str), spec: &str) -> Option<serde_json::Value> {
     let py = crate::evidence::python_with_pytest();
+    if !common::bwrap() || !crate::test_integrity::toolchain(py, &["-c", "import pytest"]) {
+        return None;
+    }
     let t = crate::evidence::repo_of(
         &[
             ("calc.py", "def add(a, b):\n    return a - b\n"),
-            ("test_calc.py", "from calc import add\n\n\ndef test_adds():\n    assert add(2, 2) == 4\n"),
-            (
-                ".rascal/specs/task.yaml",
-                "instruction: make add() correct\nacceptance_criteria:\n  - { description: converts, type: test, check: test_f_to_c }\n",
-            ),
+            test,
+            (".rascal/specs/task.yaml", spec),
             (
                 ".rascal/verification.yaml",
                 &format!("criteria:\n  test_command: \"{py} -m pytest -k {{check}}\"\n"),
@@ -1115,8 +1108,20 @@ fn a_pytest_filter_matching_nothing_says_so() {
         "guardrails: []\n",
     );
     let doc = crate::test_integrity::rascal_json(&t, &["run", "--spec", "task"], &["fix"]);
-    let c = crate::test_integrity::candidate(&doc, "fix");
-    let r = crate::test_integrity::report(c, "converts");
+    Some(crate::test_integrity::candidate(&doc, "fix").clone())
+}
+
+/// A pytest filter that matches nothing is said as such (pytest exits 5
+/// when it collects nothing), not as a listing that failed (issue 53).
+#[test]
+fn a_pytest_filter_matching_nothing_says_so() {
+    let Some(c) = pytest_task(
+        ("test_calc.py", "from calc import add\n\n\ndef test_adds():\n    assert add(2, 2) == 4\n"),
+        "instruction: make add() correct\nacceptance_criteria:\n  - { description: converts, type: test, check: test_f_to_c }\n",
+    ) else {
+        return;
+    };
+    let r = crate::test_integrity::report(&c, "converts");
     let why = r["errored"].as_str().unwrap_or_default();
     assert!(
         why.contains("the filter `test_f_to_c` matched no test"),
@@ -1131,36 +1136,15 @@ fn a_pytest_filter_matching_nothing_says_so() {
 /// failing code, with no error. The right filter passes (control).
 #[test]
 fn a_held_out_filter_matching_nothing_is_told_to_the_operator() {
-    if !common::bwrap()
-        || !crate::test_integrity::toolchain(
-            crate::evidence::python_with_pytest(),
-            &["-c", "import pytest"],
-        )
-    {
+    let Some(c) = pytest_task(
+        ("tests/test_held.py", "from calc import add\n\n\ndef test_held_adds():\n    assert add(2, 3) == 5\n"),
+        "instruction: make add() correct\nholdout: [tests/test_held.py]\nacceptance_criteria:\n  - { description: held right, type: holdout, check: test_held }\n  - { description: held typo, type: holdout, check: test_hld }\n",
+    ) else {
         return;
-    }
-    let py = crate::evidence::python_with_pytest();
-    let t = crate::evidence::repo_of(
-        &[
-            ("calc.py", "def add(a, b):\n    return a - b\n"),
-            ("tests/test_held.py", "from calc import add\n\n\ndef test_held_adds():\n    assert add(2, 3) == 5\n"),
-            (
-                ".rascal/specs/task.yaml",
-                "instruction: make add() correct\nholdout: [tests/test_held.py]\nacceptance_criteria:\n  - { description: held right, type: holdout, check: test_held }\n  - { description: held typo, type: holdout, check: test_hld }\n",
-            ),
-            (
-                ".rascal/verification.yaml",
-                &format!("criteria:\n  test_command: \"{py} -m pytest -k {{check}}\"\n"),
-            ),
-        ],
-        &[("fix", "sed -i 's/a - b/a + b/' calc.py")],
-        "guardrails: []\n",
-    );
-    let doc = crate::test_integrity::rascal_json(&t, &["run", "--spec", "task"], &["fix"]);
-    let c = crate::test_integrity::candidate(&doc, "fix");
-    let right = crate::test_integrity::report(c, "held right");
+    };
+    let right = crate::test_integrity::report(&c, "held right");
     assert_eq!(right["status"], "pass", "{right}");
-    let typo = crate::test_integrity::report(c, "held typo");
+    let typo = crate::test_integrity::report(&c, "held typo");
     assert_eq!(typo["status"], "fail", "{typo}");
     let why = typo["errored"].as_str().unwrap_or_default();
     assert!(

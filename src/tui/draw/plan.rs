@@ -201,24 +201,12 @@ mod tests {
     use crate::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind};
     use crate::tui::app::Screen;
     use crate::tui::plan::PlanScreen;
-    use ratatui::backend::TestBackend;
-    use ratatui::Terminal;
 
     fn drawn(p: PlanScreen, w: u16, h: u16) -> String {
         let mut app = crate::tui::fixture::app(2, false, false);
         app.plan = Some(p);
         app.screen = Screen::Plan;
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        t.draw(|f| crate::tui::draw::draw(f, &app)).unwrap();
-        let buf = t.backend().buffer();
-        let mut out = String::new();
-        for y in 0..buf.area.height {
-            for x in 0..buf.area.width {
-                out.push_str(buf[(x, y)].symbol());
-            }
-            out.push('\n');
-        }
-        out
+        crate::tui::fixture::drawn(&app, w, h)
     }
 
     fn crit(n: usize, check: &str) -> Criterion {

@@ -294,19 +294,8 @@ mod tests {
 
     /// The compare view drawn `w`×`h`, as text.
     fn compare_screen(app: &mut App, w: u16, h: u16) -> String {
-        use ratatui::{backend::TestBackend, Terminal};
         app.screen = crate::tui::app::Screen::Compare;
-        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-        t.draw(|f| crate::tui::draw::draw(f, app)).unwrap();
-        let buf = t.backend().buffer();
-        let mut out = String::new();
-        for y in 0..buf.area.height {
-            for x in 0..buf.area.width {
-                out.push_str(buf[(x, y)].symbol());
-            }
-            out.push('\n');
-        }
-        out
+        crate::tui::fixture::drawn(app, w, h)
     }
 
     fn decide(app: &mut App, who: &str, kind: crate::model::decision::DecisionKind, why: &str) {

@@ -317,3 +317,18 @@ pub fn app_themed(n: usize, finished: bool, theme: Theme) -> App {
     update(&mut app, Action::Tick(T0 + 15_000));
     app
 }
+
+/// `app` drawn on a `w`×`h` test terminal, as text (one line per row).
+pub fn drawn(app: &App, w: u16, h: u16) -> String {
+    let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h)).unwrap();
+    t.draw(|f| rascal::tui::draw::draw(f, app)).unwrap();
+    let buf = t.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}

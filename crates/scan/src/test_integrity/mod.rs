@@ -214,12 +214,21 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
     // code that now names an item only tests used at the base can read or
     // change what the tests check it against (skip the cases it fails,
     // truncate the table at import, pop a row when called).
+    // Counted against the same files at the base: a name the code had
+    // there as often (a `#[cfg(test)]` item's own definition, a top-level
+    // `#[test]` function, which the word count does not tell from code) is
+    // not a new use.
     let mut now_words = Words::default();
+    let mut base_words = Words::default();
     for f in files {
-        if let Some(n) = f.new {
-            if n.len() <= MAX_FILE_BYTES && !is_test_path(f.path) {
-                now_words.add(f.path, n);
-            }
+        if is_test_path(f.path) {
+            continue;
+        }
+        if let Some(n) = f.new.filter(|n| n.len() <= MAX_FILE_BYTES) {
+            now_words.add(f.path, n);
+        }
+        if let Some(b) = f.base.filter(|b| b.len() <= MAX_FILE_BYTES) {
+            base_words.add(f.path, b);
         }
     }
     for f in files {
@@ -252,21 +261,12 @@ fn test_data_findings(files: &[FileVersions], words: &Words, out: &mut Vec<Findi
         }
         let items = test_only_items(f.path, base, words);
         let now = f.new.unwrap_or("");
-        let now_items = if items.is_empty() {
-            Vec::new()
-        } else {
-            test_data::items_of(f.path, now)
-        };
         for it in &items {
-            // Its own text (now's first definition) is not a use; a second
-            // definition (`CASES = CASES[:2]`) is.
-            let own = now_items.iter().find(|t| t.name == it.name).map_or(0, |t| {
-                let mut w = Words::default();
-                w.add(f.path, &now[t.start..t.end]);
-                w.code.get(&it.name).copied().unwrap_or(0)
-            });
-            let uses = now_words.code.get(&it.name).copied().unwrap_or(0);
-            if uses > own {
+            // More uses in the code than the base's code had: its own
+            // definition is in both; a second one (`CASES = CASES[:2]`) or
+            // a new reference is new.
+            let count = |w: &Words| w.code.get(&it.name).copied().unwrap_or(0);
+            if count(&now_words) > count(&base_words) {
                 out.push(data_finding(
                     f.path,
                     it,
@@ -1585,5 +1585,56 @@ mod tests {
         for p in ["README.md", "web/a.tsx", "scripts/other.sh"] {
             assert!(!relevant(p, &cmds), "{p}");
         }
+    }
+}
+#[cfg(test)]
+mod test_only_items_in_code_files {
+    use super::*;
+
+    /// shlex's layout (found by the real-crate benchmark): a `#[cfg(test)]`
+    /// const and a top-level `#[test]` function that reads it, in a source
+    /// file. A fix elsewhere in the file must not read as "code now names"
+    /// the const — the word count takes both for code, at the base too —
+    /// while a new reference from the code must.
+    #[test]
+    fn a_cfg_test_item_read_by_a_top_level_test_is_no_new_use() {
+        let base = "pub fn split(s: &[u8]) -> Vec<u8> {\n    s.to_vec()\n}\n\n#[cfg(test)]\nconst INVALID_UTF8: &[u8] = b\"\\xa1\";\n\n#[test]\nfn test_invalid_utf8() {\n    assert!(core::str::from_utf8(INVALID_UTF8).is_err());\n}\n";
+        let found = |now: &str| -> Vec<String> {
+            let mut words = Words::default();
+            words.add("src/bytes.rs", base);
+            let files = [FileVersions {
+                path: "src/bytes.rs",
+                old_path: None,
+                base: Some(base),
+                new: Some(now),
+            }];
+            check(&Input {
+                files: &files,
+                test_commands: &[],
+                allow: &[],
+                ledger: None,
+                crate_words: Some(&words),
+            })
+            .into_iter()
+            .filter(|i| i.rule == RULE_TEST_DATA)
+            .map(|i| i.message)
+            .collect()
+        };
+        let fix = base.replace(
+            "s.to_vec()",
+            "s.iter().filter(|&&c| c != b'\\n').copied().collect()",
+        );
+        assert!(found(&fix).is_empty(), "{:?}", found(&fix));
+        let reads = base.replace(
+            "s.to_vec()",
+            "if s == INVALID_UTF8 { Vec::new() } else { s.to_vec() }",
+        );
+        assert!(
+            found(&reads)
+                .iter()
+                .any(|m| m.starts_with("code under test now names `INVALID_UTF8`")),
+            "{:?}",
+            found(&reads)
+        );
     }
 }
