@@ -1254,6 +1254,28 @@ mod testing {
         })
     }
 
+    /// The `test-data-changed` messages of a change of one file from
+    /// `base` to `now`, with the crate's words at the base.
+    pub fn data_findings(path: &str, base: &str, now: &str, words: &Words) -> Vec<String> {
+        let files = [FileVersions {
+            path,
+            old_path: None,
+            base: Some(base),
+            new: Some(now),
+        }];
+        check(&Input {
+            files: &files,
+            test_commands: &[],
+            allow: &[],
+            ledger: None,
+            crate_words: Some(words),
+        })
+        .into_iter()
+        .filter(|i| i.rule == RULE_TEST_DATA)
+        .map(|i| i.message)
+        .collect()
+    }
+
     pub fn check_one(path: &str, base: Option<&str>, new: Option<&str>) -> Vec<Issue> {
         check_files(&[FileVersions {
             path,
@@ -1480,20 +1502,7 @@ mod tests {
         let mut words = Words::default();
         words.add("calc.py", calc);
         words.add("test_calc.py", test);
-        let found = |now: &str| -> Vec<String> {
-            let files = [fv("calc.py", Some(calc), Some(now))];
-            check(&Input {
-                files: &files,
-                test_commands: &[],
-                allow: &[],
-                ledger: None,
-                crate_words: Some(&words),
-            })
-            .into_iter()
-            .filter(|i| i.rule == RULE_TEST_DATA)
-            .map(|i| i.message)
-            .collect()
-        };
+        let found = |now: &str| super::testing::data_findings("calc.py", calc, now, &words);
         // A fix that leaves the data alone: nothing.
         assert!(found(&calc.replace("a + b", "b + a")).is_empty());
         // Truncated at import, popped when called, special-cased: each is
@@ -1599,27 +1608,9 @@ mod test_only_items_in_code_files {
     #[test]
     fn a_cfg_test_item_read_by_a_top_level_test_is_no_new_use() {
         let base = "pub fn split(s: &[u8]) -> Vec<u8> {\n    s.to_vec()\n}\n\n#[cfg(test)]\nconst INVALID_UTF8: &[u8] = b\"\\xa1\";\n\n#[test]\nfn test_invalid_utf8() {\n    assert!(core::str::from_utf8(INVALID_UTF8).is_err());\n}\n";
-        let found = |now: &str| -> Vec<String> {
-            let mut words = Words::default();
-            words.add("src/bytes.rs", base);
-            let files = [FileVersions {
-                path: "src/bytes.rs",
-                old_path: None,
-                base: Some(base),
-                new: Some(now),
-            }];
-            check(&Input {
-                files: &files,
-                test_commands: &[],
-                allow: &[],
-                ledger: None,
-                crate_words: Some(&words),
-            })
-            .into_iter()
-            .filter(|i| i.rule == RULE_TEST_DATA)
-            .map(|i| i.message)
-            .collect()
-        };
+        let mut words = Words::default();
+        words.add("src/bytes.rs", base);
+        let found = |now: &str| super::testing::data_findings("src/bytes.rs", base, now, &words);
         let fix = base.replace(
             "s.to_vec()",
             "s.iter().filter(|&&c| c != b'\\n').copied().collect()",
