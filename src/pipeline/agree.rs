@@ -36,9 +36,10 @@ fn passed_gate(o: &CandidateOutcome) -> bool {
 /// runs passed (the base's own tests pass on its code, read from the
 /// runner's results), and no criterion or test-integrity check failed —
 /// it touched a forbidden path (a permission or a constraint), or a
-/// reviewer, a lint or a size limit failed it. Its code is a witness of what the task's behaviour is: the
-/// passing candidates' tests run on it, and its tests on them. A witness
-/// is never picked; its disagreeing with the pick makes a question.
+/// reviewer, a lint or a size limit failed it. Its code is a witness of
+/// what the task's behaviour is: the passing candidates' tests run on it,
+/// and its tests on them. A witness is never picked; its disagreeing with
+/// the pick makes a question.
 fn witness(o: &CandidateOutcome) -> bool {
     let test_runs: Vec<&Report> = o.reports.iter().filter(|r| r.ledger.is_some()).collect();
     let base_tests_pass = test_runs.iter().any(|r| {
