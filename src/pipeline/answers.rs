@@ -273,33 +273,40 @@ pub(crate) async fn judge(
         {
             continue;
         }
+        // The change's code, read once per candidate where a kept test
+        // asks which names it has.
+        let mut code = None;
         let mut outputs = Vec::new();
         for k in kept {
-            outputs.push(match &k.answer {
-                Answer::Probe { probe, .. } => run_kept(&place, base, probe, timeout, cancel).await,
-                Answer::Tests {
-                    author,
-                    names,
-                    files,
-                    leans_on,
-                } => match &o.changes {
-                    Some(changes) => {
+            outputs.push(match (&k.answer, &o.changes) {
+                (Answer::Probe { probe, .. }, _) => {
+                    run_kept(&place, base, probe, timeout, cancel).await
+                }
+                (Answer::Tests { .. }, None) => Err("its change could not be read".into()),
+                (
+                    Answer::Tests {
+                        author,
+                        names,
+                        files,
+                        leans_on,
+                    },
+                    Some(changes),
+                ) => {
+                    let code = code.get_or_insert_with(|| {
+                        crate::pipeline::cross_cell::change_corpus(&place, changes, true)
+                    });
+                    let (apply, apart) = applicable(names, leans_on, code, author);
+                    let mut out = if apply.is_empty() {
+                        Ok(std::collections::BTreeMap::new())
+                    } else {
                         let at = (&place, changes);
-                        let code =
-                            crate::pipeline::cross_cell::change_corpus(&place, changes, true);
-                        let (apply, apart) = applicable(names, leans_on, &code, author);
-                        let mut out = if apply.is_empty() {
-                            Ok(std::collections::BTreeMap::new())
-                        } else {
-                            run_kept_tests(config, &k.run, (&apply, files), at, cancel).await
-                        };
-                        if let Ok(out) = &mut out {
-                            out.extend(apart);
-                        }
-                        out
+                        run_kept_tests(config, &k.run, (&apply, files), at, cancel).await
+                    };
+                    if let Ok(out) = &mut out {
+                        out.extend(apart);
                     }
-                    None => Err("its change could not be read".into()),
-                },
+                    out
+                }
             });
         }
         crate::pipeline::agree::land(journal, o, report(kept, &outputs));
