@@ -384,7 +384,7 @@ fn standing(app: &App, c: &Candidate) -> (String, ratatui::style::Style) {
         _ if c.state == State::Escalated => {
             let (note, by) = c.escalated.clone().unwrap_or_default();
             let by = by
-                .map(|w| format!(" — {}", w.split(" <").next().unwrap_or(&w)))
+                .map(|w| format!(" — {}", super::who_name(&w)))
                 .unwrap_or_default();
             (
                 sanitize(&format!("⚑ {note}{by}")),

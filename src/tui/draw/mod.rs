@@ -215,6 +215,11 @@ pub fn mark_style(app: &App, m: super::app::Mark) -> ratatui::style::Style {
     }
 }
 
+/// A person's name without their e-mail (`Tess Ter <tess@…>` → `Tess Ter`).
+pub fn who_name(who: &str) -> &str {
+    who.split(" <").next().unwrap_or(who)
+}
+
 /// `m:ss` (or `h:mm:ss`).
 pub fn clock(ms: i64) -> String {
     let s = ms / 1000;

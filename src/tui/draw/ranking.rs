@@ -180,7 +180,7 @@ fn since_ranked(c: &Candidate) -> Option<String> {
     if c.state == State::Escalated {
         let (why, who) = c.escalated.clone().unwrap_or_default();
         let who = who
-            .map(|w| format!(" by {}", w.split(" <").next().unwrap_or(&w)))
+            .map(|w| format!(" by {}", super::who_name(&w)))
             .unwrap_or_default();
         return Some(sanitize(&format!(
             "⚑ escalated to a human since{who}: {why}"
