@@ -317,3 +317,147 @@ pub(crate) fn unseparated(ranking: &mut Ranking, contenders: &[Contender]) {
         .map(|p| p.candidate.clone())
         .collect();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ledger::{BaseTests, Ledger};
+    use crate::model::verdict::Issue;
+
+    /// A finished candidate whose test guardrail ran the base's tests on
+    /// its code (`base`: listed, passed) and ended `tests`, with `more`.
+    fn outcome(base: (usize, usize), tests: Status, more: Vec<Report>) -> CandidateOutcome {
+        let mut t = Report::new(Layer::Guardrails, "tests");
+        t.ledger = Some(Box::new(Ledger {
+            base_tests: Some(BaseTests {
+                listed: base.0,
+                passed: base.1,
+                ..Default::default()
+            }),
+            ..Default::default()
+        }));
+        if tests == Status::Fail {
+            t.issues.push(Issue::new(
+                "test-run/forged",
+                Severity::Error,
+                "a mutated copy of a test passed",
+            ));
+        }
+        let mut reports = vec![t.finish()];
+        reports.extend(more);
+        let verdict = candidate_verdict(&reports);
+        CandidateOutcome {
+            id: "c".into(),
+            attempt: 1,
+            verdict,
+            escalated: false,
+            finished_cleanly: true,
+            reports,
+            changes: Some(Default::default()),
+            usage: None,
+            place: Some(crate::exec::place::Place::InPlace {
+                origin: "/tmp".into(),
+            }),
+        }
+    }
+
+    fn failed(layer: Layer, check: &str, rule: &str) -> Report {
+        let mut r = Report::new(layer, check);
+        r.issues.push(Issue::new(rule, Severity::Error, "x"));
+        r.finish()
+    }
+
+    /// Who is a witness is read from rascal's own reports of the candidate:
+    /// only a candidate whose code passes the base's tests in a clean run
+    /// and that failed on scope (a permission, a constraint, a lint, a
+    /// review) is asked. One whose results were forged, whose code fails
+    /// a base test, a criterion or a human's kept answer, or that weakened
+    /// tests, says nothing about behaviour.
+    #[test]
+    fn only_a_candidate_that_failed_on_scope_alone_is_a_witness() {
+        let scope = || {
+            failed(
+                Layer::Criteria,
+                "leave other.py alone",
+                "constraints/no-touch-files",
+            )
+        };
+        let cases: Vec<(&str, CandidateOutcome, bool)> = vec![
+            (
+                "a constraint",
+                outcome((3, 3), Status::Pass, vec![scope()]),
+                true,
+            ),
+            (
+                "a permission",
+                outcome(
+                    (3, 3),
+                    Status::Pass,
+                    vec![failed(
+                        Layer::Permissions,
+                        "permissions",
+                        "permissions/denied-path",
+                    )],
+                ),
+                true,
+            ),
+            ("it passed", outcome((3, 3), Status::Pass, vec![]), false),
+            (
+                "forged results",
+                outcome((3, 3), Status::Fail, vec![scope()]),
+                false,
+            ),
+            (
+                "a base test fails",
+                outcome((3, 2), Status::Pass, vec![scope()]),
+                false,
+            ),
+            (
+                "no base test ran",
+                outcome((0, 0), Status::Pass, vec![scope()]),
+                false,
+            ),
+            (
+                "a criterion",
+                outcome(
+                    (3, 3),
+                    Status::Pass,
+                    vec![failed(Layer::Criteria, "t", "criteria/test")],
+                ),
+                false,
+            ),
+            (
+                "a kept answer",
+                outcome(
+                    (3, 3),
+                    Status::Pass,
+                    vec![failed(
+                        Layer::Compare,
+                        "answers",
+                        "compare/answered-otherwise",
+                    )],
+                ),
+                false,
+            ),
+            (
+                "weakened tests",
+                outcome(
+                    (3, 3),
+                    Status::Pass,
+                    vec![
+                        scope(),
+                        failed(
+                            Layer::Guardrails,
+                            TEST_INTEGRITY,
+                            "test-integrity/removed-test",
+                        ),
+                    ],
+                ),
+                false,
+            ),
+        ];
+        for (what, o, want) in cases {
+            assert_eq!(witness(&o), want, "{what}");
+        }
+    }
+}
