@@ -279,7 +279,8 @@ async fn base_tests(
     );
     let mut issues: Vec<Issue> = issue.into_iter().collect();
     // The canary runs: the tests that passed, split in two rounds, each
-    // round's mutated so that they must fail (Rust and Python test files).
+    // round's mutated so that they must fail (Rust, Python and Java test
+    // files).
     let mut copy = copy;
     let files: Vec<(String, String)> = crate::pipeline::base_defined::base_files_where(
         place,
@@ -287,12 +288,18 @@ async fn base_tests(
         &|p| {
             let name = p.rsplit('/').next().unwrap_or(p);
             let vendored = p.split('/').any(|d| d == "vendor" || d == "third_party");
+            let java_test = name.ends_with(".java")
+                && (p.contains("src/test/")
+                    || ["Test.java", "Tests.java", "IT.java"]
+                        .iter()
+                        .any(|s| name.ends_with(s)));
             !vendored
                 && (name.ends_with(".rs")
+                    || java_test
                     || (name.ends_with(".py")
                         && (name.starts_with("test") || name.ends_with("_test.py"))))
         },
-        Some(&|t: &str| t.contains("test")),
+        Some(&|t: &str| t.contains("test") || t.contains("Test")),
     )
     .into_iter()
     .filter_map(|p| copy.text(&p).map(|t| (p, t)))

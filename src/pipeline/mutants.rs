@@ -135,12 +135,27 @@ pub fn names_test(naming: Naming<'_>, name: &str, path: &str, inner: &str) -> bo
         }
         Naming::Known(_) => false,
         Naming::Junit => {
-            let (n, inner) = (dotted(unparametrised(name)), dotted(inner));
+            let java = path.ends_with(".java");
+            let module = path.strip_suffix(".java").unwrap_or(module);
+            // JUnit 5 names a Java method with its parameter types
+            // (`adds()`, `pos(int)[1]`) and a nested class with a `$`.
+            let name = unparametrised(name);
+            let name = match name.strip_suffix(')').and_then(|n| n.rsplit_once('(')) {
+                Some((n, _)) if java => n,
+                _ => name,
+            };
+            let n = if java {
+                dotted(&name.replace('$', "."))
+            } else {
+                dotted(name)
+            };
+            let inner = dotted(inner);
             let stem = module.rsplit('/').next().unwrap_or(module);
             let ends = n == inner || n.ends_with(&format!(".{inner}"));
-            // A Python file's module is in the class name; a Rust file's
-            // binary may be named anything.
-            ends && (!path.ends_with(".py") || n.split('.').any(|p| p == stem))
+            // A Python file's module and a Java file's class are in the
+            // class name; a Rust file's binary may be named anything.
+            let named = !(path.ends_with(".py") || java) || n.split('.').any(|p| p == stem);
+            ends && named
         }
     }
 }
@@ -422,6 +437,18 @@ mod tests {
             "src/lib.rs",
             "tests::adds"
         ));
+        // Java under JUnit 5: parameter types, parameters, nested classes.
+        let java = "src/test/java/calc/CalcTest.java";
+        for (name, inner, want) in [
+            ("calc.CalcTest::adds()", "CalcTest.adds", true),
+            ("calc.CalcTest::adds", "CalcTest.adds", true),
+            ("calc.CalcTest::pos(int)[2]", "CalcTest.pos", true),
+            ("calc.CalcTest$Inner::zero()", "CalcTest.Inner.zero", true),
+            ("calc.CalcTest::addsMore()", "CalcTest.adds", false),
+            ("calc.OtherTest::adds()", "CalcTest.adds", false),
+        ] {
+            assert_eq!(names_test(j, name, java, inner), want, "{name}");
+        }
         let go = Naming::Go {
             module: "example.com/calc",
             root: "",

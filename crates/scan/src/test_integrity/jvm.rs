@@ -91,6 +91,14 @@ fn block(
                                 markers,
                                 ..TestCase::default()
                             };
+                            // The body, for the mutated canaries: not for a
+                            // test that expects an exception or whose body
+                            // makes the tests (a factory, a template).
+                            let plain = !pending.iter().any(|a| {
+                                matches!(a.name, "TestFactory" | "TestTemplate")
+                                    || (a.name == "Test" && a.text.contains("expected"))
+                            });
+                            case.body = plain.then_some((i + 1, close));
                             read_body(src, i + 1, close, &mut case);
                             out.tests.push(case);
                         }

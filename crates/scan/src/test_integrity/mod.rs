@@ -62,6 +62,7 @@ mod jvm;
 mod lex;
 mod mutate;
 mod mutate_go;
+mod mutate_java;
 mod mutate_parts;
 mod mutate_python;
 mod own_words;

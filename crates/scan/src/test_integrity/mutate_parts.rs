@@ -10,6 +10,7 @@ use super::lex::{is_ident_byte, Source};
 pub(super) enum Lang {
     Rust,
     Python,
+    Java,
 }
 
 /// A replacement of `start..end` of the text (empty for an insertion).
@@ -167,8 +168,10 @@ fn string_change(lang: Lang, lit: &str) -> Option<String> {
     }
     let inner = &lit[1..lit.len() - 1];
     match (lang, q) {
-        (Lang::Rust, b'"') => Some(format!("\"{inner}~\"")),
-        (Lang::Rust, b'\'') => {
+        (Lang::Rust | Lang::Java, b'"') if !lit.starts_with("\"\"\"") => {
+            Some(format!("\"{inner}~\""))
+        }
+        (Lang::Rust | Lang::Java, b'\'') => {
             let mut chars = inner.chars();
             let c = chars
                 .next()
@@ -194,8 +197,8 @@ fn other_letter(c: char) -> char {
 
 fn word_change(lang: Lang, word: &str) -> Option<&'static str> {
     match (lang, word) {
-        (Lang::Rust, "true") => Some("false"),
-        (Lang::Rust, "false") => Some("true"),
+        (Lang::Rust | Lang::Java, "true") => Some("false"),
+        (Lang::Rust | Lang::Java, "false") => Some("true"),
         (Lang::Python, "True") => Some("False"),
         (Lang::Python, "False") => Some("True"),
         (Lang::Python, "None") => Some("0"),
@@ -225,7 +228,9 @@ fn number_change(lang: Lang, lit: &str) -> Option<String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '_' || c == '.'))
         .unwrap_or(lit.len());
     let (body, suffix) = lit.split_at(split);
-    let suffix_ok = suffix.is_empty() || (lang == Lang::Rust && INT_SUFFIXES.contains(&suffix));
+    let suffix_ok = suffix.is_empty()
+        || (lang == Lang::Rust && INT_SUFFIXES.contains(&suffix))
+        || (lang == Lang::Java && matches!(suffix, "L" | "l") && !body.contains('.'));
     if radix || !suffix_ok {
         return None;
     }
@@ -268,6 +273,11 @@ mod tests {
             (Lang::Python, "3j", None),
             (Lang::Python, "0o7", None),
             (Lang::Python, "1_0.0_1", Some("11.0_1")),
+            (Lang::Java, "5L", Some("4L")),
+            (Lang::Java, "1.5", Some("2.5")),
+            (Lang::Java, "1.5f", None),
+            (Lang::Java, "1.5L", None),
+            (Lang::Java, "5u8", None),
         ] {
             assert_eq!(number_change(lang, lit).as_deref(), want, "{lit}");
         }
@@ -279,6 +289,9 @@ mod tests {
             (Lang::Python, "''", Some("'~'")),
             (Lang::Python, "'''a'''", None),
             (Lang::Python, "\"\"\"a\"\"\"", None),
+            (Lang::Java, "\"a\"", Some("\"a~\"")),
+            (Lang::Java, "'a'", Some("'b'")),
+            (Lang::Java, "'\\n'", None),
         ] {
             assert_eq!(string_change(lang, lit).as_deref(), want, "{lit}");
         }
