@@ -1,9 +1,12 @@
 //! The Go half of the mutated-expectation canaries (see `mutate.rs`): the
 //! checks of a `func TestXxx(t *testing.T)`.
 //!
-//! Eligible: a statement directly in the test's body (not in a loop, a
-//! branch, a closure or a `t.Run`), before any `return` in the body, in a
-//! test without `t.Skip` and whose file's build constraints hold:
+//! Eligible: a statement directly in the test's body (not in a branch or
+//! a closure), before any `return` in the body, in a test without `t.Skip`
+//! and whose file's build constraints hold — or directly in the body of a
+//! table-driven loop (`for _, tc := range tests {` over a composite literal
+//! with rows, with no `continue`, `break`, `goto`, `return` or skip in it)
+//! or of a `t.Run` subtest's function, which certainly run:
 //!
 //! - `if [init;] cond { … t.Error(…) … }` with no `else`, where a
 //!   `t.Error`/`Errorf`/`Fatal`/`Fatalf`/`Fail`/`FailNow` on the test's
@@ -107,6 +110,20 @@ fn checks(src: &Source, start: usize, end: usize, t: &str, testify: bool) -> Vec
             b'(' | b'[' => (src.close(i) + 1, false),
             b';' => (i + 1, true),
             _ => match src.word(i) {
+                Some(("for", e)) if statement => match table_loop(src, e, stop, t, testify) {
+                    Some((found, after)) => {
+                        out.extend(found);
+                        (after, false)
+                    }
+                    None => (e, false),
+                },
+                Some((w, e)) if statement && w == t => match subtest(src, e, stop, testify) {
+                    Some((found, after)) => {
+                        out.extend(found);
+                        (after, false)
+                    }
+                    None => (e, false),
+                },
                 Some(("if", e)) if statement => match if_check(src, i, e, stop, t) {
                     Some((candidate, after)) => {
                         out.extend(candidate);
@@ -126,6 +143,172 @@ fn checks(src: &Source, start: usize, end: usize, t: &str, testify: bool) -> Vec
         };
     }
     out
+}
+
+/// Words that may end a loop's or a subtest's body before a check in it
+/// ran, or skip it.
+const LEAVES: &[&str] = &[
+    "continue", "break", "goto", "return", "Skip", "SkipNow", "Skipf",
+];
+
+/// Whether the block `a..b` has a word that may leave it early.
+fn may_leave(src: &Source, a: usize, b: usize) -> bool {
+    LEAVES.iter().any(|w| first_word(src, a, b, w).is_some())
+}
+
+/// A table-driven loop whose `for` ends at `e`: `for [k, v :=] range
+/// TABLE {`, where TABLE is a composite literal with rows, written there or
+/// assigned once in the file (`tests := []struct{…}{{…}, …}`), and whose
+/// body has no `continue`, `break`, `goto`, `return` or skip: every row
+/// runs the body, so a check negated there fails the test. Its checks
+/// (and those of `t.Run` subtests directly in it) and where it ends.
+fn table_loop(
+    src: &Source,
+    e: usize,
+    stop: usize,
+    t: &str,
+    testify: bool,
+) -> Option<(Vec<Candidate>, usize)> {
+    let range = first_word(src, e, stop, "range")?;
+    let table = src.skip_ws(range + "range".len());
+    let (rows, brace) = match src.word(table) {
+        Some((name, end)) if !matches!(name, "map" | "struct") => {
+            (table_has_rows(src, name), src.skip_ws(end))
+        }
+        _ => {
+            let (rows, end) = literal(src, table, stop)?;
+            (rows, src.skip_ws(end))
+        }
+    };
+    let header_ok =
+        top_level(src, e, range, b';').is_none() && top_level(src, e, range, b'{').is_none();
+    if src.at(brace) != b'{' || !header_ok {
+        return None;
+    }
+    let close = src.close(brace);
+    if close >= stop {
+        return None;
+    }
+    let found = if rows && !may_leave(src, brace, close) {
+        checks(src, brace + 1, close, t, testify)
+    } else {
+        Vec::new()
+    };
+    Some((found, close + 1))
+}
+
+/// A subtest `t.Run(name, func(t *testing.T) { … })` whose receiver word
+/// ends at `e`: the checks of its function's body on its own `t` (a failed
+/// subtest fails the test), none when the body may leave early or skip.
+fn subtest(src: &Source, e: usize, stop: usize, testify: bool) -> Option<(Vec<Candidate>, usize)> {
+    if src.at(e) != b'.' || src.word(e + 1).map(|(w, _)| w) != Some("Run") {
+        return None;
+    }
+    let open = src.skip_ws(e + 1 + "Run".len());
+    if src.at(open) != b'(' {
+        return None;
+    }
+    let close = src.close(open);
+    if close >= stop {
+        return None;
+    }
+    let args = src.args(open);
+    let (fa, fb) = *args.get(1).filter(|_| args.len() == 2)?;
+    let func = src.skip_ws(fa);
+    if src.word(func).map(|(w, _)| w) != Some("func") {
+        return None;
+    }
+    let params = src.skip_ws(func + "func".len());
+    if src.at(params) != b'(' {
+        return None;
+    }
+    let param = src
+        .word(src.skip_ws(params + 1))
+        .map(|(w, _)| w.to_string())?;
+    let body = top_level(src, src.close(params) + 1, fb, b'{')?;
+    let end = src.close(body);
+    let found = if may_leave(src, body, end) {
+        Vec::new()
+    } else {
+        checks(src, body + 1, end, &param, testify)
+    };
+    Some((found, close + 1))
+}
+
+/// Whether `name` is assigned exactly once in the file, to a composite
+/// literal with rows (`name := []T{{…}}`, `var name = map[K]V{…}`).
+fn table_has_rows(src: &Source, name: &str) -> bool {
+    let mut assigned = Vec::new();
+    let mut i = 0;
+    while i < src.len() {
+        match src.word(i) {
+            Some((w, e)) => {
+                let field = i > 0 && src.at(i - 1) == b'.';
+                if w == name && !field {
+                    let next = src.skip_ws(e);
+                    let op = src.code_str(next, next + 2);
+                    let declared = src.word_before(src.prev_sig(i).map_or(0, |p| p + 1)) == "var";
+                    if op == ":="
+                        || (op.starts_with('=') && op != "==")
+                        || op.starts_with(',')
+                        || declared
+                    {
+                        assigned.push(next);
+                    }
+                }
+                i = e;
+            }
+            None => i += 1,
+        }
+    }
+    match assigned.as_slice() {
+        [at] => {
+            let op = src.code_str(*at, at + 2);
+            let value = if op == ":=" {
+                at + 2
+            } else if op.starts_with('=') {
+                at + 1
+            } else {
+                return false;
+            };
+            literal(src, src.skip_ws(value), src.len()).is_some_and(|(rows, _)| rows)
+        }
+        _ => false,
+    }
+}
+
+/// A composite literal starting at `i` (its type, then `{…}`): whether it
+/// has anything in it, and where it ends. None when this is not one (a
+/// call, a variable).
+fn literal(src: &Source, mut i: usize, stop: usize) -> Option<(bool, usize)> {
+    let mut type_body = false;
+    while i < stop {
+        match src.at(i) {
+            b'[' => {
+                i = src.close(i) + 1;
+                type_body = false;
+            }
+            b'{' if type_body => {
+                i = src.close(i) + 1;
+                type_body = false;
+            }
+            b'{' => {
+                let close = src.close(i);
+                return Some((trimmed(src, i + 1, close).is_some(), close + 1));
+            }
+            b'*' | b'.' => i += 1,
+            c if c.is_ascii_whitespace() => i += 1,
+            _ => {
+                let (w, e) = src.word(i)?;
+                if src.at(src.skip_ws(e)) == b'(' {
+                    return None;
+                }
+                type_body = matches!(w, "struct" | "interface");
+                i = e;
+            }
+        }
+    }
+    None
 }
 
 /// An `if` at `at` (the word ends at `e`): its mutation when its block
@@ -250,16 +433,58 @@ mod tests {
                 ("if got != 4 {\n\t\tif got > 9 { t.Fatal() }\n\t}", None),
                 // An `else`: the test may have passed through either branch.
                 ("if got != 4 {\n\t\tt.Fatal()\n\t} else {\n\t\tt.Log()\n\t}", None),
-                // In a loop, a closure, a subtest: not certain to run.
+                // A counted loop, a closure: not certain to run.
                 ("for i := 0; i < 1; i++ {\n\t\tif got != 4 { t.Fatal() }\n\t}", None),
-                ("t.Run(\"x\", func(t *testing.T) {\n\t\tif got != 4 { t.Fatal() }\n\t})", None),
                 ("func() {\n\t\tif got != 4 { t.Fatal() }\n\t}()", None),
+                // A subtest runs its function, and fails the test with it.
+                (
+                    "t.Run(\"x\", func(st *testing.T) {\n\t\tif got != 4 { st.Fatal() }\n\t})",
+                    Some("t.Run(\"x\", func(st *testing.T) {\n\t\tif !(got != 4) { st.Fatal() }\n\t})"),
+                ),
+                (
+                    "t.Run(\"x\", func(t *testing.T) {\n\t\tif testing.Short() { t.Skip() }\n\t\tif got != 4 { t.Fatal() }\n\t})",
+                    None,
+                ),
+                // A table-driven loop over rows written there.
+                (
+                    "for _, c := range []struct{ a, want int }{{2, 4}} {\n\t\tif Add(c.a, c.a) != c.want { t.Errorf(\"x\") }\n\t}",
+                    Some("for _, c := range []struct{ a, want int }{{2, 4}} {\n\t\tif !(Add(c.a, c.a) != c.want) { t.Errorf(\"x\") }\n\t}"),
+                ),
+                // No rows, or a row may be passed over.
+                ("for _, c := range []int{} {\n\t\tif Add(c, c) != 2*c { t.Error() }\n\t}", None),
+                ("for _, c := range []int{1} {\n\t\tif c > 9 { continue }\n\t\tif Add(c, c) != 2*c { t.Error() }\n\t}", None),
                 // After a return that may have ended the test.
                 ("if got == 0 { return }\n\tif got != 4 { t.Fatal() }", None),
                 // Another `t`'s failure is not this test's.
                 ("if got != 4 { other.Fatal() }", None),
             ],
         );
+    }
+
+    /// The usual table-driven test: a table assigned once, a loop over it,
+    /// a subtest per row whose check uses the subtest's `t`.
+    #[test]
+    fn a_table_driven_tests_check_is_negated_in_its_subtest() {
+        let table = |rows: &str, extra: &str| {
+            format!("package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {{\n\ttests := map[string]struct {{\n\t\ta, b, want int\n\t}}{{{rows}}}\n{extra}\tfor name, tc := range tests {{\n\t\tt.Run(name, func(t *testing.T) {{\n\t\t\tif got := Add(tc.a, tc.b); got != tc.want {{\n\t\t\t\tt.Errorf(\"got %d\", got)\n\t\t\t}}\n\t\t}})\n\t}}\n}}\n")
+        };
+        let text = table("\n\t\t\"two\": {1, 1, 2},\n\t", "");
+        let m = all("calc_test.go", &text, 0).unwrap();
+        assert_eq!(m.mutants.len(), 1, "{}", m.text);
+        assert_eq!(m.mutants[0].test, "TestAdd");
+        assert!(
+            m.text
+                .contains("if got := Add(tc.a, tc.b); !(got != tc.want) {"),
+            "{}",
+            m.text
+        );
+        // An empty table, or one assigned again: not certain to have rows.
+        for text in [
+            table("", ""),
+            table("\"two\": {1, 1, 2}", "\ttests = nil\n"),
+        ] {
+            assert!(all("calc_test.go", &text, 0).is_none(), "{text}");
+        }
     }
 
     #[test]
