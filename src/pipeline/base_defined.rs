@@ -373,10 +373,11 @@ fn base_test_lay(
 /// (`listed_in`), the files of its out-of-line test modules, and in Rust
 /// sources its `#[cfg(test)]` modules over the base's code. The change's
 /// tests, run on the code they were written to change. The data files the
-/// change adds are laid in too (a marker, a fixture; never code, a build
-/// or runner file): only the code differs from the change's own run, so a
-/// test that fails here fails because of the code — not because a file it
-/// looks for is missing. A file the base's code names is not: laid there,
+/// change adds or rewrites are laid in too (a marker, a fixture, a table;
+/// never code, a build or runner file): only the code differs from the
+/// change's own run, so a test that fails here fails because of the code —
+/// not because a file it looks for is missing or says something else. A
+/// file the base's code names is not: laid there,
 /// it could make the base's code fail (a flag file it reads) and a test
 /// seem to find a bug the base never had. Without the base's words (a tree
 /// too large to read) none is laid.
@@ -391,9 +392,10 @@ pub fn tests_on_base(
     let words = base_words(place, changes);
     for f in &changes.files {
         use crate::model::changeset::{EntryKind, Operation};
-        let added = f.op == Operation::Create && f.new_kind == Some(EntryKind::File);
+        let written = matches!(f.op, Operation::Create | Operation::Modify | Operation::Rename)
+            && f.new_kind == Some(EntryKind::File);
         let inert = words.as_deref().is_some_and(|w| !w.code_names(&f.path));
-        if added
+        if written
             && inert
             && test_integrity::is_data(&f.path)
             && !edits.iter().any(|(p, _)| *p == f.path)

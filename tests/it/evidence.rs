@@ -1298,3 +1298,35 @@ fn an_added_file_the_base_code_reads_is_not_laid_at_the_base() {
         "{l}"
     );
 }
+
+/// The same for a data file the change rewrites: a new test that checks
+/// only what the file says fails at the base because the base's copy says
+/// something else — not because of the code. The change's version of a
+/// data file no code names is laid at the base, so the test passes there
+/// and proves nothing.
+#[test]
+fn a_new_test_that_fails_at_the_base_only_for_a_rewritten_data_file_proves_nothing() {
+    if !bwrap() {
+        return;
+    }
+    let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    let limits = sed("s/a - b/a + b/")
+        + " && echo max=10 > limits.txt && "
+        + &sed("s/use super::\\*;/use super::*;\\n    #[test]\\n    fn limited() { assert!(std::fs::read_to_string(\"limits.txt\").unwrap().contains(\"max=10\")); }/");
+    let t = crate::test_integrity::rust_repo_with(lib, &[("limits", &limits)], CARGO_TEST);
+    t.write("limits.txt", "max=5\n");
+    t.commit_all("limits");
+    let doc = run(&t, &["limits"]);
+    let c = candidate(&doc, "limits");
+    let l = &report(c, "tests")["ledger"]["new_tests"];
+    assert_eq!(
+        (l["added"].as_u64(), l["proving"].as_u64()),
+        (Some(1), Some(0)),
+        "{l}"
+    );
+    let out = report(c, "tests")["output"].as_str().unwrap().to_string();
+    assert!(
+        out.contains("passing on the base's code too: tests::limited"),
+        "{out}"
+    );
+}
