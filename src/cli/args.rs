@@ -344,6 +344,12 @@ pub struct DemoArgs {
     /// TUI theme (dark, light, high-contrast).
     #[arg(long)]
     pub theme: Option<String>,
+    /// The other ending: two candidates pass everything and no test tells
+    /// them apart; a scripted discriminator's probe finds an input where
+    /// they differ, and the run ends CONTESTED (exit 4) with that input as
+    /// a question for you (`a` on the dashboard, one digit answers).
+    #[arg(long)]
+    pub contested: bool,
 }
 
 #[derive(Args)]

@@ -3,6 +3,12 @@
 //! that exists) and defines four scripted agents on one task: one is sent
 //! back once by the reviewer and then passes everything, one breaks the
 //! build, one touches denied paths, one deletes the test it cannot keep.
+//!
+//! `rascal demo --contested` plays the other ending: two authors whose
+//! changes pass everything and whose tests pass on each other's code, and
+//! a scripted discriminator (a stand-in for a model agent) whose probe
+//! finds an input where their `shout` differs — the run ends CONTESTED
+//! with that input as the question.
 
 use super::args::DemoArgs;
 use super::exit::CliError;
@@ -18,6 +24,22 @@ pub const INSTRUCTION: &str =
 pub const SPEC: &str = "shout";
 
 pub const AGENTS: &[&str] = &["careful", "hasty", "sneaky", "lazy"];
+
+/// The contested demo's authors.
+pub const CONTESTED_AGENTS: &[&str] = &["careful", "ascii"];
+
+/// The contested demo's files that differ from the default's: its agents,
+/// the discriminator among them, and its verification.
+const CONTESTED_FILES: &[(&str, &str)] = &[
+    (
+        ".rascal/config.yaml",
+        "# Agents for the contested demo: scripted, deterministic, no API key needed.\n# Two authors whose changes pass everything, and no test of theirs tells apart.\nagents:\n  careful: { runtime: scripted, scenario: demo-good }\n  ascii:   { runtime: scripted, scenario: demo-ascii }\n  # The reviewer and the discriminator: other providers than the authors.\n  reviewer: { runtime: scripted, scenario: review-approve, provider: rascal-demo-reviewer }\n  prober:   { runtime: scripted, scenario: probe-shout, provider: rascal-demo-prober }\nlauncher: process\nstrategy: { mode: compare, agents: [careful, ascii] }\ntimeout: 5m\n",
+    ),
+    (
+        ".rascal/verification.yaml",
+        "criteria:\n  test_command: \"cargo test --offline {check}\"\n  timeout: 300s\nreview:\n  reviewers: [reviewer]\n  timeout: 60s\n# Where no test separates two passing candidates, the prober writes a\n# probe that calls the changed functions; differing outputs become a\n# question for you.\ndiscriminator: { agent: prober }\n",
+    ),
+];
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -61,8 +83,21 @@ const FILES: &[(&str, &str)] = &[
 
 /// Write the sample repository into `dir` and commit it.
 pub fn create_sample(dir: &Path) -> Result<(), git2::Error> {
+    create_sample_of(dir, false)
+}
+
+/// Write the sample repository, the contested demo's when `contested`,
+/// into `dir` and commit it.
+pub fn create_sample_of(dir: &Path, contested: bool) -> Result<(), git2::Error> {
     let repo = git2::Repository::init(dir)?;
-    for (path, content) in FILES {
+    let files = FILES.iter().map(|&(path, content)| {
+        let other = CONTESTED_FILES.iter().find(|(p, _)| *p == path);
+        match other {
+            Some(&(_, c)) if contested => (path, c),
+            _ => (path, content),
+        }
+    });
+    for (path, content) in files {
         let p = dir.join(path);
         if let Some(parent) = p.parent() {
             std::fs::create_dir_all(parent).map_err(|e| git2::Error::from_str(&e.to_string()))?;
@@ -86,21 +121,23 @@ pub fn create_sample(dir: &Path) -> Result<(), git2::Error> {
 }
 
 /// `rascal demo`: the sample in a temp directory (removed at the end unless
-/// `--keep`), run like `rascal run --spec shout` on the four agents, paced
-/// for a watcher unless `--fast`.
+/// `--keep`), run like `rascal run --spec shout` on the four agents (the
+/// two contested ones with `--contested`), paced for a watcher unless
+/// `--fast`.
 pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
     let DemoArgs {
         headless,
         keep,
         fast,
         theme,
+        contested,
     } = args;
     let tui = super::run::tui_wanted(headless, theme)?;
     let tmp = tempfile::Builder::new()
         .prefix("rascal-demo-")
         .tempdir()
         .map_err(|e| CliError::Usage(format!("creating a temp directory: {e}")))?;
-    create_sample(tmp.path())
+    create_sample_of(tmp.path(), contested)
         .map_err(|e| CliError::Usage(format!("creating the sample repository: {e}")))?;
     if tui.is_none() {
         say!(
@@ -111,7 +148,10 @@ pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
     let mut req = RunRequest::new(
         tmp.path().to_path_buf(),
         "",
-        AGENTS.iter().map(|s| s.to_string()).collect(),
+        if contested { CONTESTED_AGENTS } else { AGENTS }
+            .iter()
+            .map(|s| s.to_string())
+            .collect(),
         current_exe()?,
     );
     req.spec = Some(SPEC.into());

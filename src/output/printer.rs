@@ -943,13 +943,7 @@ pub fn question_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Stri
     if q.is_empty() {
         return Vec::new();
     }
-    let by_tests = r.agreement.as_ref().is_some_and(|m| m.has_question());
-    let mut out = vec![if by_tests {
-        "question — which is right? The candidates' own tests disagree:".to_string()
-    } else {
-        "question — which is right? The discriminator's probe gives them different outputs:"
-            .to_string()
-    }];
+    let mut out = vec![format!("question — which is right? {}:", r.question_lead())];
     out.extend(q.iter().map(|l| format!("  {}", sanitize(l))));
     out.push(format!(
         "  answer: `rascal finalize {run} --pick CANDIDATE --reason \"CANDIDATE is right here\"` (or `rascal select {run} CANDIDATE`)",

@@ -392,8 +392,10 @@ pub fn tests_on_base(
     let words = base_words(place, changes);
     for f in &changes.files {
         use crate::model::changeset::{EntryKind, Operation};
-        let written = matches!(f.op, Operation::Create | Operation::Modify | Operation::Rename)
-            && f.new_kind == Some(EntryKind::File);
+        let written = matches!(
+            f.op,
+            Operation::Create | Operation::Modify | Operation::Rename
+        ) && f.new_kind == Some(EntryKind::File);
         let inert = words.as_deref().is_some_and(|w| !w.code_names(&f.path));
         if written
             && inert

@@ -482,6 +482,8 @@ pub enum Dialog {
     /// (`lines`); a digit says which of `candidates` is right here.
     Question {
         candidates: Vec<String>,
+        /// What it rests on (`Ranking::question_lead`).
+        lead: &'static str,
         lines: Vec<String>,
     },
     /// The workspace has files that run code when opened: go on anyway?

@@ -1046,6 +1046,7 @@ fn open_question(app: &mut App) {
     }
     app.dialog = Some(Dialog::Question {
         candidates: r.question_candidates().into_iter().take(9).collect(),
+        lead: r.question_lead(),
         lines,
     });
 }
@@ -1430,7 +1431,9 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
             'n' => app.dialog = None,
             _ => {}
         },
-        Some(Dialog::Question { candidates, lines }) => {
+        Some(Dialog::Question {
+            candidates, lines, ..
+        }) => {
             let Some(c) = ch
                 .to_digit(10)
                 .and_then(|d| candidates.get((d as usize).checked_sub(1)?))

@@ -87,3 +87,41 @@ fn a_users_run_of_the_demo_scenarios_is_not_paced() {
         "the test could tell them apart"
     );
 }
+
+/// `rascal demo --contested` headless, as CI would run it: exit 4
+/// (CONTESTED), no pick, and the question with the probe's calls and each
+/// candidate's output; answered with `rascal select`, the pick is made.
+#[test]
+fn the_contested_demo_ends_contested_with_the_probes_question() {
+    let o = std::process::Command::new(common::bin())
+        .args(["demo", "--contested", "--headless", "--fast", "--keep"])
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = stdout(&o);
+    assert_eq!(code(&o), 4, "{out}{}", stderr(&o));
+    for want in [
+        "pick: none — the discriminator `prober` found 2 inputs where ascii, careful differ",
+        "question — which is right? The discriminator's probe gives them different outputs:",
+        "  shout(\"Straße\"): ascii → \"HELLO, STRAßE!\" · careful → \"HELLO, STRASSE!\"",
+        "run verdict CONTESTED (exit 4)",
+    ] {
+        assert!(out.contains(want), "{want}\n{out}");
+    }
+    let kept: PathBuf = out
+        .lines()
+        .find_map(|l| l.strip_prefix("kept the sample repository at "))
+        .expect("kept path")
+        .into();
+    let run = run_id(&out);
+    let select = std::process::Command::new(common::bin())
+        .args(["select", &run, "careful"])
+        .current_dir(&kept)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(code(&select), 0, "{}{}", stdout(&select), stderr(&select));
+    let repo = git2::Repository::open(&kept).unwrap();
+    let _ = std::fs::remove_dir_all(rascal::git::workspace::files_dir(&repo));
+    let _ = std::fs::remove_dir_all(&kept);
+}

@@ -24,6 +24,18 @@ fn start_demo_sized(name: &str, w: u16, h: u16) -> Tmux {
     )
 }
 
+/// `rascal demo --contested --keep --fast` in a fresh tmux server.
+fn start_contested_demo(name: &str) -> Tmux {
+    let bin = env!("CARGO_BIN_EXE_rascal");
+    Tmux::start(
+        name,
+        200,
+        50,
+        "",
+        &format!("{bin} demo --contested --keep --fast; echo RASCAL-EXIT=$?"),
+    )
+}
+
 /// The run id and the kept repository, from the screen after quitting.
 fn run_and_repo(s: &str) -> (String, String) {
     let run = s
@@ -442,5 +454,59 @@ fn the_readme_and_guide_tours_are_the_keys_a_user_types_and_they_work() {
     t.keys(&["q"]);
     let s = t.wait_for("quit", &["RASCAL-EXIT=0", "replay: rascal show r-"]);
     let (_, repo) = run_and_repo(&s);
+    let _ = std::fs::remove_dir_all(&repo);
+}
+
+/// The contested demo as a new user meets it: two candidates pass
+/// everything, the scripted discriminator's probe finds inputs where their
+/// `shout` differs, and the run ends CONTESTED (exit 4), not PASS. `a`
+/// puts the question — the probe's calls and each candidate's output — and
+/// one digit answers it: the answer is the selection, journaled with the
+/// example as its reason, and F commits that candidate.
+#[test]
+fn the_contested_demo_asks_the_probes_question_and_one_key_answers_it() {
+    let t = start_contested_demo("contested");
+    let s = t.wait_for(
+        "run finishes contested",
+        &["finished CONTESTED (exit 4)", "1 careful", "2 ascii"],
+    );
+    assert!(!s.contains("finished PASS"), "{s}");
+    t.keys(&["a"]);
+    let s = t.wait_for(
+        "the question",
+        &[
+            "The discriminator's probe gives them different outputs",
+            "who is right here? 1 ascii · 2 careful",
+        ],
+    );
+    assert!(
+        s.contains("shout(\"Straße\"): ascii → \"HELLO, STRAßE!\" · careful → \"HELLO, STRASSE!\""),
+        "{s}"
+    );
+    t.keys(&["2"]);
+    t.wait_for("answered", &["selected careful · not finalized (F)"]);
+    t.keys(&["F"]);
+    t.wait_for("finalize dialog", &["Finalize careful", "branch   rascal/"]);
+    t.keys(&["Enter"]);
+    t.wait_for("finalized", &["selected careful · finalized on rascal/"]);
+    t.keys(&["q"]);
+    let s = t.wait_for("quit", &["RASCAL-EXIT=", "replay: rascal show r-"]);
+    let (run, repo) = run_and_repo(&s);
+    let doc = show_json(&repo, &run);
+    assert_eq!(doc["selected"], "careful", "{doc}");
+    let careful = crate::test_integrity::candidate(&doc, "careful");
+    let reason = careful["decisions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|d| d["kind"] == "select")
+        .map(|d| d["reason"].to_string())
+        .unwrap_or_default();
+    assert!(
+        reason.contains("careful is right here") && reason.contains("Straße"),
+        "the answer's reason quotes the example: {careful}"
+    );
+    assert_eq!(doc["state"], "contested");
+    assert_eq!(doc["finalized"]["candidate"], "careful");
     let _ = std::fs::remove_dir_all(&repo);
 }

@@ -113,10 +113,11 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
         Dialog::Question {
             candidates,
+            lead,
             lines: q,
         } => {
             lines.push(Line::from(Span::styled(
-                "The candidates' own tests disagree, and nothing rascal trusts settles it:",
+                format!("{lead}, and nothing rascal trusts settles it:"),
                 t.text,
             )));
             lines.push(Line::from(""));

@@ -103,6 +103,7 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "demo-denied",
     "demo-lazy",
     "demo-fix-on-feedback",
+    "demo-ascii",
     "first-run",
     "hang",
     "noisy",
@@ -114,4 +115,5 @@ pub const BUILTIN_NAMES: &[&str] = &[
     "review-hang",
     "judge-pass",
     "judge-fail",
+    "probe-shout",
 ];

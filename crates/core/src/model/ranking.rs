@@ -135,6 +135,21 @@ impl Ranking {
         out
     }
 
+    /// What the question rests on, for its first line: the candidates'
+    /// own tests, the discriminator's probe, or both.
+    pub fn question_lead(&self) -> &'static str {
+        let by_tests = self.agreement.as_ref().is_some_and(|m| m.has_question());
+        let by_probe = self
+            .probes
+            .as_ref()
+            .is_some_and(|p| !p.differences.is_empty());
+        match (by_tests, by_probe) {
+            (true, true) => "The candidates' own tests disagree, and the discriminator's probe gives them different outputs",
+            (false, true) => "The discriminator's probe gives them different outputs",
+            _ => "The candidates' own tests disagree",
+        }
+    }
+
     /// The candidates a question can be answered with (the matrix's, or
     /// the probed ones).
     pub fn question_candidates(&self) -> Vec<String> {

@@ -63,6 +63,37 @@ mod tests {
 }
 "#;
 
+/// `shout` upper-casing ASCII letters only: right for "Ada", not for
+/// "Straße" — a candidate no test of either author tells from `GOOD_LIB`
+/// (the contested demo's second author).
+const ASCII_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+
+/// Greets someone by name.
+pub fn greet(name: &str) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Greets someone loudly.
+pub fn shout(name: &str) -> String {
+    greet(name).to_ascii_uppercase()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn greets() {
+        assert_eq!(greet("Ada"), "Hello, Ada!");
+    }
+
+    #[test]
+    fn shouts_a_name() {
+        assert_eq!(shout("Grace"), "HELLO, GRACE!");
+    }
+}
+"#;
+
 /// `shout` without a test of its own: what a reviewer should send back.
 const UNTESTED_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
 
@@ -203,6 +234,21 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
             ],
         },
     ],
+    "demo-ascii" => vec![
+        say("reading src/lib.rs"),
+        sleep(250),
+        beat(1500),
+        say("plan: shout() upper-cases greet(); ASCII is enough for names"),
+        beat(1100),
+        Step::Write {
+            path: "src/lib.rs".into(),
+            content: ASCII_LIB.into(),
+        },
+        say("▸ Edit src/lib.rs"),
+        sleep(150),
+        beat(700),
+        say("done: added shout() and a test"),
+    ],
     "demo-broken" => vec![
         say("reading src/lib.rs"),
         sleep(400),
@@ -299,6 +345,11 @@ fn helper_scenario(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> 
             say("{\"verdict\": \"approve\", \"issues\": ["),
         ],
         "review-hang" => vec![say("reviewing very carefully…"), sleep(24 * 3600 * 1000)],
+        "probe-shout" => vec![
+            say("Reading both changes: each makes shout() upper-case greet()."),
+            beat(1200),
+            say(&probe_shout()),
+        ],
         "judge-pass" => vec![say(
             r#"{"nonce": "{nonce}", "pass": true, "reason": "the change does what the criterion asks"}"#,
         )],
@@ -307,6 +358,20 @@ fn helper_scenario(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> 
         )],
         _ => return None,
     })
+}
+
+/// The contested demo's discriminator: a probe (an example of the demo's
+/// crate, run with cargo) that calls `shout` on names of its choosing and
+/// prints each output in the form rascal reads.
+fn probe_shout() -> String {
+    let probe = "//! A probe: shout() on names of the discriminator's choosing.\n\nfn main() {\n    for name in [\"Ada\", \"Straße\", \"Zoë\"] {\n        println!(\"PROBE {nonce} shout({name:?}) => {:?}\", greeter::shout(name));\n    }\n}\n";
+    serde_json::json!({
+        "nonce": NONCE_PLACEHOLDER,
+        "file": "examples/probe.rs",
+        "content": probe,
+        "command": ["cargo", "run", "--offline", "--quiet", "--example", "probe"],
+    })
+    .to_string()
 }
 
 /// Scenarios for rascal's own tests: an agent that hangs, floods its
