@@ -833,6 +833,7 @@ pub fn hints(app: &App) -> Vec<Hint> {
                     "who is right here",
                     Always,
                 ),
+                hint("0", "neither: retry with it", Always),
                 hint("Esc", "not now", Always),
             ],
             Some(Dialog::Finalize(_)) => vec![

@@ -1433,6 +1433,29 @@ fn choose(app: &mut App, ch: char, fx: &mut Vec<Effect>) {
         },
         Some(Dialog::Question {
             candidates, lines, ..
+        }) if ch == '0' => {
+            // Neither is right: send one back with the example as its
+            // feedback (the focused one when it was asked about).
+            let focused = app.focused().map(|c| c.info.id.clone());
+            let Some(c) = focused
+                .filter(|f| candidates.contains(f))
+                .or_else(|| candidates.first().cloned())
+            else {
+                return;
+            };
+            let mut input = String::from("Neither candidate is right here:\n");
+            for l in &lines {
+                input.push_str(&format!("  {}\n", l.split(" (by ").next().unwrap_or(l)));
+            }
+            input.push_str("What is right: ");
+            app.dialog = Some(Dialog::Retry {
+                candidate: c,
+                input,
+                error: None,
+            });
+        }
+        Some(Dialog::Question {
+            candidates, lines, ..
         }) => {
             let Some(c) = ch
                 .to_digit(10)

@@ -462,7 +462,8 @@ fn the_readme_and_guide_tours_are_the_keys_a_user_types_and_they_work() {
 /// `shout` differs, and the run ends CONTESTED (exit 4), not PASS. `a`
 /// puts the question — the probe's calls and each candidate's output — and
 /// one digit answers it: the answer is the selection, journaled with the
-/// example as its reason, and F commits that candidate.
+/// example as its reason, and F commits that candidate. `0` says neither
+/// is right: a retry whose feedback is the example.
 #[test]
 fn the_contested_demo_asks_the_probes_question_and_one_key_answers_it() {
     let t = start_contested_demo("contested");
@@ -482,6 +483,22 @@ fn the_contested_demo_asks_the_probes_question_and_one_key_answers_it() {
     assert!(
         s.contains("shout(\"Straße\"): ascii → \"HELLO, STRAßE!\" · careful → \"HELLO, STRASSE!\""),
         "{s}"
+    );
+    // `0`: neither is right — a retry with the example as its feedback,
+    // for the user to finish; Esc leaves it unsent.
+    t.keys(&["0"]);
+    t.wait_for(
+        "neither: the retry dialog",
+        &[
+            "Neither candidate is right here:",
+            "shout(\"Zoë\"): ascii",
+            "What is right:",
+        ],
+    );
+    t.keys(&["Escape", "a"]);
+    t.wait_for(
+        "the question again",
+        &["who is right here? 1 ascii · 2 careful"],
     );
     t.keys(&["2"]);
     t.wait_for("answered", &["selected careful · not finalized (F)"]);

@@ -134,7 +134,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 .map(|(i, c)| format!("{} {}", i + 1, sanitize(c)))
                 .collect();
             lines.push(Line::from(Span::styled(
-                format!("who is right here? {} — recorded as your choice, with this example as its reason · Esc: not now", keys.join(" · ")),
+                format!("who is right here? {} — recorded as your choice, with this example as its reason · 0 neither: retry one with this example as feedback · Esc: not now", keys.join(" · ")),
                 t.title,
             )));
             " question "
