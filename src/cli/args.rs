@@ -317,6 +317,11 @@ pub struct ShowArgs {
     /// Do not print agent log lines.
     #[arg(long)]
     pub quiet: bool,
+    /// Where the time went instead: each candidate's checks with their
+    /// durations, the test runs' steps, and the critical path (with
+    /// `--json`, the same as a document).
+    #[arg(long)]
+    pub timings: bool,
 }
 
 #[derive(Args)]

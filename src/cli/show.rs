@@ -9,8 +9,28 @@ use crate::output::printer::Printer;
 use std::path::Path;
 
 pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
-    let ShowArgs { run, json, quiet } = args;
+    let ShowArgs {
+        run,
+        json,
+        quiet,
+        timings,
+    } = args;
     let store = open_store_read(dir)?;
+    if timings {
+        let (events, head) = store.verified_timed(&run)?;
+        note_unchained(&run, Some(&head));
+        let summary = RunSummary::from_timed(&events);
+        let t = crate::output::timings::timings(&summary);
+        if json {
+            say!(
+                "{}",
+                crate::text::inert::json(&serde_json::to_string_pretty(&t).unwrap_or_default())
+            );
+        } else {
+            out(crate::output::timings::timings_lines(&t));
+        }
+        return Ok(summary.exit_code.unwrap_or(FAIL));
+    }
     // Refused when the run's record was changed after it was written.
     let (events, head) = store.verified_events(&run)?;
     note_unchained(&run, Some(&head));

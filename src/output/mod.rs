@@ -3,3 +3,4 @@
 
 pub mod printer;
 pub mod report;
+pub mod timings;

@@ -18,7 +18,7 @@ use crate::exec::place::Place;
 use crate::layers::ledger::{self, Judged, Listing, Recognised, Results};
 use crate::layers::test_results::{self, Whole};
 use crate::model::changeset::ChangeSet;
-use crate::model::ledger::{BaseTests, NewTests};
+use crate::model::ledger::{BaseTests, NewTests, StepTime};
 use crate::model::verdict::{Issue, Severity};
 use crate::pipeline::{canary, mutants};
 use crate::text::{first_of, plural};
@@ -52,6 +52,48 @@ pub struct TestRuns<'a> {
     pub timeout: Duration,
     pub env: (&'a [String], bool),
     pub cancel: &'a CancellationToken,
+    /// Where these runs' time goes, shared by the runs made from them.
+    pub clock: std::sync::Arc<Clock>,
+}
+
+/// The time each step of a test guardrail's evidence takes: every runner
+/// invocation is counted under the step named last ([`Clock::step`]).
+#[derive(Debug, Default)]
+pub struct Clock {
+    now: std::sync::Mutex<(&'static str, Vec<StepTime>)>,
+}
+
+impl Clock {
+    /// The runs from here on are step `name`'s.
+    pub fn step(&self, name: &'static str) {
+        if let Ok(mut g) = self.now.lock() {
+            g.0 = name;
+        }
+    }
+
+    fn count(&self, took: Duration) {
+        let Ok(mut g) = self.now.lock() else {
+            return;
+        };
+        let name = if g.0.is_empty() { "runs" } else { g.0 };
+        let ms = took.as_millis() as u64;
+        match g.1.iter_mut().find(|s| s.step == name) {
+            Some(s) => {
+                s.ms += ms;
+                s.runs += 1;
+            }
+            None => g.1.push(StepTime {
+                step: name.to_string(),
+                ms,
+                runs: 1,
+            }),
+        }
+    }
+
+    /// The steps so far, in the order they began.
+    pub fn steps(&self) -> Vec<StepTime> {
+        self.now.lock().map(|g| g.1.clone()).unwrap_or_default()
+    }
 }
 
 impl<'a> TestRuns<'a> {
@@ -80,13 +122,15 @@ impl<'a> TestRuns<'a> {
             timeout: timeout.get(),
             env: (env, *network),
             cancel,
+            clock: Default::default(),
         })
     }
 
     /// The guardrail's run at `place`, its results file read back.
     pub async fn run(&self, place: &Place) -> Result<Whole, String> {
         let files: Vec<String> = self.run.1.iter().cloned().collect();
-        test_results::run_whole(
+        let started = std::time::Instant::now();
+        let w = test_results::run_whole(
             place,
             &self.run.0,
             self.timeout,
@@ -94,7 +138,9 @@ impl<'a> TestRuns<'a> {
             &files,
             self.cancel,
         )
-        .await
+        .await;
+        self.clock.count(started.elapsed());
+        w
     }
 
     /// These runs with every test target run even when one fails (cargo's
@@ -113,6 +159,7 @@ impl<'a> TestRuns<'a> {
             timeout: self.timeout,
             env: self.env,
             cancel: self.cancel,
+            clock: self.clock.clone(),
         }
     }
 
@@ -147,6 +194,7 @@ impl<'a> TestRuns<'a> {
 
     /// What the runner lists at `place`.
     pub async fn list(&self, place: &Place) -> Result<Listing, String> {
+        let started = std::time::Instant::now();
         let w = test_results::run_whole(
             place,
             &self.listing,
@@ -155,7 +203,9 @@ impl<'a> TestRuns<'a> {
             &[],
             self.cancel,
         )
-        .await?;
+        .await;
+        self.clock.count(started.elapsed());
+        let w = w?;
         Ok(test_results::listing(
             self.rec.runner,
             &w,
@@ -295,6 +345,7 @@ pub async fn new_tests(
     let pass_without_new_code: Vec<String> = if unbuilt.is_empty() {
         Vec::new()
     } else {
+        runs.clock.step("new code stubbed");
         let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
         let run = runs.run(&stubbed).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
@@ -471,6 +522,7 @@ pub async fn base_tests(
     }
     // The canary runs: the same tests, those that passed split in two
     // rounds, each round's mutated so that they must fail.
+    runs.clock.step("canaries");
     let passed: Vec<String> = at_base
         .tests
         .iter()

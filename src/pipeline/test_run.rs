@@ -301,6 +301,7 @@ fn summary(l: &ledger::Ledger) -> crate::model::ledger::Ledger {
         failed_names: l.failed.iter().take(50).cloned().collect(),
         base_tests: None,
         new_tests: None,
+        steps: Vec::new(),
     }
 }
 
@@ -364,6 +365,7 @@ pub async fn run_test_guardrail(
         return plain().await;
     };
     // 1. The guardrail itself, its results machine-readable.
+    runs.clock.step("own run");
     let own = match runs.run(place).await {
         Ok(w) => w,
         Err(e) => {
@@ -376,6 +378,7 @@ pub async fn run_test_guardrail(
         return r.errored(format!("`{command}` {problem}")).finish();
     }
     // 2. What the runner lists now and at the base.
+    runs.clock.step("listing");
     let now = match runs.list(place).await {
         Ok(l) => l,
         Err(e) => return r.errored(format!("listing the tests: {e}")).finish(),
@@ -395,6 +398,7 @@ pub async fn run_test_guardrail(
     // base ignores too its own run says (run only when a test the base
     // lists is ignored now).
     let ignored_at_base = if results.ignored.iter().any(|t| at_base.tests.contains(t)) {
+        runs.clock.step("base's own run");
         base_run(&runs, place, &base_tree, &cache_dir, &at_base)
             .await
             .map(|b| b.ignored)
@@ -420,6 +424,7 @@ pub async fn run_test_guardrail(
             command, &now, &results, &judged,
         ));
     }
+    runs.clock.step("base tests");
     let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
     r = merge_base_tests(r, &mut s, base);
     // The same tests where the project ships: cargo's release profile
@@ -442,6 +447,7 @@ pub async fn run_test_guardrail(
             .as_ref()
             .map(|b| b.updated.clone())
             .unwrap_or_default();
+        runs.clock.step("release profile");
         let release = shipped::release_profile(
             &runs,
             (place, changes, allow),
@@ -456,6 +462,7 @@ pub async fn run_test_guardrail(
     // failing ones in the change's version (only when the change touched
     // tests: otherwise they are the base's own).
     let touched = s.base_tests.as_ref().is_some_and(|b| b.files_laid > 0);
+    runs.clock.step("new tests at the base");
     let failing = if touched {
         base_run(&runs, place, &base_tree, &cache_dir, &at_base)
             .await
@@ -474,6 +481,7 @@ pub async fn run_test_guardrail(
     if !l.failed.is_empty() {
         // A suite already red at the base is not this change's doing: say
         // which of the failures the base has too (its run is cached).
+        runs.clock.step("base's own run");
         if let Ok(red) = Box::pin(base_run(&runs, place, &base_tree, &cache_dir, &at_base)).await {
             if let Some(issue) = fails_at_base_too(&l.failed, &red.failed) {
                 r.output = crate::pipeline::test_report::with_evidence(&r.output, &issue.message);
@@ -481,6 +489,7 @@ pub async fn run_test_guardrail(
             }
         }
     }
+    s.steps = runs.clock.steps();
     r.ledger = Some(Box::new(s));
     if own.outcome.exit.success() && l.ran == 0 {
         r = r.errored(format!(

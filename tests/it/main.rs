@@ -60,6 +60,7 @@ mod select_finalize;
 mod store_faults;
 mod test_data;
 mod test_integrity;
+mod timings;
 mod tui_cli;
 mod tui_e2e;
 mod tui_hangup;

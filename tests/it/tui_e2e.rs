@@ -472,6 +472,13 @@ fn the_contested_demo_asks_the_probes_question_and_one_key_answers_it() {
         &["finished CONTESTED (exit 4)", "1 careful", "2 ascii"],
     );
     assert!(!s.contains("finished PASS"), "{s}");
+    // The layer detail of careful's guardrails: its test run, step by step.
+    t.keys(&["1", "l", "Enter", "j", "j", "j", "j", "j", "j"]);
+    t.wait_for(
+        "the test run's steps",
+        &["careful · ✓ guardrails", "time: own run ", "canaries "],
+    );
+    t.back_to_dashboard();
     t.keys(&["a"]);
     let s = t.wait_for(
         "the question",

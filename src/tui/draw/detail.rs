@@ -94,8 +94,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
 /// wrapped under it.
 fn check_lines(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> Vec<Line<'static>> {
     let mut out = vec![check_line(app, c, layer, r, w, false)];
+    const INDENT: usize = 6;
+    // A test run's evidence, step by step: where its time went.
+    if let Some(l) = r.ledger.as_ref().filter(|l| !l.steps.is_empty()) {
+        let steps = format!("time: {}", crate::model::ledger::steps_line(&l.steps));
+        for mut line in super::wrapped(&steps, w.saturating_sub(INDENT), 3, app.theme.dim) {
+            line.spans.insert(0, Span::raw(" ".repeat(INDENT)));
+            out.push(line);
+        }
+    }
     if let Some(e) = &r.errored {
-        const INDENT: usize = 6;
         for mut l in super::wrapped(
             &sanitize(e),
             w.saturating_sub(INDENT),

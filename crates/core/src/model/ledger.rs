@@ -30,6 +30,38 @@ pub struct Ledger {
     /// The tests the change adds, run against the base's code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_tests: Option<NewTests>,
+    /// Where the guardrail's time went: each step of its evidence (its own
+    /// run, the listings, the base's tests on the change, the canaries,
+    /// the release profile, the new tests at the base), in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<StepTime>,
+}
+
+/// One step of a test guardrail's evidence and the time its runner
+/// invocations took.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StepTime {
+    /// What the step is, in the user's words (`base tests`, `canaries`).
+    pub step: String,
+    pub ms: u64,
+    /// How many runner invocations (runs and listings) it made.
+    pub runs: u32,
+}
+
+/// The steps as one line: `own run 1.2s · listing 0.4s (2) · …`.
+pub fn steps_line(steps: &[StepTime]) -> String {
+    steps
+        .iter()
+        .map(|s| {
+            let n = if s.runs > 1 {
+                format!(" ({} runs)", s.runs)
+            } else {
+                String::new()
+            };
+            format!("{} {:.1}s{n}", s.step, s.ms as f64 / 1000.0)
+        })
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// The tests a change adds, run against the base commit's code (the

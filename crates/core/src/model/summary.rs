@@ -725,7 +725,7 @@ impl RunSummary {
 
 impl CandidateSummary {
     /// A candidate as the run starts: queued, nothing run yet.
-    fn queued(c: &crate::model::event::CandidateInfo) -> CandidateSummary {
+    pub fn queued(c: &crate::model::event::CandidateInfo) -> CandidateSummary {
         CandidateSummary {
             id: c.id.clone(),
             agent: c.agent.clone(),

@@ -282,6 +282,9 @@ impl Report {
             "output": self.output,
         });
         if let Some(l) = &self.ledger {
+            // What was found, not how long finding it took.
+            let mut l = l.clone();
+            l.steps.clear();
             result["ledger"] = serde_json::json!(l);
         }
         if let Some(n) = &self.network {
