@@ -98,6 +98,7 @@ pub(crate) async fn agree(
         return None;
     }
     let bound = config.main.compare.cross_tests.unwrap_or(DEFAULT_BOUND);
+    let started = std::time::Instant::now();
     let mut m = {
         let crossings: Vec<Crossing<'_>> = crossing
             .iter()
@@ -113,6 +114,8 @@ pub(crate) async fn agree(
             .collect();
         cross_test(config, &crossings, bound, cancel).await
     };
+    // One cross-testing judges every candidate: each report carries its time.
+    let took_ms = started.elapsed().as_millis() as u64;
     m.witnesses = crossing
         .iter()
         .filter(|i| !passing.contains(i))
@@ -132,7 +135,8 @@ pub(crate) async fn agree(
             continue;
         };
         let mine: Vec<&Disagreement> = found.iter().filter(|d| d.candidate == o.id).collect();
-        let r = report(&o.id, &m, s, &mine, severity);
+        let mut r = report(&o.id, &m, s, &mine, severity);
+        r.duration_ms = took_ms;
         land(journal, o, r);
     }
     Some(m)
