@@ -515,3 +515,60 @@ fn a_go_forger_is_caught_through_a_table_driven_tests_subtests() {
     let wrong = judged(&doc, &[("forger", "test-run/forged")], "fix", "tests");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// Python's table-driven tests: a unittest test whose only check is in a
+/// `subTest` inside a loop over rows, and a pytest test looping over a
+/// table assigned once — the bases' only tests. `add` returns a value
+/// equal to anything, so every row passes on wrong code. Before mutated
+/// canaries reached into loops and subtests, these bases had nothing to
+/// mutate and the forger was a PASS; now the expected literal of the
+/// check in the loop is changed, the test must fail, and "equal to
+/// anything" passes it: `test-run/forged`. The fix passes.
+#[test]
+fn python_table_driven_tests_get_mutants_and_catch_a_value_equal_to_anything() {
+    if !bwrap() {
+        return;
+    }
+    let python = python_with_pytest();
+    if !toolchain(python, &["-c", "import pytest"]) {
+        return;
+    }
+    let sum = "class Sum(int):\n    def __eq__(self, other):\n        return True\n\n    def __ne__(self, other):\n        return False\n\n    __hash__ = int.__hash__\n\n\ndef add(a, b):\n    return Sum(a - b)\n";
+    let pytest = format!("{python} -m pytest -q -p no:cacheprovider");
+    let mut wrong = Vec::new();
+    for (runner, command, test) in [
+        (
+            "unittest",
+            "python3 -m unittest".to_string(),
+            "import unittest\nfrom calc import add\n\n\nclass TestAdd(unittest.TestCase):\n    def test_adds_zero(self):\n        for a in (1, 5, 7):\n            with self.subTest(a=a):\n                self.assertEqual(add(a, -a), 0)\n\n    def test_adds_one(self):\n        for a in (2, 3):\n            with self.subTest(a=a):\n                self.assertEqual(add(a, 1 - a), 1)\n",
+        ),
+        (
+            "pytest",
+            pytest,
+            "from calc import add\n\nCASES = [1, 5, 7]\n\n\ndef test_adds_zero():\n    for a in CASES:\n        assert add(a, -a) == 0\n\n\ndef test_adds_one():\n    for a in CASES:\n        assert add(a, 1 - a) == 1\n",
+        ),
+    ] {
+        let agents = [
+            ("equal", write("calc.py", sum)),
+            ("fix", "sed -i 's/a - b/a + b/' calc.py".to_string()),
+        ];
+        let t = repo_of(
+            &[
+                ("calc.py", "def add(a, b):\n    return a - b\n"),
+                ("test_calc.py", test),
+            ],
+            &agents
+                .iter()
+                .map(|(n, s)| (*n, s.as_str()))
+                .collect::<Vec<_>>(),
+            &format!("guardrails:\n  - {{ name: tests, command: \"{command}\", timeout: 120s }}\n"),
+        );
+        let doc = run(&t, &["equal", "fix"]);
+        wrong.extend(
+            judged(&doc, &[("equal", "test-run/forged")], "fix", "tests")
+                .into_iter()
+                .map(|w| format!("{runner} {w}")),
+        );
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

@@ -2,9 +2,13 @@
 //! pytest `assert` statements and unittest `self.assert*` calls.
 //!
 //! Eligible: a simple statement at the test body's own indentation (not in
-//! an `if`, loop, `with`, `try` or nested function), before any `return` in
-//! the body outside nested functions, in a test without a skip or xfail
-//! marker (on it, its class or module, or `pytest.skip(…)` in it).
+//! an `if`, `while`, `try` or nested function), before any `return` in the
+//! body outside nested functions, in a test without a skip or xfail marker
+//! (on it, its class or module, or `pytest.skip(…)` in it) — or at the own
+//! indentation of a loop over rows that certainly exist (`for a, want in
+//! [(1, 2), …]:`, or over a name assigned such a literal once in the file)
+//! or of a `with self.subTest(…):`, when nothing in that block may leave it
+//! early (`continue`, `break`, `return`, `raise`, a skip).
 //!
 //! - `assert a == LIT` / `assert LIT == a` (one `==`, nothing else at the
 //!   top level of the condition; outer parentheses looked through), and
@@ -81,15 +85,31 @@ impl<'s, 'a> Statements<'s, 'a> {
 
     /// The eligible assertions of the body `start..end`, in order.
     fn assertions(&self, start: usize, end: usize) -> Vec<Candidate> {
-        let src = self.src;
         let lines = self.body(start, end);
         let Some(&(_, _, indent)) = lines.first() else {
             return Vec::new();
         };
         let mut out = Vec::new();
+        self.block(&lines, indent, &mut out);
+        out
+    }
+
+    /// The eligible assertions of a block whose statements are at
+    /// `indent`, into `out`: its simple statements, and those of a loop
+    /// over rows that certainly exist or of a `subTest` in it (every row
+    /// runs them; a failed subtest fails the test), when nothing in that
+    /// block may leave it early. False once a `return` was met (what
+    /// follows may not have run).
+    fn block(
+        &self,
+        lines: &[(usize, usize, usize)],
+        indent: usize,
+        out: &mut Vec<Candidate>,
+    ) -> bool {
+        let src = self.src;
         // Indentations of nested `def`/`class` headers still open.
         let mut nested: Vec<usize> = Vec::new();
-        for &(a, b, at) in &lines {
+        for (i, &(a, b, at)) in lines.iter().enumerate() {
             while nested.last().is_some_and(|&d| d >= at) {
                 nested.pop();
             }
@@ -102,9 +122,32 @@ impl<'s, 'a> Statements<'s, 'a> {
                 continue;
             }
             if first_word(src, a, b, "return").is_some() {
-                break;
+                return false;
             }
-            if at != indent || word.is_some_and(|w| COMPOUND.contains(&w)) {
+            if at != indent {
+                continue;
+            }
+            if matches!(word, Some("for" | "with")) {
+                let inner: Vec<(usize, usize, usize)> = lines[i + 1..]
+                    .iter()
+                    .take_while(|l| l.2 > at)
+                    .copied()
+                    .collect();
+                let runs = match word {
+                    Some("for") => self.over_rows(a, b),
+                    _ => subtest(src, a, b),
+                };
+                let leaves = inner
+                    .iter()
+                    .any(|&(x, y, _)| LEAVES.iter().any(|w| first_word(src, x, y, w).is_some()));
+                if let (true, false, Some(&(_, _, own))) = (runs, leaves, inner.first()) {
+                    if !self.block(&inner, own, out) {
+                        return false;
+                    }
+                }
+                continue;
+            }
+            if word.is_some_and(|w| COMPOUND.contains(&w)) {
                 continue;
             }
             out.extend(
@@ -113,8 +156,77 @@ impl<'s, 'a> Statements<'s, 'a> {
                     .filter_map(|(s, e)| statement(src, s, e)),
             );
         }
-        out
+        true
     }
+
+    /// Whether the `for` header `a..b` loops over rows that certainly
+    /// exist: a list or tuple literal with something in it, written there
+    /// or assigned once in the file (`CASES = [(1, 2), …]`, read as
+    /// `CASES`, `self.CASES` or `cls.CASES`).
+    fn over_rows(&self, a: usize, b: usize) -> bool {
+        let src = self.src;
+        let Some(colon) = top_level(src, a, b, b':').filter(|&c| trimmed(src, c + 1, b).is_none())
+        else {
+            return false;
+        };
+        let Some(at_in) = first_word(src, a, colon, "in") else {
+            return false;
+        };
+        let Some((s, e)) = trimmed(src, at_in + 2, colon) else {
+            return false;
+        };
+        if rows_at(src, s, e) {
+            return true;
+        }
+        let name = src.slice(s, e);
+        let name = name
+            .strip_prefix("self.")
+            .or_else(|| name.strip_prefix("cls."))
+            .unwrap_or(name);
+        if !name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_') || name.is_empty() {
+            return false;
+        }
+        let assigned: Vec<(usize, usize)> = self
+            .lines
+            .iter()
+            .filter_map(|&(x, y, _)| {
+                let (_, we) = src.word(x).filter(|(w, _)| *w == name)?;
+                let eq = src.skip_ws(we);
+                let op = src.code_str(eq, eq + 2);
+                (op.starts_with('=') && op != "==").then_some((eq + 1, y))
+            })
+            .collect();
+        match assigned.as_slice() {
+            [(from, to)] => trimmed(src, *from, *to).is_some_and(|(s, e)| rows_at(src, s, e)),
+            _ => false,
+        }
+    }
+}
+
+/// Words that may end a loop's or a subtest's body before an assertion in
+/// it ran, or skip it.
+const LEAVES: &[&str] = &[
+    "continue", "break", "return", "raise", "skip", "skipTest", "SkipTest", "xfail",
+];
+
+/// Whether `s..e` is exactly one list or tuple literal with something in it.
+fn rows_at(src: &Source, s: usize, e: usize) -> bool {
+    matches!(src.at(s), b'[' | b'(')
+        && src.close(s) + 1 == e
+        && trimmed(src, s + 1, e - 1).is_some()
+}
+
+/// Whether the `with` header `a..b` opens a subtest (`self.subTest(…)`,
+/// pytest-subtests' `subtests.test(…)`), whose body certainly runs.
+fn subtest(src: &Source, a: usize, b: usize) -> bool {
+    let header = src.code_str(a, b);
+    let rest = header
+        .trim_start()
+        .strip_prefix("with")
+        .unwrap_or("")
+        .trim_start();
+    (rest.starts_with("self.subTest(") || rest.starts_with("subtests.test("))
+        && top_level(src, a, b, b',').is_none()
 }
 
 /// The statement's first word, or the second after `async`.
@@ -306,6 +418,55 @@ mod tests {
 
     fn unittest(body: &str) -> String {
         format!("import unittest\n\n\nclass TestA(unittest.TestCase):\n    def test_b(self):\n        {body}\n")
+    }
+
+    /// Table-driven tests: a loop over rows written there (or assigned
+    /// once) and a unittest `subTest` run every row's assertions.
+    #[test]
+    fn assertions_over_rows_that_certainly_exist_change_too() {
+        each_body(
+            "tests/test_x.py",
+            &pytest,
+            &[
+                (
+                    "for a, want in [(1, 2), (2, 4)]:\n        assert add(a, a) == want",
+                    Some("for a, want in [(1, 2), (2, 4)]:\n        assert not (add(a, a) == want)"),
+                ),
+                // No rows, a row passed over, a name nobody assigned.
+                ("for a in []:\n        assert add(a, a) == 2 * a", None),
+                (
+                    "for a in [1, 2]:\n        if a > 1:\n            continue\n        assert add(a, a) == 2",
+                    None,
+                ),
+                ("for a in cases:\n        assert add(a, a) == 2 * a", None),
+            ],
+        );
+        each_body(
+            "tests/test_x.py",
+            &unittest,
+            &[
+                (
+                    "for a in (1, 2):\n            with self.subTest(a=a):\n                self.assertEqual(add(a, 0), a)",
+                    Some("for a in (1, 2):\n            with self.subTest(a=a):\n                self.assertNotEqual(add(a, 0), a)"),
+                ),
+                (
+                    "with self.assertRaises(ValueError):\n            self.assertEqual(add(1, 1), 2)",
+                    None,
+                ),
+            ],
+        );
+        let named = "CASES = [(1, 2), (2, 4)]\n\n\ndef test_x():\n    for a, want in CASES:\n        assert add(a, a) == want\n";
+        let m = all("tests/test_x.py", named, 0).unwrap();
+        assert!(
+            m.text.contains("        assert not (add(a, a) == want)\n"),
+            "{}",
+            m.text
+        );
+        let twice = format!("{named}\nCASES = []\n");
+        assert!(
+            all("tests/test_x.py", &twice, 0).is_none(),
+            "assigned twice"
+        );
     }
 
     #[test]
