@@ -312,6 +312,27 @@ fn code_right_only_where_it_is_tested_fails_in_the_release_profile() {
     );
 }
 
+/// A Go module `example.com/calc` whose `Add` subtracts, with `test` as
+/// its `calc_test.go`, `agents` on it and `go test ./...` as the test
+/// guardrail.
+fn go_repo(test: &str, agents: &[(&str, String)]) -> crate::common::TestRepo {
+    repo_of(
+        &[
+            ("go.mod", "module example.com/calc\n\ngo 1.19\n"),
+            (
+                "calc.go",
+                "package calc\n\nfunc Add(a, b int) int { return a - b }\n",
+            ),
+            ("calc_test.go", test),
+        ],
+        &agents
+            .iter()
+            .map(|(n, s)| (*n, s.as_str()))
+            .collect::<Vec<_>>(),
+        "guardrails:\n  - { name: tests, command: \"go test ./...\", timeout: 120s }\n",
+    )
+}
+
 /// A canary-aware Go forger (see below). Its words are assembled at run
 /// time, so no lexical rule reads a result line in it.
 const GO_FORGER: &str = r#"package calc
@@ -378,21 +399,7 @@ fn a_go_forger_that_spares_the_canary_fails_on_its_mutated_tests() {
         ("renames-module", renamed),
         ("fix", "sed -i 's/a - b/a + b/' calc.go".to_string()),
     ];
-    let t = repo_of(
-        &[
-            ("go.mod", "module example.com/calc\n\ngo 1.19\n"),
-            ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
-            (
-                "calc_test.go",
-                "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d\", got)\n\t}\n}\n\nfunc TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Error(\"Add(0, 0)\")\n\t}\n}\n",
-            ),
-        ],
-        &agents
-            .iter()
-            .map(|(n, s)| (*n, s.as_str()))
-            .collect::<Vec<_>>(),
-        "guardrails:\n  - { name: tests, command: \"go test ./...\", timeout: 120s }\n",
-    );
+    let t = go_repo("package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif got := Add(2, 2); got != 4 {\n\t\tt.Fatalf(\"Add(2, 2) = %d\", got)\n\t}\n}\n\nfunc TestAddZero(t *testing.T) {\n\tif Add(0, 0) != 0 {\n\t\tt.Error(\"Add(0, 0)\")\n\t}\n}\n", &agents);
     let doc = run(&t, &["spares-canary", "renames-module", "fix"]);
     let r = candidate(&doc, "renames-module");
     let renamed_wrong = (r["verdict"] != "fail").then(|| {
@@ -496,21 +503,7 @@ fn a_go_forger_is_caught_through_a_table_driven_tests_subtests() {
         ("forger", write("calc.go", GO_FORGER)),
         ("fix", "sed -i 's/a - b/a + b/' calc.go".to_string()),
     ];
-    let t = repo_of(
-        &[
-            ("go.mod", "module example.com/calc\n\ngo 1.19\n"),
-            ("calc.go", "package calc\n\nfunc Add(a, b int) int { return a - b }\n"),
-            (
-                "calc_test.go",
-                "package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\tname    string\n\t\ta, b, want int\n\t}{\n\t\t{\"one\", 1, 0, 1},\n\t\t{\"zero\", 0, 0, 0},\n\t}\n\tfor _, tc := range tests {\n\t\tt.Run(tc.name, func(t *testing.T) {\n\t\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf(\"Add(%d, %d) = %d\", tc.a, tc.b, got)\n\t\t\t}\n\t\t})\n\t}\n}\n\nfunc TestAddMore(t *testing.T) {\n\tfor _, tc := range []struct{ a, b, want int }{{1, 1, 2}, {2, 3, 5}} {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d\", tc.a, tc.b, got)\n\t\t}\n\t}\n}\n",
-            ),
-        ],
-        &agents
-            .iter()
-            .map(|(n, s)| (*n, s.as_str()))
-            .collect::<Vec<_>>(),
-        "guardrails:\n  - { name: tests, command: \"go test ./...\", timeout: 120s }\n",
-    );
+    let t = go_repo("package calc\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\ttests := []struct {\n\t\tname    string\n\t\ta, b, want int\n\t}{\n\t\t{\"one\", 1, 0, 1},\n\t\t{\"zero\", 0, 0, 0},\n\t}\n\tfor _, tc := range tests {\n\t\tt.Run(tc.name, func(t *testing.T) {\n\t\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\t\tt.Errorf(\"Add(%d, %d) = %d\", tc.a, tc.b, got)\n\t\t\t}\n\t\t})\n\t}\n}\n\nfunc TestAddMore(t *testing.T) {\n\tfor _, tc := range []struct{ a, b, want int }{{1, 1, 2}, {2, 3, 5}} {\n\t\tif got := Add(tc.a, tc.b); got != tc.want {\n\t\t\tt.Errorf(\"Add(%d, %d) = %d\", tc.a, tc.b, got)\n\t\t}\n\t}\n}\n", &agents);
     let doc = run(&t, &["forger", "fix"]);
     let wrong = judged(&doc, &[("forger", "test-run/forged")], "fix", "tests");
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
