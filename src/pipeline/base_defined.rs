@@ -377,9 +377,10 @@ fn base_test_lay(
 /// never code, a build or runner file): only the code differs from the
 /// change's own run, so a test that fails here fails because of the code —
 /// not because a file it looks for is missing or says something else. A
-/// file the base's code names is not: laid there,
-/// it could make the base's code fail (a flag file it reads) and a test
-/// seem to find a bug the base never had. Without the base's words (a tree
+/// file the base's code names, or that is in a directory it names, is not:
+/// laid there, it could make the base's code fail (a flag file it reads,
+/// a file under a directory it lists) and a test seem to find a bug the
+/// base never had. Without the base's words (a tree
 /// too large to read) none is laid.
 pub fn tests_on_base(
     place: &Place,
@@ -396,7 +397,7 @@ pub fn tests_on_base(
             f.op,
             Operation::Create | Operation::Modify | Operation::Rename
         ) && f.new_kind == Some(EntryKind::File);
-        let inert = words.as_deref().is_some_and(|w| !w.code_names(&f.path));
+        let inert = words.as_deref().is_some_and(|w| !w.code_may_read(&f.path));
         if written
             && inert
             && test_integrity::is_data(&f.path)

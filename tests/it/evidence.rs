@@ -1330,3 +1330,40 @@ fn a_new_test_that_fails_at_the_base_only_for_a_rewritten_data_file_proves_nothi
         "{out}"
     );
 }
+
+/// The flag-file attack through a directory: the base's code reads every
+/// file under `data/` (it names the directory, not the file). A candidate
+/// that rewrites `data/limits.txt` into something the base's code cannot
+/// read, stops reading it itself, and adds a test of `limit()` would have
+/// its test fail at the base only because of the laid file — a bug the
+/// base never had. A file under a directory the base's code names is not
+/// laid: the test passes at the base and proves nothing.
+#[test]
+fn a_rewritten_file_in_a_directory_the_base_code_reads_is_not_laid_at_the_base() {
+    if !bwrap() {
+        return;
+    }
+    let lib = "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n\n/// The largest limit in the files under `data`.\npub fn limit() -> i32 {\n    let mut best = 0;\n    for e in std::fs::read_dir(\"data\").unwrap() {\n        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();\n        best = best.max(text.trim().trim_start_matches(\"max=\").parse::<i32>().unwrap());\n    }\n    best\n}\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    let poisoned = lib
+        .replace("a - b", "a + b")
+        .replace(
+            "    let mut best = 0;\n    for e in std::fs::read_dir(\"data\").unwrap() {\n        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();\n        best = best.max(text.trim().trim_start_matches(\"max=\").parse::<i32>().unwrap());\n    }\n    best\n",
+            "    5\n",
+        )
+        .replace(
+            "        assert_eq!(add(2, 2), 4);\n    }\n",
+            "        assert_eq!(add(2, 2), 4);\n    }\n\n    #[test]\n    fn limit_is_five() {\n        assert_eq!(limit(), 5);\n    }\n",
+        );
+    let poison =
+        crate::test_integrity::write("src/lib.rs", &poisoned) + "echo max=oops > data/limits.txt\n";
+    let t = crate::test_integrity::rust_repo_with(lib, &[("poison", &poison)], CARGO_TEST);
+    t.write("data/limits.txt", "max=5\n");
+    t.commit_all("limits");
+    let doc = run(&t, &["poison"]);
+    let l = &report(candidate(&doc, "poison"), "tests")["ledger"]["new_tests"];
+    assert_eq!(
+        (l["added"].as_u64(), l["proving"].as_u64()),
+        (Some(1), Some(0)),
+        "{l}"
+    );
+}

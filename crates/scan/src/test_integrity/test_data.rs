@@ -50,6 +50,10 @@ pub struct Words {
     /// file (`include_str!("../data/cases.txt")`, `fs::read("x.json")`).
     pub test_paths: HashSet<String>,
     pub code_paths: HashSet<String>,
+    /// The string literals of code (not test code) that may name a
+    /// directory (`read_dir("data")`, `"./fixtures/"`): the code may
+    /// read any file under it by a name built at run time.
+    pub code_dirs: HashSet<String>,
 }
 
 impl Words {
@@ -68,6 +72,9 @@ impl Words {
         let mut i = 0;
         while i < src.len() {
             if let Some((a, e)) = src.string_at(i) {
+                if let Some(d) = dir_in(src.slice(a, e)).filter(|_| !in_test(a)) {
+                    self.code_dirs.insert(d);
+                }
                 if let Some(p) = path_in(src.slice(a, e)) {
                     // A file included as docs (`#![doc =
                     // include_str!("../README.md")]`): its examples are
@@ -118,6 +125,17 @@ impl Words {
         self.code_paths.iter().any(|l| names_path(l, path))
     }
 
+    /// Whether some code names the file at `path` or a directory it is in
+    /// (`read_dir("data")`, `"data/" + name`): the code may read it under a
+    /// name built at run time.
+    pub fn code_may_read(&self, path: &str) -> bool {
+        self.code_names(path)
+            || self
+                .code_dirs
+                .iter()
+                .any(|d| path.starts_with(&format!("{d}/")) || path.contains(&format!("/{d}/")))
+    }
+
     fn tests_name(&self, path: &str) -> bool {
         self.test_paths.iter().any(|l| names_path(l, path))
     }
@@ -164,6 +182,30 @@ fn path_in(literal: &str) -> Option<String> {
         && last.contains('.')
         && !last.starts_with('.')
         && !last.ends_with('.');
+    plausible.then(|| rest.to_string())
+}
+
+/// The directory a string literal of code may name, without `./`, `../`
+/// and a trailing `/`: no blanks, no placeholders, no backslashes. Any
+/// word qualifies (`"data"`): a directory is read by whatever name the
+/// code gives it. Not `"."` (too common a separator to mean the current
+/// directory: `".".join(…)`).
+fn dir_in(literal: &str) -> Option<String> {
+    let t = literal
+        .trim_start_matches(['r', 'b'])
+        .trim_matches('#')
+        .trim_matches('"')
+        .trim_matches('\'');
+    let mut rest = t;
+    while let Some(r) = rest.strip_prefix("./").or_else(|| rest.strip_prefix("../")) {
+        rest = r;
+    }
+    let rest = rest.trim_end_matches('/');
+    let plausible = !rest.is_empty()
+        && rest.len() <= 200
+        && !rest.starts_with('/')
+        && !rest.split('/').any(|p| p == "." || p == "..")
+        && !rest.contains(|c: char| c.is_whitespace() || c == '{' || c == '\\');
     plausible.then(|| rest.to_string())
 }
 
@@ -665,6 +707,27 @@ mod tests {
         assert_eq!(path_in("\"../../x/y.rs\""), Some("x/y.rs".to_string()));
         assert_eq!(path_in("\"hello\""), None);
         assert_eq!(path_in("\"{}.txt\""), None);
+    }
+
+    #[test]
+    fn a_file_under_a_directory_code_names_may_be_read_by_it() {
+        let lib = "pub fn limits() -> Vec<String> {\n    std::fs::read_dir(\"./data/\").unwrap().map(|e| format!(\"{e:?}\")).collect()\n}\n\npub fn join(p: &[&str]) -> String {\n    p.join(\".\")\n}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn reads() {\n        let _ = std::fs::read_dir(\"fixtures\");\n    }\n}\n";
+        let w = words(&[("src/lib.rs", lib)]);
+        assert!(w.code_may_read("data/limits.txt"));
+        assert!(w.code_may_read("crate/data/limits.txt"));
+        assert!(
+            !w.code_names("data/limits.txt"),
+            "no literal names the file"
+        );
+        assert!(
+            !w.code_may_read("fixtures/x.txt"),
+            "only test code names it"
+        );
+        assert!(
+            !w.code_may_read("marker.txt"),
+            "\".\" is a separator, not the current directory"
+        );
+        assert!(!w.code_may_read("database/x.txt"));
     }
 
     #[test]
