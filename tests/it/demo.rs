@@ -20,7 +20,23 @@ fn played(repo: &Path, run: &str, candidate: &str) -> Vec<Step> {
         .unwrap()
 }
 
-fn run_id(out: &str) -> String {
+/// The sample repository `demo --keep` kept, from its output.
+pub(crate) fn kept_of(out: &str) -> PathBuf {
+    out.lines()
+        .find_map(|l| l.strip_prefix("kept the sample repository at "))
+        .expect("kept path")
+        .into()
+}
+
+/// Remove a kept sample repository and the run files it has outside it.
+pub(crate) fn forget(kept: &Path) {
+    if let Ok(repo) = git2::Repository::open(kept) {
+        let _ = std::fs::remove_dir_all(rascal::git::workspace::files_dir(&repo));
+    }
+    let _ = std::fs::remove_dir_all(kept);
+}
+
+pub(crate) fn run_id(out: &str) -> String {
     out.lines()
         .find_map(|l| l.strip_prefix("rascal run "))
         .and_then(|l| l.split_whitespace().next())
@@ -48,11 +64,7 @@ fn the_demo_plays_its_agents_at_a_watchable_pace_and_fast_does_not() {
         let out = stdout(&o);
         assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
         assert!(out.contains("pick: careful"), "{out}");
-        let kept: PathBuf = out
-            .lines()
-            .find_map(|l| l.strip_prefix("kept the sample repository at "))
-            .expect("kept path")
-            .into();
+        let kept = kept_of(&out);
         let run = run_id(&out);
         for (candidate, scenario) in DEMO {
             assert_eq!(
@@ -61,9 +73,7 @@ fn the_demo_plays_its_agents_at_a_watchable_pace_and_fast_does_not() {
                 "{candidate} with {flags:?}"
             );
         }
-        let repo = git2::Repository::open(&kept).unwrap();
-        let _ = std::fs::remove_dir_all(rascal::git::workspace::files_dir(&repo));
-        let _ = std::fs::remove_dir_all(&kept);
+        forget(&kept);
     }
 }
 
@@ -108,11 +118,7 @@ fn the_contested_demo_ends_contested_with_the_probes_question() {
     ] {
         assert!(out.contains(want), "{want}\n{out}");
     }
-    let kept: PathBuf = out
-        .lines()
-        .find_map(|l| l.strip_prefix("kept the sample repository at "))
-        .expect("kept path")
-        .into();
+    let kept = kept_of(&out);
     let run = run_id(&out);
     let select = std::process::Command::new(common::bin())
         .args(["select", &run, "careful"])
@@ -121,7 +127,5 @@ fn the_contested_demo_ends_contested_with_the_probes_question() {
         .output()
         .unwrap();
     assert_eq!(code(&select), 0, "{}{}", stdout(&select), stderr(&select));
-    let repo = git2::Repository::open(&kept).unwrap();
-    let _ = std::fs::remove_dir_all(rascal::git::workspace::files_dir(&repo));
-    let _ = std::fs::remove_dir_all(&kept);
+    forget(&kept);
 }

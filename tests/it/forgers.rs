@@ -156,15 +156,12 @@ fn python_forgers_fail_on_what_they_are_and_the_fix_passes_with_its_mutants() {
             want.push(("reads", "test-integrity/reads-source"));
             want.push(("config", "test-integrity/runner-config"));
         }
-        let t = repo_of(
+        let t = repo_with(
             &[
                 ("calc.py", "def add(a, b):\n    return a - b\n"),
                 ("test_calc.py", test),
             ],
-            &agents
-                .iter()
-                .map(|(n, s)| (*n, s.as_str()))
-                .collect::<Vec<_>>(),
+            &agents,
             &format!("guardrails:\n  - {{ name: tests, command: \"{command}\" }}\n"),
         );
         let names: Vec<&str> = agents.iter().map(|(n, _)| *n).collect();
@@ -203,7 +200,7 @@ fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
         ("equal", write("calc.py", sum)),
         ("fix", "sed -i 's/a - b/a + b/' calc.py".to_string()),
     ];
-    let t = repo_of(
+    let t = repo_with(
         &[
             ("calc.py", "def add(a, b):\n    return a - b\n"),
             (
@@ -213,10 +210,7 @@ fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
             ("tests/run.sh", &runner),
             (".gitignore", "/out\n"),
         ],
-        &agents
-            .iter()
-            .map(|(n, s)| (*n, s.as_str()))
-            .collect::<Vec<_>>(),
+        &agents,
         "guardrails:\n  - { name: unit, command: \"sh tests/run.sh\", results: out/junit.xml, timeout: 120s }\n",
     );
     let doc = run(&t, &["rewriter", "equal", "fix"]);
@@ -312,11 +306,21 @@ fn code_right_only_where_it_is_tested_fails_in_the_release_profile() {
     );
 }
 
+/// [`repo_of`] with scripts built at run time.
+fn repo_with(
+    files: &[(&str, &str)],
+    agents: &[(&str, String)],
+    guardrails: &str,
+) -> crate::common::TestRepo {
+    let agents: Vec<(&str, &str)> = agents.iter().map(|(n, s)| (*n, s.as_str())).collect();
+    repo_of(files, &agents, guardrails)
+}
+
 /// A Go module `example.com/calc` whose `Add` subtracts, with `test` as
 /// its `calc_test.go`, `agents` on it and `go test ./...` as the test
 /// guardrail.
 fn go_repo(test: &str, agents: &[(&str, String)]) -> crate::common::TestRepo {
-    repo_of(
+    repo_with(
         &[
             ("go.mod", "module example.com/calc\n\ngo 1.19\n"),
             (
@@ -325,10 +329,7 @@ fn go_repo(test: &str, agents: &[(&str, String)]) -> crate::common::TestRepo {
             ),
             ("calc_test.go", test),
         ],
-        &agents
-            .iter()
-            .map(|(n, s)| (*n, s.as_str()))
-            .collect::<Vec<_>>(),
+        agents,
         "guardrails:\n  - { name: tests, command: \"go test ./...\", timeout: 120s }\n",
     )
 }
@@ -470,17 +471,14 @@ fn a_java_junit_run_gets_mutated_canaries_and_a_prewritten_report_is_void() {
             "sed -i 's/a - b/a + b/' src/main/java/calc/Calc.java".to_string(),
         ),
     ];
-    let t = repo_of(
+    let t = repo_with(
         &[
             ("src/main/java/calc/Calc.java", calc),
             ("src/test/java/calc/CalcTest.java", test),
             ("tests/run.sh", &runner),
             (".gitignore", "/out\n/build\n"),
         ],
-        &agents
-            .iter()
-            .map(|(n, s)| (*n, s.as_str()))
-            .collect::<Vec<_>>(),
+        &agents,
         "guardrails:\n  - { name: unit, command: \"sh tests/run.sh\", results: out/TEST-junit-jupiter.xml, timeout: 180s }\n",
     );
     let doc = run(&t, &["prewrite", "fix"]);
@@ -545,15 +543,12 @@ fn python_table_driven_tests_get_mutants_and_catch_a_value_equal_to_anything() {
             ("equal", write("calc.py", sum)),
             ("fix", "sed -i 's/a - b/a + b/' calc.py".to_string()),
         ];
-        let t = repo_of(
+        let t = repo_with(
             &[
                 ("calc.py", "def add(a, b):\n    return a - b\n"),
                 ("test_calc.py", test),
             ],
-            &agents
-                .iter()
-                .map(|(n, s)| (*n, s.as_str()))
-                .collect::<Vec<_>>(),
+            &agents,
             &format!("guardrails:\n  - {{ name: tests, command: \"{command}\", timeout: 120s }}\n"),
         );
         let doc = run(&t, &["equal", "fix"]);

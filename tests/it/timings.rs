@@ -15,17 +15,9 @@ fn show_timings_splits_the_test_run_into_its_steps_and_names_the_critical_path()
         .unwrap();
     let out = stdout(&o);
     assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
-    let kept = out
-        .lines()
-        .find_map(|l| l.strip_prefix("kept the sample repository at "))
-        .expect("kept path")
-        .to_string();
-    let run = out
-        .lines()
-        .find_map(|l| l.strip_prefix("replay: rascal show "))
-        .expect("run id")
-        .trim()
-        .to_string();
+    let kept = crate::demo::kept_of(&out);
+    let kept = kept.to_string_lossy().to_string();
+    let run = crate::demo::run_id(&out);
     let show = |extra: &[&str]| {
         let o = Command::new(common::bin())
             .args(["-C", &kept, "show", &run, "--timings"])
@@ -109,7 +101,5 @@ fn show_timings_splits_the_test_run_into_its_steps_and_names_the_critical_path()
         )),
         "{text}"
     );
-    let repo = git2::Repository::open(&kept).unwrap();
-    let _ = std::fs::remove_dir_all(rascal::git::workspace::files_dir(&repo));
-    let _ = std::fs::remove_dir_all(&kept);
+    crate::demo::forget(std::path::Path::new(&kept));
 }
