@@ -502,7 +502,10 @@ fn the_contested_demo_asks_the_probes_question_and_one_key_answers_it() {
             "What is right:",
         ],
     );
-    t.keys(&["Escape", "a"]);
+    // Esc and `a` in one write would read as Alt-a: wait for the close.
+    t.keys(&["Escape"]);
+    t.wait_gone("the retry closed", &["Neither candidate is right here:"]);
+    t.keys(&["a"]);
     t.wait_for(
         "the question again",
         &["who is right here? 1 ascii · 2 careful"],
