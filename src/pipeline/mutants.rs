@@ -133,6 +133,14 @@ pub fn names_test(naming: Naming<'_>, name: &str, path: &str, inner: &str) -> bo
                 None => false,
             }
         }
+        Naming::Known(Runner::Jest | Runner::Vitest) => {
+            // `file > group… > title`, the file as the runner names it
+            // (relative to where it runs).
+            let Some(file) = name.strip_suffix(&format!(" > {inner}")) else {
+                return false;
+            };
+            !file.contains(" > ") && (path == file || path.ends_with(&format!("/{file}")))
+        }
         Naming::Known(_) => false,
         Naming::Junit => {
             let java = path.ends_with(".java");
@@ -378,6 +386,21 @@ mod tests {
             ("a:tests/it.rs x", "crates/a/tests/it.rs", "x", true),
         ] {
             assert_eq!(names_test(cargo, name, path, inner), is, "{name} {path}");
+        }
+        let jest = Naming::Known(Runner::Jest);
+        for (name, path, inner, is) in [
+            ("sum.test.js > adds", "sum.test.js", "adds", true),
+            (
+                "sum.test.js > sum > adds",
+                "web/sum.test.js",
+                "sum > adds",
+                true,
+            ),
+            ("sum.test.js > sum > adds", "web/sum.test.js", "adds", false),
+            ("sum.test.js > adds", "other.test.js", "adds", false),
+            ("a/sum.test.js > adds", "sum.test.js", "adds", false),
+        ] {
+            assert_eq!(names_test(jest, name, path, inner), is, "{name} {path}");
         }
         let py = Naming::Known(Runner::Pytest);
         assert!(names_test(

@@ -539,12 +539,7 @@ pub async fn base_tests(
     // The canary runs: the same tests, those that passed split in two
     // rounds, each round's mutated so that they must fail.
     runs.clock.step("canaries");
-    let passed: Vec<String> = at_base
-        .tests
-        .iter()
-        .filter(|t| !not_passing.contains(t) && !judged.ignored.contains(t))
-        .cloned()
-        .collect();
+    let passed = passed_tests(runner, at_base, &results, &not_passing, &judged.ignored);
     let mut copy = copy;
     let files: Vec<(String, String)> = mutable_files(runs, place, changes, at_base)
         .into_iter()
@@ -581,7 +576,9 @@ pub async fn base_tests(
             issues.extend(canary::verdict(&canaries, runner, listed, &run));
         }
         let there = runs.results(&run, at_base);
-        let outcome = |n: &str| known_outcome(runner, &there, n, at_base.files_only);
+        // Mutants are named test by test, even where the listing names
+        // only files (jest).
+        let outcome = |n: &str| known_outcome(runner, &there, n, false);
         forged.extend(mutants::verdict(
             planned,
             &passed,
@@ -623,8 +620,8 @@ fn updated_with_the_api(
         .collect()
 }
 
-/// Whether rascal mutates the base's tests for `runner` (Rust, Python
-/// and Go; JavaScript not yet).
+/// Whether rascal mutates the base's tests for `runner` (every runner it
+/// reads: Rust, Python, Go and JavaScript).
 fn mutable(runner: ledger::Runner) -> bool {
     matches!(
         runner,
@@ -632,7 +629,46 @@ fn mutable(runner: ledger::Runner) -> bool {
             | ledger::Runner::Pytest
             | ledger::Runner::Unittest
             | ledger::Runner::Go
+            | ledger::Runner::Jest
+            | ledger::Runner::Vitest
     )
+}
+
+/// The tests of the base that passed in the base-tests run, each by the
+/// name its runner gives one test: the listing's names, or — where the
+/// listing names only files (jest's `--listTests`) — the names in that
+/// run's `results` of the tests of files none of whose tests failed.
+fn passed_tests(
+    runner: ledger::Runner,
+    at_base: &Listing,
+    results: &Results,
+    not_passing: &[String],
+    ignored: &[String],
+) -> Vec<String> {
+    let counts = |t: &String| !not_passing.contains(t) && !ignored.contains(t);
+    if !at_base.files_only {
+        return at_base
+            .tests
+            .iter()
+            .filter(|t| counts(t))
+            .cloned()
+            .collect();
+    }
+    results
+        .passed
+        .iter()
+        .filter(|name| {
+            let one = Listing {
+                tests: vec![name.to_string()],
+                complete: true,
+                files_only: false,
+            };
+            ledger::test_files(runner, &one)
+                .first()
+                .is_some_and(|file| at_base.tests.contains(file) && counts(file))
+        })
+        .cloned()
+        .collect()
 }
 
 /// The Go module `go test` runs in from the runner's directory `dir`: the
@@ -665,8 +701,8 @@ fn go_module_of(
 }
 
 /// The base's files that may hold tests to mutate for this run: Rust
-/// sources, Python test files and Go `_test.go` files under the runner's
-/// directory, outside vendored trees.
+/// sources, Python test files, Go `_test.go` files and JavaScript test
+/// files under the runner's directory, outside vendored trees.
 fn mutable_files(
     runs: &TestRuns<'_>,
     place: &Place,
@@ -692,6 +728,14 @@ fn mutable_files(
             let kind = match runner {
                 ledger::Runner::Cargo => name.ends_with(".rs"),
                 ledger::Runner::Go => name.ends_with("_test.go"),
+                ledger::Runner::Jest | ledger::Runner::Vitest => {
+                    crate::layers::test_integrity::JS_EXTENSIONS
+                        .iter()
+                        .any(|e| name.ends_with(e))
+                        && (name.contains(".test.")
+                            || name.contains(".spec.")
+                            || p.split('/').any(|d| d == "__tests__"))
+                }
                 _ => {
                     name.ends_with(".py")
                         && (name.starts_with("test") || name.ends_with("_test.py"))

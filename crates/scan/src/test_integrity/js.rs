@@ -91,7 +91,10 @@ pub(super) fn scan(text: &str) -> Scan {
         };
         case.markers.extend(call.markers);
         match call.body {
-            Some((a, b)) => read_body(&src, a, b, &mut case),
+            Some((a, b)) => {
+                case.body = Some((a, b));
+                read_body(&src, a, b, &mut case);
+            }
             None => case.markers.push(Marker::new(
                 "pending",
                 &format!("{} without a callback", call.path),

@@ -63,6 +63,7 @@ mod lex;
 mod mutate;
 mod mutate_go;
 mod mutate_java;
+mod mutate_js;
 mod mutate_parts;
 mod mutate_python;
 mod own_words;
@@ -76,7 +77,7 @@ mod test_only;
 
 pub use base_tests::{in_rust_test_module, is_data, is_test_path, with_base_test_modules};
 pub use doctests::{unplaced, with_base_doctests};
-pub use mutate::{mutate, Mutant, Mutated};
+pub use mutate::{mutate, Mutant, Mutated, JS_EXTENSIONS};
 pub use own_words::{code_of, only_theirs, test_words, Corpus};
 pub use stub::without_new_code;
 pub use test_data::{test_only_items, with_base_items, Words};
@@ -456,8 +457,9 @@ struct TestCase {
     pub early_return: Option<u32>,
     /// Rust `#[should_panic]`.
     pub expects_panic: bool,
-    /// The body's offsets (Rust: inside its braces; Python: from after the
-    /// `def` line's `:` to the end of its last line), when read.
+    /// The body's offsets (Rust, Java, JavaScript: inside its braces, or a
+    /// JavaScript arrow's expression; Python: from after the `def` line's
+    /// `:` to the end of its last line), when read.
     pub body: Option<(usize, usize)>,
 }
 

@@ -12,7 +12,8 @@
 //! expected to fail are left alone, and so is any assertion whose change
 //! might not compile. Every line keeps its number: edits replace text within
 //! one statement and never add or remove a line. Python is in
-//! `mutate_python.rs`, Go in `mutate_go.rs`, Java in `mutate_java.rs`, the parts they share in
+//! `mutate_python.rs`, Go in `mutate_go.rs`, Java in `mutate_java.rs`,
+//! JavaScript in `mutate_js.rs`, the parts they share in
 //! `mutate_parts.rs`; this file has the entry point and Rust.
 //!
 //! Rust: `assert_eq!(a, LIT)` (or `LIT` first) changes the literal;
@@ -23,7 +24,7 @@ use super::lex::{Source, Syntax};
 use super::mutate_parts::{
     arguments, first_word, insert, literal_edit, trimmed, Candidate, Edit, Eligible, Lang,
 };
-use super::{mutate_go, mutate_java, mutate_python, rust, TestCase};
+use super::{mutate_go, mutate_java, mutate_js, mutate_python, rust, TestCase};
 
 /// One test whose assertion was mutated.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -49,7 +50,8 @@ pub struct Mutated {
 }
 
 /// Mutate one assertion of each picked test of the file at `path` (`.rs`
-/// Rust, `.py` Python, `_test.go` Go, `.java` Java; anything else gives None). `pick(name)` says whether
+/// Rust, `.py` Python, `_test.go` Go, `.java` Java, `.js`/`.ts` and kin
+/// JavaScript; anything else gives None). `pick(name)` says whether
 /// the test named `name` (as [`Mutant::test`]) is to be mutated; `seed`
 /// chooses which of a test's eligible assertions is. None when nothing could
 /// be mutated.
@@ -59,6 +61,7 @@ pub fn mutate(path: &str, text: &str, pick: &dyn Fn(&str) -> bool, seed: u64) ->
         Kind::Python => mutate_python::eligible(text, pick),
         Kind::Go => mutate_go::eligible(text, pick),
         Kind::Java => mutate_java::eligible(text, pick),
+        Kind::Js => mutate_js::eligible(text, pick),
     };
     let chosen = eligible.into_iter().filter_map(|e| {
         let i = choose(seed, &e.test, e.candidates.len())?;
@@ -79,7 +82,11 @@ enum Kind {
     Python,
     Go,
     Java,
+    Js,
 }
+
+/// The file endings of JavaScript and TypeScript tests.
+pub const JS_EXTENSIONS: &[&str] = &[".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"];
 
 fn language(path: &str) -> Option<Kind> {
     if path.ends_with(".rs") {
@@ -90,6 +97,8 @@ fn language(path: &str) -> Option<Kind> {
         Some(Kind::Go)
     } else if path.ends_with(".java") {
         Some(Kind::Java)
+    } else if JS_EXTENSIONS.iter().any(|e| path.ends_with(e)) {
+        Some(Kind::Js)
     } else {
         None
     }

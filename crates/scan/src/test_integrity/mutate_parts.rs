@@ -1,5 +1,5 @@
 //! The parts of a mutated-expectation canary shared by Rust
-//! (`mutate.rs`) and Python (`mutate_python.rs`): what an edit and an
+//! (`mutate.rs`), Python, Go, Java and JavaScript (`mutate_*.rs`): what an edit and an
 //! eligible assertion are, how a statement's spans are read, and how a
 //! literal is changed so that the assertion must fail.
 
@@ -11,6 +11,7 @@ pub(super) enum Lang {
     Rust,
     Python,
     Java,
+    Js,
 }
 
 /// A replacement of `start..end` of the text (empty for an insertion).
@@ -178,6 +179,7 @@ fn string_change(lang: Lang, lit: &str) -> Option<String> {
                 .filter(|&c| c != '\\' && chars.next().is_none())?;
             Some(format!("'{}'", other_letter(c)))
         }
+        (Lang::Js, b'"' | b'\'') => Some(format!("{}{inner}~{}", q as char, q as char)),
         (Lang::Python, b'"' | b'\'') if !lit.starts_with(&(q as char).to_string().repeat(3)) => {
             Some(format!("{}{inner}~{}", q as char, q as char))
         }
@@ -197,8 +199,9 @@ fn other_letter(c: char) -> char {
 
 fn word_change(lang: Lang, word: &str) -> Option<&'static str> {
     match (lang, word) {
-        (Lang::Rust | Lang::Java, "true") => Some("false"),
-        (Lang::Rust | Lang::Java, "false") => Some("true"),
+        (Lang::Rust | Lang::Java | Lang::Js, "true") => Some("false"),
+        (Lang::Rust | Lang::Java | Lang::Js, "false") => Some("true"),
+        (Lang::Js, "null" | "undefined") => Some("0"),
         (Lang::Python, "True") => Some("False"),
         (Lang::Python, "False") => Some("True"),
         (Lang::Python, "None") => Some("0"),
