@@ -331,6 +331,7 @@ async fn base_tests(
     }
     if let Some(b) = b.as_mut() {
         b.mutated = mutants::failed_as_they_must(&rounds, &forged);
+        b.unchecked = rounds.is_empty() && !passed.is_empty();
     }
     issues.extend(forged);
     Ok((b, issues))

@@ -588,6 +588,7 @@ pub async fn base_tests(
     }
     if let Some(b) = b.as_mut() {
         b.mutated = mutants::failed_as_they_must(&rounds, &forged);
+        b.unchecked = rounds.is_empty() && canaries.is_empty() && !passed.is_empty();
     }
     issues.extend(forged);
     Ok((b, issues))
@@ -787,6 +788,7 @@ pub fn base_tests_judged(
         not_passing: not_passing.iter().take(50).cloned().collect(),
         files_laid,
         mutated: 0,
+        unchecked: false,
         release: None,
         updated: Vec::new(),
     };

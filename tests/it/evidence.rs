@@ -937,6 +937,15 @@ fn a_runner_rascal_does_not_know_is_judged_by_its_junit_results_and_the_base_tes
             .contains("base tests: 2/2 pass on this change"),
         "{unit}"
     );
+    // Its checks are shell, which rascal cannot mutate: the report says
+    // that nothing checked the results are the runner's.
+    assert!(
+        unit["output"]
+            .as_str()
+            .unwrap()
+            .contains("no canary: none of these tests has an assertion rascal can change"),
+        "{unit}"
+    );
     // Exit 0, but the results say both tests failed.
     let w = candidate(&doc, "wrong");
     assert_eq!(w["verdict"], "fail", "{w}");

@@ -173,6 +173,11 @@ pub struct BaseTests {
     /// canary run was made or it contradicted this run.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub mutated: usize,
+    /// The base's tests passed here, but none of them has an assertion
+    /// rascal can change and no planted canary ran: nothing checked that
+    /// these results are the runner's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub unchecked: bool,
     /// How many of them passed, of how many were judged, when run again
     /// in the profile the project ships (cargo's `--release`); None when
     /// that run was not made.
@@ -217,6 +222,11 @@ impl BaseTests {
                 " · {} failed as they must",
                 crate::text::plural(self.mutated as u64, "mutated test")
             ));
+        }
+        if self.unchecked {
+            s.push_str(
+                " · no canary: none of these tests has an assertion rascal can change, so nothing checked that their results are the runner's",
+            );
         }
         s
     }
