@@ -5,8 +5,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal::exec::runner::Stream;
 use rascal::model::event::RunEvent;
-#[path = "../tests/it/common/fixture.rs"]
-mod fixture;
+use rascal::tui::fixture;
 use rascal::tui::update::update;
 use rascal::tui::Action;
 use ratatui::backend::TestBackend;

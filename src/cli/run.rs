@@ -149,7 +149,7 @@ pub fn execute(
     earlier: Vec<RunEvent>,
     known: Vec<RunEvent>,
 ) -> Result<(i32, Option<String>), CliError> {
-    let replay = !prepared.request.throwaway;
+    let replay = prepared.replays();
     // A headless run has no terminal to ring: only the `notify:` command,
     // once, when it ends.
     let notify = (

@@ -1,7 +1,7 @@
 //! Real agent runtimes (Claude Code, Codex, Goose) exercised through
 //! stand-in executables placed first on PATH: they record the argv, stdin
 //! and environment they got, make a change, and replay a recorded event
-//! stream (tests/fixtures/streams/*.jsonl) that follows each tool's format —
+//! stream (crates/exec/tests/fixtures/streams/*.jsonl) that follows each tool's format —
 //! including errors, tool calls, cost lines, malformed lines and a stream cut
 //! off mid-line. The real CLIs and model APIs are not reachable here.
 
@@ -16,7 +16,7 @@ const KEY: &str = "sk-ant-api03-THISisAfakeCREDENTIALvalue0123456789";
 
 fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/streams")
+        .join("crates/exec/tests/fixtures/streams")
         .join(name)
 }
 

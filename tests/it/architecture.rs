@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// ones before it (and itself).
 const LAYERS: &[&str] = &[
     "digest", "text", "config", "model", "git", "egress", "exec", "agents", "layers", "store",
-    "output", "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
+    "output", "changes", "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
 ];
 
 /// The workspace's crates from the bottom up: package, source folder, and
@@ -24,15 +24,32 @@ const CRATES: &[(&str, &str, &str)] = &[
     ("rascal-core", "crates/core/src", ""),
     ("rascal-scan", "crates/scan/src", "layers"),
     ("rascal-exec", "crates/exec/src", ""),
+    ("rascal-engine", "crates/engine/src", ""),
+    ("rascal-tui", "crates/tui/src", "tui"),
     ("rascal", "src", ""),
 ];
 
-/// The crates each crate may depend on.
+/// The crates each crate may depend on: the TUI only on the engine and
+/// the core (no git, store or container library of its own).
 const ALLOWED: &[(&str, &[&str])] = &[
     ("rascal-core", &[]),
     ("rascal-scan", &["rascal-core"]),
     ("rascal-exec", &["rascal-core"]),
-    ("rascal", &["rascal-core", "rascal-scan", "rascal-exec"]),
+    (
+        "rascal-engine",
+        &["rascal-core", "rascal-scan", "rascal-exec"],
+    ),
+    ("rascal-tui", &["rascal-core", "rascal-engine"]),
+    (
+        "rascal",
+        &[
+            "rascal-core",
+            "rascal-scan",
+            "rascal-exec",
+            "rascal-engine",
+            "rascal-tui",
+        ],
+    ),
 ];
 
 /// The folders a lower crate re-exports under their own names (`use
@@ -295,17 +312,27 @@ fn workspace_modules() -> BTreeMap<String, PathBuf> {
 }
 
 /// The workspace's graph: a path used in a crate whose modules sit under a
-/// prefix is placed under it, unless it names a core folder.
+/// prefix is placed under it when it names one of that crate's own
+/// folders (`crate::app` in the TUI is `tui::app`); a folder of a lower
+/// crate it re-exports (`crate::store`, `crate::model`) stays as it is.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
-    let prefixed: Vec<&str> = CRATES
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let prefixed: Vec<(&str, BTreeSet<String>)> = CRATES
         .iter()
         .filter(|c| !c.2.is_empty())
-        .map(|c| c.2)
+        .map(|c| {
+            let own = modules(&root.join(c.1))
+                .into_keys()
+                .map(|m| top(&m).to_string())
+                .collect();
+            (c.2, own)
+        })
         .collect();
     graph_from(&workspace_modules(), |module, mut p| {
-        if let Some(prefix) = prefixed.iter().find(|x| top(module) == **x) {
+        if let Some((prefix, own)) = prefixed.iter().find(|x| top(module) == x.0) {
             let first = p.first().map(String::as_str).unwrap_or("");
-            if first != *prefix && !CORE.contains(&first) {
+            let lower = LAYERS.contains(&first) && !own.contains(first);
+            if first != *prefix && !CORE.contains(&first) && !lower {
                 p.insert(0, prefix.to_string());
             }
         }
@@ -554,6 +581,15 @@ fn crates_depend_only_on_crates_below_them() {
                 }
             }
         }
+        // The TUI renders and asks the engine: git, the journal and the
+        // container engines are the engine's business.
+        if *name == "rascal-tui" {
+            for engine_only in ["git2", "bollard", "kube", "rusqlite"] {
+                if deps.iter().any(|d| d == engine_only) {
+                    wrong.push(format!("{name} depends on {engine_only}"));
+                }
+            }
+        }
     }
     assert!(
         wrong.is_empty(),
@@ -579,4 +615,63 @@ fn every_crate_of_the_workspace_is_read() {
         members, read,
         "CRATES in tests/it/architecture.rs must list every crate"
     );
+}
+
+/// The crates table of docs/architecture.md: each crate's row and the
+/// crates its last column says it may use.
+fn documented_crates() -> BTreeMap<String, BTreeSet<String>> {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md"))
+            .unwrap();
+    let mut out = BTreeMap::new();
+    for line in doc.lines().filter(|l| l.starts_with("| `rascal")) {
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        let name = cells[0].trim_matches('`').to_string();
+        let uses = cells
+            .last()
+            .unwrap()
+            .split('`')
+            .filter(|w| w.starts_with("rascal"))
+            .map(str::to_string)
+            .collect();
+        out.insert(name, uses);
+    }
+    out
+}
+
+/// The crates each manifest depends on (normal dependencies only).
+fn manifest_crates() -> BTreeMap<String, BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    CRATES
+        .iter()
+        .map(|(name, dir, _)| {
+            let manifest = root.join(dir).parent().unwrap().join("Cargo.toml");
+            let text = std::fs::read_to_string(manifest).unwrap();
+            let doc: toml::Table = text.parse().unwrap();
+            let deps = doc
+                .get("dependencies")
+                .and_then(|d| d.as_table())
+                .map(|t| {
+                    t.keys()
+                        .filter(|k| k.starts_with("rascal"))
+                        .cloned()
+                        .collect()
+                })
+                .unwrap_or_default();
+            (name.to_string(), deps)
+        })
+        .collect()
+}
+
+#[test]
+fn the_documented_crate_graph_is_the_real_one() {
+    let documented = documented_crates();
+    let real = manifest_crates();
+    assert_eq!(
+        documented, real,
+        "docs/architecture.md's crates table (left) differs from the manifests (right): add the crate's row or the edge there"
+    );
+    // The reader sees real rows and real edges.
+    assert!(real["rascal-tui"].contains("rascal-engine"));
+    assert_eq!(documented.len(), CRATES.len());
 }

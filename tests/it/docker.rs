@@ -709,7 +709,7 @@ async fn build_claude_standin(docker: &Docker) -> Result<(), String> {
     let script = b"#!/bin/sh\necho \"standin argv: $*\"\necho \"standin stdin: $(cat)\"\necho \"debug: key $ANTHROPIC_API_KEY\"\nmkdir -p src && printf 'pub fn health() -> u16 { 200 }\\n' > src/health.rs\ncat /fixtures/claude.jsonl\n";
     let stream = std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/streams/claude.jsonl"),
+            .join("crates/exec/tests/fixtures/streams/claude.jsonl"),
     )
     .map_err(|e| e.to_string())?;
     let dockerfile = format!(

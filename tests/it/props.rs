@@ -190,7 +190,7 @@ const YAML_SEEDS: &[&str] = &[
     include_str!("../../.rascal/config.yaml"),
     include_str!("../../.rascal/guardrails.yaml"),
     include_str!("../../.rascal/permissions.yaml"),
-    include_str!("../../themes/dark.yaml"),
+    include_str!("../../crates/tui/themes/dark.yaml"),
     "agents:\n  a: { runtime: claude, model: x, args: [--v] }\n  b: { runtime: command, command: [sh, -c, 'true'], env: [HOME], timeout: 5m }\nstrategy: { mode: compare, agents: [a, b], n: 2 }\n",
     "review:\n  reviewers: [a, b]\n  consensus: 2\n  on_request_changes: fail\ncriteria:\n  test_command: cargo test {check}\n  judge: a\njudge: b\n",
     "instruction: |\n  add a health endpoint\nacceptance_criteria:\n  - description: it works\n    type: test\n    check: health\n  - { description: no dbg, type: grep, check: '!dbg!' }\nconstraints:\n  - { type: max-lines, value: 100 }\n  - { type: no-touch-files, value: 'migrations/**' }\npermissions:\n  denied_paths: ['.github/**']\n",
@@ -375,9 +375,9 @@ fn stream_seeds() -> &'static [&'static str] {
     static LINES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
     LINES.get_or_init(|| {
         [
-            include_str!("../fixtures/streams/claude.jsonl"),
-            include_str!("../fixtures/streams/codex.jsonl"),
-            include_str!("../fixtures/streams/goose.jsonl"),
+            include_str!("../../crates/exec/tests/fixtures/streams/claude.jsonl"),
+            include_str!("../../crates/exec/tests/fixtures/streams/codex.jsonl"),
+            include_str!("../../crates/exec/tests/fixtures/streams/goose.jsonl"),
         ]
         .iter()
         .flat_map(|f| f.lines())

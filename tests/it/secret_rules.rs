@@ -1,5 +1,5 @@
 //! The secret rules as data: every built-in rule's own true and false
-//! examples (from `rules/secrets.toml`), a corpus of real code that must
+//! examples (from `crates/scan/rules/secrets.toml`), a corpus of real code that must
 //! produce no finding, and a repository's rule files (`.rascal/secrets.toml`,
 //! `.gitleaks.toml`) merged with the built-in ones.
 

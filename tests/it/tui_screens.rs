@@ -116,7 +116,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     a,
                     Action::DiffUnreadable {
                         candidate: "hasty".into(),
-                        why: rascal::tui::changes::GONE.into(),
+                        why: rascal::changes::GONE.into(),
                     },
                 );
             }),

@@ -1,7 +1,7 @@
 //! Built-in secret scanner (guardrails layer; docs/architecture.md, "Security invariants", 7).
 //!
 //! Looks for credentials that an agent added to a change. The rules are
-//! data: rascal's own (`rules/secrets.toml`, compiled in: provider tokens
+//! data: rascal's own (`crates/scan/rules/secrets.toml`, compiled in: provider tokens
 //! by their documented prefixes, private key blocks, JWTs, URLs with
 //! passwords, and `password/secret/token = "…"` assignments whose value
 //! looks like a secret), a repository's `.rascal/secrets.toml` and its

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 pub mod docker;
-pub mod fixture;
+pub use rascal::tui::fixture;
 pub mod kube_fake;
 pub mod tmux;
 

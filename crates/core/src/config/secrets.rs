@@ -1,5 +1,5 @@
 //! Secret-detection rules as data: the schema of rascal's rule files (the
-//! built-in `rules/secrets.toml` and a repository's `.rascal/secrets.toml`)
+//! built-in `crates/scan/rules/secrets.toml` and a repository's `.rascal/secrets.toml`)
 //! and of a repository's `.gitleaks.toml`, read into plain values. Text in,
 //! types out: a broken file is an error naming `file:line:column`; a
 //! gitleaks field rascal does not support is a located warning that the

@@ -378,7 +378,7 @@ mod tests {
 
     #[test]
     fn goose_answer_is_the_last_assistant_message_of_a_recorded_stream() {
-        let stream = include_bytes!("../../../../tests/fixtures/streams/goose.jsonl").to_vec();
+        let stream = include_bytes!("../../tests/fixtures/streams/goose.jsonl").to_vec();
         let got = answer_text(RuntimeKind::Goose, stream);
         assert_eq!(
             String::from_utf8(got).unwrap(),

@@ -1,5 +1,5 @@
 //! The rule set the secret scan matches: rascal's built-in rules (the data
-//! file `rules/secrets.toml`, compiled into the binary) merged with a
+//! file `crates/scan/rules/secrets.toml`, compiled into the binary) merged with a
 //! repository's own (`.rascal/secrets.toml`, `.gitleaks.toml`, read from
 //! the base commit by `config::secrets`), compiled once: a regex per rule,
 //! one Aho-Corasick automaton over every rule's keywords, the allowlists.
@@ -19,8 +19,8 @@ use crate::model::verdict::{Confidence, Severity};
 const KEYWORD_BYTES: usize = 8;
 
 /// Where the built-in rules come from (for messages).
-pub const BUILTIN_FILE: &str = "rules/secrets.toml";
-const BUILTIN: &str = include_str!("../../../../rules/secrets.toml");
+pub const BUILTIN_FILE: &str = "crates/scan/rules/secrets.toml";
+const BUILTIN: &str = include_str!("../../rules/secrets.toml");
 
 /// The built-in rule file, parsed once. It is tested to parse, to compile
 /// and to find every one of its examples.
