@@ -143,9 +143,10 @@ fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
             );
             use std::os::unix::fs::MetadataExt;
             // SAFETY: getuid cannot fail.
-            assert_eq!(std::fs::metadata(&p).unwrap().uid(), unsafe {
-                libc::getuid()
-            });
+            assert_eq!(
+                std::fs::metadata(&p).unwrap().uid(),
+                rascal::exec::os::uid_gid().0
+            );
         }
         // The full log is in the run directory.
         let log = std::fs::read_to_string(
@@ -198,7 +199,8 @@ fn running_candidate_is_hardened_as_docker_inspect_shows_then_cancel_stops_it() 
     assert!(hc.tmpfs.unwrap_or_default().contains_key("/tmp"));
     let config = info.config.unwrap();
     // SAFETY: getuid/getgid cannot fail.
-    let user = unsafe { format!("{}:{}", libc::getuid(), libc::getgid()) };
+    let (uid, gid) = rascal::exec::os::uid_gid();
+    let user = format!("{uid}:{gid}");
     assert_eq!(config.user.as_deref(), Some(user.as_str()));
     assert_eq!(config.working_dir.as_deref(), Some("/workspace"));
     let labels = config.labels.unwrap();
@@ -218,7 +220,7 @@ fn running_candidate_is_hardened_as_docker_inspect_shows_then_cancel_stops_it() 
 
     // Cancel (Ctrl-C): the container is stopped, recorded, and removed.
     // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    rascal::exec::os::signal(child.id() as i32, libc::SIGINT);
     let o = child.wait_with_output().unwrap();
     let out = stdout(&o);
     assert_eq!(code(&o), 1, "{out}");

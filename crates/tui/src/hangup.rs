@@ -10,77 +10,31 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
-static TOLD_TO_STOP: AtomicBool = AtomicBool::new(false);
-static INSTALL: Once = Once::new();
+use crate::exec::os;
+
 /// The home screen is reading the terminal (nothing to stop if it is gone).
 static HOME_SHOWING: AtomicBool = AtomicBool::new(false);
 static HOME_WATCH: Once = Once::new();
 /// How often the watchers look.
 const EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 
-extern "C" fn on_signal(_: libc::c_int) {
-    // Only an atomic store: nothing else is safe in a signal handler.
-    TOLD_TO_STOP.store(true, Ordering::SeqCst);
-}
-
 /// Note SIGHUP and SIGTERM from now on (once per process). A handler that
 /// tokio installs later for the run's screen keeps calling this one, so the
 /// note survives the run's screen (the home screen after it, too).
 pub fn watch_signals() {
-    INSTALL.call_once(|| {
-        for sig in [libc::SIGHUP, libc::SIGTERM] {
-            // SAFETY: a plain sigaction with a handler that only stores to
-            // an atomic.
-            unsafe {
-                let mut sa: libc::sigaction = std::mem::zeroed();
-                sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-                sa.sa_flags = libc::SA_RESTART;
-                libc::sigemptyset(&mut sa.sa_mask);
-                libc::sigaction(sig, &sa, std::ptr::null_mut());
-            }
-        }
-    });
+    os::watch_signals();
 }
 
 /// The process was sent SIGHUP or SIGTERM (since `watch_signals`).
 pub fn told_to_stop() -> bool {
-    TOLD_TO_STOP.load(Ordering::SeqCst)
+    os::told_to_stop()
 }
 
 /// The terminal the TUI reads hung up (or cannot be opened any more), or
 /// the process was told to stop. The TUI reads keys from stdin when it is
 /// a terminal, else from /dev/tty, as crossterm does.
 pub fn terminal_gone() -> bool {
-    if told_to_stop() {
-        return true;
-    }
-    // SAFETY: isatty and poll on a descriptor we own or on stdin; the
-    // pollfd lives on the stack for the call.
-    unsafe {
-        if libc::isatty(libc::STDIN_FILENO) == 1 {
-            return hung_up(libc::STDIN_FILENO);
-        }
-        let fd = libc::open(c"/dev/tty".as_ptr(), libc::O_RDONLY | libc::O_NOCTTY);
-        if fd < 0 {
-            return true;
-        }
-        let gone = hung_up(fd);
-        libc::close(fd);
-        gone
-    }
-}
-
-/// `fd` reports a hang-up or an error, without waiting.
-unsafe fn hung_up(fd: libc::c_int) -> bool {
-    let mut p = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
-    };
-    if libc::poll(&mut p, 1, 0) < 0 {
-        return false;
-    }
-    p.revents & (libc::POLLHUP | libc::POLLERR | libc::POLLNVAL) != 0
+    told_to_stop() || os::terminal_hung_up()
 }
 
 /// Call `gone` (once) from a watcher thread when the terminal is gone;

@@ -7,8 +7,7 @@ use crate::exec::limits::Mechanism;
 
 /// The lines for this machine.
 pub fn lines() -> Vec<String> {
-    // SAFETY: geteuid has no preconditions.
-    let euid = unsafe { libc::geteuid() };
+    let euid = crate::exec::os::euid();
     let bwrap = crate::exec::sandbox::available().map(|p| p.display().to_string());
     lines_for(euid, bwrap, crate::exec::limits::mechanism())
 }

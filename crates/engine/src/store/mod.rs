@@ -746,12 +746,7 @@ impl Store {
 }
 
 fn process_alive(pid: i32) -> bool {
-    if pid <= 0 {
-        return false;
-    }
-    // SAFETY: signal 0 only checks for existence.
-    let r = unsafe { libc::kill(pid, 0) };
-    r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    crate::exec::os::process_alive(pid)
 }
 
 fn verdict_str(v: crate::model::verdict::Verdict) -> &'static str {

@@ -7,6 +7,8 @@
 //! fallback is rlimits, which bound much less (see [`Mechanism::Rlimit`]).
 //! [`mechanism`] decides once per process; [`decide`] is the pure rule.
 
+#![allow(unsafe_code)]
+
 use crate::config::limits::Limits;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};

@@ -7,6 +7,7 @@ pub mod env;
 pub mod launch;
 pub mod limits;
 pub mod notify;
+pub mod os;
 pub mod place;
 pub mod reaper;
 pub mod results_watch;

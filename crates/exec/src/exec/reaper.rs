@@ -27,6 +27,8 @@
 //! terminate signals, so a Ctrl-C that ends rascal does not end the reaper
 //! before its work is done.
 
+#![allow(unsafe_code)]
+
 use std::path::PathBuf;
 use std::process::{ChildStdin, Command, Stdio};
 use std::sync::OnceLock;

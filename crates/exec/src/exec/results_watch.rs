@@ -15,6 +15,8 @@
 //! launchers whose copies are not on this host's file system (containers
 //! in copy mode, Kubernetes): there the file is read as written.
 
+#![allow(unsafe_code)]
+
 use std::collections::HashMap;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;

@@ -3,6 +3,8 @@
 //! never buffered without bound), timeout → SIGTERM then SIGKILL of the whole
 //! group, and cancellation. Used by the process launcher and by guardrails.
 
+#![allow(unsafe_code)]
+
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 use std::path::PathBuf;

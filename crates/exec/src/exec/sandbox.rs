@@ -77,6 +77,8 @@
 //!   directory or a read-only bind; otherwise [`SandboxPolicy::wrap`] refuses.
 //!   Mount points created inside a writable bind appear as empty entries on the host.
 
+#![allow(unsafe_code)]
+
 use std::collections::HashSet;
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;

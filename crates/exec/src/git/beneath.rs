@@ -8,6 +8,8 @@
 //! ENOTDIR), never followed; links themselves can be made, listed and
 //! removed. See docs/security.md.
 
+#![allow(unsafe_code)]
+
 use std::ffi::{CStr, CString, OsStr, OsString};
 use std::fs::File;
 use std::io;

@@ -5,6 +5,8 @@
 //! tagged lines; timeout and cancel stop the container with a grace period;
 //! a later rascal finds a container by its labels and resumes its logs.
 
+#![allow(unsafe_code)]
+
 use super::lines::Lines;
 use super::{copy, err, now_ms, LaunchError, LaunchSpec, Launcher, Resume};
 use crate::config::container::{
