@@ -9,8 +9,7 @@ use std::path::Path;
 
 pub fn combine(dir: &Path, args: CombineArgs) -> Result<i32, CliError> {
     let CombineArgs { run, json, quiet } = args;
-    let repo = crate::git::workspace::open(dir)?;
-    let who = crate::git::author::author(Some(&repo));
+    let who = crate::store::Project::open(dir)?.author();
     let exe = current_exe()?;
     // The record before the combine (read before the run is marked running
     // again by this process): the closing lines describe every candidate,

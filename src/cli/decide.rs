@@ -122,8 +122,7 @@ fn decide(
     kind: DecisionKind,
     reason: &str,
 ) -> Result<i32, CliError> {
-    let repo = crate::git::workspace::open(dir)?;
-    let who = crate::git::author::author(Some(&repo));
+    let who = crate::store::Project::open(dir)?.author();
     let escalate = kind == DecisionKind::Escalate;
     let d = Decision::new(candidate, kind, &who, reason);
     match crate::pipeline::record_decision(dir, run, d)? {

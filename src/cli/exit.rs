@@ -38,7 +38,7 @@ pub enum CliError {
     #[error("{0}")]
     Pipeline(PipelineError),
     #[error("{0}")]
-    Finalize(#[from] FinalizeError),
+    Finalize(FinalizeError),
     /// The run's record was changed after it was written: nothing is
     /// shown, decided or committed from it.
     #[error("{0}")]
@@ -50,6 +50,16 @@ impl From<StoreError> for CliError {
         match e {
             StoreError::Tampered(b) => CliError::Tampered(b),
             e => CliError::Store(e),
+        }
+    }
+}
+
+impl From<FinalizeError> for CliError {
+    fn from(e: FinalizeError) -> Self {
+        match e {
+            // The run's record: as when the CLI reads it itself.
+            FinalizeError::Store(e) => e.into(),
+            e => CliError::Finalize(e),
         }
     }
 }

@@ -62,8 +62,7 @@ fn take_the_pick(dir: &Path, run: &str) -> Result<(), CliError> {
         Choice::Selected(_) => return Ok(()),
         Choice::Pick(p) => p,
     };
-    let repo = crate::git::workspace::open(dir)?;
-    let who = crate::git::author::author(Some(&repo));
+    let who = crate::store::Project::open(dir)?.author();
     let why = "the comparator's pick, taken by `rascal finalize`";
     let d = Decision::new(Some(&pick), DecisionKind::Select, &who, why);
     crate::pipeline::record_decision(dir, run, d)?;
@@ -86,10 +85,11 @@ pub fn finalize_run(
 ) -> Result<i32, CliError> {
     // Refused when the run's record was changed after it was written; the
     // PR body publishes the chain head it was read at.
-    let summary = open_store(dir)?.summary(run)?;
-    note_unchained(run, summary.journal.as_ref());
-    let f = crate::finalize::finalize(dir, &summary, &opts)?;
-    if let Err(e) = crate::finalize::record::record(dir, &summary, &f) {
+    let project = crate::store::Project::open(dir)?;
+    let out = crate::finalize::run::finalize_run(&project, run, &opts)?;
+    note_unchained(run, out.summary.journal.as_ref());
+    let f = out.finalized;
+    if let Err(e) = out.recorded {
         tell!("rascal: warning: committed, but the run's record could not say so: {e}");
     }
     if !quiet {
@@ -119,13 +119,13 @@ pub fn finalize_run(
         if let Some(r) = &f.pushed_to {
             say!("pushed {} to {r}", f.branch);
         }
-        if f.pr_opened {
-            say!("opened a pull request with gh");
-        } else {
-            say!(
+        match &f.pr {
+            Some(Ok(address)) => say!("opened a pull request with gh: {address}"),
+            Some(Err(why)) => say!("{why}"),
+            None => say!(
                 "open the pull request with:\n  {}",
                 crate::text::inert::shell_line(&f.pr_command)
-            );
+            ),
         }
     }
     // The other candidates' workspaces it removed; one it could not remove

@@ -14,8 +14,8 @@ pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
         json,
         quiet,
     } = args;
-    let repo = crate::git::workspace::open(dir)?;
-    let who = crate::git::author::author(Some(&repo));
+    let project = crate::store::Project::open(dir)?;
+    let who = project.author();
     let exe = current_exe()?;
     let prepared =
         crate::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
@@ -23,11 +23,10 @@ pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
     // candidate, not only the one that went again. Read without looking
     // for dead runs: the run is this process's now, and would read as
     // interrupted.
-    let known = crate::store::Store::open(&crate::store::Store::path_in(
-        &crate::git::workspace::state_dir(&repo),
-    ))?
-    .verified_timed(&run)
-    .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
-    .unwrap_or_default();
+    let known = project
+        .store()?
+        .verified_timed(&run)
+        .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
+        .unwrap_or_default();
     super::run::execute(prepared, json, !quiet, Vec::new(), known).map(|(code, _)| code)
 }

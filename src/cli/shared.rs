@@ -2,7 +2,6 @@
 //! run store, the path of this executable.
 
 use super::exit::CliError;
-use crate::git::workspace;
 use crate::store::{ChainHead, Store};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -45,8 +44,7 @@ pub fn out(lines: Vec<String>) {
 /// interrupted. Reading a run's events from it checks the run's hash
 /// chain first.
 pub fn open_store(dir: &Path) -> Result<Store, CliError> {
-    let repo = workspace::open(dir)?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::Project::open(dir)?.store()?;
     store.mark_interrupted()?;
     Ok(store)
 }
@@ -58,19 +56,16 @@ pub fn open_store(dir: &Path) -> Result<Store, CliError> {
 pub fn open_store_read(dir: &Path) -> Result<Store, CliError> {
     match open_store(dir) {
         Ok(s) => Ok(s),
-        Err(CliError::Store(e)) => {
-            let repo = workspace::open(dir)?;
-            match Store::open_read(&Store::path_in(&workspace::state_dir(&repo))) {
-                Ok(store) => {
-                    tell!(
-                        "rascal: the run store cannot be written ({}); reading it as it is",
-                        e.to_string().lines().next().unwrap_or("")
-                    );
-                    Ok(store)
-                }
-                Err(_) => Err(CliError::Store(e)),
+        Err(CliError::Store(e)) => match crate::store::Project::open(dir)?.store_read() {
+            Ok(store) => {
+                tell!(
+                    "rascal: the run store cannot be written ({}); reading it as it is",
+                    e.to_string().lines().next().unwrap_or("")
+                );
+                Ok(store)
             }
-        }
+            Err(_) => Err(CliError::Store(e)),
+        },
         Err(e) => Err(e),
     }
 }

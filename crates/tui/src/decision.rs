@@ -6,6 +6,5 @@ pub use crate::model::decision::{Decision, DecisionKind};
 /// Who is deciding: git `user.name <user.email>` of `repo` (or the global
 /// config), else `$USER`.
 pub fn author_in(repo: &std::path::Path) -> String {
-    let repo = crate::git::workspace::open(repo).ok();
-    crate::git::author::author(repo.as_ref())
+    crate::store::project::author_in(repo)
 }

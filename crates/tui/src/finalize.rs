@@ -1,30 +1,22 @@
 //! The TUI's finalize step on the shell side (I/O, run off the UI
-//! thread): read what finalizing would do, finalize through
-//! `rascal_engine::finalize` exactly as `rascal finalize` does and journal it, and
-//! open the pull request with `gh` — its output captured, never painted
-//! over the screen — or say the command to run.
+//! thread): the engine's one finalize (`finalize::run`, as `rascal
+//! finalize` calls it) turned into a line for the status bar and the
+//! journalled event the screen folds in.
 
 use crate::model::event::{Finalization, RunEvent};
 use crate::model::preview::Preview;
-use crate::model::summary::RunSummary;
-use rascal_engine::finalize::FinalizeOptions;
+use crate::store::Project;
+use rascal_engine::finalize::{run, FinalizeOptions};
 use std::path::Path;
 
-/// The run's summary as the store has it (its chain checked), as
-/// `rascal finalize` reads it.
-fn summary(origin: &Path, run: &str) -> Result<RunSummary, String> {
-    let repo = crate::git::workspace::open(origin).map_err(|e| e.to_string())?;
-    let store = crate::store::Store::open(&crate::store::Store::path_in(
-        &crate::git::workspace::state_dir(&repo),
-    ))
-    .map_err(|e| e.to_string())?;
-    store.summary(run).map_err(|e| e.to_string())
+/// The repository at `origin`.
+fn project(origin: &Path) -> Result<Project, String> {
+    Project::open(origin).map_err(|e| e.to_string())
 }
 
 /// What finalizing `candidate` would do.
 pub fn preview(origin: &Path, run: &str, candidate: &str) -> Result<Preview, String> {
-    let s = summary(origin, run)?;
-    rascal_engine::finalize::preview::preview(origin, &s, candidate).map_err(|e| e.to_string())
+    run::preview_run(&project(origin)?, run, candidate).map_err(|e| e.to_string())
 }
 
 /// What a finalize did: the journalled event (None when it could not be
@@ -36,12 +28,15 @@ pub struct Done {
 
 /// Finalize the run's selected candidate (refused, with finalize's own
 /// message, when it does not pass or changed since it was verified); with
-/// `open_pr`, open the pull request too.
+/// `open_pr`, open the pull request too — the same engine call as
+/// `rascal finalize [--pr]`.
 pub fn finalize(origin: &Path, run: &str, open_pr: bool) -> Result<Done, String> {
-    let s = summary(origin, run)?;
-    let f = rascal_engine::finalize::finalize(origin, &s, &FinalizeOptions::default())
-        .map_err(|e| e.to_string())?;
-    let mut fin = rascal_engine::finalize::record::finalization(&f);
+    let opts = FinalizeOptions {
+        pr: open_pr,
+        ..FinalizeOptions::default()
+    };
+    let out = run::finalize_run(&project(origin)?, run, &opts).map_err(|e| e.to_string())?;
+    let f = &out.finalized;
     let mut message = format!(
         "finalized: committed {} on {} · PR body {}",
         &f.commit[..f.commit.len().min(12)],
@@ -61,16 +56,12 @@ pub fn finalize(origin: &Path, run: &str, open_pr: bool) -> Result<Done, String>
             path.display()
         ));
     }
-    if open_pr {
-        match gh(origin, &f.pr_command) {
-            Ok(out) => {
-                fin.pr_opened = true;
-                message.push_str(&format!(" · PR {out}"));
-            }
-            Err(e) => message.push_str(&format!(" · {e}")),
-        }
+    match &f.pr {
+        Some(Ok(address)) => message.push_str(&format!(" · PR {address}")),
+        Some(Err(why)) => message.push_str(&format!(" · {why}")),
+        None => {}
     }
-    let event = match crate::pipeline::record_finalized(origin, run, fin) {
+    let event = match out.recorded {
         Ok(ev) => Some(ev),
         Err(e) => {
             message.push_str(&format!(" (the run's record could not say so: {e})"));
@@ -87,41 +78,5 @@ pub fn open_pr(
     run: &str,
     f: &Finalization,
 ) -> Result<(String, Option<RunEvent>), String> {
-    let out = gh(origin, &f.pr_command)?;
-    let opened = Finalization {
-        pr_opened: true,
-        ..f.clone()
-    };
-    let ev = crate::pipeline::record_finalized(origin, run, opened).ok();
-    Ok((out, ev))
-}
-
-/// Run `gh` with `command` (its first word is `gh`), no terminal input;
-/// its last line of output (the PR's address), or why it did not run.
-fn gh(origin: &Path, command: &[String]) -> Result<String, String> {
-    let line = crate::text::inert::shell_line(command);
-    if rascal_engine::finalize::which("gh").is_none() {
-        return Err(format!(
-            "gh is not installed; open the pull request with: {line}"
-        ));
-    }
-    let out = std::process::Command::new("gh")
-        .args(command.iter().skip(1))
-        .current_dir(origin)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .map_err(|e| format!("could not run gh ({e}); open the pull request with: {line}"))?;
-    let text = |b: &[u8]| {
-        crate::text::sanitize(
-            String::from_utf8_lossy(b)
-                .lines()
-                .rfind(|l| !l.trim().is_empty())
-                .unwrap_or(""),
-        )
-    };
-    if out.status.success() {
-        Ok(text(&out.stdout))
-    } else {
-        Err(format!("gh failed: {} — run: {line}", text(&out.stderr)))
-    }
+    run::open_pr(&project(origin)?, run, f)
 }

@@ -13,8 +13,7 @@ use std::collections::VecDeque;
 use std::path::Path;
 
 fn view(origin: &Path, info: &CandidateInfo) -> Option<LogView> {
-    let repo = crate::git::workspace::open(origin).ok()?;
-    let dir = crate::git::workspace::files_dir(&repo);
+    let dir = crate::store::Project::open(origin).ok()?.files();
     Some(LogView::for_candidates(&dir, std::slice::from_ref(info)))
 }
 

@@ -409,42 +409,12 @@ fn perform(
                 }
             }
             Effect::SaveSpec { path, text } => {
-                let msg = save_spec(&shell.origin, &path, &text);
+                let msg = crate::pipeline::spec_file::save(&shell.origin, &path, &text);
                 update(app, Action::Said(msg));
             }
         }
     }
     jumps
-}
-
-/// Write the plan's criteria as a spec at `path` in the repository at
-/// `origin` (`w` on the plan screen): never over an existing file, never
-/// through a link — not at the file, nor at a directory on the way (a
-/// `.rascal` that links outside the repository is refused). What
-/// happened, in one line.
-fn save_spec(origin: &std::path::Path, path: &str, text: &str) -> String {
-    use crate::git::beneath::Beneath;
-    let Ok(repo) = crate::git::workspace::open(origin) else {
-        return "not saved: the repository could not be opened".into();
-    };
-    let rel = std::path::Path::new(path);
-    let made = Beneath::open(&crate::git::workspace::workdir(&repo)).and_then(|root| {
-        if let Some(dir) = rel.parent().filter(|d| !d.as_os_str().is_empty()) {
-            root.create_dir_all(dir, false)?;
-        }
-        let mut f = root.create_new(rel, 0o644)?;
-        std::io::Write::write_all(&mut f, text.as_bytes())
-    });
-    match made {
-        Ok(()) => format!("saved {path} (not committed)"),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            format!("not saved: {path} exists (or a link is on its way)")
-        }
-        Err(e) if crate::git::beneath::is_link_on_way(&e) => {
-            format!("not saved: a symlink is on the way to {path}; rascal never writes through one")
-        }
-        Err(e) => format!("not saved: {e}"),
-    }
 }
 
 /// Record a decision (live to the run while it has candidates going); a
@@ -986,10 +956,8 @@ fn spawn_signals(tx: mpsc::UnboundedSender<TermEvent>) {
 /// `rascal attach RUN`: the TUI on a recorded run, following it while
 /// another rascal process is still writing it. Decisions go to the store.
 pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32, String> {
-    let repo = crate::git::workspace::open(repo_dir).map_err(|e| e.to_string())?;
-    let state = crate::git::workspace::state_dir(&repo);
-    let store = crate::store::Store::open(&crate::store::Store::path_in(&state))
-        .map_err(|e| e.to_string())?;
+    let project = crate::store::Project::open(repo_dir).map_err(|e| e.to_string())?;
+    let store = project.store().map_err(|e| e.to_string())?;
     let first = store.events_since(run, 0).map_err(|e| e.to_string())?;
     if first.is_empty() {
         return Err(format!(
@@ -1008,12 +976,10 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         ..RunMeta::default()
     };
     let mut notifier = super::notifier::Notifier::off();
-    if let Ok(oid) = base.parse() {
-        if let Ok(config) = crate::git::base::load_config(&repo, oid) {
-            notifier = super::notifier::Notifier::terminal(
-                config.main.notify.clone(),
-                crate::git::workspace::workdir(&repo),
-            );
+    {
+        if let Some(config) = project.config_at(&base) {
+            notifier =
+                super::notifier::Notifier::terminal(config.main.notify.clone(), project.dir());
             meta.layers_on = vec![Layer::Agent, Layer::Permissions, Layer::Criteria];
             if config.guardrails.is_some() {
                 meta.layers_on.push(Layer::Guardrails);
@@ -1032,21 +998,16 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
                 .is_some_and(|v| v.combine.is_some());
         }
     }
-    let trace = Trace::to(
-        crate::git::workspace::files_dir(&repo)
-            .join("runs")
-            .join(run)
-            .join("tui.log"),
-    );
+    let trace = Trace::to(project.files().join("runs").join(run).join("tui.log"));
     let rt = crate::exec::runtime()?;
-    let repo_path = crate::git::workspace::workdir(&repo);
-    let who = crate::git::author::author(Some(&repo));
+    let repo_path = project.dir();
+    let who = project.author();
     let run_id = run.to_string();
     let code = rt.block_on(async move {
         let (tx, rx) = loop_channel();
         // Follow the journal: what is there, then whatever is appended.
         let follow_run = run_id.clone();
-        let mut view = LogView::new(&crate::git::workspace::files_dir(&repo));
+        let mut view = LogView::new(&project.files());
         std::thread::spawn(move || {
             let mut last = 0;
             let mut batch = first;
@@ -1102,57 +1063,4 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
     });
     super::terminal::restore();
     code
-}
-
-#[cfg(test)]
-mod tests {
-    use super::save_spec;
-    use std::os::unix::fs::symlink;
-
-    const SPEC: &str = ".rascal/specs/add-a.yaml";
-
-    fn git_init(dir: &std::path::Path) {
-        let ok = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .arg(dir)
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "git init {}", dir.display());
-    }
-
-    fn repo() -> tempfile::TempDir {
-        let d = tempfile::tempdir().unwrap();
-        git_init(d.path());
-        d
-    }
-
-    #[test]
-    fn w_saves_a_new_spec_and_never_over_one() {
-        let d = repo();
-        let said = save_spec(d.path(), SPEC, "instruction: a\n");
-        assert_eq!(said, format!("saved {SPEC} (not committed)"));
-        let said = save_spec(d.path(), SPEC, "instruction: b\n");
-        assert!(said.starts_with("not saved"), "{said}");
-        let kept = std::fs::read_to_string(d.path().join(SPEC)).unwrap();
-        assert_eq!(kept, "instruction: a\n");
-    }
-
-    #[test]
-    fn w_never_writes_through_a_link_in_the_repository() {
-        let outside = tempfile::tempdir().unwrap();
-        // `.rascal` links outside the repository.
-        let d = repo();
-        symlink(outside.path(), d.path().join(".rascal")).unwrap();
-        let said = save_spec(d.path(), SPEC, "instruction: a\n");
-        assert!(said.starts_with("not saved"), "{said}");
-        assert!(!outside.path().join("specs").exists());
-        // The spec file itself is a link (dangling, to a file outside).
-        let d = repo();
-        std::fs::create_dir_all(d.path().join(".rascal/specs")).unwrap();
-        let target = outside.path().join("planted.yaml");
-        symlink(&target, d.path().join(SPEC)).unwrap();
-        let said = save_spec(d.path(), SPEC, "instruction: a\n");
-        assert!(said.starts_with("not saved"), "{said}");
-        assert!(!target.exists());
-    }
 }

@@ -11,6 +11,7 @@ pub mod rebase;
 
 pub mod preview;
 pub mod record;
+pub mod run;
 pub mod workspaces;
 
 use crate::git::workspace;
@@ -62,6 +63,10 @@ pub enum FinalizeError {
     },
     #[error("{0}")]
     Workspace(#[from] workspace::WorkspaceError),
+    /// The run's record could not be read (or was changed after it was
+    /// written).
+    #[error("{0}")]
+    Store(#[from] crate::store::StoreError),
     #[error("git: {0}")]
     Git(#[from] git2::Error),
     #[error("push to `{remote}` failed: {message}\n  hint: check the remote's URL and that you may push to it")]
@@ -123,6 +128,9 @@ pub struct Finalized {
     pub pr_command: Vec<String>,
     /// Whether `gh` ran (and succeeded).
     pub pr_opened: bool,
+    /// What `gh` said when asked to open the pull request: the PR's
+    /// address, or why it did not open one (None when not asked).
+    pub pr: Option<Result<String, String>>,
     /// The other candidates' workspaces, removed once the commit was made.
     pub workspaces: workspaces::Tidied,
 }
@@ -283,7 +291,10 @@ pub fn finalize(
         None => None,
     };
     let pr_command = pr_command(&branch, &message, &pr_body);
-    let pr_opened = opts.pr && which("gh").is_some() && open_pr(&repo, &pr_command)?;
+    let pr = opts
+        .pr
+        .then(|| run::gh(&workspace::workdir(&repo), &pr_command));
+    let pr_opened = matches!(pr, Some(Ok(_)));
     let workspaces = workspaces::remove_others(&repo, summary, &selected);
     Ok(Finalized {
         candidate: selected,
@@ -299,6 +310,7 @@ pub fn finalize(
         pushed_to,
         pr_command,
         pr_opened,
+        pr,
         workspaces,
     })
 }
@@ -393,16 +405,6 @@ fn pr_command(branch: &str, message: &str, pr_body: &Path) -> Vec<String> {
         "--body-file".into(),
         pr_body.to_string_lossy().into_owned(),
     ]
-}
-
-/// Open the pull request with `gh`: whether it succeeded.
-fn open_pr(repo: &git2::Repository, pr_command: &[String]) -> Result<bool, FinalizeError> {
-    let status = std::process::Command::new("gh")
-        .args(&pr_command[1..])
-        .current_dir(workspace::workdir(repo))
-        .status()
-        .map_err(io("running gh".into()))?;
-    Ok(status.success())
 }
 
 /// The selected candidate, its workspace, and that it passed (or passed

@@ -20,7 +20,7 @@ pub fn prepare_attach(
     rascal_exe: PathBuf,
 ) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(repo_path)?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::project::store_at(&repo)?;
     let state = workspace::files_dir(&repo);
     store.mark_interrupted()?;
     let events = store.events(run)?;

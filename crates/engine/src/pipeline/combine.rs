@@ -26,7 +26,6 @@ use crate::pipeline::candidate::{check_place, Brief, CandidateOutcome};
 use crate::pipeline::combine_brief::{self, Input, Material};
 use crate::pipeline::prepare::{CombineStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
-use crate::store::Store;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -179,7 +178,7 @@ pub fn prepare_combine(
     rascal_exe: PathBuf,
 ) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(repo_dir)?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::project::store_at(&repo)?;
     let state = workspace::files_dir(&repo);
     store.mark_interrupted()?;
     let events = store.events(run)?;

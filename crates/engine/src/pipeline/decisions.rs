@@ -4,7 +4,6 @@ use crate::git::workspace::{self};
 use crate::model::decision::Decision;
 use crate::model::event::RunEvent;
 use crate::pipeline::request::PipelineError;
-use crate::store::Store;
 use std::path::Path;
 
 /// Record a decision about a run that is no longer live (or from another
@@ -15,7 +14,7 @@ pub fn record_decision(
     decision: Decision,
 ) -> Result<RunEvent, PipelineError> {
     let repo = workspace::open(repo)?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::project::store_at(&repo)?;
     let summary = store.summary(run)?;
     if let Some(c) = &decision.candidate {
         let cand = summary.candidate(c).map_err(PipelineError::Usage)?;
@@ -40,7 +39,7 @@ pub fn record_finalized(
     finalization: crate::model::event::Finalization,
 ) -> Result<RunEvent, PipelineError> {
     let repo = workspace::open(repo)?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::project::store_at(&repo)?;
     // Checks the run's chain first: nothing is added to a record that
     // was changed after it was written.
     let summary = store.summary(run)?;

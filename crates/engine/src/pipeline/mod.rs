@@ -40,6 +40,7 @@ pub mod run_id;
 pub mod sequence;
 pub mod session;
 pub mod shipped;
+pub mod spec_file;
 pub mod test_evidence;
 pub mod test_report;
 pub mod test_run;

@@ -133,7 +133,7 @@ pub(crate) async fn plan(
                 constraints: proposal.constraints.clone(),
                 changes: Vec::new(),
             },
-            &crate::git::author::author(crate::git::workspace::open(p.repo_dir).ok().as_ref()),
+            &crate::store::project::author_in(p.repo_dir),
             "accepted as proposed (--approve)",
         ),
         (PlanGate::Ask, _) => match wait_for_approval(decisions, p.cancel).await {

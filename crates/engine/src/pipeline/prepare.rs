@@ -249,7 +249,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     }
     let holdout = crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
         .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::project::store_at(&repo)?;
     store.mark_interrupted()?;
     // Workspaces and run files live outside the repository, in a
     // directory that names its repository (for `gc --orphans`).

@@ -11,7 +11,6 @@ use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::RunEvent;
 use crate::pipeline::prepare::{RetryStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
-use crate::store::Store;
 use std::path::{Path, PathBuf};
 
 /// Record the retry decision and prepare the candidate's next attempt.
@@ -29,7 +28,7 @@ pub fn prepare_retry(
         ));
     }
     let repo = workspace::open(repo_dir)?;
-    let mut store = Store::open(&Store::path_in(&workspace::state_dir(&repo)))?;
+    let mut store = crate::store::project::store_at(&repo)?;
     let state = workspace::files_dir(&repo);
     store.mark_interrupted()?;
     let events = store.events(run)?;

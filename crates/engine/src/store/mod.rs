@@ -7,9 +7,11 @@
 pub mod chain;
 pub mod logfile;
 pub mod logview;
+pub mod project;
 pub mod upkeep;
 
 pub use chain::{ChainBroken, ChainHead};
+pub use project::{Project, ProjectError};
 
 use crate::model::event::RunEvent;
 use crate::model::summary::RunSummary;
