@@ -46,6 +46,7 @@ mod kept_changes;
 mod keys_table;
 mod kubernetes;
 mod log_flood;
+mod one_path;
 mod permissions;
 mod pipeline;
 mod plan;
