@@ -18,8 +18,8 @@ pub const FAIL: i32 = 1;
 pub const USAGE: i32 = 2;
 /// Escalated to a human.
 pub const ESCALATED: i32 = 3;
-/// Contested: candidates passed but disagree, and nothing settles it.
-pub const CONTESTED: i32 = crate::model::verdict::CONTESTED_EXIT_CODE;
+// 4, contested (candidates passed but disagree, and nothing settles it),
+// is a run's verdict: `model::verdict::CONTESTED_EXIT_CODE`.
 
 /// Why a command stopped before it had a verdict to report. Printed once,
 /// by `main`, as `rascal: error: …`.

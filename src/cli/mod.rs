@@ -2,27 +2,27 @@
 //! it to [`dispatch`], prints a [`CliError`] once and exits with
 //! [`exit::exit_code`].
 
-pub mod args;
-pub mod attach;
-pub mod check;
-pub mod combine;
-pub mod decide;
+pub(crate) mod args;
+pub(crate) mod attach;
+pub(crate) mod check;
+pub(crate) mod combine;
+pub(crate) mod decide;
 pub mod demo;
-pub mod doctor;
-pub mod egress_forward;
-pub mod exit;
-pub mod finalize;
-pub mod gc;
-pub mod home;
-pub mod init;
-pub mod list;
-pub mod report;
-pub mod retry;
-pub mod run;
-pub mod scripted_agent;
-pub mod shared;
-pub mod show;
-pub mod verify;
+pub(crate) mod doctor;
+pub(crate) mod egress_forward;
+pub(crate) mod exit;
+pub(crate) mod finalize;
+pub(crate) mod gc;
+pub(crate) mod home;
+pub(crate) mod init;
+pub(crate) mod list;
+pub(crate) mod report;
+pub(crate) mod retry;
+pub(crate) mod run;
+pub(crate) mod scripted_agent;
+pub(crate) mod shared;
+pub(crate) mod show;
+pub(crate) mod verify;
 
 pub use args::{Cli, Command};
 pub use exit::{exit_code, CliError};

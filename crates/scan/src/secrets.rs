@@ -60,8 +60,8 @@
 
 mod decode;
 mod join;
-pub mod rules;
-pub mod values;
+pub(crate) mod rules;
+pub(crate) mod values;
 
 use std::collections::HashSet;
 

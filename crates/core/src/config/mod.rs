@@ -25,7 +25,7 @@ macro_rules! refuse_other_shapes {
     };
 }
 
-pub mod budget;
+pub(crate) mod budget;
 pub mod compare;
 pub mod container;
 pub mod duration;

@@ -5,7 +5,7 @@
 
 pub mod agents;
 pub mod checks;
-pub mod firewall;
+pub(crate) mod firewall;
 pub mod kubernetes;
 pub mod sandbox;
 

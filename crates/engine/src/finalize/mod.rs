@@ -5,12 +5,12 @@
 //! print the command to run). It never moves a branch holding commits it did
 //! not make (see `branch`).
 
-pub mod branch;
+pub(crate) mod branch;
 use crate::model::choice;
-pub mod rebase;
+pub(crate) mod rebase;
 
 pub mod preview;
-pub mod record;
+pub(crate) mod record;
 pub mod run;
 pub mod workspaces;
 

@@ -4,16 +4,16 @@
 // The pure scanners are the rascal-scan crate.
 pub use rascal_scan::{deps, imports, ledger, secrets, test_integrity};
 
-pub mod agreement;
+pub(crate) mod agreement;
 pub mod compare;
-pub mod coverage;
+pub(crate) mod coverage;
 pub mod criteria;
-pub mod criterion_proof;
-pub mod diagnostics;
+pub(crate) mod criterion_proof;
+pub(crate) mod diagnostics;
 pub mod guardrails;
 pub mod permissions;
-pub mod probes;
+pub(crate) mod probes;
 pub mod provenance;
 pub mod review;
-pub mod test_results;
-pub mod vacuous;
+pub(crate) mod test_results;
+pub(crate) mod vacuous;

@@ -8,7 +8,7 @@ pub mod chain;
 pub mod logfile;
 pub mod logview;
 pub mod project;
-pub mod upkeep;
+pub(crate) mod upkeep;
 
 pub use chain::{ChainBroken, ChainHead};
 pub use project::{Project, ProjectError};

@@ -9,10 +9,10 @@ pub mod limits;
 pub mod notify;
 pub mod os;
 pub mod place;
-pub mod reaper;
-pub mod results_watch;
+pub(crate) mod reaper;
+pub(crate) mod results_watch;
 pub mod runner;
-pub mod runtime;
+pub(crate) mod runtime;
 pub mod sandbox;
 
 pub use runtime::runtime;

@@ -1,17 +1,17 @@
 //! `draw(state)`: the whole screen from the state, nothing else. Each
 //! screen and overlay has its own file; styles come from the theme by meaning.
 
-pub mod compare;
+pub(crate) mod compare;
 pub mod dashboard;
-pub mod detail;
-pub mod dialog;
-pub mod diffview;
-pub mod evidence;
+pub(crate) mod detail;
+pub(crate) mod dialog;
+pub(crate) mod diffview;
+pub(crate) mod evidence;
 pub mod help;
 pub mod home;
-pub mod plan;
-pub mod ranking;
-pub mod statusbar;
+pub(crate) mod plan;
+pub(crate) mod ranking;
+pub(crate) mod statusbar;
 
 use super::app::{App, RunState, Screen};
 use crate::text::{ellipsis, sanitize};

@@ -7,7 +7,7 @@
 
 mod eslint;
 mod go;
-pub mod place;
+pub(crate) mod place;
 mod python;
 mod rust;
 mod typescript;

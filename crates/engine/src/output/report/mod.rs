@@ -1,8 +1,8 @@
 //! Reports of a run for people and tools: Markdown (the PR body), JSON (the
 //! documented `RunSummary` schema) and SARIF 2.1.0 (for code scanning).
 
-pub mod markdown;
-pub mod sarif;
+pub(crate) mod markdown;
+pub(crate) mod sarif;
 
 use crate::model::summary::RunSummary;
 

@@ -5,9 +5,9 @@
 pub mod copy;
 pub mod docker;
 pub mod egress;
-pub mod engine;
+pub(crate) mod engine;
 pub mod kubernetes;
-pub mod lines;
+pub(crate) mod lines;
 pub mod process;
 
 use crate::exec::runner::Exit;

@@ -11,9 +11,9 @@
 //! and is unpacked under the rules of [`transfer`]. Timeout and cancel
 //! delete the Job with foreground propagation.
 
-pub mod check;
+pub(crate) mod check;
 pub mod cluster;
-pub mod exec;
+pub(crate) mod exec;
 pub mod spec;
 pub mod transfer;
 
