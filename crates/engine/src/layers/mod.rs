@@ -10,6 +10,7 @@ pub(crate) mod coverage;
 pub mod criteria;
 pub(crate) mod criterion_proof;
 pub(crate) mod diagnostics;
+pub(crate) mod evidence;
 pub mod guardrails;
 pub mod permissions;
 pub(crate) mod probes;

@@ -21,6 +21,7 @@
 
 use crate::config::Config;
 use crate::exec::place::Place;
+use crate::layers::evidence::test_evidence::TestRuns;
 use crate::layers::ledger::{self, Listing};
 use crate::layers::probes::{self, Probe};
 use crate::model::agreement::Cell;
@@ -28,7 +29,6 @@ use crate::model::ranking::ProbeSource;
 use crate::model::verdict::{Issue, Layer, Report, Severity, Status};
 use crate::pipeline::candidate::CandidateOutcome;
 use crate::pipeline::journal::Journal;
-use crate::pipeline::test_evidence::TestRuns;
 use crate::store::Store;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
@@ -293,7 +293,7 @@ pub(crate) async fn judge(
                     Some(changes),
                 ) => {
                     let code = code.get_or_insert_with(|| {
-                        crate::pipeline::cross_cell::change_corpus(&place, changes, true)
+                        crate::pipeline::compare::cross_cell::change_corpus(&place, changes, true)
                     });
                     let (apply, apart) = applicable(names, leans_on, code, author);
                     let mut out = if apply.is_empty() {
@@ -309,7 +309,7 @@ pub(crate) async fn judge(
                 }
             });
         }
-        crate::pipeline::agree::land(journal, o, report(kept, &outputs));
+        crate::pipeline::compare::agree::land(journal, o, report(kept, &outputs));
     }
 }
 
@@ -325,7 +325,8 @@ async fn run_kept(
         .map_err(|e| format!("could not get a nonce from /dev/urandom: {e}"))?;
     let probe = Probe::of(source, &nonce);
     let lines =
-        crate::pipeline::discriminate::run_probe(place, base, &probe, timeout, cancel).await?;
+        crate::pipeline::compare::discriminate::run_probe(place, base, &probe, timeout, cancel)
+            .await?;
     Ok(probes::outputs(lines.iter().map(String::as_str), &nonce))
 }
 
@@ -378,12 +379,13 @@ async fn run_kept_tests(
     cancel: &CancellationToken,
 ) -> Result<std::collections::BTreeMap<String, String>, String> {
     let (g, rec) =
-        crate::pipeline::cross_test::test_guardrail(config, place.origin(), &changes.base)
+        crate::pipeline::compare::cross_test::test_guardrail(config, place.origin(), &changes.base)
             .ok_or("the task has no test guardrail whose runner rascal reads")?;
     let runs = TestRuns::new(&g, &rec, cancel).ok_or("the test guardrail runs no command")?;
-    let laid = crate::pipeline::base_defined::kept_tests_on(files, (place, changes))
+    let laid = crate::layers::evidence::base_defined::kept_tests_on(files, (place, changes))
         .map_err(|e| format!("its tests could not be laid on this code: {e}"))?;
-    let cache = crate::pipeline::cross_test::OwnCache::new(place, &format!("kept-{run}")).await;
+    let cache =
+        crate::pipeline::compare::cross_test::OwnCache::new(place, &format!("kept-{run}")).await;
     let laid = match &cache.0 {
         Some(dir) => laid.with_cache(dir.clone()),
         None => laid,

@@ -488,10 +488,10 @@ impl CandidateJob {
                     limits: crate::config::limits::Limits::of(&self.agent),
                 };
                 // What decides how the tests run comes from the base.
-                let place = crate::pipeline::base_defined::checks_from_base(
+                let place = crate::layers::evidence::base_defined::checks_from_base(
                     &self.place(copy, attempt),
                     &changes,
-                    &crate::pipeline::test_run::check_commands(
+                    &crate::layers::evidence::test_run::check_commands(
                         &self.config,
                         sequence::base_package_json(&self.repo, &changes.base).as_deref(),
                     ),

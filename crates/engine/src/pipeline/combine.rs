@@ -488,11 +488,11 @@ impl Others<'_> {
             copy,
             c.attempt,
         );
-        let commands = crate::pipeline::test_run::check_commands(
+        let commands = crate::layers::evidence::test_run::check_commands(
             self.config,
             crate::pipeline::sequence::base_package_json(self.repo, &changes.base).as_deref(),
         );
-        Some(crate::pipeline::base_defined::checks_from_base(
+        Some(crate::layers::evidence::base_defined::checks_from_base(
             &place,
             changes,
             &commands,

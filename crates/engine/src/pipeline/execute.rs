@@ -11,8 +11,8 @@ use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
 use crate::model::ranking::Ranking;
 use crate::model::state::State;
 use crate::model::verdict::Verdict;
-use crate::pipeline::agree;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
+use crate::pipeline::compare::agree;
 use crate::pipeline::journal::{spawn_journal, Journal};
 use crate::pipeline::judge::{ask_judge, Tie};
 use crate::pipeline::prepare::{PreparedRun, RetryStart};
@@ -186,10 +186,10 @@ pub async fn execute_with(
         results.iter().map(|r| (r.id.clone(), r.verdict)).collect();
     // Base tests a candidate updated for an API it altered: the others
     // say whether the task asked for that.
-    crate::pipeline::api_change::settle(&mut results, &jobs.journal);
+    crate::pipeline::compare::api_change::settle(&mut results, &jobs.journal);
     // A human's earlier answers to this task's questions are tests.
     let kept = crate::pipeline::answers::kept(&jobs.repo_dir, &jobs.request.instruction);
-    let probe_timeout = crate::pipeline::discriminate::configured(&jobs.config)
+    let probe_timeout = crate::pipeline::compare::discriminate::configured(&jobs.config)
         .map_or(std::time::Duration::from_secs(120), |d| {
             d.probe_timeout.get()
         });
@@ -241,7 +241,7 @@ pub async fn execute_with(
     agree::unseparated(&mut ranking, &contenders);
     // Code differs but no test separates it from the pick: the
     // discriminator's probe may turn that into a question.
-    if crate::pipeline::discriminate::configured(&jobs.config).is_some()
+    if crate::pipeline::compare::discriminate::configured(&jobs.config).is_some()
         && !ranking.unseparated.is_empty()
     {
         let ids: Vec<String> = ranking
@@ -265,7 +265,7 @@ pub async fn execute_with(
             .collect();
         let site = jobs.helper_site("discriminator");
         let base = jobs.base.to_string();
-        let d = crate::pipeline::discriminate::Discriminate {
+        let d = crate::pipeline::compare::discriminate::Discriminate {
             config: &jobs.config,
             instruction: &jobs.request.instruction,
             diffs: &diffs,
@@ -274,7 +274,7 @@ pub async fn execute_with(
             site: &site,
             cancel: &cancel,
         };
-        crate::pipeline::discriminate::discriminate(&d, &mut ranking).await;
+        crate::pipeline::compare::discriminate::discriminate(&d, &mut ranking).await;
     }
     let contested = ranking.contested.is_some();
     // A run the declarations escalate is a human's to decide: `--auto`

@@ -4,29 +4,19 @@
 //! store before it reaches the subscriber (TUI or headless printer).
 
 pub(crate) mod agent;
-pub(crate) mod agree;
 pub(crate) mod answers;
-pub(crate) mod api_change;
 pub mod attach;
-pub(crate) mod base_cache;
-pub(crate) mod base_defined;
-pub(crate) mod base_text;
 pub(crate) mod budget;
-pub(crate) mod canary;
 pub(crate) mod candidate;
 pub mod combine;
 pub(crate) mod combine_brief;
+pub(crate) mod compare;
 pub mod content;
-pub(crate) mod cross_cell;
-pub(crate) mod cross_test;
 pub(crate) mod decisions;
-pub(crate) mod discriminate;
 pub(crate) mod execute;
 pub(crate) mod impossible;
 pub mod journal;
 pub(crate) mod judge;
-pub(crate) mod junit_run;
-pub(crate) mod mutants;
 pub(crate) mod plan;
 pub(crate) mod plan_answer;
 pub mod policy;
@@ -39,11 +29,7 @@ pub mod retry;
 pub(crate) mod run_id;
 pub mod sequence;
 pub(crate) mod session;
-pub(crate) mod shipped;
 pub mod spec_file;
-pub(crate) mod test_evidence;
-pub(crate) mod test_report;
-pub(crate) mod test_run;
 pub(crate) mod vacuity;
 
 pub use decisions::{record_decision, record_finalized};

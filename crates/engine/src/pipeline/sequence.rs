@@ -10,12 +10,12 @@ use crate::config::spec::{CriterionKind, Task};
 use crate::config::{AgentConfig, Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
 use crate::exec::place::Place;
 use crate::layers::criteria::{self, CriteriaRun, Judge};
+use crate::layers::evidence::test_run;
 use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Layer, Report, Status};
 use crate::pipeline::content::ContentRead;
-use crate::pipeline::test_run;
 use tokio_util::sync::CancellationToken;
 
 /// Progress of a verification, for live display.
@@ -405,7 +405,8 @@ pub async fn later_layers(
                 budget: settings.map(|s| s.budget).unwrap_or_default().tokens,
             })
         });
-        let base_side = crate::pipeline::base_defined::CandidateBase::new(l.place, l.changes);
+        let base_side =
+            crate::layers::evidence::base_defined::CandidateBase::new(l.place, l.changes);
         let run = CriteriaRun {
             base_side: base_side
                 .as_ref()

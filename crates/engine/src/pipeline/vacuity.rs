@@ -127,5 +127,5 @@ fn base_place(p: &OnBaseRun<'_>) -> Result<Place, String> {
 
 /// The base's text files, path and text (but `.rascal/`).
 fn base_files(repo: &Path, base: git2::Oid) -> Vec<(String, String)> {
-    crate::pipeline::base_text::text_files(repo, base, MAX_FILE, 64 * 1024 * 1024)
+    crate::pipeline::compare::base_text::text_files(repo, base, MAX_FILE, 64 * 1024 * 1024)
 }

@@ -155,7 +155,7 @@ pub(crate) async fn run_probe(
     timeout: std::time::Duration,
     cancel: &CancellationToken,
 ) -> Result<Vec<String>, String> {
-    let laid = crate::pipeline::base_defined::with_file(
+    let laid = crate::layers::evidence::base_defined::with_file(
         place,
         base,
         &probe.file,

@@ -262,7 +262,7 @@ impl BaseTestsCopy {
         changes: &ChangeSet,
         allow: &[String],
         listed_in: &[String],
-        canaries: &[crate::pipeline::canary::Canary],
+        canaries: &[crate::layers::evidence::canary::Canary],
     ) -> Result<BaseTestsCopy, String> {
         let allowed = allowed(allow);
         let base = BaseFiles::open(place, changes)?;

@@ -15,12 +15,12 @@
 
 use crate::config::Guardrail;
 use crate::exec::place::Place;
+use crate::layers::evidence::{canary, mutants};
 use crate::layers::ledger::{self, Judged, Listing, Recognised, Results};
 use crate::layers::test_results::{self, Whole};
 use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, NewTests, StepTime};
 use crate::model::verdict::{Issue, Severity};
-use crate::pipeline::{canary, mutants};
 use crate::text::{first_of, plural};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -320,7 +320,7 @@ pub async fn new_tests(
         return Ok((None, Vec::new()));
     }
     let on_base =
-        crate::pipeline::base_defined::tests_on_base(place, changes, &files_of(runs, now))?;
+        crate::layers::evidence::base_defined::tests_on_base(place, changes, &files_of(runs, now))?;
     let run = runs.run(&on_base).await?;
     if let Some(p) = run.outcome.exit.problem(runs.timeout) {
         return Err(format!("`{}` {p}", runs.run.0));
@@ -346,7 +346,7 @@ pub async fn new_tests(
         Vec::new()
     } else {
         runs.clock.step("new code stubbed");
-        let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
+        let stubbed = crate::layers::evidence::base_defined::without_new_code(place, changes)?;
         let run = runs.run(&stubbed).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
             return Err(format!("`{}` {p}", runs.run.0));
@@ -452,7 +452,7 @@ pub async fn base_tests(
     let runner = runs.rec.runner;
     let base_files = match runner {
         ledger::Runner::Cargo | ledger::Runner::Go => {
-            crate::pipeline::base_defined::base_files_where(
+            crate::layers::evidence::base_defined::base_files_where(
                 place,
                 changes,
                 &|p| canary::may_hold(runner, p),
@@ -471,7 +471,7 @@ pub async fn base_tests(
         &base_files,
         &runs.rec.args,
     );
-    let copy = crate::pipeline::base_defined::BaseTestsCopy::new(
+    let copy = crate::layers::evidence::base_defined::BaseTestsCopy::new(
         place,
         changes,
         allow,
@@ -678,7 +678,7 @@ fn passed_tests(
 /// candidate writes in its `go.mod` decides which tests are mutated. None
 /// when there is none.
 fn go_module_of(
-    copy: &crate::pipeline::base_defined::BaseTestsCopy,
+    copy: &crate::layers::evidence::base_defined::BaseTestsCopy,
     dir: Option<&str>,
 ) -> Option<(String, String)> {
     let mut d = dir.unwrap_or("").trim_matches('/').to_string();
@@ -720,7 +720,7 @@ fn mutable_files(
         .as_deref()
         .map(|d| format!("{}/", d.trim_end_matches('/')));
     let mut out = files_of(runs, at_base);
-    out.extend(crate::pipeline::base_defined::base_files_where(
+    out.extend(crate::layers::evidence::base_defined::base_files_where(
         place,
         changes,
         &|p| {

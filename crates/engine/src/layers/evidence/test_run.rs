@@ -7,15 +7,17 @@
 
 use crate::config::{Config, Guardrail, GuardrailKind};
 use crate::exec::place::Place;
+use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
+use crate::layers::evidence::shipped;
+use crate::layers::evidence::test_evidence::{self, TestRuns};
+use crate::layers::evidence::test_report::{
+    merge_base_tests, merge_new_tests, merge_shipped, own_run_of,
+};
 use crate::layers::ledger;
 use crate::layers::test_integrity::{self, FileVersions, Input};
 use crate::layers::test_results::{self, run_whole, Whole};
 use crate::model::changeset::{ChangeSet, Operation};
 use crate::model::verdict::{Layer, Report};
-use crate::pipeline::base_cache::{at_base_once, base_tree_of};
-use crate::pipeline::shipped;
-use crate::pipeline::test_evidence::{self, TestRuns};
-use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, merge_shipped, own_run_of};
 
 /// The name of the implicit `test-integrity` check.
 pub const TEST_INTEGRITY: &str = "test-integrity";
@@ -145,7 +147,7 @@ pub fn integrity_report(
     let files_now = place.files_reader();
     // Items of Rust sources and files only test code uses are test data:
     // found by reference over the crate's files at the base.
-    let words = crate::pipeline::base_defined::base_words(place, changes);
+    let words = crate::layers::evidence::base_defined::base_words(place, changes);
     let data = |p: &str| words.as_ref().is_some_and(|w| w.test_only_file(p));
     for f in &changes.files {
         let relevant = f
@@ -343,7 +345,7 @@ pub async fn run_test_guardrail(
             }
         ) {
             // Boxed: its future is large, and a worker's stack is not.
-            return Box::pin(crate::pipeline::junit_run::run_junit_guardrail(
+            return Box::pin(crate::layers::evidence::junit_run::run_junit_guardrail(
                 g, changes, place, digest, allow, cancel,
             ))
             .await;
@@ -484,7 +486,8 @@ pub async fn run_test_guardrail(
         runs.clock.step("base's own run");
         if let Ok(red) = Box::pin(base_run(&runs, place, &base_tree, &cache_dir, &at_base)).await {
             if let Some(issue) = fails_at_base_too(&l.failed, &red.failed) {
-                r.output = crate::pipeline::test_report::with_evidence(&r.output, &issue.message);
+                r.output =
+                    crate::layers::evidence::test_report::with_evidence(&r.output, &issue.message);
                 r.issues.insert(0, issue);
             }
         }

@@ -15,7 +15,7 @@ use crate::model::event::RunEvent;
 use crate::model::ranking::Ranking;
 use crate::model::verdict::{candidate_verdict, Issue, Layer, Report, Severity, Status, Verdict};
 use crate::pipeline::candidate::CandidateOutcome;
-use crate::pipeline::cross_test::{cross_test, Crossing, DEFAULT_BOUND};
+use crate::pipeline::compare::cross_test::{cross_test, Crossing, DEFAULT_BOUND};
 use crate::pipeline::journal::Journal;
 use tokio_util::sync::CancellationToken;
 

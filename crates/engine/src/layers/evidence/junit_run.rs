@@ -19,16 +19,16 @@
 
 use crate::config::{Guardrail, GuardrailKind};
 use crate::exec::place::Place;
+use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
+use crate::layers::evidence::mutants;
+use crate::layers::evidence::test_evidence::{weakened_issue, RULE_FAILED};
+use crate::layers::evidence::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 use crate::layers::ledger::{junit, Results};
 use crate::layers::test_integrity::{self, Input};
 use crate::layers::test_results::{run_whole, Whole};
 use crate::model::changeset::ChangeSet;
 use crate::model::ledger::{BaseTests, Ledger, NewTests};
 use crate::model::verdict::{Issue, Layer, Report, Severity};
-use crate::pipeline::base_cache::{at_base_once, base_tree_of};
-use crate::pipeline::mutants;
-use crate::pipeline::test_evidence::{weakened_issue, RULE_FAILED};
-use crate::pipeline::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 use crate::text::{first_of, plural};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -247,7 +247,8 @@ async fn base_tests(
     at_base: &Results,
     now: &Results,
 ) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
-    let copy = crate::pipeline::base_defined::BaseTestsCopy::new(place, changes, allow, &[], &[])?;
+    let copy =
+        crate::layers::evidence::base_defined::BaseTestsCopy::new(place, changes, allow, &[], &[])?;
     let files_laid = copy.laid;
     let results = if files_laid == 0 {
         now.clone()
@@ -271,7 +272,7 @@ async fn base_tests(
         .filter(|n| passes(&results, n))
         .map(|n| n.to_string())
         .collect();
-    let (mut b, issue) = crate::pipeline::test_evidence::base_tests_judged(
+    let (mut b, issue) = crate::layers::evidence::test_evidence::base_tests_judged(
         judged.len(),
         passed.len(),
         &not_passing,
@@ -282,7 +283,7 @@ async fn base_tests(
     // round's mutated so that they must fail (Rust, Python and Java test
     // files).
     let mut copy = copy;
-    let files: Vec<(String, String)> = crate::pipeline::base_defined::base_files_where(
+    let files: Vec<(String, String)> = crate::layers::evidence::base_defined::base_files_where(
         place,
         changes,
         &|p| {
@@ -304,7 +305,7 @@ async fn base_tests(
     .into_iter()
     .filter_map(|p| copy.text(&p).map(|t| (p, t)))
     .collect();
-    let nonce = crate::pipeline::canary::nonce();
+    let nonce = crate::layers::evidence::canary::nonce();
     let rounds = mutants::plan(mutants::Naming::Junit, &files, &passed, &nonce);
     let mut forged = Vec::new();
     for planned in &rounds {
@@ -357,7 +358,7 @@ async fn new_tests(
     at_base: &Results,
     now: &Results,
 ) -> Result<(Option<NewTests>, Vec<Issue>), String> {
-    if crate::pipeline::base_defined::test_paths(place, changes, &[]).is_empty() {
+    if crate::layers::evidence::base_defined::test_paths(place, changes, &[]).is_empty() {
         return Ok((None, Vec::new()));
     }
     let base_names = all_names(at_base);
@@ -375,7 +376,7 @@ async fn new_tests(
     if added.is_empty() && kept.is_empty() {
         return Ok((None, Vec::new()));
     }
-    let on_base = crate::pipeline::base_defined::tests_on_base(place, changes, &[])?;
+    let on_base = crate::layers::evidence::base_defined::tests_on_base(place, changes, &[])?;
     let there = results_there(runs, &on_base).await?;
     let issues: Vec<Issue> = kept
         .iter()
@@ -391,7 +392,7 @@ async fn new_tests(
     let pass_without_new_code: Vec<String> = if unbuilt.is_empty() {
         Vec::new()
     } else {
-        let stubbed = crate::pipeline::base_defined::without_new_code(place, changes)?;
+        let stubbed = crate::layers::evidence::base_defined::without_new_code(place, changes)?;
         let without = results_there(runs, &stubbed).await?;
         unbuilt
             .iter()

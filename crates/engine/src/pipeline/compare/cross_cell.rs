@@ -27,7 +27,9 @@ pub fn base_corpus(origin: &std::path::Path, base: &str) -> Corpus {
     let Ok(base) = git2::Oid::from_str(base) else {
         return c;
     };
-    for (path, text) in crate::pipeline::base_text::text_files(origin, base, MAX_FILE, MAX_BASE) {
+    for (path, text) in
+        crate::pipeline::compare::base_text::text_files(origin, base, MAX_FILE, MAX_BASE)
+    {
         c.add(&path);
         c.add(&text);
     }

@@ -22,8 +22,8 @@
 
 use crate::model::ledger::BaseTests;
 use crate::model::verdict::{Issue, Layer, Report, Severity};
-use crate::pipeline::agree::land;
 use crate::pipeline::candidate::CandidateOutcome;
+use crate::pipeline::compare::agree::land;
 use crate::pipeline::journal::Journal;
 
 /// Rule: a base test this change updated for an API it altered, which

@@ -17,13 +17,13 @@
 
 use crate::config::{Config, Guardrail, GuardrailKind};
 use crate::exec::place::Place;
+use crate::layers::evidence::test_evidence::TestRuns;
 use crate::layers::ledger::{self, Listing, Recognised};
 use crate::layers::test_integrity::Corpus;
 use crate::model::agreement::{Agreement, Cell, CellNote, CrossTest, TestSource};
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::Report;
-use crate::pipeline::cross_cell;
-use crate::pipeline::test_evidence::TestRuns;
+use crate::pipeline::compare::cross_cell;
 use tokio_util::sync::CancellationToken;
 
 /// Default bound on cross-test runs per run (`compare.cross_tests`).
@@ -49,7 +49,9 @@ pub(crate) fn test_guardrail(
         .as_deref()
         .unwrap_or(&[])
         .iter()
-        .filter(|g| crate::pipeline::test_run::is_test_guardrail(g, package_json.as_deref()))
+        .filter(|g| {
+            crate::layers::evidence::test_run::is_test_guardrail(g, package_json.as_deref())
+        })
         .find_map(|g| match &g.kind {
             GuardrailKind::Command { command, .. } => {
                 ledger::recognise(command, package_json.as_deref()).map(|r| (g.clone(), r))
@@ -215,7 +217,7 @@ pub async fn cross_test(
             let c = &candidates[i];
             (
                 i,
-                crate::pipeline::base_defined::test_paths(c.place, c.changes, &files(i)),
+                crate::layers::evidence::base_defined::test_paths(c.place, c.changes, &files(i)),
             )
         })
         .collect();
@@ -346,7 +348,7 @@ async fn run_batch(
     };
     // What the run says, and what went wrong with it.
     let mut said = String::new();
-    let (judged, trouble, laid) = match crate::pipeline::base_defined::tests_on_other(
+    let (judged, trouble, laid) = match crate::layers::evidence::base_defined::tests_on_other(
         &authors,
         (target.place, target.changes),
     ) {

@@ -69,7 +69,7 @@ pub(crate) fn merge_base_tests(
 pub(crate) fn merge_shipped(
     mut r: Report,
     s: &mut crate::model::ledger::Ledger,
-    shipped: Result<crate::pipeline::shipped::Shipped, String>,
+    shipped: Result<crate::layers::evidence::shipped::Shipped, String>,
 ) -> Report {
     match shipped {
         Ok((counts, issues)) => {

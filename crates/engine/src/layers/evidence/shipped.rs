@@ -15,12 +15,12 @@
 //! not, the change fails.
 
 use crate::exec::place::Place;
+use crate::layers::evidence::base_cache::at_base_once;
+use crate::layers::evidence::test_evidence::{files_of, TestRuns};
 use crate::layers::ledger::{self, Listing};
 use crate::layers::test_integrity::RULE_TEST_ONLY;
 use crate::model::changeset::ChangeSet;
 use crate::model::verdict::{Issue, Severity};
-use crate::pipeline::base_cache::at_base_once;
-use crate::pipeline::test_evidence::{files_of, TestRuns};
 use crate::text::{first_of, plural};
 
 /// Where the base's own runs are made and kept: its tree, and the cache
@@ -66,7 +66,7 @@ pub async fn release_profile(
             vec![Issue::new(RULE_TEST_ONLY, Severity::Warning, why)],
         ));
     };
-    let copy = crate::pipeline::base_defined::BaseTestsCopy::new(
+    let copy = crate::layers::evidence::base_defined::BaseTestsCopy::new(
         place,
         changes,
         allow,
