@@ -14,7 +14,9 @@
 // `rascal::pipeline::…` read the same from the binary and the tests.
 pub use rascal_core::with_style_names;
 pub use rascal_core::{config, digest, model, text};
-pub use rascal_engine::{changes, doctor, finalize, gc, init, layers, output, pipeline, store};
+pub use rascal_engine::{
+    changes, doctor, error, finalize, gc, init, layers, output, pipeline, store,
+};
 pub use rascal_exec::{agents, egress, exec, git};
 pub use rascal_tui as tui;
 

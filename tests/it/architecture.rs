@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// ones before it (and itself).
 const LAYERS: &[&str] = &[
     "digest", "text", "config", "model", "git", "egress", "exec", "agents", "layers", "store",
-    "output", "changes", "pipeline", "gc", "finalize", "doctor", "init", "tui", "cli",
+    "output", "changes", "pipeline", "gc", "finalize", "doctor", "init", "error", "tui", "cli",
 ];
 
 /// The workspace's crates from the bottom up: package, source folder, and

@@ -33,3 +33,6 @@ pub mod finalize;
 pub mod doctor;
 
 pub mod init;
+
+pub mod error;
+pub use error::Error;
