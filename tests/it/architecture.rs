@@ -13,8 +13,27 @@ use std::path::{Path, PathBuf};
 /// Folders (top-level modules) from the bottom up: each may use only the
 /// ones before it (and itself).
 const LAYERS: &[&str] = &[
-    "digest", "text", "config", "model", "git", "egress", "exec", "agents", "layers", "store",
-    "output", "changes", "pipeline", "gc", "finalize", "doctor", "init", "error", "tui", "cli",
+    "digest",
+    "text",
+    "config",
+    "model",
+    "git",
+    "egress",
+    "exec",
+    "agents",
+    "layers",
+    "store",
+    "output",
+    "changes",
+    "pipeline",
+    "gc",
+    "finalize",
+    "doctor",
+    "init",
+    "error",
+    "run_handle",
+    "tui",
+    "cli",
 ];
 
 /// The workspace's crates from the bottom up: package, source folder, and

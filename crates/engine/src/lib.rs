@@ -34,5 +34,8 @@ pub mod doctor;
 
 pub mod init;
 
+pub mod run_handle;
+pub use run_handle::RunHandle;
+
 pub mod error;
 pub use error::Error;

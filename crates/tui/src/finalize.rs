@@ -1,41 +1,14 @@
-//! The TUI's finalize step on the shell side (I/O, run off the UI
-//! thread): the engine's one finalize (`finalize::run`, as `rascal
-//! finalize` calls it) turned into a line for the status bar and the
-//! journalled event the screen folds in.
+//! What the TUI says of a finalize: the engine's one finalize
+//! (`RunHandle::finalize`, the call `rascal finalize` makes too) turned
+//! into a line for the status bar and the journalled event the screen
+//! folds in.
 
-use crate::model::event::{Finalization, RunEvent};
-use crate::model::preview::Preview;
-use crate::store::Project;
-use rascal_engine::finalize::{run, FinalizeOptions};
-use std::path::Path;
+use crate::model::event::RunEvent;
+use rascal_engine::finalize::run::Outcome;
 
-/// The repository at `origin`.
-fn project(origin: &Path) -> Result<Project, String> {
-    Project::open(origin).map_err(|e| e.to_string())
-}
-
-/// What finalizing `candidate` would do.
-pub fn preview(origin: &Path, run: &str, candidate: &str) -> Result<Preview, String> {
-    run::preview_run(&project(origin)?, run, candidate).map_err(|e| e.to_string())
-}
-
-/// What a finalize did: the journalled event (None when it could not be
-/// recorded) and one line for the status bar.
-pub struct Done {
-    pub event: Option<RunEvent>,
-    pub message: String,
-}
-
-/// Finalize the run's selected candidate (refused, with finalize's own
-/// message, when it does not pass or changed since it was verified); with
-/// `open_pr`, open the pull request too — the same engine call as
-/// `rascal finalize [--pr]`.
-pub fn finalize(origin: &Path, run: &str, open_pr: bool) -> Result<Done, String> {
-    let opts = FinalizeOptions {
-        pr: open_pr,
-        ..FinalizeOptions::default()
-    };
-    let out = run::finalize_run(&project(origin)?, run, &opts).map_err(|e| e.to_string())?;
+/// What a finalize did, for the status bar: one line, and the journalled
+/// event the screen folds in (None when the record could not say so).
+pub fn said(out: Outcome) -> (String, Option<RunEvent>) {
     let f = &out.finalized;
     let mut message = format!(
         "finalized: committed {} on {} · PR body {}",
@@ -68,15 +41,5 @@ pub fn finalize(origin: &Path, run: &str, open_pr: bool) -> Result<Done, String>
             None
         }
     };
-    Ok(Done { event, message })
-}
-
-/// Open the finalized branch's pull request (`P`), and journal that it
-/// was opened.
-pub fn open_pr(
-    origin: &Path,
-    run: &str,
-    f: &Finalization,
-) -> Result<(String, Option<RunEvent>), String> {
-    run::open_pr(&project(origin)?, run, f)
+    (message, event)
 }

@@ -14,6 +14,7 @@ use crate::model::verdict::Layer;
 use crate::pipeline::{Decided, PreparedRun, Session};
 use crate::store::logview::LogView;
 use crossterm::event::{Event as CtEvent, MouseEventKind};
+use rascal_engine::RunHandle;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
 use std::io::Write;
@@ -521,21 +522,18 @@ impl Background<'_> {
         });
     }
 
-    /// Run `read` off the event loop with the run's repository, id and
-    /// base; send what it answers back as an action.
-    fn read_changes(
-        &self,
-        app: &App,
-        read: impl FnOnce(&std::path::Path, &str, &str) -> Action + Send + 'static,
-    ) {
-        let (base, origin, run) = (
-            self.shell.base.clone(),
-            self.shell.origin.clone(),
-            app.run.clone(),
-        );
+    /// The run as the engine reads and finishes it.
+    fn handle(&self, app: &App) -> RunHandle {
+        RunHandle::new(&self.shell.origin, &app.run, &self.shell.base)
+    }
+
+    /// Run `read` off the event loop on the run; send what it answers back
+    /// as an action.
+    fn read_changes(&self, app: &App, read: impl FnOnce(&RunHandle) -> Action + Send + 'static) {
+        let run = self.handle(app);
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
-            let _ = tx.send(read(&origin, &run, &base));
+            let _ = tx.send(read(&run));
         });
     }
 
@@ -544,16 +542,13 @@ impl Background<'_> {
         let Some(change) = app.change(&id) else {
             return;
         };
-        self.read_changes(
-            app,
-            move |origin, run, base| match crate::changes::diff_text(origin, run, base, &change) {
-                Ok(text) => Action::DiffLoaded {
-                    candidate: id,
-                    text,
-                },
-                Err(why) => Action::DiffUnreadable { candidate: id, why },
+        self.read_changes(app, move |run| match run.diff(&change) {
+            Ok(text) => Action::DiffLoaded {
+                candidate: id,
+                text,
             },
-        );
+            Err(why) => Action::DiffUnreadable { candidate: id, why },
+        });
     }
 
     /// Read how two candidates' changes differ.
@@ -561,23 +556,19 @@ impl Background<'_> {
         let (Some(ca), Some(cb)) = (app.change(&a), app.change(&b)) else {
             return;
         };
-        self.read_changes(
-            app,
-            move |origin, run, base| match crate::changes::compare_text(origin, run, base, &ca, &cb)
-            {
-                Ok(text) => Action::CompareLoaded { a, b, text },
-                Err(why) => Action::CompareUnreadable { a, b, why },
-            },
-        );
+        self.read_changes(app, move |run| match run.compare(&ca, &cb) {
+            Ok(text) => Action::CompareLoaded { a, b, text },
+            Err(why) => Action::CompareUnreadable { a, b, why },
+        });
     }
 
     /// Read test `index` (`name`, by `author`) from its author's change.
     fn load_test_source(&self, app: &App, index: usize, author: String, name: String) {
         let change = app.change(&author);
-        self.read_changes(app, move |origin, run, base| {
+        self.read_changes(app, move |run| {
             let found = change
                 .ok_or_else(|| format!("{author} is not a candidate of this run"))
-                .and_then(|c| crate::changes::changed_files(origin, run, base, &c))
+                .and_then(|c| run.changed_files(&c))
                 .and_then(|files| {
                     super::test_source::find(&files, &name).ok_or_else(|| {
                         format!(
@@ -593,13 +584,9 @@ impl Background<'_> {
 
     /// Read what finalizing this candidate would do.
     fn preview_finalize(&self, app: &App, candidate: String) {
-        let (origin, run, tx) = (
-            self.shell.origin.clone(),
-            app.run.clone(),
-            self.loaded.clone(),
-        );
+        let (run, tx) = (self.handle(app), self.loaded.clone());
         tokio::task::spawn_blocking(move || {
-            let r = super::finalize::preview(&origin, &run, &candidate);
+            let r = run.preview(&candidate).map_err(|e| e.to_string());
             let _ = tx.send(Action::FinalizePreviewed(r));
         });
     }
@@ -607,18 +594,15 @@ impl Background<'_> {
     /// Commit the selected candidate on its branch, then open the pull
     /// request when `open_pr`.
     fn finalize(&self, app: &App, open_pr: bool) {
-        let (origin, run, tx) = (
-            self.shell.origin.clone(),
-            app.run.clone(),
-            self.loaded.clone(),
-        );
+        let (run, tx) = (self.handle(app), self.loaded.clone());
         let clock = self.shell.clock;
         tokio::task::spawn_blocking(move || {
-            let done = super::finalize::finalize(&origin, &run, open_pr).map(|d| {
-                if let Some(ev) = d.event {
+            let done = run.finalize(open_pr).map_err(|e| e.to_string()).map(|out| {
+                let (message, event) = super::finalize::said(out);
+                if let Some(ev) = event {
                     let _ = tx.send(Action::Run(Box::new(ev), clock()));
                 }
-                d.message
+                message
             });
             let _ = tx.send(Action::FinalizeDone(done));
         });
@@ -629,14 +613,10 @@ impl Background<'_> {
         let Some(f) = app.summary.finalized.clone() else {
             return;
         };
-        let (origin, run, tx) = (
-            self.shell.origin.clone(),
-            app.run.clone(),
-            self.loaded.clone(),
-        );
+        let (run, tx) = (self.handle(app), self.loaded.clone());
         let clock = self.shell.clock;
         tokio::task::spawn_blocking(move || {
-            let r = super::finalize::open_pr(&origin, &run, &f).map(|(out, ev)| {
+            let r = run.open_pr(&f).map(|(out, ev)| {
                 if let Some(ev) = ev {
                     let _ = tx.send(Action::Run(Box::new(ev), clock()));
                 }
@@ -673,7 +653,7 @@ fn copy(app: &App, shell: &Shell, candidate: &str, what: super::jump::CopyWhat) 
             let change = app.change(candidate);
             match change
                 .ok_or_else(|| format!("no candidate {candidate}"))
-                .and_then(|ch| crate::changes::diff_text(&shell.origin, &app.run, &shell.base, &ch))
+                .and_then(|ch| RunHandle::new(&shell.origin, &app.run, &shell.base).diff(&ch))
             {
                 Ok(t) => t,
                 Err(e) => return format!("could not read {candidate}'s diff: {e}"),

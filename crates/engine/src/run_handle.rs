@@ -1,0 +1,88 @@
+//! One run as a front end reads and finishes it once the pipeline's
+//! `Session` has started (or attached to) it: a candidate's diff, two
+//! candidates compared, the files a change wrote (to find a test's
+//! source), what finalizing would do, the finalize itself and the pull
+//! request after it. Cheap to clone into a background task. Each call is
+//! the engine's one path for that job: `rascal finalize` makes the same
+//! finalize call, `rascal show` reads the same record.
+
+use crate::changes::{self, Change};
+use crate::finalize::run::{self as finalize_run, Outcome};
+use crate::finalize::FinalizeOptions;
+use crate::model::event::{Finalization, RunEvent};
+use crate::model::preview::Preview;
+use crate::store::Project;
+use std::path::{Path, PathBuf};
+
+/// Run `run` of the repository at `repo`, whose base commit is `base`.
+#[derive(Debug, Clone)]
+pub struct RunHandle {
+    repo: PathBuf,
+    run: String,
+    base: String,
+}
+
+impl RunHandle {
+    pub fn new(repo: &Path, run: &str, base: &str) -> RunHandle {
+        RunHandle {
+            repo: repo.to_path_buf(),
+            run: run.to_string(),
+            base: base.to_string(),
+        }
+    }
+
+    /// The run's id.
+    pub fn run(&self) -> &str {
+        &self.run
+    }
+
+    /// `c`'s change as a unified diff against the base.
+    pub fn diff(&self, c: &Change) -> Result<String, String> {
+        changes::diff_text(&self.repo, &self.run, &self.base, c)
+    }
+
+    /// How `a`'s change differs from `b`'s (B old, A new).
+    pub fn compare(&self, a: &Change, b: &Change) -> Result<String, String> {
+        changes::compare_text(&self.repo, &self.run, &self.base, a, b)
+    }
+
+    /// The files `c`'s verified change added or modified (path, text).
+    pub fn changed_files(&self, c: &Change) -> Result<Vec<(String, String)>, String> {
+        changes::changed_files(&self.repo, &self.run, &self.base, c)
+    }
+
+    fn project(&self) -> Result<Project, crate::Error> {
+        Ok(Project::open(&self.repo)?)
+    }
+
+    /// What finalizing `candidate` would do.
+    pub fn preview(&self, candidate: &str) -> Result<Preview, crate::Error> {
+        Ok(finalize_run::preview_run(
+            &self.project()?,
+            &self.run,
+            candidate,
+        )?)
+    }
+
+    /// Finalize the run's selected candidate, as `rascal finalize [--pr]`
+    /// does.
+    pub fn finalize(&self, open_pr: bool) -> Result<Outcome, crate::Error> {
+        let opts = FinalizeOptions {
+            pr: open_pr,
+            ..FinalizeOptions::default()
+        };
+        Ok(finalize_run::finalize_run(
+            &self.project()?,
+            &self.run,
+            &opts,
+        )?)
+    }
+
+    /// Open the finalized branch's pull request with `gh` and journal it:
+    /// the PR's address and the event (None when the record could not say
+    /// so).
+    pub fn open_pr(&self, f: &Finalization) -> Result<(String, Option<RunEvent>), String> {
+        let project = self.project().map_err(|e| e.to_string())?;
+        finalize_run::open_pr(&project, &self.run, f)
+    }
+}
