@@ -442,18 +442,19 @@ async fn cancel_deletes_the_job_with_foreground_propagation() {
     let fake_state = fake.state.clone();
     tokio::spawn(async move {
         // Cancel once the agent runs (its log line is out).
-        loop {
-            let running = fake_state
-                .lock()
-                .unwrap()
-                .requests
-                .iter()
-                .any(|r| r.path.ends_with("/log"));
-            if running {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        crate::common::wait::until_async(
+            "the agent's log is read",
+            Duration::from_secs(60),
+            || {
+                fake_state
+                    .lock()
+                    .unwrap()
+                    .requests
+                    .iter()
+                    .any(|r| r.path.ends_with("/log"))
+            },
+        )
+        .await;
         c.cancel();
     });
     let (exit, _) = launch(&fake, set.spec.clone(), cancel).await;
@@ -504,12 +505,10 @@ async fn reattach_follows_the_log_from_where_the_journal_stopped() {
         async move { launcher.run(spec, tx, CancellationToken::new()).await }
     });
     // Wait until the agent runs, then kill the first rascal.
-    loop {
-        if fake.with(|s| s.phase.values().any(|p| *p == Phase::Running)) {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    crate::common::wait::until_async("the agent's pod runs", Duration::from_secs(60), || {
+        fake.with(|s| s.phase.values().any(|p| *p == Phase::Running))
+    })
+    .await;
     first.abort();
     let _ = first.await;
     // The agent ends; the next log stream breaks after three lines.
@@ -1363,9 +1362,10 @@ async fn a_cancelled_check_deletes_its_job() {
     let state = fake.state.clone();
     tokio::spawn(async move {
         // Cancel once the Job exists.
-        while !state.lock().unwrap().jobs.contains_key(CHECK_JOB) {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
+        crate::common::wait::until_async("the check's Job exists", Duration::from_secs(60), || {
+            state.lock().unwrap().jobs.contains_key(CHECK_JOB)
+        })
+        .await;
         c.cancel();
     });
     let (result, _) = run_check(

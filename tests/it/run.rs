@@ -213,17 +213,15 @@ fn killed_run_is_recorded_as_interrupted_and_the_next_run_works() {
     // The orphaned agent sleeps 20 s, not a day: SIGKILL of rascal leaves it behind.
     let t = repo_with_agents("agents:\n  stuck: { runtime: scripted, steps: [{ do: say, text: thinking very hard }, { do: sleep, ms: 20000 }] }\n  good: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"fn b() {}\\n\" }] }\n");
     let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "stuck", "--headless"]);
-    // Wait until the agent is running (its log line is journalled).
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let list = stdout(&t.rascal(&["list"]));
-        if list.contains("running") {
-            break;
-        }
-        assert!(Instant::now() < deadline, "run never started: {list}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    std::thread::sleep(Duration::from_millis(500));
+    // Wait until the run is listed and its agent has said its first line
+    // (it is running, not about to start): the orphan the kill leaves
+    // behind.
+    let id = common::wait_for_running_run(&t, 30);
+    common::wait::until(
+        "the agent's first line is journalled",
+        Duration::from_secs(30),
+        || stdout(&t.rascal(&["show", &id])).contains("thinking very hard"),
+    );
     child.kill().unwrap(); // SIGKILL: no cleanup at all
     child.wait().unwrap();
     let list = stdout(&t.rascal(&["list"]));

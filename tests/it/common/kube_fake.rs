@@ -681,12 +681,12 @@ async fn serve_log(
     }
     if hang {
         // The agent runs on; the client goes away when it gives up.
-        loop {
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            if state.lock().unwrap().phase.get(&job) == Some(&Phase::Deleted) {
-                break;
-            }
-        }
+        crate::common::wait::until_async(
+            "the client deletes the hung Job",
+            std::time::Duration::from_secs(120),
+            || state.lock().unwrap().phase.get(&job) == Some(&Phase::Deleted),
+        )
+        .await;
     } else {
         let mut s = state.lock().unwrap();
         if s.phase.get(&job) == Some(&Phase::Running) {

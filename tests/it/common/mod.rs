@@ -6,6 +6,7 @@ pub mod docker;
 pub use rascal::tui::fixture;
 pub mod kube_fake;
 pub mod tmux;
+pub mod wait;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
