@@ -24,7 +24,7 @@
 
 use super::jvm;
 use super::lex::{Source, Syntax};
-use super::mutate_parts::{arguments, first_word, literal_edit, Candidate, Edit, Eligible, Lang};
+use super::mutate_parts::{arguments, literal_edit, statements, Candidate, Edit, Eligible, Lang};
 
 /// JUnit's assertions and their opposites, both ways.
 const OPPOSITES: &[(&str, &str)] = &[
@@ -145,34 +145,9 @@ fn declares_assertion(src: &Source) -> bool {
 /// The assertion statements directly in the body `start..end`, before any
 /// `return` in it, that can be mutated.
 fn assertions(src: &Source, start: usize, end: usize, imports: &Imports) -> Vec<Candidate> {
-    let stop = first_word(src, start, end, "return").unwrap_or(end);
-    let mut out = Vec::new();
-    let mut statement = true;
-    let mut i = start;
-    while i < stop {
-        let c = src.at(i);
-        if c.is_ascii_whitespace() {
-            i += 1;
-            continue;
-        }
-        (i, statement) = match c {
-            b'{' => (src.close(i) + 1, true),
-            b'}' | b';' => (i + 1, true),
-            b'(' | b'[' => (src.close(i) + 1, false),
-            _ => match src.word(i) {
-                Some((_, e)) if statement => match statement_at(src, i, stop, imports) {
-                    Some((candidate, after)) => {
-                        out.extend(candidate);
-                        (after, true)
-                    }
-                    None => (e, false),
-                },
-                Some((_, e)) => (e, false),
-                None => (i + 1, false),
-            },
-        };
-    }
-    out
+    statements(src, (start, end), false, |at, stop| {
+        statement_at(src, at, stop, imports)
+    })
 }
 
 /// A statement at `at` that is a call of a JUnit assertion (`name(…);`,

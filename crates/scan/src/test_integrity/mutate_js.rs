@@ -29,7 +29,7 @@
 use super::js;
 use super::lex::{is_ident_byte, Source, Syntax};
 use super::mutate_parts::{
-    arguments, first_word, insert, literal_edit, Candidate, Edit, Eligible, Lang,
+    arguments, first_word, insert, literal_edit, statements, Candidate, Edit, Eligible, Lang,
 };
 
 /// Matchers whose one literal argument is the expected value.
@@ -172,47 +172,9 @@ fn imports_node_assert(src: &Source) -> bool {
 /// The assertion statements directly in the body `start..end`, before any
 /// `return` in it, that can be mutated.
 fn assertions(src: &Source, start: usize, end: usize, node_assert: bool) -> Vec<Candidate> {
-    let stop = first_word(src, start, end, "return").unwrap_or(end);
-    let raw = src.text.as_bytes();
-    let mut out = Vec::new();
-    let mut statement = true;
-    let mut i = start;
-    while i < stop {
-        let c = src.at(i);
-        if c.is_ascii_whitespace() {
-            // A line's end ends a statement unless what came before asks
-            // for more.
-            if raw.get(i) == Some(&b'\n') {
-                let prev = src.prev_sig(i).filter(|&p| p >= start).map(|p| src.at(p));
-                statement |= !matches!(
-                    prev,
-                    Some(b'=' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'!')
-                        | Some(b'<' | b'>' | b'?' | b':' | b',' | b'.')
-                );
-            }
-            i += 1;
-            continue;
-        }
-        (i, statement) = match c {
-            b'{' => (src.close(i) + 1, true),
-            b'}' | b';' => (i + 1, true),
-            b'(' | b'[' => (src.close(i) + 1, false),
-            _ => match src.word(i) {
-                Some((_, e)) if statement && !(i > 0 && src.at(i - 1) == b'.') => {
-                    match statement_at(src, i, stop, end, node_assert) {
-                        Some((candidate, after)) => {
-                            out.extend(candidate);
-                            (after, true)
-                        }
-                        None => (e, false),
-                    }
-                }
-                Some((_, e)) => (e, false),
-                None => (i + 1, false),
-            },
-        };
-    }
-    out
+    statements(src, (start, end), true, |at, stop| {
+        statement_at(src, at, stop, end, node_assert)
+    })
 }
 
 /// One `.word` or `.word(…)` of a chain: where its dot and word are, and

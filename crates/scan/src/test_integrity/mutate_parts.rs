@@ -115,6 +115,64 @@ pub(super) fn first_word(src: &Source, a: usize, b: usize, word: &str) -> Option
     None
 }
 
+/// What a statement found at an offset is: its mutation (None when it is
+/// an assertion that cannot be mutated) and where it ends; None when no
+/// assertion starts there.
+pub(super) type Found = Option<(Option<Candidate>, usize)>;
+
+/// The assertion statements directly in the body `start..end` of a brace
+/// language (Java, JavaScript), before any `return` in it: `found(at,
+/// stop)` reads the statement a word at `at` starts. Nested blocks,
+/// parentheses and brackets are stepped over, so only what certainly runs
+/// is seen. With `line_ends`, a line's end also ends a statement unless
+/// what came before asks for more (JavaScript's automatic semicolons).
+pub(super) fn statements(
+    src: &Source,
+    (start, end): (usize, usize),
+    line_ends: bool,
+    mut found: impl FnMut(usize, usize) -> Found,
+) -> Vec<Candidate> {
+    let stop = first_word(src, start, end, "return").unwrap_or(end);
+    let raw = src.text.as_bytes();
+    let mut out = Vec::new();
+    let mut statement = true;
+    let mut i = start;
+    while i < stop {
+        let c = src.at(i);
+        if c.is_ascii_whitespace() {
+            if line_ends && raw.get(i) == Some(&b'\n') {
+                let prev = src.prev_sig(i).filter(|&p| p >= start).map(|p| src.at(p));
+                statement |= !matches!(
+                    prev,
+                    Some(b'=' | b'+' | b'-' | b'*' | b'/' | b'%' | b'&' | b'|' | b'^' | b'!')
+                        | Some(b'<' | b'>' | b'?' | b':' | b',' | b'.')
+                );
+            }
+            i += 1;
+            continue;
+        }
+        (i, statement) = match c {
+            b'{' => (src.close(i) + 1, true),
+            b'}' | b';' => (i + 1, true),
+            b'(' | b'[' => (src.close(i) + 1, false),
+            _ => match src.word(i) {
+                Some((_, e)) if statement && !(i > 0 && src.at(i - 1) == b'.') => {
+                    match found(i, stop) {
+                        Some((candidate, after)) => {
+                            out.extend(candidate);
+                            (after, true)
+                        }
+                        None => (e, false),
+                    }
+                }
+                Some((_, e)) => (e, false),
+                None => (i + 1, false),
+            },
+        };
+    }
+    out
+}
+
 // ---------------------------------------------------------------------------
 // Literals.
 
