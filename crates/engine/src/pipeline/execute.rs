@@ -239,43 +239,8 @@ pub async fn execute_with(
         );
     }
     agree::unseparated(&mut ranking, &contenders);
-    // Code differs but no test separates it from the pick: the
-    // discriminator's probe may turn that into a question.
-    if crate::pipeline::compare::discriminate::configured(&jobs.config).is_some()
-        && !ranking.unseparated.is_empty()
-    {
-        let ids: Vec<String> = ranking
-            .pick
-            .iter()
-            .chain(ranking.unseparated.iter())
-            .cloned()
-            .collect();
-        let diffs: BTreeMap<String, String> = crate::pipeline::judge::diffs_of(
-            &ids,
-            &jobs.repo_dir,
-            &worktrees,
-            jobs.base,
-            &jobs.task.holdout,
-        )
-        .into_iter()
-        .collect();
-        let places: BTreeMap<String, crate::exec::place::Place> = results
-            .iter()
-            .filter_map(|r| Some((r.id.clone(), r.place.clone()?)))
-            .collect();
-        let site = jobs.helper_site("discriminator");
-        let base = jobs.base.to_string();
-        let d = crate::pipeline::compare::discriminate::Discriminate {
-            config: &jobs.config,
-            instruction: &jobs.request.instruction,
-            diffs: &diffs,
-            places: &places,
-            base: &base,
-            site: &site,
-            cancel: &cancel,
-        };
-        crate::pipeline::compare::discriminate::discriminate(&d, &mut ranking).await;
-    }
+    jobs.probe_unseparated(&mut ranking, &results, &worktrees, &cancel)
+        .await;
     let contested = ranking.contested.is_some();
     // A run the declarations escalate is a human's to decide: `--auto`
     // selects nothing.
@@ -293,19 +258,15 @@ pub async fn execute_with(
             .unwrap_or(false)
         || ((verdict == Verdict::Fail || contested)
             && jobs.config.main.strategy.on_no_pass == OnNoPass::Escalate);
-    let mut exit_code = run_exit_code(verdict, escalated);
-    if jobs.request.strict {
-        exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);
-    }
-    // Most (or all) candidates said the task cannot be done: a human
-    // decides, whatever passed beside them.
-    if declarations_escalate {
-        // An escalation's exit code (3).
-        exit_code = run_exit_code(Verdict::Fail, true);
-    } else if contested && verdict != Verdict::Fail {
-        // Candidates passed, but nothing settles which is right.
-        exit_code = crate::model::verdict::CONTESTED_EXIT_CODE;
-    }
+    let exit_code = final_exit_code(
+        verdict,
+        Ending {
+            escalated,
+            contested,
+            declarations_escalate,
+            strict: jobs.request.strict,
+        },
+    );
     jobs.journal
         .emit(RunEvent::RunFinished { verdict, exit_code });
     // Containers removed off the critical path are gone before rascal is.
@@ -319,6 +280,37 @@ pub async fn execute_with(
         verdict,
         exit_code,
     })
+}
+
+/// How a run ended besides its verdict.
+#[derive(Debug, Clone, Copy, Default)]
+struct Ending {
+    /// A candidate or a human escalated it, or the strategy escalates a
+    /// FAIL or a contested run.
+    escalated: bool,
+    /// Candidates passed, but nothing settles which is right.
+    contested: bool,
+    /// Most (or all) candidates said the task cannot be done.
+    declarations_escalate: bool,
+    /// `--strict`: a WARN fails.
+    strict: bool,
+}
+
+/// The run's exit code: its verdict's (a FAIL escalated: 3), made strict when
+/// asked; declarations that the task cannot be done escalate (3) whatever
+/// passed beside them; a contested run that did not fail is 4.
+fn final_exit_code(verdict: Verdict, e: Ending) -> i32 {
+    let mut exit_code = run_exit_code(verdict, e.escalated);
+    if e.strict {
+        exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);
+    }
+    if e.declarations_escalate {
+        run_exit_code(Verdict::Fail, true)
+    } else if e.contested && verdict != Verdict::Fail {
+        crate::model::verdict::CONTESTED_EXIT_CODE
+    } else {
+        exit_code
+    }
 }
 
 /// The run's budgets. A retry or a reattach (`continued`) goes on from
@@ -462,6 +454,54 @@ struct Spawned {
 }
 
 impl JobTemplate {
+    /// Code differs but no test separates it from the pick: the
+    /// discriminator's probe (when configured) may turn that into a
+    /// question in `ranking`.
+    async fn probe_unseparated(
+        &self,
+        ranking: &mut Ranking,
+        results: &[CandidateOutcome],
+        worktrees: &BTreeMap<String, PathBuf>,
+        cancel: &CancellationToken,
+    ) {
+        if crate::pipeline::compare::discriminate::configured(&self.config).is_none()
+            || ranking.unseparated.is_empty()
+        {
+            return;
+        }
+        let ids: Vec<String> = ranking
+            .pick
+            .iter()
+            .chain(ranking.unseparated.iter())
+            .cloned()
+            .collect();
+        let diffs: BTreeMap<String, String> = crate::pipeline::judge::diffs_of(
+            &ids,
+            &self.repo_dir,
+            worktrees,
+            self.base,
+            &self.task.holdout,
+        )
+        .into_iter()
+        .collect();
+        let places: BTreeMap<String, crate::exec::place::Place> = results
+            .iter()
+            .filter_map(|r| Some((r.id.clone(), r.place.clone()?)))
+            .collect();
+        let site = self.helper_site("discriminator");
+        let base = self.base.to_string();
+        let d = crate::pipeline::compare::discriminate::Discriminate {
+            config: &self.config,
+            instruction: &self.request.instruction,
+            diffs: &diffs,
+            places: &places,
+            base: &base,
+            site: &site,
+            cancel,
+        };
+        crate::pipeline::compare::discriminate::discriminate(&d, ranking).await;
+    }
+
     /// Journal the run's start: its candidates, and the task when it came
     /// from a spec or an issue (or the working tree has a note).
     fn announce(
@@ -781,3 +821,6 @@ impl Decider {
             .emit(RunEvent::DecisionRecorded { decision: d });
     }
 }
+
+#[cfg(test)]
+mod tests;
