@@ -33,6 +33,7 @@ const CALLED: &[&str] = &["each", "skipIf", "runIf", "if", "for"];
 
 struct Group {
     title: String,
+    literal: bool,
     end: usize,
     markers: Vec<Marker>,
     focus: Option<Marker>,
@@ -65,6 +66,7 @@ pub(super) fn scan(text: &str) -> Scan {
             if groups.len() < super::MAX_DEPTH {
                 groups.push(Group {
                     title: call.title.clone(),
+                    literal: call.literal,
                     end: call.close,
                     markers: call.markers,
                     focus: call.focus,
@@ -78,6 +80,7 @@ pub(super) fn scan(text: &str) -> Scan {
         let mut case = TestCase {
             name: name.join(" > "),
             leaf: call.title.clone(),
+            named_literally: call.literal && groups.iter().all(|g| g.literal),
             line: src.line(i),
             markers: groups
                 .iter()
@@ -111,6 +114,9 @@ pub(super) fn scan(text: &str) -> Scan {
 struct Call {
     path: String,
     title: String,
+    /// The title is a plain string literal the runner prints as written
+    /// (and the call is not `.each`, whose rows are named from it).
+    literal: bool,
     open: usize,
     close: usize,
     /// The callback's body: inside its braces, or an arrow's expression.
@@ -157,11 +163,22 @@ fn read_call(src: &Source, at: usize, base: &str, e: usize) -> Option<Call> {
     let open = k;
     let close = src.close(open);
     let args = src.args(open);
+    let mut literal = false;
     let title = match args.first() {
         Some(&(a, b)) => {
             let a = src.skip_space(a);
             match src.string_at(a) {
-                Some((s, e)) => src.slice(s, e).get(1..e - s - 1).unwrap_or("").to_string(),
+                Some((s, e)) => {
+                    let lit = src.slice(s, e);
+                    let inner = lit.get(1..e - s - 1).unwrap_or("").to_string();
+                    let quoted = lit.starts_with(['"', '\'']);
+                    let after = src.skip_space(e);
+                    literal = quoted
+                        && (after >= b || matches!(src.at(after), b','))
+                        && !inner.contains(['\\', '%', '$'])
+                        && !modifiers.contains(&"each");
+                    inner
+                }
                 None => super::short(src.slice(a, b)),
             }
         }
@@ -190,6 +207,7 @@ fn read_call(src: &Source, at: usize, base: &str, e: usize) -> Option<Call> {
     Some(Call {
         path,
         title,
+        literal,
         open,
         close,
         body,

@@ -5,7 +5,9 @@
 //! Eligible: an assertion statement directly in the test's body (not in a
 //! loop, a branch, a callback or a block), before any `return` in the
 //! body, in a test that is not skipped, pending, a to-do or expected to
-//! fail (on the test or a group around it):
+//! fail (on the test or a group around it) and whose name the runner
+//! prints as written (plain string titles, no `.each`: a mutated test is
+//! then known by name even where the results leave it out):
 //!
 //! - `expect(x).toBe(LIT)`, `.toEqual(LIT)`, `.toStrictEqual(LIT)` (also
 //!   after `.resolves`/`.rejects`): the literal changed (`4` → `3`, `"a"`
@@ -68,7 +70,9 @@ pub(super) fn eligible(text: &str, pick: &dyn Fn(&str) -> bool) -> Vec<Eligible>
     js::scan(text)
         .tests
         .into_iter()
-        .filter(|t| t.markers.is_empty() && t.early_return.is_none() && pick(&t.name))
+        .filter(|t| {
+            t.named_literally && t.markers.is_empty() && t.early_return.is_none() && pick(&t.name)
+        })
         .filter_map(|t| {
             let (start, end) = t.body?;
             Some(Eligible {

@@ -306,7 +306,7 @@ async fn base_tests(
     .filter_map(|p| copy.text(&p).map(|t| (p, t)))
     .collect();
     let nonce = crate::layers::evidence::canary::nonce();
-    let rounds = mutants::plan(mutants::Naming::Junit, &files, &passed, &nonce);
+    let rounds = mutants::plan(mutants::Naming::Junit, &files, &passed, None, &nonce);
     let mut forged = Vec::new();
     for planned in &rounds {
         for (path, text) in mutants::round(planned, &files, &nonce) {

@@ -185,7 +185,8 @@ pub fn seed(nonce: &str) -> u64 {
 /// Which tests of `files` (path, text as the base-tests copy has it) to
 /// mutate, in rounds of one canary run each: the tests the mutator can
 /// change whose runner names are all among `passed` (they passed in the
-/// base-tests run) and name no other test — about half of them, drawn at
+/// base-tests run) — or, for a runner that lists only files, the tests of
+/// the `passed_files`, named from file and title — and name no other test — about half of them, drawn at
 /// random by `nonce` (at least one when any can be), in the first round,
 /// and the rest in the second. Every such test is mutated in one round and
 /// left as it is in the other, so a value that compares equal to
@@ -196,6 +197,7 @@ pub fn plan(
     naming: Naming<'_>,
     files: &[(String, String)],
     passed: &[String],
+    passed_files: Option<&[String]>,
     nonce: &str,
 ) -> Vec<Vec<Planned>> {
     let seed = seed(nonce);
@@ -205,11 +207,23 @@ pub fn plan(
             continue;
         };
         for mutant in m.mutants {
-            let names: Vec<String> = passed
-                .iter()
-                .filter(|n| names_test(naming, n, path, &mutant.test))
-                .cloned()
-                .collect();
+            let names: Vec<String> = match passed_files {
+                // The runner lists files only (jest): a mutated test of a
+                // file that passed is named as the runner names it, from
+                // its file and title — never only from the results the
+                // code under test could have written, which might leave
+                // it out.
+                Some(files) => files
+                    .iter()
+                    .filter(|f| path == *f || path.ends_with(&format!("/{f}")))
+                    .map(|f| format!("{f} > {}", mutant.test))
+                    .collect(),
+                None => passed
+                    .iter()
+                    .filter(|n| names_test(naming, n, path, &mutant.test))
+                    .cloned()
+                    .collect(),
+            };
             if !names.is_empty() {
                 all.push(Planned {
                     path: path.clone(),
@@ -590,7 +604,7 @@ mod tests {
         let files = vec![("src/lib.rs".to_string(), text.to_string())];
         let passed = vec!["c:src/lib.rs tests::adds".to_string()];
         for nonce in ["0000000000000001", "0000000000000002", "00000000000000ff"] {
-            let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+            let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, None, nonce);
             assert_eq!(rounds.len(), 1, "{nonce}");
             let p = &rounds[0];
             assert_eq!(p.len(), 1, "{nonce}");
@@ -599,7 +613,29 @@ mod tests {
             assert_eq!(t.lines().count(), text.lines().count());
         }
         // Not among the tests that passed: not mutated.
-        assert!(plan(Naming::Known(Runner::Cargo), &files, &[], "01").is_empty());
+        assert!(plan(Naming::Known(Runner::Cargo), &files, &[], None, "01").is_empty());
+    }
+
+    /// jest lists only files: a mutated test of a file that passed is
+    /// named from file and title whatever the results named, so results
+    /// that leave it out (or call it something else) cannot spare it.
+    #[test]
+    fn a_files_only_runners_mutants_are_named_from_file_and_title() {
+        let text = "const { add } = require('./sum');\n\ndescribe('add', () => {\n  test('adds', () => {\n    expect(add(2, 2)).toBe(4);\n  });\n});\n\ntest.each([[1, 1]])('row %i', (a, b) => {\n  expect(add(a, 0)).toBe(b);\n});\n";
+        let files = vec![("web/sum.test.js".to_string(), text.to_string())];
+        let forged_names = vec!["sum.test.js > works".to_string()];
+        let passed_files = vec!["sum.test.js".to_string()];
+        let rounds = plan(
+            Naming::Known(Runner::Jest),
+            &files,
+            &forged_names,
+            Some(&passed_files),
+            "0123456789abcdef",
+        );
+        let names: Vec<&String> = rounds.iter().flatten().flat_map(|p| &p.names).collect();
+        assert_eq!(names, vec!["sum.test.js > add > adds"], "{rounds:?}");
+        // A file that did not pass gets none.
+        assert!(plan(Naming::Known(Runner::Jest), &files, &[], Some(&[]), "01").is_empty());
     }
 
     #[test]
@@ -617,7 +653,7 @@ mod tests {
         let files = vec![("src/lib.rs".to_string(), text.clone())];
         let mut splits = std::collections::HashSet::new();
         for nonce in ["00000000000000a1", "00000000000000b2", "00000000000000c3"] {
-            let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+            let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, None, nonce);
             assert_eq!(rounds.len(), 2, "{nonce}");
             let mut seen: Vec<&str> = rounds
                 .iter()
@@ -644,7 +680,7 @@ mod tests {
         ];
         let passed = vec!["c:src/lib.rs tests::adds".to_string()];
         let nonce = "00000000000000a1";
-        let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, nonce);
+        let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, None, nonce);
         let laid: Vec<(&str, String)> = round(&rounds[0], &files, nonce).collect();
         assert_eq!(laid.len(), 2);
         assert_ne!(laid[0].1, text, "the planned test is mutated");

@@ -560,7 +560,14 @@ pub async fn base_tests(
     let rounds = if go.is_some() && filters_subtests(&runs.run_command()) {
         Vec::new()
     } else {
-        mutants::plan(naming, &files, &passed, &nonce)
+        let passed_files: Vec<String> = at_base
+            .tests
+            .iter()
+            .filter(|t| !not_passing.contains(t) && !judged.ignored.contains(t))
+            .cloned()
+            .collect();
+        let files_only = at_base.files_only.then_some(passed_files.as_slice());
+        mutants::plan(naming, &files, &passed, files_only, &nonce)
     };
     let mut forged = Vec::new();
     for planned in &rounds {
