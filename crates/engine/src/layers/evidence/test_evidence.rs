@@ -566,7 +566,10 @@ pub async fn base_tests(
             .filter(|t| !not_passing.contains(t) && !judged.ignored.contains(t))
             .cloned()
             .collect();
-        let files_only = at_base.files_only.then_some(passed_files.as_slice());
+        // Only jest names a test from its file and literal titles alone
+        // (pytest adds parameters, which a files-only listing hides).
+        let js = matches!(runner, ledger::Runner::Jest | ledger::Runner::Vitest);
+        let files_only = (at_base.files_only && js).then_some(passed_files.as_slice());
         mutants::plan(naming, &files, &passed, files_only, &nonce)
     };
     let mut forged = Vec::new();
