@@ -67,11 +67,17 @@ pub(super) fn eligible(text: &str, pick: &dyn Fn(&str) -> bool) -> Vec<Eligible>
         return Vec::new();
     }
     let node_assert = imports_node_assert(&src) && !declares(&src, "assert", ASSERT_MODULES);
-    js::scan(text)
-        .tests
+    let tests = js::scan(text).tests;
+    // `.only` anywhere in the file: only the focused tests run.
+    let focused = tests.iter().any(|t| t.focus.is_some());
+    tests
         .into_iter()
         .filter(|t| {
-            t.named_literally && t.markers.is_empty() && t.early_return.is_none() && pick(&t.name)
+            t.named_literally
+                && t.markers.is_empty()
+                && t.early_return.is_none()
+                && (!focused || t.focus.is_some())
+                && pick(&t.name)
         })
         .filter_map(|t| {
             let (start, end) = t.body?;
@@ -502,6 +508,22 @@ mod tests {
                 "arrow: expected `2` made `1`".to_string()
             ]
         );
+    }
+
+    #[test]
+    fn only_focused_tests_run_where_one_is_and_each_rows_are_not_named_literally() {
+        let only = "test.only('a', () => {\n  expect(f()).toBe(1);\n});\ntest('b', () => {\n  expect(f()).toBe(1);\n});\n";
+        let (_, how) = mutated(only).expect("mutants");
+        assert_eq!(how, vec!["a: expected `1` made `0`".to_string()]);
+        for text in [
+            "test.each([[1]])('row %i', (a) => {\n  expect(a).toBe(1);\n});\n",
+            "describe.each([[1]])('of %i', (a) => {\n  test('t', () => {\n    expect(a).toBe(1);\n  });\n});\n",
+            "test(`t ${x}`, () => {\n  expect(a).toBe(1);\n});\n",
+            "test(name, () => {\n  expect(a).toBe(1);\n});\n",
+            "test('it\\'s', () => {\n  expect(a).toBe(1);\n});\n",
+        ] {
+            assert_eq!(mutated(text), None, "{text}");
+        }
     }
 
     #[test]

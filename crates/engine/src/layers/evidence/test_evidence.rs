@@ -377,6 +377,17 @@ pub async fn new_tests(
     ))
 }
 
+/// Whether a jest or vitest command selects tests by name (`-t`,
+/// `--testNamePattern`).
+fn filters_by_name(args: &[String]) -> bool {
+    args.iter().any(|a| {
+        a == "-t"
+            || (a.starts_with("-t") && !a.starts_with("--"))
+            || a.starts_with("--testNamePattern")
+            || a.starts_with("--test-name-pattern")
+    })
+}
+
 /// Whether a `go test` command selects subtests (`-run 'TestX/one'`).
 fn filters_subtests(command: &str) -> bool {
     let words: Vec<&str> = command.split_whitespace().collect();
@@ -568,8 +579,11 @@ pub async fn base_tests(
             .collect();
         // Only jest names a test from its file and literal titles alone
         // (pytest adds parameters, which a files-only listing hides).
+        // A name filter (`-t`) may run none of a file's tests: then only
+        // the results say which ran.
         let js = matches!(runner, ledger::Runner::Jest | ledger::Runner::Vitest);
-        let files_only = (at_base.files_only && js).then_some(passed_files.as_slice());
+        let named = !filters_by_name(&runs.rec.args);
+        let files_only = (at_base.files_only && js && named).then_some(passed_files.as_slice());
         mutants::plan(naming, &files, &passed, files_only, &nonce)
     };
     let mut forged = Vec::new();
