@@ -34,6 +34,11 @@ const CALLED: &[&str] = &["each", "skipIf", "runIf", "if", "for"];
 struct Group {
     title: String,
     literal: bool,
+    /// The `{` of its callback's body.
+    body_open: Option<usize>,
+    /// Registered whenever the file runs (not under an `if`, a loop or
+    /// a function).
+    unconditional: bool,
     end: usize,
     markers: Vec<Marker>,
     focus: Option<Marker>,
@@ -62,11 +67,18 @@ pub(super) fn scan(text: &str) -> Scan {
         while groups.last().is_some_and(|g| g.end <= i) {
             groups.pop();
         }
+        let unconditional = groups.iter().all(|g| g.unconditional)
+            && registered_where_it_runs(&src, i, groups.last().and_then(|g| g.body_open));
         if group {
             if groups.len() < super::MAX_DEPTH {
                 groups.push(Group {
                     title: call.title.clone(),
                     literal: call.literal,
+                    body_open: call
+                        .body
+                        .map(|(a, _)| a.saturating_sub(1))
+                        .filter(|&o| src.at(o) == b'{'),
+                    unconditional,
                     end: call.close,
                     markers: call.markers,
                     focus: call.focus,
@@ -80,7 +92,7 @@ pub(super) fn scan(text: &str) -> Scan {
         let mut case = TestCase {
             name: name.join(" > "),
             leaf: call.title.clone(),
-            named_literally: call.literal && groups.iter().all(|g| g.literal),
+            named_literally: unconditional && call.literal && groups.iter().all(|g| g.literal),
             line: src.line(i),
             markers: groups
                 .iter()
@@ -109,6 +121,26 @@ pub(super) fn scan(text: &str) -> Scan {
         i = call.close + 1;
     }
     out
+}
+
+/// Whether the call at `at` is a statement of the file's top level (or,
+/// in a group, of the group's body whose `{` is at `body`): not under an
+/// `if`, a loop, a callback or a function of its own, so it is registered
+/// whenever the file runs.
+fn registered_where_it_runs(src: &Source, at: usize, body: Option<usize>) -> bool {
+    let mut innermost = None;
+    let mut k = 0;
+    while k < at {
+        if src.at(k) == b'{' && src.close(k) > at {
+            innermost = Some(k);
+        }
+        k += 1;
+    }
+    let first_statement = match src.prev_sig(at) {
+        None => true,
+        Some(p) => matches!(src.at(p), b';' | b'{' | b'}'),
+    };
+    innermost == body && first_statement
 }
 
 struct Call {

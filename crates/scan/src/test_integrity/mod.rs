@@ -461,9 +461,10 @@ struct TestCase {
     /// JavaScript arrow's expression; Python: from after the `def` line's
     /// `:` to the end of its last line), when read.
     pub body: Option<(usize, usize)>,
-    /// JavaScript: the name is what the runner prints, to the letter —
-    /// its title and every group's are plain string literals (no
-    /// template, escape or `.each` placeholder).
+    /// JavaScript: the test is registered whenever its file runs (not
+    /// under an `if`, a loop or a function) and its name is what the
+    /// runner prints, to the letter — its title and every group's are
+    /// plain string literals (no template, escape or `.each` placeholder).
     pub named_literally: bool,
 }
 

@@ -521,6 +521,10 @@ mod tests {
             "test(`t ${x}`, () => {\n  expect(a).toBe(1);\n});\n",
             "test(name, () => {\n  expect(a).toBe(1);\n});\n",
             "test('it\\'s', () => {\n  expect(a).toBe(1);\n});\n",
+            "if (process.env.CI) {\n  test('t', () => {\n    expect(a).toBe(1);\n  });\n}\n",
+            "if (ok) test('t', () => {\n  expect(a).toBe(1);\n});\n",
+            "describe('g', () => {\n  for (const x of xs) {\n    test('t', () => {\n      expect(a).toBe(1);\n    });\n  }\n});\n",
+            "function later() {\n  test('t', () => {\n    expect(a).toBe(1);\n  });\n}\n",
         ] {
             assert_eq!(mutated(text), None, "{text}");
         }
