@@ -165,6 +165,7 @@ pub struct RunArgs {
 
 #[derive(Args)]
 pub struct SelectArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     pub candidate: String,
     /// Why (required with --force).
@@ -177,6 +178,7 @@ pub struct SelectArgs {
 
 #[derive(Args)]
 pub struct OverrideArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     pub candidate: String,
     /// agent | guardrails | permissions | criteria | review
@@ -199,6 +201,7 @@ pub struct OverrideArgs {
 
 #[derive(Args)]
 pub struct RetryArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     pub candidate: String,
     /// What the agent should fix.
@@ -213,6 +216,7 @@ pub struct RetryArgs {
 
 #[derive(Args)]
 pub struct CombineArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     #[arg(long)]
     pub json: bool,
@@ -223,6 +227,7 @@ pub struct CombineArgs {
 
 #[derive(Args)]
 pub struct EscalateArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     pub candidate: Option<String>,
     /// What the human should look at (required).
@@ -232,6 +237,7 @@ pub struct EscalateArgs {
 
 #[derive(Args)]
 pub struct FinalizeArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     /// Push the branch to this remote (name or URL).
     #[arg(long, value_name = "REMOTE")]
@@ -258,6 +264,7 @@ pub struct FinalizeArgs {
 
 #[derive(Args)]
 pub struct ReportArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     #[arg(long, value_enum, default_value = "md")]
     pub format: crate::output::report::Format,
@@ -265,6 +272,7 @@ pub struct ReportArgs {
 
 #[derive(Args)]
 pub struct AttachArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     #[arg(long)]
     pub json: bool,
@@ -311,6 +319,7 @@ pub struct ListArgs {
 
 #[derive(Args)]
 pub struct ShowArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     #[arg(long)]
     pub json: bool,
@@ -326,6 +335,7 @@ pub struct ShowArgs {
 
 #[derive(Args)]
 pub struct VerifyArgs {
+    /// The run: its id, or `last` for the newest.
     pub run: String,
     /// Also check that this chain head (as published in the PR body) is
     /// still part of the run's record.

@@ -20,7 +20,9 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
         force,
     } = args;
     let summary = open_store(dir)?.summary(&run)?;
-    let cand = summary.candidate(&candidate).map_err(CliError::Usage)?;
+    let cand = summary
+        .candidate(&candidate)
+        .map_err(|e| CliError::Usage(e.into()))?;
     if let Some(why) = cand.select_refusal() {
         // No verified change to select, whatever `--force` says.
         if cand.impossible.is_some() {
@@ -104,7 +106,9 @@ pub fn override_check(dir: &Path, args: OverrideArgs) -> Result<i32, CliError> {
         return Ok(code);
     }
     let summary = open_store(dir)?.summary(&run)?;
-    let cand = summary.candidate(&candidate).map_err(CliError::Usage)?;
+    let cand = summary
+        .candidate(&candidate)
+        .map_err(|e| CliError::Usage(e.into()))?;
     for kind in accept_skipped(&cand.reports, cand.current_decisions()) {
         let code = decide(dir, &run, Some(&candidate), kind, &not_run(&reason))?;
         if code != PASS {

@@ -57,7 +57,7 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
 fn take_the_pick(dir: &Path, run: &str) -> Result<(), CliError> {
     let summary = open_store(dir)?.summary(run)?;
     let pick = match crate::model::choice::choose(&summary)
-        .map_err(crate::finalize::FinalizeError::NothingSelected)?
+        .map_err(|e| crate::finalize::FinalizeError::NothingSelected(e.into()))?
     {
         Choice::Selected(_) => return Ok(()),
         Choice::Pick(p) => p,

@@ -15,6 +15,7 @@ pub(crate) mod finalize;
 pub(crate) mod gc;
 pub(crate) mod home;
 pub(crate) mod init;
+pub(crate) mod last;
 pub(crate) mod list;
 pub(crate) mod report;
 pub(crate) mod retry;
@@ -30,9 +31,10 @@ pub use exit::{exit_code, CliError};
 /// Run one parsed command line; `Ok` carries the verdict's exit code.
 pub fn dispatch(cli: Cli) -> Result<i32, CliError> {
     let dir = cli.dir();
-    let Some(command) = cli.command else {
+    let Some(mut command) = cli.command else {
         return home::home(&dir);
     };
+    last::resolve(&dir, &mut command)?;
     match command {
         Command::Run(a) => run::run(&dir, a),
         Command::Select(a) => decide::select(&dir, a),

@@ -70,3 +70,4 @@ mod tui_loop;
 mod tui_screens;
 mod tui_scrollback;
 mod tui_width;
+mod walked;

@@ -1004,7 +1004,7 @@ fn bad_allow_glob_is_an_error_naming_it() {
         ..Default::default()
     })
     .unwrap_err();
-    assert!(err.contains("bad/[z"), "{err}");
+    assert!(err.to_string().contains("bad/[z"), "{err}");
 }
 
 #[test]

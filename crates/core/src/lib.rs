@@ -5,6 +5,9 @@
 
 pub mod digest;
 
+pub mod error;
+pub use error::Error;
+
 pub mod text;
 
 pub mod config;

@@ -4,13 +4,17 @@
 //! 4 contested (candidates passed but disagree; a human picks). A run
 //! whose journal does not check out against its hash chain is a FAIL.
 //! The modules keep their own errors (`ConfigError`, `WorkspaceError`,
-//! `StoreError`, `PipelineError`, `FinalizeError`); this folds them into
-//! what the CLI and the TUI act on.
+//! `StoreError` with `LogFileError`, `ProjectError`, `PipelineError`,
+//! `FinalizeError`, `GcError`, `InitError`); this folds every one of them
+//! into what the CLI and the TUI act on.
 
 use crate::config::ConfigError;
 use crate::finalize::FinalizeError;
+use crate::gc::GcError;
 use crate::git::workspace::WorkspaceError;
+use crate::init::InitError;
 use crate::pipeline::PipelineError;
+use crate::store::logfile::LogFileError;
 use crate::store::{ChainBroken, ProjectError, StoreError};
 
 /// PASS or WARN.
@@ -51,6 +55,22 @@ pub enum Error {
     /// shown, decided or committed from it.
     #[error("{0}")]
     Tampered(ChainBroken),
+    /// A program rascal needs (git, a runner, docker, bwrap, an agent's
+    /// CLI) is not installed or not on the PATH: the message names it and
+    /// how to get it.
+    #[error("{0}")]
+    ToolMissing(String),
+    /// The sandbox or container an agent or a check runs in could not be
+    /// made or entered.
+    #[error("{0}")]
+    Sandbox(String),
+    /// An agent could not be started or its output not read.
+    #[error("{0}")]
+    Agent(String),
+    /// A verification step could not be carried out (not: it found a
+    /// problem — that is a verdict, not an error).
+    #[error("{0}")]
+    Verification(String),
 }
 
 impl From<StoreError> for Error {
@@ -81,6 +101,37 @@ impl From<ProjectError> for Error {
     }
 }
 
+impl From<LogFileError> for Error {
+    fn from(e: LogFileError) -> Self {
+        Error::Store(StoreError::Log(e))
+    }
+}
+
+impl From<GcError> for Error {
+    fn from(e: GcError) -> Self {
+        match e {
+            GcError::Store(e) => e.into(),
+            GcError::Workspace(e) => Error::Workspace(e),
+            // A run named on the command line that is not there.
+            e @ GcError::NoSuchRun(_) => Error::Usage(e.to_string()),
+        }
+    }
+}
+
+impl From<InitError> for Error {
+    /// Every init error is a usage or setup problem, said as is.
+    fn from(e: InitError) -> Self {
+        match e {
+            InitError::Workspace(e) => Error::Workspace(e),
+            e @ (InitError::Bare(_)
+            | InitError::Exists(_)
+            | InitError::Busy(_)
+            | InitError::Git(_)
+            | InitError::Io { .. }) => Error::Usage(e.to_string()),
+        }
+    }
+}
+
 impl From<PipelineError> for Error {
     fn from(e: PipelineError) -> Self {
         match e {
@@ -100,8 +151,20 @@ pub fn exit_code(outcome: &Result<i32, Error>) -> i32 {
         // Nothing selected is a usage error; anything else that stops a
         // finalize (a candidate that did not pass, a failed push, …) FAILs.
         Err(Error::Finalize(FinalizeError::NothingSelected(_))) => USAGE,
-        Err(Error::Finalize(_) | Error::Tampered(_)) => FAIL,
-        Err(Error::Usage(_) | Error::Config(_) | Error::Workspace(_) | Error::Store(_)) => USAGE,
+        Err(
+            Error::Finalize(_)
+            | Error::Tampered(_)
+            | Error::Sandbox(_)
+            | Error::Agent(_)
+            | Error::Verification(_),
+        ) => FAIL,
+        Err(
+            Error::Usage(_)
+            | Error::Config(_)
+            | Error::Workspace(_)
+            | Error::Store(_)
+            | Error::ToolMissing(_),
+        ) => USAGE,
     }
 }
 
@@ -134,6 +197,47 @@ mod tests {
             "the record of run r-1 was changed after it was written (event 7)"
         );
         assert_eq!(exit_code(&Err(via_store)), FAIL);
+        // Something missing on the machine is the user's to fix (2); a
+        // sandbox, agent or verification step that broke FAILs the run (1).
+        assert_eq!(
+            exit_code(&Err(Error::ToolMissing("no `bwrap`".into()))),
+            USAGE
+        );
+        assert_eq!(
+            exit_code(&Err(Error::Sandbox("bwrap: no /proc".into()))),
+            FAIL
+        );
+        assert_eq!(exit_code(&Err(Error::Agent("claude exited".into()))), FAIL);
+        assert_eq!(exit_code(&Err(Error::Verification("no base".into()))), FAIL);
+    }
+
+    /// gc's and init's errors fold in like the others: a missing run or
+    /// an init that would overwrite is the user's to fix (2); a record
+    /// that does not check out FAILs (1).
+    #[test]
+    fn gc_init_and_log_errors_fold_into_the_one_error() {
+        let missing = Error::from(GcError::NoSuchRun("r-9".into()));
+        assert!(matches!(missing, Error::Usage(_)));
+        assert_eq!(exit_code(&Err(missing)), USAGE);
+        let broken = ChainBroken {
+            run: "r-1".into(),
+            event: 2,
+            why: "event 2 does not match its hash".into(),
+        };
+        let tampered = Error::from(GcError::Store(StoreError::Tampered(broken)));
+        assert!(matches!(tampered, Error::Tampered(_)));
+        assert_eq!(exit_code(&Err(tampered)), FAIL);
+        let exists = Error::from(InitError::Exists(vec![".rascal/config.yaml".into()]));
+        assert!(exists.to_string().starts_with("1 file already exists"));
+        assert_eq!(exit_code(&Err(exists)), USAGE);
+        let bare = Error::from(InitError::Bare("/srv/repo.git".into()));
+        assert_eq!(exit_code(&Err(bare)), USAGE);
+        let log = Error::from(LogFileError::Changed {
+            path: "agent.log".into(),
+            offset: 0,
+            end: 9,
+        });
+        assert!(matches!(log, Error::Store(StoreError::Log(_))));
     }
 
     #[test]

@@ -8,6 +8,10 @@
 // here as in every crate of the workspace.
 use rascal_core::{config, digest, model, text};
 
+pub mod error;
+
+pub use error::Error;
+
 pub mod git;
 
 pub mod egress;

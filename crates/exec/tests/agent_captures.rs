@@ -246,6 +246,68 @@ fn codex_legacy_msg_stream_before_0_44() {
 /// repository could not be identified, so these are checked here, not stored
 /// as a capture), and goose lines in the shape of its source.
 #[test]
+fn goose_1_25_text_a_shell_call_its_result_and_null_tokens() {
+    let r = read(RuntimeKind::Goose, "goose-1.25-shell-and-complete.jsonl");
+    assert_eq!(r.raw, 0, "{:#?}", r.view);
+    assert_eq!(r.view.len(), 4, "{:#?}", r.view);
+    r.shows("▸ developer__shell");
+    r.shows("ls");
+    assert!(r.tool_errors().is_empty());
+    assert!(r.errors().is_empty());
+    assert_eq!(r.answer().as_deref(), Some("session complete"));
+    // `total_tokens: null`: no figures, not zero figures.
+    assert_eq!(r.usage, Usage::default());
+}
+
+#[test]
+fn goose_1_27_a_providers_error_said_as_text() {
+    let r = read(RuntimeKind::Goose, "goose-1.27-provider-error-text.jsonl");
+    assert_eq!(r.raw, 0);
+    r.shows("Ran into this error: Request failed: Codex CLI error: You've hit your usage limit");
+    assert!(r.answer().unwrap().starts_with("Ran into this error"));
+}
+
+#[test]
+fn goose_1_50_an_authentication_failure_is_an_error_with_zero_tokens() {
+    let r = read(RuntimeKind::Goose, "goose-1.50.1-auth-failure.jsonl");
+    assert_eq!(r.raw, 0, "{:#?}", r.view);
+    let errors = r.errors();
+    assert_eq!(errors.len(), 1, "{:#?}", r.view);
+    assert!(errors[0].contains("Status: 401 Unauthorized"), "{errors:?}");
+    r.shows("✗ error: Ran into this error: Authentication error");
+    // An all-zero `complete` reads as no figures, not as a free session.
+    assert_eq!(r.usage, Usage::default());
+}
+
+#[test]
+fn goose_1_50_thinking_then_the_sessions_tokens_and_cost() {
+    let r = read(
+        RuntimeKind::Goose,
+        "goose-1.50.1-thinking-and-complete.jsonl",
+    );
+    assert_eq!(r.raw, 0);
+    r.shows("thinking");
+    // input_tokens counts the cache reads too; rascal's input excludes them.
+    assert_eq!(r.usage.input_tokens, 5257 - 4352);
+    assert_eq!(r.usage.cached_tokens, 4352);
+    assert_eq!(r.usage.output_tokens, 100);
+    assert_eq!(r.usage.cost_usd, Some(0.0));
+}
+
+#[test]
+fn goose_1_51_tokens_without_a_cost() {
+    let r = read(
+        RuntimeKind::Goose,
+        "goose-1.51.0-complete-from-a-stub.jsonl",
+    );
+    assert_eq!(r.raw, 0);
+    assert_eq!(r.usage.input_tokens, 1234 - 1000);
+    assert_eq!(r.usage.cached_tokens, 1000);
+    assert_eq!(r.usage.output_tokens, 56);
+    assert_eq!(r.usage.cost_usd, None);
+}
+
+#[test]
 fn newer_and_unknown_lines_are_readable_or_raw_and_never_break_the_stream() {
     let claude = |l: &str| {
         parse_line(RuntimeKind::Claude, l).map(|e| {
@@ -290,9 +352,16 @@ fn newer_and_unknown_lines_are_readable_or_raw_and_never_break_the_stream() {
             text: "Two issues.".into()
         }])
     );
-    // Unknown types stay raw; odd input never panics.
+    // Unknown kinds are named and folded, never shown raw; odd input
+    // never panics.
     for rt in [RuntimeKind::Claude, RuntimeKind::Codex, RuntimeKind::Goose] {
-        assert_eq!(parse_line(rt, r#"{"type":"rate_limit_event","x":1}"#), None);
+        let folded = parse_line(rt, r#"{"type":"rate_limit_event","x":{"secret":"raw"}}"#)
+            .expect("an unknown kind is still read");
+        assert_eq!(
+            folded[0].display(),
+            "· rate_limit_event (an event rascal does not read; folded)"
+        );
+        assert!(!folded[0].display().contains("secret"));
         for odd in [
             "",
             "{",

@@ -9,7 +9,10 @@
 use rascal_core::{config, digest, model, text};
 
 pub mod deps;
+mod error;
 pub mod imports;
 pub mod ledger;
 pub mod secrets;
 pub mod test_integrity;
+
+pub use error::Error;

@@ -33,251 +33,21 @@ fn report(layer: Layer, check: &str, issues: Vec<Issue>, ms: u64, output: &str) 
 /// The events of a run of `n` candidates (at least 3 interesting ones),
 /// stopped part-way when `finished` is false.
 pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
-    let names = [
-        "careful", "hasty", "sneaky", "eager", "lazy", "clever", "plain", "quick",
-    ];
-    let ids: Vec<String> = (0..n)
-        .map(|i| {
-            let base = names[i % names.len()];
-            if i < names.len() {
-                base.to_string()
-            } else {
-                format!("{base}-{}", i / names.len() + 1)
-            }
-        })
-        .collect();
-    let mut ev = vec![(
-        RunEvent::RunStarted {
-            run: "r-20270115-1a2b".into(),
-            repo: "/tmp/greeter".into(),
-            base: "86486adf0123456789abcdef0123456789abcdef".into(),
-            instruction: "Add a `shout(name)` function to src/lib.rs that returns the greeting in upper case, with a test.".into(),
-            launcher: "process".into(),
-            candidates: ids
-                .iter()
-                .map(|id| CandidateInfo {
-                    id: id.clone(),
-                    agent: id.clone(),
-                    runtime: "scripted".into(),
-                    worktree: format!("/tmp/greeter/.git/rascal/worktrees/r/{id}"),
-                    unsandboxed: false,
-                })
-                .collect(),
-        },
-        T0,
-    )];
+    let ids = candidate_ids(n);
+    let mut ev = vec![(run_started(&ids), T0)];
     for (i, id) in ids.iter().enumerate() {
-        let c = |e| (e, T0 + 100 + i as i64);
-        ev.push(c(RunEvent::CandidateStarted {
-            candidate: id.clone(),
-            command: "rascal __scripted-agent scenario.json".into(),
-        }));
-        for (k, text) in [
-            "reading src/lib.rs",
-            "\u{1b}[32mplan:\u{1b}[0m add `shout` next to `greet`, with a test",
-            "▸ Edit src/lib.rs",
-            "a NUL byte \0 and a screen clear \u{1b}[2J stay visible",
-        ]
-        .iter()
-        .enumerate()
-        {
-            ev.push(c(RunEvent::Log {
-                candidate: id.clone(),
-                stream: if k == 3 {
-                    Stream::Stderr
-                } else {
-                    Stream::Stdout
-                },
-                text: text.to_string(),
-                display: None,
-            }));
-        }
+        agent_started_and_logged(&mut ev, i, id);
     }
     for (i, id) in ids.iter().enumerate() {
-        let at = T0 + 5_000 + 1000 * i as i64;
-        let kind = i % 3;
-        ev.push((
-            RunEvent::ReportLanded {
-                candidate: id.clone(),
-                report: Box::new(report(Layer::Agent, "agent", vec![], 2300, "done")),
-            },
-            at,
-        ));
-        if !finished && i % 2 == 1 {
-            ev.push((
-                RunEvent::LayerStarted {
-                    candidate: id.clone(),
-                    layer: Layer::Guardrails,
-                },
-                at,
-            ));
-            continue;
-        }
-        let guard = if kind == 1 {
-            vec![
-                report(Layer::Guardrails, "secrets", vec![], 23, ""),
-                report(
-                    Layer::Guardrails,
-                    "banned-patterns",
-                    vec![Issue::new(
-                        "guardrails/banned-patterns",
-                        Severity::Error,
-                        "banned pattern `dbg!\\(` matched: dbg!(greet(name).to_uppercase())",
-                    )
-                    .at("src/lib.rs", Some(10))],
-                    1,
-                    "",
-                ),
-                report(
-                    Layer::Guardrails,
-                    "build",
-                    vec![Issue::new(
-                        "guardrails/build",
-                        Severity::Error,
-                        "`cargo build --offline --quiet` exited with code 101",
-                    )],
-                    360,
-                    "error[E0308]: mismatched types\n --> src/lib.rs:11:5\n   |\n11 |     loud.len()\n   |     ^^^^^^^^^^ expected `String`, found `usize`",
-                )
-                .input("command", "cargo build --offline --quiet"),
-                Report::skipped(Layer::Guardrails, "tests", "skipped: build failed"),
-            ]
-        } else {
-            vec![
-                report(Layer::Guardrails, "secrets", vec![], 23, ""),
-                report(Layer::Guardrails, "build", vec![], 2100, "Finished dev"),
-                report(
-                    Layer::Guardrails,
-                    "tests",
-                    vec![],
-                    3400,
-                    "test result: ok. 2 passed",
-                ),
-            ]
-        };
-        for r in guard {
-            ev.push((
-                RunEvent::ReportLanded {
-                    candidate: id.clone(),
-                    report: Box::new(r),
-                },
-                at + 10,
-            ));
-        }
-        let perm = if kind == 2 {
-            vec![Issue::new(
-                "permissions/denied-path",
-                Severity::Error,
-                "changed path `.github/workflows/ci.yml` matches denied pattern `.github/**`",
-            )
-            .at(".github/workflows/ci.yml", None)]
-        } else {
-            vec![]
-        };
-        if kind != 1 {
-            ev.push((
-                RunEvent::ReportLanded {
-                    candidate: id.clone(),
-                    report: Box::new(report(Layer::Permissions, "permissions", perm, 2, "")),
-                },
-                at + 20,
-            ));
-        }
-        let (verdict, reason) = match kind {
-            0 => (Verdict::Pass, None),
-            1 => (
-                Verdict::Fail,
-                Some(
-                    "guardrails build: `cargo build --offline --quiet` exited with code 101"
-                        .to_string(),
-                ),
-            ),
-            _ => (
-                Verdict::Fail,
-                Some(
-                    "permissions: changed path `.github/workflows/ci.yml` matches denied pattern"
-                        .to_string(),
-                ),
-            ),
-        };
-        ev.push((
-            RunEvent::CandidateFinished {
-                candidate: id.clone(),
-                verdict,
-                reason,
-                files: 1 + kind,
-                lines: 10 + kind as u64 * 5,
-                tree: None,
-                cancelled: false,
-            },
-            at + 30,
-        ));
+        checks_and_verdict(&mut ev, i, id, finished);
     }
     for (i, id) in ids.iter().enumerate().take(2) {
-        ev.push((
-            RunEvent::Usage {
-                candidate: id.clone(),
-                usage: crate::model::usage::Usage {
-                    input_tokens: 12_000 + 1000 * i as u64,
-                    output_tokens: 3_400,
-                    cached_tokens: 0,
-                    cost_usd: Some(0.21 + i as f64 / 10.0),
-                },
-            },
-            T0 + 4_000,
-        ));
+        ev.push((usage(i, id), T0 + 4_000));
     }
     if finished {
-        use crate::layers::compare::{Ranked, Ranking};
-        let k = ids.len().min(3);
-        let reasons = [
-            "PASS; 3 layers passed; closest to the others (0.62)",
-            "FAIL: guardrails build",
-            "FAIL: permissions denied path",
-        ];
-        let order = [0usize, 1, 2];
-        let ranking = Ranking {
-            positions: order[..k]
-                .iter()
-                .enumerate()
-                .map(|(p, &i)| Ranked {
-                    position: p + 1,
-                    candidate: ids[i].clone(),
-                    verdict: if i == 0 { Verdict::Pass } else { Verdict::Fail },
-                    layers_passed: 3 - i,
-                    criteria_met: 0,
-                    consensus: 0.6 - i as f64 / 10.0,
-                    lines: 10 + 5 * i as u64,
-                    files: 1 + i,
-                    reason: reasons[i].into(),
-                    usage: None,
-                    agreement: None,
-                })
-                .collect(),
-            ids: ids[..k].to_vec(),
-            matrix: (0..k)
-                .map(|a| {
-                    (0..k)
-                        .map(|b| {
-                            if a == b {
-                                1.0
-                            } else {
-                                0.5 + (a + b) as f64 / 20.0
-                            }
-                        })
-                        .collect()
-                })
-                .collect(),
-            pick: Some(ids[0].clone()),
-            judge: None,
-            agreement: None,
-            contested: None,
-            unseparated: Vec::new(),
-            probes: None,
-        };
         ev.push((
             RunEvent::Ranked {
-                ranking: Box::new(ranking),
+                ranking: Box::new(ranking(&ids)),
             },
             T0 + 11_000,
         ));
@@ -290,6 +60,272 @@ pub fn events(n: usize, finished: bool) -> Vec<(RunEvent, i64)> {
         ));
     }
     ev
+}
+
+/// `n` candidate ids: the names in turn, suffixed `-2`, `-3`, … once they
+/// run out.
+fn candidate_ids(n: usize) -> Vec<String> {
+    let names = [
+        "careful", "hasty", "sneaky", "eager", "lazy", "clever", "plain", "quick",
+    ];
+    (0..n)
+        .map(|i| {
+            let base = names[i % names.len()];
+            if i < names.len() {
+                base.to_string()
+            } else {
+                format!("{base}-{}", i / names.len() + 1)
+            }
+        })
+        .collect()
+}
+
+/// The run's first event: the task and every candidate's worktree.
+fn run_started(ids: &[String]) -> RunEvent {
+    RunEvent::RunStarted {
+        run: "r-20270115-1a2b".into(),
+        repo: "/tmp/greeter".into(),
+        base: "86486adf0123456789abcdef0123456789abcdef".into(),
+        instruction: "Add a `shout(name)` function to src/lib.rs that returns the greeting in upper case, with a test.".into(),
+        launcher: "process".into(),
+        candidates: ids
+            .iter()
+            .map(|id| CandidateInfo {
+                id: id.clone(),
+                agent: id.clone(),
+                runtime: "scripted".into(),
+                worktree: format!("/tmp/greeter/.git/rascal/worktrees/r/{id}"),
+                unsandboxed: false,
+            })
+            .collect(),
+    }
+}
+
+/// Candidate `i`'s agent starting and writing its log lines (colours, a
+/// NUL byte and a screen clear among them).
+fn agent_started_and_logged(ev: &mut Vec<(RunEvent, i64)>, i: usize, id: &str) {
+    let c = |e| (e, T0 + 100 + i as i64);
+    ev.push(c(RunEvent::CandidateStarted {
+        candidate: id.to_string(),
+        command: "rascal __scripted-agent scenario.json".into(),
+    }));
+    for (k, text) in [
+        "reading src/lib.rs",
+        "\u{1b}[32mplan:\u{1b}[0m add `shout` next to `greet`, with a test",
+        "▸ Edit src/lib.rs",
+        "a NUL byte \0 and a screen clear \u{1b}[2J stay visible",
+    ]
+    .iter()
+    .enumerate()
+    {
+        ev.push(c(RunEvent::Log {
+            candidate: id.to_string(),
+            stream: if k == 3 {
+                Stream::Stderr
+            } else {
+                Stream::Stdout
+            },
+            text: text.to_string(),
+            display: None,
+        }));
+    }
+}
+
+/// Candidate `i`'s reports and verdict: every third passes, the next fails
+/// its build, the next touches a denied path. In an unfinished run every
+/// other candidate is still in its guardrails.
+fn checks_and_verdict(ev: &mut Vec<(RunEvent, i64)>, i: usize, id: &str, finished: bool) {
+    let at = T0 + 5_000 + 1000 * i as i64;
+    let kind = i % 3;
+    let landed = |r: Report, at: i64| {
+        (
+            RunEvent::ReportLanded {
+                candidate: id.to_string(),
+                report: Box::new(r),
+            },
+            at,
+        )
+    };
+    ev.push(landed(
+        report(Layer::Agent, "agent", vec![], 2300, "done"),
+        at,
+    ));
+    if !finished && i % 2 == 1 {
+        ev.push((
+            RunEvent::LayerStarted {
+                candidate: id.to_string(),
+                layer: Layer::Guardrails,
+            },
+            at,
+        ));
+        return;
+    }
+    for r in guardrail_reports(kind == 1) {
+        ev.push(landed(r, at + 10));
+    }
+    if kind != 1 {
+        let perm = if kind == 2 {
+            vec![Issue::new(
+                "permissions/denied-path",
+                Severity::Error,
+                "changed path `.github/workflows/ci.yml` matches denied pattern `.github/**`",
+            )
+            .at(".github/workflows/ci.yml", None)]
+        } else {
+            vec![]
+        };
+        ev.push(landed(
+            report(Layer::Permissions, "permissions", perm, 2, ""),
+            at + 20,
+        ));
+    }
+    let (verdict, reason) = verdict_of(kind);
+    ev.push((
+        RunEvent::CandidateFinished {
+            candidate: id.to_string(),
+            verdict,
+            reason,
+            files: 1 + kind,
+            lines: 10 + kind as u64 * 5,
+            tree: None,
+            cancelled: false,
+        },
+        at + 30,
+    ));
+}
+
+/// The guardrail reports of a candidate: all passing, or (`broken`) a
+/// banned pattern, a failed build and the tests skipped.
+fn guardrail_reports(broken: bool) -> Vec<Report> {
+    if broken {
+        vec![
+            report(Layer::Guardrails, "secrets", vec![], 23, ""),
+            report(
+                Layer::Guardrails,
+                "banned-patterns",
+                vec![Issue::new(
+                    "guardrails/banned-patterns",
+                    Severity::Error,
+                    "banned pattern `dbg!\\(` matched: dbg!(greet(name).to_uppercase())",
+                )
+                .at("src/lib.rs", Some(10))],
+                1,
+                "",
+            ),
+            report(
+                Layer::Guardrails,
+                "build",
+                vec![Issue::new(
+                    "guardrails/build",
+                    Severity::Error,
+                    "`cargo build --offline --quiet` exited with code 101",
+                )],
+                360,
+                "error[E0308]: mismatched types\n --> src/lib.rs:11:5\n   |\n11 |     loud.len()\n   |     ^^^^^^^^^^ expected `String`, found `usize`",
+            )
+            .input("command", "cargo build --offline --quiet"),
+            Report::skipped(Layer::Guardrails, "tests", "skipped: build failed"),
+        ]
+    } else {
+        vec![
+            report(Layer::Guardrails, "secrets", vec![], 23, ""),
+            report(Layer::Guardrails, "build", vec![], 2100, "Finished dev"),
+            report(
+                Layer::Guardrails,
+                "tests",
+                vec![],
+                3400,
+                "test result: ok. 2 passed",
+            ),
+        ]
+    }
+}
+
+/// The verdict and reason of a candidate of the given kind (pass, failed
+/// build, denied path).
+fn verdict_of(kind: usize) -> (Verdict, Option<String>) {
+    match kind {
+        0 => (Verdict::Pass, None),
+        1 => (
+            Verdict::Fail,
+            Some(
+                "guardrails build: `cargo build --offline --quiet` exited with code 101"
+                    .to_string(),
+            ),
+        ),
+        _ => (
+            Verdict::Fail,
+            Some(
+                "permissions: changed path `.github/workflows/ci.yml` matches denied pattern"
+                    .to_string(),
+            ),
+        ),
+    }
+}
+
+/// The token usage candidate `i` reports.
+fn usage(i: usize, id: &str) -> RunEvent {
+    RunEvent::Usage {
+        candidate: id.to_string(),
+        usage: crate::model::usage::Usage {
+            input_tokens: 12_000 + 1000 * i as u64,
+            output_tokens: 3_400,
+            cached_tokens: 0,
+            cost_usd: Some(0.21 + i as f64 / 10.0),
+        },
+    }
+}
+
+/// The ranking of a finished run: the first (up to) three candidates in
+/// order, the first one picked.
+fn ranking(ids: &[String]) -> crate::layers::compare::Ranking {
+    use crate::layers::compare::{Ranked, Ranking};
+    let k = ids.len().min(3);
+    let reasons = [
+        "PASS; 3 layers passed; closest to the others (0.62)",
+        "FAIL: guardrails build",
+        "FAIL: permissions denied path",
+    ];
+    let order = [0usize, 1, 2];
+    Ranking {
+        positions: order[..k]
+            .iter()
+            .enumerate()
+            .map(|(p, &i)| Ranked {
+                position: p + 1,
+                candidate: ids[i].clone(),
+                verdict: if i == 0 { Verdict::Pass } else { Verdict::Fail },
+                layers_passed: 3 - i,
+                criteria_met: 0,
+                consensus: 0.6 - i as f64 / 10.0,
+                lines: 10 + 5 * i as u64,
+                files: 1 + i,
+                reason: reasons[i].into(),
+                usage: None,
+                agreement: None,
+            })
+            .collect(),
+        ids: ids[..k].to_vec(),
+        matrix: (0..k)
+            .map(|a| {
+                (0..k)
+                    .map(|b| {
+                        if a == b {
+                            1.0
+                        } else {
+                            0.5 + (a + b) as f64 / 20.0
+                        }
+                    })
+                    .collect()
+            })
+            .collect(),
+        pick: Some(ids[0].clone()),
+        judge: None,
+        agreement: None,
+        contested: None,
+        unseparated: Vec::new(),
+        probes: None,
+    }
 }
 
 /// An app with the given events folded in and a fixed clock.

@@ -276,7 +276,7 @@ impl PlanScreen {
         let mut task = Task::from_instruction(instruction);
         task.acceptance_criteria = self.kept().into_iter().map(|(_, c)| c).collect();
         task.constraints = self.kept_constraints();
-        task.to_yaml()
+        task.to_yaml().map_err(String::from)
     }
 }
 

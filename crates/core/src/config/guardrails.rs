@@ -260,29 +260,61 @@ impl TryFrom<RawGuardrail> for Guardrail {
             return Err("guardrail `name` must not be empty".into());
         }
         r.one_kind()?;
-        let stray = |field: &str, ok: bool| -> Result<(), String> {
-            if ok {
-                Ok(())
-            } else {
-                Err(format!(
-                    "guardrail `{name}`: `{field}` does not apply to this kind of guardrail"
-                ))
-            }
-        };
-        stray("timeout", r.timeout.is_none() || r.command.is_some())?;
-        stray("parallel", r.parallel.is_none() || r.command.is_some())?;
-        stray("scope", r.scope.is_none() || r.patterns.is_some())?;
-        stray("tests", r.tests.is_none() || r.command.is_some())?;
-        stray("results", r.results.is_none() || r.command.is_some())?;
+        r.check_command_fields()?;
+        let local = r.local()?;
+        let (tests, results) = r.test_results()?;
+        r.check_builtin_fields()?;
+        let required = r.required.unwrap_or(true);
+        let kind = r.into_kind(tests, results, local)?;
+        Ok(Guardrail {
+            name,
+            required,
+            kind,
+        })
+    }
+}
+
+/// Guardrail `name`'s `field` is refused unless `ok` (it applies to this
+/// kind of guardrail).
+fn stray(name: &str, field: &str, ok: bool) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "guardrail `{name}`: `{field}` does not apply to this kind of guardrail"
+        ))
+    }
+}
+
+impl RawGuardrail {
+    /// The fields of a `command` (and `scope`, of `patterns`) refused on
+    /// any other kind.
+    fn check_command_fields(&self) -> Result<(), String> {
+        let (name, r) = (&self.name, self);
+        stray(name, "timeout", r.timeout.is_none() || r.command.is_some())?;
         stray(
+            name,
+            "parallel",
+            r.parallel.is_none() || r.command.is_some(),
+        )?;
+        stray(name, "scope", r.scope.is_none() || r.patterns.is_some())?;
+        stray(name, "tests", r.tests.is_none() || r.command.is_some())?;
+        stray(name, "results", r.results.is_none() || r.command.is_some())?;
+        stray(
+            name,
             "release_profile",
             r.release_profile.is_none() || r.command.is_some(),
         )?;
-        stray("kind", r.kind.is_none() || r.command.is_some())?;
-        stray("where", r.place.is_none() || r.command.is_some())?;
-        let local = r.local()?;
-        let mut tests = r.test_run()?;
-        let results = match r.results.as_deref() {
+        stray(name, "kind", r.kind.is_none() || r.command.is_some())?;
+        stray(name, "where", r.place.is_none() || r.command.is_some())
+    }
+
+    /// Whether the command is the test run, and the results file it
+    /// writes (which makes it the test run).
+    fn test_results(&self) -> Result<(Option<bool>, Option<String>), String> {
+        let name = &self.name;
+        let mut tests = self.test_run()?;
+        let results = match self.results.as_deref() {
             None => None,
             Some(_) if tests == Some(false) => {
                 return Err(format!(
@@ -291,30 +323,51 @@ impl TryFrom<RawGuardrail> for Guardrail {
             }
             Some(p) => {
                 tests = Some(true);
-                Some(results_path(&name, p)?)
+                Some(results_path(name, p)?)
             }
         };
+        Ok((tests, results))
+    }
+
+    /// The options of a `builtin` refused on any other kind.
+    fn check_builtin_fields(&self) -> Result<(), String> {
+        let (name, r) = (&self.name, self);
         stray(
+            name,
             "allow_paths",
             r.allow_paths.is_none() || r.builtin.is_some(),
         )?;
         stray(
+            name,
             "max_file_bytes",
             r.max_file_bytes.is_none() || r.builtin.is_some(),
         )?;
         stray(
+            name,
             "on_unscanned",
             r.on_unscanned.is_none() || r.builtin.is_some(),
         )?;
         stray(
+            name,
             "unscanned_allowed",
             r.unscanned_allowed.is_none() || r.builtin.is_some(),
-        )?;
-        let kind = if let Some(command) = r.command {
+        )
+    }
+
+    /// The guardrail's kind, from the one kind field it has.
+    fn into_kind(
+        self,
+        tests: Option<bool>,
+        results: Option<String>,
+        local: bool,
+    ) -> Result<GuardrailKind, String> {
+        let r = self;
+        let name = r.name.as_str();
+        Ok(if let Some(command) = r.command {
             if command.trim().is_empty() {
                 return Err(format!("guardrail `{name}`: `command` is empty"));
             }
-            let network = host_network(&name, r.network.as_deref())?;
+            let network = host_network(name, r.network.as_deref())?;
             GuardrailKind::Command {
                 command,
                 timeout: r.timeout.unwrap_or(DEFAULT_COMMAND_TIMEOUT),
@@ -335,9 +388,9 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 scope: r.scope.unwrap_or_default(),
             }
         } else if r.builtin == Some(Builtin::TestIntegrity) {
-            stray("allow_paths", r.allow_paths.is_none())?;
-            stray("max_file_bytes", r.max_file_bytes.is_none())?;
-            stray("unscanned_allowed", r.unscanned_allowed.is_none())?;
+            stray(name, "allow_paths", r.allow_paths.is_none())?;
+            stray(name, "max_file_bytes", r.max_file_bytes.is_none())?;
+            stray(name, "unscanned_allowed", r.unscanned_allowed.is_none())?;
             GuardrailKind::TestIntegrity
         } else if r.builtin.is_some() {
             let opts = SecretsOptions {
@@ -347,17 +400,12 @@ impl TryFrom<RawGuardrail> for Guardrail {
                 unscanned_allowed: r.unscanned_allowed.unwrap_or_default(),
                 rule_files: Vec::new(),
             };
-            secrets_kind(&name, opts)?
+            secrets_kind(name, opts)?
         } else {
             GuardrailKind::DiffSize {
                 max_lines: r.max_lines,
                 max_files: r.max_files,
             }
-        };
-        Ok(Guardrail {
-            name,
-            required: r.required.unwrap_or(true),
-            kind,
         })
     }
 }

@@ -256,8 +256,8 @@ impl Task {
     }
 
     /// The task as a spec file's YAML (what `from_yaml` reads back).
-    pub fn to_yaml(&self) -> Result<String, String> {
-        serde_yaml::to_string(self).map_err(|e| e.to_string())
+    pub fn to_yaml(&self) -> Result<String, crate::Error> {
+        serde_yaml::to_string(self).map_err(|e| crate::Error::Yaml(e.to_string()))
     }
 
     /// True when Layer 3 has something to check.
@@ -349,53 +349,10 @@ impl Task {
             let before = task.acceptance_criteria.len();
             match section {
                 Section::Criteria => {
-                    let c = match hint {
-                        Some((kind, check)) => {
-                            let kind = CriterionKind::from_name(kind).ok_or_else(|| {
-                                err(format!("unknown criterion type `{kind}` in `{item}`"))
-                            })?;
-                            Criterion {
-                                description: description.to_string(),
-                                kind,
-                                check: check.to_string(),
-                                required: true,
-                                new_test: false,
-                            }
-                        }
-                        None => Criterion {
-                            description: description.to_string(),
-                            kind: CriterionKind::LlmJudge,
-                            check: description.to_string(),
-                            required: true,
-                            new_test: false,
-                        },
-                    };
-                    c.validate().map_err(err)?;
+                    let c = criterion_item(item, description, hint, &err)?;
                     task.acceptance_criteria.push(c);
                 }
-                Section::Constraints => match hint {
-                    Some((kind, value)) => {
-                        let value = (!value.is_empty()).then_some(value);
-                        let kind = constraint_kind(kind, value).map_err(err)?;
-                        task.constraints.push(Constraint {
-                            description: description.to_string(),
-                            kind,
-                        });
-                    }
-                    None if mentions_no_new_deps(description) => {
-                        task.constraints.push(Constraint {
-                            description: description.to_string(),
-                            kind: ConstraintKind::NoNewDeps,
-                        })
-                    }
-                    None => task.acceptance_criteria.push(Criterion {
-                        description: format!("constraint: {description}"),
-                        kind: CriterionKind::LlmJudge,
-                        check: description.to_string(),
-                        required: true,
-                        new_test: false,
-                    }),
-                },
+                Section::Constraints => constraint_item(&mut task, description, hint, &err)?,
                 Section::Other => {}
             }
             if let Some(c) = task.acceptance_criteria.get(before) {
@@ -410,6 +367,71 @@ impl Task {
         }
         Ok(task)
     }
+}
+
+/// An `## Acceptance Criteria` item of an issue body: checked as its code
+/// span says, or (without one) judged by the LLM judge.
+fn criterion_item(
+    item: &str,
+    description: &str,
+    hint: Option<(&str, &str)>,
+    err: &dyn Fn(String) -> ConfigError,
+) -> Result<Criterion, ConfigError> {
+    let c = match hint {
+        Some((kind, check)) => {
+            let kind = CriterionKind::from_name(kind)
+                .ok_or_else(|| err(format!("unknown criterion type `{kind}` in `{item}`")))?;
+            Criterion {
+                description: description.to_string(),
+                kind,
+                check: check.to_string(),
+                required: true,
+                new_test: false,
+            }
+        }
+        None => Criterion {
+            description: description.to_string(),
+            kind: CriterionKind::LlmJudge,
+            check: description.to_string(),
+            required: true,
+            new_test: false,
+        },
+    };
+    c.validate().map_err(err)?;
+    Ok(c)
+}
+
+/// A `## Constraints` item of an issue body, into `task`: a constraint
+/// checked as its code span says, "no new dependencies", or else an
+/// advisory criterion for the LLM judge.
+fn constraint_item(
+    task: &mut Task,
+    description: &str,
+    hint: Option<(&str, &str)>,
+    err: &dyn Fn(String) -> ConfigError,
+) -> Result<(), ConfigError> {
+    match hint {
+        Some((kind, value)) => {
+            let value = (!value.is_empty()).then_some(value);
+            let kind = constraint_kind(kind, value).map_err(err)?;
+            task.constraints.push(Constraint {
+                description: description.to_string(),
+                kind,
+            });
+        }
+        None if mentions_no_new_deps(description) => task.constraints.push(Constraint {
+            description: description.to_string(),
+            kind: ConstraintKind::NoNewDeps,
+        }),
+        None => task.acceptance_criteria.push(Criterion {
+            description: format!("constraint: {description}"),
+            kind: CriterionKind::LlmJudge,
+            check: description.to_string(),
+            required: true,
+            new_test: false,
+        }),
+    }
+    Ok(())
 }
 
 fn strip_checkbox(s: &str) -> &str {
@@ -453,7 +475,7 @@ fn mentions_no_new_deps(s: &str) -> bool {
 }
 
 /// A spec name is a file stem under `.rascal/specs/`: no path separators.
-pub fn spec_path(name: &str) -> Result<String, String> {
+pub fn spec_path(name: &str) -> Result<String, crate::Error> {
     let stem = name.strip_suffix(".yaml").unwrap_or(name);
     let ok = !stem.is_empty()
         && !stem.starts_with('.')
@@ -463,9 +485,9 @@ pub fn spec_path(name: &str) -> Result<String, String> {
     if ok {
         Ok(format!("{SPECS_DIR}/{stem}.yaml"))
     } else {
-        Err(format!(
-            "spec name `{name}` is not a plain file name\n  hint: pass the stem of a file in {SPECS_DIR}/ (letters, digits, `-`, `_`, `.`), e.g. `--spec health`"
-        ))
+        Err(crate::Error::SpecName {
+            name: name.to_string(),
+        })
     }
 }
 

@@ -21,14 +21,14 @@ pub enum Choice {
 
 /// The candidate to finalize in `summary`, or the message (with a hint
 /// naming the commands to run) saying why finalize cannot choose one.
-pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
+pub fn choose(summary: &RunSummary) -> Result<Choice, crate::Error> {
     if let Some(s) = &summary.selected {
         return Ok(Choice::Selected(s.clone()));
     }
     let run = &summary.run;
     let select = format!("`rascal select {run} CANDIDATE`");
     let Some(ranking) = &summary.ranking else {
-        return Err(if summary.state.live() {
+        return Err(crate::Error::CannotChoose(if summary.state.live() {
             format!(
                 "run {run} is still running: it has no ranking yet\n  hint: finalize it once it has finished, or select a candidate now with {select}"
             )
@@ -36,12 +36,12 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
             format!(
                 "run {run} has no selected candidate and no ranking to take a pick from\n  hint: select one first: {select}"
             )
-        });
+        }));
     };
     if let (None, Some(why)) = (&ranking.pick, &ranking.contested) {
-        return Err(format!(
+        return Err(crate::Error::CannotChoose(format!(
             "run {run} has no pick: {why}\n  hint: see the agreement matrix with `rascal show {run}`, then decide yourself: `rascal finalize {run} --pick CANDIDATE --reason \"why\"` (or {select})"
-        ));
+        )));
     }
     if summary.declarations_escalate() {
         let declared = summary.declarations().count();
@@ -49,7 +49,7 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
             "{declared} of {} declared the task impossible",
             crate::text::plural(summary.candidates.len() as u64, "candidate")
         );
-        return Err(match &ranking.pick {
+        return Err(crate::Error::CannotChoose(match &ranking.pick {
             Some(pick) => format!(
                 "run {run}'s pick `{pick}` is contested: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; if the task can be done as asked, decide yourself: `rascal select {run} {}`, then `rascal finalize {run}`",
                 crate::text::inert::shell_word(pick)
@@ -57,18 +57,18 @@ pub fn choose(summary: &RunSummary) -> Result<Choice, String> {
             None => format!(
                 "run {run} has no pick: {why}, and the run was escalated to a human\n  hint: read their reasons with `rascal show {run}`; fix the task (or what it needs) and run it again, or give one another attempt with `rascal retry {run} CANDIDATE --feedback \"…\"`"
             ),
-        });
+        }));
     }
     let Some(pick) = &ranking.pick else {
-        return Err(format!(
+        return Err(crate::Error::CannotChoose(format!(
             "run {run} has no pick: no candidate passed\n  hint: see why with `rascal show {run}`; then retry one with feedback (`rascal retry {run} CANDIDATE --feedback \"…\"`), or accept its failures (`rascal override {run} CANDIDATE --layer L --check C --reason R --with-skipped`) and select it ({select})"
-        ));
+        )));
     };
     if let Some(why) = contested(summary, pick) {
-        return Err(format!(
+        return Err(crate::Error::CannotChoose(format!(
             "run {run}'s pick `{pick}` is contested: {why}\n  hint: decide yourself: `rascal select {run} {}` (or another candidate), then `rascal finalize {run}`",
             crate::text::inert::shell_word(pick)
-        ));
+        )));
     }
     Ok(Choice::Pick(pick.clone()))
 }
@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn no_pick_says_what_to_run() {
         let s = run(&[("hasty", Verdict::Fail)], None);
-        let e = choose(&s).unwrap_err();
+        let e = choose(&s).unwrap_err().to_string();
         assert!(e.contains("no candidate passed"), "{e}");
         assert!(
             e.contains("rascal show r-1") && e.contains("rascal select r-1"),
@@ -224,7 +224,7 @@ mod tests {
         if let Some(r) = s.ranking.as_mut() {
             r.contested = Some("the candidates disagree on the tests they wrote, and no majority settles it: a against b".into());
         }
-        let e = choose(&s).unwrap_err();
+        let e = choose(&s).unwrap_err().to_string();
         assert!(e.contains("has no pick: the candidates disagree"), "{e}");
         assert!(e.contains("rascal select r-1"), "{e}");
     }
@@ -233,14 +233,14 @@ mod tests {
     fn an_escalated_run_or_pick_is_contested() {
         let mut s = run(&[("careful", Verdict::Pass)], Some("careful"));
         decided(&mut s, None, DecisionKind::Escalate);
-        let e = choose(&s).unwrap_err();
+        let e = choose(&s).unwrap_err().to_string();
         assert!(
             e.contains("contested") && e.contains("rascal select r-1 careful"),
             "{e}"
         );
         let mut s = run(&[("careful", Verdict::Pass)], Some("careful"));
         decided(&mut s, Some("careful"), DecisionKind::Escalate);
-        assert!(choose(&s).unwrap_err().contains("escalated"));
+        assert!(choose(&s).unwrap_err().to_string().contains("escalated"));
     }
 
     #[test]
@@ -259,7 +259,7 @@ mod tests {
                 reason: "the tests contradict the task".into(),
             });
         }
-        let e = choose(&s).unwrap_err();
+        let e = choose(&s).unwrap_err().to_string();
         assert!(
             e.contains(
                 "pick `careful` is contested: 2 of 3 candidates declared the task impossible"

@@ -67,23 +67,9 @@ pub struct Decision {
     pub at_ms: i64,
 }
 
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum DecisionError {
-    #[error("an override needs a reason: say why the failed check can be accepted")]
-    NoReason,
-    #[error("an escalation needs a note: say what the human should look at")]
-    NoNote,
-    #[error("no candidate `{0}` in this run")]
-    NoCandidate(String),
-    #[error(
-        "candidate `{candidate}` has no {layer} check `{check}` that failed, warned or was skipped"
-    )]
-    NothingToOverride {
-        candidate: String,
-        layer: Layer,
-        check: String,
-    },
-}
+/// Why a decision is refused: the decision variants of the crate's one
+/// error (`NoReason`, `NoNote`, `NoCandidate`, `NothingToOverride`).
+pub use crate::error::Error as DecisionError;
 
 impl Decision {
     pub fn new(candidate: Option<&str>, kind: DecisionKind, who: &str, reason: &str) -> Decision {

@@ -8,7 +8,9 @@ use crate::exec::limits::Mechanism;
 /// The lines for this machine.
 pub fn lines() -> Vec<String> {
     let euid = crate::exec::os::euid();
-    let bwrap = crate::exec::sandbox::available().map(|p| p.display().to_string());
+    let bwrap = crate::exec::sandbox::available()
+        .map(|p| p.display().to_string())
+        .map_err(|e| e.to_string());
     lines_for(euid, bwrap, crate::exec::limits::mechanism())
 }
 

@@ -14,6 +14,17 @@ pub(crate) mod record;
 pub mod run;
 pub mod workspaces;
 
+mod commit;
+mod remote;
+mod verified;
+
+use commit::NewCommit;
+pub use commit::{commit_message, is_conventional};
+use rebase::placement;
+pub use rebase::rebase_note;
+use remote::{push, remote_tip};
+use verified::{verified_candidate, verified_tree};
+
 use crate::git::workspace;
 use crate::model::summary::RunSummary;
 use std::path::{Path, PathBuf};
@@ -137,54 +148,6 @@ pub struct Finalized {
 
 pub use crate::text::slug;
 
-/// Is `line` a conventional-commit title (`feat: …`, `fix(scope)!: …`)?
-pub fn is_conventional(line: &str) -> bool {
-    let re = regex::Regex::new(
-        r"^(feat|fix|docs|style|refactor|perf|test|build|ci|chore|revert)(\([^)]+\))?!?: \S",
-    )
-    .expect("valid regex");
-    re.is_match(line)
-}
-
-/// The commit message: the agent's `commit_message.txt` when its title is
-/// conventional, else one generated from the task and the checks. Either
-/// way through the output policy (`text::inert`): one title line of at most
-/// 100 columns, no control character as itself anywhere, and the
-/// `Rascal-*` trailers written by rascal only.
-pub fn commit_message(
-    summary: &RunSummary,
-    candidate: &str,
-    agent_message: Option<&str>,
-) -> String {
-    use crate::text::inert::{commit_body, commit_title, commit_trailer};
-    let trailers = format!(
-        "Rascal-Run: {}\nRascal-Candidate: {}\n",
-        commit_trailer(&summary.run),
-        commit_trailer(candidate)
-    );
-    let message = |title: &str, body: &str| {
-        let body = commit_body(body);
-        if body.is_empty() {
-            format!("{title}\n\n{trailers}")
-        } else {
-            format!("{title}\n\n{body}\n\n{trailers}")
-        }
-    };
-    if let Some(m) = agent_message {
-        let m = m.trim();
-        let (first, rest) = m.split_once('\n').unwrap_or((m, ""));
-        let title = commit_title(first);
-        if is_conventional(&title) {
-            return message(&title, rest);
-        }
-    }
-    let title = commit_title(&format!(
-        "rascal: {}",
-        crate::text::ellipsis(summary.instruction.lines().next().unwrap_or("change"), 64)
-    ));
-    message(&title, summary.instruction.trim())
-}
-
 /// `n thing` or `n things`.
 pub fn plural(n: usize, thing: &str) -> String {
     crate::text::plural(n as u64, thing)
@@ -241,28 +204,8 @@ pub fn finalize(
     let run_dir = workspace::files_dir(&repo).join("runs").join(&summary.run);
     std::fs::create_dir_all(&run_dir).map_err(io(format!("creating {}", run_dir.display())))?;
     let mut own = branch::OwnCommits::read(&run_dir);
-    let name = format!("rascal/{}-{}", slug(&summary.instruction), summary.run);
-    let branch = if opts.new_branch {
-        branch::fresh_name(&repo, &name)
-    } else {
-        name
-    };
+    let (branch, existing) = target_branch(&repo, summary, opts, &own, &[base, parent])?;
     let refname = format!("refs/heads/{branch}");
-    let known = [base, parent];
-    let existing = branch::existing(&repo, &branch, &own, &known)?;
-    refuse_foreign(&repo, summary, &branch, &existing)?;
-    // The remote's branch is held to the same rule, before anything is
-    // written here.
-    if let Some(remote) = &opts.push {
-        if let Some(tip) = remote_tip(&repo, remote, &branch)?.filter(|t| !own.contains(*t)) {
-            return Err(FinalizeError::RemoteForeign {
-                remote: remote.clone(),
-                branch,
-                run: summary.run.clone(),
-                tip: branch::describe(&repo, tip),
-            });
-        }
-    }
     let new = NewCommit {
         parent: &parent_commit,
         tree: &tree,
@@ -274,14 +217,10 @@ pub fn finalize(
     own.add(commit, &branch)
         .map_err(io(format!("recording the commit in {}", run_dir.display())))?;
 
-    let pr_body = run_dir.join("pr_body.md");
-    let agent_body = read_artifact(&artifacts.join("pr_body.md"));
     let note = moved
         .as_ref()
         .map(|m| rebase_note(m, &tree_id, &summary.base));
-    let body =
-        crate::output::report::markdown::pr_body(summary, agent_body.as_deref(), note.as_deref());
-    std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
+    let pr_body = write_pr_body(summary, &run_dir, &artifacts, note.as_deref())?;
 
     let pushed_to = match &opts.push {
         Some(remote) => {
@@ -315,6 +254,53 @@ pub fn finalize(
     })
 }
 
+/// The branch finalize commits on (`rascal/<slug>-<run>`, or the first
+/// free `…-N` with `--new-branch`) and what it holds now. Refused when it
+/// holds commits finalize did not make for this run, and so is the
+/// remote's branch pushed to, before anything is written here.
+fn target_branch(
+    repo: &git2::Repository,
+    summary: &RunSummary,
+    opts: &FinalizeOptions,
+    own: &branch::OwnCommits,
+    known: &[git2::Oid],
+) -> Result<(String, branch::Existing), FinalizeError> {
+    let name = format!("rascal/{}-{}", slug(&summary.instruction), summary.run);
+    let branch = if opts.new_branch {
+        branch::fresh_name(repo, &name)
+    } else {
+        name
+    };
+    let existing = branch::existing(repo, &branch, own, known)?;
+    refuse_foreign(repo, summary, &branch, &existing)?;
+    if let Some(remote) = &opts.push {
+        if let Some(tip) = remote_tip(repo, remote, &branch)?.filter(|t| !own.contains(*t)) {
+            return Err(FinalizeError::RemoteForeign {
+                remote: remote.clone(),
+                branch,
+                run: summary.run.clone(),
+                tip: branch::describe(repo, tip),
+            });
+        }
+    }
+    Ok((branch, existing))
+}
+
+/// Write the PR body (the agent's `pr_body.md` under rascal's report, and
+/// what a moved base did) into the run's files: its path.
+fn write_pr_body(
+    summary: &RunSummary,
+    run_dir: &Path,
+    artifacts: &Path,
+    note: Option<&str>,
+) -> Result<PathBuf, FinalizeError> {
+    let pr_body = run_dir.join("pr_body.md");
+    let agent_body = read_artifact(&artifacts.join("pr_body.md"));
+    let body = crate::output::report::markdown::pr_body(summary, agent_body.as_deref(), note);
+    std::fs::write(&pr_body, body).map_err(io(format!("writing {}", pr_body.display())))?;
+    Ok(pr_body)
+}
+
 /// A branch with commits finalize did not make for this run is refused
 /// (the first ten of them named).
 fn refuse_foreign(
@@ -338,54 +324,6 @@ fn refuse_foreign(
     Ok(())
 }
 
-/// The commit finalize writes on its branch.
-struct NewCommit<'a> {
-    parent: &'a git2::Commit<'a>,
-    tree: &'a git2::Tree<'a>,
-    message: &'a str,
-    refname: &'a str,
-    /// The reflog message.
-    log: String,
-}
-
-impl NewCommit<'_> {
-    /// Commit and move the branch (compare-and-swap: only from what was
-    /// judged); re-running finalize keeps the same commit when nothing
-    /// changed. The commit, whether it was kept, and the commit replaced.
-    fn write(
-        &self,
-        repo: &git2::Repository,
-        existing: branch::Existing,
-    ) -> Result<(git2::Oid, bool, Option<String>), FinalizeError> {
-        if let branch::Existing::Own(id) = existing {
-            if same_commit(
-                &repo.find_commit(id)?,
-                self.parent.id(),
-                self.tree.id(),
-                self.message,
-            ) {
-                return Ok((id, true, None));
-            }
-        }
-        let sig = repo
-            .signature()
-            .or_else(|_| git2::Signature::now("rascal", "rascal@localhost"))?;
-        let commit = repo.commit(None, &sig, &sig, self.message, self.tree, &[self.parent])?;
-        // Compare-and-swap: the branch moves only from what was judged.
-        let replaced = match existing {
-            branch::Existing::Own(old) => {
-                repo.reference_matching(self.refname, commit, true, old, &self.log)?;
-                Some(old.to_string())
-            }
-            _ => {
-                repo.reference(self.refname, commit, false, &self.log)?;
-                None
-            }
-        };
-        Ok((commit, false, replaced))
-    }
-}
-
 /// The `gh pr create` command line for the branch: the commit's title,
 /// the PR body file.
 fn pr_command(branch: &str, message: &str, pr_body: &Path) -> Vec<String> {
@@ -407,169 +345,6 @@ fn pr_command(branch: &str, message: &str, pr_body: &Path) -> Vec<String> {
     ]
 }
 
-/// The selected candidate, its workspace, and that it passed (or passed
-/// with warnings) and its `.git` is still the folder rascal made.
-fn verified_candidate(
-    summary: &RunSummary,
-) -> Result<(String, &crate::model::summary::CandidateSummary, PathBuf), FinalizeError> {
-    let selected = match choice::choose(summary).map_err(FinalizeError::NothingSelected)? {
-        choice::Choice::Selected(c) | choice::Choice::Pick(c) => c,
-    };
-    let cand = summary
-        .candidates
-        .iter()
-        .find(|c| c.id == selected)
-        .ok_or_else(|| FinalizeError::NoCandidate(selected.clone()))?;
-    let wt = PathBuf::from(&cand.worktree);
-    if !wt.exists() {
-        return Err(FinalizeError::WorktreeGone {
-            candidate: selected,
-            path: cand.worktree.clone(),
-        });
-    }
-    // The workspace's `.git` must be the folder rascal made (and rewrote
-    // after every attempt): a file or a link points git elsewhere.
-    if let Err(why) = crate::git::gitdir::check(&wt) {
-        return Err(FinalizeError::ChangedSinceVerified {
-            candidate: selected,
-            what: why,
-        });
-    }
-    if let Some(why) = &cand.impossible {
-        return Err(FinalizeError::DeclaredImpossible {
-            candidate: selected,
-            run: summary.run.clone(),
-            reason: crate::text::sanitize(crate::model::impossible::first_line(why)),
-        });
-    }
-    if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)
-        && cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Warn)
-    {
-        return Err(FinalizeError::NotVerified(selected));
-    }
-    Ok((selected, cand, wt))
-}
-
-/// The tree `cand` was verified on: recorded, and named by the receipt of
-/// every required report that ran.
-fn verified_tree(
-    cand: &crate::model::summary::CandidateSummary,
-    selected: &str,
-) -> Result<String, FinalizeError> {
-    // Commit exactly the tree that was verified: the receipts of the
-    // candidate's required reports must name it, and it is taken from the
-    // workspace's object store (every object hash-checked), never re-read
-    // from the workspace's files.
-    let Some(tree_id) = cand.tree.clone() else {
-        return Err(FinalizeError::ChangedSinceVerified {
-            candidate: selected.to_string(),
-            what: "no verified change tree is recorded for it".into(),
-        });
-    };
-    let want = crate::model::verdict::digest(&tree_id);
-    let stale: Vec<String> = cand
-        .reports
-        .iter()
-        .filter(|r| r.required && r.status != crate::model::verdict::Status::Skipped)
-        .filter_map(|r| {
-            let named = r.receipt.inputs.get("diff")?;
-            (named != &want).then(|| format!("{} {}", r.layer, r.check))
-        })
-        .collect();
-    if !stale.is_empty() {
-        return Err(FinalizeError::ChangedSinceVerified {
-            candidate: selected.to_string(),
-            what: format!("{} checked another tree", stale.join(", ")),
-        });
-    }
-    Ok(tree_id)
-}
-
-/// Where the verified tree `tree_oid` goes: on the run's base, or — when
-/// the branch HEAD is on moved past it — merged onto its new tip (refused
-/// on a conflict, before anything is written). The parent, the tree to
-/// commit, and how the base moved.
-fn placement(
-    repo: &git2::Repository,
-    summary: &RunSummary,
-    base: git2::Oid,
-    tree_oid: git2::Oid,
-    opts: &FinalizeOptions,
-) -> Result<(git2::Oid, git2::Oid, Option<BaseMoved>), FinalizeError> {
-    // Where the change goes: on the run's base, or — when the branch HEAD is
-    // on moved past it — merged onto its new tip (refused on a conflict,
-    // before anything is written).
-    let mut moved = None;
-    let (parent, commit_tree) = match rebase::moved(repo, base)? {
-        None => (base, tree_oid),
-        Some(m) if opts.no_rebase => {
-            moved = Some(BaseMoved {
-                branch: m.branch,
-                new_commits: m.new_commits,
-                tip: m.tip.to_string(),
-                merged_tree: None,
-            });
-            (base, tree_oid)
-        }
-        Some(m) => match rebase::merge(repo, base, m.tip, tree_oid)? {
-            rebase::Merge::Conflicts(files) => {
-                return Err(FinalizeError::Conflicts {
-                    run: summary.run.clone(),
-                    branch: m.branch,
-                    base: summary.base.clone(),
-                    new_commits: m.new_commits,
-                    files,
-                })
-            }
-            rebase::Merge::Clean(merged) => {
-                moved = Some(BaseMoved {
-                    branch: m.branch,
-                    new_commits: m.new_commits,
-                    tip: m.tip.to_string(),
-                    merged_tree: Some(merged.to_string()),
-                });
-                (m.tip, merged)
-            }
-        },
-    };
-    Ok((parent, commit_tree, moved))
-}
-
-/// Whether `commit` is what finalize would write now: same parent, tree
-/// and message.
-fn same_commit(commit: &git2::Commit, parent: git2::Oid, tree: git2::Oid, message: &str) -> bool {
-    commit.parent_ids().collect::<Vec<_>>() == [parent]
-        && commit.tree_id() == tree
-        && commit.message_raw_bytes() == message.as_bytes()
-}
-
-/// What a moved base did to the commit, in one sentence for the user and
-/// the PR body.
-pub fn rebase_note(m: &BaseMoved, verified_tree: &str, base: &str) -> String {
-    let since = format!(
-        "`{}` has {} since the run's base {}",
-        m.branch,
-        plural(m.new_commits, "new commit"),
-        short(base)
-    );
-    match &m.merged_tree {
-        None => format!(
-            "{since}; committed on the run's base as verified (--no-rebase): the branch does not contain them"
-        ),
-        Some(t) if t == verified_tree => format!(
-            "{since}; the verified change was rebased onto {} and the merged tree is identical to the verified tree {}",
-            short(&m.tip),
-            short(verified_tree)
-        ),
-        Some(t) => format!(
-            "{since}; the committed tree {} is the verified change rebased onto {} (a three-way merge without conflicts), not byte-identical to the verified tree {}: the checks ran on the old base",
-            short(t),
-            short(&m.tip),
-            short(verified_tree)
-        ),
-    }
-}
-
 /// An agent artifact, only when it is a regular file (never through a
 /// symlink, which could point at any file of the host) of at most 64 KiB.
 fn read_artifact(path: &Path) -> Option<String> {
@@ -582,72 +357,6 @@ fn read_artifact(path: &Path) -> Option<String> {
         return None;
     }
     std::fs::read_to_string(path).ok()
-}
-
-/// A remote by name, else by URL or path.
-fn find_remote<'r>(
-    repo: &'r git2::Repository,
-    remote: &str,
-) -> Result<git2::Remote<'r>, git2::Error> {
-    match repo.find_remote(remote) {
-        Ok(r) => Ok(r),
-        Err(_) => repo.remote_anonymous(remote),
-    }
-}
-
-/// Where `branch` is on `remote` (None: it has no such branch).
-fn remote_tip(
-    repo: &git2::Repository,
-    remote: &str,
-    branch: &str,
-) -> Result<Option<git2::Oid>, FinalizeError> {
-    let failed = |e: git2::Error| FinalizeError::Push {
-        remote: remote.to_string(),
-        message: e.message().to_string(),
-    };
-    let mut r = find_remote(repo, remote).map_err(failed)?;
-    let conn = r
-        .connect_auth(git2::Direction::Push, None, None)
-        .map_err(failed)?;
-    let want = format!("refs/heads/{branch}");
-    let tip = conn
-        .list()
-        .map_err(failed)?
-        .iter()
-        .find(|h| h.name() == want)
-        .map(|h| h.oid());
-    Ok(tip)
-}
-
-/// Push `branch`; forced, since finalize may have replaced its own earlier
-/// commit (the remote's branch was checked to hold nothing else first).
-fn push(repo: &git2::Repository, remote: &str, branch: &str) -> Result<(), FinalizeError> {
-    let mut r = find_remote(repo, remote)?;
-    let spec = format!("+refs/heads/{branch}:refs/heads/{branch}");
-    let mut failure: Option<String> = None;
-    {
-        let mut cbs = git2::RemoteCallbacks::new();
-        cbs.push_update_reference(|refname, status| {
-            if let Some(msg) = status {
-                failure = Some(format!("{refname}: {msg}"));
-            }
-            Ok(())
-        });
-        let mut opts = git2::PushOptions::new();
-        opts.remote_callbacks(cbs);
-        r.push(&[spec.as_str()], Some(&mut opts))
-            .map_err(|e| FinalizeError::Push {
-                remote: remote.to_string(),
-                message: e.message().to_string(),
-            })?;
-    }
-    match failure {
-        Some(message) => Err(FinalizeError::Push {
-            remote: remote.to_string(),
-            message,
-        }),
-        None => Ok(()),
-    }
 }
 
 /// Find a program on PATH.

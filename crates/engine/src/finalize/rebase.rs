@@ -4,6 +4,8 @@
 //! tree, verified tree); a conflict refuses, naming the files. The merged
 //! tree is the verified change rebased, not the tree the checks ran on.
 
+use super::{plural, short, BaseMoved, FinalizeError, FinalizeOptions};
+use crate::model::summary::RunSummary;
 use git2::{Oid, Repository};
 
 /// The branch HEAD is on, when it has new commits on top of the run's base.
@@ -77,6 +79,83 @@ pub fn merge(repo: &Repository, base: Oid, tip: Oid, verified: Oid) -> Result<Me
         return Ok(Merge::Conflicts(files));
     }
     Ok(Merge::Clean(index.write_tree_to(repo)?))
+}
+
+/// Where the verified tree `tree_oid` goes: on the run's base, or — when
+/// the branch HEAD is on moved past it — merged onto its new tip (refused
+/// on a conflict, before anything is written). The parent, the tree to
+/// commit, and how the base moved.
+pub(super) fn placement(
+    repo: &git2::Repository,
+    summary: &RunSummary,
+    base: git2::Oid,
+    tree_oid: git2::Oid,
+    opts: &FinalizeOptions,
+) -> Result<(git2::Oid, git2::Oid, Option<BaseMoved>), FinalizeError> {
+    // Where the change goes: on the run's base, or — when the branch HEAD is
+    // on moved past it — merged onto its new tip (refused on a conflict,
+    // before anything is written).
+    let mut moved = None;
+    let (parent, commit_tree) = match self::moved(repo, base)? {
+        None => (base, tree_oid),
+        Some(m) if opts.no_rebase => {
+            moved = Some(BaseMoved {
+                branch: m.branch,
+                new_commits: m.new_commits,
+                tip: m.tip.to_string(),
+                merged_tree: None,
+            });
+            (base, tree_oid)
+        }
+        Some(m) => match merge(repo, base, m.tip, tree_oid)? {
+            Merge::Conflicts(files) => {
+                return Err(FinalizeError::Conflicts {
+                    run: summary.run.clone(),
+                    branch: m.branch,
+                    base: summary.base.clone(),
+                    new_commits: m.new_commits,
+                    files,
+                })
+            }
+            Merge::Clean(merged) => {
+                moved = Some(BaseMoved {
+                    branch: m.branch,
+                    new_commits: m.new_commits,
+                    tip: m.tip.to_string(),
+                    merged_tree: Some(merged.to_string()),
+                });
+                (m.tip, merged)
+            }
+        },
+    };
+    Ok((parent, commit_tree, moved))
+}
+
+/// What a moved base did to the commit, in one sentence for the user and
+/// the PR body.
+pub fn rebase_note(m: &BaseMoved, verified_tree: &str, base: &str) -> String {
+    let since = format!(
+        "`{}` has {} since the run's base {}",
+        m.branch,
+        plural(m.new_commits, "new commit"),
+        short(base)
+    );
+    match &m.merged_tree {
+        None => format!(
+            "{since}; committed on the run's base as verified (--no-rebase): the branch does not contain them"
+        ),
+        Some(t) if t == verified_tree => format!(
+            "{since}; the verified change was rebased onto {} and the merged tree is identical to the verified tree {}",
+            short(&m.tip),
+            short(verified_tree)
+        ),
+        Some(t) => format!(
+            "{since}; the committed tree {} is the verified change rebased onto {} (a three-way merge without conflicts), not byte-identical to the verified tree {}: the checks ran on the old base",
+            short(t),
+            short(&m.tip),
+            short(verified_tree)
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -24,7 +24,14 @@ pub fn finalization(f: &Finalized) -> Finalization {
 
 /// Journal `f` in `summary`'s run; the event, or why it could not be
 /// recorded (the commit stands either way).
-pub fn record(repo_dir: &Path, summary: &RunSummary, f: &Finalized) -> Result<RunEvent, String> {
-    crate::pipeline::record_finalized(repo_dir, &summary.run, finalization(f))
-        .map_err(|e| e.to_string())
+pub fn record(
+    repo_dir: &Path,
+    summary: &RunSummary,
+    f: &Finalized,
+) -> Result<RunEvent, crate::Error> {
+    Ok(crate::pipeline::record_finalized(
+        repo_dir,
+        &summary.run,
+        finalization(f),
+    )?)
 }

@@ -18,7 +18,7 @@ pub struct Outcome {
     pub finalized: Finalized,
     /// The journalled `Finalized` event, or why the record could not say
     /// so (the commit stands either way).
-    pub recorded: Result<RunEvent, String>,
+    pub recorded: Result<RunEvent, crate::Error>,
 }
 
 /// Finalize run `run` of `project`: commit its selected candidate (or the

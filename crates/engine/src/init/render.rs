@@ -140,30 +140,42 @@ pub fn config_yaml(found: &[Found]) -> String {
     y
 }
 
+/// The head of `guardrails.yaml`.
+const GUARDRAILS_HEAD: &str =
+    "# .rascal/guardrails.yaml: the checks every candidate's change must pass (Layer 2).\n\
+     # Written by `rascal init`; rascal reads it from a run's base commit.\n";
+
+/// What `guardrails.yaml` says when no build tool was found.
+const NO_BUILD_TOOL: &str =
+    "# No build tool was found (Cargo.toml, go.mod, pyproject.toml, package.json):\n\
+     # add your build and test commands, e.g.\n\
+     #   - { name: tests, command: \"make test\", tests: true, timeout: 10m }\n";
+
+/// How the checks run, and the list's key.
+const GUARDRAILS_HOW: &str =
+    "# Each command runs with `sh -c` on a fresh copy of the change, in bubblewrap, without\n\
+     # network unless it says `network: host`. A required check that fails fails the\n\
+     # candidate (the checks after it are skipped); `required: false` only warns.\n\
+     # `tests: true` marks the test run: rascal counts its tests against the base\n\
+     # commit's, and a test run that runs no test is a FAIL.\n\
+     guardrails:\n";
+
+/// The built-in checks of the change itself, last.
+const CHANGE_CHECKS: &str =
+    "\n  # The change itself: no secret added, and a size worth a look above these limits.\n\
+     \x20 - { name: secrets, builtin: secrets }\n\
+     \x20 - { name: diff-size, max_lines: 800, max_files: 30, required: false }\n";
+
 pub fn guardrails_yaml(d: &Detected) -> String {
     let mut y = String::new();
-    y.push_str(
-        "# .rascal/guardrails.yaml: the checks every candidate's change must pass (Layer 2).\n\
-         # Written by `rascal init`; rascal reads it from a run's base commit.\n",
-    );
+    y.push_str(GUARDRAILS_HEAD);
     if d.projects.is_empty() {
-        y.push_str(
-            "# No build tool was found (Cargo.toml, go.mod, pyproject.toml, package.json):\n\
-             # add your build and test commands, e.g.\n\
-             #   - { name: tests, command: \"make test\", tests: true, timeout: 10m }\n",
-        );
+        y.push_str(NO_BUILD_TOOL);
     } else {
         let found: Vec<String> = d.projects.iter().map(|p| p.summary.clone()).collect();
         y.push_str(&format!("# Found: {}.\n", found.join("; ")));
     }
-    y.push_str(
-        "# Each command runs with `sh -c` on a fresh copy of the change, in bubblewrap, without\n\
-         # network unless it says `network: host`. A required check that fails fails the\n\
-         # candidate (the checks after it are skipped); `required: false` only warns.\n\
-         # `tests: true` marks the test run: rascal counts its tests against the base\n\
-         # commit's, and a test run that runs no test is a FAIL.\n\
-         guardrails:\n",
-    );
+    y.push_str(GUARDRAILS_HOW);
     for p in &d.projects {
         y.push_str(&format!(
             "\n  # {}{}.\n",
@@ -181,11 +193,7 @@ pub fn guardrails_yaml(d: &Detected) -> String {
             y.push_str(&check(c));
         }
     }
-    y.push_str(
-        "\n  # The change itself: no secret added, and a size worth a look above these limits.\n\
-         \x20 - { name: secrets, builtin: secrets }\n\
-         \x20 - { name: diff-size, max_lines: 800, max_files: 30, required: false }\n",
-    );
+    y.push_str(CHANGE_CHECKS);
     y
 }
 

@@ -143,17 +143,8 @@ impl CandidateJob {
         // Only the first attempt can be one a reattach resumes.
         let resume = self.resume.filter(|_| attempt == 1);
         self.announce_agent(&inv, resume.as_ref());
-        let secrets: Vec<String> = inv
-            .env
-            .iter()
-            .filter(|(k, v)| self.agent.env.contains(k) && v.len() >= 4)
-            .map(|(_, v)| v.clone())
-            .collect();
-        let timeout = self
-            .request
-            .timeout
-            .or(self.agent.timeout.map(|d| d.get()))
-            .unwrap_or(self.config.main.timeout.get());
+        let secrets = self.secrets_of(&inv.env);
+        let timeout = self.agent_timeout();
         let upload = match resume.is_none().then(|| self.upload(workdir, attempt)) {
             Some(Err(e)) => {
                 return (
@@ -183,16 +174,10 @@ impl CandidateJob {
             upload,
         };
         let (tx, rx) = crate::exec::runner::log_channel();
-        let cap = self
-            .config
-            .main
-            .max_log_bytes
-            .map(|b| b.0)
-            .unwrap_or(crate::store::logfile::DEFAULT_MAX_LOG_BYTES);
-        let log = self.open_agent_log(run_dir, cap);
+        let cap = self.max_log_bytes();
         let forward = tokio::spawn(forward_output(Forward {
             rx,
-            log,
+            log: self.open_agent_log(run_dir, cap),
             secrets,
             runtime: self.agent.runtime,
             journal: self.journal.clone(),
@@ -214,6 +199,33 @@ impl CandidateJob {
             report = report.errored(format!("stopped: {why}"));
         }
         (report.finish(), usage)
+    }
+
+    /// The values of the agent's own variables (`env:` in its config) in
+    /// `env`, redacted from its output: each long enough to be a secret.
+    fn secrets_of(&self, env: &[(String, String)]) -> Vec<String> {
+        env.iter()
+            .filter(|(k, v)| self.agent.env.contains(k) && v.len() >= 4)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// How long the agent may run: the request's, else the agent's, else
+    /// the config's.
+    fn agent_timeout(&self) -> Duration {
+        self.request
+            .timeout
+            .or(self.agent.timeout.map(|d| d.get()))
+            .unwrap_or(self.config.main.timeout.get())
+    }
+
+    /// The most bytes of output the agent's log keeps.
+    fn max_log_bytes(&self) -> u64 {
+        self.config
+            .main
+            .max_log_bytes
+            .map(|b| b.0)
+            .unwrap_or(crate::store::logfile::DEFAULT_MAX_LOG_BYTES)
     }
 
     /// Journal the agent's start (or, for a reattach, where it resumes)
@@ -379,8 +391,7 @@ async fn forward_output(f: Forward) -> Forwarded {
             None
         }
     };
-    let mut usage = Usage::default();
-    let mut summary: Option<(bool, String)> = None;
+    let mut reading = Reading::default();
     let mut sealed = std::time::Instant::now();
     let parses = crate::agents::events::parses(runtime);
     loop {
@@ -401,58 +412,16 @@ async fn forward_output(f: Forward) -> Forwarded {
         let mut last: Option<String> = None;
         for line in batch {
             let text = redact(line.text, &secrets);
-            if let Some(w) = log.as_mut() {
-                match w.line(line.stream, &text) {
-                    Ok(closed) => {
-                        for seg in closed {
-                            journal.emit_log(RunEvent::LogSegment(seg)).await;
-                        }
-                    }
-                    Err(e) => {
-                        out.log_problem = Some(e.to_string());
-                        journal.failed(e);
-                        log = None;
-                    }
-                }
-            }
+            log_line(&mut log, &journal, &mut out, line.stream, &text).await;
             let parsed = if parses && line.stream == crate::model::log::Stream::Stdout {
                 events::parse_line(runtime, &text)
             } else {
                 None
             };
-            if let Some(evs) = &parsed {
-                last = Some(
-                    evs.iter()
-                        .map(AgentEvent::display)
-                        .collect::<Vec<_>>()
-                        .join("  "),
-                );
-            } else {
-                last = Some(text);
-            }
             for ev in parsed.iter().flatten() {
-                match ev {
-                    AgentEvent::Usage { .. } => {
-                        events::add_usage(&mut usage, ev);
-                        journal.emit(RunEvent::Usage {
-                            candidate: candidate.clone(),
-                            usage,
-                        });
-                        budgets.report(&journal, &candidate, usage, &stop);
-                    }
-                    // The final result, else the last assistant text, is
-                    // the agent's summary.
-                    AgentEvent::Final { text, .. } if !text.is_empty() => {
-                        summary = Some((true, text.clone()));
-                    }
-                    AgentEvent::Text { text }
-                        if !text.trim().is_empty() && !matches!(summary, Some((true, _))) =>
-                    {
-                        summary = Some((false, text.clone()));
-                    }
-                    _ => {}
-                }
+                reading.take(ev, &journal, &candidate, (&budgets, &stop));
             }
+            last = Some(shown(parsed, text));
         }
         if let Some(l) = last {
             out.last = crate::text::cut(&l, 400);
@@ -464,14 +433,100 @@ async fn forward_output(f: Forward) -> Forwarded {
     }
     seal(&mut log, &journal, &mut out).await;
     out.dropped = log.as_ref().and_then(|w| w.dropped());
-    if let Some((_, text)) = summary {
+    if let Some((_, text)) = reading.summary {
         journal.emit(RunEvent::AgentSummary {
             candidate: candidate.clone(),
             text: crate::text::cut(&text, 4096),
         });
     }
-    out.usage = Some(usage).filter(|u| !u.is_empty());
+    out.usage = Some(reading.usage).filter(|u| !u.is_empty());
     out
+}
+
+/// One line of output into the log file, the segments it closed
+/// journalled. A log file that cannot be written is dropped: the output
+/// is not kept from there, and the report says so.
+async fn log_line(
+    log: &mut Option<LogWriter>,
+    journal: &crate::pipeline::journal::Journal,
+    out: &mut Forwarded,
+    stream: crate::model::log::Stream,
+    text: &str,
+) {
+    let Some(w) = log.as_mut() else {
+        return;
+    };
+    match w.line(stream, text) {
+        Ok(closed) => {
+            for seg in closed {
+                journal.emit_log(RunEvent::LogSegment(seg)).await;
+            }
+        }
+        Err(e) => {
+            out.log_problem = Some(e.to_string());
+            journal.failed(e);
+            *log = None;
+        }
+    }
+}
+
+/// A line as the report shows it: its agent events in readable form
+/// when it parsed, else the line itself.
+fn shown(parsed: Option<Vec<AgentEvent>>, text: String) -> String {
+    match parsed {
+        Some(evs) => evs
+            .iter()
+            .map(AgentEvent::display)
+            .collect::<Vec<_>>()
+            .join("  "),
+        None => text,
+    }
+}
+
+/// What the forwarder reads of the agent's events: the tokens and cost
+/// so far, and its summary (true: the final result).
+#[derive(Default)]
+struct Reading {
+    usage: Usage,
+    summary: Option<(bool, String)>,
+}
+
+impl Reading {
+    /// One agent event: its usage journalled and counted against the
+    /// budgets (which may `stop` the candidate), its text kept as the
+    /// summary.
+    fn take(
+        &mut self,
+        ev: &AgentEvent,
+        journal: &crate::pipeline::journal::Journal,
+        candidate: &str,
+        (budgets, stop): (
+            &crate::pipeline::budget::Budgets,
+            &tokio_util::sync::CancellationToken,
+        ),
+    ) {
+        match ev {
+            AgentEvent::Usage { .. } => {
+                events::add_usage(&mut self.usage, ev);
+                journal.emit(RunEvent::Usage {
+                    candidate: candidate.to_string(),
+                    usage: self.usage,
+                });
+                budgets.report(journal, candidate, self.usage, stop);
+            }
+            // The final result, else the last assistant text, is
+            // the agent's summary.
+            AgentEvent::Final { text, .. } if !text.is_empty() => {
+                self.summary = Some((true, text.clone()));
+            }
+            AgentEvent::Text { text }
+                if !text.trim().is_empty() && !matches!(self.summary, Some((true, _))) =>
+            {
+                self.summary = Some((false, text.clone()));
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Flush the log file and journal its open segment.

@@ -200,86 +200,22 @@ pub fn prepare_combine(
     if let Some(why) = too_few(run, &passing) {
         return Err(PipelineError::Usage(why));
     }
-    let agent = config
-        .main
-        .agents
-        .get(&combine.agent)
-        .cloned()
-        .ok_or_else(|| {
-            PipelineError::Usage(format!(
-                "the combining agent `{}` is not in .rascal/config.yaml",
-                combine.agent
-            ))
-        })?;
-    let task = events
-        .iter()
-        .find_map(|e| match e {
-            RunEvent::TaskLoaded { task, .. } => Some((**task).clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
+    let agent = combining_agent(&config, &combine)?;
+    let task = task_of(&events, &summary);
     crate::pipeline::prepare::narrow_permissions(&mut config, &task);
-    if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
-        crate::layers::review::eligible_reviewers(&config, review, (&combine.agent, &agent))
-            .map_err(|e| PipelineError::Usage(format!("the combined candidate: {e}")))?;
-    }
-    let launcher = config.main.launcher;
-    let problems = crate::pipeline::preflight::problems(
-        std::slice::from_ref(&combine.agent),
+    let unsandboxed = may_combine(&config, &combine.agent, &agent, (&repo, base), &state)?;
+    let info = combined_candidate(
         &config,
-        launcher,
-        (&repo, base),
-        &state,
-    );
-    if let Some(msg) = crate::pipeline::preflight::refusal(&problems) {
-        return Err(PipelineError::Usage(
-            msg.replace("the run was not started", "the combine was not started"),
-        ));
-    }
-    let unsandboxed = crate::pipeline::prepare::unsandboxed(launcher, &combine.agent, &agent)?;
-    let id = combined_name(&summary);
-    let info = CandidateInfo {
-        id: id.clone(),
-        agent: combine.agent.clone(),
-        runtime: format!("{:?}", agent.runtime).to_lowercase(),
-        worktree: workspace::workspace_path(&state, run, &id)
-            .to_string_lossy()
-            .into_owned(),
-        unsandboxed,
-    };
-    let budgets = crate::pipeline::budget::Budgets::new(
-        &config,
-        &[(info.clone(), agent.clone())],
-        Some(&summary),
-    );
-    if let Some(why) = budgets.refusal(&id, 1) {
-        return Err(PipelineError::Usage(format!(
-            "combine refused: {why}\n  hint: budgets are set in .rascal/config.yaml (`budget:` for the run, `agents.{}.budget` for each of its candidates); start a new run to spend more",
-            combine.agent
-        )));
-    }
+        &summary,
+        &combine,
+        &agent,
+        (&state, run, unsandboxed),
+    )?;
+    let id = info.id.clone();
     let holdout = Arc::new(Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default());
     let workdir = workspace::workdir(&repo);
-    let inputs: Vec<Input> = passing
-        .iter()
-        .map(|c| Input {
-            id: c.id.clone(),
-            agent: c.agent.clone(),
-            verdict: c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
-            diff: diff_of(&workdir, c, base, &holdout),
-            findings: findings(c),
-        })
-        .collect();
-    let from: Vec<String> = inputs.iter().map(|i| i.id.clone()).collect();
-    let provenance = crate::pipeline::provenance::Sources {
-        diffs: inputs
-            .iter()
-            .map(|i| (i.id.clone(), i.diff.clone()))
-            .collect(),
-        worktree: PathBuf::from(&info.worktree),
-        holdout: holdout.clone(),
-        allow_glue: combine.allow_new == crate::config::verification::AllowNew::Glue,
-    };
+    let inputs = inputs_of(&passing, &workdir, base, &holdout);
+    let provenance = sources_of(&inputs, &info, &holdout, &combine);
     let material = Material {
         task: &task,
         inputs: &inputs,
@@ -296,26 +232,28 @@ pub fn prepare_combine(
         holdout: &holdout,
     };
     let outcomes = others.outcomes(&summary, None);
-    let worktrees = summary
-        .candidates
-        .iter()
-        .map(|c| (c.id.clone(), PathBuf::from(&c.worktree)))
-        .collect();
     // Everything that can refuse has: now the workspace, the material and
     // the record.
     workspace::create_workspace(&repo, base, Path::new(&info.worktree), &holdout)?;
-    combine_brief::write(&dir, &material).map_err(|e| {
-        PipelineError::Usage(format!(
-            "could not write the combining agent's material in {}: {e}",
-            dir.display()
-        ))
-    })?;
-    let brief = Arc::new(Brief {
-        prompt: combine_brief::prompt(&material),
-        inputs: dir,
-    });
+    let brief = Arc::new(written_brief(dir, &material)?);
     store.resume_run(run)?;
-    let info_added = info.clone();
+    let start = CombineStart {
+        announce: announced(&info, &inputs, who, &combine.agent),
+        candidate: id,
+        brief,
+        recorded: summary
+            .candidates
+            .iter()
+            .filter_map(|c| Some((c.id.clone(), c.verdict?)))
+            .collect(),
+        others: outcomes,
+        worktrees: summary
+            .candidates
+            .iter()
+            .map(|c| (c.id.clone(), PathBuf::from(&c.worktree)))
+            .collect(),
+        provenance,
+    };
     let request = RunRequest::new(workdir.clone(), &task.instruction, vec![], rascal_exe);
     Ok(PreparedRun::combined(
         Setup {
@@ -329,33 +267,172 @@ pub fn prepare_combine(
             request,
             store,
         },
-        CombineStart {
-            announce: vec![
-                RunEvent::CandidateAdded {
-                    candidate: info_added,
-                    combined_from: from.clone(),
-                },
-                RunEvent::DecisionRecorded {
-                    decision: Decision::new(
-                        Some(&id),
-                        DecisionKind::Combine { from },
-                        who,
-                        &format!("combining agent `{}`", combine.agent),
-                    ),
-                },
-            ],
-            candidate: id,
-            brief,
-            recorded: summary
-                .candidates
-                .iter()
-                .filter_map(|c| Some((c.id.clone(), c.verdict?)))
-                .collect(),
-            others: outcomes,
-            worktrees,
-            provenance,
-        },
+        start,
     ))
+}
+
+/// The combined candidate: its name, agent and workspace. Refused when
+/// the run's budgets, or its agent's, are spent.
+fn combined_candidate(
+    config: &Config,
+    summary: &RunSummary,
+    combine: &crate::config::verification::CombineConfig,
+    agent: &crate::config::AgentConfig,
+    (state, run, unsandboxed): (&Path, &str, bool),
+) -> Result<CandidateInfo, PipelineError> {
+    let id = combined_name(summary);
+    let info = CandidateInfo {
+        id: id.clone(),
+        agent: combine.agent.clone(),
+        runtime: format!("{:?}", agent.runtime).to_lowercase(),
+        worktree: workspace::workspace_path(state, run, &id)
+            .to_string_lossy()
+            .into_owned(),
+        unsandboxed,
+    };
+    let budgets = crate::pipeline::budget::Budgets::new(
+        config,
+        &[(info.clone(), agent.clone())],
+        Some(summary),
+    );
+    if let Some(why) = budgets.refusal(&id, 1) {
+        return Err(PipelineError::Usage(format!(
+            "combine refused: {why}\n  hint: budgets are set in .rascal/config.yaml (`budget:` for the run, `agents.{}.budget` for each of its candidates); start a new run to spend more",
+            combine.agent
+        )));
+    }
+    Ok(info)
+}
+
+/// The combining agent's material written in `dir`, and its brief.
+fn written_brief(dir: PathBuf, material: &Material<'_>) -> Result<Brief, PipelineError> {
+    combine_brief::write(&dir, material).map_err(|e| {
+        PipelineError::Usage(format!(
+            "could not write the combining agent's material in {}: {e}",
+            dir.display()
+        ))
+    })?;
+    Ok(Brief {
+        prompt: combine_brief::prompt(material),
+        inputs: dir,
+    })
+}
+
+/// What the combined change is traced to: its sources' diffs.
+fn sources_of(
+    inputs: &[Input],
+    info: &CandidateInfo,
+    holdout: &Arc<Holdout>,
+    combine: &crate::config::verification::CombineConfig,
+) -> crate::pipeline::provenance::Sources {
+    crate::pipeline::provenance::Sources {
+        diffs: inputs
+            .iter()
+            .map(|i| (i.id.clone(), i.diff.clone()))
+            .collect(),
+        worktree: PathBuf::from(&info.worktree),
+        holdout: holdout.clone(),
+        allow_glue: combine.allow_new == crate::config::verification::AllowNew::Glue,
+    }
+}
+
+/// The combining agent's config, from `.rascal/config.yaml`.
+fn combining_agent(
+    config: &Config,
+    combine: &crate::config::verification::CombineConfig,
+) -> Result<crate::config::AgentConfig, PipelineError> {
+    config
+        .main
+        .agents
+        .get(&combine.agent)
+        .cloned()
+        .ok_or_else(|| {
+            PipelineError::Usage(format!(
+                "the combining agent `{}` is not in .rascal/config.yaml",
+                combine.agent
+            ))
+        })
+}
+
+/// The run's task as it was loaded (else its instruction).
+fn task_of(events: &[RunEvent], summary: &RunSummary) -> Task {
+    events
+        .iter()
+        .find_map(|e| match e {
+            RunEvent::TaskLoaded { task, .. } => Some((**task).clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()))
+}
+
+/// Whether the combining agent `name` may run here: its review has enough
+/// reviewers, and nothing the preflight checks refuses it. Ok says
+/// whether it runs unsandboxed.
+fn may_combine(
+    config: &Config,
+    name: &str,
+    agent: &crate::config::AgentConfig,
+    (repo, base): (&git2::Repository, git2::Oid),
+    state: &Path,
+) -> Result<bool, PipelineError> {
+    if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
+        crate::layers::review::eligible_reviewers(config, review, (name, agent))
+            .map_err(|e| PipelineError::Usage(format!("the combined candidate: {e}")))?;
+    }
+    let launcher = config.main.launcher;
+    let problems = crate::pipeline::preflight::problems(
+        std::slice::from_ref(&name.to_string()),
+        config,
+        launcher,
+        (repo, base),
+        state,
+    );
+    if let Some(msg) = crate::pipeline::preflight::refusal(&problems) {
+        return Err(PipelineError::Usage(
+            msg.replace("the run was not started", "the combine was not started"),
+        ));
+    }
+    crate::pipeline::prepare::unsandboxed(launcher, name, agent)
+}
+
+/// What the combining agent is given of each chosen candidate: its
+/// verdict, its diff and its findings.
+fn inputs_of(
+    passing: &[&CandidateSummary],
+    workdir: &Path,
+    base: git2::Oid,
+    holdout: &Holdout,
+) -> Vec<Input> {
+    passing
+        .iter()
+        .map(|c| Input {
+            id: c.id.clone(),
+            agent: c.agent.clone(),
+            verdict: c.effective_verdict.or(c.verdict).unwrap_or(Verdict::Fail),
+            diff: diff_of(workdir, c, base, holdout),
+            findings: findings(c),
+        })
+        .collect()
+}
+
+/// Journalled as the pipeline starts: the combined candidate joins the
+/// run, and the decision (who, when, from which candidates).
+fn announced(info: &CandidateInfo, inputs: &[Input], who: &str, agent: &str) -> Vec<RunEvent> {
+    let from: Vec<String> = inputs.iter().map(|i| i.id.clone()).collect();
+    vec![
+        RunEvent::CandidateAdded {
+            candidate: info.clone(),
+            combined_from: from.clone(),
+        },
+        RunEvent::DecisionRecorded {
+            decision: Decision::new(
+                Some(&info.id),
+                DecisionKind::Combine { from },
+                who,
+                &format!("combining agent `{agent}`"),
+            ),
+        },
+    ]
 }
 
 /// A candidate's verified change as a diff against the base (held-out
@@ -502,123 +579,4 @@ impl Others<'_> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::ranking::{Ranked, Ranking};
-
-    fn cand(id: &str, verdict: Verdict) -> CandidateSummary {
-        let mut s = RunSummary::new();
-        s.apply(&RunEvent::RunStarted {
-            run: "r".into(),
-            repo: String::new(),
-            base: String::new(),
-            instruction: String::new(),
-            launcher: "process".into(),
-            candidates: vec![CandidateInfo {
-                id: id.into(),
-                agent: id.into(),
-                runtime: "command".into(),
-                worktree: String::new(),
-                unsandboxed: false,
-            }],
-        });
-        let mut agent = crate::model::verdict::Report::new(Layer::Agent, "agent");
-        if verdict == Verdict::Fail {
-            agent.issues.push(crate::model::verdict::Issue::new(
-                "agent/failed",
-                Severity::Error,
-                "exit 1",
-            ));
-        }
-        s.apply(&RunEvent::ReportLanded {
-            candidate: id.into(),
-            report: Box::new(agent.finish()),
-        });
-        s.apply(&RunEvent::CandidateFinished {
-            candidate: id.into(),
-            verdict,
-            reason: None,
-            files: 1,
-            lines: 1,
-            tree: Some("ab".into()),
-            cancelled: false,
-        });
-        s.candidates.remove(0)
-    }
-
-    fn run_of(cands: Vec<CandidateSummary>, order: &[&str]) -> RunSummary {
-        let mut s = RunSummary::new();
-        s.run = "r-1".into();
-        s.candidates = cands;
-        s.ranking = Some(Ranking {
-            positions: order
-                .iter()
-                .enumerate()
-                .map(|(i, c)| Ranked {
-                    position: i + 1,
-                    candidate: c.to_string(),
-                    verdict: Verdict::Pass,
-                    layers_passed: 0,
-                    criteria_met: 0,
-                    consensus: 1.0,
-                    lines: 0,
-                    files: 0,
-                    reason: String::new(),
-                    usage: None,
-                    agreement: None,
-                })
-                .collect(),
-            ids: Vec::new(),
-            matrix: Vec::new(),
-            pick: None,
-            judge: None,
-            agreement: None,
-            contested: None,
-            unseparated: Vec::new(),
-            probes: None,
-        });
-        s
-    }
-
-    #[test]
-    fn the_passing_candidates_in_the_rankings_order_at_most_top() {
-        let s = run_of(
-            vec![
-                cand("a", Verdict::Pass),
-                cand("b", Verdict::Fail),
-                cand("c", Verdict::Warn),
-                cand("d", Verdict::Pass),
-            ],
-            &["d", "c", "a", "b"],
-        );
-        let ids = |v: Vec<&CandidateSummary>| v.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
-        assert_eq!(ids(chosen(&s, 3)), ["d", "c", "a"]);
-        assert_eq!(ids(chosen(&s, 2)), ["d", "c"]);
-        assert!(too_few("r-1", &chosen(&s, 2)).is_none());
-    }
-
-    #[test]
-    fn fewer_than_two_passing_is_refused_saying_why() {
-        let s = run_of(
-            vec![cand("a", Verdict::Pass), cand("b", Verdict::Fail)],
-            &["a", "b"],
-        );
-        let why = too_few("r-1", &chosen(&s, 3)).unwrap();
-        assert!(why.contains("only `a` passed"), "{why}");
-        assert!(
-            why.contains("combining one candidate is pointless"),
-            "{why}"
-        );
-        let none = run_of(vec![cand("b", Verdict::Fail)], &["b"]);
-        let why = too_few("r-1", &chosen(&none, 3)).unwrap();
-        assert!(why.contains("no candidate passed"), "{why}");
-    }
-
-    #[test]
-    fn a_second_combine_gets_a_name_of_its_own() {
-        let s = run_of(vec![cand("a", Verdict::Pass)], &["a"]);
-        assert_eq!(combined_name(&s), "combined");
-        let s = run_of(vec![cand("combined", Verdict::Pass)], &["combined"]);
-        assert_eq!(combined_name(&s), "combined-2");
-    }
-}
+mod tests;

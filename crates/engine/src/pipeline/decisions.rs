@@ -17,7 +17,9 @@ pub fn record_decision(
     let mut store = crate::store::project::store_at(&repo)?;
     let summary = store.summary(run)?;
     if let Some(c) = &decision.candidate {
-        let cand = summary.candidate(c).map_err(PipelineError::Usage)?;
+        let cand = summary
+            .candidate(c)
+            .map_err(|e| PipelineError::Usage(e.into()))?;
         decision
             .validate(Some(&cand.reports))
             .map_err(|e| PipelineError::Usage(e.to_string()))?;
@@ -45,7 +47,7 @@ pub fn record_finalized(
     let summary = store.summary(run)?;
     summary
         .candidate(&finalization.candidate)
-        .map_err(PipelineError::Usage)?;
+        .map_err(|e| PipelineError::Usage(e.into()))?;
     let ev = RunEvent::Finalized(finalization);
     store.append(run, std::slice::from_ref(&ev))?;
     Ok(ev)

@@ -82,25 +82,7 @@ pub(crate) async fn plan(
         constraints: proposal.constraints.clone(),
         problem: problem.clone(),
     });
-    // Every criterion, the spec's and the planner's, on the unchanged base.
-    let all: Vec<crate::config::spec::Criterion> = p
-        .task
-        .acceptance_criteria
-        .iter()
-        .chain(&proposal.criteria)
-        .cloned()
-        .collect();
-    let on_base = crate::pipeline::vacuity::OnBaseRun {
-        run: p.run,
-        config: p.config,
-        repo_dir: p.repo_dir,
-        state: p.state,
-        base: p.base,
-        holdout: &p.task.holdout,
-        journal: p.journal,
-        cancel: p.cancel,
-    };
-    let vacuous = crate::pipeline::vacuity::check(&on_base, &all).await;
+    let vacuous = vacuous_on_base(p, &proposal.criteria).await;
     if p.cancel.is_cancelled() {
         return Planned::Cancelled;
     }
@@ -109,21 +91,7 @@ pub(crate) async fn plan(
         && !vacuous.is_empty()
         && !p.request.allow_vacuous
     {
-        let named: Vec<String> = vacuous
-            .iter()
-            .map(|v| format!("`{}` ({})", v.criterion, v.why))
-            .collect();
-        return Planned::NeedsHuman(format!(
-            "--approve refused: {} vacuous — the unchanged base already meets {}, so a change that does nothing would pass: {}. Edit the plan in the TUI (`rascal run --plan` without --approve), or accept {} anyway with `--approve --allow-vacuous` (never counted as evidence)",
-            if vacuous.len() == 1 {
-                "1 criterion is".to_string()
-            } else {
-                format!("{} criteria are", vacuous.len())
-            },
-            if vacuous.len() == 1 { "it" } else { "them" },
-            named.join("; "),
-            if vacuous.len() == 1 { "it" } else { "them" },
-        ));
+        return Planned::NeedsHuman(vacuous_refusal(&vacuous));
     }
     let approval = match (p.request.plan, &problem) {
         (PlanGate::Approve, None) => Decision::new(
@@ -173,6 +141,53 @@ pub(crate) async fn plan(
     });
     write_spec(p, &task);
     Planned::Approved(Box::new(task))
+}
+
+/// Every criterion, the spec's and the planner's (`proposed`), on the
+/// unchanged base: those it already meets.
+async fn vacuous_on_base(
+    p: &Planning<'_>,
+    proposed: &[crate::config::spec::Criterion],
+) -> Vec<crate::model::event::VacuousCriterion> {
+    // Every criterion, the spec's and the planner's, on the unchanged base.
+    let all: Vec<crate::config::spec::Criterion> = p
+        .task
+        .acceptance_criteria
+        .iter()
+        .chain(proposed)
+        .cloned()
+        .collect();
+    let on_base = crate::pipeline::vacuity::OnBaseRun {
+        run: p.run,
+        config: p.config,
+        repo_dir: p.repo_dir,
+        state: p.state,
+        base: p.base,
+        holdout: &p.task.holdout,
+        journal: p.journal,
+        cancel: p.cancel,
+    };
+    crate::pipeline::vacuity::check(&on_base, &all).await
+}
+
+/// Why `--approve` refuses a plan whose `vacuous` criteria the unchanged
+/// base already meets.
+fn vacuous_refusal(vacuous: &[crate::model::event::VacuousCriterion]) -> String {
+    let named: Vec<String> = vacuous
+        .iter()
+        .map(|v| format!("`{}` ({})", v.criterion, v.why))
+        .collect();
+    format!(
+        "--approve refused: {} vacuous — the unchanged base already meets {}, so a change that does nothing would pass: {}. Edit the plan in the TUI (`rascal run --plan` without --approve), or accept {} anyway with `--approve --allow-vacuous` (never counted as evidence)",
+        if vacuous.len() == 1 {
+            "1 criterion is".to_string()
+        } else {
+            format!("{} criteria are", vacuous.len())
+        },
+        if vacuous.len() == 1 { "it" } else { "them" },
+        named.join("; "),
+        if vacuous.len() == 1 { "it" } else { "them" },
+    )
 }
 
 /// Wait for the human's approval (a run-level cancel, or the view gone,

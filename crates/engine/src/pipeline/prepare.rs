@@ -200,6 +200,48 @@ fn agents_to_run(req: &RunRequest, config: &Config) -> Result<Vec<String>, Pipel
     Ok(names)
 }
 
+/// A workspace at the base for each agent of `names` (the second of one
+/// agent is `agent-2`, …), and each candidate as the run announces it.
+fn create_candidates(
+    names: &[String],
+    config: &Config,
+    launcher: LauncherKind,
+    (repo, base): (&git2::Repository, git2::Oid),
+    (state, run): (&std::path::Path, &str),
+    holdout: &crate::git::holdout::Holdout,
+) -> Result<Vec<(CandidateInfo, crate::config::AgentConfig)>, PipelineError> {
+    let mut candidates = Vec::new();
+    let mut used = std::collections::BTreeMap::<String, usize>::new();
+    for n in names {
+        let count = used.entry(n.clone()).or_default();
+        *count += 1;
+        let id = if *count == 1 {
+            n.clone()
+        } else {
+            format!("{n}-{count}")
+        };
+        let worktree = workspace::create_workspace(
+            repo,
+            base,
+            &workspace::workspace_path(state, run, &id),
+            holdout,
+        )?;
+        let agent = config.main.agents[n].clone();
+        let unsandboxed = unsandboxed(launcher, n, &agent)?;
+        candidates.push((
+            CandidateInfo {
+                id,
+                agent: n.clone(),
+                runtime: format!("{:?}", agent.runtime).to_lowercase(),
+                worktree: worktree.to_string_lossy().into_owned(),
+                unsandboxed,
+            },
+            agent,
+        ));
+    }
+    Ok(candidates)
+}
+
 pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let repo = workspace::open(&req.repo)?;
     let base = workspace::resolve(&repo, &req.base)?;
@@ -256,35 +298,14 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     let state = workspace::files_dir(&repo);
     workspace::mark_owner(&repo);
     let run = new_run_id(&store)?;
-    let mut candidates = Vec::new();
-    let mut used = std::collections::BTreeMap::<String, usize>::new();
-    for n in &names {
-        let count = used.entry(n.clone()).or_default();
-        *count += 1;
-        let id = if *count == 1 {
-            n.clone()
-        } else {
-            format!("{n}-{count}")
-        };
-        let worktree = workspace::create_workspace(
-            &repo,
-            base,
-            &workspace::workspace_path(&state, &run, &id),
-            &holdout,
-        )?;
-        let agent = config.main.agents[n].clone();
-        let unsandboxed = unsandboxed(launcher, n, &agent)?;
-        candidates.push((
-            CandidateInfo {
-                id,
-                agent: n.clone(),
-                runtime: format!("{:?}", agent.runtime).to_lowercase(),
-                worktree: worktree.to_string_lossy().into_owned(),
-                unsandboxed,
-            },
-            agent,
-        ));
-    }
+    let candidates = create_candidates(
+        &names,
+        &config,
+        launcher,
+        (&repo, base),
+        (&state, &run),
+        &holdout,
+    )?;
     let mut prepared = PreparedRun::fresh(
         Setup {
             run,

@@ -98,6 +98,14 @@ pub enum PipelineError {
     Usage(String),
 }
 
+/// A caller that reports errors as text (the TUI's decision callback)
+/// keeps using `?`: the message is the error's own.
+impl From<PipelineError> for String {
+    fn from(e: PipelineError) -> Self {
+        e.to_string()
+    }
+}
+
 /// The outcome of a finished run.
 #[derive(Debug, Clone)]
 pub struct RunOutcome {

@@ -38,7 +38,9 @@ pub fn prepare_retry(
             "run {run} is still running\n  hint: wait for it to finish (or retry from the TUI, which sends the decision to the live run)"
         )));
     }
-    let cand = summary.candidate(candidate).map_err(PipelineError::Usage)?;
+    let cand = summary
+        .candidate(candidate)
+        .map_err(|e| PipelineError::Usage(e.into()))?;
     let worktree = PathBuf::from(&cand.worktree);
     if !worktree.exists() {
         return Err(PipelineError::Usage(format!(
@@ -49,26 +51,8 @@ pub fn prepare_retry(
     let base =
         git2::Oid::from_str(&summary.base).map_err(|e| PipelineError::Usage(e.to_string()))?;
     let mut config = crate::pipeline::prepare::config_as_recorded(&repo, base, &events)?;
-    let agent = config
-        .main
-        .agents
-        .get(&cand.agent)
-        .cloned()
-        .ok_or_else(|| {
-            PipelineError::Usage(format!(
-                "agent `{}` is no longer in .rascal/config.yaml at the base commit",
-                cand.agent
-            ))
-        })?;
-    // The last task journalled: a planned run's approved one.
-    let task = events
-        .iter()
-        .rev()
-        .find_map(|e| match e {
-            RunEvent::TaskLoaded { task, .. } => Some((**task).clone()),
-            _ => None,
-        })
-        .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()));
+    let agent = agent_of(&config, &cand.agent)?;
+    let task = last_task(&events, &summary);
     crate::pipeline::prepare::narrow_permissions(&mut config, &task);
     let holdout = std::sync::Arc::new(
         crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default(),
@@ -102,13 +86,7 @@ pub fn prepare_retry(
     );
     store.append(run, &[RunEvent::DecisionRecorded { decision }])?;
     store.resume_run(run)?;
-    let info = crate::model::event::CandidateInfo {
-        id: cand.id.clone(),
-        agent: cand.agent.clone(),
-        runtime: cand.runtime.clone(),
-        worktree: cand.worktree.clone(),
-        unsandboxed: cand.unsandboxed,
-    };
+    let info = info_of(cand);
     let request = RunRequest::new(
         workspace::workdir(&repo),
         &task.instruction,
@@ -134,4 +112,40 @@ pub fn prepare_retry(
             others,
         },
     ))
+}
+
+/// The retried candidate's agent, as the config at the base has it.
+fn agent_of(
+    config: &crate::config::Config,
+    name: &str,
+) -> Result<crate::config::AgentConfig, PipelineError> {
+    config.main.agents.get(name).cloned().ok_or_else(|| {
+        PipelineError::Usage(format!(
+            "agent `{name}` is no longer in .rascal/config.yaml at the base commit"
+        ))
+    })
+}
+
+/// The last task journalled: a planned run's approved one (else the
+/// run's instruction).
+fn last_task(events: &[RunEvent], summary: &crate::model::summary::RunSummary) -> Task {
+    events
+        .iter()
+        .rev()
+        .find_map(|e| match e {
+            RunEvent::TaskLoaded { task, .. } => Some((**task).clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| Task::from_instruction(summary.instruction.clone()))
+}
+
+/// The retried candidate as the run announced it.
+fn info_of(cand: &crate::model::summary::CandidateSummary) -> crate::model::event::CandidateInfo {
+    crate::model::event::CandidateInfo {
+        id: cand.id.clone(),
+        agent: cand.agent.clone(),
+        runtime: cand.runtime.clone(),
+        worktree: cand.worktree.clone(),
+        unsandboxed: cand.unsandboxed,
+    }
 }

@@ -121,35 +121,65 @@ pub async fn verify_read(
     sink: &(dyn Fn(Progress) + Send + Sync),
 ) -> Vec<Report> {
     let mut reports = Vec::new();
-    let emit = |r: Report, reports: &mut Vec<Report>| {
-        sink(Progress::Report(r.clone()));
-        reports.push(r);
-    };
-    let guardrails = v.config.guardrails.as_deref().unwrap_or(&[]);
     let digest = v
         .config
         .digests
         .get(GUARDRAILS_FILE)
         .cloned()
         .unwrap_or_default();
-
+    let package_json = base_package_json(v.place.origin(), &v.changes.base);
     // 1. What only reads the change: pure guardrails, then permissions.
+    let stop = read_only_checks(
+        v,
+        read,
+        (&digest, package_json.as_deref()),
+        sink,
+        &mut reports,
+    );
+    // 2. Commands: consecutive `parallel: true` ones run together.
+    run_commands(
+        v,
+        (&digest, package_json.as_deref()),
+        stop,
+        sink,
+        &mut reports,
+    )
+    .await;
+    reports
+}
+
+/// A report to `sink` as it lands, and kept with the others.
+fn emit(sink: &(dyn Fn(Progress) + Send + Sync), r: Report, reports: &mut Vec<Report>) {
+    sink(Progress::Report(r.clone()));
+    reports.push(r);
+}
+
+/// The checks that only read the change: the pure guardrails, the
+/// `test-integrity` check, then permissions. Says why the commands are
+/// skipped, when a required one failed.
+fn read_only_checks(
+    v: &Verification<'_>,
+    read: Option<&ContentRead>,
+    (digest, package_json): (&str, Option<&str>),
+    sink: &(dyn Fn(Progress) + Send + Sync),
+    reports: &mut Vec<Report>,
+) -> Option<&'static str> {
+    let guardrails = v.config.guardrails.as_deref().unwrap_or(&[]);
     if v.config.guardrails.is_some() {
         sink(Progress::LayerStarted(Layer::Guardrails));
     }
     for (i, g) in guardrails.iter().enumerate() {
         let found = read.and_then(|c| c.guardrail(i));
-        if let Some(r) = guardrails::evaluate_read(g, v.changes, v.place, &digest, found) {
-            emit(r, &mut reports);
+        if let Some(r) = guardrails::evaluate_read(g, v.changes, v.place, digest, found) {
+            emit(sink, r, reports);
         }
     }
     // A failed `test-integrity` does not stop the commands: it read the
     // change's text; the test run's ledger and the base's own tests are the
     // evidence from execution a human weighs it against.
     let guardrail_failed = reports.iter().any(failed);
-    let package_json = base_package_json(v.place.origin(), &v.changes.base);
-    let test_commands = test_run::test_commands(v.config, package_json.as_deref());
-    if let Some(g) = test_run::integrity_guardrail(v.config, package_json.as_deref()) {
+    let test_commands = test_run::test_commands(v.config, package_json);
+    if let Some(g) = test_run::integrity_guardrail(v.config, package_json) {
         sink(Progress::LayerStarted(Layer::Guardrails));
         let r = test_run::integrity_report(
             &g,
@@ -157,19 +187,37 @@ pub async fn verify_read(
             v.place,
             &test_commands,
             v.allow_test_changes,
-            &digest,
+            digest,
         );
-        emit(r, &mut reports);
+        emit(sink, r, reports);
     }
     let mut permissions_failed = false;
     if let Some(cfg) = permissions_in_force(v.config, v.origin) {
         sink(Progress::LayerStarted(Layer::Permissions));
         let r = check_permissions(v, &cfg, read);
         permissions_failed = failed(&r);
-        emit(r, &mut reports);
+        emit(sink, r, reports);
     }
+    if permissions_failed {
+        Some("skipped: the change failed permissions")
+    } else if guardrail_failed {
+        Some("skipped: an earlier required guardrail failed")
+    } else {
+        None
+    }
+}
 
-    // 2. Commands: consecutive `parallel: true` ones run together.
+/// The command guardrails, consecutive `parallel: true` ones together;
+/// once a required one fails (or `stop` says why from the start), the
+/// rest are skipped, and a cancel leaves them errored.
+async fn run_commands(
+    v: &Verification<'_>,
+    (digest, package_json): (&str, Option<&str>),
+    mut stop: Option<&'static str>,
+    sink: &(dyn Fn(Progress) + Send + Sync),
+    reports: &mut Vec<Report>,
+) {
+    let guardrails = v.config.guardrails.as_deref().unwrap_or(&[]);
     let commands: Vec<_> = guardrails
         .iter()
         .filter(|g| matches!(g.kind, GuardrailKind::Command { .. }))
@@ -177,13 +225,6 @@ pub async fn verify_read(
     if !commands.is_empty() {
         sink(Progress::LayerStarted(Layer::Guardrails));
     }
-    let mut stop: Option<&str> = if permissions_failed {
-        Some("skipped: the change failed permissions")
-    } else if guardrail_failed {
-        Some("skipped: an earlier required guardrail failed")
-    } else {
-        None
-    };
     let mut i = 0;
     while i < commands.len() {
         let parallel = |g: &&crate::config::Guardrail| {
@@ -205,22 +246,21 @@ pub async fn verify_read(
                         .errored("cancelled before it ran")
                         .finish(),
                 };
-                emit(r, &mut reports);
+                emit(sink, r, reports);
             }
         } else {
             let futures = batch
                 .iter()
-                .map(|g| run_command_guardrail(v, g, package_json.as_deref(), &digest));
+                .map(|g| run_command_guardrail(v, g, package_json, digest));
             for r in futures::future::join_all(futures).await {
                 if failed(&r) {
                     stop = Some("skipped: an earlier required guardrail failed");
                 }
-                emit(r, &mut reports);
+                emit(sink, r, reports);
             }
         }
         i = j;
     }
-    reports
 }
 
 /// One command guardrail, run where the change is (`where: local`: this
@@ -357,22 +397,8 @@ pub async fn later_layers(
             .iter()
             .any(|c| c.kind == CriterionKind::LlmJudge);
     let diff = if needs_diff {
-        // A candidate's diff from its change tree (what the checks read,
-        // no second read of its workspace); `rascal check`'s from the files.
-        let text = match git2::Oid::from_str(&l.changes.tree) {
-            Ok(tree) => crate::git::workspace::tree_diff_text(
-                l.place.origin(),
-                l.place.files(),
-                l.base,
-                tree,
-            ),
-            Err(_) => crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base),
-        };
-        match text {
-            Ok(d) => match l.place.holdout() {
-                Some(h) => h.strip_from_diff(&d),
-                None => d,
-            },
+        match diff_of(l) {
+            Ok(d) => d,
             Err(e) => {
                 let r = Report::new(Layer::Review, "diff")
                     .errored(format!("could not compute the diff: {e}"))
@@ -388,23 +414,7 @@ pub async fn later_layers(
     let mut reports = Vec::new();
     if l.task.has_criteria() {
         sink(Progress::LayerStarted(Layer::Criteria));
-        let settings = l
-            .config
-            .verification
-            .as_ref()
-            .and_then(|v| v.criteria.as_ref());
-        let judge = settings.and_then(|s| s.judge.as_deref()).and_then(|name| {
-            l.config.main.agents.get(name).map(|agent| Judge {
-                name,
-                agent,
-                site: l.site.clone(),
-                timeout: settings
-                    .and_then(|s| s.timeout)
-                    .map(|d| d.get())
-                    .unwrap_or(criteria::DEFAULT_TIMEOUT),
-                budget: settings.map(|s| s.budget).unwrap_or_default().tokens,
-            })
-        });
+        let judge = judge_of(l);
         let base_side =
             crate::layers::evidence::base_defined::CandidateBase::new(l.place, l.changes);
         let run = CriteriaRun {
@@ -451,4 +461,42 @@ pub async fn later_layers(
     let (rs, outcome) = review::review(&run, &report_sink).await;
     reports.extend(rs);
     (reports, Some(outcome))
+}
+
+/// A candidate's diff from its change tree (what the checks read, no
+/// second read of its workspace); `rascal check`'s from the files. The
+/// held-out tests are left out.
+fn diff_of(l: &LaterLayers<'_>) -> Result<String, String> {
+    let text = match git2::Oid::from_str(&l.changes.tree) {
+        Ok(tree) => {
+            crate::git::workspace::tree_diff_text(l.place.origin(), l.place.files(), l.base, tree)
+        }
+        Err(_) => crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base),
+    }
+    .map_err(|e| e.to_string())?;
+    Ok(match l.place.holdout() {
+        Some(h) => h.strip_from_diff(&text),
+        None => text,
+    })
+}
+
+/// The judge of `llm-judge` criteria, when `criteria.judge` names an agent.
+fn judge_of<'a>(l: &'a LaterLayers<'_>) -> Option<Judge<'a>> {
+    let settings = l
+        .config
+        .verification
+        .as_ref()
+        .and_then(|v| v.criteria.as_ref());
+    settings.and_then(|s| s.judge.as_deref()).and_then(|name| {
+        l.config.main.agents.get(name).map(|agent| Judge {
+            name,
+            agent,
+            site: l.site.clone(),
+            timeout: settings
+                .and_then(|s| s.timeout)
+                .map(|d| d.get())
+                .unwrap_or(criteria::DEFAULT_TIMEOUT),
+            budget: settings.map(|s| s.budget).unwrap_or_default().tokens,
+        })
+    })
 }

@@ -96,7 +96,7 @@ impl Session {
     /// Take decision `d`. While the run is `live` it goes to the pipeline;
     /// after it, a retry starts the candidate's next attempt, anything else
     /// is recorded.
-    pub fn decide(&self, d: &Decision, live: bool) -> Result<Decided, String> {
+    pub fn decide(&self, d: &Decision, live: bool) -> Result<Decided, PipelineError> {
         if live && self.decisions.send(d.clone()).is_ok() {
             return Ok(Decided::Sent);
         }
@@ -110,28 +110,24 @@ impl Session {
                 feedback,
                 &d.who,
                 self.exe.clone(),
-            )
-            .map_err(|e| e.to_string())?;
+            )?;
             return Ok(Decided::Retrying(self.go_on(prepared)));
         }
         // A combine after the run: the combining agent's candidate joins
         // it, in the same journal. Only the process that owns the run
         // starts one.
         if let (false, DecisionKind::Combine { .. }) = (self.retries, &d.kind) {
-            return Err(format!(
+            return Err(PipelineError::Usage(format!(
                 "this screen watches run {}; combine it with `rascal combine {}` once it has finished",
                 self.run, self.run
-            ));
+            )));
         }
         if let DecisionKind::Combine { .. } = &d.kind {
             let prepared =
-                super::combine::prepare_combine(&self.repo, &self.run, &d.who, self.exe.clone())
-                    .map_err(|e| e.to_string())?;
+                super::combine::prepare_combine(&self.repo, &self.run, &d.who, self.exe.clone())?;
             return Ok(Decided::Retrying(self.go_on(prepared)));
         }
-        record_decision(&self.repo, &self.run, d.clone())
-            .map(Decided::Recorded)
-            .map_err(|e| e.to_string())
+        record_decision(&self.repo, &self.run, d.clone()).map(Decided::Recorded)
     }
 
     /// The finished run goes on with `prepared` (a retry, a combine): its

@@ -170,9 +170,26 @@ pub fn parse_line(runtime: RuntimeKind, line: &str) -> Option<Vec<AgentEvent>> {
         RuntimeKind::Claude | RuntimeKind::Scripted => claude::parse(&v),
         RuntimeKind::Codex => codex::parse(&v),
         RuntimeKind::Goose => goose::parse(&v),
-        _ => None,
-    }?;
-    Some(events).filter(|e| !e.is_empty())
+        _ => return None,
+    };
+    match events {
+        Some(events) => Some(events).filter(|e| !e.is_empty()),
+        None => unread(&v),
+    }
+}
+
+/// An event of a kind no parser reads (a newer CLI's `rate_limit_event`,
+/// say): named in one short line, its content folded away — never the raw
+/// JSON in the log. None when the line has no kind at all.
+fn unread(v: &Value) -> Option<Vec<AgentEvent>> {
+    let kind = v
+        .get("type")
+        .and_then(Value::as_str)
+        .or_else(|| v.get("msg")?.get("type")?.as_str())?;
+    let kind: String = kind.chars().filter(|c| !c.is_control()).take(60).collect();
+    Some(vec![AgentEvent::Progress {
+        text: format!("{kind} (an event rascal does not read; folded)"),
+    }])
 }
 
 /// Fold usage events: session totals replace, per-turn figures add.

@@ -9,6 +9,7 @@ pub mod prompt;
 pub mod scripted;
 
 use crate::config::{AgentConfig, RuntimeKind};
+use crate::Error;
 use std::path::{Path, PathBuf};
 
 /// What to launch for one candidate.
@@ -63,32 +64,75 @@ pub fn invocation(
     agent: &AgentConfig,
     instruction: &str,
     ctx: &LaunchContext,
-) -> Result<Invocation, String> {
-    let composed;
+) -> Result<Invocation, Error> {
     let shown = ctx
         .criteria
         .filter(|_| ctx.artifacts.is_some())
         .and_then(prompt::criteria_section);
-    let instruction = match agent.runtime {
+    let composed = composed_instruction(agent, instruction, ctx, shown.as_deref());
+    let instruction = composed.as_deref().unwrap_or(instruction);
+    std::fs::create_dir_all(ctx.run_dir)
+        .map_err(|e| Error::Agent(format!("creating {}: {e}", ctx.run_dir.display())))?;
+    let instruction_file = ctx.run_dir.join("instruction.md");
+    std::fs::write(&instruction_file, instruction)
+        .map_err(|e| Error::Agent(format!("writing {}: {e}", instruction_file.display())))?;
+
+    let (mut env, missing_env) = agent_env(name, agent, ctx, &instruction_file, shown.is_some())?;
+    let stdin = Some(instruction.as_bytes().to_vec());
+    let argv = agent_argv(agent, ctx, &instruction_file)?;
+    if agent.runtime == RuntimeKind::Goose {
+        if let Some(m) = &agent.model {
+            env.push(("GOOSE_MODEL".into(), m.clone()));
+        }
+    }
+    if argv.is_empty() {
+        return Err(Error::Agent(format!("agent `{name}` has an empty command")));
+    }
+    Ok(Invocation {
+        argv,
+        env,
+        stdin,
+        missing_env,
+    })
+}
+
+/// The prompt a real agent CLI working as an author gets (the instruction,
+/// the criteria `shown`, the way out); None: the text as given.
+fn composed_instruction(
+    agent: &AgentConfig,
+    instruction: &str,
+    ctx: &LaunchContext,
+    shown: Option<&str>,
+) -> Option<String> {
+    match agent.runtime {
         RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose
             if ctx.artifacts.is_some() =>
         {
-            composed = match &shown {
+            Some(match shown {
                 Some(section) => {
                     prompt::with_way_out(&format!("{}\n\n{section}", instruction.trim_end()))
                 }
                 None => prompt::with_way_out(instruction),
-            };
-            composed.as_str()
+            })
         }
-        _ => instruction,
-    };
-    std::fs::create_dir_all(ctx.run_dir)
-        .map_err(|e| format!("creating {}: {e}", ctx.run_dir.display()))?;
-    let instruction_file = ctx.run_dir.join("instruction.md");
-    std::fs::write(&instruction_file, instruction)
-        .map_err(|e| format!("writing {}: {e}", instruction_file.display()))?;
+        _ => None,
+    }
+}
 
+/// An agent's environment, and the names it asked for that the host lacks.
+type AgentEnv = (Vec<(String, String)>, Vec<String>);
+
+/// The agent's environment (the host's base variables, the ones it asked
+/// for, rascal's own) and the names it asked for that the host lacks;
+/// writes the criteria file when they are `shown` and creates the
+/// artifacts directory.
+fn agent_env(
+    name: &str,
+    agent: &AgentConfig,
+    ctx: &LaunchContext,
+    instruction_file: &Path,
+    shown: bool,
+) -> Result<AgentEnv, Error> {
     let mut env: Vec<(String, String)> = Vec::new();
     let mut missing_env = Vec::new();
     for var in BASE_ENV {
@@ -102,40 +146,48 @@ pub fn invocation(
             Err(_) => missing_env.push(var.clone()),
         }
     }
-    env.push((
-        "RASCAL_INSTRUCTION_FILE".into(),
-        path_str(&instruction_file),
-    ));
+    env.push(("RASCAL_INSTRUCTION_FILE".into(), path_str(instruction_file)));
     env.push(("RASCAL_RUN".into(), ctx.run.to_string()));
     env.push(("RASCAL_CANDIDATE".into(), ctx.candidate.to_string()));
     env.push(("RASCAL_AGENT".into(), name.to_string()));
     env.push(("RASCAL_ATTEMPT".into(), ctx.attempt.to_string()));
-    if let (Some(task), Some(_)) = (ctx.criteria, &shown) {
+    if let (Some(task), true) = (ctx.criteria, shown) {
         let file = ctx.run_dir.join("criteria.json");
         std::fs::write(&file, prompt::criteria_json(task))
-            .map_err(|e| format!("writing {}: {e}", file.display()))?;
+            .map_err(|e| Error::Agent(format!("writing {}: {e}", file.display())))?;
         env.push((prompt::CRITERIA_ENV.into(), path_str(&file)));
     }
     if let Some(dir) = ctx.artifacts {
-        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::Agent(format!("creating {}: {e}", dir.display())))?;
         env.push((ARTIFACTS_ENV.into(), path_str(dir)));
     }
     if let Some(dir) = ctx.inputs {
         env.push((crate::exec::env::COMBINE_ENV.into(), path_str(dir)));
     }
+    Ok((env, missing_env))
+}
 
-    let stdin = Some(instruction.as_bytes().to_vec());
-    let argv = match agent.runtime {
+/// The argv by runtime: the command as configured, the scripted player on
+/// the scenario's file (written here), or a real agent CLI's.
+fn agent_argv(
+    agent: &AgentConfig,
+    ctx: &LaunchContext,
+    instruction_file: &Path,
+) -> Result<Vec<String>, Error> {
+    Ok(match agent.runtime {
         RuntimeKind::Command => agent.command.clone(),
         RuntimeKind::Scripted => {
             let steps = match &agent.scenario {
                 Some(s) => scripted::builtin_at(s, ctx.tempo)
-                    .ok_or_else(|| format!("unknown scenario `{s}`"))?,
+                    .ok_or_else(|| Error::Agent(format!("unknown scenario `{s}`")))?,
                 None => agent.steps.clone(),
             };
             let file = ctx.run_dir.join("scenario.json");
-            let json = serde_json::to_vec_pretty(&steps).map_err(|e| e.to_string())?;
-            std::fs::write(&file, json).map_err(|e| format!("writing {}: {e}", file.display()))?;
+            let json =
+                serde_json::to_vec_pretty(&steps).map_err(|e| Error::Agent(e.to_string()))?;
+            std::fs::write(&file, json)
+                .map_err(|e| Error::Agent(format!("writing {}: {e}", file.display())))?;
             vec![
                 path_str(ctx.rascal_exe),
                 scripted::SUBCOMMAND.into(),
@@ -143,22 +195,8 @@ pub fn invocation(
             ]
         }
         RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose => {
-            real_argv(agent, ctx.sandboxed, &instruction_file)?
+            real_argv(agent, ctx.sandboxed, instruction_file)?
         }
-    };
-    if agent.runtime == RuntimeKind::Goose {
-        if let Some(m) = &agent.model {
-            env.push(("GOOSE_MODEL".into(), m.clone()));
-        }
-    }
-    if argv.is_empty() {
-        return Err(format!("agent `{name}` has an empty command"));
-    }
-    Ok(Invocation {
-        argv,
-        env,
-        stdin,
-        missing_env,
     })
 }
 
@@ -170,7 +208,7 @@ pub fn real_argv(
     agent: &AgentConfig,
     sandboxed: bool,
     instruction_file: &Path,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Error> {
     let trusted = sandboxed || agent.allow_unsandboxed;
     let (program, mut args): (&str, Vec<String>) = match agent.runtime {
         RuntimeKind::Claude => {
@@ -217,7 +255,7 @@ pub fn real_argv(
                 path_str(instruction_file),
             ],
         ),
-        _ => return Err("not a real agent runtime".into()),
+        _ => return Err(Error::Agent("not a real agent runtime".into())),
     };
     args.extend(agent.args.iter().cloned());
     if agent.runtime == RuntimeKind::Codex {

@@ -35,33 +35,7 @@ fn with_nonce(text: &str) -> std::borrow::Cow<'_, str> {
 
 const SHOUT_ISSUE: &str = r#"{"severity": "major", "location": "src/lib.rs:9", "description": "shout() is not covered by a test of its own"}"#;
 
-const GOOD_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
-
-/// Greets someone by name.
-pub fn greet(name: &str) -> String {
-    format!("Hello, {name}!")
-}
-
-/// Greets someone loudly.
-pub fn shout(name: &str) -> String {
-    greet(name).to_uppercase()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn greets() {
-        assert_eq!(greet("Ada"), "Hello, Ada!");
-    }
-
-    #[test]
-    fn shouts() {
-        assert_eq!(shout("Ada"), "HELLO, ADA!");
-    }
-}
-"#;
+const GOOD_LIB: &str = include_str!("scripted/good_lib.rs.txt");
 
 /// `shout` upper-casing ASCII letters only: right for "Ada", not for
 /// "Straße" — a candidate no test of either author tells from `GOOD_LIB`
@@ -79,67 +53,13 @@ fn ascii_lib() -> String {
 }
 
 /// `shout` without a test of its own: what a reviewer should send back.
-const UNTESTED_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
+const UNTESTED_LIB: &str = include_str!("scripted/untested_lib.rs.txt");
 
-/// Greets someone by name.
-pub fn greet(name: &str) -> String {
-    format!("Hello, {name}!")
-}
-
-/// Greets someone loudly.
-pub fn shout(name: &str) -> String {
-    greet(name).to_uppercase()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn greets() {
-        assert_eq!(greet("Ada"), "Hello, Ada!");
-    }
-}
-"#;
-
-const BROKEN_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
-
-/// Greets someone by name.
-pub fn greet(name: &str) -> String {
-    format!("Hello, {name}!")
-}
-
-/// Greets someone loudly.
-pub fn shout(name: &str) -> String {
-    let loud: String = greet(name).to_uppercase();
-    loud.len()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn greets() {
-        assert_eq!(greet("Ada"), "Hello, Ada!");
-    }
-}
-"#;
+const BROKEN_LIB: &str = include_str!("scripted/broken_lib.rs.txt");
 
 /// `shout` added and the test module gone: the `greets` test it could not
 /// be bothered to keep is deleted with it.
-const LAZY_LIB: &str = r#"//! A tiny greeting library (the rascal demo's sample project).
-
-/// Greets someone by name.
-pub fn greet(name: &str) -> String {
-    format!("Hello, {name}!")
-}
-
-/// Greets someone loudly.
-pub fn shout(name: &str) -> String {
-    greet(name).to_uppercase()
-}
-"#;
+const LAZY_LIB: &str = include_str!("scripted/lazy_lib.rs.txt");
 
 fn say(t: &str) -> Step {
     Step::Say { text: t.into() }
@@ -172,7 +92,20 @@ pub fn builtin_at(name: &str, tempo: Tempo) -> Option<Vec<Step>> {
 /// pause only a watcher needs.
 fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
     Some(match name {
-    "demo-good" => vec![
+        "demo-good" => demo_good(beat),
+        "demo-fix-on-feedback" => demo_fix_on_feedback(beat),
+        "demo-ascii" => demo_ascii(beat),
+        "demo-broken" => demo_broken(beat),
+        "demo-lazy" => demo_lazy(beat),
+        "demo-denied" => demo_denied(beat),
+        FIRST_RUN => first_run(beat),
+        _ => return None,
+    })
+}
+
+/// The change that passes: `shout` with a test of its own.
+fn demo_good(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("reading src/lib.rs"),
         sleep(300),
         beat(1200),
@@ -187,8 +120,12 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
         sleep(200),
         beat(800),
         say("done: added shout() and a test"),
-    ],
-    "demo-fix-on-feedback" => vec![
+    ]
+}
+
+/// A first attempt without a test, fixed on the reviewer's feedback.
+fn demo_fix_on_feedback(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("reading src/lib.rs"),
         sleep(200),
         beat(1400),
@@ -217,8 +154,12 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
                 say("done: added a test for shout()"),
             ],
         },
-    ],
-    "demo-ascii" => vec![
+    ]
+}
+
+/// A plausible `shout` that upper-cases ASCII only, with a test of its own.
+fn demo_ascii(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("reading src/lib.rs"),
         sleep(250),
         beat(1500),
@@ -232,8 +173,12 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
         sleep(150),
         beat(700),
         say("done: added shout() and a test"),
-    ],
-    "demo-broken" => vec![
+    ]
+}
+
+/// A change that does not build.
+fn demo_broken(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("reading src/lib.rs"),
         sleep(400),
         beat(1600),
@@ -247,8 +192,12 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
         sleep(200),
         beat(600),
         say("done (did not run the build)"),
-    ],
-    "demo-lazy" => vec![
+    ]
+}
+
+/// A change that deletes the tests in its way.
+fn demo_lazy(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("reading src/lib.rs"),
         sleep(250),
         beat(900),
@@ -262,8 +211,12 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
         sleep(150),
         beat(400),
         say("done: all tests pass"),
-    ],
-    "demo-denied" => vec![
+    ]
+}
+
+/// A change that touches the CI and rascal's own guardrails.
+fn demo_denied(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("reading src/lib.rs and the CI setup"),
         sleep(350),
         beat(2200),
@@ -286,8 +239,12 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
         say("▸ Edit .rascal/guardrails.yaml (no checks, please)"),
         beat(500),
         say("done"),
-    ],
-    FIRST_RUN => vec![
+    ]
+}
+
+/// The first run: one harmless line added to a note.
+fn first_run(beat: &dyn Fn(u64) -> Step) -> Vec<Step> {
+    vec![
         say("scripted agent (no model, no API key): one small, harmless change, to watch it go through every layer"),
         beat(800),
         Step::Append {
@@ -296,9 +253,7 @@ fn author_demo(name: &str, beat: &dyn Fn(u64) -> Step) -> Option<Vec<Step>> {
         },
         say(&format!("▸ Edit {FIRST_RUN_NOTE}")),
         say(&format!("done: added a line to {FIRST_RUN_NOTE}; nothing else changed")),
-    ],
-        _ => return None,
-    })
+    ]
 }
 
 /// The reviewer and judge scenarios.
@@ -466,100 +421,7 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
             }
             continue;
         }
-        let result: std::io::Result<()> = (|| {
-            match step {
-                Step::Say { text } => {
-                    let mut o = stdout.lock();
-                    writeln!(o, "{}", with_nonce(text))?;
-                    o.flush()?;
-                }
-                Step::Warn { text } => eprintln!("{text}"),
-                Step::Write { path, content } => {
-                    let p = place(dir, path);
-                    if let Some(parent) = p.parent() {
-                        std::fs::create_dir_all(parent)?;
-                    }
-                    std::fs::write(p, content)?;
-                }
-                Step::Append { path, content } => {
-                    let p = place(dir, path);
-                    if let Some(parent) = p.parent() {
-                        std::fs::create_dir_all(parent)?;
-                    }
-                    let mut f = std::fs::OpenOptions::new()
-                        .append(true)
-                        .create(true)
-                        .open(p)?;
-                    f.write_all(content.as_bytes())?;
-                }
-                Step::Delete { path } => std::fs::remove_file(place(dir, path))?,
-                Step::Rename { from, to } => {
-                    let t = place(dir, to);
-                    if let Some(parent) = t.parent() {
-                        std::fs::create_dir_all(parent)?;
-                    }
-                    std::fs::rename(place(dir, from), t)?
-                }
-                Step::Chmod { path, executable } => {
-                    use std::os::unix::fs::PermissionsExt;
-                    let mode = if *executable { 0o755 } else { 0o644 };
-                    std::fs::set_permissions(
-                        place(dir, path),
-                        std::fs::Permissions::from_mode(mode),
-                    )?
-                }
-                Step::Symlink { path, target } => {
-                    let p = place(dir, path);
-                    let _ = std::fs::remove_file(&p);
-                    std::os::unix::fs::symlink(target, p)?
-                }
-                Step::Sleep { ms } => std::thread::sleep(std::time::Duration::from_millis(*ms)),
-                Step::Garbage { bytes } => {
-                    let mut o = stdout.lock();
-                    let mut x: u32 = 0x1234_5678;
-                    let mut buf = Vec::with_capacity(*bytes + 8);
-                    buf.extend_from_slice(b"\x1b[2J\x1b]0;pwned\x07\0");
-                    for _ in 0..*bytes {
-                        x ^= x << 13;
-                        x ^= x >> 17;
-                        x ^= x << 5;
-                        buf.push((x & 0xff) as u8);
-                    }
-                    buf.push(b'\n');
-                    o.write_all(&buf)?;
-                    o.flush()?;
-                }
-                Step::LongLine { bytes } => {
-                    let mut o = stdout.lock();
-                    o.write_all(&vec![b'x'; *bytes])?;
-                    o.write_all(b"\n")?;
-                    o.flush()?;
-                }
-                Step::Exit { code } => std::process::exit(*code),
-                Step::Impossible { reason } => {
-                    let dir =
-                        std::env::var_os(crate::exec::env::ARTIFACTS_ENV).ok_or_else(|| {
-                            std::io::Error::other(format!(
-                                "${} is not set",
-                                crate::exec::env::ARTIFACTS_ENV
-                            ))
-                        })?;
-                    std::fs::write(Path::new(&dir).join(crate::model::impossible::FILE), reason)?;
-                }
-                Step::Usage {
-                    input_tokens,
-                    output_tokens,
-                    usd,
-                } => {
-                    let mut o = stdout.lock();
-                    writeln!(o, "{}", claude_result(*input_tokens, *output_tokens, *usd))?;
-                    o.flush()?;
-                }
-                Step::When { .. } => {}
-            }
-            Ok(())
-        })();
-        if let Err(e) = result {
+        if let Err(e) = play_step(step, dir, &stdout) {
             eprintln!("scripted agent: step {step:?} failed: {e}");
             return 1;
         }
@@ -567,127 +429,95 @@ pub fn play(steps: &[Step], dir: &Path) -> i32 {
     0
 }
 
-#[cfg(test)]
-mod builtin_tests {
-    use super::*;
-
-    #[test]
-    fn every_builtin_name_has_a_scenario() {
-        for name in BUILTIN_NAMES {
-            assert!(builtin(name).is_some(), "no scenario for `{name}`");
+/// Play one step (not a `When`) in `dir`.
+fn play_step(step: &Step, dir: &Path, stdout: &std::io::Stdout) -> std::io::Result<()> {
+    match step {
+        Step::Say { text } => {
+            let mut o = stdout.lock();
+            writeln!(o, "{}", with_nonce(text))?;
+            o.flush()?;
         }
-        assert!(builtin("no-such-scenario").is_none());
-    }
-
-    /// The milliseconds a scenario sleeps on `attempt`.
-    fn slept(steps: &[Step], attempt: u32) -> u64 {
-        steps
-            .iter()
-            .map(|s| match s {
-                Step::Sleep { ms } => *ms,
-                Step::When {
-                    attempt: a,
-                    then,
-                    otherwise,
-                } => slept(if *a == attempt { then } else { otherwise }, attempt),
-                _ => 0,
-            })
-            .sum()
-    }
-
-    fn has_empty_beat(steps: &[Step]) -> bool {
-        steps.iter().any(|s| match s {
-            Step::Sleep { ms: 0 } => true,
-            Step::When {
-                then, otherwise, ..
-            } => has_empty_beat(then) || has_empty_beat(otherwise),
-            _ => false,
-        })
-    }
-
-    #[test]
-    fn fast_scenarios_carry_no_beats_and_watchable_ones_only_add_pauses() {
-        for name in BUILTIN_NAMES {
-            let fast = builtin(name).unwrap();
-            let watchable = builtin_at(name, Tempo::Watchable).unwrap();
-            assert!(!has_empty_beat(&fast), "{name}");
-            // The same steps apart from the pauses.
-            let not_sleep = |s: &&Step| !matches!(s, Step::Sleep { .. });
-            let strip = |v: &[Step]| -> Vec<Step> { v.iter().filter(not_sleep).cloned().collect() };
-            assert_eq!(strip(&fast).len(), strip(&watchable).len(), "{name}");
-            for attempt in [1, 2] {
-                assert!(
-                    slept(&watchable, attempt) >= slept(&fast, attempt),
-                    "{name}"
-                );
+        Step::Warn { text } => eprintln!("{text}"),
+        Step::Write { path, content } => {
+            let p = place(dir, path);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
             }
+            std::fs::write(p, content)?;
         }
-    }
-
-    #[test]
-    fn the_demos_authors_take_their_time_each_at_its_own_pace() {
-        let authors = [
-            "demo-fix-on-feedback",
-            "demo-broken",
-            "demo-denied",
-            "demo-lazy",
-        ];
-        let mut paces: Vec<u64> = authors
-            .iter()
-            .map(|n| {
-                let fast = slept(&builtin(n).unwrap(), 1);
-                let watchable = slept(&builtin_at(n, Tempo::Watchable).unwrap(), 1);
-                assert!(watchable >= fast + 1500, "{n}: {fast} → {watchable}");
-                watchable
-            })
-            .collect();
-        paces.sort();
-        paces.dedup();
-        assert_eq!(paces.len(), authors.len(), "staggered: {paces:?}");
-        // The reviewer thinks a moment before its verdict.
-        let review = builtin_at("review-request-once", Tempo::Watchable).unwrap();
-        assert!(slept(&review, 1) >= 1000);
-        assert_eq!(slept(&builtin("review-request-once").unwrap(), 1), 0);
-    }
-
-    #[test]
-    fn the_invocation_writes_the_scenario_at_the_runs_tempo() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut agent = crate::config::AgentConfig::new(crate::config::RuntimeKind::Scripted);
-        agent.scenario = Some("demo-lazy".into());
-        for tempo in [Tempo::Fast, Tempo::Watchable] {
-            let ctx = crate::agents::LaunchContext {
-                run: "r-1",
-                candidate: "lazy",
-                run_dir: dir.path(),
-                rascal_exe: Path::new("/bin/rascal"),
-                sandboxed: true,
-                attempt: 1,
-                artifacts: None,
-                inputs: None,
-                tempo,
-                criteria: None,
-            };
-            crate::agents::invocation("lazy", &agent, "task", &ctx).unwrap();
-            let written: Vec<Step> =
-                serde_json::from_slice(&std::fs::read(dir.path().join("scenario.json")).unwrap())
-                    .unwrap();
-            assert_eq!(written, builtin_at("demo-lazy", tempo).unwrap());
+        Step::Append { path, content } => {
+            let p = place(dir, path);
+            if let Some(parent) = p.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(p)?;
+            f.write_all(content.as_bytes())?;
         }
+        Step::Delete { path } => std::fs::remove_file(place(dir, path))?,
+        Step::Rename { from, to } => {
+            let t = place(dir, to);
+            if let Some(parent) = t.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::rename(place(dir, from), t)?
+        }
+        Step::Chmod { path, executable } => {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = if *executable { 0o755 } else { 0o644 };
+            std::fs::set_permissions(place(dir, path), std::fs::Permissions::from_mode(mode))?
+        }
+        Step::Symlink { path, target } => {
+            let p = place(dir, path);
+            let _ = std::fs::remove_file(&p);
+            std::os::unix::fs::symlink(target, p)?
+        }
+        Step::Sleep { ms } => std::thread::sleep(std::time::Duration::from_millis(*ms)),
+        Step::Garbage { bytes } => garbage(&mut stdout.lock(), *bytes)?,
+        Step::LongLine { bytes } => {
+            let mut o = stdout.lock();
+            o.write_all(&vec![b'x'; *bytes])?;
+            o.write_all(b"\n")?;
+            o.flush()?;
+        }
+        Step::Exit { code } => std::process::exit(*code),
+        Step::Impossible { reason } => {
+            let dir = std::env::var_os(crate::exec::env::ARTIFACTS_ENV).ok_or_else(|| {
+                std::io::Error::other(format!("${} is not set", crate::exec::env::ARTIFACTS_ENV))
+            })?;
+            std::fs::write(Path::new(&dir).join(crate::model::impossible::FILE), reason)?;
+        }
+        Step::Usage {
+            input_tokens,
+            output_tokens,
+            usd,
+        } => {
+            let mut o = stdout.lock();
+            writeln!(o, "{}", claude_result(*input_tokens, *output_tokens, *usd))?;
+            o.flush()?;
+        }
+        Step::When { .. } => {}
     }
-
-    #[test]
-    fn first_run_appends_one_line_to_its_note_and_says_so() {
-        let dir = tempfile::tempdir().unwrap();
-        let steps = builtin(FIRST_RUN).unwrap();
-        assert_eq!(play(&steps, dir.path()), 0);
-        assert_eq!(play(&steps, dir.path()), 0);
-        let note = std::fs::read_to_string(dir.path().join(FIRST_RUN_NOTE)).unwrap();
-        assert_eq!(note.lines().count(), 2, "each run is a change: {note}");
-        assert_eq!(
-            std::fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "docs/ only"
-        );
-    }
+    Ok(())
 }
+
+/// `bytes` of terminal garbage (escape sequences, then noise), on one line.
+fn garbage(o: &mut impl Write, bytes: usize) -> std::io::Result<()> {
+    let mut x: u32 = 0x1234_5678;
+    let mut buf = Vec::with_capacity(bytes + 8);
+    buf.extend_from_slice(b"\x1b[2J\x1b]0;pwned\x07\0");
+    for _ in 0..bytes {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        buf.push((x & 0xff) as u8);
+    }
+    buf.push(b'\n');
+    o.write_all(&buf)?;
+    o.flush()
+}
+
+#[cfg(test)]
+mod builtin_tests;

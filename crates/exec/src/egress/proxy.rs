@@ -12,7 +12,6 @@
 
 use super::policy::{self, Allowlist, Refusal, Target};
 use super::tls;
-use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -40,71 +39,9 @@ const MAX_CONNECTIONS: usize = 256;
 /// The prefix of every line the proxy writes to a candidate's log.
 pub const LOG_PREFIX: &str = "rascal: network:";
 
-/// What a name resolved to. `pinned` addresses were set by whoever built
-/// the resolver (a test's override), so they count as named explicitly.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Resolved {
-    pub addrs: Vec<IpAddr>,
-    pub pinned: bool,
-}
+mod resolve;
 
-/// How the proxy turns a name into addresses.
-pub trait Resolve: Send + Sync {
-    fn resolve<'a>(
-        &'a self,
-        host: &'a str,
-        port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>>;
-}
-
-/// The system resolver (getaddrinfo, on a blocking thread).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct SystemResolver;
-
-impl Resolve for SystemResolver {
-    fn resolve<'a>(
-        &'a self,
-        host: &'a str,
-        port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
-        Box::pin(async move {
-            let addrs =
-                tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::lookup_host((host, port)))
-                    .await
-                    .map_err(|_| "no answer within 10s".to_string())?
-                    .map_err(|e| e.to_string())?
-                    .map(|a| a.ip())
-                    .collect();
-            Ok(Resolved {
-                addrs,
-                pinned: false,
-            })
-        })
-    }
-}
-
-/// Names pinned to addresses (for tests: `allowed.test` → 127.0.0.1); any
-/// other name does not resolve. Never consults DNS.
-#[derive(Debug, Default, Clone)]
-pub struct PinnedResolver(pub HashMap<String, Vec<IpAddr>>);
-
-impl Resolve for PinnedResolver {
-    fn resolve<'a>(
-        &'a self,
-        host: &'a str,
-        _port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
-        Box::pin(async move {
-            self.0
-                .get(host)
-                .map(|a| Resolved {
-                    addrs: a.clone(),
-                    pinned: true,
-                })
-                .ok_or_else(|| format!("`{host}` is not pinned"))
-        })
-    }
-}
+pub use resolve::{PinnedResolver, Resolve, Resolved, SystemResolver};
 
 /// Where decisions go: one `rascal: network: …` line each.
 pub type Sink = Arc<dyn Fn(String) + Send + Sync>;
@@ -616,41 +553,4 @@ async fn respond<S: AsyncWrite + Unpin>(s: &mut S, code: u16, text: &str) -> std
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn connect_and_absolute_uris_parse_and_anything_else_is_refused() {
-        let r = Request::parse(b"CONNECT api.example.com:443 HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        assert_eq!(r.target.to_string(), "api.example.com:443");
-        assert!(r.forward.is_none());
-        let r = Request::parse(
-            b"GET http://Example.com:8080/a/b?c HTTP/1.1\r\nHost: example.com\r\nProxy-Authorization: Basic x\r\nproxy-connection: keep-alive\r\n\r\n",
-        )
-        .unwrap();
-        assert_eq!(r.target.to_string(), "example.com:8080");
-        assert_eq!(
-            String::from_utf8(r.forward.unwrap()).unwrap(),
-            "GET /a/b?c HTTP/1.1\r\nHost: example.com\r\n\r\n"
-        );
-        let r = Request::parse(b"GET http://example.com?q HTTP/1.0\r\n\r\n").unwrap();
-        assert!(String::from_utf8(r.forward.unwrap())
-            .unwrap()
-            .starts_with("GET /?q HTTP/1.0"));
-        for bad in [
-            &b"GET / HTTP/1.1\r\n\r\n"[..],
-            b"GET https://example.com/ HTTP/1.1\r\n\r\n",
-            b"CONNECT example.com HTTP/1.1\r\n\r\n",
-            b"CONNECT user@example.com:443 HTTP/1.1\r\n\r\n",
-            b"CONNECT a b:443 HTTP/1.1\r\n\r\n",
-            b"\xff\xfe\r\n\r\n",
-            b"CONNECT example.com:443 SPDY/3\r\n\r\n",
-        ] {
-            assert!(
-                Request::parse(bad).is_err(),
-                "{:?}",
-                String::from_utf8_lossy(bad)
-            );
-        }
-    }
-}
+mod tests;

@@ -151,11 +151,11 @@ pub fn load_spec(
 /// Load `.rascal/specs/NAME.yaml` from `source`.
 pub fn load_spec_from(source: ConfigSource, name: &str) -> Result<Task, ConfigError> {
     let whence = source.whence();
-    let file = spec_path(name).map_err(|message| ConfigError {
+    let file = spec_path(name).map_err(|e| ConfigError {
         file: SPECS_DIR.into(),
         line: None,
         column: None,
-        message,
+        message: e.into(),
         hint: String::new(),
     })?;
     let Some(bytes) = source.read(&file)? else {

@@ -132,15 +132,15 @@ fn shown(s: &str) -> String {
 }
 
 /// Parse a TOML document; the error says at which line it broke.
-pub fn parse_toml(text: &str) -> Result<toml::Table, String> {
+pub fn parse_toml(text: &str) -> Result<toml::Table, crate::Error> {
     text.parse::<toml::Table>().map_err(|e| {
         let line = e
             .span()
             .map(|s| text[..s.start.min(text.len())].matches('\n').count() + 1);
-        match line {
+        crate::Error::Manifest(match line {
             Some(l) => format!("not valid TOML at line {l}: {}", e.message()),
             None => format!("not valid TOML: {}", e.message()),
-        }
+        })
     })
 }
 

@@ -6,6 +6,7 @@
 //! error, as it may declare what this reader cannot see.
 
 use super::dep::{norm_path, Dep, Source};
+use crate::Error;
 
 /// Directives that say nothing about where code comes from.
 const INERT: &[&str] = &[
@@ -21,7 +22,7 @@ const INERT: &[&str] = &[
 
 /// One line's tokens: words, parentheses and quoted strings (unquoted),
 /// up to a `//` comment. Errors on an unterminated quote.
-fn tokens(line: &str) -> Result<Vec<String>, String> {
+fn tokens(line: &str) -> Result<Vec<String>, Error> {
     let chars: Vec<char> = line.chars().collect();
     let comment = |i: usize| chars[i] == '/' && chars.get(i + 1) == Some(&'/');
     let mut out = Vec::new();
@@ -40,7 +41,9 @@ fn tokens(line: &str) -> Result<Vec<String>, String> {
             i += 1;
             loop {
                 match chars.get(i) {
-                    None => return Err(format!("unterminated {c}quoted{c} string")),
+                    None => {
+                        return Err(Error::Manifest(format!("unterminated {c}quoted{c} string")))
+                    }
                     Some('\\') if c == '"' => {
                         s.extend(chars.get(i + 1));
                         i += 2;
@@ -73,25 +76,27 @@ fn tokens(line: &str) -> Result<Vec<String>, String> {
 
 /// The statements of a go.mod or go.work: (line number, verb, arguments),
 /// with blocks expanded to one statement per line.
-fn statements(text: &str) -> Result<Vec<(usize, String, Vec<String>)>, String> {
+fn statements(text: &str) -> Result<Vec<(usize, String, Vec<String>)>, Error> {
     let mut out = Vec::new();
     let mut block: Option<(usize, String)> = None;
     for (i, raw) in text.lines().enumerate() {
         let n = i + 1;
-        let toks = tokens(raw).map_err(|e| format!("line {n}: {e}"))?;
+        let toks = tokens(raw).map_err(|e| Error::Manifest(format!("line {n}: {e}")))?;
         if toks.is_empty() {
             continue;
         }
         if let Some((_, verb)) = &block {
             if toks[0] == ")" {
                 if toks.len() > 1 {
-                    return Err(format!("line {n}: unexpected text after `)`"));
+                    return Err(Error::Manifest(format!(
+                        "line {n}: unexpected text after `)`"
+                    )));
                 }
                 block = None;
             } else if toks.iter().any(|t| t == "(" || t == ")") {
-                return Err(format!(
+                return Err(Error::Manifest(format!(
                     "line {n}: unexpected parenthesis in a `{verb}` block"
-                ));
+                )));
             } else {
                 out.push((n, verb.clone(), toks));
             }
@@ -100,7 +105,9 @@ fn statements(text: &str) -> Result<Vec<(usize, String, Vec<String>)>, String> {
         let verb = toks[0].clone();
         if toks.get(1).map(String::as_str) == Some("(") {
             if toks.len() > 2 {
-                return Err(format!("line {n}: unexpected text after `{verb} (`"));
+                return Err(Error::Manifest(format!(
+                    "line {n}: unexpected text after `{verb} (`"
+                )));
             }
             block = Some((n, verb));
         } else {
@@ -108,7 +115,9 @@ fn statements(text: &str) -> Result<Vec<(usize, String, Vec<String>)>, String> {
         }
     }
     if let Some((n, verb)) = block {
-        return Err(format!("line {n}: `{verb} (` block is never closed"));
+        return Err(Error::Manifest(format!(
+            "line {n}: `{verb} (` block is never closed"
+        )));
     }
     Ok(out)
 }
@@ -131,46 +140,50 @@ fn replacement(target: &str) -> Source {
     }
 }
 
-fn replace(n: usize, args: &[String], out: &mut Vec<Dep>) -> Result<(), String> {
+fn replace(n: usize, args: &[String], out: &mut Vec<Dep>) -> Result<(), Error> {
     let arrow = args
         .iter()
         .position(|a| a == "=>")
-        .ok_or_else(|| format!("line {n}: `replace` without `=>`"))?;
+        .ok_or_else(|| Error::Manifest(format!("line {n}: `replace` without `=>`")))?;
     let (Some(old), Some(new)) = (args.first(), args.get(arrow + 1)) else {
-        return Err(format!("line {n}: incomplete `replace`"));
+        return Err(Error::Manifest(format!("line {n}: incomplete `replace`")));
     };
     out.push(Dep::package(old, replacement(new), "replace"));
     Ok(())
 }
 
 /// The modules a go.mod requires, and what `replace` substitutes for them.
-pub fn gomod(text: &str) -> Result<Vec<Dep>, String> {
+pub fn gomod(text: &str) -> Result<Vec<Dep>, Error> {
     let mut out = Vec::new();
     for (n, verb, args) in statements(text)? {
         match verb.as_str() {
             "require" => {
-                let m = args
-                    .first()
-                    .ok_or_else(|| format!("line {n}: `require` without a module"))?;
+                let m = args.first().ok_or_else(|| {
+                    Error::Manifest(format!("line {n}: `require` without a module"))
+                })?;
                 out.push(Dep::package(m, Source::Registry(None), "require"));
             }
             "replace" => replace(n, &args, &mut out)?,
             v if INERT.contains(&v) => {}
-            v => return Err(format!("line {n}: unknown directive `{v}`")),
+            v => {
+                return Err(Error::Manifest(format!(
+                    "line {n}: unknown directive `{v}`"
+                )))
+            }
         }
     }
     Ok(out)
 }
 
 /// A go.work: the module directories it `use`s and its `replace`s.
-pub fn gowork(text: &str) -> Result<Vec<Dep>, String> {
+pub fn gowork(text: &str) -> Result<Vec<Dep>, Error> {
     let mut out = Vec::new();
     for (n, verb, args) in statements(text)? {
         match verb.as_str() {
             "use" => {
-                let dir = args
-                    .first()
-                    .ok_or_else(|| format!("line {n}: `use` without a directory"))?;
+                let dir = args.first().ok_or_else(|| {
+                    Error::Manifest(format!("line {n}: `use` without a directory"))
+                })?;
                 out.push(Dep::package(
                     norm_path(dir),
                     Source::Path(norm_path(dir)),
@@ -179,7 +192,11 @@ pub fn gowork(text: &str) -> Result<Vec<Dep>, String> {
             }
             "replace" => replace(n, &args, &mut out)?,
             "go" | "toolchain" | "godebug" => {}
-            v => return Err(format!("line {n}: unknown directive `{v}`")),
+            v => {
+                return Err(Error::Manifest(format!(
+                    "line {n}: unknown directive `{v}`"
+                )))
+            }
         }
     }
     Ok(out)
@@ -235,7 +252,7 @@ mod tests {
             ("require \"a.example/b v1\n", "unterminated"),
         ] {
             let e = gomod(t).unwrap_err();
-            assert!(e.contains(want), "{t:?}: {e}");
+            assert!(e.to_string().contains(want), "{t:?}: {e}");
         }
     }
 

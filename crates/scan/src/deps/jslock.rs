@@ -6,12 +6,13 @@
 
 use super::dep::{norm_git, norm_path, Dep, Source};
 use super::npm::{object, spec_source, without_version};
+use crate::Error;
 use serde_json::Value;
 
 /// Every package a package-lock.json or npm-shrinkwrap.json installs
 /// (`packages`, or the older nested `dependencies`), with where it was
 /// fetched from: the registry's host, a git repository, a local path.
-pub fn lock(text: &str) -> Result<Vec<Dep>, String> {
+pub fn lock(text: &str) -> Result<Vec<Dep>, Error> {
     let doc = object(text)?;
     let mut out = Vec::new();
     if let Some(Value::Object(packages)) = doc.get("packages") {

@@ -18,6 +18,7 @@ mod python;
 
 pub use dep::{Added, Dep, Kind, Source};
 
+use crate::Error;
 use dep::parse_toml;
 use std::collections::BTreeSet;
 
@@ -86,7 +87,7 @@ pub fn is_manifest(path: &str) -> bool {
 
 /// The declarations of manifest `path` with content `text`; None when
 /// `path` is not a manifest, an error (saying where) when it cannot be read.
-pub fn deps_of(path: &str, text: &str) -> Option<Result<Vec<Dep>, String>> {
+pub fn deps_of(path: &str, text: &str) -> Option<Result<Vec<Dep>, Error>> {
     let format = format_of(path)?;
     let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
     Some(match format {
@@ -112,19 +113,16 @@ pub fn deps_of(path: &str, text: &str) -> Option<Result<Vec<Dep>, String>> {
 
 /// The content of one side of a manifest as text: a new side that is not
 /// UTF-8 cannot be read the way its tool reads it.
-fn text_of(bytes: &[u8]) -> Result<&str, String> {
-    std::str::from_utf8(bytes).map_err(|e| format!("not valid UTF-8 (byte {})", e.valid_up_to()))
+fn text_of(bytes: &[u8]) -> Result<&str, Error> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| Error::Manifest(format!("not valid UTF-8 (byte {})", e.valid_up_to())))
 }
 
 /// The declarations in `new` that none in `old` matches (None = file
 /// absent), sorted. A new side that cannot be read is an error: its
 /// dependencies cannot be checked. An old side that cannot be read counts
 /// as empty, so every declaration of the new one is reported.
-pub fn added_deps(
-    path: &str,
-    old: Option<&[u8]>,
-    new: Option<&[u8]>,
-) -> Result<Vec<Added>, String> {
+pub fn added_deps(path: &str, old: Option<&[u8]>, new: Option<&[u8]>) -> Result<Vec<Added>, Error> {
     let before: Vec<Dep> = old
         .and_then(|b| text_of(b).ok())
         .and_then(|t| deps_of(path, t))
@@ -158,7 +156,7 @@ mod tests {
     use super::*;
 
     /// The names added from `old` to `new` in `path`.
-    fn added(path: &str, old: &str, new: &str) -> Result<Vec<String>, String> {
+    fn added(path: &str, old: &str, new: &str) -> Result<Vec<String>, Error> {
         added_deps(path, Some(old.as_bytes()), Some(new.as_bytes()))
             .map(|v| v.into_iter().map(|a| a.dep.name).collect())
     }
@@ -319,106 +317,109 @@ mod tests {
         );
     }
 
+    /// Per ecosystem: a manifest (path, before, after) that renames a
+    /// dependency or points it at another source, and the name it reports.
+    const RENAMES_AND_SOURCES: &[(&str, &str, &str, &str)] = &[
+        (
+            "package.json",
+            "{\"dependencies\": {\"lodash\": \"^4\"}}",
+            "{\"dependencies\": {\"lodash\": \"npm:evil@^1\"}}",
+            "evil",
+        ),
+        (
+            "web/package.json",
+            "{\"dependencies\": {\"react\": \"18\"}}",
+            "{\"dependencies\": {\"react\": \"file:../evil\"}}",
+            "react",
+        ),
+        (
+            "package.json",
+            "{\"dependencies\": {\"react\": \"git+https://github.com/facebook/react.git\"}}",
+            "{\"dependencies\": {\"react\": \"git+https://e.example/react.git\"}}",
+            "react",
+        ),
+        (
+            "package.json",
+            "{}",
+            "{\"overrides\": {\"minimist\": \"npm:evil@1\"}}",
+            "evil",
+        ),
+        (".npmrc", "", "registry=https://e.example/\n", "registry"),
+        (
+            "go.mod",
+            "module m\nrequire a.example/b v1.0.0\n",
+            "module m\nrequire a.example/b v1.0.0\nreplace a.example/b => ./evil\n",
+            "a.example/b",
+        ),
+        (
+            "go.mod",
+            "module m\nrequire a.example/b v1.0.0\n",
+            "module m\nrequire a.example/b v1.0.0\nreplace a.example/b v1.0.0 => evil.example/b v1.0.0\n",
+            "a.example/b",
+        ),
+        ("go.work", "go 1.22\nuse ./a\n", "go 1.22\nuse (\n ./a\n ./evil\n)\n", "evil"),
+        (
+            ".cargo/config.toml",
+            "",
+            "[patch.crates-io]\nserde = { path = \"evil\" }\n",
+            "serde",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\ndependencies = [\"requests\"]\n",
+            "[project]\ndependencies = [\"requests @ git+https://e.example/requests\"]\n",
+            "requests",
+        ),
+        (
+            "pyproject.toml",
+            "[project]\ndependencies = [\"requests\"]\n",
+            "[project]\ndependencies = [\"requests\"]\n[tool.uv.sources]\nrequests = { path = \"evil\" }\n",
+            "requests",
+        ),
+        (
+            "pyproject.toml",
+            "[tool.poetry.dependencies]\npython = \"^3.10\"\n",
+            "[tool.poetry.dependencies]\npython = \"^3.10\"\nEvil_Pkg = \"*\"\n",
+            "evil-pkg",
+        ),
+        (
+            "requirements-dev.txt",
+            "pytest\n",
+            "pytest\n--extra-index-url https://e.example/simple\n",
+            "--extra-index-url",
+        ),
+        ("requirements/base.in", "a\n", "a\n-r ../evil.txt\n", "--requirement"),
+        (
+            "setup.cfg",
+            "[options]\ninstall_requires =\n    a\n",
+            "[options]\ninstall_requires =\n    a\n    evil\n",
+            "evil",
+        ),
+        ("CARGO.TOML", "", "[dependencies]\nevil = \"1\"\n", "evil"),
+        (
+            "uv.toml",
+            "",
+            "[sources]\nrequests = { path = \"evil\" }\n",
+            "requests",
+        ),
+        (
+            "yarn.lock",
+            "a@^1:\n  version \"1.0.0\"\n",
+            "a@^1:\n  version \"1.2.0\"\n\nlodash@npm:evil@1:\n  version \"1.0.0\"\n",
+            "evil",
+        ),
+        // JSON's last duplicate key wins, for npm as for serde_json.
+        (
+            "package.json",
+            "{\"dependencies\": {\"a\": \"1\"}}",
+            "{\"dependencies\": {\"a\": \"1\"}, \"dependencies\": {\"a\": \"1\", \"evil\": \"1\"}}",
+            "evil",
+        ),
+    ];
+
     #[test]
     fn every_ecosystem_catches_renames_and_sources() {
-        let cases: &[(&str, &str, &str, &str)] = &[
-            (
-                "package.json",
-                "{\"dependencies\": {\"lodash\": \"^4\"}}",
-                "{\"dependencies\": {\"lodash\": \"npm:evil@^1\"}}",
-                "evil",
-            ),
-            (
-                "web/package.json",
-                "{\"dependencies\": {\"react\": \"18\"}}",
-                "{\"dependencies\": {\"react\": \"file:../evil\"}}",
-                "react",
-            ),
-            (
-                "package.json",
-                "{\"dependencies\": {\"react\": \"git+https://github.com/facebook/react.git\"}}",
-                "{\"dependencies\": {\"react\": \"git+https://e.example/react.git\"}}",
-                "react",
-            ),
-            (
-                "package.json",
-                "{}",
-                "{\"overrides\": {\"minimist\": \"npm:evil@1\"}}",
-                "evil",
-            ),
-            (".npmrc", "", "registry=https://e.example/\n", "registry"),
-            (
-                "go.mod",
-                "module m\nrequire a.example/b v1.0.0\n",
-                "module m\nrequire a.example/b v1.0.0\nreplace a.example/b => ./evil\n",
-                "a.example/b",
-            ),
-            (
-                "go.mod",
-                "module m\nrequire a.example/b v1.0.0\n",
-                "module m\nrequire a.example/b v1.0.0\nreplace a.example/b v1.0.0 => evil.example/b v1.0.0\n",
-                "a.example/b",
-            ),
-            ("go.work", "go 1.22\nuse ./a\n", "go 1.22\nuse (\n ./a\n ./evil\n)\n", "evil"),
-            (
-                ".cargo/config.toml",
-                "",
-                "[patch.crates-io]\nserde = { path = \"evil\" }\n",
-                "serde",
-            ),
-            (
-                "pyproject.toml",
-                "[project]\ndependencies = [\"requests\"]\n",
-                "[project]\ndependencies = [\"requests @ git+https://e.example/requests\"]\n",
-                "requests",
-            ),
-            (
-                "pyproject.toml",
-                "[project]\ndependencies = [\"requests\"]\n",
-                "[project]\ndependencies = [\"requests\"]\n[tool.uv.sources]\nrequests = { path = \"evil\" }\n",
-                "requests",
-            ),
-            (
-                "pyproject.toml",
-                "[tool.poetry.dependencies]\npython = \"^3.10\"\n",
-                "[tool.poetry.dependencies]\npython = \"^3.10\"\nEvil_Pkg = \"*\"\n",
-                "evil-pkg",
-            ),
-            (
-                "requirements-dev.txt",
-                "pytest\n",
-                "pytest\n--extra-index-url https://e.example/simple\n",
-                "--extra-index-url",
-            ),
-            ("requirements/base.in", "a\n", "a\n-r ../evil.txt\n", "--requirement"),
-            (
-                "setup.cfg",
-                "[options]\ninstall_requires =\n    a\n",
-                "[options]\ninstall_requires =\n    a\n    evil\n",
-                "evil",
-            ),
-            ("CARGO.TOML", "", "[dependencies]\nevil = \"1\"\n", "evil"),
-            (
-                "uv.toml",
-                "",
-                "[sources]\nrequests = { path = \"evil\" }\n",
-                "requests",
-            ),
-            (
-                "yarn.lock",
-                "a@^1:\n  version \"1.0.0\"\n",
-                "a@^1:\n  version \"1.2.0\"\n\nlodash@npm:evil@1:\n  version \"1.0.0\"\n",
-                "evil",
-            ),
-            // JSON's last duplicate key wins, for npm as for serde_json.
-            (
-                "package.json",
-                "{\"dependencies\": {\"a\": \"1\"}}",
-                "{\"dependencies\": {\"a\": \"1\"}, \"dependencies\": {\"a\": \"1\", \"evil\": \"1\"}}",
-                "evil",
-            ),
-        ];
-        for (path, old, new, want) in cases {
+        for (path, old, new, want) in RENAMES_AND_SOURCES {
             assert_eq!(
                 added(path, old, new).as_deref(),
                 Ok(&[want.to_string()][..]),
@@ -430,27 +431,27 @@ mod tests {
     #[test]
     fn a_manifest_that_cannot_be_read_is_an_error_saying_where() {
         let e = added("Cargo.toml", "", "[dependencies]\nserde = \n").unwrap_err();
-        assert!(e.contains("not valid TOML at line 2"), "{e}");
+        assert!(e.to_string().contains("not valid TOML at line 2"), "{e}");
         let e = deps_of("pyproject.toml", "[project\n")
             .unwrap()
             .unwrap_err();
-        assert!(e.contains("line 1"), "{e}");
+        assert!(e.to_string().contains("line 1"), "{e}");
         let e = added("package.json", "{}", "{\"dependencies\": {\"a\": \"1\",}}").unwrap_err();
-        assert!(e.contains("not valid JSON at line 1"), "{e}");
+        assert!(e.to_string().contains("not valid JSON at line 1"), "{e}");
         let e = added(
             "go.mod",
             "module m\n",
             "module m\nrequire (\n  evil.example/x v1\n",
         )
         .unwrap_err();
-        assert!(e.contains("never closed"), "{e}");
+        assert!(e.to_string().contains("never closed"), "{e}");
         let e = added_deps(
             "Cargo.toml",
             None,
             Some(b"[dependencies]\nevil = \"\xff\"\n"),
         )
         .unwrap_err();
-        assert!(e.contains("not valid UTF-8"), "{e}");
+        assert!(e.to_string().contains("not valid UTF-8"), "{e}");
         assert_eq!(
             added("Cargo.toml", "[[[", "[dependencies]\na = \"1\"\n"),
             Ok(vec!["a".to_string()]),

@@ -6,6 +6,7 @@
 //! line by line. The lockfiles are jslock's.
 
 use super::dep::{norm_git, norm_path, Dep, Source};
+use crate::Error;
 use serde_json::{Map, Value};
 
 const SECTIONS: [&str; 4] = [
@@ -15,21 +16,21 @@ const SECTIONS: [&str; 4] = [
     "peerDependencies",
 ];
 
-pub(super) fn object(text: &str) -> Result<Map<String, Value>, String> {
+pub(super) fn object(text: &str) -> Result<Map<String, Value>, Error> {
     match serde_json::from_str::<Value>(text) {
         Ok(Value::Object(doc)) => Ok(doc),
-        Ok(_) => Err("not a JSON object".into()),
-        Err(e) => Err(format!(
+        Ok(_) => Err(Error::Manifest("not a JSON object".into())),
+        Err(e) => Err(Error::Manifest(format!(
             "not valid JSON at line {} column {}: {e}",
             e.line(),
             e.column()
-        )),
+        ))),
     }
 }
 
 /// The dependencies of a package.json. A dependency map that is not an
 /// object is an error: npm would read something from it.
-pub fn package_json(text: &str) -> Result<Vec<Dep>, String> {
+pub fn package_json(text: &str) -> Result<Vec<Dep>, Error> {
     let doc = object(text)?;
     let mut out = Vec::new();
     for section in SECTIONS {
@@ -40,7 +41,7 @@ pub fn package_json(text: &str) -> Result<Vec<Dep>, String> {
                     out.push(spec_dep(key, spec, section));
                 }
             }
-            Some(_) => return Err(format!("`{section}` is not an object")),
+            Some(_) => return Err(Error::Manifest(format!("`{section}` is not an object"))),
         }
     }
     if let Some(o) = doc.get("overrides") {
@@ -264,7 +265,10 @@ mod tests {
         assert!(package_json("{\"dependencies\": {").is_err());
         assert!(package_json("[]").is_err());
         let e = package_json("{\"dependencies\": [\"evil\"]}").unwrap_err();
-        assert!(e.contains("`dependencies` is not an object"), "{e}");
+        assert!(
+            e.to_string().contains("`dependencies` is not an object"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! tests, and the guardrail itself changed only so its results can be read.
 
 use super::recognise::{command_words, direct, package_script};
-use super::shell::{self, quote, quote_assignment};
+use super::shell::{self, quote, quote_assignment, Word};
 use super::{cargo, go, js, pytest, unittest, Launcher, Manager, Recognised, Runner};
 
 /// A shell command, run where the guardrail starts, that lists the tests
@@ -105,78 +105,13 @@ pub fn results_command(
     };
     let (file_arg, prefix) = path_from_dir(r.dir.as_deref(), results_file);
     if r.runner == Runner::Unittest {
-        // `python -m unittest` becomes `python -c RUN FILE`, its arguments kept.
-        let mut command = format!(
-            "{}-c {} {file_arg}{}",
-            &original[..words[1].start],
-            quote(unittest::RUN),
-            &original[words[2].end..]
-        );
-        if let Some(p) = prefix {
-            command = format!("{p}{command}");
-        }
-        if let Some((parent, _)) = results_file.rsplit_once('/') {
-            command = format!("mkdir -p {}; {command}", quote(parent));
-        }
+        let command = unittest_results_command(original, words, &file_arg, prefix, results_file);
         return (command, Some(results_file.to_string()));
     }
     let mut edits: Vec<(usize, String)> = Vec::new();
-    let mut file = None;
-    let flags: Vec<String> = match r.runner {
-        Runner::Unittest => Vec::new(),
-        Runner::Cargo => {
-            edits.push((seg.end, " 2>&1".into()));
-            if cargo::quiet(&r.args) && r.launcher == Launcher::Direct {
-                match words.iter().position(|w| w.text == "--") {
-                    Some(i) => edits.push((words[i].end, " --format pretty".into())),
-                    None => edits.push((words[words.len() - 1].end, " -- --format pretty".into())),
-                }
-            }
-            Vec::new()
-        }
-        Runner::Go => {
-            if r.args
-                .iter()
-                .any(|a| a == "-json" || a == "--json" || a.starts_with("-json="))
-            {
-                Vec::new()
-            } else {
-                vec!["-json".into()]
-            }
-        }
-        Runner::Pytest => {
-            file = Some(results_file.to_string());
-            vec![
-                format!("--junitxml={file_arg}"),
-                "--override-ini=junit_family=xunit1".into(),
-            ]
-        }
-        Runner::Jest => {
-            file = Some(results_file.to_string());
-            vec!["--json".into(), format!("--outputFile={file_arg}")]
-        }
-        Runner::Vitest => {
-            file = Some(results_file.to_string());
-            vec![
-                "--reporter=default".into(),
-                "--reporter=json".into(),
-                format!("--outputFile={file_arg}"),
-            ]
-        }
-    };
+    let (flags, file) = results_flags(r, seg.end, words, &file_arg, results_file, &mut edits);
     if !flags.is_empty() {
-        let flags = flags.join(" ");
-        match &r.launcher {
-            Launcher::Direct => edits.push((words[program_len - 1].end, format!(" {flags}"))),
-            Launcher::Script(manager) => {
-                let last = words[words.len() - 1].end;
-                match (manager, words.iter().position(|w| w.text == "--")) {
-                    (Manager::Npm, Some(i)) => edits.push((words[i].end, format!(" {flags}"))),
-                    (Manager::Npm, None) => edits.push((last, format!(" -- {flags}"))),
-                    _ => edits.push((last, format!(" {flags}"))),
-                }
-            }
-        }
+        edits.push(flags_at(r, words, program_len, &flags.join(" ")));
     }
     edits.sort_by_key(|e| std::cmp::Reverse(e.0));
     let mut command = original.to_string();
@@ -193,6 +128,102 @@ pub fn results_command(
         }
     }
     (command, file)
+}
+
+/// `python -m unittest` becomes `python -c RUN FILE`, its arguments kept;
+/// FILE's directory is made first.
+fn unittest_results_command(
+    original: &str,
+    words: &[Word],
+    file_arg: &str,
+    prefix: Option<String>,
+    results_file: &str,
+) -> String {
+    let mut command = format!(
+        "{}-c {} {file_arg}{}",
+        &original[..words[1].start],
+        quote(unittest::RUN),
+        &original[words[2].end..]
+    );
+    if let Some(p) = prefix {
+        command = format!("{p}{command}");
+    }
+    if let Some((parent, _)) = results_file.rsplit_once('/') {
+        command = format!("mkdir -p {}; {command}", quote(parent));
+    }
+    command
+}
+
+/// The flags that make the runner write results rascal reads, and the
+/// results file it writes (None: its stdout is read). Cargo's edits, which
+/// are not flags after the runner, go to `edits`.
+fn results_flags(
+    r: &Recognised,
+    seg_end: usize,
+    words: &[Word],
+    file_arg: &str,
+    results_file: &str,
+    edits: &mut Vec<(usize, String)>,
+) -> (Vec<String>, Option<String>) {
+    let file = Some(results_file.to_string());
+    match r.runner {
+        Runner::Unittest => (Vec::new(), None),
+        Runner::Cargo => {
+            edits.push((seg_end, " 2>&1".into()));
+            if cargo::quiet(&r.args) && r.launcher == Launcher::Direct {
+                match words.iter().position(|w| w.text == "--") {
+                    Some(i) => edits.push((words[i].end, " --format pretty".into())),
+                    None => edits.push((words[words.len() - 1].end, " -- --format pretty".into())),
+                }
+            }
+            (Vec::new(), None)
+        }
+        Runner::Go => {
+            if r.args
+                .iter()
+                .any(|a| a == "-json" || a == "--json" || a.starts_with("-json="))
+            {
+                (Vec::new(), None)
+            } else {
+                (vec!["-json".into()], None)
+            }
+        }
+        Runner::Pytest => (
+            vec![
+                format!("--junitxml={file_arg}"),
+                "--override-ini=junit_family=xunit1".into(),
+            ],
+            file,
+        ),
+        Runner::Jest => (
+            vec!["--json".into(), format!("--outputFile={file_arg}")],
+            file,
+        ),
+        Runner::Vitest => (
+            vec![
+                "--reporter=default".into(),
+                "--reporter=json".into(),
+                format!("--outputFile={file_arg}"),
+            ],
+            file,
+        ),
+    }
+}
+
+/// Where `flags` go: after the runner's own words, or at the end of a
+/// package script's command (after npm's `--`, which passes them on).
+fn flags_at(r: &Recognised, words: &[Word], program_len: usize, flags: &str) -> (usize, String) {
+    match &r.launcher {
+        Launcher::Direct => (words[program_len - 1].end, format!(" {flags}")),
+        Launcher::Script(manager) => {
+            let last = words[words.len() - 1].end;
+            match (manager, words.iter().position(|w| w.text == "--")) {
+                (Manager::Npm, Some(i)) => (words[i].end, format!(" {flags}")),
+                (Manager::Npm, None) => (last, format!(" -- {flags}")),
+                _ => (last, format!(" {flags}")),
+            }
+        }
+    }
 }
 
 /// `original` with cargo's `--no-fail-fast` (every test target runs even

@@ -5,6 +5,7 @@
 //! parse, or that holds no `<testsuite>`, is not a result.
 
 use super::Results;
+use crate::Error;
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 
@@ -38,7 +39,7 @@ fn case_name(e: &BytesStart) -> String {
 }
 
 /// The results of a JUnit XML file. `Err` says why it is not one.
-pub fn parse(xml: &str) -> Result<Results, String> {
+pub fn parse(xml: &str) -> Result<Results, Error> {
     let mut reader = Reader::from_str(xml);
     let mut out = Results::default();
     let mut current: Option<(String, Seen)> = None;
@@ -77,18 +78,20 @@ pub fn parse(xml: &str) -> Result<Results, String> {
             Ok(Event::Eof) => break,
             Ok(_) => {}
             Err(e) => {
-                return Err(format!(
+                return Err(Error::Results(format!(
                     "not JUnit XML (at byte {}): {e}",
                     reader.buffer_position()
-                ))
+                )))
             }
         }
     }
     if suites == 0 {
-        return Err("not JUnit XML: no <testsuite> in it".into());
+        return Err(Error::Results("not JUnit XML: no <testsuite> in it".into()));
     }
     if current.is_some() {
-        return Err("not JUnit XML: a <testcase> is not closed".into());
+        return Err(Error::Results(
+            "not JUnit XML: a <testcase> is not closed".into(),
+        ));
     }
     out.complete = true;
     Ok(out)
@@ -118,12 +121,15 @@ mod tests {
     fn what_is_not_junit_says_why() {
         assert!(parse("all tests passed\n")
             .unwrap_err()
+            .to_string()
             .contains("no <testsuite>"));
         assert!(parse("<testsuite><testcase name=\"a\">")
             .unwrap_err()
+            .to_string()
             .contains("not closed"));
         assert!(parse("<testsuite><testcase name=\"a\"></x>")
             .unwrap_err()
+            .to_string()
             .starts_with("not JUnit XML (at byte"));
         // An empty suite is JUnit with no test in it.
         assert_eq!(parse("<testsuite tests=\"0\"/>").unwrap().passed.len(), 0);

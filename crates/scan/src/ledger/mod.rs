@@ -20,11 +20,13 @@ mod js;
 pub mod junit;
 mod pytest;
 mod recognise;
+mod settle;
 mod shell;
 mod unittest;
 
 pub use commands::{listing_command, no_fail_fast, results_command, results_run, shipped_profile};
 pub use recognise::{package_json_dir, recognise};
+use settle::settle;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -279,143 +281,6 @@ fn listing_key(runner: Runner, name: &str, files_only: bool) -> String {
         Runner::Pytest if files_only => pytest::file_of(name).to_string(),
         _ => name.to_string(),
     }
-}
-
-/// Cross-checks reported outcomes against the listing and sorts them into
-/// `results`. A name listed n times keeps its n worst outcomes (a forged
-/// `ok` cannot hide a real `FAILED`); a name not listed is `unlisted`
-/// (except a skipped one when the runner's listing leaves skipped tests
-/// out, as vitest's does).
-fn settle(
-    runner: Runner,
-    reported: Vec<(String, Outcome)>,
-    listing: Option<&Listing>,
-    results: &mut Results,
-) {
-    // An empty listing that did not finish is no listing at all.
-    let listing = listing.filter(|l| l.complete || !l.tests.is_empty());
-    if listing.is_some_and(|l| !l.complete && !l.files_only) {
-        results
-            .notes
-            .push("the listing was incomplete: results were checked against what it had".into());
-    }
-    let files_only = listing.is_some_and(|l| l.files_only);
-    let mut listed: HashMap<&str, usize> = HashMap::new();
-    if let Some(l) = listing {
-        for t in &l.tests {
-            *listed.entry(t.as_str()).or_default() += 1;
-        }
-    }
-    // Subtests and files group many results under one listed key.
-    let per_key = matches!(runner, Runner::Go) || files_only;
-    let mut order: Vec<String> = Vec::new();
-    let mut by_name: HashMap<String, Vec<Outcome>> = HashMap::new();
-    for (name, outcome) in reported {
-        let seen = by_name.entry(name.clone()).or_default();
-        if seen.is_empty() {
-            order.push(name);
-        }
-        seen.push(outcome);
-    }
-    // A cargo doc test whose line moved since the listing (the base's,
-    // judging a copy where lines above an example shifted) is matched by
-    // its item: as many as the listing has of that item and no more, so a
-    // printed line cannot add one.
-    let mut moved: HashMap<String, usize> = HashMap::new();
-    if let (Runner::Cargo, Some(l)) = (runner, listing) {
-        for t in l.tests.iter().filter(|t| cargo::doc_line(t).is_some()) {
-            *moved.entry(comparable(t)).or_default() += 1;
-        }
-        for name in order.iter().filter(|n| listed.contains_key(n.as_str())) {
-            if let Some(left) = moved.get_mut(&comparable(name)) {
-                *left = left.saturating_sub(1);
-            }
-        }
-    }
-    for reported_name in order {
-        let mut outcomes = by_name.remove(&reported_name).unwrap_or_default();
-        outcomes.sort_by(|a, b| b.cmp(a));
-        let mut name = reported_name;
-        let allowed = match listing {
-            None if per_key || runner != Runner::Cargo => 1,
-            None => outcomes.len(),
-            Some(_) => {
-                let key = listing_key(runner, &name, files_only);
-                let item = moved
-                    .get_mut(&comparable(&key))
-                    .filter(|left| **left > 0 && cargo::doc_line(&key).is_some());
-                let (n, relative) = match (listed.get(key.as_str()), item) {
-                    (Some(n), _) => (*n, None),
-                    (None, Some(left)) => {
-                        *left -= 1;
-                        (1, None)
-                    }
-                    (None, None) => js_suffix_match(runner, &key, &listed),
-                };
-                // Named as the listing names it: a path relative to the
-                // runner's directory rather than this copy's absolute one.
-                if let Some(prefix_len) = relative {
-                    name = name[prefix_len..].to_string();
-                }
-                if per_key {
-                    n.min(1)
-                } else {
-                    n
-                }
-            }
-        };
-        if allowed == 0 {
-            let skipped_only = outcomes.iter().all(|o| *o == Outcome::Ignored);
-            if skipped_only && runner == Runner::Vitest {
-                results.ignored.push(name);
-            } else {
-                results.unlisted.push(name);
-            }
-            continue;
-        }
-        if outcomes.len() > allowed {
-            results.notes.push(format!(
-                "{name}: reported {} times, listed {allowed}; the worst outcomes count",
-                outcomes.len()
-            ));
-        }
-        for o in outcomes.into_iter().take(allowed) {
-            match o {
-                Outcome::Passed => results.passed.push(name.clone()),
-                Outcome::Failed => results.failed.push(name.clone()),
-                Outcome::Ignored => results.ignored.push(name.clone()),
-            }
-        }
-    }
-    let counted = results.passed.len() + results.failed.len() + results.ignored.len();
-    if counted == 0 && !results.unlisted.is_empty() {
-        results.notes.push(
-            "no reported name is in the listing: the two were not read from the same kind of \
-             output (for cargo, stdout and stderr together)"
-                .into(),
-        );
-    }
-}
-
-/// jest and vitest report absolute paths; a listing made relative with
-/// [`Listing::relative_to`] (or made in another copy) names the same file
-/// by a tail of that path. The count listed and how many bytes of the
-/// reported key to drop.
-fn js_suffix_match(
-    runner: Runner,
-    key: &str,
-    listed: &HashMap<&str, usize>,
-) -> (usize, Option<usize>) {
-    if !matches!(runner, Runner::Jest | Runner::Vitest) || !key.starts_with('/') {
-        return (0, None);
-    }
-    let file_end = key.find(" > ").unwrap_or(key.len());
-    for (i, _) in key[..file_end].match_indices('/') {
-        if let Some(n) = listed.get(&key[i + 1..]) {
-            return (*n, Some(i + 1));
-        }
-    }
-    (0, None)
 }
 
 // ---------------------------------------------------------------------------

@@ -14,6 +14,7 @@ use crate::config::secrets::{
     Target, ValueFilter,
 };
 use crate::model::verdict::{Confidence, Severity};
+use crate::Error;
 
 /// Keywords are matched on their first this-many bytes.
 const KEYWORD_BYTES: usize = 8;
@@ -102,12 +103,12 @@ pub struct Candidate<'a> {
     pub path: &'a str,
 }
 
-fn compile(rx: &str, what: &str) -> Result<Regex, String> {
-    Regex::new(rx).map_err(|e| format!("{what}: bad regex: {e}"))
+fn compile(rx: &str, what: &str) -> Result<Regex, Error> {
+    Regex::new(rx).map_err(|e| Error::Rules(format!("{what}: bad regex: {e}")))
 }
 
 impl Allowlist {
-    fn compile(a: &AllowlistSpec, what: &str) -> Result<Allowlist, String> {
+    fn compile(a: &AllowlistSpec, what: &str) -> Result<Allowlist, Error> {
         Ok(Allowlist {
             all: a.all,
             target: a.target,
@@ -159,7 +160,7 @@ impl Allowlist {
 }
 
 impl Rule {
-    fn compile(r: &RuleSpec, origin: &str) -> Result<Rule, String> {
+    fn compile(r: &RuleSpec, origin: &str) -> Result<Rule, Error> {
         let what = format!("secret rule `{}` ({origin})", r.id);
         let regex = r
             .regex
@@ -301,7 +302,7 @@ impl RuleSet {
     /// built-in ones — unless the gitleaks file does not extend the default
     /// (`[extend] useDefault = true`), which, as in gitleaks, replaces them.
     /// Rules named in `disable` / `disabledRules` are left out.
-    pub fn new(files: &[RuleFile]) -> Result<RuleSet, String> {
+    pub fn new(files: &[RuleFile]) -> Result<RuleSet, Error> {
         let use_builtin = files
             .iter()
             .filter(|f| f.dialect == Dialect::Gitleaks)
@@ -342,7 +343,8 @@ impl RuleSet {
         let mut keyword_rules: Vec<Vec<u16>> = Vec::new();
         let mut unkeyed = Vec::new();
         for (i, r) in rules.iter().enumerate() {
-            let i = u16::try_from(i).map_err(|_| "more than 65535 secret rules".to_string())?;
+            let i = u16::try_from(i)
+                .map_err(|_| Error::Rules("more than 65535 secret rules".to_string()))?;
             if r.keywords.is_empty() {
                 unkeyed.push(i);
             }
@@ -371,7 +373,7 @@ impl RuleSet {
             .match_kind(MatchKind::Standard)
             .kind(Some(AhoCorasickKind::DFA))
             .build(&patterns)
-            .map_err(|e| format!("secret keywords: {e}"))?;
+            .map_err(|e| Error::Rules(format!("secret keywords: {e}")))?;
         let summary = summary(&rules, builtin_n, use_builtin, &counts, &disabled);
         Ok(RuleSet {
             rules,

@@ -182,14 +182,7 @@ pub(super) fn scan(text: &str) -> Scan {
                     idx += 1;
                     continue;
                 };
-                let open = src.skip_ws(name_end);
-                let bases = if src.at(open) == b'(' {
-                    // The bases, as far as a name can be told from them.
-                    src.code_str(open, src.close(open).min(open + 1024))
-                } else {
-                    ""
-                };
-                let test = in_tests && (name.starts_with("Test") || bases.contains("TestCase"));
+                let test = in_tests && is_test_class(&src, name, name_end);
                 let mut markers = Vec::new();
                 for &(a, b) in &decorators {
                     span_markers(&src, a, b, &mut markers);
@@ -209,26 +202,15 @@ pub(super) fn scan(text: &str) -> Scan {
                     .iter()
                     .position(|m| m.indent <= l.indent)
                     .map_or(lines.len(), |p| idx + 1 + p);
-                if let Some((name, name_end)) = src.word(src.skip_ws(e)) {
-                    if in_tests && name.starts_with("test") {
-                        let mut case = TestCase {
-                            name: classes
-                                .iter()
-                                .map(|c| c.name.as_str())
-                                .chain([name])
-                                .collect::<Vec<_>>()
-                                .join("::"),
-                            leaf: name.to_string(),
-                            line: src.line(l.start),
-                            ..TestCase::default()
-                        };
-                        for &(a, b) in &decorators {
-                            span_markers(&src, a, b, &mut case.markers);
-                        }
-                        body(&src, &lines, idx, body_end, name_end, &mut case);
-                        let chain = classes.iter().map(|c| c.id).collect();
-                        tests.push((case, chain));
-                    }
+                if in_tests {
+                    tests.extend(test_def(
+                        &src,
+                        &lines,
+                        (idx, body_end),
+                        e,
+                        &classes,
+                        &decorators,
+                    ));
                 }
                 idx = body_end;
             }
@@ -254,6 +236,54 @@ pub(super) fn scan(text: &str) -> Scan {
         decorators.clear();
     }
     with_scope_markers(tests, &scope_markers)
+}
+
+/// Whether the class `name` (its name ending at `name_end`) holds tests:
+/// named `Test…`, or a `TestCase`.
+fn is_test_class(src: &Source, name: &str, name_end: usize) -> bool {
+    let open = src.skip_ws(name_end);
+    let bases = if src.at(open) == b'(' {
+        // The bases, as far as a name can be told from them.
+        src.code_str(open, src.close(open).min(open + 1024))
+    } else {
+        ""
+    };
+    name.starts_with("Test") || bases.contains("TestCase")
+}
+
+/// The test a `def` on logical line `idx` defines (its block runs to
+/// `body_end`; `e`: the end of `def`), with the classes it is defined in;
+/// None when its name is not a test's.
+fn test_def(
+    src: &Source,
+    lines: &[Line],
+    (idx, body_end): (usize, usize),
+    e: usize,
+    classes: &[Class],
+    decorators: &[(usize, usize)],
+) -> Option<(TestCase, Vec<usize>)> {
+    let l = &lines[idx];
+    let (name, name_end) = src.word(src.skip_ws(e))?;
+    if !name.starts_with("test") {
+        return None;
+    }
+    let mut case = TestCase {
+        name: classes
+            .iter()
+            .map(|c| c.name.as_str())
+            .chain([name])
+            .collect::<Vec<_>>()
+            .join("::"),
+        leaf: name.to_string(),
+        line: src.line(l.start),
+        ..TestCase::default()
+    };
+    for &(a, b) in decorators {
+        span_markers(src, a, b, &mut case.markers);
+    }
+    body(src, lines, idx, body_end, name_end, &mut case);
+    let chain = classes.iter().map(|c| c.id).collect();
+    Some((case, chain))
 }
 
 /// The tests found, each with its module's and classes' markers (`chain`:
@@ -309,7 +339,20 @@ fn body(
         def.end
     };
     case.body = Some((start, end));
-    // The first statement, after a docstring.
+    case.early_return = early_return(src, lines, (idx, body_end), start);
+    body_checks(src, lines, (start, end), case);
+}
+
+/// The line of a `return` that is the first statement of the body (after a
+/// docstring) of the `def` on logical line `idx`, its block running to
+/// `body_end` and its body starting at `start`.
+fn early_return(
+    src: &Source,
+    lines: &[Line],
+    (idx, body_end): (usize, usize),
+    start: usize,
+) -> Option<u32> {
+    let def = &lines[idx];
     let inline = src.skip_ws(start);
     let mut firsts: Vec<(usize, usize)> = Vec::new();
     if inline < def.end {
@@ -322,12 +365,14 @@ fn body(
             first = firsts.get(1).copied();
         }
     }
-    if let Some((a, _)) = first {
-        if src.word(a).is_some_and(|(w, _)| w == "return") {
-            case.early_return = Some(src.line(a));
-        }
-    }
-    // Assertions and skips in the body.
+    let (a, _) = first?;
+    src.word(a)
+        .is_some_and(|(w, _)| w == "return")
+        .then(|| src.line(a))
+}
+
+/// The assertions and skips in a test's body, `start..end`.
+fn body_checks(src: &Source, lines: &[Line], (start, end): (usize, usize), case: &mut TestCase) {
     let line_end = |i: usize| -> usize {
         let k = lines.partition_point(|l| l.start <= i);
         lines.get(k.wrapping_sub(1)).map_or(end, |l| l.end)
@@ -396,215 +441,4 @@ fn body(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::super::testing::{check_one, each_edit_gives, rules};
-    use super::*;
-
-    const BASE: &str = r#"import pytest
-
-
-def helper():
-    return 1
-
-
-def test_adds():
-    """Adds."""
-    assert 1 + 1 == 2, "math"
-    assert helper() == 1
-
-
-class TestGroup:
-    def test_one(self):
-        x = (1,
-    2)
-        assert x == (1, 2)
-
-    def not_a_test(self):
-        return 0
-
-
-async def test_async():
-    assert True
-"#;
-
-    fn with(from: &str, to: &str) -> String {
-        super::super::testing::edited(BASE, from, to)
-    }
-
-    #[test]
-    fn reads_tests_in_modules_and_classes() {
-        let s = scan(BASE);
-        let names: Vec<(&str, usize)> = s
-            .tests
-            .iter()
-            .map(|t| (t.name.as_str(), t.assertions.len()))
-            .collect();
-        assert_eq!(
-            names,
-            [
-                ("test_adds", 2),
-                ("TestGroup::test_one", 1),
-                ("test_async", 1)
-            ]
-        );
-    }
-
-    #[test]
-    fn deleted_test_is_removed() {
-        let now = with("async def test_async():\n    assert True\n", "");
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/removed-test", Severity::Error)]
-        );
-        assert!(issues[0].message.contains("test_async"));
-    }
-
-    #[test]
-    fn skip_decorators_and_calls() {
-        super::super::testing::each_is_a_skip_marker(
-            "tests/test_math.py",
-            BASE,
-            &[
-                (
-                    "def test_adds",
-                    "@pytest.mark.skip(reason=\"later\")\ndef test_adds",
-                ),
-                (
-                    "def test_adds",
-                    "@pytest.mark.skipif(True, reason=\"x\")\ndef test_adds",
-                ),
-                ("def test_adds", "@pytest.mark.xfail\ndef test_adds"),
-                ("class TestGroup", "@unittest.skip(\"x\")\nclass TestGroup"),
-                (
-                    "    def test_one",
-                    "    @unittest.skipIf(True, \"x\")\n    def test_one",
-                ),
-                (
-                    "    \"\"\"Adds.\"\"\"\n",
-                    "    \"\"\"Adds.\"\"\"\n    pytest.skip(\"flaky\")\n",
-                ),
-                (
-                    "def helper",
-                    "pytestmark = pytest.mark.skip\n\n\ndef helper",
-                ),
-                (
-                    "def helper",
-                    "pytest.skip(\"x\", allow_module_level=True)\n\n\ndef helper",
-                ),
-            ],
-        );
-    }
-
-    #[test]
-    fn conditional_skips_say_so_and_are_info_on_new_platform_tests() {
-        let now = with(
-            "def test_adds",
-            "@pytest.mark.skipif(WIN, reason=\"posix\")\ndef test_adds",
-        );
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/skip-marker", Severity::Error)]
-        );
-        assert!(
-            issues[0].message.contains("only when a condition allows"),
-            "{}",
-            issues[0].message
-        );
-        let now = with(
-            "def test_adds",
-            "@pytest.mark.xfail(reason=\"bug\")\ndef test_adds",
-        );
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert!(
-            issues[0].message.contains("no longer runs"),
-            "{}",
-            issues[0].message
-        );
-        assert!(keyword_arg(" reason = 'x'") && !keyword_arg("x == 1") && !keyword_arg("'a=b'"));
-    }
-
-    #[test]
-    fn skip_text_in_a_comment_or_string_is_not_a_marker() {
-        let now = with(
-            "def test_adds",
-            "# @pytest.mark.skip\n@pytest.mark.parametrize(\"why\", [\"mark.skip\"])  # .skip\ndef test_adds",
-        );
-        assert_eq!(
-            rules(&check_one("tests/test_math.py", Some(BASE), Some(&now))),
-            []
-        );
-    }
-
-    #[test]
-    fn early_return_removed_assertion_changed_value() {
-        each_edit_gives(
-            "tests/test_math.py",
-            BASE,
-            &[
-                // After the docstring.
-                (
-                    "    \"\"\"Adds.\"\"\"\n",
-                    "    \"\"\"Adds.\"\"\"\n    return\n",
-                    &[("test-integrity/early-return", Severity::Error)],
-                ),
-                (
-                    "    assert helper() == 1\n",
-                    "",
-                    &[("test-integrity/assertions-removed", Severity::Error)],
-                ),
-                (
-                    "assert 1 + 1 == 2",
-                    "assert 1 + 1 == 3",
-                    &[("test-integrity/expected-changed", Severity::Warning)],
-                ),
-                ("\"math\"", "\"arithmetic\"", &[]),
-            ],
-        );
-    }
-
-    #[test]
-    fn a_later_definition_shadows_the_test() {
-        let now = format!("{BASE}\n\ndef test_adds():\n    pass\n");
-        let issues = check_one("tests/test_math.py", Some(BASE), Some(&now));
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/assertions-removed", Severity::Error)]
-        );
-    }
-
-    #[test]
-    fn renamed_to_a_file_pytest_does_not_collect() {
-        let issues = super::super::testing::check_files(&[super::super::FileVersions {
-            path: "tests/math_cases.py",
-            old_path: Some("tests/test_math.py"),
-            base: Some(BASE),
-            new: Some(BASE),
-        }]);
-        assert_eq!(
-            rules(&issues),
-            [("test-integrity/removed-test", Severity::Error)]
-        );
-        assert!(
-            issues[0].message.contains("3 tests"),
-            "{}",
-            issues[0].message
-        );
-    }
-
-    #[test]
-    fn hostile_text_does_not_panic() {
-        for t in [
-            "def",
-            "def test_x(",
-            "class",
-            "@",
-            "\tdef test_x():\n\t\treturn",
-            "'''",
-            "x = (\n",
-        ] {
-            let _ = scan(t);
-        }
-    }
-}
+mod tests;

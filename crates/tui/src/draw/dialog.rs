@@ -38,24 +38,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             left,
             with_skipped,
         } => {
-            let what = match rule {
-                Some(r) => format!("{layer} {check}, rule {r}"),
-                None => format!("{layer} {check}"),
-            };
-            lines.push(Line::from(vec![
-                Span::styled("Override ", t.text),
-                Span::styled(sanitize(&what), t.fail),
-                Span::styled(format!(" for {}", sanitize(candidate)), t.text),
-            ]));
-            lines.push(Line::from(Span::styled(
-                format!("recorded as {}", sanitize(&app.who)),
-                t.dim,
-            )));
-            lines.push(Line::from(""));
-            lines.extend(still_to_accept(t, candidate, left, *with_skipped));
-            lines.extend(skipped_toggle(t, left, *with_skipped));
-            lines.push(Line::from(""));
-            lines.extend(field(t, "Reason (required):", input));
+            lines.extend(override_lines(
+                app,
+                candidate,
+                (layer, check.as_str(), rule.as_deref()),
+                left,
+                *with_skipped,
+                input,
+            ));
             lines.extend(err(t, error));
             " override "
         }
@@ -64,16 +54,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             input,
             error,
         } => {
-            lines.push(Line::from(format!(
-                "Escalate {} to a human reviewer",
-                sanitize(candidate)
-            )));
-            lines.push(Line::from(""));
-            lines.extend(field(
-                t,
-                "Note (required): what should they look at?",
-                input,
-            ));
+            lines.extend(escalate_lines(t, candidate, input));
             lines.extend(err(t, error));
             " escalate "
         }
@@ -116,27 +97,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             lead,
             lines: q,
         } => {
-            lines.push(Line::from(Span::styled(
-                format!("{lead}, and nothing rascal trusts settles it:"),
-                t.text,
-            )));
-            lines.push(Line::from(""));
-            for l in q {
-                lines.push(Line::from(Span::styled(
-                    format!("  {}", sanitize(l)),
-                    t.text,
-                )));
-            }
-            lines.push(Line::from(""));
-            let keys: Vec<String> = candidates
-                .iter()
-                .enumerate()
-                .map(|(i, c)| format!("{} {}", i + 1, sanitize(c)))
-                .collect();
-            lines.push(Line::from(Span::styled(
-                format!("who is right here? {} — recorded as your choice, with this example as its reason · 0 neither: retry one with this example as feedback · Esc: not now", keys.join(" · ")),
-                t.title,
-            )));
+            lines.extend(question_lines(t, candidates, lead, q));
             " question "
         }
         Dialog::Hazards { jump, hazards } => {
@@ -149,25 +110,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
     };
     lines.push(Line::from(""));
-    lines.push(Line::from(Span::styled(
-        match d {
-            Dialog::Quit | Dialog::Cancel { .. } | Dialog::Hazards { .. } => "",
-            Dialog::Copy { .. } => "Esc cancel",
-            Dialog::Question { .. } => "",
-            _ => "Enter confirm · Esc cancel",
-        },
-        t.dim,
-    )));
+    lines.push(Line::from(Span::styled(keys_of(d), t.dim)));
     // As tall as its lines once wrapped: the last ones are never cut off.
     let inner = area.width.min(80).saturating_sub(2) as usize;
-    let rows: usize = lines
-        .iter()
-        .map(|l| {
-            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-            crate::text::wrap(&text, inner).len()
-        })
-        .sum();
-    let h = (rows as u16 + 2).min(area.height);
+    let h = (wrapped_rows(&lines, inner) as u16 + 2).min(area.height);
     let rect = centered(area, 80, h);
     super::boxed(frame, t, rect, title, lines);
 }
@@ -458,195 +404,110 @@ fn quit_lines(app: &App) -> Vec<Line<'static>> {
     lines
 }
 
-/// The finalize dialog: branch, commit title, the PR body (scrollable),
-/// the open-PR option, and any refusal.
-/// Test `index` of the agreement matrix: its name, author, where it is
-/// written and its source (scrolled), or why it could not be read.
-fn test_source(
-    frame: &mut Frame,
+/// Override: what is overridden (layer, check and rule) for whom, who
+/// records it, what else must be accepted, and the reason field.
+fn override_lines(
     app: &App,
-    area: Rect,
-    index: usize,
-    found: Option<&Result<crate::test_source::TestSource, String>>,
-    scroll: usize,
-) {
+    candidate: &str,
+    (layer, check, rule): (&crate::model::verdict::Layer, &str, Option<&str>),
+    left: &Blockers,
+    with_skipped: bool,
+    input: &str,
+) -> Vec<Line<'static>> {
     let t = &app.theme;
-    let tests = crate::commands::matrix_tests(app);
-    let Some(test) = tests.get(index) else { return };
-    // As tall as the source needs (head, source, foot), within the screen.
-    let source_rows = match found {
-        Some(Ok(src)) => src.lines.len() + 1,
-        _ => 3,
+    let mut lines = Vec::new();
+    let what = match rule {
+        Some(r) => format!("{layer} {check}, rule {r}"),
+        None => format!("{layer} {check}"),
     };
-    let tall = (source_rows + 6).min(u16::MAX as usize) as u16;
-    let rect = centered(area, 100, tall.min(area.height.saturating_sub(2)).max(8));
-    let inner_w = rect.width.saturating_sub(2) as usize;
-    let mut lines = super::wrapped(
-        &format!(
-            "test {} of {}: {} · written by {}",
-            index + 1,
-            tests.len(),
-            sanitize(&test.name),
-            sanitize(&test.author)
-        ),
-        inner_w,
-        usize::MAX,
-        t.title,
-    );
-    match found {
-        None => lines.push(Line::from(Span::styled("reading…", t.dim))),
-        Some(Err(why)) => lines.extend(super::wrapped(
-            &format!("its source could not be shown: {}", sanitize(why)),
-            inner_w,
-            usize::MAX,
-            t.warn,
-        )),
-        Some(Ok(src)) => {
-            lines.push(Line::from(Span::styled(
-                format!(
-                    "{}:{} · {} (j/k scroll)",
-                    sanitize(&src.path),
-                    src.line,
-                    crate::text::plural(src.lines.len() as u64, "line")
-                ),
-                t.dim,
-            )));
-            let body = rect.height.saturating_sub(2 + lines.len() as u16 + 2) as usize;
-            for (i, l) in src.lines.iter().enumerate().skip(scroll).take(body) {
-                lines.push(Line::from(vec![
-                    Span::styled(format!("{:>5} ", src.line + i), t.dim),
-                    Span::styled(ellipsis(&sanitize(l), inner_w.saturating_sub(6)), t.text),
-                ]));
-            }
-        }
-    }
-    lines.push(Line::from(""));
+    lines.push(Line::from(vec![
+        Span::styled("Override ", t.text),
+        Span::styled(sanitize(&what), t.fail),
+        Span::styled(format!(" for {}", sanitize(candidate)), t.text),
+    ]));
     lines.push(Line::from(Span::styled(
-        "n/p next/previous test · Esc close",
+        format!("recorded as {}", sanitize(&app.who)),
         t.dim,
     )));
-    super::boxed(frame, t, rect, " a test of the agreement matrix ", lines);
+    lines.push(Line::from(""));
+    lines.extend(still_to_accept(t, candidate, left, with_skipped));
+    lines.extend(skipped_toggle(t, left, with_skipped));
+    lines.push(Line::from(""));
+    lines.extend(field(t, "Reason (required):", input));
+    lines
 }
 
-fn finalize(frame: &mut Frame, app: &App, f: &FinalizeDialog, area: Rect) {
-    let t = &app.theme;
-    let rect = centered(area, 100, area.height.saturating_sub(2).max(12));
-    let inner_w = rect.width.saturating_sub(2) as usize;
-    let mut head: Vec<Line> = vec![Line::from(vec![
-        Span::styled("Finalize ", t.text),
-        Span::styled(sanitize(&f.candidate), t.pass),
-        Span::styled(
-            ": commit its verified change on a branch and write the PR body",
-            t.text,
-        ),
-    ])];
-    if f.select_first {
-        head.extend(super::wrapped(
-            &format!(
-                "Nothing is selected: Enter selects {} first (recorded as {}).",
-                sanitize(&f.candidate),
-                sanitize(&app.who)
-            ),
-            inner_w,
-            usize::MAX,
-            t.warn,
-        ));
-    }
-    let kv = |k: &str, v: String, style| {
-        Line::from(vec![
-            Span::styled(format!("{k:<8} "), t.dim),
-            Span::styled(ellipsis(&sanitize(&v), inner_w.saturating_sub(9)), style),
-        ])
-    };
-    match &f.preview {
-        Some(p) => {
-            head.push(kv("branch", p.branch.clone(), t.title));
-            head.push(kv("commit", p.title().to_string(), t.text));
-            let n = p.pr_body.lines().count();
-            head.push(kv(
-                "PR body",
-                format!(
-                    "{} (j/k scroll) · from line {}",
-                    crate::text::plural(n as u64, "line"),
-                    (f.scroll + 1).min(n.max(1))
-                ),
-                t.dim,
-            ));
-        }
-        None if f.error.is_none() => head.push(Line::from(Span::styled("reading…", t.dim))),
-        None => {}
-    }
-    let mut foot: Vec<Line> = Vec::new();
-    foot.push(Line::from(vec![
-        Span::styled(if f.open_pr { "[x]" } else { "[ ]" }, t.selected),
-        Span::styled(
-            " p: also open the pull request with gh (or show the command)",
-            t.text,
-        ),
-    ]));
-    // Said once, whole: wrapped to the dialog's width.
-    if let Some(why) = &f.refusal {
-        foot.extend(super::wrapped(
-            &format!("{}: it did not pass", sanitize(why)),
-            inner_w,
-            usize::MAX,
-            t.fail,
-        ));
-    }
-    if let Some(e) = &f.error {
-        for l in e.lines().take(4) {
-            foot.extend(super::wrapped(&sanitize(l), inner_w, usize::MAX, t.error));
-        }
-    }
-    foot.push(Line::from(Span::styled(
-        if f.busy {
-            "finalizing…"
-        } else {
-            "Enter finalize · p open PR too · j/k scroll · Esc cancel"
-        },
-        t.dim,
+/// The question: what it rests on, the example, and the keys that
+/// answer it.
+fn question_lines(
+    t: &Theme,
+    candidates: &[String],
+    lead: &str,
+    q: &[String],
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    lines.push(Line::from(Span::styled(
+        format!("{lead}, and nothing rascal trusts settles it:"),
+        t.text,
     )));
-    frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(t.border_focus)
-        .title(Span::styled(" finalize ", t.title));
-    let inner = block.inner(rect);
-    frame.render_widget(block.style(t.dialog), rect);
-    let (hn, fnn) = (head.len() as u16, foot.len() as u16);
-    if inner.height < hn + fnn + 1 {
-        let mut all = head;
-        all.extend(foot);
-        frame.render_widget(
-            Paragraph::new(all)
-                .style(t.dialog)
-                .wrap(Wrap { trim: false }),
-            inner,
-        );
-        return;
+    lines.push(Line::from(""));
+    for l in q {
+        lines.push(Line::from(Span::styled(
+            format!("  {}", sanitize(l)),
+            t.text,
+        )));
     }
-    frame.render_widget(
-        Paragraph::new(head).style(t.dialog),
-        Rect::new(inner.x, inner.y, inner.width, hn),
-    );
-    let body_area = Rect::new(inner.x, inner.y + hn, inner.width, inner.height - hn - fnn);
-    if let Some(p) = &f.preview {
-        let rows: Vec<Line> = p
-            .pr_body
-            .lines()
-            .skip(f.scroll)
-            .take(body_area.height as usize)
-            .map(|l| {
-                Line::from(Span::styled(
-                    format!("│ {}", ellipsis(&sanitize(l), inner_w.saturating_sub(2))),
-                    t.text,
-                ))
-            })
-            .collect();
-        frame.render_widget(Paragraph::new(rows).style(t.dialog), body_area);
-    }
-    frame.render_widget(
-        Paragraph::new(foot).style(t.dialog),
-        Rect::new(inner.x, inner.y + inner.height - fnn, inner.width, fnn),
-    );
+    lines.push(Line::from(""));
+    let keys: Vec<String> = candidates
+        .iter()
+        .enumerate()
+        .map(|(i, c)| format!("{} {}", i + 1, sanitize(c)))
+        .collect();
+    lines.push(Line::from(Span::styled(
+        format!("who is right here? {} — recorded as your choice, with this example as its reason · 0 neither: retry one with this example as feedback · Esc: not now", keys.join(" · ")),
+        t.title,
+    )));
+    lines
 }
+
+/// Escalate: to whom, and the note field.
+fn escalate_lines(t: &Theme, candidate: &str, input: &str) -> Vec<Line<'static>> {
+    let mut lines = vec![
+        Line::from(format!(
+            "Escalate {} to a human reviewer",
+            sanitize(candidate)
+        )),
+        Line::from(""),
+    ];
+    lines.extend(field(
+        t,
+        "Note (required): what should they look at?",
+        input,
+    ));
+    lines
+}
+
+/// The keys said under dialog `d` (its own lines say the others').
+fn keys_of(d: &Dialog) -> &'static str {
+    match d {
+        Dialog::Quit | Dialog::Cancel { .. } | Dialog::Hazards { .. } => "",
+        Dialog::Copy { .. } => "Esc cancel",
+        Dialog::Question { .. } => "",
+        _ => "Enter confirm · Esc cancel",
+    }
+}
+
+/// The rows `lines` take once wrapped to `inner` columns.
+fn wrapped_rows(lines: &[Line], inner: usize) -> usize {
+    lines
+        .iter()
+        .map(|l| {
+            let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+            crate::text::wrap(&text, inner).len()
+        })
+        .sum()
+}
+
+mod scrolled;
+
+use scrolled::{finalize, test_source};

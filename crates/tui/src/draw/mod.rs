@@ -53,9 +53,17 @@ pub fn draw(frame: &mut Frame, app: &App) {
 /// The run header: state, run id, strategy, base, wall clock; then the
 /// selection and finalize (when there are), and the task.
 fn header(frame: &mut Frame, app: &App, area: Rect) {
+    let cols = area.width as usize;
+    let l1 = run_line(app, cols);
+    let l2 = selection_and_task_line(app, cols);
+    frame.render_widget(Paragraph::new(vec![Line::from(l1), l2]), area);
+}
+
+/// The run's state in words (finished, and how) and its style.
+fn run_state(app: &App) -> (String, ratatui::style::Style) {
     use crate::model::state::State;
     let t = &app.theme;
-    let (state, style) = match &app.state {
+    match &app.state {
         RunState::Starting => ("starting".to_string(), t.pending),
         RunState::Running => ("running".to_string(), t.running),
         RunState::Finished { verdict, exit_code } => match app.summary.state {
@@ -70,7 +78,15 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
             ),
         },
         RunState::Interrupted(_) => ("INTERRUPTED".to_string(), t.fail),
-    };
+    }
+}
+
+/// The header's first line, `cols` wide: state, run id, strategy, base,
+/// wall clock, the screen's name, and a warning when a candidate runs
+/// unsandboxed.
+fn run_line(app: &App, cols: usize) -> Vec<Span<'static>> {
+    let t = &app.theme;
+    let (state, style) = run_state(app);
     let base = &app.base[..app.base.len().min(8)];
     let wall = app
         .summary
@@ -98,7 +114,6 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         |spans: &[Span]| -> usize { spans.iter().map(|s| crate::text::width(&s.content)).sum() };
     let wall = [Span::styled(" · wall ", t.dim), Span::styled(wall, t.text)];
     let fixed = used(&l1) + used(&wall) + screen_width(app);
-    let cols = area.width as usize;
     if fixed + used(&base) + used(&strategy) <= cols {
         l1.extend(strategy);
     }
@@ -118,7 +133,29 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
             t.fail.add_modifier(ratatui::style::Modifier::BOLD),
         ));
     }
+    l1
+}
+
+/// The header's second line, `cols` wide: the selected candidate and
+/// where it was finalized (when it is), then the task as far as it fits.
+fn selection_and_task_line(app: &App, cols: usize) -> Line<'static> {
+    let t = &app.theme;
     let task = sanitize(app.instruction.lines().next().unwrap_or(""));
+    let mut l2 = selection_spans(app);
+    let used: usize = l2.iter().map(|s| crate::text::width(&s.content)).sum();
+    let sep = if used > 0 { " ·" } else { "" };
+    let room = cols.saturating_sub(7 + used + sep.len());
+    if room >= 12 {
+        l2.push(Span::styled(format!("{sep} task "), t.dim));
+        l2.push(Span::styled(ellipsis(&task, room), t.text));
+    }
+    Line::from(l2)
+}
+
+/// The selected candidate and where it was finalized, or that it is not
+/// yet (and whether it did not pass); nothing with no selection.
+fn selection_spans(app: &App) -> Vec<Span<'static>> {
+    let t = &app.theme;
     let mut l2 = Vec::new();
     match (&app.summary.selected, &app.summary.finalized) {
         (sel, Some(f)) => {
@@ -154,15 +191,7 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
         }
         (None, None) => {}
     }
-    let used: usize = l2.iter().map(|s| crate::text::width(&s.content)).sum();
-    let sep = if used > 0 { " ·" } else { "" };
-    let room = (area.width as usize).saturating_sub(7 + used + sep.len());
-    if room >= 12 {
-        l2.push(Span::styled(format!("{sep} task "), t.dim));
-        l2.push(Span::styled(ellipsis(&task, room), t.text));
-    }
-    let l2 = Line::from(l2);
-    frame.render_widget(Paragraph::new(vec![Line::from(l1), l2]), area);
+    l2
 }
 
 /// The columns the header's screen name (` · diff`) takes.

@@ -4,7 +4,9 @@
 //! wrote is made inert before it is drawn.
 
 use crate::app::App;
+use crate::plan::PlanScreen;
 use crate::text::{ellipsis, sanitize, wrap};
+use crate::Theme;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -26,6 +28,30 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let cols = inner.width as usize;
+    let mut lines = status_lines(p, t, cols);
+    let selected = list_lines(&mut lines, p, t, cols);
+    let footer = footer_lines(p, t, cols);
+    let footer_height = (footer.len() as u16).min(inner.height / 2);
+    let list = Rect {
+        height: inner.height - footer_height,
+        ..inner
+    };
+    let below = Rect {
+        y: inner.y + list.height,
+        height: footer_height,
+        ..inner
+    };
+    // The selected criterion stays in view; what is below it is reached
+    // by moving down.
+    let height = list.height as usize;
+    let scroll = selected.end.saturating_sub(height).min(selected.start);
+    frame.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), list);
+    frame.render_widget(Paragraph::new(footer), below);
+}
+
+/// Above the list: why the planner's proposal was unusable, and whether
+/// the unchanged base already meets some criteria (or is still checked).
+fn status_lines(p: &PlanScreen, t: &Theme, cols: usize) -> Vec<Line<'static>> {
     let mut lines: Vec<Line> = Vec::new();
     if let Some(why) = &p.problem {
         lines.push(Line::from(Span::styled(
@@ -55,6 +81,17 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         ))),
         Some(_) => {}
     }
+    lines
+}
+
+/// The criteria, then the constraints, appended to `lines`; returns the
+/// rows the selected one took.
+fn list_lines(
+    lines: &mut Vec<Line<'static>>,
+    p: &PlanScreen,
+    t: &Theme,
+    cols: usize,
+) -> std::ops::Range<usize> {
     // Every criterion and constraint is drawn whole (wrapped, never cut
     // at the edge): the human approves what they read, and a check's tail
     // or a constraint's value is part of what they approve.
@@ -77,7 +114,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         }
         let text = format!("{mark} {}. {}   ({what})", n + 1, sanitize(&c.description));
         row_lines(
-            &mut lines,
+            lines,
             &mut selected,
             (t, cols),
             &text,
@@ -94,15 +131,13 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
                 .trim_start()
                 .trim_start_matches('-')
         );
-        row_lines(
-            &mut lines,
-            &mut selected,
-            (t, cols),
-            &text,
-            (row == p.sel, keep),
-        );
+        row_lines(lines, &mut selected, (t, cols), &text, (row == p.sel, keep));
     }
-    // Below the list, always in view: the text field, what was wrong.
+    selected
+}
+
+/// Below the list, always in view: the text field, what was wrong.
+fn footer_lines(p: &PlanScreen, t: &Theme, cols: usize) -> Vec<Line<'static>> {
     let mut footer: Vec<Line> = vec![Line::from("")];
     if let Some(e) = &p.edit {
         footer.push(Line::from(vec![
@@ -122,22 +157,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
             t.pass,
         )));
     }
-    let footer_height = (footer.len() as u16).min(inner.height / 2);
-    let list = Rect {
-        height: inner.height - footer_height,
-        ..inner
-    };
-    let below = Rect {
-        y: inner.y + list.height,
-        height: footer_height,
-        ..inner
-    };
-    // The selected criterion stays in view; what is below it is reached
-    // by moving down.
-    let height = list.height as usize;
-    let scroll = selected.end.saturating_sub(height).min(selected.start);
-    frame.render_widget(Paragraph::new(lines).scroll((scroll as u16, 0)), list);
-    frame.render_widget(Paragraph::new(footer), below);
+    footer
 }
 
 /// `s` in lines of at most `cols` columns, every line after the first

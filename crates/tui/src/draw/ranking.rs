@@ -59,116 +59,133 @@ fn position_lines(
 /// and the similarity matrix — or, with the comparator off, the order
 /// by verdict and size.
 pub fn ranking_lines(app: &App, w: usize) -> Vec<Line<'static>> {
+    match &app.ranking {
+        Some(r) => ranked_lines(app, r, w),
+        None => unranked_lines(app, w),
+    }
+}
+
+/// The comparator's ranking: the positions, the pick, the judge, the
+/// agreement matrix and the similarity matrix.
+fn ranked_lines(app: &App, r: &crate::app::Ranking, w: usize) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut lines = Vec::new();
-    match &app.ranking {
-        Some(r) => {
-            for p in &r.positions {
-                let id = &p.candidate;
-                let st = if r.pick.as_deref() == Some(id.as_str()) {
-                    t.pass
-                } else {
-                    t.text
-                };
-                lines.extend(position_lines(p, w, st, t.dim));
-                // The ranking was made before the human acted: say what
-                // they did since, beside the reason that no longer holds.
-                if let Some(since) = app
-                    .index_of(id)
-                    .and_then(|i| since_ranked(&app.candidates[i]))
-                {
-                    lines.extend(super::wrapped(
-                        &format!("   {since}"),
-                        w,
-                        usize::MAX,
-                        t.overridden,
-                    ));
-                }
-            }
-            let blocked = r
-                .pick
-                .as_deref()
-                .filter(|_| app.summary.selected.is_none())
-                .and_then(|p| crate::model::choice::contested(&app.summary, p));
-            let pick = match (&r.pick, &r.contested) {
-                (Some(p), _) if blocked.is_some() => format!(
-                    "comparator's pick: {} — not taken: {}; select a candidate (Space) before F",
-                    sanitize(p),
-                    sanitize(blocked.as_deref().unwrap_or_default())
-                ),
-                (Some(p), _) if !r.unseparated.is_empty() => format!(
-                    "comparator's pick: {} — no test separates it from {}",
-                    sanitize(p),
-                    sanitize(&r.unseparated.join(", "))
-                ),
-                (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
-                (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
-                (None, None)
-                    if !app.candidates.is_empty()
-                        && app
-                            .candidates
-                            .iter()
-                            .all(|c| c.state == crate::model::state::State::Cancelled) =>
-                {
-                    "comparator's pick: none (cancelled: no candidate finished)".into()
-                }
-                (None, None) => "comparator's pick: none (no candidate passed)".into(),
-            };
-            let style = if r.pick.is_some() && r.unseparated.is_empty() && blocked.is_none() {
-                t.pass
-            } else {
-                t.warn
-            };
-            lines.extend(super::wrapped(&pick, w, usize::MAX, style));
-            if let Some(j) = &r.judge {
-                let said = match (&j.pick, &j.problem) {
-                    (Some(p), _) => format!("judge {}: {} — {}", j.agent, p, j.reason),
-                    (None, Some(why)) => format!("judge {}: not used ({why})", j.agent),
-                    _ => format!("judge {}: no pick", j.agent),
-                };
-                lines.extend(super::wrapped(&sanitize(&said), w, usize::MAX, t.dim));
-            }
-            // The agreement matrix is the evidence, the similarity a
-            // tie-breaker: the pane is short, so the evidence comes first.
-            if let Some(a) = &r.agreement {
-                lines.push(Line::from(""));
-                lines.extend(agreement(app, a, w));
-            }
-            lines.push(Line::from(""));
-            lines.extend(matrix(app, r, w));
+    for p in &r.positions {
+        let id = &p.candidate;
+        let st = if r.pick.as_deref() == Some(id.as_str()) {
+            t.pass
+        } else {
+            t.text
+        };
+        lines.extend(position_lines(p, w, st, t.dim));
+        // The ranking was made before the human acted: say what
+        // they did since, beside the reason that no longer holds.
+        if let Some(since) = app
+            .index_of(id)
+            .and_then(|i| since_ranked(&app.candidates[i]))
+        {
+            lines.extend(super::wrapped(
+                &format!("   {since}"),
+                w,
+                usize::MAX,
+                t.overridden,
+            ));
         }
-        None => {
-            lines.push(Line::from(Span::styled(
-                "– comparator off (no ranking for this run)",
-                t.off,
-            )));
-            lines.push(Line::from(Span::styled(
-                "by verdict, then smallest change:",
-                t.dim,
-            )));
-            let mut order: Vec<&Candidate> = app.candidates.iter().collect();
-            order.sort_by_key(|c| {
-                (
-                    c.verdict.unwrap_or(crate::model::verdict::Verdict::Fail),
-                    c.lines,
-                )
-            });
-            for (i, c) in order.iter().enumerate() {
-                let v = c.verdict.map(|v| v.label()).unwrap_or("…");
-                lines.push(Line::from(Span::styled(
-                    ellipsis(
-                        &format!(
-                            "{}. {} {v} · {}",
-                            i + 1,
-                            sanitize(&c.info.id),
-                            crate::text::plural(c.lines, "line")
-                        ),
-                        w,
-                    ),
-                    t.text,
-                )));
-            }
+    }
+    let (pick, style) = pick_line(app, r);
+    lines.extend(super::wrapped(&pick, w, usize::MAX, style));
+    if let Some(j) = &r.judge {
+        let said = match (&j.pick, &j.problem) {
+            (Some(p), _) => format!("judge {}: {} — {}", j.agent, p, j.reason),
+            (None, Some(why)) => format!("judge {}: not used ({why})", j.agent),
+            _ => format!("judge {}: no pick", j.agent),
+        };
+        lines.extend(super::wrapped(&sanitize(&said), w, usize::MAX, t.dim));
+    }
+    // The agreement matrix is the evidence, the similarity a
+    // tie-breaker: the pane is short, so the evidence comes first.
+    if let Some(a) = &r.agreement {
+        lines.push(Line::from(""));
+        lines.extend(agreement(app, a, w));
+    }
+    lines.push(Line::from(""));
+    lines.extend(matrix(app, r, w));
+    lines
+}
+
+/// The comparator's pick (or why none, or why it is not taken) and its
+/// style: a warning unless the pick stands.
+fn pick_line(app: &App, r: &crate::app::Ranking) -> (String, ratatui::style::Style) {
+    let t = &app.theme;
+    let blocked = r
+        .pick
+        .as_deref()
+        .filter(|_| app.summary.selected.is_none())
+        .and_then(|p| crate::model::choice::contested(&app.summary, p));
+    let pick = match (&r.pick, &r.contested) {
+        (Some(p), _) if blocked.is_some() => format!(
+            "comparator's pick: {} — not taken: {}; select a candidate (Space) before F",
+            sanitize(p),
+            sanitize(blocked.as_deref().unwrap_or_default())
+        ),
+        (Some(p), _) if !r.unseparated.is_empty() => format!(
+            "comparator's pick: {} — no test separates it from {}",
+            sanitize(p),
+            sanitize(&r.unseparated.join(", "))
+        ),
+        (Some(p), _) => format!("comparator's pick: {}", sanitize(p)),
+        (None, Some(why)) => format!("comparator's pick: none ({})", sanitize(why)),
+        (None, None)
+            if !app.candidates.is_empty()
+                && app
+                    .candidates
+                    .iter()
+                    .all(|c| c.state == crate::model::state::State::Cancelled) =>
+        {
+            "comparator's pick: none (cancelled: no candidate finished)".into()
         }
+        (None, None) => "comparator's pick: none (no candidate passed)".into(),
+    };
+    let style = if r.pick.is_some() && r.unseparated.is_empty() && blocked.is_none() {
+        t.pass
+    } else {
+        t.warn
+    };
+    (pick, style)
+}
+
+/// With the comparator off: the candidates by verdict, then smallest
+/// change.
+fn unranked_lines(app: &App, w: usize) -> Vec<Line<'static>> {
+    let t = &app.theme;
+    let mut lines = vec![
+        Line::from(Span::styled(
+            "– comparator off (no ranking for this run)",
+            t.off,
+        )),
+        Line::from(Span::styled("by verdict, then smallest change:", t.dim)),
+    ];
+    let mut order: Vec<&Candidate> = app.candidates.iter().collect();
+    order.sort_by_key(|c| {
+        (
+            c.verdict.unwrap_or(crate::model::verdict::Verdict::Fail),
+            c.lines,
+        )
+    });
+    for (i, c) in order.iter().enumerate() {
+        let v = c.verdict.map(|v| v.label()).unwrap_or("…");
+        lines.push(Line::from(Span::styled(
+            ellipsis(
+                &format!(
+                    "{}. {} {v} · {}",
+                    i + 1,
+                    sanitize(&c.info.id),
+                    crate::text::plural(c.lines, "line")
+                ),
+                w,
+            ),
+            t.text,
+        )));
     }
     lines
 }

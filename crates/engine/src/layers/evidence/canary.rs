@@ -294,13 +294,27 @@ mod tests {
         }
     }
 
+    fn all(_: &str) -> bool {
+        true
+    }
+
+    fn files(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// The canaries `runner` plants with nonce `ab12` and no arguments.
+    fn at(
+        runner: Runner,
+        names: &[&str],
+        dir: Option<&str>,
+        exists: &dyn Fn(&str) -> bool,
+        base: &[String],
+    ) -> Vec<Canary> {
+        plan(runner, &listing(names), dir, "ab12", exists, base, &[])
+    }
+
     #[test]
-    fn each_runner_plants_its_canaries_where_its_tests_are() {
-        let all = |_: &str| true;
-        let files = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        let at = |runner, names: &[&str], dir, exists: &dyn Fn(&str) -> bool, base: &[String]| {
-            plan(runner, &listing(names), dir, "ab12", exists, base, &[])
-        };
+    fn cargo_plants_its_canaries_in_crate_roots_and_test_files() {
         let rust = files(&["src/lib.rs", "tests/it.rs", "core/src/lib.rs"]);
         let cs = at(
             Runner::Cargo,
@@ -325,6 +339,10 @@ mod tests {
         assert_eq!(cs.len(), 1);
         assert_eq!(cs[0].path, "app/src/main.rs");
         assert!(at(Runner::Cargo, &[], None, &|_| false, &rust).is_empty());
+    }
+
+    #[test]
+    fn python_runners_plant_their_canaries_in_test_files() {
         // A doctest's name is dotted: the canary goes to a test file.
         let cs = at(
             Runner::Pytest,
@@ -348,6 +366,11 @@ mod tests {
         );
         assert_eq!(cs[0].path, "tests/test_calc.py");
         assert!(cs[0].text.contains("class Tab1200("), "{}", cs[0].text);
+        assert_eq!(cs[0].appended_to("x = 1"), format!("x = 1\n{}", cs[0].text));
+    }
+
+    #[test]
+    fn unittest_plants_its_canary_where_its_discovery_looks() {
         let args = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         for (a, path) in [
             (args(&["discover", "-s", "tests"]), "tests/test_calc.py"),
@@ -370,7 +393,10 @@ mod tests {
             );
             assert_eq!(cs[0].path, path, "{a:?}");
         }
-        assert_eq!(cs[0].appended_to("x = 1"), format!("x = 1\n{}", cs[0].text));
+    }
+
+    #[test]
+    fn go_plants_its_canaries_in_test_files_that_import_testing() {
         let go = files(&["calc_test.go", "more_test.go", "mul/mul_test.go"]);
         let cs = at(Runner::Go, &["calc.TestAdd"], None, &all, &go);
         let paths: Vec<&str> = cs.iter().map(|c| c.path.as_str()).collect();
@@ -390,6 +416,10 @@ mod tests {
         assert!(!go_file_fits(
             "import tt \"testing\"\nfunc TestA(t *tt.T) {}\n"
         ));
+    }
+
+    #[test]
+    fn only_files_a_runner_compiles_as_tests_may_hold_a_canary() {
         for (runner, path, holds) in [
             (Runner::Cargo, "src/lib.rs", true),
             (Runner::Cargo, "crates/a/src/main.rs", true),

@@ -148,16 +148,7 @@ pub async fn run_junit_guardrail(
                 .finish()
         }
     };
-    let mut s = Ledger {
-        runner: "junit".into(),
-        now: all_names(&now).len(),
-        ran: now.passed.len() + now.failed.len(),
-        passed: now.passed.len(),
-        failed: now.failed.len(),
-        ignored: now.ignored.len(),
-        failed_names: now.failed.iter().take(50).cloned().collect(),
-        ..Ledger::default()
-    };
+    let mut s = ledger_of(&now);
     if passed_exit && !now.failed.is_empty() {
         r.issues.push(Issue::new(
             RULE_FAILED,
@@ -172,35 +163,15 @@ pub async fn run_junit_guardrail(
     // The base's own run: its tests by name, then the same tests on the change.
     if let Some((repo, tree)) = base_tree_of(place, changes) {
         let cache_dir = crate::git::workspace::files_dir(&repo).join("ledger");
-        match base_results(&runs, place, &tree, &cache_dir).await {
-            Ok(at_base) => {
-                let base_names = all_names(&at_base);
-                s.at_base = base_names.len();
-                let now_names = all_names(&now);
-                s.missing = base_names
-                    .iter()
-                    .filter(|n| !now_names.contains(n))
-                    .cloned()
-                    .collect();
-                r.issues.extend(test_integrity::check(&Input {
-                    files: &[],
-                    test_commands: &[],
-                    allow,
-                    ledger: Some(test_integrity::LedgerView {
-                        at_base: &base_names,
-                        now: &now_names,
-                        ignored_now: &now.ignored,
-                        ignored_at_base: &at_base.ignored,
-                    }),
-                    crate_words: None,
-                }));
-                let base = base_tests(&runs, place, changes, allow, &at_base, &now).await;
-                r = merge_base_tests(r, &mut s, base);
-                let new = new_tests(&runs, place, changes, &at_base, &now).await;
-                r = merge_new_tests(r, &mut s, new);
-            }
-            Err(e) => r = r.errored(format!("running the base's own tests at the base: {e}")),
-        }
+        r = against_the_base(
+            r,
+            &mut s,
+            &runs,
+            (place, changes, allow),
+            (&tree, &cache_dir),
+            &now,
+        )
+        .await;
     }
     r.output = format!("{}\n{}", s.summary(), r.output);
     r.ledger = Some(Box::new(s));
@@ -210,6 +181,63 @@ pub async fn run_junit_guardrail(
         ));
     }
     r.finish()
+}
+
+/// The ledger of a JUnit run from its results `now`.
+fn ledger_of(now: &Results) -> Ledger {
+    Ledger {
+        runner: "junit".into(),
+        now: all_names(now).len(),
+        ran: now.passed.len() + now.failed.len(),
+        passed: now.passed.len(),
+        failed: now.failed.len(),
+        ignored: now.ignored.len(),
+        failed_names: now.failed.iter().take(50).cloned().collect(),
+        ..Ledger::default()
+    }
+}
+
+/// The base's own run (cached per base tree in `cache_dir`): its tests by
+/// name, gone or ignored now, then the same tests on the change, and the
+/// change's new tests on the base's code.
+async fn against_the_base(
+    mut r: Report,
+    s: &mut Ledger,
+    runs: &JunitRun<'_>,
+    (place, changes, allow): (&Place, &ChangeSet, &[String]),
+    (tree, cache_dir): (&str, &std::path::Path),
+    now: &Results,
+) -> Report {
+    match base_results(runs, place, tree, cache_dir).await {
+        Ok(at_base) => {
+            let base_names = all_names(&at_base);
+            s.at_base = base_names.len();
+            let now_names = all_names(now);
+            s.missing = base_names
+                .iter()
+                .filter(|n| !now_names.contains(n))
+                .cloned()
+                .collect();
+            r.issues.extend(test_integrity::check(&Input {
+                files: &[],
+                test_commands: &[],
+                allow,
+                ledger: Some(test_integrity::LedgerView {
+                    at_base: &base_names,
+                    now: &now_names,
+                    ignored_now: &now.ignored,
+                    ignored_at_base: &at_base.ignored,
+                }),
+                crate_words: None,
+            }));
+            let base = base_tests(runs, place, changes, allow, &at_base, now).await;
+            r = merge_base_tests(r, s, base);
+            let new = new_tests(runs, place, changes, &at_base, now).await;
+            r = merge_new_tests(r, s, new);
+        }
+        Err(e) => r = r.errored(format!("running the base's own tests at the base: {e}")),
+    }
+    r
 }
 
 /// The results of the base commit's own run at the base (cached per base

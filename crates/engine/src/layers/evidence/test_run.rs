@@ -356,37 +356,18 @@ pub async fn run_test_guardrail(
         return plain().await;
     };
     let started = std::time::Instant::now();
-    let mut r = Report::new(Layer::Guardrails, &g.name)
-        .input("base", &changes.base)
-        .input("diff", changes.fingerprint())
-        .input("config", digest)
-        .input("command", command)
-        .input("tests", "true");
-    r.required = g.required;
+    let mut r = test_report(g, changes, digest, command);
     let Some(runs) = TestRuns::new(g, &rec, cancel) else {
         return plain().await;
     };
     // 1. The guardrail itself, its results machine-readable.
-    runs.clock.step("own run");
-    let own = match runs.run(place).await {
+    let own = match run_own(&mut r, &runs, place, command).await {
         Ok(w) => w,
-        Err(e) => {
-            return r
-                .errored(format!("could not run `{command}`: {e}"))
-                .finish()
-        }
+        Err(e) => return r.errored(e).finish(),
     };
-    if let Some(problem) = own_run(&mut r, &runs, place, &own) {
-        return r.errored(format!("`{command}` {problem}")).finish();
-    }
     // 2. What the runner lists now and at the base.
-    runs.clock.step("listing");
-    let now = match runs.list(place).await {
-        Ok(l) => l,
-        Err(e) => return r.errored(format!("listing the tests: {e}")).finish(),
-    };
     let cache_dir = crate::git::workspace::files_dir(&repo).join("ledger");
-    let at_base = match base_listing(&runs, place, &base_tree, &cache_dir).await {
+    let (now, at_base) = match listings(&runs, place, &base_tree, &cache_dir).await {
         Ok(l) => l,
         Err(e) => return r.errored(e).finish(),
     };
@@ -395,31 +376,16 @@ pub async fn run_test_guardrail(
     let l = ledger::ledger(rec.runner, &at_base, &now, &results);
     let mut s = summary(&l);
     r.output = format!("{}\n{}", s.summary(), r.output);
-    // Tests listed at the base and gone, or now ignored: the runner's own
-    // word, judged like the source (allow_test_changes applies). Which the
-    // base ignores too its own run says (run only when a test the base
-    // lists is ignored now).
-    let ignored_at_base = if results.ignored.iter().any(|t| at_base.tests.contains(t)) {
-        runs.clock.step("base's own run");
-        base_run(&runs, place, &base_tree, &cache_dir, &at_base)
-            .await
-            .map(|b| b.ignored)
-            .unwrap_or_default()
-    } else {
-        Vec::new()
-    };
-    r.issues.extend(test_integrity::check(&Input {
-        files: &[],
-        test_commands: &[],
+    let at = AtBase {
+        runs: &runs,
+        place,
+        changes,
         allow,
-        ledger: Some(test_integrity::LedgerView {
-            at_base: &at_base.tests,
-            now: &now.tests,
-            ignored_now: &results.ignored,
-            ignored_at_base: &ignored_at_base,
-        }),
-        crate_words: None,
-    }));
+        tree: &base_tree,
+        cache_dir: &cache_dir,
+        listing: &at_base,
+    };
+    r.issues.extend(gone_or_ignored(&at, &now, &results).await);
     if own.outcome.exit.success() {
         let judged = ledger::judge(rec.runner, &now, &results);
         r.issues.extend(test_evidence::results_issues(
@@ -429,68 +395,10 @@ pub async fn run_test_guardrail(
     runs.clock.step("base tests");
     let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
     r = merge_base_tests(r, &mut s, base);
-    // The same tests where the project ships: cargo's release profile
-    // (when they all passed here: else the change fails already).
-    if s.base_tests
-        .as_ref()
-        .is_some_and(|b| b.not_passing.is_empty())
-    {
-        let base = shipped::Base {
-            tree: &base_tree,
-            cache_dir: &cache_dir,
-        };
-        let failing = async {
-            base_run(&runs, place, &base_tree, &cache_dir, &at_base)
-                .await
-                .map(|b| b.failed)
-        };
-        let updated = s
-            .base_tests
-            .as_ref()
-            .map(|b| b.updated.clone())
-            .unwrap_or_default();
-        runs.clock.step("release profile");
-        let release = shipped::release_profile(
-            &runs,
-            (place, changes, allow),
-            &at_base,
-            &base,
-            failing,
-            &updated,
-        );
-        r = merge_shipped(r, &mut s, Box::pin(release).await);
-    }
-    // The change's tests on the base's code: new ones, and the base's
-    // failing ones in the change's version (only when the change touched
-    // tests: otherwise they are the base's own).
-    let touched = s.base_tests.as_ref().is_some_and(|b| b.files_laid > 0);
-    runs.clock.step("new tests at the base");
-    let failing = if touched {
-        base_run(&runs, place, &base_tree, &cache_dir, &at_base)
-            .await
-            .map(|b| b.failed)
-    } else {
-        Ok(Vec::new())
-    };
-    let new = match failing {
-        Ok(failing) => {
-            let seen = (&now, &results, l.added.as_slice(), failing.as_slice());
-            test_evidence::new_tests(&runs, place, changes, seen).await
-        }
-        Err(e) => Err(e),
-    };
-    r = merge_new_tests(r, &mut s, new);
+    r = in_release_profile(&at, r, &mut s).await;
+    r = new_tests_at_base(&at, r, &mut s, (&now, &results, l.added.as_slice())).await;
     if !l.failed.is_empty() {
-        // A suite already red at the base is not this change's doing: say
-        // which of the failures the base has too (its run is cached).
-        runs.clock.step("base's own run");
-        if let Ok(red) = Box::pin(base_run(&runs, place, &base_tree, &cache_dir, &at_base)).await {
-            if let Some(issue) = fails_at_base_too(&l.failed, &red.failed) {
-                r.output =
-                    crate::layers::evidence::test_report::with_evidence(&r.output, &issue.message);
-                r.issues.insert(0, issue);
-            }
-        }
+        red_at_base_too(&at, &mut r, &l.failed).await;
     }
     s.steps = runs.clock.steps();
     r.ledger = Some(Box::new(s));
@@ -501,6 +409,185 @@ pub async fn run_test_guardrail(
     }
     r.duration_ms = started.elapsed().as_millis() as u64;
     r.finish()
+}
+
+/// A test guardrail's report, before it runs.
+fn test_report(g: &Guardrail, changes: &ChangeSet, digest: &str, command: &str) -> Report {
+    let mut r = Report::new(Layer::Guardrails, &g.name)
+        .input("base", &changes.base)
+        .input("diff", changes.fingerprint())
+        .input("config", digest)
+        .input("command", command)
+        .input("tests", "true");
+    r.required = g.required;
+    r
+}
+
+/// What the runner lists now, and at the base (cached per base tree in
+/// `cache_dir`). Err says which could not be had.
+async fn listings(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    base_tree: &str,
+    cache_dir: &std::path::Path,
+) -> Result<(ledger::Listing, ledger::Listing), String> {
+    runs.clock.step("listing");
+    let now = runs
+        .list(place)
+        .await
+        .map_err(|e| format!("listing the tests: {e}"))?;
+    let at_base = base_listing(runs, place, base_tree, cache_dir).await?;
+    Ok((now, at_base))
+}
+
+/// The base's side of a test guardrail's evidence: the change's place
+/// and the base's tree and listing, whose runs are cached per base tree.
+struct AtBase<'a> {
+    runs: &'a TestRuns<'a>,
+    place: &'a Place,
+    changes: &'a ChangeSet,
+    allow: &'a [String],
+    tree: &'a str,
+    cache_dir: &'a std::path::Path,
+    listing: &'a ledger::Listing,
+}
+
+impl AtBase<'_> {
+    /// The base's own tests run on the base (cached).
+    async fn run(&self) -> Result<BaseRun, String> {
+        base_run(
+            self.runs,
+            self.place,
+            self.tree,
+            self.cache_dir,
+            self.listing,
+        )
+        .await
+    }
+}
+
+/// Tests listed at the base and gone, or now ignored: the runner's own
+/// word, judged like the source (allow_test_changes applies). Which the
+/// base ignores too its own run says (run only when a test the base
+/// lists is ignored now).
+async fn gone_or_ignored(
+    at: &AtBase<'_>,
+    now: &ledger::Listing,
+    results: &ledger::Results,
+) -> Vec<crate::model::verdict::Issue> {
+    let ignored_at_base = if results.ignored.iter().any(|t| at.listing.tests.contains(t)) {
+        at.runs.clock.step("base's own run");
+        at.run().await.map(|b| b.ignored).unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    test_integrity::check(&Input {
+        files: &[],
+        test_commands: &[],
+        allow: at.allow,
+        ledger: Some(test_integrity::LedgerView {
+            at_base: &at.listing.tests,
+            now: &now.tests,
+            ignored_now: &results.ignored,
+            ignored_at_base: &ignored_at_base,
+        }),
+        crate_words: None,
+    })
+}
+
+/// The same tests where the project ships: cargo's release profile
+/// (when they all passed here: else the change fails already).
+async fn in_release_profile(
+    at: &AtBase<'_>,
+    r: Report,
+    s: &mut crate::model::ledger::Ledger,
+) -> Report {
+    if !s
+        .base_tests
+        .as_ref()
+        .is_some_and(|b| b.not_passing.is_empty())
+    {
+        return r;
+    }
+    let base = shipped::Base {
+        tree: at.tree,
+        cache_dir: at.cache_dir,
+    };
+    let failing = async { at.run().await.map(|b| b.failed) };
+    let updated = s
+        .base_tests
+        .as_ref()
+        .map(|b| b.updated.clone())
+        .unwrap_or_default();
+    at.runs.clock.step("release profile");
+    let release = shipped::release_profile(
+        at.runs,
+        (at.place, at.changes, at.allow),
+        at.listing,
+        &base,
+        failing,
+        &updated,
+    );
+    merge_shipped(r, s, Box::pin(release).await)
+}
+
+/// The change's tests on the base's code: new ones (`added`, from what
+/// the runner lists `now` and its `results`), and the base's failing ones
+/// in the change's version (only when the change touched tests:
+/// otherwise they are the base's own).
+async fn new_tests_at_base(
+    at: &AtBase<'_>,
+    r: Report,
+    s: &mut crate::model::ledger::Ledger,
+    (now, results, added): (&ledger::Listing, &ledger::Results, &[String]),
+) -> Report {
+    let touched = s.base_tests.as_ref().is_some_and(|b| b.files_laid > 0);
+    at.runs.clock.step("new tests at the base");
+    let failing = if touched {
+        at.run().await.map(|b| b.failed)
+    } else {
+        Ok(Vec::new())
+    };
+    let new = match failing {
+        Ok(failing) => {
+            let seen = (now, results, added, failing.as_slice());
+            test_evidence::new_tests(at.runs, at.place, at.changes, seen).await
+        }
+        Err(e) => Err(e),
+    };
+    merge_new_tests(r, s, new)
+}
+
+/// A suite already red at the base is not this change's doing: say which
+/// of the `failed` tests fail at the base too (its run is cached).
+async fn red_at_base_too(at: &AtBase<'_>, r: &mut Report, failed: &[String]) {
+    at.runs.clock.step("base's own run");
+    if let Ok(red) = Box::pin(at.run()).await {
+        if let Some(issue) = fails_at_base_too(failed, &red.failed) {
+            r.output =
+                crate::layers::evidence::test_report::with_evidence(&r.output, &issue.message);
+            r.issues.insert(0, issue);
+        }
+    }
+}
+
+/// Run the guardrail itself (its results machine-readable) into `r`; Err
+/// says why it could not run or did not end cleanly.
+async fn run_own(
+    r: &mut Report,
+    runs: &TestRuns<'_>,
+    place: &Place,
+    command: &str,
+) -> Result<Whole, String> {
+    runs.clock.step("own run");
+    let own = runs
+        .run(place)
+        .await
+        .map_err(|e| format!("could not run `{command}`: {e}"))?;
+    match own_run(r, runs, place, &own) {
+        Some(problem) => Err(format!("`{command}` {problem}")),
+        None => Ok(own),
+    }
 }
 
 /// The guardrail's own run into its report: exit code, the output a report

@@ -182,22 +182,7 @@ pub async fn cross_test(
             name: n.clone(),
         }));
     }
-    // The author's own tests pass on its code (that is what proving means).
-    m.cells = candidates
-        .iter()
-        .map(|c| {
-            m.tests
-                .iter()
-                .map(|t| {
-                    if t.author == c.id {
-                        Cell::Passed
-                    } else {
-                        Cell::NotApplicable
-                    }
-                })
-                .collect()
-        })
-        .collect();
+    m.cells = own_cells(&m.tests, candidates);
     if m.tests.is_empty() || candidates.len() < 2 {
         return m;
     }
@@ -235,16 +220,52 @@ pub async fn cross_test(
         return m;
     };
     let listed: Vec<Vec<String>> = (0..candidates.len()).map(files).collect();
-    let texts = Texts {
-        base: {
-            let (origin, base) = (
-                first.place.origin().to_path_buf(),
-                first.changes.base.clone(),
-            );
-            tokio::task::spawn_blocking(move || cross_cell::base_corpus(&origin, &base))
-                .await
-                .unwrap_or_default()
-        },
+    let texts = texts_of(candidates, unbuilt, &authors).await;
+    // What was laid is kept with the matrix: a human's answer to the
+    // question it raises keeps these as tests for later runs.
+    m.sources = sources_of(candidates, &authors, &names, &texts);
+    let outcomes = run_plan(&plan, candidates, (&names, &listed), &runs, &texts).await;
+    m.runs = plan.len();
+    fill(&mut m, outcomes, candidates);
+    m
+}
+
+/// The matrix before any run: the author's own tests pass on its code
+/// (that is what proving means), the others' are not applicable.
+fn own_cells(tests: &[CrossTest], candidates: &[Crossing<'_>]) -> Vec<Vec<Cell>> {
+    candidates
+        .iter()
+        .map(|c| {
+            tests
+                .iter()
+                .map(|t| {
+                    if t.author == c.id {
+                        Cell::Passed
+                    } else {
+                        Cell::NotApplicable
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The words cross-testing reads: the base's, each candidate's code, and
+/// each author's tests (`authors`: index and test paths).
+async fn texts_of(
+    candidates: &[Crossing<'_>],
+    unbuilt: Vec<Vec<String>>,
+    authors: &[(usize, Vec<String>)],
+) -> Texts {
+    let first = &candidates[0];
+    let (origin, base) = (
+        first.place.origin().to_path_buf(),
+        first.changes.base.clone(),
+    );
+    Texts {
+        base: tokio::task::spawn_blocking(move || cross_cell::base_corpus(&origin, &base))
+            .await
+            .unwrap_or_default(),
         code: candidates
             .iter()
             .map(|c| cross_cell::change_corpus(c.place, c.changes, true))
@@ -256,10 +277,18 @@ pub async fn cross_test(
                 None => Vec::new(),
             })
             .collect(),
-    };
-    // What was laid is kept with the matrix: a human's answer to the
-    // question it raises keeps these as tests for later runs.
-    m.sources = authors
+    }
+}
+
+/// Each author's laid tests, and for each of its tests the words only its
+/// author's change has.
+fn sources_of(
+    candidates: &[Crossing<'_>],
+    authors: &[(usize, Vec<String>)],
+    names: &[Vec<String>],
+    texts: &Texts,
+) -> Vec<TestSource> {
+    authors
         .iter()
         .map(|&(i, _)| TestSource {
             author: candidates[i].id.to_string(),
@@ -280,12 +309,20 @@ pub async fn cross_test(
                 .filter(|(_, w)| !w.is_empty())
                 .collect(),
         })
-        .collect();
-    // Targets in parallel; one target's batches one after the other, as
-    // they share its build cache.
+        .collect()
+}
+
+/// Every batch of `plan`: targets in parallel; one target's batches one
+/// after the other, as they share its build cache.
+async fn run_plan(
+    plan: &[Batch],
+    candidates: &[Crossing<'_>],
+    (names, listed): (&[Vec<String>], &[Vec<String>]),
+    runs: &TestRuns<'_>,
+    texts: &Texts,
+) -> Vec<(usize, Vec<Outcome>)> {
     let per_target = (0..candidates.len()).map(|t| {
         let mine: Vec<&Batch> = plan.iter().filter(|b| b.target == t).collect();
-        let (names, listed, runs, texts) = (&names, &listed, &runs, &texts);
         async move {
             let mut out = Vec::new();
             for b in mine {
@@ -297,12 +334,15 @@ pub async fn cross_test(
             out
         }
     });
-    let outcomes: Vec<(usize, Vec<Outcome>)> = futures::future::join_all(per_target)
+    futures::future::join_all(per_target)
         .await
         .into_iter()
         .flatten()
-        .collect();
-    m.runs = plan.len();
+        .collect()
+}
+
+/// The runs' outcomes into the matrix: each cell, and its note.
+fn fill(m: &mut Agreement, outcomes: Vec<(usize, Vec<Outcome>)>, candidates: &[Crossing<'_>]) {
     for (target, cells) in outcomes {
         for (name_author, name, cell, note) in cells {
             if let Some(col) = m
@@ -321,7 +361,6 @@ pub async fn cross_test(
             }
         }
     }
-    m
 }
 
 /// One batch's run: each author's test with its cell on the target's

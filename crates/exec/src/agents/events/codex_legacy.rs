@@ -32,36 +32,8 @@ pub(super) fn parse(v: &Value) -> Option<Vec<AgentEvent>> {
             name: "shell".into(),
             input: one_line(&argv(msg.get("command")), 120),
         }),
-        "exec_command_end" => {
-            let ok = match msg.get("exit_code").and_then(Value::as_i64) {
-                Some(code) => code == 0,
-                None => msg.get("success").and_then(Value::as_bool).unwrap_or(false),
-            };
-            let said = if ok { "stdout" } else { "stderr" };
-            let output = str_of(msg, said)
-                .filter(|s| !s.trim().is_empty())
-                .or_else(|| str_of(msg, "stdout"))
-                .unwrap_or_default();
-            out.push(AgentEvent::ToolResult { ok, output });
-        }
-        "patch_apply_begin" => {
-            for (path, change) in msg
-                .get("changes")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-            {
-                let verb = match change.as_object().and_then(|c| c.keys().next()) {
-                    Some(k) if k == "add" => "Add",
-                    Some(k) if k == "delete" => "Delete",
-                    _ => "Edit",
-                };
-                out.push(AgentEvent::FileEdit {
-                    path: path.clone(),
-                    change: verb.into(),
-                });
-            }
-        }
+        "exec_command_end" => out.push(command_end(msg)),
+        "patch_apply_begin" => out.extend(patch_begin(msg)),
         "patch_apply_end" => {
             let ok = msg.get("success").and_then(Value::as_bool).unwrap_or(false);
             let output = str_of(msg, if ok { "stdout" } else { "stderr" }).unwrap_or_default();
@@ -78,38 +50,10 @@ pub(super) fn parse(v: &Value) -> Option<Vec<AgentEvent>> {
                 input: compact_input(inv.get("arguments").unwrap_or(&Value::Null)),
             });
         }
-        "mcp_tool_call_end" => {
-            let result = msg.get("result").unwrap_or(&Value::Null);
-            let (ok, body) = match (result.get("Ok"), result.get("Err")) {
-                (Some(r), _) => (r.get("isError").and_then(Value::as_bool) != Some(true), r),
-                (None, Some(e)) => (false, e),
-                _ => (true, result),
-            };
-            let output = body
-                .get("content")
-                .and_then(Value::as_array)
-                .map(|parts| parts_text(parts))
-                .or_else(|| body.as_str().map(String::from))
-                .unwrap_or_default();
-            out.push(AgentEvent::ToolResult { ok, output });
-        }
+        "mcp_tool_call_end" => out.push(mcp_end(msg)),
         // One response's tokens (later builds: `info.total_token_usage`,
         // the session's running total).
-        "token_count" => {
-            let (u, total) = match msg.get("info").and_then(|i| i.get("total_token_usage")) {
-                Some(t) => (t, true),
-                None => (msg, false),
-            };
-            out.push(AgentEvent::Usage {
-                usage: Usage {
-                    input_tokens: u64_of(u, "input_tokens"),
-                    output_tokens: u64_of(u, "output_tokens"),
-                    cached_tokens: u64_of(u, "cached_input_tokens"),
-                    cost_usd: None,
-                },
-                total,
-            });
-        }
+        "token_count" => out.push(token_count(msg)),
         "error" | "stream_error" => out.push(AgentEvent::Error {
             message: str_of(msg, "message").unwrap_or_else(|| "error".into()),
         }),
@@ -123,6 +67,75 @@ pub(super) fn parse(v: &Value) -> Option<Vec<AgentEvent>> {
         _ => return None,
     }
     Some(out)
+}
+
+/// A command's end: whether it succeeded and what it said.
+fn command_end(msg: &Value) -> AgentEvent {
+    let ok = match msg.get("exit_code").and_then(Value::as_i64) {
+        Some(code) => code == 0,
+        None => msg.get("success").and_then(Value::as_bool).unwrap_or(false),
+    };
+    let said = if ok { "stdout" } else { "stderr" };
+    let output = str_of(msg, said)
+        .filter(|s| !s.trim().is_empty())
+        .or_else(|| str_of(msg, "stdout"))
+        .unwrap_or_default();
+    AgentEvent::ToolResult { ok, output }
+}
+
+/// A patch about to be applied: one edit per file it changes.
+fn patch_begin(msg: &Value) -> Vec<AgentEvent> {
+    msg.get("changes")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(path, change)| {
+            let verb = match change.as_object().and_then(|c| c.keys().next()) {
+                Some(k) if k == "add" => "Add",
+                Some(k) if k == "delete" => "Delete",
+                _ => "Edit",
+            };
+            AgentEvent::FileEdit {
+                path: path.clone(),
+                change: verb.into(),
+            }
+        })
+        .collect()
+}
+
+/// An MCP tool call's end: its result or error.
+fn mcp_end(msg: &Value) -> AgentEvent {
+    let result = msg.get("result").unwrap_or(&Value::Null);
+    let (ok, body) = match (result.get("Ok"), result.get("Err")) {
+        (Some(r), _) => (r.get("isError").and_then(Value::as_bool) != Some(true), r),
+        (None, Some(e)) => (false, e),
+        _ => (true, result),
+    };
+    let output = body
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|parts| parts_text(parts))
+        .or_else(|| body.as_str().map(String::from))
+        .unwrap_or_default();
+    AgentEvent::ToolResult { ok, output }
+}
+
+/// One response's tokens (later builds: `info.total_token_usage`, the
+/// session's running total).
+fn token_count(msg: &Value) -> AgentEvent {
+    let (u, total) = match msg.get("info").and_then(|i| i.get("total_token_usage")) {
+        Some(t) => (t, true),
+        None => (msg, false),
+    };
+    AgentEvent::Usage {
+        usage: Usage {
+            input_tokens: u64_of(u, "input_tokens"),
+            output_tokens: u64_of(u, "output_tokens"),
+            cached_tokens: u64_of(u, "cached_input_tokens"),
+            cost_usd: None,
+        },
+        total,
+    }
 }
 
 /// The two lines before the events: the configuration summary and the

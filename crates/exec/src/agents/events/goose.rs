@@ -5,9 +5,10 @@
 //! tokens: `total_tokens`, possibly null; later builds add `input_tokens`/
 //! `output_tokens` (aaif-goose/goose#8870), cache reads and cost). A tool
 //! response's `value` is a list of content in early builds and `{content,
-//! isError, structuredContent}` in later ones; both are read. No published
-//! capture of this stream was found: the shapes follow goose's source
-//! (`crates/goose-cli/src/session/mod.rs`), see the fixtures README.
+//! isError, structuredContent}` in later ones; both are read. A provider's
+//! failure comes as an `error` content item (1.50). Checked against real
+//! lines of goose 1.25, 1.27, 1.50.1 and 1.51.0 that other projects
+//! published (tests/fixtures/agents/README.md); no whole run was found.
 
 use super::{compact_input, parts_text, str_of, u64_of, AgentEvent, Usage};
 use serde_json::Value;
@@ -30,6 +31,13 @@ pub(super) fn parse(v: &Value) -> Option<Vec<AgentEvent>> {
                     Some("toolResponse") => out.push(tool_response(c)),
                     Some("thinking") | Some("redactedThinking") => out.push(AgentEvent::Progress {
                         text: "thinking".into(),
+                    }),
+                    // A provider's failure said as content (goose 1.50:
+                    // `{"type":"error","kind":"authentication","message":…}`).
+                    Some("error") => out.push(AgentEvent::Error {
+                        message: str_of(c, "message").unwrap_or_else(|| {
+                            format!("{} error", str_of(c, "kind").unwrap_or_default())
+                        }),
                     }),
                     other => out.push(AgentEvent::Progress {
                         text: format!("{} content", other.unwrap_or("untyped")),

@@ -14,6 +14,7 @@
 pub(crate) mod check;
 pub mod cluster;
 pub(crate) mod exec;
+mod pod;
 pub mod spec;
 pub mod transfer;
 
@@ -25,26 +26,16 @@ use crate::exec::runner::{Exit, LogLine, LogTx, Stream};
 use cluster::Cluster;
 use futures::AsyncReadExt;
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{ContainerState, Pod, Secret};
+use k8s_openapi::api::core::v1::{Pod, Secret};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
-use kube::api::{Api, DeleteParams, ListParams, LogParams, Patch, PatchParams, PostParams};
+use kube::api::{Api, DeleteParams, LogParams, Patch, PatchParams, PostParams};
+use pod::{pod_of, state_of, wait_pod};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
 
 /// Between two looks at the pod's status.
 const POLL: Duration = Duration::from_millis(500);
-/// Lines longer than this are cut.
-/// Container waiting reasons that will not resolve by waiting.
-const STUCK: &[&str] = &[
-    "ErrImagePull",
-    "ImagePullBackOff",
-    "InvalidImageName",
-    "ErrImageNeverPull",
-    "CreateContainerConfigError",
-    "CreateContainerError",
-    "RunContainerError",
-];
 
 /// The one way lines reach the run's log: waits while rascal is behind
 /// (the queue is bounded).
@@ -400,109 +391,6 @@ struct Ended {
     read: Vec<Option<Vec<u8>>>,
 }
 
-/// The candidate's pod (the one the Job controls: its owner's uid must be
-/// the Job's, so a look-alike pod never receives the workspace).
-async fn pod_of(c: &Candidate<'_>, job_uid: &str) -> Result<Option<Pod>, LaunchError> {
-    let list = c
-        .pods
-        .list(&ListParams::default().labels(&c.selector))
-        .await
-        .map_err(|e| err(format!("listing the pods of Job {}: {e}", c.name)))?;
-    Ok(list.items.into_iter().find(|p| {
-        p.metadata
-            .owner_references
-            .iter()
-            .flatten()
-            .any(|o| o.kind == "Job" && o.uid == job_uid && o.controller == Some(true))
-    }))
-}
-
-/// Where a container of the pod is.
-fn state_of(pod: &Pod, container: &str, init: bool) -> Option<ContainerState> {
-    let status = pod.status.as_ref()?;
-    let list = if init {
-        status.init_container_statuses.as_ref()
-    } else {
-        status.container_statuses.as_ref()
-    }?;
-    list.iter().find(|s| s.name == container)?.state.clone()
-}
-
-/// Why the pod cannot go on, if it cannot.
-fn stuck(pod: &Pod) -> Option<String> {
-    let status = pod.status.as_ref()?;
-    if status.phase.as_deref() == Some("Failed") {
-        return Some(format!(
-            "the pod failed: {}",
-            status
-                .message
-                .clone()
-                .or(status.reason.clone())
-                .unwrap_or_default()
-        ));
-    }
-    let all = status
-        .init_container_statuses
-        .iter()
-        .flatten()
-        .chain(status.container_statuses.iter().flatten());
-    for s in all {
-        if let Some(w) = s.state.as_ref().and_then(|s| s.waiting.as_ref()) {
-            let reason = w.reason.clone().unwrap_or_default();
-            if STUCK.contains(&reason.as_str()) {
-                return Some(format!(
-                    "container `{}` cannot start: {reason}: {}",
-                    s.name,
-                    w.message.clone().unwrap_or_default()
-                ));
-            }
-        }
-    }
-    None
-}
-
-/// Wait until `ready` says yes about the pod, failing when the pod cannot
-/// go on. A pod that cannot be scheduled is reported once and waited for.
-async fn wait_pod(
-    c: &Candidate<'_>,
-    job_uid: &str,
-    logs: &LogTx,
-    ready: impl Fn(&Pod) -> bool,
-) -> Result<Pod, LaunchError> {
-    let mut told = false;
-    loop {
-        if let Some(pod) = pod_of(c, job_uid).await? {
-            if ready(&pod) {
-                return Ok(pod);
-            }
-            if let Some(why) = stuck(&pod) {
-                return Err(err(format!(
-                    "{} (Job {}): {why}\n  hint: check the image name, your image_pull_secrets and `kubectl -n {} describe pod {}`",
-                    c.what,
-                    c.name,
-                    c.pods_namespace(),
-                    pod.metadata.name.unwrap_or_default()
-                )));
-            }
-            let unschedulable = pod
-                .status
-                .as_ref()
-                .and_then(|s| s.conditions.as_ref())
-                .and_then(|cs| {
-                    cs.iter().find(|c| {
-                        c.type_ == "PodScheduled" && c.reason.as_deref() == Some("Unschedulable")
-                    })
-                })
-                .and_then(|c| c.message.clone());
-            if let (Some(m), false) = (unschedulable, told) {
-                note(logs, format!("the pod is not scheduled yet: {m}")).await;
-                told = true;
-            }
-        }
-        tokio::time::sleep(POLL).await;
-    }
-}
-
 impl Candidate<'_> {
     fn pods_namespace(&self) -> String {
         self.pods.namespace().unwrap_or("default").to_string()
@@ -649,29 +537,4 @@ async fn stream_logs(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::exec::launch::lines::MAX_LINE;
-
-    fn texts(out: &mut Vec<LogLine>) -> Vec<String> {
-        std::mem::take(out).into_iter().map(|x| x.text).collect()
-    }
-
-    #[test]
-    fn a_reopened_log_sends_only_what_is_new() {
-        let mut out = Vec::new();
-        let mut l = Lines::new(Stream::Stdout, 1);
-        l.push(b"journalled\nfirst\r\nsec", &mut out);
-        l.push(b"ond\n", &mut out);
-        assert_eq!(texts(&mut out), ["first", "second"]);
-        // The stream broke; the log is read again from its start.
-        l.restart();
-        l.push(b"journalled\nfirst\nsecond\nthird\n", &mut out);
-        l.push(&vec![b'x'; MAX_LINE + 10], &mut out);
-        l.finish(&mut out);
-        let got = texts(&mut out);
-        assert_eq!(got[0], "third");
-        assert!(got[1].ends_with("[line cut: 10 more bytes]"));
-        assert_eq!(got.len(), 2);
-    }
-}
+mod tests;

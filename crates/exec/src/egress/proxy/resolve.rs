@@ -1,0 +1,72 @@
+//! How the proxy turns a name into addresses: the system resolver, or
+//! names pinned to addresses (for tests).
+
+use super::CONNECT_TIMEOUT;
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+/// What a name resolved to. `pinned` addresses were set by whoever built
+/// the resolver (a test's override), so they count as named explicitly.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved {
+    pub addrs: Vec<IpAddr>,
+    pub pinned: bool,
+}
+
+/// How the proxy turns a name into addresses.
+pub trait Resolve: Send + Sync {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>>;
+}
+
+/// The system resolver (getaddrinfo, on a blocking thread).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SystemResolver;
+
+impl Resolve for SystemResolver {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        port: u16,
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+        Box::pin(async move {
+            let addrs =
+                tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::lookup_host((host, port)))
+                    .await
+                    .map_err(|_| "no answer within 10s".to_string())?
+                    .map_err(|e| e.to_string())?
+                    .map(|a| a.ip())
+                    .collect();
+            Ok(Resolved {
+                addrs,
+                pinned: false,
+            })
+        })
+    }
+}
+
+/// Names pinned to addresses (for tests: `allowed.test` → 127.0.0.1); any
+/// other name does not resolve. Never consults DNS.
+#[derive(Debug, Default, Clone)]
+pub struct PinnedResolver(pub HashMap<String, Vec<IpAddr>>);
+
+impl Resolve for PinnedResolver {
+    fn resolve<'a>(
+        &'a self,
+        host: &'a str,
+        _port: u16,
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+        Box::pin(async move {
+            self.0
+                .get(host)
+                .map(|a| Resolved {
+                    addrs: a.clone(),
+                    pinned: true,
+                })
+                .ok_or_else(|| format!("`{host}` is not pinned"))
+        })
+    }
+}
