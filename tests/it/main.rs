@@ -58,6 +58,7 @@ mod secret_rules;
 mod secrets;
 mod secrets_config;
 mod select_finalize;
+mod sizes;
 mod store_faults;
 mod test_data;
 mod test_integrity;

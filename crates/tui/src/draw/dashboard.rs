@@ -112,8 +112,11 @@ pub fn layout(area: Rect, tab_widths: &[u16], focus: usize) -> DashLayout {
         }
         return out;
     }
-    let cols = (body.width / MIN_COL).max(1);
-    let rows = n16.div_ceil(cols);
+    let most = (body.width / MIN_COL).max(1);
+    let rows = n16.div_ceil(most);
+    // As few columns as that many rows need, so the rows are even: four
+    // candidates where three fit across are 2 + 2, not 3 + 1.
+    let cols = n16.div_ceil(rows);
     if cols > 1 && body.height / rows >= MIN_ROW {
         let h = body.height / rows;
         for i in 0..n {

@@ -26,6 +26,32 @@ fn every_candidate_is_either_a_tab_or_counted() {
 }
 
 #[test]
+fn a_grid_has_even_rows() {
+    // 120 columns fit three of 38; four candidates are 2 + 2, not 3 + 1,
+    // and five are 3 + 2.
+    let shape = |n: usize| {
+        let l = layout(Rect::new(0, 0, 120, 40), &vec![14; n], 0);
+        let mut rows: Vec<u16> = Vec::new();
+        let mut per_row: Vec<usize> = Vec::new();
+        for (_, r) in &l.cells {
+            match rows.iter().position(|y| *y == r.y) {
+                Some(k) => per_row[k] += 1,
+                None => {
+                    rows.push(r.y);
+                    per_row.push(1);
+                }
+            }
+        }
+        per_row
+    };
+    assert_eq!(shape(4), vec![2, 2]);
+    assert_eq!(shape(5), vec![3, 2]);
+    assert_eq!(shape(6), vec![3, 3]);
+    // Three side by side still fit in one row.
+    assert_eq!(shape(3), vec![3]);
+}
+
+#[test]
 fn no_count_when_every_title_fits() {
     // Too narrow for columns or a grid, wide enough for all titles.
     assert_eq!(tabs_of(&[14, 14, 14], 42, 2), (vec![0, 1, 2], None));

@@ -37,16 +37,13 @@ fn archive(f: impl FnOnce(&mut tar::Builder<Vec<u8>>)) -> Vec<u8> {
 
 use tar::EntryType as K;
 
-#[test]
-fn hostile_entries_are_refused_each_with_its_reason_and_nothing_leaves_the_staging_dir() {
-    let outside = tempfile::tempdir().unwrap();
-    let staging = tempfile::tempdir().unwrap();
-    let target = outside.path().join("pwned");
-    let abs = target.display().to_string();
-    let tar = archive(|b| {
+/// An archive of every kind of entry that must not land in the staging
+/// directory, among a few that may; `outside` is where an escape would land.
+fn hostile_archive(outside: &Path, abs: &str) -> Vec<u8> {
+    archive(|b| {
         entry(b, K::Directory, "workspace/", b"", None, 0o755);
         entry(b, K::Regular, "workspace/ok.txt", b"fine\n", None, 0o644);
-        entry(b, K::Regular, &abs, b"x", None, 0o644);
+        entry(b, K::Regular, abs, b"x", None, 0o644);
         entry(b, K::Regular, "workspace/../escape", b"x", None, 0o644);
         entry(b, K::Regular, "workspace/a/../../escape", b"x", None, 0o644);
         entry(b, K::Regular, "elsewhere/x", b"x", None, 0o644);
@@ -74,7 +71,7 @@ fn hostile_entries_are_refused_each_with_its_reason_and_nothing_leaves_the_stagi
             None,
             0o644,
         );
-        let out = outside.path().to_str().unwrap().to_string();
+        let out = outside.to_str().unwrap().to_string();
         entry(b, K::Symlink, "workspace/out", b"", Some(&out), 0o777);
         entry(b, K::Regular, "workspace/out/pwned", b"x", None, 0o644);
         entry(b, K::Symlink, "workspace/in", b"", Some("sub"), 0o777);
@@ -107,7 +104,34 @@ fn hostile_entries_are_refused_each_with_its_reason_and_nothing_leaves_the_stagi
             0o644,
         );
         entry(b, K::Regular, "workspace/setuid", b"x", None, 0o4755);
-    });
+    })
+}
+
+/// Each refused entry of `hostile_archive` (but the absolute one, whose
+/// name depends on the temporary directory) and a word of its reason.
+const REFUSED_BECAUSE: &[(&str, &str)] = &[
+    ("workspace/../escape", ".."),
+    ("workspace/a/../../escape", ".."),
+    ("elsewhere/x", "outside"),
+    ("workspace/.git/hooks/post-checkout", ".git"),
+    ("workspace/.git/config", ".git"),
+    ("workspace/sub/.GIT/config", ".git"),
+    ("workspace/out/pwned", "symlink"),
+    ("workspace/in/through", "symlink"),
+    ("workspace/tty", "character device"),
+    ("workspace/disk", "block device"),
+    ("workspace/fifo", "FIFO"),
+    ("workspace/hard-out", "hard link"),
+    ("workspace/hard-up", "hard link"),
+];
+
+#[test]
+fn hostile_entries_are_refused_each_with_its_reason_and_nothing_leaves_the_staging_dir() {
+    let outside = tempfile::tempdir().unwrap();
+    let staging = tempfile::tempdir().unwrap();
+    let target = outside.path().join("pwned");
+    let abs = target.display().to_string();
+    let tar = hostile_archive(outside.path(), &abs);
     let got = unpack(&tar[..], "workspace", staging.path(), None, Limits::DEFAULT).unwrap();
     let reason = |p: &str| {
         got.refused
@@ -117,19 +141,9 @@ fn hostile_entries_are_refused_each_with_its_reason_and_nothing_leaves_the_stagi
             .unwrap_or_else(|| panic!("{p} not refused: {:?}", got.refused))
     };
     assert!(reason(&abs).contains("absolute"));
-    assert!(reason("workspace/../escape").contains(".."));
-    assert!(reason("workspace/a/../../escape").contains(".."));
-    assert!(reason("elsewhere/x").contains("outside"));
-    assert!(reason("workspace/.git/hooks/post-checkout").contains(".git"));
-    assert!(reason("workspace/.git/config").contains(".git"));
-    assert!(reason("workspace/sub/.GIT/config").contains(".git"));
-    assert!(reason("workspace/out/pwned").contains("symlink"));
-    assert!(reason("workspace/in/through").contains("symlink"));
-    assert!(reason("workspace/tty").contains("character device"));
-    assert!(reason("workspace/disk").contains("block device"));
-    assert!(reason("workspace/fifo").contains("FIFO"));
-    assert!(reason("workspace/hard-out").contains("hard link"));
-    assert!(reason("workspace/hard-up").contains("hard link"));
+    for (path, why) in REFUSED_BECAUSE {
+        assert!(reason(path).contains(why), "{path}: {}", reason(path));
+    }
     assert_eq!(got.refused.len(), 14, "{:?}", got.refused);
     // Nothing was written outside.
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
@@ -237,13 +251,16 @@ fn replace_contents_keeps_the_hosts_git_and_drops_what_the_container_deleted() {
     );
 }
 
-#[test]
-fn only_rascals_own_git_pointer_passes_and_even_it_is_not_written() {
-    let pointer = b"gitdir: /rascal/git\n";
-    let cases: Vec<(&str, Vec<u8>, bool)> = vec![
+/// rascal's own `.git` pointer file, as the container was given it.
+const POINTER: &[u8] = b"gitdir: /rascal/git\n";
+
+/// Archives that write a `.git`, each with what it is and whether the
+/// pointer comes back intact (and nothing is refused).
+fn git_cases() -> Vec<(&'static str, Vec<u8>, bool)> {
+    vec![
         (
             "the pointer, unchanged",
-            archive(|b| entry(b, K::Regular, "workspace/.git", pointer, None, 0o644)),
+            archive(|b| entry(b, K::Regular, "workspace/.git", POINTER, None, 0o644)),
             true,
         ),
         (
@@ -314,19 +331,23 @@ fn only_rascals_own_git_pointer_passes_and_even_it_is_not_written() {
         (
             "the pointer's bytes at another depth or case",
             archive(|b| {
-                entry(b, K::Regular, "workspace/sub/.git", pointer, None, 0o644);
-                entry(b, K::Regular, "workspace/.GIT", pointer, None, 0o644);
+                entry(b, K::Regular, "workspace/sub/.git", POINTER, None, 0o644);
+                entry(b, K::Regular, "workspace/.GIT", POINTER, None, 0o644);
             }),
             false,
         ),
-    ];
-    for (what, tar, intact) in cases {
+    ]
+}
+
+#[test]
+fn only_rascals_own_git_pointer_passes_and_even_it_is_not_written() {
+    for (what, tar, intact) in git_cases() {
         let staging = tempfile::tempdir().unwrap();
         let got = unpack(
             &tar[..],
             "workspace",
             staging.path(),
-            Some(pointer),
+            Some(POINTER),
             Limits::DEFAULT,
         )
         .unwrap();
