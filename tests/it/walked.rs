@@ -22,7 +22,11 @@ const EXPECTED: &[(&str, &[&str], i32)] = &[
         ],
         0,
     ),
-    ("retry", &["state: run PASS · right PASS · hasty PASS"], 0),
+    (
+        "retry",
+        &["state: run PASS · right PASS · hasty PASS", "pick: right"],
+        0,
+    ),
     (
         "holdout",
         &["held-out tests passed", "run verdict PASS (exit 0)"],

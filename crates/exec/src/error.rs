@@ -20,6 +20,42 @@ pub enum Error {
     /// empty command, its files).
     #[error("{0}")]
     Agent(String),
+    /// No container engine or cluster answers: the Docker engine is not
+    /// running or not reachable, the kubeconfig or its context is wrong,
+    /// the API server does not answer, or the engine refused a request
+    /// about a container, an image or a Job.
+    #[error("{0}")]
+    Engine(String),
+    /// A run's egress network cannot be set up or taken down: its Docker
+    /// network, its firewall rules, the forwarder the proxy listens
+    /// through.
+    #[error("{0}")]
+    Network(String),
+    /// A workspace cannot be moved into or out of a container: packing,
+    /// uploading, unpacking or putting its files in place.
+    #[error("{0}")]
+    Copy(String),
+    /// An egress setting rascal cannot use as written: an allowlist entry,
+    /// or a target a request names.
+    #[error("{0}")]
+    Config(String),
+    /// A task's holdout cannot be resolved: an entry is not a path inside
+    /// the repository or names no file at the base commit, or the files it
+    /// names cannot be read.
+    #[error("{0}")]
+    Holdout(String),
+    /// A workspace's `.git` is not the directory rascal created (the agent
+    /// replaced it with a file or a link) or cannot be read: nothing is
+    /// done with that workspace.
+    #[error("{0}")]
+    GitDir(String),
+    /// The user's `notify:` command failed (could not start, timed out,
+    /// exited non-zero): shown as one line, never the run's failure.
+    #[error("{0}")]
+    Notify(String),
+    /// The async runtime could not be started.
+    #[error("{0}")]
+    Runtime(String),
     /// The user's repository, a workspace or git.
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),
@@ -45,6 +81,7 @@ impl Error {
             },
             Error::Sandbox(m) => Error::Sandbox(m.clone()),
             Error::Agent(m) => Error::Agent(m.clone()),
+            Error::Engine(m) => Error::Engine(m.clone()),
             other => Error::Sandbox(other.to_string()),
         }
     }

@@ -78,7 +78,9 @@ fn setup_before(r: &Recognised, original: &str) -> Vec<String> {
 ///   would hide the per-test lines (libtest's JSON is unstable). Read stdout.
 /// - Go: `-json` after `go test`. Read stdout.
 /// - pytest: `--junitxml=FILE` with the xunit1 family, whose `file`
-///   attribute turns a test case back into its node id.
+///   attribute turns a test case back into its node id, and
+///   `--continue-on-collection-errors`, so a file that fails to import
+///   hides no other file's results.
 /// - jest: `--json --outputFile=FILE`; vitest: its JSON reporter beside the
 ///   default one, `--outputFile=FILE`.
 ///
@@ -192,6 +194,10 @@ fn results_flags(
             vec![
                 format!("--junitxml={file_arg}"),
                 "--override-ini=junit_family=xunit1".into(),
+                // One test file that does not import (a name another
+                // candidate's code lacks) must not hide every other
+                // file's outcome: the run still exits non-zero.
+                "--continue-on-collection-errors".into(),
             ],
             file,
         ),

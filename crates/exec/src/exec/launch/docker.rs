@@ -67,12 +67,12 @@ pub use super::engine::engine_address;
 
 /// Connect to the engine and negotiate the API version (an engine older
 /// than the client refuses the client's default version).
-pub async fn connect() -> Result<Docker, String> {
+pub async fn connect() -> crate::error::Result<Docker> {
     let addr = engine_address();
     let unreachable = |e: &dyn std::fmt::Display| {
-        format!(
+        crate::Error::Engine(format!(
             "no Docker engine answered at {addr}: {e}\n  hint: start Docker (e.g. `sudo systemctl start docker` or `dockerd`), set DOCKER_HOST to a reachable engine, or run with `--launcher process`"
-        )
+        ))
     };
     let docker = Docker::connect_with_defaults().map_err(|e| unreachable(&e))?;
     match tokio::time::timeout(Duration::from_secs(10), docker.negotiate_version()).await {
@@ -101,7 +101,7 @@ pub fn container_name(run: &str, candidate: &str) -> String {
 pub async fn list_rascal_containers(
     docker: &Docker,
     run: Option<&str>,
-) -> Result<Vec<ContainerSummary>, String> {
+) -> crate::error::Result<Vec<ContainerSummary>> {
     let label = match run {
         Some(r) => format!("{LABEL_RUN}={r}"),
         None => LABEL_RUN.to_string(),
@@ -115,11 +115,13 @@ pub async fn list_rascal_containers(
                 .build(),
         ))
         .await
-        .map_err(|e| format!("listing containers on {}: {e}", engine_address()))
+        .map_err(|e| {
+            crate::Error::Engine(format!("listing containers on {}: {e}", engine_address()))
+        })
 }
 
 /// Force-remove a container (and its anonymous volumes).
-pub async fn remove(docker: &Docker, id: &str) -> Result<(), String> {
+pub async fn remove(docker: &Docker, id: &str) -> crate::error::Result<()> {
     docker
         .remove_container(
             id,
@@ -131,7 +133,7 @@ pub async fn remove(docker: &Docker, id: &str) -> Result<(), String> {
             ),
         )
         .await
-        .map_err(|e| format!("removing container {id}: {e}"))
+        .map_err(|e| crate::Error::Engine(format!("removing container {id}: {e}")))
 }
 
 /// The docker launcher. Connects on first use, once per run.
@@ -187,7 +189,7 @@ impl DockerLauncher {
 
     async fn engine(&self) -> Result<Docker, LaunchError> {
         self.engine
-            .get_or_init(connect)
+            .get_or_init(|| async { connect().await.map_err(String::from) })
             .await
             .clone()
             .map_err(LaunchError::Start)

@@ -133,7 +133,7 @@ fn pytest_results_write_junit_where_the_caller_reads_it() {
     assert_eq!(
         results_for("python3 -m pytest -x", None),
         (
-            "mkdir -p .rascal; python3 -m pytest --junitxml=.rascal/results --override-ini=junit_family=xunit1 -x"
+            "mkdir -p .rascal; python3 -m pytest --junitxml=.rascal/results --override-ini=junit_family=xunit1 --continue-on-collection-errors -x"
                 .into(),
             Some(".rascal/results".into())
         )
@@ -141,12 +141,12 @@ fn pytest_results_write_junit_where_the_caller_reads_it() {
     // From a subdirectory the file is named back up to where the guardrail starts.
     assert_eq!(
         results_for("cd py/pkg && pytest", None).0,
-        "mkdir -p .rascal; cd py/pkg && pytest --junitxml=../../.rascal/results --override-ini=junit_family=xunit1"
+        "mkdir -p .rascal; cd py/pkg && pytest --junitxml=../../.rascal/results --override-ini=junit_family=xunit1 --continue-on-collection-errors"
     );
     // Where that cannot be walked back, the start is kept in a variable.
     assert_eq!(
         results_for("cd \"$HOME/x\" && pytest", None).0,
-        "mkdir -p .rascal; RASCAL_LEDGER_ROOT=\"$PWD\"; cd \"$HOME/x\" && pytest --junitxml=\"$RASCAL_LEDGER_ROOT\"/.rascal/results --override-ini=junit_family=xunit1"
+        "mkdir -p .rascal; RASCAL_LEDGER_ROOT=\"$PWD\"; cd \"$HOME/x\" && pytest --junitxml=\"$RASCAL_LEDGER_ROOT\"/.rascal/results --override-ini=junit_family=xunit1 --continue-on-collection-errors"
     );
 }
 

@@ -11,16 +11,16 @@ use std::time::Duration;
 const PULL_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// Whether `image` is on the engine (`rascal doctor` asks this too).
-pub async fn has_image(docker: &Docker, image: &str) -> Result<bool, String> {
+pub async fn has_image(docker: &Docker, image: &str) -> crate::error::Result<bool> {
     match docker.inspect_image(image).await {
         Ok(_) => Ok(true),
         Err(bollard::errors::Error::DockerResponseServerError {
             status_code: 404, ..
         }) => Ok(false),
-        Err(e) => Err(format!(
+        Err(e) => Err(crate::Error::Engine(format!(
             "could not inspect image `{image}` on {}: {e}",
             engine_address()
-        )),
+        ))),
     }
 }
 

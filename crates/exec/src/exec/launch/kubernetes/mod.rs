@@ -79,7 +79,11 @@ impl KubernetesLauncher {
 
     async fn cluster(&self) -> Result<Cluster, LaunchError> {
         self.cluster
-            .get_or_init(|| cluster::connect(&self.config, self.kubeconfig.as_deref()))
+            .get_or_init(|| async {
+                cluster::connect(&self.config, self.kubeconfig.as_deref())
+                    .await
+                    .map_err(String::from)
+            })
             .await
             .clone()
             .map_err(LaunchError::Start)
@@ -301,11 +305,11 @@ fn egress_summary(spec: &LaunchSpec, k: &KubernetesConfig) -> String {
 }
 
 /// Delete a Job and its pods, foreground: the Job goes once its pods have.
-pub async fn delete(jobs: &Api<Job>, name: &str) -> Result<(), String> {
+pub async fn delete(jobs: &Api<Job>, name: &str) -> crate::error::Result<()> {
     match jobs.delete(name, &DeleteParams::foreground()).await {
         Ok(_) => Ok(()),
         Err(kube::Error::Api(s)) if s.code == 404 => Ok(()),
-        Err(e) => Err(format!("deleting Job {name}: {e}")),
+        Err(e) => Err(crate::Error::Engine(format!("deleting Job {name}: {e}"))),
     }
 }
 
