@@ -49,7 +49,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         oid,
         &Default::default(),
     )?;
-    let rt = crate::exec::runtime().map_err(CliError::Usage)?;
+    let rt = crate::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
     let reports: Vec<Report> = rt.block_on(async {
         let place = crate::exec::place::Place::InPlace {
             origin: workdir.clone(),

@@ -157,7 +157,7 @@ pub fn execute(
         prepared.repo_dir.clone(),
     );
     let mut view = crate::store::logview::LogView::new(&prepared.state);
-    let rt = crate::exec::runtime().map_err(CliError::Usage)?;
+    let rt = crate::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
     rt.block_on(async move {
         let (session, mut rx) = crate::pipeline::Session::start(prepared);
         let on_signal = session.cancellation();

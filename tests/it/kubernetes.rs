@@ -1403,7 +1403,7 @@ async fn a_where_local_check_of_a_kube_candidate_creates_no_job() {
             assert!(lines.iter().any(|l| l == "checked-here"), "{lines:?}");
         }
         // Without bubblewrap it is an error, never an unconfined run.
-        Err(e) => assert!(e.contains("bubblewrap"), "{e}"),
+        Err(e) => assert!(e.to_string().contains("bubblewrap"), "{e}"),
     }
     assert!(fake.requests().is_empty(), "{:#?}", fake.trace());
 }

@@ -36,6 +36,8 @@ const EXPECTED: &[(&str, &[&str], i32)] = &[
         "plan",
         &[
             "none met by the unchanged base",
+            // Who approved: git's author variables, as git would sign.
+            "plan approved by Walker <walker@example.com>",
             "✓ criteria - [x] a test of discount",
             "run verdict PASS (exit 0)",
         ],

@@ -77,7 +77,7 @@ impl Notifier {
             let (argv, dir, back) = (self.config.command.clone(), self.dir.clone(), back.clone());
             tokio::spawn(async move {
                 if let Err(e) = crate::exec::notify::run(&argv, &dir, n.env()).await {
-                    let _ = back.send(Action::NotifyFailed(e));
+                    let _ = back.send(Action::NotifyFailed(e.to_string()));
                 }
             });
         }

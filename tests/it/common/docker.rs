@@ -35,7 +35,7 @@ pub fn engine() -> Option<Engine> {
         .unwrap();
     let docker = match rt.block_on(rdocker::connect()) {
         Ok(d) => d,
-        Err(e) => return skip(e),
+        Err(e) => return skip(e.to_string()),
     };
     let mut built = BUILD.lock().unwrap_or_else(|e| e.into_inner());
     if !*built {

@@ -280,7 +280,7 @@ pub async fn images(checks: &mut [AgentCheck], pull: impl Fn(&str) -> bool) {
                     ));
                 }
             }
-            Err(e) => c.problems.push(e),
+            Err(e) => c.problems.push(e.to_string()),
         }
     }
 }

@@ -32,7 +32,7 @@ pub(super) fn verified_candidate(
     if let Err(why) = crate::git::gitdir::check(&wt) {
         return Err(FinalizeError::ChangedSinceVerified {
             candidate: selected,
-            what: why,
+            what: why.to_string(),
         });
     }
     if let Some(why) = &cand.impossible {

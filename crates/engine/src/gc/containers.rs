@@ -35,7 +35,7 @@ impl Engine {
             Err(e) => {
                 notes.push(format!(
                     "containers were not looked at: {}",
-                    e.lines().next().unwrap_or("")
+                    e.to_string().lines().next().unwrap_or("")
                 ));
                 Ok(None)
             }

@@ -126,7 +126,7 @@ impl Removal<'_> {
             self.failures.push(Failure {
                 run: Some(run.to_string()),
                 what: format!("network {net}"),
-                cause,
+                cause: cause.to_string(),
                 bytes: 0,
             });
         }
@@ -170,7 +170,7 @@ impl Removal<'_> {
             Err(cause) => self.failures.push(Failure {
                 run: None,
                 what: "host firewall chains of removed networks".into(),
-                cause,
+                cause: cause.to_string(),
                 bytes: 0,
             }),
         }
@@ -243,7 +243,7 @@ fn remove(repo: &git2::Repository, engine: Option<&Engine>, t: &Target) -> Resul
     match t {
         Target::Path(p) => remove_beneath(repo, p),
         Target::Container { id, .. } => match engine {
-            Some(e) => e.rt.block_on(docker::remove(&e.docker, id)),
+            Some(e) => Ok(e.rt.block_on(docker::remove(&e.docker, id))?),
             None => Err("no Docker engine".into()),
         },
         Target::Branch(name) => repo

@@ -173,7 +173,7 @@ fn engine_reachable(
     kube: bool,
 ) -> Result<(), PipelineError> {
     let engine = crate::exec::runtime()
-        .map_err(PipelineError::Usage)?
+        .map_err(|e| PipelineError::Usage(e.to_string()))?
         .block_on(async {
             if kube {
                 let k = config.main.kubernetes.clone().unwrap_or_default();

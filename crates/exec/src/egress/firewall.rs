@@ -49,7 +49,8 @@ pub fn valid_bridge(name: &str) -> bool {
 /// Whether a [`Firewall`] error says only that this host has no iptables,
 /// or that rascal may not use it: then no rascal of this user can have
 /// installed a chain there either.
-pub fn unavailable(err: &str) -> bool {
+pub fn unavailable(err: &(impl std::fmt::Display + ?Sized)) -> bool {
+    let err = err.to_string();
     err.contains("is not installed")
         || err.contains("Permission denied")
         || err.contains("you must be root")
@@ -186,7 +187,7 @@ impl Firewall {
     }
 
     /// Run one command; its stdout, or what went wrong in words.
-    async fn run(&self, family: Family, args: &[String]) -> Result<String, String> {
+    async fn run(&self, family: Family, args: &[String]) -> crate::error::Result<String> {
         let program = self.program(family);
         let out = tokio::process::Command::new(program)
             .arg("-w")
@@ -194,9 +195,11 @@ impl Firewall {
             .stdin(std::process::Stdio::null())
             .output()
             .await
-            .map_err(|e| match e.kind() {
-                std::io::ErrorKind::NotFound => format!("`{program}` is not installed"),
-                _ => format!("could not run `{program}`: {e}"),
+            .map_err(|e| {
+                crate::Error::Network(match e.kind() {
+                    std::io::ErrorKind::NotFound => format!("`{program}` is not installed"),
+                    _ => format!("could not run `{program}`: {e}"),
+                })
             })?;
         if out.status.success() {
             return Ok(String::from_utf8_lossy(&out.stdout).into_owned());
@@ -207,23 +210,23 @@ impl Firewall {
             .filter(|l| !l.starts_with("# Warning"))
             .collect::<Vec<_>>()
             .join(" ");
-        Err(format!(
+        Err(crate::Error::Network(format!(
             "`{program} -w {}` failed ({}): {}",
             args.join(" "),
             out.status,
             err.trim()
-        ))
+        )))
     }
 
     /// Can rascal install a firewall here? The programs' versions, or why
     /// not (for `rascal doctor` and the agent's warning).
-    pub async fn probe(&self) -> Result<String, String> {
+    pub async fn probe(&self) -> crate::error::Result<String> {
         let mut said = Vec::new();
         for family in Firewall::families() {
             let version = self.run(family, &strings(&["--version"])).await;
-            let version = version
-                .map(|v| v.trim().to_string())
-                .map_err(|e| e.replace(" -w --version", " --version"))?;
+            let version = version.map(|v| v.trim().to_string()).map_err(|e| {
+                crate::Error::Network(e.to_string().replace(" -w --version", " --version"))
+            })?;
             // Listing needs the same privilege as changing (CAP_NET_ADMIN).
             self.run(family, &strings(&["-S", "INPUT"])).await?;
             said.push(version);
@@ -234,9 +237,11 @@ impl Firewall {
     /// Close the host to `bridge` except what [`Firewall::allow`] opens:
     /// make the chain (or keep the one there), its reject rules, and the
     /// jump from `INPUT`. Idempotent.
-    pub async fn install(&self, bridge: &str) -> Result<(), String> {
+    pub async fn install(&self, bridge: &str) -> crate::error::Result<()> {
         if !valid_bridge(bridge) {
-            return Err(format!("`{bridge}` is not a bridge name rascal uses"));
+            return Err(crate::Error::Network(format!(
+                "`{bridge}` is not a bridge name rascal uses"
+            )));
         }
         let chain = chain_name(bridge);
         for family in Firewall::families() {
@@ -264,7 +269,7 @@ impl Firewall {
         chain: &str,
         rule: &[String],
         first: bool,
-    ) -> Result<(), String> {
+    ) -> crate::error::Result<()> {
         let mut check = strings(&["-C", chain]);
         check.extend(rule.iter().cloned());
         if self.run(family, &check).await.is_ok() {
@@ -287,7 +292,7 @@ impl Firewall {
         gateway: IpAddr,
         peer: Option<IpAddr>,
         port: u16,
-    ) -> Result<(), String> {
+    ) -> crate::error::Result<()> {
         let family = family_of(gateway);
         let rule = accept_rule(gateway, peer, port);
         self.ensure_rule(family, &chain_name(bridge), &rule, true)
@@ -304,9 +309,11 @@ impl Firewall {
 
     /// Remove `chain` (a rascal chain) and every jump to it. A chain that
     /// is gone already is fine.
-    pub async fn remove_chain(&self, chain: &str) -> Result<(), String> {
+    pub async fn remove_chain(&self, chain: &str) -> crate::error::Result<()> {
         if !chain.starts_with(CHAIN_PREFIX) {
-            return Err(format!("`{chain}` is not a rascal chain; left alone"));
+            return Err(crate::Error::Network(format!(
+                "`{chain}` is not a rascal chain; left alone"
+            )));
         }
         let mut first_err = None;
         for family in Firewall::families() {
@@ -340,12 +347,12 @@ impl Firewall {
     }
 
     /// Remove the firewall of `bridge`.
-    pub async fn remove(&self, bridge: &str) -> Result<(), String> {
+    pub async fn remove(&self, bridge: &str) -> crate::error::Result<()> {
         self.remove_chain(&chain_name(bridge)).await
     }
 
     /// rascal's chains on this host (IPv4 and IPv6 together).
-    pub async fn chains(&self) -> Result<Vec<String>, String> {
+    pub async fn chains(&self) -> crate::error::Result<Vec<String>> {
         let mut out = Vec::new();
         for family in Firewall::families() {
             let listing = self.run(family, &strings(&["-S"])).await?;

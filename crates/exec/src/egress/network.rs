@@ -66,7 +66,7 @@ pub struct RunNetwork {
 
 /// Create the run's internal network (on the bridge [`bridge_name`]
 /// names), or find the one a previous rascal (or attempt) of the run made.
-pub async fn ensure(docker: &Docker, run: &str, repo: &str) -> Result<RunNetwork, String> {
+pub async fn ensure(docker: &Docker, run: &str, repo: &str) -> crate::error::Result<RunNetwork> {
     let name = network_name(run);
     if let Some(net) = inspect(docker, &name).await? {
         return Ok(net);
@@ -94,13 +94,13 @@ pub async fn ensure(docker: &Docker, run: &str, repo: &str) -> Result<RunNetwork
         })
         .await
         .map_err(|e| {
-            format!(
+            crate::Error::Network(format!(
                 "could not create the internal network {name}: {e}\n  hint: the engine may be out of address pools; `rascal gc` removes networks of finished runs"
-            )
+            ))
         })?;
     inspect(docker, &name)
         .await?
-        .ok_or_else(|| format!("network {name} was created but is gone"))
+        .ok_or_else(|| crate::Error::Network(format!("network {name} was created but is gone")))
 }
 
 /// The bridge of a network on the engine: the one it was given, or the
@@ -119,28 +119,35 @@ fn bridge_of(info: &bollard::models::NetworkInspect) -> Option<String> {
 
 /// The network `name` as rascal uses it, or None when there is no such
 /// network.
-async fn inspect(docker: &Docker, name: &str) -> Result<Option<RunNetwork>, String> {
+async fn inspect(docker: &Docker, name: &str) -> crate::error::Result<Option<RunNetwork>> {
     let info = match docker.inspect_network(name, None).await {
         Ok(i) => i,
         Err(bollard::errors::Error::DockerResponseServerError {
             status_code: 404, ..
         }) => return Ok(None),
-        Err(e) => return Err(format!("inspecting network {name}: {e}")),
+        Err(e) => {
+            return Err(crate::Error::Network(format!(
+                "inspecting network {name}: {e}"
+            )))
+        }
     };
     if info.internal != Some(true) {
-        return Err(format!(
+        return Err(crate::Error::Network(format!(
             "network {name} exists but is not internal: it was not made by rascal for this run\n  hint: remove it with `docker network rm {name}`"
-        ));
+        )));
     }
-    let bridge = bridge_of(&info)
-        .ok_or_else(|| format!("network {name} does not say its bridge interface"))?;
+    let bridge = bridge_of(&info).ok_or_else(|| {
+        crate::Error::Network(format!("network {name} does not say its bridge interface"))
+    })?;
     let gateway = info
         .ipam
         .and_then(|i| i.config)
         .unwrap_or_default()
         .into_iter()
         .find_map(|c| c.gateway.and_then(|g| g.parse::<IpAddr>().ok()))
-        .ok_or_else(|| format!("network {name} has no IPv4 gateway address"))?;
+        .ok_or_else(|| {
+            crate::Error::Network(format!("network {name} has no IPv4 gateway address"))
+        })?;
     Ok(Some(RunNetwork {
         name: name.to_string(),
         gateway,
@@ -150,7 +157,11 @@ async fn inspect(docker: &Docker, name: &str) -> Result<Option<RunNetwork>, Stri
 
 /// Remove run `run`'s network and its host firewall; either gone already
 /// is fine.
-pub async fn remove_run(docker: &Docker, firewall: &Firewall, run: &str) -> Result<(), String> {
+pub async fn remove_run(
+    docker: &Docker,
+    firewall: &Firewall,
+    run: &str,
+) -> crate::error::Result<()> {
     let name = network_name(run);
     let mut bridges = vec![bridge_name(run)];
     if let Ok(Some(net)) = inspect(docker, &name).await {
@@ -162,7 +173,9 @@ pub async fn remove_run(docker: &Docker, firewall: &Firewall, run: &str) -> Resu
     for b in bridges {
         match firewall.remove(&b).await {
             Err(e) if !super::firewall::unavailable(&e) => {
-                return Err(format!("removing the host firewall of network {name}: {e}"))
+                return Err(crate::Error::Network(format!(
+                    "removing the host firewall of network {name}: {e}"
+                )))
             }
             _ => {}
         }
@@ -172,7 +185,10 @@ pub async fn remove_run(docker: &Docker, firewall: &Firewall, run: &str) -> Resu
 
 /// Remove every rascal firewall chain whose network is gone from the
 /// engine (a rascal that died mid-run leaves them); the chains removed.
-pub async fn sweep_firewalls(docker: &Docker, firewall: &Firewall) -> Result<Vec<String>, String> {
+pub async fn sweep_firewalls(
+    docker: &Docker,
+    firewall: &Firewall,
+) -> crate::error::Result<Vec<String>> {
     let chains = firewall.chains().await?;
     if chains.is_empty() {
         return Ok(Vec::new());
@@ -180,7 +196,7 @@ pub async fn sweep_firewalls(docker: &Docker, firewall: &Firewall) -> Result<Vec
     let nets = docker
         .list_networks(None::<bollard::query_parameters::ListNetworksOptions>)
         .await
-        .map_err(|e| format!("listing networks: {e}"))?;
+        .map_err(|e| crate::Error::Network(format!("listing networks: {e}")))?;
     let mut in_use = BTreeSet::new();
     for n in nets {
         // The list may leave the options out; inspect says them.
@@ -202,18 +218,20 @@ pub async fn sweep_firewalls(docker: &Docker, firewall: &Firewall) -> Result<Vec
 }
 
 /// Remove a network; one that is gone already is fine.
-pub async fn remove(docker: &Docker, name: &str) -> Result<(), String> {
+pub async fn remove(docker: &Docker, name: &str) -> crate::error::Result<()> {
     match docker.remove_network(name).await {
         Ok(()) => Ok(()),
         Err(bollard::errors::Error::DockerResponseServerError {
             status_code: 404, ..
         }) => Ok(()),
-        Err(e) => Err(format!("removing network {name}: {e}")),
+        Err(e) => Err(crate::Error::Network(format!(
+            "removing network {name}: {e}"
+        ))),
     }
 }
 
 /// Rascal's egress networks on the engine.
-pub async fn list(docker: &Docker) -> Result<Vec<EgressNetwork>, String> {
+pub async fn list(docker: &Docker) -> crate::error::Result<Vec<EgressNetwork>> {
     let filters = HashMap::from([("label".to_string(), vec![LABEL_EGRESS.to_string()])]);
     let nets = docker
         .list_networks(Some(
@@ -222,7 +240,7 @@ pub async fn list(docker: &Docker) -> Result<Vec<EgressNetwork>, String> {
                 .build(),
         ))
         .await
-        .map_err(|e| format!("listing networks: {e}"))?;
+        .map_err(|e| crate::Error::Network(format!("listing networks: {e}")))?;
     let mut out = Vec::new();
     for n in nets {
         let Some(name) = n.name else { continue };
@@ -381,7 +399,7 @@ impl DockerEgress {
         agent: &crate::config::AgentConfig,
         port: u16,
         sink: Sink,
-    ) -> Result<Option<Attached>, String> {
+    ) -> crate::error::Result<Option<Attached>> {
         let Candidate {
             run,
             candidate,
@@ -390,23 +408,31 @@ impl DockerEgress {
         let Some(setting) = &agent.network else {
             return Ok(None);
         };
-        let Some((allow, on_refused)) = setting.allowlist(agent.runtime)? else {
+        let Some((allow, on_refused)) = setting
+            .allowlist(agent.runtime)
+            .map_err(crate::Error::Config)?
+        else {
             return Ok(None);
         };
         let list = Allowlist::new(&allow)?;
         let mut runs = self.runs.lock().await;
         let net = ensure(docker, run, repo).await?;
-        let host_open = self.firewall.install(&net.bridge).await.err();
+        let host_open = self
+            .firewall
+            .install(&net.bridge)
+            .await
+            .err()
+            .map(String::from);
         let unused = runs.get(run).is_none_or(|u| u.is_empty());
         if let Some(why) = &host_open {
             if setting.on_host_open() == OnRefused::Fail {
                 if unused {
                     let _ = remove_run(docker, &self.firewall, run).await;
                 }
-                return Err(format!(
+                return Err(crate::Error::Network(format!(
                     "the agent of `{candidate}` was not started: rascal could not close the host's own services to its network {} (`on_host_open: fail`): {why}\n  hint: run rascal as root on a host with iptables (`rascal doctor` says whether it can), or set `on_host_open: warn`",
                     net.name
-                ));
+                )));
             }
             sink(format!(
                 "{} the host's own services are NOT closed to this agent (anything listening on 0.0.0.0 or [::] of the host is reachable through {}): could not install the host firewall: {why}",
@@ -427,10 +453,10 @@ impl DockerEgress {
                 if unused {
                     let _ = remove_run(docker, &self.firewall, run).await;
                 }
-                return Err(format!(
+                return Err(crate::Error::Network(format!(
                     "could not start the egress proxy on {gateway}:{port} (the host end of network {}): {e}\n  hint: rascal must run on the engine's host, in its network namespace, for `network: {{ allow: … }}`",
                     net.name
-                ));
+                )));
             }
         };
         if host_open.is_none() {
@@ -440,7 +466,9 @@ impl DockerEgress {
                 .allow(&net.bridge, gateway, None, proxy.addr.port())
                 .await
                 .map_err(|e| {
-                    format!("could not open the host firewall to the egress proxy: {e}")
+                    crate::Error::Network(format!(
+                        "could not open the host firewall to the egress proxy: {e}"
+                    ))
                 })?;
         }
         runs.entry(run.to_string())
@@ -465,14 +493,14 @@ impl DockerEgress {
         docker: &Docker,
         att: &mut Attached,
         container: &str,
-    ) -> Result<(), String> {
+    ) -> crate::error::Result<()> {
         let ip = container_ip(docker, container, &att.network)
             .await
             .ok_or_else(|| {
-                format!(
+                crate::Error::Network(format!(
                     "container {container} has no address on network {}",
                     att.network
-                )
+                ))
             })?;
         att.proxy.set_peer(ip);
         att.peer = Some(ip);

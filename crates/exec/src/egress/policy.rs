@@ -29,17 +29,20 @@ impl std::fmt::Display for Target {
 /// `default_port`, an absolute URI's authority. Anything that is not a
 /// plain DNS name or an IP literal is an error (no user info, no
 /// percent-escapes, no numeric shorthand like `2130706433` or `0x7f.1`).
-pub fn parse_target(authority: &str, default_port: Option<u16>) -> Result<Target, String> {
+pub fn parse_target(authority: &str, default_port: Option<u16>) -> crate::error::Result<Target> {
     let a = authority.trim();
     if a.is_empty() || a.contains('@') || a.contains('%') || a.contains('/') {
-        return Err(format!("`{}` is not host:port", crate::text::cut(a, 100)));
+        return Err(crate::Error::Config(format!(
+            "`{}` is not host:port",
+            crate::text::cut(a, 100)
+        )));
     }
-    let (host, port) = split_host_port(a)?;
+    let (host, port) = split_host_port(a).map_err(crate::Error::Config)?;
     let port = port
         .or(default_port)
-        .ok_or_else(|| format!("`{a}` has no port"))?;
+        .ok_or_else(|| crate::Error::Config(format!("`{a}` has no port")))?;
     if port == 0 {
-        return Err(format!("`{a}` has port 0"));
+        return Err(crate::Error::Config(format!("`{a}` has port 0")));
     }
     if let Ok(ip) = host.parse::<IpAddr>() {
         return Ok(Target {
@@ -48,14 +51,15 @@ pub fn parse_target(authority: &str, default_port: Option<u16>) -> Result<Target
             ip: Some(ip),
         });
     }
-    let name = normal_name(&host).ok_or_else(|| format!("`{host}` is not a host name"))?;
+    let name = normal_name(&host)
+        .ok_or_else(|| crate::Error::Config(format!("`{host}` is not a host name")))?;
     // The system resolver reads all-numeric names (`2130706433`, `127.1`,
     // `0x7f.0.0.1`) as addresses; a DNS name's last label is never numeric.
     let last = name.rsplit('.').next().unwrap_or("");
     if last.bytes().all(|b| b.is_ascii_digit()) || last.starts_with("0x") {
-        return Err(format!(
+        return Err(crate::Error::Config(format!(
             "`{host}` is an address written as a name; ask for the address itself"
-        ));
+        )));
     }
     Ok(Target {
         host: name,
@@ -73,12 +77,13 @@ pub struct Allowlist {
 }
 
 impl Allowlist {
-    pub fn new(entries: &[String]) -> Result<Allowlist, String> {
+    pub fn new(entries: &[String]) -> crate::error::Result<Allowlist> {
         Ok(Allowlist {
             entries: entries
                 .iter()
                 .map(|e| parse_entry(e))
-                .collect::<Result<_, _>>()?,
+                .collect::<Result<_, _>>()
+                .map_err(crate::Error::Config)?,
             written: entries.to_vec(),
         })
     }

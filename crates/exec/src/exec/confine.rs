@@ -31,7 +31,11 @@ pub struct Confinement {
 impl Confinement {
     /// The bubblewrap policy, with `argv[0]` made visible when it lives in a
     /// hidden place (a stand-in in /tmp, a CLI under the home directory).
-    pub fn policy(&self, argv: &[String], path_var: Option<&str>) -> Result<SandboxPolicy, String> {
+    pub fn policy(
+        &self,
+        argv: &[String],
+        path_var: Option<&str>,
+    ) -> crate::error::Result<SandboxPolicy> {
         let mut p = SandboxPolicy::new(&self.workspace);
         p.network = self.network;
         p.tmpfs_size = Some(self.limits.memory);
@@ -87,7 +91,11 @@ pub type Command = (Vec<String>, Vec<(String, String)>);
 impl Confinement {
     /// A command as it runs confined: the bubblewrap argv around `argv`,
     /// and `env` with the sandbox's private HOME and TMPDIR.
-    pub fn command(&self, argv: &[String], env: Vec<(String, String)>) -> Result<Command, String> {
+    pub fn command(
+        &self,
+        argv: &[String],
+        env: Vec<(String, String)>,
+    ) -> crate::error::Result<Command> {
         let path = env
             .iter()
             .find(|(k, _)| k == "PATH")

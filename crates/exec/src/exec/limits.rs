@@ -183,7 +183,7 @@ pub fn mechanism() -> &'static Mechanism {
             trial(&m)
         }) {
             Ok(()) => m,
-            Err(e) => Mechanism::Rlimit { why: e },
+            Err(e) => Mechanism::Rlimit { why: e.to_string() },
         }
     })
 }
@@ -275,22 +275,23 @@ fn writable(dir: &Path) -> bool {
 }
 
 /// Turn on the controllers (moving rascal into a leaf first if needed).
-fn prepare(m: &Mechanism) -> Result<(), String> {
+fn prepare(m: &Mechanism) -> crate::error::Result<()> {
     let Mechanism::CgroupV2 { parent, enable } = m else {
         return Ok(());
     };
     if *enable == Enable::MoveSelf {
         let leaf = parent.join(format!("rascal-{}", std::process::id()));
         let _ = std::fs::create_dir(&leaf);
-        std::fs::write(leaf.join("cgroup.procs"), std::process::id().to_string())
-            .map_err(|e| format!("moving rascal into {}: {e}", leaf.display()))?;
+        std::fs::write(leaf.join("cgroup.procs"), std::process::id().to_string()).map_err(|e| {
+            crate::Error::Sandbox(format!("moving rascal into {}: {e}", leaf.display()))
+        })?;
     }
     if *enable != Enable::Ready {
         std::fs::write(parent.join("cgroup.subtree_control"), "+pids +memory").map_err(|e| {
-            format!(
+            crate::Error::Sandbox(format!(
                 "turning on pids and memory in {}/cgroup.subtree_control: {e}",
                 parent.display()
-            )
+            ))
         })?;
     }
     Ok(())
@@ -300,7 +301,7 @@ fn prepare(m: &Mechanism) -> Result<(), String> {
 /// remove it, so a setup where moving a process in is refused (no write
 /// access to the common ancestor's `cgroup.procs`) falls back at once
 /// instead of failing every sandbox.
-fn trial(m: &Mechanism) -> Result<(), String> {
+fn trial(m: &Mechanism) -> crate::error::Result<()> {
     use std::os::unix::process::CommandExt;
     if !m.is_cgroup() {
         return Ok(());
@@ -320,8 +321,12 @@ fn trial(m: &Mechanism) -> Result<(), String> {
     c.remove_now();
     match ran {
         Ok(s) if s.success() => Ok(()),
-        Ok(s) => Err(format!("a trial process in a new cgroup exited with {s}")),
-        Err(e) => Err(format!("cannot move a process into a new cgroup: {e}")),
+        Ok(s) => Err(crate::Error::Sandbox(format!(
+            "a trial process in a new cgroup exited with {s}"
+        ))),
+        Err(e) => Err(crate::Error::Sandbox(format!(
+            "cannot move a process into a new cgroup: {e}"
+        ))),
     }
 }
 
@@ -392,7 +397,7 @@ static SEQ: AtomicU64 = AtomicU64::new(0);
 
 impl Cgroup {
     /// A fresh cgroup with `limits`.
-    pub fn create(m: &Mechanism, limits: Limits) -> Result<Cgroup, String> {
+    pub fn create(m: &Mechanism, limits: Limits) -> crate::error::Result<Cgroup> {
         let name = format!(
             "{}{}",
             Owner::me().prefix(),
@@ -403,7 +408,9 @@ impl Cgroup {
             Mechanism::CgroupV1 { pids, memory } => {
                 (vec![pids.join(&name), memory.join(&name)], false)
             }
-            Mechanism::Rlimit { .. } => return Err("no cgroups here".into()),
+            Mechanism::Rlimit { .. } => {
+                return Err(crate::Error::Sandbox("no cgroups here".into()))
+            }
         };
         // Should rascal die without removing it, the reaper empties it.
         let parents: Vec<PathBuf> = dirs
@@ -415,14 +422,19 @@ impl Cgroup {
         // rascal's sweep are what is left.
         let _ = crate::exec::reaper::watch(&parents, &format!("{}*", Owner::me().prefix()));
         let cg = Cgroup { dirs, v2 };
-        let made = (|| -> Result<(), String> {
+        let made = (|| -> crate::error::Result<()> {
             for d in &cg.dirs {
-                std::fs::create_dir(d)
-                    .map_err(|e| format!("creating cgroup {}: {e}", d.display()))?;
+                std::fs::create_dir(d).map_err(|e| {
+                    crate::Error::Sandbox(format!("creating cgroup {}: {e}", d.display()))
+                })?;
             }
             let set = |dir: &Path, file: &str, value: String| {
-                std::fs::write(dir.join(file), &value)
-                    .map_err(|e| format!("writing {value} to {}/{file}: {e}", dir.display()))
+                std::fs::write(dir.join(file), &value).map_err(|e| {
+                    crate::Error::Sandbox(format!(
+                        "writing {value} to {}/{file}: {e}",
+                        dir.display()
+                    ))
+                })
             };
             let (p, mem) = (&cg.dirs[0], cg.dirs.last().unwrap());
             set(p, "pids.max", limits.pids.to_string())?;

@@ -18,7 +18,11 @@ pub const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Run `argv` in `dir` with `vars` added to the environment. Err: what went
 /// wrong, in one line.
-pub async fn run(argv: &[String], dir: &Path, vars: Vec<(String, String)>) -> Result<(), String> {
+pub async fn run(
+    argv: &[String],
+    dir: &Path,
+    vars: Vec<(String, String)>,
+) -> crate::error::Result<()> {
     let program = argv.first().cloned().unwrap_or_default();
     let mut spec = CommandSpec::new(argv.to_vec(), dir.to_path_buf(), TIMEOUT);
     let vars = vars
@@ -28,18 +32,20 @@ pub async fn run(argv: &[String], dir: &Path, vars: Vec<(String, String)>) -> Re
     spec.env = Env::Inherit(vars);
     let out = runner::run(&spec, None, &CancellationToken::new())
         .await
-        .map_err(|e| match e {
-            runner::RunError::Spawn { source, .. } => {
-                format!("`{program}` could not be started: {source}")
-            }
-            other => other.to_string(),
+        .map_err(|e| {
+            crate::Error::Notify(match e {
+                runner::RunError::Spawn { source, .. } => {
+                    format!("`{program}` could not be started: {source}")
+                }
+                other => other.to_string(),
+            })
         })?;
     if let Some(problem) = out.exit.problem(TIMEOUT) {
-        return Err(format!("`{program}` {problem}"));
+        return Err(crate::Error::Notify(format!("`{program}` {problem}")));
     }
     if !out.exit.success() {
         let last = out.tail.lines().last().unwrap_or("").trim();
-        return Err(format!(
+        return Err(crate::Error::Notify(format!(
             "`{program}` exited with code {}{}",
             out.exit.code.map(|c| c.to_string()).unwrap_or("?".into()),
             if last.is_empty() {
@@ -50,7 +56,7 @@ pub async fn run(argv: &[String], dir: &Path, vars: Vec<(String, String)>) -> Re
                     crate::text::ellipsis(&crate::text::sanitize(last), 120)
                 )
             }
-        ));
+        )));
     }
     Ok(())
 }
@@ -108,11 +114,13 @@ mod tests {
             vec![],
         )
         .await
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert_eq!(e, "`sh` exited with code 4: no display");
         let e = run(&argv(&["/no/such/notifier"]), dir.path(), vec![])
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             e.starts_with("`/no/such/notifier` could not be started"),
             "{e}"

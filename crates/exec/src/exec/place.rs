@@ -154,11 +154,11 @@ impl Place {
     /// Where a `where: local` command runs: a container candidate's change
     /// (docker or kubernetes) in bubblewrap on this machine instead of a
     /// container or Job; elsewhere the same place. Without bubblewrap it is an error, never unconfined.
-    pub fn local(&self) -> Result<Place, String> {
+    pub fn local(&self) -> crate::error::Result<Place> {
         match self {
             Place::Container(c) => {
                 crate::exec::sandbox::available().map_err(|e| {
-                    format!("`where: local` runs the command in bubblewrap on this machine, which is not available: {e}")
+                    crate::Error::Sandbox(format!("`where: local` runs the command in bubblewrap on this machine, which is not available: {e}"))
                 })?;
                 let mut s = c.copy.clone();
                 s.confined = true;

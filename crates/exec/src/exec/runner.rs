@@ -186,7 +186,7 @@ pub async fn run(
     let cgroup = match spec.limits {
         Some(l) if crate::exec::limits::mechanism().is_cgroup() => Some(
             crate::exec::limits::Cgroup::create(crate::exec::limits::mechanism(), l)
-                .map_err(RunError::Limits)?,
+                .map_err(|e| RunError::Limits(e.to_string()))?,
         ),
         _ => None,
     };

@@ -110,19 +110,19 @@ pub fn rewrite_repository(git: &Path) -> std::io::Result<()> {
 /// Whether the workspace's `.git` is the folder rascal created: a real
 /// directory, not a file pointing elsewhere and not a link. What `attach`
 /// and `finalize` check before they touch a workspace.
-pub fn check(ws: &Path) -> Result<(), String> {
+pub fn check(ws: &Path) -> crate::error::Result<()> {
     let git = ws.join(".git");
     match std::fs::symlink_metadata(&git) {
         Ok(m) if m.is_dir() => Ok(()),
-        Ok(m) => Err(format!(
+        Ok(m) => Err(crate::Error::GitDir(format!(
             "the workspace {}: its .git is a {}, not the directory rascal created (the agent replaced it)\n  hint: nothing was done; re-run the task",
             ws.display(),
             if m.file_type().is_symlink() { "link" } else { "file" }
-        )),
-        Err(e) => Err(format!(
+        ))),
+        Err(e) => Err(crate::Error::GitDir(format!(
             "the workspace {}: its .git cannot be read: {e}\n  hint: re-run the task",
             ws.display()
-        )),
+        ))),
     }
 }
 
@@ -307,14 +307,14 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let ws = d.path();
         std::fs::write(ws.join(".git"), "gitdir: /elsewhere\n").unwrap();
-        assert!(check(ws).unwrap_err().contains("is a file"));
+        assert!(check(ws).unwrap_err().to_string().contains("is a file"));
         let done = reclaim(ws).unwrap();
         assert_eq!(done.removed, vec![ws.join(".git")]);
         assert!(check(ws).is_ok());
         let other = tempfile::tempdir().unwrap();
         std::fs::remove_dir_all(ws.join(".git")).unwrap();
         std::os::unix::fs::symlink(other.path(), ws.join(".git")).unwrap();
-        assert!(check(ws).unwrap_err().contains("is a link"));
+        assert!(check(ws).unwrap_err().to_string().contains("is a link"));
         reclaim(ws).unwrap();
         assert!(check(ws).is_ok());
         assert_eq!(std::fs::read_dir(other.path()).unwrap().count(), 0);

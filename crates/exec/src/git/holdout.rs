@@ -42,7 +42,11 @@ pub struct Holdout {
 
 impl Holdout {
     /// Resolve `specs` at `base` of `repo`. Errors say which entry is wrong.
-    pub fn resolve(repo: &Repository, base: Oid, specs: &[String]) -> Result<Holdout, String> {
+    pub fn resolve(
+        repo: &Repository,
+        base: Oid,
+        specs: &[String],
+    ) -> crate::error::Result<Holdout> {
         let mut out = Holdout::default();
         if specs.is_empty() {
             return Ok(out);
@@ -57,23 +61,25 @@ impl Holdout {
             }
             let s = s.trim_start_matches("./").trim_end_matches('/');
             if s.is_empty() || s.split('/').any(|c| c == "..") {
-                return Err(format!(
+                return Err(bad(format!(
                     "holdout `{spec}` is not a path inside the repository"
-                ));
+                )));
             }
             for pat in [s.to_string(), format!("{s}/**")] {
                 let g = GlobBuilder::new(&pat)
                     .literal_separator(true)
                     .build()
-                    .map_err(|e| format!("holdout `{spec}`: {e}"))?;
+                    .map_err(|e| bad(format!("holdout `{spec}`: {e}")))?;
                 globs.add(g);
             }
         }
-        let set = globs.build().map_err(|e| format!("holdout globs: {e}"))?;
+        let set = globs
+            .build()
+            .map_err(|e| bad(format!("holdout globs: {e}")))?;
         let tree = repo
             .find_commit(base)
             .and_then(|c| c.tree())
-            .map_err(|e| format!("reading the base commit: {e}"))?;
+            .map_err(|e| bad(format!("reading the base commit: {e}")))?;
         let specs_dir = format!("{}/", crate::config::spec::SPECS_DIR);
         tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
             if entry.kind() == Some(git2::ObjectType::Blob) {
@@ -86,17 +92,17 @@ impl Holdout {
             }
             git2::TreeWalkResult::Ok
         })
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| bad(e.to_string()))?;
         out.globs = Some(set);
         let mut total = 0u64;
         for dir in dirs {
             read_outside(&dir, &dir, &mut out.outside, &mut total)?;
         }
         if out.base_paths.is_empty() && out.outside.is_empty() {
-            return Err(format!(
+            return Err(bad(format!(
                 "holdout {} names no file at the base commit: commit the held-out tests first, or name a directory outside the repository by its absolute path",
                 specs.join(", ")
-            ));
+            )));
         }
         Ok(out)
     }
@@ -210,17 +216,22 @@ fn outside_dir(spec: &str) -> Option<PathBuf> {
     spec.starts_with('/').then(|| PathBuf::from(spec))
 }
 
+/// A holdout that cannot be resolved, saying why.
+fn bad(message: String) -> crate::Error {
+    crate::Error::Holdout(message)
+}
+
 fn read_outside(
     root: &Path,
     dir: &Path,
     out: &mut Vec<(String, Vec<u8>)>,
     total: &mut u64,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     let entries = std::fs::read_dir(dir).map_err(|e| {
-        format!(
+        bad(format!(
             "holdout directory {}: {e} (it must exist and be readable)",
             dir.display()
-        )
+        ))
     })?;
     let mut entries: Vec<_> = entries.flatten().collect();
     entries.sort_by_key(|e| e.file_name());
@@ -234,18 +245,19 @@ fn read_outside(
         } else if meta.is_file() {
             *total += meta.len();
             if *total > MAX_OUTSIDE_BYTES {
-                return Err(format!(
+                return Err(bad(format!(
                     "holdout directory {} holds more than {} MiB",
                     root.display(),
                     MAX_OUTSIDE_BYTES >> 20
-                ));
+                )));
             }
             let rel = path
                 .strip_prefix(root)
-                .map_err(|e| e.to_string())?
+                .map_err(|e| bad(e.to_string()))?
                 .to_string_lossy()
                 .into_owned();
-            let bytes = std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+            let bytes =
+                std::fs::read(&path).map_err(|e| bad(format!("{}: {e}", path.display())))?;
             out.push((rel, bytes));
         }
     }

@@ -19,9 +19,14 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         .borders(Borders::ALL)
         .border_style(t.border_focus)
         .title(Span::styled(
-            format!(
-                " plan by {} · approve the acceptance criteria; the candidates start on Enter ",
-                sanitize(&p.agent)
+            // Cut with an ellipsis where the border is narrower; the bar
+            // below says the keys whole.
+            ellipsis(
+                &format!(
+                    " plan by {} · approve the acceptance criteria; the candidates start on Enter ",
+                    sanitize(&p.agent)
+                ),
+                (area.width as usize).saturating_sub(2),
             ),
             t.title,
         ));

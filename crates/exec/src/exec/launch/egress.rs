@@ -24,7 +24,7 @@ pub async fn attach_for(
     spec: &LaunchSpec,
     container: &str,
     logs: &crate::exec::runner::LogTx,
-) -> Result<Option<Attached>, String> {
+) -> crate::error::Result<Option<Attached>> {
     let Some(agent) = &spec.agent else {
         return Ok(None);
     };
@@ -36,10 +36,10 @@ pub async fn attach_for(
         Some(_) => proxy_port(docker, container)
             .await
             .ok_or_else(|| {
-                format!(
+                crate::Error::Network(format!(
                     "the container of candidate `{}` has no egress proxy in its environment, so its network cannot be resumed\n  hint: run the task again",
                     spec.candidate
-                )
+                ))
             })?,
     };
     let sink = sink(logs);
@@ -186,11 +186,13 @@ impl ProcessEgress {
     }
 
     /// The rascal binary that forwards inside the sandbox.
-    pub fn forwarder(&self) -> Result<PathBuf, String> {
+    pub fn forwarder(&self) -> crate::error::Result<PathBuf> {
         match &self.forwarder {
             Some(f) => Ok(f.clone()),
             None => std::env::current_exe().map_err(|e| {
-                format!("cannot find rascal's own executable for the egress forwarder: {e}")
+                crate::Error::Network(format!(
+                    "cannot find rascal's own executable for the egress forwarder: {e}"
+                ))
             }),
         }
     }
@@ -201,7 +203,7 @@ impl ProcessEgress {
         &self,
         spec: &LaunchSpec,
         logs: &crate::exec::runner::LogTx,
-    ) -> Result<Option<SandboxAttached>, String> {
+    ) -> crate::error::Result<Option<SandboxAttached>> {
         match &spec.agent {
             Some(agent) => self.attach_agent(agent, &spec.candidate, spec.confine.is_some(), logs),
             None => Ok(None),
@@ -216,22 +218,27 @@ impl ProcessEgress {
         who: &str,
         sandboxed: bool,
         logs: &crate::exec::runner::LogTx,
-    ) -> Result<Option<SandboxAttached>, String> {
+    ) -> crate::error::Result<Option<SandboxAttached>> {
         let Some(setting) = &agent.network else {
             return Ok(None);
         };
-        let Some((allow, on_refused)) = setting.allowlist(agent.runtime)? else {
+        let Some((allow, on_refused)) = setting
+            .allowlist(agent.runtime)
+            .map_err(crate::Error::Config)?
+        else {
             return Ok(None);
         };
         if !sandboxed {
-            return Err(format!(
+            return Err(crate::Error::Sandbox(format!(
                 "the agent of `{who}` has a network allowlist, which the process launcher enforces only inside its bubblewrap sandbox, and this agent runs unsandboxed\n  hint: remove `sandbox: none`, install bubblewrap, or use `--launcher docker`"
-            ));
+            )));
         }
         let dir = tempfile::Builder::new()
             .prefix("rascal-egress-")
             .tempdir()
-            .map_err(|e| format!("creating the egress socket directory: {e}"))?;
+            .map_err(|e| {
+                crate::Error::Network(format!("creating the egress socket directory: {e}"))
+            })?;
         let rules = Rules {
             allow: Allowlist::new(&allow)?,
             resolver: self.resolver.clone(),
@@ -239,8 +246,12 @@ impl ProcessEgress {
             judge_within: crate::egress::proxy::JUDGE_WITHIN,
         };
         let socket = dir.path().join("proxy.sock");
-        let proxy = Proxy::bind_unix(&socket, rules)
-            .map_err(|e| format!("starting the egress proxy at {}: {e}", socket.display()))?;
+        let proxy = Proxy::bind_unix(&socket, rules).map_err(|e| {
+            crate::Error::Network(format!(
+                "starting the egress proxy at {}: {e}",
+                socket.display()
+            ))
+        })?;
         Ok(Some(SandboxAttached {
             proxy,
             dir,

@@ -40,10 +40,7 @@ impl Launcher for ProcessLauncher {
     ) -> Result<Exit, LaunchError> {
         let mut cmd = CommandSpec::new(spec.argv.clone(), spec.workdir.clone(), spec.timeout);
         cmd.env = Env::Only(spec.env.clone());
-        let egress = self
-            .egress
-            .attach(&spec, &logs)
-            .map_err(LaunchError::Start)?;
+        let egress = self.egress.attach(&spec, &logs).map_err(super::err)?;
         if let Some(confine) = &spec.confine {
             let path = spec
                 .env
@@ -68,14 +65,14 @@ impl Launcher for ProcessLauncher {
             }
             let (argv, env) = match &egress {
                 Some(a) => {
-                    let forwarder = self.egress.forwarder().map_err(LaunchError::Start)?;
+                    let forwarder = self.egress.forwarder().map_err(super::err)?;
                     let (argv, env, confine) =
                         a.wrap(&forwarder, &spec.argv, spec.env.clone(), confine);
                     confine.command(&argv, env)
                 }
                 None => confine.command(&spec.argv, spec.env.clone()),
             }
-            .map_err(LaunchError::Start)?;
+            .map_err(super::err)?;
             cmd.argv = argv;
             cmd.env = Env::Only(env);
             cmd.limits = Some(confine.limits);

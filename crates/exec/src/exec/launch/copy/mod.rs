@@ -63,18 +63,22 @@ fn size(bytes: u64) -> String {
 
 /// Upload the workspace, instruction and artifacts of a created container
 /// (before it starts). Returns the log line.
-pub async fn upload(docker: &Docker, id: &str, sources: pack::Sources) -> Result<String, String> {
+pub async fn upload(
+    docker: &Docker,
+    id: &str,
+    sources: pack::Sources,
+) -> crate::error::Result<String> {
     let started = Instant::now();
     let (file, packed) = tokio::task::spawn_blocking(move || {
-        let mut file =
-            tempfile::tempfile().map_err(|e| format!("creating the upload archive: {e}"))?;
+        let mut file = tempfile::tempfile()
+            .map_err(|e| crate::Error::Copy(format!("creating the upload archive: {e}")))?;
         let packed = pack::pack(&sources, std::io::BufWriter::new(&mut file))?;
         file.rewind()
-            .map_err(|e| format!("reading the upload archive: {e}"))?;
-        Ok::<_, String>((file, packed))
+            .map_err(|e| crate::Error::Copy(format!("reading the upload archive: {e}")))?;
+        Ok::<_, crate::Error>((file, packed))
     })
     .await
-    .map_err(|e| format!("packing the workspace: {e}"))??;
+    .map_err(|e| crate::Error::Copy(format!("packing the workspace: {e}")))??;
     let body = futures::stream::unfold(tokio::fs::File::from_std(file), |mut f| async move {
         use tokio::io::AsyncReadExt;
         let mut buf = vec![0u8; 1 << 20];
@@ -99,10 +103,10 @@ pub async fn upload(docker: &Docker, id: &str, sources: pack::Sources) -> Result
         )
         .await
         .map_err(|e| {
-            format!(
+            crate::Error::Copy(format!(
                 "uploading the workspace to the engine at {}: {e}",
                 super::engine::engine_address()
-            )
+            ))
         })?;
     Ok(format!(
         "uploaded {} ({} files) in {} ms",
@@ -121,7 +125,7 @@ pub async fn download(
     id: &str,
     workspace: &Path,
     artifacts: Option<&Path>,
-) -> Result<Vec<String>, String> {
+) -> crate::error::Result<Vec<String>> {
     let started = Instant::now();
     let (tree, wire) = bring_back(
         docker,
@@ -161,7 +165,7 @@ pub async fn download(
             ARTIFACT_LIMITS,
         )
         .await
-        .map_err(|e| format!("artifacts: {e}"))?;
+        .map_err(|e| crate::Error::Copy(format!("artifacts: {e}")))?;
         lines.extend(refusals("artifacts", &got));
     }
     Ok(lines)
@@ -198,13 +202,17 @@ async fn bring_back(
     dest: &Path,
     keep: &'static [&'static str],
     limits: Limits,
-) -> Result<(Unpacked, u64), String> {
+) -> crate::error::Result<(Unpacked, u64)> {
     let parent = dest
         .parent()
-        .ok_or_else(|| format!("{} has no parent directory", dest.display()))?
+        .ok_or_else(|| crate::Error::Copy(format!("{} has no parent directory", dest.display())))?
         .to_path_buf();
-    let mut spool = tempfile::tempfile_in(&parent)
-        .map_err(|e| format!("creating a spool file in {}: {e}", parent.display()))?;
+    let mut spool = tempfile::tempfile_in(&parent).map_err(|e| {
+        crate::Error::Copy(format!(
+            "creating a spool file in {}: {e}",
+            parent.display()
+        ))
+    })?;
     // Tar framing adds at most a block per entry and a little padding.
     let wire_cap = limits
         .bytes
@@ -220,31 +228,36 @@ async fn bring_back(
     );
     while let Some(chunk) = stream.next().await {
         let chunk = chunk.map_err(|e| {
-            format!(
+            crate::Error::Copy(format!(
                 "downloading {path} from the engine at {}: {e}",
                 super::engine::engine_address()
-            )
+            ))
         })?;
         wire += chunk.len() as u64;
         if wire > wire_cap {
-            return Err(format!(
+            return Err(crate::Error::Copy(format!(
                 "the container's {path} is larger than {}; nothing of it was taken\n  hint: an agent that leaves that much behind is refused; check its log for what it did",
                 size(limits.bytes)
-            ));
+            )));
         }
         spool
             .write_all(&chunk)
-            .map_err(|e| format!("spooling {path}: {e}"))?;
+            .map_err(|e| crate::Error::Copy(format!("spooling {path}: {e}")))?;
     }
     let dest = dest.to_path_buf();
     let unpacked = tokio::task::spawn_blocking(move || {
         spool
             .rewind()
-            .map_err(|e| format!("reading the spool: {e}"))?;
+            .map_err(|e| crate::Error::Copy(format!("reading the spool: {e}")))?;
         let staging = tempfile::Builder::new()
             .prefix(".rascal-copy-back-")
             .tempdir_in(&parent)
-            .map_err(|e| format!("creating a staging directory in {}: {e}", parent.display()))?;
+            .map_err(|e| {
+                crate::Error::Copy(format!(
+                    "creating a staging directory in {}: {e}",
+                    parent.display()
+                ))
+            })?;
         let pointer = keep.contains(&".git").then_some(pack::GIT_POINTER);
         let got = unpack::unpack(
             std::io::BufReader::new(spool),
@@ -254,10 +267,10 @@ async fn bring_back(
             limits,
         )?;
         unpack::replace_contents(staging.path(), &dest, keep)?;
-        Ok::<_, String>(got)
+        Ok::<_, crate::Error>(got)
     })
     .await
-    .map_err(|e| format!("unpacking {path}: {e}"))??;
+    .map_err(|e| crate::Error::Copy(format!("unpacking {path}: {e}")))??;
     Ok((unpacked, wire))
 }
 

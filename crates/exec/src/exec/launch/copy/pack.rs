@@ -67,16 +67,17 @@ pub struct Paths {
 
 /// The paths of `dir` to upload (see [`Paths`]). Nothing is looked at
 /// through a symlink: a path with a link on the way is not listed.
-pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
-    let root = Beneath::open(dir).map_err(|e| format!("opening {}: {e}", dir.display()))?;
+pub fn workspace_paths(dir: &Path) -> crate::error::Result<Paths> {
+    let root = Beneath::open(dir)
+        .map_err(|e| crate::Error::Copy(format!("opening {}: {e}", dir.display())))?;
     let mut paths = BTreeSet::new();
     let mut git = None;
     let real_git = root.kind(Path::new(".git")).is_ok_and(|k| k == Kind::Dir);
     match git2::Repository::open(dir) {
         Ok(repo) if real_git && repo.workdir().is_some() => {
-            let index = repo
-                .index()
-                .map_err(|e| format!("reading the index of {}: {e}", dir.display()))?;
+            let index = repo.index().map_err(|e| {
+                crate::Error::Copy(format!("reading the index of {}: {e}", dir.display()))
+            })?;
             for entry in index.iter() {
                 let rel = PathBuf::from(std::ffi::OsStr::from_bytes(&entry.path));
                 if root.kind(&rel).is_ok() {
@@ -87,9 +88,9 @@ pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
             opts.include_untracked(true)
                 .recurse_untracked_dirs(true)
                 .include_ignored(false);
-            let statuses = repo
-                .statuses(Some(&mut opts))
-                .map_err(|e| format!("listing the files of {}: {e}", dir.display()))?;
+            let statuses = repo.statuses(Some(&mut opts)).map_err(|e| {
+                crate::Error::Copy(format!("listing the files of {}: {e}", dir.display()))
+            })?;
             for s in statuses.iter() {
                 if s.status().contains(git2::Status::WT_NEW) {
                     let rel = PathBuf::from(std::ffi::OsStr::from_bytes(s.path_bytes()));
@@ -100,7 +101,7 @@ pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
             }
             let files = root
                 .files(Path::new(".git"))
-                .map_err(|e| format!("reading {}/.git: {e}", dir.display()))?;
+                .map_err(|e| crate::Error::Copy(format!("reading {}/.git: {e}", dir.display())))?;
             // `.git` itself is never a workspace path here.
             paths.retain(|p| !p.starts_with(".git"));
             git = Some(files.into_iter().map(|(p, _)| p).collect());
@@ -108,7 +109,7 @@ pub fn workspace_paths(dir: &Path) -> Result<Paths, String> {
         _ => {
             let files = root
                 .files(Path::new(""))
-                .map_err(|e| format!("reading {}: {e}", dir.display()))?;
+                .map_err(|e| crate::Error::Copy(format!("reading {}: {e}", dir.display())))?;
             paths.extend(files.into_iter().map(|(p, _)| p));
         }
     }
@@ -143,9 +144,10 @@ pub struct Listing {
 pub fn for_each_item(
     workdir: &Path,
     upload: Option<&crate::exec::launch::Upload>,
-    visit: &mut dyn FnMut(&Path, Item<'_>) -> Result<(), String>,
-) -> Result<Listing, String> {
-    let root = Beneath::open(workdir).map_err(|e| format!("opening {}: {e}", workdir.display()))?;
+    visit: &mut dyn FnMut(&Path, Item<'_>) -> crate::error::Result<()>,
+) -> crate::error::Result<Listing> {
+    let root = Beneath::open(workdir)
+        .map_err(|e| crate::Error::Copy(format!("opening {}: {e}", workdir.display())))?;
     let Some(up) = upload else {
         let Paths {
             workspace: paths,
@@ -165,8 +167,9 @@ pub fn for_each_item(
         }
         return Ok(Listing { git });
     };
-    let user = crate::git::repo::open(&up.origin).map_err(|e| e.to_string())?;
-    let store = crate::git::tree::workspace_store(workdir).map_err(|e| e.to_string())?;
+    let user = crate::git::repo::open(&up.origin).map_err(|e| crate::Error::Copy(e.to_string()))?;
+    let store = crate::git::tree::workspace_store(workdir)
+        .map_err(|e| crate::Error::Copy(e.to_string()))?;
     let mut left_out: Option<String> = None;
     crate::git::tree::for_each_file(&user, &store, up.tree, &mut |path, item| {
         // Below a directory left out, everything is left out.
@@ -201,11 +204,13 @@ pub fn for_each_item(
             source: std::io::Error::other(e),
         })
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| crate::Error::Copy(e.to_string()))?;
     let git = match root.kind(Path::new(".git")) {
         Ok(Kind::Dir) => Some(
             root.files(Path::new(".git"))
-                .map_err(|e| format!("reading {}/.git: {e}", workdir.display()))?
+                .map_err(|e| {
+                    crate::Error::Copy(format!("reading {}/.git: {e}", workdir.display()))
+                })?
                 .into_iter()
                 .map(|(p, _)| p)
                 .collect(),
@@ -221,24 +226,24 @@ pub fn send_file(
     root: &Beneath,
     rel: &Path,
     name: &Path,
-    visit: &mut dyn FnMut(&Path, Item<'_>) -> Result<(), String>,
-) -> Result<(), String> {
+    visit: &mut dyn FnMut(&Path, Item<'_>) -> crate::error::Result<()>,
+) -> crate::error::Result<()> {
     let shown = || root.path().join(rel).display().to_string();
     match root.kind(rel) {
         Ok(Kind::Symlink) => {
             let target = root
                 .read_link(rel)
-                .map_err(|e| format!("reading {}: {e}", shown()))?;
+                .map_err(|e| crate::Error::Copy(format!("reading {}: {e}", shown())))?;
             visit(name, Item::Link(&target))
         }
         Ok(Kind::File { mode, .. }) => {
             let mut f = root
                 .open_file(rel)
-                .map_err(|e| format!("reading {}: {e}", shown()))?;
+                .map_err(|e| crate::Error::Copy(format!("reading {}: {e}", shown())))?;
             // The length of what was opened, not of what was looked at.
             let len = f
                 .metadata()
-                .map_err(|e| format!("reading {}: {e}", shown()))?
+                .map_err(|e| crate::Error::Copy(format!("reading {}: {e}", shown())))?
                 .len();
             let mut data = std::io::Read::take(&mut f, len);
             visit(
@@ -255,7 +260,7 @@ pub fn send_file(
 }
 
 /// Write the upload archive for `src` to `out`.
-pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
+pub fn pack(src: &Sources, out: impl Write) -> crate::error::Result<Packed> {
     let mut tar = tar::Builder::new(out);
     tar.follow_symlinks(false);
     let mut packed = Packed::default();
@@ -272,8 +277,9 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
         )
     })?;
     if let Some(g) = &listing.git {
-        let gitdir = Beneath::open(&src.workspace.join(".git"))
-            .map_err(|e| format!("opening {}/.git: {e}", src.workspace.display()))?;
+        let gitdir = Beneath::open(&src.workspace.join(".git")).map_err(|e| {
+            crate::Error::Copy(format!("opening {}/.git: {e}", src.workspace.display()))
+        })?;
         let mut dirs: BTreeSet<PathBuf> = BTreeSet::new();
         dirs.insert(PathBuf::new());
         for p in g {
@@ -299,7 +305,7 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
             GIT_POINTER.len() as u64,
         );
         tar.append_data(&mut h, Path::new(WORKSPACE_DIR).join(".git"), GIT_POINTER)
-            .map_err(|e| format!("archiving the .git pointer: {e}"))?;
+            .map_err(|e| crate::Error::Copy(format!("archiving the .git pointer: {e}")))?;
     }
     for (file, name) in [
         (&src.instruction, INSTRUCTION_FILE),
@@ -307,8 +313,8 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     ] {
         let Some(i) = file else { continue };
         if let (Some(parent), Some(file)) = (i.parent(), i.file_name()) {
-            let b =
-                Beneath::open(parent).map_err(|e| format!("opening {}: {e}", parent.display()))?;
+            let b = Beneath::open(parent)
+                .map_err(|e| crate::Error::Copy(format!("opening {}: {e}", parent.display())))?;
             send_file(&b, Path::new(file), Path::new(name), &mut |n, item| {
                 add(&mut tar, src, n, item, &mut packed)
             })?;
@@ -316,10 +322,11 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     }
     if let Some(a) = src.artifacts.as_ref().filter(|a| a.is_dir()) {
         dir_entry(&mut tar, src, Path::new(ARTIFACTS_DIR))?;
-        let b = Beneath::open(a).map_err(|e| format!("opening {}: {e}", a.display()))?;
+        let b = Beneath::open(a)
+            .map_err(|e| crate::Error::Copy(format!("opening {}: {e}", a.display())))?;
         let files = b
             .files(Path::new(""))
-            .map_err(|e| format!("reading {}: {e}", a.display()))?;
+            .map_err(|e| crate::Error::Copy(format!("reading {}: {e}", a.display())))?;
         let mut dirs = BTreeSet::new();
         for (f, _) in &files {
             for d in f.ancestors().skip(1).filter(|d| !d.as_os_str().is_empty()) {
@@ -342,7 +349,7 @@ pub fn pack(src: &Sources, out: impl Write) -> Result<Packed, String> {
     }
     tar.into_inner()
         .and_then(|mut w| w.flush())
-        .map_err(|e| format!("writing the upload archive: {e}"))?;
+        .map_err(|e| crate::Error::Copy(format!("writing the upload archive: {e}")))?;
     Ok(packed)
 }
 
@@ -357,10 +364,14 @@ fn header(src: &Sources, kind: tar::EntryType, mode: u32, size: u64) -> tar::Hea
     h
 }
 
-fn dir_entry<W: Write>(tar: &mut tar::Builder<W>, src: &Sources, d: &Path) -> Result<(), String> {
+fn dir_entry<W: Write>(
+    tar: &mut tar::Builder<W>,
+    src: &Sources,
+    d: &Path,
+) -> crate::error::Result<()> {
     let mut h = header(src, tar::EntryType::Directory, 0o755, 0);
     tar.append_data(&mut h, d, std::io::empty())
-        .map_err(|e| format!("archiving directory {}: {e}", d.display()))
+        .map_err(|e| crate::Error::Copy(format!("archiving directory {}: {e}", d.display())))
 }
 
 /// One entry, as `name` in the archive.
@@ -370,20 +381,21 @@ fn add<W: Write>(
     name: &Path,
     item: Item<'_>,
     packed: &mut Packed,
-) -> Result<(), String> {
+) -> crate::error::Result<()> {
     match item {
         Item::Dir => return dir_entry(tar, src, name),
         Item::Link(target) => {
             let mut h = header(src, tar::EntryType::Symlink, 0o777, 0);
-            tar.append_link(&mut h, name, target)
-                .map_err(|e| format!("archiving symlink {}: {e}", name.display()))?;
+            tar.append_link(&mut h, name, target).map_err(|e| {
+                crate::Error::Copy(format!("archiving symlink {}: {e}", name.display()))
+            })?;
         }
         Item::File { exec, len, data } => {
             // The executable bit survives; nothing else of the host's mode does.
             let mode = if exec { 0o755 } else { 0o644 };
             let mut h = header(src, tar::EntryType::Regular, mode, len);
             tar.append_data(&mut h, name, data)
-                .map_err(|e| format!("archiving {}: {e}", name.display()))?;
+                .map_err(|e| crate::Error::Copy(format!("archiving {}: {e}", name.display())))?;
             packed.bytes += len;
         }
     }

@@ -62,9 +62,13 @@ pub fn unpack(
     staging: &Path,
     pointer: Option<&[u8]>,
     limits: Limits,
-) -> Result<Unpacked, String> {
-    let root = Beneath::open(staging)
-        .map_err(|e| format!("opening the staging directory {}: {e}", staging.display()))?;
+) -> crate::error::Result<Unpacked> {
+    let root = Beneath::open(staging).map_err(|e| {
+        crate::Error::Copy(format!(
+            "opening the staging directory {}: {e}",
+            staging.display()
+        ))
+    })?;
     let mut unpacking = Unpacking {
         root,
         staging,
@@ -77,15 +81,16 @@ pub fn unpack(
     let mut entries_seen = 0u64;
     let entries = tar
         .entries()
-        .map_err(|e| format!("reading the container's archive: {e}"))?;
+        .map_err(|e| crate::Error::Copy(format!("reading the container's archive: {e}")))?;
     for entry in entries {
-        let entry = entry.map_err(|e| format!("reading the container's archive: {e}"))?;
+        let entry = entry
+            .map_err(|e| crate::Error::Copy(format!("reading the container's archive: {e}")))?;
         entries_seen += 1;
         if entries_seen > limits.entries {
-            return Err(format!(
+            return Err(crate::Error::Copy(format!(
                 "the container's tree has more than {} entries; nothing of it was taken\n  hint: an agent that writes that many files is refused; check its log for what it did",
                 limits.entries
-            ));
+            )));
         }
         unpacking.entry(entry)?;
     }
@@ -105,7 +110,7 @@ struct Unpacking<'a> {
 impl Unpacking<'_> {
     /// Unpack one entry, or list it as refused. An error: the archive is
     /// broken or over its cap, or the staging directory cannot be written.
-    fn entry<R: Read>(&mut self, mut entry: tar::Entry<'_, R>) -> Result<(), String> {
+    fn entry<R: Read>(&mut self, mut entry: tar::Entry<'_, R>) -> crate::error::Result<()> {
         let raw = entry.path_bytes().into_owned();
         let shown = String::from_utf8_lossy(&raw).into_owned();
         let rel = match relative(&raw, self.prefix) {
@@ -124,10 +129,10 @@ impl Unpacking<'_> {
         let size = entry.header().size().unwrap_or(u64::MAX);
         let is_file = kind.is_file() || kind == tar::EntryType::Continuous;
         if is_file && self.out.bytes.saturating_add(size) > self.limits.bytes {
-            return Err(format!(
+            return Err(crate::Error::Copy(format!(
                 "the container's tree is larger than {}; nothing of it was taken\n  hint: an agent that leaves that much behind is refused; check its log for what it did",
                 bytesize::ByteSize::b(self.limits.bytes).display().iec()
-            ));
+            )));
         }
         let Some(dest) = prepare_parent(&self.root, &rel, &mut self.out.refused, &shown) else {
             return Ok(());
@@ -137,13 +142,13 @@ impl Unpacking<'_> {
         match kind {
             tar::EntryType::Directory => {
                 if let Err(why) = make_dir(&self.root, &dest) {
-                    self.out.refused.push((shown, why));
+                    self.out.refused.push((shown, why.to_string()));
                 }
             }
             k if k.is_file() || k == tar::EntryType::Continuous => {
                 clear(&self.root, &dest);
                 let written = write_file(&self.root, &dest, &mut entry, mode, size)
-                    .map_err(|e| format!("writing {}: {e}", at.display()))?;
+                    .map_err(|e| crate::Error::Copy(format!("writing {}: {e}", at.display())))?;
                 self.out.bytes += written;
                 self.out.files += 1;
             }
@@ -181,7 +186,7 @@ impl Unpacking<'_> {
         shown: String,
         dest: &Path,
         at: &Path,
-    ) -> Result<(), String> {
+    ) -> crate::error::Result<()> {
         let Some(target) = entry.link_name_bytes().map(|t| t.into_owned()) else {
             self.out
                 .refused
@@ -197,7 +202,7 @@ impl Unpacking<'_> {
         clear(&self.root, dest);
         self.root
             .symlink(std::ffi::OsStr::from_bytes(&target), dest)
-            .map_err(|e| format!("writing symlink {}: {e}", at.display()))?;
+            .map_err(|e| crate::Error::Copy(format!("writing symlink {}: {e}", at.display())))?;
         self.out.files += 1;
         Ok(())
     }
@@ -210,7 +215,7 @@ impl Unpacking<'_> {
         shown: String,
         dest: &Path,
         at: &Path,
-    ) -> Result<(), String> {
+    ) -> crate::error::Result<()> {
         let target = entry
             .link_name_bytes()
             .map(|t| t.into_owned())
@@ -234,18 +239,23 @@ impl Unpacking<'_> {
         };
         let len = source.metadata().map(|m| m.len()).unwrap_or(0);
         if self.out.bytes.saturating_add(len) > self.limits.bytes {
-            return Err(format!(
+            return Err(crate::Error::Copy(format!(
                 "the container's tree is larger than {}; nothing of it was taken",
                 bytesize::ByteSize::b(self.limits.bytes).display().iec()
-            ));
+            )));
         }
         clear(&self.root, dest);
         let exec = source
             .metadata()
             .map(|m| std::os::unix::fs::PermissionsExt::mode(&m.permissions()))
             .unwrap_or(0o644);
-        write_file(&self.root, dest, &mut source, exec, len)
-            .map_err(|e| format!("copying {} to {}: {e}", from.display(), at.display()))?;
+        write_file(&self.root, dest, &mut source, exec, len).map_err(|e| {
+            crate::Error::Copy(format!(
+                "copying {} to {}: {e}",
+                from.display(),
+                at.display()
+            ))
+        })?;
         self.out.bytes += len;
         self.out.files += 1;
         Ok(())
@@ -333,7 +343,7 @@ fn prepare_parent(
             }
             Err(_) => {
                 if let Err(why) = make_dir(root, &here) {
-                    refused.push((shown.into(), why));
+                    refused.push((shown.into(), why.to_string()));
                     return None;
                 }
             }
@@ -342,14 +352,14 @@ fn prepare_parent(
     Some(rel.to_path_buf())
 }
 
-fn make_dir(root: &Beneath, dest: &Path) -> Result<(), String> {
+fn make_dir(root: &Beneath, dest: &Path) -> crate::error::Result<()> {
     match root.kind(dest) {
         Ok(Kind::Dir) => return Ok(()),
         Ok(_) => clear(root, dest),
         Err(_) => {}
     }
     root.create_dir(dest)
-        .map_err(|e| format!("creating the directory: {e}"))
+        .map_err(|e| crate::Error::Copy(format!("creating the directory: {e}")))
 }
 
 /// Remove what a later entry replaces (a file, a symlink or a directory).
@@ -385,25 +395,31 @@ fn kind_name(k: tar::EntryType) -> &'static str {
 /// top-level entries named in `keep` (the host's `.git`). `staging` is
 /// emptied. Both are directories rascal owns; what is in them is removed
 /// and moved by descriptor, no link in them followed.
-pub fn replace_contents(staging: &Path, dest: &Path, keep: &[&str]) -> Result<(), String> {
-    std::fs::create_dir_all(dest).map_err(|e| format!("creating {}: {e}", dest.display()))?;
-    let open = |d: &Path| Beneath::open(d).map_err(|e| format!("opening {}: {e}", d.display()));
+pub fn replace_contents(staging: &Path, dest: &Path, keep: &[&str]) -> crate::error::Result<()> {
+    std::fs::create_dir_all(dest)
+        .map_err(|e| crate::Error::Copy(format!("creating {}: {e}", dest.display())))?;
+    let open = |d: &Path| {
+        Beneath::open(d).map_err(|e| crate::Error::Copy(format!("opening {}: {e}", d.display())))
+    };
     let (from, to) = (open(staging)?, open(dest)?);
-    let list = |b: &Beneath| -> Result<Vec<std::ffi::OsString>, String> {
+    let list = |b: &Beneath| -> crate::error::Result<Vec<std::ffi::OsString>> {
         Ok(b.list(Path::new(""))
-            .map_err(|e| format!("reading {}: {e}", b.path().display()))?
+            .map_err(|e| crate::Error::Copy(format!("reading {}: {e}", b.path().display())))?
             .into_iter()
             .map(|(n, _)| n)
             .filter(|n| !keep.iter().any(|k| n.as_bytes() == k.as_bytes()))
             .collect())
     };
     for name in list(&to)? {
-        to.remove_all(Path::new(&name))
-            .map_err(|err| format!("clearing {}: {err}", dest.join(&name).display()))?;
+        to.remove_all(Path::new(&name)).map_err(|err| {
+            crate::Error::Copy(format!("clearing {}: {err}", dest.join(&name).display()))
+        })?;
     }
     for name in list(&from)? {
         from.move_to(Path::new(&name), &to, Path::new(&name))
-            .map_err(|err| format!("moving into {}: {err}", dest.join(&name).display()))?;
+            .map_err(|err| {
+                crate::Error::Copy(format!("moving into {}: {err}", dest.join(&name).display()))
+            })?;
     }
     Ok(())
 }

@@ -66,13 +66,18 @@ pub async fn connect(
     };
     let mut config = kube::Config::from_custom_kubeconfig(kc, &options)
         .await
-        .map_err(|e| Engine(format!("context `{context}` of the kubeconfig {source}: {e}")))?;
+        .map_err(|e| {
+            Engine(format!(
+                "context `{context}` of the kubeconfig {source}: {e}"
+            ))
+        })?;
     config.default_namespace = k.namespace.clone();
     let url = config.cluster_url.to_string();
-    let client = Client::try_from(config)
-        .map_err(|e| {
-            Engine(format!("could not make a client for context `{context}` ({url}): {e}"))
-        })?;
+    let client = Client::try_from(config).map_err(|e| {
+        Engine(format!(
+            "could not make a client for context `{context}` ({url}): {e}"
+        ))
+    })?;
     Ok(Cluster {
         client,
         context,

@@ -60,7 +60,7 @@ pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
         h.set_size(size);
         h
     };
-    let add = |b: &mut tar::Builder<_>, name: &Path, item: Item<'_>| -> Result<(), String> {
+    let add = |b: &mut tar::Builder<_>, name: &Path, item: Item<'_>| -> crate::error::Result<()> {
         let r = match item {
             Item::Dir => b.append_data(
                 &mut entry(tar::EntryType::Directory, 0o755, 0),
@@ -78,7 +78,7 @@ pub fn pack(input: &Inbound, out: impl io::Write) -> io::Result<()> {
                 data,
             ),
         };
-        r.map_err(|e| format!("archiving {}: {e}", name.display()))
+        r.map_err(|e| crate::Error::Copy(format!("archiving {}: {e}", name.display())))
     };
     add(&mut b, Path::new(WORKSPACE_DIR), Item::Dir).map_err(io::Error::other)?;
     let listing = for_each_item(input.workdir, input.tree, &mut |p, item| {
