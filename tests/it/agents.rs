@@ -140,7 +140,7 @@ fn claude_argv_stdin_redaction_readable_events_and_cost() {
         "▸ Bash cargo test health",
         "✗ error[E0425]: cannot find function `health`",
         "warning: this line is not JSON at all",
-        "{\"type\":\"rate_limit_event\"",
+        "· rate_limit_event (an event rascal does not read; folded)",
         "■ done: Added /health returning 200 and a test.",
         "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"te",
         "[cc] summary: Added /health returning 200 and a test.",
@@ -148,6 +148,8 @@ fn claude_argv_stdin_redaction_readable_events_and_cost() {
     ] {
         assert!(out.contains(want), "missing {want:?} in:\n{out}");
     }
+    // An event of a kind rascal does not read is folded, never raw.
+    assert!(!out.contains("{\"type\":\"rate_limit_event\""), "{out}");
     // The credential never reaches the screen, the log file or the store.
     assert!(out.contains("debug: using key [redacted]"), "{out}");
     assert!(!out.contains(KEY));
@@ -266,7 +268,7 @@ fn goose_gets_the_instruction_as_a_file_and_model_from_config() {
 }
 
 #[test]
-fn every_fixture_line_parses_or_is_shown_raw_without_panicking() {
+fn every_fixture_line_parses_or_is_folded_without_panicking() {
     for (rt, file) in [
         (RuntimeKind::Claude, "claude.jsonl"),
         (RuntimeKind::Codex, "codex.jsonl"),
@@ -305,9 +307,12 @@ fn every_fixture_line_parses_or_is_shown_raw_without_panicking() {
             let _ = parse_line(rt, line);
         }
     }
+    // A kind no parser reads is named and folded, never shown raw.
     assert_eq!(
-        parse_line(RuntimeKind::Claude, "{\"type\":\"mystery\"}"),
-        None
+        parse_line(RuntimeKind::Claude, "{\"type\":\"mystery\",\"x\":\"raw\"}"),
+        Some(vec![AgentEvent::Progress {
+            text: "mystery (an event rascal does not read; folded)".into()
+        }])
     );
     assert_eq!(
         parse_line(RuntimeKind::Command, "{\"type\":\"result\"}"),

@@ -313,12 +313,22 @@ fn graph_from(
     g
 }
 
+/// Crates whose one error (`error.rs`) stands beside the layering, not in
+/// it: it folds the errors of the crate's own modules (so it uses them)
+/// and every module returns it (so they use it) — the crate's `Error`,
+/// as `thiserror` crates are built. The engine's `error` is ranked: it
+/// folds other crates' errors and only the CLI and the TUI use it.
+const ERRORS_BESIDE: &[&str] = &["rascal-core", "rascal-exec"];
+
 /// Every module of every crate of the workspace, in the one module tree.
 fn workspace_modules() -> BTreeMap<String, PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut out = BTreeMap::new();
-    for (_, dir, prefix) in CRATES {
+    for (package, dir, prefix) in CRATES {
         for (m, p) in modules(&root.join(dir)) {
+            if ERRORS_BESIDE.contains(package) && top(&m) == "error" {
+                continue;
+            }
             let m = if prefix.is_empty() {
                 m
             } else {
@@ -347,7 +357,17 @@ fn graph() -> BTreeMap<String, BTreeSet<String>> {
             (c.2, own)
         })
         .collect();
+    // The modules of the crates whose error stands beside the layering:
+    // their `crate::error::…` is that error, no module of the tree.
+    let beside: BTreeSet<String> = CRATES
+        .iter()
+        .filter(|c| ERRORS_BESIDE.contains(&c.0))
+        .flat_map(|c| modules(&root.join(c.1)).into_keys())
+        .collect();
     graph_from(&workspace_modules(), |module, mut p| {
+        if beside.contains(module) && p.first().is_some_and(|s| s == "error") {
+            return vec!["<the crate's own error>".to_string()];
+        }
         if let Some((prefix, own)) = prefixed.iter().find(|x| top(module) == x.0) {
             let first = p.first().map(String::as_str).unwrap_or("");
             let lower = LAYERS.contains(&first) && !own.contains(first);

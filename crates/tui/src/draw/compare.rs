@@ -175,7 +175,12 @@ fn ranking(frame: &mut Frame, app: &App, area: Rect) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(t.border)
-        .title(Span::styled(title, t.title));
+        // Narrower than its title, the pane ends it with `…` (the key is
+        // in the bar below and in the last line when lines are left out).
+        .title(Span::styled(
+            ellipsis(title, (area.width as usize).saturating_sub(2)),
+            t.title,
+        ));
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let mut lines = super::ranking::ranking_lines(app, inner.width as usize);
