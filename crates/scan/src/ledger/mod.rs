@@ -25,6 +25,7 @@ mod shell;
 mod unittest;
 
 pub use commands::{listing_command, no_fail_fast, results_command, results_run, shipped_profile};
+pub use pytest::pytest_style;
 pub use recognise::{package_json_dir, recognise};
 use settle::settle;
 

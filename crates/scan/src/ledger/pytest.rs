@@ -9,6 +9,17 @@ use quick_xml::events::{BytesStart, Event};
 use quick_xml::{Reader, XmlVersion};
 use std::collections::HashMap;
 
+/// Tests only pytest runs: a test function at the top of the module
+/// (unittest finds only `TestCase` methods), or pytest imported.
+pub fn pytest_style(code: &str) -> bool {
+    code.lines().any(|l| {
+        l.starts_with("def test")
+            || l.starts_with("async def test")
+            || l.starts_with("import pytest")
+            || l.starts_with("from pytest ")
+    })
+}
+
 /// `--collect-only -q` and the guardrail's arguments less those that
 /// change the listing's shape (verbosity, xdist, reports, coverage).
 pub(super) fn listing_args(args: &[String]) -> Vec<String> {

@@ -47,17 +47,6 @@ fn is_test_file(path: &str) -> bool {
     name.ends_with(".py") && (name.starts_with("test_") || name.ends_with("_test.py"))
 }
 
-/// Tests only pytest runs: a test function at the top of the module
-/// (unittest finds only `TestCase` methods), or pytest imported.
-pub(crate) fn pytest_style(code: &str) -> bool {
-    code.lines().any(|l| {
-        l.starts_with("def test")
-            || l.starts_with("async def test")
-            || l.starts_with("import pytest")
-            || l.starts_with("from pytest ")
-    })
-}
-
 fn signs<'a>(repo: &'a Listing, dir: &'a str) -> Signs<'a> {
     let read = |name: &str| repo.read(&Listing::at(dir, name)).unwrap_or_default();
     let pyproject = read("pyproject.toml");
@@ -100,7 +89,7 @@ fn signs<'a>(repo: &'a Listing, dir: &'a str) -> Signs<'a> {
             .iter()
             .filter(|p| is_test_file(p))
             .take(TEST_FILES_READ)
-            .any(|p| pytest_style(&read(p)));
+            .any(|p| crate::layers::ledger::pytest_style(&read(p)));
     signs.test_files = signs.files.iter().any(|p| is_test_file(p));
     let first_test = signs.files.iter().find(|p| {
         let name = p.rsplit('/').next().unwrap_or(p);

@@ -41,25 +41,18 @@ pub fn shown_listing(rec: &Recognised, command: &str) -> String {
 /// guardrail or its runner is not recognised (a `npm test` script, say).
 pub fn template_from_guardrails(guardrails: &[crate::config::Guardrail]) -> Option<String> {
     use crate::config::GuardrailKind;
-    let commands = guardrails.iter().filter_map(|g| match &g.kind {
-        GuardrailKind::Command { command, tests, .. } if *tests != Some(false) => {
-            Some((command.as_str(), *tests == Some(true)))
-        }
-        _ => None,
-    });
-    let mut chosen = None;
-    for (command, marked) in commands {
-        let Some(rec) = ledger::recognise(command, None) else {
-            continue;
-        };
-        if marked || chosen.is_none() {
-            chosen = Some(rec);
-        }
-        if marked {
-            break;
-        }
-    }
-    let rec = chosen?;
+    // The runners among the guardrails, each with whether it is marked.
+    let runs: Vec<(ledger::Recognised, bool)> = guardrails
+        .iter()
+        .filter_map(|g| match &g.kind {
+            GuardrailKind::Command { command, tests, .. } if *tests != Some(false) => {
+                Some((ledger::recognise(command, None)?, *tests == Some(true)))
+            }
+            _ => None,
+        })
+        .collect();
+    let marked = runs.iter().position(|(_, m)| *m).unwrap_or(0);
+    let (rec, _) = runs.into_iter().nth(marked)?;
     let mut words: Vec<String> = rec.env.clone();
     words.extend(rec.program.iter().cloned());
     // Arguments after a lone `--` go to the test binary (cargo): the
@@ -113,8 +106,9 @@ pub fn template_from_guardrails(guardrails: &[crate::config::Guardrail]) -> Opti
 /// its base commit (a candidate adding a `Cargo.toml` cannot switch it):
 /// what `rascal init` detects. Python with pytest anywhere in sight
 /// (`pyproject.toml`, `pytest.ini`, `setup.py`, `setup.cfg`, `tox.ini`,
-/// `conftest.py`, a `requirements*.txt` naming it) runs pytest; Python
-/// test files and nothing of pytest run the standard library's unittest.
+/// `conftest.py`, a `requirements*.txt` naming it, a `tests/` folder, test
+/// files only pytest runs) runs pytest; other Python test files run the
+/// standard library's unittest.
 pub fn default_test_command(origin: &Path, base: git2::Oid) -> Option<&'static str> {
     let repo = git2::Repository::discover(origin).ok()?;
     let tree = repo.find_commit(base).ok()?.tree().ok()?;
@@ -146,10 +140,15 @@ pub fn default_test_command(origin: &Path, base: git2::Oid) -> Option<&'static s
                 .collect()
         })
         .unwrap_or_default();
-    let test_files = names
+    let top_tests: Vec<&String> = names
         .iter()
-        .any(|n| n.ends_with(".py") && (n.starts_with("test") || n.ends_with("_test.py")))
-        || in_tests.iter().any(|n| n.ends_with(".py"));
+        .filter(|n| n.ends_with(".py") && (n.starts_with("test") || n.ends_with("_test.py")))
+        .collect();
+    let test_files = !top_tests.is_empty() || in_tests.iter().any(|n| n.ends_with(".py"));
+    // What `rascal init` reads too: a `tests/` folder, or test files only
+    // pytest runs (top-level test functions, pytest imported).
+    let pytest_tests = in_tests.iter().any(|n| n.ends_with(".py"))
+        || top_tests.iter().any(|n| ledger::pytest_style(&read(n)));
     if has("Cargo.toml") {
         Some("cargo test {check}")
     } else if has("go.mod") {
@@ -165,6 +164,7 @@ pub fn default_test_command(origin: &Path, base: git2::Oid) -> Option<&'static s
     .iter()
     .any(|f| has(f))
         || requirements_name_pytest
+        || pytest_tests
     {
         Some("pytest -k {check}")
     } else if has("package.json") {
@@ -282,5 +282,49 @@ mod from_guardrails {
         assert_eq!(template(yaml).as_deref(), Some("pytest -k {check}"));
         let off = "guardrails:\n  - { name: quick, command: \"pytest -x\", tests: false }\n";
         assert_eq!(template(off), None);
+    }
+}
+
+#[cfg(test)]
+mod by_repository {
+    use super::default_test_command;
+
+    /// A repository of `files` committed once; its commit.
+    fn commit(dir: &std::path::Path, files: &[(&str, &str)]) -> git2::Oid {
+        let repo = git2::Repository::init(dir).unwrap();
+        let mut index = repo.index().unwrap();
+        for (path, text) in files {
+            std::fs::write(dir.join(path), text).unwrap();
+            index.add_path(std::path::Path::new(path)).unwrap();
+        }
+        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
+            .unwrap()
+    }
+
+    #[test]
+    fn python_test_files_choose_the_runner_init_chooses() {
+        let pytest_style = tempfile::tempdir().unwrap();
+        let base = commit(
+            pytest_style.path(),
+            &[("test_calc.py", "def test_add():\n    assert 1 + 1 == 2\n")],
+        );
+        assert_eq!(
+            default_test_command(pytest_style.path(), base),
+            Some("pytest -k {check}")
+        );
+        let unittest_style = tempfile::tempdir().unwrap();
+        let base = commit(
+            unittest_style.path(),
+            &[(
+                "test_calc.py",
+                "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_add(self):\n        pass\n",
+            )],
+        );
+        assert_eq!(
+            default_test_command(unittest_style.path(), base),
+            Some("python3 -m unittest -k {check}")
+        );
     }
 }
