@@ -1376,3 +1376,54 @@ fn a_rewritten_file_in_a_directory_the_base_code_reads_is_not_laid_at_the_base()
         "{l}"
     );
 }
+
+/// pytest runs go on past a file that does not import
+/// (`--continue-on-collection-errors`), so the other files' results are
+/// read; a change that makes a base test file unimportable still FAILs —
+/// that file's tests have no result, and the base's tests must pass. The
+/// honest change beside it passes.
+#[test]
+fn a_base_test_file_the_change_makes_unimportable_still_fails_the_base_tests() {
+    if !bwrap() {
+        return;
+    }
+    let python = python_with_pytest();
+    if !crate::test_integrity::toolchain(python, &["-c", "import pytest"]) {
+        crate::common::skip("RASCAL_REQUIRE_TOOLCHAINS", "no python3 with pytest");
+        return;
+    }
+    let files = [
+        (
+            "calc.py",
+            "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        ),
+        (
+            "test_add.py",
+            "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+        ),
+        (
+            "test_sub.py",
+            "from calc import sub\n\n\ndef test_sub():\n    assert sub(3, 1) == 2\n",
+        ),
+    ];
+    // `hides` removes `sub`, so test_sub.py cannot import; `honest` only
+    // adds a function.
+    let hides = "printf 'def add(a, b):\\n    return a + b\\n' > calc.py".to_string();
+    let honest = "printf '\\n\\ndef mul(a, b):\\n    return a * b\\n' >> calc.py".to_string();
+    let t = repo_of(
+        &files,
+        &[("hides", &hides), ("honest", &honest)],
+        &format!("guardrails:\n  - {{ name: tests, command: \"{python} -m pytest -q -p no:cacheprovider\" }}\n"),
+    );
+    let doc = run(&t, &["hides", "honest"]);
+    assert_eq!(
+        not_passing(&doc, &["honest"]),
+        Vec::<String>::new(),
+        "{doc}"
+    );
+    let c = candidate(&doc, "hides");
+    assert_eq!(c["verdict"], "fail", "{c}");
+    let out = report(c, "tests")["output"].as_str().unwrap().to_string();
+    assert!(out.contains("base tests: 1/2 pass on this change"), "{out}");
+    assert!(out.contains("test_sub.py::test_sub"), "{out}");
+}
