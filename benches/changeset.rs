@@ -7,10 +7,10 @@
 //! whole. The ratio streamed / floor is printed at the end.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rascal::config::Config;
-use rascal::git::workspace;
-use rascal::pipeline::content::read_change;
-use rascal::pipeline::sequence::{permissions_in_force, Origin};
+use rascal_core::config::Config;
+use rascal_engine::pipeline::content::read_change;
+use rascal_engine::pipeline::sequence::{permissions_in_force, Origin};
+use rascal_exec::git::workspace;
 use std::hint::black_box;
 use std::io::Write;
 use std::path::Path;

@@ -7,9 +7,9 @@
 //! one by default; copy mode is forced). Run with
 //! `cargo bench --bench copy_mode`.
 
-use rascal::config::workspace::WorkspaceMode;
-use rascal::config::{AgentConfig, RuntimeKind};
-use rascal::exec::launch::{docker::DockerLauncher, LaunchSpec, Launcher};
+use rascal_core::config::workspace::WorkspaceMode;
+use rascal_core::config::{AgentConfig, RuntimeKind};
+use rascal_exec::exec::launch::{docker::DockerLauncher, LaunchSpec, Launcher};
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -84,8 +84,8 @@ fn after(line: &str, key: &str) -> Option<String> {
 }
 
 fn main() {
-    let rt = rascal::exec::runtime().unwrap();
-    if let Err(e) = rt.block_on(rascal::exec::launch::docker::connect()) {
+    let rt = rascal_exec::exec::runtime().unwrap();
+    if let Err(e) = rt.block_on(rascal_exec::exec::launch::docker::connect()) {
         eprintln!("no Docker engine: nothing to measure ({e})");
         return;
     }
@@ -93,14 +93,17 @@ fn main() {
         eprintln!("could not build {IMAGE}: {e}");
         return;
     }
-    println!("engine: {}", rascal::exec::launch::docker::engine_address());
+    println!(
+        "engine: {}",
+        rascal_exec::exec::launch::docker::engine_address()
+    );
     for (label, mib, runs) in [("demo repository", 0, 9), ("100 MiB repository", 100, 5)] {
         let repo = tempfile::tempdir().unwrap();
         repository(repo.path(), mib);
         let git = git2::Repository::open(repo.path()).unwrap();
         let base = git.head().unwrap().peel_to_commit().unwrap().id();
         let files = tempfile::tempdir().unwrap();
-        let ws = rascal::git::workspace::create_workspace(
+        let ws = rascal_exec::git::workspace::create_workspace(
             &git,
             base,
             &files.path().join("workspaces/r/c"),
@@ -127,7 +130,7 @@ fn main() {
                 upload: None,
             };
             // The queue is bounded: read it while the launcher runs.
-            let (tx, mut rx) = rascal::exec::runner::log_channel();
+            let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
             let collect = rt.spawn(async move {
                 let mut lines = Vec::new();
                 while let Some(batch) = rx.recv().await {

@@ -2,10 +2,10 @@
 //! allowed/denied globs, and forbidden-import detection over added lines.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rascal::config::permissions::{GlobPattern, PermissionsConfig};
-use rascal::layers::imports::new_imports;
-use rascal::layers::permissions::Permissions;
-use rascal::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_core::config::permissions::{GlobPattern, PermissionsConfig};
+use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_engine::layers::permissions::Permissions;
+use rascal_scan::imports::new_imports;
 use std::hint::black_box;
 
 fn glob(s: String) -> GlobPattern {
@@ -34,7 +34,7 @@ fn config() -> PermissionsConfig {
         allowed_paths: allowed,
         denied_paths: denied,
         max_files_changed: Some(1_000_000),
-        denied_operations: vec![rascal::config::permissions::OpName::Delete],
+        denied_operations: vec![rascal_core::config::permissions::OpName::Delete],
         ..Default::default()
     }
 }

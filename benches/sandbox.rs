@@ -3,10 +3,10 @@
 //! on a fresh copy of the demo's change in bubblewrap vs in place). Median
 //! of 20 each, in ms. Run with `cargo bench --bench sandbox`.
 
-use rascal::exec::confine::Confinement;
-use rascal::exec::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
-use rascal::exec::place::{Place, Sandboxed};
-use rascal::exec::runner::{self, CommandSpec};
+use rascal_exec::exec::confine::Confinement;
+use rascal_exec::exec::launch::{process::ProcessLauncher, LaunchSpec, Launcher};
+use rascal_exec::exec::place::{Place, Sandboxed};
+use rascal_exec::exec::runner::{self, CommandSpec};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -17,17 +17,17 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    if rascal::exec::sandbox::available().is_err() {
+    if rascal_exec::exec::sandbox::available().is_err() {
         eprintln!("bubblewrap is not installed: nothing to compare");
         return;
     }
-    let rt = rascal::exec::runtime().unwrap();
+    let rt = rascal_exec::exec::runtime().unwrap();
     let repo = tempfile::tempdir().unwrap();
     rascal::cli::demo::create_sample(repo.path()).unwrap();
     let git = git2::Repository::open(repo.path()).unwrap();
     let base = git.head().unwrap().peel_to_commit().unwrap().id();
     let files = tempfile::tempdir().unwrap();
-    let ws = rascal::git::workspace::create_workspace(
+    let ws = rascal_exec::git::workspace::create_workspace(
         &git,
         base,
         &files.path().join("workspaces/r/c"),
@@ -35,8 +35,8 @@ fn main() {
     )
     .unwrap();
     std::fs::write(ws.join("src/extra.rs"), "pub fn extra() {}\n").unwrap();
-    let mut changes = rascal::git::workspace::changeset(repo.path(), &ws, base).unwrap();
-    changes.tree = rascal::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
+    let mut changes = rascal_exec::git::workspace::changeset(repo.path(), &ws, base).unwrap();
+    changes.tree = rascal_exec::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
         .unwrap()
         .to_string();
 
@@ -61,7 +61,7 @@ fn main() {
             upload: None,
         };
         // Nobody reads the lines: a closed queue drops them.
-        let (tx, rx) = rascal::exec::runner::log_channel();
+        let (tx, rx) = rascal_exec::exec::runner::log_channel();
         drop(rx);
         let t = Instant::now();
         rt.block_on(ProcessLauncher::default().run(spec, tx, CancellationToken::new()))

@@ -10,8 +10,8 @@
 //!   text).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rascal::layers::secrets::{SecretScanner, SecretsOptions};
-use rascal::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_scan::secrets::{SecretScanner, SecretsOptions};
 use std::hint::black_box;
 
 const TEMPLATE: &[&str] = &[

@@ -3,15 +3,15 @@
 //! candidates × 5,000 lines/s must be a small fraction of one core).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use rascal::exec::runner::Stream;
-use rascal::model::event::RunEvent;
-use rascal::tui::fixture;
-use rascal::tui::update::update;
-use rascal::tui::Action;
+use rascal_core::model::event::RunEvent;
+use rascal_exec::exec::runner::Stream;
+use rascal_tui::fixture;
+use rascal_tui::update::update;
+use rascal_tui::Action;
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 
-fn full_logs(app: &mut rascal::tui::App) {
+fn full_logs(app: &mut rascal_tui::App) {
     let ids: Vec<String> = app.candidates.iter().map(|c| c.info.id.clone()).collect();
     for i in 0..2_500 {
         for id in &ids {
@@ -34,7 +34,7 @@ fn render(c: &mut Criterion) {
     let mut term = Terminal::new(TestBackend::new(200, 50)).unwrap();
     c.bench_function("dashboard frame 200x50, 8 candidates", |b| {
         b.iter(|| {
-            term.draw(|f| rascal::tui::draw::draw(f, &app)).unwrap();
+            term.draw(|f| rascal_tui::draw::draw(f, &app)).unwrap();
         })
     });
 
@@ -42,7 +42,7 @@ fn render(c: &mut Criterion) {
     full_logs(&mut app);
     c.bench_function("dashboard frame 200x50, 16 candidates", |b| {
         b.iter(|| {
-            term.draw(|f| rascal::tui::draw::draw(f, &app)).unwrap();
+            term.draw(|f| rascal_tui::draw::draw(f, &app)).unwrap();
         })
     });
 
@@ -56,10 +56,10 @@ fn render(c: &mut Criterion) {
         },
     );
     // Warm the highlight cache once: later frames reuse it.
-    term.draw(|f| rascal::tui::draw::draw(f, &app)).unwrap();
+    term.draw(|f| rascal_tui::draw::draw(f, &app)).unwrap();
     c.bench_function("diff frame 200x50, highlighted (cached)", |b| {
         b.iter(|| {
-            term.draw(|f| rascal::tui::draw::draw(f, &app)).unwrap();
+            term.draw(|f| rascal_tui::draw::draw(f, &app)).unwrap();
         })
     });
 }

@@ -5,7 +5,7 @@
 
 use clap::Parser;
 use rascal::cli::{dispatch, exit_code, Cli};
-use rascal::text::{cut, sanitize};
+use rascal_core::text::{cut, sanitize};
 use std::process::ExitCode;
 
 fn main() -> ExitCode {

@@ -267,7 +267,7 @@ pub struct ReportArgs {
     /// The run: its id, or `last` for the newest.
     pub run: String,
     #[arg(long, value_enum, default_value = "md")]
-    pub format: crate::output::report::Format,
+    pub format: rascal_engine::output::report::Format,
 }
 
 #[derive(Args)]
@@ -400,16 +400,16 @@ pub enum LauncherArg {
     Kubernetes,
 }
 
-impl From<LauncherArg> for crate::config::LauncherKind {
+impl From<LauncherArg> for rascal_core::config::LauncherKind {
     fn from(l: LauncherArg) -> Self {
         match l {
-            LauncherArg::Process => crate::config::LauncherKind::Process,
-            LauncherArg::Docker => crate::config::LauncherKind::Docker,
-            LauncherArg::Kubernetes => crate::config::LauncherKind::Kubernetes,
+            LauncherArg::Process => rascal_core::config::LauncherKind::Process,
+            LauncherArg::Docker => rascal_core::config::LauncherKind::Docker,
+            LauncherArg::Kubernetes => rascal_core::config::LauncherKind::Kubernetes,
         }
     }
 }
 
 fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
-    crate::config::duration::parse_duration(s).map(|d| d.get())
+    rascal_core::config::duration::parse_duration(s).map(|d| d.get())
 }

@@ -5,7 +5,7 @@ use super::args::AttachArgs;
 use super::exit::CliError;
 use super::run::{execute, interactive, tui_wanted};
 use super::shared::{current_exe, open_store};
-use crate::tui::Theme;
+use rascal_tui::Theme;
 use std::path::Path;
 
 pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
@@ -20,7 +20,7 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
     // `prepare_attach` reads the journal, checking the run's hash chain: a
     // run whose record was changed after it was written is neither resumed
     // nor opened.
-    match crate::pipeline::attach::prepare_attach(dir, &run, exe) {
+    match rascal_engine::pipeline::attach::prepare_attach(dir, &run, exe) {
         Ok(p) => {
             // What landed before (with the times it landed: clocks go on
             // from the journal, never restart), then the rest live.
@@ -46,14 +46,16 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
         Err(e)
             if !matches!(
                 e,
-                crate::pipeline::PipelineError::Store(crate::store::StoreError::Tampered(_))
+                rascal_engine::pipeline::PipelineError::Store(
+                    rascal_engine::store::StoreError::Tampered(_)
+                )
             ) && tui.is_some()
                 && open_store(dir)?.run_exists(&run).unwrap_or(false) =>
         {
             let flag = tui.flatten();
             let theme = Theme::named(flag.as_deref().unwrap_or("dark"), Theme::no_color_env())
                 .map_err(CliError::Usage)?;
-            crate::tui::shell::attach(dir, &run, theme).map_err(CliError::Usage)
+            rascal_tui::shell::attach(dir, &run, theme).map_err(CliError::Usage)
         }
         Err(e) => Err(e.into()),
     }

@@ -4,13 +4,13 @@
 use super::args::CheckArgs;
 use super::exit::CliError;
 use super::shared::{out, say};
-use crate::git::base::ConfigSource;
-use crate::git::workspace;
-use crate::model::event::WorkingTree;
-use crate::model::verdict::{gate, Report};
-use crate::output::printer;
-use crate::pipeline::content;
-use crate::pipeline::sequence::{self, Origin, Verification};
+use rascal_core::model::event::WorkingTree;
+use rascal_core::model::verdict::{gate, Report};
+use rascal_engine::output::printer;
+use rascal_engine::pipeline::content;
+use rascal_engine::pipeline::sequence::{self, Origin, Verification};
+use rascal_exec::git::base::ConfigSource;
+use rascal_exec::git::workspace;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
@@ -25,14 +25,14 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
     let oid = workspace::resolve(&repo, &base)?;
     let workdir = workspace::workdir(&repo);
     let config = if config_from_worktree {
-        crate::git::base::load_config_from(ConfigSource::WorkingTree(&workdir))?
+        rascal_exec::git::base::load_config_from(ConfigSource::WorkingTree(&workdir))?
     } else {
-        crate::git::base::load_config(&repo, oid)?
+        rascal_exec::git::base::load_config(&repo, oid)?
     };
     // The working tree is what is checked: only `.rascal/` is worth a word.
     let tree = WorkingTree {
         config_from_worktree,
-        config_changes: crate::git::base::config_changes(&repo, oid),
+        config_changes: rascal_exec::git::base::config_changes(&repo, oid),
         uncommitted: 0,
         uncommitted_files: Vec::new(),
     };
@@ -49,9 +49,9 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         oid,
         &Default::default(),
     )?;
-    let rt = crate::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
+    let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
     let reports: Vec<Report> = rt.block_on(async {
-        let place = crate::exec::place::Place::InPlace {
+        let place = rascal_exec::exec::place::Place::InPlace {
             origin: workdir.clone(),
         };
         let v = Verification {
@@ -81,17 +81,17 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         });
         say!(
             "{}",
-            crate::text::inert::json(&serde_json::to_string_pretty(&doc).unwrap_or_default())
+            rascal_core::text::inert::json(&serde_json::to_string_pretty(&doc).unwrap_or_default())
         );
     } else {
         say!(
             "verdict {verdict} · {} changed against {}",
-            crate::text::change_size(changes.files.len() as u64, changes.lines_changed()),
+            rascal_core::text::change_size(changes.files.len() as u64, changes.lines_changed()),
             &oid.to_string()[..8]
         );
     }
     Ok(if strict {
-        crate::model::verdict::strict_exit_code(verdict, verdict.exit_code())
+        rascal_core::model::verdict::strict_exit_code(verdict, verdict.exit_code())
     } else {
         verdict.exit_code()
     })

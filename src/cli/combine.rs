@@ -9,7 +9,7 @@ use std::path::Path;
 
 pub fn combine(dir: &Path, args: CombineArgs) -> Result<i32, CliError> {
     let CombineArgs { run, json, quiet } = args;
-    let who = crate::store::Project::open(dir)?.author();
+    let who = rascal_engine::store::Project::open(dir)?.author();
     let exe = current_exe()?;
     // The record before the combine (read before the run is marked running
     // again by this process): the closing lines describe every candidate,
@@ -18,6 +18,6 @@ pub fn combine(dir: &Path, args: CombineArgs) -> Result<i32, CliError> {
         .verified_timed(&run)
         .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
         .unwrap_or_default();
-    let prepared = crate::pipeline::combine::prepare_combine(dir, &run, &who, exe)?;
+    let prepared = rascal_engine::pipeline::combine::prepare_combine(dir, &run, &who, exe)?;
     super::run::execute(prepared, json, !quiet, Vec::new(), known).map(|(code, _)| code)
 }

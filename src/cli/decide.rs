@@ -4,10 +4,10 @@
 use super::args::{EscalateArgs, OverrideArgs, SelectArgs};
 use super::exit::{CliError, ESCALATED, PASS};
 use super::shared::{open_store, say};
-use crate::model::decision::{accept_skipped, not_run, Decision, DecisionKind};
-use crate::model::event::RunEvent;
-use crate::model::verdict::Layer;
-use crate::output::printer;
+use rascal_core::model::decision::{accept_skipped, not_run, Decision, DecisionKind};
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::verdict::Layer;
+use rascal_engine::output::printer;
 use std::path::Path;
 
 /// `rascal select RUN CANDIDATE`: the candidate to finalize. One that did
@@ -29,7 +29,7 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
             return Err(CliError::Usage(format!(
                 "{why}\n  `rascal finalize` never commits a candidate that declared the task impossible\n  \
                  hint: read its reason with `rascal show {run}`; give it another attempt with `rascal retry {run} {} --feedback \"…\"`, or select another candidate",
-                crate::text::inert::shell_word(&candidate)
+                rascal_core::text::inert::shell_word(&candidate)
             )));
         }
         if !force || reason.trim().is_empty() {
@@ -37,16 +37,16 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
                 "{why}\n  `rascal finalize` refuses a candidate that did not pass\n  \
                  hint: override its failed checks first (`rascal override {run} {} --layer L --check C --reason R --with-skipped`), \
                  or select it anyway with `--force --reason \"why\"`",
-                crate::text::inert::shell_word(&candidate)
+                rascal_core::text::inert::shell_word(&candidate)
             )));
         }
     }
-    if let Some(why) = crate::layers::provenance::needs_reason(&candidate, &cand.reports) {
+    if let Some(why) = rascal_engine::layers::provenance::needs_reason(&candidate, &cand.reports) {
         if reason.trim().is_empty() {
             return Err(CliError::Usage(format!(
                 "{why} (listed in `rascal show {run}`): choosing it is a human's decision\n  \
                  hint: read the new lines, then `rascal select {run} {} --reason \"why\"`",
-                crate::text::inert::shell_word(&candidate)
+                rascal_core::text::inert::shell_word(&candidate)
             )));
         }
     }
@@ -126,10 +126,10 @@ fn decide(
     kind: DecisionKind,
     reason: &str,
 ) -> Result<i32, CliError> {
-    let who = crate::store::Project::open(dir)?.author();
+    let who = rascal_engine::store::Project::open(dir)?.author();
     let escalate = kind == DecisionKind::Escalate;
     let d = Decision::new(candidate, kind, &who, reason);
-    match crate::pipeline::record_decision(dir, run, d)? {
+    match rascal_engine::pipeline::record_decision(dir, run, d)? {
         RunEvent::DecisionRecorded { decision } => {
             say!("{}", printer::decision_line(&decision));
             Ok(if escalate { ESCALATED } else { PASS })

@@ -13,8 +13,8 @@
 use super::args::DemoArgs;
 use super::exit::CliError;
 use super::shared::{current_exe, say};
-use crate::agents::scripted::Tempo;
-use crate::pipeline::RunRequest;
+use rascal_engine::pipeline::RunRequest;
+use rascal_exec::agents::scripted::Tempo;
 use std::path::Path;
 
 pub const INSTRUCTION: &str =
@@ -163,12 +163,12 @@ pub fn demo(args: DemoArgs) -> Result<i32, CliError> {
         say!("\nkept the sample repository at {}", path.display());
         say!(
             "replay it with: rascal -C {} list",
-            crate::text::inert::shell_word(&path.to_string_lossy())
+            rascal_core::text::inert::shell_word(&path.to_string_lossy())
         );
-    } else if let Ok(repo) = crate::git::workspace::open(tmp.path()) {
+    } else if let Ok(repo) = rascal_exec::git::workspace::open(tmp.path()) {
         // The sample goes away: so do its workspaces and run files, which
         // live outside it.
-        let _ = std::fs::remove_dir_all(crate::git::workspace::files_dir(&repo));
+        let _ = std::fs::remove_dir_all(rascal_exec::git::workspace::files_dir(&repo));
     }
     code
 }

@@ -8,10 +8,10 @@
 use super::args::DoctorArgs;
 use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store, out, say};
-use crate::config::LauncherKind;
-use crate::doctor::agents::{agent_checks, agent_lines, images, versions};
-use crate::git::base::{load_config_from, ConfigSource};
-use crate::git::workspace;
+use rascal_core::config::LauncherKind;
+use rascal_engine::doctor::agents::{agent_checks, agent_lines, images, versions};
+use rascal_exec::git::base::{load_config_from, ConfigSource};
+use rascal_exec::git::workspace;
 use std::path::Path;
 
 pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
@@ -33,9 +33,9 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     } else {
         load_config_from(ConfigSource::Base(&repo, head))?
     };
-    let tree = crate::model::event::WorkingTree {
+    let tree = rascal_core::model::event::WorkingTree {
         config_from_worktree,
-        config_changes: crate::git::base::config_changes(&repo, head),
+        config_changes: rascal_exec::git::base::config_changes(&repo, head),
         uncommitted: 0,
         uncommitted_files: Vec::new(),
     };
@@ -45,12 +45,12 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let mut checks = agent_checks(&config, &repo, head);
     // What a CLI asked for its version must not see: the user's
     // repository and rascal's files (as for an agent).
-    let hide = crate::exec::confine::private_paths(&workdir, &workspace::files_dir(&repo));
+    let hide = rascal_exec::exec::confine::private_paths(&workdir, &workspace::files_dir(&repo));
     // An unreachable engine only matters when this repository uses it.
     let uses_docker = config.main.launcher == LauncherKind::Docker;
     let uses_kube = config.main.launcher == LauncherKind::Kubernetes;
     let store = open_store(dir)?;
-    let rt = crate::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
+    let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
     let mut probes = Vec::new();
     let docker = rt.block_on(async {
         if uses_kube {
@@ -61,20 +61,20 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         } else {
             versions(&mut checks, &hide).await;
             // The checks' toolchains, as the sandbox shows them.
-            probes = crate::doctor::checks::probe(&config, &hide).await;
+            probes = rascal_engine::doctor::checks::probe(&config, &hide).await;
         }
         if uses_kube {
             let k = config.main.kubernetes.clone().unwrap_or_default();
-            crate::doctor::kubernetes::diagnose(&store, &workdir, &k, None, remove).await
+            rascal_engine::doctor::kubernetes::diagnose(&store, &workdir, &k, None, remove).await
         } else {
-            crate::doctor::diagnose(&store, &workdir, remove).await
+            rascal_engine::doctor::diagnose(&store, &workdir, remove).await
         }
     });
     let agents_ok = checks.iter().all(|c| c.problems.is_empty());
     let docker_ok = docker.exit_code == 0 || !(uses_docker || uses_kube);
     let checks_ok = probes.iter().all(|p| p.problem.is_none());
     let ok = agents_ok && docker_ok && checks_ok;
-    let sandbox = crate::doctor::sandbox::lines();
+    let sandbox = rascal_engine::doctor::sandbox::lines();
     if json {
         say!(
             "{}",
@@ -82,7 +82,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         );
     } else {
         out(agent_lines(&checks));
-        out(crate::doctor::checks::lines(&probes));
+        out(rascal_engine::doctor::checks::lines(&probes));
         out(sandbox);
         out(docker.lines);
     }
@@ -93,8 +93,8 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
 /// and a note that agents are checked in a repository. Exit 1 when the
 /// sandbox does not work.
 fn machine_only(dir: &Path, why: &workspace::WorkspaceError, json: bool) -> Result<i32, CliError> {
-    let sandbox = crate::doctor::sandbox::lines();
-    let ok = crate::exec::sandbox::available().is_ok();
+    let sandbox = rascal_engine::doctor::sandbox::lines();
+    let ok = rascal_exec::exec::sandbox::available().is_ok();
     let note = format!(
         "agents: not checked: {} is not in a git repository ({}); run `rascal doctor` in a repository to check its agents",
         dir.display(),

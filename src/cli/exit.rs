@@ -2,4 +2,4 @@
 //! outcome to the process exit code (`rascal_engine::error`), under the
 //! names the CLI's commands use.
 
-pub use crate::error::{exit_code, Error as CliError, ESCALATED, FAIL, PASS};
+pub use rascal_engine::error::{exit_code, Error as CliError, ESCALATED, FAIL, PASS};

@@ -5,10 +5,10 @@
 use super::args::FinalizeArgs;
 use super::exit::{CliError, PASS};
 use super::shared::{note_unchained, open_store, say, tell};
-use crate::finalize::{rebase_note, short, FinalizeOptions};
-use crate::model::choice::Choice;
-use crate::model::decision::{Decision, DecisionKind};
-use crate::text::sanitize;
+use rascal_core::model::choice::Choice;
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::text::sanitize;
+use rascal_engine::finalize::{rebase_note, short, FinalizeOptions};
 use std::path::Path;
 
 pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
@@ -56,16 +56,16 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
 /// run.
 fn take_the_pick(dir: &Path, run: &str) -> Result<(), CliError> {
     let summary = open_store(dir)?.summary(run)?;
-    let pick = match crate::model::choice::choose(&summary)
-        .map_err(|e| crate::finalize::FinalizeError::NothingSelected(e.into()))?
+    let pick = match rascal_core::model::choice::choose(&summary)
+        .map_err(|e| rascal_engine::finalize::FinalizeError::NothingSelected(e.into()))?
     {
         Choice::Selected(_) => return Ok(()),
         Choice::Pick(p) => p,
     };
-    let who = crate::store::Project::open(dir)?.author();
+    let who = rascal_engine::store::Project::open(dir)?.author();
     let why = "the comparator's pick, taken by `rascal finalize`";
     let d = Decision::new(Some(&pick), DecisionKind::Select, &who, why);
-    crate::pipeline::record_decision(dir, run, d)?;
+    rascal_engine::pipeline::record_decision(dir, run, d)?;
     let reason = summary
         .ranking
         .as_ref()
@@ -85,8 +85,8 @@ pub fn finalize_run(
 ) -> Result<i32, CliError> {
     // Refused when the run's record was changed after it was written; the
     // PR body publishes the chain head it was read at.
-    let project = crate::store::Project::open(dir)?;
-    let out = crate::finalize::run::finalize_run(&project, run, &opts)?;
+    let project = rascal_engine::store::Project::open(dir)?;
+    let out = rascal_engine::finalize::run::finalize_run(&project, run, &opts)?;
     note_unchained(run, out.summary.journal.as_ref());
     let f = out.finalized;
     if let Err(e) = out.recorded {
@@ -124,7 +124,7 @@ pub fn finalize_run(
             Some(Err(why)) => say!("{why}"),
             None => say!(
                 "open the pull request with:\n  {}",
-                crate::text::inert::shell_line(&f.pr_command)
+                rascal_core::text::inert::shell_line(&f.pr_command)
             ),
         }
     }

@@ -3,10 +3,10 @@
 
 use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store, out};
-use crate::gc::disk::human;
-use crate::gc::plan::{span, Item, Kind, Records, Target};
-use crate::gc::{Compaction, GcError, Outcome, Request};
-use crate::text::plural;
+use rascal_core::text::plural;
+use rascal_engine::gc::disk::human;
+use rascal_engine::gc::plan::{span, Item, Kind, Records, Target};
+use rascal_engine::gc::{Compaction, GcError, Outcome, Request};
 use std::path::Path;
 use std::time::Duration;
 
@@ -47,7 +47,7 @@ pub struct GcArgs {
 }
 
 fn parse_age(s: &str) -> Result<Duration, String> {
-    crate::config::duration::parse_age(s)
+    rascal_core::config::duration::parse_age(s)
 }
 
 pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
@@ -58,7 +58,7 @@ pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
         if !args.json {
             out(lines);
         }
-        if crate::git::workspace::open(dir).is_err() {
+        if rascal_exec::git::workspace::open(dir).is_err() {
             return Ok(if failed { FAIL } else { PASS });
         }
         failed
@@ -77,7 +77,7 @@ pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
         only: args.runs,
         dry_run: args.dry_run,
     };
-    let outcome = crate::gc::collect(dir, &mut store, &req).map_err(|e| match e {
+    let outcome = rascal_engine::gc::collect(dir, &mut store, &req).map_err(|e| match e {
         GcError::Store(e) => CliError::from(e),
         GcError::Workspace(e) => CliError::from(e),
         e => CliError::Usage(e.to_string()),
@@ -103,7 +103,7 @@ pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
 /// gone, removed (or, with `dry_run`, listed); the lines to print and
 /// whether a removal failed (said on stderr).
 fn collect_orphans(dry_run: bool, quiet: bool) -> (Vec<String>, bool) {
-    use crate::gc::orphans::{scan, Owner};
+    use rascal_engine::gc::orphans::{scan, Owner};
     let verb = if dry_run { "would free" } else { "freed" };
     let mut lines = Vec::new();
     let mut failed = false;
@@ -112,7 +112,7 @@ fn collect_orphans(dry_run: bool, quiet: bool) -> (Vec<String>, bool) {
         match &f.owner {
             Owner::Gone(repo) => {
                 if !dry_run {
-                    if let Err(e) = crate::gc::disk::remove(&f.dir) {
+                    if let Err(e) = rascal_engine::gc::disk::remove(&f.dir) {
                         if !quiet {
                             super::shared::tell!(
                                 "rascal: could not remove {}: {e}",
@@ -363,7 +363,7 @@ pub fn document(o: &Outcome) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gc::plan::{Kept, Plan, RunPlan, Why};
+    use rascal_engine::gc::plan::{Kept, Plan, RunPlan, Why};
     use std::path::PathBuf;
 
     fn ws(c: &str, bytes: u64) -> Item {
@@ -416,7 +416,7 @@ mod tests {
             },
             dry_run: false,
             older_than: DEFAULT_AGE,
-            failures: vec![crate::gc::Failure {
+            failures: vec![rascal_engine::gc::Failure {
                 run: Some("r-20261130-1a2b".into()),
                 what: "/f/workspaces/r-1/lazy".into(),
                 cause: "Permission denied (os error 13)".into(),

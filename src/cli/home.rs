@@ -7,9 +7,9 @@
 use super::args::{AttachArgs, ListArgs};
 use super::exit::{CliError, PASS};
 use super::shared::{current_exe, open_store_read};
-use crate::tui::home::{update, Home, HomeAction, HomeEffect, HomeRow};
-use crate::tui::keys::Key;
-use crate::tui::Theme;
+use rascal_tui::home::{update, Home, HomeAction, HomeEffect, HomeRow};
+use rascal_tui::keys::Key;
+use rascal_tui::Theme;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,8 +21,9 @@ pub fn home(dir: &Path) -> Result<i32, CliError> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return super::list::list(dir, ListArgs { json: false });
     }
-    let repo = crate::git::workspace::open(dir).map_err(|e| CliError::Usage(e.to_string()))?;
-    let top = crate::git::workspace::workdir(&repo);
+    let repo =
+        rascal_exec::git::workspace::open(dir).map_err(|e| CliError::Usage(e.to_string()))?;
+    let top = rascal_exec::git::workspace::workdir(&repo);
     let name = top
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -32,7 +33,7 @@ pub fn home(dir: &Path) -> Result<i32, CliError> {
     let mut app = Home::new(name, agents, theme);
     loop {
         // The run's screen ended because the terminal closed: so does this.
-        if crate::tui::hangup::terminal_gone() {
+        if rascal_tui::hangup::terminal_gone() {
             return Ok(PASS);
         }
         match screen(dir, &mut app)? {
@@ -48,14 +49,14 @@ pub fn home(dir: &Path) -> Result<i32, CliError> {
                 }
             }
             HomeEffect::Start(instruction) => {
-                let mut req = crate::pipeline::RunRequest::new(
+                let mut req = rascal_engine::pipeline::RunRequest::new(
                     dir.to_path_buf(),
                     &instruction,
                     vec![],
                     current_exe()?,
                 );
                 // `strategy.plan: true` plans it: approved on the plan screen.
-                req.plan = crate::pipeline::PlanGate::Ask;
+                req.plan = rascal_engine::pipeline::PlanGate::Ask;
                 match super::run::start(req, false, true, Some(Some(app.theme.name.clone()))) {
                     Ok(_) => app.dialog = None,
                     Err(e) => {
@@ -85,7 +86,7 @@ fn configured(repo: &git2::Repository) -> (Result<Vec<String>, String>, String) 
             )
         }
     };
-    match crate::git::base::load_config(repo, head) {
+    match rascal_exec::git::base::load_config(repo, head) {
         Ok(c) => {
             let theme = c.main.theme.clone().unwrap_or_else(|| "dark".into());
             let agents = if c.main.strategy.agents.is_empty() && !c.main.agents.is_empty() {
@@ -105,8 +106,9 @@ fn configured(repo: &git2::Repository) -> (Result<Vec<String>, String>, String) 
 /// The runs as the home screen shows them.
 fn rows(dir: &Path) -> Result<Vec<HomeRow>, CliError> {
     let store = open_store_read(dir)?;
-    let repo = crate::git::workspace::open(dir).map_err(|e| CliError::Usage(e.to_string()))?;
-    let files = crate::git::workspace::files_dir(&repo);
+    let repo =
+        rascal_exec::git::workspace::open(dir).map_err(|e| CliError::Usage(e.to_string()))?;
+    let files = rascal_exec::git::workspace::files_dir(&repo);
     Ok(store
         .list()?
         .into_iter()
@@ -114,7 +116,7 @@ fn rows(dir: &Path) -> Result<Vec<HomeRow>, CliError> {
             let ws = files.join("workspaces").join(&r.id);
             let run_dir = files.join("runs").join(&r.id);
             let workspaces = ws.is_dir();
-            let disk = Some(crate::gc::disk::usage_of(&[&ws, &run_dir]).bytes);
+            let disk = Some(rascal_engine::gc::disk::usage_of(&[&ws, &run_dir]).bytes);
             HomeRow {
                 tampered: r.broken_event.is_some(),
                 id: r.id,
@@ -136,27 +138,30 @@ fn rows(dir: &Path) -> Result<Vec<HomeRow>, CliError> {
 /// terminal is restored on every way out.
 fn screen(dir: &Path, app: &mut Home) -> Result<HomeEffect, CliError> {
     let mut terminal =
-        crate::tui::terminal::enter().map_err(|e| CliError::Usage(format!("terminal: {e}")))?;
-    let _guard = crate::tui::terminal::Guard;
+        rascal_tui::terminal::enter().map_err(|e| CliError::Usage(format!("terminal: {e}")))?;
+    let _guard = rascal_tui::terminal::Guard;
     // A closed terminal ends the process while this screen shows.
-    let _showing = crate::tui::hangup::home_showing();
+    let _showing = rascal_tui::hangup::home_showing();
     let term = |e: std::io::Error| CliError::Usage(format!("terminal: {e}"));
     let size = terminal.size().map_err(term)?;
     update(app, HomeAction::Resize(size.width, size.height));
-    update(app, HomeAction::Rows(rows(dir)?, crate::store::now_ms()));
+    update(
+        app,
+        HomeAction::Rows(rows(dir)?, rascal_engine::store::now_ms()),
+    );
     let mut last = Instant::now();
     loop {
         // A closed terminal (or SIGHUP, SIGTERM) ends the home screen.
-        if crate::tui::hangup::terminal_gone() {
+        if rascal_tui::hangup::terminal_gone() {
             return Ok(HomeEffect::Quit);
         }
         terminal
-            .draw(|f| crate::tui::draw::home::draw(f, app))
+            .draw(|f| rascal_tui::draw::home::draw(f, app))
             .map_err(term)?;
         let action = if crossterm::event::poll(Duration::from_millis(250)).map_err(term)? {
             match crossterm::event::read().map_err(term)? {
                 crossterm::event::Event::Key(k) => {
-                    Key::from_event(&k).and_then(|k| crate::tui::home::dispatch(app, k))
+                    Key::from_event(&k).and_then(|k| rascal_tui::home::dispatch(app, k))
                 }
                 crossterm::event::Event::Resize(w, h) => {
                     let _ = terminal.autoresize();
@@ -174,12 +179,18 @@ fn screen(dir: &Path, app: &mut Home) -> Result<HomeEffect, CliError> {
             None => {}
             Some(HomeEffect::Refresh) => {
                 last = Instant::now();
-                update(app, HomeAction::Rows(rows(dir)?, crate::store::now_ms()));
+                update(
+                    app,
+                    HomeAction::Rows(rows(dir)?, rascal_engine::store::now_ms()),
+                );
             }
             Some(HomeEffect::DeleteWorkspaces(run)) => {
                 let msg = delete_workspaces(dir, &run);
                 update(app, HomeAction::Said(msg));
-                update(app, HomeAction::Rows(rows(dir)?, crate::store::now_ms()));
+                update(
+                    app,
+                    HomeAction::Rows(rows(dir)?, rascal_engine::store::now_ms()),
+                );
             }
             Some(other) => return Ok(other),
         }
@@ -188,7 +199,7 @@ fn screen(dir: &Path, app: &mut Home) -> Result<HomeEffect, CliError> {
 
 /// `D`: remove a finished run's workspaces; says what it freed.
 fn delete_workspaces(dir: &Path, run: &str) -> String {
-    let Ok(repo) = crate::git::workspace::open(dir) else {
+    let Ok(repo) = rascal_exec::git::workspace::open(dir) else {
         return "not a git repository".into();
     };
     // The list may be two seconds old: ask the record again.
@@ -198,7 +209,7 @@ fn delete_workspaces(dir: &Path, run: &str) -> String {
         Ok(None) => return format!("no run {run}"),
         Err(e) => return e.to_string(),
     }
-    let files = crate::git::workspace::files_dir(&repo);
+    let files = rascal_exec::git::workspace::files_dir(&repo);
     let ws = files.join("workspaces").join(run);
     // The record stays, and so does each candidate's change: the diff and
     // compare views still read it.
@@ -206,21 +217,21 @@ fn delete_workspaces(dir: &Path, run: &str) -> String {
         Ok(s) => s,
         Err(e) => return format!("could not read {run}'s record: {e}; its workspaces stay"),
     };
-    let kept = crate::git::kept::store_path(&files, run);
+    let kept = rascal_exec::git::kept::store_path(&files, run);
     for c in &summary.candidates {
-        let path = crate::git::workspace::workspace_path(&files, run, &c.id);
+        let path = rascal_exec::git::workspace::workspace_path(&files, run, &c.id);
         if std::fs::symlink_metadata(&path).is_err() {
             continue;
         }
-        if let Err(e) = crate::finalize::workspaces::keep_change(&repo, &kept, c, &path) {
+        if let Err(e) = rascal_engine::finalize::workspaces::keep_change(&repo, &kept, c, &path) {
             return format!("{}: {e}; {run}'s workspaces stay", c.id);
         }
     }
-    let freed = crate::gc::disk::usage(&ws).bytes;
-    match crate::gc::disk::remove(&ws) {
+    let freed = rascal_engine::gc::disk::usage(&ws).bytes;
+    match rascal_engine::gc::disk::remove(&ws) {
         Ok(()) => format!(
             "removed {run}'s workspaces ({})",
-            crate::gc::disk::human(freed)
+            rascal_engine::gc::disk::human(freed)
         ),
         Err(e) => format!("could not remove {run}'s workspaces: {e}"),
     }

@@ -7,7 +7,7 @@
 use super::args::InitArgs;
 use super::exit::{CliError, PASS};
 use super::shared::out;
-use crate::init::{self, render, InitError, Plan};
+use rascal_engine::init::{self, render, InitError, Plan};
 use std::path::Path;
 
 pub fn init(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
@@ -105,7 +105,7 @@ fn found(plan: &Plan) -> Vec<String> {
     lines.push(format!(
         "  {:width$}  built in, needs no API key (scenario {})",
         render::SCRIPTED_AGENT,
-        crate::agents::scripted::FIRST_RUN
+        rascal_exec::agents::scripted::FIRST_RUN
     ));
     lines
 }
@@ -117,7 +117,7 @@ fn wrote(plan: &Plan) -> Vec<String> {
         .iter()
         .map(|(path, _)| {
             let what = match *path {
-                crate::config::CONFIG_FILE => {
+                rascal_core::config::CONFIG_FILE => {
                     let mut agents: Vec<String> = plan
                         .found
                         .iter()
@@ -130,7 +130,7 @@ fn wrote(plan: &Plan) -> Vec<String> {
                         render::strategy_agents(&plan.found).join(", ")
                     )
                 }
-                crate::config::GUARDRAILS_FILE => {
+                rascal_core::config::GUARDRAILS_FILE => {
                     let mut names: Vec<String> = plan
                         .detected
                         .projects
@@ -142,7 +142,7 @@ fn wrote(plan: &Plan) -> Vec<String> {
                     names.extend(["secrets".into(), "diff-size".into()]);
                     names.join(", ")
                 }
-                crate::config::PERMISSIONS_FILE => {
+                rascal_core::config::PERMISSIONS_FILE => {
                     let mut denied: Vec<String> = plan.detected.ci.clone();
                     if !denied.iter().any(|c| c == init::detect::CI_DEFAULT) {
                         denied.insert(0, init::detect::CI_DEFAULT.into());
@@ -206,13 +206,13 @@ fn dry_run(plan: &Plan, args: &InitArgs) -> Vec<String> {
     } else if args.commit {
         format!(
             "dry run: nothing written; rascal init would write {} and commit {}",
-            crate::text::plural(plan.files.len() as u64, "file"),
+            rascal_core::text::plural(plan.files.len() as u64, "file"),
             if plan.files.len() == 1 { "it" } else { "them" }
         )
     } else {
         format!(
             "dry run: nothing written; rascal init would write {}",
-            crate::text::plural(plan.files.len() as u64, "file")
+            rascal_core::text::plural(plan.files.len() as u64, "file")
         )
     });
     lines

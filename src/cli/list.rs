@@ -8,24 +8,24 @@
 use super::args::ListArgs;
 use super::exit::{CliError, ESCALATED, PASS};
 use super::shared::{open_store_read, say};
-use crate::text::{ellipsis, sanitize};
+use rascal_core::text::{ellipsis, sanitize};
 use std::path::Path;
 
 /// A run as `--json` lists it: its row and its disk use.
 #[derive(serde::Serialize)]
 struct Listed<'a> {
     #[serde(flatten)]
-    row: &'a crate::store::RunRow,
+    row: &'a rascal_engine::store::RunRow,
     disk_bytes: u64,
 }
 
 pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
     let store = open_store_read(dir)?;
     let runs = store.list()?;
-    let repo = crate::git::workspace::open(dir)?;
+    let repo = rascal_exec::git::workspace::open(dir)?;
     let disk: Vec<u64> = runs
         .iter()
-        .map(|r| crate::gc::run_disk(&repo, &r.id))
+        .map(|r| rascal_engine::gc::run_disk(&repo, &r.id))
         .collect();
     if args.json {
         let listed: Vec<Listed> = runs
@@ -35,7 +35,9 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
             .collect();
         say!(
             "{}",
-            crate::text::inert::json(&serde_json::to_string_pretty(&listed).unwrap_or_default())
+            rascal_core::text::inert::json(
+                &serde_json::to_string_pretty(&listed).unwrap_or_default()
+            )
         );
         return Ok(PASS);
     }
@@ -58,7 +60,7 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
         let disk = if bytes == 0 {
             "–".to_string()
         } else {
-            crate::gc::disk::human(bytes)
+            rascal_engine::gc::disk::human(bytes)
         };
         let mark = if r.chain == "unchained" { "*" } else { "" };
         // The state folded from the journal: a run still being driven is

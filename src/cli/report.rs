@@ -9,6 +9,9 @@ pub fn report(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     // Refused when the run's record was changed after it was written.
     let summary = open_store_read(dir)?.summary(&args.run)?;
     note_unchained(&args.run, summary.journal.as_ref());
-    say!("{}", crate::output::report::render(&summary, args.format));
+    say!(
+        "{}",
+        rascal_engine::output::report::render(&summary, args.format)
+    );
     Ok(PASS)
 }

@@ -14,11 +14,11 @@ pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
         json,
         quiet,
     } = args;
-    let project = crate::store::Project::open(dir)?;
+    let project = rascal_engine::store::Project::open(dir)?;
     let who = project.author();
     let exe = current_exe()?;
     let prepared =
-        crate::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
+        rascal_engine::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
     // The record before the retry: the closing lines describe every
     // candidate, not only the one that went again. Read without looking
     // for dead runs: the run is this process's now, and would read as

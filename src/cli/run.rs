@@ -5,12 +5,12 @@
 use super::args::RunArgs;
 use super::exit::{CliError, PASS};
 use super::shared::{current_exe, out, say, tell};
-use crate::config::PermissionsConfig;
-use crate::model::event::RunEvent;
-use crate::model::summary::RunSummary;
-use crate::output::printer::Printer;
-use crate::pipeline::{self, PreparedRun, RunRequest};
-use crate::tui::Theme;
+use rascal_core::config::PermissionsConfig;
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::summary::RunSummary;
+use rascal_engine::output::printer::Printer;
+use rascal_engine::pipeline::{self, PreparedRun, RunRequest};
+use rascal_tui::Theme;
 use std::io::Write;
 use std::path::Path;
 
@@ -72,7 +72,7 @@ pub fn run(dir: &Path, args: RunArgs) -> Result<i32, CliError> {
     let (code, run_id) = start(req, json, !quiet, tui)?;
     if auto && code == PASS {
         if let Some(id) = run_id {
-            let opts = crate::finalize::FinalizeOptions {
+            let opts = rascal_engine::finalize::FinalizeOptions {
                 push,
                 pr,
                 ..Default::default()
@@ -133,7 +133,7 @@ pub fn interactive(
         .unwrap_or_else(|| "dark".into());
     let theme = Theme::named(&name, Theme::no_color_env()).map_err(CliError::Usage)?;
     let id = prepared.run.clone();
-    crate::tui::shell::run_interactive(prepared, theme, earlier)
+    rascal_tui::shell::run_interactive(prepared, theme, earlier)
         .map(|c| (c, Some(id)))
         .map_err(CliError::Usage)
 }
@@ -156,10 +156,10 @@ pub fn execute(
         prepared.config.main.notify.command.clone(),
         prepared.repo_dir.clone(),
     );
-    let mut view = crate::store::logview::LogView::new(&prepared.state);
-    let rt = crate::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
+    let mut view = rascal_engine::store::logview::LogView::new(&prepared.state);
+    let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
     rt.block_on(async move {
-        let (session, mut rx) = crate::pipeline::Session::start(prepared);
+        let (session, mut rx) = rascal_engine::pipeline::Session::start(prepared);
         let on_signal = session.cancellation();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -194,20 +194,20 @@ pub fn execute(
         if json {
             say!(
                 "{}",
-                crate::text::inert::json(
+                rascal_core::text::inert::json(
                     &serde_json::to_string_pretty(&summary).unwrap_or_default()
                 )
             );
         } else {
-            out(crate::output::printer::state_lines(&summary));
+            out(rascal_engine::output::printer::state_lines(&summary));
             if replay {
                 say!("replay: rascal show {}", outcome.run);
             }
         }
         let (argv, dir) = &notify;
         if !argv.is_empty() {
-            let n = crate::tui::notify::at_end(&summary);
-            if let Err(e) = crate::exec::notify::run(argv, dir, n.env()).await {
+            let n = rascal_tui::notify::at_end(&summary);
+            if let Err(e) = rascal_exec::exec::notify::run(argv, dir, n.env()).await {
                 tell!("rascal: warning: the notify command failed: {e}");
             }
         }
@@ -219,7 +219,7 @@ pub fn execute(
 /// (only when they are printed) and streamed, never held.
 pub fn print_event(
     printer: &mut Printer,
-    view: &mut crate::store::logview::LogView,
+    view: &mut rascal_engine::store::logview::LogView,
     ev: &RunEvent,
 ) {
     view.see(ev);
@@ -243,7 +243,7 @@ fn scope_of(allow: &[String], deny: &[String]) -> Result<Option<PermissionsConfi
     let globs = |list: &[String], flag: &str| {
         list.iter()
             .map(|g| {
-                crate::config::permissions::GlobPattern::try_from(g.clone())
+                rascal_core::config::permissions::GlobPattern::try_from(g.clone())
                     .map_err(|e| CliError::Usage(format!("{flag} {g}: {e}")))
             })
             .collect::<Result<Vec<_>, _>>()

@@ -3,7 +3,7 @@
 
 use super::args::ScriptedAgentArgs;
 use super::exit::CliError;
-use crate::agents::scripted::{play, Step};
+use rascal_exec::agents::scripted::{play, Step};
 use std::path::Path;
 
 pub fn scripted_agent(dir: &Path, args: ScriptedAgentArgs) -> Result<i32, CliError> {

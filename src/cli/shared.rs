@@ -2,7 +2,7 @@
 //! run store, the path of this executable.
 
 use super::exit::CliError;
-use crate::store::{ChainHead, Store};
+use rascal_engine::store::{ChainHead, Store};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// shows its escape sequences, never plays them.
 macro_rules! say {
     ($($arg:tt)*) => {{
-        let line = $crate::text::inert::terminal(&::std::format!($($arg)*));
+        let line = ::rascal_core::text::inert::terminal(&::std::format!($($arg)*));
         let _ = ::std::io::Write::write_fmt(
             &mut ::std::io::stdout(),
             ::std::format_args!("{line}\n"),
@@ -24,7 +24,7 @@ pub(crate) use say;
 /// `eprintln!` through the same output policy as [`say`].
 macro_rules! tell {
     ($($arg:tt)*) => {{
-        ::std::eprintln!("{}", $crate::text::inert::terminal(&::std::format!($($arg)*)));
+        ::std::eprintln!("{}", ::rascal_core::text::inert::terminal(&::std::format!($($arg)*)));
     }};
 }
 pub(crate) use tell;
@@ -35,7 +35,7 @@ pub fn out(lines: Vec<String>) {
     let stdout = std::io::stdout();
     let mut o = stdout.lock();
     for l in lines {
-        let _ = writeln!(o, "{}", crate::text::inert::terminal(&l));
+        let _ = writeln!(o, "{}", rascal_core::text::inert::terminal(&l));
     }
     let _ = o.flush();
 }
@@ -44,7 +44,7 @@ pub fn out(lines: Vec<String>) {
 /// interrupted. Reading a run's events from it checks the run's hash
 /// chain first.
 pub fn open_store(dir: &Path) -> Result<Store, CliError> {
-    let mut store = crate::store::Project::open(dir)?.store()?;
+    let mut store = rascal_engine::store::Project::open(dir)?.store()?;
     store.mark_interrupted()?;
     Ok(store)
 }
@@ -56,7 +56,7 @@ pub fn open_store(dir: &Path) -> Result<Store, CliError> {
 pub fn open_store_read(dir: &Path) -> Result<Store, CliError> {
     match open_store(dir) {
         Ok(s) => Ok(s),
-        Err(CliError::Store(e)) => match crate::store::Project::open(dir)?.store_read() {
+        Err(CliError::Store(e)) => match rascal_engine::store::Project::open(dir)?.store_read() {
             Ok(store) => {
                 tell!(
                     "rascal: the run store cannot be written ({}); reading it as it is",

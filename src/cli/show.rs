@@ -4,8 +4,8 @@
 use super::args::ShowArgs;
 use super::exit::{CliError, FAIL};
 use super::shared::{note_unchained, open_store_read, out, say};
-use crate::model::summary::RunSummary;
-use crate::output::printer::Printer;
+use rascal_core::model::summary::RunSummary;
+use rascal_engine::output::printer::Printer;
 use std::path::Path;
 
 pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
@@ -20,14 +20,16 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
         let (events, head) = store.verified_timed(&run)?;
         note_unchained(&run, Some(&head));
         let summary = RunSummary::from_timed(&events);
-        let t = crate::output::timings::timings(&summary);
+        let t = rascal_engine::output::timings::timings(&summary);
         if json {
             say!(
                 "{}",
-                crate::text::inert::json(&serde_json::to_string_pretty(&t).unwrap_or_default())
+                rascal_core::text::inert::json(
+                    &serde_json::to_string_pretty(&t).unwrap_or_default()
+                )
             );
         } else {
-            out(crate::output::timings::timings_lines(&t));
+            out(rascal_engine::output::timings::timings_lines(&t));
         }
         return Ok(summary.exit_code.unwrap_or(FAIL));
     }
@@ -39,17 +41,19 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
     if json {
         say!(
             "{}",
-            crate::text::inert::json(&serde_json::to_string_pretty(&summary).unwrap_or_default())
+            rascal_core::text::inert::json(
+                &serde_json::to_string_pretty(&summary).unwrap_or_default()
+            )
         );
     } else {
         let mut printer = Printer::new(!quiet);
-        let mut view = crate::store::logview::LogView::new(&crate::git::workspace::files_dir(
-            &crate::git::workspace::open(dir)?,
-        ));
+        let mut view = rascal_engine::store::logview::LogView::new(
+            &rascal_exec::git::workspace::files_dir(&rascal_exec::git::workspace::open(dir)?),
+        );
         for ev in &events {
             super::run::print_event(&mut printer, &mut view, ev);
         }
-        out(crate::output::printer::state_lines(&summary));
+        out(rascal_engine::output::printer::state_lines(&summary));
         if summary.status == "running" {
             say!("(run still in progress)");
         }

@@ -5,7 +5,7 @@
 use super::args::VerifyArgs;
 use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store_read, say};
-use crate::store::{ChainBroken, ChainHead, Store, StoreError};
+use rascal_engine::store::{ChainBroken, ChainHead, Store, StoreError};
 use std::path::Path;
 
 pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
@@ -52,15 +52,15 @@ pub fn verify(dir: &Path, args: VerifyArgs) -> Result<i32, CliError> {
 /// The agents' logs live in files the journal's segments hash: each is
 /// read back and checked. Returns how many there are.
 fn check_log_segments(dir: &Path, store: &Store, run: &str, json: bool) -> Result<u64, CliError> {
-    let files = crate::git::workspace::files_dir(&crate::git::workspace::open(dir)?);
+    let files = rascal_exec::git::workspace::files_dir(&rascal_exec::git::workspace::open(dir)?);
     let (events, _) = store.verified_events(run)?;
     let mut segments = 0u64;
     for (i, ev) in events.iter().enumerate() {
-        let crate::model::event::RunEvent::LogSegment(seg) = ev else {
+        let rascal_core::model::event::RunEvent::LogSegment(seg) = ev else {
             continue;
         };
         segments += 1;
-        if let Err(e) = crate::store::logfile::read_bytes(&files, seg) {
+        if let Err(e) = rascal_engine::store::logfile::read_bytes(&files, seg) {
             let b = ChainBroken {
                 run: run.to_string(),
                 event: i as u64 + 1,

@@ -7,8 +7,8 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::agents::events::{parse_line, AgentEvent};
-use rascal::config::RuntimeKind;
+use rascal_core::config::RuntimeKind;
+use rascal_exec::agents::events::{parse_line, AgentEvent};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -124,7 +124,7 @@ fn claude_argv_stdin_redaction_readable_events_and_cost() {
     // The task, then the honest way out every author is offered.
     assert_eq!(
         recorded(&t, "standin-stdin.txt"),
-        rascal::agents::prompt::with_way_out("Add a /health endpoint")
+        rascal_exec::agents::prompt::with_way_out("Add a /health endpoint")
     );
     assert!(recorded(&t, "standin-env.txt").contains("ANTHROPIC_API_KEY="));
     assert!(
@@ -216,7 +216,7 @@ fn codex_reads_stdin_and_sums_turn_usage_into_the_json_and_scoreboard() {
     // The task, then the honest way out every author is offered.
     assert_eq!(
         recorded(&t, "standin-stdin.txt"),
-        rascal::agents::prompt::with_way_out("Add a /health endpoint")
+        rascal_exec::agents::prompt::with_way_out("Add a /health endpoint")
     );
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
     let usage = &doc["candidates"][0]["usage"];
@@ -254,7 +254,7 @@ fn goose_gets_the_instruction_as_a_file_and_model_from_config() {
     );
     assert_eq!(
         std::fs::read_to_string(&a[5]).unwrap(),
-        rascal::agents::prompt::with_way_out("Add a /health endpoint")
+        rascal_exec::agents::prompt::with_way_out("Add a /health endpoint")
     );
     assert!(recorded(&t, "standin-env.txt").contains("GOOSE_MODEL=gpt-4o"));
     for want in [

@@ -3,9 +3,9 @@
 //! compiler already refuses a cycle, this names the order), and inside the
 //! one module tree they make together, data flows one way through the
 //! folders and no file depends on itself through others. The import graph
-//! is read from `crate::…`, `super::…` and `self::…` paths in the sources
-//! (the same thing a reader follows), resolved to the file that defines the
-//! module.
+//! is read from `crate::…`, `super::…`, `self::…` and `rascal_…::` paths
+//! in the sources (the same thing a reader follows), resolved to the file
+//! that defines the module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ const LAYERS: &[&str] = &[
 
 /// The workspace's crates from the bottom up: package, source folder, and
 /// where its modules sit in the one module tree (`rascal-scan`'s scanners
-/// are `layers::secrets`, … to the crates above, which re-export them).
+/// are placed as `layers::secrets`, …: the verification layers).
 const CRATES: &[(&str, &str, &str)] = &[
     ("rascal-core", "crates/core/src", ""),
     ("rascal-scan", "crates/scan/src", "layers"),
@@ -71,9 +71,8 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The folders a lower crate re-exports under their own names (`use
-/// rascal_core::{config, …}` at its root): a `crate::model` path there is
-/// the core's `model`.
+/// The core's folders: a path into them (`rascal_core::model`) is the
+/// core's from any crate.
 const CORE: &[&str] = &["config", "digest", "model", "text"];
 
 /// Module path (`a::b`) → source file, for every module in `src/`.
@@ -193,7 +192,8 @@ fn walk_tokens(tokens: &[proc_macro2::TokenTree], here: &[String], out: &mut Vec
                 i += 1;
             }
             TokenTree::Ident(id)
-                if ["crate", "super", "self"].contains(&id.to_string().as_str()) =>
+                if ["crate", "super", "self"].contains(&id.to_string().as_str())
+                    || crate_root(&id.to_string()).is_some() =>
             {
                 // Not a path root when it follows `::` (`a::self`) or is a
                 // lone `self` receiver.
@@ -204,6 +204,7 @@ fn walk_tokens(tokens: &[proc_macro2::TokenTree], here: &[String], out: &mut Vec
                 }
                 let mut base: Vec<String> = match id.to_string().as_str() {
                     "crate" => Vec::new(),
+                    other if crate_root(other).is_some() => crate_root(other).unwrap_or_default(),
                     "self" => here.to_vec(),
                     _ => here[..here.len().saturating_sub(1)].to_vec(),
                 };
@@ -212,6 +213,21 @@ fn walk_tokens(tokens: &[proc_macro2::TokenTree], here: &[String], out: &mut Vec
             _ => i += 1,
         }
     }
+}
+
+/// Where a workspace crate's root sits in the one module tree, when a
+/// path names the crate (`rascal_exec::git::…` is `git::…`,
+/// `rascal_scan::secrets` is `layers::secrets`).
+fn crate_root(name: &str) -> Option<Vec<String>> {
+    CRATES
+        .iter()
+        .find(|c| c.0.replace('-', "_") == name)
+        .map(|c| {
+            c.2.split("::")
+                .filter(|s| !s.is_empty())
+                .map(String::from)
+                .collect()
+        })
 }
 
 fn is_colons(t: &[proc_macro2::TokenTree]) -> bool {
@@ -343,7 +359,7 @@ fn workspace_modules() -> BTreeMap<String, PathBuf> {
 /// The workspace's graph: a path used in a crate whose modules sit under a
 /// prefix is placed under it when it names one of that crate's own
 /// folders (`crate::app` in the TUI is `tui::app`); a folder of a lower
-/// crate it re-exports (`crate::store`, `crate::model`) stays as it is.
+/// crate (`rascal_engine::store`, `rascal_core::model`) stays as it is.
 fn graph() -> BTreeMap<String, BTreeSet<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let prefixed: Vec<(&str, BTreeSet<String>)> = CRATES
@@ -713,4 +729,88 @@ fn the_documented_crate_graph_is_the_real_one() {
     // The reader sees real rows and real edges.
     assert!(real["rascal-tui"].contains("rascal-engine"));
     assert_eq!(documented.len(), CRATES.len());
+}
+
+/// The paths a crate root's `use` items bring in that name a folder of a
+/// workspace crate (`use rascal_core::model;`, `pub use rascal_exec::{git,
+/// exec};`, `use rascal_tui as tui;`): with one, `crate::model` hides
+/// which crate `model` is. `folders(crate)` are that crate's top modules.
+fn re_aliased(code: &str, folders: &dyn Fn(&str) -> Option<BTreeSet<String>>) -> Vec<String> {
+    fn paths(tree: &syn::UseTree, base: Vec<String>, out: &mut Vec<Vec<String>>) {
+        let with = |s: &syn::Ident| {
+            let mut p = base.clone();
+            p.push(s.to_string());
+            p
+        };
+        match tree {
+            syn::UseTree::Path(p) => paths(&p.tree, with(&p.ident), out),
+            syn::UseTree::Name(n) => out.push(with(&n.ident)),
+            syn::UseTree::Rename(r) => out.push(with(&r.ident)),
+            syn::UseTree::Glob(_) => out.push(base),
+            syn::UseTree::Group(g) => g.items.iter().for_each(|t| paths(t, base.clone(), out)),
+        }
+    }
+    let file = syn::parse_file(code).expect("a crate root parses");
+    let mut found = Vec::new();
+    for item in &file.items {
+        let syn::Item::Use(u) = item else { continue };
+        let mut all = Vec::new();
+        paths(&u.tree, Vec::new(), &mut all);
+        for p in all {
+            let Some(own) = folders(&p[0]) else { continue };
+            // The crate itself, a glob of its root, or one of its folders.
+            if p.len() == 1 || (p.len() == 2 && own.contains(&p[1])) {
+                found.push(p.join("::"));
+            }
+        }
+    }
+    found
+}
+
+/// The top modules of each workspace crate, by the name code uses for it.
+fn crate_folders(name: &str) -> Option<BTreeSet<String>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = CRATES.iter().find(|c| c.0.replace('-', "_") == name)?.1;
+    Some(
+        modules(&root.join(dir))
+            .into_keys()
+            .map(|m| top(&m).to_string())
+            .collect(),
+    )
+}
+
+#[test]
+fn no_crate_root_re_aliases_another_crates_folders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for (package, dir, _) in CRATES {
+        let code = std::fs::read_to_string(root.join(dir).join("lib.rs")).unwrap();
+        for p in re_aliased(&code, &crate_folders) {
+            found.push(format!("{package}: use {p}"));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a crate root names another crate's folder as its own; write the owning crate's path (rascal_exec::git::…) where it is used instead: {found:?}"
+    );
+}
+
+#[test]
+fn a_planted_re_alias_is_found_in_every_use_form() {
+    for (form, code) in [
+        ("a plain use", "use rascal_core::model;\n"),
+        ("a pub group", "pub use rascal_exec::{git, exec};\n"),
+        ("a renamed crate", "pub use rascal_tui as tui;\n"),
+        ("a glob of a crate", "pub use rascal_engine::*;\n"),
+        ("a renamed folder", "use rascal_core::{text as words};\n"),
+    ] {
+        assert!(
+            !re_aliased(code, &crate_folders).is_empty(),
+            "{form}: {code}"
+        );
+    }
+    // Chosen items are a surface, not an alias.
+    let items =
+        "pub use rascal_exec::exec::runtime;\npub use rascal_core::model::verdict::Verdict;\n";
+    assert_eq!(re_aliased(items, &crate_folders), Vec::<String>::new());
 }

@@ -3,14 +3,14 @@
 
 use crate::common;
 use common::TestRepo;
-use rascal::git::workspace;
-use rascal::model::changeset::{EntryKind, Operation};
+use rascal_core::model::changeset::{EntryKind, Operation};
+use rascal_exec::git::workspace;
 use std::os::unix::fs::PermissionsExt;
 
 fn change<'a>(
-    cs: &'a rascal::model::changeset::ChangeSet,
+    cs: &'a rascal_core::model::changeset::ChangeSet,
     path: &str,
-) -> &'a rascal::model::changeset::FileChange {
+) -> &'a rascal_core::model::changeset::FileChange {
     cs.files
         .iter()
         .find(|f| f.path == path)

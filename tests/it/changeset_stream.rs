@@ -8,13 +8,13 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::config::Config;
-use rascal::git::workspace::{self, ChangeSetLimits};
-use rascal::layers::guardrails;
-use rascal::layers::permissions::Permissions;
-use rascal::layers::secrets::SecretScanner;
-use rascal::model::changeset::{ChangeSet, FileChange};
-use rascal::model::verdict::Status;
+use rascal_core::config::Config;
+use rascal_core::model::changeset::{ChangeSet, FileChange};
+use rascal_core::model::verdict::Status;
+use rascal_engine::layers::guardrails;
+use rascal_engine::layers::permissions::Permissions;
+use rascal_exec::git::workspace::{self, ChangeSetLimits};
+use rascal_scan::secrets::SecretScanner;
 use std::os::unix::fs::PermissionsExt;
 
 /// A change that tries every way of being different.
@@ -220,7 +220,7 @@ fn a_check_not_fed_the_stream_fails_instead_of_passing_on_nothing() {
     )
     .unwrap();
     let cfg = Config::from_texts(None, Some(CONFIG), Some(NO_PROCESS)).unwrap();
-    let place = rascal::exec::place::Place::InPlace {
+    let place = rascal_exec::exec::place::Place::InPlace {
         origin: t.path().to_path_buf(),
     };
     for g in cfg.guardrails.as_deref().unwrap() {
@@ -243,7 +243,7 @@ fn a_check_not_fed_the_stream_fails_instead_of_passing_on_nothing() {
     let issues = scanner.scan(&streamed);
     assert!(
         issues.iter().any(|i| i.rule == "secrets/unscanned"
-            && i.severity >= rascal::model::verdict::Severity::Error
+            && i.severity >= rascal_core::model::verdict::Severity::Error
             && i.path.as_deref() == Some("src/huge.rs")),
         "{issues:#?}"
     );
@@ -351,7 +351,7 @@ fn a_candidates_change_is_the_same_stream_and_its_tree_is_what_the_checks_read()
     let limits = ChangeSetLimits::default();
     let whole = workspace::changeset_with(t.path(), t.path(), t.head(), &limits).unwrap();
     let mut seen = Vec::new();
-    let holdout = rascal::git::holdout::Holdout::default();
+    let holdout = rascal_exec::git::holdout::Holdout::default();
     let cs = workspace::candidate_change(
         t.path(),
         t.path(),
@@ -366,7 +366,8 @@ fn a_candidates_change_is_the_same_stream_and_its_tree_is_what_the_checks_read()
     assert!(cs.is_streamed());
     // The tree written as the files were read is the tree written from
     // the whole change afterwards, file by file.
-    let again = rascal::git::tree::write_change_tree(t.path(), t.path(), t.head(), &whole).unwrap();
+    let again =
+        rascal_exec::git::tree::write_change_tree(t.path(), t.path(), t.head(), &whole).unwrap();
     assert_eq!(cs.tree, again.to_string());
     assert_eq!(cs.fingerprint(), again.to_string());
     // Without a reader (no check reads content): the same change and tree.

@@ -3,7 +3,7 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::config::{Config, ConfigError, GuardrailKind};
+use rascal_core::config::{Config, ConfigError, GuardrailKind};
 
 fn guard_err(text: &str) -> ConfigError {
     Config::from_texts(None, Some(text), None).expect_err("should be refused")
@@ -163,10 +163,10 @@ fn on_unscanned_belongs_to_the_secrets_builtin() {
     )
     .expect("config");
     match &cfg.guardrails.as_ref().unwrap()[0].kind {
-        rascal::config::GuardrailKind::Secrets(o) => {
+        rascal_core::config::GuardrailKind::Secrets(o) => {
             assert_eq!(
                 o.on_unscanned,
-                rascal::config::guardrails::OnUnscanned::Fail
+                rascal_core::config::guardrails::OnUnscanned::Fail
             )
         }
         other => panic!("{other:?}"),
@@ -361,7 +361,7 @@ fn duplicate_strategy_agents_and_reviewers_name_both_lines() {
 
 #[test]
 fn duplicate_criteria_name_both_lines() {
-    use rascal::config::spec::Task;
+    use rascal_core::config::spec::Task;
     let e = Task::from_yaml(
         ".rascal/specs/x.yaml",
         "instruction: x\nacceptance_criteria:\n  - { description: ok, type: file-exists, check: a }\n  - { description: ok, type: file-exists, check: b }\n",

@@ -58,7 +58,7 @@ impl SecondEngine {
             None
         };
         // SAFETY: geteuid cannot fail.
-        if rascal::exec::os::euid() != 0 {
+        if rascal_exec::exec::os::euid() != 0 {
             return skip("starting a second dockerd needs root");
         }
         let Some(dockerd) = which("dockerd") else {
@@ -177,7 +177,7 @@ impl Drop for SecondEngine {
             }
         }
         // SAFETY: signalling our own child.
-        rascal::exec::os::signal(self.child.id() as i32, libc::SIGTERM);
+        rascal_exec::exec::os::signal(self.child.id() as i32, libc::SIGTERM);
         let until = Instant::now() + Duration::from_secs(30);
         while self.child.try_wait().ok().flatten().is_none() && Instant::now() < until {
             std::thread::sleep(Duration::from_millis(100));

@@ -4,13 +4,13 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind, Task};
-use rascal::exec::place::Place;
-use rascal::layers::criteria::{
+use rascal_core::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind, Task};
+use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_core::model::verdict::{Status, Verdict};
+use rascal_engine::layers::criteria::{
     check_constraint, check_file_exists, check_grep, checklist_line, run_command_criterion, Files,
 };
-use rascal::model::changeset::{ChangeSet, FileChange, Operation};
-use rascal::model::verdict::{Status, Verdict};
+use rascal_exec::exec::place::Place;
 use std::collections::BTreeMap;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;

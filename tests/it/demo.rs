@@ -5,13 +5,13 @@
 
 use crate::common;
 use common::{code, stderr, stdout};
-use rascal::agents::scripted::{builtin_at, Step, Tempo};
+use rascal_exec::agents::scripted::{builtin_at, Step, Tempo};
 use std::path::{Path, PathBuf};
 
 /// The scenario a candidate of `run` played (its `scenario.json`).
 fn played(repo: &Path, run: &str, candidate: &str) -> Vec<Step> {
     let repo = git2::Repository::open(repo).unwrap();
-    let file = rascal::git::workspace::files_dir(&repo)
+    let file = rascal_exec::git::workspace::files_dir(&repo)
         .join("runs")
         .join(run)
         .join(candidate)
@@ -31,7 +31,7 @@ pub(crate) fn kept_of(out: &str) -> PathBuf {
 /// Remove a kept sample repository and the run files it has outside it.
 pub(crate) fn forget(kept: &Path) {
     if let Ok(repo) = git2::Repository::open(kept) {
-        let _ = std::fs::remove_dir_all(rascal::git::workspace::files_dir(&repo));
+        let _ = std::fs::remove_dir_all(rascal_exec::git::workspace::files_dir(&repo));
     }
     let _ = std::fs::remove_dir_all(kept);
 }

@@ -10,7 +10,7 @@ use bollard::Docker;
 use common::docker::{engine, Engine, IMAGE};
 use common::{code, stderr, stdout, TestRepo};
 use futures::StreamExt;
-use rascal::exec::launch::docker as rdocker;
+use rascal_exec::exec::launch::docker as rdocker;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -145,7 +145,7 @@ fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
             // SAFETY: getuid cannot fail.
             assert_eq!(
                 std::fs::metadata(&p).unwrap().uid(),
-                rascal::exec::os::uid_gid().0
+                rascal_exec::exec::os::uid_gid().0
             );
         }
         // The full log is in the run directory.
@@ -199,7 +199,7 @@ fn running_candidate_is_hardened_as_docker_inspect_shows_then_cancel_stops_it() 
     assert!(hc.tmpfs.unwrap_or_default().contains_key("/tmp"));
     let config = info.config.unwrap();
     // SAFETY: getuid/getgid cannot fail.
-    let (uid, gid) = rascal::exec::os::uid_gid();
+    let (uid, gid) = rascal_exec::exec::os::uid_gid();
     let user = format!("{uid}:{gid}");
     assert_eq!(config.user.as_deref(), Some(user.as_str()));
     assert_eq!(config.working_dir.as_deref(), Some("/workspace"));
@@ -220,7 +220,7 @@ fn running_candidate_is_hardened_as_docker_inspect_shows_then_cancel_stops_it() 
 
     // Cancel (Ctrl-C): the container is stopped, recorded, and removed.
     // SAFETY: signalling our own child.
-    rascal::exec::os::signal(child.id() as i32, libc::SIGINT);
+    rascal_exec::exec::os::signal(child.id() as i32, libc::SIGINT);
     let o = child.wait_with_output().unwrap();
     let out = stdout(&o);
     assert_eq!(code(&o), 1, "{out}");
@@ -399,7 +399,7 @@ fn doctor_reports_and_removes_containers_of_runs_the_store_does_not_have() {
 #[test]
 #[ignore]
 fn latency_start_to_first_log_line() {
-    use rascal::exec::launch::{LaunchSpec, Launcher};
+    use rascal_exec::exec::launch::{LaunchSpec, Launcher};
     let Some(e) = engine() else { return };
     let dir = tempfile::tempdir().unwrap();
     let launcher = rdocker::DockerLauncher::new();
@@ -420,7 +420,7 @@ fn latency_start_to_first_log_line() {
             confine: None,
             upload: None,
         };
-        let (tx, mut rx) = rascal::exec::runner::log_channel();
+        let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
         let cancel = tokio_util::sync::CancellationToken::new();
         let took = e.rt.block_on(async {
             let t0 = Instant::now();
@@ -435,7 +435,7 @@ fn latency_start_to_first_log_line() {
                     r = &mut run => { r.unwrap(); break; }
                 }
             }
-            let agent: rascal::config::AgentConfig =
+            let agent: rascal_core::config::AgentConfig =
                 serde_yaml::from_str("{runtime: command, command: [echo]}").unwrap();
             launcher.release(&spec.run, &spec.candidate, &agent).await;
             first.expect("a first line")

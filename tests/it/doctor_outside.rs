@@ -19,7 +19,7 @@ fn doctor_outside_a_repository_checks_the_machine() {
         .lines()
         .find(|l| l.starts_with("sandbox: "))
         .unwrap_or_else(|| panic!("no sandbox line: {out}"));
-    if rascal::exec::sandbox::available().is_ok() {
+    if rascal_exec::exec::sandbox::available().is_ok() {
         assert!(sandbox.contains("bubblewrap at "), "{sandbox}");
         assert_eq!(code(&o), 0, "{out}");
     } else {

@@ -8,12 +8,12 @@
 //! loopback or on networks and containers this test created.
 
 use crate::common;
-use rascal::config::network::NetworkSetting;
-use rascal::config::{AgentConfig, RuntimeKind};
-use rascal::egress::policy::Allowlist;
-use rascal::egress::proxy::{PinnedResolver, Proxy, Resolve, Resolved, Rules, Sink};
-use rascal::exec::launch::docker::DockerLauncher;
-use rascal::exec::launch::{LaunchSpec, Launcher};
+use rascal_core::config::network::NetworkSetting;
+use rascal_core::config::{AgentConfig, RuntimeKind};
+use rascal_exec::egress::policy::Allowlist;
+use rascal_exec::egress::proxy::{PinnedResolver, Proxy, Resolve, Resolved, Rules, Sink};
+use rascal_exec::exec::launch::docker::DockerLauncher;
+use rascal_exec::exec::launch::{LaunchSpec, Launcher};
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -116,7 +116,7 @@ fn the_proxy_tunnels_allowed_names_and_refuses_everything_else_before_connecting
             allow: Allowlist::new(&[format!("allowed.test:{}", allowed.port)]).unwrap(),
             resolver: pinned(&["allowed.test", "secret.test"]),
             sink,
-            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
+            judge_within: rascal_exec::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, false)
             .await
@@ -206,7 +206,7 @@ fn a_name_that_real_dns_points_at_a_private_address_is_refused() {
             allow: Allowlist::new(&[format!("rebind.test:{}", allowed.port)]).unwrap(),
             resolver: Arc::new(RebindingDns),
             sink,
-            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
+            judge_within: rascal_exec::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, false)
             .await
@@ -233,7 +233,7 @@ fn only_the_candidates_own_address_is_served() {
             allow: Allowlist::new(&[format!("allowed.test:{}", allowed.port)]).unwrap(),
             resolver: pinned(&["allowed.test"]),
             sink,
-            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
+            judge_within: rascal_exec::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, true)
             .await
@@ -306,7 +306,7 @@ fn a_container_agent_reaches_only_its_allowlist() {
             .await
             .unwrap();
         docker.start_container(&server_name, None).await.unwrap();
-        rascal::egress::network::container_ip(&docker, &server_name, &other_net)
+        rascal_exec::egress::network::container_ip(&docker, &server_name, &other_net)
             .await
             .expect("the server container has an address")
     });
@@ -343,13 +343,13 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
     let summary = launcher
         .network(&run, "agent-1")
         .expect("a network summary");
-    let net_name = rascal::egress::network::network_name(&run);
+    let net_name = rascal_exec::egress::network::network_name(&run);
     let internal =
         e.rt.block_on(docker.inspect_network(&net_name, None))
             .unwrap();
     let hc =
         e.rt.block_on(docker.inspect_container(
-            &rascal::exec::launch::docker::container_name(&run, "agent-1"),
+            &rascal_exec::exec::launch::docker::container_name(&run, "agent-1"),
             None,
         ))
         .unwrap()
@@ -370,7 +370,7 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
         &format!("busybox nc -w 3 {server_ip} 8080 </dev/null; echo \"C-control: rc=$?\""),
     ));
     e.rt.block_on(async {
-        let _ = rascal::exec::launch::docker::remove(&docker, &server_name).await;
+        let _ = rascal_exec::exec::launch::docker::remove(&docker, &server_name).await;
         let _ = docker.remove_network(&other_net).await;
     });
     assert!(
@@ -396,12 +396,12 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
     );
     assert!(log.contains(&format!("proxy=http://{gateway}:")), "{log}");
     assert_eq!(
-        rascal::egress::network::LABEL_RUN,
-        rascal::exec::launch::docker::LABEL_RUN
+        rascal_exec::egress::network::LABEL_RUN,
+        rascal_exec::exec::launch::docker::LABEL_RUN
     );
     assert_eq!(
-        rascal::egress::network::LABEL_REPO,
-        rascal::exec::launch::docker::LABEL_REPO
+        rascal_exec::egress::network::LABEL_REPO,
+        rascal_exec::exec::launch::docker::LABEL_REPO
     );
     assert_eq!(
         internal
@@ -469,7 +469,7 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
         .unwrap(),
     );
     let work = tempfile::tempdir().unwrap();
-    let confine = rascal::exec::confine::Confinement {
+    let confine = rascal_exec::exec::confine::Confinement {
         workspace: work.path().to_path_buf(),
         writable: vec![],
         hide: vec![],
@@ -492,8 +492,8 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
         confine: Some(confine),
         upload: None,
     };
-    let launcher = rascal::exec::launch::process::ProcessLauncher::with_egress(
-        rascal::exec::launch::egress::ProcessEgress::new(
+    let launcher = rascal_exec::exec::launch::process::ProcessLauncher::with_egress(
+        rascal_exec::exec::launch::egress::ProcessEgress::new(
             pinned(&["allowed.test", "secret.test"]),
             env!("CARGO_BIN_EXE_rascal").into(),
         ),
@@ -516,7 +516,10 @@ echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
         summary.opened, summary.allowed,
         "(d) no socket for a refused request"
     );
-    assert_eq!(summary.on_refused, rascal::config::network::OnRefused::Fail);
+    assert_eq!(
+        summary.on_refused,
+        rascal_core::config::network::OnRefused::Fail
+    );
 }
 
 #[test]
@@ -540,10 +543,10 @@ fn an_unsandboxed_agent_with_an_allowlist_does_not_start() {
         confine: None,
         upload: None,
     };
-    let (tx, _rx) = rascal::exec::runner::log_channel();
+    let (tx, _rx) = rascal_exec::exec::runner::log_channel();
     let e = rt()
         .block_on(
-            rascal::exec::launch::process::ProcessLauncher::default().run(
+            rascal_exec::exec::launch::process::ProcessLauncher::default().run(
                 spec,
                 tx,
                 tokio_util::sync::CancellationToken::new(),
@@ -556,13 +559,13 @@ fn an_unsandboxed_agent_with_an_allowlist_does_not_start() {
 /// Run the launcher to its end, reading its log lines as they come (the
 /// queue is bounded: a reader that waits for the end would stall it).
 async fn run_collecting(
-    launcher: &dyn rascal::exec::launch::Launcher,
-    spec: rascal::exec::launch::LaunchSpec,
+    launcher: &dyn rascal_exec::exec::launch::Launcher,
+    spec: rascal_exec::exec::launch::LaunchSpec,
 ) -> (
-    Result<rascal::exec::runner::Exit, rascal::exec::launch::LaunchError>,
+    Result<rascal_exec::exec::runner::Exit, rascal_exec::exec::launch::LaunchError>,
     Vec<String>,
 ) {
-    let (tx, mut rx) = rascal::exec::runner::log_channel();
+    let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     let collect = tokio::spawn(async move {
         let mut log = Vec::new();
         while let Some(batch) = rx.recv().await {
@@ -655,9 +658,9 @@ fn rules(program: &str) -> String {
 /// Whether this machine can run the firewall tests (root with iptables):
 /// otherwise they skip, saying why, unless RASCAL_REQUIRE_DOCKER is set.
 fn firewall_here() -> bool {
-    match rascal::exec::runtime()
+    match rascal_exec::exec::runtime()
         .unwrap()
-        .block_on(rascal::egress::firewall::Firewall::default().probe())
+        .block_on(rascal_exec::egress::firewall::Firewall::default().probe())
     {
         Ok(_) => true,
         Err(e) => {
@@ -722,7 +725,7 @@ async fn probe_container(
     while let Some(Ok(l)) = logs.next().await {
         out.push_str(&l.to_string());
     }
-    let _ = rascal::exec::launch::docker::remove(docker, name).await;
+    let _ = rascal_exec::exec::launch::docker::remove(docker, name).await;
     out
 }
 
@@ -805,9 +808,9 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
     let log = log.join("\n");
     println!("{log}");
     let docker = e.docker.clone();
-    let bridge = rascal::egress::firewall::bridge_name(&run);
-    let chain = rascal::egress::firewall::chain_name(&bridge);
-    let net_name = rascal::egress::network::network_name(&run);
+    let bridge = rascal_exec::egress::firewall::bridge_name(&run);
+    let chain = rascal_exec::egress::firewall::chain_name(&bridge);
+    let net_name = rascal_exec::egress::network::network_name(&run);
 
     // While the network is there, so is its firewall: the jump, the
     // rejects, and no accept left once the proxy stopped.
@@ -815,7 +818,7 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
     let v6 = rules("ip6tables");
     let hc =
         e.rt.block_on(docker.inspect_container(
-            &rascal::exec::launch::docker::container_name(&run, "agent-1"),
+            &rascal_exec::exec::launch::docker::container_name(&run, "agent-1"),
             None,
         ))
         .unwrap()
@@ -936,7 +939,7 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
         ),
     ));
     let _ =
-        e.rt.block_on(rascal::exec::launch::docker::remove(&docker, &holder));
+        e.rt.block_on(rascal_exec::exec::launch::docker::remove(&docker, &holder));
     let _ = e.rt.block_on(docker.remove_network(&own_net));
     println!("control (no firewall):\n{control}");
 
@@ -1004,9 +1007,9 @@ fn no_firewall_case(
     e: &common::docker::Engine,
     on_host_open: &str,
 ) -> (
-    Result<rascal::exec::runner::Exit, rascal::exec::launch::LaunchError>,
+    Result<rascal_exec::exec::runner::Exit, rascal_exec::exec::launch::LaunchError>,
     String,
-    Option<rascal::egress::NetworkSummary>,
+    Option<rascal_exec::egress::NetworkSummary>,
     String,
 ) {
     let run = format!("r-nofw-{on_host_open}-{}", std::process::id());
@@ -1017,8 +1020,8 @@ fn no_firewall_case(
         60,
     );
     let launcher = DockerLauncher::with_egress(
-        rascal::egress::network::DockerEgress::with_resolver(pinned(&["allowed.test"]))
-            .with_firewall(rascal::egress::firewall::Firewall::new(
+        rascal_exec::egress::network::DockerEgress::with_resolver(pinned(&["allowed.test"]))
+            .with_firewall(rascal_exec::egress::firewall::Firewall::new(
                 "/nonexistent/iptables",
                 "/nonexistent/ip6tables",
             )),
@@ -1026,9 +1029,9 @@ fn no_firewall_case(
     let (exit, log) = e.rt.block_on(run_collecting(&launcher, spec));
     let summary = launcher.network(&run, "agent-1");
     e.rt.block_on(launcher.release(&run, "agent-1", &agent));
-    let _ = e.rt.block_on(rascal::exec::launch::docker::remove(
+    let _ = e.rt.block_on(rascal_exec::exec::launch::docker::remove(
         &e.docker,
-        &rascal::exec::launch::docker::container_name(&run, "agent-1"),
+        &rascal_exec::exec::launch::docker::container_name(&run, "agent-1"),
     ));
     (exit, log.join("\n"), summary, run)
 }
@@ -1052,17 +1055,22 @@ fn a_host_without_a_firewall_warns_or_refuses_to_start_the_agent() {
     assert!(summary.host_open.is_some(), "{summary:?}");
     let mut agent = AgentConfig::new(RuntimeKind::Command);
     agent.network = Some(serde_yaml::from_str("{ allow: [allowed.test] }").unwrap());
-    let report = rascal::egress::annotate(
-        rascal::model::verdict::Report::new(rascal::model::verdict::Layer::Agent, "agent"),
+    let report = rascal_exec::egress::annotate(
+        rascal_core::model::verdict::Report::new(
+            rascal_core::model::verdict::Layer::Agent,
+            "agent",
+        ),
         &agent,
         "docker",
         Some(&summary),
     )
     .finish();
-    assert_eq!(report.status, rascal::model::verdict::Status::Warn);
-    assert!(report.issues.iter().any(
-        |i| i.rule == rascal::egress::RULE_HOST_OPEN && i.message.contains("is not installed")
-    ));
+    assert_eq!(report.status, rascal_core::model::verdict::Status::Warn);
+    assert!(report
+        .issues
+        .iter()
+        .any(|i| i.rule == rascal_exec::egress::RULE_HOST_OPEN
+            && i.message.contains("is not installed")));
 
     let (exit, log, _, run) = no_firewall_case(&e, "fail");
     let err = exit.unwrap_err().to_string();
@@ -1070,13 +1078,13 @@ fn a_host_without_a_firewall_warns_or_refuses_to_start_the_agent() {
         err.contains("was not started") && err.contains("on_host_open: fail"),
         "{err}\n{log}"
     );
-    let name = rascal::exec::launch::docker::container_name(&run, "agent-1");
+    let name = rascal_exec::exec::launch::docker::container_name(&run, "agent-1");
     assert!(
         e.rt.block_on(e.docker.inspect_container(&name, None))
             .is_err(),
         "no container was made"
     );
-    let net = rascal::egress::network::network_name(&run);
+    let net = rascal_exec::egress::network::network_name(&run);
     assert!(
         e.rt.block_on(e.docker.inspect_network(&net, None)).is_err(),
         "nor a network left behind"
@@ -1107,16 +1115,18 @@ fn gc_removes_the_host_firewall_a_killed_run_left() {
         .and_then(|l| l.split_whitespace().next())
         .unwrap()
         .to_string();
-    let chain = rascal::egress::firewall::chain_name(&rascal::egress::firewall::bridge_name(&run));
+    let chain = rascal_exec::egress::firewall::chain_name(
+        &rascal_exec::egress::firewall::bridge_name(&run),
+    );
     assert!(
         !rules("iptables").contains(&chain),
         "the run's end removed it"
     );
     // As a rascal killed mid-run leaves it: the network, its firewall, a
     // proxy's port still open.
-    let fw = rascal::egress::firewall::Firewall::default();
+    let fw = rascal_exec::egress::firewall::Firewall::default();
     let net =
-        e.rt.block_on(rascal::egress::network::ensure(
+        e.rt.block_on(rascal_exec::egress::network::ensure(
             &e.docker,
             &run,
             &t.path().to_string_lossy(),
@@ -1127,8 +1137,8 @@ fn gc_removes_the_host_firewall_a_killed_run_left() {
         .unwrap();
     // A chain of a network that is gone (its run forgotten), and a chain
     // that is not rascal's.
-    let orphan_bridge = rascal::egress::firewall::bridge_name(&format!("{run}-gone"));
-    let orphan = rascal::egress::firewall::chain_name(&orphan_bridge);
+    let orphan_bridge = rascal_exec::egress::firewall::bridge_name(&format!("{run}-gone"));
+    let orphan = rascal_exec::egress::firewall::chain_name(&orphan_bridge);
     e.rt.block_on(fw.install(&orphan_bridge)).unwrap();
     let foreign = format!("EGRESSTEST{}", std::process::id());
     let ipt = |args: &[&str]| {
@@ -1202,7 +1212,7 @@ fn recording_server() -> (u16, Arc<Mutex<Vec<u8>>>) {
 
 #[test]
 fn a_tls_hello_for_another_host_is_refused_inside_an_allowed_tunnel() {
-    use rascal::egress::tls::sample_hello;
+    use rascal_exec::egress::tls::sample_hello;
     let (port, got) = recording_server();
     let rt = rt();
     rt.block_on(async {
@@ -1211,7 +1221,7 @@ fn a_tls_hello_for_another_host_is_refused_inside_an_allowed_tunnel() {
             allow: Allowlist::new(&[format!("front.test:{port}")]).unwrap(),
             resolver: pinned(&["front.test"]),
             sink,
-            judge_within: rascal::egress::proxy::JUDGE_WITHIN,
+            judge_within: rascal_exec::egress::proxy::JUDGE_WITHIN,
         };
         let proxy = Proxy::bind("127.0.0.1:0".parse().unwrap(), rules, false)
             .await
@@ -1364,7 +1374,9 @@ echo done > result.txt
     };
     child.kill().unwrap(); // SIGKILL: the proxy dies, nothing is cleaned up
     child.wait().unwrap();
-    let chain = rascal::egress::firewall::chain_name(&rascal::egress::firewall::bridge_name(&run));
+    let chain = rascal_exec::egress::firewall::chain_name(
+        &rascal_exec::egress::firewall::bridge_name(&run),
+    );
     let firewall = firewall_here();
     if firewall {
         assert!(
@@ -1416,7 +1428,7 @@ echo done > result.txt
     assert!(
         e.rt.block_on(
             e.docker
-                .inspect_network(&rascal::egress::network::network_name(&run), None)
+                .inspect_network(&rascal_exec::egress::network::network_name(&run), None)
         )
         .is_err(),
         "and its network"
@@ -1453,9 +1465,9 @@ fn doctor_says_whether_the_host_firewall_can_be_installed() {
         .lines()
         .find(|l| l.starts_with("host firewall: "))
         .unwrap_or_else(|| panic!("{out}"));
-    let expect = rascal::exec::runtime()
+    let expect = rascal_exec::exec::runtime()
         .unwrap()
-        .block_on(rascal::egress::firewall::Firewall::default().probe());
+        .block_on(rascal_exec::egress::firewall::Firewall::default().probe());
     match expect {
         Ok(v) => assert!(
             line.contains("can be installed") && line.contains(&v),

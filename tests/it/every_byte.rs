@@ -9,11 +9,11 @@
 
 use crate::common;
 use common::{rnd, TestRepo};
-use rascal::config::Config;
-use rascal::git::workspace;
-use rascal::model::verdict::{gate, Report, Severity, Status, Verdict};
-use rascal::pipeline::content::{read_change, ContentRead};
-use rascal::pipeline::sequence::{permissions_in_force, verify_read, Origin, Verification};
+use rascal_core::config::Config;
+use rascal_core::model::verdict::{gate, Report, Severity, Status, Verdict};
+use rascal_engine::pipeline::content::{read_change, ContentRead};
+use rascal_engine::pipeline::sequence::{permissions_in_force, verify_read, Origin, Verification};
+use rascal_exec::git::workspace;
 use tokio_util::sync::CancellationToken;
 
 const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
@@ -63,9 +63,9 @@ fn check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
     )
     .unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let run = |changes: &rascal::model::changeset::ChangeSet, read: Option<&ContentRead>| {
+    let run = |changes: &rascal_core::model::changeset::ChangeSet, read: Option<&ContentRead>| {
         rt.block_on(async {
-            let place = rascal::exec::place::Place::InPlace {
+            let place = rascal_exec::exec::place::Place::InPlace {
                 origin: t.path().to_path_buf(),
             };
             let v = Verification {

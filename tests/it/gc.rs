@@ -189,7 +189,7 @@ fn the_human_report_names_each_run_its_size_and_the_total() {
     }
     let total = format!(
         "freed {} in total (2 runs cleaned, 0 kept)",
-        rascal::gc::disk::human(freed)
+        rascal_engine::gc::disk::human(freed)
     );
     assert!(out.contains(&total), "{total}\n{out}");
     assert!(
@@ -572,7 +572,7 @@ fn a_stopped_container_of_an_old_run_is_removed_by_its_labels() {
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let run = run_id(&stdout(&o));
     let mine = || -> Vec<String> {
-        e.rt.block_on(rascal::exec::launch::docker::list_rascal_containers(
+        e.rt.block_on(rascal_exec::exec::launch::docker::list_rascal_containers(
             &e.docker,
             Some(&run),
         ))
@@ -611,7 +611,7 @@ fn an_interrupted_run_whose_container_still_runs_counts_as_running() {
     let mut child = common::spawn_rascal(t.path(), &["run", "x", "--agent", "slow", "--headless"]);
     let run = common::wait_for_running_run(&t, 60);
     let containers = || {
-        e.rt.block_on(rascal::exec::launch::docker::list_rascal_containers(
+        e.rt.block_on(rascal_exec::exec::launch::docker::list_rascal_containers(
             &e.docker,
             Some(&run),
         ))
@@ -632,7 +632,7 @@ fn an_interrupted_run_whose_container_still_runs_counts_as_running() {
     let o = t.rascal(&["gc", "--older-than", "0s", "--forget"]);
     let out = stdout(&o);
     assert_eq!(code(&o), 0, "{out}{}", stderr(&o));
-    let name = rascal::exec::launch::docker::container_name(&run, "slow");
+    let name = rascal_exec::exec::launch::docker::container_name(&run, "slow");
     assert!(
         out.contains(&format!(
             "kept {run} (running: container {name} is running)"
@@ -642,7 +642,7 @@ fn an_interrupted_run_whose_container_still_runs_counts_as_running() {
     assert!(workspaces(&t, &run).join("slow").exists());
     assert!(list_line(&t, &run).contains("INTERRUPTED"));
     for c in containers() {
-        e.rt.block_on(rascal::exec::launch::docker::remove(
+        e.rt.block_on(rascal_exec::exec::launch::docker::remove(
             &e.docker,
             &c.id.unwrap(),
         ))
@@ -667,11 +667,11 @@ fn an_egress_network_left_behind_is_removed_with_its_run() {
     let o = t.rascal(&["run", "x", "--agent", "boxed", "--headless"]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     let run = run_id(&stdout(&o));
-    let net = rascal::egress::network::network_name(&run);
+    let net = rascal_exec::egress::network::network_name(&run);
     let exists = || e.rt.block_on(e.docker.inspect_network(&net, None)).is_ok();
     assert!(!exists(), "the run's end removed its network");
     // As if rascal had died mid-run: the network is still there.
-    e.rt.block_on(rascal::egress::network::ensure(
+    e.rt.block_on(rascal_exec::egress::network::ensure(
         &e.docker,
         &run,
         &t.path().to_string_lossy(),

@@ -3,10 +3,10 @@
 
 use crate::common;
 use common::TestRepo;
-use rascal::config::Config;
-use rascal::git::workspace;
-use rascal::model::verdict::{gate, Layer, Report, Status, Verdict};
-use rascal::pipeline::sequence::{verify, Origin, Verification};
+use rascal_core::config::Config;
+use rascal_core::model::verdict::{gate, Layer, Report, Status, Verdict};
+use rascal_engine::pipeline::sequence::{verify, Origin, Verification};
+use rascal_exec::git::workspace;
 use tokio_util::sync::CancellationToken;
 
 fn run_check(t: &TestRepo, guardrails: &str) -> Vec<Report> {
@@ -18,7 +18,7 @@ fn verify_with(t: &TestRepo, cfg: &Config) -> Vec<Report> {
     let changes = workspace::changeset(t.path(), t.path(), t.head()).unwrap();
     let rt = tokio::runtime::Runtime::new().unwrap();
     rt.block_on(async {
-        let place = rascal::exec::place::Place::InPlace {
+        let place = rascal_exec::exec::place::Place::InPlace {
             origin: t.path().to_path_buf(),
         };
         let v = Verification {
@@ -267,7 +267,7 @@ fn receipts_digest_the_command_and_the_diff() {
     }
     assert_eq!(
         ok.receipt.inputs["command"],
-        rascal::model::verdict::digest("true")
+        rascal_core::model::verdict::digest("true")
     );
     assert_eq!(ok.receipt.result.len(), 64);
 }

@@ -236,7 +236,7 @@ fn paste(line: &str) -> (Vec<String>, bool) {
 
 #[test]
 fn every_printed_word_reaches_the_command_as_itself() {
-    use rascal::text::inert::shell_line;
+    use rascal_core::text::inert::shell_line;
     let hostile = [
         "$(touch pwned1)",
         "`touch pwned2`",

@@ -7,7 +7,7 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::config::{Config, GuardrailKind, RuntimeKind, StrategyMode};
+use rascal_core::config::{Config, GuardrailKind, RuntimeKind, StrategyMode};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -55,10 +55,10 @@ fn init(t: &TestRepo, args: &[&str]) -> Output {
 fn load(dir: &Path) -> Config {
     let read = |f: &str| std::fs::read_to_string(dir.join(f)).ok();
     let (main, guard, perm, verif) = (
-        read(rascal::config::CONFIG_FILE),
-        read(rascal::config::GUARDRAILS_FILE),
-        read(rascal::config::PERMISSIONS_FILE),
-        read(rascal::config::VERIFICATION_FILE),
+        read(rascal_core::config::CONFIG_FILE),
+        read(rascal_core::config::GUARDRAILS_FILE),
+        read(rascal_core::config::PERMISSIONS_FILE),
+        read(rascal_core::config::VERIFICATION_FILE),
     );
     Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref())
         .and_then(|c| c.with_verification(verif.as_deref()))

@@ -6,7 +6,7 @@
 use crate::common;
 use common::tmux::Tmux;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::changes::{compare_text, diff_text, Change};
+use rascal_engine::changes::{compare_text, diff_text, Change};
 
 /// Three candidates, three different changes to `src/lib.rs` (and one a
 /// new file), every one passing.

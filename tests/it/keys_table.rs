@@ -3,7 +3,7 @@
 //! fails when the guide's copy differs. `UPDATE_DOCS=1 cargo test
 //! keys_table` rewrites the guide's table between its markers.
 
-use rascal::tui::draw::help::{entries, MOUSE};
+use rascal_tui::draw::help::{entries, MOUSE};
 
 const GUIDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/guide.md");
 const BEGIN: &str = "<!-- keys:begin";
@@ -51,7 +51,7 @@ fn every_command_of_the_table_is_in_the_generated_rows() {
     // The table cannot drop a key: each command's label is in a row of its
     // screens, or covered by an earlier row's label (`p` after `n/p`).
     let t = table();
-    for c in rascal::tui::commands::COMMANDS {
+    for c in rascal_tui::commands::COMMANDS {
         assert!(
             t.lines().any(|l| l.contains(&format!("`{}`", c.label))
                 || l.split('`')

@@ -8,11 +8,11 @@
 use crate::common;
 
 use common::kube_fake::{FakeKube, Files, Phase, Recorded, CONTEXT};
-use rascal::config::kubernetes::KubernetesConfig;
-use rascal::config::{AgentConfig, RuntimeKind};
-use rascal::exec::launch::kubernetes::KubernetesLauncher;
-use rascal::exec::launch::{LaunchSpec, Launcher, Resume};
-use rascal::exec::runner::LogLine;
+use rascal_core::config::kubernetes::KubernetesConfig;
+use rascal_core::config::{AgentConfig, RuntimeKind};
+use rascal_exec::exec::launch::kubernetes::KubernetesLauncher;
+use rascal_exec::exec::launch::{LaunchSpec, Launcher, Resume};
+use rascal_exec::exec::runner::LogLine;
 use serde_json::Value;
 use std::path::Path;
 use std::time::Duration;
@@ -41,7 +41,7 @@ fn setup(timeout: Duration) -> Setup {
     let mut agent = AgentConfig::new(RuntimeKind::Command);
     agent.env = vec!["ANTHROPIC_API_KEY".into()];
     agent.cpus = Some(1.0);
-    agent.memory = Some(rascal::config::container::ByteSize(512 << 20));
+    agent.memory = Some(rascal_core::config::container::ByteSize(512 << 20));
     let spec = LaunchSpec {
         run: "r-20261130-1a2b".into(),
         candidate: "claude".into(),
@@ -102,12 +102,12 @@ async fn launch(
     spec: LaunchSpec,
     cancel: CancellationToken,
 ) -> (
-    Result<rascal::exec::runner::Exit, rascal::exec::launch::LaunchError>,
+    Result<rascal_exec::exec::runner::Exit, rascal_exec::exec::launch::LaunchError>,
     Vec<LogLine>,
 ) {
     let launcher = KubernetesLauncher::new(config()).with_kubeconfig(fake.kubeconfig.clone());
     // The queue is bounded: read it while the launcher runs.
-    let (tx, mut rx) = rascal::exec::runner::log_channel();
+    let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     let collect = tokio::spawn(async move {
         let mut lines = Vec::new();
         while let Some(batch) = rx.recv().await {
@@ -499,7 +499,7 @@ async fn reattach_follows_the_log_from_where_the_journal_stopped() {
         s.hang = true;
     });
     let launcher = KubernetesLauncher::new(config()).with_kubeconfig(fake.kubeconfig.clone());
-    let (tx, _rx) = rascal::exec::runner::log_channel();
+    let (tx, _rx) = rascal_exec::exec::runner::log_channel();
     let first = tokio::spawn({
         let spec = set.spec.clone();
         async move { launcher.run(spec, tx, CancellationToken::new()).await }
@@ -530,7 +530,7 @@ async fn reattach_follows_the_log_from_where_the_journal_stopped() {
     assert_eq!(exit.unwrap().code, Some(0));
     let out: Vec<&str> = lines
         .iter()
-        .filter(|l| l.stream == rascal::exec::runner::Stream::Stdout)
+        .filter(|l| l.stream == rascal_exec::exec::runner::Stream::Stdout)
         .map(|l| l.text.as_str())
         .collect();
     // Journalled lines are not sent again, across a broken stream too.
@@ -602,7 +602,7 @@ const ALL: &[&str] = &[
 ];
 
 fn leftover(name: &str, run: &str, repo: &Path) -> Value {
-    let label = rascal::exec::launch::kubernetes::spec::repo_label(repo);
+    let label = rascal_exec::exec::launch::kubernetes::spec::repo_label(repo);
     serde_json::json!({
         "apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": name, "namespace": NS,
@@ -618,7 +618,7 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
     let fake = FakeKube::start(NS).await;
     let repo = common::TestRepo::new(&[("a.txt", "a\n")]);
     let store_dir = tempfile::tempdir().unwrap();
-    let store = rascal::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
+    let store = rascal_engine::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
     fake.with(|s| {
         s.allowed = ALL.iter().map(|s| s.to_string()).collect();
         s.leftovers = vec![
@@ -626,7 +626,7 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
             leftover("rascal-r-other-claude", "r-other", Path::new("/elsewhere")),
         ];
     });
-    let d = rascal::doctor::kubernetes::diagnose(
+    let d = rascal_engine::doctor::kubernetes::diagnose(
         &store,
         repo.path(),
         &config(),
@@ -670,7 +670,7 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
     assert_eq!(exec["spec"]["resourceAttributes"]["namespace"], NS);
 
     // --remove deletes it, foreground.
-    let d = rascal::doctor::kubernetes::diagnose(
+    let d = rascal_engine::doctor::kubernetes::diagnose(
         &store,
         repo.path(),
         &config(),
@@ -695,8 +695,8 @@ async fn doctor_names_each_missing_permission_and_a_missing_namespace() {
     let fake = FakeKube::start("other").await;
     fake.with(|s| s.allowed = ["create jobs".to_string()].into_iter().collect());
     let store_dir = tempfile::tempdir().unwrap();
-    let store = rascal::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
-    let d = rascal::doctor::kubernetes::diagnose(
+    let store = rascal_engine::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
+    let d = rascal_engine::doctor::kubernetes::diagnose(
         &store,
         Path::new("/r"),
         &config(),
@@ -723,8 +723,8 @@ async fn an_unknown_context_says_which_contexts_there_are() {
         ..config()
     };
     let store_dir = tempfile::tempdir().unwrap();
-    let store = rascal::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
-    let d = rascal::doctor::kubernetes::diagnose(
+    let store = rascal_engine::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
+    let d = rascal_engine::doctor::kubernetes::diagnose(
         &store,
         Path::new("/r"),
         &k,
@@ -963,14 +963,14 @@ async fn figures() {
 struct KubeChange {
     _repo: common::TestRepo,
     _files: tempfile::TempDir,
-    changes: rascal::model::changeset::ChangeSet,
-    place: rascal::exec::place::Place,
+    changes: rascal_core::model::changeset::ChangeSet,
+    place: rascal_exec::exec::place::Place,
 }
 
 const CHECK_JOB: &str = "rascal-r-20261130-1a2b-claude-check-0";
 
 fn kube_change(fake: &FakeKube) -> KubeChange {
-    use rascal::exec::place::{Backend, Contained, Place, Sandboxed};
+    use rascal_exec::exec::place::{Backend, Contained, Place, Sandboxed};
     use std::sync::Arc;
     let repo = common::TestRepo::new(&[
         (".gitignore", "build/\n"),
@@ -980,9 +980,10 @@ fn kube_change(fake: &FakeKube) -> KubeChange {
     let base = repo.head();
     let git = git2::Repository::open(repo.path()).unwrap();
     let holdout =
-        rascal::git::holdout::Holdout::resolve(&git, base, &["tests/hidden.rs".into()]).unwrap();
+        rascal_exec::git::holdout::Holdout::resolve(&git, base, &["tests/hidden.rs".into()])
+            .unwrap();
     let files = tempfile::tempdir().unwrap();
-    let ws = rascal::git::workspace::create_workspace(
+    let ws = rascal_exec::git::workspace::create_workspace(
         &git,
         base,
         &files.path().join("ws/claude"),
@@ -993,15 +994,15 @@ fn kube_change(fake: &FakeKube) -> KubeChange {
     std::fs::write(ws.join("src/lib.rs"), "pub fn a() {}\npub fn b() {}\n").unwrap();
     std::fs::create_dir_all(ws.join("build")).unwrap();
     std::fs::write(ws.join("build/junk.txt"), "live workspace only\n").unwrap();
-    let mut changes = rascal::git::workspace::changeset(repo.path(), &ws, base).unwrap();
+    let mut changes = rascal_exec::git::workspace::changeset(repo.path(), &ws, base).unwrap();
     holdout.leave_out(&mut changes);
-    changes.tree = rascal::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
+    changes.tree = rascal_exec::git::tree::write_change_tree(repo.path(), &ws, base, &changes)
         .unwrap()
         .to_string();
     let mut agent = AgentConfig::new(RuntimeKind::Command);
     agent.env = vec!["ANTHROPIC_API_KEY".into()];
     agent.cpus = Some(1.0);
-    agent.memory = Some(rascal::config::container::ByteSize(512 << 20));
+    agent.memory = Some(rascal_core::config::container::ByteSize(512 << 20));
     let copy = Sandboxed {
         origin: repo.path().to_path_buf(),
         workspace: ws,
@@ -1036,17 +1037,17 @@ fn kube_change(fake: &FakeKube) -> KubeChange {
 
 /// Run `command` at `place` (bounded), its lines gathered.
 async fn run_check(
-    place: &rascal::exec::place::Place,
+    place: &rascal_exec::exec::place::Place,
     command: &str,
     env: &[String],
     files: &[String],
     timeout: Duration,
     cancel: CancellationToken,
 ) -> (
-    Result<(rascal::exec::runner::Outcome, Vec<Option<Vec<u8>>>), String>,
+    Result<(rascal_exec::exec::runner::Outcome, Vec<Option<Vec<u8>>>), String>,
     Vec<String>,
 ) {
-    let (tx, mut rx) = rascal::exec::runner::log_channel();
+    let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     let gather = tokio::spawn(async move {
         let mut lines = Vec::new();
         while let Some(batch) = rx.recv().await {
@@ -1054,8 +1055,11 @@ async fn run_check(
         }
         lines
     });
-    let spec =
-        rascal::exec::runner::CommandSpec::shell(command, place.files().to_path_buf(), timeout);
+    let spec = rascal_exec::exec::runner::CommandSpec::shell(
+        command,
+        place.files().to_path_buf(),
+        timeout,
+    );
     let result = tokio::time::timeout(
         Duration::from_secs(60),
         place.run_reading(spec, env, false, Some(tx), &cancel, files),
@@ -1255,7 +1259,7 @@ async fn a_kube_candidates_check_runs_as_a_second_job_on_its_change() {
     assert_eq!(del.body.unwrap()["propagationPolicy"], "Foreground");
 }
 
-fn guardrail(yaml: &str) -> rascal::config::Guardrail {
+fn guardrail(yaml: &str) -> rascal_core::config::Guardrail {
     serde_yaml::from_str(yaml).unwrap()
 }
 
@@ -1269,7 +1273,7 @@ async fn the_check_jobs_exit_code_decides_the_guardrail() {
         });
         let k = kube_change(&fake);
         let g = guardrail("{ name: test, command: \"./run-tests\", timeout: 60s }");
-        let r = rascal::layers::guardrails::run_command(
+        let r = rascal_engine::layers::guardrails::run_command(
             &g,
             &k.changes,
             &k.place,
@@ -1319,7 +1323,7 @@ async fn a_check_job_that_cannot_run_fails_the_check_never_passes_it() {
         let fake = FakeKube::start(NS).await;
         fake.with(setup);
         let k = kube_change(&fake);
-        let r = rascal::layers::guardrails::run_command(
+        let r = rascal_engine::layers::guardrails::run_command(
             &g,
             &k.changes,
             &k.place,

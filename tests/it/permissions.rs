@@ -2,11 +2,11 @@
 //! with the rule ids that must fire (and no others), plus narrow() and
 //! config-parsing tables.
 
-use rascal::config::permissions::{GlobPattern, Mode, OpName, PermissionsConfig};
-use rascal::layers::imports::new_imports;
-use rascal::layers::permissions::Permissions;
-use rascal::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
-use rascal::model::verdict::Severity;
+use rascal_core::config::permissions::{GlobPattern, Mode, OpName, PermissionsConfig};
+use rascal_core::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use rascal_core::model::verdict::Severity;
+use rascal_engine::layers::permissions::Permissions;
+use rascal_scan::imports::new_imports;
 use std::collections::BTreeSet;
 
 // ------------------------------------------------------------- helpers
@@ -136,11 +136,11 @@ fn cases() -> Vec<Case> {
     crlf.binary = false;
     let mut noncontig = create("cmd/main.go");
     noncontig.added_lines = vec![
-        rascal::model::changeset::AddedLine {
+        rascal_core::model::changeset::AddedLine {
             line: 3,
             text: "import (".into(),
         },
-        rascal::model::changeset::AddedLine {
+        rascal_core::model::changeset::AddedLine {
             line: 9,
             text: "\tx \"os/exec\"".into(),
         },

@@ -3,10 +3,10 @@
 
 use crate::common;
 use common::TestRepo;
-use rascal::model::decision::{Decision, DecisionKind};
-use rascal::model::event::RunEvent;
-use rascal::model::verdict::Verdict;
-use rascal::pipeline::{self, RunRequest};
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::verdict::Verdict;
+use rascal_engine::pipeline::{self, RunRequest};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -39,7 +39,7 @@ fn start(
         common::bin(),
     );
     let prepared = pipeline::prepare(req).unwrap();
-    let (tx, rx) = rascal::pipeline::journal::view_channel();
+    let (tx, rx) = rascal_engine::pipeline::journal::view_channel();
     let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
     let run = tokio::spawn(pipeline::execute_with(
         prepared,
@@ -60,7 +60,7 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
         if !sent {
             // The agent's lines are in its log file, named by the segment.
             if let RunEvent::LogSegment(seg) = &ev {
-                let lines = rascal::store::logfile::lines(&t.files(), seg).unwrap();
+                let lines = rascal_engine::store::logfile::lines(&t.files(), seg).unwrap();
                 if seg.candidate == "stuck" && lines.iter().any(|l| l.contains("thinking")) {
                     dtx.send(Decision::new(
                         Some("stuck"),
@@ -112,7 +112,7 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
     assert!(events.iter().any(|e| matches!(e, RunEvent::DecisionRecorded { decision } if decision.kind == DecisionKind::Cancel)));
 
     // Everything that arrived was journalled first.
-    let store = rascal::store::Store::open(&t.path().join(".git/rascal/rascal.db")).unwrap();
+    let store = rascal_engine::store::Store::open(&t.path().join(".git/rascal/rascal.db")).unwrap();
     let journalled = store.events(&outcome.run).unwrap();
     assert_eq!(journalled, events);
 }
@@ -138,7 +138,7 @@ async fn a_cancel_while_the_reviewer_runs_is_a_decision_not_a_reviewer_failure()
     while let Some(ev) = rx.recv().await {
         if !sent {
             if let RunEvent::LayerStarted { layer, .. } = &ev {
-                if *layer == rascal::model::verdict::Layer::Review {
+                if *layer == rascal_core::model::verdict::Layer::Review {
                     dtx.send(Decision::new(
                         Some("author"),
                         DecisionKind::Cancel,
@@ -165,7 +165,7 @@ async fn a_cancel_while_the_reviewer_runs_is_a_decision_not_a_reviewer_failure()
             .any(|e| matches!(e, RunEvent::CandidateEscalated { .. })),
         "{events:#?}"
     );
-    let reports: Vec<&rascal::model::verdict::Report> = events
+    let reports: Vec<&rascal_core::model::verdict::Report> = events
         .iter()
         .filter_map(|e| match e {
             RunEvent::ReportLanded { report, .. } => Some(&**report),
@@ -260,7 +260,7 @@ async fn live_retry_decisions_run_the_next_attempt_with_the_feedback() {
         .unwrap()
         .unwrap();
     assert_eq!(outcome.verdict, Verdict::Pass);
-    let summary = rascal::model::summary::RunSummary::from_events(&events);
+    let summary = rascal_core::model::summary::RunSummary::from_events(&events);
     for c in &summary.candidates {
         assert_eq!(c.verdict, Some(Verdict::Pass), "{}: {:?}", c.id, c.reason);
         assert_eq!(c.attempt, 2, "{}", c.id);
@@ -339,7 +339,7 @@ async fn a_session_owns_the_run_and_its_retries_after_it() {
     .await
     .unwrap();
     events.extend(next);
-    let summary = rascal::model::summary::RunSummary::from_events(&events);
+    let summary = rascal_core::model::summary::RunSummary::from_events(&events);
     let c = &summary.candidates[0];
     assert_eq!(c.attempt, 2);
     assert_eq!(c.verdict, Some(Verdict::Pass), "{:?}", c.reason);

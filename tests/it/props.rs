@@ -9,14 +9,14 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::Config as ProptestConfig;
-use rascal::agents::ask::json_objects;
-use rascal::agents::events::parse_line;
-use rascal::config::permissions::{compile_globs, fold_path, GlobPattern, PermissionsConfig};
-use rascal::config::spec::Task;
-use rascal::config::{Config, RuntimeKind};
-use rascal::layers::permissions::Permissions;
-use rascal::model::changeset::{ChangeSet, FileChange, Operation};
-use rascal::text::{is_hidden, sanitize};
+use rascal_core::config::permissions::{compile_globs, fold_path, GlobPattern, PermissionsConfig};
+use rascal_core::config::spec::Task;
+use rascal_core::config::{Config, RuntimeKind};
+use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_core::text::{is_hidden, sanitize};
+use rascal_engine::layers::permissions::Permissions;
+use rascal_exec::agents::ask::json_objects;
+use rascal_exec::agents::events::parse_line;
 use serde_json::{Map, Value};
 use unicode_normalization::UnicodeNormalization;
 
@@ -210,7 +210,7 @@ fn load_every_kind(text: &str) {
         .filter(|c| matches!(c, '\n' | '\r' | '\u{85}' | '\u{2028}' | '\u{2029}'))
         .count()
         + 2;
-    let located = |e: &rascal::config::ConfigError, file: &str| {
+    let located = |e: &rascal_core::config::ConfigError, file: &str| {
         assert!(e.file.starts_with(file), "{} is not {file}", e.file);
         if let Some(l) = e.line {
             assert!(l <= lines, "line {l} of a {lines}-line text: {e}");
@@ -250,7 +250,7 @@ fn load_every_kind(text: &str) {
         }
     }
     let _ = PermissionsConfig::from_yaml_file(text);
-    let _ = rascal::config::theme::parse(text.as_bytes());
+    let _ = rascal_core::config::theme::parse(text.as_bytes());
 }
 
 /// Found by the 1M run: a text whose lines break at `\r`.
@@ -342,10 +342,13 @@ fn objects_come_from_the_text(text: &str) {
         assert!(found, "{m:?} is not in {text:?}");
     }
     let nonce = "0123456789abcdef0123";
-    let _ = rascal::layers::review::parse_review(text.as_bytes(), nonce);
-    let _ = rascal::layers::criteria::parse_judge(text.as_bytes(), nonce);
-    let _ =
-        rascal::layers::compare::parse_pick(text.as_bytes(), &["c1".into(), "c2".into()], nonce);
+    let _ = rascal_engine::layers::review::parse_review(text.as_bytes(), nonce);
+    let _ = rascal_engine::layers::criteria::parse_judge(text.as_bytes(), nonce);
+    let _ = rascal_engine::layers::compare::parse_pick(
+        text.as_bytes(),
+        &["c1".into(), "c2".into()],
+        nonce,
+    );
 }
 
 target!(answer_extractor_invents_nothing, props_full_answer_extractor, 10_000, (
@@ -554,7 +557,7 @@ target!(log_view_lines_carry_no_escape, props_full_log_view, 10_000, (
     s in soup(TERM_PIECES, 40),
     color in any::<bool>(),
 ) {
-    let line = rascal::tui::ansi::parse_line(&s, color);
+    let line = rascal_tui::ansi::parse_line(&s, color);
     let shown: String = line.spans.iter().map(|sp| sp.content.as_ref()).collect();
     prop_assert!(
         !shown.chars().any(|c| c.is_control() || is_hidden(c)),
@@ -647,8 +650,9 @@ fn hostile_text() -> impl Strategy<Value = String> {
 /// No control or hidden character as itself, line feeds (and tabs) aside
 /// when `lines` (`tabs`) says they may stay.
 fn inert(s: &str, lines: bool, tabs: bool) -> bool {
-    !s.chars()
-        .any(|c| !(lines && c == '\n' || tabs && c == '\t') && rascal::text::inert::is_unsafe(c))
+    !s.chars().any(|c| {
+        !(lines && c == '\n' || tabs && c == '\t') && rascal_core::text::inert::is_unsafe(c)
+    })
 }
 
 /// A `](` or `][` whose `]` is not backslash-escaped (an odd number of
@@ -666,7 +670,7 @@ target!(every_boundary_lets_no_escape_out, props_full_every_boundary, 6_000, (
     s in hostile_text(),
     t in hostile_text(),
 ) {
-    use rascal::text::inert::*;
+    use rascal_core::text::inert::*;
     // The terminal, one line and many; JSON documents.
     prop_assert!(inert(&sanitize(&s), false, true));
     prop_assert!(inert(&terminal(&s), true, true));
@@ -678,14 +682,14 @@ target!(every_boundary_lets_no_escape_out, props_full_every_boundary, 6_000, (
     // git.
     let title = commit_title(&s);
     prop_assert!(inert(&title, false, false) && !title.contains('\n'), "{:?}", title);
-    prop_assert!(rascal::text::width(&title) <= TITLE_COLUMNS);
+    prop_assert!(rascal_core::text::width(&title) <= TITLE_COLUMNS);
     let body = commit_body(&s);
     prop_assert!(inert(&body, true, true), "{:?}", body);
     let trailer = regex::Regex::new(r"(?i)^\s*rascal-[a-z0-9-]*\s*:").unwrap();
     prop_assert!(!body.lines().any(|l| trailer.is_match(l)), "{:?}", body);
     prop_assert!(inert(&commit_trailer(&s), false, false));
-    let summary = rascal::model::summary::RunSummary::new();
-    let msg = rascal::finalize::commit_message(&summary, &t, Some(&format!("feat: {s}\n\n{t}")));
+    let summary = rascal_core::model::summary::RunSummary::new();
+    let msg = rascal_engine::finalize::commit_message(&summary, &t, Some(&format!("feat: {s}\n\n{t}")));
     prop_assert!(inert(&msg, true, true), "{:?}", msg);
     prop_assert_eq!(msg.lines().filter(|l| trailer.is_match(l)).count(), 2, "{:?}", msg);
     // Markdown.

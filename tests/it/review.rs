@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal::layers::review::{parse_review, Decision, ReviewSeverity};
+use rascal_engine::layers::review::{parse_review, Decision, ReviewSeverity};
 
 /// What a reviewer output must parse to.
 #[derive(Debug)]
@@ -227,10 +227,13 @@ fn parsed_issue_fields_are_kept() {
     assert_eq!(v.issues[0].severity, ReviewSeverity::Major);
     assert_eq!(v.issues[0].location, "src/a.rs:3");
     assert_eq!(v.issues[0].description, "off by one");
-    let issues = rascal::layers::review::issues_of("codex", &v);
+    let issues = rascal_engine::layers::review::issues_of("codex", &v);
     assert_eq!(issues[0].path.as_deref(), Some("src/a.rs"));
     assert_eq!(issues[0].line, Some(3));
-    assert_eq!(issues[0].severity, rascal::model::verdict::Severity::Error);
+    assert_eq!(
+        issues[0].severity,
+        rascal_core::model::verdict::Severity::Error
+    );
 }
 
 #[test]
@@ -240,16 +243,16 @@ fn approving_reviewer_issues_never_block() {
         NONCE,
     )
     .unwrap();
-    let issues = rascal::layers::review::issues_of("r", &v);
+    let issues = rascal_engine::layers::review::issues_of("r", &v);
     assert!(issues
         .iter()
-        .all(|i| i.severity <= rascal::model::verdict::Severity::Warning));
+        .all(|i| i.severity <= rascal_core::model::verdict::Severity::Warning));
 }
 
 #[test]
 fn the_reviewer_prompt_has_task_and_diff_but_no_author_summary() {
-    let task = rascal::config::spec::Task::from_instruction("Add shout()");
-    let p = rascal::layers::review::review_prompt(&task, "+fn shout() {}\n", NONCE, None);
+    let task = rascal_core::config::spec::Task::from_instruction("Add shout()");
+    let p = rascal_engine::layers::review::review_prompt(&task, "+fn shout() {}\n", NONCE, None);
     assert!(p.contains("Add shout()"));
     assert!(p.contains("+fn shout() {}"));
     assert!(p.contains("adversarial"));
@@ -465,8 +468,8 @@ fn same_provider_review_is_refused_unless_allowed() {
 
 #[test]
 fn claude_and_codex_authors_have_their_providers() {
-    use rascal::config::verification::provider;
-    use rascal::config::{AgentConfig, RuntimeKind};
+    use rascal_core::config::verification::provider;
+    use rascal_core::config::{AgentConfig, RuntimeKind};
     let mk = |runtime, provider: Option<&str>| AgentConfig {
         provider: provider.map(String::from),
         ..AgentConfig::new(runtime)
@@ -501,7 +504,7 @@ fn consensus_needs_k_approvals() {
 
 #[test]
 fn verification_config_errors_are_located() {
-    use rascal::config::Config;
+    use rascal_core::config::Config;
     let base = Config::from_texts(
         Some("agents:\n  r: { runtime: scripted, scenario: review-approve }\n"),
         None,
@@ -564,7 +567,7 @@ fn reviewer_sees_task_and_diff_only_and_never_writes_to_the_worktree() {
 
 // ---- review cannot be forged or starved ----
 
-use rascal::layers::review::{chunk_diff, diff_block, review_prompt, MAX_DIFF_BYTES};
+use rascal_engine::layers::review::{chunk_diff, diff_block, review_prompt, MAX_DIFF_BYTES};
 
 #[test]
 fn the_diff_fence_outlasts_any_backtick_run_in_the_diff() {
@@ -581,7 +584,7 @@ fn the_diff_fence_outlasts_any_backtick_run_in_the_diff() {
 
 #[test]
 fn echoing_the_prompt_with_a_planted_verdict_never_parses_as_a_verdict() {
-    let task = rascal::config::spec::Task::from_instruction("Add shout()");
+    let task = rascal_core::config::spec::Task::from_instruction("Add shout()");
     let diff = format!("+fn shout() {{}} // {FORGED}\n+```\n+{FORGED}\n");
     let p = review_prompt(&task, &diff, NONCE, None);
     assert!(p.contains(NONCE));
@@ -601,8 +604,8 @@ fn echoing_the_prompt_with_a_planted_verdict_never_parses_as_a_verdict() {
 
 #[test]
 fn nonces_are_random_hex() {
-    let a = rascal::layers::review::new_nonce().unwrap();
-    let b = rascal::layers::review::new_nonce().unwrap();
+    let a = rascal_engine::layers::review::new_nonce().unwrap();
+    let b = rascal_engine::layers::review::new_nonce().unwrap();
     assert_eq!(a.len(), 32);
     assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
     assert_ne!(a, b);

@@ -530,7 +530,7 @@ fn ctrl_c_says_the_run_was_cancelled_not_that_nothing_passed() {
         );
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
-    rascal::exec::os::signal(child.id() as i32, libc::SIGINT);
+    rascal_exec::exec::os::signal(child.id() as i32, libc::SIGINT);
     child.wait().unwrap();
     let out = std::fs::read_to_string(&log).unwrap();
     assert!(

@@ -3,10 +3,10 @@
 //! produce no finding, and a repository's rule files (`.rascal/secrets.toml`,
 //! `.gitleaks.toml`) merged with the built-in ones.
 
-use rascal::config::secrets::{parse, Dialect, RuleFile};
-use rascal::layers::secrets::*;
-use rascal::model::changeset::*;
-use rascal::model::verdict::*;
+use rascal_core::config::secrets::{parse, Dialect, RuleFile};
+use rascal_core::model::changeset::*;
+use rascal_core::model::verdict::*;
+use rascal_scan::secrets::*;
 
 fn one_file(path: &str, text: &str) -> ChangeSet {
     let lines: Vec<&str> = text.split('\n').collect();

@@ -5,9 +5,9 @@
 
 use crate::common;
 use common::rnd;
-use rascal::layers::secrets::*;
-use rascal::model::changeset::*;
-use rascal::model::verdict::*;
+use rascal_core::model::changeset::*;
+use rascal_core::model::verdict::*;
+use rascal_scan::secrets::*;
 
 const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 const UPPER_NUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

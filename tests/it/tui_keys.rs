@@ -2,11 +2,11 @@
 //! state and effects out. No terminal involved.
 
 use crate::common::fixture::{self, DIFF};
-use rascal::model::verdict::{Layer, Status};
-use rascal::tui::app::{Dialog, Mark, Screen, STRIP};
-use rascal::tui::commands::{dispatch, status_hints};
-use rascal::tui::update::{update, Effect};
-use rascal::tui::{Action, App, DecisionKind, Key};
+use rascal_core::model::verdict::{Layer, Status};
+use rascal_tui::app::{Dialog, Mark, Screen, STRIP};
+use rascal_tui::commands::{dispatch, status_hints};
+use rascal_tui::update::{update, Effect};
+use rascal_tui::{Action, App, DecisionKind, Key};
 
 fn press(app: &mut App, k: Key) -> Vec<Effect> {
     match dispatch(app, k) {
@@ -89,7 +89,7 @@ fn enter_on_an_issue_jumps_to_its_line_in_the_diff() {
     assert!(line.text.contains("dbg!"));
     assert_eq!(
         app.diff_view.scroll,
-        at.saturating_sub(rascal::tui::app::DiffView::CONTEXT)
+        at.saturating_sub(rascal_tui::app::DiffView::CONTEXT)
     );
     assert!(app.diff_view.scroll < at, "context above the line");
     press(&mut app, Key::Esc);
@@ -161,7 +161,7 @@ fn override_requires_a_reason_and_records_a_decision() {
     } else {
         "build"
     };
-    let second = rascal::model::decision::Decision::new(
+    let second = rascal_core::model::decision::Decision::new(
         Some("hasty"),
         DecisionKind::Override {
             layer: Layer::Guardrails,
@@ -178,7 +178,7 @@ fn override_requires_a_reason_and_records_a_decision() {
         app.candidates[1].mark(Layer::Guardrails, &app.meta),
         Mark::Fail
     );
-    let skipped = rascal::model::decision::Decision::new(
+    let skipped = rascal_core::model::decision::Decision::new(
         Some("hasty"),
         DecisionKind::Override {
             layer: Layer::Guardrails,
@@ -382,8 +382,8 @@ fn filter_takes_typed_keys_until_enter() {
 
 #[test]
 fn help_lists_every_key_once_and_scrolls_until_closed() {
-    let entries = rascal::tui::draw::help::entries();
-    for c in rascal::tui::commands::COMMANDS {
+    let entries = rascal_tui::draw::help::entries();
+    for c in rascal_tui::commands::COMMANDS {
         // Its own entry, or part of one in its group (`p` in `n/p`).
         assert!(
             entries
@@ -445,7 +445,7 @@ fn mouse_click_focuses_a_column() {
     // Tabs (a narrow terminal): a click on a tab title focuses it.
     update(&mut app, Action::Resize(44, 20));
     let area = ratatui::layout::Rect::new(0, 0, 44, 20);
-    let lay = rascal::tui::draw::dashboard::layout_of(&app, area);
+    let lay = rascal_tui::draw::dashboard::layout_of(&app, area);
     // Two titles fit beside the count of the one left out; the focused
     // one (the third) is among them.
     let shown: Vec<usize> = lay.tabs.iter().map(|(i, _)| *i).collect();
@@ -482,9 +482,9 @@ fn v_toggles_between_readable_and_raw_agent_lines() {
     let mut app = fixture::app(3, true, false);
     let id = app.candidates[0].info.id.clone();
     app.apply(
-        &rascal::model::event::RunEvent::Log {
+        &rascal_core::model::event::RunEvent::Log {
             candidate: id,
-            stream: rascal::exec::runner::Stream::Stdout,
+            stream: rascal_exec::exec::runner::Stream::Stdout,
             text:
                 r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Edit"}]}}"#
                     .into(),
@@ -550,10 +550,10 @@ fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
     let mut app = fixture::app(3, true, false);
     // `careful` passed, but its change has a line in no candidate it was
     // combined from.
-    let traced = rascal::layers::provenance::Traced {
+    let traced = rascal_engine::layers::provenance::Traced {
         added: 3,
         from: Default::default(),
-        new: vec![rascal::layers::provenance::NewLine {
+        new: vec![rascal_engine::layers::provenance::NewLine {
             file: "src/b.rs".into(),
             line: 7,
             text: "if x == 7 { return 0 }".into(),
@@ -562,7 +562,7 @@ fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
     };
     app.candidates[0]
         .reports
-        .push(rascal::layers::provenance::report(&traced, false));
+        .push(rascal_engine::layers::provenance::report(&traced, false));
     press_all(&mut app, &[Key::Char('1'), Key::Char(' ')]);
     let Some(Dialog::Select {
         refusal, new_code, ..
@@ -681,7 +681,10 @@ fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
     );
     // Still FAIL (build), and the column and the message say why.
     let c = &app.candidates[1];
-    assert_eq!(c.effective, Some(rascal::model::verdict::Verdict::Fail));
+    assert_eq!(
+        c.effective,
+        Some(rascal_core::model::verdict::Verdict::Fail)
+    );
     assert_eq!(
         c.blockers.failing,
         vec![(Layer::Guardrails, "build".to_string())]
@@ -700,15 +703,18 @@ fn override_with_skipped_accepts_the_checks_that_never_ran_in_one_step() {
     type_text(&mut app, "offline CI");
     press(&mut app, Key::Enter);
     let c = &app.candidates[1];
-    assert_eq!(c.effective, Some(rascal::model::verdict::Verdict::Pass));
+    assert_eq!(
+        c.effective,
+        Some(rascal_core::model::verdict::Verdict::Pass)
+    );
     assert_eq!(c.status_text(), "PASS ⊘ (was FAIL)");
     assert_eq!(c.mark(Layer::Guardrails, &app.meta), Mark::Overridden);
 }
 
 #[test]
 fn o_works_on_a_layer_that_was_skipped() {
-    use rascal::model::event::RunEvent;
-    use rascal::model::verdict::Report;
+    use rascal_core::model::event::RunEvent;
+    use rascal_core::model::verdict::Report;
     let mut app = fixture::app(3, true, false);
     // hasty's later layers never ran because its guardrails failed.
     app.apply(
@@ -761,7 +767,7 @@ fn escalate_requires_a_note_and_shows_escalated_with_it() {
     let fx = press(&mut app, Key::Enter);
     assert!(matches!(&fx[..], [Effect::Decide(d)] if d.kind == DecisionKind::Escalate));
     let c = &app.candidates[2];
-    assert_eq!(c.state, rascal::model::state::State::Escalated);
+    assert_eq!(c.state, rascal_core::model::state::State::Escalated);
     assert_eq!(c.status_text(), "ESCALATED");
     assert_eq!(
         c.escalated.as_ref().map(|(n, _)| n.as_str()),
@@ -783,7 +789,7 @@ fn f_previews_then_selects_and_finalizes_on_enter() {
         panic!("{:?}", app.dialog)
     };
     assert!(d.select_first && d.refusal.is_none());
-    let preview = rascal::finalize::preview::Preview {
+    let preview = rascal_engine::finalize::preview::Preview {
         candidate: "careful".into(),
         branch: "rascal/x-r-1".into(),
         message: "feat: x".into(),
@@ -835,7 +841,7 @@ fn f_on_a_failed_candidate_refuses_in_the_dialog() {
 
 #[test]
 fn a_retry_restarts_the_attempt_clock_not_the_run_and_a_replay_shows_the_same() {
-    use rascal::model::event::RunEvent;
+    use rascal_core::model::event::RunEvent;
     let retry = [
         (
             RunEvent::AttemptStarted {
@@ -904,7 +910,7 @@ fn layer_detail_opens_on_the_first_failed_check() {
 
 #[test]
 fn jumping_out_asks_the_shell_and_a_hazard_needs_a_y() {
-    use rascal::tui::jump::{CopyWhat, JumpKind};
+    use rascal_tui::jump::{CopyWhat, JumpKind};
     let mut app = fixture::app(2, true, false);
     let fx = press_all(&mut app, &[Key::Char('1'), Key::Char('E')]);
     let Some(Effect::Jump(j)) = fx.first() else {
@@ -1029,9 +1035,9 @@ fn arrows_and_h_l_scroll_diffs_sideways_but_pick_layers_on_the_dashboard() {
 
 /// A segment of `lines` lines of `candidate`'s log landing.
 fn segment(app: &mut App, candidate: &str, offset: u64, lines: u64) {
-    let seg = rascal::model::log::Segment {
+    let seg = rascal_core::model::log::Segment {
         candidate: candidate.into(),
-        stream: rascal::model::log::Stream::Stdout,
+        stream: rascal_core::model::log::Stream::Stdout,
         file: format!("runs/r/{candidate}/agent.log"),
         offset,
         bytes: lines * 10,
@@ -1039,7 +1045,7 @@ fn segment(app: &mut App, candidate: &str, offset: u64, lines: u64) {
         sha256: String::new(),
         own: 0,
     };
-    let ev = rascal::model::event::RunEvent::LogSegment(seg);
+    let ev = rascal_core::model::event::RunEvent::LogSegment(seg);
     update(app, Action::Run(Box::new(ev), 0));
 }
 
@@ -1070,7 +1076,7 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
     let lines: Vec<_> = (600..1_000)
         .map(|i| {
             (
-                rascal::model::log::Stream::Stdout,
+                rascal_core::model::log::Stream::Stdout,
                 format!("needle {i}"),
                 None,
             )
@@ -1116,7 +1122,7 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
             candidate: a.clone(),
             query: "other".into(),
             first: 0,
-            lines: vec![(rascal::model::log::Stream::Stdout, "x".into(), None)],
+            lines: vec![(rascal_core::model::log::Stream::Stdout, "x".into(), None)],
         },
     );
     assert!(app.candidates[0].found.as_ref().unwrap().entry(0).is_none());
@@ -1138,7 +1144,7 @@ fn the_filter_searches_the_whole_log_file_and_loads_matches_as_the_view_moves() 
 /// (wrapping), Esc closes it; without the pane `Enter` still selects.
 #[test]
 fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it() {
-    use rascal::model::agreement::{Agreement, Cell, CrossTest};
+    use rascal_core::model::agreement::{Agreement, Cell, CrossTest};
     let mut app = fixture::app(3, true, false);
     let test = |author: &str, name: &str| CrossTest {
         author: author.into(),
@@ -1175,7 +1181,7 @@ fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it(
             ..
         })
     ));
-    let src = rascal::tui::test_source::TestSource {
+    let src = rascal_tui::test_source::TestSource {
         path: "src/lib.rs".into(),
         line: 9,
         lines: vec!["#[test]".into(), "fn a() {}".into()],

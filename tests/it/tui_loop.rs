@@ -5,12 +5,12 @@
 //! terminal gets, and runs the `notify:` command.
 
 use crate::common::fixture;
-use rascal::exec::runner::Stream;
-use rascal::model::event::RunEvent;
-use rascal::tui::logbuf::CAPACITY;
-use rascal::tui::notifier::Notifier;
-use rascal::tui::shell::{run_loop, Shell, TermEvent, Trace};
-use rascal::tui::{App, Key, RunMeta, Theme};
+use rascal_core::model::event::RunEvent;
+use rascal_exec::exec::runner::Stream;
+use rascal_tui::logbuf::CAPACITY;
+use rascal_tui::notifier::Notifier;
+use rascal_tui::shell::{run_loop, Shell, TermEvent, Trace};
+use rascal_tui::{App, Key, RunMeta, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
 use tokio::sync::mpsc;
@@ -22,7 +22,7 @@ fn clock() -> i64 {
 
 #[tokio::test]
 async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
-    let (run_tx, run_rx) = rascal::tui::shell::loop_channel();
+    let (run_tx, run_rx) = rascal_tui::shell::loop_channel();
     let (term_tx, term_rx) = mpsc::unbounded_channel();
     let events = fixture::events(8, false);
     let ids: Vec<String> = match &events[0].0 {
@@ -96,12 +96,12 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
 
 #[tokio::test]
 async fn an_escalation_rings_once_and_the_runs_end_once_with_the_command_run() {
-    use rascal::config::notify::Notify;
-    use rascal::model::verdict::Verdict;
-    use rascal::tui::notify::Desktop;
+    use rascal_core::config::notify::Notify;
+    use rascal_core::model::verdict::Verdict;
+    use rascal_tui::notify::Desktop;
     use std::sync::{Arc, Mutex};
 
-    let (run_tx, run_rx) = rascal::tui::shell::loop_channel();
+    let (run_tx, run_rx) = rascal_tui::shell::loop_channel();
     let (term_tx, term_rx) = mpsc::unbounded_channel();
     let events = fixture::events(2, false);
     let (run, ids): (String, Vec<String>) = match &events[0].0 {

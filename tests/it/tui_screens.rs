@@ -2,8 +2,8 @@
 //! TestBackend from fixed state at two terminal sizes, plus NO_COLOR.
 
 use crate::common::fixture::{self, DIFF};
-use rascal::tui::update::update;
-use rascal::tui::{Action, App, Key};
+use rascal_tui::update::update;
+use rascal_tui::{Action, App, Key};
 use ratatui::backend::TestBackend;
 use ratatui::style::Modifier;
 use ratatui::Terminal;
@@ -12,7 +12,7 @@ const SIZES: [(u16, u16); 2] = [(200, 50), (100, 30)];
 
 fn terminal(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| rascal::tui::draw::draw(f, app)).unwrap();
+    t.draw(|f| rascal_tui::draw::draw(f, app)).unwrap();
     t
 }
 
@@ -32,7 +32,7 @@ fn text(t: &Terminal<TestBackend>) -> String {
 
 fn keys(app: &mut App, ks: &[Key]) {
     for k in ks {
-        if let Some(a) = rascal::tui::commands::dispatch(app, *k) {
+        if let Some(a) = rascal_tui::commands::dispatch(app, *k) {
             update(app, a);
         }
     }
@@ -116,7 +116,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     a,
                     Action::DiffUnreadable {
                         candidate: "hasty".into(),
-                        why: rascal::changes::GONE.into(),
+                        why: rascal_engine::changes::GONE.into(),
                     },
                 );
             }),
@@ -128,7 +128,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
         (
             "compare_test_source",
             Box::new(|a| {
-                use rascal::model::agreement::{Agreement, Cell, CrossTest};
+                use rascal_core::model::agreement::{Agreement, Cell, CrossTest};
                 a.ranking.as_mut().unwrap().agreement = Some(Agreement {
                     candidates: vec!["careful".into(), "hasty".into()],
                     tests: vec![CrossTest {
@@ -147,7 +147,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     a,
                     Action::TestSourceLoaded {
                         index: 0,
-                        found: Ok(rascal::tui::test_source::TestSource {
+                        found: Ok(rascal_tui::test_source::TestSource {
                             path: "src/lib.rs".into(),
                             line: 24,
                             lines: vec![
@@ -225,7 +225,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                 keys(a, &[Key::Char('F')]);
                 update(
                     a,
-                    Action::FinalizePreviewed(Ok(rascal::finalize::preview::Preview {
+                    Action::FinalizePreviewed(Ok(rascal_engine::finalize::preview::Preview {
                         candidate: "careful".into(),
                         branch: "rascal/add-a-shout-name-function-r-20270115-1a2b".into(),
                         message: "feat: add shout()\n\nRascal-Run: r-20270115-1a2b\n".into(),
@@ -244,10 +244,10 @@ fn screens() -> Vec<(&'static str, Setup)> {
                 update(
                     a,
                     Action::Run(
-                        Box::new(rascal::model::event::RunEvent::DecisionRecorded {
-                            decision: rascal::model::decision::Decision::new(
+                        Box::new(rascal_core::model::event::RunEvent::DecisionRecorded {
+                            decision: rascal_core::model::decision::Decision::new(
                                 Some("careful"),
-                                rascal::tui::DecisionKind::Select,
+                                rascal_tui::DecisionKind::Select,
                                 "Ada Lovelace <ada@example.com>",
                                 "",
                             ),
@@ -258,8 +258,8 @@ fn screens() -> Vec<(&'static str, Setup)> {
                 update(
                     a,
                     Action::Run(
-                        Box::new(rascal::model::event::RunEvent::Finalized(
-                            rascal::model::event::Finalization {
+                        Box::new(rascal_core::model::event::RunEvent::Finalized(
+                            rascal_core::model::event::Finalization {
                                 candidate: "careful".into(),
                                 branch: "rascal/add-a-shout-name-function-r-20270115-1a2b".into(),
                                 commit: "3f2a1b2c4d5e6f708192a3b4c5d6e7f8091a2b3c".into(),
@@ -288,7 +288,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     .decisions
                     .iter()
                     .filter_map(|d| match &d.kind {
-                        rascal::model::decision::DecisionKind::Override { check, .. } => {
+                        rascal_core::model::decision::DecisionKind::Override { check, .. } => {
                             Some(check.clone())
                         }
                         _ => None,
@@ -298,10 +298,10 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     .into_iter()
                     .find(|c| !covered.iter().any(|x| x == c))
                     .unwrap();
-                a.apply_decision(&rascal::model::decision::Decision::new(
+                a.apply_decision(&rascal_core::model::decision::Decision::new(
                     Some("hasty"),
-                    rascal::model::decision::DecisionKind::Override {
-                        layer: rascal::model::verdict::Layer::Guardrails,
+                    rascal_core::model::decision::DecisionKind::Override {
+                        layer: rascal_core::model::verdict::Layer::Guardrails,
                         check: other.into(),
                         rule: None,
                     },
@@ -474,11 +474,11 @@ fn text_and_styles(t: &Terminal<TestBackend>, needles: &[&str]) -> String {
 
 #[test]
 fn every_theme_at_80x24_and_200x50_with_its_colours() {
-    for theme in rascal::tui::Theme::available() {
+    for theme in rascal_tui::Theme::available() {
         for (w, h) in [(80u16, 24u16), (200, 50)] {
             let fresh = || {
                 let mut app =
-                    fixture::app_themed(3, true, rascal::tui::Theme::named(theme, false).unwrap());
+                    fixture::app_themed(3, true, rascal_tui::Theme::named(theme, false).unwrap());
                 update(&mut app, Action::Resize(w, h));
                 app
             };
@@ -522,7 +522,7 @@ fn every_theme_at_80x24_and_200x50_with_its_colours() {
 
 #[test]
 fn added_and_removed_lines_are_tinted_to_the_edge_and_matches_marked() {
-    let theme = rascal::tui::Theme::named("light", false).unwrap();
+    let theme = rascal_tui::Theme::named("light", false).unwrap();
     let mut app = fixture::app_themed(3, true, theme.clone());
     keys(&mut app, &[Key::Char('2'), Key::Char('d')]);
     update(
@@ -576,8 +576,8 @@ fn added_and_removed_lines_are_tinted_to_the_edge_and_matches_marked() {
 /// the log while it runs, then what the agent's report says.
 #[test]
 fn each_column_says_its_network_live_then_from_the_report() {
-    use rascal::model::event::RunEvent;
-    use rascal::model::log::Stream;
+    use rascal_core::model::event::RunEvent;
+    use rascal_core::model::log::Stream;
     let mut app = fixture::app(2, false, true);
     let id = app.candidates[0].info.id.clone();
     let shown = |app: &App| text(&terminal(app, 200, 50));
@@ -601,9 +601,11 @@ fn each_column_says_its_network_live_then_from_the_report() {
         "{screen}"
     );
 
-    let mut report =
-        rascal::model::verdict::Report::new(rascal::model::verdict::Layer::Agent, "agent");
-    report.network = Some(Box::new(rascal::model::network::NetworkSummary {
+    let mut report = rascal_core::model::verdict::Report::new(
+        rascal_core::model::verdict::Layer::Agent,
+        "agent",
+    );
+    report.network = Some(Box::new(rascal_core::model::network::NetworkSummary {
         mode: "allowlist".into(),
         allow: vec!["api.anthropic.com".into(), "statsig.anthropic.com".into()],
         allowed: 4,
@@ -667,7 +669,7 @@ fn an_issue_jumped_to_is_marked_below_its_context() {
         + 1;
     assert_eq!(
         y - top,
-        rascal::tui::app::DiffView::CONTEXT,
+        rascal_tui::app::DiffView::CONTEXT,
         "context above the line:\n{screen}"
     );
     assert!(
@@ -716,7 +718,7 @@ fn a_refused_finalize_says_why_once_and_whole() {
 
 #[test]
 fn a_candidate_that_declared_the_task_impossible_shows_it_and_its_reason() {
-    use rascal::model::event::RunEvent;
+    use rascal_core::model::event::RunEvent;
     let mut app = fixture::app(2, false, true);
     let reason = "test_adds contradicts the instruction\nsee tests/test_calc.py line 4";
     for ev in [
@@ -726,12 +728,12 @@ fn a_candidate_that_declared_the_task_impossible_shows_it_and_its_reason() {
         },
         RunEvent::ReportLanded {
             candidate: "hasty".into(),
-            report: Box::new(rascal::model::impossible::report(reason)),
+            report: Box::new(rascal_core::model::impossible::report(reason)),
         },
         RunEvent::CandidateFinished {
             candidate: "hasty".into(),
-            verdict: rascal::model::verdict::Verdict::Fail,
-            reason: Some(rascal::model::impossible::verdict_reason(reason)),
+            verdict: rascal_core::model::verdict::Verdict::Fail,
+            reason: Some(rascal_core::model::impossible::verdict_reason(reason)),
             files: 0,
             lines: 0,
             tree: None,
@@ -753,7 +755,7 @@ fn a_candidate_that_declared_the_task_impossible_shows_it_and_its_reason() {
         .position(|c| c.info.id == "hasty")
         .unwrap();
     app.layer_sel = 0;
-    app.screen = rascal::tui::app::Screen::Detail;
+    app.screen = rascal_tui::app::Screen::Detail;
     let c = app.focused().unwrap();
     app.detail_sel = app
         .detail_rows()
@@ -776,7 +778,7 @@ fn why_a_check_could_not_run_shows_whole_once_selected() {
         let r = hasty
             .reports
             .iter_mut()
-            .find(|r| r.layer == rascal::model::verdict::Layer::Guardrails)
+            .find(|r| r.layer == rascal_core::model::verdict::Layer::Guardrails)
             .expect("hasty has a guardrail report");
         r.errored = Some(WHY.into());
         let check = r.check.clone();

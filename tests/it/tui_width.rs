@@ -3,11 +3,11 @@
 //! stay where they are for ASCII text.
 
 use crate::common::fixture::{self, T0};
-use rascal::model::event::RunEvent;
-use rascal::model::log::Stream;
-use rascal::model::verdict::Layer;
-use rascal::tui::update::update;
-use rascal::tui::{Action, App, Key, RunMeta, Theme};
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::log::Stream;
+use rascal_core::model::verdict::Layer;
+use rascal_tui::update::update;
+use rascal_tui::{Action, App, Key, RunMeta, Theme};
 use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::Terminal;
@@ -66,7 +66,7 @@ fn wide_app() -> App {
 
 fn keys(app: &mut App, ks: &[Key]) {
     for k in ks {
-        if let Some(a) = rascal::tui::commands::dispatch(app, *k) {
+        if let Some(a) = rascal_tui::commands::dispatch(app, *k) {
             update(app, a);
         }
     }
@@ -74,7 +74,7 @@ fn keys(app: &mut App, ks: &[Key]) {
 
 fn render(app: &App, w: u16, h: u16) -> Buffer {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| rascal::tui::draw::draw(f, app)).unwrap();
+    t.draw(|f| rascal_tui::draw::draw(f, app)).unwrap();
     t.backend().buffer().clone()
 }
 
@@ -90,7 +90,7 @@ fn row(buf: &Buffer, y: u16) -> (String, Vec<u16>) {
             cols.push(x);
         }
         text.push_str(s);
-        x += rascal::text::width(s).max(1) as u16;
+        x += rascal_core::text::width(s).max(1) as u16;
     }
     (text, cols)
 }

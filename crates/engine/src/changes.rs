@@ -4,8 +4,8 @@
 //! still show it after finalize removed the workspace; while it runs, its
 //! workspace's files as they are now.
 
-use crate::git::{kept, workspace};
 use git2::Oid;
+use rascal_exec::git::{kept, workspace};
 use std::path::{Path, PathBuf};
 
 /// One candidate's change, as the views find it.
@@ -188,7 +188,7 @@ fn files_compare_text(origin: &Path, a: &Path, b: &Path, base: &str) -> String {
         // Never through a link the agent made: a path it turned into one
         // reads as empty here, not as what it points at.
         let read = |d: &Path| {
-            crate::git::beneath::Beneath::open(d)
+            rascal_exec::git::beneath::Beneath::open(d)
                 .and_then(|w| w.read(Path::new(&p)))
                 .map(|b| String::from_utf8_lossy(&b).into_owned())
                 .unwrap_or_default()
@@ -245,7 +245,7 @@ mod tests {
         let base = repo
             .commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
             .unwrap();
-        let holdout = crate::git::holdout::Holdout::default();
+        let holdout = rascal_exec::git::holdout::Holdout::default();
         let ws = |name: &str| {
             workspace::create_workspace(&repo, base, &dir.path().join(name), &holdout).unwrap()
         };

@@ -8,14 +8,14 @@
 //! `FinalizeError`, `GcError`, `InitError`); this folds every one of them
 //! into what the CLI and the TUI act on.
 
-use crate::config::ConfigError;
 use crate::finalize::FinalizeError;
 use crate::gc::GcError;
-use crate::git::workspace::WorkspaceError;
 use crate::init::InitError;
 use crate::pipeline::PipelineError;
 use crate::store::logfile::LogFileError;
 use crate::store::{ChainBroken, ProjectError, StoreError};
+use rascal_core::config::ConfigError;
+use rascal_exec::git::workspace::WorkspaceError;
 
 /// PASS or WARN.
 pub const PASS: i32 = 0;

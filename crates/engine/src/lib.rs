@@ -10,12 +10,6 @@
 //! orchestrator) → `gc` → `finalize`, `doctor`, `init`
 //! (docs/architecture.md; checked by `tests/it/architecture.rs`).
 
-// The lower crates' folders under their own names: `crate::model::…`
-// reads the same in every crate of the workspace.
-pub use rascal_core::with_style_names;
-pub use rascal_core::{config, digest, model, text};
-pub use rascal_exec::{agents, egress, exec, git};
-
 pub mod layers;
 
 pub mod store;
@@ -39,3 +33,20 @@ pub use run_handle::RunHandle;
 
 pub mod error;
 pub use error::Error;
+
+// What a front end needs from below the engine, chosen here so the TUI
+// depends on the engine and the core only (docs/architecture.md).
+/// The prefix of the egress proxy's lines in a candidate's log.
+pub use rascal_exec::egress::proxy::LOG_PREFIX as EGRESS_LOG_PREFIX;
+/// Run the person's notifier command (config `notify:`).
+pub use rascal_exec::exec::notify::run as run_notifier;
+/// Signals: a front end stops cleanly on SIGTERM/SIGINT and a hung-up
+/// terminal.
+pub use rascal_exec::exec::os::{terminal_hung_up, told_to_stop, watch_signals};
+/// A duration as people read it: `850ms`, `4.2s`, `3m05s`.
+pub use rascal_exec::exec::runner::human as human_duration;
+/// The runtime every run, notifier and finalize of a front end runs on.
+pub use rascal_exec::exec::runtime;
+/// The environment for a person's jump into a workspace: git there runs
+/// nothing the workspace configured.
+pub use rascal_exec::git::safe_env::{for_workspace as safe_git_for_workspace, SafeGit};

@@ -9,9 +9,9 @@
 use crate::changes::{self, Change};
 use crate::finalize::run::{self as finalize_run, Outcome};
 use crate::finalize::FinalizeOptions;
-use crate::model::event::{Finalization, RunEvent};
-use crate::model::preview::Preview;
 use crate::store::Project;
+use rascal_core::model::event::{Finalization, RunEvent};
+use rascal_core::model::preview::Preview;
 use std::path::{Path, PathBuf};
 
 /// Run `run` of the repository at `repo`, whose base commit is `base`.

@@ -4,10 +4,6 @@
 //! (runtimes, stream parsing, asking). Depends on rascal-core only. See
 //! docs/architecture.md.
 
-// The core's modules under their own names, so paths read `crate::model::…`
-// here as in every crate of the workspace.
-use rascal_core::{config, digest, model, text};
-
 pub mod error;
 
 pub use error::Error;

@@ -38,7 +38,7 @@
 //! module through a value (`getattr`, an aliased `require`), and paths
 //! built by Rust macros.
 
-use crate::model::changeset::{FileChange, Operation};
+use rascal_core::model::changeset::{FileChange, Operation};
 use regex::Regex;
 use std::sync::OnceLock;
 

@@ -4,10 +4,6 @@
 //! nothing here runs a command or touches the network. Depends on
 //! rascal-core only. See docs/architecture.md.
 
-// The core's modules under their own names, so paths read `crate::model::…`
-// here as in every crate of the workspace.
-use rascal_core::{config, digest, model, text};
-
 pub mod deps;
 mod error;
 pub mod imports;

@@ -68,10 +68,10 @@ mod windows;
 
 use globset::GlobSet;
 
-use crate::config::secrets::GITLEAKS_FILE;
-use crate::model::changeset::{ChangeSet, FileChange, Operation};
-use crate::model::verdict::{Issue, Severity};
 use crate::Error;
+use rascal_core::config::secrets::GITLEAKS_FILE;
+use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
+use rascal_core::model::verdict::{Issue, Severity};
 use rules::RuleSet;
 
 /// Default for [`SecretsOptions::max_file_bytes`]: the hard cap, 1 GiB
@@ -96,8 +96,8 @@ pub const MAX_DECODE_DEPTH: usize = 2;
 /// after its armor headers and a blank line).
 const LOOKAHEAD: usize = 8;
 
-pub use crate::config::guardrails::{OnUnscanned, SecretsOptions};
 pub use decode::{MIN_BASE64, MIN_HEX};
+pub use rascal_core::config::guardrails::{OnUnscanned, SecretsOptions};
 pub use rules::{builtin, expand_example, BUILTIN_FILE};
 pub use values::shannon_entropy;
 pub use windows::FileScan;
@@ -154,7 +154,7 @@ const MAX_SEEN: usize = 4096;
 
 /// The hard cap of `max_file_bytes`: a file's first 1 GiB is scanned at
 /// most; what lies beyond is unscanned (an error unless allowed by path).
-pub const HARD_MAX_FILE_BYTES: u64 = crate::config::guardrails::MAX_SCAN_FILE_BYTES;
+pub const HARD_MAX_FILE_BYTES: u64 = rascal_core::config::guardrails::MAX_SCAN_FILE_BYTES;
 
 impl std::fmt::Debug for SecretScanner {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -171,12 +171,12 @@ impl SecretScanner {
     /// glob that does not parse.
     pub fn new(opts: &SecretsOptions) -> Result<Self, Error> {
         let set = RuleSet::new(&opts.rule_files)?;
-        let allow = crate::config::guardrails::secrets_allow_set(&opts.allow_paths)
+        let allow = rascal_core::config::guardrails::secrets_allow_set(&opts.allow_paths)
             .map_err(|e| Error::Rules(e.to_string()))?;
-        let unscanned_allowed =
-            crate::config::guardrails::secrets_allow_set(&opts.unscanned_allowed).map_err(|e| {
-                Error::Rules(e.to_string().replace("allow_paths", "unscanned_allowed"))
-            })?;
+        let unscanned_allowed = rascal_core::config::guardrails::secrets_allow_set(
+            &opts.unscanned_allowed,
+        )
+        .map_err(|e| Error::Rules(e.to_string().replace("allow_paths", "unscanned_allowed")))?;
         Ok(SecretScanner {
             set,
             allow,

@@ -1,10 +1,10 @@
 //! Everything the TUI can do, as values: keys, mouse, run events and timers
 //! all become an `Action`, and `update` is the only place state changes.
 
-use crate::model::event::RunEvent;
+use rascal_core::model::event::RunEvent;
 
 /// A line read from a log file: its stream, raw text and readable form.
-pub type LogLineRead = (crate::model::log::Stream, String, Option<String>);
+pub type LogLineRead = (rascal_core::model::log::Stream, String, Option<String>);
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
@@ -145,7 +145,7 @@ pub enum Action {
         found: Result<crate::test_source::TestSource, String>,
     },
     /// The shell read what finalizing would do (or why it cannot say).
-    FinalizePreviewed(Result<crate::model::preview::Preview, String>),
+    FinalizePreviewed(Result<rascal_core::model::preview::Preview, String>),
     /// The shell finalized: what to say, or why it was refused.
     FinalizeDone(Result<String, String>),
     /// `gh` opened the pull request (its output), or why not.

@@ -3,7 +3,7 @@
 //! (`ESC` → `^[`) so it can never reach the terminal, and direction
 //! overrides and zero-width characters are shown as `<U+202E>`.
 
-use crate::text::{is_hidden, sanitize};
+use rascal_core::text::{is_hidden, sanitize};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 

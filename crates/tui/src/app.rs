@@ -7,14 +7,14 @@ use super::diff::Diff;
 use super::highlight::Highlighter;
 use super::logbuf::LogBuf;
 use super::theme::Theme;
-use crate::changes::Change;
-use crate::model::clock::CandidateClock;
-use crate::model::decision::Blockers;
-use crate::model::event::{CandidateInfo, RunEvent};
-use crate::model::preview::Preview;
-use crate::model::state::State;
-use crate::model::summary::{CandidateSummary, RunSummary};
-use crate::model::verdict::{Layer, Report, Status, Verdict};
+use rascal_core::model::clock::CandidateClock;
+use rascal_core::model::decision::Blockers;
+use rascal_core::model::event::{CandidateInfo, RunEvent};
+use rascal_core::model::preview::Preview;
+use rascal_core::model::state::State;
+use rascal_core::model::summary::{CandidateSummary, RunSummary};
+use rascal_core::model::verdict::{Layer, Report, Status, Verdict};
+use rascal_engine::changes::Change;
 use std::collections::HashMap;
 
 mod apply;
@@ -44,8 +44,8 @@ pub fn strip_name(l: Layer) -> &'static str {
 }
 
 /// `2 skipped not accepted (perm permissions, …) · 1 failing (guard build)`.
-pub fn blockers_text(b: &crate::model::decision::Blockers) -> String {
-    let names = |list: &[(crate::model::verdict::Layer, String)]| {
+pub fn blockers_text(b: &rascal_core::model::decision::Blockers) -> String {
+    let names = |list: &[(rascal_core::model::verdict::Layer, String)]| {
         let mut v: Vec<String> = list
             .iter()
             .take(3)
@@ -296,7 +296,7 @@ impl DiffView {
 }
 
 pub use super::search::Search;
-pub use crate::model::ranking::Ranking;
+pub use rascal_core::model::ranking::Ranking;
 
 /// The compare view's evidence pane: the whole ranking with its reasons,
 /// the agreement matrix and the similarity, scrolled to `scroll` rows

@@ -79,7 +79,7 @@ fn has_matrix_tests(a: &App) -> bool {
 }
 
 /// The tests of the run's agreement matrix (none without one).
-pub fn matrix_tests(a: &App) -> &[crate::model::agreement::CrossTest] {
+pub fn matrix_tests(a: &App) -> &[rascal_core::model::agreement::CrossTest] {
     a.ranking
         .as_ref()
         .and_then(|r| r.agreement.as_ref())
@@ -354,7 +354,7 @@ pub fn hints(app: &App) -> Vec<Hint> {
 
 /// The columns one hint takes in the bar: ` key ` ` desc `.
 pub fn hint_width(h: &Hint) -> usize {
-    crate::text::width(h.key) + crate::text::width(h.desc) + 4
+    rascal_core::text::width(h.key) + rascal_core::text::width(h.desc) + 4
 }
 
 /// A hint's description in a word or two, for a narrow bar.

@@ -2,7 +2,7 @@
 //! of removed/added lines that side-by-side and intraline emphasis need.
 //! Pure: text in, model out.
 
-use crate::text::sanitize;
+use rascal_core::text::sanitize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {
@@ -202,7 +202,7 @@ fn expand_tabs(s: &str) -> String {
             col += n;
         } else {
             out.push_str(g);
-            col += crate::text::width(g);
+            col += rascal_core::text::width(g);
         }
     }
     out

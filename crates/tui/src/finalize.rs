@@ -3,7 +3,7 @@
 //! into a line for the status bar and the journalled event the screen
 //! folds in.
 
-use crate::model::event::RunEvent;
+use rascal_core::model::event::RunEvent;
 use rascal_engine::finalize::run::Outcome;
 
 /// What a finalize did, for the status bar: one line, and the journalled
@@ -19,8 +19,8 @@ pub fn said(out: Outcome) -> (String, Option<RunEvent>) {
     if !f.workspaces.removed.is_empty() {
         message.push_str(&format!(
             " · removed {} ({})",
-            crate::text::plural(f.workspaces.removed.len() as u64, "other workspace"),
-            crate::gc::disk::human(f.workspaces.freed())
+            rascal_core::text::plural(f.workspaces.removed.len() as u64, "other workspace"),
+            rascal_engine::gc::disk::human(f.workspaces.freed())
         ));
     }
     if let Some((path, cause)) = f.workspaces.failed.first() {

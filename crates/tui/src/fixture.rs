@@ -6,12 +6,12 @@
 #![allow(dead_code)]
 
 use crate::app::{App, RunMeta};
-use crate::model::event::{CandidateInfo, RunEvent};
-use crate::model::log::Stream;
-use crate::model::verdict::{Issue, Layer, Report, Severity, Verdict};
 use crate::theme::Theme;
 use crate::update::update;
 use crate::Action;
+use rascal_core::model::event::{CandidateInfo, RunEvent};
+use rascal_core::model::log::Stream;
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity, Verdict};
 
 pub const T0: i64 = 1_800_000_000_000;
 
@@ -267,7 +267,7 @@ fn verdict_of(kind: usize) -> (Verdict, Option<String>) {
 fn usage(i: usize, id: &str) -> RunEvent {
     RunEvent::Usage {
         candidate: id.to_string(),
-        usage: crate::model::usage::Usage {
+        usage: rascal_core::model::usage::Usage {
             input_tokens: 12_000 + 1000 * i as u64,
             output_tokens: 3_400,
             cached_tokens: 0,
@@ -278,8 +278,8 @@ fn usage(i: usize, id: &str) -> RunEvent {
 
 /// The ranking of a finished run: the first (up to) three candidates in
 /// order, the first one picked.
-fn ranking(ids: &[String]) -> crate::layers::compare::Ranking {
-    use crate::layers::compare::{Ranked, Ranking};
+fn ranking(ids: &[String]) -> rascal_engine::layers::compare::Ranking {
+    use rascal_engine::layers::compare::{Ranked, Ranking};
     let k = ids.len().min(3);
     let reasons = [
         "PASS; 3 layers passed; closest to the others (0.62)",

@@ -141,8 +141,8 @@ impl Found {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::log::Stream;
     use crate::search::Matcher;
+    use rascal_core::model::log::Stream;
 
     fn entry(t: &str) -> LogEntry {
         super::super::logbuf::LogBuf::entry(Stream::Stdout, t, None, false)

@@ -10,8 +10,6 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
-use crate::exec::os;
-
 /// The home screen is reading the terminal (nothing to stop if it is gone).
 static HOME_SHOWING: AtomicBool = AtomicBool::new(false);
 static HOME_WATCH: Once = Once::new();
@@ -22,19 +20,19 @@ const EVERY: std::time::Duration = std::time::Duration::from_millis(100);
 /// tokio installs later for the run's screen keeps calling this one, so the
 /// note survives the run's screen (the home screen after it, too).
 pub fn watch_signals() {
-    os::watch_signals();
+    rascal_engine::watch_signals();
 }
 
 /// The process was sent SIGHUP or SIGTERM (since `watch_signals`).
 pub fn told_to_stop() -> bool {
-    os::told_to_stop()
+    rascal_engine::told_to_stop()
 }
 
 /// The terminal the TUI reads hung up (or cannot be opened any more), or
 /// the process was told to stop. The TUI reads keys from stdin when it is
 /// a terminal, else from /dev/tty, as crossterm does.
 pub fn terminal_gone() -> bool {
-    told_to_stop() || os::terminal_hung_up()
+    told_to_stop() || rascal_engine::terminal_hung_up()
 }
 
 /// Call `gone` (once) from a watcher thread when the terminal is gone;

@@ -7,7 +7,7 @@
 
 use super::keys::Key;
 use super::theme::Theme;
-use crate::model::state::State;
+use rascal_core::model::state::State;
 
 /// One run as the home screen lists it.
 #[derive(Debug, Clone, PartialEq)]

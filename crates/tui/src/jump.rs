@@ -5,7 +5,7 @@
 //!
 //! A workspace is what an agent left, and the agent may be hostile. Git
 //! there is made safe by construction: the editor and shell get an
-//! environment ([`jump_env`], built by `git::safe_env`) in which git reads
+//! environment ([`jump_env`], built by `rascal_engine::safe_git_for_workspace`) in which git reads
 //! no system or global config of the user's and runs no program any config
 //! of the workspace or its nested repositories names (fsmonitor, hooks,
 //! filters, diff drivers, pagers, aliases, …). What git does not govern —
@@ -95,7 +95,7 @@ pub fn command(kind: JumpKind, env: &dyn Fn(&str) -> Option<String>, dir: &Path)
 }
 
 /// The environment for the editor or shell of a jump into `dir`: git
-/// runs nothing a repository there configured (see `git::safe_env`), and
+/// runs nothing a repository there configured (see `rascal_engine::safe_git_for_workspace`), and
 /// `RASCAL_CANDIDATE` names the candidate (for the prompt). `env` reads the
 /// user's own environment (their pager and editor). Keep the result until
 /// the editor or shell has exited: it holds the files it names.
@@ -103,8 +103,8 @@ pub fn jump_env(
     dir: &Path,
     candidate: &str,
     env: &dyn Fn(&str) -> Option<String>,
-) -> std::io::Result<crate::git::safe_env::SafeGit> {
-    let mut safe = crate::git::safe_env::for_workspace(dir, env)?;
+) -> std::io::Result<rascal_engine::SafeGit> {
+    let mut safe = rascal_engine::safe_git_for_workspace(dir, env)?;
     safe.vars
         .push(("RASCAL_CANDIDATE".into(), candidate.to_string()));
     Ok(safe)
@@ -182,7 +182,7 @@ pub fn osc52(text: &str) -> String {
     format!(
         "\x1b]52;c;{}\x07",
         base64::engine::general_purpose::STANDARD
-            .encode(crate::text::inert::clipboard(text).as_bytes())
+            .encode(rascal_core::text::inert::clipboard(text).as_bytes())
     )
 }
 

@@ -4,13 +4,6 @@
 //! It renders what the engine (`rascal-engine`) reports and hands the
 //! user's actions back to it.
 
-// The engine's folders under their own names, as in every crate of the
-// workspace.
-use rascal_core::with_style_names;
-use rascal_engine::{
-    changes, config, egress, exec, gc, git, layers, model, output, pipeline, store, text,
-};
-
 pub mod action;
 pub mod ansi;
 pub mod app;

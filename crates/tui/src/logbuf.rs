@@ -5,7 +5,7 @@
 //! view is loaded by the shell (`Effect::LoadLog`) — only a screenful or
 //! two is ever held.
 
-use crate::model::log::Stream;
+use rascal_core::model::log::Stream;
 use ratatui::text::Line;
 use std::collections::VecDeque;
 
@@ -41,7 +41,7 @@ pub struct Older {
 #[derive(Debug, Clone, Default)]
 pub struct LogBuf {
     /// The log file's segments: the file line each starts at, and where.
-    pub segments: Vec<(u64, crate::model::log::Segment)>,
+    pub segments: Vec<(u64, rascal_core::model::log::Segment)>,
     /// Lines in the log file (the segments' sum).
     pub file_lines: u64,
     /// The view is above the ring, in the file.
@@ -107,7 +107,7 @@ impl LogBuf {
     }
 
     /// A segment of the log file landed.
-    pub fn segment(&mut self, seg: &crate::model::log::Segment) {
+    pub fn segment(&mut self, seg: &rascal_core::model::log::Segment) {
         self.segments.push((self.file_lines, seg.clone()));
         self.file_lines += seg.lines;
         self.pending = 0;
@@ -138,7 +138,11 @@ impl LogBuf {
 
     /// The file's lines `from..from + count` as segments to read: each
     /// segment, and the range of its own lines wanted.
-    pub fn spans(&self, from: u64, count: u64) -> Vec<(crate::model::log::Segment, u64, u64)> {
+    pub fn spans(
+        &self,
+        from: u64,
+        count: u64,
+    ) -> Vec<(rascal_core::model::log::Segment, u64, u64)> {
         let end = from + count;
         let start = self
             .segments
@@ -156,8 +160,8 @@ impl LogBuf {
 
     /// The file lines `lines` (in order) as segments to read: each segment
     /// with the lines wanted, counted in the segment.
-    pub fn spans_of(&self, lines: &[u64]) -> Vec<(crate::model::log::Segment, Vec<u64>)> {
-        let mut out: Vec<(crate::model::log::Segment, Vec<u64>)> = Vec::new();
+    pub fn spans_of(&self, lines: &[u64]) -> Vec<(rascal_core::model::log::Segment, Vec<u64>)> {
+        let mut out: Vec<(rascal_core::model::log::Segment, Vec<u64>)> = Vec::new();
         let mut at = 0;
         for &l in lines {
             at += self.segments[at..].partition_point(|(first, s)| first + s.lines <= l);

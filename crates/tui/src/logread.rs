@@ -6,14 +6,14 @@
 use super::action::LogLineRead;
 use super::found::{HIT_CAP, WINDOW};
 use super::search::Matcher;
-use crate::model::event::CandidateInfo;
-use crate::model::log::Segment;
-use crate::store::logview::LogView;
+use rascal_core::model::event::CandidateInfo;
+use rascal_core::model::log::Segment;
+use rascal_engine::store::logview::LogView;
 use std::collections::VecDeque;
 use std::path::Path;
 
 fn view(origin: &Path, info: &CandidateInfo) -> Option<LogView> {
-    let dir = crate::store::Project::open(origin).ok()?.files();
+    let dir = rascal_engine::store::Project::open(origin).ok()?.files();
     Some(LogView::for_candidates(&dir, std::slice::from_ref(info)))
 }
 

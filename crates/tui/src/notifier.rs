@@ -6,7 +6,7 @@
 
 use super::action::Action;
 use super::notify::{self, Desktop, Notice};
-use crate::config::notify::Notify;
+use rascal_core::config::notify::Notify;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -76,7 +76,7 @@ impl Notifier {
             }
             let (argv, dir, back) = (self.config.command.clone(), self.dir.clone(), back.clone());
             tokio::spawn(async move {
-                if let Err(e) = crate::exec::notify::run(&argv, &dir, n.env()).await {
+                if let Err(e) = rascal_engine::run_notifier(&argv, &dir, n.env()).await {
                     let _ = back.send(Action::NotifyFailed(e.to_string()));
                 }
             });

@@ -11,9 +11,9 @@
 //! (their prompts are skipped or refused), so nothing waits on a human
 //! mid-run.
 
-use crate::model::decision::DecisionKind;
-use crate::model::state::State;
-use crate::model::summary::RunSummary;
+use rascal_core::model::decision::DecisionKind;
+use rascal_core::model::state::State;
+use rascal_core::model::summary::RunSummary;
 use std::collections::BTreeSet;
 
 /// Why a run needs you.
@@ -127,7 +127,10 @@ fn escalated(s: &RunSummary, id: &str) -> Notice {
         run: s.run.clone(),
         candidate: Some(id.to_string()),
         title: format!("rascal: {id} needs a human"),
-        message: crate::text::ellipsis(&format!("run {}: {id} was escalated — {why}", s.run), 200),
+        message: rascal_core::text::ellipsis(
+            &format!("run {}: {id} was escalated — {why}", s.run),
+            200,
+        ),
     }
 }
 
@@ -154,7 +157,7 @@ fn finished(s: &RunSummary) -> Notice {
         run: s.run.clone(),
         candidate: None,
         title: title.into(),
-        message: crate::text::ellipsis(
+        message: rascal_core::text::ellipsis(
             &format!("run {} finished ({}) — {ask}", s.run, states.join(" · ")),
             200,
         ),
@@ -171,7 +174,7 @@ pub fn at_end(s: &RunSummary) -> Notice {
     }
     if let Some(c) = s.candidates.iter().find(|c| c.escalated.is_some()) {
         let why = escalated(s, &c.id).message;
-        n.message = crate::text::ellipsis(&format!("{} · {}", n.message, why), 400);
+        n.message = rascal_core::text::ellipsis(&format!("{} · {}", n.message, why), 400);
         n.candidate = Some(c.id.clone());
     }
     n
@@ -262,7 +265,7 @@ pub fn desktop_of(env: impl Fn(&str) -> Option<String>) -> Desktop {
 }
 
 // What may go inside an OSC string is the output policy's to say.
-use crate::text::inert::osc_text;
+use rascal_core::text::inert::osc_text;
 
 /// The bytes that announce `n` on the terminal: the bell when `bell`, then
 /// the desktop notification the terminal shows (none for `Desktop::None`).
@@ -295,9 +298,9 @@ pub fn bytes(n: &Notice, bell: bool, desktop: Desktop) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::decision::Decision;
-    use crate::model::event::{CandidateInfo, RunEvent};
-    use crate::model::verdict::Verdict;
+    use rascal_core::model::decision::Decision;
+    use rascal_core::model::event::{CandidateInfo, RunEvent};
+    use rascal_core::model::verdict::Verdict;
 
     fn info(id: &str) -> CandidateInfo {
         CandidateInfo {
@@ -371,7 +374,7 @@ mod tests {
             },
             RunEvent::Log {
                 candidate: "b".into(),
-                stream: crate::model::log::Stream::Stdout,
+                stream: rascal_core::model::log::Stream::Stdout,
                 text: "still going".into(),
                 display: None,
             },
@@ -580,7 +583,9 @@ mod tests {
     #[test]
     fn a_contested_run_says_so_in_its_notice() {
         let mut s = RunSummary::new();
-        s.apply(&run_finished(crate::model::verdict::CONTESTED_EXIT_CODE));
+        s.apply(&run_finished(
+            rascal_core::model::verdict::CONTESTED_EXIT_CODE,
+        ));
         let n = at_end(&s);
         assert_eq!(n.title, "rascal: run contested");
         assert!(n.message.contains("you pick"), "{}", n.message);

@@ -5,8 +5,8 @@
 //! shell sends the decision and writes the spec (`w`). See docs/guide.md,
 //! "Plan, then execute".
 
-use crate::config::spec::{Constraint, Criterion, CriterionKind, Task};
-use crate::model::decision::{Decision, DecisionKind};
+use rascal_core::config::spec::{Constraint, Criterion, CriterionKind, Task};
+use rascal_core::model::decision::{Decision, DecisionKind};
 
 /// One row: a criterion, where it came from, and whether it is kept.
 #[derive(Debug, Clone, PartialEq)]
@@ -68,7 +68,7 @@ pub struct PlanScreen {
     pub approved: bool,
     /// The criteria the unchanged base already meets, once checked there
     /// (None while they are).
-    pub on_base: Option<Vec<crate::model::event::VacuousCriterion>>,
+    pub on_base: Option<Vec<rascal_core::model::event::VacuousCriterion>>,
 }
 
 impl PlanScreen {
@@ -252,8 +252,12 @@ impl PlanScreen {
         self.unique()?;
         let kept = self.kept();
         let constraints = self.kept_constraints();
-        let changes =
-            crate::model::plan::changes(&self.proposed, &kept, &self.constraints, &constraints);
+        let changes = rascal_core::model::plan::changes(
+            &self.proposed,
+            &kept,
+            &self.constraints,
+            &constraints,
+        );
         let reason = if changes.is_empty() {
             "approved as proposed".to_string()
         } else {
@@ -365,7 +369,7 @@ mod tests {
     /// it (it is selected after the criteria), and the decision says so.
     #[test]
     fn a_proposed_constraint_can_be_dropped() {
-        use crate::config::spec::ConstraintKind;
+        use rascal_core::config::spec::ConstraintKind;
         let lock = Constraint {
             description: "everything is locked".into(),
             kind: ConstraintKind::NoTouchFiles("**".to_string().try_into().unwrap()),

@@ -9,11 +9,11 @@ use super::draw::draw;
 use super::keys::Key;
 use super::theme::Theme;
 use super::update::{update, Effect};
-use crate::model::event::RunEvent;
-use crate::model::verdict::Layer;
-use crate::pipeline::{Decided, PreparedRun, Session};
-use crate::store::logview::LogView;
 use crossterm::event::{Event as CtEvent, MouseEventKind};
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::verdict::Layer;
+use rascal_engine::pipeline::{Decided, PreparedRun, Session};
+use rascal_engine::store::logview::LogView;
 use rascal_engine::RunHandle;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
@@ -87,7 +87,7 @@ impl Trace {
                 .append(true)
                 .open(p)
             {
-                let _ = writeln!(f, "{} {}", crate::store::now_ms(), msg.as_ref());
+                let _ = writeln!(f, "{} {}", rascal_engine::store::now_ms(), msg.as_ref());
             }
         }
     }
@@ -136,7 +136,7 @@ impl Outside {
         };
         self.gate.pause();
         super::terminal::restore();
-        println!("{}", crate::text::inert::terminal(banner));
+        println!("{}", rascal_core::text::inert::terminal(banner));
         let status = std::process::Command::new(program)
             .args(args)
             .current_dir(dir)
@@ -325,7 +325,7 @@ fn perform(
                 }
             }
             Effect::SaveSpec { path, text } => {
-                let msg = crate::pipeline::spec_file::save(&shell.origin, &path, &text);
+                let msg = rascal_engine::pipeline::spec_file::save(&shell.origin, &path, &text);
                 update(app, Action::Said(msg));
             }
         }

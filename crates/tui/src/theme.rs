@@ -5,7 +5,7 @@
 //! colour of every cell nothing else coloured: a theme that sets it (high
 //! contrast) does not depend on the terminal's own background.
 
-use crate::config::theme::{StyleSpec, ThemeFile};
+use rascal_core::config::theme::{StyleSpec, ThemeFile};
 use ratatui::style::{Color, Modifier, Style};
 
 const PRESETS: &[(&str, &str)] = &[
@@ -58,7 +58,7 @@ macro_rules! styles {
     };
 }
 
-crate::with_style_names!(styles);
+rascal_core::with_style_names!(styles);
 
 fn color(s: &str) -> Result<Color, String> {
     if let Some(hex) = s.strip_prefix('#') {
@@ -123,7 +123,7 @@ impl Theme {
 
     /// Parse a theme file's text.
     pub fn parse(text: &str) -> Result<Theme, String> {
-        Theme::from_file(crate::config::theme::parse(text.as_bytes())?)
+        Theme::from_file(rascal_core::config::theme::parse(text.as_bytes())?)
     }
 
     /// NO_COLOR is set (to anything non-empty).
@@ -165,7 +165,7 @@ mod tests {
 
     #[test]
     fn the_theme_file_schema_has_exactly_the_themes_styles() {
-        assert_eq!(Theme::NAMES, crate::config::theme::STYLE_NAMES);
+        assert_eq!(Theme::NAMES, rascal_core::config::theme::STYLE_NAMES);
     }
 
     #[test]
@@ -318,7 +318,7 @@ mod tests {
                 $(assert!(t.$n.bg.is_some(), "high-contrast `{}` has no background", stringify!($n));)*
             };
         }
-        crate::with_style_names!(each);
+        rascal_core::with_style_names!(each);
         let mut buf = ratatui::buffer::Buffer::empty(ratatui::layout::Rect::new(0, 0, 3, 1));
         t.fill_screen(&mut buf);
         assert!(buf.content.iter().all(|c| c.bg == Color::Rgb(0, 0, 0)));

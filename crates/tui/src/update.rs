@@ -7,8 +7,8 @@ use super::app::{blockers_text, App, Dialog, FinalizeDialog, Screen, STRIP};
 use super::decision::{Decision, DecisionKind};
 use super::diff::Diff;
 use super::search::{flat_hits, hits, step, Toward};
-use crate::model::decision::{accept_skipped, blockers, not_run};
-use crate::model::verdict::Status;
+use rascal_core::model::decision::{accept_skipped, blockers, not_run};
+use rascal_core::model::verdict::Status;
 
 mod answer;
 mod logs;
@@ -197,7 +197,7 @@ fn running(app: &mut App, action: Action, fx: &mut Vec<Effect>) {
     match action {
         Action::Run(ev, at) => {
             app.apply(&ev, at);
-            if let crate::model::event::RunEvent::LogSegment(seg) = ev.as_ref() {
+            if let rascal_core::model::event::RunEvent::LogSegment(seg) = ev.as_ref() {
                 fx.extend(search_more(app, &seg.candidate));
             }
         }
@@ -281,8 +281,8 @@ fn planning(app: &mut App, action: Action, fx: &mut Vec<Effect>) -> Option<Actio
             Ok(text) => fx.push(Effect::SaveSpec {
                 path: format!(
                     "{}/{}.yaml",
-                    crate::config::spec::SPECS_DIR,
-                    crate::text::slug(&instruction)
+                    rascal_core::config::spec::SPECS_DIR,
+                    rascal_core::text::slug(&instruction)
                 ),
                 text,
             }),

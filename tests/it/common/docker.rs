@@ -6,7 +6,7 @@
 
 use bollard::Docker;
 use futures::StreamExt;
-use rascal::exec::launch::docker as rdocker;
+use rascal_exec::exec::launch::docker as rdocker;
 use std::sync::Mutex;
 
 pub const IMAGE: &str = "rascal-test-busybox:1";

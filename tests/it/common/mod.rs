@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 pub mod docker;
-pub use rascal::tui::fixture;
+pub use rascal_tui::fixture;
 pub mod kube_fake;
 pub mod tmux;
 pub mod wait;
@@ -21,7 +21,7 @@ impl TestRepo {
     /// (outside the repository).
     #[allow(dead_code)]
     pub fn files(&self) -> std::path::PathBuf {
-        rascal::git::workspace::files_dir(&self.repo)
+        rascal_exec::git::workspace::files_dir(&self.repo)
     }
 
     /// A repository with `files` committed as the first commit.
@@ -198,7 +198,7 @@ pub fn survivors_after(marker: &str, secs: u64) -> Vec<u32> {
 /// Whether bubblewrap works here. Where it is missing the test says so and
 /// stops — unless RASCAL_REQUIRE_BWRAP is set (CI sets it): then it fails.
 pub fn bwrap() -> bool {
-    let ok = rascal::exec::sandbox::available().is_ok();
+    let ok = rascal_exec::exec::sandbox::available().is_ok();
     if !ok {
         skip(
             "RASCAL_REQUIRE_BWRAP",

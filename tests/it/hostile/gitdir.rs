@@ -13,8 +13,8 @@ use super::*;
 /// it as refused, carries nothing upstream, and `on_refused: fail` fails.
 #[test]
 fn a_silent_tunnel_to_an_allowed_host_is_refused_and_counted() {
-    use rascal::egress::policy::Allowlist;
-    use rascal::egress::proxy::{PinnedResolver, Proxy, Rules, Sink};
+    use rascal_exec::egress::policy::Allowlist;
+    use rascal_exec::egress::proxy::{PinnedResolver, Proxy, Rules, Sink};
     use std::io::Read;
     use std::sync::{Arc, Mutex};
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -85,7 +85,7 @@ fn a_silent_tunnel_to_an_allowed_host_is_refused_and_counted() {
             "the proxy kept a silent tunnel open past its deadline"
         );
         assert!(started.elapsed() >= within, "{:?}", started.elapsed());
-        let late = rascal::egress::tls::sample_hello(Some("hidden.example"), &[]);
+        let late = rascal_exec::egress::tls::sample_hello(Some("hidden.example"), &[]);
         let _ = s.write_all(&late).await;
         tokio::time::sleep(Duration::from_millis(200)).await;
         assert!(got.lock().unwrap().is_empty(), "bytes reached the upstream");
@@ -101,15 +101,15 @@ fn a_silent_tunnel_to_an_allowed_host_is_refused_and_counted() {
         // The agent's report with `on_refused: fail` fails.
         let summary = c.summary(
             &[format!("front.test:{port}")],
-            rascal::config::network::OnRefused::Fail,
+            rascal_core::config::network::OnRefused::Fail,
             None,
         );
-        let agent: rascal::config::AgentConfig = serde_yaml::from_str(&format!(
+        let agent: rascal_core::config::AgentConfig = serde_yaml::from_str(&format!(
             "{{ runtime: command, command: [\"true\"], network: {{ allow: [\"front.test:{port}\"], on_refused: fail }} }}"
         ))
         .unwrap();
-        let report = rascal::egress::annotate(
-            rascal::model::verdict::Report::new(rascal::model::verdict::Layer::Agent, "agent"),
+        let report = rascal_exec::egress::annotate(
+            rascal_core::model::verdict::Report::new(rascal_core::model::verdict::Layer::Agent, "agent"),
             &agent,
             "docker",
             Some(&summary),
@@ -117,7 +117,7 @@ fn a_silent_tunnel_to_an_allowed_host_is_refused_and_counted() {
         .finish();
         assert_eq!(
             report.status,
-            rascal::model::verdict::Status::Fail,
+            rascal_core::model::verdict::Status::Fail,
             "{report:?}"
         );
     });
@@ -225,7 +225,7 @@ echo 'new' > added.txt
     assert!(stdout(diff).contains("two()"), "{}", stdout(diff));
     assert_eq!(
         std::fs::read_to_string(ws.join(".git/config")).unwrap(),
-        rascal::git::gitdir::TEMPLATE_CONFIG
+        rascal_exec::git::gitdir::TEMPLATE_CONFIG
     );
 }
 
@@ -355,7 +355,7 @@ fn in_the_jump_out_environment_git_runs_no_filter_of_a_bom_config_or_a_nested_gi
         std::fs::remove_file(marks.path().join(f)).unwrap();
     }
     // The environment the TUI gives its editor and shell.
-    let safe = rascal::tui::jump::jump_env(&ws, "c1", &|n| match n {
+    let safe = rascal_tui::jump::jump_env(&ws, "c1", &|n| match n {
         "PAGER" => Some("cat".into()),
         _ => None,
     })

@@ -170,7 +170,7 @@ fn a_hostile_commit_message_and_pr_body_leave_rascal_as_text() {
     assert!(body.contains("\ncc @someone and @org/team\n"), "{body}");
     let (above, seal) = body.trim_end().rsplit_once('\n').unwrap();
     assert!(
-        seal.contains(&rascal::digest::digest(format!("{above}\n"))),
+        seal.contains(&rascal_core::digest::digest(format!("{above}\n"))),
         "the last line is the digest of the rest: {seal}"
     );
 

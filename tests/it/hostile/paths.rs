@@ -3,7 +3,7 @@
 //! chains into the user's repository, its .git, $HOME and /.
 
 use super::*;
-use rascal::git::holdout::Holdout;
+use rascal_exec::git::holdout::Holdout;
 use std::os::unix::fs::symlink;
 
 /// Where chains lead: the user's repository, its `.git`, a (fake) `$HOME`
@@ -147,11 +147,11 @@ fn removing_a_tree_never_follows_a_chain() {
         std::fs::create_dir_all(dir.join("deep/er")).unwrap();
         symlink(dir.join("t"), dir.join("deep/er/t")).unwrap();
         // A path through the chain is not removed (nor what it names).
-        let e = rascal::git::beneath::Beneath::open(dir)
+        let e = rascal_exec::git::beneath::Beneath::open(dir)
             .unwrap()
             .remove_all(&through.join("sub"));
         assert!(e.is_err(), "a path through a link was removed");
-        rascal::gc::disk::remove(dir).unwrap();
+        rascal_engine::gc::disk::remove(dir).unwrap();
         assert!(!dir.exists());
     });
 }
@@ -212,19 +212,19 @@ fn unpacking_a_download_never_follows_a_chain() {
             let archive = tar_of(&entries);
             // Docker copy mode.
             let staging = tempfile::tempdir().unwrap();
-            let got = rascal::exec::launch::copy::unpack::unpack(
+            let got = rascal_exec::exec::launch::copy::unpack::unpack(
                 archive.as_slice(),
                 "workspace",
                 staging.path(),
                 None,
-                rascal::exec::launch::copy::unpack::Limits::DEFAULT,
+                rascal_exec::exec::launch::copy::unpack::Limits::DEFAULT,
             )
             .unwrap();
             assert!(!got.refused.is_empty(), "{name} {n}: {got:?}");
             // Then swapped in over a workspace that itself holds a chain.
             let dest = tempfile::tempdir().unwrap();
             chain(dest.path(), "old", n, &target);
-            rascal::exec::launch::copy::unpack::replace_contents(
+            rascal_exec::exec::launch::copy::unpack::replace_contents(
                 staging.path(),
                 dest.path(),
                 &[".git"],
@@ -232,7 +232,7 @@ fn unpacking_a_download_never_follows_a_chain() {
             .unwrap();
             // Kubernetes.
             let staging = tempfile::tempdir().unwrap();
-            let r = rascal::exec::launch::kubernetes::transfer::unpack(
+            let r = rascal_exec::exec::launch::kubernetes::transfer::unpack(
                 archive.as_slice(),
                 staging.path(),
                 1 << 20,
@@ -241,7 +241,7 @@ fn unpacking_a_download_never_follows_a_chain() {
             let dest = tempfile::tempdir().unwrap();
             chain(dest.path(), "old", n, &target);
             chain(&staging.path().join("workspace"), "new", n, &target);
-            rascal::exec::launch::kubernetes::transfer::swap_in(
+            rascal_exec::exec::launch::kubernetes::transfer::swap_in(
                 &staging.path().join("workspace"),
                 dest.path(),
                 &[".git"],
@@ -294,7 +294,7 @@ fn an_upload_never_reads_through_a_chain() {
                 chain(&plain, "t", n, &target);
                 plain
             }] {
-                let src = rascal::exec::launch::copy::pack::Sources {
+                let src = rascal_exec::exec::launch::copy::pack::Sources {
                     workspace: dir.clone(),
                     tree: None,
                     instruction: None,
@@ -304,7 +304,7 @@ fn an_upload_never_reads_through_a_chain() {
                     gid: 0,
                 };
                 let mut out = Vec::new();
-                rascal::exec::launch::copy::pack::pack(&src, &mut out).unwrap();
+                rascal_exec::exec::launch::copy::pack::pack(&src, &mut out).unwrap();
                 let files = archived(&out);
                 assert!(
                     !files.values().any(|b| b == b"keep"),
@@ -312,8 +312,8 @@ fn an_upload_never_reads_through_a_chain() {
                     files.keys()
                 );
                 let mut out = Vec::new();
-                rascal::exec::launch::kubernetes::transfer::pack(
-                    &rascal::exec::launch::kubernetes::transfer::Inbound {
+                rascal_exec::exec::launch::kubernetes::transfer::pack(
+                    &rascal_exec::exec::launch::kubernetes::transfer::Inbound {
                         workdir: &dir,
                         tree: None,
                         instruction: None,
@@ -583,7 +583,7 @@ fn an_upload_from_a_tree_sends_the_tree_not_the_workspace() {
         h.outside.clear();
         h
     };
-    rascal::git::workspace::create_workspace(&user.repo, user.head(), &ws, &holdout).unwrap();
+    rascal_exec::git::workspace::create_workspace(&user.repo, user.head(), &ws, &holdout).unwrap();
     let tree = git2::Repository::open(&ws)
         .unwrap()
         .head()
@@ -603,12 +603,12 @@ fn an_upload_from_a_tree_sends_the_tree_not_the_workspace() {
     chain(&ws, "t", 2, &v.repo);
     std::fs::write(ws.join(".gitignore"), "t*\n").unwrap();
     for tree in [tree, base_tree] {
-        let upload = rascal::exec::launch::Upload {
+        let upload = rascal_exec::exec::launch::Upload {
             origin: user.path().to_path_buf(),
             tree,
             holdout: std::sync::Arc::new(holdout.clone()),
         };
-        let src = rascal::exec::launch::copy::pack::Sources {
+        let src = rascal_exec::exec::launch::copy::pack::Sources {
             workspace: ws.clone(),
             tree: Some(upload.clone()),
             instruction: None,
@@ -618,11 +618,11 @@ fn an_upload_from_a_tree_sends_the_tree_not_the_workspace() {
             gid: 0,
         };
         let mut out = Vec::new();
-        rascal::exec::launch::copy::pack::pack(&src, &mut out).unwrap();
+        rascal_exec::exec::launch::copy::pack::pack(&src, &mut out).unwrap();
         let docker = archived(&out);
         let mut out = Vec::new();
-        rascal::exec::launch::kubernetes::transfer::pack(
-            &rascal::exec::launch::kubernetes::transfer::Inbound {
+        rascal_exec::exec::launch::kubernetes::transfer::pack(
+            &rascal_exec::exec::launch::kubernetes::transfer::Inbound {
                 workdir: &ws,
                 tree: Some(&upload),
                 instruction: None,

@@ -137,7 +137,7 @@ fn no_host_socket_is_visible_to_an_agent_its_checks_or_its_reviewer() {
 /// Whether this machine gives sandboxes cgroups (else the limit tests are
 /// skipped, unless RASCAL_REQUIRE_CGROUPS is set).
 fn cgroups() -> bool {
-    let m = rascal::exec::limits::mechanism();
+    let m = rascal_exec::exec::limits::mechanism();
     if m.is_cgroup() {
         return true;
     }
@@ -248,7 +248,7 @@ fn the_private_tmp_is_bounded_under_the_rlimit_fallback_too() {
     if !bwrap() {
         return;
     }
-    if !rascal::exec::sandbox::knows_size() {
+    if !rascal_exec::exec::sandbox::knows_size() {
         common::skip(
             "RASCAL_REQUIRE_SANDBOX_TOOLS",
             "this bwrap has no --size (bubblewrap 0.8 or later has it)",

@@ -8,12 +8,12 @@
 //! asked `--version`, inside bubblewrap, in an empty temporary directory,
 //! without network or credentials — and not at all without bubblewrap.
 
-use crate::config::{Config, LauncherKind, RuntimeKind, SandboxKind};
-use crate::exec::confine::{expand_home, Confinement};
-use crate::exec::runner::{self, CommandSpec, Env, Stream};
 use crate::pipeline::preflight::{
     credential_problems, locate, program_of, program_problems, unseen_paths,
 };
+use rascal_core::config::{Config, LauncherKind, RuntimeKind, SandboxKind};
+use rascal_exec::exec::confine::{expand_home, Confinement};
+use rascal_exec::exec::runner::{self, CommandSpec, Env, Stream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -59,9 +59,12 @@ pub struct AgentCheck {
 /// program is in the image, so host paths are not looked at.
 pub fn agent_checks(config: &Config, repo: &git2::Repository, base: git2::Oid) -> Vec<AgentCheck> {
     let docker = config.main.launcher != LauncherKind::Process;
-    let sandbox = crate::exec::sandbox::available();
-    let files = crate::git::workspace::files_dir(repo);
-    let hide = crate::exec::confine::private_paths(&crate::git::workspace::workdir(repo), &files);
+    let sandbox = rascal_exec::exec::sandbox::available();
+    let files = rascal_exec::git::workspace::files_dir(repo);
+    let hide = rascal_exec::exec::confine::private_paths(
+        &rascal_exec::git::workspace::workdir(repo),
+        &files,
+    );
     let scratch = files.join("preflight");
     config
         .main
@@ -155,7 +158,7 @@ pub async fn versions(checks: &mut [AgentCheck], hide: &[PathBuf]) {
         if c.executable != Some(true) {
             continue;
         }
-        match crate::exec::sandbox::available() {
+        match rascal_exec::exec::sandbox::available() {
             Ok(_) => match sandboxed_version(&path, hide, &c.mounts).await {
                 Ok(v) => c.version = Some(v),
                 Err(why) => c.version_note = Some(format!("--version in the sandbox: {why}")),
@@ -200,7 +203,7 @@ pub(crate) async fn sandboxed_version_with(
     };
     let argv = vec![program.to_string(), "--version".to_string()];
     // The host's basics (PATH, locale, terminal); never a credential.
-    let env: Vec<(String, String)> = crate::exec::env::BASE_ENV
+    let env: Vec<(String, String)> = rascal_exec::exec::env::BASE_ENV
         .iter()
         .map(|k| k.to_string())
         .chain(extra_env.iter().cloned())
@@ -210,7 +213,7 @@ pub(crate) async fn sandboxed_version_with(
     let mut spec = CommandSpec::new(argv, scratch.path().to_path_buf(), VERSION_TIMEOUT);
     spec.env = Env::Only(env);
     spec.limits = Some(confine.limits);
-    let (tx, mut rx) = crate::exec::runner::log_channel();
+    let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     let lines = tokio::spawn(async move {
         let (mut first, mut err) = (None, None);
         while let Some(batch) = rx.recv().await {
@@ -220,10 +223,13 @@ pub(crate) async fn sandboxed_version_with(
                     continue;
                 }
                 if first.is_none() && l.stream == Stream::Stdout {
-                    first = Some(crate::text::sanitize(text));
+                    first = Some(rascal_core::text::sanitize(text));
                 }
                 if l.stream == Stream::Stderr {
-                    err = Some(crate::text::ellipsis(&crate::text::sanitize(text), 200));
+                    err = Some(rascal_core::text::ellipsis(
+                        &rascal_core::text::sanitize(text),
+                        200,
+                    ));
                 }
             }
         }
@@ -234,7 +240,7 @@ pub(crate) async fn sandboxed_version_with(
     let (first, err) = lines.await.unwrap_or_default();
     let outcome = outcome.map_err(|e| e.to_string())?;
     let mut exit = outcome.exit;
-    crate::exec::confine::signal_from_status(&mut exit);
+    rascal_exec::exec::confine::signal_from_status(&mut exit);
     let said = err.map(|e| format!(" ({e})")).unwrap_or_default();
     if let Some(p) = exit.problem(VERSION_TIMEOUT) {
         return Err(format!("{p}{said}"));
@@ -254,7 +260,7 @@ pub async fn images(checks: &mut [AgentCheck], pull: impl Fn(&str) -> bool) {
     if checks.iter().all(|c| c.image.is_none()) {
         return;
     }
-    let engine = crate::exec::launch::docker::connect().await;
+    let engine = rascal_exec::exec::launch::docker::connect().await;
     for c in checks.iter_mut() {
         let Some(image) = c.image.clone() else {
             continue;
@@ -268,15 +274,15 @@ pub async fn images(checks: &mut [AgentCheck], pull: impl Fn(&str) -> bool) {
                 continue;
             }
         };
-        match crate::exec::launch::docker::has_image(engine, &image).await {
+        match rascal_exec::exec::launch::docker::has_image(engine, &image).await {
             Ok(true) => c.image_present = Some(true),
             Ok(false) => {
                 c.image_present = Some(false);
                 if !pull(&c.agent) {
                     c.problems.push(format!(
                         "image `{image}` is not on the Docker engine at {}: {}, or set `pull: true` on the agent to pull it from its registry",
-                        crate::exec::launch::docker::engine_address(),
-                        crate::exec::launch::docker::build_hint(c.runtime_kind, &image)
+                        rascal_exec::exec::launch::docker::engine_address(),
+                        rascal_exec::exec::launch::docker::build_hint(c.runtime_kind, &image)
                     ));
                 }
             }

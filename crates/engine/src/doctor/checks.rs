@@ -8,7 +8,7 @@
 //! A program that is not a known toolchain (the project's own script) is
 //! never run.
 
-use crate::config::{Config, GuardrailKind};
+use rascal_core::config::{Config, GuardrailKind};
 use std::path::PathBuf;
 
 /// Toolchain programs doctor may ask `--version`: nothing else is run.
@@ -53,7 +53,7 @@ pub fn programs_of(command: &str) -> Vec<String> {
 /// that are not set (the sandbox shows a toolchain under your home only
 /// through them).
 fn unset_toolchain_vars(extra: &[String]) -> Vec<String> {
-    crate::exec::env::TOOLCHAIN_ENV
+    rascal_exec::exec::env::TOOLCHAIN_ENV
         .iter()
         .map(|s| s.to_string())
         .chain(extra.iter().cloned())
@@ -65,7 +65,7 @@ fn unset_toolchain_vars(extra: &[String]) -> Vec<String> {
 /// sandbox, as its check would run it. Nothing without bubblewrap.
 pub async fn probe(config: &Config, hide: &[PathBuf]) -> Vec<CheckProbe> {
     let mut out = Vec::new();
-    if crate::exec::sandbox::available().is_err() {
+    if rascal_exec::exec::sandbox::available().is_err() {
         return out;
     }
     for g in config.guardrails.as_deref().unwrap_or(&[]) {
@@ -81,7 +81,7 @@ pub async fn probe(config: &Config, hide: &[PathBuf]) -> Vec<CheckProbe> {
         if *local {
             continue;
         }
-        let extra: Vec<String> = crate::exec::env::TOOLCHAIN_ENV
+        let extra: Vec<String> = rascal_exec::exec::env::TOOLCHAIN_ENV
             .iter()
             .map(|s| s.to_string())
             .chain(env.iter().cloned())

@@ -3,7 +3,7 @@
 //! (iptables and ip6tables present and usable by this user)? Asks the
 //! programs their version and lists `INPUT`; changes nothing.
 
-use crate::egress::firewall::Firewall;
+use rascal_exec::egress::firewall::Firewall;
 
 /// One line saying whether the host firewall can be installed, and what
 /// it means when not.

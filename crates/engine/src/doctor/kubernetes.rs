@@ -6,8 +6,6 @@
 //! `--remove`) or to interrupted runs (resumable with `rascal attach`).
 
 use super::Diagnosis;
-use crate::config::kubernetes::KubernetesConfig;
-use crate::exec::launch::kubernetes::{cluster, delete, spec};
 use crate::store::Store;
 use k8s_openapi::api::authorization::v1::{
     ResourceAttributes, SelfSubjectAccessReview, SelfSubjectAccessReviewSpec,
@@ -15,6 +13,8 @@ use k8s_openapi::api::authorization::v1::{
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Namespace;
 use kube::api::{Api, ListParams, PostParams};
+use rascal_core::config::kubernetes::KubernetesConfig;
+use rascal_exec::exec::launch::kubernetes::{cluster, delete, spec};
 use std::path::Path;
 
 /// One permission a run needs: verb, API group, resource, subresource.
@@ -306,7 +306,7 @@ impl RepoJobs<'_> {
         } else if orphans > 0 && !self.remove {
             lines.push(format!(
                 "{}\n  hint: `rascal doctor --remove` deletes them (and their pods)",
-                crate::text::plural(orphans as u64, "orphan Job")
+                rascal_core::text::plural(orphans as u64, "orphan Job")
             ));
         }
         ok

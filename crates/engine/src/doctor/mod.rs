@@ -9,8 +9,8 @@ pub(crate) mod firewall;
 pub mod kubernetes;
 pub mod sandbox;
 
-use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use crate::store::Store;
+use rascal_exec::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use std::path::Path;
 
 /// What doctor found: lines to print and the exit code (0 healthy, 1 not).
@@ -52,7 +52,7 @@ pub async fn diagnose(store: &Store, repo_dir: &Path, remove: bool) -> Diagnosis
             };
         }
     }
-    lines.push(firewall::firewall_line(&crate::egress::firewall::Firewall::default()).await);
+    lines.push(firewall::firewall_line(&rascal_exec::egress::firewall::Firewall::default()).await);
     let containers = match docker::list_rascal_containers(&engine, None).await {
         Ok(c) => c,
         Err(e) => {
@@ -112,7 +112,7 @@ pub async fn diagnose(store: &Store, repo_dir: &Path, remove: bool) -> Diagnosis
     } else if orphans > 0 && !remove {
         lines.push(format!(
             "{}\n  hint: `rascal doctor --remove` removes them",
-            crate::text::plural(orphans as u64, "orphan container")
+            rascal_core::text::plural(orphans as u64, "orphan container")
         ));
     }
     Diagnosis { lines, exit_code }

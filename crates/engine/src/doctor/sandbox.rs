@@ -3,15 +3,15 @@
 //! (cgroup v2, cgroup v1, or the rlimit fallback), and a warning when
 //! rascal runs as root, with what that would give a sandbox escape.
 
-use crate::exec::limits::Mechanism;
+use rascal_exec::exec::limits::Mechanism;
 
 /// The lines for this machine.
 pub fn lines() -> Vec<String> {
-    let euid = crate::exec::os::euid();
-    let bwrap = crate::exec::sandbox::available()
+    let euid = rascal_exec::exec::os::euid();
+    let bwrap = rascal_exec::exec::sandbox::available()
         .map(|p| p.display().to_string())
         .map_err(|e| e.to_string());
-    lines_for(euid, bwrap, crate::exec::limits::mechanism())
+    lines_for(euid, bwrap, rascal_exec::exec::limits::mechanism())
 }
 
 /// The lines for a process of `euid`, bubblewrap as probed, and `limits`.

@@ -67,7 +67,7 @@ pub fn describe(repo: &Repository, id: Oid) -> String {
     format!(
         "{} {}",
         &short[..12.min(short.len())],
-        crate::text::sanitize(&title)
+        rascal_core::text::sanitize(&title)
     )
     .trim_end()
     .to_string()

@@ -3,7 +3,7 @@
 //! by compare-and-swap, or keeping the one already there.
 
 use super::{branch, FinalizeError};
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
 
 /// Is `line` a conventional-commit title (`feat: …`, `fix(scope)!: …`)?
 pub fn is_conventional(line: &str) -> bool {
@@ -24,7 +24,7 @@ pub fn commit_message(
     candidate: &str,
     agent_message: Option<&str>,
 ) -> String {
-    use crate::text::inert::{commit_body, commit_title, commit_trailer};
+    use rascal_core::text::inert::{commit_body, commit_title, commit_trailer};
     let trailers = format!(
         "Rascal-Run: {}\nRascal-Candidate: {}\n",
         commit_trailer(&summary.run),
@@ -48,7 +48,7 @@ pub fn commit_message(
     }
     let title = commit_title(&format!(
         "rascal: {}",
-        crate::text::ellipsis(summary.instruction.lines().next().unwrap_or("change"), 64)
+        rascal_core::text::ellipsis(summary.instruction.lines().next().unwrap_or("change"), 64)
     ));
     message(&title, summary.instruction.trim())
 }

@@ -6,7 +6,7 @@
 //! not make (see `branch`).
 
 pub(crate) mod branch;
-use crate::model::choice;
+use rascal_core::model::choice;
 pub(crate) mod rebase;
 
 pub mod preview;
@@ -25,8 +25,8 @@ pub use rebase::rebase_note;
 use remote::{push, remote_tip};
 use verified::{verified_candidate, verified_tree};
 
-use crate::git::workspace;
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
+use rascal_exec::git::workspace;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, thiserror::Error)]
@@ -41,7 +41,7 @@ pub enum FinalizeError {
     WorktreeGone { candidate: String, path: String },
     #[error("candidate `{0}` did not pass verification\n  hint: override its failed checks first (`rascal override … --with-skipped`), or select another candidate")]
     NotVerified(String),
-    #[error("candidate `{candidate}` is IMPOSSIBLE: its agent declared the task impossible ({reason}); its change was never verified\n  hint: nothing was committed; give it another attempt with `rascal retry {run} {} --feedback \"…\"`, or select another candidate", crate::text::inert::shell_word(candidate))]
+    #[error("candidate `{candidate}` is IMPOSSIBLE: its agent declared the task impossible ({reason}); its change was never verified\n  hint: nothing was committed; give it another attempt with `rascal retry {run} {} --feedback \"…\"`, or select another candidate", rascal_core::text::inert::shell_word(candidate))]
     DeclaredImpossible {
         candidate: String,
         run: String,
@@ -49,7 +49,7 @@ pub enum FinalizeError {
     },
     #[error("candidate `{candidate}`'s worktree changed after it was verified ({what})\n  hint: nothing was committed; verify it again with `rascal retry` or start a new run")]
     ChangedSinceVerified { candidate: String, what: String },
-    #[error("branch {branch} has {} finalize did not make for run {run}:\n{}\n  hint: nothing was changed; keep that work and commit on a fresh branch with `rascal finalize {run} --new-branch`, or delete the branch (`git branch -D {}`) to let finalize write it", plural(commits.len(), "commit"), indented(commits), crate::text::inert::shell_word(branch))]
+    #[error("branch {branch} has {} finalize did not make for run {run}:\n{}\n  hint: nothing was changed; keep that work and commit on a fresh branch with `rascal finalize {run} --new-branch`, or delete the branch (`git branch -D {}`) to let finalize write it", plural(commits.len(), "commit"), indented(commits), rascal_core::text::inert::shell_word(branch))]
     ForeignCommits {
         branch: String,
         run: String,
@@ -64,7 +64,7 @@ pub enum FinalizeError {
         new_commits: usize,
         files: Vec<String>,
     },
-    #[error("branch {branch} on `{remote}` is at {tip}, a commit finalize did not make for run {run}\n  hint: nothing was committed or pushed; fetch that branch and keep its work, then push to a fresh branch with `rascal finalize {run} --new-branch --push {}`", crate::text::inert::shell_word(remote))]
+    #[error("branch {branch} on `{remote}` is at {tip}, a commit finalize did not make for run {run}\n  hint: nothing was committed or pushed; fetch that branch and keep its work, then push to a fresh branch with `rascal finalize {run} --new-branch --push {}`", rascal_core::text::inert::shell_word(remote))]
     RemoteForeign {
         remote: String,
         branch: String,
@@ -146,11 +146,11 @@ pub struct Finalized {
     pub workspaces: workspaces::Tidied,
 }
 
-pub use crate::text::slug;
+pub use rascal_core::text::slug;
 
 /// `n thing` or `n things`.
 pub fn plural(n: usize, thing: &str) -> String {
-    crate::text::plural(n as u64, thing)
+    rascal_core::text::plural(n as u64, thing)
 }
 
 /// A commit or tree id as shown to a human.
@@ -182,7 +182,7 @@ pub fn finalize(
     let base = git2::Oid::from_str(&summary.base)?;
     let tree_id = verified_tree(cand, &selected)?;
     let tree_oid = git2::Oid::from_str(&tree_id)?;
-    crate::git::tree::import_tree(&repo, &wt, tree_oid)?;
+    rascal_exec::git::tree::import_tree(&repo, &wt, tree_oid)?;
 
     let (parent, commit_tree, moved) = placement(&repo, summary, base, tree_oid, opts)?;
     let parent_commit = repo.find_commit(parent)?;
@@ -190,7 +190,7 @@ pub fn finalize(
 
     // The agent's artifacts live outside its workspace (never in the tree).
     let artifacts =
-        crate::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, &selected);
+        rascal_exec::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, &selected);
     let agent_message = read_artifact(&artifacts.join("commit_message.txt"));
     let mut message = commit_message(summary, &selected, agent_message.as_deref());
     if commit_tree != tree_oid {

@@ -3,11 +3,11 @@
 //! reads them (the TUI's confirmation dialog shows this).
 
 use super::{commit_message, read_artifact, slug, FinalizeError};
-use crate::git::workspace;
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
+use rascal_exec::git::workspace;
 use std::path::Path;
 
-pub use crate::model::preview::Preview;
+pub use rascal_core::model::preview::Preview;
 
 /// The preview of finalizing `candidate` of `summary` (as if it were the
 /// selected one). `repo_dir` is any directory in the target repository.
@@ -21,7 +21,7 @@ pub fn preview(
         .map_err(|_| FinalizeError::NoCandidate(candidate.to_string()))?;
     let repo = workspace::open(repo_dir)?;
     let artifacts =
-        crate::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, candidate);
+        rascal_exec::agents::artifacts_dir(&workspace::files_dir(&repo), &summary.run, candidate);
     let agent_message = read_artifact(&artifacts.join("commit_message.txt"));
     let message = commit_message(summary, candidate, agent_message.as_deref());
     let mut selected = summary.clone();

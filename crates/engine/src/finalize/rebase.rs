@@ -5,8 +5,8 @@
 //! tree is the verified change rebased, not the tree the checks ran on.
 
 use super::{plural, short, BaseMoved, FinalizeError, FinalizeOptions};
-use crate::model::summary::RunSummary;
 use git2::{Oid, Repository};
+use rascal_core::model::summary::RunSummary;
 
 /// The branch HEAD is on, when it has new commits on top of the run's base.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +71,9 @@ pub fn merge(repo: &Repository, base: Oid, tip: Oid, verified: Oid) -> Result<Me
             let c = c?;
             let entry = c.our.or(c.their).or(c.ancestor);
             if let Some(e) = entry {
-                files.push(crate::text::sanitize(&String::from_utf8_lossy(&e.path)));
+                files.push(rascal_core::text::sanitize(&String::from_utf8_lossy(
+                    &e.path,
+                )));
             }
         }
         files.sort();

@@ -4,8 +4,8 @@
 //! finalized, and where.
 
 use super::Finalized;
-use crate::model::event::{Finalization, RunEvent};
-use crate::model::summary::RunSummary;
+use rascal_core::model::event::{Finalization, RunEvent};
+use rascal_core::model::summary::RunSummary;
 use std::path::Path;
 
 /// What `f` did (to the candidate it committed), as journalled.

@@ -5,10 +5,10 @@
 //! with `gh`, its output captured (never painted over a screen).
 
 use super::{FinalizeError, FinalizeOptions, Finalized};
-use crate::model::event::{Finalization, RunEvent};
-use crate::model::preview::Preview;
-use crate::model::summary::RunSummary;
 use crate::store::Project;
+use rascal_core::model::event::{Finalization, RunEvent};
+use rascal_core::model::preview::Preview;
+use rascal_core::model::summary::RunSummary;
 use std::path::Path;
 
 /// What a finalize did.
@@ -69,7 +69,7 @@ pub fn open_pr(
 /// terminal input; its last line of output (the PR's address), or why it
 /// did not run.
 pub fn gh(dir: &Path, command: &[String]) -> Result<String, String> {
-    let line = crate::text::inert::shell_line(command);
+    let line = rascal_core::text::inert::shell_line(command);
     if super::which("gh").is_none() {
         return Err(format!(
             "gh is not installed; open the pull request with: {line}"
@@ -82,7 +82,7 @@ pub fn gh(dir: &Path, command: &[String]) -> Result<String, String> {
         .output()
         .map_err(|e| format!("could not run gh ({e}); open the pull request with: {line}"))?;
     let text = |b: &[u8]| {
-        crate::text::sanitize(
+        rascal_core::text::sanitize(
             String::from_utf8_lossy(b)
                 .lines()
                 .rfind(|l| !l.trim().is_empty())

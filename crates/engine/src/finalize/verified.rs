@@ -3,14 +3,21 @@
 //! on the tree recorded for it.
 
 use super::{choice, FinalizeError};
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
 use std::path::PathBuf;
 
 /// The selected candidate, its workspace, and that it passed (or passed
 /// with warnings) and its `.git` is still the folder rascal made.
 pub(super) fn verified_candidate(
     summary: &RunSummary,
-) -> Result<(String, &crate::model::summary::CandidateSummary, PathBuf), FinalizeError> {
+) -> Result<
+    (
+        String,
+        &rascal_core::model::summary::CandidateSummary,
+        PathBuf,
+    ),
+    FinalizeError,
+> {
     let selected =
         match choice::choose(summary).map_err(|e| FinalizeError::NothingSelected(e.to_string()))? {
             choice::Choice::Selected(c) | choice::Choice::Pick(c) => c,
@@ -29,7 +36,7 @@ pub(super) fn verified_candidate(
     }
     // The workspace's `.git` must be the folder rascal made (and rewrote
     // after every attempt): a file or a link points git elsewhere.
-    if let Err(why) = crate::git::gitdir::check(&wt) {
+    if let Err(why) = rascal_exec::git::gitdir::check(&wt) {
         return Err(FinalizeError::ChangedSinceVerified {
             candidate: selected,
             what: why.to_string(),
@@ -39,11 +46,12 @@ pub(super) fn verified_candidate(
         return Err(FinalizeError::DeclaredImpossible {
             candidate: selected,
             run: summary.run.clone(),
-            reason: crate::text::sanitize(crate::model::impossible::first_line(why)),
+            reason: rascal_core::text::sanitize(rascal_core::model::impossible::first_line(why)),
         });
     }
-    if cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Pass)
-        && cand.effective_verdict.or(cand.verdict) != Some(crate::model::verdict::Verdict::Warn)
+    if cand.effective_verdict.or(cand.verdict) != Some(rascal_core::model::verdict::Verdict::Pass)
+        && cand.effective_verdict.or(cand.verdict)
+            != Some(rascal_core::model::verdict::Verdict::Warn)
     {
         return Err(FinalizeError::NotVerified(selected));
     }
@@ -53,7 +61,7 @@ pub(super) fn verified_candidate(
 /// The tree `cand` was verified on: recorded, and named by the receipt of
 /// every required report that ran.
 pub(super) fn verified_tree(
-    cand: &crate::model::summary::CandidateSummary,
+    cand: &rascal_core::model::summary::CandidateSummary,
     selected: &str,
 ) -> Result<String, FinalizeError> {
     // Commit exactly the tree that was verified: the receipts of the
@@ -66,11 +74,11 @@ pub(super) fn verified_tree(
             what: "no verified change tree is recorded for it".into(),
         });
     };
-    let want = crate::model::verdict::digest(&tree_id);
+    let want = rascal_core::model::verdict::digest(&tree_id);
     let stale: Vec<String> = cand
         .reports
         .iter()
-        .filter(|r| r.required && r.status != crate::model::verdict::Status::Skipped)
+        .filter(|r| r.required && r.status != rascal_core::model::verdict::Status::Skipped)
         .filter_map(|r| {
             let named = r.receipt.inputs.get("diff")?;
             (named != &want).then(|| format!("{} {}", r.layer, r.check))

@@ -8,12 +8,12 @@
 //! first (`git::kept`): the diff and compare views still read a removed
 //! candidate's change; a workspace whose change cannot be kept stays.
 
-use crate::config::Config;
 use crate::gc::disk;
-use crate::git::base::{load_config_from, ConfigSource};
-use crate::git::kept;
-use crate::git::workspace;
-use crate::model::summary::{CandidateSummary, RunSummary};
+use rascal_core::config::Config;
+use rascal_core::model::summary::{CandidateSummary, RunSummary};
+use rascal_exec::git::base::{load_config_from, ConfigSource};
+use rascal_exec::git::kept;
+use rascal_exec::git::workspace;
 use std::path::{Path, PathBuf};
 
 /// What finalize did to the run's workspaces.

@@ -2,8 +2,8 @@
 //! repository's containers on it.
 
 use super::GcError;
-use crate::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use crate::store::Store;
+use rascal_exec::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};
 use std::path::Path;
 
 /// The Docker engine, when some run of this repository used it.
@@ -23,7 +23,7 @@ impl Engine {
         if !launchers.values().any(|l| l == "docker") {
             return Ok(None);
         }
-        let rt = match crate::exec::runtime() {
+        let rt = match rascal_exec::exec::runtime() {
             Ok(rt) => rt,
             Err(e) => {
                 notes.push(format!("containers were not looked at: {e}"));

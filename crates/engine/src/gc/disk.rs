@@ -73,7 +73,7 @@ pub fn human(bytes: u64) -> String {
 /// below it (a link is removed, never followed). A directory an agent made
 /// read-only is made writable first. Nothing there is not an error.
 pub fn remove(path: &Path) -> std::io::Result<()> {
-    crate::git::beneath::remove_path(path)
+    rascal_exec::git::beneath::remove_path(path)
 }
 
 #[cfg(test)]

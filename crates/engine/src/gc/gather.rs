@@ -5,10 +5,10 @@
 use super::containers::{containers, Container, Engine};
 use super::plan::{CacheFacts, Item, Kind, RunFacts, Target};
 use super::{disk, GcError, LEGACY_BRANCHES};
-use crate::git::workspace;
 use crate::pipeline::run_id::is_run_id;
 use crate::store::upkeep::{process_alive, RunActivity};
 use crate::store::Store;
+use rascal_exec::git::workspace;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
@@ -33,8 +33,8 @@ fn entries(dir: &Path) -> Vec<String> {
 /// Entries of a candidate's run files that are rebuilt when needed (the
 /// check copies and build caches): never kept for a selection.
 const CANDIDATE_CACHES: [&str; 3] = [
-    crate::exec::cache::BUILD,
-    crate::exec::cache::HOLDOUT,
+    rascal_exec::exec::cache::BUILD,
+    rascal_exec::exec::cache::HOLDOUT,
     "checks",
 ];
 
@@ -291,7 +291,7 @@ fn run_ids(
         } else if !ok {
             notes.push(format!(
                 "left alone `{}`: not a run id rascal makes (r-YYYYMMDD-xxxx)",
-                crate::text::cut(id, 80)
+                rascal_core::text::cut(id, 80)
             ));
         }
         ok

@@ -20,7 +20,7 @@ use containers::Engine;
 use gather::gather;
 use remove::carry_out;
 
-use crate::git::workspace;
+use rascal_exec::git::workspace;
 
 use crate::store::{Store, StoreError};
 use plan::{Plan, Policy};
@@ -166,7 +166,7 @@ pub fn collect(repo_dir: &Path, store: &mut Store, req: &Request) -> Result<Outc
         .iter()
         .map(|id| Failure {
             run: None,
-            what: format!("the run record `{}`", crate::text::cut(id, 80)),
+            what: format!("the run record `{}`", rascal_core::text::cut(id, 80)),
             cause: "its id is not one rascal makes (r-YYYYMMDD-xxxx): the store was changed outside rascal; nothing of it was removed".into(),
             bytes: 0,
         })

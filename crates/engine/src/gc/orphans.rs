@@ -5,7 +5,7 @@
 //! named repository is gone is an orphan. A directory that names none (made
 //! by an older rascal) cannot be judged and is left alone, said so.
 
-use crate::git::workspace::{state_root, OWNER_FILE};
+use rascal_exec::git::workspace::{state_root, OWNER_FILE};
 use std::path::{Path, PathBuf};
 
 /// One files directory and what it is.

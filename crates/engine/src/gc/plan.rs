@@ -45,7 +45,7 @@ pub enum Kind {
 impl Kind {
     /// `2 workspaces`, `run files`, `1 container`.
     pub fn describe(self, n: usize) -> String {
-        use crate::text::plural;
+        use rascal_core::text::plural;
         match self {
             Kind::Workspace => plural(n as u64, "workspace"),
             Kind::RunFiles => "run files".into(),

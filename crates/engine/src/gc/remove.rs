@@ -5,9 +5,9 @@
 use super::containers::Engine;
 use super::plan::{Item, Kind, Records, RunPlan, Target};
 use super::{Failure, Outcome};
-use crate::exec::launch::docker;
-use crate::git::workspace;
 use crate::store::Store;
+use rascal_exec::exec::launch::docker;
+use rascal_exec::git::workspace;
 use std::path::{Path, PathBuf};
 
 /// Carry out `out.plan`: containers first (they mount workspaces), then
@@ -117,10 +117,10 @@ impl Removal<'_> {
 
     /// The run's egress network and its host firewall.
     fn network(&mut self, e: &Engine, run: &str) {
-        let net = crate::egress::network::network_name(run);
-        if let Err(cause) = e.rt.block_on(crate::egress::network::remove_run(
+        let net = rascal_exec::egress::network::network_name(run);
+        if let Err(cause) = e.rt.block_on(rascal_exec::egress::network::remove_run(
             &e.docker,
-            &crate::egress::firewall::Firewall::default(),
+            &rascal_exec::egress::firewall::Firewall::default(),
             run,
         )) {
             self.failures.push(Failure {
@@ -158,13 +158,12 @@ impl Removal<'_> {
 
     /// The host firewall chains of networks that are gone.
     fn stale_firewalls(&mut self, e: &Engine, notes: &mut Vec<String>) {
-        let fw = crate::egress::firewall::Firewall::default();
-        match e
-            .rt
-            .block_on(crate::egress::network::sweep_firewalls(&e.docker, &fw))
-        {
+        let fw = rascal_exec::egress::firewall::Firewall::default();
+        match e.rt.block_on(rascal_exec::egress::network::sweep_firewalls(
+            &e.docker, &fw,
+        )) {
             Ok(_) => {}
-            Err(cause) if crate::egress::firewall::unavailable(&cause) => {
+            Err(cause) if rascal_exec::egress::firewall::unavailable(&cause) => {
                 notes.push(format!("host firewall chains were not looked at: {cause}"))
             }
             Err(cause) => self.failures.push(Failure {
@@ -200,13 +199,13 @@ fn remove_emptied(repo: &git2::Repository, path: &Path, roots: &[PathBuf]) {
 fn beneath_state(
     repo: &git2::Repository,
     path: &Path,
-) -> Result<(crate::git::beneath::Beneath, PathBuf), String> {
+) -> Result<(rascal_exec::git::beneath::Beneath, PathBuf), String> {
     for root in [workspace::files_dir(repo), workspace::state_dir(repo)] {
         if let Ok(rel) = path.strip_prefix(&root) {
             if rel.as_os_str().is_empty() {
                 break;
             }
-            let b = crate::git::beneath::Beneath::open(&root)
+            let b = rascal_exec::git::beneath::Beneath::open(&root)
                 .map_err(|e| format!("opening {}: {e}", root.display()))?;
             return Ok((b, rel.to_path_buf()));
         }
@@ -222,7 +221,7 @@ fn beneath_state(
 fn remove_beneath(repo: &git2::Repository, path: &Path) -> Result<(), String> {
     let (b, rel) = beneath_state(repo, path)?;
     b.remove_all(&rel).map_err(|e| {
-        if crate::git::beneath::is_link_on_way(&e) {
+        if rascal_exec::git::beneath::is_link_on_way(&e) {
             format!("a symlink stands on the way to it ({e}); nothing was followed")
         } else {
             e.to_string()

@@ -2,7 +2,7 @@
 //! run under the process launcher: the credential variables (names only),
 //! the network, and the login files it may read.
 
-use crate::config::RuntimeKind;
+use rascal_core::config::RuntimeKind;
 
 /// One agent CLI rascal can drive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,9 +47,9 @@ pub const KNOWN: &[AgentCli] = &[
 /// The provider an agent of this CLI belongs to, for "the reviewer is of
 /// another provider" (the same rule as `config::verification::provider`).
 pub fn provider(cli: &AgentCli) -> String {
-    crate::config::verification::provider(
+    rascal_core::config::verification::provider(
         cli.program,
-        &crate::config::AgentConfig::new(cli.runtime),
+        &rascal_core::config::AgentConfig::new(cli.runtime),
     )
 }
 

@@ -118,7 +118,10 @@ fn in_dir(dir: &str, command: &str) -> String {
     if dir.is_empty() {
         command.to_string()
     } else {
-        format!("cd {} && {command}", crate::text::inert::shell_word(dir))
+        format!(
+            "cd {} && {command}",
+            rascal_core::text::inert::shell_word(dir)
+        )
     }
 }
 

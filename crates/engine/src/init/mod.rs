@@ -8,9 +8,9 @@ pub mod clis;
 pub mod detect;
 pub mod render;
 
-use crate::git::workspace::{self, WorkspaceError};
 use clis::{Found, KNOWN};
 use detect::Detected;
+use rascal_exec::git::workspace::{self, WorkspaceError};
 use std::path::{Path, PathBuf};
 
 /// What `rascal init` would write, and what it found.
@@ -37,7 +37,7 @@ pub enum InitError {
     Workspace(#[from] WorkspaceError),
     #[error("{0} is a bare repository: rascal init writes .rascal/ into a working tree\n  hint: run it in a clone with a working tree")]
     Bare(PathBuf),
-    #[error("{} already {}: {}\n  hint: pass --force to overwrite {} (`rascal init --dry-run` shows what it would write)", crate::text::plural(.0.len() as u64, "file"), if .0.len() == 1 { "exists" } else { "exist" }, .0.join(", "), if .0.len() == 1 { "it" } else { "them" })]
+    #[error("{} already {}: {}\n  hint: pass --force to overwrite {} (`rascal init --dry-run` shows what it would write)", rascal_core::text::plural(.0.len() as u64, "file"), if .0.len() == 1 { "exists" } else { "exist" }, .0.join(", "), if .0.len() == 1 { "it" } else { "them" })]
     Exists(Vec<String>),
     #[error("the repository is in the middle of a {0}: --commit would mix .rascal/ into it\n  hint: finish or abort it first, or run rascal init without --commit")]
     Busy(String),
@@ -138,13 +138,13 @@ fn pytest_here(path_var: Option<&str>) -> String {
         return "python3 -m pytest".into();
     };
     for python in ["python3", "python"] {
-        if crate::exec::confine::program_path(python, path_var).is_some()
+        if rascal_exec::exec::confine::program_path(python, path_var).is_some()
             && succeeds(python, &["-m", "pytest", "--version"], scratch.path())
         {
             return format!("{python} -m pytest");
         }
     }
-    if crate::exec::confine::program_path("pytest", path_var).is_some() {
+    if rascal_exec::exec::confine::program_path("pytest", path_var).is_some() {
         return "pytest".into();
     }
     "python3 -m pytest".into()
@@ -186,11 +186,11 @@ pub fn find_clis(path_var: Option<&str>) -> Vec<Found> {
     KNOWN
         .iter()
         .filter_map(|cli| {
-            let path = crate::exec::confine::program_path(cli.program, path_var)?;
+            let path = rascal_exec::exec::confine::program_path(cli.program, path_var)?;
             let logins = cli
                 .logins
                 .iter()
-                .filter(|l| crate::exec::confine::expand_home(l).exists())
+                .filter(|l| rascal_exec::exec::confine::expand_home(l).exists())
                 .map(|l| l.to_string())
                 .collect();
             Some(Found {
@@ -275,7 +275,7 @@ pub fn commit(root: &Path, files: &[(&'static str, String)]) -> Result<Committed
         }
     }
     let tree = repo.find_tree(update.create_updated(&repo, &base_tree)?)?;
-    let sig = crate::git::author::signature(&repo)?;
+    let sig = rascal_exec::git::author::signature(&repo)?;
     let title = COMMIT_TITLE.to_string();
     let names: Vec<&str> = files
         .iter()

@@ -5,8 +5,8 @@
 
 use super::clis::{self, Found, KNOWN};
 use super::detect::{Check, Detected, CI_DEFAULT};
-use crate::agents::scripted::{FIRST_RUN, FIRST_RUN_NOTE};
-use crate::config::{CONFIG_FILE, GUARDRAILS_FILE, PERMISSIONS_FILE, VERIFICATION_FILE};
+use rascal_core::config::{CONFIG_FILE, GUARDRAILS_FILE, PERMISSIONS_FILE, VERIFICATION_FILE};
+use rascal_exec::agents::scripted::{FIRST_RUN, FIRST_RUN_NOTE};
 
 /// The name of the scripted agent in config.yaml.
 pub const SCRIPTED_AGENT: &str = "scripted";
@@ -316,7 +316,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 mod tests {
     use super::super::detect::detect;
     use super::*;
-    use crate::config::{Config, GuardrailKind, RuntimeKind};
+    use rascal_core::config::{Config, GuardrailKind, RuntimeKind};
     use std::collections::BTreeMap;
 
     fn detected(files: &[(&str, &str)]) -> Detected {
@@ -382,7 +382,10 @@ mod tests {
         assert_eq!(a.runtime, RuntimeKind::Scripted);
         assert_eq!(a.scenario.as_deref(), Some(FIRST_RUN));
         assert_eq!(cfg.main.strategy.agents, [SCRIPTED_AGENT]);
-        assert_eq!(cfg.main.launcher, crate::config::LauncherKind::Process);
+        assert_eq!(
+            cfg.main.launcher,
+            rascal_core::config::LauncherKind::Process
+        );
         // The commented examples name every known CLI.
         for cli in KNOWN {
             assert!(files[0].1.contains(&format!("  # {}:\n", cli.program)));
@@ -475,7 +478,10 @@ mod tests {
         assert_eq!(claude.mounts, ["~/.claude.json"]);
         assert!(cfg.main.agents["codex"].mounts.is_empty());
         assert_eq!(cfg.main.strategy.agents, ["claude", "codex"]);
-        assert_eq!(cfg.main.strategy.mode, crate::config::StrategyMode::Compare);
+        assert_eq!(
+            cfg.main.strategy.mode,
+            rascal_core::config::StrategyMode::Compare
+        );
         let review = cfg.verification.unwrap().review.unwrap();
         assert_eq!(review.reviewers, ["claude", "codex"]);
         // goose is a commented-out example.
@@ -488,7 +494,10 @@ mod tests {
         assert!(verification_yaml(&f).is_none());
         let cfg = load(&files(&detected(MONOREPO), &f));
         assert_eq!(cfg.main.strategy.agents, ["claude"]);
-        assert_eq!(cfg.main.strategy.mode, crate::config::StrategyMode::Single);
+        assert_eq!(
+            cfg.main.strategy.mode,
+            rascal_core::config::StrategyMode::Single
+        );
     }
 
     #[test]

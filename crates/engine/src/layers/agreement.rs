@@ -9,7 +9,7 @@
 //! rascal trusts), and a pick that any passing candidate disagrees with is
 //! contested. Pure.
 
-use crate::model::agreement::{Agreement, Cell, CrossTest};
+use rascal_core::model::agreement::{Agreement, Cell, CrossTest};
 use std::collections::BTreeMap;
 
 /// One candidate's standing in the matrix.

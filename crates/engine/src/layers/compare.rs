@@ -10,13 +10,13 @@
 //! A candidate with a test-integrity failure is never the pick. Pure.
 //!
 //! Similarity is per file, over what the ChangeSet kept of its changed lines
-//! ([`crate::model::likeness`]): the normalised lines whole for a change of
+//! ([`rascal_core::model::likeness`]): the normalised lines whole for a change of
 //! up to 1 MiB of them, else each file's sketch (its size and the smallest
 //! hashes of its lines) — bounded memory for a change of any size.
 
-use crate::model::changeset::ChangeSet;
-use crate::model::likeness::Likeness;
-use crate::model::verdict::Verdict;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::likeness::Likeness;
+use rascal_core::model::verdict::Verdict;
 use std::collections::BTreeMap;
 
 /// What the comparator knows of one finished candidate.
@@ -54,7 +54,7 @@ pub struct Contender {
     pub new_code: usize,
     pub changes: ChangeSet,
     /// Tokens and cost when the agent reported them (shown, not ranked on).
-    pub usage: Option<crate::model::usage::Usage>,
+    pub usage: Option<rascal_core::model::usage::Usage>,
 }
 
 impl Contender {
@@ -64,11 +64,11 @@ impl Contender {
         id: &str,
         verdict: Verdict,
         finished_cleanly: bool,
-        reports: &[crate::model::verdict::Report],
+        reports: &[rascal_core::model::verdict::Report],
         changes: ChangeSet,
-        usage: Option<crate::model::usage::Usage>,
+        usage: Option<rascal_core::model::usage::Usage>,
     ) -> Contender {
-        use crate::model::verdict::{Layer, Status};
+        use rascal_core::model::verdict::{Layer, Status};
         let mut layers: BTreeMap<Layer, bool> = BTreeMap::new();
         for r in reports {
             *layers.entry(r.layer).or_insert(true) &=
@@ -99,10 +99,10 @@ impl Contender {
             integrity_warnings: integrity
                 .clone()
                 .flat_map(|r| &r.issues)
-                .filter(|i| i.severity == crate::model::verdict::Severity::Warning)
+                .filter(|i| i.severity == rascal_core::model::verdict::Severity::Warning)
                 .count(),
             integrity_failed: integrity.clone().any(|r| r.status == Status::Fail),
-            impossible: crate::model::impossible::declared(reports),
+            impossible: rascal_core::model::impossible::declared(reports),
             new_code: crate::layers::provenance::new_code(reports),
             holdout_passed: reports
                 .iter()
@@ -120,8 +120,8 @@ impl Contender {
 }
 
 /// The reviewer's findings in `reports`: (errors, warnings).
-fn review_findings(reports: &[crate::model::verdict::Report]) -> (usize, usize) {
-    use crate::model::verdict::{Layer, Severity};
+fn review_findings(reports: &[rascal_core::model::verdict::Report]) -> (usize, usize) {
+    use rascal_core::model::verdict::{Layer, Severity};
     let issues = || {
         reports
             .iter()
@@ -138,7 +138,7 @@ fn review_findings(reports: &[crate::model::verdict::Report]) -> (usize, usize) 
 /// passing candidates (at least two others) pass.
 pub const RULE_DISAGREES: &str = "compare/disagrees";
 
-pub use crate::model::ranking::{JudgeNote, Ranked, Ranking};
+pub use rascal_core::model::ranking::{JudgeNote, Ranked, Ranking};
 
 /// The name of the test tamper check's report.
 pub const TEST_INTEGRITY: &str = "test-integrity";
@@ -155,7 +155,7 @@ pub fn normalised(changes: &ChangeSet) -> BTreeMap<String, Likeness> {
         .map(|f| {
             let l = match &f.likeness {
                 Some(l) => l.clone(),
-                None => Likeness::Text(crate::model::likeness::normalised(f).into()),
+                None => Likeness::Text(rascal_core::model::likeness::normalised(f).into()),
             };
             (f.path.clone(), l)
         })
@@ -275,7 +275,7 @@ pub fn rank(contenders: &[Contender]) -> Ranking {
             format!(
                 "{} ranks first but has {} of new code in no candidate it was combined from: a human chooses it (select it with a reason, or another candidate)",
                 c.id,
-                crate::text::plural(c.new_code as u64, "line")
+                rascal_core::text::plural(c.new_code as u64, "line")
             )
         });
     Ranking {
@@ -382,11 +382,11 @@ pub fn apply_judge(r: &mut Ranking, note: JudgeNote) {
 /// `reason` that carry this call's `nonce`; a pick planted in a diff (no
 /// nonce) is ignored, and signed answers must agree.
 pub fn parse_pick(bytes: &[u8], tied: &[String], nonce: &str) -> Result<(String, String), String> {
-    if bytes.len() > crate::agents::ask::MAX_ANSWER_BYTES {
+    if bytes.len() > rascal_exec::agents::ask::MAX_ANSWER_BYTES {
         return Err("the judge's output is too large".into());
     }
     let text = String::from_utf8_lossy(bytes);
-    let found = crate::agents::ask::signed_answers(&text, "pick", nonce)?;
+    let found = rascal_exec::agents::ask::signed_answers(&text, "pick", nonce)?;
     if found.iter().any(|o| *o != found[0]) {
         return Err("more than one answer with `pick` carrying the nonce, and they differ".into());
     }
@@ -460,7 +460,7 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
     if c.new_code > 0 {
         parts.push(format!(
             "{} of new code in no candidate it was combined from: never the automatic pick, a human chooses it",
-            crate::text::plural(c.new_code as u64, "line")
+            rascal_core::text::plural(c.new_code as u64, "line")
         ));
     }
     if let Some(s) = c.agreement.as_ref().filter(|s| s.others > 0) {
@@ -495,12 +495,12 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
         } else if c.holdout_passed != o.holdout_passed {
             parts.push(format!(
                 "{} passed",
-                crate::text::plural(c.holdout_passed as u64, "held-out test")
+                rascal_core::text::plural(c.holdout_passed as u64, "held-out test")
             ));
         } else if c.review_findings != o.review_findings {
             parts.push(format!(
                 "{} from the reviewer",
-                crate::text::plural(
+                rascal_core::text::plural(
                     (c.review_findings.0 + c.review_findings.1) as u64,
                     "finding"
                 )
@@ -508,10 +508,10 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
         } else if verdict_rank(c) >= 2 && c.layers_passed != o.layers_passed {
             parts.push(format!(
                 "{} passed",
-                crate::text::plural(c.layers_passed as u64, "layer")
+                rascal_core::text::plural(c.layers_passed as u64, "layer")
             ));
         } else if c.integrity_warnings != o.integrity_warnings {
-            parts.push(crate::text::plural(
+            parts.push(rascal_core::text::plural(
                 c.integrity_warnings as u64,
                 "test-integrity warning",
             ));
@@ -519,7 +519,7 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
             parts.push(if c.proving_tests > 0 {
                 format!(
                     "{} it wrote fail at the base and pass here",
-                    crate::text::plural(c.proving_tests as u64, "new test")
+                    rascal_core::text::plural(c.proving_tests as u64, "new test")
                 )
             } else {
                 "no new test of its own fails at the base".to_string()
@@ -532,7 +532,7 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
             };
             parts.push(format!("{word} the others ({:.2} similar)", consensus[i]));
         } else {
-            parts.push(crate::text::change_size(
+            parts.push(rascal_core::text::change_size(
                 c.changes.files.len() as u64,
                 c.changes.lines_changed(),
             ));

@@ -4,7 +4,7 @@
 //! these are the messages that say how much it saw and what to raise.
 //! Pure functions; tokens are estimated as bytes / 4 (`tokens_of`).
 
-use crate::config::verification::tokens_of;
+use rascal_core::config::verification::tokens_of;
 use std::time::Duration;
 
 /// A token count as people read it: `950`, `64k`, `4.2M`.

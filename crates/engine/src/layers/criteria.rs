@@ -6,22 +6,22 @@
 //! `command` run through the command runner; `llm-judge` asks the judge
 //! agent and is advisory (its issues are clamped to warnings).
 
-use crate::agents::ask::{self, Site};
-use crate::config::permissions::{compile_globs, fold_path};
-use crate::config::spec::{
-    grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task,
-};
-use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
-use crate::exec::place::Place;
-use crate::exec::runner::TAIL_LINES;
 use crate::layers::criterion_proof::{self, BaseSide};
-use crate::layers::deps;
 use crate::layers::diagnostics::{self, Captured};
-use crate::layers::ledger::{self, Judged, Listing, Recognised};
 use crate::layers::review;
 use crate::layers::test_results::{self, run_whole, Whole};
-use crate::model::changeset::ChangeSet;
-use crate::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_core::config::permissions::{compile_globs, fold_path};
+use rascal_core::config::spec::{
+    grep_pattern, Constraint, ConstraintKind, Criterion, CriterionKind, Task,
+};
+use rascal_core::config::{AgentConfig, Config, VERIFICATION_FILE};
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_exec::agents::ask::{self, Site};
+use rascal_exec::exec::place::Place;
+use rascal_exec::exec::runner::TAIL_LINES;
+use rascal_scan::deps;
+use rascal_scan::ledger::{self, Judged, Listing, Recognised};
 use std::path::{Component, Path, PathBuf};
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -65,7 +65,7 @@ impl Files for PlaceFiles<'_> {
     /// From the user's repository, never from the candidate's own `.git`.
     fn read_base(&self, path: &str) -> Option<Vec<u8>> {
         let repo = git2::Repository::discover(self.place.origin()).ok()?;
-        crate::git::workspace::read_at(&repo, self.base, path).ok()?
+        rascal_exec::git::workspace::read_at(&repo, self.base, path).ok()?
     }
 }
 
@@ -202,7 +202,7 @@ pub fn command_settings(
     (template, timeout)
 }
 
-pub use crate::model::checklist::{checklist_line, checklist_markdown};
+pub use rascal_core::model::checklist::{checklist_line, checklist_markdown};
 
 #[cfg(test)]
 mod tests;

@@ -10,10 +10,10 @@
 //! The base's side (a copy of the base commit, and the change's tests laid
 //! over the base's code) comes from the pipeline through [`BaseSide`].
 
-use crate::exec::place::Place;
-use crate::layers::ledger::{self, Listing, Recognised};
 use crate::layers::test_results::{self, run_whole};
-use crate::text::first_of;
+use rascal_core::text::first_of;
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger::{self, Listing, Recognised};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 

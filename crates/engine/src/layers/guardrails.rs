@@ -3,14 +3,14 @@
 //! files); commands run where the `Place` says (for a candidate: a fresh
 //! copy of its change, in bubblewrap) with a timeout.
 
-use crate::config::guardrails::Pattern;
-use crate::config::{Guardrail, GuardrailKind, Scope};
-use crate::exec::place::Place;
-use crate::exec::runner::{CommandSpec, TAIL_LINES};
 use crate::layers::diagnostics::{self, Captured};
-use crate::layers::secrets::SecretScanner;
-use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
-use crate::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_core::config::guardrails::Pattern;
+use rascal_core::config::{Guardrail, GuardrailKind, Scope};
+use rascal_core::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_exec::exec::place::Place;
+use rascal_exec::exec::runner::{CommandSpec, TAIL_LINES};
+use rascal_scan::secrets::SecretScanner;
 use std::time::Instant;
 use tokio_util::sync::CancellationToken;
 
@@ -60,7 +60,7 @@ enum Found {
         scanner: Box<SecretScanner>,
         issues: Vec<Issue>,
         /// The file being read, between its windows.
-        file: Option<crate::layers::secrets::FileScan>,
+        file: Option<rascal_scan::secrets::FileScan>,
     },
     Failed(String),
 }
@@ -118,7 +118,7 @@ impl<'g> ContentReader<'g> {
                     if let Some(p) = first_match(self.patterns, &l.text) {
                         *total += 1;
                         if hits.len() < MAX_HITS {
-                            let text = crate::text::cut(&l.text, MAX_HIT_TEXT);
+                            let text = rascal_core::text::cut(&l.text, MAX_HIT_TEXT);
                             hits.push((f.path.clone(), l.line, p.to_string(), text));
                         }
                     }
@@ -250,7 +250,7 @@ fn push_hits(r: &mut Report, rule: &str, hits: Vec<Hit>, total: usize) {
                 Severity::Error,
                 format!(
                     "banned pattern `{pat}` matched: {}",
-                    crate::text::cut(text.trim(), 120)
+                    rascal_core::text::cut(text.trim(), 120)
                 ),
             )
             .at(path, Some(line)),
@@ -349,7 +349,7 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
         if bytes.len() as u64 > MAX_SCAN_BYTES && !changed.contains(p.as_str()) {
             continue;
         }
-        if !crate::model::content::is_text(&p, &bytes) {
+        if !rascal_core::model::content::is_text(&p, &bytes) {
             continue;
         }
         let text = String::from_utf8_lossy(&bytes);
@@ -386,7 +386,7 @@ pub async fn run_command(
     };
     let mut r = base_report(g, changes, config_digest).input("command", command);
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout.get());
-    let (tx, mut rx) = crate::exec::runner::log_channel();
+    let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     // The tests it says ran, and its output (bounded) to find its errors in.
     let counter = tokio::spawn(async move {
         let mut n = 0u64;

@@ -1,9 +1,6 @@
 //! The verification layers. Evaluators over a ChangeSet are pure functions;
 //! layers that run commands go through the command runner.
 
-// The pure scanners are the rascal-scan crate.
-pub use rascal_scan::{deps, imports, ledger, secrets, test_integrity};
-
 pub(crate) mod agreement;
 pub mod compare;
 pub(crate) mod coverage;

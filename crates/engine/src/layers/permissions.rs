@@ -31,13 +31,13 @@
 //! `max-lines`, `operation-denied`, `operation-not-allowed`,
 //! `symlink-escape`, `submodule`, `executable`, `forbidden-import`.
 
-use crate::config::permissions::{
+use globset::{Candidate, GlobSet};
+use rascal_core::config::permissions::{
     compile_globs, fold_path, GlobPattern, Mode, OpName, PermissionsConfig,
 };
-use crate::layers::imports::{new_imports, reaches_below};
-use crate::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
-use crate::model::verdict::{Confidence, Issue, Severity};
-use globset::{Candidate, GlobSet};
+use rascal_core::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
+use rascal_core::model::verdict::{Confidence, Issue, Severity};
+use rascal_scan::imports::{new_imports, reaches_below};
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 use unicode_normalization::UnicodeNormalization;

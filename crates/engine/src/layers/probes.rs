@@ -7,7 +7,7 @@
 //! The probe is never a verdict on its own. Pure: the prompt, the answer's
 //! contract, reading a run's lines, comparing them.
 
-use crate::model::ranking::ProbeDifference;
+use rascal_core::model::ranking::ProbeDifference;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -28,7 +28,7 @@ pub struct Probe {
 
 impl Probe {
     /// `source` ready to run with `nonce`.
-    pub fn of(source: &crate::model::ranking::ProbeSource, nonce: &str) -> Probe {
+    pub fn of(source: &rascal_core::model::ranking::ProbeSource, nonce: &str) -> Probe {
         Probe {
             file: source.file.clone(),
             content: source.content.replace("{nonce}", nonce),
@@ -38,8 +38,8 @@ impl Probe {
     }
 
     /// What is kept of it.
-    pub fn source(&self) -> crate::model::ranking::ProbeSource {
-        crate::model::ranking::ProbeSource {
+    pub fn source(&self) -> rascal_core::model::ranking::ProbeSource {
+        rascal_core::model::ranking::ProbeSource {
             file: self.file.clone(),
             content: self.template.clone(),
             command: self.command.clone(),
@@ -76,7 +76,7 @@ pub fn prompt(instruction: &str, diffs: &[(String, String)], nonce: &str) -> Str
 /// none). Err says what was wrong.
 pub fn parse_answer(bytes: &[u8], nonce: &str) -> Result<Probe, String> {
     let text = String::from_utf8_lossy(bytes);
-    let found = crate::agents::ask::signed_answers(&text, "file", nonce)?;
+    let found = rascal_exec::agents::ask::signed_answers(&text, "file", nonce)?;
     let Some(m) = found.first() else {
         return Err("no JSON answer with `file` carrying this call's nonce".into());
     };
@@ -251,7 +251,7 @@ mod tests {
             outputs(twice.lines(), N)["f()"],
             "(printed twice, differently)"
         );
-        let probes = crate::model::ranking::Probes {
+        let probes = rascal_core::model::ranking::Probes {
             differences: d,
             ..Default::default()
         };

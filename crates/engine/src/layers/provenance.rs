@@ -10,7 +10,7 @@
 //! glue — an import, a module declaration, or punctuation that joins two
 //! hunks (braces, brackets, commas) — are allowed. Pure.
 
-use crate::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The `provenance` report's check name (layer `agent`).
@@ -235,7 +235,7 @@ pub fn report(t: &Traced, allow_glue: bool) -> Report {
     let glue = t.new.len() - blocking.len();
     r.output = format!(
         "{} added; traced to: {}{}{}",
-        crate::text::plural(t.added as u64, "line"),
+        rascal_core::text::plural(t.added as u64, "line"),
         if from.is_empty() {
             "nothing".to_string()
         } else {
@@ -263,7 +263,7 @@ pub fn report(t: &Traced, allow_glue: bool) -> Report {
                 Severity::Warning,
                 format!(
                     "new code in no candidate: `{}`",
-                    crate::text::ellipsis(l.text.trim(), 160)
+                    rascal_core::text::ellipsis(l.text.trim(), 160)
                 ),
             )
             .at(&l.file, (l.line > 0).then_some(l.line))
@@ -290,7 +290,7 @@ pub fn needs_reason(id: &str, reports: &[Report]) -> Option<String> {
     (n > 0).then(|| {
         format!(
             "candidate `{id}` has {} of new code in no candidate it was combined from",
-            crate::text::plural(n as u64, "line")
+            rascal_core::text::plural(n as u64, "line")
         )
     })
 }
@@ -338,7 +338,7 @@ mod tests {
 
         let strict = report(&t, false);
         assert_eq!(strict.issues.len(), 2);
-        assert_eq!(strict.status, crate::model::verdict::Status::Warn);
+        assert_eq!(strict.status, rascal_core::model::verdict::Status::Warn);
         assert_eq!(strict.issues[0].path.as_deref(), Some("src/b.rs"));
         assert_eq!(strict.issues[0].line, Some(6));
         assert_eq!(new_code(&[strict]), 2);
@@ -349,7 +349,7 @@ mod tests {
         let honest = trace(A, &sources, &base);
         let r = report(&honest, false);
         assert!(honest.new.is_empty());
-        assert_eq!(r.status, crate::model::verdict::Status::Pass);
+        assert_eq!(r.status, rascal_core::model::verdict::Status::Pass);
         assert_eq!(new_code(&[r]), 0);
     }
 

@@ -12,12 +12,12 @@
 //! user's decision, neither retried nor escalated.
 //! `parse_review` is a pure function over the bytes.
 
-use crate::config::spec::Task;
-use crate::config::verification::{provider, ReviewConfig};
-use crate::config::{AgentConfig, Config, VERIFICATION_FILE};
 use crate::layers::coverage;
-use crate::model::changeset::ChangeSet;
-use crate::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_core::config::spec::Task;
+use rascal_core::config::verification::{provider, ReviewConfig};
+use rascal_core::config::{AgentConfig, Config, VERIFICATION_FILE};
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
 use serde_json::{Map, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -32,7 +32,7 @@ pub use prompt::{
 use reviewer::{one_reviewer, One};
 
 /// Reviewer output above this size is refused (a verdict is small).
-pub use crate::agents::ask::MAX_ANSWER_BYTES as MAX_REVIEW_BYTES;
+pub use rascal_exec::agents::ask::MAX_ANSWER_BYTES as MAX_REVIEW_BYTES;
 /// The most diff one reviewer call is shown (a larger diff is chunked).
 pub const MAX_DIFF_BYTES: usize = 256 * 1024;
 
@@ -73,7 +73,7 @@ pub struct ReviewVerdict {
     pub issues: Vec<ReviewIssue>,
 }
 
-use crate::agents::ask::json_objects;
+use rascal_exec::agents::ask::json_objects;
 
 /// A fresh nonce for one reviewer call: 128 bits from the kernel's CSPRNG,
 /// as 32 hex digits.
@@ -84,7 +84,7 @@ pub fn new_nonce() -> std::io::Result<String> {
     Ok(b.iter().map(|x| format!("{x:02x}")).collect())
 }
 
-pub use crate::agents::ask::{ask, Answer, Site};
+pub use rascal_exec::agents::ask::{ask, Answer, Site};
 
 /// What Layer 5 concluded for one attempt.
 #[derive(Debug, Clone, PartialEq)]
@@ -204,7 +204,7 @@ pub async fn review(
         for mut r in rs {
             // Once consensus is reached, a dissenting or unusable reviewer
             // shows as a warning, not as a second verdict.
-            if consensus_met && r.status == crate::model::verdict::Status::Fail {
+            if consensus_met && r.status == rascal_core::model::verdict::Status::Fail {
                 r.required = false;
                 r = r.finish();
             }

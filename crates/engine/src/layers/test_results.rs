@@ -4,9 +4,9 @@
 //! vitest print absolute paths, and every command runs in a copy of its
 //! own. Shared by the test guardrail and the `test` and `holdout` criteria.
 
-use crate::exec::place::Place;
-use crate::exec::runner::{CommandSpec, Outcome};
-use crate::layers::ledger::{self, Listing, Results, Runner};
+use rascal_exec::exec::place::Place;
+use rascal_exec::exec::runner::{CommandSpec, Outcome};
+use rascal_scan::ledger::{self, Listing, Results, Runner};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -33,7 +33,7 @@ pub async fn run_whole(
     cancel: &CancellationToken,
 ) -> Result<Whole, String> {
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout);
-    let (tx, mut rx) = crate::exec::runner::log_channel();
+    let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     let gather = tokio::spawn(async move {
         let mut all = String::new();
         while let Some(batch) = rx.recv().await {

@@ -16,7 +16,7 @@
 //! the base lacks and is shown new elsewhere; `llm-judge` is advisory and
 //! `holdout` is the task's own: none of those is checked here.
 
-use crate::config::spec::{grep_pattern, Criterion, CriterionKind};
+use rascal_core::config::spec::{grep_pattern, Criterion, CriterionKind};
 
 /// How a criterion is checked on the base.
 #[derive(Debug, Clone, PartialEq, Eq)]

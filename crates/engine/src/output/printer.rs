@@ -2,12 +2,12 @@
 //! store by `rascal show`) and `rascal check` reports into plain lines. Pure:
 //! the same events always print the same text. Untrusted text is sanitised.
 
-use crate::config::spec::Task;
-use crate::exec::runner::Stream;
-use crate::model::event::{CandidateInfo, Finalization, RunEvent, WorkingTree};
-use crate::model::state::State;
-use crate::model::verdict::Verdict;
-use crate::text::{cut, pad, sanitize, width};
+use rascal_core::config::spec::Task;
+use rascal_core::model::event::{CandidateInfo, Finalization, RunEvent, WorkingTree};
+use rascal_core::model::state::State;
+use rascal_core::model::verdict::Verdict;
+use rascal_core::text::{cut, pad, sanitize, width};
+use rascal_exec::exec::runner::Stream;
 
 mod plan;
 mod ranking;
@@ -32,7 +32,7 @@ pub struct Printer {
     /// Print agent log lines (otherwise only results).
     pub logs: bool,
     /// The run so far (the one fold of its events): usage per candidate.
-    summary: crate::model::summary::RunSummary,
+    summary: rascal_core::model::summary::RunSummary,
     /// Width of the `[candidate]` column.
     width: usize,
     /// Each candidate's `[candidate]` column, made once (a log line is
@@ -45,7 +45,7 @@ impl Printer {
         Printer {
             logs,
             width: 0,
-            summary: crate::model::summary::RunSummary::new(),
+            summary: rascal_core::model::summary::RunSummary::new(),
             tags: Default::default(),
         }
     }
@@ -155,7 +155,7 @@ impl Printer {
             RunEvent::AgentSummary { candidate, text } => vec![format!(
                 "{} summary: {}",
                 self.tag(candidate),
-                crate::text::ellipsis(
+                rascal_core::text::ellipsis(
                     &sanitize(&text.split_whitespace().collect::<Vec<_>>().join(" ")),
                     300
                 )
@@ -176,7 +176,7 @@ impl Printer {
                 tree,
                 ..
             } => {
-                let change = crate::text::change_size(*files as u64, *lines);
+                let change = rascal_core::text::change_size(*files as u64, *lines);
                 vec![self.finished_line(
                     candidate,
                     verdict,
@@ -219,7 +219,7 @@ impl Printer {
 
     /// The ranking's lines; a pick of none says why when the run was
     /// cancelled before a candidate passed.
-    fn ranked_lines(&self, ranking: &crate::model::ranking::Ranking) -> Vec<String> {
+    fn ranked_lines(&self, ranking: &rascal_core::model::ranking::Ranking) -> Vec<String> {
         let mut lines = ranking_lines(ranking, &self.summary.run);
         if let Some(why) = self.cancelled_before_a_pass() {
             for l in &mut lines {
@@ -267,16 +267,16 @@ impl Printer {
             let mut out = vec![format!(
                 "run verdict {verdict} (exit {exit_code}) — {} of {} declared the task impossible; escalated to a human",
                 declared.len(),
-                crate::text::plural(self.summary.candidates.len() as u64, "candidate")
+                rascal_core::text::plural(self.summary.candidates.len() as u64, "candidate")
             )];
             out.extend(
-                crate::model::impossible::table(declared)
+                rascal_core::model::impossible::table(declared)
                     .lines()
                     .map(|l| format!("    {}", sanitize(l))),
             );
             return out;
         }
-        if exit_code == crate::model::verdict::CONTESTED_EXIT_CODE {
+        if exit_code == rascal_core::model::verdict::CONTESTED_EXIT_CODE {
             let why = self
                 .summary
                 .ranking
@@ -304,7 +304,7 @@ impl Printer {
     /// When nothing passed because candidates were cancelled (Ctrl-C, `x`,
     /// a budget): what to say instead of "no candidate passed".
     fn cancelled_before_a_pass(&self) -> Option<String> {
-        use crate::model::state::State;
+        use rascal_core::model::state::State;
         let cs = &self.summary.candidates;
         let cancelled = cs.iter().filter(|c| c.state == State::Cancelled).count();
         let passed = cs
@@ -348,7 +348,7 @@ impl Printer {
         let mut out = vec![format!(
             "rascal run {run} · base {} · {} · launcher {launcher}",
             &base[..base.len().min(8)],
-            crate::text::plural(candidates.len() as u64, "candidate")
+            rascal_core::text::plural(candidates.len() as u64, "candidate")
         )];
         out.push(format!(
             "task: {}",
@@ -440,11 +440,11 @@ impl Printer {
             out.push(format!(
                 "task from {}: {}, {}",
                 sanitize(source),
-                crate::text::plural(
+                rascal_core::text::plural(
                     task.acceptance_criteria.len() as u64,
                     "acceptance criterion"
                 ),
-                crate::text::plural(task.constraints.len() as u64, "constraint"),
+                rascal_core::text::plural(task.constraints.len() as u64, "constraint"),
             ));
             // A planned task's criteria were approved: they are the run's.
             if task.plan {

@@ -8,9 +8,9 @@
 //! cross-testing, probing). Everything comes from the journal: reports'
 //! durations and the events' times.
 
-use crate::model::ledger::{steps_line, StepTime};
-use crate::model::summary::{CandidateSummary, RunSummary};
-use crate::text::sanitize;
+use rascal_core::model::ledger::{steps_line, StepTime};
+use rascal_core::model::summary::{CandidateSummary, RunSummary};
+use rascal_core::text::sanitize;
 
 /// One check's time.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -60,8 +60,8 @@ fn is_zero(n: &usize) -> bool {
 }
 
 fn of_candidate(c: &CandidateSummary, started: Option<i64>) -> CandidateTimes {
-    use crate::model::verdict::Status;
-    let ran = |r: &&crate::model::verdict::Report| r.status != Status::Skipped;
+    use rascal_core::model::verdict::Status;
+    let ran = |r: &&rascal_core::model::verdict::Report| r.status != Status::Skipped;
     let checks: Vec<CheckTime> = c
         .reports
         .iter()
@@ -198,12 +198,12 @@ pub fn timings_lines(t: &Timings) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::clock::Span;
-    use crate::model::ledger::Ledger;
-    use crate::model::verdict::{Layer, Report};
+    use rascal_core::model::clock::Span;
+    use rascal_core::model::ledger::Ledger;
+    use rascal_core::model::verdict::{Layer, Report};
 
     fn candidate(id: &str, ended: i64, checks: &[(&str, u64)]) -> CandidateSummary {
-        let mut c = CandidateSummary::queued(&crate::model::event::CandidateInfo {
+        let mut c = CandidateSummary::queued(&rascal_core::model::event::CandidateInfo {
             id: id.into(),
             agent: id.into(),
             runtime: "scripted".into(),

@@ -2,15 +2,15 @@
 //! output streamed to the log file and the journal (credentials redacted,
 //! stream events parsed into readable lines, usage and summary taken).
 
-use crate::agents::events::{self, AgentEvent, Usage};
-use crate::agents::{self, LaunchContext};
-use crate::exec::confine::{expand_home, Confinement};
-use crate::exec::launch::{LaunchError, LaunchSpec, Resume, Upload};
-use crate::exec::runner::{human, Exit};
-use crate::model::event::RunEvent;
-use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::candidate::CandidateJob;
 use crate::store::logfile::{Dropped, LogFileError, LogWriter};
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_exec::agents::events::{self, AgentEvent, Usage};
+use rascal_exec::agents::{self, LaunchContext};
+use rascal_exec::exec::confine::{expand_home, Confinement};
+use rascal_exec::exec::launch::{LaunchError, LaunchSpec, Resume, Upload};
+use rascal_exec::exec::runner::{human, Exit};
 use std::path::Path;
 use std::time::Duration;
 
@@ -26,7 +26,7 @@ impl CandidateJob {
     fn upload(&self, workdir: &Path, attempt: u32) -> Result<Option<Upload>, String> {
         let uploads = match self.launcher.name() {
             "kubernetes" => true,
-            "docker" => crate::exec::launch::copy::wanted(Some(&self.agent)),
+            "docker" => rascal_exec::exec::launch::copy::wanted(Some(&self.agent)),
             _ => false,
         };
         if !uploads {
@@ -34,11 +34,11 @@ impl CandidateJob {
         }
         let holdout = std::sync::Arc::new(self.holdout());
         let tree = if attempt == 1 {
-            crate::git::tree::workspace_store(workdir)
+            rascal_exec::git::tree::workspace_store(workdir)
                 .and_then(|s| Ok(s.head()?.peel_to_tree()?.id()))
                 .map_err(|e| format!("reading the workspace's first commit: {e}"))?
         } else {
-            let change = crate::git::workspace::candidate_change(
+            let change = rascal_exec::git::workspace::candidate_change(
                 &self.repo,
                 workdir,
                 self.base,
@@ -50,7 +50,7 @@ impl CandidateJob {
             match git2::Oid::from_str(&change.tree) {
                 Ok(t) => t,
                 // No change: the workspace's first commit.
-                Err(_) => crate::git::tree::workspace_store(workdir)
+                Err(_) => rascal_exec::git::tree::workspace_store(workdir)
                     .and_then(|s| Ok(s.head()?.peel_to_tree()?.id()))
                     .map_err(|e| format!("reading the workspace's first commit: {e}"))?,
             }
@@ -62,11 +62,11 @@ impl CandidateJob {
         }))
     }
 
-    pub(crate) fn holdout(&self) -> crate::git::holdout::Holdout {
+    pub(crate) fn holdout(&self) -> rascal_exec::git::holdout::Holdout {
         git2::Repository::discover(&self.repo)
             .ok()
             .and_then(|r| {
-                crate::git::holdout::Holdout::resolve(&r, self.base, &self.task.holdout).ok()
+                rascal_exec::git::holdout::Holdout::resolve(&r, self.base, &self.task.holdout).ok()
             })
             .unwrap_or_default()
     }
@@ -74,8 +74,8 @@ impl CandidateJob {
     /// What no candidate code may see (see `confine::private_paths`), and
     /// the task's held-out test directories outside the repository.
     pub(crate) fn hidden(&self) -> Vec<std::path::PathBuf> {
-        let mut hide = crate::exec::confine::private_paths(&self.repo, &self.state);
-        hide.extend(crate::git::holdout::outside_dirs(&self.task.holdout));
+        let mut hide = rascal_exec::exec::confine::private_paths(&self.repo, &self.state);
+        hide.extend(rascal_exec::git::holdout::outside_dirs(&self.task.holdout));
         hide
     }
 
@@ -98,7 +98,7 @@ impl CandidateJob {
             hide,
             read_only,
             network: self.agent.network.as_deref() == Some("host"),
-            limits: crate::config::limits::Limits::of(&self.agent),
+            limits: rascal_core::config::limits::Limits::of(&self.agent),
         }
     }
 
@@ -173,7 +173,7 @@ impl CandidateJob {
                 .then(|| self.confinement(workdir, run_dir, &artifacts)),
             upload,
         };
-        let (tx, rx) = crate::exec::runner::log_channel();
+        let (tx, rx) = rascal_exec::exec::runner::log_channel();
         let cap = self.max_log_bytes();
         let forward = tokio::spawn(forward_output(Forward {
             rx,
@@ -191,8 +191,12 @@ impl CandidateJob {
         report = judge_exit(report, result, timeout, forwarded.last);
         report = note_log_loss(report, forwarded.log_problem, forwarded.dropped, cap);
         let network = self.launcher.network(&self.run, id);
-        report =
-            crate::egress::annotate(report, &self.agent, self.launcher.name(), network.as_ref());
+        report = rascal_exec::egress::annotate(
+            report,
+            &self.agent,
+            self.launcher.name(),
+            network.as_ref(),
+        );
         self.budgets.after_agent(&self.journal, id);
         if let Some(why) = self.budgets.stopped(id) {
             // Whatever it had done, it was stopped: nothing of it is judged.
@@ -236,7 +240,7 @@ impl CandidateJob {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
-                stream: crate::model::log::Stream::Stderr,
+                stream: rascal_core::model::log::Stream::Stderr,
                 text: format!(
                     "rascal: reattached to the running agent; resuming after {} stdout and {} stderr lines",
                     r.stdout_lines, r.stderr_lines
@@ -254,7 +258,7 @@ impl CandidateJob {
             self.journal.emit(RunEvent::Log {
                 display: None,
                 candidate: id.clone(),
-                stream: crate::model::log::Stream::Stderr,
+                stream: rascal_core::model::log::Stream::Stderr,
                 text: format!("rascal: warning: ${var} is not set in the host environment; the agent runs without it"),
             });
         }
@@ -306,7 +310,7 @@ fn judge_exit(
                 ));
             }
         }
-        Err(e) => report = report.errored(crate::text::one_line(&e.to_string())),
+        Err(e) => report = report.errored(rascal_core::text::one_line(&e.to_string())),
     }
     report
 }
@@ -340,10 +344,10 @@ fn note_log_loss(
 
 /// What the output forwarder needs.
 struct Forward {
-    rx: crate::exec::runner::LogRx,
+    rx: rascal_exec::exec::runner::LogRx,
     log: Result<LogWriter, LogFileError>,
     secrets: Vec<String>,
-    runtime: crate::config::RuntimeKind,
+    runtime: rascal_core::config::RuntimeKind,
     journal: crate::pipeline::journal::Journal,
     candidate: String,
     budgets: crate::pipeline::budget::Budgets,
@@ -393,7 +397,7 @@ async fn forward_output(f: Forward) -> Forwarded {
     };
     let mut reading = Reading::default();
     let mut sealed = std::time::Instant::now();
-    let parses = crate::agents::events::parses(runtime);
+    let parses = rascal_exec::agents::events::parses(runtime);
     loop {
         let open = log.as_ref().is_some_and(|w| w.pending());
         let next = if open {
@@ -413,7 +417,7 @@ async fn forward_output(f: Forward) -> Forwarded {
         for line in batch {
             let text = redact(line.text, &secrets);
             log_line(&mut log, &journal, &mut out, line.stream, &text).await;
-            let parsed = if parses && line.stream == crate::model::log::Stream::Stdout {
+            let parsed = if parses && line.stream == rascal_core::model::log::Stream::Stdout {
                 events::parse_line(runtime, &text)
             } else {
                 None
@@ -424,7 +428,7 @@ async fn forward_output(f: Forward) -> Forwarded {
             last = Some(shown(parsed, text));
         }
         if let Some(l) = last {
-            out.last = crate::text::cut(&l, 400);
+            out.last = rascal_core::text::cut(&l, 400);
         }
         if sealed.elapsed() >= FLUSH_EVERY {
             seal(&mut log, &journal, &mut out).await;
@@ -436,7 +440,7 @@ async fn forward_output(f: Forward) -> Forwarded {
     if let Some((_, text)) = reading.summary {
         journal.emit(RunEvent::AgentSummary {
             candidate: candidate.clone(),
-            text: crate::text::cut(&text, 4096),
+            text: rascal_core::text::cut(&text, 4096),
         });
     }
     out.usage = Some(reading.usage).filter(|u| !u.is_empty());
@@ -450,7 +454,7 @@ async fn log_line(
     log: &mut Option<LogWriter>,
     journal: &crate::pipeline::journal::Journal,
     out: &mut Forwarded,
-    stream: crate::model::log::Stream,
+    stream: rascal_core::model::log::Stream,
     text: &str,
 ) {
     let Some(w) = log.as_mut() else {

@@ -19,17 +19,17 @@
 //! Nothing is stored beside the journal: the answers are read from the
 //! earlier runs' records.
 
-use crate::config::Config;
-use crate::exec::place::Place;
 use crate::layers::evidence::test_evidence::TestRuns;
-use crate::layers::ledger::{self, Listing};
 use crate::layers::probes::{self, Probe};
-use crate::model::agreement::Cell;
-use crate::model::ranking::ProbeSource;
-use crate::model::verdict::{Issue, Layer, Report, Severity, Status};
 use crate::pipeline::candidate::CandidateOutcome;
 use crate::pipeline::journal::Journal;
 use crate::store::Store;
+use rascal_core::config::Config;
+use rascal_core::model::agreement::Cell;
+use rascal_core::model::ranking::ProbeSource;
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity, Status};
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger::{self, Listing};
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
 
@@ -82,10 +82,10 @@ pub const PASSES: &str = "passes";
 /// `repo_dir`, newest first (the run being judged included: a retry is
 /// judged by its own run's answer).
 pub fn kept(repo_dir: &Path, instruction: &str) -> Vec<Kept> {
-    let Ok(repo) = crate::git::workspace::open(repo_dir) else {
+    let Ok(repo) = rascal_exec::git::workspace::open(repo_dir) else {
         return Vec::new();
     };
-    let state = crate::git::workspace::state_dir(&repo);
+    let state = rascal_exec::git::workspace::state_dir(&repo);
     let Ok(store) = Store::open_read(&Store::path_in(&state)) else {
         return Vec::new();
     };
@@ -98,13 +98,13 @@ pub fn kept(repo_dir: &Path, instruction: &str) -> Vec<Kept> {
 
 /// The answers a human gave in run `s` (none when nobody chose a candidate
 /// or nothing separated them).
-fn answers_of(run: &str, s: &crate::model::summary::RunSummary) -> Vec<Kept> {
+fn answers_of(run: &str, s: &rascal_core::model::summary::RunSummary) -> Vec<Kept> {
     let (Some(r), Some(right)) = (s.ranking.as_ref(), s.selected.clone()) else {
         return Vec::new();
     };
-    let chosen = |d: &&crate::model::decision::Decision| {
+    let chosen = |d: &&rascal_core::model::decision::Decision| {
         d.candidate.as_deref() == Some(right.as_str())
-            && matches!(d.kind, crate::model::decision::DecisionKind::Select)
+            && matches!(d.kind, rascal_core::model::decision::DecisionKind::Select)
     };
     let who = s
         .candidates
@@ -235,7 +235,7 @@ pub fn report(
     }
     r.output = format!(
         "{} a human answered in earlier runs of this task: {}",
-        crate::text::plural(checked as u64, "call or test"),
+        rascal_core::text::plural(checked as u64, "call or test"),
         if r.issues.is_empty() {
             "each answered as they said is right"
         } else {
@@ -337,7 +337,7 @@ async fn run_kept(
 fn applicable(
     names: &[String],
     leans_on: &std::collections::BTreeMap<String, Vec<String>>,
-    code: &crate::layers::test_integrity::Corpus,
+    code: &rascal_scan::test_integrity::Corpus,
     author: &str,
 ) -> (Vec<String>, Vec<(String, String)>) {
     let mut apply = Vec::new();
@@ -375,7 +375,7 @@ async fn run_kept_tests(
     config: &Config,
     run: &str,
     (names, files): (&[String], &[(String, String)]),
-    (place, changes): (&Place, &crate::model::changeset::ChangeSet),
+    (place, changes): (&Place, &rascal_core::model::changeset::ChangeSet),
     cancel: &CancellationToken,
 ) -> Result<std::collections::BTreeMap<String, String>, String> {
     let (g, rec) =
@@ -489,7 +489,7 @@ mod tests {
     /// thing): it is not run there and fails nobody, and the report says so.
     #[test]
     fn a_kept_test_leaning_on_its_authors_own_name_does_not_apply_without_it() {
-        let mut code = crate::layers::test_integrity::Corpus::default();
+        let mut code = rascal_scan::test_integrity::Corpus::default();
         code.add("pub fn add(a: i32, b: i32) -> i32 { a + b }");
         let names = vec!["tests::a".to_string(), "tests::b".to_string()];
         let leans: std::collections::BTreeMap<String, Vec<String>> =

@@ -1,16 +1,16 @@
 //! `rascal attach RUN`: the rest of an interrupted run, prepared from its
 //! journal (see `resume`) and the containers still running.
 
-use crate::config::LauncherKind;
-use crate::git::workspace;
-use crate::model::event::{CandidateInfo, RunEvent};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
 use crate::store::Store;
+use rascal_core::config::LauncherKind;
+use rascal_core::model::event::{CandidateInfo, RunEvent};
+use rascal_exec::git::workspace;
 use std::path::{Path, PathBuf};
 
-use crate::config::spec::Task;
 use crate::pipeline::prepare::Setup;
 use crate::pipeline::resume::Resumption;
+use rascal_core::config::spec::Task;
 
 /// Prepare the rest of run `run` in the repository at `repo`. Blocking:
 /// call it outside an async runtime.
@@ -127,8 +127,8 @@ fn pending_candidates(
     run: &str,
     events: &[RunEvent],
     candidates: Vec<CandidateInfo>,
-    config: &crate::config::Config,
-) -> Result<Vec<(CandidateInfo, crate::config::AgentConfig)>, PipelineError> {
+    config: &rascal_core::config::Config,
+) -> Result<Vec<(CandidateInfo, rascal_core::config::AgentConfig)>, PipelineError> {
     let finished: Vec<&str> = events
         .iter()
         .filter_map(|e| match e {
@@ -136,7 +136,7 @@ fn pending_candidates(
             _ => None,
         })
         .collect();
-    let mut pending: Vec<(CandidateInfo, crate::config::AgentConfig)> = Vec::new();
+    let mut pending: Vec<(CandidateInfo, rascal_core::config::AgentConfig)> = Vec::new();
     for c in candidates {
         if finished.contains(&c.id.as_str()) {
             continue;
@@ -152,7 +152,7 @@ fn pending_candidates(
         let ws = Path::new(&c.worktree);
         if let Some(why) = ws
             .is_dir()
-            .then(|| crate::git::gitdir::check(ws).err())
+            .then(|| rascal_exec::git::gitdir::check(ws).err())
             .flatten()
         {
             return Err(PipelineError::Usage(format!(
@@ -169,17 +169,19 @@ fn pending_candidates(
 /// (rather than its candidates failing for want of an engine).
 fn engine_reachable(
     run: &str,
-    config: &crate::config::Config,
+    config: &rascal_core::config::Config,
     kube: bool,
 ) -> Result<(), PipelineError> {
-    let engine = crate::exec::runtime()
+    let engine = rascal_exec::exec::runtime()
         .map_err(|e| PipelineError::Usage(e.to_string()))?
         .block_on(async {
             if kube {
                 let k = config.main.kubernetes.clone().unwrap_or_default();
-                crate::exec::launch::kubernetes::cluster::reachable(&k).await
+                rascal_exec::exec::launch::kubernetes::cluster::reachable(&k).await
             } else {
-                crate::exec::launch::docker::connect().await.map(|_| ())
+                rascal_exec::exec::launch::docker::connect()
+                    .await
+                    .map(|_| ())
             }
         });
     if let Err(e) = engine {
@@ -202,7 +204,7 @@ fn plan_unapproved(events: &[RunEvent], planned: bool) -> bool {
         matches!(
             e,
             RunEvent::DecisionRecorded { decision }
-                if matches!(decision.kind, crate::model::decision::DecisionKind::ApprovePlan { .. })
+                if matches!(decision.kind, rascal_core::model::decision::DecisionKind::ApprovePlan { .. })
         )
     });
     (proposed || planned) && !approved
@@ -211,8 +213,8 @@ fn plan_unapproved(events: &[RunEvent], planned: bool) -> bool {
 #[cfg(test)]
 mod tests {
     use super::plan_unapproved;
-    use crate::model::decision::{Decision, DecisionKind};
-    use crate::model::event::RunEvent;
+    use rascal_core::model::decision::{Decision, DecisionKind};
+    use rascal_core::model::event::RunEvent;
 
     #[test]
     fn a_run_interrupted_before_its_plan_was_approved_is_not_attached() {

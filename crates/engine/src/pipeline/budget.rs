@@ -5,12 +5,12 @@
 //! end the same way — after the reason is journalled. What to decide is
 //! `model::budget`; this only keeps the one copy and acts.
 
-use crate::config::{Config, RuntimeKind};
-use crate::model::budget::Spending;
-use crate::model::event::{CandidateInfo, RunEvent};
-use crate::model::summary::RunSummary;
-use crate::model::usage::Usage;
 use crate::pipeline::journal::Journal;
+use rascal_core::config::{Config, RuntimeKind};
+use rascal_core::model::budget::Spending;
+use rascal_core::model::event::{CandidateInfo, RunEvent};
+use rascal_core::model::summary::RunSummary;
+use rascal_core::model::usage::Usage;
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -29,7 +29,7 @@ impl Budgets {
     /// budget counts them too.
     pub(crate) fn new(
         config: &Config,
-        running: &[(CandidateInfo, crate::config::AgentConfig)],
+        running: &[(CandidateInfo, rascal_core::config::AgentConfig)],
         earlier: Option<&RunSummary>,
     ) -> Budgets {
         let mut s = Spending::new(config.main.budget.unwrap_or_default());

@@ -1,24 +1,24 @@
 //! One candidate, start to end: its attempts (agent, then the layers in
 //! `sequence`), the retry policy between them, and how it finished.
 
-use crate::agents::ask::Site;
-use crate::agents::events::Usage;
-use crate::agents::{self};
-use crate::config::spec::Task;
-use crate::config::Config;
-use crate::exec::launch::kubernetes::KubernetesLauncher;
-use crate::exec::launch::{Launcher, Resume};
-use crate::exec::place::{Backend, Contained, Place, Sandboxed};
 use crate::layers::review::ReviewOutcome;
-use crate::model::changeset::ChangeSet;
-use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
-use crate::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
 use crate::pipeline::content::ContentRead;
 use crate::pipeline::first_failure;
 use crate::pipeline::journal::Journal;
 use crate::pipeline::request::RunRequest;
 use crate::pipeline::sequence::{Origin, Progress, Verification};
 use crate::pipeline::{policy, sequence};
+use rascal_core::config::spec::Task;
+use rascal_core::config::Config;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::event::{candidate_verdict, CandidateInfo, RunEvent};
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity, Status, Verdict};
+use rascal_exec::agents::ask::Site;
+use rascal_exec::agents::events::Usage;
+use rascal_exec::agents::{self};
+use rascal_exec::exec::launch::kubernetes::KubernetesLauncher;
+use rascal_exec::exec::launch::{Launcher, Resume};
+use rascal_exec::exec::place::{Backend, Contained, Place, Sandboxed};
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -34,7 +34,7 @@ pub(crate) struct Attempt {
     /// Layer 5's outcome, when the review ran.
     pub(crate) review: Option<ReviewOutcome>,
     /// The change, for the comparator (None when it could not be read).
-    pub(crate) changes: Option<crate::model::changeset::ChangeSet>,
+    pub(crate) changes: Option<rascal_core::model::changeset::ChangeSet>,
     /// Tokens and cost the agent reported.
     pub(crate) usage: Option<Usage>,
     /// The agent finished cleanly (not errored, cancelled or timed out).
@@ -79,7 +79,7 @@ pub(crate) struct CandidateOutcome {
     pub(crate) escalated: bool,
     pub(crate) finished_cleanly: bool,
     pub(crate) reports: Vec<Report>,
-    pub(crate) changes: Option<crate::model::changeset::ChangeSet>,
+    pub(crate) changes: Option<rascal_core::model::changeset::ChangeSet>,
     pub(crate) usage: Option<Usage>,
     /// Where its checks ran (None when they did not).
     pub(crate) place: Option<Place>,
@@ -88,7 +88,7 @@ pub(crate) struct CandidateOutcome {
 pub(crate) struct CandidateJob {
     pub(crate) run: String,
     pub(crate) info: CandidateInfo,
-    pub(crate) agent: crate::config::AgentConfig,
+    pub(crate) agent: rascal_core::config::AgentConfig,
     pub(crate) config: Arc<Config>,
     pub(crate) base: git2::Oid,
     pub(crate) state: PathBuf,
@@ -129,7 +129,7 @@ pub(crate) struct Brief {
 pub(crate) fn check_place(
     config: &Config,
     launcher: &str,
-    who: (&str, &str, &crate::config::AgentConfig),
+    who: (&str, &str, &rascal_core::config::AgentConfig),
     copy: Sandboxed,
     attempt: u32,
 ) -> Place {
@@ -266,7 +266,7 @@ impl CandidateJob {
         let mut reason = first_failure(&done.reports);
         if let Some(why) = &done.impossible {
             verdict = Verdict::Fail;
-            reason = Some(crate::model::impossible::verdict_reason(why));
+            reason = Some(rascal_core::model::impossible::verdict_reason(why));
         }
         if let Some(why) = &escalated {
             verdict = Verdict::Fail;
@@ -323,7 +323,7 @@ impl CandidateJob {
         // The last attempt's change tree names the held-out tests: it
         // leaves the workspace's object store before the agent is back.
         if attempt > 1 && !self.task.holdout.is_empty() {
-            if let Err(e) = crate::git::forget::forget_unreachable_trees(&workdir) {
+            if let Err(e) = rascal_exec::git::forget::forget_unreachable_trees(&workdir) {
                 let r = Report::new(Layer::Agent, "agent")
                     .errored(format!(
                         "could not clear the last attempt's trees from the workspace's object store: {e}"
@@ -395,7 +395,7 @@ impl CandidateJob {
         }
         // The workspace's `.git` is rascal's again: nothing the agent put
         // there (config, hooks, info files) reaches a person's shell.
-        if let Err(e) = crate::git::gitdir::reclaim(&workdir) {
+        if let Err(e) = rascal_exec::git::gitdir::reclaim(&workdir) {
             let r = Report::new(Layer::Agent, "workspace-git")
                 .errored(format!(
                     "could not rewrite the workspace's .git from rascal's template: {e}\n  hint: do not run git in {} before removing it",

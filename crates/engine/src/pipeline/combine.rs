@@ -11,21 +11,21 @@
 //! apply. Off unless configured; refused when fewer than two candidates
 //! passed.
 
-use crate::config::spec::Task;
-use crate::config::{Config, LauncherKind};
-use crate::exec::place::{Place, Sandboxed};
-use crate::git::holdout::Holdout;
-use crate::git::workspace;
 use crate::layers::compare::TEST_INTEGRITY;
-use crate::model::decision::{Decision, DecisionKind};
-use crate::model::event::{candidate_verdict, CandidateInfo, RunEvent};
-use crate::model::state::State;
-use crate::model::summary::{CandidateSummary, RunSummary};
-use crate::model::verdict::{Layer, Severity, Status, Verdict};
 use crate::pipeline::candidate::{check_place, Brief, CandidateOutcome};
 use crate::pipeline::combine_brief::{self, Input, Material};
 use crate::pipeline::prepare::{CombineStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
+use rascal_core::config::spec::Task;
+use rascal_core::config::{Config, LauncherKind};
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::model::event::{candidate_verdict, CandidateInfo, RunEvent};
+use rascal_core::model::state::State;
+use rascal_core::model::summary::{CandidateSummary, RunSummary};
+use rascal_core::model::verdict::{Layer, Severity, Status, Verdict};
+use rascal_exec::exec::place::{Place, Sandboxed};
+use rascal_exec::git::holdout::Holdout;
+use rascal_exec::git::workspace;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -120,7 +120,7 @@ pub fn too_few(run: &str, passing: &[&CandidateSummary]) -> Option<String> {
     Some(format!(
         "combine refused: in run {run} {which}; combining needs at least two passing candidates (combining one candidate is pointless)\n  hint: {}",
         match passing.first() {
-            Some(c) => format!("select it (`rascal select {run} {}`), or retry the others with feedback (`rascal retry`)", crate::text::inert::shell_word(&c.id)),
+            Some(c) => format!("select it (`rascal select {run} {}`), or retry the others with feedback (`rascal retry`)", rascal_core::text::inert::shell_word(&c.id)),
             None => "retry a candidate with feedback (`rascal retry`), or start a new run".into(),
         }
     ))
@@ -163,7 +163,7 @@ fn findings(c: &CandidateSummary) -> Vec<String> {
                     "[{sev}] {} {}{at}: {}",
                     r.layer,
                     r.check,
-                    crate::text::cut(&i.message.replace('\n', " "), 500)
+                    rascal_core::text::cut(&i.message.replace('\n', " "), 500)
                 )
             })
         })
@@ -221,7 +221,8 @@ pub fn prepare_combine(
         inputs: &inputs,
         agreement: summary.ranking.as_ref().and_then(|r| r.agreement.as_ref()),
     };
-    let dir = crate::agents::artifacts_dir(&state, run, &id).join(crate::exec::env::COMBINE_DIR);
+    let dir = rascal_exec::agents::artifacts_dir(&state, run, &id)
+        .join(rascal_exec::exec::env::COMBINE_DIR);
     let others = Others {
         config: &config,
         run,
@@ -276,8 +277,8 @@ pub fn prepare_combine(
 fn combined_candidate(
     config: &Config,
     summary: &RunSummary,
-    combine: &crate::config::verification::CombineConfig,
-    agent: &crate::config::AgentConfig,
+    combine: &rascal_core::config::verification::CombineConfig,
+    agent: &rascal_core::config::AgentConfig,
     (state, run, unsandboxed): (&Path, &str, bool),
 ) -> Result<CandidateInfo, PipelineError> {
     let id = combined_name(summary);
@@ -323,7 +324,7 @@ fn sources_of(
     inputs: &[Input],
     info: &CandidateInfo,
     holdout: &Arc<Holdout>,
-    combine: &crate::config::verification::CombineConfig,
+    combine: &rascal_core::config::verification::CombineConfig,
 ) -> crate::pipeline::provenance::Sources {
     crate::pipeline::provenance::Sources {
         diffs: inputs
@@ -332,15 +333,15 @@ fn sources_of(
             .collect(),
         worktree: PathBuf::from(&info.worktree),
         holdout: holdout.clone(),
-        allow_glue: combine.allow_new == crate::config::verification::AllowNew::Glue,
+        allow_glue: combine.allow_new == rascal_core::config::verification::AllowNew::Glue,
     }
 }
 
 /// The combining agent's config, from `.rascal/config.yaml`.
 fn combining_agent(
     config: &Config,
-    combine: &crate::config::verification::CombineConfig,
-) -> Result<crate::config::AgentConfig, PipelineError> {
+    combine: &rascal_core::config::verification::CombineConfig,
+) -> Result<rascal_core::config::AgentConfig, PipelineError> {
     config
         .main
         .agents
@@ -371,7 +372,7 @@ fn task_of(events: &[RunEvent], summary: &RunSummary) -> Task {
 fn may_combine(
     config: &Config,
     name: &str,
-    agent: &crate::config::AgentConfig,
+    agent: &rascal_core::config::AgentConfig,
     (repo, base): (&git2::Repository, git2::Oid),
     state: &Path,
 ) -> Result<bool, PipelineError> {
@@ -534,24 +535,24 @@ impl Others<'_> {
     fn place(
         &self,
         c: &CandidateSummary,
-        changes: &crate::model::changeset::ChangeSet,
+        changes: &rascal_core::model::changeset::ChangeSet,
     ) -> Option<Place> {
         let agent = self.config.main.agents.get(&c.agent)?;
-        let candidate_dir = crate::agents::candidate_dir(self.state, self.run, &c.id);
-        let mut hide = crate::exec::confine::private_paths(self.repo, self.state);
-        hide.extend(crate::git::holdout::outside_dirs(&self.task.holdout));
+        let candidate_dir = rascal_exec::agents::candidate_dir(self.state, self.run, &c.id);
+        let mut hide = rascal_exec::exec::confine::private_paths(self.repo, self.state);
+        hide.extend(rascal_exec::git::holdout::outside_dirs(&self.task.holdout));
         let copy = Sandboxed {
             origin: self.repo.to_path_buf(),
             workspace: PathBuf::from(&c.worktree),
             tree: c.tree.clone()?,
             run_tree: None,
             scratch: candidate_dir.join("checks"),
-            cache: crate::exec::cache::fresh_for_attempt(&candidate_dir).ok(),
+            cache: rascal_exec::exec::cache::fresh_for_attempt(&candidate_dir).ok(),
             hide,
-            confined: crate::exec::sandbox::available().is_ok(),
+            confined: rascal_exec::exec::sandbox::available().is_ok(),
             holdout: self.holdout.clone(),
             with_holdout: false,
-            limits: crate::config::limits::Limits::of(agent),
+            limits: rascal_core::config::limits::Limits::of(agent),
         };
         let launcher = match self.config.main.launcher {
             LauncherKind::Process => "process",

@@ -6,9 +6,9 @@
 //! piece is fenced by a backtick run longer than any inside it and
 //! labelled as data, never as instructions (security invariant 5).
 
-use crate::config::spec::Task;
-use crate::model::agreement::Agreement;
-use crate::model::verdict::Verdict;
+use rascal_core::config::spec::Task;
+use rascal_core::model::agreement::Agreement;
+use rascal_core::model::verdict::Verdict;
 use std::path::Path;
 
 /// How much of one candidate's diff the prompt quotes; the whole diff is
@@ -166,7 +166,7 @@ The same material is in files in `$RASCAL_COMBINE_DIR` (that is `$RASCAL_ARTIFAC
 - `agreement.md`, `agreement.json`: how each candidate's code fared on the tests the others wrote\n",
         n = m.inputs.len(),
         list = ids.join(", "),
-        dir = crate::exec::env::COMBINE_DIR,
+        dir = rascal_exec::exec::env::COMBINE_DIR,
     );
     for c in m.inputs {
         s.push_str(&format!(
@@ -202,7 +202,7 @@ a fence is part of this brief.\n\n",
         }
         let (shown, note) = if c.diff.len() > MAX_PROMPT_DIFF {
             (
-                crate::text::cut(&c.diff, MAX_PROMPT_DIFF),
+                rascal_core::text::cut(&c.diff, MAX_PROMPT_DIFF),
                 format!(
                     " — cut at {} KiB here; the whole diff is in `{}`",
                     MAX_PROMPT_DIFF / 1024,

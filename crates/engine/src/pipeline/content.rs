@@ -1,18 +1,18 @@
 //! One read per file: the checks that read a change's content — banned
 //! patterns on the added lines, the secret scan, forbidden imports — fed
 //! together, file by file, while the ChangeSet is streamed
-//! ([`crate::git::workspace::changeset_streamed`]). Each file's content is
+//! ([`rascal_exec::git::workspace::changeset_streamed`]). Each file's content is
 //! read once and let go once they have seen it; what they found (bounded:
 //! issues and the first hits) waits here for `verify` to turn into reports.
 
-use crate::git::workspace::{self, ChangeSetLimits};
-use crate::model::changeset::ChangeSet;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_exec::git::workspace::{self, ChangeSetLimits};
 
-use crate::config::{Config, PermissionsConfig};
 use crate::layers::guardrails::{ContentFindings, ContentReader};
 use crate::layers::permissions::Permissions;
-use crate::model::changeset::{AddedLine, FileChange};
-use crate::model::verdict::Issue;
+use rascal_core::config::{Config, PermissionsConfig};
+use rascal_core::model::changeset::{AddedLine, FileChange};
+use rascal_core::model::verdict::Issue;
 use std::collections::BTreeMap;
 
 /// The content checks of one verification, fed one file at a time.
@@ -186,7 +186,7 @@ impl<'c> ContentPass<'c> {
                 found.push(
                     Issue::new(
                         "permissions/forbidden-import",
-                        crate::model::verdict::Severity::Error,
+                        rascal_core::model::verdict::Severity::Error,
                         format!(
                             "`{}` has {} more forbidden imports not listed",
                             f.path, self.more_imports
@@ -248,7 +248,7 @@ pub fn read_candidate_change(
     origin: &std::path::Path,
     dir: &std::path::Path,
     base: git2::Oid,
-    holdout: &crate::git::holdout::Holdout,
+    holdout: &rascal_exec::git::holdout::Holdout,
 ) -> workspace::Result<(ChangeSet, ContentRead)> {
     let mut pass = ContentPass::new(config, permissions);
     let limits = ChangeSetLimits::default();
@@ -265,7 +265,7 @@ pub fn read_candidate_change(
 mod tests {
     use super::*;
     use crate::layers::permissions::ImportsRead;
-    use crate::model::verdict::Severity;
+    use rascal_core::model::verdict::Severity;
 
     fn issue(path: &str, what: &str) -> Issue {
         Issue::new("permissions/forbidden-import", Severity::Error, what).at(path, None)

@@ -1,9 +1,9 @@
 //! Decisions about a run that is no longer live, appended to its journal.
 
-use crate::git::workspace::{self};
-use crate::model::decision::Decision;
-use crate::model::event::RunEvent;
 use crate::pipeline::request::PipelineError;
+use rascal_core::model::decision::Decision;
+use rascal_core::model::event::RunEvent;
+use rascal_exec::git::workspace::{self};
 use std::path::Path;
 
 /// Record a decision about a run that is no longer live (or from another
@@ -38,7 +38,7 @@ pub fn record_decision(
 pub fn record_finalized(
     repo: &Path,
     run: &str,
-    finalization: crate::model::event::Finalization,
+    finalization: rascal_core::model::event::Finalization,
 ) -> Result<RunEvent, PipelineError> {
     let repo = workspace::open(repo)?;
     let mut store = crate::store::project::store_at(&repo)?;

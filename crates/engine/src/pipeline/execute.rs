@@ -2,15 +2,7 @@
 //! `max_parallel`), live decisions, the comparator's ranking and the run's
 //! verdict.
 
-use crate::agents::ask::Site;
-use crate::config::{LauncherKind, OnNoPass};
-use crate::exec::launch::{docker::DockerLauncher, process::ProcessLauncher, Launcher};
 use crate::layers::compare::{self, Contender};
-use crate::model::decision::{Decision, DecisionKind};
-use crate::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
-use crate::model::ranking::Ranking;
-use crate::model::state::State;
-use crate::model::verdict::Verdict;
 use crate::pipeline::candidate::{CandidateJob, CandidateOutcome, HumanFeedback};
 use crate::pipeline::compare::agree;
 use crate::pipeline::journal::{spawn_journal, Journal};
@@ -18,6 +10,14 @@ use crate::pipeline::judge::{ask_judge, Tie};
 use crate::pipeline::prepare::{PreparedRun, RetryStart};
 use crate::pipeline::request::{PipelineError, RunOutcome, RunRequest};
 use crate::pipeline::resume::Resumption;
+use rascal_core::config::{LauncherKind, OnNoPass};
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::model::event::{run_exit_code, run_verdict, CandidateInfo, RunEvent};
+use rascal_core::model::ranking::Ranking;
+use rascal_core::model::state::State;
+use rascal_core::model::verdict::Verdict;
+use rascal_exec::agents::ask::Site;
+use rascal_exec::exec::launch::{docker::DockerLauncher, process::ProcessLauncher, Launcher};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -203,12 +203,12 @@ struct Ending {
 fn final_exit_code(verdict: Verdict, e: Ending) -> i32 {
     let mut exit_code = run_exit_code(verdict, e.escalated);
     if e.strict {
-        exit_code = crate::model::verdict::strict_exit_code(verdict, exit_code);
+        exit_code = rascal_core::model::verdict::strict_exit_code(verdict, exit_code);
     }
     if e.declarations_escalate {
         run_exit_code(Verdict::Fail, true)
     } else if e.contested && verdict != Verdict::Fail {
-        crate::model::verdict::CONTESTED_EXIT_CODE
+        rascal_core::model::verdict::CONTESTED_EXIT_CODE
     } else {
         exit_code
     }
@@ -219,14 +219,14 @@ fn final_exit_code(verdict: Verdict, e: Ending) -> i32 {
 fn budgets(
     store: &crate::store::Store,
     run: &str,
-    config: &crate::config::Config,
-    candidates: &[(CandidateInfo, crate::config::AgentConfig)],
+    config: &rascal_core::config::Config,
+    candidates: &[(CandidateInfo, rascal_core::config::AgentConfig)],
     continued: bool,
 ) -> crate::pipeline::budget::Budgets {
     let earlier_summary = continued
         .then(|| store.events(run).ok())
         .flatten()
-        .map(|events| crate::model::summary::RunSummary::from_events(&events));
+        .map(|events| rascal_core::model::summary::RunSummary::from_events(&events));
     crate::pipeline::budget::Budgets::new(config, candidates, earlier_summary.as_ref())
 }
 
@@ -280,15 +280,15 @@ async fn join_candidates(
 
 /// The launcher the run's agents go through (the request's, else the
 /// config's).
-fn launcher_for(request: &RunRequest, config: &crate::config::Config) -> Arc<dyn Launcher> {
+fn launcher_for(request: &RunRequest, config: &rascal_core::config::Config) -> Arc<dyn Launcher> {
     match request.launcher.unwrap_or(config.main.launcher) {
         LauncherKind::Process => Arc::new(ProcessLauncher::default()),
         LauncherKind::Docker => Arc::new(DockerLauncher::new()),
-        LauncherKind::Kubernetes => {
-            Arc::new(crate::exec::launch::kubernetes::KubernetesLauncher::new(
+        LauncherKind::Kubernetes => Arc::new(
+            rascal_exec::exec::launch::kubernetes::KubernetesLauncher::new(
                 config.main.kubernetes.clone().unwrap_or_default(),
-            ))
-        }
+            ),
+        ),
     }
 }
 
@@ -297,20 +297,20 @@ fn launcher_for(request: &RunRequest, config: &crate::config::Config) -> Arc<dyn
 /// whether bubblewrap works here (the checks' sandbox).
 fn warm_up(
     launcher: &Arc<dyn Launcher>,
-    candidates: &[(CandidateInfo, crate::config::AgentConfig)],
+    candidates: &[(CandidateInfo, rascal_core::config::AgentConfig)],
 ) {
-    let agents: Vec<crate::config::AgentConfig> =
+    let agents: Vec<rascal_core::config::AgentConfig> =
         candidates.iter().map(|(_, a)| a.clone()).collect();
     let l = launcher.clone();
     tokio::spawn(async move { l.warm(&agents).await });
     tokio::task::spawn_blocking(|| {
-        let _ = crate::exec::sandbox::available();
+        let _ = rascal_exec::exec::sandbox::available();
     });
 }
 
 /// How many candidates run at once: the strategy's `max_parallel`, else
 /// one per core.
-fn max_parallel(config: &crate::config::Config) -> usize {
+fn max_parallel(config: &rascal_core::config::Config) -> usize {
     config
         .main
         .strategy

@@ -5,10 +5,10 @@
 //! later layer is skipped). The retry policy never argues with it, the
 //! comparator never picks it, finalize refuses it.
 
-use crate::agents;
-use crate::model::event::RunEvent;
-use crate::model::verdict::{Layer, Report};
 use crate::pipeline::candidate::CandidateJob;
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::verdict::{Layer, Report};
+use rascal_exec::agents;
 
 /// Why the layers after the agent did not run.
 pub(crate) const SKIPPED: &str = "skipped: the agent declared the task impossible";
@@ -24,7 +24,7 @@ impl CandidateJob {
             Report::new(Layer::Agent, "agent")
                 .errored(format!(
                     "could not remove the last attempt's {} before attempt {attempt}: {e}",
-                    crate::model::impossible::FILE
+                    rascal_core::model::impossible::FILE
                 ))
                 .finish(),
         )
@@ -39,7 +39,7 @@ impl CandidateJob {
             candidate: self.info.id.clone(),
             reason: reason.clone(),
         });
-        self.land(crate::model::impossible::report(&reason), reports);
+        self.land(rascal_core::model::impossible::report(&reason), reports);
         self.skip_layers(reports, SKIPPED);
         Some(reason)
     }

@@ -13,8 +13,8 @@
 //! store's error (exit 2) — a verdict that could not be recorded is never
 //! printed as if it had been.
 
-use crate::model::event::RunEvent;
 use crate::store::{Store, StoreError};
+use rascal_core::model::event::RunEvent;
 use std::sync::Arc;
 use tokio::sync::{mpsc, Semaphore};
 

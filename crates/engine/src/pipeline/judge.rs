@@ -1,10 +1,10 @@
 //! The comparator's judge: an agent asked to break a tie at the top of
 //! the ranking. Advisory: any problem is recorded and the ranking stands.
 
-use crate::agents::ask::Site;
-use crate::config::Config;
-use crate::git::workspace::{self};
 use crate::layers::compare::{self};
+use rascal_core::config::Config;
+use rascal_exec::agents::ask::Site;
+use rascal_exec::git::workspace::{self};
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
@@ -40,7 +40,7 @@ pub(crate) fn diffs_of(
 ) -> Vec<(String, String)> {
     let holdout = workspace::open(origin)
         .ok()
-        .and_then(|r| crate::git::holdout::Holdout::resolve(&r, base, holdout).ok())
+        .and_then(|r| rascal_exec::git::holdout::Holdout::resolve(&r, base, holdout).ok())
         .unwrap_or_default();
     ids.iter()
         .map(|id| {
@@ -105,14 +105,14 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
     };
     let prompt = compare::judge_prompt(instruction, &diffs, &nonce);
     let env = [(
-        crate::agents::ask::REVIEW_NONCE_ENV.to_string(),
+        rascal_exec::agents::ask::REVIEW_NONCE_ENV.to_string(),
         nonce.clone(),
     )];
     let timeout = agent
         .timeout
         .map(|d| d.get())
         .unwrap_or(Duration::from_secs(600));
-    let answer = crate::agents::ask::ask(
+    let answer = rascal_exec::agents::ask::ask(
         judge, agent, &prompt, &env, &site.dir, site, timeout, cancel,
     )
     .await;

@@ -39,7 +39,7 @@ pub use request::{PipelineError, PlanGate, RunOutcome, RunRequest};
 pub use run_id::new_run_id;
 pub use session::{Decided, Session};
 
-use crate::model::verdict::{Report, Status};
+use rascal_core::model::verdict::{Report, Status};
 
 /// One line saying why a candidate did not pass.
 pub fn first_failure(reports: &[Report]) -> Option<String> {
@@ -58,5 +58,5 @@ pub fn first_failure(reports: &[Report]) -> Option<String> {
     } else {
         format!("{} {}", r.layer, r.check)
     };
-    Some(format!("{name}: {}", crate::text::cut(&what, 200)))
+    Some(format!("{name}: {}", rascal_core::text::cut(&what, 200)))
 }

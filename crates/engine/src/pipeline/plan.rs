@@ -7,14 +7,14 @@
 //! answer that does not parse is retried once, then a human decides. See
 //! docs/guide.md, "Plan, then execute".
 
-use crate::agents::ask::{ask, Answer, Site, REVIEW_NONCE_ENV};
-use crate::config::spec::Task;
-use crate::config::Config;
-use crate::model::decision::{Decision, DecisionKind};
-use crate::model::event::RunEvent;
 use crate::pipeline::journal::Journal;
 use crate::pipeline::plan_answer::{parse_plan, plan_prompt, Proposal};
 use crate::pipeline::request::{PlanGate, RunRequest};
+use rascal_core::config::spec::Task;
+use rascal_core::config::Config;
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::model::event::RunEvent;
+use rascal_exec::agents::ask::{ask, Answer, Site, REVIEW_NONCE_ENV};
 use std::path::{Path, PathBuf};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -53,8 +53,8 @@ pub fn spec_file(state: &Path, run: &str, instruction: &str) -> PathBuf {
     state
         .join("runs")
         .join(run)
-        .join(crate::config::spec::SPECS_DIR)
-        .join(format!("{}.yaml", crate::text::slug(instruction)))
+        .join(rascal_core::config::spec::SPECS_DIR)
+        .join(format!("{}.yaml", rascal_core::text::slug(instruction)))
 }
 
 /// Plan the run: propose, journal the proposal, and have it approved as
@@ -147,10 +147,10 @@ pub(crate) async fn plan(
 /// unchanged base: those it already meets.
 async fn vacuous_on_base(
     p: &Planning<'_>,
-    proposed: &[crate::config::spec::Criterion],
-) -> Vec<crate::model::event::VacuousCriterion> {
+    proposed: &[rascal_core::config::spec::Criterion],
+) -> Vec<rascal_core::model::event::VacuousCriterion> {
     // Every criterion, the spec's and the planner's, on the unchanged base.
-    let all: Vec<crate::config::spec::Criterion> = p
+    let all: Vec<rascal_core::config::spec::Criterion> = p
         .task
         .acceptance_criteria
         .iter()
@@ -172,7 +172,7 @@ async fn vacuous_on_base(
 
 /// Why `--approve` refuses a plan whose `vacuous` criteria the unchanged
 /// base already meets.
-fn vacuous_refusal(vacuous: &[crate::model::event::VacuousCriterion]) -> String {
+fn vacuous_refusal(vacuous: &[rascal_core::model::event::VacuousCriterion]) -> String {
     let named: Vec<String> = vacuous
         .iter()
         .map(|v| format!("`{}` ({})", v.criterion, v.why))
@@ -214,7 +214,7 @@ async fn wait_for_approval(
 
 /// Approved criteria are checked as a spec's are: each valid, each with
 /// its own description.
-fn valid(criteria: &[crate::config::spec::Criterion]) -> bool {
+fn valid(criteria: &[rascal_core::config::spec::Criterion]) -> bool {
     let mut seen = std::collections::BTreeSet::new();
     criteria
         .iter()
@@ -246,9 +246,9 @@ async fn propose(
     };
     let dir = plan_dir(p.state, p.run);
     let view = dir.join("base");
-    let repo = crate::git::workspace::open(p.repo_dir).map_err(|e| e.to_string())?;
-    let holdout = crate::git::holdout::Holdout::resolve(&repo, p.base, &p.task.holdout)?;
-    crate::git::workspace::create_workspace(&repo, p.base, &view, &holdout)
+    let repo = rascal_exec::git::workspace::open(p.repo_dir).map_err(|e| e.to_string())?;
+    let holdout = rascal_exec::git::holdout::Holdout::resolve(&repo, p.base, &p.task.holdout)?;
+    rascal_exec::git::workspace::create_workspace(&repo, p.base, &view, &holdout)
         .map_err(|e| format!("could not make the planner's copy of the base: {e}"))?;
     let existing: Vec<String> = p
         .task
@@ -264,9 +264,9 @@ async fn propose(
             dir: dir.clone(),
             rascal_exe: p.request.rascal_exe.clone(),
             attempt,
-            hide: crate::exec::confine::private_paths(p.repo_dir, p.state)
+            hide: rascal_exec::exec::confine::private_paths(p.repo_dir, p.state)
                 .into_iter()
-                .chain(crate::git::holdout::outside_dirs(&p.task.holdout))
+                .chain(rascal_exec::git::holdout::outside_dirs(&p.task.holdout))
                 .collect(),
             tempo: p.request.tempo,
             read_only: vec![view.clone()],
@@ -281,7 +281,7 @@ async fn propose(
         };
         match parsed {
             Ok(proposal) => {
-                let _ = crate::git::beneath::remove_path(&view);
+                let _ = rascal_exec::git::beneath::remove_path(&view);
                 return Ok(proposal);
             }
             Err(e) => {
@@ -293,7 +293,7 @@ async fn propose(
             }
         }
     }
-    let _ = crate::git::beneath::remove_path(&view);
+    let _ = rascal_exec::git::beneath::remove_path(&view);
     Err(why)
 }
 
@@ -302,7 +302,7 @@ async fn propose(
 async fn ask_once(
     p: &Planning<'_>,
     agent: &str,
-    agent_cfg: &crate::config::AgentConfig,
+    agent_cfg: &rascal_core::config::AgentConfig,
     view: &Path,
     site: &Site,
     attempt: u32,

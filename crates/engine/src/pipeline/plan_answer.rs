@@ -7,7 +7,7 @@
 //! is validated as a spec's would be. `parse_plan` is a pure function over
 //! the bytes.
 
-use crate::config::spec::{Constraint, Criterion, CriterionKind, Task};
+use rascal_core::config::spec::{Constraint, Criterion, CriterionKind, Task};
 use serde_json::Value;
 
 /// The most criteria one plan may propose.
@@ -80,18 +80,18 @@ At most {MAX_CRITERIA} criteria, each with its own description. Print only one a
 /// proposed one may not reuse them). `Err` is a structural failure, with
 /// why.
 pub fn parse_plan(bytes: &[u8], nonce: &str, existing: &[String]) -> Result<Proposal, String> {
-    if bytes.len() > crate::agents::ask::MAX_ANSWER_BYTES {
+    if bytes.len() > rascal_exec::agents::ask::MAX_ANSWER_BYTES {
         return Err(format!(
             "the output is {} bytes, over the {} KiB limit for a plan",
             bytes.len(),
-            crate::agents::ask::MAX_ANSWER_BYTES / 1024
+            rascal_exec::agents::ask::MAX_ANSWER_BYTES / 1024
         ));
     }
     let text = String::from_utf8_lossy(bytes);
     if text.trim().is_empty() {
         return Err("the planner printed nothing".into());
     }
-    let signed = crate::agents::ask::signed_answers(&text, "criteria", nonce)?;
+    let signed = rascal_exec::agents::ask::signed_answers(&text, "criteria", nonce)?;
     if signed.iter().any(|o| *o != signed[0]) {
         return Err(format!(
             "{} answer objects carrying the nonce disagree; exactly one plan is allowed",

@@ -3,12 +3,12 @@
 //! back to the author), or escalate to a human with the table of what still
 //! fails. Bounded by `max_retries`.
 
-use crate::config::verification::{OnRequestChanges, DEFAULT_MAX_RETRIES, MAX_RETRIES_CAP};
-use crate::config::Config;
 use crate::layers::criteria::{self};
 use crate::layers::diagnostics;
 use crate::layers::review::ReviewOutcome;
-use crate::model::verdict::{Layer, Report, Status};
+use rascal_core::config::verification::{OnRequestChanges, DEFAULT_MAX_RETRIES, MAX_RETRIES_CAP};
+use rascal_core::config::Config;
+use rascal_core::model::verdict::{Layer, Report, Status};
 
 /// How many times a candidate may be sent back to its author.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,7 +67,7 @@ pub fn next_step(
     reports: &[Report],
     review: Option<&ReviewOutcome>,
 ) -> Next {
-    if crate::model::impossible::declared(reports) {
+    if rascal_core::model::impossible::declared(reports) {
         return Next::Finish;
     }
     if let Some(ReviewOutcome::Escalate(why)) = review {
@@ -105,7 +105,7 @@ pub fn next_step(
 const FEEDBACK_BLOCK_LINES: usize = 12;
 
 fn one_line(s: &str) -> String {
-    crate::text::ellipsis(&s.split_whitespace().collect::<Vec<_>>().join(" "), 300)
+    rascal_core::text::ellipsis(&s.split_whitespace().collect::<Vec<_>>().join(" "), 300)
 }
 
 /// What still fails after `attempt`, for the author: failing criteria
@@ -117,7 +117,7 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
         // candidate wrote: one fixed line, whatever its report holds.
         if criteria::is_held_out(r) {
             if matches!(r.status, Status::Fail | Status::Warn) {
-                out.push_str(&format!("- [ ] {}\n", crate::git::holdout::FAILED));
+                out.push_str(&format!("- [ ] {}\n", rascal_exec::git::holdout::FAILED));
             }
             continue;
         }
@@ -132,8 +132,8 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
         for i in issues {
             let who = i.rule.strip_prefix("review/").unwrap_or(&i.rule);
             let sev = match i.severity {
-                crate::model::verdict::Severity::Critical => "critical",
-                crate::model::verdict::Severity::Error => "major",
+                rascal_core::model::verdict::Severity::Critical => "critical",
+                rascal_core::model::verdict::Severity::Error => "major",
                 _ => "minor",
             };
             let loc = i
@@ -153,7 +153,7 @@ pub fn feedback_text(attempt: u32, reports: &[Report], review: Option<&ReviewOut
 /// failing (or warning) report's error and issues, one line each, with
 /// the compiler's or runner's first error as it printed it.
 pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
-    let first_line = |s: &str| crate::text::sanitize(s.lines().next().unwrap_or(""));
+    let first_line = |s: &str| rascal_core::text::sanitize(s.lines().next().unwrap_or(""));
     let mut out = Vec::new();
     for r in reports {
         if !matches!(r.status, Status::Fail | Status::Warn) {
@@ -166,7 +166,7 @@ pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
                 "- {} {}: {}",
                 r.layer,
                 r.check,
-                crate::git::holdout::FAILED
+                rascal_exec::git::holdout::FAILED
             ));
             continue;
         }
@@ -185,7 +185,7 @@ pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
         }
         // The compiler's or runner's first error, as it printed it.
         if let Some(block) = diagnostics::fenced_first_error(r, 12) {
-            out.extend(block.lines().map(crate::text::sanitize));
+            out.extend(block.lines().map(rascal_core::text::sanitize));
         }
     }
     out
@@ -195,7 +195,7 @@ pub fn retry_feedback_lines(reports: &[Report]) -> Vec<String> {
 /// worktree; like every prompt rascal composes, it offers the honest way
 /// out (`agents::prompt::WAY_OUT`).
 pub fn follow_up(instruction: &str, attempt: u32, max_attempts: u32, feedback: &str) -> String {
-    crate::agents::prompt::with_way_out(&format!(
+    rascal_exec::agents::prompt::with_way_out(&format!(
         "This is attempt {attempt} of at most {max_attempts} on the task below. Your previous change is \
 still in this working tree. Fix every problem listed under \"What still fails\", keep what already \
 works, and do not start over.\n\n## What still fails\n\n{}\n\n## The task (unchanged)\n\n{}\n",
@@ -253,7 +253,7 @@ pub fn escalation_table(reports: &[Report]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::verdict::{Issue, Severity};
+    use rascal_core::model::verdict::{Issue, Severity};
 
     fn crit_fail() -> Report {
         let mut r = Report::new(Layer::Criteria, "health works");
@@ -299,14 +299,14 @@ mod tests {
         r.issues.push(Issue::new(
             "criteria/holdout",
             Severity::Error,
-            crate::git::holdout::FAILED,
+            rascal_exec::git::holdout::FAILED,
         ));
         let lines = retry_feedback_lines(&[r.finish()]);
         assert_eq!(
             lines,
             vec![format!(
                 "- criteria held-out acceptance tests: {}",
-                crate::git::holdout::FAILED
+                rascal_exec::git::holdout::FAILED
             )]
         );
     }
@@ -329,7 +329,7 @@ mod tests {
             text,
             format!(
                 "What still fails after attempt 1:\n- [ ] {}\n",
-                crate::git::holdout::FAILED
+                rascal_exec::git::holdout::FAILED
             )
         );
     }
@@ -363,7 +363,7 @@ mod tests {
             retry: true,
             max_retries: 2,
         };
-        let declared = crate::model::impossible::report("no libfoo");
+        let declared = rascal_core::model::impossible::report("no libfoo");
         // Even beside a failing criterion a retry would fix.
         assert_eq!(
             next_step(1, &p, &[declared, crit_fail()], None),
@@ -379,7 +379,7 @@ mod tests {
     #[test]
     fn a_follow_up_offers_the_way_out_once() {
         let text = follow_up(
-            &crate::agents::prompt::with_way_out("Add shout()."),
+            &rascal_exec::agents::prompt::with_way_out("Add shout()."),
             2,
             3,
             "- [ ] tests pass",
@@ -389,7 +389,7 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            text.matches(crate::agents::prompt::WAY_OUT).count(),
+            text.matches(rascal_exec::agents::prompt::WAY_OUT).count(),
             1,
             "{text}"
         );

@@ -7,8 +7,8 @@
 //! its image must be on the engine (unless it may pull it). Doctor reads
 //! these same checks. Nothing here runs an agent.
 
-use crate::config::{AgentConfig, Config, LauncherKind, RuntimeKind, SandboxKind};
-use crate::exec::confine::{expand_home, program_path, Confinement};
+use rascal_core::config::{AgentConfig, Config, LauncherKind, RuntimeKind, SandboxKind};
+use rascal_exec::exec::confine::{expand_home, program_path, Confinement};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -44,7 +44,7 @@ pub fn locate(program: &str, base: Option<(&git2::Repository, git2::Oid)>) -> Op
         let executable = match entry.filemode() {
             0o100755 => true,
             // A link in the tree: judge what it points at in the checkout.
-            0o120000 => crate::git::workspace::workdir(repo)
+            0o120000 => rascal_exec::git::workspace::workdir(repo)
                 .join(rel)
                 .metadata()
                 .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0),
@@ -84,12 +84,12 @@ pub fn program_problems(program: &str, found: Option<&Located>) -> Vec<String> {
         )],
         Some(l) if !l.executable && l.in_base_commit => vec![format!(
             "`{p}` is not executable in the base commit: `git update-index --chmod=+x {}` and commit",
-            crate::text::inert::shell_word(&l.path.to_string_lossy())
+            rascal_core::text::inert::shell_word(&l.path.to_string_lossy())
         )],
         Some(l) if !l.executable => vec![format!(
             "`{}` is not executable: `chmod +x {}`",
             l.path.display(),
-            crate::text::inert::shell_word(&l.path.to_string_lossy())
+            rascal_core::text::inert::shell_word(&l.path.to_string_lossy())
         )],
         Some(_) => Vec::new(),
     }
@@ -167,8 +167,8 @@ pub fn problems(
     base: (&git2::Repository, git2::Oid),
     files: &Path,
 ) -> Vec<String> {
-    let workdir = crate::git::workspace::workdir(base.0);
-    let hide = crate::exec::confine::private_paths(&workdir, files);
+    let workdir = rascal_exec::git::workspace::workdir(base.0);
+    let hide = rascal_exec::exec::confine::private_paths(&workdir, files);
     let scratch = files.join("preflight");
     let mut seen = std::collections::BTreeSet::new();
     let mut out = Vec::new();
@@ -219,7 +219,7 @@ fn missing_images(wanted: &[(String, String, Option<RuntimeKind>)]) -> Vec<Strin
             .build()
             .map_err(|e| e.to_string())?;
         rt.block_on(async {
-            use crate::exec::launch::docker;
+            use rascal_exec::exec::launch::docker;
             let engine = docker::connect().await?;
             let mut out = Vec::new();
             for (name, image, runtime) in &wanted {
@@ -252,7 +252,7 @@ pub fn refusal(problems: &[String]) -> Option<String> {
     }
     let mut msg = format!(
         "the run was not started: {} with its agents",
-        crate::text::plural(problems.len() as u64, "problem")
+        rascal_core::text::plural(problems.len() as u64, "problem")
     );
     for p in problems {
         msg.push_str(&format!("\n  {p}"));

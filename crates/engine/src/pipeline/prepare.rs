@@ -2,17 +2,17 @@
 //! base commit, candidates and their workspaces, the store. Setup errors
 //! (exit 2) come from here.
 
-use crate::config::spec::Task;
-use crate::config::{Config, LauncherKind};
-use crate::git::base::ConfigSource;
-use crate::git::workspace::{self};
-use crate::model::event::{CandidateInfo, RunEvent, WorkingTree};
-use crate::model::verdict::Verdict;
 use crate::pipeline::candidate::{Brief, CandidateOutcome};
 use crate::pipeline::request::{PipelineError, RunRequest};
 use crate::pipeline::resume::Resumption;
 use crate::pipeline::run_id::new_run_id;
 use crate::store::Store;
+use rascal_core::config::spec::Task;
+use rascal_core::config::{Config, LauncherKind};
+use rascal_core::model::event::{CandidateInfo, RunEvent, WorkingTree};
+use rascal_core::model::verdict::Verdict;
+use rascal_exec::git::base::ConfigSource;
+use rascal_exec::git::workspace::{self};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ pub struct PreparedRun {
     pub base: git2::Oid,
     pub repo_dir: PathBuf,
     pub state: PathBuf,
-    pub candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+    pub candidates: Vec<(CandidateInfo, rascal_core::config::AgentConfig)>,
     /// The task with its criteria (Layer 3); `task_source` is None for a
     /// bare command-line instruction.
     pub task: Arc<Task>,
@@ -81,7 +81,7 @@ pub(crate) struct Setup {
     pub(crate) base: git2::Oid,
     pub(crate) repo_dir: PathBuf,
     pub(crate) state: PathBuf,
-    pub(crate) candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+    pub(crate) candidates: Vec<(CandidateInfo, rascal_core::config::AgentConfig)>,
     pub(crate) task: Task,
     pub(crate) request: RunRequest,
     pub(crate) store: Store,
@@ -208,8 +208,8 @@ fn create_candidates(
     launcher: LauncherKind,
     (repo, base): (&git2::Repository, git2::Oid),
     (state, run): (&std::path::Path, &str),
-    holdout: &crate::git::holdout::Holdout,
-) -> Result<Vec<(CandidateInfo, crate::config::AgentConfig)>, PipelineError> {
+    holdout: &rascal_exec::git::holdout::Holdout,
+) -> Result<Vec<(CandidateInfo, rascal_core::config::AgentConfig)>, PipelineError> {
     let mut candidates = Vec::new();
     let mut used = std::collections::BTreeMap::<String, usize>::new();
     for n in names {
@@ -252,8 +252,8 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     } else {
         ConfigSource::Base(&repo, base)
     };
-    let config = crate::git::base::load_config_from(source)?;
-    let (mut task, mut task_source) = crate::git::base::load_task(
+    let config = rascal_exec::git::base::load_config_from(source)?;
+    let (mut task, mut task_source) = rascal_exec::git::base::load_task(
         source,
         &req.instruction,
         req.spec.as_deref(),
@@ -289,7 +289,7 @@ pub fn prepare(mut req: RunRequest) -> Result<PreparedRun, PipelineError> {
     if let Some(msg) = crate::pipeline::preflight::refusal(&problems) {
         return Err(PipelineError::Usage(msg));
     }
-    let holdout = crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
+    let holdout = rascal_exec::git::holdout::Holdout::resolve(&repo, base, &task.holdout)
         .map_err(|e| PipelineError::Usage(format!("{e}\n  hint: `holdout:` in the task's spec names files of the base commit or a directory outside the repository")))?;
     let mut store = crate::store::project::store_at(&repo)?;
     store.mark_interrupted()?;
@@ -336,7 +336,7 @@ fn refuse_criteria_that_cannot_run(
     repo: &git2::Repository,
     base: git2::Oid,
 ) -> Result<(), PipelineError> {
-    use crate::config::spec::CriterionKind;
+    use rascal_core::config::spec::CriterionKind;
     let needs: Vec<&str> = task
         .acceptance_criteria
         .iter()
@@ -353,7 +353,7 @@ fn refuse_criteria_that_cannot_run(
     }
     Err(PipelineError::Usage(format!(
         "the task's criteria need a test command to run ({}), and none is set or known: the base has no Cargo.toml, go.mod, Python project or test files, or package.json\n  hint: set `criteria: {{ test_command: \"… {{check}}\" }}` in .rascal/verification.yaml (and commit it)",
-        crate::text::first_of(&needs.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>(), 3)
+        rascal_core::text::first_of(&needs.iter().map(|d| format!("`{d}`")).collect::<Vec<_>>(), 3)
     )))
 }
 
@@ -376,8 +376,8 @@ fn settle_plan(req: &mut RunRequest, task: &Task, config: &Config) -> Result<(),
     {
         return Err(PipelineError::Usage(format!(
             "the run asks for a plan (--plan, `plan: true` in the spec or `strategy.plan: true`) but {} names no planner\n  hint: add `plan: {{ agent: NAME, timeout: 5m }}` to {} (NAME: an agent of .rascal/config.yaml)",
-            crate::config::VERIFICATION_FILE,
-            crate::config::VERIFICATION_FILE
+            rascal_core::config::VERIFICATION_FILE,
+            rascal_core::config::VERIFICATION_FILE
         )));
     }
     Ok(())
@@ -389,10 +389,10 @@ fn settle_plan(req: &mut RunRequest, task: &Task, config: &Config) -> Result<(),
 pub(crate) fn config_as_recorded(
     repo: &git2::Repository,
     base: git2::Oid,
-    events: &[crate::model::event::RunEvent],
+    events: &[rascal_core::model::event::RunEvent],
 ) -> Result<Config, PipelineError> {
     let from_worktree = events.iter().any(|e| {
-        matches!(e, crate::model::event::RunEvent::TaskLoaded { worktree, .. } if worktree.config_from_worktree)
+        matches!(e, rascal_core::model::event::RunEvent::TaskLoaded { worktree, .. } if worktree.config_from_worktree)
     });
     let workdir = workspace::workdir(repo);
     let source = if from_worktree {
@@ -400,7 +400,7 @@ pub(crate) fn config_as_recorded(
     } else {
         ConfigSource::Base(repo, base)
     };
-    Ok(crate::git::base::load_config_from(source)?)
+    Ok(rascal_exec::git::base::load_config_from(source)?)
 }
 
 /// How the working tree of `repo` stands against `base`: `.rascal/`
@@ -410,14 +410,14 @@ pub fn working_tree(repo: &git2::Repository, base: git2::Oid, from_worktree: boo
     if repo.is_bare() {
         return WorkingTree::default();
     }
-    let uncommitted = crate::git::base::uncommitted(repo);
+    let uncommitted = rascal_exec::git::base::uncommitted(repo);
     WorkingTree {
         config_from_worktree: from_worktree,
-        config_changes: crate::git::base::config_changes(repo, base),
+        config_changes: rascal_exec::git::base::config_changes(repo, base),
         uncommitted: uncommitted.len(),
         uncommitted_files: uncommitted
             .into_iter()
-            .take(crate::model::event::NAMED_UNCOMMITTED)
+            .take(rascal_core::model::event::NAMED_UNCOMMITTED)
             .collect(),
     }
 }
@@ -429,17 +429,17 @@ pub fn working_tree(repo: &git2::Repository, base: git2::Oid, from_worktree: boo
 pub(crate) fn unsandboxed(
     launcher: LauncherKind,
     name: &str,
-    agent: &crate::config::AgentConfig,
+    agent: &rascal_core::config::AgentConfig,
 ) -> Result<bool, PipelineError> {
     if launcher != LauncherKind::Process {
         return Ok(false);
     }
-    if agent.sandbox == Some(crate::config::SandboxKind::None) {
+    if agent.sandbox == Some(rascal_core::config::SandboxKind::None) {
         return Ok(true);
     }
-    match crate::exec::sandbox::available() {
+    match rascal_exec::exec::sandbox::available() {
         Ok(_) => Ok(false),
-        Err(_) if agent.runtime == crate::config::RuntimeKind::Scripted => Ok(true),
+        Err(_) if agent.runtime == rascal_core::config::RuntimeKind::Scripted => Ok(true),
         Err(why) => Err(PipelineError::Usage(format!("agent `{name}`: {why}"))),
     }
 }

@@ -3,10 +3,10 @@
 //! own verified change and the base's files, traced by the pure
 //! `layers::provenance` into the candidate's `provenance` report.
 
-use crate::git::holdout::Holdout;
-use crate::git::workspace;
-use crate::model::verdict::Layer;
 use crate::pipeline::candidate::CandidateOutcome;
+use rascal_core::model::verdict::Layer;
+use rascal_exec::git::holdout::Holdout;
+use rascal_exec::git::workspace;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,7 +27,7 @@ impl Sources {
         origin: &Path,
         base: git2::Oid,
         o: &CandidateOutcome,
-    ) -> crate::model::verdict::Report {
+    ) -> rascal_core::model::verdict::Report {
         use crate::layers::provenance;
         let tree = o
             .changes
@@ -40,11 +40,14 @@ impl Sources {
         let diff = match diff {
             Ok(d) => self.holdout.strip_from_diff(&d),
             Err(e) => {
-                return crate::model::verdict::Report::new(Layer::Agent, provenance::PROVENANCE)
-                    .errored(format!(
-                        "could not read the combined change to trace it: {e}"
-                    ))
-                    .finish()
+                return rascal_core::model::verdict::Report::new(
+                    Layer::Agent,
+                    provenance::PROVENANCE,
+                )
+                .errored(format!(
+                    "could not read the combined change to trace it: {e}"
+                ))
+                .finish()
             }
         };
         let repo = workspace::open(origin).ok();

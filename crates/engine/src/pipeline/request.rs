@@ -1,10 +1,10 @@
 //! What a run is asked to do, how it ended, and the errors that stop it
 //! before anything is launched.
 
-use crate::config::{ConfigError, LauncherKind};
-use crate::git::workspace::WorkspaceError;
-use crate::model::verdict::Verdict;
 use crate::store::StoreError;
+use rascal_core::config::{ConfigError, LauncherKind};
+use rascal_core::model::verdict::Verdict;
+use rascal_exec::git::workspace::WorkspaceError;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -35,7 +35,7 @@ pub struct RunRequest {
     /// Overrides `launcher:` of .rascal/config.yaml.
     pub launcher: Option<LauncherKind>,
     /// `--allow-path` / `--deny-path`: narrows the permissions for this run.
-    pub scope: Option<crate::config::PermissionsConfig>,
+    pub scope: Option<rascal_core::config::PermissionsConfig>,
     /// `--config-from-worktree`: read `.rascal/` from the user's working
     /// tree instead of the base commit (recorded in the run).
     pub config_from_worktree: bool,
@@ -44,7 +44,7 @@ pub struct RunRequest {
     pub throwaway: bool,
     /// How fast scripted agents' built-in scenarios play: watchable only
     /// for `rascal demo` (without `--fast`), never for a user's `run`.
-    pub tempo: crate::config::scenario::Tempo,
+    pub tempo: rascal_core::config::scenario::Tempo,
     /// Plan, then execute (`--plan`, `plan: true` in the spec,
     /// `strategy.plan: true`): how the planner's proposal is approved.
     /// The caller says how a plan would be approved here; `prepare`

@@ -3,10 +3,10 @@
 //! resume after those lines (none lost, none repeated), and their results
 //! are recorded as if rascal had never gone away (see `attach`).
 
-use crate::exec::launch::Resume;
-use crate::model::event::RunEvent;
-use crate::model::summary::RunSummary;
-use crate::model::verdict::{Report, Verdict};
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::summary::RunSummary;
+use rascal_core::model::verdict::{Report, Verdict};
+use rascal_exec::exec::launch::Resume;
 use std::collections::BTreeMap;
 
 /// What the journal knows about a run being resumed.
@@ -20,9 +20,9 @@ pub struct Resumption {
     /// Verdicts of candidates that had finished.
     pub finished: Vec<Verdict>,
     /// Their states (IMPOSSIBLE among them counts for the run's escalation).
-    pub states: Vec<crate::model::state::State>,
+    pub states: Vec<rascal_core::model::state::State>,
     /// The task as it was loaded (with its criteria), when journalled.
-    pub task: Option<crate::config::spec::Task>,
+    pub task: Option<rascal_core::config::spec::Task>,
 }
 
 impl Resumption {
@@ -64,8 +64,8 @@ impl Resumption {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::event::CandidateInfo;
-    use crate::model::log::Stream;
+    use rascal_core::model::event::CandidateInfo;
+    use rascal_core::model::log::Stream;
 
     fn log(c: &str, stream: Stream, text: &str) -> RunEvent {
         RunEvent::Log {

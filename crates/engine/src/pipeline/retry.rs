@@ -5,12 +5,12 @@
 //! other candidates (as they ended), a new ranking and a new verdict — the
 //! earlier attempts stay recorded.
 
-use crate::config::spec::Task;
-use crate::git::workspace;
-use crate::model::decision::{Decision, DecisionKind};
-use crate::model::event::RunEvent;
 use crate::pipeline::prepare::{RetryStart, Setup};
 use crate::pipeline::{PipelineError, PreparedRun, RunRequest};
+use rascal_core::config::spec::Task;
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::model::event::RunEvent;
+use rascal_exec::git::workspace;
 use std::path::{Path, PathBuf};
 
 /// Record the retry decision and prepare the candidate's next attempt.
@@ -32,7 +32,7 @@ pub fn prepare_retry(
     let state = workspace::files_dir(&repo);
     store.mark_interrupted()?;
     let events = store.events(run)?;
-    let summary = crate::model::summary::RunSummary::from_events(&events);
+    let summary = rascal_core::model::summary::RunSummary::from_events(&events);
     if summary.status == "running" {
         return Err(PipelineError::Usage(format!(
             "run {run} is still running\n  hint: wait for it to finish (or retry from the TUI, which sends the decision to the live run)"
@@ -55,7 +55,7 @@ pub fn prepare_retry(
     let task = last_task(&events, &summary);
     crate::pipeline::prepare::narrow_permissions(&mut config, &task);
     let holdout = std::sync::Arc::new(
-        crate::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default(),
+        rascal_exec::git::holdout::Holdout::resolve(&repo, base, &task.holdout).unwrap_or_default(),
     );
     let workdir = workspace::workdir(&repo);
     let rebuild = crate::pipeline::combine::Others {
@@ -116,9 +116,9 @@ pub fn prepare_retry(
 
 /// The retried candidate's agent, as the config at the base has it.
 fn agent_of(
-    config: &crate::config::Config,
+    config: &rascal_core::config::Config,
     name: &str,
-) -> Result<crate::config::AgentConfig, PipelineError> {
+) -> Result<rascal_core::config::AgentConfig, PipelineError> {
     config.main.agents.get(name).cloned().ok_or_else(|| {
         PipelineError::Usage(format!(
             "agent `{name}` is no longer in .rascal/config.yaml at the base commit"
@@ -128,7 +128,7 @@ fn agent_of(
 
 /// The last task journalled: a planned run's approved one (else the
 /// run's instruction).
-fn last_task(events: &[RunEvent], summary: &crate::model::summary::RunSummary) -> Task {
+fn last_task(events: &[RunEvent], summary: &rascal_core::model::summary::RunSummary) -> Task {
     events
         .iter()
         .rev()
@@ -140,8 +140,10 @@ fn last_task(events: &[RunEvent], summary: &crate::model::summary::RunSummary) -
 }
 
 /// The retried candidate as the run announced it.
-fn info_of(cand: &crate::model::summary::CandidateSummary) -> crate::model::event::CandidateInfo {
-    crate::model::event::CandidateInfo {
+fn info_of(
+    cand: &rascal_core::model::summary::CandidateSummary,
+) -> rascal_core::model::event::CandidateInfo {
+    rascal_core::model::event::CandidateInfo {
         id: cand.id.clone(),
         agent: cand.agent.clone(),
         runtime: cand.runtime.clone(),

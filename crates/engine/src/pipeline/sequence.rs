@@ -6,16 +6,16 @@
 //! `rascal check` runs `verify` alone, so a change is judged the same way in
 //! either.
 
-use crate::config::spec::{CriterionKind, Task};
-use crate::config::{AgentConfig, Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
-use crate::exec::place::Place;
 use crate::layers::criteria::{self, CriteriaRun, Judge};
 use crate::layers::evidence::test_run;
 use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
-use crate::model::changeset::ChangeSet;
-use crate::model::verdict::{Layer, Report, Status};
 use crate::pipeline::content::ContentRead;
+use rascal_core::config::spec::{CriterionKind, Task};
+use rascal_core::config::{AgentConfig, Config, GuardrailKind, GUARDRAILS_FILE, PERMISSIONS_FILE};
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::verdict::{Layer, Report, Status};
+use rascal_exec::exec::place::Place;
 use tokio_util::sync::CancellationToken;
 
 /// Progress of a verification, for live display.
@@ -227,7 +227,7 @@ async fn run_commands(
     }
     let mut i = 0;
     while i < commands.len() {
-        let parallel = |g: &&crate::config::Guardrail| {
+        let parallel = |g: &&rascal_core::config::Guardrail| {
             matches!(g.kind, GuardrailKind::Command { parallel: true, .. })
         };
         let mut j = i + 1;
@@ -268,12 +268,12 @@ async fn run_commands(
 /// the test guardrail.
 async fn run_command_guardrail(
     v: &Verification<'_>,
-    g: &crate::config::Guardrail,
+    g: &rascal_core::config::Guardrail,
     package_json: Option<&str>,
     digest: &str,
 ) -> Report {
     let here = match &g.kind {
-        crate::config::GuardrailKind::Command { local: true, .. } => match v.place.local() {
+        rascal_core::config::GuardrailKind::Command { local: true, .. } => match v.place.local() {
             Ok(p) => p,
             Err(e) => return Report::new(Layer::Guardrails, &g.name).errored(e).finish(),
         },
@@ -301,20 +301,20 @@ async fn run_command_guardrail(
 pub fn base_package_json(origin: &std::path::Path, base: &str) -> Option<String> {
     let repo = git2::Repository::discover(origin).ok()?;
     let base = git2::Oid::from_str(base).ok()?;
-    let bytes = crate::git::workspace::read_at(&repo, base, "package.json").ok()??;
+    let bytes = rascal_exec::git::workspace::read_at(&repo, base, "package.json").ok()??;
     String::from_utf8(bytes).ok()
 }
 
 /// The permissions a change from `origin` is judged by: the config's, or
 /// for an agent's change at least the built-in self-protection
-/// ([`crate::config::PermissionsConfig::built_in`]).
+/// ([`rascal_core::config::PermissionsConfig::built_in`]).
 pub fn permissions_in_force(
     config: &Config,
     origin: Origin,
-) -> Option<crate::config::PermissionsConfig> {
+) -> Option<rascal_core::config::PermissionsConfig> {
     match (&config.permissions, origin) {
         (Some(p), _) => Some(p.clone()),
-        (None, Origin::Agent) => Some(crate::config::PermissionsConfig::built_in()),
+        (None, Origin::Agent) => Some(rascal_core::config::PermissionsConfig::built_in()),
         (None, Origin::Human) => None,
     }
 }
@@ -322,7 +322,7 @@ pub fn permissions_in_force(
 /// Layer 4 on the change.
 fn check_permissions(
     v: &Verification<'_>,
-    cfg: &crate::config::PermissionsConfig,
+    cfg: &rascal_core::config::PermissionsConfig,
     read: Option<&ContentRead>,
 ) -> Report {
     let started = std::time::Instant::now();
@@ -468,10 +468,13 @@ pub async fn later_layers(
 /// held-out tests are left out.
 fn diff_of(l: &LaterLayers<'_>) -> Result<String, String> {
     let text = match git2::Oid::from_str(&l.changes.tree) {
-        Ok(tree) => {
-            crate::git::workspace::tree_diff_text(l.place.origin(), l.place.files(), l.base, tree)
-        }
-        Err(_) => crate::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base),
+        Ok(tree) => rascal_exec::git::workspace::tree_diff_text(
+            l.place.origin(),
+            l.place.files(),
+            l.base,
+            tree,
+        ),
+        Err(_) => rascal_exec::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base),
     }
     .map_err(|e| e.to_string())?;
     Ok(match l.place.holdout() {

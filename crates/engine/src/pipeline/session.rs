@@ -7,8 +7,8 @@
 //! pass decisions on; neither spawns a pipeline or prepares a retry itself.
 
 use super::{execute_with, journal, record_decision, PipelineError, PreparedRun, RunOutcome};
-use crate::model::decision::{Decision, DecisionKind};
-use crate::model::event::RunEvent;
+use rascal_core::model::decision::{Decision, DecisionKind};
+use rascal_core::model::event::RunEvent;
 use std::path::PathBuf;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;

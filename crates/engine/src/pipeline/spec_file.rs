@@ -8,12 +8,12 @@
 /// `.rascal` that links outside the repository is refused). What
 /// happened, in one line.
 pub fn save(origin: &std::path::Path, path: &str, text: &str) -> String {
-    use crate::git::beneath::Beneath;
-    let Ok(repo) = crate::git::workspace::open(origin) else {
+    use rascal_exec::git::beneath::Beneath;
+    let Ok(repo) = rascal_exec::git::workspace::open(origin) else {
         return "not saved: the repository could not be opened".into();
     };
     let rel = std::path::Path::new(path);
-    let made = Beneath::open(&crate::git::workspace::workdir(&repo)).and_then(|root| {
+    let made = Beneath::open(&rascal_exec::git::workspace::workdir(&repo)).and_then(|root| {
         if let Some(dir) = rel.parent().filter(|d| !d.as_os_str().is_empty()) {
             root.create_dir_all(dir, false)?;
         }
@@ -25,7 +25,7 @@ pub fn save(origin: &std::path::Path, path: &str, text: &str) -> String {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
             format!("not saved: {path} exists (or a link is on its way)")
         }
-        Err(e) if crate::git::beneath::is_link_on_way(&e) => {
+        Err(e) if rascal_exec::git::beneath::is_link_on_way(&e) => {
             format!("not saved: a symlink is on the way to {path}; rascal never writes through one")
         }
         Err(e) => format!("not saved: {e}"),

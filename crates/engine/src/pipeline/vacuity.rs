@@ -6,14 +6,14 @@
 //! bubblewrap is missing they are not checked (and say so). The result is
 //! journaled (`RunEvent::CriteriaOnBase`) for every view.
 
-use crate::config::spec::Criterion;
-use crate::config::Config;
-use crate::exec::place::{Place, Sandboxed};
 use crate::layers::criteria;
 use crate::layers::vacuous::{self, OnBase};
-use crate::model::event::{RunEvent, VacuousCriterion};
-use crate::model::verdict::Status;
 use crate::pipeline::journal::Journal;
+use rascal_core::config::spec::Criterion;
+use rascal_core::config::Config;
+use rascal_core::model::event::{RunEvent, VacuousCriterion};
+use rascal_core::model::verdict::Status;
+use rascal_exec::exec::place::{Place, Sandboxed};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -92,23 +92,23 @@ fn scratch(p: &OnBaseRun<'_>) -> PathBuf {
 
 /// A sandboxed copy of the base for `command` and `test` criteria.
 fn base_place(p: &OnBaseRun<'_>) -> Result<Place, String> {
-    crate::exec::sandbox::available()
+    rascal_exec::exec::sandbox::available()
         .map_err(|e| format!("no sandbox to run criteria on the base in: {e}"))?;
-    let repo = crate::git::workspace::open(p.repo_dir).map_err(|e| e.to_string())?;
+    let repo = rascal_exec::git::workspace::open(p.repo_dir).map_err(|e| e.to_string())?;
     let tree = repo
         .find_commit(p.base)
         .map_err(|e| e.to_string())?
         .tree_id()
         .to_string();
-    let holdout = crate::git::holdout::Holdout::resolve(&repo, p.base, p.holdout)?;
+    let holdout = rascal_exec::git::holdout::Holdout::resolve(&repo, p.base, p.holdout)?;
     // The repository's own object store holds the base tree.
     let root = repo
         .path()
         .parent()
         .ok_or("the repository has no working directory")?
         .to_path_buf();
-    let mut hide = crate::exec::confine::private_paths(p.repo_dir, p.state);
-    hide.extend(crate::git::holdout::outside_dirs(p.holdout));
+    let mut hide = rascal_exec::exec::confine::private_paths(p.repo_dir, p.state);
+    hide.extend(rascal_exec::git::holdout::outside_dirs(p.holdout));
     let dir = scratch(p);
     Ok(Place::Sandboxed(Arc::new(Sandboxed {
         origin: p.repo_dir.to_path_buf(),

@@ -21,7 +21,7 @@
 //! goes unnoticed here: the head published elsewhere (the PR body) is what
 //! such a rewrite cannot match.
 
-pub use crate::model::summary::ChainHead;
+pub use rascal_core::model::summary::ChainHead;
 
 /// The scheme tag, the first hashed field of every event.
 pub const SCHEME: &str = "rascal-journal-v1";
@@ -48,7 +48,7 @@ pub fn event_hash(run: &str, n: u64, at: i64, kind: &str, json: &str, prev: &str
         buf.extend_from_slice(field);
         buf.push(b'\n');
     }
-    crate::digest::digest(buf)
+    rascal_core::digest::digest(buf)
 }
 
 /// Where a run's chain breaks: the first event (1-based) that does not

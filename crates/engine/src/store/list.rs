@@ -3,7 +3,7 @@
 
 use super::projection::verdict_str;
 use super::{Result, Store, StoreError};
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
 
 /// One row of `rascal list`.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -16,7 +16,7 @@ pub struct RunRow {
     /// verdict, cancelled, escalated or interrupted (None when its record
     /// does not check out).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<crate::model::state::State>,
+    pub state: Option<rascal_core::model::state::State>,
     /// The candidate selected for finalizing, and the branch it was
     /// finalized on.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -46,7 +46,7 @@ pub struct RunRow {
 /// The run's pick as `list` shows it: the comparator's, or `contested:`
 /// and the candidates that passed.
 fn pick_of(s: &RunSummary) -> Option<String> {
-    use crate::model::state::State;
+    use rascal_core::model::state::State;
     let ranking = s.ranking.as_ref()?;
     if let Some(pick) = &ranking.pick {
         return Some(pick.clone());
@@ -125,7 +125,7 @@ impl Store {
                     if row.status != "running" {
                         row.verdict = s.verdict.map(|v| verdict_str(v).to_string());
                         row.exit_code = s.exit_code.or(s.verdict.map(|v| match v {
-                            crate::model::verdict::Verdict::Fail => 1,
+                            rascal_core::model::verdict::Verdict::Fail => 1,
                             _ => 0,
                         }));
                     }

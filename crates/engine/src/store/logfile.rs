@@ -9,7 +9,7 @@
 //! A runaway agent cannot fill the disk: past `max_log_bytes` one marker
 //! line is written and further lines are counted, not kept.
 
-use crate::model::log::{Segment, Stream};
+use rascal_core::model::log::{Segment, Stream};
 use sha2::{Digest, Sha256};
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};

@@ -4,9 +4,9 @@
 //! as they were live. A segment that cannot be read, or no longer matches,
 //! is one line saying so — never silently nothing.
 
-use crate::config::RuntimeKind;
-use crate::model::event::RunEvent;
-use crate::model::log::{Segment, Stream};
+use rascal_core::config::RuntimeKind;
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::log::{Segment, Stream};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,10 @@ impl LogView {
     }
 
     /// A view of `infos`' logs (their runtimes known).
-    pub fn for_candidates(state: &Path, infos: &[crate::model::event::CandidateInfo]) -> Self {
+    pub fn for_candidates(
+        state: &Path,
+        infos: &[rascal_core::model::event::CandidateInfo],
+    ) -> Self {
         let mut v = LogView::new(state);
         for c in infos {
             if let Ok(rt) = serde_json::from_value(serde_json::Value::String(c.runtime.clone())) {
@@ -88,11 +91,10 @@ impl LogView {
         to: u64,
         mut f: impl FnMut(Stream, &str, Option<String>),
     ) {
-        let runtime = self
-            .runtimes
-            .get(&seg.candidate)
-            .copied()
-            .filter(|rt| seg.stream == Stream::Stdout && crate::agents::events::parses(*rt));
+        let runtime =
+            self.runtimes.get(&seg.candidate).copied().filter(|rt| {
+                seg.stream == Stream::Stdout && rascal_exec::agents::events::parses(*rt)
+            });
         let mut i = 0u64;
         let read = crate::store::logfile::each_line(&self.state, seg, |text| {
             if (from..to).contains(&i) {
@@ -112,9 +114,9 @@ impl LogView {
 
 /// The readable form of a line of `runtime`'s event stream.
 fn display(runtime: RuntimeKind, text: &str) -> Option<String> {
-    crate::agents::events::parse_line(runtime, text).map(|evs| {
+    rascal_exec::agents::events::parse_line(runtime, text).map(|evs| {
         evs.iter()
-            .map(crate::agents::events::AgentEvent::display)
+            .map(rascal_exec::agents::events::AgentEvent::display)
             .collect::<Vec<_>>()
             .join("  ")
     })

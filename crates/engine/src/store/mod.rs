@@ -17,10 +17,10 @@ pub use chain::{ChainBroken, ChainHead};
 pub use list::RunRow;
 pub use project::{Project, ProjectError};
 
-use crate::model::event::RunEvent;
-use crate::model::summary::RunSummary;
 use chain::{RecordedHead, StoredEvent};
 use projection::project;
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::summary::RunSummary;
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 use schema::{migrate, unchained_runs, write_ahead_log, UNCHAINED_RUNS};
 use std::path::{Path, PathBuf};
@@ -51,7 +51,7 @@ pub struct Store {
     path: PathBuf,
 }
 
-pub use crate::model::clock::now_ms;
+pub use rascal_core::model::clock::now_ms;
 impl Store {
     /// The store of the repository whose state dir is `state`.
     pub fn path_in(state: &Path) -> PathBuf {
@@ -442,7 +442,7 @@ impl Store {
 }
 
 fn process_alive(pid: i32) -> bool {
-    crate::exec::os::process_alive(pid)
+    rascal_exec::exec::os::process_alive(pid)
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 //! and the pipeline all come through here.
 
 use super::{Store, StoreError};
-use crate::git::workspace::{self, WorkspaceError};
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
+use rascal_exec::git::workspace::{self, WorkspaceError};
 use std::path::{Path, PathBuf};
 
 /// Why a project or its store could not be opened.
@@ -72,13 +72,13 @@ impl Project {
     /// Who a decision taken here is recorded as: the repository's git
     /// identity.
     pub fn author(&self) -> String {
-        crate::git::author::author(Some(&self.repo))
+        rascal_exec::git::author::author(Some(&self.repo))
     }
 
     /// The `.rascal/` configuration of the commit `base` (a hex id).
-    pub fn config_at(&self, base: &str) -> Option<crate::config::Config> {
+    pub fn config_at(&self, base: &str) -> Option<rascal_core::config::Config> {
         let oid = base.parse().ok()?;
-        crate::git::base::load_config(&self.repo, oid).ok()
+        rascal_exec::git::base::load_config(&self.repo, oid).ok()
     }
 }
 
@@ -88,7 +88,7 @@ impl Project {
 pub fn author_in(dir: &Path) -> String {
     match Project::open(dir) {
         Ok(p) => p.author(),
-        Err(_) => crate::git::author::author(None),
+        Err(_) => rascal_exec::git::author::author(None),
     }
 }
 

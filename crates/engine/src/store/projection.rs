@@ -2,14 +2,14 @@
 //! and `decisions` rows each event updates, in the transaction that
 //! appends it.
 
-use crate::model::event::RunEvent;
+use rascal_core::model::event::RunEvent;
 use rusqlite::params;
 
-pub(super) fn verdict_str(v: crate::model::verdict::Verdict) -> &'static str {
+pub(super) fn verdict_str(v: rascal_core::model::verdict::Verdict) -> &'static str {
     match v {
-        crate::model::verdict::Verdict::Pass => "pass",
-        crate::model::verdict::Verdict::Warn => "warn",
-        crate::model::verdict::Verdict::Fail => "fail",
+        rascal_core::model::verdict::Verdict::Pass => "pass",
+        rascal_core::model::verdict::Verdict::Warn => "warn",
+        rascal_core::model::verdict::Verdict::Fail => "fail",
     }
 }
 

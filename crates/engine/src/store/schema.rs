@@ -57,7 +57,7 @@ fn unchained_digest(runs: &[String]) -> String {
     for r in runs {
         buf.push_str(&format!("{}:{r}\n", r.len()));
     }
-    crate::digest::digest(buf)
+    rascal_core::digest::digest(buf)
 }
 
 /// The runs the [`UNCHAINED_RUNS`] marker names, when its digest checks

@@ -2,8 +2,8 @@
 //! and upgrading an older rascal's database.
 
 use super::*;
-use crate::model::event::CandidateInfo;
-use crate::model::verdict::Verdict;
+use rascal_core::model::event::CandidateInfo;
+use rascal_core::model::verdict::Verdict;
 
 /// A first run creating the store while `rascal list` and `show` poll
 /// it (CI saw "database is locked" from the run): every one of many
@@ -50,7 +50,7 @@ fn started(run: &str) -> RunEvent {
 fn log(i: usize) -> RunEvent {
     RunEvent::Log {
         candidate: "c1".into(),
-        stream: crate::model::log::Stream::Stdout,
+        stream: rascal_core::model::log::Stream::Stdout,
         text: format!("line {i}"),
         display: None,
     }
@@ -96,13 +96,13 @@ fn a_run_still_running_lists_as_running_with_journal_clocks() {
     let mut store = Store::open(&dir.path().join("rascal.db")).unwrap();
     store.append("r", &[started("r"), log(1)]).unwrap();
     let row = &store.list().unwrap()[0];
-    assert_eq!(row.state, Some(crate::model::state::State::Running));
+    assert_eq!(row.state, Some(rascal_core::model::state::State::Running));
     assert_eq!(row.verdict, None, "no verdict yet, never FAIL");
     let s = store.summary("r").unwrap();
     assert!(s.wall.started_ms.is_some(), "clocks from journal times");
     store.append("r", &finished(Verdict::Fail)).unwrap();
     let row = &store.list().unwrap()[0];
-    assert_eq!(row.state, Some(crate::model::state::State::Fail));
+    assert_eq!(row.state, Some(rascal_core::model::state::State::Fail));
     let s = store.summary("r").unwrap();
     assert!(s.wall.ended_ms.is_some());
 }

@@ -3,7 +3,7 @@
 //! a run's records, and compacting the database file.
 
 use super::{Result, Store};
-use crate::model::event::RunEvent;
+use rascal_core::model::event::RunEvent;
 use rusqlite::{params, TransactionBehavior};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -142,8 +142,8 @@ pub fn process_alive(pid: i64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::event::CandidateInfo;
-    use crate::model::verdict::Verdict;
+    use rascal_core::model::event::CandidateInfo;
+    use rascal_core::model::verdict::Verdict;
 
     fn run(store: &mut Store, id: &str) {
         store

@@ -4,9 +4,9 @@
 //! is the one place an agent's JSON answer is pulled out of free text.
 
 use crate::agents::{self, LaunchContext};
-use crate::config::{AgentConfig, RuntimeKind};
 use crate::exec::confine::{expand_home, Confinement};
 use crate::exec::runner::{self, CommandSpec, Env, Stream};
+use rascal_core::config::{AgentConfig, RuntimeKind};
 use serde_json::{Map, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -90,7 +90,7 @@ pub struct Site {
     /// files): it runs in bubblewrap like an author.
     pub hide: Vec<PathBuf>,
     /// How fast a scripted helper's built-in scenario plays.
-    pub tempo: crate::config::scenario::Tempo,
+    pub tempo: rascal_core::config::scenario::Tempo,
     /// More host paths the helper may read (never write): the planner's
     /// copy of the base commit.
     pub read_only: Vec<PathBuf>,
@@ -147,7 +147,7 @@ pub async fn ask(
     };
     // A helper agent is confined like an author: bubblewrap unless it says
     // `sandbox: none` (or, for rascal's scripted agents, bwrap is missing).
-    let confined = agent_cfg.sandbox != Some(crate::config::SandboxKind::None)
+    let confined = agent_cfg.sandbox != Some(rascal_core::config::SandboxKind::None)
         && crate::exec::sandbox::available().is_ok();
     let ctx = LaunchContext {
         run: &site.run,
@@ -224,7 +224,7 @@ fn confine(
             .chain(agent_cfg.mounts.iter().map(|m| expand_home(m)))
             .collect(),
         network: agent_cfg.network.as_deref() == Some("host"),
-        limits: crate::config::limits::Limits::of(agent_cfg),
+        limits: rascal_core::config::limits::Limits::of(agent_cfg),
     };
     spec.limits = Some(confine.limits);
     let wrapped = match proxy {

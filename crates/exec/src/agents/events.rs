@@ -4,11 +4,11 @@
 //! JSON, or an event this parser does not know, is `None`: the caller shows
 //! it raw — never dropped, never a crash.
 
-use crate::config::RuntimeKind;
+use rascal_core::config::RuntimeKind;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use crate::model::usage::Usage;
+pub use rascal_core::model::usage::Usage;
 
 mod claude;
 mod codex;
@@ -104,7 +104,7 @@ impl AgentEvent {
 
 fn one_line(s: &str, max: usize) -> String {
     let joined: Vec<&str> = s.split_whitespace().collect();
-    crate::text::ellipsis(&joined.join(" "), max)
+    rascal_core::text::ellipsis(&joined.join(" "), max)
 }
 
 fn str_of(v: &Value, key: &str) -> Option<String> {

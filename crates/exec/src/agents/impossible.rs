@@ -5,7 +5,7 @@
 //! later attempt so an earlier one's cannot leak into it. What the text
 //! becomes is `model::impossible`'s.
 
-use crate::model::impossible::{reason, FILE, MAX_REASON_BYTES};
+use rascal_core::model::impossible::{reason, FILE, MAX_REASON_BYTES};
 use std::io::Read;
 use std::path::Path;
 

@@ -8,8 +8,8 @@ pub mod impossible;
 pub mod prompt;
 pub mod scripted;
 
-use crate::config::{AgentConfig, RuntimeKind};
 use crate::Error;
+use rascal_core::config::{AgentConfig, RuntimeKind};
 use std::path::{Path, PathBuf};
 
 /// What to launch for one candidate.
@@ -47,10 +47,10 @@ pub struct LaunchContext<'a> {
     pub inputs: Option<&'a Path>,
     /// How fast a scripted agent's built-in scenario plays (watchable only
     /// in `rascal demo`).
-    pub tempo: crate::config::scenario::Tempo,
+    pub tempo: rascal_core::config::scenario::Tempo,
     /// A planned task's approved criteria, shown to an author (see
     /// `prompt`): None for reviewers and for tasks that were not planned.
-    pub criteria: Option<&'a crate::config::spec::Task>,
+    pub criteria: Option<&'a rascal_core::config::spec::Task>,
 }
 
 pub use crate::exec::env::BASE_ENV;

@@ -7,7 +7,7 @@
 //! prompt of a real CLI, and in `$RASCAL_CRITERIA_FILE` for any agent —
 //! held-out tests never.
 
-use crate::config::spec::{ConstraintKind, CriterionKind, Task};
+use rascal_core::config::spec::{ConstraintKind, CriterionKind, Task};
 
 pub use crate::exec::env::CRITERIA_ENV;
 
@@ -87,7 +87,7 @@ pub fn with_way_out(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::spec::Criterion;
+    use rascal_core::config::spec::Criterion;
 
     #[test]
     fn the_criteria_are_shown_but_held_out_tests_never() {

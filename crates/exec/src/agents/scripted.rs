@@ -11,7 +11,7 @@ use std::path::Path;
 /// The hidden subcommand that plays a scenario file.
 pub const SUBCOMMAND: &str = "__scripted-agent";
 
-pub use crate::config::scenario::{Step, Tempo, BUILTIN_NAMES};
+pub use rascal_core::config::scenario::{Step, Tempo, BUILTIN_NAMES};
 
 /// A reviewer's JSON verdict, fenced as a model would print it, echoing
 /// the review's nonce (`{nonce}` is replaced when played).
@@ -487,7 +487,10 @@ fn play_step(step: &Step, dir: &Path, stdout: &std::io::Stdout) -> std::io::Resu
             let dir = std::env::var_os(crate::exec::env::ARTIFACTS_ENV).ok_or_else(|| {
                 std::io::Error::other(format!("${} is not set", crate::exec::env::ARTIFACTS_ENV))
             })?;
-            std::fs::write(Path::new(&dir).join(crate::model::impossible::FILE), reason)?;
+            std::fs::write(
+                Path::new(&dir).join(rascal_core::model::impossible::FILE),
+                reason,
+            )?;
         }
         Step::Usage {
             input_tokens,

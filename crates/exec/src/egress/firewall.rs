@@ -25,7 +25,7 @@ pub const BRIDGE_OPTION: &str = "com.docker.network.bridge.name";
 /// The bridge of run `run`'s network: `rsc-` and 11 hex digits of the
 /// run id's digest (Linux allows 15 characters).
 pub fn bridge_name(run: &str) -> String {
-    format!("{BRIDGE_PREFIX}{}", &crate::digest::digest(run)[..11])
+    format!("{BRIDGE_PREFIX}{}", &rascal_core::digest::digest(run)[..11])
 }
 
 /// The chain for `bridge`: `RASCAL-<hash>` for rascal's bridges,

@@ -17,11 +17,11 @@ pub mod policy;
 pub mod proxy;
 pub mod tls;
 
-use crate::config::network::OnRefused;
-use crate::config::AgentConfig;
-use crate::model::verdict::{Issue, Report, Severity};
+use rascal_core::config::network::OnRefused;
+use rascal_core::config::AgentConfig;
+use rascal_core::model::verdict::{Issue, Report, Severity};
 
-pub use crate::model::network::NetworkSummary;
+pub use rascal_core::model::network::NetworkSummary;
 
 /// The rule id of the issue that says what the agent's network was.
 pub const RULE_MODE: &str = "agent/network";
@@ -48,7 +48,7 @@ pub fn annotate(
     }
     let mode = setting
         .map(|n| n.mode().to_string())
-        .unwrap_or_else(|| crate::config::container::DEFAULT_NETWORK.to_string());
+        .unwrap_or_else(|| rascal_core::config::container::DEFAULT_NETWORK.to_string());
     match summary {
         Some(s) => {
             report = report.input("network", serde_json::to_string(s).unwrap_or_default());
@@ -131,9 +131,9 @@ pub fn annotate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::network::{Allowlist, NetworkSetting};
-    use crate::config::RuntimeKind;
-    use crate::model::verdict::{Layer, Status};
+    use rascal_core::config::network::{Allowlist, NetworkSetting};
+    use rascal_core::config::RuntimeKind;
+    use rascal_core::model::verdict::{Layer, Status};
 
     fn agent(net: Option<&str>) -> AgentConfig {
         let mut a = AgentConfig::new(RuntimeKind::Claude);

@@ -13,10 +13,10 @@ use super::firewall::{bridge_name, chain_name, Firewall, BRIDGE_OPTION};
 use super::policy::Allowlist;
 use super::proxy::{Proxy, Resolve, Rules, Sink, SystemResolver};
 use super::NetworkSummary;
-use crate::config::network::OnRefused;
 use bollard::models::{ContainerCreateBody, NetworkCreateRequest};
 use bollard::query_parameters::ListNetworksOptionsBuilder;
 use bollard::Docker;
+use rascal_core::config::network::OnRefused;
 use std::collections::{BTreeSet, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
@@ -396,7 +396,7 @@ impl DockerEgress {
         &self,
         docker: &Docker,
         who: Candidate<'_>,
-        agent: &crate::config::AgentConfig,
+        agent: &rascal_core::config::AgentConfig,
         port: u16,
         sink: Sink,
     ) -> crate::error::Result<Option<Attached>> {

@@ -4,7 +4,7 @@
 //! only, unless the allowlist names the address itself or the resolver
 //! pinned it).
 
-use crate::config::network::{normal_name, parse_entry, split_host_port, Entry};
+use rascal_core::config::network::{normal_name, parse_entry, split_host_port, Entry};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Where a client asked to go.
@@ -34,7 +34,7 @@ pub fn parse_target(authority: &str, default_port: Option<u16>) -> crate::error:
     if a.is_empty() || a.contains('@') || a.contains('%') || a.contains('/') {
         return Err(crate::Error::Config(format!(
             "`{}` is not host:port",
-            crate::text::cut(a, 100)
+            rascal_core::text::cut(a, 100)
         )));
     }
     let (host, port) = split_host_port(a).map_err(crate::Error::Config)?;

@@ -74,10 +74,10 @@ impl Counts {
     pub fn summary(
         &self,
         allow: &[String],
-        on_refused: crate::config::network::OnRefused,
+        on_refused: rascal_core::config::network::OnRefused,
         host_open: Option<String>,
-    ) -> crate::model::network::NetworkSummary {
-        crate::model::network::NetworkSummary {
+    ) -> rascal_core::model::network::NetworkSummary {
+        rascal_core::model::network::NetworkSummary {
             mode: "allowlist".into(),
             allow: allow.to_vec(),
             allowed: self.allowed,
@@ -490,7 +490,7 @@ impl Request {
             _ => {
                 return Err(format!(
                     "`{}` is not an HTTP/1 request line",
-                    crate::text::cut(&first.escape_debug().to_string(), 120)
+                    rascal_core::text::cut(&first.escape_debug().to_string(), 120)
                 ))
             }
         };
@@ -503,7 +503,7 @@ impl Request {
         let Some(rest) = uri.strip_prefix("http://") else {
             return Err(format!(
                 "`{method} {}`: only CONNECT and http:// absolute URIs go through this proxy",
-                crate::text::cut(&uri.escape_debug().to_string(), 120)
+                rascal_core::text::cut(&uri.escape_debug().to_string(), 120)
             ));
         };
         let (authority, path) = match rest.find(['/', '?']) {

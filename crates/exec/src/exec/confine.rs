@@ -25,7 +25,7 @@ pub struct Confinement {
     pub network: bool,
     /// Processes and memory (the private tmpfs mounts are each at most
     /// `limits.memory` too); the caller puts them on the command's spec.
-    pub limits: crate::config::limits::Limits,
+    pub limits: rascal_core::config::limits::Limits,
 }
 
 impl Confinement {

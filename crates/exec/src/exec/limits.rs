@@ -9,7 +9,7 @@
 
 #![allow(unsafe_code)]
 
-use crate::config::limits::Limits;
+use rascal_core::config::limits::Limits;
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -27,7 +27,7 @@ pub async fn run(
     let mut spec = CommandSpec::new(argv.to_vec(), dir.to_path_buf(), TIMEOUT);
     let vars = vars
         .into_iter()
-        .map(|(k, v)| (k, crate::text::inert::env_value(&v)))
+        .map(|(k, v)| (k, rascal_core::text::inert::env_value(&v)))
         .collect();
     spec.env = Env::Inherit(vars);
     let out = runner::run(&spec, None, &CancellationToken::new())
@@ -53,7 +53,7 @@ pub async fn run(
             } else {
                 format!(
                     ": {}",
-                    crate::text::ellipsis(&crate::text::sanitize(last), 120)
+                    rascal_core::text::ellipsis(&rascal_core::text::sanitize(last), 120)
                 )
             }
         )));
@@ -98,7 +98,10 @@ mod tests {
         let cmd = argv(&["sh", "-c", "printf '%s' \"$RASCAL_MESSAGE\" > seen"]);
         run(&cmd, dir.path(), vars).await.unwrap();
         let seen = std::fs::read_to_string(dir.path().join("seen")).unwrap();
-        assert!(!seen.chars().any(crate::text::inert::is_unsafe), "{seen:?}");
+        assert!(
+            !seen.chars().any(rascal_core::text::inert::is_unsafe),
+            "{seen:?}"
+        );
         assert_eq!(
             seen,
             "run r-1: a was escalated — reviewer said ^[]52;c;ZXZpbA==^G^[[2J\u{fffd}1m<U+202E> next"

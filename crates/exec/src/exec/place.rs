@@ -60,7 +60,7 @@ pub struct Contained {
     pub candidate: String,
     pub image: String,
     /// The candidate agent's container settings (memory, cpus, pids).
-    pub agent: crate::config::AgentConfig,
+    pub agent: rascal_core::config::AgentConfig,
     /// Numbers the check containers (shared with `with_holdout` copies).
     pub seq: Arc<std::sync::atomic::AtomicUsize>,
     /// The candidate's attempt (1, 2, …): a retry's check Jobs get names
@@ -100,7 +100,7 @@ pub struct Sandboxed {
     pub holdout: Arc<crate::git::holdout::Holdout>,
     pub with_holdout: bool,
     /// The candidate agent's processes and memory limits, for each command.
-    pub limits: crate::config::limits::Limits,
+    pub limits: rascal_core::config::limits::Limits,
 }
 
 /// Reads the files of a change (see `Place::files_reader`).
@@ -474,7 +474,7 @@ fn tail_of(lines: Option<runner::LogTx>) -> (runner::LogTx, tokio::task::JoinHan
                 if tail.len() == runner::TAIL_LINES {
                     tail.pop_front();
                 }
-                tail.push_back(crate::text::cut(&l.text, runner::TAIL_LINE_BYTES));
+                tail.push_back(rascal_core::text::cut(&l.text, runner::TAIL_LINE_BYTES));
             }
             if let Some(out) = &lines {
                 let _ = out.send(batch).await;

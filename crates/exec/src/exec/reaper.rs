@@ -193,7 +193,7 @@ mod tests {
                 return;
             }
         };
-        let limits = crate::config::limits::Limits::default();
+        let limits = rascal_core::config::limits::Limits::default();
         let cg = Cgroup::create(mechanism(), limits).unwrap();
         let mut cmd = Command::new("sleep");
         cmd.arg("301");

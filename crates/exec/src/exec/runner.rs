@@ -15,7 +15,7 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
-pub use crate::model::log::{LogLine, Stream};
+pub use rascal_core::model::log::{LogLine, Stream};
 
 /// Output lines in batches (one per read), on a bounded queue: when rascal
 /// is behind, the reader waits and the child's pipe fills — backpressure,
@@ -52,7 +52,7 @@ pub struct CommandSpec {
     pub max_line: usize,
     /// Process and memory limits of the command and all it starts (see
     /// `exec::limits`); None: unlimited (rascal's own commands, in place).
-    pub limits: Option<crate::config::limits::Limits>,
+    pub limits: Option<rascal_core::config::limits::Limits>,
 }
 
 impl CommandSpec {
@@ -424,7 +424,7 @@ async fn read_lines(
             if ring.len() == TAIL_LINES {
                 ring.pop_front();
             }
-            ring.push_back(crate::text::cut(&text, TAIL_LINE_BYTES));
+            ring.push_back(rascal_core::text::cut(&text, TAIL_LINE_BYTES));
         }
         line.clear();
         *dropped = 0;
@@ -457,7 +457,7 @@ async fn read_lines(
                 if ring.len() == TAIL_LINES {
                     ring.pop_front();
                 }
-                ring.push_back(crate::text::cut(&l.text, TAIL_LINE_BYTES));
+                ring.push_back(rascal_core::text::cut(&l.text, TAIL_LINE_BYTES));
             }
         }
         if let Some(o) = &out {

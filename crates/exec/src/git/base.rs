@@ -5,12 +5,12 @@
 //! the user's own working tree — and tells how `.rascal/` in the working
 //! tree differs from the base's, and whether other changes are uncommitted.
 
-use crate::config::spec::{spec_path, Task, SPECS_DIR};
-use crate::config::yaml;
-use crate::config::{
+use crate::git::workspace::{read_at, size_at};
+use rascal_core::config::spec::{spec_path, Task, SPECS_DIR};
+use rascal_core::config::yaml;
+use rascal_core::config::{
     Config, ConfigError, CONFIG_FILE, GUARDRAILS_FILE, PERMISSIONS_FILE, VERIFICATION_FILE,
 };
-use crate::git::workspace::{read_at, size_at};
 use std::path::Path;
 
 /// The folder of rascal's config in a repository.
@@ -123,7 +123,7 @@ pub fn load_config_from(source: ConfigSource) -> Result<Config, ConfigError> {
     let read = |file: &str| -> Result<Option<String>, ConfigError> {
         source
             .read(file)?
-            .map(|b| crate::config::text_of(file, b))
+            .map(|b| rascal_core::config::text_of(file, b))
             .transpose()
     };
     let main = read(CONFIG_FILE)?;
@@ -132,7 +132,7 @@ pub fn load_config_from(source: ConfigSource) -> Result<Config, ConfigError> {
     let verif = read(VERIFICATION_FILE)?;
     Config::from_texts(main.as_deref(), guard.as_deref(), perm.as_deref())
         .and_then(|c| c.with_verification(verif.as_deref()))
-        .and_then(|c| crate::config::secrets::attach(c, &read))
+        .and_then(|c| rascal_core::config::secrets::attach(c, &read))
         .map_err(|mut e| {
             e.file = format!("{} ({})", e.file, source.whence());
             e

@@ -80,7 +80,7 @@ impl Holdout {
             .find_commit(base)
             .and_then(|c| c.tree())
             .map_err(|e| bad(format!("reading the base commit: {e}")))?;
-        let specs_dir = format!("{}/", crate::config::spec::SPECS_DIR);
+        let specs_dir = format!("{}/", rascal_core::config::spec::SPECS_DIR);
         tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
             if entry.kind() == Some(git2::ObjectType::Blob) {
                 let path = format!("{dir}{}", entry.name().unwrap_or(""));
@@ -126,7 +126,7 @@ impl Holdout {
 
     /// Leave the held-out paths out of `change`: the agent never had them,
     /// so their absence (or anything it wrote there) is not its change.
-    pub fn leave_out(&self, change: &mut crate::model::changeset::ChangeSet) {
+    pub fn leave_out(&self, change: &mut rascal_core::model::changeset::ChangeSet) {
         if !self.is_empty() {
             change.files.retain(|f| !f.paths().any(|p| self.holds(p)));
         }
@@ -197,7 +197,7 @@ impl Holdout {
 
 /// Whether `path` lies in the specs directory (`.rascal/specs/`).
 fn is_spec(path: &str) -> bool {
-    path.strip_prefix(crate::config::spec::SPECS_DIR)
+    path.strip_prefix(rascal_core::config::spec::SPECS_DIR)
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 

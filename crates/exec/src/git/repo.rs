@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 pub enum WorkspaceError {
     #[error("{path} is not inside a git repository\n  hint: run rascal from a git working tree, or `git init` first")]
     NotARepo { path: PathBuf },
-    #[error("base ref `{reference}` does not exist in {repo}\n  hint: pass a branch, tag or commit that `git rev-parse {}` accepts", crate::text::inert::shell_word(reference))]
+    #[error("base ref `{reference}` does not exist in {repo}\n  hint: pass a branch, tag or commit that `git rev-parse {}` accepts", rascal_core::text::inert::shell_word(reference))]
     BadRef { reference: String, repo: PathBuf },
     #[error("{repo} has no commits yet\n  hint: commit something first; rascal compares changes against a base commit")]
     NoCommits { repo: PathBuf },

@@ -8,8 +8,8 @@
 //! every hash, so an agent rewriting its own object store changes nothing.
 
 use crate::git::repo::{open, Result, WorkspaceError};
-use crate::model::changeset::ChangeSet;
 use git2::{ObjectType, Oid, Repository, TreeWalkMode, TreeWalkResult};
+use rascal_core::model::changeset::ChangeSet;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
@@ -120,7 +120,7 @@ impl ChangeTree {
     }
 
     /// Take out every path `f` touches (both sides of a rename).
-    pub fn remove(&mut self, f: &crate::model::changeset::FileChange) -> Result<()> {
+    pub fn remove(&mut self, f: &rascal_core::model::changeset::FileChange) -> Result<()> {
         for p in f.paths() {
             let _ = self.index.remove_path(Path::new(p));
             let _ = self.index.remove_dir(Path::new(p), 0);

@@ -1,5 +1,5 @@
 //! A changed file handed to the checks in bounded windows
-//! ([`crate::model::changeset::Part`]): a text file's added lines gathered
+//! ([`rascal_core::model::changeset::Part`]): a text file's added lines gathered
 //! into windows of at most `Part::WINDOW_LINES` lines and
 //! `Part::WINDOW_BYTES` bytes (a line longer than `Part::LINE_PIECE` cut
 //! into overlapping pieces), a binary file's bytes into overlapping windows
@@ -8,7 +8,7 @@
 //! not grow with its size or its line count. The content digest is taken as
 //! the bytes go by.
 
-use crate::model::changeset::{AddedLine, ContentDigest, FileChange, Part};
+use rascal_core::model::changeset::{AddedLine, ContentDigest, FileChange, Part};
 use std::io::{Read, Write};
 use std::sync::Arc;
 
@@ -289,7 +289,7 @@ pub fn binary(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::changeset::Operation;
+    use rascal_core::model::changeset::Operation;
 
     /// Every window handed out for `bytes` of a new text file.
     fn windows(bytes: &[u8], chunk: usize) -> (Vec<(Part, Vec<AddedLine>)>, u64, String) {

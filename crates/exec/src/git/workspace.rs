@@ -14,11 +14,11 @@
 //! content, the digest and, for a candidate, the change tree
 //! ([`candidate_change`]).
 
-use crate::model::changeset::{
+use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
+use rascal_core::model::changeset::{
     AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation, Part,
 };
-use crate::model::content::is_text;
-use git2::{Delta, DiffFindOptions, DiffOptions, Oid, Repository};
+use rascal_core::model::content::is_text;
 use std::path::{Path, PathBuf};
 
 pub use crate::git::repo::{open, Result, WorkspaceError};
@@ -141,7 +141,7 @@ pub fn changeset_streamed(
 /// [`crate::git::tree::ChangeTree`]) — what the checks saw is exactly what
 /// every receipt names and finalize commits, whatever happens to the file
 /// after. Held-out paths are left out before anything reads them. Each
-/// file keeps its bounded [`crate::model::likeness::Likeness`] for the
+/// file keeps its bounded [`rascal_core::model::likeness::Likeness`] for the
 /// comparator.
 pub fn candidate_change(
     origin: &Path,
@@ -297,7 +297,7 @@ fn compute(
         true => Some(crate::git::tree::ChangeTree::open(origin, dir, base)?),
         false => None,
     };
-    let mut budget = crate::model::likeness::TEXT_BUDGET;
+    let mut budget = rascal_core::model::likeness::TEXT_BUDGET;
     let lines = !matches!(mode, Mode::Count) || extras.likeness;
     let streamed = !matches!(mode, Mode::Whole);
     // The list of what changed becomes the ChangeSet's own list in place
@@ -333,7 +333,7 @@ fn compute(
         let taken = if windowed {
             let mut building = extras
                 .likeness
-                .then(|| crate::model::likeness::Building::new(change, budget));
+                .then(|| rascal_core::model::likeness::Building::new(change, budget));
             let reads = building.is_some() || matches!(mode, Mode::Stream(_));
             let mut feed = |c: &FileChange| {
                 if let Some(b) = building.as_mut() {
@@ -357,7 +357,10 @@ fn compute(
             entries.push(taken.entry);
         }
         if extras.likeness && !windowed {
-            change.likeness = Some(crate::model::likeness::Likeness::of(change, &mut budget));
+            change.likeness = Some(rascal_core::model::likeness::Likeness::of(
+                change,
+                &mut budget,
+            ));
         }
         match &mut mode {
             Mode::Whole => {}

@@ -128,7 +128,7 @@ impl Added {
 
 /// Untrusted text cut to a length a report line can hold.
 fn shown(s: &str) -> String {
-    crate::text::cut(s, 160)
+    rascal_core::text::cut(s, 160)
 }
 
 /// Parse a TOML document; the error says at which line it broke.

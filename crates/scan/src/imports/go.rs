@@ -1,7 +1,7 @@
 //! Go imports: spec-shaped lines in and out of `import ( … )` blocks.
 
 use super::{clean, re};
-use crate::model::changeset::FileChange;
+use rascal_core::model::changeset::FileChange;
 use regex::Regex;
 use std::sync::OnceLock;
 

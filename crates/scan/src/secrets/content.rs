@@ -5,9 +5,9 @@
 use super::findings::{At, Ctx, FileIssues, Finding, Place};
 use super::windows::{FileScan, CARRY_LINES};
 use super::{decode, join, rules, values, SecretScanner, LOOKAHEAD, MAX_DECODE_DEPTH};
-use crate::config::secrets::Check;
-use crate::model::changeset::FileChange;
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::config::secrets::Check;
+use rascal_core::model::changeset::FileChange;
+use rascal_core::model::verdict::{Issue, Severity};
 use rules::Candidate;
 
 impl SecretScanner {

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use super::{redact, SecretScanner, ALLOW_MARKER, MAX_FINDINGS_PER_FILE, MAX_SEEN};
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::model::verdict::{Issue, Severity};
 
 pub(super) struct Finding {
     pub(super) rule: usize,

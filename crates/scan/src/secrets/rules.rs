@@ -9,12 +9,12 @@ use std::sync::OnceLock;
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex::Regex;
 
-use crate::config::secrets::{
+use crate::Error;
+use rascal_core::config::secrets::{
     self as spec, AllowlistSpec, Certainty, Check, Dialect, Level, Note, RuleFile, RuleSpec,
     Target, ValueFilter,
 };
-use crate::model::verdict::{Confidence, Severity};
-use crate::Error;
+use rascal_core::model::verdict::{Confidence, Severity};
 
 /// Keywords are matched on their first this-many bytes.
 const KEYWORD_BYTES: usize = 8;
@@ -233,7 +233,7 @@ impl Rule {
         !self.published.is_empty()
             && self
                 .published
-                .binary_search(&crate::digest::digest(secret))
+                .binary_search(&rascal_core::digest::digest(secret))
                 .is_ok()
     }
 
@@ -441,7 +441,7 @@ fn summary(
     }
     let mut s = format!(
         "{}: {}",
-        crate::text::plural(rules.len() as u64, "secret rule"),
+        rascal_core::text::plural(rules.len() as u64, "secret rule"),
         parts.join(", ")
     );
     if !use_builtin {

@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use crate::config::secrets::ValueFilter;
+use rascal_core::config::secrets::ValueFilter;
 
 mod checks;
 mod code;

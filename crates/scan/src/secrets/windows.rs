@@ -6,8 +6,8 @@ use std::collections::HashSet;
 
 use super::findings::{Ctx, FileIssues, Place};
 use super::{is_lock_file, OnUnscanned, SecretScanner, HARD_MAX_FILE_BYTES, LOOKAHEAD};
-use crate::model::changeset::{EntryKind, FileChange, Operation};
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::model::changeset::{EntryKind, FileChange, Operation};
+use rascal_core::model::verdict::{Issue, Severity};
 
 /// What the scan keeps of one file while its windows are read
 /// (`FileChange::part`): the findings' bookkeeping, the last lines of the

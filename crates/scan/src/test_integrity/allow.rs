@@ -3,10 +3,10 @@
 
 use super::compare::Finding;
 use super::short;
-use crate::config::permissions::build_glob;
-use crate::config::permissions::GlobPattern;
-use crate::model::verdict::Issue;
-use crate::model::verdict::Severity;
+use rascal_core::config::permissions::build_glob;
+use rascal_core::config::permissions::GlobPattern;
+use rascal_core::model::verdict::Issue;
+use rascal_core::model::verdict::Severity;
 
 pub(super) struct Allow<'a> {
     pub(super) entries: &'a [String],

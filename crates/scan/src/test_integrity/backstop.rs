@@ -71,10 +71,10 @@
 //! assertions name resolve to it.
 
 use super::{FileVersions, Finding};
-use crate::model::verdict::{Issue, Severity};
 use forged::forged;
 use go_and_c::{c, go};
 use python::python;
+use rascal_core::model::verdict::{Issue, Severity};
 use rust::rust;
 use std::collections::{HashMap, HashSet};
 use stream::Stream;

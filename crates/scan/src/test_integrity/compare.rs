@@ -7,8 +7,8 @@ use super::{
     short, FileVersions, MAX_FILE_BYTES, RULE_ASSERTIONS, RULE_EARLY_RETURN, RULE_EXPECTED,
     RULE_NOT_CHECKED, RULE_REMOVED, RULE_SKIP,
 };
-use crate::model::verdict::Issue;
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Issue;
+use rascal_core::model::verdict::Severity;
 use std::collections::BTreeMap;
 use std::collections::HashMap;
 use std::collections::HashSet;

@@ -16,7 +16,7 @@
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase, Truth};
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Severity;
 
 pub(super) fn scan(text: &str) -> Scan {
     let src = Source::new(text, Syntax::Go);

@@ -17,7 +17,7 @@
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase};
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Severity;
 
 const GROUPS: &[&str] = &[
     "describe",

@@ -9,7 +9,7 @@
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase, MAX_DEPTH};
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Severity;
 
 const TEST_ANNOTATIONS: &[&str] = &[
     "Test",

@@ -3,8 +3,8 @@
 
 use super::compare::Finding;
 use super::{short, LedgerView, RULE_REMOVED, RULE_SKIP};
-use crate::model::verdict::Issue;
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Issue;
+use rascal_core::model::verdict::Severity;
 use std::collections::HashMap;
 use std::collections::HashSet;
 

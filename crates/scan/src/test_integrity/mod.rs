@@ -83,10 +83,10 @@ pub use stub::without_new_code;
 pub use test_data::{test_only_items, with_base_items, Words};
 pub use test_only::RULE_TEST_ONLY;
 
-use crate::model::verdict::{Issue, Severity};
 use allow::Allow;
 use compare::{compare, read_tests, Finding};
 use ledger::ledger_findings;
+use rascal_core::model::verdict::{Issue, Severity};
 use scanned::{assertion, never_set, test_syntax, Marker, ModuleDecl, Scan, TestCase, Truth};
 use test_data_findings::test_data_findings;
 
@@ -220,7 +220,7 @@ fn unplaced_examples(files: &[FileVersions], out: &mut Vec<Finding>) {
 /// at most 80 columns.
 fn short(text: &str) -> String {
     let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    crate::text::ellipsis(&crate::text::sanitize(&one), 80)
+    rascal_core::text::ellipsis(&rascal_core::text::sanitize(&one), 80)
 }
 
 #[cfg(test)]

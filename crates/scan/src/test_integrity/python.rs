@@ -20,7 +20,7 @@
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, Scan, TestCase};
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Severity;
 use std::collections::HashMap;
 
 /// A logical line: its first code byte, its end, its indentation.

@@ -42,9 +42,9 @@
 
 use super::lex::Syntax;
 use super::{FileVersions, Finding};
-use crate::model::verdict::{Issue, Severity};
 pub(super) use code::Code;
 use code::{is_code_path, is_data_path};
+use rascal_core::model::verdict::{Issue, Severity};
 use std::collections::{BTreeMap, HashMap, HashSet};
 pub(super) use test_spans::{rust_spans, SpanKind, Spans};
 

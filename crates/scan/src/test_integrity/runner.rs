@@ -52,7 +52,7 @@
 //! no command names.
 
 use super::{short, FileVersions, Finding, RULE_RUNNER};
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::model::verdict::{Issue, Severity};
 use settings::settings;
 use shadowed_modules::shadows_runner;
 use std::collections::{BTreeMap, BTreeSet};

@@ -16,8 +16,8 @@
 
 use super::lex::{Source, Syntax};
 use super::{assertion, Marker, ModuleDecl, Scan, TestCase, Truth, MAX_DEPTH};
-use crate::model::verdict::Severity;
 use cfg::cfg_truth;
+use rascal_core::model::verdict::Severity;
 
 mod cfg;
 

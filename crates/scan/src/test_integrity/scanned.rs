@@ -5,7 +5,7 @@ use super::lex::Source;
 use super::lex::Syntax;
 use super::lex::Tok;
 use super::short;
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Severity;
 
 /// Three-valued truth of a compile-time condition.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

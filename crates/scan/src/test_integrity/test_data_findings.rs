@@ -3,8 +3,8 @@
 
 use super::compare::Finding;
 use super::{is_test_path, test_only_items, FileVersions, Words, MAX_FILE_BYTES, RULE_TEST_DATA};
-use crate::model::verdict::Issue;
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Issue;
+use rascal_core::model::verdict::Severity;
 
 /// `test-integrity/test-data-changed`: an item of a Rust or Python source
 /// file that only test code uses (a table of cases, a helper) changed or

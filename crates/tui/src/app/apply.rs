@@ -175,7 +175,7 @@ impl App {
                     // The layers run again: the strip shows this attempt.
                     c.running_layer = None;
                     c.logs.push(
-                        crate::model::log::Stream::Stderr,
+                        rascal_core::model::log::Stream::Stderr,
                         &format!(
                             "── attempt {attempt}: {}",
                             feedback.lines().next().unwrap_or("")
@@ -189,10 +189,11 @@ impl App {
                 let color = self.color;
                 if let Some(c) = self.cand_mut(candidate) {
                     let head = "rascal: its agent declared the task impossible (impossible.md):";
-                    c.logs.push(crate::model::log::Stream::Stderr, head, color);
+                    c.logs
+                        .push(rascal_core::model::log::Stream::Stderr, head, color);
                     for l in reason.lines() {
                         c.logs.push(
-                            crate::model::log::Stream::Stderr,
+                            rascal_core::model::log::Stream::Stderr,
                             &format!("rascal:   {l}"),
                             color,
                         );
@@ -208,7 +209,8 @@ impl App {
                         "rascal: {}{reason}",
                         if over { "stopped: " } else { "warning: " }
                     );
-                    c.logs.push(crate::model::log::Stream::Stderr, &text, color);
+                    c.logs
+                        .push(rascal_core::model::log::Stream::Stderr, &text, color);
                 }
             }
             // Only the events above are routed here.
@@ -222,7 +224,7 @@ impl App {
             return;
         }
         self.decisions.push(d.clone());
-        if let crate::model::decision::DecisionKind::ApprovePlan { .. } = d.kind {
+        if let rascal_core::model::decision::DecisionKind::ApprovePlan { .. } = d.kind {
             if let Some(p) = &mut self.plan {
                 p.approved = true;
             }

@@ -51,7 +51,7 @@ pub struct Candidate {
 impl Candidate {
     /// Count the egress proxy's lines (`rascal: network: allowed …`).
     pub(super) fn see_network(&mut self, text: &str) {
-        let Some(rest) = text.strip_prefix(crate::egress::proxy::LOG_PREFIX) else {
+        let Some(rest) = text.strip_prefix(rascal_engine::EGRESS_LOG_PREFIX) else {
             return;
         };
         if rest.starts_with(" allowed ") {
@@ -63,7 +63,7 @@ impl Candidate {
 
     /// The candidate's network as the agent's report says it, once it has
     /// landed.
-    pub fn network(&self) -> Option<&crate::model::network::NetworkSummary> {
+    pub fn network(&self) -> Option<&rascal_core::model::network::NetworkSummary> {
         self.reports
             .iter()
             .rev()
@@ -246,6 +246,6 @@ impl Candidate {
     /// Issues of failing (or warning) reports, as feedback for a retry
     /// (computed by the pipeline, which reads the checks' output).
     pub fn failing_issues(&self) -> Vec<String> {
-        crate::pipeline::policy::retry_feedback_lines(&self.reports)
+        rascal_engine::pipeline::policy::retry_feedback_lines(&self.reports)
     }
 }

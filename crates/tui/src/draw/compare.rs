@@ -5,9 +5,9 @@
 use super::diffview::{bottom_line, line_row, window};
 use super::{mark_style, verdict_style};
 use crate::app::{strip_name, App, Candidate, STRIP};
-use crate::model::state::State;
-use crate::model::verdict::{Layer, Status};
-use crate::text::{ellipsis, pad, sanitize, width};
+use rascal_core::model::state::State;
+use rascal_core::model::verdict::{Layer, Status};
+use rascal_core::text::{ellipsis, pad, sanitize, width};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};

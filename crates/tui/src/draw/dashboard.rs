@@ -5,9 +5,9 @@ use super::{clock, mark_style, state_style};
 use crate::app::{strip_name, App, Candidate, STRIP};
 use crate::found::Row;
 use crate::logbuf::LogEntry;
-use crate::model::log::Stream;
-use crate::model::state::State;
-use crate::text::{ellipsis, sanitize, width};
+use rascal_core::model::log::Stream;
+use rascal_core::model::state::State;
+use rascal_core::text::{ellipsis, sanitize, width};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};
@@ -291,17 +291,17 @@ fn header_lines(app: &App, c: &Candidate, w: usize) -> Vec<Line<'static>> {
         Span::styled(c.status_text(), status_style),
         // It passed, but the run's passing candidates disagree: no pick.
         Span::styled(
-            if app.summary.state == crate::model::state::State::Contested
+            if app.summary.state == rascal_core::model::state::State::Contested
                 && matches!(
                     c.state,
-                    crate::model::state::State::Pass | crate::model::state::State::Warn
+                    rascal_core::model::state::State::Pass | rascal_core::model::state::State::Warn
                 )
             {
                 " · CONTESTED"
             } else {
                 ""
             },
-            state_style(app, crate::model::state::State::Contested),
+            state_style(app, rascal_core::model::state::State::Contested),
         ),
         Span::styled(
             if c.info.unsandboxed {
@@ -342,7 +342,7 @@ fn parts_in_rows(parts: impl Iterator<Item = String>, w: usize) -> Vec<String> {
                 row.push_str(" · ");
                 row.push_str(&p);
             }
-            _ if width(&p) > w => rows.extend(crate::text::wrap(&p, w)),
+            _ if width(&p) > w => rows.extend(rascal_core::text::wrap(&p, w)),
             _ => rows.push(p),
         }
     }
@@ -380,7 +380,7 @@ fn standing(app: &App, c: &Candidate) -> (String, ratatui::style::Style) {
         _ if c.state == State::Impossible => (
             sanitize(&format!(
                 "⚐ impossible: {}",
-                crate::model::impossible::first_line(c.impossible.as_deref().unwrap_or(""))
+                rascal_core::model::impossible::first_line(c.impossible.as_deref().unwrap_or(""))
             )),
             super::state_style(app, State::Impossible),
         ),
@@ -408,7 +408,7 @@ fn standing(app: &App, c: &Candidate) -> (String, ratatui::style::Style) {
         (Some(_), None) => (
             format!(
                 "{} changed",
-                crate::text::change_size(c.files as u64, c.lines)
+                rascal_core::text::change_size(c.files as u64, c.lines)
             ),
             t.dim,
         ),
@@ -471,7 +471,7 @@ fn found_note(app: &App, idx: usize, c: &Candidate) -> Option<String> {
     if f.searching && f.hits.is_empty() {
         return Some(format!(
             " searching {} lines… ",
-            crate::model::budget::thousands(c.logs.file_lines)
+            rascal_core::model::budget::thousands(c.logs.file_lines)
         ));
     }
     let m = crate::search::Matcher::new(&f.query);
@@ -479,7 +479,7 @@ fn found_note(app: &App, idx: usize, c: &Candidate) -> Option<String> {
     let more = if f.more > 0 {
         format!(
             ", first {} listed",
-            crate::model::budget::thousands(f.hits.len() as u64)
+            rascal_core::model::budget::thousands(f.hits.len() as u64)
         )
     } else {
         String::new()
@@ -488,9 +488,9 @@ fn found_note(app: &App, idx: usize, c: &Candidate) -> Option<String> {
         " {} in {} lines{more} ",
         match total {
             1 => "1 match".to_string(),
-            n => format!("{} matches", crate::model::budget::thousands(n)),
+            n => format!("{} matches", rascal_core::model::budget::thousands(n)),
         },
-        crate::model::budget::thousands(c.logs.file_lines.max(c.logs.len() as u64))
+        rascal_core::model::budget::thousands(c.logs.file_lines.max(c.logs.len() as u64))
     ))
 }
 

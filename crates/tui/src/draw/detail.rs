@@ -3,9 +3,9 @@
 //! output tail. `Enter` on an issue jumps to its line in the diff.
 
 use crate::app::{App, Candidate, Mark};
-use crate::exec::runner::human;
-use crate::model::verdict::{Layer, Report, Severity, Status};
-use crate::text::{ellipsis, pad, sanitize, width};
+use rascal_core::model::verdict::{Layer, Report, Severity, Status};
+use rascal_core::text::{ellipsis, pad, sanitize, width};
+use rascal_engine::human_duration as human;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -80,7 +80,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         .get(app.detail_sel)
         .map(|&(ri, _)| match (&c.reports[ri], &c.impossible) {
             (r, Some(why))
-                if r.layer == Layer::Agent && r.check == crate::model::impossible::CHECK =>
+                if r.layer == Layer::Agent && r.check == rascal_core::model::impossible::CHECK =>
             {
                 why.as_str()
             }
@@ -97,7 +97,7 @@ fn check_lines(app: &App, c: &Candidate, layer: Layer, r: &Report, w: usize) -> 
     const INDENT: usize = 6;
     // A test run's evidence, step by step: where its time went.
     if let Some(l) = r.ledger.as_ref().filter(|l| !l.steps.is_empty()) {
-        let steps = format!("time: {}", crate::model::ledger::steps_line(&l.steps));
+        let steps = format!("time: {}", rascal_core::model::ledger::steps_line(&l.steps));
         for mut line in super::wrapped(&steps, w.saturating_sub(INDENT), 3, app.theme.dim) {
             line.spans.insert(0, Span::raw(" ".repeat(INDENT)));
             out.push(line);

@@ -7,9 +7,9 @@
 use super::centered;
 use crate::app::{blockers_text, strip_name, App, Dialog, FinalizeDialog};
 use crate::jump::Jump;
-use crate::model::decision::Blockers;
-use crate::text::{ellipsis, sanitize};
 use crate::theme::Theme;
+use rascal_core::model::decision::Blockers;
+use rascal_core::text::{ellipsis, sanitize};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
@@ -197,7 +197,7 @@ fn skipped_toggle(t: &Theme, left: &Blockers, with_skipped: bool) -> Vec<Line<'s
             Span::styled(
                 format!(
                     " with skipped: also accept the {} that never ran",
-                    crate::text::plural(left.skipped.len() as u64, "check")
+                    rascal_core::text::plural(left.skipped.len() as u64, "check")
                 ),
                 t.text,
             ),
@@ -409,7 +409,7 @@ fn quit_lines(app: &App) -> Vec<Line<'static>> {
 fn override_lines(
     app: &App,
     candidate: &str,
-    (layer, check, rule): (&crate::model::verdict::Layer, &str, Option<&str>),
+    (layer, check, rule): (&rascal_core::model::verdict::Layer, &str, Option<&str>),
     left: &Blockers,
     with_skipped: bool,
     input: &str,
@@ -503,7 +503,7 @@ fn wrapped_rows(lines: &[Line], inner: usize) -> usize {
         .iter()
         .map(|l| {
             let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
-            crate::text::wrap(&text, inner).len()
+            rascal_core::text::wrap(&text, inner).len()
         })
         .sum()
 }

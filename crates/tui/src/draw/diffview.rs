@@ -4,7 +4,7 @@
 
 use crate::app::App;
 use crate::diff::{Diff, DiffFile, DiffLine, LineKind};
-use crate::text::{ellipsis, plural, sanitize, width};
+use rascal_core::text::{ellipsis, plural, sanitize, width};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};

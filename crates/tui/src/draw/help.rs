@@ -7,8 +7,8 @@
 use super::centered;
 use crate::app::{App, Mark};
 use crate::commands::COMMANDS;
-use crate::model::state::State;
-use crate::text::{pad, width};
+use rascal_core::model::state::State;
+use rascal_core::text::{pad, width};
 use ratatui::layout::Rect;
 use ratatui::style::Modifier;
 use ratatui::text::{Line, Span};

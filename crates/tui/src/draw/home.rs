@@ -3,9 +3,9 @@
 
 use super::centered;
 use crate::home::{age, keys, Home, HomeDialog, HELP};
-use crate::model::state::State;
-use crate::text::{ellipsis, pad, pad_left, sanitize, width};
 use crate::theme::Theme;
+use rascal_core::model::state::State;
+use rascal_core::text::{ellipsis, pad, pad_left, sanitize, width};
 use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -41,7 +41,7 @@ pub fn draw(frame: &mut Frame, home: &Home) {
     let mut head = vec![
         Span::styled(" rascal ", t.title.add_modifier(Modifier::BOLD)),
         Span::styled(format!("· {} · ", sanitize(&home.repo)), t.text),
-        Span::styled(crate::text::plural(n as u64, "run"), t.text),
+        Span::styled(rascal_core::text::plural(n as u64, "run"), t.text),
     ];
     if running > 0 {
         head.push(Span::styled(format!(" · {running} running"), t.running));
@@ -97,7 +97,7 @@ fn draw_table(frame: &mut Frame, home: &Home, area: Rect) {
     for (i, r) in home.rows.iter().enumerate().skip(home.top).take(shown) {
         let sel = i == home.sel;
         let disk = match (r.disk, r.workspaces) {
-            (Some(b), _) if b > 0 => crate::gc::disk::human(b),
+            (Some(b), _) if b > 0 => rascal_engine::gc::disk::human(b),
             _ => "–".into(),
         };
         let id = format!(" {} ", pad(&ellipsis(&r.id, 17), 17));
@@ -230,10 +230,10 @@ fn dialog(frame: &mut Frame, home: &Home, area: Rect) {
             let r = home.rows.iter().find(|r| &r.id == run);
             let size = r
                 .and_then(|r| r.disk)
-                .map(|b| format!(" ({})", crate::gc::disk::human(b)))
+                .map(|b| format!(" ({})", rascal_engine::gc::disk::human(b)))
                 .unwrap_or_default();
             let cands = r
-                .map(|r| crate::text::plural(r.candidates, "candidate"))
+                .map(|r| rascal_core::text::plural(r.candidates, "candidate"))
                 .unwrap_or_default();
             lines.push(Line::from(format!(
                 "Remove the workspaces of {run}{size}, {cands}?"

@@ -14,7 +14,7 @@ pub(crate) mod ranking;
 pub(crate) mod statusbar;
 
 use super::app::{App, RunState, Screen};
-use crate::text::{ellipsis, sanitize};
+use rascal_core::text::{ellipsis, sanitize};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -61,7 +61,7 @@ fn header(frame: &mut Frame, app: &App, area: Rect) {
 
 /// The run's state in words (finished, and how) and its style.
 fn run_state(app: &App) -> (String, ratatui::style::Style) {
-    use crate::model::state::State;
+    use rascal_core::model::state::State;
     let t = &app.theme;
     match &app.state {
         RunState::Starting => ("starting".to_string(), t.pending),
@@ -110,8 +110,12 @@ fn run_line(app: &App, cols: usize) -> Vec<Span<'static>> {
     ];
     // The wall clock stays; on a narrow terminal the strategy goes first,
     // then the base, then the word `run` before the run's id.
-    let used =
-        |spans: &[Span]| -> usize { spans.iter().map(|s| crate::text::width(&s.content)).sum() };
+    let used = |spans: &[Span]| -> usize {
+        spans
+            .iter()
+            .map(|s| rascal_core::text::width(&s.content))
+            .sum()
+    };
     let wall = [Span::styled(" · wall ", t.dim), Span::styled(wall, t.text)];
     let fixed = used(&l1) + used(&wall) + screen_width(app);
     if fixed + used(&base) + used(&strategy) <= cols {
@@ -142,7 +146,10 @@ fn selection_and_task_line(app: &App, cols: usize) -> Line<'static> {
     let t = &app.theme;
     let task = sanitize(app.instruction.lines().next().unwrap_or(""));
     let mut l2 = selection_spans(app);
-    let used: usize = l2.iter().map(|s| crate::text::width(&s.content)).sum();
+    let used: usize = l2
+        .iter()
+        .map(|s| rascal_core::text::width(&s.content))
+        .sum();
     let sep = if used > 0 { " ·" } else { "" };
     let room = cols.saturating_sub(7 + used + sep.len());
     if room >= 12 {
@@ -199,13 +206,13 @@ fn screen_width(app: &App) -> usize {
     if app.screen == Screen::Dashboard {
         0
     } else {
-        3 + crate::text::width(app.screen.name())
+        3 + rascal_core::text::width(app.screen.name())
     }
 }
 
 /// The style of a run's or candidate's state.
-pub fn state_style(app: &App, s: crate::model::state::State) -> ratatui::style::Style {
-    use crate::model::state::State;
+pub fn state_style(app: &App, s: rascal_core::model::state::State) -> ratatui::style::Style {
+    use rascal_core::model::state::State;
     let t = &app.theme;
     match s {
         State::Queued => t.pending,
@@ -222,11 +229,11 @@ pub fn state_style(app: &App, s: crate::model::state::State) -> ratatui::style::
     }
 }
 
-pub fn verdict_style(app: &App, v: crate::model::verdict::Verdict) -> ratatui::style::Style {
+pub fn verdict_style(app: &App, v: rascal_core::model::verdict::Verdict) -> ratatui::style::Style {
     match v {
-        crate::model::verdict::Verdict::Pass => app.theme.pass,
-        crate::model::verdict::Verdict::Warn => app.theme.warn,
-        crate::model::verdict::Verdict::Fail => app.theme.fail,
+        rascal_core::model::verdict::Verdict::Pass => app.theme.pass,
+        rascal_core::model::verdict::Verdict::Warn => app.theme.warn,
+        rascal_core::model::verdict::Verdict::Fail => app.theme.fail,
     }
 }
 
@@ -268,7 +275,7 @@ pub fn wrapped(
     max: usize,
     style: ratatui::style::Style,
 ) -> Vec<Line<'static>> {
-    let mut lines = crate::text::wrap(text, w);
+    let mut lines = rascal_core::text::wrap(text, w);
     let max = max.max(1);
     if max == 1 && lines.len() > 1 {
         // One line: as much of it as fits, like any cut line.
@@ -276,7 +283,7 @@ pub fn wrapped(
     } else if lines.len() > max {
         lines.truncate(max);
         let last = &mut lines[max - 1];
-        *last = if crate::text::width(last) < w {
+        *last = if rascal_core::text::width(last) < w {
             format!("{last}…")
         } else {
             ellipsis(last, w)

@@ -5,8 +5,8 @@
 
 use crate::app::App;
 use crate::plan::PlanScreen;
-use crate::text::{ellipsis, sanitize, wrap};
 use crate::Theme;
+use rascal_core::text::{ellipsis, sanitize, wrap};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
@@ -132,7 +132,7 @@ fn list_lines(
         let text = format!(
             "{}{}",
             if keep { "[x]" } else { "[ ]" },
-            crate::output::printer::constraint_line(c)
+            rascal_engine::output::printer::constraint_line(c)
                 .trim_start()
                 .trim_start_matches('-')
         );
@@ -224,8 +224,8 @@ fn row_lines(
 #[cfg(test)]
 mod tests {
     use crate::app::Screen;
-    use crate::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind};
     use crate::plan::PlanScreen;
+    use rascal_core::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind};
 
     fn drawn(p: PlanScreen, w: u16, h: u16) -> String {
         let mut app = crate::fixture::app(2, false, false);

@@ -4,7 +4,7 @@
 //! matrix; and how tall the compare view's parts are.
 
 use crate::app::{App, Candidate, STRIP};
-use crate::text::{ellipsis, pad, pad_left, sanitize, width};
+use rascal_core::text::{ellipsis, pad, pad_left, sanitize, width};
 use ratatui::text::{Line, Span};
 
 /// The scoreboard's and ranking's height in a compare view `body` rows
@@ -26,7 +26,7 @@ pub fn bottom_rows(height: u16) -> usize {
 /// (which names the candidate first: not said twice) wrapped under the
 /// name, never cut.
 fn position_lines(
-    p: &crate::model::ranking::Ranked,
+    p: &rascal_core::model::ranking::Ranked,
     w: usize,
     name: ratatui::style::Style,
     style: ratatui::style::Style,
@@ -121,7 +121,7 @@ fn pick_line(app: &App, r: &crate::app::Ranking) -> (String, ratatui::style::Sty
         .pick
         .as_deref()
         .filter(|_| app.summary.selected.is_none())
-        .and_then(|p| crate::model::choice::contested(&app.summary, p));
+        .and_then(|p| rascal_core::model::choice::contested(&app.summary, p));
     let pick = match (&r.pick, &r.contested) {
         (Some(p), _) if blocked.is_some() => format!(
             "comparator's pick: {} — not taken: {}; select a candidate (Space) before F",
@@ -140,7 +140,7 @@ fn pick_line(app: &App, r: &crate::app::Ranking) -> (String, ratatui::style::Sty
                 && app
                     .candidates
                     .iter()
-                    .all(|c| c.state == crate::model::state::State::Cancelled) =>
+                    .all(|c| c.state == rascal_core::model::state::State::Cancelled) =>
         {
             "comparator's pick: none (cancelled: no candidate finished)".into()
         }
@@ -168,7 +168,8 @@ fn unranked_lines(app: &App, w: usize) -> Vec<Line<'static>> {
     let mut order: Vec<&Candidate> = app.candidates.iter().collect();
     order.sort_by_key(|c| {
         (
-            c.verdict.unwrap_or(crate::model::verdict::Verdict::Fail),
+            c.verdict
+                .unwrap_or(rascal_core::model::verdict::Verdict::Fail),
             c.lines,
         )
     });
@@ -180,7 +181,7 @@ fn unranked_lines(app: &App, w: usize) -> Vec<Line<'static>> {
                     "{}. {} {v} · {}",
                     i + 1,
                     sanitize(&c.info.id),
-                    crate::text::plural(c.lines, "line")
+                    rascal_core::text::plural(c.lines, "line")
                 ),
                 w,
             ),
@@ -193,7 +194,7 @@ fn unranked_lines(app: &App, w: usize) -> Vec<Line<'static>> {
 /// What a human did to `c` after the ranking was made: escalated it, or
 /// overrode what failed (its verdict now). None: nothing.
 fn since_ranked(c: &Candidate) -> Option<String> {
-    use crate::model::state::State;
+    use rascal_core::model::state::State;
     if c.state == State::Escalated {
         let (why, who) = c.escalated.clone().unwrap_or_default();
         let who = who
@@ -240,7 +241,11 @@ fn matrix(app: &App, r: &crate::app::Ranking, w: usize) -> Vec<Line<'static>> {
 /// tests the others wrote that fail at the base (numbered columns,
 /// grouped by author), ✓ passed, ✗ failed, – not applicable; then the
 /// numbered tests.
-fn agreement(app: &App, a: &crate::model::agreement::Agreement, w: usize) -> Vec<Line<'static>> {
+fn agreement(
+    app: &App,
+    a: &rascal_core::model::agreement::Agreement,
+    w: usize,
+) -> Vec<Line<'static>> {
     let t = &app.theme;
     let mut out = vec![Line::from(Span::styled(
         ellipsis("agreement · code × tests others wrote", w),
@@ -262,8 +267,8 @@ fn agreement(app: &App, a: &crate::model::agreement::Agreement, w: usize) -> Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ranking::Ranked;
-    use crate::model::verdict::Verdict;
+    use rascal_core::model::ranking::Ranked;
+    use rascal_core::model::verdict::Verdict;
 
     fn text(lines: &[Line]) -> Vec<String> {
         lines
@@ -315,8 +320,13 @@ mod tests {
         crate::fixture::drawn(app, w, h)
     }
 
-    fn decide(app: &mut App, who: &str, kind: crate::model::decision::DecisionKind, why: &str) {
-        let d = crate::model::decision::Decision::new(
+    fn decide(
+        app: &mut App,
+        who: &str,
+        kind: rascal_core::model::decision::DecisionKind,
+        why: &str,
+    ) {
+        let d = rascal_core::model::decision::Decision::new(
             Some(who),
             kind,
             "Tess Ter <tess@example.invalid>",
@@ -329,7 +339,7 @@ mod tests {
     /// "comparator's pick: careful" as if F would take it.
     #[test]
     fn an_escalated_pick_is_said_not_taken_and_the_escalation_is_shown() {
-        use crate::model::decision::DecisionKind;
+        use rascal_core::model::decision::DecisionKind;
         let mut app = crate::fixture::app(3, true, false);
         let before = text(&ranking_lines(&app, 120)).join("\n");
         assert!(before.contains("comparator's pick: careful"), "{before}");
@@ -357,8 +367,8 @@ mod tests {
     /// and the ranking still said FAIL while the dashboard said PASS.
     #[test]
     fn an_override_shows_in_the_scoreboard_and_the_ranking() {
-        use crate::model::decision::DecisionKind;
-        use crate::model::verdict::Layer;
+        use rascal_core::model::decision::DecisionKind;
+        use rascal_core::model::verdict::Layer;
         let mut app = crate::fixture::app(3, true, false);
         let screen = compare_screen(&mut app, 140, 40);
         assert!(!screen.contains("(was FAIL)"), "{screen}");

@@ -4,7 +4,7 @@
 
 use crate::app::App;
 use crate::commands::{fit_hints, hint_width, hints, Bar};
-use crate::text::{ellipsis, width};
+use rascal_core::text::{ellipsis, width};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
@@ -116,7 +116,7 @@ mod tests {
     /// e Enter q ?`; its other keys were in the help alone.
     #[test]
     fn at_120_columns_the_plan_screens_bar_shows_every_plan_key() {
-        use crate::config::spec::{Criterion, CriterionKind};
+        use rascal_core::config::spec::{Criterion, CriterionKind};
         let mut app = fixture::app(2, false, false);
         let c = Criterion {
             description: "it shouts".into(),

@@ -87,7 +87,7 @@ fn changed_from_base(
     base: &str,
     dir: &std::path::Path,
 ) -> impl Fn(&str) -> bool {
-    let differs = crate::changes::differs_from_base(origin, base, dir);
+    let differs = rascal_engine::changes::differs_from_base(origin, base, dir);
     let dir = dir.to_path_buf();
     move |rel: &str| {
         crate::jump::files_under(&dir, rel)
@@ -135,7 +135,7 @@ pub(super) fn copy(
         }
     };
     // What is copied is what the output policy lets out (and its size).
-    let text = crate::text::inert::clipboard(&text);
+    let text = rascal_core::text::inert::clipboard(&text);
     if text.len() > crate::jump::MAX_COPY_BYTES {
         return format!(
             "the {} is {} KiB, more than a terminal clipboard takes ({} KiB): not copied",

@@ -66,7 +66,7 @@ async fn present(
 }
 
 fn now() -> i64 {
-    crate::store::now_ms()
+    rascal_engine::store::now_ms()
 }
 
 /// The layers this run has on (the strip shows the rest as off).
@@ -89,7 +89,7 @@ pub fn meta_of(prepared: &PreparedRun) -> RunMeta {
     RunMeta {
         strategy: format!("{:?}", prepared.config.main.strategy.mode).to_lowercase(),
         layers_on: layers,
-        detachable: prepared.config.main.launcher != crate::config::LauncherKind::Process,
+        detachable: prepared.config.main.launcher != rascal_core::config::LauncherKind::Process,
         attached: false,
         combine: prepared
             .config
@@ -121,10 +121,10 @@ pub fn run_interactive(
     for (info, agent) in &prepared.candidates {
         view.runtime(&info.id, agent.runtime);
     }
-    let rt = crate::exec::runtime()?;
+    let rt = rascal_engine::runtime()?;
     let result = rt.block_on(async move {
         let (stx, rx) = loop_channel();
-        let (session, events) = crate::pipeline::Session::start(prepared);
+        let (session, events) = rascal_engine::pipeline::Session::start(prepared);
         let session = std::sync::Arc::new(session);
         forward(earlier, events, stx.clone(), view.clone());
         let cancel = session.cancellation();
@@ -255,7 +255,7 @@ fn spawn_signals(tx: mpsc::UnboundedSender<TermEvent>) {
 /// `rascal attach RUN`: the TUI on a recorded run, following it while
 /// another rascal process is still writing it. Decisions go to the store.
 pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32, String> {
-    let project = crate::store::Project::open(repo_dir).map_err(|e| e.to_string())?;
+    let project = rascal_engine::store::Project::open(repo_dir).map_err(|e| e.to_string())?;
     let store = project.store().map_err(|e| e.to_string())?;
     let first = store.events_since(run, 0).map_err(|e| e.to_string())?;
     if first.is_empty() {
@@ -272,7 +272,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         .unwrap_or_default();
     let (meta, notifier) = attached_meta(&project, &base);
     let trace = Trace::to(project.files().join("runs").join(run).join("tui.log"));
-    let rt = crate::exec::runtime()?;
+    let rt = rascal_engine::runtime()?;
     let repo_path = project.dir();
     let who = project.author();
     let run_id = run.to_string();
@@ -315,7 +315,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
 /// What the TUI knows of an attached run beyond its journal: the layers
 /// its configuration turns on, its strategy, and its notifier.
 fn attached_meta(
-    project: &crate::store::Project,
+    project: &rascal_engine::store::Project,
     base: &str,
 ) -> (RunMeta, crate::notifier::Notifier) {
     let mut meta = RunMeta {
@@ -351,7 +351,7 @@ fn attached_meta(
 /// Follow an attached run's journal: `first` (what is there), then
 /// whatever is appended, sent to the loop until the loop goes away.
 fn follow_journal(
-    store: &crate::store::Store,
+    store: &rascal_engine::store::Store,
     run: &str,
     first: Vec<(i64, i64, RunEvent)>,
     view: &mut LogView,

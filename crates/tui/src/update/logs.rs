@@ -113,7 +113,10 @@ pub(super) fn find(app: &mut App, toward: Toward) {
         _ => return,
     };
     app.flash = match found {
-        None => Some(format!("no match for `{}`", crate::text::sanitize(&query))),
+        None => Some(format!(
+            "no match for `{}`",
+            rascal_core::text::sanitize(&query)
+        )),
         Some(true) => Some("search wrapped around".into()),
         Some(false) => None,
     };
@@ -126,7 +129,7 @@ pub(super) fn widest_line(app: &App) -> usize {
         d.files
             .iter()
             .flat_map(|f| &f.lines)
-            .map(|l| crate::text::width(&l.text))
+            .map(|l| rascal_core::text::width(&l.text))
             .max()
             .unwrap_or(0)
     };

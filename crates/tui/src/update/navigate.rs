@@ -232,7 +232,7 @@ pub(super) fn open(app: &mut App, fx: &mut Vec<Effect>) {
             // Open on the first failed check (its layer, its row), not on
             // a passing one, unless the chosen layer has a failure itself.
             if let Some(c) = app.focused() {
-                let fails = |l: crate::model::verdict::Layer| {
+                let fails = |l: rascal_core::model::verdict::Layer| {
                     c.reports
                         .iter()
                         .any(|r| r.layer == l && r.status == Status::Fail)

@@ -20,7 +20,7 @@ pub(super) fn start_override(app: &mut App) {
     let Some(c) = app.focused() else { return };
     // The check: the selected one in the detail, else the layer's first
     // failing check not yet overridden, then a warning, then a skipped one.
-    let first = |list: &[(crate::model::verdict::Layer, String)]| {
+    let first = |list: &[(rascal_core::model::verdict::Layer, String)]| {
         list.iter()
             .find(|(l, _)| *l == layer)
             .map(|(_, check)| (check.clone(), None))
@@ -107,7 +107,7 @@ pub(super) fn open_select(app: &mut App, candidate: String) {
     // A combined candidate with new code is a human's choice: with a
     // reason, like one that did not pass.
     let new_code =
-        cand.and_then(|c| crate::layers::provenance::needs_reason(&c.info.id, &c.reports));
+        cand.and_then(|c| rascal_engine::layers::provenance::needs_reason(&c.info.id, &c.reports));
     app.dialog = Some(Dialog::Select {
         candidate,
         input: String::new(),
@@ -147,7 +147,7 @@ pub(super) fn start_finalize(app: &mut App, fx: &mut Vec<Effect>) {
     let cand = app.candidates.iter().find(|c| c.info.id == candidate);
     if let Some(why) = cand
         .filter(|_| select_first)
-        .and_then(|c| crate::layers::provenance::needs_reason(&c.info.id, &c.reports))
+        .and_then(|c| rascal_engine::layers::provenance::needs_reason(&c.info.id, &c.reports))
     {
         app.flash = Some(format!("{why} — select it with a reason first (Space)"));
         return;

@@ -162,7 +162,7 @@ fn test_run(
         }
         Some(t) => {
             let mut c = Check::new(Role::Tests, "tests", dir, &install.run("test"), "15m");
-            if crate::layers::ledger::recognise(&c.command, Some(package_json)).is_none() {
+            if rascal_scan::ledger::recognise(&c.command, Some(package_json)).is_none() {
                 c.tests = false;
                 c.why = Some(format!(
                     "rascal does not know the runner of `{}`, so it cannot count its tests: this runs as a plain check (jest and vitest are counted)",

@@ -89,7 +89,7 @@ fn signs<'a>(repo: &'a Listing, dir: &'a str) -> Signs<'a> {
             .iter()
             .filter(|p| is_test_file(p))
             .take(TEST_FILES_READ)
-            .any(|p| crate::layers::ledger::pytest_style(&read(p)));
+            .any(|p| rascal_scan::ledger::pytest_style(&read(p)));
     signs.test_files = signs.files.iter().any(|p| is_test_file(p));
     let first_test = signs.files.iter().find(|p| {
         let name = p.rsplit('/').next().unwrap_or(p);

@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::changeset::{FileChange, Operation};
+use rascal_core::model::changeset::{FileChange, Operation};
 
 fn cs(files: &[(&str, &[&str])]) -> ChangeSet {
     ChangeSet {
@@ -196,7 +196,7 @@ fn a_declaration_of_impossibility_is_never_the_pick() {
         "d",
         Verdict::Fail,
         false,
-        &[crate::model::impossible::report("no libfoo")],
+        &[rascal_core::model::impossible::report("no libfoo")],
         ChangeSet::default(),
         None,
     );

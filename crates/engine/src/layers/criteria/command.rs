@@ -44,7 +44,7 @@ fn results_deny(j: &Judged) -> Option<String> {
     let mut s = format!(
         "the runner's results: {} of {} selected passed",
         j.passed,
-        crate::text::plural(j.listed as u64, "test")
+        rascal_core::text::plural(j.listed as u64, "test")
     );
     if !j.failed.is_empty() {
         s.push_str(&format!(", failed: {}", j.failed.join(", ")));
@@ -206,7 +206,7 @@ fn command_verdict(
     };
     if code != 0 {
         let ran = ran
-            .map(|n| format!(" ({} ran)", crate::text::plural(n, "test")))
+            .map(|n| format!(" ({} ran)", rascal_core::text::plural(n, "test")))
             .unwrap_or_default();
         let mut r = failed(r, format!("`{command}` exited with code {code}{ran}"));
         // The errors in its output, each with its place: the first one
@@ -235,7 +235,7 @@ fn command_verdict(
             r,
             format!(
                 "`{command}` exit 0 · {} ran",
-                crate::text::plural(n, "test")
+                rascal_core::text::plural(n, "test")
             ),
         ),
         None => pass(r, format!("`{command}` exit 0")),
@@ -247,15 +247,15 @@ fn command_verdict(
 pub fn is_held_out(r: &Report) -> bool {
     r.layer == Layer::Criteria
         && r.receipt.inputs.get("type").map(String::as_str)
-            == Some(crate::digest::digest(CriterionKind::Holdout.name()).as_str())
+            == Some(rascal_core::digest::digest(CriterionKind::Holdout.name()).as_str())
 }
 
 /// A held-out criterion's report once the candidate's code has run: one of
-/// two fixed sentences ([`crate::git::holdout::PASSED`], `FAILED`). A run
+/// two fixed sentences ([`rascal_exec::git::holdout::PASSED`], `FAILED`). A run
 /// that could not start, selected or ran no test, or exited non-zero is a
 /// FAIL alike, so not even the kind of failure says anything.
 fn held_out(r: Report, passed: bool) -> Report {
-    use crate::git::holdout::{FAILED, PASSED};
+    use rascal_exec::git::holdout::{FAILED, PASSED};
     if passed {
         pass(r, PASSED.into())
     } else {
@@ -266,7 +266,7 @@ fn held_out(r: Report, passed: bool) -> Report {
 /// The operator's note on a held-out criterion whose filter the runner
 /// lists no test for: the report's `errored`, shown in `show`, the TUI and
 /// `--json`, never to an agent (feedback and the retry dialog carry only
-/// the fixed [`crate::git::holdout::FAILED`] line for a held-out report).
+/// the fixed [`rascal_exec::git::holdout::FAILED`] line for a held-out report).
 pub fn unmatched_holdout(filter: &str, listing: &str) -> String {
     format!(
         "the held-out filter `{filter}` matched no held-out test: the runner lists none for it (`{listing}`), so the criterion can only fail — check the filter and the `holdout:` paths in the task's spec (agents are told only that held-out tests failed)"

@@ -16,7 +16,7 @@ pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Repo
     };
     let mut hits = Vec::new();
     for f in &changes.files {
-        if f.op == crate::model::changeset::Operation::Delete || f.binary {
+        if f.op == rascal_core::model::changeset::Operation::Delete || f.binary {
             continue;
         }
         let Some(bytes) = files.read(&f.path) else {
@@ -31,7 +31,7 @@ pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Repo
                 hits.push((
                     f.path.clone(),
                     i as u32 + 1,
-                    crate::text::cut(line.trim(), 80),
+                    rascal_core::text::cut(line.trim(), 80),
                 ));
             }
         }
@@ -47,7 +47,7 @@ pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Repo
             "criteria/grep",
             format!(
                 "`{pat}` matched nowhere in the {}",
-                crate::text::plural(changes.files.len() as u64, "changed file")
+                rascal_core::text::plural(changes.files.len() as u64, "changed file")
             ),
         ),
         (false, None) => pass(
@@ -160,7 +160,7 @@ pub fn check_constraint(c: &Constraint, changes: &ChangeSet, files: &dyn Files) 
 /// parseable, not UTF-8, a symlink, missing — fails: its dependencies
 /// could not be checked.
 fn no_new_deps(r: Report, rule: &str, changes: &ChangeSet, files: &dyn Files) -> Report {
-    use crate::model::changeset::{EntryKind, Operation};
+    use rascal_core::model::changeset::{EntryKind, Operation};
     let mut added = Vec::new();
     let mut unreadable: Vec<(String, String)> = Vec::new();
     let mut manifests = 0;
@@ -227,7 +227,7 @@ fn no_new_deps(r: Report, rule: &str, changes: &ChangeSet, files: &dyn Files) ->
             "added: {}",
             added
                 .iter()
-                .map(|(p, d)| format!("{} ({p})", crate::text::cut(&d.dep.name, 80)))
+                .map(|(p, d)| format!("{} ({p})", rascal_core::text::cut(&d.dep.name, 80)))
                 .collect::<Vec<_>>()
                 .join(", ")
         );

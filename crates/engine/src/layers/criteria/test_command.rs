@@ -39,8 +39,8 @@ pub fn shown_listing(rec: &Recognised, command: &str) -> String {
 /// test --workspace {check}`, `go test ./...` → `go test -v -run {check}
 /// ./...`, `npx jest` → `npx jest -t {check}`. None when there is no such
 /// guardrail or its runner is not recognised (a `npm test` script, say).
-pub fn template_from_guardrails(guardrails: &[crate::config::Guardrail]) -> Option<String> {
-    use crate::config::GuardrailKind;
+pub fn template_from_guardrails(guardrails: &[rascal_core::config::Guardrail]) -> Option<String> {
+    use rascal_core::config::GuardrailKind;
     // The runners among the guardrails, each with whether it is marked.
     let runs: Vec<(ledger::Recognised, bool)> = guardrails
         .iter()
@@ -240,7 +240,7 @@ pub(super) fn criterion_command(
 #[cfg(test)]
 mod from_guardrails {
     use super::template_from_guardrails;
-    use crate::config::Config;
+    use rascal_core::config::Config;
 
     fn template(yaml: &str) -> Option<String> {
         let config = Config::from_texts(None, Some(yaml), None).expect("guardrails parse");

@@ -12,7 +12,7 @@ mod python;
 mod rust;
 mod typescript;
 
-use crate::model::verdict::{Issue, Report, Severity, Status};
+use rascal_core::model::verdict::{Issue, Report, Severity, Status};
 use std::ops::Range;
 
 /// At most this many diagnostics of one command become issues.
@@ -248,7 +248,7 @@ impl Locator<'_> {
         let mut seen = std::collections::BTreeSet::new();
         let mut more = 0usize;
         for d in diags {
-            let message = crate::text::cut(&self.tidy(&d.message), 400);
+            let message = rascal_core::text::cut(&self.tidy(&d.message), 400);
             let found =
                 d.at.iter()
                     .find_map(|l| self.resolve(l).map(|p| (p, l.line, l.column)));
@@ -399,7 +399,7 @@ impl Captured {
         let lines: Vec<&str> = text.lines().collect();
         lines[lines.len().saturating_sub(tail_lines)..]
             .iter()
-            .map(|l| crate::text::cut(l, crate::exec::runner::TAIL_LINE_BYTES))
+            .map(|l| rascal_core::text::cut(l, rascal_exec::exec::runner::TAIL_LINE_BYTES))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -419,7 +419,7 @@ impl Captured {
         let block = parse(&self.text).first().map(|d| d.lines.clone());
         head_and_tail(&whole, block, self.lines, &tail)
             .into_iter()
-            .map(|l| crate::text::cut(&l, crate::exec::runner::TAIL_LINE_BYTES))
+            .map(|l| rascal_core::text::cut(&l, rascal_exec::exec::runner::TAIL_LINE_BYTES))
             .collect::<Vec<_>>()
             .join("\n")
     }
@@ -527,7 +527,7 @@ pub fn fenced_first_error(r: &Report, max_lines: usize) -> Option<String> {
         return None;
     }
     // A fence longer than any run of backticks inside (the output policy).
-    Some(crate::text::inert::markdown_fence(&first_block(
+    Some(rascal_core::text::inert::markdown_fence(&first_block(
         &r.output, max_lines,
     )?))
 }

@@ -4,8 +4,8 @@
 //! that reads files, and only through the `Place`.
 
 use super::{go_module_path, leading_dir, Captured, Locator};
-use crate::exec::place::Place;
-use crate::model::verdict::Issue;
+use rascal_core::model::verdict::Issue;
+use rascal_exec::exec::place::Place;
 
 /// The issues for the errors in `captured`, the output of `command` run at
 /// `place`, under the check's `rule`.

@@ -3,8 +3,8 @@
 //! writes there (its own copy and build cache). Shared by the test
 //! guardrails of known runners and of JUnit-reporting ones.
 
-use crate::exec::place::Place;
-use crate::model::changeset::ChangeSet;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_exec::exec::place::Place;
 
 /// What base code alone produced for this guardrail, computed once per
 /// base tree and kept in `cache_dir` under `what`: only base code ever
@@ -20,7 +20,7 @@ where
     F: std::future::Future<Output = Result<T, String>>,
 {
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    let key = crate::digest::digest(key);
+    let key = rascal_core::digest::digest(key);
     let file = cache_dir.join(format!("{}.json", &key[..32]));
     let _one = ONE_AT_A_TIME.lock().await;
     if let Some(v) = std::fs::read(&file)
@@ -36,7 +36,8 @@ where
     }
     // What base code just built seeds the candidates' build caches.
     let built = cache_dir.join("build-cache");
-    let _ = tokio::task::spawn_blocking(move || crate::exec::cache::publish_seed(&built)).await;
+    let _ =
+        tokio::task::spawn_blocking(move || rascal_exec::exec::cache::publish_seed(&built)).await;
     Ok(v)
 }
 

@@ -12,10 +12,10 @@
 //! Paths the task allows to change (`allow_test_changes` globs) keep the
 //! candidate's version.
 
-use crate::exec::place::Place;
-use crate::git::overlay::{overlay, Lay};
-use crate::layers::test_integrity;
-use crate::model::changeset::ChangeSet;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_exec::exec::place::Place;
+use rascal_exec::git::overlay::{overlay, Lay};
+use rascal_scan::test_integrity;
 
 mod words;
 
@@ -25,11 +25,11 @@ pub use words::base_words;
 fn allowed(allow: &[String]) -> globset::GlobSet {
     let mut set = globset::GlobSetBuilder::new();
     for a in allow {
-        let Ok(p) = crate::config::permissions::GlobPattern::try_from(a.clone()) else {
+        let Ok(p) = rascal_core::config::permissions::GlobPattern::try_from(a.clone()) else {
             continue;
         };
         for g in p.expanded() {
-            if let Ok(g) = crate::config::permissions::build_glob(&g) {
+            if let Ok(g) = rascal_core::config::permissions::build_glob(&g) {
                 set.add(g);
             }
         }
@@ -186,7 +186,7 @@ pub struct BaseTestsCopy {
     /// How many of them are the base's tests (canaries not counted).
     pub laid: usize,
     base: BaseFiles,
-    files: crate::exec::place::FilesReader,
+    files: rascal_exec::exec::place::FilesReader,
 }
 
 impl BaseTestsCopy {
@@ -273,7 +273,7 @@ impl BaseTestsCopy {
 fn base_test_lay(
     p: &str,
     read_base: &dyn Fn(&str) -> Option<String>,
-    files: &crate::exec::place::FilesReader,
+    files: &rascal_exec::exec::place::FilesReader,
     words: Option<&test_integrity::Words>,
 ) -> Option<Lay> {
     if test_integrity::is_test_path(p)
@@ -326,7 +326,7 @@ pub fn tests_on_base(
     let files = place.files_reader();
     let words = base_words(place, changes);
     for f in &changes.files {
-        use crate::model::changeset::{EntryKind, Operation};
+        use rascal_core::model::changeset::{EntryKind, Operation};
         let written = matches!(
             f.op,
             Operation::Create | Operation::Modify | Operation::Rename
@@ -506,7 +506,7 @@ impl<'a> CandidateBase<'a> {
     /// None in place (no copy of the base can be made there).
     pub fn new(place: &'a Place, changes: &'a ChangeSet) -> Option<CandidateBase<'a>> {
         let base = BaseFiles::open(place, changes).ok()?;
-        let cache = crate::git::workspace::files_dir(&base.repo)
+        let cache = rascal_exec::git::workspace::files_dir(&base.repo)
             .join("ledger")
             .join("build-cache");
         let tree = base.tree.to_string();

@@ -17,9 +17,9 @@
 //! `python_functions`); unittest, a `TestCase` in the file of the base's
 //! first test. Go and JavaScript get none.
 
-use crate::layers::ledger::{self, Listing, Runner};
 use crate::layers::test_results::Whole;
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::model::verdict::{Issue, Severity};
+use rascal_scan::ledger::{self, Listing, Runner};
 
 /// Rule: the canary was not reported failing.
 pub const RULE_CANARY: &str = "test-run/canary";

@@ -17,19 +17,19 @@
 //! could write too; what makes it evidence is the base-tests run, whose
 //! tests are the base's and whose names must all come back passing.
 
-use crate::config::{Guardrail, GuardrailKind};
-use crate::exec::place::Place;
 use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
 use crate::layers::evidence::mutants;
 use crate::layers::evidence::test_evidence::{weakened_issue, RULE_FAILED};
 use crate::layers::evidence::test_report::{merge_base_tests, merge_new_tests, own_run_of};
-use crate::layers::ledger::{junit, Results};
-use crate::layers::test_integrity::{self, Input};
 use crate::layers::test_results::{run_whole, Whole};
-use crate::model::changeset::ChangeSet;
-use crate::model::ledger::{BaseTests, Ledger, NewTests};
-use crate::model::verdict::{Issue, Layer, Report, Severity};
-use crate::text::{first_of, plural};
+use rascal_core::config::{Guardrail, GuardrailKind};
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::ledger::{BaseTests, Ledger, NewTests};
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_core::text::{first_of, plural};
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger::{junit, Results};
+use rascal_scan::test_integrity::{self, Input};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -162,7 +162,7 @@ pub async fn run_junit_guardrail(
     }
     // The base's own run: its tests by name, then the same tests on the change.
     if let Some((repo, tree)) = base_tree_of(place, changes) {
-        let cache_dir = crate::git::workspace::files_dir(&repo).join("ledger");
+        let cache_dir = rascal_exec::git::workspace::files_dir(&repo).join("ledger");
         r = against_the_base(
             r,
             &mut s,

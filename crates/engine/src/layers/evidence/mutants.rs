@@ -21,10 +21,10 @@
 //! plans which tests to mutate, names them as the runner does, and judges
 //! each canary run.
 
-use crate::layers::ledger::Runner;
-use crate::layers::test_integrity::{self, Mutant};
-use crate::model::verdict::{Issue, Severity};
-use crate::text::{first_of, plural};
+use rascal_core::model::verdict::{Issue, Severity};
+use rascal_core::text::{first_of, plural};
+use rascal_scan::ledger::Runner;
+use rascal_scan::test_integrity::{self, Mutant};
 
 /// Rule: the canary run contradicts the results of the base-tests run.
 pub const RULE_FORGED: &str = "test-run/forged";

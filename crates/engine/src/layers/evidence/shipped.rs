@@ -14,14 +14,14 @@
 //! compared (a warning says so), and when it does and the change's does
 //! not, the change fails.
 
-use crate::exec::place::Place;
 use crate::layers::evidence::base_cache::at_base_once;
 use crate::layers::evidence::test_evidence::{files_of, TestRuns};
-use crate::layers::ledger::{self, Listing};
-use crate::layers::test_integrity::RULE_TEST_ONLY;
-use crate::model::changeset::ChangeSet;
-use crate::model::verdict::{Issue, Severity};
-use crate::text::{first_of, plural};
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::verdict::{Issue, Severity};
+use rascal_core::text::{first_of, plural};
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger::{self, Listing};
+use rascal_scan::test_integrity::RULE_TEST_ONLY;
 
 /// Where the base's own runs are made and kept: its tree, and the cache
 /// directory of the base's runs.

@@ -13,15 +13,15 @@
 //!   functions stubbed out (`base_defined::without_new_code`): naming a new
 //!   function is not checking it.
 
-use crate::config::Guardrail;
-use crate::exec::place::Place;
 use crate::layers::evidence::{canary, mutants};
-use crate::layers::ledger::{self, Judged, Listing, Recognised, Results};
 use crate::layers::test_results::{self, Whole};
-use crate::model::changeset::ChangeSet;
-use crate::model::ledger::{BaseTests, NewTests, StepTime};
-use crate::model::verdict::{Issue, Severity};
-use crate::text::{first_of, plural};
+use rascal_core::config::Guardrail;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::ledger::{BaseTests, NewTests, StepTime};
+use rascal_core::model::verdict::{Issue, Severity};
+use rascal_core::text::{first_of, plural};
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger::{self, Judged, Listing, Recognised, Results};
 use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
@@ -114,7 +114,7 @@ impl<'a> TestRuns<'a> {
         rec: &'a Recognised,
         cancel: &'a CancellationToken,
     ) -> Option<TestRuns<'a>> {
-        let crate::config::GuardrailKind::Command {
+        let rascal_core::config::GuardrailKind::Command {
             command,
             timeout,
             env,
@@ -157,7 +157,7 @@ impl<'a> TestRuns<'a> {
     /// `--no-fail-fast`): for the base-tests run, where the canary's target
     /// always fails.
     pub fn every_target(&self) -> TestRuns<'a> {
-        let crate::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
+        let rascal_core::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
             unreachable!("TestRuns are made for command guardrails")
         };
         let all = ledger::no_fail_fast(self.rec, command);
@@ -178,7 +178,7 @@ impl<'a> TestRuns<'a> {
     /// is not a direct `cargo test`, or the guardrail says
     /// `release_profile: false`.
     pub fn shipped(&self) -> Option<TestRuns<'a>> {
-        let crate::config::GuardrailKind::Command {
+        let rascal_core::config::GuardrailKind::Command {
             release_profile: true,
             ..
         } = &self.g.kind
@@ -196,7 +196,7 @@ impl<'a> TestRuns<'a> {
     /// The command these runs were made from (before its results flags),
     /// as a user would type it.
     pub fn run_command(&self) -> String {
-        let crate::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
+        let rascal_core::config::GuardrailKind::Command { command, .. } = &self.g.kind else {
             unreachable!("TestRuns are made for command guardrails")
         };
         ledger::no_fail_fast(self.rec, command)

@@ -3,11 +3,11 @@
 //! (`base tests: …`, `new tests: …`) after the ledger's. Shared by the test
 //! guardrails of known runners and of JUnit-reporting ones.
 
-use crate::config::{Guardrail, GuardrailKind};
-use crate::exec::place::Place;
 use crate::layers::test_results::Whole;
-use crate::model::ledger::BaseTests;
-use crate::model::verdict::{Issue, Report};
+use rascal_core::config::{Guardrail, GuardrailKind};
+use rascal_core::model::ledger::BaseTests;
+use rascal_core::model::verdict::{Issue, Report};
+use rascal_exec::exec::place::Place;
 
 /// The guardrail `g`'s own run into its report: exit code, the output a
 /// report keeps (read as plain lines, `go test -json` unwrapped), and the
@@ -24,7 +24,7 @@ pub(crate) fn own_run_of(
     r.duration_ms = exit.duration_ms;
     r.exit_code = exit.code;
     let seen = crate::layers::diagnostics::Captured::from_text(&own.text);
-    let tail_lines = crate::exec::runner::TAIL_LINES;
+    let tail_lines = rascal_exec::exec::runner::TAIL_LINES;
     r.output = if exit.success() {
         seen.last(&own.outcome.tail, tail_lines)
     } else {
@@ -47,7 +47,7 @@ pub(crate) fn own_run_of(
 /// line after the ledger's, their issue, or why they could not run.
 pub(crate) fn merge_base_tests(
     mut r: Report,
-    s: &mut crate::model::ledger::Ledger,
+    s: &mut rascal_core::model::ledger::Ledger,
     base: Result<(Option<BaseTests>, Vec<Issue>), String>,
 ) -> Report {
     match base {
@@ -68,7 +68,7 @@ pub(crate) fn merge_base_tests(
 /// run (a check that could not run is a failure).
 pub(crate) fn merge_shipped(
     mut r: Report,
-    s: &mut crate::model::ledger::Ledger,
+    s: &mut rascal_core::model::ledger::Ledger,
     shipped: Result<crate::layers::evidence::shipped::Shipped, String>,
 ) -> Report {
     match shipped {
@@ -95,8 +95,8 @@ pub(crate) fn merge_shipped(
 /// not run there (evidence, not a gate).
 pub(crate) fn merge_new_tests(
     mut r: Report,
-    s: &mut crate::model::ledger::Ledger,
-    new: Result<(Option<crate::model::ledger::NewTests>, Vec<Issue>), String>,
+    s: &mut rascal_core::model::ledger::Ledger,
+    new: Result<(Option<rascal_core::model::ledger::NewTests>, Vec<Issue>), String>,
 ) -> Report {
     match new {
         Ok((n, issues)) => {
@@ -108,7 +108,7 @@ pub(crate) fn merge_new_tests(
         }
         Err(e) => r.issues.push(Issue::new(
             "test-run/new-tests",
-            crate::model::verdict::Severity::Warning,
+            rascal_core::model::verdict::Severity::Warning,
             format!("new tests: not run on the base's code: {e}"),
         )),
     }

@@ -5,19 +5,19 @@
 //! guardrail's run with its ledger — zero tests run by a test guardrail is
 //! an errored FAIL; what its results prove is `test_evidence`.
 
-use crate::config::{Config, Guardrail, GuardrailKind};
-use crate::exec::place::Place;
 use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
 use crate::layers::evidence::shipped;
 use crate::layers::evidence::test_evidence::{self, TestRuns};
 use crate::layers::evidence::test_report::{
     merge_base_tests, merge_new_tests, merge_shipped, own_run_of,
 };
-use crate::layers::ledger;
-use crate::layers::test_integrity::{self, FileVersions, Input};
 use crate::layers::test_results::{self, run_whole, Whole};
-use crate::model::changeset::{ChangeSet, Operation};
-use crate::model::verdict::{Layer, Report};
+use rascal_core::config::{Config, Guardrail, GuardrailKind};
+use rascal_core::model::changeset::{ChangeSet, Operation};
+use rascal_core::model::verdict::{Layer, Report};
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger;
+use rascal_scan::test_integrity::{self, FileVersions, Input};
 
 /// The name of the implicit `test-integrity` check.
 pub const TEST_INTEGRITY: &str = "test-integrity";
@@ -42,9 +42,9 @@ fn named_as_tests(name: &str) -> bool {
 /// A test run whose results rascal cannot read: judged by its exit code,
 /// which the code under test controls, so it says so.
 fn unreadable(mut r: Report, command: &str) -> Report {
-    r.issues.push(crate::model::verdict::Issue::new(
+    r.issues.push(rascal_core::model::verdict::Issue::new(
         "test-run/unreadable",
-        crate::model::verdict::Severity::Warning,
+        rascal_core::model::verdict::Severity::Warning,
         format!(
             "rascal cannot read the results of `{command}`: the ledger and the base-tests check do not apply, and its exit code (which the code under test controls) is all there is — run the tests with a runner rascal reads (cargo test, go test, pytest, python -m unittest, jest, vitest, npm test), or have the command write a JUnit XML file and add `tests: true` and `results: PATH` to the guardrail (e.g. `results: target/junit.xml`) so rascal reads it"
         ),
@@ -136,7 +136,7 @@ pub fn integrity_report(
     };
     let read_base = |p: &str| {
         text(
-            crate::git::workspace::read_at(&base.0, base.1, p)
+            rascal_exec::git::workspace::read_at(&base.0, base.1, p)
                 .ok()
                 .flatten(),
         )
@@ -183,13 +183,13 @@ pub fn integrity_report(
     r.output = if r.issues.is_empty() {
         format!(
             "{} compared with the base: no test removed, skipped or weakened",
-            crate::text::plural(files.len() as u64, "test-related file")
+            rascal_core::text::plural(files.len() as u64, "test-related file")
         )
     } else {
         format!(
             "{} in {}",
-            crate::text::plural(r.issues.len() as u64, "finding"),
-            crate::text::plural(files.len() as u64, "test-related file")
+            rascal_core::text::plural(r.issues.len() as u64, "finding"),
+            rascal_core::text::plural(files.len() as u64, "test-related file")
         )
     };
     r.duration_ms = started.elapsed().as_millis() as u64;
@@ -273,25 +273,28 @@ pub const RULE_FAILS_AT_BASE: &str = "test-run/fails-at-base";
 
 /// Which of the `failed` tests also fail at the base (`red`), as a note
 /// that comes first: the base's suite is red there, not only the change's.
-fn fails_at_base_too(failed: &[String], red: &[String]) -> Option<crate::model::verdict::Issue> {
+fn fails_at_base_too(
+    failed: &[String],
+    red: &[String],
+) -> Option<rascal_core::model::verdict::Issue> {
     let both: Vec<String> = failed.iter().filter(|t| red.contains(t)).cloned().collect();
     (!both.is_empty()).then(|| {
-        crate::model::verdict::Issue::new(
+        rascal_core::model::verdict::Issue::new(
             RULE_FAILS_AT_BASE,
-            crate::model::verdict::Severity::Info,
+            rascal_core::model::verdict::Severity::Info,
             format!(
                 "fails at the base too: {} of the {} failing here ({}) — the base's suite is red there, not only this change's",
                 both.len(),
-                crate::text::plural(failed.len() as u64, "test"),
-                crate::text::first_of(&both, 5)
+                rascal_core::text::plural(failed.len() as u64, "test"),
+                rascal_core::text::first_of(&both, 5)
             ),
         )
     })
 }
 
 /// The ledger in a report: counts and names a human reads.
-fn summary(l: &ledger::Ledger) -> crate::model::ledger::Ledger {
-    crate::model::ledger::Ledger {
+fn summary(l: &ledger::Ledger) -> rascal_core::model::ledger::Ledger {
+    rascal_core::model::ledger::Ledger {
         runner: format!("{:?}", l.runner).to_lowercase(),
         at_base: l.at_base.len(),
         now: l.now.len(),
@@ -366,7 +369,7 @@ pub async fn run_test_guardrail(
         Err(e) => return r.errored(e).finish(),
     };
     // 2. What the runner lists now and at the base.
-    let cache_dir = crate::git::workspace::files_dir(&repo).join("ledger");
+    let cache_dir = rascal_exec::git::workspace::files_dir(&repo).join("ledger");
     let (now, at_base) = match listings(&runs, place, &base_tree, &cache_dir).await {
         Ok(l) => l,
         Err(e) => return r.errored(e).finish(),
@@ -474,7 +477,7 @@ async fn gone_or_ignored(
     at: &AtBase<'_>,
     now: &ledger::Listing,
     results: &ledger::Results,
-) -> Vec<crate::model::verdict::Issue> {
+) -> Vec<rascal_core::model::verdict::Issue> {
     let ignored_at_base = if results.ignored.iter().any(|t| at.listing.tests.contains(t)) {
         at.runs.clock.step("base's own run");
         at.run().await.map(|b| b.ignored).unwrap_or_default()
@@ -500,7 +503,7 @@ async fn gone_or_ignored(
 async fn in_release_profile(
     at: &AtBase<'_>,
     r: Report,
-    s: &mut crate::model::ledger::Ledger,
+    s: &mut rascal_core::model::ledger::Ledger,
 ) -> Report {
     if !s
         .base_tests
@@ -538,7 +541,7 @@ async fn in_release_profile(
 async fn new_tests_at_base(
     at: &AtBase<'_>,
     r: Report,
-    s: &mut crate::model::ledger::Ledger,
+    s: &mut rascal_core::model::ledger::Ledger,
     (now, results, added): (&ledger::Listing, &ledger::Results, &[String]),
 ) -> Report {
     let touched = s.base_tests.as_ref().is_some_and(|b| b.files_laid > 0);

@@ -48,7 +48,7 @@ pub fn parse_review(bytes: &[u8], nonce: &str) -> Result<ReviewVerdict, String> 
         }
         0 => Err(format!(
             "no JSON verdict in the output (it begins: {:?})",
-            crate::text::ellipsis(text.trim(), 60)
+            rascal_core::text::ellipsis(text.trim(), 60)
         )),
         n if signed.iter().any(|o| *o != signed[0]) => Err(format!(
             "{n} verdict objects carrying the nonce disagree; exactly one verdict is allowed"
@@ -64,7 +64,7 @@ fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, String> {
         Some(Value::String(s)) => {
             return Err(format!(
                 "unknown verdict `{}`; expected `approve` or `request_changes`",
-                crate::text::ellipsis(s, 40)
+                rascal_core::text::ellipsis(s, 40)
             ))
         }
         Some(other) => return Err(format!("`verdict` must be a string, got {}", kind(other))),
@@ -89,7 +89,7 @@ fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, String> {
                 other => {
                     return Err(format!(
                         "issue {n}: unknown severity `{}`; expected critical, major or minor",
-                        crate::text::ellipsis(other, 40)
+                        rascal_core::text::ellipsis(other, 40)
                     ))
                 }
             },

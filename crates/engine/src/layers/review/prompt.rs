@@ -5,7 +5,7 @@ use super::*;
 
 /// The task as a reviewer or judge sees it: instruction, criteria, constraints.
 /// One criterion as a prompt lists it: `- description (type: `check`)`.
-pub fn criterion_bullet(c: &crate::config::spec::Criterion) -> String {
+pub fn criterion_bullet(c: &rascal_core::config::spec::Criterion) -> String {
     format!("- {} ({}: `{}`)\n", c.description, c.kind.name(), c.check)
 }
 
@@ -16,7 +16,7 @@ pub fn task_text(task: &Task) -> String {
         for c in &task.acceptance_criteria {
             // Held-out tests are named nowhere a reviewer's words could
             // carry them back to the author.
-            if c.kind == crate::config::spec::CriterionKind::Holdout {
+            if c.kind == rascal_core::config::spec::CriterionKind::Holdout {
                 s.push_str("- held-out tests pass (run by rascal; not shown)\n");
                 continue;
             }
@@ -27,11 +27,11 @@ pub fn task_text(task: &Task) -> String {
         s.push_str("\n## Constraints\n\n");
         for c in &task.constraints {
             let v = match &c.kind {
-                crate::config::spec::ConstraintKind::NoTouchFiles(g) => {
+                rascal_core::config::spec::ConstraintKind::NoTouchFiles(g) => {
                     format!(": `{}`", g.as_str())
                 }
-                crate::config::spec::ConstraintKind::MaxLines(n) => format!(": {n}"),
-                crate::config::spec::ConstraintKind::NoNewDeps => String::new(),
+                rascal_core::config::spec::ConstraintKind::MaxLines(n) => format!(": {n}"),
+                rascal_core::config::spec::ConstraintKind::NoNewDeps => String::new(),
             };
             s.push_str(&format!("- {} ({}{v})\n", c.description, c.kind.name()));
         }
@@ -123,7 +123,7 @@ pub fn chunk_diff(diff: &str, budget: usize) -> Vec<Chunk> {
             });
             continue;
         }
-        let header = crate::text::ellipsis(f.lines().next().unwrap_or("").trim(), 200);
+        let header = rascal_core::text::ellipsis(f.lines().next().unwrap_or("").trim(), 200);
         let note = format!("# (continued) {header}\n");
         for (k, p) in pieces_of(f, budget.saturating_sub(note.len()))
             .into_iter()

@@ -148,7 +148,7 @@ async fn ask_reviewer(
         Ok(nonce) => {
             let prompt = review_prompt(run.task, &chunk.text, &nonce, part);
             let env = [(
-                crate::agents::ask::REVIEW_NONCE_ENV.to_string(),
+                rascal_exec::agents::ask::REVIEW_NONCE_ENV.to_string(),
                 nonce.clone(),
             )];
             let answer = ask(
@@ -278,7 +278,7 @@ async fn one_call(
                 return (reports, Ok(v));
             }
             Err(why) => {
-                r.output = crate::text::tail(&answer.tail, 2000);
+                r.output = rascal_core::text::tail(&answer.tail, 2000);
                 if attempt_try == 1 {
                     // Shown, kept, but not what decides: the fresh reviewer does.
                     r.required = false;

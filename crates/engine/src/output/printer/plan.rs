@@ -1,14 +1,14 @@
 //! A planner's proposal and the criteria checked on the unchanged base,
 //! as printed.
 
-use crate::text::{cut, sanitize};
+use rascal_core::text::{cut, sanitize};
 
 /// The planner's proposal: its criteria and constraints, or why there is
 /// none.
 pub(super) fn plan_lines(
     agent: &str,
-    criteria: &[crate::config::spec::Criterion],
-    constraints: &[crate::config::spec::Constraint],
+    criteria: &[rascal_core::config::spec::Criterion],
+    constraints: &[rascal_core::config::spec::Constraint],
     problem: Option<&str>,
 ) -> Vec<String> {
     let mut out = vec![match problem {
@@ -20,8 +20,8 @@ pub(super) fn plan_lines(
         None => format!(
             "plan proposed by {}: {}, {}",
             sanitize(agent),
-            crate::text::plural(criteria.len() as u64, "acceptance criterion"),
-            crate::text::plural(constraints.len() as u64, "constraint")
+            rascal_core::text::plural(criteria.len() as u64, "acceptance criterion"),
+            rascal_core::text::plural(constraints.len() as u64, "constraint")
         ),
     }];
     out.extend(criteria.iter().map(criterion_line));
@@ -30,7 +30,7 @@ pub(super) fn plan_lines(
 }
 
 /// One criterion of a plan or a planned task.
-pub fn criterion_line(c: &crate::config::spec::Criterion) -> String {
+pub fn criterion_line(c: &rascal_core::config::spec::Criterion) -> String {
     format!(
         "    - {}{} ({}: `{}`{})",
         cut(&sanitize(&c.description), 200),
@@ -44,8 +44,8 @@ pub fn criterion_line(c: &crate::config::spec::Criterion) -> String {
 }
 
 /// One constraint of a plan or a planned task.
-pub fn constraint_line(c: &crate::config::spec::Constraint) -> String {
-    use crate::config::spec::ConstraintKind;
+pub fn constraint_line(c: &rascal_core::config::spec::Constraint) -> String {
+    use rascal_core::config::spec::ConstraintKind;
     let v = match &c.kind {
         ConstraintKind::NoTouchFiles(g) => format!(": `{}`", sanitize(g.as_str())),
         ConstraintKind::MaxLines(n) => format!(": {n}"),
@@ -62,7 +62,7 @@ pub fn constraint_line(c: &crate::config::spec::Constraint) -> String {
 /// vacuous criterion.
 pub(super) fn vacuous_lines(
     checked: usize,
-    vacuous: &[crate::model::event::VacuousCriterion],
+    vacuous: &[rascal_core::model::event::VacuousCriterion],
 ) -> Vec<String> {
     if vacuous.is_empty() {
         return vec![format!(

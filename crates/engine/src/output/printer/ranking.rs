@@ -2,10 +2,10 @@
 //! the judge's and the discriminator's findings, the pick, and a contested
 //! run's question.
 
-use crate::text::{ellipsis, pad, pad_left, sanitize, width};
+use rascal_core::text::{ellipsis, pad, pad_left, sanitize, width};
 
 /// The comparator's ranking, the similarity matrix and its pick.
-pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<String> {
+pub fn ranking_lines(r: &rascal_core::model::ranking::Ranking, run: &str) -> Vec<String> {
     let mut out = Vec::new();
     // One candidate is not a comparison: only the pick is said.
     let compared = r.positions.len() > 1;
@@ -19,7 +19,7 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
             sanitize(&p.candidate),
             p.verdict,
             p.consensus_text(),
-            crate::text::change_size(p.files as u64, p.lines),
+            rascal_core::text::change_size(p.files as u64, p.lines),
             sanitize(&p.reason)
         ));
     }
@@ -96,7 +96,7 @@ pub fn ranking_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<Strin
 }
 
 /// What the discriminator's probe found, in one line.
-pub fn probes_line(p: &crate::model::ranking::Probes) -> String {
+pub fn probes_line(p: &rascal_core::model::ranking::Probes) -> String {
     let who = format!(
         "discriminator `{}` probed {}",
         sanitize(&p.agent),
@@ -106,12 +106,12 @@ pub fn probes_line(p: &crate::model::ranking::Probes) -> String {
         (Some(why), _) => format!("{who}: no finding — {}", sanitize(why)),
         (None, 0) => format!(
             "{who}: {} with the same output on each — no input tells them apart",
-            crate::text::plural(p.calls as u64, "call")
+            rascal_core::text::plural(p.calls as u64, "call")
         ),
         (None, n) => format!(
             "{who}: {} of {} differ (below) — a human answers which is right",
             n,
-            crate::text::plural(p.calls as u64, "call")
+            rascal_core::text::plural(p.calls as u64, "call")
         ),
     }
 }
@@ -122,7 +122,7 @@ pub(super) const NONE_PASSED_PICK: &str = "pick: none — no candidate passed";
 
 /// A contested run's question: the tests that separate the candidates, as
 /// examples, and how to answer.
-pub fn question_lines(r: &crate::model::ranking::Ranking, run: &str) -> Vec<String> {
+pub fn question_lines(r: &rascal_core::model::ranking::Ranking, run: &str) -> Vec<String> {
     let q = r.question(6);
     if q.is_empty() {
         return Vec::new();

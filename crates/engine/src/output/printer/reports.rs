@@ -1,9 +1,9 @@
 //! The lines of a check's report, as `rascal run`, `show` and `check` print
 //! them.
 
-use crate::exec::runner::human;
-use crate::model::verdict::{Report, Status, Verdict};
-use crate::text::{cut, sanitize};
+use rascal_core::model::verdict::{Report, Status, Verdict};
+use rascal_core::text::{cut, sanitize};
+use rascal_exec::exec::runner::human;
 use std::time::Duration;
 
 /// How many output lines of a failed check are shown.
@@ -23,7 +23,7 @@ fn mark(status: Status) -> &'static str {
 /// the output tail.
 pub fn report_lines(r: &Report) -> Vec<String> {
     let mut out = Vec::new();
-    if r.layer == crate::model::verdict::Layer::Criteria {
+    if r.layer == rascal_core::model::verdict::Layer::Criteria {
         // Layer 3 reads as its Markdown checklist, evidence included.
         out.push(format!(
             "{} criteria {}",

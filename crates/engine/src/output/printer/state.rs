@@ -2,12 +2,12 @@
 //! candidate's state, the selection, the finalize or what finalize would
 //! do next, and the decisions taken on the way.
 
-use crate::model::state::State;
-use crate::text::{cut, ellipsis, sanitize};
+use rascal_core::model::state::State;
+use rascal_core::text::{cut, ellipsis, sanitize};
 
 /// Where the run and each candidate stand (folded from the journal), the
 /// selection and the finalize: the last lines of `rascal show`.
-pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
+pub fn state_lines(s: &rascal_core::model::summary::RunSummary) -> Vec<String> {
     let cands: Vec<String> = s
         .candidates
         .iter()
@@ -18,7 +18,7 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
                 _ if c.state == State::Impossible => format!(
                     " — declared impossible: {}",
                     ellipsis(
-                        &sanitize(crate::model::impossible::first_line(
+                        &sanitize(rascal_core::model::impossible::first_line(
                             c.impossible.as_deref().unwrap_or("")
                         )),
                         80
@@ -34,7 +34,7 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
                         if !s.decisions.iter().any(|d| {
                             matches!(
                                 d.kind,
-                                crate::model::decision::DecisionKind::ApprovePlan { .. }
+                                rascal_core::model::decision::DecisionKind::ApprovePlan { .. }
                             )
                         }) =>
                     {
@@ -68,8 +68,8 @@ pub fn state_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
 /// every decision): commit a candidate, or refuse and say what to run —
 /// the same words finalize says, so `show` never ends on a hint that
 /// finalize then refuses.
-fn next_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
-    use crate::model::choice::{choose, Choice};
+fn next_lines(s: &rascal_core::model::summary::RunSummary) -> Vec<String> {
+    use rascal_core::model::choice::{choose, Choice};
     let run = sanitize(&s.run);
     match choose(s) {
         Ok(Choice::Selected(c)) => vec![format!(
@@ -98,8 +98,8 @@ fn next_lines(s: &crate::model::summary::RunSummary) -> Vec<String> {
 }
 
 /// One decision, as the journal shows it.
-pub fn decision_line(d: &crate::model::decision::Decision) -> String {
-    use crate::model::decision::DecisionKind;
+pub fn decision_line(d: &rascal_core::model::decision::Decision) -> String {
+    use rascal_core::model::decision::DecisionKind;
     let who = sanitize(&d.who);
     let target = d
         .candidate
@@ -140,8 +140,8 @@ pub fn decision_line(d: &crate::model::decision::Decision) -> String {
             changes,
         } => format!(
             "plan approved by {who}{reason} — {}, {}{}",
-            crate::text::plural(criteria.len() as u64, "acceptance criterion"),
-            crate::text::plural(constraints.len() as u64, "constraint"),
+            rascal_core::text::plural(criteria.len() as u64, "acceptance criterion"),
+            rascal_core::text::plural(constraints.len() as u64, "constraint"),
             if changes.is_empty() {
                 String::new()
             } else {

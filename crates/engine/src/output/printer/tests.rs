@@ -1,14 +1,14 @@
 //! Tests of the headless printer: the lines each event and report prints.
 
 use super::*;
-use crate::model::verdict::Report;
+use rascal_core::model::verdict::Report;
 
 /// A planned criterion's check, up to the planner's 500 characters, is
 /// shown whole in `show` (the part that matters can be at its end).
 #[test]
 fn a_criterions_check_shows_whole_up_to_what_a_planner_may_write() {
     let check = format!("cargo test {} || true", "x".repeat(470));
-    let c: crate::config::spec::Criterion = serde_json::from_value(serde_json::json!({
+    let c: rascal_core::config::spec::Criterion = serde_json::from_value(serde_json::json!({
         "description": "long",
         "type": "command",
         "check": check,
@@ -22,7 +22,7 @@ fn a_criterions_check_shows_whole_up_to_what_a_planner_may_write() {
 /// `^J` (a control character shown for what it is).
 #[test]
 fn a_retrys_feedback_is_one_line_without_control_marks() {
-    use crate::model::decision::{Decision, DecisionKind};
+    use rascal_core::model::decision::{Decision, DecisionKind};
     let d = Decision::new(
         Some("birch"),
         DecisionKind::Retry {
@@ -37,8 +37,8 @@ fn a_retrys_feedback_is_one_line_without_control_marks() {
         "{line}"
     );
 }
-use crate::model::event::CandidateInfo;
-use crate::text::width;
+use rascal_core::model::event::CandidateInfo;
+use rascal_core::text::width;
 
 fn started(ids: &[&str]) -> RunEvent {
     RunEvent::RunStarted {
@@ -113,11 +113,11 @@ fn declarations_print_their_reasons_and_the_escalation_side_by_side() {
 
 /// A failed build whose first error is far from the end of its output.
 fn failed_build() -> Report {
-    let mut r = Report::new(crate::model::verdict::Layer::Guardrails, "build");
+    let mut r = Report::new(rascal_core::model::verdict::Layer::Guardrails, "build");
     r.issues.push(
-        crate::model::verdict::Issue::new(
+        rascal_core::model::verdict::Issue::new(
             "guardrails/build",
-            crate::model::verdict::Severity::Error,
+            rascal_core::model::verdict::Severity::Error,
             "src/lib.rs:11:5: error[E0308]: mismatched types",
         )
         .at("src/lib.rs", Some(11)),
@@ -158,8 +158,8 @@ fn a_failed_check_shows_its_first_error_block_then_its_tail() {
 
 #[test]
 fn a_passing_test_runs_evidence_is_printed_under_it() {
-    use crate::model::ledger::{BaseTests, Ledger, NewTests};
-    let mut r = Report::new(crate::model::verdict::Layer::Guardrails, "tests");
+    use rascal_core::model::ledger::{BaseTests, Ledger, NewTests};
+    let mut r = Report::new(rascal_core::model::verdict::Layer::Guardrails, "tests");
     r.ledger = Some(Box::new(Ledger {
         runner: "cargo".into(),
         at_base: 2,
@@ -196,8 +196,8 @@ fn the_working_tree_is_noted_under_the_run_header() {
     p.render(&started(&["a"]));
     let lines = p.render(&RunEvent::TaskLoaded {
         source: "instruction".into(),
-        task: Box::new(crate::config::spec::Task::from_instruction("do it")),
-        worktree: crate::model::event::WorkingTree {
+        task: Box::new(rascal_core::config::spec::Task::from_instruction("do it")),
+        worktree: rascal_core::model::event::WorkingTree {
             config_from_worktree: false,
             config_changes: vec!["guardrails.yaml".into()],
             uncommitted: 7,
@@ -241,11 +241,11 @@ fn the_candidate_column_is_as_wide_as_the_widest_name_on_screen() {
 
 #[test]
 fn direction_overrides_in_printed_paths_are_shown_escaped() {
-    let mut r = Report::new(crate::model::verdict::Layer::Permissions, "paths");
+    let mut r = Report::new(rascal_core::model::verdict::Layer::Permissions, "paths");
     r.issues.push(
-        crate::model::verdict::Issue::new(
+        rascal_core::model::verdict::Issue::new(
             "denied",
-            crate::model::verdict::Severity::Error,
+            rascal_core::model::verdict::Severity::Error,
             "m\u{FEFF}",
         )
         .at("a/\u{202E}b.rs", Some(1)),
@@ -258,8 +258,8 @@ fn direction_overrides_in_printed_paths_are_shown_escaped() {
 
 #[test]
 fn one_candidate_is_not_called_a_comparison_and_the_hint_names_the_run() {
-    let r = crate::model::ranking::Ranking {
-        positions: vec![crate::model::ranking::Ranked {
+    let r = rascal_core::model::ranking::Ranking {
+        positions: vec![rascal_core::model::ranking::Ranked {
             position: 1,
             candidate: "fixer".into(),
             verdict: Verdict::Pass,
@@ -293,7 +293,7 @@ fn one_candidate_is_not_called_a_comparison_and_the_hint_names_the_run() {
 
 #[test]
 fn the_similarity_matrix_lines_up_with_wide_names() {
-    let r = crate::model::ranking::Ranking {
+    let r = rascal_core::model::ranking::Ranking {
         positions: Vec::new(),
         ids: vec!["日本語エージェント".into(), "ab".into()],
         matrix: vec![vec![1.0, 0.5], vec![0.5, 1.0]],

@@ -8,12 +8,12 @@
 //! other string is escaped inline, and the last line is the digest of all
 //! above it.
 
-use crate::model::decision::DecisionKind;
-use crate::model::ranking::Ranking;
-use crate::model::summary::{CandidateSummary, ChainHead, RunSummary};
-use crate::model::verdict::{Layer, Report, Status};
-use crate::text::cut;
-use crate::text::inert::{markdown_inline, markdown_lines, markdown_quote, markdown_seal};
+use rascal_core::model::decision::DecisionKind;
+use rascal_core::model::ranking::Ranking;
+use rascal_core::model::summary::{CandidateSummary, ChainHead, RunSummary};
+use rascal_core::model::verdict::{Layer, Report, Status};
+use rascal_core::text::cut;
+use rascal_core::text::inert::{markdown_inline, markdown_lines, markdown_quote, markdown_seal};
 use std::fmt::Write;
 
 /// Untrusted text inside a Markdown line: one line, no live HTML, comment,
@@ -27,7 +27,7 @@ const AGENT_SUMMARY_LINES: usize = 60;
 
 fn report_line(r: &Report, c: &CandidateSummary) -> String {
     let over = c.decisions.iter().find(|d| d.overrides(r));
-    let dur = crate::exec::runner::human(std::time::Duration::from_millis(r.duration_ms));
+    let dur = rascal_exec::exec::runner::human(std::time::Duration::from_millis(r.duration_ms));
     let reason = r
         .errored
         .clone()
@@ -230,7 +230,7 @@ fn provenance_lines(out: &mut String, c: &CandidateSummary) {
     let _ = writeln!(
         out,
         "**Provenance: {} of new code in no candidate it was combined from** — the combining agent wrote it; a human chose this candidate ({}):\n",
-        crate::text::plural(new.len() as u64, "line"),
+        rascal_core::text::plural(new.len() as u64, "line"),
         cell(&r.output)
     );
     for i in new.iter().take(NEW_CODE_LINES) {
@@ -301,7 +301,7 @@ fn layer_sections(out: &mut String, c: &CandidateSummary) {
     let _ = writeln!(
         out,
         "{} changed.\n",
-        crate::text::change_size(c.files_changed as u64, c.lines_changed)
+        rascal_core::text::change_size(c.files_changed as u64, c.lines_changed)
     );
     for (layer, name) in SECTIONS {
         let reports: Vec<&Report> = c.reports.iter().filter(|r| r.layer == *layer).collect();
@@ -329,14 +329,17 @@ fn declaration_lines(out: &mut String, s: &RunSummary) {
         out,
         "### Declared impossible\n\n{} of {} declared the task impossible instead of changing it (their changes were not judged):\n",
         declared.len(),
-        crate::text::plural(s.candidates.len() as u64, "candidate")
+        rascal_core::text::plural(s.candidates.len() as u64, "candidate")
     );
     for (id, reason) in declared {
         let _ = writeln!(
             out,
             "- **{}**: {}",
             cell(id),
-            cell(&cut(crate::model::impossible::first_line(reason), 300))
+            cell(&cut(
+                rascal_core::model::impossible::first_line(reason),
+                300
+            ))
         );
     }
     let _ = writeln!(out);

@@ -4,7 +4,7 @@
 pub(crate) mod markdown;
 pub(crate) mod sarif;
 
-use crate::model::summary::RunSummary;
+use rascal_core::model::summary::RunSummary;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Format {
@@ -17,7 +17,7 @@ pub enum Format {
 /// Markdown quotes untrusted text as text, the JSON escapes what a terminal
 /// would play.
 pub fn render(summary: &RunSummary, format: Format) -> String {
-    use crate::text::inert::json;
+    use rascal_core::text::inert::json;
     match format {
         Format::Md => markdown::pr_body(summary, None, None),
         Format::Json => json(&serde_json::to_string_pretty(summary).unwrap_or_default()),

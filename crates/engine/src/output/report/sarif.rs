@@ -6,9 +6,9 @@
 //! names the same file (`a#b.txt` is not `a`, a folder named `%2e%2e` is not
 //! `..`); messages are plain text with nothing read as a link.
 
-use crate::model::summary::RunSummary;
-use crate::model::verdict::{Severity, Status};
-use crate::text::inert::{sarif_text, sarif_uri};
+use rascal_core::model::summary::RunSummary;
+use rascal_core::model::verdict::{Severity, Status};
+use rascal_core::text::inert::{sarif_text, sarif_uri};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 

@@ -44,7 +44,7 @@ impl CandidateJob {
                 // Shared by this attempt's own commands only, and
                 // empty at its start: one candidate's build outputs
                 // never reach another's, one attempt's never the next.
-                let cache = match crate::exec::cache::fresh_for_attempt(dirs.candidate_dir) {
+                let cache = match rascal_exec::exec::cache::fresh_for_attempt(dirs.candidate_dir) {
                     Ok(c) => c,
                     Err(e) => {
                         let r = Report::new(Layer::Agent, "changes")
@@ -73,10 +73,10 @@ impl CandidateJob {
                     scratch: dirs.candidate_dir.join("checks"),
                     cache: Some(cache),
                     hide: self.hidden(),
-                    confined: crate::exec::sandbox::available().is_ok(),
+                    confined: rascal_exec::exec::sandbox::available().is_ok(),
                     holdout: holdout.clone(),
                     with_holdout: false,
-                    limits: crate::config::limits::Limits::of(&self.agent),
+                    limits: rascal_core::config::limits::Limits::of(&self.agent),
                 };
                 // What decides how the tests run comes from the base.
                 let place = crate::layers::evidence::base_defined::checks_from_base(
@@ -115,11 +115,15 @@ impl CandidateJob {
         if self.launcher.name() != "process" {
             return;
         }
-        let seed = self.state.join("ledger").join(crate::exec::cache::SEED);
+        let seed = self
+            .state
+            .join("ledger")
+            .join(rascal_exec::exec::cache::SEED);
         let build = cache.to_path_buf();
-        let seeded = tokio::task::spawn_blocking(move || crate::exec::cache::seed(&build, &seed))
-            .await
-            .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+        let seeded =
+            tokio::task::spawn_blocking(move || rascal_exec::exec::cache::seed(&build, &seed))
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
         let note = match seeded {
             Ok(0) => return,
             Ok(n) => format!(
@@ -131,7 +135,7 @@ impl CandidateJob {
         self.journal.emit(RunEvent::Log {
             display: None,
             candidate: self.info.id.clone(),
-            stream: crate::model::log::Stream::Stderr,
+            stream: rascal_core::model::log::Stream::Stderr,
             text: note,
         });
     }

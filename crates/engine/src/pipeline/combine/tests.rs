@@ -1,5 +1,5 @@
 use super::*;
-use crate::model::ranking::{Ranked, Ranking};
+use rascal_core::model::ranking::{Ranked, Ranking};
 
 fn cand(id: &str, verdict: Verdict) -> CandidateSummary {
     let mut s = RunSummary::new();
@@ -17,9 +17,9 @@ fn cand(id: &str, verdict: Verdict) -> CandidateSummary {
             unsandboxed: false,
         }],
     });
-    let mut agent = crate::model::verdict::Report::new(Layer::Agent, "agent");
+    let mut agent = rascal_core::model::verdict::Report::new(Layer::Agent, "agent");
     if verdict == Verdict::Fail {
-        agent.issues.push(crate::model::verdict::Issue::new(
+        agent.issues.push(rascal_core::model::verdict::Issue::new(
             "agent/failed",
             Severity::Error,
             "exit 1",

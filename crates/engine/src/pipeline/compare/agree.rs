@@ -7,16 +7,18 @@
 //! the standings. A pick that another passing candidate disagrees with is
 //! no pick unless held-out tests break the tie: the run is CONTESTED.
 
-use crate::config::Config;
 use crate::layers::agreement::{self, Disagreement};
 use crate::layers::compare::{Contender, RULE_DISAGREES, TEST_INTEGRITY};
-use crate::model::agreement::Agreement;
-use crate::model::event::RunEvent;
-use crate::model::ranking::Ranking;
-use crate::model::verdict::{candidate_verdict, Issue, Layer, Report, Severity, Status, Verdict};
 use crate::pipeline::candidate::CandidateOutcome;
 use crate::pipeline::compare::cross_test::{cross_test, Crossing, DEFAULT_BOUND};
 use crate::pipeline::journal::Journal;
+use rascal_core::config::Config;
+use rascal_core::model::agreement::Agreement;
+use rascal_core::model::event::RunEvent;
+use rascal_core::model::ranking::Ranking;
+use rascal_core::model::verdict::{
+    candidate_verdict, Issue, Layer, Report, Severity, Status, Verdict,
+};
 use tokio_util::sync::CancellationToken;
 
 /// The name of the compare layer's report on a candidate.
@@ -245,10 +247,10 @@ pub(crate) fn settle(
     ranking: &mut Ranking,
     m: Agreement,
     contenders: &[Contender],
-    on_disagreement: crate::config::compare::OnDisagreement,
+    on_disagreement: rascal_core::config::compare::OnDisagreement,
     sources: &std::collections::BTreeMap<String, Vec<String>>,
 ) {
-    use crate::config::compare::OnDisagreement;
+    use rascal_core::config::compare::OnDisagreement;
     let strict = on_disagreement == OnDisagreement::Contest;
     if let Some(pick) = ranking.pick.clone() {
         let holdout = |id: &str| {
@@ -325,8 +327,8 @@ pub(crate) fn unseparated(ranking: &mut Ranking, contenders: &[Contender]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ledger::{BaseTests, Ledger};
-    use crate::model::verdict::Issue;
+    use rascal_core::model::ledger::{BaseTests, Ledger};
+    use rascal_core::model::verdict::Issue;
 
     /// A finished candidate whose test guardrail ran the base's tests on
     /// its code (`base`: listed, passed) and ended `tests`, with `more`.
@@ -359,7 +361,7 @@ mod tests {
             reports,
             changes: Some(Default::default()),
             usage: None,
-            place: Some(crate::exec::place::Place::InPlace {
+            place: Some(rascal_exec::exec::place::Place::InPlace {
                 origin: "/tmp".into(),
             }),
         }

@@ -20,11 +20,11 @@
 //!   (`base-tests/api-changed-alone`) for a human to read, never a clean
 //!   PASS — a cheater could change an API only to replace the base's test.
 
-use crate::model::ledger::BaseTests;
-use crate::model::verdict::{Issue, Layer, Report, Severity};
 use crate::pipeline::candidate::CandidateOutcome;
 use crate::pipeline::compare::agree::land;
 use crate::pipeline::journal::Journal;
+use rascal_core::model::ledger::BaseTests;
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
 
 /// Rule: a base test this change updated for an API it altered, which
 /// another candidate built and passed as the base wrote it.
@@ -118,12 +118,12 @@ pub(crate) fn settle(results: &mut [CandidateOutcome], journal: &Journal) {
         r.output = if broke > 0 {
             format!(
                 "{} updated with an API that other candidates kept",
-                crate::text::plural(broke as u64, "base test")
+                rascal_core::text::plural(broke as u64, "base test")
             )
         } else {
             format!(
                 "{} updated with an API no other candidate changed",
-                crate::text::plural(lines.len() as u64, "base test")
+                rascal_core::text::plural(lines.len() as u64, "base test")
             )
         };
         for (severity, rule, l) in lines {

@@ -10,9 +10,9 @@
 //! (skipped, aborted) — each a failure, with a note saying which, so that
 //! evading another author's test never reads as "not applicable".
 
-use crate::exec::place::Place;
-use crate::layers::test_integrity::{self, Corpus};
-use crate::model::changeset::ChangeSet;
+use rascal_core::model::changeset::ChangeSet;
+use rascal_exec::exec::place::Place;
+use rascal_scan::test_integrity::{self, Corpus};
 use std::collections::BTreeSet;
 
 /// Text files larger than this are not read into a corpus.
@@ -170,7 +170,7 @@ pub fn failure_excerpt(text: &str, name: &str) -> Option<String> {
                 && !low.starts_with("traceback")
                 && !low.starts_with("file \"")
         })
-        .map(|l| crate::text::cut(l, 100))
+        .map(|l| rascal_core::text::cut(l, 100))
         .take(3)
         .collect();
     (!said.is_empty()).then(|| said.join(" · "))

@@ -15,15 +15,15 @@
 //! checks — one author's tests cannot make another's fail (or pass) on
 //! somebody else's code.
 
-use crate::config::{Config, Guardrail, GuardrailKind};
-use crate::exec::place::Place;
 use crate::layers::evidence::test_evidence::TestRuns;
-use crate::layers::ledger::{self, Listing, Recognised};
-use crate::layers::test_integrity::Corpus;
-use crate::model::agreement::{Agreement, Cell, CellNote, CrossTest, TestSource};
-use crate::model::changeset::ChangeSet;
-use crate::model::verdict::Report;
 use crate::pipeline::compare::cross_cell;
+use rascal_core::config::{Config, Guardrail, GuardrailKind};
+use rascal_core::model::agreement::{Agreement, Cell, CellNote, CrossTest, TestSource};
+use rascal_core::model::changeset::ChangeSet;
+use rascal_core::model::verdict::Report;
+use rascal_exec::exec::place::Place;
+use rascal_scan::ledger::{self, Listing, Recognised};
+use rascal_scan::test_integrity::Corpus;
 use tokio_util::sync::CancellationToken;
 
 /// Default bound on cross-test runs per run (`compare.cross_tests`).
@@ -134,12 +134,12 @@ impl OwnCache {
         let made = tokio::task::spawn_blocking(move || {
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).ok()?;
-            let seed = crate::git::workspace::open(&origin)
-                .map(|r| crate::git::workspace::files_dir(&r))
-                .map(|files| files.join("ledger").join(crate::exec::cache::SEED));
+            let seed = rascal_exec::git::workspace::open(&origin)
+                .map(|r| rascal_exec::git::workspace::files_dir(&r))
+                .map(|files| files.join("ledger").join(rascal_exec::exec::cache::SEED));
             if let Ok(seed) = seed {
                 // A seed that cannot be copied only makes the build cold.
-                let _ = crate::exec::cache::seed(&dir, &seed);
+                let _ = rascal_exec::exec::cache::seed(&dir, &seed);
             }
             Some(dir)
         })
@@ -298,7 +298,7 @@ fn sources_of(
                 .map(|n| {
                     let words = cross_cell::words_of(&texts.tests[i], n);
                     let none = Corpus::default();
-                    let theirs = crate::layers::test_integrity::only_theirs(
+                    let theirs = rascal_scan::test_integrity::only_theirs(
                         &words,
                         &texts.code[i],
                         &texts.base,

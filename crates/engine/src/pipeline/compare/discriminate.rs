@@ -9,13 +9,13 @@
 //! pick stands and says how many calls agreed. The probe never fails or
 //! passes anyone.
 
-use crate::agents::ask::Site;
-use crate::config::verification::DiscriminatorConfig;
-use crate::config::Config;
-use crate::exec::place::Place;
-use crate::exec::runner::{CommandSpec, Stream};
 use crate::layers::probes;
-use crate::model::ranking::{Probes, Ranking};
+use rascal_core::config::verification::DiscriminatorConfig;
+use rascal_core::config::Config;
+use rascal_core::model::ranking::{Probes, Ranking};
+use rascal_exec::agents::ask::Site;
+use rascal_exec::exec::place::Place;
+use rascal_exec::exec::runner::{CommandSpec, Stream};
 use std::collections::BTreeMap;
 use std::path::Path;
 use tokio_util::sync::CancellationToken;
@@ -74,7 +74,7 @@ pub(crate) async fn discriminate(d: &Discriminate<'_>, ranking: &mut Ranking) {
         ranking.contested = Some(format!(
             "the discriminator `{}` found {} where {} differ{} and no test says which is right",
             cfg.agent,
-            crate::text::plural(found.differences.len() as u64, "input"),
+            rascal_core::text::plural(found.differences.len() as u64, "input"),
             candidates.join(", "),
             if candidates.len() == 2 { "" } else { "s" },
         ));
@@ -91,7 +91,7 @@ async fn probe(
     candidates: &[String],
 ) -> Result<
     (
-        crate::model::ranking::ProbeSource,
+        rascal_core::model::ranking::ProbeSource,
         Vec<(String, BTreeMap<String, String>)>,
     ),
     String,
@@ -110,10 +110,10 @@ async fn probe(
         .collect();
     let prompt = probes::prompt(d.instruction, &shown, &nonce);
     let env = [(
-        crate::agents::ask::REVIEW_NONCE_ENV.to_string(),
+        rascal_exec::agents::ask::REVIEW_NONCE_ENV.to_string(),
         nonce.clone(),
     )];
-    let answer = crate::agents::ask::ask(
+    let answer = rascal_exec::agents::ask::ask(
         &cfg.agent,
         agent,
         &prompt,
@@ -161,8 +161,10 @@ pub(crate) async fn run_probe(
         &probe.file,
         probe.content.as_bytes(),
     )?;
-    let (tx, mut rx): (crate::exec::runner::LogTx, crate::exec::runner::LogRx) =
-        tokio::sync::mpsc::channel(64);
+    let (tx, mut rx): (
+        rascal_exec::exec::runner::LogTx,
+        rascal_exec::exec::runner::LogRx,
+    ) = tokio::sync::mpsc::channel(64);
     let spec = CommandSpec::new(probe.command.clone(), Path::new(".").into(), timeout);
     let collect = async {
         let mut out = Vec::new();

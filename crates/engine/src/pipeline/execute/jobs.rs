@@ -7,14 +7,14 @@ use super::*;
 /// What every candidate's job in one run shares.
 pub(super) struct JobTemplate {
     pub(super) run: String,
-    pub(super) config: Arc<crate::config::Config>,
+    pub(super) config: Arc<rascal_core::config::Config>,
     pub(super) base: git2::Oid,
     pub(super) repo_dir: PathBuf,
     pub(super) state: PathBuf,
     pub(super) request: RunRequest,
     pub(super) journal: Journal,
     pub(super) launcher: Arc<dyn Launcher>,
-    pub(super) task: Arc<crate::config::spec::Task>,
+    pub(super) task: Arc<rascal_core::config::spec::Task>,
     pub(super) resume: Option<Resumption>,
     pub(super) human_feedback: HumanFeedback,
     pub(super) budgets: crate::pipeline::budget::Budgets,
@@ -23,7 +23,11 @@ pub(super) struct JobTemplate {
 }
 
 /// A candidate's identity, agent and cancel token: enough to run it again.
-pub(super) type Again = (CandidateInfo, crate::config::AgentConfig, CancellationToken);
+pub(super) type Again = (
+    CandidateInfo,
+    rascal_core::config::AgentConfig,
+    CancellationToken,
+);
 
 /// The candidates' tasks as they were started.
 pub(super) struct Spawned {
@@ -39,9 +43,9 @@ impl JobTemplate {
     /// from a spec or an issue (or the working tree has a note).
     pub(super) fn announce(
         &self,
-        candidates: &[(CandidateInfo, crate::config::AgentConfig)],
+        candidates: &[(CandidateInfo, rascal_core::config::AgentConfig)],
         task_source: Option<String>,
-        worktree: crate::model::event::WorkingTree,
+        worktree: rascal_core::model::event::WorkingTree,
     ) {
         self.journal.emit(RunEvent::RunStarted {
             run: self.run.clone(),
@@ -165,7 +169,7 @@ impl JobTemplate {
     pub(super) fn job(
         &self,
         info: CandidateInfo,
-        agent: crate::config::AgentConfig,
+        agent: rascal_core::config::AgentConfig,
         token: CancellationToken,
         start: Option<(u32, String)>,
     ) -> CandidateJob {
@@ -201,7 +205,7 @@ impl JobTemplate {
     /// Start every candidate, at most `max_parallel` running at once.
     pub(super) fn spawn_all(
         &self,
-        candidates: Vec<(CandidateInfo, crate::config::AgentConfig)>,
+        candidates: Vec<(CandidateInfo, rascal_core::config::AgentConfig)>,
         retry: &Option<RetryStart>,
         cancel: &CancellationToken,
     ) -> Spawned {
@@ -272,9 +276,9 @@ impl JobTemplate {
     /// bubblewrap like an author, its files under the run's `name` folder.
     pub(super) fn helper_site(&self, name: &str) -> Site {
         Site {
-            hide: crate::exec::confine::private_paths(&self.repo_dir, &self.state)
+            hide: rascal_exec::exec::confine::private_paths(&self.repo_dir, &self.state)
                 .into_iter()
-                .chain(crate::git::holdout::outside_dirs(&self.task.holdout))
+                .chain(rascal_exec::git::holdout::outside_dirs(&self.task.holdout))
                 .collect(),
             run: self.run.clone(),
             candidate: name.into(),

@@ -35,7 +35,7 @@ impl JobTemplate {
         )
         .into_iter()
         .collect();
-        let places: BTreeMap<String, crate::exec::place::Place> = results
+        let places: BTreeMap<String, rascal_exec::exec::place::Place> = results
             .iter()
             .filter_map(|r| Some((r.id.clone(), r.place.clone()?)))
             .collect();
@@ -238,6 +238,6 @@ impl JobTemplate {
                 }
             }))
             .collect();
-        crate::model::impossible::escalates(&states)
+        rascal_core::model::impossible::escalates(&states)
     }
 }

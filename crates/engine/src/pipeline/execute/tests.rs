@@ -1,7 +1,7 @@
 //! The run's exit code, from its verdict and how it ended.
 
 use super::{final_exit_code, Ending};
-use crate::model::verdict::Verdict;
+use rascal_core::model::verdict::Verdict;
 
 #[test]
 fn the_exit_code_follows_the_verdict_and_how_the_run_ended() {

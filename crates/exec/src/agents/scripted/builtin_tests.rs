@@ -84,7 +84,8 @@ fn the_demos_authors_take_their_time_each_at_its_own_pace() {
 #[test]
 fn the_invocation_writes_the_scenario_at_the_runs_tempo() {
     let dir = tempfile::tempdir().unwrap();
-    let mut agent = crate::config::AgentConfig::new(crate::config::RuntimeKind::Scripted);
+    let mut agent =
+        rascal_core::config::AgentConfig::new(rascal_core::config::RuntimeKind::Scripted);
     agent.scenario = Some("demo-lazy".into());
     for tempo in [Tempo::Fast, Tempo::Watchable] {
         let ctx = crate::agents::LaunchContext {

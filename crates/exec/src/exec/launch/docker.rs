@@ -368,7 +368,7 @@ impl Launcher for DockerLauncher {
         self.egress.summary(run, candidate)
     }
 
-    async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
+    async fn release(&self, run: &str, candidate: &str, agent: &rascal_core::config::AgentConfig) {
         let Ok(docker) = self.engine().await else {
             return;
         };
@@ -387,7 +387,7 @@ impl Launcher for DockerLauncher {
         }
     }
 
-    async fn warm(&self, agents: &[crate::config::AgentConfig]) {
+    async fn warm(&self, agents: &[rascal_core::config::AgentConfig]) {
         let Ok(docker) = self.engine().await else {
             return;
         };

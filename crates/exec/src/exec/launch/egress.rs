@@ -5,7 +5,6 @@
 //! bubblewrap sandbox, reached through rascal's forwarder inside it.
 
 use super::LaunchSpec;
-use crate::config::network::OnRefused;
 use crate::egress::network::{Attached, Candidate, DockerEgress};
 use crate::egress::policy::Allowlist;
 use crate::egress::proxy::{Proxy, Resolve, Rules, Sink, SystemResolver};
@@ -13,6 +12,7 @@ use crate::egress::NetworkSummary;
 use crate::exec::confine::Confinement;
 use crate::exec::runner::{LogLine, Stream};
 use bollard::Docker;
+use rascal_core::config::network::OnRefused;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -214,7 +214,7 @@ impl ProcessEgress {
     /// (a reviewer or judge asked by rascal); `who` names it in messages.
     pub fn attach_agent(
         &self,
-        agent: &crate::config::AgentConfig,
+        agent: &rascal_core::config::AgentConfig,
         who: &str,
         sandboxed: bool,
         logs: &crate::exec::runner::LogTx,

@@ -30,7 +30,7 @@ pub struct LaunchSpec {
     /// For container launchers.
     pub image: Option<String>,
     /// The agent's config (container settings, env names), for container launchers.
-    pub agent: Option<crate::config::AgentConfig>,
+    pub agent: Option<rascal_core::config::AgentConfig>,
     /// The repository's work dir (container label `rascal.repo`).
     pub repo: PathBuf,
     /// Reattach to the running agent instead of starting it.
@@ -104,12 +104,18 @@ pub trait Launcher: Send + Sync {
 
     /// Called once the agent's report has landed: containers are removed
     /// only after their logs and exit code are recorded.
-    async fn release(&self, _run: &str, _candidate: &str, _agent: &crate::config::AgentConfig) {}
+    async fn release(
+        &self,
+        _run: &str,
+        _candidate: &str,
+        _agent: &rascal_core::config::AgentConfig,
+    ) {
+    }
 
     /// Ask ahead for what these agents' launches will need (an engine's
     /// connection, their images), so the first launch does not wait for
     /// it. Best effort: a launch asks again for what this could not get.
-    async fn warm(&self, _agents: &[crate::config::AgentConfig]) {}
+    async fn warm(&self, _agents: &[rascal_core::config::AgentConfig]) {}
 
     /// Wait for what `release` left running off the critical path
     /// (containers being removed): called once the run's verdict is out,

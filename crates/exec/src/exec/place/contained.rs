@@ -87,8 +87,8 @@ impl Contained {
         workdir: &Path,
         spec: CommandSpec,
         env: &[String],
-        network: Option<crate::config::network::NetworkSetting>,
-    ) -> (crate::config::AgentConfig, LaunchSpec) {
+        network: Option<rascal_core::config::network::NetworkSetting>,
+    ) -> (rascal_core::config::AgentConfig, LaunchSpec) {
         let mut agent = self.agent.clone();
         agent.network = network;
         agent.env = env.to_vec();

@@ -179,11 +179,11 @@ fn a_candidates_huge_file_keeps_a_bounded_likeness_and_its_whole_blob() {
     for f in &cs.files {
         assert!(f.added_lines.is_empty());
         match f.likeness.as_ref().unwrap() {
-            crate::model::likeness::Likeness::Sketch { mins, .. } => {
-                assert!(mins.len() <= crate::model::likeness::SKETCH_SIZE)
+            rascal_core::model::likeness::Likeness::Sketch { mins, .. } => {
+                assert!(mins.len() <= rascal_core::model::likeness::SKETCH_SIZE)
             }
-            crate::model::likeness::Likeness::Text(t) => {
-                assert!(t.len() <= crate::model::likeness::TEXT_BUDGET)
+            rascal_core::model::likeness::Likeness::Text(t) => {
+                assert!(t.len() <= rascal_core::model::likeness::TEXT_BUDGET)
             }
         }
     }

@@ -113,7 +113,7 @@ pub fn repo_id(repo: &Repository) -> String {
         })
         .take(40)
         .collect();
-    let digest = crate::digest::digest(common.to_string_lossy().as_bytes());
+    let digest = rascal_core::digest::digest(common.to_string_lossy().as_bytes());
     format!("{name}-{}", &digest[..12])
 }
 

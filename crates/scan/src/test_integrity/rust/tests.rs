@@ -2,7 +2,7 @@
 
 use super::super::testing::{check_one, rules};
 use super::*;
-use crate::model::verdict::Severity;
+use rascal_core::model::verdict::Severity;
 
 const BASE: &str = r##"
 pub fn add(a: i32, b: i32) -> i32 { a + b }

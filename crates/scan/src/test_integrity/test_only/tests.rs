@@ -2,7 +2,7 @@
 
 use super::super::testing::check_one;
 use super::*;
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::model::verdict::{Issue, Severity};
 
 fn found(path: &str, base: Option<&str>, new: &str) -> Vec<Issue> {
     let mut out = Vec::new();

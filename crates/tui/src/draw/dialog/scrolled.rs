@@ -51,7 +51,7 @@ pub(super) fn test_source(
                     "{}:{} · {} (j/k scroll)",
                     sanitize(&src.path),
                     src.line,
-                    crate::text::plural(src.lines.len() as u64, "line")
+                    rascal_core::text::plural(src.lines.len() as u64, "line")
                 ),
                 t.dim,
             )));
@@ -164,7 +164,7 @@ fn finalize_head(app: &App, f: &FinalizeDialog, inner_w: usize) -> Vec<Line<'sta
                 "PR body",
                 format!(
                     "{} (j/k scroll) · from line {}",
-                    crate::text::plural(n as u64, "line"),
+                    rascal_core::text::plural(n as u64, "line"),
                     (f.scroll + 1).min(n.max(1))
                 ),
                 t.dim,

@@ -183,11 +183,11 @@ fn judged_with_the_api(
             Severity::Info,
             format!(
                 "{} updated with the API: {} not build on this change as the base wrote {}, and this change's own {} ({}); the other candidates settle whether the task asked for it",
-                crate::text::plural(updated.len() as u64, "base test"),
+                rascal_core::text::plural(updated.len() as u64, "base test"),
                 if updated.len() == 1 { "it does" } else { "they do" },
                 if updated.len() == 1 { "it" } else { "them" },
                 if updated.len() == 1 { "version passes" } else { "versions pass" },
-                crate::text::first_of(&updated, 4),
+                rascal_core::text::first_of(&updated, 4),
             ),
         ));
     }
@@ -434,7 +434,7 @@ fn mutable_files(
                 ledger::Runner::Cargo => name.ends_with(".rs"),
                 ledger::Runner::Go => name.ends_with("_test.go"),
                 ledger::Runner::Jest | ledger::Runner::Vitest => {
-                    crate::layers::test_integrity::JS_EXTENSIONS
+                    rascal_scan::test_integrity::JS_EXTENSIONS
                         .iter()
                         .any(|e| name.ends_with(e))
                         && (name.contains(".test.")

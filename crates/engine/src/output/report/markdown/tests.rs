@@ -2,8 +2,8 @@
 //! escaped text.
 
 use super::*;
-use crate::model::event::{CandidateInfo, RunEvent, WorkingTree};
-use crate::model::verdict::{Issue, Severity};
+use rascal_core::model::event::{CandidateInfo, RunEvent, WorkingTree};
+use rascal_core::model::verdict::{Issue, Severity};
 
 fn run_with(report: Report, worktree: WorkingTree) -> RunSummary {
     let events = vec![
@@ -23,7 +23,9 @@ fn run_with(report: Report, worktree: WorkingTree) -> RunSummary {
         },
         RunEvent::TaskLoaded {
             source: "instruction".into(),
-            task: Box::new(crate::config::spec::Task::from_instruction("add name()")),
+            task: Box::new(rascal_core::config::spec::Task::from_instruction(
+                "add name()",
+            )),
             worktree,
         },
         RunEvent::ReportLanded {
@@ -82,7 +84,7 @@ fn a_failed_command_shows_its_first_error_fenced_and_the_config_source_is_said()
 #[test]
 fn declarations_of_impossibility_are_listed_with_their_reasons() {
     let mut s = run_with(
-        crate::model::impossible::report("tests want <b>5</b>"),
+        rascal_core::model::impossible::report("tests want <b>5</b>"),
         WorkingTree::default(),
     );
     assert!(!pr_body(&s, None, None).contains("Declared impossible"));
@@ -92,7 +94,7 @@ fn declarations_of_impossibility_are_listed_with_their_reasons() {
     });
     s.apply(&RunEvent::CandidateFinished {
         candidate: "a".into(),
-        verdict: crate::model::verdict::Verdict::Fail,
+        verdict: rascal_core::model::verdict::Verdict::Fail,
         reason: None,
         files: 0,
         lines: 0,
@@ -125,7 +127,7 @@ fn a_combined_candidate_says_what_it_was_combined_from_and_who_decided() {
         combined_from: vec!["a".into(), "b".into()],
     });
     s.apply(&RunEvent::DecisionRecorded {
-        decision: crate::model::decision::Decision::new(
+        decision: rascal_core::model::decision::Decision::new(
             Some("combined"),
             DecisionKind::Combine {
                 from: vec!["a".into(), "b".into()],
@@ -136,7 +138,7 @@ fn a_combined_candidate_says_what_it_was_combined_from_and_who_decided() {
     });
     s.apply(&RunEvent::CandidateFinished {
         candidate: "combined".into(),
-        verdict: crate::model::verdict::Verdict::Pass,
+        verdict: rascal_core::model::verdict::Verdict::Pass,
         reason: None,
         files: 2,
         lines: 4,
@@ -184,7 +186,7 @@ fn direction_overrides_in_paths_and_messages_are_shown_escaped() {
         },
         RunEvent::CandidateFinished {
             candidate: "c1".into(),
-            verdict: crate::model::verdict::Verdict::Fail,
+            verdict: rascal_core::model::verdict::Verdict::Fail,
             reason: None,
             files: 1,
             lines: 1,

@@ -12,13 +12,13 @@
 pub mod pack;
 pub mod unpack;
 
-use crate::config::workspace::{resolve, WorkspaceMode};
 use crate::exec::runner::{LogLine, Stream};
 use bollard::query_parameters::{
     DownloadFromContainerOptionsBuilder, UploadToContainerOptionsBuilder,
 };
 use bollard::Docker;
 use futures::StreamExt;
+use rascal_core::config::workspace::{resolve, WorkspaceMode};
 use std::io::{Seek, Write};
 use std::path::Path;
 use std::time::Instant;
@@ -42,7 +42,7 @@ const READ_BACK_MAX: u64 = 64 << 20;
 
 /// Whether a container of `agent` runs in copy mode (its `workspace:`
 /// setting, else automatic from `DOCKER_HOST`).
-pub fn wanted(agent: Option<&crate::config::AgentConfig>) -> bool {
+pub fn wanted(agent: Option<&rascal_core::config::AgentConfig>) -> bool {
     let host = std::env::var("DOCKER_HOST").ok();
     resolve(agent.and_then(|a| a.workspace), host.as_deref()) == WorkspaceMode::Copy
 }
@@ -183,7 +183,10 @@ fn refusals(what: &str, u: &Unpacked) -> Vec<String> {
         if u.refused.len() == 1 { "y" } else { "ies" }
     ));
     for (path, why) in u.refused.iter().take(20) {
-        lines.push(format!("  refused {}: {why}", crate::text::cut(path, 200)));
+        lines.push(format!(
+            "  refused {}: {why}",
+            rascal_core::text::cut(path, 200)
+        ));
     }
     if u.refused.len() > 20 {
         lines.push(format!("  … and {} more", u.refused.len() - 20));

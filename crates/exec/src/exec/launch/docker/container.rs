@@ -5,11 +5,11 @@ use super::{
     copy, user_ids, ARTIFACTS, CRITERIA, HOST_ONLY_ENV, INSTRUCTION, LABEL_CANDIDATE,
     LABEL_DEADLINE, LABEL_REPO, LABEL_RUN, LABEL_TIMEOUT, LABEL_VERSION, WORKSPACE,
 };
-use crate::config::container::{
-    ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
-};
 use crate::exec::launch::LaunchSpec;
 use bollard::models::{ContainerCreateBody, HostConfig};
+use rascal_core::config::container::{
+    ByteSize, DEFAULT_CPUS, DEFAULT_MEMORY, DEFAULT_NETWORK, DEFAULT_PIDS,
+};
 use std::collections::HashMap;
 
 impl LaunchSpec {
@@ -40,7 +40,7 @@ pub(super) fn memory_limit(spec: &LaunchSpec) -> ByteSize {
 /// The agent's environment inside the container: host-only variables
 /// dropped (unless the agent asks for them), host paths replaced by the
 /// container's, and a HOME.
-fn container_env(spec: &LaunchSpec, agent: &crate::config::AgentConfig) -> Vec<String> {
+fn container_env(spec: &LaunchSpec, agent: &rascal_core::config::AgentConfig) -> Vec<String> {
     let mut env: Vec<String> = Vec::new();
     for (k, v) in &spec.env {
         if HOST_ONLY_ENV.contains(&k.as_str()) && !agent.env.contains(k) {
@@ -89,10 +89,9 @@ fn container_labels(spec: &LaunchSpec, deadline_ms: u64) -> HashMap<String, Stri
 
 /// The container's create body: hardened by default (see the module doc).
 pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
-    let agent = spec
-        .agent
-        .clone()
-        .unwrap_or_else(|| crate::config::AgentConfig::new(crate::config::RuntimeKind::Command));
+    let agent = spec.agent.clone().unwrap_or_else(|| {
+        rascal_core::config::AgentConfig::new(rascal_core::config::RuntimeKind::Command)
+    });
     let host_instruction = spec
         .env
         .iter()

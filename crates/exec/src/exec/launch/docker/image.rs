@@ -25,9 +25,9 @@ pub async fn has_image(docker: &Docker, image: &str) -> crate::error::Result<boo
 }
 
 /// How to get `image` onto the engine, for an agent of `runtime`.
-pub fn build_hint(runtime: Option<crate::config::RuntimeKind>, image: &str) -> String {
-    use crate::config::RuntimeKind;
-    let image = crate::text::inert::shell_word(image);
+pub fn build_hint(runtime: Option<rascal_core::config::RuntimeKind>, image: &str) -> String {
+    use rascal_core::config::RuntimeKind;
+    let image = rascal_core::text::inert::shell_word(image);
     match runtime {
         Some(r @ (RuntimeKind::Claude | RuntimeKind::Codex | RuntimeKind::Goose)) => {
             let dir = format!("{r:?}").to_lowercase();

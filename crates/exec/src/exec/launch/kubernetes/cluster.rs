@@ -2,10 +2,10 @@
 //! `~/.kube/config`, or a file given explicitly), the context of the
 //! `kubernetes:` config (else the current one), and a kube-rs client for it.
 
-use crate::config::kubernetes::KubernetesConfig;
 use crate::Error::Engine;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::Client;
+use rascal_core::config::kubernetes::KubernetesConfig;
 use std::path::Path;
 
 /// A connected cluster, with what messages say about it.

@@ -279,7 +279,7 @@ pub async fn fetch_result(
                 if got.git_refused.len() == 1 { "y" } else { "ies" }
             ));
             for p in got.git_refused.iter().take(20) {
-                lines.push(format!("  refused {}", crate::text::cut(p, 200)));
+                lines.push(format!("  refused {}", rascal_core::text::cut(p, 200)));
             }
         }
         Ok::<Vec<String>, String>(lines)

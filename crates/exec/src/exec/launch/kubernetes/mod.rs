@@ -20,8 +20,6 @@ pub mod transfer;
 
 use super::lines::Lines;
 use super::{err, now_ms, LaunchError, LaunchSpec, Launcher};
-use crate::config::container::DEFAULT_MEMORY;
-use crate::config::kubernetes::{KubernetesConfig, DEFAULT_MAX_RESULT};
 use crate::exec::runner::{Exit, LogLine, LogTx, Stream};
 use cluster::Cluster;
 use futures::AsyncReadExt;
@@ -30,6 +28,8 @@ use k8s_openapi::api::core::v1::{Pod, Secret};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use kube::api::{Api, DeleteParams, LogParams, Patch, PatchParams, PostParams};
 use pod::{pod_of, state_of, wait_pod};
+use rascal_core::config::container::DEFAULT_MEMORY;
+use rascal_core::config::kubernetes::{KubernetesConfig, DEFAULT_MAX_RESULT};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 use tokio_util::sync::CancellationToken;
@@ -223,7 +223,7 @@ impl Launcher for KubernetesLauncher {
         }
     }
 
-    async fn release(&self, run: &str, candidate: &str, agent: &crate::config::AgentConfig) {
+    async fn release(&self, run: &str, candidate: &str, agent: &rascal_core::config::AgentConfig) {
         if agent.keep_containers {
             return;
         }

@@ -6,9 +6,6 @@
 //! hardening as the docker launcher, spelled as pod security.
 
 use super::super::LaunchSpec;
-use crate::config::container::{DEFAULT_CPUS, DEFAULT_MEMORY};
-use crate::config::kubernetes::{KubernetesConfig, DEFAULT_TTL_SECS};
-use crate::config::{AgentConfig, RuntimeKind};
 use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{
     Capabilities, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource, LocalObjectReference,
@@ -18,6 +15,9 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::apimachinery::pkg::api::resource::Quantity;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::ByteString;
+use rascal_core::config::container::{DEFAULT_CPUS, DEFAULT_MEMORY};
+use rascal_core::config::kubernetes::{KubernetesConfig, DEFAULT_TTL_SECS};
+use rascal_core::config::{AgentConfig, RuntimeKind};
 use std::collections::BTreeMap;
 
 mod check;
@@ -103,7 +103,7 @@ pub fn job_name(run: &str, candidate: &str) -> String {
     // Jobs name their pods `<job>-<5 chars>`: keep room for that suffix.
     const MAX: usize = 52;
     if clean != raw || clean.len() > MAX {
-        let digest = &crate::digest::digest(&raw)[..8];
+        let digest = &rascal_core::digest::digest(&raw)[..8];
         clean.truncate(MAX - 9);
         clean = format!("{}-{digest}", clean.trim_end_matches('-'));
     }
@@ -127,7 +127,7 @@ pub fn label_value(v: &str) -> String {
         .take(50)
         .collect();
     let clean = clean.trim_matches(|c: char| !c.is_ascii_alphanumeric());
-    let digest = &crate::digest::digest(v)[..12];
+    let digest = &rascal_core::digest::digest(v)[..12];
     if clean.is_empty() {
         format!("x{digest}")
     } else {
@@ -149,7 +149,7 @@ pub fn repo_path(repo: &std::path::Path) -> String {
 
 /// The repository's label: a digest of its path.
 pub fn repo_label(repo: &std::path::Path) -> String {
-    crate::digest::digest(repo_path(repo).as_bytes())[..16].to_string()
+    rascal_core::digest::digest(repo_path(repo).as_bytes())[..16].to_string()
 }
 
 /// The labels every object of a candidate carries.

@@ -5,12 +5,12 @@ use super::{
     job, label_value, labels, network_policy, secret, AGENT, ANNOTATION_CANDIDATE, CHECK,
     LABEL_CANDIDATE, LABEL_CHECK, LABEL_CHECK_OF, LABEL_RUN,
 };
-use crate::config::kubernetes::KubernetesConfig;
 use crate::exec::launch::LaunchSpec;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::Secret;
 use k8s_openapi::api::networking::v1::NetworkPolicy;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use rascal_core::config::kubernetes::KubernetesConfig;
 use std::collections::BTreeMap;
 
 /// A verification command of candidate `of` (a guardrail or criterion

@@ -1,7 +1,6 @@
 //! The candidate pod's default-deny NetworkPolicy.
 
 use super::{agent_of, job_name, label_value, meta, policy_name, LABEL_CANDIDATE, LABEL_RUN};
-use crate::config::kubernetes::{parse_egress, KubernetesConfig};
 use crate::exec::launch::LaunchSpec;
 use k8s_openapi::api::networking::v1::{
     IPBlock, NetworkPolicy, NetworkPolicyEgressRule, NetworkPolicyPeer, NetworkPolicyPort,
@@ -9,6 +8,7 @@ use k8s_openapi::api::networking::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use rascal_core::config::kubernetes::{parse_egress, KubernetesConfig};
 use std::collections::BTreeMap;
 
 /// The candidate pod's NetworkPolicy: nothing comes in, and nothing goes

@@ -1,8 +1,8 @@
 //! Unit tests of `spec`.
 
 use super::*;
-use crate::config::kubernetes::Toleration as TolerationConfig;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use rascal_core::config::kubernetes::Toleration as TolerationConfig;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -10,7 +10,7 @@ fn spec() -> LaunchSpec {
     let mut agent = AgentConfig::new(RuntimeKind::Command);
     agent.env = vec!["ANTHROPIC_API_KEY".into()];
     agent.cpus = Some(1.5);
-    agent.memory = Some(crate::config::container::ByteSize(1 << 30));
+    agent.memory = Some(rascal_core::config::container::ByteSize(1 << 30));
     LaunchSpec {
         run: "r-20261130-1a2b".into(),
         candidate: "claude".into(),
