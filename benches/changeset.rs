@@ -8,8 +8,8 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal_core::config::Config;
-use rascal_engine::pipeline::content::read_change;
-use rascal_engine::pipeline::sequence::{permissions_in_force, Origin};
+use rascal_engine::pipeline::read_change;
+use rascal_engine::pipeline::{permissions_in_force, Origin};
 use rascal_exec::git::workspace;
 use std::hint::black_box;
 use std::io::Write;

@@ -7,7 +7,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal_core::model::log::Stream;
-use rascal_engine::store::logfile::{LogWriter, DEFAULT_MAX_LOG_BYTES};
+use rascal_engine::store::{LogWriter, DEFAULT_MAX_LOG_BYTES};
 use std::hint::black_box;
 
 const LINES: u64 = 1_000_000;

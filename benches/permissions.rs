@@ -4,7 +4,7 @@
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rascal_core::config::permissions::{GlobPattern, PermissionsConfig};
 use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
-use rascal_engine::layers::permissions::Permissions;
+use rascal_engine::layers::Permissions;
 use rascal_scan::imports::new_imports;
 use std::hint::black_box;
 

@@ -267,7 +267,7 @@ pub struct ReportArgs {
     /// The run: its id, or `last` for the newest.
     pub run: String,
     #[arg(long, value_enum, default_value = "md")]
-    pub format: rascal_engine::output::report::Format,
+    pub format: rascal_engine::output::Format,
 }
 
 #[derive(Args)]

@@ -20,7 +20,7 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
     // `prepare_attach` reads the journal, checking the run's hash chain: a
     // run whose record was changed after it was written is neither resumed
     // nor opened.
-    match rascal_engine::pipeline::attach::prepare_attach(dir, &run, exe) {
+    match rascal_engine::pipeline::prepare_attach(dir, &run, exe) {
         Ok(p) => {
             // What landed before (with the times it landed: clocks go on
             // from the journal, never restart), then the rest live.

@@ -6,9 +6,10 @@ use super::exit::CliError;
 use super::shared::{out, say};
 use rascal_core::model::event::WorkingTree;
 use rascal_core::model::verdict::{gate, Report};
-use rascal_engine::output::printer;
-use rascal_engine::pipeline::content;
-use rascal_engine::pipeline::sequence::{self, Origin, Verification};
+use rascal_engine::output::report_lines;
+use rascal_engine::pipeline::{
+    permissions_in_force, read_change, verify_read, Origin, Progress, Verification,
+};
 use rascal_exec::git::base::ConfigSource;
 use rascal_exec::git::workspace;
 use std::path::Path;
@@ -41,9 +42,9 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
     }
     // The change is read once, file by file: the checks that read content
     // see each file as it is read, and only what they found is kept.
-    let (changes, read) = content::read_change(
+    let (changes, read) = read_change(
         &config,
-        sequence::permissions_in_force(&config, Origin::Human).as_ref(),
+        permissions_in_force(&config, Origin::Human).as_ref(),
         &workdir,
         &workdir,
         oid,
@@ -63,9 +64,9 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
             cancel: CancellationToken::new(),
         };
         let live = !json;
-        sequence::verify_read(&v, Some(&read), &move |p| {
-            if let (true, sequence::Progress::Report(r)) = (live, p) {
-                out(printer::report_lines(&r));
+        verify_read(&v, Some(&read), &move |p| {
+            if let (true, Progress::Report(r)) = (live, p) {
+                out(report_lines(&r));
             }
         })
         .await

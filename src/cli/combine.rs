@@ -18,6 +18,6 @@ pub fn combine(dir: &Path, args: CombineArgs) -> Result<i32, CliError> {
         .verified_timed(&run)
         .map(|(events, _)| events.into_iter().map(|(_, ev)| ev).collect())
         .unwrap_or_default();
-    let prepared = rascal_engine::pipeline::combine::prepare_combine(dir, &run, &who, exe)?;
+    let prepared = rascal_engine::pipeline::prepare_combine(dir, &run, &who, exe)?;
     super::run::execute(prepared, json, !quiet, Vec::new(), known).map(|(code, _)| code)
 }

@@ -7,7 +7,7 @@ use super::shared::{open_store, say};
 use rascal_core::model::decision::{accept_skipped, not_run, Decision, DecisionKind};
 use rascal_core::model::event::RunEvent;
 use rascal_core::model::verdict::Layer;
-use rascal_engine::output::printer;
+use rascal_engine::output::decision_line;
 use std::path::Path;
 
 /// `rascal select RUN CANDIDATE`: the candidate to finalize. One that did
@@ -41,7 +41,7 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
             )));
         }
     }
-    if let Some(why) = rascal_engine::layers::provenance::needs_reason(&candidate, &cand.reports) {
+    if let Some(why) = rascal_engine::layers::needs_reason(&candidate, &cand.reports) {
         if reason.trim().is_empty() {
             return Err(CliError::Usage(format!(
                 "{why} (listed in `rascal show {run}`): choosing it is a human's decision\n  \
@@ -131,7 +131,7 @@ fn decide(
     let d = Decision::new(candidate, kind, &who, reason);
     match rascal_engine::pipeline::record_decision(dir, run, d)? {
         RunEvent::DecisionRecorded { decision } => {
-            say!("{}", printer::decision_line(&decision));
+            say!("{}", decision_line(&decision));
             Ok(if escalate { ESCALATED } else { PASS })
         }
         _ => Ok(PASS),

@@ -9,7 +9,7 @@ use super::args::DoctorArgs;
 use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store, out, say};
 use rascal_core::config::LauncherKind;
-use rascal_engine::doctor::agents::{agent_checks, agent_lines, images, versions};
+use rascal_engine::doctor::{agent_checks, agent_lines, images, versions};
 use rascal_exec::git::base::{load_config_from, ConfigSource};
 use rascal_exec::git::workspace;
 use std::path::Path;
@@ -61,11 +61,11 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         } else {
             versions(&mut checks, &hide).await;
             // The checks' toolchains, as the sandbox shows them.
-            probes = rascal_engine::doctor::checks::probe(&config, &hide).await;
+            probes = rascal_engine::doctor::probe(&config, &hide).await;
         }
         if uses_kube {
             let k = config.main.kubernetes.clone().unwrap_or_default();
-            rascal_engine::doctor::kubernetes::diagnose(&store, &workdir, &k, None, remove).await
+            rascal_engine::doctor::diagnose_kubernetes(&store, &workdir, &k, None, remove).await
         } else {
             rascal_engine::doctor::diagnose(&store, &workdir, remove).await
         }
@@ -74,7 +74,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let docker_ok = docker.exit_code == 0 || !(uses_docker || uses_kube);
     let checks_ok = probes.iter().all(|p| p.problem.is_none());
     let ok = agents_ok && docker_ok && checks_ok;
-    let sandbox = rascal_engine::doctor::sandbox::lines();
+    let sandbox = rascal_engine::doctor::sandbox_lines();
     if json {
         say!(
             "{}",
@@ -82,7 +82,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
         );
     } else {
         out(agent_lines(&checks));
-        out(rascal_engine::doctor::checks::lines(&probes));
+        out(rascal_engine::doctor::check_lines(&probes));
         out(sandbox);
         out(docker.lines);
     }
@@ -93,7 +93,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
 /// and a note that agents are checked in a repository. Exit 1 when the
 /// sandbox does not work.
 fn machine_only(dir: &Path, why: &workspace::WorkspaceError, json: bool) -> Result<i32, CliError> {
-    let sandbox = rascal_engine::doctor::sandbox::lines();
+    let sandbox = rascal_engine::doctor::sandbox_lines();
     let ok = rascal_exec::exec::sandbox::available().is_ok();
     let note = format!(
         "agents: not checked: {} is not in a git repository ({}); run `rascal doctor` in a repository to check its agents",

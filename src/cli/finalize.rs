@@ -86,7 +86,7 @@ pub fn finalize_run(
     // Refused when the run's record was changed after it was written; the
     // PR body publishes the chain head it was read at.
     let project = rascal_engine::store::Project::open(dir)?;
-    let out = rascal_engine::finalize::run::finalize_run(&project, run, &opts)?;
+    let out = rascal_engine::finalize::finalize_run(&project, run, &opts)?;
     note_unchained(run, out.summary.journal.as_ref());
     let f = out.finalized;
     if let Err(e) = out.recorded {

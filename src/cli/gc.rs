@@ -4,8 +4,8 @@
 use super::exit::{CliError, FAIL, PASS};
 use super::shared::{open_store, out};
 use rascal_core::text::plural;
-use rascal_engine::gc::disk::human;
-use rascal_engine::gc::plan::{span, Item, Kind, Records, Target};
+use rascal_engine::gc::human_bytes as human;
+use rascal_engine::gc::{span, Item, Kind, Records, Target};
 use rascal_engine::gc::{Compaction, GcError, Outcome, Request};
 use std::path::Path;
 use std::time::Duration;
@@ -103,7 +103,7 @@ pub fn gc(dir: &Path, args: GcArgs) -> Result<i32, CliError> {
 /// gone, removed (or, with `dry_run`, listed); the lines to print and
 /// whether a removal failed (said on stderr).
 fn collect_orphans(dry_run: bool, quiet: bool) -> (Vec<String>, bool) {
-    use rascal_engine::gc::orphans::{scan, Owner};
+    use rascal_engine::gc::{scan, Owner};
     let verb = if dry_run { "would free" } else { "freed" };
     let mut lines = Vec::new();
     let mut failed = false;
@@ -112,7 +112,7 @@ fn collect_orphans(dry_run: bool, quiet: bool) -> (Vec<String>, bool) {
         match &f.owner {
             Owner::Gone(repo) => {
                 if !dry_run {
-                    if let Err(e) = rascal_engine::gc::disk::remove(&f.dir) {
+                    if let Err(e) = rascal_engine::gc::remove_beneath(&f.dir) {
                         if !quiet {
                             super::shared::tell!(
                                 "rascal: could not remove {}: {e}",
@@ -363,7 +363,7 @@ pub fn document(o: &Outcome) -> serde_json::Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rascal_engine::gc::plan::{Kept, Plan, RunPlan, Why};
+    use rascal_engine::gc::{Kept, Plan, RunPlan, Why};
     use std::path::PathBuf;
 
     fn ws(c: &str, bytes: u64) -> Item {

@@ -116,7 +116,7 @@ fn rows(dir: &Path) -> Result<Vec<HomeRow>, CliError> {
             let ws = files.join("workspaces").join(&r.id);
             let run_dir = files.join("runs").join(&r.id);
             let workspaces = ws.is_dir();
-            let disk = Some(rascal_engine::gc::disk::usage_of(&[&ws, &run_dir]).bytes);
+            let disk = Some(rascal_engine::gc::usage_of(&[&ws, &run_dir]).bytes);
             HomeRow {
                 tampered: r.broken_event.is_some(),
                 id: r.id,
@@ -223,15 +223,15 @@ fn delete_workspaces(dir: &Path, run: &str) -> String {
         if std::fs::symlink_metadata(&path).is_err() {
             continue;
         }
-        if let Err(e) = rascal_engine::finalize::workspaces::keep_change(&repo, &kept, c, &path) {
+        if let Err(e) = rascal_engine::finalize::keep_change(&repo, &kept, c, &path) {
             return format!("{}: {e}; {run}'s workspaces stay", c.id);
         }
     }
-    let freed = rascal_engine::gc::disk::usage(&ws).bytes;
-    match rascal_engine::gc::disk::remove(&ws) {
+    let freed = rascal_engine::gc::usage(&ws).bytes;
+    match rascal_engine::gc::remove_beneath(&ws) {
         Ok(()) => format!(
             "removed {run}'s workspaces ({})",
-            rascal_engine::gc::disk::human(freed)
+            rascal_engine::gc::human_bytes(freed)
         ),
         Err(e) => format!("could not remove {run}'s workspaces: {e}"),
     }

@@ -7,7 +7,7 @@
 use super::args::InitArgs;
 use super::exit::{CliError, PASS};
 use super::shared::out;
-use rascal_engine::init::{self, render, InitError, Plan};
+use rascal_engine::init::{self, InitError, Plan};
 use std::path::Path;
 
 pub fn init(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
@@ -52,8 +52,8 @@ pub fn init(dir: &Path, args: InitArgs) -> Result<i32, CliError> {
     lines.push(format!(
         "{} without an API key: rascal run --agent {} \"{}\"",
         if args.commit { "try it" } else { "then try it" },
-        render::SCRIPTED_AGENT,
-        render::FIRST_TASK
+        init::SCRIPTED_AGENT,
+        init::FIRST_TASK
     ));
     out(lines);
     Ok(PASS)
@@ -85,13 +85,13 @@ fn found(plan: &Plan) -> Vec<String> {
         lines.push(format!("  CI: {}", plan.detected.ci.join(", ")));
     }
     lines.push("agent CLIs:".into());
-    let width = init::clis::KNOWN
+    let width = init::KNOWN_CLIS
         .iter()
         .map(|c| c.program.len())
-        .chain([render::SCRIPTED_AGENT.len()])
+        .chain([init::SCRIPTED_AGENT.len()])
         .max()
         .unwrap_or(0);
-    for cli in init::clis::KNOWN {
+    for cli in init::KNOWN_CLIS {
         let what = match plan.found.iter().find(|f| f.cli.program == cli.program) {
             Some(f) => format!(
                 "{} (credentials: ${})",
@@ -104,7 +104,7 @@ fn found(plan: &Plan) -> Vec<String> {
     }
     lines.push(format!(
         "  {:width$}  built in, needs no API key (scenario {})",
-        render::SCRIPTED_AGENT,
+        init::SCRIPTED_AGENT,
         rascal_exec::agents::scripted::FIRST_RUN
     ));
     lines
@@ -123,11 +123,11 @@ fn wrote(plan: &Plan) -> Vec<String> {
                         .iter()
                         .map(|f| f.cli.program.to_string())
                         .collect();
-                    agents.push(render::SCRIPTED_AGENT.into());
+                    agents.push(init::SCRIPTED_AGENT.into());
                     format!(
                         "agents {} · strategy [{}] · launcher process",
                         agents.join(", "),
-                        render::strategy_agents(&plan.found).join(", ")
+                        init::strategy_agents(&plan.found).join(", ")
                     )
                 }
                 rascal_core::config::GUARDRAILS_FILE => {
@@ -144,8 +144,8 @@ fn wrote(plan: &Plan) -> Vec<String> {
                 }
                 rascal_core::config::PERMISSIONS_FILE => {
                     let mut denied: Vec<String> = plan.detected.ci.clone();
-                    if !denied.iter().any(|c| c == init::detect::CI_DEFAULT) {
-                        denied.insert(0, init::detect::CI_DEFAULT.into());
+                    if !denied.iter().any(|c| c == init::CI_DEFAULT) {
+                        denied.insert(0, init::CI_DEFAULT.into());
                     }
                     denied.push(".rascal/**".into());
                     denied.extend(
@@ -156,7 +156,7 @@ fn wrote(plan: &Plan) -> Vec<String> {
                     );
                     format!("denies {}", denied.join(", "))
                 }
-                _ => format!("review by {}", render::reviewers(&plan.found).join(", ")),
+                _ => format!("review by {}", init::reviewers(&plan.found).join(", ")),
             };
             format!("  {path:width$}  {what}")
         })

@@ -60,7 +60,7 @@ pub fn list(dir: &Path, args: ListArgs) -> Result<i32, CliError> {
         let disk = if bytes == 0 {
             "–".to_string()
         } else {
-            rascal_engine::gc::disk::human(bytes)
+            rascal_engine::gc::human_bytes(bytes)
         };
         let mark = if r.chain == "unchained" { "*" } else { "" };
         // The state folded from the journal: a run still being driven is

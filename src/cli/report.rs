@@ -11,7 +11,7 @@ pub fn report(dir: &Path, args: ReportArgs) -> Result<i32, CliError> {
     note_unchained(&args.run, summary.journal.as_ref());
     say!(
         "{}",
-        rascal_engine::output::report::render(&summary, args.format)
+        rascal_engine::output::render_report(&summary, args.format)
     );
     Ok(PASS)
 }

@@ -18,7 +18,7 @@ pub fn retry(dir: &Path, args: RetryArgs) -> Result<i32, CliError> {
     let who = project.author();
     let exe = current_exe()?;
     let prepared =
-        rascal_engine::pipeline::retry::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
+        rascal_engine::pipeline::prepare_retry(dir, &run, &candidate, &feedback, &who, exe)?;
     // The record before the retry: the closing lines describe every
     // candidate, not only the one that went again. Read without looking
     // for dead runs: the run is this process's now, and would read as

@@ -8,7 +8,7 @@ use super::shared::{current_exe, out, say, tell};
 use rascal_core::config::PermissionsConfig;
 use rascal_core::model::event::RunEvent;
 use rascal_core::model::summary::RunSummary;
-use rascal_engine::output::printer::Printer;
+use rascal_engine::output::Printer;
 use rascal_engine::pipeline::{self, PreparedRun, RunRequest};
 use rascal_tui::Theme;
 use std::io::Write;
@@ -156,7 +156,7 @@ pub fn execute(
         prepared.config.main.notify.command.clone(),
         prepared.repo_dir.clone(),
     );
-    let mut view = rascal_engine::store::logview::LogView::new(&prepared.state);
+    let mut view = rascal_engine::store::LogView::new(&prepared.state);
     let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
     rt.block_on(async move {
         let (session, mut rx) = rascal_engine::pipeline::Session::start(prepared);
@@ -199,7 +199,7 @@ pub fn execute(
                 )
             );
         } else {
-            out(rascal_engine::output::printer::state_lines(&summary));
+            out(rascal_engine::output::state_lines(&summary));
             if replay {
                 say!("replay: rascal show {}", outcome.run);
             }
@@ -217,11 +217,7 @@ pub fn execute(
 
 /// Print one event; a log segment's lines are read from its log file
 /// (only when they are printed) and streamed, never held.
-pub fn print_event(
-    printer: &mut Printer,
-    view: &mut rascal_engine::store::logview::LogView,
-    ev: &RunEvent,
-) {
+pub fn print_event(printer: &mut Printer, view: &mut rascal_engine::store::LogView, ev: &RunEvent) {
     view.see(ev);
     if let (RunEvent::LogSegment(seg), true) = (ev, printer.logs) {
         let stdout = std::io::stdout();

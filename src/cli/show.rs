@@ -5,7 +5,7 @@ use super::args::ShowArgs;
 use super::exit::{CliError, FAIL};
 use super::shared::{note_unchained, open_store_read, out, say};
 use rascal_core::model::summary::RunSummary;
-use rascal_engine::output::printer::Printer;
+use rascal_engine::output::Printer;
 use std::path::Path;
 
 pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
@@ -20,7 +20,7 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
         let (events, head) = store.verified_timed(&run)?;
         note_unchained(&run, Some(&head));
         let summary = RunSummary::from_timed(&events);
-        let t = rascal_engine::output::timings::timings(&summary);
+        let t = rascal_engine::output::timings(&summary);
         if json {
             say!(
                 "{}",
@@ -29,7 +29,7 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
                 )
             );
         } else {
-            out(rascal_engine::output::timings::timings_lines(&t));
+            out(rascal_engine::output::timings_lines(&t));
         }
         return Ok(summary.exit_code.unwrap_or(FAIL));
     }
@@ -47,13 +47,13 @@ pub fn show(dir: &Path, args: ShowArgs) -> Result<i32, CliError> {
         );
     } else {
         let mut printer = Printer::new(!quiet);
-        let mut view = rascal_engine::store::logview::LogView::new(
-            &rascal_exec::git::workspace::files_dir(&rascal_exec::git::workspace::open(dir)?),
-        );
+        let mut view = rascal_engine::store::LogView::new(&rascal_exec::git::workspace::files_dir(
+            &rascal_exec::git::workspace::open(dir)?,
+        ));
         for ev in &events {
             super::run::print_event(&mut printer, &mut view, ev);
         }
-        out(rascal_engine::output::printer::state_lines(&summary));
+        out(rascal_engine::output::state_lines(&summary));
         if summary.status == "running" {
             say!("(run still in progress)");
         }

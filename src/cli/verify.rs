@@ -60,7 +60,7 @@ fn check_log_segments(dir: &Path, store: &Store, run: &str, json: bool) -> Resul
             continue;
         };
         segments += 1;
-        if let Err(e) = rascal_engine::store::logfile::read_bytes(&files, seg) {
+        if let Err(e) = rascal_engine::store::read_bytes(&files, seg) {
             let b = ChainBroken {
                 run: run.to_string(),
                 event: i as u64 + 1,

@@ -11,8 +11,8 @@ use common::{code, stderr, stdout, TestRepo};
 use rascal_core::config::Config;
 use rascal_core::model::changeset::{ChangeSet, FileChange};
 use rascal_core::model::verdict::Status;
-use rascal_engine::layers::guardrails;
-use rascal_engine::layers::permissions::Permissions;
+use rascal_engine::layers::evaluate_pure;
+use rascal_engine::layers::Permissions;
 use rascal_exec::git::workspace::{self, ChangeSetLimits};
 use rascal_scan::secrets::SecretScanner;
 use std::os::unix::fs::PermissionsExt;
@@ -224,7 +224,7 @@ fn a_check_not_fed_the_stream_fails_instead_of_passing_on_nothing() {
         origin: t.path().to_path_buf(),
     };
     for g in cfg.guardrails.as_deref().unwrap() {
-        let r = guardrails::evaluate_pure(g, &streamed, &place, "").unwrap();
+        let r = evaluate_pure(g, &streamed, &place, "").unwrap();
         assert_eq!(r.status, Status::Fail, "{}: {r:#?}", g.name);
         assert!(
             r.errored.as_deref().unwrap_or("").contains("streamed"),

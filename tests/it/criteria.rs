@@ -7,7 +7,7 @@ use common::{code, stderr, stdout, TestRepo};
 use rascal_core::config::spec::{Constraint, ConstraintKind, Criterion, CriterionKind, Task};
 use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
 use rascal_core::model::verdict::{Status, Verdict};
-use rascal_engine::layers::criteria::{
+use rascal_engine::layers::{
     check_constraint, check_file_exists, check_grep, checklist_line, run_command_criterion, Files,
 };
 use rascal_exec::exec::place::Place;

@@ -11,8 +11,8 @@ use crate::common;
 use common::{rnd, TestRepo};
 use rascal_core::config::Config;
 use rascal_core::model::verdict::{gate, Report, Severity, Status, Verdict};
-use rascal_engine::pipeline::content::{read_change, ContentRead};
-use rascal_engine::pipeline::sequence::{permissions_in_force, verify_read, Origin, Verification};
+use rascal_engine::pipeline::{permissions_in_force, verify_read, Origin, Verification};
+use rascal_engine::pipeline::{read_change, ContentRead};
 use rascal_exec::git::workspace;
 use tokio_util::sync::CancellationToken;
 

@@ -189,7 +189,7 @@ fn the_human_report_names_each_run_its_size_and_the_total() {
     }
     let total = format!(
         "freed {} in total (2 runs cleaned, 0 kept)",
-        rascal_engine::gc::disk::human(freed)
+        rascal_engine::gc::human_bytes(freed)
     );
     assert!(out.contains(&total), "{total}\n{out}");
     assert!(

@@ -5,7 +5,7 @@ use crate::common;
 use common::TestRepo;
 use rascal_core::config::Config;
 use rascal_core::model::verdict::{gate, Layer, Report, Status, Verdict};
-use rascal_engine::pipeline::sequence::{verify, Origin, Verification};
+use rascal_engine::pipeline::{verify, Origin, Verification};
 use rascal_exec::git::workspace;
 use tokio_util::sync::CancellationToken;
 

@@ -365,9 +365,9 @@ fn a_recomputed_chain_is_caught_only_by_the_published_head() {
         .unwrap()
         .map(|r| r.unwrap())
         .collect();
-    let mut prev = rascal_engine::store::chain::genesis(&id);
+    let mut prev = rascal_engine::store::genesis(&id);
     for (seq, n, at, kind, json) in rows {
-        prev = rascal_engine::store::chain::event_hash(&id, n as u64, at, &kind, &json, &prev);
+        prev = rascal_engine::store::event_hash(&id, n as u64, at, &kind, &json, &prev);
         conn.execute(
             "UPDATE events SET hash = ?2 WHERE seq = ?1",
             rusqlite::params![seq, prev],

@@ -626,7 +626,7 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
             leftover("rascal-r-other-claude", "r-other", Path::new("/elsewhere")),
         ];
     });
-    let d = rascal_engine::doctor::kubernetes::diagnose(
+    let d = rascal_engine::doctor::diagnose_kubernetes(
         &store,
         repo.path(),
         &config(),
@@ -670,7 +670,7 @@ async fn doctor_checks_context_namespace_permissions_and_leftover_jobs() {
     assert_eq!(exec["spec"]["resourceAttributes"]["namespace"], NS);
 
     // --remove deletes it, foreground.
-    let d = rascal_engine::doctor::kubernetes::diagnose(
+    let d = rascal_engine::doctor::diagnose_kubernetes(
         &store,
         repo.path(),
         &config(),
@@ -696,7 +696,7 @@ async fn doctor_names_each_missing_permission_and_a_missing_namespace() {
     fake.with(|s| s.allowed = ["create jobs".to_string()].into_iter().collect());
     let store_dir = tempfile::tempdir().unwrap();
     let store = rascal_engine::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
-    let d = rascal_engine::doctor::kubernetes::diagnose(
+    let d = rascal_engine::doctor::diagnose_kubernetes(
         &store,
         Path::new("/r"),
         &config(),
@@ -724,7 +724,7 @@ async fn an_unknown_context_says_which_contexts_there_are() {
     };
     let store_dir = tempfile::tempdir().unwrap();
     let store = rascal_engine::store::Store::open(&store_dir.path().join("rascal.db")).unwrap();
-    let d = rascal_engine::doctor::kubernetes::diagnose(
+    let d = rascal_engine::doctor::diagnose_kubernetes(
         &store,
         Path::new("/r"),
         &k,
@@ -1273,7 +1273,7 @@ async fn the_check_jobs_exit_code_decides_the_guardrail() {
         });
         let k = kube_change(&fake);
         let g = guardrail("{ name: test, command: \"./run-tests\", timeout: 60s }");
-        let r = rascal_engine::layers::guardrails::run_command(
+        let r = rascal_engine::layers::run_command(
             &g,
             &k.changes,
             &k.place,
@@ -1323,7 +1323,7 @@ async fn a_check_job_that_cannot_run_fails_the_check_never_passes_it() {
         let fake = FakeKube::start(NS).await;
         fake.with(setup);
         let k = kube_change(&fake);
-        let r = rascal_engine::layers::guardrails::run_command(
+        let r = rascal_engine::layers::run_command(
             &g,
             &k.changes,
             &k.place,

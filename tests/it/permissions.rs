@@ -5,7 +5,7 @@
 use rascal_core::config::permissions::{GlobPattern, Mode, OpName, PermissionsConfig};
 use rascal_core::model::changeset::{ChangeSet, EntryKind, FileChange, Operation};
 use rascal_core::model::verdict::Severity;
-use rascal_engine::layers::permissions::Permissions;
+use rascal_engine::layers::Permissions;
 use rascal_scan::imports::new_imports;
 use std::collections::BTreeSet;
 

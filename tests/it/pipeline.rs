@@ -39,7 +39,7 @@ fn start(
         common::bin(),
     );
     let prepared = pipeline::prepare(req).unwrap();
-    let (tx, rx) = rascal_engine::pipeline::journal::view_channel();
+    let (tx, rx) = rascal_engine::pipeline::view_channel();
     let (dtx, drx) = tokio::sync::mpsc::unbounded_channel();
     let run = tokio::spawn(pipeline::execute_with(
         prepared,
@@ -60,7 +60,7 @@ async fn cancel_decision_stops_one_candidate_and_the_other_finishes() {
         if !sent {
             // The agent's lines are in its log file, named by the segment.
             if let RunEvent::LogSegment(seg) = &ev {
-                let lines = rascal_engine::store::logfile::lines(&t.files(), seg).unwrap();
+                let lines = rascal_engine::store::log_lines(&t.files(), seg).unwrap();
                 if seg.candidate == "stuck" && lines.iter().any(|l| l.contains("thinking")) {
                     dtx.send(Decision::new(
                         Some("stuck"),

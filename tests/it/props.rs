@@ -14,7 +14,7 @@ use rascal_core::config::spec::Task;
 use rascal_core::config::{Config, RuntimeKind};
 use rascal_core::model::changeset::{ChangeSet, FileChange, Operation};
 use rascal_core::text::{is_hidden, sanitize};
-use rascal_engine::layers::permissions::Permissions;
+use rascal_engine::layers::Permissions;
 use rascal_exec::agents::ask::json_objects;
 use rascal_exec::agents::events::parse_line;
 use serde_json::{Map, Value};
@@ -342,13 +342,9 @@ fn objects_come_from_the_text(text: &str) {
         assert!(found, "{m:?} is not in {text:?}");
     }
     let nonce = "0123456789abcdef0123";
-    let _ = rascal_engine::layers::review::parse_review(text.as_bytes(), nonce);
-    let _ = rascal_engine::layers::criteria::parse_judge(text.as_bytes(), nonce);
-    let _ = rascal_engine::layers::compare::parse_pick(
-        text.as_bytes(),
-        &["c1".into(), "c2".into()],
-        nonce,
-    );
+    let _ = rascal_engine::layers::parse_review(text.as_bytes(), nonce);
+    let _ = rascal_engine::layers::parse_judge(text.as_bytes(), nonce);
+    let _ = rascal_engine::layers::parse_pick(text.as_bytes(), &["c1".into(), "c2".into()], nonce);
 }
 
 target!(answer_extractor_invents_nothing, props_full_answer_extractor, 10_000, (

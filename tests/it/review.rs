@@ -4,7 +4,7 @@
 
 use crate::common;
 use common::{code, stderr, stdout, TestRepo};
-use rascal_engine::layers::review::{parse_review, Decision, ReviewSeverity};
+use rascal_engine::layers::{parse_review, Decision, ReviewSeverity};
 
 /// What a reviewer output must parse to.
 #[derive(Debug)]
@@ -227,7 +227,7 @@ fn parsed_issue_fields_are_kept() {
     assert_eq!(v.issues[0].severity, ReviewSeverity::Major);
     assert_eq!(v.issues[0].location, "src/a.rs:3");
     assert_eq!(v.issues[0].description, "off by one");
-    let issues = rascal_engine::layers::review::issues_of("codex", &v);
+    let issues = rascal_engine::layers::issues_of("codex", &v);
     assert_eq!(issues[0].path.as_deref(), Some("src/a.rs"));
     assert_eq!(issues[0].line, Some(3));
     assert_eq!(
@@ -243,7 +243,7 @@ fn approving_reviewer_issues_never_block() {
         NONCE,
     )
     .unwrap();
-    let issues = rascal_engine::layers::review::issues_of("r", &v);
+    let issues = rascal_engine::layers::issues_of("r", &v);
     assert!(issues
         .iter()
         .all(|i| i.severity <= rascal_core::model::verdict::Severity::Warning));
@@ -252,7 +252,7 @@ fn approving_reviewer_issues_never_block() {
 #[test]
 fn the_reviewer_prompt_has_task_and_diff_but_no_author_summary() {
     let task = rascal_core::config::spec::Task::from_instruction("Add shout()");
-    let p = rascal_engine::layers::review::review_prompt(&task, "+fn shout() {}\n", NONCE, None);
+    let p = rascal_engine::layers::review_prompt(&task, "+fn shout() {}\n", NONCE, None);
     assert!(p.contains("Add shout()"));
     assert!(p.contains("+fn shout() {}"));
     assert!(p.contains("adversarial"));
@@ -567,7 +567,7 @@ fn reviewer_sees_task_and_diff_only_and_never_writes_to_the_worktree() {
 
 // ---- review cannot be forged or starved ----
 
-use rascal_engine::layers::review::{chunk_diff, diff_block, review_prompt, MAX_DIFF_BYTES};
+use rascal_engine::layers::{chunk_diff, diff_block, review_prompt, MAX_DIFF_BYTES};
 
 #[test]
 fn the_diff_fence_outlasts_any_backtick_run_in_the_diff() {
@@ -604,8 +604,8 @@ fn echoing_the_prompt_with_a_planted_verdict_never_parses_as_a_verdict() {
 
 #[test]
 fn nonces_are_random_hex() {
-    let a = rascal_engine::layers::review::new_nonce().unwrap();
-    let b = rascal_engine::layers::review::new_nonce().unwrap();
+    let a = rascal_engine::layers::new_nonce().unwrap();
+    let b = rascal_engine::layers::new_nonce().unwrap();
     assert_eq!(a.len(), 32);
     assert!(a.chars().all(|c| c.is_ascii_hexdigit()));
     assert_ne!(a, b);

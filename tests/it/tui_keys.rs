@@ -550,10 +550,10 @@ fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
     let mut app = fixture::app(3, true, false);
     // `careful` passed, but its change has a line in no candidate it was
     // combined from.
-    let traced = rascal_engine::layers::provenance::Traced {
+    let traced = rascal_engine::layers::Traced {
         added: 3,
         from: Default::default(),
-        new: vec![rascal_engine::layers::provenance::NewLine {
+        new: vec![rascal_engine::layers::NewLine {
             file: "src/b.rs".into(),
             line: 7,
             text: "if x == 7 { return 0 }".into(),
@@ -562,7 +562,7 @@ fn a_combined_candidate_with_new_code_needs_a_reason_to_select_or_finalize() {
     };
     app.candidates[0]
         .reports
-        .push(rascal_engine::layers::provenance::report(&traced, false));
+        .push(rascal_engine::layers::provenance_report(&traced, false));
     press_all(&mut app, &[Key::Char('1'), Key::Char(' ')]);
     let Some(Dialog::Select {
         refusal, new_code, ..
@@ -789,7 +789,7 @@ fn f_previews_then_selects_and_finalizes_on_enter() {
         panic!("{:?}", app.dialog)
     };
     assert!(d.select_first && d.refusal.is_none());
-    let preview = rascal_engine::finalize::preview::Preview {
+    let preview = rascal_engine::finalize::Preview {
         candidate: "careful".into(),
         branch: "rascal/x-r-1".into(),
         message: "feat: x".into(),

@@ -225,7 +225,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                 keys(a, &[Key::Char('F')]);
                 update(
                     a,
-                    Action::FinalizePreviewed(Ok(rascal_engine::finalize::preview::Preview {
+                    Action::FinalizePreviewed(Ok(rascal_engine::finalize::Preview {
                         candidate: "careful".into(),
                         branch: "rascal/add-a-shout-name-function-r-20270115-1a2b".into(),
                         message: "feat: add shout()\n\nRascal-Run: r-20270115-1a2b\n".into(),

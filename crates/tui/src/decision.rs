@@ -6,5 +6,5 @@ pub use rascal_core::model::decision::{Decision, DecisionKind};
 /// Who is deciding: git `user.name <user.email>` of `repo` (or the global
 /// config), else `$USER`.
 pub fn author_in(repo: &std::path::Path) -> String {
-    rascal_engine::store::project::author_in(repo)
+    rascal_engine::store::author_in(repo)
 }

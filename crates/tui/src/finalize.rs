@@ -4,7 +4,7 @@
 //! folds in.
 
 use rascal_core::model::event::RunEvent;
-use rascal_engine::finalize::run::Outcome;
+use rascal_engine::finalize::Outcome;
 
 /// What a finalize did, for the status bar: one line, and the journalled
 /// event the screen folds in (None when the record could not say so).
@@ -20,7 +20,7 @@ pub fn said(out: Outcome) -> (String, Option<RunEvent>) {
         message.push_str(&format!(
             " · removed {} ({})",
             rascal_core::text::plural(f.workspaces.removed.len() as u64, "other workspace"),
-            rascal_engine::gc::disk::human(f.workspaces.freed())
+            rascal_engine::gc::human_bytes(f.workspaces.freed())
         ));
     }
     if let Some((path, cause)) = f.workspaces.failed.first() {

@@ -278,8 +278,8 @@ fn usage(i: usize, id: &str) -> RunEvent {
 
 /// The ranking of a finished run: the first (up to) three candidates in
 /// order, the first one picked.
-fn ranking(ids: &[String]) -> rascal_engine::layers::compare::Ranking {
-    use rascal_engine::layers::compare::{Ranked, Ranking};
+fn ranking(ids: &[String]) -> rascal_engine::layers::Ranking {
+    use rascal_engine::layers::{Ranked, Ranking};
     let k = ids.len().min(3);
     let reasons = [
         "PASS; 3 layers passed; closest to the others (0.62)",

@@ -8,7 +8,7 @@ use super::found::{HIT_CAP, WINDOW};
 use super::search::Matcher;
 use rascal_core::model::event::CandidateInfo;
 use rascal_core::model::log::Segment;
-use rascal_engine::store::logview::LogView;
+use rascal_engine::store::LogView;
 use std::collections::VecDeque;
 use std::path::Path;
 

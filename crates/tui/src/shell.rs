@@ -13,7 +13,7 @@ use crossterm::event::{Event as CtEvent, MouseEventKind};
 use rascal_core::model::event::RunEvent;
 use rascal_core::model::verdict::Layer;
 use rascal_engine::pipeline::{Decided, PreparedRun, Session};
-use rascal_engine::store::logview::LogView;
+use rascal_engine::store::LogView;
 use rascal_engine::RunHandle;
 use ratatui::backend::Backend;
 use ratatui::Terminal;
@@ -325,7 +325,7 @@ fn perform(
                 }
             }
             Effect::SaveSpec { path, text } => {
-                let msg = rascal_engine::pipeline::spec_file::save(&shell.origin, &path, &text);
+                let msg = rascal_engine::pipeline::save_spec(&shell.origin, &path, &text);
                 update(app, Action::Said(msg));
             }
         }

@@ -3,11 +3,21 @@
 //! longer has (removable with `--remove`) or to interrupted runs (resumable
 //! with `rascal attach`).
 
-pub mod agents;
-pub mod checks;
+pub(crate) mod agents;
+pub(crate) mod checks;
 pub(crate) mod firewall;
-pub mod kubernetes;
-pub mod sandbox;
+pub(crate) mod kubernetes;
+pub(crate) mod sandbox;
+
+// What callers outside the engine use (the CLI, the TUI, tests).
+pub use agents::agent_checks;
+pub use agents::agent_lines;
+pub use agents::images;
+pub use agents::versions;
+pub use checks::lines as check_lines;
+pub use checks::probe;
+pub use kubernetes::diagnose as diagnose_kubernetes;
+pub use sandbox::lines as sandbox_lines;
 
 use crate::store::Store;
 use rascal_exec::exec::launch::docker::{self, LABEL_CANDIDATE, LABEL_REPO, LABEL_RUN};

@@ -9,14 +9,20 @@ pub(crate) mod branch;
 use rascal_core::model::choice;
 pub(crate) mod rebase;
 
-pub mod preview;
+pub(crate) mod preview;
 pub(crate) mod record;
-pub mod run;
-pub mod workspaces;
+pub(crate) mod run;
+pub(crate) mod workspaces;
 
 mod commit;
 mod remote;
 mod verified;
+
+// What callers outside the engine use (the CLI, the TUI, tests).
+pub use preview::Preview;
+pub use run::finalize_run;
+pub use run::Outcome;
+pub use workspaces::keep_change;
 
 use commit::NewCommit;
 pub use commit::{commit_message, is_conventional};

@@ -6,13 +6,30 @@
 //! the plan out. Run records stay unless `--forget` is asked; finalized
 //! branches (`rascal/<slug>-<run>`) are never touched.
 
-pub mod disk;
-pub mod orphans;
-pub mod plan;
+pub(crate) mod disk;
+pub(crate) mod orphans;
+pub(crate) mod plan;
 
 mod containers;
 mod gather;
 mod remove;
+
+// What callers outside the engine use (the CLI, the TUI, tests).
+pub use disk::human as human_bytes;
+pub use disk::remove as remove_beneath;
+pub use disk::usage;
+pub use disk::usage_of;
+pub use orphans::scan;
+pub use orphans::Owner;
+pub use plan::span;
+pub use plan::Item;
+pub use plan::Kept;
+pub use plan::Kind;
+pub use plan::Plan;
+pub use plan::Records;
+pub use plan::RunPlan;
+pub use plan::Target;
+pub use plan::Why;
 
 pub use remove::describe;
 
@@ -23,7 +40,7 @@ use remove::carry_out;
 use rascal_exec::git::workspace;
 
 use crate::store::{Store, StoreError};
-use plan::{Plan, Policy};
+use plan::Policy;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

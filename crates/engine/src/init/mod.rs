@@ -4,9 +4,14 @@
 //! refuses to overwrite, writes the files and, when asked, commits exactly
 //! them — never anything else the user has staged.
 
-pub mod clis;
-pub mod detect;
-pub mod render;
+pub(crate) mod clis;
+pub(crate) mod detect;
+pub(crate) mod render;
+
+// What callers outside the engine use (the CLI, the TUI, tests).
+pub use clis::KNOWN as KNOWN_CLIS;
+pub use detect::CI_DEFAULT;
+pub use render::{reviewers, strategy_agents, FIRST_TASK, SCRIPTED_AGENT};
 
 use clis::{Found, KNOWN};
 use detect::Detected;

@@ -28,8 +28,6 @@ pub struct Contender {
     pub finished_cleanly: bool,
     pub layers_passed: usize,
     pub criteria_met: usize,
-    /// Tests the test guardrails' ledgers say passed (shown, not ranked on).
-    pub tests_passed: usize,
     /// New tests the change wrote that fail on the base's code and pass on
     /// its own: between candidates nothing else separates, the one that
     /// proves what it does ranks above one that proves nothing.
@@ -86,11 +84,6 @@ impl Contender {
                 .iter()
                 .filter(|r| r.layer == Layer::Criteria && r.status == Status::Pass)
                 .count(),
-            tests_passed: reports
-                .iter()
-                .filter_map(|r| r.ledger.as_ref())
-                .map(|l| l.passed)
-                .sum(),
             proving_tests: reports
                 .iter()
                 .filter_map(|r| r.ledger.as_ref()?.new_tests.as_ref())

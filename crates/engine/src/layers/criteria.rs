@@ -31,7 +31,9 @@ mod judge;
 mod pure_checks;
 mod test_command;
 
-pub use command::{is_held_out, run_command_criterion, unmatched_holdout};
+#[cfg(test)]
+pub(crate) use command::unmatched_holdout;
+pub use command::{is_held_out, run_command_criterion};
 use judge::run_judge;
 pub use judge::{parse_judge, Judge};
 pub use pure_checks::{check_constraint, check_file_exists, check_grep};
@@ -202,7 +204,7 @@ pub fn command_settings(
     (template, timeout)
 }
 
-pub use rascal_core::model::checklist::{checklist_line, checklist_markdown};
+pub use rascal_core::model::checklist::checklist_line;
 
 #[cfg(test)]
 mod tests;

@@ -17,8 +17,8 @@ mod state;
 pub use plan::{constraint_line, criterion_line};
 use plan::{plan_lines, vacuous_lines};
 use ranking::NONE_PASSED_PICK;
-pub use ranking::{probes_line, question_lines, ranking_lines};
-pub use reports::{check_lines, report_lines};
+pub use ranking::{probes_line, ranking_lines};
+pub use reports::report_lines;
 pub use state::{decision_line, state_lines};
 
 /// How many lines of feedback to an author are shown.

@@ -8,6 +8,7 @@ use rascal_core::model::event::RunEvent;
 use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
 use rascal_exec::agents::events::{self, AgentEvent, Usage};
 use rascal_exec::agents::{self, LaunchContext};
+use rascal_exec::egress;
 use rascal_exec::exec::confine::{expand_home, Confinement};
 use rascal_exec::exec::launch::{LaunchError, LaunchSpec, Resume, Upload};
 use rascal_exec::exec::runner::{human, Exit};
@@ -191,12 +192,8 @@ impl CandidateJob {
         report = judge_exit(report, result, timeout, forwarded.last);
         report = note_log_loss(report, forwarded.log_problem, forwarded.dropped, cap);
         let network = self.launcher.network(&self.run, id);
-        report = rascal_exec::egress::annotate(
-            report,
-            &self.agent,
-            self.launcher.name(),
-            network.as_ref(),
-        );
+        let launcher = self.launcher.name();
+        report = egress::annotate(report, &self.agent, launcher, network.as_ref());
         self.budgets.after_agent(&self.journal, id);
         if let Some(why) = self.budgets.stopped(id) {
             // Whatever it had done, it was stopped: nothing of it is judged.

@@ -5,32 +5,48 @@
 
 pub(crate) mod agent;
 pub(crate) mod answers;
-pub mod attach;
+pub(crate) mod attach;
 pub(crate) mod budget;
 pub(crate) mod candidate;
-pub mod combine;
+pub(crate) mod combine;
 pub(crate) mod combine_brief;
 pub(crate) mod compare;
-pub mod content;
+pub(crate) mod content;
 pub(crate) mod decisions;
 pub(crate) mod execute;
 pub(crate) mod impossible;
-pub mod journal;
+pub(crate) mod journal;
 pub(crate) mod judge;
 pub(crate) mod plan;
 pub(crate) mod plan_answer;
-pub mod policy;
+pub(crate) mod policy;
 pub(crate) mod preflight;
 pub(crate) mod prepare;
 pub(crate) mod provenance;
 pub(crate) mod request;
 pub(crate) mod resume;
-pub mod retry;
+pub(crate) mod retry;
 pub(crate) mod run_id;
-pub mod sequence;
+pub(crate) mod sequence;
 pub(crate) mod session;
-pub mod spec_file;
+pub(crate) mod spec_file;
 pub(crate) mod vacuity;
+
+// What callers outside the engine use (the CLI, the TUI, tests).
+pub use attach::prepare_attach;
+pub use combine::prepare_combine;
+pub use content::read_change;
+pub use content::ContentRead;
+pub use journal::view_channel;
+pub use policy::retry_feedback_lines;
+pub use retry::prepare_retry;
+pub use sequence::permissions_in_force;
+pub use sequence::verify;
+pub use sequence::verify_read;
+pub use sequence::Origin;
+pub use sequence::Progress;
+pub use sequence::Verification;
+pub use spec_file::save as save_spec;
 
 pub use decisions::{record_decision, record_finalized};
 pub use execute::{execute, execute_with};

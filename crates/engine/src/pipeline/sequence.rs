@@ -45,18 +45,10 @@ pub struct Verification<'a> {
 }
 
 /// Every layer of one attempt's change: `verify` (L2, L4), then the later
-/// layers (L3, L5) when it passed, else their skipped reports. Returns the
-/// reports and, when the review ran, its outcome.
-pub async fn layers(
-    v: &Verification<'_>,
-    later: &LaterLayers<'_>,
-    sink: &(dyn Fn(Progress) + Send + Sync),
-) -> (Vec<Report>, Option<ReviewOutcome>) {
-    layers_read(v, None, later, sink).await
-}
-
-/// [`layers`] on a ChangeSet that was streamed through the content checks
-/// (`read`: what they found, as in [`verify_read`]).
+/// layers (L3, L5) when it passed, else their skipped reports, on a
+/// ChangeSet that may have been streamed through the content checks
+/// (`read`: what they found, as in [`verify_read`]). Returns the reports
+/// and, when the review ran, its outcome.
 pub async fn layers_read(
     v: &Verification<'_>,
     read: Option<&ContentRead>,

@@ -4,11 +4,11 @@
 //! loses nothing that had landed. The journal of each run is a hash chain
 //! (`chain.rs`): everything that reads a run's events checks it first.
 
-pub mod chain;
+pub(crate) mod chain;
 mod list;
-pub mod logfile;
-pub mod logview;
-pub mod project;
+pub(crate) mod logfile;
+pub(crate) mod logview;
+pub(crate) mod project;
 mod projection;
 mod schema;
 pub(crate) mod upkeep;
@@ -447,3 +447,13 @@ fn process_alive(pid: i32) -> bool {
 
 #[cfg(test)]
 mod tests;
+
+// What callers outside the engine use (the CLI, the TUI, tests).
+pub use chain::event_hash;
+pub use chain::genesis;
+pub use logfile::lines as log_lines;
+pub use logfile::read_bytes;
+pub use logfile::LogWriter;
+pub use logfile::DEFAULT_MAX_LOG_BYTES;
+pub use logview::LogView;
+pub use project::author_in;

@@ -96,8 +96,3 @@ pub fn author_in(dir: &Path) -> String {
 pub fn store_at(repo: &git2::Repository) -> Result<Store, StoreError> {
     Store::open(&Store::path_in(&workspace::state_dir(repo)))
 }
-
-/// The run store of the repository at `dir`, in one step.
-pub fn store_of(dir: &Path) -> Result<Store, ProjectError> {
-    Ok(Project::open(dir)?.store()?)
-}

@@ -19,6 +19,7 @@ use rascal_core::model::changeset::{
     AddedLine, ChangeSet, ContentDigest, EntryKind, FileChange, Operation, Part,
 };
 use rascal_core::model::content::is_text;
+use rascal_core::model::likeness::{self, Building, Likeness};
 use std::path::{Path, PathBuf};
 
 pub use crate::git::repo::{open, Result, WorkspaceError};
@@ -297,7 +298,7 @@ fn compute(
         true => Some(crate::git::tree::ChangeTree::open(origin, dir, base)?),
         false => None,
     };
-    let mut budget = rascal_core::model::likeness::TEXT_BUDGET;
+    let mut budget = likeness::TEXT_BUDGET;
     let lines = !matches!(mode, Mode::Count) || extras.likeness;
     let streamed = !matches!(mode, Mode::Whole);
     // The list of what changed becomes the ChangeSet's own list in place
@@ -331,9 +332,7 @@ fn compute(
         // (small by nature: a link, a gitlink, a deletion) at once, below.
         let windowed = streamed && is_regular(change.new_kind);
         let taken = if windowed {
-            let mut building = extras
-                .likeness
-                .then(|| rascal_core::model::likeness::Building::new(change, budget));
+            let mut building = extras.likeness.then(|| Building::new(change, budget));
             let reads = building.is_some() || matches!(mode, Mode::Stream(_));
             let mut feed = |c: &FileChange| {
                 if let Some(b) = building.as_mut() {
@@ -357,10 +356,7 @@ fn compute(
             entries.push(taken.entry);
         }
         if extras.likeness && !windowed {
-            change.likeness = Some(rascal_core::model::likeness::Likeness::of(
-                change,
-                &mut budget,
-            ));
+            change.likeness = Some(Likeness::of(change, &mut budget));
         }
         match &mut mode {
             Mode::Whole => {}

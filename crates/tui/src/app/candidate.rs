@@ -246,6 +246,6 @@ impl Candidate {
     /// Issues of failing (or warning) reports, as feedback for a retry
     /// (computed by the pipeline, which reads the checks' output).
     pub fn failing_issues(&self) -> Vec<String> {
-        rascal_engine::pipeline::policy::retry_feedback_lines(&self.reports)
+        rascal_engine::pipeline::retry_feedback_lines(&self.reports)
     }
 }

@@ -97,7 +97,7 @@ fn draw_table(frame: &mut Frame, home: &Home, area: Rect) {
     for (i, r) in home.rows.iter().enumerate().skip(home.top).take(shown) {
         let sel = i == home.sel;
         let disk = match (r.disk, r.workspaces) {
-            (Some(b), _) if b > 0 => rascal_engine::gc::disk::human(b),
+            (Some(b), _) if b > 0 => rascal_engine::gc::human_bytes(b),
             _ => "–".into(),
         };
         let id = format!(" {} ", pad(&ellipsis(&r.id, 17), 17));
@@ -230,7 +230,7 @@ fn dialog(frame: &mut Frame, home: &Home, area: Rect) {
             let r = home.rows.iter().find(|r| &r.id == run);
             let size = r
                 .and_then(|r| r.disk)
-                .map(|b| format!(" ({})", rascal_engine::gc::disk::human(b)))
+                .map(|b| format!(" ({})", rascal_engine::gc::human_bytes(b)))
                 .unwrap_or_default();
             let cands = r
                 .map(|r| rascal_core::text::plural(r.candidates, "candidate"))

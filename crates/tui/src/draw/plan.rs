@@ -132,7 +132,7 @@ fn list_lines(
         let text = format!(
             "{}{}",
             if keep { "[x]" } else { "[ ]" },
-            rascal_engine::output::printer::constraint_line(c)
+            rascal_engine::output::constraint_line(c)
                 .trim_start()
                 .trim_start_matches('-')
         );

@@ -106,8 +106,7 @@ pub(super) fn open_select(app: &mut App, candidate: String) {
     let refusal = cand.and_then(|c| c.select_refusal.clone());
     // A combined candidate with new code is a human's choice: with a
     // reason, like one that did not pass.
-    let new_code =
-        cand.and_then(|c| rascal_engine::layers::provenance::needs_reason(&c.info.id, &c.reports));
+    let new_code = cand.and_then(|c| rascal_engine::layers::needs_reason(&c.info.id, &c.reports));
     app.dialog = Some(Dialog::Select {
         candidate,
         input: String::new(),
@@ -147,7 +146,7 @@ pub(super) fn start_finalize(app: &mut App, fx: &mut Vec<Effect>) {
     let cand = app.candidates.iter().find(|c| c.info.id == candidate);
     if let Some(why) = cand
         .filter(|_| select_first)
-        .and_then(|c| rascal_engine::layers::provenance::needs_reason(&c.info.id, &c.reports))
+        .and_then(|c| rascal_engine::layers::needs_reason(&c.info.id, &c.reports))
     {
         app.flash = Some(format!("{why} — select it with a reason first (Space)"));
         return;

@@ -19,7 +19,6 @@ fn c(id: &str, verdict: Verdict, changes: ChangeSet) -> Contender {
         finished_cleanly: true,
         layers_passed: if verdict == Verdict::Fail { 1 } else { 3 },
         criteria_met: 0,
-        tests_passed: 0,
         proving_tests: 0,
         holdout_passed: 0,
         review_findings: (0, 0),
@@ -86,10 +85,8 @@ fn failing_candidates_do_not_vote_so_a_broken_lookalike_cannot_lift_a_cheater() 
     let honest = cs(&[("src/lib.rs", &["fn f() { 2 }"])]);
     let mut cheater = c("cheater", Verdict::Pass, cheat.clone());
     let mut good = c("good", Verdict::Pass, honest);
-    // The cheater passes more tests (its own); the number is not a key:
-    // the agreement matrix, where it fails the test `good` wrote, is.
-    cheater.tests_passed = 5;
-    good.tests_passed = 2;
+    // The agreement matrix, where the cheater fails the test `good`
+    // wrote, decides.
     cheater.agreement = Some(standing("cheater", 1.0, 0, 1));
     good.agreement = Some(standing("good", 2.0, 1, 0));
     let r = rank(&[

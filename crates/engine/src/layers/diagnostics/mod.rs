@@ -381,11 +381,6 @@ impl Captured {
         self.text.push('\n');
     }
 
-    /// The captured text (the first `MAX_CAPTURE_BYTES` of the output).
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// The errors in what was captured.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         parse(&self.text)

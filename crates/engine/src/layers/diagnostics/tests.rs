@@ -229,8 +229,12 @@ fn go_test_failures_are_placed_through_their_package() {
     assert_eq!(found(&l, fixture!("go-test-v.txt")), want);
     // -json: the events unwrapped into the same lines.
     let c = Captured::from_text(fixture!("go-test-json.txt"));
-    assert!(!c.text().contains("\"Action\""), "{}", c.text());
-    assert_eq!(found(&l, c.text()), want);
+    assert!(
+        !c.text.as_str().contains("\"Action\""),
+        "{}",
+        c.text.as_str()
+    );
+    assert_eq!(found(&l, c.text.as_str()), want);
 }
 
 #[test]

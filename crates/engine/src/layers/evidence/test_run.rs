@@ -14,7 +14,8 @@ use crate::layers::evidence::test_report::{
 use crate::layers::test_results::{self, run_whole, Whole};
 use rascal_core::config::{Config, Guardrail, GuardrailKind};
 use rascal_core::model::changeset::{ChangeSet, Operation};
-use rascal_core::model::verdict::{Layer, Report};
+use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
+use rascal_core::text::plural;
 use rascal_exec::exec::place::Place;
 use rascal_scan::ledger;
 use rascal_scan::test_integrity::{self, FileVersions, Input};
@@ -42,9 +43,9 @@ fn named_as_tests(name: &str) -> bool {
 /// A test run whose results rascal cannot read: judged by its exit code,
 /// which the code under test controls, so it says so.
 fn unreadable(mut r: Report, command: &str) -> Report {
-    r.issues.push(rascal_core::model::verdict::Issue::new(
+    r.issues.push(Issue::new(
         "test-run/unreadable",
-        rascal_core::model::verdict::Severity::Warning,
+        Severity::Warning,
         format!(
             "rascal cannot read the results of `{command}`: the ledger and the base-tests check do not apply, and its exit code (which the code under test controls) is all there is — run the tests with a runner rascal reads (cargo test, go test, pytest, python -m unittest, jest, vitest, npm test), or have the command write a JUnit XML file and add `tests: true` and `results: PATH` to the guardrail (e.g. `results: target/junit.xml`) so rascal reads it"
         ),
@@ -183,13 +184,13 @@ pub fn integrity_report(
     r.output = if r.issues.is_empty() {
         format!(
             "{} compared with the base: no test removed, skipped or weakened",
-            rascal_core::text::plural(files.len() as u64, "test-related file")
+            plural(files.len() as u64, "test-related file")
         )
     } else {
         format!(
             "{} in {}",
-            rascal_core::text::plural(r.issues.len() as u64, "finding"),
-            rascal_core::text::plural(files.len() as u64, "test-related file")
+            plural(r.issues.len() as u64, "finding"),
+            plural(files.len() as u64, "test-related file")
         )
     };
     r.duration_ms = started.elapsed().as_millis() as u64;
@@ -273,19 +274,16 @@ pub const RULE_FAILS_AT_BASE: &str = "test-run/fails-at-base";
 
 /// Which of the `failed` tests also fail at the base (`red`), as a note
 /// that comes first: the base's suite is red there, not only the change's.
-fn fails_at_base_too(
-    failed: &[String],
-    red: &[String],
-) -> Option<rascal_core::model::verdict::Issue> {
+fn fails_at_base_too(failed: &[String], red: &[String]) -> Option<Issue> {
     let both: Vec<String> = failed.iter().filter(|t| red.contains(t)).cloned().collect();
     (!both.is_empty()).then(|| {
-        rascal_core::model::verdict::Issue::new(
+        Issue::new(
             RULE_FAILS_AT_BASE,
-            rascal_core::model::verdict::Severity::Info,
+            Severity::Info,
             format!(
                 "fails at the base too: {} of the {} failing here ({}) — the base's suite is red there, not only this change's",
                 both.len(),
-                rascal_core::text::plural(failed.len() as u64, "test"),
+                plural(failed.len() as u64, "test"),
                 rascal_core::text::first_of(&both, 5)
             ),
         )
@@ -477,7 +475,7 @@ async fn gone_or_ignored(
     at: &AtBase<'_>,
     now: &ledger::Listing,
     results: &ledger::Results,
-) -> Vec<rascal_core::model::verdict::Issue> {
+) -> Vec<Issue> {
     let ignored_at_base = if results.ignored.iter().any(|t| at.listing.tests.contains(t)) {
         at.runs.clock.step("base's own run");
         at.run().await.map(|b| b.ignored).unwrap_or_default()

@@ -1,7 +1,7 @@
 //! The lines of a check's report, as `rascal run`, `show` and `check` print
 //! them.
 
-use rascal_core::model::verdict::{Report, Status, Verdict};
+use rascal_core::model::verdict::{Report, Status};
 use rascal_core::text::{cut, sanitize};
 use rascal_exec::exec::runner::human;
 use std::time::Duration;
@@ -97,22 +97,4 @@ fn output_lines(output: &str) -> Vec<String> {
         .iter()
         .map(|l| format!("    │ {}", cut(&sanitize(l), 200)))
         .collect()
-}
-
-/// `rascal check` output: every report then the verdict.
-pub fn check_lines(reports: &[Report], verdict: Verdict, base: &str) -> Vec<String> {
-    let mut out = vec![format!(
-        "rascal check · working tree against {}",
-        &base[..base.len().min(8)]
-    )];
-    if reports.is_empty() {
-        out.push(
-            "no layers configured (add .rascal/guardrails.yaml or .rascal/permissions.yaml)".into(),
-        );
-    }
-    for r in reports {
-        out.extend(report_lines(r));
-    }
-    out.push(format!("verdict {verdict}"));
-    out
 }
