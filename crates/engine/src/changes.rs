@@ -4,7 +4,9 @@
 //! still show it after finalize removed the workspace; while it runs, its
 //! workspace's files as they are now.
 
+use crate::Error;
 use git2::Oid;
+use rascal_exec::git::workspace::WorkspaceError;
 use rascal_exec::git::{kept, workspace};
 use std::path::{Path, PathBuf};
 
@@ -56,8 +58,8 @@ pub const GONE: &str = "its change can no longer be read: its change tree and it
 /// The diff text of `c` against the base `base`, in run `run` of the
 /// repository at `origin`; why not when neither its tree nor its
 /// workspace can be read.
-pub fn diff_text(origin: &Path, run: &str, base: &str, c: &Change) -> Result<String, String> {
-    let base = Oid::from_str(base).map_err(|e| e.to_string())?;
+pub fn diff_text(origin: &Path, run: &str, base: &str, c: &Change) -> Result<String, Error> {
+    let base = Oid::from_str(base).map_err(git_error)?;
     if let Some(tree) = c.tree() {
         let read = reader(origin, run, &[c]).and_then(|r| {
             let old = r.find_commit(base)?.tree_id();
@@ -68,9 +70,9 @@ pub fn diff_text(origin: &Path, run: &str, base: &str, c: &Change) -> Result<Str
         }
     }
     if !c.worktree.is_dir() {
-        return Err(GONE.into());
+        return Err(Error::Gone(GONE.into()));
     }
-    workspace::diff_text(origin, &c.worktree, base).map_err(|e| e.to_string())
+    Ok(workspace::diff_text(origin, &c.worktree, base)?)
 }
 
 /// How candidate `a`'s change differs from `b`'s: a unified diff with B
@@ -82,7 +84,7 @@ pub fn compare_text(
     base: &str,
     a: &Change,
     b: &Change,
-) -> Result<String, String> {
+) -> Result<String, Error> {
     if let (Some(ta), Some(tb)) = (a.tree(), b.tree()) {
         let read =
             reader(origin, run, &[a, b]).and_then(|r| workspace::trees_diff_text(&r, tb, ta));
@@ -91,7 +93,11 @@ pub fn compare_text(
         }
     }
     if !a.worktree.is_dir() || !b.worktree.is_dir() {
-        return Err(GONE.replacen("its change", "one of the changes", 1));
+        return Err(Error::Gone(GONE.replacen(
+            "its change",
+            "one of the changes",
+            1,
+        )));
     }
     Ok(between_candidates(&files_compare_text(
         origin,
@@ -128,14 +134,14 @@ pub fn changed_files(
     run: &str,
     base: &str,
     c: &Change,
-) -> Result<Vec<(String, String)>, String> {
+) -> Result<Vec<(String, String)>, Error> {
     const MAX_FILES: usize = 500;
     const MAX_BYTES: usize = 1 << 20;
-    let tree = c
-        .tree()
-        .ok_or("its change has no verified tree (yet) to read the test from")?;
-    let base = Oid::from_str(base).map_err(|e| e.to_string())?;
-    let r = reader(origin, run, &[c]).map_err(|e| e.to_string())?;
+    let tree = c.tree().ok_or_else(|| {
+        Error::Verification("its change has no verified tree (yet) to read the test from".into())
+    })?;
+    let base = Oid::from_str(base).map_err(git_error)?;
+    let r = reader(origin, run, &[c])?;
     let read = || -> Result<Vec<(String, String)>, git2::Error> {
         let old = r.find_tree(r.find_commit(base)?.tree_id())?;
         let new = r.find_tree(tree)?;
@@ -164,7 +170,17 @@ pub fn changed_files(
         }
         Ok(out)
     };
-    read().map_err(|e| format!("its change tree could not be read: {}", e.message()))
+    read().map_err(|e| {
+        Error::Gone(format!(
+            "its change tree could not be read: {}",
+            e.message()
+        ))
+    })
+}
+
+/// A git error reading a run's changes, as the engine says it.
+fn git_error(e: git2::Error) -> Error {
+    Error::Workspace(WorkspaceError::Git(e))
 }
 
 /// Candidate A's files against candidate B's, for every path either one

@@ -71,6 +71,14 @@ pub enum Error {
     /// problem — that is a verdict, not an error).
     #[error("{0}")]
     Verification(String),
+    /// What a view or finalize needs of a run was removed (its change tree
+    /// and workspace, by `rascal gc` or a finalize): nothing to show.
+    #[error("{0}")]
+    Gone(String),
+    /// `gh` ran and could not open the pull request: the message carries
+    /// the command to run by hand.
+    #[error("{0}")]
+    PullRequest(String),
 }
 
 impl From<StoreError> for Error {
@@ -156,7 +164,9 @@ pub fn exit_code(outcome: &Result<i32, Error>) -> i32 {
             | Error::Tampered(_)
             | Error::Sandbox(_)
             | Error::Agent(_)
-            | Error::Verification(_),
+            | Error::Verification(_)
+            | Error::Gone(_)
+            | Error::PullRequest(_),
         ) => FAIL,
         Err(
             Error::Usage(_)
@@ -209,6 +219,37 @@ mod tests {
         );
         assert_eq!(exit_code(&Err(Error::Agent("claude exited".into()))), FAIL);
         assert_eq!(exit_code(&Err(Error::Verification("no base".into()))), FAIL);
+        // A run's files gc removed, or a pull request gh refused: the step
+        // could not be done (1).
+        assert_eq!(
+            exit_code(&Err(Error::Gone(crate::changes::GONE.into()))),
+            FAIL
+        );
+        assert_eq!(
+            exit_code(&Err(Error::PullRequest("gh failed".into()))),
+            FAIL
+        );
+    }
+
+    /// A view asking for a change whose tree and workspace are gone is told
+    /// so as its own kind, not as text to parse.
+    #[test]
+    fn a_change_that_is_gone_is_its_own_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = git2::Repository::init(dir.path()).unwrap();
+        let sig = git2::Signature::now("t", "t@example.com").unwrap();
+        let tree = repo.treebuilder(None).unwrap().write().unwrap();
+        let tree = repo.find_tree(tree).unwrap();
+        let base = repo
+            .commit(Some("HEAD"), &sig, &sig, "base", &tree, &[])
+            .unwrap();
+        let c = crate::changes::Change {
+            worktree: dir.path().join("no-such-workspace"),
+            tree: None,
+        };
+        let e = crate::changes::diff_text(dir.path(), "r-1", &base.to_string(), &c).unwrap_err();
+        assert!(matches!(e, Error::Gone(_)), "{e:?}");
+        assert_eq!(exit_code(&Err(e)), FAIL);
     }
 
     /// gc's and init's errors fold in like the others: a missing run or

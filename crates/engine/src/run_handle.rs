@@ -37,17 +37,17 @@ impl RunHandle {
     }
 
     /// `c`'s change as a unified diff against the base.
-    pub fn diff(&self, c: &Change) -> Result<String, String> {
+    pub fn diff(&self, c: &Change) -> Result<String, crate::Error> {
         changes::diff_text(&self.repo, &self.run, &self.base, c)
     }
 
     /// How `a`'s change differs from `b`'s (B old, A new).
-    pub fn compare(&self, a: &Change, b: &Change) -> Result<String, String> {
+    pub fn compare(&self, a: &Change, b: &Change) -> Result<String, crate::Error> {
         changes::compare_text(&self.repo, &self.run, &self.base, a, b)
     }
 
     /// The files `c`'s verified change added or modified (path, text).
-    pub fn changed_files(&self, c: &Change) -> Result<Vec<(String, String)>, String> {
+    pub fn changed_files(&self, c: &Change) -> Result<Vec<(String, String)>, crate::Error> {
         changes::changed_files(&self.repo, &self.run, &self.base, c)
     }
 
@@ -81,8 +81,7 @@ impl RunHandle {
     /// Open the finalized branch's pull request with `gh` and journal it:
     /// the PR's address and the event (None when the record could not say
     /// so).
-    pub fn open_pr(&self, f: &Finalization) -> Result<(String, Option<RunEvent>), String> {
-        let project = self.project().map_err(|e| e.to_string())?;
-        finalize_run::open_pr(&project, &self.run, f)
+    pub fn open_pr(&self, f: &Finalization) -> Result<(String, Option<RunEvent>), crate::Error> {
+        finalize_run::open_pr(&self.project()?, &self.run, f)
     }
 }

@@ -238,7 +238,7 @@ pub fn finalize(
     let pr_command = pr_command(&branch, &message, &pr_body);
     let pr = opts
         .pr
-        .then(|| run::gh(&workspace::workdir(&repo), &pr_command));
+        .then(|| run::gh(&workspace::workdir(&repo), &pr_command).map_err(|e| e.to_string()));
     let pr_opened = matches!(pr, Some(Ok(_)));
     let workspaces = workspaces::remove_others(&repo, summary, &selected);
     Ok(Finalized {

@@ -55,7 +55,7 @@ pub fn open_pr(
     project: &Project,
     run: &str,
     f: &Finalization,
-) -> Result<(String, Option<RunEvent>), String> {
+) -> Result<(String, Option<RunEvent>), crate::Error> {
     let address = gh(&project.dir(), &f.pr_command)?;
     let opened = Finalization {
         pr_opened: true,
@@ -68,19 +68,23 @@ pub fn open_pr(
 /// Run `gh` with `command` (its first word is `gh`) in `dir`, no
 /// terminal input; its last line of output (the PR's address), or why it
 /// did not run.
-pub fn gh(dir: &Path, command: &[String]) -> Result<String, String> {
+pub fn gh(dir: &Path, command: &[String]) -> Result<String, crate::Error> {
     let line = rascal_core::text::inert::shell_line(command);
     if super::which("gh").is_none() {
-        return Err(format!(
+        return Err(crate::Error::ToolMissing(format!(
             "gh is not installed; open the pull request with: {line}"
-        ));
+        )));
     }
     let out = std::process::Command::new("gh")
         .args(command.iter().skip(1))
         .current_dir(dir)
         .stdin(std::process::Stdio::null())
         .output()
-        .map_err(|e| format!("could not run gh ({e}); open the pull request with: {line}"))?;
+        .map_err(|e| {
+            crate::Error::PullRequest(format!(
+                "could not run gh ({e}); open the pull request with: {line}"
+            ))
+        })?;
     let text = |b: &[u8]| {
         rascal_core::text::sanitize(
             String::from_utf8_lossy(b)
@@ -92,6 +96,9 @@ pub fn gh(dir: &Path, command: &[String]) -> Result<String, String> {
     if out.status.success() {
         Ok(text(&out.stdout))
     } else {
-        Err(format!("gh failed: {} — run: {line}", text(&out.stderr)))
+        Err(crate::Error::PullRequest(format!(
+            "gh failed: {} — run: {line}",
+            text(&out.stderr)
+        )))
     }
 }

@@ -118,7 +118,10 @@ impl Background<'_> {
                 candidate: id,
                 text,
             },
-            Err(why) => Action::DiffUnreadable { candidate: id, why },
+            Err(why) => Action::DiffUnreadable {
+                candidate: id,
+                why: why.to_string(),
+            },
         });
     }
 
@@ -129,7 +132,11 @@ impl Background<'_> {
         };
         self.read_changes(app, move |run| match run.compare(&ca, &cb) {
             Ok(text) => Action::CompareLoaded { a, b, text },
-            Err(why) => Action::CompareUnreadable { a, b, why },
+            Err(why) => Action::CompareUnreadable {
+                a,
+                b,
+                why: why.to_string(),
+            },
         });
     }
 
@@ -139,7 +146,7 @@ impl Background<'_> {
         self.read_changes(app, move |run| {
             let found = change
                 .ok_or_else(|| format!("{author} is not a candidate of this run"))
-                .and_then(|c| run.changed_files(&c))
+                .and_then(|c| run.changed_files(&c).map_err(|e| e.to_string()))
                 .and_then(|files| {
                     crate::test_source::find(&files, &name).ok_or_else(|| {
                         format!(
@@ -187,7 +194,7 @@ impl Background<'_> {
         let (run, tx) = (self.handle(app), self.loaded.clone());
         let clock = self.shell.clock;
         tokio::task::spawn_blocking(move || {
-            let r = run.open_pr(&f).map(|(out, ev)| {
+            let r = run.open_pr(&f).map_err(|e| e.to_string()).map(|(out, ev)| {
                 if let Some(ev) = ev {
                     let _ = tx.send(Action::Run(Box::new(ev), clock()));
                 }

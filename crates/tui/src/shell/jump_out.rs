@@ -127,8 +127,10 @@ pub(super) fn copy(
             let change = app.change(candidate);
             match change
                 .ok_or_else(|| format!("no candidate {candidate}"))
-                .and_then(|ch| RunHandle::new(&shell.origin, &app.run, &shell.base).diff(&ch))
-            {
+                .and_then(|ch| {
+                    let run = RunHandle::new(&shell.origin, &app.run, &shell.base);
+                    run.diff(&ch).map_err(|e| e.to_string())
+                }) {
                 Ok(t) => t,
                 Err(e) => return format!("could not read {candidate}'s diff: {e}"),
             }
