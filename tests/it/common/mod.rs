@@ -2,6 +2,7 @@
 //! directories, and the real `rascal` binary.
 #![allow(dead_code)]
 
+pub mod deadline;
 pub mod docker;
 pub use rascal_tui::fixture;
 pub mod kube_fake;
@@ -26,6 +27,7 @@ impl TestRepo {
 
     /// A repository with `files` committed as the first commit.
     pub fn new(files: &[(&str, &str)]) -> TestRepo {
+        deadline::watch();
         let dir = tempfile::Builder::new()
             .prefix("rascal-test-")
             .tempdir()
@@ -88,7 +90,10 @@ impl TestRepo {
     }
 }
 
+/// The real binary (and the calling test is watched from now: see
+/// [`deadline`]).
 pub fn bin() -> PathBuf {
+    deadline::watch();
     PathBuf::from(env!("CARGO_BIN_EXE_rascal"))
 }
 
