@@ -51,6 +51,7 @@ mod permissions;
 mod pipeline;
 mod plan;
 mod props;
+mod reuse;
 mod review;
 mod run;
 mod run_preflight;

@@ -7,7 +7,7 @@
 //! either.
 
 use crate::layers::criteria::{self, CriteriaRun, Judge};
-use crate::layers::evidence::test_run;
+use crate::layers::evidence::{reuse, test_run};
 use crate::layers::review::{self, ReviewOutcome, ReviewRun, Site};
 use crate::layers::{guardrails, permissions::Permissions};
 use crate::pipeline::content::ContentRead;
@@ -273,7 +273,8 @@ async fn run_command_guardrail(
     };
     let place = &here;
     if test_run::is_test_guardrail(g, package_json) {
-        test_run::run_test_guardrail(
+        // Boxed: the judgement's future is large, and a worker's stack is not.
+        let judge = Box::pin(test_run::run_test_guardrail(
             g,
             v.changes,
             place,
@@ -281,8 +282,20 @@ async fn run_command_guardrail(
             package_json,
             v.allow_test_changes,
             &v.cancel,
-        )
-        .await
+        ));
+        // Every `.rascal/` file (limits and sandbox settings too), not
+        // only the guardrails'.
+        let config = format!("{:?}", v.config.digests);
+        let inputs = reuse::Inputs {
+            guardrail: g,
+            config: &config,
+            package_json,
+            allow: v.allow_test_changes,
+        };
+        match reuse::Reuse::of(v.changes, place, &inputs) {
+            Some(kept) => kept.or_judge(judge).await,
+            None => judge.await,
+        }
     } else {
         guardrails::run_command(g, v.changes, place, digest, false, &v.cancel).await
     }

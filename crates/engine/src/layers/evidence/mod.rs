@@ -3,7 +3,7 @@
 //! laid over the change and judged (`test_evidence`, `base_defined`,
 //! `base_cache`), the canaries that check the results are the runner's
 //! (`canary`, `mutants`), and the base's tests in the profile the project
-//! ships (`shipped`). The pipeline's sequence runs it as a guardrail's
+//! ships (`shipped`). A judgement is made once per exact input (`reuse`). The pipeline's sequence runs it as a guardrail's
 //! check; cross-testing reuses its runs.
 
 pub(crate) mod base_cache;
@@ -11,6 +11,7 @@ pub(crate) mod base_defined;
 pub(crate) mod canary;
 pub(crate) mod junit_run;
 pub(crate) mod mutants;
+pub(crate) mod reuse;
 pub(crate) mod shipped;
 pub(crate) mod test_evidence;
 pub(crate) mod test_report;
