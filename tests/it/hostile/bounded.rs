@@ -186,6 +186,10 @@ fn recorded_run() -> (TestRepo, String) {
     let o = t.rascal(&["verify", &id]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("chain intact"), "{}", stdout(&o));
+    // The control for `refused`: untouched, `show` succeeds and says PASS.
+    let o = t.rascal(&["show", &id]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("PASS"), "{}", stdout(&o));
     (t, id)
 }
 
