@@ -122,7 +122,17 @@ fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
     // Each stays up a couple of seconds after its lines: long enough that
     // two launched together overlap, while one after the other never do.
     let script = "cat /proc/uptime > began; for i in $(seq 1 30); do echo \"$RASCAL_AGENT out $i\"; echo \"$RASCAL_AGENT err $i\" >&2; sleep 0.02; done; cat > from-stdin.txt; cat \"$RASCAL_INSTRUCTION_FILE\" > from-file.txt; sleep 2; cat /proc/uptime > ended";
+    // Two at once whatever the machine's cores (the default is one a core).
     let t = repo(&(agent("alpha", script, "") + &agent("beta", script, "")));
+    t.write(
+        ".rascal/config.yaml",
+        &format!(
+            "strategy: {{ max_parallel: 2 }}\nlauncher: docker\nagents:\n{}{}",
+            agent("alpha", script, ""),
+            agent("beta", script, "")
+        ),
+    );
+    t.commit_all("two at once");
     let o = t.rascal(&[
         "run",
         "write the instruction down",
