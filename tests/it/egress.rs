@@ -28,6 +28,17 @@ struct TestServer {
     hits: Arc<AtomicU64>,
 }
 
+/// The shell function `say REQUEST` of the probe scripts: REQUEST sent to
+/// `target` with busybox (`bb`) nc, and whatever came back. nc's input is
+/// held open until the reply's connection closes (every server and refusal
+/// here closes it), not for a fixed time: a slow reply is never cut short.
+/// After 30 s it gives up, saying so.
+fn say_fn(bb: &str, target: &str) -> String {
+    format!(
+        r#"say() {{ d=$({bb} mktemp -d); {bb} mkfifo $d/in; {bb} nc -w 5 {target} < $d/in > $d/out 2>&1 & n=$!; (printf "$1"; i=0; while kill -0 $n 2>/dev/null; do i=$((i+1)); [ $i -gt 300 ] && {{ echo "say: no reply closed within 30 s" >&2; break; }}; {bb} sleep 0.1; done) > $d/in; wait $n; {bb} cat $d/out; {bb} rm -rf $d; echo; }}"#
+    )
+}
+
 fn test_server(body: &'static str) -> TestServer {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
@@ -315,13 +326,14 @@ fn a_container_agent_reaches_only_its_allowlist() {
         r#"
 p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
 echo "proxy=$HTTPS_PROXY"
-say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
+{say}
 echo "A-http: $(say 'GET http://allowed.test:{pa}/ HTTP/1.0\r\n\r\n' | tail -1)"
 echo "A-connect: $(say 'CONNECT allowed.test:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | tail -1)"
 echo "B: $(say 'CONNECT secret.test:{pb} HTTP/1.1\r\n\r\n' | head -1)"
 busybox nc -w 3 {server} 8080 </dev/null; echo "C: direct-rc=$?"
 echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
 "#,
+        say = say_fn("busybox", "$h $port"),
         pa = allowed.port,
         pb = secret.port,
         server = server_ip,
@@ -448,13 +460,14 @@ fn a_sandboxed_agent_reaches_only_its_allowlist() {
     let script = format!(
         r#"
 echo "proxy=$HTTPS_PROXY"
-say() {{ (printf "$1"; sleep 2) | {bb} nc -w 5 127.0.0.1 3128; echo; }}
+{say}
 echo "A-http: $(say 'GET http://allowed.test:{pa}/ HTTP/1.0\r\n\r\n' | {bb} tail -1)"
 echo "A-connect: $(say 'CONNECT allowed.test:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | {bb} tail -1)"
 echo "B: $(say 'CONNECT secret.test:{pb} HTTP/1.1\r\n\r\n' | {bb} head -1)"
 {bb} nc -w 3 127.0.0.1 {pb} </dev/null; echo "C: direct-rc=$?"
 echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
 "#,
+        say = say_fn(busybox, "127.0.0.1 3128"),
         bb = busybox,
         pa = allowed.port,
         pb = secret.port,
@@ -788,11 +801,12 @@ fn the_hosts_own_services_are_closed_to_the_run_network() {
     let script = format!(
         r#"
 p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
-say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
+{say}
 echo "A-connect: $(say 'CONNECT allowed.test:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | tail -1)"
 {probes}
 echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
 "#,
+        say = say_fn("busybox", "$h $port"),
         pa = allowed.port,
         probes = host_probes("$h", tcp4.port, tcp6.port, udp.port),
     );
@@ -1309,7 +1323,7 @@ fn attach_recreates_the_proxy_of_a_docker_candidate_whose_rascal_was_killed() {
     let script = format!(
         r#"p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
 up() {{ printf '' | busybox nc -w 2 $h $port >/dev/null 2>&1; }}
-say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
+{say}
 echo waiting-for-the-proxy-to-go
 (printf 'CONNECT 127.0.0.1:{ph} HTTP/1.1\r\n\r\n'; while sleep 1; do echo; done) | busybox nc $h $port >/dev/null 2>&1
 echo proxy-gone
@@ -1319,6 +1333,7 @@ echo "A-connect: $(say 'CONNECT 127.0.0.1:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\
 echo "B: $(say 'CONNECT 127.0.0.1:{pb} HTTP/1.1\r\n\r\n' | head -1)"
 echo done > result.txt
 "#,
+        say = say_fn("busybox", "$h $port"),
         pa = allowed.port,
         pb = secret.port,
         ph = hold,
