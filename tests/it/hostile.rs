@@ -196,6 +196,8 @@ fn the_users_repository_git_config_hooks_and_store_are_untouched() {
     );
 }
 
+/// A candidate writing into a sibling's workspace changes nothing there,
+/// while its own write lands and both honest changes pass (the control).
 #[test]
 fn a_candidate_cannot_write_into_a_sibling_workspace() {
     if !bwrap() {
@@ -236,6 +238,8 @@ fn a_candidate_cannot_write_into_a_sibling_workspace() {
     assert_eq!(b["verdict"], "pass", "{b}");
 }
 
+/// Daemons an agent detaches (setsid, nohup) are gone after the run; the
+/// agent ends only once both ran, so their absence is the reaper's doing.
 #[test]
 fn no_process_of_an_agent_outlives_the_run() {
     if !bwrap() {
@@ -372,6 +376,8 @@ fn files_a_guardrail_writes_are_not_part_of_the_change() {
     }
 }
 
+/// An agent cannot read the store, the user's home or checkout; the same
+/// probe reads its own workspace (the control).
 #[test]
 fn an_agent_cannot_read_the_store_or_the_users_home() {
     if !bwrap() {
@@ -503,6 +509,8 @@ fn a_reviewer_runs_confined_too() {
     assert!(!t.path().join("reviewer-was-here").exists());
 }
 
+/// Code a build script runs from outside the change fails the check; the
+/// same script in a path of the change passes (the control).
 #[test]
 fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy() {
     if !bwrap() {

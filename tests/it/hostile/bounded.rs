@@ -213,6 +213,9 @@ fn refused(t: &TestRepo, id: &str) {
     assert!(!out.contains("PASS"), "{out}");
 }
 
+/// Rewriting the journal's unhashed columns (or the list of unchained
+/// runs) never turns `verify` off: the run is refused, and `show`, which
+/// said PASS before, no longer does.
 #[test]
 fn an_unhashed_column_cannot_turn_verification_off() {
     let (t, id) = recorded_run();
