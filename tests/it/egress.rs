@@ -755,6 +755,12 @@ fn link_local(dev: &str) -> Option<String> {
         .map(|a| a.split('/').next().unwrap_or("").to_string())
 }
 
+/// Shell waiting, at most 30 s, until the container's eth0 has a link-local
+/// IPv6 address past duplicate address detection (scope 20, flags without
+/// 0x40 tentative, in /proc/net/if_inet6): until then a probe from it to
+/// a link-local address cannot leave, whatever the firewall does.
+const V6_READY: &str = "i=0; until grep -qE ' 20 [0-389ab][0-9a-f] +eth0$' /proc/net/if_inet6; do i=$((i+1)); [ $i -gt 300 ] && { echo 'eth0 has no usable link-local address after 30 s' >&2; break; }; sleep 0.1; done";
+
 /// The probes a container makes at its gateway: TCP to a listener on
 /// 0.0.0.0 and one on [::], UDP (the DNS-exfiltration shape) to one on
 /// 0.0.0.0 (no answer comes back, so only the listener's count says
@@ -844,7 +850,7 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
     // address answers.
     let ll = link_local(&bridge).expect("the bridge has a link-local address");
     let v6_script = format!(
-        "sleep 3\n{}\nbusybox nc -w 3 {ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
+        "{V6_READY}\n{}\nbusybox nc -w 3 {ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
         host_probes(
             &e.rt
                 .block_on(docker.inspect_network(&net_name, None))
@@ -947,7 +953,7 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
         &own_net,
         &[("net.ipv6.conf.all.disable_ipv6", "0")],
         &format!(
-            "sleep 3\n{}\nbusybox nc -w 3 {own_ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
+            "{V6_READY}\n{}\nbusybox nc -w 3 {own_ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
             host_probes(&own_gw, tcp4.port, tcp6.port, udp.port),
             tcp6.port
         ),
