@@ -1333,7 +1333,7 @@ up() {{ printf '' | busybox nc -w 2 $h $port >/dev/null 2>&1; }}
 echo waiting-for-the-proxy-to-go
 (printf 'CONNECT 127.0.0.1:{ph} HTTP/1.1\r\n\r\n'; while sleep 1; do echo; done) | busybox nc $h $port >/dev/null 2>&1
 echo proxy-gone
-until up; do sleep 0.2; done
+i=0; until up; do i=$((i+1)); [ $i -gt 300 ] && {{ echo "the proxy did not come back within 60 s"; exit 1; }}; sleep 0.2; done
 echo proxy-back
 echo "A-connect: $(say 'CONNECT 127.0.0.1:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | tail -1)"
 echo "B: $(say 'CONNECT 127.0.0.1:{pb} HTTP/1.1\r\n\r\n' | head -1)"
