@@ -31,7 +31,8 @@ struct Row {
     base: Vec<(&'static str, String)>,
     /// The verdict the candidate must get.
     verdict: &'static str,
-    /// The rule id one of the candidate's reports must raise.
+    /// The rule id one of the candidate's reports must raise; empty for
+    /// an honest row, whose reports must raise none.
     says: String,
 }
 
@@ -82,6 +83,15 @@ fn rows() -> Vec<Row> {
     let tok = token();
     let breaks = "sed -i 's/a + b/a - b/' src/lib.rs";
     vec![
+        // The control: an honest change (code and its test) through the
+        // same crate, guardrails and permissions passes, raising no rule —
+        // every FAIL below is the bypass's, not the path's.
+        row(
+            "honest",
+            "printf 'pub fn double(a: i32) -> i32 {\\n    add(a, a)\\n}\\n\\n#[test]\\nfn doubles() {\\n    assert_eq!(double(3), 6);\\n}\\n' >> src/lib.rs",
+            "pass",
+            "",
+        ),
         // Index flags are irrelevant: the change is read by content.
         row(
             "assume-unchanged",
@@ -203,6 +213,8 @@ fn rows() -> Vec<Row> {
     ]
 }
 
+/// Every bypass row gets its verdict with its rule raised, and the honest
+/// row passes with none.
 #[test]
 fn every_bypass_is_caught() {
     if !bwrap() {
@@ -220,7 +232,12 @@ fn every_bypass_is_caught() {
             .flat_map(|rep| rep["issues"].as_array().cloned().unwrap_or_default())
             .filter_map(|i| i["rule"].as_str().map(String::from))
             .collect();
-        let ok = c["verdict"] == r.verdict && rules.contains(&r.says);
+        let raised = if r.says.is_empty() {
+            rules.is_empty()
+        } else {
+            rules.contains(&r.says)
+        };
+        let ok = c["verdict"] == r.verdict && raised;
         eprintln!(
             "{:<18} verdict {:<5} {}",
             r.name,

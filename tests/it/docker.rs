@@ -102,11 +102,37 @@ fn logs(out: &str, candidate: &str, bar: &str) -> Vec<String> {
         .collect()
 }
 
+/// The time (seconds since boot, the host's clock: containers share it)
+/// an agent wrote to `name` in its workspace.
+fn stamp(ws: &std::path::Path, name: &str) -> f64 {
+    let text = std::fs::read_to_string(ws.join(name)).unwrap();
+    let first = text.split_whitespace().next().unwrap_or_default();
+    first
+        .parse()
+        .unwrap_or_else(|e| panic!("{name}: {text:?}: {e}"))
+}
+
+/// Two docker candidates run at once (each one's interval, from the
+/// times it wrote when it began and ended, intersects the other's), each
+/// one's stdout and stderr lines in order, the instruction on stdin and
+/// as a file, files owned by the host user, containers removed.
 #[test]
 fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
     let Some(e) = engine() else { return };
-    let script = "for i in $(seq 1 30); do echo \"$RASCAL_AGENT out $i\"; echo \"$RASCAL_AGENT err $i\" >&2; sleep 0.02; done; cat > from-stdin.txt; cat \"$RASCAL_INSTRUCTION_FILE\" > from-file.txt";
+    // Each stays up a couple of seconds after its lines: long enough that
+    // two launched together overlap, while one after the other never do.
+    let script = "cat /proc/uptime > began; for i in $(seq 1 30); do echo \"$RASCAL_AGENT out $i\"; echo \"$RASCAL_AGENT err $i\" >&2; sleep 0.02; done; cat > from-stdin.txt; cat \"$RASCAL_INSTRUCTION_FILE\" > from-file.txt; sleep 2; cat /proc/uptime > ended";
+    // Two at once whatever the machine's cores (the default is one a core).
     let t = repo(&(agent("alpha", script, "") + &agent("beta", script, "")));
+    t.write(
+        ".rascal/config.yaml",
+        &format!(
+            "strategy: {{ max_parallel: 2 }}\nlauncher: docker\nagents:\n{}{}",
+            agent("alpha", script, ""),
+            agent("beta", script, "")
+        ),
+    );
+    t.commit_all("two at once");
     let o = t.rascal(&[
         "run",
         "write the instruction down",
@@ -164,6 +190,16 @@ fn two_candidates_run_in_parallel_with_logs_in_order_per_candidate() {
             "container of {c} left behind"
         );
     }
+    // They overlapped: each began before the other ended.
+    let span = |c: &str| {
+        let ws = t.files().join("workspaces").join(run_id(&out)).join(c);
+        (stamp(&ws, "began"), stamp(&ws, "ended"))
+    };
+    let (a, b) = (span("alpha"), span("beta"));
+    assert!(
+        a.0 <= b.1 && b.0 <= a.1,
+        "alpha ran {a:?} and beta {b:?} (seconds since boot): one after the other"
+    );
 }
 
 #[test]

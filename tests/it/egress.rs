@@ -28,6 +28,17 @@ struct TestServer {
     hits: Arc<AtomicU64>,
 }
 
+/// The shell function `say REQUEST` of the probe scripts: REQUEST sent to
+/// `target` with busybox (`bb`) nc, and whatever came back. nc's input is
+/// held open until the reply's connection closes (every server and refusal
+/// here closes it), not for a fixed time: a slow reply is never cut short.
+/// After 30 s it gives up, saying so.
+fn say_fn(bb: &str, target: &str) -> String {
+    format!(
+        r#"say() {{ d=$({bb} mktemp -d); {bb} mkfifo $d/in; {bb} nc -w 5 {target} < $d/in > $d/out 2>&1 & n=$!; (printf "$1"; i=0; while kill -0 $n 2>/dev/null; do i=$((i+1)); [ $i -gt 300 ] && {{ echo "say: no reply closed within 30 s" >&2; break; }}; {bb} sleep 0.1; done) > $d/in; wait $n; {bb} cat $d/out; {bb} rm -rf $d; echo; }}"#
+    )
+}
+
 fn test_server(body: &'static str) -> TestServer {
     let l = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = l.local_addr().unwrap().port();
@@ -315,13 +326,14 @@ fn a_container_agent_reaches_only_its_allowlist() {
         r#"
 p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
 echo "proxy=$HTTPS_PROXY"
-say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
+{say}
 echo "A-http: $(say 'GET http://allowed.test:{pa}/ HTTP/1.0\r\n\r\n' | tail -1)"
 echo "A-connect: $(say 'CONNECT allowed.test:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | tail -1)"
 echo "B: $(say 'CONNECT secret.test:{pb} HTTP/1.1\r\n\r\n' | head -1)"
 busybox nc -w 3 {server} 8080 </dev/null; echo "C: direct-rc=$?"
 echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | head -1)"
 "#,
+        say = say_fn("busybox", "$h $port"),
         pa = allowed.port,
         pb = secret.port,
         server = server_ip,
@@ -448,13 +460,14 @@ fn a_sandboxed_agent_reaches_only_its_allowlist() {
     let script = format!(
         r#"
 echo "proxy=$HTTPS_PROXY"
-say() {{ (printf "$1"; sleep 2) | {bb} nc -w 5 127.0.0.1 3128; echo; }}
+{say}
 echo "A-http: $(say 'GET http://allowed.test:{pa}/ HTTP/1.0\r\n\r\n' | {bb} tail -1)"
 echo "A-connect: $(say 'CONNECT allowed.test:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | {bb} tail -1)"
 echo "B: $(say 'CONNECT secret.test:{pb} HTTP/1.1\r\n\r\n' | {bb} head -1)"
 {bb} nc -w 3 127.0.0.1 {pb} </dev/null; echo "C: direct-rc=$?"
 echo "D: $(say 'CONNECT 10.1.2.3:443 HTTP/1.1\r\n\r\n' | {bb} head -1)"
 "#,
+        say = say_fn(busybox, "127.0.0.1 3128"),
         bb = busybox,
         pa = allowed.port,
         pb = secret.port,
@@ -742,6 +755,12 @@ fn link_local(dev: &str) -> Option<String> {
         .map(|a| a.split('/').next().unwrap_or("").to_string())
 }
 
+/// Shell waiting, at most 30 s, until the container's eth0 has a link-local
+/// IPv6 address past duplicate address detection (scope 20, flags without
+/// 0x40 tentative, in /proc/net/if_inet6): until then a probe from it to
+/// a link-local address cannot leave, whatever the firewall does.
+const V6_READY: &str = "i=0; until grep -qE ' 20 [0-389ab][0-9a-f] +eth0$' /proc/net/if_inet6; do i=$((i+1)); [ $i -gt 300 ] && { echo 'eth0 has no usable link-local address after 30 s' >&2; break; }; sleep 0.1; done";
+
 /// The probes a container makes at its gateway: TCP to a listener on
 /// 0.0.0.0 and one on [::], UDP (the DNS-exfiltration shape) to one on
 /// 0.0.0.0 (no answer comes back, so only the listener's count says
@@ -788,11 +807,12 @@ fn the_hosts_own_services_are_closed_to_the_run_network() {
     let script = format!(
         r#"
 p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
-say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
+{say}
 echo "A-connect: $(say 'CONNECT allowed.test:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | tail -1)"
 {probes}
 echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
 "#,
+        say = say_fn("busybox", "$h $port"),
         pa = allowed.port,
         probes = host_probes("$h", tcp4.port, tcp6.port, udp.port),
     );
@@ -830,7 +850,7 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
     // address answers.
     let ll = link_local(&bridge).expect("the bridge has a link-local address");
     let v6_script = format!(
-        "sleep 3\n{}\nbusybox nc -w 3 {ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
+        "{V6_READY}\n{}\nbusybox nc -w 3 {ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
         host_probes(
             &e.rt
                 .block_on(docker.inspect_network(&net_name, None))
@@ -933,7 +953,7 @@ echo "V6-off: $(cat /proc/sys/net/ipv6/conf/all/disable_ipv6)"
         &own_net,
         &[("net.ipv6.conf.all.disable_ipv6", "0")],
         &format!(
-            "sleep 3\n{}\nbusybox nc -w 3 {own_ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
+            "{V6_READY}\n{}\nbusybox nc -w 3 {own_ll}%eth0 {} </dev/null >/dev/null 2>&1; echo \"H-ll6: rc=$?\"",
             host_probes(&own_gw, tcp4.port, tcp6.port, udp.port),
             tcp6.port
         ),
@@ -1309,16 +1329,17 @@ fn attach_recreates_the_proxy_of_a_docker_candidate_whose_rascal_was_killed() {
     let script = format!(
         r#"p=${{HTTPS_PROXY#http://}}; h=${{p%:*}}; port=${{p##*:}}
 up() {{ printf '' | busybox nc -w 2 $h $port >/dev/null 2>&1; }}
-say() {{ (printf "$1"; sleep 2) | busybox nc -w 5 $h $port; echo; }}
+{say}
 echo waiting-for-the-proxy-to-go
 (printf 'CONNECT 127.0.0.1:{ph} HTTP/1.1\r\n\r\n'; while sleep 1; do echo; done) | busybox nc $h $port >/dev/null 2>&1
 echo proxy-gone
-until up; do sleep 0.2; done
+i=0; until up; do i=$((i+1)); [ $i -gt 300 ] && {{ echo "the proxy did not come back within 60 s"; exit 1; }}; sleep 0.2; done
 echo proxy-back
 echo "A-connect: $(say 'CONNECT 127.0.0.1:{pa} HTTP/1.1\r\n\r\nGET / HTTP/1.0\r\n\r\n' | tail -1)"
 echo "B: $(say 'CONNECT 127.0.0.1:{pb} HTTP/1.1\r\n\r\n' | head -1)"
 echo done > result.txt
 "#,
+        say = say_fn("busybox", "$h $port"),
         pa = allowed.port,
         pb = secret.port,
         ph = hold,

@@ -150,13 +150,23 @@ fn no_command_runs_on_a_change_that_failed_a_read_only_check() {
     }
 }
 
+/// Two `parallel` commands run at once: each waits for the other's marker
+/// file (the event, not a time), so they pass only together; one run
+/// after the other, the first gives up after a minute saying what it
+/// waited for.
 #[test]
 fn parallel_commands_run_together() {
     let t = repo();
-    // Each waits for the other's marker: only passes when both run at once.
+    let waits = |me: &str, other: &str| {
+        format!("touch {me}; for i in $(seq 600); do [ -f {other} ] && exit 0; sleep 0.1; done; echo timed out after 60s waiting for {other}; exit 1")
+    };
     let r = run_check(
         &t,
-        "guardrails:\n  - { name: p1, command: \"touch m1; for i in $(seq 50); do [ -f m2 ] && exit 0; sleep 0.1; done; exit 1\", parallel: true }\n  - { name: p2, command: \"touch m2; for i in $(seq 50); do [ -f m1 ] && exit 0; sleep 0.1; done; exit 1\", parallel: true }\n",
+        &format!(
+            "guardrails:\n  - {{ name: p1, command: \"{}\", parallel: true }}\n  - {{ name: p2, command: \"{}\", parallel: true }}\n",
+            waits("m1", "m2"),
+            waits("m2", "m1")
+        ),
     );
     assert_eq!(by_name(&r, "p1").status, Status::Pass, "{r:#?}");
     assert_eq!(by_name(&r, "p2").status, Status::Pass);

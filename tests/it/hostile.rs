@@ -196,6 +196,8 @@ fn the_users_repository_git_config_hooks_and_store_are_untouched() {
     );
 }
 
+/// A candidate writing into a sibling's workspace changes nothing there,
+/// while its own write lands and both honest changes pass (the control).
 #[test]
 fn a_candidate_cannot_write_into_a_sibling_workspace() {
     if !bwrap() {
@@ -220,8 +222,24 @@ fn a_candidate_cannot_write_into_a_sibling_workspace() {
     let lib = std::fs::read_to_string(ws.join("src/lib.rs")).unwrap();
     assert!(!lib.contains("backdoor"), "{lib}");
     assert_eq!(b["files_changed"], 1, "{b}");
+    // The control: the same script's write into its own workspace landed,
+    // and both honest changes pass.
+    let a = doc["candidates"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["id"] == "a")
+        .unwrap();
+    let own = PathBuf::from(a["worktree"].as_str().unwrap()).join("src/lib.rs");
+    let own = std::fs::read_to_string(own).unwrap();
+    assert!(own.contains("pub fn a() {}"), "{own}");
+    assert!(lib.contains("pub fn b() {}"), "{lib}");
+    assert_eq!(a["verdict"], "pass", "{a}");
+    assert_eq!(b["verdict"], "pass", "{b}");
 }
 
+/// Daemons an agent detaches (setsid, nohup) are gone after the run; the
+/// agent ends only once both ran, so their absence is the reaper's doing.
 #[test]
 fn no_process_of_an_agent_outlives_the_run() {
     if !bwrap() {
@@ -229,8 +247,10 @@ fn no_process_of_an_agent_outlives_the_run() {
     }
     let m = marker("daemon");
     let duration = format!("3000.{}", std::process::id());
+    // Each daemon leaves a file once it runs, and the agent ends only
+    // after both are there: the control that they were alive when it did.
     let script = format!(
-        "setsid sh -c 'exec sleep {duration}' & (setsid nohup sh -c 'sleep {duration}; echo {m}' >/dev/null 2>&1 &); echo 'pub fn two() {{}}' >> src/lib.rs"
+        "setsid sh -c 'touch up-1; exec sleep {duration}' & (setsid nohup sh -c 'touch up-2; sleep {duration}; echo {m}' >/dev/null 2>&1 &); i=0; until [ -e up-1 ] && [ -e up-2 ]; do i=$((i+1)); [ $i -gt 1200 ] && {{ echo 'the daemons never started' >&2; exit 1; }}; sleep 0.05; done; rm up-1 up-2; echo 'pub fn two() {{}}' >> src/lib.rs"
     );
     let t = repo(
         |_| common::command_agents(&[("evil", &script)]),
@@ -238,6 +258,11 @@ fn no_process_of_an_agent_outlives_the_run() {
     );
     let o = run(&t, "evil", &[]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    let c = &json(&o)["candidates"][0];
+    assert_eq!(
+        c["verdict"], "pass",
+        "both daemons ran and the agent ended: {c}"
+    );
     let left = common::survivors_after(&duration, 30);
     assert!(left.is_empty(), "a detached job survived the run: {left:?}");
 }
@@ -351,6 +376,8 @@ fn files_a_guardrail_writes_are_not_part_of_the_change() {
     }
 }
 
+/// An agent cannot read the store, the user's home or checkout; the same
+/// probe reads its own workspace (the control).
 #[test]
 fn an_agent_cannot_read_the_store_or_the_users_home() {
     if !bwrap() {
@@ -363,7 +390,8 @@ fn an_agent_cannot_read_the_store_or_the_users_home() {
         format!(
             "(cat {r}/.git/rascal/rascal.db >/dev/null 2>&1 && echo store-visible || echo store-hidden) > seen.txt; \
              (cat {probe} 2>/dev/null || echo home-hidden) >> seen.txt; \
-             (cat {r}/src/lib.rs >/dev/null 2>&1 && echo repo-visible || echo repo-hidden) >> seen.txt",
+             (cat {r}/src/lib.rs >/dev/null 2>&1 && echo repo-visible || echo repo-hidden) >> seen.txt; \
+             (cat src/lib.rs >/dev/null 2>&1 && echo own-visible || echo own-hidden) >> seen.txt",
             r = repo.display()
         )
     };
@@ -377,7 +405,12 @@ fn an_agent_cannot_read_the_store_or_the_users_home() {
     let doc = json(&o);
     let ws = PathBuf::from(doc["candidates"][0]["worktree"].as_str().unwrap());
     let seen = std::fs::read_to_string(ws.join("seen.txt")).unwrap();
-    assert_eq!(seen, "store-hidden\nhome-hidden\nrepo-hidden\n");
+    // The last probe is the control: the same `cat` reads the agent's own
+    // workspace, so "hidden" above is the sandbox's doing.
+    assert_eq!(
+        seen,
+        "store-hidden\nhome-hidden\nrepo-hidden\nown-visible\n"
+    );
 }
 
 #[test]
@@ -476,6 +509,8 @@ fn a_reviewer_runs_confined_too() {
     assert!(!t.path().join("reviewer-was-here").exists());
 }
 
+/// Code a build script runs from outside the change fails the check; the
+/// same script in a path of the change passes (the control).
 #[test]
 fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy() {
     if !bwrap() {
@@ -487,10 +522,12 @@ fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy(
     // are not part of the change, so the copy the check runs on does not
     // have them and the build fails; the third is part of the change, and a
     // protected path.
+    // The control: the same script put in a path of the change passes.
     for (place, fails) in [
-        ("$RASCAL_ARTIFACTS_DIR/evil.sh", "guardrails/build"),
-        ("target/evil.sh", "guardrails/build"),
-        (".rascal-artifacts/evil.sh", "permissions"),
+        ("$RASCAL_ARTIFACTS_DIR/evil.sh", Some("guardrails/build")),
+        ("target/evil.sh", Some("guardrails/build")),
+        (".rascal-artifacts/evil.sh", Some("permissions")),
+        ("scripts/honest.sh", None),
     ] {
         let script = format!(
             "mkdir -p $(dirname {place}) && printf 'exit 0\\n' > {place} && printf \"#!/bin/sh\\nsh {place}\\n\" > build.sh"
@@ -503,8 +540,13 @@ fn code_hidden_where_the_change_does_not_reach_is_missing_from_the_checked_copy(
         t.commit_all("ignore target");
         let doc = json(&run(&t, "sly", &[]));
         let c = &doc["candidates"][0];
-        assert_eq!(c["verdict"], "fail", "{place}: {c}");
-        assert!(c["reports"].to_string().contains(fails), "{place}: {c}");
+        match fails {
+            Some(fails) => {
+                assert_eq!(c["verdict"], "fail", "{place}: {c}");
+                assert!(c["reports"].to_string().contains(fails), "{place}: {c}");
+            }
+            None => assert_eq!(c["verdict"], "pass", "{place}: {c}"),
+        }
     }
 }
 

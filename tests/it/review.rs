@@ -421,15 +421,27 @@ fn hanging_reviewer_times_out_and_is_a_structural_failure() {
     assert!(text.contains("timed out after 1.0s"), "{text}");
 }
 
+/// A reviewer that prints a valid, nonce-signed approval and then exits
+/// non-zero is a structural failure: the exit code alone decides it. The
+/// same reviewer exiting 0 approves (the control: the approval itself is
+/// good, so the failure is the exit code's).
 #[test]
 fn reviewer_exiting_non_zero_is_structural_even_with_an_approval() {
-    let t = repo(
-        "agents:\n  author: { runtime: scripted, steps: [{ do: write, path: src/b.rs, content: \"x\\n\" }] }\n  reviewer:\n    runtime: scripted\n    provider: other\n    steps:\n      - { do: say, text: '{\"verdict\": \"approve\", \"issues\": []}' }\n      - { do: exit, code: 2 }\n",
-        "review:\n  reviewers: [reviewer]\n",
-    );
+    let reviewer_exiting = |code: u8| {
+        format!(
+            "agents:\n  author: {{ runtime: scripted, steps: [{{ do: write, path: src/b.rs, content: \"x\\n\" }}] }}\n  reviewer:\n    runtime: scripted\n    provider: other\n    steps:\n      - {{ do: say, text: '{{\"nonce\": \"{{nonce}}\", \"verdict\": \"approve\", \"issues\": []}}' }}\n      - {{ do: exit, code: {code} }}\n"
+        )
+    };
+    let t = repo(&reviewer_exiting(0), "review:\n  reviewers: [reviewer]\n");
+    let (c, doc, _) = json_run(&t, &[]);
+    assert_eq!(c, 0, "the signed approval approves: {doc}");
+    assert_eq!(doc["candidates"][0]["verdict"], "pass", "{doc}");
+    let t = repo(&reviewer_exiting(2), "review:\n  reviewers: [reviewer]\n");
     let (c, doc, _) = json_run(&t, &[]);
     assert_eq!(c, 3, "{doc}");
-    assert!(doc.to_string().contains("exited with code 2"));
+    let text = doc.to_string();
+    assert!(text.contains("exited with code 2"), "{text}");
+    assert!(!text.contains("without this review's nonce"), "{text}");
 }
 
 #[test]

@@ -173,10 +173,14 @@ mod tests {
         );
     }
 
+    /// An OSC title and a cursor move reach no terminal: no raw ESC or BEL
+    /// is left, and each is shown, escaped, where it was (the text around
+    /// it kept).
     #[test]
     fn osc_and_cursor_moves_cannot_reach_the_terminal() {
         let l = parse_line("a\u{1b}]0;title\u{7}b\u{1b}[10;10H", true);
         let s = plain(&l);
         assert!(!s.contains('\u{1b}') && !s.contains('\u{7}'), "{s:?}");
+        assert_eq!(s, "a^[]0;title^Gb^[[10;10H");
     }
 }

@@ -277,16 +277,32 @@ fn usage(i: usize, id: &str) -> RunEvent {
 }
 
 /// The ranking of a finished run: the first (up to) three candidates in
-/// order, the first one picked.
+/// order, the first one picked. As the comparator does, a candidate's
+/// consensus is its mean likeness in the matrix to the *other passing*
+/// candidates (1.0 with none, and then no reason gives a figure); the
+/// first is the only one passing here.
 fn ranking(ids: &[String]) -> rascal_engine::layers::Ranking {
     use rascal_engine::layers::{Ranked, Ranking};
     let k = ids.len().min(3);
     let reasons = [
-        "PASS; 3 layers passed; closest to the others (0.62)",
+        "PASS; 3 layers passed",
         "FAIL: guardrails build",
         "FAIL: permissions denied path",
     ];
     let order = [0usize, 1, 2];
+    let matrix: Vec<Vec<f64>> = (0..k)
+        .map(|a| {
+            (0..k)
+                .map(|b| {
+                    if a == b {
+                        1.0
+                    } else {
+                        0.5 + (a + b) as f64 / 20.0
+                    }
+                })
+                .collect()
+        })
+        .collect();
     Ranking {
         positions: order[..k]
             .iter()
@@ -297,7 +313,7 @@ fn ranking(ids: &[String]) -> rascal_engine::layers::Ranking {
                 verdict: if i == 0 { Verdict::Pass } else { Verdict::Fail },
                 layers_passed: 3 - i,
                 criteria_met: 0,
-                consensus: 0.6 - i as f64 / 10.0,
+                consensus: if i == 0 { 1.0 } else { 0.0 },
                 lines: 10 + 5 * i as u64,
                 files: 1 + i,
                 reason: reasons[i].into(),
@@ -306,19 +322,7 @@ fn ranking(ids: &[String]) -> rascal_engine::layers::Ranking {
             })
             .collect(),
         ids: ids[..k].to_vec(),
-        matrix: (0..k)
-            .map(|a| {
-                (0..k)
-                    .map(|b| {
-                        if a == b {
-                            1.0
-                        } else {
-                            0.5 + (a + b) as f64 / 20.0
-                        }
-                    })
-                    .collect()
-            })
-            .collect(),
+        matrix,
         pick: Some(ids[0].clone()),
         judge: None,
         agreement: None,
@@ -367,4 +371,52 @@ pub fn drawn(app: &App, w: u16, h: u16) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every figure a fixture's ranking reason gives is the candidate's
+    /// mean likeness in the matrix to the other passing candidates, as the
+    /// comparator computes it; with none passing beside it, no figure at
+    /// all (the compare screens once said "closest to the others (0.62)"
+    /// of a lone passer whose row read 0.55 and 0.60).
+    #[test]
+    fn the_ranking_reasons_agree_with_the_matrix() {
+        for n in 1..=5 {
+            let ranking = ranking(&candidate_ids(n));
+            for p in &ranking.positions {
+                let i = ranking
+                    .ids
+                    .iter()
+                    .position(|id| *id == p.candidate)
+                    .unwrap();
+                let others: Vec<f64> = ranking
+                    .positions
+                    .iter()
+                    .filter(|o| o.candidate != p.candidate && o.verdict != Verdict::Fail)
+                    .map(|o| {
+                        let j = ranking
+                            .ids
+                            .iter()
+                            .position(|id| *id == o.candidate)
+                            .unwrap();
+                        ranking.matrix[i][j]
+                    })
+                    .collect();
+                let figures: Vec<&str> = p
+                    .reason
+                    .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                    .filter(|w| w.len() == 4 && w.as_bytes()[1] == b'.')
+                    .collect();
+                if others.is_empty() || p.verdict == Verdict::Fail {
+                    assert!(figures.is_empty(), "{}: {:?}", p.reason, ranking.matrix);
+                } else {
+                    let mean = others.iter().sum::<f64>() / others.len() as f64;
+                    assert_eq!(figures, [format!("{mean:.2}")], "{}", p.reason);
+                }
+            }
+        }
+    }
 }

@@ -213,31 +213,10 @@ pub fn bwrap() -> bool {
     ok
 }
 
-/// A test that cannot run here because `why`: a failure when `require` (a
-/// `RASCAL_REQUIRE_*` variable) is set, as CI sets them all; otherwise the
-/// reason is printed and appended, with the test's name, to the file named
-/// by `RASCAL_SKIP_LOG` (CI prints that file's summary at the end).
-#[allow(dead_code)]
-pub fn skip(require: &str, why: &str) {
-    if std::env::var_os(require).is_some_and(|v| !v.is_empty()) {
-        panic!("{require} is set but {why}");
-    }
-    let thread = std::thread::current();
-    let test = thread.name().unwrap_or("?");
-    eprintln!("skipped: {why} (set {require}=1 to make this a failure)");
-    if let Some(log) = std::env::var_os("RASCAL_SKIP_LOG") {
-        use std::io::Write;
-        if let Ok(mut f) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log)
-        {
-            // One line a skip: the CI summary counts lines.
-            let why = why.replace(['\n', '\t'], " ");
-            let _ = writeln!(f, "{require}\t{test}\t{why}");
-        }
-    }
-}
+/// Every skip goes through the workspace's one helper (crate tests use
+/// it too).
+#[allow(unused_imports)]
+pub use rascal_exec::exec::skip::skip;
 
 /// `.rascal/config.yaml` defining `command` agents, each a shell script
 /// (name → script) run as `sh -c SCRIPT`.

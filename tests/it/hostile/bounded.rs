@@ -186,6 +186,10 @@ fn recorded_run() -> (TestRepo, String) {
     let o = t.rascal(&["verify", &id]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
     assert!(stdout(&o).contains("chain intact"), "{}", stdout(&o));
+    // The control for `refused`: untouched, `show` succeeds and says PASS.
+    let o = t.rascal(&["show", &id]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("PASS"), "{}", stdout(&o));
     (t, id)
 }
 
@@ -209,6 +213,9 @@ fn refused(t: &TestRepo, id: &str) {
     assert!(!out.contains("PASS"), "{out}");
 }
 
+/// Rewriting the journal's unhashed columns (or the list of unchained
+/// runs) never turns `verify` off: the run is refused, and `show`, which
+/// said PASS before, no longer does.
 #[test]
 fn an_unhashed_column_cannot_turn_verification_off() {
     let (t, id) = recorded_run();

@@ -480,7 +480,11 @@ fn explain(pos: usize, i: usize, order: &[usize], cs: &[Contender], consensus: &
     if let Some(j) = neighbour {
         let o = &cs[j];
         if verdict_rank(c) != verdict_rank(o) {
-            if cs.len() > 1 && passed(c) && c.agreement.is_none() {
+            // Its consensus is its likeness to the *other passing*
+            // candidates: with none, there is no figure to give (the 1.00
+            // it ranks by is not a likeness to anyone).
+            let other_passed = cs.iter().enumerate().any(|(k, x)| k != i && passed(x));
+            if other_passed && passed(c) && c.agreement.is_none() {
                 parts.push(format!("similarity to the others {:.2}", consensus[i]));
             }
         } else if c.agreement.is_some() && (c.disagrees != o.disagrees || score(c) != score(o)) {

@@ -14,5 +14,7 @@ pub(crate) mod results_watch;
 pub mod runner;
 pub(crate) mod runtime;
 pub mod sandbox;
+#[doc(hidden)]
+pub mod skip;
 
 pub use runtime::runtime;

@@ -189,7 +189,10 @@ mod tests {
             Mechanism::CgroupV2 { parent, .. } => vec![parent.clone()],
             Mechanism::CgroupV1 { pids, memory } => vec![pids.clone(), memory.clone()],
             Mechanism::Rlimit { why } => {
-                eprintln!("skipped: no cgroups here ({why})");
+                crate::exec::skip::skip(
+                    "RASCAL_REQUIRE_CGROUPS",
+                    &format!("no cgroups here ({why})"),
+                );
                 return;
             }
         };

@@ -326,3 +326,38 @@ fn a_change_that_proves_itself_beats_a_smaller_one_that_proves_nothing() {
     one.proving_tests = 1;
     assert_eq!(rank(&[more, one]).positions[0].candidate, "one");
 }
+
+/// A similarity figure in a reason is the candidate's mean likeness to the
+/// other passing candidates, as the matrix has it; a lone passer, whom
+/// nobody else's change is like, is given none (it said 1.00 before).
+#[test]
+fn the_similarity_a_reason_gives_agrees_with_the_matrix() {
+    let a = cs(&[("src/lib.rs", &["fn a() {}", "fn shared() {}"])]);
+    let b = cs(&[("src/lib.rs", &["fn b() {}", "fn shared() {}"])]);
+    let r = rank(&[
+        c("one", Verdict::Pass, a.clone()),
+        c("two", Verdict::Fail, b.clone()),
+    ]);
+    assert!(r.matrix[0][1] < 1.0, "{:?}", r.matrix);
+    assert_eq!(r.positions[0].candidate, "one");
+    assert!(
+        !r.positions[0].reason.contains("similarity"),
+        "{}",
+        r.positions[0].reason
+    );
+    let r = rank(&[
+        c("one", Verdict::Pass, a.clone()),
+        c("two", Verdict::Pass, b),
+        c("three", Verdict::Fail, a),
+    ]);
+    let second = &r.positions[1];
+    let i = r.ids.iter().position(|id| *id == second.candidate).unwrap();
+    let other = 1 - i;
+    let figure = format!("similarity to the others {:.2}", r.matrix[i][other]);
+    assert!(
+        second.reason.contains(&figure),
+        "{} / {:?}",
+        second.reason,
+        r.matrix
+    );
+}

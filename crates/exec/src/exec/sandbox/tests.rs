@@ -1,6 +1,7 @@
 //! Unit tests of `sandbox`.
 
 use super::*;
+use crate::exec::skip::skip;
 use std::fs;
 use std::process::Output;
 use std::process::{Command, Stdio};
@@ -17,26 +18,6 @@ fn have_bwrap() -> bool {
             skip("RASCAL_REQUIRE_BWRAP", &e.to_string());
             false
         }
-    }
-}
-
-/// A test that cannot run here: a failure when `require` is set (CI
-/// sets every `RASCAL_REQUIRE_*`), else said on stderr and appended to
-/// the file `RASCAL_SKIP_LOG` names, which CI sums up.
-fn skip(require: &str, why: &str) {
-    if std::env::var_os(require).is_some_and(|v| !v.is_empty()) {
-        panic!("{require} is set but {why}");
-    }
-    eprintln!("skipped: {why} (set {require}=1 to make this a failure)");
-    if let Some(log) = std::env::var_os("RASCAL_SKIP_LOG") {
-        let test = std::thread::current().name().unwrap_or("?").to_string();
-        let why = why.replace(['\n', '\t'], " ");
-        let line = format!("{require}\t{test}\t{why}\n");
-        let open = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(log);
-        let _ = open.and_then(|mut f| std::io::Write::write_all(&mut f, line.as_bytes()));
     }
 }
 
