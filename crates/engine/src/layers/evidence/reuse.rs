@@ -151,7 +151,8 @@ mod tests {
     use rascal_core::model::verdict::Layer;
 
     fn guardrail(command: &str) -> Guardrail {
-        serde_yaml::from_str(&format!("{{ name: tests, command: '{command}' }}")).unwrap()
+        let text = format!("{{ name: tests, command: '{command}' }}");
+        rascal_core::config::parse("guardrails.yaml", &text).unwrap()
     }
 
     #[test]
