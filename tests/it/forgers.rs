@@ -232,6 +232,11 @@ fn a_junit_results_file_rewritten_by_the_code_under_test_is_void() {
 /// change, a `test-integrity/test-only-behaviour` FAIL; code that hangs
 /// there instead fails because its release run cannot finish where the
 /// base's does. The honest fix passes in both profiles.
+///
+/// Slow (about 70 s here): three real cargo candidates each build and run
+/// their tests in the test profile and again in `--release`, and the one
+/// that hangs in release is waited for until its run's deadline — the
+/// behaviour under test.
 #[test]
 fn code_right_only_where_it_is_tested_fails_in_the_release_profile() {
     if !bwrap() {
