@@ -261,4 +261,22 @@ mod tests {
         assert_eq!(a.question(1), vec![q[0].clone(), "…".to_string()]);
         assert!(a.has_question());
     }
+
+    #[test]
+    fn only_a_test_passed_by_one_and_failed_by_another_is_a_question() {
+        let m = |cells: Vec<Cell>| Agreement {
+            candidates: vec!["a".into(), "b".into()],
+            tests: vec![CrossTest {
+                author: "a".into(),
+                name: "t".into(),
+            }],
+            cells: cells.into_iter().map(|c| vec![c]).collect(),
+            ..Agreement::default()
+        };
+        use Cell::{Failed as F, NotApplicable as N, Passed as P};
+        assert!(m(vec![P, F]).has_question());
+        assert!(!m(vec![P, P]).has_question(), "both pass: nothing to ask");
+        assert!(!m(vec![P, N]).has_question(), "it says nothing about b");
+        assert!(!m(vec![F, F]).has_question());
+    }
 }

@@ -355,4 +355,52 @@ mod tests {
         assert_eq!(effective_verdict(&reports, &[d]), Verdict::Pass);
         assert_eq!(reports[0].status, Status::Fail);
     }
+
+    #[test]
+    fn an_override_of_one_rule_covers_a_report_only_when_that_rule_is_all_that_blocks_it() {
+        let by_rule = |rule: &str| {
+            Decision::new(
+                Some("a"),
+                DecisionKind::Override {
+                    layer: Layer::Guardrails,
+                    check: "build".into(),
+                    rule: Some(rule.into()),
+                },
+                "me",
+                "known",
+            )
+        };
+        let reports = vec![failed("build")];
+        let right = by_rule("guardrails/x");
+        assert_eq!(right.validate(Some(&reports)), Ok(()));
+        assert_eq!(
+            effective_verdict(&reports, std::slice::from_ref(&right)),
+            Verdict::Pass
+        );
+        let wrong = by_rule("guardrails/y");
+        assert!(wrong.validate(Some(&reports)).is_err(), "no such issue");
+        assert_eq!(effective_verdict(&reports, &[wrong]), Verdict::Fail);
+        let mut two = Report::new(Layer::Guardrails, "build");
+        two.issues
+            .push(Issue::new("guardrails/x", Severity::Error, "bad"));
+        two.issues
+            .push(Issue::new("guardrails/z", Severity::Error, "worse"));
+        let two = [two.finish()];
+        assert_eq!(
+            effective_verdict(&two, std::slice::from_ref(&right)),
+            Verdict::Fail
+        );
+        let errored = [Report::new(Layer::Guardrails, "build")
+            .errored("timed out")
+            .finish()];
+        assert_eq!(effective_verdict(&errored, &[right]), Verdict::Fail);
+    }
+
+    #[test]
+    fn blockers_are_empty_only_with_nothing_failing_or_skipped() {
+        assert!(blockers(&[], &[]).is_empty());
+        assert!(!blockers(&[failed("build")], &[]).is_empty());
+        let skipped = [Report::skipped(Layer::Criteria, "works", "skipped")];
+        assert!(!blockers(&skipped, &[]).is_empty());
+    }
 }

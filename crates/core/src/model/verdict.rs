@@ -434,4 +434,30 @@ mod tests {
         assert_ne!(a.receipt.result, b.receipt.result);
         assert_eq!(a.receipt.inputs["cmd"], digest("true"));
     }
+
+    #[test]
+    fn an_errored_check_fails_only_when_required_and_not_advisory() {
+        let errored = |required, advisory| {
+            let mut r = Report::new(Layer::Criteria, "c").errored("did not run");
+            r.required = required;
+            r.advisory = advisory;
+            gate(&[r.finish()])
+        };
+        assert_eq!(errored(true, false), Verdict::Fail);
+        assert_eq!(errored(true, true), Verdict::Warn);
+        assert_eq!(errored(false, false), Verdict::Warn);
+    }
+
+    #[test]
+    fn a_run_passes_with_its_best_candidate_and_exits_by_its_verdict() {
+        use Verdict::{Fail, Pass, Warn};
+        assert_eq!(run_verdict(&[Fail, Warn, Pass]), Pass);
+        assert_eq!(run_verdict(&[Fail, Warn]), Warn);
+        assert_eq!(run_verdict(&[]), Fail, "no candidate is no pass");
+        assert_eq!([Pass, Warn, Fail].map(Verdict::exit_code), [0, 0, 1]);
+        assert_eq!(run_exit_code(Fail, true), 3, "escalated to a human");
+        assert_eq!(run_exit_code(Fail, false), 1);
+        assert_eq!(run_exit_code(Pass, true), 0, "a pass is a pass");
+        assert_eq!(run_exit_code(Warn, false), 0);
+    }
 }

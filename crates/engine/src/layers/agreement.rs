@@ -462,4 +462,36 @@ mod tests {
         assert!(disagreements(&m).is_empty());
         assert_eq!(contested(&m, "a", true, &[]), None);
     }
+
+    #[test]
+    fn only_a_test_one_passes_and_the_other_fails_separates_two_candidates() {
+        let m = matrix(
+            &[("a", "t1"), ("a", "t2")],
+            &[("a", vec![P, P]), ("b", vec![F, N]), ("c", vec![P, N])],
+        );
+        assert!(separated(&m, "a", "b"));
+        assert!(separated(&m, "b", "a"));
+        assert!(!separated(&m, "a", "c"), "c never fails what a passes");
+        assert!(!separated(&m, "a", "nobody"));
+        assert_eq!(separating(&m), 1, "t1 separates; t2 tells nobody apart");
+        let none = matrix(&[("a", "t")], &[("a", vec![P]), ("b", vec![P])]);
+        assert_eq!(separating(&none), 0);
+    }
+
+    #[test]
+    fn a_witness_against_the_pick_is_named_as_one() {
+        let mut m = matrix(
+            &[("right", "r1")],
+            &[("right", vec![P]), ("wrong", vec![F])],
+        );
+        m.witnesses = vec!["wrong".into()];
+        let why = contested(&m, "right", true, &[]).expect("contested");
+        assert!(
+            why.contains("against wrong (failed the gate on other checks; its code is asked)"),
+            "{why}"
+        );
+        m.witnesses.clear();
+        let why = contested(&m, "right", true, &[]).expect("contested");
+        assert!(!why.contains("failed the gate"), "{why}");
+    }
 }

@@ -67,3 +67,52 @@ fn module_boundaries() {
     assert!(!module_matches("std::io", "std::process", true));
     assert!(!module_matches("st", "std::process", true));
 }
+
+#[test]
+fn a_change_over_its_size_limits_fails_where_it_crosses_them() {
+    let policy = |files: Option<u64>, lines: Option<u64>| {
+        Permissions::compile(&PermissionsConfig {
+            max_files_changed: files,
+            max_lines_changed: lines,
+            ..PermissionsConfig::default()
+        })
+        .expect("compile")
+    };
+    let set = |files: Vec<FileChange>| ChangeSet {
+        base: "0".repeat(40),
+        tree: String::new(),
+        files,
+    };
+    let file =
+        |path: &str, lines: &[&str]| FileChange::new(path, Operation::Modify).with_lines(lines);
+    let found = |p: &Permissions, cs: &ChangeSet| -> Vec<(String, Severity, Option<String>)> {
+        p.check(cs)
+            .into_iter()
+            .map(|i| (i.rule, i.severity, i.path))
+            .collect()
+    };
+    let at = |rule: &str, path: &str| {
+        vec![(
+            format!("permissions/{rule}"),
+            Severity::Error,
+            Some(path.to_string()),
+        )]
+    };
+    let three = set(vec![file("a", &[]), file("b", &[]), file("c", &[])]);
+    assert_eq!(found(&policy(Some(2), None), &three), at("max-files", "c"));
+    assert!(
+        found(&policy(Some(3), None), &three).is_empty(),
+        "at the limit"
+    );
+    // a: 2 added + 1 removed (3, at the limit), b: 4, c: 6.
+    let mut a = file("a", &["1", "2"]);
+    a.removed = 1;
+    let lines = set(vec![a, file("b", &["3"]), file("c", &["4", "5"])]);
+    assert_eq!(found(&policy(None, Some(3)), &lines), at("max-lines", "b"));
+    let msg = &policy(None, Some(3)).check(&lines)[0].message;
+    assert!(msg.starts_with("6 lines changed"), "{msg}");
+    assert!(
+        found(&policy(None, Some(6)), &lines).is_empty(),
+        "at the limit"
+    );
+}
