@@ -72,3 +72,36 @@ fn a_run_that_exited_0_fails_on_what_its_results_deny() {
     };
     assert_eq!(rules(&listing, &cut, &clean), [RULE_INCOMPLETE]);
 }
+
+/// The release-profile runs are the guardrail's command in `--release`,
+/// every target, never the test-profile run again (which would hide code
+/// right only under test). Kills the mutant that kept the plain run.
+#[test]
+fn the_shipped_runs_are_the_command_in_release() {
+    use super::TestRuns;
+    let g: rascal_core::config::Guardrail = rascal_core::config::parse(
+        "guardrails.yaml",
+        "{ name: tests, command: 'cargo test -q' }",
+    )
+    .unwrap();
+    let rec = rascal_scan::ledger::recognise("cargo test -q", None).unwrap();
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let runs = TestRuns::new(&g, &rec, &cancel).unwrap();
+    let shipped = runs.shipped().expect("cargo test ships in --release");
+    assert_ne!(
+        shipped.run,
+        runs.every_target().run,
+        "the release run is its own"
+    );
+    assert!(shipped.run.0.contains("--release"), "{:?}", shipped.run);
+    assert!(!runs.run.0.contains("--release"), "{:?}", runs.run);
+    let named: rascal_core::config::Guardrail = rascal_core::config::parse(
+        "guardrails.yaml",
+        "{ name: tests, command: 'cargo test -q', release_profile: false }",
+    )
+    .unwrap();
+    assert!(TestRuns::new(&named, &rec, &cancel)
+        .unwrap()
+        .shipped()
+        .is_none());
+}
