@@ -20,7 +20,7 @@ RASCAL=${1:-$(pwd)/target/release/rascal}
 SRC=$(ls -d "$HOME"/.cargo/registry/src/*/semver-1.0.28 2>/dev/null | head -1)
 [ -n "$SRC" ] || { echo "semver 1.0.28 is not in the cargo registry cache (cargo fetch it once)"; exit 2; }
 W=$(mktemp -d /tmp/cost-of-evidence-XXXX)
-trap 'rm -rf "$W"' EXIT
+[ -n "$KEEP" ] || trap 'rm -rf "$W"' EXIT
 R=$W/repo
 cp -r "$SRC" "$R"; cd "$R"
 rm -rf benches Cargo.toml.orig
@@ -64,7 +64,7 @@ R
 printf 'guardrails:\n  - { name: tests, command: "cargo test --offline -q", timeout: 600s }\n' > .rascal/guardrails.yaml
 git init -q; git config user.email bench@example.com; git config user.name bench
 git add -A; git commit -qm base
-secs() { /usr/bin/time -f "%e" "$@" >/dev/null 2>"$W/time" || true; tail -1 "$W/time"; }
+secs() { /usr/bin/time -f "%e" "$@" >"$W/out" 2>"$W/time" || true; cat "$W/out" "$W/time" >> "$W/log"; tail -1 "$W/time"; }
 own_cold=$(CARGO_TARGET_DIR=$W/own secs cargo test --offline -q)
 own_warm=$(CARGO_TARGET_DIR=$W/own secs cargo test --offline -q)
 run() { XDG_STATE_HOME=$W/state-$1 secs "$RASCAL" run "add a parts function with a test" --agent "$2" --headless; }
