@@ -480,3 +480,5 @@ mod fold;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_decisions;

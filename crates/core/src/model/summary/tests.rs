@@ -5,7 +5,7 @@ use crate::model::decision::{Decision, DecisionKind};
 use crate::model::event::CandidateInfo;
 use crate::model::verdict::{Issue, Severity};
 
-fn started() -> RunEvent {
+pub(super) fn started() -> RunEvent {
     RunEvent::RunStarted {
         run: "r".into(),
         repo: String::new(),
@@ -113,7 +113,7 @@ fn overriding(check: &str, rule: Option<&str>) -> RunEvent {
     }
 }
 
-fn finished() -> RunEvent {
+pub(super) fn finished() -> RunEvent {
     RunEvent::CandidateFinished {
         candidate: "a".into(),
         verdict: Verdict::Fail,
@@ -177,13 +177,13 @@ fn overrides_of_an_earlier_attempt_do_not_mark_the_new_one() {
     assert_eq!(c.effective_verdict, Some(Verdict::Fail));
 }
 
-fn decided(candidate: Option<&str>, kind: DecisionKind, note: &str) -> RunEvent {
+pub(super) fn decided(candidate: Option<&str>, kind: DecisionKind, note: &str) -> RunEvent {
     RunEvent::DecisionRecorded {
         decision: Decision::new(candidate, kind, "me", note),
     }
 }
 
-fn agent_started() -> RunEvent {
+pub(super) fn agent_started() -> RunEvent {
     RunEvent::CandidateStarted {
         candidate: "a".into(),
         command: "agent".into(),

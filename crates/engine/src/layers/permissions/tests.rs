@@ -116,3 +116,30 @@ fn a_change_over_its_size_limits_fails_where_it_crosses_them() {
         "at the limit"
     );
 }
+
+/// The links a chain may pass through are the change's symlinks that are
+/// still there: not a deleted one, not a file (the mutation check's
+/// survivors in `links_of`).
+#[test]
+fn only_the_changes_remaining_symlinks_are_links() {
+    let file = |path: &str, op: &str, kind: &str, target: Option<&str>| -> FileChange {
+        serde_json::from_value(serde_json::json!({
+            "path": path, "op": op, "new_kind": kind, "symlink_target": target,
+            "binary": false, "untracked": false, "added": 0, "removed": 0, "size": 0,
+        }))
+        .unwrap()
+    };
+    let changes = ChangeSet {
+        files: vec![
+            file("./kept", "create", "symlink", Some("src")),
+            file("gone", "delete", "symlink", Some("/etc")),
+            file("plain", "modify", "file", Some("ignored")),
+        ],
+        ..ChangeSet::default()
+    };
+    let links = links_of(&changes);
+    assert_eq!(
+        links.into_iter().collect::<Vec<_>>(),
+        [("kept".to_string(), "src".to_string())]
+    );
+}
