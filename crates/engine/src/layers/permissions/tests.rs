@@ -143,3 +143,33 @@ fn only_the_changes_remaining_symlinks_are_links() {
         [("kept".to_string(), "src".to_string())]
     );
 }
+
+/// rascal's own folders are protected, and git's directory known, whatever
+/// the case of their first component; a path that only starts alike is
+/// neither (the mutation check's survivors in `is_protected`,
+/// `is_git_dir`, `first_segment`).
+#[test]
+fn protection_reads_the_first_component_in_any_case() {
+    for path in [
+        ".rascal/config.yaml",
+        ".RASCAL/guardrails.yaml",
+        ".rascal-artifacts/x",
+        ".Rascal-Artifacts/y",
+    ] {
+        assert!(is_protected(path), "{path}");
+    }
+    for path in [
+        "src/.rascal/x",
+        ".rascally/x",
+        ".github/workflows/ci.yml",
+        ".git/config",
+    ] {
+        assert!(!is_protected(path), "{path}");
+    }
+    assert!(is_git_dir(".git/hooks/pre-commit"));
+    assert!(is_git_dir(".GIT/config"));
+    assert!(!is_git_dir(".github/workflows/ci.yml"));
+    assert!(!is_git_dir("docs/.git"));
+    assert_eq!(first_segment("a/b/c"), "a");
+    assert_eq!(first_segment("file"), "file");
+}
