@@ -173,3 +173,42 @@ fn protection_reads_the_first_component_in_any_case() {
     assert_eq!(first_segment("a/b/c"), "a");
     assert_eq!(first_segment("file"), "file");
 }
+
+/// Path names that hide what they are, a chain that reaches outside
+/// through a link to an absolute or home path, `.` inside a target, and
+/// a glob's literal first component (the mutation check's survivors in
+/// `suspicious`, `is_invisible`, `resolve_chain`, `literal_first`).
+#[test]
+fn hidden_names_chains_and_glob_roots() {
+    assert_eq!(suspicious("src/lib.rs"), None);
+    for (path, why) in [
+        ("a\0b", "NUL"),
+        ("a\\b", "backslash"),
+        ("a\u{7}b", "control"),
+        ("a\u{200B}b", "invisible"),
+        ("a\u{FEFF}b", "invisible"),
+    ] {
+        assert!(
+            suspicious(path).is_some_and(|s| s.contains(why)),
+            "{path:?}"
+        );
+    }
+    let links: Links = [("home", "~/x"), ("win", "\\\\server\\share"), ("root", "/")]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let r = |t: &str| resolve_chain("x", t, &links);
+    for through in ["home/y", "win/y", "root/etc"] {
+        assert!(
+            r(through).is_err_and(|e| e.contains("outside")),
+            "{through}"
+        );
+    }
+    assert_eq!(r("./src/./lib.rs"), Ok("src/lib.rs".into()));
+    assert_eq!(literal_first("secrets/**"), Some("secrets"));
+    assert_eq!(literal_first("/.github/"), Some(".github"));
+    assert_eq!(literal_first("./docs/*.md"), Some("docs"));
+    for glob in ["**/x", "*.md", "{a,b}/c", ".", "..", ""] {
+        assert_eq!(literal_first(glob), None, "{glob}");
+    }
+}
