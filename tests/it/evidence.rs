@@ -733,6 +733,10 @@ test result{} 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finishe
 /// (each gets a canary, so a forger in the second one is caught), and
 /// pytest with `--doctest-modules` (a doctest is not where a canary goes,
 /// nor a test file). The honest candidates pass with their evidence.
+///
+/// Slow (45–70 s here): five real projects (cargo workspaces, Go, pytest)
+/// each run through every evidence step; one test so the layouts share
+/// nothing but the binary.
 #[test]
 fn the_canary_reaches_every_package_and_leaves_honest_layouts_passing() {
     use crate::test_integrity::{toolchain, CARGO_LOCK, CARGO_TOML};
