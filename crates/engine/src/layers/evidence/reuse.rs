@@ -136,13 +136,10 @@ fn reused(mut r: Report, ms: u64) -> Report {
 
 /// The lock of one key, shared by every check of this process.
 fn one_at_a_time(key: &str) -> Arc<tokio::sync::Mutex<()>> {
-    static LOCKS: Mutex<Option<HashMap<String, Arc<tokio::sync::Mutex<()>>>>> = Mutex::new(None);
+    type Locks = Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>;
+    static LOCKS: std::sync::LazyLock<Locks> = std::sync::LazyLock::new(Default::default);
     let mut locks = LOCKS.lock().unwrap_or_else(|e| e.into_inner());
-    locks
-        .get_or_insert_with(HashMap::new)
-        .entry(key.to_string())
-        .or_default()
-        .clone()
+    locks.entry(key.to_string()).or_default().clone()
 }
 
 #[cfg(test)]
