@@ -54,8 +54,8 @@ pub fn attach(dir: &Path, args: AttachArgs) -> Result<i32, CliError> {
         {
             let flag = tui.flatten();
             let theme = Theme::named(flag.as_deref().unwrap_or("dark"), Theme::no_color_env())
-                .map_err(CliError::Usage)?;
-            rascal_tui::shell::attach(dir, &run, theme).map_err(CliError::Usage)
+                .map_err(CliError::from)?;
+            rascal_tui::shell::attach(dir, &run, theme).map_err(CliError::from)
         }
         Err(e) => Err(e.into()),
     }

@@ -50,7 +50,7 @@ pub fn check(dir: &Path, args: CheckArgs) -> Result<i32, CliError> {
         oid,
         &Default::default(),
     )?;
-    let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
+    let rt = rascal_engine::runtime()?;
     let reports: Vec<Report> = rt.block_on(async {
         let place = rascal_exec::exec::place::Place::InPlace {
             origin: workdir.clone(),

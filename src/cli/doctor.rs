@@ -50,7 +50,7 @@ pub fn doctor(dir: &Path, args: DoctorArgs) -> Result<i32, CliError> {
     let uses_docker = config.main.launcher == LauncherKind::Docker;
     let uses_kube = config.main.launcher == LauncherKind::Kubernetes;
     let store = open_store(dir)?;
-    let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
+    let rt = rascal_engine::runtime()?;
     let mut probes = Vec::new();
     let docker = rt.block_on(async {
         if uses_kube {

@@ -29,7 +29,7 @@ pub fn home(dir: &Path) -> Result<i32, CliError> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| top.display().to_string());
     let (agents, theme_name) = configured(&repo);
-    let theme = Theme::named(&theme_name, Theme::no_color_env()).map_err(CliError::Usage)?;
+    let theme = Theme::named(&theme_name, Theme::no_color_env()).map_err(CliError::from)?;
     let mut app = Home::new(name, agents, theme);
     loop {
         // The run's screen ended because the terminal closed: so does this.

@@ -95,7 +95,7 @@ pub fn tui_wanted(
     use std::io::IsTerminal;
     if let Some(name) = &theme {
         // A wrong name is an error even when the run ends up headless.
-        Theme::named(name, false).map_err(CliError::Usage)?;
+        Theme::named(name, false).map_err(CliError::from)?;
     }
     Ok((!headless && std::io::stdout().is_terminal()).then_some(theme))
 }
@@ -131,11 +131,11 @@ pub fn interactive(
     let name = theme
         .or_else(|| prepared.config.main.theme.clone())
         .unwrap_or_else(|| "dark".into());
-    let theme = Theme::named(&name, Theme::no_color_env()).map_err(CliError::Usage)?;
+    let theme = Theme::named(&name, Theme::no_color_env()).map_err(CliError::from)?;
     let id = prepared.run.clone();
     rascal_tui::shell::run_interactive(prepared, theme, earlier)
         .map(|c| (c, Some(id)))
-        .map_err(CliError::Usage)
+        .map_err(CliError::from)
 }
 
 /// Execute a prepared run headless, printing `earlier` (replayed) events
@@ -157,7 +157,7 @@ pub fn execute(
         prepared.repo_dir.clone(),
     );
     let mut view = rascal_engine::store::LogView::new(&prepared.state);
-    let rt = rascal_exec::exec::runtime().map_err(|e| CliError::Usage(e.to_string()))?;
+    let rt = rascal_engine::runtime()?;
     rt.block_on(async move {
         let (session, mut rx) = rascal_engine::pipeline::Session::start(prepared);
         let on_signal = session.cancellation();

@@ -6,6 +6,7 @@
 
 use crate::common::fixture;
 use rascal_core::model::event::RunEvent;
+use rascal_engine::pipeline::Session;
 use rascal_exec::exec::runner::Stream;
 use rascal_tui::logbuf::CAPACITY;
 use rascal_tui::notifier::Notifier;
@@ -57,8 +58,12 @@ async fn input_is_handled_during_a_log_flood_and_memory_is_bounded() {
 
     let cancel = CancellationToken::new();
     let shell = Shell {
-        origin: std::env::temp_dir(),
-        base: "86486adf0123456789abcdef0123456789abcdef".into(),
+        run: Session::recorded(
+            std::env::temp_dir(),
+            "r1".into(),
+            "86486adf0123456789abcdef0123456789abcdef",
+        )
+        .handle(),
         cancel: cancel.clone(),
         decide: Box::new(|_, _| Ok(None)),
         trace: Trace::default(),
@@ -161,8 +166,12 @@ async fn an_escalation_rings_once_and_the_runs_end_once_with_the_command_run() {
         ],
     };
     let shell = Shell {
-        origin: std::env::temp_dir(),
-        base: "86486adf0123456789abcdef0123456789abcdef".into(),
+        run: Session::recorded(
+            std::env::temp_dir(),
+            "r1".into(),
+            "86486adf0123456789abcdef0123456789abcdef",
+        )
+        .handle(),
         cancel: CancellationToken::new(),
         decide: Box::new(|_, _| Ok(None)),
         trace: Trace::default(),

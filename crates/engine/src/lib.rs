@@ -45,8 +45,11 @@ pub use rascal_exec::exec::notify::run as run_notifier;
 pub use rascal_exec::exec::os::{terminal_hung_up, told_to_stop, watch_signals};
 /// A duration as people read it: `850ms`, `4.2s`, `3m05s`.
 pub use rascal_exec::exec::runner::human as human_duration;
-/// The runtime every run, notifier and finalize of a front end runs on.
-pub use rascal_exec::exec::runtime;
+/// The runtime every run, notifier and finalize of a front end runs on
+/// (one that cannot be started is a usage error: nothing ran).
+pub fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    rascal_exec::exec::runtime().map_err(|e| Error::Usage(e.to_string()))
+}
 /// The environment for a person's jump into a workspace: git there runs
 /// nothing the workspace configured.
 pub use rascal_exec::git::safe_env::{for_workspace as safe_git_for_workspace, SafeGit};

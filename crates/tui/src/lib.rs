@@ -11,6 +11,7 @@ pub mod commands;
 pub mod decision;
 pub mod diff;
 pub mod draw;
+pub mod error;
 pub mod finalize;
 #[doc(hidden)]
 #[cfg(any(test, feature = "fixture"))]
@@ -36,5 +37,6 @@ pub mod update;
 pub use action::Action;
 pub use app::{App, RunMeta, Screen};
 pub use decision::{Decision, DecisionKind};
+pub use error::Error;
 pub use keys::Key;
 pub use theme::Theme;

@@ -9,21 +9,20 @@ use super::search::Matcher;
 use rascal_core::model::event::CandidateInfo;
 use rascal_core::model::log::Segment;
 use rascal_engine::store::LogView;
+use rascal_engine::RunHandle;
 use std::collections::VecDeque;
-use std::path::Path;
 
-fn view(origin: &Path, info: &CandidateInfo) -> Option<LogView> {
-    let dir = rascal_engine::store::Project::open(origin).ok()?.files();
-    Some(LogView::for_candidates(&dir, std::slice::from_ref(info)))
+fn view(run: &RunHandle, info: &CandidateInfo) -> Option<LogView> {
+    run.log(info).ok()
 }
 
 /// The lines of `spans` (segment, from, to), in order.
 pub fn window(
-    origin: &Path,
+    run: &RunHandle,
     info: &CandidateInfo,
     spans: Vec<(Segment, u64, u64)>,
 ) -> Vec<LogLineRead> {
-    let Some(view) = view(origin, info) else {
+    let Some(view) = view(run, info) else {
         return Vec::new();
     };
     let mut lines = Vec::new();
@@ -52,14 +51,14 @@ pub struct Searched {
 /// at file line `from`) for `query`, matched against each line as the
 /// screen shows it (readable form, colours stripped).
 pub fn search(
-    origin: &Path,
+    run: &RunHandle,
     info: &CandidateInfo,
     from: u64,
     spans: Vec<(Segment, u64, u64)>,
     query: &str,
 ) -> Searched {
     let mut out = Searched::default();
-    let Some(view) = view(origin, info) else {
+    let Some(view) = view(run, info) else {
         return out;
     };
     let m = Matcher::new(query);
@@ -103,11 +102,11 @@ pub fn search(
 
 /// The lines of `wanted` (segment, the lines wanted counted in it).
 pub fn chosen(
-    origin: &Path,
+    run: &RunHandle,
     info: &CandidateInfo,
     wanted: Vec<(Segment, Vec<u64>)>,
 ) -> Vec<LogLineRead> {
-    let Some(view) = view(origin, info) else {
+    let Some(view) = view(run, info) else {
         return Vec::new();
     };
     let mut lines = Vec::new();

@@ -5,6 +5,7 @@
 //! shell sends the decision and writes the spec (`w`). See docs/guide.md,
 //! "Plan, then execute".
 
+use crate::error::Error;
 use rascal_core::config::spec::{Constraint, Criterion, CriterionKind, Task};
 use rascal_core::model::decision::{Decision, DecisionKind};
 
@@ -209,7 +210,9 @@ impl PlanScreen {
                     PlanField::Description => c.description = text,
                     _ => c.check = text,
                 }
-                c.validate().map(|_| self.items[self.sel].criterion = c)
+                c.validate()
+                    .map(|_| self.items[self.sel].criterion = c)
+                    .map_err(|e| Error::Plan(e.to_string()))
             }
         };
         let result = result.and_then(|_| self.unique());
@@ -218,20 +221,20 @@ impl PlanScreen {
                 self.edit = None;
                 self.error = None;
             }
-            Err(e) => self.error = Some(e),
+            Err(e) => self.error = Some(e.to_string()),
         }
     }
 
     /// Each kept criterion has its own description.
-    fn unique(&self) -> Result<(), String> {
+    fn unique(&self) -> Result<(), Error> {
         let mut seen: std::collections::BTreeSet<&str> =
             self.existing.iter().map(String::as_str).collect();
         for i in self.items.iter().filter(|i| i.keep) {
             if !seen.insert(i.criterion.description.as_str()) {
-                return Err(format!(
+                return Err(Error::Plan(format!(
                     "two criteria are named `{}`: give each its own description",
                     i.criterion.description
-                ));
+                )));
             }
         }
         Ok(())
@@ -248,7 +251,7 @@ impl PlanScreen {
 
     /// The approval as `who` makes it: the kept criteria, the proposal's
     /// constraints, what changed.
-    pub fn decision(&self, who: &str) -> Result<Decision, String> {
+    pub fn decision(&self, who: &str) -> Result<Decision, Error> {
         self.unique()?;
         let kept = self.kept();
         let constraints = self.kept_constraints();
@@ -276,29 +279,30 @@ impl PlanScreen {
     }
 
     /// The kept criteria as a spec (`w` saves it in the repository).
-    pub fn spec_yaml(&self, instruction: &str) -> Result<String, String> {
+    pub fn spec_yaml(&self, instruction: &str) -> Result<String, Error> {
         let mut task = Task::from_instruction(instruction);
         task.acceptance_criteria = self.kept().into_iter().map(|(_, c)| c).collect();
         task.constraints = self.kept_constraints();
-        task.to_yaml().map_err(String::from)
+        task.to_yaml().map_err(|e| Error::Plan(e.to_string()))
     }
 }
 
 /// A criterion the human added, written as an issue's checklist item:
 /// `description `type: check``. A `test` is a new test, as a planned one.
-fn added(text: &str) -> Result<Criterion, String> {
+fn added(text: &str) -> Result<Criterion, Error> {
     let doc = format!("## Acceptance Criteria\n- {text}\n");
-    let task = Task::from_markdown("the new criterion", &doc).map_err(|e| e.message)?;
+    let task =
+        Task::from_markdown("the new criterion", &doc).map_err(|e| Error::Plan(e.message))?;
     let mut c = task
         .acceptance_criteria
         .into_iter()
         .next()
-        .ok_or("write it as: description `type: check`")?;
+        .ok_or_else(|| Error::Plan("write it as: description `type: check`".into()))?;
     if c.kind == CriterionKind::LlmJudge || c.kind == CriterionKind::Holdout {
-        return Err(
+        return Err(Error::Plan(
             "end it with its check: `test: NAME`, `grep: REGEX`, `file-exists: PATH` or `command: CMD`"
                 .into(),
-        );
+        ));
     }
     c.new_test = c.kind == CriterionKind::Test;
     Ok(c)
@@ -441,7 +445,7 @@ mod tests {
         );
         // Nor can it be approved while the two share a description.
         p.cancel_edit();
-        let e = p.decision("me").unwrap_err();
+        let e = p.decision("me").unwrap_err().to_string();
         assert!(e.contains("the spec's own"), "{e}");
     }
 

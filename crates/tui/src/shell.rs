@@ -130,9 +130,9 @@ impl Outside {
         dir: &std::path::Path,
         env: &[(String, String)],
         banner: &str,
-    ) -> Result<std::process::ExitStatus, String> {
+    ) -> Result<std::process::ExitStatus, crate::Error> {
         let Some((program, args)) = argv.split_first() else {
-            return Err("nothing to run".into());
+            return Err(crate::Error::Jump("nothing to run".into()));
         };
         self.gate.pause();
         super::terminal::restore();
@@ -144,8 +144,8 @@ impl Outside {
             .status();
         let back = super::terminal::resume();
         self.gate.resume();
-        back.map_err(|e| format!("terminal: {e}"))?;
-        status.map_err(|e| format!("`{program}`: {e}"))
+        back?;
+        status.map_err(|e| crate::Error::Jump(format!("`{program}`: {e}")))
     }
 
     /// Put `text` on the clipboard through the terminal (OSC 52).
@@ -156,13 +156,14 @@ impl Outside {
     }
 }
 
-pub type Decider = Box<dyn Fn(&Decision, bool) -> Result<Option<RunEvent>, String> + Send>;
+pub type Decider =
+    Box<dyn Fn(&Decision, bool) -> Result<Option<RunEvent>, rascal_engine::Error> + Send>;
 
 /// What the loop needs from the outside world.
 pub struct Shell {
-    /// The user's repository: the change of a workspace is read through it.
-    pub origin: PathBuf,
-    pub base: String,
+    /// The run as the engine reads and finishes it (from its `Session`):
+    /// diffs, logs, previews, the finalize.
+    pub run: RunHandle,
     pub cancel: CancellationToken,
     /// Where decisions go: to the live pipeline (`live`), else straight to
     /// the store; returns the recorded event when it does not come back
@@ -309,8 +310,8 @@ fn perform(
                 name,
             } => bg.load_test_source(app, index, author, name),
             Effect::Decide(d) => decide(app, shell, &d),
-            Effect::PreviewFinalize(candidate) => bg.preview_finalize(app, candidate),
-            Effect::Finalize { open_pr, .. } => bg.finalize(app, open_pr),
+            Effect::PreviewFinalize(candidate) => bg.preview_finalize(candidate),
+            Effect::Finalize { open_pr, .. } => bg.finalize(open_pr),
             Effect::OpenPr(_) => bg.open_pr(app),
             Effect::Jump(j) => jumps.push(j),
             Effect::Copy { candidate, what } => {
@@ -325,7 +326,7 @@ fn perform(
                 }
             }
             Effect::SaveSpec { path, text } => {
-                let msg = rascal_engine::pipeline::save_spec(&shell.origin, &path, &text);
+                let msg = shell.run.save_spec(&path, &text);
                 update(app, Action::Said(msg));
             }
         }
@@ -342,6 +343,7 @@ fn decide(app: &mut App, shell: &Shell, d: &Decision) {
         Ok(None) => {}
         Err(e) => {
             shell.trace.log(format!("decision not recorded: {e}"));
+            let e = e.to_string();
             app.flash = Some(format!("not recorded: {}", e.lines().next().unwrap_or("")));
             app.dirty = true;
         }

@@ -5,6 +5,7 @@
 //! colour of every cell nothing else coloured: a theme that sets it (high
 //! contrast) does not depend on the terminal's own background.
 
+use crate::error::Error;
 use rascal_core::config::theme::{StyleSpec, ThemeFile};
 use ratatui::style::{Color, Modifier, Style};
 
@@ -33,11 +34,11 @@ macro_rules! styles {
             #[cfg(test)]
             const NAMES: &[&str] = &[$(stringify!($name)),*];
 
-            fn from_file(f: ThemeFile) -> Result<Theme, String> {
+            fn from_file(f: ThemeFile) -> Result<Theme, Error> {
                 Ok(Theme {
                     name: f.name,
                     syntax: Some(f.syntax),
-                    $($name: style(&f.styles.$name).map_err(|e| format!("style `{}`: {e}", stringify!($name)))?,)*
+                    $($name: style(&f.styles.$name).map_err(|e| Error::Theme(format!("style `{}`: {e}", stringify!($name))))?,)*
                 })
             }
 
@@ -60,20 +61,23 @@ macro_rules! styles {
 
 rascal_core::with_style_names!(styles);
 
-fn color(s: &str) -> Result<Color, String> {
+fn color(s: &str) -> Result<Color, Error> {
     if let Some(hex) = s.strip_prefix('#') {
         if hex.len() == 6 {
             if let Ok(v) = u32::from_str_radix(hex, 16) {
                 return Ok(Color::Rgb((v >> 16) as u8, (v >> 8) as u8, v as u8));
             }
         }
-        return Err(format!("bad colour `{s}` (expected #rrggbb)"));
+        return Err(Error::Theme(format!("bad colour `{s}` (expected #rrggbb)")));
     }
-    s.parse::<Color>()
-        .map_err(|_| format!("unknown colour `{s}` (a colour name like lightred, or #rrggbb)"))
+    s.parse::<Color>().map_err(|_| {
+        Error::Theme(format!(
+            "unknown colour `{s}` (a colour name like lightred, or #rrggbb)"
+        ))
+    })
 }
 
-fn style(spec: &StyleSpec) -> Result<Style, String> {
+fn style(spec: &StyleSpec) -> Result<Style, Error> {
     let mut st = Style::default();
     if let Some(fg) = &spec.fg {
         st = st.fg(color(fg)?);
@@ -102,18 +106,19 @@ impl Theme {
     }
 
     /// A shipped theme by name; `no_color` applies NO_COLOR.
-    pub fn named(name: &str, no_color: bool) -> Result<Theme, String> {
+    pub fn named(name: &str, no_color: bool) -> Result<Theme, Error> {
         let text = PRESETS
             .iter()
             .find(|(n, _)| *n == name)
             .map(|(_, t)| *t)
             .ok_or_else(|| {
-                format!(
+                Error::Theme(format!(
                     "unknown theme `{name}`\n  hint: available themes: {}",
                     Theme::available().join(", ")
-                )
+                ))
             })?;
-        let theme = Theme::parse(text).map_err(|e| format!("themes/{name}.yaml: {e}"))?;
+        let theme =
+            Theme::parse(text).map_err(|e| Error::Theme(format!("themes/{name}.yaml: {e}")))?;
         Ok(if no_color {
             theme.without_color()
         } else {
@@ -122,8 +127,10 @@ impl Theme {
     }
 
     /// Parse a theme file's text.
-    pub fn parse(text: &str) -> Result<Theme, String> {
-        Theme::from_file(rascal_core::config::theme::parse(text.as_bytes())?)
+    pub fn parse(text: &str) -> Result<Theme, Error> {
+        let file = rascal_core::config::theme::parse(text.as_bytes())
+            .map_err(|e| Error::Theme(e.to_string()))?;
+        Theme::from_file(file)
     }
 
     /// NO_COLOR is set (to anything non-empty).
@@ -170,13 +177,15 @@ mod tests {
 
     #[test]
     fn a_bad_colour_names_the_style() {
-        let e = Theme::parse("name: t\nsyntax: x\nstyles:\n  pass: { fg: '#12' }\n").unwrap_err();
+        let e = Theme::parse("name: t\nsyntax: x\nstyles:\n  pass: { fg: '#12' }\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("style `pass`: bad colour `#12`"), "{e}");
     }
 
     #[test]
     fn unknown_theme_lists_the_available_ones() {
-        let e = Theme::named("solarized", false).unwrap_err();
+        let e = Theme::named("solarized", false).unwrap_err().to_string();
         assert!(e.contains("unknown theme `solarized`"), "{e}");
         assert!(e.contains("dark, light, high-contrast"), "{e}");
     }

@@ -286,7 +286,7 @@ fn planning(app: &mut App, action: Action, fx: &mut Vec<Effect>) -> Option<Actio
                 ),
                 text,
             }),
-            Err(e) => p.error = Some(e),
+            Err(e) => p.error = Some(e.to_string()),
         },
         Action::PlanApprove | Action::Submit if !p.approved => match p.decision(&who) {
             Ok(d) => {
@@ -294,7 +294,7 @@ fn planning(app: &mut App, action: Action, fx: &mut Vec<Effect>) -> Option<Actio
                 p.error = None;
                 fx.push(Effect::Decide(d));
             }
-            Err(e) => p.error = Some(e),
+            Err(e) => p.error = Some(e.to_string()),
         },
         other => return Some(other),
     }

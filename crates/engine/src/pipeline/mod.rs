@@ -46,7 +46,7 @@ pub use sequence::verify_read;
 pub use sequence::Origin;
 pub use sequence::Progress;
 pub use sequence::Verification;
-pub use spec_file::save as save_spec;
+pub(crate) use spec_file::save as save_spec;
 
 pub use decisions::{record_decision, record_finalized};
 pub use execute::{execute, execute_with};

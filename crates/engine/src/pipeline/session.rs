@@ -5,8 +5,12 @@
 //! retry then starts the candidate's next attempt, in the same journal).
 //! The headless CLI and the TUI are its clients: they read its events and
 //! pass decisions on; neither spawns a pipeline or prepares a retry itself.
+//! What they read of the run or do to finish it (a diff, a log, a
+//! preview, the finalize, the pull request) goes through the
+//! [`RunHandle`] the session hands out.
 
 use super::{execute_with, journal, record_decision, PipelineError, PreparedRun, RunOutcome};
+use crate::RunHandle;
 use rascal_core::model::decision::{Decision, DecisionKind};
 use rascal_core::model::event::RunEvent;
 use std::path::PathBuf;
@@ -31,6 +35,8 @@ pub enum Decided {
 pub struct Session {
     repo: PathBuf,
     run: String,
+    /// The run's read and finish side.
+    handle: RunHandle,
     cancel: CancellationToken,
     /// To the running pipeline (closed once it is over, or when the run is
     /// another process's).
@@ -53,11 +59,13 @@ impl Session {
         let cancel = CancellationToken::new();
         let (decisions, rx) = mpsc::unbounded_channel();
         let (repo, run) = (prepared.repo_dir.clone(), prepared.run.clone());
+        let handle = RunHandle::new(&repo, &run, &prepared.base.to_string());
         let exe = prepared.request.rascal_exe.clone();
         let pipeline = tokio::spawn(execute_with(prepared, tx, cancel.clone(), rx));
         let session = Session {
             repo,
             run,
+            handle,
             cancel,
             decisions,
             pipeline: std::sync::Mutex::new(Some(pipeline)),
@@ -68,11 +76,13 @@ impl Session {
     }
 
     /// A session on the recorded run `run` of the repository at `repo`,
-    /// which another rascal process runs (or ran): decisions are recorded
-    /// in its journal, nothing is started here.
-    pub fn recorded(repo: PathBuf, run: String) -> Session {
+    /// whose base commit is `base`, which another rascal process runs (or
+    /// ran): decisions are recorded in its journal, nothing is started
+    /// here.
+    pub fn recorded(repo: PathBuf, run: String, base: &str) -> Session {
         let (decisions, _) = mpsc::unbounded_channel();
         Session {
+            handle: RunHandle::new(&repo, &run, base),
             repo,
             run,
             cancel: CancellationToken::new(),
@@ -86,6 +96,12 @@ impl Session {
     /// The run's id.
     pub fn run(&self) -> &str {
         &self.run
+    }
+
+    /// The run as a front end reads and finishes it (cheap to clone into
+    /// a background task).
+    pub fn handle(&self) -> RunHandle {
+        self.handle.clone()
     }
 
     /// Cancelling this stops the run (and any retry started after it).

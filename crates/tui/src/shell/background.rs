@@ -18,9 +18,9 @@ impl Background<'_> {
             return;
         };
         let (spans, info) = (c.logs.spans(from, count), c.info.clone());
-        let (origin, tx) = (self.shell.origin.clone(), self.loaded.clone());
+        let (run, tx) = (self.shell.run.clone(), self.loaded.clone());
         tokio::task::spawn_blocking(move || {
-            let lines = crate::logread::window(&origin, &info, spans);
+            let lines = crate::logread::window(&run, &info, spans);
             let _ = tx.send(Action::LogLoaded {
                 candidate,
                 first: from,
@@ -43,13 +43,9 @@ impl Background<'_> {
             return;
         };
         let spans = c.logs.spans(from, upto.saturating_sub(from));
-        let (origin, tx, info) = (
-            self.shell.origin.clone(),
-            self.loaded.clone(),
-            c.info.clone(),
-        );
+        let (run, tx, info) = (self.shell.run.clone(), self.loaded.clone(), c.info.clone());
         tokio::task::spawn_blocking(move || {
-            let found = crate::logread::search(&origin, &info, from, spans, &query);
+            let found = crate::logread::search(&run, &info, from, spans, &query);
             let _ = tx.send(Action::LogSearched {
                 candidate,
                 query,
@@ -77,13 +73,9 @@ impl Background<'_> {
             return;
         };
         let wanted = c.logs.spans_of(&lines);
-        let (origin, tx, info) = (
-            self.shell.origin.clone(),
-            self.loaded.clone(),
-            c.info.clone(),
-        );
+        let (run, tx, info) = (self.shell.run.clone(), self.loaded.clone(), c.info.clone());
         tokio::task::spawn_blocking(move || {
-            let lines = crate::logread::chosen(&origin, &info, wanted);
+            let lines = crate::logread::chosen(&run, &info, wanted);
             let _ = tx.send(Action::FoundLoaded {
                 candidate,
                 query,
@@ -93,15 +85,10 @@ impl Background<'_> {
         });
     }
 
-    /// The run as the engine reads and finishes it.
-    fn handle(&self, app: &App) -> RunHandle {
-        RunHandle::new(&self.shell.origin, &app.run, &self.shell.base)
-    }
-
     /// Run `read` off the event loop on the run; send what it answers back
     /// as an action.
-    fn read_changes(&self, app: &App, read: impl FnOnce(&RunHandle) -> Action + Send + 'static) {
-        let run = self.handle(app);
+    fn read_changes(&self, read: impl FnOnce(&RunHandle) -> Action + Send + 'static) {
+        let run = self.shell.run.clone();
         let tx = self.loaded.clone();
         tokio::task::spawn_blocking(move || {
             let _ = tx.send(read(&run));
@@ -113,7 +100,7 @@ impl Background<'_> {
         let Some(change) = app.change(&id) else {
             return;
         };
-        self.read_changes(app, move |run| match run.diff(&change) {
+        self.read_changes(move |run| match run.diff(&change) {
             Ok(text) => Action::DiffLoaded {
                 candidate: id,
                 text,
@@ -130,7 +117,7 @@ impl Background<'_> {
         let (Some(ca), Some(cb)) = (app.change(&a), app.change(&b)) else {
             return;
         };
-        self.read_changes(app, move |run| match run.compare(&ca, &cb) {
+        self.read_changes(move |run| match run.compare(&ca, &cb) {
             Ok(text) => Action::CompareLoaded { a, b, text },
             Err(why) => Action::CompareUnreadable {
                 a,
@@ -143,7 +130,7 @@ impl Background<'_> {
     /// Read test `index` (`name`, by `author`) from its author's change.
     pub(super) fn load_test_source(&self, app: &App, index: usize, author: String, name: String) {
         let change = app.change(&author);
-        self.read_changes(app, move |run| {
+        self.read_changes(move |run| {
             let found = change
                 .ok_or_else(|| format!("{author} is not a candidate of this run"))
                 .and_then(|c| run.changed_files(&c).map_err(|e| e.to_string()))
@@ -161,8 +148,8 @@ impl Background<'_> {
     }
 
     /// Read what finalizing this candidate would do.
-    pub(super) fn preview_finalize(&self, app: &App, candidate: String) {
-        let (run, tx) = (self.handle(app), self.loaded.clone());
+    pub(super) fn preview_finalize(&self, candidate: String) {
+        let (run, tx) = (self.shell.run.clone(), self.loaded.clone());
         tokio::task::spawn_blocking(move || {
             let r = run.preview(&candidate).map_err(|e| e.to_string());
             let _ = tx.send(Action::FinalizePreviewed(r));
@@ -171,8 +158,8 @@ impl Background<'_> {
 
     /// Commit the selected candidate on its branch, then open the pull
     /// request when `open_pr`.
-    pub(super) fn finalize(&self, app: &App, open_pr: bool) {
-        let (run, tx) = (self.handle(app), self.loaded.clone());
+    pub(super) fn finalize(&self, open_pr: bool) {
+        let (run, tx) = (self.shell.run.clone(), self.loaded.clone());
         let clock = self.shell.clock;
         tokio::task::spawn_blocking(move || {
             let done = run.finalize(open_pr).map_err(|e| e.to_string()).map(|out| {
@@ -191,7 +178,7 @@ impl Background<'_> {
         let Some(f) = app.summary.finalized.clone() else {
             return;
         };
-        let (run, tx) = (self.handle(app), self.loaded.clone());
+        let (run, tx) = (self.shell.run.clone(), self.loaded.clone());
         let clock = self.shell.clock;
         tokio::task::spawn_blocking(move || {
             let r = run.open_pr(&f).map_err(|e| e.to_string()).map(|(out, ev)| {

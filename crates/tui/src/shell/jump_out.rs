@@ -30,7 +30,7 @@ pub(super) fn jump_out<B: Backend>(
         return Ok(());
     }
     if !j.confirmed {
-        let changed = changed_from_base(&shell.origin, &shell.base, &j.dir);
+        let changed = changed_from_base(&shell.run, &j.dir);
         let found = crate::jump::hazards(&j.dir, &changed);
         if !found.is_empty() {
             update(app, Action::JumpHazards(j, found));
@@ -82,12 +82,8 @@ pub(super) fn jump_out<B: Backend>(
 /// Whether a workspace path differs from the base (files under a folder:
 /// any of them); a path the user's own checkout has as it is was already
 /// trusted there.
-fn changed_from_base(
-    origin: &std::path::Path,
-    base: &str,
-    dir: &std::path::Path,
-) -> impl Fn(&str) -> bool {
-    let differs = rascal_engine::changes::differs_from_base(origin, base, dir);
+fn changed_from_base(run: &RunHandle, dir: &std::path::Path) -> impl Fn(&str) -> bool {
+    let differs = run.differs_from_base(dir);
     let dir = dir.to_path_buf();
     move |rel: &str| {
         crate::jump::files_under(&dir, rel)
@@ -127,10 +123,8 @@ pub(super) fn copy(
             let change = app.change(candidate);
             match change
                 .ok_or_else(|| format!("no candidate {candidate}"))
-                .and_then(|ch| {
-                    let run = RunHandle::new(&shell.origin, &app.run, &shell.base);
-                    run.diff(&ch).map_err(|e| e.to_string())
-                }) {
+                .and_then(|ch| shell.run.diff(&ch).map_err(|e| e.to_string()))
+            {
                 Ok(t) => t,
                 Err(e) => return format!("could not read {candidate}'s diff: {e}"),
             }

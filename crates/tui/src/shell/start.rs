@@ -55,13 +55,13 @@ async fn present(
     rx: mpsc::Receiver<Stamped>,
     term_rx: mpsc::UnboundedReceiver<TermEvent>,
     shell: &Shell,
-) -> Result<App, String> {
-    let mut terminal = crate::terminal::enter().map_err(|e| format!("terminal: {e}"))?;
+) -> Result<App, crate::Error> {
+    let mut terminal = crate::terminal::enter()?;
     let guard = crate::terminal::Guard;
     app.now_ms = (shell.clock)();
     let r = run_loop(&mut terminal, &mut app, rx, term_rx, shell).await;
     drop(guard);
-    r.map_err(|e| format!("terminal: {e}"))?;
+    r?;
     Ok(app)
 }
 
@@ -105,13 +105,12 @@ pub fn run_interactive(
     prepared: PreparedRun,
     theme: Theme,
     earlier: Vec<(i64, RunEvent)>,
-) -> Result<i32, String> {
+) -> Result<i32, crate::Error> {
     let meta = meta_of(&prepared);
     let notifier = crate::notifier::Notifier::terminal(
         prepared.config.main.notify.clone(),
         prepared.repo_dir.clone(),
     );
-    let base = prepared.base.to_string();
     let run_id = prepared.run.clone();
     let replay = prepared.replays();
     let repo = prepared.repo_dir.clone();
@@ -135,8 +134,7 @@ pub fn run_interactive(
         let trace2 = trace.clone();
         let owner = session.clone();
         let shell = Shell {
-            origin: repo.clone(),
-            base,
+            run: session.handle(),
             cancel: cancel.clone(),
             decide: Box::new(move |d: &Decision, live: bool| {
                 trace2.log(format!(
@@ -163,12 +161,12 @@ pub fn run_interactive(
             // Quit with `l`: the docker agents go on without us.
             return Ok(None);
         }
-        let outcome = session
-            .outcome()
-            .await
-            .ok_or("internal error: the run had no pipeline")?
-            .map_err(|e| e.to_string())?;
-        Ok::<Option<i32>, String>(Some(outcome.exit_code))
+        let outcome = session.outcome().await.ok_or_else(|| {
+            rascal_engine::Error::Usage("internal error: the run had no pipeline".into())
+        })?;
+        Ok::<Option<i32>, crate::Error>(Some(
+            outcome.map_err(rascal_engine::Error::from)?.exit_code,
+        ))
     });
     crate::terminal::restore();
     match result? {
@@ -254,14 +252,18 @@ fn spawn_signals(tx: mpsc::UnboundedSender<TermEvent>) {
 
 /// `rascal attach RUN`: the TUI on a recorded run, following it while
 /// another rascal process is still writing it. Decisions go to the store.
-pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32, String> {
-    let project = rascal_engine::store::Project::open(repo_dir).map_err(|e| e.to_string())?;
-    let store = project.store().map_err(|e| e.to_string())?;
-    let first = store.events_since(run, 0).map_err(|e| e.to_string())?;
+pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32, crate::Error> {
+    let project =
+        rascal_engine::store::Project::open(repo_dir).map_err(rascal_engine::Error::from)?;
+    let store = project.store().map_err(rascal_engine::Error::from)?;
+    let first = store
+        .events_since(run, 0)
+        .map_err(rascal_engine::Error::from)?;
     if first.is_empty() {
-        return Err(format!(
+        return Err(rascal_engine::Error::Usage(format!(
             "no run `{run}` in this repository\n  hint: `rascal list` shows the runs"
-        ));
+        ))
+        .into());
     }
     let base = first
         .iter()
@@ -286,10 +288,9 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
         let gate = InputGate::default();
         spawn_input(term_tx.clone(), gate.clone());
         spawn_signals(term_tx);
-        let session = Session::recorded(repo_path.clone(), run_id.clone());
+        let session = Session::recorded(repo_path.clone(), run_id.clone(), &base);
         let shell = Shell {
-            origin: repo_path.clone(),
-            base,
+            run: session.handle(),
             cancel: session.cancellation(),
             decide: Box::new(move |d: &Decision, live: bool| {
                 Ok(match session.decide(d, live)? {
@@ -303,7 +304,7 @@ pub fn attach(repo_dir: &std::path::Path, run: &str, theme: Theme) -> Result<i32
             notifier,
         };
         let app = present(App::new(meta, theme, who), rx, term_rx, &shell).await?;
-        Ok::<i32, String>(match app.state {
+        Ok::<i32, crate::Error>(match app.state {
             crate::app::RunState::Finished { exit_code, .. } => exit_code,
             _ => 0,
         })
