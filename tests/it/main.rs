@@ -28,6 +28,7 @@ mod doctests;
 mod doctor_checks;
 mod doctor_outside;
 mod doctor_safety;
+mod early_stop;
 mod egress;
 mod evasion;
 mod every_byte;

@@ -99,7 +99,8 @@ impl Reuse {
 /// The digest of everything a test guardrail's judgement depends on
 /// besides the machine: the base, the change tree and the tree run (an
 /// overlay may differ), the guardrail, the configuration, the base's
-/// `package.json`, the test changes allowed, and rascal's own version.
+/// `package.json`, the test changes allowed, whether a full report was
+/// asked for, and rascal's own version.
 fn key(base: &str, tree: &str, ran: &str, i: &Inputs<'_>) -> String {
     let text = serde_json::json!({
         "rascal": env!("CARGO_PKG_VERSION"),
@@ -110,6 +111,7 @@ fn key(base: &str, tree: &str, ran: &str, i: &Inputs<'_>) -> String {
         "config": i.config,
         "package_json": i.package_json,
         "allow": i.allow,
+        "full_report": crate::layers::evidence::test_run::base_steps::full_report(),
     });
     rascal_core::digest::digest(text.to_string())
 }

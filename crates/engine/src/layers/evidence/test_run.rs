@@ -5,12 +5,12 @@
 //! guardrail's run with its ledger — zero tests run by a test guardrail is
 //! an errored FAIL; what its results prove is `test_evidence`.
 
+pub(crate) mod base_steps;
+
 use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
 use crate::layers::evidence::shipped;
 use crate::layers::evidence::test_evidence::{self, TestRuns};
-use crate::layers::evidence::test_report::{
-    merge_base_tests, merge_new_tests, merge_shipped, own_run_of,
-};
+use crate::layers::evidence::test_report::{merge_new_tests, merge_shipped, own_run_of};
 use crate::layers::test_results::{self, run_whole, Whole};
 use rascal_core::config::{Config, Guardrail, GuardrailKind};
 use rascal_core::model::changeset::{ChangeSet, Operation};
@@ -393,11 +393,9 @@ pub async fn run_test_guardrail(
             command, &now, &results, &judged,
         ));
     }
-    runs.clock.step("base tests");
-    let base = test_evidence::base_tests(&runs, place, changes, allow, &at_base, &results).await;
-    r = merge_base_tests(r, &mut s, base);
-    r = in_release_profile(&at, r, &mut s).await;
-    r = new_tests_at_base(&at, r, &mut s, (&now, &results, l.added.as_slice())).await;
+    let own_passed = own.outcome.exit.success();
+    let found = (&now, &results, l.added.as_slice());
+    r = base_steps::base_steps(&at, r, &mut s, own_passed, found).await;
     if !l.failed.is_empty() {
         red_at_base_too(&at, &mut r, &l.failed).await;
     }

@@ -1,0 +1,75 @@
+//! The steps after a test guardrail's own run that ask the base: the
+//! base's own tests on the change (with their canaries), the shipped
+//! (release) profile, and the new tests at the base. When the own run has
+//! already failed a required guardrail, none of them runs: nothing they
+//! find can turn that FAIL into a pass, and they are most of what a
+//! candidate's evidence costs (docs/configuration.md, "Stopped early").
+//! `RASCAL_FULL_REPORT=1` runs them anyway, for the whole picture.
+
+use super::{in_release_profile, new_tests_at_base, AtBase};
+use crate::layers::evidence::test_evidence;
+use crate::layers::evidence::test_report::{merge_base_tests, with_evidence};
+use rascal_core::model::ledger::Ledger;
+use rascal_core::model::verdict::Report;
+use rascal_scan::ledger;
+
+/// What the report says instead of the steps it did not run.
+pub(crate) const NOT_RUN: &str = "not run: the base's own tests, the release profile and the new tests at the base — the change's own test run already failed this required check, which nothing they find can change (RASCAL_FULL_REPORT=1 runs them)";
+
+/// Whether the person asked for every step, failed or not (a judgement
+/// kept for reuse is kept apart for each answer).
+pub(crate) fn full_report() -> bool {
+    std::env::var_os("RASCAL_FULL_REPORT").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+/// Whether the rest cannot change `r`'s verdict: the guardrail is
+/// required and its own run exited non-zero (a failed run is a FAIL
+/// whatever the base says).
+pub(super) fn settled(r: &Report, own_passed: bool, full: bool) -> bool {
+    r.required && !own_passed && !full
+}
+
+/// The base's steps on the change, or the line that says why they did not
+/// run.
+pub(super) async fn base_steps(
+    at: &AtBase<'_>,
+    mut r: Report,
+    s: &mut Ledger,
+    own_passed: bool,
+    (now, results, added): (&ledger::Listing, &ledger::Results, &[String]),
+) -> Report {
+    if settled(&r, own_passed, full_report()) {
+        r.output = with_evidence(&r.output, NOT_RUN);
+        return r;
+    }
+    at.runs.clock.step("base tests");
+    let base =
+        test_evidence::base_tests(at.runs, at.place, at.changes, at.allow, at.listing, results)
+            .await;
+    r = merge_base_tests(r, s, base);
+    r = in_release_profile(at, r, s).await;
+    new_tests_at_base(at, r, s, (now, results, added)).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rascal_core::model::verdict::Layer;
+
+    fn report(required: bool) -> Report {
+        let mut r = Report::new(Layer::Guardrails, "tests");
+        r.required = required;
+        r
+    }
+
+    #[test]
+    fn only_a_failed_own_run_of_a_required_check_settles_it() {
+        assert!(settled(&report(true), false, false));
+        // A passing run: the base's evidence can still fail it.
+        assert!(!settled(&report(true), true, false));
+        // An optional check only warns: the base's evidence is its report.
+        assert!(!settled(&report(false), false, false));
+        // Asked for everything.
+        assert!(!settled(&report(true), false, true));
+    }
+}
