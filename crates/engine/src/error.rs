@@ -151,6 +151,45 @@ impl From<PipelineError> for Error {
     }
 }
 
+impl From<rascal_exec::Error> for Error {
+    /// What went wrong below the engine, by the kind the engine acts on;
+    /// the message is the same.
+    fn from(e: rascal_exec::Error) -> Self {
+        use rascal_exec::Error as X;
+        match e {
+            X::ToolMissing { message, .. } => Error::ToolMissing(message),
+            X::Workspace(e) => Error::Workspace(e),
+            X::Agent(m) => Error::Agent(m),
+            e @ X::Launch(_) => Error::Agent(e.to_string()),
+            X::Sandbox(m) | X::Engine(m) | X::Network(m) | X::Copy(m) | X::Runtime(m) => {
+                Error::Sandbox(m)
+            }
+            X::Config(m) | X::Notify(m) => Error::Usage(m),
+            X::Holdout(m) | X::GitDir(m) => Error::Verification(m),
+            e @ X::Run(_) => Error::Verification(e.to_string()),
+        }
+    }
+}
+
+impl From<rascal_core::Error> for Error {
+    /// A `.rascal/` file that is not valid is a config error; anything
+    /// else rascal-core refuses (a value, a decision) is the user's to fix.
+    fn from(e: rascal_core::Error) -> Self {
+        match e {
+            rascal_core::Error::Config(e) => Error::Config(e),
+            e => Error::Usage(e.to_string()),
+        }
+    }
+}
+
+impl From<rascal_scan::Error> for Error {
+    /// A scanner that could not do its work: the check could not be
+    /// carried out.
+    fn from(e: rascal_scan::Error) -> Self {
+        Error::Verification(e.to_string())
+    }
+}
+
 /// The process exit code of a command: the verdict's code when it ran,
 /// else the error's.
 pub fn exit_code(outcome: &Result<i32, Error>) -> i32 {

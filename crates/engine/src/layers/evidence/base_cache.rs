@@ -3,6 +3,7 @@
 //! writes there (its own copy and build cache). Shared by the test
 //! guardrails of known runners and of JUnit-reporting ones.
 
+use crate::Error;
 use rascal_core::model::changeset::ChangeSet;
 use rascal_exec::exec::place::Place;
 
@@ -14,10 +15,10 @@ pub(crate) async fn at_base_once<T, F>(
     key: String,
     keep: impl Fn(&T) -> bool,
     compute: F,
-) -> Result<T, String>
+) -> Result<T, Error>
 where
     T: serde::Serialize + serde::de::DeserializeOwned,
-    F: std::future::Future<Output = Result<T, String>>,
+    F: std::future::Future<Output = Result<T, Error>>,
 {
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let key = rascal_core::digest::digest(key);
