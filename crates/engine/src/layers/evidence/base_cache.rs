@@ -42,6 +42,13 @@ where
     Ok(v)
 }
 
+/// No copy of the base could be made here (in place, for `rascal check`)
+/// to `to` ("list its tests in", "run its tests in"): the check could not
+/// be carried out.
+pub(crate) fn no_base_copy(to: &str) -> Error {
+    Error::Verification(format!("no copy of the base to {to}"))
+}
+
 /// The base commit's tree, when a copy of the base can be made here (not
 /// in place, for `rascal check`).
 pub(crate) fn base_tree_of(

@@ -17,7 +17,7 @@
 //! could write too; what makes it evidence is the base-tests run, whose
 //! tests are the base's and whose names must all come back passing.
 
-use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
+use crate::layers::evidence::base_cache::{at_base_once, base_tree_of, no_base_copy};
 use crate::layers::evidence::mutants;
 use crate::layers::evidence::test_evidence::{weakened_issue, RULE_FAILED};
 use crate::layers::evidence::test_report::{merge_base_tests, merge_new_tests, own_run_of};
@@ -55,6 +55,12 @@ impl JunitRun<'_> {
             self.cancel,
         )
         .await
+    }
+
+    /// Its run did not end cleanly (`problem`: timed out, killed, …): the
+    /// check could not be carried out.
+    fn unclean(&self, problem: impl std::fmt::Display) -> Error {
+        Error::Verification(format!("`{}` {problem}", self.run))
     }
 
     /// The results of `run`, or why there are none.
@@ -257,10 +263,10 @@ async fn base_results(
     at_base_once(cache_dir, key, |r: &Results| r.complete, async {
         let at_base = place
             .at_base(tree, cache_dir.join("build-cache"))
-            .ok_or_else(|| Error::Verification("no copy of the base to run its tests in".into()))?;
+            .ok_or_else(|| no_base_copy("run its tests in"))?;
         let w = runs.at(&at_base).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(Error::Verification(format!("`{}` {p}", runs.run)));
+            return Err(runs.unclean(p));
         }
         let mut r = runs.read(&w)?;
         r.complete = true;
@@ -288,7 +294,7 @@ async fn base_tests(
     } else {
         let w = runs.at(&copy.place(place, changes)?).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(Error::Verification(format!("`{}` {p}", runs.run)));
+            return Err(runs.unclean(p));
         }
         runs.read(&w)?
     };
@@ -347,10 +353,8 @@ async fn base_tests(
         }
         let w = runs.at(&copy.place(place, changes)?).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(Error::Verification(format!(
-                "the canary run: `{}` {p}",
-                runs.run
-            )));
+            let why = format!("the canary run: {}", runs.unclean(p));
+            return Err(Error::Verification(why));
         }
         let there = runs.read(&w).unwrap_or_default();
         let outcome = |n: &str| {
@@ -380,7 +384,7 @@ async fn base_tests(
 async fn results_there(runs: &JunitRun<'_>, place: &Place) -> Result<Results, Error> {
     let w = runs.at(place).await?;
     if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-        return Err(Error::Verification(format!("`{}` {p}", runs.run)));
+        return Err(runs.unclean(p));
     }
     Ok(runs.read(&w).unwrap_or_default())
 }

@@ -139,7 +139,7 @@ async fn base_release_passing(
     at_base_once(base.cache_dir, key, |_: &Option<Vec<String>>| true, async {
         let there = place
             .at_base(base.tree, base.cache_dir.join("build-cache"))
-            .ok_or_else(|| Error::Verification("no copy of the base to run its tests in".into()))?;
+            .ok_or_else(|| crate::layers::evidence::base_cache::no_base_copy("run its tests in"))?;
         let run = shipped.run(&there).await?;
         if run.outcome.exit.problem(shipped.timeout).is_some() {
             return Ok(None);

@@ -5,7 +5,7 @@
 //! guardrail's run with its ledger — zero tests run by a test guardrail is
 //! an errored FAIL; what its results prove is `test_evidence`.
 
-use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
+use crate::layers::evidence::base_cache::{at_base_once, base_tree_of, no_base_copy};
 use crate::layers::evidence::shipped;
 use crate::layers::evidence::test_evidence::{self, TestRuns};
 use crate::layers::evidence::test_report::{
@@ -214,9 +214,7 @@ async fn base_listing(
     at_base_once(cache_dir, key, |l: &ledger::Listing| l.complete, async {
         let at_base = place
             .at_base(base_tree, cache_dir.join("build-cache"))
-            .ok_or_else(|| {
-                Error::Verification("no copy of the base to list its tests in".into())
-            })?;
+            .ok_or_else(|| no_base_copy("list its tests in"))?;
         let w = run_whole(
             &at_base,
             &runs.listing,
@@ -227,10 +225,8 @@ async fn base_listing(
         )
         .await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(Error::Verification(format!(
-                "listing the base's tests: `{}` {p}",
-                runs.listing
-            )));
+            let why = format!("listing the base's tests: `{}` {p}", runs.listing);
+            return Err(Error::Verification(why));
         }
         Ok(test_results::listing(runs.rec.runner, &w, None))
     })
@@ -258,7 +254,7 @@ async fn base_run(
     at_base_once(cache_dir, key, |_: &BaseRun| true, async {
         let at_base_place = place
             .at_base(base_tree, cache_dir.join("build-cache"))
-            .ok_or_else(|| Error::Verification("no copy of the base to run its tests in".into()))?;
+            .ok_or_else(|| no_base_copy("run its tests in"))?;
         let run = runs.run(&at_base_place).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
             return Err(Error::Verification(format!(
@@ -439,10 +435,8 @@ async fn listings(
     cache_dir: &std::path::Path,
 ) -> Result<(ledger::Listing, ledger::Listing), Error> {
     runs.clock.step("listing");
-    let now = runs
-        .list(place)
-        .await
-        .map_err(|e| Error::Verification(format!("listing the tests: {e}")))?;
+    let listed = runs.list(place).await;
+    let now = listed.map_err(|e| Error::Verification(format!("listing the tests: {e}")))?;
     let at_base = base_listing(runs, place, base_tree, cache_dir).await?;
     Ok((now, at_base))
 }

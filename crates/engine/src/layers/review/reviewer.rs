@@ -198,6 +198,11 @@ fn verdict_line(v: &ReviewVerdict, part: Option<(usize, usize)>) -> String {
     )
 }
 
+/// A review call that stopped before it had an answer, and why.
+fn stopped(why: &str) -> Result<ReviewVerdict, Error> {
+    Err(Error::Agent(why.into()))
+}
+
 /// One reviewer call on one chunk, with its one structural retry (each try
 /// with a fresh nonce).
 async fn one_call(
@@ -215,10 +220,7 @@ async fn one_call(
         } else {
             let now = tokio::time::Instant::now();
             if now >= deadline {
-                return (
-                    reports,
-                    Err(Error::Agent("the review's time ran out".into())),
-                );
+                return (reports, stopped("the review's time ran out"));
             }
             run.review.timeout.get().min(deadline - now)
         };
@@ -268,10 +270,7 @@ async fn one_call(
                 r.check.clone(),
                 "not reviewed: the candidate was cancelled while its reviewer ran",
             ));
-            return (
-                reports,
-                Err(Error::Agent("the candidate was cancelled".into())),
-            );
+            return (reports, stopped("the candidate was cancelled"));
         }
         let parsed = match &answer.problem {
             Some(p) => Err(Error::Agent(format!("the reviewer {p}"))),
