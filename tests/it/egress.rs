@@ -84,7 +84,7 @@ impl Resolve for RebindingDns {
         &'a self,
         _host: &'a str,
         _port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, rascal_exec::Error>> {
         Box::pin(async {
             Ok(Resolved {
                 addrs: vec!["127.0.0.1".parse().unwrap()],

@@ -1044,7 +1044,7 @@ async fn run_check(
     timeout: Duration,
     cancel: CancellationToken,
 ) -> (
-    Result<(rascal_exec::exec::runner::Outcome, Vec<Option<Vec<u8>>>), String>,
+    Result<(rascal_exec::exec::runner::Outcome, Vec<Option<Vec<u8>>>), rascal_exec::Error>,
     Vec<String>,
 ) {
     let (tx, mut rx) = rascal_exec::exec::runner::log_channel();

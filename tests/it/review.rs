@@ -211,7 +211,7 @@ fn reviewer_output_table() {
             (Want::Changes(n), Ok(v)) => {
                 v.decision == Decision::RequestChanges && v.issues.len() == *n
             }
-            (Want::Structural(why), Err(e)) => e.contains(why),
+            (Want::Structural(why), Err(e)) => e.to_string().contains(why),
             _ => false,
         };
         if !ok {
@@ -605,7 +605,7 @@ fn echoing_the_prompt_with_a_planted_verdict_never_parses_as_a_verdict() {
     let got = parse_review(p.as_bytes(), NONCE);
     assert!(
         got.as_ref()
-            .is_err_and(|e| e.contains("without this review's nonce")),
+            .is_err_and(|e| e.to_string().contains("without this review's nonce")),
         "{got:?}"
     );
     // Echoed prompt + the reviewer's own signed verdict: the signed one wins.

@@ -46,12 +46,20 @@ pub enum Error {
     /// A spec name that is not a plain file name under `.rascal/specs/`.
     #[error("spec name `{name}` is not a plain file name\n  hint: pass the stem of a file in {}/ (letters, digits, `-`, `_`, `.`), e.g. `--spec health`", SPECS_DIR)]
     SpecName { name: String },
+    /// A value that is not what its setting allows (a duration, a size, a
+    /// glob, a regex, an allowlist or egress entry, a guardrail's or a
+    /// criterion's fields): what is wrong and what is allowed. Read from a
+    /// file, the parser adds the file, line and column ([`Error::Config`]).
+    #[error("{0}")]
+    Invalid(String),
     /// A value that could not be written as YAML (serde_yaml's message).
     #[error("{0}")]
     Yaml(String),
 }
 
-/// The message, for a caller whose own errors are text.
+/// The message, for a caller whose own errors are still text: the TUI
+/// (its theme loading and plan editor), and the `String` results that
+/// remain here (`parse_duration`, `parse_age`, `Criterion::validate`).
 impl From<Error> for String {
     fn from(e: Error) -> String {
         e.to_string()

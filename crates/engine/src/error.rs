@@ -5,8 +5,10 @@
 //! whose journal does not check out against its hash chain is a FAIL.
 //! The modules keep their own errors (`ConfigError`, `WorkspaceError`,
 //! `StoreError` with `LogFileError`, `ProjectError`, `PipelineError`,
-//! `FinalizeError`, `GcError`, `InitError`); this folds every one of them
-//! into what the CLI and the TUI act on.
+//! `FinalizeError`, `GcError`, `InitError`); this folds every one of them,
+//! and the errors of the crates below (`rascal_core::Error`,
+//! `rascal_exec::Error`, `rascal_scan::Error`), into what the CLI and the
+//! TUI act on.
 
 use crate::finalize::FinalizeError;
 use crate::gc::GcError;
@@ -151,6 +153,45 @@ impl From<PipelineError> for Error {
     }
 }
 
+impl From<rascal_exec::Error> for Error {
+    /// What went wrong below the engine, by the kind the engine acts on;
+    /// the message is the same.
+    fn from(e: rascal_exec::Error) -> Self {
+        use rascal_exec::Error as X;
+        match e {
+            X::ToolMissing { message, .. } => Error::ToolMissing(message),
+            X::Workspace(e) => Error::Workspace(e),
+            X::Agent(m) => Error::Agent(m),
+            e @ X::Launch(_) => Error::Agent(e.to_string()),
+            X::Sandbox(m) | X::Engine(m) | X::Network(m) | X::Copy(m) | X::Runtime(m) => {
+                Error::Sandbox(m)
+            }
+            X::Config(m) | X::Notify(m) => Error::Usage(m),
+            X::Holdout(m) | X::GitDir(m) => Error::Verification(m),
+            e @ X::Run(_) => Error::Verification(e.to_string()),
+        }
+    }
+}
+
+impl From<rascal_core::Error> for Error {
+    /// A `.rascal/` file that is not valid is a config error; anything
+    /// else rascal-core refuses (a value, a decision) is the user's to fix.
+    fn from(e: rascal_core::Error) -> Self {
+        match e {
+            rascal_core::Error::Config(e) => Error::Config(e),
+            e => Error::Usage(e.to_string()),
+        }
+    }
+}
+
+impl From<rascal_scan::Error> for Error {
+    /// A scanner that could not do its work: the check could not be
+    /// carried out.
+    fn from(e: rascal_scan::Error) -> Self {
+        Error::Verification(e.to_string())
+    }
+}
+
 /// The process exit code of a command: the verdict's code when it ran,
 /// else the error's.
 pub fn exit_code(outcome: &Result<i32, Error>) -> i32 {
@@ -279,6 +320,32 @@ mod tests {
             end: 9,
         });
         assert!(matches!(log, Error::Store(StoreError::Log(_))));
+    }
+
+    /// An error of a crate below keeps its kind (what the caller acts on,
+    /// and so the exit code) and its message, word for word.
+    #[test]
+    fn lower_crates_errors_keep_their_kind_and_message() {
+        let missing = Error::from(rascal_exec::Error::ToolMissing {
+            tool: "bwrap",
+            message: "bubblewrap (bwrap) is not installed".into(),
+        });
+        assert!(
+            matches!(&missing, Error::ToolMissing(m) if m == "bubblewrap (bwrap) is not installed")
+        );
+        assert_eq!(exit_code(&Err(missing)), USAGE);
+        let refused = Error::from(rascal_exec::Error::Sandbox("sandbox: empty command".into()));
+        assert!(matches!(refused, Error::Sandbox(_)));
+        assert_eq!(refused.to_string(), "sandbox: empty command");
+        assert_eq!(exit_code(&Err(refused)), FAIL);
+        let agent = Error::from(rascal_exec::Error::Agent("no JSON answer".into()));
+        assert!(matches!(agent, Error::Agent(_)));
+        let invalid = Error::from(rascal_core::Error::Invalid("invalid glob \"[\"".into()));
+        assert!(matches!(invalid, Error::Usage(_)));
+        assert_eq!(invalid.to_string(), "invalid glob \"[\"");
+        let unread = Error::from(rascal_scan::Error::Results("no results".into()));
+        assert!(matches!(unread, Error::Verification(_)));
+        assert_eq!(exit_code(&Err(unread)), FAIL);
     }
 
     #[test]

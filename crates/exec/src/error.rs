@@ -31,8 +31,9 @@ pub enum Error {
     /// through.
     #[error("{0}")]
     Network(String),
-    /// A workspace cannot be moved into or out of a container: packing,
-    /// uploading, unpacking or putting its files in place.
+    /// A copy of a change cannot be made (written from its tree for a
+    /// check) or a workspace cannot be moved into or out of a container:
+    /// packing, uploading, unpacking or putting its files in place.
     #[error("{0}")]
     Copy(String),
     /// An egress setting rascal cannot use as written: an allowlist entry,
@@ -69,6 +70,14 @@ pub enum Error {
 
 pub type Result<T> = std::result::Result<T, Error>;
 
+impl From<rascal_core::Error> for Error {
+    /// A setting rascal-core refused (an allowlist entry, an egress rule):
+    /// said as is.
+    fn from(e: rascal_core::Error) -> Self {
+        Error::Config(e.to_string())
+    }
+}
+
 impl Error {
     /// The same error again (for answers kept for the process, such as
     /// whether bubblewrap works here): the kinds a cached answer can hold
@@ -87,8 +96,9 @@ impl Error {
     }
 }
 
-/// Callers that still speak `Result<_, String>` (other crates' message
-/// plumbing, the binary's edge) keep using `?`.
+/// Callers that still speak `Result<_, String>` keep using `?`: the TUI
+/// (`rascal_engine::runtime()?` in its start-up) and this crate's own
+/// launchers, whose `LaunchError::Start` carries the message.
 impl From<Error> for String {
     fn from(e: Error) -> String {
         e.to_string()

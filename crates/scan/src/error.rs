@@ -22,10 +22,3 @@ pub enum Error {
     #[error("{0}")]
     Results(String),
 }
-
-/// Callers whose own errors are still text keep using `?`.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}

@@ -64,15 +64,15 @@ impl From<ByteSize> for String {
 /// Parse `512m`, `2g`, `64MiB`, `100k`, `1048576`. As for Docker, `k`, `m`
 /// and `g` (and `kb`, `mb`, `gb`) are binary units; `bytesize` would read
 /// them as powers of ten, so only its unit sizes are used here.
-pub fn parse_size(s: &str) -> Result<ByteSize, String> {
+pub fn parse_size(s: &str) -> Result<ByteSize, crate::Error> {
     let t = s.trim();
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     if digits == 0 {
-        return Err(format!("size `{s}`: {ALLOWED}"));
+        return Err(crate::Error::Invalid(format!("size `{s}`: {ALLOWED}")));
     }
     let n: u64 = t[..digits]
         .parse()
-        .map_err(|_| format!("size `{s}` is too large"))?;
+        .map_err(|_| crate::Error::Invalid(format!("size `{s}` is too large")))?;
     let unit = t[digits..].trim().to_ascii_lowercase();
     let mult: u64 = match unit.as_str() {
         "" | "b" => 1,
@@ -80,14 +80,14 @@ pub fn parse_size(s: &str) -> Result<ByteSize, String> {
         "m" | "mb" | "mib" => bytesize::MIB,
         "g" | "gb" | "gib" => bytesize::GIB,
         _ => {
-            return Err(format!(
+            return Err(crate::Error::Invalid(format!(
                 "size `{s}` has an unknown unit `{unit}`: {ALLOWED}"
-            ))
+            )))
         }
     };
     n.checked_mul(mult)
         .map(ByteSize)
-        .ok_or_else(|| format!("size `{s}` is too large"))
+        .ok_or_else(|| crate::Error::Invalid(format!("size `{s}` is too large")))
 }
 
 /// Where a container's network goes.
@@ -128,7 +128,7 @@ pub fn problem(a: &super::AgentConfig) -> Option<String> {
             ));
         }
         if let Err(e) = n.allowlist(a.runtime) {
-            return Some(e);
+            return Some(e.to_string());
         }
     }
     None
@@ -150,7 +150,7 @@ mod tests {
             assert_eq!(parse_size(s).unwrap().get(), want, "{s}");
         }
         for bad in ["", "m", "12 parsecs", "-1m", "99999999999999999999g"] {
-            let e = parse_size(bad).unwrap_err();
+            let e = parse_size(bad).unwrap_err().to_string();
             assert!(e.contains("size"), "{bad}: {e}");
         }
         assert_eq!(parse_size(" 2 GiB ").unwrap().get(), 2 << 30);
@@ -160,7 +160,10 @@ mod tests {
             "k is binary, as for Docker"
         );
         assert!(parse_size("1.5g").is_err(), "whole numbers only");
-        assert!(parse_size("1t").unwrap_err().contains("unknown unit `t`"));
+        assert!(parse_size("1t")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown unit `t`"));
         assert_eq!(ByteSize(64 << 20).human(), "64.0 MiB");
         assert_eq!(ByteSize(2 << 30).human(), "2.0 GiB");
         assert_eq!(ByteSize(1536).human(), "1.5 KiB");

@@ -76,6 +76,9 @@ const UNITS: [&str; 5] = ["d", "h", "m", "s", "ms"];
 /// and from the largest to the smallest. `humantime` does the arithmetic;
 /// the stricter shape is checked here so that `5 minutes` or `1h30m30m`
 /// are refused. Zero is refused: a timeout of nothing is a mistake.
+///
+/// Err is a `String` (not [`crate::Error`]) while the CLI's `--timeout`
+/// value parser in the `rascal` crate declares it so.
 pub fn parse_duration(s: &str) -> Result<Dur, String> {
     let total = parse_span(s)?;
     if total.is_zero() {
@@ -86,22 +89,25 @@ pub fn parse_duration(s: &str) -> Result<Dur, String> {
 
 /// An age, as `rascal gc --older-than` takes it: a duration of the same
 /// shape as [`parse_duration`]'s, where zero (`0s`) is allowed and means
-/// "any age".
+/// "any age". Err is a `String` while the CLI's `--older-than` value
+/// parser in the `rascal` crate declares it so.
 pub fn parse_age(s: &str) -> Result<Duration, String> {
-    parse_span(s)
+    Ok(parse_span(s)?)
 }
 
-fn parse_span(s: &str) -> Result<Duration, String> {
+fn parse_span(s: &str) -> Result<Duration, crate::Error> {
     let t = s.trim();
     if t.is_empty() {
-        return Err(format!("empty duration: {ALLOWED}"));
+        return Err(crate::Error::Invalid(format!("empty duration: {ALLOWED}")));
     }
     let mut last: Option<usize> = None;
     let mut rest = t;
     while !rest.is_empty() {
         let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
         if digits == 0 {
-            return Err(format!("invalid duration `{s}`: {ALLOWED}"));
+            return Err(crate::Error::Invalid(format!(
+                "invalid duration `{s}`: {ALLOWED}"
+            )));
         }
         rest = &rest[digits..];
         let letters = rest.len()
@@ -111,29 +117,33 @@ fn parse_span(s: &str) -> Result<Duration, String> {
         let unit = &rest[..letters];
         rest = &rest[letters..];
         let Some(rank) = UNITS.iter().position(|u| *u == unit) else {
-            return Err(format!("invalid duration `{s}`: {ALLOWED}"));
+            return Err(crate::Error::Invalid(format!(
+                "invalid duration `{s}`: {ALLOWED}"
+            )));
         };
         match last {
             Some(prev) if prev == rank => {
-                return Err(format!(
+                return Err(crate::Error::Invalid(format!(
                     "invalid duration `{s}`: the unit `{unit}` appears twice; {ALLOWED}"
-                ))
+                )))
             }
             Some(prev) if prev > rank => {
-                return Err(format!(
+                return Err(crate::Error::Invalid(format!(
                     "invalid duration `{s}`: `{unit}` comes after `{}`; write units from \
                      the largest to the smallest, like 1h30m",
                     UNITS[prev]
-                ))
+                )))
             }
             _ => last = Some(rank),
         }
     }
-    let total = humantime::parse_duration(t).map_err(|e| match e {
-        humantime::DurationError::NumberOverflow => {
-            format!("invalid duration `{s}`: number too large")
-        }
-        e => format!("invalid duration `{s}`: {e}; {ALLOWED}"),
+    let total = humantime::parse_duration(t).map_err(|e| {
+        crate::Error::Invalid(match e {
+            humantime::DurationError::NumberOverflow => {
+                format!("invalid duration `{s}`: number too large")
+            }
+            e => format!("invalid duration `{s}`: {e}; {ALLOWED}"),
+        })
     })?;
     Ok(total)
 }

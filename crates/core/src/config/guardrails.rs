@@ -154,7 +154,7 @@ struct RawGuardrail {
 impl RawGuardrail {
     /// Exactly one kind is set: a command, patterns, a diff size or a
     /// builtin.
-    fn one_kind(&self) -> Result<(), String> {
+    fn one_kind(&self) -> Result<(), crate::Error> {
         let name = &self.name;
         let kinds = [
             self.command.is_some(),
@@ -164,77 +164,78 @@ impl RawGuardrail {
         ];
         let n = kinds.iter().filter(|k| **k).count();
         if n != 1 {
-            return Err(format!(
+            return Err(crate::Error::Invalid(format!(
                 "guardrail `{name}` must have exactly one of: `command` (a shell command), \
                  `patterns` (banned regexes), `max_lines`/`max_files` (diff size), `builtin: secrets` or `builtin: test-integrity`{}",
                 if n == 0 { " — it has none" } else { " — it has several" }
-            ));
+            )));
         }
         Ok(())
     }
 
     /// `where: local` (true) or `agent` (the default).
-    fn local(&self) -> Result<bool, String> {
+    fn local(&self) -> Result<bool, crate::Error> {
         let name = &self.name;
         match self.place.as_deref() {
             None | Some("agent") => Ok(false),
             Some("local") => Ok(true),
-            Some(other) => Err(format!(
+            Some(other) => Err(crate::Error::Invalid(format!(
                 "guardrail `{name}`: `where: {other}` is not known: use agent (default: where the agent ran, a container for a docker candidate) or local (bubblewrap on this machine)"
-            )),
+            ))),
         }
     }
 
     /// Whether the command is the test run: `tests`, or `kind: tests`.
-    fn test_run(&self) -> Result<Option<bool>, String> {
+    fn test_run(&self) -> Result<Option<bool>, crate::Error> {
         let name = &self.name;
         match self.kind.as_deref() {
             None => Ok(self.tests),
             Some("tests") if self.tests != Some(false) => Ok(Some(true)),
-            Some("tests") => Err(format!(
+            Some("tests") => Err(crate::Error::Invalid(format!(
                 "guardrail `{name}`: `kind: tests` and `tests: false` contradict each other"
-            )),
-            Some(other) => Err(format!(
+            ))),
+            Some(other) => Err(crate::Error::Invalid(format!(
                 "guardrail `{name}`: `kind: {other}` is not known: the only kind is `tests` (this command is the test run)"
-            )),
+            ))),
         }
     }
 }
 
 /// A command guardrail's `network`: `host` (true) or `none` (the default).
-fn host_network(name: &str, network: Option<&str>) -> Result<bool, String> {
+fn host_network(name: &str, network: Option<&str>) -> Result<bool, crate::Error> {
     match network {
         None | Some("none") => Ok(false),
         Some("host") => Ok(true),
-        Some(other) => Err(format!(
+        Some(other) => Err(crate::Error::Invalid(format!(
             "guardrail `{name}`: `network: {other}` is not known: use none (default) or host"
-        )),
+        ))),
     }
 }
 
 /// The `secrets` builtin with its options, checked: `max_file_bytes`
 /// within the scan's cap, and both path lists valid globs.
-fn secrets_kind(name: &str, opts: SecretsOptions) -> Result<GuardrailKind, String> {
+fn secrets_kind(name: &str, opts: SecretsOptions) -> Result<GuardrailKind, crate::Error> {
     if let Some(max) = opts.max_file_bytes.filter(|&m| m > MAX_SCAN_FILE_BYTES) {
-        return Err(format!(
+        return Err(crate::Error::Invalid(format!(
             "guardrail `{name}`: `max_file_bytes: {max}` is over the secret scan's cap of \
              {MAX_SCAN_FILE_BYTES} bytes (1 GiB) a file; leave it out to scan up to the cap, \
              and list larger files in `unscanned_allowed` if they may pass unscanned"
-        ));
+        )));
     }
-    secrets_allow_set(&opts.allow_paths).map_err(|e| format!("guardrail `{name}`: {e}"))?;
+    secrets_allow_set(&opts.allow_paths)
+        .map_err(|e| crate::Error::Invalid(format!("guardrail `{name}`: {e}")))?;
     secrets_allow_set(&opts.unscanned_allowed).map_err(|e| {
-        format!(
+        crate::Error::Invalid(format!(
             "guardrail `{name}`: {}",
-            e.replace("allow_paths", "unscanned_allowed")
-        )
+            e.to_string().replace("allow_paths", "unscanned_allowed")
+        ))
     })?;
     Ok(GuardrailKind::Secrets(opts))
 }
 
 /// A `results:` path: relative, inside the directory the command starts
 /// in, as the shell will be given it.
-fn results_path(name: &str, p: &str) -> Result<String, String> {
+fn results_path(name: &str, p: &str) -> Result<String, crate::Error> {
     let path = std::path::Path::new(p.trim());
     let inside = !p.trim().is_empty()
         && path.components().all(|c| {
@@ -246,18 +247,20 @@ fn results_path(name: &str, p: &str) -> Result<String, String> {
     if inside {
         Ok(p.trim().to_string())
     } else {
-        Err(format!(
+        Err(crate::Error::Invalid(format!(
             "guardrail `{name}`: `results: {p}` must be a relative path inside the repository (the JUnit XML file the command writes, e.g. `results: target/junit.xml`)"
-        ))
+        )))
     }
 }
 
 impl TryFrom<RawGuardrail> for Guardrail {
-    type Error = String;
-    fn try_from(r: RawGuardrail) -> Result<Self, String> {
+    type Error = crate::Error;
+    fn try_from(r: RawGuardrail) -> Result<Self, crate::Error> {
         let name = r.name.clone();
         if name.trim().is_empty() {
-            return Err("guardrail `name` must not be empty".into());
+            return Err(crate::Error::Invalid(
+                "guardrail `name` must not be empty".into(),
+            ));
         }
         r.one_kind()?;
         r.check_command_fields()?;
@@ -276,20 +279,20 @@ impl TryFrom<RawGuardrail> for Guardrail {
 
 /// Guardrail `name`'s `field` is refused unless `ok` (it applies to this
 /// kind of guardrail).
-fn stray(name: &str, field: &str, ok: bool) -> Result<(), String> {
+fn stray(name: &str, field: &str, ok: bool) -> Result<(), crate::Error> {
     if ok {
         Ok(())
     } else {
-        Err(format!(
+        Err(crate::Error::Invalid(format!(
             "guardrail `{name}`: `{field}` does not apply to this kind of guardrail"
-        ))
+        )))
     }
 }
 
 impl RawGuardrail {
     /// The fields of a `command` (and `scope`, of `patterns`) refused on
     /// any other kind.
-    fn check_command_fields(&self) -> Result<(), String> {
+    fn check_command_fields(&self) -> Result<(), crate::Error> {
         let (name, r) = (&self.name, self);
         stray(name, "timeout", r.timeout.is_none() || r.command.is_some())?;
         stray(
@@ -311,15 +314,15 @@ impl RawGuardrail {
 
     /// Whether the command is the test run, and the results file it
     /// writes (which makes it the test run).
-    fn test_results(&self) -> Result<(Option<bool>, Option<String>), String> {
+    fn test_results(&self) -> Result<(Option<bool>, Option<String>), crate::Error> {
         let name = &self.name;
         let mut tests = self.test_run()?;
         let results = match self.results.as_deref() {
             None => None,
             Some(_) if tests == Some(false) => {
-                return Err(format!(
+                return Err(crate::Error::Invalid(format!(
                     "guardrail `{name}`: `results` names the test run's results, but `tests: false` says this is not the test run"
-                ))
+                )))
             }
             Some(p) => {
                 tests = Some(true);
@@ -330,7 +333,7 @@ impl RawGuardrail {
     }
 
     /// The options of a `builtin` refused on any other kind.
-    fn check_builtin_fields(&self) -> Result<(), String> {
+    fn check_builtin_fields(&self) -> Result<(), crate::Error> {
         let (name, r) = (&self.name, self);
         stray(
             name,
@@ -360,12 +363,14 @@ impl RawGuardrail {
         tests: Option<bool>,
         results: Option<String>,
         local: bool,
-    ) -> Result<GuardrailKind, String> {
+    ) -> Result<GuardrailKind, crate::Error> {
         let r = self;
         let name = r.name.as_str();
         Ok(if let Some(command) = r.command {
             if command.trim().is_empty() {
-                return Err(format!("guardrail `{name}`: `command` is empty"));
+                return Err(crate::Error::Invalid(format!(
+                    "guardrail `{name}`: `command` is empty"
+                )));
             }
             let network = host_network(name, r.network.as_deref())?;
             GuardrailKind::Command {
@@ -381,7 +386,9 @@ impl RawGuardrail {
             }
         } else if let Some(patterns) = r.patterns {
             if patterns.is_empty() {
-                return Err(format!("guardrail `{name}`: `patterns` is empty"));
+                return Err(crate::Error::Invalid(format!(
+                    "guardrail `{name}`: `patterns` is empty"
+                )));
             }
             GuardrailKind::Patterns {
                 patterns,
@@ -452,14 +459,16 @@ pub const MAX_SCAN_FILE_BYTES: u64 = 1024 * 1024 * 1024;
 
 /// The secrets guardrail's `allow_paths` as one matcher. A glob without `/`
 /// also matches the file name in any directory (`*.pem`).
-pub fn secrets_allow_set(paths: &[String]) -> Result<globset::GlobSet, String> {
+pub fn secrets_allow_set(paths: &[String]) -> Result<globset::GlobSet, crate::Error> {
     let mut allow = globset::GlobSetBuilder::new();
     for g in paths {
-        let mut add = |pat: &str| -> Result<(), String> {
+        let mut add = |pat: &str| -> Result<(), crate::Error> {
             let glob = globset::GlobBuilder::new(pat)
                 .literal_separator(true)
                 .build()
-                .map_err(|e| format!("secrets: bad allow_paths glob {g:?}: {e}"))?;
+                .map_err(|e| {
+                    crate::Error::Invalid(format!("secrets: bad allow_paths glob {g:?}: {e}"))
+                })?;
             allow.add(glob);
             Ok(())
         };
@@ -470,7 +479,7 @@ pub fn secrets_allow_set(paths: &[String]) -> Result<globset::GlobSet, String> {
     }
     allow
         .build()
-        .map_err(|e| format!("secrets: bad allow_paths: {e}"))
+        .map_err(|e| crate::Error::Invalid(format!("secrets: bad allow_paths: {e}")))
 }
 
 #[cfg(test)]

@@ -104,33 +104,35 @@ pub struct EgressRule {
 /// Parse `10.0.0.0/8`, `203.0.113.7/32:443`, `2001:db8::/32` (an IPv6
 /// range takes no port: write a rule per range). Host names are refused:
 /// a NetworkPolicy matches addresses only.
-pub fn parse_egress(s: &str) -> Result<EgressRule, String> {
+pub fn parse_egress(s: &str) -> Result<EgressRule, crate::Error> {
     let t = s.trim();
     let (range, port) = match t.rsplit_once(':') {
         Some((r, p)) if r.contains('/') && !r.contains(':') => {
             let port: u16 = p.parse().ok().filter(|p| *p > 0).ok_or_else(|| {
-                format!("egress `{s}`: port `{p}` is not a number from 1 to 65535")
+                crate::Error::Invalid(format!(
+                    "egress `{s}`: port `{p}` is not a number from 1 to 65535"
+                ))
             })?;
             (r, Some(port))
         }
         _ => (t, None),
     };
     let Some((ip, bits)) = range.split_once('/') else {
-        return Err(format!(
+        return Err(crate::Error::Invalid(format!(
             "egress `{s}` is not an address range: write CIDR or CIDR:port (`203.0.113.0/24:443`); a NetworkPolicy matches addresses, not host names"
-        ));
+        )));
     };
     let addr: std::net::IpAddr = ip.parse().map_err(|_| {
-        format!(
+        crate::Error::Invalid(format!(
             "egress `{s}`: `{ip}` is not an IP address; a NetworkPolicy matches addresses, not host names (resolve the name, or use an egress proxy)"
-        )
+        ))
     })?;
     let max = if addr.is_ipv4() { 32 } else { 128 };
-    let bits: u8 = bits
-        .parse()
-        .ok()
-        .filter(|b| *b <= max)
-        .ok_or_else(|| format!("egress `{s}`: prefix length `/{bits}` must be 0 to {max}"))?;
+    let bits: u8 = bits.parse().ok().filter(|b| *b <= max).ok_or_else(|| {
+        crate::Error::Invalid(format!(
+            "egress `{s}`: prefix length `/{bits}` must be 0 to {max}"
+        ))
+    })?;
     Ok(EgressRule {
         cidr: format!("{addr}/{bits}"),
         port,
@@ -209,7 +211,7 @@ pub fn problem(k: &KubernetesConfig) -> Option<String> {
     }
     for e in &k.egress {
         if let Err(why) = parse_egress(e) {
-            return Some(why);
+            return Some(why.to_string());
         }
     }
     None
@@ -243,6 +245,7 @@ mod tests {
         }
         assert!(parse_egress("api.example.com/32")
             .unwrap_err()
+            .to_string()
             .contains("host names"));
     }
 

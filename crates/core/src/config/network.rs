@@ -83,7 +83,7 @@ impl NetworkSetting {
     pub fn allowlist(
         &self,
         runtime: RuntimeKind,
-    ) -> Result<Option<(Vec<String>, OnRefused)>, String> {
+    ) -> Result<Option<(Vec<String>, OnRefused)>, crate::Error> {
         let (entries, on_refused) = match self {
             NetworkSetting::Mode(_) => return Ok(None),
             NetworkSetting::Default => (vec!["default".to_string()], OnRefused::Warn),
@@ -93,10 +93,10 @@ impl NetworkSetting {
         for e in entries {
             if e == "default" {
                 let list = runtime_defaults(runtime).ok_or_else(|| {
-                    format!(
+                    crate::Error::Invalid(format!(
                         "`network: default` needs a runtime with a default list (claude, codex, goose), not `{}`; write `network: {{ allow: [api.example.com] }}`",
                         format!("{runtime:?}").to_lowercase()
-                    )
+                    ))
                 })?;
                 out.extend(list.iter().map(|h| h.to_string()));
             } else {
@@ -214,7 +214,7 @@ impl<'de> Deserialize<'de> for NetworkSetting {
 
 /// Is `entry` a well-formed allowlist entry? (`host`, `host:port`,
 /// `*.suffix[:port]`, `[v6]:port`, `v4:port`.)
-pub fn check_entry(entry: &str) -> Result<(), String> {
+pub fn check_entry(entry: &str) -> Result<(), crate::Error> {
     parse_entry(entry).map(|_| ())
 }
 
@@ -231,15 +231,15 @@ pub struct Entry {
 }
 
 /// Parse an allowlist entry; the error says what is wrong and what is allowed.
-pub fn parse_entry(entry: &str) -> Result<Entry, String> {
+pub fn parse_entry(entry: &str) -> Result<Entry, crate::Error> {
     let bad = |why: &str| {
-        format!("allowlist entry `{entry}` {why}: write host, host:port, *.example.com or an IP literal with its port")
+        crate::Error::Invalid(format!("allowlist entry `{entry}` {why}: write host, host:port, *.example.com or an IP literal with its port"))
     };
     let e = entry.trim();
     if e.is_empty() {
         return Err(bad("is empty"));
     }
-    let (host, port) = split_host_port(e).map_err(|w| bad(&w))?;
+    let (host, port) = split_host_port(e).map_err(|w| bad(&w.to_string()))?;
     let port = port.unwrap_or(443);
     if port == 0 {
         return Err(bad("has port 0"));
@@ -269,17 +269,17 @@ pub fn parse_entry(entry: &str) -> Result<Entry, String> {
 }
 
 /// Split `host[:port]` / `[v6][:port]`; the port parsed when present.
-pub fn split_host_port(s: &str) -> Result<(String, Option<u16>), String> {
+pub fn split_host_port(s: &str) -> Result<(String, Option<u16>), crate::Error> {
     if let Some(rest) = s.strip_prefix('[') {
         let (h, after) = rest
             .split_once(']')
-            .ok_or_else(|| "has `[` without `]`".to_string())?;
+            .ok_or_else(|| crate::Error::Invalid("has `[` without `]`".into()))?;
         let port = match after {
             "" => None,
             p => Some(
                 p.strip_prefix(':')
                     .and_then(|p| p.parse::<u16>().ok())
-                    .ok_or_else(|| "has a bad port".to_string())?,
+                    .ok_or_else(|| crate::Error::Invalid("has a bad port".into()))?,
             ),
         };
         return Ok((h.to_string(), port));
@@ -288,7 +288,7 @@ pub fn split_host_port(s: &str) -> Result<(String, Option<u16>), String> {
         Some((h, p)) if !h.contains(':') => {
             let port = p
                 .parse::<u16>()
-                .map_err(|_| format!("has a bad port `{p}`"))?;
+                .map_err(|_| crate::Error::Invalid(format!("has a bad port `{p}`")))?;
             Ok((h.to_string(), Some(port)))
         }
         // A bare IPv6 literal.
@@ -342,7 +342,7 @@ mod tests {
         let (list, on) = n.allowlist(RuntimeKind::Claude).unwrap().unwrap();
         assert!(list.contains(&"api.anthropic.com".to_string()));
         assert_eq!(on, OnRefused::Warn);
-        let e = n.allowlist(RuntimeKind::Command).unwrap_err();
+        let e = n.allowlist(RuntimeKind::Command).unwrap_err().to_string();
         assert!(e.contains("network: { allow"), "{e}");
         for r in [RuntimeKind::Claude, RuntimeKind::Codex, RuntimeKind::Goose] {
             for h in runtime_defaults(r).unwrap() {

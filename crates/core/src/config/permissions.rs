@@ -58,15 +58,18 @@ pub fn fold_path(s: &str, case_sensitive: bool) -> Cow<'_, str> {
 pub fn compile_globs(
     globs: &[GlobPattern],
     case_sensitive: bool,
-) -> Result<globset::GlobSet, String> {
+) -> Result<globset::GlobSet, crate::Error> {
     let mut b = globset::GlobSetBuilder::new();
     for g in globs {
         for e in g.expanded() {
             let e = fold_path(&e, case_sensitive);
-            b.add(build_glob(&e).map_err(|err| format!("invalid glob {:?}: {err}", g.as_str()))?);
+            b.add(build_glob(&e).map_err(|err| {
+                crate::Error::Invalid(format!("invalid glob {:?}: {err}", g.as_str()))
+            })?);
         }
     }
-    b.build().map_err(|e| format!("cannot compile globs: {e}"))
+    b.build()
+        .map_err(|e| crate::Error::Invalid(format!("cannot compile globs: {e}")))
 }
 
 /// Whether violations block (`strict`) or only warn (`advisory`).
@@ -174,14 +177,18 @@ pub fn build_glob(glob: &str) -> Result<globset::Glob, globset::Error> {
 }
 
 impl TryFrom<String> for GlobPattern {
-    type Error = String;
+    type Error = crate::Error;
 
     fn try_from(s: String) -> Result<Self, Self::Error> {
         if s.trim().is_empty() {
-            return Err(format!("invalid glob {s:?}: empty pattern"));
+            return Err(crate::Error::Invalid(format!(
+                "invalid glob {s:?}: empty pattern"
+            )));
         }
         if s.contains('\0') {
-            return Err(format!("invalid glob {s:?}: contains a NUL byte"));
+            return Err(crate::Error::Invalid(format!(
+                "invalid glob {s:?}: contains a NUL byte"
+            )));
         }
         // Matching folds the glob first (NFC, and lower case unless
         // `case_sensitive`), which can turn a valid class like `[B-a]` into
@@ -193,11 +200,11 @@ impl TryFrom<String> for GlobPattern {
                 fold_path(&g, false),
             ] {
                 build_glob(&form).map_err(|e| {
-                    if form == g {
+                    crate::Error::Invalid(if form == g {
                         format!("invalid glob {s:?}: {e}")
                     } else {
                         format!("invalid glob {s:?} once folded to {form:?} for matching: {e}")
-                    }
+                    })
                 })?;
             }
         }
@@ -206,7 +213,7 @@ impl TryFrom<String> for GlobPattern {
 }
 
 impl TryFrom<&str> for GlobPattern {
-    type Error = String;
+    type Error = crate::Error;
 
     fn try_from(s: &str) -> Result<Self, Self::Error> {
         GlobPattern::try_from(s.to_string())

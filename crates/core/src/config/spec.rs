@@ -86,8 +86,8 @@ struct RawCriterion {
 }
 
 impl TryFrom<RawCriterion> for Criterion {
-    type Error = String;
-    fn try_from(r: RawCriterion) -> Result<Self, String> {
+    type Error = crate::Error;
+    fn try_from(r: RawCriterion) -> Result<Self, crate::Error> {
         let c = Criterion {
             description: r.description,
             kind: r.kind,
@@ -95,12 +95,14 @@ impl TryFrom<RawCriterion> for Criterion {
             required: r.required.unwrap_or(true),
             new_test: r.new_test,
         };
-        c.validate()?;
+        c.validate().map_err(crate::Error::Invalid)?;
         Ok(c)
     }
 }
 
 impl Criterion {
+    /// Err is a `String` (not [`crate::Error`]) while the TUI's plan
+    /// editor, which chains it with its own text errors, takes it so.
     pub fn validate(&self) -> Result<(), String> {
         if self.description.trim().is_empty() {
             return Err("criterion `description` must not be empty".into());
@@ -126,16 +128,16 @@ impl Criterion {
 }
 
 /// A grep check: the regex, and whether it must match (false after `!`).
-pub fn grep_pattern(check: &str) -> Result<(regex::Regex, bool), String> {
+pub fn grep_pattern(check: &str) -> Result<(regex::Regex, bool), crate::Error> {
     let (must, pat) = match check.strip_prefix('!') {
         Some(rest) => (false, rest),
         None => (true, check),
     };
     regex::Regex::new(pat).map(|r| (r, must)).map_err(|e| {
-        format!(
+        crate::Error::Invalid(format!(
             "invalid regex `{pat}`: {}",
             e.to_string().lines().last().unwrap_or("syntax error")
-        )
+        ))
     })
 }
 
@@ -182,8 +184,8 @@ struct RawConstraint {
 }
 
 impl TryFrom<RawConstraint> for Constraint {
-    type Error = String;
-    fn try_from(r: RawConstraint) -> Result<Self, String> {
+    type Error = crate::Error;
+    fn try_from(r: RawConstraint) -> Result<Self, crate::Error> {
         let value = r.value.as_ref().map(|v| match v {
             serde_yaml::Value::String(s) => s.clone(),
             serde_yaml::Value::Number(n) => n.to_string(),
@@ -197,23 +199,23 @@ impl TryFrom<RawConstraint> for Constraint {
     }
 }
 
-pub fn constraint_kind(kind: &str, value: Option<&str>) -> Result<ConstraintKind, String> {
+pub fn constraint_kind(kind: &str, value: Option<&str>) -> Result<ConstraintKind, crate::Error> {
     match (kind, value) {
         ("no-touch-files", Some(v)) => Ok(ConstraintKind::NoTouchFiles(GlobPattern::try_from(
             v.to_string(),
         )?)),
-        ("no-touch-files", None) => Err("`no-touch-files` needs `value: GLOB`".into()),
+        ("no-touch-files", None) => Err(crate::Error::Invalid("`no-touch-files` needs `value: GLOB`".into())),
         ("no-new-deps", None) => Ok(ConstraintKind::NoNewDeps),
-        ("no-new-deps", Some(_)) => Err("`no-new-deps` takes no `value`".into()),
+        ("no-new-deps", Some(_)) => Err(crate::Error::Invalid("`no-new-deps` takes no `value`".into())),
         ("max-lines", Some(v)) => v
             .trim()
             .parse::<u64>()
             .map(ConstraintKind::MaxLines)
-            .map_err(|_| format!("`max-lines` needs a whole number as `value`, got `{v}`")),
-        ("max-lines", None) => Err("`max-lines` needs `value: N`".into()),
-        (other, _) => Err(format!(
+            .map_err(|_| crate::Error::Invalid(format!("`max-lines` needs a whole number as `value`, got `{v}`"))),
+        ("max-lines", None) => Err(crate::Error::Invalid("`max-lines` needs `value: N`".into())),
+        (other, _) => Err(crate::Error::Invalid(format!(
             "unknown constraint type `{other}`; expected one of: no-touch-files, no-new-deps, max-lines"
-        )),
+        ))),
     }
 }
 
@@ -413,7 +415,7 @@ fn constraint_item(
     match hint {
         Some((kind, value)) => {
             let value = (!value.is_empty()).then_some(value);
-            let kind = constraint_kind(kind, value).map_err(err)?;
+            let kind = constraint_kind(kind, value).map_err(|e| err(e.to_string()))?;
             task.constraints.push(Constraint {
                 description: description.to_string(),
                 kind,

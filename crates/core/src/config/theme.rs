@@ -87,11 +87,14 @@ pub struct ThemeFile {
 }
 
 /// Read a theme file's bytes; the error names the line and column.
-pub fn parse(bytes: &[u8]) -> Result<ThemeFile, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("not valid UTF-8: {e}"))?;
-    super::yaml::from_str("theme", text).map_err(|e| match (e.line, e.column) {
-        (Some(l), Some(c)) => format!("{} at line {l} column {c}", e.message),
-        _ => e.message,
+pub fn parse(bytes: &[u8]) -> Result<ThemeFile, crate::Error> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| crate::Error::Invalid(format!("not valid UTF-8: {e}")))?;
+    super::yaml::from_str("theme", text).map_err(|e| {
+        crate::Error::Invalid(match (e.line, e.column) {
+            (Some(l), Some(c)) => format!("{} at line {l} column {c}", e.message),
+            _ => e.message,
+        })
     })
 }
 
@@ -112,10 +115,14 @@ mod tests {
 
     #[test]
     fn unknown_styles_and_keys_are_refused_with_the_line() {
-        let e = parse(b"name: t\nsyntax: x\nstyles:\n  sparkle: { fg: red }\n").unwrap_err();
+        let e = parse(b"name: t\nsyntax: x\nstyles:\n  sparkle: { fg: red }\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown field `sparkle`"), "{e}");
         assert!(e.contains("line 4"), "{e}");
-        let e = parse(b"name: t\nsyntax: x\nstyles:\n  pass: { colour: red }\n").unwrap_err();
+        let e = parse(b"name: t\nsyntax: x\nstyles:\n  pass: { colour: red }\n")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("unknown field `colour`"), "{e}");
         assert!(
             parse(b"name: t\nstyles: {}\n").is_err(),

@@ -132,30 +132,30 @@ struct RawReview {
 }
 
 impl TryFrom<RawReview> for ReviewConfig {
-    type Error = String;
-    fn try_from(r: RawReview) -> Result<Self, String> {
+    type Error = crate::Error;
+    fn try_from(r: RawReview) -> Result<Self, crate::Error> {
         if r.reviewers.is_empty() {
-            return Err("`reviewers` is empty: name at least one agent from .rascal/config.yaml (or remove `review:` to turn Layer 5 off)".into());
+            return Err(crate::Error::Invalid("`reviewers` is empty: name at least one agent from .rascal/config.yaml (or remove `review:` to turn Layer 5 off)".into()));
         }
         let max_retries = r.max_retries.unwrap_or(DEFAULT_MAX_RETRIES);
         if max_retries > MAX_RETRIES_CAP {
-            return Err(format!(
+            return Err(crate::Error::Invalid(format!(
                 "`max_retries: {max_retries}` is above the hard cap of {MAX_RETRIES_CAP}"
-            ));
+            )));
         }
         let consensus = r.consensus.unwrap_or(1);
         if consensus == 0 || consensus > r.reviewers.len() {
-            return Err(format!(
+            return Err(crate::Error::Invalid(format!(
                 "`consensus: {consensus}` must be between 1 and the number of reviewers ({})",
                 r.reviewers.len()
-            ));
+            )));
         }
         let parallel = r.parallel.unwrap_or(4);
         if parallel == 0 {
-            return Err("`parallel: 0` reviews nothing: set at least 1 (chunks one reviewer reviews at once)".into());
+            return Err(crate::Error::Invalid("`parallel: 0` reviews nothing: set at least 1 (chunks one reviewer reviews at once)".into()));
         }
         if r.budget.tokens == 0 || r.budget.time.get().is_zero() {
-            return Err("`budget` of 0 reviews nothing: give `time` and `tokens` above 0, or remove `review:` to turn Layer 5 off".into());
+            return Err(crate::Error::Invalid("`budget` of 0 reviews nothing: give `time` and `tokens` above 0, or remove `review:` to turn Layer 5 off".into()));
         }
         Ok(ReviewConfig {
             reviewers: r.reviewers,
@@ -299,19 +299,19 @@ struct RawCombine {
 }
 
 impl TryFrom<RawCombine> for CombineConfig {
-    type Error = String;
-    fn try_from(r: RawCombine) -> Result<Self, String> {
+    type Error = crate::Error;
+    fn try_from(r: RawCombine) -> Result<Self, crate::Error> {
         if r.agent.trim().is_empty() {
-            return Err(
+            return Err(crate::Error::Invalid(
                 "`agent` is empty: name the combining agent, one of .rascal/config.yaml's agents"
                     .into(),
-            );
+            ));
         }
         let top = r.top.unwrap_or(DEFAULT_COMBINE_TOP);
         if !(2..=MAX_COMBINE_TOP).contains(&top) {
-            return Err(format!(
+            return Err(crate::Error::Invalid(format!(
                 "`top: {top}` must be between 2 and {MAX_COMBINE_TOP}: combining fewer than two candidates is pointless"
-            ));
+            )));
         }
         Ok(CombineConfig {
             agent: r.agent,

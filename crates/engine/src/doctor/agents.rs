@@ -176,23 +176,29 @@ async fn sandboxed_version(
     program: &Path,
     hide: &[PathBuf],
     mounts: &[PathBuf],
-) -> Result<String, String> {
+) -> Result<String, crate::Error> {
     sandboxed_version_with(&program.to_string_lossy(), hide, mounts, &[]).await
 }
 
 /// `PROGRAM --version` confined, seeing the host's basic variables and
 /// `extra_env` (names) besides: its first non-empty stdout line, or why
-/// not (with the last thing it printed on stderr).
+/// not (with the last thing it printed on stderr): `ToolMissing` when it
+/// ran and did not answer, else what kept it from running.
 pub(crate) async fn sandboxed_version_with(
     program: &str,
     hide: &[PathBuf],
     mounts: &[PathBuf],
     extra_env: &[String],
-) -> Result<String, String> {
+) -> Result<String, crate::Error> {
     let scratch = tempfile::Builder::new()
         .prefix("rascal-doctor-")
         .tempdir()
-        .map_err(|e| format!("could not create a scratch directory: {e}"))?;
+        .map_err(|e| {
+            crate::Error::Workspace(rascal_exec::git::workspace::WorkspaceError::Io {
+                what: "could not create a scratch directory".into(),
+                source: e,
+            })
+        })?;
     let confine = Confinement {
         workspace: scratch.path().to_path_buf(),
         writable: Vec::new(),
@@ -238,20 +244,21 @@ pub(crate) async fn sandboxed_version_with(
     let cancel = tokio_util::sync::CancellationToken::new();
     let outcome = runner::run(&spec, Some(tx), &cancel).await;
     let (first, err) = lines.await.unwrap_or_default();
-    let outcome = outcome.map_err(|e| e.to_string())?;
+    let outcome = outcome.map_err(rascal_exec::Error::from)?;
     let mut exit = outcome.exit;
     rascal_exec::exec::confine::signal_from_status(&mut exit);
     let said = err.map(|e| format!(" ({e})")).unwrap_or_default();
+    let missing = crate::Error::ToolMissing;
     if let Some(p) = exit.problem(VERSION_TIMEOUT) {
-        return Err(format!("{p}{said}"));
+        return Err(missing(format!("{p}{said}")));
     }
     if !exit.success() {
-        return Err(format!(
+        return Err(missing(format!(
             "exited with code {}{said}",
             exit.code.map(|c| c.to_string()).unwrap_or("?".into())
-        ));
+        )));
     }
-    first.ok_or_else(|| "printed nothing".into())
+    first.ok_or_else(|| missing("printed nothing".into()))
 }
 
 /// Docker launcher: whether the engine has each agent's image. An engine

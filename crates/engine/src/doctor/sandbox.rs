@@ -8,14 +8,16 @@ use rascal_exec::exec::limits::Mechanism;
 /// The lines for this machine.
 pub fn lines() -> Vec<String> {
     let euid = rascal_exec::exec::os::euid();
-    let bwrap = rascal_exec::exec::sandbox::available()
-        .map(|p| p.display().to_string())
-        .map_err(|e| e.to_string());
+    let bwrap = rascal_exec::exec::sandbox::available().map(|p| p.display().to_string());
     lines_for(euid, bwrap, rascal_exec::exec::limits::mechanism())
 }
 
 /// The lines for a process of `euid`, bubblewrap as probed, and `limits`.
-pub fn lines_for(euid: u32, bwrap: Result<String, String>, limits: &Mechanism) -> Vec<String> {
+pub fn lines_for(
+    euid: u32,
+    bwrap: Result<String, rascal_exec::Error>,
+    limits: &Mechanism,
+) -> Vec<String> {
     let mut out = Vec::new();
     match bwrap {
         Ok(path) => out.push(format!(
@@ -70,7 +72,11 @@ mod tests {
         let m = Mechanism::Rlimit {
             why: "no cgroup v2 with controllers".into(),
         };
-        let l = lines_for(1000, Err("bubblewrap (bwrap) is not installed".into()), &m);
+        let missing = rascal_exec::Error::ToolMissing {
+            tool: "bwrap",
+            message: "bubblewrap (bwrap) is not installed".into(),
+        };
+        let l = lines_for(1000, Err(missing), &m);
         assert_eq!(l[0], "sandbox: bubblewrap (bwrap) is not installed");
         assert!(
             l[1].starts_with("warning: limits: rlimits only (no cgroup v2"),

@@ -57,16 +57,19 @@ impl Tidied {
 }
 
 /// The config the run was checked with: the base commit's, or the
-/// working tree's for a run started with `--config-from-worktree`.
-fn run_config(repo: &git2::Repository, summary: &RunSummary) -> Result<Config, String> {
+/// working tree's for a run started with `--config-from-worktree`. Err:
+/// the config does not load (`Config`), or the run's base is not a
+/// commit id (`Usage`: not a run rascal recorded).
+fn run_config(repo: &git2::Repository, summary: &RunSummary) -> Result<Config, crate::Error> {
     let workdir = workspace::workdir(repo);
     let source = if summary.worktree.config_from_worktree {
         ConfigSource::WorkingTree(&workdir)
     } else {
-        let base = git2::Oid::from_str(&summary.base).map_err(|e| e.to_string())?;
+        let base =
+            git2::Oid::from_str(&summary.base).map_err(|e| crate::Error::Usage(e.to_string()))?;
         ConfigSource::Base(repo, base)
     };
-    load_config_from(source).map_err(|e| e.to_string())
+    Ok(load_config_from(source)?)
 }
 
 /// Keep candidate `c`'s verified change tree (when it has one) from its
@@ -76,14 +79,19 @@ pub fn keep_change(
     kept: &Path,
     c: &CandidateSummary,
     ws: &Path,
-) -> Result<(), String> {
+) -> Result<(), crate::Error> {
     let Some(tree) = &c.tree else {
         return Ok(());
     };
-    git2::Oid::from_str(tree)
-        .map_err(|e| e.to_string())
-        .and_then(|t| kept::keep(repo, ws, kept, t).map_err(|e| e.to_string()))
-        .map_err(|e| format!("its change could not be kept first: {e}"))
+    // `its change could not be kept first: why`.
+    let not_kept = |why: Box<dyn std::error::Error + Send + Sync>| {
+        crate::Error::Workspace(workspace::WorkspaceError::Io {
+            what: "its change could not be kept first".into(),
+            source: std::io::Error::other(why),
+        })
+    };
+    let tree = git2::Oid::from_str(tree).map_err(|e| not_kept(e.into()))?;
+    kept::keep(repo, ws, kept, tree).map_err(|e| not_kept(e.into()))
 }
 
 /// Remove the workspaces of `summary`'s candidates other than `finalized`.
@@ -112,7 +120,7 @@ pub fn remove_others(repo: &git2::Repository, summary: &RunSummary, finalized: &
             continue;
         }
         if let Err(e) = keep_change(repo, &kept, c, &path) {
-            out.failed.push((path, e));
+            out.failed.push((path, e.to_string()));
             continue;
         }
         let bytes = disk::usage(&path).bytes;

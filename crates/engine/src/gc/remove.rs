@@ -242,7 +242,10 @@ fn remove(repo: &git2::Repository, engine: Option<&Engine>, t: &Target) -> Resul
     match t {
         Target::Path(p) => remove_beneath(repo, p),
         Target::Container { id, .. } => match engine {
-            Some(e) => Ok(e.rt.block_on(docker::remove(&e.docker, id))?),
+            Some(e) => {
+                e.rt.block_on(docker::remove(&e.docker, id))
+                    .map_err(|e| e.to_string())
+            }
             None => Err("no Docker engine".into()),
         },
         Target::Branch(name) => repo

@@ -14,6 +14,7 @@
 //! up to 1 MiB of them, else each file's sketch (its size and the smallest
 //! hashes of its lines) — bounded memory for a change of any size.
 
+use crate::Error;
 use rascal_core::model::changeset::ChangeSet;
 use rascal_core::model::likeness::Likeness;
 use rascal_core::model::verdict::Verdict;
@@ -374,25 +375,27 @@ pub fn apply_judge(r: &mut Ranking, note: JudgeNote) {
 /// Read the judge's answer: JSON objects with `pick` (one of `tied`) and
 /// `reason` that carry this call's `nonce`; a pick planted in a diff (no
 /// nonce) is ignored, and signed answers must agree.
-pub fn parse_pick(bytes: &[u8], tied: &[String], nonce: &str) -> Result<(String, String), String> {
+pub fn parse_pick(bytes: &[u8], tied: &[String], nonce: &str) -> Result<(String, String), Error> {
     if bytes.len() > rascal_exec::agents::ask::MAX_ANSWER_BYTES {
-        return Err("the judge's output is too large".into());
+        return Err(Error::Agent("the judge's output is too large".into()));
     }
     let text = String::from_utf8_lossy(bytes);
     let found = rascal_exec::agents::ask::signed_answers(&text, "pick", nonce)?;
     if found.iter().any(|o| *o != found[0]) {
-        return Err("more than one answer with `pick` carrying the nonce, and they differ".into());
+        return Err(Error::Agent(
+            "more than one answer with `pick` carrying the nonce, and they differ".into(),
+        ));
     }
     let m = &found[0];
     let pick = m
         .get("pick")
         .and_then(|v| v.as_str())
-        .ok_or("`pick` must be a candidate id (a string)")?;
+        .ok_or_else(|| Error::Agent("`pick` must be a candidate id (a string)".into()))?;
     if !tied.iter().any(|t| t == pick) {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "`pick: {pick}` is not one of the tied candidates ({})",
             tied.join(", ")
-        ));
+        )));
     }
     let reason = m
         .get("reason")

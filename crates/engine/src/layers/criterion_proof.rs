@@ -11,6 +11,7 @@
 //! over the base's code) comes from the pipeline through [`BaseSide`].
 
 use crate::layers::test_results::{self, run_whole};
+use crate::Error;
 use rascal_core::text::first_of;
 use rascal_exec::exec::place::Place;
 use rascal_scan::ledger::{self, Listing, Recognised};
@@ -32,11 +33,11 @@ pub trait BaseSide: Send + Sync {
     fn base(&self) -> Option<Place>;
     /// The change's tests on the base's code: its test files, the files
     /// `listed_in` (where its tests are), and its Rust test modules.
-    fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, String>;
+    fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, Error>;
     /// The change's code with its new functions stubbed out, its tests
     /// its own: where a test that does not build on the base's code must
     /// fail to count.
-    fn without_new_code(&self) -> Result<Place, String>;
+    fn without_new_code(&self) -> Result<Place, Error>;
 }
 
 /// What the base says of a passing `test` criterion's selected tests.
@@ -113,20 +114,24 @@ pub struct Selected<'a> {
 /// The proof of a passing `test` criterion (see the module doc). `Err`:
 /// the base's side could not be run, which the criterion reports as an
 /// error — a check that could not run is not a pass.
-pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, String> {
+pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, Error> {
     let Some(base) = side.base() else {
-        return Err("no copy of the base commit to compare the selected tests with".into());
+        return Err(Error::Verification(
+            "no copy of the base commit to compare the selected tests with".into(),
+        ));
     };
     let listing = ledger::listing_command(s.rec, s.command);
     let w = run_whole(&base, &listing, s.timeout, (&[], false), &[], s.cancel).await?;
     if let Some(p) = w.outcome.exit.problem(s.timeout) {
-        return Err(format!("listing the tests at the base (`{listing}`) {p}"));
+        return Err(Error::Verification(format!(
+            "listing the tests at the base (`{listing}`) {p}"
+        )));
     }
     let at_base = test_results::listing(s.rec.runner, &w, s.rec.dir.as_deref());
     if !at_base.complete {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "the listing at the base (`{listing}`) could not be read in full"
-        ));
+        )));
     }
     let (theirs, own): (Vec<String>, Vec<String>) = s
         .listing
@@ -145,9 +150,9 @@ pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, Strin
     let read: Vec<String> = read.into_iter().collect();
     let w = run_whole(&on_base, &run, s.timeout, (&[], false), &read, s.cancel).await?;
     if let Some(p) = w.outcome.exit.problem(s.timeout) {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "running the change's tests on the base's code: `{run}` {p}"
-        ));
+        )));
     }
     let judged = judge_run(s, &w);
     // Those that do not build on the base's code (or, in Python, fail
@@ -163,9 +168,9 @@ pub async fn prove(s: &Selected<'_>, side: &dyn BaseSide) -> Result<Proof, Strin
         let stubbed = side.without_new_code()?;
         let w = run_whole(&stubbed, &run, s.timeout, (&[], false), &read, s.cancel).await?;
         if let Some(p) = w.outcome.exit.problem(s.timeout) {
-            return Err(format!(
+            return Err(Error::Verification(format!(
                 "running the change's tests with its new functions stubbed out: `{run}` {p}"
-            ));
+            )));
         }
         let without = judge_run(s, &w);
         failing.extend(

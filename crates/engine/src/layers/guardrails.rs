@@ -208,7 +208,7 @@ pub fn evaluate_read(
                     }
                     Err(e) => {
                         r.duration_ms = started.elapsed().as_millis() as u64;
-                        return Some(r.errored(e).finish());
+                        return Some(r.errored(e.to_string()).finish());
                     }
                 },
             };
@@ -303,15 +303,21 @@ fn first_match<'a>(patterns: &'a [Pattern], text: &str) -> Option<&'a str> {
 }
 
 /// Every line of every file in the worktree after the change.
-fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<Vec<Hit>, String> {
+fn all_hits(
+    patterns: &[Pattern],
+    changes: &ChangeSet,
+    place: &Place,
+) -> Result<Vec<Hit>, crate::Error> {
+    let unread = |e: git2::Error| crate::Error::Verification(e.to_string());
     // The base tree from the user's repository; the files from the change.
-    let repo = git2::Repository::discover(place.origin())
-        .map_err(|e| format!("cannot open {}: {e}", place.origin().display()))?;
-    let base = git2::Oid::from_str(&changes.base).map_err(|e| e.to_string())?;
+    let repo = git2::Repository::discover(place.origin()).map_err(|e| {
+        crate::Error::Verification(format!("cannot open {}: {e}", place.origin().display()))
+    })?;
+    let base = git2::Oid::from_str(&changes.base).map_err(unread)?;
     let tree = repo
         .find_commit(base)
         .and_then(|c| c.tree())
-        .map_err(|e| e.to_string())?;
+        .map_err(unread)?;
     let mut paths = std::collections::BTreeSet::new();
     tree.walk(git2::TreeWalkMode::PreOrder, |dir, entry| {
         if entry.kind() == Some(git2::ObjectType::Blob) {
@@ -319,7 +325,7 @@ fn all_hits(patterns: &[Pattern], changes: &ChangeSet, place: &Place) -> Result<
         }
         git2::TreeWalkResult::Ok
     })
-    .map_err(|e| e.to_string())?;
+    .map_err(unread)?;
     for f in &changes.files {
         if let Some(old) = &f.old_path {
             paths.remove(old);

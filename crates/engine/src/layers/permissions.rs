@@ -78,8 +78,8 @@ pub struct Permissions {
     look_alikes: Vec<(String, String)>,
 }
 
-fn compile_set(globs: &[GlobPattern], case_sensitive: bool) -> Result<GlobSet, String> {
-    compile_globs(globs, case_sensitive)
+fn compile_set(globs: &[GlobPattern], case_sensitive: bool) -> Result<GlobSet, crate::Error> {
+    Ok(compile_globs(globs, case_sensitive)?)
 }
 
 fn op_name(op: OpName) -> &'static str {
@@ -141,7 +141,7 @@ fn issue(rule: &str, severity: Severity, path: &str, msg: String) -> Issue {
 impl Permissions {
     /// Compile a policy. Fails only on an invalid glob (which a
     /// deserialized config cannot contain).
-    pub fn compile(cfg: &PermissionsConfig) -> Result<Self, String> {
+    pub fn compile(cfg: &PermissionsConfig) -> Result<Self, crate::Error> {
         let mut allowed = Vec::new();
         let cs = cfg.case_sensitive;
         if !cfg.allowed_paths.is_empty() {

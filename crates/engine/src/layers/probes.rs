@@ -7,6 +7,7 @@
 //! The probe is never a verdict on its own. Pure: the prompt, the answer's
 //! contract, reading a run's lines, comparing them.
 
+use crate::Error;
 use rascal_core::model::ranking::ProbeDifference;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -74,39 +75,43 @@ pub fn prompt(instruction: &str, diffs: &[(String, String)], nonce: &str) -> Str
 /// Read the discriminator's answer: one JSON object with `file`,
 /// `content` and `command` carrying `nonce` (one planted in a diff has
 /// none). Err says what was wrong.
-pub fn parse_answer(bytes: &[u8], nonce: &str) -> Result<Probe, String> {
+pub fn parse_answer(bytes: &[u8], nonce: &str) -> Result<Probe, Error> {
     let text = String::from_utf8_lossy(bytes);
     let found = rascal_exec::agents::ask::signed_answers(&text, "file", nonce)?;
     let Some(m) = found.first() else {
-        return Err("no JSON answer with `file` carrying this call's nonce".into());
+        return Err(Error::Agent(
+            "no JSON answer with `file` carrying this call's nonce".into(),
+        ));
     };
     if found.iter().any(|o| o != m) {
-        return Err("more than one answer carrying the nonce, and they differ".into());
+        return Err(Error::Agent(
+            "more than one answer carrying the nonce, and they differ".into(),
+        ));
     }
     let file = m
         .get("file")
         .and_then(Value::as_str)
-        .ok_or("`file` must be a path (a string)")?;
+        .ok_or_else(|| Error::Agent("`file` must be a path (a string)".into()))?;
     let safe = !file.is_empty()
         && !file.starts_with('/')
         && file
             .split('/')
             .all(|seg| !matches!(seg, "" | "." | ".." | ".git" | ".rascal"));
     if !safe {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "`file: {file}` must be a relative path inside the repository (no `..`, `.git` or `.rascal`)"
-        ));
+        )));
     }
     let content = m
         .get("content")
         .and_then(Value::as_str)
-        .ok_or("`content` must be the probe's source (a string)")?;
+        .ok_or_else(|| Error::Agent("`content` must be the probe's source (a string)".into()))?;
     if content.len() > MAX_PROBE_BYTES {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "the probe is {} bytes, over the {} KiB a probe may be",
             content.len(),
             MAX_PROBE_BYTES / 1024
-        ));
+        )));
     }
     let command: Vec<String> = m
         .get("command")
@@ -118,7 +123,11 @@ pub fn parse_answer(bytes: &[u8], nonce: &str) -> Result<Probe, String> {
                 .collect()
         })
         .filter(|c: &Vec<String>| !c.is_empty())
-        .ok_or("`command` must be a non-empty list of strings (program and arguments)")?;
+        .ok_or_else(|| {
+            Error::Agent(
+                "`command` must be a non-empty list of strings (program and arguments)".into(),
+            )
+        })?;
     Ok(Probe {
         file: file.to_string(),
         content: content.replace("{nonce}", nonce),
@@ -220,7 +229,7 @@ mod tests {
                 "non-empty list",
             ),
         ] {
-            let e = parse_answer(bad.as_bytes(), N).unwrap_err();
+            let e = parse_answer(bad.as_bytes(), N).unwrap_err().to_string();
             assert!(e.contains(why), "{bad}: {e}");
         }
     }

@@ -13,6 +13,7 @@
 //! `parse_review` is a pure function over the bytes.
 
 use crate::layers::coverage;
+use crate::Error;
 use rascal_core::config::spec::Task;
 use rascal_core::config::verification::{provider, ReviewConfig};
 use rascal_core::config::{AgentConfig, Config, VERIFICATION_FILE};
@@ -129,7 +130,7 @@ pub fn eligible_reviewers(
     config: &Config,
     review: &ReviewConfig,
     author: (&str, &AgentConfig),
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Error> {
     let author_provider = provider(author.0, author.1);
     let mut ok = Vec::new();
     let mut same = Vec::new();
@@ -144,13 +145,13 @@ pub fn eligible_reviewers(
         }
     }
     if ok.len() < review.consensus {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "author `{}` (provider {author_provider}) has {} eligible reviewer(s) but consensus needs {}; same provider: {}\n  hint: add a reviewer of another provider to `review.reviewers` in {VERIFICATION_FILE}, or set `allow_same_provider: true`",
             author.0,
             ok.len(),
             review.consensus,
             if same.is_empty() { "none".into() } else { same.join(", ") }
-        ));
+        )));
     }
     Ok(ok)
 }
@@ -171,7 +172,7 @@ pub async fn review(
                 .errored(format!("no review: {why}"))
                 .finish();
             sink(r.clone());
-            return (vec![r], ReviewOutcome::CouldNotRun(why));
+            return (vec![r], ReviewOutcome::CouldNotRun(why.to_string()));
         }
     };
     let chunks = chunk_diff(run.diff, MAX_DIFF_BYTES);

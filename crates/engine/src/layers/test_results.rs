@@ -4,6 +4,7 @@
 //! vitest print absolute paths, and every command runs in a copy of its
 //! own. Shared by the test guardrail and the `test` and `holdout` criteria.
 
+use crate::Error;
 use rascal_exec::exec::place::Place;
 use rascal_exec::exec::runner::{CommandSpec, Outcome};
 use rascal_scan::ledger::{self, Listing, Results, Runner};
@@ -31,7 +32,7 @@ pub async fn run_whole(
     (env, network): (&[String], bool),
     files: &[String],
     cancel: &CancellationToken,
-) -> Result<Whole, String> {
+) -> Result<Whole, Error> {
     let spec = CommandSpec::shell(command, place.files().to_path_buf(), timeout);
     let (tx, mut rx) = rascal_exec::exec::runner::log_channel();
     let gather = tokio::spawn(async move {
@@ -52,9 +53,9 @@ pub async fn run_whole(
     let text = gather.await.unwrap_or_default();
     let (outcome, files) = result?;
     if let Some(f) = outcome.rewritten.first() {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "results forged: the results file `{f}` was written again after the runner wrote it — code in the test process rewrote the verdict, so this run's results are void"
-        ));
+        )));
     }
     Ok(Whole {
         outcome,

@@ -24,7 +24,7 @@ impl CandidateJob {
     /// workspace on the first attempt, the change tree of the workspace as
     /// it stands (the last attempt's) after it — git objects, never the
     /// workspace's paths, which the agent may have turned into links.
-    fn upload(&self, workdir: &Path, attempt: u32) -> Result<Option<Upload>, String> {
+    fn upload(&self, workdir: &Path, attempt: u32) -> Result<Option<Upload>, crate::Error> {
         let uploads = match self.launcher.name() {
             "kubernetes" => true,
             "docker" => rascal_exec::exec::launch::copy::wanted(Some(&self.agent)),
@@ -37,7 +37,9 @@ impl CandidateJob {
         let tree = if attempt == 1 {
             rascal_exec::git::tree::workspace_store(workdir)
                 .and_then(|s| Ok(s.head()?.peel_to_tree()?.id()))
-                .map_err(|e| format!("reading the workspace's first commit: {e}"))?
+                .map_err(|e| {
+                    crate::Error::Agent(format!("reading the workspace's first commit: {e}"))
+                })?
         } else {
             let change = rascal_exec::git::workspace::candidate_change(
                 &self.repo,
@@ -47,13 +49,15 @@ impl CandidateJob {
                 &holdout,
                 None,
             )
-            .map_err(|e| format!("reading the last attempt's change: {e}"))?;
+            .map_err(|e| crate::Error::Agent(format!("reading the last attempt's change: {e}")))?;
             match git2::Oid::from_str(&change.tree) {
                 Ok(t) => t,
                 // No change: the workspace's first commit.
                 Err(_) => rascal_exec::git::tree::workspace_store(workdir)
                     .and_then(|s| Ok(s.head()?.peel_to_tree()?.id()))
-                    .map_err(|e| format!("reading the workspace's first commit: {e}"))?,
+                    .map_err(|e| {
+                        crate::Error::Agent(format!("reading the workspace's first commit: {e}"))
+                    })?,
             }
         };
         Ok(Some(Upload {

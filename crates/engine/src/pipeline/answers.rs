@@ -24,6 +24,7 @@ use crate::layers::probes::{self, Probe};
 use crate::pipeline::candidate::CandidateOutcome;
 use crate::pipeline::journal::Journal;
 use crate::store::Store;
+use crate::Error;
 use rascal_core::config::Config;
 use rascal_core::model::agreement::Cell;
 use rascal_core::model::ranking::ProbeSource;
@@ -174,7 +175,7 @@ fn answers_of(run: &str, s: &rascal_core::model::summary::RunSummary) -> Vec<Kep
 /// could not run).
 pub fn report(
     kept: &[Kept],
-    outputs: &[Result<std::collections::BTreeMap<String, String>, String>],
+    outputs: &[Result<std::collections::BTreeMap<String, String>, Error>],
 ) -> Report {
     let mut r = Report::new(Layer::Compare, ANSWERS);
     r.required = true;
@@ -282,7 +283,9 @@ pub(crate) async fn judge(
                 (Answer::Probe { probe, .. }, _) => {
                     run_kept(&place, base, probe, timeout, cancel).await
                 }
-                (Answer::Tests { .. }, None) => Err("its change could not be read".into()),
+                (Answer::Tests { .. }, None) => {
+                    Err(Error::Verification("its change could not be read".into()))
+                }
                 (
                     Answer::Tests {
                         author,
@@ -320,9 +323,10 @@ async fn run_kept(
     source: &ProbeSource,
     timeout: std::time::Duration,
     cancel: &CancellationToken,
-) -> Result<std::collections::BTreeMap<String, String>, String> {
-    let nonce = crate::layers::review::new_nonce()
-        .map_err(|e| format!("could not get a nonce from /dev/urandom: {e}"))?;
+) -> Result<std::collections::BTreeMap<String, String>, Error> {
+    let nonce = crate::layers::review::new_nonce().map_err(|e| {
+        Error::Verification(format!("could not get a nonce from /dev/urandom: {e}"))
+    })?;
     let probe = Probe::of(source, &nonce);
     let lines =
         crate::pipeline::compare::discriminate::run_probe(place, base, &probe, timeout, cancel)
@@ -377,13 +381,20 @@ async fn run_kept_tests(
     (names, files): (&[String], &[(String, String)]),
     (place, changes): (&Place, &rascal_core::model::changeset::ChangeSet),
     cancel: &CancellationToken,
-) -> Result<std::collections::BTreeMap<String, String>, String> {
+) -> Result<std::collections::BTreeMap<String, String>, Error> {
     let (g, rec) =
         crate::pipeline::compare::cross_test::test_guardrail(config, place.origin(), &changes.base)
-            .ok_or("the task has no test guardrail whose runner rascal reads")?;
-    let runs = TestRuns::new(&g, &rec, cancel).ok_or("the test guardrail runs no command")?;
+            .ok_or_else(|| {
+                Error::Verification(
+                    "the task has no test guardrail whose runner rascal reads".into(),
+                )
+            })?;
+    let runs = TestRuns::new(&g, &rec, cancel)
+        .ok_or_else(|| Error::Verification("the test guardrail runs no command".into()))?;
     let laid = crate::layers::evidence::base_defined::kept_tests_on(files, (place, changes))
-        .map_err(|e| format!("its tests could not be laid on this code: {e}"))?;
+        .map_err(|e| {
+            Error::Verification(format!("its tests could not be laid on this code: {e}"))
+        })?;
     let cache =
         crate::pipeline::compare::cross_test::OwnCache::new(place, &format!("kept-{run}")).await;
     let laid = match &cache.0 {
@@ -447,7 +458,7 @@ mod tests {
             r.issues[0].message,
             "half(3) returns 1.5, but 1 is right here (Tess chose alder in run r-1)"
         );
-        let broken = [Err("it did not build".to_string())];
+        let broken = [Err(Error::Verification("it did not build".into()))];
         assert_eq!(
             report(&k, &broken).status,
             Status::Fail,

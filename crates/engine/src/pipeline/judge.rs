@@ -125,7 +125,7 @@ pub(crate) async fn ask_judge(tie: &Tie<'_>) -> compare::JudgeNote {
             note.pick = Some(pick);
             note.reason = reason;
         }
-        Err(e) => note.problem = Some(e),
+        Err(e) => note.problem = Some(e.to_string()),
     }
     note
 }

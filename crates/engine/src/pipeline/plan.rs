@@ -10,6 +10,7 @@
 use crate::pipeline::journal::Journal;
 use crate::pipeline::plan_answer::{parse_plan, plan_prompt, Proposal};
 use crate::pipeline::request::{PlanGate, RunRequest};
+use crate::Error;
 use rascal_core::config::spec::Task;
 use rascal_core::config::Config;
 use rascal_core::model::decision::{Decision, DecisionKind};
@@ -74,7 +75,7 @@ pub(crate) async fn plan(
     }
     let (proposal, problem) = match proposed {
         Ok(pr) => (pr, None),
-        Err(why) => (Proposal::default(), Some(why)),
+        Err(why) => (Proposal::default(), Some(why.to_string())),
     };
     p.journal.emit(RunEvent::PlanProposed {
         agent: cfg.agent.clone(),
@@ -238,18 +239,21 @@ async fn propose(
     p: &Planning<'_>,
     agent: &str,
     timeout: std::time::Duration,
-) -> Result<Proposal, String> {
+) -> Result<Proposal, Error> {
     let Some(agent_cfg) = p.config.main.agents.get(agent) else {
-        return Err(format!(
+        return Err(Error::Usage(format!(
             "the planner `{agent}` is not an agent of .rascal/config.yaml"
-        ));
+        )));
     };
     let dir = plan_dir(p.state, p.run);
     let view = dir.join("base");
-    let repo = rascal_exec::git::workspace::open(p.repo_dir).map_err(|e| e.to_string())?;
+    let repo = rascal_exec::git::workspace::open(p.repo_dir)?;
     let holdout = rascal_exec::git::holdout::Holdout::resolve(&repo, p.base, &p.task.holdout)?;
-    rascal_exec::git::workspace::create_workspace(&repo, p.base, &view, &holdout)
-        .map_err(|e| format!("could not make the planner's copy of the base: {e}"))?;
+    rascal_exec::git::workspace::create_workspace(&repo, p.base, &view, &holdout).map_err(|e| {
+        Error::Sandbox(format!(
+            "could not make the planner's copy of the base: {e}"
+        ))
+    })?;
     let existing: Vec<String> = p
         .task
         .acceptance_criteria
@@ -273,10 +277,12 @@ async fn propose(
         };
         let (answer, nonce) = ask_once(p, agent, agent_cfg, &view, &site, attempt, timeout).await;
         if p.cancel.is_cancelled() {
-            return Err("the run was cancelled while it was planned".into());
+            return Err(Error::Agent(
+                "the run was cancelled while it was planned".into(),
+            ));
         }
         let parsed = match &answer.problem {
-            Some(problem) => Err(format!("the planner {problem}")),
+            Some(problem) => Err(Error::Agent(format!("the planner {problem}"))),
             None => parse_plan(&answer.text, &nonce, &existing),
         };
         match parsed {
@@ -286,7 +292,7 @@ async fn propose(
             }
             Err(e) => {
                 why = if attempt == 1 {
-                    e
+                    e.to_string()
                 } else {
                     format!("{why}; again on the retry: {e}")
                 }
@@ -294,7 +300,7 @@ async fn propose(
         }
     }
     let _ = rascal_exec::git::beneath::remove_path(&view);
-    Err(why)
+    Err(Error::Agent(why))
 }
 
 /// One planner call with a fresh nonce; its files under `plan/try-N`.

@@ -7,6 +7,7 @@
 //! is validated as a spec's would be. `parse_plan` is a pure function over
 //! the bytes.
 
+use crate::Error;
 use rascal_core::config::spec::{Constraint, Criterion, CriterionKind, Task};
 use serde_json::Value;
 
@@ -79,35 +80,35 @@ At most {MAX_CRITERIA} criteria, each with its own description. Print only one a
 /// nonce` count. `existing`: the task's own criteria's descriptions (a
 /// proposed one may not reuse them). `Err` is a structural failure, with
 /// why.
-pub fn parse_plan(bytes: &[u8], nonce: &str, existing: &[String]) -> Result<Proposal, String> {
+pub fn parse_plan(bytes: &[u8], nonce: &str, existing: &[String]) -> Result<Proposal, Error> {
     if bytes.len() > rascal_exec::agents::ask::MAX_ANSWER_BYTES {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "the output is {} bytes, over the {} KiB limit for a plan",
             bytes.len(),
             rascal_exec::agents::ask::MAX_ANSWER_BYTES / 1024
-        ));
+        )));
     }
     let text = String::from_utf8_lossy(bytes);
     if text.trim().is_empty() {
-        return Err("the planner printed nothing".into());
+        return Err(Error::Agent("the planner printed nothing".into()));
     }
     let signed = rascal_exec::agents::ask::signed_answers(&text, "criteria", nonce)?;
     if signed.iter().any(|o| *o != signed[0]) {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "{} answer objects carrying the nonce disagree; exactly one plan is allowed",
             signed.len()
-        ));
+        )));
     }
     let o = &signed[0];
     let criteria = match o.get("criteria") {
         Some(Value::Array(a)) => a,
-        _ => return Err("`criteria` must be a list".into()),
+        _ => return Err(Error::Agent("`criteria` must be a list".into())),
     };
     if criteria.len() > MAX_CRITERIA {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "{} criteria, over the limit of {MAX_CRITERIA}",
             criteria.len()
-        ));
+        )));
     }
     let mut out = Proposal::default();
     for (n, v) in criteria.iter().enumerate() {
@@ -115,64 +116,69 @@ pub fn parse_plan(bytes: &[u8], nonce: &str, existing: &[String]) -> Result<Prop
         if existing.contains(&c.description)
             || out.criteria.iter().any(|o| o.description == c.description)
         {
-            return Err(format!(
+            return Err(Error::Agent(format!(
                 "criterion {}: the description `{}` is used twice; each criterion needs its own",
                 n + 1,
                 c.description
-            ));
+            )));
         }
         out.criteria.push(c);
     }
     let constraints = match o.get("constraints") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.clone(),
-        Some(_) => return Err("`constraints` must be a list".into()),
+        Some(_) => return Err(Error::Agent("`constraints` must be a list".into())),
     };
     if constraints.len() > MAX_CONSTRAINTS {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "{} constraints, over the limit of {MAX_CONSTRAINTS}",
             constraints.len()
-        ));
+        )));
     }
     for (n, v) in constraints.into_iter().enumerate() {
-        let c: Constraint =
-            serde_json::from_value(v).map_err(|e| format!("constraint {}: {e}", n + 1))?;
+        let c: Constraint = serde_json::from_value(v)
+            .map_err(|e| Error::Agent(format!("constraint {}: {e}", n + 1)))?;
         clean(&c.description, MAX_DESCRIPTION)
-            .map_err(|e| format!("constraint {}: description {e}", n + 1))?;
+            .map_err(|e| Error::Agent(format!("constraint {}: description {e}", n + 1)))?;
         out.constraints.push(c);
     }
     if out.criteria.is_empty() && out.constraints.is_empty() {
-        return Err("the plan proposes no criterion and no constraint".into());
+        return Err(Error::Agent(
+            "the plan proposes no criterion and no constraint".into(),
+        ));
     }
     Ok(out)
 }
 
 /// One proposed criterion, validated as a spec's (and bounded); a `test`
 /// one is always a new test.
-fn criterion(n: usize, v: &Value) -> Result<Criterion, String> {
-    let mut c: Criterion =
-        serde_json::from_value(v.clone()).map_err(|e| format!("criterion {n}: {e}"))?;
+fn criterion(n: usize, v: &Value) -> Result<Criterion, Error> {
+    let mut c: Criterion = serde_json::from_value(v.clone())
+        .map_err(|e| Error::Agent(format!("criterion {n}: {e}")))?;
     if !PLANNED_KINDS.contains(&c.kind) {
-        return Err(format!(
+        return Err(Error::Agent(format!(
             "criterion {n}: type `{}` cannot be planned; use test, grep, file-exists or command",
             c.kind.name()
-        ));
+        )));
     }
     clean(&c.description, MAX_DESCRIPTION)
-        .map_err(|e| format!("criterion {n}: description {e}"))?;
-    clean(&c.check, MAX_CHECK).map_err(|e| format!("criterion {n}: check {e}"))?;
+        .map_err(|e| Error::Agent(format!("criterion {n}: description {e}")))?;
+    clean(&c.check, MAX_CHECK).map_err(|e| Error::Agent(format!("criterion {n}: check {e}")))?;
     c.new_test = c.kind == CriterionKind::Test;
-    c.validate().map_err(|e| format!("criterion {n}: {e}"))?;
+    c.validate()
+        .map_err(|e| Error::Agent(format!("criterion {n}: {e}")))?;
     Ok(c)
 }
 
 /// One line of at most `max` characters, with no control characters.
-fn clean(s: &str, max: usize) -> Result<(), String> {
+fn clean(s: &str, max: usize) -> Result<(), Error> {
     if s.chars().count() > max {
-        return Err(format!("is longer than {max} characters"));
+        return Err(Error::Agent(format!("is longer than {max} characters")));
     }
     if s.chars().any(char::is_control) {
-        return Err("has control characters (it must be one line of text)".into());
+        return Err(Error::Agent(
+            "has control characters (it must be one line of text)".into(),
+        ));
     }
     Ok(())
 }
@@ -183,7 +189,7 @@ mod tests {
 
     const NONCE: &str = "0123456789abcdef0123456789abcdef";
 
-    fn parse(s: &str) -> Result<Proposal, String> {
+    fn parse(s: &str) -> Result<Proposal, Error> {
         parse_plan(s.as_bytes(), NONCE, &[])
     }
 
@@ -206,32 +212,36 @@ mod tests {
     fn an_unsigned_or_broken_plan_is_refused_saying_why() {
         let unsigned =
             parse(r#"{"criteria": [{"description": "a", "type": "test", "check": "a"}]}"#)
-                .unwrap_err();
+                .unwrap_err()
+                .to_string();
         assert!(unsigned.contains("nonce"), "{unsigned}");
         assert!(parse("no json here")
             .unwrap_err()
+            .to_string()
             .contains("no JSON answer"));
         let judge = parse(&format!(
             r#"{{"nonce": "{NONCE}", "criteria": [{{"description": "a", "type": "llm-judge", "check": "a"}}]}}"#
         ))
-        .unwrap_err();
+        .unwrap_err().to_string();
         assert!(judge.contains("cannot be planned"), "{judge}");
         let unknown = parse(&format!(
             r#"{{"nonce": "{NONCE}", "criteria": [{{"description": "a", "type": "test", "check": "a", "why": 1}}]}}"#
         ))
-        .unwrap_err();
+        .unwrap_err().to_string();
         assert!(unknown.contains("criterion 1"), "{unknown}");
         let dup = parse(&format!(
             r#"{{"nonce": "{NONCE}", "criteria": [{{"description": "a", "type": "test", "check": "a"}}, {{"description": "a", "type": "test", "check": "b"}}]}}"#
         ))
-        .unwrap_err();
+        .unwrap_err().to_string();
         assert!(dup.contains("used twice"), "{dup}");
         let ctl = parse(&format!(
             r#"{{"nonce": "{NONCE}", "criteria": [{{"description": "a\u001b[2J", "type": "test", "check": "a"}}]}}"#
         ))
-        .unwrap_err();
+        .unwrap_err().to_string();
         assert!(ctl.contains("control"), "{ctl}");
-        let empty = parse(&format!(r#"{{"nonce": "{NONCE}", "criteria": []}}"#)).unwrap_err();
+        let empty = parse(&format!(r#"{{"nonce": "{NONCE}", "criteria": []}}"#))
+            .unwrap_err()
+            .to_string();
         assert!(empty.contains("no criterion"), "{empty}");
     }
 }

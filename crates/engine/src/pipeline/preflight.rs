@@ -217,7 +217,7 @@ fn missing_images(wanted: &[(String, String, Option<RuntimeKind>)]) -> Vec<Strin
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| crate::Error::Usage(e.to_string()))?;
         rt.block_on(async {
             use rascal_exec::exec::launch::docker;
             let engine = docker::connect().await?;
@@ -233,7 +233,7 @@ fn missing_images(wanted: &[(String, String, Option<RuntimeKind>)]) -> Vec<Strin
                     Err(e) => out.push(format!("agent `{name}`: {e}")),
                 }
             }
-            Ok::<_, String>(out)
+            Ok::<_, crate::Error>(out)
         })
     })
     .join();

@@ -189,7 +189,7 @@ fn agents_to_run(req: &RunRequest, config: &Config) -> Result<Vec<String>, Pipel
     if let Some(review) = config.verification.as_ref().and_then(|v| v.review.as_ref()) {
         for n in &names {
             crate::layers::review::eligible_reviewers(config, review, (n, &config.main.agents[n]))
-                .map_err(PipelineError::Usage)?;
+                .map_err(|e| PipelineError::Usage(e.to_string()))?;
         }
     }
     let launcher = req.launcher.unwrap_or(config.main.launcher);

@@ -267,7 +267,11 @@ async fn run_command_guardrail(
     let here = match &g.kind {
         rascal_core::config::GuardrailKind::Command { local: true, .. } => match v.place.local() {
             Ok(p) => p,
-            Err(e) => return Report::new(Layer::Guardrails, &g.name).errored(e).finish(),
+            Err(e) => {
+                return Report::new(Layer::Guardrails, &g.name)
+                    .errored(e.to_string())
+                    .finish()
+            }
         },
         _ => v.place.clone(),
     };
@@ -471,7 +475,7 @@ pub async fn later_layers(
 /// A candidate's diff from its change tree (what the checks read, no
 /// second read of its workspace); `rascal check`'s from the files. The
 /// held-out tests are left out.
-fn diff_of(l: &LaterLayers<'_>) -> Result<String, String> {
+fn diff_of(l: &LaterLayers<'_>) -> Result<String, crate::Error> {
     let text = match git2::Oid::from_str(&l.changes.tree) {
         Ok(tree) => rascal_exec::git::workspace::tree_diff_text(
             l.place.origin(),
@@ -480,8 +484,7 @@ fn diff_of(l: &LaterLayers<'_>) -> Result<String, String> {
             tree,
         ),
         Err(_) => rascal_exec::git::workspace::diff_text(l.place.origin(), l.place.files(), l.base),
-    }
-    .map_err(|e| e.to_string())?;
+    }?;
     Ok(match l.place.holdout() {
         Some(h) => h.strip_from_diff(&text),
         None => text,

@@ -46,7 +46,7 @@ pub(crate) async fn check(p: &OnBaseRun<'_>, criteria: &[Criterion]) -> Vec<Vacu
             .unwrap_or_default()
     };
     let (template, timeout) = criteria::command_settings(p.config, p.repo_dir, p.base);
-    let mut place: Option<Result<Place, String>> = None;
+    let mut place: Option<Result<Place, crate::Error>> = None;
     let mut found = Vec::new();
     let mut checked = 0;
     for c in criteria {
@@ -91,13 +91,14 @@ fn scratch(p: &OnBaseRun<'_>) -> PathBuf {
 }
 
 /// A sandboxed copy of the base for `command` and `test` criteria.
-fn base_place(p: &OnBaseRun<'_>) -> Result<Place, String> {
-    rascal_exec::exec::sandbox::available()
-        .map_err(|e| format!("no sandbox to run criteria on the base in: {e}"))?;
-    let repo = rascal_exec::git::workspace::open(p.repo_dir).map_err(|e| e.to_string())?;
+fn base_place(p: &OnBaseRun<'_>) -> Result<Place, crate::Error> {
+    rascal_exec::exec::sandbox::available().map_err(|e| {
+        crate::Error::Sandbox(format!("no sandbox to run criteria on the base in: {e}"))
+    })?;
+    let repo = rascal_exec::git::workspace::open(p.repo_dir)?;
     let tree = repo
         .find_commit(p.base)
-        .map_err(|e| e.to_string())?
+        .map_err(|e| crate::Error::Workspace(e.into()))?
         .tree_id()
         .to_string();
     let holdout = rascal_exec::git::holdout::Holdout::resolve(&repo, p.base, p.holdout)?;
@@ -105,7 +106,7 @@ fn base_place(p: &OnBaseRun<'_>) -> Result<Place, String> {
     let root = repo
         .path()
         .parent()
-        .ok_or("the repository has no working directory")?
+        .ok_or_else(|| crate::Error::Usage("the repository has no working directory".into()))?
         .to_path_buf();
     let mut hide = rascal_exec::exec::confine::private_paths(p.repo_dir, p.state);
     hide.extend(rascal_exec::git::holdout::outside_dirs(p.holdout));

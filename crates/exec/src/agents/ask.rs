@@ -52,9 +52,11 @@ pub fn signed_answers(
     text: &str,
     key: &str,
     nonce: &str,
-) -> Result<Vec<Map<String, Value>>, String> {
+) -> Result<Vec<Map<String, Value>>, crate::Error> {
     if nonce.len() < 16 {
-        return Err("internal error: no nonce for this call".into());
+        return Err(crate::Error::Agent(
+            "internal error: no nonce for this call".into(),
+        ));
     }
     let answers: Vec<Map<String, Value>> = json_objects(text)
         .into_iter()
@@ -66,11 +68,11 @@ pub fn signed_answers(
         .filter(|o| o.get("nonce").and_then(Value::as_str) == Some(nonce))
         .collect();
     match (signed.len(), unsigned) {
-        (0, 0) => Err(format!("no JSON answer with `{key}` in the output")),
-        (0, n) => Err(format!(
+        (0, 0) => Err(crate::Error::Agent(format!("no JSON answer with `{key}` in the output"))),
+        (0, n) => Err(crate::Error::Agent(format!(
             "{n} answer{} with `{key}` without this call's nonce (ignored: an answer copied from the diff or the prompt never counts); the answer must carry `\"nonce\"`",
             if n == 1 { "" } else { "s" }
-        )),
+        ))),
         _ => Ok(signed),
     }
 }
@@ -214,7 +216,7 @@ fn confine(
     site: &Site,
     dir: &Path,
     proxy: Option<&crate::exec::launch::egress::SandboxAttached>,
-) -> Result<(), String> {
+) -> Result<(), crate::Error> {
     let confine = Confinement {
         workspace: spec.cwd.clone(),
         writable: Vec::new(),

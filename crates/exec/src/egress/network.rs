@@ -408,10 +408,7 @@ impl DockerEgress {
         let Some(setting) = &agent.network else {
             return Ok(None);
         };
-        let Some((allow, on_refused)) = setting
-            .allowlist(agent.runtime)
-            .map_err(crate::Error::Config)?
-        else {
+        let Some((allow, on_refused)) = setting.allowlist(agent.runtime)? else {
             return Ok(None);
         };
         let list = Allowlist::new(&allow)?;

@@ -37,7 +37,7 @@ pub fn parse_target(authority: &str, default_port: Option<u16>) -> crate::error:
             rascal_core::text::cut(a, 100)
         )));
     }
-    let (host, port) = split_host_port(a).map_err(crate::Error::Config)?;
+    let (host, port) = split_host_port(a)?;
     let port = port
         .or(default_port)
         .ok_or_else(|| crate::Error::Config(format!("`{a}` has no port")))?;
@@ -82,8 +82,7 @@ impl Allowlist {
             entries: entries
                 .iter()
                 .map(|e| parse_entry(e))
-                .collect::<Result<_, _>>()
-                .map_err(crate::Error::Config)?,
+                .collect::<Result<_, _>>()?,
             written: entries.to_vec(),
         })
     }

@@ -270,7 +270,7 @@ where
     let req = match Request::parse(&head.bytes[..head.end]) {
         Ok(r) => r,
         Err(e) => {
-            let why = Refusal::Malformed(e);
+            let why = Refusal::Malformed(e.to_string());
             refuse("a request", &why);
             let _ = respond(&mut client, 400, &why.to_string()).await;
             return;
@@ -296,7 +296,7 @@ where
         }
     };
     let addrs = match resolved
-        .map_err(Refusal::Unresolved)
+        .map_err(|e| Refusal::Unresolved(e.to_string()))
         .and_then(|r| policy::judge_addresses(&r.addrs, explicit || r.pinned))
     {
         Ok(a) => a,
@@ -351,12 +351,12 @@ where
 
 /// Connect to the first of `addrs` that answers (within
 /// `CONNECT_TIMEOUT` each): the stream and its address, else the last
-/// failure.
+/// failure (`Network`).
 async fn connect_first(
     addrs: &[IpAddr],
     port: u16,
     stats: &Stats,
-) -> Result<(TcpStream, SocketAddr), String> {
+) -> Result<(TcpStream, SocketAddr), crate::Error> {
     let mut last_err = String::new();
     for &ip in addrs {
         stats.sockets.fetch_add(1, Ordering::Relaxed);
@@ -367,7 +367,7 @@ async fn connect_first(
             Err(_) => last_err = format!("{sa}: no answer within 10s"),
         }
     }
-    Err(last_err)
+    Err(crate::Error::Network(last_err))
 }
 
 /// A CONNECT tunnel's first client bytes, judged before anything reaches
@@ -479,8 +479,10 @@ struct Request {
 }
 
 impl Request {
-    fn parse(head: &[u8]) -> Result<Request, String> {
-        let text = std::str::from_utf8(head).map_err(|_| "the request head is not UTF-8")?;
+    /// Err (`Config`): the request is not one this proxy forwards.
+    fn parse(head: &[u8]) -> Result<Request, crate::Error> {
+        let text = std::str::from_utf8(head)
+            .map_err(|_| crate::Error::Config("the request head is not UTF-8".into()))?;
         let mut lines = text.split("\r\n");
         let first = lines.next().unwrap_or("");
         let mut parts = first.split(' ');
@@ -488,10 +490,10 @@ impl Request {
         {
             (Some(m), Some(u), Some(v), None) if v.starts_with("HTTP/1.") => (m, u, v),
             _ => {
-                return Err(format!(
+                return Err(crate::Error::Config(format!(
                     "`{}` is not an HTTP/1 request line",
                     rascal_core::text::cut(&first.escape_debug().to_string(), 120)
-                ))
+                )))
             }
         };
         if method.eq_ignore_ascii_case("CONNECT") {
@@ -501,10 +503,10 @@ impl Request {
             });
         }
         let Some(rest) = uri.strip_prefix("http://") else {
-            return Err(format!(
+            return Err(crate::Error::Config(format!(
                 "`{method} {}`: only CONNECT and http:// absolute URIs go through this proxy",
                 rascal_core::text::cut(&uri.escape_debug().to_string(), 120)
-            ));
+            )));
         };
         let (authority, path) = match rest.find(['/', '?']) {
             Some(i) if rest.as_bytes()[i] == b'/' => (&rest[..i], &rest[i..]),

@@ -225,7 +225,7 @@ impl Place {
         network: bool,
         lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
-    ) -> Result<Outcome, String> {
+    ) -> crate::error::Result<Outcome> {
         self.run_reading(spec, env, network, lines, cancel, &[])
             .await
             .map(|(o, _)| o)
@@ -242,15 +242,13 @@ impl Place {
         lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
         files: &[String],
-    ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
+    ) -> crate::error::Result<(Outcome, Vec<Option<Vec<u8>>>)> {
         if let Place::Container(c) = self {
             return c.run(spec, env, network, lines, cancel, files).await;
         }
         let prepared = self.prepare(spec, env, network)?;
         let watch = crate::exec::results_watch::Watch::start(&prepared.spec.cwd, files);
-        let mut outcome = runner::run(&prepared.spec, lines, cancel)
-            .await
-            .map_err(|e| e.to_string())?;
+        let mut outcome = runner::run(&prepared.spec, lines, cancel).await?;
         outcome.rewritten = watch.map(|w| w.rewritten()).unwrap_or_default();
         if matches!(self, Place::Sandboxed(s) if s.confined) {
             crate::exec::confine::signal_from_status(&mut outcome.exit);
@@ -346,7 +344,7 @@ impl Place {
         mut spec: CommandSpec,
         env: &[String],
         network: bool,
-    ) -> Result<Prepared, String> {
+    ) -> crate::error::Result<Prepared> {
         let s = match self {
             Place::InPlace { origin } => {
                 spec.cwd = origin.clone();
@@ -354,7 +352,9 @@ impl Place {
             }
             Place::Sandboxed(s) => s,
             Place::Container(_) => {
-                return Err("a container command is run with `Place::run`".into())
+                return Err(crate::Error::Sandbox(
+                    "a container command is run with `Place::run`".into(),
+                ))
             }
         };
         let copy = s.fresh_copy()?;
@@ -366,8 +366,7 @@ impl Place {
             .filter_map(|k| std::env::var(k).ok().map(|v| (k.to_string(), v)))
             .collect();
         if let Some(cache) = &s.cache {
-            std::fs::create_dir_all(cache)
-                .map_err(|e| format!("creating {}: {e}", cache.display()))?;
+            std::fs::create_dir_all(cache).map_err(|e| creating(cache, e))?;
             writable.push(cache.clone());
             vars.push((
                 "CARGO_TARGET_DIR".into(),
@@ -434,33 +433,47 @@ impl Sandboxed {
     }
 
     /// A fresh copy of the change in a new directory under `scratch`.
-    fn fresh_copy(&self) -> Result<tempfile::TempDir, String> {
-        std::fs::create_dir_all(&self.scratch)
-            .map_err(|e| format!("creating {}: {e}", self.scratch.display()))?;
+    /// Err: `Copy` when it cannot be written, `Holdout` when the held-out
+    /// tests cannot be laid over or stripped from it.
+    fn fresh_copy(&self) -> crate::error::Result<tempfile::TempDir> {
+        std::fs::create_dir_all(&self.scratch).map_err(|e| creating(&self.scratch, e))?;
         let copy = tempfile::Builder::new()
             .prefix("check-")
             .tempdir_in(&self.scratch)
-            .map_err(|e| format!("creating a copy of the change: {e}"))?;
+            .map_err(|e| crate::Error::Copy(format!("creating a copy of the change: {e}")))?;
         // Written from the change's tree, never from the workspace's files.
         let id = self.run_tree.as_deref().unwrap_or(&self.tree);
         // A run tree that could not be written says why in place of an id.
-        let tree = git2::Oid::from_str(id).map_err(|_| match id.strip_prefix('(') {
-            Some(why) => why.trim_end_matches(')').to_string(),
-            None => "the change has no tree to check".to_string(),
+        let tree = git2::Oid::from_str(id).map_err(|_| {
+            crate::Error::Copy(match id.strip_prefix('(') {
+                Some(why) => why.trim_end_matches(')').to_string(),
+                None => "the change has no tree to check".to_string(),
+            })
         })?;
         crate::git::workspace::open(&self.origin)
             .and_then(|user| {
                 crate::git::tree::checkout_tree(&user, &self.workspace, tree, copy.path())
             })
-            .map_err(|e| format!("writing a copy of the change: {e}"))?;
+            .map_err(|e| crate::Error::Copy(format!("writing a copy of the change: {e}")))?;
         if self.with_holdout {
             self.holdout.lay_over(copy.path())
         } else {
             self.holdout.strip(copy.path())
         }
-        .map_err(|e| format!("preparing the held-out tests of the copy: {e}"))?;
+        .map_err(|e| {
+            crate::Error::Holdout(format!("preparing the held-out tests of the copy: {e}"))
+        })?;
         Ok(copy)
     }
+}
+
+/// A directory rascal keeps its copies or build cache in could not be
+/// made (`creating DIR: why`).
+fn creating(dir: &Path, e: std::io::Error) -> crate::Error {
+    crate::Error::Workspace(crate::git::repo::WorkspaceError::Io {
+        what: format!("creating {}", dir.display()),
+        source: e,
+    })
 }
 
 /// A log channel whose lines are passed on to `lines` and whose last

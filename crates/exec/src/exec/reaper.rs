@@ -76,7 +76,7 @@ static WATCH: OnceLock<Option<ChildStdin>> = OnceLock::new();
 /// listing processes first) — once. A reaper that cannot start leaves
 /// `--die-with-parent` and the next rascal's sweep; the error is returned
 /// for the caller to report.
-pub fn watch(parents: &[PathBuf], names: &str) -> Result<(), String> {
+pub fn watch(parents: &[PathBuf], names: &str) -> Result<(), crate::Error> {
     let mut failed = None;
     WATCH.get_or_init(|| match start(parents, names) {
         Ok(stdin) => Some(stdin),
@@ -88,7 +88,7 @@ pub fn watch(parents: &[PathBuf], names: &str) -> Result<(), String> {
     failed.map_or(Ok(()), Err)
 }
 
-fn start(parents: &[PathBuf], names: &str) -> Result<ChildStdin, String> {
+fn start(parents: &[PathBuf], names: &str) -> Result<ChildStdin, crate::Error> {
     let mut cmd = Command::new("/bin/sh");
     cmd.arg("-c")
         .arg(SCRIPT)
@@ -103,10 +103,13 @@ fn start(parents: &[PathBuf], names: &str) -> Result<ChildStdin, String> {
         .stderr(Stdio::null());
     // Its own process group: a signal rascal's group gets is not its.
     std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot start the cgroup reaper (/bin/sh): {e}"))?;
-    let stdin = child.stdin.take().ok_or("the reaper has no stdin")?;
+    let mut child = cmd.spawn().map_err(|e| {
+        crate::Error::Sandbox(format!("cannot start the cgroup reaper (/bin/sh): {e}"))
+    })?;
+    let stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| crate::Error::Sandbox("the reaper has no stdin".into()))?;
     // Nobody waits for it: it outlives rascal by design. A thread reaps it
     // should it end early (it only does on end-of-file, i.e. never while
     // rascal lives), so it never lingers as a zombie.
@@ -115,7 +118,7 @@ fn start(parents: &[PathBuf], names: &str) -> Result<ChildStdin, String> {
         .spawn(move || {
             let _ = child.wait();
         })
-        .map_err(|e| format!("cannot watch the cgroup reaper: {e}"))?;
+        .map_err(|e| crate::Error::Sandbox(format!("cannot watch the cgroup reaper: {e}")))?;
     Ok(stdin)
 }
 

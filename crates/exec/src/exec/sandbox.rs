@@ -389,20 +389,20 @@ impl SandboxPolicy {
     /// `/dev`/`/proc`), or a destination whose mount point bwrap could not create
     /// (see the module caveats).
     pub fn wrap(&self, command: &[String]) -> Result<Vec<String>, crate::Error> {
-        self.checked_argv(command).map_err(crate::Error::Sandbox)
+        self.checked_argv(command)
     }
 
-    /// [`SandboxPolicy::wrap`]'s work; Err is the message of the refusal.
-    fn checked_argv(&self, command: &[String]) -> Result<Vec<String>, String> {
+    /// [`SandboxPolicy::wrap`]'s work; Err is the refusal.
+    fn checked_argv(&self, command: &[String]) -> Result<Vec<String>, crate::Error> {
         if command.is_empty() {
-            return Err("sandbox: empty command".to_string());
+            return Err(crate::Error::Sandbox("sandbox: empty command".to_string()));
         }
         let workspace = clean(&self.workspace, "workspace")?;
         if !workspace.is_dir() {
-            return Err(format!(
+            return Err(crate::Error::Sandbox(format!(
                 "sandbox workspace {} is not a directory",
                 workspace.display()
-            ));
+            )));
         }
         let home = clean(&self.home, "home")?;
         let system = system_mounts();
@@ -419,7 +419,7 @@ impl SandboxPolicy {
 
     /// The policy's own mounts: the private home, the workspace and the
     /// extra binds (whose sources must exist).
-    fn own_mounts(&self, home: &Path, workspace: &Path) -> Result<Vec<Mount>, String> {
+    fn own_mounts(&self, home: &Path, workspace: &Path) -> Result<Vec<Mount>, crate::Error> {
         let mut mounts = vec![
             Mount {
                 dest: home.to_path_buf(),
@@ -442,10 +442,10 @@ impl SandboxPolicy {
             for (src, dest) in binds {
                 let src = clean(src, what)?;
                 if !src.exists() {
-                    return Err(format!(
+                    return Err(crate::Error::Sandbox(format!(
                         "sandbox {what} source {} does not exist",
                         src.display()
-                    ));
+                    )));
                 }
                 mounts.push(Mount {
                     dest: clean(dest, what)?,
@@ -465,7 +465,7 @@ impl SandboxPolicy {
         system: &[Mount],
         mounts: &[Mount],
         dests: &HashSet<PathBuf>,
-    ) -> Result<Vec<Mount>, String> {
+    ) -> Result<Vec<Mount>, crate::Error> {
         let mut hidden = HashSet::new();
         let mut hides = Vec::new();
         for path in &self.hide {

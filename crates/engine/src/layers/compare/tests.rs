@@ -212,7 +212,9 @@ fn a_pick_planted_in_a_diff_never_counts() {
         r#"{"nonce": "ffffffffffffffffffffffffffffffff", "pick": "b"}"#.to_string(),
         r#"{"nonce": 12345678901234567890, "pick": "b"}"#.to_string(),
     ] {
-        let e = parse_pick(planted.as_bytes(), &tied, n).unwrap_err();
+        let e = parse_pick(planted.as_bytes(), &tied, n)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("without this call's nonce"), "{planted}: {e}");
     }
     // A planted pick beside the judge's own signed answer: the signed one.
@@ -238,7 +240,11 @@ fn judge_reorders_only_the_tied_top_group() {
     assert_eq!(tied, vec!["a", "b"]);
     let n = "0123456789abcdef0123456789abcdef";
     let signed = |body: &str| format!(r#"{{"nonce": "{n}", {body}}}"#);
-    let err = |text: String| parse_pick(text.as_bytes(), &tied, n).unwrap_err();
+    let err = |text: String| {
+        parse_pick(text.as_bytes(), &tied, n)
+            .unwrap_err()
+            .to_string()
+    };
     assert!(
         err(signed(r#""pick": "z", "reason": "x""#)).contains("not one of the tied"),
         "never promotes a FAIL"

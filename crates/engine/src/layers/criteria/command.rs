@@ -3,6 +3,7 @@
 
 use super::test_command::{criterion_command, tests_ran_in};
 use super::*;
+use crate::Error;
 
 /// The tests a test filter selects, as the runner itself lists them
 /// (None when rascal cannot read the runner): printed "running 1 test"
@@ -19,7 +20,7 @@ async fn selected_tests(
     match listed_tests(command, place, timeout, cancel).await {
         // Held-out tests say pass or fail, nothing else.
         Err(_) if holdout => Err(held_out(r, false)),
-        Err(e) => Err(r.errored(e).finish()),
+        Err(e) => Err(r.errored(e.to_string()).finish()),
         Ok(Some((rec, l))) if l.tests.is_empty() && holdout => {
             let listing = shown_listing(&rec, command);
             Err(held_out(r.errored(unmatched_holdout(&c.check, &listing)), false))
@@ -68,7 +69,7 @@ pub async fn run_command_criterion(
     let r = criterion_report(c);
     let (command, is_test) = match criterion_command(c, template) {
         Ok(x) => x,
-        Err(e) => return r.errored(e).finish(),
+        Err(e) => return r.errored(e.to_string()).finish(),
     };
     let r = r.input("command", &command);
     let (mut r, selected) = if is_test {
@@ -112,7 +113,7 @@ pub async fn run_command_criterion(
     }
     let run = match result {
         Ok(run) => run,
-        Err(e) => return r.errored(e).finish(),
+        Err(e) => return r.errored(e.to_string()).finish(),
     };
     let ran = is_test.then_some(ran);
     let r = command_verdict(c, r, &command, place, &run, (timeout, ran, results_say));
@@ -148,7 +149,7 @@ pub async fn run_command_criterion(
 /// by the base's tests or by the change's that fail at the base, else a
 /// FAIL (`criteria/test-unproven`); a base side that could not run is an
 /// error.
-fn proven(r: Report, proof: Result<criterion_proof::Proof, String>) -> Report {
+fn proven(r: Report, proof: Result<criterion_proof::Proof, Error>) -> Report {
     use criterion_proof::Proof;
     match proof {
         Ok(p @ (Proof::Unproven(_) | Proof::Unchecked(_) | Proof::NotNew(_))) => {
@@ -282,7 +283,7 @@ async fn listed_tests(
     place: &Place,
     timeout: Duration,
     cancel: &CancellationToken,
-) -> Result<Option<(Recognised, Listing)>, String> {
+) -> Result<Option<(Recognised, Listing)>, Error> {
     let Some(rec) = ledger::recognise(command, None) else {
         return Ok(None);
     };
@@ -299,19 +300,19 @@ async fn listed_tests(
         return Ok(Some((rec, none)));
     }
     if !w.outcome.exit.success() {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "listing the tests (`{listing}`) {}: which tests the filter selects is not known",
             w.outcome.exit.problem(timeout).unwrap_or_else(|| format!(
                 "exited with code {}",
                 w.outcome.exit.code.unwrap_or(-1)
             ))
-        ));
+        )));
     }
     let l = test_results::listing(rec.runner, &w, rec.dir.as_deref());
     if !l.complete {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "the listing of `{listing}` could not be read in full: which tests the filter selects is not known"
-        ));
+        )));
     }
     Ok(Some((rec, l)))
 }

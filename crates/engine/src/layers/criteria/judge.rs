@@ -2,29 +2,32 @@
 //! its signed answer.
 
 use super::*;
+use crate::Error;
 
 /// The judge's answer: `{"nonce": NONCE, "pass": true|false, "reason":
 /// "…"}`. Only answers carrying this call's nonce count (one planted in
 /// the diff does not); they must agree.
-pub fn parse_judge(bytes: &[u8], nonce: &str) -> Result<(bool, String), String> {
+pub fn parse_judge(bytes: &[u8], nonce: &str) -> Result<(bool, String), Error> {
     if bytes.len() > ask::MAX_ANSWER_BYTES {
-        return Err("the judge's output is too large".into());
+        return Err(Error::Agent("the judge's output is too large".into()));
     }
     let text = String::from_utf8_lossy(bytes);
     let found = ask::signed_answers(&text, "pass", nonce)?;
     if found.iter().any(|o| *o != found[0]) {
-        return Err("more than one judgement carrying the nonce, and they differ".into());
+        return Err(Error::Agent(
+            "more than one judgement carrying the nonce, and they differ".into(),
+        ));
     }
     let m = &found[0];
     let pass = m
         .get("pass")
         .and_then(|v| v.as_bool())
-        .ok_or("`pass` must be true or false")?;
+        .ok_or_else(|| Error::Agent("`pass` must be true or false".into()))?;
     let reason = m
         .get("reason")
         .and_then(|v| v.as_str())
         .filter(|s| !s.trim().is_empty())
-        .ok_or("`reason` must be a non-empty string")?;
+        .ok_or_else(|| Error::Agent("`reason` must be a non-empty string".into()))?;
     Ok((pass, reason.to_string()))
 }
 

@@ -12,7 +12,7 @@ pub fn check_grep(c: &Criterion, changes: &ChangeSet, files: &dyn Files) -> Repo
     let r = criterion_report(c);
     let (re, must) = match grep_pattern(&c.check) {
         Ok(p) => p,
-        Err(e) => return r.errored(e).finish(),
+        Err(e) => return r.errored(e.to_string()).finish(),
     };
     let mut hits = Vec::new();
     for f in &changes.files {

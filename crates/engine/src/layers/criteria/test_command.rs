@@ -2,13 +2,13 @@
 //! template, the shell-quoted filter, and the count of tests a run reports.
 
 use super::*;
+use crate::Error;
 
 /// Quote `s` as one word for `sh` (left bare when it needs no quoting). A
 /// NUL byte cannot be passed to a shell at all, so it is an error.
-pub fn shell_quote(s: &str) -> Result<String, String> {
-    shlex::try_quote(s)
-        .map(|q| q.into_owned())
-        .map_err(|e| match e {
+pub fn shell_quote(s: &str) -> Result<String, Error> {
+    shlex::try_quote(s).map(|q| q.into_owned()).map_err(|e| {
+        Error::Verification(match e {
             shlex::QuoteError::Nul => {
                 format!(
                     "`{}` contains a NUL byte, which cannot be passed to a shell",
@@ -17,6 +17,7 @@ pub fn shell_quote(s: &str) -> Result<String, String> {
             }
             e => format!("`{}` cannot be quoted for a shell: {e}", s.escape_default()),
         })
+    })
 }
 
 /// The listing command of `command` as a message shows it: itself, or,
@@ -219,16 +220,17 @@ pub fn tests_ran_in(line: &str) -> u64 {
 pub(super) fn criterion_command(
     c: &Criterion,
     template: Option<&str>,
-) -> Result<(String, bool), String> {
+) -> Result<(String, bool), Error> {
     if !matches!(c.kind, CriterionKind::Test | CriterionKind::Holdout) {
         return Ok((c.check.clone(), false));
     }
     let Some(t) = template else {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "no test command: the repository has no Cargo.toml, go.mod, pyproject.toml or package.json; set `criteria: {{test_command: \"… {{check}}\"}}` in {VERIFICATION_FILE}"
-        ));
+        )));
     };
-    let q = shell_quote(&c.check).map_err(|e| format!("the test filter {e}"))?;
+    let q =
+        shell_quote(&c.check).map_err(|e| Error::Verification(format!("the test filter {e}")))?;
     let cmd = if t.contains("{check}") {
         t.replace("{check}", &q)
     } else {

@@ -3,6 +3,7 @@
 //! writes there (its own copy and build cache). Shared by the test
 //! guardrails of known runners and of JUnit-reporting ones.
 
+use crate::Error;
 use rascal_core::model::changeset::ChangeSet;
 use rascal_exec::exec::place::Place;
 
@@ -14,10 +15,10 @@ pub(crate) async fn at_base_once<T, F>(
     key: String,
     keep: impl Fn(&T) -> bool,
     compute: F,
-) -> Result<T, String>
+) -> Result<T, Error>
 where
     T: serde::Serialize + serde::de::DeserializeOwned,
-    F: std::future::Future<Output = Result<T, String>>,
+    F: std::future::Future<Output = Result<T, Error>>,
 {
     static ONE_AT_A_TIME: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
     let key = rascal_core::digest::digest(key);
@@ -39,6 +40,13 @@ where
     let _ =
         tokio::task::spawn_blocking(move || rascal_exec::exec::cache::publish_seed(&built)).await;
     Ok(v)
+}
+
+/// No copy of the base could be made here (in place, for `rascal check`)
+/// to `to` ("list its tests in", "run its tests in"): the check could not
+/// be carried out.
+pub(crate) fn no_base_copy(to: &str) -> Error {
+    Error::Verification(format!("no copy of the base to {to}"))
 }
 
 /// The base commit's tree, when a copy of the base can be made here (not

@@ -12,6 +12,7 @@
 //! Paths the task allows to change (`allow_test_changes` globs) keep the
 //! candidate's version.
 
+use crate::Error;
 use rascal_core::model::changeset::ChangeSet;
 use rascal_exec::exec::place::Place;
 use rascal_exec::git::overlay::{overlay, Lay};
@@ -44,12 +45,13 @@ struct BaseFiles {
 }
 
 impl BaseFiles {
-    fn open(place: &Place, changes: &ChangeSet) -> Result<BaseFiles, String> {
-        let repo = git2::Repository::discover(place.origin()).map_err(|e| e.to_string())?;
+    fn open(place: &Place, changes: &ChangeSet) -> Result<BaseFiles, Error> {
+        let repo = git2::Repository::discover(place.origin())
+            .map_err(|e| Error::Verification(e.to_string()))?;
         let tree = git2::Oid::from_str(&changes.base)
             .and_then(|b| repo.find_commit(b))
             .map(|c| c.tree_id())
-            .map_err(|e| format!("reading the base commit: {e}"))?;
+            .map_err(|e| Error::Verification(format!("reading the base commit: {e}")))?;
         Ok(BaseFiles { repo, tree })
     }
 
@@ -109,7 +111,7 @@ fn changed_paths(changes: &ChangeSet) -> Vec<String> {
 
 /// Lay `edits` over this place's run tree; the place whose copies are
 /// written from the result.
-fn laid(place: &Place, changes: &ChangeSet, edits: &[(String, Lay)]) -> Result<Place, String> {
+fn laid(place: &Place, changes: &ChangeSet, edits: &[(String, Lay)]) -> Result<Place, Error> {
     let Some(tree) = place.run_tree() else {
         return Ok(place.clone());
     };
@@ -123,31 +125,40 @@ fn laid_on(
     changes: &ChangeSet,
     tree: &str,
     edits: &[(String, Lay)],
-) -> Result<Place, String> {
+) -> Result<Place, Error> {
     let Some(ws) = place.workspace() else {
         return Ok(place.clone());
     };
-    let tree = git2::Oid::from_str(tree).map_err(|_| "the change has no tree".to_string())?;
-    let base = git2::Oid::from_str(&changes.base).map_err(|_| "no base commit".to_string())?;
-    let id = overlay(place.origin(), ws, tree, base, edits).map_err(|e| e.to_string())?;
+    let tree = git2::Oid::from_str(tree).map_err(|_| no_tree())?;
+    let base = git2::Oid::from_str(&changes.base).map_err(|_| no_base())?;
+    let id = overlay(place.origin(), ws, tree, base, edits)?;
     Ok(place.running_on(&id.to_string()))
 }
 
 /// `place` with one more file, `path` holding `bytes` (the discriminator's
 /// probe), laid over what its copies are written from.
-pub fn with_file(place: &Place, base: &str, path: &str, bytes: &[u8]) -> Result<Place, String> {
+pub fn with_file(place: &Place, base: &str, path: &str, bytes: &[u8]) -> Result<Place, Error> {
     let Some(ws) = place.workspace() else {
-        return Err("this place has no workspace to lay a file in".into());
+        return Err(Error::Verification(
+            "this place has no workspace to lay a file in".into(),
+        ));
     };
-    let tree = place
-        .run_tree()
-        .ok_or("the change has no tree")?
-        .to_string();
-    let tree = git2::Oid::from_str(&tree).map_err(|_| "the change has no tree".to_string())?;
-    let base = git2::Oid::from_str(base).map_err(|_| "no base commit".to_string())?;
+    let tree = place.run_tree().ok_or_else(no_tree)?.to_string();
+    let tree = git2::Oid::from_str(&tree).map_err(|_| no_tree())?;
+    let base = git2::Oid::from_str(base).map_err(|_| no_base())?;
     let edits = [(path.to_string(), Lay::Bytes(bytes.to_vec()))];
-    let id = overlay(place.origin(), ws, tree, base, &edits).map_err(|e| e.to_string())?;
+    let id = overlay(place.origin(), ws, tree, base, &edits)?;
     Ok(place.running_on(&id.to_string()))
+}
+
+/// A place whose change has no tree to lay files over.
+fn no_tree() -> Error {
+    Error::Verification("the change has no tree".into())
+}
+
+/// A change whose base is not a commit id.
+fn no_base() -> Error {
+    Error::Verification("no base commit".into())
 }
 
 /// `place` with the files that decide how checks run laid from the base
@@ -197,7 +208,7 @@ impl BaseTestsCopy {
         allow: &[String],
         listed_in: &[String],
         canaries: &[crate::layers::evidence::canary::Canary],
-    ) -> Result<BaseTestsCopy, String> {
+    ) -> Result<BaseTestsCopy, Error> {
         let allowed = allowed(allow);
         let base = BaseFiles::open(place, changes)?;
         let read_base = |p: &str| base.read(p);
@@ -259,7 +270,7 @@ impl BaseTestsCopy {
     }
 
     /// The place whose copies are written with these files.
-    pub fn place(&self, place: &Place, changes: &ChangeSet) -> Result<Place, String> {
+    pub fn place(&self, place: &Place, changes: &ChangeSet) -> Result<Place, Error> {
         laid(place, changes, &self.edits)
     }
 }
@@ -320,7 +331,7 @@ pub fn tests_on_base(
     place: &Place,
     changes: &ChangeSet,
     listed_in: &[String],
-) -> Result<Place, String> {
+) -> Result<Place, Error> {
     let base = BaseFiles::open(place, changes)?;
     let mut edits = test_edits(place, changes, listed_in, &|p| base.read(p));
     let files = place.files_reader();
@@ -350,7 +361,7 @@ pub fn tests_on_base(
 /// (`test_integrity::without_new_code`); test code stays the change's.
 /// The change's new tests that do not build on the base's code run here:
 /// one that still passes does not check what the new code does.
-pub fn without_new_code(place: &Place, changes: &ChangeSet) -> Result<Place, String> {
+pub fn without_new_code(place: &Place, changes: &ChangeSet) -> Result<Place, Error> {
     let base = BaseFiles::open(place, changes)?;
     let files = place.files_reader();
     let read_now = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
@@ -378,7 +389,7 @@ pub fn without_new_code(place: &Place, changes: &ChangeSet) -> Result<Place, Str
 pub fn tests_on_other(
     authors: &[(&Place, &ChangeSet, &[String])],
     (target, target_changes): (&Place, &ChangeSet),
-) -> Result<Place, String> {
+) -> Result<Place, Error> {
     let files = target.files_reader();
     let read_there = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
     let edits: Vec<(String, Lay)> = authors
@@ -394,7 +405,7 @@ pub fn tests_on_other(
 fn with_target_tests_from_base(
     mut edits: Vec<(String, Lay)>,
     (target, target_changes): (&Place, &ChangeSet),
-) -> Result<Place, String> {
+) -> Result<Place, Error> {
     let files = target.files_reader();
     let base = BaseFiles::open(target, target_changes)?;
     let read_base = |p: &str| base.read(p);
@@ -418,7 +429,7 @@ fn with_target_tests_from_base(
 pub fn kept_tests_on(
     kept: &[(String, String)],
     (target, target_changes): (&Place, &ChangeSet),
-) -> Result<Place, String> {
+) -> Result<Place, Error> {
     let files = target.files_reader();
     let read_there = |p: &str| files.read(p).and_then(|b| String::from_utf8(b).ok());
     // A module file is test code when a kept file (or, else, the
@@ -440,7 +451,9 @@ pub fn kept_tests_on(
             let there = read_there(path).unwrap_or_default();
             let swapped =
                 test_integrity::with_base_test_modules(text, &there).ok_or_else(|| {
-                    format!("the test modules of `{path}` cannot be laid in this change's `{path}`")
+                    Error::Verification(format!(
+                        "the test modules of `{path}` cannot be laid in this change's `{path}`"
+                    ))
                 })?;
             Lay::Bytes(swapped.into_bytes())
         };
@@ -525,11 +538,11 @@ impl crate::layers::criterion_proof::BaseSide for CandidateBase<'_> {
         self.place.at_base(&self.tree, self.cache.clone())
     }
 
-    fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, String> {
+    fn tests_on_base(&self, listed_in: &[String]) -> Result<Place, Error> {
         tests_on_base(self.place, self.changes, listed_in)
     }
 
-    fn without_new_code(&self) -> Result<Place, String> {
+    fn without_new_code(&self) -> Result<Place, Error> {
         without_new_code(self.place, self.changes)
     }
 }

@@ -17,11 +17,12 @@
 //! could write too; what makes it evidence is the base-tests run, whose
 //! tests are the base's and whose names must all come back passing.
 
-use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
+use crate::layers::evidence::base_cache::{at_base_once, base_tree_of, no_base_copy};
 use crate::layers::evidence::mutants;
 use crate::layers::evidence::test_evidence::{weakened_issue, RULE_FAILED};
 use crate::layers::evidence::test_report::{merge_base_tests, merge_new_tests, own_run_of};
 use crate::layers::test_results::{run_whole, Whole};
+use crate::Error;
 use rascal_core::config::{Guardrail, GuardrailKind};
 use rascal_core::model::changeset::ChangeSet;
 use rascal_core::model::ledger::{BaseTests, Ledger, NewTests};
@@ -44,7 +45,7 @@ struct JunitRun<'a> {
 }
 
 impl JunitRun<'_> {
-    async fn at(&self, place: &Place) -> Result<Whole, String> {
+    async fn at(&self, place: &Place) -> Result<Whole, Error> {
         run_whole(
             place,
             &self.run,
@@ -56,16 +57,26 @@ impl JunitRun<'_> {
         .await
     }
 
+    /// Its run did not end cleanly (`problem`: timed out, killed, …): the
+    /// check could not be carried out.
+    fn unclean(&self, problem: impl std::fmt::Display) -> Error {
+        Error::Verification(format!("`{}` {problem}", self.run))
+    }
+
     /// The results of `run`, or why there are none.
-    fn read(&self, run: &Whole) -> Result<Results, String> {
+    fn read(&self, run: &Whole) -> Result<Results, Error> {
         let bytes = run.files.first().and_then(|f| f.as_ref()).ok_or_else(|| {
-            format!(
+            Error::Verification(format!(
                 "wrote no results file at `{}` (the JUnit XML file `results:` names)",
                 self.results
-            )
+            ))
         })?;
-        junit::parse(&String::from_utf8_lossy(bytes))
-            .map_err(|e| format!("results file `{}` is not JUnit XML: {e}", self.results))
+        junit::parse(&String::from_utf8_lossy(bytes)).map_err(|e| {
+            Error::Verification(format!(
+                "results file `{}` is not JUnit XML: {e}",
+                self.results
+            ))
+        })
     }
 }
 
@@ -115,7 +126,7 @@ pub async fn run_junit_guardrail(
     r.required = g.required;
     let quoted = match crate::layers::criteria::shell_quote(results) {
         Ok(q) => q,
-        Err(e) => return r.errored(e).finish(),
+        Err(e) => return r.errored(e.to_string()).finish(),
     };
     let runs = JunitRun {
         run: format!("rm -rf -- {quoted}\n{command}"),
@@ -247,15 +258,15 @@ async fn base_results(
     place: &Place,
     tree: &str,
     cache_dir: &std::path::Path,
-) -> Result<Results, String> {
+) -> Result<Results, Error> {
     let key = format!("junit\n{tree}\n{}", runs.run);
     at_base_once(cache_dir, key, |r: &Results| r.complete, async {
         let at_base = place
             .at_base(tree, cache_dir.join("build-cache"))
-            .ok_or("no copy of the base to run its tests in")?;
+            .ok_or_else(|| no_base_copy("run its tests in"))?;
         let w = runs.at(&at_base).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(format!("`{}` {p}", runs.run));
+            return Err(runs.unclean(p));
         }
         let mut r = runs.read(&w)?;
         r.complete = true;
@@ -274,7 +285,7 @@ async fn base_tests(
     allow: &[String],
     at_base: &Results,
     now: &Results,
-) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
+) -> Result<(Option<BaseTests>, Vec<Issue>), Error> {
     let copy =
         crate::layers::evidence::base_defined::BaseTestsCopy::new(place, changes, allow, &[], &[])?;
     let files_laid = copy.laid;
@@ -283,7 +294,7 @@ async fn base_tests(
     } else {
         let w = runs.at(&copy.place(place, changes)?).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(format!("`{}` {p}", runs.run));
+            return Err(runs.unclean(p));
         }
         runs.read(&w)?
     };
@@ -342,7 +353,8 @@ async fn base_tests(
         }
         let w = runs.at(&copy.place(place, changes)?).await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(format!("the canary run: `{}` {p}", runs.run));
+            let why = format!("the canary run: {}", runs.unclean(p));
+            return Err(Error::Verification(why));
         }
         let there = runs.read(&w).unwrap_or_default();
         let outcome = |n: &str| {
@@ -369,10 +381,10 @@ async fn base_tests(
 /// The results of `runs` at `place`, or none when the run wrote no results
 /// file (its tests did not build there); a run that did not end is an
 /// error.
-async fn results_there(runs: &JunitRun<'_>, place: &Place) -> Result<Results, String> {
+async fn results_there(runs: &JunitRun<'_>, place: &Place) -> Result<Results, Error> {
     let w = runs.at(place).await?;
     if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-        return Err(format!("`{}` {p}", runs.run));
+        return Err(runs.unclean(p));
     }
     Ok(runs.read(&w).unwrap_or_default())
 }
@@ -385,7 +397,7 @@ async fn new_tests(
     changes: &ChangeSet,
     at_base: &Results,
     now: &Results,
-) -> Result<(Option<NewTests>, Vec<Issue>), String> {
+) -> Result<(Option<NewTests>, Vec<Issue>), Error> {
     if crate::layers::evidence::base_defined::test_paths(place, changes, &[]).is_empty() {
         return Ok((None, Vec::new()));
     }

@@ -16,6 +16,7 @@
 
 use crate::layers::evidence::base_cache::at_base_once;
 use crate::layers::evidence::test_evidence::{files_of, TestRuns};
+use crate::Error;
 use rascal_core::model::changeset::ChangeSet;
 use rascal_core::model::verdict::{Issue, Severity};
 use rascal_core::text::{first_of, plural};
@@ -49,9 +50,9 @@ pub async fn release_profile(
     (place, changes, allow): (&Place, &ChangeSet, &[String]),
     at_base: &Listing,
     base: &Base<'_>,
-    base_failing: impl std::future::Future<Output = Result<Vec<String>, String>>,
+    base_failing: impl std::future::Future<Output = Result<Vec<String>, Error>>,
     updated: &[String],
-) -> Result<Shipped, String> {
+) -> Result<Shipped, Error> {
     let Some(shipped) = runs.shipped() else {
         return Ok((None, Vec::new()));
     };
@@ -76,9 +77,9 @@ pub async fn release_profile(
     let laid = copy.place(place, changes)?;
     let run = shipped.run(&laid).await?;
     if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-        return Err(format!(
+        return Err(Error::Verification(format!(
             "the release-profile run: `{command}` {p}, where the base's own tests finish (raise the guardrail's `timeout`, or set `release_profile: false` on it to not compare profiles)"
-        ));
+        )));
     }
     let results = shipped.results(&run, at_base);
     let judged = ledger::judge(runs.rec.runner, at_base, &results);
@@ -133,12 +134,12 @@ async fn base_release_passing(
     place: &Place,
     at_base: &Listing,
     base: &Base<'_>,
-) -> Result<Option<Vec<String>>, String> {
+) -> Result<Option<Vec<String>>, Error> {
     let key = format!("release-run\n{}\n{}", base.tree, shipped.run.0);
     at_base_once(base.cache_dir, key, |_: &Option<Vec<String>>| true, async {
         let there = place
             .at_base(base.tree, base.cache_dir.join("build-cache"))
-            .ok_or("no copy of the base to run its tests in")?;
+            .ok_or_else(|| crate::layers::evidence::base_cache::no_base_copy("run its tests in"))?;
         let run = shipped.run(&there).await?;
         if run.outcome.exit.problem(shipped.timeout).is_some() {
             return Ok(None);

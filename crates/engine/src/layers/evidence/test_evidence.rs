@@ -15,6 +15,7 @@
 
 use crate::layers::evidence::{canary, mutants};
 use crate::layers::test_results::{self, Whole};
+use crate::Error;
 use rascal_core::config::Guardrail;
 use rascal_core::model::changeset::ChangeSet;
 use rascal_core::model::ledger::{BaseTests, NewTests, StepTime};
@@ -137,7 +138,7 @@ impl<'a> TestRuns<'a> {
     }
 
     /// The guardrail's run at `place`, its results file read back.
-    pub async fn run(&self, place: &Place) -> Result<Whole, String> {
+    pub async fn run(&self, place: &Place) -> Result<Whole, Error> {
         let files: Vec<String> = self.run.1.iter().cloned().collect();
         let started = std::time::Instant::now();
         let w = test_results::run_whole(
@@ -203,7 +204,7 @@ impl<'a> TestRuns<'a> {
     }
 
     /// What the runner lists at `place`.
-    pub async fn list(&self, place: &Place) -> Result<Listing, String> {
+    pub async fn list(&self, place: &Place) -> Result<Listing, Error> {
         let started = std::time::Instant::now();
         let w = test_results::run_whole(
             place,

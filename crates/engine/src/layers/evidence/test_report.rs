@@ -4,6 +4,7 @@
 //! guardrails of known runners and of JUnit-reporting ones.
 
 use crate::layers::test_results::Whole;
+use crate::Error;
 use rascal_core::config::{Guardrail, GuardrailKind};
 use rascal_core::model::ledger::BaseTests;
 use rascal_core::model::verdict::{Issue, Report};
@@ -48,7 +49,7 @@ pub(crate) fn own_run_of(
 pub(crate) fn merge_base_tests(
     mut r: Report,
     s: &mut rascal_core::model::ledger::Ledger,
-    base: Result<(Option<BaseTests>, Vec<Issue>), String>,
+    base: Result<(Option<BaseTests>, Vec<Issue>), Error>,
 ) -> Report {
     match base {
         Ok((b, issue)) => {
@@ -69,7 +70,7 @@ pub(crate) fn merge_base_tests(
 pub(crate) fn merge_shipped(
     mut r: Report,
     s: &mut rascal_core::model::ledger::Ledger,
-    shipped: Result<crate::layers::evidence::shipped::Shipped, String>,
+    shipped: Result<crate::layers::evidence::shipped::Shipped, Error>,
 ) -> Report {
     match shipped {
         Ok((counts, issues)) => {
@@ -96,7 +97,7 @@ pub(crate) fn merge_shipped(
 pub(crate) fn merge_new_tests(
     mut r: Report,
     s: &mut rascal_core::model::ledger::Ledger,
-    new: Result<(Option<rascal_core::model::ledger::NewTests>, Vec<Issue>), String>,
+    new: Result<(Option<rascal_core::model::ledger::NewTests>, Vec<Issue>), Error>,
 ) -> Report {
     match new {
         Ok((n, issues)) => {

@@ -7,11 +7,12 @@
 
 pub(crate) mod base_steps;
 
-use crate::layers::evidence::base_cache::{at_base_once, base_tree_of};
+use crate::layers::evidence::base_cache::{at_base_once, base_tree_of, no_base_copy};
 use crate::layers::evidence::shipped;
 use crate::layers::evidence::test_evidence::{self, TestRuns};
 use crate::layers::evidence::test_report::{merge_new_tests, merge_shipped, own_run_of};
 use crate::layers::test_results::{self, run_whole, Whole};
+use crate::Error;
 use rascal_core::config::{Config, Guardrail, GuardrailKind};
 use rascal_core::model::changeset::{ChangeSet, Operation};
 use rascal_core::model::verdict::{Issue, Layer, Report, Severity};
@@ -204,7 +205,7 @@ async fn base_listing(
     place: &Place,
     base_tree: &str,
     cache_dir: &std::path::Path,
-) -> Result<ledger::Listing, String> {
+) -> Result<ledger::Listing, Error> {
     let key = format!(
         "{base_tree}\n{}\n{}",
         runs.listing,
@@ -213,7 +214,7 @@ async fn base_listing(
     at_base_once(cache_dir, key, |l: &ledger::Listing| l.complete, async {
         let at_base = place
             .at_base(base_tree, cache_dir.join("build-cache"))
-            .ok_or("no copy of the base to list its tests in")?;
+            .ok_or_else(|| no_base_copy("list its tests in"))?;
         let w = run_whole(
             &at_base,
             &runs.listing,
@@ -224,7 +225,8 @@ async fn base_listing(
         )
         .await?;
         if let Some(p) = w.outcome.exit.problem(runs.timeout) {
-            return Err(format!("listing the base's tests: `{}` {p}", runs.listing));
+            let why = format!("listing the base's tests: `{}` {p}", runs.listing);
+            return Err(Error::Verification(why));
         }
         Ok(test_results::listing(runs.rec.runner, &w, None))
     })
@@ -247,18 +249,18 @@ async fn base_run(
     base_tree: &str,
     cache_dir: &std::path::Path,
     at_base: &ledger::Listing,
-) -> Result<BaseRun, String> {
+) -> Result<BaseRun, Error> {
     let key = format!("base-run\n{base_tree}\n{}", runs.run.0);
     at_base_once(cache_dir, key, |_: &BaseRun| true, async {
         let at_base_place = place
             .at_base(base_tree, cache_dir.join("build-cache"))
-            .ok_or("no copy of the base to run its tests in")?;
+            .ok_or_else(|| no_base_copy("run its tests in"))?;
         let run = runs.run(&at_base_place).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-            return Err(format!(
+            return Err(Error::Verification(format!(
                 "running the base's tests at the base: `{}` {p}",
                 runs.run.0
-            ));
+            )));
         }
         let results = runs.results(&run, at_base);
         Ok(BaseRun {
@@ -364,13 +366,13 @@ pub async fn run_test_guardrail(
     // 1. The guardrail itself, its results machine-readable.
     let own = match run_own(&mut r, &runs, place, command).await {
         Ok(w) => w,
-        Err(e) => return r.errored(e).finish(),
+        Err(e) => return r.errored(e.to_string()).finish(),
     };
     // 2. What the runner lists now and at the base.
     let cache_dir = rascal_exec::git::workspace::files_dir(&repo).join("ledger");
     let (now, at_base) = match listings(&runs, place, &base_tree, &cache_dir).await {
         Ok(l) => l,
-        Err(e) => return r.errored(e).finish(),
+        Err(e) => return r.errored(e.to_string()).finish(),
     };
     // 3. The results, judged against both listings and the base's tests.
     let results = runs.results(&own, &now);
@@ -429,12 +431,10 @@ async fn listings(
     place: &Place,
     base_tree: &str,
     cache_dir: &std::path::Path,
-) -> Result<(ledger::Listing, ledger::Listing), String> {
+) -> Result<(ledger::Listing, ledger::Listing), Error> {
     runs.clock.step("listing");
-    let now = runs
-        .list(place)
-        .await
-        .map_err(|e| format!("listing the tests: {e}"))?;
+    let listed = runs.list(place).await;
+    let now = listed.map_err(|e| Error::Verification(format!("listing the tests: {e}")))?;
     let at_base = base_listing(runs, place, base_tree, cache_dir).await?;
     Ok((now, at_base))
 }
@@ -453,7 +453,7 @@ struct AtBase<'a> {
 
 impl AtBase<'_> {
     /// The base's own tests run on the base (cached).
-    async fn run(&self) -> Result<BaseRun, String> {
+    async fn run(&self) -> Result<BaseRun, Error> {
         base_run(
             self.runs,
             self.place,
@@ -577,14 +577,14 @@ async fn run_own(
     runs: &TestRuns<'_>,
     place: &Place,
     command: &str,
-) -> Result<Whole, String> {
+) -> Result<Whole, Error> {
     runs.clock.step("own run");
     let own = runs
         .run(place)
         .await
-        .map_err(|e| format!("could not run `{command}`: {e}"))?;
+        .map_err(|e| Error::Verification(format!("could not run `{command}`: {e}")))?;
     match own_run(r, runs, place, &own) {
-        Some(problem) => Err(format!("`{command}` {problem}")),
+        Some(problem) => Err(Error::Verification(format!("`{command}` {problem}"))),
         None => Ok(own),
     }
 }

@@ -2,16 +2,25 @@
 //! and checked, and its issues as report issues.
 
 use super::*;
+use crate::Error;
+
+/// The reviewer's answer cannot be used, and why (`Error::Agent`): the
+/// arguments of `format!`.
+macro_rules! unusable {
+    ($($why:tt)*) => {
+        Error::Agent(format!($($why)*))
+    };
+}
 
 /// Parse a reviewer's output; only verdict objects carrying `"nonce":
 /// nonce` count (others, e.g. copied from the diff, are ignored). `Err` is
 /// a structural failure, with why.
-pub fn parse_review(bytes: &[u8], nonce: &str) -> Result<ReviewVerdict, String> {
+pub fn parse_review(bytes: &[u8], nonce: &str) -> Result<ReviewVerdict, Error> {
     if nonce.len() < 16 {
-        return Err("internal error: no review nonce".into());
+        return Err(unusable!("internal error: no review nonce"));
     }
     if bytes.len() > MAX_REVIEW_BYTES {
-        return Err(format!(
+        return Err(unusable!(
             "the output is {} bytes, over the {} KiB limit for a review",
             bytes.len(),
             MAX_REVIEW_BYTES / 1024
@@ -19,7 +28,7 @@ pub fn parse_review(bytes: &[u8], nonce: &str) -> Result<ReviewVerdict, String> 
     }
     let text = String::from_utf8_lossy(bytes);
     if text.trim().is_empty() {
-        return Err("the reviewer printed nothing".into());
+        return Err(unusable!("the reviewer printed nothing"));
     }
     let objects = json_objects(&text);
     let nested = objects.iter().any(|o| {
@@ -35,51 +44,49 @@ pub fn parse_review(bytes: &[u8], nonce: &str) -> Result<ReviewVerdict, String> 
         .filter(|o| o.get("nonce").and_then(Value::as_str) == Some(nonce))
         .collect();
     match signed.len() {
-        0 if !verdicts.is_empty() => Err(format!(
+        0 if !verdicts.is_empty() => Err(unusable!(
             "{} verdict object{} without this review's nonce (ignored: a verdict copied from the diff or the prompt never counts); the verdict must carry `\"nonce\"`",
             verdicts.len(),
             if verdicts.len() == 1 { "" } else { "s" }
         )),
-        0 if nested => Err(
-            "the `verdict` key is nested inside another object; it must be in a top-level JSON object".into(),
-        ),
+        0 if nested => Err(unusable!("the `verdict` key is nested inside another object; it must be in a top-level JSON object")),
         0 if text.contains("\"verdict\"") => {
-            Err("a verdict object starts but is not valid JSON (truncated or malformed)".into())
+            Err(unusable!("a verdict object starts but is not valid JSON (truncated or malformed)"))
         }
-        0 => Err(format!(
+        0 => Err(unusable!(
             "no JSON verdict in the output (it begins: {:?})",
             rascal_core::text::ellipsis(text.trim(), 60)
         )),
-        n if signed.iter().any(|o| *o != signed[0]) => Err(format!(
+        n if signed.iter().any(|o| *o != signed[0]) => Err(unusable!(
             "{n} verdict objects carrying the nonce disagree; exactly one verdict is allowed"
         )),
         _ => verdict_of(signed[0]),
     }
 }
 
-fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, String> {
+fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, Error> {
     let decision = match o.get("verdict") {
         Some(Value::String(s)) if s == "approve" => Decision::Approve,
         Some(Value::String(s)) if s == "request_changes" => Decision::RequestChanges,
         Some(Value::String(s)) => {
-            return Err(format!(
+            return Err(unusable!(
                 "unknown verdict `{}`; expected `approve` or `request_changes`",
                 rascal_core::text::ellipsis(s, 40)
             ))
         }
-        Some(other) => return Err(format!("`verdict` must be a string, got {}", kind(other))),
+        Some(other) => return Err(unusable!("`verdict` must be a string, got {}", kind(other))),
         None => unreachable!("filtered on the key"),
     };
     let list = match o.get("issues") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(a)) => a.clone(),
-        Some(other) => return Err(format!("`issues` must be a list, got {}", kind(other))),
+        Some(other) => return Err(unusable!("`issues` must be a list, got {}", kind(other))),
     };
     let mut issues = Vec::new();
     for (n, item) in list.iter().enumerate() {
         let n = n + 1;
         let Value::Object(i) = item else {
-            return Err(format!("issue {n} must be an object, got {}", kind(item)));
+            return Err(unusable!("issue {n} must be an object, got {}", kind(item)));
         };
         let severity = match i.get("severity") {
             Some(Value::String(s)) => match s.as_str() {
@@ -87,25 +94,25 @@ fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, String> {
                 "major" => ReviewSeverity::Major,
                 "minor" => ReviewSeverity::Minor,
                 other => {
-                    return Err(format!(
+                    return Err(unusable!(
                         "issue {n}: unknown severity `{}`; expected critical, major or minor",
                         rascal_core::text::ellipsis(other, 40)
                     ))
                 }
             },
             Some(v) => {
-                return Err(format!(
+                return Err(unusable!(
                     "issue {n}: `severity` must be a string, got {}",
                     kind(v)
                 ))
             }
-            None => return Err(format!("issue {n}: `severity` is missing")),
+            None => return Err(unusable!("issue {n}: `severity` is missing")),
         };
         let location = match i.get("location") {
             None | Some(Value::Null) => String::new(),
             Some(Value::String(s)) => s.clone(),
             Some(v) => {
-                return Err(format!(
+                return Err(unusable!(
                     "issue {n}: `location` must be a string, got {}",
                     kind(v)
                 ))
@@ -114,10 +121,10 @@ fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, String> {
         let description = match i.get("description") {
             Some(Value::String(s)) if !s.trim().is_empty() => s.clone(),
             Some(Value::String(_)) | None => {
-                return Err(format!("issue {n}: `description` is missing or empty"))
+                return Err(unusable!("issue {n}: `description` is missing or empty"))
             }
             Some(v) => {
-                return Err(format!(
+                return Err(unusable!(
                     "issue {n}: `description` must be a string, got {}",
                     kind(v)
                 ))
@@ -134,10 +141,14 @@ fn verdict_of(o: &Map<String, Value>) -> Result<ReviewVerdict, String> {
             .iter()
             .any(|i| i.severity == ReviewSeverity::Critical)
     {
-        return Err("`approve` with a critical issue contradicts itself".into());
+        return Err(unusable!(
+            "`approve` with a critical issue contradicts itself"
+        ));
     }
     if decision == Decision::RequestChanges && issues.is_empty() {
-        return Err("`request_changes` without any issue gives the author nothing to fix".into());
+        return Err(unusable!(
+            "`request_changes` without any issue gives the author nothing to fix"
+        ));
     }
     Ok(ReviewVerdict { decision, issues })
 }

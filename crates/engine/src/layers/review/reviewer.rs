@@ -2,6 +2,7 @@
 //! and one structural retry, within the review's deadline.
 
 use super::*;
+use crate::Error;
 
 pub(super) enum One {
     /// The reviewer's decision over the whole (reviewed) change, and its
@@ -46,7 +47,7 @@ async fn review_chunk(
         Err(_) if tokio::time::Instant::now() >= deadline => ChunkResult::Unreviewed,
         Err(why) => ChunkResult::Structural(match part {
             Some((k, n)) => format!("chunk {k}/{n}: {why}"),
-            None => why,
+            None => why.to_string(),
         }),
     };
     (rs, result)
@@ -197,6 +198,11 @@ fn verdict_line(v: &ReviewVerdict, part: Option<(usize, usize)>) -> String {
     )
 }
 
+/// A review call that stopped before it had an answer, and why.
+fn stopped(why: &str) -> Result<ReviewVerdict, Error> {
+    Err(Error::Agent(why.into()))
+}
+
 /// One reviewer call on one chunk, with its one structural retry (each try
 /// with a fresh nonce).
 async fn one_call(
@@ -206,7 +212,7 @@ async fn one_call(
     part: Option<(usize, usize)>,
     deadline: tokio::time::Instant,
     first_timeout: std::time::Duration,
-) -> (Vec<Report>, Result<ReviewVerdict, String>) {
+) -> (Vec<Report>, Result<ReviewVerdict, Error>) {
     let mut reports = Vec::new();
     for attempt_try in 1..=2u32 {
         let timeout = if attempt_try == 1 {
@@ -214,7 +220,7 @@ async fn one_call(
         } else {
             let now = tokio::time::Instant::now();
             if now >= deadline {
-                return (reports, Err("the review's time ran out".into()));
+                return (reports, stopped("the review's time ran out"));
             }
             run.review.timeout.get().min(deadline - now)
         };
@@ -264,10 +270,10 @@ async fn one_call(
                 r.check.clone(),
                 "not reviewed: the candidate was cancelled while its reviewer ran",
             ));
-            return (reports, Err("the candidate was cancelled".into()));
+            return (reports, stopped("the candidate was cancelled"));
         }
         let parsed = match &answer.problem {
-            Some(p) => Err(format!("the reviewer {p}")),
+            Some(p) => Err(Error::Agent(format!("the reviewer {p}"))),
             None => parse_review(&answer.text, &nonce),
         };
         match parsed {

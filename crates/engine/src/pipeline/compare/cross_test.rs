@@ -407,7 +407,7 @@ async fn run_batch(
                     let problem = run.outcome.exit.problem(runs.timeout);
                     (Some(judged), problem, true)
                 }
-                Err(e) => (None, Some(e), true),
+                Err(e) => (None, Some(e.to_string()), true),
             }
         }
         Err(e) => (

@@ -10,6 +10,7 @@
 //! passes anyone.
 
 use crate::layers::probes;
+use crate::Error;
 use rascal_core::config::verification::DiscriminatorConfig;
 use rascal_core::config::Config;
 use rascal_core::model::ranking::{Probes, Ranking};
@@ -68,7 +69,7 @@ pub(crate) async fn discriminate(d: &Discriminate<'_>, ranking: &mut Ranking) {
                 found.problem = Some("the probe printed no `PROBE` line on any candidate".into());
             }
         }
-        Err(why) => found.problem = Some(why),
+        Err(why) => found.problem = Some(why.to_string()),
     }
     if !found.differences.is_empty() {
         ranking.contested = Some(format!(
@@ -94,16 +95,16 @@ async fn probe(
         rascal_core::model::ranking::ProbeSource,
         Vec<(String, BTreeMap<String, String>)>,
     ),
-    String,
+    Error,
 > {
     let agent = d.config.main.agents.get(&cfg.agent).ok_or_else(|| {
-        format!(
+        Error::Usage(format!(
             "the discriminator `{}` is not an agent in .rascal/config.yaml",
             cfg.agent
-        )
+        ))
     })?;
     let nonce = crate::layers::review::new_nonce()
-        .map_err(|e| format!("could not get a nonce from /dev/urandom: {e}"))?;
+        .map_err(|e| Error::Agent(format!("could not get a nonce from /dev/urandom: {e}")))?;
     let shown: Vec<(String, String)> = candidates
         .iter()
         .map(|c| (c.clone(), d.diffs.get(c).cloned().unwrap_or_default()))
@@ -125,19 +126,18 @@ async fn probe(
     )
     .await;
     if let Some(p) = answer.problem {
-        return Err(format!("the discriminator {p}"));
+        return Err(Error::Agent(format!("the discriminator {p}")));
     }
     let probe = probes::parse_answer(&answer.text, &nonce)
-        .map_err(|e| format!("the discriminator answered unusably: {e}"))?;
+        .map_err(|e| Error::Agent(format!("the discriminator answered unusably: {e}")))?;
     let mut runs = Vec::new();
     for c in candidates {
-        let place = d
-            .places
-            .get(c)
-            .ok_or_else(|| format!("candidate `{c}` has no place for its checks"))?;
+        let place = d.places.get(c).ok_or_else(|| {
+            Error::Verification(format!("candidate `{c}` has no place for its checks"))
+        })?;
         let lines = run_probe(place, d.base, &probe, cfg.probe_timeout.get(), d.cancel)
             .await
-            .map_err(|e| format!("the probe could not run on `{c}`: {e}"))?;
+            .map_err(|e| Error::Verification(format!("the probe could not run on `{c}`: {e}")))?;
         runs.push((
             c.clone(),
             probes::outputs(lines.iter().map(String::as_str), &nonce),
@@ -154,7 +154,7 @@ pub(crate) async fn run_probe(
     probe: &probes::Probe,
     timeout: std::time::Duration,
     cancel: &CancellationToken,
-) -> Result<Vec<String>, String> {
+) -> Result<Vec<String>, Error> {
     let laid = crate::layers::evidence::base_defined::with_file(
         place,
         base,

@@ -13,13 +13,14 @@ pub struct Resolved {
     pub pinned: bool,
 }
 
-/// How the proxy turns a name into addresses.
+/// How the proxy turns a name into addresses. Err (`Network`): why the
+/// name did not resolve, which the proxy says in its refusal.
 pub trait Resolve: Send + Sync {
     fn resolve<'a>(
         &'a self,
         host: &'a str,
         port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>>;
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, crate::Error>>;
 }
 
 /// The system resolver (getaddrinfo, on a blocking thread).
@@ -31,13 +32,13 @@ impl Resolve for SystemResolver {
         &'a self,
         host: &'a str,
         port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, crate::Error>> {
         Box::pin(async move {
             let addrs =
                 tokio::time::timeout(CONNECT_TIMEOUT, tokio::net::lookup_host((host, port)))
                     .await
-                    .map_err(|_| "no answer within 10s".to_string())?
-                    .map_err(|e| e.to_string())?
+                    .map_err(|_| crate::Error::Network("no answer within 10s".into()))?
+                    .map_err(|e| crate::Error::Network(e.to_string()))?
                     .map(|a| a.ip())
                     .collect();
             Ok(Resolved {
@@ -58,7 +59,7 @@ impl Resolve for PinnedResolver {
         &'a self,
         host: &'a str,
         _port: u16,
-    ) -> futures::future::BoxFuture<'a, Result<Resolved, String>> {
+    ) -> futures::future::BoxFuture<'a, Result<Resolved, crate::Error>> {
         Box::pin(async move {
             self.0
                 .get(host)
@@ -66,7 +67,7 @@ impl Resolve for PinnedResolver {
                     addrs: a.clone(),
                     pinned: true,
                 })
-                .ok_or_else(|| format!("`{host}` is not pinned"))
+                .ok_or_else(|| crate::Error::Network(format!("`{host}` is not pinned")))
         })
     }
 }

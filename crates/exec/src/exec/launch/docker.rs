@@ -139,7 +139,7 @@ pub async fn remove(docker: &Docker, id: &str) -> crate::error::Result<()> {
 /// The docker launcher. Connects on first use, once per run.
 #[derive(Default)]
 pub struct DockerLauncher {
-    engine: tokio::sync::OnceCell<Result<Docker, String>>,
+    engine: tokio::sync::OnceCell<Result<Docker, crate::Error>>,
     /// Images found on the engine, each inspected (or pulled) once per
     /// run however many candidates use it.
     images: std::sync::Mutex<HashMap<String, std::sync::Arc<tokio::sync::OnceCell<()>>>>,
@@ -188,11 +188,10 @@ impl DockerLauncher {
     }
 
     async fn engine(&self) -> Result<Docker, LaunchError> {
-        self.engine
-            .get_or_init(|| async { connect().await.map_err(String::from) })
-            .await
-            .clone()
-            .map_err(LaunchError::Start)
+        match self.engine.get_or_init(connect).await {
+            Ok(docker) => Ok(docker.clone()),
+            Err(e) => Err(LaunchError::Start(e.to_string())),
+        }
     }
 
     /// Make sure the candidate's image is on the engine: asked once per

@@ -26,7 +26,7 @@ impl Contained {
         lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
         files: &[String],
-    ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
+    ) -> crate::error::Result<(Outcome, Vec<Option<Vec<u8>>>)> {
         if let Backend::Kubernetes(k) = &self.backend {
             return self
                 .run_in_job(k, spec, env, network, lines, cancel, files)
@@ -59,7 +59,7 @@ impl Contained {
         launcher.release(&self.run, &name, &agent).await;
         launcher.settle().await;
         let tail = collect.await.unwrap_or_default();
-        let exit = result.map_err(|e| e.to_string())?;
+        let exit = result?;
         let read = if copy_mode {
             read
         } else {
@@ -128,7 +128,7 @@ impl Contained {
         lines: Option<runner::LogTx>,
         cancel: &CancellationToken,
         files: &[String],
-    ) -> Result<(Outcome, Vec<Option<Vec<u8>>>), String> {
+    ) -> crate::error::Result<(Outcome, Vec<Option<Vec<u8>>>)> {
         use crate::exec::launch::kubernetes::{check, spec::Check};
         let copy = self.copy.fresh_copy()?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
@@ -144,7 +144,7 @@ impl Contained {
         let (tx, collect) = tail_of(lines);
         let result = check::run(kube, launch, &check, files, tx, cancel.clone()).await;
         let tail = collect.await.unwrap_or_default();
-        let (exit, read) = result.map_err(|e| e.to_string())?;
+        let (exit, read) = result?;
         Ok((
             Outcome {
                 exit,

@@ -3,6 +3,7 @@
 //! mount points bwrap can create.
 
 use super::{s, Mount, SYSTEM_MOUNTS};
+use crate::Error;
 use std::collections::HashSet;
 use std::path::{Component, Path, PathBuf};
 
@@ -11,7 +12,7 @@ use std::path::{Component, Path, PathBuf};
 pub(super) fn distinct_destinations(
     mounts: &[Mount],
     system: &[Mount],
-) -> Result<HashSet<PathBuf>, String> {
+) -> Result<HashSet<PathBuf>, Error> {
     let mut dests = HashSet::new();
     for m in mounts {
         let reserved = SYSTEM_MOUNTS.iter().any(|s| m.dest == Path::new(s))
@@ -19,19 +20,19 @@ pub(super) fn distinct_destinations(
             || m.dest.starts_with("/dev")
             || m.dest.starts_with("/proc");
         if reserved {
-            return Err(format!(
+            return Err(Error::Sandbox(format!(
                 "sandbox {} {} collides with one of the sandbox's own mounts (/, /dev, \
                  /proc, /etc, /tmp, /run, /var and the system directories)",
                 m.what,
                 m.dest.display()
-            ));
+            )));
         }
         if !dests.insert(m.dest.clone()) {
-            return Err(format!(
+            return Err(Error::Sandbox(format!(
                 "sandbox: two mounts on {} (the {} is one of them)",
                 m.dest.display(),
                 m.what
-            ));
+            )));
         }
     }
     Ok(dests)
@@ -39,7 +40,7 @@ pub(super) fn distinct_destinations(
 
 /// Every mount point bwrap must create can be: none missing inside a
 /// read-only mount (`mounts` sorted parents first).
-pub(super) fn check_mount_points(mounts: &[Mount]) -> Result<(), String> {
+pub(super) fn check_mount_points(mounts: &[Mount]) -> Result<(), Error> {
     for (i, m) in mounts.iter().enumerate() {
         // The deepest mount applied before that encloses it; none: the root tmpfs.
         let parent = mounts[..i]
@@ -48,25 +49,25 @@ pub(super) fn check_mount_points(mounts: &[Mount]) -> Result<(), String> {
             .find(|p| m.dest.starts_with(&p.dest));
         let creatable = parent.is_none_or(Mount::allows_mkdir_below);
         if !creatable && !m.dest.exists() {
-            return Err(format!(
+            return Err(Error::Sandbox(format!(
                 "sandbox {} {} does not exist on the host and lies inside {} (a read-only \
                  mount), so bwrap cannot create its mount point",
                 m.what,
                 m.dest.display(),
                 parent.map_or("/".into(), |p| s(&p.dest)),
-            ));
+            )));
         }
     }
     Ok(())
 }
 
 /// Absolute, `..`-free, UTF-8, with `.` and duplicate slashes removed.
-pub(super) fn clean(path: &Path, what: &str) -> Result<PathBuf, String> {
+pub(super) fn clean(path: &Path, what: &str) -> Result<PathBuf, Error> {
     if !path.is_absolute() || path.to_str().is_none() {
-        return Err(format!(
+        return Err(Error::Sandbox(format!(
             "sandbox {what} {} must be an absolute UTF-8 path",
             path.display()
-        ));
+        )));
     }
     let mut out = PathBuf::from("/");
     for c in path.components() {
@@ -74,10 +75,10 @@ pub(super) fn clean(path: &Path, what: &str) -> Result<PathBuf, String> {
             Component::RootDir | Component::CurDir => {}
             Component::Normal(part) => out.push(part),
             Component::ParentDir | Component::Prefix(_) => {
-                return Err(format!(
+                return Err(Error::Sandbox(format!(
                     "sandbox {what} {} must not contain `..`",
                     path.display()
-                ));
+                )));
             }
         }
     }

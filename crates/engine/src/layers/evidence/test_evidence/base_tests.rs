@@ -3,6 +3,7 @@
 //! their checks mutated, so results the runner did not write are caught.
 
 use super::*;
+use crate::Error;
 
 /// Whether a jest or vitest command selects tests by name (`-t`,
 /// `--testNamePattern`).
@@ -42,7 +43,7 @@ pub async fn base_tests(
     allow: &[String],
     at_base: &Listing,
     results: &Results,
-) -> Result<(Option<BaseTests>, Vec<Issue>), String> {
+) -> Result<(Option<BaseTests>, Vec<Issue>), Error> {
     if !at_base.complete {
         let why = "base tests: not judged — the runner's listing at the base could not be read in full (does the base build?)";
         return Ok((
@@ -75,7 +76,7 @@ pub async fn base_tests(
     } else {
         let run = all.run(&laid).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-            return Err(format!("`{}` {p}", all.run.0));
+            return Err(Error::Verification(format!("`{}` {p}", all.run.0)));
         }
         if let Some(listed) = &listed {
             issues.extend(canary::verdict(&canaries, runner, listed, &run));
@@ -222,7 +223,7 @@ async fn mutant_rounds(
     checked: &Checked<'_>,
     planted: &Planted<'_>,
     issues: &mut Vec<Issue>,
-) -> Result<(Vec<Vec<mutants::Planned>>, Vec<Issue>), String> {
+) -> Result<(Vec<Vec<mutants::Planned>>, Vec<Issue>), Error> {
     let runner = runs.rec.runner;
     let all = runs.every_target();
     let files: Vec<(String, String)> = mutable_files(runs, place, changes, checked.at_base)
@@ -239,7 +240,10 @@ async fn mutant_rounds(
         let mutant_place = copy.place(place, changes)?;
         let run = all.run(&mutant_place).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-            return Err(format!("the canary run: `{}` {p}", all.run.0));
+            return Err(Error::Verification(format!(
+                "the canary run: `{}` {p}",
+                all.run.0
+            )));
         }
         if let Some(listed) = planted.listed {
             issues.extend(canary::verdict(planted.canaries, runner, listed, &run));

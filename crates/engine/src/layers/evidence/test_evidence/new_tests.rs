@@ -2,6 +2,7 @@
 //! passes on the change is evidence; a base test the change weakened is not.
 
 use super::*;
+use crate::Error;
 
 /// The change's tests run on the base's code. New tests (`added`: listed
 /// now, not at the base): which fail there and pass here (`results`, the
@@ -13,7 +14,7 @@ pub async fn new_tests(
     place: &Place,
     changes: &ChangeSet,
     (now, results, added, base_failing): (&Listing, &Results, &[String], &[String]),
-) -> Result<(Option<NewTests>, Vec<Issue>), String> {
+) -> Result<(Option<NewTests>, Vec<Issue>), Error> {
     let kept: Vec<String> = base_failing
         .iter()
         .filter(|t| now.tests.contains(t))
@@ -26,7 +27,7 @@ pub async fn new_tests(
         crate::layers::evidence::base_defined::tests_on_base(place, changes, &files_of(runs, now))?;
     let run = runs.run(&on_base).await?;
     if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-        return Err(format!("`{}` {p}", runs.run.0));
+        return Err(Error::Verification(format!("`{}` {p}", runs.run.0)));
     }
     let at_base = runs.results(&run, now);
     let weakened = passing(runs, &at_base, &kept, now.files_only);
@@ -52,7 +53,7 @@ pub async fn new_tests(
         let stubbed = crate::layers::evidence::base_defined::without_new_code(place, changes)?;
         let run = runs.run(&stubbed).await?;
         if let Some(p) = run.outcome.exit.problem(runs.timeout) {
-            return Err(format!("`{}` {p}", runs.run.0));
+            return Err(Error::Verification(format!("`{}` {p}", runs.run.0)));
         }
         let without = judged(runs, &runs.results(&run, now), &unbuilt, now.files_only);
         unbuilt

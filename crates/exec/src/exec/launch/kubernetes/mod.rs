@@ -59,7 +59,7 @@ pub struct KubernetesLauncher {
     config: KubernetesConfig,
     /// A kubeconfig file instead of `$KUBECONFIG` / `~/.kube/config`.
     kubeconfig: Option<PathBuf>,
-    cluster: tokio::sync::OnceCell<Result<Cluster, String>>,
+    cluster: tokio::sync::OnceCell<Result<Cluster, crate::Error>>,
 }
 
 impl KubernetesLauncher {
@@ -78,15 +78,11 @@ impl KubernetesLauncher {
     }
 
     async fn cluster(&self) -> Result<Cluster, LaunchError> {
-        self.cluster
-            .get_or_init(|| async {
-                cluster::connect(&self.config, self.kubeconfig.as_deref())
-                    .await
-                    .map_err(String::from)
-            })
-            .await
-            .clone()
-            .map_err(LaunchError::Start)
+        let connect = || cluster::connect(&self.config, self.kubeconfig.as_deref());
+        match self.cluster.get_or_init(connect).await {
+            Ok(cluster) => Ok(cluster.clone()),
+            Err(e) => Err(LaunchError::Start(e.to_string())),
+        }
     }
 }
 
