@@ -410,6 +410,6 @@ impl From<LauncherArg> for rascal_core::config::LauncherKind {
     }
 }
 
-fn parse_dur(s: &str) -> Result<std::time::Duration, String> {
+fn parse_dur(s: &str) -> Result<std::time::Duration, rascal_core::Error> {
     rascal_core::config::duration::parse_duration(s).map(|d| d.get())
 }

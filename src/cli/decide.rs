@@ -22,7 +22,7 @@ pub fn select(dir: &Path, args: SelectArgs) -> Result<i32, CliError> {
     let summary = open_store(dir)?.summary(&run)?;
     let cand = summary
         .candidate(&candidate)
-        .map_err(|e| CliError::Usage(e.into()))?;
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     if let Some(why) = cand.select_refusal() {
         // No verified change to select, whatever `--force` says.
         if cand.impossible.is_some() {
@@ -108,7 +108,7 @@ pub fn override_check(dir: &Path, args: OverrideArgs) -> Result<i32, CliError> {
     let summary = open_store(dir)?.summary(&run)?;
     let cand = summary
         .candidate(&candidate)
-        .map_err(|e| CliError::Usage(e.into()))?;
+        .map_err(|e| CliError::Usage(e.to_string()))?;
     for kind in accept_skipped(&cand.reports, cand.current_decisions()) {
         let code = decide(dir, &run, Some(&candidate), kind, &not_run(&reason))?;
         if code != PASS {

@@ -57,7 +57,7 @@ pub fn finalize(dir: &Path, args: FinalizeArgs) -> Result<i32, CliError> {
 fn take_the_pick(dir: &Path, run: &str) -> Result<(), CliError> {
     let summary = open_store(dir)?.summary(run)?;
     let pick = match rascal_core::model::choice::choose(&summary)
-        .map_err(|e| rascal_engine::finalize::FinalizeError::NothingSelected(e.into()))?
+        .map_err(|e| rascal_engine::finalize::FinalizeError::NothingSelected(e.to_string()))?
     {
         Choice::Selected(_) => return Ok(()),
         Choice::Pick(p) => p,

@@ -46,7 +46,7 @@ pub struct GcArgs {
     pub json: bool,
 }
 
-fn parse_age(s: &str) -> Result<Duration, String> {
+fn parse_age(s: &str) -> Result<Duration, rascal_core::Error> {
     rascal_core::config::duration::parse_age(s)
 }
 

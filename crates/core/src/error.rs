@@ -56,12 +56,3 @@ pub enum Error {
     #[error("{0}")]
     Yaml(String),
 }
-
-/// The message, for a caller whose own errors are still text: the TUI
-/// (its theme loading and plan editor), and the `String` results that
-/// remain here (`parse_duration`, `parse_age`, `Criterion::validate`).
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}

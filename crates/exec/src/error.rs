@@ -95,12 +95,3 @@ impl Error {
         }
     }
 }
-
-/// Callers that still speak `Result<_, String>` keep using `?`: the TUI
-/// (`rascal_engine::runtime()?` in its start-up) and this crate's own
-/// launchers, whose `LaunchError::Start` carries the message.
-impl From<Error> for String {
-    fn from(e: Error) -> String {
-        e.to_string()
-    }
-}

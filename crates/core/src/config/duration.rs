@@ -76,23 +76,21 @@ const UNITS: [&str; 5] = ["d", "h", "m", "s", "ms"];
 /// and from the largest to the smallest. `humantime` does the arithmetic;
 /// the stricter shape is checked here so that `5 minutes` or `1h30m30m`
 /// are refused. Zero is refused: a timeout of nothing is a mistake.
-///
-/// Err is a `String` (not [`crate::Error`]) while the CLI's `--timeout`
-/// value parser in the `rascal` crate declares it so.
-pub fn parse_duration(s: &str) -> Result<Dur, String> {
+pub fn parse_duration(s: &str) -> Result<Dur, crate::Error> {
     let total = parse_span(s)?;
     if total.is_zero() {
-        return Err(format!("duration `{s}` is zero: {ALLOWED}"));
+        return Err(crate::Error::Invalid(format!(
+            "duration `{s}` is zero: {ALLOWED}"
+        )));
     }
     Ok(Dur(total))
 }
 
 /// An age, as `rascal gc --older-than` takes it: a duration of the same
 /// shape as [`parse_duration`]'s, where zero (`0s`) is allowed and means
-/// "any age". Err is a `String` while the CLI's `--older-than` value
-/// parser in the `rascal` crate declares it so.
-pub fn parse_age(s: &str) -> Result<Duration, String> {
-    Ok(parse_span(s)?)
+/// "any age".
+pub fn parse_age(s: &str) -> Result<Duration, crate::Error> {
+    parse_span(s)
 }
 
 fn parse_span(s: &str) -> Result<Duration, crate::Error> {
@@ -211,21 +209,22 @@ mod tests {
         );
         assert!(parse_duration("12h1d")
             .unwrap_err()
+            .to_string()
             .contains("`d` comes after `h`"));
         assert_eq!(parse_age("0s").unwrap(), Duration::ZERO);
         assert_eq!(parse_age("30d").unwrap(), Duration::from_secs(30 * 86_400));
         for bad in ["", "0", "-1d", "7 days", "1w"] {
-            let e = parse_age(bad).unwrap_err();
+            let e = parse_age(bad).unwrap_err().to_string();
             assert!(e.contains("7d"), "{bad}: {e}");
         }
     }
 
     #[test]
     fn a_unit_appears_once_and_units_go_from_large_to_small() {
-        let e = parse_duration("1h30m30m").unwrap_err();
+        let e = parse_duration("1h30m30m").unwrap_err().to_string();
         assert!(e.contains("`m` appears twice"), "{e}");
         assert!(e.contains("1h30m30m"), "{e}");
-        let e = parse_duration("30m1h").unwrap_err();
+        let e = parse_duration("30m1h").unwrap_err().to_string();
         assert!(e.contains("`h` comes after `m`"), "{e}");
         assert!(e.contains("largest to the smallest"), "{e}");
         assert!(parse_duration("5s5s").is_err());
@@ -239,10 +238,12 @@ mod tests {
     #[test]
     fn errors_say_what_is_allowed() {
         for bad in ["5 minutes", "", "1w", "0s"] {
-            let e = parse_duration(bad).unwrap_err();
+            let e = parse_duration(bad).unwrap_err().to_string();
             assert!(e.contains("90s") && e.contains("1h30m"), "{bad}: {e}");
         }
-        let e = parse_duration("99999999999999999999h").unwrap_err();
+        let e = parse_duration("99999999999999999999h")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("too large"), "{e}");
     }
 

@@ -95,33 +95,35 @@ impl TryFrom<RawCriterion> for Criterion {
             required: r.required.unwrap_or(true),
             new_test: r.new_test,
         };
-        c.validate().map_err(crate::Error::Invalid)?;
+        c.validate()?;
         Ok(c)
     }
 }
 
 impl Criterion {
-    /// Err is a `String` (not [`crate::Error`]) while the TUI's plan
-    /// editor, which chains it with its own text errors, takes it so.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Whether the criterion can be checked as written: a description, a
+    /// check, `new_test` only on a test, a grep's regex that compiles.
+    pub fn validate(&self) -> Result<(), crate::Error> {
+        let invalid = |what: String| Err(crate::Error::Invalid(what));
         if self.description.trim().is_empty() {
-            return Err("criterion `description` must not be empty".into());
+            return invalid("criterion `description` must not be empty".into());
         }
         if self.check.trim().is_empty() {
-            return Err(format!(
+            return invalid(format!(
                 "criterion `{}`: `check` must not be empty",
                 self.description
             ));
         }
         if self.new_test && self.kind != CriterionKind::Test {
-            return Err(format!(
+            return invalid(format!(
                 "criterion `{}`: `new_test` applies to `type: test` only",
                 self.description
             ));
         }
         if self.kind == CriterionKind::Grep {
-            grep_pattern(&self.check)
-                .map_err(|e| format!("criterion `{}`: {e}", self.description))?;
+            if let Err(e) = grep_pattern(&self.check) {
+                return invalid(format!("criterion `{}`: {e}", self.description));
+            }
         }
         Ok(())
     }
@@ -399,7 +401,7 @@ fn criterion_item(
             new_test: false,
         },
     };
-    c.validate().map_err(err)?;
+    c.validate().map_err(|e| err(e.to_string()))?;
     Ok(c)
 }
 

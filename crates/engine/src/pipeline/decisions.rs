@@ -19,7 +19,7 @@ pub fn record_decision(
     if let Some(c) = &decision.candidate {
         let cand = summary
             .candidate(c)
-            .map_err(|e| PipelineError::Usage(e.into()))?;
+            .map_err(|e| PipelineError::Usage(e.to_string()))?;
         decision
             .validate(Some(&cand.reports))
             .map_err(|e| PipelineError::Usage(e.to_string()))?;
@@ -47,7 +47,7 @@ pub fn record_finalized(
     let summary = store.summary(run)?;
     summary
         .candidate(&finalization.candidate)
-        .map_err(|e| PipelineError::Usage(e.into()))?;
+        .map_err(|e| PipelineError::Usage(e.to_string()))?;
     let ev = RunEvent::Finalized(finalization);
     store.append(run, std::slice::from_ref(&ev))?;
     Ok(ev)

@@ -40,7 +40,7 @@ pub fn prepare_retry(
     }
     let cand = summary
         .candidate(candidate)
-        .map_err(|e| PipelineError::Usage(e.into()))?;
+        .map_err(|e| PipelineError::Usage(e.to_string()))?;
     let worktree = PathBuf::from(&cand.worktree);
     if !worktree.exists() {
         return Err(PipelineError::Usage(format!(

@@ -419,7 +419,7 @@ impl DockerEgress {
             .install(&net.bridge)
             .await
             .err()
-            .map(String::from);
+            .map(|e| e.to_string());
         let unused = runs.get(run).is_none_or(|u| u.is_empty());
         if let Some(why) = &host_open {
             if setting.on_host_open() == OnRefused::Fail {

@@ -155,7 +155,7 @@ pub fn load_spec_from(source: ConfigSource, name: &str) -> Result<Task, ConfigEr
         file: SPECS_DIR.into(),
         line: None,
         column: None,
-        message: e.into(),
+        message: e.to_string(),
         hint: String::new(),
     })?;
     let Some(bytes) = source.read(&file)? else {

@@ -79,8 +79,9 @@ pub(crate) fn now_ms() -> u64 {
         .unwrap_or(0)
 }
 
-pub(crate) fn err(e: impl Into<String>) -> LaunchError {
-    LaunchError::Start(e.into())
+/// An agent that could not be started, and why (a message or an error).
+pub(crate) fn err(e: impl std::fmt::Display) -> LaunchError {
+    LaunchError::Start(e.to_string())
 }
 
 #[async_trait::async_trait]

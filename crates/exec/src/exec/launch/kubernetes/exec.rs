@@ -19,8 +19,8 @@ const STDERR_KEPT: usize = 16 * 1024;
 /// `kubectl cp` writes at a time.
 const FRAME: usize = 32 * 1024;
 
-fn err(e: impl Into<String>) -> LaunchError {
-    LaunchError::Start(e.into())
+fn err(e: impl std::fmt::Display) -> LaunchError {
+    LaunchError::Start(e.to_string())
 }
 
 /// Read at most `cap` bytes into the end of `keep`; drain the rest.
