@@ -15,7 +15,7 @@ const EXPECTED: &[(&str, &[&str], i32)] = &[
         "two-agents",
         &[
             "test_prices.py:5: test_total: assert 2 == 3",
-            "base tests: 0/1 pass on this change",
+            "not run: the base's own tests",
             "new tests: 1 of 1 fail at the base and pass here",
             "pick: right",
             "run verdict PASS (exit 0)",

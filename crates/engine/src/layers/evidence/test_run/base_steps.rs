@@ -10,8 +10,11 @@ use super::{in_release_profile, new_tests_at_base, AtBase};
 use crate::layers::evidence::test_evidence;
 use crate::layers::evidence::test_report::{merge_base_tests, with_evidence};
 use rascal_core::model::ledger::Ledger;
-use rascal_core::model::verdict::Report;
+use rascal_core::model::verdict::{Issue, Report, Severity};
 use rascal_scan::ledger;
+
+/// Rule: the base's steps did not run (a note, not a finding).
+pub const RULE_STOPPED_EARLY: &str = "test-run/stopped-early";
 
 /// What the report says instead of the steps it did not run.
 pub(crate) const NOT_RUN: &str = "not run: the base's own tests, the release profile and the new tests at the base — the change's own test run already failed this required check, which nothing they find can change (RASCAL_FULL_REPORT=1 runs them)";
@@ -40,6 +43,8 @@ pub(super) async fn base_steps(
 ) -> Report {
     if settled(&r, own_passed, full_report()) {
         r.output = with_evidence(&r.output, NOT_RUN);
+        r.issues
+            .push(Issue::new(RULE_STOPPED_EARLY, Severity::Info, NOT_RUN));
         return r;
     }
     at.runs.clock.step("base tests");
