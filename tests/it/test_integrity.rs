@@ -89,8 +89,29 @@ pub(crate) fn run(t: &TestRepo, agents: &[&str]) -> serde_json::Value {
     rascal_json(t, &["run", "make add() correct"], agents)
 }
 
+/// [`run`] with every evidence step, even after a FAIL nothing can change
+/// (`RASCAL_FULL_REPORT=1`): for tests of what those steps find.
+pub(crate) fn run_full_report(t: &TestRepo, agents: &[&str]) -> serde_json::Value {
+    rascal_json_with(
+        t,
+        &["run", "make add() correct"],
+        agents,
+        &[("RASCAL_FULL_REPORT", "1")],
+    )
+}
+
 /// `rascal ARGS --agent AGENTS --json` in `t`, its JSON document.
 pub(crate) fn rascal_json(t: &TestRepo, args: &[&str], agents: &[&str]) -> serde_json::Value {
+    rascal_json_with(t, args, agents, &[])
+}
+
+/// [`rascal_json`] with `env` set for rascal.
+fn rascal_json_with(
+    t: &TestRepo,
+    args: &[&str],
+    agents: &[&str],
+    env: &[(&str, &str)],
+) -> serde_json::Value {
     let list = agents.join(",");
     let mut all: Vec<&str> = args.to_vec();
     all.extend(["--agent", &list, "--json"]);
@@ -98,6 +119,7 @@ pub(crate) fn rascal_json(t: &TestRepo, args: &[&str], agents: &[&str]) -> serde
         .args(&all)
         .current_dir(t.path())
         .env("NO_COLOR", "1")
+        .envs(env.iter().copied())
         .output()
         .unwrap();
     serde_json::from_slice(&o.stdout)
