@@ -356,4 +356,6 @@ impl Permissions {
 }
 
 #[cfg(test)]
+mod file_checks_tests;
+#[cfg(test)]
 mod tests;
