@@ -358,4 +358,6 @@ impl Permissions {
 #[cfg(test)]
 mod file_checks_tests;
 #[cfg(test)]
+mod read_tests;
+#[cfg(test)]
 mod tests;
