@@ -356,4 +356,8 @@ impl Permissions {
 }
 
 #[cfg(test)]
+mod file_checks_tests;
+#[cfg(test)]
+mod read_tests;
+#[cfg(test)]
 mod tests;

@@ -116,3 +116,6 @@ pub fn results(runner: Runner, run: &Whole, against: &Listing, dir: Option<&str>
         ..r
     }
 }
+
+#[cfg(test)]
+mod tests;

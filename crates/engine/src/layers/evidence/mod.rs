@@ -16,3 +16,5 @@ pub(crate) mod shipped;
 pub(crate) mod test_evidence;
 pub(crate) mod test_report;
 pub(crate) mod test_run;
+#[cfg(test)]
+mod test_run_tests;

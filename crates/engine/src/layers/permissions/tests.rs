@@ -212,3 +212,31 @@ fn hidden_names_chains_and_glob_roots() {
         assert_eq!(literal_first(glob), None, "{glob}");
     }
 }
+
+/// A chain of links resolves up to the kernel's limit and not past it;
+/// a climb out of the tree says whether a chain took it there (the
+/// mutation check's survivors in `resolve_chain`).
+#[test]
+fn chains_end_at_the_link_limit() {
+    let chain = |n: usize| -> Links {
+        (0..n)
+            .map(|i| {
+                let next = if i + 1 == n {
+                    "end".to_string()
+                } else {
+                    format!("l{}", i + 1)
+                };
+                (format!("l{i}"), next)
+            })
+            .collect()
+    };
+    assert_eq!(resolve_chain("x", "l0", &chain(39)), Ok("end".into()));
+    assert!(resolve_chain("x", "l0", &chain(40))
+        .unwrap_err()
+        .contains("never resolves"));
+    let links: Links = [("d/e/up".to_string(), "..".to_string())].into();
+    let through = resolve_chain("x", "d/e/up/../..", &links).unwrap_err();
+    assert!(through.contains("a chain of 2 links"), "{through}");
+    let direct = resolve_chain("x", "../y", &links).unwrap_err();
+    assert_eq!(direct, "outside the repository");
+}
