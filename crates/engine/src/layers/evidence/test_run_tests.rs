@@ -5,7 +5,7 @@ use super::test_run::{check_commands, integrity_guardrail, is_test_guardrail, te
 use rascal_core::config::{Config, Guardrail, GuardrailKind, VerificationConfig};
 
 fn guardrails(yaml: &str) -> Vec<Guardrail> {
-    serde_yaml::from_str(yaml).expect("test guardrails")
+    rascal_core::config::parse("test.yaml", yaml).expect("test guardrails")
 }
 
 fn config(yaml: &str) -> Config {
@@ -48,8 +48,11 @@ fn the_criteria_test_command_is_a_check_command_too() {
     let mut c = config("[{name: unit, command: 'cargo test'}, {name: build, command: make}]");
     assert_eq!(check_commands(&c, None), ["cargo test"]);
     c.verification = Some(
-        serde_yaml::from_str::<VerificationConfig>("criteria: {test_command: 'pytest -k {check}'}")
-            .expect("verification"),
+        rascal_core::config::parse::<VerificationConfig>(
+            "verification.yaml",
+            "criteria: {test_command: 'pytest -k {check}'}",
+        )
+        .expect("verification"),
     );
     assert_eq!(
         check_commands(&c, None),

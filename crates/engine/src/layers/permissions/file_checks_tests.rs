@@ -7,7 +7,8 @@
 use super::*;
 
 pub(super) fn policy(yaml: &str) -> Permissions {
-    let cfg: PermissionsConfig = serde_yaml::from_str(yaml).expect("test config");
+    let cfg: PermissionsConfig =
+        rascal_core::config::parse("test.yaml", yaml).expect("test config");
     Permissions::compile(&cfg).expect("compile")
 }
 
@@ -180,8 +181,10 @@ fn paths_inside_and_outside_the_allowed_and_denied_ones() {
     let p = policy("{denied_paths: ['.github/**'], case_sensitive: true}");
     assert!(rules(&p, vec![edit(".GitHub/ci.yml")]).is_empty());
     // A narrowed policy allows what every list allows.
-    let repo: PermissionsConfig = serde_yaml::from_str("allowed_paths: ['src/**']").unwrap();
-    let task: PermissionsConfig = serde_yaml::from_str("allowed_paths: ['src/a/**']").unwrap();
+    let repo: PermissionsConfig =
+        rascal_core::config::parse("test.yaml", "allowed_paths: ['src/**']").unwrap();
+    let task: PermissionsConfig =
+        rascal_core::config::parse("test.yaml", "allowed_paths: ['src/a/**']").unwrap();
     let p = Permissions::compile(&repo.narrow(&task)).unwrap();
     assert!(rules(&p, vec![edit("src/a/x.rs")]).is_empty());
     assert_eq!(rules(&p, vec![edit("src/b.rs")]), ["outside-allowed-paths"]);
@@ -283,8 +286,10 @@ fn files_made_executable_outside_executable_paths() {
     assert_eq!(rules(&bin, vec![moved]), ["executable"]);
     assert!(rules(&bin, vec![kind(edit(), exe, file)]).is_empty());
     // A narrowed policy: every list must allow it.
-    let repo: PermissionsConfig = serde_yaml::from_str("executable_paths: ['bin/**']").unwrap();
-    let task: PermissionsConfig = serde_yaml::from_str("executable_paths: ['bin/own/**']").unwrap();
+    let repo: PermissionsConfig =
+        rascal_core::config::parse("test.yaml", "executable_paths: ['bin/**']").unwrap();
+    let task: PermissionsConfig =
+        rascal_core::config::parse("test.yaml", "executable_paths: ['bin/own/**']").unwrap();
     let p = Permissions::compile(&repo.narrow(&task)).unwrap();
     assert!(rules(&p, vec![new_tool("bin/own/x")]).is_empty());
     assert_eq!(rules(&p, vec![new_tool("bin/x")]), ["executable"]);
