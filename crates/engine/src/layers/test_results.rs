@@ -118,4 +118,4 @@ pub fn results(runner: Runner, run: &Whole, against: &Listing, dir: Option<&str>
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -5,7 +5,9 @@
 use super::*;
 use rascal_exec::exec::runner::Exit;
 
-fn whole(code: i32, text: &str, file: Option<&str>) -> Whole {
+/// A run with `code` that printed `text` and wrote `file` (its results
+/// file); the canary's tests use it too.
+pub(crate) fn whole(code: i32, text: &str, file: Option<&str>) -> Whole {
     Whole {
         outcome: Outcome {
             exit: Exit {

@@ -3,7 +3,7 @@
 //! non-zero; anything else is the `test-run/canary` error.
 
 use super::*;
-use rascal_exec::exec::runner::{Exit, Outcome};
+use crate::layers::test_results::tests::whole as run;
 
 fn canary(nonce: &str, path: &str) -> Canary {
     Canary {
@@ -18,22 +18,6 @@ fn listed(tests: &[&str]) -> Listing {
         tests: tests.iter().map(|s| s.to_string()).collect(),
         complete: true,
         files_only: false,
-    }
-}
-
-/// A run with `code` that printed `text` and wrote `file` (its results file).
-fn run(code: i32, text: &str, file: Option<&str>) -> Whole {
-    Whole {
-        outcome: Outcome {
-            exit: Exit {
-                code: Some(code),
-                ..Exit::default()
-            },
-            tail: String::new(),
-            rewritten: Vec::new(),
-        },
-        text: text.to_string(),
-        files: vec![file.map(|f| f.as_bytes().to_vec())],
     }
 }
 
