@@ -20,6 +20,7 @@ mod config;
 mod contested;
 mod copy_mode;
 mod criteria;
+mod cross_reuse;
 mod demo;
 mod diagnostics;
 mod discriminator;

@@ -1155,6 +1155,7 @@ fn the_evidence_pane_opens_each_tests_source_and_enter_still_selects_without_it(
         tests: vec![test("careful", "tests::a"), test("hasty", "tests::b")],
         cells: vec![vec![Cell::Passed; 2], vec![Cell::Passed, Cell::Failed]],
         runs: 2,
+        reused: 0,
         skipped: None,
         notes: Vec::new(),
         sources: Vec::new(),

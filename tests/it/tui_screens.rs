@@ -137,6 +137,7 @@ fn screens() -> Vec<(&'static str, Setup)> {
                     }],
                     cells: vec![vec![Cell::Passed], vec![Cell::Failed]],
                     runs: 1,
+                    reused: 0,
                     skipped: None,
                     notes: Vec::new(),
                     sources: Vec::new(),

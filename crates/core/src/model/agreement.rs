@@ -47,6 +47,10 @@ pub struct Agreement {
     /// How many test runs cross-testing took.
     #[serde(default)]
     pub runs: usize,
+    /// Of those, how many were not run again: their cells were kept from
+    /// a run with exactly the same code, tests and configuration.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reused: usize,
     /// Why cross-testing did not run, or stopped short (over
     /// `compare.cross_tests`, no test guardrail rascal reads).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -67,6 +71,10 @@ pub struct Agreement {
     /// failed them): never picked, but what their code does is asked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub witnesses: Vec<String>,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// One author's test files, as cross-testing laid them.
@@ -234,6 +242,7 @@ mod tests {
                 vec![Cell::Failed, Cell::NotApplicable, Cell::Passed],
             ],
             runs: 2,
+            reused: 0,
             skipped: None,
             notes: vec![CellNote {
                 candidate: "hasty".into(),

@@ -271,6 +271,7 @@ mod tests {
                 .collect(),
             cells: rows.iter().map(|(_, c)| c.clone()).collect(),
             runs: 0,
+            reused: 0,
             skipped: None,
             notes: Vec::new(),
             sources: Vec::new(),

@@ -217,6 +217,12 @@ fn report(
             }
         )
     };
+    if m.reused > 0 {
+        r.output.push_str(&format!(
+            "\n{} of {} cross-test runs reused: the same code, tests and configuration were cross-tested before (RASCAL_FRESH=1 runs them again)",
+            m.reused, m.runs
+        ));
+    }
     for d in mine {
         r.issues.push(Issue::new(
             RULE_DISAGREES,

@@ -17,6 +17,7 @@
 
 use crate::layers::evidence::test_evidence::TestRuns;
 use crate::pipeline::compare::cross_cell;
+use crate::pipeline::compare::cross_reuse::{self, Kept, KeptCell};
 use rascal_core::config::{Config, Guardrail, GuardrailKind};
 use rascal_core::model::agreement::{Agreement, Cell, CellNote, CrossTest, TestSource};
 use rascal_core::model::changeset::ChangeSet;
@@ -98,6 +99,18 @@ struct Texts {
     /// Each author's test files (and Rust sources with test modules):
     /// path and text.
     tests: Vec<Vec<(String, String)>>,
+}
+
+/// What every batch of one cross-testing shares: the candidates, each
+/// author's tests (names and files), the runs, the texts, and what the
+/// runs' reuse is keyed on.
+struct Shared<'a> {
+    candidates: &'a [Crossing<'a>],
+    names: &'a [Vec<String>],
+    listed: &'a [Vec<String>],
+    runs: &'a TestRuns<'a>,
+    texts: &'a Texts,
+    config: &'a Config,
 }
 
 /// One run of cross-testing: on `target`'s code, the tests of `author`
@@ -224,8 +237,17 @@ pub async fn cross_test(
     // What was laid is kept with the matrix: a human's answer to the
     // question it raises keeps these as tests for later runs.
     m.sources = sources_of(candidates, &authors, &names, &texts);
-    let outcomes = run_plan(&plan, candidates, (&names, &listed), &runs, &texts).await;
+    let shared = Shared {
+        candidates,
+        names: &names,
+        listed: &listed,
+        runs: &runs,
+        texts: &texts,
+        config,
+    };
+    let outcomes = run_plan(&plan, &shared).await;
     m.runs = plan.len();
+    m.reused = outcomes.iter().filter(|o| o.1).count();
     fill(&mut m, outcomes, candidates);
     m
 }
@@ -313,23 +335,16 @@ fn sources_of(
 }
 
 /// Every batch of `plan`: targets in parallel; one target's batches one
-/// after the other, as they share its build cache.
-async fn run_plan(
-    plan: &[Batch],
-    candidates: &[Crossing<'_>],
-    (names, listed): (&[Vec<String>], &[Vec<String>]),
-    runs: &TestRuns<'_>,
-    texts: &Texts,
-) -> Vec<(usize, Vec<Outcome>)> {
-    let per_target = (0..candidates.len()).map(|t| {
+/// after the other, as they share its build cache. Each with its target,
+/// whether its cells were reused, and its cells.
+async fn run_plan(plan: &[Batch], shared: &Shared<'_>) -> Vec<(usize, bool, Vec<Outcome>)> {
+    let per_target = (0..shared.candidates.len()).map(|t| {
         let mine: Vec<&Batch> = plan.iter().filter(|b| b.target == t).collect();
         async move {
             let mut out = Vec::new();
             for b in mine {
-                out.push((
-                    b.target,
-                    run_batch(b, candidates, (names, listed), runs, texts).await,
-                ));
+                let (reused, cells) = reused_or_run(b, shared).await;
+                out.push((b.target, reused, cells));
             }
             out
         }
@@ -342,8 +357,12 @@ async fn run_plan(
 }
 
 /// The runs' outcomes into the matrix: each cell, and its note.
-fn fill(m: &mut Agreement, outcomes: Vec<(usize, Vec<Outcome>)>, candidates: &[Crossing<'_>]) {
-    for (target, cells) in outcomes {
+fn fill(
+    m: &mut Agreement,
+    outcomes: Vec<(usize, bool, Vec<Outcome>)>,
+    candidates: &[Crossing<'_>],
+) {
+    for (target, _, cells) in outcomes {
         for (name_author, name, cell, note) in cells {
             if let Some(col) = m
                 .tests
@@ -363,15 +382,60 @@ fn fill(m: &mut Agreement, outcomes: Vec<(usize, Vec<Outcome>)>, candidates: &[C
     }
 }
 
+/// One batch's cells: kept from a run with exactly these inputs
+/// (`cross_reuse`; true), else run now (false) and kept when the run gave
+/// an answer.
+async fn reused_or_run(b: &Batch, shared: &Shared<'_>) -> (bool, Vec<Outcome>) {
+    let (author, target) = (&shared.candidates[b.author], &shared.candidates[b.target]);
+    fn side<'a>(c: &Crossing<'a>) -> cross_reuse::Side<'a> {
+        cross_reuse::Side {
+            id: c.id,
+            place: c.place,
+            tree: &c.changes.tree,
+        }
+    }
+    let inputs = cross_reuse::Inputs {
+        base: &target.changes.base,
+        guardrail: shared.runs.g,
+        config: shared.config,
+        names: &shared.names[b.author],
+        files: &shared.listed[b.author],
+        unbuilt: &shared.texts.unbuilt[b.author],
+    };
+    let kept = Kept::of(&side(author), &side(target), &inputs);
+    let with_author = |cells: Vec<KeptCell>| {
+        cells
+            .into_iter()
+            .map(|(name, cell, note)| (b.author, name, cell, note))
+            .collect()
+    };
+    if let Some(cells) = kept.as_ref().and_then(Kept::cells) {
+        return (true, with_author(cells));
+    }
+    let (cells, answered) = run_batch(b, shared).await;
+    if let (Some(kept), true) = (&kept, answered) {
+        let plain: Vec<KeptCell> = cells
+            .iter()
+            .map(|(_, n, c, note)| (n.clone(), *c, note.clone()))
+            .collect();
+        kept.keep(&plain);
+    }
+    (false, cells)
+}
+
 /// One batch's run: each author's test with its cell on the target's
-/// code (see `cross_cell` for what each outcome means).
-async fn run_batch(
-    b: &Batch,
-    candidates: &[Crossing<'_>],
-    (names, listed): (&[Vec<String>], &[Vec<String>]),
-    runs: &TestRuns<'_>,
-    texts: &Texts,
-) -> Vec<Outcome> {
+/// code (see `cross_cell` for what each outcome means), and whether the
+/// run gave an answer (it was laid and ran to its end: no timeout, no
+/// cancel, no failure to start).
+async fn run_batch(b: &Batch, shared: &Shared<'_>) -> (Vec<Outcome>, bool) {
+    let Shared {
+        candidates,
+        names,
+        listed,
+        runs,
+        texts,
+        ..
+    } = shared;
     let target = &candidates[b.target];
     let a = b.author;
     let authors = [(
@@ -417,7 +481,8 @@ async fn run_batch(
         ),
     };
     let author = (candidates[a].id, &texts.code[a]);
-    names[a]
+    let answered = laid && trouble.is_none();
+    let cells = names[a]
         .iter()
         .map(|n| {
             let passed = judged.as_ref().is_some_and(|j| {
@@ -463,7 +528,8 @@ async fn run_batch(
             };
             (a, n.clone(), Cell::Failed, note)
         })
-        .collect()
+        .collect();
+    (cells, answered)
 }
 
 #[cfg(test)]
