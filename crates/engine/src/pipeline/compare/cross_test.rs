@@ -423,69 +423,91 @@ async fn reused_or_run(b: &Batch, shared: &Shared<'_>) -> (bool, Vec<Outcome>) {
     (false, cells)
 }
 
+/// What one batch's run gave: the judged results, what went wrong with
+/// the run, whether the tests could be laid, and what the run printed.
+struct Ran {
+    judged: Option<ledger::Judged>,
+    trouble: Option<String>,
+    laid: bool,
+    said: String,
+}
+
 /// One batch's run: each author's test with its cell on the target's
 /// code (see `cross_cell` for what each outcome means), and whether the
 /// run gave an answer (it was laid and ran to its end: no timeout, no
 /// cancel, no failure to start).
 async fn run_batch(b: &Batch, shared: &Shared<'_>) -> (Vec<Outcome>, bool) {
-    let Shared {
-        candidates,
-        names,
-        listed,
-        runs,
-        texts,
-        ..
-    } = shared;
+    let ran = lay_and_run(b, shared).await;
+    let answered = ran.laid && ran.trouble.is_none();
+    (cells_of(b, shared, &ran), answered)
+}
+
+/// Lay the author's tests on the target's code and run them, in a build
+/// cache of their own.
+async fn lay_and_run(b: &Batch, shared: &Shared<'_>) -> Ran {
+    let (candidates, runs) = (shared.candidates, shared.runs);
     let target = &candidates[b.target];
     let a = b.author;
     let authors = [(
         candidates[a].place,
         candidates[a].changes,
-        listed[a].as_slice(),
+        shared.listed[a].as_slice(),
     )];
-    let wanted: Vec<String> = names[a].clone();
     let these = Listing {
-        tests: wanted.clone(),
+        tests: shared.names[a].clone(),
         complete: true,
         files_only: false,
     };
-    // What the run says, and what went wrong with it.
-    let mut said = String::new();
-    let (judged, trouble, laid) = match crate::layers::evidence::base_defined::tests_on_other(
+    let laid = match crate::layers::evidence::base_defined::tests_on_other(
         &authors,
         (target.place, target.changes),
     ) {
-        Ok(laid) => {
-            let cache = OwnCache::new(target.place, candidates[a].id).await;
-            let laid = match &cache.0 {
-                Some(dir) => laid.with_cache(dir.clone()),
-                None => laid,
-            };
-            let ran = runs.run(&laid).await;
-            drop(cache);
-            match ran {
-                Ok(run) => {
-                    said = run.text.clone();
-                    let results = runs.results(&run, &these);
-                    let judged = ledger::judge(runs.rec.runner, &these, &results);
-                    let problem = run.outcome.exit.problem(runs.timeout);
-                    (Some(judged), problem, true)
-                }
-                Err(e) => (None, Some(e.to_string()), true),
+        Ok(laid) => laid,
+        Err(e) => {
+            return Ran {
+                judged: None,
+                trouble: Some(format!("could not be laid on this code: {e}")),
+                laid: false,
+                said: String::new(),
             }
         }
-        Err(e) => (
-            None,
-            Some(format!("could not be laid on this code: {e}")),
-            false,
-        ),
     };
+    let cache = OwnCache::new(target.place, candidates[a].id).await;
+    let laid = match &cache.0 {
+        Some(dir) => laid.with_cache(dir.clone()),
+        None => laid,
+    };
+    let ran = runs.run(&laid).await;
+    drop(cache);
+    match ran {
+        Ok(run) => {
+            let results = runs.results(&run, &these);
+            Ran {
+                judged: Some(ledger::judge(runs.rec.runner, &these, &results)),
+                trouble: run.outcome.exit.problem(runs.timeout),
+                laid: true,
+                said: run.text,
+            }
+        }
+        Err(e) => Ran {
+            judged: None,
+            trouble: Some(e.to_string()),
+            laid: true,
+            said: String::new(),
+        },
+    }
+}
+
+/// Each of the author's tests' cell on the target's code, from the run.
+fn cells_of(b: &Batch, shared: &Shared<'_>, ran: &Ran) -> Vec<Outcome> {
+    let (candidates, texts) = (shared.candidates, shared.texts);
+    let a = b.author;
     let author = (candidates[a].id, &texts.code[a]);
-    let answered = laid && trouble.is_none();
-    let cells = names[a]
+    let judged = ran.judged.as_ref();
+    shared.names[a]
         .iter()
         .map(|n| {
-            let passed = judged.as_ref().is_some_and(|j| {
+            let passed = judged.is_some_and(|j| {
                 !j.failed.contains(n) && !j.not_run.contains(n) && !j.ignored.contains(n)
             });
             if passed {
@@ -497,15 +519,15 @@ async fn run_batch(b: &Batch, shared: &Shared<'_>) -> (Vec<Outcome>, bool) {
             {
                 return (a, n.clone(), Cell::NotApplicable, Some(why));
             }
-            if !laid {
-                return (a, n.clone(), Cell::NotApplicable, trouble.clone());
+            if !ran.laid {
+                return (a, n.clone(), Cell::NotApplicable, ran.trouble.clone());
             }
-            let failed = judged.as_ref().is_some_and(|j| j.failed.contains(n));
+            let failed = judged.is_some_and(|j| j.failed.contains(n));
             let new_api = texts.unbuilt[a].contains(n);
-            let note = match (&trouble, failed) {
+            let note = match (&ran.trouble, failed) {
                 (Some(t), _) => Some(format!("the run: {t}")),
                 (None, true) => {
-                    cross_cell::failure_excerpt(&said, n).map(|e| format!("fails here: {e}"))
+                    cross_cell::failure_excerpt(&ran.said, n).map(|e| format!("fails here: {e}"))
                 }
                 // An API the base never had, that this code does not
                 // define as the author's does: the test cannot say
@@ -528,8 +550,7 @@ async fn run_batch(b: &Batch, shared: &Shared<'_>) -> (Vec<Outcome>, bool) {
             };
             (a, n.clone(), Cell::Failed, note)
         })
-        .collect();
-    (cells, answered)
+        .collect()
 }
 
 #[cfg(test)]
