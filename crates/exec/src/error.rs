@@ -68,7 +68,7 @@ pub enum Error {
     Launch(#[from] LaunchError),
 }
 
-pub type Result<T> = std::result::Result<T, Error>;
+pub(crate) type Result<T> = std::result::Result<T, Error>;
 
 impl From<rascal_core::Error> for Error {
     /// A setting rascal-core refused (an allowlist entry, an egress rule):

@@ -4,7 +4,7 @@
 //! (runtimes, stream parsing, asking). Depends on rascal-core only. See
 //! docs/architecture.md.
 
-pub mod error;
+pub(crate) mod error;
 
 pub use error::Error;
 

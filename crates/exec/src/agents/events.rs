@@ -127,7 +127,7 @@ fn u64_of(v: &Value, key: &str) -> u64 {
 
 /// A tool's input in a few words: the path, command or pattern when there
 /// is one, else compact JSON.
-pub fn compact_input(input: &Value) -> String {
+pub(crate) fn compact_input(input: &Value) -> String {
     for key in [
         "file_path",
         "path",

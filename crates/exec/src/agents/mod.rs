@@ -53,7 +53,7 @@ pub struct LaunchContext<'a> {
     pub criteria: Option<&'a rascal_core::config::spec::Task>,
 }
 
-pub use crate::exec::env::BASE_ENV;
+pub(crate) use crate::exec::env::BASE_ENV;
 
 /// Build the invocation for `agent` (named `name`) on `instruction`. A
 /// real agent CLI working as an author gets the composed prompt (see
@@ -204,7 +204,7 @@ fn agent_argv(
 /// `--model` when configured, the agent's `args:`, and the permission flags
 /// that skip prompts only inside a sandbox (or with `allow_unsandboxed`).
 /// `command:` replaces the program (e.g. a wrapper script or full path).
-pub fn real_argv(
+pub(crate) fn real_argv(
     agent: &AgentConfig,
     sandboxed: bool,
     instruction_file: &Path,
@@ -280,7 +280,7 @@ pub fn candidate_dir(state: &Path, run: &str, candidate: &str) -> PathBuf {
     state.join("runs").join(run).join(candidate)
 }
 
-pub use crate::exec::env::ARTIFACTS_ENV;
+pub(crate) use crate::exec::env::ARTIFACTS_ENV;
 
 /// One candidate's artifacts directory (`commit_message.txt`, `pr_body.md`,
 /// `impossible.md`): in its run files, never in its workspace or the change.

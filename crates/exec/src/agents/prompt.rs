@@ -9,7 +9,7 @@
 
 use rascal_core::config::spec::{ConstraintKind, CriterionKind, Task};
 
-pub use crate::exec::env::CRITERIA_ENV;
+pub(crate) use crate::exec::env::CRITERIA_ENV;
 
 /// The task's criteria an author may see: all but held-out tests.
 fn shown(task: &Task) -> Task {
@@ -25,7 +25,7 @@ fn shown(task: &Task) -> Task {
 }
 
 /// The criteria as a prompt's section (None when there are none to show).
-pub fn criteria_section(task: &Task) -> Option<String> {
+pub(crate) fn criteria_section(task: &Task) -> Option<String> {
     let t = shown(task);
     if !t.has_criteria() {
         return None;
@@ -63,7 +63,7 @@ pub fn criteria_section(task: &Task) -> Option<String> {
 }
 
 /// The criteria file's text: JSON in the spec's schema.
-pub fn criteria_json(task: &Task) -> String {
+pub(crate) fn criteria_json(task: &Task) -> String {
     let t = shown(task);
     serde_json::json!({
         "acceptance_criteria": t.acceptance_criteria,

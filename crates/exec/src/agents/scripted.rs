@@ -9,9 +9,10 @@ use std::io::Write;
 use std::path::Path;
 
 /// The hidden subcommand that plays a scenario file.
-pub const SUBCOMMAND: &str = "__scripted-agent";
-
-pub use rascal_core::config::scenario::{Step, Tempo, BUILTIN_NAMES};
+pub(crate) const SUBCOMMAND: &str = "__scripted-agent";
+#[cfg(test)]
+use rascal_core::config::scenario::BUILTIN_NAMES;
+pub use rascal_core::config::scenario::{Step, Tempo};
 
 /// A reviewer's JSON verdict, fenced as a model would print it, echoing
 /// the review's nonce (`{nonce}` is replaced when played).
@@ -23,7 +24,7 @@ fn verdict(decision: &str, issues: &str) -> Step {
 
 /// In a `say` step, replaced by `$RASCAL_REVIEW_NONCE` (set for reviewers
 /// and judges only): how a scripted reviewer or judge echoes the nonce.
-pub const NONCE_PLACEHOLDER: &str = "{nonce}";
+pub(crate) const NONCE_PLACEHOLDER: &str = "{nonce}";
 
 /// `text` with the review nonce filled in (unchanged outside a review).
 fn with_nonce(text: &str) -> std::borrow::Cow<'_, str> {
@@ -70,7 +71,8 @@ fn sleep(ms: u64) -> Step {
 }
 
 /// The steps of a built-in scenario, played fast.
-pub fn builtin(name: &str) -> Option<Vec<Step>> {
+#[cfg(test)]
+fn builtin(name: &str) -> Option<Vec<Step>> {
     builtin_at(name, Tempo::Fast)
 }
 
@@ -364,7 +366,7 @@ fn without_empty_beats(steps: Vec<Step>) -> Vec<Step> {
 
 /// The line Claude Code's `stream-json` ends a session with: its final
 /// result, with the session's tokens and cost.
-pub fn claude_result(input_tokens: u64, output_tokens: u64, usd: Option<f64>) -> String {
+pub(crate) fn claude_result(input_tokens: u64, output_tokens: u64, usd: Option<f64>) -> String {
     let mut line = serde_json::json!({
         "type": "result",
         "subtype": "success",

@@ -16,11 +16,11 @@
 use std::net::IpAddr;
 
 /// Every chain rascal makes starts with this.
-pub const CHAIN_PREFIX: &str = "RASCAL-";
+pub(crate) const CHAIN_PREFIX: &str = "RASCAL-";
 /// The bridges of the networks rascal makes start with this.
-pub const BRIDGE_PREFIX: &str = "rsc-";
+pub(crate) const BRIDGE_PREFIX: &str = "rsc-";
 /// The bridge name option of Docker's bridge driver.
-pub const BRIDGE_OPTION: &str = "com.docker.network.bridge.name";
+pub(crate) const BRIDGE_OPTION: &str = "com.docker.network.bridge.name";
 
 /// The bridge of run `run`'s network: `rsc-` and 11 hex digits of the
 /// run id's digest (Linux allows 15 characters).
@@ -38,7 +38,7 @@ pub fn chain_name(bridge: &str) -> String {
 }
 
 /// Is `name` an interface name rascal may hand to iptables?
-pub fn valid_bridge(name: &str) -> bool {
+pub(crate) fn valid_bridge(name: &str) -> bool {
     name.len() <= 15
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
         && name
@@ -58,7 +58,7 @@ pub fn unavailable(err: &(impl std::fmt::Display + ?Sized)) -> bool {
 
 /// IPv4 (iptables) or IPv6 (ip6tables).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Family {
+pub(crate) enum Family {
     V4,
     V6,
 }
@@ -78,7 +78,7 @@ fn strings(parts: &[&str]) -> Vec<String> {
 
 /// The rules at the end of a chain: everything not accepted above them is
 /// rejected (TCP with a reset, the rest with port-unreachable).
-pub fn reject_rules(family: Family) -> Vec<Vec<String>> {
+pub(crate) fn reject_rules(family: Family) -> Vec<Vec<String>> {
     vec![
         strings(&["-p", "tcp", "-j", "REJECT", "--reject-with", "tcp-reset"]),
         strings(&["-j", "REJECT", "--reject-with", family.reject_other()]),
@@ -86,13 +86,13 @@ pub fn reject_rules(family: Family) -> Vec<Vec<String>> {
 }
 
 /// The jump from `INPUT` into the chain, for packets in on `bridge`.
-pub fn jump_rule(bridge: &str) -> Vec<String> {
+pub(crate) fn jump_rule(bridge: &str) -> Vec<String> {
     strings(&["-i", bridge, "-j", &chain_name(bridge)])
 }
 
 /// The rule that lets a candidate reach its proxy: TCP to `gateway:port`,
 /// from `peer` only once its address is known.
-pub fn accept_rule(gateway: IpAddr, peer: Option<IpAddr>, port: u16) -> Vec<String> {
+pub(crate) fn accept_rule(gateway: IpAddr, peer: Option<IpAddr>, port: u16) -> Vec<String> {
     let host = |ip: IpAddr| match ip {
         IpAddr::V4(_) => format!("{ip}/32"),
         IpAddr::V6(_) => format!("{ip}/128"),
@@ -113,7 +113,7 @@ pub fn accept_rule(gateway: IpAddr, peer: Option<IpAddr>, port: u16) -> Vec<Stri
 }
 
 /// rascal's chains in the output of `iptables -S`.
-pub fn rascal_chains(listing: &str) -> Vec<String> {
+pub(crate) fn rascal_chains(listing: &str) -> Vec<String> {
     listing
         .lines()
         .filter_map(|l| l.strip_prefix("-N "))
@@ -125,7 +125,7 @@ pub fn rascal_chains(listing: &str) -> Vec<String> {
 
 /// The rules of `INPUT` (from `iptables -S INPUT`) that jump to `chain`,
 /// as the arguments that delete them (`-D INPUT …`).
-pub fn jumps_to(listing: &str, chain: &str) -> Vec<Vec<String>> {
+pub(crate) fn jumps_to(listing: &str, chain: &str) -> Vec<Vec<String>> {
     listing
         .lines()
         .filter_map(|l| l.strip_prefix("-A INPUT "))
@@ -300,7 +300,13 @@ impl Firewall {
     }
 
     /// Take back what [`Firewall::allow`] opened; gone already is fine.
-    pub async fn disallow(&self, bridge: &str, gateway: IpAddr, peer: Option<IpAddr>, port: u16) {
+    pub(crate) async fn disallow(
+        &self,
+        bridge: &str,
+        gateway: IpAddr,
+        peer: Option<IpAddr>,
+        port: u16,
+    ) {
         let family = family_of(gateway);
         let mut del = strings(&["-D", &chain_name(bridge)]);
         del.extend(accept_rule(gateway, peer, port));
@@ -309,7 +315,7 @@ impl Firewall {
 
     /// Remove `chain` (a rascal chain) and every jump to it. A chain that
     /// is gone already is fine.
-    pub async fn remove_chain(&self, chain: &str) -> crate::error::Result<()> {
+    pub(crate) async fn remove_chain(&self, chain: &str) -> crate::error::Result<()> {
         if !chain.starts_with(CHAIN_PREFIX) {
             return Err(crate::Error::Network(format!(
                 "`{chain}` is not a rascal chain; left alone"
@@ -347,12 +353,12 @@ impl Firewall {
     }
 
     /// Remove the firewall of `bridge`.
-    pub async fn remove(&self, bridge: &str) -> crate::error::Result<()> {
+    pub(crate) async fn remove(&self, bridge: &str) -> crate::error::Result<()> {
         self.remove_chain(&chain_name(bridge)).await
     }
 
     /// rascal's chains on this host (IPv4 and IPv6 together).
-    pub async fn chains(&self) -> crate::error::Result<Vec<String>> {
+    pub(crate) async fn chains(&self) -> crate::error::Result<Vec<String>> {
         let mut out = Vec::new();
         for family in Firewall::families() {
             let listing = self.run(family, &strings(&["-S"])).await?;

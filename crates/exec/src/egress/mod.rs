@@ -24,9 +24,9 @@ use rascal_core::model::verdict::{Issue, Report, Severity};
 pub use rascal_core::model::network::NetworkSummary;
 
 /// The rule id of the issue that says what the agent's network was.
-pub const RULE_MODE: &str = "agent/network";
+pub(crate) const RULE_MODE: &str = "agent/network";
 /// The rule id of the issue that counts refused connections.
-pub const RULE_REFUSED: &str = "agent/network-refused";
+pub(crate) const RULE_REFUSED: &str = "agent/network-refused";
 /// The rule id of the warning that the host's own services stayed
 /// reachable from the agent's network.
 pub const RULE_HOST_OPEN: &str = "agent/network-host-open";

@@ -14,7 +14,6 @@ use super::policy::Allowlist;
 use super::proxy::{Proxy, Resolve, Rules, Sink, SystemResolver};
 use super::NetworkSummary;
 use bollard::models::{ContainerCreateBody, NetworkCreateRequest};
-use bollard::query_parameters::ListNetworksOptionsBuilder;
 use bollard::Docker;
 use rascal_core::config::network::OnRefused;
 use std::collections::{BTreeSet, HashMap};
@@ -23,7 +22,7 @@ use std::sync::Arc;
 
 /// The label every egress network carries (with the run's id as value,
 /// beside `rascal.run`).
-pub const LABEL_EGRESS: &str = "rascal.egress";
+pub(crate) const LABEL_EGRESS: &str = "rascal.egress";
 
 /// The labels the docker launcher puts on its containers (the same
 /// values; `exec::launch::docker` sits above this module).
@@ -42,16 +41,6 @@ pub fn network_name(run: &str) -> String {
             }
         })
         .collect()
-}
-
-/// A rascal egress network on the engine.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct EgressNetwork {
-    pub name: String,
-    pub run: String,
-    pub repo: String,
-    /// Containers still attached.
-    pub containers: usize,
 }
 
 /// A run's internal network as rascal uses it.
@@ -218,7 +207,7 @@ pub async fn sweep_firewalls(
 }
 
 /// Remove a network; one that is gone already is fine.
-pub async fn remove(docker: &Docker, name: &str) -> crate::error::Result<()> {
+pub(crate) async fn remove(docker: &Docker, name: &str) -> crate::error::Result<()> {
     match docker.remove_network(name).await {
         Ok(()) => Ok(()),
         Err(bollard::errors::Error::DockerResponseServerError {
@@ -228,39 +217,6 @@ pub async fn remove(docker: &Docker, name: &str) -> crate::error::Result<()> {
             "removing network {name}: {e}"
         ))),
     }
-}
-
-/// Rascal's egress networks on the engine.
-pub async fn list(docker: &Docker) -> crate::error::Result<Vec<EgressNetwork>> {
-    let filters = HashMap::from([("label".to_string(), vec![LABEL_EGRESS.to_string()])]);
-    let nets = docker
-        .list_networks(Some(
-            ListNetworksOptionsBuilder::default()
-                .filters(&filters)
-                .build(),
-        ))
-        .await
-        .map_err(|e| crate::Error::Network(format!("listing networks: {e}")))?;
-    let mut out = Vec::new();
-    for n in nets {
-        let Some(name) = n.name else { continue };
-        let labels = n.labels.unwrap_or_default();
-        // The list does not say which containers are attached; inspect does.
-        let containers = docker
-            .inspect_network(&name, None)
-            .await
-            .ok()
-            .and_then(|i| i.containers)
-            .map(|c| c.len())
-            .unwrap_or(0);
-        out.push(EgressNetwork {
-            run: labels.get(LABEL_RUN).cloned().unwrap_or_default(),
-            repo: labels.get(LABEL_REPO).cloned().unwrap_or_default(),
-            name,
-            containers,
-        });
-    }
-    Ok(out)
 }
 
 /// A container's address on `network`.
@@ -280,14 +236,14 @@ pub async fn container_ip(docker: &Docker, container: &str, network: &str) -> Op
 
 /// Whose egress: the run, the candidate, the repository (for labels).
 #[derive(Debug, Clone, Copy)]
-pub struct Candidate<'a> {
+pub(crate) struct Candidate<'a> {
     pub run: &'a str,
     pub candidate: &'a str,
     pub repo: &'a str,
 }
 
 /// One candidate's egress while its agent runs.
-pub struct Attached {
+pub(crate) struct Attached {
     pub network: String,
     pub gateway: IpAddr,
     /// The bridge on the host.
@@ -313,7 +269,7 @@ const PROXY_VARS: [&str; 6] = [
 
 impl Attached {
     /// The proxy URL the container uses.
-    pub fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("http://{}", self.proxy.addr)
     }
 
@@ -321,7 +277,7 @@ impl Attached {
     /// variables at the proxy, give it no working DNS server, and keep
     /// IPv6 off inside it (no link-local way around the host firewall;
     /// `/proc/sys` is read-only in the container, so it stays off).
-    pub fn apply(&self, body: &mut ContainerCreateBody) {
+    pub(crate) fn apply(&self, body: &mut ContainerCreateBody) {
         let url = self.url();
         let env = body.env.get_or_insert_with(Vec::new);
         env.retain(|e| {
@@ -347,7 +303,7 @@ impl Attached {
         }
     }
 
-    pub fn summary(&self) -> NetworkSummary {
+    pub(crate) fn summary(&self) -> NetworkSummary {
         (self.proxy.counts()).summary(&self.allow, self.on_refused, self.host_open.clone())
     }
 }
@@ -392,7 +348,7 @@ impl DockerEgress {
     /// through. None for the other network modes. When the firewall
     /// cannot be installed, the candidate's log says so and the agent
     /// runs (`on_host_open: warn`) or does not (`fail`).
-    pub async fn attach(
+    pub(crate) async fn attach(
         &self,
         docker: &Docker,
         who: Candidate<'_>,
@@ -485,7 +441,7 @@ impl DockerEgress {
 
     /// The container started: serve its address only, and let only it
     /// through the host firewall to the proxy.
-    pub async fn started(
+    pub(crate) async fn started(
         &self,
         docker: &Docker,
         att: &mut Attached,
@@ -514,7 +470,7 @@ impl DockerEgress {
     }
 
     /// The agent ended: stop its proxy and close its port, keep what it did.
-    pub async fn finish(&self, run: &str, candidate: &str, att: Attached) {
+    pub(crate) async fn finish(&self, run: &str, candidate: &str, att: Attached) {
         att.proxy.stop();
         if att.host_open.is_none() {
             let port = att.proxy.addr.port();
@@ -530,7 +486,7 @@ impl DockerEgress {
     }
 
     /// What the candidate's proxy did in its last attempt.
-    pub fn summary(&self, run: &str, candidate: &str) -> Option<NetworkSummary> {
+    pub(crate) fn summary(&self, run: &str, candidate: &str) -> Option<NetworkSummary> {
         self.summaries
             .lock()
             .ok()?
@@ -542,7 +498,7 @@ impl DockerEgress {
     /// the network, remove the network and its host firewall (Docker lets
     /// a stopped, kept container lose it; what a rascal that died left is
     /// `gc`'s).
-    pub async fn release(&self, docker: &Docker, run: &str, candidate: &str) {
+    pub(crate) async fn release(&self, docker: &Docker, run: &str, candidate: &str) {
         let mut runs = self.runs.lock().await;
         let Some(users) = runs.get_mut(run) else {
             return;

@@ -9,7 +9,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Where a client asked to go.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
+pub(crate) struct Target {
     /// Lowercase name without trailing dot, or the IP literal's text.
     pub host: String,
     pub port: u16,
@@ -29,7 +29,10 @@ impl std::fmt::Display for Target {
 /// `default_port`, an absolute URI's authority. Anything that is not a
 /// plain DNS name or an IP literal is an error (no user info, no
 /// percent-escapes, no numeric shorthand like `2130706433` or `0x7f.1`).
-pub fn parse_target(authority: &str, default_port: Option<u16>) -> crate::error::Result<Target> {
+pub(crate) fn parse_target(
+    authority: &str,
+    default_port: Option<u16>,
+) -> crate::error::Result<Target> {
     let a = authority.trim();
     if a.is_empty() || a.contains('@') || a.contains('%') || a.contains('/') {
         return Err(crate::Error::Config(format!(
@@ -107,7 +110,7 @@ impl Allowlist {
 
 /// Why a request was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
+pub(crate) enum Refusal {
     /// Not on the allowlist.
     NotAllowed,
     /// An IP literal that no entry names.
@@ -167,7 +170,7 @@ impl std::fmt::Display for Refusal {
 /// when `t` is a name, and must not hide its name (ECH). Bytes that are
 /// not TLS pass (the allowlist is of host:port; what a client speaks to an
 /// allowed port is its own), and so does a client that sent nothing.
-pub fn judge_hello(t: &Target, hello: &crate::egress::tls::Hello) -> Result<(), Refusal> {
+pub(crate) fn judge_hello(t: &Target, hello: &crate::egress::tls::Hello) -> Result<(), Refusal> {
     use crate::egress::tls::Hello;
     match hello {
         Hello::NotTls | Hello::Incomplete => Ok(()),
@@ -184,7 +187,7 @@ pub fn judge_hello(t: &Target, hello: &crate::egress::tls::Hello) -> Result<(), 
 /// What the allowlist says about `t` before anything is resolved:
 /// Ok(explicit) when allowed, where `explicit` means an entry names the
 /// address itself (so it may be private).
-pub fn judge_name(list: &Allowlist, t: &Target) -> Result<bool, Refusal> {
+pub(crate) fn judge_name(list: &Allowlist, t: &Target) -> Result<bool, Refusal> {
     match list.matching(t) {
         Some(e) => Ok(e.ip.is_some()),
         None if t.ip.is_some() => Err(Refusal::AddressLiteral),
@@ -196,7 +199,7 @@ pub fn judge_name(list: &Allowlist, t: &Target) -> Result<bool, Refusal> {
 /// must be public unless `explicit` (a literal named by the allowlist, or
 /// an address the resolver was told to pin); one non-public answer refuses
 /// the name (a mixed answer is how rebinding attacks start).
-pub fn judge_addresses(addrs: &[IpAddr], explicit: bool) -> Result<Vec<IpAddr>, Refusal> {
+pub(crate) fn judge_addresses(addrs: &[IpAddr], explicit: bool) -> Result<Vec<IpAddr>, Refusal> {
     if addrs.is_empty() {
         return Err(Refusal::Unresolved("no addresses".into()));
     }
@@ -211,7 +214,7 @@ pub fn judge_addresses(addrs: &[IpAddr], explicit: bool) -> Result<Vec<IpAddr>, 
 /// Whether `ip` is a globally routable unicast address (not loopback,
 /// private, link-local, carrier-grade NAT, multicast, documentation,
 /// benchmarking, reserved, unspecified, or an IPv6 form of one of these).
-pub fn is_public(ip: IpAddr) -> bool {
+pub(crate) fn is_public(ip: IpAddr) -> bool {
     match ip {
         IpAddr::V4(v4) => is_public_v4(v4),
         IpAddr::V6(v6) => is_public_v6(v6),

@@ -41,7 +41,8 @@ pub const LOG_PREFIX: &str = "rascal: network:";
 
 mod resolve;
 
-pub use resolve::{PinnedResolver, Resolve, Resolved, SystemResolver};
+pub(crate) use resolve::SystemResolver;
+pub use resolve::{PinnedResolver, Resolve, Resolved};
 
 /// Where decisions go: one `rascal: network: …` line each.
 pub type Sink = Arc<dyn Fn(String) + Send + Sync>;
@@ -90,7 +91,7 @@ impl Counts {
 }
 
 impl Stats {
-    pub fn counts(&self) -> Counts {
+    pub(crate) fn counts(&self) -> Counts {
         Counts {
             allowed: self.allowed.load(Ordering::Relaxed),
             refused: self.refused.load(Ordering::Relaxed),
@@ -162,7 +163,7 @@ impl Proxy {
 
     /// Listen on a unix socket at `path` (for a sandbox that reaches it
     /// through a bound socket: only that sandbox can connect).
-    pub fn bind_unix(path: &std::path::Path, rules: Rules) -> std::io::Result<Proxy> {
+    pub(crate) fn bind_unix(path: &std::path::Path, rules: Rules) -> std::io::Result<Proxy> {
         let listener = tokio::net::UnixListener::bind(path)?;
         let addr = SocketAddr::from(([127, 0, 0, 1], 0));
         Ok(Proxy::serve_on(
@@ -248,14 +249,14 @@ impl Proxy {
     }
 
     /// Stop listening and cut every open tunnel.
-    pub fn stop(&self) {
+    pub(crate) fn stop(&self) {
         self.stop.cancel();
     }
 }
 
 /// Serve one client connection: read the request head, decide, then
 /// tunnel or forward.
-pub async fn serve<S>(mut client: S, rules: &Rules, stats: &Stats)
+pub(crate) async fn serve<S>(mut client: S, rules: &Rules, stats: &Stats)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {

@@ -7,7 +7,7 @@
 
 /// The most client bytes looked at before the hello must be complete
 /// (TLS caps a record at 16 KiB; a hello spans at most a few).
-pub const MAX_HELLO: usize = 64 * 1024;
+pub(crate) const MAX_HELLO: usize = 64 * 1024;
 
 const HANDSHAKE: u8 = 0x16;
 const CLIENT_HELLO: u8 = 0x01;
@@ -16,8 +16,10 @@ const EXT_SERVER_NAME: u16 = 0x0000;
 const EXT_ECH: u16 = 0xfe0d;
 
 /// What a client's first bytes are.
+// `ClientHello` is the TLS message's own name.
+#[allow(clippy::enum_variant_names)]
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Hello {
+pub(crate) enum Hello {
     /// Not enough bytes yet to tell.
     Incomplete,
     /// Not TLS (plain HTTP inside the tunnel, SSH, …).
@@ -34,7 +36,7 @@ pub enum Hello {
 
 /// Read the ClientHello at the start of `bytes`, gathering its handshake
 /// message across records.
-pub fn client_hello(bytes: &[u8]) -> Hello {
+pub(crate) fn client_hello(bytes: &[u8]) -> Hello {
     let Some(&first) = bytes.first() else {
         return Hello::Incomplete;
     };

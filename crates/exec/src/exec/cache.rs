@@ -34,7 +34,7 @@ pub fn fresh_for_attempt(candidate_dir: &Path) -> std::io::Result<PathBuf> {
 }
 
 /// The held-out checks' build cache beside the build cache `build`.
-pub fn holdout_beside(build: &Path) -> PathBuf {
+pub(crate) fn holdout_beside(build: &Path) -> PathBuf {
     build.with_file_name(HOLDOUT)
 }
 

@@ -86,7 +86,7 @@ pub fn private_paths(repo: &Path, files: &Path) -> Vec<PathBuf> {
 }
 
 /// A command's argv and environment.
-pub type Command = (Vec<String>, Vec<(String, String)>);
+pub(crate) type Command = (Vec<String>, Vec<(String, String)>);
 
 impl Confinement {
     /// A command as it runs confined: the bubblewrap argv around `argv`,
@@ -134,7 +134,7 @@ pub fn program_path(program: &str, path_var: Option<&str>) -> Option<PathBuf> {
 /// `~/.pyenv`, `~/.nvm`, `~/go`…), and the directories the toolchain
 /// variables name. They are bound read-only; credential files inside them
 /// are hidden (see `toolchain_secrets`).
-pub fn toolchains(path_var: Option<&str>, home: Option<&Path>) -> Vec<PathBuf> {
+pub(crate) fn toolchains(path_var: Option<&str>, home: Option<&Path>) -> Vec<PathBuf> {
     const ROOTS: &[(&str, &[&str])] = &[
         (".cargo", &[".cargo", ".rustup"]),
         (".rustup", &[".cargo", ".rustup"]),
@@ -184,7 +184,7 @@ pub fn toolchains(path_var: Option<&str>, home: Option<&Path>) -> Vec<PathBuf> {
 
 /// Credential files inside toolchain directories, hidden even when the
 /// directory is bound (a registry token is not a toolchain).
-pub fn toolchain_secrets(toolchains: &[PathBuf]) -> Vec<PathBuf> {
+pub(crate) fn toolchain_secrets(toolchains: &[PathBuf]) -> Vec<PathBuf> {
     const NAMES: &[&str] = &["credentials", "credentials.toml", ".npmrc", ".pypirc"];
     toolchains
         .iter()
@@ -203,7 +203,10 @@ pub fn expand_home(path: &str) -> PathBuf {
 
 /// The environment of a confined command: `vars` with HOME set to the
 /// sandbox's private home and TMPDIR to its private /tmp.
-pub fn environment(vars: Vec<(String, String)>, policy: &SandboxPolicy) -> Vec<(String, String)> {
+pub(crate) fn environment(
+    vars: Vec<(String, String)>,
+    policy: &SandboxPolicy,
+) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = vars
         .into_iter()
         .filter(|(k, _)| k != "HOME" && k != "TMPDIR")

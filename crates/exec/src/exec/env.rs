@@ -18,17 +18,17 @@ pub const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDI
 /// The variable naming the directory an author agent leaves its artifacts
 /// (`commit_message.txt`, `pr_body.md`, `impossible.md`) in: outside its
 /// workspace.
-pub const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";
+pub(crate) const ARTIFACTS_ENV: &str = "RASCAL_ARTIFACTS_DIR";
 
 /// The environment variable naming the file with a planned run's approved
 /// acceptance criteria (JSON in the spec's schema: `acceptance_criteria`,
 /// `constraints`), for an author.
-pub const CRITERIA_ENV: &str = "RASCAL_CRITERIA_FILE";
+pub(crate) const CRITERIA_ENV: &str = "RASCAL_CRITERIA_FILE";
 /// The variable naming the directory of a combining agent's material (the
 /// task, the candidates' diffs, their agreement and review findings):
 /// `$RASCAL_ARTIFACTS_DIR/combine` (docs/configuration.md, "Combining
 /// candidates").
-pub const COMBINE_ENV: &str = "RASCAL_COMBINE_DIR";
+pub(crate) const COMBINE_ENV: &str = "RASCAL_COMBINE_DIR";
 
 /// The combining agent's material, in its artifacts directory.
 pub const COMBINE_DIR: &str = "combine";

@@ -21,7 +21,7 @@ mod owner;
 use owner::stale;
 #[cfg(test)]
 use owner::start_time;
-pub use owner::Owner;
+pub(crate) use owner::Owner;
 
 /// How this machine bounds a sandbox.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,7 +57,7 @@ pub enum Enable {
 
 /// A cgroup v2 as rascal found it (the input of [`decide`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FoundV2 {
+pub(crate) struct FoundV2 {
     /// rascal's own cgroup directory.
     pub dir: PathBuf,
     pub writable: bool,
@@ -73,7 +73,7 @@ pub struct FoundV2 {
 
 /// What rascal found of the host's cgroups.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Found {
+pub(crate) struct Found {
     pub v2: Option<FoundV2>,
     /// rascal's cgroup directory in the v1 `pids` hierarchy, if writable.
     pub v1_pids: Option<PathBuf>,
@@ -86,7 +86,7 @@ const WANTED: [&str; 2] = ["pids", "memory"];
 /// The rule: cgroup v2 when rascal's cgroup has (or can turn on) `pids`
 /// and `memory` for children, else both v1 hierarchies when writable, else
 /// rlimits, saying why.
-pub fn decide(found: &Found) -> Mechanism {
+pub(crate) fn decide(found: &Found) -> Mechanism {
     let mut why = Vec::new();
     match &found.v2 {
         Some(v2) => {
@@ -370,14 +370,14 @@ fn sweep(m: &Mechanism) {
 
 /// Why a sandbox was stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Hit {
+pub(crate) enum Hit {
     Pids,
     Memory,
 }
 
 impl Hit {
     /// `512 processes`, `memory 2 GiB`.
-    pub fn reason(self, limits: &Limits) -> String {
+    pub(crate) fn reason(self, limits: &Limits) -> String {
         match self {
             Hit::Pids => limits.pids_reason(),
             Hit::Memory => limits.memory_reason(),
@@ -387,7 +387,7 @@ impl Hit {
 
 /// One sandbox's cgroup (one directory per hierarchy).
 #[derive(Debug)]
-pub struct Cgroup {
+pub(crate) struct Cgroup {
     /// v2: one directory; v1: the pids one, then the memory one.
     dirs: Vec<PathBuf>,
     v2: bool,
@@ -397,7 +397,7 @@ static SEQ: AtomicU64 = AtomicU64::new(0);
 
 impl Cgroup {
     /// A fresh cgroup with `limits`.
-    pub fn create(m: &Mechanism, limits: Limits) -> crate::error::Result<Cgroup> {
+    pub(crate) fn create(m: &Mechanism, limits: Limits) -> crate::error::Result<Cgroup> {
         let name = format!(
             "{}{}",
             Owner::me().prefix(),
@@ -463,7 +463,7 @@ impl Cgroup {
 
     /// The `cgroup.procs` files the sandbox's first process writes itself
     /// into (before exec, so all it forks is inside).
-    pub fn procs_files(&self) -> Vec<CString> {
+    pub(crate) fn procs_files(&self) -> Vec<CString> {
         self.dirs
             .iter()
             .filter_map(|d| {
@@ -474,7 +474,7 @@ impl Cgroup {
 
     /// Whether the sandbox ran into a limit: a fork refused (`pids.events`)
     /// or a process killed for memory (`oom_kill`).
-    pub fn hit(&self) -> Option<Hit> {
+    pub(crate) fn hit(&self) -> Option<Hit> {
         let count = |file: PathBuf, key: &str| {
             std::fs::read_to_string(file)
                 .unwrap_or_default()
@@ -495,7 +495,8 @@ impl Cgroup {
     }
 
     /// Its directories (one per hierarchy).
-    pub fn dirs(&self) -> &[PathBuf] {
+    #[cfg(test)]
+    pub(crate) fn dirs(&self) -> &[PathBuf] {
         &self.dirs
     }
 
@@ -516,7 +517,7 @@ impl Cgroup {
     }
 
     /// SIGKILL every process in the cgroup.
-    pub fn kill_all(&self) {
+    pub(crate) fn kill_all(&self) {
         if self.v2 && std::fs::write(self.dirs[0].join("cgroup.kill"), "1").is_ok() {
             return;
         }
@@ -528,7 +529,7 @@ impl Cgroup {
 
     /// Kill what is left, wait (up to 5 s) until the cgroup is empty, and
     /// remove it.
-    pub async fn remove(self) {
+    pub(crate) async fn remove(self) {
         let deadline = Instant::now() + Duration::from_secs(5);
         loop {
             self.kill_all();
@@ -550,7 +551,7 @@ impl Cgroup {
 /// What the sandbox's first process does before exec: join `procs` (write
 /// `0`, "this process"), or under the fallback set the rlimits. Only
 /// async-signal-safe calls: it runs between fork and exec.
-pub fn before_exec(
+pub(crate) fn before_exec(
     procs: Vec<CString>,
     rlimits: Option<Limits>,
 ) -> impl Fn() -> std::io::Result<()> + Send + Sync + 'static {

@@ -14,7 +14,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// How long the command may take.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Run `argv` in `dir` with `vars` added to the environment. Err: what went
 /// wrong, in one line.

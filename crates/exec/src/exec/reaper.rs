@@ -76,7 +76,7 @@ static WATCH: OnceLock<Option<ChildStdin>> = OnceLock::new();
 /// listing processes first) — once. A reaper that cannot start leaves
 /// `--die-with-parent` and the next rascal's sweep; the error is returned
 /// for the caller to report.
-pub fn watch(parents: &[PathBuf], names: &str) -> Result<(), crate::Error> {
+pub(crate) fn watch(parents: &[PathBuf], names: &str) -> Result<(), crate::Error> {
     let mut failed = None;
     WATCH.get_or_init(|| match start(parents, names) {
         Ok(stdin) => Some(stdin),

@@ -22,7 +22,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::path::Path;
 
 /// A watch on the directories of a run's results files.
-pub struct Watch {
+pub(crate) struct Watch {
     fd: OwnedFd,
     /// Watch descriptor → (directory as given, the file names in it).
     dirs: HashMap<i32, (String, Vec<String>)>,
@@ -51,7 +51,7 @@ const CHANGES: u32 = libc::IN_MODIFY
 impl Watch {
     /// Make the directory of each of `files` (relative to `root`, the
     /// copy) and watch it; None when inotify is not available.
-    pub fn start(root: &Path, files: &[String]) -> Option<Watch> {
+    pub(crate) fn start(root: &Path, files: &[String]) -> Option<Watch> {
         if files.is_empty() {
             return None;
         }
@@ -106,7 +106,7 @@ impl Watch {
     /// The results files (as given to [`Watch::start`]) that were written
     /// again after the runner first wrote them, or whose directory went
     /// away; read once the run has ended.
-    pub fn rewritten(self) -> Vec<String> {
+    pub(crate) fn rewritten(self) -> Vec<String> {
         let mut seen: HashMap<(i32, String), Seen> = HashMap::new();
         let mut dirs_gone: Vec<String> = Vec::new();
         let mut overflow = false;

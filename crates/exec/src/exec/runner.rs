@@ -24,7 +24,7 @@ pub type LogTx = mpsc::Sender<Vec<LogLine>>;
 pub type LogRx = mpsc::Receiver<Vec<LogLine>>;
 
 /// Batches queued between a reader and its consumer at most.
-pub const LOG_BATCHES: usize = 16;
+pub(crate) const LOG_BATCHES: usize = 16;
 
 pub fn log_channel() -> (LogTx, LogRx) {
     mpsc::channel(LOG_BATCHES)

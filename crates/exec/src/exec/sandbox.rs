@@ -85,16 +85,19 @@ use std::path::{Path, PathBuf};
 mod bwrap;
 mod checks;
 
+pub(crate) use bwrap::bwrap_path;
 #[cfg(all(test, target_os = "linux"))]
 use bwrap::probe;
-pub use bwrap::{available, bwrap_path, knows_size, INSTALL_HINT};
+#[cfg(test)]
+use bwrap::INSTALL_HINT;
+pub use bwrap::{available, knows_size};
 use checks::{check_mount_points, clean, distinct_destinations};
 
 /// The host's system directories shown read-only in every sandbox (those
 /// that exist; a top-level symlink like `/lib64 -> usr/lib64` is recreated as
 /// the same symlink). Everything else of the host is absent unless a bind
 /// names it. Extend this list, not a hide list, when programs need more.
-pub const SYSTEM_DIRS: &[&str] = &[
+pub(crate) const SYSTEM_DIRS: &[&str] = &[
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/opt", "/nix", "/sys",
 ];
 
@@ -104,7 +107,7 @@ pub const SYSTEM_DIRS: &[&str] = &[
 /// time zone, shells' profiles, `alternatives`, and the configuration
 /// directories of common toolchains. Not shown: `shadow`, `sudoers`, `ssh`,
 /// `docker`, package-manager credentials (`pip.conf`, `npmrc`) and the rest.
-pub const SYSTEM_ETC: &[&str] = &[
+pub(crate) const SYSTEM_ETC: &[&str] = &[
     "passwd",
     "group",
     "hosts",
@@ -162,7 +165,7 @@ pub const SYSTEM_ETC: &[&str] = &[
 /// Private, empty tmpfs mounts every sandbox has (writable, each at most
 /// [`SandboxPolicy::tmpfs_size`]): scratch space, and where the host's
 /// runtime sockets would be.
-pub const FRESH_DIRS: &[&str] = &["/tmp", "/var/tmp", "/run"];
+pub(crate) const FRESH_DIRS: &[&str] = &["/tmp", "/var/tmp", "/run"];
 
 /// Sandbox mounts that exist regardless of policy (besides [`SYSTEM_DIRS`] and
 /// [`FRESH_DIRS`]). No policy mount may land on one of these exact paths, nor
@@ -305,7 +308,7 @@ fn system_mounts() -> Vec<Mount> {
 
 /// Whether the sandbox shows the host's `path` through its system mounts
 /// (so a bind of it would be redundant). False for anything under `hide`.
-pub fn system_shows(path: &Path) -> bool {
+pub(crate) fn system_shows(path: &Path) -> bool {
     let binds = system_mounts();
     binds.iter().any(|m| match &m.kind {
         Kind::Bind { src, .. } => m.dest == *src && path.starts_with(&m.dest),
@@ -319,7 +322,7 @@ impl SandboxPolicy {
     /// or `/`), which keeps programs that read the home from `/etc/passwd` instead
     /// of `$HOME` consistent; nothing of the real home shows unless bound.
     /// Without a usable `$HOME`, the private home is `/tmp/home`.
-    pub fn new(workspace: impl Into<PathBuf>) -> Self {
+    pub(crate) fn new(workspace: impl Into<PathBuf>) -> Self {
         Self::with_real_home(workspace.into(), real_home())
     }
 
@@ -338,7 +341,7 @@ impl SandboxPolicy {
     }
 
     /// The HOME path inside the sandbox; the caller puts it in the command's env.
-    pub fn home(&self) -> &Path {
+    pub(crate) fn home(&self) -> &Path {
         &self.home
     }
 
@@ -388,7 +391,7 @@ impl SandboxPolicy {
     /// destination, a mount on one of the system's own mount points (or below
     /// `/dev`/`/proc`), or a destination whose mount point bwrap could not create
     /// (see the module caveats).
-    pub fn wrap(&self, command: &[String]) -> Result<Vec<String>, crate::Error> {
+    pub(crate) fn wrap(&self, command: &[String]) -> Result<Vec<String>, crate::Error> {
         self.checked_argv(command)
     }
 

@@ -14,7 +14,7 @@ use rascal_core::config::{
 use std::path::Path;
 
 /// The folder of rascal's config in a repository.
-pub const CONFIG_DIR: &str = ".rascal";
+pub(crate) const CONFIG_DIR: &str = ".rascal";
 
 /// Where `.rascal/` is read from.
 #[derive(Clone, Copy)]
@@ -139,17 +139,8 @@ pub fn load_config_from(source: ConfigSource) -> Result<Config, ConfigError> {
         })
 }
 
-/// Load `.rascal/specs/NAME.yaml` from commit `base`.
-pub fn load_spec(
-    repo: &git2::Repository,
-    base: git2::Oid,
-    name: &str,
-) -> Result<Task, ConfigError> {
-    load_spec_from(ConfigSource::Base(repo, base), name)
-}
-
 /// Load `.rascal/specs/NAME.yaml` from `source`.
-pub fn load_spec_from(source: ConfigSource, name: &str) -> Result<Task, ConfigError> {
+pub(crate) fn load_spec_from(source: ConfigSource, name: &str) -> Result<Task, ConfigError> {
     let whence = source.whence();
     let file = spec_path(name).map_err(|e| ConfigError {
         file: SPECS_DIR.into(),
@@ -245,7 +236,7 @@ pub fn load_task(
 }
 
 /// The spec names in `.rascal/specs/` at `base`.
-pub fn spec_names(repo: &git2::Repository, base: git2::Oid) -> Vec<String> {
+pub(crate) fn spec_names(repo: &git2::Repository, base: git2::Oid) -> Vec<String> {
     let Ok(tree) = repo.find_commit(base).and_then(|c| c.tree()) else {
         return Vec::new();
     };

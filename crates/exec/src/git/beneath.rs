@@ -23,7 +23,7 @@ static NO_OPENAT2: AtomicBool = AtomicBool::new(false);
 
 /// How paths are resolved (both refuse every symlink on the way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Walk {
+pub(crate) enum Walk {
     /// `openat2` with `RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS`, falling back
     /// to [`Walk::Components`] when the kernel does not have it.
     Kernel,
@@ -33,7 +33,7 @@ pub enum Walk {
 
 /// What is at a path (the path itself: a symlink is a symlink).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Dir,
     File { len: u64, mode: u32 },
     Symlink,
@@ -253,7 +253,7 @@ impl Beneath {
     }
 
     /// [`Beneath::open`] resolving paths the way `walk` says.
-    pub fn open_with(root: &Path, walk: Walk) -> io::Result<Beneath> {
+    pub(crate) fn open_with(root: &Path, walk: Walk) -> io::Result<Beneath> {
         let c = cstr(root.as_os_str())?;
         // SAFETY: a NUL-terminated path.
         let fd = cvt(unsafe {
@@ -271,13 +271,13 @@ impl Beneath {
     }
 
     /// The root's path (for messages).
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.shown
     }
 
     /// How this one resolves paths in fact (`Kernel` only while the kernel
     /// has `openat2`).
-    pub fn walk(&self) -> Walk {
+    pub(crate) fn walk(&self) -> Walk {
         if self.walk == Walk::Kernel && NO_OPENAT2.load(Ordering::Relaxed) {
             Walk::Components
         } else {
@@ -327,7 +327,8 @@ impl Beneath {
     }
 
     /// The directory `rel` as a [`Beneath`] of its own.
-    pub fn dir(&self, rel: &Path) -> io::Result<Beneath> {
+    #[cfg(test)]
+    fn dir(&self, rel: &Path) -> io::Result<Beneath> {
         let fd = self.open_rel(&parts(rel)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
         Ok(Beneath {
             root: fd,
@@ -337,7 +338,7 @@ impl Beneath {
     }
 
     /// What is at `rel` (a symlink there is `Symlink`).
-    pub fn kind(&self, rel: &Path) -> io::Result<Kind> {
+    pub(crate) fn kind(&self, rel: &Path) -> io::Result<Kind> {
         if parts(rel)?.is_empty() {
             return Ok(Kind::Dir);
         }
@@ -346,7 +347,7 @@ impl Beneath {
     }
 
     /// The regular file `rel`, open for reading.
-    pub fn open_file(&self, rel: &Path) -> io::Result<File> {
+    pub(crate) fn open_file(&self, rel: &Path) -> io::Result<File> {
         let fd = self.open_rel(&parts(rel)?, libc::O_RDONLY | libc::O_NONBLOCK, 0)?;
         let f = File::from(fd);
         if !f.metadata()?.is_file() {
@@ -366,7 +367,7 @@ impl Beneath {
     }
 
     /// The target of the symlink `rel`.
-    pub fn read_link(&self, rel: &Path) -> io::Result<OsString> {
+    pub(crate) fn read_link(&self, rel: &Path) -> io::Result<OsString> {
         let (dir, name) = self.parent(rel)?;
         let mut buf = vec![0u8; libc::PATH_MAX as usize + 1];
         // SAFETY: a valid descriptor, name and buffer of the length given.
@@ -388,13 +389,13 @@ impl Beneath {
     /// Write `bytes` as a new regular file at `rel` with permission bits
     /// `mode` (whatever was there that is not a directory is replaced; the
     /// parent must exist).
-    pub fn write(&self, rel: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
+    pub(crate) fn write(&self, rel: &Path, bytes: &[u8], mode: u32) -> io::Result<()> {
         let mut f = self.create(rel, mode)?;
         io::Write::write_all(&mut f, bytes)
     }
 
     /// A new regular file at `rel` (see [`Beneath::write`]), open for writing.
-    pub fn create(&self, rel: &Path, mode: u32) -> io::Result<File> {
+    pub(crate) fn create(&self, rel: &Path, mode: u32) -> io::Result<File> {
         let (dir, name) = self.parent(rel)?;
         // SAFETY: a valid descriptor and name; removes a link, never its target.
         let r = unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) };
@@ -432,7 +433,7 @@ impl Beneath {
     }
 
     /// A symlink at `rel` pointing at `target` (made, never followed).
-    pub fn symlink(&self, target: &OsStr, rel: &Path) -> io::Result<()> {
+    pub(crate) fn symlink(&self, target: &OsStr, rel: &Path) -> io::Result<()> {
         let (dir, name) = self.parent(rel)?;
         let t = cstr(target)?;
         // SAFETY: valid descriptor and NUL-terminated strings.
@@ -441,7 +442,7 @@ impl Beneath {
     }
 
     /// The directory `rel` (its parent must exist; one already there is fine).
-    pub fn create_dir(&self, rel: &Path) -> io::Result<()> {
+    pub(crate) fn create_dir(&self, rel: &Path) -> io::Result<()> {
         let (dir, name) = self.parent(rel)?;
         // SAFETY: a valid descriptor and name.
         let r = unsafe { libc::mkdirat(dir.as_raw_fd(), name.as_ptr(), 0o755) };
@@ -475,7 +476,7 @@ impl Beneath {
     }
 
     /// Remove the file or symlink `rel` (never what a link points at).
-    pub fn remove_file(&self, rel: &Path) -> io::Result<()> {
+    pub(crate) fn remove_file(&self, rel: &Path) -> io::Result<()> {
         let (dir, name) = self.parent(rel)?;
         // SAFETY: a valid descriptor and name.
         cvt(unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), 0) })?;
@@ -522,12 +523,12 @@ impl Beneath {
     }
 
     /// Empty the root directory itself.
-    pub fn clear(&self) -> io::Result<()> {
+    pub(crate) fn clear(&self) -> io::Result<()> {
         clear(self.root.as_fd(), 0)
     }
 
     /// The entries of the directory `rel`, sorted by name, each with its kind.
-    pub fn list(&self, rel: &Path) -> io::Result<Vec<(OsString, Kind)>> {
+    pub(crate) fn list(&self, rel: &Path) -> io::Result<Vec<(OsString, Kind)>> {
         let dir = self.open_rel(&parts(rel)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)?;
         let mut out = Vec::new();
         for name in names(dir.as_fd())? {
@@ -542,7 +543,7 @@ impl Beneath {
 
     /// Every file and symlink below `rel` (relative to `rel`), sorted;
     /// directories are entered by descriptor, never through a link.
-    pub fn files(&self, rel: &Path) -> io::Result<Vec<(PathBuf, Kind)>> {
+    pub(crate) fn files(&self, rel: &Path) -> io::Result<Vec<(PathBuf, Kind)>> {
         let mut out = Vec::new();
         let mut stack = vec![PathBuf::new()];
         while let Some(at) = stack.pop() {
@@ -560,7 +561,7 @@ impl Beneath {
     }
 
     /// Move `from` (beneath this root) to `to` beneath `other`'s root.
-    pub fn move_to(&self, from: &Path, other: &Beneath, to: &Path) -> io::Result<()> {
+    pub(crate) fn move_to(&self, from: &Path, other: &Beneath, to: &Path) -> io::Result<()> {
         let (fd, fname) = self.parent(from)?;
         let (td, tname) = other.parent(to)?;
         // SAFETY: valid descriptors and names.
@@ -576,7 +577,8 @@ impl Beneath {
     }
 
     /// Move `from` to `to`, both beneath the root.
-    pub fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+    #[cfg(test)]
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         self.move_to(from, self, to)
     }
 }

@@ -29,7 +29,7 @@ pub const TEMPLATE_CONFIG: &str = "[core]\n\
     \tlogallrefupdates = true\n";
 
 /// The `info/exclude` every workspace repository has after an attempt.
-pub const TEMPLATE_EXCLUDE: &str =
+pub(crate) const TEMPLATE_EXCLUDE: &str =
     "# rascal: this workspace's own ignore rules (the agent's were removed)\n";
 
 /// Entries of a repository folder that are removed outright: they point
@@ -96,7 +96,7 @@ fn fresh_dir(p: &Path) -> std::io::Result<()> {
 }
 
 /// Rewrite one repository folder (`…/.git`) from rascal's template.
-pub fn rewrite_repository(git: &Path) -> std::io::Result<()> {
+pub(crate) fn rewrite_repository(git: &Path) -> std::io::Result<()> {
     for name in REMOVED {
         remove_any(&git.join(name))?;
     }
@@ -129,7 +129,7 @@ pub fn check(ws: &Path) -> crate::error::Result<()> {
 /// Walk the workspace at `ws` without following links, at most
 /// `MAX_WALK` entries: `visit(dir, entry)` for each, descending into the
 /// entry when it is a folder and `visit` says so.
-pub fn walk(ws: &Path, mut visit: impl FnMut(&Path, &std::fs::DirEntry) -> bool) {
+pub(crate) fn walk(ws: &Path, mut visit: impl FnMut(&Path, &std::fs::DirEntry) -> bool) {
     let mut todo = vec![ws.to_path_buf()];
     let mut seen = 0usize;
     while let Some(dir) = todo.pop() {
@@ -149,7 +149,7 @@ pub fn walk(ws: &Path, mut visit: impl FnMut(&Path, &std::fs::DirEntry) -> bool)
 }
 
 /// Whether a folder entry is named `.git` (any case).
-pub fn is_dot_git(e: &std::fs::DirEntry) -> bool {
+pub(crate) fn is_dot_git(e: &std::fs::DirEntry) -> bool {
     e.file_name()
         .as_encoded_bytes()
         .eq_ignore_ascii_case(b".git")
@@ -157,7 +157,7 @@ pub fn is_dot_git(e: &std::fs::DirEntry) -> bool {
 
 /// The nested repositories of the workspace at `ws`: every entry named
 /// `.git` below its top (any case), found without following links.
-pub fn nested(ws: &Path) -> Vec<PathBuf> {
+pub(crate) fn nested(ws: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     walk(ws, |dir, e| {
         if !is_dot_git(e) {

@@ -113,7 +113,7 @@ impl Holdout {
 
     /// Whether `path` (repository-relative) is held out: a held-out test,
     /// or (with any) a spec file.
-    pub fn holds(&self, path: &str) -> bool {
+    pub(crate) fn holds(&self, path: &str) -> bool {
         self.globs.as_ref().is_some_and(|g| g.is_match(path))
             || self.outside.iter().any(|(p, _)| p == path)
             || (!self.is_empty() && is_spec(path))

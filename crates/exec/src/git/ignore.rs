@@ -10,14 +10,14 @@ use ignore::Match;
 use std::path::{Path, PathBuf};
 
 /// The base's ignore rules, lowest precedence first.
-pub struct BaseIgnores {
+pub(crate) struct BaseIgnores {
     /// (directory the rules apply below, relative to the top; the rules)
     rules: Vec<(PathBuf, Gitignore)>,
 }
 
 impl BaseIgnores {
     /// The rules of commit `base` of `repo`.
-    pub fn of(repo: &Repository, base: Oid) -> Result<BaseIgnores, git2::Error> {
+    pub(crate) fn of(repo: &Repository, base: Oid) -> Result<BaseIgnores, git2::Error> {
         let root = PathBuf::from("/");
         let mut rules = Vec::new();
         let mut from_text = |dir: PathBuf, text: &str| {
@@ -57,7 +57,7 @@ impl BaseIgnores {
     }
 
     /// Whether the base ignores `path` (relative to the top).
-    pub fn ignored(&self, path: &str, is_dir: bool) -> bool {
+    pub(crate) fn ignored(&self, path: &str, is_dir: bool) -> bool {
         let rel = Path::new(path);
         let mut verdict = false;
         for (dir, g) in &self.rules {

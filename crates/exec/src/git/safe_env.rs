@@ -32,7 +32,7 @@ const MAX_INCLUDE_DEPTH: usize = 10;
 /// `section.subsection.key`, section and key lower-cased (the subsection
 /// keeps its case, as git does), and the raw value.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Setting {
+pub(crate) struct Setting {
     pub key: String,
     pub value: String,
 }
@@ -41,7 +41,7 @@ pub struct Setting {
 /// BOM skipped (git skips it), every line read on its own (a continued
 /// value can only add settings, never hide one), `[section "sub"]` and
 /// the older `[section.sub]` headers, keys after a header on its line.
-pub fn config_settings(text: &str) -> Vec<Setting> {
+pub(crate) fn config_settings(text: &str) -> Vec<Setting> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     let mut section = String::new();
@@ -139,7 +139,7 @@ fn unquote(v: &str) -> String {
 
 /// The driver names an attributes text gives: (`filter`, `diff`, `merge`)
 /// each as `attr=NAME`, in any line, macros included.
-pub fn attribute_drivers(text: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn attribute_drivers(text: &str) -> Vec<(&'static str, String)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let mut out = Vec::new();
     for tok in text.split_whitespace() {
@@ -159,13 +159,13 @@ pub fn attribute_drivers(text: &str) -> Vec<(&'static str, String)> {
 /// What the person's own environment says for the pager and the editor
 /// (their choices stay theirs; the repository's never apply).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Choices {
+pub(crate) struct Choices {
     pub pager: String,
     pub editor: String,
 }
 
 impl Choices {
-    pub fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Choices {
+    pub(crate) fn from_env(env: &dyn Fn(&str) -> Option<String>) -> Choices {
         let first = |names: &[&str], fallback: &str| {
             names
                 .iter()
@@ -182,7 +182,7 @@ impl Choices {
 
 /// rascal's own files the overrides name.
 #[derive(Debug, Clone)]
-pub struct Own {
+pub(crate) struct Own {
     /// An empty folder: the hooks path.
     pub hooks: PathBuf,
     /// A diff program (`diff -u` of the two files) for external and
@@ -192,7 +192,7 @@ pub struct Own {
 
 /// The value that makes `key` run nothing of the repository's, or None
 /// when `key` runs no program. `key` as [`Setting::key`] spells it.
-pub fn safe_value(key: &str, own: &Own, you: &Choices) -> Option<String> {
+pub(crate) fn safe_value(key: &str, own: &Own, you: &Choices) -> Option<String> {
     let (section, rest) = key.split_once('.')?;
     let (sub, name) = match rest.rsplit_once('.') {
         Some((s, n)) => (Some(s), n),
@@ -257,7 +257,7 @@ const ALWAYS: &[&str] = &[
 /// The overrides for everything found: [`ALWAYS`] first (in its order),
 /// then the settings of `settings` that run programs and the drivers
 /// `drivers` names, sorted; each key once.
-pub fn overrides(
+pub(crate) fn overrides(
     settings: &[Setting],
     drivers: &[(&'static str, String)],
     own: &Own,
@@ -296,7 +296,7 @@ pub fn overrides(
 }
 
 /// `'key'='value' …`: the form of `GIT_CONFIG_PARAMETERS`.
-pub fn parameters(pairs: &[(String, String)]) -> String {
+pub(crate) fn parameters(pairs: &[(String, String)]) -> String {
     let q = |s: &str| format!("'{}'", s.replace('\'', "'\\''"));
     pairs
         .iter()
@@ -309,7 +309,7 @@ pub fn parameters(pairs: &[(String, String)]) -> String {
 /// one (a `.git` folder, or the folder a `.git` file or link names), the
 /// submodule repositories under `.git/modules/`, and the common folders
 /// they name.
-pub fn repository_dirs(ws: &Path) -> Vec<PathBuf> {
+pub(crate) fn repository_dirs(ws: &Path) -> Vec<PathBuf> {
     let mut found: Vec<PathBuf> = Vec::new();
     let mut todo: Vec<PathBuf> = vec![ws.join(".git")];
     todo.extend(crate::git::gitdir::nested(ws));
@@ -400,7 +400,7 @@ fn settings_of(file: &Path, depth: usize, read: &mut BTreeSet<PathBuf>, out: &mu
 
 /// Everything a workspace's repositories and attributes files set or name
 /// that git could run: their settings and the drivers named.
-pub fn scan(ws: &Path) -> (Vec<Setting>, Vec<(&'static str, String)>, Vec<PathBuf>) {
+pub(crate) fn scan(ws: &Path) -> (Vec<Setting>, Vec<(&'static str, String)>, Vec<PathBuf>) {
     let repos = repository_dirs(ws);
     let mut settings = Vec::new();
     let mut drivers = Vec::new();

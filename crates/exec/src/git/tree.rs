@@ -84,7 +84,7 @@ pub fn write_change_tree(origin: &Path, ws: &Path, base: Oid, changes: &ChangeSe
 }
 
 /// A gitlink's commit: the HEAD of the repository at `dir`.
-pub fn submodule_head(dir: &Path) -> Result<Oid> {
+pub(crate) fn submodule_head(dir: &Path) -> Result<Oid> {
     let sub = Repository::open(dir)?;
     let head = sub.head()?.peel_to_commit()?.id();
     Ok(head)
@@ -93,7 +93,7 @@ pub fn submodule_head(dir: &Path) -> Result<Oid> {
 /// A change tree being written: the base tree (from the user's repository)
 /// with each changed file's entry replaced, its blobs written into the
 /// workspace's object store as they are read.
-pub struct ChangeTree {
+pub(crate) struct ChangeTree {
     user: Repository,
     store: Repository,
     index: git2::Index,
@@ -101,7 +101,7 @@ pub struct ChangeTree {
 }
 
 impl ChangeTree {
-    pub fn open(origin: &Path, ws: &Path, base: Oid) -> Result<ChangeTree> {
+    pub(crate) fn open(origin: &Path, ws: &Path, base: Oid) -> Result<ChangeTree> {
         let user = open(origin)?;
         let store = workspace_store(ws)?;
         let mut index = git2::Index::new()?;
@@ -115,12 +115,12 @@ impl ChangeTree {
     }
 
     /// Where the blobs go.
-    pub fn store(&self) -> &Repository {
+    pub(crate) fn store(&self) -> &Repository {
         &self.store
     }
 
     /// Take out every path `f` touches (both sides of a rename).
-    pub fn remove(&mut self, f: &rascal_core::model::changeset::FileChange) -> Result<()> {
+    pub(crate) fn remove(&mut self, f: &rascal_core::model::changeset::FileChange) -> Result<()> {
         for p in f.paths() {
             let _ = self.index.remove_path(Path::new(p));
             let _ = self.index.remove_dir(Path::new(p), 0);
@@ -129,12 +129,12 @@ impl ChangeTree {
     }
 
     /// Put `oid` at `path` with file mode `mode`.
-    pub fn add(&mut self, path: &str, oid: Oid, mode: u32) -> Result<()> {
+    pub(crate) fn add(&mut self, path: &str, oid: Oid, mode: u32) -> Result<()> {
         index_add(&mut self.index, path, oid, mode)
     }
 
     /// Write the tree (see [`write_index`]).
-    pub fn finish(mut self) -> Result<Oid> {
+    pub(crate) fn finish(mut self) -> Result<Oid> {
         let base_tree = self.user.find_commit(self.base)?.tree()?;
         write_index(&self.user, &self.store, &base_tree, &mut self.index)
     }
@@ -192,7 +192,7 @@ pub(crate) fn write_index(
 
 /// One object of a change tree, from the user's repository when it has it
 /// (the base), else from the workspace's store (hash-checked).
-pub fn read_object(
+pub(crate) fn read_object(
     user: &Repository,
     store: &Repository,
     oid: Oid,
@@ -249,7 +249,7 @@ pub struct TreeFiles {
 impl TreeFiles {
     /// The change tree `tree` of the workspace at `ws`, over the user's
     /// repository at `origin`.
-    pub fn open(origin: &Path, ws: &Path, tree: Oid) -> Result<TreeFiles> {
+    pub(crate) fn open(origin: &Path, ws: &Path, tree: Oid) -> Result<TreeFiles> {
         Ok(TreeFiles {
             user: open(origin)?,
             store: workspace_store(ws)?,
@@ -259,7 +259,7 @@ impl TreeFiles {
 
     /// The content of the file at `path` (None when it is absent or not a
     /// regular file), every object hash-checked.
-    pub fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
+    pub(crate) fn read(&self, path: &str) -> Result<Option<Vec<u8>>> {
         let mut at = self.tree;
         let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
         for (i, part) in parts.iter().enumerate() {
@@ -284,7 +284,7 @@ impl TreeFiles {
 
 /// Visit every object reachable from tree `tree` (trees and blobs; gitlinks
 /// are skipped), each hash-checked.
-pub fn for_each_object(
+pub(crate) fn for_each_object(
     user: &Repository,
     store: &Repository,
     tree: Oid,
@@ -323,7 +323,7 @@ pub fn import_tree(user: &Repository, ws: &Path, tree: Oid) -> Result<()> {
 }
 
 /// `path` in `ws`, never through a symlinked directory.
-pub fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
+pub(crate) fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
     let mut at = ws.to_path_buf();
     let parts: Vec<_> = Path::new(path).components().collect();
     for (i, c) in parts.iter().enumerate() {
@@ -355,7 +355,7 @@ pub fn inside(ws: &Path, path: &str) -> Result<std::path::PathBuf> {
 /// Write tree `tree` out as files under `dest` (an empty directory),
 /// every path made beneath `dest` without following a symlink (the tree's
 /// own links are written as links, never written through).
-pub fn checkout_tree(user: &Repository, ws: &Path, tree: Oid, dest: &Path) -> Result<()> {
+pub(crate) fn checkout_tree(user: &Repository, ws: &Path, tree: Oid, dest: &Path) -> Result<()> {
     let store = workspace_store(ws)?;
     let to = crate::git::beneath::Beneath::open(dest).map_err(|source| WorkspaceError::Io {
         what: format!("opening {}", dest.display()),
@@ -381,7 +381,7 @@ pub fn checkout_tree(user: &Repository, ws: &Path, tree: Oid, dest: &Path) -> Re
 }
 
 /// One entry of a tree as [`for_each_file`] gives it.
-pub enum TreeItem<'a> {
+pub(crate) enum TreeItem<'a> {
     /// A directory (given before what is in it).
     Dir,
     /// A submodule: an empty directory, as a fresh checkout has it.
@@ -396,7 +396,7 @@ pub enum TreeItem<'a> {
 /// Every entry of tree `tree`, parents first, with its path (`a/b`), each
 /// object read like [`read_object`]. Entry names that leave their
 /// directory are refused.
-pub fn for_each_file(
+pub(crate) fn for_each_file(
     user: &Repository,
     store: &Repository,
     tree: Oid,

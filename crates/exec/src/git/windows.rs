@@ -14,10 +14,10 @@ use std::sync::Arc;
 
 /// Where a file's windows go (the checks that read content, the
 /// comparator's likeness); `None` when nothing reads them.
-pub type Sink<'s> = Option<&'s mut dyn FnMut(&FileChange)>;
+pub(crate) type Sink<'s> = Option<&'s mut dyn FnMut(&FileChange)>;
 
 /// The added lines of one file, gathered into windows and handed out.
-pub struct LineWindows<'s> {
+pub(crate) struct LineWindows<'s> {
     sink: Sink<'s>,
     window: Vec<AddedLine>,
     bytes: usize,
@@ -27,7 +27,7 @@ pub struct LineWindows<'s> {
 }
 
 impl<'s> LineWindows<'s> {
-    pub fn new(sink: Sink<'s>) -> Self {
+    pub(crate) fn new(sink: Sink<'s>) -> Self {
         LineWindows {
             sink,
             window: Vec::new(),
@@ -38,12 +38,12 @@ impl<'s> LineWindows<'s> {
     }
 
     /// Does anything read the lines (else they are only counted)?
-    pub fn keeps(&self) -> bool {
+    pub(crate) fn keeps(&self) -> bool {
         self.sink.is_some()
     }
 
     /// One added line (or a piece of a long one) of `change`.
-    pub fn push(&mut self, change: &mut FileChange, line: AddedLine) {
+    pub(crate) fn push(&mut self, change: &mut FileChange, line: AddedLine) {
         if !self.keeps() {
             return;
         }
@@ -77,7 +77,7 @@ impl<'s> LineWindows<'s> {
 
     /// Hand out the last window (possibly empty: every file reaches the
     /// checks at least once).
-    pub fn finish(mut self, change: &mut FileChange) {
+    pub(crate) fn finish(mut self, change: &mut FileChange) {
         self.emit(change, true);
     }
 }
@@ -87,7 +87,7 @@ impl<'s> LineWindows<'s> {
 /// the windows (lossy UTF-8, without the line break and the carriage
 /// returns before it), a long line in overlapping pieces.
 #[derive(Default)]
-pub struct NewLines {
+pub(crate) struct NewLines {
     /// The number of the line in progress (or of the last one ended).
     line: u32,
     /// The line in progress, from the start of its current piece.
@@ -104,7 +104,7 @@ pub struct NewLines {
 
 impl NewLines {
     /// More bytes of the file.
-    pub fn feed(&mut self, mut bytes: &[u8], change: &mut FileChange, w: &mut LineWindows) {
+    pub(crate) fn feed(&mut self, mut bytes: &[u8], change: &mut FileChange, w: &mut LineWindows) {
         while !bytes.is_empty() {
             match bytes.iter().position(|&b| b == b'\n') {
                 Some(i) => {
@@ -194,7 +194,7 @@ impl NewLines {
     }
 
     /// The file ended: its line count and content digest.
-    pub fn finish(mut self, change: &mut FileChange, w: &mut LineWindows) -> (u64, String) {
+    pub(crate) fn finish(mut self, change: &mut FileChange, w: &mut LineWindows) -> (u64, String) {
         if self.started {
             self.end_line(change, w);
         }
@@ -227,7 +227,7 @@ fn char_cut(bytes: &[u8]) -> usize {
 /// written to `blob` when given and handed to `sink` in overlapping
 /// windows, each with its offset. Its content digest: the same as
 /// `ContentDigest::finish` with the bytes for a file of one window.
-pub fn binary(
+pub(crate) fn binary(
     head: Vec<u8>,
     file: &mut impl Read,
     mut blob: Option<&mut dyn Write>,

@@ -29,18 +29,21 @@ mod diff_text;
 mod reading;
 mod state;
 
-pub use create::{create_workspace, remove_workspaces};
-pub use diff_text::{diff_text, tree_diff_text, trees_diff_text, MAX_DIFF_FILE, MAX_DIFF_TEXT};
+pub use create::create_workspace;
+#[cfg(test)]
+use diff_text::MAX_DIFF_FILE;
+pub use diff_text::{diff_text, tree_diff_text, trees_diff_text};
 use reading::{blob_text, Reading};
+pub(crate) use state::size_at;
 pub use state::{
-    files_dir, mark_owner, read_at, repo_id, resolve, size_at, state_dir, state_root, workdir,
-    workspace_path, OWNER_FILE,
+    files_dir, mark_owner, read_at, resolve, state_dir, state_root, workdir, workspace_path,
+    OWNER_FILE,
 };
 
 /// A changed file of a streamed change is diffed against its base blob by
 /// git when both are at most this big; a larger one is read like a new file
 /// (every line counted as added), so what git's diff holds stays small.
-pub const DIFF_WHOLE: u64 = 256 * 1024;
+pub(crate) const DIFF_WHOLE: u64 = 256 * 1024;
 
 /// How much of each file the ChangeSet holds. Text files are held whole
 /// (every added line, never cut); a binary file is held up to

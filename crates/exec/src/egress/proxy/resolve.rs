@@ -25,7 +25,7 @@ pub trait Resolve: Send + Sync {
 
 /// The system resolver (getaddrinfo, on a blocking thread).
 #[derive(Debug, Default, Clone, Copy)]
-pub struct SystemResolver;
+pub(crate) struct SystemResolver;
 
 impl Resolve for SystemResolver {
     fn resolve<'a>(

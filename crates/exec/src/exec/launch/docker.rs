@@ -30,7 +30,7 @@ mod end;
 mod image;
 mod reattach;
 
-pub use container::container_body;
+pub(crate) use container::container_body;
 use container::{env_of, memory_limit};
 use end::{final_state, killed, wait_for_end};
 pub use image::{build_hint, has_image};
@@ -42,20 +42,20 @@ pub const LABEL_CANDIDATE: &str = "rascal.candidate";
 pub const LABEL_REPO: &str = "rascal.repo";
 pub const LABEL_VERSION: &str = "rascal.version";
 /// Unix milliseconds at which the agent times out (for a reattach).
-pub const LABEL_DEADLINE: &str = "rascal.deadline";
+pub(crate) const LABEL_DEADLINE: &str = "rascal.deadline";
 /// The agent's timeout in milliseconds (for a reattach's messages).
-pub const LABEL_TIMEOUT: &str = "rascal.timeout";
+pub(crate) const LABEL_TIMEOUT: &str = "rascal.timeout";
 
 /// Where the candidate's worktree is mounted (the working directory).
-pub const WORKSPACE: &str = "/workspace";
+pub(crate) const WORKSPACE: &str = "/workspace";
 /// Where the instruction file is mounted, read-only.
-pub const INSTRUCTION: &str = "/rascal/instruction.md";
+pub(crate) const INSTRUCTION: &str = "/rascal/instruction.md";
 /// Where a planned run's approved criteria are (`$RASCAL_CRITERIA_FILE`):
 /// bound in bind mode, uploaded into the volume in copy mode.
-pub const CRITERIA: &str = "/rascal/criteria.json";
+pub(crate) const CRITERIA: &str = "/rascal/criteria.json";
 
 /// Where the author's artifacts directory is mounted, writable.
-pub const ARTIFACTS: &str = "/rascal/artifacts";
+pub(crate) const ARTIFACTS: &str = "/rascal/artifacts";
 /// Host variables every process agent gets describe the host, so a
 /// container does not get them (unless the agent names them in `env:`);
 /// `HOME` is set to the writable `/tmp`.
@@ -180,7 +180,7 @@ impl DockerLauncher {
     }
 
     /// For verification commands: in copy mode the tree is not brought back.
-    pub fn for_checks() -> Self {
+    pub(crate) fn for_checks() -> Self {
         DockerLauncher {
             leave_tree: true,
             ..Self::default()

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The candidate's egress, or None when its agent has no allowlist.
-pub async fn attach_for(
+pub(crate) async fn attach_for(
     egress: &DockerEgress,
     docker: &Docker,
     spec: &LaunchSpec,
@@ -68,11 +68,11 @@ async fn proxy_port(docker: &Docker, container: &str) -> Option<u16> {
 
 /// Where the forwarder listens inside a sandbox (its own loopback, so
 /// every sandbox can use the same port).
-pub const SANDBOX_PROXY_PORT: u16 = 3128;
+pub(crate) const SANDBOX_PROXY_PORT: u16 = 3128;
 
 /// One sandboxed candidate's egress while its agent runs: the proxy on a
 /// unix socket in a directory of its own, bound into the sandbox.
-pub struct SandboxAttached {
+pub(crate) struct SandboxAttached {
     proxy: Proxy,
     dir: tempfile::TempDir,
     allow: Vec<String>,
@@ -87,7 +87,7 @@ impl SandboxAttached {
     /// The agent's command wrapped in the forwarder, its environment with
     /// the proxy variables, and the confinement that shows the socket (and
     /// the agent's own program, which is no longer argv[0]).
-    pub fn wrap(
+    pub(crate) fn wrap(
         &self,
         forwarder: &Path,
         argv: &[String],
@@ -131,7 +131,7 @@ impl SandboxAttached {
     }
 
     /// Stop the proxy; what it did.
-    pub fn close(self) -> NetworkSummary {
+    pub(crate) fn close(self) -> NetworkSummary {
         self.proxy.stop();
         self.summary()
     }
@@ -145,7 +145,7 @@ impl SandboxAttached {
 }
 
 /// The hidden subcommand that forwards inside the sandbox.
-pub const FORWARD_SUBCOMMAND: &str = "__egress-forward";
+pub(crate) const FORWARD_SUBCOMMAND: &str = "__egress-forward";
 
 const PROXY_VARS: &[&str] = &[
     "HTTPS_PROXY",
@@ -186,7 +186,7 @@ impl ProcessEgress {
     }
 
     /// The rascal binary that forwards inside the sandbox.
-    pub fn forwarder(&self) -> crate::error::Result<PathBuf> {
+    pub(crate) fn forwarder(&self) -> crate::error::Result<PathBuf> {
         match &self.forwarder {
             Some(f) => Ok(f.clone()),
             None => std::env::current_exe().map_err(|e| {
@@ -199,7 +199,7 @@ impl ProcessEgress {
 
     /// The candidate's proxy, or None when its agent has no allowlist. An
     /// allowlist without a sandbox cannot be enforced, so it is refused.
-    pub fn attach(
+    pub(crate) fn attach(
         &self,
         spec: &LaunchSpec,
         logs: &crate::exec::runner::LogTx,
@@ -212,7 +212,7 @@ impl ProcessEgress {
 
     /// As [`ProcessEgress::attach`], for any sandboxed command of `agent`
     /// (a reviewer or judge asked by rascal); `who` names it in messages.
-    pub fn attach_agent(
+    pub(crate) fn attach_agent(
         &self,
         agent: &rascal_core::config::AgentConfig,
         who: &str,
@@ -258,14 +258,14 @@ impl ProcessEgress {
     }
 
     /// The agent ended: stop its proxy, keep what it did.
-    pub fn finish(&self, run: &str, candidate: &str, att: SandboxAttached) {
+    pub(crate) fn finish(&self, run: &str, candidate: &str, att: SandboxAttached) {
         let summary = att.close();
         if let Ok(mut s) = self.summaries.lock() {
             s.insert((run.to_string(), candidate.to_string()), summary);
         }
     }
 
-    pub fn summary(&self, run: &str, candidate: &str) -> Option<NetworkSummary> {
+    pub(crate) fn summary(&self, run: &str, candidate: &str) -> Option<NetworkSummary> {
         self.summaries
             .lock()
             .ok()?

@@ -7,9 +7,9 @@
 use crate::exec::runner::{LogLine, Stream};
 
 /// Bytes of one line kept; the rest is counted in the line's note.
-pub const MAX_LINE: usize = 64 * 1024;
+pub(crate) const MAX_LINE: usize = 64 * 1024;
 
-pub struct Lines {
+pub(crate) struct Lines {
     stream: Stream,
     buf: Vec<u8>,
     dropped: usize,
@@ -20,7 +20,7 @@ pub struct Lines {
 }
 
 impl Lines {
-    pub fn new(stream: Stream, skip: u64) -> Self {
+    pub(crate) fn new(stream: Stream, skip: u64) -> Self {
         Lines {
             stream,
             buf: Vec::new(),
@@ -31,14 +31,14 @@ impl Lines {
     }
 
     /// The stream is read again from its start.
-    pub fn restart(&mut self) {
+    pub(crate) fn restart(&mut self) {
         self.buf.clear();
         self.dropped = 0;
         self.seen = 0;
     }
 
     /// Split `bytes` on newlines; finished lines go to `out`.
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<LogLine>) {
+    pub(crate) fn push(&mut self, bytes: &[u8], out: &mut Vec<LogLine>) {
         for &b in bytes {
             if b == b'\n' {
                 self.emit(out);
@@ -71,7 +71,7 @@ impl Lines {
     }
 
     /// The stream ended: a last line without a newline is sent too.
-    pub fn finish(&mut self, out: &mut Vec<LogLine>) {
+    pub(crate) fn finish(&mut self, out: &mut Vec<LogLine>) {
         if !self.buf.is_empty() || self.dropped > 0 {
             self.emit(out);
         }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 /// is not enough: it is reused, and it means another process in another
 /// pid namespace.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owner {
+pub(crate) struct Owner {
     pub pidns: u64,
     pub pid: u32,
     pub start: u64,
@@ -16,7 +16,7 @@ pub struct Owner {
 
 impl Owner {
     /// This process.
-    pub fn me() -> &'static Owner {
+    pub(crate) fn me() -> &'static Owner {
         static ME: OnceLock<Owner> = OnceLock::new();
         ME.get_or_init(|| {
             let pid = std::process::id();
@@ -29,12 +29,12 @@ impl Owner {
     }
 
     /// The prefix of its cgroups' names: `rascal-<pidns>-<pid>-<start>-`.
-    pub fn prefix(&self) -> String {
+    pub(crate) fn prefix(&self) -> String {
         format!("rascal-{}-{}-{}-", self.pidns, self.pid, self.start)
     }
 
     /// The owner of a sandbox cgroup named `rascal-<pidns>-<pid>-<start>-<n>`.
-    pub fn of(name: &str) -> Option<Owner> {
+    pub(crate) fn of(name: &str) -> Option<Owner> {
         let mut parts = name.strip_prefix("rascal-")?.split('-');
         let owner = Owner {
             pidns: parts.next()?.parse().ok()?,

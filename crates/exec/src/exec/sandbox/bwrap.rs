@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// Error returned by [`available`] when bwrap cannot be found.
-pub const INSTALL_HINT: &str = "bubblewrap (bwrap) is not installed: apt-get install bubblewrap \
+pub(crate) const INSTALL_HINT: &str =
+    "bubblewrap (bwrap) is not installed: apt-get install bubblewrap \
      (or set `sandbox: none` on the agent to run it unsandboxed)";
 
 /// Where common distributions install bwrap, tried after `$PATH`.
@@ -26,7 +27,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 /// Finds bwrap on `$PATH`, then in common install locations. Cached.
-pub fn bwrap_path() -> Option<PathBuf> {
+pub(crate) fn bwrap_path() -> Option<PathBuf> {
     static PATH: OnceLock<Option<PathBuf>> = OnceLock::new();
     PATH.get_or_init(|| {
         // `RASCAL_BWRAP=PATH` names the program (an empty value or a path

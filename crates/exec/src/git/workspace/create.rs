@@ -130,15 +130,3 @@ fn held_out_workspace(
     ws.checkout_head(Some(&mut checkout))?;
     Ok(path.to_path_buf())
 }
-
-/// Remove the workspaces of run `run` (all of its candidates).
-pub fn remove_workspaces(files: &Path, run: &str) -> Result<()> {
-    let dir = files.join("workspaces").join(run);
-    if std::fs::symlink_metadata(&dir).is_ok() {
-        crate::git::beneath::remove_path(&dir).map_err(|source| WorkspaceError::Io {
-            what: format!("removing {}", dir.display()),
-            source,
-        })?;
-    }
-    Ok(())
-}

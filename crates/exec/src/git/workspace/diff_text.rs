@@ -14,12 +14,12 @@ pub fn diff_text(origin: &Path, dir: &Path, base: Oid) -> Result<String> {
 
 /// The most bytes of diff text rascal builds (for reviewers, receipts and
 /// the diff view); past it, each further file is named with its counts.
-pub const MAX_DIFF_TEXT: usize = 8 * 1024 * 1024;
+pub(crate) const MAX_DIFF_TEXT: usize = 8 * 1024 * 1024;
 
 /// A file whose old or new side is bigger than this is not shown line by
 /// line in the diff text: it is named, with its size (the checks read it
 /// all).
-pub const MAX_DIFF_FILE: u64 = 2 * 1024 * 1024;
+pub(crate) const MAX_DIFF_FILE: u64 = 2 * 1024 * 1024;
 
 /// The unified diff text of `diff`, one file at a time, bounded: a file
 /// with a side over [`MAX_DIFF_FILE`] bytes is named, not shown, and once

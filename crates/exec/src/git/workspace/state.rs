@@ -44,7 +44,7 @@ pub fn read_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<Vec<u8
 
 /// The size in bytes of `path`'s blob at commit `base` (None when absent),
 /// from the object's header: a huge blob is never loaded to learn it.
-pub fn size_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<usize>> {
+pub(crate) fn size_at(repo: &Repository, base: Oid, path: &str) -> Result<Option<usize>> {
     let tree = repo.find_commit(base)?.tree()?;
     let Ok(entry) = tree.get_path(Path::new(path)) else {
         return Ok(None);
@@ -95,7 +95,7 @@ pub fn state_root() -> PathBuf {
 
 /// A stable, readable id of a repository: its directory name and a digest
 /// of where it lives.
-pub fn repo_id(repo: &Repository) -> String {
+pub(crate) fn repo_id(repo: &Repository) -> String {
     let common =
         std::fs::canonicalize(repo.commondir()).unwrap_or_else(|_| repo.commondir().to_path_buf());
     let top = workdir(repo);

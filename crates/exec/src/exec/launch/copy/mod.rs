@@ -26,11 +26,11 @@ use unpack::{Limits, Unpacked};
 
 /// The container's own (anonymous) volume: written by the engine's archive
 /// API even under a read-only root filesystem, removed with the container.
-pub const VOLUME: &str = "/rascal";
+pub(crate) const VOLUME: &str = "/rascal";
 /// The agent's working directory in copy mode.
-pub const WORKSPACE: &str = "/rascal/workspace";
+pub(crate) const WORKSPACE: &str = "/rascal/workspace";
 /// The workspace's git directory in the container (see `pack::GIT_POINTER`).
-pub const GIT: &str = "/rascal/git";
+pub(crate) const GIT: &str = "/rascal/git";
 const ARTIFACTS: &str = "/rascal/artifacts";
 /// What an agent may leave in its artifacts directory.
 const ARTIFACT_LIMITS: Limits = Limits {
@@ -49,7 +49,7 @@ pub fn wanted(agent: Option<&rascal_core::config::AgentConfig>) -> bool {
 
 /// One line from rascal in the candidate's log. The only place copy mode
 /// sends to the log channel.
-pub async fn say(logs: &crate::exec::runner::LogTx, text: impl std::fmt::Display) {
+pub(crate) async fn say(logs: &crate::exec::runner::LogTx, text: impl std::fmt::Display) {
     let line = LogLine {
         stream: Stream::Stderr,
         text: format!("rascal: copy mode: {text}"),
@@ -63,7 +63,7 @@ fn size(bytes: u64) -> String {
 
 /// Upload the workspace, instruction and artifacts of a created container
 /// (before it starts). Returns the log line.
-pub async fn upload(
+pub(crate) async fn upload(
     docker: &Docker,
     id: &str,
     sources: pack::Sources,
@@ -120,7 +120,7 @@ pub async fn upload(
 /// `.git`; the container's git directory is not downloaded) and its
 /// artifacts into `artifacts`. Returns the log lines, the agent's HEAD in
 /// the container among them.
-pub async fn download(
+pub(crate) async fn download(
     docker: &Docker,
     id: &str,
     workspace: &Path,
@@ -280,7 +280,11 @@ async fn bring_back(
 /// Read back files a check left in its container's workspace (paths
 /// relative to it): None for one that is missing, not a regular file, or
 /// over 64 MiB.
-pub async fn read_files(docker: &Docker, id: &str, files: &[String]) -> Vec<Option<Vec<u8>>> {
+pub(crate) async fn read_files(
+    docker: &Docker,
+    id: &str,
+    files: &[String],
+) -> Vec<Option<Vec<u8>>> {
     let mut out = Vec::new();
     for f in files {
         out.push(read_file(docker, id, f).await);

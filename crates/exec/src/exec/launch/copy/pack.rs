@@ -16,17 +16,17 @@ use std::path::{Path, PathBuf};
 use crate::git::beneath::{Beneath, Kind};
 
 /// Where things go inside the uploaded archive (relative to the volume).
-pub const WORKSPACE_DIR: &str = "workspace";
-pub const ARTIFACTS_DIR: &str = "artifacts";
-pub const INSTRUCTION_FILE: &str = "instruction.md";
+pub(crate) const WORKSPACE_DIR: &str = "workspace";
+pub(crate) const ARTIFACTS_DIR: &str = "artifacts";
+pub(crate) const INSTRUCTION_FILE: &str = "instruction.md";
 /// A planned run's approved criteria (`$RASCAL_CRITERIA_FILE`).
-pub const CRITERIA_FILE: &str = "criteria.json";
+pub(crate) const CRITERIA_FILE: &str = "criteria.json";
 /// The workspace's git directory, beside the workspace (never inside it:
 /// it is not downloaded).
-pub const GIT_DIR: &str = "git";
+pub(crate) const GIT_DIR: &str = "git";
 /// The `.git` file rascal puts in the workspace: the one `.git` entry a
 /// download may hold without it being refused (see `unpack`).
-pub const GIT_POINTER: &[u8] = b"gitdir: /rascal/git\n";
+pub(crate) const GIT_POINTER: &[u8] = b"gitdir: /rascal/git\n";
 
 /// What went into an archive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,7 +55,7 @@ pub struct Sources {
 
 /// What of a workspace is uploaded, relative, sorted.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Paths {
+pub(crate) struct Paths {
     /// For a git workspace its tracked files that still exist and its
     /// untracked files git does not ignore; for a plain directory (a
     /// check's copy of the change) everything.
@@ -67,7 +67,7 @@ pub struct Paths {
 
 /// The paths of `dir` to upload (see [`Paths`]). Nothing is looked at
 /// through a symlink: a path with a link on the way is not listed.
-pub fn workspace_paths(dir: &Path) -> crate::error::Result<Paths> {
+pub(crate) fn workspace_paths(dir: &Path) -> crate::error::Result<Paths> {
     let root = Beneath::open(dir)
         .map_err(|e| crate::Error::Copy(format!("opening {}: {e}", dir.display())))?;
     let mut paths = BTreeSet::new();
@@ -120,7 +120,7 @@ pub fn workspace_paths(dir: &Path) -> crate::error::Result<Paths> {
 }
 
 /// One thing an upload holds, as [`for_each_item`] gives it.
-pub enum Item<'a> {
+pub(crate) enum Item<'a> {
     Dir,
     File {
         exec: bool,
@@ -131,7 +131,7 @@ pub enum Item<'a> {
 }
 
 /// What the workspace's upload holds.
-pub struct Listing {
+pub(crate) struct Listing {
     /// The workspace's `.git` files (relative to it), when it has one.
     pub git: Option<Vec<PathBuf>>,
 }
@@ -141,7 +141,7 @@ pub struct Listing {
 /// tree `upload` names (git objects rascal verified; held-out paths left
 /// out) or, without one, from the directory, read beneath it with no link
 /// followed. Then the `.git` files to send beside it.
-pub fn for_each_item(
+pub(crate) fn for_each_item(
     workdir: &Path,
     upload: Option<&crate::exec::launch::Upload>,
     visit: &mut dyn FnMut(&Path, Item<'_>) -> crate::error::Result<()>,
@@ -222,7 +222,7 @@ pub fn for_each_item(
 
 /// The file or symlink `rel` beneath `root`, given to `visit` as `name`
 /// (read without following any link; gone or behind a link: skipped).
-pub fn send_file(
+pub(crate) fn send_file(
     root: &Beneath,
     rel: &Path,
     name: &Path,

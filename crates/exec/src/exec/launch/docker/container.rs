@@ -88,7 +88,7 @@ fn container_labels(spec: &LaunchSpec, deadline_ms: u64) -> HashMap<String, Stri
 }
 
 /// The container's create body: hardened by default (see the module doc).
-pub fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
+pub(crate) fn container_body(spec: &LaunchSpec, deadline_ms: u64) -> ContainerCreateBody {
     let agent = spec.agent.clone().unwrap_or_else(|| {
         rascal_core::config::AgentConfig::new(rascal_core::config::RuntimeKind::Command)
     });

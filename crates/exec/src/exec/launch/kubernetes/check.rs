@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 /// variables it names (and `agent.env` their names), `agent.network`
 /// `none` unless the check asked for the network. Returns its exit and
 /// the files read back (one entry per name in `files`).
-pub async fn run(
+pub(crate) async fn run(
     launcher: &KubernetesLauncher,
     spec: LaunchSpec,
     check: &spec::Check,

@@ -152,7 +152,7 @@ fn host_path(spec: &LaunchSpec, key: &str) -> Option<PathBuf> {
 
 /// Hand the pod the workspace, the instruction and stdin, then let the
 /// init container end.
-pub async fn send_workspace(
+pub(crate) async fn send_workspace(
     pods: &Api<Pod>,
     pod: &str,
     spec: &LaunchSpec,
@@ -212,7 +212,7 @@ pub async fn send_workspace(
 /// [`transfer::unpack`] and swap it in for the worktree (keeping the
 /// host's `.git`) and the artifacts directory. Returns lines for the log:
 /// the `.git` entries not taken.
-pub async fn fetch_result(
+pub(crate) async fn fetch_result(
     pods: &Api<Pod>,
     pod: &str,
     spec: &LaunchSpec,
@@ -290,19 +290,23 @@ pub async fn fetch_result(
 }
 
 /// Let `collect` end, so the pod and the Job complete.
-pub async fn finish(pods: &Api<Pod>, pod: &str) -> Result<(), LaunchError> {
+pub(crate) async fn finish(pods: &Api<Pod>, pod: &str) -> Result<(), LaunchError> {
     run(pods, pod, spec::COLLECT, &["touch", spec::DONE], None, None).await
 }
 
 /// A file a check reads back (a test runner's results) is at most this.
-pub const READ_BACK_MAX: u64 = 64 << 20;
+pub(crate) const READ_BACK_MAX: u64 = 64 << 20;
 
 /// Read back `files` (paths relative to the workspace) from `collect`,
 /// one `tar -c` each: None for one that is missing, not a regular file,
 /// over [`READ_BACK_MAX`], or named outside the workspace. The archive is
 /// the check's (hostile) output: only its one regular entry of that name
 /// is taken.
-pub async fn read_files(pods: &Api<Pod>, pod: &str, files: &[String]) -> Vec<Option<Vec<u8>>> {
+pub(crate) async fn read_files(
+    pods: &Api<Pod>,
+    pod: &str,
+    files: &[String],
+) -> Vec<Option<Vec<u8>>> {
     let mut out = Vec::new();
     for f in files {
         out.push(read_file(pods, pod, f).await);

@@ -39,7 +39,7 @@ const POLL: Duration = Duration::from_millis(500);
 
 /// The one way lines reach the run's log: waits while rascal is behind
 /// (the queue is bounded).
-pub async fn send_lines(logs: &LogTx, lines: Vec<LogLine>) {
+pub(crate) async fn send_lines(logs: &LogTx, lines: Vec<LogLine>) {
     if !lines.is_empty() {
         let _ = logs.send(lines).await;
     }

@@ -23,58 +23,58 @@ use std::collections::BTreeMap;
 mod check;
 mod policy;
 
-pub use check::{check_job, check_policy, check_secret, Check};
-pub use policy::network_policy;
+pub(crate) use check::{check_job, check_policy, check_secret, Check};
+pub(crate) use policy::network_policy;
 
-pub const LABEL_RUN: &str = "rascal.run";
-pub const LABEL_CANDIDATE: &str = "rascal.candidate";
+pub(crate) const LABEL_RUN: &str = "rascal.run";
+pub(crate) const LABEL_CANDIDATE: &str = "rascal.candidate";
 /// A digest of the repository's path (a label value cannot hold a path).
 pub const LABEL_REPO: &str = "rascal.repo";
-pub const LABEL_VERSION: &str = "rascal.version";
+pub(crate) const LABEL_VERSION: &str = "rascal.version";
 /// On a verification command's Job (instead of `rascal.candidate`, so no
 /// policy of the agent's ever selects it): the candidate it checks, and
 /// its number among that candidate's checks.
-pub const LABEL_CHECK_OF: &str = "rascal.check-of";
-pub const LABEL_CHECK: &str = "rascal.check";
+pub(crate) const LABEL_CHECK_OF: &str = "rascal.check-of";
+pub(crate) const LABEL_CHECK: &str = "rascal.check";
 /// The exact values, where a label had to be shortened or cleaned.
 pub const ANNOTATION_REPO: &str = "rascal.dev/repo-path";
 pub const ANNOTATION_RUN: &str = "rascal.dev/run";
 pub const ANNOTATION_CANDIDATE: &str = "rascal.dev/candidate";
 /// Unix milliseconds at which the agent times out (for a reattach).
-pub const ANNOTATION_DEADLINE: &str = "rascal.dev/deadline";
+pub(crate) const ANNOTATION_DEADLINE: &str = "rascal.dev/deadline";
 /// The agent's timeout in milliseconds (for a reattach's messages).
-pub const ANNOTATION_TIMEOUT: &str = "rascal.dev/timeout";
+pub(crate) const ANNOTATION_TIMEOUT: &str = "rascal.dev/timeout";
 
 /// The containers of a candidate's pod.
-pub const RECEIVE: &str = "receive";
-pub const AGENT: &str = "agent";
-pub const COLLECT: &str = "collect";
+pub(crate) const RECEIVE: &str = "receive";
+pub(crate) const AGENT: &str = "agent";
+pub(crate) const COLLECT: &str = "collect";
 /// The main container of a verification command's pod.
-pub const CHECK: &str = "check";
+pub(crate) const CHECK: &str = "check";
 
 /// The `rascal` volume: the workspace and what the agent is handed.
-pub const RASCAL_DIR: &str = "/rascal";
+pub(crate) const RASCAL_DIR: &str = "/rascal";
 /// Where the candidate's tree is (a sub-path of the `rascal` volume).
-pub const WORKSPACE: &str = "/workspace";
-pub const INSTRUCTION: &str = "/rascal/instruction.md";
+pub(crate) const WORKSPACE: &str = "/workspace";
+pub(crate) const INSTRUCTION: &str = "/rascal/instruction.md";
 /// A planned run's approved criteria (`$RASCAL_CRITERIA_FILE`).
-pub const CRITERIA: &str = "/rascal/criteria.json";
-pub const STDIN: &str = "/rascal/stdin";
-pub const ARTIFACTS: &str = "/rascal/artifacts";
+pub(crate) const CRITERIA: &str = "/rascal/criteria.json";
+pub(crate) const STDIN: &str = "/rascal/stdin";
+pub(crate) const ARTIFACTS: &str = "/rascal/artifacts";
 /// Markers only rascal can set: each volume is mounted in one container
 /// only, never in the agent's, so the agent cannot end either wait.
-pub const HANDOFF_DIR: &str = "/rascal-handoff";
-pub const READY: &str = "/rascal-handoff/ready";
-pub const DONE_DIR: &str = "/rascal-done";
-pub const DONE: &str = "/rascal-done/now";
+pub(crate) const HANDOFF_DIR: &str = "/rascal-handoff";
+pub(crate) const READY: &str = "/rascal-handoff/ready";
+pub(crate) const DONE_DIR: &str = "/rascal-done";
+pub(crate) const DONE: &str = "/rascal-done/now";
 
 /// Seconds the pod may live past the agent's timeout: time to hand the
 /// workspace in and the result back. The agent's own timeout is enforced
 /// by rascal; this deadline is the cluster's backstop when rascal is gone.
-pub const TRANSFER_GRACE_SECS: i64 = 600;
+pub(crate) const TRANSFER_GRACE_SECS: i64 = 600;
 /// How long `collect` waits for rascal before giving up (so a pod whose
 /// rascal died does not run until the deadline).
-pub const COLLECT_WAIT_SECS: i64 = 3600;
+pub(crate) const COLLECT_WAIT_SECS: i64 = 3600;
 /// Limits of the receive and collect containers (they only run tar).
 const HELPER_CPU: &str = "500m";
 const HELPER_MEMORY: &str = "256Mi";
@@ -87,7 +87,7 @@ const HOST_ONLY_ENV: &[&str] = crate::exec::env::BASE_ENV;
 /// A name the API accepts (DNS-1123 label, at most 63): `rascal-<run>-<cand>`,
 /// lowercased, other characters as `-`; too long or changed names end in a
 /// digest of the original so two candidates never share one.
-pub fn job_name(run: &str, candidate: &str) -> String {
+pub(crate) fn job_name(run: &str, candidate: &str) -> String {
     let raw = format!("rascal-{run}-{candidate}");
     let mut clean: String = raw
         .chars()
@@ -112,7 +112,7 @@ pub fn job_name(run: &str, candidate: &str) -> String {
 
 /// A label value (at most 63 of `[A-Za-z0-9._-]`, alphanumeric at both
 /// ends); values that do not fit are cleaned and end in a digest.
-pub fn label_value(v: &str) -> String {
+pub(crate) fn label_value(v: &str) -> String {
     let ok = |c: char| c.is_ascii_alphanumeric() || "._-".contains(c);
     let fits = v.len() <= 63
         && v.chars().all(ok)
@@ -153,7 +153,7 @@ pub fn repo_label(repo: &std::path::Path) -> String {
 }
 
 /// The labels every object of a candidate carries.
-pub fn labels(spec: &LaunchSpec) -> BTreeMap<String, String> {
+pub(crate) fn labels(spec: &LaunchSpec) -> BTreeMap<String, String> {
     BTreeMap::from([
         (LABEL_RUN.to_string(), label_value(&spec.run)),
         (LABEL_CANDIDATE.to_string(), label_value(&spec.candidate)),
@@ -188,11 +188,11 @@ fn meta(name: &str, namespace: &str, spec: &LaunchSpec, deadline_ms: u64) -> Obj
     }
 }
 
-pub fn secret_name(job: &str) -> String {
+pub(crate) fn secret_name(job: &str) -> String {
     format!("{job}-env")
 }
 
-pub fn policy_name(job: &str) -> String {
+pub(crate) fn policy_name(job: &str) -> String {
     format!("{job}-egress")
 }
 
@@ -212,7 +212,7 @@ fn host_value<'a>(spec: &'a LaunchSpec, key: &str) -> Option<&'a str> {
 /// The variables the agent names in `env:` (credentials): they go into
 /// the candidate's Secret, never into the pod spec, where anyone who may
 /// read pods would see them.
-pub fn secret_env(spec: &LaunchSpec) -> BTreeMap<String, String> {
+pub(crate) fn secret_env(spec: &LaunchSpec) -> BTreeMap<String, String> {
     let agent = agent_of(spec);
     spec.env
         .iter()
@@ -223,7 +223,7 @@ pub fn secret_env(spec: &LaunchSpec) -> BTreeMap<String, String> {
 
 /// The agent's environment: credentials by reference to the Secret, the
 /// rest by value, host paths replaced by the pod's.
-pub fn env(spec: &LaunchSpec, job: &str) -> Vec<EnvVar> {
+pub(crate) fn env(spec: &LaunchSpec, job: &str) -> Vec<EnvVar> {
     let agent = agent_of(spec);
     let mut out = Vec::new();
     for (k, v) in &spec.env {
@@ -273,7 +273,7 @@ pub fn env(spec: &LaunchSpec, job: &str) -> Vec<EnvVar> {
 
 /// The agent's command: its argv with the instruction's host path
 /// replaced, reading its standard input from the handed-in file.
-pub fn agent_command(spec: &LaunchSpec) -> Vec<String> {
+pub(crate) fn agent_command(spec: &LaunchSpec) -> Vec<String> {
     let host_instruction = host_value(spec, "RASCAL_INSTRUCTION_FILE");
     let mut cmd = vec![
         "sh".to_string(),
@@ -289,7 +289,7 @@ pub fn agent_command(spec: &LaunchSpec) -> Vec<String> {
 }
 
 /// CPU as Kubernetes writes it: `2`, `1500m`.
-pub fn cpu_quantity(cpus: f64) -> Quantity {
+pub(crate) fn cpu_quantity(cpus: f64) -> Quantity {
     let milli = (cpus * 1000.0).round() as i64;
     if milli % 1000 == 0 {
         Quantity((milli / 1000).to_string())
@@ -310,7 +310,7 @@ fn limits(cpu: Quantity, memory: Quantity) -> ResourceRequirements {
 
 /// Each container's security context: no privilege, no capability, no
 /// way to gain either, seccomp on, root filesystem read-only.
-pub fn container_security(read_only: bool, uid: Option<i64>) -> SecurityContext {
+pub(crate) fn container_security(read_only: bool, uid: Option<i64>) -> SecurityContext {
     SecurityContext {
         allow_privilege_escalation: Some(false),
         privileged: Some(false),
@@ -364,7 +364,7 @@ fn wait_for(marker: &str, secs: i64) -> Vec<String> {
 
 /// The candidate's Job. `deadline_ms` is when the agent times out (Unix
 /// milliseconds), recorded for a reattach.
-pub fn job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64) -> Job {
+pub(crate) fn job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64) -> Job {
     let agent = agent_of(spec);
     let name = job_name(&spec.run, &spec.candidate);
     let uid = k.run_as_user;
@@ -501,7 +501,7 @@ fn pod_spec(
 }
 
 /// The Secret with the agent's credentials (None when it names none).
-pub fn secret(spec: &LaunchSpec, k: &KubernetesConfig) -> Option<Secret> {
+pub(crate) fn secret(spec: &LaunchSpec, k: &KubernetesConfig) -> Option<Secret> {
     let values = secret_env(spec);
     if values.is_empty() {
         return None;

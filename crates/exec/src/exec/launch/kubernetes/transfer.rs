@@ -18,19 +18,19 @@ use std::path::{Component, Path, PathBuf};
 use crate::git::beneath::{Beneath, Kind};
 
 /// The workspace's directory inside the archives and the `rascal` volume.
-pub const WORKSPACE_DIR: &str = "workspace";
-pub const ARTIFACTS_DIR: &str = "artifacts";
-pub const INSTRUCTION_FILE: &str = "instruction.md";
+pub(crate) const WORKSPACE_DIR: &str = "workspace";
+pub(crate) const ARTIFACTS_DIR: &str = "artifacts";
+pub(crate) const INSTRUCTION_FILE: &str = "instruction.md";
 /// A planned run's approved criteria (`$RASCAL_CRITERIA_FILE`).
-pub const CRITERIA_FILE: &str = "criteria.json";
-pub const STDIN_FILE: &str = "stdin";
+pub(crate) const CRITERIA_FILE: &str = "criteria.json";
+pub(crate) const STDIN_FILE: &str = "stdin";
 /// Entries a result may hold.
-pub const MAX_ENTRIES: u64 = 1_000_000;
+pub(crate) const MAX_ENTRIES: u64 = 1_000_000;
 
 /// The `.git` file in the pod's workspace: its git directory is beside it.
-pub const GIT_POINTER: &[u8] = b"gitdir: /rascal/git\n";
+pub(crate) const GIT_POINTER: &[u8] = b"gitdir: /rascal/git\n";
 /// The git directory's place in the archives and the `rascal` volume.
-pub const GIT_DIR: &str = "git";
+pub(crate) const GIT_DIR: &str = "git";
 
 /// What goes into the pod.
 pub struct Inbound<'a> {

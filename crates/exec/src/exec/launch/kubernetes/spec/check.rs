@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 /// labelled `rascal.check-of` / `rascal.check` instead of
 /// `rascal.candidate`, so that no policy of the agent's selects its pod.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Check {
+pub(crate) struct Check {
     /// The candidate it checks.
     pub of: String,
     /// Its number among that candidate's checks.
@@ -31,7 +31,7 @@ pub struct Check {
 
 impl Check {
     /// Its number as labelled: `3`, or `2-3` for a retry's (attempt 2).
-    pub fn number(&self) -> String {
+    pub(crate) fn number(&self) -> String {
         if self.attempt <= 1 {
             self.n.to_string()
         } else {
@@ -40,12 +40,12 @@ impl Check {
     }
 
     /// Its name in the launch spec and the Job's name (`claude-check-3`).
-    pub fn id(&self) -> String {
+    pub(crate) fn id(&self) -> String {
         format!("{}-check-{}", self.of, self.number())
     }
 
     /// The labels that select its pod: its run, its candidate, its number.
-    pub fn selector(&self, run: &str) -> BTreeMap<String, String> {
+    pub(crate) fn selector(&self, run: &str) -> BTreeMap<String, String> {
         BTreeMap::from([
             (LABEL_RUN.to_string(), label_value(run)),
             (LABEL_CHECK_OF.to_string(), label_value(&self.of)),
@@ -76,7 +76,12 @@ impl Check {
 /// The Job of a verification command. `spec.candidate` is `check.id()`,
 /// `spec.agent.env` the names of the variables the check may see (they go
 /// into the check's own Secret, never the agent's).
-pub fn check_job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64, check: &Check) -> Job {
+pub(crate) fn check_job(
+    spec: &LaunchSpec,
+    k: &KubernetesConfig,
+    deadline_ms: u64,
+    check: &Check,
+) -> Job {
     let mut job = job(spec, k, deadline_ms);
     check.relabel(spec, &mut job.metadata);
     if let Some(js) = job.spec.as_mut() {
@@ -93,7 +98,11 @@ pub fn check_job(spec: &LaunchSpec, k: &KubernetesConfig, deadline_ms: u64, chec
 }
 
 /// The check's Secret: only the variables the check names.
-pub fn check_secret(spec: &LaunchSpec, k: &KubernetesConfig, check: &Check) -> Option<Secret> {
+pub(crate) fn check_secret(
+    spec: &LaunchSpec,
+    k: &KubernetesConfig,
+    check: &Check,
+) -> Option<Secret> {
     let mut s = secret(spec, k)?;
     check.relabel(spec, &mut s.metadata);
     Some(s)
@@ -102,7 +111,11 @@ pub fn check_secret(spec: &LaunchSpec, k: &KubernetesConfig, check: &Check) -> O
 /// The check pod's own default-deny policy: nothing in; nothing out with
 /// `network: none` on `spec.agent` (a check without `network: true`),
 /// else only the `egress:` ranges an agent gets.
-pub fn check_policy(spec: &LaunchSpec, k: &KubernetesConfig, check: &Check) -> NetworkPolicy {
+pub(crate) fn check_policy(
+    spec: &LaunchSpec,
+    k: &KubernetesConfig,
+    check: &Check,
+) -> NetworkPolicy {
     let mut p = network_policy(spec, k);
     check.relabel(spec, &mut p.metadata);
     if let Some(ps) = p.spec.as_mut() {

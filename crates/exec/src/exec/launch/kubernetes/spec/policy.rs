@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 /// out except the configured ranges (and DNS, when there are any). With
 /// `network: none` on the agent, nothing goes out at all. A policy is only
 /// enforced by a network plugin that implements NetworkPolicy.
-pub fn network_policy(spec: &LaunchSpec, k: &KubernetesConfig) -> NetworkPolicy {
+pub(crate) fn network_policy(spec: &LaunchSpec, k: &KubernetesConfig) -> NetworkPolicy {
     let agent = agent_of(spec);
     let job = job_name(&spec.run, &spec.candidate);
     let sealed = agent.network.as_deref() == Some("none");
