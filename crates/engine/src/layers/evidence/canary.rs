@@ -283,6 +283,9 @@ pub fn verdict(cs: &[Canary], runner: Runner, listed: &Listing, run: &Whole) -> 
 }
 
 #[cfg(test)]
+mod plan_tests;
+
+#[cfg(test)]
 mod verdict_tests;
 
 #[cfg(test)]

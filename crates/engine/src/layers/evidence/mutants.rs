@@ -73,12 +73,22 @@ fn dotted(s: &str) -> String {
     s.replace("::", ".").replace('/', ".")
 }
 
-/// The name without a parameter suffix (`test_x[1-2]` → `test_x`).
+/// The name without a parameter suffix (`test_x[1-2]` → `test_x`,
+/// `sums(int[])[1]` → `sums(int[])`): up to the `[` the last `]` closes.
 fn unparametrised(s: &str) -> &str {
-    match s.find('[') {
-        Some(i) if s.ends_with(']') => &s[..i],
-        _ => s,
+    let Some(body) = s.strip_suffix(']') else {
+        return s;
+    };
+    let mut depth = 0usize;
+    for (i, c) in body.char_indices().rev() {
+        match c {
+            ']' => depth += 1,
+            '[' if depth == 0 => return &s[..i],
+            '[' => depth -= 1,
+            _ => {}
+        }
     }
+    s
 }
 
 /// Whether the runner's `name` is test `inner` (its name within the file)

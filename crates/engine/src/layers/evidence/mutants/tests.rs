@@ -62,6 +62,19 @@ fn python_names_are_matched_to_a_files_test() {
         "test_b"
     ));
     assert!(!names_test(py, "test_c.py::test_bb", "test_c.py", "test_b"));
+    // A parameter's id may hold brackets of its own.
+    assert!(names_test(
+        py,
+        "test_c.py::test_b[a[0]]",
+        "test_c.py",
+        "test_b"
+    ));
+    assert!(!names_test(
+        py,
+        "test_c.py::test_b[a]x",
+        "test_c.py",
+        "test_b"
+    ));
     let ut = Naming::Known(Runner::Unittest);
     assert!(names_test(
         ut,
@@ -110,6 +123,13 @@ fn junit_names_are_matched_to_a_files_test() {
         "src/lib.rs",
         "tests::adds"
     ));
+    // Only a Java name carries its parameter types.
+    assert!(!names_test(
+        j,
+        "tests.test_c.TestA::test_b(x)",
+        "tests/test_c.py",
+        "TestA::test_b"
+    ));
 }
 
 #[test]
@@ -122,6 +142,8 @@ fn junit_java_names_are_matched_to_a_files_test() {
         ("calc.CalcTest::adds", "CalcTest.adds", true),
         ("calc.CalcTest::pos(int)[2]", "CalcTest.pos", true),
         ("calc.CalcTest$Inner::zero()", "CalcTest.Inner.zero", true),
+        ("calc.CalcTest::sums(int[])", "CalcTest.sums", true),
+        ("calc.CalcTest::sums(int[])[1]", "CalcTest.sums", true),
         ("calc.CalcTest::addsMore()", "CalcTest.adds", false),
         ("calc.OtherTest::adds()", "CalcTest.adds", false),
     ] {
@@ -279,8 +301,10 @@ fn a_files_only_runners_mutants_are_named_from_file_and_title() {
     );
     let names: Vec<&String> = rounds.iter().flatten().flat_map(|p| &p.names).collect();
     assert_eq!(names, vec!["sum.test.js > add > adds"], "{rounds:?}");
-    // A file that did not pass gets none.
+    // A file that did not pass gets none, though another file passed.
     assert!(plan(Naming::Known(Runner::Jest), &files, &[], Some(&[]), "01").is_empty());
+    let other = vec!["other.test.js".to_string()];
+    assert!(plan(Naming::Known(Runner::Jest), &files, &[], Some(&other), "01").is_empty());
 }
 
 #[test]
@@ -314,6 +338,17 @@ fn every_test_that_can_be_mutated_is_mutated_in_exactly_one_round() {
         splits.insert(first);
     }
     assert!(splits.len() > 1, "the split does not depend on the run");
+    let rounds = plan(
+        Naming::Known(Runner::Cargo),
+        &files,
+        &passed,
+        None,
+        "00000000000000d4",
+    );
+    assert_eq!(failed_as_they_must(&rounds, &[]), 12);
+    let forged = verdict(&rounds[0], &[], &|_| Outcome::Passed, false);
+    assert!(!forged.is_empty());
+    assert_eq!(failed_as_they_must(&rounds, &forged), 0);
 }
 
 #[test]
@@ -332,4 +367,30 @@ fn a_round_lays_every_file_mutated_or_whole() {
     assert_eq!(laid[1].1, "pub fn x() {}\n", "the other file is laid whole");
     assert_eq!(round(&[], &files, nonce).next().unwrap().1, text);
     assert_eq!(failed_as_they_must(&rounds, &[]), 1);
+}
+
+/// The mutator's choice of assertion follows the run's mark, so code under
+/// test cannot know which one changed.
+#[test]
+fn the_seed_is_the_marks_first_sixteen_hex_digits() {
+    assert_eq!(seed("00000000000000ff"), 255);
+    assert_eq!(seed("00000000000000ff99"), 255);
+    assert_eq!(seed("0a"), 10);
+    assert_eq!(seed("not hex"), 0x5eed);
+}
+
+/// A lone test that can be mutated is mutated, whatever the draw: when
+/// none is drawn, one of the rest is taken into the first round.
+#[test]
+fn a_lone_test_is_mutated_in_the_first_round_whatever_the_draw() {
+    let text = "pub fn add(a: i32, b: i32) -> i32 { a + b }\n\n#[cfg(test)]\nmod tests {\n    use super::*;\n\n    #[test]\n    fn adds() {\n        assert_eq!(add(2, 2), 4);\n    }\n}\n";
+    let files = vec![("src/lib.rs".to_string(), text.to_string())];
+    let passed = vec!["c:src/lib.rs tests::adds".to_string()];
+    for i in 2..40u64 {
+        let nonce = format!("{i:016x}");
+        let rounds = plan(Naming::Known(Runner::Cargo), &files, &passed, None, &nonce);
+        assert_eq!(rounds.len(), 1, "{nonce}");
+        assert_eq!(rounds[0].len(), 1, "{nonce}");
+        assert_eq!(rounds[0][0].names, passed, "{nonce}");
+    }
 }
