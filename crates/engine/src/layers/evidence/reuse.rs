@@ -45,7 +45,7 @@ impl Reuse {
     /// The kept judgement for `changes` run at `place` with `inputs`, or
     /// None where reuse is not safe to decide (see the module text).
     pub(crate) fn of(changes: &ChangeSet, place: &Place, inputs: &Inputs<'_>) -> Option<Reuse> {
-        if std::env::var_os("RASCAL_FRESH").is_some_and(|v| !v.is_empty() && v != "0") {
+        if fresh_asked() {
             return None;
         }
         // Held-out tests are files outside the change tree: not reused.
@@ -96,6 +96,12 @@ impl Reuse {
     }
 }
 
+/// `RASCAL_FRESH` set (and not `0`): every check runs again, nothing is
+/// reused.
+pub(crate) fn fresh_asked() -> bool {
+    std::env::var_os("RASCAL_FRESH").is_some_and(|v| !v.is_empty() && v != "0")
+}
+
 /// The digest of everything a test guardrail's judgement depends on
 /// besides the machine: the base, the change tree and the tree run (an
 /// overlay may differ), the guardrail, the configuration, the base's
@@ -144,15 +150,17 @@ fn one_at_a_time(key: &str) -> Arc<tokio::sync::Mutex<()>> {
     locks.entry(key.to_string()).or_default().clone()
 }
 
+/// A test guardrail named `tests` running `command`, for unit tests.
+#[cfg(test)]
+pub(crate) fn guardrail(command: &str) -> Guardrail {
+    let text = format!("{{ name: tests, command: '{command}' }}");
+    rascal_core::config::parse("guardrails.yaml", &text).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use rascal_core::model::verdict::Layer;
-
-    fn guardrail(command: &str) -> Guardrail {
-        let text = format!("{{ name: tests, command: '{command}' }}");
-        rascal_core::config::parse("guardrails.yaml", &text).unwrap()
-    }
 
     #[test]
     fn every_input_is_in_the_key() {

@@ -50,7 +50,7 @@ impl Kept {
     /// The kept cells' place for `author`'s tests on `target`'s code, or
     /// None where reuse is not safe to decide (see the module text).
     pub(crate) fn of(author: &Side<'_>, target: &Side<'_>, i: &Inputs<'_>) -> Option<Kept> {
-        if fresh_asked() {
+        if crate::layers::evidence::reuse::fresh_asked() {
             return None;
         }
         let ran_author = reusable(author)?;
@@ -81,11 +81,6 @@ impl Kept {
         }
         let _ = std::fs::write(&self.file, serde_json::to_vec(cells).unwrap_or_default());
     }
-}
-
-/// `RASCAL_FRESH` set (and not `0`): every check runs again.
-fn fresh_asked() -> bool {
-    std::env::var_os("RASCAL_FRESH").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
 /// The tree a side's checks ran, when its results may be reused: a
@@ -121,11 +116,7 @@ fn key(author: [&str; 3], target: [&str; 3], i: &Inputs<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn guardrail(command: &str) -> Guardrail {
-        let text = format!("{{ name: tests, command: '{command}' }}");
-        rascal_core::config::parse("guardrails.yaml", &text).unwrap()
-    }
+    use crate::layers::evidence::reuse::guardrail;
 
     #[test]
     fn every_input_is_in_the_key() {
