@@ -45,28 +45,9 @@ impl Reuse {
     /// The kept judgement for `changes` run at `place` with `inputs`, or
     /// None where reuse is not safe to decide (see the module text).
     pub(crate) fn of(changes: &ChangeSet, place: &Place, inputs: &Inputs<'_>) -> Option<Reuse> {
-        if fresh_asked() {
-            return None;
-        }
-        // Held-out tests are files outside the change tree: not reused.
-        let Place::Sandboxed(s) = place else {
-            return None;
-        };
-        // Unconfined, a candidate's code could write a report for a tree
-        // it will make; confined, it writes only its copy and build cache.
-        if s.with_holdout || !s.confined {
-            return None;
-        }
-        let ran = place.run_tree()?;
-        if changes.tree.is_empty() {
-            return None;
-        }
-        let repo = git2::Repository::discover(place.origin()).ok()?;
+        let ran = reusable_run(place, &changes.tree)?;
         let key = key(&changes.base, &changes.tree, ran, inputs);
-        let file = rascal_exec::git::workspace::files_dir(&repo)
-            .join("ledger")
-            .join("reused")
-            .join(format!("{}.json", &key[..32]));
+        let file = kept_file(place, "reused", &key)?;
         Some(Reuse { key, file })
     }
 
@@ -96,9 +77,37 @@ impl Reuse {
     }
 }
 
+/// The tree the checks at `place` ran for the change tree `tree`, when
+/// what they found may be reused: not asked to run everything again
+/// (`RASCAL_FRESH`), a confined bubblewrap copy (unconfined, a candidate's
+/// code could write a result for a tree it will make; confined, it writes
+/// only its copy and build cache), no held-out tests (files outside the
+/// change tree), and a change tree to key on.
+pub(crate) fn reusable_run<'a>(place: &'a Place, tree: &str) -> Option<&'a str> {
+    let Place::Sandboxed(s) = place else {
+        return None;
+    };
+    if fresh_asked() || s.with_holdout || !s.confined || tree.is_empty() {
+        return None;
+    }
+    place.run_tree()
+}
+
+/// Where what was found for `key` is kept: in `folder` of the ledger
+/// beside the run files of `place`'s repository, where only rascal writes.
+pub(crate) fn kept_file(place: &Place, folder: &str, key: &str) -> Option<PathBuf> {
+    let repo = git2::Repository::discover(place.origin()).ok()?;
+    Some(
+        rascal_exec::git::workspace::files_dir(&repo)
+            .join("ledger")
+            .join(folder)
+            .join(format!("{}.json", &key[..32])),
+    )
+}
+
 /// `RASCAL_FRESH` set (and not `0`): every check runs again, nothing is
 /// reused.
-pub(crate) fn fresh_asked() -> bool {
+fn fresh_asked() -> bool {
     std::env::var_os("RASCAL_FRESH").is_some_and(|v| !v.is_empty() && v != "0")
 }
 

@@ -13,6 +13,7 @@
 //! never a container (its image is not hashed), a held-out run or an
 //! unconfined check. `RASCAL_FRESH=1` runs everything again.
 
+use crate::layers::evidence::reuse;
 use rascal_core::config::{Config, Guardrail};
 use rascal_core::model::agreement::Cell;
 use rascal_exec::exec::place::Place;
@@ -50,21 +51,14 @@ impl Kept {
     /// The kept cells' place for `author`'s tests on `target`'s code, or
     /// None where reuse is not safe to decide (see the module text).
     pub(crate) fn of(author: &Side<'_>, target: &Side<'_>, i: &Inputs<'_>) -> Option<Kept> {
-        if crate::layers::evidence::reuse::fresh_asked() {
-            return None;
-        }
-        let ran_author = reusable(author)?;
-        let ran_target = reusable(target)?;
-        let repo = git2::Repository::discover(target.place.origin()).ok()?;
+        let ran_author = reuse::reusable_run(author.place, author.tree)?;
+        let ran_target = reuse::reusable_run(target.place, target.tree)?;
         let key = key(
             [author.id, author.tree, ran_author],
             [target.id, target.tree, ran_target],
             i,
         );
-        let file = rascal_exec::git::workspace::files_dir(&repo)
-            .join("ledger")
-            .join("cross-tests")
-            .join(format!("{}.json", &key[..32]));
+        let file = reuse::kept_file(target.place, "cross-tests", &key)?;
         Some(Kept { file })
     }
 
@@ -81,18 +75,6 @@ impl Kept {
         }
         let _ = std::fs::write(&self.file, serde_json::to_vec(cells).unwrap_or_default());
     }
-}
-
-/// The tree a side's checks ran, when its results may be reused: a
-/// confined bubblewrap copy without held-out tests, with a change tree.
-fn reusable<'a>(side: &Side<'a>) -> Option<&'a str> {
-    let Place::Sandboxed(s) = side.place else {
-        return None;
-    };
-    if s.with_holdout || !s.confined || side.tree.is_empty() {
-        return None;
-    }
-    side.place.run_tree()
 }
 
 /// The digest of everything a cross-test run's cells depend on besides
@@ -116,7 +98,7 @@ fn key(author: [&str; 3], target: [&str; 3], i: &Inputs<'_>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layers::evidence::reuse::guardrail;
+    use reuse::guardrail;
 
     #[test]
     fn every_input_is_in_the_key() {
