@@ -100,19 +100,20 @@ fn two_candidates_with_the_same_change_in_one_run_are_judged_once() {
 }
 
 /// A candidate's code cannot plant a judgement: a test of its change that
-/// tries to write into the kept reports' folder (a report for a tree it
-/// could make next) never reaches the host's folder, while the same write
-/// into its own copy works (the control), and only rascal's own report is
-/// kept there.
+/// tries to write into the kept reports' folder or the kept cross-tests'
+/// (a result for a tree it could make next) never reaches the host's
+/// folders, while the same write into its own copy works (the control),
+/// and only rascal's own report is kept there.
 #[test]
 fn a_candidates_code_cannot_write_a_kept_judgement() {
     if !bwrap() || !crate::test_integrity::toolchain("pytest", &["--version"]) {
         return;
     }
-    let probe = |kept: &std::path::Path| {
+    let probe = |kept: &std::path::Path, cross: &std::path::Path| {
         format!(
-            "sed -i 's/a - b/a + b/' calc.py && cat > test_plant.py <<'EOF'\nimport os\n\ndef test_plants():\n    for path in ({:?}, 'planted-here.json'):\n        try:\n            os.makedirs(os.path.dirname(path) or '.', exist_ok=True)\n            with open(path, 'w') as f:\n                f.write('{{\"status\": \"pass\"}}')\n            print('WROTE', path)\n        except OSError as e:\n            print('REFUSED', path, e)\nEOF\n",
-            kept.join("planted.json").to_string_lossy()
+            "sed -i 's/a - b/a + b/' calc.py && cat > test_plant.py <<'EOF'\nimport os\n\ndef test_plants():\n    for path in ({:?}, {:?}, 'planted-here.json'):\n        try:\n            os.makedirs(os.path.dirname(path) or '.', exist_ok=True)\n            with open(path, 'w') as f:\n                f.write('{{\"status\": \"pass\"}}')\n            print('WROTE', path)\n        except OSError as e:\n            print('REFUSED', path, e)\nEOF\n",
+            kept.join("planted.json").to_string_lossy(),
+            cross.join("planted.json").to_string_lossy()
         )
     };
     let files = [
@@ -127,9 +128,11 @@ fn a_candidates_code_cannot_write_a_kept_judgement() {
     // run (it depends on the repository's path), so the agent writes it in.
     let t = repo_of(&files, &[], guard);
     let kept = t.files().join("ledger").join("reused");
+    // Cross-tests' kept cells are beside it (`ledger/cross-tests`).
+    let cross = t.files().join("ledger").join("cross-tests");
     t.write(
         ".rascal/config.yaml",
-        &crate::common::command_agents(&[("planter", &probe(&kept))]),
+        &crate::common::command_agents(&[("planter", &probe(&kept, &cross))]),
     );
     t.commit_all("the planter");
     let doc = run(&t, &["planter"]);
@@ -143,6 +146,9 @@ fn a_candidates_code_cannot_write_a_kept_judgement() {
     let tried = kept.join("planted.json").to_string_lossy().to_string();
     assert!(out.contains(&tried), "the attempt was made: {out}");
     assert!(!kept.join("planted.json").exists(), "planted: {out}");
+    let tried = cross.join("planted.json").to_string_lossy().to_string();
+    assert!(out.contains(&tried), "the attempt was made: {out}");
+    assert!(!cross.join("planted.json").exists(), "planted: {out}");
     // What is kept is rascal's report of this change, nothing else.
     let entries: Vec<_> = std::fs::read_dir(&kept).unwrap().flatten().collect();
     assert_eq!(entries.len(), 1, "{entries:?}");
