@@ -62,6 +62,7 @@ mod secrets;
 mod secrets_config;
 mod select_finalize;
 mod sizes;
+mod steady;
 mod store_faults;
 mod test_data;
 mod test_integrity;

@@ -30,6 +30,8 @@ pub fn fresh_for_attempt(candidate_dir: &Path) -> std::io::Result<PathBuf> {
     }
     let p = candidate_dir.join(BUILD);
     std::fs::create_dir_all(&p)?;
+    crate::exec::steady::begin(&p);
+    crate::exec::steady::begin(&holdout_beside(&p));
     Ok(p)
 }
 
@@ -76,6 +78,7 @@ pub fn publish_seed(base_cache: &Path) -> std::io::Result<bool> {
 /// emptied again: a cold build is slower, never wrong. Returns the bytes
 /// copied (0 when there is no seed yet).
 pub fn seed(build: &Path, seed: &Path) -> std::io::Result<u64> {
+    crate::exec::steady::begin(build);
     if !seed.is_dir() {
         return Ok(0);
     }

@@ -16,5 +16,6 @@ pub(crate) mod runtime;
 pub mod sandbox;
 #[doc(hidden)]
 pub mod skip;
+pub mod steady;
 
 pub use runtime::runtime;

@@ -130,6 +130,8 @@ impl FilesReader {
 pub struct Prepared {
     pub spec: CommandSpec,
     _copy: Option<tempfile::TempDir>,
+    /// Held until the copy is gone (fields drop in order).
+    _claim: Option<crate::exec::steady::Claim>,
 }
 
 impl Place {
@@ -246,7 +248,11 @@ impl Place {
         if let Place::Container(c) = self {
             return c.run(spec, env, network, lines, cancel, files).await;
         }
-        let prepared = self.prepare(spec, env, network)?;
+        let claim = match self {
+            Place::Sandboxed(s) => s.claim().await,
+            _ => None,
+        };
+        let prepared = self.prepare_in(spec, env, network, claim)?;
         let watch = crate::exec::results_watch::Watch::start(&prepared.spec.cwd, files);
         let mut outcome = runner::run(&prepared.spec, lines, cancel).await?;
         outcome.rewritten = watch.map(|w| w.rewritten()).unwrap_or_default();
@@ -341,14 +347,30 @@ impl Place {
     /// it use the host's network.
     pub fn prepare(
         &self,
+        spec: CommandSpec,
+        env: &[String],
+        network: bool,
+    ) -> crate::error::Result<Prepared> {
+        self.prepare_in(spec, env, network, None)
+    }
+
+    /// `prepare`, the copy laid as `claim` says when there is one (see
+    /// `exec::steady`).
+    fn prepare_in(
+        &self,
         mut spec: CommandSpec,
         env: &[String],
         network: bool,
+        mut claim: Option<crate::exec::steady::Claim>,
     ) -> crate::error::Result<Prepared> {
         let s = match self {
             Place::InPlace { origin } => {
                 spec.cwd = origin.clone();
-                return Ok(Prepared { spec, _copy: None });
+                return Ok(Prepared {
+                    spec,
+                    _copy: None,
+                    _claim: None,
+                });
             }
             Place::Sandboxed(s) => s,
             Place::Container(_) => {
@@ -357,7 +379,7 @@ impl Place {
                 ))
             }
         };
-        let copy = s.fresh_copy()?;
+        let copy = s.fresh_copy(claim.as_mut())?;
         let mut writable = Vec::new();
         let mut vars: Vec<(String, String)> = BASE_ENV
             .iter()
@@ -388,6 +410,7 @@ impl Place {
             return Ok(Prepared {
                 spec,
                 _copy: Some(copy),
+                _claim: claim,
             });
         }
         let (argv, env) = confine.command(&spec.argv, vars)?;
@@ -396,6 +419,7 @@ impl Place {
         Ok(Prepared {
             spec,
             _copy: Some(copy),
+            _claim: claim,
         })
     }
 }
@@ -432,15 +456,35 @@ impl Sandboxed {
         s
     }
 
-    /// A fresh copy of the change in a new directory under `scratch`.
-    /// Err: `Copy` when it cannot be written, `Holdout` when the held-out
-    /// tests cannot be laid over or stripped from it.
-    fn fresh_copy(&self) -> crate::error::Result<tempfile::TempDir> {
+    /// This place's turn on its build cache, when its copies are steady
+    /// ones (`exec::steady`): a Rust project (cargo is what reads the
+    /// times) with a build cache.
+    async fn claim(&self) -> Option<crate::exec::steady::Claim> {
+        if !self.origin.join("Cargo.toml").is_file() {
+            return None;
+        }
+        crate::exec::steady::claim(self.cache.as_deref()?).await
+    }
+
+    /// A fresh copy of the change in a new directory under `scratch` (at
+    /// the claim's path, its files' times as it gives them, when there is
+    /// one). Err: `Copy` when it cannot be written, `Holdout` when the
+    /// held-out tests cannot be laid over or stripped from it.
+    fn fresh_copy(
+        &self,
+        claim: Option<&mut crate::exec::steady::Claim>,
+    ) -> crate::error::Result<tempfile::TempDir> {
         std::fs::create_dir_all(&self.scratch).map_err(|e| creating(&self.scratch, e))?;
-        let copy = tempfile::Builder::new()
-            .prefix("check-")
-            .tempdir_in(&self.scratch)
-            .map_err(|e| crate::Error::Copy(format!("creating a copy of the change: {e}")))?;
+        // A steady path that cannot be used: a copy elsewhere, all of it
+        // new to the claim.
+        let steady = claim.as_ref().and_then(|c| steady_dir(&c.path).ok());
+        let copy = match steady {
+            Some(dir) => dir,
+            None => tempfile::Builder::new()
+                .prefix("check-")
+                .tempdir_in(&self.scratch)
+                .map_err(|e| crate::Error::Copy(format!("creating a copy of the change: {e}")))?,
+        };
         // Written from the change's tree, never from the workspace's files.
         let id = self.run_tree.as_deref().unwrap_or(&self.tree);
         // A run tree that could not be written says why in place of an id.
@@ -463,8 +507,31 @@ impl Sandboxed {
         .map_err(|e| {
             crate::Error::Holdout(format!("preparing the held-out tests of the copy: {e}"))
         })?;
+        if let Some(c) = claim {
+            c.stamp(copy.path()).map_err(|e| {
+                crate::Error::Copy(format!("setting the times of the copy's files: {e}"))
+            })?;
+        }
         Ok(copy)
     }
+}
+
+/// The directory `path`, made empty (what the last copy there left, if
+/// its removal failed, removed first), removed when dropped.
+fn steady_dir(path: &Path) -> std::io::Result<tempfile::TempDir> {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_dir() => std::fs::remove_dir_all(path)?,
+        Ok(_) => std::fs::remove_file(path)?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+        return Err(std::io::Error::other("no directory to lay the copy in"));
+    };
+    tempfile::Builder::new()
+        .prefix(name)
+        .rand_bytes(0)
+        .tempdir_in(parent)
 }
 
 /// A directory rascal keeps its copies or build cache in could not be

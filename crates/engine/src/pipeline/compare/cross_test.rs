@@ -147,6 +147,7 @@ impl OwnCache {
         let made = tokio::task::spawn_blocking(move || {
             let _ = std::fs::remove_dir_all(&dir);
             std::fs::create_dir_all(&dir).ok()?;
+            rascal_exec::exec::steady::begin(&dir);
             let seed = rascal_exec::git::workspace::open(&origin)
                 .map(|r| rascal_exec::git::workspace::files_dir(&r))
                 .map(|files| files.join("ledger").join(rascal_exec::exec::cache::SEED));
@@ -165,6 +166,7 @@ impl Drop for OwnCache {
     fn drop(&mut self) {
         if let Some(d) = &self.0 {
             let _ = std::fs::remove_dir_all(d);
+            rascal_exec::exec::steady::end(d);
         }
     }
 }

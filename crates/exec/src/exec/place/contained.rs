@@ -32,7 +32,7 @@ impl Contained {
                 .run_in_job(k, spec, env, network, lines, cancel, files)
                 .await;
         }
-        let copy = self.copy.fresh_copy()?;
+        let copy = self.copy.fresh_copy(None)?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let name = format!("{}.check-{n}", self.candidate);
         let network = Some(if network { "bridge" } else { "none" }.into());
@@ -130,7 +130,7 @@ impl Contained {
         files: &[String],
     ) -> crate::error::Result<(Outcome, Vec<Option<Vec<u8>>>)> {
         use crate::exec::launch::kubernetes::{check, spec::Check};
-        let copy = self.copy.fresh_copy()?;
+        let copy = self.copy.fresh_copy(None)?;
         let n = self.seq.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let check = Check {
             of: self.candidate.clone(),
