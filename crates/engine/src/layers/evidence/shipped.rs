@@ -126,6 +126,14 @@ pub async fn release_profile(
     Ok((Some(line), vec![issue]))
 }
 
+/// Make the base's release run (kept per base tree), when the guardrail
+/// compares profiles.
+pub(crate) async fn base_release(runs: &TestRuns<'_>, place: &Place, at_base: &Listing, base: &Base<'_>) {
+    if let Some(shipped) = runs.shipped() {
+        let _ = base_release_passing(&shipped, place, at_base, base).await;
+    }
+}
+
 /// The base's tests that pass in the release profile at the base, or
 /// None when that run does not finish (both cached per base tree and
 /// command).

@@ -10,7 +10,7 @@ pub(crate) mod base_steps;
 use crate::layers::evidence::base_cache::{at_base_once, base_tree_of, no_base_copy};
 use crate::layers::evidence::shipped;
 use crate::layers::evidence::test_evidence::{self, TestRuns};
-use crate::layers::evidence::test_report::{merge_new_tests, merge_shipped, own_run_of};
+use crate::layers::evidence::test_report::{merge_new_tests, own_run_of};
 use crate::layers::test_results::{self, run_whole, Whole};
 use crate::Error;
 use rascal_core::config::{Config, Guardrail, GuardrailKind};
@@ -363,13 +363,20 @@ pub async fn run_test_guardrail(
     let Some(runs) = TestRuns::new(g, &rec, cancel) else {
         return plain().await;
     };
-    // 1. The guardrail itself, its results machine-readable.
-    let own = match run_own(&mut r, &runs, place, command).await {
+    // 1. The guardrail itself, its results machine-readable (and beside
+    //    it, what the base alone decides).
+    let cache_dir = rascal_exec::git::workspace::files_dir(&repo).join("ledger");
+    let base = shipped::Base {
+        tree: &base_tree,
+        cache_dir: &cache_dir,
+    };
+    let required = r.required;
+    let own = run_own(&mut r, &runs, place, command);
+    let own = match base_steps::own_beside_base(&runs, place, &base, required, own).await {
         Ok(w) => w,
         Err(e) => return r.errored(e.to_string()).finish(),
     };
     // 2. What the runner lists now and at the base.
-    let cache_dir = rascal_exec::git::workspace::files_dir(&repo).join("ledger");
     let (now, at_base) = match listings(&runs, place, &base_tree, &cache_dir).await {
         Ok(l) => l,
         Err(e) => return r.errored(e.to_string()).finish(),
@@ -492,42 +499,6 @@ async fn gone_or_ignored(
         }),
         crate_words: None,
     })
-}
-
-/// The same tests where the project ships: cargo's release profile
-/// (when they all passed here: else the change fails already).
-async fn in_release_profile(
-    at: &AtBase<'_>,
-    r: Report,
-    s: &mut rascal_core::model::ledger::Ledger,
-) -> Report {
-    if !s
-        .base_tests
-        .as_ref()
-        .is_some_and(|b| b.not_passing.is_empty())
-    {
-        return r;
-    }
-    let base = shipped::Base {
-        tree: at.tree,
-        cache_dir: at.cache_dir,
-    };
-    let failing = async { at.run().await.map(|b| b.failed) };
-    let updated = s
-        .base_tests
-        .as_ref()
-        .map(|b| b.updated.clone())
-        .unwrap_or_default();
-    at.runs.clock.step("release profile");
-    let release = shipped::release_profile(
-        at.runs,
-        (at.place, at.changes, at.allow),
-        at.listing,
-        &base,
-        failing,
-        &updated,
-    );
-    merge_shipped(r, s, Box::pin(release).await)
 }
 
 /// The change's tests on the base's code: new ones (`added`, from what

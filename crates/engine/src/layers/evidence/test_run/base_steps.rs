@@ -5,13 +5,23 @@
 //! find can turn that FAIL into a pass, and they are most of what a
 //! candidate's evidence costs (docs/configuration.md, "Stopped early").
 //! `RASCAL_FULL_REPORT=1` runs them anyway, for the whole picture.
+//!
+//! What the base alone decides (its listing, its own run, its release
+//! run: each kept per base tree) is made beside the change's own run, on
+//! the base's build cache, so the two builds run side by side rather than
+//! one after the other.
 
-use super::{in_release_profile, new_tests_at_base, AtBase};
-use crate::layers::evidence::test_evidence;
-use crate::layers::evidence::test_report::{merge_base_tests, with_evidence};
+use super::{base_listing, base_run, new_tests_at_base, AtBase};
+use crate::layers::evidence::test_evidence::{self, TestRuns};
+use crate::layers::evidence::test_report::{merge_base_tests, merge_shipped, with_evidence};
+use crate::layers::evidence::shipped::{self, Base};
+use crate::layers::test_results::Whole;
+use crate::Error;
 use rascal_core::model::ledger::Ledger;
 use rascal_core::model::verdict::{Issue, Report, Severity};
+use rascal_exec::exec::place::Place;
 use rascal_scan::ledger;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Rule: the base's steps did not run (a note, not a finding).
 pub const RULE_STOPPED_EARLY: &str = "test-run/stopped-early";
@@ -29,7 +39,48 @@ pub(crate) fn full_report() -> bool {
 /// required and its own run exited non-zero (a failed run is a FAIL
 /// whatever the base says).
 pub(super) fn settled(r: &Report, own_passed: bool, full: bool) -> bool {
-    r.required && !own_passed && !full
+    settles(r.required, own_passed, full)
+}
+
+fn settles(required: bool, own_passed: bool, full: bool) -> bool {
+    required && !own_passed && !full
+}
+
+/// The change's own run (`own`), and beside it what the base alone
+/// decides, made for the steps that ask for it later. Once the own run
+/// has settled the report, nothing more of the base's is started.
+pub(super) async fn own_beside_base(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    base: &Base<'_>,
+    required: bool,
+    own: impl std::future::Future<Output = Result<Whole, Error>>,
+) -> Result<Whole, Error> {
+    let stop = AtomicBool::new(false);
+    let own = async {
+        let ran = own.await;
+        let passed = ran.as_ref().is_ok_and(|w| w.outcome.exit.success());
+        stop.store(settles(required, passed, full_report()), Ordering::SeqCst);
+        ran
+    };
+    let (ran, ()) = tokio::join!(own, base_side(runs, place, base, &stop));
+    ran
+}
+
+/// The base's listing, own run and release run, each kept per base tree
+/// (errors are left for the step that asks to report).
+async fn base_side(runs: &TestRuns<'_>, place: &Place, base: &Base<'_>, stop: &AtomicBool) {
+    let Ok(listing) = base_listing(runs, place, base.tree, base.cache_dir).await else {
+        return;
+    };
+    if stop.load(Ordering::SeqCst) {
+        return;
+    }
+    let _ = base_run(runs, place, base.tree, base.cache_dir, &listing).await;
+    if stop.load(Ordering::SeqCst) {
+        return;
+    }
+    shipped::base_release(runs, place, &listing, base).await;
 }
 
 /// The base's steps on the change, or the line that says why they did not
@@ -54,6 +105,42 @@ pub(super) async fn base_steps(
     r = merge_base_tests(r, s, base);
     r = in_release_profile(at, r, s).await;
     new_tests_at_base(at, r, s, (now, results, added)).await
+}
+
+/// The same tests where the project ships: cargo's release profile
+/// (when they all passed here: else the change fails already).
+async fn in_release_profile(
+    at: &AtBase<'_>,
+    r: Report,
+    s: &mut rascal_core::model::ledger::Ledger,
+) -> Report {
+    if !s
+        .base_tests
+        .as_ref()
+        .is_some_and(|b| b.not_passing.is_empty())
+    {
+        return r;
+    }
+    let base = shipped::Base {
+        tree: at.tree,
+        cache_dir: at.cache_dir,
+    };
+    let failing = async { at.run().await.map(|b| b.failed) };
+    let updated = s
+        .base_tests
+        .as_ref()
+        .map(|b| b.updated.clone())
+        .unwrap_or_default();
+    at.runs.clock.step("release profile");
+    let release = shipped::release_profile(
+        at.runs,
+        (at.place, at.changes, at.allow),
+        at.listing,
+        &base,
+        failing,
+        &updated,
+    );
+    merge_shipped(r, s, Box::pin(release).await)
 }
 
 #[cfg(test)]
