@@ -50,7 +50,10 @@ async fn a_check_reuses_the_last_build_only_for_the_same_files() {
     }
     let repo = common::TestRepo::new(&[
         ("Cargo.toml", MANIFEST),
-        ("src/lib.rs", "pub fn add(a: u32, b: u32) -> u32 { a + b }\n"),
+        (
+            "src/lib.rs",
+            "pub fn add(a: u32, b: u32) -> u32 { a + b }\n",
+        ),
         ("tests/t.rs", TEST),
     ]);
     let base = repo.head();

@@ -128,7 +128,12 @@ pub async fn release_profile(
 
 /// Make the base's release run (kept per base tree), when the guardrail
 /// compares profiles.
-pub(crate) async fn base_release(runs: &TestRuns<'_>, place: &Place, at_base: &Listing, base: &Base<'_>) {
+pub(crate) async fn base_release(
+    runs: &TestRuns<'_>,
+    place: &Place,
+    at_base: &Listing,
+    base: &Base<'_>,
+) {
     if let Some(shipped) = runs.shipped() {
         let _ = base_release_passing(&shipped, place, at_base, base).await;
     }

@@ -370,9 +370,12 @@ pub async fn run_test_guardrail(
         tree: &base_tree,
         cache_dir: &cache_dir,
     };
-    let required = r.required;
-    let own = run_own(&mut r, &runs, place, command);
-    let own = match base_steps::own_beside_base(&runs, place, &base, required, own).await {
+    let base_side = base_steps::start_base_side(&runs, place, &base);
+    let own = run_own(&mut r, &runs, place, command).await;
+    if base_steps::own_settles(r.required, &own) {
+        base_side.store(true, std::sync::atomic::Ordering::SeqCst);
+    }
+    let own = match own {
         Ok(w) => w,
         Err(e) => return r.errored(e.to_string()).finish(),
     };

@@ -26,25 +26,45 @@ async fn a_file_keeps_its_time_only_while_its_content_does() {
     let copy = held.path.clone();
     let (lib, test) = (copy.join("src/lib.rs"), copy.join("tests/t.rs"));
 
-    lay(&mut held, &copy, &[("src/lib.rs", "a"), ("tests/t.rs", "x")]);
+    lay(
+        &mut held,
+        &copy,
+        &[("src/lib.rs", "a"), ("tests/t.rs", "x")],
+    );
     let (lib1, test1) = (time_of(&lib), time_of(&test));
     // The same content: the same times.
-    lay(&mut held, &copy, &[("src/lib.rs", "a"), ("tests/t.rs", "x")]);
+    lay(
+        &mut held,
+        &copy,
+        &[("src/lib.rs", "a"), ("tests/t.rs", "x")],
+    );
     assert_eq!(time_of(&lib), lib1);
     assert_eq!(time_of(&test), test1);
     // One byte more: a later time for that file alone.
-    lay(&mut held, &copy, &[("src/lib.rs", "a"), ("tests/t.rs", "x ")]);
+    lay(
+        &mut held,
+        &copy,
+        &[("src/lib.rs", "a"), ("tests/t.rs", "x ")],
+    );
     assert_eq!(time_of(&lib), lib1);
     let test2 = time_of(&test);
     assert!(test2 > test1);
     // Back to the first content: later still, never the first time (the
     // last build was made from the other content).
-    lay(&mut held, &copy, &[("src/lib.rs", "a"), ("tests/t.rs", "x")]);
+    lay(
+        &mut held,
+        &copy,
+        &[("src/lib.rs", "a"), ("tests/t.rs", "x")],
+    );
     let test3 = time_of(&test);
     assert!(test3 > test2);
     // Absent, then back with the same content: a new time.
     lay(&mut held, &copy, &[("src/lib.rs", "a")]);
-    lay(&mut held, &copy, &[("src/lib.rs", "a"), ("tests/t.rs", "x")]);
+    lay(
+        &mut held,
+        &copy,
+        &[("src/lib.rs", "a"), ("tests/t.rs", "x")],
+    );
     assert!(time_of(&test) > test3);
     assert_eq!(time_of(&lib), lib1);
 }

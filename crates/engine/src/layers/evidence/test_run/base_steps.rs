@@ -12,9 +12,9 @@
 //! one after the other.
 
 use super::{base_listing, base_run, new_tests_at_base, AtBase};
+use crate::layers::evidence::shipped::{self, Base};
 use crate::layers::evidence::test_evidence::{self, TestRuns};
 use crate::layers::evidence::test_report::{merge_base_tests, merge_shipped, with_evidence};
-use crate::layers::evidence::shipped::{self, Base};
 use crate::layers::test_results::Whole;
 use crate::Error;
 use rascal_core::model::ledger::Ledger;
@@ -46,25 +46,41 @@ fn settles(required: bool, own_passed: bool, full: bool) -> bool {
     required && !own_passed && !full
 }
 
-/// The change's own run (`own`), and beside it what the base alone
-/// decides, made for the steps that ask for it later. Once the own run
-/// has settled the report, nothing more of the base's is started.
-pub(super) async fn own_beside_base(
+/// Start what the base alone decides, beside the change's own run and the
+/// steps after it, for the steps that ask for it later (each waits for
+/// what it needs: `at_base_once`). Set the returned flag once the own run
+/// has settled the report: nothing more of the base's is started then.
+pub(super) fn start_base_side(
     runs: &TestRuns<'_>,
     place: &Place,
     base: &Base<'_>,
-    required: bool,
-    own: impl std::future::Future<Output = Result<Whole, Error>>,
-) -> Result<Whole, Error> {
-    let stop = AtomicBool::new(false);
-    let own = async {
-        let ran = own.await;
-        let passed = ran.as_ref().is_ok_and(|w| w.outcome.exit.success());
-        stop.store(settles(required, passed, full_report()), Ordering::SeqCst);
-        ran
-    };
-    let (ran, ()) = tokio::join!(own, base_side(runs, place, base, &stop));
-    ran
+) -> std::sync::Arc<AtomicBool> {
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let (g, rec, cancel) = (runs.g.clone(), runs.rec.clone(), runs.cancel.clone());
+    let (place, tree, cache_dir) = (
+        place.clone(),
+        base.tree.to_string(),
+        base.cache_dir.to_path_buf(),
+    );
+    let stopped = stop.clone();
+    tokio::spawn(async move {
+        let Some(runs) = TestRuns::new(&g, &rec, &cancel) else {
+            return;
+        };
+        let base = Base {
+            tree: &tree,
+            cache_dir: &cache_dir,
+        };
+        base_side(&runs, &place, &base, &stopped).await;
+    });
+    stop
+}
+
+/// The own run `ran` of a guardrail (`required` or not): whether it
+/// settles the report, so the base's side need not go on.
+pub(super) fn own_settles(required: bool, ran: &Result<Whole, Error>) -> bool {
+    let passed = ran.as_ref().is_ok_and(|w| w.outcome.exit.success());
+    settles(required, passed, full_report())
 }
 
 /// The base's listing, own run and release run, each kept per base tree
@@ -163,5 +179,28 @@ mod tests {
         assert!(!settled(&report(false), false, false));
         // Asked for everything.
         assert!(!settled(&report(true), false, true));
+    }
+
+    #[test]
+    fn the_base_side_stops_once_a_required_own_run_failed() {
+        let ran = |code: i32| -> Result<Whole, Error> {
+            let exit = rascal_exec::exec::runner::Exit {
+                code: Some(code),
+                ..Default::default()
+            };
+            Ok(Whole {
+                outcome: rascal_exec::exec::runner::Outcome {
+                    exit,
+                    tail: String::new(),
+                    rewritten: Vec::new(),
+                },
+                text: String::new(),
+                files: Vec::new(),
+            })
+        };
+        assert!(own_settles(true, &ran(101)));
+        assert!(own_settles(true, &Err(Error::Verification("no".into()))));
+        assert!(!own_settles(true, &ran(0)));
+        assert!(!own_settles(false, &ran(101)));
     }
 }
