@@ -269,6 +269,9 @@ fn keep_selected_keeps_the_chosen_candidate_so_it_can_still_be_finalized() {
     let cache = run_files(&t, &run).join("careful/build-cache/debug");
     std::fs::create_dir_all(&cache).unwrap();
     std::fs::write(cache.join("libfoo.rlib"), vec![0u8; 100_000]).unwrap();
+    // Nor what sits beside it: its steady copy's record (`exec::steady`).
+    let record = run_files(&t, &run).join("careful/build-cache.laid");
+    std::fs::write(&record, "{}").unwrap();
     backdate(&t, &run, 10);
     let o = t.rascal(&["gc", "--keep-selected", "--forget"]);
     let out = stdout(&o);
@@ -288,6 +291,7 @@ fn keep_selected_keeps_the_chosen_candidate_so_it_can_still_be_finalized() {
     assert!(run_files(&t, &run).join("careful/agent.log").exists());
     assert!(run_files(&t, &run).join("careful/artifacts").exists());
     assert!(!run_files(&t, &run).join("careful/build-cache").exists());
+    assert!(!record.exists());
     assert!(!run_files(&t, &run).join("hasty").exists());
     // The kept candidate is still finalized as it was verified.
     let o = t.rascal(&["finalize", &run]);

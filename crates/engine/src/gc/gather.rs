@@ -38,6 +38,13 @@ const CANDIDATE_CACHES: [&str; 3] = [
     "checks",
 ];
 
+/// Whether the entry `name` is one of `CANDIDATE_CACHES` or beside one
+/// (a build cache's steady copy, its record and lock: `exec::steady`).
+fn rebuilt(name: &str) -> bool {
+    let stem = name.split('.').next().unwrap_or(name);
+    CANDIDATE_CACHES.contains(&stem)
+}
+
 type Found = (Item, Option<i64>);
 
 /// The entries of directory `dir` as items of `kind`, each belonging to
@@ -104,7 +111,7 @@ fn run_file_items(runs: &Path, run: &str, candidates: &BTreeSet<String>) -> Vec<
         };
         match candidate_dir {
             Some((c, dir)) => out.extend(with_own(dir_items(&dir, Kind::RunFiles, &|n| {
-                (!CANDIDATE_CACHES.contains(&n)).then(|| c.clone())
+                (!rebuilt(n)).then(|| c.clone())
             }))),
             None => out.push((item, newest)),
         }
