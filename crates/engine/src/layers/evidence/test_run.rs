@@ -8,7 +8,6 @@
 pub(crate) mod base_steps;
 
 use crate::layers::evidence::base_cache::{at_base_once, base_tree_of, no_base_copy};
-use crate::layers::evidence::shipped;
 use crate::layers::evidence::test_evidence::{self, TestRuns};
 use crate::layers::evidence::test_report::{merge_new_tests, own_run_of};
 use crate::layers::test_results::{self, run_whole, Whole};
@@ -366,15 +365,9 @@ pub async fn run_test_guardrail(
     // 1. The guardrail itself, its results machine-readable (and beside
     //    it, what the base alone decides).
     let cache_dir = rascal_exec::git::workspace::files_dir(&repo).join("ledger");
-    let base = shipped::Base {
-        tree: &base_tree,
-        cache_dir: &cache_dir,
-    };
-    let base_side = base_steps::start_base_side(&runs, place, &base);
+    let base_side = base_steps::start_base_side(&runs, place, (&base_tree, &cache_dir));
     let own = run_own(&mut r, &runs, place, command).await;
-    if base_steps::own_settles(r.required, &own) {
-        base_side.store(true, std::sync::atomic::Ordering::SeqCst);
-    }
+    base_steps::stop_if_settled(&base_side, r.required, &own);
     let own = match own {
         Ok(w) => w,
         Err(e) => return r.errored(e.to_string()).finish(),

@@ -53,15 +53,11 @@ fn settles(required: bool, own_passed: bool, full: bool) -> bool {
 pub(super) fn start_base_side(
     runs: &TestRuns<'_>,
     place: &Place,
-    base: &Base<'_>,
+    (tree, cache_dir): (&str, &std::path::Path),
 ) -> std::sync::Arc<AtomicBool> {
     let stop = std::sync::Arc::new(AtomicBool::new(false));
     let (g, rec, cancel) = (runs.g.clone(), runs.rec.clone(), runs.cancel.clone());
-    let (place, tree, cache_dir) = (
-        place.clone(),
-        base.tree.to_string(),
-        base.cache_dir.to_path_buf(),
-    );
+    let (place, tree, cache_dir) = (place.clone(), tree.to_string(), cache_dir.to_path_buf());
     let stopped = stop.clone();
     tokio::spawn(async move {
         let Some(runs) = TestRuns::new(&g, &rec, &cancel) else {
@@ -76,9 +72,17 @@ pub(super) fn start_base_side(
     stop
 }
 
-/// The own run `ran` of a guardrail (`required` or not): whether it
-/// settles the report, so the base's side need not go on.
-pub(super) fn own_settles(required: bool, ran: &Result<Whole, Error>) -> bool {
+/// Stop the base's side (`stop`) when the own run `ran` of a guardrail
+/// (`required` or not) settles the report.
+pub(super) fn stop_if_settled(stop: &AtomicBool, required: bool, ran: &Result<Whole, Error>) {
+    if own_settles(required, ran) {
+        stop.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Whether the own run `ran` of a guardrail (`required` or not) settles
+/// the report, so the base's side need not go on.
+fn own_settles(required: bool, ran: &Result<Whole, Error>) -> bool {
     let passed = ran.as_ref().is_ok_and(|w| w.outcome.exit.success());
     settles(required, passed, full_report())
 }
