@@ -105,3 +105,91 @@ async fn a_check_reuses_the_last_build_only_for_the_same_files() {
     assert!(compiled, "{said}");
     assert_eq!(code, Some(0), "{said}");
 }
+
+/// A test that tries to write the record of what was laid and its lock,
+/// beside its copy (`../build-cache.laid`): in the sandbox only the copy
+/// and the cache are written through to the host (unconfined, the same
+/// test plants both: checked by hand).
+const PLANTER: &str = r#"#[test]
+fn plants() {
+    let here = std::env::current_dir().unwrap();
+    for name in ["build-cache.laid", "build-cache.lock"] {
+        let p = here.parent().unwrap().join(name);
+        match std::fs::write(&p, "planted") {
+            Ok(()) => println!("WROTE {}", p.display()),
+            Err(e) => println!("REFUSED {} {e}", p.display()),
+        }
+    }
+}
+"#;
+
+#[tokio::test]
+async fn a_check_cannot_write_the_record_of_what_was_laid() {
+    if !common::bwrap() {
+        return;
+    }
+    let repo = common::TestRepo::new(&[
+        ("Cargo.toml", MANIFEST),
+        (
+            "src/lib.rs",
+            "pub fn add(a: u32, b: u32) -> u32 { a + b }\n",
+        ),
+        ("tests/t.rs", PLANTER),
+    ]);
+    let base = repo.head();
+    let git = git2::Repository::open(repo.path()).unwrap();
+    let tree = git.find_commit(base).unwrap().tree_id().to_string();
+    let files = tempfile::tempdir().unwrap();
+    let holdout = Arc::new(rascal_exec::git::holdout::Holdout::default());
+    let ws = rascal_exec::git::workspace::create_workspace(
+        &git,
+        base,
+        &files.path().join("ws/c"),
+        &holdout,
+    )
+    .unwrap();
+    let cache = rascal_exec::exec::cache::fresh_for_attempt(&files.path().join("c")).unwrap();
+    let place = Place::Sandboxed(Arc::new(Sandboxed {
+        origin: repo.path().to_path_buf(),
+        workspace: ws,
+        tree,
+        run_tree: None,
+        scratch: files.path().join("c/checks"),
+        cache: Some(cache.clone()),
+        // As a run hides them: the repository and rascal's files.
+        hide: rascal_exec::exec::confine::private_paths(repo.path(), files.path()),
+        confined: true,
+        holdout,
+        with_holdout: false,
+        limits: Default::default(),
+    }));
+    let spec = CommandSpec::new(
+        vec![
+            "sh".into(),
+            "-c".into(),
+            "cargo test --offline -q -- --nocapture 2>&1 | grep -E 'WROTE|REFUSED|test result'"
+                .into(),
+        ],
+        Default::default(),
+        Duration::from_secs(300),
+    );
+    let out = place
+        .run(spec, &[], false, None, &Default::default())
+        .await
+        .unwrap();
+    let said = out.tail;
+    let record = files.path().join("c/build-cache.laid");
+    assert!(
+        said.contains("build-cache.laid"),
+        "the attempt was made: {said}"
+    );
+    assert!(said.contains("1 passed"), "{said}");
+    // The record on the host is rascal's, as written before the command.
+    let kept = std::fs::read_to_string(&record).unwrap();
+    assert!(kept.contains("\"files\""), "{kept} — {said}");
+    assert!(kept.contains("tests/t.rs"), "{kept}");
+    assert_eq!(
+        std::fs::read(files.path().join("c/build-cache.lock")).unwrap(),
+        b""
+    );
+}
