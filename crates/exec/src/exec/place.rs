@@ -249,7 +249,7 @@ impl Place {
             return c.run(spec, env, network, lines, cancel, files).await;
         }
         let claim = match self {
-            Place::Sandboxed(s) => s.claim().await,
+            Place::Sandboxed(s) => s.claim().await?,
             _ => None,
         };
         let prepared = self.prepare_in(spec, env, network, claim)?;
@@ -458,12 +458,23 @@ impl Sandboxed {
 
     /// This place's turn on its build cache, when its copies are steady
     /// ones (`exec::steady`): a Rust project (cargo is what reads the
-    /// times) with a build cache.
-    async fn claim(&self) -> Option<crate::exec::steady::Claim> {
+    /// times) with a build cache. Err: the turn could not be taken.
+    async fn claim(&self) -> crate::error::Result<Option<crate::exec::steady::Claim>> {
+        let Some(cache) = self.cache.as_deref() else {
+            return Ok(None);
+        };
         if !self.origin.join("Cargo.toml").is_file() {
-            return None;
+            return Ok(None);
         }
-        crate::exec::steady::claim(self.cache.as_deref()?).await
+        crate::exec::steady::claim(cache)
+            .await
+            .map(Some)
+            .map_err(|e| {
+                crate::Error::Copy(format!(
+                    "taking the turn on the build cache {}: {e}",
+                    cache.display()
+                ))
+            })
     }
 
     /// A fresh copy of the change in a new directory under `scratch` (at

@@ -67,21 +67,23 @@ pub(crate) struct Claim {
     pub(crate) path: PathBuf,
 }
 
-/// Wait for `cache`'s turn; None when its lock cannot be made (the copy
-/// is then laid as any other, all of it new). Its copies are laid at one
-/// path beside it, whichever candidate's check lays them.
-pub(crate) async fn claim(cache: &Path) -> Option<Claim> {
+/// Wait for `cache`'s turn. Its copies are laid at one path beside it,
+/// whichever candidate's check lays them. Err when the lock cannot be
+/// taken: the check then does not run, as a copy laid without its turn
+/// would leave the record behind what the cache was built from.
+pub(crate) async fn claim(cache: &Path) -> std::io::Result<Claim> {
     let (lock, record) = (beside(cache, "lock"), beside(cache, "laid"));
     let path = beside(cache, "copy");
-    tokio::task::spawn_blocking(move || {
-        std::fs::create_dir_all(lock.parent()?).ok()?;
+    let taken = tokio::task::spawn_blocking(move || {
+        if let Some(dir) = lock.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
         let file = std::fs::File::options()
             .create(true)
             .truncate(false)
             .write(true)
-            .open(&lock)
-            .ok()?;
-        file.lock().ok()?;
+            .open(&lock)?;
+        file.lock()?;
         // Its age is its last use (`rascal gc` removes old ledger entries).
         let _ = file.set_modified(SystemTime::now());
         // A record that cannot be read is none: every file new.
@@ -89,16 +91,15 @@ pub(crate) async fn claim(cache: &Path) -> Option<Claim> {
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default();
-        Some(Claim {
+        Ok(Claim {
             _lock: file,
             record,
             laid,
             path,
         })
     })
-    .await
-    .ok()
-    .flatten()
+    .await;
+    taken.unwrap_or_else(|e| Err(std::io::Error::other(e)))
 }
 
 fn nanos(t: SystemTime) -> u64 {

@@ -122,3 +122,11 @@ async fn checks_of_one_cache_take_turns_and_the_record_outlives_a_claim() {
     assert!(!beside(&cache, "laid").exists());
     assert!(!beside(&cache, "lock").exists());
 }
+
+#[tokio::test]
+async fn a_turn_that_cannot_be_taken_is_an_error_never_a_copy_without_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("not-a-directory");
+    std::fs::write(&file, "x").unwrap();
+    assert!(claim(&file.join("build-cache")).await.is_err());
+}
