@@ -43,22 +43,29 @@ async fn cargo_test(place: &Place) -> (bool, bool, Option<i32>, String) {
     )
 }
 
-#[tokio::test]
-async fn a_check_reuses_the_last_build_only_for_the_same_files() {
-    if !common::bwrap() {
-        return;
-    }
+/// A crate whose test file is `test`, committed, with a candidate's
+/// workspace of it and its checks' place at the base: a build cache
+/// emptied as for an attempt, in bubblewrap, hiding the repository and
+/// rascal's files when `hidden`.
+struct AtBase {
+    repo: common::TestRepo,
+    files: tempfile::TempDir,
+    ws: std::path::PathBuf,
+    place: Place,
+}
+
+fn at_base(test: &str, hidden: bool) -> AtBase {
     let repo = common::TestRepo::new(&[
         ("Cargo.toml", MANIFEST),
         (
             "src/lib.rs",
             "pub fn add(a: u32, b: u32) -> u32 { a + b }\n",
         ),
-        ("tests/t.rs", TEST),
+        ("tests/t.rs", test),
     ]);
     let base = repo.head();
     let git = git2::Repository::open(repo.path()).unwrap();
-    let base_tree = git.find_commit(base).unwrap().tree_id().to_string();
+    let tree = git.find_commit(base).unwrap().tree_id().to_string();
     let files = tempfile::tempdir().unwrap();
     let holdout = Arc::new(rascal_exec::git::holdout::Holdout::default());
     let ws = rascal_exec::git::workspace::create_workspace(
@@ -68,25 +75,50 @@ async fn a_check_reuses_the_last_build_only_for_the_same_files() {
         &holdout,
     )
     .unwrap();
-    // The change: the test's expectation, one character.
-    std::fs::write(ws.join("tests/t.rs"), TEST.replace("4)", "5)")).unwrap();
-    let changes = rascal_exec::git::workspace::changeset(repo.path(), &ws, base).unwrap();
-    let change_tree =
-        rascal_exec::git::tree::write_change_tree(repo.path(), &ws, base, &changes).unwrap();
     let cache = rascal_exec::exec::cache::fresh_for_attempt(&files.path().join("c")).unwrap();
-    let at_base = Place::Sandboxed(Arc::new(Sandboxed {
+    let hide = match hidden {
+        true => rascal_exec::exec::confine::private_paths(repo.path(), files.path()),
+        false => Vec::new(),
+    };
+    let place = Place::Sandboxed(Arc::new(Sandboxed {
         origin: repo.path().to_path_buf(),
         workspace: ws.clone(),
-        tree: base_tree,
+        tree,
         run_tree: None,
         scratch: files.path().join("c/checks"),
         cache: Some(cache),
-        hide: Vec::new(),
+        hide,
         confined: true,
         holdout,
         with_holdout: false,
         limits: Default::default(),
     }));
+    AtBase {
+        repo,
+        files,
+        ws,
+        place,
+    }
+}
+
+#[tokio::test]
+async fn a_check_reuses_the_last_build_only_for_the_same_files() {
+    if !common::bwrap() {
+        return;
+    }
+    // Every part is kept to the end (a part left out would be dropped here).
+    let AtBase {
+        repo,
+        files: _files,
+        ws,
+        place: at_base,
+    } = at_base(TEST, false);
+    let base = repo.head();
+    // The change: the test's expectation, one character.
+    std::fs::write(ws.join("tests/t.rs"), TEST.replace("4)", "5)")).unwrap();
+    let changes = rascal_exec::git::workspace::changeset(repo.path(), &ws, base).unwrap();
+    let change_tree =
+        rascal_exec::git::tree::write_change_tree(repo.path(), &ws, base, &changes).unwrap();
     let changed = at_base.running_on(&change_tree.to_string());
 
     let (fresh, compiled, code, said) = cargo_test(&at_base).await;
@@ -128,41 +160,13 @@ async fn a_check_cannot_write_the_record_of_what_was_laid() {
     if !common::bwrap() {
         return;
     }
-    let repo = common::TestRepo::new(&[
-        ("Cargo.toml", MANIFEST),
-        (
-            "src/lib.rs",
-            "pub fn add(a: u32, b: u32) -> u32 { a + b }\n",
-        ),
-        ("tests/t.rs", PLANTER),
-    ]);
-    let base = repo.head();
-    let git = git2::Repository::open(repo.path()).unwrap();
-    let tree = git.find_commit(base).unwrap().tree_id().to_string();
-    let files = tempfile::tempdir().unwrap();
-    let holdout = Arc::new(rascal_exec::git::holdout::Holdout::default());
-    let ws = rascal_exec::git::workspace::create_workspace(
-        &git,
-        base,
-        &files.path().join("ws/c"),
-        &holdout,
-    )
-    .unwrap();
-    let cache = rascal_exec::exec::cache::fresh_for_attempt(&files.path().join("c")).unwrap();
-    let place = Place::Sandboxed(Arc::new(Sandboxed {
-        origin: repo.path().to_path_buf(),
-        workspace: ws,
-        tree,
-        run_tree: None,
-        scratch: files.path().join("c/checks"),
-        cache: Some(cache.clone()),
-        // As a run hides them: the repository and rascal's files.
-        hide: rascal_exec::exec::confine::private_paths(repo.path(), files.path()),
-        confined: true,
-        holdout,
-        with_holdout: false,
-        limits: Default::default(),
-    }));
+    // As a run hides them: the repository and rascal's files.
+    let AtBase {
+        repo: _repo,
+        files,
+        ws: _ws,
+        place,
+    } = at_base(PLANTER, true);
     let spec = CommandSpec::new(
         vec![
             "sh".into(),
